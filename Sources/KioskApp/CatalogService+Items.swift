@@ -1,0 +1,129 @@
+import Foundation
+import KioskCore
+import KioskStore
+
+/// One item for a detail screen.
+public struct ItemResult: Sendable, Hashable {
+    /// The item.
+    public var item: CatalogItem
+    /// Where it came from.
+    public var origin: UpdateOrigin
+    /// Why a refresh failed, when stored data is shown instead.
+    public var error: KioskError?
+    /// Whether the user starred it.
+    public var isFavorite: Bool
+}
+
+/// The answer to a search.
+public struct SearchResult: Sendable, Hashable {
+    /// Where results came from.
+    public enum Origin: String, Sendable, Hashable, Codable {
+        /// The upstream's search (Marvel, Rick and Morty).
+        case upstream
+        /// Full-text search over stored items.
+        case store
+    }
+    /// The query as searched.
+    public var query: String
+    /// Matching items, best first.
+    public var items: [CatalogItem]
+    /// Where they came from.
+    public var origin: Origin
+    /// Why the upstream was not used, when it failed and the store answered instead.
+    public var error: KioskError?
+}
+
+extension CatalogService {
+    /// One item: from the store, or fetched (and stored) when missing, stale-by-request (`.force`) or
+    /// never fetched in detail. Sources without an item endpoint (NYT, dogs) answer from the store only.
+    public func item(source sourceID: SourceID, itemID: String, policy: RefreshPolicy = .automatic) async throws -> ItemResult {
+        let source = try source(sourceID)
+        let id = itemID.trimmingCharacters(in: .whitespaces)
+        guard !id.isEmpty else { throw KioskError.invalidRequest("An item id is required") }
+        let stored = try database.item(source: sourceID, itemID: id)
+        let favorite = { try self.database.favoriteIDs(source: sourceID).contains(id) }
+        guard let request = try source.detailRequest(itemID: id), policy != .offline else {
+            guard let stored else {
+                throw KioskError.notFound("\(sourceID.rawValue) item \(id) (not in the store; list the catalog first)")
+            }
+            return ItemResult(item: stored, origin: .store, error: nil, isFavorite: try favorite())
+        }
+        if let stored, policy == .automatic {
+            return ItemResult(item: stored, origin: .store, error: nil, isFavorite: try favorite())
+        }
+        do {
+            let response = try await send(request)
+            let item = try source.decodeDetail(response, itemID: id)
+            try database.saveItems([item])
+            return ItemResult(item: item, origin: .network, error: nil, isFavorite: try favorite())
+        } catch let error as KioskError {
+            guard let stored, error != .cancelled else { throw error }
+            return ItemResult(item: stored, origin: .store, error: error, isFavorite: try favorite())
+        }
+    }
+
+    /// Searches a catalog: 3+ characters go upstream for sources with an upstream search, everything else
+    /// (short queries, NYT, dogs, `.offline`, or an unreachable upstream) searches the store.
+    public func search(source sourceID: SourceID, text: String, policy: RefreshPolicy = .automatic) async throws -> SearchResult {
+        let source = try source(sourceID)
+        let query = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !query.isEmpty else { throw KioskError.invalidRequest("Search text is empty") }
+        guard query.count <= 200 else { throw KioskError.invalidRequest("Search text is longer than 200 characters") }
+        if source.searchMode == .remote, query.count >= SearchModel.minimumRemoteLength, policy != .offline {
+            do {
+                let update = try await page(PageRequest(source: sourceID, page: 1, query: query), policy: policy)
+                if update.error == nil || !(update.error!.isConnectivityFailure) {
+                    return SearchResult(query: query, items: update.page.items, origin: .upstream, error: update.error)
+                }
+                return SearchResult(query: query, items: try localSearch(sourceID, query), origin: .store, error: update.error)
+            } catch let error as KioskError where error.isConnectivityFailure || error.isRetryable {
+                return SearchResult(query: query, items: try localSearch(sourceID, query), origin: .store, error: error)
+            }
+        }
+        return SearchResult(query: query, items: try localSearch(sourceID, query), origin: .store, error: nil)
+    }
+
+    private func localSearch(_ source: SourceID, _ query: String) throws -> [CatalogItem] {
+        let items = try database.search(query, source: source, limit: 50)
+        guard source == .dogs else { return items }
+        // Deleted dogs stay deleted, in search too.
+        let visible = Set(try database.dogs().map(\.itemID))
+        return items.filter { visible.contains($0.itemID) }
+    }
+
+    // MARK: Favorites
+
+    /// Stars or unstars a stored item.
+    public func setFavorite(_ isFavorite: Bool, source: SourceID, itemID: String) throws {
+        _ = try self.source(source)
+        try database.setFavorite(isFavorite, source: source, itemID: itemID)
+    }
+
+    /// Every starred item, newest first, from the store (works offline).
+    public func favorites() throws -> [CatalogItem] { try database.favorites() }
+
+    // MARK: Dogs
+
+    /// Deletes a dog; deleting the last one forgets the edits and fetches the list again, as the original app did.
+    @discardableResult
+    public func deleteDog(itemID: String) async throws -> [CatalogItem] {
+        let remaining = try database.deleteDog(itemID: itemID)
+        guard remaining == 0 else { return try database.dogs() }
+        try database.resetDogs()
+        return try await page(PageRequest(source: .dogs), policy: .force).page.items
+    }
+
+    /// Moves a dog to a 0-based position in the user's order.
+    @discardableResult
+    public func moveDog(itemID: String, to index: Int) throws -> [CatalogItem] {
+        try database.moveDog(itemID: itemID, to: index)
+        return try database.dogs()
+    }
+
+    /// Forgets deletions and order, and fetches the list again.
+    @discardableResult
+    public func resetDogs() async throws -> [CatalogItem] {
+        try database.resetDogs()
+        return try await page(PageRequest(source: .dogs), policy: .force).page.items
+    }
+}

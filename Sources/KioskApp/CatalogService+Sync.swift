@@ -1,0 +1,123 @@
+import Foundation
+import KioskCore
+
+/// How far a sync has come.
+public struct SyncProgress: Sendable, Hashable {
+    public var source: SourceID
+    public var completedPages: Int
+    /// Known after the first page.
+    public var totalPages: Int
+    public var items: Int
+}
+
+/// What a sync did.
+public struct SyncReport: Sendable, Hashable, Codable {
+    public var source: SourceID
+    /// Pages asked for.
+    public var pages: Int
+    /// Pages that came back 200 and were stored.
+    public var updatedPages: Int
+    /// Pages the upstream confirmed unchanged (304).
+    public var unchangedPages: Int
+    /// Items now stored for the pages synced.
+    public var items: Int
+    /// Pages that failed, with why; their stored data is untouched.
+    public var failures: [Failure]
+    /// Wall time in seconds.
+    public var seconds: Double
+
+    /// One failed page.
+    public struct Failure: Sendable, Hashable, Codable {
+        public var page: String
+        public var message: String
+    }
+}
+
+extension CatalogService {
+    /// Every page request that makes up a whole catalog, as far as known without asking upstream.
+    func syncRequests(for source: SourceID) throws -> [PageRequest] {
+        switch source {
+        case .nyt:
+            let kinds = try self.source(.nyt).filterValues["kind"] ?? ["viewed"]
+            let periods = try self.source(.nyt).filterValues["period"] ?? ["7"]
+            return kinds.flatMap { kind in
+                periods.map { PageRequest(source: .nyt, filters: ["kind": kind, "period": $0]) }
+            }
+        default:
+            return [PageRequest(source: source)]
+        }
+    }
+
+    /// Fetches (conditionally) every page of a catalog, `concurrency` pages at a time, reporting progress.
+    /// A failed page is reported and leaves its stored snapshot as it was.
+    public func sync(_ source: SourceID, concurrency: Int = 6,
+                     progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var report = SyncReport(source: source, pages: 0, updatedPages: 0, unchangedPages: 0, items: 0, failures: [],
+                                seconds: 0)
+        var requests = try syncRequests(for: source)
+        var totalPages = requests.count
+
+        func record(_ request: PageRequest, _ outcome: Result<CatalogUpdate, any Error>) {
+            report.pages += 1
+            switch outcome {
+            case .success(let update):
+                if let error = update.error {
+                    report.failures.append(.init(page: Self.describe(request), message: error.description))
+                } else if update.origin == .notModified {
+                    report.unchangedPages += 1
+                } else {
+                    report.updatedPages += 1
+                }
+                report.items += update.page.items.count
+            case .failure(let error):
+                report.failures.append(.init(page: Self.describe(request), message: "\(error)"))
+            }
+            progress(SyncProgress(source: source, completedPages: report.pages, totalPages: totalPages, items: report.items))
+        }
+
+        // Paged catalogs: the first page says how many there are.
+        if source == .marvel || source == .rickandmorty {
+            let first = requests.removeFirst()
+            let outcome: Result<CatalogUpdate, any Error>
+            do { outcome = .success(try await page(first, policy: .force)) } catch { outcome = .failure(error) }
+            if case .success(let update) = outcome, let pages = update.page.totalPages, pages > 1 {
+                totalPages = pages
+                requests = (2...pages).map { PageRequest(source: source, page: $0) }
+            }
+            record(first, outcome)
+            if case .failure(let error) = outcome, report.failures.count == 1, requests.isEmpty {
+                throw error
+            }
+        }
+
+        let width = max(1, concurrency)
+        try await withThrowingTaskGroup(of: (PageRequest, Result<CatalogUpdate, any Error>).self) { group in
+            var iterator = requests.makeIterator()
+            func launch() {
+                guard let request = iterator.next() else { return }
+                group.addTask {
+                    do { return (request, .success(try await self.page(request, policy: .force))) } catch {
+                        return (request, .failure(error))
+                    }
+                }
+            }
+            for _ in 0..<width { launch() }
+            while let (request, outcome) = try await group.next() {
+                try Task.checkCancellation()
+                record(request, outcome)
+                launch()
+            }
+        }
+        let elapsed = clock.now - started
+        report.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return report
+    }
+
+    static func describe(_ request: PageRequest) -> String {
+        var text = "\(request.source.rawValue) page \(request.page)"
+        for (key, value) in request.filters.sorted(by: { $0.key < $1.key }) { text += " \(key)=\(value)" }
+        return text
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import KioskCore
+import KioskNetwork
+import KioskStore
+
+/// The offline-first heart of Kiosk: answers page and item requests from the store at once, revalidates
+/// stale data with conditional requests, and never lets a bad response replace good stored data.
+public final class CatalogService: Sendable {
+    /// The sources, by id.
+    public let sources: [SourceID: any CatalogSource]
+    /// The store.
+    public let database: AppDatabase
+    private let transport: any HTTPTransport
+    private let now: @Sendable () -> Date
+
+    /// Dependencies: the sources, the store, the transport stack (with retry/coalescing/monitoring) and the time.
+    public init(sources: [SourceID: any CatalogSource], database: AppDatabase, transport: any HTTPTransport,
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.sources = sources
+        self.database = database
+        self.transport = transport
+        self.now = now
+    }
+
+    /// The source for an id; throws when it is not configured.
+    public func source(_ id: SourceID) throws -> any CatalogSource {
+        guard let source = sources[id] else { throw KioskError.invalidRequest("Source \(id.rawValue) is not configured") }
+        return source
+    }
+
+    /// Checks and normalises a request without doing any I/O.
+    public func normalize(_ request: PageRequest) throws -> PageRequest {
+        guard request.page >= 1 else {
+            throw KioskError.invalidRequest("Page must be 1 or more, got \(request.page)")
+        }
+        return try source(request.source).normalize(request)
+    }
+
+    /// A stream of updates for a page: the stored snapshot at once (if any), then the revalidated one.
+    /// It finishes after the last update; it throws only when nothing is stored and the fetch failed.
+    public func updates(for request: PageRequest, policy: RefreshPolicy = .automatic)
+        -> AsyncThrowingStream<CatalogUpdate, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    try await self.produce(request, policy: policy) { continuation.yield($0) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The final state of a page: waits for revalidation when the stored data is stale.
+    public func page(_ request: PageRequest, policy: RefreshPolicy = .automatic) async throws -> CatalogUpdate {
+        var last: CatalogUpdate?
+        for try await update in updates(for: request, policy: policy) { last = update }
+        guard let last else { throw KioskError.notFound("page \(request.page) of \(request.source.rawValue)") }
+        return last
+    }
+
+    private func produce(_ rawRequest: PageRequest, policy: RefreshPolicy,
+                         yield: (CatalogUpdate) -> Void) async throws {
+        let request = try normalize(rawRequest)
+        let source = try source(request.source)
+        let key = request.cacheKey
+        let stored = try database.snapshot(forKey: key)
+        let start = now()
+
+        if let stored {
+            let stale = !stored.metadata.isFresh(at: start)
+            let willRevalidate = policy == .force || (policy == .automatic && stale)
+            yield(try present(stored, origin: .store, isRevalidating: willRevalidate, error: nil, at: start))
+            if !willRevalidate { return }
+        } else if policy == .offline {
+            throw KioskError.notFound("nothing stored for page \(request.page) of \(request.source.rawValue)")
+        }
+
+        do {
+            let update = try await fetch(request, source: source, stored: stored)
+            yield(update)
+        } catch let error as KioskError {
+            guard let stored, error != .cancelled else { throw error }
+            // stale-if-error: keep showing what we have, and say why it is not fresh.
+            yield(try present(stored, origin: .store, isRevalidating: false, error: error, at: now()))
+        }
+    }
+
+    /// Fetches a page upstream (conditionally when validators are stored) and stores the result.
+    private func fetch(_ request: PageRequest, source: any CatalogSource, stored: Snapshot?) async throws -> CatalogUpdate {
+        var httpRequest = try source.listRequest(for: request)
+        if let validators = stored?.metadata.validators {
+            if let etag = validators.etag { httpRequest.headers["If-None-Match"] = etag }
+            if let lastModified = validators.lastModified { httpRequest.headers["If-Modified-Since"] = lastModified }
+        }
+        let response = try await send(httpRequest)
+        let receivedAt = now()
+        let policy = CachePolicy(defaultLifetime: source.defaultFreshness)
+        let decision = policy.decide(headers: response.headers, receivedAt: receivedAt)
+
+        if response.status == 304, let stored {
+            var metadata = stored.metadata
+            metadata.fetchedAt = receivedAt
+            if case .store(let freshUntil, let validators) = decision {
+                metadata.freshUntil = freshUntil
+                if !validators.isEmpty { metadata.validators = validators }
+            }
+            try database.updateMetadata(metadata, forKey: request.cacheKey)
+            return try present(Snapshot(page: stored.page, metadata: metadata), origin: .notModified,
+                               isRevalidating: false, error: nil, at: receivedAt)
+        }
+
+        let page = try source.decodeList(response, for: request)
+        switch decision {
+        case .doNotStore:
+            let metadata = SnapshotMetadata(fetchedAt: receivedAt, freshUntil: receivedAt)
+            let snapshot = Snapshot(page: page, metadata: metadata)
+            if request.source == .dogs {
+                var shown = snapshot
+                shown.page.items = try database.mergeDogs(page.items)
+                return CatalogUpdate(page: shown.page, metadata: metadata, origin: .network, isStale: false,
+                                     isRevalidating: false, error: nil, asOf: receivedAt)
+            }
+            return CatalogUpdate(page: page, metadata: metadata, origin: .network, isStale: false,
+                                 isRevalidating: false, error: nil, asOf: receivedAt)
+        case .store(let freshUntil, let validators):
+            let snapshot = Snapshot(page: page, metadata: SnapshotMetadata(fetchedAt: receivedAt, freshUntil: freshUntil,
+                                                                          validators: validators))
+            try database.saveSnapshot(snapshot)
+            if request.source == .dogs { _ = try database.mergeDogs(page.items) }
+            return try present(snapshot, origin: .network, isRevalidating: false, error: nil, at: receivedAt)
+        }
+    }
+
+    /// Sends through the transport; turns transport-level cancellation into `KioskError.cancelled`.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        do {
+            return try await transport.send(request)
+        } catch is CancellationError {
+            throw KioskError.cancelled
+        }
+    }
+
+    /// Shapes a snapshot for display: the dogs list always shows the user's order and deletions.
+    private func present(_ snapshot: Snapshot, origin: UpdateOrigin, isRevalidating: Bool, error: KioskError?,
+                         at date: Date) throws -> CatalogUpdate {
+        var page = snapshot.page
+        if page.request.source == .dogs {
+            page.items = try database.dogs()
+            page.totalItems = page.items.count
+        }
+        return CatalogUpdate(page: page, metadata: snapshot.metadata, origin: origin,
+                             isStale: !snapshot.metadata.isFresh(at: date), isRevalidating: isRevalidating,
+                             error: error, asOf: date)
+    }
+}

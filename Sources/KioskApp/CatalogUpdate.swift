@@ -1,0 +1,72 @@
+import Foundation
+import KioskCore
+
+/// Where the data in an update came from.
+public enum UpdateOrigin: String, Codable, Sendable, Hashable {
+    /// Read from the local store without asking the upstream.
+    case store
+    /// A new 200 response, now stored.
+    case network
+    /// The upstream said 304: the stored data is confirmed and fresh again.
+    case notModified
+}
+
+/// One element of a page stream: the data to show now, and how much to trust it.
+public struct CatalogUpdate: Sendable, Hashable {
+    /// The page to show (dogs in the user's order).
+    public var page: Page
+    /// When it was fetched and until when it is fresh.
+    public var metadata: SnapshotMetadata
+    /// Where it came from.
+    public var origin: UpdateOrigin
+    /// Whether it is past its freshness lifetime at the time of the update.
+    public var isStale: Bool
+    /// Whether a revalidation is under way and another update will follow.
+    public var isRevalidating: Bool
+    /// Why the revalidation failed, when it did and stored data is shown instead.
+    public var error: KioskError?
+    /// The moment this update was made, for computing the age shown.
+    public var asOf: Date
+
+    /// Seconds since the data was fetched or confirmed.
+    public var age: TimeInterval { metadata.age(at: asOf) }
+
+    /// Whether the shown data is stored data because the upstream could not be reached.
+    public var isOffline: Bool { error?.isConnectivityFailure ?? false }
+
+    public init(page: Page, metadata: SnapshotMetadata, origin: UpdateOrigin, isStale: Bool,
+                isRevalidating: Bool, error: KioskError?, asOf: Date) {
+        self.page = page
+        self.metadata = metadata
+        self.origin = origin
+        self.isStale = isStale
+        self.isRevalidating = isRevalidating
+        self.error = error
+        self.asOf = asOf
+    }
+}
+
+/// How a page request treats the store.
+public enum RefreshPolicy: Sendable, Hashable {
+    /// Answer from the store when fresh; revalidate when stale (stale-while-revalidate).
+    case automatic
+    /// Show what is stored, then always revalidate.
+    case force
+    /// Never touch the network: stored data or an error.
+    case offline
+}
+
+/// A compact "3 h ago" style age.
+public enum AgeFormatter {
+    /// "just now", "42 s", "5 min", "3 h", "2 d" — followed by " ago" where a sentence needs it.
+    public static func short(_ seconds: TimeInterval) -> String {
+        let value = max(0, seconds)
+        switch value {
+        case ..<5: return "just now"
+        case ..<60: return "\(Int(value)) s ago"
+        case ..<3600: return "\(Int(value / 60)) min ago"
+        case ..<86400: return "\(Int(value / 3600)) h ago"
+        default: return "\(Int(value / 86400)) d ago"
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import KioskCore
+import KioskNetwork
+import KioskSources
+import KioskStore
+
+/// The composition root: one value holding every service, wired from a configuration.
+/// The CLI, the web app and the tests build one of these and use its parts.
+public final class Kiosk: Sendable {
+    /// What it was built from.
+    public let configuration: KioskConfiguration
+    /// The store.
+    public let database: AppDatabase
+    /// Pages, items, search, favorites, dogs, sync.
+    public let catalog: CatalogService
+    /// Images with memory and disk caches.
+    public let images: ImagePipeline
+    /// Online/offline, from real request outcomes.
+    public let connectivity: ConnectivityMonitor
+    /// Pages currently on someone's screen, revalidated when connectivity returns.
+    public let shownPages: ShownPages
+    private let httpTransport: AsyncHTTPTransport?
+    private let reconnectWatcher: Task<Void, Never>
+
+    /// Dependencies, each replaceable in tests.
+    public struct Dependencies: Sendable {
+        /// The bottom transport; nil builds the AsyncHTTPClient one from the configuration.
+        public var transport: (any HTTPTransport)?
+        /// Wall time.
+        public var now: @Sendable () -> Date
+        /// Paces retries and probes.
+        public var clock: any Clock<Duration>
+        /// The store; nil opens the configured file.
+        public var database: AppDatabase?
+
+        public init(transport: (any HTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
+                    clock: any Clock<Duration> = ContinuousClock(), database: AppDatabase? = nil) {
+            self.transport = transport
+            self.now = now
+            self.clock = clock
+            self.database = database
+        }
+    }
+
+    /// Opens the store and wires the services.
+    public init(configuration: KioskConfiguration, dependencies: Dependencies = Dependencies()) throws {
+        self.configuration = configuration
+        let database = try dependencies.database ?? AppDatabase.open(at: configuration.databaseURL.path)
+        self.database = database
+
+        let bottom: any HTTPTransport
+        if let injected = dependencies.transport {
+            bottom = injected
+            httpTransport = nil
+        } else {
+            let real = AsyncHTTPTransport(configuration: configuration.transport)
+            bottom = real
+            httpTransport = real
+        }
+        let connectivity = ConnectivityMonitor(clock: dependencies.clock, now: dependencies.now)
+        self.connectivity = connectivity
+        let retrying = RetryingTransport(base: bottom, policy: configuration.retry, clock: dependencies.clock,
+                                         now: dependencies.now)
+        let transport = CoalescingTransport(base: MonitoredTransport(base: retrying, monitor: connectivity))
+
+        var sourceConfiguration = configuration.sources
+        sourceConfiguration.now = dependencies.now
+        let sources = Sources.make(sourceConfiguration)
+        let catalog = CatalogService(sources: sources, database: database, transport: transport, now: dependencies.now)
+        self.catalog = catalog
+        let hosts = Set(sources.values.flatMap { $0.imageHosts }.map { $0.lowercased() })
+        images = ImagePipeline(
+            configuration: .init(memoryCostLimit: configuration.imageMemoryLimit,
+                                 diskSizeLimit: configuration.imageDiskLimit, allowedHosts: hosts),
+            transport: transport, database: database, now: dependencies.now)
+        let shown = ShownPages()
+        shownPages = shown
+
+        let probeTransport = bottom
+        reconnectWatcher = Task {
+            await connectivity.setProbe { origin in
+                // Any HTTP answer, even a 404, proves the host is reachable again.
+                (try? await probeTransport.send(HTTPRequest(method: "GET", url: origin, endpoint: "probe"))) != nil
+            }
+            var wasOffline = false
+            for await status in await connectivity.updates() {
+                if status.isOffline {
+                    wasOffline = true
+                } else if wasOffline {
+                    wasOffline = false
+                    await shown.revalidateStale(using: catalog)
+                }
+            }
+        }
+    }
+
+    /// Stops background work and closes connections.
+    public func shutdown() async {
+        reconnectWatcher.cancel()
+        await httpTransport?.shutdown()
+    }
+}
+
+/// The pages on screen now; when connectivity returns, the stale ones are revalidated and the fresh
+/// updates are broadcast so views can swap them in.
+public actor ShownPages {
+    private var counts: [PageRequest: Int] = [:]
+    private var observers: [UInt64: AsyncStream<CatalogUpdate>.Continuation] = [:]
+    private var nextObserver: UInt64 = 0
+
+    public init() {}
+
+    /// A view started showing `request`.
+    public func show(_ request: PageRequest) { counts[request, default: 0] += 1 }
+
+    /// A view stopped showing `request`.
+    public func hide(_ request: PageRequest) {
+        guard let count = counts[request] else { return }
+        counts[request] = count > 1 ? count - 1 : nil
+    }
+
+    /// The requests on screen.
+    public var requests: [PageRequest] { Array(counts.keys) }
+
+    /// Fresh updates produced by reconnect revalidations.
+    public func revalidations() -> AsyncStream<CatalogUpdate> {
+        let (stream, continuation) = AsyncStream.makeStream(of: CatalogUpdate.self, bufferingPolicy: .bufferingNewest(32))
+        nextObserver += 1
+        let id = nextObserver
+        observers[id] = continuation
+        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
+        return stream
+    }
+
+    /// Revalidates every shown page whose stored snapshot is stale (or missing) and broadcasts the results.
+    public func revalidateStale(using catalog: CatalogService) async {
+        for request in counts.keys {
+            guard let update = try? await catalog.page(request, policy: .automatic), update.error == nil else { continue }
+            for continuation in observers.values { continuation.yield(update) }
+        }
+    }
+
+    private func removeObserver(_ id: UInt64) { observers[id] = nil }
+}

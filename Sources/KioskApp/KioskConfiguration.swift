@@ -1,0 +1,150 @@
+import Foundation
+import KioskCore
+import KioskNetwork
+import KioskSources
+
+/// Everything Kiosk can be configured with: where data lives, which upstreams to read, keys, limits.
+/// Built from defaults, then an optional JSON config file, then the environment (later wins).
+public struct KioskConfiguration: Sendable {
+    /// Folder holding `kiosk.sqlite`.
+    public var dataDirectory: URL
+    /// Base URLs, keys and clock for the four sources.
+    public var sources: SourceConfiguration
+    /// Connect and request timeouts.
+    public var transport: TransportConfiguration
+    /// Retries for GETs.
+    public var retry: RetryPolicy
+    /// Disk budget of the image cache, in bytes (default 200 MB).
+    public var imageDiskLimit: Int
+    /// Memory budget of the image cache, in bytes (default 64 MB).
+    public var imageMemoryLimit: Int
+    /// Pages fetched at once by `sync`.
+    public var syncConcurrency: Int
+    /// Which sources were given an explicit base URL (the rest may use the demo upstream).
+    public var explicitlyConfigured: Set<SourceID>
+
+    /// The database file inside the data directory.
+    public var databaseURL: URL { dataDirectory.appendingPathComponent("kiosk.sqlite") }
+
+    public init(dataDirectory: URL, sources: SourceConfiguration = .live,
+                transport: TransportConfiguration = TransportConfiguration(), retry: RetryPolicy = RetryPolicy(),
+                imageDiskLimit: Int = 200_000_000, imageMemoryLimit: Int = 64_000_000, syncConcurrency: Int = 6,
+                explicitlyConfigured: Set<SourceID> = []) {
+        self.dataDirectory = dataDirectory
+        self.sources = sources
+        self.transport = transport
+        self.retry = retry
+        self.imageDiskLimit = imageDiskLimit
+        self.imageMemoryLimit = imageMemoryLimit
+        self.syncConcurrency = syncConcurrency
+        self.explicitlyConfigured = explicitlyConfigured
+    }
+
+    /// The JSON config file's shape; every field optional.
+    struct File: Decodable {
+        var nytBaseURL: URL?
+        var marvelBaseURL: URL?
+        var rickAndMortyBaseURL: URL?
+        var dogsURL: URL?
+        var connectTimeoutSeconds: Double?
+        var requestTimeoutSeconds: Double?
+        var imageCacheMegabytes: Int?
+        var syncConcurrency: Int?
+    }
+
+    /// Loads the configuration: `--data-dir` (or `$XDG_DATA_HOME/kiosk`, else `~/.local/share/kiosk`),
+    /// `$XDG_CONFIG_HOME/kiosk/config.json` (or `KIOSK_CONFIG`), `KIOSK_*` base URLs and the keys from the
+    /// environment or a secrets file (`KIOSK_SECRETS` or `$XDG_CONFIG_HOME/kiosk/secrets.env`, which must be 0600).
+    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment,
+                            dataDirectory: String? = nil) throws -> KioskConfiguration {
+        let home = environment["HOME"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.homeDirectoryForCurrentUser
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? home.appendingPathComponent(".local/share")
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? home.appendingPathComponent(".config")
+        let directory = dataDirectory.map { URL(fileURLWithPath: $0) } ?? dataHome.appendingPathComponent("kiosk")
+        var configuration = KioskConfiguration(dataDirectory: directory)
+
+        let configPath = environment["KIOSK_CONFIG"].map { URL(fileURLWithPath: $0) }
+            ?? configHome.appendingPathComponent("kiosk/config.json")
+        if let data = try? Data(contentsOf: configPath) {
+            do {
+                try configuration.apply(JSONDecoder().decode(File.self, from: data))
+            } catch {
+                throw KioskError.invalidRequest("Cannot read \(configPath.path): \(error.localizedDescription)")
+            }
+        } else if environment["KIOSK_CONFIG"] != nil {
+            throw KioskError.invalidRequest("Cannot read the config file \(configPath.path)")
+        }
+
+        let secretsPath = environment["KIOSK_SECRETS"].map { URL(fileURLWithPath: $0) }
+            ?? configHome.appendingPathComponent("kiosk/secrets.env")
+        let secrets = try Secrets.read(secretsPath, required: environment["KIOSK_SECRETS"] != nil)
+        let merged = secrets.merging(environment) { _, fromEnvironment in fromEnvironment }
+        try configuration.applyEnvironment(merged)
+        return configuration
+    }
+
+    mutating func apply(_ file: File) {
+        if let url = file.nytBaseURL { sources.nytBaseURL = url; explicitlyConfigured.insert(.nyt) }
+        if let url = file.marvelBaseURL { sources.marvelBaseURL = url; explicitlyConfigured.insert(.marvel) }
+        if let url = file.rickAndMortyBaseURL { sources.rickAndMortyBaseURL = url; explicitlyConfigured.insert(.rickandmorty) }
+        if let url = file.dogsURL { sources.dogsURL = url; explicitlyConfigured.insert(.dogs) }
+        if let seconds = file.connectTimeoutSeconds { transport.connectTimeout = .milliseconds(Int(seconds * 1000)) }
+        if let seconds = file.requestTimeoutSeconds { transport.requestTimeout = .milliseconds(Int(seconds * 1000)) }
+        if let megabytes = file.imageCacheMegabytes { imageDiskLimit = megabytes * 1_000_000 }
+        if let concurrency = file.syncConcurrency { syncConcurrency = max(1, concurrency) }
+    }
+
+    mutating func applyEnvironment(_ environment: [String: String]) throws {
+        func url(_ name: String) throws -> URL? {
+            guard let text = environment[name], !text.isEmpty else { return nil }
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                  scheme == "http" || scheme == "https", url.host != nil else {
+                throw KioskError.invalidRequest("\(name) must be an http(s) URL, got \"\(text)\"")
+            }
+            return url
+        }
+        if let value = try url("KIOSK_NYT_BASE_URL") { sources.nytBaseURL = value; explicitlyConfigured.insert(.nyt) }
+        if let value = try url("KIOSK_MARVEL_BASE_URL") { sources.marvelBaseURL = value; explicitlyConfigured.insert(.marvel) }
+        if let value = try url("KIOSK_RICKANDMORTY_BASE_URL") {
+            sources.rickAndMortyBaseURL = value
+            explicitlyConfigured.insert(.rickandmorty)
+        }
+        if let value = try url("KIOSK_DOGS_URL") { sources.dogsURL = value; explicitlyConfigured.insert(.dogs) }
+        if let key = environment["NYT_API_KEY"], !key.isEmpty { sources.nytAPIKey = key }
+        if let key = environment["MARVEL_PUBLIC_KEY"], !key.isEmpty { sources.marvelPublicKey = key }
+        if let key = environment["MARVEL_PRIVATE_KEY"], !key.isEmpty { sources.marvelPrivateKey = key }
+    }
+}
+
+/// Reads `KEY=VALUE` lines from a secrets file that only its owner may read.
+enum Secrets {
+    static func read(_ url: URL, required: Bool) throws -> [String: String] {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: url.path) else {
+            if required { throw KioskError.invalidRequest("The secrets file \(url.path) does not exist") }
+            return [:]
+        }
+        let attributes = try manager.attributesOfItem(atPath: url.path)
+        let permissions = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
+        guard permissions & 0o077 == 0 else {
+            throw KioskError.invalidRequest(
+                "Refusing to read \(url.path): its permissions are \(String(permissions, radix: 8)); run chmod 600 on it")
+        }
+        let text = try String(contentsOf: url, encoding: .utf8)
+        var values: [String: String] = [:]
+        for line in text.split(whereSeparator: \.isNewline) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#"), let equals = trimmed.firstIndex(of: "=") else { continue }
+            let key = trimmed[..<equals].trimmingCharacters(in: .whitespaces)
+                .replacingOccurrences(of: "export ", with: "")
+            var value = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, let first = value.first, first == value.last, first == "\"" || first == "'" {
+                value = String(value.dropFirst().dropLast())
+            }
+            values[key] = value
+        }
+        return values
+    }
+}

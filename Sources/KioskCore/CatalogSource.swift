@@ -1,0 +1,42 @@
+import Foundation
+
+/// How a catalog searches: by asking its upstream, or only over what is stored.
+public enum SearchMode: String, Codable, Sendable {
+    /// The upstream has a search parameter (Marvel `nameStartsWith`, Rick and Morty `name`).
+    case remote
+    /// The upstream has none (NYT, dogs): search means searching stored items.
+    case localOnly
+}
+
+/// One upstream API: how to ask it for pages and items, and how to read its answers.
+/// Implementations live in KioskSources; their DTOs never leave that module.
+public protocol CatalogSource: Sendable {
+    /// Which catalog this is.
+    var id: SourceID { get }
+    /// Items per page.
+    var pageSize: Int { get }
+    /// How long a page stays fresh when the upstream sends no Cache-Control or Expires.
+    var defaultFreshness: TimeInterval { get }
+    /// Whether search goes upstream.
+    var searchMode: SearchMode { get }
+    /// Hosts this source serves images from (for the image route's allow-list).
+    var imageHosts: Set<String> { get }
+    /// The names of the filters this source accepts, with their allowed values.
+    var filterValues: [String: [String]] { get }
+
+    /// Checks and normalises a request (defaults filled in); throws `KioskError.invalidRequest`.
+    func normalize(_ request: PageRequest) throws -> PageRequest
+    /// The upstream request for a page.
+    func listRequest(for request: PageRequest) throws -> HTTPRequest
+    /// Reads a page from an upstream response, skipping (and reporting) malformed items.
+    func decodeList(_ response: HTTPResponse, for request: PageRequest) throws -> Page
+    /// The upstream request for one item, or nil when the API has no item endpoint.
+    func detailRequest(itemID: String) throws -> HTTPRequest?
+    /// Reads one item from an upstream response.
+    func decodeDetail(_ response: HTTPResponse, itemID: String) throws -> CatalogItem
+}
+
+extension CatalogSource {
+    /// Default: no filters.
+    public var filterValues: [String: [String]] { [:] }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Ordered HTTP header fields with case-insensitive lookup.
+public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    public private(set) var fields: [(name: String, value: String)]
+
+    public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The first value for `name`, compared case-insensitively.
+    public subscript(name: String) -> String? {
+        get { fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+        set {
+            fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            if let newValue { fields.append((name: name, value: newValue)) }
+        }
+    }
+
+    /// Appends a field, keeping any existing one of the same name.
+    public mutating func add(name: String, value: String) { fields.append((name: name, value: value)) }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+
+    public static func == (lhs: HTTPHeaderFields, rhs: HTTPHeaderFields) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for field in fields {
+            hasher.combine(field.name.lowercased())
+            hasher.combine(field.value)
+        }
+    }
+}
+
+/// A request to an upstream, described as data so it can be logged, coalesced and replayed.
+public struct HTTPRequest: Sendable, Hashable {
+    public var method: String
+    public var url: URL
+    public var headers: HTTPHeaderFields
+    public var body: Data?
+    /// The source it belongs to, for logs and connectivity; nil for images of unknown origin.
+    public var source: SourceID?
+    /// A stable endpoint name such as `rickandmorty.characters`, for logs and breakpoints.
+    public var endpoint: String
+
+    public init(method: String = "GET", url: URL, headers: HTTPHeaderFields = [:], body: Data? = nil,
+                source: SourceID? = nil, endpoint: String) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.source = source
+        self.endpoint = endpoint
+    }
+
+    /// Whether repeating the request is harmless (GET/HEAD), so it may be retried and coalesced.
+    public var isIdempotent: Bool { method == "GET" || method == "HEAD" }
+}
+
+/// A complete upstream response.
+public struct HTTPResponse: Sendable, Hashable {
+    public var status: Int
+    public var headers: HTTPHeaderFields
+    public var body: Data
+    /// The URL that answered (after redirects).
+    public var url: URL
+
+    public init(status: Int, headers: HTTPHeaderFields = [:], body: Data = Data(), url: URL) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// Whether the status is 2xx.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+}
+
+/// Sends one HTTP request and returns the whole response; throws `KioskError` for transport failures.
+/// Non-2xx statuses are responses, not errors: interpreting them is the caller's job.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request`; throws `KioskError.offline`, `.timeout` or `.transport` when no response arrives.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Every failure Kiosk reports, each saying what happened in words a user can act on.
+/// URLs inside errors are always redacted.
+public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// The upstream could not be reached at all (connection refused, DNS, no route).
+    case offline(host: String)
+    /// No complete answer arrived in time.
+    case timeout(url: String, seconds: Double)
+    /// Some other transport failure (TLS, reset connection...).
+    case transport(url: String, message: String)
+    /// The upstream answered with an error status.
+    case httpStatus(Int, url: String)
+    /// The upstream asked us to slow down.
+    case rateLimited(url: String, retryAfterSeconds: Int?)
+    /// Keys are missing or wrong for a source.
+    case unauthorized(SourceID, message: String)
+    /// The body is not what the API promises; `path` points at the problem.
+    case malformedResponse(path: String, message: String)
+    /// The body ended before Content-Length said it would.
+    case truncatedBody(url: String, expected: Int, received: Int)
+    /// An item or page that does not exist.
+    case notFound(String)
+    /// The caller asked for something invalid (page 0, unknown filter...).
+    case invalidRequest(String)
+    /// The local database failed (disk full, corrupt file...).
+    case storage(String)
+    /// The work was cancelled.
+    case cancelled
+
+    public var description: String {
+        switch self {
+        case .offline(let host): "Offline: cannot connect to \(host)"
+        case .timeout(let url, let seconds): "Timed out after \(Self.format(seconds)) s waiting for \(url)"
+        case .transport(let url, let message): "Network error for \(url): \(message)"
+        case .httpStatus(let status, let url): "HTTP \(status) from \(url)"
+        case .rateLimited(let url, let retry):
+            if let retry { "Rate limited by \(url); retry after \(retry) s" } else { "Rate limited by \(url)" }
+        case .unauthorized(let source, let message): "Not authorized by \(source.displayName): \(message)"
+        case .malformedResponse(let path, let message): "Malformed response at \(path): \(message)"
+        case .truncatedBody(let url, let expected, let received):
+            "Truncated response from \(url): received \(received) of \(expected) bytes"
+        case .notFound(let what): "Not found: \(what)"
+        case .invalidRequest(let message): message
+        case .storage(let message): "Storage error: \(message)"
+        case .cancelled: "Cancelled"
+        }
+    }
+
+    public var errorDescription: String? { description }
+
+    /// Whether the failure means the upstream is unreachable (drives the offline banner).
+    public var isConnectivityFailure: Bool {
+        if case .offline = self { return true }
+        return false
+    }
+
+    /// Whether a GET that failed this way is worth retrying.
+    public var isRetryable: Bool {
+        switch self {
+        case .timeout, .transport, .rateLimited, .truncatedBody: true
+        case .httpStatus(let status, _): status >= 500
+        default: false
+        }
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+
+/// A clock whose time moves only when `advance(by:)` is called; sleepers wake in deadline order.
+/// Used to test debounce, retry backoff, freshness and timeouts without waiting.
+public final class ManualClock: Clock, Sendable {
+    public typealias Duration = Swift.Duration
+
+    /// An instant on a manual clock: an offset from its start.
+    public struct Instant: InstantProtocol, Sendable {
+        public var offset: Swift.Duration
+        public init(offset: Swift.Duration) { self.offset = offset }
+        public func advanced(by duration: Swift.Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Swift.Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var nextID: UInt64 = 0
+        var sleepers: [Sleeper] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Swift.Duration { .zero }
+
+    /// How many tasks are currently sleeping on this clock.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
+        try Task.checkCancellation()
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if deadline <= state.now { return true }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { state -> Sleeper? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward, waking every sleeper whose deadline has passed, then lets them run.
+    public func advance(by duration: Swift.Duration) async {
+        let due = state.withLock { state -> [Sleeper] in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+        await Self.settle()
+    }
+
+    /// Waits until at least `count` tasks sleep on this clock (bounded, so a broken test fails instead of hanging).
+    public func waitForSleepers(_ count: Int = 1) async {
+        for _ in 0..<10_000 where sleeperCount < count { await Task.yield() }
+    }
+
+    /// Gives woken tasks a chance to run.
+    public static func settle() async {
+        for _ in 0..<50 { await Task.yield() }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// What a caller asks a catalog for: one page, optionally narrowed by a query and filters.
+public struct PageRequest: Codable, Sendable, Hashable {
+    /// The catalog.
+    public var source: SourceID
+    /// 1-based page number.
+    public var page: Int
+    /// Free-text search; nil or empty means the plain list.
+    public var query: String?
+    /// Source-specific filters: NYT `kind`/`period`, Rick and Morty `status`/`gender`.
+    public var filters: [String: String]
+
+    public init(source: SourceID, page: Int = 1, query: String? = nil, filters: [String: String] = [:]) {
+        self.source = source
+        self.page = page
+        let trimmed = query?.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.query = (trimmed?.isEmpty ?? true) ? nil : trimmed
+        self.filters = filters
+    }
+
+    /// A canonical, order-independent key that names this page's snapshot in the store.
+    public var cacheKey: String {
+        var parts = ["\(source.rawValue)", "page=\(page)"]
+        for (key, value) in filters.sorted(by: { $0.key < $1.key }) { parts.append("\(key)=\(value)") }
+        if let query { parts.append("q=\(query.lowercased())") }
+        return parts.joined(separator: "|")
+    }
+}
+
+/// One page of a catalog, in upstream order.
+public struct Page: Codable, Sendable, Hashable {
+    /// The request this page answers.
+    public var request: PageRequest
+    /// The items, in upstream order (NYT rank, paging order, the user's dog order).
+    public var items: [CatalogItem]
+    /// Total items upstream, when the API says.
+    public var totalItems: Int?
+    /// Total pages upstream, when known.
+    public var totalPages: Int?
+    /// Items that could not be decoded and were skipped.
+    public var skipped: [DecodingIssue]
+    /// Attribution text the source requires to be shown (Marvel), if any.
+    public var attribution: String?
+
+    public init(request: PageRequest, items: [CatalogItem], totalItems: Int? = nil, totalPages: Int? = nil,
+                skipped: [DecodingIssue] = [], attribution: String? = nil) {
+        self.request = request
+        self.items = items
+        self.totalItems = totalItems
+        self.totalPages = totalPages
+        self.skipped = skipped
+        self.attribution = attribution
+    }
+
+    /// Whether a page after this one exists.
+    public var hasNext: Bool {
+        if let totalPages { return request.page < totalPages }
+        return false
+    }
+}
+
+/// A problem found while decoding one item: where it is and what was wrong.
+public struct DecodingIssue: Codable, Sendable, Hashable, CustomStringConvertible {
+    /// JSON path of the problem, e.g. `results[3].name`.
+    public var path: String
+    /// What was wrong there.
+    public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(path): \(message)" }
+}
+
+/// The cache validators an upstream sent with a response.
+public struct Validators: Codable, Sendable, Hashable {
+    public var etag: String?
+    public var lastModified: String?
+    public init(etag: String? = nil, lastModified: String? = nil) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+    /// Whether a conditional request can be made.
+    public var isEmpty: Bool { etag == nil && lastModified == nil }
+}
+
+/// When a snapshot was fetched, until when it is fresh, and how to revalidate it.
+public struct SnapshotMetadata: Codable, Sendable, Hashable {
+    public var fetchedAt: Date
+    public var freshUntil: Date
+    public var validators: Validators
+
+    public init(fetchedAt: Date, freshUntil: Date, validators: Validators = Validators()) {
+        self.fetchedAt = fetchedAt
+        self.freshUntil = freshUntil
+        self.validators = validators
+    }
+
+    /// Whether the snapshot may be used without asking upstream at `now`.
+    public func isFresh(at now: Date) -> Bool { now < freshUntil }
+
+    /// Seconds since the data was fetched or last revalidated.
+    public func age(at now: Date) -> TimeInterval { max(0, now.timeIntervalSince(fetchedAt)) }
+}
+
+/// A stored page with its metadata.
+public struct Snapshot: Codable, Sendable, Hashable {
+    public var page: Page
+    public var metadata: SnapshotMetadata
+    public init(page: Page, metadata: SnapshotMetadata) {
+        self.page = page
+        self.metadata = metadata
+    }
+}

@@ -1,0 +1,304 @@
+import Foundation
+import Hummingbird
+import KioskCore
+
+// The entirety of KioskDemoUpstream's public API. Everything else in the module is internal.
+
+/// Where a demo upstream listens, which credentials it accepts and which faults it starts with.
+public struct DemoUpstreamConfiguration: Sendable {
+    /// The interface both listeners bind to.
+    public var host: String
+    /// The API listener's port; 0 picks a free port (read the result from `DemoUpstream.baseURL`).
+    public var port: Int
+    /// The control listener's port (faults, health, stats); 0 picks a free port. It stays up while the API is offline.
+    public var controlPort: Int
+    /// The NYT `api-key` the API accepts; defaults to a random key per configuration.
+    public var nytAPIKey: String
+    /// The Marvel public key (`apikey`) the API accepts; defaults to a random key per configuration.
+    public var marvelPublicKey: String
+    /// The Marvel private key the `hash` must be made with; defaults to a random key per configuration.
+    public var marvelPrivateKey: String
+    /// The faults in effect when the server starts.
+    public var faults: FaultSettings
+    /// Seed of the fault dice, so a sequence of requests meets the same faults on every run; the data never varies.
+    public var seed: UInt64
+
+    /// A configuration; keys left nil are random (32/32/40 hex digits), so no real key is ever needed or exposed.
+    public init(host: String = "127.0.0.1", port: Int = 0, controlPort: Int = 0, nytAPIKey: String? = nil,
+                marvelPublicKey: String? = nil, marvelPrivateKey: String? = nil, faults: FaultSettings = .none,
+                seed: UInt64 = 42) {
+        self.host = host
+        self.port = port
+        self.controlPort = controlPort
+        self.nytAPIKey = nytAPIKey ?? Hashing.randomKey(length: 32)
+        self.marvelPublicKey = marvelPublicKey ?? Hashing.randomKey(length: 32)
+        self.marvelPrivateKey = marvelPrivateKey ?? Hashing.randomKey(length: 40)
+        self.faults = faults
+        self.seed = seed
+    }
+}
+
+/// The credentials a demo upstream accepts.
+public struct DemoUpstreamKeys: Sendable, Hashable {
+    /// NYT `api-key`.
+    public var nyt: String
+    /// Marvel public key, sent as `apikey`.
+    public var marvelPublic: String
+    /// Marvel private key, used only to compute `hash = md5(ts + private + public)`.
+    public var marvelPrivate: String
+
+    /// Keys as given.
+    public init(nyt: String, marvelPublic: String, marvelPrivate: String) {
+        self.nyt = nyt
+        self.marvelPublic = marvelPublic
+        self.marvelPrivate = marvelPrivate
+    }
+}
+
+/// Faults injected into API and image responses (never into the control listener).
+///
+/// Per request, one seeded draw picks at most one outcome, checked in this order: 500, 429,
+/// truncated body, malformed body; so each rate is the fraction of requests that get it as long as
+/// the rates add up to at most 1. Latency is added to every affected request. As JSON (control
+/// listener `GET`/`PUT /faults`), fields have these names; a `PUT` may carry any subset of them.
+public struct FaultSettings: Codable, Sendable, Hashable {
+    /// Milliseconds slept before answering each affected request.
+    public var latencyMilliseconds: Int
+    /// Fraction (0...1) of requests answered `500` with the source's error body.
+    public var failureRate: Double
+    /// Fraction (0...1) of requests answered `429` with `Retry-After`.
+    public var rateLimitRate: Double
+    /// The `Retry-After` value, in seconds, of injected 429s.
+    public var retryAfterSeconds: Int
+    /// Fraction (0...1) of 200 responses whose body is cut in half while `Content-Length` claims the full size; the connection is then closed.
+    public var truncateRate: Double
+    /// Fraction (0...1) of 200 responses whose body is syntactically broken (JSON; images get a cut PNG) with a correct `Content-Length`.
+    public var malformedRate: Double
+    /// When true the API listener is closed, so connections are refused; the control listener stays up. Applies to every source.
+    public var offline: Bool
+    /// The sources the rates and latency apply to; nil means all. Images count as their source's.
+    public var sources: Set<SourceID>?
+
+    /// No faults at all.
+    public static let none = FaultSettings()
+
+    /// Settings; anything not given is off.
+    public init(latencyMilliseconds: Int = 0, failureRate: Double = 0, rateLimitRate: Double = 0,
+                retryAfterSeconds: Int = 1, truncateRate: Double = 0, malformedRate: Double = 0,
+                offline: Bool = false, sources: Set<SourceID>? = nil) {
+        self.latencyMilliseconds = latencyMilliseconds
+        self.failureRate = failureRate
+        self.rateLimitRate = rateLimitRate
+        self.retryAfterSeconds = retryAfterSeconds
+        self.truncateRate = truncateRate
+        self.malformedRate = malformedRate
+        self.offline = offline
+        self.sources = sources
+    }
+
+    /// Whether `source` is subject to the rates and latency.
+    public func applies(to source: SourceID) -> Bool { sources?.contains(source) ?? true }
+
+    /// Throws `KioskError.invalidRequest` naming the first out-of-range field (rates outside 0...1, negative durations).
+    public func validate() throws {
+        let rates = [("failureRate", failureRate), ("rateLimitRate", rateLimitRate),
+                     ("truncateRate", truncateRate), ("malformedRate", malformedRate)]
+        for (name, rate) in rates where !(rate.isFinite && (0...1).contains(rate)) {
+            throw KioskError.invalidRequest("\(name) must be between 0 and 1, got \(rate)")
+        }
+        guard (0...600_000).contains(latencyMilliseconds) else {
+            throw KioskError.invalidRequest("latencyMilliseconds must be between 0 and 600000, got \(latencyMilliseconds)")
+        }
+        guard retryAfterSeconds >= 0 else {
+            throw KioskError.invalidRequest("retryAfterSeconds must not be negative, got \(retryAfterSeconds)")
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey, CaseIterable {
+        case latencyMilliseconds, failureRate, rateLimitRate, retryAfterSeconds, truncateRate, malformedRate,
+             offline, sources
+    }
+
+    /// Decodes a full or partial object; missing fields keep the values of `.none`.
+    public init(from decoder: any Decoder) throws {
+        self = try FaultPatch(from: decoder).applied(to: .none)
+    }
+
+    /// Encodes every field; `sources` as a sorted array, or `null` for all sources.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(latencyMilliseconds, forKey: .latencyMilliseconds)
+        try container.encode(failureRate, forKey: .failureRate)
+        try container.encode(rateLimitRate, forKey: .rateLimitRate)
+        try container.encode(retryAfterSeconds, forKey: .retryAfterSeconds)
+        try container.encode(truncateRate, forKey: .truncateRate)
+        try container.encode(malformedRate, forKey: .malformedRate)
+        try container.encode(offline, forKey: .offline)
+        if let sources {
+            try container.encode(sources.sorted().map(\.rawValue), forKey: .sources)
+        } else {
+            try container.encodeNil(forKey: .sources)
+        }
+    }
+}
+
+/// Sizes of the demo data, for tests and UIs that want to check what they received.
+public enum DemoData {
+    /// Rick and Morty characters (826, as upstream).
+    public static let rickAndMortyCount = RickAndMortyCatalog.count
+    /// Rick and Morty pages of 20 (42, as upstream).
+    public static let rickAndMortyPageCount = RickAndMortyCatalog.pageCount
+    /// Rick and Morty page size.
+    public static let rickAndMortyPageSize = RickAndMortyCatalog.pageSize
+    /// Marvel characters (at least 150).
+    public static var marvelCount: Int { DemoCatalog.shared.marvel.characters.count }
+    /// NYT articles in the pool the most-popular lists rank.
+    public static var nytPoolCount: Int { DemoCatalog.shared.nyt.articles.count }
+    /// Articles in every NYT most-popular list.
+    public static let nytResultsPerList = NYTCatalog.resultsPerList
+    /// Dogs in the dogs document.
+    public static var dogsCount: Int { DemoCatalog.shared.dogs.dogs.count }
+}
+
+/// The embedded demo upstream: a loopback HTTP server speaking the NYT, Marvel, Rick and Morty and dogs
+/// APIs at their real paths, with generated images and injectable faults, plus a control listener.
+///
+/// URL layout (API listener): `/svc/mostpopular/v2/...` (NYT), `/v1/public/characters...` (Marvel),
+/// `/api/character...` (Rick and Morty), `/dogs.json`, images under `/images/{nyt,marvel,dogs}/...` and
+/// `/api/character/avatar/{id}.jpeg`, stand-in web pages under `/web/...`. Control listener:
+/// `GET /health`, `GET|PUT|DELETE /faults`, `GET|DELETE /stats`.
+public actor DemoUpstream {
+    /// The configuration it was created with (ports as requested; the bound ones are in `baseURL`/`controlURL`).
+    public nonisolated let configuration: DemoUpstreamConfiguration
+    nonisolated let core: UpstreamCore
+    private var apiListener: RunningListener?
+    private var controlListener: RunningListener?
+    private var isStarted = false
+    // start, stop and setFaults open and close listeners across awaits; this queue keeps them from interleaving.
+    private var isBusy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    /// A stopped server; nothing listens until `start()`.
+    public init(configuration: DemoUpstreamConfiguration = .init()) {
+        self.configuration = configuration
+        self.core = UpstreamCore(configuration: configuration)
+    }
+
+    /// Binds both listeners and returns once they accept connections (the API one stays closed if the faults say offline); throws if a port cannot be bound or the faults are invalid.
+    public func start() async throws {
+        try configuration.faults.validate()
+        await lock()
+        defer { unlock() }
+        guard !isStarted else { return }
+        core.prepareForStart()
+        let api = try await openAPIListener(port: core.state.apiPort == 0 ? configuration.port : core.state.apiPort)
+        do {
+            controlListener = try await RunningListener.launch(
+                responder: ControlRouter.build(upstream: self).buildResponder(),
+                host: configuration.host, port: configuration.controlPort
+            ) { [core] port in core.state.setControlPort(port) }
+        } catch {
+            await api.stop()
+            apiListener = nil
+            core.state.setAPIListening(false)
+            throw error
+        }
+        isStarted = true
+        try await reconcileAPIListener()
+    }
+
+    /// Closes both listeners and waits until they are closed; `start()` may be called again (the API port is kept).
+    public func stop() async {
+        await lock()
+        defer { unlock() }
+        isStarted = false
+        if let apiListener {
+            self.apiListener = nil
+            core.state.setAPIListening(false)
+            await apiListener.stop()
+        }
+        if let controlListener {
+            self.controlListener = nil
+            await controlListener.stop()
+        }
+    }
+
+    /// `http://host:port` of the API listener; the port is fixed once started and survives offline/online (port 0 before `start()`).
+    public var baseURL: URL { core.state.baseURL }
+    /// `http://host:port` of the control listener (port 0 before `start()`).
+    public var controlURL: URL { core.state.controlURL }
+    /// The NYT Most Popular base, `baseURL/svc/mostpopular/v2`.
+    public var nytBaseURL: URL { baseURL.appendingPathComponent("svc/mostpopular/v2") }
+    /// The Marvel base, `baseURL/v1/public`.
+    public var marvelBaseURL: URL { baseURL.appendingPathComponent("v1/public") }
+    /// The Rick and Morty base, `baseURL/api`.
+    public var rickAndMortyBaseURL: URL { baseURL.appendingPathComponent("api") }
+    /// The dogs document, `baseURL/dogs.json` (a bare JSON array).
+    public var dogsURL: URL { baseURL.appendingPathComponent("dogs.json") }
+    /// The credentials the API accepts.
+    public var keys: DemoUpstreamKeys {
+        DemoUpstreamKeys(nyt: configuration.nytAPIKey, marvelPublic: configuration.marvelPublicKey,
+                         marvelPrivate: configuration.marvelPrivateKey)
+    }
+
+    /// Replaces the faults; going offline closes the API listener (refusing connections), coming back rebinds the same port. Throws on invalid settings or if the port cannot be rebound.
+    public func setFaults(_ faults: FaultSettings) async throws {
+        try faults.validate()
+        await lock()
+        defer { unlock() }
+        core.state.setFaults(faults)
+        if isStarted { try await reconcileAPIListener() }
+    }
+
+    /// The faults in effect.
+    public var faults: FaultSettings { core.state.faults }
+
+    /// Requests received by the API listener whose `path?query` starts with `pathPrefix` (auth parameters `api-key`, `apikey`, `ts`, `hash` removed from the query first).
+    public func requestCount(pathPrefix: String) -> Int { core.state.requestCount(pathPrefix: pathPrefix) }
+
+    /// Forgets all request counts.
+    public func resetRequestCounts() { core.state.resetRequestCounts() }
+
+    // MARK: - Listener management
+
+    private func openAPIListener(port: Int) async throws -> RunningListener {
+        let listener = try await RunningListener.launch(
+            responder: APIResponder(core: core), host: configuration.host, port: port
+        ) { [core] port in
+            // Runs before the first connection is accepted, so every response sees the final base URL.
+            core.state.setAPIPort(port)
+            core.state.setAPIListening(true)
+        }
+        apiListener = listener
+        return listener
+    }
+
+    /// Opens or closes the API listener to match `faults.offline`.
+    private func reconcileAPIListener() async throws {
+        let wantsOnline = isStarted && !core.state.faults.offline
+        if wantsOnline, apiListener == nil {
+            _ = try await openAPIListener(port: core.state.apiPort)
+        } else if !wantsOnline, let listener = apiListener {
+            apiListener = nil
+            core.state.setAPIListening(false)
+            await listener.stop()
+        }
+    }
+
+    private func lock() async {
+        if !isBusy {
+            isBusy = true
+            return
+        }
+        // Ownership passes directly to the resumed waiter; isBusy stays true.
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func unlock() {
+        if waiters.isEmpty {
+            isBusy = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Hummingbird
+import KioskCore
+
+/// The control listener's routes. It runs on its own port so tests and the CLI can switch the API
+/// "offline" (closing its socket) and back while still talking to the server.
+///
+/// - `GET /health`: `{"status":"ok","apiListening":Bool,"baseURL":String}`
+/// - `GET /faults`: the current `FaultSettings`
+/// - `PUT /faults` (or `POST`): a JSON object with any subset of the `FaultSettings` fields; present
+///   fields replace the current values, absent ones are kept, `"sources": null` means all sources.
+///   Answers the new settings. Malformed JSON, unknown fields or out-of-range values: 400 `{"error": ...}`.
+/// - `DELETE /faults`: back to no faults; answers the new settings.
+/// - `GET /stats`: `{"total":Int,"byPath":{path:Int},"byRequest":{"path?query":Int}}`
+/// - `DELETE /stats`: resets the counts.
+enum ControlRouter {
+    static func build(upstream: DemoUpstream) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/health") { _, _ -> Response in
+            let state = upstream.core.state
+            return json(.ok, JSONValue.object([
+                ("status", .string("ok")),
+                ("apiListening", .bool(state.apiListening)),
+                ("baseURL", .string(state.baseURL.absoluteString)),
+            ]).bytes)
+        }
+        router.get("/faults") { _, _ -> Response in
+            try faultsResponse(upstream.core.state.faults)
+        }
+        let update: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            let body = try await request.body.collect(upTo: 64 * 1024)
+            let data = Data(body.readableBytesView)
+            let updated: FaultSettings
+            do {
+                updated = try JSONDecoder().decode(FaultPatch.self, from: data).applied(to: upstream.core.state.faults)
+            } catch let error as DecodingError {
+                return problem(.badRequest, "Invalid fault settings: \(error.readableDescription)")
+            }
+            do {
+                try await upstream.setFaults(updated)
+            } catch let error as KioskError {
+                return problem(.badRequest, "Invalid fault settings: \(error.description)")
+            } catch {
+                return problem(.internalServerError, "Could not apply the fault settings: \(error)")
+            }
+            return try faultsResponse(upstream.core.state.faults)
+        }
+        router.put("/faults", use: update)
+        router.post("/faults", use: update)
+        router.delete("/faults") { _, _ -> Response in
+            do {
+                try await upstream.setFaults(.none)
+            } catch {
+                return problem(.internalServerError, "Could not reset the fault settings: \(error)")
+            }
+            return try faultsResponse(upstream.core.state.faults)
+        }
+        router.get("/stats") { _, _ -> Response in
+            let (byRequest, byPath) = upstream.core.state.statistics()
+            func counts(_ values: [String: Int]) -> JSONValue {
+                .object(values.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })
+            }
+            return json(.ok, JSONValue.object([
+                ("total", .int(byRequest.values.reduce(0, +))),
+                ("byPath", counts(byPath)),
+                ("byRequest", counts(byRequest)),
+            ]).bytes)
+        }
+        router.delete("/stats") { _, _ -> Response in
+            upstream.core.state.resetRequestCounts()
+            return json(.ok, JSONValue.object([("total", .int(0))]).bytes)
+        }
+        return router
+    }
+
+    private static func faultsResponse(_ faults: FaultSettings) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return json(.ok, Array(try encoder.encode(faults)))
+    }
+
+    private static func problem(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        json(status, JSONValue.object([("error", .string(message))]).bytes)
+    }
+
+    private static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = Reply.jsonType
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

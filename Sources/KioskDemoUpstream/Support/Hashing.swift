@@ -1,0 +1,77 @@
+import Crypto
+import Foundation
+
+/// A small, fast, seedable generator (SplitMix64).
+///
+/// Used for everything that must be identical on every run: the data catalogs (fixed seeds) and
+/// fault decisions (the configured seed). `SystemRandomNumberGenerator` is only used for keys.
+struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform value in 0..<1.
+    mutating func unit() -> Double {
+        Double(next() >> 11) * 0x1.0p-53
+    }
+
+    /// A uniform integer in `range`, without `Int.random`'s dependence on the generator protocol details.
+    mutating func int(in range: ClosedRange<Int>) -> Int {
+        let span = UInt64(range.upperBound - range.lowerBound + 1)
+        return range.lowerBound + Int(next() % span)
+    }
+
+    /// Whether an event with probability `probability` happens.
+    mutating func chance(_ probability: Double) -> Bool { unit() < probability }
+
+    /// One element of a non-empty array.
+    mutating func pick<T>(_ values: [T]) -> T { values[Int(next() % UInt64(values.count))] }
+}
+
+enum Hashing {
+    /// FNV-1a, 64 bit: a stable hash of text (Swift's `Hasher` is randomly seeded per process).
+    static func fnv1a(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    /// Lowercase hex of a digest.
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Marvel's request signature: md5(ts + privateKey + publicKey) as lowercase hex.
+    static func marvelHash(timestamp: String, privateKey: String, publicKey: String) -> String {
+        hex(Insecure.MD5.hash(data: Array((timestamp + privateKey + publicKey).utf8)))
+    }
+
+    /// The entity tag of a body: SHA-1 hex, the shape Marvel's `etag` field has.
+    static func entityTag(_ body: [UInt8]) -> String {
+        hex(Insecure.SHA1.hash(data: body))
+    }
+
+    /// A random key of `length` lowercase hex digits, for per-instance default credentials.
+    static func randomKey(length: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef")
+        return String((0..<length).map { _ in digits[Int(generator.next() % 16)] })
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import KioskCore
+
+/// Sends identical in-flight idempotent requests upstream once and gives every caller the same answer.
+/// A cancelled caller stops waiting at once; the upstream request is cancelled only when nobody waits.
+public actor CoalescingTransport: HTTPTransport {
+    private struct Key: Hashable {
+        let method: String
+        let url: URL
+        let headers: HTTPHeaderFields
+    }
+
+    private struct Flight {
+        var task: Task<Void, Never>?
+        var waiters: [UInt64: CheckedContinuation<HTTPResponse, any Error>] = [:]
+    }
+
+    private let base: any HTTPTransport
+    private var flights: [Key: Flight] = [:]
+    private var nextWaiter: UInt64 = 0
+    private var upstreamSends = 0
+
+    /// Wraps `base`.
+    public init(base: any HTTPTransport) { self.base = base }
+
+    /// How many distinct requests are on the wire now.
+    public var inFlightCount: Int { flights.count }
+
+    /// How many requests were passed to the wrapped transport so far.
+    public var sentCount: Int { upstreamSends }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard request.isIdempotent, request.body == nil else {
+            upstreamSends += 1
+            return try await base.send(request)
+        }
+        let key = Key(method: request.method, url: request.url, headers: request.headers)
+        nextWaiter += 1
+        let waiter = nextWaiter
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                join(key, waiter: waiter, continuation: continuation, request: request)
+            }
+        } onCancel: {
+            Task { await self.abandon(key, waiter: waiter) }
+        }
+    }
+
+    private func join(_ key: Key, waiter: UInt64, continuation: CheckedContinuation<HTTPResponse, any Error>,
+                      request: HTTPRequest) {
+        if flights[key] != nil {
+            flights[key]?.waiters[waiter] = continuation
+            return
+        }
+        var flight = Flight()
+        flight.waiters[waiter] = continuation
+        upstreamSends += 1
+        let base = self.base
+        flight.task = Task {
+            let result: Result<HTTPResponse, any Error>
+            do { result = .success(try await base.send(request)) } catch { result = .failure(error) }
+            self.finish(key, with: result)
+        }
+        flights[key] = flight
+    }
+
+    private func finish(_ key: Key, with result: Result<HTTPResponse, any Error>) {
+        guard let flight = flights.removeValue(forKey: key) else { return }
+        for continuation in flight.waiters.values { continuation.resume(with: result) }
+    }
+
+    private func abandon(_ key: Key, waiter: UInt64) {
+        guard let continuation = flights[key]?.waiters.removeValue(forKey: waiter) else { return }
+        continuation.resume(throwing: KioskError.cancelled)
+        if flights[key]?.waiters.isEmpty == true {
+            flights[key]?.task?.cancel()
+            flights[key] = nil
+        }
+    }
+}

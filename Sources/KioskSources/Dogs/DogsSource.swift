@@ -1,0 +1,66 @@
+import Foundation
+import KioskCore
+
+/// The dogs list: one JSON document at a configured URL, one page, searched locally.
+public struct DogsSource: CatalogSource {
+    private let url: URL?
+    private let now: @Sendable () -> Date
+
+    /// A source reading `configuration.dogsURL`; without one, requests fail with a message saying how to set it.
+    public init(configuration: SourceConfiguration) {
+        url = configuration.dogsURL
+        now = configuration.now
+    }
+
+    /// Always `.dogs`.
+    public var id: SourceID { .dogs }
+    /// The whole list is one page; 20 is the page size the list is laid out for.
+    public var pageSize: Int { 20 }
+    /// An hour.
+    public var defaultFreshness: TimeInterval { 3600 }
+    /// The document has no search: searching means searching stored dogs.
+    public var searchMode: SearchMode { .localOnly }
+    /// The document's host (the spec's allow-list; dog images on other hosts are not included).
+    public var imageHosts: Set<String> { Set([url?.host].compactMap { $0 }) }
+    /// None.
+    public var filterValues: [String: [String]] { [:] }
+
+    /// Rejects filters and any page but 1.
+    public func normalize(_ request: PageRequest) throws -> PageRequest {
+        try RequestValidation.checkBasics(request, source: id)
+        try RequestValidation.requireSinglePage(request, description: "The dogs list is a single page")
+        var normalized = request
+        normalized.filters = try RequestValidation.normalizedFilters(request.filters, allowed: filterValues, source: id)
+        return normalized
+    }
+
+    /// `GET {dogsURL}`; throws invalidRequest when no dogs URL is configured.
+    public func listRequest(for request: PageRequest) throws -> HTTPRequest {
+        _ = try normalize(request)
+        guard let url else {
+            throw KioskError.invalidRequest(
+                "Set KIOSK_DOGS_URL to the dogs JSON document (a bare array of {dogName, description, age, image})"
+            )
+        }
+        return try DogsEndpoints.list.request(relativeTo: url, source: id)
+    }
+
+    /// The dogs in document order with slug IDs; malformed dogs are skipped and reported under `[i]`.
+    public func decodeList(_ response: HTTPResponse, for request: PageRequest) throws -> Page {
+        let request = try normalize(request)
+        try UpstreamStatus.check(response, source: id, now: now())
+        let slots = try ResponseBody.decode([Tolerant<DogDTO>].self, from: response.body)
+        let (dogs, issues) = ResponseBody.collect(slots, body: response.body)
+        let slugs = DogSlugs.assign(dogs.map(\.value.dogName))
+        let items = zip(dogs, slugs).map { dog, slug in dog.value.toDomain(itemID: slug) }
+        return Page(request: request, items: items, totalItems: slots.count, totalPages: 1, skipped: issues)
+    }
+
+    /// Nil: the document has no item endpoint.
+    public func detailRequest(itemID: String) throws -> HTTPRequest? { nil }
+
+    /// Always throws: with no item endpoint there is no item response to read.
+    public func decodeDetail(_ response: HTTPResponse, itemID: String) throws -> CatalogItem {
+        throw KioskError.invalidRequest("The dogs list has no item endpoint; dog \(itemID) is read from the stored list")
+    }
+}

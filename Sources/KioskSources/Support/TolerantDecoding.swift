@@ -1,0 +1,238 @@
+import Foundation
+import KioskCore
+
+// Tolerant decoding, item by item: envelopes are decoded strictly (a failure there is a whole-response
+// error), while each element of a results array is decoded on its own so one odd item cannot sink a page.
+
+/// One element of a results array: the decoded value, or the error that made this element unreadable.
+/// Its initializer never throws, so the surrounding array keeps decoding the next elements.
+struct Tolerant<Value: Decodable>: Decodable {
+    /// The element, or why it could not be read.
+    let result: Result<Value, DecodingError>
+
+    init(from decoder: any Decoder) {
+        do {
+            result = .success(try Value(from: decoder))
+        } catch let error as DecodingError {
+            result = .failure(error)
+        } catch {
+            // DTO initialisers only throw DecodingError; anything else is still reported, never thrown.
+            result = .failure(.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\(error)")))
+        }
+    }
+}
+
+/// Where a decoding problem is and what it was, in words for a user or a log.
+struct DecodingProblem: Sendable, Hashable {
+    /// Coding path of the offending value, from the document root.
+    var codingPath: [PathComponent]
+    /// E.g. `expected a string, found null`.
+    var message: String
+
+    /// One step of a JSON path.
+    enum PathComponent: Sendable, Hashable {
+        case key(String)
+        case index(Int)
+    }
+
+    /// Describes `error`, looking the offending value up in `document` (when it parsed) to say what was there.
+    init(_ error: DecodingError, document: JSONValue?) {
+        func found(at path: [any CodingKey]) -> String {
+            guard let document else { return "something else" }
+            return document.value(at: path)?.phrase ?? "nothing"
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            codingPath = Self.components(context.codingPath)
+            message = "expected \(Self.kind(of: type)), found \(found(at: context.codingPath))"
+        case .valueNotFound(let type, let context):
+            codingPath = Self.components(context.codingPath)
+            message = "expected \(Self.kind(of: type)), found \(found(at: context.codingPath))"
+        case .keyNotFound(let key, let context):
+            codingPath = Self.components(context.codingPath + [key])
+            message = "required field is missing"
+        case .dataCorrupted(let context):
+            codingPath = Self.components(context.codingPath)
+            message = context.debugDescription
+        @unknown default:
+            codingPath = []
+            message = "\(error)"
+        }
+    }
+
+    /// The path without the root marker, as item issues show it: `results[3].name`, `[2].dogName`.
+    var relativePath: String {
+        var text = ""
+        for component in codingPath {
+            switch component {
+            case .key(let name): text += text.isEmpty ? name : ".\(name)"
+            case .index(let index): text += "[\(index)]"
+            }
+        }
+        return text
+    }
+
+    /// The path from the root marker, as whole-response errors show it: `$`, `$.data.results`.
+    var rootedPath: String {
+        var text = "$"
+        for component in codingPath {
+            switch component {
+            case .key(let name): text += ".\(name)"
+            case .index(let index): text += "[\(index)]"
+            }
+        }
+        return text
+    }
+
+    /// This problem as a skipped item's report.
+    var issue: DecodingIssue { DecodingIssue(path: relativePath, message: message) }
+
+    /// This problem as a whole-response error.
+    var error: KioskError { .malformedResponse(path: rootedPath, message: message) }
+
+    private static func components(_ path: [any CodingKey]) -> [PathComponent] {
+        // Array positions are the only keys with an integer value: every DTO key is string-based.
+        path.map { key in key.intValue.map(PathComponent.index) ?? .key(key.stringValue) }
+    }
+
+    private static func kind(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type, is Substring.Type: return "a string"
+        case is Bool.Type: return "a boolean"
+        case is Int.Type, is Int64.Type, is Int32.Type, is UInt.Type, is UInt64.Type, is Double.Type,
+             is Float.Type, is Decimal.Type:
+            return "a number"
+        case is URL.Type: return "a URL"
+        default:
+            let name = String(describing: type)
+            if name.hasPrefix("Array") || name.hasPrefix("[") || name.contains("UnkeyedDecodingContainer") {
+                return "an array"
+            }
+            return "an object"
+        }
+    }
+}
+
+/// Reading response bodies: the envelope strictly, the items one by one.
+enum ResponseBody {
+    /// Decodes the whole body as `type`; any failure is a `KioskError.malformedResponse` with a `$` path.
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch let error as DecodingError {
+            guard let document = JSONValue.parse(data) else {
+                throw KioskError.malformedResponse(path: "$", message: syntaxProblem(in: data))
+            }
+            throw DecodingProblem(error, document: document).error
+        } catch {
+            throw KioskError.malformedResponse(path: "$", message: "\(error)")
+        }
+    }
+
+    /// Splits decoded slots into the good values (with their upstream position) and the reported issues.
+    static func collect<Value>(_ slots: [Tolerant<Value>], body: Data) -> (values: [(position: Int, value: Value)], issues: [DecodingIssue]) {
+        var values: [(position: Int, value: Value)] = []
+        var issues: [DecodingIssue] = []
+        var document: JSONValue??  // parsed only if some item is bad, then reused for the others
+        for (position, slot) in slots.enumerated() {
+            switch slot.result {
+            case .success(let value):
+                values.append((position, value))
+            case .failure(let error):
+                if document == nil { document = .some(JSONValue.parse(body)) }
+                issues.append(DecodingProblem(error, document: document ?? nil).issue)
+            }
+        }
+        return (values, issues)
+    }
+
+    /// Says why a body is not JSON: empty, HTML, cut short, or otherwise invalid.
+    static func syntaxProblem(in data: Data) -> String {
+        let bytes = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        guard let first = bytes.first else { return "expected JSON, found an empty body" }
+        if first == UInt8(ascii: "<") { return "expected JSON, found HTML or XML" }
+        if endsEarly(bytes) { return "the JSON ends early (truncated body)" }
+        return "expected JSON, found text that is not valid JSON"
+    }
+
+    /// Whether the text leaves a string, object or array open, which is what a cut-off body looks like.
+    private static func endsEarly(_ bytes: Data.SubSequence) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return inString || depth > 0
+    }
+}
+
+// Field readers for "optional-ish" values: absent or null falls back to a default, but a value of the
+// wrong type is still an error, so a genuinely broken item is reported rather than shown half-empty.
+extension KeyedDecodingContainer {
+    /// The string at `key`; missing or null gives `fallback`.
+    func lenientString(_ key: Key, default fallback: String = "") throws -> String {
+        guard contains(key), try !decodeNil(forKey: key) else { return fallback }
+        return try decode(String.self, forKey: key)
+    }
+
+    /// The integer at `key`; missing or null gives `fallback`.
+    func lenientInt(_ key: Key, default fallback: Int) throws -> Int {
+        guard contains(key), try !decodeNil(forKey: key) else { return fallback }
+        return try decode(Int.self, forKey: key)
+    }
+
+    /// The array at `key`; missing, null or `""` (which older APIs send for "none") gives `[]`.
+    func lenientArray<Element: Decodable>(_ key: Key, of type: Element.Type = Element.self) throws -> [Element] {
+        guard contains(key), try !decodeNil(forKey: key) else { return [] }
+        if let text = try? decode(String.self, forKey: key), text.trimmingCharacters(in: .whitespaces).isEmpty {
+            return []
+        }
+        return try decode([Element].self, forKey: key)
+    }
+
+    /// A list of strings that may arrive as `[String]`, as `""` or a lone string, or not at all;
+    /// null entries and blank strings inside are dropped.
+    func stringList(_ key: Key) throws -> [String] {
+        guard contains(key), try !decodeNil(forKey: key) else { return [] }
+        if let text = try? decode(String.self, forKey: key) {
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return trimmed.isEmpty ? [] : [trimmed]
+        }
+        return try decode([String?].self, forKey: key)
+            .compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty }
+    }
+
+    /// A flag sent as `true`/`false` or `1`/`0`; missing or null gives false.
+    func flexibleBool(_ key: Key) throws -> Bool {
+        guard contains(key), try !decodeNil(forKey: key) else { return false }
+        if let flag = try? decode(Bool.self, forKey: key) { return flag }
+        if let number = try? decode(Int.self, forKey: key) { return number != 0 }
+        throw DecodingError.typeMismatch(
+            Bool.self,
+            .init(codingPath: codingPath + [key], debugDescription: "expected a boolean or 0/1")
+        )
+    }
+
+    /// A URL sent as a string; missing, null, empty or unparsable gives nil (a bad link is no reason to drop an item).
+    func optionalURL(_ key: Key) throws -> URL? {
+        let text = try lenientString(key).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : URL(string: text)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+import KioskCore
+
+// How every public method reaches SQLite, and how SQLite's failures become `KioskError`s that say
+// what the user can do about them.
+
+extension AppDatabase {
+    /// The connection settings shared by file and in-memory databases.
+    static func makeConfiguration() -> Configuration {
+        var config = Configuration()
+        config.label = "Kiosk"
+        // The CLI and `kiosk serve` may use the same file at once: wait for the other process's
+        // write to finish instead of failing at once with SQLITE_BUSY.
+        config.busyMode = .timeout(5)
+        // Foreign keys guard "order is data": a page can never point at an item that is gone.
+        config.foreignKeysEnabled = true
+        return config
+    }
+
+    /// Runs `body` in a read transaction, mapping failures to `KioskError`.
+    func read<T>(_ action: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.read(body)
+        } catch {
+            throw Self.storageError(error, while: action(), path: path)
+        }
+    }
+
+    /// Runs `body` in a write transaction (all or nothing), mapping failures to `KioskError`.
+    func write<T>(_ action: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.write(body)
+        } catch {
+            throw Self.storageError(error, while: action(), path: path)
+        }
+    }
+
+    /// Runs `body`, mapping failures to `KioskError`.
+    static func perform<T>(_ action: @autoclosure () -> String, path: String?, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw storageError(error, while: action(), path: path)
+        }
+    }
+
+    /// Turns any failure into a `KioskError` whose message names the file and the remedy.
+    static func storageError(_ error: any Error, while action: String, path: String?) -> KioskError {
+        if let error = error as? KioskError { return error }
+        if error is CancellationError { return .cancelled }
+        let file = path.map { "the database file \($0)" } ?? "the in-memory database"
+        guard let error = error as? DatabaseError else {
+            return .storage("could not \(action): \(reason(error))")
+        }
+        let detail = error.message.map { " (\($0))" } ?? ""
+        switch error.resultCode {
+        case .SQLITE_FULL:
+            return .storage("the disk is full: could not \(action). Free some disk space or clear the cache.")
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            return .storage("\(file) is corrupt or is not a Kiosk database: could not \(action)\(detail). "
+                + "Move the file aside to start with an empty store.")
+        case .SQLITE_READONLY:
+            return .storage("\(file) is read-only: could not \(action). Check the file's permissions.")
+        case .SQLITE_CANTOPEN:
+            return .storage("cannot open \(file): could not \(action)\(detail). "
+                + "Check that its folder exists and is writable.")
+        case .SQLITE_PERM, .SQLITE_AUTH:
+            return .storage("permission denied for \(file): could not \(action).")
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return .storage("\(file) is locked by another process: could not \(action). Try again.")
+        case .SQLITE_IOERR:
+            return .storage("disk input/output error on \(file): could not \(action)\(detail).")
+        case .SQLITE_INTERRUPT:
+            return .cancelled
+        default:
+            return .storage("could not \(action)\(detail).")
+        }
+    }
+
+    /// A short human reason for a non-SQLite error.
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case is DecodingError: "stored data could not be decoded"
+        case is EncodingError: "data could not be encoded"
+        default: (error as NSError).localizedDescription
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import GRDB
+import KioskCore
+
+// Statistics and cache clearing. Clearing the cache never touches user data.
+
+extension AppDatabase {
+    static func computeStats(path: String?, _ db: Database) throws -> StoreStats {
+        func countsBySource(_ table: String) throws -> [String: Int] {
+            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT source, COUNT(*) FROM \(table) GROUP BY source")
+                .map { row -> (String, Int) in (row[0], row[1]) })
+        }
+        let items = try countsBySource(ItemRecord.databaseTableName)
+        let snapshots = try countsBySource(SnapshotRecord.databaseTableName)
+        let favorites = try countsBySource(FavoriteRecord.databaseTableName)
+        let images = try imageUsage(db)
+        return StoreStats(
+            sources: SourceID.allCases.map {
+                StoreStats.SourceCounts(source: $0, items: items[$0.rawValue] ?? 0,
+                                        snapshots: snapshots[$0.rawValue] ?? 0,
+                                        favorites: favorites[$0.rawValue] ?? 0)
+            },
+            favorites: favorites.values.reduce(0, +),
+            dogsDeleted: try DogDeletionRecord.fetchCount(db),
+            imageCount: images.count,
+            imageBytes: images.bytes,
+            databaseBytes: try databaseBytes(path: path, db))
+    }
+
+    /// The main file plus its write-ahead log on disk (what the user's disk actually holds), or
+    /// the page count times the page size in memory.
+    private static func databaseBytes(path: String?, _ db: Database) throws -> Int {
+        if let path {
+            return [path, path + "-wal"].reduce(0) { total, file in
+                let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue
+                return total + (size ?? 0)
+            }
+        }
+        let pageCount = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+        return pageCount * pageSize
+    }
+
+    static func clearCache(_ db: Database) throws {
+        // Pages first (their order rows cascade), so that no page points at a deleted item.
+        try SnapshotRecord.deleteAll(db)
+        try ImageRecord.deleteAll(db)
+        try db.execute(sql: """
+            DELETE FROM item WHERE NOT EXISTS (
+                SELECT 1 FROM favorite WHERE favorite.source = item.source AND favorite.itemID = item.itemID)
+            """)
+    }
+}

@@ -1,0 +1,137 @@
+import GRDB
+
+// The schema, defined once by an append-only migrator: a shipped migration is never edited,
+// changes are new migrations ("v2", ...), so that every user's file upgrades without data loss.
+// There is deliberately no `eraseDatabaseOnSchemaChange`: the file holds user data.
+
+extension AppDatabase {
+    /// The migrator that creates and upgrades the schema.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try createItemTables(db)
+            try createSnapshotTables(db)
+            try createUserTables(db)
+            try createImageTable(db)
+        }
+        return migrator
+    }()
+
+    private static func createItemTables(_ db: Database) throws {
+        // One table for every catalog, keyed by (source, itemID). The explicit INTEGER PRIMARY KEY
+        // matters: the full-text index refers to rows by rowid, and VACUUM (run by clearCache)
+        // may renumber implicit rowids but never an INTEGER PRIMARY KEY.
+        try db.create(table: ItemRecord.databaseTableName) { t in
+            t.primaryKey("id", .integer)
+            t.column("source", .text).notNull()
+            t.column("itemID", .text).notNull()
+            t.column("title", .text).notNull()
+            t.column("subtitle", .text).notNull()
+            t.column("summary", .text).notNull()
+            t.column("imageURL", .text)
+            t.column("keywords", .text).notNull()
+            // The whole CatalogItem as JSON: reading a page decodes it without other joins.
+            t.column("payload", .blob).notNull()
+            t.column("updatedAt", .double).notNull()
+            t.uniqueKey(["source", "itemID"])
+        }
+
+        // External-content FTS5 index over the searchable columns, kept in sync by GRDB's triggers.
+        // `remove_diacritics 2` lets "dore" find "Doré"; prefixes 2 and 3 keep short prefix
+        // queries (what a user types first) from scanning the whole vocabulary.
+        try db.create(virtualTable: ItemRecord.searchTableName, using: FTS5()) { t in
+            t.synchronize(withTable: ItemRecord.databaseTableName)
+            t.tokenizer = .unicode61(diacritics: .remove)
+            t.prefixes = [2, 3]
+            t.column("title")
+            t.column("subtitle")
+            t.column("summary")
+            t.column("keywords")
+        }
+        // Rank a title match above a subtitle/keyword match above a summary match.
+        try db.execute(sql: """
+            INSERT INTO \(ItemRecord.searchTableName)(\(ItemRecord.searchTableName), rank) \
+            VALUES ('rank', 'bm25(10.0, 4.0, 1.0, 3.0)')
+            """)
+    }
+
+    private static func createSnapshotTables(_ db: Database) throws {
+        try db.create(table: SnapshotRecord.databaseTableName) { t in
+            t.primaryKey("key", .text)
+            t.column("source", .text).notNull().indexed()
+            t.column("page", .integer).notNull()
+            t.column("request", .jsonText).notNull()
+            t.column("fetchedAt", .double).notNull()
+            t.column("freshUntil", .double).notNull()
+            t.column("etag", .text)
+            t.column("lastModified", .text)
+            t.column("totalItems", .integer)
+            t.column("totalPages", .integer)
+            t.column("attribution", .text)
+            t.column("skipped", .jsonText).notNull()
+        }
+
+        // Order is data: one row per position. WITHOUT ROWID clusters a page's rows together, so
+        // reading a page is one range scan of the primary key.
+        try db.create(table: SnapshotItemRecord.databaseTableName, options: [.withoutRowID]) { t in
+            t.column("snapshotKey", .text).notNull()
+                .references(SnapshotRecord.databaseTableName, onDelete: .cascade)
+            t.column("position", .integer).notNull()
+            t.column("source", .text).notNull()
+            t.column("itemID", .text).notNull()
+            t.primaryKey(["snapshotKey", "position"])
+            // No cascade: deleting an item a page still shows must fail rather than silently
+            // shorten the page.
+            t.foreignKey(["source", "itemID"], references: ItemRecord.databaseTableName,
+                         columns: ["source", "itemID"])
+        }
+        // Lets SQLite check that foreign key quickly when clearCache deletes many items.
+        try db.create(index: "snapshotItem_on_item", on: SnapshotItemRecord.databaseTableName,
+                      columns: ["source", "itemID"])
+    }
+
+    private static func createUserTables(_ db: Database) throws {
+        // The id is the favoriting order ("newest first" without relying on clock resolution).
+        try db.create(table: FavoriteRecord.databaseTableName) { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("source", .text).notNull()
+            t.column("itemID", .text).notNull()
+            t.column("createdAt", .double).notNull()
+            t.uniqueKey(["source", "itemID"])
+            // A favorite's item can never be deleted (clearCache keeps them).
+            t.foreignKey(["source", "itemID"], references: ItemRecord.databaseTableName,
+                         columns: ["source", "itemID"])
+        }
+
+        // The latest upstream dogs list: `upstreamPosition` is the upstream order (for reset),
+        // `position` the user's order. No foreign key to `item`: this is user data that outlives
+        // a cache clear.
+        try db.create(table: DogOrderRecord.databaseTableName) { t in
+            t.primaryKey("itemID", .text)
+            t.column("position", .integer).notNull()
+            t.column("upstreamPosition", .integer).notNull()
+        }
+
+        // Dogs the user deleted, remembered even when upstream stops and restarts listing them.
+        try db.create(table: DogDeletionRecord.databaseTableName) { t in
+            t.primaryKey("itemID", .text)
+            t.column("deletedAt", .double).notNull()
+        }
+    }
+
+    private static func createImageTable(_ db: Database) throws {
+        try db.create(table: ImageRecord.databaseTableName) { t in
+            t.primaryKey("url", .text)
+            t.column("data", .blob).notNull()
+            t.column("contentType", .text)
+            t.column("etag", .text)
+            t.column("lastModified", .text)
+            t.column("fetchedAt", .double).notNull()
+            t.column("freshUntil", .double).notNull()
+            // Kept apart from `data` so that summing sizes never reads the blobs.
+            t.column("byteCount", .integer).notNull()
+            // A counter rather than a timestamp: exact LRU order even for uses within one millisecond.
+            t.column("lastAccess", .integer).notNull().indexed()
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+import KioskCore
+
+// Snapshots: a page's metadata in `snapshot`, its order in `snapshotItem`, its items in `item`.
+
+extension AppDatabase {
+    // Reading a page is two cached statements: the metadata row, then one join in page order.
+    private static let snapshotSQL = "SELECT * FROM snapshot WHERE key = ?"
+    private static let snapshotItemsSQL = """
+        SELECT item.payload FROM snapshotItem
+        JOIN item ON item.source = snapshotItem.source AND item.itemID = snapshotItem.itemID
+        WHERE snapshotItem.snapshotKey = ?
+        ORDER BY snapshotItem.position
+        """
+
+    static func fetchSnapshot(key: String, _ db: Database) throws -> Snapshot? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: snapshotSQL), arguments: [key]),
+              // A row this version cannot read is a miss: the refetch overwrites it.
+              let record = try? SnapshotRecord(row: row)
+        else { return nil }
+        let payloads = try Data.fetchAll(db.cachedStatement(sql: snapshotItemsSQL), arguments: [key])
+        guard let items = ItemPayload.decodeAll(payloads) else { return nil }
+        return record.snapshot(items: items)
+    }
+
+    static func saveSnapshot(_ snapshot: Snapshot, _ db: Database) throws {
+        try upsertItems(snapshot.page.items, db)
+        let record = SnapshotRecord(snapshot)
+        // An upsert, not a REPLACE: replacing the row would also be correct (the order rows are
+        // rewritten below) but would cascade-delete them first for nothing.
+        try record.upsert(db)
+        try db.cachedStatement(sql: "DELETE FROM snapshotItem WHERE snapshotKey = ?")
+            .execute(arguments: [record.key])
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO snapshotItem (snapshotKey, position, source, itemID) VALUES (?, ?, ?, ?)
+            """)
+        for (position, item) in snapshot.page.items.enumerated() {
+            try insert.execute(arguments: [record.key, position, item.source.rawValue, item.itemID])
+        }
+    }
+
+    static func updateMetadata(_ metadata: SnapshotMetadata, key: String, _ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE snapshot SET fetchedAt = ?, freshUntil = ?, etag = ?, lastModified = ? WHERE key = ?",
+            arguments: [metadata.fetchedAt.storedValue, metadata.freshUntil.storedValue,
+                        metadata.validators.etag, metadata.validators.lastModified, key])
+        if db.changesCount == 0 {
+            throw KioskError.notFound("no stored page for \(key)")
+        }
+    }
+
+    static func fetchSnapshotInfos(source: SourceID?, _ db: Database) throws -> [SnapshotInfo] {
+        let records = try SnapshotRecord.all().filter(source: source).fetchAll(db)
+        let counts = try Dictionary(
+            uniqueKeysWithValues: Row.fetchAll(db, sql: """
+                SELECT snapshotKey, COUNT(*) FROM snapshotItem GROUP BY snapshotKey
+                """).map { row -> (String, Int) in (row[0], row[1]) })
+        return records
+            .map { SnapshotInfo(key: $0.key, request: $0.request, metadata: $0.metadata, itemCount: counts[$0.key] ?? 0) }
+            .sorted { ($0.source, $0.page, $0.key) < ($1.source, $1.page, $1.key) }
+    }
+}

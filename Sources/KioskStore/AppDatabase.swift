@@ -1,0 +1,331 @@
+import Foundation
+import GRDB
+import KioskCore
+
+// This file is the entirety of KioskStore's public API (NetNewsWire's `ArticlesDatabase` style):
+// one class and the three values it hands out. Everything else in the module is internal, so the
+// schema and the SQL can change without touching any caller.
+
+/// Kiosk's offline-first SQLite store: page snapshots, items, full-text search, the user's dogs
+/// list, favorites and the image cache. Thread-safe; every method is synchronous and throws
+/// `KioskError.storage`, `.notFound` or `.invalidRequest`.
+public final class AppDatabase: Sendable {
+    /// The connection (a WAL `DatabasePool` on disk, a `DatabaseQueue` in memory); GRDB makes it
+    /// safe to share between threads, which is what makes this class `Sendable`.
+    let writer: any DatabaseWriter
+
+    /// The database file, or nil for an in-memory database.
+    public let path: String?
+
+    init(writer: any DatabaseWriter, path: String?) throws {
+        self.writer = writer
+        self.path = path
+        do {
+            try Self.migrator.migrate(writer)
+        } catch {
+            throw Self.storageError(error, while: "prepare the database schema", path: path)
+        }
+    }
+
+    /// Opens (creating it and its parent folders if needed) and migrates the database at `path`;
+    /// throws `KioskError.storage` saying why when the file cannot be used.
+    public static func open(at path: String) throws -> AppDatabase {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw KioskError.storage(
+                "cannot create the folder \(folder.path) for the database \(path): \(Self.reason(error))")
+        }
+        let pool: DatabasePool
+        do {
+            // A pool gives WAL mode: readers (web requests) never wait for the writer (a sync).
+            pool = try DatabasePool(path: path, configuration: makeConfiguration())
+        } catch {
+            throw storageError(error, while: "open the database", path: path)
+        }
+        return try AppDatabase(writer: pool, path: path)
+    }
+
+    /// A fresh, empty, migrated database that lives in memory only (for tests and `--no-store` runs).
+    public static func inMemory() throws -> AppDatabase {
+        do {
+            return try AppDatabase(writer: DatabaseQueue(configuration: makeConfiguration()), path: nil)
+        } catch let error as KioskError {
+            throw error
+        } catch {
+            throw storageError(error, while: "create an in-memory database", path: nil)
+        }
+    }
+
+    // MARK: - Snapshots
+
+    /// The stored page for a `PageRequest.cacheKey`, items in stored order, or nil when there is
+    /// none (or when a stored item can no longer be decoded, so that a refetch replaces it).
+    public func snapshot(forKey key: String) throws -> Snapshot? {
+        try read("read the stored page \(key)") { db in try Self.fetchSnapshot(key: key, db) }
+    }
+
+    /// Stores a page in one transaction: its order and metadata replace the previous ones for the
+    /// same key, its items are upserted, and items of other pages are never deleted.
+    public func saveSnapshot(_ snapshot: Snapshot) throws {
+        try write("save the page \(snapshot.page.request.cacheKey)") { db in try Self.saveSnapshot(snapshot, db) }
+    }
+
+    /// Replaces only the freshness and validators of a stored page (after a 304 Not Modified);
+    /// throws `KioskError.notFound` when no page is stored under `key`.
+    public func updateMetadata(_ metadata: SnapshotMetadata, forKey key: String) throws {
+        try write("update the stored page \(key)") { db in try Self.updateMetadata(metadata, key: key, db) }
+    }
+
+    /// A summary of every stored page (all sources when `source` is nil), sorted by source, page, key.
+    public func snapshotInfos(source: SourceID? = nil) throws -> [SnapshotInfo] {
+        try read("list the stored pages") { db in try Self.fetchSnapshotInfos(source: source, db) }
+    }
+
+    // MARK: - Items
+
+    /// The stored item, or nil when it is not stored.
+    public func item(source: SourceID, itemID: String) throws -> CatalogItem? {
+        try read("read the item \(source.rawValue)/\(itemID)") { db in
+            try Self.fetchItem(source: source, itemID: itemID, db)
+        }
+    }
+
+    /// Inserts or updates items by (source, itemID) in one transaction; never changes any page's order.
+    public func saveItems(_ items: [CatalogItem]) throws {
+        try write("save \(items.count) items") { db in try Self.upsertItems(items, db) }
+    }
+
+    /// Full-text search (FTS5, prefix match of every word, accent-insensitive, best bm25 first)
+    /// over stored items; any input is safe, and input without a word returns [].
+    public func search(_ text: String, source: SourceID? = nil, limit: Int = 50) throws -> [CatalogItem] {
+        guard let pattern = Self.ftsPattern(for: text), limit > 0 else { return [] }
+        return try read("search the stored items") { db in
+            try Self.fullTextSearch(pattern: pattern, source: source, limit: limit, db)
+        }
+    }
+
+    /// Case-insensitive substring search by scanning every item (the benchmark's baseline for
+    /// `search`), ordered by title; any input is safe, and blank input returns [].
+    public func searchByLike(_ text: String, source: SourceID? = nil, limit: Int = 50) throws -> [CatalogItem] {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, limit > 0 else { return [] }
+        return try read("search the stored items") { db in
+            try Self.likeSearch(trimmed, source: source, limit: limit, db)
+        }
+    }
+
+    /// How many items are stored (for one source, or all when `source` is nil).
+    public func itemCount(source: SourceID? = nil) throws -> Int {
+        try read("count the stored items") { db in try Self.countItems(source: source, db) }
+    }
+
+    // MARK: - Dogs (the user's deletions and order are user data)
+
+    /// The dogs list to display: the latest upstream list in the user's order, without the dogs
+    /// the user deleted (and without dogs whose item is no longer stored, e.g. after `clearCache`).
+    public func dogs() throws -> [CatalogItem] {
+        try read("read the dogs list") { db in try Self.fetchVisibleDogs(db) }
+    }
+
+    /// Merges a freshly fetched dogs list: stores the items, keeps the user's order, appends new
+    /// dogs in upstream order, never brings back deleted dogs, drops dogs upstream no longer lists;
+    /// returns the display list. Throws `.invalidRequest` if an item is not a dog.
+    public func mergeDogs(_ upstream: [CatalogItem]) throws -> [CatalogItem] {
+        try write("merge the dogs list") { db in try Self.mergeDogs(upstream, db) }
+    }
+
+    /// Deletes a dog from the display list for good (it stays deleted across refreshes); returns
+    /// how many dogs remain; throws `.notFound` when the dog is not in the display list.
+    @discardableResult
+    public func deleteDog(itemID: String) throws -> Int {
+        try write("delete the dog \(itemID)") { db in try Self.deleteDog(itemID: itemID, db) }
+    }
+
+    /// Moves a dog to the 0-based `index` of the display list; throws `.notFound` for a dog not in
+    /// the list and `.invalidRequest` when `index` is outside `0..<count`.
+    public func moveDog(itemID: String, to index: Int) throws {
+        try write("move the dog \(itemID)") { db in try Self.moveDog(itemID: itemID, to: index, db) }
+    }
+
+    /// Forgets the user's deletions and order: the display list becomes the latest upstream list.
+    public func resetDogs() throws {
+        try write("reset the dogs list") { db in try Self.resetDogs(db) }
+    }
+
+    // MARK: - Favorites (user data: kept across refreshes and cache clears)
+
+    /// Marks or unmarks a stored item as a favorite (idempotent); throws `.notFound` when the item
+    /// is not stored.
+    public func setFavorite(_ isFavorite: Bool, source: SourceID, itemID: String) throws {
+        try write("update the favorite \(source.rawValue)/\(itemID)") { db in
+            try Self.setFavorite(isFavorite, source: source, itemID: itemID, db)
+        }
+    }
+
+    /// The favorite items of every source, most recently favorited first.
+    public func favorites() throws -> [CatalogItem] {
+        try read("read the favorites") { db in try Self.fetchFavorites(db) }
+    }
+
+    /// The item IDs of one source's favorites (to draw the stars of a list).
+    public func favoriteIDs(source: SourceID) throws -> Set<String> {
+        try read("read the favorites") { db in try Self.fetchFavoriteIDs(source: source, db) }
+    }
+
+    // MARK: - Image cache (least recently used first out, size-limited)
+
+    /// The cached image for `url`, or nil; a hit counts as a use for the LRU eviction order.
+    public func image(forURL url: String) throws -> StoredImage? {
+        try Self.perform("read the cached image", path: path) { try fetchImage(url: url) }
+    }
+
+    /// Stores (or replaces) an image as the most recently used one, then evicts the least recently
+    /// used images until the cache holds at most `sizeLimit` bytes (possibly this image too).
+    public func saveImage(_ image: StoredImage, sizeLimit: Int) throws {
+        guard sizeLimit >= 0 else { throw KioskError.invalidRequest("The image cache size limit must not be negative") }
+        try write("save the image \(image.url)") { db in try Self.saveImage(image, sizeLimit: sizeLimit, db) }
+    }
+
+    /// How many images the cache holds and their total size in bytes.
+    public func imageCacheUsage() throws -> (count: Int, bytes: Int) {
+        try read("measure the image cache") { db in try Self.imageUsage(db) }
+    }
+
+    // MARK: - Maintenance
+
+    /// Counts of everything stored (per source, favorites, deleted dogs, images) and the database size.
+    public func stats() throws -> StoreStats {
+        try read("compute the storage statistics") { db in try Self.computeStats(path: path, db) }
+    }
+
+    /// Deletes pages, images and every item that is not a favorite, then compacts the file; keeps
+    /// favorites (with their items) and the dogs order and deletions.
+    public func clearCache() throws {
+        try write("clear the cache") { db in try Self.clearCache(db) }
+        // VACUUM cannot run inside a transaction; it is what gives the disk space back. In WAL
+        // mode the compacted pages land in the log first, so a truncating checkpoint follows.
+        try Self.perform("compact the database", path: path) {
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "VACUUM")
+                if path != nil { try db.checkpoint(.truncate) }
+            }
+        }
+    }
+}
+
+/// An image held in the disk cache, with the HTTP metadata needed to revalidate it.
+public struct StoredImage: Sendable, Hashable {
+    /// The image's URL, the cache key.
+    public var url: String
+    /// The encoded image bytes as received.
+    public var data: Data
+    /// The response's Content-Type, if any.
+    public var contentType: String?
+    /// The response's ETag, for conditional requests.
+    public var etag: String?
+    /// The response's Last-Modified, for conditional requests.
+    public var lastModified: String?
+    /// When the image was fetched or last revalidated.
+    public var fetchedAt: Date
+    /// Until when the image may be used without revalidating.
+    public var freshUntil: Date
+
+    /// Creates an image value; nothing is stored until `AppDatabase.saveImage` is called.
+    public init(url: String, data: Data, contentType: String? = nil, etag: String? = nil,
+                lastModified: String? = nil, fetchedAt: Date, freshUntil: Date) {
+        self.url = url
+        self.data = data
+        self.contentType = contentType
+        self.etag = etag
+        self.lastModified = lastModified
+        self.fetchedAt = fetchedAt
+        self.freshUntil = freshUntil
+    }
+}
+
+/// A summary of one stored page: what it is, how fresh it is, how many items it holds.
+public struct SnapshotInfo: Sendable, Hashable, Codable {
+    /// The page's `PageRequest.cacheKey`.
+    public var key: String
+    /// The request the page answers (source, page, query, filters), e.g. to revalidate it.
+    public var request: PageRequest
+    /// When it was fetched, until when it is fresh, and its validators.
+    public var metadata: SnapshotMetadata
+    /// How many items the page holds.
+    public var itemCount: Int
+
+    /// Creates a summary value.
+    public init(key: String, request: PageRequest, metadata: SnapshotMetadata, itemCount: Int) {
+        self.key = key
+        self.request = request
+        self.metadata = metadata
+        self.itemCount = itemCount
+    }
+
+    /// The page's catalog.
+    public var source: SourceID { request.source }
+    /// The page's 1-based number.
+    public var page: Int { request.page }
+    /// When the page was fetched or last revalidated.
+    public var fetchedAt: Date { metadata.fetchedAt }
+    /// Until when the page is fresh.
+    public var freshUntil: Date { metadata.freshUntil }
+}
+
+/// Counts of what the store holds, for `kiosk stats` and the settings screen.
+public struct StoreStats: Sendable, Hashable, Codable {
+    /// The counts of one catalog.
+    public struct SourceCounts: Sendable, Hashable, Codable {
+        /// The catalog.
+        public var source: SourceID
+        /// Stored items of this catalog.
+        public var items: Int
+        /// Stored pages of this catalog.
+        public var snapshots: Int
+        /// Favorites of this catalog.
+        public var favorites: Int
+
+        /// Creates a counts value.
+        public init(source: SourceID, items: Int, snapshots: Int, favorites: Int) {
+            self.source = source
+            self.items = items
+            self.snapshots = snapshots
+            self.favorites = favorites
+        }
+    }
+
+    /// One entry per catalog, in `SourceID.allCases` order (zero counts included).
+    public var sources: [SourceCounts]
+    /// Favorites of all catalogs.
+    public var favorites: Int
+    /// Dogs the user deleted (remembered so that refreshes do not bring them back).
+    public var dogsDeleted: Int
+    /// Images in the disk cache.
+    public var imageCount: Int
+    /// Total size of the cached images, in bytes.
+    public var imageBytes: Int
+    /// Size of the database on disk (file plus write-ahead log), or of the in-memory database.
+    public var databaseBytes: Int
+
+    /// Creates a statistics value.
+    public init(sources: [SourceCounts], favorites: Int, dogsDeleted: Int, imageCount: Int,
+                imageBytes: Int, databaseBytes: Int) {
+        self.sources = sources
+        self.favorites = favorites
+        self.dogsDeleted = dogsDeleted
+        self.imageCount = imageCount
+        self.imageBytes = imageBytes
+        self.databaseBytes = databaseBytes
+    }
+
+    /// Stored items of all catalogs.
+    public var totalItems: Int { sources.reduce(0) { $0 + $1.items } }
+    /// Stored pages of all catalogs.
+    public var totalSnapshots: Int { sources.reduce(0) { $0 + $1.snapshots } }
+    /// The counts of one catalog (zeros when it has nothing stored).
+    public func counts(for source: SourceID) -> SourceCounts {
+        sources.first { $0.source == source } ?? SourceCounts(source: source, items: 0, snapshots: 0, favorites: 0)
+    }
+}

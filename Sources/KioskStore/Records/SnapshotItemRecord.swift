@@ -1,0 +1,24 @@
+import GRDB
+
+/// A row of `snapshotItem`: the item at one position of one stored page (order is data).
+struct SnapshotItemRecord: StoreRecord, Hashable {
+    static let databaseTableName = "snapshotItem"
+
+    var snapshotKey: String
+    /// 0-based position in the page.
+    var position: Int
+    var source: String
+    var itemID: String
+
+    enum Columns {
+        static let snapshotKey = Column(CodingKeys.snapshotKey)
+        static let position = Column(CodingKeys.position)
+    }
+}
+
+extension DerivableRequest<SnapshotItemRecord> {
+    /// The rows of one page, in page order.
+    func page(_ key: String) -> Self {
+        filter(SnapshotItemRecord.Columns.snapshotKey == key).order(SnapshotItemRecord.Columns.position)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+import KioskCore
+
+/// A row of `snapshot`: one stored page's metadata; its items are `SnapshotItemRecord`s.
+struct SnapshotRecord: StoreRecord, Hashable {
+    static let databaseTableName = "snapshot"
+
+    /// `PageRequest.cacheKey`.
+    var key: String
+    var source: String
+    var page: Int
+    /// The whole request, stored as JSON (GRDB encodes nested Codable values as JSON text).
+    var request: PageRequest
+    var fetchedAt: Date
+    var freshUntil: Date
+    var etag: String?
+    var lastModified: String?
+    var totalItems: Int?
+    var totalPages: Int?
+    var attribution: String?
+    /// Items that were skipped when the page was decoded, stored as JSON.
+    var skipped: [DecodingIssue]
+
+    enum Columns {
+        static let key = Column(CodingKeys.key)
+        static let source = Column(CodingKeys.source)
+        static let page = Column(CodingKeys.page)
+    }
+
+    init(_ snapshot: Snapshot) {
+        let page = snapshot.page
+        self.key = page.request.cacheKey
+        self.source = page.request.source.rawValue
+        self.page = page.request.page
+        self.request = page.request
+        self.fetchedAt = snapshot.metadata.fetchedAt
+        self.freshUntil = snapshot.metadata.freshUntil
+        self.etag = snapshot.metadata.validators.etag
+        self.lastModified = snapshot.metadata.validators.lastModified
+        self.totalItems = page.totalItems
+        self.totalPages = page.totalPages
+        self.attribution = page.attribution
+        self.skipped = page.skipped
+    }
+
+    var metadata: SnapshotMetadata {
+        SnapshotMetadata(fetchedAt: fetchedAt, freshUntil: freshUntil,
+                         validators: Validators(etag: etag, lastModified: lastModified))
+    }
+
+    /// The domain value, with the page's items in stored order.
+    func snapshot(items: [CatalogItem]) -> Snapshot {
+        Snapshot(page: Page(request: request, items: items, totalItems: totalItems, totalPages: totalPages,
+                            skipped: skipped, attribution: attribution),
+                 metadata: metadata)
+    }
+}
+
+extension DerivableRequest<SnapshotRecord> {
+    /// Pages of one source, or all pages when `source` is nil.
+    func filter(source: SourceID?) -> Self {
+        guard let source else { return self }
+        return filter(SnapshotRecord.Columns.source == source.rawValue)
+    }
+}

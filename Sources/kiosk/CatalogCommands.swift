@@ -1,0 +1,216 @@
+import ArgumentParser
+import Foundation
+import KioskApp
+import KioskCore
+
+struct ListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List one page of a catalog, from the store when fresh.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "nyt, marvel, rickandmorty or dogs.") var source: SourceID
+    @Option(help: "1-based page number.") var page = 1
+    @Option(help: "NYT ranking: emailed, viewed or shared.") var kind: String?
+    @Option(help: "NYT period in days: 1, 7 or 30.") var period: String?
+    @Option(help: "Rick and Morty status: alive, dead or unknown.") var status: String?
+    @Option(help: "Rick and Morty gender: female, male, genderless or unknown.") var gender: String?
+    @Flag(help: "Revalidate with the upstream even when the stored page is fresh.") var refresh = false
+    @Flag(help: "Never use the network; show what is stored.") var offline = false
+    @Flag(help: "Print JSON instead of a table.") var json = false
+
+    func validate() throws {
+        guard page >= 1 else { throw ValidationError("--page must be 1 or more (got \(page)).") }
+        if refresh && offline { throw ValidationError("--refresh and --offline cannot be combined.") }
+    }
+
+    func run() async throws {
+        var filters: [String: String] = [:]
+        if let kind { filters["kind"] = kind }
+        if let period { filters["period"] = period }
+        if let status { filters["status"] = status }
+        if let gender { filters["gender"] = gender }
+        let request = PageRequest(source: source, page: page, filters: filters)
+        let policy: RefreshPolicy = offline ? .offline : (refresh ? .force : .automatic)
+        try await reportingErrors {
+            try await Runtime.run(global) { runtime in
+                let catalog = runtime.kiosk.catalog
+                _ = try catalog.normalize(request)
+                let update = try await catalog.page(request, policy: policy)
+                let favorites = try catalog.database.favoriteIDs(source: source)
+                if json {
+                    print(try Output.json(PageJSON(update, favorites: favorites)))
+                } else {
+                    print(Render.page(update, favorites: favorites))
+                }
+            }
+        }
+    }
+}
+
+struct ShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one item in full.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "nyt, marvel, rickandmorty or dogs.") var source: SourceID
+    @Argument(help: "The item's id, as `list` prints it.") var id: String
+    @Flag(help: "Fetch the item again from the upstream.") var refresh = false
+    @Flag(help: "Print JSON instead of text.") var json = false
+
+    func run() async throws {
+        try await reportingErrors {
+            try await Runtime.run(global) { runtime in
+                let result = try await runtime.kiosk.catalog.item(source: source, itemID: id,
+                                                                 policy: refresh ? .force : .automatic)
+                if json {
+                    print(try Output.json(ItemJSON(result)))
+                } else {
+                    print(Render.item(result))
+                }
+            }
+        }
+    }
+}
+
+struct ItemJSON: Encodable {
+    let item: CatalogItem
+    let favorite: Bool
+    let origin: String
+    let error: String?
+    init(_ result: ItemResult) {
+        item = result.item
+        favorite = result.isFavorite
+        origin = result.origin.rawValue
+        error = result.error?.description
+    }
+}
+
+struct SearchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Search a catalog: upstream for Marvel and Rick and Morty (3+ characters), else the store.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "nyt, marvel, rickandmorty or dogs.") var source: SourceID
+    @Argument(help: "What to look for.") var text: String
+    @Flag(help: "Search only what is stored.") var offline = false
+    @Flag(help: "Print JSON instead of a table.") var json = false
+
+    func validate() throws {
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("Search text is empty.") }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            try await Runtime.run(global) { runtime in
+                let result = try await runtime.kiosk.catalog.search(source: source, text: text,
+                                                                   policy: offline ? .offline : .automatic)
+                if json {
+                    print(try Output.json(SearchJSON(result)))
+                } else {
+                    print(Render.search(result, source: source))
+                }
+            }
+        }
+    }
+}
+
+struct SearchJSON: Encodable {
+    let query: String
+    let origin: String
+    let items: [CatalogItem]
+    let error: String?
+    init(_ result: SearchResult) {
+        query = result.query
+        origin = result.origin.rawValue
+        items = result.items
+        error = result.error?.description
+    }
+}
+
+/// `all` or one source.
+enum SyncTarget: ExpressibleByArgument {
+    case all
+    case one(SourceID)
+    init?(argument: String) {
+        if argument.lowercased() == "all" { self = .all; return }
+        guard let source = SourceID(userInput: argument) else { return nil }
+        self = .one(source)
+    }
+    static var allValueStrings: [String] { ["all"] + SourceID.allCases.map(\.rawValue) }
+    var sources: [SourceID] {
+        switch self {
+        case .all: SourceID.allCases
+        case .one(let source): [source]
+        }
+    }
+}
+
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Fetch every page of a catalog (or all) so it reads offline.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "all, nyt, marvel, rickandmorty or dogs.") var target: SyncTarget
+    @Option(help: "Pages fetched at once.") var concurrency: Int?
+    @Flag(help: "Print a JSON report.") var json = false
+
+    func validate() throws {
+        if let concurrency, !(1...32).contains(concurrency) {
+            throw ValidationError("--concurrency must be between 1 and 32 (got \(concurrency)).")
+        }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            try await Runtime.run(global) { runtime in
+                var reports: [SyncReport] = []
+                let width = concurrency ?? runtime.kiosk.configuration.syncConcurrency
+                let terminal = Output.isTerminal && !json
+                for source in target.sources {
+                    let bar = ProgressPrinter(source: source, terminal: terminal, quiet: json)
+                    let report = try await runtime.kiosk.catalog.sync(source, concurrency: width) { bar.update($0) }
+                    bar.finish(report)
+                    reports.append(report)
+                }
+                if json { print(try Output.json(reports)) }
+                if reports.contains(where: { !$0.failures.isEmpty }) { throw ExitCode(1) }
+            }
+        }
+    }
+}
+
+/// A progress bar on a terminal, plain lines otherwise.
+final class ProgressPrinter: Sendable {
+    let source: SourceID
+    let terminal: Bool
+    let quiet: Bool
+
+    init(source: SourceID, terminal: Bool, quiet: Bool) {
+        self.source = source
+        self.terminal = terminal
+        self.quiet = quiet
+    }
+
+    func update(_ progress: SyncProgress) {
+        guard !quiet else { return }
+        let total = max(progress.totalPages, progress.completedPages)
+        if terminal {
+            let width = 30
+            let filled = total == 0 ? 0 : width * progress.completedPages / total
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            print("\r\(source.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(bar) "
+                  + "\(progress.completedPages)/\(total) pages, \(progress.items) items", terminator: "")
+            fflush(nil)
+        } else {
+            print("\(source.rawValue): \(progress.completedPages)/\(total) pages, \(progress.items) items")
+        }
+    }
+
+    func finish(_ report: SyncReport) {
+        guard !quiet else { return }
+        if terminal { print("") }
+        print("\(source.rawValue): \(report.pages) pages (\(report.updatedPages) updated, \(report.unchangedPages) unchanged), "
+              + "\(report.items) items in \(String(format: "%.2f", report.seconds)) s")
+        for failure in report.failures { printError("  failed \(failure.page): \(failure.message)") }
+    }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Synchronization
+import KioskCore
+import KioskDemoUpstream
+
+struct DemoUpstreamCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo-upstream",
+        abstract: "Run the embedded demo upstream alone (the four APIs, images and fault injection).")
+
+    @Option(help: "API port (0 = any free port).") var port = 8081
+    @Option(help: "Control port for fault injection (0 = any free port).") var controlPort = 0
+    @Option(help: "Added latency per response, in milliseconds.") var latency = 0
+    @Option(help: "Fraction (0-1) of requests answered with HTTP 500.") var failureRate = 0.0
+    @Option(help: "Fraction (0-1) of requests answered with HTTP 429 and Retry-After.") var rateLimitRate = 0.0
+    @Option(help: "Seconds in Retry-After for injected 429s.") var retryAfter = 1
+    @Option(help: "Fraction (0-1) of responses cut short.") var truncateRate = 0.0
+    @Option(help: "Fraction (0-1) of responses with broken JSON.") var malformedRate = 0.0
+    @Flag(help: "Start offline: the API port refuses connections until turned back on.") var offline = false
+
+    func validate() throws {
+        for (name, rate) in [("--failure-rate", failureRate), ("--rate-limit-rate", rateLimitRate),
+                             ("--truncate-rate", truncateRate), ("--malformed-rate", malformedRate)]
+        where !(0...1).contains(rate) {
+            throw ValidationError("\(name) must be between 0 and 1 (got \(rate)).")
+        }
+        guard (0...65535).contains(port), (0...65535).contains(controlPort) else {
+            throw ValidationError("Ports must be between 0 and 65535.")
+        }
+        guard latency >= 0 else { throw ValidationError("--latency must be 0 or more.") }
+    }
+
+    func run() async throws {
+        var configuration = DemoUpstreamConfiguration()
+        configuration.port = port
+        configuration.controlPort = controlPort
+        var faults = FaultSettings.none
+        faults.latencyMilliseconds = latency
+        faults.failureRate = failureRate
+        faults.rateLimitRate = rateLimitRate
+        faults.retryAfterSeconds = retryAfter
+        faults.truncateRate = truncateRate
+        faults.malformedRate = malformedRate
+        faults.offline = offline
+        configuration.faults = faults
+        let environment = ProcessInfo.processInfo.environment
+        if let key = environment["NYT_API_KEY"] { configuration.nytAPIKey = key }
+        if let key = environment["MARVEL_PUBLIC_KEY"] { configuration.marvelPublicKey = key }
+        if let key = environment["MARVEL_PRIVATE_KEY"] { configuration.marvelPrivateKey = key }
+
+        let upstream = DemoUpstream(configuration: configuration)
+        do {
+            try await upstream.start()
+        } catch {
+            printError("error: cannot start the demo upstream on port \(port): \(error)")
+            throw ExitCode(1)
+        }
+        let keys = await upstream.keys
+        print("""
+            Demo upstream on \(await upstream.baseURL.absoluteString)
+            Fault control on \(await upstream.controlURL.absoluteString)faults  (GET, or PUT JSON)
+
+            Point Kiosk at it from another shell:
+              export KIOSK_NYT_BASE_URL=\(await upstream.nytBaseURL.absoluteString)
+              export KIOSK_MARVEL_BASE_URL=\(await upstream.marvelBaseURL.absoluteString)
+              export KIOSK_RICKANDMORTY_BASE_URL=\(await upstream.rickAndMortyBaseURL.absoluteString)
+              export KIOSK_DOGS_URL=\(await upstream.dogsURL.absoluteString)
+              export NYT_API_KEY=\(keys.nyt) MARVEL_PUBLIC_KEY=\(keys.marvelPublic) MARVEL_PRIVATE_KEY=\(keys.marvelPrivate)
+            Press Ctrl-C to stop.
+            """)
+        fflush(nil)
+        await waitForTerminationSignal()
+        await upstream.stop()
+    }
+}
+
+/// Suspends until SIGINT or SIGTERM.
+func waitForTerminationSignal() async {
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let queue = DispatchQueue(label: "kiosk.signals")
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let resumed = Resumed()
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler {
+                if resumed.claim() { continuation.resume() }
+            }
+            source.resume()
+            sources.append(source)
+        }
+        SignalSources.keep(sources)
+    }
+}
+
+/// Ensures a continuation resumes once.
+final class Resumed: Sendable {
+    private let done = Mutex(false)
+    func claim() -> Bool {
+        done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
+}
+
+/// Keeps signal sources alive for the life of the process.
+enum SignalSources {
+    nonisolated(unsafe) private static var retained: [any DispatchSourceSignal] = []
+    static func keep(_ sources: [any DispatchSourceSignal]) { retained.append(contentsOf: sources) }
+}

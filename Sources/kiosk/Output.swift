@@ -1,0 +1,135 @@
+import Foundation
+import KioskApp
+import KioskCore
+
+/// Text and JSON rendering shared by the commands.
+enum Output {
+    /// Whether standard output is a terminal (progress bars and colour only there).
+    static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// A plain table: columns padded to their widest cell, long cells cut with an ellipsis.
+    static func table(_ headers: [String], _ rows: [[String]], maxWidths: [Int]) -> String {
+        let clipped = rows.map { row in
+            row.enumerated().map { index, cell in clip(oneLine(cell), to: maxWidths[safe: index] ?? 40) }
+        }
+        var widths = headers.map(\.count)
+        for row in clipped { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+        return ([line(headers)] + clipped.map(line)).joined(separator: "\n")
+    }
+
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    static func clip(_ text: String, to width: Int) -> String {
+        text.count <= width ? text : String(text.prefix(max(1, width - 1))) + "…"
+    }
+
+    /// "fresh, fetched just now" / "stale, updated 3 h ago — offline: ..." for a page status line.
+    static func status(_ update: CatalogUpdate) -> String {
+        let age = AgeFormatter.short(update.age)
+        var text: String
+        switch update.origin {
+        case .network: text = "fresh from \(update.page.request.source.displayName), fetched \(age)"
+        case .notModified: text = "fresh (confirmed unchanged), updated \(age)"
+        case .store: text = update.isStale ? "stale, updated \(age)" : "fresh from the store, updated \(age)"
+        }
+        if let error = update.error {
+            text += update.isOffline ? " — offline, showing saved data (\(error))" : " — could not refresh: \(error)"
+        }
+        return text
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
+
+/// The `--json` shape of a page: stable, documented in the README.
+struct PageJSON: Encodable {
+    let source: SourceID
+    let page: Int
+    let totalPages: Int?
+    let totalItems: Int?
+    let query: String?
+    let filters: [String: String]
+    let items: [CatalogItem]
+    let favorites: [String]
+    let skipped: [DecodingIssue]
+    let attribution: String?
+    let status: StatusJSON
+
+    init(_ update: CatalogUpdate, favorites: Set<String>) {
+        source = update.page.request.source
+        page = update.page.request.page
+        totalPages = update.page.totalPages
+        totalItems = update.page.totalItems
+        query = update.page.request.query
+        filters = update.page.request.filters
+        items = update.page.items
+        self.favorites = update.page.items.map(\.itemID).filter { favorites.contains($0) }
+        skipped = update.page.skipped
+        attribution = update.page.attribution
+        status = StatusJSON(update)
+    }
+}
+
+/// Where data came from and how old it is.
+struct StatusJSON: Encodable {
+    let origin: String
+    let stale: Bool
+    let offline: Bool
+    let fetchedAt: Date
+    let freshUntil: Date
+    let ageSeconds: Int
+    let error: String?
+
+    init(_ update: CatalogUpdate) {
+        origin = update.origin.rawValue
+        stale = update.isStale
+        offline = update.isOffline
+        fetchedAt = update.metadata.fetchedAt
+        freshUntil = update.metadata.freshUntil
+        ageSeconds = Int(update.age)
+        error = update.error?.description
+    }
+}
+
+/// Prints to standard error.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// Runs a command body, turning Kiosk's errors into a one-line message and exit status 1.
+func reportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as KioskError {
+        printError("error: \(error.description)")
+        throw ExitCode(error.isUserError ? 2 : 1)
+    }
+}
+
+import ArgumentParser
+
+extension KioskError {
+    /// Bad input (unknown id, bad page...) rather than a failure of the world.
+    var isUserError: Bool {
+        switch self {
+        case .invalidRequest, .notFound: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import ArgumentParser
+import Foundation
+import KioskApp
+import KioskCore
+import KioskStore
+
+struct DogsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dogs", abstract: "Edit the dogs list: delete, move, reset. Your edits survive refreshes.",
+        subcommands: [Delete.self, Move.self, Reset.self])
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a dog. Deleting the last one fetches the list again.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The dog's id, as `kiosk list dogs` prints it.") var id: String
+
+        func run() async throws {
+            try await reportingErrors {
+                try await Runtime.run(global) { runtime in
+                    _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
+                    let dogs = try await runtime.kiosk.catalog.deleteDog(itemID: id)
+                    print("Deleted \(id). \(dogs.count) dogs left.")
+                }
+            }
+        }
+    }
+
+    struct Move: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Move a dog to a 1-based position.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The dog's id.") var id: String
+        @Argument(help: "The new 1-based position.") var position: Int
+
+        func validate() throws {
+            guard position >= 1 else { throw ValidationError("position must be 1 or more (got \(position)).") }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                try await Runtime.run(global) { runtime in
+                    _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
+                    let dogs = try runtime.kiosk.catalog.moveDog(itemID: id, to: position - 1)
+                    print(dogs.enumerated().map { "\($0.offset + 1). \($0.element.title) (\($0.element.itemID))" }
+                        .joined(separator: "\n"))
+                }
+            }
+        }
+    }
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget deletions and order; fetch the list again.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                try await Runtime.run(global) { runtime in
+                    let dogs = try await runtime.kiosk.catalog.resetDogs()
+                    print("Reset. \(dogs.count) dogs.")
+                }
+            }
+        }
+    }
+}
+
+struct FavoriteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "favorite", abstract: "Star items of any catalog; favorites read offline.",
+        subcommands: [Add.self, Remove.self, List.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Star an item.")
+        @OptionGroup var global: GlobalOptions
+        @Argument var source: SourceID
+        @Argument var id: String
+
+        func run() async throws {
+            try await reportingErrors {
+                try await Runtime.run(global) { runtime in
+                    // Make sure the item is stored (fetching it if the source can), so it reads offline.
+                    let result = try await runtime.kiosk.catalog.item(source: source, itemID: id)
+                    try runtime.kiosk.catalog.setFavorite(true, source: source, itemID: result.item.itemID)
+                    print("★ \(result.item.title)")
+                }
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unstar an item.")
+        @OptionGroup var global: GlobalOptions
+        @Argument var source: SourceID
+        @Argument var id: String
+
+        func run() async throws {
+            try await reportingErrors {
+                try await Runtime.run(global) { runtime in
+                    guard try runtime.kiosk.catalog.database.favoriteIDs(source: source).contains(id) else {
+                        throw KioskError.notFound("\(source.rawValue) item \(id) is not a favorite")
+                    }
+                    try runtime.kiosk.catalog.setFavorite(false, source: source, itemID: id)
+                    print("Removed \(source.rawValue)/\(id) from favorites.")
+                }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List favorites across catalogs.")
+        @OptionGroup var global: GlobalOptions
+        @Flag var json = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let configuration = try KioskConfiguration.load(dataDirectory: global.dataDir)
+                // Favorites come from the store alone: no upstream needed.
+                let database = try AppDatabase.open(at: configuration.databaseURL.path)
+                let items = try database.favorites()
+                if json {
+                    print(try Output.json(items))
+                } else if items.isEmpty {
+                    print("No favorites yet. Add one with: kiosk favorite add <source> <id>")
+                } else {
+                    print(Output.table(["SOURCE", "ID", "TITLE"], items.map { [$0.source.rawValue, $0.itemID, $0.title] },
+                                       maxWidths: [12, 24, 70]))
+                }
+            }
+        }
+    }
+}
+
+struct CacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache", abstract: "Inspect or clear the offline store.", subcommands: [Stats.self, Clear.self])
+
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "What is stored, per catalog.")
+        @OptionGroup var global: GlobalOptions
+        @Flag var json = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let configuration = try KioskConfiguration.load(dataDirectory: global.dataDir)
+                let database = try AppDatabase.open(at: configuration.databaseURL.path)
+                let stats = try database.stats()
+                if json {
+                    print(try Output.json(stats))
+                } else {
+                    print("Store: \(configuration.databaseURL.path)")
+                    print(Render.stats(stats))
+                }
+            }
+        }
+    }
+
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Drop cached pages and images; keeps favorites and your dogs edits.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let configuration = try KioskConfiguration.load(dataDirectory: global.dataDir)
+                let database = try AppDatabase.open(at: configuration.databaseURL.path)
+                try database.clearCache()
+                print("Cleared cached pages and images. Favorites and dogs edits are kept.")
+            }
+        }
+    }
+}

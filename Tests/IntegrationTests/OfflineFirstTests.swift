@@ -1,0 +1,157 @@
+import Foundation
+import KioskApp
+import KioskCore
+import KioskDemoUpstream
+import Testing
+
+@Suite("Offline-first behaviour over the demo upstream", .serialized)
+struct OfflineFirstTests {
+    @Test("A fresh stored page is answered from the store without touching the upstream")
+    func freshFromStore() async throws {
+        try await withHarness { h in
+            _ = try await h.catalog.page(PageRequest(source: .rickandmorty))
+            await h.demo.resetRequestCounts()
+            let update = try await h.catalog.page(PageRequest(source: .rickandmorty))
+            #expect(update.origin == .store)
+            #expect(!update.isStale)
+            #expect(await h.demo.requestCount(pathPrefix: "/api/character") == 0)
+        }
+    }
+
+    @Test("A stale page is shown at once, then revalidated with If-None-Match and confirmed by a 304")
+    func staleWhileRevalidate() async throws {
+        try await withHarness { h in
+            // Given a stored page that has gone stale
+            _ = try await h.catalog.page(PageRequest(source: .rickandmorty))
+            h.now.advance(by: 2 * 86400)
+
+            // When it is requested
+            var updates: [CatalogUpdate] = []
+            for try await update in h.catalog.updates(for: PageRequest(source: .rickandmorty)) { updates.append(update) }
+
+            // Then the stored one comes first, labelled stale and revalidating, then the 304-confirmed one
+            #expect(updates.count == 2)
+            #expect(updates.first?.origin == .store)
+            #expect(updates.first?.isStale == true)
+            #expect(updates.first?.isRevalidating == true)
+            #expect(updates.first.map { Int($0.age) } == 2 * 86400)
+            #expect(updates.last?.origin == .notModified)
+            #expect(updates.last?.isStale == false)
+            #expect(updates.last?.page.items == updates.first?.page.items)
+            // And the snapshot's freshness was renewed in the store
+            let stored = try #require(try h.database.snapshot(forKey: PageRequest(source: .rickandmorty).cacheKey))
+            #expect(stored.metadata.isFresh(at: h.now.value))
+        }
+    }
+
+    @Test("--refresh revalidates even a fresh page")
+    func forcedRefresh() async throws {
+        try await withHarness { h in
+            _ = try await h.catalog.page(PageRequest(source: .dogs))
+            let forced = try await h.catalog.page(PageRequest(source: .dogs), policy: .force)
+            #expect(forced.origin == .notModified)
+        }
+    }
+
+    @Test("Every injected fault leaves the stored page intact and reports the right error",
+          arguments: ["500", "429", "truncated", "malformed", "offline"])
+    func faultsKeepStoredData(fault: String) async throws {
+        try await withHarness { h in
+            // Given a stored, stale page
+            let request = PageRequest(source: .rickandmorty, page: 3)
+            let good = try await h.catalog.page(request)
+            let before = try h.database.snapshot(forKey: request.cacheKey)
+            h.now.advance(by: 2 * 86400)
+
+            // When the upstream misbehaves
+            try await h.setFaults { faults in
+                switch fault {
+                case "500": faults.failureRate = 1
+                case "429": faults.rateLimitRate = 1; faults.retryAfterSeconds = 1
+                case "truncated": faults.truncateRate = 1
+                case "malformed": faults.malformedRate = 1
+                default: faults.offline = true
+                }
+            }
+            let update = try await h.catalog.page(request)
+
+            // Then the stored page is shown, with the reason, and the store is unchanged
+            #expect(update.origin == .store)
+            #expect(update.isStale)
+            #expect(update.page.items == good.page.items)
+            let error = try #require(update.error)
+            switch fault {
+            case "500": #expect(error == .httpStatus(500, url: error.urlText ?? ""))
+            case "429": if case .rateLimited = error {} else { Issue.record("expected rate limited, got \(error)") }
+            case "truncated":
+                if case .truncatedBody = error {} else if case .transport = error {} else {
+                    Issue.record("expected a truncated body, got \(error)")
+                }
+            case "malformed": if case .malformedResponse = error {} else { Issue.record("expected malformed, got \(error)") }
+            default: #expect(update.isOffline)
+            }
+            #expect(try h.database.snapshot(forKey: request.cacheKey) == before)
+        }
+    }
+
+    @Test("With nothing stored, an offline upstream is a clear offline error, fast")
+    func offlineWithNothingStored() async throws {
+        try await withHarness(faults: { var f = FaultSettings.none; f.offline = true; return f }()) { h in
+            let started = ContinuousClock.now
+            do {
+                _ = try await h.catalog.page(PageRequest(source: .rickandmorty))
+                Issue.record("expected an error")
+            } catch let error as KioskError {
+                #expect(error.isConnectivityFailure)
+            }
+            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(await h.kiosk.connectivity.status.isOffline)
+        }
+    }
+
+    @Test("Offline search answers from the store when the upstream is unreachable")
+    func offlineSearchFallsBack() async throws {
+        try await withHarness { h in
+            _ = try await h.catalog.page(PageRequest(source: .rickandmorty))
+            try await h.setFaults { $0.offline = true }
+            let result = try await h.catalog.search(source: .rickandmorty, text: "morty")
+            #expect(result.origin == .store)
+            #expect(result.error?.isConnectivityFailure == true)
+            #expect(result.items.contains { $0.title == "Morty Smith" })
+        }
+    }
+
+    @Test("When connectivity returns, stale pages on screen revalidate by themselves")
+    func reconnectRevalidates() async throws {
+        try await withHarness { h in
+            // Given a shown page, stale, while offline
+            let request = PageRequest(source: .rickandmorty, page: 2)
+            _ = try await h.catalog.page(request)
+            await h.kiosk.shownPages.show(request)
+            let revalidations = await h.kiosk.shownPages.revalidations()
+            h.now.advance(by: 2 * 86400)
+            try await h.setFaults { $0.offline = true }
+            let offline = try await h.catalog.page(request)
+            #expect(offline.isOffline)
+            #expect(await h.kiosk.connectivity.status.isOffline)
+
+            // When the upstream comes back (the monitor's probe notices within its first backoff)
+            try await h.setFaults { $0.offline = false }
+
+            // Then a fresh update for the shown page arrives without anyone asking
+            var iterator = revalidations.makeAsyncIterator()
+            let update = await iterator.next()
+            #expect(update?.page.request == request)
+            #expect(update?.isStale == false)
+            #expect(await h.kiosk.connectivity.status == .online)
+        }
+    }
+}
+
+extension KioskError {
+    /// The URL text of an HTTP status error, for comparisons.
+    var urlText: String? {
+        if case .httpStatus(_, let url) = self { return url }
+        return nil
+    }
+}

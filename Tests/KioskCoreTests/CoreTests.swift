@@ -1,0 +1,100 @@
+import Foundation
+@testable import KioskCore
+import Testing
+
+@Suite("Core values")
+struct CoreTests {
+    @Test("Redaction replaces NYT and Marvel secrets in URLs and keeps everything else")
+    func redactsURLs() {
+        let nyt = URL(string: "https://api.nytimes.com/svc/mostpopular/v2/viewed/7.json?api-key=SECRET1")!
+        #expect(nyt.redactedString == "https://api.nytimes.com/svc/mostpopular/v2/viewed/7.json?api-key=%3Credacted%3E"
+            || nyt.redactedString == "https://api.nytimes.com/svc/mostpopular/v2/viewed/7.json?api-key=<redacted>")
+        let marvel = URL(string: "https://gateway.marvel.com/v1/public/characters?limit=20&ts=123&apikey=PUB&hash=abc&nameStartsWith=Spi")!
+        let text = marvel.redactedString
+        #expect(!text.contains("PUB"))
+        #expect(!text.contains("abc"))
+        #expect(!text.contains("ts=123"))
+        #expect(text.contains("limit=20"))
+        #expect(text.contains("nameStartsWith=Spi"))
+    }
+
+    @Test("Redaction replaces credential headers, case-insensitively")
+    func redactsHeaders() {
+        let headers: HTTPHeaderFields = ["authorization": "Bearer x", "Cookie": "a=b", "Accept": "application/json"]
+        let redacted = Redactor.standard.redact(headers)
+        #expect(redacted["Authorization"] == Redactor.placeholder)
+        #expect(redacted["cookie"] == Redactor.placeholder)
+        #expect(redacted["accept"] == "application/json")
+    }
+
+    @Test("A page request's cache key ignores filter order, query case and surrounding spaces")
+    func cacheKeyIsCanonical() {
+        let a = PageRequest(source: .rickandmorty, page: 2, query: "  Rick ", filters: ["status": "alive", "gender": "male"])
+        let b = PageRequest(source: .rickandmorty, page: 2, query: "rick", filters: ["gender": "male", "status": "alive"])
+        #expect(a.cacheKey == b.cacheKey)
+        #expect(a.cacheKey != PageRequest(source: .rickandmorty, page: 3).cacheKey)
+        #expect(PageRequest(source: .nyt, query: "   ").query == nil)
+    }
+
+    @Test("Item details encode as a flat, typed JSON shape and round-trip")
+    func itemDetailCoding() throws {
+        let item = CatalogItem(source: .dogs, itemID: "rex", title: "Rex", subtitle: "Almost 3 years", summary: "Good dog",
+                               imageURL: URL(string: "http://127.0.0.1/rex.png"),
+                               detail: .dog(Dog(name: "Rex", description: "Good dog", age: 3, image: nil)))
+        let data = try JSONEncoder().encode(item)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let detail = try #require(object["detail"] as? [String: Any])
+        #expect(detail["type"] as? String == "dog")
+        #expect(try JSONDecoder().decode(CatalogItem.self, from: data) == item)
+        #expect(item.id == "dogs/rex")
+    }
+
+    @Test("Source names parse from what users type, and unknown names do not")
+    func sourceNames() {
+        #expect(SourceID(userInput: "Rick-and-Morty") == .rickandmorty)
+        #expect(SourceID(userInput: "NYT") == .nyt)
+        #expect(SourceID(userInput: "pokemon") == nil)
+    }
+
+    @Test("Rick and Morty status emoji follow the original app")
+    func statusEmoji() {
+        func character(_ status: String) -> RickAndMortyCharacter {
+            RickAndMortyCharacter(status: status, species: "", type: "", gender: "", origin: .init(name: "", url: nil),
+                                  location: .init(name: "", url: nil), episodes: [], created: "")
+        }
+        #expect(character("Alive").statusEmoji == "🕺")
+        #expect(character("Dead").statusEmoji == "💀")
+        #expect(character("unknown").statusEmoji == "?")
+    }
+
+    @Test("The manual clock wakes sleepers only when time is advanced past their deadline")
+    func manualClock() async throws {
+        let clock = ManualClock()
+        let task = Task { try await clock.sleep(for: .seconds(2)); return clock.now.offset }
+        await clock.waitForSleepers()
+        await clock.advance(by: .seconds(1))
+        #expect(clock.sleeperCount == 1)
+        await clock.advance(by: .seconds(1))
+        #expect(try await task.value == .seconds(2))
+    }
+
+    @Test("A cancelled sleeper on the manual clock throws at once")
+    func manualClockCancellation() async {
+        let clock = ManualClock()
+        let task = Task { try await clock.sleep(for: .seconds(60)) }
+        await clock.waitForSleepers()
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("Errors say what happened in one line")
+    func errorMessages() {
+        #expect(KioskError.offline(host: "127.0.0.1").description == "Offline: cannot connect to 127.0.0.1")
+        #expect(KioskError.malformedResponse(path: "results[3].name", message: "expected a string").description
+            == "Malformed response at results[3].name: expected a string")
+        #expect(KioskError.offline(host: "x").isConnectivityFailure)
+        #expect(KioskError.httpStatus(503, url: "u").isRetryable)
+        #expect(!KioskError.httpStatus(404, url: "u").isRetryable)
+    }
+}

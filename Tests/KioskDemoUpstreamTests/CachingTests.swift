@@ -1,0 +1,51 @@
+import Foundation
+import KioskDemoUpstream
+import Testing
+
+@Suite("Validators and conditional requests")
+struct CachingTests {
+    @Test("every API and image response carries a strong ETag and Cache-Control, and a matching If-None-Match gets 304 with no body")
+    func conditionalRequests() async throws {
+        try await withUpstream { upstream in
+            // Given
+            let urls: [(URL, String)] = [
+                (upstream.nytURL("emailed/1.json"), "public, max-age=3600"),
+                (upstream.marvelURL("characters", [("limit", "5")]), "public, max-age=86400"),
+                (upstream.url("/api/character", [("page", "3")]), "public, max-age=86400"),
+                (upstream.dogsURL, "public, max-age=3600"),
+                (upstream.url("/api/character/avatar/1.jpeg"), "public, max-age=604800"),
+            ]
+            for (url, cacheControl) in urls {
+                // When
+                let first = try await Client.get(url)
+                let etag = try #require(first.header("ETag"))
+                let again = try await Client.get(url, headers: ["If-None-Match": etag])
+                let changed = try await Client.get(url, headers: ["If-None-Match": "\"something-else\""])
+
+                // Then
+                #expect(first.status == 200)
+                #expect(etag.hasPrefix("\"") && etag.hasSuffix("\"") && !etag.hasPrefix("W/"))
+                #expect(first.header("Cache-Control") == cacheControl)
+                #expect(again.status == 304, "\(url)")
+                #expect(again.body.isEmpty)
+                #expect(again.header("ETag") == etag)
+                #expect(changed.status == 200)
+                #expect(changed.body == first.body)
+            }
+        }
+    }
+
+    @Test("the ETag is stable across requests and differs between documents")
+    func etagsAreStable() async throws {
+        try await withUpstream { upstream in
+            // When
+            let one = try await Client.get(upstream.url("/api/character", [("page", "1")])).header("ETag")
+            let again = try await Client.get(upstream.url("/api/character", [("page", "1")])).header("ETag")
+            let two = try await Client.get(upstream.url("/api/character", [("page", "2")])).header("ETag")
+            // Then
+            #expect(one != nil)
+            #expect(one == again)
+            #expect(one != two)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import KioskCore
+import KioskDemoUpstream
+import Testing
+
+@Suite("Control listener and request counts")
+struct ControlTests {
+    @Test("GET /faults reports the settings and PUT changes only the fields it names")
+    func partialUpdate() async throws {
+        try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(latencyMilliseconds: 5))) { upstream in
+            // Given
+            let initial = try await Client.get(upstream.controlURL("faults"))
+            #expect(try initial.object()["latencyMilliseconds"] as? Int == 5)
+            #expect(try initial.object()["sources"] is NSNull)
+
+            // When
+            let body = Data(#"{"failureRate": 0.25, "sources": ["marvel", "rickandmorty"]}"#.utf8)
+            let put = try await Client.send(upstream.controlURL("faults"), method: "PUT", body: body)
+
+            // Then
+            #expect(put.status == 200)
+            let answered = try JSONDecoder().decode(FaultSettings.self, from: put.body)
+            let expected = FaultSettings(latencyMilliseconds: 5, failureRate: 0.25, sources: [.marvel, .rickandmorty])
+            #expect(answered == expected)
+            #expect(await upstream.faults() == expected)
+
+            // When
+            let reset = try await Client.send(upstream.controlURL("faults"), method: "DELETE")
+            // Then
+            #expect(reset.status == 200)
+            #expect(await upstream.faults() == .none)
+        }
+    }
+
+    @Test("bad JSON, unknown fields and out-of-range values are 400 with a clear message")
+    func badRequests() async throws {
+        try await withUpstream { upstream in
+            let cases = [
+                (#"{"failureRate": "#, "not valid JSON"),
+                (#"{"latencyMs": 100}"#, "unknown field \"latencyMs\""),
+                (#"{"failureRate": 2}"#, "failureRate must be between 0 and 1"),
+                (#"{"offline": "yes"}"#, "offline must be true or false"),
+                (#"{"sources": ["hbo"]}"#, "unknown source \"hbo\""),
+            ]
+            for (body, message) in cases {
+                // When
+                let response = try await Client.send(upstream.controlURL("faults"), method: "PUT", body: Data(body.utf8))
+                // Then
+                #expect(response.status == 400, "\(body)")
+                let error = try #require(try response.object()["error"] as? String)
+                #expect(error.contains(message), "\(error)")
+            }
+            #expect(await upstream.faults() == .none)
+        }
+    }
+
+    @Test("requests are counted by path and query, without credentials")
+    func requestCounts() async throws {
+        try await withUpstream { upstream in
+            // Given
+            await upstream.resetRequestCounts()
+
+            // When
+            _ = try await Client.get(upstream.url("/api/character", [("page", "2")]))
+            _ = try await Client.get(upstream.url("/api/character", [("page", "2")]))
+            _ = try await Client.get(upstream.url("/api/character", [("page", "3")]))
+            _ = try await Client.get(upstream.marvelURL("characters", [("limit", "5")]))
+            _ = try await Client.get(upstream.marvelURL("characters", [("limit", "5")]))
+
+            // Then
+            #expect(await upstream.requestCount(pathPrefix: "/api/character") == 3)
+            #expect(await upstream.requestCount(pathPrefix: "/api/character?page=2") == 2)
+            #expect(await upstream.requestCount(pathPrefix: "/v1/public/characters?limit=5") == 2)
+            let stats = try await Client.get(upstream.controlURL("stats")).object()
+            #expect(stats["total"] as? Int == 5)
+            #expect((stats["byPath"] as? [String: Any])?["/api/character"] as? Int == 3)
+
+            // When
+            await upstream.resetRequestCounts()
+            // Then
+            #expect(await upstream.requestCount(pathPrefix: "/") == 0)
+        }
+    }
+
+    @Test("health reports the API listener and its base URL")
+    func health() async throws {
+        try await withUpstream { upstream in
+            // When
+            let health = try await Client.get(upstream.controlURL("health")).object()
+            // Then
+            #expect(health["status"] as? String == "ok")
+            #expect(health["apiListening"] as? Bool == true)
+            #expect(health["baseURL"] as? String == upstream.baseURL.absoluteString)
+        }
+    }
+
+    @Test("default keys are random per configuration and derived URLs use the bound port")
+    func keysAndURLs() async throws {
+        // Given
+        let first = DemoUpstreamConfiguration()
+        let second = DemoUpstreamConfiguration()
+        // Then
+        #expect(first.nytAPIKey != second.nytAPIKey)
+        #expect(first.marvelPrivateKey.count == 40)
+        try await withUpstream(first) { upstream in
+            let base = upstream.baseURL.absoluteString
+            #expect(upstream.baseURL.port != 0)
+            #expect(upstream.controlURL.port != upstream.baseURL.port)
+            #expect(await upstream.upstream.nytBaseURL.absoluteString == base + "/svc/mostpopular/v2")
+            #expect(await upstream.upstream.marvelBaseURL.absoluteString == base + "/v1/public")
+            #expect(await upstream.upstream.rickAndMortyBaseURL.absoluteString == base + "/api")
+            #expect(upstream.dogsURL.absoluteString == base + "/dogs.json")
+            #expect(upstream.keys.nyt == first.nytAPIKey)
+        }
+    }
+
+    @Test("fault settings survive a JSON round trip and a partial object decodes with defaults")
+    func faultSettingsCoding() throws {
+        // Given
+        let settings = FaultSettings(latencyMilliseconds: 10, failureRate: 0.1, rateLimitRate: 0.2, retryAfterSeconds: 3,
+                                     truncateRate: 0.3, malformedRate: 0.4, offline: true, sources: [.nyt, .dogs])
+        // When
+        let decoded = try JSONDecoder().decode(FaultSettings.self, from: JSONEncoder().encode(settings))
+        let partial = try JSONDecoder().decode(FaultSettings.self, from: Data(#"{"offline": true}"#.utf8))
+        // Then
+        #expect(decoded == settings)
+        #expect(partial == FaultSettings(offline: true))
+    }
+}

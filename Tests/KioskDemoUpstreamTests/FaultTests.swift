@@ -1,0 +1,170 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import KioskCore
+import KioskDemoUpstream
+import Testing
+
+@Suite("Fault injection")
+struct FaultTests {
+    @Test("latency delays every response by at least the injected time")
+    func latency() async throws {
+        try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(latencyMilliseconds: 300))) { upstream in
+            // When
+            let clock = ContinuousClock()
+            let start = clock.now
+            let response = try await Client.get(upstream.dogsURL)
+            let elapsed = clock.now - start
+
+            // Then
+            #expect(response.status == 200)
+            #expect(elapsed >= .milliseconds(300))
+        }
+    }
+
+    @Test("a failure rate of 1 answers every request 500")
+    func serverErrors() async throws {
+        try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(failureRate: 1))) { upstream in
+            for url in [upstream.dogsURL, upstream.url("/api/character"), upstream.nytURL("viewed/1.json"),
+                        upstream.url("/api/character/avatar/1.jpeg")] {
+                // When
+                let response = try await Client.get(url)
+                // Then
+                #expect(response.status == 500, "\(url)")
+                #expect(response.header("Cache-Control") == "no-store")
+            }
+        }
+    }
+
+    @Test("a rate-limit rate of 1 answers 429 with Retry-After")
+    func rateLimited() async throws {
+        let faults = FaultSettings(rateLimitRate: 1, retryAfterSeconds: 7)
+        try await withUpstream(DemoUpstreamConfiguration(faults: faults)) { upstream in
+            // When
+            let response = try await Client.get(upstream.marvelURL("characters"))
+            // Then
+            #expect(response.status == 429)
+            #expect(response.header("Retry-After") == "7")
+        }
+    }
+
+    @Test("a truncated body makes the client fail or see fewer bytes than Content-Length")
+    func truncated() async throws {
+        try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(truncateRate: 1))) { upstream in
+            // Given the size of the complete document
+            try await upstream.setFaults(.none)
+            let full = try await Client.get(upstream.url("/api/character", [("page", "1")])).body.count
+            try await upstream.setFaults(FaultSettings(truncateRate: 1))
+
+            // When
+            do {
+                let response = try await Client.get(upstream.url("/api/character", [("page", "1")]))
+                // Then: if the client hands something back, it is short and not parseable
+                #expect(response.body.count < full)
+                #expect((try? JSONSerialization.jsonObject(with: response.body)) == nil)
+            } catch {
+                // Then: or it reports the short read as an error, which is what a careful client should do
+                #expect(error is URLError)
+            }
+        }
+    }
+
+    @Test("a malformed body is a 200 whose JSON does not parse, with an honest Content-Length")
+    func malformed() async throws {
+        try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(malformedRate: 1))) { upstream in
+            for url in [upstream.dogsURL, upstream.nytURL("viewed/7.json"), upstream.marvelURL("characters"),
+                        upstream.url("/api/character/1")] {
+                // When
+                let response = try await Client.get(url)
+                // Then
+                #expect(response.status == 200)
+                #expect(response.header("Content-Length") == String(response.body.count))
+                #expect((try? JSONSerialization.jsonObject(with: response.body)) == nil, "\(url)")
+            }
+        }
+    }
+
+    @Test("faults limited to some sources leave the others untouched")
+    func sourceScopedFaults() async throws {
+        let faults = FaultSettings(failureRate: 1, sources: [.marvel])
+        try await withUpstream(DemoUpstreamConfiguration(faults: faults)) { upstream in
+            // When
+            let marvel = try await Client.get(upstream.marvelURL("characters"))
+            let dogs = try await Client.get(upstream.dogsURL)
+            let rick = try await Client.get(upstream.url("/api/character/1"))
+            // Then
+            #expect(marvel.status == 500)
+            #expect(dogs.status == 200)
+            #expect(rick.status == 200)
+        }
+    }
+
+    @Test("offline refuses connections while the control listener answers, and online serves again on the same port")
+    func offlineAndBack() async throws {
+        try await withUpstream { upstream in
+            // Given
+            let base = upstream.baseURL
+            #expect(try await Client.get(upstream.dogsURL).status == 200)
+
+            // When going offline
+            try await upstream.setFaults(FaultSettings(offline: true))
+
+            // Then connections are refused, the control listener still answers
+            await #expect(throws: URLError.self) { try await Client.get(upstream.dogsURL) }
+            let health = try await Client.get(upstream.controlURL("health")).object()
+            #expect(health["apiListening"] as? Bool == false)
+            #expect(await upstream.upstream.baseURL == base)
+
+            // When coming back online through the control listener
+            let body = Data(#"{"offline": false}"#.utf8)
+            let put = try await Client.send(upstream.controlURL("faults"), method: "PUT", body: body,
+                                            headers: ["Content-Type": "application/json"])
+            #expect(put.status == 200)
+
+            // Then the same URL works again
+            #expect(await upstream.upstream.baseURL == base)
+            #expect(try await Client.get(upstream.dogsURL).status == 200)
+        }
+    }
+
+    @Test("a server started offline refuses connections but knows its port")
+    func startOffline() async throws {
+        try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(offline: true))) { upstream in
+            // Then
+            #expect(upstream.baseURL.port != 0)
+            await #expect(throws: URLError.self) { try await Client.get(upstream.dogsURL) }
+            // When
+            try await upstream.setFaults(.none)
+            // Then
+            #expect(try await Client.get(upstream.dogsURL).status == 200)
+        }
+    }
+
+    @Test("the same seed gives the same sequence of faults")
+    func seededFaultsRepeat() async throws {
+        // Given two servers with the same seed and a 50 % failure rate
+        func statuses() async throws -> [Int] {
+            let configuration = DemoUpstreamConfiguration(faults: FaultSettings(failureRate: 0.5), seed: 7)
+            return try await withUpstream(configuration) { upstream in
+                var statuses: [Int] = []
+                for _ in 0..<30 { statuses.append(try await Client.get(upstream.dogsURL).status) }
+                return statuses
+            }
+        }
+        // When
+        let first = try await statuses()
+        let second = try await statuses()
+        // Then
+        #expect(first == second)
+        #expect(first.contains(500) && first.contains(200))
+    }
+
+    @Test("invalid fault settings are rejected")
+    func invalidFaults() async throws {
+        try await withUpstream { upstream in
+            await #expect(throws: KioskError.self) { try await upstream.setFaults(FaultSettings(failureRate: 1.5)) }
+            #expect(await upstream.faults() == .none)
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import KioskDemoUpstream
+import Testing
+
+@Suite("NYT Most Popular emulation")
+struct NYTTests {
+    @Test("every kind and period answers 20 complete articles with the kind's count field")
+    func listsHaveTwentyCompleteArticles() async throws {
+        try await withUpstream { upstream in
+            var orders: Set<[Int]> = []
+            var facetsSentAsEmptyString = false
+            var emptyMedia = false
+            var syndicationValues: Set<String> = []
+            for kind in ["emailed", "viewed", "shared"] {
+                for period in [1, 7, 30] {
+                    // When
+                    let response = try await Client.get(upstream.nytURL("\(kind)/\(period).json"))
+
+                    // Then
+                    #expect(response.status == 200)
+                    let body = try response.object()
+                    #expect(body["status"] as? String == "OK")
+                    #expect((body["copyright"] as? String)?.contains("The New York Times Company") == true)
+                    #expect(body["num_results"] as? Int == 20)
+                    let results = try #require(body["results"] as? [[String: Any]])
+                    #expect(results.count == 20)
+                    orders.insert(results.compactMap { $0["id"] as? Int })
+                    let countKey = ["emailed": "email_count", "viewed": "views", "shared": "share_count"][kind]!
+                    for article in results {
+                        for key in ["uri", "url", "id", "asset_id", "source", "published_date", "updated", "section",
+                                    "subsection", "nytdsection", "adx_keywords", "column", "byline", "type", "title",
+                                    "abstract", "des_facet", "org_facet", "per_facet", "geo_facet", "media", "eta_id", countKey] {
+                            #expect(article[key] != nil, "missing \(key)")
+                        }
+                        #expect(article["column"] is NSNull)
+                        #expect((article["byline"] as? String)?.hasPrefix("By ") == true)
+                        #expect((article["url"] as? String)?.hasPrefix(upstream.baseURL.absoluteString) == true)
+                        let published = try #require(article["published_date"] as? String)
+                        #expect(published.count == 10)
+                        let updated = try #require(article["updated"] as? String)
+                        #expect(updated.count == 19)
+                        for facet in ["des_facet", "org_facet", "per_facet", "geo_facet"] where article[facet] is String {
+                            #expect(article[facet] as? String == "")
+                            facetsSentAsEmptyString = true
+                        }
+                        let media = try #require(article["media"] as? [[String: Any]])
+                        if media.isEmpty { emptyMedia = true }
+                        for item in media {
+                            syndicationValues.insert(item["approved_for_syndication"].map { "\($0)" } ?? "")
+                            let metadata = try #require(item["media-metadata"] as? [[String: Any]])
+                            let sizes = metadata.map { "\($0["format"]!) \($0["width"]!)x\($0["height"]!)" }
+                            #expect(sizes == ["Standard Thumbnail 75x75", "mediumThreeByTwo210 210x140",
+                                              "mediumThreeByTwo440 440x293"])
+                        }
+                    }
+                }
+            }
+            // The awkward shapes older real responses have must all appear somewhere.
+            #expect(facetsSentAsEmptyString)
+            #expect(emptyMedia)
+            #expect(syndicationValues.count == 2, "approved_for_syndication should appear both as 1 and as true")
+            #expect(orders.count == 9, "each kind/period combination ranks the pool differently")
+        }
+    }
+
+    @Test("shared lists by channel answer 20 articles")
+    func sharedByChannel() async throws {
+        try await withUpstream { upstream in
+            for channel in ["email", "facebook", "twitter"] {
+                // When
+                let response = try await Client.get(upstream.nytURL("shared/7/\(channel).json"))
+                // Then
+                #expect(response.status == 200)
+                #expect((try response.object()["results"] as? [Any])?.count == 20)
+            }
+        }
+    }
+
+    @Test("a missing or wrong api-key is answered 401 with NYT's fault body")
+    func apiKeyIsChecked() async throws {
+        try await withUpstream { upstream in
+            // Given
+            let missing = upstream.url("/svc/mostpopular/v2/viewed/1.json")
+            let wrong = upstream.nytURL("viewed/1.json", key: "not-the-key")
+
+            for url in [missing, wrong] {
+                // When
+                let response = try await Client.get(url)
+                // Then
+                #expect(response.status == 401)
+                let fault = try #require(try response.object()["fault"] as? [String: Any])
+                #expect(fault["faultstring"] as? String == "Invalid ApiKey")
+                #expect((fault["detail"] as? [String: Any])?["errorcode"] as? String == "oauth.v2.InvalidApiKey")
+            }
+        }
+    }
+
+    @Test("an unknown kind or period is 404")
+    func badKindOrPeriod() async throws {
+        try await withUpstream { upstream in
+            for path in ["read/7.json", "viewed/2.json", "viewed/7", "shared/7/myspace.json"] {
+                // When
+                let response = try await Client.get(upstream.nytURL(path))
+                // Then
+                #expect(response.status == 404, "\(path)")
+            }
+        }
+    }
+}

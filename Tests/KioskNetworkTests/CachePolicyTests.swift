@@ -1,0 +1,107 @@
+import Foundation
+import KioskCore
+@testable import KioskNetwork
+import Testing
+
+@Suite("Cache policy")
+struct CachePolicyTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let policy = CachePolicy(defaultLifetime: 3600)
+
+    @Test("max-age sets freshness and Age is subtracted")
+    func maxAgeMinusAge() {
+        let decision = policy.decide(headers: ["Cache-Control": "public, max-age=600", "Age": "100", "ETag": "\"v1\""],
+                                     receivedAt: now)
+        #expect(decision == .store(freshUntil: now.addingTimeInterval(500), validators: Validators(etag: "\"v1\"")))
+    }
+
+    @Test("no-store forbids storing")
+    func noStore() {
+        #expect(policy.decide(headers: ["Cache-Control": "no-store"], receivedAt: now) == .doNotStore)
+    }
+
+    @Test("no-cache stores but is stale at once")
+    func noCache() {
+        #expect(policy.decide(headers: ["Cache-Control": "no-cache"], receivedAt: now)
+            == .store(freshUntil: now, validators: Validators()))
+    }
+
+    @Test("Expires is used relative to Date when there is no max-age; an invalid Expires means expired")
+    func expires() {
+        let served = now.addingTimeInterval(-60)
+        let decision = policy.decide(headers: ["Date": HTTPDate.format(served),
+                                               "Expires": HTTPDate.format(served.addingTimeInterval(120)),
+                                               "Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"], receivedAt: now)
+        #expect(decision == .store(freshUntil: now.addingTimeInterval(120),
+                                   validators: Validators(lastModified: "Mon, 01 Jan 2024 00:00:00 GMT")))
+        #expect(policy.decide(headers: ["Expires": "0"], receivedAt: now) == .store(freshUntil: now, validators: Validators()))
+    }
+
+    @Test("Without headers the source's default lifetime applies")
+    func defaultLifetime() {
+        #expect(policy.decide(headers: [:], receivedAt: now) == .store(freshUntil: now.addingTimeInterval(3600),
+                                                                       validators: Validators()))
+    }
+
+    @Test("Cache-Control parsing tolerates spacing, quotes, case and junk")
+    func parsing() {
+        let control = CacheControl(#"Max-Age="30" , stale-while-revalidate=60,,must-revalidate, bogus=x, stale-if-error=-5"#)
+        #expect(control.maxAge == 30)
+        #expect(control.staleWhileRevalidate == 60)
+        #expect(control.mustRevalidate)
+        #expect(control.staleIfError == 0)
+        #expect(CacheControl("max-age=abc").maxAge == nil)
+    }
+}
+
+@Suite("Connectivity monitor")
+struct ConnectivityMonitorTests {
+    @Test("A refused connection goes offline, probes back off, and the first good probe comes back online")
+    func offlineProbeOnline() async throws {
+        // Given a monitor whose probe fails twice then succeeds
+        let clock = ManualClock()
+        let monitor = ConnectivityMonitor(clock: clock, initialProbeDelay: .seconds(1), maxProbeDelay: .seconds(30))
+        let attempts = Counter()
+        await monitor.setProbe { _ in attempts.increment() >= 3 }
+        let updates = await monitor.updates()
+        var iterator = updates.makeAsyncIterator()
+        #expect(await iterator.next() == .online)
+
+        // When a request fails to connect
+        await monitor.recordUnreachable(URL(string: "http://127.0.0.1:1/api/character")!)
+        let offline = await iterator.next()
+        #expect(offline?.isOffline == true)
+        if case .offline(_, let origin) = offline { #expect(origin.absoluteString == "http://127.0.0.1:1/") }
+
+        // Then probes run at 1 s, then 2 s later, then 4 s later
+        await clock.waitForSleepers()
+        await clock.advance(by: .seconds(1))
+        await clock.waitForSleepers()
+        #expect(attempts.value == 1)
+        await clock.advance(by: .seconds(2))
+        await clock.waitForSleepers()
+        #expect(attempts.value == 2)
+        await clock.advance(by: .seconds(4))
+        #expect(await iterator.next() == .online)
+        #expect(attempts.value == 3)
+    }
+
+    @Test("Any answer from a real request brings the monitor back online without waiting for a probe")
+    func realSuccessEndsOffline() async throws {
+        let clock = ManualClock()
+        let monitor = ConnectivityMonitor(clock: clock)
+        await monitor.setProbe { _ in false }
+        await monitor.recordUnreachable(URL(string: "http://127.0.0.1:1/")!)
+        #expect(await monitor.status.isOffline)
+        await monitor.recordReachable()
+        #expect(await monitor.status == .online)
+    }
+}
+
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    @discardableResult func increment() -> Int { count.withLock { $0 += 1; return $0 } }
+    var value: Int { count.withLock { $0 } }
+}
+
+import Synchronization

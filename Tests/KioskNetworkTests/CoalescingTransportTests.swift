@@ -1,0 +1,56 @@
+import Foundation
+import KioskCore
+@testable import KioskNetwork
+import Testing
+
+@Suite("Coalescing transport")
+struct CoalescingTransportTests {
+    @Test("Fifty identical concurrent GETs reach the upstream once and all get the answer")
+    func identicalRequestsShareOneFetch() async throws {
+        // Given an upstream that holds its answer until released
+        let upstream = ScriptedTransport([.gate("shared")])
+        let transport = CoalescingTransport(base: upstream)
+
+        // When fifty callers ask for the same URL at once
+        let bodies = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<50 {
+                group.addTask { String(decoding: try await transport.send(get()).body, as: UTF8.self) }
+            }
+            while await transport.inFlightCount == 0 { await Task.yield() }
+            try await Task.sleep(for: .milliseconds(50))
+            upstream.release()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        // Then one upstream call served them all
+        #expect(upstream.callCount == 1)
+        #expect(bodies.count == 50)
+        #expect(bodies.allSatisfy { $0 == "shared" })
+    }
+
+    @Test("Different URLs are not coalesced")
+    func differentURLsAreSeparate() async throws {
+        let upstream = ScriptedTransport([.respond(200, body: "a"), .respond(200, body: "b")])
+        let transport = CoalescingTransport(base: upstream)
+        _ = try await transport.send(get(URL(string: "http://127.0.0.1:9/a")!))
+        _ = try await transport.send(get(URL(string: "http://127.0.0.1:9/b")!))
+        #expect(upstream.callCount == 2)
+    }
+
+    @Test("A cancelled caller stops waiting at once while the others still get the answer")
+    func cancellationOfOneWaiter() async throws {
+        let upstream = ScriptedTransport([.gate("late")])
+        let transport = CoalescingTransport(base: upstream)
+        let survivor = Task { try await transport.send(get()) }
+        let quitter = Task { try await transport.send(get()) }
+        while await transport.inFlightCount == 0 { await Task.yield() }
+        try await Task.sleep(for: .milliseconds(20))
+
+        quitter.cancel()
+        await #expect(throws: KioskError.cancelled) { try await quitter.value }
+
+        upstream.release()
+        #expect(String(decoding: try await survivor.value.body, as: UTF8.self) == "late")
+        #expect(upstream.callCount == 1)
+    }
+}

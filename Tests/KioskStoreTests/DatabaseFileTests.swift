@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+import KioskCore
+import Testing
+@testable import KioskStore
+
+@Suite("Database file")
+struct DatabaseFileTests {
+    @Test("a file database is created with its folders, migrated once, and keeps everything when reopened")
+    func reopenKeepsDataAndMigrations() throws {
+        // Given a database file in folders that do not exist yet
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("nested/deeper/kiosk.sqlite").path
+
+        do {
+            let database = try AppDatabase.open(at: path)
+            #expect(database.path == path)
+            try database.saveSnapshot(Fixtures.snapshot(PageRequest(source: .nyt), [Fixtures.article("1", title: "Kept")]))
+            _ = try database.mergeDogs(Fixtures.dogs("Rex", "Fido", "Luna"))
+            try database.moveDog(itemID: "Luna", to: 0)
+            try database.deleteDog(itemID: "Fido")
+            try database.setFavorite(true, source: .nyt, itemID: "1")
+        }
+
+        // When it is opened again
+        let reopened = try AppDatabase.open(at: path)
+
+        // Then the schema is at the latest migration, in WAL mode, and the data and user edits are there
+        let (applied, journalMode) = try reopened.writer.read { db in
+            (try AppDatabase.migrator.appliedIdentifiers(db), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
+        }
+        #expect(applied == ["v1"])
+        #expect(journalMode == "wal")
+        #expect(try reopened.snapshot(forKey: PageRequest(source: .nyt).cacheKey)?.page.items.map(\.title) == ["Kept"])
+        #expect(try reopened.dogs().map(\.itemID) == ["Luna", "Rex"])
+        #expect(try reopened.favorites().map(\.itemID) == ["1"])
+    }
+
+    @Test("opening a path whose folder cannot be created is a storage error naming the folder")
+    func unwritablePath() throws {
+        // Given a path that goes through a regular file, so its folder can never be created
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let blocker = folder.appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: blocker)
+        let path = blocker.appendingPathComponent("kiosk.sqlite").path
+
+        // When it is opened
+        let error = #expect(throws: KioskError.self) { try AppDatabase.open(at: path) }
+
+        // Then the error is a storage error that says which folder failed
+        let message = try #require(error?.storageMessage)
+        #expect(message.contains("cannot create the folder"))
+        #expect(message.contains(blocker.path))
+    }
+
+    @Test("opening a file that is not a database is a storage error saying it is corrupt")
+    func corruptFile() throws {
+        // Given a file full of garbage where the database should be
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("kiosk.sqlite").path
+        try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: path))
+
+        // When it is opened
+        let error = #expect(throws: KioskError.self) { try AppDatabase.open(at: path) }
+
+        // Then the message says the file is corrupt and names it
+        let message = try #require(error?.storageMessage)
+        #expect(message.contains("corrupt or is not a Kiosk database"))
+        #expect(message.contains(path))
+    }
+
+    @Test("a full disk is reported as such and the failed write leaves the stored page untouched")
+    func diskFull() throws {
+        // Given a stored page, and a database that cannot grow (as on a full disk)
+        let database = try AppDatabase.inMemory()
+        let request = PageRequest(source: .nyt)
+        let good = Fixtures.snapshot(request, [Fixtures.article("1", title: "Good")])
+        try database.saveSnapshot(good)
+        try database.writer.write { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count")!
+            try db.execute(sql: "PRAGMA max_page_count = \(pages)")
+        }
+
+        // When a bigger page is saved
+        let huge = Fixtures.article("2", title: "Huge", summary: String(repeating: "lorem ipsum ", count: 50_000))
+        let error = #expect(throws: KioskError.self) {
+            try database.saveSnapshot(Fixtures.snapshot(request, [Fixtures.article("1", title: "Changed"), huge]))
+        }
+
+        // Then the error says the disk is full and the transaction left the old page as it was
+        #expect(error?.storageMessage?.contains("the disk is full") == true)
+        #expect(try database.snapshot(forKey: request.cacheKey) == good)
+        #expect(try database.itemCount() == 1)
+    }
+
+    @Test("concurrent readers and writers on a file database all succeed")
+    func concurrentAccess() async throws {
+        // Given a file database shared by many tasks
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = try AppDatabase.open(at: folder.appendingPathComponent("kiosk.sqlite").path)
+
+        // When 20 tasks each save a page and read pages at the same time
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for page in 1...20 {
+                group.addTask {
+                    let request = PageRequest(source: .rickandmorty, page: page)
+                    try database.saveSnapshot(Fixtures.snapshot(request, (0..<20).map {
+                        Fixtures.character("\(page)-\($0)", name: "Morty \(page)-\($0)")
+                    }))
+                    _ = try database.snapshot(forKey: PageRequest(source: .rickandmorty, page: 1).cacheKey)
+                    _ = try database.search("morty", source: .rickandmorty)
+                }
+            }
+            try await group.waitForAll()
+        }
+
+        // Then every page and item is stored
+        #expect(try database.snapshotInfos(source: .rickandmorty).count == 20)
+        #expect(try database.itemCount(source: .rickandmorty) == 400)
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import KioskCore
+import Testing
+@testable import KioskStore
+
+@Suite("Snapshots")
+struct SnapshotTests {
+    @Test("a stored page reads back equal: item order, metadata, validators, skipped items, exact dates")
+    func roundTrip() throws {
+        // Given a page whose order is not the items' natural order (NYT rank 3, 1, 2)
+        let database = try AppDatabase.inMemory()
+        let request = PageRequest(source: .nyt, page: 2, query: "Climate", filters: ["period": "7", "kind": "viewed"])
+        let items = [
+            Fixtures.article("c", title: "Third", rank: 3),
+            Fixtures.article("a", title: "First", rank: 1),
+            Fixtures.article("b", title: "Second", rank: 2),
+        ]
+        let snapshot = Fixtures.snapshot(request, items)
+
+        // When it is saved and read back
+        try database.saveSnapshot(snapshot)
+        let stored = try #require(try database.snapshot(forKey: request.cacheKey))
+
+        // Then everything is equal, down to the order and the sub-millisecond dates
+        #expect(stored == snapshot)
+        #expect(stored.page.items.map(\.itemID) == ["c", "a", "b"])
+        #expect(stored.metadata.fetchedAt == Fixtures.fetchedAt)
+        #expect(stored.metadata.validators.etag == "\"v1\"")
+    }
+
+    @Test("an unknown key has no snapshot")
+    func missingSnapshot() throws {
+        let database = try AppDatabase.inMemory()
+        #expect(try database.snapshot(forKey: "nyt|page=1") == nil)
+    }
+
+    @Test("saving a page again replaces its order and keeps the items of other pages")
+    func replaceKeepsOtherPages() throws {
+        // Given two stored pages
+        let database = try AppDatabase.inMemory()
+        let page1 = PageRequest(source: .rickandmorty, page: 1)
+        let page2 = PageRequest(source: .rickandmorty, page: 2)
+        let rick = Fixtures.character("1", name: "Rick"), morty = Fixtures.character("2", name: "Morty")
+        let summer = Fixtures.character("3", name: "Summer"), beth = Fixtures.character("4", name: "Beth")
+        try database.saveSnapshot(Fixtures.snapshot(page1, [rick, morty, summer]))
+        try database.saveSnapshot(Fixtures.snapshot(page2, [beth]))
+
+        // When page 1 is saved again with another order, one item gone and one new
+        let jerry = Fixtures.character("5", name: "Jerry")
+        try database.saveSnapshot(Fixtures.snapshot(page1, [summer, jerry, rick], etag: "\"v2\""))
+
+        // Then page 1 has exactly the new order and metadata, page 2 is untouched, and the item
+        // that left page 1 is still stored
+        let stored = try #require(try database.snapshot(forKey: page1.cacheKey))
+        #expect(stored.page.items.map(\.title) == ["Summer", "Jerry", "Rick"])
+        #expect(stored.metadata.validators.etag == "\"v2\"")
+        #expect(try database.snapshot(forKey: page2.cacheKey)?.page.items.map(\.title) == ["Beth"])
+        #expect(try database.item(source: .rickandmorty, itemID: "2")?.title == "Morty")
+        #expect(try database.itemCount(source: .rickandmorty) == 5)
+    }
+
+    @Test("an item shown by two pages is stored once, and its update shows on both")
+    func sharedItems() throws {
+        // Given the same article on the list and on a search page
+        let database = try AppDatabase.inMemory()
+        let list = PageRequest(source: .nyt), search = PageRequest(source: .nyt, query: "mars")
+        try database.saveSnapshot(Fixtures.snapshot(list, [Fixtures.article("1", title: "Mars"), Fixtures.article("2", title: "Venus")]))
+        try database.saveSnapshot(Fixtures.snapshot(search, [Fixtures.article("1", title: "Mars")]))
+
+        // When the search page brings a newer version of it
+        try database.saveSnapshot(Fixtures.snapshot(search, [Fixtures.article("1", title: "Mars, updated")]))
+
+        // Then it is one row, and both pages show the new version
+        #expect(try database.itemCount(source: .nyt) == 2)
+        #expect(try database.snapshot(forKey: list.cacheKey)?.page.items.first?.title == "Mars, updated")
+        #expect(try database.snapshot(forKey: search.cacheKey)?.page.items.first?.title == "Mars, updated")
+    }
+
+    @Test("after a 304 only freshness and validators change")
+    func updateMetadata() throws {
+        // Given a stored page
+        let database = try AppDatabase.inMemory()
+        let request = PageRequest(source: .nyt)
+        let original = Fixtures.snapshot(request, [Fixtures.article("1", title: "One")])
+        try database.saveSnapshot(original)
+
+        // When its metadata is updated
+        let revalidated = SnapshotMetadata(
+            fetchedAt: Fixtures.fetchedAt.addingTimeInterval(600.000_25),
+            freshUntil: Fixtures.freshUntil.addingTimeInterval(900.5),
+            validators: Validators(etag: "\"v2\"", lastModified: nil))
+        try database.updateMetadata(revalidated, forKey: request.cacheKey)
+
+        // Then the metadata is the new one and the page is otherwise the same
+        let stored = try #require(try database.snapshot(forKey: request.cacheKey))
+        #expect(stored.metadata == revalidated)
+        #expect(stored.page == original.page)
+    }
+
+    @Test("updating the metadata of a page that is not stored is notFound")
+    func updateMetadataOfUnknownPage() throws {
+        let database = try AppDatabase.inMemory()
+        let error = #expect(throws: KioskError.self) {
+            try database.updateMetadata(SnapshotMetadata(fetchedAt: .now, freshUntil: .now), forKey: "nyt|page=9")
+        }
+        #expect(error?.isNotFound == true)
+    }
+
+    @Test("snapshot infos list every page with its item count, optionally for one source")
+    func snapshotInfos() throws {
+        // Given pages of two sources
+        let database = try AppDatabase.inMemory()
+        try database.saveSnapshot(Fixtures.snapshot(PageRequest(source: .nyt), [Fixtures.article("1", title: "A"), Fixtures.article("2", title: "B")]))
+        try database.saveSnapshot(Fixtures.snapshot(PageRequest(source: .rickandmorty, page: 2), [Fixtures.character("1", name: "Rick")]))
+        try database.saveSnapshot(Fixtures.snapshot(PageRequest(source: .rickandmorty, page: 1), []))
+
+        // When they are listed
+        let all = try database.snapshotInfos(source: nil)
+        let rickAndMorty = try database.snapshotInfos(source: .rickandmorty)
+
+        // Then each has its request, metadata and count, sorted by source then page
+        #expect(all.map(\.key) == ["nyt|page=1", "rickandmorty|page=1", "rickandmorty|page=2"])
+        #expect(all.map(\.itemCount) == [2, 0, 1])
+        #expect(all[0].fetchedAt == Fixtures.fetchedAt && all[0].freshUntil == Fixtures.freshUntil)
+        #expect(rickAndMorty.map(\.page) == [1, 2])
+    }
+
+    @Test("saving items upserts them without touching any page")
+    func saveItems() throws {
+        // Given a stored page
+        let database = try AppDatabase.inMemory()
+        let request = PageRequest(source: .nyt)
+        try database.saveSnapshot(Fixtures.snapshot(request, [Fixtures.article("1", title: "Old")]))
+
+        // When a detail fetch saves a new version of its item and a new item
+        try database.saveItems([Fixtures.article("1", title: "New"), Fixtures.article("9", title: "Detail only")])
+
+        // Then both are stored, and the page shows the new version in the same order
+        #expect(try database.item(source: .nyt, itemID: "9")?.title == "Detail only")
+        #expect(try database.snapshot(forKey: request.cacheKey)?.page.items.map(\.title) == ["New"])
+        #expect(try database.item(source: .marvel, itemID: "1") == nil)
+        #expect(try database.itemCount() == 2)
+    }
+}
