@@ -31,6 +31,13 @@ public struct SearchResult: Sendable, Hashable {
     public var origin: Origin
     /// Why the upstream was not used, when it failed and the store answered instead.
     public var error: KioskError?
+
+    public init(query: String, items: [CatalogItem], origin: Origin, error: KioskError? = nil) {
+        self.query = query
+        self.items = items
+        self.origin = origin
+        self.error = error
+    }
 }
 
 extension CatalogService {

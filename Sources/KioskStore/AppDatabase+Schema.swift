@@ -37,22 +37,28 @@ extension AppDatabase {
         }
 
         // External-content FTS5 index over the searchable columns, kept in sync by GRDB's triggers.
-        // `remove_diacritics 2` lets "dore" find "Doré"; prefixes 2 and 3 keep short prefix
-        // queries (what a user types first) from scanning the whole vocabulary.
+        // `remove_diacritics 2` lets "dore" find "Doré". Prefix indexes for 1 to 3 characters make a
+        // short prefix (what a user types first) one lazily read doclist instead of a merge of every
+        // matching term's doclist; longer prefixes are expanded through `searchTerm` below. `source` is indexed too, so that a search within one catalog is
+        // a single FTS5 query (search patterns restrict the user's words to the text columns).
+        // Ranking is `kiosk_rank` (SearchRanking.swift), called explicitly by the search query
+        // rather than configured as the table's `rank`, so that the file stays readable by tools
+        // that do not have the function.
         try db.create(virtualTable: ItemRecord.searchTableName, using: FTS5()) { t in
             t.synchronize(withTable: ItemRecord.databaseTableName)
-            t.tokenizer = .unicode61(diacritics: .remove)
-            t.prefixes = [2, 3]
+            t.tokenizer = SearchTokenizer.descriptor
+            t.prefixes = [1, 2, 3]
             t.column("title")
             t.column("subtitle")
             t.column("summary")
             t.column("keywords")
+            t.column("source")
         }
-        // Rank a title match above a subtitle/keyword match above a summary match.
-        try db.execute(sql: """
-            INSERT INTO \(ItemRecord.searchTableName)(\(ItemRecord.searchTableName), rank) \
-            VALUES ('rank', 'bm25(10.0, 4.0, 1.0, 3.0)')
-            """)
+        // The index's long terms, so that a prefix of four characters or more can be searched as
+        // the few exact terms it stands for (AppDatabase+Search.swift explains why).
+        try db.create(table: SearchTermRecord.databaseTableName, options: [.withoutRowID]) { t in
+            t.primaryKey("term", .text)
+        }
     }
 
     private static func createSnapshotTables(_ db: Database) throws {

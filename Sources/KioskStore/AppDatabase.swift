@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import KioskCore
+import Synchronization
 
 // This file is the entirety of KioskStore's public API (NetNewsWire's `ArticlesDatabase` style):
 // one class and the three values it hands out. Everything else in the module is internal, so the
@@ -16,6 +17,9 @@ public final class AppDatabase: Sendable {
 
     /// The database file, or nil for an in-memory database.
     public let path: String?
+
+    /// Image cache hits not yet written to the LRU order (see AppDatabase+Images.swift).
+    let pendingImageAccesses = Mutex<[String]>([])
 
     init(writer: any DatabaseWriter, path: String?) throws {
         self.writer = writer
@@ -100,9 +104,9 @@ public final class AppDatabase: Sendable {
     /// Full-text search (FTS5, prefix match of every word, accent-insensitive, best bm25 first)
     /// over stored items; any input is safe, and input without a word returns [].
     public func search(_ text: String, source: SourceID? = nil, limit: Int = 50) throws -> [CatalogItem] {
-        guard let pattern = Self.ftsPattern(for: text), limit > 0 else { return [] }
+        guard limit > 0 else { return [] }
         return try read("search the stored items") { db in
-            try Self.fullTextSearch(pattern: pattern, source: source, limit: limit, db)
+            try Self.fullTextSearch(text, source: source, limit: limit, db)
         }
     }
 
@@ -178,14 +182,14 @@ public final class AppDatabase: Sendable {
 
     /// The cached image for `url`, or nil; a hit counts as a use for the LRU eviction order.
     public func image(forURL url: String) throws -> StoredImage? {
-        try Self.perform("read the cached image", path: path) { try fetchImage(url: url) }
+        try fetchImage(url: url)
     }
 
     /// Stores (or replaces) an image as the most recently used one, then evicts the least recently
     /// used images until the cache holds at most `sizeLimit` bytes (possibly this image too).
     public func saveImage(_ image: StoredImage, sizeLimit: Int) throws {
         guard sizeLimit >= 0 else { throw KioskError.invalidRequest("The image cache size limit must not be negative") }
-        try write("save the image \(image.url)") { db in try Self.saveImage(image, sizeLimit: sizeLimit, db) }
+        try write("save the image \(image.url)") { db in try saveImage(image, sizeLimit: sizeLimit, db) }
     }
 
     /// How many images the cache holds and their total size in bytes.

@@ -31,7 +31,8 @@ struct CatalogTests {
             await #expect(throws: KioskError.self) {
                 try await h.catalog.page(PageRequest(source: .rickandmorty, page: 43))
             }
-            #expect(try h.database.snapshot(forKey: PageRequest(source: .rickandmorty, page: 43).cacheKey) == nil)
+            let stored = try h.database.snapshot(forKey: PageRequest(source: .rickandmorty, page: 43).cacheKey)
+            #expect(stored == nil)
         }
     }
 

@@ -57,9 +57,13 @@ struct OfflineFirstTests {
           arguments: ["500", "429", "truncated", "malformed", "offline"])
     func faultsKeepStoredData(fault: String) async throws {
         try await withHarness { h in
-            // Given a stored, stale page
+            // Given a stored, stale page without validators (as if the upstream had changed it, so
+            // the revalidation is a full GET rather than a bodiless 304)
             let request = PageRequest(source: .rickandmorty, page: 3)
             let good = try await h.catalog.page(request)
+            var metadata = try #require(try h.database.snapshot(forKey: request.cacheKey)).metadata
+            metadata.validators = Validators()
+            try h.database.updateMetadata(metadata, forKey: request.cacheKey)
             let before = try h.database.snapshot(forKey: request.cacheKey)
             h.now.advance(by: 2 * 86400)
 

@@ -35,6 +35,20 @@ struct CachingTests {
         }
     }
 
+    @Test("HEAD answers the headers of GET without a body")
+    func head() async throws {
+        try await withUpstream { upstream in
+            // When
+            let get = try await Client.get(upstream.dogsURL)
+            let head = try await Client.send(upstream.dogsURL, method: "HEAD")
+            // Then
+            #expect(head.status == 200)
+            #expect(head.body.isEmpty)
+            #expect(head.header("ETag") == get.header("ETag"))
+            #expect(head.header("Content-Length") == String(get.body.count))
+        }
+    }
+
     @Test("the ETag is stable across requests and differs between documents")
     func etagsAreStable() async throws {
         try await withUpstream { upstream in

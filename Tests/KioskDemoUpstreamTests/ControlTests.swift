@@ -32,6 +32,23 @@ struct ControlTests {
         }
     }
 
+    @Test("concurrent partial updates keep each other's fields")
+    func concurrentPartialUpdates() async throws {
+        try await withUpstream { upstream in
+            // When two clients each change one field at the same time, many times over
+            let url = upstream.controlURL("faults")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 1...20 {
+                    let body = index.isMultiple(of: 2) ? #"{"latencyMilliseconds": 1}"# : #"{"retryAfterSeconds": 9}"#
+                    group.addTask { _ = try await Client.send(url, method: "PUT", body: Data(body.utf8)) }
+                }
+                try await group.waitForAll()
+            }
+            // Then both changes survive
+            #expect(await upstream.faults() == FaultSettings(latencyMilliseconds: 1, retryAfterSeconds: 9))
+        }
+    }
+
     @Test("bad JSON, unknown fields and out-of-range values are 400 with a clear message")
     func badRequests() async throws {
         try await withUpstream { upstream in

@@ -25,6 +25,20 @@ enum Fixtures {
                 episodes: [], created: "2017-11-04T18:48:46.250Z")))
     }
 
+    static func marvel(_ id: String, name: String, thumbnail: Bool = true) -> CatalogItem {
+        CatalogItem(
+            source: .marvel, itemID: id, title: name, subtitle: "12 comics", summary: "A hero from Queens",
+            imageURL: thumbnail ? URL(string: "https://i.annihil.test/u/prod/marvel/i/mg/\(id)/portrait_xlarge.jpg") : nil,
+            detail: .marvelCharacter(MarvelCharacter(
+                thumbnail: thumbnail ? MarvelImage(path: "https://i.annihil.test/u/prod/marvel/i/mg/\(id)", fileExtension: "jpg") : nil,
+                modified: "2020-07-21T10:30:10-0400",
+                comics: MarvelCollection(available: 42, items: ["Amazing Fantasy (1962) #15", "Spider-Man (2016) #1"]),
+                series: MarvelCollection(available: 1, items: ["Spider-Man (2016 - Present)"]),
+                stories: .empty, events: MarvelCollection(available: 3, items: []),
+                links: [MarvelCharacter.Link(type: "detail", url: URL(string: "https://marvel.test/characters/\(id)")!)],
+                attribution: "Data provided by Marvel. © 2024 MARVEL")))
+    }
+
     static func dog(_ name: String, age: Int = 3) -> CatalogItem {
         CatalogItem(
             source: .dogs, itemID: name, title: name, subtitle: "\(age) years", summary: "A good dog called \(name)",

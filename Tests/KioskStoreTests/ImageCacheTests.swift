@@ -41,6 +41,26 @@ struct ImageCacheTests {
         #expect(try database.imageCacheUsage() == (count: 1, bytes: 250))
     }
 
+    @Test("reads are counted in the order they happen, even in a burst")
+    func burstOfReads() throws {
+        // Given four images saved in order A, B, C, D
+        let database = try AppDatabase.inMemory()
+        for name in ["a", "b", "c", "d"] {
+            try database.saveImage(Fixtures.image("https://img.test/\(name)", bytes: 100), sizeLimit: 1_000)
+        }
+        // When they are read in the order D, A, C, B, several times, B last
+        for _ in 0..<3 {
+            for name in ["d", "a", "c", "b"] { _ = try database.image(forURL: "https://img.test/\(name)") }
+        }
+        // And a new image needs the room of two
+        try database.saveImage(Fixtures.image("https://img.test/e", bytes: 200), sizeLimit: 400)
+
+        // Then D and A, the least recently read, are the ones evicted
+        #expect(try database.image(forURL: "https://img.test/d") == nil)
+        #expect(try database.image(forURL: "https://img.test/a") == nil)
+        #expect(try database.imageCacheUsage() == (count: 3, bytes: 400))
+    }
+
     @Test("an image larger than the limit does not stay, and replacing an image updates the usage")
     func limits() throws {
         let database = try AppDatabase.inMemory()

@@ -120,6 +120,65 @@ struct SearchTests {
         #expect(try database.search("corrected").isEmpty)
     }
 
+    @Test("long prefixes are expanded to the stored terms they stand for")
+    func longPrefixes() throws {
+        let database = try Self.makeDatabase()
+        #expect(try database.search("gust").map(\.itemID) == ["doré"])
+        #expect(try database.search("sanche").map(\.itemID) == ["1"])
+        #expect(try database.search("engrav pari").map(\.itemID) == ["doré"])
+        // A word that starts no stored term answers at once with nothing.
+        #expect(try database.search("zzzzqq").isEmpty)
+        #expect(try database.search("rick zzzzqq").isEmpty)
+        // Operators in the input end up as quoted words only.
+        let pattern = try database.writer.read { try AppDatabase.searchPattern(for: "Doré (OR x*", source: .nyt, $0) }
+        #expect(pattern == .match(#"source : "nyt" AND {title subtitle summary keywords} : (("dore") AND "or"* AND "x"*)"#))
+    }
+
+    @Test("a prefix of more stored terms than are expanded still finds them all")
+    func manyExpansions() throws {
+        // Given 40 distinct terms sharing the prefix "term"
+        let database = try AppDatabase.inMemory()
+        try database.saveItems((0..<40).map { Fixtures.article("\($0)", title: "term\(1000 + $0)") })
+
+        // When the prefix is searched, Then every item is found (through a plain prefix query)
+        #expect(try database.search("term", limit: 100).count == 40)
+        #expect(try database.search("term101", limit: 100).count == 10)
+    }
+
+    @Test("when more items match than are ranked, search still returns the limit, all matching")
+    func manyMatches() throws {
+        // Given more matching items than the ranking considers
+        let database = try AppDatabase.inMemory()
+        let count = AppDatabase.rankedCandidates + 200
+        try database.saveItems((0..<count).map {
+            Fixtures.article("\($0)", title: $0 % 2 == 0 ? "Common title \($0)" : "Other \($0)", summary: "common words")
+        })
+        // When a word all of them contain is searched
+        let found = try database.search("common", limit: 50)
+        // Then 50 are returned, title matches first
+        #expect(found.count == 50)
+        #expect(found.allSatisfy { $0.title.hasPrefix("Common") })
+    }
+
+    @Test("the vocabulary follows updates and is rebuilt when the cache is cleared")
+    func vocabularyMaintenance() throws {
+        // Given an item, updated with new words
+        let database = try AppDatabase.inMemory()
+        try database.saveItems([Fixtures.article("1", title: "Original"), Fixtures.article("2", title: "Ephemeral")])
+        try database.saveItems([Fixtures.article("1", title: "Corrected headline")])
+        #expect(try database.search("correc").map(\.itemID) == ["1"])
+
+        // When the cache is cleared with only item 1 a favorite
+        try database.setFavorite(true, source: .nyt, itemID: "1")
+        try database.clearCache()
+
+        // Then the vocabulary holds only the favorite's words, which are still found by prefix
+        let terms = try database.writer.read { try String.fetchAll($0, sql: "SELECT term FROM searchTerm ORDER BY term") }
+        #expect(terms.contains("corrected") && terms.contains("headline"))
+        #expect(!terms.contains("ephemeral"))
+        #expect(try database.search("headl").map(\.itemID) == ["1"])
+    }
+
     @Test("the LIKE baseline finds substrings case-insensitively and treats % and _ literally")
     func likeSearch() throws {
         let database = try Self.makeDatabase()

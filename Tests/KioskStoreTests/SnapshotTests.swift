@@ -125,6 +125,24 @@ struct SnapshotTests {
         #expect(rickAndMorty.map(\.page) == [1, 2])
     }
 
+    @Test("large batches are saved whole, and the last copy of a repeated item wins")
+    func largeBatches() throws {
+        // Given more items than one upsert statement holds, with one item repeated
+        let database = try AppDatabase.inMemory()
+        let count = AppDatabase.upsertChunkSize * 2 + 345
+        var items = (0..<count).map { Fixtures.character("\($0)", name: "Character \($0)") }
+        items.append(Fixtures.character("7", name: "Renamed"))
+
+        // When they are saved
+        try database.saveItems(items)
+
+        // Then every item is stored once, with the latest content, and searchable
+        #expect(try database.itemCount(source: .rickandmorty) == count)
+        #expect(try database.item(source: .rickandmorty, itemID: "7")?.title == "Renamed")
+        #expect(try database.search("renamed").map(\.itemID) == ["7"])
+        #expect(try database.search("character", limit: 10_000).count == count - 1)
+    }
+
     @Test("saving items upserts them without touching any page")
     func saveItems() throws {
         // Given a stored page

@@ -51,7 +51,7 @@ struct NYTCatalog: Sendable {
             let topic = topics[index % topics.count]
             let variant = index / topics.count
             let template = (index % topics.count * 7 + variant * 3) % titleTemplates.count
-            let title = titleTemplates[template].replacingOccurrences(of: "{S}", with: topic.subject)
+            let title = titleTemplates[template].replacingOccurrences(of: "{S}", with: topic.subject.titleCased)
                 .capitalizedFirst
             let abstract = abstractTemplates[(index + variant) % abstractTemplates.count]
                 .replacingOccurrences(of: "{s}", with: topic.subject)
@@ -169,22 +169,23 @@ struct NYTCatalog: Sendable {
         Topic(subject: "the Spelling Bee", section: "Crosswords & Games", subsection: "", descriptors: ["Puzzles", "Spelling", "Word Games"], organizations: [], people: [], places: []),
     ]
 
+    // Templates avoid verbs that agree with the subject, so singular and plural subjects both read well.
     private static let titleTemplates = [
         "The Quiet Revolution in {S}",
         "Why Everyone Is Suddenly Talking About {S}",
         "{S}: What to Know Right Now",
         "Inside the Fight Over {S}",
         "How {S} Became a Flashpoint",
-        "{S} Is Changing Faster Than You Think",
+        "What We Get Wrong About {S}",
         "The Surprising Economics of {S}",
         "A Year Spent Watching {S} Up Close",
-        "Is {S} Worth It? We Asked the Experts.",
+        "The Hidden Costs of {S}",
     ]
 
     private static let abstractTemplates = [
-        "New research and dozens of interviews suggest that {s} is entering a new phase, with consequences for millions of people.",
-        "From small towns to big cities, {s} has become a surprising source of debate. Here is what is driving it.",
-        "Experts say the changes in {s} were years in the making, but the past few months have accelerated them.",
+        "New research and dozens of interviews suggest that the story of {s} is entering a new phase, with consequences for millions of people.",
+        "From small towns to big cities, {s} keeps coming up in conversation. Here is what is driving the debate.",
+        "Experts say the changes around {s} were years in the making, but the past few months have accelerated them.",
         "We spent months reporting on {s}. These are the questions readers asked most, and what we found.",
     ]
 

@@ -33,11 +33,14 @@ struct RickAndMortyCatalog: Sendable {
         var usedNames = Set(characters.map(\.name))
         while characters.count < count {
             let id = characters.count + 1
-            let name = makeName(&random, id: id)
+            let name = makeName(&random)
             guard usedNames.insert(name).inserted else { continue }
-            let species = random.pick(speciesWeights)
+            // Ricks and Mortys of other dimensions are mostly human and male, as in the show.
+            let isVariant = name.contains("Rick") || name.contains("Morty")
+            let species = isVariant && random.chance(0.75) ? "Human" : random.pick(speciesWeights)
             let type: String = random.chance(0.7) ? "" : random.pick(types)
             let gender: String = switch species {
+            case _ where isVariant: random.chance(0.9) ? "Male" : "unknown"
             case "Robot", "Disease", "Cronenberg": random.pick(["Genderless", "unknown", "Male", "Female"])
             default: random.pick(["Male", "Male", "Female", "Female", "Male", "unknown", "Genderless"])
             }
@@ -59,11 +62,13 @@ struct RickAndMortyCatalog: Sendable {
         return RickAndMortyCatalog(characters: characters)
     }
 
-    private static func makeName(_ random: inout SplitMix64, id: Int) -> String {
-        switch random.int(in: 0...5) {
+    private static func makeName(_ random: inout SplitMix64) -> String {
+        // Variants of Rick and Morty from other dimensions are a large part of the real catalog.
+        switch random.int(in: 0...6) {
         case 0: "\(random.pick(descriptors)) Rick"
         case 1: "\(random.pick(descriptors)) Morty"
-        case 2: "\(random.pick(descriptors)) \(random.pick(creatures))"
+        case 2: "\(random.pick(["Rick", "Morty"])) \(random.pick(["D", "C-", "K-", "J"]))\(random.int(in: 19...999))"
+        case 3: "\(random.pick(descriptors)) \(random.pick(creatures))"
         default: "\(random.pick(firstNames)) \(random.pick(lastNames))"
         }
     }

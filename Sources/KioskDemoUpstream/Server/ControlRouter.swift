@@ -30,20 +30,21 @@ enum ControlRouter {
         let update: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
             let body = try await request.body.collect(upTo: 64 * 1024)
             let data = Data(body.readableBytesView)
-            let updated: FaultSettings
+            let patch: FaultPatch
             do {
-                updated = try JSONDecoder().decode(FaultPatch.self, from: data).applied(to: upstream.core.state.faults)
+                patch = try JSONDecoder().decode(FaultPatch.self, from: data)
             } catch let error as DecodingError {
                 return problem(.badRequest, "Invalid fault settings: \(error.readableDescription)")
             }
+            let updated: FaultSettings
             do {
-                try await upstream.setFaults(updated)
+                updated = try await upstream.updateFaults { patch.applied(to: $0) }
             } catch let error as KioskError {
                 return problem(.badRequest, "Invalid fault settings: \(error.description)")
             } catch {
                 return problem(.internalServerError, "Could not apply the fault settings: \(error)")
             }
-            return try faultsResponse(upstream.core.state.faults)
+            return try faultsResponse(updated)
         }
         router.put("/faults", use: update)
         router.post("/faults", use: update)

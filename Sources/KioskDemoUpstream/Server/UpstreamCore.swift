@@ -41,7 +41,7 @@ struct Reply: Sendable {
         static let errors = "no-store"
     }
 
-    /// A JSON reply whose strong ETag is the SHA-1 of the body (or of `etagSource`, for Marvel's data-only etag).
+    /// A JSON reply whose strong ETag is the SHA-1 of the body, unless `etag` is given (Marvel hashes `data` only).
     static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8], cacheControl: String,
                      etag: String? = nil) -> Reply {
         Reply(status: status, body: ByteBuffer(bytes: bytes), contentType: jsonType,

@@ -74,4 +74,13 @@ extension String {
         guard let first else { return self }
         return first.uppercased() + dropFirst()
     }
+
+    /// Headline capitalisation of a phrase: every word capitalised except short function words
+    /// (the headline's own first letter is capitalised separately, wherever the phrase lands).
+    var titleCased: String {
+        let minor: Set<String> = ["a", "an", "and", "at", "by", "for", "in", "of", "on", "or", "the", "to"]
+        return split(separator: " ").map { word in
+            minor.contains(String(word)) ? String(word) : String(word).capitalizedFirst
+        }.joined(separator: " ")
+    }
 }

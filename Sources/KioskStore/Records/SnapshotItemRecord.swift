@@ -16,9 +16,3 @@ struct SnapshotItemRecord: StoreRecord, Hashable {
     }
 }
 
-extension DerivableRequest<SnapshotItemRecord> {
-    /// The rows of one page, in page order.
-    func page(_ key: String) -> Self {
-        filter(SnapshotItemRecord.Columns.snapshotKey == key).order(SnapshotItemRecord.Columns.position)
-    }
-}
