@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"], swiftSettings: swiftSettings),
         .testTarget(name: "KioskNetworkTests", dependencies: ["KioskNetwork", "KioskDemoUpstream"], swiftSettings: swiftSettings),
-        .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore"], swiftSettings: swiftSettings),
         .testTarget(name: "KioskSourcesTests", dependencies: ["KioskSources"], swiftSettings: swiftSettings),
         .testTarget(
             name: "KioskDemoUpstreamTests",

@@ -15,8 +15,17 @@ extension AppDatabase {
         config.busyMode = .timeout(5)
         // Foreign keys guard "order is data": a page can never point at an item that is gone.
         config.foreignKeysEnabled = true
-        // Every connection (the writer and each pool reader) needs the search ranking function.
-        config.prepareDatabase { db in try SearchRanking.register(db) }
+        config.prepareDatabase { db in
+            // Takes effect only on a new, empty file (a no-op afterwards), and must run before
+            // GRDB switches the file to WAL mode, hence here rather than in a migration. It lets
+            // clearCache give space back with `incremental_vacuum`, which, unlike VACUUM, needs no
+            // free disk space for a copy of the database, so it also works on a full disk.
+            if !db.configuration.readonly {
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            }
+            // Every connection (the writer and each pool reader) needs the search ranking function.
+            try SearchRanking.register(db)
+        }
         return config
     }
 
@@ -35,15 +44,6 @@ extension AppDatabase {
             return try writer.write(body)
         } catch {
             throw Self.storageError(error, while: action(), path: path)
-        }
-    }
-
-    /// Runs `body`, mapping failures to `KioskError`.
-    static func perform<T>(_ action: @autoclosure () -> String, path: String?, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch {
-            throw storageError(error, while: action(), path: path)
         }
     }
 

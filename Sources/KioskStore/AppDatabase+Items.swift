@@ -12,9 +12,9 @@ extension AppDatabase {
     //
     // Rows go in chunks of many rows per statement because, inside a transaction, every statement
     // that writes through the FTS5 triggers opens a statement savepoint, and FTS5 flushes its
-    // pending index data to a new segment at each savepoint: one row per statement made bulk loads
-    // 4x slower, spent merging thousands of tiny segments. 1,000 rows bind 9,000 parameters, well
-    // under SQLite's limit of 32,766.
+    // pending index data to a new segment at each savepoint: one row per statement made loading
+    // 100,000 items 2.3x slower (12 s instead of 5 s), spent merging thousands of tiny segments.
+    // 1,000 rows bind 9,000 parameters, well under SQLite's limit of 32,766.
     static let upsertChunkSize = 1_000
 
     private static func upsertItemsSQL(rowCount: Int) -> String {

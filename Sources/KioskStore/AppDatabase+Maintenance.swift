@@ -50,5 +50,7 @@ extension AppDatabase {
                 SELECT 1 FROM favorite WHERE favorite.source = item.source AND favorite.itemID = item.itemID)
             """)
         try rebuildSearchTerms(db)
+        // Moves the freed pages to the end of the file and truncates them away.
+        try db.execute(sql: "PRAGMA incremental_vacuum")
     }
 }

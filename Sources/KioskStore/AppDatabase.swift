@@ -51,7 +51,7 @@ public final class AppDatabase: Sendable {
         return try AppDatabase(writer: pool, path: path)
     }
 
-    /// A fresh, empty, migrated database that lives in memory only (for tests and `--no-store` runs).
+    /// A fresh, empty, migrated database that lives in memory only (for tests and throwaway runs).
     public static func inMemory() throws -> AppDatabase {
         do {
             return try AppDatabase(writer: DatabaseQueue(configuration: makeConfiguration()), path: nil)
@@ -101,8 +101,10 @@ public final class AppDatabase: Sendable {
         try write("save \(items.count) items") { db in try Self.upsertItems(items, db) }
     }
 
-    /// Full-text search (FTS5, prefix match of every word, accent-insensitive, best bm25 first)
-    /// over stored items; any input is safe, and input without a word returns [].
+    /// Full-text search over stored items: every word must prefix a word of the title, subtitle,
+    /// summary or keywords (case and accents ignored); best BM25-style relevance first, ranking
+    /// only the 500 most recently stored matches when more match. Any input is safe; input
+    /// without a word returns [].
     public func search(_ text: String, source: SourceID? = nil, limit: Int = 50) throws -> [CatalogItem] {
         guard limit > 0 else { return [] }
         return try read("search the stored items") { db in
@@ -204,17 +206,15 @@ public final class AppDatabase: Sendable {
         try read("compute the storage statistics") { db in try Self.computeStats(path: path, db) }
     }
 
-    /// Deletes pages, images and every item that is not a favorite, then compacts the file; keeps
-    /// favorites (with their items) and the dogs order and deletions.
+    /// Deletes pages, images and every item that is not a favorite, and gives the space back to the
+    /// disk; keeps favorites (with their items) and the dogs order and deletions.
     public func clearCache() throws {
         try write("clear the cache") { db in try Self.clearCache(db) }
-        // VACUUM cannot run inside a transaction; it is what gives the disk space back. In WAL
-        // mode the compacted pages land in the log first, so a truncating checkpoint follows.
-        try Self.perform("compact the database", path: path) {
-            try writer.writeWithoutTransaction { db in
-                try db.execute(sql: "VACUUM")
-                if path != nil { try db.checkpoint(.truncate) }
-            }
+        // The freed pages were returned by incremental_vacuum, but in WAL mode the file shrinks
+        // only at a truncating checkpoint. Best effort: with a reader active SQLite may refuse,
+        // and the log is then reused rather than grown, so nothing is lost by ignoring that.
+        if path != nil {
+            _ = try? writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         }
     }
 }

@@ -32,6 +32,8 @@ struct DatabaseFileTests {
         }
         #expect(applied == ["v1"])
         #expect(journalMode == "wal")
+        // Incremental auto-vacuum must have been set before WAL mode (clearCache relies on it).
+        #expect(try reopened.writer.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") } == 2)
         #expect(try reopened.snapshot(forKey: PageRequest(source: .nyt).cacheKey)?.page.items.map(\.title) == ["Kept"])
         #expect(try reopened.dogs().map(\.itemID) == ["Luna", "Rex"])
         #expect(try reopened.favorites().map(\.itemID) == ["1"])
@@ -94,6 +96,29 @@ struct DatabaseFileTests {
         #expect(error?.storageMessage?.contains("the disk is full") == true)
         #expect(try database.snapshot(forKey: request.cacheKey) == good)
         #expect(try database.itemCount() == 1)
+    }
+
+    @Test("on a full disk the cache can still be cleared, which makes room to save again")
+    func clearCacheOnFullDisk() throws {
+        // Given a database that cannot grow any more
+        let database = try AppDatabase.inMemory()
+        try database.saveItems((0..<500).map {
+            Fixtures.article("\($0)", title: "Article \($0)", summary: String(repeating: "words ", count: 100))
+        })
+        try database.writer.write { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count")!
+            try db.execute(sql: "PRAGMA max_page_count = \(pages)")
+        }
+        let big = (0..<500).map { Fixtures.article("new\($0)", title: "New \($0)", summary: String(repeating: "more ", count: 100)) }
+        #expect(throws: KioskError.self) { try database.saveItems(big) }
+
+        // When the cache is cleared
+        try database.clearCache()
+
+        // Then the items are gone and there is room again
+        #expect(try database.itemCount() == 0)
+        try database.saveItems(big)
+        #expect(try database.itemCount() == 500)
     }
 
     @Test("concurrent readers and writers on a file database all succeed")
