@@ -58,8 +58,8 @@ public struct DemoUpstreamKeys: Sendable, Hashable {
 /// Faults injected into API and image responses (never into the control listener).
 ///
 /// Per request, one seeded draw picks at most one outcome, checked in this order: 500, 429,
-/// truncated body, malformed body; so each rate is the fraction of requests that get it as long as
-/// the rates add up to at most 1. Latency is added to every affected request. As JSON (control
+/// truncated body, malformed body, bad item; so each rate is the fraction of requests that get it as
+/// long as the rates add up to at most 1. Latency is added to every affected request. As JSON (control
 /// listener `GET`/`PUT /faults`), fields have these names; a `PUT` may carry any subset of them.
 public struct FaultSettings: Codable, Sendable, Hashable {
     /// Milliseconds slept before answering each affected request.
@@ -74,6 +74,11 @@ public struct FaultSettings: Codable, Sendable, Hashable {
     public var truncateRate: Double
     /// Fraction (0...1) of 200 responses whose body is syntactically broken (JSON; images get a cut PNG) with a correct `Content-Length`.
     public var malformedRate: Double
+    /// Fraction (0...1) of requests whose 200 list response (NYT `results`, Marvel `data.results`, Rick and Morty
+    /// `results`, the dogs array) comes back as valid JSON with its own ETag, but with the second item's name field
+    /// (`title`, `name`, `dogName`) set to `null`, as real APIs sometimes send one broken record in a good page.
+    /// Detail responses, images and lists of fewer than two items are sent unaltered.
+    public var badItemRate: Double
     /// When true the API listener is closed, so connections are refused; the control listener stays up. Applies to every source.
     public var offline: Bool
     /// The sources the rates and latency apply to; nil means all. Images count as their source's.
@@ -85,13 +90,14 @@ public struct FaultSettings: Codable, Sendable, Hashable {
     /// Settings; anything not given is off.
     public init(latencyMilliseconds: Int = 0, failureRate: Double = 0, rateLimitRate: Double = 0,
                 retryAfterSeconds: Int = 1, truncateRate: Double = 0, malformedRate: Double = 0,
-                offline: Bool = false, sources: Set<SourceID>? = nil) {
+                badItemRate: Double = 0, offline: Bool = false, sources: Set<SourceID>? = nil) {
         self.latencyMilliseconds = latencyMilliseconds
         self.failureRate = failureRate
         self.rateLimitRate = rateLimitRate
         self.retryAfterSeconds = retryAfterSeconds
         self.truncateRate = truncateRate
         self.malformedRate = malformedRate
+        self.badItemRate = badItemRate
         self.offline = offline
         self.sources = sources
     }
@@ -102,7 +108,7 @@ public struct FaultSettings: Codable, Sendable, Hashable {
     /// Throws `KioskError.invalidRequest` naming the first out-of-range field (rates outside 0...1, negative durations).
     public func validate() throws {
         let rates = [("failureRate", failureRate), ("rateLimitRate", rateLimitRate),
-                     ("truncateRate", truncateRate), ("malformedRate", malformedRate)]
+                     ("truncateRate", truncateRate), ("malformedRate", malformedRate), ("badItemRate", badItemRate)]
         for (name, rate) in rates where !(rate.isFinite && (0...1).contains(rate)) {
             throw KioskError.invalidRequest("\(name) must be between 0 and 1, got \(rate)")
         }
@@ -116,7 +122,7 @@ public struct FaultSettings: Codable, Sendable, Hashable {
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case latencyMilliseconds, failureRate, rateLimitRate, retryAfterSeconds, truncateRate, malformedRate,
-             offline, sources
+             badItemRate, offline, sources
     }
 
     /// Decodes a full or partial object; missing fields keep the values of `.none`.
@@ -133,6 +139,7 @@ public struct FaultSettings: Codable, Sendable, Hashable {
         try container.encode(retryAfterSeconds, forKey: .retryAfterSeconds)
         try container.encode(truncateRate, forKey: .truncateRate)
         try container.encode(malformedRate, forKey: .malformedRate)
+        try container.encode(badItemRate, forKey: .badItemRate)
         try container.encode(offline, forKey: .offline)
         if let sources {
             try container.encode(sources.sorted().map(\.rawValue), forKey: .sources)

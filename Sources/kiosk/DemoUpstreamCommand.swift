@@ -18,11 +18,13 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
     @Option(help: "Seconds in Retry-After for injected 429s.") var retryAfter = 1
     @Option(help: "Fraction (0-1) of responses cut short.") var truncateRate = 0.0
     @Option(help: "Fraction (0-1) of responses with broken JSON.") var malformedRate = 0.0
+    @Option(help: "Fraction (0-1) of list responses with one malformed item (its name is null).") var badItemRate = 0.0
     @Flag(help: "Start offline: the API port refuses connections until turned back on.") var offline = false
 
     func validate() throws {
         for (name, rate) in [("--failure-rate", failureRate), ("--rate-limit-rate", rateLimitRate),
-                             ("--truncate-rate", truncateRate), ("--malformed-rate", malformedRate)]
+                             ("--truncate-rate", truncateRate), ("--malformed-rate", malformedRate),
+                             ("--bad-item-rate", badItemRate)]
         where !(0...1).contains(rate) {
             throw ValidationError("\(name) must be between 0 and 1 (got \(rate)).")
         }
@@ -43,6 +45,7 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
         faults.retryAfterSeconds = retryAfter
         faults.truncateRate = truncateRate
         faults.malformedRate = malformedRate
+        faults.badItemRate = badItemRate
         faults.offline = offline
         configuration.faults = faults
         let environment = ProcessInfo.processInfo.environment
@@ -60,7 +63,7 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
         let keys = await upstream.keys
         print("""
             Demo upstream on \(await upstream.baseURL.absoluteString)
-            Fault control on \(await upstream.controlURL.absoluteString)faults  (GET, or PUT JSON)
+            Fault control on \(await upstream.controlURL.appendingPathComponent("faults").absoluteString)  (GET, or PUT JSON)
 
             Point Kiosk at it from another shell:
               export KIOSK_NYT_BASE_URL=\(await upstream.nytBaseURL.absoluteString)

@@ -80,11 +80,11 @@ struct APIResponder: HTTPResponder {
         case .rateLimited(let seconds):
             return Self.response(for: FaultReplies.rateLimited(route.faultSource, retryAfterSeconds: seconds),
                                  request: request, outcome: .none)
-        case .none, .truncated, .malformed:
+        case .none, .truncated, .malformed, .badItem:
             break
         }
 
-        let reply: Reply = switch route {
+        var reply: Reply = switch route {
         case .nyt: core.nyt(path: path, query: query, base: base)
         case .marvel: core.marvel(path: path, query: query, base: base)
         case .rickAndMorty: core.rickAndMorty(path: path, query: query, base: base)
@@ -96,10 +96,15 @@ struct APIResponder: HTTPResponder {
         case .index: core.cache.reply(for: "index") { Self.index(base: base) }
         case .unknown: .notFoundText
         }
+        if fault.outcome == .badItem {
+            // Before the If-None-Match check: the altered page is another document with its own ETag.
+            reply = BadItemFault.apply(to: reply, route: route, path: path, cache: core.cache)
+        }
         return Self.response(for: reply, request: request, outcome: fault.outcome)
     }
 
-    /// Turns a reply into a response: 304 for a matching `If-None-Match`, then the body fault if any.
+    /// Turns a reply into a response: 304 for a matching `If-None-Match`, then the body fault if any
+    /// (truncated or malformed; a bad item is a content change, already made in `reply` by the caller).
     static func response(for reply: Reply, request: Request, outcome: FaultOutcome) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = reply.contentType

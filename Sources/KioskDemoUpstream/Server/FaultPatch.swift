@@ -12,12 +12,13 @@ struct FaultPatch: Decodable {
     var retryAfterSeconds: Int?
     var truncateRate: Double?
     var malformedRate: Double?
+    var badItemRate: Double?
     var offline: Bool?
     /// nil: not given; .some(nil): all sources; .some(set): only those.
     var sources: Set<SourceID>??
 
     static let fieldNames = ["latencyMilliseconds", "failureRate", "rateLimitRate", "retryAfterSeconds",
-                             "truncateRate", "malformedRate", "offline", "sources"]
+                             "truncateRate", "malformedRate", "badItemRate", "offline", "sources"]
 
     private struct Key: CodingKey {
         var stringValue: String
@@ -36,6 +37,7 @@ struct FaultPatch: Decodable {
             case "retryAfterSeconds": retryAfterSeconds = try container.decode(Int.self, forKey: key)
             case "truncateRate": truncateRate = try container.decode(Double.self, forKey: key)
             case "malformedRate": malformedRate = try container.decode(Double.self, forKey: key)
+            case "badItemRate": badItemRate = try container.decode(Double.self, forKey: key)
             case "offline": offline = try container.decode(Bool.self, forKey: key)
             case "sources":
                 if try container.decodeNil(forKey: key) {
@@ -70,6 +72,7 @@ struct FaultPatch: Decodable {
         if let retryAfterSeconds { result.retryAfterSeconds = retryAfterSeconds }
         if let truncateRate { result.truncateRate = truncateRate }
         if let malformedRate { result.malformedRate = malformedRate }
+        if let badItemRate { result.badItemRate = badItemRate }
         if let offline { result.offline = offline }
         if let sources { result.sources = sources }
         return result

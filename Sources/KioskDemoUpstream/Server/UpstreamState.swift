@@ -61,6 +61,7 @@ final class UpstreamState: Sendable {
             let faults = state.faults
             var decision = FaultDecision(latencyMilliseconds: faults.latencyMilliseconds, outcome: .none)
             let total = faults.failureRate + faults.rateLimitRate + faults.truncateRate + faults.malformedRate
+                + faults.badItemRate
             // No draw when no rate is set keeps the dice sequence tied to requests that can fail.
             guard total > 0 else { return (state.baseURLString, decision) }
             let roll = state.dice.unit()
@@ -68,11 +69,15 @@ final class UpstreamState: Sendable {
             let rateLimitEdge = failureEdge + faults.rateLimitRate
             let truncateEdge = rateLimitEdge + faults.truncateRate
             let malformedEdge = truncateEdge + faults.malformedRate
+            // Last: with badItemRate 0 every earlier edge stays where it was, so a seed meets the same
+            // faults it met before this outcome existed.
+            let badItemEdge = malformedEdge + faults.badItemRate
             switch roll {
             case ..<failureEdge: decision.outcome = .serverError
             case ..<rateLimitEdge: decision.outcome = .rateLimited(retryAfterSeconds: faults.retryAfterSeconds)
             case ..<truncateEdge: decision.outcome = .truncated
             case ..<malformedEdge: decision.outcome = .malformed
+            case ..<badItemEdge: decision.outcome = .badItem
             default: break
             }
             return (state.baseURLString, decision)
@@ -116,4 +121,6 @@ enum FaultOutcome: Sendable, Equatable {
     case rateLimited(retryAfterSeconds: Int)
     case truncated
     case malformed
+    /// A list response with one item's name field set to `null`; see `FaultSettings.badItemRate`.
+    case badItem
 }
