@@ -111,13 +111,16 @@ extension CatalogService {
 
     // MARK: Dogs
 
-    /// Deletes a dog; deleting the last one forgets the edits and fetches the list again, as the original app did.
+    /// Deletes a dog; deleting the last one fetches the list again and forgets the edits, as the
+    /// original app did. If that fetch fails (offline), the list stays empty and the error is thrown.
     @discardableResult
     public func deleteDog(itemID: String) async throws -> [CatalogItem] {
         let remaining = try database.deleteDog(itemID: itemID)
         guard remaining == 0 else { return try database.dogs() }
+        let update = try await page(PageRequest(source: .dogs), policy: .force)
+        if let error = update.error { throw error }
         try database.resetDogs()
-        return try await page(PageRequest(source: .dogs), policy: .force).page.items
+        return try database.dogs()
     }
 
     /// Moves a dog to a 0-based position in the user's order.

@@ -30,6 +30,21 @@ public struct SyncReport: Sendable, Hashable, Codable {
     public struct Failure: Sendable, Hashable, Codable {
         public var page: String
         public var message: String
+        public init(page: String, message: String) {
+            self.page = page
+            self.message = message
+        }
+    }
+
+    public init(source: SourceID, pages: Int, updatedPages: Int, unchangedPages: Int, items: Int, failures: [Failure],
+                seconds: Double) {
+        self.source = source
+        self.pages = pages
+        self.updatedPages = updatedPages
+        self.unchangedPages = unchangedPages
+        self.items = items
+        self.failures = failures
+        self.seconds = seconds
     }
 }
 
@@ -93,26 +108,33 @@ extension CatalogService {
         }
 
         let width = max(1, concurrency)
+        var pending = requests[...]
         try await withThrowingTaskGroup(of: (PageRequest, Result<CatalogUpdate, any Error>).self) { group in
-            var iterator = requests.makeIterator()
-            func launch() {
-                guard let request = iterator.next() else { return }
-                group.addTask {
-                    do { return (request, .success(try await self.page(request, policy: .force))) } catch {
-                        return (request, .failure(error))
-                    }
-                }
+            // A sliding window: `width` pages on the wire, the next one starting as each finishes.
+            for _ in 0..<width {
+                guard let request = pending.popFirst() else { break }
+                group.addTask { await self.outcome(of: request) }
             }
-            for _ in 0..<width { launch() }
             while let (request, outcome) = try await group.next() {
                 try Task.checkCancellation()
                 record(request, outcome)
-                launch()
+                if let next = pending.popFirst() {
+                    group.addTask { await self.outcome(of: next) }
+                }
             }
         }
         let elapsed = clock.now - started
         report.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return report
+    }
+
+    /// One page of a sync, revalidated, as a value rather than a throw.
+    private func outcome(of request: PageRequest) async -> (PageRequest, Result<CatalogUpdate, any Error>) {
+        do {
+            return (request, .success(try await page(request, policy: .force)))
+        } catch {
+            return (request, .failure(error))
+        }
     }
 
     static func describe(_ request: PageRequest) -> String {

@@ -113,25 +113,59 @@ public final class CatalogService: Sendable {
         }
 
         let page = try source.decodeList(response, for: request)
+        if page.items.isEmpty, let firstIssue = page.skipped.first {
+            // Every item was bad: that is a bad response, and it must not replace good stored data.
+            throw KioskError.malformedResponse(path: firstIssue.path,
+                                               message: "no item of the page could be read (\(firstIssue.message))")
+        }
+        // A partly bad page is shown and stored, but stays stale so the next request asks again.
+        let partlyBad = !page.skipped.isEmpty
         switch decision {
         case .doNotStore:
             let metadata = SnapshotMetadata(fetchedAt: receivedAt, freshUntil: receivedAt)
-            let snapshot = Snapshot(page: page, metadata: metadata)
+            var shown = page
             if request.source == .dogs {
-                var shown = snapshot
-                shown.page.items = try database.mergeDogs(page.items)
-                return CatalogUpdate(page: shown.page, metadata: metadata, origin: .network, isStale: false,
-                                     isRevalidating: false, error: nil, asOf: receivedAt)
+                let current = try database.dogs()
+                shown.items = partlyBad && !current.isEmpty ? current : try database.mergeDogs(page.items)
             }
-            return CatalogUpdate(page: page, metadata: metadata, origin: .network, isStale: false,
+            return CatalogUpdate(page: Self.ranked(shown), metadata: metadata, origin: .network, isStale: false,
                                  isRevalidating: false, error: nil, asOf: receivedAt)
         case .store(let freshUntil, let validators):
-            let snapshot = Snapshot(page: page, metadata: SnapshotMetadata(fetchedAt: receivedAt, freshUntil: freshUntil,
-                                                                          validators: validators))
+            let metadata = SnapshotMetadata(fetchedAt: receivedAt, freshUntil: partlyBad ? receivedAt : freshUntil,
+                                            validators: partlyBad ? Validators() : validators)
+            let snapshot = Snapshot(page: page, metadata: metadata)
             try database.saveSnapshot(snapshot)
-            if request.source == .dogs { _ = try database.mergeDogs(page.items) }
-            return try present(snapshot, origin: .network, isRevalidating: false, error: nil, at: receivedAt)
+            // The user's dog order is only re-merged from a complete list (or on the very first load):
+            // a dog missing because it failed to decode must not lose its place.
+            if request.source == .dogs, try !partlyBad || database.dogs().isEmpty { _ = try database.mergeDogs(page.items) }
+            var update = try present(snapshot, origin: .network, isRevalidating: false, error: nil, at: receivedAt)
+            update.isStale = false
+            return update
         }
+    }
+
+    /// NYT articles are stored once and shared by the nine rankings, so an article's rank comes from
+    /// its position in the page being shown (skipped malformed items keep their places in the
+    /// ranking), not from whichever list stored the article last.
+    static func ranked(_ page: Page) -> Page {
+        guard page.request.source == .nyt else { return page }
+        let skippedPositions = Set(page.skipped.compactMap { issue -> Int? in
+            guard let open = issue.path.firstIndex(of: "["), let close = issue.path[open...].firstIndex(of: "]") else {
+                return nil
+            }
+            return Int(issue.path[issue.path.index(after: open)..<close])
+        })
+        var ranked = page
+        var position = 0
+        for index in ranked.items.indices {
+            while skippedPositions.contains(position) { position += 1 }
+            if case .article(var article) = ranked.items[index].detail {
+                article.rank = position + 1
+                ranked.items[index].detail = .article(article)
+            }
+            position += 1
+        }
+        return ranked
     }
 
     /// Sends through the transport; turns transport-level cancellation into `KioskError.cancelled`.
@@ -151,7 +185,7 @@ public final class CatalogService: Sendable {
             page.items = try database.dogs()
             page.totalItems = page.items.count
         }
-        return CatalogUpdate(page: page, metadata: snapshot.metadata, origin: origin,
+        return CatalogUpdate(page: Self.ranked(page), metadata: snapshot.metadata, origin: origin,
                              isStale: !snapshot.metadata.isFresh(at: date), isRevalidating: isRevalidating,
                              error: error, asOf: date)
     }

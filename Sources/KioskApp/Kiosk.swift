@@ -57,7 +57,12 @@ public final class Kiosk: Sendable {
             bottom = real
             httpTransport = real
         }
-        let connectivity = ConnectivityMonitor(clock: dependencies.clock, now: dependencies.now)
+        // The probe is given at init so that a failure right at start-up already starts probing.
+        let probeTransport = bottom
+        let connectivity = ConnectivityMonitor(clock: dependencies.clock, now: dependencies.now) { origin in
+            // Any HTTP answer, even a 404, proves the host is reachable again.
+            (try? await probeTransport.send(HTTPRequest(method: "GET", url: origin, endpoint: "probe"))) != nil
+        }
         self.connectivity = connectivity
         let retrying = RetryingTransport(base: bottom, policy: configuration.retry, clock: dependencies.clock,
                                          now: dependencies.now)
@@ -76,12 +81,7 @@ public final class Kiosk: Sendable {
         let shown = ShownPages()
         shownPages = shown
 
-        let probeTransport = bottom
         reconnectWatcher = Task {
-            await connectivity.setProbe { origin in
-                // Any HTTP answer, even a 404, proves the host is reachable again.
-                (try? await probeTransport.send(HTTPRequest(method: "GET", url: origin, endpoint: "probe"))) != nil
-            }
             var wasOffline = false
             for await status in await connectivity.updates() {
                 if status.isOffline {
@@ -97,6 +97,7 @@ public final class Kiosk: Sendable {
     /// Stops background work and closes connections.
     public func shutdown() async {
         reconnectWatcher.cancel()
+        await connectivity.stop()
         await httpTransport?.shutdown()
     }
 }

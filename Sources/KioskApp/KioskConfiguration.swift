@@ -23,8 +23,17 @@ public struct KioskConfiguration: Sendable {
     /// Which sources were given an explicit base URL (the rest may use the demo upstream).
     public var explicitlyConfigured: Set<SourceID>
 
+    /// The database file's name: `kiosk.sqlite` for real upstreams. Data from the embedded demo
+    /// upstream goes to `kiosk-demo.sqlite`, so demo and real items, favorites and edits never mix.
+    public var databaseName = "kiosk.sqlite"
+
     /// The database file inside the data directory.
-    public var databaseURL: URL { dataDirectory.appendingPathComponent("kiosk.sqlite") }
+    public var databaseURL: URL { dataDirectory.appendingPathComponent(databaseName) }
+
+    /// Whether a run with `live` set would need the embedded demo upstream for some source.
+    public func usesDemoUpstream(live: Bool) -> Bool {
+        !live && explicitlyConfigured.count < SourceID.allCases.count
+    }
 
     public init(dataDirectory: URL, sources: SourceConfiguration = .live,
                 transport: TransportConfiguration = TransportConfiguration(), retry: RetryPolicy = RetryPolicy(),
@@ -90,10 +99,16 @@ public struct KioskConfiguration: Sendable {
         if let url = file.marvelBaseURL { sources.marvelBaseURL = url; explicitlyConfigured.insert(.marvel) }
         if let url = file.rickAndMortyBaseURL { sources.rickAndMortyBaseURL = url; explicitlyConfigured.insert(.rickandmorty) }
         if let url = file.dogsURL { sources.dogsURL = url; explicitlyConfigured.insert(.dogs) }
-        if let seconds = file.connectTimeoutSeconds { transport.connectTimeout = .milliseconds(Int(seconds * 1000)) }
-        if let seconds = file.requestTimeoutSeconds { transport.requestTimeout = .milliseconds(Int(seconds * 1000)) }
-        if let megabytes = file.imageCacheMegabytes { imageDiskLimit = megabytes * 1_000_000 }
-        if let concurrency = file.syncConcurrency { syncConcurrency = max(1, concurrency) }
+        // Out-of-range numbers are clamped to sane bounds rather than trusted (a huge timeout would
+        // overflow, a negative cache size would make every image save fail).
+        if let seconds = file.connectTimeoutSeconds {
+            transport.connectTimeout = .milliseconds(Int(min(max(seconds, 0.1), 600) * 1000))
+        }
+        if let seconds = file.requestTimeoutSeconds {
+            transport.requestTimeout = .milliseconds(Int(min(max(seconds, 0.1), 3600) * 1000))
+        }
+        if let megabytes = file.imageCacheMegabytes { imageDiskLimit = min(max(megabytes, 0), 1_000_000) * 1_000_000 }
+        if let concurrency = file.syncConcurrency { syncConcurrency = min(max(1, concurrency), 32) }
     }
 
     mutating func applyEnvironment(_ environment: [String: String]) throws {

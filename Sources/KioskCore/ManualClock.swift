@@ -45,12 +45,19 @@ public final class ManualClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow = state.withLock { state -> Bool in
+                // Checked under the lock: a cancellation that lands before the sleeper is registered
+                // would otherwise find nothing to cancel and leave the task asleep forever.
+                let outcome = state.withLock { state -> Bool? in
+                    if Task.isCancelled { return false }
                     if deadline <= state.now { return true }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                    return nil
                 }
-                if resumeNow { continuation.resume() }
+                switch outcome {
+                case true?: continuation.resume()
+                case false?: continuation.resume(throwing: CancellationError())
+                case nil: break
+                }
             }
         } onCancel: {
             let sleeper = state.withLock { state -> Sleeper? in

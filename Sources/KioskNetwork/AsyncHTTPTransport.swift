@@ -53,6 +53,25 @@ public final class AsyncHTTPTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        // AsyncHTTPClient's deadline ends when the response head arrives; a body that trickles in
+        // must still end within the request timeout, so the whole exchange races a timer.
+        let timeout = configuration.requestTimeout
+        let url = request.url.redactedString
+        return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+            group.addTask { try await self.exchange(request) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let response = first else {
+                throw KioskError.timeout(url: url, seconds: Self.seconds(timeout))
+            }
+            return response
+        }
+    }
+
+    private func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method)
         for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
@@ -90,9 +109,13 @@ public final class AsyncHTTPTransport: HTTPTransport {
     }
 
     /// Maps AsyncHTTPClient/NIO errors onto the few cases a user can act on.
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
     static func classify(_ error: any Error, url: String, host: String, expectedLength: Int?, received: Int,
                          timeout: Duration) -> KioskError {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = seconds(timeout)
         if let clientError = error as? HTTPClientError {
             switch clientError {
             case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:

@@ -13,6 +13,9 @@ public actor CoalescingTransport: HTTPTransport {
     }
 
     private struct Flight {
+        /// Distinguishes this flight from a later one for the same key, so a finishing (possibly
+        /// cancelled) flight never answers callers of a newer one.
+        var id: UInt64
         var task: Task<Void, Never>?
         var waiters: [UInt64: CheckedContinuation<HTTPResponse, any Error>] = [:]
     }
@@ -20,6 +23,7 @@ public actor CoalescingTransport: HTTPTransport {
     private let base: any HTTPTransport
     private var flights: [Key: Flight] = [:]
     private var nextWaiter: UInt64 = 0
+    private var nextFlight: UInt64 = 0
     private var upstreamSends = 0
 
     /// Wraps `base`.
@@ -54,20 +58,22 @@ public actor CoalescingTransport: HTTPTransport {
             flights[key]?.waiters[waiter] = continuation
             return
         }
-        var flight = Flight()
+        nextFlight += 1
+        let id = nextFlight
+        var flight = Flight(id: id)
         flight.waiters[waiter] = continuation
         upstreamSends += 1
         let base = self.base
         flight.task = Task {
             let result: Result<HTTPResponse, any Error>
             do { result = .success(try await base.send(request)) } catch { result = .failure(error) }
-            self.finish(key, with: result)
+            self.finish(key, flight: id, with: result)
         }
         flights[key] = flight
     }
 
-    private func finish(_ key: Key, with result: Result<HTTPResponse, any Error>) {
-        guard let flight = flights.removeValue(forKey: key) else { return }
+    private func finish(_ key: Key, flight id: UInt64, with result: Result<HTTPResponse, any Error>) {
+        guard flights[key]?.id == id, let flight = flights.removeValue(forKey: key) else { return }
         for continuation in flight.waiters.values { continuation.resume(with: result) }
     }
 

@@ -29,13 +29,15 @@ public actor ConnectivityMonitor {
     private var probing: Task<Void, Never>?
     private var observers: [UInt64: AsyncStream<ConnectivityStatus>.Continuation] = [:]
     private var nextObserver: UInt64 = 0
+    private var isStopped = false
 
     /// The current status.
     public private(set) var status: ConnectivityStatus = .online
 
     /// `clock` paces the probes (1 s, 2 s, 4 s ... up to `maxProbeDelay`).
     public init(clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
-                initialProbeDelay: Duration = .seconds(1), maxProbeDelay: Duration = .seconds(30)) {
+                initialProbeDelay: Duration = .seconds(1), maxProbeDelay: Duration = .seconds(30), probe: Probe? = nil) {
+        self.probe = probe
         self.clock = clock
         self.now = now
         self.initialProbeDelay = initialProbeDelay
@@ -78,7 +80,7 @@ public actor ConnectivityMonitor {
     }
 
     private func startProbing(_ origin: URL) {
-        guard let probe, probing == nil else { return }
+        guard let probe, probing == nil, !isStopped else { return }
         let clock = self.clock
         var delay = initialProbeDelay
         let maxDelay = maxProbeDelay
@@ -95,8 +97,19 @@ public actor ConnectivityMonitor {
     }
 
     private func probeSucceeded() {
+        // A probe that finished after `stop()` or after a real request already ended offline is stale.
+        guard !isStopped, status.isOffline else { return }
         probing = nil
-        if status.isOffline { set(.online) }
+        set(.online)
+    }
+
+    /// Stops probing and ends every observer's stream; the monitor is not used afterwards.
+    public func stop() {
+        isStopped = true
+        probing?.cancel()
+        probing = nil
+        for continuation in observers.values { continuation.finish() }
+        observers.removeAll()
     }
 
     private func set(_ newStatus: ConnectivityStatus) {

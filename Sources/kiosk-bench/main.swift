@@ -63,8 +63,12 @@ func makeKiosk(_ demo: DemoUpstream, name: String) async throws -> Kiosk {
     return try Kiosk(configuration: KioskConfiguration(dataDirectory: temporaryDirectory(name), sources: sources))
 }
 
-print("kiosk-bench — \(ProcessInfo.processInfo.activeProcessorCount) cores, "
-      + (_isDebugAssertConfiguration() ? "DEBUG build (figures are not representative)" : "release build"))
+#if DEBUG
+let buildKind = "DEBUG build (figures are not representative; use -c release)"
+#else
+let buildKind = "release build"
+#endif
+print("kiosk-bench — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(buildKind)")
 print("")
 
 let demo = DemoUpstream()

@@ -48,10 +48,11 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
         faults.badItemRate = badItemRate
         faults.offline = offline
         configuration.faults = faults
+        // Demo keys only (KIOSK_DEMO_*), never the real NYT_API_KEY/MARVEL_* keys: the banner prints them.
         let environment = ProcessInfo.processInfo.environment
-        if let key = environment["NYT_API_KEY"] { configuration.nytAPIKey = key }
-        if let key = environment["MARVEL_PUBLIC_KEY"] { configuration.marvelPublicKey = key }
-        if let key = environment["MARVEL_PRIVATE_KEY"] { configuration.marvelPrivateKey = key }
+        if let key = environment["KIOSK_DEMO_NYT_API_KEY"] { configuration.nytAPIKey = key }
+        if let key = environment["KIOSK_DEMO_MARVEL_PUBLIC_KEY"] { configuration.marvelPublicKey = key }
+        if let key = environment["KIOSK_DEMO_MARVEL_PRIVATE_KEY"] { configuration.marvelPrivateKey = key }
 
         let upstream = DemoUpstream(configuration: configuration)
         do {

@@ -45,7 +45,7 @@ enum Render {
         switch item.detail {
         case .article(let article):
             lines.append("Section: \([article.section, article.subsection].filter { !$0.isEmpty }.joined(separator: " › "))")
-            lines.append("Published: \(article.publishedDate)    Rank: #\(article.rank)")
+            lines.append("Published: \(article.publishedDate)")
             if !item.summary.isEmpty { lines.append(""); lines.append(item.summary) }
             if !article.keywords.isEmpty { lines.append(""); lines.append("Keywords: " + article.keywords.joined(separator: ", ")) }
             if let url = article.url { lines.append("Read the full article: \(url.absoluteString)") }

@@ -11,12 +11,10 @@ struct Runtime {
     /// Loads the configuration and, unless `--live`, starts the embedded demo upstream for every source
     /// that has no explicit base URL.
     static func start(_ options: GlobalOptions) async throws -> Runtime {
-        var configuration = try KioskConfiguration.load(dataDirectory: options.dataDir)
+        var configuration = try configuration(options)
         var demo: DemoUpstream?
-        let needsDemo = !options.live && configuration.explicitlyConfigured.count < SourceID.allCases.count
-        if needsDemo {
-            let upstream = DemoUpstream()
-            try await upstream.start()
+        if configuration.usesDemoUpstream(live: options.live) {
+            let upstream = try await startDemo()
             let keys = await upstream.keys
             if !configuration.explicitlyConfigured.contains(.nyt) {
                 configuration.sources.nytBaseURL = await upstream.nytBaseURL
@@ -40,6 +38,30 @@ struct Runtime {
         } catch {
             await demo?.stop()
             throw error
+        }
+    }
+
+    /// The configuration for these options, with the database file chosen for demo or real data.
+    static func configuration(_ options: GlobalOptions) throws -> KioskConfiguration {
+        var configuration = try KioskConfiguration.load(dataDirectory: options.dataDir)
+        if configuration.usesDemoUpstream(live: options.live) { configuration.databaseName = "kiosk-demo.sqlite" }
+        return configuration
+    }
+
+    /// The demo upstream's preferred port: a stable origin keeps stored image URLs and ETags valid
+    /// from one run to the next. Taken when free, else any free port.
+    static let preferredDemoPort = 47_800
+
+    static func startDemo() async throws -> DemoUpstream {
+        let preferred = DemoUpstream(configuration: DemoUpstreamConfiguration(port: preferredDemoPort))
+        do {
+            try await preferred.start()
+            return preferred
+        } catch {
+            await preferred.stop()
+            let any = DemoUpstream()
+            try await any.start()
+            return any
         }
     }
 

@@ -112,7 +112,7 @@ struct FavoriteCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let configuration = try KioskConfiguration.load(dataDirectory: global.dataDir)
+                let configuration = try Runtime.configuration(global)
                 // Favorites come from the store alone: no upstream needed.
                 let database = try AppDatabase.open(at: configuration.databaseURL.path)
                 let items = try database.favorites()
@@ -140,7 +140,7 @@ struct CacheCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let configuration = try KioskConfiguration.load(dataDirectory: global.dataDir)
+                let configuration = try Runtime.configuration(global)
                 let database = try AppDatabase.open(at: configuration.databaseURL.path)
                 let stats = try database.stats()
                 if json {
@@ -160,7 +160,7 @@ struct CacheCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let configuration = try KioskConfiguration.load(dataDirectory: global.dataDir)
+                let configuration = try Runtime.configuration(global)
                 let database = try AppDatabase.open(at: configuration.databaseURL.path)
                 try database.clearCache()
                 print("Cleared cached pages and images. Favorites and dogs edits are kept.")
