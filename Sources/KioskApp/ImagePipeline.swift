@@ -149,8 +149,7 @@ public actor ImagePipeline {
         let stored = try database.image(forURL: url.absoluteString)
         let start = now()
         if let stored, start < stored.freshUntil {
-            let response = ImageResponse(data: stored.data, contentType: stored.contentType ?? Self.sniff(stored.data),
-                                         origin: .disk, etag: stored.etag, isStale: false)
+            let response = Self.response(from: stored, origin: .disk, isStale: false)
             memory.insert(response, for: url)
             return response
         }
@@ -164,8 +163,7 @@ public actor ImagePipeline {
         } catch let error as KioskError {
             guard let stored else { throw error }
             // stale-if-error: an old picture beats a placeholder.
-            return ImageResponse(data: stored.data, contentType: stored.contentType ?? Self.sniff(stored.data),
-                                 origin: .disk, etag: stored.etag, isStale: true)
+            return Self.response(from: stored, origin: .disk, isStale: true)
         }
         let received = now()
         let decision = CachePolicy(defaultLifetime: configuration.defaultLifetime)
@@ -177,15 +175,13 @@ public actor ImagePipeline {
             }
             stored.fetchedAt = received
             try database.saveImage(stored, sizeLimit: configuration.diskSizeLimit)
-            let image = ImageResponse(data: stored.data, contentType: stored.contentType ?? Self.sniff(stored.data),
-                                      origin: .notModified, etag: stored.etag, isStale: false)
+            let image = Self.response(from: stored, origin: .notModified, isStale: false)
             memory.insert(image, for: url)
             return image
         }
         guard response.isSuccess, !response.body.isEmpty else {
             if let stored {
-                return ImageResponse(data: stored.data, contentType: stored.contentType ?? Self.sniff(stored.data),
-                                     origin: .disk, etag: stored.etag, isStale: true)
+                return Self.response(from: stored, origin: .disk, isStale: true)
             }
             if response.status == 404 { throw KioskError.notFound("image \(url.redactedString)") }
             throw KioskError.httpStatus(response.status, url: url.redactedString)
@@ -204,6 +200,11 @@ public actor ImagePipeline {
         }
         memory.insert(image, for: url)
         return image
+    }
+
+    private static func response(from stored: StoredImage, origin: ImageOrigin, isStale: Bool) -> ImageResponse {
+        ImageResponse(data: stored.data, contentType: stored.contentType ?? sniff(stored.data), origin: origin,
+                      etag: stored.etag, isStale: isStale)
     }
 
     /// A content type from the first bytes, for stores that lost it.
