@@ -60,10 +60,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "KioskWeb",
+            dependencies: [
+                "KioskCore", "KioskApp", "KioskStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "kiosk",
             dependencies: [
-                "KioskCore", "KioskApp", "KioskDemoUpstream",
+                "KioskCore", "KioskApp", "KioskDemoUpstream", "KioskWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -80,6 +88,12 @@ let package = Package(
         .testTarget(
             name: "KioskDemoUpstreamTests",
             dependencies: ["KioskDemoUpstream", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "KioskWebTests",
+            dependencies: ["KioskWeb", "KioskApp", "KioskDemoUpstream", "KioskSources", "KioskStore", "KioskNetwork",
+                           .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
