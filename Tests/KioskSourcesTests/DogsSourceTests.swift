@@ -151,3 +151,21 @@ struct DogsSourceTests {
         #expect(error == .notFound("https://jsonblob.example/api/jsonBlob/1234"))
     }
 }
+
+@Suite("Dogs ids with a malformed entry")
+struct DogsSlugWithBadEntryTests {
+    @Test("A skipped dog keeps its id slot, so the next dog of the same name keeps its own id")
+    func skippedDogKeepsItsSlug() throws {
+        // Given two dogs named Rex, the first one malformed (no age)
+        let body = #"[{"dogName": "Rex", "description": "first", "image": "http://127.0.0.1/a.jpg"}, {"dogName": "Rex", "description": "second", "age": 3, "image": "http://127.0.0.1/b.jpg"}]"#
+        var configuration = SourceConfiguration.live
+        configuration.dogsURL = URL(string: "http://127.0.0.1:1/dogs.json")!
+        let source = DogsSource(configuration: configuration)
+        // When the list is decoded
+        let page = try source.decodeList(HTTPResponse(status: 200, body: Data(body.utf8), url: configuration.dogsURL!),
+                                         for: PageRequest(source: .dogs))
+        // Then the good Rex keeps the id it has when both are readable
+        #expect(page.items.map(\.itemID) == ["rex-2"])
+        #expect(page.skipped.count == 1)
+    }
+}

@@ -51,8 +51,17 @@ public struct DogsSource: CatalogSource {
         try UpstreamStatus.check(response, source: id, now: now())
         let slots = try ResponseBody.decode([Tolerant<DogDTO>].self, from: response.body)
         let (dogs, issues) = ResponseBody.collect(slots, body: response.body)
-        let slugs = DogSlugs.assign(dogs.map(\.value.dogName))
-        let items = zip(dogs, slugs).map { dog, slug in dog.value.toDomain(itemID: slug) }
+        // Slugs are numbered over every entry of the document, readable or not, so that a skipped
+        // "Rex" does not hand its id (and its deletions and favorites) to the next "Rex".
+        var names = Array(repeating: "", count: slots.count)
+        if !issues.isEmpty, let entries = (try? JSONSerialization.jsonObject(with: response.body)) as? [Any] {
+            for (position, entry) in entries.enumerated() where position < names.count {
+                names[position] = ((entry as? [String: Any])?["dogName"] as? String) ?? ""
+            }
+        }
+        for dog in dogs { names[dog.position] = dog.value.dogName }
+        let slugs = DogSlugs.assign(names)
+        let items = dogs.map { dog in dog.value.toDomain(itemID: slugs[dog.position]) }
         return Page(request: request, items: items, totalItems: slots.count, totalPages: 1, skipped: issues)
     }
 
@@ -64,3 +73,4 @@ public struct DogsSource: CatalogSource {
         throw KioskError.invalidRequest("The dogs list has no item endpoint; dog \(itemID) is read from the stored list")
     }
 }
+
