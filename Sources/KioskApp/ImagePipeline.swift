@@ -120,12 +120,15 @@ public actor ImagePipeline {
         self.memory = MemoryImageCache(costLimit: configuration.memoryCostLimit)
     }
 
-    /// Checks that a URL may be fetched: http(s) and an allowed host.
+    /// Checks that a URL may be fetched: http(s), and a host of a configured source or the exact
+    /// picture of a stored item (dogs pictures live on hosts of their own). Anything else is refused,
+    /// so Kiosk is never an open proxy.
     public nonisolated func validate(_ url: URL) throws {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
             throw KioskError.invalidRequest("Only http(s) image URLs are served")
         }
-        if let allowed = configuration.allowedHosts, !allowed.contains(host.lowercased()) {
+        if let allowed = configuration.allowedHosts, !allowed.contains(host.lowercased()),
+           try !database.isStoredImageURL(url.absoluteString) {
             throw KioskError.invalidRequest("Images from \(host) are not served: it is not a host of a configured source")
         }
     }

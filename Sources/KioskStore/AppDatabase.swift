@@ -96,6 +96,14 @@ public final class AppDatabase: Sendable {
         }
     }
 
+    /// Whether some stored item shows this picture (its list image): the image route's allow-list for
+    /// pictures hosted outside a source's own hosts, such as the dogs document's.
+    public func isStoredImageURL(_ url: String) throws -> Bool {
+        try read("look up an image URL") { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE imageURL = ?)", arguments: [url]) ?? false
+        }
+    }
+
     /// Inserts or updates items by (source, itemID) in one transaction; never changes any page's order.
     public func saveItems(_ items: [CatalogItem]) throws {
         try write("save \(items.count) items") { db in try Self.upsertItems(items, db) }

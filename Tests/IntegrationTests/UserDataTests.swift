@@ -75,6 +75,22 @@ struct UserDataTests {
         }
     }
 
+    @Test("A picture on a foreign host is allowed only when a stored item shows exactly that picture")
+    func storedItemPicturesAreAllowed() async throws {
+        try await withHarness { h in
+            // Given a dog whose picture lives on a host no source is configured for
+            let picture = URL(string: "https://pictures.example/dogs/fido.jpg")!
+            try h.database.saveItems([CatalogItem(source: .dogs, itemID: "fido", title: "Fido", subtitle: "", summary: "",
+                                                  imageURL: picture,
+                                                  detail: .dog(Dog(name: "Fido", description: "", age: 2, image: picture)))])
+            // Then that exact picture may be fetched, and nothing else from that host
+            #expect(throws: Never.self) { try h.kiosk.images.validate(picture) }
+            #expect(throws: KioskError.self) {
+                try h.kiosk.images.validate(URL(string: "https://pictures.example/private/secret.jpg")!)
+            }
+        }
+    }
+
     @Test("A stored image is served from disk after a restart, and revalidated with its ETag when stale")
     func imageDiskCache() async throws {
         let now = TestNow()
