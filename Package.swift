@@ -73,6 +73,7 @@ let package = Package(
             dependencies: [
                 "KioskCore", "KioskApp", "KioskDemoUpstream", "KioskWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

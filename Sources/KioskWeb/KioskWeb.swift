@@ -1,1 +1,39 @@
-import Foundation
+import Hummingbird
+import KioskApp
+import Logging
+
+// The entirety of KioskWeb's public API: a configuration and the application builder.
+
+/// Where the web app listens; loopback by default so a reader is not exposed to the network by accident.
+public struct WebConfiguration: Sendable {
+    /// The interface to bind.
+    public var host: String
+    /// The TCP port (0 picks a free one).
+    public var port: Int
+
+    /// Loopback port 8080 unless told otherwise.
+    public init(host: String = "127.0.0.1", port: Int = 8080) {
+        self.host = host
+        self.port = port
+    }
+}
+
+/// The web app over `kiosk`, ready to `runService()`; it serves the HTML screens, the JSON API, images and CSS.
+public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration) -> some ApplicationProtocol {
+    var logger = Logger(label: "kiosk.web")
+    logger.logLevel = .info
+    return Application(
+        router: buildRouter(kiosk: kiosk),
+        configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
+                                                serverName: "Kiosk"),
+        logger: logger
+    )
+}
+
+/// Every route of the web app, behind the middleware that turns errors into pages and adds security headers.
+func buildRouter(kiosk: Kiosk) -> Router<BasicRequestContext> {
+    let router = Router()
+    router.add(middleware: WebErrorMiddleware())
+    WebController(kiosk: kiosk).register(on: router)
+    return router
+}

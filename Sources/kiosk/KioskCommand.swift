@@ -14,7 +14,7 @@ struct KioskCommand: AsyncParsableCommand {
             With no keys or --live, Kiosk runs against its embedded demo upstream on loopback.
             """,
         subcommands: [
-            ListCommand.self, ShowCommand.self, SearchCommand.self, SyncCommand.self, DogsCommand.self,
+            ServeCommand.self, ListCommand.self, ShowCommand.self, SearchCommand.self, SyncCommand.self, DogsCommand.self,
             FavoriteCommand.self, CacheCommand.self, DemoUpstreamCommand.self,
         ]
     )

@@ -1,0 +1,106 @@
+import Foundation
+
+/// A fragment of HTML that is safe to emit. The only ways to make one escape their text or take tag
+/// and attribute names as static literals, so no view can put a raw upstream string into a page.
+struct HTML: Sendable, ExpressibleByStringLiteral {
+    /// The markup, ready to write to a response.
+    let rendered: String
+
+    private init(trusted: String) { rendered = trusted }
+
+    /// A string literal in view code is text, escaped like any other.
+    init(stringLiteral value: String) { rendered = HTML.escape(value) }
+
+    /// Escaped text: & < > " ' can never open a tag, end an attribute or start an entity.
+    static func text(_ value: String) -> HTML { HTML(trusted: escape(value)) }
+
+    /// Markup written in the source code itself (a doctype): a StaticString cannot come from upstream.
+    static func literal(_ markup: StaticString) -> HTML { HTML(trusted: markup.description) }
+
+    /// Fragments one after the other.
+    static func group(_ parts: [HTML]) -> HTML { HTML(trusted: parts.map(\.rendered).joined()) }
+
+    /// Nothing.
+    static let empty = HTML(trusted: "")
+
+    /// `<name attributes>children</name>`; nil attributes (refused URLs) are left out.
+    static func element(_ name: StaticString, _ attributes: [Attribute?] = [], _ children: [HTML] = []) -> HTML {
+        let attrs = attributes.compactMap { $0 }.map { " " + $0.rendered }.joined()
+        return HTML(trusted: "<\(name)\(attrs)>" + children.map(\.rendered).joined() + "</\(name)>")
+    }
+
+    /// A void element such as `<img>` or `<meta>`.
+    static func void(_ name: StaticString, _ attributes: [Attribute?] = []) -> HTML {
+        let attrs = attributes.compactMap { $0 }.map { " " + $0.rendered }.joined()
+        return HTML(trusted: "<\(name)\(attrs)>")
+    }
+
+    /// Escapes the five characters that matter in text and quoted attribute values.
+    static func escape(_ value: String) -> String {
+        var result = ""
+        result.reserveCapacity(value.utf8.count)
+        for character in value.unicodeScalars {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.unicodeScalars.append(character)
+            }
+        }
+        return result
+    }
+}
+
+/// One attribute with a static name and an escaped, double-quoted value.
+struct Attribute: Sendable {
+    /// `name="value"`, escaped.
+    let rendered: String
+
+    private init(trusted: String) { rendered = trusted }
+
+    /// Any attribute but a URL one: the value is escaped.
+    static func attribute(_ name: StaticString, _ value: String) -> Attribute {
+        Attribute(trusted: "\(name)=\"\(HTML.escape(value))\"")
+    }
+
+    /// A boolean attribute such as `selected`.
+    static func flag(_ name: StaticString) -> Attribute { Attribute(trusted: "\(name)") }
+
+    /// `class="..."`.
+    static func `class`(_ value: String) -> Attribute { attribute("class", value) }
+
+    /// A link inside Kiosk: only paths starting with one "/" (never "//host", never a scheme).
+    static func localHref(_ path: String) -> Attribute? {
+        guard path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\") else { return nil }
+        return attribute("href", path)
+    }
+
+    /// A link out of Kiosk: only http(s) URLs; anything else (javascript:, data:...) gives no attribute.
+    static func externalHref(_ url: URL?) -> Attribute? {
+        guard let url, SafeURL.isWeb(url) else { return nil }
+        return attribute("href", url.absoluteString)
+    }
+
+    /// An image source: always Kiosk's own image route, and only for http(s) upstream URLs.
+    static func imageSource(_ url: URL?) -> Attribute? {
+        guard let path = SafeURL.imagePath(url) else { return nil }
+        return attribute("src", path)
+    }
+}
+
+/// The URL rules of the web layer.
+enum SafeURL {
+    /// Whether a URL is absolute http or https with a host.
+    static func isWeb(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        return !(url.host ?? "").isEmpty
+    }
+
+    /// `/image?url=<encoded>` for an http(s) URL, else nil.
+    static func imagePath(_ url: URL?) -> String? {
+        guard let url, isWeb(url) else { return nil }
+        return "/image?url=" + QueryString.encode(url.absoluteString)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import KioskApp
+import KioskCore
+
+extension Pages {
+    /// `/{source}/{id}`: one item, laid out for its kind.
+    static func detail(_ result: ItemResult) -> HTML {
+        let item = result.item
+        var content: [HTML] = [
+            E.element("p", [], [E.element("a", [Attribute.localHref("/\(item.source.rawValue)")], [.text("‹ \(item.source.displayName)")])]),
+        ]
+        if let error = result.error {
+            let offline = error.isConnectivityFailure
+            content.append(E.element("p", [.class(offline ? "banner offline" : "banner error"), .attribute("role", "status")], [
+                .text(offline ? "Offline — showing saved data." : "Could not refresh: \(error.description)"),
+            ]))
+        }
+        if result.isFavorite { content.append(E.element("p", [.class("favorite")], ["★ Favorite"])) }
+        let body: [HTML]
+        switch item.detail {
+        case .article(let article): body = self.article(item, article)
+        case .marvelCharacter(let character): body = marvel(item, character)
+        case .rickAndMorty(let character): body = rickAndMorty(item, character)
+        case .dog(let dog): body = self.dog(item, dog)
+        }
+        content.append(E.element("article", [.class("detail")], body))
+        return layout(title: item.title, current: "/\(item.source.rawValue)", content)
+    }
+
+    private static func heading(_ item: CatalogItem) -> HTML {
+        E.element("h1", [], [.text(item.title)])
+    }
+
+    private static func article(_ item: CatalogItem, _ article: Article) -> [HTML] {
+        var parts: [HTML] = []
+        if let picture = article.largestImage {
+            parts.append(image(picture.url, width: picture.width ?? 440, height: picture.height ?? 293,
+                               alt: article.caption ?? "", lazy: false))
+        }
+        let section = [article.section, article.subsection].filter { !$0.isEmpty }.joined(separator: " · ")
+        if !section.isEmpty { parts.append(E.element("p", [.class("status")], [.text(section)])) }
+        parts.append(heading(item))
+        if !article.byline.isEmpty { parts.append(E.element("p", [.class("byline")], [.text(article.byline)])) }
+        if !article.publishedDate.isEmpty {
+            parts.append(E.element("p", [.class("status")], [
+                E.element("time", [.attribute("datetime", article.publishedDate)], [.text(article.publishedDate)]),
+            ]))
+        }
+        if !item.summary.isEmpty { parts.append(E.element("p", [.class("abstract")], [.text(item.summary)])) }
+        if !article.keywords.isEmpty {
+            parts.append(E.element("ul", [.class("keywords"), .attribute("aria-label", "Keywords")],
+                                   article.keywords.map { E.element("li", [], [.text($0)]) }))
+        }
+        if let link = Attribute.externalHref(article.url) {
+            parts.append(E.element("p", [], [
+                E.element("a", [link, .attribute("target", "_blank"), .attribute("rel", "noopener noreferrer")],
+                          ["Read the full article"]),
+            ]))
+        }
+        return parts
+    }
+
+    private static func marvel(_ item: CatalogItem, _ character: MarvelCharacter) -> [HTML] {
+        var parts: [HTML] = [heading(item)]
+        let picture = character.thumbnail?.url(variant: "portrait_uncanny") ?? item.imageURL
+        parts.append(image(picture, width: 300, height: 450, alt: item.title, lazy: false))
+        // The original app hid the description when Marvel has none, rather than showing an empty block.
+        if !item.summary.isEmpty { parts.append(E.element("p", [.class("abstract")], [.text(item.summary)])) }
+        let collections: [(String, MarvelCollection)] = [("Comics", character.comics), ("Series", character.series),
+                                                         ("Stories", character.stories), ("Events", character.events)]
+        for (name, collection) in collections {
+            var tiles = collection.items.prefix(20).map { E.element("li", [], [.text($0)]) }
+            if collection.hasMore || collection.items.count > 20 {
+                tiles.append(E.element("li", [.class("more"), .attribute("aria-label", "and more")], ["…"]))
+            }
+            parts.append(E.element("section", [.class("collection")], [
+                E.element("h2", [], [.text("\(name) (\(collection.available))")]),
+                tiles.isEmpty ? E.element("p", [.class("status")], ["None"]) : E.element("ul", [], tiles),
+            ]))
+        }
+        parts.append(attribution(character.attribution))
+        return parts
+    }
+
+    private static func rickAndMorty(_ item: CatalogItem, _ character: RickAndMortyCharacter) -> [HTML] {
+        let rows: [(String, String)] = [
+            ("Status", "\(character.statusEmoji) \(character.status)"),
+            ("Gender", character.gender),
+            ("Species", character.species),
+            ("Type", character.type.isEmpty ? "—" : character.type),
+            ("Origin", character.origin.name),
+            ("Location", character.location.name),
+            ("Episodes", String(character.episodes.count)),
+        ]
+        return [
+            image(item.imageURL, width: 300, height: 300, alt: item.title, lazy: false),
+            heading(item),
+            E.element("dl", [], rows.flatMap { name, value in
+                [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])]
+            }),
+        ]
+    }
+
+    private static func dog(_ item: CatalogItem, _ dog: Dog) -> [HTML] {
+        [
+            image(dog.image ?? item.imageURL, width: 300, height: 300, alt: item.title, lazy: false),
+            heading(item),
+            E.element("p", [.class("abstract")], [.text(dog.description)]),
+            E.element("p", [.class("status")], [.text(dog.age == 1 ? "Almost 1 year" : "Almost \(dog.age) years")]),
+        ]
+    }
+}

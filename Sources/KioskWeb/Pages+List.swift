@@ -1,0 +1,195 @@
+import Foundation
+import KioskApp
+import KioskCore
+
+/// What a list URL asks for, checked: `?page=`, `?q=`, the source's filters and `?refresh=1`.
+struct ListParameters: Sendable {
+    static let maximumQueryLength = 200
+    static let maximumPage = 100_000
+
+    var source: SourceID
+    var page = 1
+    var q: String?
+    var filters: [String: String] = [:]
+    var refresh = false
+
+    /// Rejects unknown names, a non-numeric or out-of-range page and an oversized query with a 400;
+    /// filter values are checked later by the source, whose message lists the valid ones.
+    init(source: SourceID, filterNames: [String], query: QueryString) throws {
+        self.source = source
+        let known = Set(["page", "q", "refresh"] + filterNames)
+        for name in query.names where !known.contains(name) {
+            throw WebError.badRequest("Unknown parameter \"\(name)\"; valid: \(known.sorted().joined(separator: ", ")).")
+        }
+        if let raw = query["page"], !raw.isEmpty {
+            guard let page = Int(raw) else { throw WebError.badRequest("The page must be a whole number.") }
+            guard page >= 1 else { throw WebError.badRequest("Pages start at 1.") }
+            guard page <= Self.maximumPage else { throw WebError.notFound("There is no page \(page).") }
+            self.page = page
+        }
+        if let raw = query["q"] {
+            let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard trimmed.count <= Self.maximumQueryLength else {
+                throw WebError.badRequest("The search text is longer than \(Self.maximumQueryLength) characters.")
+            }
+            q = trimmed.isEmpty ? nil : trimmed
+        }
+        for name in filterNames {
+            if let value = query[name], !value.isEmpty {
+                guard value.count <= 40 else { throw WebError.badRequest("The \(name) filter value is too long.") }
+                filters[name] = value
+            }
+        }
+        refresh = query["refresh"].map { !$0.isEmpty && $0 != "0" } ?? false
+    }
+
+    /// The page request (without the query: searching goes through `CatalogService.search`).
+    var request: PageRequest { PageRequest(source: source, page: page, filters: filters) }
+
+    /// A link to this list with another page (and never `refresh`, so links do not force revalidation).
+    func path(page: Int? = nil, refresh: Bool = false, prefix: String = "") -> String {
+        var query = QueryString()
+        for name in filters.keys.sorted() { query.set(name, filters[name]) }
+        query.set("q", q)
+        let target = page ?? self.page
+        if target != 1 { query.set("page", String(target)) }
+        if refresh { query.set("refresh", "1") }
+        return "\(prefix)/\(source.rawValue)\(query.encoded)"
+    }
+}
+
+extension Pages {
+    /// `/{source}`: a page of a catalog with its freshness, offline banner, paging and search form.
+    static func list(_ parameters: ListParameters, update: CatalogUpdate, filterValues: [String: [String]]) -> HTML {
+        let source = parameters.source
+        var content: [HTML] = [
+            E.element("h1", [], [.text(source.displayName)]),
+            searchForm(parameters, filterValues: filterValues),
+        ]
+        content.append(contentsOf: freshness(update, parameters: parameters))
+        let items = update.page.items
+        if items.isEmpty {
+            content.append(E.element("div", [.class("empty")], [
+                E.element("p", [], ["Nothing here."]),
+                E.element("p", [], [E.element("a", [Attribute.localHref(parameters.path(refresh: true))], ["Retry"])]),
+            ]))
+        } else {
+            content.append(itemList(items))
+        }
+        content.append(pager(parameters, totalPages: update.page.totalPages))
+        if source == .marvel { content.append(attribution(update.page.attribution)) }
+        return layout(title: source.displayName, current: "/\(source.rawValue)", content)
+    }
+
+    /// `/{source}?q=`: search results (upstream or stored), one page.
+    static func search(_ parameters: ListParameters, result: SearchResult, filterValues: [String: [String]]) -> HTML {
+        let source = parameters.source
+        var content: [HTML] = [
+            E.element("h1", [], [.text(source.displayName)]),
+            searchForm(parameters, filterValues: filterValues),
+            E.element("p", [.class("status")], [
+                .text("\(result.items.count) result\(result.items.count == 1 ? "" : "s") for “\(result.query)”"
+                      + (result.origin == .store ? " in saved data" : "")),
+            ]),
+        ]
+        if let error = result.error {
+            let offline = error.isConnectivityFailure
+            content.append(E.element("p", [.class(offline ? "banner offline" : "banner error"), .attribute("role", "status")], [
+                .text(offline ? "Offline — searching saved data only." : "Could not search upstream: \(error.description)"),
+            ]))
+        }
+        content.append(result.items.isEmpty
+            ? E.element("p", [.class("empty")], ["No matches."])
+            : itemList(result.items))
+        if source == .marvel { content.append(attribution(result.items.first.flatMap(marvelAttribution))) }
+        return layout(title: "\(source.displayName): \(result.query)", current: "/\(source.rawValue)", content)
+    }
+
+    static func marvelAttribution(_ item: CatalogItem) -> String? {
+        if case .marvelCharacter(let character) = item.detail { return character.attribution }
+        return nil
+    }
+
+    /// "Updated 3 h ago" (labelled stale when it is), the offline banner, or a failed-refresh notice.
+    static func freshness(_ update: CatalogUpdate, parameters: ListParameters) -> [HTML] {
+        let age = AgeFormatter.short(update.age)
+        var status: [HTML] = [.text("Updated \(age)")]
+        if update.isStale { status += [" ", E.element("span", [.class("stale")], ["stale"])] }
+        status += [" · ", E.element("a", [Attribute.localHref(parameters.path(refresh: true))], ["Refresh"])]
+        var parts = [E.element("p", [.class("status")], status)]
+        if update.isOffline {
+            parts.append(E.element("p", [.class("banner offline"), .attribute("role", "status")], [
+                .text("Offline — showing saved data from \(age)"),
+            ]))
+        } else if let error = update.error {
+            parts.append(E.element("p", [.class("banner error"), .attribute("role", "status")], [
+                .text("Could not refresh: \(error.description) "),
+                E.element("a", [Attribute.localHref(parameters.path(refresh: true))], ["Retry"]),
+            ]))
+        }
+        return parts
+    }
+
+    /// A GET form, so search and filters work without JavaScript and live in the URL.
+    static func searchForm(_ parameters: ListParameters, filterValues: [String: [String]]) -> HTML {
+        var fields: [HTML] = [
+            E.element("label", [], [
+                "Search",
+                E.void("input", [.attribute("type", "search"), .attribute("name", "q"), .attribute("value", parameters.q ?? ""),
+                                 .attribute("maxlength", String(ListParameters.maximumQueryLength))]),
+            ]),
+        ]
+        for name in filterValues.keys.sorted() {
+            let current = parameters.filters[name]?.lowercased() ?? ""
+            let options = [E.element("option", [.attribute("value", "")], ["any"])] + (filterValues[name] ?? []).map { value in
+                E.element("option", [.attribute("value", value), value == current ? .flag("selected") : nil], [.text(value)])
+            }
+            fields.append(E.element("label", [], [.text(name.capitalized), E.element("select", [.attribute("name", name)], options)]))
+        }
+        fields.append(E.element("button", [.attribute("type", "submit")], ["Go"]))
+        return E.element("form", [.class("search"), .attribute("method", "get"),
+                                  .attribute("action", "/\(parameters.source.rawValue)"), .attribute("role", "search")], fields)
+    }
+
+    /// Previous/next and windowed page numbers (1 … 4 5 [6] 7 8 … 42), all plain links.
+    static func pager(_ parameters: ListParameters, totalPages: Int?) -> HTML {
+        guard let total = totalPages, total > 1 else { return .empty }
+        let current = parameters.page
+        var entries: [HTML] = []
+        if current > 1 {
+            entries.append(E.element("li", [], [
+                E.element("a", [Attribute.localHref(parameters.path(page: current - 1)), .attribute("rel", "prev")], ["‹ Previous"]),
+            ]))
+        }
+        for number in pageWindow(current: current, total: total) {
+            guard let number else {
+                entries.append(E.element("li", [], [E.element("span", [.attribute("aria-hidden", "true")], ["…"])]))
+                continue
+            }
+            let attributes: [Attribute?] = number == current
+                ? [Attribute.localHref(parameters.path(page: number)), .attribute("aria-current", "page")]
+                : [Attribute.localHref(parameters.path(page: number))]
+            entries.append(E.element("li", [], [E.element("a", attributes, [.text(String(number))])]))
+        }
+        if current < total {
+            entries.append(E.element("li", [], [
+                E.element("a", [Attribute.localHref(parameters.path(page: current + 1)), .attribute("rel", "next")], ["Next ›"]),
+            ]))
+        }
+        return E.element("nav", [.class("pages"), .attribute("aria-label", "Pages")], [E.element("ul", [], entries)])
+    }
+
+    /// The first, the last and two on each side of the current page; nil marks a gap.
+    static func pageWindow(current: Int, total: Int) -> [Int?] {
+        guard total >= 1 else { return [] }
+        // Clamped first: a range with its bounds the wrong way round would trap.
+        let center = min(max(current, 1), total)
+        let shown = Set([1, total] + Array(max(1, center - 2)...min(total, center + 2))).sorted()
+        var result: [Int?] = []
+        for number in shown {
+            if let last = result.last ?? nil, number > last + 1 { result.append(nil) }
+            result.append(number)
+        }
+        return result
+    }
+}

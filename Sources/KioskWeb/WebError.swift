@@ -1,0 +1,96 @@
+import Foundation
+import Hummingbird
+import KioskCore
+
+/// A failure the web layer answers with a page (or `{"error"}` under /api): a status, words a user
+/// can act on, and where "Retry" goes when retrying can help.
+struct WebError: Error, Sendable {
+    var status: HTTPResponse.Status
+    var title: String
+    var message: String
+    /// A local path to try again, for failures of the world rather than of the request.
+    var retryPath: String?
+
+    static func badRequest(_ message: String) -> WebError {
+        WebError(status: .badRequest, title: "Bad request", message: message, retryPath: nil)
+    }
+
+    static func notFound(_ message: String) -> WebError {
+        WebError(status: .notFound, title: "Not found", message: message, retryPath: nil)
+    }
+
+    static func forbidden(_ message: String) -> WebError {
+        WebError(status: .forbidden, title: "Forbidden", message: message, retryPath: nil)
+    }
+}
+
+extension WebError {
+    /// Kiosk's errors by whose fault they are: the request's (4xx), the network's (503, retry), the upstream's (502).
+    init(_ error: KioskError, retryPath: String?) {
+        switch error {
+        case .invalidRequest(let message):
+            self.init(status: .badRequest, title: "Bad request", message: message, retryPath: nil)
+        case .notFound:
+            self.init(status: .notFound, title: "Not found", message: error.description, retryPath: nil)
+        case .offline, .timeout:
+            self.init(status: .serviceUnavailable, title: "Offline",
+                      message: "Nothing is saved for this yet and the upstream cannot be reached (\(error.description)).",
+                      retryPath: retryPath)
+        default:
+            self.init(status: .badGateway, title: "Upstream error", message: error.description, retryPath: retryPath)
+        }
+    }
+}
+
+/// Turns every error into a clear page or JSON body (never a bare 500 from the framework) and puts the
+/// security headers on every response, errors included.
+struct WebErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            let isAPI = request.uri.path.hasPrefix("/api/") || request.uri.path == "/api"
+            let webError = Self.webError(for: error, path: request.uri.path, query: request.uri.query)
+            response = isAPI ? JSONResponse.error(webError) : Pages.errorResponse(webError)
+        }
+        SecurityHeaders.apply(to: &response.headers)
+        return response
+    }
+
+    static func webError(for error: any Error, path: String, query: String?) -> WebError {
+        let retry = path + (query.map { "?" + $0 } ?? "")
+        switch error {
+        case let error as WebError: return error
+        case let error as KioskError: return WebError(error, retryPath: retry)
+        case let error as HTTPError where error.status == .notFound:
+            return .notFound("There is no page at this address.")
+        case let error as HTTPError where error.status == .methodNotAllowed:
+            return WebError(status: .methodNotAllowed, title: "Method not allowed",
+                            message: "This address only answers GET.", retryPath: nil)
+        case let error as HTTPError where (400..<500).contains(error.status.code):
+            return WebError(status: error.status, title: "Bad request", message: error.body ?? error.status.reasonPhrase,
+                            retryPath: nil)
+        default:
+            return WebError(status: .internalServerError, title: "Internal error",
+                            message: "Something went wrong inside Kiosk.", retryPath: retry)
+        }
+    }
+}
+
+/// The headers every response carries: a CSP with no inline script or style, no MIME sniffing, no referrer.
+enum SecurityHeaders {
+    static let contentSecurityPolicy = "default-src 'self'; img-src 'self'; script-src 'self'; style-src 'self'; "
+        + "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+
+    // HTTPTypes names X-Content-Type-Options but not Referrer-Policy.
+    static let referrerPolicy = HTTPFields.Element.Name("Referrer-Policy")!
+
+    static func apply(to headers: inout HTTPFields) {
+        headers[.contentSecurityPolicy] = contentSecurityPolicy
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[referrerPolicy] = "no-referrer"
+    }
+}
+
+

@@ -1,0 +1,149 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import KioskApp
+import KioskCore
+import KioskDemoUpstream
+import Testing
+@testable import KioskWeb
+
+@Suite("Web app input checking, escaping and errors")
+struct WebSafetyTests {
+    @Test("A hostile item title and a javascript: link render as inert text")
+    func escaping() async throws {
+        try await withWeb { harness, client in
+            // Given stored items whose strings are markup and whose links are not http(s)
+            let hostile = "<script>alert('x')</script> & \"quoted\""
+            let dog = CatalogItem(source: .dogs, itemID: "evil", title: hostile, subtitle: hostile, summary: hostile,
+                                  imageURL: URL(string: "javascript:alert(1)"),
+                                  detail: .dog(Dog(name: hostile, description: hostile, age: 3,
+                                                   image: URL(string: "javascript:alert(1)"))))
+            let article = CatalogItem(
+                source: .nyt, itemID: "666", title: hostile, subtitle: hostile, summary: hostile, imageURL: nil,
+                detail: .article(Article(rank: 1, url: URL(string: "javascript:alert(1)"), section: hostile, subsection: "",
+                                         byline: hostile, publishedDate: "2026-01-01", updated: "", type: "Article",
+                                         keywords: [hostile], facets: [], images: [], caption: nil, copyright: nil)))
+            try harness.kiosk.database.saveItems([dog, article])
+            try harness.kiosk.catalog.setFavorite(true, source: .dogs, itemID: "evil")
+            // When their pages are rendered
+            let pages = [try await client.get("/dogs/evil"), try await client.get("/nyt/666"),
+                         try await client.get("/favorites")]
+            // Then the markup is escaped and the links are dropped
+            for page in pages {
+                #expect(page.status == .ok)
+                #expect(!page.body.contains("<script>"))
+                #expect(page.body.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quoted&quot;"))
+                #expect(!page.body.contains("javascript:"))
+            }
+            #expect(!pages[1].body.contains("Read the full article"))
+        }
+    }
+
+    @Test("Bad input is a clear 4xx page, never a 500", arguments: [
+        ("/nowhere", 404), ("/rickandmorty?page=0", 400), ("/rickandmorty?page=-3", 400),
+        ("/rickandmorty?page=abc", 400), ("/rickandmorty?page=999", 404), ("/rickandmorty?page=99999999999", 404),
+        ("/rickandmorty?q=" + String(repeating: "a", count: 201), 400), ("/rickandmorty?q=%00%3Cscript%3E", 400),
+        ("/rickandmorty?q=%zz", 400), ("/rickandmorty?page=1&page=2", 400), ("/rickandmorty?evil=1", 400),
+        ("/rickandmorty?status=zombie", 400), ("/nyt?page=2", 400), ("/nyt?kind=<b>", 400),
+        ("/rickandmorty/999999", 404), ("/nyt/123456789", 404), ("/a/b/c", 404),
+        ("/rickandmorty/" + String(repeating: "9", count: 201), 400), ("/rickandmorty/abc", 400),
+        ("/marvel?page=9999", 404), ("/dogs/no-such-dog", 404), ("/dogs?page=2", 400), ("/marvel?status=alive", 400),
+        ("/rickandmorty/%ZZ", 400), ("/image?url=" + String(repeating: "a", count: 5000), 400),
+    ])
+    func badInput(uri: String, expected: Int) async throws {
+        try await withWeb { _, client in
+            // Given a malformed or impossible request
+            // When it is sent
+            let page = try await client.get(uri)
+            // Then the answer is the right 4xx, as an HTML page with the security headers and no echoed markup
+            #expect(page.status.code == expected, "\(uri)")
+            #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+            #expect(page.header("Content-Security-Policy") != nil)
+            #expect(page.body.contains("<h1>"))
+            #expect(!page.body.contains("<script>"))
+            #expect(!page.body.contains("<b>"))
+        }
+    }
+
+    @Test("Bad input under /api is a JSON error with the right status")
+    func apiErrors() async throws {
+        try await withWeb { _, client in
+            // Given bad API requests
+            for (uri, expected) in [("/api/nowhere", 404), ("/api/rickandmorty?page=0", 400), ("/api/rickandmorty/999999", 404)] {
+                // When each is sent
+                let answer = try await client.get(uri)
+                // Then it is {"error": ...} with a 4xx
+                #expect(answer.status.code == expected, "\(uri)")
+                #expect(answer.header("Content-Type") == "application/json; charset=utf-8")
+                #expect(try answer.json()["error"] is String)
+            }
+        }
+    }
+
+    @Test("The image route serves demo images and refuses anything else")
+    func images() async throws {
+        try await withWeb { harness, client in
+            // Given a demo image URL from a listed page
+            let update = try await harness.kiosk.catalog.page(PageRequest(source: .rickandmorty))
+            let imageURL = try #require(update.page.items.first?.imageURL)
+            // When it and foreign or malformed URLs are requested
+            let image = try await client.get("/image?url=" + QueryString.encode(imageURL.absoluteString))
+            let foreign = try await client.get("/image?url=" + QueryString.encode("http://evil.example/x.png"))
+            let script = try await client.get("/image?url=" + QueryString.encode("javascript:alert(1)"))
+            let file = try await client.get("/image?url=" + QueryString.encode("file:///etc/passwd"))
+            let missing = try await client.get("/image")
+            // Then the demo image is a cacheable PNG and everything else a 4xx
+            #expect(image.status == .ok)
+            #expect(image.header("Content-Type") == "image/png")
+            #expect(image.header("Cache-Control") == "public, max-age=86400")
+            #expect(image.bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            let etag = try #require(image.header("ETag"))
+            let again = try await client.get("/image?url=" + QueryString.encode(imageURL.absoluteString),
+                                             headers: [.ifNoneMatch: etag])
+            #expect(again.status == .notModified)
+            #expect(foreign.status == .forbidden)
+            #expect(script.status == .badRequest)
+            #expect(file.status == .badRequest)
+            #expect(missing.status == .badRequest)
+        }
+    }
+
+    @Test("With nothing stored and the upstream offline, a list is a 503 page with a Retry link")
+    func offlineNothingStored() async throws {
+        var faults = FaultSettings.none
+        faults.offline = true
+        try await withWeb(faults: faults) { _, client in
+            // Given an unreachable upstream and an empty store
+            // When a list is requested
+            let page = try await client.get("/rickandmorty?page=2")
+            // Then it says so and offers to retry the same address
+            #expect(page.status == .serviceUnavailable)
+            #expect(page.body.contains("href=\"/rickandmorty?page=2\">Retry<"))
+        }
+    }
+
+    @Test("Stored data shown while offline carries the offline banner with its age")
+    func offlineBanner() async throws {
+        try await withWeb { harness, client in
+            // Given a stored page, three days old (past any freshness lifetime), and an upstream gone offline
+            _ = try await client.get("/rickandmorty")
+            harness.now.advance(by: 3 * 86400 + 60)
+            try await harness.setOffline(true)
+            // When the list is requested
+            let page = try await client.get("/rickandmorty")
+            // Then the saved page is shown, labelled stale and offline with its age
+            #expect(page.status == .ok)
+            #expect(page.body.contains("Offline — showing saved data from 3 d ago"))
+            #expect(page.body.contains("Updated 3 d ago <span class=\"stale\">stale</span>"))
+            #expect(page.body.contains("Rick Sanchez"))
+        }
+    }
+
+    @Test("The page window never traps and marks gaps")
+    func pageWindow() {
+        #expect(Pages.pageWindow(current: 1, total: 42) == [1, 2, 3, nil, 42])
+        #expect(Pages.pageWindow(current: 20, total: 42) == [1, nil, 18, 19, 20, 21, 22, nil, 42])
+        #expect(Pages.pageWindow(current: 99, total: 3) == [1, 2, 3])
+        #expect(Pages.pageWindow(current: 1, total: 1) == [1])
+    }
+}
