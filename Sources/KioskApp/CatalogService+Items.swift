@@ -79,10 +79,10 @@ extension CatalogService {
         if source.searchMode == .remote, query.count >= SearchModel.minimumRemoteLength, policy != .offline {
             do {
                 let update = try await page(PageRequest(source: sourceID, page: 1, query: query), policy: policy)
-                if update.error == nil || !(update.error!.isConnectivityFailure) {
-                    return SearchResult(query: query, items: update.page.items, origin: .upstream, error: update.error)
+                if let error = update.error, error.isConnectivityFailure {
+                    return SearchResult(query: query, items: try localSearch(sourceID, query), origin: .store, error: error)
                 }
-                return SearchResult(query: query, items: try localSearch(sourceID, query), origin: .store, error: update.error)
+                return SearchResult(query: query, items: update.page.items, origin: .upstream, error: update.error)
             } catch let error as KioskError where error.isConnectivityFailure || error.isRetryable {
                 return SearchResult(query: query, items: try localSearch(sourceID, query), origin: .store, error: error)
             }

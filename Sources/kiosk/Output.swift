@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import KioskApp
 import KioskCore
@@ -121,8 +122,6 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
         throw ExitCode(error.isUserError ? 2 : 1)
     }
 }
-
-import ArgumentParser
 
 extension KioskError {
     /// Bad input (unknown id, bad page...) rather than a failure of the world.

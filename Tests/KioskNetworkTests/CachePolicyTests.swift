@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import KioskCore
 @testable import KioskNetwork
 import Testing
@@ -103,5 +104,3 @@ final class Counter: Sendable {
     @discardableResult func increment() -> Int { count.withLock { $0 += 1; return $0 } }
     var value: Int { count.withLock { $0 } }
 }
-
-import Synchronization
