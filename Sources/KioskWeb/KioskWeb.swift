@@ -23,16 +23,19 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration) -> s
     var logger = Logger(label: "kiosk.web")
     logger.logLevel = .info
     return Application(
-        router: buildRouter(kiosk: kiosk),
+        router: buildRouter(kiosk: kiosk, csrf: .random()),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                 serverName: "Kiosk"),
         logger: logger
     )
 }
 
-/// Every route of the web app, behind the middleware that turns errors into pages and adds security headers.
-func buildRouter(kiosk: Kiosk) -> Router<BasicRequestContext> {
+/// Every route of the web app, behind the middleware that turns errors into pages and adds security
+/// headers, itself behind the CSRF middleware (outermost, so error pages get the cookie too). The
+/// CSRF secret is a parameter so tests can build the router with one of their own.
+func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random()) -> Router<BasicRequestContext> {
     let router = Router()
+    router.add(middleware: CSRFMiddleware(protection: csrf))
     router.add(middleware: WebErrorMiddleware())
     WebController(kiosk: kiosk).register(on: router)
     return router

@@ -16,6 +16,7 @@ extension Pages {
             ]))
         }
         if result.isFavorite { content.append(E.element("p", [.class("favorite")], ["★ Favorite"])) }
+        content.append(starForm(item, isFavorite: result.isFavorite, returnPath: itemPath(item)))
         let body: [HTML]
         switch item.detail {
         case .article(let article): body = self.article(item, article)

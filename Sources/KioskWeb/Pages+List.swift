@@ -12,12 +12,15 @@ struct ListParameters: Sendable {
     var q: String?
     var filters: [String: String] = [:]
     var refresh = false
+    /// `?edit=1` on dogs: the list with Delete and Move buttons.
+    var edit = false
 
     /// Rejects unknown names, a non-numeric or out-of-range page and an oversized query with a 400;
     /// filter values are checked later by the source, whose message lists the valid ones.
     init(source: SourceID, filterNames: [String], query: QueryString) throws {
         self.source = source
-        let known = Set(["page", "q", "refresh"] + filterNames)
+        // Only the dogs list can be edited, so `edit` is an unknown parameter anywhere else.
+        let known = Set(["page", "q", "refresh"] + filterNames + (source == .dogs ? ["edit"] : []))
         for name in query.names where !known.contains(name) {
             throw WebError.badRequest("Unknown parameter \"\(name)\"; valid: \(known.sorted().joined(separator: ", ")).")
         }
@@ -41,6 +44,7 @@ struct ListParameters: Sendable {
             }
         }
         refresh = query["refresh"].map { !$0.isEmpty && $0 != "0" } ?? false
+        edit = query["edit"].map { !$0.isEmpty && $0 != "0" } ?? false
     }
 
     /// The page request (without the query: searching goes through `CatalogService.search`).
@@ -60,7 +64,8 @@ struct ListParameters: Sendable {
 
 extension Pages {
     /// `/{source}`: a page of a catalog with its freshness, offline banner, paging and search form.
-    static func list(_ parameters: ListParameters, update: CatalogUpdate, filterValues: [String: [String]]) -> HTML {
+    static func list(_ parameters: ListParameters, update: CatalogUpdate, filterValues: [String: [String]],
+                     favorites: Set<String> = []) -> HTML {
         let source = parameters.source
         var content: [HTML] = [
             E.element("h1", [], [.text(source.displayName)]),
@@ -73,16 +78,20 @@ extension Pages {
                 E.element("p", [], ["Nothing here."]),
                 E.element("p", [], [E.element("a", [Attribute.localHref(parameters.path(refresh: true))], ["Retry"])]),
             ]))
+        } else if parameters.edit && source == .dogs {
+            content.append(dogsEditor(items))
         } else {
-            content.append(itemList(items))
+            content.append(itemList(items, favorites: favorites, returnPath: parameters.path()))
         }
+        if source == .dogs { content.append(dogsModeLink(editing: parameters.edit)) }
         content.append(pager(parameters, totalPages: update.page.totalPages))
         if source == .marvel { content.append(attribution(update.page.attribution)) }
         return layout(title: source.displayName, current: "/\(source.rawValue)", content)
     }
 
     /// `/{source}?q=`: search results (upstream or stored), one page.
-    static func search(_ parameters: ListParameters, result: SearchResult, filterValues: [String: [String]]) -> HTML {
+    static func search(_ parameters: ListParameters, result: SearchResult, filterValues: [String: [String]],
+                       favorites: Set<String> = []) -> HTML {
         let source = parameters.source
         var content: [HTML] = [
             E.element("h1", [], [.text(source.displayName)]),
@@ -100,9 +109,44 @@ extension Pages {
         }
         content.append(result.items.isEmpty
             ? E.element("p", [.class("empty")], ["No matches."])
-            : itemList(result.items))
+            : itemList(result.items, favorites: favorites, returnPath: parameters.path()))
         if source == .marvel { content.append(attribution(result.items.first.flatMap(marvelAttribution))) }
         return layout(title: "\(source.displayName): \(result.query)", current: "/\(source.rawValue)", content)
+    }
+
+    /// "Edit" on the dogs list, "Done" in edit mode: plain links, as the mode lives in the URL.
+    static func dogsModeLink(editing: Bool) -> HTML {
+        E.element("p", [.class("mode")], [
+            E.element("a", [Attribute.localHref(editing ? "/dogs" : WebController.dogsEditPath)], [editing ? "Done" : "Edit"]),
+        ])
+    }
+
+    /// `/dogs?edit=1`: each dog with Move up / Move down / Delete forms (keyboard-usable buttons with
+    /// labels naming the dog, as the icons alone say nothing to a screen reader), and Reset.
+    static func dogsEditor(_ dogs: [CatalogItem]) -> HTML {
+        let rows = dogs.enumerated().map { index, dog in
+            let base = "/dogs/" + QueryString.encode(dog.itemID)
+            var buttons: [HTML] = []
+            if index > 0 {
+                buttons.append(postForm(action: base + "/move", fields: [("to", String(index - 1))],
+                                        label: "Move \(dog.title) up", button: "↑", className: "move"))
+            }
+            if index < dogs.count - 1 {
+                buttons.append(postForm(action: base + "/move", fields: [("to", String(index + 1))],
+                                        label: "Move \(dog.title) down", button: "↓", className: "move"))
+            }
+            buttons.append(postForm(action: base + "/delete", fields: [], label: "Delete \(dog.title)",
+                                    button: "Delete", className: "delete"))
+            return E.element("li", [], [
+                image(dog.imageURL, width: 80, height: 80, alt: ""),
+                E.element("span", [.class("title")], [.text(dog.title)]),
+                E.element("span", [.class("actions")], buttons),
+            ])
+        }
+        return E.group([
+            E.element("ul", [.class("items edit")], rows),
+            postForm(action: "/dogs/reset", fields: [], label: "Reset the dogs list", button: "Reset", className: "reset"),
+        ])
     }
 
     static func marvelAttribution(_ item: CatalogItem) -> String? {

@@ -73,13 +73,17 @@ enum Pages {
         if items.isEmpty {
             content.append(E.element("p", [.class("empty")], ["No favorites yet."]))
         } else {
-            content.append(itemList(items, showSource: true))
+            // Everything here is a favorite, so every row's star offers "remove".
+            content.append(itemList(items, showSource: true, favorites: Set(items.map(\.itemID)), returnPath: "/favorites"))
         }
         return layout(title: "Favorites", current: "/favorites", content)
     }
 
     /// Rows: picture through the image route at a fixed size, title, subtitle.
-    static func itemList(_ items: [CatalogItem], showSource: Bool = false) -> HTML {
+    /// `favorites` holds the starred item ids of the rows' source; each row has a star form that
+    /// returns to `returnPath`.
+    static func itemList(_ items: [CatalogItem], showSource: Bool = false, favorites: Set<String> = [],
+                         returnPath: String = "/favorites") -> HTML {
         E.element("ul", [.class("items")], items.map { item in
             let size = rowImageSize(item.source)
             var text: [HTML] = [
@@ -94,8 +98,35 @@ enum Pages {
                     image(item.imageURL, width: size.width, height: size.height, alt: ""),
                     E.element("span", [], text),
                 ]),
+                starForm(item, isFavorite: favorites.contains(item.itemID), returnPath: returnPath),
             ])
         })
+    }
+
+    /// The hidden field every POST form carries: the request's CSRF token (the cookie's value).
+    static func csrfField() -> HTML {
+        E.void("input", [.attribute("type", "hidden"), .attribute("name", CSRFProtection.fieldName),
+                         .attribute("value", CSRFProtection.currentToken)])
+    }
+
+    /// A one-button POST form with the CSRF field and hidden `fields`.
+    static func postForm(action: String, fields: [(String, String)], label: String, button: HTML,
+                         className: String, pressed: Bool? = nil) -> HTML {
+        E.element("form", [.class(className), .attribute("method", "post"), .attribute("action", action)],
+                  [csrfField()] + fields.map { name, value in
+                      E.void("input", [.attribute("type", "hidden"), .attribute("name", name), .attribute("value", value)])
+                  } + [
+                      E.element("button", [.attribute("type", "submit"), .attribute("aria-label", label),
+                                           pressed.map { .attribute("aria-pressed", $0 ? "true" : "false") }], [button]),
+                  ])
+    }
+
+    /// The star: adds or removes the favorite, then comes back to `returnPath`.
+    static func starForm(_ item: CatalogItem, isFavorite: Bool, returnPath: String) -> HTML {
+        postForm(action: "/favorites/\(item.source.rawValue)/" + QueryString.encode(item.itemID),
+                 fields: [("action", isFavorite ? "remove" : "add"), ("return", returnPath)],
+                 label: isFavorite ? "Remove \(item.title) from favorites" : "Add \(item.title) to favorites",
+                 button: isFavorite ? "★" : "☆", className: "star", pressed: isFavorite)
     }
 
     /// `/{source}/{id}` with the id percent-encoded.

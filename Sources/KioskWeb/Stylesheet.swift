@@ -34,6 +34,15 @@ enum Stylesheet {
     ul.items li a { display: flex; gap: .75rem; align-items: center; padding: .5rem; background: var(--card);
       border: 1px solid var(--line); border-radius: 8px; color: inherit; text-decoration: none; }
     ul.items img { flex: none; object-fit: cover; border-radius: 6px; background: var(--line); }
+    ul.items li { display: flex; align-items: center; gap: .5rem; }
+    ul.items li > a { flex: 1; min-width: 0; }
+    form.star, form.move, form.delete, form.reset { margin: 0; display: inline; }
+    form.star button, form.move button, form.delete button, form.reset button { font: inherit; min-width: 2.75rem;
+      min-height: 2.75rem; border: 1px solid var(--line); border-radius: 6px; background: var(--card); color: inherit; }
+    form.star button[aria-pressed="true"] { color: #c90; }
+    ul.items.edit li { padding: .5rem; border: 1px solid var(--line); border-radius: 8px; background: var(--card); }
+    ul.items.edit .title { flex: 1; }
+    .actions { display: flex; gap: .35rem; }
     .title { display: block; font-weight: 600; }
     .subtitle { display: block; color: var(--muted); font-size: .875rem; }
     .summary { display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden; font-size: .875rem; }

@@ -32,6 +32,80 @@ struct WebController: Sendable {
         router.get("/{source}/{id}") { _, context in
             try await detail(try context.parameters.require("source"), try context.parameters.require("id"), api: false)
         }
+        // State changes are POSTs only, on the parameter paths the GET routes already use: Hummingbird's
+        // trie does not fall back from a constant segment to a parameter, so a constant "/dogs/..." POST
+        // path would shadow the GET list and detail routes. Each handler dispatches on the segments.
+        router.post("/{source}/{id}") { request, context in
+            try await postTwo(try context.parameters.require("source"), try context.parameters.require("id"), request: request)
+        }
+        // "/favorites" is a constant segment already (the GET page), so its POST route must be too.
+        router.post("/favorites/{source}/{id}") { request, context in
+            try await postThree("favorites", try context.parameters.require("source"), try context.parameters.require("id"),
+                                request: request)
+        }
+        router.post("/{source}/{id}/{action}") { request, context in
+            try await postThree(try context.parameters.require("source"), try context.parameters.require("id"),
+                                try context.parameters.require("action"), request: request)
+        }
+    }
+
+    /// `POST /dogs/reset`; every other two-segment POST is a 404.
+    private func postTwo(_ first: String, _ second: String, request: Request) async throws -> Response {
+        guard first == SourceID.dogs.rawValue, second == "reset" else { throw WebError.notFound("There is no form at this address.") }
+        _ = try await CSRFProtection.verifiedForm(request)
+        try await kiosk.catalog.resetDogs()
+        return Self.seeOther(Self.dogsEditPath)
+    }
+
+    /// `POST /favorites/{source}/{id}`, `POST /dogs/{id}/delete` and `POST /dogs/{id}/move`.
+    private func postThree(_ first: String, _ second: String, _ third: String, request: Request) async throws -> Response {
+        switch (first, third) {
+        case ("favorites", _):
+            let form = try await CSRFProtection.verifiedForm(request)
+            let (source, _) = try self.source(second)
+            let itemID = try Self.itemID(third)
+            let isFavorite: Bool
+            switch form["action"] {
+            case "add": isFavorite = true
+            case "remove": isFavorite = false
+            default: throw WebError.badRequest("The action must be add or remove.")
+            }
+            try kiosk.catalog.setFavorite(isFavorite, source: source, itemID: itemID)
+            return Self.seeOther(Self.localReturnPath(form["return"]) ?? "/favorites")
+        case (SourceID.dogs.rawValue, "delete"):
+            _ = try await CSRFProtection.verifiedForm(request)
+            try await kiosk.catalog.deleteDog(itemID: try Self.itemID(second))
+            return Self.seeOther(Self.dogsEditPath)
+        case (SourceID.dogs.rawValue, "move"):
+            let form = try await CSRFProtection.verifiedForm(request)
+            let itemID = try Self.itemID(second)
+            guard let raw = form["to"], let index = Int(raw), index >= 0 else {
+                throw WebError.badRequest("The position must be a whole number from 0.")
+            }
+            try kiosk.catalog.moveDog(itemID: itemID, to: index)
+            return Self.seeOther(Self.dogsEditPath)
+        default:
+            throw WebError.notFound("There is no form at this address.")
+        }
+    }
+
+    static let dogsEditPath = "/dogs?edit=1"
+
+    /// A 303, so the browser follows with a GET and a reload does not send the form again.
+    static func seeOther(_ path: String) -> Response {
+        Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
+    }
+
+    /// A redirect target only when it is a path on this site: one leading "/" (never "//host", which a
+    /// browser reads as another site), no backslash (which some browsers read as "/"), and only visible
+    /// ASCII (Kiosk's own links are percent-encoded, and a Location header must not carry controls).
+    /// Anything else is an open-redirect attempt and the caller falls back.
+    static func localReturnPath(_ raw: String?) -> String? {
+        guard let raw, raw.utf8.count <= 2048, raw.hasPrefix("/"), !raw.hasPrefix("//"), !raw.contains("\\"),
+              raw.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            return nil
+        }
+        return raw
     }
 
     /// A configured catalog named exactly as in URLs; anything else is a 404, never a lookup.
@@ -50,7 +124,8 @@ struct WebController: Sendable {
         if let text = parameters.q {
             let result = try await kiosk.catalog.search(source: id, text: text, policy: policy)
             if api { return try JSONResponse.ok(SearchJSON(result)) }
-            return Pages.response(Pages.search(parameters, result: result, filterValues: source.filterValues))
+            return Pages.response(Pages.search(parameters, result: result, filterValues: source.filterValues,
+                                               favorites: try kiosk.database.favoriteIDs(source: id)))
         }
         // Checked before any I/O so a bad filter is a 400 even when offline.
         _ = try kiosk.catalog.normalize(parameters.request)
@@ -61,21 +136,28 @@ struct WebController: Sendable {
         if api {
             return try JSONResponse.ok(PageJSON(update, favorites: try kiosk.database.favoriteIDs(source: id)))
         }
-        return Pages.response(Pages.list(parameters, update: update, filterValues: source.filterValues))
+        return Pages.response(Pages.list(parameters, update: update, filterValues: source.filterValues,
+                                         favorites: try kiosk.database.favoriteIDs(source: id)))
     }
 
     private func detail(_ rawSource: String, _ rawID: String, api: Bool) async throws -> Response {
         let (source, _) = try self.source(rawSource)
-        guard let itemID = rawID.removingPercentEncoding, !itemID.isEmpty else {
-            throw WebError.badRequest("The item id is not validly percent-encoded.")
-        }
-        guard itemID.count <= Self.maximumIDLength,
-              !itemID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw WebError.badRequest("That is not a valid item id.")
-        }
+        let itemID = try Self.itemID(rawID)
         let result = try await kiosk.catalog.item(source: source, itemID: itemID)
         if api { return try JSONResponse.ok(ItemJSON(result)) }
         return Pages.response(Pages.detail(result))
+    }
+
+    /// A decoded item id from a path segment; 400 for bad encoding, an oversized id or control characters.
+    private static func itemID(_ rawID: String) throws -> String {
+        guard let itemID = rawID.removingPercentEncoding, !itemID.isEmpty else {
+            throw WebError.badRequest("The item id is not validly percent-encoded.")
+        }
+        guard itemID.count <= maximumIDLength,
+              !itemID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw WebError.badRequest("That is not a valid item id.")
+        }
+        return itemID
     }
 
     /// `/image?url=`: only http(s) URLs on hosts of configured sources, through the image pipeline's caches.

@@ -67,7 +67,7 @@ struct WebErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return .notFound("There is no page at this address.")
         case let error as HTTPError where error.status == .methodNotAllowed:
             return WebError(status: .methodNotAllowed, title: "Method not allowed",
-                            message: "This address only answers GET.", retryPath: nil)
+                            message: "This address does not answer that method.", retryPath: nil)
         case let error as HTTPError where (400..<500).contains(error.status.code):
             return WebError(status: error.status, title: "Bad request", message: error.body ?? error.status.reasonPhrase,
                             retryPath: nil)

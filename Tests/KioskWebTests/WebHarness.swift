@@ -103,3 +103,25 @@ extension TestClientProtocol {
         }
     }
 }
+
+extension TestClientProtocol {
+    /// A form POST (`application/x-www-form-urlencoded`), as a browser sends it with JavaScript off.
+    func post(_ uri: String, form: [(String, String)], cookie: String? = nil, origin: String? = nil) async throws -> Fetched {
+        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        if let cookie { headers[.cookie] = "\(CSRFProtection.cookieName)=\(cookie)" }
+        if let origin { headers[.origin] = origin }
+        let body = form.map { QueryString.encode($0.0) + "=" + QueryString.encode($0.1) }.joined(separator: "&")
+        return try await execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: body)) { response in
+            Fetched(status: response.status, headers: response.headers, body: String(buffer: response.body),
+                    bytes: Array(response.body.readableBytesView))
+        }
+    }
+}
+
+/// The token a page handed out in its Set-Cookie header.
+func issuedToken(_ page: Fetched) throws -> String {
+    let header = try #require(page.header("Set-Cookie"))
+    let prefix = "\(CSRFProtection.cookieName)="
+    #expect(header.hasPrefix(prefix))
+    return String(header.dropFirst(prefix.count).prefix { $0 != ";" })
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Hummingbird
+
+/// Cross-site request forgery protection for the HTML forms, without JavaScript: a double-submit
+/// cookie. A page sets `kiosk_csrf` (random, HttpOnly, SameSite=Strict) when the browser has none,
+/// and every form carries the same value in a hidden `csrf` field; a POST is accepted only when the
+/// two are equal. Another site can make a browser send the cookie but cannot read it, so it cannot
+/// fill in the field.
+struct CSRFProtection: Sendable {
+    static let cookieName = "kiosk_csrf"
+    static let fieldName = "csrf"
+    /// 32 random bytes as lowercase hex.
+    static let tokenLength = 64
+    /// The largest form body accepted: the forms have three short fields.
+    static let maximumFormBytes = 4096
+
+    /// The protection needs no server-side state: the browser holds the token, and the check is
+    /// that the form repeats it.
+    init() {}
+
+    /// The protection used by `buildApplication` (a named constructor, so tests can build their own).
+    static func random() -> CSRFProtection { CSRFProtection() }
+
+    /// A new token: 32 bytes from the system's cryptographically secure generator, as hex.
+    func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Whether a cookie value has the shape of a token Kiosk issues (anything else is replaced).
+    static func isWellFormed(_ token: String) -> Bool {
+        token.utf8.count == tokenLength && token.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    /// The request's token cookie, if it is well formed.
+    static func cookieToken(_ request: Request) -> String? {
+        guard let value = request.cookies[cookieName]?.value, isWellFormed(value) else { return nil }
+        return value
+    }
+
+    /// Equality that takes the same time wherever the first difference is, so a forger cannot learn
+    /// the token a byte at a time from response times.
+    static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
+        let a = Array(lhs.utf8), b = Array(rhs.utf8)
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
+    }
+
+    /// The token the page being rendered puts in its forms. A task local, because the views are
+    /// plain functions called from the handler and BasicRequestContext has no room for it.
+    @TaskLocal static var currentToken: String = ""
+
+    /// Reads a POSTed form and refuses it (403) unless it comes from Kiosk's own pages: an Origin
+    /// header, when present, must be this host, and the `csrf` field must equal the cookie.
+    static func verifiedForm(_ request: Request) async throws -> QueryString {
+        if let origin = request.headers[.origin] {
+            let host = request.head.authority ?? request.headers[hostHeader] ?? ""
+            guard !host.isEmpty, origin == "http://" + host || origin == "https://" + host else {
+                throw WebError.forbidden("This form was sent from another site (\(origin.prefix(80))), so it was refused.")
+            }
+        }
+        var request = request
+        let body = try await request.collectBody(upTo: maximumFormBytes)
+        let form = try QueryString(parsing: String(buffer: body))
+        guard let cookie = cookieToken(request), let field = form[fieldName],
+              constantTimeEqual(cookie, field) else {
+            throw WebError.forbidden("The form's security token is missing or out of date. Reload the page and try again.")
+        }
+        return form
+    }
+
+    // HTTP/1 requests carry Host as a header; HTTPTypes moves it to `authority` when it can.
+    static let hostHeader = HTTPFields.Element.Name("Host")!
+}
+
+/// Gives every request a token: the cookie's, or a new one that an HTML response then sets.
+struct CSRFMiddleware<Context: RequestContext>: RouterMiddleware {
+    let protection: CSRFProtection
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let existing = CSRFProtection.cookieToken(request)
+        let token = existing ?? protection.newToken()
+        var response = try await CSRFProtection.$currentToken.withValue(token) { try await next(request, context) }
+        // Only HTML pages hold forms; images, CSS and JSON do not need the cookie.
+        if existing == nil, response.headers[.contentType]?.hasPrefix("text/html") == true {
+            response.headers.append(HTTPFields.Element(name: .setCookie,
+                                              value: "\(CSRFProtection.cookieName)=\(token); HttpOnly; SameSite=Strict; Path=/"))
+        }
+        return response
+    }
+}
