@@ -71,19 +71,6 @@ struct ShowCommand: AsyncParsableCommand {
     }
 }
 
-struct ItemJSON: Encodable {
-    let item: CatalogItem
-    let favorite: Bool
-    let origin: String
-    let error: String?
-    init(_ result: ItemResult) {
-        item = result.item
-        favorite = result.isFavorite
-        origin = result.origin.rawValue
-        error = result.error?.description
-    }
-}
-
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
@@ -111,19 +98,6 @@ struct SearchCommand: AsyncParsableCommand {
                 }
             }
         }
-    }
-}
-
-struct SearchJSON: Encodable {
-    let query: String
-    let origin: String
-    let items: [CatalogItem]
-    let error: String?
-    init(_ result: SearchResult) {
-        query = result.query
-        origin = result.origin.rawValue
-        items = result.items
-        error = result.error?.description
     }
 }
 

@@ -9,10 +9,7 @@ enum Output {
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
     static func json<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        String(decoding: try KioskJSON.encoder().encode(value), as: UTF8.self)
     }
 
     /// A plain table: columns padded to their widest cell, long cells cut with an ellipsis.
@@ -56,56 +53,6 @@ enum Output {
 
 extension Array {
     subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
-}
-
-/// The `--json` shape of a page: stable, documented in the README.
-struct PageJSON: Encodable {
-    let source: SourceID
-    let page: Int
-    let totalPages: Int?
-    let totalItems: Int?
-    let query: String?
-    let filters: [String: String]
-    let items: [CatalogItem]
-    let favorites: [String]
-    let skipped: [DecodingIssue]
-    let attribution: String?
-    let status: StatusJSON
-
-    init(_ update: CatalogUpdate, favorites: Set<String>) {
-        source = update.page.request.source
-        page = update.page.request.page
-        totalPages = update.page.totalPages
-        totalItems = update.page.totalItems
-        query = update.page.request.query
-        filters = update.page.request.filters
-        items = update.page.items
-        self.favorites = update.page.items.map(\.itemID).filter { favorites.contains($0) }
-        skipped = update.page.skipped
-        attribution = update.page.attribution
-        status = StatusJSON(update)
-    }
-}
-
-/// Where data came from and how old it is.
-struct StatusJSON: Encodable {
-    let origin: String
-    let stale: Bool
-    let offline: Bool
-    let fetchedAt: Date
-    let freshUntil: Date
-    let ageSeconds: Int
-    let error: String?
-
-    init(_ update: CatalogUpdate) {
-        origin = update.origin.rawValue
-        stale = update.isStale
-        offline = update.isOffline
-        fetchedAt = update.metadata.fetchedAt
-        freshUntil = update.metadata.freshUntil
-        ageSeconds = Int(update.age)
-        error = update.error?.description
-    }
 }
 
 /// Prints to standard error.
