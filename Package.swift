@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "KioskWeb",
             dependencies: [
-                "KioskCore", "KioskApp", "KioskStore",
+                "KioskCore", "KioskNetwork", "KioskApp", "KioskStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
@@ -79,7 +79,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "kiosk-bench",
-            dependencies: ["KioskCore", "KioskApp", "KioskStore", "KioskSources", "KioskNetwork", "KioskDemoUpstream"],
+            dependencies: ["KioskCore", "KioskApp", "KioskStore", "KioskSources", "KioskNetwork", "KioskDemoUpstream", "KioskWeb",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"], swiftSettings: swiftSettings),

@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import KioskNetwork
 import KioskStore
+import Synchronization
 
 /// The offline-first heart of Kiosk: answers page and item requests from the store at once, revalidates
 /// stale data with conditional requests, and never lets a bad response replace good stored data.
@@ -59,6 +60,27 @@ public final class CatalogService: Sendable {
         for try await update in updates(for: request, policy: policy) { last = update }
         guard let last else { throw KioskError.notFound("page \(request.page) of \(request.source.rawValue)") }
         return last
+    }
+
+    /// The first state of a page, at once: the stored snapshot when there is one (even stale), else the
+    /// network's answer. A revalidation it starts goes on in the background after this returns and
+    /// stores its result, so a view can show stored data now and fetch the fresh page a moment later.
+    public func firstUpdate(for request: PageRequest, policy: RefreshPolicy = .automatic) async throws -> CatalogUpdate {
+        let stream = updates(for: request, policy: policy)
+        let first = FirstValue<CatalogUpdate>()
+        return try await withCheckedThrowingContinuation { continuation in
+            first.set(continuation)
+            // Unstructured on purpose: the revalidation must outlive the caller, who returns as soon
+            // as the stored snapshot is known. The stream is drained so the producer runs to the end.
+            Task {
+                do {
+                    for try await update in stream { first.resume(returning: update) }
+                    first.resume(throwing: KioskError.notFound("page \(request.page) of \(request.source.rawValue)"))
+                } catch {
+                    first.resume(throwing: error)
+                }
+            }
+        }
     }
 
     private func produce(_ rawRequest: PageRequest, policy: RefreshPolicy,
@@ -188,5 +210,23 @@ public final class CatalogService: Sendable {
         return CatalogUpdate(page: Self.ranked(page), metadata: snapshot.metadata, origin: origin,
                              isStale: !snapshot.metadata.isFresh(at: date), isRevalidating: isRevalidating,
                              error: error, asOf: date)
+    }
+}
+
+/// A continuation resumed at most once: later values (the revalidated update) are ignored.
+private final class FirstValue<Value: Sendable>: Sendable {
+    private let state = Mutex<CheckedContinuation<Value, any Error>?>(nil)
+
+    func set(_ continuation: CheckedContinuation<Value, any Error>) { state.withLock { $0 = continuation } }
+
+    func resume(returning value: Value) { take()?.resume(returning: value) }
+
+    func resume(throwing error: any Error) { take()?.resume(throwing: error) }
+
+    private func take() -> CheckedContinuation<Value, any Error>? {
+        state.withLock { current in
+            defer { current = nil }
+            return current
+        }
     }
 }

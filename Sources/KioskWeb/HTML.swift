@@ -77,6 +77,21 @@ struct Attribute: Sendable {
         return attribute("href", path)
     }
 
+    /// A link to an element of the same page ("#main").
+    static func fragmentHref(_ fragment: String) -> Attribute? {
+        guard fragment.hasPrefix("#"), fragment.dropFirst().allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else { return nil }
+        return attribute("href", fragment)
+    }
+
+    /// A local path in any URL-valued attribute (`src`, `data-next`...): same rule as `localHref`.
+    static func localPath(_ name: StaticString, _ path: String) -> Attribute? {
+        guard path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\") else { return nil }
+        return attribute(name, path)
+    }
+
+    /// A script or other `src` inside Kiosk.
+    static func localSource(_ path: String) -> Attribute? { localPath("src", path) }
+
     /// A link out of Kiosk: only http(s) URLs; anything else (javascript:, data:...) gives no attribute.
     static func externalHref(_ url: URL?) -> Attribute? {
         guard let url, SafeURL.isWeb(url) else { return nil }

@@ -18,14 +18,18 @@ public struct WebConfiguration: Sendable {
     }
 }
 
-/// The web app over `kiosk`, ready to `runService()`; it serves the HTML screens, the JSON API, images and CSS.
-public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration) -> some ApplicationProtocol {
+/// The web app over `kiosk`, ready to `runService()`; it serves the HTML screens, the JSON API, images and
+/// static files. `onListening` is called with the bound port once the server accepts connections (the
+/// configured port, or the one the system picked for port 0).
+public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
+                             onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
     var logger = Logger(label: "kiosk.web")
-    logger.logLevel = .info
+    logger.logLevel = .notice
     return Application(
         router: buildRouter(kiosk: kiosk, csrf: .random()),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                 serverName: "Kiosk"),
+        onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
 }
@@ -36,6 +40,7 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration) -> s
 func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random()) -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: CSRFMiddleware(protection: csrf))
+    router.add(middleware: LanguageMiddleware())
     router.add(middleware: WebErrorMiddleware())
     WebController(kiosk: kiosk).register(on: router)
     return router

@@ -5,18 +5,23 @@ import KioskCore
 extension Pages {
     /// `/{source}/{id}`: one item, laid out for its kind.
     static func detail(_ result: ItemResult) -> HTML {
+        let strings = Strings.current
         let item = result.item
         var content: [HTML] = [
-            E.element("p", [], [E.element("a", [Attribute.localHref("/\(item.source.rawValue)")], [.text("‹ \(item.source.displayName)")])]),
+            E.element("p", [.class("back")], [
+                E.element("a", [Attribute.localHref("/\(item.source.rawValue)")], [.text("‹ \(strings.sourceName(item.source))")]),
+            ]),
         ]
         if let error = result.error {
             let offline = error.isConnectivityFailure
             content.append(E.element("p", [.class(offline ? "banner offline" : "banner error"), .attribute("role", "status")], [
-                .text(offline ? "Offline — showing saved data." : "Could not refresh: \(error.description)"),
+                .text(offline ? strings.offlineSaved : strings.couldNotRefresh(error.description)),
             ]))
         }
-        if result.isFavorite { content.append(E.element("p", [.class("favorite")], ["★ Favorite"])) }
-        content.append(starForm(item, isFavorite: result.isFavorite, returnPath: itemPath(item)))
+        content.append(E.element("div", [.class("favorite-row")], [
+            starForm(item, isFavorite: result.isFavorite, returnPath: itemPath(item)),
+            result.isFavorite ? E.element("span", [.class("favorite")], [.text(strings.favorite)]) : .empty,
+        ]))
         let body: [HTML]
         switch item.detail {
         case .article(let article): body = self.article(item, article)
@@ -25,7 +30,7 @@ extension Pages {
         case .dog(let dog): body = self.dog(item, dog)
         }
         content.append(E.element("article", [.class("detail")], body))
-        return layout(title: item.title, current: "/\(item.source.rawValue)", content)
+        return layout(title: item.title, current: "/\(item.source.rawValue)", view: .detail, source: item.source, content)
     }
 
     private static func heading(_ item: CatalogItem) -> HTML {
@@ -44,24 +49,25 @@ extension Pages {
         if !article.byline.isEmpty { parts.append(E.element("p", [.class("byline")], [.text(article.byline)])) }
         if !article.publishedDate.isEmpty {
             parts.append(E.element("p", [.class("status")], [
-                E.element("time", [.attribute("datetime", article.publishedDate)], [.text(article.publishedDate)]),
+                E.element("time", [.attribute("datetime", article.publishedDate)], [.text(Localized.date(article.publishedDate))]),
             ]))
         }
         if !item.summary.isEmpty { parts.append(E.element("p", [.class("abstract")], [.text(item.summary)])) }
         if !article.keywords.isEmpty {
-            parts.append(E.element("ul", [.class("keywords"), .attribute("aria-label", "Keywords")],
+            parts.append(E.element("ul", [.class("keywords"), .attribute("aria-label", Strings.current.keywords)],
                                    article.keywords.map { E.element("li", [], [.text($0)]) }))
         }
         if let link = Attribute.externalHref(article.url) {
             parts.append(E.element("p", [], [
                 E.element("a", [link, .attribute("target", "_blank"), .attribute("rel", "noopener noreferrer")],
-                          ["Read the full article"]),
+                          [.text(Strings.current.readFullArticle)]),
             ]))
         }
         return parts
     }
 
     private static func marvel(_ item: CatalogItem, _ character: MarvelCharacter) -> [HTML] {
+        let strings = Strings.current
         var parts: [HTML] = [heading(item)]
         let picture = character.thumbnail?.url(variant: "portrait_uncanny") ?? item.imageURL
         parts.append(image(picture, width: 300, height: 450, alt: item.title, lazy: false))
@@ -72,11 +78,11 @@ extension Pages {
         for (name, collection) in collections {
             var tiles = collection.items.prefix(20).map { E.element("li", [], [.text($0)]) }
             if collection.hasMore || collection.items.count > 20 {
-                tiles.append(E.element("li", [.class("more"), .attribute("aria-label", "and more")], ["…"]))
+                tiles.append(E.element("li", [.class("more"), .attribute("aria-label", strings.andMore)], ["…"]))
             }
             parts.append(E.element("section", [.class("collection")], [
-                E.element("h2", [], [.text("\(name) (\(collection.available))")]),
-                tiles.isEmpty ? E.element("p", [.class("status")], ["None"]) : E.element("ul", [], tiles),
+                E.element("h2", [], [.text("\(strings.collection(name)) (\(Localized.number(collection.available)))")]),
+                tiles.isEmpty ? E.element("p", [.class("status")], [.text(strings.none)]) : E.element("ul", [], tiles),
             ]))
         }
         parts.append(attribution(character.attribution))
@@ -86,20 +92,30 @@ extension Pages {
     private static func rickAndMorty(_ item: CatalogItem, _ character: RickAndMortyCharacter) -> [HTML] {
         let rows: [(String, String)] = [
             ("Status", "\(character.statusEmoji) \(character.status)"),
-            ("Gender", character.gender),
+            ("Gender", "\(genderEmoji(character.gender)) \(character.gender)"),
             ("Species", character.species),
             ("Type", character.type.isEmpty ? "—" : character.type),
             ("Origin", character.origin.name),
             ("Location", character.location.name),
-            ("Episodes", String(character.episodes.count)),
+            ("Episodes", Localized.number(character.episodes.count)),
         ]
         return [
             image(item.imageURL, width: 300, height: 300, alt: item.title, lazy: false),
             heading(item),
             E.element("dl", [], rows.flatMap { name, value in
-                [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])]
+                [E.element("dt", [], [.text(Strings.current.field(name))]), E.element("dd", [], [.text(value)])]
             }),
         ]
+    }
+
+    /// The original app's gender signs; "?" when unknown, like the status.
+    static func genderEmoji(_ gender: String) -> String {
+        switch gender.lowercased() {
+        case "female": "♀️"
+        case "male": "♂️"
+        case "genderless": "⚪"
+        default: "?"
+        }
     }
 
     private static func dog(_ item: CatalogItem, _ dog: Dog) -> [HTML] {
@@ -107,7 +123,7 @@ extension Pages {
             image(dog.image ?? item.imageURL, width: 300, height: 300, alt: item.title, lazy: false),
             heading(item),
             E.element("p", [.class("abstract")], [.text(dog.description)]),
-            E.element("p", [.class("status")], [.text(dog.age == 1 ? "Almost 1 year" : "Almost \(dog.age) years")]),
+            E.element("p", [.class("status")], [.text(Strings.current.almostYears(dog.age))]),
         ]
     }
 }

@@ -64,80 +64,105 @@ struct ListParameters: Sendable {
 
 extension Pages {
     /// `/{source}`: a page of a catalog with its freshness, offline banner, paging and search form.
+    /// The list sits in `#results` (what the script swaps) beside an empty detail pane that the script
+    /// fills on a wide screen.
     static func list(_ parameters: ListParameters, update: CatalogUpdate, filterValues: [String: [String]],
                      favorites: Set<String> = []) -> HTML {
+        let strings = Strings.current
         let source = parameters.source
-        var content: [HTML] = [
-            E.element("h1", [], [.text(source.displayName)]),
-            searchForm(parameters, filterValues: filterValues),
-        ]
-        content.append(contentsOf: freshness(update, parameters: parameters))
+        var results: [HTML] = freshness(update, parameters: parameters)
         let items = update.page.items
+        let next = update.page.totalPages.map { parameters.page < $0 } ?? update.page.hasNext
         if items.isEmpty {
-            content.append(E.element("div", [.class("empty")], [
-                E.element("p", [], ["Nothing here."]),
-                E.element("p", [], [E.element("a", [Attribute.localHref(parameters.path(refresh: true))], ["Retry"])]),
+            results.append(E.element("div", [.class("empty")], [
+                E.element("p", [], [.text(strings.nothingHere)]),
+                E.element("p", [], [E.element("a", [Attribute.localHref(parameters.path(refresh: true))], [.text(strings.retry)])]),
             ]))
         } else if parameters.edit && source == .dogs {
-            content.append(dogsEditor(items))
+            results.append(dogsEditor(items))
         } else {
-            content.append(itemList(items, favorites: favorites, returnPath: parameters.path()))
+            results.append(itemList(items, favorites: favorites, returnPath: parameters.path(),
+                                    next: next ? parameters.path(page: parameters.page + 1) : nil))
         }
-        if source == .dogs { content.append(dogsModeLink(editing: parameters.edit)) }
-        content.append(pager(parameters, totalPages: update.page.totalPages))
+        if source == .dogs { results.append(dogsModeLink(editing: parameters.edit)) }
+        results.append(pager(parameters, totalPages: update.page.totalPages))
+        var content: [HTML] = [
+            E.element("h1", [], [.text(strings.sourceName(source))]),
+            searchForm(parameters, filterValues: filterValues),
+            split(results, revalidating: update.isRevalidating && !parameters.edit),
+        ]
         if source == .marvel { content.append(attribution(update.page.attribution)) }
-        return layout(title: source.displayName, current: "/\(source.rawValue)", content)
+        return layout(title: strings.sourceName(source), current: "/\(source.rawValue)", view: .list, source: source, content)
+    }
+
+    /// `#results` and, beside it, the detail pane the script fills on a wide screen.
+    static func split(_ results: [HTML], revalidating: Bool) -> HTML {
+        E.element("div", [.class("split")], [
+            E.element("div", [.attribute("id", "results"), .attribute("aria-live", "polite"),
+                              .attribute("data-revalidating", revalidating ? "true" : "false")], results),
+            E.element("aside", [.attribute("id", "detail-pane"), .attribute("aria-label", Strings.current.details),
+                                .attribute("tabindex", "-1"), .flag("hidden")], []),
+        ])
     }
 
     /// `/{source}?q=`: search results (upstream or stored), one page.
     static func search(_ parameters: ListParameters, result: SearchResult, filterValues: [String: [String]],
                        favorites: Set<String> = []) -> HTML {
+        let strings = Strings.current
         let source = parameters.source
-        var content: [HTML] = [
-            E.element("h1", [], [.text(source.displayName)]),
-            searchForm(parameters, filterValues: filterValues),
+        var results: [HTML] = [
             E.element("p", [.class("status")], [
-                .text("\(result.items.count) result\(result.items.count == 1 ? "" : "s") for “\(result.query)”"
-                      + (result.origin == .store ? " in saved data" : "")),
+                .text(strings.results(result.items.count, result.query) + (result.origin == .store ? strings.inSavedData : "")),
             ]),
         ]
         if let error = result.error {
             let offline = error.isConnectivityFailure
-            content.append(E.element("p", [.class(offline ? "banner offline" : "banner error"), .attribute("role", "status")], [
-                .text(offline ? "Offline — searching saved data only." : "Could not search upstream: \(error.description)"),
+            results.append(E.element("p", [.class(offline ? "banner offline" : "banner error"), .attribute("role", "status")], [
+                .text(offline ? strings.offlineSearching : strings.couldNotSearch(error.description)),
             ]))
         }
-        content.append(result.items.isEmpty
-            ? E.element("p", [.class("empty")], ["No matches."])
+        results.append(result.items.isEmpty
+            ? E.element("p", [.class("empty")], [.text(strings.noMatches)])
             : itemList(result.items, favorites: favorites, returnPath: parameters.path()))
+        var content: [HTML] = [
+            E.element("h1", [], [.text(strings.sourceName(source))]),
+            searchForm(parameters, filterValues: filterValues),
+            split(results, revalidating: false),
+        ]
         if source == .marvel { content.append(attribution(result.items.first.flatMap(marvelAttribution))) }
-        return layout(title: "\(source.displayName): \(result.query)", current: "/\(source.rawValue)", content)
+        return layout(title: "\(strings.sourceName(source)): \(result.query)", current: "/\(source.rawValue)", view: .search,
+                      source: source, content)
     }
 
     /// "Edit" on the dogs list, "Done" in edit mode: plain links, as the mode lives in the URL.
     static func dogsModeLink(editing: Bool) -> HTML {
-        E.element("p", [.class("mode")], [
-            E.element("a", [Attribute.localHref(editing ? "/dogs" : WebController.dogsEditPath)], [editing ? "Done" : "Edit"]),
+        let strings = Strings.current
+        return E.element("p", [.class("mode")], [
+            E.element("a", [Attribute.localHref(editing ? "/dogs" : WebController.dogsEditPath)],
+                      [.text(editing ? strings.done : strings.edit)]),
         ])
     }
 
     /// `/dogs?edit=1`: each dog with Move up / Move down / Delete forms (keyboard-usable buttons with
-    /// labels naming the dog, as the icons alone say nothing to a screen reader), and Reset.
+    /// labels naming the dog, as the icons alone say nothing to a screen reader), and Reset. Rows are
+    /// draggable for the script's drag and drop.
     static func dogsEditor(_ dogs: [CatalogItem]) -> HTML {
+        let strings = Strings.current
         let rows = dogs.enumerated().map { index, dog in
             let base = "/dogs/" + QueryString.encode(dog.itemID)
             var buttons: [HTML] = []
             if index > 0 {
                 buttons.append(postForm(action: base + "/move", fields: [("to", String(index - 1))],
-                                        label: "Move \(dog.title) up", button: "↑", className: "move"))
+                                        label: strings.moveUp(dog.title), button: "↑", className: "move"))
             }
             if index < dogs.count - 1 {
                 buttons.append(postForm(action: base + "/move", fields: [("to", String(index + 1))],
-                                        label: "Move \(dog.title) down", button: "↓", className: "move"))
+                                        label: strings.moveDown(dog.title), button: "↓", className: "move"))
             }
-            buttons.append(postForm(action: base + "/delete", fields: [], label: "Delete \(dog.title)",
-                                    button: "Delete", className: "delete"))
-            return E.element("li", [], [
+            buttons.append(postForm(action: base + "/delete", fields: [], label: strings.deleteItem(dog.title),
+                                    button: .text(strings.delete), className: "delete"))
+            return E.element("li", [.attribute("data-id", dog.itemID), .attribute("draggable", "true")], [
+                E.element("span", [.class("grip"), .attribute("aria-hidden", "true")], ["⠿"]),
                 image(dog.imageURL, width: 80, height: 80, alt: ""),
                 E.element("span", [.class("title")], [.text(dog.title)]),
                 E.element("span", [.class("actions")], buttons),
@@ -145,7 +170,7 @@ extension Pages {
         }
         return E.group([
             E.element("ul", [.class("items edit")], rows),
-            postForm(action: "/dogs/reset", fields: [], label: "Reset the dogs list", button: "Reset", className: "reset"),
+            postForm(action: "/dogs/reset", fields: [], label: strings.resetLabel, button: .text(strings.reset), className: "reset"),
         ])
     }
 
@@ -154,45 +179,53 @@ extension Pages {
         return nil
     }
 
-    /// "Updated 3 h ago" (labelled stale when it is), the offline banner, or a failed-refresh notice.
+    /// "Updated 3 h ago" (labelled stale when it is, "refreshing…" while a revalidation runs), the
+    /// offline banner, or a failed-refresh notice.
     static func freshness(_ update: CatalogUpdate, parameters: ListParameters) -> [HTML] {
-        let age = AgeFormatter.short(update.age)
-        var status: [HTML] = [.text("Updated \(age)")]
-        if update.isStale { status += [" ", E.element("span", [.class("stale")], ["stale"])] }
-        status += [" · ", E.element("a", [Attribute.localHref(parameters.path(refresh: true))], ["Refresh"])]
+        let strings = Strings.current
+        let age = Localized.age(update.age)
+        var status: [HTML] = [.text(strings.updated(age))]
+        if update.isStale { status += [" ", E.element("span", [.class("stale")], [.text(strings.stale)])] }
+        if update.isRevalidating { status += [" ", E.element("span", [.class("refreshing")], [.text(strings.refreshing)])] }
+        status += [" · ", E.element("a", [Attribute.localHref(parameters.path(refresh: true))], [.text(strings.refresh)])]
         var parts = [E.element("p", [.class("status")], status)]
         if update.isOffline {
-            parts.append(E.element("p", [.class("banner offline"), .attribute("role", "status")], [
-                .text("Offline — showing saved data from \(age)"),
+            parts.append(E.element("p", [.class("banner offline"), .attribute("id", "offline-banner"), .attribute("role", "status")], [
+                .text(strings.offlineSince(age)),
             ]))
         } else if let error = update.error {
             parts.append(E.element("p", [.class("banner error"), .attribute("role", "status")], [
-                .text("Could not refresh: \(error.description) "),
-                E.element("a", [Attribute.localHref(parameters.path(refresh: true))], ["Retry"]),
+                .text(strings.couldNotRefresh(error.description) + " "),
+                E.element("a", [Attribute.localHref(parameters.path(refresh: true))], [.text(strings.retry)]),
             ]))
         }
         return parts
     }
 
-    /// A GET form, so search and filters work without JavaScript and live in the URL.
+    /// A GET form, so search and filters work without JavaScript and live in the URL. `data-delay` is the
+    /// script's debounce (Marvel's rate limit asks for a longer one).
     static func searchForm(_ parameters: ListParameters, filterValues: [String: [String]]) -> HTML {
+        let strings = Strings.current
         var fields: [HTML] = [
             E.element("label", [], [
-                "Search",
+                .text(strings.search),
                 E.void("input", [.attribute("type", "search"), .attribute("name", "q"), .attribute("value", parameters.q ?? ""),
-                                 .attribute("maxlength", String(ListParameters.maximumQueryLength))]),
+                                 .attribute("maxlength", String(ListParameters.maximumQueryLength)),
+                                 .attribute("autocomplete", "off"), .attribute("enterkeyhint", "search")]),
             ]),
         ]
         for name in filterValues.keys.sorted() {
             let current = parameters.filters[name]?.lowercased() ?? ""
-            let options = [E.element("option", [.attribute("value", "")], ["any"])] + (filterValues[name] ?? []).map { value in
-                E.element("option", [.attribute("value", value), value == current ? .flag("selected") : nil], [.text(value)])
+            let options = [E.element("option", [.attribute("value", "")], [.text(strings.any)])] + (filterValues[name] ?? []).map { value in
+                E.element("option", [.attribute("value", value), value == current ? .flag("selected") : nil],
+                          [.text(strings.filterValue(name, value))])
             }
-            fields.append(E.element("label", [], [.text(name.capitalized), E.element("select", [.attribute("name", name)], options)]))
+            fields.append(E.element("label", [], [.text(strings.filterName(name)), E.element("select", [.attribute("name", name)], options)]))
         }
-        fields.append(E.element("button", [.attribute("type", "submit")], ["Go"]))
-        return E.element("form", [.class("search"), .attribute("method", "get"),
-                                  .attribute("action", "/\(parameters.source.rawValue)"), .attribute("role", "search")], fields)
+        fields.append(E.element("button", [.attribute("type", "submit")], [.text(strings.go)]))
+        let delay = parameters.source == .marvel ? 1000 : 500
+        return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", "/\(parameters.source.rawValue)"),
+                                  .attribute("role", "search"), .attribute("data-delay", String(delay))], fields)
     }
 
     /// Previous/next and windowed page numbers (1 … 4 5 [6] 7 8 … 42), all plain links.
@@ -202,7 +235,8 @@ extension Pages {
         var entries: [HTML] = []
         if current > 1 {
             entries.append(E.element("li", [], [
-                E.element("a", [Attribute.localHref(parameters.path(page: current - 1)), .attribute("rel", "prev")], ["‹ Previous"]),
+                E.element("a", [Attribute.localHref(parameters.path(page: current - 1)), .attribute("rel", "prev")],
+                          [.text(Strings.current.previous)]),
             ]))
         }
         for number in pageWindow(current: current, total: total) {
@@ -217,10 +251,11 @@ extension Pages {
         }
         if current < total {
             entries.append(E.element("li", [], [
-                E.element("a", [Attribute.localHref(parameters.path(page: current + 1)), .attribute("rel", "next")], ["Next ›"]),
+                E.element("a", [Attribute.localHref(parameters.path(page: current + 1)), .attribute("rel", "next")],
+                          [.text(Strings.current.next)]),
             ]))
         }
-        return E.element("nav", [.class("pages"), .attribute("aria-label", "Pages")], [E.element("ul", [], entries)])
+        return E.element("nav", [.class("pages"), .attribute("aria-label", Strings.current.pages)], [E.element("ul", [], entries)])
     }
 
     /// The first, the last and two on each side of the current page; nil marks a gap.

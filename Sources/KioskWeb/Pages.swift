@@ -8,33 +8,79 @@ import KioskCore
 enum Pages {
     typealias E = HTML
 
-    /// The frame of every page: navigation across the catalogs, the stylesheet, the content.
-    static func layout(title: String, current: String?, _ content: [HTML]) -> HTML {
-        let tabs: [(String, String)] = [("/", "Home")] + SourceID.allCases.map { ("/\($0.rawValue)", $0.displayName) }
-            + [("/favorites", "Favorites")]
-        let nav = E.element("nav", [.attribute("aria-label", "Catalogs")], [
-            E.element("ul", [], tabs.map { path, name in
+    /// What a page shows, for the script (`<main data-view>`).
+    enum View: String {
+        case home, list, search, detail, favorites, error
+    }
+
+    /// The frame of every page: skip link, brand and language switch, the catalog tabs (a bottom tab
+    /// bar on a phone, a sidebar on a wide screen), the content, and the script.
+    static func layout(title: String, current: String?, view: View, source: SourceID? = nil, _ content: [HTML]) -> HTML {
+        let strings = Strings.current
+        let language = Language.current
+        let tabs: [(path: String, icon: String, short: String, long: String)] =
+            SourceID.allCases.map { ("/\($0.rawValue)", icon($0), strings.shortSourceName($0), strings.sourceName($0)) }
+            + [("/favorites", "★", strings.favorites, strings.favorites)]
+        let nav = E.element("nav", [.class("tabs"), .attribute("aria-label", strings.catalogs)], [
+            E.element("ul", [], tabs.map { tab in
                 E.element("li", [], [
-                    E.element("a", [Attribute.localHref(path), path == current ? .attribute("aria-current", "page") : nil],
-                              [.text(name)]),
+                    E.element("a", [Attribute.localHref(tab.path), tab.path == current ? .attribute("aria-current", "page") : nil], [
+                        E.element("span", [.class("icon"), .attribute("aria-hidden", "true")], [.text(tab.icon)]),
+                        E.element("span", [.class("short")], [.text(tab.short)]),
+                        E.element("span", [.class("long")], [.text(tab.long)]),
+                    ]),
                 ])
             }),
         ])
+        // The other language, as a one-button POST form (it sets a cookie, so it is a state change).
+        let other: Language = language == .en ? .es : .en
+        let languageForm = E.element("form", [.class("lang"), .attribute("method", "post"), .attribute("action", "/language")], [
+            csrfField(),
+            E.void("input", [.attribute("type", "hidden"), .attribute("name", "lang"), .attribute("value", other.rawValue)]),
+            E.void("input", [.attribute("type", "hidden"), .attribute("name", "return"), .attribute("value", CurrentRequest.path)]),
+            E.element("button", [.attribute("type", "submit"), .attribute("lang", other.rawValue),
+                                 .attribute("aria-label", "\(strings.languageSwitch): \(other.nativeName)")], [.text(other.nativeName)]),
+        ])
+        let scriptStrings = [
+            "imageUnavailable": strings.imageUnavailable, "loading": strings.loading,
+            "filtering": strings.filtering, "loadFailed": strings.loadFailed,
+        ]
+        let stringsJSON = (try? JSONSerialization.data(withJSONObject: scriptStrings, options: [.sortedKeys]))
+            .flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
         return E.group([
             E.literal("<!doctype html>"),
-            E.element("html", [.attribute("lang", "en")], [
+            E.element("html", [.attribute("lang", language.rawValue)], [
                 E.element("head", [], [
                     E.void("meta", [.attribute("charset", "utf-8")]),
                     E.void("meta", [.attribute("name", "viewport"), .attribute("content", "width=device-width, initial-scale=1")]),
+                    E.void("meta", [.attribute("name", "color-scheme"), .attribute("content", "light dark")]),
                     E.element("title", [], [.text(title == "Kiosk" ? title : "\(title) · Kiosk")]),
-                    E.void("link", [.attribute("rel", "stylesheet"), Attribute.localHref("/static/app.css")]),
+                    E.void("link", [.attribute("rel", "stylesheet"), Attribute.localHref("/static/app.css?v=" + Stylesheet.version)]),
+                    E.element("script", [Attribute.localSource("/static/app.js?v=" + Script.version), .flag("defer")], []),
                 ]),
-                E.element("body", [], [
-                    E.element("header", [.class("top")], [nav]),
-                    E.element("main", [.attribute("id", "main")], content),
+                E.element("body", [.attribute("data-strings", stringsJSON)], [
+                    E.element("a", [.class("skip"), Attribute.fragmentHref("#main")], [.text(strings.skipToContent)]),
+                    E.element("header", [.class("top")], [
+                        E.element("a", [.class("brand"), Attribute.localHref("/"), current == "/" ? .attribute("aria-current", "page") : nil],
+                                  ["Kiosk"]),
+                        languageForm,
+                    ]),
+                    nav,
+                    E.element("main", [.attribute("id", "main"), .attribute("data-view", view.rawValue),
+                                       source.map { .attribute("data-source", $0.rawValue) }], content),
                 ]),
             ]),
         ])
+    }
+
+    /// The tab icon of a catalog (decorative: the label says the same).
+    static func icon(_ source: SourceID) -> String {
+        switch source {
+        case .nyt: "📰"
+        case .marvel: "🦸"
+        case .rickandmorty: "🛸"
+        case .dogs: "🐶"
+        }
     }
 
     /// A 200 HTML response.
@@ -43,14 +89,27 @@ enum Pages {
                  body: ResponseBody(byteBuffer: ByteBuffer(string: html.rendered)))
     }
 
-    /// `/`: the four catalogs and Favorites.
+    /// `/`: the four catalogs and Favorites, each with a line saying what it holds.
     static func home() -> HTML {
-        layout(title: "Kiosk", current: "/", [
+        let strings = Strings.current
+        let cards = SourceID.allCases.map { source in
+            E.element("li", [], [
+                E.element("a", [Attribute.localHref("/\(source.rawValue)")], [
+                    E.element("span", [.class("icon"), .attribute("aria-hidden", "true")], [.text(icon(source))]),
+                    E.element("span", [.class("title")], [.text(strings.sourceName(source))]),
+                    E.element("span", [.class("subtitle")], [.text(strings.catalogBlurb(source))]),
+                ]),
+            ])
+        } + [E.element("li", [], [
+            E.element("a", [Attribute.localHref("/favorites")], [
+                E.element("span", [.class("icon"), .attribute("aria-hidden", "true")], ["★"]),
+                E.element("span", [.class("title")], [.text(strings.favorites)]),
+            ]),
+        ])]
+        return layout(title: "Kiosk", current: "/", view: .home, [
             E.element("h1", [], ["Kiosk"]),
-            E.element("p", [], ["Offline-first reader: everything you have seen stays readable without a network."]),
-            E.element("ul", [.class("catalogs")], SourceID.allCases.map { source in
-                E.element("li", [], [E.element("a", [Attribute.localHref("/\(source.rawValue)")], [.text(source.displayName)])])
-            } + [E.element("li", [], [E.element("a", [Attribute.localHref("/favorites")], ["Favorites"])])]),
+            E.element("p", [], [.text(strings.tagline)]),
+            E.element("ul", [.class("catalogs")], cards),
         ])
     }
 
@@ -61,46 +120,69 @@ enum Pages {
             E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text(error.message)]),
         ]
         if let retry = error.retryPath {
-            content.append(E.element("p", [], [E.element("a", [Attribute.localHref(retry)], ["Retry"])]))
+            content.append(E.element("p", [], [E.element("a", [Attribute.localHref(retry)], [.text(Strings.current.retry)])]))
         }
-        content.append(E.element("p", [], [E.element("a", [Attribute.localHref("/")], ["Back to the catalogs"])]))
-        return response(layout(title: error.title, current: nil, content), status: error.status)
+        content.append(E.element("p", [], [E.element("a", [Attribute.localHref("/")], [.text(Strings.current.backToCatalogs)])]))
+        return response(layout(title: error.title, current: nil, view: .error, content), status: error.status)
     }
 
     /// `/favorites`: every starred item across catalogs, from the store.
     static func favorites(_ items: [CatalogItem]) -> HTML {
-        var content: [HTML] = [E.element("h1", [], ["Favorites"])]
+        let strings = Strings.current
+        var content: [HTML] = [E.element("h1", [], [.text(strings.favorites)])]
         if items.isEmpty {
-            content.append(E.element("p", [.class("empty")], ["No favorites yet."]))
+            content.append(E.element("p", [.class("empty")], [.text(strings.noFavorites)]))
         } else {
             // Everything here is a favorite, so every row's star offers "remove".
             content.append(itemList(items, showSource: true, favorites: Set(items.map(\.itemID)), returnPath: "/favorites"))
         }
-        return layout(title: "Favorites", current: "/favorites", content)
+        return layout(title: strings.favorites, current: "/favorites", view: .favorites,
+                      [E.element("div", [.attribute("id", "results")], content)])
     }
 
     /// Rows: picture through the image route at a fixed size, title, subtitle.
     /// `favorites` holds the starred item ids of the rows' source; each row has a star form that
-    /// returns to `returnPath`.
+    /// returns to `returnPath`. `next` is the next page's address, for the script's infinite scroll.
     static func itemList(_ items: [CatalogItem], showSource: Bool = false, favorites: Set<String> = [],
-                         returnPath: String = "/favorites") -> HTML {
-        E.element("ul", [.class("items")], items.map { item in
+                         returnPath: String = "/favorites", next: String? = nil) -> HTML {
+        let strings = Strings.current
+        let grid = !showSource && items.first?.source == .marvel
+        return E.element("ul", [.class(grid ? "items grid" : "items"), next.flatMap { Attribute.localPath("data-next", $0) }],
+                         items.map { item in
             let size = rowImageSize(item.source)
-            var text: [HTML] = [
-                E.element("span", [.class("title")], [.text(item.title)]),
-                E.element("span", [.class("subtitle")], [.text(showSource ? "\(item.source.displayName) · \(item.subtitle)" : item.subtitle)]),
-            ]
+            let subtitle = showSource ? "\(strings.sourceName(item.source)) · \(item.subtitle)" : item.subtitle
+            var title: [HTML] = [.text(item.title)]
+            if case .rickAndMorty(let character) = item.detail {
+                // The status is also in the subtitle as words; the dot is a glance aid only.
+                title.insert(E.element("span", [.class("dot \(statusClass(character.status))"), .attribute("aria-hidden", "true")], []),
+                             at: 0)
+            }
+            var text: [HTML] = [E.element("span", [.class("title")], title)]
+            if !subtitle.isEmpty { text.append(E.element("span", [.class("subtitle")], [.text(subtitle)])) }
             if item.source == .nyt, !item.summary.isEmpty {
                 text.append(E.element("span", [.class("summary")], [.text(item.summary)]))
             }
-            return E.element("li", [], [
+            if case .dog(let dog) = item.detail {
+                text.append(E.element("span", [.class("summary")], [.text(dog.description)]))
+                text.append(E.element("span", [.class("subtitle")], [.text(strings.almostYears(dog.age))]))
+            }
+            return E.element("li", [.attribute("data-id", item.itemID)], [
                 E.element("a", [Attribute.localHref(itemPath(item))], [
                     image(item.imageURL, width: size.width, height: size.height, alt: ""),
-                    E.element("span", [], text),
+                    E.element("span", [.class("text")], text),
                 ]),
                 starForm(item, isFavorite: favorites.contains(item.itemID), returnPath: returnPath),
             ])
         })
+    }
+
+    /// The colour class of a Rick and Morty status dot.
+    static func statusClass(_ status: String) -> String {
+        switch status.lowercased() {
+        case "alive": "alive"
+        case "dead": "dead"
+        default: "unknown"
+        }
     }
 
     /// The hidden field every POST form carries: the request's CSRF token (the cookie's value).
@@ -125,7 +207,7 @@ enum Pages {
     static func starForm(_ item: CatalogItem, isFavorite: Bool, returnPath: String) -> HTML {
         postForm(action: "/favorites/\(item.source.rawValue)/" + QueryString.encode(item.itemID),
                  fields: [("action", isFavorite ? "remove" : "add"), ("return", returnPath)],
-                 label: isFavorite ? "Remove \(item.title) from favorites" : "Add \(item.title) to favorites",
+                 label: isFavorite ? Strings.current.removeFavorite(item.title) : Strings.current.addFavorite(item.title),
                  button: isFavorite ? "★" : "☆", className: "star", pressed: isFavorite)
     }
 
@@ -136,18 +218,27 @@ enum Pages {
 
     /// An image through Kiosk's image route with fixed dimensions (no layout shift), loaded lazily;
     /// nothing when the URL is not http(s).
+    /// Without a usable URL it is a placeholder of the same size (the sizes Kiosk uses have CSS classes,
+    /// as the CSP allows no inline style), so rows and grids keep their shape.
     static func image(_ url: URL?, width: Int, height: Int, alt: String, lazy: Bool = true) -> HTML {
-        guard let source = Attribute.imageSource(url) else { return .empty }
+        guard let source = Attribute.imageSource(url) else {
+            guard placeholderSizes.contains("\(width)x\(height)") else { return .empty }
+            return E.element("span", [.class("img-placeholder ph-\(width)x\(height)"), .attribute("role", "img"),
+                                      .attribute("aria-label", Strings.current.imageUnavailable)], [])
+        }
         return E.void("img", [source, .attribute("width", String(width)), .attribute("height", String(height)),
                               .attribute("alt", alt), lazy ? .attribute("loading", "lazy") : nil,
                               .attribute("decoding", "async")])
     }
 
+    /// The picture sizes with a placeholder class in the stylesheet.
+    static let placeholderSizes: Set<String> = ["75x75", "150x225", "64x64", "80x80", "300x450", "300x300"]
+
     /// Row picture sizes per catalog, matching the upstream variants the rows use.
     static func rowImageSize(_ source: SourceID) -> (width: Int, height: Int) {
         switch source {
         case .nyt: (75, 75)
-        case .marvel: (64, 96)
+        case .marvel: (150, 225)
         case .rickandmorty: (64, 64)
         case .dogs: (80, 80)
         }
@@ -155,7 +246,7 @@ enum Pages {
 
     /// Marvel's attribution, required wherever its data is shown.
     static func attribution(_ text: String?) -> HTML {
-        let shown = (text?.isEmpty ?? true) ? "Data provided by Marvel. © MARVEL" : text!
+        let shown = text.flatMap { $0.isEmpty ? nil : $0 } ?? "Data provided by Marvel. © MARVEL"
         return E.element("p", [.class("attribution")], [.text(shown)])
     }
 }

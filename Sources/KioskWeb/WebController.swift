@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KioskApp
 import KioskCore
+import KioskNetwork
 
 /// The route handlers: each reads and checks its input, asks Kiosk, and renders HTML or JSON.
 struct WebController: Sendable {
@@ -18,7 +19,15 @@ struct WebController: Sendable {
         router.get("/") { _, _ in Pages.response(Pages.home()) }
         router.get("/favorites") { _, _ in Pages.response(Pages.favorites(try kiosk.catalog.favorites())) }
         router.get("/api/favorites") { _, _ in try JSONResponse.ok(FavoritesJSON(items: try kiosk.catalog.favorites())) }
-        router.get("/static/app.css") { request, _ in Self.stylesheet(request) }
+        router.get("/static/app.css") { request, _ in
+            Self.staticFile(request, body: Stylesheet.css, etag: Stylesheet.etag, contentType: "text/css; charset=utf-8")
+        }
+        router.get("/static/app.js") { request, _ in
+            Self.staticFile(request, body: Script.js, etag: Script.etag, contentType: "text/javascript; charset=utf-8")
+        }
+        router.get("/api/connectivity") { _, _ in try JSONResponse.ok(ConnectivityJSON(await kiosk.connectivity.status)) }
+        // "/language" is a constant segment, so GET /language is a 404 rather than a catalog lookup.
+        router.post("/language") { request, _ in try await language(request) }
         router.get("/image") { request, _ in try await image(request) }
         router.get("/api/{source}") { request, context in
             try await list(try context.parameters.require("source"), request: request, api: true)
@@ -91,6 +100,9 @@ struct WebController: Sendable {
 
     static let dogsEditPath = "/dogs?edit=1"
 
+    /// Sent by the script to get a page's final state rather than the stored snapshot at once.
+    static let waitHeader = HTTPFields.Element.Name("X-Kiosk-Wait")!
+
     /// A 303, so the browser follows with a GET and a reload does not send the form again.
     static func seeOther(_ path: String) -> Response {
         Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
@@ -129,7 +141,18 @@ struct WebController: Sendable {
         }
         // Checked before any I/O so a bad filter is a 400 even when offline.
         _ = try kiosk.catalog.normalize(parameters.request)
-        let update = try await kiosk.catalog.page(parameters.request, policy: policy)
+        // A page shows stored data at once and revalidates in the background (the script then asks again
+        // with X-Kiosk-Wait to swap the fresh snapshot in). The JSON API, a forced refresh and that second
+        // request wait for the final state instead.
+        let waits = api || parameters.refresh || request.headers[Self.waitHeader] != nil
+        let update: CatalogUpdate
+        if !waits, let offline = try await storedWhileOffline(parameters.request) {
+            update = offline
+        } else if waits {
+            update = try await kiosk.catalog.page(parameters.request, policy: policy)
+        } else {
+            update = try await kiosk.catalog.firstUpdate(for: parameters.request, policy: policy)
+        }
         if let total = update.page.totalPages, parameters.page > max(total, 1) {
             throw WebError.notFound("There is no page \(parameters.page) of \(id.displayName); it has \(total).")
         }
@@ -138,6 +161,21 @@ struct WebController: Sendable {
         }
         return Pages.response(Pages.list(parameters, update: update, filterValues: source.filterValues,
                                          favorites: try kiosk.database.favoriteIDs(source: id)))
+    }
+
+    /// While Kiosk knows the upstream is unreachable, the stored page with the offline banner at once,
+    /// rather than a revalidation that can only fail (slowly, when the network times out). Nil when
+    /// online or when nothing is stored.
+    private func storedWhileOffline(_ request: PageRequest) async throws -> CatalogUpdate? {
+        guard case .offline(_, let origin) = await kiosk.connectivity.status else { return nil }
+        do {
+            var update = try await kiosk.catalog.page(request, policy: .offline)
+            update.error = .offline(host: origin.host ?? "the upstream")
+            update.isRevalidating = false
+            return update
+        } catch KioskError.notFound {
+            return nil
+        }
     }
 
     private func detail(_ rawSource: String, _ rawID: String, api: Bool) async throws -> Response {
@@ -187,11 +225,26 @@ struct WebController: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.data)))
     }
 
-    private static func stylesheet(_ request: Request) -> Response {
-        var headers: HTTPFields = [.eTag: Stylesheet.etag, .cacheControl: "public, max-age=3600"]
-        if matches(request, etag: Stylesheet.etag) { return Response(status: .notModified, headers: headers) }
-        headers[.contentType] = "text/css; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: Stylesheet.css)))
+    /// A compiled-in file. Pages link it with `?v=<fingerprint>`, so it can be cached for a long time;
+    /// the ETag still answers a revalidation of an unversioned URL.
+    private static func staticFile(_ request: Request, body: String, etag: String, contentType: String) -> Response {
+        let versioned = request.uri.query?.hasPrefix("v=") ?? false
+        var headers: HTTPFields = [.eTag: etag,
+                                   .cacheControl: versioned ? "public, max-age=31536000, immutable" : "public, max-age=300"]
+        if matches(request, etag: etag) { return Response(status: .notModified, headers: headers) }
+        headers[.contentType] = contentType
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// `POST /language`: remembers the chosen language in a cookie for a year, then goes back.
+    private func language(_ request: Request) async throws -> Response {
+        let form = try await CSRFProtection.verifiedForm(request)
+        guard let raw = form["lang"], let language = Language(rawValue: raw) else {
+            throw WebError.badRequest("The language must be one of: \(Language.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        var response = Self.seeOther(Self.localReturnPath(form["return"]) ?? "/")
+        response.headers[.setCookie] = "\(Language.cookieName)=\(language.rawValue); Path=/; Max-Age=31536000; SameSite=Lax"
+        return response
     }
 
     /// Whether the client already has this representation (If-None-Match, weak comparison).
@@ -200,6 +253,23 @@ struct WebController: Sendable {
         return header.split(separator: ",").contains { candidate in
             let tag = candidate.trimmingCharacters(in: .whitespaces)
             return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+}
+
+/// `/api/connectivity`: whether Kiosk can reach the upstreams; the script polls it while offline.
+struct ConnectivityJSON: Encodable {
+    let online: Bool
+    let offlineSince: Date?
+
+    init(_ status: ConnectivityStatus) {
+        switch status {
+        case .online:
+            online = true
+            offlineSince = nil
+        case .offline(let since, _):
+            online = false
+            offlineSince = since
         }
     }
 }

@@ -16,7 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on.") var port = 8080
 
     func validate() throws {
-        guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535 (got \(port)).") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535 (got \(port)); 0 picks a free one.") }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty.") }
     }
 
@@ -26,9 +26,17 @@ struct ServeCommand: AsyncParsableCommand {
             if !["127.0.0.1", "localhost", "::1"].contains(host) {
                 printError("warning: listening on \(host): Kiosk will be reachable from other machines")
             }
-            let app = buildApplication(kiosk: runtime.kiosk, configuration: WebConfiguration(host: host, port: port))
-            print("Kiosk on http://\(host == "::1" ? "[::1]" : host):\(port)/  (Ctrl-C to stop)")
-            fflush(nil)
+            if let demo = runtime.demo {
+                let base = await demo.baseURL, control = await demo.controlURL
+                print("Demo upstream on \(base.absoluteString) (faults: \(control.absoluteString)/faults)")
+            }
+            let shownHost = host == "::1" ? "[::1]" : host
+            // The line is printed once the port is bound, so a script can wait for it (and learn the port
+            // the system picked for --port 0).
+            let app = buildApplication(kiosk: runtime.kiosk, configuration: WebConfiguration(host: host, port: port)) { bound in
+                print("Kiosk on http://\(shownHost):\(bound)/  (Ctrl-C to stop)")
+                fflush(nil)
+            }
             do {
                 try await app.runService()
             } catch {

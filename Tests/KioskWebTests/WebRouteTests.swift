@@ -17,15 +17,18 @@ struct WebRouteTests {
             // Then it links every catalog and Favorites, loads the stylesheet and carries the headers
             #expect(page.status == .ok)
             #expect(page.header("Content-Type") == "text/html; charset=utf-8")
-            for path in ["/nyt", "/marvel", "/rickandmorty", "/dogs", "/favorites", "/static/app.css"] {
+            for path in ["/nyt", "/marvel", "/rickandmorty", "/dogs", "/favorites", "/static/app.css?v=\(Stylesheet.version)"] {
                 #expect(page.body.contains("href=\"\(path)\""), "missing \(path)")
             }
             #expect(page.header("Content-Security-Policy") == SecurityHeaders.contentSecurityPolicy)
             #expect(page.header("Content-Security-Policy")?.contains("script-src 'self'") == true)
             #expect(page.header("X-Content-Type-Options") == "nosniff")
             #expect(page.header("Referrer-Policy") == "no-referrer")
-            #expect(!page.body.contains("<script"))
+            // And its only script is the external one: no inline script, no inline style, no handler attributes
+            #expect(page.body.components(separatedBy: "<script").count == 2)
+            #expect(page.body.contains("<script src=\"/static/app.js?v=\(Script.version)\" defer></script>"))
             #expect(!page.body.contains("style="))
+            #expect(!page.body.contains(" onclick=") && !page.body.contains(" onerror="))
         }
     }
 

@@ -130,10 +130,21 @@ struct WebSafetyTests {
             harness.now.advance(by: 3 * 86400 + 60)
             try await harness.setOffline(true)
             // When the list is requested
+            let first = try await client.get("/rickandmorty")
+            // Then the saved page is shown at once, stale, while a revalidation runs in the background
+            #expect(first.status == .ok)
+            #expect(first.body.contains("data-revalidating=\"true\""))
+            #expect(first.body.contains("Updated 3 d ago <span class=\"stale\">stale</span> <span class=\"refreshing\">"))
+            // And when the script asks for the final state, it is the saved page with the offline banner and its age
+            let final = try await client.get("/rickandmorty", headers: [WebController.waitHeader: "1"])
+            #expect(final.body.contains("Offline — showing saved data from 3 d ago"))
+            #expect(final.body.contains("data-revalidating=\"false\""))
+            // And once Kiosk knows it is offline, a plain request shows the banner at once, with no revalidation
             let page = try await client.get("/rickandmorty")
-            // Then the saved page is shown, labelled stale and offline with its age
             #expect(page.status == .ok)
+            #expect(page.body.contains("id=\"offline-banner\""))
             #expect(page.body.contains("Offline — showing saved data from 3 d ago"))
+            #expect(page.body.contains("data-revalidating=\"false\""))
             #expect(page.body.contains("Updated 3 d ago <span class=\"stale\">stale</span>"))
             #expect(page.body.contains("Rick Sanchez"))
         }

@@ -1,0 +1,337 @@
+import Foundation
+import Hummingbird
+import KioskCore
+
+/// The languages of the web app. Upstream data stays in the language the API sends it in.
+enum Language: String, CaseIterable, Sendable {
+    case en
+    case es
+
+    /// The language of the request being rendered, set by `LanguageMiddleware` for the whole request
+    /// so views need no extra parameter.
+    @TaskLocal static var current: Language = .en
+
+    /// The cookie that makes a choice made with the switch stick.
+    static let cookieName = "kiosk_lang"
+
+    /// The language's name in itself, as the switch shows it.
+    var nativeName: String {
+        switch self {
+        case .en: "English"
+        case .es: "Español"
+        }
+    }
+
+    /// The locale used for dates and numbers.
+    var locale: Locale { Locale(identifier: self == .es ? "es_ES" : "en_US") }
+
+    /// The strings of this language.
+    var strings: Strings { self == .es ? .spanish : .english }
+
+    /// The language for a request: the switch's cookie when valid, else the best Accept-Language match,
+    /// else English.
+    static func negotiate(cookie: String?, acceptLanguage: String?) -> Language {
+        if let cookie, let chosen = Language(rawValue: cookie) { return chosen }
+        return preferred(acceptLanguage) ?? .en
+    }
+
+    /// The highest-weighted supported language in an Accept-Language header ("es-ES,es;q=0.9,en;q=0.8");
+    /// ties keep header order, q=0 means "not this one".
+    static func preferred(_ header: String?) -> Language? {
+        guard let header, header.utf8.count <= 1024 else { return nil }
+        var best: (language: Language, weight: Double)?
+        for entry in header.split(separator: ",") {
+            let parts = entry.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let tag = parts.first?.lowercased(), !tag.isEmpty else { continue }
+            let primary = String(tag.split(separator: "-").first ?? "")
+            var weight = 1.0
+            for parameter in parts.dropFirst() where parameter.lowercased().hasPrefix("q=") {
+                weight = Double(parameter.dropFirst(2)) ?? 0
+            }
+            guard weight > 0, let language = Language(rawValue: primary) else { continue }
+            if best == nil || weight > best!.weight { best = (language, weight) }
+        }
+        return best?.language
+    }
+}
+
+/// The request being rendered, for views that link back to it (the language switch's return path).
+enum CurrentRequest {
+    /// Path and query of the request, or "/" outside a request.
+    @TaskLocal static var path: String = "/"
+}
+
+/// Sets `Language.current` and `CurrentRequest.path` for the request and marks responses as varying by
+/// the language.
+struct LanguageMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let language = Language.negotiate(cookie: request.cookies[Language.cookieName]?.value,
+                                          acceptLanguage: request.headers[.acceptLanguage])
+        let path = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        var response = try await Language.$current.withValue(language) {
+            try await CurrentRequest.$path.withValue(path) { try await next(request, context) }
+        }
+        response.headers[.vary] = "Accept-Language, Cookie"
+        if response.headers[.contentType]?.hasPrefix("text/html") == true { response.headers[.contentLanguage] = language.rawValue }
+        return response
+    }
+}
+
+/// Dates, numbers and ages in the current language.
+enum Localized {
+    /// "Oct 21, 2025" / "21 oct 2025" for an ISO date ("2025-10-21" or a full timestamp); the input
+    /// unchanged when it is not a date.
+    static func date(_ iso: String, language: Language = .current) -> String {
+        guard let date = parseDate(iso) else { return iso }
+        return date.formatted(Date.FormatStyle(date: .abbreviated, time: .omitted, locale: language.locale,
+                                               timeZone: TimeZone(identifier: "UTC")!))
+    }
+
+    /// A whole number with the language's grouping ("1,234" / "1234" or "12.345").
+    static func number(_ value: Int, language: Language = .current) -> String {
+        value.formatted(.number.locale(language.locale))
+    }
+
+    /// "3 h ago" / "hace 3 h".
+    static func age(_ seconds: TimeInterval, language: Language = .current) -> String {
+        let value = max(0, seconds)
+        let amount: String
+        switch value {
+        case ..<5: return language.strings.justNow
+        case ..<60: amount = "\(Int(value)) s"
+        case ..<3600: amount = "\(Int(value / 60)) min"
+        case ..<86400: amount = "\(Int(value / 3600)) h"
+        default: amount = "\(Int(value / 86400)) d"
+        }
+        return language.strings.ago(amount)
+    }
+
+    private static func parseDate(_ text: String) -> Date? {
+        let day = String(text.prefix(10))
+        let parts = day.split(separator: "-")
+        guard parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let dayOfMonth = Int(parts[2]),
+              (1...12).contains(month), (1...31).contains(dayOfMonth) else { return nil }
+        var components = DateComponents()
+        components.year = year
+        components.month = month
+        components.day = dayOfMonth
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: components)
+    }
+}
+
+/// Every string of the web app's interface, in one language. A struct rather than a lookup table, so a
+/// string missing in one language is a compile error, not an English word in a Spanish page.
+struct Strings: Sendable {
+    let home: String
+    let favorites: String
+    let catalogs: String
+    let tagline: String
+    let skipToContent: String
+    let languageSwitch: String
+    let search: String
+    let go: String
+    let any: String
+    let refresh: String
+    let retry: String
+    let stale: String
+    let refreshing: String
+    let nothingHere: String
+    let noFavorites: String
+    let noMatches: String
+    let previous: String
+    let next: String
+    let pages: String
+    let edit: String
+    let done: String
+    let reset: String
+    let resetLabel: String
+    let delete: String
+    let details: String
+    let selectItem: String
+    let favorite: String
+    let keywords: String
+    let readFullArticle: String
+    let none: String
+    let andMore: String
+    let imageUnavailable: String
+    let loading: String
+    let filtering: String
+    let loadFailed: String
+    let offlineSearching: String
+    let inSavedData: String
+    let backToCatalogs: String
+    let justNow: String
+    let ago: @Sendable (String) -> String
+    let updated: @Sendable (String) -> String
+    let offlineSince: @Sendable (String) -> String
+    let offlineSaved: String
+    let couldNotRefresh: @Sendable (String) -> String
+    let couldNotSearch: @Sendable (String) -> String
+    let results: @Sendable (Int, String) -> String
+    let addFavorite: @Sendable (String) -> String
+    let removeFavorite: @Sendable (String) -> String
+    let moveUp: @Sendable (String) -> String
+    let moveDown: @Sendable (String) -> String
+    let deleteItem: @Sendable (String) -> String
+    let almostYears: @Sendable (Int) -> String
+    let catalogBlurb: @Sendable (SourceID) -> String
+    let sourceName: @Sendable (SourceID) -> String
+    let shortSourceName: @Sendable (SourceID) -> String
+    let filterName: @Sendable (String) -> String
+    let filterValue: @Sendable (String, String) -> String
+    let field: @Sendable (String) -> String
+    let collection: @Sendable (String) -> String
+
+    static let english = Strings(
+        home: "Home", favorites: "Favorites", catalogs: "Catalogs",
+        tagline: "Offline-first reader: everything you have seen stays readable without a network.",
+        skipToContent: "Skip to content", languageSwitch: "Language", search: "Search", go: "Go", any: "any",
+        refresh: "Refresh", retry: "Retry", stale: "stale", refreshing: "refreshing…", nothingHere: "Nothing here.",
+        noFavorites: "No favorites yet. Tap a star to keep an item here, readable offline.", noMatches: "No matches.",
+        previous: "‹ Previous", next: "Next ›", pages: "Pages", edit: "Edit", done: "Done", reset: "Reset",
+        resetLabel: "Reset the dogs list", delete: "Delete", details: "Details", selectItem: "Select an item to see it here.",
+        favorite: "★ Favorite", keywords: "Keywords", readFullArticle: "Read the full article", none: "None",
+        andMore: "and more", imageUnavailable: "Image unavailable", loading: "Loading…",
+        filtering: "Filtering the items shown; type 3 characters or more to search.", loadFailed: "Could not load. Try again.",
+        offlineSearching: "Offline — searching saved data only.", inSavedData: " in saved data",
+        backToCatalogs: "Back to the catalogs", justNow: "just now",
+        ago: { "\($0) ago" },
+        updated: { "Updated \($0)" },
+        offlineSince: { "Offline — showing saved data from \($0)" },
+        offlineSaved: "Offline — showing saved data.",
+        couldNotRefresh: { "Could not refresh: \($0)" },
+        couldNotSearch: { "Could not search upstream: \($0)" },
+        results: { count, query in "\(count) result\(count == 1 ? "" : "s") for “\(query)”" },
+        addFavorite: { "Add \($0) to favorites" }, removeFavorite: { "Remove \($0) from favorites" },
+        moveUp: { "Move \($0) up" }, moveDown: { "Move \($0) down" }, deleteItem: { "Delete \($0)" },
+        almostYears: { $0 == 1 ? "Almost 1 year" : "Almost \($0) years" },
+        catalogBlurb: { source in
+            switch source {
+            case .nyt: "The most emailed, viewed and shared articles."
+            case .marvel: "Characters, with their comics, series, stories and events."
+            case .rickandmorty: "Every character of the show, by status and gender."
+            case .dogs: "A short list of good dogs, yours to reorder."
+            }
+        },
+        sourceName: { $0.displayName },
+        shortSourceName: { source in
+            switch source {
+            case .nyt: "News"
+            case .marvel: "Marvel"
+            case .rickandmorty: "Rick & Morty"
+            case .dogs: "Dogs"
+            }
+        },
+        filterName: { $0.capitalized },
+        filterValue: { name, value in
+            switch (name, value) {
+            case ("kind", "emailed"): "Most emailed"
+            case ("kind", "viewed"): "Most viewed"
+            case ("kind", "shared"): "Most shared"
+            case ("period", "1"): "Today"
+            case ("period", _): "Last \(value) days"
+            default: value.prefix(1).uppercased() + value.dropFirst()
+            }
+        },
+        field: { $0 },
+        collection: { $0 }
+    )
+
+    static let spanish = Strings(
+        home: "Inicio", favorites: "Favoritos", catalogs: "Catálogos",
+        tagline: "Lector sin conexión: todo lo que has visto sigue disponible sin red.",
+        skipToContent: "Saltar al contenido", languageSwitch: "Idioma", search: "Buscar", go: "Ir", any: "todos",
+        refresh: "Actualizar", retry: "Reintentar", stale: "desactualizado", refreshing: "actualizando…",
+        nothingHere: "No hay nada aquí.",
+        noFavorites: "Aún no hay favoritos. Toca una estrella para guardar un elemento aquí, legible sin conexión.",
+        noMatches: "Sin resultados.", previous: "‹ Anterior", next: "Siguiente ›", pages: "Páginas", edit: "Editar",
+        done: "Listo", reset: "Restablecer", resetLabel: "Restablecer la lista de perros", delete: "Eliminar",
+        details: "Detalles", selectItem: "Elige un elemento para verlo aquí.", favorite: "★ Favorito",
+        keywords: "Palabras clave", readFullArticle: "Leer el artículo completo", none: "Ninguno", andMore: "y más",
+        imageUnavailable: "Imagen no disponible", loading: "Cargando…",
+        filtering: "Filtrando lo que se muestra; escribe 3 caracteres o más para buscar.",
+        loadFailed: "No se pudo cargar. Inténtalo de nuevo.",
+        offlineSearching: "Sin conexión: solo se buscan los datos guardados.", inSavedData: " en los datos guardados",
+        backToCatalogs: "Volver a los catálogos", justNow: "ahora mismo",
+        ago: { "hace \($0)" },
+        updated: { "Actualizado \($0)" },
+        offlineSince: { "Sin conexión: se muestran datos guardados de \($0)" },
+        offlineSaved: "Sin conexión: se muestran los datos guardados.",
+        couldNotRefresh: { "No se pudo actualizar: \($0)" },
+        couldNotSearch: { "No se pudo buscar en el origen: \($0)" },
+        results: { count, query in "\(count) resultado\(count == 1 ? "" : "s") para «\(query)»" },
+        addFavorite: { "Añadir \($0) a favoritos" }, removeFavorite: { "Quitar \($0) de favoritos" },
+        moveUp: { "Subir \($0)" }, moveDown: { "Bajar \($0)" }, deleteItem: { "Eliminar \($0)" },
+        almostYears: { $0 == 1 ? "Casi 1 año" : "Casi \($0) años" },
+        catalogBlurb: { source in
+            switch source {
+            case .nyt: "Los artículos más enviados, vistos y compartidos."
+            case .marvel: "Personajes, con sus cómics, series, historias y eventos."
+            case .rickandmorty: "Todos los personajes de la serie, por estado y género."
+            case .dogs: "Una lista corta de buenos perros, para ordenar a tu gusto."
+            }
+        },
+        sourceName: { source in source == .dogs ? "Perros" : source.displayName },
+        shortSourceName: { source in
+            switch source {
+            case .nyt: "Noticias"
+            case .marvel: "Marvel"
+            case .rickandmorty: "Rick & Morty"
+            case .dogs: "Perros"
+            }
+        },
+        filterName: { name in
+            switch name {
+            case "kind": "Tipo"
+            case "period": "Periodo"
+            case "status": "Estado"
+            case "gender": "Género"
+            default: name.capitalized
+            }
+        },
+        filterValue: { name, value in
+            switch (name, value) {
+            case ("kind", "emailed"): "Más enviados"
+            case ("kind", "viewed"): "Más vistos"
+            case ("kind", "shared"): "Más compartidos"
+            case ("period", "1"): "Hoy"
+            case ("period", _): "Últimos \(value) días"
+            case ("status", "alive"): "Vivo"
+            case ("status", "dead"): "Muerto"
+            case ("status", "unknown"), ("gender", "unknown"): "Desconocido"
+            case ("gender", "female"): "Femenino"
+            case ("gender", "male"): "Masculino"
+            case ("gender", "genderless"): "Sin género"
+            default: value
+            }
+        },
+        field: { name in
+            switch name {
+            case "Status": "Estado"
+            case "Gender": "Género"
+            case "Species": "Especie"
+            case "Type": "Tipo"
+            case "Origin": "Origen"
+            case "Location": "Ubicación"
+            case "Episodes": "Episodios"
+            default: name
+            }
+        },
+        collection: { name in
+            switch name {
+            case "Comics": "Cómics"
+            case "Series": "Series"
+            case "Stories": "Historias"
+            case "Events": "Eventos"
+            default: name
+            }
+        }
+    )
+}
+
+extension Strings {
+    /// The strings of the request being rendered.
+    static var current: Strings { Language.current.strings }
+}

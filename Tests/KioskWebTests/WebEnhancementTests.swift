@@ -1,0 +1,175 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import KioskCore
+import Testing
+@testable import KioskWeb
+
+@Suite("Web app: languages, live updates and the script's hooks")
+struct WebEnhancementTests {
+    @Test("Accept-Language picks Spanish, and the page says so in its lang and Content-Language")
+    func acceptLanguage() async throws {
+        try await withWeb { _, client in
+            // Given a browser that prefers Spanish
+            // When it asks for a list
+            let page = try await client.get("/rickandmorty", headers: [.acceptLanguage: "es-ES,es;q=0.9,en;q=0.8"])
+            // Then the interface is Spanish, and caches are told the page varies by language
+            #expect(page.status == .ok)
+            #expect(page.body.contains("<html lang=\"es\">"))
+            #expect(page.header("Content-Language") == "es")
+            #expect(page.header("Vary")?.contains("Accept-Language") == true)
+            #expect(page.body.contains(">Buscar<"))
+            #expect(page.body.contains("Actualizado ahora mismo"))
+            #expect(page.body.contains("<option value=\"alive\">Vivo</option>"))
+            // And a browser preferring English, or something unsupported, gets English
+            let english = try await client.get("/rickandmorty", headers: [.acceptLanguage: "fr-FR, en;q=0.5, es;q=0.1"])
+            #expect(english.body.contains("<html lang=\"en\">"))
+            let french = try await client.get("/", headers: [.acceptLanguage: "fr"])
+            #expect(french.body.contains("<html lang=\"en\">"))
+        }
+    }
+
+    @Test("Accept-Language negotiation honours weights, q=0 and header order")
+    func negotiation() {
+        #expect(Language.preferred("es") == .es)
+        #expect(Language.preferred("en-GB,es;q=0.9") == .en)
+        #expect(Language.preferred("de, es;q=0.4, en;q=0.3") == .es)
+        #expect(Language.preferred("es;q=0, en;q=0.1") == .en)
+        #expect(Language.preferred("fr, de") == nil)
+        #expect(Language.preferred(nil) == nil)
+        #expect(Language.negotiate(cookie: "es", acceptLanguage: "en") == .es)
+        #expect(Language.negotiate(cookie: "xx", acceptLanguage: "es") == .es)
+        #expect(Language.negotiate(cookie: nil, acceptLanguage: nil) == .en)
+    }
+
+    @Test("The language switch is a CSRF-checked POST that sets a lasting cookie and returns to the page")
+    func languageSwitch() async throws {
+        try await withWeb { _, client in
+            // Given a page with its token cookie
+            let page = try await client.get("/dogs")
+            let token = try issuedToken(page)
+            #expect(page.body.contains("<form class=\"lang\" method=\"post\" action=\"/language\">"))
+            // When Español is chosen from it
+            let chosen = try await client.post("/language", form: [("csrf", token), ("lang", "es"), ("return", "/dogs")],
+                                               cookie: token)
+            // Then the choice is remembered for a year and the browser goes back to the page
+            #expect(chosen.status == .seeOther)
+            #expect(chosen.header("Location") == "/dogs")
+            let cookie = try #require(chosen.header("Set-Cookie"))
+            #expect(cookie.hasPrefix("kiosk_lang=es;") && cookie.contains("Max-Age=31536000"))
+            // And with that cookie the page is Spanish even for an English browser
+            let spanish = try await client.get("/dogs", headers: [.cookie: "kiosk_lang=es", .acceptLanguage: "en"])
+            #expect(spanish.body.contains("<html lang=\"es\">"))
+            #expect(spanish.body.contains(">Perros<"))
+            // And without the token, or with an unknown language, nothing is set
+            let forged = try await client.post("/language", form: [("lang", "es")], cookie: token)
+            #expect(forged.status == .forbidden)
+            #expect(forged.header("Set-Cookie")?.contains("kiosk_lang") != true)
+            let unknown = try await client.post("/language", form: [("csrf", token), ("lang", "xx")], cookie: token)
+            #expect(unknown.status == .badRequest)
+        }
+    }
+
+    @Test("Dates, numbers and ages are localized")
+    func localizedFormats() {
+        #expect(Localized.date("2025-10-21", language: .es) == "21 oct 2025")
+        #expect(Localized.date("2025-10-21", language: .en) == "Oct 21, 2025")
+        #expect(Localized.date("2025-10-21T09:00:05-04:00", language: .es) == "21 oct 2025")
+        #expect(Localized.date("not a date", language: .es) == "not a date")
+        #expect(Localized.number(12345, language: .en) == "12,345")
+        #expect(Localized.number(12345, language: .es) == "12.345")
+        #expect(Localized.age(3 * 3600 + 5, language: .es) == "hace 3 h")
+        #expect(Localized.age(3 * 3600 + 5, language: .en) == "3 h ago")
+        #expect(Localized.age(2, language: .es) == "ahora mismo")
+    }
+
+    @Test("A stale page is shown at once and marked for the script; the wait header gets the revalidated one")
+    func staleWhileRevalidate() async throws {
+        try await withWeb { harness, client in
+            // Given a stored page that has gone stale
+            _ = try await client.get("/rickandmorty")
+            harness.now.advance(by: 2 * 86400)
+            // When the list is requested
+            let first = try await client.get("/rickandmorty")
+            // Then the stored page comes back at once, saying a refresh is under way
+            #expect(first.status == .ok)
+            #expect(first.body.contains("data-revalidating=\"true\""))
+            #expect(first.body.contains("Updated 2 d ago"))
+            // And the script's follow-up request, with the wait header, gets the revalidated page
+            let fresh = try await client.get("/rickandmorty", headers: [WebController.waitHeader: "1"])
+            #expect(fresh.body.contains("data-revalidating=\"false\""))
+            #expect(fresh.body.contains("Updated just now"))
+            #expect(!fresh.body.contains("class=\"stale\""))
+        }
+    }
+
+    @Test("The connectivity endpoint reports offline after a failed request and online again after recovery")
+    func connectivityEndpoint() async throws {
+        try await withWeb { harness, client in
+            // Given a running app
+            let online = try await client.get("/api/connectivity")
+            #expect(online.status == .ok)
+            #expect(online.body.contains("\"online\" : true"))
+            // When the upstream goes offline and a request notices
+            _ = try await client.get("/dogs")
+            try await harness.setOffline(true)
+            _ = try await client.get("/dogs?refresh=1")
+            // Then the endpoint says offline, with the time it started
+            let offline = try await client.get("/api/connectivity")
+            #expect(offline.body.contains("\"online\" : false"))
+            #expect(offline.body.contains("\"offlineSince\""))
+            // And when the upstream is back and a request succeeds, it says online again
+            try await harness.setOffline(false)
+            _ = try await client.get("/dogs?refresh=1")
+            let back = try await client.get("/api/connectivity")
+            #expect(back.body.contains("\"online\" : true"))
+        }
+    }
+
+    @Test("Lists carry the script's hooks: results region, next page, row ids, search delay and a detail pane")
+    func scriptHooks() async throws {
+        try await withWeb { _, client in
+            // Given the first Rick and Morty page and Marvel's
+            let page = try await client.get("/rickandmorty")
+            let marvel = try await client.get("/marvel")
+            // Then the rows, next page and debounce are where the script looks for them
+            #expect(page.body.contains("<main id=\"main\" data-view=\"list\" data-source=\"rickandmorty\">"))
+            #expect(page.body.contains("<div id=\"results\" aria-live=\"polite\""))
+            #expect(page.body.contains("<ul class=\"items\" data-next=\"/rickandmorty?page=2\">"))
+            #expect(page.body.contains("<li data-id=\"1\">"))
+            #expect(page.body.contains("data-delay=\"500\""))
+            #expect(page.body.contains("<aside id=\"detail-pane\""))
+            #expect(marvel.body.contains("data-delay=\"1000\""))
+            #expect(marvel.body.contains("<ul class=\"items grid\""))
+            // And the last page has no next page
+            let last = try await client.get("/rickandmorty?page=42")
+            #expect(last.body.contains("<ul class=\"items\">"))
+            #expect(!last.body.contains("data-next="))
+        }
+    }
+
+    @Test("The script is served with a fingerprinted URL, a validator and immutable caching")
+    func script() async throws {
+        try await withWeb { _, client in
+            // Given the script at its versioned URL
+            let js = try await client.get("/static/app.js?v=\(Script.version)")
+            // Then it is JavaScript, cached for a long time, and revalidates to a 304
+            #expect(js.status == .ok)
+            #expect(js.header("Content-Type") == "text/javascript; charset=utf-8")
+            #expect(js.header("Cache-Control")?.contains("immutable") == true)
+            #expect(js.body.contains("use strict"))
+            let etag = try #require(js.header("ETag"))
+            let again = try await client.get("/static/app.js", headers: [.ifNoneMatch: etag])
+            #expect(again.status == .notModified)
+        }
+    }
+
+    @Test("An item without a picture gets a placeholder of the same size")
+    func placeholder() {
+        let html = Pages.image(nil, width: 64, height: 64, alt: "")
+        #expect(html.rendered.contains("class=\"img-placeholder ph-64x64\""))
+        #expect(html.rendered.contains("role=\"img\""))
+        #expect(Pages.image(URL(string: "javascript:alert(1)"), width: 64, height: 64, alt: "").rendered.contains("img-placeholder"))
+        #expect(Pages.image(nil, width: 13, height: 17, alt: "").rendered.isEmpty)
+    }
+}
