@@ -31,12 +31,19 @@ public struct SearchResult: Sendable, Hashable {
     public var origin: Origin
     /// Why the upstream was not used, when it failed and the store answered instead.
     public var error: KioskError?
+    /// The page of results (upstream search pages like lists; the store's best matches are one page).
+    public var page: Int
+    /// How many pages of results there are, when known.
+    public var totalPages: Int?
 
-    public init(query: String, items: [CatalogItem], origin: Origin, error: KioskError? = nil) {
+    public init(query: String, items: [CatalogItem], origin: Origin, error: KioskError? = nil, page: Int = 1,
+                totalPages: Int? = 1) {
         self.query = query
         self.items = items
         self.origin = origin
         self.error = error
+        self.page = page
+        self.totalPages = totalPages
     }
 }
 
@@ -71,23 +78,30 @@ extension CatalogService {
 
     /// Searches a catalog: 3+ characters go upstream for sources with an upstream search, everything else
     /// (short queries, NYT, dogs, `.offline`, or an unreachable upstream) searches the store.
-    public func search(source sourceID: SourceID, text: String, policy: RefreshPolicy = .automatic) async throws -> SearchResult {
+    public func search(source sourceID: SourceID, text: String, page: Int = 1, filters: [String: String] = [:],
+                       policy: RefreshPolicy = .automatic) async throws -> SearchResult {
         let source = try source(sourceID)
         let query = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !query.isEmpty else { throw KioskError.invalidRequest("Search text is empty") }
         guard query.count <= 200 else { throw KioskError.invalidRequest("Search text is longer than 200 characters") }
+        guard page >= 1 else { throw KioskError.invalidRequest("Page must be 1 or more, got \(page)") }
+        // The store's best matches are a single page, whatever the filters (they are the upstream's).
+        let stored = { (error: KioskError?) throws -> SearchResult in
+            SearchResult(query: query, items: page == 1 ? try self.localSearch(sourceID, query) : [], origin: .store,
+                         error: error, page: page, totalPages: 1)
+        }
         if source.searchMode == .remote, query.count >= SearchModel.minimumRemoteLength, policy != .offline {
             do {
-                let update = try await page(PageRequest(source: sourceID, page: 1, query: query), policy: policy)
-                if let error = update.error, error.isConnectivityFailure {
-                    return SearchResult(query: query, items: try localSearch(sourceID, query), origin: .store, error: error)
-                }
-                return SearchResult(query: query, items: update.page.items, origin: .upstream, error: update.error)
+                let update = try await self.page(PageRequest(source: sourceID, page: page, query: query, filters: filters),
+                                                 policy: policy)
+                if let error = update.error, error.isConnectivityFailure { return try stored(error) }
+                return SearchResult(query: query, items: update.page.items, origin: .upstream, error: update.error,
+                                    page: page, totalPages: update.page.totalPages)
             } catch let error as KioskError where error.isConnectivityFailure || error.isRetryable {
-                return SearchResult(query: query, items: try localSearch(sourceID, query), origin: .store, error: error)
+                return try stored(error)
             }
         }
-        return SearchResult(query: query, items: try localSearch(sourceID, query), origin: .store, error: nil)
+        return try stored(nil)
     }
 
     private func localSearch(_ source: SourceID, _ query: String) throws -> [CatalogItem] {

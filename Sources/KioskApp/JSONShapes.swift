@@ -86,11 +86,15 @@ public struct SearchJSON: Encodable, Sendable {
     public let origin: String
     public let items: [CatalogItem]
     public let error: String?
+    public let page: Int
+    public let totalPages: Int?
 
     public init(_ result: SearchResult) {
         query = result.query
         origin = result.origin.rawValue
         items = result.items
         error = result.error?.description
+        page = result.page
+        totalPages = result.totalPages
     }
 }

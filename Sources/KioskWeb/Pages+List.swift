@@ -121,9 +121,12 @@ extension Pages {
                 .text(offline ? strings.offlineSearching : strings.couldNotSearch(error.description)),
             ]))
         }
+        let next = result.totalPages.map { parameters.page < $0 } ?? false
         results.append(result.items.isEmpty
             ? E.element("p", [.class("empty")], [.text(strings.noMatches)])
-            : itemList(result.items, favorites: favorites, returnPath: parameters.path()))
+            : itemList(result.items, favorites: favorites, returnPath: parameters.path(),
+                       next: next ? parameters.path(page: parameters.page + 1) : nil))
+        results.append(pager(parameters, totalPages: result.totalPages))
         var content: [HTML] = [
             E.element("h1", [], [.text(strings.sourceName(source))]),
             searchForm(parameters, filterValues: filterValues),

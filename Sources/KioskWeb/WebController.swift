@@ -134,7 +134,9 @@ struct WebController: Sendable {
         let parameters = try ListParameters(source: id, filterNames: Array(source.filterValues.keys), query: query)
         let policy: RefreshPolicy = parameters.refresh ? .force : .automatic
         if let text = parameters.q {
-            let result = try await kiosk.catalog.search(source: id, text: text, policy: policy)
+            _ = try kiosk.catalog.normalize(parameters.request)
+            let result = try await kiosk.catalog.search(source: id, text: text, page: parameters.page, filters: parameters.filters,
+                                                        policy: policy)
             if api { return try JSONResponse.ok(SearchJSON(result)) }
             return Pages.response(Pages.search(parameters, result: result, filterValues: source.filterValues,
                                                favorites: try kiosk.database.favoriteIDs(source: id)))

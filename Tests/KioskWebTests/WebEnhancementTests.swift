@@ -173,3 +173,31 @@ struct WebEnhancementTests {
         #expect(Pages.image(nil, width: 13, height: 17, alt: "").rendered.isEmpty)
     }
 }
+
+@Suite("Web app: search pages and filters")
+struct WebSearchTests {
+    @Test("An upstream search keeps the catalog's filters and pages like a list")
+    func searchWithFiltersAndPages() async throws {
+        try await withWeb { _, client in
+            // Given Rick and Morty, searched for "rick" among the dead only
+            let dead = try await client.get("/api/rickandmorty?q=rick&status=dead").json()
+            let all = try await client.get("/api/rickandmorty?q=rick").json()
+            // Then every result is dead, and there are fewer than without the filter
+            let deadItems = try #require(dead["items"] as? [[String: Any]])
+            let allPages = try #require(all["totalPages"] as? Int)
+            #expect(!deadItems.isEmpty)
+            for item in deadItems { #expect((item["subtitle"] as? String)?.hasPrefix("Dead") == true) }
+            #expect(allPages >= 2)
+            // And the HTML search page has a next page and page links that keep the query and filter
+            let page = try await client.get("/rickandmorty?q=rick")
+            #expect(page.body.contains("data-next=\"/rickandmorty?q=rick&amp;page=2\""))
+            let second = try await client.get("/api/rickandmorty?q=rick&page=2").json()
+            #expect(second["page"] as? Int == 2)
+            #expect((second["items"] as? [[String: Any]])?.first?["itemID"] as? String
+                    != (all["items"] as? [[String: Any]])?.first?["itemID"] as? String)
+            // And a filter value that does not exist is a 400, even with a query
+            let bad = try await client.get("/rickandmorty?q=rick&status=sleepy")
+            #expect(bad.status == .badRequest)
+        }
+    }
+}

@@ -167,7 +167,7 @@ struct WebRouteTests {
             #expect(Set(itemJSON.keys) == ["item", "favorite", "origin"])
             #expect((itemJSON["item"] as? [String: Any])?["title"] as? String == "Rick Sanchez")
             let searchJSON = try search.json()
-            #expect(Set(searchJSON.keys) == ["query", "origin", "items"])
+            #expect(Set(searchJSON.keys) == ["query", "origin", "items", "page", "totalPages"])
             #expect(searchJSON["query"] as? String == "morty")
         }
     }
