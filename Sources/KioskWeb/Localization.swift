@@ -71,8 +71,11 @@ struct LanguageMiddleware<Context: RequestContext>: RouterMiddleware {
         var response = try await Language.$current.withValue(language) {
             try await CurrentRequest.$path.withValue(path) { try await next(request, context) }
         }
-        response.headers[.vary] = "Accept-Language, Cookie"
-        if response.headers[.contentType]?.hasPrefix("text/html") == true { response.headers[.contentLanguage] = language.rawValue }
+        // Only pages are in a language; pictures, scripts and JSON stay cacheable whatever the cookie.
+        if response.headers[.contentType]?.hasPrefix("text/html") == true {
+            response.headers[.vary] = "Accept-Language, Cookie"
+            response.headers[.contentLanguage] = language.rawValue
+        }
         return response
     }
 }
