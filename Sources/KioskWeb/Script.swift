@@ -23,14 +23,15 @@ enum Script {
       const withoutHash = url => url.split("#")[0];
       let resultsURL = withoutHash(location.href); // what #results shows (the address bar may show the pane's item)
       let shownURL = resultsURL;                   // the address bar, to tell a hash-only popstate apart
+      let resultsTitle = document.title;          // restored when the pane closes
       let swaps = 0;    // bumped by every swap, so an older, slower load never overwrites a newer one
       let pending = 0;  // fetches in flight, for aria-busy
 
       // Fetches one of Kiosk's own pages and parses it. Throws on a network error or a 4xx/5xx, so the
       // caller can fall back to a normal navigation, which shows Kiosk's own page for the problem.
       async function fetchPage(url, { wait = false, signal, method = "GET", body } = {}) {
-        const headers = { Accept: "text/html" };
-        if (wait) headers["X-Kiosk-Wait"] = "1"; // the server answers once its revalidation is done
+        // With X-Kiosk-Wait the server answers once its revalidation is done.
+        const headers = wait ? { Accept: "text/html", "X-Kiosk-Wait": "1" } : { Accept: "text/html" };
         pending += 1; markBusy();
         try {
           const response = await fetch(url, { method, body, headers, signal, credentials: "same-origin", cache: "no-store" });
@@ -46,9 +47,7 @@ enum Script {
 
       // #results is busy while any fetch runs: CSS dims it, and assistive technology waits for the end.
       function markBusy() {
-        const results = $("#results");
-        if (results && pending > 0) results.setAttribute("aria-busy", "true");
-        else if (results) results.removeAttribute("aria-busy");
+        if (pending > 0) $("#results")?.setAttribute("aria-busy", "true"); else $("#results")?.removeAttribute("aria-busy");
       }
 
       // A status line (created on demand, removed when empty) before `anchor`; role=status announces it.
@@ -179,13 +178,15 @@ enum Script {
         if (!localFilterText()) hint(strings.loading);
         try {
           const doc = await fetchPage(url, { signal: controller.signal });
-          if (!swapResults(doc)) throw new Error("no #results");
-          closePane();
+          if (!doc.getElementById("results") || !$("#results")) throw new Error("no #results");
+          // Set before the swap, which may start a waited reload of resultsURL.
           resultsURL = shownURL = withoutHash(url);
           history.replaceState(null, "", url); // the query lives in the URL: reload and share keep it
           const view = doc.getElementById("main")?.dataset.view;
           if (view) $("#main").dataset.view = view;
-          document.title = doc.title || document.title;
+          resultsTitle = document.title = doc.title || document.title;
+          closePane();
+          swapResults(doc);
         } catch (error) {
           if (error.name !== "AbortError") location.assign(url);
         } finally {
@@ -234,7 +235,8 @@ enum Script {
         try {
           const doc = await fetchPage(list.dataset.next);
           const fresh = doc.querySelector("#results ul.items");
-          if (swaps !== before || !fresh) return;
+          if (!fresh) throw new Error("no list");
+          if (swaps !== before) return; // #results was replaced meanwhile, and this note with it
           // Rows can shift between pages while paging: one already shown is not shown twice.
           const shown = new Set($$(":scope > li", list).map(row => row.dataset.id));
           for (const row of $$(":scope > li", fresh)) if (!shown.has(row.dataset.id)) list.append(document.adoptNode(row));
@@ -242,8 +244,7 @@ enum Script {
           const freshPager = doc.querySelector("#results nav.pages");
           if (freshPager) pager.replaceWith(document.adoptNode(freshPager)); else pager.remove();
           note("js-more", null, "");
-          loadingMore = false;
-          observePager();
+          observePager(); // its callback comes later, after `finally`
         } catch {
           // The pager links stay, and no retry loop: the observer fires again only when the pager moves.
           note("js-more", pager, strings.loadFailed);
@@ -292,7 +293,7 @@ enum Script {
       document.addEventListener("dragstart", event => {
         const row = editRow(event.target);
         if (!row) return;
-        dragged = row;
+        dragged = row; dropIndex = -1;
         row.classList.add("dragging");
         event.dataTransfer.effectAllowed = "move";
         event.dataTransfer.setData("text/plain", row.dataset.id || "");
@@ -322,7 +323,7 @@ enum Script {
         const row = editRow(event.target), source = dragged;
         if (!source || !row) return;
         event.preventDefault();
-        if (dropIndex < 0) return;
+        if (dropIndex < 0) return; // dropped where it was
         const body = new URLSearchParams({ to: String(dropIndex), csrf: $("#results input[name=csrf]")?.value || "" });
         const action = `/dogs/${encodeURIComponent(source.dataset.id)}/move`;
         post(action, body, { action, label: null }, () => location.assign(resultsURL));
@@ -330,8 +331,7 @@ enum Script {
 
       // 6: a picture that cannot load becomes a placeholder of the same size instead of a broken icon.
       function replaceImage(img) {
-        const placeholder = document.createElement("span");
-        placeholder.className = "img-placeholder";
+        const placeholder = Object.assign(document.createElement("span"), { className: "img-placeholder" });
         placeholder.setAttribute("role", "img");
         placeholder.setAttribute("aria-label", strings.imageUnavailable);
         const width = parseInt(img.getAttribute("width"), 10), height = parseInt(img.getAttribute("height"), 10);
@@ -358,11 +358,12 @@ enum Script {
         pane.replaceChildren();
         pane.hidden = true;
         markCurrent(null);
+        document.title = resultsTitle;
       }
       async function openDetail(href, push) {
         const pane = $("#detail-pane");
         try {
-          const main = (await fetchPage(href)).getElementById("main");
+          const doc = await fetchPage(href), main = doc.getElementById("main");
           if (!main || !pane) throw new Error("no detail");
           pane.replaceChildren(...[...main.children].filter(child => !child.matches("p.back")).map(child => document.adoptNode(child)));
           pane.hidden = false;
@@ -370,6 +371,7 @@ enum Script {
           markCurrent(href);
           if (push && withoutHash(href) !== shownURL) history.pushState({ detail: href }, "", href);
           shownURL = withoutHash(location.href);
+          document.title = doc.title || document.title;
           focusOn($("h1", pane) || pane);
         } catch {
           location.assign(href);
