@@ -17,6 +17,7 @@ enum Stylesheet {
         --on-accent: #0b1b36; --warn-bg: #3b3000; --warn-fg: #ffe08a; --err-bg: #3d0e14; --err-fg: #ffb3bd; --star: #f4c542; }
     }
     * { box-sizing: border-box; }
+    [hidden] { display: none !important; }
     html { -webkit-text-size-adjust: 100%; }
     body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg);
       color: var(--fg); padding-bottom: calc(var(--tabbar) + env(safe-area-inset-bottom, 0px)); overflow-wrap: anywhere; }
@@ -95,6 +96,7 @@ enum Stylesheet {
     ul.items.edit li { padding: .5rem; border: 1px solid var(--line); border-radius: 10px; background: var(--card); }
     ul.items.edit li.dragging { opacity: .5; }
     ul.items.edit li.drop-target { border-color: var(--accent); box-shadow: 0 -3px 0 var(--accent); }
+    ul.items.edit li.drop-target.drop-after { box-shadow: 0 3px 0 var(--accent); }
     ul.items.edit .title { flex: 1; min-width: 0; }
     .grip { cursor: grab; color: var(--muted); font-size: 1.25rem; padding: 0 .25rem; }
     .actions { display: flex; gap: .35rem; flex-wrap: wrap; justify-content: flex-end; }

@@ -23,7 +23,7 @@ struct WebRouteTests {
             #expect(page.header("Content-Security-Policy") == SecurityHeaders.contentSecurityPolicy)
             #expect(page.header("Content-Security-Policy")?.contains("script-src 'self'") == true)
             #expect(page.header("X-Content-Type-Options") == "nosniff")
-            #expect(page.header("Referrer-Policy") == "no-referrer")
+            #expect(page.header("Referrer-Policy") == "same-origin")
             // And its only script is the external one: no inline script, no inline style, no handler attributes
             #expect(page.body.components(separatedBy: "<script").count == 2)
             #expect(page.body.contains("<script src=\"/static/app.js?v=\(Script.version)\" defer></script>"))
