@@ -17,3 +17,6 @@ fi
 
 swift build --build-tests "$@"
 swift test --skip-build "$@"
+
+# The web app in a real browser: headless Chromium against `kiosk serve` (installs what it needs).
+./scripts/browser-tests.sh

@@ -1,0 +1,354 @@
+"""Fixtures of Kiosk's real-browser tests: a `kiosk serve` process on its embedded demo upstream
+(with the demo upstream's fault and stats control), and headless Chromium through chromedriver.
+
+Environment:
+  KIOSK_BIN        the kiosk executable (default: `swift build --show-bin-path`/kiosk, else .build/debug/kiosk)
+  KIOSK_SCREENSHOTS where screenshots go (default: artifacts/screenshots at the repository root)
+  CHROMIUM, CHROMEDRIVER  the browser and driver (default: found on PATH)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOTS = Path(os.environ.get("KIOSK_SCREENSHOTS", ROOT / "artifacts" / "screenshots"))
+STARTUP_TIMEOUT = 60
+
+PHONE = (390, 844)
+DESKTOP = (1280, 900)
+
+_DEMO_LINE = re.compile(r"Demo upstream on (http://\S+?)/? \(faults: (http://\S+?)/faults\)")
+_KIOSK_LINE = re.compile(r"Kiosk on (http://\S+?)/?\s+\(Ctrl-C to stop\)")
+
+
+# ---------------------------------------------------------------------------------------------
+# The kiosk binary and server
+
+
+def _kiosk_binary() -> str:
+    explicit = os.environ.get("KIOSK_BIN")
+    if explicit:
+        return explicit
+    candidates = []
+    if shutil.which("swift"):
+        try:
+            out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True,
+                                 timeout=120, check=True).stdout.strip()
+            if out:
+                candidates.append(Path(out) / "kiosk")
+        except (subprocess.SubprocessError, OSError):
+            pass
+    candidates.append(ROOT / ".build" / "debug" / "kiosk")
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    pytest.exit(f"kiosk binary not found (tried {', '.join(map(str, candidates))}); run `swift build` first", 2)
+
+
+@pytest.fixture(scope="session")
+def kiosk_bin(tmp_path_factory) -> str:
+    """A private copy of the kiosk binary, so a rebuild during the run cannot swap it under a test."""
+    copy = tmp_path_factory.mktemp("bin") / "kiosk"
+    shutil.copy2(_kiosk_binary(), copy)
+    return str(copy)
+
+
+class KioskServer:
+    """One `kiosk serve --port 0 --data-dir DIR` process, with its demo upstream's control port."""
+
+    def __init__(self, binary: str, data_dir: str):
+        self.binary = binary
+        self.data_dir = data_dir
+        self.base = ""        # http://127.0.0.1:PORT (no trailing slash)
+        self.upstream = ""    # the demo upstream
+        self.control = ""     # the demo upstream's fault/stats control listener
+        self.process: subprocess.Popen | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self.output: list[str] = []
+        self._log = None
+
+    def start(self) -> "KioskServer":
+        os.makedirs(self.data_dir, exist_ok=True)
+        self._log = open(os.path.join(self.data_dir, "serve-stderr.log"), "ab")
+        self.process = subprocess.Popen(
+            [self.binary, "serve", "--port", "0", "--data-dir", self.data_dir],
+            stdout=subprocess.PIPE, stderr=self._log, stdin=subprocess.DEVNULL, text=True, bufsize=1,
+            env={**os.environ, "NO_COLOR": "1"})
+        # Drains stdout for the process's whole life, so a chatty server never blocks on a full pipe.
+        threading.Thread(target=self._read, daemon=True).start()
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while not (self.base and self.control):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.stop()
+                raise RuntimeError(f"kiosk serve did not report both addresses within {STARTUP_TIMEOUT} s; "
+                                   f"stdout so far: {self.output!r}; stderr: {self._stderr_tail()}")
+            try:
+                line = self._lines.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if line is None:
+                code = self.process.wait()
+                raise RuntimeError(f"kiosk serve exited ({code}) before listening; stdout: {self.output!r}; "
+                                   f"stderr: {self._stderr_tail()}")
+            if match := _DEMO_LINE.search(line):
+                self.upstream, self.control = match.group(1), match.group(2)
+            elif match := _KIOSK_LINE.search(line):
+                self.base = match.group(1)
+        return self
+
+    def _read(self) -> None:
+        assert self.process and self.process.stdout
+        for line in self.process.stdout:
+            self.output.append(line.rstrip("\n"))
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def _stderr_tail(self) -> str:
+        try:
+            with open(os.path.join(self.data_dir, "serve-stderr.log"), "rb") as log:
+                return log.read()[-2000:].decode(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        process = self.process
+        if process and process.poll() is None:
+            for send, wait in ((lambda: process.send_signal(signal.SIGINT), 10),
+                               (process.terminate, 5), (process.kill, 5)):
+                send()
+                try:
+                    process.wait(timeout=wait)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+        if self._log:
+            self._log.close()
+            self._log = None
+
+    # -- URLs and the JSON API
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def api(self, path: str):
+        """GET a Kiosk /api path and decode its JSON."""
+        with urllib.request.urlopen(self.url(path), timeout=30) as response:
+            return json.load(response)
+
+    # -- demo upstream control
+
+    def _control(self, method: str, path: str, body: dict | None = None):
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.control + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"} if data else {})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            raw = response.read()
+        return json.loads(raw) if raw.strip() else None
+
+    def set_faults(self, **faults) -> None:
+        self._control("PUT", "/faults", faults)
+
+    def set_offline(self, offline: bool) -> None:
+        self.set_faults(offline=offline)
+
+    def stats(self) -> dict:
+        return self._control("GET", "/stats")
+
+    def reset_stats(self) -> None:
+        self._control("DELETE", "/stats")
+
+    # -- forms as a browser would send them (double-submit CSRF cookie)
+
+    def post_form(self, path: str, fields: dict[str, str]) -> int:
+        """POSTs a Kiosk form with a valid CSRF cookie and field, as a page's own form would; returns the status."""
+        opener = urllib.request.build_opener(_NoRedirect)
+        with opener.open(self.url("/"), timeout=30) as response:
+            cookie = response.headers.get("Set-Cookie", "")
+        token = re.search(r"kiosk_csrf=([0-9a-f]+)", cookie)
+        assert token, f"no kiosk_csrf cookie on / (Set-Cookie: {cookie!r})"
+        body = urllib.parse.urlencode({**fields, "csrf": token.group(1)}).encode()
+        request = urllib.request.Request(self.url(path), data=body, method="POST", headers={
+            "Content-Type": "application/x-www-form-urlencoded", "Cookie": f"kiosk_csrf={token.group(1)}"})
+        try:
+            with opener.open(request, timeout=30) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+@pytest.fixture(scope="module")
+def server(kiosk_bin, tmp_path_factory):
+    """A Kiosk server shared by a module's read-only tests."""
+    instance = KioskServer(kiosk_bin, str(tmp_path_factory.mktemp("kiosk-data"))).start()
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture
+def fresh_server(kiosk_bin, tmp_path):
+    """A Kiosk server with an empty store of its own, for a test that changes state."""
+    instance = KioskServer(kiosk_bin, str(tmp_path / "data")).start()
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture
+def start_server(kiosk_bin):
+    """A factory: start_server(data_dir) starts a server (stopped at teardown, or earlier by the test)."""
+    started: list[KioskServer] = []
+
+    def start(data_dir: str) -> KioskServer:
+        os.makedirs(data_dir, exist_ok=True)
+        instance = KioskServer(kiosk_bin, data_dir).start()
+        started.append(instance)
+        return instance
+
+    yield start
+    for instance in started:
+        instance.stop()
+
+
+# ---------------------------------------------------------------------------------------------
+# The browser
+
+
+def _executable(env: str, name: str) -> str:
+    path = os.environ.get(env) or shutil.which(name)
+    if not path:
+        pytest.exit(f"{name} is not on PATH (scripts/browser-tests.sh installs it)", 2)
+    return path
+
+
+def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None) -> webdriver.Chrome:
+    """Headless Chromium at `size`. Phone widths are emulated with device metrics, because headless
+    Chromium does not make a window narrower than 500 px."""
+    width, height = size
+    options = webdriver.ChromeOptions()
+    options.binary_location = _executable("CHROMIUM", "chromium")
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     f"--window-size={max(width, 500)},{height}", "--hide-scrollbars",
+                     "--disable-search-engine-choice-screen", "--no-first-run"):
+        options.add_argument(argument)
+    if width < 500:
+        options.add_experimental_option("mobileEmulation", {
+            "deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0, "touch": True, "mobile": True}})
+    if language:
+        options.add_argument(f"--lang={language}")
+        options.add_experimental_option("prefs", {"intl.accept_languages": language})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = Service(executable_path=_executable("CHROMEDRIVER", "chromedriver"), log_output=subprocess.DEVNULL)
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(60)
+    return driver
+
+
+@pytest.fixture
+def browser():
+    """A desktop-sized browser for one test."""
+    driver = new_driver(DESKTOP)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def phone_browser():
+    """A phone-sized browser for one test."""
+    driver = new_driver(PHONE)
+    yield driver
+    driver.quit()
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers shared by the tests
+
+
+def wait_for(driver, condition, timeout: float = 10, message: str = ""):
+    """WebDriverWait with a message, polling every 100 ms."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.1,
+                         ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)
+                         ).until(lambda d: condition(d), message)
+
+
+def wait_until(predicate, timeout: float, interval: float = 0.1):
+    """Polls `predicate` until it returns something truthy or `timeout` passes; returns the last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(interval)
+
+
+def page_ready(driver) -> None:
+    """Waits for the document and the deferred script to have run."""
+    wait_for(driver, lambda d: d.execute_script("return document.readyState") == "complete", 30, "page never loaded")
+
+
+def rows(driver, selector: str = "#results ul.items > li"):
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def row_titles(driver, selector: str = "#results ul.items > li", visible_only: bool = False) -> list[str]:
+    script = """
+        return [...document.querySelectorAll(arguments[0])]
+            .filter(li => !arguments[1] || (!li.hidden && li.offsetParent !== null))
+            .map(li => (li.querySelector('.title')?.textContent || '').trim());
+    """
+    return driver.execute_script(script, selector, visible_only)
+
+
+def severe_console_errors(driver, ignore: tuple[str, ...] = ()) -> list[dict]:
+    """SEVERE browser console entries since the last call, without the favicon's 404."""
+    return [entry for entry in driver.get_log("browser")
+            if entry.get("level") == "SEVERE" and "favicon.ico" not in entry.get("message", "")
+            and not any(pattern in entry.get("message", "") for pattern in ignore)]
+
+
+def screenshot(driver, name: str, size: tuple[int, int]) -> Path:
+    """Saves a full-page PNG to artifacts/screenshots/<name>.png. The viewport is made as tall as the page
+    for the shot (so the fixed tab bar sits at the page's end, not over its middle), then put back."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    width, height = size
+    mobile = width < 500
+    metrics = {"width": width, "height": height, "deviceScaleFactor": 2 if mobile else 1, "mobile": mobile}
+    page_height = driver.execute_script("return Math.ceil(document.documentElement.scrollHeight)")
+    try:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {**metrics, "height": min(max(page_height, height), 6000)})
+        driver.execute_script("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        driver.save_screenshot(str(path))
+    finally:
+        if mobile:
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+        else:
+            driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    return path

@@ -1,0 +1,32 @@
+"""The screens every page-level test visits, with their paths resolved against a running server."""
+
+from __future__ import annotations
+
+import urllib.parse
+
+# name -> (what the test opens, the expected <main data-view>, the expected HTTP status)
+SCREEN_NAMES = [
+    "home", "nyt", "marvel", "rickandmorty", "dogs",
+    "nyt-detail", "marvel-detail", "rickandmorty-detail", "dogs-detail",
+    "favorites", "search", "dogs-edit", "not-found",
+]
+
+VIEWS = {
+    "home": "home", "nyt": "list", "marvel": "list", "rickandmorty": "list", "dogs": "list",
+    "nyt-detail": "detail", "marvel-detail": "detail", "rickandmorty-detail": "detail", "dogs-detail": "detail",
+    "favorites": "favorites", "search": "search", "dogs-edit": "list", "not-found": "error",
+}
+
+
+def resolve_screens(server) -> dict[str, str]:
+    """Paths for every screen: one detail per catalog (the first item of its first page), a search, and
+    a favorite starred first so the favorites screen shows a row."""
+    paths = {"home": "/", "favorites": "/favorites", "search": "/rickandmorty?q=rick", "dogs-edit": "/dogs?edit=1",
+             "not-found": "/no-such-catalog"}
+    for source in ("nyt", "marvel", "rickandmorty", "dogs"):
+        paths[source] = f"/{source}"
+        first = server.api(f"/api/{source}")["items"][0]
+        paths[f"{source}-detail"] = f"/{source}/" + urllib.parse.quote(first["itemID"], safe="")
+    status = server.post_form("/favorites/rickandmorty/1", {"action": "add", "return": "/favorites"})
+    assert status == 303, f"starring a character through the form answered {status}"
+    return paths

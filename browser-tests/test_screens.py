@@ -1,0 +1,128 @@
+"""Every screen at phone and desktop widths: it renders with a visible heading, no script errors, no
+horizontal scrolling on a phone, no serious accessibility violation; a screenshot of each is kept."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from conftest import DESKTOP, PHONE, new_driver, page_ready, screenshot, severe_console_errors
+from screens import SCREEN_NAMES, VIEWS, resolve_screens
+
+WIDTHS = {"phone": PHONE, "desktop": DESKTOP}
+
+
+def _axe_source() -> str:
+    """axe-core's axe.min.js (4.x), as shipped by the axe-playwright-python package (installed without its
+    Playwright dependency: only the script is used). axe-selenium-python ships axe-core 3.1.1, whose
+    autocomplete rule wrongly flags autocomplete="off" on a search field."""
+    override = os.environ.get("AXE_JS")
+    if override:
+        return Path(override).read_text(encoding="utf-8")
+    spec = importlib.util.find_spec("axe_playwright_python")  # located, not imported (no Playwright needed)
+    assert spec and spec.origin, "axe-playwright-python is not installed (scripts/browser-tests.sh installs it)"
+    return (Path(spec.origin).parent / "axe.min.js").read_text(encoding="utf-8")
+
+
+# Known accessibility bugs of the app, reported: screen -> (axe rule id, why). Such a screen's test is an
+# expected failure while that rule is its only serious or critical violation; any other one fails it.
+KNOWN_VIOLATIONS = {
+    "rickandmorty-detail": ("color-contrast", "app bug: the '★ Favorite' badge on a favorite's detail page is "
+                            "#a86b00 on #fafafa, contrast 4.22:1 (< 4.5:1 for normal text)"),
+    "marvel-detail": ("scrollable-region-focusable", "app bug: the horizontally scrolling Comics/Series/Stories/Events "
+                      "lists of a Marvel detail page cannot be scrolled with the keyboard (not focusable)"),
+}
+
+
+@pytest.fixture(scope="module")
+def paths(server):
+    return resolve_screens(server)
+
+
+@pytest.fixture(scope="module")
+def drivers():
+    """One browser per width, shared by the module's tests (they only read)."""
+    made: dict[str, object] = {}
+
+    def get(width: str):
+        if width not in made:
+            made[width] = new_driver(WIDTHS[width])
+        return made[width]
+
+    yield get
+    for driver in made.values():
+        driver.quit()
+
+
+def open_screen(driver, server, paths, screen: str):
+    driver.get_log("browser")  # drop what earlier screens logged
+    driver.get(server.url(paths[screen]))
+    page_ready(driver)
+    # Let the deferred script settle (revalidation fetches, image errors) before reading the log.
+    driver.execute_script("return new Promise(resolve => setTimeout(resolve, 400))")
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+@pytest.mark.parametrize("screen", SCREEN_NAMES)
+def test_every_screen_renders_a_heading_without_script_errors_or_sideways_scrolling(server, paths, drivers, screen, width):
+    driver = drivers(width)
+    open_screen(driver, server, paths, screen)
+    url = server.url(paths[screen])
+    # The 404 screen's own status is logged as a failed load; anything else is an error.
+    ignore = (url,) if screen == "not-found" else ()
+    errors = severe_console_errors(driver, ignore=ignore)
+
+    headings = [h for h in driver.find_elements(By.TAG_NAME, "h1") if h.is_displayed() and h.text.strip()]
+    overflow = driver.execute_script(
+        "return {scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth}")
+    screenshot(driver, f"{screen}-{width}", WIDTHS[width])
+
+    assert not errors, f"console errors on {paths[screen]} at {width} width:\n" + json.dumps(errors, indent=1)
+    assert headings, f"no visible h1 on {paths[screen]} at {width} width"
+    if width == "phone":
+        assert overflow["innerWidth"] == PHONE[0], f"the phone viewport is {overflow['innerWidth']} px wide"
+        assert overflow["scrollWidth"] <= overflow["innerWidth"], (
+            f"{paths[screen]} scrolls sideways on a phone: {overflow['scrollWidth']} px of content in "
+            f"{overflow['innerWidth']} px")
+
+
+@pytest.mark.parametrize("screen", SCREEN_NAMES)
+def test_every_screen_names_its_view_on_main(server, paths, drivers, screen):
+    driver = drivers("phone")
+    open_screen(driver, server, paths, screen)
+    main = driver.find_element(By.CSS_SELECTOR, "main#main")
+    assert main.get_attribute("data-view") == VIEWS[screen]
+    source = screen.split("-")[0]
+    if source in ("nyt", "marvel", "rickandmorty", "dogs") or screen == "search":
+        expected = "rickandmorty" if screen == "search" else source
+        assert main.get_attribute("data-source") == expected
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+@pytest.mark.parametrize("screen", SCREEN_NAMES)
+def test_every_screen_has_no_serious_or_critical_accessibility_violation(server, paths, drivers, screen, width):
+    driver = drivers(width)
+    open_screen(driver, server, paths, screen)
+    driver.execute_script(_axe_source())
+    result = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        axe.run(document, { resultTypes: ["violations"] })
+            .then(r => done({ violations: r.violations }))
+            .catch(e => done({ error: String(e) }));
+    """)
+    assert "error" not in result, f"axe-core failed on {paths[screen]}: {result.get('error')}"
+    serious = [v for v in result["violations"] if v.get("impact") in ("serious", "critical")]
+    report = [{"id": v["id"], "impact": v["impact"], "help": v["help"],
+               "nodes": [{"target": n.get("target"), "html": n.get("html", "")[:200],
+                          "summary": n.get("failureSummary", "")[:300]} for n in v.get("nodes", [])[:5]]}
+              for v in serious]
+    known = KNOWN_VIOLATIONS.get(screen)
+    if known and serious and {v["id"] for v in serious} == {known[0]}:
+        pytest.xfail(f"{known[1]} — axe {known[0]} on {paths[screen]}: " + json.dumps(report, ensure_ascii=False))
+    assert not serious, (f"serious/critical accessibility violations on {paths[screen]} at {width} width:\n"
+                         + json.dumps(report, indent=1, ensure_ascii=False))

@@ -1,0 +1,85 @@
+"""The debounced search box: typing fast sends one upstream search; one or two characters only filter
+the rows already shown.
+
+The tests use a phone-sized browser: the list is one column there, so its pager is out of reach and the
+infinite scroll appends no further page (of the list or of the results) by itself."""
+
+from __future__ import annotations
+
+import time
+
+from selenium.webdriver.common.by import By
+
+from conftest import page_ready, row_titles, wait_for
+
+
+def search_requests(server, parameter: str) -> dict[str, int]:
+    """The upstream requests since the last stats reset whose query has `parameter` (e.g. "name=")."""
+    return {key: count for key, count in server.stats()["byRequest"].items() if parameter in key}
+
+
+def type_slowly(field, text: str, pause: float) -> float:
+    """Types `text` one key at a time with `pause` seconds between keys; returns when the last key went."""
+    for index, character in enumerate(text):
+        if index:
+            time.sleep(pause)
+        field.send_keys(character)
+    return time.monotonic()
+
+
+def test_typing_rick_fast_sends_one_upstream_search_and_shows_ricks(server, phone_browser):
+    browser = phone_browser
+    browser.get(server.url("/rickandmorty"))
+    page_ready(browser)
+    field = browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]")
+    server.reset_stats()
+
+    last_key = type_slowly(field, "rick", pause=0.05)
+    wait_for(browser, lambda d: d.current_url.endswith("?q=rick"), 10, "the URL never became ?q=rick")
+    # Past the debounce of any keystroke, plus a margin for a late request.
+    time.sleep(max(0.0, last_key + 2.0 - time.monotonic()))
+
+    searches = search_requests(server, "name=")
+    assert [key for key in searches if "name=rick" in key] and sum(searches.values()) == 1, (
+        f"expected exactly one upstream search for name=rick, got {searches}")
+    titles = row_titles(browser)
+    assert titles, "no rows after searching for rick"
+    assert all("rick" in title.lower() for title in titles), f"rows that are not Ricks: {titles}"
+    assert browser.find_element(By.CSS_SELECTOR, "main#main").get_attribute("data-view") == "search"
+
+
+def test_typing_two_characters_sends_no_search_and_hides_rows_that_do_not_match(server, phone_browser):
+    browser = phone_browser
+    browser.get(server.url("/rickandmorty"))
+    page_ready(browser)
+    before = row_titles(browser)
+    field = browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]")
+    server.reset_stats()
+
+    type_slowly(field, "mo", pause=0.05)
+    time.sleep(2.0)
+
+    assert search_requests(server, "name=") == {}, "two characters sent an upstream search"
+    assert "q=" not in browser.current_url
+    shown = row_titles(browser, visible_only=True)
+    hidden = [title for title in before if title not in shown]
+    assert shown and all("mo" in title.lower() for title in shown), f"rows shown for 'mo': {shown}"
+    assert hidden and not any("mo" in title.lower() for title in hidden), f"rows hidden for 'mo': {hidden}"
+    assert len(row_titles(browser)) == len(before), "the local filter removed rows instead of hiding them"
+
+
+def test_pauses_shorter_than_a_second_still_send_one_marvel_search(server, phone_browser):
+    browser = phone_browser
+    browser.get(server.url("/marvel"))
+    page_ready(browser)
+    field = browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]")
+    server.reset_stats()
+
+    # 700 ms between keys: past the 500 ms of other catalogs, within Marvel's 1000 ms.
+    last_key = type_slowly(field, "spid", pause=0.7)
+    wait_for(browser, lambda d: d.current_url.endswith("?q=spid"), 10, "the URL never became ?q=spid")
+    time.sleep(max(0.0, last_key + 2.5 - time.monotonic()))
+
+    searches = search_requests(server, "nameStartsWith=")
+    assert len(searches) == 1 and sum(searches.values()) == 1 and "nameStartsWith=spid" in next(iter(searches)), (
+        f"expected one upstream search for nameStartsWith=spid, got {searches}")
