@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -55,3 +56,24 @@ def test_clicking_page_three_shows_page_three(server, phone_browser):
 
     assert row_titles(browser)[:20] == [item["title"] for item in page_three]
     assert row_ids(browser)[:20] == [item["itemID"] for item in page_three]
+
+
+@pytest.mark.xfail(strict=False, reason=(
+    "app bug: appending the next page replaces nav.pages (app.js loadMore: pager.replaceWith(freshPager)) "
+    "without moving the focus, so a keyboard user who tabs onto a page link lands on <body>"))
+def test_keyboard_focus_on_a_page_link_stays_in_the_results_when_the_next_page_is_appended(server, phone_browser):
+    browser = phone_browser
+    browser.get(server.url("/rickandmorty"))
+    page_ready(browser)
+    stars = browser.find_elements(By.CSS_SELECTOR, "#results ul.items > li form.star button")
+    browser.execute_script("arguments[0].focus({preventScroll: true})", stars[-1])
+
+    ActionChains(browser).send_keys(Keys.TAB).perform()  # onto the pager's first link, scrolling it into view
+    assert browser.execute_script("return !!document.activeElement.closest('nav.pages')"), "Tab did not reach the pager"
+    wait_for(browser, lambda d: len(rows(d)) >= 40, 15, "reaching the pager did not append page 2")
+
+    focused = browser.execute_script("""
+        const active = document.activeElement;
+        return { tag: active.tagName, inResults: !!active.closest('#results'), html: active.outerHTML.slice(0, 80) };
+    """)
+    assert focused["inResults"], f"the focus was lost when page 2 was appended: {focused}"

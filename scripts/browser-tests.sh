@@ -58,4 +58,4 @@ fi
 export KIOSK_BIN
 
 mkdir -p artifacts/screenshots
-exec "$venv/bin/python" -m pytest -q -p no:cacheprovider browser-tests "$@"
+exec "$venv/bin/python" -m pytest -q -rxX -p no:cacheprovider browser-tests "$@"
