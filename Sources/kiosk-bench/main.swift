@@ -208,5 +208,8 @@ do {
     await kiosk.shutdown()
 }
 
+// 6. The web app: cached list page over HTTP, throughput with wrk, `kiosk serve` start-up (WebBench.swift).
+await webBenchmarks(demo: demo, quick: quick)
+
 print("[memory] peak RSS of the whole run (includes the 100,000-item load): \(peakRSSKilobytes() / 1024) MB")
 await demo.stop()
