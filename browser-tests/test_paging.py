@@ -58,9 +58,6 @@ def test_clicking_page_three_shows_page_three(server, phone_browser):
     assert row_ids(browser)[:20] == [item["itemID"] for item in page_three]
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "app bug: appending the next page replaces nav.pages (app.js loadMore: pager.replaceWith(freshPager)) "
-    "without moving the focus, so a keyboard user who tabs onto a page link lands on <body>"))
 def test_keyboard_focus_on_a_page_link_stays_in_the_results_when_the_next_page_is_appended(server, phone_browser):
     browser = phone_browser
     browser.get(server.url("/rickandmorty"))

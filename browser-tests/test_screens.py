@@ -31,12 +31,8 @@ def _axe_source() -> str:
 
 # Known accessibility bugs of the app, reported: screen -> (axe rule id, why). Such a screen's test is an
 # expected failure while that rule is its only serious or critical violation; any other one fails it.
-KNOWN_VIOLATIONS = {
-    "rickandmorty-detail": ("color-contrast", "app bug: the '★ Favorite' badge on a favorite's detail page is "
-                            "#a86b00 on #fafafa, contrast 4.22:1 (< 4.5:1 for normal text)"),
-    "marvel-detail": ("scrollable-region-focusable", "app bug: the horizontally scrolling Comics/Series/Stories/Events "
-                      "lists of a Marvel detail page cannot be scrolled with the keyboard (not focusable)"),
-}
+# Screens with a known, accepted violation: (rule id, reason). Empty: every screen must be clean.
+KNOWN_VIOLATIONS: dict = {}
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,8 @@ apt_install() {
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+# Tab icons and Rick and Morty's status signs are emoji; without a font screenshots show empty boxes.
+dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || missing+=(fonts-noto-color-emoji)
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "Installing ${missing[*]}..."
     apt_install "${missing[@]}"

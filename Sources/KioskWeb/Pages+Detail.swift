@@ -82,7 +82,9 @@ extension Pages {
             }
             parts.append(E.element("section", [.class("collection")], [
                 E.element("h2", [], [.text("\(strings.collection(name)) (\(Localized.number(collection.available)))")]),
-                tiles.isEmpty ? E.element("p", [.class("status")], [.text(strings.none)]) : E.element("ul", [], tiles),
+                // Focusable and labelled, so the sideways-scrolling row can be scrolled from the keyboard.
+                tiles.isEmpty ? E.element("p", [.class("status")], [.text(strings.none)])
+                    : E.element("ul", [.attribute("tabindex", "0"), .attribute("aria-label", strings.collection(name))], tiles),
             ]))
         }
         parts.append(attribution(character.attribution))

@@ -242,7 +242,10 @@ enum Script {
           for (const row of $$(":scope > li", fresh)) if (!shown.has(row.dataset.id)) list.append(document.adoptNode(row));
           if (fresh.dataset.next) list.dataset.next = fresh.dataset.next; else delete list.dataset.next;
           const freshPager = doc.querySelector("#results nav.pages");
+          // Focus that reached the pager while the page loaded moves to the same link in the new one.
+          const focusKey = pager.contains(document.activeElement) ? keyOf(document.activeElement) : null;
           if (freshPager) pager.replaceWith(document.adoptNode(freshPager)); else pager.remove();
+          if (focusKey) focusOn(findByKey(focusKey, freshPager) || freshPager || list);
           note("js-more", null, "");
           observePager(); // its callback comes later, after `finally`
         } catch {

@@ -11,7 +11,7 @@ enum Stylesheet {
     static let css = """
     :root { color-scheme: light dark; --bg: #fafafa; --fg: #1b1b1f; --muted: #55555e; --card: #ffffff;
       --line: #dcdce2; --accent: #0b57d0; --on-accent: #ffffff; --warn-bg: #fff4d6; --warn-fg: #5c4400;
-      --err-bg: #fde7e9; --err-fg: #8a1020; --star: #a86b00; --tabbar: 3.75rem; }
+      --err-bg: #fde7e9; --err-fg: #8a1020; --star: #8a5700; --tabbar: 3.75rem; }
     @media (prefers-color-scheme: dark) {
       :root { --bg: #121214; --fg: #ececf1; --muted: #a4a4ae; --card: #1d1d21; --line: #34343b; --accent: #8ab4f8;
         --on-accent: #0b1b36; --warn-bg: #3b3000; --warn-fg: #ffe08a; --err-bg: #3d0e14; --err-fg: #ffb3bd; --star: #f4c542; }
