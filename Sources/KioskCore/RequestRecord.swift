@@ -1,0 +1,165 @@
+import Foundation
+
+/// How Kiosk answered a request for data: the per-request cache decision the debugger shows.
+public enum CacheDecision: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Answered from the store, still fresh: no upstream request.
+    case fresh
+    /// The upstream answered 304: the stored copy was confirmed.
+    case revalidated
+    /// The stored copy was shown while a revalidation ran.
+    case staleWhileRevalidate = "stale-while-revalidate"
+    /// The stored copy was shown because the revalidation failed (an HTTP or decoding error).
+    case staleOnError = "stale-on-error"
+    /// The stored copy was shown because the upstream could not be reached.
+    case offline
+    /// A new response from the upstream.
+    case network
+    /// Answered by a mock rule, without the upstream.
+    case mocked
+    /// The response was edited at a breakpoint before the app saw it (never stored).
+    case edited
+}
+
+/// A captured request or response body: at most the capture limit, with the original size kept so a
+/// truncation is visible.
+public struct CapturedBody: Sendable, Hashable, Codable {
+    /// The bytes kept (already redacted).
+    public var data: Data
+    /// The size of the whole body as sent or received.
+    public var originalSize: Int
+
+    /// Whether bytes were dropped to respect the capture limit.
+    public var isTruncated: Bool { originalSize > data.count }
+
+    public init(data: Data, originalSize: Int) {
+        self.data = data
+        self.originalSize = originalSize
+    }
+
+    /// The first `limit` bytes of `data`.
+    public init(capturing data: Data, limit: Int) {
+        self.data = data.count > limit ? data.prefix(max(0, limit)) : data
+        originalSize = data.count
+    }
+}
+
+/// The phases of an exchange Kiosk can measure, in seconds; nil when a phase did not happen (a request
+/// answered from the store has no network phases).
+public struct RequestTimings: Sendable, Hashable, Codable {
+    /// Waiting for a connection or a slot (and for a paused breakpoint).
+    public var queued: TimeInterval?
+    /// Establishing the connection (TCP and TLS), when a new one was opened.
+    public var connect: TimeInterval?
+    /// From sending the request to the first byte of the response.
+    public var firstByte: TimeInterval?
+    /// Receiving the body after the first byte.
+    public var download: TimeInterval?
+    /// The whole exchange as the app saw it.
+    public var total: TimeInterval
+
+    public init(queued: TimeInterval? = nil, connect: TimeInterval? = nil, firstByte: TimeInterval? = nil,
+                download: TimeInterval? = nil, total: TimeInterval) {
+        self.queued = queued
+        self.connect = connect
+        self.firstByte = firstByte
+        self.download = download
+        self.total = total
+    }
+}
+
+/// One request Kiosk made (or answered from its store), as the network debugger records it. Every
+/// field is redacted before a record is made: a record never holds a secret.
+public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
+    /// Assigned by the log when stored; 0 before.
+    public var id: Int64
+    /// When the request started.
+    public var startedAt: Date
+    /// The source it belongs to; nil for an image of unknown origin.
+    public var source: SourceID?
+    /// The endpoint name, such as `rickandmorty.characters` or `image`.
+    public var endpoint: String
+    /// GET, HEAD...
+    public var method: String
+    /// The URL, redacted.
+    public var url: String
+    /// Request headers, redacted, in order.
+    public var requestHeaders: [HeaderField]
+    /// The request body, when there was one.
+    public var requestBody: CapturedBody?
+    /// The HTTP status; nil when no response arrived.
+    public var status: Int?
+    /// Response headers, redacted, in order.
+    public var responseHeaders: [HeaderField]
+    /// The response body, capped.
+    public var responseBody: CapturedBody?
+    /// Why no usable response arrived (offline, timeout...), redacted.
+    public var error: String?
+    /// The measured phases.
+    public var timings: RequestTimings
+    /// How the answer was decided.
+    public var decision: CacheDecision
+
+    /// One header as captured.
+    public struct HeaderField: Sendable, Hashable, Codable {
+        public var name: String
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public init(id: Int64 = 0, startedAt: Date, source: SourceID?, endpoint: String, method: String, url: String,
+                requestHeaders: [HeaderField] = [], requestBody: CapturedBody? = nil, status: Int? = nil,
+                responseHeaders: [HeaderField] = [], responseBody: CapturedBody? = nil, error: String? = nil,
+                timings: RequestTimings, decision: CacheDecision) {
+        self.id = id
+        self.startedAt = startedAt
+        self.source = source
+        self.endpoint = endpoint
+        self.method = method
+        self.url = url
+        self.requestHeaders = requestHeaders
+        self.requestBody = requestBody
+        self.status = status
+        self.responseHeaders = responseHeaders
+        self.responseBody = responseBody
+        self.error = error
+        self.timings = timings
+        self.decision = decision
+    }
+
+    /// The status class: 2 for 2xx ... 5 for 5xx; nil without a response.
+    public var statusClass: Int? { status.map { $0 / 100 } }
+}
+
+/// Which records a log query returns. Empty criteria match everything.
+public struct RequestFilter: Sendable, Hashable {
+    /// Full-text search over URLs and bodies (words, prefix-matched); nil for none.
+    public var text: String?
+    public var source: SourceID?
+    /// 2 for 2xx ... 5 for 5xx; 0 for requests that got no response.
+    public var statusClass: Int?
+    public var method: String?
+    public var decision: CacheDecision?
+    /// Only requests that took at least this long.
+    public var minimumDuration: TimeInterval?
+    /// Only records with an id below this (for paging back through the log, newest first).
+    public var beforeID: Int64?
+    /// At most this many records.
+    public var limit: Int
+
+    public init(text: String? = nil, source: SourceID? = nil, statusClass: Int? = nil, method: String? = nil,
+                decision: CacheDecision? = nil, minimumDuration: TimeInterval? = nil, beforeID: Int64? = nil,
+                limit: Int = 100) {
+        self.text = text
+        self.source = source
+        self.statusClass = statusClass
+        self.method = method
+        self.decision = decision
+        self.minimumDuration = minimumDuration
+        self.beforeID = beforeID
+        self.limit = limit
+    }
+}

@@ -1,0 +1,131 @@
+import GRDB
+
+// The request log's schema, append-only like AppDatabase's: a shipped migration is never edited.
+//
+// - `logEntry`: one row per request, everything but the bodies. Kept narrow so that the list view
+//   and a filter that has to scan read few pages; one index per equality filter, each serving
+//   `filter = ? ORDER BY id DESC LIMIT n` directly (an index on x is ordered by (x, rowid)).
+// - `logBody`: the captured bodies as BLOBs, only for records that have one, read only by the
+//   detail view (and by the full-text index, see below).
+// - `logSearchText`: a view computing the indexed text of a record (URL, then the UTF-8 prefix of
+//   each body recorded in `requestTextLength`/`responseTextLength` at insert time).
+// - `logSearch`: FTS5 over that view as external content. Nothing is stored twice: the index holds
+//   only terms and rowids (`detail=none`: the log is sorted by time, never ranked, and every
+//   query is an AND of prefixes, so positions would only make the index bigger). FTS5 deletes a
+//   row's terms by reading its text back from the view, which is why eviction deletes from
+//   `logSearch` before it deletes the rows the view reads; and since the view is computed from
+//   stored, immutable columns, the text read back is exactly the text indexed.
+//   (SQLite 3.43's `contentless_delete` would avoid reading it back, but Linux builds link the
+//   system SQLite, 3.40 on the current images.)
+// - `logStats`: one row holding the sum of `logEntry.byteCount`, updated in the same transaction
+//   as every insert and delete, so a size check never sums the table.
+//
+// Why the file stays bounded without VACUUM: eviction frees pages that the next inserts reuse,
+// so in steady state the file stays near its high-water mark (records plus index and free pages).
+// Shrinking it after every eviction (incremental_vacuum) would only make SQLite grow it again a
+// moment later. `auto_vacuum = INCREMENTAL` is still set so that `clear` can give the space back
+// without VACUUM's full copy, and `journal_size_limit` truncates the WAL after checkpoints.
+
+extension RequestLog {
+    /// The migrator that creates and upgrades the log's schema.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try createTables(db)
+        }
+        return migrator
+    }()
+
+    static func makeDatabaseConfiguration() -> GRDB.Configuration {
+        var config = GRDB.Configuration()
+        config.label = "KioskLog"
+        // Another Kiosk process (the CLI next to `kiosk serve`) may be writing the same log.
+        config.busyMode = .timeout(5)
+        config.prepareDatabase { db in
+            // Effective only on a new file, and only before GRDB switches it to WAL (see AppDatabase).
+            if !db.configuration.readonly {
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            }
+            // After a checkpoint, a WAL that grew during a large eviction is cut back to 4 MB.
+            try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
+        }
+        return config
+    }
+
+    private static func createTables(_ db: Database) throws {
+        // AUTOINCREMENT: ids are never reused, even after `clear` or when the newest record is
+        // evicted, so a page cursor (`beforeID`) or an id the debugger shows never points at a
+        // different request later.
+        try db.create(table: "logEntry") { t in
+            t.autoIncrementedPrimaryKey("id")
+            // Seconds since Foundation's reference date: a Date round-trips exactly.
+            t.column("startedAt", .double).notNull().indexed()
+            t.column("source", .text).indexed()
+            t.column("endpoint", .text).notNull()
+            // NOCASE so that a filter for "get" finds "GET" while the stored value stays as sent.
+            t.column("method", .text).notNull().collate(.nocase).indexed()
+            t.column("url", .text).notNull()
+            t.column("status", .integer)
+            // status / 100, or 0 without a response (the filter's "no response" class).
+            t.column("statusClass", .integer).notNull().indexed()
+            t.column("decision", .text).notNull().indexed()
+            t.column("queued", .double)
+            t.column("connect", .double)
+            t.column("firstByte", .double)
+            t.column("download", .double)
+            t.column("duration", .double).notNull()
+            t.column("error", .text)
+            // A body's original size, or NULL when the request had no such body.
+            t.column("requestBodySize", .integer)
+            t.column("responseBodySize", .integer)
+            // How many leading bytes of each body are indexed (NULL: not UTF-8 text).
+            t.column("requestTextLength", .integer)
+            t.column("responseTextLength", .integer)
+            // The record's share of `maxBytes`, kept so that eviction never reads the bodies.
+            t.column("byteCount", .integer).notNull()
+            // Last: the widest text columns, as JSON arrays of [name, value] pairs, in order.
+            t.column("requestHeaders", .text).notNull()
+            t.column("responseHeaders", .text).notNull()
+        }
+
+        try db.create(table: "logBody") { t in
+            t.primaryKey("id", .integer)
+            t.column("requestBody", .blob)
+            t.column("responseBody", .blob)
+        }
+
+        try db.execute(sql: """
+            CREATE VIEW logSearchText AS
+            SELECT logEntry.id AS id,
+                   logEntry.url || char(10)
+                   || COALESCE(CAST(substr(logBody.requestBody, 1, logEntry.requestTextLength) AS TEXT), '')
+                   || char(10)
+                   || COALESCE(CAST(substr(logBody.responseBody, 1, logEntry.responseTextLength) AS TEXT), '')
+                   AS text
+            FROM logEntry LEFT JOIN logBody ON logBody.id = logEntry.id
+            """)
+
+        // The same tokenizer as the catalog's search, so that SearchTokenizer turns user input
+        // into the index's own terms. Prefix indexes of 1 to 3 characters: a short prefix (what
+        // a user types first, or a number) is then one doclist read lazily, newest first, instead
+        // of a merge of the doclists of every term it starts (thousands, in JSON bodies).
+        try db.create(virtualTable: "logSearch", using: FTS5()) { t in
+            t.content = "logSearchText"
+            t.contentRowID = "id"
+            t.tokenizer = SearchTokenizer.descriptor
+            t.prefixes = [1, 2, 3]
+            t.detail = "none"
+            t.column("text")
+        }
+
+        // The index's vocabulary, read to expand a long prefix into the exact terms it stands for
+        // (RequestLog+Query.swift explains why). A view of the index itself: nothing to keep in sync.
+        try db.execute(sql: "CREATE VIRTUAL TABLE logSearchVocab USING fts5vocab(logSearch, 'row')")
+
+        try db.create(table: "logStats") { t in
+            t.primaryKey("id", .integer).check { $0 == 1 }
+            t.column("byteCount", .integer).notNull()
+        }
+        try db.execute(sql: "INSERT INTO logStats (id, byteCount) VALUES (1, 0)")
+    }
+}

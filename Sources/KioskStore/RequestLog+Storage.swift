@@ -1,0 +1,166 @@
+import Foundation
+import GRDB
+import KioskCore
+
+// Inserting records, eviction and clearing (RequestLog+Schema.swift describes the tables).
+
+extension RequestLog {
+    /// At most this many leading bytes of a body are indexed: enough for any word a user would
+    /// search a JSON answer for, while a large body does not blow up the index.
+    static let maxIndexedBodyBytes = 64 * 1024
+    /// What a row costs beyond its text and bodies (numbers, row and index entries), counted in
+    /// `byteCount` so that a log of tiny records is bounded too.
+    static let rowOverheadBytes = 64
+
+    private static let insertEntrySQL = """
+        INSERT INTO logEntry (startedAt, source, endpoint, method, url, status, statusClass, decision,
+                              queued, connect, firstByte, download, duration, error,
+                              requestBodySize, responseBodySize, requestTextLength, responseTextLength,
+                              byteCount, requestHeaders, responseHeaders)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// Inserts `records` in order, indexes them, and adds their sizes to the running total, within
+    /// the caller's transaction; returns the id of the last one (0 for none).
+    @discardableResult
+    static func insert(_ records: [RequestRecord], _ db: Database) throws -> Int64 {
+        guard !records.isEmpty else { return 0 }
+        let encoder = JSONEncoder()
+        let insertEntry = try db.cachedStatement(sql: insertEntrySQL)
+        let insertBody = try db.cachedStatement(sql: "INSERT INTO logBody (id, requestBody, responseBody) VALUES (?, ?, ?)")
+        var firstID: Int64?
+        var lastID: Int64 = 0
+        var addedBytes: Int64 = 0
+        for record in records {
+            let requestHeaders = try headersJSON(record.requestHeaders, encoder)
+            let responseHeaders = try headersJSON(record.responseHeaders, encoder)
+            let byteCount = rowOverheadBytes + record.url.utf8.count + record.endpoint.utf8.count
+                + record.method.utf8.count + (record.source?.rawValue.utf8.count ?? 0) + (record.error?.utf8.count ?? 0)
+                + requestHeaders.utf8.count + responseHeaders.utf8.count
+                + (record.requestBody?.data.count ?? 0) + (record.responseBody?.data.count ?? 0)
+            let values: [(any DatabaseValueConvertible)?] = [
+                record.startedAt.timeIntervalSinceReferenceDate, record.source?.rawValue, record.endpoint,
+                record.method, record.url, record.status, record.statusClass ?? 0, record.decision.rawValue,
+                record.timings.queued, record.timings.connect, record.timings.firstByte, record.timings.download,
+                record.timings.total, record.error,
+                record.requestBody?.originalSize, record.responseBody?.originalSize,
+                indexedTextLength(of: record.requestBody), indexedTextLength(of: record.responseBody),
+                byteCount, requestHeaders, responseHeaders,
+            ]
+            try insertEntry.execute(arguments: StatementArguments(values))
+            let id = db.lastInsertedRowID
+            if record.requestBody != nil || record.responseBody != nil {
+                try insertBody.execute(arguments: [id, record.requestBody?.data, record.responseBody?.data])
+            }
+            firstID = firstID ?? id
+            lastID = id
+            addedBytes += Int64(byteCount)
+        }
+        // One statement for the batch (their ids are consecutive: this is the only writer), reading
+        // the text through the same view FTS5 reads when it deletes, so both always agree.
+        try db.cachedStatement(sql: """
+            INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText WHERE id BETWEEN ? AND ?
+            """).execute(arguments: [firstID, lastID])
+        try addStoredBytes(addedBytes, db)
+        return lastID
+    }
+
+    /// Headers as a JSON array of [name, value] pairs: order and duplicates are kept.
+    private static func headersJSON(_ headers: [RequestRecord.HeaderField], _ encoder: JSONEncoder) throws -> String {
+        guard !headers.isEmpty else { return "[]" }
+        return try String(decoding: encoder.encode(headers.map { [$0.name, $0.value] }), as: UTF8.self)
+    }
+
+    /// How many leading bytes of `body` are indexed: up to `maxIndexedBodyBytes`, cut before a
+    /// character that does not fit, or nil when the body is empty or not UTF-8 text (an image).
+    static func indexedTextLength(of body: CapturedBody?) -> Int? {
+        guard let data = body?.data, !data.isEmpty else { return nil }
+        return data.withUnsafeBytes { bytes -> Int? in
+            var end = min(bytes.count, maxIndexedBodyBytes)
+            // Find the lead byte of the last character before `end` (at most 3 continuation bytes
+            // back); if that character needs more bytes than remain, it was cut by the cap or by
+            // the capture limit, and the text ends before it.
+            var lead = end - 1
+            while lead > 0, lead > end - 4, bytes[lead] & 0xC0 == 0x80 { lead -= 1 }
+            let byte = bytes[lead]
+            let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+            if lead + length > end { end = lead }
+            guard end > 0,
+                  String(validating: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self) != nil
+            else { return nil }
+            return end
+        }
+    }
+
+    // MARK: - Size accounting
+
+    /// The running sum of the stored records' `byteCount`.
+    static func storedBytes(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT byteCount FROM logStats WHERE id = 1")) ?? 0
+    }
+
+    private static func addStoredBytes(_ bytes: Int64, _ db: Database) throws {
+        guard bytes != 0 else { return }
+        try db.cachedStatement(sql: "UPDATE logStats SET byteCount = MAX(0, byteCount + ?) WHERE id = 1")
+            .execute(arguments: [bytes])
+    }
+
+    // MARK: - Eviction
+
+    /// Deletes the records that started more than `maxAge` ago, within the caller's transaction.
+    ///
+    /// By `startedAt` rather than by id: a long request is logged after shorter ones that started
+    /// later, so ids are only roughly in time order. The index on `startedAt` keeps every statement
+    /// a range read, and the statements stream: memory does not depend on how many are deleted.
+    func evictExpired(_ db: Database) throws {
+        let cutoff = configuration.now().addingTimeInterval(-configuration.maxAge).timeIntervalSinceReferenceDate
+        let freed = try Int64.fetchOne(db, sql: "SELECT SUM(byteCount) FROM logEntry WHERE startedAt < ?",
+                                       arguments: [cutoff])
+        guard let freed else { return }  // SUM of no rows is NULL: nothing expired
+        // The index first: FTS5 reads each row's text back through the view to remove its terms.
+        try db.execute(sql: "DELETE FROM logSearch WHERE rowid IN (SELECT id FROM logEntry WHERE startedAt < ?)",
+                       arguments: [cutoff])
+        try db.execute(sql: "DELETE FROM logBody WHERE id IN (SELECT id FROM logEntry WHERE startedAt < ?)",
+                       arguments: [cutoff])
+        try db.execute(sql: "DELETE FROM logEntry WHERE startedAt < ?", arguments: [cutoff])
+        try Self.addStoredBytes(-freed, db)
+    }
+
+    /// Over `maxBytes`, deletes the oldest records (one id range) until the stored size is at most
+    /// 90% of it, within the caller's transaction.
+    func evictOversized(_ db: Database) throws {
+        let limit = max(0, configuration.maxBytes)
+        let total = try Self.storedBytes(db)
+        guard total > limit else { return }
+        let target = limit - limit / 10
+        var freed: Int64 = 0
+        var boundary: Int64?
+        do {
+            // Only ids and sizes, streamed: memory stays flat however many records go.
+            let oldest = try Row.fetchCursor(db, sql: "SELECT id, byteCount FROM logEntry ORDER BY id")
+            while total - freed > target, let row = try oldest.next() {
+                boundary = row[0]
+                freed += row[1] as Int64
+            }
+        }
+        guard let boundary else {
+            // Nothing left to delete: the running total drifted, so start it again from the rows.
+            try db.execute(sql: "UPDATE logStats SET byteCount = (SELECT COALESCE(SUM(byteCount), 0) FROM logEntry)")
+            return
+        }
+        try db.execute(sql: "DELETE FROM logSearch WHERE rowid <= ?", arguments: [boundary])
+        try db.execute(sql: "DELETE FROM logBody WHERE id <= ?", arguments: [boundary])
+        try db.execute(sql: "DELETE FROM logEntry WHERE id <= ?", arguments: [boundary])
+        try Self.addStoredBytes(-freed, db)
+    }
+
+    /// Deletes every record and returns the freed pages to the disk, within the caller's transaction.
+    static func deleteAll(_ db: Database) throws {
+        // 'delete-all' empties an external-content index without reading any text back.
+        try db.execute(sql: "INSERT INTO logSearch (logSearch) VALUES ('delete-all')")
+        try db.execute(sql: "DELETE FROM logBody")
+        try db.execute(sql: "DELETE FROM logEntry")
+        try db.execute(sql: "UPDATE logStats SET byteCount = 0")
+        try db.execute(sql: "PRAGMA incremental_vacuum")
+    }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import GRDB
+import KioskCore
+import Synchronization
+
+// The network debugger's request log: its own SQLite file (`kiosk-log.sqlite`, next to the main
+// database) with its own WAL `DatabasePool`, so that logging never waits for a catalog sync's
+// write and a catalog read never waits for a log flush.
+//
+// The capture path calls `enqueue` on every upstream request. It only appends the record to a
+// Mutex'd buffer; the first record of a burst queues one write on the log's writer, which stores
+// the whole buffer in one transaction. A failed flush drops its records and counts them: the
+// request being logged has already been answered and must never fail because of the log.
+//
+// Bounds: the log keeps the sum of its records' sizes (`sizeInBytes`) in a one-row table updated
+// in the same transaction as every insert and delete, so deciding whether to evict is one row
+// read per flush. Over `maxBytes`, the oldest records are deleted by one id range down to 90% of
+// the limit, so that a full log evicts once per ~10% of the limit written rather than on every
+// flush. Records older than `maxAge` are looked for at most once a minute (an index seek).
+// RequestLog+Schema.swift explains the tables and why the file stays bounded.
+
+/// The network debugger's request log: a size- and age-bounded SQLite file of `RequestRecord`s,
+/// full-text searchable over URLs and bodies. Thread-safe; every method throws `KioskError.storage`.
+public final class RequestLog: Sendable {
+    /// The log's bounds and clock.
+    public struct Configuration: Sendable {
+        /// The most the stored records may add up to (bodies plus text), in bytes.
+        public var maxBytes: Int64
+        /// Records that started longer ago than this are evicted.
+        public var maxAge: TimeInterval
+        /// The clock (injected by tests).
+        public var now: @Sendable () -> Date
+
+        /// Creates a configuration; the defaults are 50 MB and 7 days on the system clock.
+        public init(maxBytes: Int64 = 50 * 1024 * 1024, maxAge: TimeInterval = 7 * 86400,
+                    now: @escaping @Sendable () -> Date = Date.init) {
+            self.maxBytes = maxBytes
+            self.maxAge = maxAge
+            self.now = now
+        }
+    }
+
+    /// What the writer and the capture path share.
+    struct State {
+        /// Records enqueued and not yet stored, oldest first.
+        var pending: [RequestRecord] = []
+        /// Whether a queued write will store `pending` (so that a burst queues only one).
+        var isFlushScheduled = false
+        /// Records that could not be stored.
+        var dropped = 0
+        /// When records older than `maxAge` were last looked for; nil before the first write.
+        var lastAgeCheck: Date?
+    }
+
+    /// The connection (a WAL `DatabasePool` on disk, a `DatabaseQueue` in memory).
+    let writer: any DatabaseWriter
+    /// The log file, or nil for an in-memory log.
+    public let path: String?
+    /// The bounds and clock this log was opened with.
+    public let configuration: Configuration
+    let state = Mutex(State())
+
+    /// How many enqueued records may wait for the writer before new ones are dropped (and counted):
+    /// the buffer must not grow without bound if the disk stalls.
+    static let maxPendingRecords = 10_000
+
+    init(writer: any DatabaseWriter, path: String?, configuration: Configuration) throws {
+        self.writer = writer
+        self.path = path
+        self.configuration = configuration
+        do {
+            try Self.migrator.migrate(writer)
+        } catch {
+            throw AppDatabase.storageError(error, while: "prepare the request log's schema", path: path)
+        }
+    }
+
+    /// Opens (creating it and its parent folders if needed) and migrates the log file at `path`;
+    /// throws `KioskError.storage` saying why when the file cannot be used.
+    public static func open(at path: String, configuration: Configuration = Configuration()) throws -> RequestLog {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw KioskError.storage("cannot create the folder \(folder.path) for the request log \(path): "
+                + AppDatabase.reason(error))
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: makeDatabaseConfiguration())
+        } catch {
+            throw AppDatabase.storageError(error, while: "open the request log", path: path)
+        }
+        return try RequestLog(writer: pool, path: path, configuration: configuration)
+    }
+
+    /// A fresh, empty log that lives in memory only (for tests and throwaway runs).
+    public static func inMemory(configuration: Configuration = Configuration()) throws -> RequestLog {
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(configuration: makeDatabaseConfiguration())
+        } catch {
+            throw AppDatabase.storageError(error, while: "create an in-memory request log", path: nil)
+        }
+        return try RequestLog(writer: queue, path: nil, configuration: configuration)
+    }
+
+    // MARK: - Writing
+
+    /// Stores `record` now (after any enqueued records, keeping the log in order) and returns its id.
+    @discardableResult
+    public func append(_ record: RequestRecord) throws -> Int64 {
+        try write("store a request in the request log") { db in
+            // A failure of the queued records is theirs (counted as dropped), not this record's.
+            try? storePending(db)
+            let id = try Self.insert([record], db)
+            try evictIfNeeded(db)
+            return id
+        }
+    }
+
+    /// Queues `record` to be stored with the others of its burst, without waiting for a commit;
+    /// never throws: a record that cannot be stored is counted in `droppedCount`.
+    public func enqueue(_ record: RequestRecord) {
+        let shouldSchedule = state.withLock { state in
+            guard state.pending.count < Self.maxPendingRecords else {
+                state.dropped += 1
+                return false
+            }
+            state.pending.append(record)
+            defer { state.isFlushScheduled = true }
+            return !state.isFlushScheduled
+        }
+        guard shouldSchedule else { return }
+        writer.asyncWriteWithoutTransaction { [self] db in
+            // Errors are counted by storePending; nothing may escape into the request path.
+            try? storePending(db)
+        }
+    }
+
+    /// Waits until every record enqueued before this call is stored (or counted as dropped);
+    /// throws when the records it stores itself cannot be stored.
+    public func flush() throws {
+        // The writer runs accesses one at a time in the order they were queued, so this write runs
+        // after any queued flush, and stores whatever was enqueued since.
+        do {
+            try writer.writeWithoutTransaction { db in try storePending(db) }
+        } catch {
+            throw AppDatabase.storageError(error, while: "store the queued requests in the request log", path: path)
+        }
+    }
+
+    /// How many enqueued records could not be stored (a failed write, or too many waiting).
+    public var droppedCount: Int {
+        state.withLock { $0.dropped }
+    }
+
+    // MARK: - Reading
+
+    /// The records matching `filter`, newest first, at most `filter.limit`, without their bodies
+    /// (`requestBody` and `responseBody` are nil: use `record(id:)` for those).
+    public func records(matching filter: RequestFilter) throws -> [RequestRecord] {
+        guard filter.limit > 0 else { return [] }
+        return try read("search the request log") { db in try Self.fetchRecords(matching: filter, db) }
+    }
+
+    /// The whole record with its bodies, or nil when there is none with this id (or it was evicted).
+    public func record(id: Int64) throws -> RequestRecord? {
+        try read("read a request from the request log") { db in try Self.fetchRecord(id: id, db) }
+    }
+
+    /// How many records the log holds.
+    public func count() throws -> Int {
+        try read("count the request log") { db in try Self.fetchCount(db) }
+    }
+
+    /// The sum of the stored records' sizes (bodies plus text) in bytes: what `maxBytes` bounds.
+    public func sizeInBytes() throws -> Int64 {
+        try read("measure the request log") { db in try Self.storedBytes(db) }
+    }
+
+    // MARK: - Maintenance
+
+    /// Deletes every record (including those still queued) and gives the space back to the disk.
+    public func clear() throws {
+        state.withLock { $0.pending.removeAll() }
+        try write("clear the request log") { db in try Self.deleteAll(db) }
+        // As in AppDatabase.clearCache: the file shrinks only at a truncating checkpoint, which a
+        // reader may prevent; the WAL is then reused rather than grown, so ignoring that is safe.
+        if path != nil {
+            _ = try? writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        }
+    }
+
+    /// Removes the records older than `maxAge`, then the oldest records until the stored size is
+    /// under `maxBytes` (to 90% of it, so that the next records fit without another eviction).
+    public func evict() throws {
+        try write("evict old requests from the request log") { db in
+            try? storePending(db)
+            try evictExpired(db)
+            try evictOversized(db)
+        }
+    }
+
+    // MARK: - Access
+
+    /// Runs `body` in a read transaction, mapping failures to `KioskError`.
+    func read<T>(_ action: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.read(body)
+        } catch {
+            throw AppDatabase.storageError(error, while: action(), path: path)
+        }
+    }
+
+    /// Runs `body` in a write transaction (all or nothing), mapping failures to `KioskError`.
+    func write<T>(_ action: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.write(body)
+        } catch {
+            throw AppDatabase.storageError(error, while: action(), path: path)
+        }
+    }
+
+    /// Stores the enqueued records in one transaction of their own, so that a failure drops (and
+    /// counts) only them; must run on the writer, outside a transaction or inside the caller's.
+    func storePending(_ db: Database) throws {
+        let records = state.withLock { state in
+            state.isFlushScheduled = false
+            defer { state.pending.removeAll() }
+            return state.pending
+        }
+        guard !records.isEmpty else { return }
+        do {
+            if db.isInsideTransaction {
+                // Inside append's or evict's transaction: a savepoint keeps a failure from undoing
+                // the caller's work, and the caller's commit makes them durable.
+                try db.inSavepoint {
+                    try Self.insert(records, db)
+                    return .commit
+                }
+            } else {
+                try db.inTransaction {
+                    try Self.insert(records, db)
+                    try evictIfNeeded(db)
+                    return .commit
+                }
+            }
+        } catch {
+            state.withLock { $0.dropped += records.count }
+            throw error
+        }
+    }
+
+    /// The amortized eviction run after each write: a size check is one row read, and the age
+    /// check an index seek at most once a minute.
+    func evictIfNeeded(_ db: Database) throws {
+        let now = configuration.now()
+        let isAgeCheckDue = state.withLock { state in
+            if let last = state.lastAgeCheck, abs(now.timeIntervalSince(last)) < Self.ageCheckInterval { return false }
+            state.lastAgeCheck = now
+            return true
+        }
+        if isAgeCheckDue { try evictExpired(db) }
+        if try Self.storedBytes(db) > configuration.maxBytes { try evictOversized(db) }
+    }
+
+    /// How often, by the injected clock, automatic eviction looks for expired records.
+    static let ageCheckInterval: TimeInterval = 60
+}

@@ -1,0 +1,487 @@
+import Foundation
+import GRDB
+import KioskCore
+import Synchronization
+import Testing
+@testable import KioskStore
+
+@Suite("Request log")
+struct RequestLogTests {
+    // MARK: - Fixtures
+
+    /// A clock the test moves by hand, starting when the fixture records start (the system clock
+    /// would find them all older than 7 days and evict them).
+    final class TestClock: Sendable {
+        private let date = Mutex(Date(timeIntervalSinceReferenceDate: 760_000_000.25))
+        var now: Date { date.withLock { $0 } }
+        func advance(by seconds: TimeInterval) { date.withLock { $0 += seconds } }
+    }
+
+    static func configuration(maxBytes: Int64 = 50 * 1024 * 1024, maxAge: TimeInterval = 7 * 86400,
+                              clock: TestClock = TestClock()) -> RequestLog.Configuration {
+        RequestLog.Configuration(maxBytes: maxBytes, maxAge: maxAge, now: { clock.now })
+    }
+
+    static func record(_ url: String = "https://rickandmortyapi.test/api/character?page=1",
+                       source: SourceID? = .rickandmorty, method: String = "GET", status: Int? = 200,
+                       decision: CacheDecision = .network, duration: TimeInterval = 0.120,
+                       startedAt: Date = Date(timeIntervalSinceReferenceDate: 760_000_000.25),
+                       requestBody: CapturedBody? = nil, responseBody: String? = nil) -> RequestRecord {
+        RequestRecord(startedAt: startedAt, source: source, endpoint: "rickandmorty.characters", method: method,
+                      url: url, requestBody: requestBody, status: status,
+                      responseBody: responseBody.map { CapturedBody(data: Data($0.utf8), originalSize: $0.utf8.count) },
+                      timings: RequestTimings(total: duration), decision: decision)
+    }
+
+    static func temporaryLogPath() throws -> (folder: URL, path: String) {
+        let folder = try Fixtures.temporaryDirectory()
+        return (folder, folder.appendingPathComponent("kiosk-log.sqlite").path)
+    }
+
+    /// The URLs of a list, newest first.
+    static func urls(_ log: RequestLog, _ filter: RequestFilter) throws -> [String] {
+        try log.records(matching: filter).map(\.url)
+    }
+
+    /// Runs FTS5's own consistency check of the index against the rows it was built from.
+    static func checkIndexIntegrity(_ log: RequestLog) throws {
+        try log.writer.write { db in
+            try db.execute(sql: "INSERT INTO logSearch (logSearch, rank) VALUES ('integrity-check', 1)")
+        }
+    }
+
+    // MARK: - Storing and reading
+
+    @Test("an appended record reads back equal: every field, headers in order, timings, bodies and truncation")
+    func roundTrip() throws {
+        // Given a record with every field set, duplicate headers in a deliberate order, a truncated
+        // binary response and an empty request body
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        let full = RequestRecord(
+            startedAt: Date(timeIntervalSinceReferenceDate: 760_000_000.123_456_7), source: .marvel,
+            endpoint: "marvel.characters", method: "POST",
+            url: "https://gateway.marvel.test/v1/public/characters?apikey=REDACTED&ts=1",
+            requestHeaders: [.init(name: "Accept", value: "application/json"), .init(name: "X-B", value: "2"),
+                             .init(name: "X-A", value: "1"), .init(name: "X-B", value: "3")],
+            requestBody: CapturedBody(data: Data(), originalSize: 0), status: 503,
+            responseHeaders: [.init(name: "Retry-After", value: "120"), .init(name: "Content-Type", value: "image/png")],
+            responseBody: CapturedBody(data: Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF]), originalSize: 9_000),
+            error: "server error \"busy\" — é",
+            timings: RequestTimings(queued: 0.001, connect: nil, firstByte: 0.25, download: 0.003_333, total: 0.3),
+            decision: .staleOnError)
+        let bare = RequestRecord(startedAt: Date(timeIntervalSinceReferenceDate: 759_999_000), source: nil, endpoint: "image",
+                                 method: "GET", url: "https://img.test/a.png", timings: RequestTimings(total: 0),
+                                 decision: .offline)
+
+        // When they are appended and read back by id
+        let fullID = try log.append(full)
+        let bareID = try log.append(bare)
+
+        // Then each reads back exactly, with its new id, and the truncation is visible
+        var expected = full
+        expected.id = fullID
+        let stored = try #require(try log.record(id: fullID))
+        #expect(stored == expected)
+        #expect(stored.responseBody?.isTruncated == true)
+        #expect(stored.requestBody?.isTruncated == false)
+        expected = bare
+        expected.id = bareID
+        #expect(try log.record(id: bareID) == expected)
+        #expect(bareID > fullID)
+        #expect(try log.record(id: 999) == nil)
+        #expect(try log.count() == 2)
+    }
+
+    @Test("the list leaves the bodies out; the detail has them")
+    func listWithoutBodies() throws {
+        // Given a record with both bodies
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        var record = Self.record(requestBody: CapturedBody(data: Data("{\"q\":1}".utf8), originalSize: 7),
+                                 responseBody: "{\"results\":[]}")
+        record.requestHeaders = [.init(name: "Accept", value: "*/*")]
+        let id = try log.append(record)
+
+        // When the list and the detail are read
+        let listed = try #require(try log.records(matching: RequestFilter()).first)
+        let detail = try #require(try log.record(id: id))
+
+        // Then the list has everything but the bodies, the detail has them too
+        #expect(listed.requestBody == nil)
+        #expect(listed.responseBody == nil)
+        #expect(listed.requestHeaders == record.requestHeaders)
+        #expect(listed.url == record.url)
+        #expect(detail.requestBody == record.requestBody)
+        #expect(detail.responseBody == record.responseBody)
+    }
+
+    @Test("the list is newest first and at most limit long")
+    func newestFirstAndLimit() throws {
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        for index in 0..<5 { try log.append(Self.record("https://a.test/\(index)")) }
+        #expect(try Self.urls(log, RequestFilter(limit: 3)) == ["https://a.test/4", "https://a.test/3", "https://a.test/2"])
+        #expect(try log.records(matching: RequestFilter(limit: 0)).isEmpty)
+    }
+
+    // MARK: - Filters
+
+    @Test("each filter keeps only the matching records, and filters combine")
+    func everyFilter() throws {
+        // Given records that differ in source, status, method, decision and duration
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        try log.append(Self.record("https://nyt.test/ok", source: .nyt, status: 200, decision: .fresh, duration: 0.001))
+        try log.append(Self.record("https://nyt.test/missing", source: .nyt, status: 404, decision: .network, duration: 0.2))
+        try log.append(Self.record("https://rm.test/post", source: .rickandmorty, method: "POST", status: 201,
+                                   decision: .mocked, duration: 0.05))
+        try log.append(Self.record("https://rm.test/down", source: .rickandmorty, status: 503,
+                                   decision: .staleOnError, duration: 2.5))
+        try log.append(Self.record("https://rm.test/offline", source: .rickandmorty, status: nil,
+                                   decision: .offline, duration: 5))
+        try log.append(Self.record("https://img.test/cat.png", source: nil, status: 304, decision: .revalidated,
+                                   duration: 0.01))
+
+        // Then each criterion selects what it says, newest first
+        #expect(try Self.urls(log, RequestFilter(source: .nyt)) == ["https://nyt.test/missing", "https://nyt.test/ok"])
+        #expect(try Self.urls(log, RequestFilter(statusClass: 2)) == ["https://rm.test/post", "https://nyt.test/ok"])
+        #expect(try Self.urls(log, RequestFilter(statusClass: 3)) == ["https://img.test/cat.png"])
+        #expect(try Self.urls(log, RequestFilter(statusClass: 4)) == ["https://nyt.test/missing"])
+        #expect(try Self.urls(log, RequestFilter(statusClass: 5)) == ["https://rm.test/down"])
+        #expect(try Self.urls(log, RequestFilter(statusClass: 0)) == ["https://rm.test/offline"])
+        #expect(try Self.urls(log, RequestFilter(method: "POST")) == ["https://rm.test/post"])
+        #expect(try Self.urls(log, RequestFilter(method: "post")) == ["https://rm.test/post"], "methods ignore case")
+        #expect(try Self.urls(log, RequestFilter(decision: .revalidated)) == ["https://img.test/cat.png"])
+        #expect(try Self.urls(log, RequestFilter(decision: .edited)).isEmpty)
+        #expect(try Self.urls(log, RequestFilter(minimumDuration: 2.5)) == ["https://rm.test/offline", "https://rm.test/down"])
+        #expect(try log.records(matching: RequestFilter(method: "GET")).count == 5)
+
+        // And criteria combine, with and without text
+        #expect(try Self.urls(log, RequestFilter(source: .rickandmorty, statusClass: 5)) == ["https://rm.test/down"])
+        #expect(try Self.urls(log, RequestFilter(source: .rickandmorty, minimumDuration: 1, limit: 1)) == ["https://rm.test/offline"])
+        #expect(try Self.urls(log, RequestFilter(text: "rm", source: .rickandmorty, method: "GET", decision: .staleOnError))
+            == ["https://rm.test/down"])
+        #expect(try Self.urls(log, RequestFilter(text: "nyt", statusClass: 2)) == ["https://nyt.test/ok"])
+        #expect(try Self.urls(log, RequestFilter(text: "nyt", source: .rickandmorty)).isEmpty)
+    }
+
+    // MARK: - Full-text search
+
+    @Test("text finds words of the URL and of both bodies by prefix, ignoring case and accents")
+    func textSearch() throws {
+        // Given records with words in the URL, the request body and the response body
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        try log.append(Self.record("https://rickandmortyapi.test/api/character/?name=Squanchy&page=2"))
+        try log.append(Self.record("https://api.nytimes.test/svc/search.json",
+                                   requestBody: CapturedBody(data: Data("{\"query\":\"Portal Gun\"}".utf8), originalSize: 22)))
+        try log.append(Self.record("https://dogs.test/list.json", responseBody: "{\"name\":\"Doré\",\"breed\":\"Bouvier\"}"))
+
+        // Then each word is found where it is, by a prefix of it, whatever its case or accents
+        #expect(try Self.urls(log, RequestFilter(text: "squanchy")) == ["https://rickandmortyapi.test/api/character/?name=Squanchy&page=2"])
+        #expect(try Self.urls(log, RequestFilter(text: "SQUAN")) == ["https://rickandmortyapi.test/api/character/?name=Squanchy&page=2"])
+        #expect(try Self.urls(log, RequestFilter(text: "portal")) == ["https://api.nytimes.test/svc/search.json"])
+        #expect(try Self.urls(log, RequestFilter(text: "bouv")) == ["https://dogs.test/list.json"])
+        #expect(try Self.urls(log, RequestFilter(text: "doré")) == ["https://dogs.test/list.json"])
+        #expect(try Self.urls(log, RequestFilter(text: "DORE")) == ["https://dogs.test/list.json"])
+        // Every word must match, in any field
+        #expect(try Self.urls(log, RequestFilter(text: "list bouvier")) == ["https://dogs.test/list.json"])
+        #expect(try Self.urls(log, RequestFilter(text: "list portal")).isEmpty)
+        #expect(try Self.urls(log, RequestFilter(text: "json")) == ["https://dogs.test/list.json",
+                                                                    "https://api.nytimes.test/svc/search.json"])
+        #expect(try Self.urls(log, RequestFilter(text: "zzz")).isEmpty)
+    }
+
+    @Test("only UTF-8 text is indexed, and only the first 64 KB of a body, cut on a character boundary")
+    func indexedText() throws {
+        // Given a binary body that happens to contain ASCII letters, and a long body whose word
+        // lies beyond the cap
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        var binary = Data([0xFF, 0xD8, 0xFF])
+        binary.append(Data(" hiddenword ".utf8))
+        try log.append(Self.record("https://img.test/a.jpg",
+                                   requestBody: nil).with(responseBody: CapturedBody(data: binary, originalSize: binary.count)))
+        let long = String(repeating: "filler ", count: 70_000 / 7) + " farword"
+        try log.append(Self.record("https://big.test/long", responseBody: long))
+
+        // Then neither word is found, while the start of the long body is
+        #expect(try Self.urls(log, RequestFilter(text: "hiddenword")).isEmpty)
+        #expect(try Self.urls(log, RequestFilter(text: "farword")).isEmpty)
+        #expect(try Self.urls(log, RequestFilter(text: "filler")) == ["https://big.test/long"])
+
+        // And the indexed length never splits a character (a capture limit may have cut one)
+        let euro = Data("ab€".utf8)  // € is 3 bytes
+        #expect(RequestLog.indexedTextLength(of: CapturedBody(data: euro, originalSize: 5)) == 5)
+        #expect(RequestLog.indexedTextLength(of: CapturedBody(data: euro.prefix(4), originalSize: 5)) == 2)
+        #expect(RequestLog.indexedTextLength(of: CapturedBody(data: Data(), originalSize: 0)) == nil)
+        let capped = Data(repeating: 0x61, count: RequestLog.maxIndexedBodyBytes - 1) + Data("€".utf8)
+        #expect(RequestLog.indexedTextLength(of: CapturedBody(data: capped, originalSize: capped.count))
+            == RequestLog.maxIndexedBodyBytes - 1)
+    }
+
+    @Test("hostile search input never throws: quotes, operators, SQL, emoji", arguments: [
+        "\"", "\"\"", "*", "**", "a*b", "AND", "OR", "NOT", "a AND", "AND b", "NEAR(", "NEAR(a b", "near/3",
+        "'); DROP TABLE logEntry; --", "title:rick", "-rick", "^rick", "(", ")", "{}", "[x]", "+", ":", "\\",
+        "🦄", "rick 🦄 morty", "日本語", "ﬁ", "\u{0}", "%", "_", "   ", "",
+        String(repeating: "word ", count: 200), String(repeating: "x", count: 5000),
+    ])
+    func hostileInput(_ text: String) throws {
+        // Given a log with a record whose URL has words
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        try log.append(Self.record("https://rickandmortyapi.test/api/character?name=rick+morty"))
+
+        // When the input is used as a search, alone and with other filters and a page cursor
+        let results = try log.records(matching: RequestFilter(text: text))
+        _ = try log.records(matching: RequestFilter(text: text, source: .nyt, statusClass: 0, method: "GET",
+                                                    decision: .mocked, minimumDuration: 1, beforeID: 5, limit: 3))
+
+        // Then nothing throws, and the table is still there
+        #expect(results.count <= 1)
+        #expect(try log.count() == 1)
+    }
+
+    @Test("text without a searchable word is no criterion; operators are searched as words")
+    func wordlessText() throws {
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        try log.append(Self.record("https://a.test/near/and"))
+        try log.append(Self.record("https://b.test/other"))
+        // Only symbols: the text matches everything, like an empty text
+        #expect(try log.records(matching: RequestFilter(text: "\" * ( ) - : ^")).count == 2)
+        #expect(try log.records(matching: RequestFilter(text: "")).count == 2)
+        // FTS5 keywords are plain words
+        #expect(try Self.urls(log, RequestFilter(text: "NEAR(")) == ["https://a.test/near/and"])
+        #expect(try Self.urls(log, RequestFilter(text: "AND")) == ["https://a.test/near/and"])
+    }
+
+    // MARK: - Paging
+
+    @Test("beforeID pages back through the log, with and without text")
+    func paging() throws {
+        // Given 25 records, every other one about dogs
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        var ids: [Int64] = []
+        for index in 0..<25 {
+            ids.append(try log.append(Self.record(index.isMultiple(of: 2) ? "https://dogs.test/\(index)" : "https://cats.test/\(index)")))
+        }
+
+        // When pages of 10 are read, each starting below the last id of the previous one
+        var seen: [Int64] = []
+        var cursor: Int64?
+        repeat {
+            let page = try log.records(matching: RequestFilter(beforeID: cursor, limit: 10))
+            seen += page.map(\.id)
+            cursor = page.count == 10 ? page.last?.id : nil
+        } while cursor != nil
+
+        // Then every record is seen once, newest first
+        #expect(seen == ids.reversed())
+
+        // And the same with text
+        let firstDogs = try log.records(matching: RequestFilter(text: "dogs", limit: 5))
+        let nextDogs = try log.records(matching: RequestFilter(text: "dogs", beforeID: firstDogs.last?.id, limit: 100))
+        #expect((firstDogs + nextDogs).map(\.url) == stride(from: 24, through: 0, by: -2).map { "https://dogs.test/\($0)" })
+    }
+
+    // MARK: - Bounds
+
+    @Test("records older than maxAge are evicted by evict() and automatically on a later write")
+    func ageEviction() throws {
+        // Given a 1-day log with records started 3 days, 2 days and 1 hour ago by the injected clock
+        let clock = TestClock()
+        let log = try RequestLog.inMemory(configuration: Self.configuration(maxAge: 86400, clock: clock))
+        for (name, age) in [("old", 3 * 86400.0), ("two-days-old", 2 * 86400.0), ("recent", 3600.0)] {
+            try log.append(Self.record("https://a.test/\(name)", startedAt: clock.now.addingTimeInterval(-age)))
+        }
+        // (the automatic check runs at most once a minute, so it ran on the first write only)
+        // When evict() is called
+        try log.evict()
+
+        // Then only the recent one remains, and the size shrank accordingly
+        #expect(try Self.urls(log, RequestFilter()) == ["https://a.test/recent"])
+        let sizeOfOne = try log.sizeInBytes()
+        #expect(sizeOfOne > 0)
+
+        // When the clock moves on 2 days and another record of the same size is appended
+        clock.advance(by: 2 * 86400)
+        try log.append(Self.record("https://a.test/newest", startedAt: clock.now))
+
+        // Then the automatic eviction removed the now-expired one, and search agrees
+        #expect(try Self.urls(log, RequestFilter()) == ["https://a.test/newest"])
+        #expect(try Self.urls(log, RequestFilter(text: "recent")).isEmpty)
+        #expect(try log.sizeInBytes() == sizeOfOne)
+        try Self.checkIndexIntegrity(log)
+    }
+
+    @Test("over maxBytes the oldest records are evicted, the newest kept, and the size stays under the limit")
+    func sizeEviction() throws {
+        // Given a 100 KB log on a real file
+        let (folder, path) = try Self.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let limit: Int64 = 100 * 1024
+        let log = try RequestLog.open(at: path, configuration: Self.configuration(maxBytes: limit))
+
+        // When 300 records of about 1 KB each are appended
+        var ids: [Int64] = []
+        for index in 0..<300 {
+            let body = "{\"index\":\(index),\"words\":\"" + String(repeating: "plumbus ", count: 120) + "\"}"
+            ids.append(try log.append(Self.record("https://a.test/item/\(index)", responseBody: body)))
+            #expect(try log.sizeInBytes() <= limit)
+        }
+
+        // Then the stored size is under the limit, the newest records are all there, and what
+        // remains is a contiguous run of the newest
+        let count = try log.count()
+        #expect(count > 50 && count < 100)
+        let remaining = try log.records(matching: RequestFilter(limit: 1000)).map(\.id)
+        #expect(remaining == Array(ids.suffix(count).reversed()))
+        #expect(try log.record(id: ids[0]) == nil)
+        #expect(try log.records(matching: RequestFilter(text: "plumbus", limit: 1000)).count == count)
+        #expect(try Self.urls(log, RequestFilter(text: "item 0")).isEmpty)
+        #expect(try log.sizeInBytes() == log.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT SUM(byteCount) FROM logEntry")
+        })
+        try Self.checkIndexIntegrity(log)
+
+        // And an explicit evict under a smaller bound keeps the newest
+        let smaller = try RequestLog.open(at: path, configuration: Self.configuration(maxBytes: 10 * 1024))
+        try smaller.evict()
+        #expect(try smaller.sizeInBytes() <= 10 * 1024)
+        #expect(try smaller.records(matching: RequestFilter(limit: 1)).first?.id == ids.last)
+    }
+
+    @Test("clear deletes everything, and ids are not reused afterwards")
+    func clear() throws {
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        let first = try log.append(Self.record(responseBody: "{\"a\":\"squanch\"}"))
+        log.enqueue(Self.record())
+        try log.clear()
+        #expect(try log.count() == 0)
+        #expect(try log.sizeInBytes() == 0)
+        #expect(try log.records(matching: RequestFilter(text: "squanch")).isEmpty)
+        try log.flush()
+        #expect(try log.count() == 0, "a record still queued is cleared too")
+        let next = try log.append(Self.record(responseBody: "{\"a\":\"squanch\"}"))
+        #expect(next > first)
+        #expect(try log.records(matching: RequestFilter(text: "squanch")).map(\.id) == [next])
+        try Self.checkIndexIntegrity(log)
+    }
+
+    // MARK: - Queued writes
+
+    @Test("enqueued records are all stored, in order, once flushed; appends keep their place")
+    func enqueueAndFlush() async throws {
+        // Given a log on a real file
+        let (folder, path) = try Self.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = try RequestLog.open(at: path, configuration: Self.configuration())
+
+        // When 2,000 records are enqueued from one task, an append is made midway, and 4 other
+        // tasks enqueue 500 each concurrently
+        for index in 0..<1000 { log.enqueue(Self.record("https://seq.test/\(index)")) }
+        try log.append(Self.record("https://seq.test/appended"))
+        for index in 1000..<2000 { log.enqueue(Self.record("https://seq.test/\(index)")) }
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<4 {
+                group.addTask {
+                    for index in 0..<500 { log.enqueue(Self.record("https://par.test/task\(task)/\(index)")) }
+                }
+            }
+        }
+        try log.flush()
+
+        // Then everything is stored, nothing dropped, the sequential ones in enqueue order
+        #expect(try log.count() == 4001)
+        #expect(log.droppedCount == 0)
+        let sequential = try log.records(matching: RequestFilter(text: "seq", limit: 5000)).map(\.url).reversed()
+        let expected = (0..<1000).map { "https://seq.test/\($0)" } + ["https://seq.test/appended"]
+            + (1000..<2000).map { "https://seq.test/\($0)" }
+        #expect(Array(sequential) == expected)
+        for task in 0..<4 {
+            let urls = try log.records(matching: RequestFilter(text: "task\(task)", limit: 1000)).map(\.url).reversed()
+            #expect(Array(urls) == (0..<500).map { "https://par.test/task\(task)/\($0)" })
+        }
+    }
+
+    @Test("a failing flush counts the dropped records instead of throwing into enqueue")
+    func droppedOnFailure() throws {
+        // Given a log whose file cannot grow (as on a full disk)
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        try log.writer.writeWithoutTransaction { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            try db.execute(sql: "PRAGMA max_page_count = \(pages)")
+        }
+
+        // When large records are enqueued and flushed (the queued write may fail before the flush
+        // runs, in which case the flush has nothing left to store and does not throw)
+        for _ in 0..<3 { log.enqueue(Self.record(responseBody: String(repeating: "x", count: 100_000))) }
+        do {
+            try log.flush()
+        } catch let error as KioskError {
+            #expect(error.storageMessage?.contains("disk is full") == true)
+        }
+
+        // Then enqueue never threw, and the 3 records are counted as dropped
+        #expect(log.droppedCount == 3)
+        #expect(try log.count() == 0)
+    }
+
+    // MARK: - Files
+
+    @Test("a log reopened after being closed keeps its records, index and size")
+    func reopen() throws {
+        let (folder, path) = try Self.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let size: Int64
+        do {
+            let log = try RequestLog.open(at: path, configuration: Self.configuration())
+            try log.append(Self.record("https://a.test/kept", responseBody: "{\"name\":\"Birdperson\"}"))
+            log.enqueue(Self.record("https://a.test/queued"))
+            try log.flush()
+            size = try log.sizeInBytes()
+        }
+
+        let reopened = try RequestLog.open(at: path, configuration: Self.configuration())
+        #expect(try Self.urls(reopened, RequestFilter()) == ["https://a.test/queued", "https://a.test/kept"])
+        #expect(try Self.urls(reopened, RequestFilter(text: "birdperson")) == ["https://a.test/kept"])
+        #expect(try reopened.sizeInBytes() == size)
+        let (journalMode, autoVacuum) = try reopened.writer.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA auto_vacuum"))
+        }
+        #expect(journalMode == "wal")
+        #expect(autoVacuum == 2)
+    }
+
+    @Test("a file that is not a database is a storage error saying it is corrupt and naming it")
+    func corruptFile() throws {
+        let (folder, path) = try Self.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: path))
+
+        let error = #expect(throws: KioskError.self) { try RequestLog.open(at: path) }
+
+        let message = try #require(error?.storageMessage)
+        #expect(message.contains("corrupt"))
+        #expect(message.contains(path))
+    }
+
+    @Test("a path whose folder cannot be created is a storage error naming the folder")
+    func unwritablePath() throws {
+        let folder = try Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let blocker = folder.appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: blocker)
+
+        let error = #expect(throws: KioskError.self) {
+            try RequestLog.open(at: blocker.appendingPathComponent("kiosk-log.sqlite").path)
+        }
+
+        let message = try #require(error?.storageMessage)
+        #expect(message.contains("cannot create the folder"))
+        #expect(message.contains(blocker.path))
+    }
+}
+
+extension RequestRecord {
+    /// A copy with another response body.
+    func with(responseBody: CapturedBody?) -> RequestRecord {
+        var copy = self
+        copy.responseBody = responseBody
+        return copy
+    }
+}
