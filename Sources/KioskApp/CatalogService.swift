@@ -13,14 +13,26 @@ public final class CatalogService: Sendable {
     public let database: AppDatabase
     private let transport: any HTTPTransport
     private let now: @Sendable () -> Date
+    private let recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)?
 
     /// Dependencies: the sources, the store, the transport stack (with retry/coalescing/monitoring) and the time.
+    /// `recordAnswer`, when set, is told of every page answered from the store (fresh, stale while
+    /// revalidating, stale because of an error or offline) with the request it stood in for, so the
+    /// network debugger shows cache decisions that made no exchange on the wire.
     public init(sources: [SourceID: any CatalogSource], database: AppDatabase, transport: any HTTPTransport,
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                now: @escaping @Sendable () -> Date = { Date() },
+                recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)? = nil) {
         self.sources = sources
         self.database = database
         self.transport = transport
         self.now = now
+        self.recordAnswer = recordAnswer
+    }
+
+    /// Tells the recorder how a page was answered from the store.
+    private func record(_ request: PageRequest, source: any CatalogSource, _ decision: CacheDecision, error: KioskError? = nil) {
+        guard let recordAnswer, let httpRequest = try? source.listRequest(for: request) else { return }
+        recordAnswer(httpRequest, decision, error)
     }
 
     /// The source for an id; throws when it is not configured.
@@ -95,7 +107,11 @@ public final class CatalogService: Sendable {
             let stale = !stored.metadata.isFresh(at: start)
             let willRevalidate = policy == .force || (policy == .automatic && stale)
             yield(try present(stored, origin: .store, isRevalidating: willRevalidate, error: nil, at: start))
-            if !willRevalidate { return }
+            if !willRevalidate {
+                record(request, source: source, stale ? .offline : .fresh)
+                return
+            }
+            record(request, source: source, .staleWhileRevalidate)
         } else if policy == .offline {
             throw KioskError.notFound("nothing stored for page \(request.page) of \(request.source.rawValue)")
         }
@@ -105,6 +121,7 @@ public final class CatalogService: Sendable {
             yield(update)
         } catch let error as KioskError {
             guard let stored, error != .cancelled else { throw error }
+            record(request, source: source, error.isConnectivityFailure ? .offline : .staleOnError, error: error)
             // stale-if-error: keep showing what we have, and say why it is not fresh.
             yield(try present(stored, origin: .store, isRevalidating: false, error: error, at: now()))
         }

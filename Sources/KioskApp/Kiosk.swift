@@ -19,6 +19,10 @@ public final class Kiosk: Sendable {
     public let connectivity: ConnectivityMonitor
     /// Pages currently on someone's screen, revalidated when connectivity returns.
     public let shownPages: ShownPages
+    /// Every upstream exchange and store answer, redacted, bounded and searchable; nil when capture is off.
+    public let requestLog: RequestLog?
+    /// What every record, page and error is cleaned with before it is shown or stored.
+    public let redactor: Redactor
     private let httpTransport: AsyncHTTPTransport?
     private let reconnectWatcher: Task<Void, Never>
 
@@ -32,13 +36,17 @@ public final class Kiosk: Sendable {
         public var clock: any Clock<Duration>
         /// The store; nil opens the configured file.
         public var database: AppDatabase?
+        /// The request log; nil opens the configured file (when capture is on).
+        public var requestLog: RequestLog?
 
         public init(transport: (any HTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
-                    clock: any Clock<Duration> = ContinuousClock(), database: AppDatabase? = nil) {
+                    clock: any Clock<Duration> = ContinuousClock(), database: AppDatabase? = nil,
+                    requestLog: RequestLog? = nil) {
             self.transport = transport
             self.now = now
             self.clock = clock
             self.database = database
+            self.requestLog = requestLog
         }
     }
 
@@ -48,17 +56,38 @@ public final class Kiosk: Sendable {
         let database = try dependencies.database ?? AppDatabase.open(at: configuration.databaseURL.path)
         self.database = database
 
-        let bottom: any HTTPTransport
+        let redactor = configuration.redactor
+        self.redactor = redactor
+        let requestLog: RequestLog?
+        if let injected = dependencies.requestLog {
+            requestLog = injected
+        } else if configuration.capture.isEnabled {
+            requestLog = try RequestLog.open(
+                at: configuration.requestLogURL.path,
+                configuration: .init(maxBytes: configuration.capture.logMaxBytes, maxAge: configuration.capture.logMaxAge,
+                                     now: dependencies.now))
+        } else {
+            requestLog = nil
+        }
+        self.requestLog = requestLog
+
+        let wire: any HTTPTransport
         if let injected = dependencies.transport {
-            bottom = injected
+            wire = injected
             httpTransport = nil
         } else {
             let real = AsyncHTTPTransport(configuration: configuration.transport)
-            bottom = real
+            wire = real
             httpTransport = real
         }
+        // Capture wraps the wire itself, so every exchange (each retry too) is one record; the probe
+        // below goes around it, as probing is Kiosk's own housekeeping, not a request for data.
+        let bottom: any HTTPTransport = requestLog.map { log in
+            CapturingTransport(base: wire, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
+                               now: dependencies.now) { log.enqueue($0) }
+        } ?? wire
         // The probe is given at init so that a failure right at start-up already starts probing.
-        let probeTransport = bottom
+        let probeTransport = wire
         let connectivity = ConnectivityMonitor(clock: dependencies.clock, now: dependencies.now) { origin in
             // Any HTTP answer, even a 404, proves the host is reachable again.
             (try? await probeTransport.send(HTTPRequest(method: "GET", url: origin, endpoint: "probe"))) != nil
@@ -71,7 +100,19 @@ public final class Kiosk: Sendable {
         var sourceConfiguration = configuration.sources
         sourceConfiguration.now = dependencies.now
         let sources = Sources.make(sourceConfiguration)
-        let catalog = CatalogService(sources: sources, database: database, transport: transport, now: dependencies.now)
+        let now = dependencies.now
+        var recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)?
+        if let requestLog {
+            recordAnswer = { @Sendable (request: HTTPRequest, decision: CacheDecision, error: KioskError?) in
+                let record = RequestRecord(startedAt: now(), source: request.source, endpoint: request.endpoint,
+                                           method: request.method, url: redactor.redact(request.url),
+                                           error: error.map { redactor.scrub($0.description) },
+                                           timings: RequestTimings(total: 0), decision: decision)
+                requestLog.enqueue(record)
+            }
+        }
+        let catalog = CatalogService(sources: sources, database: database, transport: transport, now: dependencies.now,
+                                     recordAnswer: recordAnswer)
         self.catalog = catalog
         let hosts = Set(sources.values.flatMap { $0.imageHosts }.map { $0.lowercased() })
         images = ImagePipeline(
@@ -97,6 +138,8 @@ public final class Kiosk: Sendable {
     /// Stops background work and closes connections.
     public func shutdown() async {
         reconnectWatcher.cancel()
+        // Records still queued are written before the process ends.
+        try? requestLog?.flush()
         await connectivity.stop()
         await httpTransport?.shutdown()
     }

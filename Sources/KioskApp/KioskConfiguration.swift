@@ -30,6 +30,25 @@ public struct KioskConfiguration: Sendable {
     /// The database file inside the data directory.
     public var databaseURL: URL { dataDirectory.appendingPathComponent(databaseName) }
 
+    /// The network debugger's capture: on by default, redacted at capture, bounded.
+    public var capture = CaptureConfiguration()
+
+    /// The request log's own file beside the database (`kiosk-log.sqlite`, `kiosk-demo-log.sqlite`), so
+    /// logging never contends with the catalog store and demo traffic never mixes with real traffic.
+    public var requestLogURL: URL {
+        let base = databaseName.hasSuffix(".sqlite") ? String(databaseName.dropLast(".sqlite".count)) : databaseName
+        return dataDirectory.appendingPathComponent(base + "-log.sqlite")
+    }
+
+    /// The redactor for everything Kiosk records: the standard names and headers, any configured
+    /// extra ones, and the configured keys' values wherever they appear.
+    public var redactor: Redactor {
+        var redactor = Redactor.standard
+        redactor.queryItems.formUnion(capture.extraRedactedQueryItems.map { $0.lowercased() })
+        redactor.headers.formUnion(capture.extraRedactedHeaders.map { $0.lowercased() })
+        return redactor.hiding([sources.nytAPIKey, sources.marvelPublicKey, sources.marvelPrivateKey].compactMap { $0 })
+    }
+
     /// Whether a run with `live` set would need the embedded demo upstream for some source.
     public func usesDemoUpstream(live: Bool) -> Bool {
         !live && explicitlyConfigured.count < SourceID.allCases.count
@@ -59,6 +78,12 @@ public struct KioskConfiguration: Sendable {
         var requestTimeoutSeconds: Double?
         var imageCacheMegabytes: Int?
         var syncConcurrency: Int?
+        var capture: Bool?
+        var captureBodyLimitBytes: Int?
+        var logMaxMegabytes: Int?
+        var logMaxDays: Double?
+        var redactQueryItems: [String]?
+        var redactHeaders: [String]?
     }
 
     /// Loads the configuration: `--data-dir` (or `$XDG_DATA_HOME/kiosk`, else `~/.local/share/kiosk`),
@@ -109,6 +134,13 @@ public struct KioskConfiguration: Sendable {
         }
         if let megabytes = file.imageCacheMegabytes { imageDiskLimit = min(max(megabytes, 0), 1_000_000) * 1_000_000 }
         if let concurrency = file.syncConcurrency { syncConcurrency = min(max(1, concurrency), 32) }
+        if let enabled = file.capture { capture.isEnabled = enabled }
+        if let limit = file.captureBodyLimitBytes { capture.bodyLimit = min(max(limit, 0), 64 << 20) }
+        if let megabytes = file.logMaxMegabytes { capture.logMaxBytes = Int64(min(max(megabytes, 1), 100_000)) << 20 }
+        if let days = file.logMaxDays { capture.logMaxAge = min(max(days, 0.001), 3650) * 86400 }
+        // Only additions: the standard secrets cannot be switched off by a config file.
+        if let names = file.redactQueryItems { capture.extraRedactedQueryItems = names }
+        if let names = file.redactHeaders { capture.extraRedactedHeaders = names }
     }
 
     mutating func applyEnvironment(_ environment: [String: String]) throws {
@@ -131,6 +163,24 @@ public struct KioskConfiguration: Sendable {
         if let key = environment["MARVEL_PUBLIC_KEY"], !key.isEmpty { sources.marvelPublicKey = key }
         if let key = environment["MARVEL_PRIVATE_KEY"], !key.isEmpty { sources.marvelPrivateKey = key }
     }
+}
+
+/// What the network debugger records and for how long.
+public struct CaptureConfiguration: Sendable, Hashable {
+    /// Whether upstream exchanges are recorded at all.
+    public var isEnabled = true
+    /// The most bytes kept of each body (1 MB); the rest is dropped and the record marked truncated.
+    public var bodyLimit = 1 << 20
+    /// The request log's size bound (50 MB), oldest records evicted first.
+    public var logMaxBytes: Int64 = 50 << 20
+    /// The request log's age bound (7 days).
+    public var logMaxAge: TimeInterval = 7 * 86400
+    /// Query items redacted on top of the standard ones (`api-key`, `apikey`, `hash`, `ts`).
+    public var extraRedactedQueryItems: [String] = []
+    /// Headers redacted on top of the standard ones (Authorization, Cookie, Set-Cookie...).
+    public var extraRedactedHeaders: [String] = []
+
+    public init() {}
 }
 
 /// Reads `KEY=VALUE` lines from a secrets file that only its owner may read.

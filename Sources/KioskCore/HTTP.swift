@@ -67,12 +67,15 @@ public struct HTTPResponse: Sendable, Hashable {
     public var body: Data
     /// The URL that answered (after redirects).
     public var url: URL
+    /// The phases the transport measured (time to first byte, download); nil when it measured none.
+    public var timings: RequestTimings?
 
-    public init(status: Int, headers: HTTPHeaderFields = [:], body: Data = Data(), url: URL) {
+    public init(status: Int, headers: HTTPHeaderFields = [:], body: Data = Data(), url: URL, timings: RequestTimings? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
         self.url = url
+        self.timings = timings
     }
 
     /// Whether the status is 2xx.

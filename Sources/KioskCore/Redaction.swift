@@ -8,6 +8,10 @@ public struct Redactor: Sendable, Hashable {
     public var queryItems: Set<String>
     /// Header names whose values are secrets (case-insensitive).
     public var headers: Set<String>
+    /// Secret values (API keys) replaced wherever they appear — in a URL, a header or a body — so a
+    /// key echoed by an upstream, or sent under a name not on the lists, still never leaves Kiosk.
+    /// Values shorter than 6 characters are ignored: they would match ordinary text.
+    public var secretValues: Set<String> = []
 
     /// The default list: NYT's `api-key`, Marvel's `apikey`, `hash` and `ts`, and credential headers.
     public static let standard = Redactor(
@@ -15,14 +19,53 @@ public struct Redactor: Sendable, Hashable {
         headers: ["authorization", "cookie", "set-cookie", "proxy-authorization", "x-api-key"]
     )
 
-    public init(queryItems: Set<String>, headers: Set<String>) {
+    public init(queryItems: Set<String>, headers: Set<String>, secretValues: Set<String> = []) {
         self.queryItems = Set(queryItems.map { $0.lowercased() })
         self.headers = Set(headers.map { $0.lowercased() })
+        self.secretValues = secretValues.filter { $0.count >= 6 }
+    }
+
+    /// A copy that also replaces these secret values wherever they appear.
+    public func hiding(_ values: some Sequence<String>) -> Redactor {
+        var copy = self
+        copy.secretValues.formUnion(values.filter { $0.count >= 6 })
+        return copy
     }
 
     /// The URL as text with secret query values (and any password) replaced by `<redacted>`.
     /// Works on the text so that nothing else about the URL (order, encoding) changes.
     public func redact(_ url: URL) -> String {
+        scrub(redactQuery(url))
+    }
+
+    /// Text with every secret value replaced.
+    public func scrub(_ text: String) -> String {
+        guard !secretValues.isEmpty else { return text }
+        var result = text
+        // Longest first, so a key that contains another is replaced whole.
+        for secret in secretValues.sorted(by: { $0.count > $1.count }) where result.contains(secret) {
+            result = result.replacingOccurrences(of: secret, with: Self.placeholder)
+        }
+        return result
+    }
+
+    /// Bytes (a body) with every secret value replaced; unchanged when none occurs.
+    public func scrub(_ data: Data) -> Data {
+        guard !secretValues.isEmpty else { return data }
+        var result = data
+        for secret in secretValues.sorted(by: { $0.count > $1.count }) {
+            let needle = Data(secret.utf8)
+            let replacement = Data(Self.placeholder.utf8)
+            var searchStart = result.startIndex
+            while let range = result.range(of: needle, in: searchStart..<result.endIndex) {
+                result.replaceSubrange(range, with: replacement)
+                searchStart = range.lowerBound + replacement.count
+            }
+        }
+        return result
+    }
+
+    private func redactQuery(_ url: URL) -> String {
         var text = url.absoluteString
         if let password = url.password(percentEncoded: true), !password.isEmpty,
            let range = text.range(of: ":\(password)@") {
@@ -42,7 +85,8 @@ public struct Redactor: Sendable, Hashable {
     /// The headers with secret values replaced.
     public func redact(_ fields: HTTPHeaderFields) -> HTTPHeaderFields {
         HTTPHeaderFields(fields.map { field in
-            headers.contains(field.name.lowercased()) ? (name: field.name, value: Self.placeholder) : field
+            headers.contains(field.name.lowercased()) ? (name: field.name, value: Self.placeholder)
+                : (name: field.name, value: scrub(field.value))
         })
     }
 }

@@ -82,8 +82,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
         let host = request.url.host ?? redacted
         var expectedLength: Int?
         var received = 0
+        let clock = ContinuousClock()
+        let start = clock.now
         do {
             let response = try await client.execute(outgoing, timeout: Self.timeAmount(configuration.requestTimeout))
+            let head = clock.now
             expectedLength = response.headers.first(name: "content-length").flatMap(Int.init)
             var body = ByteBuffer()
             for try await var chunk in response.body {
@@ -96,8 +99,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
             }
             var headers = HTTPHeaderFields()
             for header in response.headers { headers.add(name: header.name, value: header.value) }
+            let end = clock.now
+            // AsyncHTTPClient does not report connection set-up separately, so it is part of firstByte.
+            let timings = RequestTimings(firstByte: Self.seconds(head - start), download: Self.seconds(end - head),
+                                         total: Self.seconds(end - start))
             return HTTPResponse(status: Int(response.status.code), headers: headers,
-                                body: Data(body.readableBytesView), url: response.url ?? request.url)
+                                body: Data(body.readableBytesView), url: response.url ?? request.url, timings: timings)
         } catch let error as KioskError {
             throw error
         } catch is CancellationError {

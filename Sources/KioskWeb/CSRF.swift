@@ -24,8 +24,16 @@ struct CSRFProtection: Sendable {
     /// A new token: 32 bytes from the system's cryptographically secure generator, as hex.
     func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return bytes.map { String(format: "%02x", $0) }.joined()
+        // Hex by table: String(format:) per byte was a measurable share of serving a page to a new browser.
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for _ in 0..<32 {
+            let byte = UInt8.random(in: .min ... .max, using: &generator)
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 
     /// Whether a cookie value has the shape of a token Kiosk issues (anything else is replaced).

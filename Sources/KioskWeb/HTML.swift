@@ -37,19 +37,24 @@ struct HTML: Sendable, ExpressibleByStringLiteral {
 
     /// Escapes the five characters that matter in text and quoted attribute values.
     static func escape(_ value: String) -> String {
-        var result = ""
-        result.reserveCapacity(value.utf8.count)
-        for character in value.unicodeScalars {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.unicodeScalars.append(character)
+        // Most text has nothing to escape: return it as it is, without building a copy.
+        let utf8 = value.utf8
+        guard utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
+                                     || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") }) else { return value }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count + 16)
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "&"): bytes.append(contentsOf: "&amp;".utf8)
+            case UInt8(ascii: "<"): bytes.append(contentsOf: "&lt;".utf8)
+            case UInt8(ascii: ">"): bytes.append(contentsOf: "&gt;".utf8)
+            case UInt8(ascii: "\""): bytes.append(contentsOf: "&quot;".utf8)
+            case UInt8(ascii: "'"): bytes.append(contentsOf: "&#39;".utf8)
+            default: bytes.append(byte)
             }
         }
-        return result
+        // Only ASCII bytes were replaced, by ASCII, so the UTF-8 stays valid.
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

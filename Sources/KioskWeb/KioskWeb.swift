@@ -10,11 +10,21 @@ public struct WebConfiguration: Sendable {
     public var host: String
     /// The TCP port (0 picks a free one).
     public var port: Int
+    /// The network debugger's token: without one, `/debug` is served only on a loopback address; with
+    /// one, it is served anywhere to a browser that entered it.
+    public var debugToken: String?
 
     /// Loopback port 8080 unless told otherwise.
-    public init(host: String = "127.0.0.1", port: Int = 8080) {
+    public init(host: String = "127.0.0.1", port: Int = 8080, debugToken: String? = nil) {
         self.host = host
         self.port = port
+        self.debugToken = debugToken.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Whether `host` is a loopback address, reachable from this machine only.
+    public var isLoopback: Bool {
+        let host = host.lowercased()
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }
 
@@ -26,7 +36,8 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
     var logger = Logger(label: "kiosk.web")
     logger.logLevel = .notice
     return Application(
-        router: buildRouter(kiosk: kiosk, csrf: .random()),
+        router: buildRouter(kiosk: kiosk, csrf: .random(),
+                            debugAccess: DebugAccess(token: configuration.debugToken, isLoopback: configuration.isLoopback)),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                 serverName: "Kiosk"),
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
@@ -37,11 +48,14 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
 /// Every route of the web app, behind the middleware that turns errors into pages and adds security
 /// headers, itself behind the CSRF middleware (outermost, so error pages get the cookie too). The
 /// CSRF secret is a parameter so tests can build the router with one of their own.
-func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random()) -> Router<BasicRequestContext> {
+func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random(),
+                 debugAccess: DebugAccess = DebugAccess(token: nil, isLoopback: true)) -> Router<BasicRequestContext> {
     let router = Router()
     router.add(middleware: CSRFMiddleware(protection: csrf))
     router.add(middleware: LanguageMiddleware())
     router.add(middleware: WebErrorMiddleware())
+    // The debugger first: its constant "/debug" segments must exist before the catalog's "/{source}" routes.
+    DebugController(kiosk: kiosk, access: debugAccess).register(on: router)
     WebController(kiosk: kiosk).register(on: router)
     return router
 }

@@ -10,7 +10,7 @@ enum Pages {
 
     /// What a page shows, for the script (`<main data-view>`).
     enum View: String {
-        case home, list, search, detail, favorites, error
+        case home, list, search, detail, favorites, error, debug
     }
 
     /// The frame of every page: skip link, brand and language switch, the catalog tabs (a bottom tab
@@ -85,8 +85,13 @@ enum Pages {
 
     /// A 200 HTML response.
     static func response(_ html: HTML, status: HTTPResponse.Status = .ok) -> Response {
+        response(html.rendered, status: status)
+    }
+
+    /// A page already rendered (from the page cache).
+    static func response(_ rendered: String, status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(string: html.rendered)))
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: rendered)))
     }
 
     /// `/`: the four catalogs and Favorites, each with a line saying what it holds.
@@ -122,6 +127,7 @@ enum Pages {
         if let retry = error.retryPath {
             content.append(E.element("p", [], [E.element("a", [Attribute.localHref(retry)], [.text(Strings.current.retry)])]))
         }
+        if error.showsDebugLogin { content.append(DebugPages.loginForm()) }
         content.append(E.element("p", [], [E.element("a", [Attribute.localHref("/")], [.text(Strings.current.backToCatalogs)])]))
         return response(layout(title: error.title, current: nil, view: .error, content), status: error.status)
     }

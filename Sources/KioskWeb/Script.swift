@@ -400,11 +400,34 @@ enum Script {
         }
       });
 
+      // 9: the network debugger's list stays live: every 2 s while the tab is visible it is fetched
+      // again (quietly: no busy dimming) and swapped only when a newer request arrived. Not when paging
+      // back through older requests, which do not change.
+      let liveTimer = 0;
+      function watchDebugList() {
+        clearTimeout(liveTimer);
+        if (!$("#results[data-debug-list]") || new URL(resultsURL).searchParams.has("before")) return;
+        liveTimer = setTimeout(async () => {
+          if (!document.hidden && pending === 0) {
+            try {
+              const response = await fetch(resultsURL, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } });
+              if (response.ok) {
+                const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+                const newest = row => row?.querySelector("tbody tr")?.dataset.id;
+                if (doc.getElementById("results") && newest(doc) !== newest(document)) swapResults(doc);
+              }
+            } catch { /* try again next time */ }
+          }
+          watchDebugList();
+        }, 2000);
+      }
+
       // Start: filter for a query typed before the script ran, page on scroll, watch connectivity,
       // and wait for a revalidation in progress.
       applyLocalFilter();
       observePager();
       watchConnectivity();
+      watchDebugList();
       if ($("#results")?.dataset.revalidating === "true") reloadResults();
     })();
     """#

@@ -131,6 +131,38 @@ enum Stylesheet {
     .catalogs .icon { grid-row: span 2; font-size: 2rem; }
     .catalogs .title { color: var(--accent); }
 
+    /* The network debugger. */
+    .table-scroll { overflow-x: auto; }
+    table.requests { border-collapse: collapse; width: 100%; font-size: .85rem; }
+    table.requests th, table.requests td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line);
+      vertical-align: top; }
+    table.requests td.url { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: anywhere; }
+    table.requests td.num { text-align: right; white-space: nowrap; }
+    table.requests th, table.requests td:not(.url) { white-space: nowrap; }
+    .st2 { color: #1e7b34; } .st4, .st5, .st0 { color: var(--err-fg); font-weight: 600; } .st-store { color: var(--muted); }
+    .decision { border: 1px solid var(--line); border-radius: 999px; padding: 0 .45rem; white-space: nowrap; }
+    .decision.network, .decision.revalidated { background: var(--card); }
+    .decision.offline, .decision.stale-on-error { background: var(--warn-bg); color: var(--warn-fg); }
+    .decision.mocked, .decision.edited { background: var(--err-bg); color: var(--err-fg); }
+    .debug .url { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85rem; overflow-wrap: anywhere; }
+    dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; font-size: .9rem; }
+    dl.facts dt { color: var(--muted); }
+    dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+    dl.headers dd { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+    .json-tree { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85rem; background: var(--card);
+      border: 1px solid var(--line); border-radius: 8px; padding: .5rem; overflow-x: auto; }
+    .json-tree ul { list-style: none; margin: 0; padding-left: 1.25rem; }
+    .json-tree summary { cursor: pointer; }
+    .json-tree .key { color: var(--accent); }
+    .json-tree .string { color: #1e7b34; } .json-tree .number { color: #9a3412; }
+    .json-tree .bool, .json-tree .null { color: #6d28d9; } .json-tree .count { color: var(--muted); }
+    @media (prefers-color-scheme: dark) {
+      .json-tree .string, .st2 { color: #7bd88f; } .json-tree .number { color: #fdba74; }
+      .json-tree .bool, .json-tree .null { color: #c4b5fd; }
+    }
+    pre.raw { white-space: pre-wrap; overflow-wrap: anywhere; font-size: .8rem; background: var(--card); padding: .5rem;
+      border: 1px solid var(--line); border-radius: 8px; max-height: 40rem; overflow: auto; }
+
     @media (min-width: 48rem) {
       h1 { font-size: 2rem; }
       ul.items:not(.grid):not(.edit) { grid-template-columns: repeat(2, 1fr); }

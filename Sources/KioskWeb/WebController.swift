@@ -7,6 +7,8 @@ import KioskNetwork
 /// The route handlers: each reads and checks its input, asks Kiosk, and renders HTML or JSON.
 struct WebController: Sendable {
     let kiosk: Kiosk
+    /// Rendered list pages, reused until what they show changes.
+    let pages = PageCache()
 
     /// The longest item id accepted (ids are short numbers or slugs).
     static let maximumIDLength = 200
@@ -161,8 +163,12 @@ struct WebController: Sendable {
         if api {
             return try JSONResponse.ok(PageJSON(update, favorites: try kiosk.database.favoriteIDs(source: id)))
         }
-        return Pages.response(Pages.list(parameters, update: update, filterValues: source.filterValues,
-                                         favorites: try kiosk.database.favoriteIDs(source: id)))
+        let favorites = try kiosk.database.favoriteIDs(source: id)
+        let key = PageCache.listKey(path: CurrentRequest.path, language: .current, update: update, favorites: favorites)
+        let html = pages.page(key: key, token: CSRFProtection.currentToken) {
+            Pages.list(parameters, update: update, filterValues: source.filterValues, favorites: favorites)
+        }
+        return Pages.response(html)
     }
 
     /// While Kiosk knows the upstream is unreachable, the stored page with the offline banner at once,

@@ -10,6 +10,8 @@ struct WebError: Error, Sendable {
     var message: String
     /// A local path to try again, for failures of the world rather than of the request.
     var retryPath: String?
+    /// Whether the page offers the debug token form (a locked debugger).
+    var showsDebugLogin = false
 
     static func badRequest(_ message: String) -> WebError {
         WebError(status: .badRequest, title: "Bad request", message: message, retryPath: nil)
@@ -50,7 +52,8 @@ struct WebErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            let isAPI = request.uri.path.hasPrefix("/api/") || request.uri.path == "/api"
+            let path = request.uri.path
+            let isAPI = path.hasPrefix("/api/") || path == "/api" || path.hasPrefix("/debug/api/")
             let webError = Self.webError(for: error, path: request.uri.path, query: request.uri.query)
             response = isAPI ? JSONResponse.error(webError) : Pages.errorResponse(webError)
         }

@@ -33,7 +33,8 @@ struct ServeCommand: AsyncParsableCommand {
             let shownHost = host == "::1" ? "[::1]" : host
             // The line is printed once the port is bound, so a script can wait for it (and learn the port
             // the system picked for --port 0).
-            let app = buildApplication(kiosk: runtime.kiosk, configuration: WebConfiguration(host: host, port: port)) { bound in
+            let app = buildApplication(kiosk: runtime.kiosk, configuration: WebConfiguration(
+                host: host, port: port, debugToken: ProcessInfo.processInfo.environment["KIOSK_DEBUG_TOKEN"])) { bound in
                 print("Kiosk on http://\(shownHost):\(bound)/  (Ctrl-C to stop)")
                 fflush(nil)
             }

@@ -109,3 +109,46 @@ struct CLITests {
         #expect(dogs.stdout.contains("Bella"))
     }
 }
+
+@Suite("kiosk log", .serialized)
+struct LogCLITests {
+    @Test("log lists requests newest first with their decisions, log show prints one in full, bad input is refused")
+    func logCommands() throws {
+        let cli = CLI()
+        // Given two lists of Rick and Morty (the network, then the store) and one of Marvel
+        #expect(try cli.run(["list", "rickandmorty"]).status == 0)
+        #expect(try cli.run(["list", "rickandmorty"]).status == 0)
+        #expect(try cli.run(["list", "marvel"]).status == 0)
+        // When the log is listed
+        let table = try cli.run(["log"])
+        // Then it shows the three answers, newest first, with Marvel's secrets redacted
+        #expect(table.status == 0)
+        let lines = table.stdout.split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines[1].contains("network") && lines[1].contains("ts=<redacted>"))
+        #expect(lines[2].contains("fresh"))
+        #expect(lines[3].contains("network") && lines[3].contains("/api/character"))
+        // And filters and JSON work
+        let json = try cli.run(["log", "--source", "rickandmorty", "--decision", "fresh", "--json"])
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(records.count == 1)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(try cli.run(["log", "--json", "--limit", "1"]).stdout.utf8))
+            as? [[String: Any]])
+        let newest = try #require(first.first?["id"] as? Int)
+        // And show prints headers, timings and the body
+        let show = try cli.run(["log", "show", String(newest)])
+        #expect(show.status == 0)
+        #expect(show.stdout.contains("Decision:  network"))
+        #expect(show.stdout.contains("Response body"))
+        #expect(show.stdout.contains("\"attributionText\""))
+        // And bad input gets one clear line and a non-zero exit, changing nothing
+        let unknown = try cli.run(["log", "show", "999999"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("999999"))
+        let badStatus = try cli.run(["log", "--status", "7xx"])
+        #expect(badStatus.status == 64 && badStatus.stderr.contains("--status"))
+        #expect(try cli.run(["log"]).stdout.split(separator: "\n").count == 4)
+        // And clear empties it
+        #expect(try cli.run(["log", "clear"]).stdout.contains("Cleared 3 requests."))
+        #expect(try cli.run(["log"]).stdout.contains("No requests logged yet."))
+    }
+}

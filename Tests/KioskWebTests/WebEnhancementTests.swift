@@ -201,3 +201,60 @@ struct WebSearchTests {
         }
     }
 }
+
+@Suite("Web app: the page cache")
+struct PageCacheTests {
+    @Test("A cached page carries each browser's own token and is otherwise the page a fresh render gives")
+    func tokensPerBrowser() async throws {
+        try await withWeb { _, client in
+            // Given a list page rendered once
+            _ = try await client.get("/rickandmorty")
+            let tokenA = String(repeating: "a", count: 64), tokenB = String(repeating: "b", count: 64)
+            // When two browsers with different tokens ask for it
+            let pageA = try await client.get("/rickandmorty", headers: [.cookie: "\(CSRFProtection.cookieName)=\(tokenA)"])
+            let pageB = try await client.get("/rickandmorty", headers: [.cookie: "\(CSRFProtection.cookieName)=\(tokenB)"])
+            // Then each page has only its own token, in every form, and the pages are the same otherwise
+            #expect(pageA.body.components(separatedBy: tokenA).count == 22)
+            #expect(!pageA.body.contains(tokenB) && !pageB.body.contains(tokenA))
+            #expect(pageA.body.replacingOccurrences(of: tokenA, with: tokenB) == pageB.body)
+            #expect(!pageA.body.contains("\u{E000}"))
+        }
+    }
+
+    @Test("A change to what a page shows — a favorite, the language, the age — is never served from the cache")
+    func invalidation() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "c", count: 64)
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
+            // Given a cached list page
+            let before = try await client.get("/rickandmorty", headers: cookie)
+            #expect(before.body.contains("aria-label=\"Add Rick Sanchez to favorites\""))
+            // When Rick is starred
+            _ = try await client.post("/favorites/rickandmorty/1", form: [("csrf", token), ("action", "add")], cookie: token)
+            // Then the next page shows the star
+            let after = try await client.get("/rickandmorty", headers: cookie)
+            #expect(after.body.contains("aria-label=\"Remove Rick Sanchez from favorites\""))
+            // And another language is its own page
+            let spanish = try await client.get("/rickandmorty", headers: [.cookie: "\(CSRFProtection.cookieName)=\(token); kiosk_lang=es"])
+            #expect(spanish.body.contains("Quitar Rick Sanchez de favoritos"))
+            // And an hour later the age shown is an hour older
+            harness.now.advance(by: 3600)
+            let later = try await client.get("/rickandmorty", headers: cookie)
+            #expect(later.body.contains("Updated 1 h ago"))
+        }
+    }
+
+    @Test("The cache keeps at most its capacity, dropping the least recently used page")
+    func capacity() {
+        let cache = PageCache(capacity: 2)
+        var renders = 0
+        func page(_ key: String) -> String { cache.page(key: key, token: "t") { renders += 1; return HTML.text(key) } }
+        _ = page("a"); _ = page("b"); _ = page("a"); _ = page("c")
+        #expect(cache.count == 2)
+        #expect(renders == 3)
+        _ = page("a")
+        #expect(renders == 3)
+        _ = page("b")
+        #expect(renders == 4)
+    }
+}

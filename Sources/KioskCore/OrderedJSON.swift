@@ -1,0 +1,311 @@
+import Foundation
+
+/// A JSON document that keeps what Foundation's parser loses: the order of object keys and the exact
+/// text of numbers. The network debugger shows and edits responses as they came, so a tree view must
+/// list keys in their original order and an edit must not turn `1.10` into `1.1`.
+public indirect enum OrderedJSON: Sendable, Hashable {
+    case object([(key: String, value: OrderedJSON)])
+    case array([OrderedJSON])
+    case string(String)
+    /// The number's text as written (always valid JSON number syntax).
+    case number(String)
+    case bool(Bool)
+    case null
+
+    public static func == (lhs: OrderedJSON, rhs: OrderedJSON) -> Bool {
+        switch (lhs, rhs) {
+        case (.object(let a), .object(let b)):
+            a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        case (.array(let a), .array(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.number(let a), .number(let b)): a == b
+        case (.bool(let a), .bool(let b)): a == b
+        case (.null, .null): true
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .object(let members):
+            hasher.combine(0)
+            for member in members {
+                hasher.combine(member.key)
+                hasher.combine(member.value)
+            }
+        case .array(let values): hasher.combine(1); hasher.combine(values)
+        case .string(let value): hasher.combine(2); hasher.combine(value)
+        case .number(let value): hasher.combine(3); hasher.combine(value)
+        case .bool(let value): hasher.combine(4); hasher.combine(value)
+        case .null: hasher.combine(5)
+        }
+    }
+
+    /// Why a document is not JSON, with the byte offset and the JSON path reached.
+    public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+        public let offset: Int
+        public let path: String
+        public let message: String
+
+        public var description: String { "Invalid JSON at \(path) (byte \(offset)): \(message)" }
+    }
+
+    /// Parses a complete JSON document (RFC 8259); nesting deeper than 512 levels is refused.
+    public static func parse(_ data: Data) throws -> OrderedJSON {
+        var parser = Parser(bytes: Array(data))
+        return try parser.parseDocument()
+    }
+
+    /// Parses JSON text.
+    public static func parse(_ text: String) throws -> OrderedJSON { try parse(Data(text.utf8)) }
+
+    /// The document as compact (`indent` nil) or indented JSON text, keys in their order.
+    public func rendered(indent: String? = "  ") -> String {
+        var output = ""
+        write(to: &output, indent: indent, level: 0)
+        return output
+    }
+
+    private func write(to output: inout String, indent: String?, level: Int) {
+        let newline = indent == nil ? "" : "\n"
+        let pad = { (depth: Int) in String(repeating: indent ?? "", count: depth) }
+        switch self {
+        case .object(let members):
+            guard !members.isEmpty else { output += "{}"; return }
+            output += "{" + newline
+            for (index, member) in members.enumerated() {
+                output += pad(level + 1) + Self.quoted(member.key) + (indent == nil ? ":" : ": ")
+                member.value.write(to: &output, indent: indent, level: level + 1)
+                output += (index < members.count - 1 ? "," : "") + newline
+            }
+            output += pad(level) + "}"
+        case .array(let values):
+            guard !values.isEmpty else { output += "[]"; return }
+            output += "[" + newline
+            for (index, value) in values.enumerated() {
+                output += pad(level + 1)
+                value.write(to: &output, indent: indent, level: level + 1)
+                output += (index < values.count - 1 ? "," : "") + newline
+            }
+            output += pad(level) + "]"
+        case .string(let value): output += Self.quoted(value)
+        case .number(let text): output += text
+        case .bool(let value): output += value ? "true" : "false"
+        case .null: output += "null"
+        }
+    }
+
+    /// A JSON string literal.
+    public static func quoted(_ value: String) -> String {
+        var result = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case "\u{08}": result += "\\b"
+            case "\u{0C}": result += "\\f"
+            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    /// Whether `text` is a valid JSON number.
+    public static func isNumber(_ text: String) -> Bool {
+        var parser = Parser(bytes: Array(text.utf8))
+        guard (try? parser.parseNumber()) != nil else { return false }
+        return parser.index == parser.bytes.count
+    }
+}
+
+/// A small recursive-descent parser that records the path it is at, for error messages.
+private struct Parser {
+    let bytes: [UInt8]
+    var index = 0
+    var path: [String] = []
+    static let maximumDepth = 512
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func parseDocument() throws -> OrderedJSON {
+        skipWhitespace()
+        let value = try parseValue()
+        skipWhitespace()
+        guard index == bytes.count else { throw error("unexpected text after the end of the document") }
+        return value
+    }
+
+    func error(_ message: String) -> OrderedJSON.ParseError {
+        OrderedJSON.ParseError(offset: index, path: path.isEmpty ? "$" : "$" + path.joined(), message: message)
+    }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[index]) { index += 1 }
+    }
+
+    mutating func parseValue() throws -> OrderedJSON {
+        guard index < bytes.count else { throw error("unexpected end of the document") }
+        guard path.count < Self.maximumDepth else { throw error("nested more than \(Self.maximumDepth) levels deep") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error("expected a value, found \(describe(bytes[index]))")
+        }
+    }
+
+    func describe(_ byte: UInt8) -> String {
+        (0x21...0x7E).contains(byte) ? "“\(Character(UnicodeScalar(byte)))”" : String(format: "byte 0x%02X", byte)
+    }
+
+    mutating func expect(_ literal: String) throws {
+        let expected = Array(literal.utf8)
+        guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else {
+            throw error("expected \(literal)")
+        }
+        index += expected.count
+    }
+
+    mutating func parseObject() throws -> OrderedJSON {
+        index += 1
+        var members: [(key: String, value: OrderedJSON)] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object([]) }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected “:” after the key") }
+            index += 1
+            skipWhitespace()
+            path.append("." + key)
+            let value = try parseValue()
+            path.removeLast()
+            members.append((key, value))
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end inside an object") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            throw error("expected “,” or “}” in an object, found \(describe(bytes[index]))")
+        }
+    }
+
+    mutating func parseArray() throws -> OrderedJSON {
+        index += 1
+        var values: [OrderedJSON] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array([]) }
+        while true {
+            skipWhitespace()
+            path.append("[\(values.count)]")
+            let value = try parseValue()
+            path.removeLast()
+            values.append(value)
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end inside an array") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(values) }
+            throw error("expected “,” or “]” in an array, found \(describe(bytes[index]))")
+        }
+    }
+
+    mutating func parseString() throws -> String {
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var run = index
+        func flush(_ end: Int) throws {
+            guard run < end else { return }
+            guard let text = String(bytes: bytes[run..<end], encoding: .utf8) else { throw error("invalid UTF-8 in a string") }
+            scalars.append(contentsOf: text.unicodeScalars)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                try flush(index)
+                index += 1
+                return String(scalars)
+            }
+            if byte < 0x20 { throw error("control character in a string") }
+            if byte == UInt8(ascii: "\\") {
+                try flush(index)
+                index += 1
+                guard index < bytes.count else { break }
+                switch bytes[index] {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{08}")
+                case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    var code = try hex4()
+                    if (0xD800...0xDBFF).contains(code) {
+                        // A surrogate pair: the low half must follow as another \u escape.
+                        guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"), bytes[index + 2] == UInt8(ascii: "u") else {
+                            throw error("unpaired surrogate in a string")
+                        }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate in a string") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let scalar = UnicodeScalar(code) else { throw error("invalid \\u escape") }
+                    scalars.append(scalar)
+                default: throw error("invalid escape \\\(Character(UnicodeScalar(bytes[index])))")
+                }
+                index += 1
+                run = index
+                continue
+            }
+            index += 1
+        }
+        throw error("unterminated string")
+    }
+
+    /// Reads the 4 hex digits after `\u`, leaving `index` on the last one.
+    mutating func hex4() throws -> UInt32 {
+        guard index + 4 < bytes.count else { throw error("incomplete \\u escape") }
+        guard let text = String(bytes: bytes[(index + 1)...(index + 4)], encoding: .ascii), let value = UInt32(text, radix: 16) else {
+            throw error("invalid \\u escape")
+        }
+        index += 4
+        return value
+    }
+
+    mutating func parseNumber() throws -> String {
+        let start = index
+        func digits() -> Int {
+            let first = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            return index - first
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count else { throw error("incomplete number") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else if digits() == 0 {
+            throw error("expected a digit")
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { throw error("expected a digit after the decimal point") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { throw error("expected a digit in the exponent") }
+        }
+        return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+}

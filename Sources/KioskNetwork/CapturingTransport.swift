@@ -1,0 +1,75 @@
+import Foundation
+import KioskCore
+
+/// Records every exchange that passes through it — request, response or error, timings — redacted at
+/// capture, then hands the record to `sink` (the request log's non-blocking enqueue). It sits at the
+/// bottom of the stack, so each real exchange on the wire is one record: a retry is a second record,
+/// and requests merged by coalescing are one.
+public final class CapturingTransport: HTTPTransport {
+    private let base: any HTTPTransport
+    private let redactor: Redactor
+    private let bodyLimit: Int
+    private let now: @Sendable () -> Date
+    private let sink: @Sendable (RequestRecord) -> Void
+
+    /// `bodyLimit` caps each captured body (1 MB by default); the rest is dropped and marked truncated.
+    public init(base: any HTTPTransport, redactor: Redactor, bodyLimit: Int = 1 << 20,
+                now: @escaping @Sendable () -> Date = { Date() }, sink: @escaping @Sendable (RequestRecord) -> Void) {
+        self.base = base
+        self.redactor = redactor
+        self.bodyLimit = bodyLimit
+        self.now = now
+        self.sink = sink
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let startedAt = now()
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            let response = try await base.send(request)
+            let elapsed = clock.now - start
+            sink(record(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed))
+            return response
+        } catch {
+            let elapsed = clock.now - start
+            // Cancellation is the caller walking away, not something that happened on the wire.
+            if !Task.isCancelled { sink(record(request, startedAt: startedAt, response: nil, error: error, elapsed: elapsed)) }
+            throw error
+        }
+    }
+
+    /// The redacted record of one exchange.
+    func record(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?,
+                elapsed: Duration) -> RequestRecord {
+        let total = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        var timings = response?.timings ?? RequestTimings(total: total)
+        // The transport measured its own exchange; anything above it in time (a slot wait) is queueing.
+        timings.queued = max(0, total - timings.total)
+        timings.total = total
+        let errorText: String? = error.map { error in
+            redactor.scrub((error as? KioskError)?.description ?? String(describing: error))
+        }
+        return RequestRecord(
+            startedAt: startedAt, source: request.source, endpoint: request.endpoint, method: request.method,
+            url: redactor.redact(request.url), requestHeaders: fields(request.headers),
+            requestBody: request.body.map { CapturedBody(capturing: redactor.scrub($0), limit: bodyLimit) },
+            status: response?.status, responseHeaders: response.map { fields($0.headers) } ?? [],
+            responseBody: response.map { body($0.body) },
+            error: errorText, timings: timings,
+            decision: response?.status == 304 ? .revalidated : .network)
+    }
+
+    private func fields(_ headers: HTTPHeaderFields) -> [RequestRecord.HeaderField] {
+        redactor.redact(headers).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
+    }
+
+    /// Only the kept prefix is scrubbed (a secret cut in half by the cap cannot be matched, so the
+    /// cut is made after scrubbing the kept part plus a secret's length, then trimmed).
+    private func body(_ data: Data) -> CapturedBody {
+        let margin = redactor.secretValues.map(\.utf8.count).max() ?? 0
+        let window = data.count > bodyLimit ? data.prefix(bodyLimit + margin) : data
+        let scrubbed = redactor.scrub(Data(window))
+        return CapturedBody(data: scrubbed.prefix(bodyLimit), originalSize: data.count)
+    }
+}

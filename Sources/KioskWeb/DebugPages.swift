@@ -1,0 +1,195 @@
+import Foundation
+import KioskApp
+import KioskCore
+
+/// The network debugger's HTML: the request list and one request in full. A developer tool, so it is
+/// in English only; like every page it is built with `HTML`, so captured URLs, headers and bodies —
+/// upstream strings all — are escaped by construction.
+enum DebugPages {
+    typealias E = HTML
+
+    /// `/debug`: filters, search and the newest requests first.
+    static func requests(_ records: [RequestRecord], query: QueryString, filter: RequestFilter, count: Int) -> HTML {
+        var content: [HTML] = [
+            E.element("h1", [], ["Network debugger"]),
+            E.element("p", [.class("status")], [
+                .text("\(count) request\(count == 1 ? "" : "s") logged · redacted at capture · newest first · "),
+                E.element("a", [Attribute.localHref("/debug/api/requests")], ["JSON"]),
+            ]),
+            filterForm(query),
+        ]
+        if records.isEmpty {
+            content.append(E.element("p", [.class("empty")], [
+                .text(count == 0 ? "Nothing logged yet: open a catalog and its requests appear here." : "No request matches."),
+            ]))
+        } else {
+            content.append(table(records))
+            if records.count == filter.limit, let last = records.last {
+                var older = query
+                older.set("before", String(last.id))
+                content.append(E.element("p", [], [E.element("a", [Attribute.localHref("/debug" + older.encoded), .attribute("rel", "next")],
+                                                               ["Older requests ›"])]))
+            }
+        }
+        return Pages.layout(title: "Network debugger", current: nil, view: .debug,
+                            [E.element("div", [.attribute("id", "results"), .attribute("data-debug-list", "true")], content)])
+    }
+
+    static func filterForm(_ query: QueryString) -> HTML {
+        func select(_ name: StaticString, _ label: String, _ options: [(String, String)]) -> HTML {
+            let current = query[String(describing: name)] ?? ""
+            return E.element("label", [], [.text(label), E.element("select", [.attribute("name", String(describing: name))],
+                [E.element("option", [.attribute("value", "")], ["any"])] + options.map { value, text in
+                    E.element("option", [.attribute("value", value), value == current ? .flag("selected") : nil], [.text(text)])
+                })])
+        }
+        return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", "/debug"),
+                                  .attribute("role", "search")], [
+            E.element("label", [], ["Search URLs and bodies",
+                                    E.void("input", [.attribute("type", "search"), .attribute("name", "q"),
+                                                     .attribute("value", query["q"] ?? ""), .attribute("maxlength", "200")])]),
+            select("source", "Source", SourceID.allCases.map { ($0.rawValue, $0.displayName) }),
+            select("status", "Status", [("2xx", "2xx"), ("3xx", "3xx"), ("4xx", "4xx"), ("5xx", "5xx"), ("error", "no response")]),
+            select("decision", "Cache decision", CacheDecision.allCases.map { ($0.rawValue, $0.rawValue) }),
+            E.element("label", [], ["Slower than (ms)",
+                                    E.void("input", [.attribute("type", "number"), .attribute("name", "min_ms"), .attribute("min", "0"),
+                                                     .attribute("value", query["min_ms"] ?? "")])]),
+            E.element("button", [.attribute("type", "submit")], ["Filter"]),
+        ])
+    }
+
+    static func table(_ records: [RequestRecord]) -> HTML {
+        let time = Date.FormatStyle(date: .omitted, time: .standard, timeZone: TimeZone(identifier: "UTC")!)
+        let rows = records.map { record in
+            E.element("tr", [.attribute("data-id", String(record.id))], [
+                E.element("td", [], [E.element("a", [Attribute.localHref("/debug/requests/\(record.id)")], [.text("#\(record.id)")])]),
+                E.element("td", [], [.text(record.startedAt.formatted(time))]),
+                statusCell(record),
+                E.element("td", [], [E.element("span", [.class("decision \(record.decision.rawValue)")], [.text(record.decision.rawValue)])]),
+                E.element("td", [.class("num")], [.text(milliseconds(record.timings.total))]),
+                E.element("td", [.class("url")], [.text("\(record.method) \(record.url)"),
+                                                  record.error.map { E.element("span", [.class("subtitle")], [.text($0)]) } ?? .empty]),
+            ])
+        }
+        return E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", "Requests")], [
+            E.element("table", [.class("requests")], [
+                E.element("thead", [], [E.element("tr", [], ["#", "Time (UTC)", "Status", "Decision", "Duration", "Request"].map {
+                    E.element("th", [.attribute("scope", "col")], [.text($0)])
+                })]),
+                E.element("tbody", [], rows),
+            ]),
+        ])
+    }
+
+    /// The status, "store" for an answer that made no exchange, "—" for an exchange that got no response.
+    static func statusCell(_ record: RequestRecord) -> HTML {
+        if let status = record.status { return E.element("td", [.class("st st\(status / 100)")], [.text(String(status))]) }
+        let answeredLocally = record.error == nil || ![CacheDecision.network, .revalidated].contains(record.decision)
+        return answeredLocally ? E.element("td", [.class("st st-store")], ["store"]) : E.element("td", [.class("st st0")], ["—"])
+    }
+
+    /// `/debug/requests/{id}`: everything about one exchange.
+    static func request(_ record: RequestRecord) -> HTML {
+        var content: [HTML] = [
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+            E.element("h1", [], [.text("#\(record.id) \(record.method) \(record.endpoint)")]),
+            E.element("p", [.class("url")], [.text(record.url)]),
+        ]
+        var facts: [(String, String)] = [
+            ("Started", record.startedAt.formatted(.iso8601)),
+            ("Source", record.source?.displayName ?? "—"),
+            ("Status", record.status.map(String.init) ?? "no response"),
+            ("Cache decision", record.decision.rawValue),
+        ]
+        if let error = record.error { facts.append(("Error", error)) }
+        let phases: [(String, TimeInterval?)] = [("Queued", record.timings.queued), ("Connect", record.timings.connect),
+                                                 ("Time to first byte", record.timings.firstByte),
+                                                 ("Download", record.timings.download), ("Total", record.timings.total)]
+        facts += phases.compactMap { name, value in value.map { (name, milliseconds($0)) } }
+        content.append(E.element("dl", [.class("facts")], facts.flatMap { name, value in
+            [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])]
+        }))
+        content.append(headers("Request headers", record.requestHeaders))
+        content.append(headers("Response headers", record.responseHeaders))
+        if let body = record.requestBody { content.append(bodySection("Request body", body)) }
+        if let body = record.responseBody { content.append(bodySection("Response body", body)) }
+        return Pages.layout(title: "Request #\(record.id)", current: nil, view: .debug, [E.element("article", [.class("detail debug")], content)])
+    }
+
+    static func headers(_ title: String, _ fields: [RequestRecord.HeaderField]) -> HTML {
+        E.element("section", [], [
+            E.element("h2", [], [.text(title)]),
+            fields.isEmpty ? E.element("p", [.class("status")], ["None"]) :
+                E.element("dl", [.class("facts headers")], fields.flatMap { field in
+                    [E.element("dt", [], [.text(field.name)]), E.element("dd", [], [.text(field.value)])]
+                }),
+        ])
+    }
+
+    /// A body: a collapsible tree when it is JSON (keys in their order, arrays indexed), else its text.
+    static func bodySection(_ title: String, _ body: CapturedBody) -> HTML {
+        let json = BodyJSON(body)
+        var note = "\(body.originalSize) bytes"
+        if body.isTruncated { note += ", truncated to \(body.data.count) at capture" }
+        var parts: [HTML] = [E.element("h2", [], [.text(title)]), E.element("p", [.class("status")], [.text(note)])]
+        if !body.isTruncated, let tree = try? OrderedJSON.parse(body.data) {
+            var budget = maximumTreeNodes
+            parts.append(E.element("div", [.class("json-tree")], [node(key: nil, tree, depth: 0, budget: &budget)]))
+            if budget <= 0 { parts.append(E.element("p", [.class("status")], ["The tree is cut short; the raw text follows."])) }
+            if budget > 0 { return E.element("section", [], parts) }
+        }
+        parts.append(E.element("pre", [.class("raw"), .attribute("tabindex", "0")], [.text(json.text ?? "(binary, base64) " + (json.base64 ?? ""))]))
+        return E.element("section", [], parts)
+    }
+
+    /// Beyond this many nodes the page would be too heavy to be useful; the raw text is shown too.
+    static let maximumTreeNodes = 20_000
+
+    /// One node of the tree: objects and arrays as `<details>` (open near the root), scalars typed by class.
+    static func node(key: String?, _ value: OrderedJSON, depth: Int, budget: inout Int) -> HTML {
+        budget -= 1
+        let label: HTML = key.map { E.element("span", [.class("key")], [.text($0)]) } ?? .empty
+        let separator: HTML = key == nil ? .empty : ": "
+        switch value {
+        case .object(let members):
+            var children: [HTML] = []
+            for member in members where budget > 0 {
+                children.append(E.element("li", [], [node(key: member.key, member.value, depth: depth + 1, budget: &budget)]))
+            }
+            return container(label, "{\(members.count)}", children, depth: depth)
+        case .array(let values):
+            var children: [HTML] = []
+            for (index, element) in values.enumerated() where budget > 0 {
+                children.append(E.element("li", [], [node(key: "[\(index)]", element, depth: depth + 1, budget: &budget)]))
+            }
+            return container(label, "[\(values.count)]", children, depth: depth)
+        case .string(let text):
+            return E.group([label, separator, E.element("span", [.class("string")], [.text(OrderedJSON.quoted(text))])])
+        case .number(let text):
+            return E.group([label, separator, E.element("span", [.class("number")], [.text(text)])])
+        case .bool(let flag):
+            return E.group([label, separator, E.element("span", [.class("bool")], [.text(flag ? "true" : "false")])])
+        case .null:
+            return E.group([label, separator, E.element("span", [.class("null")], ["null"])])
+        }
+    }
+
+    private static func container(_ label: HTML, _ summary: String, _ children: [HTML], depth: Int) -> HTML {
+        E.element("details", [depth < 2 ? .flag("open") : nil], [
+            E.element("summary", [], [label, " ", E.element("span", [.class("count")], [.text(summary)])]),
+            E.element("ul", [], children),
+        ])
+    }
+
+    /// The token form of a locked debugger.
+    static func loginForm() -> HTML {
+        E.element("form", [.class("search"), .attribute("method", "post"), .attribute("action", "/debug/login")], [
+            Pages.csrfField(),
+            E.element("label", [], ["Debug token", E.void("input", [.attribute("type", "password"), .attribute("name", "token"),
+                                                                    .attribute("autocomplete", "current-password")])]),
+            E.element("button", [.attribute("type", "submit")], ["Open the debugger"]),
+        ])
+    }
+
+    static func milliseconds(_ seconds: TimeInterval) -> String { String(format: "%.1f ms", seconds * 1000) }
+}

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import KioskApp
+import KioskCore
+import KioskStore
+
+/// `kiosk log`: the network debugger's request log, read without starting any upstream.
+struct LogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log", abstract: "The request log: every upstream exchange and cache decision, redacted.",
+        subcommands: [List.self, Show.self, Clear.self], defaultSubcommand: List.self)
+
+    /// Opens the log of the configuration these options select (demo or real data).
+    static func open(_ global: GlobalOptions) throws -> RequestLog {
+        let configuration = try Runtime.configuration(global)
+        return try RequestLog.open(at: configuration.requestLogURL.path,
+                                   configuration: .init(maxBytes: configuration.capture.logMaxBytes,
+                                                        maxAge: configuration.capture.logMaxAge))
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Recent requests, newest first.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Only this source.") var source: SourceID?
+        @Option(help: "Full-text search over URLs and bodies.") var search: String?
+        @Option(help: "Only this status class: 2xx, 3xx, 4xx, 5xx, or error (no response).") var status: String?
+        @Option(help: "Only this method (GET, HEAD...).") var method: String?
+        @Option(help: "Only this cache decision: \(CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var decision: String?
+        @Option(name: .customLong("min-ms"), help: "Only requests that took at least this many milliseconds.") var minMs: Double?
+        @Option(help: "At most this many requests.") var limit = 50
+        @Flag(help: "Print JSON instead of a table.") var json = false
+
+        func validate() throws {
+            guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 10000.") }
+            if let status, LogCommand.statusClass(status) == nil {
+                throw ValidationError("--status must be 2xx, 3xx, 4xx, 5xx or error (got \(status)).")
+            }
+            if let decision, CacheDecision(rawValue: decision) == nil {
+                throw ValidationError("--decision must be one of \(CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            if let minMs, minMs < 0 { throw ValidationError("--min-ms must not be negative.") }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let log = try LogCommand.open(global)
+                let filter = RequestFilter(text: search, source: source, statusClass: status.flatMap(LogCommand.statusClass),
+                                           method: method?.uppercased(), decision: decision.flatMap(CacheDecision.init(rawValue:)),
+                                           minimumDuration: minMs.map { $0 / 1000 }, limit: limit)
+                let records = try log.records(matching: filter)
+                if json {
+                    print(try Output.json(records.map(RequestJSON.init)))
+                    return
+                }
+                guard !records.isEmpty else {
+                    print("No requests logged\(filter == RequestFilter(limit: limit) ? " yet" : " match").")
+                    return
+                }
+                print(LogCommand.table(records))
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One request in full: headers, timings, bodies.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The request's id, as `kiosk log` prints it.") var id: Int64
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let log = try LogCommand.open(global)
+                guard let record = try log.record(id: id) else {
+                    throw KioskError.notFound("request \(id) in the log (it may have been evicted)")
+                }
+                print(json ? try Output.json(RequestJSON(record)) : LogCommand.detail(record))
+            }
+        }
+    }
+
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Empty the request log.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let log = try LogCommand.open(global)
+                let count = try log.count()
+                try log.clear()
+                print("Cleared \(count) request\(count == 1 ? "" : "s").")
+            }
+        }
+    }
+
+    /// "2xx" -> 2, "error" -> 0.
+    static func statusClass(_ text: String) -> Int? {
+        switch text.lowercased() {
+        case "error", "none", "0": 0
+        case "2xx", "2": 2
+        case "3xx", "3": 3
+        case "4xx", "4": 4
+        case "5xx", "5": 5
+        default: nil
+        }
+    }
+
+    static func table(_ records: [RequestRecord]) -> String {
+        let time = Date.FormatStyle(date: .omitted, time: .standard)
+        let rows = records.map { record in
+            [String(record.id), record.startedAt.formatted(time), record.status.map(String.init) ?? "—",
+             record.decision.rawValue, String(format: "%.0f ms", record.timings.total * 1000), record.method,
+             Output.oneLine(record.error.map { "\(record.url)  (\($0))" } ?? record.url)]
+        }
+        return Output.table(["ID", "TIME", "STATUS", "DECISION", "TIME TAKEN", "METHOD", "URL"], rows,
+                            maxWidths: [8, 10, 6, 22, 10, 6, 90])
+    }
+
+    static func detail(_ record: RequestRecord) -> String {
+        var lines = [
+            "#\(record.id)  \(record.method) \(record.url)",
+            "Started:   \(record.startedAt.formatted(.iso8601))",
+            "Source:    \(record.source?.rawValue ?? "—")  endpoint \(record.endpoint)",
+            "Status:    \(record.status.map(String.init) ?? "no response")\(record.error.map { "  error: \($0)" } ?? "")",
+            "Decision:  \(record.decision.rawValue)",
+            "Timings:   " + timings(record.timings),
+        ]
+        func headers(_ title: String, _ fields: [RequestRecord.HeaderField]) {
+            guard !fields.isEmpty else { return }
+            lines.append("")
+            lines.append(title)
+            lines += fields.map { "  \($0.name): \($0.value)" }
+        }
+        headers("Request headers", record.requestHeaders)
+        headers("Response headers", record.responseHeaders)
+        if let body = record.responseBody {
+            let json = BodyJSON(body)
+            lines.append("")
+            lines.append("Response body (\(Render.bytes(body.originalSize))\(body.isTruncated ? ", truncated to \(Render.bytes(body.data.count))" : ""))")
+            lines.append(json.text ?? "(binary, \(body.data.count) bytes)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func timings(_ timings: RequestTimings) -> String {
+        let parts: [(String, TimeInterval?)] = [("queued", timings.queued), ("connect", timings.connect),
+                                                ("first byte", timings.firstByte), ("download", timings.download)]
+        let shown = parts.compactMap { name, value in value.map { String(format: "%@ %.1f ms", name, $0 * 1000) } }
+        return (shown + [String(format: "total %.1f ms", timings.total * 1000)]).joined(separator: " · ")
+    }
+}

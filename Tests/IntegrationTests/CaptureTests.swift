@@ -1,0 +1,67 @@
+import Foundation
+import KioskApp
+import KioskCore
+import KioskStore
+import Testing
+
+@Suite("Network capture end to end")
+struct CaptureTests {
+    @Test("Every upstream exchange and store answer is logged with its cache decision, and no key reaches the log file")
+    func capturesDecisions() async throws {
+        try await withHarness { h in
+            let log = try #require(h.kiosk.requestLog)
+            // Given an empty store
+            // When Rick and Morty is listed twice (network, then fresh from the store) and Marvel once
+            _ = try await h.catalog.page(PageRequest(source: .rickandmorty))
+            _ = try await h.catalog.page(PageRequest(source: .rickandmorty))
+            _ = try await h.catalog.page(PageRequest(source: .marvel))
+            try log.flush()
+            // Then the log has the three answers, newest first, with their decisions
+            let records = try log.records(matching: RequestFilter(limit: 10))
+            #expect(records.map(\.decision) == [.network, .fresh, .network])
+            #expect(records.map(\.source) == [.marvel, .rickandmorty, .rickandmorty])
+            #expect(records[0].status == 200 && records[1].status == nil)
+            // And Marvel's ts, apikey and hash are redacted in the URL
+            #expect(records[0].url.contains("apikey=<redacted>") && records[0].url.contains("hash=<redacted>")
+                    && records[0].url.contains("ts=<redacted>"))
+            // And the full record has the response body
+            let full = try #require(try log.record(id: records[2].id))
+            #expect(full.responseBody.map { String(decoding: $0.data, as: UTF8.self).contains("Rick Sanchez") } == true)
+            // And no configured key appears anywhere in the log's files
+            let keys = try [#require(h.kiosk.configuration.sources.nytAPIKey), #require(h.kiosk.configuration.sources.marvelPublicKey),
+                            #require(h.kiosk.configuration.sources.marvelPrivateKey)]
+            _ = try await h.catalog.page(PageRequest(source: .nyt))
+            try log.flush()
+            let folder = h.kiosk.configuration.requestLogURL.deletingLastPathComponent()
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.contains("-log") {
+                let bytes = try Data(contentsOf: folder.appendingPathComponent(file))
+                for key in keys { #expect(bytes.range(of: Data(key.utf8)) == nil, "\(file) holds a key") }
+            }
+        }
+    }
+
+    @Test("A stale page served while revalidating, and one served offline, are logged as such")
+    func capturesStaleDecisions() async throws {
+        try await withHarness { h in
+            let log = try #require(h.kiosk.requestLog)
+            // Given a stored page gone stale
+            _ = try await h.catalog.page(PageRequest(source: .dogs))
+            h.now.advance(by: 2 * 3600)
+            // When it is requested (revalidated: 304) and then requested again offline after going stale again
+            _ = try await h.catalog.page(PageRequest(source: .dogs))
+            h.now.advance(by: 2 * 3600)
+            try await h.setFaults { $0.offline = true }
+            _ = try await h.catalog.page(PageRequest(source: .dogs))
+            try log.flush()
+            // Then the log tells the story: network, stale-while-revalidate + revalidated, stale-while-revalidate + offline
+            let decisions = try log.records(matching: RequestFilter(source: .dogs, limit: 20)).reversed().map(\.decision)
+            #expect(decisions.first == .network)
+            #expect(decisions.contains(.revalidated))
+            #expect(decisions.filter { $0 == .staleWhileRevalidate }.count == 2)
+            #expect(decisions.last == .offline)
+            // And the failed exchange is logged with its error and no status
+            let failed = try log.records(matching: RequestFilter(source: .dogs, statusClass: 0, limit: 5))
+            #expect(failed.contains { $0.decision == .network && $0.error != nil })
+        }
+    }
+}

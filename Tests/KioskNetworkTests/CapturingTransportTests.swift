@@ -1,0 +1,91 @@
+import Foundation
+import KioskCore
+import Synchronization
+import Testing
+@testable import KioskNetwork
+
+/// Collects what a capturing transport hands to its sink.
+final class RecordSink: Sendable {
+    private let records = Mutex<[RequestRecord]>([])
+    var all: [RequestRecord] { records.withLock { $0 } }
+    var closure: @Sendable (RequestRecord) -> Void { { record in self.records.withLock { $0.append(record) } } }
+}
+
+@Suite("Capture of upstream exchanges")
+struct CapturingTransportTests {
+    static let key = "nyt-secret-key-123456"
+    let redactor = Redactor.standard.hiding([CapturingTransportTests.key])
+
+    @Test("A response is recorded with its request, status, headers, body and timings, secrets redacted")
+    func recordsResponse() async throws {
+        // Given an upstream that echoes the key in a header and in its body
+        let upstream = ScriptedTransport([
+            .respond(200, headers: ["Content-Type": "application/json", "Set-Cookie": "session=abc", "X-Echo": "key \(Self.key)"],
+                     body: #"{"copyright":"x","url":"https://api.example/?api-key=\#(Self.key)"}"#),
+        ])
+        let sink = RecordSink()
+        let capture = CapturingTransport(base: upstream, redactor: redactor, sink: sink.closure)
+        let url = URL(string: "https://api.nytimes.com/svc/mostpopular/v2/viewed/7.json?api-key=\(Self.key)")!
+        // When a request is sent with the key in the URL and in an Authorization header
+        let response = try await capture.send(HTTPRequest(url: url, headers: ["Authorization": "Bearer \(Self.key)"],
+                                                          source: .nyt, endpoint: "nyt.mostpopular"))
+        // Then the caller gets the response untouched
+        #expect(String(decoding: response.body, as: UTF8.self).contains(Self.key))
+        // And one record holds the exchange with no trace of the key anywhere
+        let record = try #require(sink.all.first)
+        #expect(sink.all.count == 1)
+        #expect(record.source == .nyt && record.endpoint == "nyt.mostpopular" && record.method == "GET")
+        #expect(record.status == 200 && record.decision == .network)
+        #expect(record.url.hasSuffix("7.json?api-key=<redacted>"))
+        #expect(record.requestHeaders == [.init(name: "Authorization", value: "<redacted>")])
+        #expect(record.responseHeaders.first { $0.name == "Set-Cookie" }?.value == "<redacted>")
+        #expect(record.responseHeaders.first { $0.name == "X-Echo" }?.value == "key <redacted>")
+        let body = String(decoding: try #require(record.responseBody).data, as: UTF8.self)
+        #expect(body.contains("api-key=<redacted>"))
+        let everything = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
+        #expect(!everything.contains(Self.key))
+        #expect(record.timings.total >= 0)
+    }
+
+    @Test("A 304 is recorded as a revalidation, a failure with its error and no status")
+    func recordsRevalidationAndFailure() async throws {
+        // Given an upstream that answers 304 and then refuses connections
+        let upstream = ScriptedTransport([.respond(304), .fail(.offline(host: "api.nytimes.com"))])
+        let sink = RecordSink()
+        let capture = CapturingTransport(base: upstream, redactor: redactor, sink: sink.closure)
+        let request = HTTPRequest(url: URL(string: "https://api.nytimes.com/a")!, source: .nyt, endpoint: "nyt.mostpopular")
+        // When both exchanges happen
+        _ = try await capture.send(request)
+        await #expect(throws: KioskError.self) { try await capture.send(request) }
+        // Then the first is a revalidation and the second an error without a status
+        #expect(sink.all.map(\.decision) == [.revalidated, .network])
+        #expect(sink.all[1].status == nil)
+        #expect(sink.all[1].error?.isEmpty == false)
+    }
+
+    @Test("A body over the limit is cut and marked truncated, and a secret at the cut is still removed")
+    func truncatesBodies() async throws {
+        // Given a 100-byte limit and a body of 300 bytes with the key straddling the cut
+        let body = String(repeating: "a", count: 90) + Self.key + String(repeating: "b", count: 300 - 90 - Self.key.count)
+        let upstream = ScriptedTransport([.respond(200, body: body)])
+        let sink = RecordSink()
+        let capture = CapturingTransport(base: upstream, redactor: redactor, bodyLimit: 100, sink: sink.closure)
+        // When it is captured
+        _ = try await capture.send(HTTPRequest(url: URL(string: "https://x.example/")!, endpoint: "test"))
+        // Then 100 bytes are kept, the original size is known, and no part of the key survives
+        let captured = try #require(sink.all.first?.responseBody)
+        #expect(captured.data.count == 100)
+        #expect(captured.originalSize == 300)
+        #expect(captured.isTruncated)
+        let text = String(decoding: captured.data, as: UTF8.self)
+        #expect(!text.contains(String(Self.key.prefix(8))))
+    }
+
+    @Test("Secret values are scrubbed from text and bytes, longest first; short values are ignored")
+    func scrubbing() {
+        let redactor = Redactor.standard.hiding(["abcdef123", "abcdef123456", "abc"])
+        #expect(redactor.scrub("x abcdef123456 y abcdef123 z abc") == "x <redacted> y <redacted> z abc")
+        #expect(redactor.scrub(Data("abcdef123abcdef123".utf8)) == Data("<redacted><redacted>".utf8))
+        #expect(Redactor.standard.scrub("nothing to hide") == "nothing to hide")
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import KioskCore
+import Testing
+@testable import KioskWeb
+
+@Suite("Network debugger console")
+struct WebDebugTests {
+    @Test("The console lists captured requests with their decisions, and a detail shows headers, timings and a JSON tree")
+    func listAndDetail() async throws {
+        try await withWeb { harness, client in
+            // Given Rick and Morty and Marvel opened once
+            _ = try await client.get("/rickandmorty")
+            _ = try await client.get("/marvel")
+            // When the console is opened
+            let list = try await client.get("/debug")
+            // Then it lists both exchanges, newest first, with status and decision, secrets redacted
+            #expect(list.status == .ok)
+            #expect(list.body.contains("data-view=\"debug\""))
+            let marvelRow = try #require(list.body.range(of: "/v1/public/characters"))
+            let rickRow = try #require(list.body.range(of: "/api/character"))
+            #expect(marvelRow.lowerBound < rickRow.lowerBound)
+            #expect(list.body.contains("apikey=&lt;redacted&gt;"))
+            #expect(list.body.contains("class=\"decision network\""))
+            let keys = await harness.demo.keys
+            for key in [keys.nyt, keys.marvelPublic, keys.marvelPrivate] { #expect(!list.body.contains(key)) }
+            // And the JSON list carries the same records, without bodies
+            let api = try await client.get("/debug/api/requests?source=rickandmorty")
+            let records = try #require(try JSONSerialization.jsonObject(with: Data(api.bytes)) as? [[String: Any]])
+            #expect(records.count == 1)
+            #expect(records[0]["decision"] as? String == "network")
+            #expect(records[0]["responseBody"] == nil)
+            let id = try #require(records[0]["id"] as? Int)
+            // And the detail shows the headers, the timings and the body as a tree in the upstream's key order
+            let detail = try await client.get("/debug/requests/\(id)")
+            #expect(detail.status == .ok)
+            #expect(detail.body.contains("Time to first byte"))
+            #expect(detail.body.contains("<dt>Content-Type</dt>"))
+            #expect(detail.body.contains("class=\"json-tree\""))
+            let info = try #require(detail.body.range(of: "<span class=\"key\">info</span>"))
+            let results = try #require(detail.body.range(of: "<span class=\"key\">results</span>"))
+            #expect(info.lowerBound < results.lowerBound)
+            #expect(detail.body.contains("<span class=\"key\">[0]</span>"))
+            #expect(detail.body.contains("<span class=\"string\">&quot;Rick Sanchez&quot;</span>"))
+        }
+    }
+
+    @Test("Filters narrow the list, and bad filter values are a clear 400")
+    func filters() async throws {
+        try await withWeb { _, client in
+            // Given a network request and a store answer for dogs
+            _ = try await client.get("/dogs")
+            _ = try await client.get("/dogs")
+            _ = try await client.get("/rickandmorty")
+            // When the list is filtered by decision, source, status and text
+            let fresh = try await client.get("/debug/api/requests?decision=fresh")
+            let dogs = try await client.get("/debug/api/requests?source=dogs&status=2xx")
+            let search = try await client.get("/debug/api/requests?q=Sanchez")
+            // Then each has only what matches
+            func decisions(_ fetched: Fetched) throws -> [String] {
+                try #require(try JSONSerialization.jsonObject(with: Data(fetched.bytes)) as? [[String: Any]]).compactMap { $0["decision"] as? String }
+            }
+            #expect(try decisions(fresh) == ["fresh"])
+            #expect(try decisions(dogs) == ["network"])
+            #expect(try decisions(search) == ["network"])
+            // And nonsense is refused with a reason
+            for bad in ["status=7xx", "decision=magic", "source=nowhere", "min_ms=-1", "before=x", "limit=0", "colour=red"] {
+                let page = try await client.get("/debug?\(bad)")
+                #expect(page.status == .badRequest, "\(bad)")
+                let json = try await client.get("/debug/api/requests?\(bad)")
+                #expect(json.status == .badRequest && json.body.contains("\"error\""), "\(bad)")
+            }
+            // And an unknown or malformed id is a 404 or 400, never a 500
+            #expect(try await client.get("/debug/requests/999999").status == .notFound)
+            #expect(try await client.get("/debug/requests/abc").status == .badRequest)
+            #expect(try await client.get("/debug/api/requests/-1").status == .badRequest)
+        }
+    }
+
+    @Test("Without a token the debugger is refused on a non-loopback listener; with one it needs the token")
+    func access() async throws {
+        let harness = try await WebHarness.start()
+        do {
+            // Given a listener on all interfaces without a token
+            let open = Application(router: buildRouter(kiosk: harness.kiosk, debugAccess: DebugAccess(token: nil, isLoopback: false)))
+            try await open.test(.router) { (client: any TestClientProtocol) async throws in
+                // Then the console is refused, and the catalogs are not
+                #expect(try await client.get("/debug").status == .forbidden)
+                #expect(try await client.get("/debug/api/requests").status == .forbidden)
+                #expect(try await client.get("/dogs").status == .ok)
+            }
+            // Given a token
+            let token = "s3cret-debug-token"
+            let locked = Application(router: buildRouter(kiosk: harness.kiosk, debugAccess: DebugAccess(token: token, isLoopback: false)))
+            try await locked.test(.router) { (client: any TestClientProtocol) async throws in
+                // When the console is opened without it, the page asks for it
+                let page = try await client.get("/debug")
+                #expect(page.status == .forbidden)
+                #expect(page.body.contains("action=\"/debug/login\""))
+                let csrf = try issuedToken(page)
+                // And a wrong token is refused, the right one sets the cookie and opens the console
+                let wrong = try await client.post("/debug/login", form: [("csrf", csrf), ("token", "nope")], cookie: csrf)
+                #expect(wrong.status == .forbidden)
+                let right = try await client.post("/debug/login", form: [("csrf", csrf), ("token", token)], cookie: csrf)
+                #expect(right.status == .seeOther)
+                #expect(right.header("Set-Cookie")?.hasPrefix("kiosk_debug=\(token);") == true)
+                #expect(right.header("Set-Cookie")?.contains("HttpOnly") == true)
+                let opened = try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(token)"])
+                #expect(opened.status == .ok)
+                #expect(!opened.body.contains(token))
+            }
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+
+    @Test("Configurations say which hosts are loopback")
+    func loopback() {
+        #expect(WebConfiguration(host: "127.0.0.1").isLoopback)
+        #expect(WebConfiguration(host: "localhost").isLoopback)
+        #expect(WebConfiguration(host: "::1").isLoopback)
+        #expect(!WebConfiguration(host: "0.0.0.0").isLoopback)
+        #expect(!WebConfiguration(host: "192.168.1.4").isLoopback)
+        #expect(WebConfiguration(debugToken: "").debugToken == nil)
+    }
+}
