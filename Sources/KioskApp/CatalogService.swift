@@ -14,6 +14,7 @@ public final class CatalogService: Sendable {
     private let transport: any HTTPTransport
     private let now: @Sendable () -> Date
     private let recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)?
+    private let lastFreshRecord = Mutex<[String: Date]>([:])
 
     /// Dependencies: the sources, the store, the transport stack (with retry/coalescing/monitoring) and the time.
     /// `recordAnswer`, when set, is told of every page answered from the store (fresh, stale while
@@ -29,10 +30,30 @@ public final class CatalogService: Sendable {
         self.recordAnswer = recordAnswer
     }
 
-    /// Tells the recorder how a page was answered from the store.
+    /// Tells the recorder how a page was answered from the store. A page answered fresh is recorded at
+    /// most once a second: a busy page would otherwise fill the log with identical records (and pay a
+    /// log write per view) without telling anything more.
     private func record(_ request: PageRequest, source: any CatalogSource, _ decision: CacheDecision, error: KioskError? = nil) {
-        guard let recordAnswer, let httpRequest = try? source.listRequest(for: request) else { return }
+        guard let recordAnswer else { return }
+        if decision == .fresh {
+            let now = now()
+            let recent = lastFreshRecord.withLock { last -> Bool in
+                if let previous = last[request.cacheKey], now.timeIntervalSince(previous) < 1, now >= previous { return true }
+                if last.count > 1000 { last.removeAll() }
+                last[request.cacheKey] = now
+                return false
+            }
+            if recent { return }
+        }
+        guard let httpRequest = try? source.listRequest(for: request) else { return }
         recordAnswer(httpRequest, decision, error)
+    }
+
+    /// Records a page answered fresh by a cache above this service (the web app's page cache), so the
+    /// request log still shows it.
+    public func recordFreshAnswer(_ request: PageRequest) {
+        guard let normalized = try? normalize(request), let source = sources[normalized.source] else { return }
+        record(normalized, source: source, .fresh)
     }
 
     /// The source for an id; throws when it is not configured.

@@ -23,6 +23,8 @@ public final class Kiosk: Sendable {
     public let requestLog: RequestLog?
     /// What every record, page and error is cleaned with before it is shown or stored.
     public let redactor: Redactor
+    /// Wall time, as injected (ages shown are computed from it).
+    public let now: @Sendable () -> Date
     private let httpTransport: AsyncHTTPTransport?
     private let reconnectWatcher: Task<Void, Never>
 
@@ -58,6 +60,7 @@ public final class Kiosk: Sendable {
 
         let redactor = configuration.redactor
         self.redactor = redactor
+        self.now = dependencies.now
         let requestLog: RequestLog?
         if let injected = dependencies.requestLog {
             requestLog = injected

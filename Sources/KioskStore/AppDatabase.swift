@@ -21,9 +21,19 @@ public final class AppDatabase: Sendable {
     /// Image cache hits not yet written to the LRU order (see AppDatabase+Images.swift).
     let pendingImageAccesses = Mutex<[String]>([])
 
+    /// A connection used only to ask SQLite whether anything committed (see `changeToken()`).
+    private let watcher: DatabaseQueue?
+
     init(writer: any DatabaseWriter, path: String?) throws {
         self.writer = writer
         self.path = path
+        var watcherConfiguration = Configuration()
+        watcherConfiguration.readonly = true
+        do {
+            watcher = try path.map { try DatabaseQueue(path: $0, configuration: watcherConfiguration) }
+        } catch {
+            throw Self.storageError(error, while: "open the database", path: path)
+        }
         do {
             try Self.migrator.migrate(writer)
         } catch {
@@ -59,6 +69,19 @@ public final class AppDatabase: Sendable {
             throw error
         } catch {
             throw storageError(error, while: "create an in-memory database", path: nil)
+        }
+    }
+
+    /// A value that changes whenever anything commits to the database — this process or another one
+    /// (a `kiosk sync` in a terminal while `kiosk serve` runs) — so a cache built from it is valid while
+    /// the value is unchanged. SQLite's `data_version` on a connection that never writes gives exactly
+    /// that. Nil for an in-memory database, which has no other connection to ask.
+    public func changeToken() throws -> Int64? {
+        guard let watcher else { return nil }
+        do {
+            return try watcher.inDatabase { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }
+        } catch {
+            throw Self.storageError(error, while: "check the database for changes", path: path)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import Synchronization
 
 /// The stored form of a `CatalogItem` in `item.payload`: a compact binary encoding.
 ///
@@ -27,7 +28,20 @@ enum ItemPayload {
         return Data(writer.bytes)
     }
 
+    /// Decoded items by their exact payload bytes. Reading a page decodes its rows again on every
+    /// request, and parsing URLs (a Rick and Morty character lists up to 51 episodes) made that most
+    /// of the cost of serving a cached page. Keyed by content, so a changed row can never be answered
+    /// from here, whichever process wrote it.
+    static let memo = DecodedItemMemo(capacity: 2048)
+
     static func decode(_ payload: Data) throws -> CatalogItem {
+        if let item = memo.item(for: payload) { return item }
+        let item = try decodeUncached(payload)
+        memo.store(item, for: payload)
+        return item
+    }
+
+    static func decodeUncached(_ payload: Data) throws -> CatalogItem {
         try payload.withUnsafeBytes { buffer in
             var reader = PayloadReader(buffer: buffer)
             guard try reader.byte() == formatV1 else { throw PayloadError.unknownFormat }
@@ -53,6 +67,24 @@ enum ItemPayload {
     /// (search, favorites, dogs) still show what they can.
     static func decodeEach(_ payloads: [Data]) -> [CatalogItem] {
         payloads.compactMap { try? decode($0) }
+    }
+}
+
+/// A bounded map from payload bytes to the item they decode to; when full it starts over, which keeps
+/// it simple and its memory bounded (a page's rows are all re-added on its next read).
+final class DecodedItemMemo: Sendable {
+    private let capacity: Int
+    private let items = Mutex<[Data: CatalogItem]>([:])
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func item(for payload: Data) -> CatalogItem? { items.withLock { $0[payload] } }
+
+    func store(_ item: CatalogItem, for payload: Data) {
+        items.withLock { items in
+            if items.count >= capacity { items.removeAll(keepingCapacity: true) }
+            items[payload] = item
+        }
     }
 }
 

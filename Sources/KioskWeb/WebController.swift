@@ -145,6 +145,15 @@ struct WebController: Sendable {
         }
         // Checked before any I/O so a bad filter is a 400 even when offline.
         _ = try kiosk.catalog.normalize(parameters.request)
+        // A settled page is served from the page cache while the store has not changed. The change token
+        // is read before the data, so a page is never kept under a token newer than what it shows.
+        let cacheKey = api || parameters.refresh || request.headers[Self.waitHeader] != nil ? nil
+            : PageCache.key(path: CurrentRequest.path, language: .current, changeToken: try kiosk.database.changeToken())
+        if let cacheKey, await !kiosk.connectivity.status.isOffline,
+           let cached = pages.page(key: cacheKey, token: CSRFProtection.currentToken, now: kiosk.now(), language: .current) {
+            kiosk.catalog.recordFreshAnswer(parameters.request)
+            return Pages.response(cached)
+        }
         // A page shows stored data at once and revalidates in the background (the script then asks again
         // with X-Kiosk-Wait to swap the fresh snapshot in). The JSON API, a forced refresh and that second
         // request wait for the final state instead.
@@ -164,8 +173,7 @@ struct WebController: Sendable {
             return try JSONResponse.ok(PageJSON(update, favorites: try kiosk.database.favoriteIDs(source: id)))
         }
         let favorites = try kiosk.database.favoriteIDs(source: id)
-        let key = PageCache.listKey(path: CurrentRequest.path, language: .current, update: update, favorites: favorites)
-        let html = pages.page(key: key, token: CSRFProtection.currentToken) {
+        let html = pages.render(key: cacheKey, update: update, token: CSRFProtection.currentToken, language: .current) {
             Pages.list(parameters, update: update, filterValues: source.filterValues, favorites: favorites)
         }
         return Pages.response(html)

@@ -49,18 +49,9 @@ func temporaryDirectory(_ name: String) -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-bench-\(name)-\(UUID().uuidString)")
 }
 
-/// A Kiosk wired to a demo upstream.
+/// A Kiosk wired to a demo upstream (see `benchConfiguration` in CaptureBench.swift).
 func makeKiosk(_ demo: DemoUpstream, name: String) async throws -> Kiosk {
-    let keys = await demo.keys
-    var sources = SourceConfiguration.live
-    sources.nytBaseURL = await demo.nytBaseURL
-    sources.marvelBaseURL = await demo.marvelBaseURL
-    sources.rickAndMortyBaseURL = await demo.rickAndMortyBaseURL
-    sources.dogsURL = await demo.dogsURL
-    sources.nytAPIKey = keys.nyt
-    sources.marvelPublicKey = keys.marvelPublic
-    sources.marvelPrivateKey = keys.marvelPrivate
-    return try Kiosk(configuration: KioskConfiguration(dataDirectory: temporaryDirectory(name), sources: sources))
+    try Kiosk(configuration: await benchConfiguration(demo, name: name))
 }
 
 #if DEBUG
@@ -210,6 +201,15 @@ do {
 
 // 6. The web app: cached list page over HTTP, throughput with wrk, `kiosk serve` start-up (WebBench.swift).
 await webBenchmarks(demo: demo, quick: quick)
+
+// 7. The network debugger: capture's cost on catalog requests (CaptureBench.swift), and the request
+// log's insert rate, search over 100,000 logged requests and bounded size (LogBench.swift).
+await captureBenchmarks(demo: demo, quick: quick)
+do {
+    try runLogBenchmarks(quick: quick)
+} catch {
+    print("[log] failed: \(error)")
+}
 
 print("[memory] peak RSS of the whole run (includes the 100,000-item load): \(peakRSSKilobytes() / 1024) MB")
 await demo.stop()

@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import KioskCore
+import KioskStore
+import KioskApp
 import Testing
 @testable import KioskWeb
 
@@ -244,11 +246,36 @@ struct PageCacheTests {
         }
     }
 
+    @Test("A change made by another process, through its own connection, is never hidden by the cache")
+    func otherProcessWrites() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "d", count: 64)
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
+            // Given a cached list page
+            _ = try await client.get("/rickandmorty", headers: cookie)
+            let cached = try await client.get("/rickandmorty", headers: cookie)
+            #expect(cached.body.contains("aria-label=\"Add Morty Smith to favorites\""))
+            // When another process (a `kiosk favorite add` in a terminal) stars Morty through its own connection
+            let path = try #require(harness.kiosk.database.path)
+            let other = try AppDatabase.open(at: path)
+            try other.setFavorite(true, source: .rickandmorty, itemID: "2")
+            // Then the next page shows the star
+            let after = try await client.get("/rickandmorty", headers: cookie)
+            #expect(after.body.contains("aria-label=\"Remove Morty Smith from favorites\""))
+        }
+    }
+
     @Test("The cache keeps at most its capacity, dropping the least recently used page")
     func capacity() {
         let cache = PageCache(capacity: 2)
+        let metadata = SnapshotMetadata(fetchedAt: Date(timeIntervalSince1970: 0), freshUntil: Date(timeIntervalSince1970: 3600))
+        let update = CatalogUpdate(page: Page(request: PageRequest(source: .dogs), items: []), metadata: metadata, origin: .store,
+                                   isStale: false, isRevalidating: false, error: nil, asOf: Date(timeIntervalSince1970: 10))
         var renders = 0
-        func page(_ key: String) -> String { cache.page(key: key, token: "t") { renders += 1; return HTML.text(key) } }
+        func page(_ key: String) -> String {
+            if let hit = cache.page(key: key, token: "t", now: Date(timeIntervalSince1970: 10), language: .en) { return hit }
+            return cache.render(key: key, update: update, token: "t", language: .en) { renders += 1; return HTML.text(key) }
+        }
         _ = page("a"); _ = page("b"); _ = page("a"); _ = page("c")
         #expect(cache.count == 2)
         #expect(renders == 3)
@@ -256,5 +283,7 @@ struct PageCacheTests {
         #expect(renders == 3)
         _ = page("b")
         #expect(renders == 4)
+        // And an entry whose age would read differently now is not served
+        #expect(cache.page(key: "b", token: "t", now: Date(timeIntervalSince1970: 7200), language: .en) == nil)
     }
 }
