@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Removes secrets from URLs and headers before they reach a log, a page, an error or a file.
 public struct Redactor: Sendable, Hashable {
@@ -55,6 +60,9 @@ public struct Redactor: Sendable, Hashable {
         var result = data
         for secret in secretValues.sorted(by: { $0.count > $1.count }) {
             let needle = Data(secret.utf8)
+            // Every captured body is scanned for every key: a fast scan first, as a key is almost never
+            // there and `Data.range(of:)` is a slow byte-by-byte search on Linux.
+            guard Self.contains(result, needle) else { continue }
             let replacement = Data(Self.placeholder.utf8)
             var searchStart = result.startIndex
             while let range = result.range(of: needle, in: searchStart..<result.endIndex) {
@@ -63,6 +71,26 @@ public struct Redactor: Sendable, Hashable {
             }
         }
         return result
+    }
+
+    /// Whether `needle` occurs in `haystack`: memchr to the candidates, memcmp to confirm.
+    static func contains(_ haystack: Data, _ needle: Data) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+        return haystack.withUnsafeBytes { hay in
+            needle.withUnsafeBytes { pin in
+                guard let start = hay.baseAddress, let pattern = pin.baseAddress else { return false }
+                let first = Int32(pin[0])
+                let lastStart = hay.count - pin.count
+                var offset = 0
+                while offset <= lastStart {
+                    guard let found = memchr(start + offset, first, lastStart - offset + 1) else { return false }
+                    let index = start.distance(to: UnsafeRawPointer(found))
+                    if memcmp(start + index, pattern, pin.count) == 0 { return true }
+                    offset = index + 1
+                }
+                return false
+            }
+        }
     }
 
     private func redactQuery(_ url: URL) -> String {

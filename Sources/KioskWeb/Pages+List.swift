@@ -14,6 +14,9 @@ struct ListParameters: Sendable {
     var refresh = false
     /// `?edit=1` on dogs: the list with Delete and Move buttons.
     var edit = false
+    /// Filter values the source fills in when none is given (NYT: viewed, 7 days): their selects show
+    /// that value and offer no "any".
+    var defaults: [String: String] = [:]
 
     /// Rejects unknown names, a non-numeric or out-of-range page and an oversized query with a 400;
     /// filter values are checked later by the source, whose message lists the valid ones.
@@ -218,8 +221,9 @@ extension Pages {
             ]),
         ]
         for name in filterValues.keys.sorted() {
-            let current = parameters.filters[name]?.lowercased() ?? ""
-            let options = [E.element("option", [.attribute("value", "")], [.text(strings.any)])] + (filterValues[name] ?? []).map { value in
+            let current = parameters.filters[name]?.lowercased() ?? parameters.defaults[name] ?? ""
+            let any = parameters.defaults[name] == nil ? [E.element("option", [.attribute("value", "")], [.text(strings.any)])] : []
+            let options = any + (filterValues[name] ?? []).map { value in
                 E.element("option", [.attribute("value", value), value == current ? .flag("selected") : nil],
                           [.text(strings.filterValue(name, value))])
             }

@@ -133,7 +133,8 @@ struct WebController: Sendable {
     private func list(_ rawSource: String, request: Request, api: Bool) async throws -> Response {
         let (id, source) = try self.source(rawSource)
         let query = try QueryString(parsing: request.uri.query)
-        let parameters = try ListParameters(source: id, filterNames: Array(source.filterValues.keys), query: query)
+        var parameters = try ListParameters(source: id, filterNames: Array(source.filterValues.keys), query: query)
+        parameters.defaults = (try? source.normalize(PageRequest(source: id)).filters) ?? [:]
         let policy: RefreshPolicy = parameters.refresh ? .force : .automatic
         if let text = parameters.q {
             _ = try kiosk.catalog.normalize(parameters.request)

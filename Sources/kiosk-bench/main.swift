@@ -65,6 +65,13 @@ print("")
 let demo = DemoUpstream()
 try await demo.start()
 
+// `--capture-only`: just the capture figures, for iterating on the capture path.
+if arguments.contains("--capture-only") {
+    await captureBenchmarks(demo: demo, quick: quick)
+    await demo.stop()
+    exit(0)
+}
+
 // 1. A 20-item list page from a warm store.
 do {
     let kiosk = try await makeKiosk(demo, name: "list")

@@ -287,3 +287,21 @@ struct PageCacheTests {
         #expect(cache.page(key: "b", token: "t", now: Date(timeIntervalSince1970: 7200), language: .en) == nil)
     }
 }
+
+@Suite("Web app: filter selects")
+struct FilterSelectTests {
+    @Test("NYT's kind and period show the values the list is really for, with no meaningless \"any\"")
+    func nytDefaults() async throws {
+        try await withWeb { _, client in
+            // Given the NYT list without parameters (it shows the most viewed of 7 days)
+            let page = try await client.get("/nyt")
+            // Then the selects say so, and offer no "any"
+            #expect(page.body.contains("<option value=\"viewed\" selected>Most viewed</option>"))
+            #expect(page.body.contains("<option value=\"7\" selected>Last 7 days</option>"))
+            #expect(!page.body.contains("<select name=\"kind\"><option value=\"\">"))
+            // And Rick and Morty's filters, which have no default, still offer "any"
+            let rick = try await client.get("/rickandmorty")
+            #expect(rick.body.contains("<select name=\"status\"><option value=\"\">any</option>"))
+        }
+    }
+}
