@@ -32,6 +32,18 @@ struct DebugController: Sendable {
             try await access.check(request)
             return try JSONResponse.ok(RequestJSON(try record(try context.parameters.require("id"))))
         }
+        router.get("/debug/har") { request, _ in
+            try await access.check(request)
+            let (filter, query) = try Self.filter(request)
+            try log().flushQuietly()
+            // The whole log (or all that match) unless a limit is asked for.
+            let maximum = query["limit"] == nil ? 100_000 : filter.limit
+            let data = try HAR.export(try log().fullRecords(matching: filter, maximum: maximum))
+            let name = "kiosk-\(Int(kiosk.now().timeIntervalSince1970)).har"
+            return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8",
+                                                   .contentDisposition: "attachment; filename=\"\(name)\""],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        }
         router.post("/debug/login") { request, _ in try await access.login(request) }
     }
 

@@ -14,7 +14,8 @@ enum DebugPages {
             E.element("h1", [], ["Network debugger"]),
             E.element("p", [.class("status")], [
                 .text("\(count) request\(count == 1 ? "" : "s") logged · redacted at capture · newest first · "),
-                E.element("a", [Attribute.localHref("/debug/api/requests")], ["JSON"]),
+                E.element("a", [Attribute.localHref("/debug/api/requests")], ["JSON"]), " · ",
+                E.element("a", [Attribute.localHref("/debug/har" + query.encoded)], ["Export HAR"]),
             ]),
             filterForm(query),
         ]
@@ -109,6 +110,10 @@ enum DebugPages {
         content.append(E.element("dl", [.class("facts")], facts.flatMap { name, value in
             [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])]
         }))
+        content.append(E.element("section", [], [
+            E.element("h2", [], ["As cURL (redacted)"]),
+            E.element("pre", [.class("raw"), .attribute("tabindex", "0")], [.text(HAR.curl(record))]),
+        ]))
         content.append(headers("Request headers", record.requestHeaders))
         content.append(headers("Response headers", record.responseHeaders))
         if let body = record.requestBody { content.append(bodySection("Request body", body)) }

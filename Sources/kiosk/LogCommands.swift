@@ -67,6 +67,7 @@ struct LogCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The request's id, as `kiosk log` prints it.") var id: Int64
         @Flag(help: "Print JSON.") var json = false
+        @Flag(help: "Print the request as a curl command (redacted).") var curl = false
 
         func run() async throws {
             try await reportingErrors {
@@ -74,7 +75,11 @@ struct LogCommand: AsyncParsableCommand {
                 guard let record = try log.record(id: id) else {
                     throw KioskError.notFound("request \(id) in the log (it may have been evicted)")
                 }
-                print(json ? try Output.json(RequestJSON(record)) : LogCommand.detail(record))
+                if curl {
+                    print(HAR.curl(record))
+                } else {
+                    print(json ? try Output.json(RequestJSON(record)) : LogCommand.detail(record))
+                }
             }
         }
     }

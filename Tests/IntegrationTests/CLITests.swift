@@ -147,6 +147,17 @@ struct LogCLITests {
         let badStatus = try cli.run(["log", "--status", "7xx"])
         #expect(badStatus.status == 64 && badStatus.stderr.contains("--status"))
         #expect(try cli.run(["log"]).stdout.split(separator: "\n").count == 4)
+        // And the log exports as HAR to a file, and show --curl prints a redacted command
+        let har = cli.dataDirectory.appendingPathComponent("out.har")
+        let export = try cli.run(["har", "export", har.path])
+        #expect(export.status == 0 && export.stderr.contains("Wrote 3 requests"))
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: har)) as? [String: Any])
+        #expect(((document["log"] as? [String: Any])?["entries"] as? [Any])?.count == 3)
+        let curl = try cli.run(["log", "show", String(newest), "--curl"])
+        #expect(curl.stdout.hasPrefix("curl '") && curl.stdout.contains("hash=<redacted>"))
+        // And an export to a folder that does not exist fails clearly and writes nothing
+        let bad = try cli.run(["har", "export", "/nonexistent-folder/out.har"])
+        #expect(bad.status != 0 && bad.stderr.contains("cannot write /nonexistent-folder/out.har"))
         // And clear empties it
         #expect(try cli.run(["log", "clear"]).stdout.contains("Cleared 3 requests."))
         #expect(try cli.run(["log"]).stdout.contains("No requests logged yet."))

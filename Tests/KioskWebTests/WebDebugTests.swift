@@ -43,6 +43,15 @@ struct WebDebugTests {
             #expect(info.lowerBound < results.lowerBound)
             #expect(detail.body.contains("<span class=\"key\">[0]</span>"))
             #expect(detail.body.contains("<span class=\"string\">&quot;Rick Sanchez&quot;</span>"))
+            #expect(detail.body.contains("curl &#39;http://"))
+            // And the log downloads as a HAR file, filters applied, without a key
+            let har = try await client.get("/debug/har?source=marvel")
+            #expect(har.status == .ok)
+            #expect(har.header("Content-Disposition")?.hasPrefix("attachment; filename=\"kiosk-") == true)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(har.bytes)) as? [String: Any])
+            let entries = try #require((document["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+            #expect(entries.count == 1 && entries[0]["_kioskSource"] as? String == "marvel")
+            for key in [keys.nyt, keys.marvelPublic, keys.marvelPrivate] { #expect(!har.body.contains(key)) }
         }
     }
 

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import KioskApp
+import KioskCore
+import KioskStore
+
+/// `kiosk har`: the request log as an HTTP Archive.
+struct HARCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "har", abstract: "Export the request log as an HTTP Archive (HAR 1.2), redacted.",
+        subcommands: [Export.self])
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the whole log, or the requests matching the filters, to a .har file.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The file to write (replaced if it exists; `-` for standard output).") var file: String
+        @Option(help: "Only this source.") var source: SourceID?
+        @Option(help: "Full-text search over URLs and bodies.") var search: String?
+        @Option(help: "Only this status class: 2xx, 3xx, 4xx, 5xx, or error.") var status: String?
+        @Option(help: "Only this cache decision.") var decision: String?
+        @Option(help: "At most this many requests, newest first.") var limit = 100_000
+
+        func validate() throws {
+            guard !file.isEmpty else { throw ValidationError("Give a file name to write the archive to.") }
+            guard limit >= 1 else { throw ValidationError("--limit must be 1 or more.") }
+            if let status, LogCommand.statusClass(status) == nil {
+                throw ValidationError("--status must be 2xx, 3xx, 4xx, 5xx or error (got \(status)).")
+            }
+            if let decision, CacheDecision(rawValue: decision) == nil {
+                throw ValidationError("--decision must be one of \(CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let log = try LogCommand.open(global)
+                let filter = RequestFilter(text: search, source: source, statusClass: status.flatMap(LogCommand.statusClass),
+                                           decision: decision.flatMap(CacheDecision.init(rawValue:)))
+                let records = try log.fullRecords(matching: filter, maximum: limit)
+                let data = try HAR.export(records)
+                if file == "-" {
+                    FileHandle.standardOutput.write(data)
+                    return
+                }
+                do {
+                    // Atomic: a failure (a full disk) leaves any previous file as it was.
+                    try data.write(to: URL(fileURLWithPath: file), options: .atomic)
+                } catch {
+                    throw KioskError.storage("cannot write \(file): \((error as NSError).localizedDescription)")
+                }
+                printError("Wrote \(records.count) request\(records.count == 1 ? "" : "s") to \(file).")
+            }
+        }
+    }
+}

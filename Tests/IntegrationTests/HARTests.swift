@@ -1,0 +1,76 @@
+import Foundation
+import KioskApp
+import KioskCore
+import KioskStore
+import Testing
+
+@Suite("HAR export")
+struct HARTests {
+    @Test("The export has every field HAR 1.2 requires, Kiosk's cache decisions, and no secret")
+    func export() async throws {
+        try await withHarness { h in
+            let log = try #require(h.kiosk.requestLog)
+            // Given traffic to every source, a store answer and a failed exchange
+            for source in SourceID.allCases { _ = try await h.catalog.page(PageRequest(source: source)) }
+            _ = try await h.catalog.page(PageRequest(source: .dogs))
+            try await h.setFaults { $0.offline = true }
+            _ = try? await h.catalog.page(PageRequest(source: .rickandmorty, page: 2))
+            try log.flush()
+            // When the log is exported
+            let records = try log.fullRecords(matching: RequestFilter())
+            let data = try HAR.export(records)
+            // Then the document has the required structure, entry by entry
+            let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let harLog = try #require(root["log"] as? [String: Any])
+            #expect(harLog["version"] as? String == "1.2")
+            let creator = try #require(harLog["creator"] as? [String: Any])
+            #expect(creator["name"] as? String == "Kiosk" && creator["version"] is String)
+            let entries = try #require(harLog["entries"] as? [[String: Any]])
+            #expect(entries.count == records.count && entries.count >= 6)
+            for entry in entries {
+                for key in ["startedDateTime", "time", "request", "response", "cache", "timings"] {
+                    #expect(entry[key] != nil, "entry lacks \(key)")
+                }
+                let started = try #require(entry["startedDateTime"] as? String)
+                #expect(try Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(started) > Date.distantPast)
+                let request = try #require(entry["request"] as? [String: Any])
+                for key in ["method", "url", "httpVersion", "cookies", "headers", "queryString", "headersSize", "bodySize"] {
+                    #expect(request[key] != nil, "request lacks \(key)")
+                }
+                let response = try #require(entry["response"] as? [String: Any])
+                for key in ["status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL", "headersSize", "bodySize"] {
+                    #expect(response[key] != nil, "response lacks \(key)")
+                }
+                let content = try #require(response["content"] as? [String: Any])
+                #expect(content["size"] is Int && content["mimeType"] is String)
+                let timings = try #require(entry["timings"] as? [String: Double])
+                for key in ["send", "wait", "receive"] { #expect((timings[key] ?? -1) >= 0, "timings.\(key)") }
+                #expect(entry["_kioskDecision"] is String)
+            }
+            // And the decisions and the failure are there
+            let decisions = Set(entries.compactMap { $0["_kioskDecision"] as? String })
+            #expect(decisions.isSuperset(of: ["network", "fresh"]))
+            #expect(entries.contains { ($0["response"] as? [String: Any])?["status"] as? Int == 0 && $0["_kioskError"] is String })
+            // And entries are oldest first
+            let times = entries.compactMap { $0["startedDateTime"] as? String }
+            #expect(times == times.sorted())
+            // And no key appears anywhere in the archive
+            let text = String(decoding: data, as: UTF8.self)
+            let keys = try [#require(h.kiosk.configuration.sources.nytAPIKey), #require(h.kiosk.configuration.sources.marvelPublicKey),
+                            #require(h.kiosk.configuration.sources.marvelPrivateKey)]
+            for key in keys { #expect(!text.contains(key)) }
+            #expect(text.contains("apikey=<redacted>") || text.contains("apikey=%3Credacted%3E"))
+        }
+    }
+
+    @Test("cURL commands are redacted and quoted so the shell interprets nothing")
+    func curl() {
+        let record = RequestRecord(startedAt: Date(), source: .marvel, endpoint: "marvel.characters", method: "GET",
+                                   url: "https://gateway.marvel.com/v1/public/characters?nameStartsWith=it's&apikey=<redacted>",
+                                   requestHeaders: [.init(name: "Accept", value: "application/json"),
+                                                    .init(name: "X-Note", value: "$(rm -rf ~) `x`")],
+                                   timings: RequestTimings(total: 0), decision: .network)
+        let command = HAR.curl(record)
+        #expect(command == #"curl 'https://gateway.marvel.com/v1/public/characters?nameStartsWith=it'\''s&apikey=<redacted>' -H 'Accept: application/json' -H 'X-Note: $(rm -rf ~) `x`'"#)
+    }
+}
