@@ -231,3 +231,85 @@ extension RequestLog {
         return result
     }
 }
+
+extension HAR {
+    /// Why an archive cannot be imported.
+    public struct ImportError: Error, Sendable, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// Mock rules that replay the responses of an archive written by Kiosk, Chrome, Firefox or mitmproxy:
+    /// one per method and URL (the last response wins), bodies decoded from base64 when so marked.
+    /// Entries without a response (status 0), 304s (nothing to replay without a stored copy) and entries
+    /// without a body are skipped. Throws with a reason, importing nothing, when the file is not a HAR.
+    public static func mockRules(fromArchive data: Data, origin: String) throws -> [MockRule] {
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let detail = parseReason(data)
+            throw ImportError(message: "Not a HAR file: it is not JSON\(detail.isEmpty ? "" : " (\(detail))").")
+        }
+        guard let log = (root as? [String: Any])?["log"] as? [String: Any] else {
+            throw ImportError(message: "Not a HAR file: there is no \"log\" object at the top.")
+        }
+        guard let entries = log["entries"] as? [Any] else {
+            throw ImportError(message: "Not a HAR file: \"log.entries\" is missing or not an array.")
+        }
+        var rules: [String: MockRule] = [:]
+        var order: [String] = []
+        for (index, rawEntry) in entries.enumerated() {
+            guard let entry = rawEntry as? [String: Any],
+                  let request = entry["request"] as? [String: Any], let response = entry["response"] as? [String: Any] else {
+                throw ImportError(message: "log.entries[\(index)] has no request or response object.")
+            }
+            guard let method = request["method"] as? String, let url = request["url"] as? String,
+                  let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw ImportError(message: "log.entries[\(index)].request has no method or no http(s) url.")
+            }
+            guard let status = (response["status"] as? NSNumber)?.intValue else {
+                throw ImportError(message: "log.entries[\(index)].response.status is missing or not a number.")
+            }
+            guard (100...599).contains(status), status != 304 else { continue }
+            let content = response["content"] as? [String: Any] ?? [:]
+            guard let text = content["text"] as? String else { continue }
+            let body: Data
+            if (content["encoding"] as? String)?.lowercased() == "base64" {
+                guard let decoded = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+                    throw ImportError(message: "log.entries[\(index)].response.content.text is marked base64 but is not.")
+                }
+                body = decoded
+            } else {
+                body = Data(text.utf8)
+            }
+            var headers = (response["headers"] as? [[String: Any]] ?? []).compactMap { header -> RequestRecord.HeaderField? in
+                guard let name = header["name"] as? String, let value = header["value"] as? String else { return nil }
+                return RequestRecord.HeaderField(name: name, value: value)
+            }
+            // The body is stored decoded and whole, and cookies are never replayed.
+            let dropped: Set<String> = ["content-encoding", "content-length", "transfer-encoding", "connection", "set-cookie",
+                                        "keep-alive", MockingTransport.markerHeader.lowercased()]
+            headers.removeAll { dropped.contains($0.name.lowercased()) || $0.name.hasPrefix(":") }
+            if !headers.contains(where: { $0.name.lowercased() == "content-type" }), let mime = content["mimeType"] as? String, !mime.isEmpty {
+                headers.append(RequestRecord.HeaderField(name: "Content-Type", value: mime))
+            }
+            let key = method.uppercased() + " " + url
+            if rules[key] == nil { order.append(key) }
+            rules[key] = MockRule(method: method, urlPattern: url, status: status, headers: headers, body: body, origin: origin)
+        }
+        guard !order.isEmpty else {
+            throw ImportError(message: "The archive has no response with a body to replay (\(entries.count) entries).")
+        }
+        return order.compactMap { rules[$0] }
+    }
+
+    private static func parseReason(_ data: Data) -> String {
+        do {
+            _ = try OrderedJSON.parse(data)
+            return ""
+        } catch {
+            return String(describing: error)
+        }
+    }
+}

@@ -25,6 +25,8 @@ public final class Kiosk: Sendable {
     public let redactor: Redactor
     /// Wall time, as injected (ages shown are computed from it).
     public let now: @Sendable () -> Date
+    /// The network debugger's mock rules ("map local"), answered before the upstream.
+    public let mocks: MockRules
     private let httpTransport: AsyncHTTPTransport?
     private let reconnectWatcher: Task<Void, Never>
 
@@ -83,12 +85,15 @@ public final class Kiosk: Sendable {
             wire = real
             httpTransport = real
         }
-        // Capture wraps the wire itself, so every exchange (each retry too) is one record; the probe
-        // below goes around it, as probing is Kiosk's own housekeeping, not a request for data.
+        // Mock rules answer before the wire; capture wraps both, so every exchange (each retry too, mocked
+        // or not) is one record. The probe below goes around them: probing is Kiosk's own housekeeping.
+        let mocks = MockRules(fileURL: configuration.mockRulesURL, redactor: redactor)
+        self.mocks = mocks
+        let mocking = MockingTransport(base: wire, rules: mocks)
         let bottom: any HTTPTransport = requestLog.map { log in
-            CapturingTransport(base: wire, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
+            CapturingTransport(base: mocking, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
                                now: dependencies.now) { log.enqueue($0) }
-        } ?? wire
+        } ?? mocking
         // The probe is given at init so that a failure right at start-up already starts probing.
         let probeTransport = wire
         let connectivity = ConnectivityMonitor(clock: dependencies.clock, now: dependencies.now) { origin in
@@ -141,8 +146,9 @@ public final class Kiosk: Sendable {
     /// Stops background work and closes connections.
     public func shutdown() async {
         reconnectWatcher.cancel()
-        // Records still queued are written before the process ends.
+        // Records still queued and mock hit counts are written before the process ends.
         try? requestLog?.flush()
+        mocks.saveHits(force: true)
         await connectivity.stop()
         await httpTransport?.shutdown()
     }

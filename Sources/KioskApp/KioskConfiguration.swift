@@ -40,6 +40,12 @@ public struct KioskConfiguration: Sendable {
         return dataDirectory.appendingPathComponent(base + "-log.sqlite")
     }
 
+    /// The network debugger's mock rules beside the database (`kiosk-mocks.json`, `kiosk-demo-mocks.json`).
+    public var mockRulesURL: URL {
+        let base = databaseName.hasSuffix(".sqlite") ? String(databaseName.dropLast(".sqlite".count)) : databaseName
+        return dataDirectory.appendingPathComponent(base + "-mocks.json")
+    }
+
     /// The redactor for everything Kiosk records: the standard names and headers, any configured
     /// extra ones, and the configured keys' values wherever they appear.
     public var redactor: Redactor {

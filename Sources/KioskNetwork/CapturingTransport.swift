@@ -57,7 +57,13 @@ public final class CapturingTransport: HTTPTransport {
             status: response?.status, responseHeaders: response.map { fields($0.headers) } ?? [],
             responseBody: response.map { body($0.body) },
             error: errorText, timings: timings,
-            decision: response?.status == 304 ? .revalidated : .network)
+            decision: response.map(Self.decision) ?? .network)
+    }
+
+    /// Mocked (marked by the mocking transport below), revalidated (304) or a plain network answer.
+    static func decision(_ response: HTTPResponse) -> CacheDecision {
+        if response.headers["X-Kiosk-Mock"] != nil { return .mocked }
+        return response.status == 304 ? .revalidated : .network
     }
 
     private func fields(_ headers: HTTPHeaderFields) -> [RequestRecord.HeaderField] {

@@ -8,7 +8,33 @@ import KioskStore
 struct HARCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "har", abstract: "Export the request log as an HTTP Archive (HAR 1.2), redacted.",
-        subcommands: [Export.self])
+        subcommands: [Export.self, Import.self])
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Turn an archive (from Kiosk, Chrome, Firefox or mitmproxy) into mock rules, to replay it offline.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The .har file.") var file: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let data: Data
+                do {
+                    data = try Data(contentsOf: URL(fileURLWithPath: file))
+                } catch {
+                    throw KioskError.invalidRequest("Cannot read \(file): \((error as NSError).localizedDescription)")
+                }
+                let rules: [MockRule]
+                do {
+                    rules = try HAR.mockRules(fromArchive: data, origin: "har: " + URL(fileURLWithPath: file).lastPathComponent)
+                } catch let error as HAR.ImportError {
+                    throw KioskError.invalidRequest("\(file): \(error.message) Nothing was imported.")
+                }
+                let added = try MockCommand.open(global).add(rules)
+                print("Imported \(added.count) mock rule\(added.count == 1 ? "" : "s") from \(file); `kiosk mock list` shows them.")
+            }
+        }
+    }
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

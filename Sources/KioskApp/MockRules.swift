@@ -1,0 +1,237 @@
+import Foundation
+import KioskCore
+import Synchronization
+
+/// One "map local" rule of the network debugger: requests it matches are answered with its response,
+/// without the upstream, and logged as `mocked`.
+public struct MockRule: Sendable, Hashable, Codable, Identifiable {
+    /// Stable within the rules file.
+    public var id: Int
+    /// GET, HEAD... (`*` for any).
+    public var method: String
+    /// The URL to match: exact after normalisation (secret query items and their order ignored), or a
+    /// pattern where `*` matches any run of characters.
+    public var urlPattern: String
+    public var status: Int
+    public var headers: [RequestRecord.HeaderField]
+    public var body: Data
+    public var isEnabled: Bool
+    /// How many requests it answered.
+    public var hits: Int
+    /// Where it came from ("har: file.har", "added by hand", "from request #12").
+    public var origin: String
+
+    public init(id: Int = 0, method: String = "GET", urlPattern: String, status: Int = 200,
+                headers: [RequestRecord.HeaderField] = [], body: Data = Data(), isEnabled: Bool = true, hits: Int = 0,
+                origin: String = "added by hand") {
+        self.id = id
+        self.method = method.uppercased()
+        self.urlPattern = urlPattern
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.isEnabled = isEnabled
+        self.hits = hits
+        self.origin = origin
+    }
+}
+
+/// The mock rules, persisted as JSON in the data directory (so `kiosk mock add` in a terminal is seen by
+/// a running `kiosk serve`: the file is read again whenever it changes). Matching ignores the secret
+/// query items the redactor knows (`apikey`, `hash`, `ts`...), so a rule imported from a redacted
+/// archive matches the live request with its real keys.
+public final class MockRules: Sendable {
+    /// The JSON file; nil keeps the rules in memory only.
+    public let fileURL: URL?
+    private let redactor: Redactor
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var rules: [MockRule] = []
+        var loadedStamp: Date?
+        var dirtyHits = false
+        var lastHitSave = Date.distantPast
+    }
+
+    private struct File: Codable {
+        var rules: [MockRule]
+    }
+
+    /// Rules in `fileURL` (created on the first save); `redactor` names the query items matching ignores.
+    public init(fileURL: URL?, redactor: Redactor) {
+        self.fileURL = fileURL
+        self.redactor = redactor
+    }
+
+    /// Every rule, in the order they are tried.
+    public func all() throws -> [MockRule] {
+        try reloadIfChanged()
+        return state.withLock { $0.rules }
+    }
+
+    /// Adds rules (ids assigned), replacing enabled rules with the same method and pattern; saves.
+    @discardableResult
+    public func add(_ newRules: [MockRule]) throws -> [MockRule] {
+        try reloadIfChanged()
+        let added = state.withLock { state -> [MockRule] in
+            var nextID = (state.rules.map(\.id).max() ?? 0) + 1
+            var added: [MockRule] = []
+            for var rule in newRules {
+                state.rules.removeAll { $0.method == rule.method && $0.urlPattern == rule.urlPattern }
+                rule.id = nextID
+                nextID += 1
+                state.rules.append(rule)
+                added.append(rule)
+            }
+            return added
+        }
+        try save()
+        return added
+    }
+
+    /// Removes a rule; throws `notFound` for an unknown id.
+    public func remove(id: Int) throws {
+        try reloadIfChanged()
+        let removed = state.withLock { state -> Bool in
+            let before = state.rules.count
+            state.rules.removeAll { $0.id == id }
+            return state.rules.count < before
+        }
+        guard removed else { throw KioskError.notFound("mock rule \(id)") }
+        try save()
+    }
+
+    /// Enables or disables a rule; throws `notFound` for an unknown id.
+    public func setEnabled(_ enabled: Bool, id: Int) throws {
+        try reloadIfChanged()
+        let found = state.withLock { state -> Bool in
+            guard let index = state.rules.firstIndex(where: { $0.id == id }) else { return false }
+            state.rules[index].isEnabled = enabled
+            return true
+        }
+        guard found else { throw KioskError.notFound("mock rule \(id)") }
+        try save()
+    }
+
+    /// The first enabled rule matching `request`, counting the hit.
+    public func match(_ request: HTTPRequest) -> MockRule? {
+        try? reloadIfChanged()
+        let key = Self.normalized(request.url.absoluteString, ignoring: redactor.queryItems)
+        let rule = state.withLock { state -> MockRule? in
+            guard let index = state.rules.firstIndex(where: { rule in
+                rule.isEnabled && (rule.method == "*" || rule.method == request.method.uppercased())
+                    && Self.matches(pattern: rule.urlPattern, key: key, ignoring: redactor.queryItems)
+            }) else { return nil }
+            state.rules[index].hits += 1
+            state.dirtyHits = true
+            return state.rules[index]
+        }
+        return rule
+    }
+
+    /// Writes the hit counts gathered since the last save, at most once a second unless `force`d: an
+    /// offline replay answers dozens of requests a second, and the counts need not be exact to the moment.
+    public func saveHits(force: Bool = false) {
+        let now = Date()
+        let due = state.withLock { state -> Bool in
+            guard state.dirtyHits, force || now.timeIntervalSince(state.lastHitSave) >= 1 else { return false }
+            state.dirtyHits = false
+            state.lastHitSave = now
+            return true
+        }
+        if due { try? save() }
+    }
+
+    // MARK: Matching
+
+    static func matches(pattern: String, key: String, ignoring names: Set<String>) -> Bool {
+        if pattern.contains("*") { return wildcard(pattern, key) }
+        return normalized(pattern, ignoring: names) == key
+    }
+
+    /// The URL without secret query items, the rest sorted: two requests for the same data compare equal
+    /// whatever their keys, timestamps and parameter order.
+    static func normalized(_ url: String, ignoring names: Set<String>) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        let kept = (components.queryItems ?? []).filter { !names.contains($0.name.lowercased()) }
+            .sorted { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }
+        components.queryItems = kept.isEmpty ? nil : kept
+        components.fragment = nil
+        return components.string ?? url
+    }
+
+    /// `*` matches any run of characters (including none); everything else literally.
+    static func wildcard(_ pattern: String, _ text: String) -> Bool {
+        let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count > 1 else { return pattern == text }
+        guard text.hasPrefix(parts[0]) else { return false }
+        var rest = text.dropFirst(parts[0].count)
+        for part in parts.dropFirst().dropLast() where !part.isEmpty {
+            guard let range = rest.range(of: part) else { return false }
+            rest = rest[range.upperBound...]
+        }
+        return rest.hasSuffix(parts.last ?? "")
+    }
+
+    // MARK: Persistence
+
+    private func stamp() -> Date? {
+        guard let fileURL else { return nil }
+        return (try? FileManager.default.attributesOfItem(atPath: fileURL.path))?[.modificationDate] as? Date
+    }
+
+    private func reloadIfChanged() throws {
+        guard let fileURL else { return }
+        let current = stamp()
+        guard current != state.withLock({ $0.loadedStamp }) else { return }
+        guard let current else {
+            state.withLock { $0.rules = []; $0.loadedStamp = nil }
+            return
+        }
+        do {
+            let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: fileURL))
+            state.withLock { $0.rules = file.rules; $0.loadedStamp = current }
+        } catch {
+            throw KioskError.storage("cannot read the mock rules in \(fileURL.path): \(error.localizedDescription)")
+        }
+    }
+
+    private func save() throws {
+        guard let fileURL else { return }
+        let rules = state.withLock { $0.rules }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            // Atomic: a reader (another process) sees the old file or the new one, never half of one.
+            try encoder.encode(File(rules: rules)).write(to: fileURL, options: .atomic)
+        } catch {
+            throw KioskError.storage("cannot save the mock rules to \(fileURL.path): \(error.localizedDescription)")
+        }
+        let written = stamp()
+        state.withLock { $0.loadedStamp = written }
+    }
+}
+
+/// Answers requests that a mock rule matches, marking the response (`X-Kiosk-Mock: <rule id>`) so the
+/// capture logs it as `mocked`; everything else goes to the upstream.
+public final class MockingTransport: HTTPTransport {
+    /// The response header that marks a mocked answer.
+    public static let markerHeader = "X-Kiosk-Mock"
+    private let base: any HTTPTransport
+    private let rules: MockRules
+
+    public init(base: any HTTPTransport, rules: MockRules) {
+        self.base = base
+        self.rules = rules
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let rule = rules.match(request) else { return try await base.send(request) }
+        var headers = HTTPHeaderFields(rule.headers.map { (name: $0.name, value: $0.value) })
+        headers[Self.markerHeader] = String(rule.id)
+        rules.saveHits()
+        return HTTPResponse(status: rule.status, headers: headers, body: rule.body, url: request.url,
+                            timings: RequestTimings(total: 0))
+    }
+}
