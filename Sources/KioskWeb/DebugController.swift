@@ -44,6 +44,45 @@ struct DebugController: Sendable {
                                                    .contentDisposition: "attachment; filename=\"\(name)\""],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
+        router.get("/debug/mocks") { request, _ in
+            try await access.check(request)
+            return Pages.response(DebugPages.mocks(try kiosk.mocks.all()))
+        }
+        // One click from a logged response to a rule that answers it from now on.
+        router.post("/debug/requests/{id}/mock") { request, context in
+            try await access.check(request)
+            _ = try await CSRFProtection.verifiedForm(request)
+            let record = try record(try context.parameters.require("id"))
+            guard let status = record.status, let body = record.responseBody else {
+                throw WebError.badRequest("Request #\(record.id) has no response to mock.")
+            }
+            guard !body.isTruncated else {
+                throw WebError.badRequest("Request #\(record.id)'s body was truncated at capture, so it cannot be replayed whole.")
+            }
+            let headers = record.responseHeaders.filter {
+                !["content-length", "content-encoding", "transfer-encoding", "connection", "set-cookie",
+                  MockingTransport.markerHeader.lowercased()].contains($0.name.lowercased())
+            }
+            try kiosk.mocks.add([MockRule(method: record.method, urlPattern: record.url, status: status, headers: headers,
+                                          body: body.data, origin: "from request #\(record.id)")])
+            return WebController.seeOther("/debug/mocks")
+        }
+        router.post("/debug/mocks/{id}/{action}") { request, context in
+            try await access.check(request)
+            _ = try await CSRFProtection.verifiedForm(request)
+            guard let id = Int(try context.parameters.require("id")) else { throw WebError.badRequest("A rule id is a whole number.") }
+            do {
+                switch try context.parameters.require("action") {
+                case "enable": try kiosk.mocks.setEnabled(true, id: id)
+                case "disable": try kiosk.mocks.setEnabled(false, id: id)
+                case "delete": try kiosk.mocks.remove(id: id)
+                default: throw WebError.notFound("There is no such action on a mock rule.")
+                }
+            } catch KioskError.notFound {
+                throw WebError.notFound("There is no mock rule \(id).")
+            }
+            return WebController.seeOther("/debug/mocks")
+        }
         router.post("/debug/login") { request, _ in try await access.login(request) }
     }
 

@@ -15,7 +15,8 @@ enum DebugPages {
             E.element("p", [.class("status")], [
                 .text("\(count) request\(count == 1 ? "" : "s") logged · redacted at capture · newest first · "),
                 E.element("a", [Attribute.localHref("/debug/api/requests")], ["JSON"]), " · ",
-                E.element("a", [Attribute.localHref("/debug/har" + query.encoded)], ["Export HAR"]),
+                E.element("a", [Attribute.localHref("/debug/har" + query.encoded)], ["Export HAR"]), " · ",
+                E.element("a", [Attribute.localHref("/debug/mocks")], ["Mock rules"]),
             ]),
             filterForm(query),
         ]
@@ -110,6 +111,11 @@ enum DebugPages {
         content.append(E.element("dl", [.class("facts")], facts.flatMap { name, value in
             [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])]
         }))
+        if record.status != nil, let body = record.responseBody, !body.isTruncated {
+            content.append(Pages.postForm(action: "/debug/requests/\(record.id)/mock", fields: [],
+                                          label: "Answer this request with this response from now on (a mock rule)",
+                                          button: "Mock this response", className: "mock"))
+        }
         content.append(E.element("section", [], [
             E.element("h2", [], ["As cURL (redacted)"]),
             E.element("pre", [.class("raw"), .attribute("tabindex", "0")], [.text(HAR.curl(record))]),
@@ -184,6 +190,49 @@ enum DebugPages {
             E.element("summary", [], [label, " ", E.element("span", [.class("count")], [.text(summary)])]),
             E.element("ul", [], children),
         ])
+    }
+
+    /// `/debug/mocks`: the rules in the order they are tried, each with its switches.
+    static func mocks(_ rules: [MockRule]) -> HTML {
+        var content: [HTML] = [
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+            E.element("h1", [], ["Mock rules"]),
+            E.element("p", [.class("status")], [
+                "Matching requests are answered by the rule, without the upstream, and logged as mocked. Import an archive with ",
+                E.element("code", [], ["kiosk har import"]), ", or open a logged request and choose Mock this response.",
+            ]),
+        ]
+        if rules.isEmpty {
+            content.append(E.element("p", [.class("empty")], ["No mock rules."]))
+        } else {
+            let rows = rules.map { rule in
+                let base = "/debug/mocks/\(rule.id)/"
+                return E.element("tr", [], [
+                    E.element("td", [], [.text("#\(rule.id)")]),
+                    E.element("td", [], [.text(rule.isEnabled ? "on" : "off")]),
+                    E.element("td", [.class("num")], [.text(String(rule.status))]),
+                    E.element("td", [.class("num")], [.text(String(rule.hits))]),
+                    E.element("td", [.class("url")], [.text("\(rule.method) \(rule.urlPattern)"),
+                                                      E.element("span", [.class("subtitle")], [.text(rule.origin)])]),
+                    E.element("td", [], [
+                        Pages.postForm(action: base + (rule.isEnabled ? "disable" : "enable"), fields: [],
+                                       label: "\(rule.isEnabled ? "Disable" : "Enable") rule \(rule.id)",
+                                       button: rule.isEnabled ? "Disable" : "Enable", className: "move"),
+                        Pages.postForm(action: base + "delete", fields: [], label: "Delete rule \(rule.id)", button: "Delete",
+                                       className: "delete"),
+                    ]),
+                ])
+            }
+            content.append(E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", "Mock rules")], [
+                E.element("table", [.class("requests")], [
+                    E.element("thead", [], [E.element("tr", [], ["#", "State", "Status", "Hits", "Request", "Actions"].map {
+                        E.element("th", [.attribute("scope", "col")], [.text($0)])
+                    })]),
+                    E.element("tbody", [], rows),
+                ]),
+            ]))
+        }
+        return Pages.layout(title: "Mock rules", current: nil, view: .debug, [E.element("div", [.attribute("id", "results")], content)])
     }
 
     /// The token form of a locked debugger.

@@ -88,8 +88,8 @@ enum Stylesheet {
     ul.items.grid li > a img, ul.items.grid .img-placeholder { width: 100%; max-width: 150px; height: auto; aspect-ratio: 2 / 3; }
     ul.items.grid form.star { position: absolute; top: .35rem; right: .35rem; }
 
-    form.star, form.move, form.delete, form.reset { margin: 0; display: inline; }
-    form.star button, form.move button, form.delete button, form.reset button { font: inherit; min-width: 2.75rem;
+    form.star, form.move, form.delete, form.reset, form.mock { margin: 0; display: inline; }
+    form.star button, form.move button, form.delete button, form.reset button, form.mock button { font: inherit; min-width: 2.75rem;
       min-height: 2.75rem; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: var(--fg); cursor: pointer; }
     form.star button[aria-pressed="true"] { color: var(--star); }
     form.reset { display: block; margin-top: .75rem; }

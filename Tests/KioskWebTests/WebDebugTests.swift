@@ -126,6 +126,42 @@ struct WebDebugTests {
         await harness.stop()
     }
 
+    @Test("A logged response becomes a mock rule in one click, answers offline, and can be switched off and deleted")
+    func mockFromRequest() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "e", count: 64)
+            // Given the dogs list fetched once and logged
+            _ = try await client.get("/dogs")
+            let list = try await client.get("/debug/api/requests?source=dogs&status=2xx")
+            let records = try #require(try JSONSerialization.jsonObject(with: Data(list.bytes)) as? [[String: Any]])
+            let id = try #require(records.first?["id"] as? Int)
+            let detail = try await client.get("/debug/requests/\(id)")
+            #expect(detail.body.contains("action=\"/debug/requests/\(id)/mock\""))
+            // When "Mock this response" is pressed (without the token it is refused)
+            #expect(try await client.post("/debug/requests/\(id)/mock", form: [], cookie: token).status == .forbidden)
+            let created = try await client.post("/debug/requests/\(id)/mock", form: [("csrf", token)], cookie: token)
+            #expect(created.status == .seeOther && created.header("Location") == "/debug/mocks")
+            // Then the rules page lists it, and with the upstream offline a forced refresh is answered by it
+            let mocks = try await client.get("/debug/mocks")
+            #expect(mocks.body.contains("from request #\(id)") && mocks.body.contains("dogs.json"))
+            try await harness.setOffline(true)
+            let refreshed = try await client.get("/dogs?refresh=1")
+            #expect(refreshed.status == .ok && !refreshed.body.contains("offline-banner"))
+            let mocked = try await client.get("/debug/api/requests?decision=mocked")
+            #expect(mocked.body.contains("\"decision\" : \"mocked\""))
+            // And it can be switched off (the refresh then fails offline) and deleted
+            let rule = try #require(try harness.kiosk.mocks.all().first)
+            _ = try await client.post("/debug/mocks/\(rule.id)/disable", form: [("csrf", token)], cookie: token)
+            #expect(try harness.kiosk.mocks.all().first?.isEnabled == false)
+            let offline = try await client.get("/dogs?refresh=1")
+            #expect(offline.body.contains("offline-banner"))
+            _ = try await client.post("/debug/mocks/\(rule.id)/delete", form: [("csrf", token)], cookie: token)
+            #expect(try harness.kiosk.mocks.all().isEmpty)
+            #expect(try await client.post("/debug/mocks/\(rule.id)/delete", form: [("csrf", token)], cookie: token).status == .notFound)
+            #expect(try await client.post("/debug/mocks/1/explode", form: [("csrf", token)], cookie: token).status == .notFound)
+        }
+    }
+
     @Test("Configurations say which hosts are loopback")
     func loopback() {
         #expect(WebConfiguration(host: "127.0.0.1").isLoopback)
