@@ -23,6 +23,8 @@ public protocol CatalogSource: Sendable {
     var imageHosts: Set<String> { get }
     /// The names of the filters this source accepts, with their allowed values.
     var filterValues: [String: [String]] { get }
+    /// The endpoints this source calls, for the network debugger's registry.
+    var endpoints: [EndpointDescription] { get }
 
     /// Checks and normalises a request (defaults filled in); throws `KioskError.invalidRequest`.
     func normalize(_ request: PageRequest) throws -> PageRequest
@@ -39,4 +41,44 @@ public protocol CatalogSource: Sendable {
 extension CatalogSource {
     /// Default: no filters.
     public var filterValues: [String: [String]] { [:] }
+}
+
+/// One upstream endpoint as the network debugger's registry shows it: what is called, how, what comes
+/// back and how long it is kept. Templates show secrets as `<redacted>`.
+public struct EndpointDescription: Sendable, Hashable, Codable {
+    /// The stable name requests carry (`rickandmorty.characters`), which breakpoints and logs use.
+    public var name: String
+    public var source: SourceID?
+    public var method: String
+    /// The host (and port) called.
+    public var host: String
+    /// Path and query with `{placeholders}`: `/api/character?page={page}[&name={q}]`.
+    public var template: String
+    public var contentType: String
+    /// What the body decodes to.
+    public var responseModel: String
+    /// How long an answer is kept fresh.
+    public var cachePolicy: String
+    /// The request headers sent (redacted).
+    public var headers: [String]
+
+    public init(name: String, source: SourceID?, method: String = "GET", host: String, template: String,
+                contentType: String = "application/json", responseModel: String, cachePolicy: String,
+                headers: [String] = ["Accept: application/json"]) {
+        self.name = name
+        self.source = source
+        self.method = method
+        self.host = host
+        self.template = template
+        self.contentType = contentType
+        self.responseModel = responseModel
+        self.cachePolicy = cachePolicy
+        self.headers = headers
+    }
+
+    /// "Cache-Control or Expires when sent, else 1 h", for a source's default lifetime.
+    public static func freshness(_ seconds: TimeInterval) -> String {
+        let hours = Int(seconds / 3600)
+        return "Cache-Control / Expires when sent, else \(hours) h; ETag and Last-Modified revalidated with 304"
+    }
 }

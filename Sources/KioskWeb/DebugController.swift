@@ -44,6 +44,14 @@ struct DebugController: Sendable {
                                                    .contentDisposition: "attachment; filename=\"\(name)\""],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
+        router.get("/debug/endpoints") { request, _ in
+            try await access.check(request)
+            return Pages.response(DebugPages.endpoints(endpoints()))
+        }
+        router.get("/debug/api/endpoints") { request, _ in
+            try await access.check(request)
+            return try JSONResponse.ok(endpoints())
+        }
         router.get("/debug/mocks") { request, _ in
             try await access.check(request)
             return Pages.response(DebugPages.mocks(try kiosk.mocks.all()))
@@ -84,6 +92,17 @@ struct DebugController: Sendable {
             return WebController.seeOther("/debug/mocks")
         }
         router.post("/debug/login") { request, _ in try await access.login(request) }
+    }
+
+    /// Every endpoint of every configured source, then the image fetches.
+    private func endpoints() -> [EndpointDescription] {
+        let hosts = kiosk.catalog.sources.values.flatMap(\.imageHosts).sorted()
+        return SourceID.allCases.compactMap { kiosk.catalog.sources[$0] }.flatMap(\.endpoints) + [
+            EndpointDescription(name: "image", source: nil, host: Set(hosts).sorted().joined(separator: ", "), template: "{the picture's URL}",
+                                contentType: "image/png, image/jpeg, image/gif, image/webp", responseModel: "raster image bytes",
+                                cachePolicy: "memory cache, then a 200 MB disk cache (LRU); ETag revalidated; else 7 days",
+                                headers: ["Accept: image/*"]),
+        ]
     }
 
     private func log() throws -> RequestLog {

@@ -16,7 +16,8 @@ enum DebugPages {
                 .text("\(count) request\(count == 1 ? "" : "s") logged · redacted at capture · newest first · "),
                 E.element("a", [Attribute.localHref("/debug/api/requests")], ["JSON"]), " · ",
                 E.element("a", [Attribute.localHref("/debug/har" + query.encoded)], ["Export HAR"]), " · ",
-                E.element("a", [Attribute.localHref("/debug/mocks")], ["Mock rules"]),
+                E.element("a", [Attribute.localHref("/debug/mocks")], ["Mock rules"]), " · ",
+                E.element("a", [Attribute.localHref("/debug/endpoints")], ["Endpoints"]),
             ]),
             filterForm(query),
         ]
@@ -190,6 +191,28 @@ enum DebugPages {
             E.element("summary", [], [label, " ", E.element("span", [.class("count")], [.text(summary)])]),
             E.element("ul", [], children),
         ])
+    }
+
+    /// `/debug/endpoints`: the registry of every endpoint Kiosk calls.
+    static func endpoints(_ endpoints: [EndpointDescription]) -> HTML {
+        let sections = endpoints.map { endpoint in
+            E.element("section", [.class("endpoint")], [
+                E.element("h2", [], [.text(endpoint.name)]),
+                E.element("p", [.class("url")], [.text("\(endpoint.method) \(endpoint.host)\(endpoint.template)")]),
+                E.element("dl", [.class("facts")], [
+                    ("Source", endpoint.source?.displayName ?? "any configured source"), ("Content type", endpoint.contentType),
+                    ("Response", endpoint.responseModel), ("Cache", endpoint.cachePolicy),
+                    ("Request headers", endpoint.headers.joined(separator: "; ")),
+                ].flatMap { name, value in [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])] }),
+                E.element("p", [], [E.element("a", [Attribute.localHref("/debug" + (endpoint.source.map { "?source=\($0.rawValue)" } ?? ""))],
+                                               [.text("Requests of \(endpoint.source?.displayName ?? "images")")])]),
+            ])
+        }
+        return Pages.layout(title: "Endpoints", current: nil, view: .debug, [
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+            E.element("h1", [], ["Endpoints"]),
+            E.element("p", [.class("status")], ["Every upstream endpoint Kiosk calls, as configured now. Secrets read <redacted>."]),
+        ] + sections)
     }
 
     /// `/debug/mocks`: the rules in the order they are tried, each with its switches.

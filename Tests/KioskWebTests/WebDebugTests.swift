@@ -162,6 +162,31 @@ struct WebDebugTests {
         }
     }
 
+    @Test("The endpoint registry lists every endpoint of every source and images, secrets redacted")
+    func registry() async throws {
+        try await withWeb { harness, client in
+            // Given the configured sources
+            // When the registry is asked for
+            let json = try await client.get("/debug/api/endpoints")
+            let page = try await client.get("/debug/endpoints")
+            // Then it names every endpoint with its host, template, model and cache policy
+            let endpoints = try #require(try JSONSerialization.jsonObject(with: Data(json.bytes)) as? [[String: Any]])
+            #expect(endpoints.compactMap { $0["name"] as? String } == [
+                "nyt.mostpopular", "marvel.characters", "marvel.character", "rickandmorty.characters", "rickandmorty.character",
+                "dogs.list", "image",
+            ])
+            for endpoint in endpoints {
+                for key in ["host", "template", "method", "contentType", "responseModel", "cachePolicy", "headers"] {
+                    #expect(endpoint[key] != nil, "\(endpoint["name"] ?? "?") lacks \(key)")
+                }
+            }
+            #expect(json.body.contains("apikey=<redacted>") && json.body.contains("api-key=<redacted>"))
+            let keys = await harness.demo.keys
+            for key in [keys.nyt, keys.marvelPublic, keys.marvelPrivate] { #expect(!json.body.contains(key) && !page.body.contains(key)) }
+            #expect(page.status == .ok && page.body.contains("<h2>rickandmorty.characters</h2>"))
+        }
+    }
+
     @Test("Configurations say which hosts are loopback")
     func loopback() {
         #expect(WebConfiguration(host: "127.0.0.1").isLoopback)

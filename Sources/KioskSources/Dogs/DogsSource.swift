@@ -18,6 +18,18 @@ public struct DogsSource: CatalogSource {
     public var pageSize: Int { 20 }
     /// An hour.
     public var defaultFreshness: TimeInterval { 3600 }
+
+    public var endpoints: [EndpointDescription] {
+        [EndpointDescription(
+            name: "dogs.list", source: id, host: url.map(Self.hostAndPort) ?? "(not configured: KIOSK_DOGS_URL)",
+            // Redacted: a mirror's URL may carry a token in its query.
+            template: url.map { url in
+                let full = url.redactedString, origin = "\(url.scheme ?? "https")://\(Self.hostAndPort(url))"
+                return full.hasPrefix(origin) ? String(full.dropFirst(origin.count)) : full
+            } ?? "",
+            responseModel: "[{dogName, description, age, image}] → the dogs list (your deletions and order kept)",
+            cachePolicy: EndpointDescription.freshness(defaultFreshness))]
+    }
     /// The document has no search: searching means searching stored dogs.
     public var searchMode: SearchMode { .localOnly }
     /// The document's host (the spec's allow-list; dog images on other hosts are not included).

@@ -26,6 +26,22 @@ public struct MarvelSource: CatalogSource {
     public var searchMode: SearchMode { .remote }
     /// The API host and Marvel's image CDN.
     public var imageHosts: Set<String> { Set([baseURL.host, "i.annihil.us"].compactMap { $0 }) }
+
+    public var endpoints: [EndpointDescription] {
+        let auth = "ts=<redacted>&apikey=<redacted>&hash=<redacted>"
+        return [
+            EndpointDescription(
+                name: "marvel.characters", source: id, host: Self.hostAndPort(baseURL),
+                template: baseURL.path + "/characters?limit=20&offset={(page-1)×20}&orderBy=name[&nameStartsWith={q}]&" + auth,
+                responseModel: "{code, attributionText, etag, data: {offset, limit, total, count, results: [Character]}}",
+                cachePolicy: EndpointDescription.freshness(defaultFreshness)),
+            EndpointDescription(
+                name: "marvel.character", source: id, host: Self.hostAndPort(baseURL),
+                template: baseURL.path + "/characters/{id}?" + auth,
+                responseModel: "{code, data: {results: [Character]}} → one character",
+                cachePolicy: EndpointDescription.freshness(defaultFreshness)),
+        ]
+    }
     /// None: Marvel characters have no filters in Kiosk.
     public var filterValues: [String: [String]] { [:] }
 

@@ -32,6 +32,14 @@ public struct NYTimesSource: CatalogSource {
     /// `kind` (emailed, viewed, shared) and `period` (1, 7, 30 days).
     public var filterValues: [String: [String]] { ["kind": Self.kinds, "period": Self.periods] }
 
+    public var endpoints: [EndpointDescription] {
+        [EndpointDescription(
+            name: "nyt.mostpopular", source: id, host: Self.hostAndPort(baseURL),
+            template: baseURL.path + "/{kind}/{period}.json?api-key=<redacted>",
+            responseModel: "Most Popular v2: {status, num_results, results: [Article]} → 20 ranked articles",
+            cachePolicy: EndpointDescription.freshness(defaultFreshness))]
+    }
+
     /// Fills `kind=viewed` and `period=7` when absent; rejects other filters, other values and pages but 1.
     public func normalize(_ request: PageRequest) throws -> PageRequest {
         try RequestValidation.checkBasics(request, source: id)

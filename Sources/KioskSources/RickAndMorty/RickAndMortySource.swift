@@ -22,6 +22,20 @@ public struct RickAndMortySource: CatalogSource {
     public var searchMode: SearchMode { .remote }
     /// The API host, which also serves the character images.
     public var imageHosts: Set<String> { Set([baseURL.host, "rickandmortyapi.com"].compactMap { $0 }) }
+
+    public var endpoints: [EndpointDescription] {
+        [
+            EndpointDescription(
+                name: "rickandmorty.characters", source: id, host: Self.hostAndPort(baseURL),
+                template: baseURL.path + "/character?page={page}[&name={q}][&status={status}][&gender={gender}]",
+                responseModel: "{info: {count, pages, next, prev}, results: [Character]}",
+                cachePolicy: EndpointDescription.freshness(defaultFreshness)),
+            EndpointDescription(
+                name: "rickandmorty.character", source: id, host: Self.hostAndPort(baseURL),
+                template: baseURL.path + "/character/{id}", responseModel: "Character",
+                cachePolicy: EndpointDescription.freshness(defaultFreshness)),
+        ]
+    }
     /// `status` (alive, dead, unknown) and `gender` (female, male, genderless, unknown).
     public var filterValues: [String: [String]] {
         ["status": ["alive", "dead", "unknown"], "gender": ["female", "male", "genderless", "unknown"]]

@@ -61,3 +61,10 @@ struct Endpoint: Sendable, Hashable {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 }
+
+extension CatalogSource {
+    /// `host` or `host:port` of a URL, for the endpoint registry.
+    static func hostAndPort(_ url: URL) -> String {
+        (url.host ?? "") + (url.port.map { ":\($0)" } ?? "")
+    }
+}
