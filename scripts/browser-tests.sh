@@ -43,6 +43,11 @@ if ! "$venv/bin/python" -c "import pytest, selenium" >/dev/null 2>&1; then
     echo "Installing pytest and selenium into $venv..."
     "${pip[@]}" pytest "selenium<4.50"
 fi
+# mitmproxy: a real third-party tool writing the HAR that the import test replays.
+if ! "$venv/bin/python" -c "import mitmproxy" >/dev/null 2>&1; then
+    echo "Installing mitmproxy into $venv..."
+    "${pip[@]}" "mitmproxy>=11,<13"
+fi
 # axe-core's axe.min.js: axe-selenium-python ships axe-core 3.1.1, too old to trust (it flags
 # autocomplete="off" on a search field); axe-playwright-python ships a current 4.x. Only its script
 # file is used, so it is installed without Playwright.
