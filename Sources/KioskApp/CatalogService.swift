@@ -49,6 +49,30 @@ public final class CatalogService: Sendable {
         recordAnswer(httpRequest, decision, error)
     }
 
+    /// Checks a response body edited at a breakpoint the way the app will read it: it must be JSON and the
+    /// endpoint's source must decode it (a list with at least one readable item and no unreadable one, or
+    /// the item). Throws `malformedResponse` with the JSON path of the first problem.
+    public func validateEdit(endpoint: String, url: URL, status: Int, body: Data) throws {
+        do {
+            _ = try OrderedJSON.parse(body)
+        } catch let error as OrderedJSON.ParseError {
+            throw KioskError.malformedResponse(path: error.path, message: error.message)
+        }
+        guard (200..<300).contains(status) else { return }
+        guard let source = sources.values.first(where: { $0.endpoints.contains { $0.name == endpoint } }),
+              let description = source.endpoints.first(where: { $0.name == endpoint }) else { return }
+        let response = HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body, url: url)
+        if description.isList {
+            let page = try source.decodeList(response, for: PageRequest(source: source.id))
+            if let issue = page.skipped.first { throw KioskError.malformedResponse(path: issue.path, message: issue.message) }
+            if page.items.isEmpty, source.id != .dogs {
+                throw KioskError.malformedResponse(path: "$", message: "no item could be read")
+            }
+        } else {
+            _ = try source.decodeDetail(response, itemID: url.lastPathComponent)
+        }
+    }
+
     /// Records a page answered fresh by a cache above this service (the web app's page cache), so the
     /// request log still shows it.
     public func recordFreshAnswer(_ request: PageRequest) {
@@ -177,6 +201,12 @@ public final class CatalogService: Sendable {
             // Every item was bad: that is a bad response, and it must not replace good stored data.
             throw KioskError.malformedResponse(path: firstIssue.path,
                                                message: "no item of the page could be read (\(firstIssue.message))")
+        }
+        // An answer edited at a breakpoint is shown as it is and never stored: the offline store holds
+        // only what the upstream really said (and the dogs order is not re-merged from it).
+        if response.isEdited {
+            return CatalogUpdate(page: Self.ranked(page), metadata: SnapshotMetadata(fetchedAt: receivedAt, freshUntil: receivedAt),
+                                 origin: .network, isStale: false, isRevalidating: false, error: nil, asOf: receivedAt)
         }
         // A partly bad page is shown and stored, but stays stale so the next request asks again.
         let partlyBad = !page.skipped.isEmpty

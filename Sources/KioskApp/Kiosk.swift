@@ -27,6 +27,8 @@ public final class Kiosk: Sendable {
     public let now: @Sendable () -> Date
     /// The network debugger's mock rules ("map local"), answered before the upstream.
     public let mocks: MockRules
+    /// The network debugger's breakpoints: settings per endpoint and the exchanges paused now.
+    public let breakpoints: Breakpoints
     private let httpTransport: AsyncHTTPTransport?
     private let reconnectWatcher: Task<Void, Never>
 
@@ -103,7 +105,15 @@ public final class Kiosk: Sendable {
         self.connectivity = connectivity
         let retrying = RetryingTransport(base: bottom, policy: configuration.retry, clock: dependencies.clock,
                                          now: dependencies.now)
-        let transport = CoalescingTransport(base: MonitoredTransport(base: retrying, monitor: connectivity))
+        // Breakpoints sit above retries (an error pauses once, after the last attempt) and below coalescing
+        // (identical requests in flight pause once).
+        let breakpoints = Breakpoints(fileURL: configuration.breakpointsURL, timeout: configuration.breakpointTimeout,
+                                      clock: dependencies.clock, now: dependencies.now, redactor: redactor)
+        self.breakpoints = breakpoints
+        var recordEdit: (@Sendable (RequestRecord) -> Void)?
+        if let requestLog { recordEdit = { @Sendable record in requestLog.enqueue(record) } }
+        let pausing = BreakpointTransport(base: retrying, breakpoints: breakpoints, redactor: redactor, record: recordEdit)
+        let transport = CoalescingTransport(base: MonitoredTransport(base: pausing, monitor: connectivity))
 
         var sourceConfiguration = configuration.sources
         sourceConfiguration.now = dependencies.now

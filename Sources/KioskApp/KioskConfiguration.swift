@@ -46,6 +46,15 @@ public struct KioskConfiguration: Sendable {
         return dataDirectory.appendingPathComponent(base + "-mocks.json")
     }
 
+    /// The network debugger's breakpoint switches beside the database (`kiosk-breakpoints.json`...).
+    public var breakpointsURL: URL {
+        let base = databaseName.hasSuffix(".sqlite") ? String(databaseName.dropLast(".sqlite".count)) : databaseName
+        return dataDirectory.appendingPathComponent(base + "-breakpoints.json")
+    }
+
+    /// How long a request paused at a breakpoint waits for a decision before it continues unchanged.
+    public var breakpointTimeout: Duration = .seconds(300)
+
     /// The redactor for everything Kiosk records: the standard names and headers, any configured
     /// extra ones, and the configured keys' values wherever they appear.
     public var redactor: Redactor {
@@ -90,6 +99,7 @@ public struct KioskConfiguration: Sendable {
         var logMaxDays: Double?
         var redactQueryItems: [String]?
         var redactHeaders: [String]?
+        var breakpointTimeoutSeconds: Double?
     }
 
     /// Loads the configuration: `--data-dir` (or `$XDG_DATA_HOME/kiosk`, else `~/.local/share/kiosk`),
@@ -147,6 +157,7 @@ public struct KioskConfiguration: Sendable {
         // Only additions: the standard secrets cannot be switched off by a config file.
         if let names = file.redactQueryItems { capture.extraRedactedQueryItems = names }
         if let names = file.redactHeaders { capture.extraRedactedHeaders = names }
+        if let seconds = file.breakpointTimeoutSeconds { breakpointTimeout = .milliseconds(Int(min(max(seconds, 1), 86_400) * 1000)) }
     }
 
     mutating func applyEnvironment(_ environment: [String: String]) throws {

@@ -61,10 +61,13 @@ public struct EndpointDescription: Sendable, Hashable, Codable {
     public var cachePolicy: String
     /// The request headers sent (redacted).
     public var headers: [String]
+    /// Whether it answers a list (decoded with the source's list decoder) rather than one item.
+    public var isList: Bool
 
     public init(name: String, source: SourceID?, method: String = "GET", host: String, template: String,
                 contentType: String = "application/json", responseModel: String, cachePolicy: String,
-                headers: [String] = ["Accept: application/json"]) {
+                headers: [String] = ["Accept: application/json"], isList: Bool = true) {
+        self.isList = isList
         self.name = name
         self.source = source
         self.method = method

@@ -69,6 +69,8 @@ public struct HTTPResponse: Sendable, Hashable {
     public var url: URL
     /// The phases the transport measured (time to first byte, download); nil when it measured none.
     public var timings: RequestTimings?
+    /// Whether it was made or changed at a debugger breakpoint: shown, but never written to the store.
+    public var isEdited = false
 
     public init(status: Int, headers: HTTPHeaderFields = [:], body: Data = Data(), url: URL, timings: RequestTimings? = nil) {
         self.status = status

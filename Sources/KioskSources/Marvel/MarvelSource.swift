@@ -39,7 +39,7 @@ public struct MarvelSource: CatalogSource {
                 name: "marvel.character", source: id, host: Self.hostAndPort(baseURL),
                 template: baseURL.path + "/characters/{id}?" + auth,
                 responseModel: "{code, data: {results: [Character]}} → one character",
-                cachePolicy: EndpointDescription.freshness(defaultFreshness)),
+                cachePolicy: EndpointDescription.freshness(defaultFreshness), isList: false),
         ]
     }
     /// None: Marvel characters have no filters in Kiosk.

@@ -33,7 +33,7 @@ public struct RickAndMortySource: CatalogSource {
             EndpointDescription(
                 name: "rickandmorty.character", source: id, host: Self.hostAndPort(baseURL),
                 template: baseURL.path + "/character/{id}", responseModel: "Character",
-                cachePolicy: EndpointDescription.freshness(defaultFreshness)),
+                cachePolicy: EndpointDescription.freshness(defaultFreshness), isList: false),
         ]
     }
     /// `status` (alive, dead, unknown) and `gender` (female, male, genderless, unknown).

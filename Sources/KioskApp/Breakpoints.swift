@@ -1,0 +1,357 @@
+import Foundation
+import KioskCore
+import Synchronization
+
+/// What a breakpoint does at one phase of an endpoint's exchanges.
+public enum BreakpointMode: String, Sendable, Hashable, Codable, CaseIterable {
+    case ignore
+    case pause
+}
+
+/// An endpoint's three switches: pause before sending, on the response, on an error.
+public struct BreakpointSetting: Sendable, Hashable, Codable {
+    public var request: BreakpointMode = .ignore
+    public var response: BreakpointMode = .ignore
+    public var error: BreakpointMode = .ignore
+
+    public init(request: BreakpointMode = .ignore, response: BreakpointMode = .ignore, error: BreakpointMode = .ignore) {
+        self.request = request
+        self.response = response
+        self.error = error
+    }
+
+    /// Whether every switch is off.
+    public var isOff: Bool { request == .ignore && response == .ignore && error == .ignore }
+}
+
+/// Where an exchange is paused.
+public enum PausePhase: String, Sendable, Hashable, Codable {
+    /// Before it is sent: its query items and headers can be edited.
+    case request
+    /// After the upstream answered: the body can be edited.
+    case response
+    /// After it failed: it can fail as it did, or be answered with a substitute response.
+    case error
+}
+
+/// One exchange held at a breakpoint, as the console shows it (redacted: the URL and headers of the
+/// paused request never show a key).
+public struct PausedExchange: Sendable, Hashable, Identifiable {
+    public let id: Int
+    public let phase: PausePhase
+    public let endpoint: String
+    public let source: SourceID?
+    public let method: String
+    /// The URL, redacted.
+    public let url: String
+    /// Request headers, redacted.
+    public let requestHeaders: [RequestRecord.HeaderField]
+    public let status: Int?
+    public let responseHeaders: [RequestRecord.HeaderField]
+    /// The response body as text (redacted), for editing.
+    public let responseText: String?
+    public let error: String?
+    public let pausedAt: Date
+    /// When it continues unchanged by itself.
+    public let deadline: Date
+}
+
+/// How a paused exchange goes on.
+public enum PauseDecision: Sendable, Hashable {
+    /// As it was.
+    case continueUnchanged
+    /// Request phase: send with these query items and headers instead (secret items are kept as they were).
+    case continueWithRequest(query: [(name: String, value: String)], headers: [(name: String, value: String)])
+    /// Response or error phase: answer with this status and body instead (marked edited, never stored).
+    case continueWithResponse(status: Int, body: Data)
+    /// Fail the request: the view shows an error.
+    case abort
+
+    public static func == (lhs: PauseDecision, rhs: PauseDecision) -> Bool {
+        switch (lhs, rhs) {
+        case (.continueUnchanged, .continueUnchanged), (.abort, .abort): true
+        case (.continueWithResponse(let a, let b), .continueWithResponse(let c, let d)): a == c && b == d
+        case (.continueWithRequest(let a, let b), .continueWithRequest(let c, let d)):
+            a.elementsEqual(c, by: { $0 == $1 }) && b.elementsEqual(d, by: { $0 == $1 })
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .continueUnchanged: hasher.combine(0)
+        case .abort: hasher.combine(1)
+        case .continueWithResponse(let status, let body): hasher.combine(2); hasher.combine(status); hasher.combine(body)
+        case .continueWithRequest(let query, let headers):
+            hasher.combine(3)
+            for item in query { hasher.combine(item.name); hasher.combine(item.value) }
+            for item in headers { hasher.combine(item.name); hasher.combine(item.value) }
+        }
+    }
+}
+
+/// The breakpoints: per-endpoint settings (persisted as JSON beside the database) and the exchanges
+/// paused right now. Every pause ends — by a decision from the console or the CLI, or by its timeout
+/// (default 5 minutes) continuing it unchanged — so a forgotten breakpoint never hangs a request.
+public final class Breakpoints: Sendable {
+    /// The settings file; nil keeps them in memory.
+    public let fileURL: URL?
+    /// How long a pause waits for a decision before continuing unchanged.
+    public let timeout: Duration
+    private let clock: any Clock<Duration>
+    private let now: @Sendable () -> Date
+    private let redactor: Redactor
+    private let state = Mutex<State>(State())
+
+    private struct Waiter {
+        var exchange: PausedExchange
+        var continuation: CheckedContinuation<PauseDecision, Never>?
+        var timer: Task<Void, Never>?
+    }
+
+    private struct State {
+        var settings: [String: BreakpointSetting] = [:]
+        var loadedStamp: Date?
+        var paused: [Int: Waiter] = [:]
+        var nextID = 1
+        var observers: [UInt64: AsyncStream<Int>.Continuation] = [:]
+        var nextObserver: UInt64 = 0
+    }
+
+    public init(fileURL: URL?, timeout: Duration = .seconds(300), clock: any Clock<Duration> = ContinuousClock(),
+                now: @escaping @Sendable () -> Date = { Date() }, redactor: Redactor) {
+        self.fileURL = fileURL
+        self.timeout = timeout
+        self.clock = clock
+        self.now = now
+        self.redactor = redactor
+    }
+
+    // MARK: Settings
+
+    /// Every endpoint with a switch on, by name.
+    public func settings() throws -> [String: BreakpointSetting] {
+        try reloadIfChanged()
+        return state.withLock { $0.settings }
+    }
+
+    /// The switches of one endpoint (all off when never set).
+    public func setting(for endpoint: String) -> BreakpointSetting {
+        try? reloadIfChanged()
+        return state.withLock { $0.settings[endpoint] } ?? BreakpointSetting()
+    }
+
+    /// Sets an endpoint's switches and saves them.
+    public func set(_ setting: BreakpointSetting, for endpoint: String) throws {
+        try reloadIfChanged()
+        state.withLock { $0.settings[endpoint] = setting.isOff ? nil : setting }
+        try save()
+    }
+
+    // MARK: Pausing
+
+    /// The exchanges paused now, oldest first.
+    public var paused: [PausedExchange] {
+        state.withLock { $0.paused.values.map(\.exchange).sorted { $0.id < $1.id } }
+    }
+
+    /// One paused exchange.
+    public func paused(id: Int) -> PausedExchange? { state.withLock { $0.paused[id]?.exchange } }
+
+    /// Ids of exchanges as they pause (for live views and tests).
+    public func pauses() -> AsyncStream<Int> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        let id = state.withLock { state -> UInt64 in
+            state.nextObserver += 1
+            state.observers[state.nextObserver] = continuation
+            return state.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.observers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Ends a pause with `decision`; false when no such exchange is paused (it ended already).
+    @discardableResult
+    public func decide(_ id: Int, _ decision: PauseDecision) -> Bool {
+        let waiter = state.withLock { $0.paused.removeValue(forKey: id) }
+        guard let waiter else { return false }
+        waiter.timer?.cancel()
+        waiter.continuation?.resume(returning: decision)
+        return true
+    }
+
+    /// Holds an exchange until a decision or the timeout; called by the breakpoint transport.
+    func pause(phase: PausePhase, request: HTTPRequest, response: HTTPResponse?, error: (any Error)?) async -> PauseDecision {
+        let pausedAt = now()
+        let id = state.withLock { state -> Int in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        let exchange = PausedExchange(
+            id: id, phase: phase, endpoint: request.endpoint, source: request.source, method: request.method,
+            url: redactor.redact(request.url),
+            requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },
+            status: response?.status,
+            responseHeaders: response.map { redactor.redact($0.headers).map { .init(name: $0.name, value: $0.value) } } ?? [],
+            responseText: response.map { String(decoding: redactor.scrub($0.body), as: UTF8.self) },
+            error: error.map { redactor.scrub(($0 as? KioskError)?.description ?? String(describing: $0)) },
+            pausedAt: pausedAt, deadline: pausedAt.addingTimeInterval(Self.seconds(timeout)))
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<PauseDecision, Never>) in
+                let clock = self.clock, timeout = self.timeout
+                // The timer continues the exchange unchanged: a pause nobody answers must not hang the app.
+                let timer = Task { [weak self] in
+                    do { try await clock.sleep(for: timeout) } catch { return }
+                    self?.decide(id, .continueUnchanged)
+                }
+                let observers = state.withLock { state -> [AsyncStream<Int>.Continuation] in
+                    state.paused[id] = Waiter(exchange: exchange, continuation: continuation, timer: timer)
+                    return Array(state.observers.values)
+                }
+                for observer in observers { observer.yield(id) }
+            }
+        } onCancel: {
+            // The caller went away (the page was closed): nothing waits for a decision any more.
+            self.decide(id, .abort)
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    // MARK: Persistence
+
+    private struct File: Codable {
+        var breakpoints: [String: BreakpointSetting]
+    }
+
+    private func stamp() -> Date? {
+        guard let fileURL else { return nil }
+        return (try? FileManager.default.attributesOfItem(atPath: fileURL.path))?[.modificationDate] as? Date
+    }
+
+    private func reloadIfChanged() throws {
+        guard let fileURL, let current = stamp(), current != state.withLock({ $0.loadedStamp }) else { return }
+        do {
+            let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: fileURL))
+            state.withLock { $0.settings = file.breakpoints; $0.loadedStamp = current }
+        } catch {
+            throw KioskError.storage("cannot read the breakpoints in \(fileURL.path): \(error.localizedDescription)")
+        }
+    }
+
+    private func save() throws {
+        guard let fileURL else { return }
+        let settings = state.withLock { $0.settings }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do {
+            try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try encoder.encode(File(breakpoints: settings)).write(to: fileURL, options: .atomic)
+        } catch {
+            throw KioskError.storage("cannot save the breakpoints to \(fileURL.path): \(error.localizedDescription)")
+        }
+        let written = stamp()
+        state.withLock { $0.loadedStamp = written }
+    }
+}
+
+/// Pauses exchanges whose endpoint has a breakpoint on, and applies the decision: an edited request is
+/// sent, an edited response is answered marked `isEdited` (never stored), an abort fails the request.
+/// It sits above the capture, so the log holds what was really sent and received, and it adds an
+/// `edited` record for an answer changed at a breakpoint.
+public final class BreakpointTransport: HTTPTransport {
+    private let base: any HTTPTransport
+    private let breakpoints: Breakpoints
+    private let redactor: Redactor
+    private let record: (@Sendable (RequestRecord) -> Void)?
+
+    public init(base: any HTTPTransport, breakpoints: Breakpoints, redactor: Redactor,
+                record: (@Sendable (RequestRecord) -> Void)? = nil) {
+        self.base = base
+        self.breakpoints = breakpoints
+        self.redactor = redactor
+        self.record = record
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let setting = breakpoints.setting(for: request.endpoint)
+        guard !setting.isOff else { return try await base.send(request) }
+        var outgoing = request
+        if setting.request == .pause {
+            switch await breakpoints.pause(phase: .request, request: request, response: nil, error: nil) {
+            case .abort: throw Self.aborted(request)
+            case .continueWithRequest(let query, let headers): outgoing = try Self.edited(request, query: query, headers: headers)
+            case .continueWithResponse(let status, let body): return answer(request, status: status, body: body)
+            case .continueUnchanged: break
+            }
+        }
+        let response: HTTPResponse
+        do {
+            response = try await base.send(outgoing)
+        } catch {
+            guard setting.error == .pause, !(error is CancellationError), (error as? KioskError) != .cancelled else { throw error }
+            switch await breakpoints.pause(phase: .error, request: outgoing, response: nil, error: error) {
+            case .continueWithResponse(let status, let body): return answer(outgoing, status: status, body: body)
+            case .abort: throw Self.aborted(outgoing)
+            case .continueUnchanged, .continueWithRequest: throw error
+            }
+        }
+        guard setting.response == .pause else { return response }
+        switch await breakpoints.pause(phase: .response, request: outgoing, response: response, error: nil) {
+        case .continueWithResponse(let status, let body): return answer(outgoing, status: status, body: body, headers: response.headers)
+        case .abort: throw Self.aborted(outgoing)
+        case .continueUnchanged, .continueWithRequest: return response
+        }
+    }
+
+    /// An answer made at a breakpoint: marked edited (the store never keeps it) and logged as `edited`.
+    private func answer(_ request: HTTPRequest, status: Int, body: Data, headers: HTTPHeaderFields = [:]) -> HTTPResponse {
+        var fields = headers
+        fields["Content-Length"] = nil
+        if fields["Content-Type"] == nil { fields["Content-Type"] = "application/json" }
+        var response = HTTPResponse(status: status, headers: fields, body: body, url: request.url, timings: RequestTimings(total: 0))
+        response.isEdited = true
+        record?(RequestRecord(startedAt: Date(), source: request.source, endpoint: request.endpoint, method: request.method,
+                              url: redactor.redact(request.url),
+                              requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },
+                              status: status, responseHeaders: redactor.redact(fields).map { .init(name: $0.name, value: $0.value) },
+                              responseBody: CapturedBody(data: redactor.scrub(body), originalSize: body.count),
+                              timings: RequestTimings(total: 0), decision: .edited))
+        return response
+    }
+
+    static func aborted(_ request: HTTPRequest) -> KioskError {
+        .transport(url: request.url.redactedString, message: "aborted at a breakpoint")
+    }
+
+    /// The request with its query items and headers replaced. Secret query items and headers keep their
+    /// real values: the console only ever saw `<redacted>`, and sending that would break the request.
+    static func edited(_ request: HTTPRequest, query: [(name: String, value: String)],
+                       headers: [(name: String, value: String)]) throws -> HTTPRequest {
+        guard var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else { return request }
+        let original = components.queryItems ?? []
+        var items: [URLQueryItem] = []
+        for item in query {
+            if item.value == Redactor.placeholder, let real = original.first(where: { $0.name == item.name }) {
+                items.append(real)
+            } else {
+                items.append(URLQueryItem(name: item.name, value: item.value))
+            }
+        }
+        components.queryItems = items.isEmpty ? nil : items
+        guard let url = components.url else {
+            throw KioskError.invalidRequest("The edited query does not make a valid URL.")
+        }
+        var edited = request
+        edited.url = url
+        var fields = HTTPHeaderFields()
+        for header in headers {
+            let value = header.value == Redactor.placeholder ? (request.headers[header.name] ?? header.value) : header.value
+            fields.add(name: header.name, value: value)
+        }
+        edited.headers = fields
+        return edited
+    }
+}

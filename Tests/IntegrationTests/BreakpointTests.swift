@@ -1,0 +1,173 @@
+import Foundation
+import KioskApp
+import KioskCore
+import KioskStore
+import Synchronization
+import Testing
+
+/// An upstream that answers every request with the same JSON and remembers what it was sent.
+private final class EchoUpstream: HTTPTransport {
+    let sent = Mutex<[HTTPRequest]>([])
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        sent.withLock { $0.append(request) }
+        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"name":"Rick"}"#.utf8), url: request.url)
+    }
+}
+
+/// Waits until `count` exchanges are paused.
+private func waitForPauses(_ breakpoints: Breakpoints, _ count: Int) async throws {
+    for _ in 0..<2000 where breakpoints.paused.count < count { try await Task.sleep(for: .milliseconds(2)) }
+    try #require(breakpoints.paused.count == count)
+}
+
+@Suite("Breakpoints")
+struct BreakpointTests {
+    static let secret = "marvel-private-key-123456"
+    let redactor = Redactor.standard.hiding([BreakpointTests.secret])
+    let url = URL(string: "https://gateway.marvel.com/v1/public/characters?limit=20&apikey=\(BreakpointTests.secret)&ts=1&hash=abc")!
+
+    @Test("A response breakpoint pauses with the response redacted; an edit continues, marked edited and logged")
+    func responseEdit() async throws {
+        // Given a response breakpoint on an endpoint
+        let clock = ManualClock()
+        let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
+        try breakpoints.set(BreakpointSetting(response: .pause), for: "marvel.characters")
+        let logged = Mutex<[RequestRecord]>([])
+        let transport = BreakpointTransport(base: EchoUpstream(), breakpoints: breakpoints, redactor: redactor,
+                                            record: { record in logged.withLock { $0.append(record) } })
+        // When a request is made
+        let request = HTTPRequest(url: url, headers: ["Authorization": "Bearer \(Self.secret)"], source: .marvel, endpoint: "marvel.characters")
+        let pending = Task { try await transport.send(request) }
+        try await waitForPauses(breakpoints, 1)
+        // Then it is paused at the response, with no secret in sight
+        let paused = try #require(breakpoints.paused.first)
+        #expect(paused.phase == .response && paused.responseText == #"{"name":"Rick"}"# && paused.status == 200)
+        #expect(!paused.url.contains(Self.secret) && paused.requestHeaders.first?.value == "<redacted>")
+        // And an edit continues it with the edited body, marked edited, and an edited record is logged
+        #expect(breakpoints.decide(paused.id, .continueWithResponse(status: 200, body: Data(#"{"name":"Edited"}"#.utf8))))
+        let response = try await pending.value
+        #expect(response.isEdited && String(decoding: response.body, as: UTF8.self) == #"{"name":"Edited"}"#)
+        #expect(logged.withLock { $0.map(\.decision) } == [.edited])
+        #expect(breakpoints.paused.isEmpty)
+        // And a second decision for the same pause is refused
+        #expect(!breakpoints.decide(paused.id, .abort))
+    }
+
+    @Test("Abort fails the request; a request edit changes the query and headers and keeps secret values")
+    func abortAndRequestEdit() async throws {
+        let clock = ManualClock()
+        let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
+        try breakpoints.set(BreakpointSetting(request: .pause), for: "marvel.characters")
+        let upstream = EchoUpstream()
+        let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor)
+        let request = HTTPRequest(url: url, source: .marvel, endpoint: "marvel.characters")
+        // When the first request is aborted
+        let aborted = Task { try await transport.send(request) }
+        try await waitForPauses(breakpoints, 1)
+        breakpoints.decide(try #require(breakpoints.paused.first).id, .abort)
+        // Then it fails and nothing was sent
+        await #expect(throws: KioskError.self) { try await aborted.value }
+        #expect(upstream.sent.withLock { $0.isEmpty })
+        // When the second is continued with limit 5 and a header, the redacted key shown unchanged
+        let edited = Task { try await transport.send(request) }
+        try await waitForPauses(breakpoints, 1)
+        let paused = try #require(breakpoints.paused.first)
+        #expect(paused.url.contains("apikey=<redacted>"))
+        breakpoints.decide(paused.id, .continueWithRequest(
+            query: [("limit", "5"), ("apikey", "<redacted>"), ("ts", "1"), ("hash", "abc")], headers: [("X-Debug", "yes")]))
+        _ = try await edited.value
+        // Then the upstream got the edit with the real key
+        let sent = try #require(upstream.sent.withLock { $0.last })
+        #expect(sent.url.query == "limit=5&apikey=\(Self.secret)&ts=1&hash=abc")
+        #expect(sent.headers["X-Debug"] == "yes")
+    }
+
+    @Test("A pause nobody answers continues unchanged when its timeout passes")
+    func timeout() async throws {
+        // Given a 5-minute timeout on a manual clock
+        let clock = ManualClock()
+        let breakpoints = Breakpoints(fileURL: nil, timeout: .seconds(300), clock: clock, redactor: redactor)
+        try breakpoints.set(BreakpointSetting(response: .pause), for: "marvel.characters")
+        let transport = BreakpointTransport(base: EchoUpstream(), breakpoints: breakpoints, redactor: redactor)
+        let pending = Task { try await transport.send(HTTPRequest(url: url, endpoint: "marvel.characters")) }
+        try await waitForPauses(breakpoints, 1)
+        // When 4 minutes pass it is still paused; at 5 it goes on unchanged
+        await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(240))
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(breakpoints.paused.count == 1)
+        await clock.advance(by: .seconds(60))
+        let response = try await pending.value
+        #expect(!response.isEdited && String(decoding: response.body, as: UTF8.self) == #"{"name":"Rick"}"#)
+        #expect(breakpoints.paused.isEmpty)
+    }
+
+    @Test("Ten requests paused at once are all listed and each ends on its own decision")
+    func concurrentPauses() async throws {
+        let clock = ManualClock()
+        let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
+        try breakpoints.set(BreakpointSetting(response: .pause), for: "marvel.characters")
+        let transport = BreakpointTransport(base: EchoUpstream(), breakpoints: breakpoints, redactor: redactor)
+        let tasks = (0..<10).map { _ in Task { try await transport.send(HTTPRequest(url: url, endpoint: "marvel.characters")) } }
+        try await waitForPauses(breakpoints, 10)
+        let ids = breakpoints.paused.map(\.id)
+        #expect(Set(ids).count == 10)
+        // Each is decided differently: even ones edited, odd ones aborted
+        for (index, id) in ids.enumerated() {
+            breakpoints.decide(id, index.isMultiple(of: 2) ? .continueWithResponse(status: 200, body: Data("{\"n\":\(index)}".utf8)) : .abort)
+        }
+        var edited = 0, failed = 0
+        for task in tasks {
+            do { if try await task.value.isEdited { edited += 1 } } catch { failed += 1 }
+        }
+        #expect(edited == 5 && failed == 5)
+        #expect(breakpoints.paused.isEmpty)
+    }
+
+    @Test("Switches persist in their file and survive a restart")
+    func persistence() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-bp-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("breakpoints.json")
+        try Breakpoints(fileURL: file, redactor: .standard).set(BreakpointSetting(request: .pause, error: .pause), for: "dogs.list")
+        let reopened = Breakpoints(fileURL: file, redactor: .standard)
+        #expect(reopened.setting(for: "dogs.list") == BreakpointSetting(request: .pause, error: .pause))
+        #expect(reopened.setting(for: "nyt.mostpopular").isOff)
+        try reopened.set(BreakpointSetting(), for: "dogs.list")
+        #expect(try Breakpoints(fileURL: file, redactor: .standard).settings().isEmpty)
+    }
+
+    @Test("An edited response reaches the view, is never stored, and an invalid edit is refused with its JSON path")
+    func editedNotStored() async throws {
+        try await withHarness { h in
+            // Given a response breakpoint on Rick and Morty's list
+            try h.kiosk.breakpoints.set(BreakpointSetting(response: .pause), for: "rickandmorty.characters")
+            let pending = Task { try await h.catalog.page(PageRequest(source: .rickandmorty)) }
+            try await waitForPauses(h.kiosk.breakpoints, 1)
+            let paused = try #require(h.kiosk.breakpoints.paused.first)
+            let original = try #require(paused.responseText)
+            let url = URL(string: "http://127.0.0.1/api/character?page=1")!
+            // When an edit that is not JSON, and one whose first character has no name, are checked
+            #expect(throws: KioskError.self) {
+                try h.catalog.validateEdit(endpoint: paused.endpoint, url: url, status: 200, body: Data("{\"info\": ".utf8))
+            }
+            let nameless = original.replacingOccurrences(of: "\"name\":\"Rick Sanchez\"", with: "\"name\":null")
+            do {
+                try h.catalog.validateEdit(endpoint: paused.endpoint, url: url, status: 200, body: Data(nameless.utf8))
+                Issue.record("a nameless character was accepted")
+            } catch KioskError.malformedResponse(let path, _) {
+                #expect(path.contains("results[0]"))
+            }
+            // Then it is still paused; and a valid edit goes through to the view
+            #expect(h.kiosk.breakpoints.paused.count == 1)
+            let renamed = original.replacingOccurrences(of: "\"name\":\"Rick Sanchez\"", with: "\"name\":\"Edited Rick\"")
+            try h.catalog.validateEdit(endpoint: paused.endpoint, url: url, status: 200, body: Data(renamed.utf8))
+            h.kiosk.breakpoints.decide(paused.id, .continueWithResponse(status: 200, body: Data(renamed.utf8)))
+            let update = try await pending.value
+            #expect(update.page.items.first?.title == "Edited Rick")
+            // And nothing of it reached the store
+            #expect(try h.database.snapshot(forKey: PageRequest(source: .rickandmorty).cacheKey) == nil)
+            #expect(try h.database.item(source: .rickandmorty, itemID: "1") == nil)
+        }
+    }
+}
