@@ -71,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "kiosk",
             dependencies: [
-                "KioskCore", "KioskApp", "KioskDemoUpstream", "KioskWeb",
+                "KioskCore", "KioskApp", "KioskDemoUpstream", "KioskSources", "KioskWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],

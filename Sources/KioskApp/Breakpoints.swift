@@ -116,6 +116,7 @@ public final class Breakpoints: Sendable {
         var nextID = 1
         var observers: [UInt64: AsyncStream<Int>.Continuation] = [:]
         var nextObserver: UInt64 = 0
+        var isActive = true
     }
 
     public init(fileURL: URL?, timeout: Duration = .seconds(300), clock: any Clock<Duration> = ContinuousClock(),
@@ -178,6 +179,13 @@ public final class Breakpoints: Sendable {
         waiter.timer?.cancel()
         waiter.continuation?.resume(returning: decision)
         return true
+    }
+
+    /// Whether switches pause at all. Only a process with a console to decide in (`kiosk serve`) turns this
+    /// on; a command-line run would otherwise sit silently until the timeout.
+    public var isActive: Bool {
+        get { state.withLock { $0.isActive } }
+        set { state.withLock { $0.isActive = newValue } }
     }
 
     /// Holds an exchange until a decision or the timeout; called by the breakpoint transport.
@@ -277,7 +285,7 @@ public final class BreakpointTransport: HTTPTransport {
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let setting = breakpoints.setting(for: request.endpoint)
-        guard !setting.isOff else { return try await base.send(request) }
+        guard !setting.isOff, breakpoints.isActive else { return try await base.send(request) }
         var outgoing = request
         if setting.request == .pause {
             switch await breakpoints.pause(phase: .request, request: request, response: nil, error: nil) {

@@ -109,6 +109,7 @@ public final class Kiosk: Sendable {
         // (identical requests in flight pause once).
         let breakpoints = Breakpoints(fileURL: configuration.breakpointsURL, timeout: configuration.breakpointTimeout,
                                       clock: dependencies.clock, now: dependencies.now, redactor: redactor)
+        breakpoints.isActive = configuration.breakpointsActive
         self.breakpoints = breakpoints
         var recordEdit: (@Sendable (RequestRecord) -> Void)?
         if let requestLog { recordEdit = { @Sendable record in requestLog.enqueue(record) } }

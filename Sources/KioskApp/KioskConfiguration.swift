@@ -55,6 +55,9 @@ public struct KioskConfiguration: Sendable {
     /// How long a request paused at a breakpoint waits for a decision before it continues unchanged.
     public var breakpointTimeout: Duration = .seconds(300)
 
+    /// Whether breakpoints pause: on where a console can decide (`kiosk serve`), off for one-shot commands.
+    public var breakpointsActive = true
+
     /// The redactor for everything Kiosk records: the standard names and headers, any configured
     /// extra ones, and the configured keys' values wherever they appear.
     public var redactor: Redactor {

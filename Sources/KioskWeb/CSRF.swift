@@ -63,7 +63,8 @@ struct CSRFProtection: Sendable {
 
     /// Reads a POSTed form and refuses it (403) unless it comes from Kiosk's own pages: an Origin
     /// header, when present, must be this host, and the `csrf` field must equal the cookie.
-    static func verifiedForm(_ request: Request) async throws -> QueryString {
+    static func verifiedForm(_ request: Request, maximumBytes: Int = maximumFormBytes,
+                             allowsLineBreaks: Bool = false) async throws -> QueryString {
         if let origin = request.headers[.origin] {
             let host = request.head.authority ?? request.headers[hostHeader] ?? ""
             guard !host.isEmpty, origin == "http://" + host || origin == "https://" + host else {
@@ -71,8 +72,8 @@ struct CSRFProtection: Sendable {
             }
         }
         var request = request
-        let body = try await request.collectBody(upTo: maximumFormBytes)
-        let form = try QueryString(parsing: String(buffer: body))
+        let body = try await request.collectBody(upTo: maximumBytes)
+        let form = try QueryString(parsing: String(buffer: body), maximumLength: maximumBytes, allowsLineBreaks: allowsLineBreaks)
         guard let cookie = cookieToken(request), let field = form[fieldName],
               constantTimeEqual(cookie, field) else {
             throw WebError.forbidden("The form's security token is missing or out of date. Reload the page and try again.")

@@ -16,7 +16,8 @@ struct DebugController: Sendable {
             try await access.check(request)
             let (filter, query) = try Self.filter(request)
             let records = try log().records(matching: filter)
-            return Pages.response(DebugPages.requests(records, query: query, filter: filter, count: try log().count()))
+            return Pages.response(DebugPages.requests(records, query: query, filter: filter, count: try log().count(),
+                                                      paused: kiosk.breakpoints.paused.count))
         }
         router.get("/debug/requests/{id}") { request, context in
             try await access.check(request)
@@ -46,11 +47,46 @@ struct DebugController: Sendable {
         }
         router.get("/debug/endpoints") { request, _ in
             try await access.check(request)
-            return Pages.response(DebugPages.endpoints(endpoints()))
+            return Pages.response(DebugPages.endpoints(endpoints(), settings: try kiosk.breakpoints.settings()))
         }
         router.get("/debug/api/endpoints") { request, _ in
             try await access.check(request)
             return try JSONResponse.ok(endpoints())
+        }
+        router.get("/debug/paused") { request, _ in
+            try await access.check(request)
+            return Pages.response(DebugPages.paused(kiosk.breakpoints.paused, now: kiosk.now()))
+        }
+        router.get("/debug/api/paused") { request, _ in
+            try await access.check(request)
+            return try JSONResponse.ok(kiosk.breakpoints.paused.map(PausedJSON.init))
+        }
+        router.get("/debug/paused/{id}") { request, context in
+            try await access.check(request)
+            let exchange = try paused(try context.parameters.require("id"))
+            return Pages.response(DebugPages.pausedExchange(exchange, error: nil, draft: nil))
+        }
+        router.post("/debug/paused/{id}") { request, context in
+            try await access.check(request)
+            let form = try await CSRFProtection.verifiedForm(request, maximumBytes: Self.maximumEditBytes, allowsLineBreaks: true)
+            return try decide(try paused(try context.parameters.require("id")), form: form)
+        }
+        router.post("/debug/breakpoints/{endpoint}") { request, context in
+            try await access.check(request)
+            let form = try await CSRFProtection.verifiedForm(request)
+            let endpoint = try context.parameters.require("endpoint")
+            guard endpoints().contains(where: { $0.name == endpoint }) else {
+                throw WebError.notFound("There is no endpoint named “\(endpoint.prefix(60))”.")
+            }
+            func mode(_ name: String) throws -> BreakpointMode {
+                guard let raw = form[name], let mode = BreakpointMode(rawValue: raw) else {
+                    throw WebError.badRequest("\(name) must be pause or ignore.")
+                }
+                return mode
+            }
+            try kiosk.breakpoints.set(BreakpointSetting(request: try mode("request"), response: try mode("response"),
+                                                        error: try mode("error")), for: endpoint)
+            return WebController.seeOther("/debug/endpoints#" + endpoint)
         }
         router.get("/debug/mocks") { request, _ in
             try await access.check(request)
@@ -92,6 +128,63 @@ struct DebugController: Sendable {
             return WebController.seeOther("/debug/mocks")
         }
         router.post("/debug/login") { request, _ in try await access.login(request) }
+    }
+
+    /// The largest edit form accepted: a response body may be big (a Marvel page is ~75 KB).
+    static let maximumEditBytes = 8 << 20
+
+    private func paused(_ rawID: String) throws -> PausedExchange {
+        guard let id = Int(rawID), id > 0 else { throw WebError.badRequest("A paused request's id is a positive whole number.") }
+        guard let exchange = kiosk.breakpoints.paused(id: id) else {
+            throw WebError.notFound("Request \(id) is not paused any more: it was decided or its timeout continued it.")
+        }
+        return exchange
+    }
+
+    /// Applies the console's decision: continue, abort, or an edit (checked first; a bad edit is shown
+    /// again with its error and the request stays paused).
+    private func decide(_ exchange: PausedExchange, form: QueryString) throws -> Response {
+        let decision: PauseDecision
+        switch form["action"] {
+        case "continue": decision = .continueUnchanged
+        case "abort": decision = .abort
+        case "edit":
+            switch exchange.phase {
+            case .request:
+                decision = .continueWithRequest(query: Self.lines(form["query"] ?? "", separator: "="),
+                                                headers: Self.lines(form["headers"] ?? "", separator: ":"))
+            case .response, .error:
+                let body = Data((form["body"] ?? "").utf8)
+                guard let status = Int(form["status"] ?? ""), (100...599).contains(status) else {
+                    return Pages.response(DebugPages.pausedExchange(exchange, error: "The status must be a number from 100 to 599.",
+                                                                    draft: form["body"]), status: .unprocessableContent)
+                }
+                do {
+                    try kiosk.catalog.validateEdit(endpoint: exchange.endpoint, url: URL(string: exchange.url) ?? URL(string: "http://invalid/")!,
+                                                   status: status, body: body)
+                } catch let error as KioskError {
+                    return Pages.response(DebugPages.pausedExchange(exchange, error: error.description, draft: form["body"]),
+                                          status: .unprocessableContent)
+                }
+                decision = .continueWithResponse(status: status, body: body)
+            }
+        default:
+            throw WebError.badRequest("The action must be continue, abort or edit.")
+        }
+        guard kiosk.breakpoints.decide(exchange.id, decision) else {
+            throw WebError.notFound("Request \(exchange.id) is not paused any more: its timeout continued it.")
+        }
+        return WebController.seeOther("/debug/paused")
+    }
+
+    /// "name=value" or "Name: value" lines; blank lines skipped.
+    static func lines(_ text: String, separator: Character) -> [(name: String, value: String)] {
+        text.split(whereSeparator: \.isNewline).compactMap { line in
+            let parts = line.split(separator: separator, maxSplits: 1, omittingEmptySubsequences: false)
+            let name = parts[0].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { return nil }
+            return (name, parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+        }
     }
 
     /// Every endpoint of every configured source, then the image fetches.
@@ -218,5 +311,30 @@ struct DebugAccess: Sendable {
         var response = WebController.seeOther("/debug")
         response.headers[.setCookie] = "\(Self.cookieName)=\(token); HttpOnly; SameSite=Strict; Path=/debug"
         return response
+    }
+}
+
+/// A paused exchange in `/debug/api/paused`.
+struct PausedJSON: Encodable {
+    let id: Int
+    let phase: String
+    let endpoint: String
+    let method: String
+    let url: String
+    let status: Int?
+    let error: String?
+    let pausedAt: Date
+    let deadline: Date
+
+    init(_ exchange: PausedExchange) {
+        id = exchange.id
+        phase = exchange.phase.rawValue
+        endpoint = exchange.endpoint
+        method = exchange.method
+        url = exchange.url
+        status = exchange.status
+        error = exchange.error
+        pausedAt = exchange.pausedAt
+        deadline = exchange.deadline
     }
 }

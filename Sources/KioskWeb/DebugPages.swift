@@ -9,9 +9,13 @@ enum DebugPages {
     typealias E = HTML
 
     /// `/debug`: filters, search and the newest requests first.
-    static func requests(_ records: [RequestRecord], query: QueryString, filter: RequestFilter, count: Int) -> HTML {
+    static func requests(_ records: [RequestRecord], query: QueryString, filter: RequestFilter, count: Int, paused: Int = 0) -> HTML {
         var content: [HTML] = [
             E.element("h1", [], ["Network debugger"]),
+            paused == 0 ? .empty : E.element("p", [.class("banner offline"), .attribute("role", "alert")], [
+                .text("\(paused) request\(paused == 1 ? " is" : "s are") paused at a breakpoint. "),
+                E.element("a", [Attribute.localHref("/debug/paused")], ["Decide"]),
+            ]),
             E.element("p", [.class("status")], [
                 .text("\(count) request\(count == 1 ? "" : "s") logged · redacted at capture · newest first · "),
                 E.element("a", [Attribute.localHref("/debug/api/requests")], ["JSON"]), " · ",
@@ -193,10 +197,89 @@ enum DebugPages {
         ])
     }
 
+    /// `/debug/paused`: the exchanges held at breakpoints, oldest first.
+    static func paused(_ exchanges: [PausedExchange], now: Date) -> HTML {
+        var content: [HTML] = [
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+            E.element("h1", [], ["Paused requests"]),
+            E.element("p", [.class("status")], [
+                "Requests held at a breakpoint. Each continues unchanged by itself when its time is up. Switches are on the ",
+                E.element("a", [Attribute.localHref("/debug/endpoints")], ["endpoints"]), " page.",
+            ]),
+        ]
+        if exchanges.isEmpty {
+            content.append(E.element("p", [.class("empty")], ["Nothing is paused."]))
+        } else {
+            content.append(E.element("ul", [.class("items")], exchanges.map { exchange in
+                E.element("li", [.attribute("data-id", String(exchange.id))], [
+                    E.element("a", [Attribute.localHref("/debug/paused/\(exchange.id)")], [
+                        E.element("span", [.class("text")], [
+                            E.element("span", [.class("title")], [.text("#\(exchange.id) \(exchange.endpoint) — paused at the \(exchange.phase.rawValue)")]),
+                            E.element("span", [.class("subtitle url")], [.text("\(exchange.method) \(exchange.url)")]),
+                            E.element("span", [.class("subtitle")], [.text("continues by itself in \(max(0, Int(exchange.deadline.timeIntervalSince(now)))) s")]),
+                        ]),
+                    ]),
+                ])
+            }))
+        }
+        return Pages.layout(title: "Paused requests", current: nil, view: .debug,
+                            [E.element("div", [.attribute("id", "results"), .attribute("data-debug-list", "true")], content)])
+    }
+
+    /// `/debug/paused/{id}`: one paused exchange with the forms that end the pause. `error` is why an edit
+    /// was refused (shown with the edit as it was typed, `draft`).
+    static func pausedExchange(_ exchange: PausedExchange, error: String?, draft: String?) -> HTML {
+        var content: [HTML] = [
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug/paused")], ["‹ Paused requests"])]),
+            E.element("h1", [], [.text("#\(exchange.id) \(exchange.endpoint): paused at the \(exchange.phase.rawValue)")]),
+            E.element("p", [.class("url")], [.text("\(exchange.method) \(exchange.url)")]),
+        ]
+        if let error {
+            content.append(E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text("Not sent: \(error)")]))
+        }
+        if let failure = exchange.error {
+            content.append(E.element("p", [.class("banner error")], [.text("The request failed: \(failure)")]))
+        }
+        let action = "/debug/paused/\(exchange.id)"
+        func button(_ value: String, _ label: String) -> HTML {
+            E.element("button", [.attribute("type", "submit"), .attribute("name", "action"), .attribute("value", value)], [.text(label)])
+        }
+        func textarea(_ name: StaticString, _ label: String, _ text: String, rows: Int) -> HTML {
+            E.element("label", [.class("editor")], [.text(label),
+                E.element("textarea", [.attribute("name", "\(name)"), .attribute("rows", String(rows)), .attribute("spellcheck", "false")],
+                          [.text(text)])])
+        }
+        var fields: [HTML] = [Pages.csrfField()]
+        switch exchange.phase {
+        case .request:
+            let query = URLComponents(string: exchange.url)?.queryItems?.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "\n") ?? ""
+            fields.append(textarea("query", "Query items (name=value per line; <redacted> keeps the secret)", query, rows: 6))
+            fields.append(textarea("headers", "Headers (Name: value per line)",
+                                   exchange.requestHeaders.map { "\($0.name): \($0.value)" }.joined(separator: "\n"), rows: 4))
+            fields.append(E.element("p", [.class("actions")], [button("edit", "Send the edited request"), button("continue", "Send unchanged"),
+                                                               button("abort", "Abort")]))
+        case .response, .error:
+            let original = exchange.responseText.map { text in (try? OrderedJSON.parse(text).rendered()) ?? text } ?? ""
+            fields.append(E.element("label", [], ["Status", E.void("input", [.attribute("type", "number"), .attribute("name", "status"),
+                .attribute("min", "100"), .attribute("max", "599"), .attribute("value", String(exchange.status ?? 200))])]))
+            fields.append(textarea("body", exchange.phase == .error ? "A response to answer with instead (JSON)" : "Response body (JSON, editable)",
+                                   draft ?? original, rows: 24))
+            fields.append(E.element("p", [.class("actions")], [
+                button("edit", exchange.phase == .error ? "Answer with this response" : "Check and send the edit"),
+                button("continue", exchange.phase == .error ? "Fail with the error" : "Send unchanged"),
+                button("abort", "Abort"),
+            ]))
+        }
+        content.append(E.element("form", [.class("pause-editor"), .attribute("method", "post"), .attribute("action", action)], fields))
+        content.append(E.element("p", [.class("status")], [.text("An edited response is shown to the app, marked edited in the log, and never stored. "
+            + "Without a decision the request continues unchanged at \(exchange.deadline.formatted(.iso8601)).")]))
+        return Pages.layout(title: "Paused #\(exchange.id)", current: nil, view: .debug, [E.element("article", [.class("detail debug")], content)])
+    }
+
     /// `/debug/endpoints`: the registry of every endpoint Kiosk calls.
-    static func endpoints(_ endpoints: [EndpointDescription]) -> HTML {
+    static func endpoints(_ endpoints: [EndpointDescription], settings: [String: BreakpointSetting] = [:]) -> HTML {
         let sections = endpoints.map { endpoint in
-            E.element("section", [.class("endpoint")], [
+            E.element("section", [.class("endpoint"), .attribute("id", endpoint.name)], [
                 E.element("h2", [], [.text(endpoint.name)]),
                 E.element("p", [.class("url")], [.text("\(endpoint.method) \(endpoint.host)\(endpoint.template)")]),
                 E.element("dl", [.class("facts")], [
@@ -204,6 +287,7 @@ enum DebugPages {
                     ("Response", endpoint.responseModel), ("Cache", endpoint.cachePolicy),
                     ("Request headers", endpoint.headers.joined(separator: "; ")),
                 ].flatMap { name, value in [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])] }),
+                breakpointForm(endpoint.name, settings[endpoint.name] ?? BreakpointSetting()),
                 E.element("p", [], [E.element("a", [Attribute.localHref("/debug" + (endpoint.source.map { "?source=\($0.rawValue)" } ?? ""))],
                                                [.text("Requests of \(endpoint.source?.displayName ?? "images")")])]),
             ])
@@ -213,6 +297,23 @@ enum DebugPages {
             E.element("h1", [], ["Endpoints"]),
             E.element("p", [.class("status")], ["Every upstream endpoint Kiosk calls, as configured now. Secrets read <redacted>."]),
         ] + sections)
+    }
+
+    /// The three breakpoint switches of an endpoint.
+    static func breakpointForm(_ endpoint: String, _ setting: BreakpointSetting) -> HTML {
+        func select(_ name: StaticString, _ label: String, _ mode: BreakpointMode) -> HTML {
+            E.element("label", [], [.text(label), E.element("select", [.attribute("name", "\(name)")], BreakpointMode.allCases.map { option in
+                E.element("option", [.attribute("value", option.rawValue), option == mode ? .flag("selected") : nil], [.text(option.rawValue)])
+            })])
+        }
+        return E.element("form", [.class("search"), .attribute("method", "post"),
+                                  .attribute("action", "/debug/breakpoints/" + QueryString.encode(endpoint))], [
+            Pages.csrfField(),
+            select("request", "Breakpoint on the request", setting.request),
+            select("response", "on the response", setting.response),
+            select("error", "on an error", setting.error),
+            E.element("button", [.attribute("type", "submit"), .attribute("aria-label", "Save the breakpoints of \(endpoint)")], ["Save"]),
+        ])
     }
 
     /// `/debug/mocks`: the rules in the order they are tried, each with its switches.

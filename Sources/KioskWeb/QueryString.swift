@@ -14,16 +14,17 @@ struct QueryString: Sendable {
 
     /// Parses a raw query; throws a 400 for an oversized query, bad percent-encoding, a repeated name
     /// or a control character (nothing legitimate sends those).
-    init(parsing raw: String?) throws {
+    /// `allowsLineBreaks` admits tabs and line breaks in values: a form's textarea sends them.
+    init(parsing raw: String?, maximumLength: Int = QueryString.maximumLength, allowsLineBreaks: Bool = false) throws {
         guard let raw, !raw.isEmpty else { return }
-        guard raw.utf8.count <= Self.maximumLength else {
-            throw WebError.badRequest("The query string is longer than \(Self.maximumLength) characters.")
+        guard raw.utf8.count <= maximumLength else {
+            throw WebError.badRequest("The query string is longer than \(maximumLength) characters.")
         }
         var seen = Set<String>()
         for part in raw.split(separator: "&", omittingEmptySubsequences: true) {
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = try Self.decode(pieces[0])
-            let value = pieces.count > 1 ? try Self.decode(pieces[1]) : ""
+            let name = try Self.decode(pieces[0], allowsLineBreaks: false)
+            let value = pieces.count > 1 ? try Self.decode(pieces[1], allowsLineBreaks: allowsLineBreaks) : ""
             guard !seen.contains(name) else { throw WebError.badRequest("The parameter \"\(name)\" is given twice.") }
             seen.insert(name)
             pairs.append((name, value))
@@ -47,12 +48,13 @@ struct QueryString: Sendable {
         pairs.isEmpty ? "" : "?" + pairs.map { Self.encode($0.name) + "=" + Self.encode($0.value) }.joined(separator: "&")
     }
 
-    private static func decode(_ part: Substring) throws -> String {
+    private static func decode(_ part: Substring, allowsLineBreaks: Bool) throws -> String {
         let spaced = part.replacingOccurrences(of: "+", with: " ")
         guard let decoded = spaced.removingPercentEncoding else {
             throw WebError.badRequest("The query string is not validly percent-encoded.")
         }
-        guard !decoded.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        let allowed: Set<Unicode.Scalar> = allowsLineBreaks ? ["\t", "\n", "\r"] : []
+        guard !decoded.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !allowed.contains($0) }) else {
             throw WebError.badRequest("The query string contains control characters.")
         }
         return decoded

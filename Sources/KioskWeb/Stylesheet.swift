@@ -160,6 +160,12 @@ enum Stylesheet {
       .json-tree .string, .st2 { color: #7bd88f; } .json-tree .number { color: #fdba74; }
       .json-tree .bool, .json-tree .null { color: #c4b5fd; }
     }
+    form.pause-editor { display: grid; gap: .75rem; }
+    form.pause-editor label { display: flex; flex-direction: column; gap: .25rem; font-size: .85rem; color: var(--muted); }
+    form.pause-editor textarea, form.pause-editor input { font: .85rem/1.4 ui-monospace, SFMono-Regular, Menlo, monospace;
+      padding: .5rem; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: var(--fg); width: 100%; }
+    form.pause-editor button, form.search button { font: inherit; min-height: 2.75rem; padding: .4rem .9rem; border: 1px solid var(--line);
+      border-radius: 8px; background: var(--card); color: var(--fg); cursor: pointer; }
     pre.raw { white-space: pre-wrap; overflow-wrap: anywhere; font-size: .8rem; background: var(--card); padding: .5rem;
       border: 1px solid var(--line); border-radius: 8px; max-height: 40rem; overflow: auto; }
 

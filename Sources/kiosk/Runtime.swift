@@ -10,8 +10,9 @@ struct Runtime {
 
     /// Loads the configuration and, unless `--live`, starts the embedded demo upstream for every source
     /// that has no explicit base URL.
-    static func start(_ options: GlobalOptions) async throws -> Runtime {
+    static func start(_ options: GlobalOptions, pausesAtBreakpoints: Bool = false) async throws -> Runtime {
         var configuration = try configuration(options)
+        configuration.breakpointsActive = pausesAtBreakpoints
         var demo: DemoUpstream?
         if configuration.usesDemoUpstream(live: options.live) {
             let upstream = try await startDemo()

@@ -22,7 +22,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let runtime = try await Runtime.start(global)
+            // Only the web app has a console (/debug/paused) in which a paused request can be decided.
+            let runtime = try await Runtime.start(global, pausesAtBreakpoints: true)
             if !["127.0.0.1", "localhost", "::1"].contains(host) {
                 printError("warning: listening on \(host): Kiosk will be reachable from other machines")
             }

@@ -187,6 +187,50 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A response breakpoint set in the console pauses a page; a bad edit stays paused with its reason, a good one reaches the page")
+    func pauseAndEdit() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "f", count: 64)
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
+            // Given a response breakpoint switched on from the endpoints page
+            let registry = try await client.get("/debug/endpoints", headers: cookie)
+            #expect(registry.body.contains("action=\"/debug/breakpoints/rickandmorty.characters\""))
+            let set = try await client.post("/debug/breakpoints/rickandmorty.characters",
+                                             form: [("csrf", token), ("request", "ignore"), ("response", "pause"), ("error", "ignore")], cookie: token)
+            #expect(set.status == .seeOther)
+            #expect(try await client.post("/debug/breakpoints/nowhere", form: [("csrf", token), ("request", "pause"), ("response", "pause"),
+                                                                                ("error", "pause")], cookie: token).status == .notFound)
+            // When the list is opened, it waits at the breakpoint
+            let page = Task { try await client.get("/rickandmorty", headers: cookie) }
+            for _ in 0..<2000 where harness.kiosk.breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+            let paused = try #require(harness.kiosk.breakpoints.paused.first)
+            let list = try await client.get("/debug/paused")
+            #expect(list.body.contains("/debug/paused/\(paused.id)"))
+            #expect(try await client.get("/debug").body.contains("1 request is paused at a breakpoint"))
+            let editor = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
+            #expect(editor.body.contains("<textarea name=\"body\"") && editor.body.contains("Rick Sanchez"))
+            // And a body that is not JSON is refused with the place of the problem, the request still paused
+            let original = try #require(paused.responseText)
+            let bad = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("status", "200"),
+                                                                              ("body", "{\"info\": [1,\n")], cookie: token)
+            #expect(bad.status == .unprocessableContent && bad.body.contains("Not sent: Malformed response at $.info"))
+            #expect(harness.kiosk.breakpoints.paused.count == 1)
+            // And a good edit is sent to the page, which shows it
+            let renamed = original.replacingOccurrences(of: "\"name\":\"Rick Sanchez\"", with: "\"name\":\"Console Rick\"")
+            let good = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("status", "200"),
+                                                                               ("body", renamed)], cookie: token)
+            #expect(good.status == .seeOther)
+            let shown = try await page.value
+            #expect(shown.body.contains("Console Rick"))
+            // And the edit is logged as edited and was not stored
+            #expect(try await client.get("/debug/api/requests?decision=edited").body.contains("\"decision\" : \"edited\""))
+            #expect(try harness.kiosk.database.snapshot(forKey: PageRequest(source: .rickandmorty).cacheKey) == nil)
+            // And a decision for a request no longer paused is a clear 404
+            #expect(try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "continue")], cookie: token)
+                .status == .notFound)
+        }
+    }
+
     @Test("Configurations say which hosts are loopback")
     func loopback() {
         #expect(WebConfiguration(host: "127.0.0.1").isLoopback)

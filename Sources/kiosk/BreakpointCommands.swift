@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import KioskApp
+import KioskCore
+import KioskSources
+
+/// `kiosk breakpoint`: the debugger's switches per endpoint. Requests pause only in `kiosk serve`, whose
+/// console (/debug/paused) decides them; other commands ignore the switches.
+struct BreakpointCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "breakpoint", abstract: "Pause an endpoint's requests, responses or errors in kiosk serve's debugger.",
+        subcommands: [List.self, Set.self])
+
+    /// Every endpoint name Kiosk calls: the sources' and "image".
+    static func endpointNames(_ configuration: KioskConfiguration) -> [String] {
+        let sources = Sources.make(configuration.sources)
+        return SourceID.allCases.compactMap { sources[$0] }.flatMap(\.endpoints).map(\.name) + ["image"]
+    }
+
+    static func open(_ global: GlobalOptions) throws -> (Breakpoints, [String]) {
+        let configuration = try Runtime.configuration(global)
+        return (Breakpoints(fileURL: configuration.breakpointsURL, redactor: configuration.redactor), endpointNames(configuration))
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every endpoint and its three switches.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let (breakpoints, names) = try BreakpointCommand.open(global)
+                let settings = try breakpoints.settings()
+                print(Output.table(["ENDPOINT", "REQUEST", "RESPONSE", "ERROR"], names.map { name in
+                    let setting = settings[name] ?? BreakpointSetting()
+                    return [name, setting.request.rawValue, setting.response.rawValue, setting.error.rawValue]
+                }, maxWidths: [30, 8, 8, 8]))
+            }
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set an endpoint's switches (the ones not given stay as they are).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The endpoint, as `kiosk breakpoint list` names it.") var endpoint: String
+        @Option(help: "pause or ignore, before the request is sent.") var request: BreakpointMode?
+        @Option(help: "pause or ignore, when the response arrives.") var response: BreakpointMode?
+        @Option(help: "pause or ignore, when the request fails.") var error: BreakpointMode?
+
+        func validate() throws {
+            guard request != nil || response != nil || error != nil else {
+                throw ValidationError("Give at least one of --request, --response, --error (pause or ignore).")
+            }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let (breakpoints, names) = try BreakpointCommand.open(global)
+                guard names.contains(endpoint) else {
+                    throw KioskError.invalidRequest("There is no endpoint named \(endpoint); known: \(names.joined(separator: ", ")).")
+                }
+                var setting = breakpoints.setting(for: endpoint)
+                if let request { setting.request = request }
+                if let response { setting.response = response }
+                if let error { setting.error = error }
+                try breakpoints.set(setting, for: endpoint)
+                print("\(endpoint): request \(setting.request.rawValue), response \(setting.response.rawValue), error \(setting.error.rawValue)")
+            }
+        }
+    }
+}
+
+extension BreakpointMode: ExpressibleByArgument {}
