@@ -166,6 +166,15 @@ enum Stylesheet {
       padding: .5rem; border: 1px solid var(--line); border-radius: 8px; background: var(--card); color: var(--fg); width: 100%; }
     form.pause-editor button, form.search button { font: inherit; min-height: 2.75rem; padding: .4rem .9rem; border: 1px solid var(--line);
       border-radius: 8px; background: var(--card); color: var(--fg); cursor: pointer; }
+    .json-editor input, .json-editor select { font: inherit; padding: .15rem .3rem; border: 1px solid var(--line); border-radius: 4px;
+      background: var(--bg); color: var(--fg); min-height: 1.9rem; }
+    .json-editor input.key { color: var(--accent); width: 10rem; }
+    .json-editor .scalar { display: inline-flex; gap: .25rem; flex-wrap: wrap; }
+    .json-editor .scalar input { min-width: 12rem; }
+    .json-editor [aria-invalid="true"] { border-color: var(--err-fg); outline: 2px solid var(--err-fg); }
+    .json-editor li { margin: .15rem 0; }
+    .json-editor button { font: inherit; min-width: 1.9rem; min-height: 1.9rem; padding: 0 .4rem; border: 1px solid var(--line);
+      border-radius: 4px; background: var(--card); color: var(--fg); cursor: pointer; }
     pre.raw { white-space: pre-wrap; overflow-wrap: anywhere; font-size: .8rem; background: var(--card); padding: .5rem;
       border: 1px solid var(--line); border-radius: 8px; max-height: 40rem; overflow: auto; }
 

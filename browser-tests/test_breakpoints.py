@@ -1,0 +1,53 @@
+"""The network debugger's breakpoints in a real browser: a response paused at a breakpoint is edited in
+the JSON tree of /debug/paused, and the page that waited shows the edit."""
+
+from __future__ import annotations
+
+import subprocess
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_server, kiosk_bin, browser):
+    server = fresh_server
+    # A response breakpoint, set from the command line while the server runs (it reads the file again).
+    result = subprocess.run([kiosk_bin, "breakpoint", "set", "rickandmorty.characters", "--response", "pause",
+                             "--data-dir", server.data_dir], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+    # A second tab opens a page nothing is stored for: it waits at the breakpoint.
+    console = browser.current_window_handle
+    browser.execute_script("window.open(arguments[0], 'waiting')", server.url("/rickandmorty?page=3"))
+    WebDriverWait(browser, 30).until(lambda d: server.api("/debug/api/paused"))
+
+    # The console lists it; its page shows the response as a tree.
+    browser.switch_to.window(console)
+    browser.get(server.url("/debug/paused"))
+    browser.find_element(By.CSS_SELECTOR, "#results a[href^='/debug/paused/']").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".json-editor"))
+    name = browser.find_element(By.CSS_SELECTOR, "input[aria-label='Value of $.results[0].name']")
+    # Items start collapsed below the second level: open the first result as a user would.
+    browser.execute_script("return arguments[0].closest('details').querySelector(':scope > summary')", name).click()
+    first = name.get_attribute("value")
+    name.clear()
+    name.send_keys("Tree Rick")
+    # A number keeps its type: an invalid number is marked and not written back.
+    count = browser.find_element(By.CSS_SELECTOR, "input[aria-label='Value of $.info.count']")
+    count.send_keys("x")
+    assert count.get_attribute("aria-invalid") == "true"
+    count.send_keys("\b")
+    assert count.get_attribute("aria-invalid") == "false"
+    body = browser.execute_script("return document.querySelector('textarea[name=body]').value")
+    assert '"name": "Tree Rick"' in body and '"count": 826' in body
+    browser.find_element(By.CSS_SELECTOR, "button[name=action][value=edit]").click()
+    WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith("/debug/paused"))
+
+    # The waiting tab shows the edit, in place of the upstream's name.
+    for handle in browser.window_handles:
+        if handle != console:
+            browser.switch_to.window(handle)
+    WebDriverWait(browser, 30).until(lambda d: "Tree Rick" in d.page_source)
+    assert first not in [row.text for row in browser.find_elements(By.CSS_SELECTOR, "#results .title")]
+    # And the log marks it edited; nothing of it was stored, so the page asks the upstream again next time.
+    assert any(record["decision"] == "edited" for record in server.api("/debug/api/requests?decision=edited"))
