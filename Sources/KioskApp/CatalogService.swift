@@ -73,6 +73,23 @@ public final class CatalogService: Sendable {
         }
     }
 
+    /// Sends a logged request again through the whole transport stack (so it is logged, with a new id),
+    /// its secrets put back by its source; the answer is returned, not stored. Throws for a record whose
+    /// source or secrets are unknown.
+    public func replay(_ record: RequestRecord) async throws -> HTTPResponse {
+        let text = record.url.replacingOccurrences(of: Redactor.placeholder, with: "%3Credacted%3E")
+        // Percent-encoded, the placeholder makes a valid URL whose query items read `<redacted>` again.
+        guard let url = URL(string: text) else { throw KioskError.invalidRequest("Cannot replay: the logged URL is not valid.") }
+        var headers = HTTPHeaderFields()
+        for header in record.requestHeaders where header.value != Redactor.placeholder { headers.add(name: header.name, value: header.value) }
+        var request = HTTPRequest(method: record.method, url: url, headers: headers, source: record.source, endpoint: record.endpoint)
+        if let sourceID = record.source, let source = sources[sourceID] { request = try source.signed(request) }
+        if request.url.absoluteString.contains("%3Credacted%3E") {
+            throw KioskError.invalidRequest("Cannot replay: a secret of this request is not known.")
+        }
+        return try await send(request)
+    }
+
     /// Records a page answered fresh by a cache above this service (the web app's page cache), so the
     /// request log still shows it.
     public func recordFreshAnswer(_ request: PageRequest) {

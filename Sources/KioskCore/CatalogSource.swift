@@ -25,6 +25,9 @@ public protocol CatalogSource: Sendable {
     var filterValues: [String: [String]] { get }
     /// The endpoints this source calls, for the network debugger's registry.
     var endpoints: [EndpointDescription] { get }
+    /// A request rebuilt from the log (its secrets read `<redacted>`) with this source's current
+    /// credentials put back, for replay; throws when a secret it needs is not configured.
+    func signed(_ request: HTTPRequest) throws -> HTTPRequest
 
     /// Checks and normalises a request (defaults filled in); throws `KioskError.invalidRequest`.
     func normalize(_ request: PageRequest) throws -> PageRequest
@@ -84,4 +87,9 @@ public struct EndpointDescription: Sendable, Hashable, Codable {
         let hours = Int(seconds / 3600)
         return "Cache-Control / Expires when sent, else \(hours) h; ETag and Last-Modified revalidated with 304"
     }
+}
+
+extension CatalogSource {
+    /// Sources without credentials replay a request as it is.
+    public func signed(_ request: HTTPRequest) throws -> HTTPRequest { request }
 }

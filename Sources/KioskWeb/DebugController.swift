@@ -111,6 +111,18 @@ struct DebugController: Sendable {
                                           body: body.data, origin: "from request #\(record.id)")])
             return WebController.seeOther("/debug/mocks")
         }
+        router.post("/debug/requests/{id}/replay") { request, context in
+            try await access.check(request)
+            _ = try await CSRFProtection.verifiedForm(request)
+            let record = try record(try context.parameters.require("id"))
+            do {
+                _ = try await kiosk.catalog.replay(record)
+            } catch let error as KioskError where error.isConnectivityFailure || error.isRetryable {
+                // The failed exchange is in the log like any other; the list shows it.
+            }
+            try log().flushQuietly()
+            return WebController.seeOther("/debug")
+        }
         router.post("/debug/mocks/{id}/{action}") { request, context in
             try await access.check(request)
             _ = try await CSRFProtection.verifiedForm(request)

@@ -121,6 +121,10 @@ enum DebugPages {
                                           label: "Answer this request with this response from now on (a mock rule)",
                                           button: "Mock this response", className: "mock"))
         }
+        if record.status != nil || record.error != nil, [CacheDecision.network, .revalidated].contains(record.decision) {
+            content.append(Pages.postForm(action: "/debug/requests/\(record.id)/replay", fields: [],
+                                          label: "Send this request again (logged as a new request)", button: "Replay", className: "mock"))
+        }
         content.append(E.element("section", [], [
             E.element("h2", [], ["As cURL (redacted)"]),
             E.element("pre", [.class("raw"), .attribute("tabindex", "0")], [.text(HAR.curl(record))]),

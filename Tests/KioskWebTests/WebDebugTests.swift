@@ -231,6 +231,30 @@ struct WebDebugTests {
         }
     }
 
+    @Test("Replay sends a logged Marvel request again, signed anew, logged as a new request and not stored")
+    func replay() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "9", count: 64)
+            // Given a logged Marvel request (its ts, apikey and hash redacted in the log)
+            _ = try await client.get("/marvel")
+            let before = try JSONSerialization.jsonObject(with: Data(try await client.get("/debug/api/requests?source=marvel").bytes)) as? [[String: Any]]
+            let id = try #require(before?.first?["id"] as? Int)
+            let storedBefore = try harness.kiosk.database.snapshot(forKey: PageRequest(source: .marvel).cacheKey)?.metadata
+            #expect(try await client.get("/debug/requests/\(id)").body.contains("action=\"/debug/requests/\(id)/replay\""))
+            // When it is replayed
+            let replayed = try await client.post("/debug/requests/\(id)/replay", form: [("csrf", token)], cookie: token)
+            #expect(replayed.status == .seeOther)
+            // Then a new exchange with a 200 is logged (Marvel accepted the fresh signature), and the store is as it was
+            let after = try #require(try JSONSerialization.jsonObject(with: Data(try await client.get("/debug/api/requests?source=marvel").bytes))
+                as? [[String: Any]])
+            #expect(after.count == 2)
+            #expect((after.first?["id"] as? Int ?? 0) > id && after.first?["status"] as? Int == 200)
+            #expect(try harness.kiosk.database.snapshot(forKey: PageRequest(source: .marvel).cacheKey)?.metadata == storedBefore)
+            let keys = await harness.demo.keys
+            #expect(!(try await client.get("/debug").body.contains(keys.marvelPrivate)))
+        }
+    }
+
     @Test("Configurations say which hosts are loopback")
     func loopback() {
         #expect(WebConfiguration(host: "127.0.0.1").isLoopback)

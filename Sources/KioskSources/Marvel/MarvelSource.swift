@@ -122,6 +122,12 @@ public struct MarvelSource: CatalogSource {
         }
     }
 
+    /// The request signed anew: a fresh `ts`, the public key and its `hash` (a logged one has expired anyway).
+    public func signed(_ request: HTTPRequest) throws -> HTTPRequest {
+        let auth = try auth()
+        return try Replay.replacing(Dictionary(uniqueKeysWithValues: auth.queryItems.map { ($0.name, $0.value ?? "") }), in: request)
+    }
+
     private func auth() throws -> MarvelAuth {
         guard let publicKey = RequestValidation.secret(publicKey),
               let privateKey = RequestValidation.secret(privateKey)

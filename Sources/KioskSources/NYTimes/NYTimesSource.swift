@@ -54,6 +54,11 @@ public struct NYTimesSource: CatalogSource {
         return normalized
     }
 
+    /// The request with the configured `api-key`.
+    public func signed(_ request: HTTPRequest) throws -> HTTPRequest {
+        try Replay.replacing(["api-key": try requireKey()], in: request)
+    }
+
     /// `GET {base}/{kind}/{period}.json?api-key=K`; the query stays local. Throws unauthorized without a key.
     public func listRequest(for request: PageRequest) throws -> HTTPRequest {
         let request = try normalize(request)
