@@ -65,9 +65,12 @@ print("")
 let demo = DemoUpstream()
 try await demo.start()
 
-// `--capture-only`: just the capture figures, for iterating on the capture path.
-if arguments.contains("--capture-only") {
-    await captureBenchmarks(demo: demo, quick: quick)
+// `--capture-only` / `--log-only`: just the capture or the request log figures, for iterating on them.
+if arguments.contains("--capture-only") || arguments.contains("--log-only") {
+    if arguments.contains("--capture-only") { await captureBenchmarks(demo: demo, quick: quick) }
+    if arguments.contains("--log-only") {
+        do { try runLogBenchmarks(quick: quick) } catch { print("[log] failed: \(error)") }
+    }
     await demo.stop()
     exit(0)
 }
