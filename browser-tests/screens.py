@@ -9,12 +9,14 @@ SCREEN_NAMES = [
     "home", "nyt", "marvel", "rickandmorty", "dogs",
     "nyt-detail", "marvel-detail", "rickandmorty-detail", "dogs-detail",
     "favorites", "search", "dogs-edit", "not-found",
+    "debug", "debug-request", "debug-endpoints", "debug-mocks", "debug-paused",
 ]
 
 VIEWS = {
     "home": "home", "nyt": "list", "marvel": "list", "rickandmorty": "list", "dogs": "list",
     "nyt-detail": "detail", "marvel-detail": "detail", "rickandmorty-detail": "detail", "dogs-detail": "detail",
     "favorites": "favorites", "search": "search", "dogs-edit": "list", "not-found": "error",
+    "debug": "debug", "debug-request": "debug", "debug-endpoints": "debug", "debug-mocks": "debug", "debug-paused": "debug",
 }
 
 
@@ -29,4 +31,9 @@ def resolve_screens(server) -> dict[str, str]:
         paths[f"{source}-detail"] = f"/{source}/" + urllib.parse.quote(first["itemID"], safe="")
     status = server.post_form("/favorites/rickandmorty/1", {"action": "add", "return": "/favorites"})
     assert status == 303, f"starring a character through the form answered {status}"
+    # The network debugger: the request list, one request in full (a JSON tree), the registry, mocks, pauses.
+    paths.update({"debug": "/debug", "debug-endpoints": "/debug/endpoints", "debug-mocks": "/debug/mocks",
+                  "debug-paused": "/debug/paused"})
+    logged = server.api("/debug/api/requests?source=rickandmorty&status=2xx")
+    paths["debug-request"] = f"/debug/requests/{logged[0]['id']}"
     return paths
