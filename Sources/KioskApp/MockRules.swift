@@ -116,6 +116,8 @@ public final class MockRules: Sendable {
     /// The first enabled rule matching `request`, counting the hit.
     public func match(_ request: HTTPRequest) -> MockRule? {
         try? reloadIfChanged()
+        // Every upstream request asks: with no rule enabled, answer before normalising the URL.
+        guard state.withLock({ $0.rules.contains(where: \.isEnabled) }) else { return nil }
         let key = Self.normalized(request.url.absoluteString, ignoring: redactor.queryItems)
         let rule = state.withLock { state -> MockRule? in
             guard let index = state.rules.firstIndex(where: { rule in
