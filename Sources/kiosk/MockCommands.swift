@@ -96,12 +96,7 @@ struct MockCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument var id: Int
 
-        func run() async throws {
-            try await reportingErrors {
-                try MockCommand.open(global).setEnabled(true, id: id)
-                print("Mock rule \(id) is on.")
-            }
-        }
+        func run() async throws { try await MockCommand.setEnabled(true, id: id, global) }
     }
 
     struct Disable: AsyncParsableCommand {
@@ -109,11 +104,14 @@ struct MockCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument var id: Int
 
-        func run() async throws {
-            try await reportingErrors {
-                try MockCommand.open(global).setEnabled(false, id: id)
-                print("Mock rule \(id) is off.")
-            }
+        func run() async throws { try await MockCommand.setEnabled(false, id: id, global) }
+    }
+
+    /// `mock enable` and `mock disable`.
+    static func setEnabled(_ enabled: Bool, id: Int, _ global: GlobalOptions) async throws {
+        try await reportingErrors {
+            try open(global).setEnabled(enabled, id: id)
+            print("Mock rule \(id) is \(enabled ? "on" : "off").")
         }
     }
 }
