@@ -97,6 +97,8 @@ public indirect enum OrderedJSON: Sendable, Hashable {
 
     /// A JSON string literal.
     public static func quoted(_ value: String) -> String {
+        // Most strings need no escape (every captured header goes through here).
+        guard value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return "\"" + value + "\"" }
         var result = "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -16,7 +16,12 @@ public struct Redactor: Sendable, Hashable {
     /// Secret values (API keys) replaced wherever they appear — in a URL, a header or a body — so a
     /// key echoed by an upstream, or sent under a name not on the lists, still never leaves Kiosk.
     /// Values shorter than 6 characters are ignored: they would match ordinary text.
-    public var secretValues: Set<String> = []
+    public var secretValues: Set<String> = [] {
+        didSet { secretsLongestFirst = Self.longestFirst(secretValues) }
+    }
+    /// `secretValues`, longest first, so that a key that contains another is replaced whole; kept
+    /// sorted because every captured header and body is scrubbed.
+    private var secretsLongestFirst: [String] = []
 
     /// The default list: NYT's `api-key`, Marvel's `apikey`, `hash` and `ts`, and credential headers.
     public static let standard = Redactor(
@@ -28,6 +33,11 @@ public struct Redactor: Sendable, Hashable {
         self.queryItems = Set(queryItems.map { $0.lowercased() })
         self.headers = Set(headers.map { $0.lowercased() })
         self.secretValues = secretValues.filter { $0.count >= 6 }
+        secretsLongestFirst = Self.longestFirst(self.secretValues)
+    }
+
+    private static func longestFirst(_ secrets: Set<String>) -> [String] {
+        secrets.sorted { ($0.utf8.count, $0) > ($1.utf8.count, $1) }
     }
 
     /// A copy that also replaces these secret values wherever they appear.
@@ -43,22 +53,28 @@ public struct Redactor: Sendable, Hashable {
         scrub(redactQuery(url))
     }
 
-    /// Text with every secret value replaced.
+    /// Text with every secret value replaced (matched as UTF-8 bytes, so a key followed by a
+    /// combining mark is still found).
     public func scrub(_ text: String) -> String {
-        guard !secretValues.isEmpty else { return text }
-        var result = text
-        // Longest first, so a key that contains another is replaced whole.
-        for secret in secretValues.sorted(by: { $0.count > $1.count }) where result.contains(secret) {
-            result = result.replacingOccurrences(of: secret, with: Self.placeholder)
+        guard !secretsLongestFirst.isEmpty else { return text }
+        // Every captured header value is scrubbed: a byte scan first, as a key is almost never there.
+        var text = text
+        let occurs = text.withUTF8 { utf8 in
+            secretsLongestFirst.contains { secret in
+                var secret = secret
+                return secret.withUTF8 { Self.contains(UnsafeRawBufferPointer(utf8), UnsafeRawBufferPointer($0)) }
+            }
         }
-        return result
+        guard occurs else { return text }
+        // Whole keys are whole UTF-8 sequences, so replacing their bytes leaves valid UTF-8.
+        return String(decoding: scrub(Data(text.utf8)), as: UTF8.self)
     }
 
     /// Bytes (a body) with every secret value replaced; unchanged when none occurs.
     public func scrub(_ data: Data) -> Data {
-        guard !secretValues.isEmpty else { return data }
+        guard !secretsLongestFirst.isEmpty else { return data }
         var result = data
-        for secret in secretValues.sorted(by: { $0.count > $1.count }) {
+        for secret in secretsLongestFirst {
             let needle = Data(secret.utf8)
             // Every captured body is scanned for every key: a fast scan first, as a key is almost never
             // there and `Data.range(of:)` is a slow byte-by-byte search on Linux.
@@ -75,22 +91,22 @@ public struct Redactor: Sendable, Hashable {
 
     /// Whether `needle` occurs in `haystack`: memchr to the candidates, memcmp to confirm.
     static func contains(_ haystack: Data, _ needle: Data) -> Bool {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
-        return haystack.withUnsafeBytes { hay in
-            needle.withUnsafeBytes { pin in
-                guard let start = hay.baseAddress, let pattern = pin.baseAddress else { return false }
-                let first = Int32(pin[0])
-                let lastStart = hay.count - pin.count
-                var offset = 0
-                while offset <= lastStart {
-                    guard let found = memchr(start + offset, first, lastStart - offset + 1) else { return false }
-                    let index = start.distance(to: UnsafeRawPointer(found))
-                    if memcmp(start + index, pattern, pin.count) == 0 { return true }
-                    offset = index + 1
-                }
-                return false
-            }
+        haystack.withUnsafeBytes { hay in needle.withUnsafeBytes { pin in contains(hay, pin) } }
+    }
+
+    static func contains(_ hay: UnsafeRawBufferPointer, _ pin: UnsafeRawBufferPointer) -> Bool {
+        guard !pin.isEmpty, hay.count >= pin.count,
+              let start = hay.baseAddress, let pattern = pin.baseAddress else { return false }
+        let first = Int32(pin[0])
+        let lastStart = hay.count - pin.count
+        var offset = 0
+        while offset <= lastStart {
+            guard let found = memchr(start + offset, first, lastStart - offset + 1) else { return false }
+            let index = start.distance(to: UnsafeRawPointer(found))
+            if memcmp(start + index, pattern, pin.count) == 0 { return true }
+            offset = index + 1
         }
+        return false
     }
 
     private func redactQuery(_ url: URL) -> String {

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 // The request log's schema, append-only like AppDatabase's: a shipped migration is never edited.
@@ -6,9 +7,9 @@ import GRDB
 //   and a filter that has to scan read few pages; one index per equality filter, each serving
 //   `filter = ? ORDER BY id DESC LIMIT n` directly (an index on x is ordered by (x, rowid)).
 // - `logBody`: the captured bodies as BLOBs, only for records that have one, read only by the
-//   detail view (and by the full-text index, see below).
-// - `logSearchText`: a view computing the indexed text of a record (URL, then the UTF-8 prefix of
-//   each body recorded in `requestTextLength`/`responseTextLength` at insert time).
+//   detail view; and `searchText`, the distinct words of their indexed UTF-8 prefixes
+//   (RequestLog+SearchText.swift), what the full-text index reads.
+// - `logSearchText`: a view computing the indexed text of a record (its URL, then `searchText`).
 // - `logSearch`: FTS5 over that view as external content. Nothing is stored twice: the index holds
 //   only terms and rowids (`detail=none`: the log is sorted by time, never ranked, and every
 //   query is an AND of prefixes, so positions would only make the index bigger). FTS5 deletes a
@@ -17,8 +18,11 @@ import GRDB
 //   stored, immutable columns, the text read back is exactly the text indexed.
 //   (SQLite 3.43's `contentless_delete` would avoid reading it back, but Linux builds link the
 //   system SQLite, 3.40 on the current images.)
+//   The index follows the log: a record is stored at once and indexed with the others of its
+//   batch (RequestLog.swift says when); `logStats.indexedThrough` is the last id indexed, and ids
+//   only grow, so the records above it are exactly those not indexed yet.
 // - `logStats`: one row holding the sum of `logEntry.byteCount`, updated in the same transaction
-//   as every insert and delete, so a size check never sums the table.
+//   as every insert and delete, so a size check never sums the table; and `indexedThrough`.
 //
 // Why the file stays bounded without VACUUM: eviction frees pages that the next inserts reuse,
 // so in steady state the file stays near its high-water mark (records plus index and free pages).
@@ -32,6 +36,9 @@ extension RequestLog {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try createTables(db)
+        }
+        migrator.registerMigration("v2: index distinct words, behind the log") { db in
+            try indexDistinctWords(db)
         }
         return migrator
     }()
@@ -105,6 +112,18 @@ extension RequestLog {
             FROM logEntry LEFT JOIN logBody ON logBody.id = logEntry.id
             """)
 
+        try createSearchIndex(db)
+
+        try db.create(table: "logStats") { t in
+            t.primaryKey("id", .integer).check { $0 == 1 }
+            t.column("byteCount", .integer).notNull()
+        }
+        try db.execute(sql: "INSERT INTO logStats (id, byteCount) VALUES (1, 0)")
+    }
+
+    /// The full-text index over `logSearchText`, and its vocabulary. Shipped migrations call this:
+    /// change it only together with a migration that rebuilds the index.
+    private static func createSearchIndex(_ db: Database) throws {
         // The same tokenizer as the catalog's search, so that SearchTokenizer turns user input
         // into the index's own terms. Prefix indexes of 1 to 3 characters: a short prefix (what
         // a user types first, or a number) is then one doclist read lazily, newest first, instead
@@ -121,11 +140,58 @@ extension RequestLog {
         // The index's vocabulary, read to expand a long prefix into the exact terms it stands for
         // (RequestLog+Query.swift explains why). A view of the index itself: nothing to keep in sync.
         try db.execute(sql: "CREATE VIRTUAL TABLE logSearchVocab USING fts5vocab(logSearch, 'row')")
+    }
 
-        try db.create(table: "logStats") { t in
-            t.primaryKey("id", .integer).check { $0 == 1 }
-            t.column("byteCount", .integer).notNull()
+    /// v2: the index reads each record's distinct words (RequestLog+SearchText.swift) instead of
+    /// its whole bodies, and follows the log in batches instead of in every write (the
+    /// `indexedThrough` watermark; RequestLog.swift explains when it catches up). The index is
+    /// rebuilt from the stored records, whose sizes grow by their stored words.
+    private static func indexDistinctWords(_ db: Database) throws {
+        // The vocabulary and the index go first: they read the view being replaced.
+        try db.execute(sql: "DROP TABLE logSearchVocab")
+        try db.execute(sql: "DROP TABLE logSearch")
+        try db.execute(sql: "DROP VIEW logSearchText")
+        try db.alter(table: "logBody") { t in
+            // Each distinct word of the indexed prefixes of both bodies (RequestLog+SearchText.swift).
+            t.add(column: "searchText", .text)
         }
-        try db.execute(sql: "INSERT INTO logStats (id, byteCount) VALUES (1, 0)")
+        try db.alter(table: "logStats") { t in
+            // Every record with an id up to this one is in `logSearch`; those above are not yet.
+            t.add(column: "indexedThrough", .integer).notNull().defaults(to: 0)
+        }
+
+        // The stored records' words, in batches of ids so that memory stays flat.
+        var lastID: Int64 = 0
+        var addedBytes: Int64 = 0
+        while true {
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT logBody.id, logBody.requestBody, logBody.responseBody,
+                       logEntry.requestTextLength, logEntry.responseTextLength
+                FROM logBody JOIN logEntry ON logEntry.id = logBody.id
+                WHERE logBody.id > ? ORDER BY logBody.id LIMIT 500
+                """, arguments: [lastID])
+            guard let last = rows.last else { break }
+            lastID = last[0]
+            for row in rows {
+                let requestText = (row[1] as Data?).flatMap { data in (row[3] as Int?).map { data.prefix($0) } }
+                let responseText = (row[2] as Data?).flatMap { data in (row[4] as Int?).map { data.prefix($0) } }
+                guard let text = searchText(of: [requestText, responseText].compactMap { $0 }) else { continue }
+                let id: Int64 = row[0]
+                try db.execute(sql: "UPDATE logBody SET searchText = ? WHERE id = ?", arguments: [text, id])
+                try db.execute(sql: "UPDATE logEntry SET byteCount = byteCount + ? WHERE id = ?",
+                               arguments: [text.utf8.count, id])
+                addedBytes += Int64(text.utf8.count)
+            }
+        }
+        try db.execute(sql: "UPDATE logStats SET byteCount = byteCount + ?", arguments: [addedBytes])
+
+        try db.execute(sql: """
+            CREATE VIEW logSearchText AS
+            SELECT logEntry.id AS id, logEntry.url || char(10) || COALESCE(logBody.searchText, '') AS text
+            FROM logEntry LEFT JOIN logBody ON logBody.id = logEntry.id
+            """)
+        try createSearchIndex(db)
+        try db.execute(sql: "INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText")
+        try db.execute(sql: "UPDATE logStats SET indexedThrough = (SELECT COALESCE(MAX(id), 0) FROM logEntry)")
     }
 }

@@ -5,9 +5,9 @@ import KioskCore
 // Inserting records, eviction and clearing (RequestLog+Schema.swift describes the tables).
 
 extension RequestLog {
-    /// At most this many leading bytes of a body are indexed: enough for any word a user would
-    /// search a JSON answer for, while a large body does not blow up the index.
-    static let maxIndexedBodyBytes = 64 * 1024
+    /// At most this many leading bytes of a body are indexed: the whole of any catalog answer
+    /// (Marvel's largest pages are about 200 KB), while a huge body does not hold up the writer.
+    static let maxIndexedBodyBytes = 256 * 1024
     /// What a row costs beyond its text and bodies (numbers, row and index entries), counted in
     /// `byteCount` so that a log of tiny records is bounded too.
     static let rowOverheadBytes = 64
@@ -20,55 +20,85 @@ extension RequestLog {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    /// Inserts `records` in order, indexes them, and adds their sizes to the running total, within
-    /// the caller's transaction; returns the id of the last one (0 for none).
+    /// Inserts `records` in order with the words to index (`indexUnindexed` indexes them) and adds
+    /// their sizes to the running total, within the caller's transaction; returns the id of the
+    /// last one (0 for none).
     @discardableResult
     static func insert(_ records: [RequestRecord], _ db: Database) throws -> Int64 {
         guard !records.isEmpty else { return 0 }
-        let encoder = JSONEncoder()
         let insertEntry = try db.cachedStatement(sql: insertEntrySQL)
-        let insertBody = try db.cachedStatement(sql: "INSERT INTO logBody (id, requestBody, responseBody) VALUES (?, ?, ?)")
-        var firstID: Int64?
+        let insertBody = try db.cachedStatement(sql: """
+            INSERT INTO logBody (id, requestBody, responseBody, searchText) VALUES (?, ?, ?, ?)
+            """)
         var lastID: Int64 = 0
         var addedBytes: Int64 = 0
         for record in records {
-            let requestHeaders = try headersJSON(record.requestHeaders, encoder)
-            let responseHeaders = try headersJSON(record.responseHeaders, encoder)
+            let requestHeaders = headersJSON(record.requestHeaders)
+            let responseHeaders = headersJSON(record.responseHeaders)
+            let requestTextLength = indexedTextLength(of: record.requestBody)
+            let responseTextLength = indexedTextLength(of: record.responseBody)
+            let searchText = searchText(of: [
+                requestTextLength.flatMap { record.requestBody?.data.prefix($0) },
+                responseTextLength.flatMap { record.responseBody?.data.prefix($0) },
+            ].compactMap { $0 })
             let byteCount = rowOverheadBytes + record.url.utf8.count + record.endpoint.utf8.count
                 + record.method.utf8.count + (record.source?.rawValue.utf8.count ?? 0) + (record.error?.utf8.count ?? 0)
                 + requestHeaders.utf8.count + responseHeaders.utf8.count
                 + (record.requestBody?.data.count ?? 0) + (record.responseBody?.data.count ?? 0)
+                + (searchText?.utf8.count ?? 0)
             let values: [(any DatabaseValueConvertible)?] = [
                 record.startedAt.timeIntervalSinceReferenceDate, record.source?.rawValue, record.endpoint,
                 record.method, record.url, record.status, record.statusClass ?? 0, record.decision.rawValue,
                 record.timings.queued, record.timings.connect, record.timings.firstByte, record.timings.download,
                 record.timings.total, record.error,
                 record.requestBody?.originalSize, record.responseBody?.originalSize,
-                indexedTextLength(of: record.requestBody), indexedTextLength(of: record.responseBody),
+                requestTextLength, responseTextLength,
                 byteCount, requestHeaders, responseHeaders,
             ]
             try insertEntry.execute(arguments: StatementArguments(values))
             let id = db.lastInsertedRowID
             if record.requestBody != nil || record.responseBody != nil {
-                try insertBody.execute(arguments: [id, record.requestBody?.data, record.responseBody?.data])
+                try insertBody.execute(arguments: [id, record.requestBody?.data, record.responseBody?.data, searchText])
             }
-            firstID = firstID ?? id
             lastID = id
             addedBytes += Int64(byteCount)
         }
-        // One statement for the batch (their ids are consecutive: this is the only writer), reading
-        // the text through the same view FTS5 reads when it deletes, so both always agree.
-        try db.cachedStatement(sql: """
-            INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText WHERE id BETWEEN ? AND ?
-            """).execute(arguments: [firstID, lastID])
         try addStoredBytes(addedBytes, db)
         return lastID
     }
 
-    /// Headers as a JSON array of [name, value] pairs: order and duplicates are kept.
-    private static func headersJSON(_ headers: [RequestRecord.HeaderField], _ encoder: JSONEncoder) throws -> String {
+    /// How many stored records are not in the full-text index yet.
+    static func unindexedCount(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: """
+            SELECT COALESCE((SELECT MAX(id) FROM logEntry), 0) - indexedThrough FROM logStats WHERE id = 1
+            """)).map { max(0, $0) } ?? 0
+    }
+
+    /// Indexes every stored record not indexed yet, in one statement, within the caller's transaction.
+    ///
+    /// The records above the watermark are a range of ids (this is the only writer, and ids only
+    /// grow), read through the same view FTS5 reads when it deletes, so both always agree.
+    static func indexUnindexed(_ db: Database) throws {
+        let indexedThrough = try Int64.fetchOne(db.cachedStatement(sql: "SELECT indexedThrough FROM logStats WHERE id = 1")) ?? 0
+        guard let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(id) FROM logEntry")),
+              last > indexedThrough
+        else { return }
+        try db.cachedStatement(sql: """
+            INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText WHERE id > ? AND id <= ?
+            """).execute(arguments: [indexedThrough, last])
+        try db.cachedStatement(sql: "UPDATE logStats SET indexedThrough = ? WHERE id = 1").execute(arguments: [last])
+    }
+
+    /// Headers as a JSON array of [name, value] pairs: order and duplicates are kept. Written by
+    /// hand because every captured exchange is encoded, and JSONEncoder costs more than the insert.
+    static func headersJSON(_ headers: [RequestRecord.HeaderField]) -> String {
         guard !headers.isEmpty else { return "[]" }
-        return try String(decoding: encoder.encode(headers.map { [$0.name, $0.value] }), as: UTF8.self)
+        var json = "["
+        for (index, field) in headers.enumerated() {
+            json += (index == 0 ? "[" : ",[") + OrderedJSON.quoted(field.name) + ","
+                + OrderedJSON.quoted(field.value) + "]"
+        }
+        return json + "]"
     }
 
     /// How many leading bytes of `body` are indexed: up to `maxIndexedBodyBytes`, cut before a
@@ -117,6 +147,8 @@ extension RequestLog {
         let freed = try Int64.fetchOne(db, sql: "SELECT SUM(byteCount) FROM logEntry WHERE startedAt < ?",
                                        arguments: [cutoff])
         guard let freed else { return }  // SUM of no rows is NULL: nothing expired
+        // FTS5 removes only terms it holds: the records about to go must all be in the index.
+        try Self.indexUnindexed(db)
         // The index first: FTS5 reads each row's text back through the view to remove its terms.
         try db.execute(sql: "DELETE FROM logSearch WHERE rowid IN (SELECT id FROM logEntry WHERE startedAt < ?)",
                        arguments: [cutoff])
@@ -148,6 +180,7 @@ extension RequestLog {
             try db.execute(sql: "UPDATE logStats SET byteCount = (SELECT COALESCE(SUM(byteCount), 0) FROM logEntry)")
             return
         }
+        try Self.indexUnindexed(db)
         try db.execute(sql: "DELETE FROM logSearch WHERE rowid <= ?", arguments: [boundary])
         try db.execute(sql: "DELETE FROM logBody WHERE id <= ?", arguments: [boundary])
         try db.execute(sql: "DELETE FROM logEntry WHERE id <= ?", arguments: [boundary])

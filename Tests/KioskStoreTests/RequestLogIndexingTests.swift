@@ -1,0 +1,233 @@
+import Foundation
+import GRDB
+import KioskCore
+import Testing
+@testable import KioskStore
+
+/// How the request log's full-text index is built: from each record's distinct words, behind the
+/// log, in batches, and migrated from the first schema.
+@Suite("Request log indexing")
+struct RequestLogIndexingTests {
+    typealias Log = RequestLogTests
+
+    /// The set of terms the index's tokenizer makes of `text`.
+    static func terms(_ text: String) throws -> Set<String> {
+        let queue = try DatabaseQueue()
+        return try queue.read { db in
+            var terms = Set<String>()
+            try SearchTokenizer(db).forEachToken(in: text, tokenization: .document) { terms.insert($0) }
+            return terms
+        }
+    }
+
+    static func waitingCount(_ log: RequestLog) throws -> Int64 {
+        try log.writer.read(RequestLog.unindexedCount)
+    }
+
+    // MARK: - Distinct words
+
+    @Test("the words indexed for a body are exactly the terms of the whole body, each once", arguments: [
+        #"{"results":[{"name":"Rick Sanchez","url":"https://rickandmortyapi.com/api/character/1"},{"name":"rick SANCHEZ","url":"https://rickandmortyapi.com/api/character/2"}]}"#,
+        #"{"title":"Doré’s café — “naïve” Ünïcödé","byline":"By JOSÉ Pérez","k":"e\#u{301}cole"}"#,
+        "ＡＢＣ full-width, 東京タワー and emoji 🕺💀 mixed with snake_case, kebab-case and CamelCase",
+        #"{"created":"2017-11-04T18:48:46.250Z","episode":["https://x.test/api/episode/1","https://x.test/api/episode/10"]}"#,
+        "tabs\tand\nnew\r\nlines, dots... a.b.c; 1,000.50 $42 100% a&b <tag attr='v'>",
+        "",
+        "   ,,, !!! ",
+    ])
+    func distinctWordsKeepTheTerms(text: String) throws {
+        // Given a body
+        let body = Data(text.utf8)
+
+        // When its search text is made
+        let words = RequestLog.searchText(of: [body])
+
+        // Then the tokenizer finds the same terms in it as in the whole body, and no word repeats
+        #expect(try Self.terms(words ?? "") == Self.terms(text))
+        let list = words?.split(separator: " ").map { $0.lowercased() } ?? []
+        #expect(list.count == Set(list).count)
+        #expect(words == nil || !(words?.isEmpty ?? true))
+    }
+
+    @Test("the words of both bodies are merged, and a repetitive JSON page shrinks to a fraction")
+    func wordsOfBothBodies() throws {
+        // Given a request body and a response repeating the same keys and URLs 200 times
+        let request = Data(#"{"query":"Squanchy"}"#.utf8)
+        let items = (0..<200).map { #"{"id":\#($0 % 5),"name":"Morty","url":"https://rickandmortyapi.com/api/character/1"}"# }
+        let response = Data(("{\"results\":[" + items.joined(separator: ",") + "]}").utf8)
+
+        // When their search text is made
+        let words = try #require(RequestLog.searchText(of: [request, response]))
+
+        // Then it has the terms of both, and is a small fraction of the response
+        #expect(try Self.terms(words) == Self.terms(#"{"query":"Squanchy"}"#).union(Self.terms(String(decoding: response, as: UTF8.self))))
+        #expect(words.utf8.count * 20 < response.count)
+    }
+
+    // MARK: - The index follows the log
+
+    @Test("a stored record is listed at once and found by a search before the index has caught up")
+    func searchCatchesUp() throws {
+        // Given a log that would index only after an hour
+        let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 3600))
+
+        // When three records are stored
+        for name in ["alpha", "beta", "gamma"] {
+            try log.append(Log.record("https://a.test/\(name)", responseBody: "{\"word\":\"\(name)plumbus\"}"))
+        }
+
+        // Then they wait for the index, yet are listed, and a search indexes them first and finds them
+        #expect(try Self.waitingCount(log) == 3)
+        #expect(try log.count() == 3)
+        #expect(try Log.urls(log, RequestFilter()).count == 3)
+        #expect(try Log.urls(log, RequestFilter(text: "betaplumbus")) == ["https://a.test/beta"])
+        #expect(try Self.waitingCount(log) == 0)
+        try Log.checkIndexIntegrity(log)
+    }
+
+    @Test("records are indexed in a batch once 64 wait, and by flush")
+    func batchAndFlush() throws {
+        // Given a log that would index only after an hour
+        let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 3600))
+
+        // When 63 records are stored, then one more
+        for index in 0..<63 { try log.append(Log.record("https://a.test/\(index)")) }
+        #expect(try Self.waitingCount(log) == 63)
+        try log.append(Log.record("https://a.test/63"))
+
+        // Then the 64 are indexed together
+        #expect(try Self.waitingCount(log) == 0)
+
+        // And enqueued records are indexed by flush
+        for index in 64..<70 { log.enqueue(Log.record("https://a.test/\(index)")) }
+        try log.flush()
+        #expect(try Self.waitingCount(log) == 0)
+        try Log.checkIndexIntegrity(log)
+    }
+
+    @Test("a record left waiting is indexed by itself after the indexing delay")
+    func delayedIndexing() async throws {
+        // Given a log indexing 50 ms after a write
+        let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 0.05))
+
+        // When one record is stored
+        try log.append(Log.record("https://a.test/lonely", responseBody: "{\"a\":\"meeseeks\"}"))
+
+        // Then, without any search or flush, it is indexed soon after (polled for up to 10 s, so a
+        // busy machine cannot make this fail)
+        var waiting = try Self.waitingCount(log)
+        for _ in 0..<200 where waiting > 0 {
+            try await Task.sleep(for: .milliseconds(50))
+            waiting = try Self.waitingCount(log)
+        }
+        #expect(waiting == 0)
+        let indexed = try await log.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM logSearch WHERE logSearch MATCH 'meeseeks'")
+        }
+        #expect(indexed == 1)
+    }
+
+    @Test("an enqueued record is stored and then indexed by itself, without a flush")
+    func enqueuedRecordIsStoredAlone() async throws {
+        // Given a log storing 20 ms and indexing 50 ms after a write
+        let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, batchingDelay: 0.02, indexingDelay: 0.05))
+
+        // When a burst of records is enqueued and nothing else happens
+        for index in 0..<5 { log.enqueue(Log.record("https://a.test/\(index)", responseBody: "{\"w\":\"tinkles\(index)\"}")) }
+
+        // Then they are stored, then indexed, soon after (polled for up to 10 s)
+        var stored = try log.count()
+        var waiting = try Self.waitingCount(log)
+        for _ in 0..<200 where stored < 5 || waiting > 0 {
+            try await Task.sleep(for: .milliseconds(50))
+            stored = try log.count()
+            waiting = try Self.waitingCount(log)
+        }
+        #expect(stored == 5)
+        #expect(waiting == 0)
+        #expect(log.droppedCount == 0)
+    }
+
+    @Test("evicting records that wait for the index keeps the index whole")
+    func evictionOfWaitingRecords() throws {
+        // Given a 20 KB log on a file that would index only after an hour
+        let (folder, path) = try Log.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = try RequestLog.open(at: path, configuration: RequestLog.Configuration(
+            maxBytes: 20 * 1024, now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 3600))
+
+        // When 60 records of about 1 KB are stored (fewer than a batch: none indexed by count)
+        for index in 0..<60 {
+            let body = "{\"index\":\"n\(index)\",\"words\":\"" + String(repeating: "schwifty ", count: 100) + "\"}"
+            try log.append(Log.record("https://a.test/item/\(index)", responseBody: body))
+        }
+
+        // Then the oldest were evicted, the index agrees with what is left, and search finds only that
+        let count = try log.count()
+        #expect(count > 5 && count < 25)
+        try Log.checkIndexIntegrity(log)
+        #expect(try log.records(matching: RequestFilter(text: "schwifty", limit: 100)).count == count)
+        #expect(try Log.urls(log, RequestFilter(text: "n0")).isEmpty)
+        #expect(try Log.urls(log, RequestFilter(text: "n59")) == ["https://a.test/item/59"])
+        try Log.checkIndexIntegrity(log)
+    }
+
+    // MARK: - Migration
+
+    @Test("a log written by the first schema is migrated: its records are searchable by body words and stay bounded")
+    func migratesFirstSchema() throws {
+        // Given a log file at the first schema, holding two records indexed the old way
+        let (folder, path) = try Log.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let oldSize: Int64
+        do {
+            let pool = try DatabasePool(path: path, configuration: RequestLog.makeDatabaseConfiguration())
+            try RequestLog.migrator.migrate(pool, upTo: "v1")
+            oldSize = try pool.write { db in
+                var size: Int64 = 0
+                for (index, word) in ["gazorpazorp", "cromulon"].enumerated() {
+                    let body = Data(String(repeating: "{\"species\":\"\(word)\",\"note\":\"old record\"},", count: 20).utf8)
+                    let byteCount = 64 + body.count + 30
+                    try db.execute(sql: """
+                        INSERT INTO logEntry (startedAt, source, endpoint, method, url, status, statusClass, decision,
+                                              duration, responseBodySize, responseTextLength, byteCount,
+                                              requestHeaders, responseHeaders)
+                        VALUES (?, 'rickandmorty', 'rickandmorty.characters', 'GET', ?, 200, 2, 'network', 0.1, ?, ?, ?, '[]', '[]')
+                        """, arguments: [760_000_000.25, "https://a.test/old/\(index)", body.count, body.count, byteCount])
+                    let id = db.lastInsertedRowID
+                    try db.execute(sql: "INSERT INTO logBody (id, responseBody) VALUES (?, ?)", arguments: [id, body])
+                    try db.execute(sql: "INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText WHERE id = ?",
+                                   arguments: [id])
+                    size += Int64(byteCount)
+                }
+                try db.execute(sql: "UPDATE logStats SET byteCount = ?", arguments: [size])
+                return size
+            }
+        }
+
+        // When the current Kiosk opens it
+        let log = try RequestLog.open(at: path, configuration: RequestLog.Configuration(
+            maxBytes: 50 * 1024 * 1024, now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }))
+
+        // Then the old records are found by their body words, the index is whole, and their size
+        // now counts the words stored for the index
+        #expect(try Log.urls(log, RequestFilter(text: "gazorpazorp")) == ["https://a.test/old/0"])
+        #expect(try Log.urls(log, RequestFilter(text: "old record")).count == 2)
+        #expect(try Self.waitingCount(log) == 0)
+        try Log.checkIndexIntegrity(log)
+        let size = try log.sizeInBytes()
+        #expect(size > oldSize)
+        #expect(try size == log.writer.read { db in try Int64.fetchOne(db, sql: "SELECT SUM(byteCount) FROM logEntry") })
+
+        // And new records join them, and clearing everything leaves a whole, empty index
+        try log.append(Log.record("https://a.test/new", responseBody: "{\"species\":\"cromulon\"}"))
+        #expect(try Log.urls(log, RequestFilter(text: "cromulon")) == ["https://a.test/new", "https://a.test/old/1"])
+        try log.clear()
+        #expect(try Log.urls(log, RequestFilter(text: "cromulon")).isEmpty)
+        try Log.checkIndexIntegrity(log)
+    }
+}
