@@ -18,11 +18,8 @@ import GRDB
 //   stored, immutable columns, the text read back is exactly the text indexed.
 //   (SQLite 3.43's `contentless_delete` would avoid reading it back, but Linux builds link the
 //   system SQLite, 3.40 on the current images.)
-//   The index follows the log: a record is stored at once and indexed with the others of its
-//   batch (RequestLog.swift says when); `logStats.indexedThrough` is the last id indexed, and ids
-//   only grow, so the records above it are exactly those not indexed yet.
 // - `logStats`: one row holding the sum of `logEntry.byteCount`, updated in the same transaction
-//   as every insert and delete, so a size check never sums the table; and `indexedThrough`.
+//   as every insert and delete, so a size check never sums the table.
 //
 // Why the file stays bounded without VACUUM: eviction frees pages that the next inserts reuse,
 // so in steady state the file stays near its high-water mark (records plus index and free pages).
@@ -37,7 +34,7 @@ extension RequestLog {
         migrator.registerMigration("v1") { db in
             try createTables(db)
         }
-        migrator.registerMigration("v2: index distinct words, behind the log") { db in
+        migrator.registerMigration("v2: index distinct words") { db in
             try indexDistinctWords(db)
         }
         return migrator
@@ -143,9 +140,8 @@ extension RequestLog {
     }
 
     /// v2: the index reads each record's distinct words (RequestLog+SearchText.swift) instead of
-    /// its whole bodies, and follows the log in batches instead of in every write (the
-    /// `indexedThrough` watermark; RequestLog.swift explains when it catches up). The index is
-    /// rebuilt from the stored records, whose sizes grow by their stored words.
+    /// its whole bodies. The index is rebuilt from the stored records, whose sizes grow by their
+    /// stored words.
     private static func indexDistinctWords(_ db: Database) throws {
         // The vocabulary and the index go first: they read the view being replaced.
         try db.execute(sql: "DROP TABLE logSearchVocab")
@@ -154,10 +150,6 @@ extension RequestLog {
         try db.alter(table: "logBody") { t in
             // Each distinct word of the indexed prefixes of both bodies (RequestLog+SearchText.swift).
             t.add(column: "searchText", .text)
-        }
-        try db.alter(table: "logStats") { t in
-            // Every record with an id up to this one is in `logSearch`; those above are not yet.
-            t.add(column: "indexedThrough", .integer).notNull().defaults(to: 0)
         }
 
         // The stored records' words, in batches of ids so that memory stays flat.
@@ -192,6 +184,5 @@ extension RequestLog {
             """)
         try createSearchIndex(db)
         try db.execute(sql: "INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText")
-        try db.execute(sql: "UPDATE logStats SET indexedThrough = (SELECT COALESCE(MAX(id), 0) FROM logEntry)")
     }
 }

@@ -69,22 +69,25 @@ struct DistinctWords: ~Copyable {
               let out = output.baseAddress else { return }
         let count = bytes.count
         var index = 0
-        while index < count {
-            while index < count, Self.isSeparator(base[index]) { index += 1 }
-            guard index < count else { break }
-            // Copy the word, lowercased, after a separating space, hashing it (FNV-1a) on the way.
-            let start = length == 0 ? 0 : length + 1
-            var end = start
-            var hash: UInt32 = 0x811c_9dc5
-            while index < count, !Self.isSeparator(base[index]) {
-                let byte = base[index]
-                let lowered = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                out[end] = lowered
-                hash = (hash ^ UInt32(lowered)) &* 0x0100_0193
-                end += 1
-                index += 1
+        wordFolding.withUnsafeBufferPointer { fold in
+            let fold = fold.baseAddress!
+            while index < count {
+                while index < count, fold[Int(base[index])] == 0 { index += 1 }
+                guard index < count else { break }
+                // Copy the word, lowercased, after a separating space, hashing it (FNV-1a) on the way.
+                let start = length == 0 ? 0 : length + 1
+                var end = start
+                var hash: UInt32 = 0x811c_9dc5
+                while index < count {
+                    let lowered = fold[Int(base[index])]
+                    if lowered == 0 { break }
+                    out[end] = lowered
+                    hash = (hash ^ UInt32(lowered)) &* 0x0100_0193
+                    end += 1
+                    index += 1
+                }
+                keep(start: start, end: end, hash: hash)
             }
-            keep(start: start, end: end, hash: hash)
         }
     }
 
@@ -96,7 +99,7 @@ struct DistinctWords: ~Copyable {
         var slot = Int(hash) & mask
         while slots[slot] != 0 {
             if hashes[slot] == hash, Int(slots[slot] & 0xFFFF_FFFF) == wordLength,
-               memcmp(out + Int(slots[slot] >> 32), out + start, wordLength) == 0 { return }
+               Self.equal(out + Int(slots[slot] >> 32), out + start, wordLength) { return }
             slot = (slot + 1) & mask
         }
         if start > 0 { out[length] = 0x20 }
@@ -122,11 +125,22 @@ struct DistinctWords: ~Copyable {
         oldHashes.deallocate()
     }
 
-    /// ASCII bytes other than letters and digits: always separators for unicode61.
+    /// Whether `count` bytes at `a` and `b` are equal: inline for the short words that make most
+    /// of a body, where calling memcmp costs more than comparing.
     @inline(__always)
-    private static func isSeparator(_ byte: UInt8) -> Bool {
-        guard byte < 0x80 else { return false }
-        let letter = byte | 0x20
-        return !(letter >= 0x61 && letter <= 0x7A) && !(byte >= 0x30 && byte <= 0x39)
+    private static func equal(_ a: UnsafeMutablePointer<UInt8>, _ b: UnsafeMutablePointer<UInt8>, _ count: Int) -> Bool {
+        if count > 16 { return memcmp(a, b, count) == 0 }
+        for index in 0..<count where a[index] != b[index] { return false }
+        return true
+    }
+}
+
+/// Per byte, 0 for an ASCII byte other than a letter or digit (always a separator for unicode61),
+/// else the byte with ASCII letters lowercased.
+private let wordFolding: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in
+    switch byte {
+    case 0x41...0x5A: return UInt8(byte | 0x20)
+    case 0x30...0x39, 0x61...0x7A, 0x80...0xFF: return UInt8(byte)
+    default: return 0
     }
 }

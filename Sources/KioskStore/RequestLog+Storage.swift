@@ -20,9 +20,8 @@ extension RequestLog {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    /// Inserts `records` in order with the words to index (`indexUnindexed` indexes them) and adds
-    /// their sizes to the running total, within the caller's transaction; returns the id of the
-    /// last one (0 for none).
+    /// Inserts `records` in order, indexes them, and adds their sizes to the running total, within
+    /// the caller's transaction; returns the id of the last one (0 for none).
     @discardableResult
     static func insert(_ records: [RequestRecord], _ db: Database) throws -> Int64 {
         guard !records.isEmpty else { return 0 }
@@ -30,6 +29,7 @@ extension RequestLog {
         let insertBody = try db.cachedStatement(sql: """
             INSERT INTO logBody (id, requestBody, responseBody, searchText) VALUES (?, ?, ?, ?)
             """)
+        var firstID: Int64?
         var lastID: Int64 = 0
         var addedBytes: Int64 = 0
         for record in records {
@@ -60,33 +60,18 @@ extension RequestLog {
             if record.requestBody != nil || record.responseBody != nil {
                 try insertBody.execute(arguments: [id, record.requestBody?.data, record.responseBody?.data, searchText])
             }
+            firstID = firstID ?? id
             lastID = id
             addedBytes += Int64(byteCount)
         }
+        // One statement for the batch (their ids are consecutive: this is the only writer), reading
+        // the text through the same view FTS5 reads when it deletes, so both always agree. FTS5's
+        // cost is mostly per statement and commit, which is why `enqueue` stores bursts together.
+        try db.cachedStatement(sql: """
+            INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText WHERE id BETWEEN ? AND ?
+            """).execute(arguments: [firstID, lastID])
         try addStoredBytes(addedBytes, db)
         return lastID
-    }
-
-    /// How many stored records are not in the full-text index yet.
-    static func unindexedCount(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: """
-            SELECT COALESCE((SELECT MAX(id) FROM logEntry), 0) - indexedThrough FROM logStats WHERE id = 1
-            """)).map { max(0, $0) } ?? 0
-    }
-
-    /// Indexes every stored record not indexed yet, in one statement, within the caller's transaction.
-    ///
-    /// The records above the watermark are a range of ids (this is the only writer, and ids only
-    /// grow), read through the same view FTS5 reads when it deletes, so both always agree.
-    static func indexUnindexed(_ db: Database) throws {
-        let indexedThrough = try Int64.fetchOne(db.cachedStatement(sql: "SELECT indexedThrough FROM logStats WHERE id = 1")) ?? 0
-        guard let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(id) FROM logEntry")),
-              last > indexedThrough
-        else { return }
-        try db.cachedStatement(sql: """
-            INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText WHERE id > ? AND id <= ?
-            """).execute(arguments: [indexedThrough, last])
-        try db.cachedStatement(sql: "UPDATE logStats SET indexedThrough = ? WHERE id = 1").execute(arguments: [last])
     }
 
     /// Headers as a JSON array of [name, value] pairs: order and duplicates are kept. Written by
@@ -147,8 +132,6 @@ extension RequestLog {
         let freed = try Int64.fetchOne(db, sql: "SELECT SUM(byteCount) FROM logEntry WHERE startedAt < ?",
                                        arguments: [cutoff])
         guard let freed else { return }  // SUM of no rows is NULL: nothing expired
-        // FTS5 removes only terms it holds: the records about to go must all be in the index.
-        try Self.indexUnindexed(db)
         // The index first: FTS5 reads each row's text back through the view to remove its terms.
         try db.execute(sql: "DELETE FROM logSearch WHERE rowid IN (SELECT id FROM logEntry WHERE startedAt < ?)",
                        arguments: [cutoff])
@@ -180,7 +163,6 @@ extension RequestLog {
             try db.execute(sql: "UPDATE logStats SET byteCount = (SELECT COALESCE(SUM(byteCount), 0) FROM logEntry)")
             return
         }
-        try Self.indexUnindexed(db)
         try db.execute(sql: "DELETE FROM logSearch WHERE rowid <= ?", arguments: [boundary])
         try db.execute(sql: "DELETE FROM logBody WHERE id <= ?", arguments: [boundary])
         try db.execute(sql: "DELETE FROM logEntry WHERE id <= ?", arguments: [boundary])

@@ -19,14 +19,6 @@ import Synchronization
 // the limit, so that a full log evicts once per ~10% of the limit written rather than on every
 // flush. Records older than `maxAge` are looked for at most once a minute (an index seek).
 // RequestLog+Schema.swift explains the tables and why the file stays bounded.
-//
-// Indexing: a record is stored at once (the list, its detail and the filters see it), and the
-// full-text index follows in batches, because FTS5's cost is mostly per commit: indexing 64 records
-// together costs a fifth of indexing them one flush at a time. The writer indexes whatever is not
-// indexed yet when a write leaves `indexBatchSize` records waiting, `indexingDelay` after the first
-// record a write leaves waiting (so an idle log is indexed within a quarter of a second), before
-// every eviction (FTS5 can only remove terms it holds), in `flush`, and before a text search, which
-// therefore always covers every stored record.
 
 /// The network debugger's request log: a size- and age-bounded SQLite file of `RequestRecord`s,
 /// full-text searchable over URLs and bodies. Thread-safe; every method throws `KioskError.storage`.
@@ -42,20 +34,16 @@ public final class RequestLog: Sendable {
         /// How long, in seconds, an enqueued record waits for others to be stored with it in one
         /// transaction (`flush` stores it at once); 0 queues the write at once.
         public var batchingDelay: TimeInterval
-        /// At most how long, in seconds, a stored record waits to be indexed for search while the log
-        /// is not searched or flushed (a search or `flush` indexes it first); 0 indexes every write.
-        public var indexingDelay: TimeInterval
 
-        /// Creates a configuration; the defaults are 50 MB and 7 days on the system clock, records
-        /// stored within 50 ms of being enqueued and indexed within a quarter of a second.
+        /// Creates a configuration; the defaults are 50 MB and 7 days on the system clock, and records
+        /// stored within 50 ms of being enqueued.
         public init(maxBytes: Int64 = 50 * 1024 * 1024, maxAge: TimeInterval = 7 * 86400,
                     now: @escaping @Sendable () -> Date = Date.init,
-                    batchingDelay: TimeInterval = 0.05, indexingDelay: TimeInterval = 0.25) {
+                    batchingDelay: TimeInterval = 0.05) {
             self.maxBytes = maxBytes
             self.maxAge = maxAge
             self.now = now
             self.batchingDelay = batchingDelay
-            self.indexingDelay = indexingDelay
         }
     }
 
@@ -65,8 +53,6 @@ public final class RequestLog: Sendable {
         var pending: [RequestRecord] = []
         /// Whether a queued write will store `pending` (so that a burst queues only one).
         var isFlushScheduled = false
-        /// Whether a delayed write will index the stored records (so that only one waits).
-        var isIndexScheduled = false
         /// Records that could not be stored.
         var dropped = 0
         /// When records older than `maxAge` were last looked for; nil before the first write.
@@ -84,8 +70,6 @@ public final class RequestLog: Sendable {
     /// How many enqueued records may wait for the writer before new ones are dropped (and counted):
     /// the buffer must not grow without bound if the disk stalls.
     static let maxPendingRecords = 10_000
-    /// How many stored records a write indexes at once, rather than leaving them for later.
-    static let indexBatchSize: Int64 = 64
 
     init(writer: any DatabaseWriter, path: String?, configuration: Configuration) throws {
         self.writer = writer
@@ -138,7 +122,6 @@ public final class RequestLog: Sendable {
             try? storePending(db)
             let id = try Self.insert([record], db)
             try evictIfNeeded(db)
-            try indexIfDue(db)
             return id
         }
     }
@@ -171,19 +154,13 @@ public final class RequestLog: Sendable {
         }
     }
 
-    /// Waits until every record enqueued before this call is stored (or counted as dropped) and
-    /// indexed for search; throws when the records it stores itself cannot be stored or indexed.
+    /// Waits until every record enqueued before this call is stored (or counted as dropped);
+    /// throws when the records it stores itself cannot be stored.
     public func flush() throws {
         // The writer runs accesses one at a time in the order they were queued, so this write runs
         // after any queued flush, and stores whatever was enqueued since.
         do {
-            try writer.writeWithoutTransaction { db in
-                try storePending(db)
-                try db.inTransaction {
-                    try Self.indexUnindexed(db)
-                    return .commit
-                }
-            }
+            try writer.writeWithoutTransaction { db in try storePending(db) }
         } catch {
             throw AppDatabase.storageError(error, while: "store the queued requests in the request log", path: path)
         }
@@ -200,7 +177,6 @@ public final class RequestLog: Sendable {
     /// (`requestBody` and `responseBody` are nil: use `record(id:)` for those).
     public func records(matching filter: RequestFilter) throws -> [RequestRecord] {
         guard filter.limit > 0 else { return [] }
-        if let text = filter.text, text.contains(where: { !$0.isWhitespace }) { indexStoredRecords() }
         return try read("search the request log") { db in try Self.fetchRecords(matching: filter, db) }
     }
 
@@ -239,7 +215,6 @@ public final class RequestLog: Sendable {
             try? storePending(db)
             try evictExpired(db)
             try evictOversized(db)
-            try indexIfDue(db)
         }
     }
 
@@ -284,7 +259,6 @@ public final class RequestLog: Sendable {
                 try db.inTransaction {
                     try Self.insert(records, db)
                     try evictIfNeeded(db)
-                    try indexIfDue(db)
                     return .commit
                 }
             }
@@ -292,40 +266,6 @@ public final class RequestLog: Sendable {
             state.withLock { $0.dropped += records.count }
             throw error
         }
-    }
-
-    /// Indexes the stored records not indexed yet when there are enough of them, or else makes
-    /// sure a delayed write will; must run on the writer, inside a transaction.
-    func indexIfDue(_ db: Database) throws {
-        let waiting = try Self.unindexedCount(db)
-        guard waiting > 0 else { return }
-        if waiting >= Self.indexBatchSize || configuration.indexingDelay <= 0 {
-            try Self.indexUnindexed(db)
-            return
-        }
-        let shouldSchedule = state.withLock { state in
-            defer { state.isIndexScheduled = true }
-            return !state.isIndexScheduled
-        }
-        guard shouldSchedule else { return }
-        // A timer, as in `enqueue`; a search indexes whatever is still waiting.
-        DispatchQueue.global().asyncAfter(deadline: .now() + configuration.indexingDelay) { [self] in
-            writer.asyncWriteWithoutTransaction { [self] db in
-                state.withLock { $0.isIndexScheduled = false }
-                // A failure leaves the records for the next write, flush or search to index.
-                try? db.inTransaction {
-                    try Self.indexUnindexed(db)
-                    return .commit
-                }
-            }
-        }
-    }
-
-    /// Indexes every stored record before a search reads the index. A failure (another process
-    /// holding the write lock past the busy timeout) leaves the search to what is indexed.
-    private func indexStoredRecords() {
-        guard (try? writer.read(Self.unindexedCount)) ?? 0 > 0 else { return }
-        try? writer.write { db in try Self.indexUnindexed(db) }
     }
 
     /// The amortized eviction run after each write: a size check is one row read, and the age

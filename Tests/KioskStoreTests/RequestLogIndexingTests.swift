@@ -4,8 +4,8 @@ import KioskCore
 import Testing
 @testable import KioskStore
 
-/// How the request log's full-text index is built: from each record's distinct words, behind the
-/// log, in batches, and migrated from the first schema.
+/// How the request log's full-text index is built: from each record's distinct words, a burst at a
+/// time, and migrated from the first schema.
 @Suite("Request log indexing")
 struct RequestLogIndexingTests {
     typealias Log = RequestLogTests
@@ -18,10 +18,6 @@ struct RequestLogIndexingTests {
             try SearchTokenizer(db).forEachToken(in: text, tokenization: .document) { terms.insert($0) }
             return terms
         }
-    }
-
-    static func waitingCount(_ log: RequestLog) throws -> Int64 {
-        try log.writer.read(RequestLog.unindexedCount)
     }
 
     // MARK: - Distinct words
@@ -64,115 +60,26 @@ struct RequestLogIndexingTests {
         #expect(words.utf8.count * 20 < response.count)
     }
 
-    // MARK: - The index follows the log
+    // MARK: - Batched writes
 
-    @Test("a stored record is listed at once and found by a search before the index has caught up")
-    func searchCatchesUp() throws {
-        // Given a log that would index only after an hour
+    @Test("an enqueued burst is stored by itself, without a flush, and is searchable")
+    func enqueuedBurstIsStoredAlone() async throws {
+        // Given a log storing 20 ms after the first record of a burst
         let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
-            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 3600))
-
-        // When three records are stored
-        for name in ["alpha", "beta", "gamma"] {
-            try log.append(Log.record("https://a.test/\(name)", responseBody: "{\"word\":\"\(name)plumbus\"}"))
-        }
-
-        // Then they wait for the index, yet are listed, and a search indexes them first and finds them
-        #expect(try Self.waitingCount(log) == 3)
-        #expect(try log.count() == 3)
-        #expect(try Log.urls(log, RequestFilter()).count == 3)
-        #expect(try Log.urls(log, RequestFilter(text: "betaplumbus")) == ["https://a.test/beta"])
-        #expect(try Self.waitingCount(log) == 0)
-        try Log.checkIndexIntegrity(log)
-    }
-
-    @Test("records are indexed in a batch once 64 wait, and by flush")
-    func batchAndFlush() throws {
-        // Given a log that would index only after an hour
-        let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
-            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 3600))
-
-        // When 63 records are stored, then one more
-        for index in 0..<63 { try log.append(Log.record("https://a.test/\(index)")) }
-        #expect(try Self.waitingCount(log) == 63)
-        try log.append(Log.record("https://a.test/63"))
-
-        // Then the 64 are indexed together
-        #expect(try Self.waitingCount(log) == 0)
-
-        // And enqueued records are indexed by flush
-        for index in 64..<70 { log.enqueue(Log.record("https://a.test/\(index)")) }
-        try log.flush()
-        #expect(try Self.waitingCount(log) == 0)
-        try Log.checkIndexIntegrity(log)
-    }
-
-    @Test("a record left waiting is indexed by itself after the indexing delay")
-    func delayedIndexing() async throws {
-        // Given a log indexing 50 ms after a write
-        let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
-            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 0.05))
-
-        // When one record is stored
-        try log.append(Log.record("https://a.test/lonely", responseBody: "{\"a\":\"meeseeks\"}"))
-
-        // Then, without any search or flush, it is indexed soon after (polled for up to 10 s, so a
-        // busy machine cannot make this fail)
-        var waiting = try Self.waitingCount(log)
-        for _ in 0..<200 where waiting > 0 {
-            try await Task.sleep(for: .milliseconds(50))
-            waiting = try Self.waitingCount(log)
-        }
-        #expect(waiting == 0)
-        let indexed = try await log.writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM logSearch WHERE logSearch MATCH 'meeseeks'")
-        }
-        #expect(indexed == 1)
-    }
-
-    @Test("an enqueued record is stored and then indexed by itself, without a flush")
-    func enqueuedRecordIsStoredAlone() async throws {
-        // Given a log storing 20 ms and indexing 50 ms after a write
-        let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
-            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, batchingDelay: 0.02, indexingDelay: 0.05))
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, batchingDelay: 0.02))
 
         // When a burst of records is enqueued and nothing else happens
         for index in 0..<5 { log.enqueue(Log.record("https://a.test/\(index)", responseBody: "{\"w\":\"tinkles\(index)\"}")) }
 
-        // Then they are stored, then indexed, soon after (polled for up to 10 s)
+        // Then they are stored soon after (polled for up to 10 s) and found
         var stored = try log.count()
-        var waiting = try Self.waitingCount(log)
-        for _ in 0..<200 where stored < 5 || waiting > 0 {
+        for _ in 0..<200 where stored < 5 {
             try await Task.sleep(for: .milliseconds(50))
             stored = try log.count()
-            waiting = try Self.waitingCount(log)
         }
         #expect(stored == 5)
-        #expect(waiting == 0)
         #expect(log.droppedCount == 0)
-    }
-
-    @Test("evicting records that wait for the index keeps the index whole")
-    func evictionOfWaitingRecords() throws {
-        // Given a 20 KB log on a file that would index only after an hour
-        let (folder, path) = try Log.temporaryLogPath()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let log = try RequestLog.open(at: path, configuration: RequestLog.Configuration(
-            maxBytes: 20 * 1024, now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 3600))
-
-        // When 60 records of about 1 KB are stored (fewer than a batch: none indexed by count)
-        for index in 0..<60 {
-            let body = "{\"index\":\"n\(index)\",\"words\":\"" + String(repeating: "schwifty ", count: 100) + "\"}"
-            try log.append(Log.record("https://a.test/item/\(index)", responseBody: body))
-        }
-
-        // Then the oldest were evicted, the index agrees with what is left, and search finds only that
-        let count = try log.count()
-        #expect(count > 5 && count < 25)
-        try Log.checkIndexIntegrity(log)
-        #expect(try log.records(matching: RequestFilter(text: "schwifty", limit: 100)).count == count)
-        #expect(try Log.urls(log, RequestFilter(text: "n0")).isEmpty)
-        #expect(try Log.urls(log, RequestFilter(text: "n59")) == ["https://a.test/item/59"])
+        #expect(try Log.urls(log, RequestFilter(text: "tinkles3")) == ["https://a.test/3"])
         try Log.checkIndexIntegrity(log)
     }
 
@@ -217,7 +124,6 @@ struct RequestLogIndexingTests {
         // now counts the words stored for the index
         #expect(try Log.urls(log, RequestFilter(text: "gazorpazorp")) == ["https://a.test/old/0"])
         #expect(try Log.urls(log, RequestFilter(text: "old record")).count == 2)
-        #expect(try Self.waitingCount(log) == 0)
         try Log.checkIndexIntegrity(log)
         let size = try log.sizeInBytes()
         #expect(size > oldSize)
