@@ -76,7 +76,7 @@ extension RequestLog {
 
     /// Headers as a JSON array of [name, value] pairs: order and duplicates are kept. Written by
     /// hand because every captured exchange is encoded, and JSONEncoder costs more than the insert.
-    static func headersJSON(_ headers: [RequestRecord.HeaderField]) -> String {
+    private static func headersJSON(_ headers: [RequestRecord.HeaderField]) -> String {
         guard !headers.isEmpty else { return "[]" }
         var json = "["
         for (index, field) in headers.enumerated() {

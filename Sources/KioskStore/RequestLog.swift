@@ -9,8 +9,10 @@ import Synchronization
 //
 // The capture path calls `enqueue` on every upstream request. It only appends the record to a
 // Mutex'd buffer; the first record of a burst queues one write on the log's writer, `batchingDelay`
-// later, which stores the whole buffer in one transaction: a commit costs more than storing an
-// 18 KB record, so a sync's exchanges are stored a few at a time rather than one by one. A failed flush drops its records and counts them: the
+// later, which stores the whole buffer in one transaction: a commit (and FTS5's work per statement)
+// costs about as much as storing an 18 KB record, so a sync's exchanges are stored a few at a time
+// rather than one by one. Every read stores what is waiting first, so the debugger never shows a
+// list without the requests already made. A failed flush drops its records and counts them: the
 // request being logged has already been answered and must never fail because of the log.
 //
 // Bounds: the log keeps the sum of its records' sizes (`sizeInBytes`) in a one-row table updated
@@ -177,22 +179,26 @@ public final class RequestLog: Sendable {
     /// (`requestBody` and `responseBody` are nil: use `record(id:)` for those).
     public func records(matching filter: RequestFilter) throws -> [RequestRecord] {
         guard filter.limit > 0 else { return [] }
+        storeWaitingRecords()
         return try read("search the request log") { db in try Self.fetchRecords(matching: filter, db) }
     }
 
     /// The whole record with its bodies, or nil when there is none with this id (or it was evicted).
     public func record(id: Int64) throws -> RequestRecord? {
-        try read("read a request from the request log") { db in try Self.fetchRecord(id: id, db) }
+        storeWaitingRecords()
+        return try read("read a request from the request log") { db in try Self.fetchRecord(id: id, db) }
     }
 
     /// How many records the log holds.
     public func count() throws -> Int {
-        try read("count the request log") { db in try Self.fetchCount(db) }
+        storeWaitingRecords()
+        return try read("count the request log") { db in try Self.fetchCount(db) }
     }
 
     /// The sum of the stored records' sizes (bodies plus text) in bytes: what `maxBytes` bounds.
     public func sizeInBytes() throws -> Int64 {
-        try read("measure the request log") { db in try Self.storedBytes(db) }
+        storeWaitingRecords()
+        return try read("measure the request log") { db in try Self.storedBytes(db) }
     }
 
     // MARK: - Maintenance
@@ -216,6 +222,13 @@ public final class RequestLog: Sendable {
             try evictExpired(db)
             try evictOversized(db)
         }
+    }
+
+    /// Stores the enqueued records before a read, so that it sees every request already made.
+    /// A failure is counted by `storePending` and leaves the read to what is stored.
+    private func storeWaitingRecords() {
+        guard state.withLock({ !$0.pending.isEmpty }) else { return }
+        try? writer.writeWithoutTransaction { db in try storePending(db) }
     }
 
     // MARK: - Access

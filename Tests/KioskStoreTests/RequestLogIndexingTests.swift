@@ -83,6 +83,27 @@ struct RequestLogIndexingTests {
         try Log.checkIndexIntegrity(log)
     }
 
+    @Test("a read shows the records still waiting to be stored: the list, a record, the count and the size")
+    func readsStoreWaitingRecords() throws {
+        // Given a log that would store a burst only after an hour
+        let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, batchingDelay: 3600))
+
+        // When two records are enqueued, then the log is read without a flush
+        log.enqueue(Log.record("https://a.test/first", responseBody: "{\"w\":\"plumbus\"}"))
+        log.enqueue(Log.record("https://a.test/second"))
+
+        // Then every read sees them at once
+        #expect(try log.count() == 2)
+        #expect(try Log.urls(log, RequestFilter(text: "plumbus")) == ["https://a.test/first"])
+        let newest = try #require(try log.records(matching: RequestFilter(limit: 1)).first)
+        #expect(newest.url == "https://a.test/second")
+        #expect(try log.record(id: newest.id)?.url == "https://a.test/second")
+        #expect(try log.sizeInBytes() > 0)
+        log.enqueue(Log.record("https://a.test/third"))
+        #expect(try log.records(matching: RequestFilter()).map(\.url).first == "https://a.test/third")
+    }
+
     // MARK: - Migration
 
     @Test("a log written by the first schema is migrated: its records are searchable by body words and stay bounded")
