@@ -102,7 +102,8 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["KioskApp", "KioskDemoUpstream", "KioskStore", "KioskNetwork", "KioskSources"],
+            dependencies: ["KioskApp", "KioskDemoUpstream", "KioskStore", "KioskNetwork", "KioskSources", "KioskCore",
+                           .product(name: "Hummingbird", package: "hummingbird")],
             swiftSettings: swiftSettings
         ),
     ]

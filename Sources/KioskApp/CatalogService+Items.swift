@@ -56,7 +56,15 @@ extension CatalogService {
         guard !id.isEmpty else { throw KioskError.invalidRequest("An item id is required") }
         let stored = try database.item(source: sourceID, itemID: id)
         let favorite = { try self.database.favoriteIDs(source: sourceID).contains(id) }
-        guard let request = try source.detailRequest(itemID: id), policy != .offline else {
+        // An id the upstream cannot be asked about (a duplicate renumbered `0-2`) is read from the store.
+        let request: HTTPRequest?
+        do {
+            request = try source.detailRequest(itemID: id)
+        } catch let error as KioskError {
+            guard stored != nil, case .invalidRequest = error else { throw error }
+            request = nil
+        }
+        guard let request, policy != .offline else {
             guard let stored else {
                 throw KioskError.notFound("\(sourceID.rawValue) item \(id) (not in the store; list the catalog first)")
             }

@@ -208,12 +208,12 @@ public final class CatalogService: Sendable {
                 metadata.freshUntil = freshUntil
                 if !validators.isEmpty { metadata.validators = validators }
             }
-            try database.updateMetadata(metadata, forKey: request.cacheKey)
-            return try present(Snapshot(page: stored.page, metadata: metadata), origin: .notModified,
-                               isRevalidating: false, error: nil, at: receivedAt)
+            let renewed = Snapshot(page: stored.page, metadata: metadata)
+            try database.renew(renewed)
+            return try present(renewed, origin: .notModified, isRevalidating: false, error: nil, at: receivedAt)
         }
 
-        let page = try source.decodeList(response, for: request)
+        let page = try source.decodeList(response, for: request).withUniqueItemIDs()
         if page.items.isEmpty, let firstIssue = page.skipped.first {
             // Every item was bad: that is a bad response, and it must not replace good stored data.
             throw KioskError.malformedResponse(path: firstIssue.path,

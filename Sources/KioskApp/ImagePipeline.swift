@@ -88,14 +88,18 @@ public actor ImagePipeline {
         public var diskSizeLimit: Int
         /// Freshness when the upstream sends no Cache-Control (images rarely change): 7 days.
         public var defaultLifetime: TimeInterval
-        /// Hosts images may be fetched from; nil allows any http(s) host.
-        public var allowedHosts: Set<String>?
+        /// Origins pictures are served from (the configured sources'); nil serves any http(s) URL.
+        public var allowedOrigins: Set<Origin>?
+        /// Public picture hosts (CDNs) served on their default http and https ports.
+        public var allowedHosts: Set<String>
 
         public init(memoryCostLimit: Int = 64_000_000, diskSizeLimit: Int = 200_000_000,
-                    defaultLifetime: TimeInterval = 7 * 86400, allowedHosts: Set<String>? = nil) {
+                    defaultLifetime: TimeInterval = 7 * 86400, allowedOrigins: Set<Origin>? = nil,
+                    allowedHosts: Set<String> = []) {
             self.memoryCostLimit = memoryCostLimit
             self.diskSizeLimit = diskSizeLimit
             self.defaultLifetime = defaultLifetime
+            self.allowedOrigins = allowedOrigins
             self.allowedHosts = allowedHosts
         }
     }
@@ -120,17 +124,17 @@ public actor ImagePipeline {
         self.memory = MemoryImageCache(costLimit: configuration.memoryCostLimit)
     }
 
-    /// Checks that a URL may be fetched: http(s), and a host of a configured source or the exact
-    /// picture of a stored item (dogs pictures live on hosts of their own). Anything else is refused,
-    /// so Kiosk is never an open proxy.
+    /// Checks that a URL may be served: http(s), and on a configured source's origin, on a source's
+    /// picture CDN at its default port, or the exact picture of a stored item (dogs pictures live on
+    /// hosts of their own). Anything else is refused, so Kiosk is never an open proxy; where a served
+    /// URL may then be fetched from is the outbound policy's decision, made on every hop.
     public nonisolated func validate(_ url: URL) throws {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
-            throw KioskError.invalidRequest("Only http(s) image URLs are served")
-        }
-        if let allowed = configuration.allowedHosts, !allowed.contains(host.lowercased()),
-           try !database.isStoredImageURL(url.absoluteString) {
-            throw KioskError.invalidRequest("Images from \(host) are not served: it is not a host of a configured source")
-        }
+        guard let origin = Origin(url) else { throw KioskError.invalidRequest("Only http(s) image URLs are served") }
+        guard let allowed = configuration.allowedOrigins else { return }
+        if allowed.contains(origin) { return }
+        if configuration.allowedHosts.contains(origin.host), origin.port == (origin.scheme == "https" ? 443 : 80) { return }
+        if try database.isStoredImageURL(url.absoluteString) { return }
+        throw KioskError.invalidRequest("Images from \(origin) are not served: it is not the origin of a configured source")
     }
 
     /// The image at `url`, from the fastest place that has it fresh.
@@ -156,7 +160,7 @@ public actor ImagePipeline {
             memory.insert(response, for: url)
             return response
         }
-        var request = HTTPRequest(url: url, headers: ["Accept": "image/*"], endpoint: "image")
+        var request = HTTPRequest(url: url, headers: ["Accept": "image/*"], endpoint: "image", purpose: .picture)
         if let etag = stored?.etag { request.headers["If-None-Match"] = etag }
         if let lastModified = stored?.lastModified { request.headers["If-Modified-Since"] = lastModified }
         networkFetches += 1

@@ -29,6 +29,8 @@ public final class Kiosk: Sendable {
     public let mocks: MockRules
     /// The network debugger's breakpoints: settings per endpoint and the exchanges paused now.
     public let breakpoints: Breakpoints
+    /// Things that work less well than configured (capture off because the log cannot open), for faces to show.
+    public let warnings: [String]
     private let httpTransport: AsyncHTTPTransport?
     private let reconnectWatcher: Task<Void, Never>
 
@@ -44,15 +46,18 @@ public final class Kiosk: Sendable {
         public var database: AppDatabase?
         /// The request log; nil opens the configured file (when capture is on).
         public var requestLog: RequestLog?
+        /// Resolves picture hosts for the outbound policy.
+        public var resolver: any HostResolver
 
         public init(transport: (any HTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
                     clock: any Clock<Duration> = ContinuousClock(), database: AppDatabase? = nil,
-                    requestLog: RequestLog? = nil) {
+                    requestLog: RequestLog? = nil, resolver: any HostResolver = SystemHostResolver()) {
             self.transport = transport
             self.now = now
             self.clock = clock
             self.database = database
             self.requestLog = requestLog
+            self.resolver = resolver
         }
     }
 
@@ -66,36 +71,53 @@ public final class Kiosk: Sendable {
         self.redactor = redactor
         self.now = dependencies.now
         let requestLog: RequestLog?
+        var warnings: [String] = []
         if let injected = dependencies.requestLog {
             requestLog = injected
         } else if configuration.capture.isEnabled {
-            requestLog = try RequestLog.open(
-                at: configuration.requestLogURL.path,
-                configuration: .init(maxBytes: configuration.capture.logMaxBytes, maxAge: configuration.capture.logMaxAge,
-                                     now: dependencies.now))
+            // The log is a debugging aid: when it cannot open (a full disk, a read-only folder) Kiosk
+            // still reads and writes its store, without capture, and says so.
+            do {
+                requestLog = try RequestLog.open(
+                    at: configuration.requestLogURL.path,
+                    configuration: .init(maxBytes: configuration.capture.logMaxBytes, maxAge: configuration.capture.logMaxAge,
+                                         now: dependencies.now))
+            } catch {
+                requestLog = nil
+                warnings.append("The request log cannot be opened, so requests are not captured: "
+                                + redactor.scrub((error as? KioskError)?.description ?? String(describing: error)))
+            }
         } else {
             requestLog = nil
         }
         self.requestLog = requestLog
+        self.warnings = warnings
 
-        let wire: any HTTPTransport
+        let raw: any HTTPTransport
         if let injected = dependencies.transport {
-            wire = injected
+            raw = injected
             httpTransport = nil
         } else {
             let real = AsyncHTTPTransport(configuration: configuration.transport)
-            wire = real
+            raw = real
             httpTransport = real
         }
-        // Mock rules answer before the wire; capture wraps both, so every exchange (each retry too, mocked
-        // or not) is one record. The probe below goes around them: probing is Kiosk's own housekeeping.
+        var sourceConfiguration = configuration.sources
+        sourceConfiguration.now = dependencies.now
+        let sources = Sources.make(sourceConfiguration)
+        // Every request Kiosk sends, the probe's included, passes the outbound policy on each hop.
+        let policy = OutboundPolicy(sourceOrigins: Set(sources.values.flatMap(\.origins)), resolver: dependencies.resolver)
+        let wire = PolicyTransport(base: raw, policy: policy)
+        // Mock rules answer before the wire; secrets echoed by an upstream (or a mock) are scrubbed above
+        // both; capture wraps all of it, so every exchange (each retry too, mocked or not) is one clean
+        // record. The probe goes around them: probing is Kiosk's own housekeeping.
         let mocks = MockRules(fileURL: configuration.mockRulesURL, redactor: redactor)
         self.mocks = mocks
-        let mocking = MockingTransport(base: wire, rules: mocks)
+        let scrubbing = SecretScrubbingTransport(base: MockingTransport(base: wire, rules: mocks), redactor: redactor)
         let bottom: any HTTPTransport = requestLog.map { log in
-            CapturingTransport(base: mocking, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
+            CapturingTransport(base: scrubbing, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
                                now: dependencies.now) { log.enqueue($0) }
-        } ?? mocking
+        } ?? scrubbing
         // The probe is given at init so that a failure right at start-up already starts probing.
         let probeTransport = wire
         let connectivity = ConnectivityMonitor(clock: dependencies.clock, now: dependencies.now) { origin in
@@ -116,9 +138,6 @@ public final class Kiosk: Sendable {
         let pausing = BreakpointTransport(base: retrying, breakpoints: breakpoints, redactor: redactor, record: recordEdit)
         let transport = CoalescingTransport(base: MonitoredTransport(base: pausing, monitor: connectivity))
 
-        var sourceConfiguration = configuration.sources
-        sourceConfiguration.now = dependencies.now
-        let sources = Sources.make(sourceConfiguration)
         let now = dependencies.now
         var recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)?
         if let requestLog {
@@ -133,10 +152,10 @@ public final class Kiosk: Sendable {
         let catalog = CatalogService(sources: sources, database: database, transport: transport, now: dependencies.now,
                                      recordAnswer: recordAnswer)
         self.catalog = catalog
-        let hosts = Set(sources.values.flatMap { $0.imageHosts }.map { $0.lowercased() })
         images = ImagePipeline(
-            configuration: .init(memoryCostLimit: configuration.imageMemoryLimit,
-                                 diskSizeLimit: configuration.imageDiskLimit, allowedHosts: hosts),
+            configuration: .init(memoryCostLimit: configuration.imageMemoryLimit, diskSizeLimit: configuration.imageDiskLimit,
+                                 allowedOrigins: Set(sources.values.flatMap(\.origins)),
+                                 allowedHosts: Set(sources.values.flatMap(\.imageHosts).map { $0.lowercased() })),
             transport: transport, database: database, now: dependencies.now)
         let shown = ShownPages()
         shownPages = shown

@@ -103,6 +103,9 @@ public struct KioskConfiguration: Sendable {
         var redactQueryItems: [String]?
         var redactHeaders: [String]?
         var breakpointTimeoutSeconds: Double?
+        var proxy: String?
+        var noProxy: [String]?
+        var proxyLoopback: Bool?
     }
 
     /// Loads the configuration: `--data-dir` (or `$XDG_DATA_HOME/kiosk`, else `~/.local/share/kiosk`),
@@ -138,7 +141,7 @@ public struct KioskConfiguration: Sendable {
         return configuration
     }
 
-    mutating func apply(_ file: File) {
+    mutating func apply(_ file: File) throws {
         if let url = file.nytBaseURL { sources.nytBaseURL = url; explicitlyConfigured.insert(.nyt) }
         if let url = file.marvelBaseURL { sources.marvelBaseURL = url; explicitlyConfigured.insert(.marvel) }
         if let url = file.rickAndMortyBaseURL { sources.rickAndMortyBaseURL = url; explicitlyConfigured.insert(.rickandmorty) }
@@ -161,6 +164,13 @@ public struct KioskConfiguration: Sendable {
         if let names = file.redactQueryItems { capture.extraRedactedQueryItems = names }
         if let names = file.redactHeaders { capture.extraRedactedHeaders = names }
         if let seconds = file.breakpointTimeoutSeconds { breakpointTimeout = .milliseconds(Int(min(max(seconds, 1), 86_400) * 1000)) }
+        if let proxy = file.proxy, !proxy.isEmpty {
+            let url = try ProxySettings.proxyURL(proxy, setting: "proxy")
+            transport.proxy.httpProxy = url
+            transport.proxy.httpsProxy = url
+        }
+        if let noProxy = file.noProxy { transport.proxy.noProxy = noProxy.flatMap(ProxySettings.list) }
+        if let loopback = file.proxyLoopback { transport.proxy.proxyLoopback = loopback }
     }
 
     mutating func applyEnvironment(_ environment: [String: String]) throws {
@@ -179,6 +189,12 @@ public struct KioskConfiguration: Sendable {
             explicitlyConfigured.insert(.rickandmorty)
         }
         if let value = try url("KIOSK_DOGS_URL") { sources.dogsURL = value; explicitlyConfigured.insert(.dogs) }
+        // The proxy variables everybody sets win over the config file's, each on its own.
+        let proxy = try ProxySettings.fromEnvironment(environment)
+        if let url = proxy.httpProxy { transport.proxy.httpProxy = url }
+        if let url = proxy.httpsProxy { transport.proxy.httpsProxy = url }
+        if environment["NO_PROXY"] != nil || environment["no_proxy"] != nil { transport.proxy.noProxy = proxy.noProxy }
+        if environment["KIOSK_PROXY_LOOPBACK"] != nil { transport.proxy.proxyLoopback = proxy.proxyLoopback }
         if let key = environment["NYT_API_KEY"], !key.isEmpty { sources.nytAPIKey = key }
         if let key = environment["MARVEL_PUBLIC_KEY"], !key.isEmpty { sources.marvelPublicKey = key }
         if let key = environment["MARVEL_PRIVATE_KEY"], !key.isEmpty { sources.marvelPrivateKey = key }

@@ -19,8 +19,12 @@ public protocol CatalogSource: Sendable {
     var defaultFreshness: TimeInterval { get }
     /// Whether search goes upstream.
     var searchMode: SearchMode { get }
-    /// Hosts this source serves images from (for the image route's allow-list).
+    /// Public hosts (CDNs) this source's pictures come from, besides its own origins; the image route
+    /// serves them, on http or https, when they resolve to public addresses.
     var imageHosts: Set<String> { get }
+    /// The origins (scheme, host and port) of the configured upstream: the only places its catalog
+    /// requests may go.
+    var origins: Set<Origin> { get }
     /// The names of the filters this source accepts, with their allowed values.
     var filterValues: [String: [String]] { get }
     /// The endpoints this source calls, for the network debugger's registry.

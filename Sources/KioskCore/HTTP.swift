@@ -45,15 +45,30 @@ public struct HTTPRequest: Sendable, Hashable {
     public var source: SourceID?
     /// A stable endpoint name such as `rickandmorty.characters`, for logs and breakpoints.
     public var endpoint: String
+    /// What the request is for, which decides where the outbound policy lets it go.
+    public var purpose: Purpose
+    /// Credentials made for this request alone (Marvel's `ts` and `hash`), scrubbed like the configured
+    /// keys from everything derived from the exchange: an upstream may echo them back.
+    public var secrets: Set<String>
+
+    /// What an outbound request is for.
+    public enum Purpose: String, Sendable, Hashable {
+        /// A catalog page, an item or a probe: only the origin of a configured source may be asked.
+        case catalog
+        /// A picture: a configured source's origin, or a host that resolves to public addresses only.
+        case picture
+    }
 
     public init(method: String = "GET", url: URL, headers: HTTPHeaderFields = [:], body: Data? = nil,
-                source: SourceID? = nil, endpoint: String) {
+                source: SourceID? = nil, endpoint: String, purpose: Purpose = .catalog, secrets: Set<String> = []) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.source = source
         self.endpoint = endpoint
+        self.purpose = purpose
+        self.secrets = secrets
     }
 
     /// Whether repeating the request is harmless (GET/HEAD), so it may be retried and coalesced.
@@ -71,6 +86,9 @@ public struct HTTPResponse: Sendable, Hashable {
     public var timings: RequestTimings?
     /// Whether it was made or changed at a debugger breakpoint: shown, but never written to the store.
     public var isEdited = false
+    /// Whether the configured keys and the request's own secrets were already scrubbed from its headers
+    /// and body (by the layer above the wire), so a recorder need not scan them again.
+    public var isScrubbed = false
 
     public init(status: Int, headers: HTTPHeaderFields = [:], body: Data = Data(), url: URL, timings: RequestTimings? = nil) {
         self.status = status

@@ -27,6 +27,9 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     case storage(String)
     /// The work was cancelled.
     case cancelled
+    /// Kiosk's outbound policy would not send the request (a host that is not a configured source's
+    /// origin, a private address, a redirect elsewhere); `reason` says which rule refused it.
+    case refused(url: String, reason: String)
 
     public var description: String {
         switch self {
@@ -44,6 +47,28 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case .invalidRequest(let message): message
         case .storage(let message): "Storage error: \(message)"
         case .cancelled: "Cancelled"
+        case .refused(let url, let reason): "Refused to fetch \(url): \(reason)"
+        }
+    }
+
+    /// The same error with every text it carries passed through `transform` (to scrub secrets from
+    /// what an upstream said before anyone can show it).
+    public func mapText(_ transform: (String) -> String) -> KioskError {
+        switch self {
+        case .offline(let host): .offline(host: transform(host))
+        case .timeout(let url, let seconds): .timeout(url: transform(url), seconds: seconds)
+        case .transport(let url, let message): .transport(url: transform(url), message: transform(message))
+        case .httpStatus(let status, let url): .httpStatus(status, url: transform(url))
+        case .rateLimited(let url, let retry): .rateLimited(url: transform(url), retryAfterSeconds: retry)
+        case .unauthorized(let source, let message): .unauthorized(source, message: transform(message))
+        case .malformedResponse(let path, let message): .malformedResponse(path: transform(path), message: transform(message))
+        case .truncatedBody(let url, let expected, let received):
+            .truncatedBody(url: transform(url), expected: expected, received: received)
+        case .notFound(let what): .notFound(transform(what))
+        case .invalidRequest(let message): .invalidRequest(transform(message))
+        case .storage(let message): .storage(transform(message))
+        case .cancelled: .cancelled
+        case .refused(let url, let reason): .refused(url: transform(url), reason: transform(reason))
         }
     }
 

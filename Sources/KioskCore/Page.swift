@@ -58,6 +58,30 @@ public struct Page: Codable, Sendable, Hashable {
         if let totalPages { return request.page < totalPages }
         return false
     }
+
+    /// The page with every item's id unique within it: an upstream that sends one id for several
+    /// different items (three characters with `"id": 0`) has the second stored as `0-2`, the third as
+    /// `0-3` (stepping over ids in use), as dog names are numbered; otherwise they would be stored as
+    /// one item and the others lost offline. The first keeps its id, so links to it stay valid.
+    public func withUniqueItemIDs() -> Page {
+        var used = Set<String>()
+        used.reserveCapacity(items.count)
+        guard items.contains(where: { !used.insert($0.itemID).inserted }) else { return self }
+        used.removeAll()
+        var unique = self
+        for index in unique.items.indices {
+            let base = unique.items[index].itemID
+            var candidate = base
+            var number = 1
+            while used.contains(candidate) || (candidate != base && items.contains { $0.itemID == candidate }) {
+                number += 1
+                candidate = "\(base)-\(number)"
+            }
+            used.insert(candidate)
+            unique.items[index].itemID = candidate
+        }
+        return unique
+    }
 }
 
 /// A problem found while decoding one item: where it is and what was wrong.

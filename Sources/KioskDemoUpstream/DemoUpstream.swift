@@ -22,11 +22,15 @@ public struct DemoUpstreamConfiguration: Sendable {
     public var faults: FaultSettings
     /// Seed of the fault dice, so a sequence of requests meets the same faults on every run; the data never varies.
     public var seed: UInt64
+    /// The origin written into answers (pictures, links, `next` pages) and into the four base URLs, when it
+    /// is not the listener's own: Kiosk gives its embedded upstream one canonical origin and connects it
+    /// to whichever port the listener has, so stored data never depends on a port. Nil: the listener's.
+    public var publicBaseURL: URL?
 
     /// A configuration; keys left nil are random (32/32/40 hex digits), so no real key is ever needed or exposed.
     public init(host: String = "127.0.0.1", port: Int = 0, controlPort: Int = 0, nytAPIKey: String? = nil,
                 marvelPublicKey: String? = nil, marvelPrivateKey: String? = nil, faults: FaultSettings = .none,
-                seed: UInt64 = 42) {
+                seed: UInt64 = 42, publicBaseURL: URL? = nil) {
         self.host = host
         self.port = port
         self.controlPort = controlPort
@@ -35,6 +39,7 @@ public struct DemoUpstreamConfiguration: Sendable {
         self.marvelPrivateKey = marvelPrivateKey ?? Hashing.randomKey(length: 40)
         self.faults = faults
         self.seed = seed
+        self.publicBaseURL = publicBaseURL
     }
 }
 
@@ -81,6 +86,11 @@ public struct FaultSettings: Codable, Sendable, Hashable {
     public var badItemRate: Double
     /// When true the API listener is closed, so connections are refused; the control listener stays up. Applies to every source.
     public var offline: Bool
+    /// A hostile upstream: every answer of an affected source echoes the request's credentials (`api-key`,
+    /// `apikey`, `ts`, `hash`) in its ETag, in every name, title and message of its JSON body (as
+    /// "Invalid ApiKey <key> ..."), and in an `X-Echo` header. The ETag stays revalidatable: a 304 comes
+    /// back only when `If-None-Match` is an echoed ETag exactly as it was sent.
+    public var echoCredentials: Bool
     /// The sources the rates and latency apply to; nil means all. Images count as their source's.
     public var sources: Set<SourceID>?
 
@@ -90,7 +100,8 @@ public struct FaultSettings: Codable, Sendable, Hashable {
     /// Settings; anything not given is off.
     public init(latencyMilliseconds: Int = 0, failureRate: Double = 0, rateLimitRate: Double = 0,
                 retryAfterSeconds: Int = 1, truncateRate: Double = 0, malformedRate: Double = 0,
-                badItemRate: Double = 0, offline: Bool = false, sources: Set<SourceID>? = nil) {
+                badItemRate: Double = 0, offline: Bool = false, echoCredentials: Bool = false,
+                sources: Set<SourceID>? = nil) {
         self.latencyMilliseconds = latencyMilliseconds
         self.failureRate = failureRate
         self.rateLimitRate = rateLimitRate
@@ -99,6 +110,7 @@ public struct FaultSettings: Codable, Sendable, Hashable {
         self.malformedRate = malformedRate
         self.badItemRate = badItemRate
         self.offline = offline
+        self.echoCredentials = echoCredentials
         self.sources = sources
     }
 
@@ -122,7 +134,7 @@ public struct FaultSettings: Codable, Sendable, Hashable {
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
         case latencyMilliseconds, failureRate, rateLimitRate, retryAfterSeconds, truncateRate, malformedRate,
-             badItemRate, offline, sources
+             badItemRate, offline, echoCredentials, sources
     }
 
     /// Decodes a full or partial object; missing fields keep the values of `.none`.
@@ -141,6 +153,7 @@ public struct FaultSettings: Codable, Sendable, Hashable {
         try container.encode(malformedRate, forKey: .malformedRate)
         try container.encode(badItemRate, forKey: .badItemRate)
         try container.encode(offline, forKey: .offline)
+        try container.encode(echoCredentials, forKey: .echoCredentials)
         if let sources {
             try container.encode(sources.sorted().map(\.rawValue), forKey: .sources)
         } else {
@@ -232,18 +245,24 @@ public actor DemoUpstream {
         }
     }
 
+    /// The origin Kiosk's embedded upstream writes into every answer, whatever port it listens on; it
+    /// never resolves (`.invalid`), so only a transport told where to connect it can reach it.
+    public static let canonicalBaseURL = URL(string: "http://demo.invalid")!
+
     /// `http://host:port` of the API listener; the port is fixed once started and survives offline/online (port 0 before `start()`).
     public var baseURL: URL { core.state.baseURL }
+    /// The origin answers name: `configuration.publicBaseURL`, else `baseURL`.
+    public var publicBaseURL: URL { configuration.publicBaseURL ?? baseURL }
     /// `http://host:port` of the control listener (port 0 before `start()`).
     public var controlURL: URL { core.state.controlURL }
     /// The NYT Most Popular base, `baseURL/svc/mostpopular/v2`.
-    public var nytBaseURL: URL { baseURL.appendingPathComponent("svc/mostpopular/v2") }
+    public var nytBaseURL: URL { publicBaseURL.appendingPathComponent("svc/mostpopular/v2") }
     /// The Marvel base, `baseURL/v1/public`.
-    public var marvelBaseURL: URL { baseURL.appendingPathComponent("v1/public") }
+    public var marvelBaseURL: URL { publicBaseURL.appendingPathComponent("v1/public") }
     /// The Rick and Morty base, `baseURL/api`.
-    public var rickAndMortyBaseURL: URL { baseURL.appendingPathComponent("api") }
+    public var rickAndMortyBaseURL: URL { publicBaseURL.appendingPathComponent("api") }
     /// The dogs document, `baseURL/dogs.json` (a bare JSON array).
-    public var dogsURL: URL { baseURL.appendingPathComponent("dogs.json") }
+    public var dogsURL: URL { publicBaseURL.appendingPathComponent("dogs.json") }
     /// The credentials the API accepts.
     public var keys: DemoUpstreamKeys {
         DemoUpstreamKeys(nyt: configuration.nytAPIKey, marvelPublic: configuration.marvelPublicKey,

@@ -4,6 +4,7 @@ import KioskCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// Timeouts and limits for the real HTTP transport.
 public struct TransportConfiguration: Sendable, Hashable {
@@ -13,43 +14,66 @@ public struct TransportConfiguration: Sendable, Hashable {
     public var requestTimeout: Duration
     /// Bodies larger than this are refused (protects memory from a misbehaving upstream).
     public var maximumBodyBytes: Int
+    /// HTTP proxies, and which hosts bypass them.
+    public var proxy: ProxySettings
+    /// Where to connect for an origin instead of resolving its host, as curl's `--connect-to` does:
+    /// the embedded demo upstream's one canonical origin goes to whichever loopback port it has now.
+    /// The request keeps its URL and `Host`, so what is stored and logged names the canonical origin.
+    public var connectOverrides: [Origin: Origin]
 
-    /// 5 s to connect, 15 s per request, 32 MiB per body.
+    /// 5 s to connect, 15 s per request, 32 MiB per body, no proxy, no overrides.
     public init(connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(15),
-                maximumBodyBytes: Int = 32 << 20) {
+                maximumBodyBytes: Int = 32 << 20, proxy: ProxySettings = .none, connectOverrides: [Origin: Origin] = [:]) {
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.maximumBodyBytes = maximumBodyBytes
+        self.proxy = proxy
+        self.connectOverrides = connectOverrides
     }
 }
 
 /// The production `HTTPTransport`, on AsyncHTTPClient. It fails fast when a host refuses connections
 /// (no silent connection retries: the offline fallback must not wait), and turns every transport
-/// failure into a `KioskError` that says what happened.
+/// failure into a `KioskError` that says what happened. It follows no redirect: `PolicyTransport`
+/// above it follows them, each target checked by the outbound policy.
 public final class AsyncHTTPTransport: HTTPTransport {
-    private let client: HTTPClient
+    /// One client (connection pool) per proxy in use; the key nil is the direct one.
+    private let clients = Mutex<[URL?: HTTPClient]>([:])
     private let configuration: TransportConfiguration
 
-    /// Creates a transport with its own connection pool on the shared event loop group.
+    /// Creates a transport whose connection pools run on the shared event loop group.
     public init(configuration: TransportConfiguration = TransportConfiguration()) {
-        var clientConfiguration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 5, allowCycles: false),
-            timeout: .init(connect: Self.timeAmount(configuration.connectTimeout),
-                           read: Self.timeAmount(configuration.requestTimeout)),
-            decompression: .enabled(limit: .ratio(50))
-        )
-        // A refused connection must surface at once so the store answers immediately; retries are
-        // the RetryingTransport's decision, made with knowledge of the request.
-        clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        clientConfiguration.httpVersion = .automatic
-        self.client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
-                                 configuration: clientConfiguration)
         self.configuration = configuration
     }
 
-    /// Closes the connection pool; call once when the process no longer needs the transport.
+    private func client(proxy: URL?) -> HTTPClient {
+        clients.withLock { clients in
+            if let client = clients[proxy] { return client }
+            var clientConfiguration = HTTPClient.Configuration(
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: Self.timeAmount(configuration.connectTimeout),
+                               read: Self.timeAmount(configuration.requestTimeout)),
+                proxy: proxy.flatMap { url in url.host.map { .server(host: $0, port: url.port ?? 80) } },
+                decompression: .enabled(limit: .ratio(50))
+            )
+            // A refused connection must surface at once so the store answers immediately; retries are
+            // the RetryingTransport's decision, made with knowledge of the request.
+            clientConfiguration.connectionPool.retryConnectionEstablishment = false
+            clientConfiguration.httpVersion = .automatic
+            let client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
+                                    configuration: clientConfiguration)
+            clients[proxy] = client
+            return client
+        }
+    }
+
+    /// Closes the connection pools; call once when the process no longer needs the transport.
     public func shutdown() async {
-        try? await client.shutdown()
+        let all = clients.withLock { clients in
+            defer { clients.removeAll() }
+            return Array(clients.values)
+        }
+        for client in all { try? await client.shutdown() }
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -72,9 +96,24 @@ public final class AsyncHTTPTransport: HTTPTransport {
     }
 
     private func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        var target = request.url
+        var connectHost = request.url.host(percentEncoded: false) ?? ""
+        var connectPort = request.url.port ?? (request.url.scheme?.lowercased() == "https" ? 443 : 80)
+        var hostHeader: String?
+        if let origin = Origin(request.url), let override = configuration.connectOverrides[origin],
+           var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
+            hostHeader = components.port.map { "\(origin.host):\($0)" } ?? origin.host
+            components.host = override.host
+            components.port = override.port
+            target = components.url ?? request.url
+            connectHost = override.host
+            connectPort = override.port
+        }
+        let proxy = configuration.proxy.proxy(for: request.url, connectingTo: connectHost, port: connectPort)
+        var outgoing = HTTPClientRequest(url: target.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method)
         for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
+        if let hostHeader { outgoing.headers.replaceOrAdd(name: "Host", value: hostHeader) }
         if outgoing.headers["User-Agent"].isEmpty { outgoing.headers.add(name: "User-Agent", value: "Kiosk/1.0") }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
 
@@ -85,7 +124,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         let clock = ContinuousClock()
         let start = clock.now
         do {
-            let response = try await client.execute(outgoing, timeout: Self.timeAmount(configuration.requestTimeout))
+            let response = try await client(proxy: proxy).execute(outgoing, timeout: Self.timeAmount(configuration.requestTimeout))
             let head = clock.now
             expectedLength = response.headers.first(name: "content-length").flatMap(Int.init)
             var body = ByteBuffer()
@@ -104,7 +143,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             let timings = RequestTimings(firstByte: Self.seconds(head - start), download: Self.seconds(end - head),
                                          total: Self.seconds(end - start))
             return HTTPResponse(status: Int(response.status.code), headers: headers,
-                                body: Data(body.readableBytesView), url: response.url ?? request.url, timings: timings)
+                                body: Data(body.readableBytesView), url: request.url, timings: timings)
         } catch let error as KioskError {
             throw error
         } catch is CancellationError {

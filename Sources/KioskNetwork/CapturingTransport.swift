@@ -42,6 +42,8 @@ public final class CapturingTransport: HTTPTransport {
     /// The redacted record of one exchange.
     func record(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?,
                 elapsed: Duration) -> RequestRecord {
+        // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear.
+        let redactor = request.secrets.isEmpty ? redactor : redactor.hiding(request.secrets)
         let total = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var timings = response?.timings ?? RequestTimings(total: total)
         // The transport measured its own exchange; anything above it in time (a slot wait) is queueing.
@@ -52,10 +54,10 @@ public final class CapturingTransport: HTTPTransport {
         }
         return RequestRecord(
             startedAt: startedAt, source: request.source, endpoint: request.endpoint, method: request.method,
-            url: redactor.redact(request.url), requestHeaders: fields(request.headers),
+            url: redactor.redact(request.url), requestHeaders: fields(request.headers, redactor),
             requestBody: request.body.map { CapturedBody(capturing: redactor.scrub($0), limit: bodyLimit) },
-            status: response?.status, responseHeaders: response.map { fields($0.headers) } ?? [],
-            responseBody: response.map { body($0.body) },
+            status: response?.status, responseHeaders: response.map { fields($0.headers, redactor) } ?? [],
+            responseBody: response.map { body($0, redactor) },
             error: errorText, timings: timings,
             decision: response.map(Self.decision) ?? .network)
     }
@@ -66,13 +68,16 @@ public final class CapturingTransport: HTTPTransport {
         return response.status == 304 ? .revalidated : .network
     }
 
-    private func fields(_ headers: HTTPHeaderFields) -> [RequestRecord.HeaderField] {
+    private func fields(_ headers: HTTPHeaderFields, _ redactor: Redactor) -> [RequestRecord.HeaderField] {
         redactor.redact(headers).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
     }
 
     /// Only the kept prefix is scrubbed (a secret cut in half by the cap cannot be matched, so the
     /// cut is made after scrubbing the kept part plus a secret's length, then trimmed).
-    private func body(_ data: Data) -> CapturedBody {
+    private func body(_ response: HTTPResponse, _ redactor: Redactor) -> CapturedBody {
+        let data = response.body
+        // Scrubbed once already above the wire: the bytes are only capped here.
+        if response.isScrubbed { return CapturedBody(data: data.prefix(bodyLimit), originalSize: data.count) }
         let margin = redactor.secretValues.map(\.utf8.count).max() ?? 0
         let window = data.count > bodyLimit ? data.prefix(bodyLimit + margin) : data
         let scrubbed = redactor.scrub(Data(window))

@@ -40,14 +40,13 @@ extension AppDatabase {
         }
     }
 
-    static func updateMetadata(_ metadata: SnapshotMetadata, key: String, _ db: Database) throws {
+    /// Whether a page was stored under `key` to update.
+    static func updateMetadata(_ metadata: SnapshotMetadata, key: String, _ db: Database) throws -> Bool {
         try db.execute(
             sql: "UPDATE snapshot SET fetchedAt = ?, freshUntil = ?, etag = ?, lastModified = ? WHERE key = ?",
             arguments: [metadata.fetchedAt.storedValue, metadata.freshUntil.storedValue,
                         metadata.validators.etag, metadata.validators.lastModified, key])
-        if db.changesCount == 0 {
-            throw KioskError.notFound("no stored page for \(key)")
-        }
+        return db.changesCount > 0
     }
 
     static func fetchSnapshotInfos(source: SourceID?, _ db: Database) throws -> [SnapshotInfo] {

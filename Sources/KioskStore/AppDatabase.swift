@@ -99,10 +99,14 @@ public final class AppDatabase: Sendable {
         try write("save the page \(snapshot.page.request.cacheKey)") { db in try Self.saveSnapshot(snapshot, db) }
     }
 
-    /// Replaces only the freshness and validators of a stored page (after a 304 Not Modified);
-    /// throws `KioskError.notFound` when no page is stored under `key`.
-    public func updateMetadata(_ metadata: SnapshotMetadata, forKey key: String) throws {
-        try write("update the stored page \(key)") { db in try Self.updateMetadata(metadata, key: key, db) }
+    /// After a 304 Not Modified: replaces only the freshness and validators of the stored page, or, when
+    /// the page is no longer stored (`kiosk cache clear` in another process meanwhile), stores it whole
+    /// again from `snapshot`, in one transaction.
+    public func renew(_ snapshot: Snapshot) throws {
+        let key = snapshot.page.request.cacheKey
+        try write("update the stored page \(key)") { db in
+            if try !Self.updateMetadata(snapshot.metadata, key: key, db) { try Self.saveSnapshot(snapshot, db) }
+        }
     }
 
     /// A summary of every stored page (all sources when `source` is nil), sorted by source, page, key.

@@ -201,7 +201,8 @@ struct DebugController: Sendable {
 
     /// Every endpoint of every configured source, then the image fetches.
     private func endpoints() -> [EndpointDescription] {
-        let hosts = kiosk.catalog.sources.values.flatMap(\.imageHosts).sorted()
+        let sources = kiosk.catalog.sources.values
+        let hosts = sources.flatMap(\.origins).map(\.description) + sources.flatMap(\.imageHosts)
         return SourceID.allCases.compactMap { kiosk.catalog.sources[$0] }.flatMap(\.endpoints) + [
             EndpointDescription(name: "image", source: nil, host: Set(hosts).sorted().joined(separator: ", "), template: "{the picture's URL}",
                                 contentType: "image/png, image/jpeg, image/gif, image/webp", responseModel: "raster image bytes",

@@ -34,6 +34,8 @@ extension WebError {
             self.init(status: .badRequest, title: "Bad request", message: message, retryPath: nil)
         case .notFound:
             self.init(status: .notFound, title: "Not found", message: error.description, retryPath: nil)
+        case .refused:
+            self.init(status: .forbidden, title: "Refused", message: error.description, retryPath: nil)
         case .offline, .timeout:
             self.init(status: .serviceUnavailable, title: "Offline",
                       message: "Nothing is saved for this yet and the upstream cannot be reached (\(error.description)).",

@@ -15,7 +15,13 @@ struct Runtime {
         configuration.breakpointsActive = pausesAtBreakpoints
         var demo: DemoUpstream?
         if configuration.usesDemoUpstream(live: options.live) {
-            let upstream = try await startDemo()
+            // Answers name one canonical origin, connected to this process's listener: what is stored never
+            // depends on which process or port served it (another `kiosk` may hold the port right now).
+            let upstream = DemoUpstream(configuration: DemoUpstreamConfiguration(publicBaseURL: DemoUpstream.canonicalBaseURL))
+            try await upstream.start()
+            if let canonical = Origin(DemoUpstream.canonicalBaseURL), let listener = Origin(await upstream.baseURL) {
+                configuration.transport.connectOverrides[canonical] = listener
+            }
             let keys = await upstream.keys
             if !configuration.explicitlyConfigured.contains(.nyt) {
                 configuration.sources.nytBaseURL = await upstream.nytBaseURL
@@ -47,23 +53,6 @@ struct Runtime {
         var configuration = try KioskConfiguration.load(dataDirectory: options.dataDir)
         if configuration.usesDemoUpstream(live: options.live) { configuration.databaseName = "kiosk-demo.sqlite" }
         return configuration
-    }
-
-    /// The demo upstream's preferred port: a stable origin keeps stored image URLs and ETags valid
-    /// from one run to the next. Taken when free, else any free port.
-    static let preferredDemoPort = 47_800
-
-    static func startDemo() async throws -> DemoUpstream {
-        let preferred = DemoUpstream(configuration: DemoUpstreamConfiguration(port: preferredDemoPort))
-        do {
-            try await preferred.start()
-            return preferred
-        } catch {
-            await preferred.stop()
-            let any = DemoUpstream()
-            try await any.start()
-            return any
-        }
     }
 
     func stop() async {

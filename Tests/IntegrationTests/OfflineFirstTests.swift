@@ -61,9 +61,9 @@ struct OfflineFirstTests {
             // the revalidation is a full GET rather than a bodiless 304)
             let request = PageRequest(source: .rickandmorty, page: 3)
             let good = try await h.catalog.page(request)
-            var metadata = try #require(try h.database.snapshot(forKey: request.cacheKey)).metadata
-            metadata.validators = Validators()
-            try h.database.updateMetadata(metadata, forKey: request.cacheKey)
+            var snapshot = try #require(try h.database.snapshot(forKey: request.cacheKey))
+            snapshot.metadata.validators = Validators()
+            try h.database.renew(snapshot)
             let before = try h.database.snapshot(forKey: request.cacheKey)
             h.now.advance(by: 2 * 86400)
 

@@ -46,6 +46,7 @@ struct DogsSourceTests {
         }
         #expect(message.hasPrefix("Set KIOSK_DOGS_URL"))
         #expect(source.imageHosts.isEmpty)
+        #expect(source.origins.isEmpty)
     }
 
     @Test("only page 1 exists and there are no filters")
@@ -61,7 +62,8 @@ struct DogsSourceTests {
         #expect(source.id == .dogs)
         #expect(source.defaultFreshness == 3600)
         #expect(source.searchMode == .localOnly)
-        #expect(source.imageHosts == ["jsonblob.example"])
+        #expect(source.imageHosts.isEmpty)
+        #expect(source.origins.map(\.description) == ["https://jsonblob.example:443"])
         #expect(source.filterValues.isEmpty)
         #expect(try source.detailRequest(itemID: "rex") == nil)
     }

@@ -186,7 +186,8 @@ struct MarvelSourceTests {
         #expect(source.pageSize == 20)
         #expect(source.defaultFreshness == 86_400)
         #expect(source.searchMode == .remote)
-        #expect(source.imageHosts == ["gateway.marvel.com", "i.annihil.us"])
+        #expect(source.imageHosts == ["i.annihil.us"])
+        #expect(source.origins.map(\.description) == ["https://gateway.marvel.com:443"])
         #expect(source.filterValues.isEmpty)
     }
 

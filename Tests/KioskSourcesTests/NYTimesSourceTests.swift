@@ -254,7 +254,8 @@ struct NYTimesSourceTests {
         #expect(source.pageSize == 20)
         #expect(source.defaultFreshness == 3600)
         #expect(source.searchMode == .localOnly)
-        #expect(source.imageHosts == ["api.nytimes.com", "static01.nyt.com"])
+        #expect(source.imageHosts == ["static01.nyt.com"])
+        #expect(source.origins.map(\.description) == ["https://api.nytimes.com:443"])
         #expect(source.filterValues == ["kind": ["emailed", "viewed", "shared"], "period": ["1", "7", "30"]])
     }
 

@@ -149,7 +149,8 @@ struct RickAndMortySourceTests {
         let http = try source.listRequest(for: PageRequest(source: .rickandmorty, page: 3))
 
         #expect(http.url.absoluteString == "http://127.0.0.1:9000/rickandmorty/api/character?page=3")
-        #expect(source.imageHosts == ["127.0.0.1", "rickandmortyapi.com"])
+        #expect(source.imageHosts == ["rickandmortyapi.com"])
+        #expect(source.origins.map(\.description) == ["http://127.0.0.1:9000"])
     }
 
     // MARK: Normalisation

@@ -89,7 +89,7 @@ struct SnapshotTests {
             fetchedAt: Fixtures.fetchedAt.addingTimeInterval(600.000_25),
             freshUntil: Fixtures.freshUntil.addingTimeInterval(900.5),
             validators: Validators(etag: "\"v2\"", lastModified: nil))
-        try database.updateMetadata(revalidated, forKey: request.cacheKey)
+        try database.renew(Snapshot(page: original.page, metadata: revalidated))
 
         // Then the metadata is the new one and the page is otherwise the same
         let stored = try #require(try database.snapshot(forKey: request.cacheKey))
@@ -97,13 +97,26 @@ struct SnapshotTests {
         #expect(stored.page == original.page)
     }
 
-    @Test("updating the metadata of a page that is not stored is notFound")
-    func updateMetadataOfUnknownPage() throws {
+    @Test("a 304 for a page cleared meanwhile stores the page again, whole")
+    func renewClearedPage() throws {
+        // Given a page that was stored and then cleared (by `kiosk cache clear` in another process)
         let database = try AppDatabase.inMemory()
-        let error = #expect(throws: KioskError.self) {
-            try database.updateMetadata(SnapshotMetadata(fetchedAt: .now, freshUntil: .now), forKey: "nyt|page=9")
-        }
-        #expect(error?.isNotFound == true)
+        let request = PageRequest(source: .nyt, page: 1)
+        let original = Fixtures.snapshot(request, [Fixtures.article("1", title: "One"), Fixtures.article("2", title: "Two")])
+        try database.saveSnapshot(original)
+        try database.clearCache()
+        #expect(try database.snapshot(forKey: request.cacheKey) == nil)
+
+        // When the revalidation that was in flight gets its 304
+        let renewed = SnapshotMetadata(fetchedAt: Fixtures.fetchedAt.addingTimeInterval(60),
+                                       freshUntil: Fixtures.freshUntil.addingTimeInterval(60),
+                                       validators: Validators(etag: "\"v1\"", lastModified: nil))
+        try database.renew(Snapshot(page: original.page, metadata: renewed))
+
+        // Then the page is stored again with its items and the new freshness
+        let stored = try #require(try database.snapshot(forKey: request.cacheKey))
+        #expect(stored.page.items.map(\.title) == ["One", "Two"])
+        #expect(stored.metadata == renewed)
     }
 
     @Test("snapshot infos list every page with its item count, optionally for one source")

@@ -74,12 +74,13 @@ struct APIResponder: HTTPResponder {
             response.headers[.allow] = "GET, HEAD"
             return response
         }
+        let echo = fault.echoesCredentials ? CredentialEcho(query: query, state: core.state) : nil
         switch fault.outcome {
         case .serverError:
-            return Self.response(for: FaultReplies.serverError(route.faultSource), request: request, outcome: .none)
+            return Self.response(for: FaultReplies.serverError(route.faultSource), request: request, outcome: .none, echo: echo)
         case .rateLimited(let seconds):
             return Self.response(for: FaultReplies.rateLimited(route.faultSource, retryAfterSeconds: seconds),
-                                 request: request, outcome: .none)
+                                 request: request, outcome: .none, echo: echo)
         case .none, .truncated, .malformed, .badItem:
             break
         }
@@ -100,20 +101,23 @@ struct APIResponder: HTTPResponder {
             // Before the If-None-Match check: the altered page is another document with its own ETag.
             reply = BadItemFault.apply(to: reply, route: route, path: path, cache: core.cache)
         }
-        return Self.response(for: reply, request: request, outcome: fault.outcome)
+        return Self.response(for: reply, request: request, outcome: fault.outcome, echo: echo)
     }
 
     /// Turns a reply into a response: 304 for a matching `If-None-Match`, then the body fault if any
     /// (truncated or malformed; a bad item is a content change, already made in `reply` by the caller).
-    static func response(for reply: Reply, request: Request, outcome: FaultOutcome) -> Response {
+    static func response(for reply: Reply, request: Request, outcome: FaultOutcome, echo: CredentialEcho? = nil) -> Response {
+        var reply = reply
+        if let echo { reply = echo.apply(to: reply) }
         var headers = HTTPFields()
+        if let echo { headers[.init("X-Echo")!] = echo.text }
         headers[.contentType] = reply.contentType
         headers[.cacheControl] = reply.cacheControl
         if let etag = reply.etag { headers[.eTag] = etag }
         if let retryAfter = reply.retryAfterSeconds { headers[.retryAfter] = String(retryAfter) }
 
         if reply.status == .ok, let etag = reply.etag, let candidates = request.headers[.ifNoneMatch],
-           Self.matches(ifNoneMatch: candidates, etag: etag) {
+           echo.map({ $0.matches(ifNoneMatch: candidates, etag: etag) }) ?? Self.matches(ifNoneMatch: candidates, etag: etag) {
             headers[.contentType] = nil
             var response = Response(status: .notModified, headers: headers)
             response.headers[.contentLength] = nil

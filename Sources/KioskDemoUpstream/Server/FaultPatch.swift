@@ -14,11 +14,12 @@ struct FaultPatch: Decodable {
     var malformedRate: Double?
     var badItemRate: Double?
     var offline: Bool?
+    var echoCredentials: Bool?
     /// nil: not given; .some(nil): all sources; .some(set): only those.
     var sources: Set<SourceID>??
 
     static let fieldNames = ["latencyMilliseconds", "failureRate", "rateLimitRate", "retryAfterSeconds",
-                             "truncateRate", "malformedRate", "badItemRate", "offline", "sources"]
+                             "truncateRate", "malformedRate", "badItemRate", "offline", "echoCredentials", "sources"]
 
     private struct Key: CodingKey {
         var stringValue: String
@@ -39,6 +40,7 @@ struct FaultPatch: Decodable {
             case "malformedRate": malformedRate = try container.decode(Double.self, forKey: key)
             case "badItemRate": badItemRate = try container.decode(Double.self, forKey: key)
             case "offline": offline = try container.decode(Bool.self, forKey: key)
+            case "echoCredentials": echoCredentials = try container.decode(Bool.self, forKey: key)
             case "sources":
                 if try container.decodeNil(forKey: key) {
                     sources = .some(nil)
@@ -74,6 +76,7 @@ struct FaultPatch: Decodable {
         if let malformedRate { result.malformedRate = malformedRate }
         if let badItemRate { result.badItemRate = badItemRate }
         if let offline { result.offline = offline }
+        if let echoCredentials { result.echoCredentials = echoCredentials }
         if let sources { result.sources = sources }
         return result
     }

@@ -16,15 +16,20 @@ final class UpstreamState: Sendable {
         var controlPort = 0
         var apiListening = false
         var baseURLString = ""
+        var echoTags: Set<String> = []
     }
 
     private let guarded: Mutex<Guarded>
     private let host: String
+    private let publicBase: String?
 
     init(configuration: DemoUpstreamConfiguration) {
         // Literal IPv6 addresses need brackets inside a URL.
         host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         guarded = Mutex(Guarded(faults: configuration.faults, dice: SplitMix64(seed: configuration.seed)))
+        var base = configuration.publicBaseURL?.absoluteString
+        while base?.hasSuffix("/") == true { base?.removeLast() }
+        publicBase = base
     }
 
     // MARK: Ports
@@ -33,11 +38,11 @@ final class UpstreamState: Sendable {
     var apiListening: Bool { guarded.withLock { $0.apiListening } }
     var baseURL: URL { URL(string: "http://\(host):\(apiPort)")! }
     var controlURL: URL { URL(string: "http://\(host):\(guarded.withLock { $0.controlPort })")! }
-    /// `http://host:port`, the prefix of every absolute URL in responses.
+    /// `http://host:port` (or the configured public base), the prefix of every absolute URL in responses.
     var baseURLString: String { guarded.withLock { $0.baseURLString } }
 
     func setAPIPort(_ port: Int) {
-        let base = "http://\(host):\(port)"
+        let base = publicBase ?? "http://\(host):\(port)"
         guarded.withLock {
             $0.apiPort = port
             $0.baseURLString = base
@@ -59,7 +64,8 @@ final class UpstreamState: Sendable {
             state.counts[requestKey, default: 0] += 1
             guard let source, state.faults.applies(to: source) else { return (state.baseURLString, .none) }
             let faults = state.faults
-            var decision = FaultDecision(latencyMilliseconds: faults.latencyMilliseconds, outcome: .none)
+            var decision = FaultDecision(latencyMilliseconds: faults.latencyMilliseconds, outcome: .none,
+                                         echoesCredentials: faults.echoCredentials)
             let total = faults.failureRate + faults.rateLimitRate + faults.truncateRate + faults.malformedRate
                 + faults.badItemRate
             // No draw when no rate is set keeps the dice sequence tied to requests that can fail.
@@ -94,6 +100,19 @@ final class UpstreamState: Sendable {
 
     func resetRequestCounts() { guarded.withLock { $0.counts.removeAll() } }
 
+    // MARK: Echoed ETags
+
+    /// Remembers an ETag sent with echoed credentials, so only that exact value revalidates.
+    func issueEchoTag(_ tag: String) {
+        guarded.withLock { state in
+            if state.echoTags.count > 10_000 { state.echoTags.removeAll() }
+            state.echoTags.insert(tag)
+        }
+    }
+
+    /// Whether `tag` was sent as an echoed ETag.
+    func wasIssued(echoTag tag: String) -> Bool { guarded.withLock { $0.echoTags.contains(tag) } }
+
     /// Counts by full request key and by path.
     func statistics() -> (byRequest: [String: Int], byPath: [String: Int]) {
         let counts = guarded.withLock { $0.counts }
@@ -110,6 +129,7 @@ final class UpstreamState: Sendable {
 struct FaultDecision: Sendable, Equatable {
     var latencyMilliseconds: Int
     var outcome: FaultOutcome
+    var echoesCredentials = false
 
     static let none = FaultDecision(latencyMilliseconds: 0, outcome: .none)
 }

@@ -33,7 +33,9 @@ public struct DogsSource: CatalogSource {
     /// The document has no search: searching means searching stored dogs.
     public var searchMode: SearchMode { .localOnly }
     /// The document's host (the spec's allow-list; dog images on other hosts are not included).
-    public var imageHosts: Set<String> { Set([url?.host].compactMap { $0 }) }
+    public var imageHosts: Set<String> { [] }
+    /// The dogs document's origin.
+    public var origins: Set<Origin> { Set([url.flatMap(Origin.init)].compactMap { $0 }) }
     /// None.
     public var filterValues: [String: [String]] { [:] }
 

@@ -1,4 +1,5 @@
 import Crypto
+import KioskCore
 import Foundation
 
 /// Marvel's per-request authentication: `ts`, `apikey` and `hash = md5(ts + privateKey + publicKey)`.
@@ -17,6 +18,14 @@ struct MarvelAuth: Sendable, Hashable {
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex
         }.joined()
+    }
+
+    /// `request` with this signature's `ts` and `hash` named as its secrets: with the public key they
+    /// are a replayable credential, so they are scrubbed wherever an upstream echoes them.
+    func marking(_ request: HTTPRequest) -> HTTPRequest {
+        var marked = request
+        marked.secrets.formUnion([timestamp, hash])
+        return marked
     }
 
     /// `ts`, `apikey`, `hash`, in that order, appended to every Marvel request.

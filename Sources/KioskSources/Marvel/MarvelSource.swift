@@ -25,7 +25,9 @@ public struct MarvelSource: CatalogSource {
     /// Searches go upstream as `nameStartsWith`.
     public var searchMode: SearchMode { .remote }
     /// The API host and Marvel's image CDN.
-    public var imageHosts: Set<String> { Set([baseURL.host, "i.annihil.us"].compactMap { $0 }) }
+    public var imageHosts: Set<String> { ["i.annihil.us"] }
+    /// The API's origin.
+    public var origins: Set<Origin> { Set([Origin(baseURL)].compactMap { $0 }) }
 
     public var endpoints: [EndpointDescription] {
         let auth = "ts=<redacted>&apikey=<redacted>&hash=<redacted>"
@@ -56,8 +58,9 @@ public struct MarvelSource: CatalogSource {
     /// `GET {base}/characters?limit=20&offset=..&orderBy=name[&nameStartsWith=q]&ts&apikey&hash`.
     public func listRequest(for request: PageRequest) throws -> HTTPRequest {
         let request = try normalize(request)
-        let endpoint = MarvelEndpoints.characters(page: request.page, nameStartsWith: request.query, auth: try auth())
-        return try endpoint.request(relativeTo: baseURL, source: id)
+        let auth = try auth()
+        let endpoint = MarvelEndpoints.characters(page: request.page, nameStartsWith: request.query, auth: auth)
+        return auth.marking(try endpoint.request(relativeTo: baseURL, source: id))
     }
 
     /// The page with the attribution; a page past the end is notFound, malformed characters are skipped.
@@ -87,7 +90,8 @@ public struct MarvelSource: CatalogSource {
     /// `GET {base}/characters/{id}?ts&apikey&hash`; the ID must be numeric.
     public func detailRequest(itemID: String) throws -> HTTPRequest? {
         let characterID = try RequestValidation.numericID(itemID, what: "Marvel character")
-        return try MarvelEndpoints.character(id: characterID, auth: try auth()).request(relativeTo: baseURL, source: id)
+        let auth = try auth()
+        return auth.marking(try MarvelEndpoints.character(id: characterID, auth: auth).request(relativeTo: baseURL, source: id))
     }
 
     /// The character; 404 is notFound and a malformed character is a malformedResponse at its path.
@@ -125,7 +129,8 @@ public struct MarvelSource: CatalogSource {
     /// The request signed anew: a fresh `ts`, the public key and its `hash` (a logged one has expired anyway).
     public func signed(_ request: HTTPRequest) throws -> HTTPRequest {
         let auth = try auth()
-        return try Replay.replacing(Dictionary(uniqueKeysWithValues: auth.queryItems.map { ($0.name, $0.value ?? "") }), in: request)
+        return auth.marking(
+            try Replay.replacing(Dictionary(uniqueKeysWithValues: auth.queryItems.map { ($0.name, $0.value ?? "") }), in: request))
     }
 
     private func auth() throws -> MarvelAuth {

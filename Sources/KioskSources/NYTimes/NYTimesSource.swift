@@ -28,7 +28,9 @@ public struct NYTimesSource: CatalogSource {
     /// There is no search endpoint: searching means searching stored articles.
     public var searchMode: SearchMode { .localOnly }
     /// The API host and the NYT image CDN.
-    public var imageHosts: Set<String> { Set([baseURL.host, "static01.nyt.com"].compactMap { $0 }) }
+    public var imageHosts: Set<String> { ["static01.nyt.com"] }
+    /// The API's origin.
+    public var origins: Set<Origin> { Set([Origin(baseURL)].compactMap { $0 }) }
     /// `kind` (emailed, viewed, shared) and `period` (1, 7, 30 days).
     public var filterValues: [String: [String]] { ["kind": Self.kinds, "period": Self.periods] }
 

@@ -21,7 +21,9 @@ public struct RickAndMortySource: CatalogSource {
     /// Searches go upstream as `name`.
     public var searchMode: SearchMode { .remote }
     /// The API host, which also serves the character images.
-    public var imageHosts: Set<String> { Set([baseURL.host, "rickandmortyapi.com"].compactMap { $0 }) }
+    public var imageHosts: Set<String> { ["rickandmortyapi.com"] }
+    /// The API's origin.
+    public var origins: Set<Origin> { Set([Origin(baseURL)].compactMap { $0 }) }
 
     public var endpoints: [EndpointDescription] {
         [
