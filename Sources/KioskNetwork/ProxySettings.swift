@@ -60,13 +60,19 @@ public struct ProxySettings: Sendable, Hashable {
     /// Whether any proxy is set.
     public var isEmpty: Bool { httpProxy == nil && httpsProxy == nil }
 
-    /// The proxy for a request to `url` that will connect to `host:port`, or nil to go direct.
+    /// The proxy for a request to `url` that will connect to `host:port` (its own host, or where a
+    /// connect override sends it), or nil to go direct. `NO_PROXY` entries match either host.
     public func proxy(for url: URL, connectingTo host: String, port: Int) -> URL? {
         guard let scheme = url.scheme?.lowercased(), let proxy = scheme == "https" ? httpsProxy : httpProxy else { return nil }
         let host = Origin(scheme: scheme, host: host, port: port).host
         if !proxyLoopback, IPAddress.isLoopback(host: host) { return nil }
+        if let origin = Origin(url), bypasses(origin.host, port: origin.port) { return nil }
+        return bypasses(host, port: port) ? nil : proxy
+    }
+
+    private func bypasses(_ host: String, port: Int) -> Bool {
         for entry in noProxy {
-            if entry == "*" { return nil }
+            if entry == "*" { return true }
             var pattern = entry
             var entryPort: Int?
             if let colon = pattern.lastIndex(of: ":"), !pattern.hasSuffix("]"), pattern.filter({ $0 == ":" }).count == 1 {
@@ -76,9 +82,9 @@ public struct ProxySettings: Sendable, Hashable {
             if pattern.hasPrefix("[") && pattern.hasSuffix("]") { pattern = String(pattern.dropFirst().dropLast()) }
             if let entryPort, entryPort != port { continue }
             let domain = pattern.hasPrefix(".") ? String(pattern.dropFirst()) : pattern
-            if host == domain || host.hasSuffix("." + domain) { return nil }
+            if host == domain || host.hasSuffix("." + domain) { return true }
         }
-        return proxy
+        return false
     }
 
 }

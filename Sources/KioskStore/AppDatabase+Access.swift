@@ -47,6 +47,14 @@ extension AppDatabase {
         }
     }
 
+    /// Whether `error` is this module's report of a full disk.
+    public static func isDiskFull(_ error: KioskError) -> Bool {
+        if case .storage(let message) = error { return message.hasPrefix(diskFullPrefix) }
+        return false
+    }
+
+    private static let diskFullPrefix = "the disk is full"
+
     /// Turns any failure into a `KioskError` whose message names the file and the remedy.
     static func storageError(_ error: any Error, while action: String, path: String?) -> KioskError {
         if let error = error as? KioskError { return error }
@@ -58,7 +66,7 @@ extension AppDatabase {
         let detail = error.message.map { " (\($0))" } ?? ""
         switch error.resultCode {
         case .SQLITE_FULL:
-            return .storage("the disk is full: could not \(action). Free some disk space or clear the cache.")
+            return .storage("\(diskFullPrefix): could not \(action). Free some disk space or clear the cache.")
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
             return .storage("\(file) is corrupt or is not a Kiosk database: could not \(action)\(detail). "
                 + "Move the file aside to start with an empty store.")

@@ -41,7 +41,9 @@ struct Runtime {
             demo = upstream
         }
         do {
-            return Runtime(kiosk: try Kiosk(configuration: configuration), demo: demo)
+            let kiosk = try Kiosk(configuration: configuration)
+            for warning in kiosk.warnings { printError("warning: \(warning)") }
+            return Runtime(kiosk: kiosk, demo: demo)
         } catch {
             await demo?.stop()
             throw error

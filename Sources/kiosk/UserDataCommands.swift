@@ -160,10 +160,9 @@ struct CacheCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let configuration = try Runtime.configuration(global)
-                let database = try AppDatabase.open(at: configuration.databaseURL.path)
-                try database.clearCache()
+                let report = try Kiosk.clearCache(try Runtime.configuration(global))
                 print("Cleared cached pages and images. Favorites and dogs edits are kept.")
+                if report.clearedRequestLog { print("The disk was full: the request log was cleared too, to make room.") }
             }
         }
     }
