@@ -1,0 +1,88 @@
+import Foundation
+@testable import KioskApp
+import KioskCore
+import Testing
+
+/// Issue 10, section 4: bad input everywhere, and `kiosk --version`.
+@Suite("Bad input everywhere", .serialized)
+struct BadInputTests {
+    // MARK: HAR import: RFC 9110 methods and fields
+
+    /// An archive of two 200 entries with bodies: a well-formed one, then one with `method`, a Date header
+    /// followed by `headers` (so the second header has index 1), and `mimeType`.
+    static func archive(method: String = "GET", headers: String = #"{"name": "Content-Type", "value": "application/json"}"#,
+                        mimeType: String = "application/json") -> String {
+        #"""
+        {"log": {"entries": [
+          {"request": {"method": "GET", "url": "https://example.com/ok"},
+           "response": {"status": 200, "headers": [], "content": {"mimeType": "application/json", "text": "{}"}}},
+          {"request": {"method": "\#(method)", "url": "https://example.com/evil"},
+           "response": {"status": 200, "headers": [{"name": "Date", "value": "Mon, 01 Jan 2024 00:00:00 GMT"}, \#(headers)],
+                        "content": {"mimeType": "\#(mimeType)", "text": "{}"}}}
+        ]}}
+        """#
+    }
+
+    @Test("HAR import refuses a method or a response header breaking RFC 9110, naming the entry's JSON path")
+    func harRefusesBadMethodsAndFields() throws {
+        let cases: [(String, String)] = [
+            (Self.archive(method: #"GET\r\nX-Evil: 1"#), "log.entries[1].request.method"),
+            (Self.archive(method: "GET /x"), "log.entries[1].request.method"),
+            (Self.archive(method: ""), "log.entries[1].request.method"),
+            (Self.archive(headers: #"{"name": "X-Note", "value": "a\r\nSet-Cookie: session=stolen"}"#), "log.entries[1].response.headers[1].value"),
+            (Self.archive(headers: #"{"name": "X-Note", "value": "nul\u0000here"}"#), "log.entries[1].response.headers[1].value"),
+            (Self.archive(headers: #"{"name": "X-Bad Name", "value": "1"}"#), "log.entries[1].response.headers[1].name"),
+            (Self.archive(headers: #"{"name": "X-Evil\nInjected", "value": "1"}"#), "log.entries[1].response.headers[1].name"),
+            (Self.archive(headers: #"{"name": "X-Émoji", "value": "1"}"#), "log.entries[1].response.headers[1].name"),
+            (Self.archive(mimeType: #"text/html\r\nX-Evil: 1"#), "log.entries[1].response.content.mimeType"),
+        ]
+        for (text, path) in cases {
+            // Given an archive with one well-formed entry and one with a bad method or field
+            // When it is turned into mock rules
+            // Then nothing comes back: the import fails, naming the bad spot
+            do {
+                let rules = try HAR.mockRules(fromArchive: Data(text.utf8), origin: "test")
+                Issue.record("imported \(rules.map(\.method)) from \(path)")
+            } catch let error as HAR.ImportError {
+                #expect(error.message.hasPrefix(path + " "), "\(error.message)")
+            }
+        }
+        // And valid tokens, tabs and UTF-8 in values, and HTTP/2 pseudo-headers still import
+        let good = Self.archive(method: "PATCH", headers: #"{"name": ":status", "value": "200"}, {"name": "X-Note", "value": "café\tau lait ☕"}"#)
+        let rules = try HAR.mockRules(fromArchive: Data(good.utf8), origin: "test")
+        #expect(rules.map(\.method) == ["GET", "PATCH"])
+        #expect(rules[1].headers.contains { $0.name == "X-Note" && $0.value == "café\tau lait ☕" })
+    }
+
+    @Test("kiosk har import of a method with CR/LF fails with exit 2, the entry's path, and imports nothing")
+    func harImportCommandImportsNothing() throws {
+        let cli = CLI()
+        try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
+        for (name, text, path) in [
+            ("method.har", Self.archive(method: #"GET\r\nX-Evil: 1"#), "log.entries[1].request.method"),
+            ("header.har", Self.archive(headers: #"{"name": "X-Note", "value": "a\r\nX-Evil: 1"}"#), "log.entries[1].response.headers[1].value"),
+        ] {
+            // Given an archive whose second entry carries CR/LF in its method or a header value
+            let file = cli.dataDirectory.appendingPathComponent(name)
+            try Data(text.utf8).write(to: file)
+            // When it is imported
+            let result = try cli.run(["har", "import", file.path])
+            // Then the command refuses it in one line naming the path, and no rule exists, not even the good entry's
+            #expect(result.status == 2)
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains(path) && result.stderr.contains("Nothing was imported"), "\(result.stderr)")
+            #expect(try Self.mockRuleCount(cli) == 0)
+        }
+        // And kiosk mock add refuses the same, by hand
+        let method = try cli.run(["mock", "add", "--url", "https://example.com/x", "--method", "GET\r\nX-Evil: 1"])
+        let header = try cli.run(["mock", "add", "--url", "https://example.com/x", "--header", "X-Note: a\rb"])
+        #expect(method.status == 2 && header.status == 2)
+        #expect(try Self.mockRuleCount(cli) == 0)
+    }
+
+    /// How many mock rules `kiosk mock list --json` lists.
+    static func mockRuleCount(_ cli: CLI) throws -> Int {
+        let list = try cli.run(["mock", "list", "--json"])
+        return try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [Any]).count
+    }
+}
