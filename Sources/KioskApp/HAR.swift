@@ -347,3 +347,51 @@ extension HAR {
     }
 }
 
+extension HAR {
+    /// The largest archive an import reads: far above a real session's archive, far below what would
+    /// exhaust a laptop's memory (an archive is held whole while it is parsed).
+    public static let maximumImportBytes = 256 << 20
+
+    /// The bytes of the archive at `path` (`-` for standard input), at most `limit` of them. A regular
+    /// file (standard input redirected from one included) is refused from its size before a byte is read;
+    /// a pipe, or a file that grows while read, as soon as it passes the limit, so memory stays bounded.
+    public static func readArchive(atPath path: String, limit: Int = maximumImportBytes) throws -> Data {
+        let handle: FileHandle
+        if path == "-" {
+            handle = .standardInput
+        } else {
+            do {
+                handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            } catch {
+                throw ImportError(message: "Cannot read it: \((error as NSError).localizedDescription)")
+            }
+        }
+        defer { if path != "-" { try? handle.close() } }
+        var info = stat()
+        let knownSize = fstat(handle.fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+        if let knownSize, knownSize > limit { throw tooLarge(size: knownSize, limit: limit) }
+        var data = Data()
+        data.reserveCapacity(knownSize ?? 0)
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                data.append(chunk)
+                if data.count > limit { throw tooLarge(size: nil, limit: limit) }
+            }
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError(message: "Cannot read it: \((error as NSError).localizedDescription)")
+        }
+        return data
+    }
+
+    /// "Too large: 1024 MiB (1073741824 bytes); an import reads at most 256 MiB."
+    private static func tooLarge(size: Int?, limit: Int) -> ImportError {
+        let shown = size.map { "\(mebibytes($0)) (\($0) bytes)" } ?? "over \(mebibytes(limit))"
+        return ImportError(message: "Too large: \(shown); an import reads at most \(mebibytes(limit)).")
+    }
+
+    private static func mebibytes(_ bytes: Int) -> String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
+    }
+}

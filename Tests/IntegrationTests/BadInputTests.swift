@@ -85,4 +85,49 @@ struct BadInputTests {
         let list = try cli.run(["mock", "list", "--json"])
         return try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [Any]).count
     }
+
+    // MARK: HAR import: a size cap
+
+    @Test("kiosk har import refuses a 1 GiB file from its size, quickly and without reading it, from a path or standard input")
+    func harImportRefusesHugeFiles() throws {
+        // Given a sparse 1 GiB file (no disk blocks, no RAM)
+        let cli = CLI()
+        try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
+        let big = cli.dataDirectory.appendingPathComponent("big.har")
+        #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: big)
+        try handle.truncate(atOffset: 1 << 30)
+        try handle.close()
+        // When it is imported by path, then through standard input
+        let started = ContinuousClock.now
+        let byPath = try cli.run(["har", "import", big.path])
+        let byInput = try cli.run(["har", "import", "-"], input: try FileHandle(forReadingFrom: big))
+        let elapsed = ContinuousClock.now - started
+        // Then both are refused in one line naming the limit and the file's size, at once
+        for result in [byPath, byInput] {
+            #expect(result.status == 2)
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("1024 MiB (1073741824 bytes)") && result.stderr.contains("at most 256 MiB"),
+                    "\(result.stderr)")
+        }
+        #expect(elapsed < .seconds(20))
+        // And no child process ever held the file in memory (the old import peaked above 2 GB)
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+        #expect(usage.ru_maxrss < 512 * 1024, "largest child: \(usage.ru_maxrss) KiB")
+        #expect(try Self.mockRuleCount(cli) == 0)
+    }
+
+    @Test("Reading an archive of unknown size stops as soon as it passes the limit")
+    func harReadStopsAtTheLimit() throws {
+        // Given an endless stream (not a regular file: no size to check first)
+        // When it is read with a 1 MiB limit
+        // Then reading stops with the limit in the reason, instead of running out of memory
+        do {
+            _ = try HAR.readArchive(atPath: "/dev/zero", limit: 1 << 20)
+            Issue.record("read an endless stream")
+        } catch let error as HAR.ImportError {
+            #expect(error.message == "Too large: over 1 MiB; an import reads at most 1 MiB.")
+        }
+    }
 }

@@ -20,8 +20,10 @@ struct CLI {
         let stderr: String
     }
 
-    func run(_ arguments: [String], dataDir: Bool = true) throws -> Result {
+    /// Runs `kiosk arguments` to the end; `input` becomes its standard input (else the test's own).
+    func run(_ arguments: [String], dataDir: Bool = true, input: FileHandle? = nil) throws -> Result {
         let process = Process()
+        if let input { process.standardInput = input }
         process.executableURL = Self.executable
         process.arguments = arguments + (dataDir ? ["--data-dir", dataDirectory.path] : [])
         var environment = ProcessInfo.processInfo.environment
