@@ -40,7 +40,7 @@ struct ListCommand: AsyncParsableCommand {
                 if json {
                     print(try Output.json(PageJSON(update, favorites: favorites)))
                 } else {
-                    print(Render.page(update, favorites: favorites))
+                    Output.human(Render.page(update, favorites: favorites))
                 }
             }
         }
@@ -64,7 +64,7 @@ struct ShowCommand: AsyncParsableCommand {
                 if json {
                     print(try Output.json(ItemJSON(result)))
                 } else {
-                    print(Render.item(result))
+                    Output.human(Render.item(result))
                 }
             }
         }
@@ -94,7 +94,7 @@ struct SearchCommand: AsyncParsableCommand {
                 if json {
                     print(try Output.json(SearchJSON(result)))
                 } else {
-                    print(Render.search(result, source: source))
+                    Output.human(Render.search(result, source: source))
                 }
             }
         }
@@ -180,19 +180,21 @@ final class ProgressPrinter: Sendable {
             let width = 30
             let filled = total == 0 ? 0 : width * progress.completedPages / total
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            print("\r\(source.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(bar) "
-                  + "\(progress.completedPages)/\(total) pages, \(progress.items) items", terminator: "")
+            // The carriage return is the bar's own, to redraw its line: it is not text to escape.
+            print("\r", terminator: "")
+            Output.human("\(source.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(bar) "
+                         + "\(progress.completedPages)/\(total) pages, \(progress.items) items", terminator: "")
             fflush(nil)
         } else {
-            print("\(source.rawValue): \(progress.completedPages)/\(total) pages, \(progress.items) items")
+            Output.human("\(source.rawValue): \(progress.completedPages)/\(total) pages, \(progress.items) items")
         }
     }
 
     func finish(_ report: SyncReport) {
         guard !quiet else { return }
-        if terminal { print("") }
-        print("\(source.rawValue): \(report.pages) pages (\(report.updatedPages) updated, \(report.unchangedPages) unchanged), "
-              + "\(report.items) items in \(String(format: "%.2f", report.seconds)) s")
+        if terminal { Output.human("") }
+        Output.human("\(source.rawValue): \(report.pages) pages (\(report.updatedPages) updated, \(report.unchangedPages) unchanged), "
+                     + "\(report.items) items in \(String(format: "%.2f", report.seconds)) s")
         for failure in report.failures { printError("  failed \(failure.page): \(failure.message)") }
     }
 }

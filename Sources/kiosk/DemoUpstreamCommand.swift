@@ -62,7 +62,7 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let keys = await upstream.keys
-        print("""
+        Output.human("""
             Demo upstream on \(await upstream.baseURL.absoluteString)
             Fault control on \(await upstream.controlURL.appendingPathComponent("faults").absoluteString)  (GET, or PUT JSON)
 

@@ -32,7 +32,7 @@ struct HARCommand: AsyncParsableCommand {
                     throw KioskError.invalidRequest("\(name): \(error.message) Nothing was imported.")
                 }
                 let added = try MockCommand.open(global).add(rules)
-                print("Imported \(added.count) mock rule\(added.count == 1 ? "" : "s") from \(name); `kiosk mock list` shows them.")
+                Output.human("Imported \(added.count) mock rule\(added.count == 1 ? "" : "s") from \(name); `kiosk mock list` shows them.")
             }
         }
     }

@@ -54,10 +54,10 @@ struct LogCommand: AsyncParsableCommand {
                     return
                 }
                 guard !records.isEmpty else {
-                    print("No requests logged\(filter == RequestFilter(limit: limit) ? " yet" : " match").")
+                    Output.human("No requests logged\(filter == RequestFilter(limit: limit) ? " yet" : " match").")
                     return
                 }
-                print(LogCommand.table(records))
+                Output.human(LogCommand.table(records))
             }
         }
     }
@@ -76,9 +76,13 @@ struct LogCommand: AsyncParsableCommand {
                     throw KioskError.notFound("request \(id) in the log (it may have been evicted)")
                 }
                 if curl {
-                    print(HAR.curl(record))
+                    Output.human(HAR.curl(record))
                 } else {
-                    print(json ? try Output.json(RequestJSON(record)) : LogCommand.detail(record))
+                    if json {
+                        print(try Output.json(RequestJSON(record)))
+                    } else {
+                        Output.human(LogCommand.detail(record))
+                    }
                 }
             }
         }
@@ -93,7 +97,7 @@ struct LogCommand: AsyncParsableCommand {
                 let log = try LogCommand.open(global)
                 let count = try log.count()
                 try log.clear()
-                print("Cleared \(count) request\(count == 1 ? "" : "s").")
+                Output.human("Cleared \(count) request\(count == 1 ? "" : "s").")
             }
         }
     }

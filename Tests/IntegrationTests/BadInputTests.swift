@@ -130,4 +130,51 @@ struct BadInputTests {
             #expect(error.message == "Too large: over 1 MiB; an import reads at most 1 MiB.")
         }
     }
+
+    // MARK: Terminal control characters
+
+    static let evilName = "Evil \u{1B}[31mRed\u{07} Rick\u{9B}2J\u{7F}"
+    static let escapedName = #"Evil \u{1B}[31mRed\u{07} Rick\u{9B}2J\u{7F}"#
+
+    @Test("Control characters from upstream data are shown escaped by list, show, search and favorite list, exact in --json")
+    func controlCharactersAreEscaped() throws {
+        // Given a Rick and Morty upstream (mocked) whose character's name holds ESC[31m, BEL, C1 CSI and DEL
+        let cli = CLI()
+        try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
+        let character: [String: Any] = [
+            "id": 1, "name": Self.evilName, "status": "Alive", "species": "Human\u{1B}]0;pwned\u{07}", "type": "",
+            "gender": "Male", "origin": ["name": "Earth", "url": ""], "location": ["name": "Earth", "url": ""],
+            "image": NSNull(), "episode": [String](), "created": "2017-11-04T18:48:46.250Z",
+        ]
+        let list: [String: Any] = ["info": ["count": 1, "pages": 1], "results": [character]]
+        for (name, body, url) in [("list.json", list, "*/api/character?*"), ("item.json", character, "*/api/character/1")] {
+            let file = cli.dataDirectory.appendingPathComponent(name)
+            try JSONSerialization.data(withJSONObject: body).write(to: file)
+            let added = try cli.run(["mock", "add", "--url", url, "--body-file", file.path, "--header", "Content-Type: application/json"])
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        // When the catalog is shown to a person
+        let outputs = [
+            try cli.run(["list", "rickandmorty"]),
+            try cli.run(["show", "rickandmorty", "1"]),
+            try cli.run(["search", "rickandmorty", "evil"]),
+            try cli.run(["favorite", "add", "rickandmorty", "1"]),
+            try cli.run(["favorite", "list"]),
+        ]
+        // Then no control character reaches the terminal; each shows as a visible escape
+        for output in outputs {
+            #expect(output.status == 0, "\(output.stderr)")
+            #expect(output.stdout.contains(Self.escapedName), "\(output.stdout)")
+            let controls = output.stdout.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }
+            #expect(controls.isEmpty, "\(output.stdout.debugDescription)")
+        }
+        #expect(outputs[1].stdout.contains(#"Species: Human\u{1B}]0;pwned\u{07}"#))
+        // And --json keeps the name exactly as received
+        let json = try cli.run(["list", "rickandmorty", "--json"])
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let items = try #require(page["items"] as? [[String: Any]])
+        #expect(items.first?["title"] as? String == Self.evilName)
+        let item = try cli.run(["show", "rickandmorty", "1", "--json"])
+        #expect(item.stdout.contains(#"\u001b[31mRed\u0007"#), "\(item.stdout)")
+    }
 }
