@@ -19,6 +19,7 @@ struct ListCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON instead of a table.") var json = false
 
     func validate() throws {
+        try refuseEmpty(["--kind": kind, "--period": period, "--status": status, "--gender": gender])
         guard page >= 1 else { throw ValidationError("--page must be 1 or more (got \(page)).") }
         if refresh && offline { throw ValidationError("--refresh and --offline cannot be combined.") }
     }
@@ -155,7 +156,7 @@ struct SyncCommand: AsyncParsableCommand {
                     reports.append(report)
                 }
                 if json { print(try Output.json(reports)) }
-                if reports.contains(where: { !$0.failures.isEmpty }) { throw ExitCode(1) }
+                if reports.contains(where: { !$0.failures.isEmpty }) { throw KioskCommand.ExitStatus.failure }
             }
         }
     }

@@ -58,8 +58,8 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
         do {
             try await upstream.start()
         } catch {
-            printError("error: cannot start the demo upstream on port \(port): \(error)")
-            throw ExitCode(1)
+            printErrorLine("cannot start the demo upstream on port \(port): \(error)")
+            throw KioskCommand.ExitStatus.failure
         }
         let keys = await upstream.keys
         Output.human("""

@@ -50,6 +50,7 @@ struct HARCommand: AsyncParsableCommand {
 
         func validate() throws {
             guard !file.isEmpty else { throw ValidationError("Give a file name to write the archive to.") }
+            try refuseEmpty(["--search": search])
             guard limit >= 1 else { throw ValidationError("--limit must be 1 or more.") }
             if let status, LogCommand.statusClass(status) == nil {
                 throw ValidationError("--status must be 2xx, 3xx, 4xx, 5xx or error (got \(status)).")

@@ -32,6 +32,7 @@ struct LogCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON instead of a table.") var json = false
 
         func validate() throws {
+            try refuseEmpty(["--search": search, "--method": method])
             guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 10000.") }
             if let status, LogCommand.statusClass(status) == nil {
                 throw ValidationError("--status must be 2xx, 3xx, 4xx, 5xx or error (got \(status)).")

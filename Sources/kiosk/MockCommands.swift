@@ -52,6 +52,7 @@ struct MockCommand: AsyncParsableCommand {
             guard url.hasPrefix("http://") || url.hasPrefix("https://") || url.hasPrefix("*") else {
                 throw ValidationError("--url must be an http(s) URL or a pattern starting with *.")
             }
+            try refuseEmpty(["--body-file": bodyFile])
             guard body == nil || bodyFile == nil else { throw ValidationError("Give --body or --body-file, not both.") }
             for header in headers where !header.contains(":") {
                 throw ValidationError("--header must look like \"Name: value\" (got \(header)).")

@@ -94,13 +94,19 @@ func printError(_ text: String) {
     FileHandle.standardError.write(Data((Output.terminalSafe(text) + "\n").utf8))
 }
 
-/// Runs a command body, turning Kiosk's errors into a one-line message and exit status 1.
+/// Prints `error: <message>` as one line on standard error, whatever the message holds.
+func printErrorLine(_ message: String) {
+    printError("error: " + Output.oneLine(message))
+}
+
+/// Runs a command body, turning Kiosk's errors into a one-line message and exit status 2 for bad input
+/// or 1 for a failure of the world (see `KioskCommand.ExitStatus`).
 func reportingErrors(_ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as KioskError {
-        printError("error: \(error.description)")
-        throw ExitCode(error.isUserError ? 2 : 1)
+        printErrorLine(error.description)
+        throw error.isUserError ? KioskCommand.ExitStatus.badInput : KioskCommand.ExitStatus.failure
     }
 }
 

@@ -177,4 +177,43 @@ struct BadInputTests {
         let item = try cli.run(["show", "rickandmorty", "1", "--json"])
         #expect(item.stdout.contains(#"\u001b[31mRed\u0007"#), "\(item.stdout)")
     }
+
+    // MARK: Exit codes
+
+    @Test("Bad arguments exit 2 with exactly one error line on stderr and a pointer to the command's help",
+          arguments: [
+            (["list", "rickandmorty", "--page", "0"], "--page must be 1 or more", "kiosk list --help"),
+            (["list", "nosuch"], "nosuch", "kiosk list --help"),
+            (["list", "nyt", "--kind", ""], "--kind must not be empty", "kiosk list --help"),
+            (["log", "list", "--status", "7xx"], "--status", "kiosk log list --help"),
+            (["list"], "<source>", "kiosk list --help"),
+            (["frobnicate"], "frobnicate", "kiosk --help"),
+            (["list", "rickandmorty", "--data-dir", ""], "--data-dir must not be empty", "kiosk list --help"),
+          ])
+    func argumentErrors(arguments: [String], reason: String, hint: String) throws {
+        // Given a command line that cannot be run as written
+        // When it is run
+        // (No --data-dir is added: each fails before any data is touched.)
+        let result = try CLI().run(arguments, dataDir: false)
+        // Then it exits 2 with one line on stderr, the reason and the help hint in it, and prints nothing else
+        #expect(result.status == 2)
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == 1, "stderr: \(result.stderr)")
+        #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains(reason) && result.stderr.contains(hint),
+                "stderr: \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("--help still prints the full help, with the exit statuses, and exits 0")
+    func helpExitsZero() throws {
+        // Given the root and a subcommand's help
+        // When they are asked for
+        let root = try CLI().run(["--help"], dataDir: false)
+        let list = try CLI().run(["list", "--help"], dataDir: false)
+        // Then both print in full on stdout and exit 0, and the root documents the exit statuses
+        #expect(root.status == 0 && list.status == 0)
+        #expect(root.stdout.contains("SUBCOMMANDS") && root.stdout.contains("2 bad input"))
+        #expect(list.stdout.contains("USAGE: kiosk list") && list.stdout.contains("--kind"))
+        #expect(root.stderr.isEmpty && list.stderr.isEmpty)
+    }
 }
