@@ -9,7 +9,7 @@ public enum HAR {
     /// The archive of `records` (oldest first in the file, as HAR viewers expect), pretty-printed JSON.
     public static func export(_ records: [RequestRecord]) throws -> Data {
         let entries = records.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }.map(Entry.init)
-        let document = Document(log: Log(version: "1.2", creator: Creator(name: "Kiosk", version: "1.0"), entries: entries))
+        let document = Document(log: Log(version: "1.2", creator: Creator(name: "Kiosk", version: KioskVersion.current), entries: entries))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
         return try encoder.encode(document)

@@ -13,13 +13,14 @@ struct KioskCommand: AsyncParsableCommand {
             Sources: nyt, marvel, rickandmorty, dogs. Everything seen stays readable offline.
             With no keys or --live, Kiosk runs against its embedded demo upstream on loopback.
 
-            Exit status: 0 success (and --help); 1 a failure of the world (network, disk, \
+            Exit status: 0 success (and --help, --version); 1 a failure of the world (network, disk, \
             upstream); 2 bad input (an unknown command, source, option or id, an invalid value, a refused \
             archive). Every error is one line on standard error, starting with "error: ".
 
             Human output shows the control characters received from upstreams as visible escapes (ESC \
             as \\u{1B}), so they cannot drive the terminal; --json output is exact.
             """,
+        version: "kiosk \(KioskVersion.current)",
         subcommands: [
             ServeCommand.self, ListCommand.self, ShowCommand.self, SearchCommand.self, SyncCommand.self, DogsCommand.self,
             FavoriteCommand.self, CacheCommand.self, LogCommand.self, HARCommand.self, MockCommand.self, BreakpointCommand.self,

@@ -216,4 +216,15 @@ struct BadInputTests {
         #expect(list.stdout.contains("USAGE: kiosk list") && list.stdout.contains("--kind"))
         #expect(root.stderr.isEmpty && list.stderr.isEmpty)
     }
+
+    @Test("kiosk --version prints the version on one line and exits 0")
+    func version() throws {
+        // Given nothing but the flag
+        // When it is run
+        let result = try CLI().run(["--version"], dataDir: false)
+        // Then it prints "kiosk <version>" alone
+        #expect(result.status == 0)
+        #expect(result.stdout == "kiosk \(KioskVersion.current)\n")
+        #expect(result.stderr.isEmpty)
+    }
 }
