@@ -9,7 +9,8 @@ public enum HAR {
     /// The archive of `records` (oldest first in the file, as HAR viewers expect), pretty-printed JSON.
     public static func export(_ records: [RequestRecord]) throws -> Data {
         let entries = records.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }.map(Entry.init)
-        let document = Document(log: Log(version: "1.2", creator: Creator(name: "Kiosk", version: KioskVersion.current), entries: entries))
+        let creator = Creator(name: "Kiosk", version: KioskVersion.current)
+        let document = Document(log: Log(version: "1.2", creator: creator, entries: entries))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
         return try encoder.encode(document)
@@ -280,7 +281,8 @@ extension HAR {
                 throw ImportError(message: "log.entries[\(index)].response.status is missing or not a number.")
             }
             let content = response["content"] as? [String: Any] ?? [:]
-            var headers = try responseHeaders(response["headers"] as? [Any] ?? [], path: "log.entries[\(index)].response.headers")
+            var headers = try responseHeaders(response["headers"] as? [Any] ?? [],
+                                              path: "log.entries[\(index)].response.headers")
             let mimeType = content["mimeType"] as? String ?? ""
             guard HTTPSyntax.isFieldValue(mimeType) else {
                 throw ImportError(message: "log.entries[\(index)].response.content.mimeType \(invalidValue)")
@@ -368,7 +370,8 @@ extension HAR {
         }
         defer { if path != "-" { try? handle.close() } }
         var info = stat()
-        let knownSize = fstat(handle.fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
+        let isRegularFile = fstat(handle.fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let knownSize = isRegularFile ? Int(info.st_size) : nil
         if let knownSize, knownSize > limit { throw tooLarge(size: knownSize, limit: limit) }
         var data = Data()
         data.reserveCapacity(knownSize ?? 0)

@@ -26,7 +26,7 @@ struct HARCommand: AsyncParsableCommand {
                 let rules: [MockRule]
                 do {
                     let data = try HAR.readArchive(atPath: file)
-                    let origin = file == "-" ? "standard input" : URL(fileURLWithPath: file).lastPathComponent
+                    let origin = file == "-" ? name : URL(fileURLWithPath: file).lastPathComponent
                     rules = try HAR.mockRules(fromArchive: data, origin: "har: " + origin)
                 } catch let error as HAR.ImportError {
                     throw KioskError.invalidRequest("\(name): \(error.message) Nothing was imported.")

@@ -57,7 +57,8 @@ struct KioskCommand: AsyncParsableCommand {
                 exit(withError: error)
             case .validationFailure:
                 let reason = message(for: error)
-                printErrorLine(reason + (reason.last.map { ".?!".contains($0) } == true ? "" : ".") + " See '\(commandPath(arguments)) --help'.")
+                let stop = reason.last.map { ".?!".contains($0) } == true ? "" : "."
+                printErrorLine(reason + stop + " See '\(commandPath(arguments)) --help'.")
                 Foundation.exit(ExitStatus.badInput.rawValue)
             default:
                 printErrorLine(message(for: error))
