@@ -9,7 +9,8 @@ public enum HAR {
     /// The archive of `records` (oldest first in the file, as HAR viewers expect), pretty-printed JSON.
     public static func export(_ records: [RequestRecord]) throws -> Data {
         let entries = records.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }.map(Entry.init)
-        let document = Document(log: Log(version: "1.2", creator: Creator(name: "Kiosk", version: "1.0"), entries: entries))
+        let creator = Creator(name: "Kiosk", version: KioskVersion.current)
+        let document = Document(log: Log(version: "1.2", creator: creator, entries: entries))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
         return try encoder.encode(document)
@@ -242,7 +243,9 @@ extension HAR {
     /// Mock rules that replay the responses of an archive written by Kiosk, Chrome, Firefox or mitmproxy:
     /// one per method and URL (the last response wins), bodies decoded from base64 when so marked.
     /// Entries without a response (status 0), 304s (nothing to replay without a stored copy) and entries
-    /// without a body are skipped. Throws with a reason, importing nothing, when the file is not a HAR.
+    /// without a body are skipped. Throws with a reason, importing nothing, when the file is not a HAR or
+    /// when any entry's method, response header or MIME type breaks RFC 9110 (its JSON path is named).
+    /// Request headers are not checked: a rule never keeps them.
     public static func mockRules(fromArchive data: Data, origin: String) throws -> [MockRule] {
         let root: Any
         do {
@@ -268,11 +271,23 @@ extension HAR {
                   let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                 throw ImportError(message: "log.entries[\(index)].request has no method or no http(s) url.")
             }
+            // A rule keeps the method and the response's fields verbatim, so a CR or LF in one would become
+            // a second header wherever it is written back out: refuse the archive, naming the spot.
+            guard HTTPSyntax.isToken(method) else {
+                throw ImportError(message: "log.entries[\(index)].request.method is not an HTTP method "
+                                  + "(RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only).")
+            }
             guard let status = (response["status"] as? NSNumber)?.intValue else {
                 throw ImportError(message: "log.entries[\(index)].response.status is missing or not a number.")
             }
-            guard (100...599).contains(status), status != 304 else { continue }
             let content = response["content"] as? [String: Any] ?? [:]
+            var headers = try responseHeaders(response["headers"] as? [Any] ?? [],
+                                              path: "log.entries[\(index)].response.headers")
+            let mimeType = content["mimeType"] as? String ?? ""
+            guard HTTPSyntax.isFieldValue(mimeType) else {
+                throw ImportError(message: "log.entries[\(index)].response.content.mimeType \(invalidValue)")
+            }
+            guard (100...599).contains(status), status != 304 else { continue }
             guard let text = content["text"] as? String else { continue }
             let body: Data
             if (content["encoding"] as? String)?.lowercased() == "base64" {
@@ -283,16 +298,12 @@ extension HAR {
             } else {
                 body = Data(text.utf8)
             }
-            var headers = (response["headers"] as? [[String: Any]] ?? []).compactMap { header -> RequestRecord.HeaderField? in
-                guard let name = header["name"] as? String, let value = header["value"] as? String else { return nil }
-                return RequestRecord.HeaderField(name: name, value: value)
-            }
             // The body is stored decoded and whole, and cookies are never replayed.
             let dropped: Set<String> = ["content-encoding", "content-length", "transfer-encoding", "connection", "set-cookie",
                                         "keep-alive", MockingTransport.markerHeader.lowercased()]
             headers.removeAll { dropped.contains($0.name.lowercased()) || $0.name.hasPrefix(":") }
-            if !headers.contains(where: { $0.name.lowercased() == "content-type" }), let mime = content["mimeType"] as? String, !mime.isEmpty {
-                headers.append(RequestRecord.HeaderField(name: "Content-Type", value: mime))
+            if !headers.contains(where: { $0.name.lowercased() == "content-type" }), !mimeType.isEmpty {
+                headers.append(RequestRecord.HeaderField(name: "Content-Type", value: mimeType))
             }
             let key = method.uppercased() + " " + url
             if rules[key] == nil { order.append(key) }
@@ -304,6 +315,30 @@ extension HAR {
         return order.compactMap { rules[$0] }
     }
 
+    /// Why a field value is refused, after its path.
+    private static let invalidValue = "is not a valid HTTP field value (CR, LF, NUL and other control characters "
+        + "but the tab are not allowed)."
+
+    /// The fields of a HAR `headers` array at `path`, each checked against RFC 9110. Entries that are not
+    /// name/value pairs of strings are skipped, as before; HTTP/2 pseudo-headers (`:status`) are checked
+    /// without their colon and dropped later.
+    private static func responseHeaders(_ entries: [Any], path: String) throws -> [RequestRecord.HeaderField] {
+        var fields: [RequestRecord.HeaderField] = []
+        for (position, entry) in entries.enumerated() {
+            guard let header = entry as? [String: Any], let name = header["name"] as? String,
+                  let value = header["value"] as? String else { continue }
+            guard HTTPSyntax.isToken(name.hasPrefix(":") ? String(name.dropFirst()) : name) else {
+                throw ImportError(message: "\(path)[\(position)].name is not a valid HTTP header name "
+                                  + "(RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only).")
+            }
+            guard HTTPSyntax.isFieldValue(value) else {
+                throw ImportError(message: "\(path)[\(position)].value \(invalidValue)")
+            }
+            fields.append(RequestRecord.HeaderField(name: name, value: value))
+        }
+        return fields
+    }
+
     private static func parseReason(_ data: Data) -> String {
         do {
             _ = try OrderedJSON.parse(data)
@@ -311,5 +346,55 @@ extension HAR {
         } catch {
             return String(describing: error)
         }
+    }
+}
+
+extension HAR {
+    /// The largest archive an import reads: far above a real session's archive, far below what would
+    /// exhaust a laptop's memory (an archive is held whole while it is parsed).
+    public static let maximumImportBytes = 256 << 20
+
+    /// The bytes of the archive at `path` (`-` for standard input), at most `limit` of them. A regular
+    /// file (standard input redirected from one included) is refused from its size before a byte is read;
+    /// a pipe, or a file that grows while read, as soon as it passes the limit, so memory stays bounded.
+    public static func readArchive(atPath path: String, limit: Int = maximumImportBytes) throws -> Data {
+        let handle: FileHandle
+        if path == "-" {
+            handle = .standardInput
+        } else {
+            do {
+                handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            } catch {
+                throw ImportError(message: "Cannot read it: \((error as NSError).localizedDescription)")
+            }
+        }
+        defer { if path != "-" { try? handle.close() } }
+        var info = stat()
+        let isRegularFile = fstat(handle.fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let knownSize = isRegularFile ? Int(info.st_size) : nil
+        if let knownSize, knownSize > limit { throw tooLarge(size: knownSize, limit: limit) }
+        var data = Data()
+        data.reserveCapacity(knownSize ?? 0)
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                data.append(chunk)
+                if data.count > limit { throw tooLarge(size: nil, limit: limit) }
+            }
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError(message: "Cannot read it: \((error as NSError).localizedDescription)")
+        }
+        return data
+    }
+
+    /// "Too large: 1024 MiB (1073741824 bytes); an import reads at most 256 MiB."
+    private static func tooLarge(size: Int?, limit: Int) -> ImportError {
+        let shown = size.map { "\(mebibytes($0)) (\($0) bytes)" } ?? "over \(mebibytes(limit))"
+        return ImportError(message: "Too large: \(shown); an import reads at most \(mebibytes(limit)).")
+    }
+
+    private static func mebibytes(_ bytes: Int) -> String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
     }
 }

@@ -36,6 +36,26 @@ public struct MockRule: Sendable, Hashable, Codable, Identifiable {
     }
 }
 
+extension MockRule {
+    /// Why the rule cannot be kept, or nil: its method must be an RFC 9110 token (`*` is one) and its
+    /// headers valid fields, since they are written back out verbatim in every answer the rule gives.
+    public var syntaxProblem: String? {
+        guard HTTPSyntax.isToken(method) else {
+            return "The method is not an HTTP method (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only)."
+        }
+        for (position, header) in headers.enumerated() {
+            guard HTTPSyntax.isToken(header.name) else {
+                return "Header \(position + 1)'s name is not a valid HTTP header name (RFC 9110 token)."
+            }
+            guard HTTPSyntax.isFieldValue(header.value) else {
+                return "The value of header \(header.name) is not a valid HTTP field value "
+                    + "(CR, LF, NUL and other control characters but the tab are not allowed)."
+            }
+        }
+        return nil
+    }
+}
+
 /// The mock rules, persisted as JSON in the data directory (so `kiosk mock add` in a terminal is seen by
 /// a running `kiosk serve`: the file is read again whenever it changes). Matching ignores the secret
 /// query items the redactor knows (`apikey`, `hash`, `ts`...), so a rule imported from a redacted
@@ -69,9 +89,11 @@ public final class MockRules: Sendable {
         return state.withLock { $0.rules }
     }
 
-    /// Adds rules (ids assigned), replacing enabled rules with the same method and pattern; saves.
+    /// Adds rules (ids assigned), replacing enabled rules with the same method and pattern; saves. Throws
+    /// `invalidRequest`, adding none, when any rule has a `syntaxProblem`.
     @discardableResult
     public func add(_ newRules: [MockRule]) throws -> [MockRule] {
+        if let problem = newRules.lazy.compactMap(\.syntaxProblem).first { throw KioskError.invalidRequest(problem) }
         try reloadIfChanged()
         let added = state.withLock { state -> [MockRule] in
             var nextID = (state.rules.map(\.id).max() ?? 0) + 1

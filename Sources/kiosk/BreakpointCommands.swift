@@ -30,7 +30,7 @@ struct BreakpointCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let (breakpoints, names) = try BreakpointCommand.open(global)
                 let settings = try breakpoints.settings()
-                print(Output.table(["ENDPOINT", "REQUEST", "RESPONSE", "ERROR"], names.map { name in
+                Output.human(Output.table(["ENDPOINT", "REQUEST", "RESPONSE", "ERROR"], names.map { name in
                     let setting = settings[name] ?? BreakpointSetting()
                     return [name, setting.request.rawValue, setting.response.rawValue, setting.error.rawValue]
                 }, maxWidths: [30, 8, 8, 8]))
@@ -63,7 +63,7 @@ struct BreakpointCommand: AsyncParsableCommand {
                 if let response { setting.response = response }
                 if let error { setting.error = error }
                 try breakpoints.set(setting, for: endpoint)
-                print("\(endpoint): request \(setting.request.rawValue), response \(setting.response.rawValue), error \(setting.error.rawValue)")
+                Output.human("\(endpoint): request \(setting.request.rawValue), response \(setting.response.rawValue), error \(setting.error.rawValue)")
             }
         }
     }

@@ -19,6 +19,7 @@ struct ListCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON instead of a table.") var json = false
 
     func validate() throws {
+        try refuseEmpty(["--kind": kind, "--period": period, "--status": status, "--gender": gender])
         guard page >= 1 else { throw ValidationError("--page must be 1 or more (got \(page)).") }
         if refresh && offline { throw ValidationError("--refresh and --offline cannot be combined.") }
     }
@@ -40,7 +41,7 @@ struct ListCommand: AsyncParsableCommand {
                 if json {
                     print(try Output.json(PageJSON(update, favorites: favorites)))
                 } else {
-                    print(Render.page(update, favorites: favorites))
+                    Output.human(Render.page(update, favorites: favorites))
                 }
             }
         }
@@ -64,7 +65,7 @@ struct ShowCommand: AsyncParsableCommand {
                 if json {
                     print(try Output.json(ItemJSON(result)))
                 } else {
-                    print(Render.item(result))
+                    Output.human(Render.item(result))
                 }
             }
         }
@@ -94,7 +95,7 @@ struct SearchCommand: AsyncParsableCommand {
                 if json {
                     print(try Output.json(SearchJSON(result)))
                 } else {
-                    print(Render.search(result, source: source))
+                    Output.human(Render.search(result, source: source))
                 }
             }
         }
@@ -155,7 +156,7 @@ struct SyncCommand: AsyncParsableCommand {
                     reports.append(report)
                 }
                 if json { print(try Output.json(reports)) }
-                if reports.contains(where: { !$0.failures.isEmpty }) { throw ExitCode(1) }
+                if reports.contains(where: { !$0.failures.isEmpty }) { throw KioskCommand.ExitStatus.failure }
             }
         }
     }
@@ -180,19 +181,21 @@ final class ProgressPrinter: Sendable {
             let width = 30
             let filled = total == 0 ? 0 : width * progress.completedPages / total
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            print("\r\(source.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(bar) "
-                  + "\(progress.completedPages)/\(total) pages, \(progress.items) items", terminator: "")
+            // The carriage return is the bar's own, to redraw its line: it is not text to escape.
+            print("\r", terminator: "")
+            Output.human("\(source.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(bar) "
+                         + "\(progress.completedPages)/\(total) pages, \(progress.items) items", terminator: "")
             fflush(nil)
         } else {
-            print("\(source.rawValue): \(progress.completedPages)/\(total) pages, \(progress.items) items")
+            Output.human("\(source.rawValue): \(progress.completedPages)/\(total) pages, \(progress.items) items")
         }
     }
 
     func finish(_ report: SyncReport) {
         guard !quiet else { return }
-        if terminal { print("") }
-        print("\(source.rawValue): \(report.pages) pages (\(report.updatedPages) updated, \(report.unchangedPages) unchanged), "
-              + "\(report.items) items in \(String(format: "%.2f", report.seconds)) s")
+        if terminal { Output.human("") }
+        Output.human("\(source.rawValue): \(report.pages) pages (\(report.updatedPages) updated, \(report.unchangedPages) unchanged), "
+                     + "\(report.items) items in \(String(format: "%.2f", report.seconds)) s")
         for failure in report.failures { printError("  failed \(failure.page): \(failure.message)") }
     }
 }

@@ -58,11 +58,11 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
         do {
             try await upstream.start()
         } catch {
-            printError("error: cannot start the demo upstream on port \(port): \(error)")
-            throw ExitCode(1)
+            printErrorLine("cannot start the demo upstream on port \(port): \(error)")
+            throw KioskCommand.ExitStatus.failure
         }
         let keys = await upstream.keys
-        print("""
+        Output.human("""
             Demo upstream on \(await upstream.baseURL.absoluteString)
             Fault control on \(await upstream.controlURL.appendingPathComponent("faults").absoluteString)  (GET, or PUT JSON)
 

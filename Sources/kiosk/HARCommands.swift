@@ -14,24 +14,25 @@ struct HARCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Turn an archive (from Kiosk, Chrome, Firefox or mitmproxy) into mock rules, to replay it offline.")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The .har file.") var file: String
+        @Argument(help: "The .har file (`-` for standard input), at most 256 MiB.") var file: String
+
+        func validate() throws {
+            guard !file.isEmpty else { throw ValidationError("Give the .har file to import (or - for standard input).") }
+        }
 
         func run() async throws {
             try await reportingErrors {
-                let data: Data
-                do {
-                    data = try Data(contentsOf: URL(fileURLWithPath: file))
-                } catch {
-                    throw KioskError.invalidRequest("Cannot read \(file): \((error as NSError).localizedDescription)")
-                }
+                let name = file == "-" ? "standard input" : file
                 let rules: [MockRule]
                 do {
-                    rules = try HAR.mockRules(fromArchive: data, origin: "har: " + URL(fileURLWithPath: file).lastPathComponent)
+                    let data = try HAR.readArchive(atPath: file)
+                    let origin = file == "-" ? name : URL(fileURLWithPath: file).lastPathComponent
+                    rules = try HAR.mockRules(fromArchive: data, origin: "har: " + origin)
                 } catch let error as HAR.ImportError {
-                    throw KioskError.invalidRequest("\(file): \(error.message) Nothing was imported.")
+                    throw KioskError.invalidRequest("\(name): \(error.message) Nothing was imported.")
                 }
                 let added = try MockCommand.open(global).add(rules)
-                print("Imported \(added.count) mock rule\(added.count == 1 ? "" : "s") from \(file); `kiosk mock list` shows them.")
+                Output.human("Imported \(added.count) mock rule\(added.count == 1 ? "" : "s") from \(name); `kiosk mock list` shows them.")
             }
         }
     }
@@ -49,6 +50,7 @@ struct HARCommand: AsyncParsableCommand {
 
         func validate() throws {
             guard !file.isEmpty else { throw ValidationError("Give a file name to write the archive to.") }
+            try refuseEmpty(["--search": search])
             guard limit >= 1 else { throw ValidationError("--limit must be 1 or more.") }
             if let status, LogCommand.statusClass(status) == nil {
                 throw ValidationError("--status must be 2xx, 3xx, 4xx, 5xx or error (got \(status)).")

@@ -12,13 +12,73 @@ struct KioskCommand: AsyncParsableCommand {
         discussion: """
             Sources: nyt, marvel, rickandmorty, dogs. Everything seen stays readable offline.
             With no keys or --live, Kiosk runs against its embedded demo upstream on loopback.
+
+            Exit status: 0 success (and --help, --version); 1 a failure of the world (network, disk, \
+            upstream); 2 bad input (an unknown command, source, option or id, an invalid value, a refused \
+            archive). Every error is one line on standard error, starting with "error: ".
+
+            Human output shows the control characters received from upstreams as visible escapes (ESC \
+            as \\u{1B}), so they cannot drive the terminal; --json output is exact.
             """,
+        version: "kiosk \(KioskVersion.current)",
         subcommands: [
             ServeCommand.self, ListCommand.self, ShowCommand.self, SearchCommand.self, SyncCommand.self, DogsCommand.self,
             FavoriteCommand.self, CacheCommand.self, LogCommand.self, HARCommand.self, MockCommand.self, BreakpointCommand.self,
             DemoUpstreamCommand.self,
         ]
     )
+
+    /// The documented exit statuses (see the discussion above): scripts tell bad input from failures.
+    enum ExitStatus {
+        /// A failure of the world: network, disk, upstream.
+        static let failure = ExitCode(1)
+        /// Bad input: what was asked cannot be done as asked, whatever the world does.
+        static let badInput = ExitCode(2)
+    }
+
+    /// ArgumentParser's own `main`, with its errors reshaped: a usage error (its status 64, with several
+    /// lines of usage) becomes one `error:` line with a pointer to the command's help and status 2; any
+    /// other uncaught error one `error:` line and status 1. Help and `--version` keep ArgumentParser's
+    /// output and status 0; an `ExitCode` thrown by a command (its message already printed) stays as is.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            var command = try await asyncParseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch {
+            switch exitCode(for: error) {
+            case .success:
+                exit(withError: error)
+            case .validationFailure:
+                let reason = message(for: error)
+                let stop = reason.last.map { ".?!".contains($0) } == true ? "" : "."
+                printErrorLine(reason + stop + " See '\(commandPath(arguments)) --help'.")
+                Foundation.exit(ExitStatus.badInput.rawValue)
+            default:
+                printErrorLine(message(for: error))
+                Foundation.exit(ExitStatus.failure.rawValue)
+            }
+        }
+    }
+
+    /// "kiosk har import" for `har import x.har`: the subcommands named at the start of `arguments`,
+    /// for the help hint of a usage error.
+    static func commandPath(_ arguments: [String]) -> String {
+        var command: any ParsableCommand.Type = Self.self
+        var names = [configuration.commandName ?? "kiosk"]
+        for argument in arguments {
+            guard let next = command.configuration.subcommands.first(where: { $0._commandName == argument }) else { break }
+            command = next
+            names.append(argument)
+        }
+        return names.joined(separator: " ")
+    }
 }
 
 /// Options every data command takes.
@@ -28,6 +88,18 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Use the real APIs instead of the embedded demo upstream (needs keys).")
     var live = false
+
+    func validate() throws {
+        try refuseEmpty(["--data-dir": dataDir])
+    }
+}
+
+/// Refuses an option given as an empty (or blank) value where emptiness means nothing: read as "not
+/// given", `--kind ""` would silently become the default, and the user would never learn of the slip.
+func refuseEmpty(_ options: KeyValuePairs<String, String?>) throws {
+    for (name, value) in options where value?.trimmingCharacters(in: .whitespaces).isEmpty == true {
+        throw ValidationError("\(name) must not be empty.")
+    }
 }
 
 extension SourceID: ExpressibleByArgument {

@@ -32,6 +32,7 @@ struct LogCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON instead of a table.") var json = false
 
         func validate() throws {
+            try refuseEmpty(["--search": search, "--method": method])
             guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 10000.") }
             if let status, LogCommand.statusClass(status) == nil {
                 throw ValidationError("--status must be 2xx, 3xx, 4xx, 5xx or error (got \(status)).")
@@ -54,10 +55,10 @@ struct LogCommand: AsyncParsableCommand {
                     return
                 }
                 guard !records.isEmpty else {
-                    print("No requests logged\(filter == RequestFilter(limit: limit) ? " yet" : " match").")
+                    Output.human("No requests logged\(filter == RequestFilter(limit: limit) ? " yet" : " match").")
                     return
                 }
-                print(LogCommand.table(records))
+                Output.human(LogCommand.table(records))
             }
         }
     }
@@ -76,9 +77,13 @@ struct LogCommand: AsyncParsableCommand {
                     throw KioskError.notFound("request \(id) in the log (it may have been evicted)")
                 }
                 if curl {
-                    print(HAR.curl(record))
+                    Output.human(HAR.curl(record))
                 } else {
-                    print(json ? try Output.json(RequestJSON(record)) : LogCommand.detail(record))
+                    if json {
+                        print(try Output.json(RequestJSON(record)))
+                    } else {
+                        Output.human(LogCommand.detail(record))
+                    }
                 }
             }
         }
@@ -93,7 +98,7 @@ struct LogCommand: AsyncParsableCommand {
                 let log = try LogCommand.open(global)
                 let count = try log.count()
                 try log.clear()
-                print("Cleared \(count) request\(count == 1 ? "" : "s").")
+                Output.human("Cleared \(count) request\(count == 1 ? "" : "s").")
             }
         }
     }

@@ -26,9 +26,9 @@ struct MockCommand: AsyncParsableCommand {
                 if json {
                     print(try Output.json(rules.map(MockJSON.init)))
                 } else if rules.isEmpty {
-                    print("No mock rules. Add one with `kiosk mock add` or import an archive with `kiosk har import`.")
+                    Output.human("No mock rules. Add one with `kiosk mock add` or import an archive with `kiosk har import`.")
                 } else {
-                    print(Output.table(["ID", "ON", "METHOD", "STATUS", "HITS", "BODY", "URL"], rules.map { rule in
+                    Output.human(Output.table(["ID", "ON", "METHOD", "STATUS", "HITS", "BODY", "URL"], rules.map { rule in
                         [String(rule.id), rule.isEnabled ? "yes" : "no", rule.method, String(rule.status), String(rule.hits),
                          Render.bytes(rule.body.count), rule.urlPattern]
                     }, maxWidths: [5, 3, 6, 6, 6, 8, 100]))
@@ -52,6 +52,7 @@ struct MockCommand: AsyncParsableCommand {
             guard url.hasPrefix("http://") || url.hasPrefix("https://") || url.hasPrefix("*") else {
                 throw ValidationError("--url must be an http(s) URL or a pattern starting with *.")
             }
+            try refuseEmpty(["--body-file": bodyFile])
             guard body == nil || bodyFile == nil else { throw ValidationError("Give --body or --body-file, not both.") }
             for header in headers where !header.contains(":") {
                 throw ValidationError("--header must look like \"Name: value\" (got \(header)).")
@@ -73,7 +74,7 @@ struct MockCommand: AsyncParsableCommand {
                 }
                 let rule = MockRule(method: method, urlPattern: url, status: status, headers: fields, body: data)
                 let added = try MockCommand.open(global).add([rule])
-                print("Added mock rule \(added[0].id): \(rule.method) \(rule.urlPattern) -> \(rule.status)")
+                Output.human("Added mock rule \(added[0].id): \(rule.method) \(rule.urlPattern) -> \(rule.status)")
             }
         }
     }
@@ -86,7 +87,7 @@ struct MockCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 try MockCommand.open(global).remove(id: id)
-                print("Removed mock rule \(id).")
+                Output.human("Removed mock rule \(id).")
             }
         }
     }
@@ -111,7 +112,7 @@ struct MockCommand: AsyncParsableCommand {
     static func setEnabled(_ enabled: Bool, id: Int, _ global: GlobalOptions) async throws {
         try await reportingErrors {
             try open(global).setEnabled(enabled, id: id)
-            print("Mock rule \(id) is \(enabled ? "on" : "off").")
+            Output.human("Mock rule \(id) is \(enabled ? "on" : "off").")
         }
     }
 }

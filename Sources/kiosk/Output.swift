@@ -12,10 +12,43 @@ enum Output {
         String(decoding: try KioskJSON.encoder().encode(value), as: UTF8.self)
     }
 
-    /// A plain table: columns padded to their widest cell, long cells cut with an ellipsis.
+    /// Prints human-readable text to standard output. Every human rendering (`list`, `show`, `search`,
+    /// tables, `log`, messages) reaches the terminal through here, so upstream data can never drive it:
+    /// see `terminalSafe`. JSON output does not come here: it stays exact.
+    static func human(_ text: String, terminator: String = "\n") {
+        print(terminalSafe(text), terminator: terminator)
+    }
+
+    /// `text` with every character a terminal would obey rather than show — C0 controls (U+0000–U+001F)
+    /// but the line feed and the tab, DEL (U+007F) and C1 controls (U+0080–U+009F): the ESC of colour and
+    /// cursor sequences, BEL, CR, backspace, CSI... — written as a visible escape in Swift's notation,
+    /// `\u{1B}`, so nothing received can recolour, retitle, rewrite or ring the terminal.
+    static func terminalSafe(_ text: String) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x09, 0x0A: false
+            case 0x00...0x1F, 0x7F...0x9F: true
+            default: false
+            }
+        }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result.append(contentsOf: "\\u{\(hex.count < 2 ? "0" + hex : hex)}".unicodeScalars)
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
+    /// A plain table: columns padded to their widest cell, long cells cut with an ellipsis. Cells are
+    /// made one line and terminal-safe before they are measured, so escapes cannot break the columns.
     static func table(_ headers: [String], _ rows: [[String]], maxWidths: [Int]) -> String {
         let clipped = rows.map { row in
-            row.enumerated().map { index, cell in clip(oneLine(cell), to: maxWidths[safe: index] ?? 40) }
+            row.enumerated().map { index, cell in clip(terminalSafe(oneLine(cell)), to: maxWidths[safe: index] ?? 40) }
         }
         var widths = headers.map(\.count)
         for row in clipped { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
@@ -27,8 +60,9 @@ enum Output {
         return ([line(headers)] + clipped.map(line)).joined(separator: "\n")
     }
 
+    /// `text` on one line: line breaks (CR, LF, NEL, U+2028...) and tabs become single spaces.
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        text.split(whereSeparator: { $0.isNewline || $0 == "\t" }).joined(separator: " ")
     }
 
     static func clip(_ text: String, to width: Int) -> String {
@@ -55,18 +89,24 @@ extension Array {
     subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
 
-/// Prints to standard error.
+/// Prints to standard error, terminal-safe like `Output.human` (errors quote upstream words too).
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    FileHandle.standardError.write(Data((Output.terminalSafe(text) + "\n").utf8))
 }
 
-/// Runs a command body, turning Kiosk's errors into a one-line message and exit status 1.
+/// Prints `error: <message>` as one line on standard error, whatever the message holds.
+func printErrorLine(_ message: String) {
+    printError("error: " + Output.oneLine(message))
+}
+
+/// Runs a command body, turning Kiosk's errors into a one-line message and exit status 2 for bad input
+/// or 1 for a failure of the world (see `KioskCommand.ExitStatus`).
 func reportingErrors(_ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as KioskError {
-        printError("error: \(error.description)")
-        throw ExitCode(error.isUserError ? 2 : 1)
+        printErrorLine(error.description)
+        throw error.isUserError ? KioskCommand.ExitStatus.badInput : KioskCommand.ExitStatus.failure
     }
 }
 

@@ -29,14 +29,14 @@ struct ServeCommand: AsyncParsableCommand {
             }
             if let demo = runtime.demo {
                 let base = await demo.baseURL, control = await demo.controlURL
-                print("Demo upstream on \(base.absoluteString) (faults: \(control.absoluteString)/faults)")
+                Output.human("Demo upstream on \(base.absoluteString) (faults: \(control.absoluteString)/faults)")
             }
             let shownHost = host == "::1" ? "[::1]" : host
             // The line is printed once the port is bound, so a script can wait for it (and learn the port
             // the system picked for --port 0).
             let app = buildApplication(kiosk: runtime.kiosk, configuration: WebConfiguration(
                 host: host, port: port, debugToken: ProcessInfo.processInfo.environment["KIOSK_DEBUG_TOKEN"])) { bound in
-                print("Kiosk on http://\(shownHost):\(bound)/  (Ctrl-C to stop)")
+                Output.human("Kiosk on http://\(shownHost):\(bound)/  (Ctrl-C to stop)")
                 fflush(nil)
             }
             do {

@@ -20,7 +20,7 @@ struct DogsCommand: AsyncParsableCommand {
                 try await Runtime.run(global) { runtime in
                     _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
                     let dogs = try await runtime.kiosk.catalog.deleteDog(itemID: id)
-                    print("Deleted \(id). \(dogs.count) dogs left.")
+                    Output.human("Deleted \(id). \(dogs.count) dogs left.")
                 }
             }
         }
@@ -41,7 +41,7 @@ struct DogsCommand: AsyncParsableCommand {
                 try await Runtime.run(global) { runtime in
                     _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
                     let dogs = try runtime.kiosk.catalog.moveDog(itemID: id, to: position - 1)
-                    print(dogs.enumerated().map { "\($0.offset + 1). \($0.element.title) (\($0.element.itemID))" }
+                    Output.human(dogs.enumerated().map { "\($0.offset + 1). \($0.element.title) (\($0.element.itemID))" }
                         .joined(separator: "\n"))
                 }
             }
@@ -56,7 +56,7 @@ struct DogsCommand: AsyncParsableCommand {
             try await reportingErrors {
                 try await Runtime.run(global) { runtime in
                     let dogs = try await runtime.kiosk.catalog.resetDogs()
-                    print("Reset. \(dogs.count) dogs.")
+                    Output.human("Reset. \(dogs.count) dogs.")
                 }
             }
         }
@@ -80,7 +80,7 @@ struct FavoriteCommand: AsyncParsableCommand {
                     // Make sure the item is stored (fetching it if the source can), so it reads offline.
                     let result = try await runtime.kiosk.catalog.item(source: source, itemID: id)
                     try runtime.kiosk.catalog.setFavorite(true, source: source, itemID: result.item.itemID)
-                    print("★ \(result.item.title)")
+                    Output.human("★ \(result.item.title)")
                 }
             }
         }
@@ -99,7 +99,7 @@ struct FavoriteCommand: AsyncParsableCommand {
                         throw KioskError.notFound("\(source.rawValue) item \(id) is not a favorite")
                     }
                     try runtime.kiosk.catalog.setFavorite(false, source: source, itemID: id)
-                    print("Removed \(source.rawValue)/\(id) from favorites.")
+                    Output.human("Removed \(source.rawValue)/\(id) from favorites.")
                 }
             }
         }
@@ -119,9 +119,9 @@ struct FavoriteCommand: AsyncParsableCommand {
                 if json {
                     print(try Output.json(items))
                 } else if items.isEmpty {
-                    print("No favorites yet. Add one with: kiosk favorite add <source> <id>")
+                    Output.human("No favorites yet. Add one with: kiosk favorite add <source> <id>")
                 } else {
-                    print(Output.table(["SOURCE", "ID", "TITLE"], items.map { [$0.source.rawValue, $0.itemID, $0.title] },
+                    Output.human(Output.table(["SOURCE", "ID", "TITLE"], items.map { [$0.source.rawValue, $0.itemID, $0.title] },
                                        maxWidths: [12, 24, 70]))
                 }
             }
@@ -146,8 +146,8 @@ struct CacheCommand: AsyncParsableCommand {
                 if json {
                     print(try Output.json(stats))
                 } else {
-                    print("Store: \(configuration.databaseURL.path)")
-                    print(Render.stats(stats))
+                    Output.human("Store: \(configuration.databaseURL.path)")
+                    Output.human(Render.stats(stats))
                 }
             }
         }
@@ -161,8 +161,8 @@ struct CacheCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let report = try Kiosk.clearCache(try Runtime.configuration(global))
-                print("Cleared cached pages and images. Favorites and dogs edits are kept.")
-                if report.clearedRequestLog { print("The disk was full: the request log was cleared too, to make room.") }
+                Output.human("Cleared cached pages and images. Favorites and dogs edits are kept.")
+                if report.clearedRequestLog { Output.human("The disk was full: the request log was cleared too, to make room.") }
             }
         }
     }

@@ -1,0 +1,30 @@
+/// The RFC 9110 grammar Kiosk checks before it keeps a method or a header that came from outside (a HAR
+/// file, `kiosk mock add`): a CR or LF kept verbatim would split a header in two wherever the value is
+/// written back out, and a NUL or other control character has no business on the wire or on a screen.
+public enum HTTPSyntax {
+    /// Whether `text` is a `token` (RFC 9110 §5.6.2), the form of methods and field names: one or more
+    /// ASCII letters, digits or ``!#$%&'*+-.^_`|~``.
+    public static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(isTokenCharacter)
+    }
+
+    /// Whether `text` is a valid field value (RFC 9110 §5.5): visible ASCII, spaces, horizontal tabs and
+    /// `obs-text` (any byte from 0x80, so any UTF-8 beyond ASCII) — never CR, LF, NUL, DEL or another
+    /// control character. Whitespace around the value is allowed, since recipients strip it.
+    public static func isFieldValue(_ text: String) -> Bool {
+        text.utf8.allSatisfy { byte in byte == 0x09 || (byte >= 0x20 && byte != 0x7F) }
+    }
+
+    /// `tchar`: the bytes a token is made of.
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
+            true
+        default:
+            tokenSymbols.contains(byte)
+        }
+    }
+
+    /// The punctuation `tchar` allows besides letters and digits.
+    private static let tokenSymbols = Set("!#$%&'*+-.^_`|~".utf8)
+}

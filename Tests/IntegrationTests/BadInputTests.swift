@@ -1,0 +1,230 @@
+import Foundation
+@testable import KioskApp
+import KioskCore
+import Testing
+
+/// Issue 10, section 4: bad input everywhere, and `kiosk --version`.
+@Suite("Bad input everywhere", .serialized)
+struct BadInputTests {
+    // MARK: HAR import: RFC 9110 methods and fields
+
+    /// An archive of two 200 entries with bodies: a well-formed one, then one with `method`, a Date header
+    /// followed by `headers` (so the second header has index 1), and `mimeType`.
+    static func archive(method: String = "GET", headers: String = #"{"name": "Content-Type", "value": "application/json"}"#,
+                        mimeType: String = "application/json") -> String {
+        #"""
+        {"log": {"entries": [
+          {"request": {"method": "GET", "url": "https://example.com/ok"},
+           "response": {"status": 200, "headers": [], "content": {"mimeType": "application/json", "text": "{}"}}},
+          {"request": {"method": "\#(method)", "url": "https://example.com/evil"},
+           "response": {"status": 200, "headers": [{"name": "Date", "value": "Mon, 01 Jan 2024 00:00:00 GMT"}, \#(headers)],
+                        "content": {"mimeType": "\#(mimeType)", "text": "{}"}}}
+        ]}}
+        """#
+    }
+
+    @Test("HAR import refuses a method or a response header breaking RFC 9110, naming the entry's JSON path")
+    func harRefusesBadMethodsAndFields() throws {
+        let cases: [(String, String)] = [
+            (Self.archive(method: #"GET\r\nX-Evil: 1"#), "log.entries[1].request.method"),
+            (Self.archive(method: "GET /x"), "log.entries[1].request.method"),
+            (Self.archive(method: ""), "log.entries[1].request.method"),
+            (Self.archive(headers: #"{"name": "X-Note", "value": "a\r\nSet-Cookie: session=stolen"}"#), "log.entries[1].response.headers[1].value"),
+            (Self.archive(headers: #"{"name": "X-Note", "value": "nul\u0000here"}"#), "log.entries[1].response.headers[1].value"),
+            (Self.archive(headers: #"{"name": "X-Bad Name", "value": "1"}"#), "log.entries[1].response.headers[1].name"),
+            (Self.archive(headers: #"{"name": "X-Evil\nInjected", "value": "1"}"#), "log.entries[1].response.headers[1].name"),
+            (Self.archive(headers: #"{"name": "X-Émoji", "value": "1"}"#), "log.entries[1].response.headers[1].name"),
+            (Self.archive(mimeType: #"text/html\r\nX-Evil: 1"#), "log.entries[1].response.content.mimeType"),
+        ]
+        for (text, path) in cases {
+            // Given an archive with one well-formed entry and one with a bad method or field
+            // When it is turned into mock rules
+            // Then nothing comes back: the import fails, naming the bad spot
+            do {
+                let rules = try HAR.mockRules(fromArchive: Data(text.utf8), origin: "test")
+                Issue.record("imported \(rules.map(\.method)) from \(path)")
+            } catch let error as HAR.ImportError {
+                #expect(error.message.hasPrefix(path + " "), "\(error.message)")
+            }
+        }
+        // And valid tokens, tabs and UTF-8 in values, and HTTP/2 pseudo-headers still import
+        let good = Self.archive(method: "PATCH", headers: #"{"name": ":status", "value": "200"}, {"name": "X-Note", "value": "café\tau lait ☕"}"#)
+        let rules = try HAR.mockRules(fromArchive: Data(good.utf8), origin: "test")
+        #expect(rules.map(\.method) == ["GET", "PATCH"])
+        #expect(rules[1].headers.contains { $0.name == "X-Note" && $0.value == "café\tau lait ☕" })
+    }
+
+    @Test("kiosk har import of a method with CR/LF fails with exit 2, the entry's path, and imports nothing")
+    func harImportCommandImportsNothing() throws {
+        let cli = CLI()
+        try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
+        for (name, text, path) in [
+            ("method.har", Self.archive(method: #"GET\r\nX-Evil: 1"#), "log.entries[1].request.method"),
+            ("header.har", Self.archive(headers: #"{"name": "X-Note", "value": "a\r\nX-Evil: 1"}"#), "log.entries[1].response.headers[1].value"),
+        ] {
+            // Given an archive whose second entry carries CR/LF in its method or a header value
+            let file = cli.dataDirectory.appendingPathComponent(name)
+            try Data(text.utf8).write(to: file)
+            // When it is imported
+            let result = try cli.run(["har", "import", file.path])
+            // Then the command refuses it in one line naming the path, and no rule exists, not even the good entry's
+            #expect(result.status == 2)
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains(path) && result.stderr.contains("Nothing was imported"), "\(result.stderr)")
+            #expect(try Self.mockRuleCount(cli) == 0)
+        }
+        // And kiosk mock add refuses the same, by hand
+        let method = try cli.run(["mock", "add", "--url", "https://example.com/x", "--method", "GET\r\nX-Evil: 1"])
+        let header = try cli.run(["mock", "add", "--url", "https://example.com/x", "--header", "X-Note: a\rb"])
+        #expect(method.status == 2 && header.status == 2)
+        #expect(try Self.mockRuleCount(cli) == 0)
+    }
+
+    /// How many mock rules `kiosk mock list --json` lists.
+    static func mockRuleCount(_ cli: CLI) throws -> Int {
+        let list = try cli.run(["mock", "list", "--json"])
+        return try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [Any]).count
+    }
+
+    // MARK: HAR import: a size cap
+
+    @Test("kiosk har import refuses a 1 GiB file from its size, quickly and without reading it, from a path or standard input")
+    func harImportRefusesHugeFiles() throws {
+        // Given a sparse 1 GiB file (no disk blocks, no RAM)
+        let cli = CLI()
+        try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
+        let big = cli.dataDirectory.appendingPathComponent("big.har")
+        #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: big)
+        try handle.truncate(atOffset: 1 << 30)
+        try handle.close()
+        // When it is imported by path, then through standard input
+        let started = ContinuousClock.now
+        let byPath = try cli.run(["har", "import", big.path])
+        let byInput = try cli.run(["har", "import", "-"], input: try FileHandle(forReadingFrom: big))
+        let elapsed = ContinuousClock.now - started
+        // Then both are refused in one line naming the limit and the file's size, at once
+        for result in [byPath, byInput] {
+            #expect(result.status == 2)
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("1024 MiB (1073741824 bytes)") && result.stderr.contains("at most 256 MiB"),
+                    "\(result.stderr)")
+        }
+        #expect(elapsed < .seconds(20))
+        // And no child process ever held the file in memory (the old import peaked above 2 GB)
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+        #expect(usage.ru_maxrss < 512 * 1024, "largest child: \(usage.ru_maxrss) KiB")
+        #expect(try Self.mockRuleCount(cli) == 0)
+    }
+
+    @Test("Reading an archive of unknown size stops as soon as it passes the limit")
+    func harReadStopsAtTheLimit() throws {
+        // Given an endless stream (not a regular file: no size to check first)
+        // When it is read with a 1 MiB limit
+        // Then reading stops with the limit in the reason, instead of running out of memory
+        do {
+            _ = try HAR.readArchive(atPath: "/dev/zero", limit: 1 << 20)
+            Issue.record("read an endless stream")
+        } catch let error as HAR.ImportError {
+            #expect(error.message == "Too large: over 1 MiB; an import reads at most 1 MiB.")
+        }
+    }
+
+    // MARK: Terminal control characters
+
+    static let evilName = "Evil \u{1B}[31mRed\u{07} Rick\u{9B}2J\u{7F}"
+    static let escapedName = #"Evil \u{1B}[31mRed\u{07} Rick\u{9B}2J\u{7F}"#
+
+    @Test("Control characters from upstream data are shown escaped by list, show, search and favorite list, exact in --json")
+    func controlCharactersAreEscaped() throws {
+        // Given a Rick and Morty upstream (mocked) whose character's name holds ESC[31m, BEL, C1 CSI and DEL
+        let cli = CLI()
+        try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
+        let character: [String: Any] = [
+            "id": 1, "name": Self.evilName, "status": "Alive", "species": "Human\u{1B}]0;pwned\u{07}", "type": "",
+            "gender": "Male", "origin": ["name": "Earth", "url": ""], "location": ["name": "Earth", "url": ""],
+            "image": NSNull(), "episode": [String](), "created": "2017-11-04T18:48:46.250Z",
+        ]
+        let list: [String: Any] = ["info": ["count": 1, "pages": 1], "results": [character]]
+        for (name, body, url) in [("list.json", list, "*/api/character?*"), ("item.json", character, "*/api/character/1")] {
+            let file = cli.dataDirectory.appendingPathComponent(name)
+            try JSONSerialization.data(withJSONObject: body).write(to: file)
+            let added = try cli.run(["mock", "add", "--url", url, "--body-file", file.path, "--header", "Content-Type: application/json"])
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        // When the catalog is shown to a person
+        let outputs = [
+            try cli.run(["list", "rickandmorty"]),
+            try cli.run(["show", "rickandmorty", "1"]),
+            try cli.run(["search", "rickandmorty", "evil"]),
+            try cli.run(["favorite", "add", "rickandmorty", "1"]),
+            try cli.run(["favorite", "list"]),
+        ]
+        // Then no control character reaches the terminal; each shows as a visible escape
+        for output in outputs {
+            #expect(output.status == 0, "\(output.stderr)")
+            #expect(output.stdout.contains(Self.escapedName), "\(output.stdout)")
+            let controls = output.stdout.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }
+            #expect(controls.isEmpty, "\(output.stdout.debugDescription)")
+        }
+        #expect(outputs[1].stdout.contains(#"Species: Human\u{1B}]0;pwned\u{07}"#))
+        // And --json keeps the name exactly as received
+        let json = try cli.run(["list", "rickandmorty", "--json"])
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let items = try #require(page["items"] as? [[String: Any]])
+        #expect(items.first?["title"] as? String == Self.evilName)
+        let item = try cli.run(["show", "rickandmorty", "1", "--json"])
+        #expect(item.stdout.contains(#"\u001b[31mRed\u0007"#), "\(item.stdout)")
+    }
+
+    // MARK: Exit codes
+
+    @Test("Bad arguments exit 2 with exactly one error line on stderr and a pointer to the command's help",
+          arguments: [
+            (["list", "rickandmorty", "--page", "0"], "--page must be 1 or more", "kiosk list --help"),
+            (["list", "nosuch"], "nosuch", "kiosk list --help"),
+            (["list", "nyt", "--kind", ""], "--kind must not be empty", "kiosk list --help"),
+            (["log", "list", "--status", "7xx"], "--status", "kiosk log list --help"),
+            (["list"], "<source>", "kiosk list --help"),
+            (["frobnicate"], "frobnicate", "kiosk --help"),
+            (["list", "rickandmorty", "--data-dir", ""], "--data-dir must not be empty", "kiosk list --help"),
+          ])
+    func argumentErrors(arguments: [String], reason: String, hint: String) throws {
+        // Given a command line that cannot be run as written
+        // When it is run
+        // (No --data-dir is added: each fails before any data is touched.)
+        let result = try CLI().run(arguments, dataDir: false)
+        // Then it exits 2 with one line on stderr, the reason and the help hint in it, and prints nothing else
+        #expect(result.status == 2)
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == 1, "stderr: \(result.stderr)")
+        #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains(reason) && result.stderr.contains(hint),
+                "stderr: \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("--help still prints the full help, with the exit statuses, and exits 0")
+    func helpExitsZero() throws {
+        // Given the root and a subcommand's help
+        // When they are asked for
+        let root = try CLI().run(["--help"], dataDir: false)
+        let list = try CLI().run(["list", "--help"], dataDir: false)
+        // Then both print in full on stdout and exit 0, and the root documents the exit statuses
+        #expect(root.status == 0 && list.status == 0)
+        #expect(root.stdout.contains("SUBCOMMANDS") && root.stdout.contains("2 bad input"))
+        #expect(list.stdout.contains("USAGE: kiosk list") && list.stdout.contains("--kind"))
+        #expect(root.stderr.isEmpty && list.stderr.isEmpty)
+    }
+
+    @Test("kiosk --version prints the version on one line and exits 0")
+    func version() throws {
+        // Given nothing but the flag
+        // When it is run
+        let result = try CLI().run(["--version"], dataDir: false)
+        // Then it prints "kiosk <version>" alone
+        #expect(result.status == 0)
+        #expect(result.stdout == "kiosk \(KioskVersion.current)\n")
+        #expect(result.stderr.isEmpty)
+    }
+}
