@@ -26,6 +26,8 @@ struct WebController: Sendable {
             Self.staticFile(request, body: Script.js, etag: Script.etag, contentType: "text/javascript; charset=utf-8")
         }
         router.get("/api/connectivity") { _, _ in try JSONResponse.ok(ConnectivityJSON(await kiosk.connectivity.status)) }
+        // A constant segment, so it is never read as a catalog named "openapi.json".
+        router.get("/api/openapi.json") { _, _ in try OpenAPIDocument.response() }
         // "/language" is a constant segment, so GET /language is a 404 rather than a catalog lookup.
         router.post("/language") { request, _ in try await language(request) }
         router.get("/image") { request, _ in try await image(request) }
