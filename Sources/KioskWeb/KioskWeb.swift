@@ -35,6 +35,9 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
                              onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
     var logger = Logger(label: "kiosk.web")
     logger.logLevel = .notice
+    // Read at startup: `Bundle.module` stops the process when the resource bundle is not installed beside
+    // the binary, and that must happen here, loudly, rather than on someone's request for the document.
+    _ = OpenAPIDocument.data
     return Application(
         router: buildRouter(kiosk: kiosk, csrf: .random(),
                             debugAccess: DebugAccess(token: configuration.debugToken, isLoopback: configuration.isLoopback)),
