@@ -66,6 +66,7 @@ let package = Package(
                 "KioskCore", "KioskNetwork", "KioskApp", "KioskStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            resources: [.copy("Resources/openapi.json")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -18,5 +18,8 @@ fi
 swift build --build-tests "$@"
 swift test --skip-build "$@"
 
+# The JSON API against its OpenAPI document: schemathesis fuzzes a running `kiosk serve` (installs what it needs).
+./scripts/api-fuzz.sh
+
 # The web app in a real browser: headless Chromium against `kiosk serve` (installs what it needs).
 ./scripts/browser-tests.sh

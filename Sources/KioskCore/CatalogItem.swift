@@ -20,6 +20,18 @@ public struct CatalogItem: Codable, Sendable, Hashable, Identifiable {
     /// A stable identity across sources: `source/itemID`.
     public var id: String { "\(source.rawValue)/\(itemID)" }
 
+    /// The longest `itemID`, in bytes of UTF-8, that Kiosk lists and opens. Every listed item must be
+    /// reachable at `/{source}/{id}`, so a page leaves longer ids out (`Page.init`) and the web routes
+    /// accept exactly this much. Ids are numbers or slugs of names; 1,024 bytes (3 KB percent-encoded)
+    /// keeps every link well within what browsers and servers take in a URL.
+    public static let maximumIDLength = 1024
+
+    /// Whether `itemID` can be listed and linked: not empty, within `maximumIDLength`, no control characters.
+    public static func isLinkableID(_ itemID: String) -> Bool {
+        !itemID.isEmpty && itemID.utf8.count <= maximumIDLength
+            && !itemID.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
     public init(source: SourceID, itemID: String, title: String, subtitle: String, summary: String,
                 imageURL: URL?, detail: ItemDetail) {
         self.source = source

@@ -43,13 +43,18 @@ public struct Page: Codable, Sendable, Hashable {
     /// Attribution text the source requires to be shown (Marvel), if any.
     public var attribution: String?
 
+    /// A page of `items`, except those whose id could not be linked (`CatalogItem.isLinkableID`): they are
+    /// reported in `skipped` like any other unreadable item, so everything a page lists can be opened.
     public init(request: PageRequest, items: [CatalogItem], totalItems: Int? = nil, totalPages: Int? = nil,
                 skipped: [DecodingIssue] = [], attribution: String? = nil) {
         self.request = request
-        self.items = items
+        self.items = items.filter { CatalogItem.isLinkableID($0.itemID) }
         self.totalItems = totalItems
         self.totalPages = totalPages
-        self.skipped = skipped
+        self.skipped = skipped + items.filter { !CatalogItem.isLinkableID($0.itemID) }.map { item in
+            DecodingIssue(path: "itemID", message: "“\(item.title.prefix(60))” has an id that cannot be linked "
+                          + "(\(item.itemID.utf8.count) bytes; at most \(CatalogItem.maximumIDLength), no control characters)")
+        }
         self.attribution = attribution
     }
 

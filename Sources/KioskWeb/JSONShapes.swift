@@ -11,6 +11,11 @@ enum JSONResponse {
         make(.ok, try KioskJSON.encoder().encode(value))
     }
 
+    /// A JSON document already encoded.
+    static func ok(encoded data: Data) -> Response {
+        make(.ok, data)
+    }
+
     /// `{"error": "..."}` with the error's status.
     static func error(_ error: WebError) -> Response {
         let body = (try? JSONEncoder().encode(["error": error.message])) ?? Data("{\"error\":\"error\"}".utf8)

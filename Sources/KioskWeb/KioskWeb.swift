@@ -35,6 +35,9 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
                              onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
     var logger = Logger(label: "kiosk.web")
     logger.logLevel = .notice
+    // Read at startup: `Bundle.module` stops the process when the resource bundle is not installed beside
+    // the binary, and that must happen here, loudly, rather than on someone's request for the document.
+    _ = OpenAPIDocument.data
     return Application(
         router: buildRouter(kiosk: kiosk, csrf: .random(),
                             debugAccess: DebugAccess(token: configuration.debugToken, isLoopback: configuration.isLoopback)),
@@ -46,10 +49,11 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
 }
 
 /// Every route of the web app, behind the middleware that turns errors into pages and adds security
-/// headers, itself behind the CSRF middleware (outermost, so error pages get the cookie too). The
-/// CSRF secret is a parameter so tests can build the router with one of their own.
+/// headers, itself behind the CSRF middleware (outermost, so error pages get the cookie too), and HEAD
+/// answered as GET in front of all of it. The CSRF secret is a parameter so tests can build the router
+/// with one of their own.
 func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random(),
-                 debugAccess: DebugAccess = DebugAccess(token: nil, isLoopback: true)) -> Router<BasicRequestContext> {
+                 debugAccess: DebugAccess = DebugAccess(token: nil, isLoopback: true)) -> WebRouter {
     let router = Router()
     router.add(middleware: CSRFMiddleware(protection: csrf))
     router.add(middleware: LanguageMiddleware())
@@ -57,5 +61,31 @@ func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random(),
     // The debugger first: its constant "/debug" segments must exist before the catalog's "/{source}" routes.
     DebugController(kiosk: kiosk, access: debugAccess).register(on: router)
     WebController(kiosk: kiosk).register(on: router)
-    return router
+    return WebRouter(router: router)
+}
+
+/// The web app's router with HEAD answered in front of it (see `HeadAsGetResponder`).
+struct WebRouter: HTTPResponderBuilder {
+    /// The routes as registered: GET and POST only; HEAD is never registered per route.
+    let router: Router<BasicRequestContext>
+
+    func buildResponder() -> HeadAsGetResponder<RouterResponder<BasicRequestContext>> {
+        HeadAsGetResponder(base: router.buildResponder())
+    }
+}
+
+/// HEAD is GET without the body (RFC 9110 section 9.3.2), for every address in one place. It is done
+/// before routing rather than with Hummingbird's `autoGenerateHeadEndpoints`, which leaves unrouted
+/// addresses (404s) answering HEAD with a body and hands handlers a method they do not expect: here
+/// every handler, middleware and error page sees a plain GET, so status and headers (Content-Type,
+/// Content-Length of the GET body, ETag, Set-Cookie) are exactly GET's.
+struct HeadAsGetResponder<Base: HTTPResponder>: HTTPResponder {
+    let base: Base
+
+    func respond(to request: Request, context: Base.Context) async throws -> Response {
+        guard request.method == .head else { return try await base.respond(to: request, context: context) }
+        var head = request.head
+        head.method = .get
+        return try await base.respond(to: Request(head: head, body: request.body), context: context).createHeadResponse()
+    }
 }

@@ -10,8 +10,6 @@ struct WebController: Sendable {
     /// Rendered list pages, reused until what they show changes.
     let pages = PageCache()
 
-    /// The longest item id accepted (ids are short numbers or slugs).
-    static let maximumIDLength = 200
     /// Image types passed through; anything else (SVG, HTML...) is refused.
     static let rasterTypes: Set<String> = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"]
     /// The longest image URL accepted.
@@ -28,6 +26,8 @@ struct WebController: Sendable {
             Self.staticFile(request, body: Script.js, etag: Script.etag, contentType: "text/javascript; charset=utf-8")
         }
         router.get("/api/connectivity") { _, _ in try JSONResponse.ok(ConnectivityJSON(await kiosk.connectivity.status)) }
+        // A constant segment, so it is never read as a catalog named "openapi.json".
+        router.get("/api/openapi.json") { _, _ in try OpenAPIDocument.response() }
         // "/language" is a constant segment, so GET /language is a 404 rather than a catalog lookup.
         router.post("/language") { request, _ in try await language(request) }
         router.get("/image") { request, _ in try await image(request) }
@@ -203,15 +203,13 @@ struct WebController: Sendable {
         return Pages.response(Pages.detail(result))
     }
 
-    /// A decoded item id from a path segment; 400 for bad encoding, an oversized id or control characters.
+    /// A decoded item id from a path segment; 400 for bad encoding, or an id no page could list (over
+    /// `CatalogItem.maximumIDLength` bytes, or with control characters): one rule for links and routes.
     private static func itemID(_ rawID: String) throws -> String {
         guard let itemID = rawID.removingPercentEncoding, !itemID.isEmpty else {
             throw WebError.badRequest("The item id is not validly percent-encoded.")
         }
-        guard itemID.count <= maximumIDLength,
-              !itemID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw WebError.badRequest("That is not a valid item id.")
-        }
+        guard CatalogItem.isLinkableID(itemID) else { throw WebError.badRequest("That is not a valid item id.") }
         return itemID
     }
 

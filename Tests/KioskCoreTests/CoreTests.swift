@@ -98,3 +98,24 @@ struct CoreTests {
         #expect(!KioskError.httpStatus(404, url: "u").isRetryable)
     }
 }
+
+@Suite("Item ids")
+struct ItemIDTests {
+    @Test("A page leaves out an item whose id is too long to link, and says why among the skipped")
+    func unlinkableIDs() {
+        // Given items with an id at the limit and one byte over it
+        func dog(_ id: String) -> CatalogItem {
+            CatalogItem(source: .dogs, itemID: id, title: "Dog \(id.count)", subtitle: "", summary: "", imageURL: nil,
+                        detail: .dog(Dog(name: "Dog", description: "", age: 1, image: nil)))
+        }
+        let fits = String(repeating: "a", count: CatalogItem.maximumIDLength)
+        let tooLong = String(repeating: "b", count: CatalogItem.maximumIDLength + 1)
+        // When a page is made of them
+        let page = Page(request: PageRequest(source: .dogs), items: [dog(fits), dog(tooLong)])
+        // Then only the linkable one is listed, and the other is reported with its title and the limit
+        #expect(page.items.map(\.itemID) == [fits])
+        #expect(page.skipped.count == 1)
+        #expect(page.skipped.first?.message.contains("Dog \(tooLong.count)") == true)
+        #expect(page.skipped.first?.message.contains("\(CatalogItem.maximumIDLength)") == true)
+    }
+}

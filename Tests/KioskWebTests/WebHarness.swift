@@ -97,7 +97,15 @@ import Testing
 
 extension TestClientProtocol {
     func get(_ uri: String, headers: HTTPFields = [:]) async throws -> Fetched {
-        try await execute(uri: uri, method: .get, headers: headers) { response in
+        try await fetch(uri, method: .get, headers: headers)
+    }
+
+    func head(_ uri: String, headers: HTTPFields = [:]) async throws -> Fetched {
+        try await fetch(uri, method: .head, headers: headers)
+    }
+
+    private func fetch(_ uri: String, method: HTTPRequest.Method, headers: HTTPFields) async throws -> Fetched {
+        try await execute(uri: uri, method: method, headers: headers) { response in
             Fetched(status: response.status, headers: response.headers, body: String(buffer: response.body),
                     bytes: Array(response.body.readableBytesView))
         }
