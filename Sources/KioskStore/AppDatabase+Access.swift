@@ -20,7 +20,9 @@ extension AppDatabase {
             // GRDB switches the file to WAL mode, hence here rather than in a migration. It lets
             // clearCache give space back with `incremental_vacuum`, which, unlike VACUUM, needs no
             // free disk space for a copy of the database, so it also works on a full disk.
-            if !db.configuration.readonly {
+            // Only on that new file: on an existing one the pragma is a no-op that still needs to write,
+            // and on a full disk it would keep the store from opening at all.
+            if !db.configuration.readonly, try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 {
                 try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
             }
             // Every connection (the writer and each pool reader) needs the search ranking function.

@@ -215,6 +215,11 @@ struct WebController: Sendable {
 
     /// `/image?url=`: only http(s) URLs on hosts of configured sources, through the image pipeline's caches.
     private func image(_ request: Request) async throws -> Response {
+        // Another site's page (`<img src=http://127.0.0.1:8080/image?url=...>`) must not make Kiosk fetch
+        // anything: browsers say where a request comes from, and only Kiosk's own pages may ask.
+        if let site = request.headers[.init("Sec-Fetch-Site")!], site == "cross-site" || site == "same-site" {
+            throw WebError.forbidden("Pictures are served to Kiosk's own pages only.")
+        }
         let query = try QueryString(parsing: request.uri.query)
         guard let raw = query["url"], !raw.isEmpty else { throw WebError.badRequest("The url parameter is required.") }
         guard raw.count <= Self.maximumImageURLLength, let url = URL(string: raw), SafeURL.isWeb(url) else {
@@ -234,7 +239,9 @@ struct WebController: Sendable {
                            message: "The upstream sent \(mediaType.prefix(60)), which is not served as an image.", retryPath: nil)
         }
         let etag = "\"" + Fingerprint.hex(image.data) + "\""
-        var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=86400"]
+        // Cross-Origin-Resource-Policy: a browser that sent no Sec-Fetch-Site still keeps the picture from other sites.
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=86400",
+                                   .init("Cross-Origin-Resource-Policy")!: "same-origin"]
         if Self.matches(request, etag: etag) { return Response(status: .notModified, headers: headers) }
         headers[.contentType] = image.contentType
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.data)))

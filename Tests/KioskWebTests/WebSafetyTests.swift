@@ -108,6 +108,26 @@ struct WebSafetyTests {
         }
     }
 
+    @Test("Another site's page gains nothing from the image route: a cross-site request is refused before any fetch, and pictures say same-origin")
+    func imagesFromOtherSites() async throws {
+        try await withWeb { harness, client in
+            // Given a stored picture
+            let update = try await harness.kiosk.catalog.page(PageRequest(source: .rickandmorty, page: 2))
+            let imageURL = try #require(update.page.items.first?.imageURL)
+            let path = "/image?url=" + QueryString.encode(imageURL.absoluteString)
+            let before = await harness.demo.requestCount(pathPrefix: "/api/character/avatar/")
+            // When a page of another site embeds it
+            let crossSite = try await client.get(path, headers: [.init("Sec-Fetch-Site")!: "cross-site"])
+            // Then it is refused and the upstream is not asked
+            #expect(crossSite.status == .forbidden)
+            #expect(await harness.demo.requestCount(pathPrefix: "/api/character/avatar/") == before)
+            // And Kiosk's own pages get it, marked for their origin only
+            let own = try await client.get(path, headers: [.init("Sec-Fetch-Site")!: "same-origin"])
+            #expect(own.status == .ok)
+            #expect(own.header("Cross-Origin-Resource-Policy") == "same-origin")
+        }
+    }
+
     @Test("With nothing stored and the upstream offline, a list is a 503 page with a Retry link")
     func offlineNothingStored() async throws {
         var faults = FaultSettings.none
