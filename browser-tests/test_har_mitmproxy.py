@@ -36,26 +36,43 @@ def wait_for_port(port: int, timeout: float) -> None:
     raise RuntimeError(f"mitmdump did not listen on {port} within {timeout} s")
 
 
+def start_mitmdump(har: Path) -> tuple[subprocess.Popen, int]:
+    """mitmdump as a plain forward proxy on a free loopback port, writing HAR to `har` when it exits."""
+    port = free_port()
+    proxy = subprocess.Popen([str(MITMDUMP), "--listen-host", "127.0.0.1", "--listen-port", str(port),
+                              "--set", f"hardump={har}", "-q"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    wait_for_port(port, 30)
+    return proxy, port
+
+
+def record_through_mitmdump(kiosk_bin: str, data_dir: Path, har: Path, commands: list[list[str]],
+                            extra_env: dict[str, str]) -> list[dict]:
+    """Runs kiosk `commands` with mitmdump as HTTP_PROXY (plus `extra_env`); the HAR entries it recorded."""
+    proxy, port = start_mitmdump(har)
+    try:
+        env = {key: value for key, value in os.environ.items()
+               if key.lower() not in ("http_proxy", "https_proxy", "no_proxy", "kiosk_proxy_loopback")}
+        env.update({"HTTP_PROXY": f"http://127.0.0.1:{port}", "XDG_CONFIG_HOME": str(data_dir / "config")})
+        env.update(extra_env)
+        for command in commands:
+            result = subprocess.run([kiosk_bin, *command, "--data-dir", str(data_dir)],
+                                    capture_output=True, text=True, timeout=60, env=env)
+            assert result.returncode == 0, result.stderr
+    finally:
+        proxy.send_signal(signal.SIGINT)
+        proxy.communicate(timeout=30)
+    return json.loads(har.read_text())["log"]["entries"] if har.exists() else []
+
+
 @pytest.mark.skipif(not MITMDUMP.exists(), reason="mitmproxy is not installed in the test venv")
 def test_a_har_written_by_mitmproxy_imports_and_replays_offline(fresh_server, kiosk_bin, tmp_path):
     server = fresh_server
     har = tmp_path / "mitm.har"
-    port = free_port()
-    # mitmdump as a plain forward proxy in front of the demo upstream, writing HAR when it exits.
-    proxy = subprocess.Popen([str(MITMDUMP), "--listen-host", "127.0.0.1", "--listen-port", str(port),
-                              "--set", f"hardump={har}", "-q"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, 30)
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": f"http://127.0.0.1:{port}"}))
-        for path in ("/api/character?page=1", "/api/character?page=2", "/dogs.json"):
-            with opener.open(server.upstream + path, timeout=10) as response:
-                assert response.status == 200
-    finally:
-        proxy.send_signal(signal.SIGINT)
-        _, stderr = proxy.communicate(timeout=30)
-    assert har.exists(), f"mitmdump wrote no HAR: {stderr.decode(errors='replace')[-2000:]}"
-    entries = json.loads(har.read_text())["log"]["entries"]
+    # Kiosk's own traffic, watched through mitmdump as its proxy (loopback proxied on request).
+    entries = record_through_mitmdump(kiosk_bin, tmp_path / "recording", har,
+                                      [["list", "rickandmorty", "--refresh"], ["list", "rickandmorty", "--page", "2"],
+                                       ["list", "dogs", "--refresh"]], {"KIOSK_PROXY_LOOPBACK": "1"})
     assert len(entries) == 3
 
     # Imported while the server runs (it reads the rules file again when it changes).
