@@ -16,10 +16,14 @@ struct NothingLostTests {
             let first = try await h.catalog.page(request)
             h.now.advance(by: 2 * 86400)
             try await h.setFaults { $0.latencyMilliseconds = 400 }
+            let asked = await h.demo.requestCount(pathPrefix: "/api/character?page=2")
 
-            // When its revalidation is in flight while `kiosk cache clear` runs elsewhere
+            // When its revalidation is in flight (the upstream has the request and takes its time)
+            // while `kiosk cache clear` runs elsewhere
             let revalidation = Task { try await h.catalog.page(request) }
-            try await Task.sleep(for: .milliseconds(150))
+            while await h.demo.requestCount(pathPrefix: "/api/character?page=2") == asked {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             try h.database.clearCache()
             #expect(try h.database.snapshot(forKey: request.cacheKey) == nil)
             let update = try await revalidation.value
