@@ -20,6 +20,8 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
     @Option(help: "Fraction (0-1) of responses with broken JSON.") var malformedRate = 0.0
     @Option(help: "Fraction (0-1) of list responses with one malformed item (its name is null).") var badItemRate = 0.0
     @Flag(help: "Start offline: the API port refuses connections until turned back on.") var offline = false
+    @Flag(help: "Play a careless upstream: echo each request's credentials in ETags, names and messages.")
+    var echoCredentials = false
 
     func validate() throws {
         for (name, rate) in [("--failure-rate", failureRate), ("--rate-limit-rate", rateLimitRate),
@@ -47,6 +49,7 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
         faults.malformedRate = malformedRate
         faults.badItemRate = badItemRate
         faults.offline = offline
+        faults.echoCredentials = echoCredentials
         configuration.faults = faults
         // Demo keys only (KIOSK_DEMO_*), never the real NYT_API_KEY/MARVEL_* keys: the banner prints them.
         let environment = ProcessInfo.processInfo.environment

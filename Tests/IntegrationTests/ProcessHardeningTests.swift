@@ -105,3 +105,96 @@ struct ProcessHardeningTests {
         #expect(try cli.run(["favorite", "list"]).stdout.contains("Rex"))
     }
 }
+
+@Suite("Secrets echoed to the command line and the web app", .serialized)
+struct EchoedSecretsProcessTests {
+    /// Runs `kiosk` with `environment` added; stdout and stderr together.
+    private func kiosk(_ arguments: [String], _ environment: [String: String]) throws -> String {
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test("against an upstream that echoes credentials, no key or signature reaches CLI output, HAR, cURL, pages, /api or a file")
+    func cliAndPagesClean() async throws {
+        // Given `kiosk demo-upstream --echo-credentials` with known keys, and Kiosk pointed at it
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-echo-\(UUID().uuidString)")
+        let keys = ["KIOSK_DEMO_NYT_API_KEY": "nytkey0123456789abcdef", "KIOSK_DEMO_MARVEL_PUBLIC_KEY": "marvelpub0123456789",
+                    "KIOSK_DEMO_MARVEL_PRIVATE_KEY": "marvelpriv0123456789"]
+        let upstream = Process()
+        upstream.executableURL = CLI.executable
+        upstream.arguments = ["demo-upstream", "--port", "0", "--echo-credentials"]
+        upstream.environment = ProcessInfo.processInfo.environment.merging(keys) { $1 }
+        let banner = Pipe()
+        upstream.standardOutput = banner
+        try upstream.run()
+        defer { upstream.interrupt(); upstream.waitUntilExit() }
+        var text = ""
+        while !text.contains("KIOSK_DOGS_URL=") {
+            let chunk = banner.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        func exported(_ name: String) -> String {
+            guard let rest = text.components(separatedBy: "export \(name)=").dropFirst().first else { return "" }
+            return String(rest.prefix { !$0.isWhitespace })
+        }
+        let environment = ["KIOSK_NYT_BASE_URL": exported("KIOSK_NYT_BASE_URL"), "KIOSK_MARVEL_BASE_URL": exported("KIOSK_MARVEL_BASE_URL"),
+                           "KIOSK_RICKANDMORTY_BASE_URL": exported("KIOSK_RICKANDMORTY_BASE_URL"), "KIOSK_DOGS_URL": exported("KIOSK_DOGS_URL"),
+                           "NYT_API_KEY": keys["KIOSK_DEMO_NYT_API_KEY"]!, "MARVEL_PUBLIC_KEY": keys["KIOSK_DEMO_MARVEL_PUBLIC_KEY"]!,
+                           "MARVEL_PRIVATE_KEY": keys["KIOSK_DEMO_MARVEL_PRIVATE_KEY"]!,
+                           "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path]
+        let data = ["--data-dir", folder.path]
+
+        // When the command line reads, shows, searches, logs and exports
+        var outputs: [String] = []
+        for command in [["list", "marvel"], ["list", "marvel", "--json"], ["list", "nyt"], ["show", "marvel", "1011334"],
+                        ["list", "marvel", "--refresh"], ["search", "marvel", "spider"], ["log"], ["log", "show", "1", "--curl"],
+                        ["log", "show", "2", "--json"], ["har", "export", "-"]] {
+            outputs.append(try kiosk(command + data, environment))
+        }
+        // And the web app renders the same data
+        let serve = Process()
+        serve.executableURL = CLI.executable
+        serve.arguments = ["serve", "--port", "0"] + data
+        serve.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let served = Pipe()
+        serve.standardOutput = served
+        try serve.run()
+        var line = ""
+        while !line.contains("Kiosk on http://127.0.0.1:") {
+            let chunk = served.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += String(decoding: chunk, as: UTF8.self)
+        }
+        let port = line.components(separatedBy: "Kiosk on http://127.0.0.1:").last?.prefix { $0.isNumber } ?? ""
+        for path in ["/marvel", "/marvel/1011334", "/api/marvel", "/nyt", "/debug/api/requests", "/debug"] {
+            let (body, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+            outputs.append(String(decoding: body, as: UTF8.self))
+        }
+        serve.interrupt()
+        serve.waitUntilExit()
+
+        // Then the echoes are there, redacted, and no key is anywhere
+        #expect(outputs[0].contains("Invalid ApiKey <redacted>"))
+        let leaked = try NSRegularExpression(pattern: "Invalid ApiKey (?!<redacted>|&lt;redacted&gt;|&#60;redacted&#62;)\\S+")
+        var files = Data()
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            files += (try? Data(contentsOf: folder.appendingPathComponent(name))) ?? Data()
+        }
+        for (index, output) in outputs.enumerated() {
+            let range = NSRange(output.startIndex..., in: output)
+            #expect(leaked.firstMatch(in: output, range: range) == nil, "output \(index) shows an echoed credential: \(leaked.firstMatch(in: output, range: range).map { (output as NSString).substring(with: $0.range) } ?? "")")
+            for key in keys.values { #expect(!output.contains(key), "output \(index) shows \(key)") }
+        }
+        for key in keys.values { #expect(files.range(of: Data(key.utf8)) == nil, "\(key) is in a file") }
+    }
+}
