@@ -1,5 +1,6 @@
 import Hummingbird
 import KioskApp
+import KioskNetwork
 import Logging
 
 // The entirety of KioskWeb's public API: a configuration and the application builder.
@@ -22,10 +23,7 @@ public struct WebConfiguration: Sendable {
     }
 
     /// Whether `host` is a loopback address, reachable from this machine only.
-    public var isLoopback: Bool {
-        let host = host.lowercased()
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
-    }
+    public var isLoopback: Bool { IPAddress.isLoopback(host: host) }
 }
 
 /// The web app over `kiosk`, ready to `runService()`; it serves the HTML screens, the JSON API, images and

@@ -24,7 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await reportingErrors {
             // Only the web app has a console (/debug/paused) in which a paused request can be decided.
             let runtime = try await Runtime.start(global, pausesAtBreakpoints: true)
-            if !["127.0.0.1", "localhost", "::1"].contains(host) {
+            if !WebConfiguration(host: host, port: port).isLoopback {
                 printError("warning: listening on \(host): Kiosk will be reachable from other machines")
             }
             if let demo = runtime.demo {
