@@ -1,7 +1,17 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// Every module: `any` spelled out; a file uses only the modules it imports itself (MemberImportVisibility);
+/// imports are internal unless a public API needs them (`public import`), so each module's import list is
+/// its real dependency list.
 let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+/// Tests read internals with `@testable import`, so only `any` is required of them.
+let testSwiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
@@ -20,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(name: "KioskCore", swiftSettings: swiftSettings),
@@ -31,6 +43,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -46,9 +59,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "KioskDebugger",
+            dependencies: ["KioskCore", "KioskStore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "KioskApp",
-            dependencies: ["KioskCore", "KioskNetwork", "KioskStore", "KioskSources",
-                           .product(name: "Logging", package: "swift-log")],
+            dependencies: ["KioskCore", "KioskNetwork", "KioskStore", "KioskSources", "KioskDebugger"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -56,6 +73,8 @@ let package = Package(
             dependencies: [
                 "KioskCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
@@ -63,8 +82,9 @@ let package = Package(
         .target(
             name: "KioskWeb",
             dependencies: [
-                "KioskCore", "KioskNetwork", "KioskApp", "KioskStore",
+                "KioskCore", "KioskApp", "KioskDebugger",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Resources/openapi.json")],
             swiftSettings: swiftSettings
@@ -72,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "kiosk",
             dependencies: [
-                "KioskCore", "KioskApp", "KioskDemoUpstream", "KioskSources", "KioskWeb",
+                "KioskCore", "KioskApp", "KioskDebugger", "KioskDemoUpstream", "KioskWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -80,32 +100,32 @@ let package = Package(
         ),
         .executableTarget(
             name: "kiosk-bench",
-            dependencies: ["KioskCore", "KioskApp", "KioskStore", "KioskSources", "KioskNetwork", "KioskDemoUpstream", "KioskWeb",
+            dependencies: ["KioskCore", "KioskApp", "KioskDebugger", "KioskStore", "KioskSources", "KioskNetwork", "KioskDemoUpstream", "KioskWeb",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "KioskNetworkTests", dependencies: ["KioskNetwork", "KioskDemoUpstream"], swiftSettings: swiftSettings),
-        .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "KioskSourcesTests", dependencies: ["KioskSources"], swiftSettings: swiftSettings),
+        .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"], swiftSettings: testSwiftSettings),
+        .testTarget(name: "KioskNetworkTests", dependencies: ["KioskNetwork", "KioskDemoUpstream"], swiftSettings: testSwiftSettings),
+        .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore"], swiftSettings: testSwiftSettings),
+        .testTarget(name: "KioskSourcesTests", dependencies: ["KioskSources"], swiftSettings: testSwiftSettings),
         .testTarget(
             name: "KioskDemoUpstreamTests",
             dependencies: ["KioskDemoUpstream", .product(name: "HummingbirdTesting", package: "hummingbird")],
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "KioskWebTests",
-            dependencies: ["KioskWeb", "KioskApp", "KioskDemoUpstream", "KioskSources", "KioskStore", "KioskNetwork",
+            dependencies: ["KioskWeb", "KioskApp", "KioskDebugger", "KioskDemoUpstream", "KioskSources", "KioskStore", "KioskNetwork",
                            .product(name: "HummingbirdTesting", package: "hummingbird")],
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["KioskApp", "KioskDemoUpstream", "KioskStore", "KioskNetwork", "KioskSources", "KioskCore",
+            dependencies: ["KioskApp", "KioskDebugger", "KioskDemoUpstream", "KioskStore", "KioskNetwork", "KioskSources", "KioskCore",
                            .product(name: "Hummingbird", package: "hummingbird")],
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
     ]
 )

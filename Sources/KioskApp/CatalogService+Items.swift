@@ -1,5 +1,5 @@
 import Foundation
-import KioskCore
+public import KioskCore
 import KioskStore
 
 /// One item for a detail screen.
@@ -95,10 +95,10 @@ extension CatalogService {
         guard page >= 1 else { throw KioskError.invalidRequest("Page must be 1 or more, got \(page)") }
         // The store's best matches are a single page, whatever the filters (they are the upstream's).
         let stored = { (error: KioskError?) throws -> SearchResult in
-            SearchResult(query: query, items: page == 1 ? try self.localSearch(sourceID, query) : [], origin: .store,
+            SearchResult(query: query, items: page == 1 ? try self.localSearch(source, query) : [], origin: .store,
                          error: error, page: page, totalPages: 1)
         }
-        if source.searchMode == .remote, query.count >= SearchModel.minimumRemoteLength, policy != .offline {
+        if source.search.isRemote(query), policy != .offline {
             do {
                 let update = try await self.page(PageRequest(source: sourceID, page: page, query: query, filters: filters),
                                                  policy: policy)
@@ -112,9 +112,9 @@ extension CatalogService {
         return try stored(nil)
     }
 
-    private func localSearch(_ source: SourceID, _ query: String) throws -> [CatalogItem] {
-        let items = try database.search(query, source: source, limit: 50)
-        guard source == .dogs else { return items }
+    private func localSearch(_ source: any CatalogSource, _ query: String) throws -> [CatalogItem] {
+        let items = try database.search(query, source: source.id, limit: 50)
+        guard source.ordering == .user else { return items }
         // Deleted dogs stay deleted, in search too.
         let visible = Set(try database.dogs().map(\.itemID))
         return items.filter { visible.contains($0.itemID) }

@@ -1,5 +1,5 @@
 import Foundation
-import KioskCore
+public import KioskCore
 
 /// How far a sync has come.
 public struct SyncProgress: Sendable, Hashable {
@@ -49,20 +49,6 @@ public struct SyncReport: Sendable, Hashable, Codable {
 }
 
 extension CatalogService {
-    /// Every page request that makes up a whole catalog, as far as known without asking upstream.
-    func syncRequests(for source: SourceID) throws -> [PageRequest] {
-        switch source {
-        case .nyt:
-            let kinds = try self.source(.nyt).filterValues["kind"] ?? ["viewed"]
-            let periods = try self.source(.nyt).filterValues["period"] ?? ["7"]
-            return kinds.flatMap { kind in
-                periods.map { PageRequest(source: .nyt, filters: ["kind": kind, "period": $0]) }
-            }
-        default:
-            return [PageRequest(source: source)]
-        }
-    }
-
     /// Fetches (conditionally) every page of a catalog, `concurrency` pages at a time, reporting progress.
     /// A failed page is reported and leaves its stored snapshot as it was.
     public func sync(_ source: SourceID, concurrency: Int = 6,
@@ -71,7 +57,8 @@ extension CatalogService {
         let started = clock.now
         var report = SyncReport(source: source, pages: 0, updatedPages: 0, unchangedPages: 0, items: 0, failures: [],
                                 seconds: 0)
-        var requests = try syncRequests(for: source)
+        let plan = try self.source(source).syncPlan
+        var requests = plan.requests
         var totalPages = requests.count
 
         func record(_ request: PageRequest, _ outcome: Result<CatalogUpdate, any Error>) {
@@ -93,7 +80,7 @@ extension CatalogService {
         }
 
         // Paged catalogs: the first page says how many there are.
-        if source == .marvel || source == .rickandmorty {
+        if plan.followsTotalPages, !requests.isEmpty {
             let first = requests.removeFirst()
             let outcome: Result<CatalogUpdate, any Error>
             do { outcome = .success(try await page(first, policy: .force)) } catch { outcome = .failure(error) }
@@ -124,7 +111,7 @@ extension CatalogService {
             }
         }
         let elapsed = clock.now - started
-        report.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        report.seconds = elapsed.seconds
         return report
     }
 

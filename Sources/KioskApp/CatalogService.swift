@@ -1,7 +1,7 @@
-import Foundation
-import KioskCore
+package import Foundation
+public import KioskCore
 import KioskNetwork
-import KioskStore
+package import KioskStore
 import Synchronization
 
 /// The offline-first heart of Kiosk: answers page and item requests from the store at once, revalidates
@@ -10,7 +10,7 @@ public final class CatalogService: Sendable {
     /// The sources, by id.
     public let sources: [SourceID: any CatalogSource]
     /// The store.
-    public let database: AppDatabase
+    package let database: AppDatabase
     private let transport: any HTTPTransport
     private let now: @Sendable () -> Date
     private let recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)?
@@ -20,7 +20,7 @@ public final class CatalogService: Sendable {
     /// `recordAnswer`, when set, is told of every page answered from the store (fresh, stale while
     /// revalidating, stale because of an error or offline) with the request it stood in for, so the
     /// network debugger shows cache decisions that made no exchange on the wire.
-    public init(sources: [SourceID: any CatalogSource], database: AppDatabase, transport: any HTTPTransport,
+    package init(sources: [SourceID: any CatalogSource], database: AppDatabase, transport: any HTTPTransport,
                 now: @escaping @Sendable () -> Date = { Date() },
                 recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)? = nil) {
         self.sources = sources
@@ -49,53 +49,22 @@ public final class CatalogService: Sendable {
         recordAnswer(httpRequest, decision, error)
     }
 
-    /// Checks a response body edited at a breakpoint the way the app will read it: it must be JSON and the
-    /// endpoint's source must decode it (a list with at least one readable item and no unreadable one, or
-    /// the item). Throws `malformedResponse` with the JSON path of the first problem.
-    public func validateEdit(endpoint: String, url: URL, status: Int, body: Data) throws {
-        do {
-            _ = try OrderedJSON.parse(body)
-        } catch let error as OrderedJSON.ParseError {
-            throw KioskError.malformedResponse(path: error.path, message: error.message)
-        }
-        guard (200..<300).contains(status) else { return }
-        guard let source = sources.values.first(where: { $0.endpoints.contains { $0.name == endpoint } }),
-              let description = source.endpoints.first(where: { $0.name == endpoint }) else { return }
-        let response = HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body, url: url)
-        if description.isList {
-            let page = try source.decodeList(response, for: PageRequest(source: source.id))
-            if let issue = page.skipped.first { throw KioskError.malformedResponse(path: issue.path, message: issue.message) }
-            if page.items.isEmpty, source.id != .dogs {
-                throw KioskError.malformedResponse(path: "$", message: "no item could be read")
-            }
-        } else {
-            _ = try source.decodeDetail(response, itemID: url.lastPathComponent)
-        }
-    }
-
-    /// Sends a logged request again through the whole transport stack (so it is logged, with a new id),
-    /// its secrets put back by its source; the answer is returned, not stored. Throws for a record whose
-    /// source or secrets are unknown.
-    public func replay(_ record: RequestRecord) async throws -> HTTPResponse {
-        let text = record.url.replacingOccurrences(of: Redactor.placeholder, with: "%3Credacted%3E")
-        // Percent-encoded, the placeholder makes a valid URL whose query items read `<redacted>` again.
-        guard let url = URL(string: text) else { throw KioskError.invalidRequest("Cannot replay: the logged URL is not valid.") }
-        var headers = HTTPHeaderFields()
-        for header in record.requestHeaders where header.value != Redactor.placeholder { headers.add(name: header.name, value: header.value) }
-        var request = HTTPRequest(method: record.method, url: url, headers: headers, source: record.source, endpoint: record.endpoint)
-        if let sourceID = record.source, let source = sources[sourceID] { request = try source.signed(request) }
-        if request.url.absoluteString.contains("%3Credacted%3E") {
-            throw KioskError.invalidRequest("Cannot replay: a secret of this request is not known.")
-        }
-        return try await send(request)
-    }
-
     /// Records a page answered fresh by a cache above this service (the web app's page cache), so the
     /// request log still shows it.
     public func recordFreshAnswer(_ request: PageRequest) {
         guard let normalized = try? normalize(request), let source = sources[normalized.source] else { return }
         record(normalized, source: source, .fresh)
     }
+
+    /// The starred item ids of a catalog (works offline).
+    public func favoriteIDs(source: SourceID) throws -> Set<String> { try database.favoriteIDs(source: source) }
+
+    /// What the store holds, per catalog.
+    public func stats() throws -> StoreStats { try database.stats() }
+
+    /// A number that changes whenever any process commits to the store (nil for an in-memory store):
+    /// a cache of rendered pages keyed by it is never stale.
+    public func changeToken() throws -> Int64? { try database.changeToken() }
 
     /// The source for an id; throws when it is not configured.
     public func source(_ id: SourceID) throws -> any CatalogSource {
@@ -168,12 +137,15 @@ public final class CatalogService: Sendable {
         if let stored {
             let stale = !stored.metadata.isFresh(at: start)
             let willRevalidate = policy == .force || (policy == .automatic && stale)
-            yield(try present(stored, origin: .store, isRevalidating: willRevalidate, error: nil, at: start))
-            if !willRevalidate {
-                record(request, source: source, stale ? .offline : .fresh)
-                return
+            // The cache policy (CachePolicy.swift) says when a stale page waits for its revalidation.
+            if !willRevalidate || stored.metadata.mayShowWhileRevalidating(at: start) {
+                yield(try present(stored, source: source, origin: .store, isRevalidating: willRevalidate, error: nil, at: start))
+                if !willRevalidate {
+                    record(request, source: source, stale ? .offline : .fresh)
+                    return
+                }
+                record(request, source: source, .staleWhileRevalidate)
             }
-            record(request, source: source, .staleWhileRevalidate)
         } else if policy == .offline {
             throw KioskError.notFound("nothing stored for page \(request.page) of \(request.source.rawValue)")
         }
@@ -185,7 +157,7 @@ public final class CatalogService: Sendable {
             guard let stored, error != .cancelled else { throw error }
             record(request, source: source, error.isConnectivityFailure ? .offline : .staleOnError, error: error)
             // stale-if-error: keep showing what we have, and say why it is not fresh.
-            yield(try present(stored, origin: .store, isRevalidating: false, error: error, at: now()))
+            yield(try present(stored, source: source, origin: .store, isRevalidating: false, error: error, at: now()))
         }
     }
 
@@ -204,13 +176,14 @@ public final class CatalogService: Sendable {
         if response.status == 304, let stored {
             var metadata = stored.metadata
             metadata.fetchedAt = receivedAt
-            if case .store(let freshUntil, let validators) = decision {
+            if case .store(let freshUntil, let validators, let staleShownUntil) = decision {
                 metadata.freshUntil = freshUntil
+                metadata.staleShownUntil = staleShownUntil
                 if !validators.isEmpty { metadata.validators = validators }
             }
             let renewed = Snapshot(page: stored.page, metadata: metadata)
             try database.renew(renewed)
-            return try present(renewed, origin: .notModified, isRevalidating: false, error: nil, at: receivedAt)
+            return try present(renewed, source: source, origin: .notModified, isRevalidating: false, error: nil, at: receivedAt)
         }
 
         let page = try source.decodeList(response, for: request).withUniqueItemIDs()
@@ -222,7 +195,7 @@ public final class CatalogService: Sendable {
         // An answer edited at a breakpoint is shown as it is and never stored: the offline store holds
         // only what the upstream really said (and the dogs order is not re-merged from it).
         if response.isEdited {
-            return CatalogUpdate(page: Self.ranked(page), metadata: SnapshotMetadata(fetchedAt: receivedAt, freshUntil: receivedAt),
+            return CatalogUpdate(page: Self.ranked(page, source.ordering), metadata: SnapshotMetadata(fetchedAt: receivedAt, freshUntil: receivedAt),
                                  origin: .network, isStale: false, isRevalidating: false, error: nil, asOf: receivedAt)
         }
         // A partly bad page is shown and stored, but stays stale so the next request asks again.
@@ -231,31 +204,31 @@ public final class CatalogService: Sendable {
         case .doNotStore:
             let metadata = SnapshotMetadata(fetchedAt: receivedAt, freshUntil: receivedAt)
             var shown = page
-            if request.source == .dogs {
+            if source.ordering == .user {
                 let current = try database.dogs()
                 shown.items = partlyBad && !current.isEmpty ? current : try database.mergeDogs(page.items)
             }
-            return CatalogUpdate(page: Self.ranked(shown), metadata: metadata, origin: .network, isStale: false,
+            return CatalogUpdate(page: Self.ranked(shown, source.ordering), metadata: metadata, origin: .network, isStale: false,
                                  isRevalidating: false, error: nil, asOf: receivedAt)
-        case .store(let freshUntil, let validators):
+        case .store(let freshUntil, let validators, let staleShownUntil):
             let metadata = SnapshotMetadata(fetchedAt: receivedAt, freshUntil: partlyBad ? receivedAt : freshUntil,
-                                            validators: partlyBad ? Validators() : validators)
+                                            validators: partlyBad ? Validators() : validators, staleShownUntil: staleShownUntil)
             let snapshot = Snapshot(page: page, metadata: metadata)
             try database.saveSnapshot(snapshot)
             // The user's dog order is only re-merged from a complete list (or on the very first load):
             // a dog missing because it failed to decode must not lose its place.
-            if request.source == .dogs, try !partlyBad || database.dogs().isEmpty { _ = try database.mergeDogs(page.items) }
-            var update = try present(snapshot, origin: .network, isRevalidating: false, error: nil, at: receivedAt)
+            if source.ordering == .user, try !partlyBad || database.dogs().isEmpty { _ = try database.mergeDogs(page.items) }
+            var update = try present(snapshot, source: source, origin: .network, isRevalidating: false, error: nil, at: receivedAt)
             update.isStale = false
             return update
         }
     }
 
-    /// NYT articles are stored once and shared by the nine rankings, so an article's rank comes from
-    /// its position in the page being shown (skipped malformed items keep their places in the
-    /// ranking), not from whichever list stored the article last.
-    static func ranked(_ page: Page) -> Page {
-        guard page.request.source == .nyt else { return page }
+    /// In a ranked catalog (NYT) an item is stored once and shared by several rankings, so its rank comes
+    /// from its position in the page being shown (skipped malformed items keep their places in the
+    /// ranking), not from whichever list stored it last.
+    static func ranked(_ page: Page, _ ordering: ItemOrdering) -> Page {
+        guard ordering == .ranked else { return page }
         let skippedPositions = Set(page.skipped.compactMap { issue -> Int? in
             guard let open = issue.path.firstIndex(of: "["), let close = issue.path[open...].firstIndex(of: "]") else {
                 return nil
@@ -284,15 +257,15 @@ public final class CatalogService: Sendable {
         }
     }
 
-    /// Shapes a snapshot for display: the dogs list always shows the user's order and deletions.
-    private func present(_ snapshot: Snapshot, origin: UpdateOrigin, isRevalidating: Bool, error: KioskError?,
-                         at date: Date) throws -> CatalogUpdate {
+    /// Shapes a snapshot for display: a user-ordered list (dogs) always shows the user's order and deletions.
+    private func present(_ snapshot: Snapshot, source: any CatalogSource, origin: UpdateOrigin, isRevalidating: Bool,
+                         error: KioskError?, at date: Date) throws -> CatalogUpdate {
         var page = snapshot.page
-        if page.request.source == .dogs {
+        if source.ordering == .user {
             page.items = try database.dogs()
             page.totalItems = page.items.count
         }
-        return CatalogUpdate(page: Self.ranked(page), metadata: snapshot.metadata, origin: origin,
+        return CatalogUpdate(page: Self.ranked(page, source.ordering), metadata: snapshot.metadata, origin: origin,
                              isStale: !snapshot.metadata.isFresh(at: date), isRevalidating: isRevalidating,
                              error: error, asOf: date)
     }

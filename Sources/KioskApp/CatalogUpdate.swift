@@ -1,5 +1,5 @@
-import Foundation
-import KioskCore
+public import Foundation
+public import KioskCore
 
 /// Where the data in an update came from.
 public enum UpdateOrigin: String, Codable, Sendable, Hashable {
@@ -54,19 +54,4 @@ public enum RefreshPolicy: Sendable, Hashable {
     case force
     /// Never touch the network: stored data or an error.
     case offline
-}
-
-/// A compact "3 h ago" style age.
-public enum AgeFormatter {
-    /// "just now", "42 s", "5 min", "3 h", "2 d" — followed by " ago" where a sentence needs it.
-    public static func short(_ seconds: TimeInterval) -> String {
-        let value = max(0, seconds)
-        switch value {
-        case ..<5: return "just now"
-        case ..<60: return "\(Int(value)) s ago"
-        case ..<3600: return "\(Int(value / 60)) min ago"
-        case ..<86400: return "\(Int(value / 3600)) h ago"
-        default: return "\(Int(value / 86400)) d ago"
-        }
-    }
 }

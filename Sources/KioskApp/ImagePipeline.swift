@@ -1,7 +1,7 @@
-import Foundation
-import KioskCore
+public import Foundation
+public import KioskCore
 import KioskNetwork
-import KioskStore
+package import KioskStore
 import Synchronization
 
 /// Where an image came from.
@@ -115,7 +115,7 @@ public actor ImagePipeline {
     public private(set) var networkFetches = 0
 
     /// Dependencies: the transport stack, the store for the disk cache, and the time.
-    public init(configuration: Configuration = Configuration(), transport: any HTTPTransport, database: AppDatabase,
+    package init(configuration: Configuration = Configuration(), transport: any HTTPTransport, database: AppDatabase,
                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
         self.transport = transport
@@ -176,7 +176,7 @@ public actor ImagePipeline {
         let decision = CachePolicy(defaultLifetime: configuration.defaultLifetime)
             .decide(headers: response.headers, receivedAt: received)
         if response.status == 304, var stored {
-            if case .store(let freshUntil, let validators) = decision {
+            if case .store(let freshUntil, let validators, _) = decision {
                 stored.freshUntil = freshUntil
                 if let etag = validators.etag { stored.etag = etag }
             }
@@ -199,7 +199,7 @@ public actor ImagePipeline {
         }
         let image = ImageResponse(data: response.body, contentType: contentType, origin: .network,
                                   etag: response.headers["ETag"], isStale: false)
-        if case .store(let freshUntil, let validators) = decision {
+        if case .store(let freshUntil, let validators, _) = decision {
             try database.saveImage(StoredImage(url: url.absoluteString, data: response.body, contentType: contentType,
                                                etag: validators.etag, lastModified: validators.lastModified,
                                                fetchedAt: received, freshUntil: freshUntil),

@@ -1,55 +1,52 @@
-import Foundation
-import KioskCore
-import KioskNetwork
+public import Foundation
+public import KioskCore
+public import KioskDebugger
+package import KioskNetwork
 import KioskSources
-import KioskStore
+package import KioskStore
 
-/// The composition root: one value holding every service, wired from a configuration.
-/// The CLI, the web app and the tests build one of these and use its parts.
+/// The composition root and the one API the faces (CLI, web app) use: the catalog, images,
+/// connectivity and the network debugger, wired from a configuration. The store, the network layer
+/// and the request log stay behind it.
 public final class Kiosk: Sendable {
     /// What it was built from.
     public let configuration: KioskConfiguration
-    /// The store.
-    public let database: AppDatabase
     /// Pages, items, search, favorites, dogs, sync.
     public let catalog: CatalogService
     /// Images with memory and disk caches.
     public let images: ImagePipeline
-    /// Online/offline, from real request outcomes.
-    public let connectivity: ConnectivityMonitor
-    /// Pages currently on someone's screen, revalidated when connectivity returns.
-    public let shownPages: ShownPages
-    /// Every upstream exchange and store answer, redacted, bounded and searchable; nil when capture is off.
-    public let requestLog: RequestLog?
+    /// The network debugger: request log, breakpoints, mock rules, HAR, replay.
+    public let debugger: Debugger
     /// What every record, page and error is cleaned with before it is shown or stored.
     public let redactor: Redactor
     /// Wall time, as injected (ages shown are computed from it).
     public let now: @Sendable () -> Date
-    /// The network debugger's mock rules ("map local"), answered before the upstream.
-    public let mocks: MockRules
-    /// The network debugger's breakpoints: settings per endpoint and the exchanges paused now.
-    public let breakpoints: Breakpoints
     /// Things that work less well than configured (capture off because the log cannot open), for faces to show.
     public let warnings: [String]
+    /// The store (for tests and benchmarks in this package).
+    package let database: AppDatabase
+    /// Online/offline, from real request outcomes.
+    package let connectivity: ConnectivityMonitor
+    /// Every upstream exchange and store answer, redacted, bounded and searchable; nil when capture is off.
+    package let requestLog: RequestLog?
     private let httpTransport: AsyncHTTPTransport?
-    private let reconnectWatcher: Task<Void, Never>
 
     /// Dependencies, each replaceable in tests.
-    public struct Dependencies: Sendable {
+    package struct Dependencies: Sendable {
         /// The bottom transport; nil builds the AsyncHTTPClient one from the configuration.
-        public var transport: (any HTTPTransport)?
+        package var transport: (any HTTPTransport)?
         /// Wall time.
-        public var now: @Sendable () -> Date
+        package var now: @Sendable () -> Date
         /// Paces retries and probes.
-        public var clock: any Clock<Duration>
+        package var clock: any Clock<Duration>
         /// The store; nil opens the configured file.
-        public var database: AppDatabase?
+        package var database: AppDatabase?
         /// The request log; nil opens the configured file (when capture is on).
-        public var requestLog: RequestLog?
+        package var requestLog: RequestLog?
         /// Resolves picture hosts for the outbound policy.
-        public var resolver: any HostResolver
+        package var resolver: any HostResolver
 
-        public init(transport: (any HTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
+        package init(transport: (any HTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
                     clock: any Clock<Duration> = ContinuousClock(), database: AppDatabase? = nil,
                     requestLog: RequestLog? = nil, resolver: any HostResolver = SystemHostResolver()) {
             self.transport = transport
@@ -62,7 +59,12 @@ public final class Kiosk: Sendable {
     }
 
     /// Opens the store and wires the services.
-    public init(configuration: KioskConfiguration, dependencies: Dependencies = Dependencies()) throws {
+    public convenience init(configuration: KioskConfiguration) throws {
+        try self.init(configuration: configuration, dependencies: Dependencies())
+    }
+
+    /// Opens the store and wires the services, with dependencies replaced (tests, benchmarks).
+    package init(configuration: KioskConfiguration, dependencies: Dependencies) throws {
         self.configuration = configuration
         let database = try dependencies.database ?? AppDatabase.open(at: configuration.databaseURL.path)
         self.database = database
@@ -74,7 +76,7 @@ public final class Kiosk: Sendable {
         var warnings: [String] = []
         if let injected = dependencies.requestLog {
             requestLog = injected
-        } else if configuration.capture.isEnabled {
+        } else if configuration.capture.isEnabled || FileManager.default.fileExists(atPath: configuration.requestLogURL.path) {
             // The log is a debugging aid: when it cannot open (a full disk, a read-only folder) Kiosk
             // still reads and writes its store, without capture, and says so.
             do {
@@ -92,6 +94,8 @@ public final class Kiosk: Sendable {
         }
         self.requestLog = requestLog
         self.warnings = warnings
+        // With capture off, an existing log is still readable (`kiosk log`), but nothing new is captured.
+        let captureLog = configuration.capture.isEnabled ? requestLog : nil
 
         let raw: any HTTPTransport
         if let injected = dependencies.transport {
@@ -112,9 +116,8 @@ public final class Kiosk: Sendable {
         // both; capture wraps all of it, so every exchange (each retry too, mocked or not) is one clean
         // record. The probe goes around them: probing is Kiosk's own housekeeping.
         let mocks = MockRules(fileURL: configuration.mockRulesURL, redactor: redactor)
-        self.mocks = mocks
         let scrubbing = SecretScrubbingTransport(base: MockingTransport(base: wire, rules: mocks), redactor: redactor)
-        let bottom: any HTTPTransport = requestLog.map { log in
+        let bottom: any HTTPTransport = captureLog.map { log in
             CapturingTransport(base: scrubbing, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
                                now: dependencies.now) { log.enqueue($0) }
         } ?? scrubbing
@@ -132,15 +135,14 @@ public final class Kiosk: Sendable {
         let breakpoints = Breakpoints(fileURL: configuration.breakpointsURL, timeout: configuration.breakpointTimeout,
                                       clock: dependencies.clock, now: dependencies.now, redactor: redactor)
         breakpoints.isActive = configuration.breakpointsActive
-        self.breakpoints = breakpoints
         var recordEdit: (@Sendable (RequestRecord) -> Void)?
-        if let requestLog { recordEdit = { @Sendable record in requestLog.enqueue(record) } }
+        if let requestLog = captureLog { recordEdit = { @Sendable record in requestLog.enqueue(record) } }
         let pausing = BreakpointTransport(base: retrying, breakpoints: breakpoints, redactor: redactor, record: recordEdit)
         let transport = CoalescingTransport(base: MonitoredTransport(base: pausing, monitor: connectivity))
 
         let now = dependencies.now
         var recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)?
-        if let requestLog {
+        if let requestLog = captureLog {
             recordAnswer = { @Sendable (request: HTTPRequest, decision: CacheDecision, error: KioskError?) in
                 let record = RequestRecord(startedAt: now(), source: request.source, endpoint: request.endpoint,
                                            method: request.method, url: redactor.redact(request.url),
@@ -157,71 +159,19 @@ public final class Kiosk: Sendable {
                                  allowedOrigins: Set(sources.values.flatMap(\.origins)),
                                  allowedHosts: Set(sources.values.flatMap(\.imageHosts).map { $0.lowercased() })),
             transport: transport, database: database, now: dependencies.now)
-        let shown = ShownPages()
-        shownPages = shown
-
-        reconnectWatcher = Task {
-            var wasOffline = false
-            for await status in await connectivity.updates() {
-                if status.isOffline {
-                    wasOffline = true
-                } else if wasOffline {
-                    wasOffline = false
-                    await shown.revalidateStale(using: catalog)
-                }
-            }
-        }
+        debugger = Debugger(breakpoints: breakpoints, mocks: mocks, log: requestLog, sources: sources,
+                            send: { try await transport.send($0) })
     }
+
+    /// Whether the upstreams answer, as far as the latest requests and probes tell.
+    public func connectivityStatus() async -> ConnectivityStatus { await connectivity.status }
 
     /// Stops background work and closes connections.
     public func shutdown() async {
-        reconnectWatcher.cancel()
         // Records still queued and mock hit counts are written before the process ends.
         try? requestLog?.flush()
-        mocks.saveHits(force: true)
+        debugger.mocks.saveHits(force: true)
         await connectivity.stop()
         await httpTransport?.shutdown()
     }
-}
-
-/// The pages on screen now; when connectivity returns, the stale ones are revalidated and the fresh
-/// updates are broadcast so views can swap them in.
-public actor ShownPages {
-    private var counts: [PageRequest: Int] = [:]
-    private var observers: [UInt64: AsyncStream<CatalogUpdate>.Continuation] = [:]
-    private var nextObserver: UInt64 = 0
-
-    public init() {}
-
-    /// A view started showing `request`.
-    public func show(_ request: PageRequest) { counts[request, default: 0] += 1 }
-
-    /// A view stopped showing `request`.
-    public func hide(_ request: PageRequest) {
-        guard let count = counts[request] else { return }
-        counts[request] = count > 1 ? count - 1 : nil
-    }
-
-    /// The requests on screen.
-    public var requests: [PageRequest] { Array(counts.keys) }
-
-    /// Fresh updates produced by reconnect revalidations.
-    public func revalidations() -> AsyncStream<CatalogUpdate> {
-        let (stream, continuation) = AsyncStream.makeStream(of: CatalogUpdate.self, bufferingPolicy: .bufferingNewest(32))
-        nextObserver += 1
-        let id = nextObserver
-        observers[id] = continuation
-        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
-        return stream
-    }
-
-    /// Revalidates every shown page whose stored snapshot is stale (or missing) and broadcasts the results.
-    public func revalidateStale(using catalog: CatalogService) async {
-        for request in counts.keys {
-            guard let update = try? await catalog.page(request, policy: .automatic), update.error == nil else { continue }
-            for continuation in observers.values { continuation.yield(update) }
-        }
-    }
-
-    private func removeObserver(_ id: UInt64) { observers[id] = nil }
 }

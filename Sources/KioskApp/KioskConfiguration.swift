@@ -1,7 +1,7 @@
-import Foundation
-import KioskCore
-import KioskNetwork
-import KioskSources
+public import Foundation
+public import KioskCore
+public import KioskNetwork
+public import KioskSources
 
 /// Everything Kiosk can be configured with: where data lives, which upstreams to read, keys, limits.
 /// Built from defaults, then an optional JSON config file, then the environment (later wins).
@@ -65,6 +65,46 @@ public struct KioskConfiguration: Sendable {
         redactor.queryItems.formUnion(capture.extraRedactedQueryItems.map { $0.lowercased() })
         redactor.headers.formUnion(capture.extraRedactedHeaders.map { $0.lowercased() })
         return redactor.hiding([sources.nytAPIKey, sources.marvelPublicKey, sources.marvelPrivateKey].compactMap { $0 })
+    }
+
+    /// The addresses and keys of an upstream that serves every catalog (the embedded demo upstream).
+    public struct UpstreamEndpoints: Sendable, Hashable {
+        public var nytBaseURL: URL
+        public var nytAPIKey: String
+        public var marvelBaseURL: URL
+        public var marvelPublicKey: String
+        public var marvelPrivateKey: String
+        public var rickAndMortyBaseURL: URL
+        public var dogsURL: URL
+
+        /// Every address and key of such an upstream.
+        public init(nytBaseURL: URL, nytAPIKey: String, marvelBaseURL: URL, marvelPublicKey: String, marvelPrivateKey: String,
+                    rickAndMortyBaseURL: URL, dogsURL: URL) {
+            self.nytBaseURL = nytBaseURL
+            self.nytAPIKey = nytAPIKey
+            self.marvelBaseURL = marvelBaseURL
+            self.marvelPublicKey = marvelPublicKey
+            self.marvelPrivateKey = marvelPrivateKey
+            self.rickAndMortyBaseURL = rickAndMortyBaseURL
+            self.dogsURL = dogsURL
+        }
+    }
+
+    /// Points every catalog not configured explicitly at `upstream`, whose canonical origin (what stored
+    /// data names) is reached at `listener` (as curl's `--connect-to`).
+    public mutating func use(_ upstream: UpstreamEndpoints, connecting canonical: Origin?, to listener: Origin?) {
+        if let canonical, let listener { transport.connectOverrides[canonical] = listener }
+        if !explicitlyConfigured.contains(.nyt) {
+            sources.nytBaseURL = upstream.nytBaseURL
+            sources.nytAPIKey = upstream.nytAPIKey
+        }
+        if !explicitlyConfigured.contains(.marvel) {
+            sources.marvelBaseURL = upstream.marvelBaseURL
+            sources.marvelPublicKey = upstream.marvelPublicKey
+            sources.marvelPrivateKey = upstream.marvelPrivateKey
+        }
+        if !explicitlyConfigured.contains(.rickandmorty) { sources.rickAndMortyBaseURL = upstream.rickAndMortyBaseURL }
+        if !explicitlyConfigured.contains(.dogs) { sources.dogsURL = upstream.dogsURL }
     }
 
     /// Whether a run with `live` set would need the embedded demo upstream for some source.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One item of any catalog: the common fields every list shows, plus the source-specific detail.
 public struct CatalogItem: Codable, Sendable, Hashable, Identifiable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How a catalog searches: by asking its upstream, or only over what is stored.
 public enum SearchMode: String, Codable, Sendable {
@@ -17,8 +17,14 @@ public protocol CatalogSource: Sendable {
     var pageSize: Int { get }
     /// How long a page stays fresh when the upstream sends no Cache-Control or Expires.
     var defaultFreshness: TimeInterval { get }
-    /// Whether search goes upstream.
-    var searchMode: SearchMode { get }
+    /// Whether search goes upstream, how long typing waits before it, and from how many characters.
+    var search: SearchBehaviour { get }
+    /// What syncing the whole catalog asks for.
+    var syncPlan: SyncPlan { get }
+    /// Who orders the items: the upstream, the user, or a ranking.
+    var ordering: ItemOrdering { get }
+    /// How the catalog's lists look.
+    var presentation: SourcePresentation { get }
     /// Public hosts (CDNs) this source's pictures come from, besides its own origins; the image route
     /// serves them, on http or https, when they resolve to public addresses.
     var imageHosts: Set<String> { get }
@@ -48,6 +54,14 @@ public protocol CatalogSource: Sendable {
 extension CatalogSource {
     /// Default: no filters.
     public var filterValues: [String: [String]] { [:] }
+    /// Default: page 1, then as many pages as its answer names.
+    public var syncPlan: SyncPlan { SyncPlan(requests: [PageRequest(source: id)], followsTotalPages: true) }
+    /// Default: the upstream's order.
+    public var ordering: ItemOrdering { .upstream }
+    /// The position of the first item of `request`'s page in the whole catalog (0 for single-page catalogs).
+    public func firstIndex(of request: PageRequest) -> Int {
+        syncPlan.followsTotalPages ? (request.page - 1) * pageSize : 0
+    }
 }
 
 /// One upstream endpoint as the network debugger's registry shows it: what is called, how, what comes

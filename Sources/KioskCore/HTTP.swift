@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Ordered HTTP header fields with case-insensitive lookup.
 public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {

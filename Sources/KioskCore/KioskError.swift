@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Every failure Kiosk reports, each saying what happened in words a user can act on.
 /// URLs inside errors are always redacted.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A JSON document that keeps what Foundation's parser loses: the order of object keys and the exact
 /// text of numbers. The network debugger shows and edits responses as they came, so a tree view must
@@ -56,6 +56,51 @@ public indirect enum OrderedJSON: Sendable, Hashable {
         return try parser.parseDocument()
     }
 
+    /// The value of an object's member named `key` (the last one, as JSONDecoder reads duplicates); nil
+    /// for a missing key or a value that is not an object.
+    public subscript(key: String) -> OrderedJSON? {
+        guard case .object(let members) = self else { return nil }
+        return members.last { $0.key == key }?.value
+    }
+
+    /// A number from an integer.
+    public static func int(_ value: Int) -> OrderedJSON { .number(String(value)) }
+
+    /// `.string`, or `.null` for nil.
+    public static func string(orNull value: String?) -> OrderedJSON { value.map(OrderedJSON.string) ?? .null }
+
+    /// An array of strings.
+    public static func strings(_ values: [String]) -> OrderedJSON { .array(values.map(OrderedJSON.string)) }
+
+    /// One step of a path into a document.
+    public enum PathStep: Sendable, Hashable {
+        /// A member of an object (the first one, should the name repeat).
+        case key(String)
+        /// An element of an array.
+        case index(Int)
+    }
+
+    /// A copy with the value at `path`, which must exist, replaced by `newValue`; nil when the path leads
+    /// nowhere (nothing is ever added).
+    public func replacing(at path: some Collection<PathStep>, with newValue: OrderedJSON) -> OrderedJSON? {
+        guard let step = path.first else { return newValue }
+        let rest = path.dropFirst()
+        switch (step, self) {
+        case (.key(let name), .object(var members)):
+            guard let position = members.firstIndex(where: { $0.key == name }),
+                  let member = members[position].value.replacing(at: rest, with: newValue) else { return nil }
+            members[position].value = member
+            return .object(members)
+        case (.index(let index), .array(var elements)):
+            guard elements.indices.contains(index),
+                  let element = elements[index].replacing(at: rest, with: newValue) else { return nil }
+            elements[index] = element
+            return .array(elements)
+        default:
+            return nil
+        }
+    }
+
     /// Parses JSON text.
     public static func parse(_ text: String) throws -> OrderedJSON { try parse(Data(text.utf8)) }
 
@@ -99,21 +144,71 @@ public indirect enum OrderedJSON: Sendable, Hashable {
     public static func quoted(_ value: String) -> String {
         // Most strings need no escape (every captured header goes through here).
         guard value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return "\"" + value + "\"" }
-        var result = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "\u{08}": result += "\\b"
-            case "\u{0C}": result += "\\f"
-            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
+        var bytes: [UInt8] = []
+        writeQuoted(value, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The compact UTF-8 serialization: no white space, members in their order, numbers as written. What
+    /// this writes, `parse` reads back to an equal value, and writing that gives the same bytes.
+    public var compactBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
+        write(into: &out)
+        return out
+    }
+
+    /// Appends the compact serialization to `out`.
+    public func write(into out: inout [UInt8]) {
+        switch self {
+        case .null: out.append(contentsOf: Self.nullBytes)
+        case .bool(let value): out.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
+        case .number(let text): out.append(contentsOf: text.utf8)
+        case .string(let value): Self.writeQuoted(value, into: &out)
+        case .array(let values):
+            out.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                value.write(into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (index, member) in members.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                Self.writeQuoted(member.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                member.value.write(into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let nullBytes = Array("null".utf8)
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The one JSON string escaper: `"`, `\` and control characters escaped, everything else as UTF-8.
+    private static func writeQuoted(_ string: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0..<0x20:
+                out.append(contentsOf: Array("\\u00".utf8))
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0x0F)])
+            default: out.append(byte)
             }
         }
-        return result + "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Whether `text` is a valid JSON number.

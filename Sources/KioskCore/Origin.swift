@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A web origin (RFC 6454): scheme, host and port, compared exactly. Two URLs share an origin only when
 /// all three match, so a port on the same host is a different place.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a caller asks a catalog for: one page, optionally narrowed by a query and filters.
 public struct PageRequest: Codable, Sendable, Hashable {
@@ -121,15 +121,23 @@ public struct SnapshotMetadata: Codable, Sendable, Hashable {
     public var fetchedAt: Date
     public var freshUntil: Date
     public var validators: Validators
+    /// Until when a stale copy may be shown while it revalidates: nil means any time (the offline-first
+    /// default); `must-revalidate` and `no-cache` set it to `freshUntil`, `stale-while-revalidate=N` to N
+    /// seconds after it. Past it, a reader waits for the revalidation (and still gets this copy if it fails).
+    public var staleShownUntil: Date?
 
-    public init(fetchedAt: Date, freshUntil: Date, validators: Validators = Validators()) {
+    public init(fetchedAt: Date, freshUntil: Date, validators: Validators = Validators(), staleShownUntil: Date? = nil) {
         self.fetchedAt = fetchedAt
         self.freshUntil = freshUntil
         self.validators = validators
+        self.staleShownUntil = staleShownUntil
     }
 
     /// Whether the snapshot may be used without asking upstream at `now`.
     public func isFresh(at now: Date) -> Bool { now < freshUntil }
+
+    /// Whether, at `now`, the snapshot may be shown before its revalidation answers.
+    public func mayShowWhileRevalidating(at now: Date) -> Bool { isFresh(at: now) || staleShownUntil.map { now < $0 } ?? true }
 
     /// Seconds since the data was fetched or last revalidated.
     public func age(at now: Date) -> TimeInterval { max(0, now.timeIntervalSince(fetchedAt)) }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How Kiosk answered a request for data: the per-request cache decision the debugger shows.
 public enum CacheDecision: String, Sendable, Hashable, Codable, CaseIterable {
@@ -130,8 +130,8 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
         self.decision = decision
     }
 
-    /// The status class: 2 for 2xx ... 5 for 5xx; nil without a response.
-    public var statusClass: Int? { status.map { $0 / 100 } }
+    /// The status class: `.success` for 2xx … `.serverError` for 5xx; `.error` without a response.
+    public var statusClass: StatusClass { StatusClass(status: status) }
 }
 
 /// Which records a log query returns. Empty criteria match everything.
@@ -139,8 +139,8 @@ public struct RequestFilter: Sendable, Hashable {
     /// Full-text search over URLs and bodies (words, prefix-matched); nil for none.
     public var text: String?
     public var source: SourceID?
-    /// 2 for 2xx ... 5 for 5xx; 0 for requests that got no response.
-    public var statusClass: Int?
+    /// Only answers of this class (`.error`: requests that got no response).
+    public var statusClass: StatusClass?
     public var method: String?
     public var decision: CacheDecision?
     /// Only requests that took at least this long.
@@ -150,7 +150,7 @@ public struct RequestFilter: Sendable, Hashable {
     /// At most this many records.
     public var limit: Int
 
-    public init(text: String? = nil, source: SourceID? = nil, statusClass: Int? = nil, method: String? = nil,
+    public init(text: String? = nil, source: SourceID? = nil, statusClass: StatusClass? = nil, method: String? = nil,
                 decision: CacheDecision? = nil, minimumDuration: TimeInterval? = nil, beforeID: Int64? = nil,
                 limit: Int = 100) {
         self.text = text

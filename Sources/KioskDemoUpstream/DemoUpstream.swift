@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import Hummingbird
-import KioskCore
+public import KioskCore
 
 // The entirety of KioskDemoUpstream's public API. Everything else in the module is internal.
 

@@ -1,6 +1,7 @@
+import NIOHTTPCompression
 import AsyncHTTPClient
 import Foundation
-import KioskCore
+public import KioskCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -89,7 +90,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             }
             defer { group.cancelAll() }
             guard let first = try await group.next(), let response = first else {
-                throw KioskError.timeout(url: url, seconds: Self.seconds(timeout))
+                throw KioskError.timeout(url: url, seconds: timeout.seconds)
             }
             return response
         }
@@ -140,8 +141,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
             for header in response.headers { headers.add(name: header.name, value: header.value) }
             let end = clock.now
             // AsyncHTTPClient does not report connection set-up separately, so it is part of firstByte.
-            let timings = RequestTimings(firstByte: Self.seconds(head - start), download: Self.seconds(end - head),
-                                         total: Self.seconds(end - start))
+            let timings = RequestTimings(firstByte: (head - start).seconds, download: (end - head).seconds,
+                                         total: (end - start).seconds)
             return HTTPResponse(status: Int(response.status.code), headers: headers,
                                 body: Data(body.readableBytesView), url: request.url, timings: timings)
         } catch let error as KioskError {
@@ -155,13 +156,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
     }
 
     /// Maps AsyncHTTPClient/NIO errors onto the few cases a user can act on.
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
     static func classify(_ error: any Error, url: String, host: String, expectedLength: Int?, received: Int,
                          timeout: Duration) -> KioskError {
-        let seconds = seconds(timeout)
+        let seconds = timeout.seconds
         if let clientError = error as? HTTPClientError {
             switch clientError {
             case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:

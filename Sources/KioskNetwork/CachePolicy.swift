@@ -1,15 +1,31 @@
-import Foundation
-import KioskCore
+public import Foundation
+public import KioskCore
 
-/// The parts of Cache-Control (RFC 9111) and RFC 5861 that decide how long a response may be used.
+// Kiosk's cache policy, in one place. Kiosk is a private cache that reads offline first:
+// - `no-store`: the answer is shown, never stored.
+// - Freshness: `max-age` less `Age`, else `Expires` against `Date`, else the source's default; `no-cache`
+//   makes it stale at once (stored, always revalidated).
+// - Stale pages, while connected: shown at once while they revalidate in the background
+//   (stale-while-revalidate), unless the upstream said `must-revalidate` or `no-cache` (RFC 9111
+//   §4.2.4: no stale answer while connected; the page waits for its revalidation) or gave a
+//   `stale-while-revalidate=N` window (RFC 5861 §3) that has passed (the page waits too).
+// - A revalidation that fails (offline, timeout, 5xx, malformed answer) always falls back to the stored
+//   page, marked with why: the offline-first contract is stronger than `stale-if-error` and the
+//   disconnected exception of RFC 9111 §4.2.4, so `stale-if-error` is not read.
+// - `s-maxage`, `private`, `public` are for shared caches and are not read.
+
+/// The Cache-Control directives (RFC 9111, RFC 5861) Kiosk's policy reads.
 public struct CacheControl: Sendable, Hashable {
+    /// `max-age`, in seconds.
     public var maxAge: Int?
-    public var sharedMaxAge: Int?
+    /// `no-store`: never store the answer.
     public var noStore = false
+    /// `no-cache`: store, but revalidate before every use.
     public var noCache = false
+    /// `must-revalidate`: once stale, never shown before revalidating while connected.
     public var mustRevalidate = false
+    /// `stale-while-revalidate`, in seconds: how long after freshness a stale copy may be shown while revalidating.
     public var staleWhileRevalidate: Int?
-    public var staleIfError: Int?
 
     /// Parses a Cache-Control header value; unknown directives are ignored, malformed numbers dropped.
     public init(_ header: String?) {
@@ -22,12 +38,10 @@ public struct CacheControl: Sendable, Hashable {
             let number = parts.count > 1 ? Int(parts[1]).map { max(0, $0) } : nil
             switch name {
             case "max-age": maxAge = number
-            case "s-maxage": sharedMaxAge = number
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "must-revalidate": mustRevalidate = true
             case "stale-while-revalidate": staleWhileRevalidate = number
-            case "stale-if-error": staleIfError = number
             default: continue
             }
         }
@@ -45,8 +59,8 @@ public struct CachePolicy: Sendable {
     public enum Decision: Sendable, Hashable {
         /// Must not be written to the store (`no-store`).
         case doNotStore
-        /// Store it; fresh until the date.
-        case store(freshUntil: Date, validators: Validators)
+        /// Store it; fresh until the date; shown stale while revalidating until `staleShownUntil` (nil: always).
+        case store(freshUntil: Date, validators: Validators, staleShownUntil: Date? = nil)
     }
 
     /// Freshness from Cache-Control max-age (less Age), else Expires (relative to Date), else the default.
@@ -72,7 +86,13 @@ public struct CachePolicy: Sendable {
         } else {
             lifetime = defaultLifetime
         }
-        return .store(freshUntil: now.addingTimeInterval(max(0, lifetime)), validators: validators)
+        let freshUntil = now.addingTimeInterval(max(0, lifetime))
+        let staleShownUntil: Date? = if control.mustRevalidate || control.noCache {
+            freshUntil
+        } else {
+            control.staleWhileRevalidate.map { freshUntil.addingTimeInterval(TimeInterval($0)) }
+        }
+        return .store(freshUntil: freshUntil, validators: validators, staleShownUntil: staleShownUntil)
     }
 }
 

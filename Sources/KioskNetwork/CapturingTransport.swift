@@ -1,5 +1,5 @@
-import Foundation
-import KioskCore
+public import Foundation
+public import KioskCore
 
 /// Records every exchange that passes through it — request, response or error, timings — redacted at
 /// capture, then hands the record to `sink` (the request log's non-blocking enqueue). It sits at the
@@ -44,7 +44,7 @@ public final class CapturingTransport: HTTPTransport {
                 elapsed: Duration) -> RequestRecord {
         // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear.
         let redactor = request.secrets.isEmpty ? redactor : redactor.hiding(request.secrets)
-        let total = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let total = elapsed.seconds
         var timings = response?.timings ?? RequestTimings(total: total)
         // The transport measured its own exchange; anything above it in time (a slot wait) is queueing.
         timings.queued = max(0, total - timings.total)

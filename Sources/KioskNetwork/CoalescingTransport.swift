@@ -1,5 +1,5 @@
 import Foundation
-import KioskCore
+public import KioskCore
 
 /// Sends identical in-flight idempotent requests upstream once and gives every caller the same answer.
 /// A cancelled caller stops waiting at once; the upstream request is cancelled only when nobody waits.

@@ -1,18 +1,5 @@
-import Foundation
-import KioskCore
-
-/// Whether the upstreams can be reached, as far as Kiosk can tell.
-public enum ConnectivityStatus: Sendable, Hashable {
-    case online
-    /// Unreachable since the date; `origin` (scheme, host and port) is the one that failed first.
-    case offline(since: Date, origin: URL)
-
-    /// Whether requests currently fail to connect.
-    public var isOffline: Bool {
-        if case .offline = self { return true }
-        return false
-    }
-}
+public import Foundation
+public import KioskCore
 
 /// Tracks connectivity from the outcomes of real requests. When a request fails to connect it goes
 /// offline and probes with exponential backoff; the first success (probe or real request) brings it

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import KioskCore
 
 /// Which HTTP proxy a request goes through: the `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` settings

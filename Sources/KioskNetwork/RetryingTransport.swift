@@ -1,5 +1,5 @@
-import Foundation
-import KioskCore
+public import Foundation
+public import KioskCore
 
 /// When and how often a failed GET is tried again.
 public struct RetryPolicy: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import Foundation
-import KioskCore
+public import KioskCore
 import Synchronization
 
 /// Removes secrets an upstream sends back — the configured keys and the request's own signature values

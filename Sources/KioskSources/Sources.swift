@@ -1,5 +1,5 @@
-import Foundation
-import KioskCore
+public import Foundation
+public import KioskCore
 
 // The entirety of KioskSources' public API: the configuration, the factory and the four source types.
 // Everything else in this module (endpoints, DTOs, decoding helpers) is internal.

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import KioskCore
+public import KioskCore
 
 // How every public method reaches SQLite, and how SQLite's failures become `KioskError`s that say
 // what the user can do about them.

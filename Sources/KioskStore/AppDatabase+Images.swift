@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import GRDB
 import KioskCore

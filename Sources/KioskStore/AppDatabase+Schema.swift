@@ -14,6 +14,10 @@ extension AppDatabase {
             try createUserTables(db)
             try createImageTable(db)
         }
+        migrator.registerMigration("v2") { db in
+            // The cache policy's stale window (CachePolicy.swift): NULL, any time, for pages stored before.
+            try db.alter(table: SnapshotRecord.databaseTableName) { t in t.add(column: "staleShownUntil", .double) }
+        }
         return migrator
     }()
 

@@ -43,9 +43,10 @@ extension AppDatabase {
     /// Whether a page was stored under `key` to update.
     static func updateMetadata(_ metadata: SnapshotMetadata, key: String, _ db: Database) throws -> Bool {
         try db.execute(
-            sql: "UPDATE snapshot SET fetchedAt = ?, freshUntil = ?, etag = ?, lastModified = ? WHERE key = ?",
+            sql: "UPDATE snapshot SET fetchedAt = ?, freshUntil = ?, etag = ?, lastModified = ?, staleShownUntil = ? WHERE key = ?",
             arguments: [metadata.fetchedAt.storedValue, metadata.freshUntil.storedValue,
-                        metadata.validators.etag, metadata.validators.lastModified, key])
+                        metadata.validators.etag, metadata.validators.lastModified,
+                        metadata.staleShownUntil?.storedValue, key])
         return db.changesCount > 0
     }
 

@@ -26,7 +26,9 @@ extension RequestLog {
         logEntry.responseBodySize, logEntry.requestHeaders, logEntry.responseHeaders
         """
 
-    static func fetchRecords(matching filter: RequestFilter, _ db: Database) throws -> [RequestRecord] {
+    /// The records matching `filter`, newest first; with `includingBodies`, each with its bodies, read by
+    /// the same statement (an export reads hundreds at a time).
+    static func fetchRecords(matching filter: RequestFilter, includingBodies: Bool = false, _ db: Database) throws -> [RequestRecord] {
         var conditions: [String] = []
         var arguments = StatementArguments()
         var pattern: String?
@@ -53,7 +55,7 @@ extension RequestLog {
         }
         if let statusClass = filter.statusClass {
             conditions.append("logEntry.statusClass = ?")
-            arguments += [statusClass]
+            arguments += [statusClass.rawValue]
         }
         if let method = filter.method {
             conditions.append("logEntry.method = ?")
@@ -70,18 +72,21 @@ extension RequestLog {
         arguments += [filter.limit]
 
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let columns = includingBodies ? entryColumns + ", logBody.requestBody, logBody.responseBody" : entryColumns
+        let bodies = includingBodies ? "LEFT JOIN logBody ON logBody.id = logEntry.id" : ""
         // CROSS JOIN keeps the FTS5 table the outer loop, walked newest first.
         let sql = pattern == nil
-            ? "SELECT \(entryColumns) FROM logEntry \(whereClause) ORDER BY logEntry.id DESC LIMIT ?"
+            ? "SELECT \(columns) FROM logEntry \(bodies) \(whereClause) ORDER BY logEntry.id DESC LIMIT ?"
             : """
-              SELECT \(entryColumns) FROM logSearch CROSS JOIN logEntry ON logEntry.id = logSearch.rowid
+              SELECT \(columns) FROM logSearch CROSS JOIN logEntry ON logEntry.id = logSearch.rowid \(bodies)
               \(whereClause) ORDER BY logSearch.rowid DESC LIMIT ?
               """
         let decoder = JSONDecoder()
         // A row this version cannot read (written by a newer Kiosk) is left out rather than
         // making the whole debugger list fail.
         return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).compactMap { row in
-            record(from: row, decoder: decoder)
+            guard let record = record(from: row, decoder: decoder) else { return nil }
+            return includingBodies ? withBodies(record, row) : record
         }
     }
 
@@ -91,7 +96,13 @@ extension RequestLog {
             FROM logEntry LEFT JOIN logBody ON logBody.id = logEntry.id
             WHERE logEntry.id = ?
             """), arguments: [id])
-        guard let row, var record = record(from: row, decoder: JSONDecoder()) else { return nil }
+        guard let row, let record = record(from: row, decoder: JSONDecoder()) else { return nil }
+        return withBodies(record, row)
+    }
+
+    /// `record` with the bodies of a row of `entryColumns` followed by the two body columns.
+    private static func withBodies(_ record: RequestRecord, _ row: Row) -> RequestRecord {
+        var record = record
         // A NULL size means no body; a zero-length BLOB may read back as NULL, hence `?? Data()`.
         if let size: Int = row[14] {
             record.requestBody = CapturedBody(data: row[18] ?? Data(), originalSize: size)

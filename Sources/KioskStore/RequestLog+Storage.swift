@@ -48,7 +48,7 @@ extension RequestLog {
                 + (searchText?.utf8.count ?? 0)
             let values: [(any DatabaseValueConvertible)?] = [
                 record.startedAt.timeIntervalSinceReferenceDate, record.source?.rawValue, record.endpoint,
-                record.method, record.url, record.status, record.statusClass ?? 0, record.decision.rawValue,
+                record.method, record.url, record.status, record.statusClass.rawValue, record.decision.rawValue,
                 record.timings.queued, record.timings.connect, record.timings.firstByte, record.timings.download,
                 record.timings.total, record.error,
                 record.requestBody?.originalSize, record.responseBody?.originalSize,

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import GRDB
-import KioskCore
+public import KioskCore
 import Synchronization
 
 // The network debugger's request log: its own SQLite file (`kiosk-log.sqlite`, next to the main
@@ -181,6 +181,22 @@ public final class RequestLog: Sendable {
         guard filter.limit > 0 else { return [] }
         storeWaitingRecords()
         return try read("search the request log") { db in try Self.fetchRecords(matching: filter, db) }
+    }
+
+    /// The records matching `filter` with their bodies, newest first, at most `maximum` (the filter's own
+    /// limit does not apply): what an export needs. One statement reads each page of 500.
+    public func fullRecords(matching filter: RequestFilter, maximum: Int = 100_000) throws -> [RequestRecord] {
+        storeWaitingRecords()
+        var result: [RequestRecord] = []
+        var page = filter
+        while result.count < maximum {
+            page.limit = min(500, maximum - result.count)
+            let batch = try read("export the request log") { db in try Self.fetchRecords(matching: page, includingBodies: true, db) }
+            result += batch
+            guard batch.count == page.limit, let last = batch.last else { break }
+            page.beforeID = last.id
+        }
+        return result
     }
 
     /// The whole record with its bodies, or nil when there is none with this id (or it was evicted).

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import KioskApp
 import KioskCore
-import KioskStore
+import KioskDebugger
 
 /// The network debugger's console under `/debug` and its JSON under `/debug/api`: the request log with
 /// filters and search, and each request in full. Served only to loopback listeners unless a token is
@@ -15,9 +15,9 @@ struct DebugController: Sendable {
         router.get("/debug") { request, _ in
             try await access.check(request)
             let (filter, query) = try Self.filter(request)
-            let records = try log().records(matching: filter)
-            return Pages.response(DebugPages.requests(records, query: query, filter: filter, count: try log().count(),
-                                                      paused: kiosk.breakpoints.paused.count))
+            let records = try withLog().records(matching: filter)
+            return Pages.response(DebugPages.requests(records, query: query, filter: filter, count: try withLog().count(),
+                                                      paused: kiosk.debugger.breakpoints.paused.count))
         }
         router.get("/debug/requests/{id}") { request, context in
             try await access.check(request)
@@ -27,7 +27,7 @@ struct DebugController: Sendable {
         router.get("/debug/api/requests") { request, _ in
             try await access.check(request)
             let (filter, _) = try Self.filter(request)
-            return try JSONResponse.ok(try log().records(matching: filter).map(RequestJSON.init))
+            return try JSONResponse.ok(try withLog().records(matching: filter).map(RequestJSON.init))
         }
         router.get("/debug/api/requests/{id}") { request, context in
             try await access.check(request)
@@ -36,10 +36,9 @@ struct DebugController: Sendable {
         router.get("/debug/har") { request, _ in
             try await access.check(request)
             let (filter, query) = try Self.filter(request)
-            try log().flushQuietly()
             // The whole log (or all that match) unless a limit is asked for.
             let maximum = query["limit"] == nil ? 100_000 : filter.limit
-            let data = try HAR.export(try log().fullRecords(matching: filter, maximum: maximum))
+            let data = try withLog().exportHAR(matching: filter, maximum: maximum).archive
             let name = "kiosk-\(Int(kiosk.now().timeIntervalSince1970)).har"
             return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8",
                                                    .contentDisposition: "attachment; filename=\"\(name)\""],
@@ -47,7 +46,7 @@ struct DebugController: Sendable {
         }
         router.get("/debug/endpoints") { request, _ in
             try await access.check(request)
-            return Pages.response(DebugPages.endpoints(endpoints(), settings: try kiosk.breakpoints.settings()))
+            return Pages.response(DebugPages.endpoints(endpoints(), settings: try kiosk.debugger.breakpoints.settings()))
         }
         router.get("/debug/api/endpoints") { request, _ in
             try await access.check(request)
@@ -55,11 +54,11 @@ struct DebugController: Sendable {
         }
         router.get("/debug/paused") { request, _ in
             try await access.check(request)
-            return Pages.response(DebugPages.paused(kiosk.breakpoints.paused, now: kiosk.now()))
+            return Pages.response(DebugPages.paused(kiosk.debugger.breakpoints.paused, now: kiosk.now()))
         }
         router.get("/debug/api/paused") { request, _ in
             try await access.check(request)
-            return try JSONResponse.ok(kiosk.breakpoints.paused.map(PausedJSON.init))
+            return try JSONResponse.ok(kiosk.debugger.breakpoints.paused.map(PausedJSON.init))
         }
         router.get("/debug/paused/{id}") { request, context in
             try await access.check(request)
@@ -84,13 +83,13 @@ struct DebugController: Sendable {
                 }
                 return mode
             }
-            try kiosk.breakpoints.set(BreakpointSetting(request: try mode("request"), response: try mode("response"),
+            try kiosk.debugger.breakpoints.set(BreakpointSetting(request: try mode("request"), response: try mode("response"),
                                                         error: try mode("error")), for: endpoint)
             return WebController.seeOther("/debug/endpoints#" + endpoint)
         }
         router.get("/debug/mocks") { request, _ in
             try await access.check(request)
-            return Pages.response(DebugPages.mocks(try kiosk.mocks.all()))
+            return Pages.response(DebugPages.mocks(try kiosk.debugger.mocks.all()))
         }
         // One click from a logged response to a rule that answers it from now on.
         router.post("/debug/requests/{id}/mock") { request, context in
@@ -107,7 +106,7 @@ struct DebugController: Sendable {
                 !["content-length", "content-encoding", "transfer-encoding", "connection", "set-cookie",
                   MockingTransport.markerHeader.lowercased()].contains($0.name.lowercased())
             }
-            try kiosk.mocks.add([MockRule(method: record.method, urlPattern: record.url, status: status, headers: headers,
+            try kiosk.debugger.mocks.add([MockRule(method: record.method, urlPattern: record.url, status: status, headers: headers,
                                           body: body.data, origin: "from request #\(record.id)")])
             return WebController.seeOther("/debug/mocks")
         }
@@ -116,11 +115,10 @@ struct DebugController: Sendable {
             _ = try await CSRFProtection.verifiedForm(request)
             let record = try record(try context.parameters.require("id"))
             do {
-                _ = try await kiosk.catalog.replay(record)
+                _ = try await kiosk.debugger.replay(record)
             } catch let error as KioskError where error.isConnectivityFailure || error.isRetryable {
                 // The failed exchange is in the log like any other; the list shows it.
             }
-            try log().flushQuietly()
             return WebController.seeOther("/debug")
         }
         router.post("/debug/mocks/{id}/{action}") { request, context in
@@ -129,9 +127,9 @@ struct DebugController: Sendable {
             guard let id = Int(try context.parameters.require("id")) else { throw WebError.badRequest("A rule id is a whole number.") }
             do {
                 switch try context.parameters.require("action") {
-                case "enable": try kiosk.mocks.setEnabled(true, id: id)
-                case "disable": try kiosk.mocks.setEnabled(false, id: id)
-                case "delete": try kiosk.mocks.remove(id: id)
+                case "enable": try kiosk.debugger.mocks.setEnabled(true, id: id)
+                case "disable": try kiosk.debugger.mocks.setEnabled(false, id: id)
+                case "delete": try kiosk.debugger.mocks.remove(id: id)
                 default: throw WebError.notFound("There is no such action on a mock rule.")
                 }
             } catch KioskError.notFound {
@@ -147,7 +145,7 @@ struct DebugController: Sendable {
 
     private func paused(_ rawID: String) throws -> PausedExchange {
         guard let id = Int(rawID), id > 0 else { throw WebError.badRequest("A paused request's id is a positive whole number.") }
-        guard let exchange = kiosk.breakpoints.paused(id: id) else {
+        guard let exchange = kiosk.debugger.breakpoints.paused(id: id) else {
             throw WebError.notFound("Request \(id) is not paused any more: it was decided or its timeout continued it.")
         }
         return exchange
@@ -172,7 +170,7 @@ struct DebugController: Sendable {
                                                                     draft: form["body"]), status: .unprocessableContent)
                 }
                 do {
-                    try kiosk.catalog.validateEdit(endpoint: exchange.endpoint, url: URL(string: exchange.url) ?? URL(string: "http://invalid/")!,
+                    try kiosk.debugger.validateEdit(endpoint: exchange.endpoint, url: URL(string: exchange.url) ?? URL(string: "http://invalid/")!,
                                                    status: status, body: body)
                 } catch let error as KioskError {
                     return Pages.response(DebugPages.pausedExchange(exchange, error: error.description, draft: form["body"]),
@@ -183,7 +181,7 @@ struct DebugController: Sendable {
         default:
             throw WebError.badRequest("The action must be continue, abort or edit.")
         }
-        guard kiosk.breakpoints.decide(exchange.id, decision) else {
+        guard kiosk.debugger.breakpoints.decide(exchange.id, decision) else {
             throw WebError.notFound("Request \(exchange.id) is not paused any more: its timeout continued it.")
         }
         return WebController.seeOther("/debug/paused")
@@ -199,30 +197,20 @@ struct DebugController: Sendable {
         }
     }
 
-    /// Every endpoint of every configured source, then the image fetches.
-    private func endpoints() -> [EndpointDescription] {
-        let sources = kiosk.catalog.sources.values
-        let hosts = sources.flatMap(\.origins).map(\.description) + sources.flatMap(\.imageHosts)
-        return SourceID.allCases.compactMap { kiosk.catalog.sources[$0] }.flatMap(\.endpoints) + [
-            EndpointDescription(name: "image", source: nil, host: Set(hosts).sorted().joined(separator: ", "), template: "{the picture's URL}",
-                                contentType: "image/png, image/jpeg, image/gif, image/webp", responseModel: "raster image bytes",
-                                cachePolicy: "memory cache, then a 200 MB disk cache (LRU); ETag revalidated; else 7 days",
-                                headers: ["Accept: image/*"]),
-        ]
-    }
+    private func endpoints() -> [EndpointDescription] { kiosk.debugger.endpoints }
 
-    private func log() throws -> RequestLog {
-        guard let log = kiosk.requestLog else {
+    /// The debugger, when it has a request log to read; else a 404 page saying capture is off.
+    private func withLog() throws -> Debugger {
+        guard kiosk.debugger.hasRequestLog else {
             throw WebError(status: .notFound, title: "Capture is off",
                            message: "The request log is disabled in the configuration (\"capture\": false).", retryPath: nil)
         }
-        return log
+        return kiosk.debugger
     }
 
     private func record(_ rawID: String) throws -> RequestRecord {
         guard let id = Int64(rawID), id > 0 else { throw WebError.badRequest("A request id is a positive whole number.") }
-        try log().flushQuietly()
-        guard let record = try log().record(id: id) else {
+        guard let record = try withLog().record(id: id) else {
             throw WebError.notFound("There is no request \(id) in the log; it may have been evicted.")
         }
         return record
@@ -246,7 +234,7 @@ struct DebugController: Sendable {
             filter.source = source
         }
         if let raw = query["status"], !raw.isEmpty {
-            guard let statusClass = statusClasses[raw] else { throw WebError.badRequest("The status must be 2xx, 3xx, 4xx, 5xx or error.") }
+            guard let statusClass = StatusClass(raw) else { throw WebError.badRequest("The status must be 2xx, 3xx, 4xx, 5xx or error.") }
             filter.statusClass = statusClass
         }
         if let raw = query["method"], !raw.isEmpty {
@@ -276,14 +264,7 @@ struct DebugController: Sendable {
         return (filter, query)
     }
 
-    static let statusClasses: [String: Int] = ["2xx": 2, "3xx": 3, "4xx": 4, "5xx": 5, "error": 0]
-}
-
-extension RequestLog {
-    /// Writes queued records so a page shows the request that was just made; a failure only means the
-    /// newest records show a moment later.
-    func flushQuietly() throws { try? flush() }
-}
+    }
 
 /// Who may use the debugger. It shows every request Kiosk makes (redacted, but still a view into the
 /// user's reading), so by default only a loopback listener serves it; with a token configured, any

@@ -1,6 +1,7 @@
 import Foundation
 import KioskApp
 import KioskCore
+import KioskDebugger
 
 /// The network debugger's HTML: the request list and one request in full. A developer tool, so it is
 /// in English only; like every page it is built with `HTML`, so captured URLs, headers and bodies —

@@ -1,6 +1,7 @@
-import Hummingbird
-import KioskApp
-import KioskNetwork
+import KioskCore
+public import Hummingbird
+public import KioskApp
+
 import Logging
 
 // The entirety of KioskWeb's public API: a configuration and the application builder.

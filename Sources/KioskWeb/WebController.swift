@@ -1,8 +1,9 @@
+import KioskNetwork
 import Foundation
 import Hummingbird
 import KioskApp
 import KioskCore
-import KioskNetwork
+
 
 /// The route handlers: each reads and checks its input, asks Kiosk, and renders HTML or JSON.
 struct WebController: Sendable {
@@ -25,7 +26,7 @@ struct WebController: Sendable {
         router.get("/static/app.js") { request, _ in
             Self.staticFile(request, body: Script.js, etag: Script.etag, contentType: "text/javascript; charset=utf-8")
         }
-        router.get("/api/connectivity") { _, _ in try JSONResponse.ok(ConnectivityJSON(await kiosk.connectivity.status)) }
+        router.get("/api/connectivity") { _, _ in try JSONResponse.ok(ConnectivityJSON(await kiosk.connectivityStatus())) }
         // A constant segment, so it is never read as a catalog named "openapi.json".
         router.get("/api/openapi.json") { _, _ in try OpenAPIDocument.response() }
         // "/language" is a constant segment, so GET /language is a 404 rather than a catalog lookup.
@@ -142,14 +143,14 @@ struct WebController: Sendable {
                                                         policy: policy)
             if api { return try JSONResponse.ok(SearchJSON(result)) }
             return Pages.response(Pages.search(parameters, result: result, filterValues: source.filterValues,
-                                               favorites: try kiosk.database.favoriteIDs(source: id)))
+                                               favorites: try kiosk.catalog.favoriteIDs(source: id)))
         }
         // Checked before any I/O so a bad filter is a 400 even when offline.
         _ = try kiosk.catalog.normalize(parameters.request)
         // A settled page is served from the page cache while the store has not changed. The change token
         // is read before the data, so a page is never kept under a token newer than what it shows.
         let cacheKey = api || parameters.refresh || request.headers[Self.waitHeader] != nil ? nil
-            : PageCache.key(path: CurrentRequest.path, language: .current, changeToken: try kiosk.database.changeToken())
+            : PageCache.key(path: CurrentRequest.path, language: .current, changeToken: try kiosk.catalog.changeToken())
         if let cacheKey, await !kiosk.connectivity.status.isOffline,
            let cached = pages.page(key: cacheKey, token: CSRFProtection.currentToken, now: kiosk.now(), language: .current) {
             kiosk.catalog.recordFreshAnswer(parameters.request)
@@ -171,9 +172,9 @@ struct WebController: Sendable {
             throw WebError.notFound("There is no page \(parameters.page) of \(id.displayName); it has \(total).")
         }
         if api {
-            return try JSONResponse.ok(PageJSON(update, favorites: try kiosk.database.favoriteIDs(source: id)))
+            return try JSONResponse.ok(PageJSON(update, favorites: try kiosk.catalog.favoriteIDs(source: id)))
         }
-        let favorites = try kiosk.database.favoriteIDs(source: id)
+        let favorites = try kiosk.catalog.favoriteIDs(source: id)
         let html = pages.render(key: cacheKey, update: update, token: CSRFProtection.currentToken, language: .current) {
             Pages.list(parameters, update: update, filterValues: source.filterValues, favorites: favorites)
         }
@@ -184,7 +185,7 @@ struct WebController: Sendable {
     /// rather than a revalidation that can only fail (slowly, when the network times out). Nil when
     /// online or when nothing is stored.
     private func storedWhileOffline(_ request: PageRequest) async throws -> CatalogUpdate? {
-        guard case .offline(_, let origin) = await kiosk.connectivity.status else { return nil }
+        guard case .offline(_, let origin) = await kiosk.connectivityStatus() else { return nil }
         do {
             var update = try await kiosk.catalog.page(request, policy: .offline)
             update.error = .offline(host: origin.host ?? "the upstream")

@@ -12,9 +12,7 @@ import KioskStore
 let arguments = Set(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
+func seconds(_ duration: Duration) -> Double { duration.seconds }
 
 func percentile(_ values: [Double], _ p: Double) -> Double {
     guard !values.isEmpty else { return .nan }

@@ -1,8 +1,8 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import KioskApp
 import KioskCore
-import KioskSources
+public import KioskDebugger
 
 /// `kiosk breakpoint`: the debugger's switches per endpoint. Requests pause only in `kiosk serve`, whose
 /// console (/debug/paused) decides them; other commands ignore the switches.
@@ -11,25 +11,15 @@ struct BreakpointCommand: AsyncParsableCommand {
         commandName: "breakpoint", abstract: "Pause an endpoint's requests, responses or errors in kiosk serve's debugger.",
         subcommands: [List.self, Set.self])
 
-    /// Every endpoint name Kiosk calls: the sources' and "image".
-    static func endpointNames(_ configuration: KioskConfiguration) -> [String] {
-        let sources = Sources.make(configuration.sources)
-        return SourceID.allCases.compactMap { sources[$0] }.flatMap(\.endpoints).map(\.name) + ["image"]
-    }
-
-    static func open(_ global: GlobalOptions) throws -> (Breakpoints, [String]) {
-        let configuration = try Runtime.configuration(global)
-        return (Breakpoints(fileURL: configuration.breakpointsURL, redactor: configuration.redactor), endpointNames(configuration))
-    }
-
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every endpoint and its three switches.")
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
             try await reportingErrors {
-                let (breakpoints, names) = try BreakpointCommand.open(global)
-                let settings = try breakpoints.settings()
+                let (settings, names) = try await Runtime.offline(global) { kiosk in
+                    (try kiosk.debugger.breakpoints.settings(), kiosk.debugger.endpoints.map(\.name))
+                }
                 Output.human(Output.table(["ENDPOINT", "REQUEST", "RESPONSE", "ERROR"], names.map { name in
                     let setting = settings[name] ?? BreakpointSetting()
                     return [name, setting.request.rawValue, setting.response.rawValue, setting.error.rawValue]
@@ -54,15 +44,18 @@ struct BreakpointCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let (breakpoints, names) = try BreakpointCommand.open(global)
-                guard names.contains(endpoint) else {
-                    throw KioskError.invalidRequest("There is no endpoint named \(endpoint); known: \(names.joined(separator: ", ")).")
+                let setting = try await Runtime.offline(global) { kiosk in
+                    let names = kiosk.debugger.endpoints.map(\.name)
+                    guard names.contains(endpoint) else {
+                        throw KioskError.invalidRequest("There is no endpoint named \(endpoint); known: \(names.joined(separator: ", ")).")
+                    }
+                    var setting = kiosk.debugger.breakpoints.setting(for: endpoint)
+                    if let request { setting.request = request }
+                    if let response { setting.response = response }
+                    if let error { setting.error = error }
+                    try kiosk.debugger.breakpoints.set(setting, for: endpoint)
+                    return setting
                 }
-                var setting = breakpoints.setting(for: endpoint)
-                if let request { setting.request = request }
-                if let response { setting.response = response }
-                if let error { setting.error = error }
-                try breakpoints.set(setting, for: endpoint)
                 Output.human("\(endpoint): request \(setting.request.rawValue), response \(setting.response.rawValue), error \(setting.error.rawValue)")
             }
         }

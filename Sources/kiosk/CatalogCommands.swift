@@ -37,11 +37,11 @@ struct ListCommand: AsyncParsableCommand {
                 let catalog = runtime.kiosk.catalog
                 _ = try catalog.normalize(request)
                 let update = try await catalog.page(request, policy: policy)
-                let favorites = try catalog.database.favoriteIDs(source: source)
+                let favorites = try catalog.favoriteIDs(source: source)
                 if json {
                     print(try Output.json(PageJSON(update, favorites: favorites)))
                 } else {
-                    Output.human(Render.page(update, favorites: favorites))
+                    Output.human(Render.page(update, of: try catalog.source(source), favorites: favorites))
                 }
             }
         }

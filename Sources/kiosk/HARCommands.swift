@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import KioskApp
 import KioskCore
-import KioskStore
+import KioskDebugger
 
 /// `kiosk har`: the request log as an HTTP Archive.
 struct HARCommand: AsyncParsableCommand {
@@ -31,7 +31,7 @@ struct HARCommand: AsyncParsableCommand {
                 } catch let error as HAR.ImportError {
                     throw KioskError.invalidRequest("\(name): \(error.message) Nothing was imported.")
                 }
-                let added = try MockCommand.open(global).add(rules)
+                let added = try await Runtime.offline(global) { try $0.debugger.mocks.add(rules) }
                 Output.human("Imported \(added.count) mock rule\(added.count == 1 ? "" : "s") from \(name); `kiosk mock list` shows them.")
             }
         }
@@ -52,7 +52,7 @@ struct HARCommand: AsyncParsableCommand {
             guard !file.isEmpty else { throw ValidationError("Give a file name to write the archive to.") }
             try refuseEmpty(["--search": search])
             guard limit >= 1 else { throw ValidationError("--limit must be 1 or more.") }
-            if let status, LogCommand.statusClass(status) == nil {
+            if let status, StatusClass(status) == nil {
                 throw ValidationError("--status must be 2xx, 3xx, 4xx, 5xx or error (got \(status)).")
             }
             if let decision, CacheDecision(rawValue: decision) == nil {
@@ -62,11 +62,9 @@ struct HARCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let log = try LogCommand.open(global)
-                let filter = RequestFilter(text: search, source: source, statusClass: status.flatMap(LogCommand.statusClass),
+                let filter = RequestFilter(text: search, source: source, statusClass: status.flatMap(StatusClass.init),
                                            decision: decision.flatMap(CacheDecision.init(rawValue:)))
-                let records = try log.fullRecords(matching: filter, maximum: limit)
-                let data = try HAR.export(records)
+                let (data, count) = try await Runtime.offline(global) { try $0.debugger.exportHAR(matching: filter, maximum: limit) }
                 if file == "-" {
                     FileHandle.standardOutput.write(data)
                     return
@@ -77,7 +75,7 @@ struct HARCommand: AsyncParsableCommand {
                 } catch {
                     throw KioskError.storage("cannot write \(file): \((error as NSError).localizedDescription)")
                 }
-                printError("Wrote \(records.count) request\(records.count == 1 ? "" : "s") to \(file).")
+                printError("Wrote \(count) request\(count == 1 ? "" : "s") to \(file).")
             }
         }
     }

@@ -1,7 +1,7 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import KioskApp
-import KioskCore
+public import KioskCore
 
 /// `kiosk`: read four content APIs from the terminal, offline-first.
 @main

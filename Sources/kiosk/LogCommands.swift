@@ -2,21 +2,13 @@ import ArgumentParser
 import Foundation
 import KioskApp
 import KioskCore
-import KioskStore
+import KioskDebugger
 
 /// `kiosk log`: the network debugger's request log, read without starting any upstream.
 struct LogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log", abstract: "The request log: every upstream exchange and cache decision, redacted.",
         subcommands: [List.self, Show.self, Clear.self], defaultSubcommand: List.self)
-
-    /// Opens the log of the configuration these options select (demo or real data).
-    static func open(_ global: GlobalOptions) throws -> RequestLog {
-        let configuration = try Runtime.configuration(global)
-        return try RequestLog.open(at: configuration.requestLogURL.path,
-                                   configuration: .init(maxBytes: configuration.capture.logMaxBytes,
-                                                        maxAge: configuration.capture.logMaxAge))
-    }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "Recent requests, newest first.")
@@ -34,7 +26,7 @@ struct LogCommand: AsyncParsableCommand {
         func validate() throws {
             try refuseEmpty(["--search": search, "--method": method])
             guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 10000.") }
-            if let status, LogCommand.statusClass(status) == nil {
+            if let status, StatusClass(status) == nil {
                 throw ValidationError("--status must be 2xx, 3xx, 4xx, 5xx or error (got \(status)).")
             }
             if let decision, CacheDecision(rawValue: decision) == nil {
@@ -45,11 +37,10 @@ struct LogCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let log = try LogCommand.open(global)
-                let filter = RequestFilter(text: search, source: source, statusClass: status.flatMap(LogCommand.statusClass),
+                let filter = RequestFilter(text: search, source: source, statusClass: status.flatMap(StatusClass.init),
                                            method: method?.uppercased(), decision: decision.flatMap(CacheDecision.init(rawValue:)),
                                            minimumDuration: minMs.map { $0 / 1000 }, limit: limit)
-                let records = try log.records(matching: filter)
+                let records = try await Runtime.offline(global) { try $0.debugger.records(matching: filter) }
                 if json {
                     print(try Output.json(records.map(RequestJSON.init)))
                     return
@@ -72,8 +63,8 @@ struct LogCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let log = try LogCommand.open(global)
-                guard let record = try log.record(id: id) else {
+                let found = try await Runtime.offline(global) { try $0.debugger.record(id: id) }
+                guard let record = found else {
                     throw KioskError.notFound("request \(id) in the log (it may have been evicted)")
                 }
                 if curl {
@@ -95,23 +86,9 @@ struct LogCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let log = try LogCommand.open(global)
-                let count = try log.count()
-                try log.clear()
+                let count = try await Runtime.offline(global) { try $0.debugger.clear() }
                 Output.human("Cleared \(count) request\(count == 1 ? "" : "s").")
             }
-        }
-    }
-
-    /// "2xx" -> 2, "error" -> 0.
-    static func statusClass(_ text: String) -> Int? {
-        switch text.lowercased() {
-        case "error", "none", "0": 0
-        case "2xx", "2": 2
-        case "3xx", "3": 3
-        case "4xx", "4": 4
-        case "5xx", "5": 5
-        default: nil
         }
     }
 

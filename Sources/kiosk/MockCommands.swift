@@ -2,18 +2,13 @@ import ArgumentParser
 import Foundation
 import KioskApp
 import KioskCore
+import KioskDebugger
 
 /// `kiosk mock`: the network debugger's "map local" rules.
 struct MockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock", abstract: "Answer matching requests with a fixed response, without the upstream.",
         subcommands: [List.self, Add.self, Remove.self, Enable.self, Disable.self])
-
-    /// The rules of the configuration these options select (demo or real data).
-    static func open(_ global: GlobalOptions) throws -> MockRules {
-        let configuration = try Runtime.configuration(global)
-        return MockRules(fileURL: configuration.mockRulesURL, redactor: configuration.redactor)
-    }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The rules, in the order they are tried.")
@@ -22,7 +17,7 @@ struct MockCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let rules = try MockCommand.open(global).all()
+                let rules = try await Runtime.offline(global) { try $0.debugger.mocks.all() }
                 if json {
                     print(try Output.json(rules.map(MockJSON.init)))
                 } else if rules.isEmpty {
@@ -73,7 +68,7 @@ struct MockCommand: AsyncParsableCommand {
                                                      value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
                 }
                 let rule = MockRule(method: method, urlPattern: url, status: status, headers: fields, body: data)
-                let added = try MockCommand.open(global).add([rule])
+                let added = try await Runtime.offline(global) { try $0.debugger.mocks.add([rule]) }
                 Output.human("Added mock rule \(added[0].id): \(rule.method) \(rule.urlPattern) -> \(rule.status)")
             }
         }
@@ -86,7 +81,7 @@ struct MockCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try MockCommand.open(global).remove(id: id)
+                try await Runtime.offline(global) { try $0.debugger.mocks.remove(id: id) }
                 Output.human("Removed mock rule \(id).")
             }
         }
@@ -111,7 +106,7 @@ struct MockCommand: AsyncParsableCommand {
     /// `mock enable` and `mock disable`.
     static func setEnabled(_ enabled: Bool, id: Int, _ global: GlobalOptions) async throws {
         try await reportingErrors {
-            try open(global).setEnabled(enabled, id: id)
+            try await Runtime.offline(global) { try $0.debugger.mocks.setEnabled(enabled, id: id) }
             Output.human("Mock rule \(id) is \(enabled ? "on" : "off").")
         }
     }

@@ -1,11 +1,10 @@
 import Foundation
 import KioskApp
 import KioskCore
-import KioskStore
 
 /// Human-readable renderings of pages, items and search results.
 enum Render {
-    static func page(_ update: CatalogUpdate, favorites: Set<String>) -> String {
+    static func page(_ update: CatalogUpdate, of catalog: any CatalogSource, favorites: Set<String>) -> String {
         let page = update.page
         let source = page.request.source
         var header = "\(source.displayName)"
@@ -23,7 +22,7 @@ enum Render {
         if page.items.isEmpty {
             lines.append("No items.")
         } else {
-            let firstIndex = (page.request.page - 1) * (source == .nyt || source == .dogs ? 0 : 20)
+            let firstIndex = catalog.firstIndex(of: page.request)
             let rows = page.items.enumerated().map { index, item in
                 [String(firstIndex + index + 1), item.itemID, (favorites.contains(item.itemID) ? "★ " : "") + item.title,
                  item.subtitle]

@@ -19,25 +19,12 @@ struct Runtime {
             // depends on which process or port served it (another `kiosk` may hold the port right now).
             let upstream = DemoUpstream(configuration: DemoUpstreamConfiguration(publicBaseURL: DemoUpstream.canonicalBaseURL))
             try await upstream.start()
-            if let canonical = Origin(DemoUpstream.canonicalBaseURL), let listener = Origin(await upstream.baseURL) {
-                configuration.transport.connectOverrides[canonical] = listener
-            }
             let keys = await upstream.keys
-            if !configuration.explicitlyConfigured.contains(.nyt) {
-                configuration.sources.nytBaseURL = await upstream.nytBaseURL
-                configuration.sources.nytAPIKey = keys.nyt
-            }
-            if !configuration.explicitlyConfigured.contains(.marvel) {
-                configuration.sources.marvelBaseURL = await upstream.marvelBaseURL
-                configuration.sources.marvelPublicKey = keys.marvelPublic
-                configuration.sources.marvelPrivateKey = keys.marvelPrivate
-            }
-            if !configuration.explicitlyConfigured.contains(.rickandmorty) {
-                configuration.sources.rickAndMortyBaseURL = await upstream.rickAndMortyBaseURL
-            }
-            if !configuration.explicitlyConfigured.contains(.dogs) {
-                configuration.sources.dogsURL = await upstream.dogsURL
-            }
+            let endpoints = KioskConfiguration.UpstreamEndpoints(
+                nytBaseURL: await upstream.nytBaseURL, nytAPIKey: keys.nyt, marvelBaseURL: await upstream.marvelBaseURL,
+                marvelPublicKey: keys.marvelPublic, marvelPrivateKey: keys.marvelPrivate,
+                rickAndMortyBaseURL: await upstream.rickAndMortyBaseURL, dogsURL: await upstream.dogsURL)
+            configuration.use(endpoints, connecting: Origin(DemoUpstream.canonicalBaseURL), to: Origin(await upstream.baseURL))
             demo = upstream
         }
         do {
@@ -46,6 +33,20 @@ struct Runtime {
             return Runtime(kiosk: kiosk, demo: demo)
         } catch {
             await demo?.stop()
+            throw error
+        }
+    }
+
+    /// Runs `body` with Kiosk on the data of these options, without starting any upstream: for commands
+    /// that only read or edit what is stored (favorites, stats, the request log, mock rules, breakpoints).
+    static func offline<T>(_ options: GlobalOptions, _ body: (Kiosk) async throws -> T) async throws -> T {
+        let kiosk = try Kiosk(configuration: configuration(options))
+        do {
+            let value = try await body(kiosk)
+            await kiosk.shutdown()
+            return value
+        } catch {
+            await kiosk.shutdown()
             throw error
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import KioskApp
 import KioskCore
+import KioskDemoUpstream
 import KioskWeb
 
 struct ServeCommand: AsyncParsableCommand {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import KioskApp
 import KioskCore
-import KioskStore
 
 struct DogsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -95,7 +94,7 @@ struct FavoriteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 try await Runtime.run(global) { runtime in
-                    guard try runtime.kiosk.catalog.database.favoriteIDs(source: source).contains(id) else {
+                    guard try runtime.kiosk.catalog.favoriteIDs(source: source).contains(id) else {
                         throw KioskError.notFound("\(source.rawValue) item \(id) is not a favorite")
                     }
                     try runtime.kiosk.catalog.setFavorite(false, source: source, itemID: id)
@@ -112,10 +111,8 @@ struct FavoriteCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let configuration = try Runtime.configuration(global)
                 // Favorites come from the store alone: no upstream needed.
-                let database = try AppDatabase.open(at: configuration.databaseURL.path)
-                let items = try database.favorites()
+                let items = try await Runtime.offline(global) { try $0.catalog.favorites() }
                 if json {
                     print(try Output.json(items))
                 } else if items.isEmpty {
@@ -141,8 +138,7 @@ struct CacheCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let configuration = try Runtime.configuration(global)
-                let database = try AppDatabase.open(at: configuration.databaseURL.path)
-                let stats = try database.stats()
+                let stats = try await Runtime.offline(global) { try $0.catalog.stats() }
                 if json {
                     print(try Output.json(stats))
                 } else {

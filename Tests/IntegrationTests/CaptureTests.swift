@@ -64,7 +64,7 @@ struct CaptureTests {
             #expect(decisions.filter { $0 == .staleWhileRevalidate }.count == 2)
             #expect(decisions.last == .offline)
             // And the failed exchange is logged with its error and no status
-            let failed = try log.records(matching: RequestFilter(source: .dogs, statusClass: 0, limit: 5))
+            let failed = try log.records(matching: RequestFilter(source: .dogs, statusClass: .error, limit: 5))
             #expect(failed.contains { $0.decision == .network && $0.error != nil })
         }
     }

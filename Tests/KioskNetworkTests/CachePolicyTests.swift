@@ -50,7 +50,6 @@ struct CachePolicyTests {
         #expect(control.maxAge == 30)
         #expect(control.staleWhileRevalidate == 60)
         #expect(control.mustRevalidate)
-        #expect(control.staleIfError == 0)
         #expect(CacheControl("max-age=abc").maxAge == nil)
     }
 }

@@ -142,11 +142,11 @@ struct RequestLogTests {
 
         // Then each criterion selects what it says, newest first
         #expect(try Self.urls(log, RequestFilter(source: .nyt)) == ["https://nyt.test/missing", "https://nyt.test/ok"])
-        #expect(try Self.urls(log, RequestFilter(statusClass: 2)) == ["https://rm.test/post", "https://nyt.test/ok"])
-        #expect(try Self.urls(log, RequestFilter(statusClass: 3)) == ["https://img.test/cat.png"])
-        #expect(try Self.urls(log, RequestFilter(statusClass: 4)) == ["https://nyt.test/missing"])
-        #expect(try Self.urls(log, RequestFilter(statusClass: 5)) == ["https://rm.test/down"])
-        #expect(try Self.urls(log, RequestFilter(statusClass: 0)) == ["https://rm.test/offline"])
+        #expect(try Self.urls(log, RequestFilter(statusClass: .success)) == ["https://rm.test/post", "https://nyt.test/ok"])
+        #expect(try Self.urls(log, RequestFilter(statusClass: .redirection)) == ["https://img.test/cat.png"])
+        #expect(try Self.urls(log, RequestFilter(statusClass: .clientError)) == ["https://nyt.test/missing"])
+        #expect(try Self.urls(log, RequestFilter(statusClass: .serverError)) == ["https://rm.test/down"])
+        #expect(try Self.urls(log, RequestFilter(statusClass: .error)) == ["https://rm.test/offline"])
         #expect(try Self.urls(log, RequestFilter(method: "POST")) == ["https://rm.test/post"])
         #expect(try Self.urls(log, RequestFilter(method: "post")) == ["https://rm.test/post"], "methods ignore case")
         #expect(try Self.urls(log, RequestFilter(decision: .revalidated)) == ["https://img.test/cat.png"])
@@ -155,11 +155,11 @@ struct RequestLogTests {
         #expect(try log.records(matching: RequestFilter(method: "GET")).count == 5)
 
         // And criteria combine, with and without text
-        #expect(try Self.urls(log, RequestFilter(source: .rickandmorty, statusClass: 5)) == ["https://rm.test/down"])
+        #expect(try Self.urls(log, RequestFilter(source: .rickandmorty, statusClass: .serverError)) == ["https://rm.test/down"])
         #expect(try Self.urls(log, RequestFilter(source: .rickandmorty, minimumDuration: 1, limit: 1)) == ["https://rm.test/offline"])
         #expect(try Self.urls(log, RequestFilter(text: "rm", source: .rickandmorty, method: "GET", decision: .staleOnError))
             == ["https://rm.test/down"])
-        #expect(try Self.urls(log, RequestFilter(text: "nyt", statusClass: 2)) == ["https://nyt.test/ok"])
+        #expect(try Self.urls(log, RequestFilter(text: "nyt", statusClass: .success)) == ["https://nyt.test/ok"])
         #expect(try Self.urls(log, RequestFilter(text: "nyt", source: .rickandmorty)).isEmpty)
     }
 
@@ -229,7 +229,7 @@ struct RequestLogTests {
 
         // When the input is used as a search, alone and with other filters and a page cursor
         let results = try log.records(matching: RequestFilter(text: text))
-        _ = try log.records(matching: RequestFilter(text: text, source: .nyt, statusClass: 0, method: "GET",
+        _ = try log.records(matching: RequestFilter(text: text, source: .nyt, statusClass: .error, method: "GET",
                                                     decision: .mocked, minimumDuration: 1, beforeID: 5, limit: 3))
 
         // Then nothing throws, and the table is still there

@@ -1,3 +1,4 @@
+import KioskCore
 import Foundation
 
 /// The shared pool of New York Times articles and the rankings the most-popular lists draw from it.
@@ -94,7 +95,7 @@ struct NYTCatalog: Sendable {
                 )
             }
 
-            let uuid = Hashing.hex((0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+            let uuid = Hex.encode((0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })
             let uuidText = [uuid.prefix(8), uuid.dropFirst(8).prefix(4), uuid.dropFirst(12).prefix(4),
                             uuid.dropFirst(16).prefix(4), uuid.dropFirst(20)].joined(separator: "-")
             let uri = "nyt://\(index % 11 == 4 ? "interactive" : "article")/\(uuidText)"

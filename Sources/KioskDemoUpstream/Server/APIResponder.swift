@@ -184,12 +184,12 @@ struct APIResponder: HTTPResponder {
     }
 
     private static func index(base: String) -> Reply {
-        .json(.ok, JSONValue.object([
+        .json(.ok, OrderedJSON.object([
             ("nyt", .string("\(base)/svc/mostpopular/v2")),
             ("marvel", .string("\(base)/v1/public")),
             ("rickandmorty", .string("\(base)/api")),
             ("dogs", .string("\(base)/dogs.json")),
-        ]).bytes, cacheControl: Reply.Lifetime.dogs)
+        ]).compactBytes, cacheControl: Reply.Lifetime.dogs)
     }
 }
 

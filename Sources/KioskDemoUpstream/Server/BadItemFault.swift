@@ -1,3 +1,5 @@
+import Foundation
+import KioskCore
 import Hummingbird
 
 /// The "bad item" fault: a list response that is valid JSON but whose second item has lost its name
@@ -13,14 +15,14 @@ enum BadItemFault {
 
     /// Where a list document keeps its items and which member names an item.
     struct ListShape: Sendable {
-        var itemsPath: [JSONValue.PathStep]
+        var itemsPath: [OrderedJSON.PathStep]
         var nameField: String
         /// Part of the cache key: one document could in principle be served by two shapes.
         var label: String
         /// Marvel's envelope: the ETag is the hash of `data` alone and is repeated in the body's `etag` member.
         var isMarvelEnvelope = false
 
-        var namePath: [JSONValue.PathStep] { itemsPath + [.index(BadItemFault.itemIndex), .key(nameField)] }
+        var namePath: [OrderedJSON.PathStep] { itemsPath + [.index(BadItemFault.itemIndex), .key(nameField)] }
     }
 
     /// The list shape of a route's response, or nil for routes and paths that do not answer lists
@@ -55,7 +57,7 @@ enum BadItemFault {
 
     private static func altered(_ reply: Reply, shape: ListShape) -> Reply? {
         let bytes = Array(reply.body.readableBytesView)
-        guard let document = JSONValue.parse(bytes),
+        guard let document = try? OrderedJSON.parse(Data(bytes)),
               var changed = document.replacing(at: shape.namePath, with: .null) else { return nil }
         var entityTag: String? = nil
         if shape.isMarvelEnvelope {
@@ -64,14 +66,12 @@ enum BadItemFault {
             guard case .object(var members) = changed,
                   let dataIndex = members.firstIndex(where: { $0.0 == "data" }),
                   let etagIndex = members.firstIndex(where: { $0.0 == "etag" }) else { return nil }
-            let data = members[dataIndex].1.bytes
-            let tag = Hashing.entityTag(data)
-            members[dataIndex].1 = .raw(data)
+            let tag = Hashing.entityTag(members[dataIndex].1.compactBytes)
             members[etagIndex].1 = .string(tag)
             changed = .object(members)
             entityTag = tag
         }
-        var result = Reply.json(reply.status, changed.bytes, cacheControl: reply.cacheControl, etag: entityTag)
+        var result = Reply.json(reply.status, changed.compactBytes, cacheControl: reply.cacheControl, etag: entityTag)
         result.retryAfterSeconds = reply.retryAfterSeconds
         return result
     }

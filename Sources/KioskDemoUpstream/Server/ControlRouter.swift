@@ -18,11 +18,11 @@ enum ControlRouter {
         let router = Router()
         router.get("/health") { _, _ -> Response in
             let state = upstream.core.state
-            return json(.ok, JSONValue.object([
+            return json(.ok, OrderedJSON.object([
                 ("status", .string("ok")),
                 ("apiListening", .bool(state.apiListening)),
                 ("baseURL", .string(state.baseURL.absoluteString)),
-            ]).bytes)
+            ]).compactBytes)
         }
         router.get("/faults") { _, _ -> Response in
             try faultsResponse(upstream.core.state.faults)
@@ -58,18 +58,18 @@ enum ControlRouter {
         }
         router.get("/stats") { _, _ -> Response in
             let (byRequest, byPath) = upstream.core.state.statistics()
-            func counts(_ values: [String: Int]) -> JSONValue {
+            func counts(_ values: [String: Int]) -> OrderedJSON {
                 .object(values.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })
             }
-            return json(.ok, JSONValue.object([
+            return json(.ok, OrderedJSON.object([
                 ("total", .int(byRequest.values.reduce(0, +))),
                 ("byPath", counts(byPath)),
                 ("byRequest", counts(byRequest)),
-            ]).bytes)
+            ]).compactBytes)
         }
         router.delete("/stats") { _, _ -> Response in
             upstream.core.state.resetRequestCounts()
-            return json(.ok, JSONValue.object([("total", .int(0))]).bytes)
+            return json(.ok, OrderedJSON.object([("total", .int(0))]).compactBytes)
         }
         return router
     }
@@ -81,7 +81,7 @@ enum ControlRouter {
     }
 
     private static func problem(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        json(status, JSONValue.object([("error", .string(message))]).bytes)
+        json(status, OrderedJSON.object([("error", .string(message))]).compactBytes)
     }
 
     private static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> Response {

@@ -1,3 +1,4 @@
+import KioskCore
 /// The JSON documents of each API, shaped like the real ones (key order included).
 ///
 /// Catalog records hold paths; `base` (`http://127.0.0.1:PORT`) makes them absolute here, because
@@ -12,24 +13,24 @@ enum Documents {
         case "shared": "share_count"
         default: "views"
         }
-        let results: [JSONValue] = ranking.map { entry in
+        let results: [OrderedJSON] = ranking.map { entry in
             guard case .object(var members) = nytArticle(entry.article, base: base) else { return .null }
             members.append((countKey, .int(entry.count)))
             return .object(members)
         }
-        return JSONValue.object([
+        return OrderedJSON.object([
             ("status", .string("OK")),
             ("copyright", .string(NYTCatalog.copyright)),
             ("num_results", .int(results.count)),
             ("results", .array(results)),
-        ]).bytes
+        ]).compactBytes
     }
 
-    static func nytArticle(_ article: NYTArticle, base: String) -> JSONValue {
-        func facet(_ values: [String]) -> JSONValue {
+    static func nytArticle(_ article: NYTArticle, base: String) -> OrderedJSON {
+        func facet(_ values: [String]) -> OrderedJSON {
             values.isEmpty && article.emptyFacetsAsString ? .string("") : .strings(values)
         }
-        let media: [JSONValue] = article.media.map { media in
+        let media: [OrderedJSON] = article.media.map { media in
             .object([
                 ("type", .string("image")),
                 ("subtype", .string("photo")),
@@ -74,12 +75,12 @@ enum Documents {
 
     /// NYT's error body (Apigee fault format).
     static func nytFault(_ message: String, code: String) -> [UInt8] {
-        JSONValue.object([
+        OrderedJSON.object([
             ("fault", .object([
                 ("faultstring", .string(message)),
                 ("detail", .object([("errorcode", .string(code))])),
             ])),
-        ]).bytes
+        ]).compactBytes
     }
 
     // MARK: Marvel
@@ -88,34 +89,34 @@ enum Documents {
     /// also sent as the `etag` field, as Marvel does.
     static func marvelEnvelope(offset: Int, limit: Int, total: Int, results: [MarvelCharacterRecord],
                                base: String) -> (body: [UInt8], etag: String) {
-        let data = JSONValue.object([
+        let dataTree = OrderedJSON.object([
             ("offset", .int(offset)),
             ("limit", .int(limit)),
             ("total", .int(total)),
             ("count", .int(results.count)),
             ("results", .array(results.map { marvelCharacter($0, base: base) })),
-        ]).bytes
-        let etag = Hashing.entityTag(data)
-        let body = JSONValue.object([
+        ])
+        let etag = Hashing.entityTag(dataTree.compactBytes)
+        let body = OrderedJSON.object([
             ("code", .int(200)),
             ("status", .string("Ok")),
             ("copyright", .string(MarvelCatalog.copyright)),
             ("attributionText", .string(MarvelCatalog.attributionText)),
             ("attributionHTML", .string(MarvelCatalog.attributionHTML)),
             ("etag", .string(etag)),
-            ("data", .raw(data)),
-        ]).bytes
+            ("data", dataTree),
+        ]).compactBytes
         return (body, etag)
     }
 
-    static func marvelCharacter(_ character: MarvelCharacterRecord, base: String) -> JSONValue {
+    static func marvelCharacter(_ character: MarvelCharacterRecord, base: String) -> OrderedJSON {
         let resource = "\(base)/v1/public/characters/\(character.id)"
-        func collection(_ collection: MarvelCollectionRecord) -> JSONValue {
+        func collection(_ collection: MarvelCollectionRecord) -> OrderedJSON {
             .object([
                 ("available", .int(collection.available)),
                 ("collectionURI", .string("\(resource)/\(collection.kind.rawValue)")),
                 ("items", .array(collection.items.map { item in
-                    var members: [(String, JSONValue)] = [
+                    var members: [(key: String, value: OrderedJSON)] = [
                         ("resourceURI", .string("\(base)/v1/public/\(collection.kind.rawValue)/\(item.id)")),
                         ("name", .string(item.name)),
                     ]
@@ -126,7 +127,7 @@ enum Documents {
             ])
         }
         let slug = character.name.slug
-        var urls: [JSONValue] = [
+        var urls: [OrderedJSON] = [
             .object([("type", .string("detail")), ("url", .string("\(base)/web/marvel/characters/\(character.id)/\(slug)"))]),
         ]
         if character.hasWiki {
@@ -153,17 +154,17 @@ enum Documents {
 
     /// Marvel's error bodies: `{code: Int, status}` for request errors, `{code: String, message}` for auth.
     static func marvelStatus(_ code: Int, _ status: String) -> [UInt8] {
-        JSONValue.object([("code", .int(code)), ("status", .string(status))]).bytes
+        OrderedJSON.object([("code", .int(code)), ("status", .string(status))]).compactBytes
     }
 
     static func marvelMessage(_ code: String, _ message: String) -> [UInt8] {
-        JSONValue.object([("code", .string(code)), ("message", .string(message))]).bytes
+        OrderedJSON.object([("code", .string(code)), ("message", .string(message))]).compactBytes
     }
 
     // MARK: Rick and Morty
 
-    static func rickAndMortyCharacter(_ character: RickAndMortyRecord, base: String) -> JSONValue {
-        func place(_ id: Int?) -> JSONValue {
+    static func rickAndMortyCharacter(_ character: RickAndMortyRecord, base: String) -> OrderedJSON {
+        func place(_ id: Int?) -> OrderedJSON {
             guard let id, let name = RickAndMortyCatalog.locations[id] else {
                 return .object([("name", .string("unknown")), ("url", .string(""))])
             }
@@ -187,7 +188,7 @@ enum Documents {
 
     static func rickAndMortyPage(count: Int, pages: Int, next: String?, previous: String?,
                                  results: ArraySlice<RickAndMortyRecord>, base: String) -> [UInt8] {
-        JSONValue.object([
+        OrderedJSON.object([
             ("info", .object([
                 ("count", .int(count)),
                 ("pages", .int(pages)),
@@ -195,23 +196,23 @@ enum Documents {
                 ("prev", .string(orNull: previous)),
             ])),
             ("results", .array(results.map { rickAndMortyCharacter($0, base: base) })),
-        ]).bytes
+        ]).compactBytes
     }
 
     static func rickAndMortyError(_ message: String) -> [UInt8] {
-        JSONValue.object([("error", .string(message))]).bytes
+        OrderedJSON.object([("error", .string(message))]).compactBytes
     }
 
     // MARK: Dogs
 
     static func dogs(base: String) -> [UInt8] {
-        JSONValue.array(DemoCatalog.shared.dogs.dogs.map { dog in
+        OrderedJSON.array(DemoCatalog.shared.dogs.dogs.map { dog in
             .object([
                 ("dogName", .string(dog.name)),
                 ("description", .string(dog.description)),
                 ("age", .int(dog.age)),
                 ("image", .string(base + dog.imagePath)),
             ])
-        }).bytes
+        }).compactBytes
     }
 }

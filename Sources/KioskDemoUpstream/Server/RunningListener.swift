@@ -1,3 +1,4 @@
+import Logging
 import Hummingbird
 
 /// One bound Hummingbird listener, running in its own task until `stop()`.

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Foundation
 
 extension UpstreamCore {

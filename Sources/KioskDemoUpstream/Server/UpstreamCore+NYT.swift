@@ -1,3 +1,4 @@
+import HTTPTypes
 extension UpstreamCore {
     private static let nytPrefix = "/svc/mostpopular/v2/"
 

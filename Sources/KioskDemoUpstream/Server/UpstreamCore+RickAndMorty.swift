@@ -1,3 +1,5 @@
+import KioskCore
+import HTTPTypes
 import Foundation
 
 extension UpstreamCore {
@@ -10,11 +12,11 @@ extension UpstreamCore {
         switch parts.count {
         case 1:
             return cache.reply(for: "rm|index") {
-                .json(.ok, JSONValue.object([
+                .json(.ok, OrderedJSON.object([
                     ("characters", .string("\(base)/api/character")),
                     ("locations", .string("\(base)/api/location")),
                     ("episodes", .string("\(base)/api/episode")),
-                ]).bytes, cacheControl: Reply.Lifetime.rickAndMorty)
+                ]).compactBytes, cacheControl: Reply.Lifetime.rickAndMorty)
             }
         case 2 where parts[1] == "character":
             return rickAndMortyPage(query: query, base: base)
@@ -75,7 +77,7 @@ extension UpstreamCore {
             let ids = text.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).split(separator: ",")
                 .compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             return cache.reply(for: "rm|ids|\(ids.map(String.init).joined(separator: ","))") {
-                .json(.ok, JSONValue.array(ids.compactMap(character).map { Documents.rickAndMortyCharacter($0, base: base) }).bytes,
+                .json(.ok, OrderedJSON.array(ids.compactMap(character).map { Documents.rickAndMortyCharacter($0, base: base) }).compactBytes,
                       cacheControl: Reply.Lifetime.rickAndMorty)
             }
         }
@@ -83,7 +85,7 @@ extension UpstreamCore {
             return .error(.notFound, Documents.rickAndMortyError("Character not found"))
         }
         return cache.reply(for: "rm|id|\(id)") {
-            .json(.ok, Documents.rickAndMortyCharacter(found, base: base).bytes, cacheControl: Reply.Lifetime.rickAndMorty)
+            .json(.ok, Documents.rickAndMortyCharacter(found, base: base).compactBytes, cacheControl: Reply.Lifetime.rickAndMorty)
         }
     }
 

@@ -1,3 +1,4 @@
+import KioskCore
 import Crypto
 import Foundation
 
@@ -47,31 +48,19 @@ enum Hashing {
         return hash
     }
 
-    /// Lowercase hex of a digest.
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     /// Marvel's request signature: md5(ts + privateKey + publicKey) as lowercase hex.
     static func marvelHash(timestamp: String, privateKey: String, publicKey: String) -> String {
-        hex(Insecure.MD5.hash(data: Array((timestamp + privateKey + publicKey).utf8)))
+        Hex.encode(Insecure.MD5.hash(data: Array((timestamp + privateKey + publicKey).utf8)))
     }
 
     /// The entity tag of a body: SHA-1 hex, the shape Marvel's `etag` field has.
     static func entityTag(_ body: [UInt8]) -> String {
-        hex(Insecure.SHA1.hash(data: body))
+        Hex.encode(Insecure.SHA1.hash(data: body))
     }
 
     /// A random key of `length` lowercase hex digits, for per-instance default credentials.
     static func randomKey(length: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef")
-        return String((0..<length).map { _ in digits[Int(generator.next() % 16)] })
+        return String(Hex.encode((0..<(length + 1) / 2).map { _ in UInt8.random(in: 0...255, using: &generator) }).prefix(length))
     }
 }

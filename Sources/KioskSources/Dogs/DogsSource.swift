@@ -1,5 +1,5 @@
-import Foundation
-import KioskCore
+public import Foundation
+public import KioskCore
 
 /// The dogs list: one JSON document at a configured URL, one page, searched locally.
 public struct DogsSource: CatalogSource {
@@ -31,7 +31,19 @@ public struct DogsSource: CatalogSource {
             cachePolicy: EndpointDescription.freshness(defaultFreshness))]
     }
     /// The document has no search: searching means searching stored dogs.
-    public var searchMode: SearchMode { .localOnly }
+    public var search: SearchBehaviour { SearchBehaviour(mode: .localOnly) }
+    /// The one page; the document names no others.
+    public var syncPlan: SyncPlan { SyncPlan(requests: [PageRequest(source: id)], followsTotalPages: false) }
+    /// The user deletes and reorders dogs; the order survives refreshes.
+    public var ordering: ItemOrdering { .user }
+    /// Rows with an 80 px picture.
+    public var presentation: SourcePresentation {
+        SourcePresentation(
+            icon: "🐶", thumbnailWidth: 80, thumbnailHeight: 80,
+            names: ["en": "Dogs", "es": "Perros"], shortNames: ["en": "Dogs", "es": "Perros"],
+            taglines: ["en": "A short list of good dogs, yours to reorder.",
+                       "es": "Una lista corta de buenos perros, para ordenar a tu gusto."])
+    }
     /// The document's host (the spec's allow-list; dog images on other hosts are not included).
     public var imageHosts: Set<String> { [] }
     /// The dogs document's origin.

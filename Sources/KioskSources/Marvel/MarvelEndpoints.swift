@@ -14,10 +14,7 @@ struct MarvelAuth: Sendable, Hashable {
         timestamp = String(Int64(date.timeIntervalSince1970.rounded(.down)))
         self.publicKey = publicKey
         let digest = Insecure.MD5.hash(data: Data((timestamp + privateKey + publicKey).utf8))
-        hash = digest.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        hash = Hex.encode(digest)
     }
 
     /// `request` with this signature's `ts` and `hash` named as its secrets: with the public key they

@@ -1,5 +1,5 @@
-import Foundation
-import KioskCore
+public import Foundation
+public import KioskCore
 
 /// Marvel characters by name, 20 a page, searched upstream with `nameStartsWith`.
 public struct MarvelSource: CatalogSource {
@@ -23,7 +23,16 @@ public struct MarvelSource: CatalogSource {
     /// A day: the character catalog changes rarely.
     public var defaultFreshness: TimeInterval { 86_400 }
     /// Searches go upstream as `nameStartsWith`.
-    public var searchMode: SearchMode { .remote }
+    public var search: SearchBehaviour { SearchBehaviour(mode: .remote, debounce: .seconds(1)) }
+    /// A grid of portrait covers, with the credit Marvel's terms require.
+    public var presentation: SourcePresentation {
+        SourcePresentation(
+            icon: "🦸", layout: .grid, thumbnailWidth: 150, thumbnailHeight: 225,
+            requiredAttribution: "Data provided by Marvel. © MARVEL",
+            names: ["en": "Marvel", "es": "Marvel"], shortNames: ["en": "Marvel", "es": "Marvel"],
+            taglines: ["en": "Characters, with their comics, series, stories and events.",
+                       "es": "Personajes, con sus cómics, series, historias y eventos."])
+    }
     /// The API host and Marvel's image CDN.
     public var imageHosts: Set<String> { ["i.annihil.us"] }
     /// The API's origin.
@@ -104,7 +113,7 @@ public struct MarvelSource: CatalogSource {
         case .success(let character):
             return character.toDomain(attribution: Self.attribution(envelope))
         case .failure(let error):
-            throw DecodingProblem(error, document: JSONValue.parse(response.body)).error
+            throw DecodingProblem(error, document: OrderedJSON.parseIfValid(response.body)).error
         }
     }
 

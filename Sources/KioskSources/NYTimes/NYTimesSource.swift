@@ -1,5 +1,5 @@
-import Foundation
-import KioskCore
+public import Foundation
+public import KioskCore
 
 /// New York Times most popular articles: one ranked page of 20 per kind and period, searched locally.
 public struct NYTimesSource: CatalogSource {
@@ -26,7 +26,23 @@ public struct NYTimesSource: CatalogSource {
     /// An hour: the rankings move during the day.
     public var defaultFreshness: TimeInterval { 3600 }
     /// There is no search endpoint: searching means searching stored articles.
-    public var searchMode: SearchMode { .localOnly }
+    public var search: SearchBehaviour { SearchBehaviour(mode: .localOnly) }
+    /// One request per kind and period: each ranking is a single page.
+    public var syncPlan: SyncPlan {
+        SyncPlan(requests: Self.kinds.flatMap { kind in
+            Self.periods.map { PageRequest(source: id, filters: ["kind": kind, "period": $0]) }
+        }, followsTotalPages: false)
+    }
+    /// Articles are stored once and shared by the nine rankings: a rank is the position in the page shown.
+    public var ordering: ItemOrdering { .ranked }
+    /// Rows with a square thumbnail and the abstract.
+    public var presentation: SourcePresentation {
+        SourcePresentation(
+            icon: "📰", thumbnailWidth: 75, thumbnailHeight: 75, showsSummary: true,
+            names: ["en": "New York Times", "es": "New York Times"], shortNames: ["en": "News", "es": "Noticias"],
+            taglines: ["en": "The most emailed, viewed and shared articles.",
+                       "es": "Los artículos más enviados, vistos y compartidos."])
+    }
     /// The API host and the NYT image CDN.
     public var imageHosts: Set<String> { ["static01.nyt.com"] }
     /// The API's origin.

@@ -1,5 +1,5 @@
-import Foundation
-import KioskCore
+public import Foundation
+public import KioskCore
 
 /// Rick and Morty characters, 20 a page, searched upstream by name and filtered by status and gender.
 public struct RickAndMortySource: CatalogSource {
@@ -19,7 +19,15 @@ public struct RickAndMortySource: CatalogSource {
     /// A day: the catalog changes rarely.
     public var defaultFreshness: TimeInterval { 86_400 }
     /// Searches go upstream as `name`.
-    public var searchMode: SearchMode { .remote }
+    public var search: SearchBehaviour { SearchBehaviour(mode: .remote) }
+    /// Rows of round-ish 64 px portraits.
+    public var presentation: SourcePresentation {
+        SourcePresentation(
+            icon: "🛸", thumbnailWidth: 64, thumbnailHeight: 64,
+            names: ["en": "Rick and Morty", "es": "Rick and Morty"], shortNames: ["en": "Rick & Morty", "es": "Rick & Morty"],
+            taglines: ["en": "Every character of the show, by status and gender.",
+                       "es": "Todos los personajes de la serie, por estado y género."])
+    }
     /// The API host, which also serves the character images.
     public var imageHosts: Set<String> { ["rickandmortyapi.com"] }
     /// The API's origin.

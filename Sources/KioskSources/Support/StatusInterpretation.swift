@@ -31,11 +31,11 @@ enum UpstreamStatus {
     /// Marvel `{"code","message"}` or `{"code","status"}`, NYT `{"fault":{"faultstring"}}`,
     /// Rick and Morty `{"error"}`. Never the raw body: an HTML error page must not leak into a message.
     static func message(in body: Data) -> String? {
-        guard case .object(let members)? = JSONValue.parse(body) else { return nil }
-        var candidates: [JSONValue?] = [members["message"], members["error"]]
-        if case .object(let fault)? = members["fault"] { candidates.append(fault["faultstring"]) }
-        candidates.append(members["status"])
-        if case .array(let errors)? = members["errors"] { candidates.append(errors.first) }
+        guard let document = OrderedJSON.parseIfValid(body), case .object = document else { return nil }
+        var candidates: [OrderedJSON?] = [document["message"], document["error"]]
+        if let fault = document["fault"], case .object = fault { candidates.append(fault["faultstring"]) }
+        candidates.append(document["status"])
+        if case .array(let errors)? = document["errors"] { candidates.append(errors.first) }
         for case .string(let text)? in candidates {
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if !trimmed.isEmpty { return trimmed.count <= 200 ? trimmed : String(trimmed.prefix(200)) + "…" }

@@ -36,7 +36,7 @@ struct DecodingProblem: Sendable, Hashable {
     }
 
     /// Describes `error`, looking the offending value up in `document` (when it parsed) to say what was there.
-    init(_ error: DecodingError, document: JSONValue?) {
+    init(_ error: DecodingError, document: OrderedJSON?) {
         func found(at path: [any CodingKey]) -> String {
             guard let document else { return "something else" }
             return document.value(at: path)?.phrase ?? "nothing"
@@ -120,7 +120,7 @@ enum ResponseBody {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {
-            guard let document = JSONValue.parse(data) else {
+            guard let document = OrderedJSON.parseIfValid(data) else {
                 throw KioskError.malformedResponse(path: "$", message: syntaxProblem(in: data))
             }
             throw DecodingProblem(error, document: document).error
@@ -133,13 +133,13 @@ enum ResponseBody {
     static func collect<Value>(_ slots: [Tolerant<Value>], body: Data) -> (values: [(position: Int, value: Value)], issues: [DecodingIssue]) {
         var values: [(position: Int, value: Value)] = []
         var issues: [DecodingIssue] = []
-        var document: JSONValue??  // parsed only if some item is bad, then reused for the others
+        var document: OrderedJSON??  // parsed only if some item is bad, then reused for the others
         for (position, slot) in slots.enumerated() {
             switch slot.result {
             case .success(let value):
                 values.append((position, value))
             case .failure(let error):
-                if document == nil { document = .some(JSONValue.parse(body)) }
+                if document == nil { document = .some(OrderedJSON.parseIfValid(body)) }
                 issues.append(DecodingProblem(error, document: document ?? nil).issue)
             }
         }

@@ -16,6 +16,8 @@ struct SnapshotRecord: StoreRecord, Hashable {
     var freshUntil: Date
     var etag: String?
     var lastModified: String?
+    /// `SnapshotMetadata.staleShownUntil` (added by migration v2; NULL: any time).
+    var staleShownUntil: Date?
     var totalItems: Int?
     var totalPages: Int?
     var attribution: String?
@@ -38,6 +40,7 @@ struct SnapshotRecord: StoreRecord, Hashable {
         self.freshUntil = snapshot.metadata.freshUntil
         self.etag = snapshot.metadata.validators.etag
         self.lastModified = snapshot.metadata.validators.lastModified
+        self.staleShownUntil = snapshot.metadata.staleShownUntil
         self.totalItems = page.totalItems
         self.totalPages = page.totalPages
         self.attribution = page.attribution
@@ -46,7 +49,7 @@ struct SnapshotRecord: StoreRecord, Hashable {
 
     var metadata: SnapshotMetadata {
         SnapshotMetadata(fetchedAt: fetchedAt, freshUntil: freshUntil,
-                         validators: Validators(etag: etag, lastModified: lastModified))
+                         validators: Validators(etag: etag, lastModified: lastModified), staleShownUntil: staleShownUntil)
     }
 
     /// The domain value, with the page's items in stored order.

@@ -1,5 +1,5 @@
-import Foundation
-import KioskCore
+public import Foundation
+public import KioskCore
 import Synchronization
 
 /// What a breakpoint does at one phase of an endpoint's exchanges.
@@ -95,13 +95,14 @@ public enum PauseDecision: Sendable, Hashable {
 /// (default 5 minutes) continuing it unchanged — so a forgotten breakpoint never hangs a request.
 public final class Breakpoints: Sendable {
     /// The settings file; nil keeps them in memory.
-    public let fileURL: URL?
+    public var fileURL: URL? { file.url }
     /// How long a pause waits for a decision before continuing unchanged.
     public let timeout: Duration
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> Date
     private let redactor: Redactor
     private let state = Mutex<State>(State())
+    private let file: SharedJSONFile<File>
 
     private struct Waiter {
         var exchange: PausedExchange
@@ -110,8 +111,6 @@ public final class Breakpoints: Sendable {
     }
 
     private struct State {
-        var settings: [String: BreakpointSetting] = [:]
-        var loadedStamp: Date?
         var paused: [Int: Waiter] = [:]
         var nextID = 1
         var observers: [UInt64: AsyncStream<Int>.Continuation] = [:]
@@ -121,7 +120,7 @@ public final class Breakpoints: Sendable {
 
     public init(fileURL: URL?, timeout: Duration = .seconds(300), clock: any Clock<Duration> = ContinuousClock(),
                 now: @escaping @Sendable () -> Date = { Date() }, redactor: Redactor) {
-        self.fileURL = fileURL
+        file = SharedJSONFile(url: fileURL, empty: File(), name: "the breakpoints")
         self.timeout = timeout
         self.clock = clock
         self.now = now
@@ -131,22 +130,16 @@ public final class Breakpoints: Sendable {
     // MARK: Settings
 
     /// Every endpoint with a switch on, by name.
-    public func settings() throws -> [String: BreakpointSetting] {
-        try reloadIfChanged()
-        return state.withLock { $0.settings }
-    }
+    public func settings() throws -> [String: BreakpointSetting] { try file.read().breakpoints }
 
     /// The switches of one endpoint (all off when never set).
     public func setting(for endpoint: String) -> BreakpointSetting {
-        try? reloadIfChanged()
-        return state.withLock { $0.settings[endpoint] } ?? BreakpointSetting()
+        file.modify { $0.breakpoints[endpoint] } ?? BreakpointSetting()
     }
 
     /// Sets an endpoint's switches and saves them.
     public func set(_ setting: BreakpointSetting, for endpoint: String) throws {
-        try reloadIfChanged()
-        state.withLock { $0.settings[endpoint] = setting.isOff ? nil : setting }
-        try save()
+        try file.update { $0.breakpoints[endpoint] = setting.isOff ? nil : setting }
     }
 
     // MARK: Pausing
@@ -203,7 +196,7 @@ public final class Breakpoints: Sendable {
             responseHeaders: response.map { redactor.redact($0.headers).map { .init(name: $0.name, value: $0.value) } } ?? [],
             responseText: response.map { String(decoding: redactor.scrub($0.body), as: UTF8.self) },
             error: error.map { redactor.scrub(($0 as? KioskError)?.description ?? String(describing: $0)) },
-            pausedAt: pausedAt, deadline: pausedAt.addingTimeInterval(Self.seconds(timeout)))
+            pausedAt: pausedAt, deadline: pausedAt.addingTimeInterval(timeout.seconds))
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<PauseDecision, Never>) in
                 let clock = self.clock, timeout = self.timeout
@@ -224,44 +217,8 @@ public final class Breakpoints: Sendable {
         }
     }
 
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
-    // MARK: Persistence
-
     private struct File: Codable {
-        var breakpoints: [String: BreakpointSetting]
-    }
-
-    private func stamp() -> Date? {
-        guard let fileURL else { return nil }
-        return (try? FileManager.default.attributesOfItem(atPath: fileURL.path))?[.modificationDate] as? Date
-    }
-
-    private func reloadIfChanged() throws {
-        guard let fileURL, let current = stamp(), current != state.withLock({ $0.loadedStamp }) else { return }
-        do {
-            let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: fileURL))
-            state.withLock { $0.settings = file.breakpoints; $0.loadedStamp = current }
-        } catch {
-            throw KioskError.storage("cannot read the breakpoints in \(fileURL.path): \(error.localizedDescription)")
-        }
-    }
-
-    private func save() throws {
-        guard let fileURL else { return }
-        let settings = state.withLock { $0.settings }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        do {
-            try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try encoder.encode(File(breakpoints: settings)).write(to: fileURL, options: .atomic)
-        } catch {
-            throw KioskError.storage("cannot save the breakpoints to \(fileURL.path): \(error.localizedDescription)")
-        }
-        let written = stamp()
-        state.withLock { $0.loadedStamp = written }
+        var breakpoints: [String: BreakpointSetting] = [:]
     }
 }
 

@@ -1,5 +1,5 @@
-import Foundation
-import KioskCore
+public import Foundation
+public import KioskCore
 import Synchronization
 
 /// One "map local" rule of the network debugger: requests it matches are answered with its response,
@@ -62,94 +62,78 @@ extension MockRule {
 /// archive matches the live request with its real keys.
 public final class MockRules: Sendable {
     /// The JSON file; nil keeps the rules in memory only.
-    public let fileURL: URL?
+    public var fileURL: URL? { file.url }
     private let redactor: Redactor
-    private let state = Mutex<State>(State())
+    private let file: SharedJSONFile<File>
+    private let hitSaving = Mutex<HitSaving>(HitSaving())
 
-    private struct State {
-        var rules: [MockRule] = []
-        var loadedStamp: Date?
-        var dirtyHits = false
-        var lastHitSave = Date.distantPast
+    private struct HitSaving {
+        var isDirty = false
+        var lastSave = Date.distantPast
     }
 
     private struct File: Codable {
-        var rules: [MockRule]
+        var rules: [MockRule] = []
     }
 
     /// Rules in `fileURL` (created on the first save); `redactor` names the query items matching ignores.
     public init(fileURL: URL?, redactor: Redactor) {
-        self.fileURL = fileURL
+        file = SharedJSONFile(url: fileURL, empty: File(), name: "the mock rules")
         self.redactor = redactor
     }
 
     /// Every rule, in the order they are tried.
-    public func all() throws -> [MockRule] {
-        try reloadIfChanged()
-        return state.withLock { $0.rules }
-    }
+    public func all() throws -> [MockRule] { try file.read().rules }
 
     /// Adds rules (ids assigned), replacing enabled rules with the same method and pattern; saves. Throws
     /// `invalidRequest`, adding none, when any rule has a `syntaxProblem`.
     @discardableResult
     public func add(_ newRules: [MockRule]) throws -> [MockRule] {
         if let problem = newRules.lazy.compactMap(\.syntaxProblem).first { throw KioskError.invalidRequest(problem) }
-        try reloadIfChanged()
-        let added = state.withLock { state -> [MockRule] in
-            var nextID = (state.rules.map(\.id).max() ?? 0) + 1
+        return try file.update { file in
+            var nextID = (file.rules.map(\.id).max() ?? 0) + 1
             var added: [MockRule] = []
             for var rule in newRules {
-                state.rules.removeAll { $0.method == rule.method && $0.urlPattern == rule.urlPattern }
+                file.rules.removeAll { $0.method == rule.method && $0.urlPattern == rule.urlPattern }
                 rule.id = nextID
                 nextID += 1
-                state.rules.append(rule)
+                file.rules.append(rule)
                 added.append(rule)
             }
             return added
         }
-        try save()
-        return added
     }
 
     /// Removes a rule; throws `notFound` for an unknown id.
     public func remove(id: Int) throws {
-        try reloadIfChanged()
-        let removed = state.withLock { state -> Bool in
-            let before = state.rules.count
-            state.rules.removeAll { $0.id == id }
-            return state.rules.count < before
+        try file.update { file throws(KioskError) in
+            guard file.rules.contains(where: { $0.id == id }) else { throw KioskError.notFound("mock rule \(id)") }
+            file.rules.removeAll { $0.id == id }
         }
-        guard removed else { throw KioskError.notFound("mock rule \(id)") }
-        try save()
     }
 
     /// Enables or disables a rule; throws `notFound` for an unknown id.
     public func setEnabled(_ enabled: Bool, id: Int) throws {
-        try reloadIfChanged()
-        let found = state.withLock { state -> Bool in
-            guard let index = state.rules.firstIndex(where: { $0.id == id }) else { return false }
-            state.rules[index].isEnabled = enabled
-            return true
+        try file.update { file throws(KioskError) in
+            guard let index = file.rules.firstIndex(where: { $0.id == id }) else { throw KioskError.notFound("mock rule \(id)") }
+            file.rules[index].isEnabled = enabled
         }
-        guard found else { throw KioskError.notFound("mock rule \(id)") }
-        try save()
     }
 
     /// The first enabled rule matching `request`, counting the hit.
     public func match(_ request: HTTPRequest) -> MockRule? {
-        try? reloadIfChanged()
         // Every upstream request asks: with no rule enabled, answer before normalising the URL.
-        guard state.withLock({ $0.rules.contains(where: \.isEnabled) }) else { return nil }
+        guard file.modify({ $0.rules.contains(where: \.isEnabled) }) else { return nil }
         let key = Self.normalized(request.url.absoluteString, ignoring: redactor.queryItems)
-        let rule = state.withLock { state -> MockRule? in
-            guard let index = state.rules.firstIndex(where: { rule in
+        let rule = file.modify { file -> MockRule? in
+            guard let index = file.rules.firstIndex(where: { rule in
                 rule.isEnabled && (rule.method == "*" || rule.method == request.method.uppercased())
                     && Self.matches(pattern: rule.urlPattern, key: key, ignoring: redactor.queryItems)
             }) else { return nil }
-            state.rules[index].hits += 1
-            state.dirtyHits = true
-            return state.rules[index]
+            file.rules[index].hits += 1
+            return file.rules[index]
         }
+        if rule != nil { hitSaving.withLock { $0.isDirty = true } }
         return rule
     }
 
@@ -157,13 +141,13 @@ public final class MockRules: Sendable {
     /// offline replay answers dozens of requests a second, and the counts need not be exact to the moment.
     public func saveHits(force: Bool = false) {
         let now = Date()
-        let due = state.withLock { state -> Bool in
-            guard state.dirtyHits, force || now.timeIntervalSince(state.lastHitSave) >= 1 else { return false }
-            state.dirtyHits = false
-            state.lastHitSave = now
+        let due = hitSaving.withLock { state -> Bool in
+            guard state.isDirty, force || now.timeIntervalSince(state.lastSave) >= 1 else { return false }
+            state.isDirty = false
+            state.lastSave = now
             return true
         }
-        if due { try? save() }
+        if due { try? file.save() }
     }
 
     // MARK: Matching
@@ -195,45 +179,6 @@ public final class MockRules: Sendable {
             rest = rest[range.upperBound...]
         }
         return rest.hasSuffix(parts.last ?? "")
-    }
-
-    // MARK: Persistence
-
-    private func stamp() -> Date? {
-        guard let fileURL else { return nil }
-        return (try? FileManager.default.attributesOfItem(atPath: fileURL.path))?[.modificationDate] as? Date
-    }
-
-    private func reloadIfChanged() throws {
-        guard let fileURL else { return }
-        let current = stamp()
-        guard current != state.withLock({ $0.loadedStamp }) else { return }
-        guard let current else {
-            state.withLock { $0.rules = []; $0.loadedStamp = nil }
-            return
-        }
-        do {
-            let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: fileURL))
-            state.withLock { $0.rules = file.rules; $0.loadedStamp = current }
-        } catch {
-            throw KioskError.storage("cannot read the mock rules in \(fileURL.path): \(error.localizedDescription)")
-        }
-    }
-
-    private func save() throws {
-        guard let fileURL else { return }
-        let rules = state.withLock { $0.rules }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            // Atomic: a reader (another process) sees the old file or the new one, never half of one.
-            try encoder.encode(File(rules: rules)).write(to: fileURL, options: .atomic)
-        } catch {
-            throw KioskError.storage("cannot save the mock rules to \(fileURL.path): \(error.localizedDescription)")
-        }
-        let written = stamp()
-        state.withLock { $0.loadedStamp = written }
     }
 }
 

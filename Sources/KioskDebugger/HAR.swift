@@ -1,6 +1,5 @@
-import Foundation
-import KioskCore
-import KioskStore
+public import Foundation
+public import KioskCore
 
 /// HTTP Archive 1.2 (http://www.softwareishard.com/blog/har-12-spec/) export of the request log. Records
 /// are redacted at capture, so an archive never holds a secret. Kiosk's own facts ride in `_kiosk…`
@@ -211,25 +210,6 @@ enum HTTPStatusText {
         case 504: "Gateway Timeout"
         default: ""
         }
-    }
-}
-
-extension RequestLog {
-    /// The records matching `filter` in full (with their bodies), newest first, at most `maximum`:
-    /// what an export needs. Reads the log a page at a time, so the filter's own limit does not apply.
-    public func fullRecords(matching filter: RequestFilter, maximum: Int = 100_000) throws -> [RequestRecord] {
-        var result: [RequestRecord] = []
-        var page = filter
-        page.limit = 500
-        while result.count < maximum {
-            let batch = try records(matching: page)
-            for summary in batch where result.count < maximum {
-                if let full = try record(id: summary.id) { result.append(full) }
-            }
-            guard batch.count == page.limit, let last = batch.last else { break }
-            page.beforeID = last.id
-        }
-        return result
     }
 }
 

@@ -1,0 +1,137 @@
+public import Foundation
+public import KioskCore
+package import KioskStore
+
+/// The network debugger, as the faces use it: the request log (read, exported, cleared), breakpoints,
+/// mock rules, HAR import, replay and the checking of edited answers. It never reaches the store of
+/// catalog data; what it sends goes through Kiosk's whole transport stack.
+public final class Debugger: Sendable {
+    /// Per-endpoint breakpoints and the exchanges paused now.
+    public let breakpoints: Breakpoints
+    /// The "map local" rules answered before the upstream.
+    public let mocks: MockRules
+    private let log: RequestLog?
+    private let sources: [SourceID: any CatalogSource]
+    private let send: @Sendable (HTTPRequest) async throws -> HTTPResponse
+
+    /// A debugger over `log` (nil: capture is off), sending replays with `send` (the top of the transport
+    /// stack) and checking edits with the `sources`' decoders.
+    package init(breakpoints: Breakpoints, mocks: MockRules, log: RequestLog?, sources: [SourceID: any CatalogSource],
+                 send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+        self.breakpoints = breakpoints
+        self.mocks = mocks
+        self.log = log
+        self.sources = sources
+        self.send = send
+    }
+
+    // MARK: The request log
+
+    /// Whether a request log is open to read (capture on, or off with a log kept from before).
+    public var hasRequestLog: Bool { log != nil }
+
+    private func requestLog() throws -> RequestLog {
+        guard let log else {
+            throw KioskError.invalidRequest("Capture is off, so there is no request log (set \"capture\": true in the configuration).")
+        }
+        return log
+    }
+
+    /// The records matching `filter`, newest first, without bodies; queued records are written first, so a
+    /// list shows the request just made.
+    public func records(matching filter: RequestFilter) throws -> [RequestRecord] {
+        try requestLog().records(matching: filter)
+    }
+
+    /// One record with its bodies, or nil when there is none with this id (or it was evicted).
+    public func record(id: Int64) throws -> RequestRecord? { try requestLog().record(id: id) }
+
+    /// How many records the log holds.
+    public func count() throws -> Int { try requestLog().count() }
+
+    /// Empties the log; returns how many records it held.
+    @discardableResult
+    public func clear() throws -> Int {
+        let log = try requestLog()
+        let count = try log.count()
+        try log.clear()
+        return count
+    }
+
+    /// A HAR 1.2 archive of the records matching `filter` (its limit ignored), at most `maximum`, oldest
+    /// first, and how many records it holds.
+    public func exportHAR(matching filter: RequestFilter, maximum: Int = 100_000) throws -> (archive: Data, count: Int) {
+        let records = try requestLog().fullRecords(matching: filter, maximum: maximum)
+        return (try HAR.export(records), records.count)
+    }
+
+    /// Writes queued records now (before a process ends, or before another process reads the log).
+    public func flush() throws { try log?.flush() }
+
+    // MARK: Acting on exchanges
+
+    /// Mock rules read from a HAR archive's answers, added and returned; `origin` says where they came from.
+    @discardableResult
+    public func importHAR(_ data: Data, origin: String) throws -> [MockRule] {
+        try mocks.add(HAR.mockRules(fromArchive: data, origin: origin))
+    }
+
+    /// Sends a logged request again through the whole transport stack (so it is logged, with a new id), its
+    /// secrets put back by its source; the answer is returned, not stored. Throws for a record whose source
+    /// or secrets are unknown.
+    public func replay(_ record: RequestRecord) async throws -> HTTPResponse {
+        let text = record.url.replacingOccurrences(of: Redactor.placeholder, with: "%3Credacted%3E")
+        // Percent-encoded, the placeholder makes a valid URL whose query items read `<redacted>` again.
+        guard let url = URL(string: text) else { throw KioskError.invalidRequest("Cannot replay: the logged URL is not valid.") }
+        var headers = HTTPHeaderFields()
+        for header in record.requestHeaders where header.value != Redactor.placeholder { headers.add(name: header.name, value: header.value) }
+        var request = HTTPRequest(method: record.method, url: url, headers: headers, source: record.source, endpoint: record.endpoint)
+        if let sourceID = record.source, let source = sources[sourceID] { request = try source.signed(request) }
+        if request.url.absoluteString.contains("%3Credacted%3E") {
+            throw KioskError.invalidRequest("Cannot replay: a secret of this request is not known.")
+        }
+        do {
+            return try await send(request)
+        } catch is CancellationError {
+            throw KioskError.cancelled
+        }
+    }
+
+    /// Checks a response body edited at a breakpoint the way the app will read it: it must be JSON and the
+    /// endpoint's source must decode it (a list with at least one readable item and no unreadable one —
+    /// a user-ordered list may be empty — or the item). Throws `malformedResponse` with the JSON path of
+    /// the first problem.
+    public func validateEdit(endpoint: String, url: URL, status: Int, body: Data) throws {
+        do {
+            _ = try OrderedJSON.parse(body)
+        } catch let error as OrderedJSON.ParseError {
+            throw KioskError.malformedResponse(path: error.path, message: error.message)
+        }
+        guard (200..<300).contains(status) else { return }
+        guard let source = sources.values.first(where: { $0.endpoints.contains { $0.name == endpoint } }),
+              let description = source.endpoints.first(where: { $0.name == endpoint }) else { return }
+        let response = HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body, url: url)
+        if description.isList {
+            let page = try source.decodeList(response, for: PageRequest(source: source.id))
+            if let issue = page.skipped.first { throw KioskError.malformedResponse(path: issue.path, message: issue.message) }
+            if page.items.isEmpty, source.ordering != .user {
+                throw KioskError.malformedResponse(path: "$", message: "no item could be read")
+            }
+        } else {
+            _ = try source.decodeDetail(response, itemID: url.lastPathComponent)
+        }
+    }
+
+    /// Every endpoint Kiosk calls, catalog by catalog, then the image fetches: the console's registry.
+    public var endpoints: [EndpointDescription] {
+        let configured = SourceID.allCases.compactMap { sources[$0] }
+        let hosts = configured.flatMap(\.origins).map(\.description) + configured.flatMap(\.imageHosts)
+        return configured.flatMap(\.endpoints) + [
+            EndpointDescription(name: "image", source: nil, host: Set(hosts).sorted().joined(separator: ", "),
+                                template: "{the picture's URL}", contentType: "image/png, image/jpeg, image/gif, image/webp",
+                                responseModel: "raster image bytes",
+                                cachePolicy: "memory cache, then a 200 MB disk cache (LRU); ETag revalidated; else 7 days",
+                                headers: ["Accept: image/*"]),
+        ]
+    }
+}

@@ -1,0 +1,59 @@
+public import Foundation
+public import KioskCore
+
+// The debugger's JSON shapes, shared by `kiosk log --json`, the console's JSON and HAR bodies.
+
+/// One logged exchange: `kiosk log --json`, `kiosk log show --json` and the debugger's JSON. Bodies are
+/// text when they are UTF-8 (JSON, HTML), else base64; the list leaves them out.
+public struct RequestJSON: Encodable, Sendable {
+    public let id: Int64
+    public let startedAt: Date
+    public let source: SourceID?
+    public let endpoint: String
+    public let method: String
+    public let url: String
+    public let status: Int?
+    public let error: String?
+    public let decision: CacheDecision
+    public let durationMs: Double
+    public let timings: RequestTimings
+    public let requestHeaders: [RequestRecord.HeaderField]
+    public let responseHeaders: [RequestRecord.HeaderField]
+    public let requestBody: BodyJSON?
+    public let responseBody: BodyJSON?
+
+    public init(_ record: RequestRecord) {
+        id = record.id
+        startedAt = record.startedAt
+        source = record.source
+        endpoint = record.endpoint
+        method = record.method
+        url = record.url
+        status = record.status
+        error = record.error
+        decision = record.decision
+        durationMs = (record.timings.total * 1_000_000).rounded() / 1000
+        timings = record.timings
+        requestHeaders = record.requestHeaders
+        responseHeaders = record.responseHeaders
+        requestBody = record.requestBody.map(BodyJSON.init)
+        responseBody = record.responseBody.map(BodyJSON.init)
+    }
+}
+
+/// A captured body in JSON: `text` when it is UTF-8, else `base64`.
+public struct BodyJSON: Encodable, Sendable {
+    public let text: String?
+    public let base64: String?
+    public let size: Int
+    public let truncated: Bool
+
+    public init(_ body: CapturedBody) {
+        // A cut made by the capture limit can split a multi-byte character: drop up to 3 bytes to read it.
+        let text = (0...(body.isTruncated ? 3 : 0)).lazy.compactMap { String(data: body.data.dropLast($0), encoding: .utf8) }.first
+        self.text = text
+        base64 = text == nil ? body.data.base64EncodedString() : nil
+        size = body.originalSize
+        truncated = body.isTruncated
+    }
+}
