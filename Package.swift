@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Tests only: a real zlib for the PNG decoder of KioskDemoUpstreamTests.
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         .target(name: "KioskCore", swiftSettings: swiftSettings),
@@ -86,13 +88,32 @@ let package = Package(
                            .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
+        // What the test targets share: the test clock, the scripted transport, temporary folders, the MD5
+        // oracle and the JSON fixtures. Not a product, and no production target may depend on it.
+        .target(
+            name: "KioskTestSupport",
+            dependencies: ["KioskCore", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/KioskTestSupport",
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "KioskTestSupportTests", dependencies: ["KioskTestSupport", "KioskCore"], swiftSettings: swiftSettings),
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "KioskNetworkTests", dependencies: ["KioskNetwork", "KioskDemoUpstream"], swiftSettings: swiftSettings),
-        .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "KioskSourcesTests", dependencies: ["KioskSources"], swiftSettings: swiftSettings),
+        .testTarget(name: "KioskNetworkTests", dependencies: ["KioskNetwork", "KioskDemoUpstream", "KioskTestSupport"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore", "KioskTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "KioskSourcesTests", dependencies: ["KioskSources", "KioskTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "KioskAppTests",
+            dependencies: ["KioskApp", "KioskCore", "KioskNetwork", "KioskSources", "KioskStore", "KioskTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "KioskDemoUpstreamTests",
-            dependencies: ["KioskDemoUpstream", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["KioskDemoUpstream", "KioskTestSupport",
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "CompressNIO", package: "compress-nio"),
+                           .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -104,7 +125,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["KioskApp", "KioskDemoUpstream", "KioskStore", "KioskNetwork", "KioskSources", "KioskCore",
-                           .product(name: "Hummingbird", package: "hummingbird")],
+                           "KioskTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
     ]

@@ -2,17 +2,12 @@ import Foundation
 import KioskApp
 import KioskCore
 import KioskStore
+import KioskTestSupport
 import Synchronization
 import Testing
 
 /// An upstream that answers every request with the same JSON and remembers what it was sent.
-private final class EchoUpstream: HTTPTransport {
-    let sent = Mutex<[HTTPRequest]>([])
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        sent.withLock { $0.append(request) }
-        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"name":"Rick"}"#.utf8), url: request.url)
-    }
-}
+private func echoUpstream() -> ScriptedTransport { ScriptedTransport(always: .json(#"{"name":"Rick"}"#)) }
 
 /// Waits until `count` exchanges are paused.
 private func waitForPauses(_ breakpoints: Breakpoints, _ count: Int) async throws {
@@ -33,7 +28,7 @@ struct BreakpointTests {
         let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
         try breakpoints.set(BreakpointSetting(response: .pause), for: "marvel.characters")
         let logged = Mutex<[RequestRecord]>([])
-        let transport = BreakpointTransport(base: EchoUpstream(), breakpoints: breakpoints, redactor: redactor,
+        let transport = BreakpointTransport(base: echoUpstream(), breakpoints: breakpoints, redactor: redactor,
                                             record: { record in logged.withLock { $0.append(record) } })
         // When a request is made
         let request = HTTPRequest(url: url, headers: ["Authorization": "Bearer \(Self.secret)"], source: .marvel, endpoint: "marvel.characters")
@@ -58,7 +53,7 @@ struct BreakpointTests {
         let clock = ManualClock()
         let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
         try breakpoints.set(BreakpointSetting(request: .pause), for: "marvel.characters")
-        let upstream = EchoUpstream()
+        let upstream = echoUpstream()
         let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor)
         let request = HTTPRequest(url: url, source: .marvel, endpoint: "marvel.characters")
         // When the first request is aborted
@@ -67,7 +62,7 @@ struct BreakpointTests {
         breakpoints.decide(try #require(breakpoints.paused.first).id, .abort)
         // Then it fails and nothing was sent
         await #expect(throws: KioskError.self) { try await aborted.value }
-        #expect(upstream.sent.withLock { $0.isEmpty })
+        #expect(upstream.requests.isEmpty)
         // When the second is continued with limit 5 and a header, the redacted key shown unchanged
         let edited = Task { try await transport.send(request) }
         try await waitForPauses(breakpoints, 1)
@@ -77,7 +72,7 @@ struct BreakpointTests {
             query: [("limit", "5"), ("apikey", "<redacted>"), ("ts", "1"), ("hash", "abc")], headers: [("X-Debug", "yes")]))
         _ = try await edited.value
         // Then the upstream got the edit with the real key
-        let sent = try #require(upstream.sent.withLock { $0.last })
+        let sent = try #require(upstream.requests.last)
         #expect(sent.url.query == "limit=5&apikey=\(Self.secret)&ts=1&hash=abc")
         #expect(sent.headers["X-Debug"] == "yes")
     }
@@ -88,7 +83,7 @@ struct BreakpointTests {
         let clock = ManualClock()
         let breakpoints = Breakpoints(fileURL: nil, timeout: .seconds(300), clock: clock, redactor: redactor)
         try breakpoints.set(BreakpointSetting(response: .pause), for: "marvel.characters")
-        let transport = BreakpointTransport(base: EchoUpstream(), breakpoints: breakpoints, redactor: redactor)
+        let transport = BreakpointTransport(base: echoUpstream(), breakpoints: breakpoints, redactor: redactor)
         let pending = Task { try await transport.send(HTTPRequest(url: url, endpoint: "marvel.characters")) }
         try await waitForPauses(breakpoints, 1)
         // When 4 minutes pass it is still paused; at 5 it goes on unchanged
@@ -107,7 +102,7 @@ struct BreakpointTests {
         let clock = ManualClock()
         let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
         try breakpoints.set(BreakpointSetting(response: .pause), for: "marvel.characters")
-        let transport = BreakpointTransport(base: EchoUpstream(), breakpoints: breakpoints, redactor: redactor)
+        let transport = BreakpointTransport(base: echoUpstream(), breakpoints: breakpoints, redactor: redactor)
         let tasks = (0..<10).map { _ in Task { try await transport.send(HTTPRequest(url: url, endpoint: "marvel.characters")) } }
         try await waitForPauses(breakpoints, 10)
         let ids = breakpoints.paused.map(\.id)

@@ -17,7 +17,7 @@ struct MockReplayTests {
             // When a fresh Kiosk (its own empty store, the same upstream) imports it and the upstream goes offline
             var configuration = h.kiosk.configuration
             configuration.dataDirectory = h.directory.appendingPathComponent("fresh")
-            let fresh = try Kiosk(configuration: configuration, dependencies: .init(now: h.now.closure))
+            let fresh = try Kiosk(configuration: configuration, dependencies: .init(now: h.now.dateSource))
             defer { Task { await fresh.shutdown() } }
             let rules = try HAR.mockRules(fromArchive: archive, origin: "har: session.har")
             #expect(rules.count == 3)

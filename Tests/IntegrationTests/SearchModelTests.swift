@@ -1,6 +1,7 @@
 import Foundation
 import KioskApp
 import KioskCore
+import KioskTestSupport
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import KioskCore
 @testable import KioskNetwork
+import KioskTestSupport
 import Testing
 
 @Suite("Cache policy")
