@@ -32,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
+        // Tests only: a real zlib for the PNG decoder of KioskDemoUpstreamTests.
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         .target(name: "KioskCore", swiftSettings: swiftSettings),
@@ -103,16 +106,37 @@ let package = Package(
             dependencies: ["KioskCore", "KioskApp", "KioskDebugger", "KioskStore", "KioskSources", "KioskNetwork", "KioskDemoUpstream", "KioskWeb",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "NIOCore", package: "swift-nio")],
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"),
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
         ),
+        // What the test targets share: the test clock, the scripted transport, temporary folders, the MD5
+        // oracle and the JSON fixtures. Not a product, and no production target may depend on it.
+        .target(
+            name: "KioskTestSupport",
+            dependencies: ["KioskCore", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/KioskTestSupport",
+            resources: [.copy("Fixtures")],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(name: "KioskTestSupportTests", dependencies: ["KioskTestSupport", "KioskCore"], swiftSettings: testSwiftSettings),
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"], swiftSettings: testSwiftSettings),
-        .testTarget(name: "KioskNetworkTests", dependencies: ["KioskNetwork", "KioskDemoUpstream"], swiftSettings: testSwiftSettings),
-        .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore"], swiftSettings: testSwiftSettings),
-        .testTarget(name: "KioskSourcesTests", dependencies: ["KioskSources"], swiftSettings: testSwiftSettings),
+        .testTarget(name: "KioskNetworkTests", dependencies: ["KioskNetwork", "KioskDemoUpstream", "KioskTestSupport"],
+                    swiftSettings: testSwiftSettings),
+        .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore", "KioskTestSupport"], swiftSettings: testSwiftSettings),
+        .testTarget(name: "KioskSourcesTests", dependencies: ["KioskSources", "KioskTestSupport"], swiftSettings: testSwiftSettings),
+        .testTarget(
+            name: "KioskAppTests",
+            dependencies: ["KioskApp", "KioskCore", "KioskNetwork", "KioskSources", "KioskStore", "KioskTestSupport"],
+            swiftSettings: testSwiftSettings
+        ),
         .testTarget(
             name: "KioskDemoUpstreamTests",
-            dependencies: ["KioskDemoUpstream", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: ["KioskDemoUpstream", "KioskTestSupport",
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "CompressNIO", package: "compress-nio"),
+                           .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
@@ -124,7 +148,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["KioskApp", "KioskDebugger", "KioskDemoUpstream", "KioskStore", "KioskNetwork", "KioskSources", "KioskCore",
-                           .product(name: "Hummingbird", package: "hummingbird")],
+                           "KioskTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: testSwiftSettings
         ),
     ]

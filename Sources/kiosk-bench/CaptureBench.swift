@@ -3,6 +3,7 @@ import KioskApp
 import KioskCore
 import KioskDemoUpstream
 import KioskSources
+import KioskStore
 
 /// The network debugger's cost on the request path: a full Rick and Morty sync (42 pages, every one a
 /// 200 into a fresh store) with capture on and off, alternating so both see the same machine, in one run.

@@ -9,6 +9,8 @@ import KioskApp
 import KioskDemoUpstream
 import KioskWeb
 import NIOCore
+import NIOHTTP1
+import UnixSignals
 
 /// A benchmark step that could not produce its figure; printed, and the run goes on.
 struct BenchFailure: Error, CustomStringConvertible {

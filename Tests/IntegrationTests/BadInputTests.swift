@@ -1,5 +1,6 @@
 import Foundation
 @testable import KioskApp
+import KioskDebugger
 import KioskCore
 import Testing
 

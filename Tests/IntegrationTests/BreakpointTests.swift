@@ -1,18 +1,14 @@
 import Foundation
 import KioskApp
+import KioskDebugger
 import KioskCore
 import KioskStore
+import KioskTestSupport
 import Synchronization
 import Testing
 
 /// An upstream that answers every request with the same JSON and remembers what it was sent.
-private final class EchoUpstream: HTTPTransport {
-    let sent = Mutex<[HTTPRequest]>([])
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        sent.withLock { $0.append(request) }
-        return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"name":"Rick"}"#.utf8), url: request.url)
-    }
-}
+private func echoUpstream() -> ScriptedTransport { ScriptedTransport(always: .json(#"{"name":"Rick"}"#)) }
 
 /// Waits until `count` exchanges are paused.
 private func waitForPauses(_ breakpoints: Breakpoints, _ count: Int) async throws {
@@ -33,7 +29,7 @@ struct BreakpointTests {
         let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
         try breakpoints.set(BreakpointSetting(response: .pause), for: "marvel.characters")
         let logged = Mutex<[RequestRecord]>([])
-        let transport = BreakpointTransport(base: EchoUpstream(), breakpoints: breakpoints, redactor: redactor,
+        let transport = BreakpointTransport(base: echoUpstream(), breakpoints: breakpoints, redactor: redactor,
                                             record: { record in logged.withLock { $0.append(record) } })
         // When a request is made
         let request = HTTPRequest(url: url, headers: ["Authorization": "Bearer \(Self.secret)"], source: .marvel, endpoint: "marvel.characters")
@@ -58,7 +54,7 @@ struct BreakpointTests {
         let clock = ManualClock()
         let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
         try breakpoints.set(BreakpointSetting(request: .pause), for: "marvel.characters")
-        let upstream = EchoUpstream()
+        let upstream = echoUpstream()
         let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor)
         let request = HTTPRequest(url: url, source: .marvel, endpoint: "marvel.characters")
         // When the first request is aborted
@@ -67,7 +63,7 @@ struct BreakpointTests {
         breakpoints.decide(try #require(breakpoints.paused.first).id, .abort)
         // Then it fails and nothing was sent
         await #expect(throws: KioskError.self) { try await aborted.value }
-        #expect(upstream.sent.withLock { $0.isEmpty })
+        #expect(upstream.requests.isEmpty)
         // When the second is continued with limit 5 and a header, the redacted key shown unchanged
         let edited = Task { try await transport.send(request) }
         try await waitForPauses(breakpoints, 1)
@@ -77,7 +73,7 @@ struct BreakpointTests {
             query: [("limit", "5"), ("apikey", "<redacted>"), ("ts", "1"), ("hash", "abc")], headers: [("X-Debug", "yes")]))
         _ = try await edited.value
         // Then the upstream got the edit with the real key
-        let sent = try #require(upstream.sent.withLock { $0.last })
+        let sent = try #require(upstream.requests.last)
         #expect(sent.url.query == "limit=5&apikey=\(Self.secret)&ts=1&hash=abc")
         #expect(sent.headers["X-Debug"] == "yes")
     }
@@ -88,7 +84,7 @@ struct BreakpointTests {
         let clock = ManualClock()
         let breakpoints = Breakpoints(fileURL: nil, timeout: .seconds(300), clock: clock, redactor: redactor)
         try breakpoints.set(BreakpointSetting(response: .pause), for: "marvel.characters")
-        let transport = BreakpointTransport(base: EchoUpstream(), breakpoints: breakpoints, redactor: redactor)
+        let transport = BreakpointTransport(base: echoUpstream(), breakpoints: breakpoints, redactor: redactor)
         let pending = Task { try await transport.send(HTTPRequest(url: url, endpoint: "marvel.characters")) }
         try await waitForPauses(breakpoints, 1)
         // When 4 minutes pass it is still paused; at 5 it goes on unchanged
@@ -107,7 +103,7 @@ struct BreakpointTests {
         let clock = ManualClock()
         let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
         try breakpoints.set(BreakpointSetting(response: .pause), for: "marvel.characters")
-        let transport = BreakpointTransport(base: EchoUpstream(), breakpoints: breakpoints, redactor: redactor)
+        let transport = BreakpointTransport(base: echoUpstream(), breakpoints: breakpoints, redactor: redactor)
         let tasks = (0..<10).map { _ in Task { try await transport.send(HTTPRequest(url: url, endpoint: "marvel.characters")) } }
         try await waitForPauses(breakpoints, 10)
         let ids = breakpoints.paused.map(\.id)
@@ -141,28 +137,28 @@ struct BreakpointTests {
     func editedNotStored() async throws {
         try await withHarness { h in
             // Given a response breakpoint on Rick and Morty's list
-            try h.kiosk.breakpoints.set(BreakpointSetting(response: .pause), for: "rickandmorty.characters")
+            try h.kiosk.debugger.breakpoints.set(BreakpointSetting(response: .pause), for: "rickandmorty.characters")
             let pending = Task { try await h.catalog.page(PageRequest(source: .rickandmorty)) }
-            try await waitForPauses(h.kiosk.breakpoints, 1)
-            let paused = try #require(h.kiosk.breakpoints.paused.first)
+            try await waitForPauses(h.kiosk.debugger.breakpoints, 1)
+            let paused = try #require(h.kiosk.debugger.breakpoints.paused.first)
             let original = try #require(paused.responseText)
             let url = URL(string: "http://127.0.0.1/api/character?page=1")!
             // When an edit that is not JSON, and one whose first character has no name, are checked
             #expect(throws: KioskError.self) {
-                try h.catalog.validateEdit(endpoint: paused.endpoint, url: url, status: 200, body: Data("{\"info\": ".utf8))
+                try h.kiosk.debugger.validateEdit(endpoint: paused.endpoint, url: url, status: 200, body: Data("{\"info\": ".utf8))
             }
             let nameless = original.replacingOccurrences(of: "\"name\":\"Rick Sanchez\"", with: "\"name\":null")
             do {
-                try h.catalog.validateEdit(endpoint: paused.endpoint, url: url, status: 200, body: Data(nameless.utf8))
+                try h.kiosk.debugger.validateEdit(endpoint: paused.endpoint, url: url, status: 200, body: Data(nameless.utf8))
                 Issue.record("a nameless character was accepted")
             } catch KioskError.malformedResponse(let path, _) {
                 #expect(path.contains("results[0]"))
             }
             // Then it is still paused; and a valid edit goes through to the view
-            #expect(h.kiosk.breakpoints.paused.count == 1)
+            #expect(h.kiosk.debugger.breakpoints.paused.count == 1)
             let renamed = original.replacingOccurrences(of: "\"name\":\"Rick Sanchez\"", with: "\"name\":\"Edited Rick\"")
-            try h.catalog.validateEdit(endpoint: paused.endpoint, url: url, status: 200, body: Data(renamed.utf8))
-            h.kiosk.breakpoints.decide(paused.id, .continueWithResponse(status: 200, body: Data(renamed.utf8)))
+            try h.kiosk.debugger.validateEdit(endpoint: paused.endpoint, url: url, status: 200, body: Data(renamed.utf8))
+            h.kiosk.debugger.breakpoints.decide(paused.id, .continueWithResponse(status: 200, body: Data(renamed.utf8)))
             let update = try await pending.value
             #expect(update.page.items.first?.title == "Edited Rick")
             // And nothing of it reached the store

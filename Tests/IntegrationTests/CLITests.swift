@@ -1,9 +1,10 @@
 import Foundation
+import KioskTestSupport
 import Testing
 
 /// Runs the built `kiosk` executable (it sits next to the test bundle) with a private data folder.
 struct CLI {
-    let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-cli-\(UUID().uuidString)")
+    let dataDirectory = TemporaryDirectory.url("kiosk-cli")
 
     static var executable: URL {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

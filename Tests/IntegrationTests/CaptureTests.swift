@@ -50,10 +50,10 @@ struct CaptureTests {
             let log = try #require(h.kiosk.requestLog)
             // Given a stored page gone stale
             _ = try await h.catalog.page(PageRequest(source: .dogs))
-            h.now.advance(by: 2 * 3600)
+            await h.now.advance(by: .seconds(2 * 3600))
             // When it is requested (revalidated: 304) and then requested again offline after going stale again
             _ = try await h.catalog.page(PageRequest(source: .dogs))
-            h.now.advance(by: 2 * 3600)
+            await h.now.advance(by: .seconds(2 * 3600))
             try await h.setFaults { $0.offline = true }
             _ = try await h.catalog.page(PageRequest(source: .dogs))
             try log.flush()

@@ -2,6 +2,8 @@ import Foundation
 import KioskApp
 import KioskCore
 import KioskDemoUpstream
+@testable import KioskStore
+import GRDB
 import Testing
 
 @Suite("Catalogs end to end over the demo upstream", .serialized)
@@ -28,9 +30,10 @@ struct CatalogTests {
     @Test("A page past the end is a clear not-found error and stores nothing")
     func pastTheEnd() async throws {
         try await withHarness { h in
-            await #expect(throws: KioskError.self) {
+            let error = await #expect(throws: KioskError.self) {
                 try await h.catalog.page(PageRequest(source: .rickandmorty, page: 43))
             }
+            if case .notFound? = error {} else { Issue.record("expected not found, got \(String(describing: error))") }
             let stored = try h.database.snapshot(forKey: PageRequest(source: .rickandmorty, page: 43).cacheKey)
             #expect(stored == nil)
         }
@@ -102,9 +105,13 @@ struct CatalogTests {
             let article = try #require(articles.page.items.first)
             #expect(try await h.catalog.item(source: .nyt, itemID: article.itemID).item == article)
 
-            await #expect(throws: KioskError.self) { try await h.catalog.item(source: .rickandmorty, itemID: "99999") }
-            await #expect(throws: KioskError.self) { try await h.catalog.item(source: .nyt, itemID: "nope") }
-            await #expect(throws: KioskError.self) { try await h.catalog.item(source: .marvel, itemID: "abc") }
+            for (source, id) in [(SourceID.rickandmorty, "99999"), (.nyt, "nope")] {
+                let error = await #expect(throws: KioskError.self) { try await h.catalog.item(source: source, itemID: id) }
+                if case .notFound? = error {} else { Issue.record("\(source) \(id): expected not found, got \(String(describing: error))") }
+            }
+            // (A Marvel id that is not a number is refused before any request.)
+            let malformed = await #expect(throws: KioskError.self) { try await h.catalog.item(source: .marvel, itemID: "abc") }
+            if case .invalidRequest? = malformed {} else { Issue.record("expected invalid request, got \(String(describing: malformed))") }
         }
     }
 
@@ -132,25 +139,58 @@ struct CatalogTests {
         }
     }
 
-    @Test("Hostile search text never errors")
+    @Test("Hostile search text never errors, and the store survives it whole")
     func hostileSearch() async throws {
         try await withHarness { h in
-            _ = try await h.catalog.page(PageRequest(source: .rickandmorty))
+            // Given a stored page of Rick and Morty characters
+            let request = PageRequest(source: .rickandmorty)
+            let stored = try await h.catalog.page(request)
+            let itemCount = try h.database.itemCount()
+            try #require(itemCount >= 20)
+
+            // When hostile text is searched for, in the store and upstream
             for text in ["\"", "*", "AND", "(", "rick) OR (", "NEAR(", "Mr. Poopy&butt", "'; DROP TABLE item; --", "🕺"] {
-                _ = try await h.catalog.search(source: .rickandmorty, text: text, policy: .offline)
-                _ = try await h.catalog.search(source: .rickandmorty, text: text)
+                let offline = try await h.catalog.search(source: .rickandmorty, text: text, policy: .offline)
+                let online = try await h.catalog.search(source: .rickandmorty, text: text)
+                // Then each search answers without an error
+                #expect(offline.error == nil && online.error == nil, "\(text): \(String(describing: offline.error ?? online.error))")
             }
+
+            // And the store still answers the page offline with the same items, and holds every item it had
+            let after = try await h.catalog.page(request, policy: .offline)
+            #expect(after.origin == .store)
+            #expect(after.page.items == stored.page.items)
+            #expect(try h.database.itemCount() == itemCount)
+            // And full-text search over it still finds what it holds
+            let rick = try await h.catalog.search(source: .rickandmorty, text: "sanchez", policy: .offline)
+            #expect(rick.origin == .store && rick.items.contains { $0.title == "Rick Sanchez" })
+            // And SQLite and its full-text index pass their integrity checks
+            let table = ItemRecord.searchTableName
+            #expect(try await h.database.writer.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") } == ["ok"])
+            try await h.database.writer.write { try $0.execute(sql: "INSERT INTO \(table)(\(table)) VALUES('integrity-check')") }
         }
     }
 
     @Test("Favorites survive a refresh that replaces the page")
     func favoritesSurviveRefresh() async throws {
         try await withHarness { h in
-            let update = try await h.catalog.page(PageRequest(source: .rickandmorty))
-            try h.catalog.setFavorite(true, source: .rickandmorty, itemID: "2")
-            _ = try await h.catalog.page(PageRequest(source: .rickandmorty), policy: .force)
-            #expect(try h.catalog.favorites().map(\.itemID) == ["2"])
+            // Given a favorite on a stored page whose validators are gone, so a refresh cannot be a bodiless 304
+            let request = PageRequest(source: .rickandmorty)
+            let update = try await h.catalog.page(request)
             #expect(update.page.items.contains { $0.itemID == "2" })
+            try h.catalog.setFavorite(true, source: .rickandmorty, itemID: "2")
+            var snapshot = try #require(try h.database.snapshot(forKey: request.cacheKey))
+            snapshot.metadata.validators = Validators()
+            try h.database.renew(snapshot)
+
+            // When the page is refreshed and the upstream's answer replaces the stored one
+            let refreshed = try await h.catalog.page(request, policy: .force)
+            #expect(refreshed.origin == .network)
+
+            // Then the favorite is still there, with its item
+            #expect(try h.catalog.favorites().map(\.itemID) == ["2"])
+            #expect(try h.catalog.favorites().first?.title == update.page.items.first { $0.itemID == "2" }?.title)
+            // And an item that is not stored cannot be made a favorite
             #expect(throws: KioskError.self) { try h.catalog.setFavorite(true, source: .rickandmorty, itemID: "77777") }
         }
     }

@@ -1,7 +1,12 @@
 import Foundation
 import KioskApp
+import KioskDebugger
 import KioskCore
+import KioskNetwork
+import KioskSources
 import KioskStore
+import KioskTestSupport
+import Synchronization
 import Testing
 
 @Suite("HAR export")
@@ -64,13 +69,42 @@ struct HARTests {
     }
 
     @Test("cURL commands are redacted and quoted so the shell interprets nothing")
-    func curl() {
-        let record = RequestRecord(startedAt: Date(), source: .marvel, endpoint: "marvel.characters", method: "GET",
-                                   url: "https://gateway.marvel.com/v1/public/characters?nameStartsWith=it's&apikey=<redacted>",
-                                   requestHeaders: [.init(name: "Accept", value: "application/json"),
-                                                    .init(name: "X-Note", value: "$(rm -rf ~) `x`")],
-                                   timings: RequestTimings(total: 0), decision: .network)
-        let command = HAR.curl(record)
-        #expect(command == #"curl 'https://gateway.marvel.com/v1/public/characters?nameStartsWith=it'\''s&apikey=<redacted>' -H 'Accept: application/json' -H 'X-Note: $(rm -rf ~) `x`'"#)
+    func curl() async throws {
+        // Given a Marvel search signed with real keys, sent with credential headers, a key echoed in a header,
+        // and a header a shell would run
+        let (publicKey, privateKey, nytKey) = ("marvel-public-0123456789", "marvel-private-0123456789", "nyt-key-0123456789")
+        var sources = SourceConfiguration.live
+        sources.marvelPublicKey = publicKey
+        sources.marvelPrivateKey = privateKey
+        sources.nytAPIKey = nytKey
+        let configuration = KioskConfiguration(dataDirectory: TemporaryDirectory.url("kiosk-curl"), sources: sources)
+        var request = try #require(Sources.make(sources)[.marvel]).listRequest(for: PageRequest(source: .marvel, query: "spider"))
+        request.headers["Authorization"] = "Bearer \(nytKey)"
+        request.headers["Cookie"] = "session=\(privateKey)"
+        request.headers["X-Echo"] = "key=\(nytKey)"
+        request.headers["X-Note"] = "it's $(rm -rf ~) `x`"
+        let signature = (URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? [])
+            .filter { ["ts", "hash"].contains($0.name) }.compactMap(\.value)
+        try #require(signature.count == 2)
+
+        // When it is captured as the request log captures it, and turned into a cURL command
+        let records = Mutex<[RequestRecord]>([])
+        let capture = CapturingTransport(base: ScriptedTransport([.json("{}")]), redactor: configuration.redactor,
+                                         sink: { record in records.withLock { $0.append(record) } })
+        _ = try await capture.send(request)
+        let command = HAR.curl(try #require(records.withLock { $0.first }))
+
+        // Then no key and no signature value survives, each replaced by the marker
+        for secret in [publicKey, privateKey, nytKey] + signature {
+            #expect(!command.contains(secret), "\(secret) survives in \(command)")
+        }
+        #expect(command.hasPrefix("curl 'https://gateway.marvel.com/v1/public/characters?"))
+        for item in ["ts=<redacted>", "apikey=<redacted>", "hash=<redacted>", "nameStartsWith=spider"] {
+            #expect(command.contains(item), "\(item) missing from \(command)")
+        }
+        #expect(command.contains("-H 'Authorization: <redacted>'") && command.contains("-H 'Cookie: <redacted>'"))
+        #expect(command.contains("-H 'X-Echo: key=<redacted>'"))
+        // And the shell interprets nothing: every part is single-quoted, a quote closed, escaped and reopened
+        #expect(command.contains(#"-H 'X-Note: it'\''s $(rm -rf ~) `x`'"#))
     }
 }

@@ -5,34 +5,28 @@ import KioskDemoUpstream
 import KioskNetwork
 import KioskSources
 import KioskStore
-import Synchronization
-
-/// Wall time that moves only when a test says so, so freshness and ages are exact.
-final class TestNow: Sendable {
-    private let date: Mutex<Date>
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { date = Mutex(start) }
-    var value: Date { date.withLock { $0 } }
-    func advance(by seconds: TimeInterval) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    var closure: @Sendable () -> Date { { self.value } }
-}
+import KioskTestSupport
 
 /// A real demo upstream on loopback plus a Kiosk wired to it over real HTTP, with a real SQLite file.
 struct Harness {
     let demo: DemoUpstream
     let kiosk: Kiosk
-    let now: TestNow
+    /// Kiosk's wall time: it moves only when a test advances it, so freshness and ages are exact.
+    let now: ManualClock
     let directory: URL
 
     var catalog: CatalogService { kiosk.catalog }
     var database: AppDatabase { kiosk.database }
 
-    static func start(faults: FaultSettings = .none, directory: URL? = nil, now: TestNow = TestNow()) async throws -> Harness {
-        var demoConfiguration = DemoUpstreamConfiguration()
+    /// `port` 0 lets the demo upstream pick a free one; a test that restarts Kiosk on the same data passes the
+    /// first harness's, so stored URLs still reach an upstream.
+    static func start(faults: FaultSettings = .none, directory: URL? = nil, now: ManualClock = ManualClock(),
+                      port: Int = 0) async throws -> Harness {
+        var demoConfiguration = DemoUpstreamConfiguration(port: port)
         demoConfiguration.faults = faults
         let demo = DemoUpstream(configuration: demoConfiguration)
         try await demo.start()
-        let folder = directory ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("kiosk-tests-\(UUID().uuidString)")
+        let folder = directory ?? TemporaryDirectory.url("kiosk-tests")
         let keys = await demo.keys
         var sources = SourceConfiguration.live
         sources.nytBaseURL = await demo.nytBaseURL
@@ -46,7 +40,7 @@ struct Harness {
         configuration.transport = TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3))
         configuration.retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20),
                                           maxRetryAfter: .seconds(2))
-        let kiosk = try Kiosk(configuration: configuration, dependencies: .init(now: now.closure))
+        let kiosk = try Kiosk(configuration: configuration, dependencies: .init(now: now.dateSource))
         return Harness(demo: demo, kiosk: kiosk, now: now, directory: folder)
     }
 

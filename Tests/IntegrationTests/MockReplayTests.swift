@@ -1,5 +1,6 @@
 import Foundation
 @testable import KioskApp
+@testable import KioskDebugger
 import KioskCore
 import KioskStore
 import Testing
@@ -17,11 +18,11 @@ struct MockReplayTests {
             // When a fresh Kiosk (its own empty store, the same upstream) imports it and the upstream goes offline
             var configuration = h.kiosk.configuration
             configuration.dataDirectory = h.directory.appendingPathComponent("fresh")
-            let fresh = try Kiosk(configuration: configuration, dependencies: .init(now: h.now.closure))
+            let fresh = try Kiosk(configuration: configuration, dependencies: .init(now: h.now.dateSource))
             defer { Task { await fresh.shutdown() } }
             let rules = try HAR.mockRules(fromArchive: archive, origin: "har: session.har")
             #expect(rules.count == 3)
-            _ = try fresh.mocks.add(rules)
+            _ = try fresh.debugger.mocks.add(rules)
             try await h.setFaults { $0.offline = true }
             // Then every page of the session reads, new real keys in Marvel's URL still matching
             let rick = try await fresh.catalog.page(PageRequest(source: .rickandmorty))
@@ -37,7 +38,7 @@ struct MockReplayTests {
             try log.flush()
             let mocked = try log.records(matching: RequestFilter(decision: .mocked))
             #expect(mocked.count == 3)
-            #expect(try fresh.mocks.all().allSatisfy { $0.hits == 1 })
+            #expect(try fresh.debugger.mocks.all().allSatisfy { $0.hits == 1 })
         }
     }
 

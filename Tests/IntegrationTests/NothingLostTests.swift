@@ -1,8 +1,10 @@
 import Foundation
 import KioskApp
+import KioskDebugger
 import KioskCore
 import KioskDemoUpstream
 import KioskStore
+import KioskTestSupport
 import Testing
 
 /// Data that must survive races, broken upstream pages and a log that cannot open.
@@ -14,7 +16,7 @@ struct NothingLostTests {
             // Given a stored Rick and Morty page that has gone stale
             let request = PageRequest(source: .rickandmorty, page: 2)
             let first = try await h.catalog.page(request)
-            h.now.advance(by: 2 * 86400)
+            await h.now.advance(by: .seconds(2 * 86400))
             try await h.setFaults { $0.latencyMilliseconds = 400 }
             let asked = await h.demo.requestCount(pathPrefix: "/api/character?page=2")
 
@@ -49,7 +51,7 @@ struct NothingLostTests {
             var results = try #require(document["results"] as? [[String: Any]])
             for index in 0..<3 { results[index]["id"] = 0 }
             document["results"] = results
-            _ = try h.kiosk.mocks.add([MockRule(urlPattern: captured.url, body: try JSONSerialization.data(withJSONObject: document))])
+            _ = try h.kiosk.debugger.mocks.add([MockRule(urlPattern: captured.url, body: try JSONSerialization.data(withJSONObject: document))])
 
             // When the page is fetched
             let online = try await h.catalog.page(request, policy: .force)
@@ -70,7 +72,7 @@ struct NothingLostTests {
     @Test("when the request log cannot open, Kiosk still reads and writes its store, without capture, and says so")
     func logThatCannotOpen() async throws {
         // Given a data folder where the request log's file cannot be created (a folder sits at its path)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-nolog-\(UUID().uuidString)")
+        let folder = TemporaryDirectory.url("kiosk-nolog")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("kiosk-log.sqlite/blocked"),
                                                 withIntermediateDirectories: true)
         let demo = DemoUpstream()

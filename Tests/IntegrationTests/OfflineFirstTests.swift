@@ -23,7 +23,7 @@ struct OfflineFirstTests {
         try await withHarness { h in
             // Given a stored page that has gone stale
             _ = try await h.catalog.page(PageRequest(source: .rickandmorty))
-            h.now.advance(by: 2 * 86400)
+            await h.now.advance(by: .seconds(2 * 86400))
 
             // When it is requested
             var updates: [CatalogUpdate] = []
@@ -40,7 +40,7 @@ struct OfflineFirstTests {
             #expect(updates.last?.page.items == updates.first?.page.items)
             // And the snapshot's freshness was renewed in the store
             let stored = try #require(try h.database.snapshot(forKey: PageRequest(source: .rickandmorty).cacheKey))
-            #expect(stored.metadata.isFresh(at: h.now.value))
+            #expect(stored.metadata.isFresh(at: h.now.date))
         }
     }
 
@@ -65,7 +65,7 @@ struct OfflineFirstTests {
             snapshot.metadata.validators = Validators()
             try h.database.renew(snapshot)
             let before = try h.database.snapshot(forKey: request.cacheKey)
-            h.now.advance(by: 2 * 86400)
+            await h.now.advance(by: .seconds(2 * 86400))
 
             // When the upstream misbehaves
             try await h.setFaults { faults in
@@ -131,7 +131,7 @@ struct OfflineFirstTests {
             // Given a stale page read while the upstream is unreachable
             let request = PageRequest(source: .rickandmorty, page: 2)
             _ = try await h.catalog.page(request)
-            h.now.advance(by: 2 * 86400)
+            await h.now.advance(by: .seconds(2 * 86400))
             try await h.setFaults { $0.offline = true }
             let offline = try await h.catalog.page(request)
             #expect(offline.isOffline)

@@ -3,6 +3,7 @@ import KioskApp
 import KioskCore
 import KioskNetwork
 import KioskSources
+import KioskTestSupport
 import Testing
 
 /// Request forgery, tried as an attacker would: through the image route, through planted picture URLs
@@ -74,7 +75,7 @@ struct OutboundPolicyIntegrationTests {
     private func kiosk(dogsURL: String) throws -> Kiosk {
         var sources = SourceConfiguration.live
         sources.dogsURL = URL(string: dogsURL)!
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-policy-\(UUID().uuidString)")
+        let folder = TemporaryDirectory.url("kiosk-policy")
         var configuration = KioskConfiguration(dataDirectory: folder, sources: sources)
         configuration.transport = TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3))
         configuration.retry = .none

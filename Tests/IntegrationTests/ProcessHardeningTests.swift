@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import KioskTestSupport
 import Testing
 
 /// A running `kiosk serve` process with its own data folder, stopped by `stop()`.
@@ -126,7 +127,7 @@ struct EchoedSecretsProcessTests {
     @Test("against an upstream that echoes credentials, no key or signature reaches CLI output, HAR, cURL, pages, /api or a file")
     func cliAndPagesClean() async throws {
         // Given `kiosk demo-upstream --echo-credentials` with known keys, and Kiosk pointed at it
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-echo-\(UUID().uuidString)")
+        let folder = TemporaryDirectory.url("kiosk-echo")
         let keys = ["KIOSK_DEMO_NYT_API_KEY": "nytkey0123456789abcdef", "KIOSK_DEMO_MARVEL_PUBLIC_KEY": "marvelpub0123456789",
                     "KIOSK_DEMO_MARVEL_PRIVATE_KEY": "marvelpriv0123456789"]
         let upstream = Process()

@@ -1,5 +1,6 @@
 import Foundation
 import KioskApp
+import KioskDebugger
 import KioskCore
 import KioskDemoUpstream
 import KioskSources
@@ -38,7 +39,7 @@ struct SecretEchoTests {
             shown.append(try await h.catalog.item(source: .marvel, itemID: id, policy: .force).item.title)
 
             // When the pages go stale and are revalidated with their (echoing) ETags
-            h.now.advance(by: 2 * 86400)
+            await h.now.advance(by: .seconds(2 * 86400))
             secrets += try signature(h)
             let revalidated = try await h.catalog.page(PageRequest(source: .marvel))
             try show(revalidated)
@@ -49,7 +50,7 @@ struct SecretEchoTests {
             var configuration = h.kiosk.configuration
             configuration.sources.marvelPrivateKey = "wrong-private-key-0123456789"
             configuration.databaseName = "second.sqlite"
-            let second = try Kiosk(configuration: configuration, dependencies: .init(now: h.now.closure))
+            let second = try Kiosk(configuration: configuration, dependencies: .init(now: h.now.dateSource))
             secrets += ["wrong-private-key-0123456789"] + (try signature(h))
             do {
                 _ = try await second.catalog.page(PageRequest(source: .marvel, page: 3))

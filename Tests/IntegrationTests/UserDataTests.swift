@@ -1,6 +1,7 @@
 import Foundation
 import KioskApp
 import KioskCore
+import KioskTestSupport
 import Testing
 
 @Suite("Dogs edits and images over the demo upstream", .serialized)
@@ -66,12 +67,18 @@ struct UserDataTests {
     @Test("Images from hosts that are not a configured source's are refused")
     func foreignImageHostRefused() async throws {
         try await withHarness { h in
-            await #expect(throws: KioskError.self) {
-                try await h.kiosk.images.image(for: URL(string: "http://example.invalid/x.png")!)
+            // Given pictures on a host no source is configured for, and on a scheme that is not http(s)
+            for (url, reason) in [("http://example.invalid/x.png", "are not served"), ("file:///etc/passwd", "Only http(s)")] {
+                // When each is asked for
+                // Then it is refused as not served, before any fetch is tried (which would fail differently)
+                do {
+                    let image = try await h.kiosk.images.image(for: URL(string: url)!)
+                    Issue.record("\(url) was served: \(image.origin)")
+                } catch let KioskError.invalidRequest(message) {
+                    #expect(message.contains(reason), "\(url): \(message)")
+                }
             }
-            await #expect(throws: KioskError.self) {
-                try await h.kiosk.images.image(for: URL(string: "file:///etc/passwd")!)
-            }
+            #expect(await h.kiosk.images.networkFetches == 0)
         }
     }
 
@@ -93,18 +100,31 @@ struct UserDataTests {
 
     @Test("A stored image is served from disk after a restart, and revalidated with its ETag when stale")
     func imageDiskCache() async throws {
-        let now = TestNow()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-img-\(UUID().uuidString)")
+        // Given a picture fetched once into a data folder
+        let now = ManualClock()
+        let folder = TemporaryDirectory.url("kiosk-img")
         let first = try await Harness.start(directory: folder, now: now)
         let url = try #require(try await first.catalog.item(source: .rickandmorty, itemID: "3").item.imageURL)
-        #expect(try await first.kiosk.images.image(for: url).origin == .network)
+        let fetched = try await first.kiosk.images.image(for: url)
+        #expect(fetched.origin == .network)
+        let port = try #require(await first.demo.baseURL.port)
         await first.stop()
 
-        let second = try await Harness.start(directory: folder, now: now)
-        // The demo upstream is a new instance on a new port, so ask for an image the store knows by URL:
-        // the disk cache is keyed by URL and answers without the network.
-        let stored = try #require(try second.database.image(forURL: url.absoluteString))
-        #expect(!stored.data.isEmpty)
+        // When Kiosk restarts on that folder (an empty memory cache), the upstream back on the same address
+        let second = try await Harness.start(directory: folder, now: now, port: port)
+        let fromDisk = try await second.kiosk.images.image(for: url)
+        // Then the picture comes from disk, whole, without asking the upstream
+        #expect(fromDisk.origin == .disk && fromDisk.data == fetched.data)
+        #expect(await second.demo.requestCount(pathPrefix: url.path) == 0)
         await second.stop()
+
+        // When it restarts again after the picture's week of freshness has passed
+        await now.advance(by: .seconds(8 * 86400))
+        let third = try await Harness.start(directory: folder, now: now, port: port)
+        let revalidated = try await third.kiosk.images.image(for: url)
+        // Then one conditional request is made, and its 304 keeps the stored bytes
+        #expect(revalidated.origin == .notModified && revalidated.data == fetched.data)
+        #expect(await third.demo.requestCount(pathPrefix: url.path) == 1)
+        await third.stop()
     }
 }

@@ -67,27 +67,6 @@ struct CoreTests {
         #expect(character("unknown").statusEmoji == "?")
     }
 
-    @Test("The manual clock wakes sleepers only when time is advanced past their deadline")
-    func manualClock() async throws {
-        let clock = ManualClock()
-        let task = Task { try await clock.sleep(for: .seconds(2)); return clock.now.offset }
-        await clock.waitForSleepers()
-        await clock.advance(by: .seconds(1))
-        #expect(clock.sleeperCount == 1)
-        await clock.advance(by: .seconds(1))
-        #expect(try await task.value == .seconds(2))
-    }
-
-    @Test("A cancelled sleeper on the manual clock throws at once")
-    func manualClockCancellation() async {
-        let clock = ManualClock()
-        let task = Task { try await clock.sleep(for: .seconds(60)) }
-        await clock.waitForSleepers()
-        task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(clock.sleeperCount == 0)
-    }
-
     @Test("Errors say what happened in one line")
     func errorMessages() {
         #expect(KioskError.offline(host: "127.0.0.1").description == "Offline: cannot connect to 127.0.0.1")

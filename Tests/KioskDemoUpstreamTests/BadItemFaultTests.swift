@@ -103,9 +103,9 @@ struct BadItemFaultTests {
     @Test("Marvel's body etag follows the altered data, so it still equals the ETag header")
     func marvelEtagFieldFollows() async throws {
         try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(badItemRate: 1))) { upstream in
-            // When
+            // When a characters page is asked for with every request drawing the bad item
             let response = try await Client.get(upstream.marvelURL("characters"))
-            // Then
+            // Then the envelope's etag field is the altered page's, the one the ETag header quotes
             let etag = try #require(try response.object()["etag"] as? String)
             #expect(response.header("ETag") == "\"\(etag)\"")
         }
@@ -168,15 +168,15 @@ struct BadItemFaultTests {
     @Test("a dogs image is untouched by the bad item, being no list")
     func imagesUntouched() async throws {
         try await withUpstream { upstream in
-            // Given
+            // Given a dog's picture URL from the dogs document, and the picture as served without faults
             let dogs = try #require(try await Client.get(upstream.dogsURL).json() as? [[String: Any]])
             let imageText = try #require(dogs.first?["image"] as? String)
             let image = try #require(URL(string: imageText))
             let clean = try await Client.get(image)
-            // When
+            // When every request draws the bad item and the picture is asked for again
             try await upstream.setFaults(FaultSettings(badItemRate: 1))
             let faulted = try await Client.get(image)
-            // Then
+            // Then it is the same picture, byte for byte, and still a valid PNG
             #expect(faulted.status == 200)
             #expect(faulted.body == clean.body)
             #expect(try DecodedPNG(faulted.body).width > 0)
@@ -190,7 +190,7 @@ struct BadItemFaultTests {
             var malformed = 0
             var badItem = 0
             for _ in 0..<30 {
-                // When
+                // When the dogs document is asked for, thirty times over
                 let response = try await Client.get(upstream.dogsURL)
                 // Then each response got exactly one of the two
                 #expect(response.status == 200)
@@ -208,7 +208,7 @@ struct BadItemFaultTests {
     @Test("the control endpoint accepts badItemRate 1 as a partial update and rejects 1.5 with a 400")
     func controlEndpoint() async throws {
         try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(latencyMilliseconds: 5))) { upstream in
-            // When
+            // When the control endpoint gets a PUT of badItemRate alone
             let put = try await Client.send(upstream.controlURL("faults"), method: "PUT",
                                             body: Data(#"{"badItemRate": 1}"#.utf8))
             // Then only that field changed, and GET reports it
@@ -238,7 +238,7 @@ struct BadItemFaultTests {
 
     @Test("badItemRate is validated like the other rates and survives a JSON round trip")
     func settingsValidationAndCoding() throws {
-        // Then
+        // Then a rate outside 0...1 (or not a number) is refused, 1 is accepted, and the settings survive JSON unchanged
         for rate in [1.5, -0.1, Double.nan] {
             #expect(throws: KioskError.self) { try FaultSettings(badItemRate: rate).validate() }
         }

@@ -7,7 +7,7 @@ struct CachingTests {
     @Test("every API and image response carries a strong ETag and Cache-Control, and a matching If-None-Match gets 304 with no body")
     func conditionalRequests() async throws {
         try await withUpstream { upstream in
-            // Given
+            // Given one URL of each API and a picture, with the Cache-Control each must carry
             let urls: [(URL, String)] = [
                 (upstream.nytURL("emailed/1.json"), "public, max-age=3600"),
                 (upstream.marvelURL("characters", [("limit", "5")]), "public, max-age=86400"),
@@ -16,13 +16,13 @@ struct CachingTests {
                 (upstream.url("/api/character/avatar/1.jpeg"), "public, max-age=604800"),
             ]
             for (url, cacheControl) in urls {
-                // When
+                // When each is fetched, then fetched again with its own ETag and with another one
                 let first = try await Client.get(url)
                 let etag = try #require(first.header("ETag"))
                 let again = try await Client.get(url, headers: ["If-None-Match": etag])
                 let changed = try await Client.get(url, headers: ["If-None-Match": "\"something-else\""])
 
-                // Then
+                // Then the ETag is strong, a match gets 304 with no body, and a mismatch gets the same document again
                 #expect(first.status == 200)
                 #expect(etag.hasPrefix("\"") && etag.hasSuffix("\"") && !etag.hasPrefix("W/"))
                 #expect(first.header("Cache-Control") == cacheControl)
@@ -38,10 +38,10 @@ struct CachingTests {
     @Test("HEAD answers the headers of GET without a body")
     func head() async throws {
         try await withUpstream { upstream in
-            // When
+            // When the dogs document is asked for with GET and with HEAD
             let get = try await Client.get(upstream.dogsURL)
             let head = try await Client.send(upstream.dogsURL, method: "HEAD")
-            // Then
+            // Then HEAD has GET's status, ETag and length, and no body
             #expect(head.status == 200)
             #expect(head.body.isEmpty)
             #expect(head.header("ETag") == get.header("ETag"))
@@ -52,11 +52,11 @@ struct CachingTests {
     @Test("the ETag is stable across requests and differs between documents")
     func etagsAreStable() async throws {
         try await withUpstream { upstream in
-            // When
+            // When page 1 is fetched twice and page 2 once
             let one = try await Client.get(upstream.url("/api/character", [("page", "1")])).header("ETag")
             let again = try await Client.get(upstream.url("/api/character", [("page", "1")])).header("ETag")
             let two = try await Client.get(upstream.url("/api/character", [("page", "2")])).header("ETag")
-            // Then
+            // Then page 1 has one ETag both times, and page 2 another
             #expect(one != nil)
             #expect(one == again)
             #expect(one != two)

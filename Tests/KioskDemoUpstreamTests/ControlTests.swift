@@ -8,25 +8,25 @@ struct ControlTests {
     @Test("GET /faults reports the settings and PUT changes only the fields it names")
     func partialUpdate() async throws {
         try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(latencyMilliseconds: 5))) { upstream in
-            // Given
+            // Given an upstream started with 5 ms of latency, which GET /faults reports, with no source filter
             let initial = try await Client.get(upstream.controlURL("faults"))
             #expect(try initial.object()["latencyMilliseconds"] as? Int == 5)
             #expect(try initial.object()["sources"] is NSNull)
 
-            // When
+            // When a PUT names only the failure rate and the sources
             let body = Data(#"{"failureRate": 0.25, "sources": ["marvel", "rickandmorty"]}"#.utf8)
             let put = try await Client.send(upstream.controlURL("faults"), method: "PUT", body: body)
 
-            // Then
+            // Then the answer and the upstream's settings have those two fields changed and the latency kept
             #expect(put.status == 200)
             let answered = try JSONDecoder().decode(FaultSettings.self, from: put.body)
             let expected = FaultSettings(latencyMilliseconds: 5, failureRate: 0.25, sources: [.marvel, .rickandmorty])
             #expect(answered == expected)
             #expect(await upstream.faults() == expected)
 
-            // When
+            // When the settings are deleted
             let reset = try await Client.send(upstream.controlURL("faults"), method: "DELETE")
-            // Then
+            // Then every fault is off again
             #expect(reset.status == 200)
             #expect(await upstream.faults() == .none)
         }
@@ -60,9 +60,9 @@ struct ControlTests {
                 (#"{"sources": ["hbo"]}"#, "unknown source \"hbo\""),
             ]
             for (body, message) in cases {
-                // When
+                // When the control endpoint gets a PUT of that body
                 let response = try await Client.send(upstream.controlURL("faults"), method: "PUT", body: Data(body.utf8))
-                // Then
+                // Then it is 400 with the reason in "error"
                 #expect(response.status == 400, "\(body)")
                 let error = try #require(try response.object()["error"] as? String)
                 #expect(error.contains(message), "\(error)")
@@ -74,17 +74,17 @@ struct ControlTests {
     @Test("requests are counted by path and query, without credentials")
     func requestCounts() async throws {
         try await withUpstream { upstream in
-            // Given
+            // Given request counts at zero
             await upstream.resetRequestCounts()
 
-            // When
+            // When three Rick and Morty pages and two signed Marvel pages are asked for
             _ = try await Client.get(upstream.url("/api/character", [("page", "2")]))
             _ = try await Client.get(upstream.url("/api/character", [("page", "2")]))
             _ = try await Client.get(upstream.url("/api/character", [("page", "3")]))
             _ = try await Client.get(upstream.marvelURL("characters", [("limit", "5")]))
             _ = try await Client.get(upstream.marvelURL("characters", [("limit", "5")]))
 
-            // Then
+            // Then the counts are by path and query, Marvel's without ts, apikey or hash, and /stats says the same
             #expect(await upstream.requestCount(pathPrefix: "/api/character") == 3)
             #expect(await upstream.requestCount(pathPrefix: "/api/character?page=2") == 2)
             #expect(await upstream.requestCount(pathPrefix: "/v1/public/characters?limit=5") == 2)
@@ -92,9 +92,9 @@ struct ControlTests {
             #expect(stats["total"] as? Int == 5)
             #expect((stats["byPath"] as? [String: Any])?["/api/character"] as? Int == 3)
 
-            // When
+            // When the counts are reset
             await upstream.resetRequestCounts()
-            // Then
+            // Then nothing is counted any more
             #expect(await upstream.requestCount(pathPrefix: "/") == 0)
         }
     }
@@ -102,9 +102,9 @@ struct ControlTests {
     @Test("health reports the API listener and its base URL")
     func health() async throws {
         try await withUpstream { upstream in
-            // When
+            // When the control listener's health is asked for
             let health = try await Client.get(upstream.controlURL("health")).object()
-            // Then
+            // Then it is ok, with the API listening on the base URL it reports
             #expect(health["status"] as? String == "ok")
             #expect(health["apiListening"] as? Bool == true)
             #expect(health["baseURL"] as? String == upstream.baseURL.absoluteString)
@@ -113,10 +113,10 @@ struct ControlTests {
 
     @Test("default keys are random per configuration and derived URLs use the bound port")
     func keysAndURLs() async throws {
-        // Given
+        // Given two configurations made without keys
         let first = DemoUpstreamConfiguration()
         let second = DemoUpstreamConfiguration()
-        // Then
+        // Then each drew its own random keys, and a started upstream derives every URL from its bound port
         #expect(first.nytAPIKey != second.nytAPIKey)
         #expect(first.marvelPrivateKey.count == 40)
         try await withUpstream(first) { upstream in
@@ -133,13 +133,13 @@ struct ControlTests {
 
     @Test("fault settings survive a JSON round trip and a partial object decodes with defaults")
     func faultSettingsCoding() throws {
-        // Given
+        // Given settings with every fault set
         let settings = FaultSettings(latencyMilliseconds: 10, failureRate: 0.1, rateLimitRate: 0.2, retryAfterSeconds: 3,
                                      truncateRate: 0.3, malformedRate: 0.4, offline: true, sources: [.nyt, .dogs])
-        // When
+        // When they go through JSON, and a JSON object naming only offline is decoded
         let decoded = try JSONDecoder().decode(FaultSettings.self, from: JSONEncoder().encode(settings))
         let partial = try JSONDecoder().decode(FaultSettings.self, from: Data(#"{"offline": true}"#.utf8))
-        // Then
+        // Then they come back equal, and the missing fields take their defaults
         #expect(decoded == settings)
         #expect(partial == FaultSettings(offline: true))
     }

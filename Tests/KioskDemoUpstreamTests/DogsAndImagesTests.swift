@@ -7,9 +7,9 @@ struct DogsAndImagesTests {
     @Test("the dogs document is a bare array of five dogs")
     func dogs() async throws {
         try await withUpstream { upstream in
-            // When
+            // When the dogs document is asked for
             let response = try await Client.get(upstream.dogsURL)
-            // Then
+            // Then it is an hour-cacheable array of five dogs, each with a name, a description, an age and a picture here
             #expect(response.status == 200)
             #expect(response.header("Cache-Control") == "public, max-age=3600")
             let dogs = try #require(try response.json() as? [[String: Any]])
@@ -48,10 +48,10 @@ struct DogsAndImagesTests {
             expectations.append((URL(string: dogs[0]["image"] as! String)!, 400, 300))
 
             for (url, width, height) in expectations {
-                // When
+                // When each picture is fetched
                 let response = try await Client.get(url)
 
-                // Then
+                // Then it is a week-cacheable, small, valid palette PNG of the size its URL names
                 #expect(response.status == 200, "\(url)")
                 #expect(response.header("Content-Type") == "image/png")
                 #expect(response.header("Cache-Control") == "public, max-age=604800")
@@ -68,9 +68,9 @@ struct DogsAndImagesTests {
     @Test("Marvel's image_not_available path resolves too")
     func notAvailableImage() async throws {
         try await withUpstream { upstream in
-            // When
+            // When Marvel's image_not_available portrait is asked for
             let response = try await Client.get(upstream.url("/images/marvel/i/mg/b/40/image_not_available/portrait_xlarge.jpg"))
-            // Then
+            // Then it is a valid 150 x 225 PNG, like any other portrait
             #expect(response.status == 200)
             let png = try DecodedPNG(response.body)
             #expect(png.width == 150 && png.height == 225)
@@ -83,7 +83,7 @@ struct DogsAndImagesTests {
         let first = try await withUpstream { try await Client.get($0.url("/api/character/avatar/7.jpeg")).body }
         let second = try await withUpstream { try await Client.get($0.url("/api/character/avatar/7.jpeg")).body }
         let other = try await withUpstream { try await Client.get($0.url("/api/character/avatar/8.jpeg")).body }
-        // Then
+        // Then the same URL gave the same bytes on both servers, and another URL other bytes
         #expect(first == second)
         #expect(first != other)
     }
@@ -93,9 +93,9 @@ struct DogsAndImagesTests {
         try await withUpstream { upstream in
             for path in ["/api/character/avatar/827.jpeg", "/images/marvel/i/mg/0/00/nothing/portrait_xlarge.jpg",
                          "/images/dogs/garfield.jpg", "/images/nyt/2026/05/01/multimedia/x/x-thumbStandard.jpg"] {
-                // When
+                // When a picture nothing in the data points at is asked for
                 let response = try await Client.get(upstream.url(path))
-                // Then
+                // Then it is 404
                 #expect(response.status == 404, "\(path)")
             }
         }

@@ -11,15 +11,28 @@ struct FaultTests {
     @Test("latency delays every response by at least the injected time")
     func latency() async throws {
         try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(latencyMilliseconds: 300))) { upstream in
-            // When
-            let clock = ContinuousClock()
-            let start = clock.now
-            let response = try await Client.get(upstream.dogsURL)
-            let elapsed = clock.now - start
+            // When a list of each API, a detail and a picture are asked for at once
+            let urls = [upstream.dogsURL, upstream.url("/api/character"), upstream.url("/api/character/1"),
+                        upstream.nytURL("viewed/1.json"), upstream.marvelURL("characters"),
+                        upstream.url("/api/character/avatar/1.jpeg")]
+            let timings = try await withThrowingTaskGroup(of: (URL, Int, Duration).self) { group in
+                for url in urls {
+                    group.addTask {
+                        let clock = ContinuousClock()
+                        let start = clock.now
+                        let response = try await Client.get(url)
+                        return (url, response.status, clock.now - start)
+                    }
+                }
+                return try await group.reduce(into: [(URL, Int, Duration)]()) { $0.append($1) }
+            }
 
-            // Then
-            #expect(response.status == 200)
-            #expect(elapsed >= .milliseconds(300))
+            // Then every one of them answered, and none sooner than the injected 300 ms
+            #expect(timings.count == urls.count)
+            for (url, status, elapsed) in timings {
+                #expect(status == 200, "\(url)")
+                #expect(elapsed >= .milliseconds(300), "\(url) took \(elapsed)")
+            }
         }
     }
 
@@ -28,9 +41,9 @@ struct FaultTests {
         try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(failureRate: 1))) { upstream in
             for url in [upstream.dogsURL, upstream.url("/api/character"), upstream.nytURL("viewed/1.json"),
                         upstream.url("/api/character/avatar/1.jpeg")] {
-                // When
+                // When each API and a picture are asked for
                 let response = try await Client.get(url)
-                // Then
+                // Then each is a 500 that no cache may keep
                 #expect(response.status == 500, "\(url)")
                 #expect(response.header("Cache-Control") == "no-store")
             }
@@ -41,9 +54,9 @@ struct FaultTests {
     func rateLimited() async throws {
         let faults = FaultSettings(rateLimitRate: 1, retryAfterSeconds: 7)
         try await withUpstream(DemoUpstreamConfiguration(faults: faults)) { upstream in
-            // When
+            // When a signed Marvel page is asked for
             let response = try await Client.get(upstream.marvelURL("characters"))
-            // Then
+            // Then it is a 429 saying to retry after the configured 7 s
             #expect(response.status == 429)
             #expect(response.header("Retry-After") == "7")
         }
@@ -57,7 +70,7 @@ struct FaultTests {
             let full = try await Client.get(upstream.url("/api/character", [("page", "1")])).body.count
             try await upstream.setFaults(FaultSettings(truncateRate: 1))
 
-            // When
+            // When the same page is asked for with every body cut short
             do {
                 let response = try await Client.get(upstream.url("/api/character", [("page", "1")]))
                 // Then: if the client hands something back, it is short and not parseable
@@ -75,9 +88,9 @@ struct FaultTests {
         try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(malformedRate: 1))) { upstream in
             for url in [upstream.dogsURL, upstream.nytURL("viewed/7.json"), upstream.marvelURL("characters"),
                         upstream.url("/api/character/1")] {
-                // When
+                // When each API is asked for with every body malformed
                 let response = try await Client.get(url)
-                // Then
+                // Then it is a 200 of the length it says, whose body is not JSON
                 #expect(response.status == 200)
                 #expect(response.header("Content-Length") == String(response.body.count))
                 #expect((try? JSONSerialization.jsonObject(with: response.body)) == nil, "\(url)")
@@ -89,11 +102,11 @@ struct FaultTests {
     func sourceScopedFaults() async throws {
         let faults = FaultSettings(failureRate: 1, sources: [.marvel])
         try await withUpstream(DemoUpstreamConfiguration(faults: faults)) { upstream in
-            // When
+            // When Marvel, the dogs and a Rick and Morty character are asked for with failures limited to Marvel
             let marvel = try await Client.get(upstream.marvelURL("characters"))
             let dogs = try await Client.get(upstream.dogsURL)
             let rick = try await Client.get(upstream.url("/api/character/1"))
-            // Then
+            // Then Marvel fails and the others answer
             #expect(marvel.status == 500)
             #expect(dogs.status == 200)
             #expect(rick.status == 200)
@@ -103,7 +116,7 @@ struct FaultTests {
     @Test("offline refuses connections while the control listener answers, and online serves again on the same port")
     func offlineAndBack() async throws {
         try await withUpstream { upstream in
-            // Given
+            // Given an upstream that answers, on its base URL
             let base = upstream.baseURL
             #expect(try await Client.get(upstream.dogsURL).status == 200)
 
@@ -131,12 +144,12 @@ struct FaultTests {
     @Test("a server started offline refuses connections but knows its port")
     func startOffline() async throws {
         try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(offline: true))) { upstream in
-            // Then
+            // Then it has bound a port, yet refuses connections on it
             #expect(upstream.baseURL.port != 0)
             await #expect(throws: URLError.self) { try await Client.get(upstream.dogsURL) }
-            // When
+            // When it is brought online
             try await upstream.setFaults(.none)
-            // Then
+            // Then the same URL answers
             #expect(try await Client.get(upstream.dogsURL).status == 200)
         }
     }
@@ -152,10 +165,10 @@ struct FaultTests {
                 return statuses
             }
         }
-        // When
+        // When each server is asked the same thirty times
         let first = try await statuses()
         let second = try await statuses()
-        // Then
+        // Then both give the same statuses, a mix of failures and answers
         #expect(first == second)
         #expect(first.contains(500) && first.contains(200))
     }

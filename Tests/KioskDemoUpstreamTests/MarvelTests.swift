@@ -1,5 +1,6 @@
 import Foundation
 import KioskDemoUpstream
+import KioskTestSupport
 import Testing
 
 @Suite("Marvel characters emulation")
@@ -11,9 +12,9 @@ struct MarvelTests {
         try await withUpstream(configuration) { upstream in
             let url = upstream.url("/v1/public/characters",
                                    [("ts", "1"), ("apikey", "1234"), ("hash", "ffd275c5130566a2916217b101f26150")])
-            // When
+            // When the characters list is asked for with ts 1, apikey 1234 and that hash
             let response = try await Client.get(url)
-            // Then
+            // Then it is answered
             #expect(response.status == 200)
         }
     }
@@ -21,18 +22,19 @@ struct MarvelTests {
     @Test("a wrong hash or public key is 401 InvalidCredentials")
     func badCredentialsAre401() async throws {
         try await withUpstream { upstream in
-            // Given
+            // Given a hash made from this upstream's keys at ts 42
             let timestamp = "42"
-            let goodHash = MD5.hex(timestamp + upstream.keys.marvelPrivate + upstream.keys.marvelPublic)
+            let goodHash = MarvelSignature.hash(timestamp: timestamp, privateKey: upstream.keys.marvelPrivate,
+                                                  publicKey: upstream.keys.marvelPublic)
             let cases = [
                 [("ts", timestamp), ("apikey", upstream.keys.marvelPublic), ("hash", "0123456789abcdef0123456789abcdef")],
                 [("ts", timestamp), ("apikey", "someone-else"), ("hash", goodHash)],
                 [("ts", "43"), ("apikey", upstream.keys.marvelPublic), ("hash", goodHash)],
             ]
             for query in cases {
-                // When
+                // When the list is asked for with a wrong hash, another public key, or another ts
                 let response = try await Client.get(upstream.url("/v1/public/characters", query))
-                // Then
+                // Then each is a 401 with Marvel's code and message
                 #expect(response.status == 401)
                 let body = try response.object()
                 #expect(body["code"] as? String == "InvalidCredentials")
@@ -51,9 +53,9 @@ struct MarvelTests {
                 ([("ts", "1"), ("apikey", keys.marvelPublic)], "You must provide a hash."),
             ]
             for (query, message) in cases {
-                // When
+                // When the list is asked for without one of them
                 let response = try await Client.get(upstream.url("/v1/public/characters", query))
-                // Then
+                // Then it is a 409 naming what is missing, in Marvel's words
                 #expect(response.status == 409)
                 let body = try response.object()
                 #expect(body["code"] as? String == "MissingParameter")
@@ -86,7 +88,7 @@ struct MarvelTests {
                 characters += page
             }
 
-            // Then
+            // Then there are 150 or more distinct characters, the well-known ones among them, with empty descriptions, odd dates, missing pictures, and collections both empty and capped at 20
             #expect(total >= 150)
             #expect(total == DemoData.marvelCount)
             let names = characters.compactMap { $0["name"] as? String }
@@ -125,9 +127,9 @@ struct MarvelTests {
     @Test("the body's etag is the ETag header's entity tag")
     func etagFieldMatchesHeader() async throws {
         try await withUpstream { upstream in
-            // When
+            // When a characters page is asked for
             let response = try await Client.get(upstream.marvelURL("characters"))
-            // Then
+            // Then its body's etag is the ETag header's value, and it may be cached for a day
             let etag = try #require(try response.object()["etag"] as? String)
             #expect(response.header("ETag") == "\"\(etag)\"")
             #expect(response.header("Cache-Control") == "public, max-age=86400")
@@ -137,9 +139,9 @@ struct MarvelTests {
     @Test("limit above 100 is 409 with Marvel's message")
     func limitAbove100() async throws {
         try await withUpstream { upstream in
-            // When
+            // When 101 characters are asked for at once
             let response = try await Client.get(upstream.marvelURL("characters", [("limit", "101")]))
-            // Then
+            // Then it is a 409 in Marvel's words
             #expect(response.status == 409)
             let body = try response.object()
             #expect(body["code"] as? Int == 409)
@@ -150,11 +152,11 @@ struct MarvelTests {
     @Test("nameStartsWith is a case-insensitive prefix and name an exact match")
     func nameFilters() async throws {
         try await withUpstream { upstream in
-            // When
+            // When characters are asked for by the prefix "spider" and by the exact name "Hulk"
             let prefix = try await Client.get(upstream.marvelURL("characters", [("nameStartsWith", "spider")]))
             let exact = try await Client.get(upstream.marvelURL("characters", [("name", "Hulk")]))
 
-            // Then
+            // Then the prefix matches every Spider name whatever its case, and the exact name only Hulk
             let prefixNames = try names(prefix)
             #expect(prefixNames.contains("Spider-Man (Peter Parker)"))
             #expect(prefixNames.allSatisfy { $0.lowercased().hasPrefix("spider") })
@@ -165,13 +167,13 @@ struct MarvelTests {
     @Test("orderBy sorts by name or modified, ascending or descending")
     func ordering() async throws {
         try await withUpstream { upstream in
-            // When
+            // When the list is ordered by name both ways, by newest modification, and by something Marvel does not sort by
             let byName = try names(try await Client.get(upstream.marvelURL("characters", [("orderBy", "name"), ("limit", "100")])))
             let byNameDescending = try names(try await Client.get(upstream.marvelURL("characters", [("orderBy", "-name"), ("limit", "100")])))
             let newest = try await Client.get(upstream.marvelURL("characters", [("orderBy", "-modified"), ("limit", "100")]))
             let bad = try await Client.get(upstream.marvelURL("characters", [("orderBy", "popularity")]))
 
-            // Then
+            // Then the orders hold, and the unknown order is a 409
             #expect(byName.first == "3-D Man")
             #expect(byName == byName.sorted { $0.lowercased() < $1.lowercased() })
             #expect(byNameDescending.first != byName.first)
@@ -184,11 +186,11 @@ struct MarvelTests {
     @Test("a character is found by id; an unknown id is 404 with Marvel's body")
     func characterByID() async throws {
         try await withUpstream { upstream in
-            // When
+            // When a known id and an unknown one are asked for
             let found = try await Client.get(upstream.marvelURL("characters/1011334"))
             let missing = try await Client.get(upstream.marvelURL("characters/1"))
 
-            // Then
+            // Then the known one is 3-D Man, and the unknown one a 404 in Marvel's words
             #expect(found.status == 200)
             #expect(try names(found) == ["3-D Man"])
             #expect(missing.status == 404)
@@ -201,10 +203,10 @@ struct MarvelTests {
     @Test("offset pages through the catalog without overlap")
     func paging() async throws {
         try await withUpstream { upstream in
-            // When
+            // When the first two pages of 20 are asked for
             let first = try names(try await Client.get(upstream.marvelURL("characters", [("limit", "20"), ("offset", "0")])))
             let second = try names(try await Client.get(upstream.marvelURL("characters", [("limit", "20"), ("offset", "20")])))
-            // Then
+            // Then each is full and they share no character
             #expect(first.count == 20)
             #expect(second.count == 20)
             #expect(Set(first).isDisjoint(with: second))

@@ -13,10 +13,10 @@ struct NYTTests {
             var syndicationValues: Set<String> = []
             for kind in ["emailed", "viewed", "shared"] {
                 for period in [1, 7, 30] {
-                    // When
+                    // When that kind and period's list is asked for
                     let response = try await Client.get(upstream.nytURL("\(kind)/\(period).json"))
 
-                    // Then
+                    // Then it is 20 complete articles, in NYT's envelope, with the kind's own count field
                     #expect(response.status == 200)
                     // JSONSerialization turns both 1 and true into NSNumber, so look at the text.
                     let text = String(decoding: response.body, as: UTF8.self)
@@ -71,9 +71,9 @@ struct NYTTests {
     func sharedByChannel() async throws {
         try await withUpstream { upstream in
             for channel in ["email", "facebook", "twitter"] {
-                // When
+                // When the list shared on that channel over 7 days is asked for
                 let response = try await Client.get(upstream.nytURL("shared/7/\(channel).json"))
-                // Then
+                // Then it holds 20 articles
                 #expect(response.status == 200)
                 #expect((try response.object()["results"] as? [Any])?.count == 20)
             }
@@ -83,14 +83,14 @@ struct NYTTests {
     @Test("a missing or wrong api-key is answered 401 with NYT's fault body")
     func apiKeyIsChecked() async throws {
         try await withUpstream { upstream in
-            // Given
+            // Given a URL without an api-key and one with a wrong key
             let missing = upstream.url("/svc/mostpopular/v2/viewed/1.json")
             let wrong = upstream.nytURL("viewed/1.json", key: "not-the-key")
 
             for url in [missing, wrong] {
-                // When
+                // When each is asked for
                 let response = try await Client.get(url)
-                // Then
+                // Then it is a 401 with NYT's fault body
                 #expect(response.status == 401)
                 let fault = try #require(try response.object()["fault"] as? [String: Any])
                 #expect(fault["faultstring"] as? String == "Invalid ApiKey")
@@ -103,9 +103,9 @@ struct NYTTests {
     func badKindOrPeriod() async throws {
         try await withUpstream { upstream in
             for path in ["read/7.json", "viewed/2.json", "viewed/7", "shared/7/myspace.json"] {
-                // When
+                // When a kind, a period or a channel NYT does not have is asked for
                 let response = try await Client.get(upstream.nytURL(path))
-                // Then
+                // Then it is 404
                 #expect(response.status == 404, "\(path)")
             }
         }

@@ -7,7 +7,7 @@ struct RickAndMortyTests {
     @Test("826 characters over 42 pages, ids 1 to 826, walked through the next links")
     func fullCatalogThroughNextLinks() async throws {
         try await withUpstream { upstream in
-            // Given
+            // Given the first page's URL, and nothing read yet
             var next: URL? = upstream.url("/api/character")
             var ids: [Int] = []
             var pages = 0
@@ -27,7 +27,7 @@ struct RickAndMortyTests {
                 pages += 1
             }
 
-            // Then
+            // Then 42 pages were read, holding ids 1 to 826 in order
             #expect(pages == 42)
             #expect(ids == Array(1...826))
             #expect(DemoData.rickAndMortyCount == 826)
@@ -38,10 +38,10 @@ struct RickAndMortyTests {
     @Test("the first characters are the real ones, with every documented field")
     func firstCharacters() async throws {
         try await withUpstream { upstream in
-            // When
+            // When character 1 is asked for
             let response = try await Client.get(upstream.url("/api/character/1"))
 
-            // Then
+            // Then it is Rick Sanchez with every documented field, and lists of ids and Morty's unknown origin read as the real API's
             let rick = try response.object()
             #expect(rick["name"] as? String == "Rick Sanchez")
             #expect(rick["status"] as? String == "Alive")
@@ -69,10 +69,10 @@ struct RickAndMortyTests {
     @Test("filters narrow the list and are carried into next and prev links")
     func filtersInLinks() async throws {
         try await withUpstream { upstream in
-            // When
+            // When alive characters named "rick" are asked for
             let first = try await Client.get(upstream.url("/api/character", [("name", "rick"), ("status", "alive")]))
 
-            // Then
+            // Then every one matches both filters, and the next and prev links keep them
             let body = try first.object()
             let info = try #require(body["info"] as? [String: Any])
             let results = try #require(body["results"] as? [[String: Any]])
@@ -93,9 +93,9 @@ struct RickAndMortyTests {
         try await withUpstream { upstream in
             for url in [upstream.url("/api/character", [("name", "zzzz-nobody")]),
                         upstream.url("/api/character", [("page", "43")])] {
-                // When
+                // When a search with no match, or a page past the end, is asked for
                 let response = try await Client.get(url)
-                // Then
+                // Then it is a 404 in the real API's words
                 #expect(response.status == 404)
                 #expect(try response.object()["error"] as? String == "There is nothing here")
             }
@@ -106,9 +106,9 @@ struct RickAndMortyTests {
     func unknownCharacter() async throws {
         try await withUpstream { upstream in
             for id in ["827", "0", "abc"] {
-                // When
+                // When an id past the end, zero or not a number is asked for
                 let response = try await Client.get(upstream.url("/api/character/\(id)"))
-                // Then
+                // Then it is a 404 in the real API's words
                 #expect(response.status == 404)
                 #expect(try response.object()["error"] as? String == "Character not found")
             }
@@ -118,9 +118,9 @@ struct RickAndMortyTests {
     @Test("a non-numeric page is treated as page 1")
     func nonNumericPage() async throws {
         try await withUpstream { upstream in
-            // When
+            // When page "two" is asked for
             let response = try await Client.get(upstream.url("/api/character", [("page", "two")]))
-            // Then
+            // Then page 1 is answered
             #expect(response.status == 200)
             let first = try #require(try response.object()["results"] as? [[String: Any]]).first
             #expect(first?["id"] as? Int == 1)
@@ -130,9 +130,9 @@ struct RickAndMortyTests {
     @Test("the last page holds the remaining 6 characters and has no next link")
     func lastPage() async throws {
         try await withUpstream { upstream in
-            // When
+            // When page 42 is asked for
             let response = try await Client.get(upstream.url("/api/character", [("page", "42")]))
-            // Then
+            // Then it holds the last 6 characters, with a prev link and no next one
             let body = try response.object()
             #expect((body["results"] as? [Any])?.count == 6)
             let info = try #require(body["info"] as? [String: Any])

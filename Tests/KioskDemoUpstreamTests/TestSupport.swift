@@ -1,9 +1,12 @@
+import CompressNIO
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 import KioskCore
 import KioskDemoUpstream
+import KioskTestSupport
+import NIOCore
 import Testing
 
 /// A response as a plain client sees it.
@@ -76,7 +79,7 @@ struct RunningDemo: Sendable {
     /// A signed Marvel URL: ts, apikey and hash added as a client must.
     func marvelURL(_ path: String, _ query: [(String, String)] = []) -> URL {
         let timestamp = String(Int(Date().timeIntervalSince1970 * 1000))
-        let hash = MD5.hex(timestamp + keys.marvelPrivate + keys.marvelPublic)
+        let hash = MarvelSignature.hash(timestamp: timestamp, privateKey: keys.marvelPrivate, publicKey: keys.marvelPublic)
         return url("/v1/public/\(path)", query + [("ts", timestamp), ("apikey", keys.marvelPublic), ("hash", hash)])
     }
 
@@ -103,52 +106,9 @@ func withUpstream<T>(_ configuration: DemoUpstreamConfiguration = .init(),
     }
 }
 
-/// An independent MD5 (RFC 1321), so the tests do not check the server's signature with its own code.
-enum MD5 {
-    static func hex(_ text: String) -> String {
-        var message = Array(text.utf8)
-        let bitLength = UInt64(message.count) * 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 0, to: 64, by: 8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-
-        let s: [UInt32] = [7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
-                           5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
-                           4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
-                           6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21]
-        let k: [UInt32] = (0..<64).map { UInt32(truncatingIfNeeded: Int64(abs(sin(Double($0 + 1))) * 4_294_967_296)) }
-        var a0: UInt32 = 0x6745_2301, b0: UInt32 = 0xEFCD_AB89, c0: UInt32 = 0x98BA_DCFE, d0: UInt32 = 0x1032_5476
-        for chunk in stride(from: 0, to: message.count, by: 64) {
-            let m: [UInt32] = (0..<16).map { index in
-                let offset = chunk + index * 4
-                return UInt32(message[offset]) | UInt32(message[offset + 1]) << 8
-                    | UInt32(message[offset + 2]) << 16 | UInt32(message[offset + 3]) << 24
-            }
-            var a = a0, b = b0, c = c0, d = d0
-            for i in 0..<64 {
-                var f: UInt32
-                let g: Int
-                switch i {
-                case 0..<16: f = (b & c) | (~b & d); g = i
-                case 16..<32: f = (d & b) | (~d & c); g = (5 * i + 1) % 16
-                case 32..<48: f = b ^ c ^ d; g = (3 * i + 5) % 16
-                default: f = c ^ (b | ~d); g = (7 * i) % 16
-                }
-                f = f &+ a &+ k[i] &+ m[g]
-                a = d
-                d = c
-                c = b
-                b = b &+ (f << s[i] | f >> (32 - s[i]))
-            }
-            a0 = a0 &+ a; b0 = b0 &+ b; c0 = c0 &+ c; d0 = d0 &+ d
-        }
-        return [a0, b0, c0, d0].flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32($0 * 8)) } }
-            .map { String(format: "%02x", $0) }.joined()
-    }
-}
-
-/// Reads a PNG the way a strict decoder would: signature, chunk CRCs, IHDR, and the zlib stream
-/// inflated and checked against its Adler-32, so a broken encoder cannot pass on its header alone.
+/// Reads a PNG the way a strict decoder would: signature, chunk CRCs, IHDR, and the zlib stream inflated by
+/// zlib itself (through compress-nio), which checks its Adler-32, and which must end exactly where the image
+/// does — so a broken encoder cannot pass on its header alone.
 struct DecodedPNG {
     let width: Int
     let height: Int
@@ -187,7 +147,10 @@ struct DecodedPNG {
         height = Int(header[4]) << 24 | Int(header[5]) << 16 | Int(header[6]) << 8 | Int(header[7])
         colorType = header[9]
         paletteCount = palette.count / 3
-        pixels = try Self.inflateZlib(compressed)
+        // Each row is a filter byte and its samples: width * bits per pixel, rounded up to whole bytes.
+        let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(colorType)] ?? 1
+        let rowBytes = (width * channels * Int(header[8]) + 7) / 8
+        pixels = try Self.inflateZlib(compressed, expectedSize: height * (1 + rowBytes))
     }
 
     static func crc32(_ bytes: [UInt8]) -> UInt32 {
@@ -199,85 +162,31 @@ struct DecodedPNG {
         return crc ^ 0xFFFF_FFFF
     }
 
-    /// Inflates stored and fixed-Huffman blocks (all a flat-colour encoder needs) and checks Adler-32.
-    static func inflateZlib(_ stream: [UInt8]) throws -> [UInt8] {
-        guard stream.count > 6, (Int(stream[0]) << 8 | Int(stream[1])) % 31 == 0, stream[0] & 0x0F == 8 else {
-            throw Failure.zlib("bad header")
+    /// Inflates a zlib stream with zlib, which refuses a bad header or block and checks the Adler-32 trailer;
+    /// the stream must hold exactly `expectedSize` bytes and end (trailer included) within `stream`.
+    static func inflateZlib(_ stream: [UInt8], expectedSize: Int) throws -> [UInt8] {
+        let decompressor = try ZlibDecompressor(algorithm: .zlib)
+        var input = ByteBuffer(bytes: stream)
+        var output = ByteBufferAllocator().buffer(capacity: expectedSize + 64)
+        do {
+            try decompressor.inflate(from: &input, to: &output)
+        } catch let error as CompressNIOError {
+            throw Failure.zlib(error == .bufferOverflow ? "more than \(expectedSize) bytes" : error.description)
         }
-        var position = 16 // bit position after the 2-byte header
-        func bit() throws -> Int {
-            guard position / 8 < stream.count else { throw Failure.zlib("ran out of data") }
-            defer { position += 1 }
-            return Int(stream[position / 8] >> UInt8(position % 8)) & 1
+        guard output.readableBytes == expectedSize else {
+            throw Failure.zlib("\(output.readableBytes) bytes inflated, \(expectedSize) expected")
         }
-        func bits(_ count: Int) throws -> Int {
-            var value = 0
-            for index in 0..<count { value |= try bit() << index }
-            return value
+        // A stream that has ended takes no more input; one cut short (its trailer missing) takes this byte.
+        var probe = ByteBuffer(bytes: [0])
+        var spare = ByteBufferAllocator().buffer(capacity: 16)
+        do {
+            try decompressor.inflate(from: &probe, to: &spare)
+        } catch let error as CompressNIOError {
+            throw Failure.zlib("the stream does not end: \(error)")
         }
-        func huffman(_ count: Int) throws -> Int {
-            var value = 0
-            for _ in 0..<count { value = value << 1 | (try bit()) }
-            return value
+        guard input.readableBytes == 0, probe.readableBytes == 1, spare.readableBytes == 0 else {
+            throw Failure.zlib("the stream does not end where the image data does")
         }
-        let lengthBases = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
-        let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-        let distanceBases = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
-        let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
-
-        var out: [UInt8] = []
-        var last = false
-        while !last {
-            last = try bit() == 1
-            switch try bits(2) {
-            case 0:
-                position = (position + 7) / 8 * 8
-                let length = try bits(16)
-                _ = try bits(16)
-                for _ in 0..<length { out.append(UInt8(try bits(8))) }
-            case 1:
-                while true {
-                    var code = try huffman(7)
-                    let symbol: Int
-                    if code <= 0b0010111 {
-                        symbol = 256 + code
-                    } else {
-                        code = code << 1 | (try bit())
-                        if (0x30...0xBF).contains(code) {
-                            symbol = code - 0x30
-                        } else if (0xC0...0xC7).contains(code) {
-                            symbol = 280 + code - 0xC0
-                        } else {
-                            code = code << 1 | (try bit())
-                            symbol = 144 + code - 0x190
-                        }
-                    }
-                    if symbol < 256 {
-                        out.append(UInt8(symbol))
-                    } else if symbol == 256 {
-                        break
-                    } else {
-                        let index = symbol - 257
-                        let length = lengthBases[index] + (try bits(lengthExtra[index]))
-                        let distanceCode = try huffman(5)
-                        let distance = distanceBases[distanceCode] + (try bits(distanceExtra[distanceCode]))
-                        guard distance <= out.count else { throw Failure.zlib("distance too far back") }
-                        for _ in 0..<length { out.append(out[out.count - distance]) }
-                    }
-                }
-            default:
-                throw Failure.zlib("unsupported block type")
-            }
-        }
-        position = (position + 7) / 8 * 8
-        let trailer = try (0..<4).map { _ in try bits(8) }
-        let expected = UInt32(trailer[0]) << 24 | UInt32(trailer[1]) << 16 | UInt32(trailer[2]) << 8 | UInt32(trailer[3])
-        var a: UInt32 = 1, b: UInt32 = 0
-        for byte in out {
-            a = (a + UInt32(byte)) % 65_521
-            b = (b + a) % 65_521
-        }
-        guard b << 16 | a == expected else { throw Failure.zlib("Adler-32 mismatch") }
-        return out
+        return Array(output.readableBytesView)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import KioskCore
 @testable import KioskNetwork
+import KioskTestSupport
 import Testing
 
 @Suite("Cache policy")
@@ -21,10 +22,29 @@ struct CachePolicyTests {
         #expect(policy.decide(headers: ["Cache-Control": "no-store"], receivedAt: now) == .doNotStore)
     }
 
-    @Test("no-cache stores but is stale at once")
+    @Test("no-cache stores but is stale at once, and never shown stale while connected")
     func noCache() {
         #expect(policy.decide(headers: ["Cache-Control": "no-cache"], receivedAt: now)
-            == .store(freshUntil: now, validators: Validators()))
+            == .store(freshUntil: now, validators: Validators(), staleShownUntil: now))
+    }
+
+    @Test("must-revalidate ends showing stale at the end of freshness; stale-while-revalidate=N extends it by N seconds")
+    func staleWindows() {
+        // Given answers with must-revalidate, with a stale-while-revalidate window, and with neither
+        let mustRevalidate = policy.decide(headers: ["Cache-Control": "max-age=60, must-revalidate"], receivedAt: now)
+        let window = policy.decide(headers: ["Cache-Control": "max-age=60, stale-while-revalidate=30"], receivedAt: now)
+        let plain = policy.decide(headers: ["Cache-Control": "max-age=60"], receivedAt: now)
+        let fresh = now.addingTimeInterval(60)
+        // Then must-revalidate allows no stale showing, the window 30 s of it, and a plain answer any
+        #expect(mustRevalidate == .store(freshUntil: fresh, validators: Validators(), staleShownUntil: fresh))
+        #expect(window == .store(freshUntil: fresh, validators: Validators(), staleShownUntil: fresh.addingTimeInterval(30)))
+        #expect(plain == .store(freshUntil: fresh, validators: Validators(), staleShownUntil: nil))
+        // And the metadata says so at each moment
+        let metadata = SnapshotMetadata(fetchedAt: now, freshUntil: fresh, staleShownUntil: fresh.addingTimeInterval(30))
+        #expect(metadata.mayShowWhileRevalidating(at: now.addingTimeInterval(59)))
+        #expect(metadata.mayShowWhileRevalidating(at: now.addingTimeInterval(89)))
+        #expect(!metadata.mayShowWhileRevalidating(at: now.addingTimeInterval(91)))
+        #expect(SnapshotMetadata(fetchedAt: now, freshUntil: fresh).mayShowWhileRevalidating(at: now.addingTimeInterval(1e6)))
     }
 
     @Test("Expires is used relative to Date when there is no max-age; an invalid Expires means expired")

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskTestSupport
 import Synchronization
 import Testing
 @testable import KioskNetwork

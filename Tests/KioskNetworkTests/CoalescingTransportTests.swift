@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 @testable import KioskNetwork
+import KioskTestSupport
 import Testing
 
 @Suite("Coalescing transport")
@@ -28,13 +29,26 @@ struct CoalescingTransportTests {
         #expect(bodies.allSatisfy { $0 == "shared" })
     }
 
-    @Test("Different URLs are not coalesced")
+    @Test("Different URLs in flight at once are not coalesced: two upstream sends, each caller its own answer")
     func differentURLsAreSeparate() async throws {
-        let upstream = ScriptedTransport([.respond(200, body: "a"), .respond(200, body: "b")])
+        // Given an upstream that holds every answer until released, then answers with the request's path
+        let upstream = ScriptedTransport(always: .held(.echoPath))
         let transport = CoalescingTransport(base: upstream)
-        _ = try await transport.send(get(URL(string: "http://127.0.0.1:9/a")!))
-        _ = try await transport.send(get(URL(string: "http://127.0.0.1:9/b")!))
+
+        // When two callers ask for two different URLs at the same time
+        let a = Task { try await transport.send(get(URL(string: "http://127.0.0.1:9/a")!)) }
+        let b = Task { try await transport.send(get(URL(string: "http://127.0.0.1:9/b")!)) }
+        for _ in 0..<2_000 where upstream.callCount < 2 { try await Task.sleep(for: .milliseconds(1)) }
+
+        // Then both requests are on the wire at once, as two upstream sends
         #expect(upstream.callCount == 2)
+        #expect(await transport.inFlightCount == 2)
+        #expect(await transport.sentCount == 2)
+        #expect(Set(upstream.requests.map(\.url.path)) == ["/a", "/b"])
+        // And once the upstream answers, each caller gets the answer to its own URL
+        upstream.release()
+        #expect(String(decoding: try await a.value.body, as: UTF8.self) == "/a")
+        #expect(String(decoding: try await b.value.body, as: UTF8.self) == "/b")
     }
 
     @Test("A cancelled caller stops waiting at once while the others still get the answer")

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 @testable import KioskNetwork
+import KioskTestSupport
 import Testing
 
 @Suite("Retrying transport")

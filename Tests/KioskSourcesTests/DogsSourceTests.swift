@@ -1,20 +1,12 @@
 import Foundation
 import KioskCore
 import KioskSources
+import KioskTestSupport
 import Testing
 
 /// The dogs document as the original app's jsonblob served it, plus the awkward cases:
 /// a duplicate name, a name with accents and punctuation, a dog with a null name, and unknown fields.
-let dogsDocument = #"""
-[
-  {"dogName": "Rex", "description": "He is much more passionate than any other dog.", "age": 5, "image": "https://dogs.example/images/rex.jpg"},
-  {"dogName": "Spots", "description": "Loves chasing the mail carrier.", "age": 1, "image": "https://dogs.example/images/spots.jpg", "color": "white"},
-  {"dogName": null, "description": "Nameless.", "age": 3, "image": "https://dogs.example/images/x.jpg"},
-  {"dogName": "Rex", "description": "Another Rex.", "age": 2, "image": ""},
-  {"dogName": "  Chloé O'Brien!! ", "description": null, "age": 7, "image": "https://dogs.example/images/chloe.jpg"},
-  {"dogName": "rex", "description": "A third rex.", "age": 9}
-]
-"""#
+let dogsDocument = Fixture.text("dogs-document.json")
 
 @Suite("Dogs source")
 struct DogsSourceTests {
@@ -61,7 +53,7 @@ struct DogsSourceTests {
     func capabilities() throws {
         #expect(source.id == .dogs)
         #expect(source.defaultFreshness == 3600)
-        #expect(source.searchMode == .localOnly)
+        #expect(source.search.mode == .localOnly)
         #expect(source.imageHosts.isEmpty)
         #expect(source.origins.map(\.description) == ["https://jsonblob.example:443"])
         #expect(source.filterValues.isEmpty)

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskSources
+import KioskTestSupport
 import Testing
 
 /// md5("1700000000" + "marvel-private-key" + "marvel-public-key"), computed outside Swift with
@@ -10,95 +11,7 @@ let expectedMarvelHash = "b34cb0758fbd0fac07352c27f0cd4356"
 /// A characters page shaped like the real API: the envelope's attribution, a character with more comics
 /// available than returned, one with an empty description and the "image_not_available" thumbnail,
 /// one with a null name, one with no collections at all, and unknown fields everywhere.
-let marvelCharacters = #"""
-{
-  "code": 200,
-  "status": "Ok",
-  "copyright": "© 2024 MARVEL",
-  "attributionText": "Data provided by Marvel. © 2024 MARVEL",
-  "attributionHTML": "<a href=\"http://marvel.com\">Data provided by Marvel. © 2024 MARVEL</a>",
-  "etag": "6a1b4e0c1f0e7d0e3c7a3c0b1a5c2f1d0e9d8c7b",
-  "data": {
-    "offset": 20,
-    "limit": 20,
-    "total": 1564,
-    "count": 4,
-    "results": [
-      {
-        "id": 1011334,
-        "name": "3-D Man",
-        "description": "  A hero of the 1950s.\n",
-        "modified": "2014-04-29T14:18:17-0400",
-        "thumbnail": {"path": "http://i.annihil.us/u/prod/marvel/i/mg/c/e0/535fecbbb9784", "extension": "jpg"},
-        "resourceURI": "http://gateway.marvel.com/v1/public/characters/1011334",
-        "comics": {
-          "available": 12,
-          "collectionURI": "http://gateway.marvel.com/v1/public/characters/1011334/comics",
-          "items": [
-            {"resourceURI": "http://gateway.marvel.com/v1/public/comics/21366", "name": "Avengers: The Initiative (2007) #14"},
-            {"resourceURI": "http://gateway.marvel.com/v1/public/comics/24571", "name": "Avengers: The Initiative (2007) #14 (SPOTLIGHT VARIANT)"}
-          ],
-          "returned": 2
-        },
-        "series": {
-          "available": 3,
-          "collectionURI": "http://gateway.marvel.com/v1/public/characters/1011334/series",
-          "items": [
-            {"resourceURI": "http://gateway.marvel.com/v1/public/series/1945", "name": "Avengers: The Initiative (2007 - 2010)"},
-            {"resourceURI": "http://gateway.marvel.com/v1/public/series/2005", "name": "Deadpool (1997 - 2002)"},
-            {"resourceURI": "http://gateway.marvel.com/v1/public/series/2045", "name": "Marvel Premiere (1972 - 1981)"}
-          ],
-          "returned": 3
-        },
-        "stories": {
-          "available": 21,
-          "collectionURI": "http://gateway.marvel.com/v1/public/characters/1011334/stories",
-          "items": [{"resourceURI": "http://gateway.marvel.com/v1/public/stories/19947", "name": "Cover #19947", "type": "cover"}],
-          "returned": 1
-        },
-        "events": {
-          "available": 1,
-          "collectionURI": "http://gateway.marvel.com/v1/public/characters/1011334/events",
-          "items": [{"resourceURI": "http://gateway.marvel.com/v1/public/events/269", "name": "Secret Invasion"}],
-          "returned": 1
-        },
-        "urls": [
-          {"type": "detail", "url": "http://marvel.com/characters/74/3-d_man?utm_campaign=apiRef&utm_source=abc"},
-          {"type": "wiki", "url": "http://marvel.com/universe/3-D_Man_(Chandler)?utm_campaign=apiRef&utm_source=abc"},
-          {"type": "comiclink", "url": ""}
-        ]
-      },
-      {
-        "id": 1017100,
-        "name": "A-Bomb (HAS)",
-        "description": "",
-        "modified": "2013-09-18T15:54:04-0400",
-        "thumbnail": {"path": "http://i.annihil.us/u/prod/marvel/i/mg/b/40/image_not_available", "extension": "jpg"},
-        "resourceURI": "http://gateway.marvel.com/v1/public/characters/1017100",
-        "comics": {"available": 1, "collectionURI": "x", "items": [{"resourceURI": "y", "name": "Hulk (2008) #55"}], "returned": 1},
-        "series": {"available": 0, "collectionURI": "x", "items": [], "returned": 0},
-        "stories": {"available": 0, "collectionURI": "x", "items": [], "returned": 0},
-        "events": {"available": 0, "collectionURI": "x", "items": [], "returned": 0},
-        "urls": []
-      },
-      {
-        "id": 1009144,
-        "name": null,
-        "description": "Broken upstream.",
-        "thumbnail": {"path": "http://i.annihil.us/u/prod/marvel/i/mg/3/20/5232158de5b16", "extension": "jpg"}
-      },
-      {
-        "id": 1010699,
-        "name": "Aaron Stack",
-        "description": null,
-        "modified": "1969-12-31T19:00:00-0500",
-        "thumbnail": null,
-        "resourceURI": "http://gateway.marvel.com/v1/public/characters/1010699"
-      }
-    ]
-  }
-}
-"""#
+let marvelCharacters = Fixture.text("marvel-characters.json")
 
 @Suite("Marvel source")
 struct MarvelSourceTests {
@@ -185,7 +98,7 @@ struct MarvelSourceTests {
         #expect(source.id == .marvel)
         #expect(source.pageSize == 20)
         #expect(source.defaultFreshness == 86_400)
-        #expect(source.searchMode == .remote)
+        #expect(source.search.mode == .remote)
         #expect(source.imageHosts == ["i.annihil.us"])
         #expect(source.origins.map(\.description) == ["https://gateway.marvel.com:443"])
         #expect(source.filterValues.isEmpty)

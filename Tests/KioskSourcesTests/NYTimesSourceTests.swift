@@ -1,130 +1,13 @@
 import Foundation
 import KioskCore
 import KioskSources
+import KioskTestSupport
 import Testing
 
 /// A most-viewed response shaped like the real API, including its awkward cases: an id beyond Int32,
 /// `column: null`, an older article with "" facets and empty media, a null title, renditions out of order,
 /// `approved_for_syndication` as 1 and as true, and fields Kiosk does not read.
-let nytMostViewed = #"""
-{
-  "status": "OK",
-  "copyright": "Copyright (c) 2024 The New York Times Company.  All Rights Reserved.",
-  "num_results": 4,
-  "results": [
-    {
-      "uri": "nyt://article/6b0e2b1c-0000-5d3c-9a55-1c0c6a1f0001",
-      "url": "https://www.nytimes.com/2024/05/01/us/politics/election-poll.html",
-      "id": 100000009155563,
-      "asset_id": 100000009155563,
-      "source": "New York Times",
-      "published_date": "2024-05-01",
-      "updated": "2024-05-02 10:15:04",
-      "section": "U.S.",
-      "subsection": "Politics",
-      "nytdsection": "u.s.",
-      "adx_keywords": "Presidential Election of 2024;Polls and Public Opinion; ;Biden, Joseph R Jr;",
-      "column": null,
-      "byline": "By Jane Doe and John Roe",
-      "type": "Article",
-      "title": "What the Latest Polls Say",
-      "abstract": "A look at the numbers six months out.",
-      "des_facet": ["Presidential Election of 2024", "Polls and Public Opinion"],
-      "org_facet": ["Democratic Party"],
-      "per_facet": ["Biden, Joseph R Jr"],
-      "geo_facet": [],
-      "media": [
-        {
-          "type": "image",
-          "subtype": "photo",
-          "caption": "Voters lined up in Atlanta.",
-          "copyright": "Nicole Craine for The New York Times",
-          "approved_for_syndication": 1,
-          "media-metadata": [
-            {"url": "https://static01.nyt.com/images/2024/05/01/polls-thumbStandard.jpg", "format": "Standard Thumbnail", "height": 75, "width": 75},
-            {"url": "https://static01.nyt.com/images/2024/05/01/polls-mediumThreeByTwo210.jpg", "format": "mediumThreeByTwo210", "height": 140, "width": 210},
-            {"url": "https://static01.nyt.com/images/2024/05/01/polls-mediumThreeByTwo440.jpg", "format": "mediumThreeByTwo440", "height": 293, "width": 440}
-          ]
-        }
-      ],
-      "eta_id": 0,
-      "views": 1
-    },
-    {
-      "uri": "nyt://interactive/2f1e-0002",
-      "url": "https://www.nytimes.com/interactive/2019/upshot/quiz.html",
-      "id": 12345,
-      "asset_id": 12345,
-      "source": "New York Times",
-      "published_date": "2019-01-02",
-      "updated": "2019-01-03 08:00:00",
-      "section": "The Upshot",
-      "subsection": "",
-      "adx_keywords": "",
-      "column": null,
-      "byline": "",
-      "type": "Interactive",
-      "title": "Quiz: How Well Do You Know Your State?",
-      "abstract": "",
-      "des_facet": "",
-      "org_facet": "",
-      "per_facet": "",
-      "geo_facet": "",
-      "media": [],
-      "eta_id": 0
-    },
-    {
-      "uri": "nyt://article/bad",
-      "id": 777,
-      "title": null,
-      "byline": "By Nobody",
-      "media": []
-    },
-    {
-      "uri": "nyt://article/0004",
-      "url": "https://www.nytimes.com/2024/05/01/world/europe/storm.html",
-      "id": 100000009150001,
-      "published_date": "2024-05-01",
-      "updated": "2024-05-01 23:59:59",
-      "section": "World",
-      "subsection": "Europe",
-      "adx_keywords": "Storms",
-      "column": null,
-      "byline": "By Ana Roe",
-      "type": "Article",
-      "title": "Storm Hits the Coast",
-      "abstract": "Thousands without power.",
-      "des_facet": ["Storms"],
-      "org_facet": null,
-      "geo_facet": ["Europe"],
-      "media": [
-        {
-          "type": "image",
-          "subtype": "photo",
-          "caption": "",
-          "copyright": "Reuters",
-          "approved_for_syndication": true,
-          "media-metadata": [
-            {"url": "https://static01.nyt.com/images/storm-mediumThreeByTwo440.jpg", "format": "mediumThreeByTwo440", "height": 293, "width": 440},
-            {"url": "https://static01.nyt.com/images/storm-thumbStandard.jpg", "format": "Standard Thumbnail", "height": 75, "width": 75}
-          ]
-        },
-        {
-          "type": "image",
-          "subtype": "photo",
-          "caption": "A second photo.",
-          "copyright": "AP",
-          "approved_for_syndication": 0,
-          "media-metadata": [
-            {"url": "https://static01.nyt.com/images/storm2-square.jpg", "format": "square640", "height": 640, "width": 640}
-          ]
-        }
-      ],
-      "email_count": 3
-    }
-  ]
-}
-"""#
+let nytMostViewed = Fixture.text("nyt-mostviewed.json")
 
 @Suite("New York Times source")
 struct NYTimesSourceTests {
@@ -253,7 +136,7 @@ struct NYTimesSourceTests {
         #expect(source.id == .nyt)
         #expect(source.pageSize == 20)
         #expect(source.defaultFreshness == 3600)
-        #expect(source.searchMode == .localOnly)
+        #expect(source.search.mode == .localOnly)
         #expect(source.imageHosts == ["static01.nyt.com"])
         #expect(source.origins.map(\.description) == ["https://api.nytimes.com:443"])
         #expect(source.filterValues == ["kind": ["emailed", "viewed", "shared"], "period": ["1", "7", "30"]])

@@ -1,80 +1,12 @@
 import Foundation
 import KioskCore
 import KioskSources
+import KioskTestSupport
 import Testing
 
 /// Page 1 shaped like the real API: Rick, a character with an unknown origin whose url is "",
 /// one with a null name, an alien with a type, and a character the API knows little about.
-let rickAndMortyPage = #"""
-{
-  "info": {"count": 826, "pages": 42, "next": "https://rickandmortyapi.com/api/character?page=2", "prev": null},
-  "results": [
-    {
-      "id": 1,
-      "name": "Rick Sanchez",
-      "status": "Alive",
-      "species": "Human",
-      "type": "",
-      "gender": "Male",
-      "origin": {"name": "Earth (C-137)", "url": "https://rickandmortyapi.com/api/location/1"},
-      "location": {"name": "Citadel of Ricks", "url": "https://rickandmortyapi.com/api/location/3"},
-      "image": "https://rickandmortyapi.com/api/character/avatar/1.jpeg",
-      "episode": ["https://rickandmortyapi.com/api/episode/1", "https://rickandmortyapi.com/api/episode/2"],
-      "url": "https://rickandmortyapi.com/api/character/1",
-      "created": "2017-11-04T18:48:46.250Z"
-    },
-    {
-      "id": 8,
-      "name": "Adjudicator Rick",
-      "status": "Dead",
-      "species": "Human",
-      "type": "",
-      "gender": "Male",
-      "origin": {"name": "unknown", "url": ""},
-      "location": {"name": "Citadel of Ricks", "url": "https://rickandmortyapi.com/api/location/3"},
-      "image": "https://rickandmortyapi.com/api/character/avatar/8.jpeg",
-      "episode": ["https://rickandmortyapi.com/api/episode/28"],
-      "url": "https://rickandmortyapi.com/api/character/8",
-      "created": "2017-11-04T20:03:34.737Z"
-    },
-    {
-      "id": 9,
-      "name": null,
-      "status": "Dead",
-      "species": "Human",
-      "origin": {"name": "Earth (Replacement Dimension)", "url": "https://rickandmortyapi.com/api/location/20"}
-    },
-    {
-      "id": 14,
-      "name": "Alien Morty",
-      "status": "unknown",
-      "species": "Alien",
-      "type": "Parasite",
-      "gender": "Male",
-      "origin": {"name": "unknown", "url": ""},
-      "location": {"name": "Citadel of Ricks", "url": "https://rickandmortyapi.com/api/location/3"},
-      "image": "https://rickandmortyapi.com/api/character/avatar/14.jpeg",
-      "episode": ["https://rickandmortyapi.com/api/episode/10"],
-      "url": "https://rickandmortyapi.com/api/character/14",
-      "created": "2017-11-04T20:51:31.373Z"
-    },
-    {
-      "id": 826,
-      "name": "Butter Robot",
-      "status": "unknown",
-      "species": "unknown",
-      "type": "",
-      "gender": "Genderless",
-      "origin": {"name": "unknown", "url": ""},
-      "location": {"name": "unknown", "url": ""},
-      "image": "https://rickandmortyapi.com/api/character/avatar/826.jpeg",
-      "episode": [],
-      "url": "https://rickandmortyapi.com/api/character/826",
-      "created": "2021-11-02T17:18:31.934Z"
-    }
-  ]
-}
-"""#
+let rickAndMortyPage = Fixture.text("rickandmorty-characters.json")
 
 @Suite("Rick and Morty source")
 struct RickAndMortySourceTests {
@@ -179,7 +111,7 @@ struct RickAndMortySourceTests {
         #expect(source.id == .rickandmorty)
         #expect(source.pageSize == 20)
         #expect(source.defaultFreshness == 86_400)
-        #expect(source.searchMode == .remote)
+        #expect(source.search.mode == .remote)
         #expect(source.imageHosts == ["rickandmortyapi.com"])
         #expect(source.filterValues["status"] == ["alive", "dead", "unknown"])
         #expect(source.filterValues["gender"] == ["female", "male", "genderless", "unknown"])

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import KioskCore
+import KioskTestSupport
 import Testing
 @testable import KioskStore
 
@@ -9,7 +10,7 @@ struct DatabaseFileTests {
     @Test("a file database is created with its folders, migrated once, and keeps everything when reopened")
     func reopenKeepsDataAndMigrations() throws {
         // Given a database file in folders that do not exist yet
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryDirectory.make("KioskStoreTests")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("nested/deeper/kiosk.sqlite").path
 
@@ -30,7 +31,7 @@ struct DatabaseFileTests {
         let (applied, journalMode) = try reopened.writer.read { db in
             (try AppDatabase.migrator.appliedIdentifiers(db), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
         }
-        #expect(applied == ["v1"])
+        #expect(applied == ["v1", "v2"] || applied == ["v2", "v1"])
         #expect(journalMode == "wal")
         // Incremental auto-vacuum must have been set before WAL mode (clearCache relies on it).
         #expect(try reopened.writer.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") } == 2)
@@ -42,7 +43,7 @@ struct DatabaseFileTests {
     @Test("opening a path whose folder cannot be created is a storage error naming the folder")
     func unwritablePath() throws {
         // Given a path that goes through a regular file, so its folder can never be created
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryDirectory.make("KioskStoreTests")
         defer { try? FileManager.default.removeItem(at: folder) }
         let blocker = folder.appendingPathComponent("not-a-folder")
         try Data("x".utf8).write(to: blocker)
@@ -60,7 +61,7 @@ struct DatabaseFileTests {
     @Test("opening a file that is not a database is a storage error saying it is corrupt")
     func corruptFile() throws {
         // Given a file full of garbage where the database should be
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryDirectory.make("KioskStoreTests")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("kiosk.sqlite").path
         try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: path))
@@ -124,7 +125,7 @@ struct DatabaseFileTests {
     @Test("concurrent readers and writers on a file database all succeed")
     func concurrentAccess() async throws {
         // Given a file database shared by many tasks
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryDirectory.make("KioskStoreTests")
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = try AppDatabase.open(at: folder.appendingPathComponent("kiosk.sqlite").path)
 

@@ -67,14 +67,6 @@ enum Fixtures {
         StoredImage(url: url, data: Data(repeating: 0xAB, count: bytes), contentType: "image/jpeg",
                     etag: "\"img\"", lastModified: nil, fetchedAt: fetchedAt, freshUntil: freshUntil)
     }
-
-    /// A fresh folder under the system temporary directory; the caller removes it.
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("KioskStoreTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
 }
 
 extension KioskError {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import KioskCore
 import Synchronization
+import KioskTestSupport
 import Testing
 @testable import KioskStore
 
@@ -34,7 +35,7 @@ struct RequestLogTests {
     }
 
     static func temporaryLogPath() throws -> (folder: URL, path: String) {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryDirectory.make("KioskStoreTests")
         return (folder, folder.appendingPathComponent("kiosk-log.sqlite").path)
     }
 
@@ -463,7 +464,7 @@ struct RequestLogTests {
 
     @Test("a path whose folder cannot be created is a storage error naming the folder")
     func unwritablePath() throws {
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryDirectory.make("KioskStoreTests")
         defer { try? FileManager.default.removeItem(at: folder) }
         let blocker = folder.appendingPathComponent("not-a-folder")
         try Data("x".utf8).write(to: blocker)

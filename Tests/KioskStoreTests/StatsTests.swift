@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskTestSupport
 import Testing
 @testable import KioskStore
 
@@ -8,7 +9,7 @@ struct StatsTests {
     @Test("stats count items and pages per source, favorites, deleted dogs, images and database size")
     func counts() throws {
         // Given a store with a bit of everything, in a file
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryDirectory.make("KioskStoreTests")
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = try AppDatabase.open(at: folder.appendingPathComponent("kiosk.sqlite").path)
         try database.saveSnapshot(Fixtures.snapshot(PageRequest(source: .nyt), [Fixtures.article("1", title: "A"), Fixtures.article("2", title: "B")]))
@@ -46,7 +47,7 @@ struct StatsTests {
     @Test("clearing the cache of a file database gives disk space back")
     func clearCacheShrinksFile() throws {
         // Given a file holding many items
-        let folder = try Fixtures.temporaryDirectory()
+        let folder = try TemporaryDirectory.make("KioskStoreTests")
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = try AppDatabase.open(at: folder.appendingPathComponent("kiosk.sqlite").path)
         try database.saveItems((0..<2_000).map {

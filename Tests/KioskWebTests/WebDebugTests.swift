@@ -150,13 +150,13 @@ struct WebDebugTests {
             let mocked = try await client.get("/debug/api/requests?decision=mocked")
             #expect(mocked.body.contains("\"decision\" : \"mocked\""))
             // And it can be switched off (the refresh then fails offline) and deleted
-            let rule = try #require(try harness.kiosk.mocks.all().first)
+            let rule = try #require(try harness.kiosk.debugger.mocks.all().first)
             _ = try await client.post("/debug/mocks/\(rule.id)/disable", form: [("csrf", token)], cookie: token)
-            #expect(try harness.kiosk.mocks.all().first?.isEnabled == false)
+            #expect(try harness.kiosk.debugger.mocks.all().first?.isEnabled == false)
             let offline = try await client.get("/dogs?refresh=1")
             #expect(offline.body.contains("offline-banner"))
             _ = try await client.post("/debug/mocks/\(rule.id)/delete", form: [("csrf", token)], cookie: token)
-            #expect(try harness.kiosk.mocks.all().isEmpty)
+            #expect(try harness.kiosk.debugger.mocks.all().isEmpty)
             #expect(try await client.post("/debug/mocks/\(rule.id)/delete", form: [("csrf", token)], cookie: token).status == .notFound)
             #expect(try await client.post("/debug/mocks/1/explode", form: [("csrf", token)], cookie: token).status == .notFound)
         }
@@ -202,8 +202,8 @@ struct WebDebugTests {
                                                                                 ("error", "pause")], cookie: token).status == .notFound)
             // When the list is opened, it waits at the breakpoint
             let page = Task { try await client.get("/rickandmorty", headers: cookie) }
-            for _ in 0..<2000 where harness.kiosk.breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
-            let paused = try #require(harness.kiosk.breakpoints.paused.first)
+            for _ in 0..<2000 where harness.kiosk.debugger.breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+            let paused = try #require(harness.kiosk.debugger.breakpoints.paused.first)
             let list = try await client.get("/debug/paused")
             #expect(list.body.contains("/debug/paused/\(paused.id)"))
             #expect(try await client.get("/debug").body.contains("1 request is paused at a breakpoint"))
@@ -214,7 +214,7 @@ struct WebDebugTests {
             let bad = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("status", "200"),
                                                                               ("body", "{\"info\": [1,\n")], cookie: token)
             #expect(bad.status == .unprocessableContent && bad.body.contains("Not sent: Malformed response at $.info"))
-            #expect(harness.kiosk.breakpoints.paused.count == 1)
+            #expect(harness.kiosk.debugger.breakpoints.paused.count == 1)
             // And a good edit is sent to the page, which shows it
             let renamed = original.replacingOccurrences(of: "\"name\":\"Rick Sanchez\"", with: "\"name\":\"Console Rick\"")
             let good = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("status", "200"),

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import KioskApp
+import KioskDebugger
 import KioskCore
 import Testing
 @testable import KioskWeb
@@ -17,7 +18,7 @@ struct WebItemIDTests {
             let dogs: [[String: Any]] = [["dogName": name, "description": "A very good dog.", "age": 3]]
             let body = try JSONSerialization.data(withJSONObject: dogs)
             let dogsURL = await harness.demo.dogsURL
-            _ = try harness.kiosk.mocks.add([MockRule(urlPattern: dogsURL.absoluteString,
+            _ = try harness.kiosk.debugger.mocks.add([MockRule(urlPattern: dogsURL.absoluteString,
                                                       headers: [.init(name: "Content-Type", value: "application/json")],
                                                       body: body)])
             // When the list is shown

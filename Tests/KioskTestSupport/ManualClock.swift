@@ -1,9 +1,14 @@
 import Foundation
 import Synchronization
 
-/// A clock whose time moves only when `advance(by:)` is called; sleepers wake in deadline order.
-/// Used to test debounce, retry backoff, freshness and timeouts without waiting.
+/// The tests' one clock: time moves only when `advance(by:)` is called, and sleepers wake in deadline order.
+/// It is a `Clock` for code that sleeps (debounce, retry backoff, probes, timeouts) and, through `date` and
+/// `dateSource`, the wall time for code that reads "now" (freshness, ages), both moving together, so
+/// tests never wait and what they check is exact.
 public final class ManualClock: Clock, Sendable {
+    /// Where wall time starts unless a test says otherwise: 2027-01-15T08:00:00Z.
+    public static let defaultStart = Date(timeIntervalSince1970: 1_800_000_000)
+
     public typealias Duration = Swift.Duration
 
     /// An instant on a manual clock: an offset from its start.
@@ -28,10 +33,21 @@ public final class ManualClock: Clock, Sendable {
     }
 
     private let state = Mutex(State())
+    private let start: Date
 
-    public init() {}
+    /// A clock at offset zero, whose wall time reads `start`.
+    public init(start: Date = ManualClock.defaultStart) { self.start = start }
 
     public var now: Instant { state.withLock { $0.now } }
+
+    /// The wall time: `start` plus however far the clock has been advanced.
+    public var date: Date {
+        let offset = now.offset.components
+        return start.addingTimeInterval(Double(offset.seconds) + Double(offset.attoseconds) / 1e18)
+    }
+
+    /// `date` as the `now` closure Kiosk's services take.
+    public var dateSource: @Sendable () -> Date { { self.date } }
     public var minimumResolution: Swift.Duration { .zero }
 
     /// How many tasks are currently sleeping on this clock.

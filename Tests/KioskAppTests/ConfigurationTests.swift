@@ -1,12 +1,14 @@
 import Foundation
 import KioskApp
 import KioskCore
+import KioskTestSupport
 import Testing
 
 @Suite("Configuration from the environment, a config file and a secrets file")
 struct ConfigurationTests {
+    /// A config home holding an empty `kiosk` folder.
     func folder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-config-\(UUID().uuidString)")
+        let url = try TemporaryDirectory.make("kiosk-config")
         try FileManager.default.createDirectory(at: url.appendingPathComponent("kiosk"), withIntermediateDirectories: true)
         return url
     }

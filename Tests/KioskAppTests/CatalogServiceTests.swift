@@ -1,0 +1,188 @@
+import Foundation
+import KioskApp
+import KioskCore
+import KioskSources
+import KioskStore
+import KioskTestSupport
+import Testing
+
+/// CatalogService in-process: the real sources and a real (in-memory) store, a scripted upstream, a manual clock.
+@Suite("Catalog service over a scripted upstream")
+struct CatalogServiceTests {
+    let request = PageRequest(source: .rickandmorty, page: 1)
+
+    @Test("A page in which no item can be read is an error, and the stored page is kept")
+    func everyItemBadKeepsStoredPage() async throws {
+        // Given a stored, stale Rick and Morty page
+        let database = try AppDatabase.inMemory()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let item = CatalogItem(source: .rickandmorty, itemID: "1", title: "Rick Sanchez", subtitle: "Alive · Human",
+                               summary: "", imageURL: nil, detail: .dog(Dog(name: "x", description: "", age: 1, image: nil)))
+        let stored = Snapshot(page: Page(request: request, items: [item], totalItems: 1, totalPages: 1),
+                              metadata: SnapshotMetadata(fetchedAt: now.addingTimeInterval(-90_000), freshUntil: now.addingTimeInterval(-3600)))
+        try database.saveSnapshot(stored)
+
+        // When the upstream answers 200 with a valid envelope whose every item is malformed
+        let body = #"{"info": {"count": 2, "pages": 1, "next": null, "prev": null}, "results": [{"id": 1, "name": null}, {"name": 7}]}"#
+        let upstream = ScriptedTransport(always: .json(body))
+        let service = CatalogService(sources: Sources.make(.live), database: database, transport: upstream, now: { now })
+        let update = try await service.page(request)
+
+        // Then that answer was fetched once and rejected: the stored page is shown with a malformed-response
+        // error, and the store is unchanged
+        #expect(upstream.callCount == 1)
+        #expect(update.origin == .store)
+        #expect(update.page.items == [item])
+        if case .malformedResponse = update.error {} else { Issue.record("expected malformed, got \(String(describing: update.error))") }
+        #expect(try database.snapshot(forKey: request.cacheKey) == stored)
+    }
+
+    /// The Rick and Morty fixture without its unreadable character: a page every item of which reads.
+    static func cleanPage() throws -> String {
+        var document = try #require(try JSONSerialization.jsonObject(with: Fixture.data("rickandmorty-characters.json")) as? [String: Any])
+        let results = try #require(document["results"] as? [[String: Any]])
+        document["results"] = results.filter { $0["name"] is String }
+        return String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+    }
+
+    @Test("A page is fetched once, answered from the store while fresh, and revalidated with its ETag when stale")
+    func fetchStoreRevalidate() async throws {
+        // Given an upstream that sends a clean Rick and Morty page with an ETag, then confirms it with a 304
+        let clock = ManualClock()
+        let upstream = ScriptedTransport([
+            .respond(200, headers: ["Content-Type": "application/json", "ETag": "\"page-1\""], body: try Self.cleanPage()),
+            .respond(304),
+        ])
+        let database = try AppDatabase.inMemory()
+        let service = CatalogService(sources: Sources.make(.live), database: database, transport: upstream,
+                                     now: clock.dateSource)
+
+        // When the page is asked for with nothing stored
+        let first = try await service.page(request)
+        // Then it comes from the network, whole, and is stored
+        #expect(first.origin == .network)
+        #expect(first.page.items.first?.title == "Rick Sanchez")
+        #expect(first.page.skipped.isEmpty)
+        #expect(try database.snapshot(forKey: request.cacheKey)?.page.items == first.page.items)
+
+        // When it is asked for again within Rick and Morty's 24 hours
+        await clock.advance(by: .seconds(3600))
+        let again = try await service.page(request)
+        // Then the store answers and the upstream is not asked
+        #expect(again.origin == .store && !again.isStale)
+        #expect(upstream.callCount == 1)
+
+        // When a day has passed
+        await clock.advance(by: .seconds(86_400))
+        let revalidated = try await service.page(request)
+        // Then the upstream is asked with the stored ETag, its 304 renews the page, and the items are the same
+        #expect(upstream.callCount == 2)
+        #expect(upstream.requests.last?.headers["If-None-Match"] == "\"page-1\"")
+        #expect(revalidated.origin == .notModified && !revalidated.isStale)
+        #expect(revalidated.page.items == first.page.items)
+        #expect(try database.snapshot(forKey: request.cacheKey)?.metadata.isFresh(at: clock.date) == true)
+    }
+
+    @Test("A page with an unreadable item is shown and stored, but stale and without validators, so it is fetched again in full")
+    func partlyBadPageIsFetchedAgain() async throws {
+        // Given an upstream that sends the Rick and Morty fixture, whose one character has a null name, with an ETag
+        let clock = ManualClock()
+        let answer = ScriptedTransport.Step.respond(200, headers: ["Content-Type": "application/json", "ETag": "\"page-1\""],
+                                                    body: Fixture.text("rickandmorty-characters.json"))
+        let upstream = ScriptedTransport([answer, answer])
+        let service = CatalogService(sources: Sources.make(.live), database: try AppDatabase.inMemory(), transport: upstream,
+                                     now: clock.dateSource)
+
+        // When the page is asked for
+        let first = try await service.page(request)
+        // Then the readable characters are shown and the unreadable one is reported by its path
+        #expect(first.origin == .network && first.page.items.first?.title == "Rick Sanchez")
+        #expect(first.page.skipped.map(\.path).allSatisfy { $0.hasPrefix("results[") } && first.page.skipped.count == 1)
+
+        // When it is asked for again a second later
+        await clock.advance(by: .seconds(1))
+        let again = try await service.page(request)
+        // Then the upstream is asked again, unconditionally, rather than trusting the partial page
+        #expect(upstream.callCount == 2)
+        #expect(upstream.requests.last?.headers["If-None-Match"] == nil)
+        #expect(again.page.items == first.page.items)
+    }
+
+    /// Every update a page request yields, in order.
+    static func updates(_ service: CatalogService, _ request: PageRequest) async throws -> [CatalogUpdate] {
+        var all: [CatalogUpdate] = []
+        for try await update in service.updates(for: request) { all.append(update) }
+        return all
+    }
+
+    @Test("A stale page the upstream marked must-revalidate waits for its revalidation instead of showing stale first")
+    func mustRevalidateWaits() async throws {
+        // Given a page stored with `max-age=60, must-revalidate` and an upstream that confirms it with a 304
+        let clock = ManualClock()
+        let headers: HTTPHeaderFields = ["Content-Type": "application/json", "ETag": "\"p1\"",
+                                         "Cache-Control": "max-age=60, must-revalidate"]
+        let upstream = ScriptedTransport([.respond(200, headers: headers, body: try Self.cleanPage()),
+                                          .respond(304, headers: headers)])
+        let service = CatalogService(sources: Sources.make(.live), database: try AppDatabase.inMemory(), transport: upstream,
+                                     now: clock.dateSource)
+        _ = try await service.page(request)
+
+        // When it is asked for two minutes later, while the upstream answers
+        await clock.advance(by: .seconds(120))
+        let updates = try await Self.updates(service, request)
+
+        // Then the one update is the revalidated page: the stale copy was never shown first
+        #expect(updates.map(\.origin) == [.notModified])
+        #expect(updates.first?.isStale == false)
+        #expect(upstream.callCount == 2)
+    }
+
+    @Test("Within its stale-while-revalidate window a stale page shows at once; past it, the page waits")
+    func staleWhileRevalidateWindow() async throws {
+        // Given a page stored with `max-age=60, stale-while-revalidate=30`, each revalidation confirmed by a 304
+        let clock = ManualClock()
+        let headers: HTTPHeaderFields = ["Content-Type": "application/json", "ETag": "\"p1\"",
+                                         "Cache-Control": "max-age=60, stale-while-revalidate=30"]
+        let upstream = ScriptedTransport([.respond(200, headers: headers, body: try Self.cleanPage())],
+                                         otherwise: .respond(304, headers: headers))
+        let service = CatalogService(sources: Sources.make(.live), database: try AppDatabase.inMemory(), transport: upstream,
+                                     now: clock.dateSource)
+        _ = try await service.page(request)
+
+        // When it is asked for 70 s later (10 s into the window)
+        await clock.advance(by: .seconds(70))
+        let within = try await Self.updates(service, request)
+        // Then the stale copy shows first, then the revalidated one
+        #expect(within.map(\.origin) == [.store, .notModified])
+        #expect(within.first?.isStale == true)
+
+        // When it is asked for 100 s after that renewal (40 s past freshness, past the window)
+        await clock.advance(by: .seconds(100))
+        let past = try await Self.updates(service, request)
+        // Then only the revalidated page is shown
+        #expect(past.map(\.origin) == [.notModified])
+    }
+
+    @Test("A must-revalidate page whose revalidation fails is still shown, with the reason, never lost")
+    func mustRevalidateFailureFallsBack() async throws {
+        // Given a page stored with `no-cache` and an upstream that then fails with a 503
+        let clock = ManualClock()
+        let upstream = ScriptedTransport([
+            .respond(200, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"], body: try Self.cleanPage()),
+            .respond(503, body: #"{"error": "down"}"#),
+        ])
+        let service = CatalogService(sources: Sources.make(.live), database: try AppDatabase.inMemory(), transport: upstream,
+                                     now: clock.dateSource)
+        let first = try await service.page(request)
+
+        // When it is asked for again
+        await clock.advance(by: .seconds(5))
+        let updates = try await Self.updates(service, request)
+
+        // Then the stored page is the one answer, marked stale with the upstream's failure
+        #expect(updates.count == 1)
+        #expect(updates.first?.origin == .store)
+        #expect(updates.first?.page.items == first.page.items)
+        #expect(updates.first?.error != nil)
+    }
+}
