@@ -38,8 +38,9 @@ public struct TransportConfiguration: Sendable, Hashable {
 /// failure into a `KioskError` that says what happened. It follows no redirect: `PolicyTransport`
 /// above it follows them, each target checked by the outbound policy.
 public final class AsyncHTTPTransport: HTTPTransport {
-    /// One client (connection pool) per proxy in use; the key nil is the direct one.
-    private let clients = Mutex<[URL?: HTTPClient]>([:])
+    /// One client (connection pool) per proxy in use, the key nil the direct one; nil once shut down, so a
+    /// request still running (a background revalidation) cannot create a client nobody will close.
+    private let clients = Mutex<[URL?: HTTPClient]?>([:])
     private let configuration: TransportConfiguration
 
     /// Creates a transport whose connection pools run on the shared event loop group.
@@ -47,9 +48,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
         self.configuration = configuration
     }
 
-    private func client(proxy: URL?) -> HTTPClient {
-        clients.withLock { clients in
-            if let client = clients[proxy] { return client }
+    private func client(proxy: URL?) throws(KioskError) -> HTTPClient {
+        try clients.withLock { clients throws(KioskError) in
+            guard let open = clients else { throw KioskError.cancelled }
+            if let client = open[proxy] { return client }
             var clientConfiguration = HTTPClient.Configuration(
                 redirectConfiguration: .disallow,
                 timeout: .init(connect: Self.timeAmount(configuration.connectTimeout),
@@ -63,7 +65,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             clientConfiguration.httpVersion = .automatic
             let client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
                                     configuration: clientConfiguration)
-            clients[proxy] = client
+            clients?[proxy] = client
             return client
         }
     }
@@ -71,8 +73,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// Closes the connection pools; call once when the process no longer needs the transport.
     public func shutdown() async {
         let all = clients.withLock { clients in
-            defer { clients.removeAll() }
-            return Array(clients.values)
+            defer { clients = nil }
+            return Array(clients?.values ?? [:].values)
         }
         for client in all { try? await client.shutdown() }
     }
@@ -123,9 +125,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
         var expectedLength: Int?
         var received = 0
         let clock = ContinuousClock()
+        let http = try client(proxy: proxy)
         let start = clock.now
         do {
-            let response = try await client(proxy: proxy).execute(outgoing, timeout: Self.timeAmount(configuration.requestTimeout))
+            let response = try await http.execute(outgoing, timeout: Self.timeAmount(configuration.requestTimeout))
             let head = clock.now
             expectedLength = response.headers.first(name: "content-length").flatMap(Int.init)
             var body = ByteBuffer()
