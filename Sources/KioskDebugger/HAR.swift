@@ -45,13 +45,11 @@ public enum HAR {
     }
 
     struct Creator: Encodable {
-        let name: String
-        let version: String
+        let name, version: String
     }
 
     struct NameValue: Encodable {
-        let name: String
-        let value: String
+        let name, value: String
     }
 
     struct Entry: Encodable {
@@ -63,8 +61,7 @@ public enum HAR {
         let timings: Timings
         let _kioskId: Int64
         let _kioskSource: String?
-        let _kioskEndpoint: String
-        let _kioskDecision: String
+        let _kioskEndpoint, _kioskDecision: String
         let _kioskError: String?
 
         init(_ record: RequestRecord) {
@@ -83,12 +80,10 @@ public enum HAR {
     }
 
     struct Request: Encodable {
-        let method: String
-        let url: String
+        let method, url: String
         let httpVersion = "HTTP/1.1"
         let cookies: [NameValue] = []
-        let headers: [NameValue]
-        let queryString: [NameValue]
+        let headers, queryString: [NameValue]
         let headersSize = -1
         let bodySize: Int
         let postData: PostData?
@@ -107,8 +102,7 @@ public enum HAR {
     }
 
     struct PostData: Encodable {
-        let mimeType: String
-        let text: String
+        let mimeType, text: String
     }
 
     struct Response: Encodable {
@@ -138,9 +132,7 @@ public enum HAR {
     struct Content: Encodable {
         let size: Int
         let mimeType: String
-        let text: String?
-        let encoding: String?
-        let comment: String?
+        let text, encoding, comment: String?
 
         init(_ body: CapturedBody?, mimeType: String) {
             self.mimeType = mimeType
@@ -169,8 +161,7 @@ public enum HAR {
         let connect: Double
         let ssl = -1.0
         let send = 0.0
-        let wait: Double
-        let receive: Double
+        let wait, receive: Double
 
         init(_ timings: RequestTimings) {
             blocked = timings.queued.map(HAR.milliseconds) ?? -1

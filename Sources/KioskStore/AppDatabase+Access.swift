@@ -31,24 +31,6 @@ extension AppDatabase {
         return config
     }
 
-    /// Runs `body` in a read transaction, mapping failures to `KioskError`.
-    func read<T>(_ action: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
-        do {
-            return try writer.read(body)
-        } catch {
-            throw Self.storageError(error, while: action(), path: path)
-        }
-    }
-
-    /// Runs `body` in a write transaction (all or nothing), mapping failures to `KioskError`.
-    func write<T>(_ action: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
-        do {
-            return try writer.write(body)
-        } catch {
-            throw Self.storageError(error, while: action(), path: path)
-        }
-    }
-
     /// Whether `error` is this module's report of a full disk.
     public static func isDiskFull(_ error: KioskError) -> Bool {
         if case .storage(let message) = error { return message.hasPrefix(diskFullPrefix) }
@@ -96,6 +78,35 @@ extension AppDatabase {
         case is DecodingError: "stored data could not be decoded"
         case is EncodingError: "data could not be encoded"
         default: (error as NSError).localizedDescription
+        }
+    }
+}
+
+/// A SQLite file of this module (the store, the request log): reads and writes that report failures as
+/// `KioskError`s naming the file and the remedy.
+protocol StoreFile {
+    /// The connection (pool) to the file.
+    var writer: any DatabaseWriter { get }
+    /// The file, nil for an in-memory database.
+    var path: String? { get }
+}
+
+extension StoreFile {
+    /// Runs `body` in a read transaction, mapping failures to `KioskError`.
+    func read<T>(_ action: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.read(body)
+        } catch {
+            throw AppDatabase.storageError(error, while: action(), path: path)
+        }
+    }
+
+    /// Runs `body` in a write transaction (all or nothing), mapping failures to `KioskError`.
+    func write<T>(_ action: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.write(body)
+        } catch {
+            throw AppDatabase.storageError(error, while: action(), path: path)
         }
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// Kiosk's offline-first SQLite store: page snapshots, items, full-text search, the user's dogs
 /// list, favorites and the image cache. Thread-safe; every method is synchronous and throws
 /// `KioskError.storage`, `.notFound` or `.invalidRequest`.
-public final class AppDatabase: Sendable {
+public final class AppDatabase: Sendable, StoreFile {
     /// The connection (a WAL `DatabasePool` on disk, a `DatabaseQueue` in memory); GRDB makes it
     /// safe to share between threads, which is what makes this class `Sendable`.
     let writer: any DatabaseWriter

@@ -31,44 +31,26 @@ extension RequestLog {
     static func fetchRecords(matching filter: RequestFilter, includingBodies: Bool = false, _ db: Database) throws -> [RequestRecord] {
         var conditions: [String] = []
         var arguments = StatementArguments()
+        /// Adds `condition` with its one argument, when there is a value to compare with.
+        func require(_ condition: String, _ value: (any DatabaseValueConvertible)?) {
+            guard let value else { return }
+            conditions.append(condition)
+            arguments += [value]
+        }
         var pattern: String?
         switch try filter.text.map({ try searchPattern(for: $0, db) }) {
         case .noMatch: return []
         case .match(let match): pattern = match
         case .noWords, nil: pattern = nil
         }
-        if let pattern {
-            conditions.append("logSearch MATCH ?")
-            arguments += [pattern]
-            // On the FTS5 side, so that it starts its walk below the cursor.
-            if let beforeID = filter.beforeID {
-                conditions.append("logSearch.rowid < ?")
-                arguments += [beforeID]
-            }
-        } else if let beforeID = filter.beforeID {
-            conditions.append("logEntry.id < ?")
-            arguments += [beforeID]
-        }
-        if let source = filter.source {
-            conditions.append("logEntry.source = ?")
-            arguments += [source.rawValue]
-        }
-        if let statusClass = filter.statusClass {
-            conditions.append("logEntry.statusClass = ?")
-            arguments += [statusClass.rawValue]
-        }
-        if let method = filter.method {
-            conditions.append("logEntry.method = ?")
-            arguments += [method]
-        }
-        if let decision = filter.decision {
-            conditions.append("logEntry.decision = ?")
-            arguments += [decision.rawValue]
-        }
-        if let minimumDuration = filter.minimumDuration {
-            conditions.append("logEntry.duration >= ?")
-            arguments += [minimumDuration]
-        }
+        require("logSearch MATCH ?", pattern)
+        // With a text pattern the cursor is on the FTS5 side, so that it starts its walk below it.
+        require(pattern == nil ? "logEntry.id < ?" : "logSearch.rowid < ?", filter.beforeID)
+        require("logEntry.source = ?", filter.source?.rawValue)
+        require("logEntry.statusClass = ?", filter.statusClass?.rawValue)
+        require("logEntry.method = ?", filter.method)
+        require("logEntry.decision = ?", filter.decision?.rawValue)
+        require("logEntry.duration >= ?", filter.minimumDuration)
         arguments += [filter.limit]
 
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")

@@ -24,7 +24,7 @@ import Synchronization
 
 /// The network debugger's request log: a size- and age-bounded SQLite file of `RequestRecord`s,
 /// full-text searchable over URLs and bodies. Thread-safe; every method throws `KioskError.storage`.
-public final class RequestLog: Sendable {
+public final class RequestLog: Sendable, StoreFile {
     /// The log's bounds and clock.
     public struct Configuration: Sendable {
         /// The most the stored records may add up to (bodies plus text), in bytes.
@@ -245,26 +245,6 @@ public final class RequestLog: Sendable {
     private func storeWaitingRecords() {
         guard state.withLock({ !$0.pending.isEmpty }) else { return }
         try? writer.writeWithoutTransaction { db in try storePending(db) }
-    }
-
-    // MARK: - Access
-
-    /// Runs `body` in a read transaction, mapping failures to `KioskError`.
-    func read<T>(_ action: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
-        do {
-            return try writer.read(body)
-        } catch {
-            throw AppDatabase.storageError(error, while: action(), path: path)
-        }
-    }
-
-    /// Runs `body` in a write transaction (all or nothing), mapping failures to `KioskError`.
-    func write<T>(_ action: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
-        do {
-            return try writer.write(body)
-        } catch {
-            throw AppDatabase.storageError(error, while: action(), path: path)
-        }
     }
 
     /// Stores the enqueued records in one transaction of their own, so that a failure drops (and

@@ -32,17 +32,13 @@ struct ListCommand: AsyncParsableCommand {
         if let gender { filters["gender"] = gender }
         let request = PageRequest(source: source, page: page, filters: filters)
         let policy: RefreshPolicy = offline ? .offline : (refresh ? .force : .automatic)
-        try await reportingErrors {
-            try await Runtime.run(global) { runtime in
-                let catalog = runtime.kiosk.catalog
-                _ = try catalog.normalize(request)
-                let update = try await catalog.page(request, policy: policy)
-                let favorites = try catalog.favoriteIDs(source: source)
-                if json {
-                    print(try Output.json(PageJSON(update, favorites: favorites)))
-                } else {
-                    Output.human(Render.page(update, of: try catalog.source(source), favorites: favorites))
-                }
+        try await Runtime.command(global) { runtime in
+            let catalog = runtime.kiosk.catalog
+            _ = try catalog.normalize(request)
+            let update = try await catalog.page(request, policy: policy)
+            let favorites = try catalog.favoriteIDs(source: source)
+            try Output.emit(PageJSON(update, favorites: favorites), json: json) {
+                Render.page(update, of: try catalog.source(source), favorites: favorites)
             }
         }
     }
@@ -52,22 +48,15 @@ struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one item in full.")
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "nyt, marvel, rickandmorty or dogs.") var source: SourceID
-    @Argument(help: "The item's id, as `list` prints it.") var id: String
+    @OptionGroup var item: ItemArguments
     @Flag(help: "Fetch the item again from the upstream.") var refresh = false
     @Flag(help: "Print JSON instead of text.") var json = false
 
     func run() async throws {
-        try await reportingErrors {
-            try await Runtime.run(global) { runtime in
-                let result = try await runtime.kiosk.catalog.item(source: source, itemID: id,
-                                                                 policy: refresh ? .force : .automatic)
-                if json {
-                    print(try Output.json(ItemJSON(result)))
-                } else {
-                    Output.human(Render.item(result))
-                }
-            }
+        try await Runtime.command(global) { runtime in
+            let result = try await runtime.kiosk.catalog.item(source: item.source, itemID: item.id,
+                                                             policy: refresh ? .force : .automatic)
+            try Output.emit(ItemJSON(result), json: json) { Render.item(result) }
         }
     }
 }
@@ -88,16 +77,10 @@ struct SearchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
-            try await Runtime.run(global) { runtime in
-                let result = try await runtime.kiosk.catalog.search(source: source, text: text,
-                                                                   policy: offline ? .offline : .automatic)
-                if json {
-                    print(try Output.json(SearchJSON(result)))
-                } else {
-                    Output.human(Render.search(result, source: source))
-                }
-            }
+        try await Runtime.command(global) { runtime in
+            let result = try await runtime.kiosk.catalog.search(source: source, text: text,
+                                                               policy: offline ? .offline : .automatic)
+            try Output.emit(SearchJSON(result), json: json) { Render.search(result, source: source) }
         }
     }
 }
@@ -136,28 +119,26 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await reportingErrors {
-            try await Runtime.run(global) { runtime in
-                var reports: [SyncReport] = []
-                let width = concurrency ?? runtime.kiosk.configuration.syncConcurrency
-                let terminal = Output.isTerminal && !json
-                for source in target.sources {
-                    let bar = ProgressPrinter(source: source, terminal: terminal, quiet: json)
-                    let report: SyncReport
-                    do {
-                        report = try await runtime.kiosk.catalog.sync(source, concurrency: width) { bar.update($0) }
-                    } catch let error as KioskError where target.sources.count > 1 {
-                        // One catalog failing (say, missing keys) must not stop the others.
-                        report = SyncReport(source: source, pages: 0, updatedPages: 0, unchangedPages: 0, items: 0,
-                                            failures: [.init(page: "\(source.rawValue)", message: error.description)],
-                                            seconds: 0)
-                    }
-                    bar.finish(report)
-                    reports.append(report)
+        try await Runtime.command(global) { runtime in
+            var reports: [SyncReport] = []
+            let width = concurrency ?? runtime.kiosk.configuration.syncConcurrency
+            let terminal = Output.isTerminal && !json
+            for source in target.sources {
+                let bar = ProgressPrinter(source: source, terminal: terminal, quiet: json)
+                let report: SyncReport
+                do {
+                    report = try await runtime.kiosk.catalog.sync(source, concurrency: width) { bar.update($0) }
+                } catch let error as KioskError where target.sources.count > 1 {
+                    // One catalog failing (say, missing keys) must not stop the others.
+                    report = SyncReport(source: source, pages: 0, updatedPages: 0, unchangedPages: 0, items: 0,
+                                        failures: [.init(page: "\(source.rawValue)", message: error.description)],
+                                        seconds: 0)
                 }
-                if json { print(try Output.json(reports)) }
-                if reports.contains(where: { !$0.failures.isEmpty }) { throw KioskCommand.ExitStatus.failure }
+                bar.finish(report)
+                reports.append(report)
             }
+            if json { print(try Output.json(reports)) }
+            if reports.contains(where: { !$0.failures.isEmpty }) { throw KioskCommand.ExitStatus.failure }
         }
     }
 }
@@ -198,4 +179,10 @@ final class ProgressPrinter: Sendable {
                      + "\(report.items) items in \(String(format: "%.2f", report.seconds)) s")
         for failure in report.failures { printError("  failed \(failure.page): \(failure.message)") }
     }
+}
+
+/// The `<source> <id>` pair that names one item.
+struct ItemArguments: ParsableArguments {
+    @Argument(help: "nyt, marvel, rickandmorty or dogs.") var source: SourceID
+    @Argument(help: "The item's id, as `list` prints it.") var id: String
 }

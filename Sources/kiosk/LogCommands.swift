@@ -70,11 +70,7 @@ struct LogCommand: AsyncParsableCommand {
                 if curl {
                     Output.human(HAR.curl(record))
                 } else {
-                    if json {
-                        print(try Output.json(RequestJSON(record)))
-                    } else {
-                        Output.human(LogCommand.detail(record))
-                    }
+                    try Output.emit(RequestJSON(record), json: json) { LogCommand.detail(record) }
                 }
             }
         }

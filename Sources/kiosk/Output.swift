@@ -12,6 +12,11 @@ enum Output {
         String(decoding: try KioskJSON.encoder().encode(value), as: UTF8.self)
     }
 
+    /// Prints `value` as JSON when `json` is set (`--json`), else the human `text`.
+    static func emit<T: Encodable>(_ value: T, json: Bool, text: () throws -> String) throws {
+        if json { print(try Output.json(value)) } else { human(try text()) }
+    }
+
     /// Prints human-readable text to standard output. Every human rendering (`list`, `show`, `search`,
     /// tables, `log`, messages) reaches the terminal through here, so upstream data can never drive it:
     /// see `terminalSafe`. JSON output does not come here: it stays exact.

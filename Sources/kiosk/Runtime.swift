@@ -40,15 +40,7 @@ struct Runtime {
     /// Runs `body` with Kiosk on the data of these options, without starting any upstream: for commands
     /// that only read or edit what is stored (favorites, stats, the request log, mock rules, breakpoints).
     static func offline<T>(_ options: GlobalOptions, _ body: (Kiosk) async throws -> T) async throws -> T {
-        let kiosk = try Kiosk(configuration: configuration(options))
-        do {
-            let value = try await body(kiosk)
-            await kiosk.shutdown()
-            return value
-        } catch {
-            await kiosk.shutdown()
-            throw error
-        }
+        try await using(try Kiosk(configuration: configuration(options)), stop: { await $0.shutdown() }, body)
     }
 
     /// The configuration for these options, with the database file chosen for demo or real data.
@@ -63,15 +55,24 @@ struct Runtime {
         await demo?.stop()
     }
 
-    /// Runs `body` with a started runtime and always stops it; KioskErrors become one-line failures.
+    /// Runs `body` with a started runtime and always stops it.
     static func run<T>(_ options: GlobalOptions, _ body: (Runtime) async throws -> T) async throws -> T {
-        let runtime = try await start(options)
+        try await using(try await start(options), stop: { await $0.stop() }, body)
+    }
+
+    /// A command's whole run: `body` with a started runtime, stopped after, errors reported as one line.
+    static func command(_ options: GlobalOptions, _ body: (Runtime) async throws -> Void) async throws {
+        try await reportingErrors { try await run(options, body) }
+    }
+
+    /// `body` with `resource`, then `stop` on it, whether `body` returned or threw.
+    private static func using<R, T>(_ resource: R, stop: (R) async -> Void, _ body: (R) async throws -> T) async throws -> T {
         do {
-            let value = try await body(runtime)
-            await runtime.stop()
+            let value = try await body(resource)
+            await stop(resource)
             return value
         } catch {
-            await runtime.stop()
+            await stop(resource)
             throw error
         }
     }

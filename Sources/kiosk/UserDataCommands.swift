@@ -15,12 +15,10 @@ struct DogsCommand: AsyncParsableCommand {
         @Argument(help: "The dog's id, as `kiosk list dogs` prints it.") var id: String
 
         func run() async throws {
-            try await reportingErrors {
-                try await Runtime.run(global) { runtime in
-                    _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
-                    let dogs = try await runtime.kiosk.catalog.deleteDog(itemID: id)
-                    Output.human("Deleted \(id). \(dogs.count) dogs left.")
-                }
+            try await Runtime.command(global) { runtime in
+                _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
+                let dogs = try await runtime.kiosk.catalog.deleteDog(itemID: id)
+                Output.human("Deleted \(id). \(dogs.count) dogs left.")
             }
         }
     }
@@ -36,13 +34,11 @@ struct DogsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try await reportingErrors {
-                try await Runtime.run(global) { runtime in
-                    _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
-                    let dogs = try runtime.kiosk.catalog.moveDog(itemID: id, to: position - 1)
-                    Output.human(dogs.enumerated().map { "\($0.offset + 1). \($0.element.title) (\($0.element.itemID))" }
-                        .joined(separator: "\n"))
-                }
+            try await Runtime.command(global) { runtime in
+                _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
+                let dogs = try runtime.kiosk.catalog.moveDog(itemID: id, to: position - 1)
+                Output.human(dogs.enumerated().map { "\($0.offset + 1). \($0.element.title) (\($0.element.itemID))" }
+                    .joined(separator: "\n"))
             }
         }
     }
@@ -52,11 +48,9 @@ struct DogsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            try await reportingErrors {
-                try await Runtime.run(global) { runtime in
-                    let dogs = try await runtime.kiosk.catalog.resetDogs()
-                    Output.human("Reset. \(dogs.count) dogs.")
-                }
+            try await Runtime.command(global) { runtime in
+                let dogs = try await runtime.kiosk.catalog.resetDogs()
+                Output.human("Reset. \(dogs.count) dogs.")
             }
         }
     }
@@ -70,17 +64,14 @@ struct FavoriteCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Star an item.")
         @OptionGroup var global: GlobalOptions
-        @Argument var source: SourceID
-        @Argument var id: String
+        @OptionGroup var item: ItemArguments
 
         func run() async throws {
-            try await reportingErrors {
-                try await Runtime.run(global) { runtime in
-                    // Make sure the item is stored (fetching it if the source can), so it reads offline.
-                    let result = try await runtime.kiosk.catalog.item(source: source, itemID: id)
-                    try runtime.kiosk.catalog.setFavorite(true, source: source, itemID: result.item.itemID)
-                    Output.human("★ \(result.item.title)")
-                }
+            try await Runtime.command(global) { runtime in
+                // Make sure the item is stored (fetching it if the source can), so it reads offline.
+                let result = try await runtime.kiosk.catalog.item(source: item.source, itemID: item.id)
+                try runtime.kiosk.catalog.setFavorite(true, source: item.source, itemID: result.item.itemID)
+                Output.human("★ \(result.item.title)")
             }
         }
     }
@@ -88,18 +79,15 @@ struct FavoriteCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Unstar an item.")
         @OptionGroup var global: GlobalOptions
-        @Argument var source: SourceID
-        @Argument var id: String
+        @OptionGroup var item: ItemArguments
 
         func run() async throws {
-            try await reportingErrors {
-                try await Runtime.run(global) { runtime in
-                    guard try runtime.kiosk.catalog.favoriteIDs(source: source).contains(id) else {
-                        throw KioskError.notFound("\(source.rawValue) item \(id) is not a favorite")
-                    }
-                    try runtime.kiosk.catalog.setFavorite(false, source: source, itemID: id)
-                    Output.human("Removed \(source.rawValue)/\(id) from favorites.")
+            try await Runtime.command(global) { runtime in
+                guard try runtime.kiosk.catalog.favoriteIDs(source: item.source).contains(item.id) else {
+                    throw KioskError.notFound("\(item.source.rawValue) item \(item.id) is not a favorite")
                 }
+                try runtime.kiosk.catalog.setFavorite(false, source: item.source, itemID: item.id)
+                Output.human("Removed \(item.source.rawValue)/\(item.id) from favorites.")
             }
         }
     }

@@ -40,8 +40,7 @@ struct MarvelCatalog: Sendable {
                  random: inout SplitMix64) {
             precondition(usedIDs.insert(id).inserted, "duplicate Marvel id \(id)")
             usedNames.insert(name)
-            let path: String
-            let fileExtension: String
+            let path, fileExtension: String
             if hasImage {
                 let digits = Array("0123456789abcdef")
                 let hash = String((0..<13).map { _ in digits[random.int(in: 0...15)] })
@@ -143,8 +142,7 @@ struct MarvelCatalog: Sendable {
 
     private struct Known {
         let id: Int
-        let name: String
-        let description: String
+        let name, description: String
         /// 0 obscure, 1 regular, 2 headliner (hundreds of comics).
         let fame: Int
         let hasImage: Bool
@@ -291,16 +289,10 @@ struct MarvelCatalog: Sendable {
 /// One Marvel character.
 struct MarvelCharacterRecord: Sendable {
     let id: Int
-    let name: String
-    let description: String
-    let modified: String
+    let name, description, modified: String
     /// `/images/marvel/...`, the demo-relative `thumbnail.path`.
-    let thumbnailPath: String
-    let thumbnailExtension: String
-    let comics: MarvelCollectionRecord
-    let series: MarvelCollectionRecord
-    let stories: MarvelCollectionRecord
-    let events: MarvelCollectionRecord
+    let thumbnailPath, thumbnailExtension: String
+    let comics, series, stories, events: MarvelCollectionRecord
     let hasWiki: Bool
 
     /// Marvel's default order: by name, ignoring case, then by id.

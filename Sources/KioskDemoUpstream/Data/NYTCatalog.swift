@@ -128,13 +128,8 @@ struct NYTCatalog: Sendable {
     }
 
     private struct Topic {
-        let subject: String
-        let section: String
-        let subsection: String
-        let descriptors: [String]
-        let organizations: [String]
-        let people: [String]
-        let places: [String]
+        let subject, section, subsection: String
+        let descriptors, organizations, people, places: [String]
     }
 
     private static let topics: [Topic] = [
@@ -214,20 +209,8 @@ struct NYTArticle: Sendable {
     let id: Int
     let uri: String
     /// Path of the article's web page on the demo host.
-    let webPath: String
-    let publishedDate: String
-    let updated: String
-    let section: String
-    let subsection: String
-    let nytdsection: String
-    let byline: String
-    let type: String
-    let title: String
-    let abstract: String
-    let desFacet: [String]
-    let orgFacet: [String]
-    let perFacet: [String]
-    let geoFacet: [String]
+    let webPath, publishedDate, updated, section, subsection, nytdsection, byline, type, title, abstract: String
+    let desFacet, orgFacet, perFacet, geoFacet: [String]
     let emptyFacetsAsString: Bool
     let media: [NYTMedia]
     let popularity: Double
@@ -239,11 +222,9 @@ struct NYTArticle: Sendable {
 
 /// The photo of an article.
 struct NYTMedia: Sendable {
-    let caption: String
-    let copyright: String
+    let caption, copyright: String
     /// Real responses send `approved_for_syndication` as `1` in some items and `true` in others.
     let approvedAsInteger: Bool
     /// `/images/nyt/.../multimedia/<name>`.
-    let directory: String
-    let baseName: String
+    let directory, baseName: String
 }

@@ -74,13 +74,8 @@ struct RickAndMortyCatalog: Sendable {
     }
 
     private struct Known {
-        let name: String
-        let status: String
-        let species: String
-        let type: String
-        let gender: String
-        let origin: Int?
-        let location: Int?
+        let name, status, species, type, gender: String
+        let origin, location: Int?
         let episodes: [Int]
         let created: String
     }
@@ -143,13 +138,8 @@ struct RickAndMortyCatalog: Sendable {
 /// One Rick and Morty character; places are ids into `RickAndMortyCatalog.locations`, nil for "unknown".
 struct RickAndMortyRecord: Sendable {
     let id: Int
-    let name: String
-    let status: String
-    let species: String
-    let type: String
-    let gender: String
-    let originID: Int?
-    let locationID: Int?
+    let name, status, species, type, gender: String
+    let originID, locationID: Int?
     let episodes: [Int]
     let created: String
 }

@@ -18,15 +18,10 @@ struct MarvelDataDTO: Decodable {
 /// One character.
 struct MarvelCharacterDTO: Decodable {
     var id: Int
-    var name: String
-    var description: String
-    var modified: String
+    var name, description, modified: String
     var thumbnail: MarvelThumbnailDTO?
     var urls: [MarvelURLDTO]
-    var comics: MarvelCollectionDTO
-    var series: MarvelCollectionDTO
-    var stories: MarvelCollectionDTO
-    var events: MarvelCollectionDTO
+    var comics, series, stories, events: MarvelCollectionDTO
 
     enum CodingKeys: String, CodingKey {
         case id, name, description, modified, thumbnail, urls, comics, series, stories, events
@@ -49,8 +44,7 @@ struct MarvelCharacterDTO: Decodable {
 
 /// `{ path, extension }`; the image URL is `path/variant.extension`.
 struct MarvelThumbnailDTO: Decodable {
-    var path: String
-    var fileExtension: String
+    var path, fileExtension: String
 
     enum CodingKeys: String, CodingKey {
         case path

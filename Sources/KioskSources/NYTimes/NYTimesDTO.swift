@@ -20,18 +20,8 @@ struct NYTimesArticleDTO: Decodable {
     var id: Int
     var title: String
     var url: URL?
-    var byline: String
-    var abstract: String
-    var publishedDate: String
-    var updated: String
-    var section: String
-    var subsection: String
-    var type: String
-    var adxKeywords: String
-    var desFacet: [String]
-    var orgFacet: [String]
-    var perFacet: [String]
-    var geoFacet: [String]
+    var byline, abstract, publishedDate, updated, section, subsection, type, adxKeywords: String
+    var desFacet, orgFacet, perFacet, geoFacet: [String]
     var media: [NYTimesMediaDTO]
 
     enum CodingKeys: String, CodingKey {
@@ -69,9 +59,7 @@ struct NYTimesArticleDTO: Decodable {
 
 /// `{ type, subtype, caption, copyright, approved_for_syndication, "media-metadata": [...] }`.
 struct NYTimesMediaDTO: Decodable {
-    var type: String
-    var caption: String
-    var copyright: String
+    var type, caption, copyright: String
     /// Sent as 1 or true depending on the response's vintage.
     var approvedForSyndication: Bool
     var metadata: [NYTimesMediaMetadataDTO]
@@ -96,8 +84,7 @@ struct NYTimesMediaDTO: Decodable {
 struct NYTimesMediaMetadataDTO: Decodable {
     var url: URL?
     var format: String
-    var width: Int?
-    var height: Int?
+    var width, height: Int?
 
     enum CodingKeys: String, CodingKey {
         case url, format, width, height

@@ -10,20 +10,14 @@ struct RickAndMortyResponseDTO: Decodable {
 
 /// `{ count, pages, next, prev }`.
 struct RickAndMortyInfoDTO: Decodable {
-    var count: Int
-    var pages: Int
+    var count, pages: Int
 }
 
 /// One character.
 struct RickAndMortyCharacterDTO: Decodable {
     var id: Int
-    var name: String
-    var status: String
-    var species: String
-    var type: String
-    var gender: String
-    var origin: RickAndMortyPlaceDTO
-    var location: RickAndMortyPlaceDTO
+    var name, status, species, type, gender: String
+    var origin, location: RickAndMortyPlaceDTO
     var image: URL?
     var episode: [String]
     var created: String
@@ -51,8 +45,7 @@ struct RickAndMortyCharacterDTO: Decodable {
 
 /// `{ name, url }`, where `url` is "" for places the API has no page for.
 struct RickAndMortyPlaceDTO: Decodable {
-    var name: String
-    var url: String
+    var name, url: String
 
     static let unknown = RickAndMortyPlaceDTO(name: "unknown", url: "")
 

@@ -10,10 +10,8 @@ struct DogOrderRecord: StoreRecord, Hashable {
     /// The upstream order, restored by `resetDogs`.
     var upstreamPosition: Int
 
-    enum Columns {
-        static let itemID = Column(CodingKeys.itemID)
-        static let position = Column(CodingKeys.position)
-        static let upstreamPosition = Column(CodingKeys.upstreamPosition)
+    enum Columns: String, ColumnExpression {
+        case itemID, position, upstreamPosition
     }
 }
 

@@ -16,10 +16,8 @@ struct ImageRecord: StoreRecord, Hashable {
     /// A use counter: the highest value is the most recently used image.
     var lastAccess: Int64
 
-    enum Columns {
-        static let url = Column(CodingKeys.url)
-        static let byteCount = Column(CodingKeys.byteCount)
-        static let lastAccess = Column(CodingKeys.lastAccess)
+    enum Columns: String, ColumnExpression {
+        case url, byteCount, lastAccess
     }
 
     init(_ image: StoredImage, lastAccess: Int64) {

@@ -10,7 +10,7 @@ struct SearchTermRecord: StoreRecord, Hashable {
 
     var term: String
 
-    enum Columns {
-        static let term = Column(CodingKeys.term)
+    enum Columns: String, ColumnExpression {
+        case term
     }
 }

@@ -10,9 +10,8 @@ struct SnapshotItemRecord: StoreRecord, Hashable {
     var source: String
     var itemID: String
 
-    enum Columns {
-        static let snapshotKey = Column(CodingKeys.snapshotKey)
-        static let position = Column(CodingKeys.position)
+    enum Columns: String, ColumnExpression {
+        case snapshotKey, position
     }
 }
 

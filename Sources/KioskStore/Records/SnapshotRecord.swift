@@ -3,31 +3,25 @@ import GRDB
 import KioskCore
 
 /// A row of `snapshot`: one stored page's metadata; its items are `SnapshotItemRecord`s.
-struct SnapshotRecord: StoreRecord, Hashable {
+struct SnapshotRecord: StoreRecord, SourceScopedRecord, Hashable {
     static let databaseTableName = "snapshot"
 
     /// `PageRequest.cacheKey`.
-    var key: String
-    var source: String
+    var key, source: String
     var page: Int
     /// The whole request, stored as JSON (GRDB encodes nested Codable values as JSON text).
     var request: PageRequest
-    var fetchedAt: Date
-    var freshUntil: Date
-    var etag: String?
-    var lastModified: String?
+    var fetchedAt, freshUntil: Date
+    var etag, lastModified: String?
     /// `SnapshotMetadata.staleShownUntil` (added by migration v2; NULL: any time).
     var staleShownUntil: Date?
-    var totalItems: Int?
-    var totalPages: Int?
+    var totalItems, totalPages: Int?
     var attribution: String?
     /// Items that were skipped when the page was decoded, stored as JSON.
     var skipped: [DecodingIssue]
 
-    enum Columns {
-        static let key = Column(CodingKeys.key)
-        static let source = Column(CodingKeys.source)
-        static let page = Column(CodingKeys.page)
+    enum Columns: String, ColumnExpression {
+        case key, source, page
     }
 
     init(_ snapshot: Snapshot) {
@@ -57,13 +51,5 @@ struct SnapshotRecord: StoreRecord, Hashable {
         Snapshot(page: Page(request: request, items: items, totalItems: totalItems, totalPages: totalPages,
                             skipped: skipped, attribution: attribution),
                  metadata: metadata)
-    }
-}
-
-extension DerivableRequest<SnapshotRecord> {
-    /// Pages of one source, or all pages when `source` is nil.
-    func filter(source: SourceID?) -> Self {
-        guard let source else { return self }
-        return filter(SnapshotRecord.Columns.source == source.rawValue)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import KioskCore
 
 /// The conventions every record of this module follows.
 ///
@@ -15,6 +16,22 @@ extension StoreRecord {
 
     static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
         .timeIntervalSinceReferenceDate
+    }
+}
+
+/// A record that belongs to one catalog: a `source` column, and an `itemID` one when it names an item.
+protocol SourceScopedRecord: TableRecord {}
+
+extension DerivableRequest where RowDecoder: SourceScopedRecord {
+    /// Rows of one source, or every row when `source` is nil.
+    func filter(source: SourceID?) -> Self {
+        guard let source else { return self }
+        return filter(Column("source") == source.rawValue)
+    }
+
+    /// One item's row by its key.
+    func filter(source: SourceID, itemID: String) -> Self {
+        filter(Column("source") == source.rawValue && Column("itemID") == itemID)
     }
 }
 
