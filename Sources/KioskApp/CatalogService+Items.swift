@@ -35,16 +35,6 @@ public struct SearchResult: Sendable, Hashable {
     public var page: Int
     /// How many pages of results there are, when known.
     public var totalPages: Int?
-
-    public init(query: String, items: [CatalogItem], origin: Origin, error: KioskError? = nil, page: Int = 1,
-                totalPages: Int? = 1) {
-        self.query = query
-        self.items = items
-        self.origin = origin
-        self.error = error
-        self.page = page
-        self.totalPages = totalPages
-    }
 }
 
 extension CatalogService {

@@ -30,21 +30,12 @@ public struct SyncReport: Sendable, Hashable, Codable {
     public struct Failure: Sendable, Hashable, Codable {
         public var page: String
         public var message: String
-        public init(page: String, message: String) {
-            self.page = page
-            self.message = message
-        }
     }
 
-    public init(source: SourceID, pages: Int, updatedPages: Int, unchangedPages: Int, items: Int, failures: [Failure],
-                seconds: Double) {
-        self.source = source
-        self.pages = pages
-        self.updatedPages = updatedPages
-        self.unchangedPages = unchangedPages
-        self.items = items
-        self.failures = failures
-        self.seconds = seconds
+    /// The report of a catalog that could not be synced at all (say, its keys are missing).
+    public static func failed(_ source: SourceID, because error: KioskError) -> SyncReport {
+        SyncReport(source: source, pages: 0, updatedPages: 0, unchangedPages: 0, items: 0,
+                   failures: [Failure(page: source.rawValue, message: error.description)], seconds: 0)
     }
 }
 

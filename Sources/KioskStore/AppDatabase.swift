@@ -295,14 +295,6 @@ public struct SnapshotInfo: Sendable, Hashable, Codable {
     /// How many items the page holds.
     public var itemCount: Int
 
-    /// Creates a summary value.
-    public init(key: String, request: PageRequest, metadata: SnapshotMetadata, itemCount: Int) {
-        self.key = key
-        self.request = request
-        self.metadata = metadata
-        self.itemCount = itemCount
-    }
-
     /// The page's catalog.
     public var source: SourceID { request.source }
     /// The page's 1-based number.

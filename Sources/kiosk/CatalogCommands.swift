@@ -130,9 +130,7 @@ struct SyncCommand: AsyncParsableCommand {
                     report = try await runtime.kiosk.catalog.sync(source, concurrency: width) { bar.update($0) }
                 } catch let error as KioskError where target.sources.count > 1 {
                     // One catalog failing (say, missing keys) must not stop the others.
-                    report = SyncReport(source: source, pages: 0, updatedPages: 0, unchangedPages: 0, items: 0,
-                                        failures: [.init(page: "\(source.rawValue)", message: error.description)],
-                                        seconds: 0)
+                    report = .failed(source, because: error)
                 }
                 bar.finish(report)
                 reports.append(report)
