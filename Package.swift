@@ -66,7 +66,7 @@ let package = Package(
                 "KioskCore", "KioskNetwork", "KioskApp", "KioskStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
-            resources: [.copy("Resources/openapi.json")],
+            resources: [.process("Resources")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
