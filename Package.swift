@@ -89,7 +89,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            resources: [.copy("Resources/openapi.json")],
+            resources: [.process("Resources")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -15,6 +15,14 @@ if ! ls /usr/include/sqlite3.h >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libsqlite3-dev; else sudo apt-get update -qq && sudo apt-get install -y -qq libsqlite3-dev; fi
 fi
 
+# The web app's scripts are files (Sources/KioskWeb/Resources/*.js) that no compiler reads: a syntax error
+# there would only show in a browser, so node parses them first.
+if command -v node >/dev/null 2>&1; then
+    find Sources/KioskWeb/Resources -name '*.js' -print0 | xargs -0 -n 1 node --check
+else
+    echo "node is not installed: skipping the syntax check of Sources/KioskWeb/Resources/*.js" >&2
+fi
+
 swift build --build-tests "$@"
 swift test --skip-build "$@"
 

@@ -24,17 +24,21 @@ struct CSRFProtection: Sendable {
     /// A new token: 32 bytes from the system's cryptographically secure generator, as hex.
     func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        // Hex by table: String(format:) per byte was a measurable share of serving a page to a new browser.
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(64)
-        for _ in 0..<32 {
-            let byte = UInt8.random(in: .min ... .max, using: &generator)
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
+        // Four 64-bit draws rather than 32 byte-sized ones (each is a call into the system's generator), and
+        // hex by table: every first visit, and every request of a client without cookies, makes one.
+        let words = (generator.next(), generator.next(), generator.next(), generator.next()) as (UInt64, UInt64, UInt64, UInt64)
+        return String(unsafeUninitializedCapacity: Self.tokenLength) { buffer in
+            withUnsafeBytes(of: words) { random in
+                for (index, byte) in random.enumerated() {
+                    buffer[2 * index] = Self.hexDigits[Int(byte >> 4)]
+                    buffer[2 * index + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                }
+            }
+            return Self.tokenLength
         }
-        return String(decoding: hex, as: UTF8.self)
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Whether a cookie value has the shape of a token Kiosk issues (anything else is replaced).
     static func isWellFormed(_ token: String) -> Bool {
@@ -57,14 +61,12 @@ struct CSRFProtection: Sendable {
         return difference == 0
     }
 
-    /// The token the page being rendered puts in its forms. A task local, because the views are
-    /// plain functions called from the handler and BasicRequestContext has no room for it.
-    @TaskLocal static var currentToken: String = ""
-
     /// Reads a POSTed form and refuses it (403) unless it comes from Kiosk's own pages: an Origin
-    /// header, when present, must be this host, and the `csrf` field must equal the cookie.
+    /// header, when present, must be this host, and the `csrf` field must equal the cookie. The other
+    /// fields are decoded afterwards, by the handler (`VerifiedForm.decode`), so a forged form learns
+    /// nothing from validation messages.
     static func verifiedForm(_ request: Request, maximumBytes: Int = maximumFormBytes,
-                             allowsLineBreaks: Bool = false) async throws -> QueryString {
+                             allowsLineBreaks: Bool = false) async throws -> VerifiedForm {
         if let origin = request.headers[.origin] {
             let host = request.head.authority ?? request.headers[hostHeader] ?? ""
             guard !host.isEmpty, origin == "http://" + host || origin == "https://" + host else {
@@ -73,9 +75,9 @@ struct CSRFProtection: Sendable {
         }
         var request = request
         let body = try await request.collectBody(upTo: maximumBytes)
-        let form = try QueryString(parsing: String(buffer: body), maximumLength: maximumBytes, allowsLineBreaks: allowsLineBreaks)
-        guard let cookie = cookieToken(request), let field = form[fieldName],
-              constantTimeEqual(cookie, field) else {
+        let form = VerifiedForm(body: String(buffer: body), maximumBytes: maximumBytes, allowsLineBreaks: allowsLineBreaks)
+        let field = try form.decode(CSRFField.self)
+        guard let cookie = cookieToken(request), let token = field.csrf, constantTimeEqual(cookie, token) else {
             throw WebError.forbidden("The form's security token is missing or out of date. Reload the page and try again.")
         }
         return form
@@ -85,18 +87,42 @@ struct CSRFProtection: Sendable {
     static let hostHeader = HTTPFields.Element.Name("Host")!
 }
 
-/// Gives every request a token: the cookie's, or a new one that an HTML response then sets.
-struct CSRFMiddleware<Context: RequestContext>: RouterMiddleware {
+/// A POSTed form whose CSRF token matched; its fields are decoded into the handler's typed form.
+struct VerifiedForm: Sendable {
+    /// The `application/x-www-form-urlencoded` body.
+    let body: String
+    let maximumBytes: Int
+    let allowsLineBreaks: Bool
+
+    /// The fields as `Form`; bad input is a 400 saying what is wrong (see `FormInput`).
+    func decode<Form: Decodable>(_ type: Form.Type) throws -> Form {
+        try FormInput.decode(Form.self, from: body, maximumLength: maximumBytes, allowsLineBreaks: allowsLineBreaks)
+    }
+}
+
+/// The one field every form has.
+private struct CSRFField: Decodable {
+    let csrf: String?
+
+    init(from decoder: any Decoder) throws {
+        csrf = try decoder.container(keyedBy: FormKey.self).text(CSRFProtection.fieldName)
+    }
+}
+
+/// Gives every request a token in its context — the cookie's, or a new one that an HTML response then sets.
+struct CSRFMiddleware: RouterMiddleware {
     let protection: CSRFProtection
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: WebRequestContext,
+                next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
         let existing = CSRFProtection.cookieToken(request)
-        let token = existing ?? protection.newToken()
-        var response = try await CSRFProtection.$currentToken.withValue(token) { try await next(request, context) }
+        var context = context
+        context.csrfToken = existing ?? protection.newToken()
+        var response = try await next(request, context)
         // Only HTML pages hold forms; images, CSS and JSON do not need the cookie.
         if existing == nil, response.headers[.contentType]?.hasPrefix("text/html") == true {
-            response.headers.append(HTTPFields.Element(name: .setCookie,
-                                              value: "\(CSRFProtection.cookieName)=\(token); HttpOnly; SameSite=Strict; Path=/"))
+            response.setCookie(Cookie(name: CSRFProtection.cookieName, value: context.csrfToken, path: "/", httpOnly: true,
+                                      sameSite: .strict))
         }
         return response
     }

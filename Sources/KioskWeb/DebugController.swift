@@ -11,89 +11,68 @@ struct DebugController: Sendable {
     let kiosk: Kiosk
     let access: DebugAccess
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.get("/debug") { request, _ in
-            try await access.check(request)
-            let (filter, query) = try Self.filter(request)
-            let records = try withLog().records(matching: filter)
-            return Pages.response(DebugPages.requests(records, query: query, filter: filter, count: try withLog().count(),
-                                                      paused: kiosk.debugger.breakpoints.paused.count))
+    /// The console's routes form one group under `/debug`, behind `DebugAccessMiddleware`; only the token
+    /// form's target, `/debug/login`, is outside it (it is how a locked browser gets in).
+    func register(on router: Router<WebRequestContext>) {
+        router.post("/debug/login") { request, _ in try await access.login(request) }
+        let debug = router.group("debug").add(middleware: DebugAccessMiddleware(access: access))
+        debug.get { request, context in
+            let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
+            let records = try withLog().records(matching: query.filter)
+            return Pages.response(DebugPages.requests(records, query: query, count: try withLog().count(),
+                                                      paused: kiosk.debugger.breakpoints.paused.count, context: context.view))
         }
-        router.get("/debug/requests/{id}") { request, context in
-            try await access.check(request)
+        debug.get("requests/{id}") { _, context in
             let record = try record(try context.parameters.require("id"))
-            return Pages.response(DebugPages.request(record))
+            return Pages.response(DebugPages.request(record, context: context.view))
         }
-        router.get("/debug/api/requests") { request, _ in
-            try await access.check(request)
-            let (filter, _) = try Self.filter(request)
-            return try JSONResponse.ok(try withLog().records(matching: filter).map(RequestJSON.init))
+        debug.get("api/requests") { request, _ in
+            let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
+            return try JSONResponse.ok(try withLog().records(matching: query.filter).map(RequestJSON.init))
         }
-        router.get("/debug/api/requests/{id}") { request, context in
-            try await access.check(request)
-            return try JSONResponse.ok(RequestJSON(try record(try context.parameters.require("id"))))
+        debug.get("api/requests/{id}") { _, context in
+            try JSONResponse.ok(RequestJSON(try record(try context.parameters.require("id"))))
         }
-        router.get("/debug/har") { request, _ in
-            try await access.check(request)
-            let (filter, query) = try Self.filter(request)
+        debug.get("har") { request, _ in
+            let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
             // The whole log (or all that match) unless a limit is asked for.
-            let maximum = query["limit"] == nil ? 100_000 : filter.limit
-            let data = try withLog().exportHAR(matching: filter, maximum: maximum).archive
+            let data = try withLog().exportHAR(matching: query.filter, maximum: query.limit ?? 100_000).archive
             let name = "kiosk-\(Int(kiosk.now().timeIntervalSince1970)).har"
             return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8",
                                                    .contentDisposition: "attachment; filename=\"\(name)\""],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
-        router.get("/debug/endpoints") { request, _ in
-            try await access.check(request)
-            return Pages.response(DebugPages.endpoints(endpoints(), settings: try kiosk.debugger.breakpoints.settings()))
+        debug.get("endpoints") { _, context in
+            Pages.response(DebugPages.endpoints(endpoints(), settings: try kiosk.debugger.breakpoints.settings(), context: context.view))
         }
-        router.get("/debug/api/endpoints") { request, _ in
-            try await access.check(request)
-            return try JSONResponse.ok(endpoints())
+        debug.get("api/endpoints") { _, _ in try JSONResponse.ok(endpoints()) }
+        debug.get("paused") { _, context in
+            Pages.response(DebugPages.paused(kiosk.debugger.breakpoints.paused, now: kiosk.now(), context: context.view))
         }
-        router.get("/debug/paused") { request, _ in
-            try await access.check(request)
-            return Pages.response(DebugPages.paused(kiosk.debugger.breakpoints.paused, now: kiosk.now()))
-        }
-        router.get("/debug/api/paused") { request, _ in
-            try await access.check(request)
-            return try JSONResponse.ok(kiosk.debugger.breakpoints.paused.map(PausedJSON.init))
-        }
-        router.get("/debug/paused/{id}") { request, context in
-            try await access.check(request)
+        debug.get("api/paused") { _, _ in try JSONResponse.ok(kiosk.debugger.breakpoints.paused.map(PausedJSON.init)) }
+        debug.get("paused/{id}") { _, context in
             let exchange = try paused(try context.parameters.require("id"))
-            return Pages.response(DebugPages.pausedExchange(exchange, error: nil, draft: nil))
+            return Pages.response(DebugPages.pausedExchange(exchange, error: nil, draft: nil, context: context.view))
         }
-        router.post("/debug/paused/{id}") { request, context in
-            try await access.check(request)
+        debug.post("paused/{id}") { request, context in
             let form = try await CSRFProtection.verifiedForm(request, maximumBytes: Self.maximumEditBytes, allowsLineBreaks: true)
-            return try decide(try paused(try context.parameters.require("id")), form: form)
+            let exchange = try paused(try context.parameters.require("id"))
+            return try decide(exchange, form: try form.decode(PauseDecisionForm.self), context: context.view)
         }
-        router.post("/debug/breakpoints/{endpoint}") { request, context in
-            try await access.check(request)
+        debug.post("breakpoints/{endpoint}") { request, context in
             let form = try await CSRFProtection.verifiedForm(request)
             let endpoint = try context.parameters.require("endpoint")
             guard endpoints().contains(where: { $0.name == endpoint }) else {
                 throw WebError.notFound("There is no endpoint named “\(endpoint.prefix(60))”.")
             }
-            func mode(_ name: String) throws -> BreakpointMode {
-                guard let raw = form[name], let mode = BreakpointMode(rawValue: raw) else {
-                    throw WebError.badRequest("\(name) must be pause or ignore.")
-                }
-                return mode
-            }
-            try kiosk.debugger.breakpoints.set(BreakpointSetting(request: try mode("request"), response: try mode("response"),
-                                                        error: try mode("error")), for: endpoint)
+            try kiosk.debugger.breakpoints.set(try form.decode(BreakpointForm.self).setting, for: endpoint)
             return WebController.seeOther("/debug/endpoints#" + endpoint)
         }
-        router.get("/debug/mocks") { request, _ in
-            try await access.check(request)
-            return Pages.response(DebugPages.mocks(try kiosk.debugger.mocks.all()))
+        debug.get("mocks") { _, context in
+            Pages.response(DebugPages.mocks(try kiosk.debugger.mocks.all(), context: context.view))
         }
         // One click from a logged response to a rule that answers it from now on.
-        router.post("/debug/requests/{id}/mock") { request, context in
-            try await access.check(request)
+        debug.post("requests/{id}/mock") { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
             let record = try record(try context.parameters.require("id"))
             guard let status = record.status, let body = record.responseBody else {
@@ -110,8 +89,7 @@ struct DebugController: Sendable {
                                           body: body.data, origin: "from request #\(record.id)")])
             return WebController.seeOther("/debug/mocks")
         }
-        router.post("/debug/requests/{id}/replay") { request, context in
-            try await access.check(request)
+        debug.post("requests/{id}/replay") { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
             let record = try record(try context.parameters.require("id"))
             do {
@@ -121,8 +99,7 @@ struct DebugController: Sendable {
             }
             return WebController.seeOther("/debug")
         }
-        router.post("/debug/mocks/{id}/{action}") { request, context in
-            try await access.check(request)
+        debug.post("mocks/{id}/{action}") { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
             guard let id = Int(try context.parameters.require("id")) else { throw WebError.badRequest("A rule id is a whole number.") }
             do {
@@ -137,7 +114,6 @@ struct DebugController: Sendable {
             }
             return WebController.seeOther("/debug/mocks")
         }
-        router.post("/debug/login") { request, _ in try await access.login(request) }
     }
 
     /// The largest edit form accepted: a response body may be big (a Marvel page is ~75 KB).
@@ -153,33 +129,31 @@ struct DebugController: Sendable {
 
     /// Applies the console's decision: continue, abort, or an edit (checked first; a bad edit is shown
     /// again with its error and the request stays paused).
-    private func decide(_ exchange: PausedExchange, form: QueryString) throws -> Response {
+    private func decide(_ exchange: PausedExchange, form: PauseDecisionForm, context: ViewContext) throws -> Response {
         let decision: PauseDecision
-        switch form["action"] {
-        case "continue": decision = .continueUnchanged
-        case "abort": decision = .abort
-        case "edit":
+        switch form.action {
+        case .continue: decision = .continueUnchanged
+        case .abort: decision = .abort
+        case .edit:
             switch exchange.phase {
             case .request:
-                decision = .continueWithRequest(query: Self.lines(form["query"] ?? "", separator: "="),
-                                                headers: Self.lines(form["headers"] ?? "", separator: ":"))
+                decision = .continueWithRequest(query: Self.lines(form.query, separator: "="),
+                                                headers: Self.lines(form.headers, separator: ":"))
             case .response, .error:
-                let body = Data((form["body"] ?? "").utf8)
-                guard let status = Int(form["status"] ?? ""), (100...599).contains(status) else {
+                let body = Data((form.body ?? "").utf8)
+                guard let status = Int(form.status ?? ""), (100...599).contains(status) else {
                     return Pages.response(DebugPages.pausedExchange(exchange, error: "The status must be a number from 100 to 599.",
-                                                                    draft: form["body"]), status: .unprocessableContent)
+                                                                    draft: form.body, context: context), status: .unprocessableContent)
                 }
                 do {
                     try kiosk.debugger.validateEdit(endpoint: exchange.endpoint, url: URL(string: exchange.url) ?? URL(string: "http://invalid/")!,
                                                    status: status, body: body)
                 } catch let error as KioskError {
-                    return Pages.response(DebugPages.pausedExchange(exchange, error: error.description, draft: form["body"]),
+                    return Pages.response(DebugPages.pausedExchange(exchange, error: error.description, draft: form.body, context: context),
                                           status: .unprocessableContent)
                 }
                 decision = .continueWithResponse(status: status, body: body)
             }
-        default:
-            throw WebError.badRequest("The action must be continue, abort or edit.")
         }
         guard kiosk.debugger.breakpoints.decide(exchange.id, decision) else {
             throw WebError.notFound("Request \(exchange.id) is not paused any more: its timeout continued it.")
@@ -197,7 +171,17 @@ struct DebugController: Sendable {
         }
     }
 
-    private func endpoints() -> [EndpointDescription] { kiosk.debugger.endpoints }
+    /// Every endpoint of every configured source, then the image fetches.
+    private func endpoints() -> [EndpointDescription] {
+        let sources = kiosk.catalog.sources.values
+        let hosts = sources.flatMap(\.origins).map(\.description) + sources.flatMap(\.imageHosts)
+        return SourceID.allCases.compactMap { kiosk.catalog.sources[$0] }.flatMap(\.endpoints) + [
+            EndpointDescription(name: "image", source: nil, host: Set(hosts).sorted().joined(separator: ", "), template: "{the picture's URL}",
+                                contentType: "image/png, image/jpeg, image/gif, image/webp", responseModel: "raster image bytes",
+                                cachePolicy: "memory cache, then a 200 MB disk cache (LRU); ETag revalidated; else 7 days",
+                                headers: ["Accept: image/*"]),
+        ]
+    }
 
     /// The debugger, when it has a request log to read; else a 404 page saying capture is off.
     private func withLog() throws -> Debugger {
@@ -215,56 +199,7 @@ struct DebugController: Sendable {
         }
         return record
     }
-
-    /// The list's filter from `?q=&source=&status=&method=&decision=&min_ms=&before=&limit=`; 400 for
-    /// anything unknown or malformed.
-    static func filter(_ request: Request) throws -> (RequestFilter, QueryString) {
-        let query = try QueryString(parsing: request.uri.query)
-        let known: Set<String> = ["q", "source", "status", "method", "decision", "min_ms", "before", "limit"]
-        for name in query.names where !known.contains(name) {
-            throw WebError.badRequest("Unknown parameter \"\(name.prefix(40))\"; valid: \(known.sorted().joined(separator: ", ")).")
-        }
-        var filter = RequestFilter(limit: 100)
-        if let text = query["q"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
-            guard text.count <= 200 else { throw WebError.badRequest("The search text is longer than 200 characters.") }
-            filter.text = text
-        }
-        if let raw = query["source"], !raw.isEmpty {
-            guard let source = SourceID(rawValue: raw) else { throw WebError.badRequest("There is no source named “\(raw.prefix(40))”.") }
-            filter.source = source
-        }
-        if let raw = query["status"], !raw.isEmpty {
-            guard let statusClass = StatusClass(raw) else { throw WebError.badRequest("The status must be 2xx, 3xx, 4xx, 5xx or error.") }
-            filter.statusClass = statusClass
-        }
-        if let raw = query["method"], !raw.isEmpty {
-            guard raw.count <= 10, raw.allSatisfy(\.isLetter) else { throw WebError.badRequest("That is not an HTTP method.") }
-            filter.method = raw.uppercased()
-        }
-        if let raw = query["decision"], !raw.isEmpty {
-            guard let decision = CacheDecision(rawValue: raw) else {
-                throw WebError.badRequest("The decision must be one of \(CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")).")
-            }
-            filter.decision = decision
-        }
-        if let raw = query["min_ms"], !raw.isEmpty {
-            guard let milliseconds = Double(raw), milliseconds >= 0, milliseconds < 86_400_000 else {
-                throw WebError.badRequest("min_ms must be a number of milliseconds from 0.")
-            }
-            filter.minimumDuration = milliseconds / 1000
-        }
-        if let raw = query["before"], !raw.isEmpty {
-            guard let id = Int64(raw), id > 0 else { throw WebError.badRequest("before must be a request id.") }
-            filter.beforeID = id
-        }
-        if let raw = query["limit"], !raw.isEmpty {
-            guard let limit = Int(raw), (1...1000).contains(limit) else { throw WebError.badRequest("limit must be from 1 to 1000.") }
-            filter.limit = limit
-        }
-        return (filter, query)
-    }
-
-    }
+}
 
 /// Who may use the debugger. It shows every request Kiosk makes (redacted, but still a view into the
 /// user's reading), so by default only a loopback listener serves it; with a token configured, any
@@ -278,7 +213,7 @@ struct DebugAccess: Sendable {
     static let cookieName = "kiosk_debug"
 
     /// Throws a 403 page (with a token form when a token is configured) unless the request may see the debugger.
-    func check(_ request: Request) async throws {
+    func check(_ request: Request) throws {
         if let token {
             guard let presented = request.cookies[Self.cookieName]?.value,
                   CSRFProtection.constantTimeEqual(presented, token) else {
@@ -296,15 +231,32 @@ struct DebugAccess: Sendable {
 
     /// `POST /debug/login`: a correct token sets the debug cookie and opens the console.
     func login(_ request: Request) async throws -> Response {
-        let form = try await CSRFProtection.verifiedForm(request)
+        let form = try await CSRFProtection.verifiedForm(request).decode(DebugLoginForm.self)
         guard let token else { return WebController.seeOther("/debug") }
-        guard let presented = form["token"], CSRFProtection.constantTimeEqual(presented, token) else {
+        guard let presented = form.token, CSRFProtection.constantTimeEqual(presented, token) else {
             throw WebError(status: .forbidden, title: "Debugger locked", message: "That is not the debug token.",
                            retryPath: nil, showsDebugLogin: true)
         }
+        guard let cookie = try? Cookie.validated(name: Self.cookieName, value: token, path: "/debug", httpOnly: true, sameSite: .strict) else {
+            throw WebError(status: .internalServerError, title: "Debugger locked",
+                           message: "KIOSK_DEBUG_TOKEN holds characters a cookie cannot carry; use letters, digits and - . _ ~ only.",
+                           retryPath: nil)
+        }
         var response = WebController.seeOther("/debug")
-        response.headers[.setCookie] = "\(Self.cookieName)=\(token); HttpOnly; SameSite=Strict; Path=/debug"
+        response.setCookie(cookie)
         return response
+    }
+}
+
+/// The one gate of the `/debug` group: every console page, JSON answer and form passes `DebugAccess.check`
+/// before its handler runs.
+struct DebugAccessMiddleware: RouterMiddleware {
+    let access: DebugAccess
+
+    func handle(_ request: Request, context: WebRequestContext,
+                next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
+        try access.check(request)
+        return try await next(request, context)
     }
 }
 

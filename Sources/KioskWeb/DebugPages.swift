@@ -10,7 +10,8 @@ enum DebugPages {
     typealias E = HTML
 
     /// `/debug`: filters, search and the newest requests first.
-    static func requests(_ records: [RequestRecord], query: QueryString, filter: RequestFilter, count: Int, paused: Int = 0) -> HTML {
+    static func requests(_ records: [RequestRecord], query: DebugFilterQuery, count: Int, paused: Int = 0, context: ViewContext) -> HTML {
+        let filter = query.filter
         var content: [HTML] = [
             E.element("h1", [], ["Network debugger"]),
             paused == 0 ? .empty : E.element("p", [.class("banner offline"), .attribute("role", "alert")], [
@@ -34,18 +35,18 @@ enum DebugPages {
             content.append(table(records))
             if records.count == filter.limit, let last = records.last {
                 var older = query
-                older.set("before", String(last.id))
+                older.before = last.id
                 content.append(E.element("p", [], [E.element("a", [Attribute.localHref("/debug" + older.encoded), .attribute("rel", "next")],
                                                                ["Older requests ›"])]))
             }
         }
-        return Pages.layout(title: "Network debugger", current: nil, view: .debug,
+        return Pages.layout(context, title: "Network debugger", current: nil, view: .debug,
                             [E.element("div", [.attribute("id", "results"), .attribute("data-debug-list", "true")], content)])
     }
 
-    static func filterForm(_ query: QueryString) -> HTML {
-        func select(_ name: StaticString, _ label: String, _ options: [(String, String)]) -> HTML {
-            let current = query[String(describing: name)] ?? ""
+    static func filterForm(_ query: DebugFilterQuery) -> HTML {
+        func select(_ name: StaticString, _ label: String, _ current: String?, _ options: [(String, String)]) -> HTML {
+            let current = current ?? ""
             return E.element("label", [], [.text(label), E.element("select", [.attribute("name", String(describing: name))],
                 [E.element("option", [.attribute("value", "")], ["any"])] + options.map { value, text in
                     E.element("option", [.attribute("value", value), value == current ? .flag("selected") : nil], [.text(text)])
@@ -55,13 +56,13 @@ enum DebugPages {
                                   .attribute("role", "search")], [
             E.element("label", [], ["Search URLs and bodies",
                                     E.void("input", [.attribute("type", "search"), .attribute("name", "q"),
-                                                     .attribute("value", query["q"] ?? ""), .attribute("maxlength", "200")])]),
-            select("source", "Source", SourceID.allCases.map { ($0.rawValue, $0.displayName) }),
-            select("status", "Status", [("2xx", "2xx"), ("3xx", "3xx"), ("4xx", "4xx"), ("5xx", "5xx"), ("error", "no response")]),
-            select("decision", "Cache decision", CacheDecision.allCases.map { ($0.rawValue, $0.rawValue) }),
+                                                     .attribute("value", query.text ?? ""), .attribute("maxlength", "200")])]),
+            select("source", "Source", query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, $0.displayName) }),
+            select("status", "Status", query.status, [("2xx", "2xx"), ("3xx", "3xx"), ("4xx", "4xx"), ("5xx", "5xx"), ("error", "no response")]),
+            select("decision", "Cache decision", query.decision?.rawValue, CacheDecision.allCases.map { ($0.rawValue, $0.rawValue) }),
             E.element("label", [], ["Slower than (ms)",
                                     E.void("input", [.attribute("type", "number"), .attribute("name", "min_ms"), .attribute("min", "0"),
-                                                     .attribute("value", query["min_ms"] ?? "")])]),
+                                                     .attribute("value", query.minMillisecondsText)])]),
             E.element("button", [.attribute("type", "submit")], ["Filter"]),
         ])
     }
@@ -97,7 +98,7 @@ enum DebugPages {
     }
 
     /// `/debug/requests/{id}`: everything about one exchange.
-    static func request(_ record: RequestRecord) -> HTML {
+    static func request(_ record: RequestRecord, context: ViewContext) -> HTML {
         var content: [HTML] = [
             E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
             E.element("h1", [], [.text("#\(record.id) \(record.method) \(record.endpoint)")]),
@@ -120,11 +121,12 @@ enum DebugPages {
         if record.status != nil, let body = record.responseBody, !body.isTruncated {
             content.append(Pages.postForm(action: "/debug/requests/\(record.id)/mock", fields: [],
                                           label: "Answer this request with this response from now on (a mock rule)",
-                                          button: "Mock this response", className: "mock"))
+                                          button: "Mock this response", className: "mock", context: context))
         }
         if record.status != nil || record.error != nil, [CacheDecision.network, .revalidated].contains(record.decision) {
             content.append(Pages.postForm(action: "/debug/requests/\(record.id)/replay", fields: [],
-                                          label: "Send this request again (logged as a new request)", button: "Replay", className: "mock"))
+                                          label: "Send this request again (logged as a new request)", button: "Replay", className: "mock",
+                                          context: context))
         }
         content.append(E.element("section", [], [
             E.element("h2", [], ["As cURL (redacted)"]),
@@ -134,7 +136,7 @@ enum DebugPages {
         content.append(headers("Response headers", record.responseHeaders))
         if let body = record.requestBody { content.append(bodySection("Request body", body)) }
         if let body = record.responseBody { content.append(bodySection("Response body", body)) }
-        return Pages.layout(title: "Request #\(record.id)", current: nil, view: .debug, [E.element("article", [.class("detail debug")], content)])
+        return Pages.layout(context, title: "Request #\(record.id)", current: nil, view: .debug, [E.element("article", [.class("detail debug")], content)])
     }
 
     static func headers(_ title: String, _ fields: [RequestRecord.HeaderField]) -> HTML {
@@ -203,7 +205,7 @@ enum DebugPages {
     }
 
     /// `/debug/paused`: the exchanges held at breakpoints, oldest first.
-    static func paused(_ exchanges: [PausedExchange], now: Date) -> HTML {
+    static func paused(_ exchanges: [PausedExchange], now: Date, context: ViewContext) -> HTML {
         var content: [HTML] = [
             E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
             E.element("h1", [], ["Paused requests"]),
@@ -227,13 +229,13 @@ enum DebugPages {
                 ])
             }))
         }
-        return Pages.layout(title: "Paused requests", current: nil, view: .debug,
+        return Pages.layout(context, title: "Paused requests", current: nil, view: .debug,
                             [E.element("div", [.attribute("id", "results"), .attribute("data-debug-list", "true")], content)])
     }
 
     /// `/debug/paused/{id}`: one paused exchange with the forms that end the pause. `error` is why an edit
     /// was refused (shown with the edit as it was typed, `draft`).
-    static func pausedExchange(_ exchange: PausedExchange, error: String?, draft: String?) -> HTML {
+    static func pausedExchange(_ exchange: PausedExchange, error: String?, draft: String?, context: ViewContext) -> HTML {
         var content: [HTML] = [
             E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug/paused")], ["‹ Paused requests"])]),
             E.element("h1", [], [.text("#\(exchange.id) \(exchange.endpoint): paused at the \(exchange.phase.rawValue)")]),
@@ -254,7 +256,7 @@ enum DebugPages {
                 E.element("textarea", [.attribute("name", "\(name)"), .attribute("rows", String(rows)), .attribute("spellcheck", "false")],
                           [.text(text)])])
         }
-        var fields: [HTML] = [Pages.csrfField()]
+        var fields: [HTML] = [Pages.csrfField(context)]
         switch exchange.phase {
         case .request:
             let query = URLComponents(string: exchange.url)?.queryItems?.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "\n") ?? ""
@@ -278,11 +280,11 @@ enum DebugPages {
         content.append(E.element("form", [.class("pause-editor"), .attribute("method", "post"), .attribute("action", action)], fields))
         content.append(E.element("p", [.class("status")], [.text("An edited response is shown to the app, marked edited in the log, and never stored. "
             + "Without a decision the request continues unchanged at \(exchange.deadline.formatted(.iso8601)).")]))
-        return Pages.layout(title: "Paused #\(exchange.id)", current: nil, view: .debug, [E.element("article", [.class("detail debug")], content)])
+        return Pages.layout(context, title: "Paused #\(exchange.id)", current: nil, view: .debug, [E.element("article", [.class("detail debug")], content)])
     }
 
     /// `/debug/endpoints`: the registry of every endpoint Kiosk calls.
-    static func endpoints(_ endpoints: [EndpointDescription], settings: [String: BreakpointSetting] = [:]) -> HTML {
+    static func endpoints(_ endpoints: [EndpointDescription], settings: [String: BreakpointSetting] = [:], context: ViewContext) -> HTML {
         let sections = endpoints.map { endpoint in
             E.element("section", [.class("endpoint"), .attribute("id", endpoint.name)], [
                 E.element("h2", [], [.text(endpoint.name)]),
@@ -292,12 +294,12 @@ enum DebugPages {
                     ("Response", endpoint.responseModel), ("Cache", endpoint.cachePolicy),
                     ("Request headers", endpoint.headers.joined(separator: "; ")),
                 ].flatMap { name, value in [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])] }),
-                breakpointForm(endpoint.name, settings[endpoint.name] ?? BreakpointSetting()),
+                breakpointForm(endpoint.name, settings[endpoint.name] ?? BreakpointSetting(), context: context),
                 E.element("p", [], [E.element("a", [Attribute.localHref("/debug" + (endpoint.source.map { "?source=\($0.rawValue)" } ?? ""))],
                                                [.text("Requests of \(endpoint.source?.displayName ?? "images")")])]),
             ])
         }
-        return Pages.layout(title: "Endpoints", current: nil, view: .debug, [
+        return Pages.layout(context, title: "Endpoints", current: nil, view: .debug, [
             E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
             E.element("h1", [], ["Endpoints"]),
             E.element("p", [.class("status")], ["Every upstream endpoint Kiosk calls, as configured now. Secrets read <redacted>."]),
@@ -305,7 +307,7 @@ enum DebugPages {
     }
 
     /// The three breakpoint switches of an endpoint.
-    static func breakpointForm(_ endpoint: String, _ setting: BreakpointSetting) -> HTML {
+    static func breakpointForm(_ endpoint: String, _ setting: BreakpointSetting, context: ViewContext) -> HTML {
         func select(_ name: StaticString, _ label: String, _ mode: BreakpointMode) -> HTML {
             E.element("label", [], [.text(label), E.element("select", [.attribute("name", "\(name)")], BreakpointMode.allCases.map { option in
                 E.element("option", [.attribute("value", option.rawValue), option == mode ? .flag("selected") : nil], [.text(option.rawValue)])
@@ -313,7 +315,7 @@ enum DebugPages {
         }
         return E.element("form", [.class("search"), .attribute("method", "post"),
                                   .attribute("action", "/debug/breakpoints/" + QueryString.encode(endpoint))], [
-            Pages.csrfField(),
+            Pages.csrfField(context),
             select("request", "Breakpoint on the request", setting.request),
             select("response", "on the response", setting.response),
             select("error", "on an error", setting.error),
@@ -322,7 +324,7 @@ enum DebugPages {
     }
 
     /// `/debug/mocks`: the rules in the order they are tried, each with its switches.
-    static func mocks(_ rules: [MockRule]) -> HTML {
+    static func mocks(_ rules: [MockRule], context: ViewContext) -> HTML {
         var content: [HTML] = [
             E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
             E.element("h1", [], ["Mock rules"]),
@@ -346,9 +348,9 @@ enum DebugPages {
                     E.element("td", [], [
                         Pages.postForm(action: base + (rule.isEnabled ? "disable" : "enable"), fields: [],
                                        label: "\(rule.isEnabled ? "Disable" : "Enable") rule \(rule.id)",
-                                       button: rule.isEnabled ? "Disable" : "Enable", className: "move"),
+                                       button: rule.isEnabled ? "Disable" : "Enable", className: "move", context: context),
                         Pages.postForm(action: base + "delete", fields: [], label: "Delete rule \(rule.id)", button: "Delete",
-                                       className: "delete"),
+                                       className: "delete", context: context),
                     ]),
                 ])
             }
@@ -361,13 +363,13 @@ enum DebugPages {
                 ]),
             ]))
         }
-        return Pages.layout(title: "Mock rules", current: nil, view: .debug, [E.element("div", [.attribute("id", "results")], content)])
+        return Pages.layout(context, title: "Mock rules", current: nil, view: .debug, [E.element("div", [.attribute("id", "results")], content)])
     }
 
     /// The token form of a locked debugger.
-    static func loginForm() -> HTML {
+    static func loginForm(_ context: ViewContext) -> HTML {
         E.element("form", [.class("search"), .attribute("method", "post"), .attribute("action", "/debug/login")], [
-            Pages.csrfField(),
+            Pages.csrfField(context),
             E.element("label", [], ["Debug token", E.void("input", [.attribute("type", "password"), .attribute("name", "token"),
                                                                     .attribute("autocomplete", "current-password")])]),
             E.element("button", [.attribute("type", "submit")], ["Open the debugger"]),

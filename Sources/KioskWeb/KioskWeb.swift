@@ -35,8 +35,9 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
     var logger = Logger(label: "kiosk.web")
     logger.logLevel = .notice
     // Read at startup: `Bundle.module` stops the process when the resource bundle is not installed beside
-    // the binary, and that must happen here, loudly, rather than on someone's request for the document.
+    // the binary, and that must happen here, loudly, rather than on someone's request for a file.
     _ = OpenAPIDocument.data
+    StaticAssets.preload()
     return Application(
         router: buildRouter(kiosk: kiosk, csrf: .random(),
                             debugAccess: DebugAccess(token: configuration.debugToken, isLoopback: configuration.isLoopback)),
@@ -48,12 +49,12 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
 }
 
 /// Every route of the web app, behind the middleware that turns errors into pages and adds security
-/// headers, itself behind the CSRF middleware (outermost, so error pages get the cookie too), and HEAD
-/// answered as GET in front of all of it. The CSRF secret is a parameter so tests can build the router
-/// with one of their own.
+/// headers, itself behind the language and CSRF middlewares (CSRF outermost, so error pages get the
+/// cookie too), which fill in the request's `WebRequestContext`; HEAD is answered as GET in front of all
+/// of it. The CSRF secret is a parameter so tests can build the router with one of their own.
 func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random(),
                  debugAccess: DebugAccess = DebugAccess(token: nil, isLoopback: true)) -> WebRouter {
-    let router = Router()
+    let router = Router(context: WebRequestContext.self)
     router.add(middleware: CSRFMiddleware(protection: csrf))
     router.add(middleware: LanguageMiddleware())
     router.add(middleware: WebErrorMiddleware())
@@ -66,9 +67,9 @@ func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random(),
 /// The web app's router with HEAD answered in front of it (see `HeadAsGetResponder`).
 struct WebRouter: HTTPResponderBuilder {
     /// The routes as registered: GET and POST only; HEAD is never registered per route.
-    let router: Router<BasicRequestContext>
+    let router: Router<WebRequestContext>
 
-    func buildResponder() -> HeadAsGetResponder<RouterResponder<BasicRequestContext>> {
+    func buildResponder() -> HeadAsGetResponder<RouterResponder<WebRequestContext>> {
         HeadAsGetResponder(base: router.buildResponder())
     }
 }

@@ -7,10 +7,6 @@ enum Language: String, CaseIterable, Sendable {
     case en
     case es
 
-    /// The language of the request being rendered, set by `LanguageMiddleware` for the whole request
-    /// so views need no extra parameter.
-    @TaskLocal static var current: Language = .en
-
     /// The cookie that makes a choice made with the switch stick.
     static let cookieName = "kiosk_lang"
 
@@ -25,7 +21,7 @@ enum Language: String, CaseIterable, Sendable {
     /// The locale used for dates and numbers.
     var locale: Locale { Locale(identifier: self == .es ? "es_ES" : "en_US") }
 
-    /// The strings of this language.
+    /// The strings of this language (one shared instance each).
     var strings: Strings { self == .es ? .spanish : .english }
 
     /// The language for a request: the switch's cookie when valid, else the best Accept-Language match,
@@ -55,58 +51,63 @@ enum Language: String, CaseIterable, Sendable {
     }
 }
 
-/// The request being rendered, for views that link back to it (the language switch's return path).
-enum CurrentRequest {
-    /// Path and query of the request, or "/" outside a request.
-    @TaskLocal static var path: String = "/"
-}
-
-/// Sets `Language.current` and `CurrentRequest.path` for the request and marks responses as varying by
-/// the language.
-struct LanguageMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let language = Language.negotiate(cookie: request.cookies[Language.cookieName]?.value,
-                                          acceptLanguage: request.headers[.acceptLanguage])
-        let path = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
-        var response = try await Language.$current.withValue(language) {
-            try await CurrentRequest.$path.withValue(path) { try await next(request, context) }
-        }
+/// Puts the request's language and path in its context, and marks responses as varying by the language.
+struct LanguageMiddleware: RouterMiddleware {
+    func handle(_ request: Request, context: WebRequestContext,
+                next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
+        var context = context
+        context.language = Language.negotiate(cookie: request.cookies[Language.cookieName]?.value,
+                                              acceptLanguage: request.headers[.acceptLanguage])
+        // The request target as sent ("/rickandmorty?page=2"); rebuilt only for the rare absolute form.
+        let target = request.uri.string
+        context.path = target.hasPrefix("/") ? target : request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        var response = try await next(request, context)
         // Only pages are in a language; pictures, scripts and JSON stay cacheable whatever the cookie.
         if response.headers[.contentType]?.hasPrefix("text/html") == true {
-            response.headers[.vary] = "Accept-Language, Cookie"
-            response.headers[.contentLanguage] = language.rawValue
+            let fields: [HTTPFields.Element]
+            switch context.language {
+            case .en: fields = Self.englishFields
+            case .es: fields = Self.spanishFields
+            }
+            for field in fields { response.headers[fields: field.name] = [field] }
         }
         return response
     }
+
+    // Vary and Content-Language, built (and their values checked) once per language.
+    private static let englishFields = fields(.en)
+    private static let spanishFields = fields(.es)
+
+    private static func fields(_ language: Language) -> [HTTPFields.Element] {
+        [HTTPFields.Element(name: .vary, value: "Accept-Language, Cookie"), HTTPFields.Element(name: .contentLanguage, value: language.rawValue)]
+    }
 }
 
-/// Dates, numbers and ages in the current language.
+/// Dates, numbers and ages in a language.
 enum Localized {
     /// "Oct 21, 2025" / "21 oct 2025" for an ISO date ("2025-10-21" or a full timestamp); the input
     /// unchanged when it is not a date.
-    static func date(_ iso: String, language: Language = .current) -> String {
+    static func date(_ iso: String, language: Language) -> String {
         guard let date = parseDate(iso) else { return iso }
         return date.formatted(Date.FormatStyle(date: .abbreviated, time: .omitted, locale: language.locale,
                                                timeZone: TimeZone(identifier: "UTC")!))
     }
 
     /// A whole number with the language's grouping ("1,234" / "1234" or "12.345").
-    static func number(_ value: Int, language: Language = .current) -> String {
+    static func number(_ value: Int, language: Language) -> String {
         value.formatted(.number.locale(language.locale))
     }
 
     /// "3 h ago" / "hace 3 h".
-    static func age(_ seconds: TimeInterval, language: Language = .current) -> String {
-        let value = max(0, seconds)
-        let amount: String
-        switch value {
-        case ..<5: return language.strings.justNow
-        case ..<60: amount = "\(Int(value)) s"
-        case ..<3600: amount = "\(Int(value / 60)) min"
-        case ..<86400: amount = "\(Int(value / 3600)) h"
-        default: amount = "\(Int(value / 86400)) d"
+    static func age(_ seconds: TimeInterval, language: Language) -> String {
+        let shown = AgeShown(seconds)
+        switch shown.unit {
+        case .justNow: return language.strings.justNow
+        case .seconds: return language.strings.ago("\(shown.amount) s")
+        case .minutes: return language.strings.ago("\(shown.amount) min")
+        case .hours: return language.strings.ago("\(shown.amount) h")
+        case .days: return language.strings.ago("\(shown.amount) d")
         }
-        return language.strings.ago(amount)
     }
 
     private static func parseDate(_ text: String) -> Date? {
@@ -124,9 +125,29 @@ enum Localized {
     }
 }
 
+/// What an age reads as ("3 h ago" is hours, 3), without building the text: two ages read the same in
+/// every language exactly when these are equal, which is what the page cache checks on every hit.
+struct AgeShown: Hashable, Sendable {
+    enum Unit: Hashable, Sendable { case justNow, seconds, minutes, hours, days }
+    let unit: Unit
+    let amount: Int
+
+    init(_ seconds: TimeInterval) {
+        let value = max(0, seconds)
+        switch value {
+        case ..<5: (unit, amount) = (.justNow, 0)
+        case ..<60: (unit, amount) = (.seconds, Int(value))
+        case ..<3600: (unit, amount) = (.minutes, Int(value / 60))
+        case ..<86400: (unit, amount) = (.hours, Int(value / 3600))
+        default: (unit, amount) = (.days, Int(value / 86400))
+        }
+    }
+}
+
 /// Every string of the web app's interface, in one language. A struct rather than a lookup table, so a
-/// string missing in one language is a compile error, not an English word in a Spanish page.
-struct Strings: Sendable {
+/// string missing in one language is a compile error, not an English word in a Spanish page. A class, so
+/// handing a page its strings shares the one instance rather than copying some sixty fields.
+final class Strings: Sendable {
     let home: String
     let favorites: String
     let catalogs: String
@@ -186,6 +207,127 @@ struct Strings: Sendable {
     let filterValue: @Sendable (String, String) -> String
     let field: @Sendable (String) -> String
     let collection: @Sendable (String) -> String
+
+    /// Every string, named.
+    init(home: String,
+         favorites: String,
+         catalogs: String,
+         tagline: String,
+         skipToContent: String,
+         languageSwitch: String,
+         search: String,
+         go: String,
+         any: String,
+         refresh: String,
+         retry: String,
+         stale: String,
+         refreshing: String,
+         nothingHere: String,
+         noFavorites: String,
+         noMatches: String,
+         previous: String,
+         next: String,
+         pages: String,
+         edit: String,
+         done: String,
+         reset: String,
+         resetLabel: String,
+         delete: String,
+         details: String,
+         selectItem: String,
+         favorite: String,
+         keywords: String,
+         readFullArticle: String,
+         none: String,
+         andMore: String,
+         imageUnavailable: String,
+         loading: String,
+         filtering: String,
+         loadFailed: String,
+         offlineSearching: String,
+         inSavedData: String,
+         backToCatalogs: String,
+         justNow: String,
+         ago: @escaping @Sendable (String) -> String,
+         updated: @escaping @Sendable (String) -> String,
+         offlineSince: @escaping @Sendable (String) -> String,
+         offlineSaved: String,
+         couldNotRefresh: @escaping @Sendable (String) -> String,
+         couldNotSearch: @escaping @Sendable (String) -> String,
+         results: @escaping @Sendable (Int, String) -> String,
+         addFavorite: @escaping @Sendable (String) -> String,
+         removeFavorite: @escaping @Sendable (String) -> String,
+         moveUp: @escaping @Sendable (String) -> String,
+         moveDown: @escaping @Sendable (String) -> String,
+         deleteItem: @escaping @Sendable (String) -> String,
+         almostYears: @escaping @Sendable (Int) -> String,
+         catalogBlurb: @escaping @Sendable (SourceID) -> String,
+         sourceName: @escaping @Sendable (SourceID) -> String,
+         shortSourceName: @escaping @Sendable (SourceID) -> String,
+         filterName: @escaping @Sendable (String) -> String,
+         filterValue: @escaping @Sendable (String, String) -> String,
+         field: @escaping @Sendable (String) -> String,
+         collection: @escaping @Sendable (String) -> String) {
+        self.home = home
+        self.favorites = favorites
+        self.catalogs = catalogs
+        self.tagline = tagline
+        self.skipToContent = skipToContent
+        self.languageSwitch = languageSwitch
+        self.search = search
+        self.go = go
+        self.any = any
+        self.refresh = refresh
+        self.retry = retry
+        self.stale = stale
+        self.refreshing = refreshing
+        self.nothingHere = nothingHere
+        self.noFavorites = noFavorites
+        self.noMatches = noMatches
+        self.previous = previous
+        self.next = next
+        self.pages = pages
+        self.edit = edit
+        self.done = done
+        self.reset = reset
+        self.resetLabel = resetLabel
+        self.delete = delete
+        self.details = details
+        self.selectItem = selectItem
+        self.favorite = favorite
+        self.keywords = keywords
+        self.readFullArticle = readFullArticle
+        self.none = none
+        self.andMore = andMore
+        self.imageUnavailable = imageUnavailable
+        self.loading = loading
+        self.filtering = filtering
+        self.loadFailed = loadFailed
+        self.offlineSearching = offlineSearching
+        self.inSavedData = inSavedData
+        self.backToCatalogs = backToCatalogs
+        self.justNow = justNow
+        self.ago = ago
+        self.updated = updated
+        self.offlineSince = offlineSince
+        self.offlineSaved = offlineSaved
+        self.couldNotRefresh = couldNotRefresh
+        self.couldNotSearch = couldNotSearch
+        self.results = results
+        self.addFavorite = addFavorite
+        self.removeFavorite = removeFavorite
+        self.moveUp = moveUp
+        self.moveDown = moveDown
+        self.deleteItem = deleteItem
+        self.almostYears = almostYears
+        self.catalogBlurb = catalogBlurb
+        self.sourceName = sourceName
+        self.shortSourceName = shortSourceName
+        self.filterName = filterName
+        self.filterValue = filterValue
+        self.field = field
+        self.collection = collection
+    }
 
     static let english = Strings(
         home: "Home", favorites: "Favorites", catalogs: "Catalogs",
@@ -334,7 +476,3 @@ struct Strings: Sendable {
     )
 }
 
-extension Strings {
-    /// The strings of the request being rendered.
-    static var current: Strings { Language.current.strings }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import KioskApp
 import KioskCore
 import Synchronization
@@ -8,23 +9,45 @@ import Synchronization
 /// is viewed many times between two changes. An entry is keyed by the address, the language and the
 /// store's change token (which moves on any commit, from this process or another), and it is served
 /// only while the age it shows and its staleness read the same as a fresh render would. The CSRF token
-/// differs per browser, so pages are stored split at a marker and each browser's token is put back.
+/// differs per browser, so a page is kept as bytes with the places its token goes, and each browser's
+/// token is written in as the response is assembled: a hit builds no string at all.
 final class PageCache: Sendable {
+    /// What a page is kept under.
+    struct Key: Hashable, Sendable {
+        /// Path and query as requested.
+        let path: String
+        let language: Language
+        /// The store's change token when the page was read.
+        let changeToken: Int64
+    }
+
+    /// A page served from the cache.
+    struct Hit {
+        /// The page with the browser's token in its forms.
+        let body: ByteBuffer
+        /// What the page shows, for the request log.
+        let request: PageRequest
+    }
+
     /// A marker no upstream string can contain: random per process.
     let tokenMarker = "\u{E000}csrf-\(UUID().uuidString)\u{E000}"
     private let capacity: Int
     private let state = Mutex<State>(State())
 
     private struct Entry {
-        var chunks: [String]
+        /// The page without its tokens.
+        var page: ByteBuffer
+        /// Where in `page` a token goes, ascending.
+        var tokenOffsets: [Int]
+        var request: PageRequest
         var metadata: SnapshotMetadata
-        var ageText: String
+        var ageShown: AgeShown
         var isStale: Bool
         var lastUse: UInt64
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
+        var entries: [Key: Entry] = [:]
         var clock: UInt64 = 0
     }
 
@@ -32,37 +55,40 @@ final class PageCache: Sendable {
     init(capacity: Int = 64) { self.capacity = capacity }
 
     /// The key of a list page; nil when the store cannot say whether it changed (an in-memory store).
-    static func key(path: String, language: Language, changeToken: Int64?) -> String? {
-        changeToken.map { "\(language.rawValue) \($0) \(path)" }
+    static func key(path: String, language: Language, changeToken: Int64?) -> Key? {
+        changeToken.map { Key(path: path, language: language, changeToken: $0) }
     }
 
     /// The cached page for `key` with `token` in its forms, if it still shows the right age and staleness at `now`.
-    func page(key: String, token: String, now: Date, language: Language) -> String? {
-        let chunks = state.withLock { state -> [String]? in
+    func page(_ key: Key, token: String, now: Date) -> Hit? {
+        let found = state.withLock { state -> Entry? in
             guard var entry = state.entries[key] else { return nil }
-            let age = entry.metadata.age(at: now)
-            guard Localized.age(age, language: language) == entry.ageText, !entry.metadata.isFresh(at: now) == entry.isStale else {
+            guard AgeShown(entry.metadata.age(at: now)) == entry.ageShown, !entry.metadata.isFresh(at: now) == entry.isStale else {
                 state.entries[key] = nil
                 return nil
             }
             state.clock += 1
             entry.lastUse = state.clock
             state.entries[key] = entry
-            return entry.chunks
+            return entry
         }
-        return chunks?.joined(separator: token)
+        guard let found else { return nil }
+        return Hit(body: Self.assemble(found.page, tokenOffsets: found.tokenOffsets, token: token), request: found.request)
     }
 
-    /// Renders the page with `token` in its forms, keeping it under `key` when it is a settled answer
-    /// (no revalidation under way, no error to report) so later requests can be served from here.
-    func render(key: String?, update: CatalogUpdate, token: String, language: Language, render: () -> HTML) -> String {
+    /// Renders the page for `context`, keeping it under `key` when it is a settled answer (no revalidation
+    /// under way, no error to report) so later requests can be served from here. `render` is called once,
+    /// with the context to render for (its token is the marker when the page is kept).
+    func render(key: Key?, update: CatalogUpdate, request: PageRequest, context: ViewContext,
+                render: (ViewContext) -> HTML) -> ByteBuffer {
         guard let key, !update.isRevalidating, update.error == nil else {
-            return CSRFProtection.$currentToken.withValue(token) { render().rendered }
+            return ByteBuffer(string: render(context).rendered)
         }
-        let rendered = CSRFProtection.$currentToken.withValue(tokenMarker) { render().rendered }
-        let chunks = rendered.components(separatedBy: tokenMarker)
-        let entry = Entry(chunks: chunks, metadata: update.metadata, ageText: Localized.age(update.age, language: language),
-                          isStale: update.isStale, lastUse: 0)
+        var marked = context
+        marked.csrfToken = tokenMarker
+        let (page, offsets) = Self.cut(render(marked).rendered, at: tokenMarker)
+        let entry = Entry(page: page, tokenOffsets: offsets, request: request, metadata: update.metadata,
+                          ageShown: AgeShown(update.age), isStale: update.isStale, lastUse: 0)
         state.withLock { state in
             state.clock += 1
             var stored = entry
@@ -72,9 +98,44 @@ final class PageCache: Sendable {
                 state.entries[oldest] = nil
             }
         }
-        return chunks.joined(separator: token)
+        return Self.assemble(page, tokenOffsets: offsets, token: context.csrfToken)
     }
 
     /// How many pages are kept (for tests).
     var count: Int { state.withLock { $0.entries.count } }
+
+    /// `rendered` as bytes without the markers, and where each marker was.
+    private static func cut(_ rendered: String, at marker: String) -> (ByteBuffer, [Int]) {
+        let bytes = Array(rendered.utf8), needle = Array(marker.utf8)
+        var page = ByteBuffer()
+        page.reserveCapacity(bytes.count)
+        var offsets: [Int] = []
+        var start = 0, index = 0
+        while index + needle.count <= bytes.count {
+            if bytes[index] == needle[0], bytes[index..<index + needle.count].elementsEqual(needle) {
+                page.writeBytes(bytes[start..<index])
+                offsets.append(page.writerIndex)
+                index += needle.count
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        page.writeBytes(bytes[start...])
+        return (page, offsets)
+    }
+
+    /// The page with `token` written at each offset: one allocation and a few copies.
+    private static func assemble(_ page: ByteBuffer, tokenOffsets: [Int], token: String) -> ByteBuffer {
+        var body = ByteBuffer()
+        body.reserveCapacity(page.readableBytes + tokenOffsets.count * token.utf8.count)
+        var from = 0
+        for offset in tokenOffsets {
+            body.writeImmutableBuffer(page.getSlice(at: from, length: offset - from)!)
+            body.writeString(token)
+            from = offset
+        }
+        body.writeImmutableBuffer(page.getSlice(at: from, length: page.readableBytes - from)!)
+        return body
+    }
 }

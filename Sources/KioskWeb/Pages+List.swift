@@ -18,22 +18,21 @@ struct ListParameters: Sendable {
     /// that value and offer no "any".
     var defaults: [String: String] = [:]
 
-    /// Rejects unknown names, a non-numeric or out-of-range page and an oversized query with a 400;
+    /// Checks a decoded list query: unknown names (`edit` is one except on dogs), a page out of range and an
+    /// oversized query or filter value are refused with a 400 (a page past any catalog's end with a 404);
     /// filter values are checked later by the source, whose message lists the valid ones.
-    init(source: SourceID, filterNames: [String], query: QueryString) throws {
+    init(source: SourceID, filterNames: [String], query: ListQuery) throws {
         self.source = source
-        // Only the dogs list can be edited, so `edit` is an unknown parameter anywhere else.
         let known = Set(["page", "q", "refresh"] + filterNames + (source == .dogs ? ["edit"] : []))
-        for name in query.names where !known.contains(name) {
-            throw WebError.badRequest("Unknown parameter \"\(name)\"; valid: \(known.sorted().joined(separator: ", ")).")
+        for name in query.names.sorted() where !known.contains(name) {
+            throw WebError.badRequest("Unknown parameter \"\(name.prefix(40))\"; valid: \(known.sorted().joined(separator: ", ")).")
         }
-        if let raw = query["page"], !raw.isEmpty {
-            guard let page = Int(raw) else { throw WebError.badRequest("The page must be a whole number.") }
+        if let page = query.page {
             guard page >= 1 else { throw WebError.badRequest("Pages start at 1.") }
             guard page <= Self.maximumPage else { throw WebError.notFound("There is no page \(page).") }
             self.page = page
         }
-        if let raw = query["q"] {
+        if let raw = query.q {
             let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             guard trimmed.count <= Self.maximumQueryLength else {
                 throw WebError.badRequest("The search text is longer than \(Self.maximumQueryLength) characters.")
@@ -41,13 +40,13 @@ struct ListParameters: Sendable {
             q = trimmed.isEmpty ? nil : trimmed
         }
         for name in filterNames {
-            if let value = query[name], !value.isEmpty {
+            if let value = query.filters[name], !value.isEmpty {
                 guard value.count <= 40 else { throw WebError.badRequest("The \(name) filter value is too long.") }
                 filters[name] = value
             }
         }
-        refresh = query["refresh"].map { !$0.isEmpty && $0 != "0" } ?? false
-        edit = query["edit"].map { !$0.isEmpty && $0 != "0" } ?? false
+        refresh = query.refresh
+        edit = query.edit
     }
 
     /// The page request (without the query: searching goes through `CatalogService.search`).
@@ -70,10 +69,10 @@ extension Pages {
     /// The list sits in `#results` (what the script swaps) beside an empty detail pane that the script
     /// fills on a wide screen.
     static func list(_ parameters: ListParameters, update: CatalogUpdate, filterValues: [String: [String]],
-                     favorites: Set<String> = []) -> HTML {
-        let strings = Strings.current
+                     favorites: Set<String> = [], context: ViewContext) -> HTML {
+        let strings = context.strings
         let source = parameters.source
-        var results: [HTML] = freshness(update, parameters: parameters)
+        var results: [HTML] = freshness(update, parameters: parameters, context: context)
         let items = update.page.items
         let next = update.page.totalPages.map { parameters.page < $0 } ?? update.page.hasNext
         if items.isEmpty {
@@ -82,36 +81,36 @@ extension Pages {
                 E.element("p", [], [E.element("a", [Attribute.localHref(parameters.path(refresh: true))], [.text(strings.retry)])]),
             ]))
         } else if parameters.edit && source == .dogs {
-            results.append(dogsEditor(items))
+            results.append(dogsEditor(items, context: context))
         } else {
-            results.append(itemList(items, favorites: favorites, returnPath: parameters.path(),
+            results.append(itemList(items, context: context, favorites: favorites, returnPath: parameters.path(),
                                     next: next ? parameters.path(page: parameters.page + 1) : nil))
         }
-        if source == .dogs { results.append(dogsModeLink(editing: parameters.edit)) }
-        results.append(pager(parameters, totalPages: update.page.totalPages))
+        if source == .dogs { results.append(dogsModeLink(editing: parameters.edit, context: context)) }
+        results.append(pager(parameters, totalPages: update.page.totalPages, context: context))
         var content: [HTML] = [
             E.element("h1", [], [.text(strings.sourceName(source))]),
-            searchForm(parameters, filterValues: filterValues),
-            split(results, revalidating: update.isRevalidating && !parameters.edit),
+            searchForm(parameters, filterValues: filterValues, context: context),
+            split(results, revalidating: update.isRevalidating && !parameters.edit, context: context),
         ]
         if source == .marvel { content.append(attribution(update.page.attribution)) }
-        return layout(title: strings.sourceName(source), current: "/\(source.rawValue)", view: .list, source: source, content)
+        return layout(context, title: strings.sourceName(source), current: "/\(source.rawValue)", view: .list, source: source, content)
     }
 
     /// `#results` and, beside it, the detail pane the script fills on a wide screen.
-    static func split(_ results: [HTML], revalidating: Bool) -> HTML {
+    static func split(_ results: [HTML], revalidating: Bool, context: ViewContext) -> HTML {
         E.element("div", [.class("split")], [
             E.element("div", [.attribute("id", "results"), .attribute("aria-live", "polite"),
                               .attribute("data-revalidating", revalidating ? "true" : "false")], results),
-            E.element("aside", [.attribute("id", "detail-pane"), .attribute("aria-label", Strings.current.details),
+            E.element("aside", [.attribute("id", "detail-pane"), .attribute("aria-label", context.strings.details),
                                 .attribute("tabindex", "-1"), .flag("hidden")], []),
         ])
     }
 
     /// `/{source}?q=`: search results (upstream or stored), one page.
     static func search(_ parameters: ListParameters, result: SearchResult, filterValues: [String: [String]],
-                       favorites: Set<String> = []) -> HTML {
-        let strings = Strings.current
+                       favorites: Set<String> = [], context: ViewContext) -> HTML {
+        let strings = context.strings
         let source = parameters.source
         var results: [HTML] = [
             E.element("p", [.class("status")], [
@@ -127,22 +126,22 @@ extension Pages {
         let next = result.totalPages.map { parameters.page < $0 } ?? false
         results.append(result.items.isEmpty
             ? E.element("p", [.class("empty")], [.text(strings.noMatches)])
-            : itemList(result.items, favorites: favorites, returnPath: parameters.path(),
+            : itemList(result.items, context: context, favorites: favorites, returnPath: parameters.path(),
                        next: next ? parameters.path(page: parameters.page + 1) : nil))
-        results.append(pager(parameters, totalPages: result.totalPages))
+        results.append(pager(parameters, totalPages: result.totalPages, context: context))
         var content: [HTML] = [
             E.element("h1", [], [.text(strings.sourceName(source))]),
-            searchForm(parameters, filterValues: filterValues),
-            split(results, revalidating: false),
+            searchForm(parameters, filterValues: filterValues, context: context),
+            split(results, revalidating: false, context: context),
         ]
         if source == .marvel { content.append(attribution(result.items.first.flatMap(marvelAttribution))) }
-        return layout(title: "\(strings.sourceName(source)): \(result.query)", current: "/\(source.rawValue)", view: .search,
+        return layout(context, title: "\(strings.sourceName(source)): \(result.query)", current: "/\(source.rawValue)", view: .search,
                       source: source, content)
     }
 
     /// "Edit" on the dogs list, "Done" in edit mode: plain links, as the mode lives in the URL.
-    static func dogsModeLink(editing: Bool) -> HTML {
-        let strings = Strings.current
+    static func dogsModeLink(editing: Bool, context: ViewContext) -> HTML {
+        let strings = context.strings
         return E.element("p", [.class("mode")], [
             E.element("a", [Attribute.localHref(editing ? "/dogs" : WebController.dogsEditPath)],
                       [.text(editing ? strings.done : strings.edit)]),
@@ -152,31 +151,32 @@ extension Pages {
     /// `/dogs?edit=1`: each dog with Move up / Move down / Delete forms (keyboard-usable buttons with
     /// labels naming the dog, as the icons alone say nothing to a screen reader), and Reset. Rows are
     /// draggable for the script's drag and drop.
-    static func dogsEditor(_ dogs: [CatalogItem]) -> HTML {
-        let strings = Strings.current
+    static func dogsEditor(_ dogs: [CatalogItem], context: ViewContext) -> HTML {
+        let strings = context.strings
         let rows = dogs.enumerated().map { index, dog in
             let base = "/dogs/" + QueryString.encode(dog.itemID)
             var buttons: [HTML] = []
             if index > 0 {
                 buttons.append(postForm(action: base + "/move", fields: [("to", String(index - 1))],
-                                        label: strings.moveUp(dog.title), button: "↑", className: "move"))
+                                        label: strings.moveUp(dog.title), button: "↑", className: "move", context: context))
             }
             if index < dogs.count - 1 {
                 buttons.append(postForm(action: base + "/move", fields: [("to", String(index + 1))],
-                                        label: strings.moveDown(dog.title), button: "↓", className: "move"))
+                                        label: strings.moveDown(dog.title), button: "↓", className: "move", context: context))
             }
             buttons.append(postForm(action: base + "/delete", fields: [], label: strings.deleteItem(dog.title),
-                                    button: .text(strings.delete), className: "delete"))
+                                    button: .text(strings.delete), className: "delete", context: context))
             return E.element("li", [.attribute("data-id", dog.itemID), .attribute("draggable", "true")], [
                 E.element("span", [.class("grip"), .attribute("aria-hidden", "true")], ["⠿"]),
-                image(dog.imageURL, width: 80, height: 80, alt: ""),
+                image(dog.imageURL, width: 80, height: 80, alt: "", context: context),
                 E.element("span", [.class("title")], [.text(dog.title)]),
                 E.element("span", [.class("actions")], buttons),
             ])
         }
         return E.group([
             E.element("ul", [.class("items edit")], rows),
-            postForm(action: "/dogs/reset", fields: [], label: strings.resetLabel, button: .text(strings.reset), className: "reset"),
+            postForm(action: "/dogs/reset", fields: [], label: strings.resetLabel, button: .text(strings.reset), className: "reset",
+                     context: context),
         ])
     }
 
@@ -187,9 +187,9 @@ extension Pages {
 
     /// "Updated 3 h ago" (labelled stale when it is, "refreshing…" while a revalidation runs), the
     /// offline banner, or a failed-refresh notice.
-    static func freshness(_ update: CatalogUpdate, parameters: ListParameters) -> [HTML] {
-        let strings = Strings.current
-        let age = Localized.age(update.age)
+    static func freshness(_ update: CatalogUpdate, parameters: ListParameters, context: ViewContext) -> [HTML] {
+        let strings = context.strings
+        let age = Localized.age(update.age, language: context.language)
         var status: [HTML] = [.text(strings.updated(age))]
         if update.isStale { status += [" ", E.element("span", [.class("stale")], [.text(strings.stale)])] }
         if update.isRevalidating { status += [" ", E.element("span", [.class("refreshing")], [.text(strings.refreshing)])] }
@@ -210,8 +210,8 @@ extension Pages {
 
     /// A GET form, so search and filters work without JavaScript and live in the URL. `data-delay` is the
     /// script's debounce (Marvel's rate limit asks for a longer one).
-    static func searchForm(_ parameters: ListParameters, filterValues: [String: [String]]) -> HTML {
-        let strings = Strings.current
+    static func searchForm(_ parameters: ListParameters, filterValues: [String: [String]], context: ViewContext) -> HTML {
+        let strings = context.strings
         var fields: [HTML] = [
             E.element("label", [], [
                 .text(strings.search),
@@ -236,14 +236,14 @@ extension Pages {
     }
 
     /// Previous/next and windowed page numbers (1 … 4 5 [6] 7 8 … 42), all plain links.
-    static func pager(_ parameters: ListParameters, totalPages: Int?) -> HTML {
+    static func pager(_ parameters: ListParameters, totalPages: Int?, context: ViewContext) -> HTML {
         guard let total = totalPages, total > 1 else { return .empty }
         let current = parameters.page
         var entries: [HTML] = []
         if current > 1 {
             entries.append(E.element("li", [], [
                 E.element("a", [Attribute.localHref(parameters.path(page: current - 1)), .attribute("rel", "prev")],
-                          [.text(Strings.current.previous)]),
+                          [.text(context.strings.previous)]),
             ]))
         }
         for number in pageWindow(current: current, total: total) {
@@ -259,10 +259,10 @@ extension Pages {
         if current < total {
             entries.append(E.element("li", [], [
                 E.element("a", [Attribute.localHref(parameters.path(page: current + 1)), .attribute("rel", "next")],
-                          [.text(Strings.current.next)]),
+                          [.text(context.strings.next)]),
             ]))
         }
-        return E.element("nav", [.class("pages"), .attribute("aria-label", Strings.current.pages)], [E.element("ul", [], entries)])
+        return E.element("nav", [.class("pages"), .attribute("aria-label", context.strings.pages)], [E.element("ul", [], entries)])
     }
 
     /// The first, the last and two on each side of the current page; nil marks a gap.

@@ -14,10 +14,12 @@ enum Pages {
     }
 
     /// The frame of every page: skip link, brand and language switch, the catalog tabs (a bottom tab
-    /// bar on a phone, a sidebar on a wide screen), the content, and the script.
-    static func layout(title: String, current: String?, view: View, source: SourceID? = nil, _ content: [HTML]) -> HTML {
-        let strings = Strings.current
-        let language = Language.current
+    /// bar on a phone, a sidebar on a wide screen), the content, and the scripts (the debugger's on its
+    /// pages only).
+    static func layout(_ context: ViewContext, title: String, current: String?, view: View, source: SourceID? = nil,
+                       _ content: [HTML]) -> HTML {
+        let strings = context.strings
+        let language = context.language
         let tabs: [(path: String, icon: String, short: String, long: String)] =
             SourceID.allCases.map { ("/\($0.rawValue)", icon($0), strings.shortSourceName($0), strings.sourceName($0)) }
             + [("/favorites", "★", strings.favorites, strings.favorites)]
@@ -35,18 +37,16 @@ enum Pages {
         // The other language, as a one-button POST form (it sets a cookie, so it is a state change).
         let other: Language = language == .en ? .es : .en
         let languageForm = E.element("form", [.class("lang"), .attribute("method", "post"), .attribute("action", "/language")], [
-            csrfField(),
+            csrfField(context),
             E.void("input", [.attribute("type", "hidden"), .attribute("name", "lang"), .attribute("value", other.rawValue)]),
-            E.void("input", [.attribute("type", "hidden"), .attribute("name", "return"), .attribute("value", CurrentRequest.path)]),
+            E.void("input", [.attribute("type", "hidden"), .attribute("name", "return"), .attribute("value", context.path)]),
             E.element("button", [.attribute("type", "submit"), .attribute("lang", other.rawValue),
                                  .attribute("aria-label", "\(strings.languageSwitch): \(other.nativeName)")], [.text(other.nativeName)]),
         ])
-        let scriptStrings = [
-            "imageUnavailable": strings.imageUnavailable, "loading": strings.loading,
-            "filtering": strings.filtering, "loadFailed": strings.loadFailed,
-        ]
-        let stringsJSON = (try? JSONSerialization.data(withJSONObject: scriptStrings, options: [.sortedKeys]))
-            .flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+        var scripts = [E.element("script", [Attribute.localSource(StaticAssets.script.path), .flag("defer")], [])]
+        if view == .debug {
+            scripts.append(E.element("script", [Attribute.localSource(StaticAssets.debugScript.path), .flag("defer")], []))
+        }
         return E.group([
             E.literal("<!doctype html>"),
             E.element("html", [.attribute("lang", language.rawValue)], [
@@ -55,10 +55,9 @@ enum Pages {
                     E.void("meta", [.attribute("name", "viewport"), .attribute("content", "width=device-width, initial-scale=1")]),
                     E.void("meta", [.attribute("name", "color-scheme"), .attribute("content", "light dark")]),
                     E.element("title", [], [.text(title == "Kiosk" ? title : "\(title) · Kiosk")]),
-                    E.void("link", [.attribute("rel", "stylesheet"), Attribute.localHref("/static/app.css?v=" + Stylesheet.version)]),
-                    E.element("script", [Attribute.localSource("/static/app.js?v=" + Script.version), .flag("defer")], []),
-                ]),
-                E.element("body", [.attribute("data-strings", stringsJSON)], [
+                    E.void("link", [.attribute("rel", "stylesheet"), Attribute.localHref(StaticAssets.stylesheet.path)]),
+                ] + scripts),
+                E.element("body", [.attribute("data-strings", scriptStrings(language))], [
                     E.element("a", [.class("skip"), Attribute.fragmentHref("#main")], [.text(strings.skipToContent)]),
                     E.element("header", [.class("top")], [
                         E.element("a", [.class("brand"), Attribute.localHref("/"), current == "/" ? .attribute("aria-current", "page") : nil],
@@ -73,6 +72,26 @@ enum Pages {
         ])
     }
 
+    /// The strings the script shows, as JSON for `<body data-strings>`; the same for every page of a language.
+    static func scriptStrings(_ language: Language) -> String {
+        switch language {
+        case .en: englishScriptStrings
+        case .es: spanishScriptStrings
+        }
+    }
+
+    private static let englishScriptStrings = encodeScriptStrings(.english)
+    private static let spanishScriptStrings = encodeScriptStrings(.spanish)
+
+    private static func encodeScriptStrings(_ strings: Strings) -> String {
+        let values = [
+            "imageUnavailable": strings.imageUnavailable, "loading": strings.loading,
+            "filtering": strings.filtering, "loadFailed": strings.loadFailed,
+        ]
+        return (try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys]))
+            .flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+    }
+
     /// The tab icon of a catalog (decorative: the label says the same).
     static func icon(_ source: SourceID) -> String {
         switch source {
@@ -85,18 +104,20 @@ enum Pages {
 
     /// A 200 HTML response.
     static func response(_ html: HTML, status: HTTPResponse.Status = .ok) -> Response {
-        response(html.rendered, status: status)
+        response(ByteBuffer(string: html.rendered), status: status)
     }
 
-    /// A page already rendered (from the page cache).
-    static func response(_ rendered: String, status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(string: rendered)))
+    /// A page already rendered, as bytes (the page cache's).
+    static func response(_ body: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: htmlHeaders, body: ResponseBody(byteBuffer: body))
     }
+
+    /// Every page's own headers, built once: pages show the store's current state, so they are never cached.
+    private static let htmlHeaders: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
 
     /// `/`: the four catalogs and Favorites, each with a line saying what it holds.
-    static func home() -> HTML {
-        let strings = Strings.current
+    static func home(_ context: ViewContext) -> HTML {
+        let strings = context.strings
         let cards = SourceID.allCases.map { source in
             E.element("li", [], [
                 E.element("a", [Attribute.localHref("/\(source.rawValue)")], [
@@ -111,7 +132,7 @@ enum Pages {
                 E.element("span", [.class("title")], [.text(strings.favorites)]),
             ]),
         ])]
-        return layout(title: "Kiosk", current: "/", view: .home, [
+        return layout(context, title: "Kiosk", current: "/", view: .home, [
             E.element("h1", [], ["Kiosk"]),
             E.element("p", [], [.text(strings.tagline)]),
             E.element("ul", [.class("catalogs")], cards),
@@ -119,39 +140,40 @@ enum Pages {
     }
 
     /// An error page: what happened, and a Retry link when retrying can help.
-    static func errorResponse(_ error: WebError) -> Response {
+    static func errorResponse(_ error: WebError, context: ViewContext) -> Response {
         var content: [HTML] = [
             E.element("h1", [], [.text(error.title)]),
             E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text(error.message)]),
         ]
         if let retry = error.retryPath {
-            content.append(E.element("p", [], [E.element("a", [Attribute.localHref(retry)], [.text(Strings.current.retry)])]))
+            content.append(E.element("p", [], [E.element("a", [Attribute.localHref(retry)], [.text(context.strings.retry)])]))
         }
-        if error.showsDebugLogin { content.append(DebugPages.loginForm()) }
-        content.append(E.element("p", [], [E.element("a", [Attribute.localHref("/")], [.text(Strings.current.backToCatalogs)])]))
-        return response(layout(title: error.title, current: nil, view: .error, content), status: error.status)
+        if error.showsDebugLogin { content.append(DebugPages.loginForm(context)) }
+        content.append(E.element("p", [], [E.element("a", [Attribute.localHref("/")], [.text(context.strings.backToCatalogs)])]))
+        return response(layout(context, title: error.title, current: nil, view: .error, content), status: error.status)
     }
 
     /// `/favorites`: every starred item across catalogs, from the store.
-    static func favorites(_ items: [CatalogItem]) -> HTML {
-        let strings = Strings.current
+    static func favorites(_ items: [CatalogItem], context: ViewContext) -> HTML {
+        let strings = context.strings
         var content: [HTML] = [E.element("h1", [], [.text(strings.favorites)])]
         if items.isEmpty {
             content.append(E.element("p", [.class("empty")], [.text(strings.noFavorites)]))
         } else {
             // Everything here is a favorite, so every row's star offers "remove".
-            content.append(itemList(items, showSource: true, favorites: Set(items.map(\.itemID)), returnPath: "/favorites"))
+            content.append(itemList(items, context: context, showSource: true, favorites: Set(items.map(\.itemID)),
+                                    returnPath: "/favorites"))
         }
-        return layout(title: strings.favorites, current: "/favorites", view: .favorites,
+        return layout(context, title: strings.favorites, current: "/favorites", view: .favorites,
                       [E.element("div", [.attribute("id", "results")], content)])
     }
 
     /// Rows: picture through the image route at a fixed size, title, subtitle.
     /// `favorites` holds the starred item ids of the rows' source; each row has a star form that
     /// returns to `returnPath`. `next` is the next page's address, for the script's infinite scroll.
-    static func itemList(_ items: [CatalogItem], showSource: Bool = false, favorites: Set<String> = [],
+    static func itemList(_ items: [CatalogItem], context: ViewContext, showSource: Bool = false, favorites: Set<String> = [],
                          returnPath: String = "/favorites", next: String? = nil) -> HTML {
-        let strings = Strings.current
+        let strings = context.strings
         let grid = !showSource && items.first?.source == .marvel
         return E.element("ul", [.class(grid ? "items grid" : "items"), next.flatMap { Attribute.localPath("data-next", $0) }],
                          items.map { item in
@@ -174,10 +196,10 @@ enum Pages {
             }
             return E.element("li", [.attribute("data-id", item.itemID)], [
                 E.element("a", [Attribute.localHref(itemPath(item))], [
-                    image(item.imageURL, width: size.width, height: size.height, alt: ""),
+                    image(item.imageURL, width: size.width, height: size.height, alt: "", context: context),
                     E.element("span", [.class("text")], text),
                 ]),
-                starForm(item, isFavorite: favorites.contains(item.itemID), returnPath: returnPath),
+                starForm(item, isFavorite: favorites.contains(item.itemID), returnPath: returnPath, context: context),
             ])
         })
     }
@@ -192,16 +214,16 @@ enum Pages {
     }
 
     /// The hidden field every POST form carries: the request's CSRF token (the cookie's value).
-    static func csrfField() -> HTML {
+    static func csrfField(_ context: ViewContext) -> HTML {
         E.void("input", [.attribute("type", "hidden"), .attribute("name", CSRFProtection.fieldName),
-                         .attribute("value", CSRFProtection.currentToken)])
+                         .attribute("value", context.csrfToken)])
     }
 
     /// A one-button POST form with the CSRF field and hidden `fields`.
     static func postForm(action: String, fields: [(String, String)], label: String, button: HTML,
-                         className: String, pressed: Bool? = nil) -> HTML {
+                         className: String, pressed: Bool? = nil, context: ViewContext) -> HTML {
         E.element("form", [.class(className), .attribute("method", "post"), .attribute("action", action)],
-                  [csrfField()] + fields.map { name, value in
+                  [csrfField(context)] + fields.map { name, value in
                       E.void("input", [.attribute("type", "hidden"), .attribute("name", name), .attribute("value", value)])
                   } + [
                       E.element("button", [.attribute("type", "submit"), .attribute("aria-label", label),
@@ -210,11 +232,11 @@ enum Pages {
     }
 
     /// The star: adds or removes the favorite, then comes back to `returnPath`.
-    static func starForm(_ item: CatalogItem, isFavorite: Bool, returnPath: String) -> HTML {
+    static func starForm(_ item: CatalogItem, isFavorite: Bool, returnPath: String, context: ViewContext) -> HTML {
         postForm(action: "/favorites/\(item.source.rawValue)/" + QueryString.encode(item.itemID),
                  fields: [("action", isFavorite ? "remove" : "add"), ("return", returnPath)],
-                 label: isFavorite ? Strings.current.removeFavorite(item.title) : Strings.current.addFavorite(item.title),
-                 button: isFavorite ? "★" : "☆", className: "star", pressed: isFavorite)
+                 label: isFavorite ? context.strings.removeFavorite(item.title) : context.strings.addFavorite(item.title),
+                 button: isFavorite ? "★" : "☆", className: "star", pressed: isFavorite, context: context)
     }
 
     /// `/{source}/{id}` with the id percent-encoded.
@@ -226,11 +248,11 @@ enum Pages {
     /// nothing when the URL is not http(s).
     /// Without a usable URL it is a placeholder of the same size (the sizes Kiosk uses have CSS classes,
     /// as the CSP allows no inline style), so rows and grids keep their shape.
-    static func image(_ url: URL?, width: Int, height: Int, alt: String, lazy: Bool = true) -> HTML {
+    static func image(_ url: URL?, width: Int, height: Int, alt: String, lazy: Bool = true, context: ViewContext) -> HTML {
         guard let source = Attribute.imageSource(url) else {
             guard placeholderSizes.contains("\(width)x\(height)") else { return .empty }
             return E.element("span", [.class("img-placeholder ph-\(width)x\(height)"), .attribute("role", "img"),
-                                      .attribute("aria-label", Strings.current.imageUnavailable)], [])
+                                      .attribute("aria-label", context.strings.imageUnavailable)], [])
         }
         return E.void("img", [source, .attribute("width", String(width)), .attribute("height", String(height)),
                               .attribute("alt", alt), lazy ? .attribute("loading", "lazy") : nil,

@@ -1,41 +1,12 @@
 import Foundation
 
-/// Parses and builds `application/x-www-form-urlencoded` query strings. Hummingbird's own parser
-/// does not turn "+" into a space, which is what a plain HTML GET form sends, so the web layer
-/// reads the raw query itself.
+/// Builds `application/x-www-form-urlencoded` query strings for Kiosk's own links. Reading them is
+/// `FormInput`'s job (Hummingbird's `URLEncodedFormDecoder` into typed forms).
 struct QueryString: Sendable {
-    /// The longest query string accepted at all; each known parameter has its own, smaller limit.
-    static let maximumLength = 4096
-
     /// Name-value pairs in order.
     private(set) var pairs: [(name: String, value: String)] = []
 
     init() {}
-
-    /// Parses a raw query; throws a 400 for an oversized query, bad percent-encoding, a repeated name
-    /// or a control character (nothing legitimate sends those).
-    /// `allowsLineBreaks` admits tabs and line breaks in values: a form's textarea sends them.
-    init(parsing raw: String?, maximumLength: Int = QueryString.maximumLength, allowsLineBreaks: Bool = false) throws {
-        guard let raw, !raw.isEmpty else { return }
-        guard raw.utf8.count <= maximumLength else {
-            throw WebError.badRequest("The query string is longer than \(maximumLength) characters.")
-        }
-        var seen = Set<String>()
-        for part in raw.split(separator: "&", omittingEmptySubsequences: true) {
-            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = try Self.decode(pieces[0], allowsLineBreaks: false)
-            let value = pieces.count > 1 ? try Self.decode(pieces[1], allowsLineBreaks: allowsLineBreaks) : ""
-            guard !seen.contains(name) else { throw WebError.badRequest("The parameter \"\(name)\" is given twice.") }
-            seen.insert(name)
-            pairs.append((name, value))
-        }
-    }
-
-    /// The value of a parameter, if present.
-    subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
-
-    /// The names present.
-    var names: [String] { pairs.map(\.name) }
 
     /// Sets or removes (nil or empty) a parameter, keeping the order of the others.
     mutating func set(_ name: String, _ value: String?) {
@@ -46,18 +17,6 @@ struct QueryString: Sendable {
     /// `?a=1&b=2`, or "" when empty.
     var encoded: String {
         pairs.isEmpty ? "" : "?" + pairs.map { Self.encode($0.name) + "=" + Self.encode($0.value) }.joined(separator: "&")
-    }
-
-    private static func decode(_ part: Substring, allowsLineBreaks: Bool) throws -> String {
-        let spaced = part.replacingOccurrences(of: "+", with: " ")
-        guard let decoded = spaced.removingPercentEncoding else {
-            throw WebError.badRequest("The query string is not validly percent-encoded.")
-        }
-        let allowed: Set<Unicode.Scalar> = allowsLineBreaks ? ["\t", "\n", "\r"] : []
-        guard !decoded.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !allowed.contains($0) }) else {
-            throw WebError.badRequest("The query string contains control characters.")
-        }
-        return decoded
     }
 
     /// Percent-encodes everything but unreserved characters, so the result is safe in a query value.

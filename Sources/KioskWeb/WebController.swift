@@ -4,27 +4,31 @@ import Hummingbird
 import KioskApp
 import KioskCore
 
-
 /// The route handlers: each reads and checks its input, asks Kiosk, and renders HTML or JSON.
 struct WebController: Sendable {
     let kiosk: Kiosk
     /// Rendered list pages, reused until what they show changes.
     let pages = PageCache()
+    /// The store's change token, which keys the page cache.
+    let changeTokens: ChangeTokenReader
+
+    init(kiosk: Kiosk) {
+        self.kiosk = kiosk
+        changeTokens = ChangeTokenReader { [catalog = kiosk.catalog] in try catalog.changeToken() }
+    }
 
     /// Image types passed through; anything else (SVG, HTML...) is refused.
     static let rasterTypes: Set<String> = ["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif"]
     /// The longest image URL accepted.
     static let maximumImageURLLength = 2048
 
-    func register(on router: Router<BasicRequestContext>) {
-        router.get("/") { _, _ in Pages.response(Pages.home()) }
-        router.get("/favorites") { _, _ in Pages.response(Pages.favorites(try kiosk.catalog.favorites())) }
+    func register(on router: Router<WebRequestContext>) {
+        router.get("/") { _, context in Pages.response(Pages.home(context.view)) }
+        router.get("/favorites") { _, context in Pages.response(Pages.favorites(try kiosk.catalog.favorites(), context: context.view)) }
         router.get("/api/favorites") { _, _ in try JSONResponse.ok(FavoritesJSON(items: try kiosk.catalog.favorites())) }
-        router.get("/static/app.css") { request, _ in
-            Self.staticFile(request, body: Stylesheet.css, etag: Stylesheet.etag, contentType: "text/css; charset=utf-8")
-        }
-        router.get("/static/app.js") { request, _ in
-            Self.staticFile(request, body: Script.js, etag: Script.etag, contentType: "text/javascript; charset=utf-8")
+        // The stylesheet and scripts, at addresses that carry their content's fingerprint (see `StaticAssets`).
+        router.get("/static/{file}") { request, context in
+            try StaticAssets.response(servedName: try context.parameters.require("file"), request: request)
         }
         router.get("/api/connectivity") { _, _ in try JSONResponse.ok(ConnectivityJSON(await kiosk.connectivityStatus())) }
         // A constant segment, so it is never read as a catalog named "openapi.json".
@@ -33,16 +37,16 @@ struct WebController: Sendable {
         router.post("/language") { request, _ in try await language(request) }
         router.get("/image") { request, _ in try await image(request) }
         router.get("/api/{source}") { request, context in
-            try await list(try context.parameters.require("source"), request: request, api: true)
+            try await list(try context.parameters.require("source"), request: request, context: context, api: true)
         }
         router.get("/api/{source}/{id}") { _, context in
-            try await detail(try context.parameters.require("source"), try context.parameters.require("id"), api: true)
+            try await detail(try context.parameters.require("source"), try context.parameters.require("id"), context: context, api: true)
         }
         router.get("/{source}") { request, context in
-            try await list(try context.parameters.require("source"), request: request, api: false)
+            try await list(try context.parameters.require("source"), request: request, context: context, api: false)
         }
         router.get("/{source}/{id}") { _, context in
-            try await detail(try context.parameters.require("source"), try context.parameters.require("id"), api: false)
+            try await detail(try context.parameters.require("source"), try context.parameters.require("id"), context: context, api: false)
         }
         // State changes are POSTs only, on the parameter paths the GET routes already use: Hummingbird's
         // trie does not fall back from a constant segment to a parameter, so a constant "/dogs/..." POST
@@ -73,28 +77,20 @@ struct WebController: Sendable {
     private func postThree(_ first: String, _ second: String, _ third: String, request: Request) async throws -> Response {
         switch (first, third) {
         case ("favorites", _):
-            let form = try await CSRFProtection.verifiedForm(request)
+            let verified = try await CSRFProtection.verifiedForm(request)
             let (source, _) = try self.source(second)
             let itemID = try Self.itemID(third)
-            let isFavorite: Bool
-            switch form["action"] {
-            case "add": isFavorite = true
-            case "remove": isFavorite = false
-            default: throw WebError.badRequest("The action must be add or remove.")
-            }
-            try kiosk.catalog.setFavorite(isFavorite, source: source, itemID: itemID)
-            return Self.seeOther(Self.localReturnPath(form["return"]) ?? "/favorites")
+            let form = try verified.decode(FavoriteForm.self)
+            try kiosk.catalog.setFavorite(form.action == .add, source: source, itemID: itemID)
+            return Self.seeOther(Self.localReturnPath(form.returnPath) ?? "/favorites")
         case (SourceID.dogs.rawValue, "delete"):
             _ = try await CSRFProtection.verifiedForm(request)
             try await kiosk.catalog.deleteDog(itemID: try Self.itemID(second))
             return Self.seeOther(Self.dogsEditPath)
         case (SourceID.dogs.rawValue, "move"):
-            let form = try await CSRFProtection.verifiedForm(request)
+            let verified = try await CSRFProtection.verifiedForm(request)
             let itemID = try Self.itemID(second)
-            guard let raw = form["to"], let index = Int(raw), index >= 0 else {
-                throw WebError.badRequest("The position must be a whole number from 0.")
-            }
-            try kiosk.catalog.moveDog(itemID: itemID, to: index)
+            try kiosk.catalog.moveDog(itemID: itemID, to: try verified.decode(MoveForm.self).to)
             return Self.seeOther(Self.dogsEditPath)
         default:
             throw WebError.notFound("There is no form at this address.")
@@ -131,10 +127,22 @@ struct WebController: Sendable {
         return (id, source)
     }
 
-    private func list(_ rawSource: String, request: Request, api: Bool) async throws -> Response {
+    private func list(_ rawSource: String, request: Request, context: WebRequestContext, api: Bool) async throws -> Response {
+        // A page that shows the stored state as it is, at once (not the JSON API, and not the script's
+        // second request, which waits for revalidation), may come from the page cache. A cached address was
+        // checked when it was rendered, so a hit needs no parsing or validation; the change token is read
+        // before any data, so a page is never kept under a token newer than what it shows.
+        let waits = api || request.headers[Self.waitHeader] != nil
+        let changeToken = waits ? nil : try await changeTokens.token()
+        let cacheKey = PageCache.key(path: context.path, language: context.language, changeToken: changeToken)
+        if let cacheKey, await !kiosk.connectivity.status.isOffline,
+           let hit = pages.page(cacheKey, token: context.csrfToken, now: kiosk.now()) {
+            kiosk.catalog.recordFreshAnswer(hit.request)
+            return Pages.response(hit.body)
+        }
         let (id, source) = try self.source(rawSource)
-        let query = try QueryString(parsing: request.uri.query)
-        var parameters = try ListParameters(source: id, filterNames: Array(source.filterValues.keys), query: query)
+        var parameters = try ListParameters(source: id, filterNames: Array(source.filterValues.keys),
+                                            query: try FormInput.decode(ListQuery.self, from: request.uri.query))
         parameters.defaults = (try? source.normalize(PageRequest(source: id)).filters) ?? [:]
         let policy: RefreshPolicy = parameters.refresh ? .force : .automatic
         if let text = parameters.q {
@@ -143,27 +151,17 @@ struct WebController: Sendable {
                                                         policy: policy)
             if api { return try JSONResponse.ok(SearchJSON(result)) }
             return Pages.response(Pages.search(parameters, result: result, filterValues: source.filterValues,
-                                               favorites: try kiosk.catalog.favoriteIDs(source: id)))
+                                               favorites: try kiosk.catalog.favoriteIDs(source: id), context: context.view))
         }
         // Checked before any I/O so a bad filter is a 400 even when offline.
         _ = try kiosk.catalog.normalize(parameters.request)
-        // A settled page is served from the page cache while the store has not changed. The change token
-        // is read before the data, so a page is never kept under a token newer than what it shows.
-        let cacheKey = api || parameters.refresh || request.headers[Self.waitHeader] != nil ? nil
-            : PageCache.key(path: CurrentRequest.path, language: .current, changeToken: try kiosk.catalog.changeToken())
-        if let cacheKey, await !kiosk.connectivity.status.isOffline,
-           let cached = pages.page(key: cacheKey, token: CSRFProtection.currentToken, now: kiosk.now(), language: .current) {
-            kiosk.catalog.recordFreshAnswer(parameters.request)
-            return Pages.response(cached)
-        }
         // A page shows stored data at once and revalidates in the background (the script then asks again
         // with X-Kiosk-Wait to swap the fresh snapshot in). The JSON API, a forced refresh and that second
         // request wait for the final state instead.
-        let waits = api || parameters.refresh || request.headers[Self.waitHeader] != nil
         let update: CatalogUpdate
-        if !waits, let offline = try await storedWhileOffline(parameters.request) {
+        if !waits, !parameters.refresh, let offline = try await storedWhileOffline(parameters.request) {
             update = offline
-        } else if waits {
+        } else if waits || parameters.refresh {
             update = try await kiosk.catalog.page(parameters.request, policy: policy)
         } else {
             update = try await kiosk.catalog.firstUpdate(for: parameters.request, policy: policy)
@@ -175,10 +173,12 @@ struct WebController: Sendable {
             return try JSONResponse.ok(PageJSON(update, favorites: try kiosk.catalog.favoriteIDs(source: id)))
         }
         let favorites = try kiosk.catalog.favoriteIDs(source: id)
-        let html = pages.render(key: cacheKey, update: update, token: CSRFProtection.currentToken, language: .current) {
-            Pages.list(parameters, update: update, filterValues: source.filterValues, favorites: favorites)
+        // A forced refresh is never kept: its address would serve later requests without refreshing.
+        let body = pages.render(key: parameters.refresh ? nil : cacheKey, update: update, request: parameters.request,
+                                context: context.view) { view in
+            Pages.list(parameters, update: update, filterValues: source.filterValues, favorites: favorites, context: view)
         }
-        return Pages.response(html)
+        return Pages.response(body)
     }
 
     /// While Kiosk knows the upstream is unreachable, the stored page with the offline banner at once,
@@ -196,12 +196,12 @@ struct WebController: Sendable {
         }
     }
 
-    private func detail(_ rawSource: String, _ rawID: String, api: Bool) async throws -> Response {
+    private func detail(_ rawSource: String, _ rawID: String, context: WebRequestContext, api: Bool) async throws -> Response {
         let (source, _) = try self.source(rawSource)
         let itemID = try Self.itemID(rawID)
         let result = try await kiosk.catalog.item(source: source, itemID: itemID)
         if api { return try JSONResponse.ok(ItemJSON(result)) }
-        return Pages.response(Pages.detail(result))
+        return Pages.response(Pages.detail(result, context: context.view))
     }
 
     /// A decoded item id from a path segment; 400 for bad encoding, or an id no page could list (over
@@ -221,8 +221,7 @@ struct WebController: Sendable {
         if let site = request.headers[.init("Sec-Fetch-Site")!], site == "cross-site" || site == "same-site" {
             throw WebError.forbidden("Pictures are served to Kiosk's own pages only.")
         }
-        let query = try QueryString(parsing: request.uri.query)
-        guard let raw = query["url"], !raw.isEmpty else { throw WebError.badRequest("The url parameter is required.") }
+        let raw = try FormInput.decode(ImageQuery.self, from: request.uri.query).url
         guard raw.count <= Self.maximumImageURLLength, let url = URL(string: raw), SafeURL.isWeb(url) else {
             throw WebError.badRequest("The url parameter must be an absolute http(s) URL.")
         }
@@ -243,40 +242,19 @@ struct WebController: Sendable {
         // Cross-Origin-Resource-Policy: a browser that sent no Sec-Fetch-Site still keeps the picture from other sites.
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=86400",
                                    .init("Cross-Origin-Resource-Policy")!: "same-origin"]
-        if Self.matches(request, etag: etag) { return Response(status: .notModified, headers: headers) }
+        if request.matchesETag(etag) { return Response(status: .notModified, headers: headers) }
         headers[.contentType] = image.contentType
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.data)))
     }
 
-    /// A compiled-in file. Pages link it with `?v=<fingerprint>`, so it can be cached for a long time;
-    /// the ETag still answers a revalidation of an unversioned URL.
-    private static func staticFile(_ request: Request, body: String, etag: String, contentType: String) -> Response {
-        let versioned = request.uri.query?.hasPrefix("v=") ?? false
-        var headers: HTTPFields = [.eTag: etag,
-                                   .cacheControl: versioned ? "public, max-age=31536000, immutable" : "public, max-age=300"]
-        if matches(request, etag: etag) { return Response(status: .notModified, headers: headers) }
-        headers[.contentType] = contentType
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
-    }
-
     /// `POST /language`: remembers the chosen language in a cookie for a year, then goes back.
     private func language(_ request: Request) async throws -> Response {
-        let form = try await CSRFProtection.verifiedForm(request)
-        guard let raw = form["lang"], let language = Language(rawValue: raw) else {
-            throw WebError.badRequest("The language must be one of: \(Language.allCases.map(\.rawValue).joined(separator: ", ")).")
-        }
-        var response = Self.seeOther(Self.localReturnPath(form["return"]) ?? "/")
-        response.headers[.setCookie] = "\(Language.cookieName)=\(language.rawValue); Path=/; Max-Age=31536000; SameSite=Lax"
+        let form = try await CSRFProtection.verifiedForm(request).decode(LanguageForm.self)
+        var response = Self.seeOther(Self.localReturnPath(form.returnPath) ?? "/")
+        // Not HttpOnly, as it always was: it holds nothing secret.
+        response.setCookie(Cookie(name: Language.cookieName, value: form.language.rawValue, maxAge: 31_536_000, path: "/",
+                                  httpOnly: false, sameSite: .lax))
         return response
-    }
-
-    /// Whether the client already has this representation (If-None-Match, weak comparison).
-    private static func matches(_ request: Request, etag: String) -> Bool {
-        guard let header = request.headers[.ifNoneMatch] else { return false }
-        return header.split(separator: ",").contains { candidate in
-            let tag = candidate.trimmingCharacters(in: .whitespaces)
-            return tag == "*" || tag == etag || tag == "W/" + etag
-        }
     }
 }
 

@@ -48,8 +48,9 @@ extension WebError {
 
 /// Turns every error into a clear page or JSON body (never a bare 500 from the framework) and puts the
 /// security headers on every response, errors included.
-struct WebErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+struct WebErrorMiddleware: RouterMiddleware {
+    func handle(_ request: Request, context: WebRequestContext,
+                next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
         var response: Response
         do {
             response = try await next(request, context)
@@ -57,7 +58,7 @@ struct WebErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             let path = request.uri.path
             let isAPI = path.hasPrefix("/api/") || path == "/api" || path.hasPrefix("/debug/api/")
             let webError = Self.webError(for: error, path: request.uri.path, query: request.uri.query)
-            response = isAPI ? JSONResponse.error(webError) : Pages.errorResponse(webError)
+            response = isAPI ? JSONResponse.error(webError) : Pages.errorResponse(webError, context: context.view)
         }
         SecurityHeaders.apply(to: &response.headers)
         return response
@@ -85,18 +86,26 @@ struct WebErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// The headers every response carries: a CSP with no inline script or style, no MIME sniffing, no referrer to other sites.
 enum SecurityHeaders {
+    /// Everything a page loads comes from Kiosk itself (`default-src` covers fetch, fonts and frames too), with
+    /// no inline script or style. Three directives do not fall back to `default-src`, so each is set: where
+    /// forms may post (`form-action`), `base-uri` and `frame-ancestors`.
     static let contentSecurityPolicy = "default-src 'self'; img-src 'self'; script-src 'self'; style-src 'self'; "
-        + "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+        + "object-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
     // HTTPTypes names X-Content-Type-Options but not Referrer-Policy.
     static let referrerPolicy = HTTPFields.Element.Name("Referrer-Policy")!
 
-    static func apply(to headers: inout HTTPFields) {
-        headers[.contentSecurityPolicy] = contentSecurityPolicy
-        headers[.xContentTypeOptions] = "nosniff"
+    /// The fields, built (and their values checked) once rather than on every response.
+    static let fields: [HTTPFields.Element] = [
+        HTTPFields.Element(name: .contentSecurityPolicy, value: contentSecurityPolicy),
+        HTTPFields.Element(name: .xContentTypeOptions, value: "nosniff"),
         // same-origin rather than no-referrer: under no-referrer Chrome sends `Origin: null` with a
         // plain form POST, which the CSRF check must refuse; other sites still get no referrer.
-        headers[referrerPolicy] = "same-origin"
+        HTTPFields.Element(name: referrerPolicy, value: "same-origin"),
+    ]
+
+    static func apply(to headers: inout HTTPFields) {
+        for field in fields { headers[fields: field.name] = [field] }
     }
 }
 

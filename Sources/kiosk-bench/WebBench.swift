@@ -115,16 +115,27 @@ func throughput(base: String, quick: Bool) async {
     let duration = quick ? 2 : 5
     let flags = ["-t2", "-c32", "-d\(duration)s"]
     do {
+        // The stylesheet at the address the pages link (it carries the content's fingerprint).
+        let stylesheet = try await stylesheetPath(base: base)
         // One after the other on the same server, so the ratio compares the routes and not two runs.
         let list = try await wrkRequestsPerSecond(wrk, flags, url: base + "/rickandmorty")
-        let trivial = try await wrkRequestsPerSecond(wrk, flags, url: base + "/static/app.css")
+        let trivial = try await wrkRequestsPerSecond(wrk, flags, url: base + stylesheet)
         let shown = flags.joined(separator: " ")
         print(String(format: "[web] wrk %@, cached list page /rickandmorty: %.0f req/s%@", shown, list.rate, list.note))
-        print(String(format: "[web] wrk %@, trivial route /static/app.css: %.0f req/s%@", shown, trivial.rate, trivial.note))
+        print(String(format: "[web] wrk %@, trivial route %@: %.0f req/s%@", shown, stylesheet, trivial.rate, trivial.note))
         print(String(format: "[web] list / trivial throughput: %.0f%%  (target >= 30%%)", 100 * list.rate / trivial.rate))
     } catch {
         print("[web] throughput failed: \(error)")
     }
+}
+
+/// The stylesheet's address as the home page links it (`href="/static/...css..."`).
+func stylesheetPath(base: String) async throws -> String {
+    let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/"), timeout: .seconds(30))
+    let page = String(buffer: try await response.body.collect(upTo: 1 << 20))
+    guard let start = page.range(of: "href=\"/static/"),
+          let end = page[start.upperBound...].firstIndex(of: "\"") else { throw BenchFailure("the home page links no stylesheet") }
+    return "/static/" + page[start.upperBound..<end]
 }
 
 /// Runs wrk against `url` and reads its "Requests/sec:" line; `note` flags non-2xx answers and socket

@@ -63,8 +63,9 @@ print("")
 let demo = DemoUpstream()
 try await demo.start()
 
-// `--capture-only` / `--log-only`: just the capture or the request log figures, for iterating on them.
-if arguments.contains("--capture-only") || arguments.contains("--log-only") {
+// `--capture-only` / `--log-only` / `--web-only`: just the capture, request log or web figures, for iterating on them.
+if arguments.contains("--capture-only") || arguments.contains("--log-only") || arguments.contains("--web-only") {
+    if arguments.contains("--web-only") { await webBenchmarks(demo: demo, quick: quick) }
     if arguments.contains("--capture-only") { await captureBenchmarks(demo: demo, quick: quick) }
     if arguments.contains("--log-only") {
         do { try runLogBenchmarks(quick: quick) } catch { print("[log] failed: \(error)") }

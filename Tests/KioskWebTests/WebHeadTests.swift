@@ -8,7 +8,7 @@ import Testing
 @Suite("HEAD is answered like GET, without a body")
 struct WebHeadTests {
     /// Where a HEAD is asked: a page, an API route, a static file, a debugger page, a 404 (the picture is its own test).
-    static let addresses = ["/", "/rickandmorty", "/api/rickandmorty", "/api/favorites", "/static/app.css",
+    static let addresses = ["/", "/rickandmorty", "/api/rickandmorty", "/api/favorites", StaticAssets.stylesheet.path,
                             "/debug", "/nowhere", "/api/nowhere"]
 
     @Test("HEAD answers every kind of address with GET's status and headers and no body", arguments: addresses)

@@ -17,7 +17,7 @@ struct WebRouteTests {
             // Then it links every catalog and Favorites, loads the stylesheet and carries the headers
             #expect(page.status == .ok)
             #expect(page.header("Content-Type") == "text/html; charset=utf-8")
-            for path in ["/nyt", "/marvel", "/rickandmorty", "/dogs", "/favorites", "/static/app.css?v=\(Stylesheet.version)"] {
+            for path in ["/nyt", "/marvel", "/rickandmorty", "/dogs", "/favorites", StaticAssets.stylesheet.path] {
                 #expect(page.body.contains("href=\"\(path)\""), "missing \(path)")
             }
             #expect(page.header("Content-Security-Policy") == SecurityHeaders.contentSecurityPolicy)
@@ -26,7 +26,7 @@ struct WebRouteTests {
             #expect(page.header("Referrer-Policy") == "same-origin")
             // And its only script is the external one: no inline script, no inline style, no handler attributes
             #expect(page.body.components(separatedBy: "<script").count == 2)
-            #expect(page.body.contains("<script src=\"/static/app.js?v=\(Script.version)\" defer></script>"))
+            #expect(page.body.contains("<script src=\"\(StaticAssets.script.path)\" defer></script>"))
             #expect(!page.body.contains("style="))
             #expect(!page.body.contains(" onclick=") && !page.body.contains(" onerror="))
         }
@@ -211,23 +211,6 @@ struct WebRouteTests {
             #expect(page.status == .ok)
             #expect(page.body.contains("Nothing here."))
             #expect(page.body.contains("refresh=1\">Retry</a>"))
-        }
-    }
-
-    @Test("The stylesheet is served with a validator and long-lived caching")
-    func stylesheet() async throws {
-        try await withWeb { _, client in
-            // Given the stylesheet
-            let css = try await client.get("/static/app.css")
-            #expect(css.status == .ok)
-            #expect(css.header("Content-Type") == "text/css; charset=utf-8")
-            #expect(css.body.contains("prefers-color-scheme: dark"))
-            let etag = try #require(css.header("ETag"))
-            #expect(css.header("Cache-Control")?.contains("max-age") == true)
-            // When it is revalidated with its ETag
-            let again = try await client.get("/static/app.css", headers: [.ifNoneMatch: etag])
-            // Then it is not sent again
-            #expect(again.status == .notModified)
         }
     }
 }

@@ -1,0 +1,405 @@
+// Kiosk's script for every page: progressive enhancement only. One IIFE, no dependencies; whenever
+// something fails, the plain links and forms still work. The network debugger's parts are in debug.js,
+// which only /debug pages load.
+
+(() => {
+  "use strict";
+
+  // UI strings come localized from the server; English if the attribute is missing or broken.
+  const strings = { imageUnavailable: "Image unavailable", loading: "Loading…",
+    filtering: "Filtering the rows shown; type 3 or more characters to search", loadFailed: "Could not load." };
+  try { Object.assign(strings, JSON.parse(document.body.dataset.strings || "{}")); } catch { /* keep English */ }
+
+  const $ = (selector, root = document) => root.querySelector(selector);
+  const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+  const withoutHash = url => url.split("#")[0];
+  let resultsURL = withoutHash(location.href); // what #results shows (the address bar may show the pane's item)
+  let shownURL = resultsURL;                   // the address bar, to tell a hash-only popstate apart
+  let resultsTitle = document.title;          // restored when the pane closes
+  let swaps = 0;    // bumped by every swap, so an older, slower load never overwrites a newer one
+  let pending = 0;  // fetches in flight, for aria-busy
+
+  // Fetches one of Kiosk's own pages and parses it. Throws on a network error or a 4xx/5xx, so the
+  // caller can fall back to a normal navigation, which shows Kiosk's own page for the problem.
+  async function fetchPage(url, { wait = false, signal, method = "GET", body } = {}) {
+    // With X-Kiosk-Wait the server answers once its revalidation is done.
+    const headers = wait ? { Accept: "text/html", "X-Kiosk-Wait": "1" } : { Accept: "text/html" };
+    pending += 1; markBusy();
+    try {
+      const response = await fetch(url, { method, body, headers, signal, credentials: "same-origin", cache: "no-store" });
+      const type = response.headers.get("Content-Type") || "";
+      if (!response.ok || !type.startsWith("text/html") || new URL(response.url).origin !== location.origin) {
+        throw new Error(`${response.status} from ${url}`);
+      }
+      return new DOMParser().parseFromString(await response.text(), "text/html");
+    } finally {
+      pending -= 1; markBusy();
+    }
+  }
+
+  // #results is busy while any fetch runs: CSS dims it, and assistive technology waits for the end.
+  function markBusy() {
+    if (pending > 0) $("#results")?.setAttribute("aria-busy", "true"); else $("#results")?.removeAttribute("aria-busy");
+  }
+
+  // A status line (created on demand, removed when empty) before `anchor`; role=status announces it.
+  function note(id, anchor, text) {
+    let element = document.getElementById(id);
+    if (!text) return element?.remove();
+    if (!element && anchor) {
+      element = Object.assign(document.createElement("p"), { id, className: "hint" });
+      element.setAttribute("role", "status");
+      anchor.before(element);
+    }
+    if (element) element.textContent = text;
+  }
+  // Near the search box, outside #results so swaps keep it.
+  const hint = text => note("js-hint", $("form.search")?.nextElementSibling || $("#results"), text);
+
+  // "The same control" in replaced DOM: a form's action and its button's label, or a link's href.
+  function keyOf(element) {
+    const form = element?.closest?.("form");
+    if (form) return { action: form.getAttribute("action"), label: element.getAttribute("aria-label") };
+    if (element?.matches?.("a[href]")) return { href: element.getAttribute("href") };
+    return null;
+  }
+  function findByKey(key, root) {
+    if (!key || !root) return null;
+    if (key.href) return $$("a[href]", root).find(a => a.getAttribute("href") === key.href) || null;
+    const buttons = $$("form", root).filter(f => f.getAttribute("action") === key.action).flatMap(f => $$("button", f));
+    // The star's label flips between "Add" and "Remove": then any button of the same form will do.
+    return buttons.find(b => b.getAttribute("aria-label") === key.label) || buttons[0] || null;
+  }
+  function focusOn(element) {
+    if (!element) return;
+    if (!element.matches("a[href], button, input, select, [tabindex]")) element.setAttribute("tabindex", "-1");
+    element.focus({ preventScroll: true });
+  }
+
+  // Replaces #results (and Marvel's attribution) with the fetched page's, keeping the scroll position
+  // and the focus: the search box is outside #results, and a control inside is found again by its key.
+  function swapResults(doc, { fromWait = false, focusKey } = {}) {
+    const current = $("#results"), fresh = doc.getElementById("results");
+    if (!current || !fresh) return false;
+    const active = document.activeElement;
+    const key = focusKey !== undefined ? focusKey : current.contains(active) ? keyOf(active) : null;
+    const { scrollX, scrollY } = window;
+    current.replaceWith(document.adoptNode(fresh));
+    const attribution = $("#main > .attribution"), freshAttribution = doc.querySelector("#main > .attribution");
+    if (attribution && freshAttribution) attribution.textContent = freshAttribution.textContent;
+    window.scrollTo(scrollX, scrollY);
+    swaps += 1;
+    if (key) focusOn(findByKey(key, fresh) || $("ul.items", fresh) || fresh);
+    markBusy();
+    applyLocalFilter();
+    observePager();
+    watchConnectivity();
+    // A page that is itself still revalidating gets one waited reload (never a loop).
+    if (!fromWait && fresh.dataset.revalidating === "true") reloadResults();
+    return true;
+  }
+
+  // 1 and 2: reloads what #results shows once the server has fresh data. Dropped when something
+  // else swapped meanwhile (what the user typed wins over an older snapshot).
+  let reloading = false;
+  async function reloadResults() {
+    if (reloading) return;
+    reloading = true;
+    const before = swaps;
+    try {
+      const doc = await fetchPage(resultsURL, { wait: true });
+      if (swaps === before) swapResults(doc, { fromWait: true });
+    } catch { /* keep the page as it is */ }
+    reloading = false;
+    watchConnectivity();
+  }
+
+  // 2: while the offline banner shows, ask every 2 s whether the network is back; not while the
+  // tab is hidden (nobody is looking, and a phone saves its battery).
+  let pollTimer = 0;
+  function watchConnectivity() {
+    clearTimeout(pollTimer);
+    if ($("#results #offline-banner")) pollTimer = setTimeout(pollConnectivity, 2000);
+  }
+  async function pollConnectivity() {
+    if (document.hidden || reloading || !$("#results #offline-banner")) return;
+    try {
+      const response = await fetch("/api/connectivity", { credentials: "same-origin", cache: "no-store",
+        headers: { Accept: "application/json" } });
+      if (response.ok && (await response.json()).online === true) return void reloadResults();
+    } catch { /* the server is unreachable too: ask again later */ }
+    watchConnectivity();
+  }
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) watchConnectivity(); });
+
+  // 3: the search form. Typing waits data-delay ms after the last keystroke; a newer keystroke
+  // cancels both the timer and the request in flight, so typing fast sends one request.
+  const searchForm = $("form.search");
+  const searchInput = searchForm && $("input[name=q]", searchForm);
+  let searchTimer = 0, searchController = null;
+
+  // 1–2 characters send no request (too broad to search); they filter the rows already shown.
+  function localFilterText() {
+    const text = searchInput ? searchInput.value.trim() : "";
+    return text.length >= 1 && text.length <= 2 ? text.toLocaleLowerCase() : "";
+  }
+  function applyLocalFilter() {
+    const needle = localFilterText();
+    for (const row of $$("#results ul.items > li")) {
+      row.hidden = needle !== "" && !($(".title", row)?.textContent || "").toLocaleLowerCase().includes(needle);
+      row.style.display = row.hidden ? "none" : ""; // the stylesheet's `ul.items li { display: flex }` outranks [hidden]
+    }
+    hint(needle ? strings.filtering : "");
+  }
+
+  // The list URL for the form's state: its action plus its non-empty fields (q only when asked).
+  function formURL(withQuery) {
+    const url = new URL(searchForm.getAttribute("action") || location.pathname, location.href);
+    for (const [name, value] of new FormData(searchForm)) {
+      const text = String(value).trim();
+      if (text && (withQuery || name !== "q")) url.searchParams.set(name, text);
+    }
+    return url.href;
+  }
+
+  // Fetches a list or search URL into #results, and puts it in the address bar.
+  async function loadResults(url) {
+    clearTimeout(searchTimer);
+    searchController?.abort();
+    const controller = searchController = new AbortController();
+    if (!localFilterText()) hint(strings.loading);
+    try {
+      const doc = await fetchPage(url, { signal: controller.signal });
+      if (!doc.getElementById("results") || !$("#results")) throw new Error("no #results");
+      // Set before the swap, which may start a waited reload of resultsURL.
+      resultsURL = shownURL = withoutHash(url);
+      history.replaceState(null, "", url); // the query lives in the URL: reload and share keep it
+      const view = doc.getElementById("main")?.dataset.view;
+      if (view) $("#main").dataset.view = view;
+      resultsTitle = document.title = doc.title || document.title;
+      closePane();
+      swapResults(doc);
+    } catch (error) {
+      if (error.name !== "AbortError") location.assign(url);
+    } finally {
+      if (searchController === controller) searchController = null;
+    }
+  }
+
+  if (searchForm && searchInput) {
+    const delay = Number(searchForm.dataset.delay) || 500;
+    const showsSearch = () => $("#main")?.dataset.view === "search" || new URL(resultsURL).searchParams.has("q");
+    searchInput.addEventListener("input", () => {
+      clearTimeout(searchTimer);
+      searchController?.abort();
+      applyLocalFilter();
+      const length = searchInput.value.trim().length;
+      if (length >= 3) searchTimer = setTimeout(() => loadResults(formURL(true)), delay);
+      else if (length === 0 && showsSearch()) searchTimer = setTimeout(() => loadResults(formURL(false)), delay);
+      else if (length === 0) observePager(); // rows were hidden: the pager may load more now
+    });
+    searchForm.addEventListener("submit", event => {
+      event.preventDefault();
+      loadResults(formURL(true));
+    });
+    // A filter applies at once, like a submit.
+    searchForm.addEventListener("change", event => { if (event.target.matches("select")) loadResults(formURL(true)); });
+  }
+
+  // 4: infinite scroll. When the pager nears the viewport, the next page's rows are appended; the URL
+  // stays (the pager links still lead to each page).
+  let loadingMore = false;
+  const observer = "IntersectionObserver" in window
+    ? new IntersectionObserver(entries => { if (entries.some(e => e.isIntersecting)) loadMore(); }, { rootMargin: "600px 0px" })
+    : null;
+  function observePager() {
+    if (!observer) return;
+    observer.disconnect();
+    const pager = $("#results nav.pages");
+    if (pager) observer.observe(pager); // observing reports the current state, so a short page fills up
+  }
+  async function loadMore() {
+    const list = $("#results ul.items[data-next]"), pager = $("#results nav.pages");
+    if (!list || !pager || list.classList.contains("edit") || loadingMore || localFilterText()) return;
+    loadingMore = true;
+    const before = swaps;
+    note("js-more", pager, strings.loading);
+    try {
+      const doc = await fetchPage(list.dataset.next);
+      const fresh = doc.querySelector("#results ul.items");
+      if (!fresh) throw new Error("no list");
+      if (swaps !== before) return; // #results was replaced meanwhile, and this note with it
+      // Rows can shift between pages while paging: one already shown is not shown twice.
+      const shown = new Set($$(":scope > li", list).map(row => row.dataset.id));
+      for (const row of $$(":scope > li", fresh)) if (!shown.has(row.dataset.id)) list.append(document.adoptNode(row));
+      if (fresh.dataset.next) list.dataset.next = fresh.dataset.next; else delete list.dataset.next;
+      const freshPager = doc.querySelector("#results nav.pages");
+      // Focus that reached the pager while the page loaded moves to the same link in the new one.
+      const focusKey = pager.contains(document.activeElement) ? keyOf(document.activeElement) : null;
+      if (freshPager) pager.replaceWith(document.adoptNode(freshPager)); else pager.remove();
+      if (focusKey) focusOn(findByKey(focusKey, freshPager) || freshPager || list);
+      note("js-more", null, "");
+      observePager(); // its callback comes later, after `finally`
+    } catch {
+      // The pager links stay, and no retry loop: the observer fires again only when the pager moves.
+      note("js-more", pager, strings.loadFailed);
+    } finally {
+      loadingMore = false;
+    }
+  }
+
+  // 5: POST forms in #results (star, move, delete, reset) go through fetch, and the page the 303
+  // leads to is swapped in. Others (language, the star in the detail pane) submit normally.
+  const sending = new WeakSet();
+  async function post(action, body, focusKey, fallback, form) {
+    if (form && sending.has(form)) return; // a second click while the first is on its way
+    if (form) sending.add(form);
+    try {
+      const doc = await fetchPage(action, { method: "POST", body });
+      const row = form?.matches(".star") ? form.closest("li[data-id]") : null;
+      const freshRow = row && $$("#results ul.items > li", doc).find(li => li.dataset.id === row.dataset.id);
+      const freshForm = freshRow && $$("form.star", freshRow).find(f => f.getAttribute("action") === action);
+      if (freshForm) {
+        // Only the star changed: replace just it, so rows appended by scrolling stay.
+        form.replaceWith(document.adoptNode(freshForm));
+        focusOn(findByKey(focusKey, row));
+      } else if (!swapResults(doc, { focusKey })) {
+        location.assign(resultsURL);
+      }
+    } catch {
+      fallback();
+    } finally {
+      if (form) sending.delete(form);
+    }
+  }
+  document.addEventListener("submit", event => {
+    const form = event.target;
+    if (event.defaultPrevented || !form.matches("#results form[method=post], form.reset[method=post]") || !$("#results")) return;
+    event.preventDefault();
+    const key = keyOf(event.submitter || $("button", form));
+    // If the fetch fails, the normal POST (form.submit skips this listener) shows Kiosk's own page.
+    post(form.getAttribute("action"), new URLSearchParams(new FormData(form)), key, () => form.submit(), form);
+  });
+
+  // 5: drag and drop in the dogs editor. The upper half of a row means "before it", the lower "after".
+  let dragged = null, dropIndex = -1;
+  const editRow = target => target instanceof Element ? target.closest("#results ul.items.edit > li[draggable]") : null;
+  const clearDropTargets = () => $$(".drop-target").forEach(row => row.classList.remove("drop-target", "drop-after"));
+  document.addEventListener("dragstart", event => {
+    const row = editRow(event.target);
+    if (!row) return;
+    dragged = row; dropIndex = -1;
+    row.classList.add("dragging");
+    event.dataTransfer.effectAllowed = "move";
+    event.dataTransfer.setData("text/plain", row.dataset.id || "");
+  });
+  document.addEventListener("dragover", event => {
+    const row = editRow(event.target);
+    if (!dragged || !row || row.parentElement !== dragged.parentElement) return;
+    event.preventDefault(); // allows the drop
+    event.dataTransfer.dropEffect = "move";
+    const rows = $$(":scope > li", row.parentElement);
+    const box = row.getBoundingClientRect();
+    const after = event.clientY > box.top + box.height / 2;
+    // The index the dragged row will have once it is taken out and put back in.
+    const from = rows.indexOf(dragged);
+    let to = rows.indexOf(row) + (after ? 1 : 0);
+    if (from < to) to -= 1;
+    dropIndex = to === from ? -1 : to;
+    clearDropTargets();
+    if (dropIndex >= 0) row.classList.add("drop-target", ...(after ? ["drop-after"] : []));
+  });
+  document.addEventListener("dragend", () => {
+    dragged?.classList.remove("dragging");
+    clearDropTargets();
+    dragged = null;
+  });
+  document.addEventListener("drop", event => {
+    const row = editRow(event.target), source = dragged;
+    if (!source || !row) return;
+    event.preventDefault();
+    if (dropIndex < 0) return; // dropped where it was
+    const body = new URLSearchParams({ to: String(dropIndex), csrf: $("#results input[name=csrf]")?.value || "" });
+    const action = `/dogs/${encodeURIComponent(source.dataset.id)}/move`;
+    post(action, body, { action, label: null }, () => location.assign(resultsURL));
+  });
+
+  // 6: a picture that cannot load becomes a placeholder of the same size instead of a broken icon.
+  function replaceImage(img) {
+    const placeholder = Object.assign(document.createElement("span"), { className: "img-placeholder" });
+    placeholder.setAttribute("role", "img");
+    placeholder.setAttribute("aria-label", strings.imageUnavailable);
+    const width = parseInt(img.getAttribute("width"), 10), height = parseInt(img.getAttribute("height"), 10);
+    if (width > 0) placeholder.style.width = `${width}px`;
+    if (height > 0) placeholder.style.height = `${height}px`;
+    img.replaceWith(placeholder);
+  }
+  document.addEventListener("error", event => { if (event.target instanceof HTMLImageElement) replaceImage(event.target); }, true);
+  // Pictures that failed before this deferred script ran.
+  for (const img of [...document.images]) if (img.complete && img.naturalWidth === 0 && img.getAttribute("src")) replaceImage(img);
+
+  // 7: on a wide screen a row opens beside the list. The address bar shows the item's URL, so
+  // reload and share work, and Back closes the pane.
+  const wide = window.matchMedia("(min-width: 64rem)");
+  function markCurrent(href) {
+    const path = href ? new URL(href, location.href).pathname : null;
+    for (const a of $$("#results ul.items li > a")) {
+      if (new URL(a.href).pathname === path) a.setAttribute("aria-current", "true"); else a.removeAttribute("aria-current");
+    }
+  }
+  function closePane() {
+    const pane = $("#detail-pane");
+    if (!pane || pane.hidden) return;
+    pane.replaceChildren();
+    pane.hidden = true;
+    markCurrent(null);
+    document.title = resultsTitle;
+  }
+  async function openDetail(href, push) {
+    const pane = $("#detail-pane");
+    try {
+      const doc = await fetchPage(href), main = doc.getElementById("main");
+      if (!main || !pane) throw new Error("no detail");
+      pane.replaceChildren(...[...main.children].filter(child => !child.matches("p.back")).map(child => document.adoptNode(child)));
+      pane.hidden = false;
+      pane.scrollTop = 0;
+      markCurrent(href);
+      if (push && withoutHash(href) !== shownURL) history.pushState({ detail: href }, "", href);
+      shownURL = withoutHash(location.href);
+      document.title = doc.title || document.title;
+      focusOn($("h1", pane) || pane);
+    } catch {
+      location.assign(href);
+    }
+  }
+  document.addEventListener("click", event => {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const link = event.target instanceof Element ? event.target.closest("#results ul.items li > a") : null;
+    if (!link || !wide.matches || !$("#detail-pane")) return;
+    event.preventDefault();
+    openDetail(link.href, true);
+  });
+  window.addEventListener("popstate", event => {
+    const here = withoutHash(location.href);
+    if (here === shownURL || !$("#detail-pane")) return; // a jump to #main, or a page without a pane
+    shownURL = here;
+    if (event.state?.detail) return void openDetail(event.state.detail, false);
+    closePane();
+    // Back to a list address other than what #results shows (a search replaced it meanwhile).
+    if (here !== resultsURL) {
+      if (searchInput) searchInput.value = new URL(here).searchParams.get("q") || "";
+      loadResults(here);
+    }
+  });
+
+  // The network debugger's script (debug.js, linked by /debug pages only) builds on these; nothing else
+  // is global.
+  window.kiosk = Object.freeze({ swapResults, isBusy: () => pending > 0, resultsURL: () => resultsURL });
+
+  // Start: filter for a query typed before the script ran, page on scroll, watch connectivity,
+  // and wait for a revalidation in progress.
+  applyLocalFilter();
+  observePager();
+  watchConnectivity();
+  if ($("#results")?.dataset.revalidating === "true") reloadResults();
+})();

@@ -1,0 +1,194 @@
+// The network debugger's script, loaded by /debug pages only, after app.js (both are deferred, so they
+// run in document order): the live request list and the JSON tree editor of a paused response. It uses
+// app.js's swap of #results through `window.kiosk`.
+(() => {
+  "use strict";
+  const kiosk = window.kiosk;
+  if (!kiosk) return; // app.js failed: the pages work without either script
+  const $ = (selector, root = document) => root.querySelector(selector);
+  const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+
+
+  // 1: the network debugger's list stays live: every 2 s while the tab is visible it is fetched
+  // again (quietly: no busy dimming) and swapped only when a newer request arrived. Not when paging
+  // back through older requests, which do not change.
+  let liveTimer = 0;
+  function watchDebugList() {
+    clearTimeout(liveTimer);
+    if (!$("#results[data-debug-list]") || new URL(kiosk.resultsURL()).searchParams.has("before")) return;
+    liveTimer = setTimeout(async () => {
+      if (!document.hidden && !kiosk.isBusy()) {
+        try {
+          const response = await fetch(kiosk.resultsURL(), { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } });
+          if (response.ok) {
+            const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+            // The ids shown (requests, paused exchanges): a swap only when they changed.
+            const ids = root => $$("#results [data-id]", root).map(element => element.dataset.id).join(",");
+            if (doc.getElementById("results") && ids(doc) !== ids(document)) kiosk.swapResults(doc);
+          }
+        } catch { /* try again next time */ }
+      }
+      watchDebugList();
+    }, 2000);
+  }
+
+  // 2: the response editor of a paused request: the JSON as a tree whose scalars keep their types
+  // (string, number, boolean, null), whose keys can be renamed and whose members and items can be
+  // added and removed; every change is written back to the textarea, which is what the form sends.
+  // Numbers keep their exact text and keys their order, so an untouched part is sent as it came.
+  function parseJSON(text) {
+    let i = 0;
+    const fail = message => { throw new Error(`${message} at character ${i}`); };
+    const space = () => { while (i < text.length && " \t\n\r".includes(text[i])) i++; };
+    function value() {
+      space();
+      const c = text[i];
+      if (c === "{") {
+        i++; const items = []; space();
+        if (text[i] === "}") { i++; return { t: "o", items }; }
+        for (;;) {
+          space(); if (text[i] !== '"') fail("expected a key");
+          const k = string(); space(); if (text[i++] !== ":") fail("expected :");
+          items.push({ k, v: value() }); space();
+          if (text[i] === ",") { i++; continue; }
+          if (text[i++] === "}") return { t: "o", items };
+          fail("expected , or }");
+        }
+      }
+      if (c === "[") {
+        i++; const items = []; space();
+        if (text[i] === "]") { i++; return { t: "a", items }; }
+        for (;;) {
+          items.push(value()); space();
+          if (text[i] === ",") { i++; continue; }
+          if (text[i++] === "]") return { t: "a", items };
+          fail("expected , or ]");
+        }
+      }
+      if (c === '"') return { t: "s", v: string() };
+      const literal = /^(true|false|null|-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
+      if (!literal) fail("expected a value");
+      i += literal[0].length;
+      if (literal[0] === "null") return { t: "z" };
+      if (literal[0] === "true" || literal[0] === "false") return { t: "b", v: literal[0] === "true" };
+      return { t: "n", v: literal[0] };
+    }
+    function string() {
+      const start = i; i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+      if (i >= text.length) fail("unterminated string");
+      i++;
+      return JSON.parse(text.slice(start, i));
+    }
+    const root = value(); space();
+    if (i < text.length) fail("unexpected text after the end");
+    return root;
+  }
+  function renderJSON(node, depth = 0) {
+    const pad = "  ".repeat(depth + 1), end = "  ".repeat(depth);
+    switch (node.t) {
+      case "o": return node.items.length ? "{\n" + node.items.map(m => pad + JSON.stringify(m.k) + ": " + renderJSON(m.v, depth + 1)).join(",\n") + "\n" + end + "}" : "{}";
+      case "a": return node.items.length ? "[\n" + node.items.map(v => pad + renderJSON(v, depth + 1)).join(",\n") + "\n" + end + "]" : "[]";
+      case "s": return JSON.stringify(node.v);
+      case "n": return node.v;
+      case "b": return node.v ? "true" : "false";
+      default: return "null";
+    }
+  }
+  const numberPattern = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+  function treeEditor(textarea) {
+    let root;
+    try { root = parseJSON(textarea.value); } catch { return; } // not JSON: the textarea alone
+    const tree = Object.assign(document.createElement("div"), { className: "json-tree json-editor" });
+    const sync = () => { textarea.value = renderJSON(root); };
+    const make = (tag, props = {}) => Object.assign(document.createElement(tag), props);
+    const button = (label, text, action) => {
+      const b = make("button", { type: "button", textContent: text });
+      b.setAttribute("aria-label", label);
+      b.addEventListener("click", action);
+      return b;
+    };
+    function scalarControls(node, path, replace) {
+      const span = make("span", { className: "scalar" });
+      const kind = make("select");
+      kind.setAttribute("aria-label", `Type of ${path}`);
+      for (const [value, label] of [["s", "string"], ["n", "number"], ["b", "boolean"], ["z", "null"]]) {
+        kind.append(make("option", { value, textContent: label, selected: node.t === value }));
+      }
+      kind.addEventListener("change", () => {
+        const next = { s: { t: "s", v: "" }, n: { t: "n", v: "0" }, b: { t: "b", v: false }, z: { t: "z" } }[kind.value];
+        replace(next); sync(); draw();
+      });
+      span.append(kind);
+      if (node.t === "s" || node.t === "n") {
+        const input = make("input", { type: "text", value: node.v });
+        input.setAttribute("aria-label", `Value of ${path}`);
+        input.addEventListener("input", () => {
+          const ok = node.t === "s" || numberPattern.test(input.value.trim());
+          input.setAttribute("aria-invalid", String(!ok));
+          if (ok) { node.v = node.t === "n" ? input.value.trim() : input.value; sync(); }
+        });
+        span.append(input);
+      } else if (node.t === "b") {
+        const flag = make("select");
+        flag.setAttribute("aria-label", `Value of ${path}`);
+        flag.append(make("option", { value: "true", textContent: "true", selected: node.v }),
+                    make("option", { value: "false", textContent: "false", selected: !node.v }));
+        flag.addEventListener("change", () => { node.v = flag.value === "true"; sync(); });
+        span.append(flag);
+      }
+      return span;
+    }
+    function nodeView(node, path, depth, replace) {
+      if (node.t !== "o" && node.t !== "a") return scalarControls(node, path, replace);
+      const details = make("details", { open: depth < 2 });
+      details.append(make("summary", { textContent: node.t === "o" ? `{${node.items.length}}` : `[${node.items.length}]` }));
+      const list = make("ul");
+      node.items.forEach((item, index) => {
+        const li = make("li");
+        if (node.t === "o") {
+          const key = make("input", { type: "text", value: item.k, className: "key" });
+          key.setAttribute("aria-label", `Key ${item.k} in ${path}`);
+          key.addEventListener("input", () => { item.k = key.value; sync(); });
+          li.append(key, ": ", nodeView(item.v, `${path}.${item.k}`, depth + 1, next => { item.v = next; }));
+        } else {
+          li.append(make("span", { className: "key", textContent: `[${index}] ` }),
+                    nodeView(item, `${path}[${index}]`, depth + 1, next => { node.items[index] = next; }));
+        }
+        li.append(" ", button(`Remove ${node.t === "o" ? item.k : "item " + index} from ${path}`, "×", () => {
+          node.items.splice(index, 1); sync(); draw();
+        }));
+        list.append(li);
+      });
+      const add = make("li");
+      add.append(button(`Add to ${path}`, node.t === "o" ? "+ key" : "+ item", () => {
+        if (node.t === "o") node.items.push({ k: "newKey", v: { t: "s", v: "" } }); else node.items.push({ t: "s", v: "" });
+        sync(); draw();
+      }));
+      list.append(add);
+      details.append(list);
+      return details;
+    }
+    function draw() {
+      tree.replaceChildren(nodeView(root, "$", 0, next => { root = next; }));
+    }
+    // Tree or text: switching to the tree reads the text again, so an edit made as text is kept.
+    const toggle = make("button", { type: "button", textContent: "Edit as text" });
+    toggle.addEventListener("click", () => {
+      const showingTree = !tree.hidden;
+      if (!showingTree) {
+        try { root = parseJSON(textarea.value); } catch (error) { toggle.textContent = `Not JSON: ${error.message}`; return; }
+        draw();
+      }
+      tree.hidden = showingTree; textarea.parentElement.hidden = !showingTree;
+      toggle.textContent = showingTree ? "Edit as a tree" : "Edit as text";
+    });
+    textarea.parentElement.hidden = true;
+    textarea.parentElement.before(toggle, tree);
+    draw();
+  }
+  const bodyEditor = $("form.pause-editor textarea[name=body]");
+  if (bodyEditor) treeEditor(bodyEditor);
+
+  watchDebugList();
+})();
