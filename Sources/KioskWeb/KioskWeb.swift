@@ -57,6 +57,7 @@ func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random(),
     let router = Router(context: WebRequestContext.self)
     router.add(middleware: CSRFMiddleware(protection: csrf))
     router.add(middleware: LanguageMiddleware())
+    router.add(middleware: CatalogsMiddleware(catalogs: Catalogs(sources: Array(kiosk.catalog.sources.values))))
     router.add(middleware: WebErrorMiddleware())
     // The debugger first: its constant "/debug" segments must exist before the catalog's "/{source}" routes.
     DebugController(kiosk: kiosk, access: debugAccess).register(on: router)

@@ -200,9 +200,6 @@ final class Strings: Sendable {
     let moveDown: @Sendable (String) -> String
     let deleteItem: @Sendable (String) -> String
     let almostYears: @Sendable (Int) -> String
-    let catalogBlurb: @Sendable (SourceID) -> String
-    let sourceName: @Sendable (SourceID) -> String
-    let shortSourceName: @Sendable (SourceID) -> String
     let filterName: @Sendable (String) -> String
     let filterValue: @Sendable (String, String) -> String
     let field: @Sendable (String) -> String
@@ -261,9 +258,6 @@ final class Strings: Sendable {
          moveDown: @escaping @Sendable (String) -> String,
          deleteItem: @escaping @Sendable (String) -> String,
          almostYears: @escaping @Sendable (Int) -> String,
-         catalogBlurb: @escaping @Sendable (SourceID) -> String,
-         sourceName: @escaping @Sendable (SourceID) -> String,
-         shortSourceName: @escaping @Sendable (SourceID) -> String,
          filterName: @escaping @Sendable (String) -> String,
          filterValue: @escaping @Sendable (String, String) -> String,
          field: @escaping @Sendable (String) -> String,
@@ -320,9 +314,6 @@ final class Strings: Sendable {
         self.moveDown = moveDown
         self.deleteItem = deleteItem
         self.almostYears = almostYears
-        self.catalogBlurb = catalogBlurb
-        self.sourceName = sourceName
-        self.shortSourceName = shortSourceName
         self.filterName = filterName
         self.filterValue = filterValue
         self.field = field
@@ -352,23 +343,6 @@ final class Strings: Sendable {
         addFavorite: { "Add \($0) to favorites" }, removeFavorite: { "Remove \($0) from favorites" },
         moveUp: { "Move \($0) up" }, moveDown: { "Move \($0) down" }, deleteItem: { "Delete \($0)" },
         almostYears: { $0 == 1 ? "Almost 1 year" : "Almost \($0) years" },
-        catalogBlurb: { source in
-            switch source {
-            case .nyt: "The most emailed, viewed and shared articles."
-            case .marvel: "Characters, with their comics, series, stories and events."
-            case .rickandmorty: "Every character of the show, by status and gender."
-            case .dogs: "A short list of good dogs, yours to reorder."
-            }
-        },
-        sourceName: { $0.displayName },
-        shortSourceName: { source in
-            switch source {
-            case .nyt: "News"
-            case .marvel: "Marvel"
-            case .rickandmorty: "Rick & Morty"
-            case .dogs: "Dogs"
-            }
-        },
         filterName: { $0.capitalized },
         filterValue: { name, value in
             switch (name, value) {
@@ -410,23 +384,6 @@ final class Strings: Sendable {
         addFavorite: { "Añadir \($0) a favoritos" }, removeFavorite: { "Quitar \($0) de favoritos" },
         moveUp: { "Subir \($0)" }, moveDown: { "Bajar \($0)" }, deleteItem: { "Eliminar \($0)" },
         almostYears: { $0 == 1 ? "Casi 1 año" : "Casi \($0) años" },
-        catalogBlurb: { source in
-            switch source {
-            case .nyt: "Los artículos más enviados, vistos y compartidos."
-            case .marvel: "Personajes, con sus cómics, series, historias y eventos."
-            case .rickandmorty: "Todos los personajes de la serie, por estado y género."
-            case .dogs: "Una lista corta de buenos perros, para ordenar a tu gusto."
-            }
-        },
-        sourceName: { source in source == .dogs ? "Perros" : source.displayName },
-        shortSourceName: { source in
-            switch source {
-            case .nyt: "Noticias"
-            case .marvel: "Marvel"
-            case .rickandmorty: "Rick & Morty"
-            case .dogs: "Perros"
-            }
-        },
         filterName: { name in
             switch name {
             case "kind": "Tipo"

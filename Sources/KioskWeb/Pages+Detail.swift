@@ -9,7 +9,7 @@ extension Pages {
         let item = result.item
         var content: [HTML] = [
             E.element("p", [.class("back")], [
-                E.element("a", [Attribute.localHref("/\(item.source.rawValue)")], [.text("‹ \(strings.sourceName(item.source))")]),
+                E.element("a", [Attribute.localHref("/\(item.source.rawValue)")], [.text("‹ \(context.sourceName(item.source))")]),
             ]),
         ]
         if let error = result.error {
@@ -87,7 +87,7 @@ extension Pages {
                     : E.element("ul", [.attribute("tabindex", "0"), .attribute("aria-label", strings.collection(name))], tiles),
             ]))
         }
-        parts.append(attribution(character.attribution))
+        parts.append(attribution(character.attribution, source: .marvel, context: context))
         return parts
     }
 

@@ -12,18 +12,18 @@ struct ListParameters: Sendable {
     var q: String?
     var filters: [String: String] = [:]
     var refresh = false
-    /// `?edit=1` on dogs: the list with Delete and Move buttons.
+    /// `?edit=1` on a user-ordered catalog (dogs): the list with Delete and Move buttons.
     var edit = false
     /// Filter values the source fills in when none is given (NYT: viewed, 7 days): their selects show
     /// that value and offer no "any".
     var defaults: [String: String] = [:]
 
-    /// Checks a decoded list query: unknown names (`edit` is one except on dogs), a page out of range and an
+    /// Checks a decoded list query: unknown names (`edit` is one except on a user-ordered catalog), a page out of range and an
     /// oversized query or filter value are refused with a 400 (a page past any catalog's end with a 404);
     /// filter values are checked later by the source, whose message lists the valid ones.
-    init(source: SourceID, filterNames: [String], query: ListQuery) throws {
-        self.source = source
-        let known = Set(["page", "q", "refresh"] + filterNames + (source == .dogs ? ["edit"] : []))
+    init(source: any CatalogSource, query: ListQuery) throws {
+        self.source = source.id
+        let known = Set(["page", "q", "refresh"] + source.filterValues.keys + (source.ordering == .user ? ["edit"] : []))
         for name in query.names.sorted() where !known.contains(name) {
             throw WebError.badRequest("Unknown parameter \"\(name.prefix(40))\"; valid: \(known.sorted().joined(separator: ", ")).")
         }
@@ -39,7 +39,7 @@ struct ListParameters: Sendable {
             }
             q = trimmed.isEmpty ? nil : trimmed
         }
-        for name in filterNames {
+        for name in source.filterValues.keys {
             if let value = query.filters[name], !value.isEmpty {
                 guard value.count <= 40 else { throw WebError.badRequest("The \(name) filter value is too long.") }
                 filters[name] = value
@@ -80,21 +80,23 @@ extension Pages {
                 E.element("p", [], [.text(strings.nothingHere)]),
                 E.element("p", [], [E.element("a", [Attribute.localHref(parameters.path(refresh: true))], [.text(strings.retry)])]),
             ]))
-        } else if parameters.edit && source == .dogs {
+        } else if parameters.edit && context.catalogs.source(source)?.ordering == .user {
             results.append(dogsEditor(items, context: context))
         } else {
             results.append(itemList(items, context: context, favorites: favorites, returnPath: parameters.path(),
                                     next: next ? parameters.path(page: parameters.page + 1) : nil))
         }
-        if source == .dogs { results.append(dogsModeLink(editing: parameters.edit, context: context)) }
+        if context.catalogs.source(source)?.ordering == .user {
+            results.append(dogsModeLink(editing: parameters.edit, context: context))
+        }
         results.append(pager(parameters, totalPages: update.page.totalPages, context: context))
         var content: [HTML] = [
-            E.element("h1", [], [.text(strings.sourceName(source))]),
+            E.element("h1", [], [.text(context.sourceName(source))]),
             searchForm(parameters, filterValues: filterValues, context: context),
             split(results, revalidating: update.isRevalidating && !parameters.edit, context: context),
         ]
-        if source == .marvel { content.append(attribution(update.page.attribution)) }
-        return layout(context, title: strings.sourceName(source), current: "/\(source.rawValue)", view: .list, source: source, content)
+        content.append(attribution(update.page.attribution, source: source, context: context))
+        return layout(context, title: context.sourceName(source), current: "/\(source.rawValue)", view: .list, source: source, content)
     }
 
     /// `#results` and, beside it, the detail pane the script fills on a wide screen.
@@ -130,12 +132,12 @@ extension Pages {
                        next: next ? parameters.path(page: parameters.page + 1) : nil))
         results.append(pager(parameters, totalPages: result.totalPages, context: context))
         var content: [HTML] = [
-            E.element("h1", [], [.text(strings.sourceName(source))]),
+            E.element("h1", [], [.text(context.sourceName(source))]),
             searchForm(parameters, filterValues: filterValues, context: context),
             split(results, revalidating: false, context: context),
         ]
-        if source == .marvel { content.append(attribution(result.items.first.flatMap(marvelAttribution))) }
-        return layout(context, title: "\(strings.sourceName(source)): \(result.query)", current: "/\(source.rawValue)", view: .search,
+        content.append(attribution(result.items.first.flatMap(itemAttribution), source: source, context: context))
+        return layout(context, title: "\(context.sourceName(source)): \(result.query)", current: "/\(source.rawValue)", view: .search,
                       source: source, content)
     }
 
@@ -180,7 +182,8 @@ extension Pages {
         ])
     }
 
-    static func marvelAttribution(_ item: CatalogItem) -> String? {
+    /// The credit an item carries from the answer it came in (Marvel's `attributionText`).
+    static func itemAttribution(_ item: CatalogItem) -> String? {
         if case .marvelCharacter(let character) = item.detail { return character.attribution }
         return nil
     }
@@ -230,7 +233,9 @@ extension Pages {
             fields.append(E.element("label", [], [.text(strings.filterName(name)), E.element("select", [.attribute("name", name)], options)]))
         }
         fields.append(E.element("button", [.attribute("type", "submit")], [.text(strings.go)]))
-        let delay = parameters.source == .marvel ? 1000 : 500
+        // The source says how long typing waits before a search.
+        let debounce = context.catalogs.source(parameters.source)?.search.debounce ?? .milliseconds(500)
+        let delay = Int((debounce.seconds * 1000).rounded())
         return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", "/\(parameters.source.rawValue)"),
                                   .attribute("role", "search"), .attribute("data-delay", String(delay))], fields)
     }

@@ -21,7 +21,11 @@ enum Pages {
         let strings = context.strings
         let language = context.language
         let tabs: [(path: String, icon: String, short: String, long: String)] =
-            SourceID.allCases.map { ("/\($0.rawValue)", icon($0), strings.shortSourceName($0), strings.sourceName($0)) }
+            context.catalogs.sources.map { source in
+                let presentation = source.presentation
+                return ("/\(source.id.rawValue)", presentation.icon, presentation.shortName(language: language.rawValue),
+                        presentation.name(language: language.rawValue))
+            }
             + [("/favorites", "★", strings.favorites, strings.favorites)]
         let nav = E.element("nav", [.class("tabs"), .attribute("aria-label", strings.catalogs)], [
             E.element("ul", [], tabs.map { tab in
@@ -92,16 +96,6 @@ enum Pages {
             .flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
     }
 
-    /// The tab icon of a catalog (decorative: the label says the same).
-    static func icon(_ source: SourceID) -> String {
-        switch source {
-        case .nyt: "📰"
-        case .marvel: "🦸"
-        case .rickandmorty: "🛸"
-        case .dogs: "🐶"
-        }
-    }
-
     /// A 200 HTML response.
     static func response(_ html: HTML, status: HTTPResponse.Status = .ok) -> Response {
         response(ByteBuffer(string: html.rendered), status: status)
@@ -118,12 +112,13 @@ enum Pages {
     /// `/`: the four catalogs and Favorites, each with a line saying what it holds.
     static func home(_ context: ViewContext) -> HTML {
         let strings = context.strings
-        let cards = SourceID.allCases.map { source in
+        let language = context.language.rawValue
+        let cards = context.catalogs.sources.map { source in
             E.element("li", [], [
-                E.element("a", [Attribute.localHref("/\(source.rawValue)")], [
-                    E.element("span", [.class("icon"), .attribute("aria-hidden", "true")], [.text(icon(source))]),
-                    E.element("span", [.class("title")], [.text(strings.sourceName(source))]),
-                    E.element("span", [.class("subtitle")], [.text(strings.catalogBlurb(source))]),
+                E.element("a", [Attribute.localHref("/\(source.id.rawValue)")], [
+                    E.element("span", [.class("icon"), .attribute("aria-hidden", "true")], [.text(source.presentation.icon)]),
+                    E.element("span", [.class("title")], [.text(source.presentation.name(language: language))]),
+                    E.element("span", [.class("subtitle")], [.text(source.presentation.tagline(language: language))]),
                 ]),
             ])
         } + [E.element("li", [], [
@@ -174,11 +169,11 @@ enum Pages {
     static func itemList(_ items: [CatalogItem], context: ViewContext, showSource: Bool = false, favorites: Set<String> = [],
                          returnPath: String = "/favorites", next: String? = nil) -> HTML {
         let strings = context.strings
-        let grid = !showSource && items.first?.source == .marvel
+        let grid = !showSource && items.first.map { context.presentation($0.source).layout == .grid } == true
         return E.element("ul", [.class(grid ? "items grid" : "items"), next.flatMap { Attribute.localPath("data-next", $0) }],
                          items.map { item in
-            let size = rowImageSize(item.source)
-            let subtitle = showSource ? "\(strings.sourceName(item.source)) · \(item.subtitle)" : item.subtitle
+            let presentation = context.presentation(item.source)
+            let subtitle = showSource ? "\(context.sourceName(item.source)) · \(item.subtitle)" : item.subtitle
             var title: [HTML] = [.text(item.title)]
             if case .rickAndMorty(let character) = item.detail {
                 // The status is also in the subtitle as words; the dot is a glance aid only.
@@ -187,7 +182,7 @@ enum Pages {
             }
             var text: [HTML] = [E.element("span", [.class("title")], title)]
             if !subtitle.isEmpty { text.append(E.element("span", [.class("subtitle")], [.text(subtitle)])) }
-            if item.source == .nyt, !item.summary.isEmpty {
+            if presentation.showsSummary, !item.summary.isEmpty {
                 text.append(E.element("span", [.class("summary")], [.text(item.summary)]))
             }
             if case .dog(let dog) = item.detail {
@@ -196,7 +191,8 @@ enum Pages {
             }
             return E.element("li", [.attribute("data-id", item.itemID)], [
                 E.element("a", [Attribute.localHref(itemPath(item))], [
-                    image(item.imageURL, width: size.width, height: size.height, alt: "", context: context),
+                    image(item.imageURL, width: presentation.thumbnailWidth, height: presentation.thumbnailHeight, alt: "",
+                          context: context),
                     E.element("span", [.class("text")], text),
                 ]),
                 starForm(item, isFavorite: favorites.contains(item.itemID), returnPath: returnPath, context: context),
@@ -262,19 +258,11 @@ enum Pages {
     /// The picture sizes with a placeholder class in the stylesheet.
     static let placeholderSizes: Set<String> = ["75x75", "150x225", "64x64", "80x80", "300x450", "300x300"]
 
-    /// Row picture sizes per catalog, matching the upstream variants the rows use.
-    static func rowImageSize(_ source: SourceID) -> (width: Int, height: Int) {
-        switch source {
-        case .nyt: (75, 75)
-        case .marvel: (150, 225)
-        case .rickandmorty: (64, 64)
-        case .dogs: (80, 80)
-        }
-    }
-
-    /// Marvel's attribution, required wherever its data is shown.
-    static func attribution(_ text: String?) -> HTML {
-        let shown = text.flatMap { $0.isEmpty ? nil : $0 } ?? "Data provided by Marvel. © MARVEL"
+    /// The credit a catalog's terms require wherever its data is shown (Marvel's): the upstream's own text
+    /// when it sent one, else the source's; nothing for catalogs that require none.
+    static func attribution(_ text: String?, source: SourceID, context: ViewContext) -> HTML {
+        guard let required = context.presentation(source).requiredAttribution else { return .empty }
+        let shown = text.flatMap { $0.isEmpty ? nil : $0 } ?? required
         return E.element("p", [.class("attribution")], [.text(shown)])
     }
 }

@@ -141,8 +141,7 @@ struct WebController: Sendable {
             return Pages.response(hit.body)
         }
         let (id, source) = try self.source(rawSource)
-        var parameters = try ListParameters(source: id, filterNames: Array(source.filterValues.keys),
-                                            query: try FormInput.decode(ListQuery.self, from: request.uri.query))
+        var parameters = try ListParameters(source: source, query: try FormInput.decode(ListQuery.self, from: request.uri.query))
         parameters.defaults = (try? source.normalize(PageRequest(source: id)).filters) ?? [:]
         let policy: RefreshPolicy = parameters.refresh ? .force : .automatic
         if let text = parameters.q {

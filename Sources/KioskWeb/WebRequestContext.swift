@@ -1,4 +1,5 @@
 import Hummingbird
+import KioskCore
 
 /// The web app's request context: Hummingbird's core storage plus what pages need to know about the request
 /// — its language, the CSRF token its forms carry, and its path — filled in by `CSRFMiddleware` and
@@ -11,13 +12,15 @@ struct WebRequestContext: RequestContext {
     var csrfToken: String = ""
     /// Path and query of the request, as the client sent them (`LanguageMiddleware`).
     var path: String = "/"
+    /// The configured catalogs, as they present themselves (`CatalogsMiddleware`).
+    var catalogs = Catalogs(sources: [])
 
     init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
     }
 
     /// What the views of this request are given.
-    var view: ViewContext { ViewContext(language: language, csrfToken: csrfToken, path: path) }
+    var view: ViewContext { ViewContext(language: language, csrfToken: csrfToken, path: path, catalogs: catalogs) }
 }
 
 /// What a view knows about the request it renders, passed as a parameter: the language and its strings,
@@ -29,7 +32,50 @@ struct ViewContext: Sendable {
     var csrfToken: String
     /// Path and query of the request, or "/" for a page not tied to one.
     var path: String
+    /// The configured catalogs.
+    var catalogs: Catalogs
 
     /// The interface strings of `language` (shared instances: no copy per page).
     var strings: Strings { language.strings }
+
+    /// How `source` presents itself (name, icon, row layout…).
+    func presentation(_ source: SourceID) -> SourcePresentation { catalogs.presentation(source) }
+
+    /// The catalog's name in the page's language.
+    func sourceName(_ source: SourceID) -> String { presentation(source).name(language: language.rawValue) }
+}
+
+/// What the views know of the configured catalogs: each one's presentation and traits, in tab order.
+/// Views ask these rather than which catalog it is, so a fifth API needs no change here.
+struct Catalogs: Sendable {
+    /// The configured sources, in `SourceID` order.
+    let sources: [any CatalogSource]
+    private let byID: [SourceID: any CatalogSource]
+
+    /// The catalogs of `sources`.
+    init(sources: [any CatalogSource]) {
+        self.sources = sources.sorted { $0.id < $1.id }
+        byID = Dictionary(sources.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The source of `id`, when configured.
+    func source(_ id: SourceID) -> (any CatalogSource)? { byID[id] }
+
+    /// How `id` presents itself; a plain row layout named by its id when it is not configured.
+    func presentation(_ id: SourceID) -> SourcePresentation {
+        byID[id]?.presentation ?? SourcePresentation(icon: "", thumbnailWidth: 64, thumbnailHeight: 64,
+                                                     names: ["en": id.displayName], shortNames: [:], taglines: [:])
+    }
+}
+
+/// Puts the configured catalogs in every request's context.
+struct CatalogsMiddleware: RouterMiddleware {
+    let catalogs: Catalogs
+
+    func handle(_ request: Request, context: WebRequestContext,
+                next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
+        var context = context
+        context.catalogs = catalogs
+        return try await next(request, context)
+    }
 }

@@ -152,7 +152,7 @@ struct WebEnhancementTests {
 
     @Test("An item without a picture gets a placeholder of the same size")
     func placeholder() {
-        let context = ViewContext(language: .es, csrfToken: "", path: "/")
+        let context = ViewContext(language: .es, csrfToken: "", path: "/", catalogs: Catalogs(sources: []))
         let html = Pages.image(nil, width: 64, height: 64, alt: "", context: context)
         #expect(html.rendered.contains("class=\"img-placeholder ph-64x64\""))
         #expect(html.rendered.contains("role=\"img\" aria-label=\"Imagen no disponible\""))
@@ -257,7 +257,7 @@ struct PageCacheTests {
         let metadata = SnapshotMetadata(fetchedAt: Date(timeIntervalSince1970: 0), freshUntil: Date(timeIntervalSince1970: 3600))
         let update = CatalogUpdate(page: Page(request: PageRequest(source: .dogs), items: []), metadata: metadata, origin: .store,
                                    isStale: false, isRevalidating: false, error: nil, asOf: Date(timeIntervalSince1970: 10))
-        let context = ViewContext(language: .en, csrfToken: "t", path: "/dogs")
+        let context = ViewContext(language: .en, csrfToken: "t", path: "/dogs", catalogs: Catalogs(sources: []))
         func key(_ path: String) -> PageCache.Key { PageCache.Key(path: path, language: .en, changeToken: 1) }
         var renders = 0
         func page(_ path: String) -> String {
