@@ -36,7 +36,7 @@ public enum PausePhase: String, Sendable, Hashable, Codable {
 
 /// One exchange held at a breakpoint, as the console shows it (redacted: the URL and headers of the
 /// paused request never show a key).
-public struct PausedExchange: Sendable, Hashable, Identifiable {
+public struct PausedExchange: Sendable, Hashable, Identifiable, Encodable {
     public let id: Int
     public let phase: PausePhase
     public let endpoint: String
@@ -54,6 +54,11 @@ public struct PausedExchange: Sendable, Hashable, Identifiable {
     public let pausedAt: Date
     /// When it continues unchanged by itself.
     public let deadline: Date
+
+    /// What `/debug/api/paused` lists: the summary, without headers or the body.
+    enum CodingKeys: String, CodingKey {
+        case id, phase, endpoint, method, url, status, error, pausedAt, deadline
+    }
 }
 
 /// How a paused exchange goes on.

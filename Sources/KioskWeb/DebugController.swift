@@ -49,7 +49,7 @@ struct DebugController: Sendable {
         debug.get("paused") { _, context in
             Pages.response(DebugPages.paused(kiosk.debugger.breakpoints.paused, now: kiosk.now(), context: context.view))
         }
-        debug.get("api/paused") { _, _ in try JSONResponse.ok(kiosk.debugger.breakpoints.paused.map(PausedJSON.init)) }
+        debug.get("api/paused") { _, _ in try JSONResponse.ok(kiosk.debugger.breakpoints.paused) }
         debug.get("paused/{id}") { _, context in
             let exchange = try paused(try context.parameters.require("id"))
             return Pages.response(DebugPages.pausedExchange(exchange, error: nil, draft: nil, context: context.view))
@@ -257,30 +257,5 @@ struct DebugAccessMiddleware: RouterMiddleware {
                 next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
         try access.check(request)
         return try await next(request, context)
-    }
-}
-
-/// A paused exchange in `/debug/api/paused`.
-struct PausedJSON: Encodable {
-    let id: Int
-    let phase: String
-    let endpoint: String
-    let method: String
-    let url: String
-    let status: Int?
-    let error: String?
-    let pausedAt: Date
-    let deadline: Date
-
-    init(_ exchange: PausedExchange) {
-        id = exchange.id
-        phase = exchange.phase.rawValue
-        endpoint = exchange.endpoint
-        method = exchange.method
-        url = exchange.url
-        status = exchange.status
-        error = exchange.error
-        pausedAt = exchange.pausedAt
-        deadline = exchange.deadline
     }
 }
