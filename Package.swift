@@ -126,6 +126,8 @@ let package = Package(
                     swiftSettings: testSwiftSettings),
         .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore", "KioskTestSupport"], swiftSettings: testSwiftSettings),
         .testTarget(name: "KioskSourcesTests", dependencies: ["KioskSources", "KioskTestSupport"], swiftSettings: testSwiftSettings),
+        .testTarget(name: "KioskDebuggerTests", dependencies: ["KioskDebugger", "KioskCore", "KioskTestSupport"],
+                    swiftSettings: testSwiftSettings),
         .testTarget(
             name: "KioskAppTests",
             dependencies: ["KioskApp", "KioskCore", "KioskNetwork", "KioskSources", "KioskStore", "KioskTestSupport"],

@@ -25,24 +25,42 @@ public enum Hex {
     }
 }
 
-/// How long ago something happened, in the compact units every face shows ("42 s", "5 min", "3 h", "2 d").
-public enum Age {
-    /// The amount, or nil under 5 seconds (faces say "just now" in their language).
-    public static func amount(_ seconds: TimeInterval) -> String? {
+/// How long ago something happened, as every face shows it: "just now" under 5 seconds, else a whole
+/// number of seconds, minutes, hours or days. Two ages that read the same compare equal (the web app's
+/// page cache keeps a page only while the age it shows still reads the same).
+public struct Age: Hashable, Sendable {
+    /// The unit shown.
+    public enum Unit: Hashable, Sendable { case justNow, seconds, minutes, hours, days }
+    /// The unit shown.
+    public let unit: Unit
+    /// The whole number shown (0 for just now).
+    public let amount: Int
+
+    /// The age of something `seconds` old (negative ages read as just now).
+    public init(_ seconds: TimeInterval) {
         let value = max(0, seconds)
         switch value {
-        case ..<5: return nil
-        case ..<60: return "\(Int(value)) s"
-        case ..<3600: return "\(Int(value / 60)) min"
-        case ..<86400: return "\(Int(value / 3600)) h"
-        default: return "\(Int(value / 86400)) d"
+        case ..<5: (unit, amount) = (.justNow, 0)
+        case ..<60: (unit, amount) = (.seconds, Int(value))
+        case ..<3600: (unit, amount) = (.minutes, Int(value / 60))
+        case ..<86400: (unit, amount) = (.hours, Int(value / 3600))
+        default: (unit, amount) = (.days, Int(value / 86400))
+        }
+    }
+
+    /// "42 s", "5 min", "3 h", "2 d"; nil for just now (faces say that in their language).
+    public var compact: String? {
+        switch unit {
+        case .justNow: nil
+        case .seconds: "\(amount) s"
+        case .minutes: "\(amount) min"
+        case .hours: "\(amount) h"
+        case .days: "\(amount) d"
         }
     }
 
     /// English: "just now" or "3 h ago".
-    public static func english(_ seconds: TimeInterval) -> String {
-        amount(seconds).map { "\($0) ago" } ?? "just now"
-    }
+    public var english: String { compact.map { "\($0) ago" } ?? "just now" }
 }
 
 /// The class of an HTTP answer, as filters name it: `2xx` … `5xx`, or `error` when no response came.

@@ -100,14 +100,7 @@ enum Localized {
 
     /// "3 h ago" / "hace 3 h".
     static func age(_ seconds: TimeInterval, language: Language) -> String {
-        let shown = AgeShown(seconds)
-        switch shown.unit {
-        case .justNow: return language.strings.justNow
-        case .seconds: return language.strings.ago("\(shown.amount) s")
-        case .minutes: return language.strings.ago("\(shown.amount) min")
-        case .hours: return language.strings.ago("\(shown.amount) h")
-        case .days: return language.strings.ago("\(shown.amount) d")
-        }
+        Age(seconds).compact.map(language.strings.ago) ?? language.strings.justNow
     }
 
     private static func parseDate(_ text: String) -> Date? {
@@ -125,24 +118,6 @@ enum Localized {
     }
 }
 
-/// What an age reads as ("3 h ago" is hours, 3), without building the text: two ages read the same in
-/// every language exactly when these are equal, which is what the page cache checks on every hit.
-struct AgeShown: Hashable, Sendable {
-    enum Unit: Hashable, Sendable { case justNow, seconds, minutes, hours, days }
-    let unit: Unit
-    let amount: Int
-
-    init(_ seconds: TimeInterval) {
-        let value = max(0, seconds)
-        switch value {
-        case ..<5: (unit, amount) = (.justNow, 0)
-        case ..<60: (unit, amount) = (.seconds, Int(value))
-        case ..<3600: (unit, amount) = (.minutes, Int(value / 60))
-        case ..<86400: (unit, amount) = (.hours, Int(value / 3600))
-        default: (unit, amount) = (.days, Int(value / 86400))
-        }
-    }
-}
 
 /// Every string of the web app's interface, in one language. A struct rather than a lookup table, so a
 /// string missing in one language is a compile error, not an English word in a Spanish page. A class, so

@@ -41,7 +41,7 @@ final class PageCache: Sendable {
         var tokenOffsets: [Int]
         var request: PageRequest
         var metadata: SnapshotMetadata
-        var ageShown: AgeShown
+        var ageShown: Age
         var isStale: Bool
         var lastUse: UInt64
     }
@@ -63,7 +63,7 @@ final class PageCache: Sendable {
     func page(_ key: Key, token: String, now: Date) -> Hit? {
         let found = state.withLock { state -> Entry? in
             guard var entry = state.entries[key] else { return nil }
-            guard AgeShown(entry.metadata.age(at: now)) == entry.ageShown, !entry.metadata.isFresh(at: now) == entry.isStale else {
+            guard Age(entry.metadata.age(at: now)) == entry.ageShown, !entry.metadata.isFresh(at: now) == entry.isStale else {
                 state.entries[key] = nil
                 return nil
             }
@@ -88,7 +88,7 @@ final class PageCache: Sendable {
         marked.csrfToken = tokenMarker
         let (page, offsets) = Self.cut(render(marked).rendered, at: tokenMarker)
         let entry = Entry(page: page, tokenOffsets: offsets, request: request, metadata: update.metadata,
-                          ageShown: AgeShown(update.age), isStale: update.isStale, lastUse: 0)
+                          ageShown: Age(update.age), isStale: update.isStale, lastUse: 0)
         state.withLock { state in
             state.clock += 1
             var stored = entry

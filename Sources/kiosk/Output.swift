@@ -76,7 +76,7 @@ enum Output {
 
     /// "fresh, fetched just now" / "stale, updated 3 h ago — offline: ..." for a page status line.
     static func status(_ update: CatalogUpdate) -> String {
-        let age = Age.english(update.age)
+        let age = Age(update.age).english
         var text: String
         switch update.origin {
         case .network: text = "fresh from \(update.page.request.source.displayName), fetched \(age)"

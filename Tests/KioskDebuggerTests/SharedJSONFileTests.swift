@@ -1,0 +1,69 @@
+import Foundation
+import KioskCore
+@testable import KioskDebugger
+import KioskTestSupport
+import Testing
+
+/// The debugger's two JSON files (breakpoints, mock rules) live in one `SharedJSONFile` and so behave
+/// alike: another process's write is seen, a deleted file means nothing configured, a corrupt one is a
+/// clear error that changes nothing.
+@Suite("The debugger's shared JSON files")
+struct SharedJSONFileTests {
+    @Test("A breakpoints file and a mock rules file deleted by the user both read as nothing configured")
+    func deletedFilesReadEmpty() throws {
+        // Given a breakpoint and a mock rule saved to their files
+        let folder = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let breakpoints = Breakpoints(fileURL: folder.appendingPathComponent("breakpoints.json"), redactor: .standard)
+        let mocks = MockRules(fileURL: folder.appendingPathComponent("mocks.json"), redactor: .standard)
+        try breakpoints.set(BreakpointSetting(request: .pause), for: "dogs.list")
+        try mocks.add([MockRule(urlPattern: "https://example.test/a")])
+        #expect(try breakpoints.settings().count == 1)
+        #expect(try mocks.all().count == 1)
+
+        // When the user deletes both files
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("breakpoints.json"))
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("mocks.json"))
+
+        // Then both read as empty, at once, and a request matches neither
+        #expect(try breakpoints.settings().isEmpty)
+        #expect(breakpoints.setting(for: "dogs.list").isOff)
+        #expect(try mocks.all().isEmpty)
+        #expect(mocks.match(HTTPRequest(method: "GET", url: URL(string: "https://example.test/a")!, endpoint: "x")) == nil)
+    }
+
+    @Test("A change written by another process is read before the next use")
+    func anotherWriterIsSeen() throws {
+        // Given two instances over one file, as a running server and a CLI command are
+        let url = try TemporaryDirectory.make().appendingPathComponent("mocks.json")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let server = MockRules(fileURL: url, redactor: .standard)
+        let command = MockRules(fileURL: url, redactor: .standard)
+        #expect(try server.all().isEmpty)
+
+        // When the command adds a rule
+        try command.add([MockRule(urlPattern: "https://example.test/b", status: 418)])
+
+        // Then the server answers with it
+        let response = server.match(HTTPRequest(method: "GET", url: URL(string: "https://example.test/b")!, endpoint: "x"))
+        #expect(response?.status == 418)
+    }
+
+    @Test("A corrupt file is a storage error naming the file, and saving nothing over it")
+    func corruptFileIsAClearError() throws {
+        // Given a breakpoints file that is not JSON
+        let url = try TemporaryDirectory.make().appendingPathComponent("breakpoints.json")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        try Data("{not json".utf8).write(to: url)
+        let breakpoints = Breakpoints(fileURL: url, redactor: .standard)
+
+        // When it is read, and a change is attempted
+        // Then both fail with a storage error that names the file, and the file is left as it was
+        #expect { try breakpoints.settings() } throws: { error in
+            guard case KioskError.storage(let message) = error else { return false }
+            return message.contains(url.path) && message.contains("breakpoints")
+        }
+        #expect(throws: KioskError.self) { try breakpoints.set(BreakpointSetting(response: .pause), for: "dogs.list") }
+        #expect(try Data(contentsOf: url) == Data("{not json".utf8))
+    }
+}
