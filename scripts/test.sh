@@ -9,10 +9,17 @@ if ! command -v swift >/dev/null 2>&1; then
     exit 1
 fi
 
-# SQLite with FTS5 comes from the system library GRDB links against.
-if ! ls /usr/include/sqlite3.h >/dev/null 2>&1; then
-    echo "Installing libsqlite3-dev..."
-    if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libsqlite3-dev; else sudo apt-get update -qq && sudo apt-get install -y -qq libsqlite3-dev; fi
+# System libraries: SQLite with FTS5 (GRDB links against it) and zlib (compress-nio, the tests' real
+# inflater for PNGs).
+install_missing() {
+    if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "$@"; else sudo apt-get update -qq && sudo apt-get install -y -qq "$@"; fi
+}
+missing=()
+[ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+[ -e /usr/include/zlib.h ] || missing+=(zlib1g-dev)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "Installing ${missing[*]}..."
+    install_missing "${missing[@]}"
 fi
 
 # The web app's scripts are files (Sources/KioskWeb/Resources/*.js) that no compiler reads: a syntax error
