@@ -121,9 +121,16 @@ struct CSRFMiddleware: RouterMiddleware {
         var response = try await next(request, context)
         // Only HTML pages hold forms; images, CSS and JSON do not need the cookie.
         if existing == nil, response.headers[.contentType]?.hasPrefix("text/html") == true {
-            response.setCookie(Cookie(name: CSRFProtection.cookieName, value: context.csrfToken, path: "/", httpOnly: true,
-                                      sameSite: .strict))
+            response.headers.append(HTTPFields.Element(name: .setCookie,
+                                                       value: CSRFProtection.cookieName + "=" + context.csrfToken + Self.cookieAttributes))
         }
         return response
     }
+
+    /// What follows the token in Set-Cookie (HttpOnly, SameSite=Strict, Path=/), as Hummingbird's `Cookie`
+    /// writes it, computed once: every first visit gets the cookie, and only the token differs.
+    static let cookieAttributes: String = {
+        let template = Cookie(name: CSRFProtection.cookieName, value: "", path: "/", httpOnly: true, sameSite: .strict)
+        return String(template.description.dropFirst(CSRFProtection.cookieName.count + 1))
+    }()
 }

@@ -8,7 +8,7 @@ import Synchronization
 /// which starts after it arrived, so it still sees every commit that finished before it; and that one read
 /// answers everyone who waited for it. A single request reads at once, as before.
 final class ChangeTokenReader: Sendable {
-    private typealias Waiter = CheckedContinuation<Turn, Never>
+    private typealias Waiter = UnsafeContinuation<Turn, Never>
 
     /// What a waiting request is told: read for the others, or here is a read that began after you arrived.
     private enum Turn: Sendable {
@@ -30,16 +30,28 @@ final class ChangeTokenReader: Sendable {
 
     /// The change token, as of a moment after this call began.
     func token() async throws -> Int64? {
-        let turn = await withCheckedContinuation { (continuation: Waiter) in
-            let readsNow = state.withLock { state -> Bool in
-                if state.reading {
-                    state.waiting.append(continuation)
-                    return false
+        // Alone (the usual case), read at once, without suspending.
+        let readsNow = state.withLock { state -> Bool in
+            guard !state.reading else { return false }
+            state.reading = true
+            return true
+        }
+        let turn: Turn
+        if readsNow {
+            turn = .read(for: [])
+        } else {
+            // The continuation is resumed exactly once: by the reader that takes it from `waiting`, or here.
+            turn = await withUnsafeContinuation { (continuation: Waiter) in
+                let readsNow = state.withLock { state -> Bool in
+                    guard !state.reading else {
+                        state.waiting.append(continuation)
+                        return false
+                    }
+                    state.reading = true
+                    return true
                 }
-                state.reading = true
-                return true
+                if readsNow { continuation.resume(returning: .read(for: [])) }
             }
-            if readsNow { continuation.resume(returning: .read(for: [])) }
         }
         switch turn {
         case .result(let result):

@@ -125,17 +125,32 @@ final class PageCache: Sendable {
         return (page, offsets)
     }
 
-    /// The page with `token` written at each offset: one allocation and a few copies.
+    /// The page with `token` written at each offset: one allocation and plain memory copies. (Slicing the
+    /// shared page buffer instead retained and released its storage from every thread at once, twenty times
+    /// a page, which cost more than the copying.)
     private static func assemble(_ page: ByteBuffer, tokenOffsets: [Int], token: String) -> ByteBuffer {
+        var token = token
+        let length = page.readableBytes + tokenOffsets.count * token.utf8.count
         var body = ByteBuffer()
-        body.reserveCapacity(page.readableBytes + tokenOffsets.count * token.utf8.count)
-        var from = 0
-        for offset in tokenOffsets {
-            body.writeImmutableBuffer(page.getSlice(at: from, length: offset - from)!)
-            body.writeString(token)
-            from = offset
+        page.withUnsafeReadableBytes { page in
+            token.withUTF8 { token in
+                _ = body.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { out in
+                    var written = 0, from = 0
+                    func copy(_ bytes: UnsafeRawBufferPointer) {
+                        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+                        (out.baseAddress! + written).copyMemory(from: base, byteCount: bytes.count)
+                        written += bytes.count
+                    }
+                    for offset in tokenOffsets {
+                        copy(UnsafeRawBufferPointer(rebasing: page[from..<offset]))
+                        copy(UnsafeRawBufferPointer(token))
+                        from = offset
+                    }
+                    copy(UnsafeRawBufferPointer(rebasing: page[from...]))
+                    return written
+                }
+            }
         }
-        body.writeImmutableBuffer(page.getSlice(at: from, length: page.readableBytes - from)!)
         return body
     }
 }

@@ -23,7 +23,7 @@ enum FormInput {
         }
         try refuseControlCharacters(raw, allowsLineBreaks: allowsLineBreaks)
         do {
-            return try URLEncodedFormDecoder().decode(Form.self, from: raw)
+            return try URLEncodedFormDecoder().decode(Form.self, from: withBareNamesValued(raw))
         } catch let error as WebError {
             throw error
         } catch let error as URLEncodedFormError {
@@ -36,6 +36,14 @@ enum FormInput {
             // A DecodingError: a list or a map (`q[]=a`, `q[x]=a`) where a form takes one plain value.
             throw WebError.badRequest("The query string is malformed: each parameter takes one plain value.")
         }
+    }
+
+    /// `URLEncodedFormDecoder` skips a name without "=" (`?evil`); Kiosk reads it as that name with an empty
+    /// value, as browsers do, so it is still refused as unknown, or counted as a repeat.
+    private static func withBareNamesValued(_ raw: String) -> String {
+        let parts = raw.split(separator: "&", omittingEmptySubsequences: true)
+        guard parts.contains(where: { !$0.contains("=") }) else { return raw }
+        return parts.map { $0.contains("=") ? String($0) : $0 + "=" }.joined(separator: "&")
     }
 
     /// Nothing legitimate sends control characters; they would end up in SQL searches, logs and pages.

@@ -164,6 +164,8 @@ struct TypedFormTests {
         ("/api/rickandmorty?q=%07", "The query string contains control characters."),
         ("/api/rickandmorty?q[x]=rick", "The query string is malformed: each parameter takes one plain value."),
         ("/api/rickandmorty?colour=red", "Unknown parameter \"colour\"; valid: gender, page, q, refresh, status."),
+        ("/api/rickandmorty?colour", "Unknown parameter \"colour\"; valid: gender, page, q, refresh, status."),
+        ("/api/rickandmorty?page=2&page", "The parameter \"page\" is given twice."),
         ("/debug/api/requests?limit=5000", "limit must be from 1 to 1000."),
         ("/debug/api/requests?decision=magic",
          "The decision must be one of fresh, revalidated, stale-while-revalidate, stale-on-error, offline, network, mocked, edited."),
