@@ -15,13 +15,32 @@ public enum Hex {
 
     /// Two lowercase hex digits per byte, in order.
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+        let bytes = Array(bytes)
+        // Written in place: CSRF tokens are made on every request of a client without cookies.
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 * index] = digits[Int(byte >> 4)]
+                buffer[2 * index + 1] = digits[Int(byte & 0x0F)]
+            }
+            return bytes.count * 2
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The 64-bit number as 16 hex digits, big-endian.
+    public static func encode(_ value: UInt64) -> String { encode(withUnsafeBytes(of: value.bigEndian) { Array($0) }) }
+}
+
+/// FNV-1a, 64 bit: a fast, stable hash of bytes (Swift's `Hasher` is seeded per process). For content
+/// fingerprints and deterministic seeds, never for security.
+public enum FNV1a {
+    /// The hash of `bytes`.
+    public static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return hash
     }
 }
 

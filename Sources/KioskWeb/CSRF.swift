@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskCore
 
 /// Cross-site request forgery protection for the HTML forms, without JavaScript: a double-submit
 /// cookie. A page sets `kiosk_csrf` (random, HttpOnly, SameSite=Strict) when the browser has none,
@@ -24,21 +25,11 @@ struct CSRFProtection: Sendable {
     /// A new token: 32 bytes from the system's cryptographically secure generator, as hex.
     func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        // Four 64-bit draws rather than 32 byte-sized ones (each is a call into the system's generator), and
-        // hex by table: every first visit, and every request of a client without cookies, makes one.
+        // Four 64-bit draws rather than 32 byte-sized ones (each is a call into the system's generator): every
+        // first visit, and every request of a client without cookies, makes one.
         let words = (generator.next(), generator.next(), generator.next(), generator.next()) as (UInt64, UInt64, UInt64, UInt64)
-        return String(unsafeUninitializedCapacity: Self.tokenLength) { buffer in
-            withUnsafeBytes(of: words) { random in
-                for (index, byte) in random.enumerated() {
-                    buffer[2 * index] = Self.hexDigits[Int(byte >> 4)]
-                    buffer[2 * index + 1] = Self.hexDigits[Int(byte & 0x0F)]
-                }
-            }
-            return Self.tokenLength
-        }
+        return withUnsafeBytes(of: words) { Hex.encode($0) }
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Whether a cookie value has the shape of a token Kiosk issues (anything else is replaced).
     static func isWellFormed(_ token: String) -> Bool {

@@ -1,18 +1,11 @@
 import Foundation
 import Hummingbird
+import KioskCore
 
 /// A 64-bit FNV-1a hash as 16 hex digits: content fingerprints for cache busting and ETags. Not a security
 /// measure: it only has to change when the content does.
 enum Fingerprint {
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
+    static func hex(_ bytes: some Sequence<UInt8>) -> String { Hex.encode(FNV1a.hash(bytes)) }
 }
 
 /// One file of `Resources/` served under `/static/`, at an address that carries its content's fingerprint

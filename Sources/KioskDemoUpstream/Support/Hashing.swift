@@ -39,14 +39,7 @@ struct SplitMix64: RandomNumberGenerator, Sendable {
 
 enum Hashing {
     /// FNV-1a, 64 bit: a stable hash of text (Swift's `Hasher` is randomly seeded per process).
-    static func fnv1a(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
-        return hash
-    }
+    static func fnv1a(_ text: String) -> UInt64 { FNV1a.hash(text.utf8) }
 
     /// Marvel's request signature: md5(ts + privateKey + publicKey) as lowercase hex.
     static func marvelHash(timestamp: String, privateKey: String, publicKey: String) -> String {
