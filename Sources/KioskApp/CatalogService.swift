@@ -14,7 +14,7 @@ public final class CatalogService: Sendable {
     private let transport: any HTTPTransport
     private let now: @Sendable () -> Date
     private let recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)?
-    private let lastFreshRecord = Mutex<[String: Date]>([:])
+    private let lastFreshRecord = Mutex<[PageRequest: Date]>([:])
 
     /// Dependencies: the sources, the store, the transport stack (with retry/coalescing/monitoring) and the time.
     /// `recordAnswer`, when set, is told of every page answered from the store (fresh, stale while
@@ -34,26 +34,29 @@ public final class CatalogService: Sendable {
     /// most once a second: a busy page would otherwise fill the log with identical records (and pay a
     /// log write per view) without telling anything more.
     private func record(_ request: PageRequest, source: any CatalogSource, _ decision: CacheDecision, error: KioskError? = nil) {
-        guard let recordAnswer else { return }
-        if decision == .fresh {
-            let now = now()
-            let recent = lastFreshRecord.withLock { last -> Bool in
-                if let previous = last[request.cacheKey], now.timeIntervalSince(previous) < 1, now >= previous { return true }
-                if last.count > 1000 { last.removeAll() }
-                last[request.cacheKey] = now
-                return false
-            }
-            if recent { return }
-        }
+        guard let recordAnswer, decision != .fresh || freshRecordIsDue(request) else { return }
         guard let httpRequest = try? source.listRequest(for: request) else { return }
         recordAnswer(httpRequest, decision, error)
     }
 
+    /// Whether a fresh answer for `request` is to be recorded now (none in the last second), noting it if so.
+    private func freshRecordIsDue(_ request: PageRequest) -> Bool {
+        let now = now()
+        return lastFreshRecord.withLock { last -> Bool in
+            if let previous = last[request], now.timeIntervalSince(previous) < 1, now >= previous { return false }
+            if last.count > 1000 { last.removeAll() }
+            last[request] = now
+            return true
+        }
+    }
+
     /// Records a page answered fresh by a cache above this service (the web app's page cache), so the
-    /// request log still shows it.
+    /// request log still shows it. The page cache's hot path: the once-a-second check comes first.
     public func recordFreshAnswer(_ request: PageRequest) {
-        guard let normalized = try? normalize(request), let source = sources[normalized.source] else { return }
-        record(normalized, source: source, .fresh)
+        guard let recordAnswer, freshRecordIsDue(request),
+              let normalized = try? normalize(request), let source = sources[normalized.source],
+              let httpRequest = try? source.listRequest(for: normalized) else { return }
+        recordAnswer(httpRequest, .fresh, nil)
     }
 
     /// The starred item ids of a catalog (works offline).

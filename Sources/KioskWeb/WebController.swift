@@ -1,4 +1,3 @@
-import KioskNetwork
 import Foundation
 import Hummingbird
 import KioskApp
@@ -135,7 +134,7 @@ struct WebController: Sendable {
         let waits = api || request.headers[Self.waitHeader] != nil
         let changeToken = waits ? nil : try await changeTokens.token()
         let cacheKey = PageCache.key(path: context.path, language: context.language, changeToken: changeToken)
-        if let cacheKey, await !kiosk.connectivity.status.isOffline,
+        if let cacheKey, await !kiosk.connectivityStatus().isOffline,
            let hit = pages.page(cacheKey, token: context.csrfToken, now: kiosk.now()) {
             kiosk.catalog.recordFreshAnswer(hit.request)
             return Pages.response(hit.body)
