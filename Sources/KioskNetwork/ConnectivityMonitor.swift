@@ -3,7 +3,7 @@ public import KioskCore
 
 /// Tracks connectivity from the outcomes of real requests. When a request fails to connect it goes
 /// offline and probes with exponential backoff; the first success (probe or real request) brings it
-/// back online and tells every observer, so views showing stale data can revalidate.
+/// back online, which `/api/connectivity` reports to the web page (it then refreshes a stale page).
 public actor ConnectivityMonitor {
     /// Checks whether the upstream at an origin answers; true when it does.
     public typealias Probe = @Sendable (URL) async -> Bool
@@ -14,8 +14,6 @@ public actor ConnectivityMonitor {
     private let maxProbeDelay: Duration
     private var probe: Probe?
     private var probing: Task<Void, Never>?
-    private var observers: [UInt64: AsyncStream<ConnectivityStatus>.Continuation] = [:]
-    private var nextObserver: UInt64 = 0
     private var isStopped = false
 
     /// The current status.
@@ -33,17 +31,6 @@ public actor ConnectivityMonitor {
 
     /// Sets how to probe while offline (usually a cheap GET to the failing upstream).
     public func setProbe(_ probe: @escaping Probe) { self.probe = probe }
-
-    /// A stream of status changes, starting with the current status.
-    public func updates() -> AsyncStream<ConnectivityStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ConnectivityStatus.self, bufferingPolicy: .bufferingNewest(8))
-        nextObserver += 1
-        let id = nextObserver
-        observers[id] = continuation
-        continuation.yield(status)
-        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
-        return stream
-    }
 
     /// Records that a request got an answer (any HTTP status counts: the host is reachable).
     public func recordReachable() {
@@ -90,21 +77,14 @@ public actor ConnectivityMonitor {
         set(.online)
     }
 
-    /// Stops probing and ends every observer's stream; the monitor is not used afterwards.
+    /// Stops probing; the monitor is not used afterwards.
     public func stop() {
         isStopped = true
         probing?.cancel()
         probing = nil
-        for continuation in observers.values { continuation.finish() }
-        observers.removeAll()
     }
 
-    private func set(_ newStatus: ConnectivityStatus) {
-        status = newStatus
-        for continuation in observers.values { continuation.yield(newStatus) }
-    }
-
-    private func removeObserver(_ id: UInt64) { observers[id] = nil }
+    private func set(_ newStatus: ConnectivityStatus) { status = newStatus }
 }
 
 /// Reports every request's outcome to a `ConnectivityMonitor`.
