@@ -1,8 +1,8 @@
 import Foundation
 
 // What a catalog says about itself, so generic code (the catalog service, sync, the CLI and the web
-// app) never asks which catalog it is: a fifth API is a new folder in KioskSources plus one line in
-// `Sources.make`.
+// app) never asks which catalog it is: a fifth API is a new folder in KioskSources, its `SourceID` case
+// and one line in `Sources.make`.
 
 /// What syncing a whole catalog asks for.
 public struct SyncPlan: Sendable, Hashable {
