@@ -3,6 +3,10 @@
 struct RickAndMortyCatalog: Sendable {
     /// Characters by id - 1.
     let characters: [RickAndMortyRecord]
+    /// Episodes by id - 1, each listing exactly the characters that name it.
+    let episodes: [RickAndMortyEpisodeRecord]
+    /// Locations by id - 1, each with exactly the characters last seen there.
+    let places: [RickAndMortyLocationRecord]
 
     static let count = 826
     static let pageSize = 20
@@ -59,7 +63,8 @@ struct RickAndMortyCatalog: Sendable {
                 originID: origin, locationID: location, episodes: Array(Set(episodes)).sorted(), created: created
             ))
         }
-        return RickAndMortyCatalog(characters: characters)
+        return RickAndMortyCatalog(characters: characters, episodes: RickAndMortyWorld.episodes(for: characters),
+                                   places: RickAndMortyWorld.locations(for: characters))
     }
 
     private static func makeName(_ random: inout SplitMix64) -> String {

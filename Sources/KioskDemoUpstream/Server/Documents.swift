@@ -186,8 +186,32 @@ enum Documents {
         ])
     }
 
-    static func rickAndMortyPage(count: Int, pages: Int, next: String?, previous: String?,
-                                 results: ArraySlice<RickAndMortyRecord>, base: String) -> [UInt8] {
+    static func rickAndMortyEpisode(_ episode: RickAndMortyEpisodeRecord, base: String) -> OrderedJSON {
+        .object([
+            ("id", .int(episode.id)),
+            ("name", .string(episode.name)),
+            ("air_date", .string(episode.airDate)),
+            ("episode", .string(episode.code)),
+            ("characters", .strings(episode.characters.map { "\(base)/api/character/\($0)" })),
+            ("url", .string("\(base)/api/episode/\(episode.id)")),
+            ("created", .string(episode.created)),
+        ])
+    }
+
+    static func rickAndMortyLocation(_ location: RickAndMortyLocationRecord, base: String) -> OrderedJSON {
+        .object([
+            ("id", .int(location.id)),
+            ("name", .string(location.name)),
+            ("type", .string(location.type)),
+            ("dimension", .string(location.dimension)),
+            ("residents", .strings(location.residents.map { "\(base)/api/character/\($0)" })),
+            ("url", .string("\(base)/api/location/\(location.id)")),
+            ("created", .string(location.created)),
+        ])
+    }
+
+    /// `{info, results}` for any of the API's three resources.
+    static func rickAndMortyPage(count: Int, pages: Int, next: String?, previous: String?, results: [OrderedJSON]) -> [UInt8] {
         OrderedJSON.object([
             ("info", .object([
                 ("count", .int(count)),
@@ -195,7 +219,7 @@ enum Documents {
                 ("next", .string(orNull: next)),
                 ("prev", .string(orNull: previous)),
             ])),
-            ("results", .array(results.map { rickAndMortyCharacter($0, base: base) })),
+            ("results", .array(results)),
         ]).compactBytes
     }
 
