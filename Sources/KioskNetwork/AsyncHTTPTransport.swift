@@ -1,9 +1,9 @@
-import NIOHTTPCompression
 import AsyncHTTPClient
 import Foundation
 public import KioskCore
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOPosix
 import Synchronization
 

@@ -1,7 +1,7 @@
-import Synchronization
 import Foundation
 import GRDB
 import KioskCore
+import Synchronization
 
 // The image disk cache: blobs in SQLite, evicted least recently used first once over a byte limit.
 //

@@ -1,7 +1,6 @@
-import KioskCore
 public import Hummingbird
 public import KioskApp
-
+import KioskCore
 import Logging
 
 // The entirety of KioskWeb's public API: a configuration and the application builder.

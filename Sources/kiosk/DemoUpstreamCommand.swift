@@ -1,9 +1,9 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import Synchronization
 import KioskCore
 import KioskDemoUpstream
+import Synchronization
 
 struct DemoUpstreamCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

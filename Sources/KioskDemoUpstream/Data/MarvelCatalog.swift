@@ -1,4 +1,5 @@
 import Foundation
+
 /// The Marvel characters the demo serves: well-known names first, then generated ones.
 ///
 /// The awkward cases real responses contain are all present on purpose: empty descriptions,

@@ -1,5 +1,5 @@
-import KioskCore
 import Foundation
+import KioskCore
 
 /// The shared pool of New York Times articles and the rankings the most-popular lists draw from it.
 ///

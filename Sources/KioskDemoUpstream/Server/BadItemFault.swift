@@ -1,6 +1,6 @@
 import Foundation
-import KioskCore
 import Hummingbird
+import KioskCore
 
 /// The "bad item" fault: a list response that is valid JSON but whose second item has lost its name
 /// (`null` where a string belongs), the way real APIs let one broken record into a good page.

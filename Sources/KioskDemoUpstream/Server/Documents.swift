@@ -1,4 +1,5 @@
 import KioskCore
+
 /// The JSON documents of each API, shaped like the real ones (key order included).
 ///
 /// Catalog records hold paths; `base` (`http://127.0.0.1:PORT`) makes them absolute here, because

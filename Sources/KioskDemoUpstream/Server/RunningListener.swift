@@ -1,5 +1,5 @@
-import Logging
 import Hummingbird
+import Logging
 
 /// One bound Hummingbird listener, running in its own task until `stop()`.
 ///

@@ -1,5 +1,5 @@
-import HTTPTypes
 import Foundation
+import HTTPTypes
 
 extension UpstreamCore {
     /// `GET /v1/public/characters` and `/v1/public/characters/{id}`, behind Marvel's ts/apikey/hash check.

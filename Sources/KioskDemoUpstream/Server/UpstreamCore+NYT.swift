@@ -1,4 +1,5 @@
 import HTTPTypes
+
 extension UpstreamCore {
     private static let nytPrefix = "/svc/mostpopular/v2/"
 

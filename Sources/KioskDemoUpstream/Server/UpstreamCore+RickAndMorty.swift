@@ -1,6 +1,6 @@
-import KioskCore
-import HTTPTypes
 import Foundation
+import HTTPTypes
+import KioskCore
 
 extension UpstreamCore {
     /// One of the API's three resources: its path, its filters and how an item matches one, its documents.

@@ -1,6 +1,6 @@
-import KioskCore
 import Crypto
 import Foundation
+import KioskCore
 
 /// A small, fast, seedable generator (SplitMix64).
 ///

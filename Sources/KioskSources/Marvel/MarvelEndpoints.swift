@@ -1,6 +1,6 @@
 import Crypto
-import KioskCore
 import Foundation
+import KioskCore
 
 /// Marvel's per-request authentication: `ts`, `apikey` and `hash = md5(ts + privateKey + publicKey)`.
 /// The private key only ever enters the hash; it is never sent.
