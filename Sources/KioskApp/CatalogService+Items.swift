@@ -12,6 +12,8 @@ public struct ItemResult: Sendable, Hashable {
     public var error: KioskError?
     /// Whether the user starred it.
     public var isFavorite: Bool
+    /// What it links to (a character's episodes and places), as far as stored or fetched.
+    public var linked: LinkedItems
 }
 
 /// The answer to a search.
@@ -40,7 +42,19 @@ public struct SearchResult: Sendable, Hashable {
 extension CatalogService {
     /// One item: from the store, or fetched (and stored) when missing, stale-by-request (`.force`) or
     /// never fetched in detail. Sources without an item endpoint (NYT, dogs) answer from the store only.
-    public func item(source sourceID: SourceID, itemID: String, policy: RefreshPolicy = .automatic) async throws -> ItemResult {
+    /// The items it links to come with it (`linkedItems`), page `linkedPage` of those shown a page at a
+    /// time; failing to get them never fails the item.
+    public func item(source sourceID: SourceID, itemID: String, policy: RefreshPolicy = .automatic,
+                     linkedPage: Int = 1) async throws -> ItemResult {
+        var result = try await itemAlone(source: sourceID, itemID: itemID, policy: policy)
+        // After a failed fetch that says the upstream is unreachable, the links are read from the store
+        // rather than waiting for the same failure again.
+        let linkedPolicy = result.error?.isConnectivityFailure == true ? .offline : policy
+        result.linked = await linkedItems(of: result.item, page: linkedPage, policy: linkedPolicy)
+        return result
+    }
+
+    private func itemAlone(source sourceID: SourceID, itemID: String, policy: RefreshPolicy) async throws -> ItemResult {
         let source = try source(sourceID)
         let id = itemID.trimmingCharacters(in: .whitespaces)
         guard !id.isEmpty else { throw KioskError.invalidRequest("An item id is required") }
@@ -58,19 +72,19 @@ extension CatalogService {
             guard let stored else {
                 throw KioskError.notFound("\(sourceID.rawValue) item \(id) (not in the store; list the catalog first)")
             }
-            return ItemResult(item: stored, origin: .store, error: nil, isFavorite: try favorite())
+            return ItemResult(item: stored, origin: .store, error: nil, isFavorite: try favorite(), linked: .none)
         }
         if let stored, policy == .automatic {
-            return ItemResult(item: stored, origin: .store, error: nil, isFavorite: try favorite())
+            return ItemResult(item: stored, origin: .store, error: nil, isFavorite: try favorite(), linked: .none)
         }
         do {
             let response = try await send(request)
             let item = try source.decodeDetail(response, itemID: id)
             try database.saveItems([item])
-            return ItemResult(item: item, origin: .network, error: nil, isFavorite: try favorite())
+            return ItemResult(item: item, origin: .network, error: nil, isFavorite: try favorite(), linked: .none)
         } catch let error as KioskError {
             guard let stored, error != .cancelled else { throw error }
-            return ItemResult(item: stored, origin: .store, error: error, isFavorite: try favorite())
+            return ItemResult(item: stored, origin: .store, error: error, isFavorite: try favorite(), linked: .none)
         }
     }
 

@@ -40,17 +40,34 @@ public struct SyncReport: Sendable, Hashable, Codable {
 }
 
 extension CatalogService {
-    /// Fetches (conditionally) every page of a catalog, `concurrency` pages at a time, reporting progress.
+    /// Fetches (conditionally) every page of a catalog, `concurrency` pages at a time, reporting progress;
+    /// `includingRelated` adds the lists the catalog links to (Rick and Morty's episodes and locations).
     /// A failed page is reported and leaves its stored snapshot as it was.
-    public func sync(_ source: SourceID, concurrency: Int = 6,
+    public func sync(_ source: SourceID, includingRelated: Bool = false, concurrency: Int = 6,
                      progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
         let clock = ContinuousClock()
         let started = clock.now
         var report = SyncReport(source: source, pages: 0, updatedPages: 0, unchangedPages: 0, items: 0, failures: [],
                                 seconds: 0)
-        let plan = try self.source(source).syncPlan
-        var requests = plan.requests
-        var totalPages = requests.count
+        let catalog = try self.source(source)
+        var plans = [catalog.syncPlan]
+        if includingRelated {
+            plans += catalog.relatedCollections.map {
+                SyncPlan(requests: [PageRequest(source: source, collection: $0)], followsTotalPages: true)
+            }
+        }
+        // The first page of each paged list comes first, so the progress total is known early.
+        var firsts: [PageRequest] = []
+        var requests: [PageRequest] = []
+        for plan in plans {
+            if plan.followsTotalPages, let first = plan.requests.first {
+                firsts.append(first)
+                requests += plan.requests.dropFirst()
+            } else {
+                requests += plan.requests
+            }
+        }
+        var totalPages = firsts.count + requests.count
 
         func record(_ request: PageRequest, _ outcome: Result<CatalogUpdate, any Error>) {
             report.pages += 1
@@ -70,17 +87,20 @@ extension CatalogService {
             progress(SyncProgress(source: source, completedPages: report.pages, totalPages: totalPages, items: report.items))
         }
 
-        // Paged catalogs: the first page says how many there are.
-        if plan.followsTotalPages, !requests.isEmpty {
-            let first = requests.removeFirst()
+        // Paged lists: the first page says how many there are.
+        for first in firsts {
             let outcome: Result<CatalogUpdate, any Error>
             do { outcome = .success(try await page(first, policy: .force)) } catch { outcome = .failure(error) }
             if case .success(let update) = outcome, let pages = update.page.totalPages, pages > 1 {
-                totalPages = pages
-                requests = (2...pages).map { PageRequest(source: source, page: $0) }
+                totalPages += pages - 1
+                requests += (2...pages).map { number in
+                    var next = first
+                    next.page = number
+                    return next
+                }
             }
             record(first, outcome)
-            if case .failure(let error) = outcome, report.failures.count == 1, requests.isEmpty {
+            if case .failure(let error) = outcome, firsts.count == 1, report.failures.count == 1, requests.isEmpty {
                 throw error
             }
         }
@@ -116,7 +136,7 @@ extension CatalogService {
     }
 
     static func describe(_ request: PageRequest) -> String {
-        var text = "\(request.source.rawValue) page \(request.page)"
+        var text = "\(request.source.rawValue)\(request.collection.map { " \($0)s" } ?? "") page \(request.page)"
         for (key, value) in request.filters.sorted(by: { $0.key < $1.key }) { text += " \(key)=\(value)" }
         return text
     }

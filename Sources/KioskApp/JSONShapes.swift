@@ -21,6 +21,8 @@ public struct PageJSON: Encodable, Sendable {
     public let page: Int
     public let totalPages: Int?
     public let totalItems: Int?
+    /// How many the upstream counts in all, when more than its pages hold (NYT's `num_results`).
+    public let reportedTotal: Int?
     public let query: String?
     public let filters: [String: String]
     public let items: [CatalogItem]
@@ -34,6 +36,7 @@ public struct PageJSON: Encodable, Sendable {
         page = update.page.request.page
         totalPages = update.page.totalPages
         totalItems = update.page.totalItems
+        reportedTotal = update.page.reportedTotal
         query = update.page.request.query
         filters = update.page.request.filters
         items = update.page.items
@@ -71,12 +74,55 @@ public struct ItemJSON: Encodable, Sendable {
     public let favorite: Bool
     public let origin: String
     public let error: String?
+    /// What the item links to; absent for items that link to nothing.
+    public let linked: LinkedJSON?
 
     public init(_ result: ItemResult) {
         item = result.item
         favorite = result.isFavorite
         origin = result.origin.rawValue
         error = result.error?.description
+        linked = result.linked.entries.isEmpty && result.linked.counts.isEmpty ? nil : LinkedJSON(result.linked)
+    }
+}
+
+/// An item's links: `{page, pageCount, counts: {episode: 51}, entries: [{role, itemID, item|null}], error, skipped}`.
+public struct LinkedJSON: Encodable, Sendable {
+    /// One link and its item, null when neither stored nor fetched.
+    public struct Entry: Encodable, Sendable {
+        public let role: ItemLink.Role
+        public let itemID: String
+        public let item: CatalogItem?
+        public let favorite: Bool
+
+        // Encoded by hand so that a missing item is `null`, never an absent key.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(role, forKey: .role)
+            try container.encode(itemID, forKey: .itemID)
+            try container.encode(item, forKey: .item)
+            try container.encode(favorite, forKey: .favorite)
+        }
+
+        private enum CodingKeys: String, CodingKey { case role, itemID, item, favorite }
+    }
+
+    public let page: Int
+    public let pageCount: Int
+    public let counts: [String: Int]
+    public let entries: [Entry]
+    public let error: String?
+    public let skipped: [DecodingIssue]
+
+    public init(_ linked: LinkedItems) {
+        page = linked.page
+        pageCount = linked.pageCount
+        counts = Dictionary(uniqueKeysWithValues: linked.counts.map { ($0.key.rawValue, $0.value) })
+        entries = linked.entries.map {
+            Entry(role: $0.link.role, itemID: $0.link.itemID, item: $0.item, favorite: linked.favorites.contains($0.link.itemID))
+        }
+        error = linked.error?.description
+        skipped = linked.skipped
     }
 }
 

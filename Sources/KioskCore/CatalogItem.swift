@@ -49,6 +49,8 @@ public struct CatalogItem: Codable, Sendable, Hashable, Identifiable {
         case .article(let a): a.keywords + a.facets + [a.section, a.subsection].filter { !$0.isEmpty }
         case .marvelCharacter: []
         case .rickAndMorty(let c): [c.species, c.type, c.origin.name, c.location.name].filter { !$0.isEmpty }
+        case .rickAndMortyEpisode(let e): [e.code]
+        case .rickAndMortyLocation(let l): [l.type, l.dimension].filter { !$0.isEmpty }
         case .dog: []
         }
     }
@@ -59,6 +61,10 @@ public enum ItemDetail: Codable, Sendable, Hashable {
     case article(Article)
     case marvelCharacter(MarvelCharacter)
     case rickAndMorty(RickAndMortyCharacter)
+    /// An episode a Rick and Morty character links to (stored with the characters, id `episode-N`).
+    case rickAndMortyEpisode(RickAndMortyEpisode)
+    /// A place a Rick and Morty character comes from or lives in (id `location-N`).
+    case rickAndMortyLocation(RickAndMortyLocation)
     case dog(Dog)
 }
 
@@ -231,15 +237,18 @@ public struct Dog: Codable, Sendable, Hashable {
 
 extension ItemDetail {
     private enum CodingKeys: String, CodingKey {
-        case type, article, marvelCharacter, rickAndMorty, dog
+        case type, article, marvelCharacter, rickAndMorty, rickAndMortyEpisode, rickAndMortyLocation, dog
     }
 
-    /// The detail's kind as it appears in JSON: `article`, `marvelCharacter`, `rickAndMorty` or `dog`.
+    /// The detail's kind as it appears in JSON: `article`, `marvelCharacter`, `rickAndMorty`,
+    /// `rickAndMortyEpisode`, `rickAndMortyLocation` or `dog`.
     public var kind: String {
         switch self {
         case .article: "article"
         case .marvelCharacter: "marvelCharacter"
         case .rickAndMorty: "rickAndMorty"
+        case .rickAndMortyEpisode: "rickAndMortyEpisode"
+        case .rickAndMortyLocation: "rickAndMortyLocation"
         case .dog: "dog"
         }
     }
@@ -253,6 +262,10 @@ extension ItemDetail {
         case "article": self = .article(try container.decode(Article.self, forKey: .article))
         case "marvelCharacter": self = .marvelCharacter(try container.decode(MarvelCharacter.self, forKey: .marvelCharacter))
         case "rickAndMorty": self = .rickAndMorty(try container.decode(RickAndMortyCharacter.self, forKey: .rickAndMorty))
+        case "rickAndMortyEpisode":
+            self = .rickAndMortyEpisode(try container.decode(RickAndMortyEpisode.self, forKey: .rickAndMortyEpisode))
+        case "rickAndMortyLocation":
+            self = .rickAndMortyLocation(try container.decode(RickAndMortyLocation.self, forKey: .rickAndMortyLocation))
         case "dog": self = .dog(try container.decode(Dog.self, forKey: .dog))
         default:
             throw DecodingError.dataCorruptedError(forKey: .type, in: container,
@@ -267,6 +280,8 @@ extension ItemDetail {
         case .article(let value): try container.encode(value, forKey: .article)
         case .marvelCharacter(let value): try container.encode(value, forKey: .marvelCharacter)
         case .rickAndMorty(let value): try container.encode(value, forKey: .rickAndMorty)
+        case .rickAndMortyEpisode(let value): try container.encode(value, forKey: .rickAndMortyEpisode)
+        case .rickAndMortyLocation(let value): try container.encode(value, forKey: .rickAndMortyLocation)
         case .dog(let value): try container.encode(value, forKey: .dog)
         }
     }

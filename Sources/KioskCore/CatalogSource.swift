@@ -49,6 +49,16 @@ public protocol CatalogSource: Sendable {
     func detailRequest(itemID: String) throws -> HTTPRequest?
     /// Reads one item from an upstream response.
     func decodeDetail(_ response: HTTPResponse, itemID: String) throws -> CatalogItem
+
+    /// Lists besides the catalog's own that a full sync may include (`PageRequest.collection`).
+    var relatedCollections: [String] { get }
+    /// What an item links to, in the order its detail shows them.
+    func links(of item: CatalogItem) -> [ItemLink]
+    /// The fewest upstream requests that fetch these linked items: one per kind, each naming several ids.
+    func linkedItemsRequests(itemIDs: [String]) throws -> [HTTPRequest]
+    /// Reads the items of such a request's answer, skipping (and reporting) malformed ones; ids the
+    /// upstream does not know are simply absent.
+    func decodeLinkedItems(_ response: HTTPResponse, for request: HTTPRequest) throws -> (items: [CatalogItem], skipped: [DecodingIssue])
 }
 
 extension CatalogSource {
@@ -58,6 +68,16 @@ extension CatalogSource {
     public var syncPlan: SyncPlan { SyncPlan(requests: [PageRequest(source: id)], followsTotalPages: true) }
     /// Default: the upstream's order.
     public var ordering: ItemOrdering { .upstream }
+    /// Default: none.
+    public var relatedCollections: [String] { [] }
+    /// Default: items link to nothing.
+    public func links(of item: CatalogItem) -> [ItemLink] { [] }
+    /// Default: nothing to fetch.
+    public func linkedItemsRequests(itemIDs: [String]) throws -> [HTTPRequest] { [] }
+    /// Default: the source has no linked items.
+    public func decodeLinkedItems(_ response: HTTPResponse, for request: HTTPRequest) throws -> (items: [CatalogItem], skipped: [DecodingIssue]) {
+        throw KioskError.invalidRequest("\(id.rawValue) items link to nothing")
+    }
     /// The position of the first item of `request`'s page in the whole catalog (0 for single-page catalogs).
     public func firstIndex(of request: PageRequest) -> Int {
         syncPlan.followsTotalPages ? (request.page - 1) * pageSize : 0
@@ -82,13 +102,26 @@ public struct EndpointDescription: Sendable, Hashable, Codable {
     public var cachePolicy: String
     /// The request headers sent (redacted).
     public var headers: [String]
-    /// Whether it answers a list (decoded with the source's list decoder) rather than one item.
-    public var isList: Bool
+    /// What its answer is, which says how the source decodes it.
+    public var answer: Answer
+    /// The `PageRequest.collection` a page answer belongs to; nil for the catalog itself.
+    public var collection: String?
+
+    /// What an endpoint answers.
+    public enum Answer: String, Sendable, Hashable, Codable {
+        /// A page of a list (`decodeList`).
+        case page
+        /// One item (`decodeDetail`).
+        case item
+        /// Several items named by id (`decodeLinkedItems`).
+        case items
+    }
 
     public init(name: String, source: SourceID?, method: String = "GET", host: String, template: String,
                 contentType: String = "application/json", responseModel: String, cachePolicy: String,
-                headers: [String] = ["Accept: application/json"], isList: Bool = true) {
-        self.isList = isList
+                headers: [String] = ["Accept: application/json"], answer: Answer = .page, collection: String? = nil) {
+        self.answer = answer
+        self.collection = collection
         self.name = name
         self.source = source
         self.method = method

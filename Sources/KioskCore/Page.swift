@@ -10,10 +10,14 @@ public struct PageRequest: Codable, Sendable, Hashable {
     public var query: String?
     /// Source-specific filters: NYT `kind`/`period`, Rick and Morty `status`/`gender`.
     public var filters: [String: String]
+    /// One of the source's `relatedCollections` (Rick and Morty `episode`, `location`); nil is the catalog itself.
+    public var collection: String?
 
-    public init(source: SourceID, page: Int = 1, query: String? = nil, filters: [String: String] = [:]) {
+    public init(source: SourceID, page: Int = 1, query: String? = nil, filters: [String: String] = [:],
+                collection: String? = nil) {
         self.source = source
         self.page = page
+        self.collection = collection
         let trimmed = query?.trimmingCharacters(in: .whitespacesAndNewlines)
         self.query = (trimmed?.isEmpty ?? true) ? nil : trimmed
         self.filters = filters
@@ -22,6 +26,7 @@ public struct PageRequest: Codable, Sendable, Hashable {
     /// A canonical, order-independent key that names this page's snapshot in the store.
     public var cacheKey: String {
         var parts = ["\(source.rawValue)", "page=\(page)"]
+        if let collection { parts.insert("collection=\(collection)", at: 1) }
         for (key, value) in filters.sorted(by: { $0.key < $1.key }) { parts.append("\(key)=\(value)") }
         if let query { parts.append("q=\(query.lowercased())") }
         return parts.joined(separator: "|")
@@ -42,11 +47,14 @@ public struct Page: Codable, Sendable, Hashable {
     public var skipped: [DecodingIssue]
     /// Attribution text the source requires to be shown (Marvel), if any.
     public var attribution: String?
+    /// How many items the upstream says it counts in all, when that is more than its pages hold (NYT's
+    /// `num_results`: 1,491 articles counted, 20 sent): information only, never pages to fetch.
+    public var reportedTotal: Int?
 
     /// A page of `items`, except those whose id could not be linked (`CatalogItem.isLinkableID`): they are
     /// reported in `skipped` like any other unreadable item, so everything a page lists can be opened.
     public init(request: PageRequest, items: [CatalogItem], totalItems: Int? = nil, totalPages: Int? = nil,
-                skipped: [DecodingIssue] = [], attribution: String? = nil) {
+                skipped: [DecodingIssue] = [], attribution: String? = nil, reportedTotal: Int? = nil) {
         self.request = request
         self.items = items.filter { CatalogItem.isLinkableID($0.itemID) }
         self.totalItems = totalItems
@@ -56,6 +64,7 @@ public struct Page: Codable, Sendable, Hashable {
                           + "(\(item.itemID.utf8.count) bytes; at most \(CatalogItem.maximumIDLength), no control characters)")
         }
         self.attribution = attribution
+        self.reportedTotal = reportedTotal
     }
 
     /// Whether a page after this one exists.

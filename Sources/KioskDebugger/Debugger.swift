@@ -111,14 +111,19 @@ public final class Debugger: Sendable {
         guard let source = sources.values.first(where: { $0.endpoints.contains { $0.name == endpoint } }),
               let description = source.endpoints.first(where: { $0.name == endpoint }) else { return }
         let response = HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body, url: url)
-        if description.isList {
-            let page = try source.decodeList(response, for: PageRequest(source: source.id))
+        switch description.answer {
+        case .page:
+            let page = try source.decodeList(response, for: PageRequest(source: source.id, collection: description.collection))
             if let issue = page.skipped.first { throw KioskError.malformedResponse(path: issue.path, message: issue.message) }
             if page.items.isEmpty, source.ordering != .user {
                 throw KioskError.malformedResponse(path: "$", message: "no item could be read")
             }
-        } else {
+        case .item:
             _ = try source.decodeDetail(response, itemID: url.lastPathComponent)
+        case .items:
+            let request = HTTPRequest(method: "GET", url: url, source: source.id, endpoint: endpoint)
+            let (_, skipped) = try source.decodeLinkedItems(response, for: request)
+            if let issue = skipped.first { throw KioskError.malformedResponse(path: issue.path, message: issue.message) }
         }
     }
 

@@ -18,6 +18,16 @@ extension AppDatabase {
             // The cache policy's stale window (CachePolicy.swift): NULL, any time, for pages stored before.
             try db.alter(table: SnapshotRecord.databaseTableName) { t in t.add(column: "staleShownUntil", .double) }
         }
+        migrator.registerMigration("v3") { db in
+            try db.alter(table: SnapshotRecord.databaseTableName) { t in t.add(column: "reportedTotal", .integer) }
+            // A one-page list stored before v3 may count what the upstream counts (NYT's num_results, 1,491)
+            // rather than what it holds (20): the count moves to reportedTotal and the page says what it holds.
+            try db.execute(sql: """
+                UPDATE snapshot SET reportedTotal = totalItems,
+                    totalItems = (SELECT count(*) FROM snapshotItem WHERE snapshotKey = snapshot.key)
+                WHERE totalPages = 1 AND totalItems > (SELECT count(*) FROM snapshotItem WHERE snapshotKey = snapshot.key)
+                """)
+        }
         return migrator
     }()
 

@@ -123,6 +123,23 @@ public final class AppDatabase: Sendable, StoreFile {
         }
     }
 
+    /// The stored items among `itemIDs`, by id; ids not stored are absent. One read for them all.
+    public func items(source: SourceID, itemIDs: [String]) throws -> [String: CatalogItem] {
+        let ids = Array(Set(itemIDs))
+        return try read("read \(ids.count) items of \(source.rawValue)") { db in
+            var found: [String: CatalogItem] = [:]
+            // 500 ids a statement stays far below SQLite's limit on bound parameters.
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = ids[start..<min(start + 500, ids.count)]
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let items = try Self.fetchItems(db, sql: "SELECT payload FROM item WHERE source = ? AND itemID IN (\(marks))",
+                                                arguments: StatementArguments([source.rawValue] + Array(chunk)))
+                for item in items { found[item.itemID] = item }
+            }
+            return found
+        }
+    }
+
     /// Whether some stored item shows this picture (its list image): the image route's allow-list for
     /// pictures hosted outside a source's own hosts, such as the dogs document's.
     public func isStoredImageURL(_ url: String) throws -> Bool {

@@ -154,6 +154,18 @@ struct PayloadWriter {
         case .dog(let dog):
             byte(4)
             self.dog(dog)
+        case .rickAndMortyEpisode(let episode):
+            byte(5)
+            string(episode.code)
+            string(episode.airDate)
+            array(episode.characters) { $0.url($1) }
+            string(episode.created)
+        case .rickAndMortyLocation(let location):
+            byte(6)
+            string(location.type)
+            string(location.dimension)
+            array(location.residents) { $0.url($1) }
+            string(location.created)
         }
     }
 
@@ -304,6 +316,12 @@ struct PayloadReader {
         case 2: detail = .marvelCharacter(try marvelCharacter())
         case 3: detail = .rickAndMorty(try rickAndMorty())
         case 4: detail = .dog(try dog())
+        case 5:
+            detail = .rickAndMortyEpisode(RickAndMortyEpisode(
+                code: try string(), airDate: try string(), characters: try array { try $0.url() }, created: try string()))
+        case 6:
+            detail = .rickAndMortyLocation(RickAndMortyLocation(
+                type: try string(), dimension: try string(), residents: try array { try $0.url() }, created: try string()))
         default: throw PayloadError.malformed
         }
         return CatalogItem(source: source, itemID: itemID, title: title, subtitle: subtitle, summary: summary,

@@ -408,3 +408,44 @@ final class Strings: Sendable {
     )
 }
 
+
+extension Language {
+    /// The words of linked items: Rick and Morty's episodes, places and residents.
+    var linked: LinkedStrings { self == .es ? .spanish : .english }
+}
+
+/// The words of linked items: a character's episodes and places, a location's residents.
+struct LinkedStrings: Sendable {
+    let onThisPage: String
+    let places: String
+    let origin: String
+    let lastLocation: String
+    let episodes: String
+    let characters: String
+    let residents: String
+    let aired: String
+    let dimension: String
+    let unknown: String
+    let notSaved: String
+    let residentCount: @Sendable (String) -> String
+    let missing: @Sendable (Int) -> String
+    let skipped: @Sendable (Int) -> String
+
+    static let english = LinkedStrings(
+        onThisPage: "On this page", places: "Places", origin: "Origin", lastLocation: "Last known location",
+        episodes: "Episodes", characters: "Characters", residents: "Residents", aired: "Aired", dimension: "Dimension",
+        unknown: "Unknown", notSaved: "not saved on this device yet",
+        residentCount: { $0 == "1" ? "1 resident" : "\($0) residents" },
+        missing: { $0 == 1 ? "1 linked item is not saved on this device and could not be fetched."
+                   : "\($0) linked items are not saved on this device and could not be fetched." },
+        skipped: { $0 == 1 ? "1 linked item could not be read and is left out." : "\($0) linked items could not be read and are left out." })
+
+    static let spanish = LinkedStrings(
+        onThisPage: "En esta página", places: "Lugares", origin: "Origen", lastLocation: "Última ubicación conocida",
+        episodes: "Episodios", characters: "Personajes", residents: "Residentes", aired: "Emitido", dimension: "Dimensión",
+        unknown: "Desconocido", notSaved: "aún no guardado en este dispositivo",
+        residentCount: { $0 == "1" ? "1 residente" : "\($0) residentes" },
+        missing: { $0 == 1 ? "1 elemento enlazado no está guardado en este dispositivo y no se pudo obtener."
+                   : "\($0) elementos enlazados no están guardados en este dispositivo y no se pudieron obtener." },
+        skipped: { $0 == 1 ? "1 elemento enlazado no se pudo leer y se omite." : "\($0) elementos enlazados no se pudieron leer y se omiten." })
+}

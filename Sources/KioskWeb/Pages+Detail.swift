@@ -26,10 +26,12 @@ extension Pages {
         switch item.detail {
         case .article(let article): body = self.article(item, article, context: context)
         case .marvelCharacter(let character): body = marvel(item, character, context: context)
-        case .rickAndMorty(let character): body = rickAndMorty(item, character, context: context)
+        case .rickAndMorty(let character): body = rickAndMorty(item, character, linked: result.linked, context: context)
+        case .rickAndMortyEpisode(let episode): body = self.episode(item, episode, linked: result.linked, context: context)
+        case .rickAndMortyLocation(let location): body = self.location(item, location, linked: result.linked, context: context)
         case .dog(let dog): body = self.dog(item, dog, context: context)
         }
-        content.append(E.element("article", [.class("detail")], body))
+        content.append(E.element("article", [.class("detail \(item.detail.kind)")], body + linkedProblems(result.linked, context: context)))
         return layout(context, title: item.title, current: "/\(item.source.rawValue)", view: .detail, source: item.source, content)
     }
 
@@ -91,23 +93,167 @@ extension Pages {
         return parts
     }
 
-    private static func rickAndMorty(_ item: CatalogItem, _ character: RickAndMortyCharacter, context: ViewContext) -> [HTML] {
+    /// The character sheet first (a phone shows it before anything else), then a jump list, the places
+    /// with their type, dimension and residents, and every episode in airing order: plain HTML, no script.
+    private static func rickAndMorty(_ item: CatalogItem, _ character: RickAndMortyCharacter, linked: LinkedItems,
+                                     context: ViewContext) -> [HTML] {
+        let words = context.language.linked
+        let episodes = linked.entries(.episode)
         let rows: [(String, String)] = [
             ("Status", "\(character.statusEmoji) \(character.status)"),
             ("Gender", "\(genderEmoji(character.gender)) \(character.gender)"),
             ("Species", character.species),
             ("Type", character.type.isEmpty ? "—" : character.type),
-            ("Origin", character.origin.name),
-            ("Location", character.location.name),
             ("Episodes", Localized.number(character.episodes.count, language: context.language)),
         ]
+        let episodesHeading = "\(words.episodes) (\(Localized.number(character.episodes.count, language: context.language)))"
         return [
-            image(item.imageURL, width: 300, height: 300, alt: item.title, lazy: false, context: context),
-            heading(item),
-            E.element("dl", [], rows.flatMap { name, value in
-                [E.element("dt", [], [.text(context.strings.field(name))]), E.element("dd", [], [.text(value)])]
-            }),
+            E.element("div", [.class("sheet")], [
+                image(item.imageURL, width: 300, height: 300, alt: item.title, lazy: false, context: context),
+                heading(item),
+                E.element("dl", [], rows.flatMap { name, value in
+                    [E.element("dt", [], [.text(context.strings.field(name))]), E.element("dd", [], [.text(value)])]
+                }),
+            ]),
+            E.element("nav", [.class("jump"), .attribute("aria-label", words.onThisPage)], [E.element("ul", [], [
+                E.element("li", [], [E.element("a", [.attribute("href", "#places")], [.text(words.places)])]),
+                E.element("li", [], [E.element("a", [.attribute("href", "#episodes")], [.text(episodesHeading)])]),
+            ])]),
+            E.element("section", [.attribute("id", "places"), .attribute("aria-labelledby", "places-heading")], [
+                E.element("h2", [.attribute("id", "places-heading")], [.text(words.places)]),
+                E.element("div", [.class("places")], [
+                    place(words.origin, character.origin, linked.entries(.origin).first, context: context),
+                    place(words.lastLocation, character.location, linked.entries(.location).first, context: context),
+                ]),
+            ]),
+            E.element("section", [.attribute("id", "episodes"), .attribute("aria-labelledby", "episodes-heading")], [
+                E.element("h2", [.attribute("id", "episodes-heading")], [.text(episodesHeading)]),
+                episodes.isEmpty ? E.element("p", [.class("status")], [.text(context.strings.none)])
+                    : E.element("ol", [.class("episodes")], episodes.map { episodeRow($0, context: context) }),
+            ]),
         ]
+    }
+
+    /// A place card: its name linking to the location page, then type, dimension and residents.
+    private static func place(_ label: String, _ place: RickAndMortyCharacter.Place, _ entry: LinkedItems.Entry?,
+                              context: ViewContext) -> HTML {
+        let words = context.language.linked
+        var parts: [HTML] = [E.element("h3", [], [.text(label)])]
+        if let item = entry?.item, case .rickAndMortyLocation(let location) = item.detail {
+            parts.append(E.element("p", [.class("place-name")], [E.element("a", [Attribute.localHref(itemPath(item))], [.text(item.title)])]))
+            let residents = words.residentCount(Localized.number(location.residents.count, language: context.language))
+            let facts = [location.typeAndDimension, residents].filter { !$0.isEmpty }
+            parts.append(E.element("p", [.class("status")], [.text(facts.joined(separator: " · "))]))
+        } else if let entry {
+            // Linked but not stored, and it could not be fetched: the link still leads to its page.
+            parts.append(E.element("p", [.class("place-name")], [
+                E.element("a", [Attribute.localHref("/rickandmorty/" + QueryString.encode(entry.link.itemID))], [.text(place.name)]),
+            ]))
+            parts.append(E.element("p", [.class("status")], [.text(words.notSaved)]))
+        } else {
+            let known = !place.name.isEmpty && place.name.lowercased() != "unknown"
+            parts.append(E.element("p", [.class("place-name")], [.text(known ? place.name : words.unknown)]))
+        }
+        return E.element("div", [.class("place")], parts)
+    }
+
+    /// "S01E01 · Pilot · December 2, 2013" as a link to the episode, or what is known of a missing one.
+    private static func episodeRow(_ entry: LinkedItems.Entry, context: ViewContext) -> HTML {
+        let path = "/rickandmorty/" + QueryString.encode(entry.link.itemID)
+        guard let item = entry.item, case .rickAndMortyEpisode(let episode) = item.detail else {
+            return E.element("li", [.class("missing")], [
+                E.element("a", [Attribute.localHref(path)], [.text(entry.link.itemID)]),
+                .text(" — " + context.language.linked.notSaved),
+            ])
+        }
+        return E.element("li", [], [E.element("a", [Attribute.localHref(path)], episodeLine(item, episode, context: context))])
+    }
+
+    private static func episodeLine(_ item: CatalogItem, _ episode: RickAndMortyEpisode, context: ViewContext) -> [HTML] {
+        var parts: [HTML] = []
+        if !episode.code.isEmpty { parts += [E.element("span", [.class("code")], [.text(episode.code)]), .text(" · ")] }
+        parts.append(E.element("span", [.class("name")], [.text(item.title)]))
+        if !episode.airDate.isEmpty { parts += [.text(" · "), airDate(episode, context: context)] }
+        return parts
+    }
+
+    private static func airDate(_ episode: RickAndMortyEpisode, context: ViewContext) -> HTML {
+        let text = episode.airDate(language: context.language.locale.identifier)
+        guard let day = episode.airDay, let year = day.year, let month = day.month, let dayOfMonth = day.day else {
+            return .text(text)
+        }
+        let iso = String(format: "%04d-%02d-%02d", year, month, dayOfMonth)
+        return E.element("time", [.attribute("datetime", iso)], [.text(text)])
+    }
+
+    /// An episode: code and air date, then its characters a page at a time.
+    private static func episode(_ item: CatalogItem, _ episode: RickAndMortyEpisode, linked: LinkedItems,
+                                context: ViewContext) -> [HTML] {
+        let words = context.language.linked
+        var rows: [HTML] = []
+        if !episode.code.isEmpty { rows += [E.element("dt", [], [.text(words.episodes)]), E.element("dd", [], [.text(episode.code)])] }
+        if !episode.airDate.isEmpty { rows += [E.element("dt", [], [.text(words.aired)]), E.element("dd", [], [airDate(episode, context: context)])] }
+        return [heading(item), E.element("dl", [], rows)]
+            + linkedCharacters(item, linked, role: .character, heading: words.characters, context: context)
+    }
+
+    /// A location: type, dimension and resident count, then its residents a page at a time.
+    private static func location(_ item: CatalogItem, _ location: RickAndMortyLocation, linked: LinkedItems,
+                                 context: ViewContext) -> [HTML] {
+        let words = context.language.linked
+        let known = { (text: String) in text.isEmpty || text.lowercased() == "unknown" ? words.unknown : text }
+        let rows: [(String, String)] = [
+            (context.strings.field("Type"), known(location.type)),
+            (words.dimension, known(location.dimension)),
+            (words.residents, Localized.number(location.residents.count, language: context.language)),
+        ]
+        return [heading(item), E.element("dl", [], rows.flatMap { name, value in
+            [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])]
+        })] + linkedCharacters(item, linked, role: .resident, heading: words.residents, context: context)
+    }
+
+    /// The page of linked characters as list rows (picture, name, status) linking to them, with a pager.
+    private static func linkedCharacters(_ item: CatalogItem, _ linked: LinkedItems, role: ItemLink.Role, heading: String,
+                                         context: ViewContext) -> [HTML] {
+        let entries = linked.entries(role)
+        let total = linked.counts[role] ?? 0
+        var parts: [HTML] = [E.element("h2", [.attribute("id", "linked-heading")],
+                                       [.text("\(heading) (\(Localized.number(total, language: context.language)))")])]
+        if entries.isEmpty { parts.append(E.element("p", [.class("status")], [.text(context.strings.none)])) }
+        let stored = entries.compactMap(\.item)
+        if !stored.isEmpty {
+            parts.append(itemList(stored, context: context, favorites: linked.favorites,
+                                  returnPath: itemPath(item)))
+        }
+        let missing = entries.filter { $0.item == nil }
+        if !missing.isEmpty {
+            parts.append(E.element("ul", [.class("missing-links")], missing.map { entry in
+                E.element("li", [.class("missing")], [
+                    E.element("a", [Attribute.localHref("/rickandmorty/" + QueryString.encode(entry.link.itemID))],
+                              [.text(entry.link.itemID)]),
+                    .text(" — " + context.language.linked.notSaved),
+                ])
+            }))
+        }
+        parts.append(pager(current: linked.page, totalPages: linked.pageCount,
+                           path: { itemPath(item) + ($0 == 1 ? "" : "?page=\($0)") }, context: context))
+        return [E.element("section", [.attribute("aria-labelledby", "linked-heading")], parts)]
+    }
+
+    /// Says what of the linked items is missing and why, so a failed fetch never passes unnoticed.
+    private static func linkedProblems(_ linked: LinkedItems, context: ViewContext) -> [HTML] {
+        let words = context.language.linked
+        var notes: [HTML] = []
+        let missing = linked.missing.count
+        if missing > 0 {
+            var text = words.missing(missing)
+            if let error = linked.error { text += " " + context.strings.couldNotRefresh(error.description) }
+            notes.append(E.element("p", [.class("banner error"), .attribute("role", "status")], [.text(text)]))
+        }
+        if !linked.skipped.isEmpty {
+            notes.append(E.element("p", [.class("status")], [.text(words.skipped(linked.skipped.count))]))
+        }
+        return notes
     }
 
     /// The original app's gender signs; "?" when unknown, like the status.

@@ -242,12 +242,16 @@ extension Pages {
 
     /// Previous/next and windowed page numbers (1 … 4 5 [6] 7 8 … 42), all plain links.
     static func pager(_ parameters: ListParameters, totalPages: Int?, context: ViewContext) -> HTML {
+        pager(current: parameters.page, totalPages: totalPages, path: { parameters.path(page: $0) }, context: context)
+    }
+
+    /// The pager of any paged view, `path` giving each page's address.
+    static func pager(current: Int, totalPages: Int?, path: (Int) -> String, context: ViewContext) -> HTML {
         guard let total = totalPages, total > 1 else { return .empty }
-        let current = parameters.page
         var entries: [HTML] = []
         if current > 1 {
             entries.append(E.element("li", [], [
-                E.element("a", [Attribute.localHref(parameters.path(page: current - 1)), .attribute("rel", "prev")],
+                E.element("a", [Attribute.localHref(path( current - 1)), .attribute("rel", "prev")],
                           [.text(context.strings.previous)]),
             ]))
         }
@@ -257,13 +261,13 @@ extension Pages {
                 continue
             }
             let attributes: [Attribute?] = number == current
-                ? [Attribute.localHref(parameters.path(page: number)), .attribute("aria-current", "page")]
-                : [Attribute.localHref(parameters.path(page: number))]
+                ? [Attribute.localHref(path( number)), .attribute("aria-current", "page")]
+                : [Attribute.localHref(path( number))]
             entries.append(E.element("li", [], [E.element("a", attributes, [.text(String(number))])]))
         }
         if current < total {
             entries.append(E.element("li", [], [
-                E.element("a", [Attribute.localHref(parameters.path(page: current + 1)), .attribute("rel", "next")],
+                E.element("a", [Attribute.localHref(path( current + 1)), .attribute("rel", "next")],
                           [.text(context.strings.next)]),
             ]))
         }

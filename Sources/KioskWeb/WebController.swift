@@ -38,14 +38,16 @@ struct WebController: Sendable {
         router.get("/api/{source}") { request, context in
             try await list(try context.parameters.require("source"), request: request, context: context, api: true)
         }
-        router.get("/api/{source}/{id}") { _, context in
-            try await detail(try context.parameters.require("source"), try context.parameters.require("id"), context: context, api: true)
+        router.get("/api/{source}/{id}") { request, context in
+            try await detail(try context.parameters.require("source"), try context.parameters.require("id"), request: request,
+                       context: context, api: true)
         }
         router.get("/{source}") { request, context in
             try await list(try context.parameters.require("source"), request: request, context: context, api: false)
         }
-        router.get("/{source}/{id}") { _, context in
-            try await detail(try context.parameters.require("source"), try context.parameters.require("id"), context: context, api: false)
+        router.get("/{source}/{id}") { request, context in
+            try await detail(try context.parameters.require("source"), try context.parameters.require("id"), request: request,
+                       context: context, api: false)
         }
         // State changes are POSTs only, on the parameter paths the GET routes already use: Hummingbird's
         // trie does not fall back from a constant segment to a parameter, so a constant "/dogs/..." POST
@@ -194,10 +196,13 @@ struct WebController: Sendable {
         }
     }
 
-    private func detail(_ rawSource: String, _ rawID: String, context: WebRequestContext, api: Bool) async throws -> Response {
+    private func detail(_ rawSource: String, _ rawID: String, request: Request, context: WebRequestContext,
+                        api: Bool) async throws -> Response {
         let (source, _) = try self.source(rawSource)
         let itemID = try Self.itemID(rawID)
-        let result = try await kiosk.catalog.item(source: source, itemID: itemID)
+        let query = try FormInput.decode(DetailQuery.self, from: request.uri.query)
+        let result = try await kiosk.catalog.item(source: source, itemID: itemID, policy: query.refresh ? .force : .automatic,
+                                                  linkedPage: query.page)
         if api { return try JSONResponse.ok(ItemJSON(result)) }
         return Pages.response(Pages.detail(result, context: context.view))
     }

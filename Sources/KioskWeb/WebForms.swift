@@ -146,6 +146,23 @@ struct ListQuery: Decodable {
     }
 }
 
+/// An item page's query: `?page=` of a long linked list (a location's residents) and `?refresh=`. Other
+/// names are ignored, as item pages always have: a GET on a POST route (`/dogs/reset?csrf=`) stays a 404.
+struct DetailQuery: Decodable {
+    var page = 1
+    var refresh = false
+
+    /// No parameters.
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let form = try decoder.container(keyedBy: FormKey.self)
+        page = try form.value(Int.self, "page", invalid: "The page must be a whole number.") ?? 1
+        guard page >= 1 else { throw WebError.badRequest("The page must be 1 or more.") }
+        refresh = try form.flag("refresh")
+    }
+}
+
 /// `/image?url=`.
 struct ImageQuery: Decodable {
     var url: String

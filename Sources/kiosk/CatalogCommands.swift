@@ -50,12 +50,17 @@ struct ShowCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var item: ItemArguments
     @Flag(help: "Fetch the item again from the upstream.") var refresh = false
+    @Option(help: "The page of a long linked list to show (a location's residents, 20 a page).") var page = 1
     @Flag(help: "Print JSON instead of text.") var json = false
+
+    func validate() throws {
+        guard page >= 1 else { throw ValidationError("--page must be 1 or more (got \(page)).") }
+    }
 
     func run() async throws {
         try await Runtime.command(global) { runtime in
             let result = try await runtime.kiosk.catalog.item(source: item.source, itemID: item.id,
-                                                             policy: refresh ? .force : .automatic)
+                                                             policy: refresh ? .force : .automatic, linkedPage: page)
             try Output.emit(ItemJSON(result), json: json) { Render.item(result) }
         }
     }
@@ -110,6 +115,7 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "all, nyt, marvel, rickandmorty or dogs.") var target: SyncTarget
     @Option(help: "Pages fetched at once.") var concurrency: Int?
+    @Flag(help: "Also fetch the lists a catalog links to: every Rick and Morty episode and location.") var related = false
     @Flag(help: "Print a JSON report.") var json = false
 
     func validate() throws {
@@ -127,7 +133,8 @@ struct SyncCommand: AsyncParsableCommand {
                 let bar = ProgressPrinter(source: source, terminal: terminal, quiet: json)
                 let report: SyncReport
                 do {
-                    report = try await runtime.kiosk.catalog.sync(source, concurrency: width) { bar.update($0) }
+                    report = try await runtime.kiosk.catalog.sync(source, includingRelated: related,
+                                                                        concurrency: width) { bar.update($0) }
                 } catch let error as KioskError where target.sources.count > 1 {
                     // One catalog failing (say, missing keys) must not stop the others.
                     report = .failed(source, because: error)

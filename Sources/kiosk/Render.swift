@@ -13,7 +13,10 @@ enum Render {
         }
         var position = "page \(page.request.page)"
         if let totalPages = page.totalPages, totalPages > 0 { position += " of \(totalPages)" }
-        if let totalItems = page.totalItems { position += " (\(totalItems) items)" }
+        if let totalItems = page.totalItems {
+            position += " (\(totalItems) item\(totalItems == 1 ? "" : "s")"
+                + (page.reportedTotal.map { "; the upstream counts \($0) in all" } ?? "") + ")"
+        }
         var lines = ["\(header) · \(position) · \(Output.status(update))"]
         let filters = page.request.filters.filter { $0.key != "kind" && $0.key != "period" }
         if !filters.isEmpty {
@@ -63,15 +66,63 @@ enum Render {
         case .rickAndMorty(let character):
             lines.append("Status: \(character.status) \(character.statusEmoji)    Gender: \(character.gender)")
             lines.append("Species: \(character.species)" + (character.type.isEmpty ? "" : " (\(character.type))"))
-            lines.append("Origin: \(character.origin.name)    Last seen: \(character.location.name)")
-            lines.append("Episodes: \(character.episodes.count)")
+            lines.append("Origin: " + place(character.origin, result.linked.entries(.origin).first))
+            lines.append("Last seen: " + place(character.location, result.linked.entries(.location).first))
+            let episodes = result.linked.entries(.episode)
+            lines.append("")
+            lines.append("Episodes (\(episodes.count)):")
+            for entry in episodes { lines.append("  " + linkedLine(entry)) }
             if let url = item.imageURL { lines.append("Picture: \(url.absoluteString)") }
+        case .rickAndMortyEpisode(let episode):
+            lines.append("Aired: \(episode.airDate(language: "en"))")
+            lines += linkedCharacters(result.linked, role: .character, heading: "Characters")
+        case .rickAndMortyLocation(let location):
+            lines.append("Type: \(known(location.type))    Dimension: \(known(location.dimension))")
+            lines += linkedCharacters(result.linked, role: .resident, heading: "Residents")
         case .dog(let dog):
             lines.append(dog.description)
             if let url = dog.image { lines.append("Picture: \(url.absoluteString)") }
         }
         if let error = result.error { lines.append("(showing saved data: \(error))") }
+        let missing = result.linked.missing.count
+        if missing > 0 {
+            lines.append("(\(missing) linked item\(missing == 1 ? " is" : "s are") not stored and could not be fetched"
+                         + (result.linked.error.map { ": \($0))" } ?? ")"))
+        }
+        for issue in result.linked.skipped { lines.append("skipped a malformed linked item at \(issue.path): \(issue.message)") }
         return lines.joined(separator: "\n")
+    }
+
+    /// "Earth (C-137) — Planet · Dimension C-137 · 27 residents (location-1)", or the name alone.
+    private static func place(_ place: RickAndMortyCharacter.Place, _ entry: LinkedItems.Entry?) -> String {
+        guard let entry else { return place.name }
+        guard let item = entry.item, case .rickAndMortyLocation(let location) = item.detail else {
+            return "\(place.name) (\(entry.link.itemID), not available)"
+        }
+        let facts = [location.typeAndDimension, residents(location.residents.count)].filter { !$0.isEmpty }
+        return "\(item.title) — \(facts.joined(separator: " · ")) (\(item.itemID))"
+    }
+
+    private static func residents(_ count: Int) -> String { "\(count) resident\(count == 1 ? "" : "s")" }
+
+    private static func known(_ text: String) -> String {
+        text.isEmpty || text.lowercased() == "unknown" ? "unknown" : text
+    }
+
+    /// An episode as "S01E01 · Pilot · December 2, 2013", a character as its name and id.
+    private static func linkedLine(_ entry: LinkedItems.Entry) -> String {
+        guard let item = entry.item else { return "\(entry.link.itemID) — not available" }
+        if case .rickAndMortyEpisode(let episode) = item.detail { return episode.line(title: item.title, language: "en") }
+        return "\(item.title) (\(item.itemID))"
+    }
+
+    /// The page of linked characters, with the command for the next page.
+    private static func linkedCharacters(_ linked: LinkedItems, role: ItemLink.Role, heading: String) -> [String] {
+        let total = linked.counts[role] ?? 0
+        var lines = ["", "\(heading) (\(total))" + (linked.pageCount > 1 ? ", page \(linked.page) of \(linked.pageCount):" : ":")]
+        lines += linked.entries(role).map { "  " + linkedLine($0) }
+        if total == 0 { lines.append("  none") }
+        return lines
     }
 
     static func search(_ result: SearchResult, source: SourceID) -> String {

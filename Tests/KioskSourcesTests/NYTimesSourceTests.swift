@@ -225,7 +225,8 @@ struct NYTimesSourceTests {
         #expect(page.items.compactMap(\.article?.rank) == [1, 2, 4])
         // And the bad one is reported with its path
         #expect(page.skipped == [DecodingIssue(path: "results[2].title", message: "expected a string, found null")])
-        #expect(page.totalItems == 4)
+        // And the page counts the three it holds
+        #expect(page.totalItems == 3)
         #expect(page.totalPages == 1)
         #expect(page.hasNext == false)
         #expect(page.request.filters == ["kind": "viewed", "period": "7"])

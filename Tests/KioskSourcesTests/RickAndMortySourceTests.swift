@@ -66,10 +66,11 @@ struct RickAndMortySourceTests {
         #expect(http.endpoint == "rickandmorty.character")
     }
 
-    @Test("a character ID must be one number (the API would read 1,2 as a list)", arguments: ["1,2", "rick", "", "../location/1"])
+    @Test("an item ID must be one number, episode-N or location-N (the API would read 1,2 as a list)",
+          arguments: ["1,2", "rick", "", "../location/1", "episode-", "episode-1,2", "location-x"])
     func nonNumericID(itemID: String) {
         let error = kioskError { _ = try source.detailRequest(itemID: itemID) }
-        #expect(error == .invalidRequest("Rick and Morty character IDs are numbers; got \"\(itemID)\""))
+        #expect(error == .invalidRequest("Rick and Morty ids are numbers (characters), episode-N or location-N; got \"\(itemID)\""))
     }
 
     @Test("the base URL is configurable")

@@ -34,6 +34,13 @@ struct PayloadTests {
         Fixtures.dog("Rex", age: Int.min),
         CatalogItem(source: .dogs, itemID: "0", title: "Zero", subtitle: "", summary: "", imageURL: nil,
                     detail: .dog(Dog(name: "Zero", description: String(repeating: "long ", count: 10_000), age: 0, image: nil))),
+        CatalogItem(source: .rickandmorty, itemID: "episode-1", title: "Pilot", subtitle: "S01E01 · December 2, 2013",
+                    summary: "", imageURL: nil, detail: .rickAndMortyEpisode(RickAndMortyEpisode(
+                        code: "S01E01", airDate: "December 2, 2013",
+                        characters: [URL(string: "https://rm.test/character/1")!], created: "2017-11-10T12:56:33.798Z"))),
+        CatalogItem(source: .rickandmorty, itemID: "location-3", title: "Citadel of Ricks", subtitle: "", summary: "",
+                    imageURL: nil, detail: .rickAndMortyLocation(RickAndMortyLocation(
+                        type: "Space station", dimension: "unknown", residents: [], created: ""))),
     ]
 
     @Test("every kind of item encodes and decodes to an equal value")
@@ -75,6 +82,10 @@ struct PayloadTests {
         #expect(propertyCount(character) == 8)
         #expect(propertyCount(character.origin) == 2)
         #expect(propertyCount(dog) == 4)
+        let episode = try #require({ if case .rickAndMortyEpisode(let e) = Self.samples[8].detail { e } else { nil } }())
+        let location = try #require({ if case .rickAndMortyLocation(let l) = Self.samples[9].detail { l } else { nil } }())
+        #expect(propertyCount(episode) == 4)
+        #expect(propertyCount(location) == 4)
     }
 
     @Test("damaged payloads fail to decode instead of producing wrong items")

@@ -173,7 +173,8 @@ struct WebDebugTests {
             let endpoints = try #require(try JSONSerialization.jsonObject(with: Data(json.bytes)) as? [[String: Any]])
             #expect(endpoints.compactMap { $0["name"] as? String } == [
                 "nyt.mostpopular", "marvel.characters", "marvel.character", "rickandmorty.characters", "rickandmorty.character",
-                "dogs.list", "image",
+                "rickandmorty.characters.byID", "rickandmorty.episodes", "rickandmorty.episode", "rickandmorty.episodes.byID",
+                "rickandmorty.locations", "rickandmorty.location", "rickandmorty.locations.byID", "dogs.list", "image",
             ])
             for endpoint in endpoints {
                 for key in ["host", "template", "method", "contentType", "responseModel", "cachePolicy", "headers"] {

@@ -164,7 +164,7 @@ struct WebRouteTests {
             let status = try #require(pageJSON["status"] as? [String: Any])
             #expect(Set(status.keys) == ["origin", "stale", "offline", "fetchedAt", "freshUntil", "ageSeconds"])
             let itemJSON = try item.json()
-            #expect(Set(itemJSON.keys) == ["item", "favorite", "origin"])
+            #expect(Set(itemJSON.keys) == ["item", "favorite", "origin", "linked"])
             #expect((itemJSON["item"] as? [String: Any])?["title"] as? String == "Rick Sanchez")
             let searchJSON = try search.json()
             #expect(Set(searchJSON.keys) == ["query", "origin", "items", "page", "totalPages"])

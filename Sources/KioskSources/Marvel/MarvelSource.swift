@@ -50,7 +50,7 @@ public struct MarvelSource: CatalogSource {
                 name: "marvel.character", source: id, host: Self.hostAndPort(baseURL),
                 template: baseURL.path + "/characters/{id}?" + auth,
                 responseModel: "{code, data: {results: [Character]}} → one character",
-                cachePolicy: EndpointDescription.freshness(defaultFreshness), isList: false),
+                cachePolicy: EndpointDescription.freshness(defaultFreshness), answer: .item),
         ]
     }
     /// None: Marvel characters have no filters in Kiosk.

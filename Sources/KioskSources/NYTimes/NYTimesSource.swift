@@ -97,9 +97,11 @@ public struct NYTimesSource: CatalogSource {
         return Page(
             request: request,
             items: articles.map { $0.value.toDomain(position: $0.position) },
-            totalItems: envelope.numResults ?? envelope.results.count,
+            // The list is the 20 articles sent, ranked; num_results counts every article of the period.
+            totalItems: articles.count,
             totalPages: 1,
-            skipped: issues
+            skipped: issues,
+            reportedTotal: envelope.numResults.flatMap { $0 > envelope.results.count ? $0 : nil }
         )
     }
 

@@ -2,10 +2,25 @@ import Foundation
 
 // The Rick and Morty API response as it arrives. Unknown fields (url, info.next/prev) are ignored.
 
-/// `{ info: { count, pages, next, prev }, results: [Character] }`.
-struct RickAndMortyResponseDTO: Decodable {
+/// `{ info: { count, pages, next, prev }, results: [Item] }` (characters, episodes or locations).
+struct RickAndMortyResponseDTO<Item: Decodable>: Decodable {
     var info: RickAndMortyInfoDTO
-    var results: [Tolerant<RickAndMortyCharacterDTO>]
+    var results: [Tolerant<Item>]
+}
+
+/// The answer to `/{resource}/{ids}`: an array of the items that exist for several ids, a bare object for one.
+struct RickAndMortyByIDsDTO<Item: Decodable>: Decodable {
+    var items: [Tolerant<Item>]
+
+    init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            var items: [Tolerant<Item>] = []
+            while !array.isAtEnd { items.append(try array.decode(Tolerant<Item>.self)) }
+            self.items = items
+        } else {
+            items = [Tolerant<Item>(from: decoder)]
+        }
+    }
 }
 
 /// `{ count, pages, next, prev }`.
@@ -62,6 +77,50 @@ struct RickAndMortyPlaceDTO: Decodable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.lenientString(.name, default: "unknown")
         url = try c.lenientString(.url)
+    }
+}
+
+/// One episode: `id, name, air_date, episode ("S01E01"), characters [URL], url, created`.
+struct RickAndMortyEpisodeDTO: Decodable {
+    var id: Int
+    var name, airDate, code, created: String
+    var characters: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, created, characters
+        case airDate = "air_date"
+        case code = "episode"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(Int.self, forKey: .id)
+        name = try c.decode(String.self, forKey: .name)
+        airDate = try c.lenientString(.airDate)
+        code = try c.lenientString(.code)
+        created = try c.lenientString(.created)
+        characters = try c.stringList(.characters)
+    }
+}
+
+/// One location: `id, name, type, dimension, residents [URL], url, created`.
+struct RickAndMortyLocationDTO: Decodable {
+    var id: Int
+    var name, type, dimension, created: String
+    var residents: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, type, dimension, created, residents
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(Int.self, forKey: .id)
+        name = try c.decode(String.self, forKey: .name)
+        type = try c.lenientString(.type)
+        dimension = try c.lenientString(.dimension)
+        created = try c.lenientString(.created)
+        residents = try c.stringList(.residents)
     }
 }
 

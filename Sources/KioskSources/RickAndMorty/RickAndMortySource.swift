@@ -1,7 +1,8 @@
 public import Foundation
 public import KioskCore
 
-/// Rick and Morty characters, 20 a page, searched upstream by name and filtered by status and gender.
+/// Rick and Morty characters, 20 a page, searched upstream by name and filtered by status and gender, with
+/// the episodes and locations they link to.
 public struct RickAndMortySource: CatalogSource {
     private let baseURL: URL
     private let now: @Sendable () -> Date
@@ -34,16 +35,38 @@ public struct RickAndMortySource: CatalogSource {
     public var origins: Set<Origin> { Set([Origin(baseURL)].compactMap { $0 }) }
 
     public var endpoints: [EndpointDescription] {
-        [
+        let host = Self.hostAndPort(baseURL), base = baseURL.path, freshness = EndpointDescription.freshness(defaultFreshness)
+        return [
             EndpointDescription(
-                name: "rickandmorty.characters", source: id, host: Self.hostAndPort(baseURL),
-                template: baseURL.path + "/character?page={page}[&name={q}][&status={status}][&gender={gender}]",
-                responseModel: "{info: {count, pages, next, prev}, results: [Character]}",
-                cachePolicy: EndpointDescription.freshness(defaultFreshness)),
+                name: "rickandmorty.characters", source: id, host: host,
+                template: base + "/character?page={page}[&name={q}][&status={status}][&gender={gender}]",
+                responseModel: "{info: {count, pages, next, prev}, results: [Character]}", cachePolicy: freshness),
             EndpointDescription(
-                name: "rickandmorty.character", source: id, host: Self.hostAndPort(baseURL),
-                template: baseURL.path + "/character/{id}", responseModel: "Character",
-                cachePolicy: EndpointDescription.freshness(defaultFreshness), isList: false),
+                name: "rickandmorty.character", source: id, host: host, template: base + "/character/{id}",
+                responseModel: "Character", cachePolicy: freshness, answer: .item),
+            EndpointDescription(
+                name: "rickandmorty.characters.byID", source: id, host: host, template: base + "/character/{id},{id},...",
+                responseModel: "[Character] (one id: Character)", cachePolicy: freshness, answer: .items),
+            EndpointDescription(
+                name: "rickandmorty.episodes", source: id, host: host, template: base + "/episode?page={page}[&name={q}]",
+                responseModel: "{info: {count, pages, next, prev}, results: [Episode]}", cachePolicy: freshness,
+                collection: "episode"),
+            EndpointDescription(
+                name: "rickandmorty.episode", source: id, host: host, template: base + "/episode/{id}",
+                responseModel: "Episode", cachePolicy: freshness, answer: .item),
+            EndpointDescription(
+                name: "rickandmorty.episodes.byID", source: id, host: host, template: base + "/episode/{id},{id},...",
+                responseModel: "[Episode] (one id: Episode)", cachePolicy: freshness, answer: .items),
+            EndpointDescription(
+                name: "rickandmorty.locations", source: id, host: host, template: base + "/location?page={page}[&name={q}]",
+                responseModel: "{info: {count, pages, next, prev}, results: [Location]}", cachePolicy: freshness,
+                collection: "location"),
+            EndpointDescription(
+                name: "rickandmorty.location", source: id, host: host, template: base + "/location/{id}",
+                responseModel: "Location", cachePolicy: freshness, answer: .item),
+            EndpointDescription(
+                name: "rickandmorty.locations.byID", source: id, host: host, template: base + "/location/{id},{id},...",
+                responseModel: "[Location] (one id: Location)", cachePolicy: freshness, answer: .items),
         ]
     }
     /// `status` (alive, dead, unknown) and `gender` (female, male, genderless, unknown).
@@ -51,23 +74,28 @@ public struct RickAndMortySource: CatalogSource {
         ["status": ["alive", "dead", "unknown"], "gender": ["female", "male", "genderless", "unknown"]]
     }
 
-    /// Lowercases `status` and `gender` and rejects other values, other filters and pages below 1.
+    /// The episodes (51 in 3 pages) and locations (126 in 7 pages), which `kiosk sync --related` fetches too.
+    public var relatedCollections: [String] { ["episode", "location"] }
+
+    /// Lowercases `status` and `gender` and rejects other values, other filters and pages below 1; the
+    /// episode and location lists take no filter.
     public func normalize(_ request: PageRequest) throws -> PageRequest {
         try RequestValidation.checkBasics(request, source: id)
+        guard let resource = RickAndMortyEndpoints.Resource(collection: request.collection) else {
+            throw KioskError.invalidRequest("rickandmorty has no list \"\(request.collection ?? "")\"; "
+                                            + "lists: characters, \(relatedCollections.joined(separator: ", "))")
+        }
         var normalized = request
-        normalized.filters = try RequestValidation.normalizedFilters(request.filters, allowed: filterValues, source: id)
+        normalized.filters = try RequestValidation.normalizedFilters(
+            request.filters, allowed: resource == .character ? filterValues : [:], source: id)
         return normalized
     }
 
-    /// `GET {base}/character?page=N[&name=q][&status=..][&gender=..]`.
+    /// `GET {base}/{character|episode|location}?page=N[&name=q][&status=..][&gender=..]`.
     public func listRequest(for request: PageRequest) throws -> HTTPRequest {
         let request = try normalize(request)
-        let endpoint = RickAndMortyEndpoints.characters(
-            page: request.page,
-            name: request.query,
-            status: request.filters["status"],
-            gender: request.filters["gender"]
-        )
+        let resource = RickAndMortyEndpoints.Resource(collection: request.collection) ?? .character
+        let endpoint = RickAndMortyEndpoints.list(resource, page: request.page, name: request.query, filters: request.filters)
         return try endpoint.request(relativeTo: baseURL, source: id)
     }
 
@@ -82,28 +110,112 @@ public struct RickAndMortySource: CatalogSource {
             return Page(request: request, items: [], totalItems: 0, totalPages: 0)
         }
         try UpstreamStatus.check(response, source: id, now: now())
-        let envelope = try ResponseBody.decode(RickAndMortyResponseDTO.self, from: response.body)
-        let (characters, issues) = ResponseBody.collect(envelope.results, body: response.body)
-        return Page(
-            request: request,
-            items: characters.map { $0.value.toDomain() },
-            totalItems: envelope.info.count,
-            totalPages: envelope.info.pages,
-            skipped: issues
-        )
+        func page<Item: Decodable>(_ type: Item.Type, _ toDomain: (Item) -> CatalogItem) throws -> Page {
+            let envelope = try ResponseBody.decode(RickAndMortyResponseDTO<Item>.self, from: response.body)
+            let (items, issues) = ResponseBody.collect(envelope.results, body: response.body)
+            return Page(request: request, items: items.map { toDomain($0.value) }, totalItems: envelope.info.count,
+                        totalPages: envelope.info.pages, skipped: issues)
+        }
+        switch RickAndMortyEndpoints.Resource(collection: request.collection) ?? .character {
+        case .character: return try page(RickAndMortyCharacterDTO.self) { $0.toDomain() }
+        case .episode: return try page(RickAndMortyEpisodeDTO.self) { $0.toDomain() }
+        case .location: return try page(RickAndMortyLocationDTO.self) { $0.toDomain() }
+        }
     }
 
-    /// `GET {base}/character/{id}`; the ID must be numeric (the API would read "1,2" as a list).
+    /// `GET {base}/character/{id}`, `/episode/{id}` for `episode-N`, `/location/{id}` for `location-N`.
     public func detailRequest(itemID: String) throws -> HTTPRequest? {
-        let characterID = try RequestValidation.numericID(itemID, what: "Rick and Morty character")
-        return try RickAndMortyEndpoints.character(id: characterID).request(relativeTo: baseURL, source: id)
+        guard let (resource, number) = RickAndMortyIDs.parse(itemID.trimmingCharacters(in: .whitespaces)) else {
+            throw KioskError.invalidRequest("Rick and Morty ids are numbers (characters), episode-N or location-N; "
+                                            + "got \"\(itemID)\"")
+        }
+        return try RickAndMortyEndpoints.item(resource, id: String(number)).request(relativeTo: baseURL, source: id)
     }
 
-    /// The character (a bare object); 404 is notFound, a malformed one is a malformedResponse at its path.
+    /// The character, episode or location (a bare object); 404 is notFound, a malformed one a
+    /// malformedResponse at its path.
     public func decodeDetail(_ response: HTTPResponse, itemID: String) throws -> CatalogItem {
-        if response.status == 404 { throw KioskError.notFound("rickandmorty character \(itemID)") }
+        let resource = RickAndMortyIDs.parse(itemID)?.resource ?? .character
+        if response.status == 404 { throw KioskError.notFound("rickandmorty \(resource.rawValue) \(itemID)") }
         try UpstreamStatus.check(response, source: id, now: now())
-        return try ResponseBody.decode(RickAndMortyCharacterDTO.self, from: response.body).toDomain()
+        switch resource {
+        case .character: return try ResponseBody.decode(RickAndMortyCharacterDTO.self, from: response.body).toDomain()
+        case .episode: return try ResponseBody.decode(RickAndMortyEpisodeDTO.self, from: response.body).toDomain()
+        case .location: return try ResponseBody.decode(RickAndMortyLocationDTO.self, from: response.body).toDomain()
+        }
+    }
+
+    /// A character's episodes (in the order the API lists them, which is airing order), origin and last
+    /// location; a location's residents; an episode's characters. URLs that name no id are left out.
+    public func links(of item: CatalogItem) -> [ItemLink] {
+        var links: [ItemLink] = []
+        var seen = Set<ItemLink>()
+        func add(_ role: ItemLink.Role, _ url: URL?, _ resource: RickAndMortyEndpoints.Resource) {
+            guard let url, let itemID = RickAndMortyIDs.itemID(linkedBy: url, as: resource) else { return }
+            let link = ItemLink(role: role, itemID: itemID)
+            if seen.insert(link).inserted { links.append(link) }
+        }
+        switch item.detail {
+        case .rickAndMorty(let character):
+            // The API numbers episodes in airing order; sorting by number keeps that order whatever the list's.
+            let episodes = character.episodes.compactMap { url in
+                RickAndMortyIDs.itemID(linkedBy: url, as: .episode).flatMap(RickAndMortyIDs.parse).map { (url, $0.id) }
+            }
+            for (url, _) in episodes.sorted(by: { $0.1 < $1.1 }) { add(.episode, url, .episode) }
+            add(.origin, character.origin.url, .location)
+            add(.location, character.location.url, .location)
+        case .rickAndMortyEpisode(let episode):
+            for url in episode.characters { add(.character, url, .character) }
+        case .rickAndMortyLocation(let location):
+            for url in location.residents { add(.resident, url, .character) }
+        default:
+            break
+        }
+        return links
+    }
+
+    /// One `/{resource}/{id},{id},...` request per resource (and per 100 ids, to keep URLs short), asked
+    /// of the configured base URL whatever host the data's URLs name.
+    public func linkedItemsRequests(itemIDs: [String]) throws -> [HTTPRequest] {
+        var byResource: [RickAndMortyEndpoints.Resource: Set<Int>] = [:]
+        for itemID in itemIDs {
+            guard let (resource, number) = RickAndMortyIDs.parse(itemID) else {
+                throw KioskError.invalidRequest("\"\(itemID)\" names no Rick and Morty character, episode or location")
+            }
+            byResource[resource, default: []].insert(number)
+        }
+        return try RickAndMortyEndpoints.Resource.allCases.flatMap { resource -> [HTTPRequest] in
+            let ids = (byResource[resource] ?? []).sorted()
+            return try stride(from: 0, to: ids.count, by: Self.idsPerRequest).map { start in
+                let chunk = Array(ids[start..<min(start + Self.idsPerRequest, ids.count)])
+                return try RickAndMortyEndpoints.items(resource, ids: chunk).request(relativeTo: baseURL, source: id)
+            }
+        }
+    }
+
+    /// How many ids one request names: 100 keeps the URL under 600 bytes.
+    static let idsPerRequest = 100
+
+    /// The items of an id-list answer: an array, or a bare object for one id. A 404 "not found" means
+    /// none of the ids exists (an empty answer); one unreadable item is skipped with its JSON path.
+    public func decodeLinkedItems(_ response: HTTPResponse, for request: HTTPRequest) throws
+        -> (items: [CatalogItem], skipped: [DecodingIssue]) {
+        guard let resource = RickAndMortyEndpoints.Resource.allCases.first(where: { $0.itemsName == request.endpoint }) else {
+            throw KioskError.invalidRequest("\(request.endpoint) does not answer Rick and Morty items by id")
+        }
+        if response.status == 404, Self.nothingHereMessage(response.body) != nil { return ([], []) }
+        try UpstreamStatus.check(response, source: id, now: now())
+        func items<Item: Decodable>(_ type: Item.Type, _ toDomain: (Item) -> CatalogItem) throws
+            -> (items: [CatalogItem], skipped: [DecodingIssue]) {
+            let answer = try ResponseBody.decode(RickAndMortyByIDsDTO<Item>.self, from: response.body)
+            let (values, issues) = ResponseBody.collect(answer.items, body: response.body)
+            return (values.map { toDomain($0.value) }, issues)
+        }
+        switch resource {
+        case .character: return try items(RickAndMortyCharacterDTO.self) { $0.toDomain() }
+        case .episode: return try items(RickAndMortyEpisodeDTO.self) { $0.toDomain() }
+        case .location: return try items(RickAndMortyLocationDTO.self) { $0.toDomain() }
+        }
     }
 
     /// The message of an API-shaped 404 body, or nil for any other 404 (a wrong base URL must not look empty).

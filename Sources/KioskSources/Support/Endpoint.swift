@@ -10,11 +10,14 @@ struct Endpoint: Sendable, Hashable {
     var path: [String]
     /// Query parameters in the order they are sent.
     var query: [URLQueryItem]
+    /// Whether commas in the path stay commas: an id list (`/episode/1,2,3`) the upstream splits on them.
+    var keepsCommasInPath: Bool
 
-    init(name: String, path: [String] = [], query: [URLQueryItem] = []) {
+    init(name: String, path: [String] = [], query: [URLQueryItem] = [], keepsCommasInPath: Bool = false) {
         self.name = name
         self.path = path
         self.query = query
+        self.keepsCommasInPath = keepsCommasInPath
     }
 
     /// The full URL below `base`; keeps any query the base already has (a mirror's token, a jsonblob id).
@@ -25,7 +28,11 @@ struct Endpoint: Sendable, Hashable {
         if !path.isEmpty {
             var basePath = components.percentEncodedPath
             while basePath.hasSuffix("/") { basePath.removeLast() }
-            components.percentEncodedPath = basePath + "/" + path.map(Self.encode).joined(separator: "/")
+            let segments = path.map { segment in
+                keepsCommasInPath ? segment.split(separator: ",", omittingEmptySubsequences: false)
+                    .map { Self.encode(String($0)) }.joined(separator: ",") : Self.encode(segment)
+            }
+            components.percentEncodedPath = basePath + "/" + segments.joined(separator: "/")
         }
         var pairs: [String] = []
         if let existing = components.percentEncodedQuery, !existing.isEmpty { pairs.append(existing) }

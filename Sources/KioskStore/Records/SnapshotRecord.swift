@@ -16,6 +16,8 @@ struct SnapshotRecord: StoreRecord, SourceScopedRecord, Hashable {
     /// `SnapshotMetadata.staleShownUntil` (added by migration v2; NULL: any time).
     var staleShownUntil: Date?
     var totalItems, totalPages: Int?
+    /// `Page.reportedTotal` (added by migration v3).
+    var reportedTotal: Int?
     var attribution: String?
     /// Items that were skipped when the page was decoded, stored as JSON.
     var skipped: [DecodingIssue]
@@ -37,6 +39,7 @@ struct SnapshotRecord: StoreRecord, SourceScopedRecord, Hashable {
         self.staleShownUntil = snapshot.metadata.staleShownUntil
         self.totalItems = page.totalItems
         self.totalPages = page.totalPages
+        self.reportedTotal = page.reportedTotal
         self.attribution = page.attribution
         self.skipped = page.skipped
     }
@@ -49,7 +52,7 @@ struct SnapshotRecord: StoreRecord, SourceScopedRecord, Hashable {
     /// The domain value, with the page's items in stored order.
     func snapshot(items: [CatalogItem]) -> Snapshot {
         Snapshot(page: Page(request: request, items: items, totalItems: totalItems, totalPages: totalPages,
-                            skipped: skipped, attribution: attribution),
+                            skipped: skipped, attribution: attribution, reportedTotal: reportedTotal),
                  metadata: metadata)
     }
 }
