@@ -232,6 +232,22 @@ struct NYTimesSourceTests {
         #expect(page.request.filters == ["kind": "viewed", "period": "7"])
     }
 
+    @Test("a list counts the articles it holds; num_results, when larger, is kept only as information")
+    func numResultsIsInformation() throws {
+        // Given an answer of two articles whose num_results counts 1,491 (as the real API's do)
+        let body = #"{"status":"OK","num_results":1491,"results":[{"id":1,"title":"One"},{"id":2,"title":"Two"}]}"#
+        // When it is decoded
+        let page = try source.decodeList(response(200, body), for: PageRequest(source: .nyt))
+        // Then the page is one page of the two it holds, and 1,491 is the reported total
+        #expect(page.totalItems == 2)
+        #expect(page.totalPages == 1)
+        #expect(page.reportedTotal == 1491)
+        // And a num_results that matches what was sent reports nothing more
+        let exact = try source.decodeList(response(200, #"{"num_results":1,"results":[{"id":1,"title":"One"}]}"#),
+                                          for: PageRequest(source: .nyt))
+        #expect(exact.reportedTotal == nil)
+    }
+
     @Test("a bad value in a nested media rendition points at that rendition")
     func nestedIssuePath() throws {
         // Given an article whose image width is text

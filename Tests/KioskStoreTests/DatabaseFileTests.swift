@@ -7,6 +7,31 @@ import Testing
 
 @Suite("Database file")
 struct DatabaseFileTests {
+    @Test("a one-page list stored before v3 counts what it holds after the upgrade, the upstream's count kept apart")
+    func migrationV3() throws {
+        // Given a v2 file holding a NYT list of two articles that says 1,491 items (num_results), as before v3
+        let folder = try TemporaryDirectory.make("KioskStoreTests")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("kiosk.sqlite").path
+        let request = PageRequest(source: .nyt)
+        do {
+            let database = try AppDatabase.open(at: path)
+            try database.saveSnapshot(Fixtures.snapshot(request, [Fixtures.article("1", title: "A"), Fixtures.article("2", title: "B")]))
+            try database.writer.write { db in
+                try db.execute(sql: "UPDATE snapshot SET totalItems = 1491, totalPages = 1")
+                try db.execute(sql: "ALTER TABLE snapshot DROP COLUMN reportedTotal")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v3'")
+            }
+        }
+        // When it is opened by this version
+        let upgraded = try AppDatabase.open(at: path)
+        // Then the page counts its two items and keeps 1,491 as the upstream's count
+        let page = try #require(try upgraded.snapshot(forKey: request.cacheKey)).page
+        #expect(page.items.count == 2)
+        #expect(page.totalItems == 2)
+        #expect(page.reportedTotal == 1491)
+    }
+
     @Test("a file database is created with its folders, migrated once, and keeps everything when reopened")
     func reopenKeepsDataAndMigrations() throws {
         // Given a database file in folders that do not exist yet

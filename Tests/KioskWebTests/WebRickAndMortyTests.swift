@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import KioskCore
+import KioskDemoUpstream
+import Testing
+
+@Suite("Rick and Morty character sheet, episodes and locations in the web app", .serialized)
+struct WebRickAndMortyTests {
+    @Test("A character page shows the sheet first, then places with residents, then every episode, without script")
+    func characterSheet() async throws {
+        try await withWeb { _, client in
+            // When Rick's page is opened
+            let page = try await client.get("/rickandmorty/1")
+            #expect(page.status == .ok)
+            let html = page.body
+            // Then the sheet comes before the places, and the places before the episodes
+            let sheet = try #require(html.range(of: "class=\"sheet\""))
+            let places = try #require(html.range(of: "id=\"places\""))
+            let episodes = try #require(html.range(of: "id=\"episodes\""))
+            #expect(sheet.lowerBound < places.lowerBound && places.lowerBound < episodes.lowerBound)
+            // And each place links to its page with type, dimension and residents
+            #expect(html.contains("href=\"/rickandmorty/location-1\">Earth (C-137)</a>"))
+            #expect(html.contains("Planet · Dimension C-137 · "))
+            #expect(html.contains(" residents</p>"))
+            // And the 51 episodes are listed in airing order as code · name · date, each a link
+            #expect(html.contains("<span class=\"code\">S01E01</span> · <span class=\"name\">Pilot</span> · "
+                                  + "<time datetime=\"2013-12-02\">December 2, 2013</time>"))
+            #expect(html.components(separatedBy: "href=\"/rickandmorty/episode-").count - 1 == 51)
+            let pilot = try #require(html.range(of: "S01E01"))
+            let last = try #require(html.range(of: "S05E10"))
+            #expect(pilot.lowerBound < last.lowerBound)
+            // And the jump links work without script (plain anchors)
+            #expect(html.contains("<a href=\"#episodes\">Episodes (51)</a>"))
+            #expect(!html.contains("class=\"banner error\""))
+        }
+    }
+
+    @Test("In Spanish the air dates are Spanish dates")
+    func spanishDates() async throws {
+        try await withWeb { _, client in
+            let page = try await client.get("/rickandmorty/1", headers: [.acceptLanguage: "es"])
+            #expect(page.body.contains("<time datetime=\"2013-12-02\">2 de diciembre de 2013</time>"))
+            #expect(page.body.contains("Episodios (51)"))
+            #expect(page.body.contains("Última ubicación conocida"))
+        }
+    }
+
+    @Test("A location page lists its residents a page at a time, each linking back to the character")
+    func locationResidents() async throws {
+        try await withWeb { _, client in
+            let first = try await client.get("/rickandmorty/location-3")
+            #expect(first.status == .ok)
+            #expect(first.body.contains("<h1>Citadel of Ricks</h1>"))
+            #expect(first.body.contains("Space station"))
+            #expect(first.body.contains("nav class=\"pages\""))
+            #expect(first.body.contains("href=\"/rickandmorty/location-3?page=2\""))
+            let second = try await client.get("/rickandmorty/location-3?page=2")
+            #expect(second.body.contains("aria-current=\"page\""))
+            let residentLinks = second.body.components(separatedBy: "<li data-id=\"").dropFirst()
+            #expect(!residentLinks.isEmpty)
+            #expect(residentLinks.allSatisfy { Int($0.prefix { $0 != "\"" }) != nil })
+            #expect(try await client.get("/rickandmorty/location-3?page=0").status == .badRequest)
+            #expect(try await client.get("/rickandmorty/location-3?page=two").status == .badRequest)
+        }
+    }
+
+    @Test("An episode page lists its characters; the JSON API answers the same links")
+    func episodePageAndAPI() async throws {
+        try await withWeb { _, client in
+            let page = try await client.get("/rickandmorty/episode-1")
+            #expect(page.body.contains("<h1>Pilot</h1>"))
+            #expect(page.body.contains("December 2, 2013"))
+            #expect(page.body.contains("href=\"/rickandmorty/1\""))
+            let api = try await client.get("/api/rickandmorty/1").json()
+            let linked = try #require(api["linked"] as? [String: Any])
+            #expect((linked["counts"] as? [String: Int])?["episode"] == 51)
+            let entries = try #require(linked["entries"] as? [[String: Any]])
+            #expect(entries.first?["itemID"] as? String == "episode-1")
+            #expect(entries.first?["role"] as? String == "episode")
+            #expect(((entries.first?["item"] as? [String: Any])?["title"] as? String) == "Pilot")
+        }
+    }
+
+    @Test("When episodes cannot be fetched, the character still shows and the page says what is missing")
+    func missingEpisodes() async throws {
+        try await withWeb { harness, client in
+            // Given the first page of characters seen, then an upstream that fails every request
+            _ = try await client.get("/rickandmorty")
+            var faults = FaultSettings.none
+            faults.failureRate = 1
+            try await harness.demo.setFaults(faults)
+            // When Rick is opened
+            let page = try await client.get("/rickandmorty/1")
+            // Then his sheet is there, and a banner says the linked items are missing
+            #expect(page.status == .ok)
+            #expect(page.body.contains("<h1>Rick Sanchez</h1>"))
+            #expect(page.body.contains("53 linked items are not saved on this device and could not be fetched."))
+            #expect(page.body.contains("class=\"missing\""))
+        }
+    }
+}
