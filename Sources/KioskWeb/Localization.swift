@@ -416,20 +416,9 @@ extension Language {
 
 /// The words of linked items: a character's episodes and places, a location's residents.
 struct LinkedStrings: Sendable {
-    let onThisPage: String
-    let places: String
-    let origin: String
-    let lastLocation: String
-    let episodes: String
-    let characters: String
-    let residents: String
-    let aired: String
-    let dimension: String
-    let unknown: String
-    let notSaved: String
+    let onThisPage, places, origin, lastLocation, episodes, characters, residents, aired, dimension, unknown, notSaved: String
     let residentCount: @Sendable (String) -> String
-    let missing: @Sendable (Int) -> String
-    let skipped: @Sendable (Int) -> String
+    let missing, skipped: @Sendable (Int) -> String
 
     static let english = LinkedStrings(
         onThisPage: "On this page", places: "Places", origin: "Origin", lastLocation: "Last known location",

@@ -34,40 +34,23 @@ public struct RickAndMortySource: CatalogSource {
     /// The API's origin.
     public var origins: Set<Origin> { Set([Origin(baseURL)].compactMap { $0 }) }
 
+    /// Each resource's pages, one item, and several items by id.
     public var endpoints: [EndpointDescription] {
         let host = Self.hostAndPort(baseURL), base = baseURL.path, freshness = EndpointDescription.freshness(defaultFreshness)
-        return [
-            EndpointDescription(
-                name: "rickandmorty.characters", source: id, host: host,
-                template: base + "/character?page={page}[&name={q}][&status={status}][&gender={gender}]",
-                responseModel: "{info: {count, pages, next, prev}, results: [Character]}", cachePolicy: freshness),
-            EndpointDescription(
-                name: "rickandmorty.character", source: id, host: host, template: base + "/character/{id}",
-                responseModel: "Character", cachePolicy: freshness, answer: .item),
-            EndpointDescription(
-                name: "rickandmorty.characters.byID", source: id, host: host, template: base + "/character/{id},{id},...",
-                responseModel: "[Character] (one id: Character)", cachePolicy: freshness, answer: .items),
-            EndpointDescription(
-                name: "rickandmorty.episodes", source: id, host: host, template: base + "/episode?page={page}[&name={q}]",
-                responseModel: "{info: {count, pages, next, prev}, results: [Episode]}", cachePolicy: freshness,
-                collection: "episode"),
-            EndpointDescription(
-                name: "rickandmorty.episode", source: id, host: host, template: base + "/episode/{id}",
-                responseModel: "Episode", cachePolicy: freshness, answer: .item),
-            EndpointDescription(
-                name: "rickandmorty.episodes.byID", source: id, host: host, template: base + "/episode/{id},{id},...",
-                responseModel: "[Episode] (one id: Episode)", cachePolicy: freshness, answer: .items),
-            EndpointDescription(
-                name: "rickandmorty.locations", source: id, host: host, template: base + "/location?page={page}[&name={q}]",
-                responseModel: "{info: {count, pages, next, prev}, results: [Location]}", cachePolicy: freshness,
-                collection: "location"),
-            EndpointDescription(
-                name: "rickandmorty.location", source: id, host: host, template: base + "/location/{id}",
-                responseModel: "Location", cachePolicy: freshness, answer: .item),
-            EndpointDescription(
-                name: "rickandmorty.locations.byID", source: id, host: host, template: base + "/location/{id},{id},...",
-                responseModel: "[Location] (one id: Location)", cachePolicy: freshness, answer: .items),
-        ]
+        return RickAndMortyEndpoints.Resource.allCases.flatMap { resource -> [EndpointDescription] in
+            let path = base + "/" + resource.rawValue
+            let model = resource.rawValue.prefix(1).uppercased() + resource.rawValue.dropFirst()
+            let filters = resource == .character ? "[&name={q}][&status={status}][&gender={gender}]" : "[&name={q}]"
+            return [
+                EndpointDescription(name: resource.listName, source: id, host: host, template: path + "?page={page}" + filters,
+                                    responseModel: "{info: {count, pages, next, prev}, results: [\(model)]}",
+                                    cachePolicy: freshness, collection: resource.collection),
+                EndpointDescription(name: resource.itemName, source: id, host: host, template: path + "/{id}",
+                                    responseModel: model, cachePolicy: freshness, answer: .item),
+                EndpointDescription(name: resource.itemsName, source: id, host: host, template: path + "/{id},{id},...",
+                                    responseModel: "[\(model)] (one id: \(model))", cachePolicy: freshness, answer: .items),
+            ]
+        }
     }
     /// `status` (alive, dead, unknown) and `gender` (female, male, genderless, unknown).
     public var filterValues: [String: [String]] {
