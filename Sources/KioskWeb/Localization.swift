@@ -416,13 +416,13 @@ extension Language {
 
 /// The words of linked items: a character's episodes and places, a location's residents.
 struct LinkedStrings: Sendable {
-    let onThisPage, places, origin, lastLocation, episodes, characters, residents, aired, dimension, unknown, notSaved: String
+    let onThisPage, places, origin, lastLocation, episode, episodes, characters, residents, aired, dimension, unknown, notSaved: String
     let residentCount: @Sendable (String) -> String
     let missing, skipped: @Sendable (Int) -> String
 
     static let english = LinkedStrings(
         onThisPage: "On this page", places: "Places", origin: "Origin", lastLocation: "Last known location",
-        episodes: "Episodes", characters: "Characters", residents: "Residents", aired: "Aired", dimension: "Dimension",
+        episode: "Episode", episodes: "Episodes", characters: "Characters", residents: "Residents", aired: "Aired", dimension: "Dimension",
         unknown: "Unknown", notSaved: "not saved on this device yet",
         residentCount: { $0 == "1" ? "1 resident" : "\($0) residents" },
         missing: { $0 == 1 ? "1 linked item is not saved on this device and could not be fetched."
@@ -431,7 +431,7 @@ struct LinkedStrings: Sendable {
 
     static let spanish = LinkedStrings(
         onThisPage: "En esta página", places: "Lugares", origin: "Origen", lastLocation: "Última ubicación conocida",
-        episodes: "Episodios", characters: "Personajes", residents: "Residentes", aired: "Emitido", dimension: "Dimensión",
+        episode: "Episodio", episodes: "Episodios", characters: "Personajes", residents: "Residentes", aired: "Emitido", dimension: "Dimensión",
         unknown: "Desconocido", notSaved: "aún no guardado en este dispositivo",
         residentCount: { $0 == "1" ? "1 residente" : "\($0) residentes" },
         missing: { $0 == 1 ? "1 elemento enlazado no está guardado en este dispositivo y no se pudo obtener."

@@ -31,7 +31,9 @@ extension Pages {
         case .rickAndMortyLocation(let location): body = self.location(item, location, linked: result.linked, context: context)
         case .dog(let dog): body = self.dog(item, dog, context: context)
         }
-        content.append(E.element("article", [.class("detail \(item.detail.kind)")], body + linkedProblems(result.linked, context: context)))
+        // What of the linked items is missing is said at the top, where a refresh error is said too.
+        content += linkedProblems(result.linked, context: context)
+        content.append(E.element("article", [.class("detail \(item.detail.kind)")], body))
         return layout(context, title: item.title, current: "/\(item.source.rawValue)", view: .detail, source: item.source, content)
     }
 
@@ -107,7 +109,9 @@ extension Pages {
             ("Episodes", Localized.number(character.episodes.count, language: context.language)),
         ]
         let episodesHeading = "\(words.episodes) (\(Localized.number(character.episodes.count, language: context.language)))"
-        return [
+        // One wrapper, laid out by the article's width (a container query), so the sheet sits beside the
+        // places and episodes in a wide page but not in the narrower detail pane of the split view.
+        return [E.element("div", [.class("character")], [
             E.element("div", [.class("sheet")], [
                 image(item.imageURL, width: 300, height: 300, alt: item.title, lazy: false, context: context),
                 heading(item),
@@ -131,7 +135,7 @@ extension Pages {
                 episodes.isEmpty ? E.element("p", [.class("status")], [.text(context.strings.none)])
                     : E.element("ol", [.class("episodes")], episodes.map { episodeRow($0, context: context) }),
             ]),
-        ]
+        ])]
     }
 
     /// A place card: its name linking to the location page, then type, dimension and residents.
@@ -191,7 +195,7 @@ extension Pages {
                                 context: ViewContext) -> [HTML] {
         let words = context.language.linked
         var rows: [HTML] = []
-        if !episode.code.isEmpty { rows += [E.element("dt", [], [.text(words.episodes)]), E.element("dd", [], [.text(episode.code)])] }
+        if !episode.code.isEmpty { rows += [E.element("dt", [], [.text(words.episode)]), E.element("dd", [], [.text(episode.code)])] }
         if !episode.airDate.isEmpty { rows += [E.element("dt", [], [.text(words.aired)]), E.element("dd", [], [airDate(episode, context: context)])] }
         return [heading(item), E.element("dl", [], rows)]
             + linkedCharacters(item, linked, role: .character, heading: words.characters, context: context)
