@@ -88,6 +88,30 @@ struct CLITests {
         #expect(result.stdout.isEmpty)
     }
 
+    @Test("show prints a character's places and every episode; sync --related adds episodes and locations")
+    func rickAndMortyInDepth() throws {
+        let cli = CLI()
+        // When Rick is shown
+        let rick = try cli.run(["show", "rickandmorty", "1"])
+        // Then his places have type, dimension and residents, and his 51 episodes are listed in airing order
+        #expect(rick.status == 0)
+        #expect(rick.stdout.contains("Origin: Earth (C-137) — Planet · Dimension C-137 · "))
+        #expect(rick.stdout.contains("Episodes (51):\n  S01E01 · Pilot · December 2, 2013\n  S01E02 · Lawnmower Dog"))
+        // And a location shows its residents a page at a time
+        let citadel = try cli.run(["show", "rickandmorty", "location-3", "--page", "2"])
+        #expect(citadel.status == 0)
+        #expect(citadel.stdout.contains("Residents ("))
+        #expect(citadel.stdout.contains(", page 2 of "))
+        #expect(try cli.run(["show", "rickandmorty", "location-3", "--page", "0"]).status != 0)
+        // And sync --related fetches 42 + 3 + 7 pages, with progress
+        let sync = try cli.run(["sync", "rickandmorty", "--related"])
+        #expect(sync.status == 0)
+        #expect(sync.stdout.contains("rickandmorty: 52/52 pages, 1003 items"))
+        // And the store then finds an episode by name
+        let search = try cli.run(["search", "rickandmorty", "Rickmurai", "--offline"])
+        #expect(search.stdout.contains("episode-51"))
+    }
+
     @Test("sync without a terminal prints plain progress lines and a summary")
     func syncPlainProgress() throws {
         let cli = CLI()
