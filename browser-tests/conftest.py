@@ -246,9 +246,10 @@ def _executable(env: str, name: str) -> str:
     return path
 
 
-def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None) -> webdriver.Chrome:
+def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None, javascript: bool = True) -> webdriver.Chrome:
     """Headless Chromium at `size`. Phone widths are emulated with device metrics, because headless
-    Chromium does not make a window narrower than 500 px."""
+    Chromium does not make a window narrower than 500 px. `javascript=False` blocks pages' scripts (the
+    driver's own commands still work), as a browser with JavaScript turned off would."""
     width, height = size
     options = webdriver.ChromeOptions()
     options.binary_location = _executable("CHROMIUM", "chromium")
@@ -259,9 +260,14 @@ def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None) -> 
     if width < 500:
         options.add_experimental_option("mobileEmulation", {
             "deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0, "touch": True, "mobile": True}})
+    prefs = {}
     if language:
         options.add_argument(f"--lang={language}")
-        options.add_experimental_option("prefs", {"intl.accept_languages": language})
+        prefs["intl.accept_languages"] = language
+    if not javascript:
+        prefs["profile.managed_default_content_settings.javascript"] = 2
+    if prefs:
+        options.add_experimental_option("prefs", prefs)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = Service(executable_path=_executable("CHROMEDRIVER", "chromedriver"), log_output=subprocess.DEVNULL)
     driver = webdriver.Chrome(service=service, options=options)
