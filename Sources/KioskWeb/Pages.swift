@@ -47,6 +47,22 @@ enum Pages {
             E.element("button", [.attribute("type", "submit"), .attribute("lang", other.rawValue),
                                  .attribute("aria-label", "\(strings.languageSwitch): \(other.nativeName)")], [.text(other.nativeName)]),
         ])
+        // What a phone needs to install Kiosk: the manifest, icons, the bar colours of both schemes and Safari's
+        // own tags (iOS reads no manifest icon and wants apple-touch-icon).
+        let installability: [HTML] = [
+            E.void("link", [.attribute("rel", "manifest"), Attribute.localHref(WebManifest.path)]),
+            E.void("link", [.attribute("rel", "icon"), .attribute("type", "image/png"), .attribute("sizes", "192x192"),
+                            Attribute.localHref(StaticAssets.icon192.path)]),
+            E.void("link", [.attribute("rel", "apple-touch-icon"), Attribute.localHref(StaticAssets.appleTouchIcon.path)]),
+            E.void("meta", [.attribute("name", "theme-color"), .attribute("media", "(prefers-color-scheme: light)"),
+                            .attribute("content", WebManifest.lightThemeColor)]),
+            E.void("meta", [.attribute("name", "theme-color"), .attribute("media", "(prefers-color-scheme: dark)"),
+                            .attribute("content", WebManifest.darkThemeColor)]),
+            E.void("meta", [.attribute("name", "mobile-web-app-capable"), .attribute("content", "yes")]),
+            E.void("meta", [.attribute("name", "apple-mobile-web-app-capable"), .attribute("content", "yes")]),
+            E.void("meta", [.attribute("name", "apple-mobile-web-app-title"), .attribute("content", "Kiosk")]),
+            E.void("meta", [.attribute("name", "apple-mobile-web-app-status-bar-style"), .attribute("content", "default")]),
+        ]
         var scripts = [E.element("script", [Attribute.localSource(StaticAssets.script.path), .flag("defer")], [])]
         if view == .debug {
             scripts.append(E.element("script", [Attribute.localSource(StaticAssets.debugScript.path), .flag("defer")], []))
@@ -60,7 +76,7 @@ enum Pages {
                     E.void("meta", [.attribute("name", "color-scheme"), .attribute("content", "light dark")]),
                     E.element("title", [], [.text(title == "Kiosk" ? title : "\(title) · Kiosk")]),
                     E.void("link", [.attribute("rel", "stylesheet"), Attribute.localHref(StaticAssets.stylesheet.path)]),
-                ] + scripts),
+                ] + installability + scripts),
                 E.element("body", [.attribute("data-strings", scriptStrings(language))], [
                     E.element("a", [.class("skip"), Attribute.fragmentHref("#main")], [.text(strings.skipToContent)]),
                     E.element("header", [.class("top")], [

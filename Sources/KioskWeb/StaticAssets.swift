@@ -43,7 +43,7 @@ struct StaticAsset: Sendable {
     }
 }
 
-/// The stylesheet and the scripts, read once from the resource bundle (`kiosk_KioskWeb.resources`, found
+/// The stylesheet, the scripts and the icons, read once from the resource bundle (`kiosk_KioskWeb.resources`, found
 /// beside the binary whatever the working directory) and served from memory.
 enum StaticAssets {
     /// `app.css`, every page's stylesheet.
@@ -53,9 +53,18 @@ enum StaticAssets {
     /// `debug.js`, the network debugger's script, linked by `/debug` pages only.
     static let debugScript = load("debug.js", contentType: "text/javascript; charset=utf-8")
 
+    /// The app icons (drawn by scripts/dev/make-icons.py): any-purpose 192 and 512 px, maskable ones with the
+    /// mark inside the safe zone, and the 180 px Apple touch icon.
+    static let icon192 = load("icon-192.png", contentType: "image/png")
+    static let icon512 = load("icon-512.png", contentType: "image/png")
+    static let maskableIcon192 = load("icon-maskable-192.png", contentType: "image/png")
+    static let maskableIcon512 = load("icon-maskable-512.png", contentType: "image/png")
+    static let appleTouchIcon = load("apple-touch-icon.png", contentType: "image/png")
+
     /// Every asset by the name it is served under.
     static let byServedName: [String: StaticAsset] = Dictionary(
-        uniqueKeysWithValues: [stylesheet, script, debugScript].map { ($0.servedName, $0) })
+        uniqueKeysWithValues: [stylesheet, script, debugScript, icon192, icon512, maskableIcon192, maskableIcon512, appleTouchIcon]
+            .map { ($0.servedName, $0) })
 
     /// Reads every asset, so a broken installation stops the process at start-up rather than on a request.
     static func preload() { _ = byServedName }

@@ -26,6 +26,10 @@ struct WebController: Sendable {
         router.get("/favorites") { _, context in Pages.response(Pages.favorites(try kiosk.catalog.favorites(), context: context.view)) }
         router.get("/api/favorites") { _, _ in try JSONResponse.ok(FavoritesJSON(items: try kiosk.catalog.favorites())) }
         // The stylesheet and scripts, at addresses that carry their content's fingerprint (see `StaticAssets`).
+        // Installability: fetched by the browser without cookies, so outside any check.
+        router.get("/manifest.webmanifest") { request, context in
+            try WebManifest.response(catalogs: context.catalogs, language: context.language, request: request)
+        }
         router.get("/static/{file}") { request, context in
             try StaticAssets.response(servedName: try context.parameters.require("file"), request: request)
         }
