@@ -246,7 +246,8 @@ def _executable(env: str, name: str) -> str:
     return path
 
 
-def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None, javascript: bool = True) -> webdriver.Chrome:
+def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None, javascript: bool = True,
+               arguments: tuple[str, ...] = ()) -> webdriver.Chrome:
     """Headless Chromium at `size`. Phone widths are emulated with device metrics, because headless
     Chromium does not make a window narrower than 500 px. `javascript=False` blocks pages' scripts (the
     driver's own commands still work), as a browser with JavaScript turned off would."""
@@ -255,7 +256,7 @@ def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None, jav
     options.binary_location = _executable("CHROMIUM", "chromium")
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                      f"--window-size={max(width, 500)},{height}", "--hide-scrollbars",
-                     "--disable-search-engine-choice-screen", "--no-first-run"):
+                     "--disable-search-engine-choice-screen", "--no-first-run", *arguments):
         options.add_argument(argument)
     if width < 500:
         options.add_experimental_option("mobileEmulation", {

@@ -122,8 +122,12 @@ enum Pages {
         Response(status: status, headers: htmlHeaders, body: ResponseBody(byteBuffer: body))
     }
 
-    /// Every page's own headers, built once: pages show the store's current state, so they are never cached.
-    private static let htmlHeaders: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
+    /// Every page's own headers, built once. Pages show the store's current state, so a cache must ask again
+    /// before reusing one (`no-cache`; no validator is sent, so it always gets the page anew), and only the
+    /// browser may keep it (`private`). Not `no-store`: that would keep pages out of the back/forward cache,
+    /// and Back would rebuild a long list instead of showing it at once. The CSRF token a restored page
+    /// carries is the cookie's, which outlives the page, so its forms still post.
+    static let htmlHeaders: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "private, no-cache"]
 
     /// `/`: the four catalogs and Favorites, each with a line saying what it holds.
     static func home(_ context: ViewContext) -> HTML {

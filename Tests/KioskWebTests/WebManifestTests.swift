@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-@Suite("Installable web app: manifest and icons")
+@Suite("Phone-friendly web app: manifest, icons, back/forward cache")
 struct WebManifestTests {
     @Test("The manifest names the app, opens standalone at /, and lists icons and a shortcut per catalog and Favorites")
     func manifest() async throws {
@@ -58,6 +58,16 @@ struct WebManifestTests {
             #expect(html.contains("<meta name=\"theme-color\" media=\"(prefers-color-scheme: dark)\" content=\"#121214\">"))
             #expect(html.contains("<meta name=\"apple-mobile-web-app-capable\" content=\"yes\">"))
             #expect(html.contains("rel=\"icon\" type=\"image/png\" sizes=\"192x192\""))
+        }
+    }
+
+    @Test("Pages may enter the back/forward cache: private and revalidated, never no-store")
+    func cacheableForBackForward() async throws {
+        try await withWeb { _, client in
+            for path in ["/", "/rickandmorty", "/rickandmorty/1", "/favorites", "/no-such-catalog"] {
+                let page = try await client.get(path)
+                #expect(page.header("Cache-Control") == "private, no-cache", "\(path)")
+            }
         }
     }
 }

@@ -131,6 +131,9 @@
     watchConnectivity();
   }
   document.addEventListener("visibilitychange", () => { if (!document.hidden) watchConnectivity(); });
+  // Back to a list kept in the back/forward cache: it shows at once as it was left, then its rows are
+  // fetched again (a star set on a detail meanwhile, a fresher snapshot) and swapped in.
+  window.addEventListener("pageshow", event => { if (event.persisted && $("#results")) reloadResults(); });
 
   // 3: the search form. Typing waits data-delay ms after the last keystroke; a newer keystroke
   // cancels both the timer and the request in flight, so typing fast sends one request.
