@@ -126,21 +126,21 @@ extension Pages {
             E.element("section", [.attribute("id", "places"), .attribute("aria-labelledby", "places-heading")], [
                 E.element("h2", [.attribute("id", "places-heading")], [.text(words.places)]),
                 E.element("div", [.class("places")], [
-                    place(words.origin, character.origin, linked.entries(.origin).first, context: context),
-                    place(words.lastLocation, character.location, linked.entries(.location).first, context: context),
+                    place(words.origin, character.origin, linked.entries(.origin).first, of: item, context: context),
+                    place(words.lastLocation, character.location, linked.entries(.location).first, of: item, context: context),
                 ]),
             ]),
             E.element("section", [.attribute("id", "episodes"), .attribute("aria-labelledby", "episodes-heading")], [
                 E.element("h2", [.attribute("id", "episodes-heading")], [.text(episodesHeading)]),
                 episodes.isEmpty ? E.element("p", [.class("status")], [.text(context.strings.none)])
-                    : E.element("ol", [.class("episodes")], episodes.map { episodeRow($0, context: context) }),
+                    : E.element("ol", [.class("episodes")], episodes.map { episodeRow($0, of: item, context: context) }),
             ]),
         ])]
     }
 
     /// A place card: its name linking to the location page, then type, dimension and residents.
     private static func place(_ label: String, _ place: RickAndMortyCharacter.Place, _ entry: LinkedItems.Entry?,
-                              context: ViewContext) -> HTML {
+                              of character: CatalogItem, context: ViewContext) -> HTML {
         let words = context.language.linked
         var parts: [HTML] = [E.element("h3", [], [.text(label)])]
         if let item = entry?.item, case .rickAndMortyLocation(let location) = item.detail {
@@ -151,7 +151,7 @@ extension Pages {
         } else if let entry {
             // Linked but not stored, and it could not be fetched: the link still leads to its page.
             parts.append(E.element("p", [.class("place-name")], [
-                E.element("a", [Attribute.localHref("/rickandmorty/" + QueryString.encode(entry.link.itemID))], [.text(place.name)]),
+                E.element("a", [Attribute.localHref(itemPath(source: character.source, itemID: entry.link.itemID))], [.text(place.name)]),
             ]))
             parts.append(E.element("p", [.class("status")], [.text(words.notSaved)]))
         } else {
@@ -162,15 +162,19 @@ extension Pages {
     }
 
     /// "S01E01 · Pilot · December 2, 2013" as a link to the episode, or what is known of a missing one.
-    private static func episodeRow(_ entry: LinkedItems.Entry, context: ViewContext) -> HTML {
-        let path = "/rickandmorty/" + QueryString.encode(entry.link.itemID)
+    private static func episodeRow(_ entry: LinkedItems.Entry, of character: CatalogItem, context: ViewContext) -> HTML {
         guard let item = entry.item, case .rickAndMortyEpisode(let episode) = item.detail else {
-            return E.element("li", [.class("missing")], [
-                E.element("a", [Attribute.localHref(path)], [.text(entry.link.itemID)]),
-                .text(" — " + context.language.linked.notSaved),
-            ])
+            return missingRow(entry, of: character, context: context)
         }
-        return E.element("li", [], [E.element("a", [Attribute.localHref(path)], episodeLine(item, episode, context: context))])
+        return E.element("li", [], [E.element("a", [Attribute.localHref(itemPath(item))], episodeLine(item, episode, context: context))])
+    }
+
+    /// A linked item neither stored nor fetched: its id, linking to its page (which may fetch it), and why.
+    private static func missingRow(_ entry: LinkedItems.Entry, of item: CatalogItem, context: ViewContext) -> HTML {
+        E.element("li", [.class("missing")], [
+            E.element("a", [Attribute.localHref(itemPath(source: item.source, itemID: entry.link.itemID))], [.text(entry.link.itemID)]),
+            .text(" — " + context.language.linked.notSaved),
+        ])
     }
 
     private static func episodeLine(_ item: CatalogItem, _ episode: RickAndMortyEpisode, context: ViewContext) -> [HTML] {
@@ -231,13 +235,7 @@ extension Pages {
         }
         let missing = entries.filter { $0.item == nil }
         if !missing.isEmpty {
-            parts.append(E.element("ul", [.class("missing-links")], missing.map { entry in
-                E.element("li", [.class("missing")], [
-                    E.element("a", [Attribute.localHref("/rickandmorty/" + QueryString.encode(entry.link.itemID))],
-                              [.text(entry.link.itemID)]),
-                    .text(" — " + context.language.linked.notSaved),
-                ])
-            }))
+            parts.append(E.element("ul", [.class("missing-links")], missing.map { missingRow($0, of: item, context: context) }))
         }
         parts.append(pager(current: linked.page, totalPages: linked.pageCount,
                            path: { itemPath(item) + ($0 == 1 ? "" : "?page=\($0)") }, context: context))

@@ -256,8 +256,11 @@ enum Pages {
     }
 
     /// `/{source}/{id}` with the id percent-encoded.
-    static func itemPath(_ item: CatalogItem) -> String {
-        "/\(item.source.rawValue)/" + QueryString.encode(item.itemID)
+    static func itemPath(_ item: CatalogItem) -> String { itemPath(source: item.source, itemID: item.itemID) }
+
+    /// `/{source}/{id}` of an item known by its id only (a linked item not stored yet).
+    static func itemPath(source: SourceID, itemID: String) -> String {
+        "/\(source.rawValue)/" + QueryString.encode(itemID)
     }
 
     /// An image through Kiosk's image route with fixed dimensions (no layout shift), loaded lazily;
