@@ -12,9 +12,11 @@ public final class CatalogService: Sendable {
     /// The store.
     package let database: AppDatabase
     private let transport: any HTTPTransport
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
     private let recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)?
     private let lastFreshRecord = Mutex<[PageRequest: Date]>([:])
+    /// Idempotency keys of writes being applied now (CatalogService+WriteKeys.swift).
+    let writesInFlight = Mutex<Set<String>>([])
 
     /// Dependencies: the sources, the store, the transport stack (with retry/coalescing/monitoring) and the time.
     /// `recordAnswer`, when set, is told of every page answered from the store (fresh, stale while

@@ -28,6 +28,16 @@ extension AppDatabase {
                 WHERE totalPages = 1 AND totalItems > (SELECT count(*) FROM snapshotItem WHERE snapshotKey = snapshot.key)
                 """)
         }
+        migrator.registerMigration("v4") { db in
+            // Idempotency keys of user writes (AppDatabase+WriteKeys.swift): user data, kept by clearCache.
+            try db.create(table: "writeKey") { t in
+                t.primaryKey("key", .text)
+                t.column("fingerprint", .text).notNull()
+                t.column("status", .integer).notNull()
+                t.column("location", .text)
+                t.column("createdAt", .double).notNull().indexed()
+            }
+        }
         return migrator
     }()
 

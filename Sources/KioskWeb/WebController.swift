@@ -56,17 +56,24 @@ struct WebController: Sendable {
         // State changes are POSTs only, on the parameter paths the GET routes already use: Hummingbird's
         // trie does not fall back from a constant segment to a parameter, so a constant "/dogs/..." POST
         // path would shadow the GET list and detail routes. Each handler dispatches on the segments.
+        // Each write may carry an Idempotency-Key: sent again, it is answered as the first time, not applied twice.
         router.post("/{source}/{id}") { request, context in
-            try await postTwo(try context.parameters.require("source"), try context.parameters.require("id"), request: request)
+            try await once(request) { request in
+                try await postTwo(try context.parameters.require("source"), try context.parameters.require("id"), request: request)
+            }
         }
         // "/favorites" is a constant segment already (the GET page), so its POST route must be too.
         router.post("/favorites/{source}/{id}") { request, context in
-            try await postThree("favorites", try context.parameters.require("source"), try context.parameters.require("id"),
-                                request: request)
+            try await once(request) { request in
+                try await postThree("favorites", try context.parameters.require("source"), try context.parameters.require("id"),
+                                    request: request)
+            }
         }
         router.post("/{source}/{id}/{action}") { request, context in
-            try await postThree(try context.parameters.require("source"), try context.parameters.require("id"),
-                                try context.parameters.require("action"), request: request)
+            try await once(request) { request in
+                try await postThree(try context.parameters.require("source"), try context.parameters.require("id"),
+                                    try context.parameters.require("action"), request: request)
+            }
         }
     }
 
@@ -100,6 +107,29 @@ struct WebController: Sendable {
         default:
             throw WebError.notFound("There is no form at this address.")
         }
+    }
+
+    /// The header naming a write's idempotency key (the IETF draft's name): a queued edit replayed after a
+    /// lost answer carries the key it was first sent with.
+    static let idempotencyKeyHeader = HTTPFields.Element.Name("Idempotency-Key")!
+    /// Set on the answer to a write that was sent before: the first answer, not applied again.
+    static let replayedHeader = HTTPFields.Element.Name("X-Kiosk-Replayed")!
+
+    /// Runs a POST handler once per idempotency key when the request has one; otherwise as it is. The key is
+    /// bound to the write it was first used for: its method, path and body.
+    private func once(_ request: Request, _ handler: (Request) async throws -> Response) async throws -> Response {
+        guard let key = request.headers[Self.idempotencyKeyHeader] else { return try await handler(request) }
+        var request = request
+        let body = try await request.collectBody(upTo: CSRFProtection.maximumFormBytes)
+        let fingerprint = Fingerprint.hex(Array("\(request.method.rawValue) \(request.uri.path)\n".utf8) + Array(buffer: body))
+        let answer = try await kiosk.catalog.once(key: key, fingerprint: fingerprint) {
+            let response = try await handler(request)
+            return WriteAnswer(status: Int(response.status.code), location: response.headers[.location])
+        }
+        var headers: HTTPFields = [.cacheControl: "no-store"]
+        if let location = answer.location { headers[.location] = location }
+        if answer.isReplay { headers[Self.replayedHeader] = "1" }
+        return Response(status: HTTPResponse.Status(code: answer.status), headers: headers)
     }
 
     static let dogsEditPath = "/dogs?edit=1"

@@ -114,8 +114,10 @@ extension TestClientProtocol {
 
 extension TestClientProtocol {
     /// A form POST (`application/x-www-form-urlencoded`), as a browser sends it with JavaScript off.
-    func post(_ uri: String, form: [(String, String)], cookie: String? = nil, origin: String? = nil) async throws -> Fetched {
+    func post(_ uri: String, form: [(String, String)], cookie: String? = nil, origin: String? = nil,
+              headers extra: HTTPFields = [:]) async throws -> Fetched {
         var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        headers.append(contentsOf: extra)
         if let cookie { headers[.cookie] = "\(CSRFProtection.cookieName)=\(cookie)" }
         if let origin { headers[.origin] = origin }
         let body = form.map { QueryString.encode($0.0) + "=" + QueryString.encode($0.1) }.joined(separator: "&")

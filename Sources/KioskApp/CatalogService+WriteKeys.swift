@@ -1,0 +1,47 @@
+import Foundation
+import KioskCore
+import KioskStore
+import Synchronization
+
+/// What a user write answered: an HTTP status and where it redirected.
+public struct WriteAnswer: Sendable, Hashable {
+    public var status: Int
+    public var location: String?
+    /// Whether this is the recorded answer of an earlier send of the same write, which was not applied again.
+    public var isReplay: Bool
+
+    public init(status: Int, location: String?, isReplay: Bool = false) {
+        self.status = status
+        self.location = location
+        self.isReplay = isReplay
+    }
+}
+
+extension CatalogService {
+    /// Applies a user write once per idempotency key. A write sent again with the same key and the same
+    /// `fingerprint` (its method, path and body) within a week gets the first answer back, not applied again;
+    /// the same key on another write is refused (`invalidRequest`), and so is a second send while the first
+    /// is still being applied. Only answers of writes that were applied (2xx and 3xx) are recorded: a refused
+    /// write may be sent again with its key.
+    public func once(key: String, fingerprint: String, _ write: () async throws -> WriteAnswer) async throws -> WriteAnswer {
+        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw KioskError.invalidRequest("An idempotency key is 1 to 255 visible ASCII characters")
+        }
+        if let recorded = try database.recordedWrite(forKey: key, now: now()) {
+            guard recorded.fingerprint == fingerprint else {
+                throw KioskError.invalidRequest("This idempotency key was already used for another write")
+            }
+            return WriteAnswer(status: recorded.status, location: recorded.location, isReplay: true)
+        }
+        guard writesInFlight.withLock({ $0.insert(key).inserted }) else {
+            throw KioskError.invalidRequest("A write with this idempotency key is being applied; send it again in a moment")
+        }
+        defer { _ = writesInFlight.withLock { $0.remove(key) } }
+        let answer = try await write()
+        if (200..<400).contains(answer.status) {
+            try database.record(RecordedWrite(fingerprint: fingerprint, status: answer.status, location: answer.location),
+                                forKey: key, at: now())
+        }
+        return answer
+    }
+}

@@ -1,0 +1,48 @@
+public import Foundation
+import GRDB
+import KioskCore
+
+// Idempotency keys of user writes: a write sent again after its answer was lost (a phone's queued edit
+// replayed when Kiosk answers again) is answered as the first time, without being applied twice.
+
+/// The answer a write gave, kept under its idempotency key.
+public struct RecordedWrite: Sendable, Hashable {
+    /// What the write was (its method, path and body, hashed): the same key on another write is refused.
+    public var fingerprint: String
+    /// The HTTP status it answered.
+    public var status: Int
+    /// Where it redirected, when it did.
+    public var location: String?
+
+    /// A recorded answer.
+    public init(fingerprint: String, status: Int, location: String?) {
+        self.fingerprint = fingerprint
+        self.status = status
+        self.location = location
+    }
+}
+
+extension AppDatabase {
+    /// How long a key is remembered: far longer than a phone stays away from home, short enough to stay small.
+    static let writeKeyLifetime: TimeInterval = 7 * 86_400
+
+    /// The answer recorded under `key`, or nil; keys older than a week are forgotten first.
+    public func recordedWrite(forKey key: String, now: Date) throws -> RecordedWrite? {
+        try write("read a write's idempotency key") { db in
+            try db.execute(sql: "DELETE FROM writeKey WHERE createdAt < ?", arguments: [(now.addingTimeInterval(-Self.writeKeyLifetime)).timeIntervalSince1970])
+            guard let row = try Row.fetchOne(db, sql: "SELECT fingerprint, status, location FROM writeKey WHERE key = ?",
+                                             arguments: [key]) else { return nil }
+            return RecordedWrite(fingerprint: row["fingerprint"], status: row["status"], location: row["location"])
+        }
+    }
+
+    /// Keeps `answer` under `key` (the first answer stays if the key is already recorded).
+    public func record(_ answer: RecordedWrite, forKey key: String, at date: Date) throws {
+        try write("record a write's idempotency key") { db in
+            try db.execute(sql: """
+                INSERT INTO writeKey (key, fingerprint, status, location, createdAt) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (key) DO NOTHING
+                """, arguments: [key, answer.fingerprint, answer.status, answer.location, date.timeIntervalSince1970])
+        }
+    }
+}
