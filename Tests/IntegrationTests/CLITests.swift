@@ -112,6 +112,18 @@ struct CLITests {
         #expect(search.stdout.contains("episode-51"))
     }
 
+    @Test("serve refuses plain HTTP on an address other than loopback unless asked for explicitly")
+    func plainHTTPOffLoopback() throws {
+        let cli = CLI()
+        // When serve is asked to listen on every address without the explicit flag
+        let refused = try cli.run(["serve", "--host", "0.0.0.0", "--port", "0"])
+        // Then it refuses at once, saying why and how to insist
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--host 0.0.0.0 would serve plain HTTP to the network"))
+        #expect(refused.stderr.contains("--allow-plain-http"))
+        #expect(refused.stdout.isEmpty)
+    }
+
     @Test("sync without a terminal prints plain progress lines and a summary")
     func syncPlainProgress() throws {
         let cli = CLI()
