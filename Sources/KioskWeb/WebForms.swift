@@ -152,9 +152,6 @@ struct DetailQuery: Decodable {
     var page = 1
     var refresh = false
 
-    /// No parameters.
-    init() {}
-
     init(from decoder: any Decoder) throws {
         let form = try decoder.container(keyedBy: FormKey.self)
         page = try form.value(Int.self, "page", invalid: "The page must be a whole number.") ?? 1
