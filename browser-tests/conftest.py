@@ -77,9 +77,10 @@ def kiosk_bin(tmp_path_factory) -> str:
 class KioskServer:
     """One `kiosk serve --port 0 --data-dir DIR` process, with its demo upstream's control port."""
 
-    def __init__(self, binary: str, data_dir: str):
+    def __init__(self, binary: str, data_dir: str, port: int = 0):
         self.binary = binary
         self.data_dir = data_dir
+        self.port = port      # 0 picks a free one; a restart on the same origin passes the first one's
         self.base = ""        # http://127.0.0.1:PORT (no trailing slash)
         self.upstream = ""    # the demo upstream
         self.control = ""     # the demo upstream's fault/stats control listener
@@ -91,8 +92,9 @@ class KioskServer:
     def start(self) -> "KioskServer":
         os.makedirs(self.data_dir, exist_ok=True)
         self._log = open(os.path.join(self.data_dir, "serve-stderr.log"), "ab")
+        self.base = self.upstream = self.control = ""
         self.process = subprocess.Popen(
-            [self.binary, "serve", "--port", "0", "--data-dir", self.data_dir],
+            [self.binary, "serve", "--port", str(self.port), "--data-dir", self.data_dir],
             stdout=subprocess.PIPE, stderr=self._log, stdin=subprocess.DEVNULL, text=True, bufsize=1,
             env={**os.environ, "NO_COLOR": "1"})
         # Drains stdout for the process's whole life, so a chatty server never blocks on a full pipe.
@@ -148,6 +150,11 @@ class KioskServer:
             self._log = None
 
     # -- URLs and the JSON API
+
+    @property
+    def bound_port(self) -> int:
+        """The port it listens on (the one the system picked for port 0)."""
+        return int(self.base.rsplit(":", 1)[1])
 
     def url(self, path: str) -> str:
         return self.base + path
@@ -221,12 +228,13 @@ def fresh_server(kiosk_bin, tmp_path):
 
 @pytest.fixture
 def start_server(kiosk_bin):
-    """A factory: start_server(data_dir) starts a server (stopped at teardown, or earlier by the test)."""
+    """A factory: start_server(data_dir, port=0, binary=None) starts a server (stopped at teardown, or earlier by
+    the test); the same port again gives the same origin, so the browser's service worker and storage apply."""
     started: list[KioskServer] = []
 
-    def start(data_dir: str) -> KioskServer:
+    def start(data_dir: str, port: int = 0, binary: str | None = None) -> KioskServer:
         os.makedirs(data_dir, exist_ok=True)
-        instance = KioskServer(kiosk_bin, data_dir).start()
+        instance = KioskServer(binary or kiosk_bin, data_dir, port).start()
         started.append(instance)
         return instance
 

@@ -438,3 +438,62 @@ struct LinkedStrings: Sendable {
                    : "\($0) elementos enlazados no están guardados en este dispositivo y no se pudieron obtener." },
         skipped: { $0 == 1 ? "1 elemento enlazado no se pudo leer y se omite." : "\($0) elementos enlazados no se pudieron leer y se omiten." })
 }
+
+extension Language {
+    /// The words of what the browser keeps on the device: the offline page, the storage panel, and the
+    /// script's banners (Kiosk unreachable, edits waiting, a new version).
+    var device: DeviceStrings { self == .es ? .spanish : .english }
+}
+
+/// The words of the device's offline copy. The `script` ones go to the page's `data-strings` and carry
+/// `{placeholders}` the script fills in (`{ago}` with `Intl.RelativeTimeFormat` in the page's language).
+struct DeviceStrings: Sendable {
+    let onThisDevice, saveForOffline, saveForOfflineHint, storageLimit, clear: String
+    let offlineTitle, offlineMessage, savedPages, noSavedPages: String
+    /// For the script, by key.
+    let script: [String: String]
+
+    static let english = DeviceStrings(
+        onThisDevice: "On this device", saveForOffline: "Save for offline",
+        saveForOfflineHint: "While Kiosk is reachable, this device keeps page 1 of each catalog and your favorites, "
+            + "with their details and pictures, to read when it is not.",
+        storageLimit: "Space for saved pages", clear: "Clear saved pages",
+        offlineTitle: "Not saved on this device",
+        offlineMessage: "Kiosk is unreachable, and this page was not saved on this device. These pages were:",
+        savedPages: "Saved on this device", noSavedPages: "Nothing is saved on this device yet.",
+        script: [
+            "unreachable": "Kiosk is unreachable — showing what this device saved {ago}",
+            "holds": "This device holds {size} of {limit}: {pages} pages and {images} pictures.",
+            "savedAgo": "Last saved for offline {ago}.", "neverSaved": "Not saved for offline yet.",
+            "saving": "Saving for offline… {done} of {total}",
+            "persisted": "The browser keeps it until you clear it.",
+            "notPersisted": "The browser may clear it when the device runs low on space.",
+            "cleared": "Saved pages cleared.",
+            "pendingOne": "1 change is waiting to be sent to Kiosk.", "pendingMany": "{n} changes are waiting to be sent to Kiosk.",
+            "pending": "waiting to be sent",
+            "failedOne": "1 change could not be applied: {reason}", "failedMany": "{n} changes could not be applied: {reason}",
+            "newVersion": "A new version of Kiosk is ready.", "reload": "Reload",
+        ])
+
+    static let spanish = DeviceStrings(
+        onThisDevice: "En este dispositivo", saveForOffline: "Guardar para leer sin conexión",
+        saveForOfflineHint: "Mientras Kiosk responde, este dispositivo guarda la página 1 de cada catálogo y tus favoritos, "
+            + "con sus detalles e imágenes, para leerlos cuando no responda.",
+        storageLimit: "Espacio para páginas guardadas", clear: "Borrar páginas guardadas",
+        offlineTitle: "No guardada en este dispositivo",
+        offlineMessage: "Kiosk no responde y esta página no se guardó en este dispositivo. Estas sí:",
+        savedPages: "Guardado en este dispositivo", noSavedPages: "Todavía no hay nada guardado en este dispositivo.",
+        script: [
+            "unreachable": "Kiosk no responde: se muestra lo que este dispositivo guardó {ago}",
+            "holds": "Este dispositivo guarda {size} de {limit}: {pages} páginas y {images} imágenes.",
+            "savedAgo": "Guardado para leer sin conexión {ago}.", "neverSaved": "Aún no se ha guardado nada para leer sin conexión.",
+            "saving": "Guardando para leer sin conexión… {done} de {total}",
+            "persisted": "El navegador lo conserva hasta que lo borres.",
+            "notPersisted": "El navegador puede borrarlo si el dispositivo se queda sin espacio.",
+            "cleared": "Páginas guardadas borradas.",
+            "pendingOne": "1 cambio está pendiente de enviarse a Kiosk.", "pendingMany": "{n} cambios están pendientes de enviarse a Kiosk.",
+            "pending": "pendiente de enviarse",
+            "failedOne": "1 cambio no se pudo aplicar: {reason}", "failedMany": "{n} cambios no se pudieron aplicar: {reason}",
+            "newVersion": "Hay una nueva versión de Kiosk.", "reload": "Recargar",
+        ])
+}

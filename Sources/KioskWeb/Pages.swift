@@ -10,7 +10,7 @@ enum Pages {
 
     /// What a page shows, for the script (`<main data-view>`).
     enum View: String {
-        case home, list, search, detail, favorites, error, debug
+        case home, list, search, detail, favorites, error, debug, offline
     }
 
     /// The frame of every page: skip link, brand and language switch, the catalog tabs (a bottom tab
@@ -63,7 +63,11 @@ enum Pages {
             E.void("meta", [.attribute("name", "apple-mobile-web-app-title"), .attribute("content", "Kiosk")]),
             E.void("meta", [.attribute("name", "apple-mobile-web-app-status-bar-style"), .attribute("content", "default")]),
         ]
-        var scripts = [E.element("script", [Attribute.localSource(StaticAssets.script.path), .flag("defer")], [])]
+        // Deferred, so they run in this order: the device's storage (shared with the service worker), the page's
+        // enhancement, then what the device does offline on top of it.
+        var scripts = [StaticAssets.deviceScript, StaticAssets.script, StaticAssets.offlineScript].map { asset in
+            E.element("script", [Attribute.localSource(asset.path), .flag("defer")], [])
+        }
         if view == .debug {
             scripts.append(E.element("script", [Attribute.localSource(StaticAssets.debugScript.path), .flag("defer")], []))
         }
@@ -100,14 +104,15 @@ enum Pages {
         }
     }
 
-    private static let englishScriptStrings = encodeScriptStrings(.english)
-    private static let spanishScriptStrings = encodeScriptStrings(.spanish)
+    private static let englishScriptStrings = encodeScriptStrings(.en)
+    private static let spanishScriptStrings = encodeScriptStrings(.es)
 
-    private static func encodeScriptStrings(_ strings: Strings) -> String {
+    private static func encodeScriptStrings(_ language: Language) -> String {
+        let strings = language.strings
         let values = [
             "imageUnavailable": strings.imageUnavailable, "loading": strings.loading,
             "filtering": strings.filtering, "loadFailed": strings.loadFailed,
-        ]
+        ].merging(language.device.script) { page, _ in page }
         return (try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys]))
             .flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
     }
@@ -151,6 +156,46 @@ enum Pages {
             E.element("h1", [], ["Kiosk"]),
             E.element("p", [], [.text(strings.tagline)]),
             E.element("ul", [.class("catalogs")], cards),
+            deviceSection(context),
+        ])
+    }
+
+    /// What this device keeps for offline reading, and the controls over it. Hidden until the script shows it:
+    /// without a service worker (no script, or plain HTTP off loopback) nothing is kept on the device.
+    static func deviceSection(_ context: ViewContext) -> HTML {
+        let strings = context.language.device
+        let limits = [25, 50, 100, 250]
+        return E.element("section", [.attribute("id", "device"), .class("device"), .flag("hidden"),
+                                     .attribute("aria-labelledby", "device-title")], [
+            E.element("h2", [.attribute("id", "device-title")], [.text(strings.onThisDevice)]),
+            E.element("p", [.attribute("id", "device-usage"), .attribute("role", "status")], []),
+            E.element("label", [.class("switch")], [
+                E.void("input", [.attribute("type", "checkbox"), .attribute("id", "save-offline"), .flag("checked")]),
+                " ", .text(strings.saveForOffline),
+            ]),
+            E.element("p", [.class("hint")], [.text(strings.saveForOfflineHint)]),
+            E.element("label", [.class("limit")], [
+                .text(strings.storageLimit), " ",
+                E.element("select", [.attribute("id", "device-limit")], limits.map { megabytes in
+                    E.element("option", [.attribute("value", String(megabytes)), megabytes == 50 ? .flag("selected") : nil],
+                              [.text("\(megabytes) MB")])
+                }),
+            ]),
+            E.element("button", [.attribute("type", "button"), .attribute("id", "device-clear")], [.text(strings.clear)]),
+        ])
+    }
+
+    /// `/offline`: what the service worker shows for a page this device has not saved while Kiosk is unreachable.
+    /// The script lists the pages that were saved (it reads them from the device).
+    static func offline(_ context: ViewContext) -> HTML {
+        let strings = context.language.device
+        return layout(context, title: strings.offlineTitle, current: nil, view: .offline, [
+            E.element("h1", [], [.text(strings.offlineTitle)]),
+            E.element("p", [.class("banner offline"), .attribute("role", "status")], [.text(strings.offlineMessage)]),
+            E.element("h2", [], [.text(strings.savedPages)]),
+            E.element("ul", [.attribute("id", "saved-pages"), .class("saved-pages")], []),
+            E.element("p", [.attribute("id", "no-saved-pages"), .class("empty"), .flag("hidden")], [.text(strings.noSavedPages)]),
+            E.element("p", [], [E.element("a", [Attribute.localHref("/")], [.text(context.strings.backToCatalogs)])]),
         ])
     }
 
@@ -237,8 +282,8 @@ enum Pages {
 
     /// A one-button POST form with the CSRF field and hidden `fields`.
     static func postForm(action: String, fields: [(String, String)], label: String, button: HTML,
-                         className: String, pressed: Bool? = nil, context: ViewContext) -> HTML {
-        E.element("form", [.class(className), .attribute("method", "post"), .attribute("action", action)],
+                         className: String, pressed: Bool? = nil, attributes: [Attribute?] = [], context: ViewContext) -> HTML {
+        E.element("form", [.class(className), .attribute("method", "post"), .attribute("action", action)] + attributes,
                   [csrfField(context)] + fields.map { name, value in
                       E.void("input", [.attribute("type", "hidden"), .attribute("name", name), .attribute("value", value)])
                   } + [
@@ -247,12 +292,14 @@ enum Pages {
                   ])
     }
 
-    /// The star: adds or removes the favorite, then comes back to `returnPath`.
+    /// The star: adds or removes the favorite, then comes back to `returnPath`. It carries both labels, so the
+    /// script can show a change made offline (waiting in the outbox) in the page's language.
     static func starForm(_ item: CatalogItem, isFavorite: Bool, returnPath: String, context: ViewContext) -> HTML {
-        postForm(action: "/favorites/\(item.source.rawValue)/" + QueryString.encode(item.itemID),
-                 fields: [("action", isFavorite ? "remove" : "add"), ("return", returnPath)],
-                 label: isFavorite ? context.strings.removeFavorite(item.title) : context.strings.addFavorite(item.title),
-                 button: isFavorite ? "★" : "☆", className: "star", pressed: isFavorite, context: context)
+        let add = context.strings.addFavorite(item.title), remove = context.strings.removeFavorite(item.title)
+        return postForm(action: "/favorites/\(item.source.rawValue)/" + QueryString.encode(item.itemID),
+                        fields: [("action", isFavorite ? "remove" : "add"), ("return", returnPath)],
+                        label: isFavorite ? remove : add, button: isFavorite ? "★" : "☆", className: "star", pressed: isFavorite,
+                        attributes: [.attribute("data-label-add", add), .attribute("data-label-remove", remove)], context: context)
     }
 
     /// `/{source}/{id}` with the id percent-encoded.

@@ -50,6 +50,11 @@ enum StaticAssets {
     static let stylesheet = load("app.css", contentType: "text/css; charset=utf-8")
     /// `app.js`, what every page's enhancement needs.
     static let script = load("app.js", contentType: "text/javascript; charset=utf-8")
+    /// `device.js`, what this device keeps (saved pages and pictures, the outbox of edits, settings), shared by
+    /// the pages and the service worker.
+    static let deviceScript = load("device.js", contentType: "text/javascript; charset=utf-8")
+    /// `offline.js`: the page's side of offline reading (registration, banners, the storage panel, pending edits).
+    static let offlineScript = load("offline.js", contentType: "text/javascript; charset=utf-8")
     /// `debug.js`, the network debugger's script, linked by `/debug` pages only.
     static let debugScript = load("debug.js", contentType: "text/javascript; charset=utf-8")
 
@@ -63,11 +68,14 @@ enum StaticAssets {
 
     /// Every asset by the name it is served under.
     static let byServedName: [String: StaticAsset] = Dictionary(
-        uniqueKeysWithValues: [stylesheet, script, debugScript, icon192, icon512, maskableIcon192, maskableIcon512, appleTouchIcon]
+        uniqueKeysWithValues: [stylesheet, script, deviceScript, offlineScript, debugScript, icon192, icon512, maskableIcon192, maskableIcon512, appleTouchIcon]
             .map { ($0.servedName, $0) })
 
     /// Reads every asset, so a broken installation stops the process at start-up rather than on a request.
-    static func preload() { _ = byServedName }
+    static func preload() {
+        _ = byServedName
+        _ = ServiceWorker.script
+    }
 
     /// `GET /static/{file}`: the asset with that fingerprinted name, or 304 when the browser has it. Any
     /// other name — an unknown file, or a known one with an old fingerprint (a page from before an upgrade)
@@ -81,12 +89,17 @@ enum StaticAssets {
     }
 
     private static func load(_ fileName: String, contentType: String) -> StaticAsset {
+        StaticAsset(fileName: fileName, contents: resource(fileName), contentType: contentType)
+    }
+
+    /// The bytes of `fileName` in the resource bundle; a missing file stops the process (see `preload`).
+    static func resource(_ fileName: String) -> [UInt8] {
         let dot = fileName.lastIndex(of: ".")!
         guard let url = Bundle.module.url(forResource: String(fileName[..<dot]), withExtension: String(fileName[fileName.index(after: dot)...])),
               let data = try? Data(contentsOf: url) else {
             fatalError("Kiosk's resource bundle (kiosk_KioskWeb.resources, beside the kiosk binary) has no \(fileName): reinstall Kiosk.")
         }
-        return StaticAsset(fileName: fileName, contents: Array(data), contentType: contentType)
+        return Array(data)
     }
 }
 

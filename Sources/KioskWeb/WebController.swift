@@ -33,6 +33,9 @@ struct WebController: Sendable {
         router.get("/static/{file}") { request, context in
             try StaticAssets.response(servedName: try context.parameters.require("file"), request: request)
         }
+        // The service worker and the page it shows for what this device has not saved (both precached by it).
+        router.get(RouterPath(ServiceWorker.path)) { request, _ in ServiceWorker.response(request: request) }
+        router.get("/offline") { _, context in Pages.response(Pages.offline(context.view)) }
         router.get("/api/connectivity") { _, _ in try JSONResponse.ok(ConnectivityJSON(await kiosk.connectivityStatus())) }
         // A constant segment, so it is never read as a catalog named "openapi.json".
         router.get("/api/openapi.json") { _, _ in try OpenAPIDocument.response() }

@@ -70,6 +70,9 @@
     // The star's label flips between "Add" and "Remove": then any button of the same form will do.
     return buttons.find(b => b.getAttribute("aria-label") === key.label) || buttons[0] || null;
   }
+  // Tells offline.js that Kiosk's HTML changed under `root`, so it can show edits still waiting to be sent.
+  const changed = root => document.dispatchEvent(new CustomEvent("kiosk:updated", { detail: { root } }));
+
   function focusOn(element) {
     if (!element) return;
     if (!element.matches("a[href], button, input, select, [tabindex]")) element.setAttribute("tabindex", "-1");
@@ -94,6 +97,7 @@
     applyLocalFilter();
     observePager();
     watchConnectivity();
+    changed(fresh);
     // A page that is itself still revalidating gets one waited reload (never a loop).
     if (!fromWait && fresh.dataset.revalidating === "true") reloadResults();
     return true;
@@ -236,6 +240,7 @@
       const shown = new Set($$(":scope > li", list).map(row => row.dataset.id));
       for (const row of $$(":scope > li", fresh)) if (!shown.has(row.dataset.id)) list.append(document.adoptNode(row));
       if (fresh.dataset.next) list.dataset.next = fresh.dataset.next; else delete list.dataset.next;
+      changed(list);
       const freshPager = doc.querySelector("#results nav.pages");
       // Focus that reached the pager while the page loaded moves to the same link in the new one.
       const focusKey = pager.contains(document.activeElement) ? keyOf(document.activeElement) : null;
@@ -265,6 +270,7 @@
       if (freshForm) {
         // Only the star changed: replace just it, so rows appended by scrolling stay.
         form.replaceWith(document.adoptNode(freshForm));
+        changed(row);
         focusOn(findByKey(focusKey, row));
       } else if (!swapResults(doc, { focusKey })) {
         location.assign(resultsURL);
@@ -366,6 +372,7 @@
       pane.replaceChildren(...[...main.children].filter(child => !child.matches("p.back")).map(child => document.adoptNode(child)));
       pane.hidden = false;
       pane.scrollTop = 0;
+      changed(pane);
       markCurrent(href);
       if (push && withoutHash(href) !== shownURL) history.pushState({ detail: href }, "", href);
       shownURL = withoutHash(location.href);
@@ -395,9 +402,9 @@
     }
   });
 
-  // The network debugger's script (debug.js, linked by /debug pages only) builds on these; nothing else
-  // is global.
-  window.kiosk = Object.freeze({ swapResults, isBusy: () => pending > 0, resultsURL: () => resultsURL });
+  // The network debugger's script (debug.js, linked by /debug pages only) and offline.js build on these;
+  // nothing else is global.
+  window.kiosk = Object.freeze({ swapResults, reloadResults, isBusy: () => pending > 0, resultsURL: () => resultsURL });
 
   // Start: filter for a query typed before the script ran, page on scroll, watch connectivity,
   // and wait for a revalidation in progress.

@@ -1,0 +1,334 @@
+// The page's side of reading with the Kiosk server unreachable: registers the service worker (sw.js), says
+// when a page comes from this device ("Kiosk is unreachable — showing what this device saved 12 min ago"),
+// shows edits still waiting in the outbox, offers a new version of the app shell, runs the storage panel and
+// the offline page's list, and saves for offline in the background. Storage itself is device.js's.
+// Without service workers (no secure context, an old browser) none of this runs and Kiosk works as a site.
+
+(() => {
+  "use strict";
+
+  const device = self.KioskDevice;
+  if (!("serviceWorker" in navigator) || !window.isSecureContext || !device) return;
+
+  const strings = {};
+  try { Object.assign(strings, JSON.parse(document.body.dataset.strings || "{}")); } catch { /* English below */ }
+  const say = (name, values = {}) => (strings[name] || name).replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
+  const $ = (selector, root = document) => root.querySelector(selector);
+  const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+  const language = document.documentElement.lang || "en";
+  const main = $("#main");
+
+  // "12 minutes ago", "yesterday", in the page's language.
+  function ago(time) {
+    const format = new Intl.RelativeTimeFormat(language, { numeric: "auto" });
+    const seconds = Math.round((time - Date.now()) / 1000);
+    if (Math.abs(seconds) < 60) return format.format(seconds, "second");
+    if (Math.abs(seconds) < 3600) return format.format(Math.round(seconds / 60), "minute");
+    if (Math.abs(seconds) < 86400) return format.format(Math.round(seconds / 3600), "hour");
+    return format.format(Math.round(seconds / 86400), "day");
+  }
+  const megabytes = bytes => new Intl.NumberFormat(language, { style: "unit", unit: "megabyte", maximumFractionDigits: 1 })
+    .format(bytes / (1024 * 1024));
+
+  // A banner at the top of the content, created on demand and removed when empty.
+  function banner(id, className, content) {
+    let element = document.getElementById(id);
+    if (!content) return void element?.remove();
+    if (!element) {
+      element = Object.assign(document.createElement("p"), { id, className: `banner ${className}` });
+      element.setAttribute("role", "status");
+      main?.prepend(element);
+    }
+    if (typeof content === "string") element.textContent = content; else element.replaceChildren(...content);
+  }
+
+  // Kiosk unreachable ----------------------------------------------------------------------------------
+
+  // Set by the worker on a page it served from this device (0 on the offline page, which says so itself).
+  let savedAt = document.body.dataset.savedAt === undefined ? null : Number(document.body.dataset.savedAt);
+  let probe = 0;
+  function showUnreachable(time) {
+    savedAt = time;
+    if (time > 0) banner("unreachable-banner", "unreachable", say("unreachable", { ago: ago(time) }));
+    clearTimeout(probe);
+    probe = setTimeout(checkReachable, 5000);
+  }
+  // While the banner shows, ask every 5 s (not while hidden) whether Kiosk answers again; then send what waits.
+  async function checkReachable() {
+    if (savedAt === null) return;
+    if (!document.hidden) {
+      try {
+        const response = await fetch("/api/connectivity", { cache: "no-store", credentials: "same-origin" });
+        if (response.ok) {
+          savedAt = null;
+          delete document.body.dataset.savedAt;
+          banner("unreachable-banner", "", "");
+          flush();
+          if ($("#results")) window.kiosk?.reloadResults();
+          return;
+        }
+      } catch { /* still unreachable */ }
+    }
+    probe = setTimeout(checkReachable, 5000);
+  }
+  document.addEventListener("visibilitychange", () => { if (!document.hidden && savedAt !== null) checkReachable(); });
+  window.addEventListener("online", () => { flush(); if (savedAt !== null) checkReachable(); });
+
+  // Edits waiting in the outbox -------------------------------------------------------------------------
+
+  const flush = () => navigator.serviceWorker.controller?.postMessage({ type: "flush" });
+
+  function setStar(form, on, waiting) {
+    const action = $("input[name=action]", form), button = $("button", form);
+    if (!action || !button) return;
+    action.value = on ? "remove" : "add";
+    button.textContent = on ? "★" : "☆";
+    button.setAttribute("aria-pressed", String(on));
+    const label = form.dataset[on ? "labelRemove" : "labelAdd"];
+    if (label) button.setAttribute("aria-label", waiting ? `${label} (${say("pending")})` : label);
+    form.classList.toggle("pending", waiting);
+  }
+
+  // The dogs list or editor of this page, if it shows the dogs.
+  const dogsList = () => main?.dataset.source === "dogs" ? $("#results ul.items") : null;
+  const row = (list, id) => list && $$(":scope > li", list).find(li => li.dataset.id === id);
+
+  // Shows every edit still waiting, in order, over the page Kiosk (or this device) rendered: a change made on
+  // this device wins over what the page says until it is sent (as NetNewsWire does).
+  let applying = Promise.resolve();
+  function applyPending() {
+    applying = applying.then(async () => {
+      let writes;
+      try { writes = await device.pending(); } catch { return; }
+      for (const element of $$(".pending")) element.classList.remove("pending");
+      const list = dogsList();
+      for (const write of writes) {
+        const form = new URLSearchParams(write.body);
+        const parts = write.path.split("/").map(part => { try { return decodeURIComponent(part); } catch { return part; } });
+        if (parts[1] === "favorites") {
+          for (const star of $$("form.star")) if (star.getAttribute("action") === write.path) setStar(star, form.get("action") === "add", true);
+        } else if (parts[1] === "dogs" && parts[3] === "delete") {
+          row(list, parts[2])?.remove();
+        } else if (parts[1] === "dogs" && parts[3] === "move") {
+          const moved = row(list, parts[2]);
+          if (moved) {
+            moved.remove();
+            const rows = $$(":scope > li", list), to = Math.min(Number(form.get("to")) || 0, rows.length);
+            if (to === rows.length) list.append(moved); else rows[to].before(moved);
+            moved.classList.add("pending");
+          }
+        }
+      }
+      renumberMoves(list);
+      const failures = await device.takeFailures().catch(() => []);
+      if (failures.length) {
+        banner("failed-edits", "error", say(failures.length === 1 ? "failedOne" : "failedMany",
+                                            { n: failures.length, reason: failures[failures.length - 1].reason }));
+      }
+      banner("pending-edits", "pending", writes.length === 0 ? "" : say(writes.length === 1 ? "pendingOne" : "pendingMany", { n: writes.length }));
+    });
+    return applying;
+  }
+
+  // The editor's Move up / Move down forms name a position: after a local delete or move they must name the
+  // rows as this device shows them, or the next move would land elsewhere.
+  function renumberMoves(list) {
+    if (!list?.classList.contains("edit")) return;
+    $$(":scope > li", list).forEach((li, index) => {
+      const moves = $$("form.move", li);
+      const up = moves.find(form => $("button", form)?.textContent.trim() === "↑");
+      const down = moves.find(form => $("button", form)?.textContent.trim() === "↓");
+      if (up) $("input[name=to]", up).value = String(Math.max(0, index - 1));
+      if (down) $("input[name=to]", down).value = String(index + 1);
+    });
+  }
+  document.addEventListener("kiosk:updated", applyPending);
+
+  navigator.serviceWorker.addEventListener("message", event => {
+    const message = event.data || {};
+    if (message.type === "unreachable") showUnreachable(message.savedAt);
+    if (message.type === "outbox") {
+      applyPending();
+      // What Kiosk now holds replaces what this device showed.
+      if (message.sent && $("#results") && savedAt === null) window.kiosk?.reloadResults();
+    }
+  });
+
+  // A new version of the app shell -------------------------------------------------------------------------
+
+  let reloadAsked = false;
+  function offerUpdate(worker) {
+    if (!navigator.serviceWorker.controller || document.getElementById("update-bar")) return;
+    const bar = Object.assign(document.createElement("div"), { id: "update-bar", className: "update-bar" });
+    bar.setAttribute("role", "status");
+    const button = Object.assign(document.createElement("button"), { type: "button", textContent: say("reload") });
+    button.addEventListener("click", () => {
+      reloadAsked = true;
+      button.disabled = true;
+      worker.postMessage({ type: "skip-waiting" });
+    });
+    bar.append(Object.assign(document.createElement("span"), { textContent: say("newVersion") }), " ", button);
+    document.body.append(bar);
+  }
+  // Only a reload the person asked for: the first install also changes the controller.
+  navigator.serviceWorker.addEventListener("controllerchange", () => { if (reloadAsked) location.reload(); });
+
+  async function register() {
+    const registration = await navigator.serviceWorker.register("/sw.js", { scope: "/" });
+    if (registration.waiting) offerUpdate(registration.waiting);
+    registration.addEventListener("updatefound", () => {
+      const worker = registration.installing;
+      worker?.addEventListener("statechange", () => { if (worker.state === "installed") offerUpdate(worker); });
+    });
+    document.addEventListener("visibilitychange", () => { if (!document.hidden) registration.update().catch(() => {}); });
+    return registration;
+  }
+
+  // Saving for offline -------------------------------------------------------------------------------------
+
+  const saveInterval = 30 * 60 * 1000;
+  let saving = false;
+
+  // Runs `work` over `items`, three at a time.
+  async function pool(items, work) {
+    const queue = [...items];
+    await Promise.all([0, 1, 2].map(async () => {
+      while (queue.length && saving) await work(queue.shift()).catch(() => {});
+    }));
+  }
+
+  // Page 1 of each catalog and the favorites, their details, and every picture they show: fetched through the
+  // worker, which keeps them. At most every half hour, unless asked.
+  async function saveForOffline(force = false) {
+    if (saving || savedAt !== null || !navigator.serviceWorker.controller) return;
+    if (!(await device.setting("saveForOffline", true))) return;
+    if (!force && Date.now() - (await device.setting("savedAt", 0)) < saveInterval) return;
+    const run = async () => {
+      saving = true;
+      const pages = new Set(), pictures = new Set();
+      let done = 0, total = 0;
+      const progress = () => { if (saving) usage(say("saving", { done, total })); };
+      // This page too: the first one seen was loaded before the worker was there to keep it.
+      const lists = [...new Set([location.pathname + location.search, "/",
+                                 ...$$("nav.tabs a[href]").map(link => link.getAttribute("href"))])];
+      const fetchPage = async url => {
+        const response = await fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin" });
+        if (!response.ok) throw new Error(String(response.status));
+        const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+        for (const img of $$('img[src^="/image?"]', doc)) pictures.add(img.getAttribute("src"));
+        return doc;
+      };
+      total = lists.length;
+      await pool(lists, async url => {
+        try {
+          const doc = await fetchPage(url);
+          for (const link of $$("#results ul.items li > a[href]", doc)) {
+            const href = link.getAttribute("href");
+            if (href.startsWith("/") && !href.startsWith("//")) pages.add(href);
+          }
+        } finally { done += 1; progress(); }
+      });
+      total += pages.size;
+      await pool(pages, url => fetchPage(url).finally(() => { done += 1; progress(); }));
+      total += pictures.size;
+      await pool(pictures, url => fetch(url, { credentials: "same-origin" }).finally(() => { done += 1; progress(); }));
+      const finished = saving;
+      saving = false;
+      if (finished) await device.setSetting("savedAt", Date.now());
+      showUsage();
+    };
+    if (navigator.locks) await navigator.locks.request("kiosk-save-for-offline", { ifAvailable: true }, lock => lock && run());
+    else await run();
+  }
+
+  // The storage panel (home page) ----------------------------------------------------------------------
+
+  const usage = text => { const element = $("#device-usage"); if (element) element.textContent = text; };
+
+  async function showUsage(extra = "") {
+    const panel = $("#device");
+    if (!panel || saving) return;
+    const [totals, limit, last, persisted] = await Promise.all([
+      device.totals(), device.limit(), device.setting("savedAt", 0),
+      navigator.storage?.persisted?.().catch(() => false) ?? false,
+    ]);
+    usage([
+      extra,
+      say("holds", { size: megabytes(totals.bytes), limit: megabytes(limit), pages: totals.pages, images: totals.images }),
+      last ? say("savedAgo", { ago: ago(last) }) : say("neverSaved"),
+      say(persisted ? "persisted" : "notPersisted"),
+    ].filter(Boolean).join(" "));
+  }
+
+  async function setUpPanel() {
+    const panel = $("#device");
+    if (!panel) return;
+    const toggle = $("#save-offline", panel), limit = $("#device-limit", panel), clear = $("#device-clear", panel);
+    toggle.checked = await device.setting("saveForOffline", true);
+    const megabytesLimit = String(Math.round((await device.limit()) / (1024 * 1024)));
+    if ($$("option", limit).some(option => option.value === megabytesLimit)) limit.value = megabytesLimit;
+    panel.hidden = false;
+    toggle.addEventListener("change", async () => {
+      await device.setSetting("saveForOffline", toggle.checked);
+      if (toggle.checked) {
+        await navigator.storage?.persist?.().catch(() => false);
+        saveForOffline(true);
+      } else {
+        saving = false;
+      }
+      showUsage();
+    });
+    limit.addEventListener("change", async () => {
+      await device.setSetting("limitBytes", Number(limit.value) * 1024 * 1024);
+      await device.evict();
+      showUsage();
+    });
+    clear.addEventListener("click", async () => {
+      saving = false;
+      await device.clear();
+      showUsage(say("cleared"));
+    });
+    showUsage();
+  }
+
+  // The offline page: what this device has saved, most recently read first --------------------------------
+
+  async function listSaved() {
+    const list = $("#saved-pages");
+    if (!list) return;
+    const pages = (await device.entries("page"))
+      .filter(entry => entry.url.startsWith("/") && !entry.url.startsWith("//") && entry.url !== "/offline")
+      .sort((a, b) => b.usedAt - a.usedAt);
+    list.replaceChildren(...pages.map(entry => {
+      const item = document.createElement("li");
+      const link = Object.assign(document.createElement("a"), { href: entry.url, textContent: entry.title || entry.url });
+      const when = Object.assign(document.createElement("span"), { className: "hint", textContent: ` · ${ago(entry.savedAt)}` });
+      item.append(link, when);
+      return item;
+    }));
+    const empty = $("#no-saved-pages");
+    if (empty) empty.hidden = pages.length > 0;
+  }
+
+  // Start ------------------------------------------------------------------------------------------------
+
+  if (savedAt !== null) showUnreachable(savedAt);
+  applyPending();
+  listSaved();
+  setUpPanel();
+  register().then(async () => {
+    if (savedAt !== null) return;
+    // On the first visit the worker takes this page over once it is active (clients.claim).
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) {
+      await new Promise(resolve => {
+        navigator.serviceWorker.addEventListener("controllerchange", resolve, { once: true });
+        setTimeout(resolve, 5000);
+      });
+    }
+    flush();
+    // Once the page has settled: saving competes with nothing the person is waiting for.
+    const later = window.requestIdleCallback || (callback => setTimeout(callback, 1000));
+    setTimeout(() => later(() => saveForOffline()), 2000);
+  }).catch(() => { /* no worker: Kiosk works as a site */ });
+})();

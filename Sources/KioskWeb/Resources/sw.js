@@ -1,0 +1,327 @@
+// Kiosk's service worker: keeps the app readable on this device when the Kiosk server itself cannot be
+// reached (a laptop asleep, a phone out of the house), and keeps edits made meanwhile until it can.
+//   - The app shell (stylesheet, scripts, icons; the home, offline and manifest documents) is precached per
+//     version; content-addressed assets are kept while any saved page still links them, so an old page never
+//     renders with a new shell's files.
+//   - Kiosk's pages: network first with a short timeout, then the copy saved on this device, then the offline
+//     page. Every page fetched is saved; a saved copy shown carries data-saved-at for the banner.
+//   - Pictures (/image): cache first. Pages and pictures share one bound, least recently used evicted first.
+//   - Favorites and dogs edits go through the outbox: queued in IndexedDB, sent in order with an
+//     Idempotency-Key each, so a write replayed after a lost answer is applied once.
+// The server prepends `self.kioskShell = {version, assets, pages, deviceScript}` (see ServiceWorker.swift).
+
+"use strict";
+
+importScripts(self.kioskShell.deviceScript);
+
+const shell = self.kioskShell;
+const device = self.KioskDevice;
+const shellCache = `kiosk-shell-${shell.version}`;
+// Long enough for a page rendered from Kiosk's store, short enough that a sleeping server is not waited for.
+const networkTimeout = 3000;
+// Kiosk's answers that never come from this device: the JSON API (and the connectivity probe), the debugger,
+// pairing, and this script.
+const networkOnly = [/^\/api\//, /^\/debug(\/|$)/, /^\/pair(\/|$)/, /^\/sw\.js$/];
+// The writes the outbox carries: a favorite set on or off, a dog deleted or moved, the dogs list reset.
+const queuedWrites = [/^\/favorites\/[^/]+\/[^/]+$/, /^\/dogs\/[^/]+\/(delete|move)$/, /^\/dogs\/reset$/];
+
+self.addEventListener("install", event => {
+  event.waitUntil((async () => {
+    // Assets are immutable by address: fetch only those this device lacks. Any failure fails the install, and
+    // the old version stays in charge.
+    const assets = await caches.open(device.caches.assets);
+    const missing = [];
+    for (const path of shell.assets) if (!(await assets.match(path))) missing.push(path);
+    await assets.addAll(missing);
+    // The shell's documents are best effort: a redirect (a device not paired yet) or an error is not kept.
+    const documents = await caches.open(shellCache);
+    await Promise.all(shell.pages.map(async path => {
+      try {
+        const response = await fetch(path, { cache: "reload", credentials: "same-origin" });
+        if (response.ok && !response.redirected) await documents.put(path, await copy(response));
+      } catch { /* kept from the network later */ }
+    }));
+  })());
+});
+
+self.addEventListener("activate", event => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) {
+      if (name.startsWith("kiosk-shell-") && name !== shellCache) await caches.delete(name);
+    }
+    // Assets of older versions stay while a saved page links them.
+    const linked = new Set(shell.assets);
+    for (const entry of await device.entries("page")) for (const asset of entry.assets) linked.add(asset);
+    const assets = await caches.open(device.caches.assets);
+    for (const request of await assets.keys()) {
+      if (!linked.has(new URL(request.url).pathname)) await assets.delete(request);
+    }
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener("message", event => {
+  const type = event.data?.type;
+  if (type === "skip-waiting") self.skipWaiting();
+  else if (type === "flush") event.waitUntil(flush());
+});
+
+// Background Sync, where the browser has it: the outbox is sent when the device is back online even if no
+// Kiosk page is open.
+self.addEventListener("sync", event => {
+  if (event.tag === "kiosk-outbox") event.waitUntil(flush().then(async () => {
+    if ((await device.pending()).length) throw new Error("Kiosk is still unreachable");
+  }));
+});
+
+self.addEventListener("fetch", event => {
+  const request = event.request;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin || networkOnly.some(pattern => pattern.test(url.pathname))) return;
+  if (request.method === "POST") {
+    if (queuedWrites.some(pattern => pattern.test(url.pathname))) event.respondWith(write(event));
+    return;
+  }
+  if (request.method !== "GET") return;
+  if (url.pathname.startsWith("/static/")) event.respondWith(asset(request));
+  else if (url.pathname === "/image") event.respondWith(picture(request));
+  else if (request.mode === "navigate" || (request.headers.get("Accept") || "").includes("text/html")) event.respondWith(page(event));
+  else if (shell.pages.includes(url.pathname)) event.respondWith(shellDocument(request));
+});
+
+// A response this worker may keep and hand to a navigation: same body, status and headers, no redirect flag.
+async function copy(response) {
+  return new Response(await response.blob(), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function withTimeout(promise, milliseconds) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("timed out")), milliseconds);
+    promise.then(value => { clearTimeout(timer); resolve(value); }, error => { clearTimeout(timer); reject(error); });
+  });
+}
+
+async function asset(request) {
+  const cached = await caches.match(request, { cacheName: device.caches.assets });
+  if (cached) return cached;
+  const response = await fetch(request);
+  if (response.ok) {
+    const cache = await caches.open(device.caches.assets);
+    await cache.put(request, response.clone());
+  }
+  return response;
+}
+
+async function picture(request) {
+  const saved = await device.saved("image", request.url);
+  if (saved) return saved.response;
+  try {
+    const response = await fetch(request);
+    const type = response.headers.get("Content-Type") || "";
+    if (response.ok && type.startsWith("image/")) {
+      await device.save("image", request.url, response.clone()).catch(() => { /* full: shown, not kept */ });
+    }
+    return response;
+  } catch {
+    // The page's script turns a picture that fails into a placeholder of the same size.
+    return new Response("", { status: 504, statusText: "Kiosk is unreachable" });
+  }
+}
+
+async function shellDocument(request) {
+  try {
+    const response = await withTimeout(fetch(request), networkTimeout);
+    if (response.ok) {
+      const cache = await caches.open(shellCache);
+      await cache.put(new URL(request.url).pathname, await copy(response.clone()));
+    }
+    return response;
+  } catch {
+    return (await caches.match(new URL(request.url).pathname, { cacheName: shellCache })) || Response.error();
+  }
+}
+
+// What a saved page says about itself: its title, and the shell files it links (kept while it is).
+function describe(html) {
+  const title = (/<title>([^<]*)<\/title>/.exec(html)?.[1] || "")
+    .replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+  const assets = [...new Set([...html.matchAll(/"(\/static\/[^"]+)"/g)].map(match => match[1]))];
+  return { title, assets };
+}
+
+// Saves a page Kiosk just served (not a redirect, an error, or anything but HTML).
+async function keepPage(url, response) {
+  const type = response.headers.get("Content-Type") || "";
+  if (!response.ok || response.redirected || response.type !== "basic" || !type.startsWith("text/html")) return;
+  const html = await response.clone().text();
+  await device.save("page", url, response, describe(html)).catch(() => { /* full: shown, not kept */ });
+  if (new URL(url).pathname === "/") {
+    const cache = await caches.open(shellCache);
+    await cache.put("/", new Response(html, { status: 200, headers: response.headers }));
+  }
+}
+
+// The saved copy of a page as the device shows it: marked with when it was saved, for the banner.
+async function savedPage(url) {
+  const saved = await device.saved("page", url);
+  let response = saved?.response, savedAt = saved?.savedAt || 0;
+  if (!response) {
+    response = await caches.match(new URL(url).pathname === "/" ? "/" : device.key(url), { cacheName: shellCache });
+    if (!response) return null;
+    savedAt = Number(response.headers.get("X-Kiosk-Saved-At")) || Date.parse(response.headers.get("Date") || "") || 0;
+  }
+  const html = (await response.text()).replace("<body ", `<body data-saved-at="${Number(savedAt) || 0}" `);
+  const headers = new Headers(response.headers);
+  headers.delete("Content-Length");
+  return { response: new Response(html, { status: 200, headers }), savedAt };
+}
+
+async function offlinePage() {
+  const response = await caches.match("/offline", { cacheName: shellCache });
+  if (!response) return Response.error();
+  const html = (await response.text()).replace("<body ", `<body data-saved-at="0" `);
+  const headers = new Headers(response.headers);
+  headers.delete("Content-Length");
+  return new Response(html, { status: 503, statusText: "Kiosk is unreachable", headers });
+}
+
+async function tellClient(clientId, message) {
+  const client = clientId && await self.clients.get(clientId);
+  client?.postMessage(message);
+}
+
+async function page(event) {
+  const request = event.request;
+  // A script waiting for a revalidation (X-Kiosk-Wait) waits for the network; a person does not.
+  const waits = request.headers.has("X-Kiosk-Wait");
+  const network = fetch(request).then(async response => {
+    await keepPage(request.url, response.clone());
+    return response;
+  });
+  // Kiosk answered: whatever the outbox holds can go now.
+  event.waitUntil(network.then(response => { if (response.ok) return flush(); }, () => {}));
+  try {
+    return await (waits ? network : withTimeout(network, networkTimeout));
+  } catch {
+    const saved = await savedPage(request.url);
+    if (saved) {
+      if (request.mode !== "navigate") event.waitUntil(tellClient(event.clientId, { type: "unreachable", savedAt: saved.savedAt }));
+      return saved.response;
+    }
+    return request.mode === "navigate" ? offlinePage() : Response.error();
+  }
+}
+
+// Where the browser goes after a write: the form's own `return` (a local path), the dogs editor for dogs
+// edits, else the page it came from.
+function returnPath(path, body, referrer) {
+  const asked = new URLSearchParams(body).get("return");
+  if (asked && asked.startsWith("/") && !asked.startsWith("//") && !asked.includes("\\")) return asked;
+  if (path.startsWith("/dogs/")) return "/dogs?edit=1";
+  try {
+    const from = new URL(referrer);
+    if (from.origin === self.location.origin) return from.pathname + from.search;
+  } catch { /* no referrer */ }
+  return "/";
+}
+
+// A favorite or dogs edit: queued, then the outbox is sent in order. Kiosk's answer when it was reached;
+// otherwise the page to return to, from this device, with the edit shown as waiting.
+async function write(event) {
+  const request = event.request;
+  const url = new URL(request.url);
+  const body = await request.text();
+  const queued = {
+    key: request.headers.get("Idempotency-Key") || self.crypto.randomUUID(),
+    path: url.pathname, body, createdAt: Date.now(), returnTo: returnPath(url.pathname, body, request.referrer),
+  };
+  queued.seq = await device.enqueue(queued);
+  await flush();
+  // Whichever run of the outbox sent it (one already under way may have), its answer is here.
+  const answer = delivered.get(queued.seq);
+  delivered.delete(queued.seq);
+  if (answer) return request.mode === "navigate" && answer.redirected ? Response.redirect(answer.url, 303) : answer;
+  await self.registration.sync?.register("kiosk-outbox").catch(() => {});
+  await notify({ type: "outbox" });
+  if (request.mode === "navigate") return Response.redirect(queued.returnTo, 303);
+  const saved = await savedPage(new URL(queued.returnTo, self.location.origin).href);
+  if (saved) event.waitUntil(tellClient(event.clientId, { type: "unreachable", savedAt: saved.savedAt }));
+  return saved ? saved.response : offlinePage();
+}
+
+// Kiosk's answers to writes sent, by outbox sequence number, until the request that queued the write takes
+// its own (writes sent for nobody waiting, such as those queued before a restart, are dropped past 50).
+const delivered = new Map();
+
+// The outbox is sent by one loop at a time, in order; a call while one runs waits for it and runs again.
+let sending = Promise.resolve();
+function flush() {
+  const run = sending.then(sendAll, sendAll);
+  sending = run.catch(() => {});
+  return run;
+}
+
+// Sends every queued write in order until Kiosk cannot be reached, leaving each answer in `delivered`.
+async function sendAll() {
+  let sent = 0;
+  for (const queued of await device.pending()) {
+    let response;
+    try {
+      response = await send(queued);
+      // A token that went out of date while the write waited (the browser dropped the session's cookie): the
+      // write was refused, not applied, so it is sent again once with the page's current token.
+      if (response.status === 403 && !queued.renewedToken) {
+        const token = await currentToken();
+        if (token) {
+          const form = new URLSearchParams(queued.body);
+          form.set("csrf", token);
+          queued.body = form.toString();
+          queued.renewedToken = true;
+          await device.updateWrite(queued);
+          response = await send(queued);
+        }
+      }
+    } catch {
+      break; // unreachable: the rest waits, in order
+    }
+    if (response.status >= 500) break; // Kiosk is there but failing: try again later
+    if (response.status >= 400) await device.recordFailure(queued, response.status, await reason(response.clone()));
+    await device.dequeue(queued.seq);
+    delivered.set(queued.seq, response);
+    if (delivered.size > 50) delivered.delete(delivered.keys().next().value);
+    sent += 1;
+  }
+  if (sent > 0) await notify({ type: "outbox", sent });
+}
+
+function send(queued) {
+  return fetch(queued.path, {
+    method: "POST", body: queued.body, credentials: "same-origin", redirect: "follow",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", "Idempotency-Key": queued.key, Accept: "text/html" },
+  });
+}
+
+// The CSRF token of a page Kiosk renders now (the forms carry the cookie's value).
+async function currentToken() {
+  try {
+    const html = await (await fetch("/offline", { credentials: "same-origin", cache: "no-store" })).text();
+    return /name="csrf" value="([0-9a-f]{64})"/.exec(html)?.[1] || null;
+  } catch {
+    return null;
+  }
+}
+
+// Kiosk's message on its error page.
+async function reason(response) {
+  try {
+    const html = await response.text();
+    return (/<p class="banner error" role="alert">([^<]*)<\/p>/.exec(html)?.[1] || response.statusText || String(response.status))
+      .replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+  } catch {
+    return String(response.status);
+  }
+}
+
+async function notify(message) {
+  for (const client of await self.clients.matchAll({ type: "window" })) client.postMessage(message);
+}

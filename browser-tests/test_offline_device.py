@@ -1,0 +1,122 @@
+"""Kiosk in your pocket: with the Kiosk server itself stopped, the app reads what this device saved (its
+service worker), says so, and never shows the browser's own error page; the device's storage is bounded and
+can be cleared."""
+
+from __future__ import annotations
+
+from selenium.webdriver.common.by import By
+
+from conftest import PHONE, new_driver, screenshot, wait_for
+from device import (device_call, open, pictures_loaded, unreachable_banner, wait_until_saved_for_offline)
+
+
+def test_with_kiosk_stopped_the_app_reads_every_page_seen_or_saved_with_pictures_and_a_banner(start_server, tmp_path):
+    # Given a phone that opened Kiosk once, read a character, and let it save for offline in the background.
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        open(driver, server.url("/rickandmorty/2"))
+        open(driver, server.url("/marvel"))
+        marvel_detail = driver.find_element(By.CSS_SELECTOR, "#results ul.items li > a").get_dom_attribute("href")
+
+        # When the Kiosk server stops (the laptop went to sleep).
+        server.stop()
+
+        # Then the home page (what the installed app opens on) shows, with the banner naming when it was saved.
+        open(driver, server.url("/"))
+        assert driver.find_element(By.CSS_SELECTOR, "#main h1").text == "Kiosk"
+        wait_for(driver, lambda d: unreachable_banner(d).startswith("Kiosk is unreachable — showing what this device saved "),
+                 10, "no unreachable banner on the home page")
+        assert "ago" in unreachable_banner(driver) or "now" in unreachable_banner(driver), unreachable_banner(driver)
+        # It is not the upstream-offline banner of a reachable Kiosk.
+        assert driver.execute_script("return document.getElementById('offline-banner')") is None
+
+        # And every catalog's first page, saved in the background, reads with its pictures.
+        for path in ("/nyt", "/marvel", "/rickandmorty", "/dogs", "/favorites"):
+            open(driver, server.url(path))
+            assert unreachable_banner(driver), path
+            if path != "/favorites":
+                assert len(driver.find_elements(By.CSS_SELECTOR, "#results ul.items > li")) > 0, path
+                loaded, total = pictures_loaded(driver)
+                assert total > 0 and loaded == total, f"{path}: {loaded} of {total} pictures"
+            if path == "/rickandmorty":
+                screenshot(driver, "offline-unreachable-phone", PHONE)
+
+        # And a detail saved in the background (never opened) and one read before both show.
+        open(driver, server.url(marvel_detail))
+        assert driver.execute_script("return document.querySelector('#main')?.dataset.view") == "detail"
+        assert unreachable_banner(driver)
+        open(driver, server.url("/rickandmorty/2"))
+        assert driver.find_element(By.CSS_SELECTOR, "#main h1").text == "Morty Smith"
+        loaded, total = pictures_loaded(driver, "#main img")
+        assert total > 0 and loaded == total
+
+        # And a page never saved gets Kiosk's offline page, listing what is, never the browser's error page.
+        open(driver, server.url("/rickandmorty?page=9"))
+        assert driver.find_element(By.CSS_SELECTOR, "#main h1").text == "Not saved on this device"
+        saved = driver.execute_script("return [...document.querySelectorAll('#saved-pages a')].map(a => a.getAttribute('href'))")
+        assert "/rickandmorty/2" in saved and "/marvel" in saved, saved
+        screenshot(driver, "offline-not-saved-phone", PHONE)
+    finally:
+        driver.quit()
+
+
+def test_the_home_page_says_what_the_device_holds_and_clear_empties_it(start_server, tmp_path):
+    # Given a device that saved for offline.
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        open(driver, server.url("/"))
+        panel = driver.find_element(By.ID, "device")
+        assert panel.is_displayed()
+        wait_for(driver, lambda d: "This device holds" in d.find_element(By.ID, "device-usage").text, 10)
+        usage = driver.find_element(By.ID, "device-usage").text
+        assert "of 50 MB" in usage and "pages and" in usage, usage
+        totals = device_call(driver, "totals")
+        assert totals["pages"] > 20 and totals["images"] > 20, totals
+
+        # When Clear is pressed.
+        clear = driver.find_element(By.ID, "device-clear")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", clear)
+        clear.click()
+
+        # Then nothing is left but the app shell, and the panel says so.
+        wait_for(driver, lambda d: "Saved pages cleared." in d.find_element(By.ID, "device-usage").text, 10)
+        assert device_call(driver, "totals") == {"bytes": 0, "pages": 0, "images": 0}
+        assert driver.execute_script("return caches.has('kiosk-pages')") is False
+    finally:
+        driver.quit()
+
+
+def test_the_device_evicts_the_least_recently_used_pages_first_to_stay_within_its_limit(start_server, tmp_path):
+    # Given a device holding pages read in a known order.
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_for(driver, lambda d: d.execute_script("return !!navigator.serviceWorker?.controller"), 20)
+        device_call(driver, "setSetting", "saveForOffline", False)
+        device_call(driver, "clear")
+        for path in ("/rickandmorty/1", "/rickandmorty/2", "/rickandmorty/3"):
+            open(driver, server.url(path))
+            driver.execute_script("return new Promise(r => setTimeout(r, 50))")
+        pages = {entry["url"]: entry for entry in device_call(driver, "entries", "page")}
+        assert {"/rickandmorty/1", "/rickandmorty/2", "/rickandmorty/3"} <= set(pages), sorted(pages)
+
+        # When the limit leaves room for just what was used since the second page.
+        since = pages["/rickandmorty/2"]["usedAt"]
+        device_call(driver, "setSetting", "limitBytes",
+                    sum(entry["bytes"] for entry in device_call(driver, "entries") if entry["usedAt"] >= since))
+        evicted = device_call(driver, "evict")
+
+        # Then the oldest went first, and the two most recent stayed.
+        assert "/rickandmorty/1" in evicted, evicted
+        left = {entry["url"] for entry in device_call(driver, "entries", "page")}
+        assert {"/rickandmorty/2", "/rickandmorty/3"} <= left and "/rickandmorty/1" not in left, sorted(left)
+        assert device_call(driver, "totals")["bytes"] <= device_call(driver, "limit")
+    finally:
+        driver.quit()
