@@ -30,14 +30,16 @@
   const megabytes = bytes => new Intl.NumberFormat(language, { style: "unit", unit: "megabyte", maximumFractionDigits: 1 })
     .format(bytes / (1024 * 1024));
 
-  // A banner at the top of the content, created on demand and removed when empty.
+  // A banner at the top of the content, created on demand and removed when empty; they keep this order.
+  const bannerOrder = ["unreachable-banner", "pending-edits", "failed-edits"];
   function banner(id, className, content) {
     let element = document.getElementById(id);
     if (!content) return void element?.remove();
     if (!element) {
       element = Object.assign(document.createElement("p"), { id, className: `banner ${className}` });
       element.setAttribute("role", "status");
-      main?.prepend(element);
+      const after = bannerOrder.slice(0, bannerOrder.indexOf(id)).map(other => document.getElementById(other)).filter(Boolean).pop();
+      if (after) after.after(element); else main?.prepend(element);
     }
     if (typeof content === "string") element.textContent = content; else element.replaceChildren(...content);
   }
@@ -100,7 +102,7 @@
     applying = applying.then(async () => {
       let writes;
       try { writes = await device.pending(); } catch { return; }
-      for (const element of $$(".pending")) element.classList.remove("pending");
+      for (const element of $$("form.star.pending, ul.items > li.pending")) element.classList.remove("pending");
       const list = dogsList();
       for (const write of writes) {
         const form = new URLSearchParams(write.body);
@@ -125,7 +127,7 @@
         banner("failed-edits", "error", say(failures.length === 1 ? "failedOne" : "failedMany",
                                             { n: failures.length, reason: failures[failures.length - 1].reason }));
       }
-      banner("pending-edits", "pending", writes.length === 0 ? "" : say(writes.length === 1 ? "pendingOne" : "pendingMany", { n: writes.length }));
+      banner("pending-edits", "outbox", writes.length === 0 ? "" : say(writes.length === 1 ? "pendingOne" : "pendingMany", { n: writes.length }));
     });
     return applying;
   }

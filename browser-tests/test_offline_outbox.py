@@ -1,0 +1,142 @@
+"""Offline edits are never lost: favorites and dogs edits made while the Kiosk server is unreachable wait in
+the device's outbox (IndexedDB), show as waiting, and are applied exactly once, in order, when Kiosk answers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from selenium.webdriver.common.by import By
+
+from conftest import PHONE, new_driver, screenshot, wait_for
+from device import device_call, open, pending_count, wait_until_saved_for_offline
+
+EDIT_ROWS = "#results ul.items.edit > li"
+
+
+def star(driver, item_id: str):
+    return driver.find_element(By.CSS_SELECTOR, f"#results ul.items > li[data-id='{item_id}'] form.star")
+
+
+def press_star(driver, item_id: str, on: bool) -> None:
+    form = star(driver, item_id)
+    button = form.find_element(By.TAG_NAME, "button")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    wait_for(driver, lambda d: star(d, item_id).find_element(By.TAG_NAME, "button").get_attribute("aria-pressed")
+             == ("true" if on else "false") and "pending" in star(d, item_id).get_attribute("class"), 15,
+             f"the star of {item_id} did not show {on} as waiting")
+
+
+def dog_ids(driver) -> list[str]:
+    return driver.execute_script("return [...document.querySelectorAll(arguments[0])].map(li => li.dataset.id)", EDIT_ROWS)
+
+
+def press_in_dog_row(driver, dog_id: str, form_class: str, label: str | None = None) -> None:
+    forms = driver.find_elements(By.CSS_SELECTOR, f"{EDIT_ROWS}[data-id='{dog_id}'] form.{form_class}")
+    button = next(form.find_element(By.TAG_NAME, "button") for form in forms
+                  if label is None or form.find_element(By.TAG_NAME, "button").text.strip() == label)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+
+
+def test_edits_made_with_kiosk_stopped_are_applied_once_and_in_order_when_it_answers_again(start_server, tmp_path, kiosk_bin):
+    # Given a phone that has read the characters and the dogs editor, and saved for offline.
+    data_dir = str(tmp_path / "data")
+    server = start_server(data_dir)
+    port = server.bound_port
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        open(driver, server.url("/dogs?edit=1"))
+        dogs = dog_ids(driver)
+        open(driver, server.url("/rickandmorty"))
+        characters = driver.execute_script(
+            "return [...document.querySelectorAll('#results ul.items > li')].slice(0, 3).map(li => li.dataset.id)")
+
+        # When, with the Kiosk server stopped, three characters are starred and the first unstarred again,
+        server.stop()
+        open(driver, server.url("/rickandmorty"))
+        for character in characters:
+            press_star(driver, character, True)
+        press_star(driver, characters[0], False)
+        assert pending_count(driver) == 4
+
+        # and in the dogs editor the first dog is deleted and the next one moved down a place,
+        open(driver, server.url("/dogs?edit=1"))
+        assert dog_ids(driver) == dogs, "the saved editor does not show the dogs as they were"
+        press_in_dog_row(driver, dogs[0], "delete")
+        wait_for(driver, lambda d: dog_ids(d) == dogs[1:], 15, "the deleted dog is still shown")
+        press_in_dog_row(driver, dogs[1], "move", "↓")
+        expected = [dogs[2], dogs[1], *dogs[3:]]
+        wait_for(driver, lambda d: dog_ids(d) == expected, 15, "the moved dog is not shown where it went")
+
+        # Then each change shows as waiting.
+        wait_for(driver, lambda d: "6 changes are waiting to be sent to Kiosk." in d.find_element(By.ID, "pending-edits").text, 10)
+        screenshot(driver, "offline-pending-edits-phone", PHONE)
+
+        # When the tab is closed, Kiosk starts again (same address, same data), and Kiosk is opened again.
+        first = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        second = driver.current_window_handle
+        driver.switch_to.window(first)
+        driver.close()
+        driver.switch_to.window(second)
+        server = start_server(data_dir, port=port)
+        open(driver, server.url("/favorites"))
+
+        # Then every change is applied exactly once, in order, and nothing waits any more.
+        wait_for(driver, lambda d: pending_count(d) == 0, 30, "edits still waiting after Kiosk answered")
+        favorites = [item["itemID"] for item in server.api("/api/favorites")["items"]]
+        assert sorted(favorites) == sorted(characters[1:]), favorites
+        assert [item["itemID"] for item in server.api("/api/dogs")["items"]] == expected
+
+        # And the same after a reload, in the page and in the CLI.
+        open(driver, server.url("/favorites"))
+        shown = driver.execute_script("return [...document.querySelectorAll('#results ul.items > li')].map(li => li.dataset.id)")
+        assert sorted(shown) == sorted(characters[1:]), shown
+        assert driver.execute_script("return document.getElementById('pending-edits')") is None
+        listed = json.loads(subprocess.run([kiosk_bin, "favorite", "list", "--json", "--data-dir", data_dir],
+                                           capture_output=True, text=True, check=True, timeout=60).stdout)
+        assert sorted(item["itemID"] for item in listed) == sorted(characters[1:]), listed
+        open(driver, server.url("/dogs?edit=1"))
+        assert dog_ids(driver) == expected
+    finally:
+        driver.quit()
+
+
+def test_a_write_replayed_after_its_answer_was_lost_is_applied_once(start_server, tmp_path):
+    # Given a write Kiosk applied whose answer never reached the device (still in the outbox with its key).
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/dogs?edit=1"))
+        wait_for(driver, lambda d: d.execute_script("return !!navigator.serviceWorker?.controller"), 20)
+        dogs = dog_ids(driver)
+        token = driver.execute_script("return document.querySelector('input[name=csrf]').value")
+        body = f"csrf={token}&to=3"
+        key = "7c1e0b52-0d7e-4a55-9e7a-3f4f2f1b9a10"
+        status = driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            fetch(arguments[0], { method: "POST", body: arguments[1],
+                                  headers: { "Content-Type": "application/x-www-form-urlencoded", "Idempotency-Key": arguments[2] } })
+              .then(r => done(r.status), e => done(String(e)));
+        """, f"/dogs/{dogs[0]}/move", body, key)
+        assert status == 200, status
+        moved = [dogs[1], dogs[2], dogs[3], dogs[0], *dogs[4:]]
+        assert [item["itemID"] for item in server.api("/api/dogs")["items"]] == moved
+        # Another dog moved meanwhile, so applying the first write again would change the order.
+        server.post_form(f"/dogs/{dogs[1]}/move", {"to": "5"})
+        after = [item["itemID"] for item in server.api("/api/dogs")["items"]]
+        device_call(driver, "enqueue", {"key": key, "path": f"/dogs/{dogs[0]}/move", "body": body,
+                                        "createdAt": 0, "returnTo": "/dogs?edit=1"})
+
+        # When the outbox is sent.
+        driver.execute_script("navigator.serviceWorker.controller.postMessage({type: 'flush'})")
+
+        # Then the server answers it as the first time without applying it again.
+        wait_for(driver, lambda d: pending_count(d) == 0, 15, "the replayed write is still waiting")
+        assert [item["itemID"] for item in server.api("/api/dogs")["items"]] == after
+    finally:
+        driver.quit()
