@@ -5,6 +5,7 @@ from __future__ import annotations
 from selenium.webdriver.common.by import By
 
 from conftest import PHONE, new_driver, page_ready, wait_for
+from device import wait_until_saved_for_offline
 
 
 # Chromium lets even `Cache-Control: no-store` pages into its back/forward cache (an experiment of its own);
@@ -17,6 +18,9 @@ def test_back_restores_the_list_from_the_back_forward_cache_and_refreshes_its_st
     try:
         driver.get(fresh_server.url("/rickandmorty"))
         page_ready(driver)
+        # Past the first visit: the service worker took the page over (a page it claims while kept is evicted)
+        # and the background save for offline is done (a fetch under way also keeps a page out).
+        wait_until_saved_for_offline(driver)
         # A mark only the same, kept document can still have after Back
         driver.execute_script("window.kioskKept = 42")
         first = driver.find_element(By.CSS_SELECTOR, "#results ul.items > li").get_attribute("data-id")

@@ -4,6 +4,10 @@ can be cleared."""
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
+
 from selenium.webdriver.common.by import By
 
 from conftest import PHONE, new_driver, screenshot, wait_for
@@ -118,5 +122,48 @@ def test_the_device_evicts_the_least_recently_used_pages_first_to_stay_within_it
         left = {entry["url"] for entry in device_call(driver, "entries", "page")}
         assert {"/rickandmorty/2", "/rickandmorty/3"} <= left and "/rickandmorty/1" not in left, sorted(left)
         assert device_call(driver, "totals")["bytes"] <= device_call(driver, "limit")
+    finally:
+        driver.quit()
+
+
+def test_a_new_version_of_the_app_shell_is_offered_and_never_mixed_with_the_old(start_server, tmp_path, kiosk_bin):
+    # Given Kiosk installed from a copy of the binary and its resources, open on a phone.
+    app = tmp_path / "app"
+    app.mkdir()
+    binary = app / "kiosk"
+    shutil.copy2(kiosk_bin, binary)
+    resources = Path(os.environ.get("KIOSK_BIN", kiosk_bin)).resolve().parent / "kiosk_KioskWeb.resources"
+    shutil.copytree(resources, app / "kiosk_KioskWeb.resources")
+    data_dir = str(tmp_path / "data")
+    server = start_server(data_dir, binary=str(binary))
+    port = server.bound_port
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/rickandmorty"))
+        wait_for(driver, lambda d: d.execute_script("return !!navigator.serviceWorker?.controller"), 20)
+        old_sheet = driver.execute_script("return document.querySelector('link[rel=stylesheet]').getAttribute('href')")
+
+        # When Kiosk is upgraded (a new stylesheet) and restarted on the same address.
+        server.stop()
+        with (app / "kiosk_KioskWeb.resources" / "app.css").open("a") as sheet:
+            sheet.write("\n/* the next version */\n")
+        server = start_server(data_dir, port=port, binary=str(binary))
+
+        # Then the open page keeps the old shell and offers the new version.
+        open(driver, server.url("/rickandmorty"))
+        wait_for(driver, lambda d: d.execute_script("return !!document.getElementById('update-bar')"), 30, "no new-version offer")
+        bar = driver.find_element(By.ID, "update-bar")
+        assert bar.text.startswith("A new version of Kiosk is ready."), bar.text
+        screenshot(driver, "offline-new-version-phone", PHONE)
+
+        # When Reload is pressed, the page comes back whole on the new version.
+        driver.execute_script("window.__before = true")
+        bar.find_element(By.TAG_NAME, "button").click()
+        wait_for(driver, lambda d: d.execute_script("return window.__before !== true && document.readyState === 'complete'"), 30,
+                 "the page was not reloaded")
+        new_sheet = driver.execute_script("return document.querySelector('link[rel=stylesheet]').getAttribute('href')")
+        assert new_sheet != old_sheet
+        assert driver.execute_script("return [...document.styleSheets].some(s => s.href && s.href.endsWith(arguments[0]))", new_sheet)
+        assert not driver.find_elements(By.ID, "update-bar")
     finally:
         driver.quit()
