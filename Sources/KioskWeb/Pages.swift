@@ -236,7 +236,7 @@ enum Pages {
         let strings = context.strings
         let grid = !showSource && items.first.map { context.presentation($0.source).layout == .grid } == true
         return E.element("ul", [.class(grid ? "items grid" : "items"), next.flatMap { Attribute.localPath("data-next", $0) }],
-                         items.map { item in
+                         items.enumerated().map { index, item in
             let presentation = context.presentation(item.source)
             let subtitle = showSource ? "\(context.sourceName(item.source)) · \(item.subtitle)" : item.subtitle
             var title: [HTML] = [.text(item.title)]
@@ -256,14 +256,19 @@ enum Pages {
             }
             return E.element("li", [.attribute("data-id", item.itemID)], [
                 E.element("a", [Attribute.localHref(itemPath(item))], [
+                    // The first rows are on screen at once: loading them lazily would only delay the page's
+                    // largest paint; the rest load as they scroll near.
                     image(item.imageURL, width: presentation.thumbnailWidth, height: presentation.thumbnailHeight, alt: "",
-                          context: context),
+                          lazy: index >= eagerRows, context: context),
                     E.element("span", [.class("text")], text),
                 ]),
                 starForm(item, isFavorite: favorites.contains(item.itemID), returnPath: returnPath, context: context),
             ])
         })
     }
+
+    /// How many rows of a list load their pictures at once: what a phone shows before any scrolling.
+    static let eagerRows = 4
 
     /// The colour class of a Rick and Morty status dot.
     static func statusClass(_ status: String) -> String {

@@ -92,22 +92,25 @@
     return path;
   }
 
-  // The saved response for `url` and its entry, or null; a hit counts as a use.
+  // The saved response for `url` and when it was saved, or null. A hit counts as a use, recorded beside the
+  // answer rather than before it (the page or picture is what someone is waiting for).
   async function saved(kind, url) {
     const path = key(url);
     const response = await caches.match(absolute(path), { cacheName: kind === "page" ? caches_.pages : caches_.images });
     if (!response) return null;
-    const entry = await transaction(["entries"], "readwrite", async tx => {
+    const touched = touch(path).catch(() => {});
+    return { response, savedAt: Number(response.headers.get("X-Kiosk-Saved-At")) || 0, touched };
+  }
+
+  function touch(path) {
+    return transaction(["entries"], "readwrite", async tx => {
       const store = tx.objectStore("entries");
       const found = await done(store.get(path));
       if (found && Date.now() - found.usedAt > touchInterval) {
         found.usedAt = Date.now();
         store.put(found);
       }
-      return found;
     });
-    const savedAt = Number(response.headers.get("X-Kiosk-Saved-At")) || entry?.savedAt || 0;
-    return { response, savedAt, entry };
   }
 
   async function entries(kind) {

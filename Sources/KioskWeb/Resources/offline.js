@@ -207,6 +207,9 @@
     if (!force && Date.now() - (await device.setting("savedAt", 0)) < saveInterval) return;
     const run = async () => {
       saving = true;
+      // What the device saves should outlive the browser's clean-ups when space runs low (Chromium decides
+      // without asking; Safari and Firefox may ask once).
+      await navigator.storage?.persist?.().catch(() => false);
       const pages = new Set(), pictures = new Set();
       let done = 0, total = 0;
       const progress = () => { if (saving) usage(say("saving", { done, total })); };

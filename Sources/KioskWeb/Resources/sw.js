@@ -26,6 +26,11 @@ const networkOnly = [/^\/api\//, /^\/debug(\/|$)/, /^\/pair(\/|$)/, /^\/sw\.js$/
 const queuedWrites = [/^\/favorites\/[^/]+\/[^/]+$/, /^\/dogs\/[^/]+\/(delete|move)$/, /^\/dogs\/reset$/];
 
 self.addEventListener("install", event => {
+  // Where the browser has static routing (Chromium), it reads the shell's immutable files from the cache itself,
+  // without waking this worker for each one (a miss goes to the network); elsewhere `asset` below does it.
+  try {
+    event.addRoutes?.({ condition: { urlPattern: "/static/*" }, source: { cacheName: device.caches.assets } })?.catch?.(() => {});
+  } catch { /* not supported as written: the fetch handler serves them */ }
   event.waitUntil((async () => {
     // Assets are immutable by address: fetch only those this device lacks. Any failure fails the install, and
     // the old version stays in charge.
@@ -56,6 +61,8 @@ self.addEventListener("activate", event => {
     for (const request of await assets.keys()) {
       if (!linked.has(new URL(request.url).pathname)) await assets.delete(request);
     }
+    // The page's request starts while this worker boots, rather than after (no-op where unsupported).
+    await self.registration.navigationPreload?.enable().catch(() => {});
     await self.clients.claim();
   })());
 });
@@ -84,7 +91,7 @@ self.addEventListener("fetch", event => {
   }
   if (request.method !== "GET") return;
   if (url.pathname.startsWith("/static/")) event.respondWith(asset(request));
-  else if (url.pathname === "/image") event.respondWith(picture(request));
+  else if (url.pathname === "/image") event.respondWith(picture(event));
   else if (request.mode === "navigate" || (request.headers.get("Accept") || "").includes("text/html")) event.respondWith(page(event));
   else if (shell.pages.includes(url.pathname)) event.respondWith(shellDocument(request));
 });
@@ -112,14 +119,19 @@ async function asset(request) {
   return response;
 }
 
-async function picture(request) {
+async function picture(event) {
+  const request = event.request;
   const saved = await device.saved("image", request.url);
-  if (saved) return saved.response;
+  if (saved) {
+    event.waitUntil(saved.touched);
+    return saved.response;
+  }
   try {
     const response = await fetch(request);
     const type = response.headers.get("Content-Type") || "";
     if (response.ok && type.startsWith("image/")) {
-      await device.save("image", request.url, response.clone()).catch(() => { /* full: shown, not kept */ });
+      // Kept beside the answer; a full device shows the picture without keeping it.
+      event.waitUntil(device.save("image", request.url, response.clone()).catch(() => {}));
     }
     return response;
   } catch {
@@ -165,6 +177,7 @@ async function keepPage(url, response) {
 async function savedPage(url) {
   const saved = await device.saved("page", url);
   let response = saved?.response, savedAt = saved?.savedAt || 0;
+  saved?.touched.catch(() => {});
   if (!response) {
     response = await caches.match(new URL(url).pathname === "/" ? "/" : device.key(url), { cacheName: shellCache });
     if (!response) return null;
@@ -194,12 +207,15 @@ async function page(event) {
   const request = event.request;
   // A script waiting for a revalidation (X-Kiosk-Wait) waits for the network; a person does not.
   const waits = request.headers.has("X-Kiosk-Wait");
-  const network = fetch(request).then(async response => {
-    await keepPage(request.url, response.clone());
+  const preloaded = request.mode === "navigate" && event.preloadResponse ? event.preloadResponse.catch(() => undefined) : null;
+  // The page goes to the browser as soon as it arrives; keeping a copy happens beside it, not before it.
+  let kept = Promise.resolve();
+  const network = Promise.resolve(preloaded).then(response => response || fetch(request)).then(response => {
+    kept = keepPage(request.url, response.clone()).catch(() => {});
     return response;
   });
   // Kiosk answered: whatever the outbox holds can go now.
-  event.waitUntil(network.then(response => { if (response.ok) return flush(); }, () => {}));
+  event.waitUntil(network.then(async response => { await kept; if (response.ok) await flush(); }, () => {}));
   try {
     return await (waits ? network : withTimeout(network, networkTimeout));
   } catch {
