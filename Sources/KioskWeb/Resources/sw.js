@@ -300,7 +300,10 @@ async function sendAll() {
     } catch {
       break; // unreachable: the rest waits, in order
     }
-    if (response.status >= 500) break; // Kiosk is there but failing: try again later
+    // Kiosk is there but cannot take it now: failing (5xx), busy (429, 408), or this device is not paired (any
+    // more) and is sent to the pairing page. The write waits, with those after it, for a later run.
+    const toPairing = response.redirected && new URL(response.url).pathname.startsWith("/pair");
+    if (response.status >= 500 || [401, 408, 429].includes(response.status) || toPairing) break;
     if (response.status >= 400) await device.recordFailure(queued, response.status, await reason(response.clone()));
     await device.dequeue(queued.seq);
     delivered.set(queued.seq, response);
