@@ -24,9 +24,11 @@ struct WebRouteTests {
             #expect(page.header("Content-Security-Policy")?.contains("script-src 'self'") == true)
             #expect(page.header("X-Content-Type-Options") == "nosniff")
             #expect(page.header("Referrer-Policy") == "same-origin")
-            // And its only script is the external one: no inline script, no inline style, no handler attributes
-            #expect(page.body.components(separatedBy: "<script").count == 2)
-            #expect(page.body.contains("<script src=\"\(StaticAssets.script.path)\" defer></script>"))
+            // And its only scripts are Kiosk's external files: no inline script, no inline style, no handler attributes
+            #expect(page.body.components(separatedBy: "<script").count == 4)
+            for script in [StaticAssets.deviceScript, StaticAssets.script, StaticAssets.offlineScript] {
+                #expect(page.body.contains("<script src=\"\(script.path)\" defer></script>"))
+            }
             #expect(!page.body.contains("style="))
             #expect(!page.body.contains(" onclick=") && !page.body.contains(" onerror="))
         }
