@@ -9,6 +9,7 @@ Environment:
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import queue
@@ -359,3 +360,31 @@ def screenshot(driver, name: str, size: tuple[int, int]) -> Path:
         else:
             driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     return path
+
+
+def axe_source() -> str:
+    """axe-core's axe.min.js (4.x), as shipped by the axe-playwright-python package (installed without its
+    Playwright dependency: only the script is used). axe-selenium-python ships axe-core 3.1.1, whose
+    autocomplete rule wrongly flags autocomplete="off" on a search field."""
+    override = os.environ.get("AXE_JS")
+    if override:
+        return Path(override).read_text(encoding="utf-8")
+    spec = importlib.util.find_spec("axe_playwright_python")  # located, not imported (no Playwright needed)
+    assert spec and spec.origin, "axe-playwright-python is not installed (scripts/browser-tests.sh installs it)"
+    return (Path(spec.origin).parent / "axe.min.js").read_text(encoding="utf-8")
+
+
+def axe_serious_violations(driver) -> list[dict]:
+    """axe-core's serious and critical violations on the current page, each with a few of its nodes."""
+    driver.execute_script(axe_source())
+    result = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        axe.run(document, { resultTypes: ["violations"] })
+            .then(r => done({ violations: r.violations }))
+            .catch(e => done({ error: String(e) }));
+    """)
+    assert "error" not in result, f"axe-core failed on {driver.current_url}: {result.get('error')}"
+    return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
+             "nodes": [{"target": n.get("target"), "html": n.get("html", "")[:200],
+                        "summary": n.get("failureSummary", "")[:300]} for n in v.get("nodes", [])[:5]]}
+            for v in result["violations"] if v.get("impact") in ("serious", "critical")]

@@ -3,30 +3,15 @@ horizontal scrolling on a phone, no serious accessibility violation; a screensho
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import DESKTOP, PHONE, new_driver, page_ready, screenshot, severe_console_errors
+from conftest import DESKTOP, PHONE, axe_serious_violations, new_driver, page_ready, screenshot, severe_console_errors
 from screens import SCREEN_NAMES, VIEWS, resolve_screens
 
 WIDTHS = {"phone": PHONE, "desktop": DESKTOP}
-
-
-def _axe_source() -> str:
-    """axe-core's axe.min.js (4.x), as shipped by the axe-playwright-python package (installed without its
-    Playwright dependency: only the script is used). axe-selenium-python ships axe-core 3.1.1, whose
-    autocomplete rule wrongly flags autocomplete="off" on a search field."""
-    override = os.environ.get("AXE_JS")
-    if override:
-        return Path(override).read_text(encoding="utf-8")
-    spec = importlib.util.find_spec("axe_playwright_python")  # located, not imported (no Playwright needed)
-    assert spec and spec.origin, "axe-playwright-python is not installed (scripts/browser-tests.sh installs it)"
-    return (Path(spec.origin).parent / "axe.min.js").read_text(encoding="utf-8")
 
 
 # Known accessibility bugs of the app, reported: screen -> (axe rule id, why). Such a screen's test is an
@@ -104,21 +89,9 @@ def test_every_screen_names_its_view_on_main(server, paths, drivers, screen):
 def test_every_screen_has_no_serious_or_critical_accessibility_violation(server, paths, drivers, screen, width):
     driver = drivers(width)
     open_screen(driver, server, paths, screen)
-    driver.execute_script(_axe_source())
-    result = driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        axe.run(document, { resultTypes: ["violations"] })
-            .then(r => done({ violations: r.violations }))
-            .catch(e => done({ error: String(e) }));
-    """)
-    assert "error" not in result, f"axe-core failed on {paths[screen]}: {result.get('error')}"
-    serious = [v for v in result["violations"] if v.get("impact") in ("serious", "critical")]
-    report = [{"id": v["id"], "impact": v["impact"], "help": v["help"],
-               "nodes": [{"target": n.get("target"), "html": n.get("html", "")[:200],
-                          "summary": n.get("failureSummary", "")[:300]} for n in v.get("nodes", [])[:5]]}
-              for v in serious]
+    serious = axe_serious_violations(driver)
     known = KNOWN_VIOLATIONS.get(screen)
     if known and serious and {v["id"] for v in serious} == {known[0]}:
-        pytest.xfail(f"{known[1]} — axe {known[0]} on {paths[screen]}: " + json.dumps(report, ensure_ascii=False))
+        pytest.xfail(f"{known[1]} — axe {known[0]} on {paths[screen]}: " + json.dumps(serious, ensure_ascii=False))
     assert not serious, (f"serious/critical accessibility violations on {paths[screen]} at {width} width:\n"
-                         + json.dumps(report, indent=1, ensure_ascii=False))
+                         + json.dumps(serious, indent=1, ensure_ascii=False))

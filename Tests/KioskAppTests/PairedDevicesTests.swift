@@ -32,10 +32,12 @@ struct PairedDevicesTests {
 
     @Test("a token of the wrong shape finds nothing, and a forged name is kept to one short line")
     func wrongShapes() throws {
+        // Given the paired devices, when tokens of other shapes are looked up, then none finds a device
         let (devices, _) = try Self.devices()
         for token in ["", "short", String(repeating: "a", count: 44), String(repeating: "+", count: 43)] {
             #expect(try devices.device(forToken: token) == nil)
         }
+        // And a name of 500 characters over two lines is stored as one line of 80
         let long = try devices.pair(name: String(repeating: "x", count: 500) + "\nsecond line")
         #expect(long.device.name.count == 80 && !long.device.name.contains("\n"))
     }
@@ -57,9 +59,11 @@ struct PairedDevicesTests {
 
     @Test("revoking a device makes its token find nothing; an unknown id is a notFound")
     func revoke() throws {
+        // Given a paired device, revoked
         let (devices, _) = try Self.devices()
         let pairing = try devices.pair(name: "Phone")
         try devices.revoke(id: pairing.device.id)
+        // Then its token finds nothing, it is not listed, and revoking it again says there is no such device
         #expect(try devices.device(forToken: pairing.token) == nil)
         #expect(try devices.list().isEmpty)
         #expect(throws: KioskError.self) { try devices.revoke(id: pairing.device.id) }
