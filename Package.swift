@@ -33,6 +33,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
+        // `serve --lan`: the HTTPS listener (NIOSSL) and its self-signed certificate (X509).
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Tests only: a real zlib for the PNG decoder of KioskDemoUpstreamTests.
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
@@ -68,7 +72,8 @@ let package = Package(
         ),
         .target(
             name: "KioskApp",
-            dependencies: ["KioskCore", "KioskNetwork", "KioskStore", "KioskSources", "KioskDebugger"],
+            dependencies: ["KioskCore", "KioskNetwork", "KioskStore", "KioskSources", "KioskDebugger",
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -87,6 +92,12 @@ let package = Package(
             dependencies: [
                 "KioskCore", "KioskApp", "KioskDebugger",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.process("Resources")],
@@ -144,7 +155,12 @@ let package = Package(
         .testTarget(
             name: "KioskWebTests",
             dependencies: ["KioskWeb", "KioskApp", "KioskDebugger", "KioskDemoUpstream", "KioskSources", "KioskStore", "KioskNetwork",
-                           .product(name: "HummingbirdTesting", package: "hummingbird")],
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           // The HTTPS tests: a client that trusts the generated certificate, and the certificate parsed.
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                           .product(name: "X509", package: "swift-certificates"),
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

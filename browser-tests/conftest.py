@@ -370,10 +370,6 @@ def screenshot(driver, name: str, size: tuple[int, int]) -> Path:
     return path
 
 
-# ---------------------------------------------------------------------------------------------
-# Accessibility
-
-
 def axe_source() -> str:
     """axe-core's axe.min.js (4.x), as shipped by the axe-playwright-python package (installed without its
     Playwright dependency: only the script is used). axe-selenium-python ships axe-core 3.1.1, whose
@@ -386,9 +382,8 @@ def axe_source() -> str:
     return (Path(spec.origin).parent / "axe.min.js").read_text(encoding="utf-8")
 
 
-def accessibility_violations(driver) -> dict:
-    """axe-core run over the page: {"serious": [violations of serious or critical impact, summarised]}, or
-    {"error": ...} when axe itself failed."""
+def axe_serious_violations(driver) -> list[dict]:
+    """axe-core's serious and critical violations on the current page, each with a few of its nodes."""
     driver.execute_script(axe_source())
     result = driver.execute_async_script("""
         const done = arguments[arguments.length - 1];
@@ -396,10 +391,8 @@ def accessibility_violations(driver) -> dict:
             .then(r => done({ violations: r.violations }))
             .catch(e => done({ error: String(e) }));
     """)
-    if "error" in result:
-        return result
-    serious = [v for v in result["violations"] if v.get("impact") in ("serious", "critical")]
-    return {"serious": [{"id": v["id"], "impact": v["impact"], "help": v["help"],
-                         "nodes": [{"target": n.get("target"), "html": n.get("html", "")[:200],
-                                    "summary": n.get("failureSummary", "")[:300]} for n in v.get("nodes", [])[:5]]}
-                        for v in serious]}
+    assert "error" not in result, f"axe-core failed on {driver.current_url}: {result.get('error')}"
+    return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
+             "nodes": [{"target": n.get("target"), "html": n.get("html", "")[:200],
+                        "summary": n.get("failureSummary", "")[:300]} for n in v.get("nodes", [])[:5]]}
+            for v in result["violations"] if v.get("impact") in ("serious", "critical")]

@@ -19,6 +19,12 @@ command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 # Tab icons and Rick and Morty's status signs are emoji; without a font screenshots show empty boxes.
 dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || missing+=(fonts-noto-color-emoji)
+# The LAN test (test_lan.py) puts `kiosk serve --lan` in a network namespace joined by a veth pair; it needs
+# root and iproute2, and is skipped (saying why) without them. openssl computes the certificate's SPKI pin.
+if [ "$(id -u)" = 0 ]; then
+    command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+    command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "Installing ${missing[*]}..."
     apt_install "${missing[@]}"

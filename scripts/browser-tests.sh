@@ -11,4 +11,5 @@ cd "$(dirname "$0")/.."
 source scripts/browser-env.sh
 
 mkdir -p artifacts/screenshots
-exec "$venv/bin/python" -m pytest -q -rxX -p no:cacheprovider browser-tests "$@"
+# -rsxX: the reasons of skipped tests are printed too (the LAN test says why it could not run).
+exec "$venv/bin/python" -m pytest -q -rsxX -p no:cacheprovider browser-tests "$@"

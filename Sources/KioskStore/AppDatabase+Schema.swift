@@ -38,6 +38,17 @@ extension AppDatabase {
                 t.column("createdAt", .double).notNull().indexed()
             }
         }
+        migrator.registerMigration("v5") { db in
+            // Browsers paired with `serve --lan` (AppDatabase+Devices.swift): user data, kept by clearCache. Every
+            // request of a paired browser finds its row by the token's hash, hence the unique index.
+            try db.create(table: PairedDeviceRecord.databaseTableName) { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("tokenHash", .text).notNull().unique()
+                t.column("name", .text).notNull()
+                t.column("pairedAt", .double).notNull()
+                t.column("lastSeenAt", .double).notNull()
+            }
+        }
         return migrator
     }()
 

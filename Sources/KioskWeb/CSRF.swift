@@ -15,11 +15,17 @@ struct CSRFProtection: Sendable {
     /// The largest form body accepted: the forms have three short fields.
     static let maximumFormBytes = 4096
 
+    /// Whether the cookie is `Secure` (served over HTTPS): a browser then never sends it over plain HTTP,
+    /// where anyone on the network could read it.
+    let secureCookies: Bool
+
     /// The protection needs no server-side state: the browser holds the token, and the check is
     /// that the form repeats it.
-    init() {}
+    init(secureCookies: Bool = false) {
+        self.secureCookies = secureCookies
+    }
 
-    /// The protection used by `buildApplication` (a named constructor, so tests can build their own).
+    /// The protection of a plain-HTTP listener (a named constructor, so tests can build their own).
     static func random() -> CSRFProtection { CSRFProtection() }
 
     /// A new token: 32 bytes from the system's cryptographically secure generator, as hex.
@@ -112,16 +118,21 @@ struct CSRFMiddleware: RouterMiddleware {
         var response = try await next(request, context)
         // Only HTML pages hold forms; images, CSS and JSON do not need the cookie.
         if existing == nil, response.headers[.contentType]?.hasPrefix("text/html") == true {
+            let attributes = protection.secureCookies ? Self.secureCookieAttributes : Self.cookieAttributes
             response.headers.append(HTTPFields.Element(name: .setCookie,
-                                                       value: CSRFProtection.cookieName + "=" + context.csrfToken + Self.cookieAttributes))
+                                                       value: CSRFProtection.cookieName + "=" + context.csrfToken + attributes))
         }
         return response
     }
 
     /// What follows the token in Set-Cookie (HttpOnly, SameSite=Strict, Path=/), as Hummingbird's `Cookie`
     /// writes it, computed once: every first visit gets the cookie, and only the token differs.
-    static let cookieAttributes: String = {
-        let template = Cookie(name: CSRFProtection.cookieName, value: "", path: "/", httpOnly: true, sameSite: .strict)
+    static let cookieAttributes = attributes(secure: false)
+    /// The same, with `Secure`, over HTTPS.
+    static let secureCookieAttributes = attributes(secure: true)
+
+    private static func attributes(secure: Bool) -> String {
+        let template = Cookie(name: CSRFProtection.cookieName, value: "", path: "/", secure: secure, httpOnly: true, sameSite: .strict)
         return String(template.description.dropFirst(CSRFProtection.cookieName.count + 1))
-    }()
+    }
 }

@@ -209,6 +209,8 @@ struct DebugAccess: Sendable {
     let token: String?
     /// Whether the web app listens on a loopback address only.
     let isLoopback: Bool
+    /// Whether the token's cookie is `Secure` (served over HTTPS).
+    var secureCookies = false
 
     static let cookieName = "kiosk_debug"
 
@@ -237,7 +239,8 @@ struct DebugAccess: Sendable {
             throw WebError(status: .forbidden, title: "Debugger locked", message: "That is not the debug token.",
                            retryPath: nil, showsDebugLogin: true)
         }
-        guard let cookie = try? Cookie.validated(name: Self.cookieName, value: token, path: "/debug", httpOnly: true, sameSite: .strict) else {
+        guard let cookie = try? Cookie.validated(name: Self.cookieName, value: token, path: "/debug", secure: secureCookies,
+                                                httpOnly: true, sameSite: .strict) else {
             throw WebError(status: .internalServerError, title: "Debugger locked",
                            message: "KIOSK_DEBUG_TOKEN holds characters a cookie cannot carry; use letters, digits and - . _ ~ only.",
                            retryPath: nil)

@@ -10,7 +10,7 @@ enum Pages {
 
     /// What a page shows, for the script (`<main data-view>`).
     enum View: String {
-        case home, list, search, detail, favorites, error, debug, offline
+        case home, list, search, detail, favorites, error, debug, offline, pair
     }
 
     /// The frame of every page: skip link, brand and language switch, the catalog tabs (a bottom tab

@@ -1,11 +1,15 @@
 import Hummingbird
 import KioskCore
+import NIOCore
 
 /// The web app's request context: Hummingbird's core storage plus what pages need to know about the request
 /// — its language, the CSRF token its forms carry, and its path — filled in by `CSRFMiddleware` and
 /// `LanguageMiddleware` and handed to the views explicitly (as `ViewContext`).
-struct WebRequestContext: RequestContext {
+struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
+    /// Who connected: the pairing gate lets loopback peers through (nil under HummingbirdTesting's router,
+    /// which has no socket; the gate reads that as "not loopback").
+    var remoteAddress: SocketAddress?
     /// The negotiated language (`LanguageMiddleware`).
     var language: Language = .en
     /// The token every form of the page carries: the browser's cookie, or a new one (`CSRFMiddleware`).
@@ -17,6 +21,7 @@ struct WebRequestContext: RequestContext {
 
     init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// What the views of this request are given.

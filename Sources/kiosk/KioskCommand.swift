@@ -24,7 +24,7 @@ struct KioskCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, ListCommand.self, ShowCommand.self, SearchCommand.self, SyncCommand.self, DogsCommand.self,
             FavoriteCommand.self, CacheCommand.self, LogCommand.self, HARCommand.self, MockCommand.self, BreakpointCommand.self,
-            DemoUpstreamCommand.self,
+            DevicesCommand.self, DemoUpstreamCommand.self,
         ]
     )
 

@@ -5,34 +5,67 @@ import KioskApp
 import KioskCore
 import KioskDemoUpstream
 import KioskWeb
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the web app: a mobile-first reader for the four catalogs, and the JSON API.")
+        abstract: "Run the web app: a mobile-first reader for the four catalogs, and the JSON API.",
+        discussion: """
+            --lan serves the machine's network over HTTPS, for a phone on the same Wi-Fi: it prints a URL per \
+            address, the certificate's SHA-256 fingerprint and a pairing code. A browser on another machine \
+            enters the code once (kiosk devices list|revoke manages them); loopback needs no pairing. \
+            See docs/LAN.md.
+            """)
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: "Address to listen on. Loopback by default; anything else exposes Kiosk to the network.")
-    var host = "127.0.0.1"
+    @Option(help: "Address to listen on. Loopback by default, every address with --lan; anything else exposes Kiosk to the network.")
+    var host: String?
     @Option(help: "Port to listen on.") var port = 8080
+    @Flag(help: "Serve this machine's network over HTTPS (a self-signed certificate kept in the data directory unless --tls-cert), to browsers that pair with the printed code.")
+    var lan = false
+    @Option(help: "A PEM certificate chain to serve HTTPS with, instead of the self-signed one (with --tls-key).")
+    var tlsCert: String?
+    @Option(help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
     @Flag(help: "Serve plain HTTP on an address other than loopback, where anyone on the network can read and change it.")
     var allowPlainHTTP = false
 
+    /// HTTPS, with --lan or the user's own certificate.
+    var usesTLS: Bool { lan || tlsCert != nil }
+
+    /// The address bound: --host, else every address for --lan (dual stack where the machine has IPv6), else loopback.
+    var listenHost: String {
+        if let host { return host }
+        return lan ? (Self.hasIPv6 ? "::" : "0.0.0.0") : "127.0.0.1"
+    }
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535 (got \(port)); 0 picks a free one.") }
-        guard !host.isEmpty else { throw ValidationError("--host must not be empty.") }
+        guard host?.isEmpty != true else { throw ValidationError("--host must not be empty.") }
+        try refuseEmpty(["--tls-cert": tlsCert, "--tls-key": tlsKey])
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together.") }
+        guard !(usesTLS && allowPlainHTTP) else {
+            throw ValidationError("--allow-plain-http cannot be combined with HTTPS (--lan or --tls-cert): Kiosk serves one or the other.")
+        }
         // Plain HTTP off loopback sends pages, favorites and the CSRF cookie in clear to anyone on the network.
-        guard WebConfiguration(host: host, port: port).isLoopback || allowPlainHTTP else {
-            throw ValidationError("--host \(host) would serve plain HTTP to the network, where anyone can read and change "
-                                  + "what Kiosk sends; pass --allow-plain-http to do it anyway.")
+        guard usesTLS || WebConfiguration(host: listenHost, port: port).isLoopback || allowPlainHTTP else {
+            throw ValidationError("--host \(listenHost) would serve plain HTTP to the network, where anyone can read and change "
+                                  + "what Kiosk sends; use --lan for HTTPS with pairing, or pass --allow-plain-http to do it anyway.")
         }
     }
 
     func run() async throws {
         try await reportingErrors {
+            // The certificate first: a bad --tls-cert stops here, before any upstream starts.
+            let tls = try tlsMaterial()
             // Only the web app has a console (/debug/paused) in which a paused request can be decided.
             let runtime = try await Runtime.start(global, pausesAtBreakpoints: true)
-            if !WebConfiguration(host: host, port: port).isLoopback {
+            let host = listenHost
+            let loopback = WebConfiguration(host: host, port: port).isLoopback
+            if !usesTLS && !loopback {
                 printError("warning: listening on \(host) over plain HTTP: Kiosk is reachable from other machines, "
                            + "and anyone on the network can read and change what it sends")
             }
@@ -40,21 +73,92 @@ struct ServeCommand: AsyncParsableCommand {
                 let base = await demo.baseURL, control = await demo.controlURL
                 Output.human("Demo upstream on \(base.absoluteString) (faults: \(control.absoluteString)/faults)")
             }
-            let shownHost = host == "::1" ? "[::1]" : host
-            // The line is printed once the port is bound, so a script can wait for it (and learn the port
+            // Browsers on other machines pair; a listener only loopback can reach has no one to ask.
+            let pairing = usesTLS && !loopback ? PairingConfiguration(code: .random()) : nil
+            let configuration = WebConfiguration(host: host, port: port, debugToken: ProcessInfo.processInfo.environment["KIOSK_DEBUG_TOKEN"],
+                                                 tls: tls, pairing: pairing)
+            // The lines are printed once the port is bound, so a script can wait for them (and learn the port
             // the system picked for --port 0).
-            let app = buildApplication(kiosk: runtime.kiosk, configuration: WebConfiguration(
-                host: host, port: port, debugToken: ProcessInfo.processInfo.environment["KIOSK_DEBUG_TOKEN"])) { bound in
-                Output.human("Kiosk on http://\(shownHost):\(bound)/  (Ctrl-C to stop)")
+            let app = try buildApplication(kiosk: runtime.kiosk, configuration: configuration) { bound in
+                Output.human(Self.listeningLines(host: host, port: bound, tls: tls, pairing: pairing).joined(separator: "\n"))
                 fflush(nil)
             }
             do {
                 try await app.runService()
             } catch {
                 await runtime.stop()
-                throw KioskError.transport(url: "http://\(host):\(port)/", message: "cannot serve: \(error)")
+                throw KioskError.transport(url: "\(usesTLS ? "https" : "http")://\(host):\(port)/", message: "cannot serve: \(error)")
             }
             await runtime.stop()
         }
+    }
+
+    /// The user's certificate, the data directory's self-signed one (made or replaced when needed, which is
+    /// said), or nil for plain HTTP.
+    private func tlsMaterial() throws -> TLSMaterial? {
+        if let tlsCert, let tlsKey {
+            let material = try TLSMaterial.load(certificateFile: tlsCert, keyFile: tlsKey)
+            Output.human("Using the certificate \(tlsCert) (valid until \(Self.day(material.notValidAfter))).")
+            return material
+        }
+        guard lan else { return nil }
+        let directory = try Runtime.configuration(global).dataDirectory
+        let addresses = MachineAddresses.current().map(\.description)
+        let (material, provenance) = try TLSMaterial.selfSigned(in: directory, names: MachineAddresses.names(),
+                                                                addresses: addresses, now: Date())
+        let file = directory.appendingPathComponent(TLSMaterial.certificateFileName).path
+        let renewal = "Its fingerprint is new: browsers will ask you to accept it again."
+        switch provenance {
+        case .reused:
+            Output.human("Using the self-signed certificate \(file) (valid until \(Self.day(material.notValidAfter))).")
+        case .created:
+            Output.human("Made a self-signed certificate for this machine: \(file) (its key, \(TLSMaterial.keyFileName), "
+                         + "is readable by you only).")
+        case .replacedUnreadable(let reason):
+            Output.human("The certificate \(file) could not be used (\(reason)), so a new one was made. \(renewal)")
+        case .replacedExpired(let date):
+            Output.human("The certificate \(file) expired on \(Self.day(date)), so a new one was made. \(renewal)")
+        }
+        let unnamed = addresses.filter { !material.names.contains($0) }
+        if !unnamed.isEmpty {
+            Output.human("Note: the certificate does not name \(unnamed.joined(separator: ", ")) (it was made when the machine "
+                         + "had other addresses); delete \(file) to make one that does.")
+        }
+        return material
+    }
+
+    /// What `serve` prints once listening: where, and for HTTPS the network URLs, the fingerprint and the
+    /// pairing code (the one place the code is ever written).
+    static func listeningLines(host: String, port: Int, tls: TLSMaterial?, pairing: PairingConfiguration?) -> [String] {
+        let wildcard = host == "::" || host == "0.0.0.0"
+        let shownHost = wildcard ? "localhost" : (host.contains(":") ? "[\(host)]" : host)
+        var lines = ["Kiosk on \(tls == nil ? "http" : "https")://\(shownHost):\(port)/  (Ctrl-C to stop)"]
+        guard let tls else { return lines }
+        if wildcard {
+            let addresses = MachineAddresses.current().filter { host == "::" || $0.bytes.count == 4 }
+            if addresses.isEmpty {
+                lines.append("No network address found: is this machine connected to a network?")
+            } else {
+                lines.append("On your network:")
+                lines += addresses.map { "  " + MachineAddresses.url($0, port: port) }
+            }
+        }
+        lines.append("Certificate SHA-256 fingerprint: \(tls.fingerprint)")
+        if let pairing {
+            lines.append("Pairing code: \(pairing.code.displayed)  (browsers on other machines enter it once; new at each start)")
+        }
+        return lines
+    }
+
+    /// Whether the machine can open an IPv6 socket, so `::` is a dual-stack listener rather than a failure.
+    static var hasIPv6: Bool {
+        let probe = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard probe >= 0 else { return false }
+        close(probe)
+        return true
+    }
+
+    private static func day(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle().year().month().day())
     }
 }

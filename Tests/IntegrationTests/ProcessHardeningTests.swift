@@ -9,10 +9,14 @@ import Testing
 final class ServeProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
+    /// What it printed until it was ready.
+    let output: String
 
-    init(dataDirectory: URL) throws {
+    /// Starts `kiosk serve --port 0` with `arguments`, and waits for the whole line that starts with `readyLine`
+    /// (by default the one that comes once the port is bound).
+    init(dataDirectory: URL, arguments: [String] = [], readyLine: String = "Kiosk on http://127.0.0.1:") throws {
         process.executableURL = CLI.executable
-        process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory.path]
+        process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory.path] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = dataDirectory.appendingPathComponent("config").path
         process.environment = environment
@@ -20,19 +24,20 @@ final class ServeProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // The line "Kiosk on http://127.0.0.1:PORT/" comes once the port is bound.
         var text = ""
-        var found: Int?
-        while found == nil {
+        while !(text.range(of: readyLine).map { text[$0.upperBound...].contains("\n") } ?? false) {
             let chunk = out.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
-            if let range = text.range(of: "Kiosk on http://127.0.0.1:") {
-                found = Int(text[range.upperBound...].prefix { $0.isNumber })
-            }
         }
-        guard let found else { throw CocoaError(.fileReadUnknown) }
-        port = found
+        // "Kiosk on http://127.0.0.1:PORT/" (or https://localhost:PORT/) names the port bound.
+        let url = text.range(of: "Kiosk on ").map { text[$0.upperBound...].prefix { !$0.isWhitespace } }
+        guard text.contains(readyLine), let port = url.flatMap({ URL(string: String($0))?.port }) else {
+            process.interrupt()
+            throw CocoaError(.fileReadUnknown)
+        }
+        self.port = port
+        output = text
     }
 
     func stop() {

@@ -267,7 +267,7 @@ struct WebFormTests {
         let harness = try await WebHarness.start()
         do {
             // Given the application on a loopback port (HummingbirdTesting's client sends Host: localhost)
-            let app = buildApplication(kiosk: harness.kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0))
+            let app = try buildApplication(kiosk: harness.kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0))
             try await app.test(.live) { client in
                 let issued = try issuedToken(try await client.get("/dogs"))
                 let id = try #require(try harness.kiosk.database.dogs().first).itemID

@@ -224,7 +224,7 @@ struct WebApplicationTests {
         let harness = try await WebHarness.start()
         do {
             // Given the application bound to a free loopback port
-            let app = buildApplication(kiosk: harness.kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0))
+            let app = try buildApplication(kiosk: harness.kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0))
             try await app.test(.live) { client in
                 // When the home page and a list are requested over HTTP
                 let home = try await client.get("/")

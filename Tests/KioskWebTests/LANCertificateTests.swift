@@ -1,0 +1,159 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import KioskCore
+import NIOSSL
+import Testing
+import X509
+@testable import KioskWeb
+
+@Suite("HTTPS for the home network")
+struct LANCertificateTests {
+    static let names = ["kiosk-host", "kiosk-host.local"]
+    static let addresses = ["192.168.1.20", "fd00::20"]
+
+    static func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-lan-tests-\(UUID().uuidString)")
+    }
+
+    @Test("A generated certificate parses, names the machine and loopback, lasts under 398 days, and its key file is 0600")
+    func generated() throws {
+        // Given an empty data directory
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let now = Date()
+        // When the self-signed certificate is asked for
+        let (material, provenance) = try TLSMaterial.selfSigned(in: folder, names: Self.names, addresses: Self.addresses, now: now)
+        // Then one was made, and its file parses as a self-signed server certificate
+        #expect(provenance == .created)
+        let pem = try String(contentsOf: folder.appendingPathComponent(TLSMaterial.certificateFileName), encoding: .utf8)
+        let certificate = try Certificate(pemEncoded: pem)
+        #expect(certificate.issuer == certificate.subject)
+        #expect(certificate.publicKey.isValidSignature(certificate.signature, for: certificate))
+        #expect(try certificate.extensions.basicConstraints == .notCertificateAuthority)
+        #expect(try certificate.extensions.extendedKeyUsage?.contains(.serverAuth) == true)
+        // And it names the machine's names and addresses, and loopback's
+        let alternativeNames = try #require(try certificate.extensions.subjectAlternativeNames)
+        let dnsNames = alternativeNames.compactMap { name -> String? in if case .dnsName(let dns) = name { dns } else { nil } }
+        let ipAddresses = alternativeNames.compactMap { name -> String? in
+            if case .ipAddress(let octets) = name { IPAddress(bytes: Array(octets.bytes))?.description } else { nil }
+        }
+        #expect(Set(dnsNames) == ["localhost", "kiosk-host", "kiosk-host.local"])
+        #expect(Set(ipAddresses) == ["127.0.0.1", "::1", "192.168.1.20", "fd00::20"])
+        #expect(Set(material.names) == Set(dnsNames + ipAddresses))
+        // And it is valid now, for less than the 398 days browsers accept
+        #expect(certificate.notValidBefore <= now && certificate.notValidAfter > now.addingTimeInterval(396 * 86_400))
+        #expect(certificate.notValidAfter.timeIntervalSince(certificate.notValidBefore) < 398 * 86_400)
+        // And its fingerprint is the SHA-256 of its DER, as browsers write it
+        let der = try NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem).toDERBytes()
+        #expect(material.fingerprint == SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":"))
+        #expect(material.fingerprint.count == 32 * 3 - 1)
+        // And the key file is readable and writable by its owner only
+        let keyPath = folder.appendingPathComponent(TLSMaterial.keyFileName).path
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+    }
+
+    @Test("A second start reuses the certificate; an expired or unreadable one is replaced, saying why")
+    func reuseAndReplacement() throws {
+        // Given a certificate made today
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let now = Date()
+        let first = try TLSMaterial.selfSigned(in: folder, names: Self.names, addresses: Self.addresses, now: now).material
+        // When the next start asks again, with other addresses
+        let again = try TLSMaterial.selfSigned(in: folder, names: Self.names, addresses: ["10.0.0.9"], now: now.addingTimeInterval(86_400))
+        // Then the same certificate is used
+        #expect(again.provenance == .reused)
+        #expect(again.material.fingerprint == first.fingerprint)
+        // When a start comes after it expired
+        let late = now.addingTimeInterval(400 * 86_400)
+        let renewed = try TLSMaterial.selfSigned(in: folder, names: Self.names, addresses: Self.addresses, now: late)
+        // Then a new one replaces it, and the expiry date is said
+        #expect(renewed.provenance == .replacedExpired(first.notValidAfter))
+        #expect(renewed.material.fingerprint != first.fingerprint)
+        #expect(renewed.material.notValidAfter > late)
+        // When the key file is damaged
+        try Data("not a key".utf8).write(to: folder.appendingPathComponent(TLSMaterial.keyFileName))
+        let repaired = try TLSMaterial.selfSigned(in: folder, names: Self.names, addresses: Self.addresses, now: late)
+        // Then a new pair replaces it, saying what was wrong, and the new key file is 0600 again
+        guard case .replacedUnreadable(let reason) = repaired.provenance else {
+            Issue.record("expected a replacement, got \(repaired.provenance)")
+            return
+        }
+        #expect(reason.contains("private key"))
+        let keyPath = folder.appendingPathComponent(TLSMaterial.keyFileName).path
+        #expect(try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? Int == 0o600)
+        #expect(try TLSMaterial.selfSigned(in: folder, names: Self.names, addresses: Self.addresses, now: late).provenance == .reused)
+    }
+
+    @Test("The user's own certificate and key load; a key that is not the certificate's is refused, naming the files")
+    func userFiles() throws {
+        // Given two generated pairs
+        let one = Self.folder(), two = Self.folder()
+        defer { for folder in [one, two] { try? FileManager.default.removeItem(at: folder) } }
+        let made = try TLSMaterial.selfSigned(in: one, names: [], addresses: [], now: Date()).material
+        _ = try TLSMaterial.selfSigned(in: two, names: [], addresses: [], now: Date())
+        let certificate = one.appendingPathComponent(TLSMaterial.certificateFileName).path
+        // When the first pair is loaded as the user's files, then with the other pair's key
+        let loaded = try TLSMaterial.load(certificateFile: certificate, keyFile: one.appendingPathComponent(TLSMaterial.keyFileName).path)
+        // Then the right pair is the same certificate, and the mismatch is refused with a reason
+        #expect(loaded.fingerprint == made.fingerprint)
+        #expect(loaded.publicKeyPin == made.publicKeyPin)
+        let mismatch = #expect(throws: KioskError.self) {
+            try TLSMaterial.load(certificateFile: certificate, keyFile: two.appendingPathComponent(TLSMaterial.keyFileName).path)
+        }
+        #expect(mismatch?.description.contains("not the certificate's") == true)
+        #expect(mismatch?.description.contains(certificate) == true)
+        #expect(throws: KioskError.self) { try TLSMaterial.load(certificateFile: "/nonexistent/cert.pem", keyFile: "/nonexistent/key.pem") }
+    }
+
+    @Test("buildApplication serves real HTTPS with the certificate: a client trusting only it completes the handshake, one trusting the system roots refuses it")
+    func handshake() async throws {
+        // Given the app with a generated certificate and pairing, on a free loopback port
+        let harness = try await WebHarness.start()
+        do {
+            let (material, _) = try TLSMaterial.selfSigned(in: harness.directory, names: [], addresses: [], now: Date())
+            let pem = try String(contentsOf: harness.directory.appendingPathComponent(TLSMaterial.certificateFileName), encoding: .utf8)
+            let app = try buildApplication(kiosk: harness.kiosk, configuration: WebConfiguration(
+                host: "127.0.0.1", port: 0, tls: material, pairing: PairingConfiguration(code: .random())))
+            try await app.test(.ahc(.https)) { client in
+                let port = try #require(client.port)
+                var trusting = TLSConfiguration.makeClientConfiguration()
+                trusting.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem)])
+                let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: trusting))
+                let strict = HTTPClient(eventLoopGroupProvider: .singleton)
+                do {
+                    // When a client that trusts only this certificate opens the home page by address and by name
+                    for url in ["https://127.0.0.1:\(port)/", "https://localhost:\(port)/"] {
+                        let response = try await http.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+                        // Then the handshake verifies (chain and name), the loopback peer needs no pairing, and the
+                        // CSRF cookie is Secure
+                        #expect(response.status == .ok, "\(url)")
+                        #expect(response.headers["Set-Cookie"].first?.contains("; Secure") == true)
+                    }
+                    // And a client trusting only the system's roots refuses the self-signed certificate
+                    // (AHC retries a failed connection until the deadline, and then reports the handshake's error.)
+                    do {
+                        _ = try await strict.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/"), timeout: .seconds(1))
+                        Issue.record("a client trusting the system roots accepted the self-signed certificate")
+                    } catch {
+                        #expect(String(reflecting: error).contains("CERTIFICATE_VERIFY_FAILED"), "\(error)")
+                    }
+                } catch {
+                    try await http.shutdown()
+                    try await strict.shutdown()
+                    throw error
+                }
+                try await http.shutdown()
+                try await strict.shutdown()
+            }
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+}
