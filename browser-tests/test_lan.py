@@ -230,6 +230,10 @@ def test_a_phone_on_the_network_pairs_over_https_and_is_stopped_by_a_revoke(lan_
         wait_for(driver, lambda d: rows(d), 20, "the list shows no rows after pairing")
         assert driver.execute_script("return window.isSecureContext") is True
         assert driver.execute_script("return 'serviceWorker' in navigator && !!navigator.serviceWorker") is True
+        # And Kiosk's service worker registers over HTTPS and takes the page over, so the phone can read offline.
+        wait_for(driver, lambda d: d.execute_script("return !!navigator.serviceWorker.controller"), 30,
+                 "no service worker controls the page over HTTPS")
+        assert driver.execute_script("return navigator.serviceWorker.controller.scriptURL") == server.url("/sw.js")
         cookies = {cookie["name"]: cookie for cookie in driver.get_cookies()}
         device = cookies["__Host-kiosk_device"]
         assert device["secure"] and device["httpOnly"] and device.get("sameSite") == "Lax", device
