@@ -88,9 +88,13 @@
     await transaction(["entries"], "readwrite", tx => done(tx.objectStore("entries").put({
       url: path, kind, bytes: body.size, savedAt: now, usedAt: now, title: meta.title || "", assets: meta.assets || [],
     })));
-    await evict();
+    // The full count (every entry read) only when an estimate says the limit may be passed: the estimate
+    // counts a page saved again twice, so it errs towards counting, never towards a device over its limit.
+    if (knownTotal === null) knownTotal = (await totals()).bytes; else knownTotal += body.size;
+    if (knownTotal > await limit()) await evict();
     return path;
   }
+  let knownTotal = null;
 
   // The saved response for `url` and when it was saved, or null. A hit counts as a use, recorded beside the
   // answer rather than before it (the page or picture is what someone is waiting for).
@@ -139,12 +143,15 @@
       victims.push(entry);
       total -= entry.bytes;
     }
+    knownTotal = total;
     if (victims.length === 0) return [];
     await remove(victims);
+    knownTotal = total;
     return victims.map(entry => entry.url);
   }
 
   async function remove(victims) {
+    knownTotal = null;
     const pages = await caches.open(caches_.pages), images = await caches.open(caches_.images);
     await Promise.all(victims.map(entry => (entry.kind === "page" ? pages : images).delete(absolute(entry.url))));
     await transaction(["entries"], "readwrite", tx => {
@@ -155,6 +162,7 @@
 
   // Forgets every saved page and picture (the app shell and the outbox stay: edits are not "saved pages").
   async function clear() {
+    knownTotal = null;
     await caches.delete(caches_.pages);
     await caches.delete(caches_.images);
     await transaction(["entries", "settings"], "readwrite", tx => {

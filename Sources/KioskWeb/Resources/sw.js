@@ -215,7 +215,7 @@ async function page(event) {
     return response;
   });
   // Kiosk answered: whatever the outbox holds can go now.
-  event.waitUntil(network.then(async response => { await kept; if (response.ok) await flush(); }, () => {}));
+  event.waitUntil(network.then(async response => { await kept; if (response.ok) await flushIfNeeded(); }, () => {}));
   try {
     return await (waits ? network : withTimeout(network, networkTimeout));
   } catch {
@@ -252,6 +252,7 @@ async function write(event) {
     path: url.pathname, body, createdAt: Date.now(), returnTo: returnPath(url.pathname, body, request.referrer),
   };
   queued.seq = await device.enqueue(queued);
+  mayHoldWrites = true;
   await flush();
   // Whichever run of the outbox sent it (one already under way may have), its answer is here.
   const answer = delivered.get(queued.seq);
@@ -270,7 +271,13 @@ async function write(event) {
 const delivered = new Map();
 
 // The outbox is sent by one loop at a time, in order; a call while one runs waits for it and runs again.
+// `mayHoldWrites` spares a navigation the outbox's read once a run found it empty and nothing was queued since
+// (pages queue through this worker; a new worker starts by looking).
 let sending = Promise.resolve();
+let mayHoldWrites = true;
+function flushIfNeeded() {
+  return mayHoldWrites ? flush() : Promise.resolve();
+}
 function flush() {
   const run = sending.then(sendAll, sendAll);
   sending = run.catch(() => {});
@@ -280,7 +287,9 @@ function flush() {
 // Sends every queued write in order until Kiosk cannot be reached, leaving each answer in `delivered`.
 async function sendAll() {
   let sent = 0;
-  for (const queued of await device.pending()) {
+  const queue = await device.pending();
+  mayHoldWrites = queue.length > 0;
+  for (const queued of queue) {
     let response;
     try {
       response = await send(queued);
@@ -310,6 +319,7 @@ async function sendAll() {
     if (delivered.size > 50) delivered.delete(delivered.keys().next().value);
     sent += 1;
   }
+  if (sent === queue.length) mayHoldWrites = false;
   if (sent > 0) await notify({ type: "outbox", sent });
 }
 
