@@ -153,10 +153,14 @@ async function shellDocument(request) {
   }
 }
 
+// Text Kiosk escaped into its HTML (the five entities HTML.swift writes), as text again.
+function unescapeHTML(text) {
+  return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+}
+
 // What a saved page says about itself: its title, and the shell files it links (kept while it is).
 function describe(html) {
-  const title = (/<title>([^<]*)<\/title>/.exec(html)?.[1] || "")
-    .replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+  const title = unescapeHTML(/<title>([^<]*)<\/title>/.exec(html)?.[1] || "");
   const assets = [...new Set([...html.matchAll(/"(\/static\/[^"]+)"/g)].map(match => match[1]))];
   return { title, assets };
 }
@@ -344,8 +348,7 @@ async function currentToken() {
 async function reason(response) {
   try {
     const html = await response.text();
-    return (/<p class="banner error" role="alert">([^<]*)<\/p>/.exec(html)?.[1] || response.statusText || String(response.status))
-      .replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+    return unescapeHTML(/<p class="banner error" role="alert">([^<]*)<\/p>/.exec(html)?.[1] || response.statusText || String(response.status));
   } catch {
     return String(response.status);
   }
