@@ -55,6 +55,9 @@ public final class RequestLog: Sendable, StoreFile {
         var pending: [RequestRecord] = []
         /// Whether a queued write will store `pending` (so that a burst queues only one).
         var isFlushScheduled = false
+        /// Records enqueued and neither committed nor dropped yet, including those a write has taken
+        /// from `pending` and not committed: a read waits for them, so it sees every request made.
+        var unstored = 0
         /// Records that could not be stored.
         var dropped = 0
         /// When records older than `maxAge` were last looked for; nil before the first write.
@@ -119,9 +122,12 @@ public final class RequestLog: Sendable, StoreFile {
     /// Stores `record` now (after any enqueued records, keeping the log in order) and returns its id.
     @discardableResult
     public func append(_ record: RequestRecord) throws -> Int64 {
-        try write("store a request in the request log") { db in
+        var taken = 0
+        // The queued records taken here are committed (or lost) with this transaction.
+        defer { settle(taken) }
+        return try write("store a request in the request log") { db in
             // A failure of the queued records is theirs (counted as dropped), not this record's.
-            try? storePending(db)
+            taken = (try? storePending(db)) ?? 0
             let id = try Self.insert([record], db)
             try evictIfNeeded(db)
             return id
@@ -137,6 +143,7 @@ public final class RequestLog: Sendable, StoreFile {
                 return false
             }
             state.pending.append(record)
+            state.unstored += 1
             defer { state.isFlushScheduled = true }
             return !state.isFlushScheduled
         }
@@ -144,7 +151,7 @@ public final class RequestLog: Sendable, StoreFile {
         let store: @Sendable () -> Void = { [self] in
             writer.asyncWriteWithoutTransaction { [self] db in
                 // Errors are counted by storePending; nothing may escape into the request path.
-                try? storePending(db)
+                _ = try? storePending(db)
             }
         }
         // A timer rather than the injected clock: this is how soon the work happens, not what it
@@ -162,7 +169,7 @@ public final class RequestLog: Sendable, StoreFile {
         // The writer runs accesses one at a time in the order they were queued, so this write runs
         // after any queued flush, and stores whatever was enqueued since.
         do {
-            try writer.writeWithoutTransaction { db in try storePending(db) }
+            _ = try writer.writeWithoutTransaction { db in try storePending(db) }
         } catch {
             throw AppDatabase.storageError(error, while: "store the queued requests in the request log", path: path)
         }
@@ -221,7 +228,10 @@ public final class RequestLog: Sendable, StoreFile {
 
     /// Deletes every record (including those still queued) and gives the space back to the disk.
     public func clear() throws {
-        state.withLock { $0.pending.removeAll() }
+        state.withLock { state in
+            state.unstored -= state.pending.count
+            state.pending.removeAll()
+        }
         try write("clear the request log") { db in try Self.deleteAll(db) }
         // As in AppDatabase.clearCache: the file shrinks only at a truncating checkpoint, which a
         // reader may prevent; the WAL is then reused rather than grown, so ignoring that is safe.
@@ -233,8 +243,10 @@ public final class RequestLog: Sendable, StoreFile {
     /// Removes the records older than `maxAge`, then the oldest records until the stored size is
     /// under `maxBytes` (to 90% of it, so that the next records fit without another eviction).
     public func evict() throws {
+        var taken = 0
+        defer { settle(taken) }
         try write("evict old requests from the request log") { db in
-            try? storePending(db)
+            taken = (try? storePending(db)) ?? 0
             try evictExpired(db)
             try evictOversized(db)
         }
@@ -243,28 +255,34 @@ public final class RequestLog: Sendable, StoreFile {
     /// Stores the enqueued records before a read, so that it sees every request already made.
     /// A failure is counted by `storePending` and leaves the read to what is stored.
     private func storeWaitingRecords() {
-        guard state.withLock({ !$0.pending.isEmpty }) else { return }
-        try? writer.writeWithoutTransaction { db in try storePending(db) }
+        // Not only `pending`: a write may have taken records and not committed them yet, and a read
+        // (another connection) would not see them. The writer runs accesses one at a time, so this
+        // one runs after that write has committed.
+        guard state.withLock({ $0.unstored > 0 }) else { return }
+        _ = try? writer.writeWithoutTransaction { db in try storePending(db) }
     }
 
-    /// Stores the enqueued records in one transaction of their own, so that a failure drops (and
-    /// counts) only them; must run on the writer, outside a transaction or inside the caller's.
-    func storePending(_ db: Database) throws {
+    /// Stores the enqueued records, returning how many it took, so that a failure drops (and counts)
+    /// only them; must run on the writer. Outside a transaction it commits them in one of their own;
+    /// inside the caller's (append, evict) the caller commits them and then calls `settle`.
+    @discardableResult
+    func storePending(_ db: Database) throws -> Int {
         let records = state.withLock { state in
             state.isFlushScheduled = false
             defer { state.pending.removeAll() }
             return state.pending
         }
-        guard !records.isEmpty else { return }
+        guard !records.isEmpty else { return 0 }
+        let isCallersTransaction = db.isInsideTransaction
         do {
-            if db.isInsideTransaction {
-                // Inside append's or evict's transaction: a savepoint keeps a failure from undoing
-                // the caller's work, and the caller's commit makes them durable.
+            if isCallersTransaction {
+                // A savepoint keeps a failure from undoing the caller's work.
                 try db.inSavepoint {
                     try Self.insert(records, db)
                     return .commit
                 }
             } else {
+                defer { settle(records.count) }
                 try db.inTransaction {
                     try Self.insert(records, db)
                     try evictIfNeeded(db)
@@ -273,8 +291,17 @@ public final class RequestLog: Sendable, StoreFile {
             }
         } catch {
             state.withLock { $0.dropped += records.count }
+            // Dropped, so no read waits for them (the caller, told by the error, settles nothing).
+            if isCallersTransaction { settle(records.count) }
             throw error
         }
+        return records.count
+    }
+
+    /// Records `count` taken records as committed or dropped: reads no longer wait for them.
+    func settle(_ count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.unstored -= count }
     }
 
     /// The amortized eviction run after each write: a size check is one row read, and the age

@@ -400,6 +400,40 @@ struct RequestLogTests {
         }
     }
 
+    @Test("a read made while a write has taken the queued records but not committed them waits and sees them")
+    func readWaitsForTakenRecords() async throws {
+        // Given a log on a real file (reads use their own connection) with a record enqueued, and a
+        // write on the log's writer that has taken it into its transaction and holds it uncommitted
+        let (folder, path) = try Self.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = try RequestLog.open(at: path, configuration: RequestLog.Configuration(
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, batchingDelay: 60))
+        log.enqueue(Self.record("https://taken.test/1"))
+        let taken = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        log.writer.asyncWriteWithoutTransaction { db in
+            var count = 0
+            try? db.inTransaction {
+                count = try log.storePending(db)
+                taken.signal()
+                release.wait()
+                return .commit
+            }
+            log.settle(count)
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { taken.wait(); continuation.resume() }
+        }
+
+        // When the list is read while that write still holds the record, and the write commits later
+        let reading = Task.detached { try log.records(matching: RequestFilter(limit: 10)).map(\.url) }
+        try await Task.sleep(for: .milliseconds(200))
+        release.signal()
+
+        // Then the read shows the request already made, instead of an empty log
+        #expect(try await reading.value == ["https://taken.test/1"])
+    }
+
     @Test("a failing flush counts the dropped records instead of throwing into enqueue")
     func droppedOnFailure() throws {
         // Given a log whose file cannot grow (as on a full disk)
