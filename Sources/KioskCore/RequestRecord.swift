@@ -147,12 +147,14 @@ public struct RequestFilter: Sendable, Hashable {
     public var minimumDuration: TimeInterval?
     /// Only records with an id below this (for paging back through the log, newest first).
     public var beforeID: Int64?
+    /// Only records with an id above this (for what was stored since a known record).
+    public var afterID: Int64?
     /// At most this many records.
     public var limit: Int
 
     public init(text: String? = nil, source: SourceID? = nil, statusClass: StatusClass? = nil, method: String? = nil,
                 decision: CacheDecision? = nil, minimumDuration: TimeInterval? = nil, beforeID: Int64? = nil,
-                limit: Int = 100) {
+                afterID: Int64? = nil, limit: Int = 100) {
         self.text = text
         self.source = source
         self.statusClass = statusClass
@@ -160,6 +162,7 @@ public struct RequestFilter: Sendable, Hashable {
         self.decision = decision
         self.minimumDuration = minimumDuration
         self.beforeID = beforeID
+        self.afterID = afterID
         self.limit = limit
     }
 }

@@ -46,6 +46,7 @@ extension RequestLog {
         require("logSearch MATCH ?", pattern)
         // With a text pattern the cursor is on the FTS5 side, so that it starts its walk below it.
         require(pattern == nil ? "logEntry.id < ?" : "logSearch.rowid < ?", filter.beforeID)
+        require(pattern == nil ? "logEntry.id > ?" : "logSearch.rowid > ?", filter.afterID)
         require("logEntry.source = ?", filter.source?.rawValue)
         require("logEntry.statusClass = ?", filter.statusClass?.rawValue)
         require("logEntry.method = ?", filter.method)

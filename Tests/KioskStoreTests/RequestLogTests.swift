@@ -280,6 +280,24 @@ struct RequestLogTests {
         #expect((firstDogs + nextDogs).map(\.url) == stride(from: 24, through: 0, by: -2).map { "https://dogs.test/\($0)" })
     }
 
+    @Test("afterID keeps only what was stored after a known record, with and without text")
+    func afterID() throws {
+        // Given 10 records, every other one about dogs
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        var ids: [Int64] = []
+        for index in 0..<10 {
+            ids.append(try log.append(Self.record(index.isMultiple(of: 2) ? "https://dogs.test/\(index)" : "https://cats.test/\(index)")))
+        }
+
+        // When the records after the sixth are asked for, then those about dogs
+        let after = try log.records(matching: RequestFilter(afterID: ids[5], limit: 100))
+        let dogsAfter = try log.records(matching: RequestFilter(text: "dogs", afterID: ids[5], limit: 100))
+
+        // Then only the last four come back, newest first, and the text keeps the two about dogs
+        #expect(after.map(\.id) == Array(ids[6...].reversed()))
+        #expect(dogsAfter.map(\.url) == ["https://dogs.test/8", "https://dogs.test/6"])
+    }
+
     // MARK: - Bounds
 
     @Test("records older than maxAge are evicted by evict() and automatically on a later write")
