@@ -45,16 +45,20 @@ public final class Kiosk: Sendable {
         package var requestLog: RequestLog?
         /// Resolves picture hosts for the outbound policy.
         package var resolver: any HostResolver
+        /// Tells this process's debugger events from an earlier run's (see `DebugEvents.EventID`).
+        package var eventEpoch: String
 
         package init(transport: (any HTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
                     clock: any Clock<Duration> = ContinuousClock(), database: AppDatabase? = nil,
-                    requestLog: RequestLog? = nil, resolver: any HostResolver = SystemHostResolver()) {
+                    requestLog: RequestLog? = nil, resolver: any HostResolver = SystemHostResolver(),
+                    eventEpoch: String = String(UInt64.random(in: 1...UInt64.max), radix: 36)) {
             self.transport = transport
             self.now = now
             self.clock = clock
             self.database = database
             self.requestLog = requestLog
             self.resolver = resolver
+            self.eventEpoch = eventEpoch
         }
     }
 
@@ -160,7 +164,7 @@ public final class Kiosk: Sendable {
                                  allowedHosts: Set(sources.values.flatMap(\.imageHosts).map { $0.lowercased() })),
             transport: transport, database: database, now: dependencies.now)
         debugger = Debugger(breakpoints: breakpoints, mocks: mocks, log: requestLog, sources: sources,
-                            send: { try await transport.send($0) })
+                            epoch: dependencies.eventEpoch, send: { try await transport.send($0) })
     }
 
     /// Whether the upstreams answer, as far as the latest requests and probes tell.
@@ -170,6 +174,7 @@ public final class Kiosk: Sendable {
     public func shutdown() async {
         // Records still queued and mock hit counts are written before the process ends.
         try? requestLog?.flush()
+        debugger.stop()
         debugger.mocks.saveHits(force: true)
         await connectivity.stop()
         await httpTransport?.shutdown()

@@ -61,6 +61,14 @@ public struct PausedExchange: Sendable, Hashable, Identifiable, Encodable {
     }
 }
 
+/// A change of the paused exchanges, as `Breakpoints.changes()` tells it.
+public enum PauseChange: Sendable, Hashable {
+    /// The exchange with this id paused.
+    case paused(Int)
+    /// Its pause ended (decided, timed out, or its caller went away).
+    case ended(Int)
+}
+
 /// How a paused exchange goes on.
 public enum PauseDecision: Sendable, Hashable {
     /// As it was.
@@ -118,7 +126,7 @@ public final class Breakpoints: Sendable {
     private struct State {
         var paused: [Int: Waiter] = [:]
         var nextID = 1
-        var observers: [UInt64: AsyncStream<Int>.Continuation] = [:]
+        var observers: [UInt64: AsyncStream<PauseChange>.Continuation] = [:]
         var nextObserver: UInt64 = 0
         var isActive = true
     }
@@ -157,9 +165,9 @@ public final class Breakpoints: Sendable {
     /// One paused exchange.
     public func paused(id: Int) -> PausedExchange? { state.withLock { $0.paused[id]?.exchange } }
 
-    /// Ids of exchanges as they pause (for live views and tests).
-    public func pauses() -> AsyncStream<Int> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+    /// Exchanges as they pause and as their pauses end (for live views and tests).
+    public func changes() -> AsyncStream<PauseChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PauseChange.self)
         let id = state.withLock { state -> UInt64 in
             state.nextObserver += 1
             state.observers[state.nextObserver] = continuation
@@ -172,10 +180,11 @@ public final class Breakpoints: Sendable {
     /// Ends a pause with `decision`; false when no such exchange is paused (it ended already).
     @discardableResult
     public func decide(_ id: Int, _ decision: PauseDecision) -> Bool {
-        let waiter = state.withLock { $0.paused.removeValue(forKey: id) }
+        let (waiter, observers) = state.withLock { ($0.paused.removeValue(forKey: id), Array($0.observers.values)) }
         guard let waiter else { return false }
         waiter.timer?.cancel()
         waiter.continuation?.resume(returning: decision)
+        for observer in observers { observer.yield(.ended(id)) }
         return true
     }
 
@@ -210,11 +219,11 @@ public final class Breakpoints: Sendable {
                     do { try await clock.sleep(for: timeout) } catch { return }
                     self?.decide(id, .continueUnchanged)
                 }
-                let observers = state.withLock { state -> [AsyncStream<Int>.Continuation] in
+                let observers = state.withLock { state -> [AsyncStream<PauseChange>.Continuation] in
                     state.paused[id] = Waiter(exchange: exchange, continuation: continuation, timer: timer)
                     return Array(state.observers.values)
                 }
-                for observer in observers { observer.yield(id) }
+                for observer in observers { observer.yield(.paused(id)) }
             }
         } onCancel: {
             // The caller went away (the page was closed): nothing waits for a decision any more.

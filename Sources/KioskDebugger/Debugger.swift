@@ -10,19 +10,58 @@ public final class Debugger: Sendable {
     public let breakpoints: Breakpoints
     /// The "map local" rules answered before the upstream.
     public let mocks: MockRules
+    /// The numbered changes live consoles follow (new exchanges, a cleared log, pauses).
+    public let events: DebugEvents
     private let log: RequestLog?
     private let sources: [SourceID: any CatalogSource]
     private let send: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    private let pauseWatch: Task<Void, Never>
 
     /// A debugger over `log` (nil: capture is off), sending replays with `send` (the top of the transport
-    /// stack) and checking edits with the `sources`' decoders.
+    /// stack) and checking edits with the `sources`' decoders; its events are numbered under `epoch`.
     package init(breakpoints: Breakpoints, mocks: MockRules, log: RequestLog?, sources: [SourceID: any CatalogSource],
-                 send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+                 epoch: String, send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
         self.breakpoints = breakpoints
         self.mocks = mocks
         self.log = log
         self.sources = sources
         self.send = send
+        let events = DebugEvents(epoch: epoch)
+        self.events = events
+        log?.observe { change in
+            switch change {
+            case .stored(let ids): events.publish(.stored(ids))
+            case .cleared: events.publish(.cleared)
+            }
+        }
+        // Subscribed here, before the task runs, so that no pause is missed.
+        let changes = breakpoints.changes()
+        pauseWatch = Task { [weak breakpoints] in
+            for await _ in changes {
+                guard let breakpoints else { return }
+                events.publish(.paused(count: breakpoints.paused.count))
+            }
+        }
+    }
+
+    /// Ends the live consoles' streams and stops following pauses (the server is stopping).
+    public func stop() {
+        pauseWatch.cancel()
+        events.finishAll()
+    }
+
+    /// What a live console shows: the changes after `lastEventID` (see `DebugEvents.subscribe`), new
+    /// exchanges read from the log through `filter` (its paging bounds and limit ignored), without bodies.
+    public func liveUpdates(matching filter: RequestFilter, after lastEventID: DebugEvents.EventID?) -> LiveUpdates {
+        let log = log
+        return LiveUpdates(deliveries: events.subscribe(after: lastEventID)) { ids in
+            guard let log else { return [] }
+            var range = filter
+            range.afterID = ids.lowerBound - 1
+            range.beforeID = ids.upperBound + 1
+            range.limit = ids.count
+            return try log.records(matching: range).reversed()
+        }
     }
 
     // MARK: The request log
@@ -139,4 +178,44 @@ public final class Debugger: Sendable {
                                 headers: ["Accept: image/*"]),
         ]
     }
+}
+
+/// One update of a live console.
+public enum LiveUpdate: Sendable, Hashable {
+    /// New exchanges matching the console's filter, oldest first (empty when none matched: the event's
+    /// id still moves the console's place on).
+    case exchanges(DebugEvents.EventID, [RequestRecord])
+    /// The log was emptied.
+    case cleared(DebugEvents.EventID)
+    /// This many exchanges are paused at breakpoints now.
+    case paused(DebugEvents.EventID, count: Int)
+    /// Changes were missed (or the log could not be read): reload the list, then follow the updates.
+    case reset
+}
+
+/// A live console's updates, read lazily: each event's rows are read from the log when the console
+/// asks for the next update, in the console's own task.
+public struct LiveUpdates: AsyncSequence, Sendable {
+    public typealias Element = LiveUpdate
+    let deliveries: AsyncStream<DebugEvents.Delivery>
+    let read: @Sendable (ClosedRange<Int64>) throws -> [RequestRecord]
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<DebugEvents.Delivery>.AsyncIterator
+        let read: @Sendable (ClosedRange<Int64>) throws -> [RequestRecord]
+
+        public mutating func next() async -> LiveUpdate? {
+            guard let delivery = await base.next() else { return nil }
+            guard case .event(let event) = delivery else { return .reset }
+            switch event.change {
+            case .stored(let ids):
+                guard let records = try? read(ids) else { return .reset }
+                return .exchanges(event.id, records)
+            case .cleared: return .cleared(event.id)
+            case .paused(let count): return .paused(event.id, count: count)
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: deliveries.makeAsyncIterator(), read: read) }
 }

@@ -58,6 +58,8 @@ public final class RequestLog: Sendable, StoreFile {
         /// Records enqueued and neither committed nor dropped yet, including those a write has taken
         /// from `pending` and not committed: a read waits for them, so it sees every request made.
         var unstored = 0
+        /// Told about every committed change (the debugger's live console).
+        var observer: (@Sendable (Change) -> Void)?
         /// Records that could not be stored.
         var dropped = 0
         /// When records older than `maxAge` were last looked for; nil before the first write.
@@ -122,16 +124,19 @@ public final class RequestLog: Sendable, StoreFile {
     /// Stores `record` now (after any enqueued records, keeping the log in order) and returns its id.
     @discardableResult
     public func append(_ record: RequestRecord) throws -> Int64 {
-        var taken = 0
+        var taken: ClosedRange<Int64>?
         // The queued records taken here are committed (or lost) with this transaction.
-        defer { settle(taken) }
-        return try write("store a request in the request log") { db in
+        defer { settle(taken?.count ?? 0) }
+        let id = try write("store a request in the request log") { db in
             // A failure of the queued records is theirs (counted as dropped), not this record's.
-            taken = (try? storePending(db)) ?? 0
+            taken = try? storePending(db)
             let id = try Self.insert([record], db)
             try evictIfNeeded(db)
             return id
         }
+        // Consecutive: this transaction stored the queued records, then this one.
+        announce(.stored((taken?.lowerBound ?? id)...id))
+        return id
     }
 
     /// Queues `record` to be stored with the others of its burst, without waiting for a commit;
@@ -233,6 +238,7 @@ public final class RequestLog: Sendable, StoreFile {
             state.pending.removeAll()
         }
         try write("clear the request log") { db in try Self.deleteAll(db) }
+        announce(.cleared)
         // As in AppDatabase.clearCache: the file shrinks only at a truncating checkpoint, which a
         // reader may prevent; the WAL is then reused rather than grown, so ignoring that is safe.
         if path != nil {
@@ -243,13 +249,14 @@ public final class RequestLog: Sendable, StoreFile {
     /// Removes the records older than `maxAge`, then the oldest records until the stored size is
     /// under `maxBytes` (to 90% of it, so that the next records fit without another eviction).
     public func evict() throws {
-        var taken = 0
-        defer { settle(taken) }
+        var taken: ClosedRange<Int64>?
+        defer { settle(taken?.count ?? 0) }
         try write("evict old requests from the request log") { db in
-            taken = (try? storePending(db)) ?? 0
+            taken = try? storePending(db)
             try evictExpired(db)
             try evictOversized(db)
         }
+        if let taken { announce(.stored(taken)) }
     }
 
     /// Stores the enqueued records before a read, so that it sees every request already made.
@@ -262,29 +269,51 @@ public final class RequestLog: Sendable, StoreFile {
         _ = try? writer.writeWithoutTransaction { db in try storePending(db) }
     }
 
-    /// Stores the enqueued records, returning how many it took, so that a failure drops (and counts)
-    /// only them; must run on the writer. Outside a transaction it commits them in one of their own;
-    /// inside the caller's (append, evict) the caller commits them and then calls `settle`.
+    // MARK: - Observing
+
+    /// What changed in the log, told after the change is committed (a reader then sees it).
+    public enum Change: Sendable, Hashable {
+        /// Records with these ids were stored (some may already be evicted again).
+        case stored(ClosedRange<Int64>)
+        /// Every record was deleted.
+        case cleared
+    }
+
+    /// Calls `observer` after every committed change, on the thread that made it (the log's writer
+    /// or the caller of `append`, `evict` or `clear`); it must return quickly. Replaces any earlier one.
+    public func observe(_ observer: @escaping @Sendable (Change) -> Void) {
+        state.withLock { $0.observer = observer }
+    }
+
+    func announce(_ change: Change) {
+        state.withLock { $0.observer }?(change)
+    }
+
+    /// Stores the enqueued records, returning the ids they got (nil when none waited), so that a
+    /// failure drops (and counts) only them; must run on the writer. Outside a transaction it commits
+    /// them in one of their own and announces them; inside the caller's (append, evict) the caller
+    /// commits them, then calls `settle` and `announce`.
     @discardableResult
-    func storePending(_ db: Database) throws -> Int {
+    func storePending(_ db: Database) throws -> ClosedRange<Int64>? {
         let records = state.withLock { state in
             state.isFlushScheduled = false
             defer { state.pending.removeAll() }
             return state.pending
         }
-        guard !records.isEmpty else { return 0 }
+        guard !records.isEmpty else { return nil }
         let isCallersTransaction = db.isInsideTransaction
+        var lastID: Int64 = 0
         do {
             if isCallersTransaction {
                 // A savepoint keeps a failure from undoing the caller's work.
                 try db.inSavepoint {
-                    try Self.insert(records, db)
+                    lastID = try Self.insert(records, db)
                     return .commit
                 }
             } else {
                 defer { settle(records.count) }
                 try db.inTransaction {
-                    try Self.insert(records, db)
+                    lastID = try Self.insert(records, db)
                     try evictIfNeeded(db)
                     return .commit
                 }
@@ -295,7 +324,10 @@ public final class RequestLog: Sendable, StoreFile {
             if isCallersTransaction { settle(records.count) }
             throw error
         }
-        return records.count
+        // The ids of one insert are consecutive (this is the only writer).
+        let ids = (lastID - Int64(records.count) + 1)...lastID
+        if !isCallersTransaction { announce(.stored(ids)) }
+        return ids
     }
 
     /// Records `count` taken records as committed or dropped: reads no longer wait for them.

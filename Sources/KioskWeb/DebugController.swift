@@ -18,10 +18,15 @@ struct DebugController: Sendable {
         let debug = router.group("debug").add(middleware: DebugAccessMiddleware(access: access))
         debug.get { request, context in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
+            // Read before the records: the feed replays from here, so nothing stored meanwhile is missed
+            // (a row both listed and replayed is shown once).
+            let eventID = kiosk.debugger.events.latestID
             let records = try withLog().records(matching: query.filter)
             return Pages.response(DebugPages.requests(records, query: query, count: try withLog().count(),
-                                                      paused: kiosk.debugger.breakpoints.paused.count, context: context.view))
+                                                      paused: kiosk.debugger.breakpoints.paused.count, eventID: eventID,
+                                                      live: query.before == nil, context: context.view))
         }
+        debug.get("events") { request, _ in try liveEvents(request) }
         debug.get("requests/{id}") { _, context in
             let record = try record(try context.parameters.require("id"))
             return Pages.response(DebugPages.request(record, context: context.view))
@@ -184,7 +189,7 @@ struct DebugController: Sendable {
     }
 
     /// The debugger, when it has a request log to read; else a 404 page saying capture is off.
-    private func withLog() throws -> Debugger {
+    func withLog() throws -> Debugger {
         guard kiosk.debugger.hasRequestLog else {
             throw WebError(status: .notFound, title: "Capture is off",
                            message: "The request log is disabled in the configuration (\"capture\": false).", retryPath: nil)

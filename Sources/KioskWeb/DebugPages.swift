@@ -9,17 +9,21 @@ import KioskDebugger
 enum DebugPages {
     typealias E = HTML
 
-    /// `/debug`: filters, search and the newest requests first.
-    static func requests(_ records: [RequestRecord], query: DebugFilterQuery, count: Int, paused: Int = 0, context: ViewContext) -> HTML {
+    /// `/debug`: filters, search and the newest requests first. `eventID` is the live feed's latest event
+    /// when the records were read: the page's script follows the feed from there, unless the page is not
+    /// `live` (paging back through older requests).
+    static func requests(_ records: [RequestRecord], query: DebugFilterQuery, count: Int, paused: Int = 0,
+                         eventID: DebugEvents.EventID, live: Bool, context: ViewContext) -> HTML {
         let filter = query.filter
         var content: [HTML] = [
             E.element("h1", [], ["Network debugger"]),
-            paused == 0 ? .empty : E.element("p", [.class("banner offline"), .attribute("role", "alert")], [
-                .text("\(paused) request\(paused == 1 ? " is" : "s are") paused at a breakpoint. "),
-                E.element("a", [Attribute.localHref("/debug/paused")], ["Decide"]),
-            ]),
+            pausedBanner(paused),
             E.element("p", [.class("status")], [
-                .text("\(count) request\(count == 1 ? "" : "s") logged · redacted at capture · newest first · "),
+                live ? E.element("span", [.attribute("id", "live-status"), .attribute("role", "status"), .class("live")], ["Live · "])
+                    : .empty,
+                E.element("span", [.attribute("id", "log-count"), .attribute("data-count", String(count))],
+                          [.text("\(count) request\(count == 1 ? "" : "s") logged")]),
+                .text(" · redacted at capture · newest first · "),
                 E.element("a", [Attribute.localHref("/debug/api/requests")], ["JSON"]), " · ",
                 E.element("a", [Attribute.localHref("/debug/har" + query.encoded)], ["Export HAR"]), " · ",
                 E.element("a", [Attribute.localHref("/debug/mocks")], ["Mock rules"]), " · ",
@@ -31,8 +35,10 @@ enum DebugPages {
             content.append(E.element("p", [.class("empty")], [
                 .text(count == 0 ? "Nothing logged yet: open a catalog and its requests appear here." : "No request matches."),
             ]))
-        } else {
-            content.append(table(records))
+        }
+        // The table is there even when empty, so that live rows have a home.
+        content.append(table(records))
+        if !records.isEmpty {
             if records.count == filter.limit, let last = records.last {
                 var older = query
                 older.before = last.id
@@ -40,8 +46,29 @@ enum DebugPages {
                                                                ["Older requests ›"])]))
             }
         }
-        return Pages.layout(context, title: "Network debugger", current: nil, view: .debug,
-                            [E.element("div", [.attribute("id", "results"), .attribute("data-debug-list", "true")], content)])
+        var events: String?
+        if live {
+            var stream = query
+            stream.before = nil
+            events = "/debug/events" + stream.encoded
+            events! += (stream.encoded.isEmpty ? "?" : "&") + "since=" + eventID.description
+        }
+        return Pages.layout(context, title: "Network debugger", current: nil, view: .debug, [
+            Pages.split(content, revalidating: false, announcesChanges: false, className: "split console",
+                        attributes: [.attribute("data-debug-list", "true"), events.flatMap { Attribute.localPath("data-events", $0) }],
+                        context: context),
+        ])
+    }
+
+    /// "2 requests are paused at a breakpoint. Decide" — always in the page (hidden at 0), so the live
+    /// feed can show it.
+    static func pausedBanner(_ paused: Int) -> HTML {
+        E.element("p", [.attribute("id", "paused-banner"), .class("banner offline"), .attribute("role", "alert"),
+                        paused == 0 ? .flag("hidden") : nil], [
+            E.element("span", [.attribute("data-count", String(paused))],
+                      [.text("\(paused) request\(paused == 1 ? " is" : "s are") paused at a breakpoint. ")]),
+            E.element("a", [Attribute.localHref("/debug/paused")], ["Decide"]),
+        ])
     }
 
     static func filterForm(_ query: DebugFilterQuery) -> HTML {
@@ -69,26 +96,54 @@ enum DebugPages {
     }
 
     static func table(_ records: [RequestRecord]) -> HTML {
-        let time = Date.FormatStyle(date: .omitted, time: .standard, timeZone: TimeZone(identifier: "UTC")!)
-        let rows = records.map { record in
-            E.element("tr", [.attribute("data-id", String(record.id))], [
-                E.element("td", [], [E.element("a", [Attribute.localHref("/debug/requests/\(record.id)")], [.text("#\(record.id)")])]),
-                E.element("td", [], [.text(record.startedAt.formatted(time))]),
-                statusCell(record),
-                E.element("td", [], [E.element("span", [.class("decision \(record.decision.rawValue)")], [.text(record.decision.rawValue)])]),
-                E.element("td", [.class("num")], [.text(milliseconds(record.timings.total))]),
-                E.element("td", [.class("url")], [.text("\(record.method) \(record.url)"),
-                                                  record.error.map { E.element("span", [.class("subtitle")], [.text($0)]) } ?? .empty]),
-            ])
-        }
-        return E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", "Requests")], [
+        E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", "Requests")], [
             E.element("table", [.class("requests")], [
-                E.element("thead", [], [E.element("tr", [], ["#", "Time (UTC)", "Status", "Decision", "Duration", "Request"].map {
-                    E.element("th", [.attribute("scope", "col")], [.text($0)])
+                E.element("thead", [], [E.element("tr", [], ["#", "Time (UTC)", "Status", "Decision", "Duration", "Waterfall", "Request"].map {
+                    E.element("th", [.attribute("scope", "col"), $0 == "Waterfall" ? .class("wf") : nil], [.text($0)])
                 })]),
-                E.element("tbody", [], rows),
+                E.element("tbody", [], records.map(row)),
             ]),
         ])
+    }
+
+    /// One request's row: the page's rows and the live feed's are made here. Its link opens the request
+    /// in the split view's pane; its waterfall cell carries the start (ms since 1970) and the phases
+    /// (queued, connect, first byte, download, total, in ms; empty when not measured), which the script
+    /// draws to the scale of the rows shown.
+    static func row(_ record: RequestRecord) -> HTML {
+        E.element("tr", [.attribute("data-id", String(record.id))], [
+            E.element("td", [], [E.element("a", [Attribute.localHref("/debug/requests/\(record.id)"), .attribute("data-pane", "")],
+                                            [.text("#\(record.id)")])]),
+            E.element("td", [], [.text(record.startedAt.formatted(timeOfDay))]),
+            statusCell(record),
+            E.element("td", [], [E.element("span", [.class("decision \(record.decision.rawValue)")], [.text(record.decision.rawValue)])]),
+            E.element("td", [.class("num")], [.text(milliseconds(record.timings.total))]),
+            E.element("td", [.class("wf")] + waterfallData(record), []),
+            E.element("td", [.class("url")], [.text("\(record.method) \(record.url)"),
+                                              record.error.map { E.element("span", [.class("subtitle")], [.text($0)]) } ?? .empty]),
+        ])
+    }
+
+    /// What the script draws a waterfall bar from: the start (ms since 1970) and the phases (queued,
+    /// connect, first byte, download, total, in ms; empty when not measured); the phases in words for
+    /// assistive technology.
+    static func waterfallData(_ record: RequestRecord) -> [Attribute?] {
+        let timings = record.timings
+        let phases = [timings.queued, timings.connect, timings.firstByte, timings.download, Optional(timings.total)]
+            .map { $0.map { String(format: "%.3f", $0 * 1000) } ?? "" }.joined(separator: ",")
+        return [.attribute("data-start", String(format: "%.3f", record.startedAt.timeIntervalSince1970 * 1000)),
+                .attribute("data-phases", phases), .attribute("aria-label", phaseSummary(timings))]
+    }
+
+    /// The time of day in the table (UTC, as the column says).
+    private static let timeOfDay = Date.FormatStyle(date: .omitted, time: .standard, timeZone: TimeZone(identifier: "UTC")!)
+
+    /// "queued 2 ms, connect 10 ms, first byte 80 ms, download 5 ms": the phases measured, for the waterfall's label.
+    static func phaseSummary(_ timings: RequestTimings) -> String {
+        let phases: [(String, TimeInterval?)] = [("queued", timings.queued), ("connect", timings.connect),
+                                                 ("first byte", timings.firstByte), ("download", timings.download)]
+        let measured = phases.compactMap { name, value in value.map { "\(name) \(milliseconds($0))" } }
+        return measured.isEmpty ? "total \(milliseconds(timings.total))" : measured.joined(separator: ", ")
     }
 
     /// The status, "store" for an answer that made no exchange, "—" for an exchange that got no response.
@@ -119,6 +174,12 @@ enum DebugPages {
         content.append(E.element("dl", [.class("facts")], facts.flatMap { name, value in
             [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])]
         }))
+        content.append(E.element("div", [.class("timeline")], [
+            E.element("div", [.class("wf")] + waterfallData(record), []),
+            E.element("p", [.class("legend"), .attribute("aria-hidden", "true")], ["queued", "connect", "wait", "download"].map { phase in
+                E.element("span", [.class(phase)], [.text(phase == "wait" ? "first byte" : phase)])
+            }),
+        ]))
         if record.status != nil, let body = record.responseBody, !body.isTruncated {
             content.append(Pages.postForm(action: "/debug/requests/\(record.id)/mock", fields: [],
                                           label: "Answer this request with this response from now on (a mock rule)",

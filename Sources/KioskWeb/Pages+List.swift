@@ -99,11 +99,13 @@ extension Pages {
         return layout(context, title: context.sourceName(source), current: "/\(source.rawValue)", view: .list, source: source, content)
     }
 
-    /// `#results` and, beside it, the detail pane the script fills on a wide screen.
-    static func split(_ results: [HTML], revalidating: Bool, context: ViewContext) -> HTML {
-        E.element("div", [.class("split")], [
-            E.element("div", [.attribute("id", "results"), .attribute("aria-live", "polite"),
-                              .attribute("data-revalidating", revalidating ? "true" : "false")], results),
+    /// `#results` and, beside it, the detail pane the script fills on a wide screen. A list that changes
+    /// on its own all the time (the debugger's) does not announce its changes (`announcesChanges`).
+    static func split(_ results: [HTML], revalidating: Bool, announcesChanges: Bool = true, className: String = "split",
+                      attributes: [Attribute?] = [], context: ViewContext) -> HTML {
+        E.element("div", [.class(className)], [
+            E.element("div", [.attribute("id", "results"), .attribute("aria-live", announcesChanges ? "polite" : "off"),
+                              .attribute("data-revalidating", revalidating ? "true" : "false")] + attributes, results),
             E.element("aside", [.attribute("id", "detail-pane"), .attribute("aria-label", context.strings.details),
                                 .attribute("tabindex", "-1"), .flag("hidden")], []),
         ])

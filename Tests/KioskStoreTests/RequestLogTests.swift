@@ -432,7 +432,7 @@ struct RequestLogTests {
         log.writer.asyncWriteWithoutTransaction { db in
             var count = 0
             try? db.inTransaction {
-                count = try log.storePending(db)
+                count = try log.storePending(db)?.count ?? 0
                 taken.signal()
                 release.wait()
                 return .commit

@@ -350,9 +350,11 @@
   // 7: on a wide screen a row opens beside the list. The address bar shows the item's URL, so
   // reload and share work, and Back closes the pane.
   const wide = window.matchMedia("(min-width: 64rem)");
+  // The rows that open in the pane: a catalog's items and the debugger's requests.
+  const paneLinks = "#results ul.items li > a, #results a[data-pane]";
   function markCurrent(href) {
     const path = href ? new URL(href, location.href).pathname : null;
-    for (const a of $$("#results ul.items li > a")) {
+    for (const a of $$(paneLinks)) {
       if (new URL(a.href).pathname === path) a.setAttribute("aria-current", "true"); else a.removeAttribute("aria-current");
     }
   }
@@ -384,7 +386,7 @@
   }
   document.addEventListener("click", event => {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    const link = event.target instanceof Element ? event.target.closest("#results ul.items li > a") : null;
+    const link = event.target instanceof Element ? event.target.closest(paneLinks) : null;
     if (!link || !wide.matches || !$("#detail-pane")) return;
     event.preventDefault();
     openDetail(link.href, true);
@@ -399,6 +401,38 @@
     if (here !== resultsURL) {
       if (searchInput) searchInput.value = new URL(here).searchParams.get("q") || "";
       loadResults(here);
+    }
+  });
+
+  // 8: the keyboard, as in a mail reader or DevTools: j/k or the arrows move between the rows, Enter
+  // opens the one focused (a link: the click above), / goes to the search box, Esc closes the pane.
+  // Not while typing in a field, and never with a modifier (the browser's own shortcuts stay).
+  document.addEventListener("keydown", event => {
+    if (event.defaultPrevented || event.metaKey || event.ctrlKey || event.altKey) return;
+    const target = event.target instanceof Element ? event.target : null;
+    if (target?.closest("input, textarea, select, [contenteditable]")) {
+      if (event.key === "Escape" && target === searchInput) searchInput.blur();
+      return;
+    }
+    const links = $$(paneLinks).filter(a => a.offsetParent !== null); // rows hidden by the local filter are skipped
+    const current = links.indexOf(document.activeElement?.closest?.(paneLinks) ?? null);
+    const move = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1 }[event.key];
+    if (move && links.length && (current >= 0 || event.key === "j" || event.key === "k")) {
+      event.preventDefault();
+      const marked = links.findIndex(a => a.getAttribute("aria-current") === "true");
+      const from = current >= 0 ? current : marked;
+      const next = links[Math.min(links.length - 1, Math.max(0, from < 0 ? 0 : from + move))];
+      next.focus();
+      next.scrollIntoView({ block: "nearest" });
+    } else if (event.key === "/" && searchInput) {
+      event.preventDefault();
+      searchInput.focus();
+      searchInput.select();
+    } else if (event.key === "Escape" && $("#detail-pane") && !$("#detail-pane").hidden) {
+      event.preventDefault();
+      const opened = $$(paneLinks).find(a => a.getAttribute("aria-current") === "true");
+      if (history.state?.detail) history.back(); else closePane();
+      focusOn(opened);
     }
   });
 

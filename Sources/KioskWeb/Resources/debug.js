@@ -1,6 +1,6 @@
 // The network debugger's script, loaded by /debug pages only, after app.js (both are deferred, so they
-// run in document order): the live request list and the JSON tree editor of a paused response. It uses
-// app.js's swap of #results through `window.kiosk`.
+// run in document order): the live request list, its waterfall and the JSON tree editor of a paused
+// response. It uses app.js's swap of #results through `window.kiosk`.
 (() => {
   "use strict";
   const kiosk = window.kiosk;
@@ -9,30 +9,125 @@
   const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
 
 
-  // 1: the network debugger's list stays live: every 2 s while the tab is visible it is fetched
-  // again (quietly: no busy dimming) and swapped only when a newer request arrived. Not when paging
-  // back through older requests, which do not change.
-  let liveTimer = 0;
-  function watchDebugList() {
-    clearTimeout(liveTimer);
-    if (!$("#results[data-debug-list]") || new URL(kiosk.resultsURL()).searchParams.has("before")) return;
-    liveTimer = setTimeout(async () => {
-      if (!document.hidden && !kiosk.isBusy()) {
-        try {
-          const response = await fetch(kiosk.resultsURL(), { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } });
-          if (response.ok) {
-            const doc = new DOMParser().parseFromString(await response.text(), "text/html");
-            // The ids shown (requests, paused exchanges): a swap only when they changed.
-            const ids = root => $$("#results [data-id]", root).map(element => element.dataset.id).join(",");
-            if (doc.getElementById("results") && ids(doc) !== ids(document)) kiosk.swapResults(doc);
-          }
-        } catch { /* try again next time */ }
-      }
-      watchDebugList();
-    }, 2000);
+  // 1: the list is live. The server pushes every change (Server-Sent Events from /debug/events, through
+  // the list's own filter): new requests are put on top, a cleared log empties the list, the paused
+  // banner follows the breakpoints. EventSource reconnects by itself and sends the last event id it
+  // saw, so nothing is missed; when the server cannot replay the gap (restarted, or too long away) it
+  // says "reset" and the list is read again. Older pages (paging back) are not live: they never change.
+  let feed = null;
+  function follow() {
+    const results = $("#results[data-debug-list]");
+    const url = results?.dataset.events;
+    if (feed && feed.url === new URL(url || "", location.href).href) return;
+    feed?.close();
+    feed = null;
+    if (!url || !("EventSource" in window)) return;
+    const status = $("#live-status");
+    const source = feed = new EventSource(url);
+    source.onopen = () => { if (status) { status.textContent = "Live · "; status.classList.remove("stalled"); } };
+    source.onerror = () => {
+      if (status && source.readyState !== EventSource.OPEN) { status.textContent = "Reconnecting… · "; status.classList.add("stalled"); }
+    };
+    source.addEventListener("exchanges", event => addRows(JSON.parse(event.data).rows || []));
+    source.addEventListener("cleared", () => {
+      const body = $("#results table.requests tbody");
+      if (body) body.replaceChildren();
+      setCount(0);
+      drawWaterfall();
+    });
+    source.addEventListener("paused", event => showPaused(JSON.parse(event.data).count || 0));
+    source.addEventListener("reset", () => kiosk.reloadResults());
+  }
+  function setCount(count) {
+    const element = $("#log-count");
+    if (!element) return;
+    element.dataset.count = String(count);
+    element.textContent = `${count} request${count === 1 ? "" : "s"} logged`;
+  }
+  function showPaused(count) {
+    const banner = $("#paused-banner");
+    if (!banner) return;
+    banner.hidden = count === 0;
+    const text = $("[data-count]", banner);
+    if (text) text.textContent = `${count} request${count === 1 ? " is" : "s are"} paused at a breakpoint. `;
+  }
+  // Rows come oldest first; each goes on top unless it is shown already (a page read while the event
+  // was in flight lists it too). The list keeps the length it was served with.
+  function addRows(rows) {
+    const body = $("#results table.requests tbody");
+    if (!body || !rows.length) return;
+    const limit = Math.max(Number(new URL(kiosk.resultsURL()).searchParams.get("limit")) || 100, body.rows.length);
+    let added = 0;
+    for (const row of rows) {
+      if (body.querySelector(`tr[data-id="${Number(row.request.id)}"]`)) continue;
+      const template = document.createElement("template");
+      template.innerHTML = `<table><tbody>${row.html}</tbody></table>`; // server-rendered, escaped there
+      const tr = template.content.querySelector("tr");
+      if (!tr) continue;
+      tr.classList.add("new");
+      body.prepend(tr);
+      added += 1;
+    }
+    while (body.rows.length > limit) body.lastElementChild.remove();
+    if (added) {
+      $("#results p.empty")?.remove();
+      setCount(Number($("#log-count")?.dataset.count || 0) + added);
+      drawWaterfall();
+    }
   }
 
-  // 2: the response editor of a paused request: the JSON as a tree whose scalars keep their types
+  // 2: the waterfall. Each row's cell holds its start and phases; the bars are drawn to the scale of
+  // the rows shown (from the earliest start to the latest end), so a burst of requests reads like
+  // DevTools' timeline. SVG attributes, not inline styles: the page's policy forbids the latter.
+  const phaseNames = ["queued", "connect", "wait", "download"];
+  const svgNS = "http://www.w3.org/2000/svg";
+  function bars(cells) {
+    const spans = cells.map(cell => {
+      const start = Number(cell.dataset.start);
+      const phases = (cell.dataset.phases || "").split(",").map(value => (value === "" ? null : Number(value)));
+      return { cell, start, phases, end: start + (phases[4] || 0) };
+    }).filter(span => Number.isFinite(span.start));
+    if (!spans.length) return;
+    const from = Math.min(...spans.map(s => s.start)), to = Math.max(...spans.map(s => s.end));
+    const scale = 1000 / Math.max(to - from, 1);
+    for (const { cell, start, phases } of spans) {
+      const svg = document.createElementNS(svgNS, "svg");
+      svg.setAttribute("viewBox", "0 0 1000 10");
+      svg.setAttribute("preserveAspectRatio", "none");
+      svg.setAttribute("aria-hidden", "true");
+      let x = (start - from) * scale;
+      const measured = phases.slice(0, 4);
+      const parts = measured.some(value => value !== null) ? measured : [null, null, phases[4], null];
+      parts.forEach((value, index) => {
+        if (!value) return;
+        const rect = document.createElementNS(svgNS, "rect");
+        const width = Math.max(value * scale, 2);
+        rect.setAttribute("x", String(Math.min(x, 998)));
+        rect.setAttribute("y", "1");
+        rect.setAttribute("width", String(width));
+        rect.setAttribute("height", "8");
+        rect.setAttribute("class", phaseNames[index]);
+        svg.append(rect);
+        x += value * scale;
+      });
+      if (!svg.childElementCount) { // answered at once (from the store): a tick where it happened
+        const tick = document.createElementNS(svgNS, "rect");
+        for (const [name, value] of [["x", String(Math.min(x, 998))], ["y", "0"], ["width", "2"], ["height", "10"], ["class", "instant"]]) {
+          tick.setAttribute(name, value);
+        }
+        svg.append(tick);
+      }
+      cell.replaceChildren(svg);
+    }
+  }
+  function drawWaterfall() {
+    bars($$("#results table.requests td.wf"));
+    // The pane's request, alone on its own scale.
+    for (const cell of $$(".timeline .wf")) bars([cell]);
+  }
+  document.addEventListener("kiosk:updated", () => { follow(); drawWaterfall(); });
+
+  // 3: the response editor of a paused request: the JSON as a tree whose scalars keep their types
   // (string, number, boolean, null), whose keys can be renamed and whose members and items can be
   // added and removed; every change is written back to the textarea, which is what the form sends.
   // Numbers keep their exact text and keys their order, so an untouched part is sent as it came.
@@ -190,5 +285,6 @@
   const bodyEditor = $("form.pause-editor textarea[name=body]");
   if (bodyEditor) treeEditor(bodyEditor);
 
-  watchDebugList();
+  follow();
+  drawWaterfall();
 })();

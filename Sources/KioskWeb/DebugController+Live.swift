@@ -1,0 +1,120 @@
+import Foundation
+import Hummingbird
+import KioskApp
+import KioskCore
+import KioskDebugger
+import ServiceLifecycle
+
+// `/debug/events`: the console's live feed as Server-Sent Events (the HTML standard's EventSource).
+// A stream follows the debugger's numbered events (DebugEvents): new exchanges arrive as summary rows
+// (the JSON of `/debug/api/requests`, plus the console's rendered table row, never a body) read through
+// the console's own filter, so a filtered console receives only what it shows; a cleared log and the
+// number of paused exchanges arrive too. A reconnecting browser sends `Last-Event-ID` and gets what it
+// missed, or a `reset` telling it to reload its list (the gap is no longer kept, or the server was
+// restarted). A page passes `since`, the event id its list was read at, on its first connection, so
+// nothing between the page's render and the connection is missed.
+
+extension DebugController {
+    /// How often a comment line is sent on an idle stream, so that a closed tab is noticed and no proxy
+    /// or browser closes a quiet connection.
+    static let heartbeatInterval: Duration = .seconds(15)
+
+    /// How long a browser waits before reconnecting a dropped stream, in milliseconds (SSE's `retry:`).
+    static let reconnectDelayMilliseconds = 1000
+
+    /// The `/debug/events` response: an endless `text/event-stream` that ends when the client leaves or
+    /// the server stops.
+    func liveEvents(_ request: Request) throws -> Response {
+        let (filterQuery, since) = Self.splitSince(request.uri.query)
+        let query = try FormInput.decode(DebugFilterQuery.self, from: filterQuery)
+        let debugger = try withLog()
+        let headerID = request.headers[HTTPFields.Element.Name("Last-Event-ID")!]
+        // The browser's own place wins over the page's: it is later.
+        let after = (headerID ?? since).flatMap { DebugEvents.EventID($0.trimmingCharacters(in: .whitespaces)) }
+        let resumesUnknown = (headerID ?? since).map { !$0.isEmpty && after == nil } ?? false
+        let updates = debugger.liveUpdates(matching: query.filter, after: after)
+        let body = ResponseBody { writer in
+            let (frames, feed) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(64))
+            let forward = Task {
+                if resumesUnknown { feed.yield(Self.frame(LiveUpdate.reset)) }
+                for await update in updates { feed.yield(Self.frame(update)) }
+                feed.finish()
+            }
+            let heartbeat = Task {
+                while !Task.isCancelled {
+                    do { try await Task.sleep(for: Self.heartbeatInterval) } catch { return }
+                    feed.yield(ByteBuffer(string: ": heartbeat\n\n"))
+                }
+            }
+            defer {
+                forward.cancel()
+                heartbeat.cancel()
+            }
+            // A stream never ends on its own, and a stopping server waits for its requests: it ends
+            // them when it starts shutting down (the browser reconnects to the next server).
+            try await withGracefulShutdownHandler {
+                try await writer.write(ByteBuffer(string: "retry: \(Self.reconnectDelayMilliseconds)\n: connected\n\n"))
+                for await frame in frames { try await writer.write(frame) }
+            } onGracefulShutdown: {
+                feed.finish()
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [
+            .contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store",
+            // Buffering proxies (nginx) would hold the events back.
+            HTTPFields.Element.Name("X-Accel-Buffering")!: "no",
+        ], body: body)
+    }
+
+    /// The query string without `since` (the filter's form refuses unknown names), and `since`.
+    static func splitSince(_ query: String?) -> (filter: String?, since: String?) {
+        guard let query, !query.isEmpty else { return (query, nil) }
+        var since: String?
+        let kept = query.split(separator: "&", omittingEmptySubsequences: false).filter { pair in
+            guard pair.hasPrefix("since=") else { return true }
+            since = String(pair.dropFirst("since=".count)).removingPercentEncoding
+            return false
+        }
+        return (kept.joined(separator: "&"), since)
+    }
+
+    /// One update as an SSE frame: `id`, `event` and one line of JSON `data`.
+    static func frame(_ update: LiveUpdate) -> ByteBuffer {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let id: DebugEvents.EventID?
+        let event: String
+        let data: Data
+        switch update {
+        case .exchanges(let eventID, let records):
+            id = eventID
+            // Filtered out: the id alone moves the browser's place on (the standard dispatches nothing).
+            guard !records.isEmpty else { return ByteBuffer(string: "id: \(eventID)\n\n") }
+            event = "exchanges"
+            data = (try? encoder.encode(["rows": records.map(LiveRowJSON.init)])) ?? Data("{}".utf8)
+        case .cleared(let eventID):
+            (id, event, data) = (eventID, "cleared", Data("{}".utf8))
+        case .paused(let eventID, let count):
+            (id, event, data) = (eventID, "paused", Data("{\"count\":\(count)}".utf8))
+        case .reset:
+            (id, event, data) = (nil, "reset", Data("{}".utf8))
+        }
+        var text = id.map { "id: \($0)\n" } ?? ""
+        text += "event: \(event)\ndata: " + String(decoding: data, as: UTF8.self) + "\n\n"
+        return ByteBuffer(string: text)
+    }
+}
+
+/// A new exchange on the live feed: its summary (the list's JSON, without bodies) and the console's
+/// table row for it, rendered by the same code as the page's rows.
+struct LiveRowJSON: Encodable {
+    let request: RequestJSON
+    let html: String
+
+    init(_ record: RequestRecord) {
+        request = RequestJSON(record)
+        html = DebugPages.row(record).rendered
+    }
+}

@@ -1,0 +1,237 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import KioskApp
+import KioskCore
+import KioskDebugger
+import NIOCore
+import Testing
+@testable import KioskWeb
+
+/// One Server-Sent Event as a browser's EventSource reads it (comments dropped; an id-only frame kept,
+/// with no event and no data, so tests can see the place move on).
+struct ServerSentEvent: Sendable, Equatable {
+    var id: String?
+    var event: String?
+    var data: String?
+}
+
+/// Reads `/debug/events` over a real socket with AsyncHTTPClient, frame by frame.
+final class EventStreamReader {
+    private var iterator: HTTPClientResponse.Body.AsyncIterator
+    private var buffer = ""
+    let response: HTTPClientResponse
+
+    private init(response: HTTPClientResponse) {
+        self.response = response
+        iterator = response.body.makeAsyncIterator()
+    }
+
+    static func open(_ client: HTTPClient, port: Int, path: String, lastEventID: String? = nil) async throws -> EventStreamReader {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.headers.add(name: "Accept", value: "text/event-stream")
+        if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
+        return EventStreamReader(response: try await client.execute(request, timeout: .seconds(10)))
+    }
+
+    /// The next frame with an id, an event or data; fails the test after `seconds`.
+    func next(within seconds: Double = 10) async throws -> ServerSentEvent {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if let range = buffer.range(of: "\n\n") {
+                let frame = String(buffer[..<range.lowerBound])
+                buffer.removeSubrange(..<range.upperBound)
+                var event = ServerSentEvent()
+                for line in frame.split(separator: "\n") where !line.hasPrefix(":") {
+                    let (name, value) = line.firstIndex(of: ":").map {
+                        (String(line[..<$0]), String(line[line.index(after: $0)...]).trimmingPrefix(" "))
+                    } ?? (String(line), "")
+                    switch name {
+                    case "id": event.id = String(value)
+                    case "event": event.event = String(value)
+                    case "data": event.data = String(value)
+                    default: break
+                    }
+                }
+                if event != ServerSentEvent() { return event }
+                continue
+            }
+            guard Date() < deadline else { throw Timeout() }
+            guard let chunk = try await iterator.next() else { throw Ended() }
+            buffer += String(buffer: chunk)
+        }
+    }
+
+    /// The next frame of `kind` (skipping others, id-only frames included).
+    func next(_ kind: String, within seconds: Double = 10) async throws -> ServerSentEvent {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let event = try await next(within: max(0.1, deadline.timeIntervalSinceNow))
+            if event.event == kind { return event }
+        }
+    }
+
+    struct Timeout: Error {}
+    struct Ended: Error {}
+}
+
+/// A new exchanges event's rows, decoded.
+struct LiveRows: Decodable {
+    struct Row: Decodable {
+        struct Request: Decodable {
+            let id: Int64
+            let endpoint: String
+            let source: String?
+        }
+        let request: Request
+        let html: String
+    }
+    let rows: [Row]
+
+    init(_ event: ServerSentEvent) throws {
+        self = try JSONDecoder().decode(LiveRows.self, from: Data((event.data ?? "").utf8))
+    }
+}
+
+@Suite("Debugger live feed")
+struct WebLiveFeedTests {
+    /// The app on a loopback port over a real Kiosk, and an HTTP client that streams.
+    static func withLiveApp(_ body: @Sendable (WebHarness, any TestClientProtocol, HTTPClient, Int) async throws -> Void) async throws {
+        let harness = try await WebHarness.start()
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let app = try buildApplication(kiosk: harness.kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0))
+            try await app.test(.live) { client in
+                try await body(harness, client, http, try #require(client.port))
+            }
+        } catch {
+            try? await http.shutdown()
+            await harness.stop()
+            throw error
+        }
+        try await http.shutdown()
+        await harness.stop()
+    }
+
+    @Test("a console following the feed receives a request made after it connected, as a summary row without bodies")
+    func newExchange() async throws {
+        try await Self.withLiveApp { _, client, http, port in
+            // Given a console following /debug/events
+            let feed = try await EventStreamReader.open(http, port: port, path: "/debug/events")
+            #expect(feed.response.status == .ok)
+            #expect(feed.response.headers.first(name: "Content-Type") == "text/event-stream; charset=utf-8")
+            #expect(feed.response.headers.first(name: "Cache-Control") == "no-store")
+
+            // When the dogs list is read (an upstream request is logged)
+            #expect(try await client.get("/api/dogs").status == .ok)
+
+            // Then the exchange arrives with an id, its summary and its table row, and no body
+            let event = try await feed.next("exchanges")
+            let rows = try LiveRows(event)
+            #expect(event.id?.contains("-") == true)
+            #expect(rows.rows.contains { $0.request.endpoint.hasPrefix("dogs") && $0.request.source == "dogs" })
+            #expect(rows.rows.allSatisfy { $0.html.hasPrefix("<tr data-id=\"\($0.request.id)\"") })
+            #expect(event.data?.contains("responseBody") == false)
+            #expect(event.data?.contains("\"html\"") == true)
+            // The stream is still open when the server stops: stopping must not wait for it.
+        }
+    }
+
+    @Test("a filtered console receives only the rows its filter matches")
+    func filtered() async throws {
+        try await Self.withLiveApp { _, client, http, port in
+            // Given a console following only Rick and Morty's requests
+            let feed = try await EventStreamReader.open(http, port: port, path: "/debug/events?source=rickandmorty")
+
+            // When the dogs list is read, then Rick and Morty's
+            _ = try await client.get("/api/dogs")
+            _ = try await client.get("/api/rickandmorty")
+
+            // Then the first rows it receives are Rick and Morty's, and never a dog's
+            let rows = try LiveRows(try await feed.next("exchanges"))
+            #expect(!rows.rows.isEmpty)
+            #expect(rows.rows.allSatisfy { $0.request.source == "rickandmorty" })
+        }
+    }
+
+    @Test("a console reconnecting with its last event id gets what it missed; an id from another run gets a reset")
+    func resume() async throws {
+        try await Self.withLiveApp { _, client, http, port in
+            // Given a console that saw the dogs request, then disconnected
+            let first = try await EventStreamReader.open(http, port: port, path: "/debug/events?source=dogs")
+            _ = try await client.get("/api/dogs")
+            let seen = try #require(try await first.next("exchanges").id)
+
+            // When Rick and Morty is read while it is away, and it reconnects with its last id, unfiltered
+            _ = try await client.get("/api/rickandmorty")
+            let resumed = try await EventStreamReader.open(http, port: port, path: "/debug/events", lastEventID: seen)
+
+            // Then the missed request is replayed
+            let missed = try LiveRows(try await resumed.next("exchanges"))
+            #expect(missed.rows.contains { $0.request.source == "rickandmorty" })
+
+            // And a console whose id is from an earlier run of the server is told to reload
+            let stale = try await EventStreamReader.open(http, port: port, path: "/debug/events", lastEventID: "earlier-12")
+            #expect(try await stale.next().event == "reset")
+            // And so is one with text that is not an id at all
+            let garbled = try await EventStreamReader.open(http, port: port, path: "/debug/events", lastEventID: "garbage")
+            #expect(try await garbled.next().event == "reset")
+        }
+    }
+
+    @Test("the page's since parameter replays what was stored between the page and the connection")
+    func since() async throws {
+        try await Self.withLiveApp { harness, client, http, port in
+            // Given the console page read, naming the feed and the event it was read at
+            _ = try await client.get("/api/nyt")
+            let page = try await client.get("/debug")
+            let events = try #require(page.body.firstMatch(of: /data-events="([^"]+)"/)?.1).replacingOccurrences(of: "&amp;", with: "&")
+            #expect(events.hasPrefix("/debug/events?since="))
+
+            // When a request is made before the page's script connects
+            _ = try await client.get("/api/dogs")
+            try harness.kiosk.debugger.flush() // stored (and announced) before the connection
+            let feed = try await EventStreamReader.open(http, port: port, path: String(events))
+
+            // Then the feed replays it (rows the page listed may come again: the page shows each once)
+            var sources: [String?] = []
+            while !sources.contains("dogs") { sources += try LiveRows(try await feed.next("exchanges")).rows.map(\.request.source) }
+            #expect(sources.contains("dogs"))
+        }
+    }
+
+    @Test("a cleared log, a request pausing at a breakpoint and its pause ending are pushed too")
+    func clearedAndPaused() async throws {
+        try await Self.withLiveApp { harness, client, http, port in
+            // Given a console following the feed, and a breakpoint on the dogs list's request
+            let feed = try await EventStreamReader.open(http, port: port, path: "/debug/events")
+            let breakpoints = harness.kiosk.debugger.breakpoints
+            breakpoints.isActive = true
+            try breakpoints.set(BreakpointSetting(request: .pause), for: "dogs.list")
+
+            // When the log is cleared
+            try harness.kiosk.debugger.clear()
+            // Then it is told
+            #expect(try await feed.next("cleared").data == "{}")
+
+            // When the dogs list is asked for, its request pauses, and the pause is decided
+            let reading = Task { try await client.get("/api/dogs") }
+            #expect(try await feed.next("paused").data == #"{"count":1}"#)
+            let paused = try #require(breakpoints.paused.first)
+            breakpoints.decide(paused.id, .continueUnchanged)
+
+            // Then the end of the pause is pushed, and the request goes on
+            #expect(try await feed.next("paused").data == #"{"count":0}"#)
+            #expect(try await reading.value.status == .ok)
+        }
+    }
+
+    @Test("the feed refuses a filter it cannot read, as the list does")
+    func badFilter() async throws {
+        try await withWeb { _, client in
+            let response = try await client.get("/debug/events?status=6xx")
+            #expect(response.status == .badRequest)
+        }
+    }
+}
