@@ -431,7 +431,12 @@
     } else if (event.key === "Escape" && $("#detail-pane") && !$("#detail-pane").hidden) {
       event.preventDefault();
       const opened = $$(paneLinks).find(a => a.getAttribute("aria-current") === "true");
-      if (history.state?.detail) history.back(); else closePane();
+      closePane();
+      // The address goes back to the list's (a new entry: Back reopens the request, as in a mail reader).
+      if (shownURL !== resultsURL) {
+        history.pushState(null, "", resultsURL);
+        shownURL = resultsURL;
+      }
       focusOn(opened);
     }
   });

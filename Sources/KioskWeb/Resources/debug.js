@@ -101,7 +101,7 @@
       parts.forEach((value, index) => {
         if (!value) return;
         const rect = document.createElementNS(svgNS, "rect");
-        const width = Math.max(value * scale, 2);
+        const width = Math.max(value * scale, 6); // a phase of a few ms in a long window still shows
         rect.setAttribute("x", String(Math.min(x, 998)));
         rect.setAttribute("y", "1");
         rect.setAttribute("width", String(width));

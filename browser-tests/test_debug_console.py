@@ -1,0 +1,138 @@
+"""The network debugger's console in a real browser: the list is pushed live (Server-Sent Events) and
+survives a server restart, a wide screen shows the selected request beside the list and the keyboard
+moves through it, and the waterfall is drawn."""
+
+from __future__ import annotations
+
+import os
+import urllib.request
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import page_ready
+
+
+def rows(driver) -> list[str]:
+    return [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#results table.requests tbody tr")]
+
+
+def fetch(server, path: str) -> None:
+    with urllib.request.urlopen(server.url(path), timeout=30) as response:
+        response.read()
+
+
+def test_a_request_made_in_another_tab_appears_in_the_open_console_and_after_a_server_restart(start_server, browser, tmp_path):
+    data_dir = str(tmp_path / "data")
+    server = start_server(data_dir)
+    port = server.bound_port
+    browser.get(server.url("/debug"))
+    page_ready(browser)
+    browser.execute_script("window.kioskMark = 'same document'")
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "live-status").text.startswith("Live"))
+    assert not any("dogs.json" in row for row in rows(browser))
+
+    # Another tab reads the dogs: the console shows the request without being reloaded.
+    console = browser.current_window_handle
+    browser.execute_script("window.open(arguments[0], 'reader')", server.url("/dogs"))
+    browser.switch_to.window(console)
+    WebDriverWait(browser, 15).until(lambda d: any("dogs.json" in row for row in rows(d)))
+    assert browser.execute_script("return window.kioskMark") == "same document"
+
+    # The server stops: the console says it is reconnecting; it restarts on the same port and a request is
+    # made: the console catches up by itself.
+    server.stop()
+    WebDriverWait(browser, 15).until(lambda d: "Reconnecting" in d.find_element(By.ID, "live-status").text)
+    restarted = start_server(data_dir, port=port)
+    fetch(restarted, "/api/rickandmorty?page=2")
+    WebDriverWait(browser, 30).until(lambda d: any("character?page=2" in row for row in rows(d)))
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "live-status").text.startswith("Live"))
+    assert browser.execute_script("return window.kioskMark") == "same document"
+    # Each request is listed once.
+    ids = [row.get_attribute("data-id") for row in browser.find_elements(By.CSS_SELECTOR, "#results tbody tr")]
+    assert len(ids) == len(set(ids))
+
+
+def test_a_filtered_console_receives_only_matching_requests(fresh_server, browser):
+    fetch(fresh_server, "/api/nyt")
+    browser.get(fresh_server.url("/debug?source=dogs"))
+    page_ready(browser)
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "live-status").text.startswith("Live"))
+    fetch(fresh_server, "/api/rickandmorty")
+    fetch(fresh_server, "/api/dogs")
+    WebDriverWait(browser, 15).until(lambda d: any("dogs.json" in row for row in rows(d)))
+    assert not any("character" in row or "mostpopular" in row for row in rows(browser))
+
+
+def test_the_split_view_follows_the_keyboard_and_the_address_bar_follows_the_selection(fresh_server, browser):
+    for path in ("/api/dogs", "/api/rickandmorty", "/api/nyt"):
+        fetch(fresh_server, path)
+    browser.get(fresh_server.url("/debug"))
+    page_ready(browser)
+    links = browser.find_elements(By.CSS_SELECTOR, "#results a[data-pane]")
+    assert len(links) >= 3
+    first_id, second_id = links[0].text.lstrip("#"), links[1].text.lstrip("#")
+
+    # j twice moves to the second request; Enter opens it beside the list, and the address bar follows.
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys("j")
+    assert browser.switch_to.active_element.text == f"#{first_id}"
+    browser.switch_to.active_element.send_keys("j")
+    assert browser.switch_to.active_element.text == f"#{second_id}"
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    pane = browser.find_element(By.ID, "detail-pane")
+    WebDriverWait(browser, 10).until(lambda d: pane.is_displayed() and f"#{second_id} " in pane.find_element(By.TAG_NAME, "h1").text)
+    assert browser.current_url.endswith(f"/debug/requests/{second_id}")
+    assert browser.find_element(By.ID, "results").is_displayed()
+    # k moves back up and Enter opens that one instead.
+    link = browser.find_element(By.CSS_SELECTOR, f"#results a[data-pane][href='/debug/requests/{second_id}']")
+    link.send_keys("k")
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith(f"/debug/requests/{first_id}"))
+    WebDriverWait(browser, 10).until(lambda d: f"#{first_id} " in pane.find_element(By.TAG_NAME, "h1").text)
+
+    # Escape closes the pane and goes back to the list's address; / goes to the search box.
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    WebDriverWait(browser, 10).until(lambda d: not pane.is_displayed())
+    assert browser.current_url.endswith("/debug")
+    browser.find_element(By.TAG_NAME, "body").send_keys("/")
+    assert browser.switch_to.active_element.get_attribute("name") == "q"
+
+    # A reload of a request's address shows that request.
+    browser.get(fresh_server.url(f"/debug/requests/{second_id}"))
+    assert f"#{second_id} " in browser.find_element(By.TAG_NAME, "h1").text
+
+
+def test_a_phone_goes_from_the_list_to_the_request(fresh_server, phone_browser):
+    fetch(fresh_server, "/api/dogs")
+    phone_browser.get(fresh_server.url("/debug"))
+    page_ready(phone_browser)
+    link = phone_browser.find_element(By.CSS_SELECTOR, "#results a[data-pane]")
+    target = link.get_attribute("href")
+    phone_browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+    link.click()
+    WebDriverWait(phone_browser, 10).until(lambda d: d.current_url == target)
+    assert not phone_browser.find_elements(By.CSS_SELECTOR, "#results")
+
+
+def test_the_waterfall_is_drawn_for_every_row_and_for_the_request(fresh_server, browser):
+    for path in ("/api/dogs", "/api/rickandmorty"):
+        fetch(fresh_server, path)
+    browser.get(fresh_server.url("/debug"))
+    page_ready(browser)
+    cells = browser.find_elements(By.CSS_SELECTOR, "#results td.wf")
+    assert cells and all(cell.find_elements(By.CSS_SELECTOR, "svg rect") for cell in cells)
+    # A request that went to the upstream has its measured phases drawn, in order, inside the scale.
+    network = browser.find_element(By.CSS_SELECTOR, "#results tr:has(.decision.network) td.wf")
+    bars = network.find_elements(By.CSS_SELECTOR, "rect")
+    assert "wait" in [bar.get_attribute("class") for bar in bars]
+    xs = [float(bar.get_attribute("x")) for bar in bars]
+    assert xs == sorted(xs) and all(0 <= x <= 1000 for x in xs)
+    assert network.get_attribute("aria-label").startswith(("queued", "connect", "first byte"))
+    # The request's own page draws its phases too, with a legend.
+    request_id = browser.find_element(By.CSS_SELECTOR, "#results tr:has(.decision.network)").get_attribute("data-id")
+    browser.get(fresh_server.url(f"/debug/requests/{request_id}"))
+    page_ready(browser)
+    assert browser.find_elements(By.CSS_SELECTOR, ".timeline .wf svg rect.wait")
+    assert "first byte" in browser.find_element(By.CSS_SELECTOR, ".timeline .legend").text
