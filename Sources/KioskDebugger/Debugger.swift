@@ -88,6 +88,9 @@ public final class Debugger: Sendable {
     /// How many records the log holds.
     public func count() throws -> Int { try requestLog().count() }
 
+    /// The slowest endpoints, the bytes per source and the cache decisions over the records kept.
+    public func insights() throws -> LogInsights { try requestLog().insights() }
+
     /// Empties the log; returns how many records it held.
     @discardableResult
     public func clear() throws -> Int {

@@ -261,7 +261,7 @@ public final class RequestLog: Sendable, StoreFile {
 
     /// Stores the enqueued records before a read, so that it sees every request already made.
     /// A failure is counted by `storePending` and leaves the read to what is stored.
-    private func storeWaitingRecords() {
+    func storeWaitingRecords() {
         // Not only `pending`: a write may have taken records and not committed them yet, and a read
         // (another connection) would not see them. The writer runs accesses one at a time, so this
         // one runs after that write has committed.

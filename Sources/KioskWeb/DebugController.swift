@@ -27,6 +27,8 @@ struct DebugController: Sendable {
                                                       live: query.before == nil, context: context.view))
         }
         debug.get("events") { request, _ in try liveEvents(request) }
+        debug.get("insights") { _, context in Pages.response(DebugPages.insights(try withLog().insights(), context: context.view)) }
+        debug.get("api/insights") { _, _ in try JSONResponse.ok(try withLog().insights()) }
         debug.get("requests/{id}") { _, context in
             let record = try record(try context.parameters.require("id"))
             return Pages.response(DebugPages.request(record, context: context.view))

@@ -26,6 +26,7 @@ enum DebugPages {
                 .text(" · redacted at capture · newest first · "),
                 E.element("a", [Attribute.localHref("/debug/api/requests")], ["JSON"]), " · ",
                 E.element("a", [Attribute.localHref("/debug/har" + query.encoded)], ["Export HAR"]), " · ",
+                E.element("a", [Attribute.localHref("/debug/insights")], ["Insights"]), " · ",
                 E.element("a", [Attribute.localHref("/debug/mocks")], ["Mock rules"]), " · ",
                 E.element("a", [Attribute.localHref("/debug/endpoints")], ["Endpoints"]),
             ]),

@@ -227,6 +227,32 @@ struct WebLiveFeedTests {
         }
     }
 
+    @Test("the insights page and its JSON rank the endpoints read, count bytes per source and stale apart from fresh")
+    func insights() async throws {
+        try await withWeb { harness, client in
+            // Given the dogs and Rick and Morty read from the upstream, then Rick and Morty again (fresh from the store)
+            _ = try await client.get("/api/dogs")
+            _ = try await client.get("/api/rickandmorty")
+            _ = try await client.get("/api/rickandmorty")
+
+            // When the insights are asked for, as a page and as JSON
+            let page = try await client.get("/debug/insights")
+            let json = try await client.get("/debug/api/insights")
+            let insights = try JSONDecoder().decode(LogInsights.self, from: Data(json.bytes))
+
+            // Then both upstream endpoints are ranked, the store answer counted fresh, nothing stale, bytes per source
+            #expect(page.status == .ok)
+            #expect(page.body.contains("<h1>Insights</h1>"))
+            #expect(page.body.contains("dogs.list") && page.body.contains("rickandmorty.characters"))
+            #expect(Set(insights.endpoints.map(\.endpoint)).isSuperset(of: ["dogs.list", "rickandmorty.characters"]))
+            #expect(insights.decisions.fresh >= 1)
+            #expect(insights.decisions.stale == 0)
+            #expect(insights.decisions.network >= 2)
+            #expect(insights.sources.first { $0.source == .dogs }.map { $0.responseBytes > 0 } == true)
+            _ = harness
+        }
+    }
+
     @Test("the feed refuses a filter it cannot read, as the list does")
     func badFilter() async throws {
         try await withWeb { _, client in

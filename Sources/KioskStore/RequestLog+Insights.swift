@@ -1,0 +1,52 @@
+public import KioskCore
+import GRDB
+
+extension RequestLog {
+    /// The log's insights over every record kept (see `LogInsights`). Three grouped reads; the
+    /// durations of upstream exchanges are read sorted by endpoint and duration, so percentiles are
+    /// picked, not sorted, in Swift.
+    public func insights() throws -> LogInsights {
+        storeWaitingRecords()
+        return try read("summarize the request log") { db in
+            var endpoints: [LogInsights.Endpoint] = []
+            var current: (name: String, durations: [Double])?
+            func close() {
+                guard let current, let maximum = current.durations.last else { return }
+                endpoints.append(LogInsights.Endpoint(endpoint: current.name, count: current.durations.count,
+                                                      p50: LogInsights.percentile(current.durations, 0.5),
+                                                      p95: LogInsights.percentile(current.durations, 0.95), maximum: maximum))
+            }
+            // Exchanges that got an answer from the other side: store answers and failures are not latencies.
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT endpoint, duration FROM logEntry
+                WHERE status IS NOT NULL AND decision IN ('network', 'revalidated', 'mocked')
+                ORDER BY endpoint, duration
+                """)
+            while let row = try rows.next() {
+                let name: String = row[0]
+                if current?.name != name {
+                    close()
+                    current = (name, [])
+                }
+                current?.durations.append(row[1])
+            }
+            close()
+            endpoints.sort { ($0.p95, $0.p50, $1.endpoint) > ($1.p95, $1.p50, $0.endpoint) }
+
+            let sources = try Row.fetchAll(db, sql: """
+                SELECT source, COUNT(*), COALESCE(SUM(responseBodySize), 0) FROM logEntry GROUP BY source
+                """).map { row in
+                LogInsights.Source(source: (row[0] as String?).flatMap(SourceID.init(rawValue:)), requests: row[1], responseBytes: row[2])
+            }.sorted { ($0.responseBytes, $0.requests) > ($1.responseBytes, $1.requests) }
+
+            var counts: [CacheDecision: Int] = [:]
+            var total = 0
+            for row in try Row.fetchAll(db, sql: "SELECT decision, COUNT(*) FROM logEntry GROUP BY decision") {
+                let count: Int = row[1]
+                total += count
+                if let decision = CacheDecision(rawValue: row[0]) { counts[decision, default: 0] += count }
+            }
+            return LogInsights(requests: total, endpoints: endpoints, sources: sources, decisions: LogInsights.Decisions(counts: counts))
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import KioskCore
+
+extension DebugPages {
+    /// `/debug/insights`: the slowest endpoints (p50/p95 of their upstream exchanges), the bytes each
+    /// source brought, and how answers were decided, stale apart from fresh.
+    static func insights(_ insights: LogInsights, context: ViewContext) -> HTML {
+        let decisions = insights.decisions
+        let total = max(insights.requests, 1)
+        func share(_ count: Int) -> String { "\(count) (\(Int((Double(count) * 100 / Double(total)).rounded())) %)" }
+        let slowest = insights.endpoints.first?.p95 ?? 0
+        var content: [HTML] = [
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+            E.element("h1", [], ["Insights"]),
+            E.element("p", [.class("status")], [
+                .text("Over the \(insights.requests) request\(insights.requests == 1 ? "" : "s") the log keeps · "),
+                E.element("a", [Attribute.localHref("/debug/api/insights")], ["JSON"]),
+            ]),
+            E.element("section", [.attribute("aria-labelledby", "decisions")], [
+                E.element("h2", [.attribute("id", "decisions")], ["Cache decisions"]),
+                E.element("dl", [.class("facts insights-decisions")], [
+                    ("Fresh (from the store, or confirmed by a 304)", decisions.fresh),
+                    ("Stale (shown past its freshness: revalidating, after an error, or offline)", decisions.stale),
+                    ("From the upstream", decisions.network),
+                    ("Mocked or edited", decisions.synthetic),
+                ].flatMap { label, count in [E.element("dt", [], [.text(label)]), E.element("dd", [], [.text(share(count))])] }),
+                E.element("p", [.class("status")], [.text(CacheDecision.allCases.compactMap { decision in
+                    decisions.byDecision[decision.rawValue].map { "\(decision.rawValue) \($0)" }
+                }.joined(separator: " · "))]),
+            ]),
+        ]
+        content.append(E.element("section", [.attribute("aria-labelledby", "slowest")], [
+            E.element("h2", [.attribute("id", "slowest")], ["Slowest endpoints"]),
+            insights.endpoints.isEmpty ? E.element("p", [.class("empty")], ["No request reached an upstream yet."]) :
+                E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", "Slowest endpoints")], [
+                    E.element("table", [.class("requests insights")], [
+                        E.element("thead", [], [E.element("tr", [], ["Endpoint", "Requests", "p50", "p95", "Slowest", "p95 to scale"].map {
+                            E.element("th", [.attribute("scope", "col")], [.text($0)])
+                        })]),
+                        E.element("tbody", [], insights.endpoints.map { endpoint in
+                            E.element("tr", [], [
+                                E.element("th", [.attribute("scope", "row")], [.text(endpoint.endpoint)]),
+                                E.element("td", [.class("num")], [.text(String(endpoint.count))]),
+                                E.element("td", [.class("num")], [.text(milliseconds(endpoint.p50))]),
+                                E.element("td", [.class("num")], [.text(milliseconds(endpoint.p95))]),
+                                E.element("td", [.class("num")], [.text(milliseconds(endpoint.maximum))]),
+                                E.element("td", [.class("wf")], [scaleBar(endpoint.p95, of: slowest)]),
+                            ])
+                        }),
+                    ]),
+                ]),
+        ]))
+        content.append(E.element("section", [.attribute("aria-labelledby", "bytes")], [
+            E.element("h2", [.attribute("id", "bytes")], ["Bytes by source"]),
+            E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", "Bytes by source")], [
+                E.element("table", [.class("requests insights")], [
+                    E.element("thead", [], [E.element("tr", [], ["Source", "Requests", "Response bytes"].map {
+                        E.element("th", [.attribute("scope", "col")], [.text($0)])
+                    })]),
+                    E.element("tbody", [], insights.sources.map { source in
+                        E.element("tr", [], [
+                            E.element("th", [.attribute("scope", "row")], [.text(source.source?.displayName ?? "Other (pictures, probes)")]),
+                            E.element("td", [.class("num")], [.text(String(source.requests))]),
+                            E.element("td", [.class("num")], [.text(byteCount(source.responseBytes))]),
+                        ])
+                    }),
+                ]),
+            ]),
+        ]))
+        return Pages.layout(context, title: "Insights · Network debugger", current: nil, view: .debug,
+                            [E.element("article", [.class("detail debug")], content)])
+    }
+
+    /// A bar as long as `value` is of `maximum`: an SVG rectangle (attributes, which the page's policy
+    /// allows where an inline style is refused).
+    static func scaleBar(_ value: TimeInterval, of maximum: TimeInterval) -> HTML {
+        let width = maximum > 0 ? max(2, Int((value / maximum * 1000).rounded())) : 0
+        return E.element("svg", [.attribute("viewBox", "0 0 1000 10"), .attribute("preserveAspectRatio", "none"),
+                                 .attribute("aria-hidden", "true")], [
+            E.element("rect", [.attribute("x", "0"), .attribute("y", "1"), .attribute("width", String(width)),
+                               .attribute("height", "8"), .class("wait")], []),
+        ])
+    }
+
+    /// "812 B", "14.2 KB", "3.1 MB" (powers of 1,000, as storage is sold).
+    static func byteCount(_ bytes: Int64) -> String {
+        switch bytes {
+        case ..<1000: "\(bytes) B"
+        case ..<1_000_000: String(format: "%.1f KB", Double(bytes) / 1000)
+        default: String(format: "%.1f MB", Double(bytes) / 1_000_000)
+        }
+    }
+}
