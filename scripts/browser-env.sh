@@ -45,7 +45,8 @@ if ! "$venv/bin/python" -c "import pytest, selenium" >/dev/null 2>&1; then
     echo "Installing pytest and selenium into $venv..."
     "${pip[@]}" pytest "selenium<4.50"
 fi
-# mitmproxy: a real third-party tool writing the HAR that the import test replays.
+# mitmproxy: a real third-party tool writing the HAR that the import test replays, and reading the HAR that
+# `kiosk har export` writes (test_har_export_mitmproxy.py).
 if ! "$venv/bin/python" -c "import mitmproxy" >/dev/null 2>&1; then
     echo "Installing mitmproxy into $venv..."
     "${pip[@]}" "mitmproxy>=11,<13"

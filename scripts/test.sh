@@ -36,5 +36,7 @@ swift test --skip-build "$@"
 # The JSON API against its OpenAPI document: schemathesis fuzzes a running `kiosk serve` (installs what it needs).
 ./scripts/api-fuzz.sh
 
-# The web app in a real browser: headless Chromium against `kiosk serve` (installs what it needs).
+# The web app in a real browser: headless Chromium against `kiosk serve` (installs what it needs), and the
+# tests against real third-party tools in the same run: mitmproxy records Kiosk's traffic as HAR for
+# `kiosk har import`, and reads back the HAR that `kiosk har export` writes.
 ./scripts/browser-tests.sh

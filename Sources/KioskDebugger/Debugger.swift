@@ -112,10 +112,25 @@ public final class Debugger: Sendable {
 
     // MARK: Acting on exchanges
 
-    /// Mock rules read from a HAR archive's answers, added and returned; `origin` says where they came from.
-    @discardableResult
-    public func importHAR(_ data: Data, origin: String) throws -> [MockRule] {
-        try mocks.add(HAR.mockRules(fromArchive: data, origin: origin))
+    /// Imports the archive at `path` (`-`: standard input) as mock rules: reads it (at most
+    /// `HAR.maximumImportBytes`) and the body files its entries name beside it, adds the rules (their
+    /// origin `har: <file name>`) and returns what was imported and skipped, the rules with their ids.
+    /// Throws `HAR.ImportError`, adding nothing, when the archive cannot be read or is malformed.
+    public func importHAR(atPath path: String) throws -> HAR.Import {
+        let data = try HAR.readArchive(atPath: path)
+        guard path != "-" else { return try importHAR(data, origin: "har: standard input") }
+        let file = URL(fileURLWithPath: path)
+        return try importHAR(data, origin: "har: " + file.lastPathComponent, folder: file.deletingLastPathComponent())
+    }
+
+    /// Imports an archive already read as mock rules (see `HAR.importArchive`), `folder` being where its
+    /// body files are (nil: nowhere, so an entry naming one refuses the archive); adds the rules and
+    /// returns what was imported and skipped, the rules with their ids. Throws `HAR.ImportError`, adding
+    /// nothing, for a malformed archive.
+    public func importHAR(_ data: Data, origin: String, folder: URL? = nil) throws -> HAR.Import {
+        var result = try HAR.importArchive(data, origin: origin, folder: folder, ignoringQueryItems: mocks.ignoredQueryItems)
+        if !result.rules.isEmpty { result.rules = try mocks.add(result.rules) }
+        return result
     }
 
     /// Sends a logged request again through the whole transport stack (so it is logged, with a new id), its

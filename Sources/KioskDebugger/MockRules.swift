@@ -37,6 +37,12 @@ public struct MockRule: Sendable, Hashable, Codable, Identifiable {
 }
 
 extension MockRule {
+    /// The response headers (lower-cased) a rule never keeps from a recorded answer: its body is kept
+    /// decoded and whole, cookies are never replayed, hop-by-hop fields belong to a connection, and the
+    /// marker is the mock's own.
+    public static let droppedHeaderNames: Set<String> = ["content-encoding", "content-length", "transfer-encoding", "connection",
+                                                         "keep-alive", "set-cookie", MockingTransport.markerHeader.lowercased()]
+
     /// Why the rule cannot be kept, or nil: its method must be an RFC 9110 token (`*` is one) and its
     /// headers valid fields, since they are written back out verbatim in every answer the rule gives.
     public var syntaxProblem: String? {
@@ -85,24 +91,41 @@ public final class MockRules: Sendable {
     /// Every rule, in the order they are tried.
     public func all() throws -> [MockRule] { try file.read().rules }
 
-    /// Adds rules (ids assigned), replacing enabled rules with the same method and pattern; saves. Throws
+    /// Adds rules (ids assigned) after the others, each replacing any rule that answers the same requests
+    /// (same method, same URL once secret query items and their order are ignored; a wildcard pattern as
+    /// written), a later one in `newRules` replacing an earlier one; saves. Returns the rules added. Throws
     /// `invalidRequest`, adding none, when any rule has a `syntaxProblem`.
     @discardableResult
     public func add(_ newRules: [MockRule]) throws -> [MockRule] {
         if let problem = newRules.lazy.compactMap(\.syntaxProblem).first { throw KioskError.invalidRequest(problem) }
+        let names = redactor.queryItems
+        let keys = newRules.map { Self.key(method: $0.method, urlPattern: $0.urlPattern, ignoring: names) }
         return try file.update { file in
+            // Numbered before the replaced rules go, so an id is never given twice (a page showing the old
+            // rule cannot act on its replacement).
             var nextID = (file.rules.map(\.id).max() ?? 0) + 1
+            let replaced = Set(keys)
+            file.rules.removeAll { replaced.contains(Self.key(method: $0.method, urlPattern: $0.urlPattern, ignoring: names)) }
             var added: [MockRule] = []
-            for var rule in newRules {
-                file.rules.removeAll { $0.method == rule.method && $0.urlPattern == rule.urlPattern }
+            var position: [String: Int] = [:]
+            for (newRule, key) in zip(newRules, keys) {
+                var rule = newRule
                 rule.id = nextID
                 nextID += 1
-                file.rules.append(rule)
-                added.append(rule)
+                if let index = position[key] {
+                    added[index] = rule
+                } else {
+                    position[key] = added.count
+                    added.append(rule)
+                }
             }
+            file.rules += added
             return added
         }
     }
+
+    /// The query items matching ignores (the redactor's secret ones), lower-cased.
+    var ignoredQueryItems: Set<String> { redactor.queryItems }
 
     /// Removes a rule; throws `notFound` for an unknown id.
     public func remove(id: Int) throws {
@@ -151,6 +174,12 @@ public final class MockRules: Sendable {
     }
 
     // MARK: Matching
+
+    /// What two rules answering the same requests share: the method, upper-cased, and the URL as matching
+    /// sees it (`normalized`), or a wildcard pattern as written.
+    static func key(method: String, urlPattern: String, ignoring names: Set<String>) -> String {
+        method.uppercased() + " " + (urlPattern.contains("*") ? urlPattern : normalized(urlPattern, ignoring: names))
+    }
 
     static func matches(pattern: String, key: String, ignoring names: Set<String>) -> Bool {
         if pattern.contains("*") { return wildcard(pattern, key) }

@@ -88,10 +88,7 @@ struct DebugController: Sendable {
             guard !body.isTruncated else {
                 throw WebError.badRequest("Request #\(record.id)'s body was truncated at capture, so it cannot be replayed whole.")
             }
-            let headers = record.responseHeaders.filter {
-                !["content-length", "content-encoding", "transfer-encoding", "connection", "set-cookie",
-                  MockingTransport.markerHeader.lowercased()].contains($0.name.lowercased())
-            }
+            let headers = record.responseHeaders.filter { !MockRule.droppedHeaderNames.contains($0.name.lowercased()) }
             try kiosk.debugger.mocks.add([MockRule(method: record.method, urlPattern: record.url, status: status, headers: headers,
                                           body: body.data, origin: "from request #\(record.id)")])
             return WebController.seeOther("/debug/mocks")

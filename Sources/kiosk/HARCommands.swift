@@ -7,14 +7,22 @@ import KioskDebugger
 /// `kiosk har`: the request log as an HTTP Archive.
 struct HARCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "har", abstract: "Export the request log as an HTTP Archive (HAR 1.2), redacted.",
+        commandName: "har", abstract: "Export the request log as an HTTP Archive (HAR 1.2), redacted, or import one as mock rules.",
         subcommands: [Export.self, Import.self])
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Turn an archive (from Kiosk, Chrome, Firefox or mitmproxy) into mock rules, to replay it offline.")
+            abstract: "Turn an archive (from Kiosk, a browser, mitmproxy, Charles, Fiddler, Playwright...) into mock rules, to replay it offline.",
+            discussion: """
+                Every entry answering an http(s) request becomes a rule (Playwright's content._file bodies are \
+                read from the archive's folder); when a method and URL come again the last answer wins (a 304 or a \
+                429/5xx does not replace a full one). The summary counts the entries \
+                skipped and why. A malformed archive is refused, naming the JSON path of the problem, and \
+                imports nothing.
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The .har file (`-` for standard input), at most 256 MiB.") var file: String
+        @Flag(help: "Print the summary as JSON.") var json = false
 
         func validate() throws {
             guard !file.isEmpty else { throw ValidationError("Give the .har file to import (or - for standard input).") }
@@ -23,17 +31,28 @@ struct HARCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let name = file == "-" ? "standard input" : file
-                let rules: [MockRule]
+                let result: HAR.Import
                 do {
-                    let data = try HAR.readArchive(atPath: file)
-                    let origin = file == "-" ? name : URL(fileURLWithPath: file).lastPathComponent
-                    rules = try HAR.mockRules(fromArchive: data, origin: "har: " + origin)
+                    result = try await Runtime.offline(global) { try $0.debugger.importHAR(atPath: file) }
                 } catch let error as HAR.ImportError {
                     throw KioskError.invalidRequest("\(name): \(error.message) Nothing was imported.")
                 }
-                let added = try await Runtime.offline(global) { try $0.debugger.mocks.add(rules) }
-                Output.human("Imported \(added.count) mock rule\(added.count == 1 ? "" : "s") from \(name); `kiosk mock list` shows them.")
+                try Output.emit(HARImportJSON(file: name, result), json: json) { Self.summary(result, from: name) }
             }
+        }
+
+        /// "Imported 12 mock rules from s.har; skipped 3 of its 15 entries: 2 without a response, 1 data: URL."
+        static func summary(_ result: HAR.Import, from name: String) -> String {
+            let count = result.rules.count
+            var text = "Imported \(count) mock rule\(count == 1 ? "" : "s") from \(name)"
+            if result.entries == 0 {
+                text += ": it has no entries."
+            } else if result.skippedCount > 0 {
+                text += "; skipped \(result.skippedCount) of its \(result.entries) entries: \(result.skippedDescription)."
+            } else {
+                text += "."
+            }
+            return count > 0 ? text + " `kiosk mock list` shows them." : text
         }
     }
 
@@ -78,5 +97,22 @@ struct HARCommand: AsyncParsableCommand {
                 printError("Wrote \(count) request\(count == 1 ? "" : "s") to \(file).")
             }
         }
+    }
+}
+
+/// `kiosk har import --json`: what was imported, and how many entries were skipped, by reason.
+struct HARImportJSON: Encodable {
+    let file: String
+    let entries: Int
+    let imported: Int
+    let ruleIDs: [Int]
+    let skipped: [String: Int]
+
+    init(file: String, _ result: HAR.Import) {
+        self.file = file
+        entries = result.entries
+        imported = result.rules.count
+        ruleIDs = result.rules.map(\.id)
+        skipped = Dictionary(uniqueKeysWithValues: result.skipped.map { ($0.key.rawValue, $0.value) })
     }
 }

@@ -42,7 +42,7 @@ struct BadInputTests {
             // When it is turned into mock rules
             // Then nothing comes back: the import fails, naming the bad spot
             do {
-                let rules = try HAR.mockRules(fromArchive: Data(text.utf8), origin: "test")
+                let rules = try HAR.importArchive(Data(text.utf8), origin: "test", folder: nil, ignoringQueryItems: []).rules
                 Issue.record("imported \(rules.map(\.method)) from \(path)")
             } catch let error as HAR.ImportError {
                 #expect(error.message.hasPrefix(path + " "), "\(error.message)")
@@ -50,7 +50,7 @@ struct BadInputTests {
         }
         // And valid tokens, tabs and UTF-8 in values, and HTTP/2 pseudo-headers still import
         let good = Self.archive(method: "PATCH", headers: #"{"name": ":status", "value": "200"}, {"name": "X-Note", "value": "café\tau lait ☕"}"#)
-        let rules = try HAR.mockRules(fromArchive: Data(good.utf8), origin: "test")
+        let rules = try HAR.importArchive(Data(good.utf8), origin: "test", folder: nil, ignoringQueryItems: []).rules
         #expect(rules.map(\.method) == ["GET", "PATCH"])
         #expect(rules[1].headers.contains { $0.name == "X-Note" && $0.value == "café\tau lait ☕" })
     }

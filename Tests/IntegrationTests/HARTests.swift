@@ -50,12 +50,21 @@ struct HARTests {
                 #expect(content["size"] is Int && content["mimeType"] is String)
                 let timings = try #require(entry["timings"] as? [String: Double])
                 for key in ["send", "wait", "receive"] { #expect((timings[key] ?? -1) >= 0, "timings.\(key)") }
+                // HAR 1.2: the entry's time is the sum of the phases that are not -1
+                let time = try #require(entry["time"] as? Double)
+                #expect(abs(time - timings.values.filter { $0 >= 0 }.reduce(0, +)) < 0.000_001, "time \(time), timings \(timings)")
                 #expect(entry["_kioskDecision"] is String)
+                #expect(entry["pageref"] as? String == (harLog["pages"] as? [[String: Any]])?.first?["id"] as? String)
             }
             // And the decisions and the failure are there
             let decisions = Set(entries.compactMap { $0["_kioskDecision"] as? String })
             #expect(decisions.isSuperset(of: ["network", "fresh"]))
             #expect(entries.contains { ($0["response"] as? [String: Any])?["status"] as? Int == 0 && $0["_kioskError"] is String })
+            // And a failure says why where Chrome and mitmproxy do, in response._error
+            #expect(entries.allSatisfy { entry in
+                let response = entry["response"] as? [String: Any]
+                return (response?["status"] as? Int == 0) == (response?["_error"] is String)
+            })
             // And entries are oldest first
             let times = entries.compactMap { $0["startedDateTime"] as? String }
             #expect(times == times.sorted())

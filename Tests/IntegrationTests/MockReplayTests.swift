@@ -20,9 +20,8 @@ struct MockReplayTests {
             configuration.dataDirectory = h.directory.appendingPathComponent("fresh")
             let fresh = try Kiosk(configuration: configuration, dependencies: .init(now: h.now.dateSource))
             defer { Task { await fresh.shutdown() } }
-            let rules = try HAR.mockRules(fromArchive: archive, origin: "har: session.har")
-            #expect(rules.count == 3)
-            _ = try fresh.debugger.mocks.add(rules)
+            let imported = try fresh.debugger.importHAR(archive, origin: "har: session.har")
+            #expect(imported.rules.count == 3 && imported.entries == 3 && imported.skipped.isEmpty)
             try await h.setFaults { $0.offline = true }
             // Then every page of the session reads, new real keys in Marvel's URL still matching
             let rick = try await fresh.catalog.page(PageRequest(source: .rickandmorty))
@@ -48,14 +47,14 @@ struct MockReplayTests {
             ("not json at all", "not JSON"),
             (#"{"entries": []}"#, "no \"log\" object"),
             (#"{"log": {"entries": 3}}"#, "\"log.entries\" is missing or not an array"),
-            (#"{"log": {"entries": [{"request": {}}]}}"#, "log.entries[0] has no request or response"),
-            (#"{"log": {"entries": [{"request": {"method": "GET", "url": "ftp://x/y"}, "response": {"status": 200}}]}}"#, "no method or no http(s) url"),
-            (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/y"}, "response": {"status": 0}}]}}"#, "no response with a body"),
+            (#"{"log": {"entries": [{"request": {}}]}}"#, "log.entries[0].request.method is missing or not a string"),
+            (#"{"log": {"entries": [{"request": {"method": "GET", "url": "/y"}, "response": {"status": 200}}]}}"#, "log.entries[0].request.url is not an absolute URL"),
+            (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/y"}, "response": {"status": "200"}}]}}"#, "log.entries[0].response.status is missing or not a whole number"),
             (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/y"}, "response": {"status": 200, "content": {"text": "%%%", "encoding": "base64"}}}]}}"#, "marked base64"),
         ]
         for (text, reason) in cases {
             do {
-                _ = try HAR.mockRules(fromArchive: Data(text.utf8), origin: "test")
+                _ = try HAR.importArchive(Data(text.utf8), origin: "test", folder: nil, ignoringQueryItems: [])
                 Issue.record("imported \(text)")
             } catch let error as HAR.ImportError {
                 #expect(error.message.contains(reason), "\(text): \(error.message)")

@@ -1,0 +1,485 @@
+public import Foundation
+import KioskCore
+
+// HAR import: an archive written by any tool (Kiosk, browsers, proxies, recorders) as mock rules that
+// replay it. Everything here is all or nothing: a malformed archive throws before a rule exists.
+
+extension HAR {
+    /// Why an archive cannot be imported: the first problem found, named by its JSON path
+    /// (`log.entries[3].response.status`) when it lies inside the document.
+    public struct ImportError: Error, Sendable, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+
+        init(_ message: String) { self.message = message }
+    }
+
+    /// Why an entry of an archive gives no mock rule, in the order a summary lists them.
+    public enum SkipReason: String, Sendable, Hashable, CaseIterable, Codable {
+        /// No `response` (a request-only archive, a capture that never finished).
+        case noResponse
+        /// The request failed: status 0 (browsers, mitmproxy, Kiosk) or -1 (Playwright).
+        case failed
+        /// Not an http(s) URL (`data:`, `ws:`, `about:`, `chrome-extension:`...): Kiosk never requests one.
+        case unsupportedScheme
+        /// An interim answer (1xx: a WebSocket upgrade, Early Hints), which no request ends with.
+        case interim
+        /// A body the archive did not keep, or kept only in part (a size above 0 but no `text`, or Kiosk's
+        /// `_kioskTruncated`): replaying it empty or cut would be a lie.
+        case bodyNotRecorded
+        /// A body kept still compressed (gzip bytes under `Content-Encoding: gzip`, as Polly.JS keeps them)
+        /// where HAR wants it decoded: Kiosk could not read it.
+        case compressedBody
+        /// The same method and URL is answered again later in the archive, and the later answer is replayed.
+        case answeredAgain
+        /// A 304 or a temporary error (429, 5xx) after a full answer to the same request: the full answer is
+        /// replayed, since the later one only confirmed it or failed for a while.
+        case keptEarlierAnswer
+
+        /// "3 without a response": `count` entries skipped for this reason; `schemes` names the URL schemes
+        /// of `unsupportedScheme`.
+        public func phrase(_ count: Int, schemes: [String] = []) -> String {
+            switch self {
+            case .noResponse: "\(count) without a response"
+            case .failed: "\(count) failed (status 0 or -1)"
+            case .unsupportedScheme where schemes.count == 1: "\(count) \(schemes[0]): URL\(count == 1 ? "" : "s")"
+            case .unsupportedScheme: "\(count) not http(s) (\(schemes.map { $0 + ":" }.joined(separator: ", ")))"
+            case .interim: "\(count) interim (1xx, such as a WebSocket upgrade)"
+            case .bodyNotRecorded: "\(count) whose body the archive did not keep whole"
+            case .compressedBody: "\(count) whose body is still compressed"
+            case .answeredAgain: "\(count) answered again later (the last answer is replayed)"
+            case .keptEarlierAnswer: "\(count) 304 or temporary error after a full answer (the full answer is replayed)"
+            }
+        }
+    }
+
+    /// What an import made of an archive: the rules that replay it, and how many entries gave none and
+    /// why. `rules.count` plus `skippedCount` is `entries`.
+    public struct Import: Sendable, Hashable {
+        /// One rule per method and URL (secret query items and their order ignored), in the order the archive
+        /// first asks for each; once added (`Debugger.importHAR`), with their ids.
+        public var rules: [MockRule]
+        /// How many entries the archive holds.
+        public let entries: Int
+        /// How many entries gave no rule, by reason; a reason with none is absent.
+        public let skipped: [SkipReason: Int]
+        /// The URL schemes of the entries skipped as `unsupportedScheme` (`data`, `ws`), sorted.
+        public let skippedSchemes: [String]
+
+        /// How many entries gave no rule.
+        public var skippedCount: Int { skipped.values.reduce(0, +) }
+
+        /// "3 without a response, 21 failed (status 0 or -1), 1 data: URL": the skipped entries by reason,
+        /// in `SkipReason` order; empty when none was skipped.
+        public var skippedDescription: String {
+            SkipReason.allCases.compactMap { reason in
+                skipped[reason].map { reason.phrase($0, schemes: skippedSchemes) }
+            }.joined(separator: ", ")
+        }
+    }
+
+    /// The mock rules replaying `data`, an archive written by Kiosk, a browser (Chrome, Firefox, Safari, IE),
+    /// a proxy (mitmproxy, Charles, Fiddler) or a recorder (Playwright, Polly.JS, Insomnia...), and why the
+    /// other entries give none (`SkipReason`). Every entry with a response to an http(s) request gives a
+    /// rule: bodies as text, base64, Polly.JS hex, or Playwright's `content._file` read from `folder` (the
+    /// archive's; nil for standard input, where such an entry refuses the archive). 204, 205, 304 and HEAD
+    /// answers, redirects without a body and bodies known to be empty (size 0) answer with an empty body.
+    /// When a method and URL come again (secret query items named in `ignoringQueryItems` and the order of
+    /// query items aside), the last answer wins, except that a 304 or a temporary error (429, 5xx) does not
+    /// replace a full answer. Throws `ImportError`, naming the JSON path, for a file that is not a HAR
+    /// archive or an entry that is malformed: a field of the wrong type, a date without a time zone, an
+    /// invalid URL, status or base64 body, a body file outside the archive's folder, or a method, header
+    /// or MIME type breaking RFC 9110 (a rule replays them verbatim; request headers are never kept).
+    public static func importArchive(_ data: Data, origin: String, folder: URL?,
+                                     ignoringQueryItems ignored: Set<String>) throws -> Import {
+        let log = try logObject(data)
+        guard let entries = log["entries"] as? [Any] else {
+            throw ImportError("Not a HAR file: \"log.entries\" is missing or not an array.")
+        }
+        let creator = (log["creator"] as? [String: Any])?["name"] as? String
+        var reader = EntryReader(folder: folder, isPolly: creator == "Polly.JS", origin: origin)
+        var rules: [MockRule] = []
+        var position: [String: Int] = [:]
+        var skipped: [SkipReason: Int] = [:]
+        var schemes: Set<String> = []
+        for (index, entry) in entries.enumerated() {
+            switch try reader.read(entry, path: "log.entries[\(index)]") {
+            case .skipped(let reason, let scheme):
+                skipped[reason, default: 0] += 1
+                if let scheme { schemes.insert(scheme) }
+            case .rule(let rule):
+                let key = MockRules.key(method: rule.method, urlPattern: rule.urlPattern, ignoring: ignored)
+                guard let kept = position[key] else {
+                    position[key] = rules.count
+                    rules.append(rule)
+                    continue
+                }
+                if onlyConfirmsOrFails(rule.status), !onlyConfirmsOrFails(rules[kept].status) {
+                    skipped[.keptEarlierAnswer, default: 0] += 1
+                } else {
+                    rules[kept] = rule
+                    skipped[.answeredAgain, default: 0] += 1
+                }
+            }
+        }
+        return Import(rules: rules, entries: entries.count, skipped: skipped, skippedSchemes: schemes.sorted())
+    }
+
+    /// A 304 (it confirms a copy the client holds) or a status Kiosk retries (429, 5xx): an answer that
+    /// says nothing new about the resource.
+    static func onlyConfirmsOrFails(_ status: Int) -> Bool {
+        status == 304 || status == 429 || status >= 500
+    }
+
+    // MARK: - The document
+
+    /// The `log` object of an archive (a UTF-8 BOM and HAR Viewer's JSONP wrapper, `onInputData(…)`,
+    /// removed first), its log-level fields checked when present.
+    private static func logObject(_ data: Data) throws -> [String: Any] {
+        let json = unwrapped(data)
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: json)
+        } catch {
+            let detail = parseReason(json)
+            throw ImportError("Not a HAR file: it is not JSON\(detail.isEmpty ? "" : " (\(detail))").")
+        }
+        guard let log = (root as? [String: Any])?["log"] as? [String: Any] else {
+            throw ImportError("Not a HAR file: there is no \"log\" object at the top.")
+        }
+        if let version = log["version"], !(version is String) {
+            throw ImportError("log.version is not a string (HAR writes \"1.2\").")
+        }
+        if let creator = log["creator"] {
+            guard let fields = creator as? [String: Any] else { throw ImportError("log.creator is not an object.") }
+            for key in ["name", "version"] where fields[key] != nil && !(fields[key] is String) {
+                throw ImportError("log.creator.\(key) is not a string.")
+            }
+        }
+        if let pages = log["pages"] {
+            guard let list = pages as? [Any] else { throw ImportError("log.pages is not an array.") }
+            for (index, page) in list.enumerated() {
+                guard let fields = page as? [String: Any] else { throw ImportError("log.pages[\(index)] is not an object.") }
+                try checkDate(fields["startedDateTime"], path: "log.pages[\(index)].startedDateTime")
+            }
+        }
+        return log
+    }
+
+    /// `data` without a leading UTF-8 BOM and, when it is JSONP (`name(…)` with an optional `;`, as HAR
+    /// Viewer's `.harp` files are), without the call around the JSON.
+    static func unwrapped(_ data: Data) -> Data {
+        let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        func isName(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "."): true
+            default: false
+            }
+        }
+        // JSON starts with { or [; only a name can start JSONP, so anything else is left to the parser.
+        guard let start = body.firstIndex(where: { !isSpace($0) }), isName(body[start]), !body[start].isDigit,
+              let open = body[start...].firstIndex(of: UInt8(ascii: "(")), body[start..<open].allSatisfy(isName),
+              var end = body.lastIndex(where: { !isSpace($0) }) else { return Data(body) }
+        if body[end] == UInt8(ascii: ";"), let beforeSemicolon = body[..<end].lastIndex(where: { !isSpace($0) }) {
+            end = beforeSemicolon
+        }
+        guard end > open, body[end] == UInt8(ascii: ")") else { return Data(body) }
+        return Data(body[(open + 1)..<end])
+    }
+
+    private static func parseReason(_ data: Data) -> String {
+        do {
+            _ = try OrderedJSON.parse(data)
+            return ""
+        } catch {
+            return String(describing: error)
+        }
+    }
+
+    /// Throws unless `value` is absent or an ISO 8601 date and time with a time zone, as HAR's
+    /// `startedDateTime` must be (`2024-05-22T08:41:18.352-04:00`, `…Z`).
+    static func checkDate(_ value: Any?, path: String) throws {
+        guard let value else { return }
+        let pattern = #/\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)/#
+        guard let text = value as? String, (try? pattern.wholeMatch(in: text)) != nil else {
+            throw ImportError("\(path) is not an ISO 8601 date and time with a time zone (such as 2024-05-22T08:41:18.352Z).")
+        }
+    }
+
+    /// A JSON number that is a whole number, as an `Int`.
+    static func integer(_ value: Any?) -> Int? {
+        (value as? NSNumber).flatMap { Int(exactly: $0.doubleValue) }
+    }
+
+    /// The scheme of `url`, lower-cased (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`, then a
+    /// colon), or nil when it has none.
+    static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":") else { return nil }
+        let scheme = url[..<colon].utf8
+        guard let first = scheme.first, first.isLetter,
+              scheme.allSatisfy({ $0.isLetter || $0.isDigit || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
+        else { return nil }
+        return String(decoding: scheme, as: UTF8.self).lowercased()
+    }
+
+    // MARK: - Entries
+
+    private enum EntryOutcome {
+        case rule(MockRule)
+        case skipped(SkipReason, scheme: String? = nil)
+    }
+
+    /// Reads entries one by one; it holds what reading them shares: the archive's folder, the producer's
+    /// quirks, and how many bytes of body files may still be read.
+    private struct EntryReader {
+        let folder: URL?
+        let isPolly: Bool
+        let origin: String
+        /// Body files together are capped like the archive itself, so no archive can make an import read
+        /// more than twice `maximumImportBytes`.
+        var bodyFileBudget = HAR.maximumImportBytes
+
+        mutating func read(_ raw: Any, path: String) throws -> EntryOutcome {
+            guard let entry = raw as? [String: Any] else { throw ImportError("\(path) is not an object.") }
+            try HAR.checkDate(entry["startedDateTime"], path: path + ".startedDateTime")
+            guard let request = entry["request"] as? [String: Any] else {
+                throw ImportError("\(path).request is missing or not an object.")
+            }
+            guard let method = request["method"] as? String else { throw ImportError("\(path).request.method is missing or not a string.") }
+            guard let url = request["url"] as? String else { throw ImportError("\(path).request.url is missing or not a string.") }
+            let response: [String: Any]
+            switch entry["response"] {
+            case nil, is NSNull: return .skipped(.noResponse)
+            case let object as [String: Any]: response = object
+            default: throw ImportError("\(path).response is not an object.")
+            }
+            guard let status = HAR.integer(response["status"]) else {
+                throw ImportError("\(path).response.status is missing or not a whole number.")
+            }
+            let scheme = HAR.scheme(of: url)
+            if let scheme, scheme != "http", scheme != "https" { return .skipped(.unsupportedScheme, scheme: scheme) }
+            // A failed request may have any URL (even ""): it is skipped before the URL is checked.
+            guard status > 0 else { return .skipped(.failed) }
+            guard scheme != nil else { throw ImportError("\(path).request.url is not an absolute URL.") }
+            guard let parsed = URL(string: url), parsed.host?.isEmpty == false else {
+                throw ImportError("\(path).request.url is not a valid http(s) URL.")
+            }
+            // A rule keeps the method and the response's fields verbatim, so a CR or LF in one would become
+            // a second header wherever it is written back out: refuse the archive, naming the spot.
+            guard HTTPSyntax.isToken(method) else {
+                throw ImportError("\(path).request.method is not an HTTP method "
+                                  + "(RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only).")
+            }
+            guard (100...599).contains(status) else {
+                throw ImportError("\(path).response.status (\(status)) is not an HTTP status (100 to 599).")
+            }
+            guard status >= 200 else { return .skipped(.interim) }
+            var (headers, contentEncoding) = try responseHeaders(response["headers"], path: path + ".response.headers")
+            let content: [String: Any]
+            switch response["content"] {
+            case nil: content = [:]
+            case let object as [String: Any]: content = object
+            default: throw ImportError("\(path).response.content is not an object.")
+            }
+            let mimeType: String
+            switch content["mimeType"] {
+            case nil: mimeType = ""
+            case let text as String: mimeType = text
+            default: throw ImportError("\(path).response.content.mimeType is not a string.")
+            }
+            guard HTTPSyntax.isFieldValue(mimeType) else {
+                throw ImportError("\(path).response.content.mimeType \(HAR.invalidValue)")
+            }
+            guard let body = try body(status: status, method: method, content: content, contentEncoding: contentEncoding,
+                                      path: path + ".response.content") else { return .skipped(.bodyNotRecorded) }
+            // Kiosk's own mark of a body cut by its capture limit.
+            if response["_kioskTruncated"] as? Bool == true { return .skipped(.bodyNotRecorded) }
+            if body.starts(with: [0x1F, 0x8B]), contentEncoding?.lowercased().contains("gzip") == true {
+                return .skipped(.compressedBody)
+            }
+            // Chrome writes x-unknown when it does not know the type: that is no Content-Type to replay.
+            if !body.isEmpty, !mimeType.isEmpty, mimeType != "x-unknown",
+               !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+                headers.append(RequestRecord.HeaderField(name: "Content-Type", value: mimeType))
+            }
+            return .rule(MockRule(method: method, urlPattern: url, status: status, headers: headers, body: body, origin: origin))
+        }
+
+        /// The body a rule answers with, or nil when the archive did not keep it. `path` is the content's.
+        private mutating func body(status: Int, method: String, content: [String: Any], contentEncoding: String?,
+                                   path: String) throws -> Data? {
+            // These answers have no body whatever the archive holds (a browser fills a 304's from its cache).
+            if [204, 205, 304].contains(status) || method.uppercased() == "HEAD" { return Data() }
+            if let value = content["text"] {
+                guard let text = value as? String else { throw ImportError("\(path).text is not a string.") }
+                if (content["encoding"] as? String)?.lowercased() == "base64" {
+                    // Whitespace is allowed (MIME-style line breaks); anything else that is not base64 is not.
+                    guard let decoded = Data(base64Encoded: String(text.unicodeScalars.filter { !$0.properties.isWhitespace })) else {
+                        throw ImportError("\(path).text is marked base64 but is not.")
+                    }
+                    return decoded
+                }
+                if isPolly, let bytes = HAR.pollyBytes(text, content: content, isEncoded: contentEncoding != nil) { return bytes }
+                return Data(text.utf8)
+            }
+            if let value = content["_file"] {
+                guard let name = value as? String else { throw ImportError("\(path)._file is not a string.") }
+                return try bodyFile(name, path: path + "._file")
+            }
+            // Nothing kept: fine for a redirect (its Location is what counts) or a body known to be empty.
+            if (300...399).contains(status) || HAR.integer(content["size"]) == 0 { return Data() }
+            return nil
+        }
+
+        /// The bytes of Playwright's `content._file`: a file in the archive's folder, never outside it.
+        private mutating func bodyFile(_ name: String, path: String) throws -> Data {
+            guard let folder else {
+                throw ImportError("\(path) names a body file beside the archive (\(name)), but an archive read from "
+                                  + "standard input has no folder: import the archive by its path.")
+            }
+            let parts = name.split(whereSeparator: { $0 == "/" || $0 == "\\" })
+            guard !name.isEmpty, !name.hasPrefix("/"), !name.hasPrefix("\\"), !name.contains("\0"), !parts.contains("..") else {
+                throw ImportError("\(path) (\(name)) must name a file in the archive's folder: an absolute path or .. is refused.")
+            }
+            let base = folder.standardizedFileURL.resolvingSymlinksInPath().path
+            let target = URL(fileURLWithPath: base).appendingPathComponent(name).standardizedFileURL.resolvingSymlinksInPath().path
+            // Only a symbolic link can lead out now; "." names the folder itself, which fails below as one.
+            guard target == base || target.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
+                throw ImportError("\(path) (\(name)) leads outside the archive's folder through a symbolic link.")
+            }
+            do {
+                let data = try HAR.readArchive(atPath: target, limit: bodyFileBudget)
+                bodyFileBudget -= data.count
+                return data
+            } catch let error as ImportError {
+                throw ImportError("\(path) (\(name)): \(error.message)")
+            }
+        }
+    }
+
+    /// Why a field value is refused, after its path.
+    private static let invalidValue = "is not a valid HTTP field value (CR, LF, NUL and other control characters "
+        + "but the tab are not allowed)."
+
+    /// The fields of a HAR `headers` array at `path` that a rule keeps, each checked against RFC 9110, and the
+    /// response's Content-Encoding. Entries that are not name/value pairs of strings are skipped; dropped
+    /// fields (cookies, hop-by-hop, HTTP/2 pseudo-headers such as `:status`) need only a valid name, since
+    /// their values are never written out (Firebug joins two Set-Cookie values with a line feed).
+    private static func responseHeaders(_ value: Any?, path: String) throws -> (fields: [RequestRecord.HeaderField], contentEncoding: String?) {
+        guard let value else { return ([], nil) }
+        guard let entries = value as? [Any] else { throw ImportError("\(path) is not an array.") }
+        var fields: [RequestRecord.HeaderField] = []
+        var contentEncoding: String?
+        for (position, entry) in entries.enumerated() {
+            guard let header = entry as? [String: Any], let name = header["name"] as? String,
+                  let value = header["value"] as? String else { continue }
+            let isPseudo = name.hasPrefix(":")
+            guard HTTPSyntax.isToken(isPseudo ? String(name.dropFirst()) : name) else {
+                throw ImportError("\(path)[\(position)].name is not a valid HTTP header name "
+                                  + "(RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only).")
+            }
+            let lowercased = name.lowercased()
+            if lowercased == "content-encoding" { contentEncoding = value }
+            if isPseudo || MockRule.droppedHeaderNames.contains(lowercased) { continue }
+            guard HTTPSyntax.isFieldValue(value) else { throw ImportError("\(path)[\(position)].value \(invalidValue)") }
+            fields.append(RequestRecord.HeaderField(name: name, value: value))
+        }
+        return (fields, contentEncoding)
+    }
+
+    // MARK: - Polly.JS
+
+    /// A body Polly.JS kept as hex: a JSON array of hex chunks (its `_isBinary` bodies, and encoded ones), or
+    /// one hex string exactly twice the body's size (Polly 2's binary bodies). Nil when `text` is neither,
+    /// so a text body that merely looks like hex stays text.
+    static func pollyBytes(_ text: String, content: [String: Any], isEncoded: Bool) -> Data? {
+        if text.hasPrefix("["), content["_isBinary"] as? Bool == true || isEncoded {
+            guard let chunks = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String] else { return nil }
+            var bytes = Data()
+            for chunk in chunks {
+                guard let part = hexBytes(chunk) else { return nil }
+                bytes.append(part)
+            }
+            return bytes
+        }
+        guard let size = integer(content["size"]), size > 0, text.utf8.count == 2 * size else { return nil }
+        return hexBytes(text)
+    }
+
+    /// The bytes of a string of hex digit pairs, or nil.
+    static func hexBytes(_ text: String) -> Data? {
+        let digits = Array(text.utf8)
+        guard digits.count.isMultiple(of: 2) else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var bytes = Data(capacity: digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+}
+
+private extension UInt8 {
+    var isLetter: Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self | 0x20) }
+    var isDigit: Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) }
+}
+
+extension HAR {
+    /// The largest archive an import reads: far above a real session's archive, far below what would
+    /// exhaust a laptop's memory (an archive is held whole while it is parsed).
+    public static let maximumImportBytes = 256 << 20
+
+    /// The bytes of the archive at `path` (`-` for standard input), at most `limit` of them. A regular
+    /// file (standard input redirected from one included) is refused from its size before a byte is read;
+    /// a pipe, or a file that grows while read, as soon as it passes the limit, so memory stays bounded.
+    public static func readArchive(atPath path: String, limit: Int = maximumImportBytes) throws -> Data {
+        let handle: FileHandle
+        if path == "-" {
+            handle = .standardInput
+        } else {
+            do {
+                handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            } catch {
+                throw ImportError("Cannot read it: \((error as NSError).localizedDescription)")
+            }
+        }
+        defer { if path != "-" { try? handle.close() } }
+        var info = stat()
+        let isRegularFile = fstat(handle.fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let knownSize = isRegularFile ? Int(info.st_size) : nil
+        if let knownSize, knownSize > limit { throw tooLarge(size: knownSize, limit: limit) }
+        var data = Data()
+        data.reserveCapacity(knownSize ?? 0)
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                data.append(chunk)
+                if data.count > limit { throw tooLarge(size: nil, limit: limit) }
+            }
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError("Cannot read it: \((error as NSError).localizedDescription)")
+        }
+        return data
+    }
+
+    /// "Too large: 1024 MiB (1073741824 bytes); an import reads at most 256 MiB."
+    private static func tooLarge(size: Int?, limit: Int) -> ImportError {
+        let shown = size.map { "\(mebibytes($0)) (\($0) bytes)" } ?? "over \(mebibytes(limit))"
+        return ImportError("Too large: \(shown); an import reads at most \(mebibytes(limit)).")
+    }
+
+    private static func mebibytes(_ bytes: Int) -> String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
+    }
+}

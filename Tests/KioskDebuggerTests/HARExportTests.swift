@@ -1,0 +1,118 @@
+import Foundation
+import KioskCore
+@testable import KioskDebugger
+import KioskTestSupport
+import Testing
+
+/// Issue 14, section 5: the archive Kiosk writes is one other tools read as they expect (pages, a
+/// response for every entry, times that add up) and one Kiosk reads back into rules that answer the same.
+@Suite("HAR export, and back")
+struct HARExportTests {
+    static let start = Date(timeIntervalSince1970: 1_790_000_000)
+
+    static func record(_ id: Int64, method: String = "GET", _ url: String, status: Int?, type: String? = nil, body: Data? = nil,
+                       limit: Int = 1 << 20, error: String? = nil, timings: RequestTimings, decision: CacheDecision = .network) -> RequestRecord {
+        RequestRecord(id: id, startedAt: start.addingTimeInterval(Double(id)), source: .rickandmorty, endpoint: "rickandmorty.characters",
+                      method: method, url: url, status: status,
+                      responseHeaders: (type.map { [.init(name: "Content-Type", value: $0)] } ?? []) + [.init(name: "ETag", value: "\"v\(id)\"")],
+                      responseBody: body.map { CapturedBody(capturing: $0, limit: limit) }, error: error, timings: timings, decision: decision)
+    }
+
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF, 0xFE])
+
+    /// A session as the log keeps it: answers from the network with every phase measured, from the store
+    /// (total only), a mock, a 204, a 304, a binary body, a HEAD, a failure, and a body cut at capture.
+    static let session: [RequestRecord] = [
+        record(1, "https://rickandmortyapi.com/api/character?page=1", status: 200, type: "application/json",
+               body: Data(#"{"results": [{"name": "Rick Sanchez"}]}"#.utf8),
+               timings: RequestTimings(queued: 0.0021, connect: 0.0104, firstByte: 0.0533, download: 0.0047, total: 0.0705)),
+        record(2, "https://rickandmortyapi.com/api/character?page=2", status: 200, type: "application/json",
+               body: Data(#"{"results": []}"#.utf8), timings: RequestTimings(total: 0.0004), decision: .fresh),
+        record(3, "https://rickandmortyapi.com/api/location/1", status: 200, type: "application/json", body: Data("{}".utf8),
+               timings: RequestTimings(queued: 0.000_333_3, firstByte: 0, download: 0, total: 0.000_333_3), decision: .mocked),
+        record(4, method: "POST", "https://example.test/dogs", status: 204,
+               timings: RequestTimings(queued: 0, firstByte: 0.0123456, download: 0.0000004, total: 0.012346)),
+        record(5, "https://rickandmortyapi.com/api/episode?page=1", status: 304,
+               timings: RequestTimings(queued: 0.001, firstByte: 0.02, download: 0, total: 0.021), decision: .revalidated),
+        record(6, "https://rickandmortyapi.com/api/character/avatar/1.jpeg", status: 200, type: "image/png", body: png,
+               timings: RequestTimings(queued: 0, firstByte: 0.01, download: 0.03, total: 0.04)),
+        record(7, method: "HEAD", "https://example.test/dogs/1", status: 200, type: "application/json", body: Data(),
+               timings: RequestTimings(firstByte: 0.005, download: 0, total: 0.005)),
+        record(8, "https://rickandmortyapi.com/api/character?page=3", status: nil, error: "offline: rickandmortyapi.com cannot be reached",
+               timings: RequestTimings(queued: 0.5, total: 2.5)),
+        record(9, "https://rickandmortyapi.com/api/character?page=4", status: 200, type: "application/json",
+               body: Data(String(repeating: "x", count: 100).utf8), limit: 10, timings: RequestTimings(total: 0.1)),
+    ]
+
+    static func entries(_ archive: Data) throws -> (log: [String: Any], entries: [[String: Any]]) {
+        let root = try #require(try JSONSerialization.jsonObject(with: archive) as? [String: Any])
+        let log = try #require(root["log"] as? [String: Any])
+        return (log, try #require(log["entries"] as? [[String: Any]]))
+    }
+
+    @Test("The archive has a page holding every entry, a response for every entry, and each time is the sum of its timings")
+    func shape() throws {
+        // Given a session with every kind of answer and timing
+        // When it is exported
+        let (log, entries) = try Self.entries(try HAR.export(Self.session))
+        // Then there is one page, starting with the first request, and every entry refers to it
+        let pages = try #require(log["pages"] as? [[String: Any]])
+        #expect(pages.count == 1 && pages[0]["startedDateTime"] as? String == entries.first?["startedDateTime"] as? String)
+        let page = try #require(pages[0]["id"] as? String)
+        #expect(pages[0]["title"] is String && pages[0]["pageTimings"] is [String: Any])
+        #expect(entries.count == Self.session.count && entries.allSatisfy { $0["pageref"] as? String == page })
+        for (entry, record) in zip(entries, Self.session) {
+            // And every entry has a response; a failure is status 0 with its reason in _error
+            let response = try #require(entry["response"] as? [String: Any])
+            #expect(response["status"] as? Int == record.status ?? 0)
+            #expect(response["_error"] as? String == (record.status == nil ? record.error : nil), "#\(record.id)")
+            // And `time` is the sum of the timings that are not -1, to the microsecond, near the measured total
+            let timings = try #require(entry["timings"] as? [String: Double])
+            let time = try #require(entry["time"] as? Double)
+            let sum = timings.values.filter { $0 >= 0 }.reduce(0, +)
+            #expect(abs(time - sum) < 0.000_000_1, "#\(record.id): time \(time), timings \(timings)")
+            #expect(abs(time - record.timings.total * 1000) <= 0.002, "#\(record.id): time \(time), total \(record.timings.total)")
+            for phase in ["blocked", "dns", "connect", "ssl", "send", "wait", "receive"] {
+                let value = try #require(timings[phase], "#\(record.id) lacks \(phase)")
+                #expect(value == -1 || value >= 0, "#\(record.id).\(phase) = \(value)")
+                #expect(value == (value * 1000).rounded() / 1000, "#\(record.id).\(phase) = \(value) is not whole microseconds")
+            }
+        }
+    }
+
+    @Test("An empty log exports as an archive without pages or entries that still imports")
+    func emptyLog() throws {
+        // Given no record
+        // When it is exported and imported back
+        let archive = try HAR.export([])
+        let (log, entries) = try Self.entries(archive)
+        let result = try HAR.importArchive(archive, origin: "har: empty.har", folder: nil, ignoringQueryItems: [])
+        // Then the archive has empty pages and entries, and the import finds nothing to replay or skip
+        #expect((log["pages"] as? [Any])?.isEmpty == true && entries.isEmpty)
+        #expect(result.rules.isEmpty && result.entries == 0 && result.skipped.isEmpty)
+    }
+
+    @Test("An exported session imported back gives rules answering every request as it was answered, and skips the rest")
+    func roundTrip() async throws {
+        // Given a session exported as HAR
+        let archive = try HAR.export(Self.session)
+        // When Kiosk imports it into its rules, in front of an upstream that must not be asked
+        let result = try HAR.importArchive(archive, origin: "har: session.har", folder: nil, ignoringQueryItems: Redactor.standard.queryItems)
+        let rules = MockRules(fileURL: nil, redactor: .standard)
+        try rules.add(result.rules)
+        let transport = MockingTransport(base: ScriptedTransport([]), rules: rules)
+        // Then the failure and the body cut at capture are skipped, and said so
+        #expect(result.entries == 9 && result.rules.count == 7)
+        #expect(result.skipped == [.failed: 1, .bodyNotRecorded: 1])
+        // And every other request is answered with its status, body and Content-Type, without the upstream
+        for record in Self.session where record.status != nil && record.responseBody?.isTruncated != true {
+            let request = HTTPRequest(method: record.method, url: try #require(URL(string: record.url)), endpoint: record.endpoint)
+            let response = try await transport.send(request)
+            #expect(response.status == record.status, "#\(record.id)")
+            #expect(response.body == (record.responseBody?.data ?? Data()), "#\(record.id)")
+            #expect(response.headers["Content-Type"] == record.responseHeaders.first { $0.name == "Content-Type" }?.value, "#\(record.id)")
+            #expect(response.headers["ETag"] == "\"v\(record.id)\"", "#\(record.id)")
+            #expect(response.headers[MockingTransport.markerHeader] != nil)
+        }
+    }
+}

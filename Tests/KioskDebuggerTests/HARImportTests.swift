@@ -1,0 +1,196 @@
+import Foundation
+import KioskCore
+@testable import KioskDebugger
+import KioskTestSupport
+import Testing
+
+/// Issue 14, section 5: what a HAR import makes of each kind of entry, says about what it skipped, and
+/// refuses; body files never read from outside the archive's folder.
+@Suite("HAR import")
+struct HARImportTests {
+    /// An archive of `entries` (JSON objects, written out as given).
+    static func archive(_ entries: [String]) -> Data {
+        Data(#"{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": [\#(entries.joined(separator: ",\n"))]}}"#.utf8)
+    }
+
+    /// One entry: `method url` answered by `response` (a JSON object, or nil for none).
+    static func entry(method: String = "GET", _ url: String, response: String?) -> String {
+        #"{"startedDateTime": "2026-11-23T10:00:00.000Z", "request": {"method": "\#(method)", "url": "\#(url)", "headers": []}"#
+            + (response.map { #", "response": \#($0)}"# } ?? "}")
+    }
+
+    static func ok(_ text: String, status: Int = 200) -> String {
+        #"{"status": \#(status), "headers": [], "content": {"mimeType": "text/plain", "size": \#(text.utf8.count), "text": "\#(text)"}}"#
+    }
+
+    static func importing(_ data: Data, folder: URL? = nil) throws -> HAR.Import {
+        try HAR.importArchive(data, origin: "har: test.har", folder: folder, ignoringQueryItems: Redactor.standard.queryItems)
+    }
+
+    @Test("The summary counts every skipped entry under its reason and says so in one sentence")
+    func summary() throws {
+        // Given an archive with one entry for each way of giving no rule, and two that give one
+        let data = Self.archive([
+            Self.entry("https://example.test/a", response: Self.ok("first")),
+            Self.entry("https://example.test/none", response: nil),
+            Self.entry("https://example.test/null", response: "null"),
+            Self.entry("https://example.test/failed", response: #"{"status": 0, "_error": "net::ERR_FAILED"}"#),
+            Self.entry("https://example.test/playwright", response: #"{"status": -1}"#),
+            Self.entry("data:text/css,body{}", response: Self.ok("body{}")),
+            Self.entry("chrome-extension://abc/x.js", response: Self.ok("x")),
+            Self.entry("wss://example.test/socket", response: #"{"status": 101}"#),
+            Self.entry("https://example.test/socket", response: #"{"status": 101}"#),
+            Self.entry("https://example.test/image", response: #"{"status": 200, "content": {"size": 5120, "mimeType": "image/png"}}"#),
+            Self.entry("https://example.test/cut", response: #"{"status": 200, "_kioskTruncated": true, "content": {"size": 9, "text": "cut"}}"#),
+            Self.entry("https://example.test/gzip", response: #"{"status": 200, "headers": [{"name": "Content-Encoding", "value": "gzip"}], "#
+                       + #""content": {"encoding": "base64", "text": "H4sIAAAAAAAAAw=="}}"#),
+            Self.entry("https://example.test/a", response: Self.ok("second")),
+            Self.entry("https://example.test/a", response: #"{"status": 304}"#),
+            Self.entry("https://example.test/a", response: #"{"status": 503, "content": {"size": 0}}"#),
+            Self.entry("https://example.test/b", response: Self.ok("b")),
+        ])
+        // When it is imported
+        let result = try Self.importing(data)
+        // Then two rules come back, the last full answer for /a, and every other entry is counted once
+        #expect(result.rules.map(\.urlPattern) == ["https://example.test/a", "https://example.test/b"])
+        #expect(result.rules.first?.body == Data("second".utf8))
+        #expect(result.entries == 16 && result.skippedCount == 14)
+        #expect(result.skipped == [.noResponse: 2, .failed: 2, .unsupportedScheme: 3, .interim: 1, .bodyNotRecorded: 2,
+                                   .compressedBody: 1, .answeredAgain: 1, .keptEarlierAnswer: 2])
+        #expect(result.skippedSchemes == ["chrome-extension", "data", "wss"])
+        #expect(result.skippedDescription == "2 without a response, 2 failed (status 0 or -1), 3 not http(s) (chrome-extension:, data:, wss:), "
+                + "1 interim (1xx, such as a WebSocket upgrade), 2 whose body the archive did not keep whole, 1 whose body is still compressed, "
+                + "1 answered again later (the last answer is replayed), 2 304 or temporary error after a full answer (the full answer is replayed)")
+        // And one scheme alone is named as such
+        let data2 = try Self.importing(Self.archive([Self.entry("data:,x", response: Self.ok("x"))]))
+        #expect(data2.skippedDescription == "1 data: URL")
+    }
+
+    @Test("Requests differing only in secret query items or their order are one request: the last answer wins, and replaces an earlier import")
+    func sameRequest() throws {
+        // Given two Marvel pages recorded by a proxy, signed with different timestamps, keys in another order
+        let first = "https://gateway.marvel.com/v1/public/characters?limit=20&offset=0&ts=1&apikey=k&hash=a"
+        let second = "https://gateway.marvel.com/v1/public/characters?apikey=k&ts=2&hash=b&offset=0&limit=20"
+        let result = try Self.importing(Self.archive([Self.entry(first, response: Self.ok("old")), Self.entry(second, response: Self.ok("new"))]))
+        // When they are imported
+        // Then one rule answers, with the later page
+        #expect(result.rules.map(\.body) == [Data("new".utf8)] && result.skipped == [.answeredAgain: 1])
+        // And importing it over a rule for the first URL replaces that rule instead of queueing behind it
+        let rules = MockRules(fileURL: nil, redactor: .standard)
+        try rules.add([MockRule(urlPattern: first, body: Data("older".utf8))])
+        try rules.add(result.rules)
+        let request = HTTPRequest(url: try #require(URL(string: "https://gateway.marvel.com/v1/public/characters?offset=0&limit=20&ts=9&apikey=real&hash=z")),
+                                  endpoint: "marvel.characters")
+        #expect(try rules.all().count == 1 && rules.match(request)?.body == Data("new".utf8))
+    }
+
+    @Test("A Playwright body file is read from the archive's folder, never through .., an absolute path, a link out, or standard input")
+    func bodyFiles() throws {
+        // Given an archive's folder holding a body file (in a subfolder), a secret beside the folder, and a link to it
+        let root = try TemporaryDirectory.make("kiosk-har-files")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("archive")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("bodies"), withIntermediateDirectories: true)
+        try Data("attached".utf8).write(to: folder.appendingPathComponent("bodies/main.txt"))
+        try Data("secret".utf8).write(to: root.appendingPathComponent("secret.txt"))
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("link.txt").path,
+                                                   withDestinationPath: root.appendingPathComponent("secret.txt").path)
+        func archive(_ file: String) -> Data {
+            Self.archive([Self.entry("https://example.test/", response: Self.ok("fine")),
+                          Self.entry("https://example.test/main",
+                                     response: #"{"status": 200, "content": {"size": 8, "mimeType": "text/plain", "_file": "\#(file)"}}"#)])
+        }
+        // When an entry names a file in the folder
+        // Then its bytes are the body
+        #expect(try Self.importing(archive("bodies/main.txt"), folder: folder).rules.last?.body == Data("attached".utf8))
+        // And a name leaving the folder refuses the whole archive, saying why, whatever it leads to
+        for (name, reason) in [("../secret.txt", "an absolute path or .. is refused"), ("bodies/../../secret.txt", "an absolute path or .. is refused"),
+                               (root.appendingPathComponent("secret.txt").path, "an absolute path or .. is refused"),
+                               ("link.txt", "leads outside the archive's folder through a symbolic link"),
+                               ("missing.txt", "Cannot read it")] {
+            do {
+                let result = try Self.importing(archive(name), folder: folder)
+                Issue.record("\(name) imported \(result.rules.map(\.body))")
+            } catch let error as HAR.ImportError {
+                #expect(error.message.hasPrefix("log.entries[1].response.content._file (\(name))") && error.message.contains(reason),
+                        "\(name): \(error.message)")
+            }
+        }
+        // And an archive read from standard input has no folder, so it is refused too
+        #expect(throws: HAR.ImportError.self) { try Self.importing(archive("bodies/main.txt"), folder: nil) }
+    }
+
+    @Test("The debugger imports a file by its path, body files beside it, and adds exactly the rules it reports")
+    func debuggerImportsByPath() throws {
+        // Given an archive on disk with a body file beside it, and a debugger without a log
+        let folder = try TemporaryDirectory.make("kiosk-har-path")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("from a file".utf8).write(to: folder.appendingPathComponent("body.txt"))
+        let file = folder.appendingPathComponent("session.har")
+        try Self.archive([Self.entry("https://example.test/a", response: #"{"status": 200, "content": {"size": 11, "_file": "body.txt"}}"#),
+                          Self.entry("https://example.test/b", response: #"{"status": 0}"#)]).write(to: file)
+        let debugger = Debugger(breakpoints: Breakpoints(fileURL: nil, redactor: .standard), mocks: MockRules(fileURL: nil, redactor: .standard),
+                                log: nil, sources: [:], send: { _ in throw KioskError.offline(host: "example.test") })
+        // When it imports the file
+        let result = try debugger.importHAR(atPath: file.path)
+        // Then the rule is added with its id and origin, and the summary matches what the rules hold
+        let rules = try debugger.mocks.all()
+        #expect(result.rules == rules && rules.count == 1)
+        #expect(rules[0].body == Data("from a file".utf8) && rules[0].origin == "har: session.har" && rules[0].id > 0)
+        #expect(result.skipped == [.failed: 1])
+        // And a malformed file adds nothing
+        try Data(#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 99}}]}}"#.utf8).write(to: file)
+        #expect(throws: HAR.ImportError.self) { try debugger.importHAR(atPath: file.path) }
+        #expect(try debugger.mocks.all() == rules)
+    }
+
+    @Test("Malformed entries refuse the archive with the JSON path of the problem")
+    func malformedEntries() {
+        let cases: [(String, String)] = [
+            (#"{"log": {"version": 1.2, "entries": []}}"#, "log.version is not a string"),
+            (#"{"log": {"pages": {}, "entries": []}}"#, "log.pages is not an array"),
+            (#"{"log": {"pages": [{"startedDateTime": "2015-02-10T07:33:17.146"}], "entries": []}}"#, "log.pages[0].startedDateTime is not an ISO 8601"),
+            (#"{"log": {"entries": [3]}}"#, "log.entries[0] is not an object"),
+            (#"{"log": {"entries": [{"startedDateTime": "yesterday", "request": {"method": "GET", "url": "https://x/"}}]}}"#,
+             "log.entries[0].startedDateTime is not an ISO 8601"),
+            (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": "200"}]}}"#, "log.entries[0].response is not an object"),
+            (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https:///nohost"}, "response": {"status": 200}}]}}"#,
+             "log.entries[0].request.url is not a valid http(s) URL"),
+            (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 600}}]}}"#,
+             "log.entries[0].response.status (600) is not an HTTP status"),
+            (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200, "headers": {}}}]}}"#,
+             "log.entries[0].response.headers is not an array"),
+            (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200, "content": []}}]}}"#,
+             "log.entries[0].response.content is not an object"),
+            (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200, "content": {"text": 7}}}]}}"#,
+             "log.entries[0].response.content.text is not a string"),
+            (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200, "content": {"_file": 7}}}]}}"#,
+             "log.entries[0].response.content._file is not a string"),
+        ]
+        for (text, reason) in cases {
+            // Given an archive with one malformed spot
+            // When it is imported
+            // Then it is refused, the message starting with the spot's path
+            do {
+                let result = try Self.importing(Data(text.utf8))
+                Issue.record("imported \(result.rules.count) rules from \(text)")
+            } catch let error as HAR.ImportError {
+                #expect(error.message.hasPrefix(reason), "\(text): \(error.message)")
+            } catch {
+                Issue.record("\(text): \(error)")
+            }
+        }
+    }
+
+    @Test("A text body that looks like hex stays text unless Polly.JS wrote it")
+    func hexOnlyFromPolly() throws {
+        // Given the same hex text, once from an ordinary tool and once from Polly.JS
+        let response = #"{"status": 200, "content": {"size": 2, "mimeType": "text/plain", "text": "4142"}}"#
+        let plain = try Self.importing(Self.archive([Self.entry("https://example.test/", response: response)]))
+        let polly = try Self.importing(Data(String(decoding: Self.archive([Self.entry("https://example.test/", response: response)]), as: UTF8.self)
+            .replacingOccurrences(of: #""name": "test""#, with: #""name": "Polly.JS""#).utf8))
+        // Then only Polly's is read as bytes
+        #expect(plain.rules.first?.body == Data("4142".utf8))
+        #expect(polly.rules.first?.body == Data("AB".utf8))
+    }
+}
