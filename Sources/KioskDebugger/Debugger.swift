@@ -88,6 +88,19 @@ public final class Debugger: Sendable {
     /// How many records the log holds.
     public func count() throws -> Int { try requestLog().count() }
 
+    /// The differences between two logged exchanges (`before` the older one); nil when either is not in the log.
+    public func diff(before: Int64, after: Int64) throws -> ExchangeDiff? {
+        let log = try requestLog()
+        guard let old = try log.record(id: before), let new = try log.record(id: after) else { return nil }
+        return ExchangeDiff(before: old, after: new)
+    }
+
+    /// The latest answer logged before `record` to its URL, else to its endpoint: what it is compared with
+    /// in one click.
+    public func previousAnswer(to record: RequestRecord) throws -> Int64? {
+        try requestLog().previousAnswer(before: record.id, endpoint: record.endpoint, url: record.url)
+    }
+
     /// The slowest endpoints, the bytes per source and the cache decisions over the records kept.
     public func insights() throws -> LogInsights { try requestLog().insights() }
 

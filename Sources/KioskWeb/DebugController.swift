@@ -27,11 +27,14 @@ struct DebugController: Sendable {
                                                       live: query.before == nil, context: context.view))
         }
         debug.get("events") { request, _ in try liveEvents(request) }
+        debug.get("diff") { request, context in
+            Pages.response(DebugPages.diff(try diff(request), context: context.view))
+        }
         debug.get("insights") { _, context in Pages.response(DebugPages.insights(try withLog().insights(), context: context.view)) }
         debug.get("api/insights") { _, _ in try JSONResponse.ok(try withLog().insights()) }
         debug.get("requests/{id}") { _, context in
             let record = try record(try context.parameters.require("id"))
-            return Pages.response(DebugPages.request(record, context: context.view))
+            return Pages.response(DebugPages.request(record, previous: try withLog().previousAnswer(to: record), context: context.view))
         }
         debug.get("api/requests") { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
@@ -194,6 +197,14 @@ struct DebugController: Sendable {
                            message: "The request log is disabled in the configuration (\"capture\": false).", retryPath: nil)
         }
         return kiosk.debugger
+    }
+
+    private func diff(_ request: Request) throws -> ExchangeDiff {
+        let query = try FormInput.decode(DiffQuery.self, from: request.uri.query)
+        guard let diff = try withLog().diff(before: query.a, after: query.b) else {
+            throw WebError.notFound("Request \(query.a) or \(query.b) is not in the log; it may have been evicted.")
+        }
+        return diff
     }
 
     private func record(_ rawID: String) throws -> RequestRecord {

@@ -155,7 +155,7 @@ enum DebugPages {
     }
 
     /// `/debug/requests/{id}`: everything about one exchange.
-    static func request(_ record: RequestRecord, context: ViewContext) -> HTML {
+    static func request(_ record: RequestRecord, previous: Int64? = nil, context: ViewContext) -> HTML {
         var content: [HTML] = [
             E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
             E.element("h1", [], [.text("#\(record.id) \(record.method) \(record.endpoint)")]),
@@ -191,6 +191,7 @@ enum DebugPages {
                                           label: "Send this request again (logged as a new request)", button: "Replay", className: "mock",
                                           context: context))
         }
+        if record.status != nil { content.append(compareSection(record, previous: previous)) }
         content.append(E.element("section", [], [
             E.element("h2", [], ["As cURL (redacted)"]),
             E.element("pre", [.class("raw"), .attribute("tabindex", "0")], [.text(HAR.curl(record))]),

@@ -1,0 +1,141 @@
+import Foundation
+import KioskCore
+import KioskDebugger
+
+/// `/debug/diff?a=&b=`: the two requests to compare (a the older).
+struct DiffQuery: Decodable {
+    var a: Int64
+    var b: Int64
+
+    init(from decoder: any Decoder) throws {
+        let form = try decoder.container(keyedBy: FormKey.self)
+        try form.refuseUnknownNames(["a", "b"])
+        let message = "Give two request ids to compare: a and b, whole numbers from 1."
+        guard let a = try form.value(Int64.self, "a", invalid: message), let b = try form.value(Int64.self, "b", invalid: message),
+              a > 0, b > 0 else { throw WebError.badRequest(message) }
+        // The older one first, whichever order they were given in.
+        (self.a, self.b) = (min(a, b), max(a, b))
+    }
+}
+
+extension DebugPages {
+    /// The request page's comparison controls: the previous answer in one click, or any request by id.
+    static func compareSection(_ record: RequestRecord, previous: Int64?) -> HTML {
+        E.element("section", [.class("compare")], [
+            E.element("h2", [], ["Compare"]),
+            previous.map { previous in
+                E.element("p", [], [E.element("a", [Attribute.localHref("/debug/diff?a=\(previous)&b=\(record.id)")],
+                                              [.text("Compare with the previous answer of this endpoint (#\(previous))")])])
+            } ?? E.element("p", [.class("status")], ["No earlier answer of this endpoint is in the log."]),
+            E.element("form", [.attribute("method", "get"), .attribute("action", "/debug/diff"), .class("inline")], [
+                E.void("input", [.attribute("type", "hidden"), .attribute("name", "a"), .attribute("value", String(record.id))]),
+                E.element("label", [], ["Compare with request #",
+                                        E.void("input", [.attribute("type", "number"), .attribute("name", "b"), .attribute("min", "1"),
+                                                         .attribute("required", "required"), .attribute("inputmode", "numeric")])]),
+                E.element("button", [.attribute("type", "submit")], ["Compare"]),
+            ]),
+        ])
+    }
+
+    /// `/debug/diff`: status, timing, headers and body of two exchanges side by side in one list of changes.
+    static func diff(_ diff: ExchangeDiff, context: ViewContext) -> HTML {
+        let old = diff.before, new = diff.after
+        func link(_ record: RequestRecord) -> HTML {
+            E.element("a", [Attribute.localHref("/debug/requests/\(record.id)")], [.text("#\(record.id)")])
+        }
+        func status(_ record: RequestRecord) -> String { record.status.map(String.init) ?? "no response" }
+        var content: [HTML] = [
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+            E.element("h1", [], [.text("#\(old.id) → #\(new.id)")]),
+            E.element("p", [.class("url")], [.text(old.url == new.url ? new.url : "\(old.url) → \(new.url)")]),
+        ]
+        let facts: [(String, String, String)] = [
+            ("Request", "#\(old.id) \(old.method) \(old.endpoint)", "#\(new.id) \(new.method) \(new.endpoint)"),
+            ("Started", old.startedAt.formatted(.iso8601), new.startedAt.formatted(.iso8601)),
+            ("Status", status(old), status(new)),
+            ("Cache decision", old.decision.rawValue, new.decision.rawValue),
+            ("Total", milliseconds(old.timings.total), milliseconds(new.timings.total)),
+            ("Time to first byte", old.timings.firstByte.map(milliseconds) ?? "—", new.timings.firstByte.map(milliseconds) ?? "—"),
+            ("Body size", old.responseBody.map { "\($0.originalSize) bytes" } ?? "none", new.responseBody.map { "\($0.originalSize) bytes" } ?? "none"),
+        ]
+        content.append(E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", "Summary")], [
+            E.element("table", [.class("requests diff")], [
+                E.element("thead", [], [E.element("tr", [], [
+                    E.element("th", [.attribute("scope", "col")], [""]),
+                    E.element("th", [.attribute("scope", "col")], [link(old)]),
+                    E.element("th", [.attribute("scope", "col")], [link(new)]),
+                ])]),
+                E.element("tbody", [], facts.map { name, before, after in
+                    E.element("tr", [before == after ? nil : .class("differs")], [
+                        E.element("th", [.attribute("scope", "row")], [.text(name)]),
+                        E.element("td", [], [.text(before)]), E.element("td", [], [.text(after)]),
+                    ])
+                }),
+            ]),
+        ]))
+        content.append(E.element("section", [], [
+            E.element("h2", [], ["Response headers"]),
+            diff.responseHeaders.isEmpty ? E.element("p", [.class("status")], ["The same."]) :
+                E.element("ul", [.class("changes")], diff.responseHeaders.map { change in
+                    E.element("li", [.class(change.old == nil ? "added" : change.new == nil ? "removed" : "changed")], [
+                        E.element("code", [], [.text(change.name)]), ": ",
+                        change.old.map { E.element("del", [], [.text($0)]) } ?? .empty,
+                        change.old != nil && change.new != nil ? " → " : .empty,
+                        change.new.map { E.element("ins", [], [.text($0)]) } ?? .empty,
+                    ])
+                }),
+        ]))
+        content.append(E.element("section", [], [E.element("h2", [], ["Response body"]), bodyChanges(diff.body)]))
+        return Pages.layout(context, title: "#\(old.id) → #\(new.id) · Network debugger", current: nil, view: .debug,
+                            [E.element("article", [.class("detail debug")], content)])
+    }
+
+    /// The body's changes: JSON by path (added, removed, old → new), or the changed lines.
+    static func bodyChanges(_ body: ExchangeDiff.Body) -> HTML {
+        /// A value on one line, cut at 200 characters (the request's page shows it whole).
+        func short(_ value: OrderedJSON) -> String {
+            let text = value.rendered(indent: nil)
+            return text.count > 200 ? String(text.prefix(200)) + "…" : text
+        }
+        switch body {
+        case .identical:
+            return E.element("p", [.class("status")], ["The same bytes."])
+        case .json(let changes, let truncated):
+            guard !changes.isEmpty else { return E.element("p", [.class("status")], ["The same JSON (written differently)."]) }
+            let counts = (added: changes.count { if case .added = $0 { true } else { false } },
+                          removed: changes.count { if case .removed = $0 { true } else { false } })
+            var parts: [HTML] = [
+                E.element("p", [.class("status")], [.text("\(changes.count)\(truncated ? "+" : "") change\(changes.count == 1 ? "" : "s"): "
+                    + "\(counts.added) added, \(counts.removed) removed, \(changes.count - counts.added - counts.removed) changed")]),
+                E.element("ul", [.class("changes")], changes.map { change in
+                    switch change {
+                    case .added(let path, let value):
+                        E.element("li", [.class("added")], [E.element("code", [], [.text(path)]), " added ",
+                                                              E.element("ins", [], [.text(short(value))])])
+                    case .removed(let path, let value):
+                        E.element("li", [.class("removed")], [E.element("code", [], [.text(path)]), " removed ",
+                                                                E.element("del", [], [.text(short(value))])])
+                    case .changed(let path, let old, let new):
+                        E.element("li", [.class("changed")], [E.element("code", [], [.text(path)]), " ",
+                                                                E.element("del", [], [.text(short(old))]), " → ",
+                                                                E.element("ins", [], [.text(short(new))])])
+                    }
+                }),
+            ]
+            if truncated { parts.append(E.element("p", [.class("status")], ["Only the first changes are listed."])) }
+            return E.group(parts)
+        case .text(let lines, let prefix, let suffix, let truncated):
+            var parts: [HTML] = [E.element("p", [.class("status")], [.text("Not JSON on both sides: compared line by line; "
+                + "\(prefix) line\(prefix == 1 ? "" : "s") before and \(suffix) after the changes are the same.")])]
+            parts.append(E.element("pre", [.class("raw text-diff"), .attribute("tabindex", "0")], lines.map { line in
+                switch line {
+                case .same(let text): E.element("span", [], [.text("  " + text + "\n")])
+                case .removed(let text): E.element("del", [], [.text("- " + text + "\n")])
+                case .added(let text): E.element("ins", [], [.text("+ " + text + "\n")])
+                }
+            }))
+            if truncated { parts.append(E.element("p", [.class("status")], ["Only the first lines are listed."])) }
+            return E.group(parts)
+        }
+    }
+}
