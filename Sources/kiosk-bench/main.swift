@@ -64,8 +64,10 @@ let demo = DemoUpstream()
 try await demo.start()
 
 // `--capture-only` / `--log-only` / `--web-only`: just the capture, request log or web figures, for iterating on them.
-if arguments.contains("--capture-only") || arguments.contains("--log-only") || arguments.contains("--web-only") {
+if arguments.contains("--capture-only") || arguments.contains("--log-only") || arguments.contains("--web-only")
+    || arguments.contains("--console-only") {
     if arguments.contains("--web-only") { await webBenchmarks(demo: demo, quick: quick) }
+    if arguments.contains("--console-only") { await debuggerBenchmarks(demo: demo, quick: quick) }
     if arguments.contains("--capture-only") { await captureBenchmarks(demo: demo, quick: quick) }
     if arguments.contains("--log-only") {
         do { try runLogBenchmarks(quick: quick) } catch { print("[log] failed: \(error)") }
@@ -219,6 +221,9 @@ do {
 } catch {
     print("[log] failed: \(error)")
 }
+
+// 8. The debugger's console: first screen over 100,000 logged exchanges, live delivery, diff (DebuggerBench.swift).
+await debuggerBenchmarks(demo: demo, quick: quick)
 
 print("[memory] peak RSS of the whole run (includes the 100,000-item load): \(peakRSSKilobytes() / 1024) MB")
 await demo.stop()
