@@ -18,9 +18,11 @@ struct DebugController: Sendable {
         let debug = router.group("debug").add(middleware: DebugAccessMiddleware(access: access))
         debug.get { request, context in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
-            let records = try withLog().records(matching: query.filter)
+            // A filter that does not parse is shown with its mistake marked, in place of the list.
+            let records = query.syntaxError == nil ? try withLog().records(matching: query.filter) : []
             return Pages.response(DebugPages.requests(records, query: query, count: try withLog().count(),
-                                                      paused: kiosk.debugger.breakpoints.paused.count, context: context.view))
+                                                      paused: kiosk.debugger.breakpoints.paused.count, context: context.view),
+                                  status: query.syntaxError == nil ? .ok : .badRequest)
         }
         debug.get("requests/{id}") { _, context in
             let record = try record(try context.parameters.require("id"))
@@ -28,6 +30,7 @@ struct DebugController: Sendable {
         }
         debug.get("api/requests") { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
+            if let error = query.syntaxError { return try JSONResponse.badRequest(FilterErrorJSON(error)) }
             return try JSONResponse.ok(try withLog().records(matching: query.filter).map(RequestJSON.init))
         }
         debug.get("api/requests/{id}") { _, context in
@@ -35,6 +38,7 @@ struct DebugController: Sendable {
         }
         debug.get("har") { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
+            if let error = query.syntaxError { throw WebError.badRequest("The filter is not understood: \(error).") }
             // The whole log (or all that match) unless a limit is asked for.
             let data = try withLog().exportHAR(matching: query.filter, maximum: query.limit ?? 100_000).archive
             let name = "kiosk-\(Int(kiosk.now().timeIntervalSince1970)).har"
@@ -260,5 +264,24 @@ struct DebugAccessMiddleware: RouterMiddleware {
                 next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
         try access.check(request)
         return try await next(request, context)
+    }
+}
+
+/// A filter that does not parse, under `/debug/api`: the message, the filter, and where the mistake is in
+/// it, counted in UTF-16 code units as JavaScript does (`input.setSelectionRange(start, end)` selects it).
+struct FilterErrorJSON: Encodable {
+    struct Position: Encodable {
+        let start: Int
+        let end: Int
+    }
+
+    let error: String
+    let filter: String
+    let position: Position
+
+    init(_ error: FilterSyntaxError) {
+        self.error = "The filter is not understood: \(error.message)."
+        filter = error.input
+        position = Position(start: error.utf16Offsets.lowerBound, end: error.utf16Offsets.upperBound)
     }
 }

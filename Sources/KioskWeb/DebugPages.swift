@@ -26,11 +26,12 @@ enum DebugPages {
                 E.element("a", [Attribute.localHref("/debug/endpoints")], ["Endpoints"]),
             ]),
             filterForm(query),
+            filterNotice(query),
         ]
         if records.isEmpty {
-            content.append(E.element("p", [.class("empty")], [
+            if query.syntaxError == nil { content.append(E.element("p", [.class("empty")], [
                 .text(count == 0 ? "Nothing logged yet: open a catalog and its requests appear here." : "No request matches."),
-            ]))
+            ])) }
         } else {
             content.append(table(records))
             if records.count == filter.limit, let last = records.last {
@@ -54,9 +55,7 @@ enum DebugPages {
         }
         return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", "/debug"),
                                   .attribute("role", "search")], [
-            E.element("label", [], ["Search URLs and bodies",
-                                    E.void("input", [.attribute("type", "search"), .attribute("name", "q"),
-                                                     .attribute("value", query.text ?? ""), .attribute("maxlength", "200")])]),
+            filterField(query),
             select("source", "Source", query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, $0.displayName) }),
             select("status", "Status", query.status,
                    StatusClass.filterable.map { ($0.description, $0 == .error ? "no response" : $0.description) }),
@@ -75,7 +74,7 @@ enum DebugPages {
                 E.element("td", [], [E.element("a", [Attribute.localHref("/debug/requests/\(record.id)")], [.text("#\(record.id)")])]),
                 E.element("td", [], [.text(record.startedAt.formatted(time))]),
                 statusCell(record),
-                E.element("td", [], [E.element("span", [.class("decision \(record.decision.rawValue)")], [.text(record.decision.rawValue)])]),
+                E.element("td", [], [cacheBadge(record.cacheStatus)]),
                 E.element("td", [.class("num")], [.text(milliseconds(record.timings.total))]),
                 E.element("td", [.class("url")], [.text("\(record.method) \(record.url)"),
                                                   record.error.map { E.element("span", [.class("subtitle")], [.text($0)]) } ?? .empty]),
@@ -83,7 +82,7 @@ enum DebugPages {
         }
         return E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", "Requests")], [
             E.element("table", [.class("requests")], [
-                E.element("thead", [], [E.element("tr", [], ["#", "Time (UTC)", "Status", "Decision", "Duration", "Request"].map {
+                E.element("thead", [], [E.element("tr", [], ["#", "Time (UTC)", "Status", "Cache", "Duration", "Request"].map {
                     E.element("th", [.attribute("scope", "col")], [.text($0)])
                 })]),
                 E.element("tbody", [], rows),
@@ -109,8 +108,7 @@ enum DebugPages {
             ("Started", record.startedAt.formatted(.iso8601)),
             ("Source", record.source?.displayName ?? "—"),
             ("Status", record.status.map(String.init) ?? "no response"),
-            ("Cache decision", record.decision.rawValue),
-        ]
+        ] + cacheFacts(record.cacheStatus)
         if let error = record.error { facts.append(("Error", error)) }
         let phases: [(String, TimeInterval?)] = [("Queued", record.timings.queued), ("Connect", record.timings.connect),
                                                  ("Time to first byte", record.timings.firstByte),
