@@ -112,9 +112,12 @@ public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible 
     /// The Cache-Status field value, serialized as RFC 8941 says: `Kiosk;hit;ttl=42;detail=fresh`.
     public var headerValue: String { StructuredFields.serialize([member]) }
 
-    /// A short label for badges and tables, in the header's own words: `hit` or `fwd=<why>`, then the
-    /// decision (`hit fresh`, `fwd=stale revalidated`).
-    public var label: String { (forward.map { "fwd=\($0.rawValue)" } ?? "hit") + " " + decision.rawValue }
+    /// The first parameter as written: `hit` or `fwd=<why>` (the request log indexes it).
+    public var outcome: String { forward.map { "fwd=\($0.rawValue)" } ?? "hit" }
+
+    /// A short label for badges and tables, in the header's own words: the outcome, then the decision
+    /// (`hit fresh`, `fwd=stale revalidated`).
+    public var label: String { outcome + " " + decision.rawValue }
 
     public var description: String { headerValue }
 
@@ -171,14 +174,12 @@ extension CacheDecision {
 }
 
 extension CacheMatch {
-    /// How every Cache-Status value Kiosk writes for this outcome begins (`hit` or `fwd` is always its first
-    /// parameter, and `detail` always follows), for a prefix match over stored values; nil for decisions.
-    public var headerPrefix: String? {
-        let name = StructuredFieldItem.tokenOrString(CacheStatus.cacheName).description
+    /// The outcomes (`CacheStatus.outcome`) it stands for, when it is a matter of hit or fwd (nil for decisions).
+    public var outcomes: [String]? {
         switch self {
-        case .hit: return name + ";hit;"
-        case .forwarded(let reason): return name + ";fwd=" + (reason.map { $0.rawValue + ";" } ?? "")
-        case .decision, .stale: return nil
+        case .hit: ["hit"]
+        case .forwarded(let reason): (reason.map { [$0] } ?? CacheStatus.Forward.allCases).map { "fwd=\($0.rawValue)" }
+        case .decision, .stale: nil
         }
     }
 }

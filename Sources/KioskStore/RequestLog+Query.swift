@@ -136,6 +136,10 @@ extension RequestLog {
             decision: decision, cacheStatus: CacheStatus(headerValue: row[18]))
     }
 
+    /// A record's Cache-Status outcome (`hit`, `fwd=miss`...: what follows `Kiosk;` up to the next `;`),
+    /// written exactly as the index of migration v3 is, so that SQLite reads that index for it.
+    static let cacheOutcomeExpression = "substr(cacheStatus, 7, instr(substr(cacheStatus, 7), ';') - 1)"
+
     /// The SQL conditions of the filter's criteria besides text and cursors, each with its arguments.
     /// One value of an indexed column is compared with `=`, so its index serves `ORDER BY id DESC`
     /// directly; several are an `IN` list.
@@ -177,17 +181,17 @@ extension RequestLog {
             anyOf([oneOf("logEntry.endpoint", filter.endpoints.values)], negated: filter.endpoints.isNegated)
         }
         if !filter.cache.isEmpty {
-            var decisions: [CacheDecision] = []
+            var decisions: [CacheDecision] = [], outcomes: [String] = []
             var alternatives: [(String, [(any DatabaseValueConvertible)?])] = []
             for match in filter.cache.values {
                 if let matched = match.decisions {
                     decisions += matched.filter { !decisions.contains($0) }
-                } else if let prefix = match.headerPrefix {
-                    // The header value starts with `Kiosk;hit;` or `Kiosk;fwd=...` (CacheStatus writes it first).
-                    alternatives.append(("substr(logEntry.cacheStatus, 1, ?) = ?", [prefix.count, prefix]))
+                } else if let matched = match.outcomes {
+                    outcomes += matched.filter { !outcomes.contains($0) }
                 }
             }
-            if !decisions.isEmpty { alternatives.insert(oneOf("logEntry.decision", decisions.map(\.rawValue)), at: 0) }
+            if !decisions.isEmpty { alternatives.append(oneOf("logEntry.decision", decisions.map(\.rawValue))) }
+            if !outcomes.isEmpty { alternatives.append(oneOf(cacheOutcomeExpression, outcomes)) }
             anyOf(alternatives, negated: filter.cache.isNegated)
         }
         if let bound = filter.duration {

@@ -21,7 +21,7 @@ import KioskCore
 //   system SQLite, 3.40 on the current images.)
 // - `logEntry.cacheStatus` (v3): the record's decision as its RFC 9211 Cache-Status value, which says
 //   more than `decision` (the freshness left, why the request went forward, what status came back);
-//   the `cache:hit` and `cache:fwd=...` filters compare its start.
+//   an index on the expression of its outcome (`hit`, `fwd=miss`...) serves `cache:hit` and `cache:fwd=`.
 // - `logStats`: one row holding the sum of `logEntry.byteCount`, updated in the same transaction
 //   as every insert and delete, so a size check never sums the table.
 //
@@ -223,5 +223,10 @@ extension RequestLog {
             }
         }
         try db.execute(sql: "UPDATE logStats SET byteCount = byteCount + ?", arguments: [addedBytes])
+        // The outcome (`hit`, `fwd=miss`...) indexed like the other equality filters, without storing it
+        // twice: `Kiosk;` is 6 characters, and the outcome is the first parameter (CacheStatus.swift).
+        try db.execute(sql: """
+            CREATE INDEX logEntryCacheOutcome ON logEntry(substr(cacheStatus, 7, instr(substr(cacheStatus, 7), ';') - 1))
+            """)
     }
 }

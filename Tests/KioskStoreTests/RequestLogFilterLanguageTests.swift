@@ -141,7 +141,7 @@ struct RequestLogFilterLanguageTests {
         #expect(try log.records(matching: try RequestFilter(parsing: "cache:hit")).isEmpty)
     }
 
-    @Test("A set of decisions walks the index of decisions, and a single one compares with = so its index orders the walk")
+    @Test("A single decision or Cache-Status outcome is read from its index in id order, without a sort")
     func queryPlans() throws {
         // Given a log
         let log = try RequestLog.inMemory(configuration: Fixture.configuration())
@@ -152,8 +152,11 @@ struct RequestLogFilterLanguageTests {
                 try RequestLog.queryPlan(matching: filter, db)
             }
         }
-        // Then one decision reads its index in id order (no sort), as the older single filter did
-        #expect(try plan("cache:offline").contains("USING INDEX"))
-        #expect(!(try plan("cache:offline").contains("TEMP B-TREE")))
+        // Then one decision, and one outcome of the Cache-Status, read their index in id order (no sort)
+        for filter in ["cache:offline", "cache:hit", "cache:fwd=miss"] {
+            let plan = try plan(filter)
+            #expect(plan.contains("USING INDEX logEntry_on_decision") || plan.contains("USING INDEX logEntryCacheOutcome"), "\(filter): \(plan)")
+            #expect(!plan.contains("TEMP B-TREE"), "\(filter): \(plan)")
+        }
     }
 }
