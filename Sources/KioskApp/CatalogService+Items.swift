@@ -14,6 +14,8 @@ public struct ItemResult: Sendable, Hashable {
     public var isFavorite: Bool
     /// What it links to (a character's episodes and places), as far as stored or fetched.
     public var linked: LinkedItems
+    /// How Kiosk's cache decided the item itself, in RFC 9211 terms.
+    public var cacheStatus: CacheStatus
 }
 
 /// The answer to a search.
@@ -37,6 +39,9 @@ public struct SearchResult: Sendable, Hashable {
     public var page: Int
     /// How many pages of results there are, when known.
     public var totalPages: Int?
+    /// How Kiosk's cache decided the answer, in RFC 9211 terms: the upstream page's decision, or a `hit`
+    /// for the store's own search (which, after a failed upstream search, says why it went forward).
+    public var cacheStatus: CacheStatus
 }
 
 extension CatalogService {
@@ -72,19 +77,29 @@ extension CatalogService {
             guard let stored else {
                 throw KioskError.notFound("\(sourceID.rawValue) item \(id) (not in the store; list the catalog first)")
             }
-            return ItemResult(item: stored, origin: .store, error: nil, isFavorite: try favorite(), linked: .none)
+            return ItemResult(item: stored, origin: .store, error: nil, isFavorite: try favorite(), linked: .none,
+                              cacheStatus: Self.storeAnswer)
         }
         if let stored, policy == .automatic {
-            return ItemResult(item: stored, origin: .store, error: nil, isFavorite: try favorite(), linked: .none)
+            return ItemResult(item: stored, origin: .store, error: nil, isFavorite: try favorite(), linked: .none,
+                              cacheStatus: Self.storeAnswer)
         }
+        // Items keep no freshness: one goes forward because it is missing, or because the caller asked.
+        let forward: CacheStatus.Forward = stored == nil ? .miss : .request
+        var upstreamStatus: Int?
         do {
             let response = try await send(request)
+            upstreamStatus = response.status
             let item = try source.decodeDetail(response, itemID: id)
             try database.saveItems([item])
-            return ItemResult(item: item, origin: .network, error: nil, isFavorite: try favorite(), linked: .none)
+            return ItemResult(item: item, origin: .network, error: nil, isFavorite: try favorite(), linked: .none,
+                              cacheStatus: CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward,
+                                                       forwardStatus: response.status, stored: true, collapsed: response.isCollapsed))
         } catch let error as KioskError {
             guard let stored, error != .cancelled else { throw error }
-            return ItemResult(item: stored, origin: .store, error: error, isFavorite: try favorite(), linked: .none)
+            return ItemResult(item: stored, origin: .store, error: error, isFavorite: try favorite(), linked: .none,
+                              cacheStatus: CacheStatus(error.isConnectivityFailure ? .offline : .staleOnError, forward: forward,
+                                                       forwardStatus: upstreamStatus))
         }
     }
 
@@ -97,23 +112,40 @@ extension CatalogService {
         guard !query.isEmpty else { throw KioskError.invalidRequest("Search text is empty") }
         guard query.count <= 200 else { throw KioskError.invalidRequest("Search text is longer than 200 characters") }
         guard page >= 1 else { throw KioskError.invalidRequest("Page must be 1 or more, got \(page)") }
-        // The store's best matches are a single page, whatever the filters (they are the upstream's).
-        let stored = { (error: KioskError?) throws -> SearchResult in
-            SearchResult(query: query, items: page == 1 ? try self.localSearch(source, query) : [], origin: .store,
-                         error: error, page: page, totalPages: 1)
+        // The store's best matches are a single page, whatever the filters (they are the upstream's). After
+        // a failed upstream search, the decision says how the request went forward and why it failed; the
+        // stored page's freshness is left out, as that page is not what is shown.
+        let stored = { (error: KioskError?, forwarded: CacheStatus?) throws -> SearchResult in
+            var status = Self.storeAnswer
+            if let error, let forwarded {
+                status = CacheStatus(error.isConnectivityFailure ? .offline : .staleOnError, forward: forwarded.forward,
+                                     forwardStatus: forwarded.forwardStatus)
+            }
+            return SearchResult(query: query, items: page == 1 ? try self.localSearch(source, query) : [], origin: .store,
+                                error: error, page: page, totalPages: 1, cacheStatus: status)
         }
         if source.search.isRemote(query), policy != .offline {
             do {
                 let update = try await self.page(PageRequest(source: sourceID, page: page, query: query, filters: filters),
                                                  policy: policy)
-                if let error = update.error, error.isConnectivityFailure { return try stored(error) }
+                if let error = update.error, error.isConnectivityFailure { return try stored(error, update.cacheStatus) }
                 return SearchResult(query: query, items: update.page.items, origin: .upstream, error: update.error,
-                                    page: page, totalPages: update.page.totalPages)
+                                    page: page, totalPages: update.page.totalPages, cacheStatus: update.cacheStatus)
             } catch let error as KioskError where error.isConnectivityFailure || error.isRetryable {
-                return try stored(error)
+                // Nothing was stored for this search: it went forward as a miss, and nothing usable came back.
+                return try stored(error, CacheStatus(.network, forward: .miss, forwardStatus: Self.upstreamStatus(of: error)))
             }
         }
-        return try stored(nil)
+        return try stored(nil, nil)
+    }
+
+    /// The status an upstream answered with, as far as `error` tells (UpstreamStatus.check made it).
+    private static func upstreamStatus(of error: KioskError) -> Int? {
+        switch error {
+        case .httpStatus(let status, _): status
+        case .rateLimited: 429
+        default: nil
+        }
     }
 
     private func localSearch(_ source: any CatalogSource, _ query: String) throws -> [CatalogItem] {

@@ -13,18 +13,19 @@ public final class CatalogService: Sendable {
     package let database: AppDatabase
     private let transport: any HTTPTransport
     let now: @Sendable () -> Date
-    private let recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)?
+    private let recordAnswer: (@Sendable (HTTPRequest, CacheStatus, KioskError?) -> Void)?
     private let lastFreshRecord = Mutex<[PageRequest: Date]>([:])
     /// Idempotency keys of writes being applied now (CatalogService+WriteKeys.swift).
     let writesInFlight = Mutex<Set<String>>([])
 
     /// Dependencies: the sources, the store, the transport stack (with retry/coalescing/monitoring) and the time.
     /// `recordAnswer`, when set, is told of every page answered from the store (fresh, stale while
-    /// revalidating, stale because of an error or offline) with the request it stood in for, so the
-    /// network debugger shows cache decisions that made no exchange on the wire.
+    /// revalidating, stale because of an error or offline) with the request it stood in for and the
+    /// decision with its freshness, so the network debugger shows cache decisions that made no exchange
+    /// on the wire.
     package init(sources: [SourceID: any CatalogSource], database: AppDatabase, transport: any HTTPTransport,
                 now: @escaping @Sendable () -> Date = { Date() },
-                recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)? = nil) {
+                recordAnswer: (@Sendable (HTTPRequest, CacheStatus, KioskError?) -> Void)? = nil) {
         self.sources = sources
         self.database = database
         self.transport = transport
@@ -35,10 +36,10 @@ public final class CatalogService: Sendable {
     /// Tells the recorder how a page was answered from the store. A page answered fresh is recorded at
     /// most once a second: a busy page would otherwise fill the log with identical records (and pay a
     /// log write per view) without telling anything more.
-    private func record(_ request: PageRequest, source: any CatalogSource, _ decision: CacheDecision, error: KioskError? = nil) {
-        guard let recordAnswer, decision != .fresh || freshRecordIsDue(request) else { return }
+    private func record(_ request: PageRequest, source: any CatalogSource, _ status: CacheStatus, error: KioskError? = nil) {
+        guard let recordAnswer, status.decision != .fresh || freshRecordIsDue(request) else { return }
         guard let httpRequest = try? source.listRequest(for: request) else { return }
-        recordAnswer(httpRequest, decision, error)
+        recordAnswer(httpRequest, status, error)
     }
 
     /// Whether a fresh answer for `request` is to be recorded now (none in the last second), noting it if so.
@@ -53,13 +54,21 @@ public final class CatalogService: Sendable {
     }
 
     /// Records a page answered fresh by a cache above this service (the web app's page cache), so the
-    /// request log still shows it. The page cache's hot path: the once-a-second check comes first.
-    public func recordFreshAnswer(_ request: PageRequest) {
+    /// request log still shows it; returns the decision, a `hit` with the freshness `metadata` has left now.
+    /// The page cache's hot path: the once-a-second check comes first.
+    @discardableResult
+    public func recordFreshAnswer(_ request: PageRequest, metadata: SnapshotMetadata) -> CacheStatus {
+        let status = CacheStatus(.fresh, ttl: metadata.remainingFreshness(at: now()))
         guard let recordAnswer, freshRecordIsDue(request),
               let normalized = try? normalize(request), let source = sources[normalized.source],
-              let httpRequest = try? source.listRequest(for: normalized) else { return }
-        recordAnswer(httpRequest, .fresh, nil)
+              let httpRequest = try? source.listRequest(for: normalized) else { return status }
+        recordAnswer(httpRequest, status, nil)
+        return status
     }
+
+    /// The decision for what the store answers by itself and keeps no freshness for (an item, the
+    /// favorites, the store's own search): a `hit`, without `ttl`.
+    public static let storeAnswer = CacheStatus(.fresh)
 
     /// The starred item ids of a catalog (works offline).
     public func favoriteIDs(source: SourceID) throws -> Set<String> { try database.favoriteIDs(source: source) }
@@ -144,39 +153,55 @@ public final class CatalogService: Sendable {
             let willRevalidate = policy == .force || (policy == .automatic && stale)
             // The cache policy (CachePolicy.swift) says when a stale page waits for its revalidation.
             if !willRevalidate || stored.metadata.mayShowWhileRevalidating(at: start) {
-                yield(try present(stored, source: source, origin: .store, isRevalidating: willRevalidate, error: nil, at: start))
-                if !willRevalidate {
-                    record(request, source: source, stale ? .offline : .fresh)
-                    return
-                }
-                record(request, source: source, .staleWhileRevalidate)
+                // Shown without asking: fresh, stale because the caller said offline, or while revalidating.
+                let decision: CacheDecision = willRevalidate ? .staleWhileRevalidate : stale ? .offline : .fresh
+                let status = CacheStatus(decision, ttl: stored.metadata.remainingFreshness(at: start))
+                yield(try present(stored, source: source, origin: .store, isRevalidating: willRevalidate, error: nil, at: start,
+                                  cacheStatus: status))
+                record(request, source: source, status)
+                if !willRevalidate { return }
             }
         } else if policy == .offline {
             throw KioskError.notFound("nothing stored for page \(request.page) of \(request.source.rawValue)")
         }
 
+        // Why the request goes forward (RFC 9211 §2.2): nothing stored, a stale copy, or a fresh copy the
+        // caller asked to refresh.
+        let forward: CacheStatus.Forward = stored.map { $0.metadata.isFresh(at: start) ? .request : .stale } ?? .miss
+        var upstreamStatus: Int?
         do {
-            let update = try await fetch(request, source: source, stored: stored)
+            let update = try await fetch(request, source: source, stored: stored, forward: forward, upstreamStatus: &upstreamStatus)
             yield(update)
         } catch let error as KioskError {
             guard let stored, error != .cancelled else { throw error }
-            record(request, source: source, error.isConnectivityFailure ? .offline : .staleOnError, error: error)
+            let at = now()
+            let status = CacheStatus(error.isConnectivityFailure ? .offline : .staleOnError, forward: forward,
+                                     forwardStatus: upstreamStatus, ttl: stored.metadata.remainingFreshness(at: at))
+            record(request, source: source, status, error: error)
             // stale-if-error: keep showing what we have, and say why it is not fresh.
-            yield(try present(stored, source: source, origin: .store, isRevalidating: false, error: error, at: now()))
+            yield(try present(stored, source: source, origin: .store, isRevalidating: false, error: error, at: at, cacheStatus: status))
         }
     }
 
-    /// Fetches a page upstream (conditionally when validators are stored) and stores the result.
-    private func fetch(_ request: PageRequest, source: any CatalogSource, stored: Snapshot?) async throws -> CatalogUpdate {
+    /// Fetches a page upstream (conditionally when validators are stored) and stores the result. Sets
+    /// `upstreamStatus` as soon as an answer arrives, so a caller still knows it when the answer is refused.
+    private func fetch(_ request: PageRequest, source: any CatalogSource, stored: Snapshot?, forward: CacheStatus.Forward,
+                       upstreamStatus: inout Int?) async throws -> CatalogUpdate {
         var httpRequest = try source.listRequest(for: request)
         if let validators = stored?.metadata.validators {
             if let etag = validators.etag { httpRequest.headers["If-None-Match"] = etag }
             if let lastModified = validators.lastModified { httpRequest.headers["If-Modified-Since"] = lastModified }
         }
         let response = try await send(httpRequest)
+        upstreamStatus = response.status
         let receivedAt = now()
         let policy = CachePolicy(defaultLifetime: source.defaultFreshness)
         let decision = policy.decide(headers: response.headers, receivedAt: receivedAt)
+        // The decision on this answer: `ttl` and `stored` only when it was stored.
+        func status(storedWith metadata: SnapshotMetadata?) -> CacheStatus {
+            CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status,
+                        ttl: metadata?.remainingFreshness(at: receivedAt), stored: metadata != nil, collapsed: response.isCollapsed)
+        }
 
         if response.status == 304, let stored {
             var metadata = stored.metadata
@@ -188,7 +213,8 @@ public final class CatalogService: Sendable {
             }
             let renewed = Snapshot(page: stored.page, metadata: metadata)
             try database.renew(renewed)
-            return try present(renewed, source: source, origin: .notModified, isRevalidating: false, error: nil, at: receivedAt)
+            return try present(renewed, source: source, origin: .notModified, isRevalidating: false, error: nil, at: receivedAt,
+                               cacheStatus: status(storedWith: metadata))
         }
 
         let page = try source.decodeList(response, for: request).withUniqueItemIDs()
@@ -201,7 +227,8 @@ public final class CatalogService: Sendable {
         // only what the upstream really said (and the dogs order is not re-merged from it).
         if response.isEdited {
             return CatalogUpdate(page: Self.ranked(page, source.ordering), metadata: SnapshotMetadata(fetchedAt: receivedAt, freshUntil: receivedAt),
-                                 origin: .network, isStale: false, isRevalidating: false, error: nil, asOf: receivedAt)
+                                 origin: .network, isStale: false, isRevalidating: false, error: nil, asOf: receivedAt,
+                                 cacheStatus: status(storedWith: nil))
         }
         // A partly bad page is shown and stored, but stays stale so the next request asks again.
         let partlyBad = !page.skipped.isEmpty
@@ -214,7 +241,7 @@ public final class CatalogService: Sendable {
                 shown.items = partlyBad && !current.isEmpty ? current : try database.mergeDogs(page.items)
             }
             return CatalogUpdate(page: Self.ranked(shown, source.ordering), metadata: metadata, origin: .network, isStale: false,
-                                 isRevalidating: false, error: nil, asOf: receivedAt)
+                                 isRevalidating: false, error: nil, asOf: receivedAt, cacheStatus: status(storedWith: nil))
         case .store(let freshUntil, let validators, let staleShownUntil):
             let metadata = SnapshotMetadata(fetchedAt: receivedAt, freshUntil: partlyBad ? receivedAt : freshUntil,
                                             validators: partlyBad ? Validators() : validators, staleShownUntil: staleShownUntil)
@@ -223,7 +250,8 @@ public final class CatalogService: Sendable {
             // The user's dog order is only re-merged from a complete list (or on the very first load):
             // a dog missing because it failed to decode must not lose its place.
             if source.ordering == .user, try !partlyBad || database.dogs().isEmpty { _ = try database.mergeDogs(page.items) }
-            var update = try present(snapshot, source: source, origin: .network, isRevalidating: false, error: nil, at: receivedAt)
+            var update = try present(snapshot, source: source, origin: .network, isRevalidating: false, error: nil, at: receivedAt,
+                                     cacheStatus: status(storedWith: metadata))
             update.isStale = false
             return update
         }
@@ -264,7 +292,7 @@ public final class CatalogService: Sendable {
 
     /// Shapes a snapshot for display: a user-ordered list (dogs) always shows the user's order and deletions.
     private func present(_ snapshot: Snapshot, source: any CatalogSource, origin: UpdateOrigin, isRevalidating: Bool,
-                         error: KioskError?, at date: Date) throws -> CatalogUpdate {
+                         error: KioskError?, at date: Date, cacheStatus: CacheStatus) throws -> CatalogUpdate {
         var page = snapshot.page
         if source.ordering == .user {
             page.items = try database.dogs()
@@ -272,7 +300,7 @@ public final class CatalogService: Sendable {
         }
         return CatalogUpdate(page: Self.ranked(page, source.ordering), metadata: snapshot.metadata, origin: origin,
                              isStale: !snapshot.metadata.isFresh(at: date), isRevalidating: isRevalidating,
-                             error: error, asOf: date)
+                             error: error, asOf: date, cacheStatus: cacheStatus)
     }
 }
 

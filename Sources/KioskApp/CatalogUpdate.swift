@@ -27,6 +27,8 @@ public struct CatalogUpdate: Sendable, Hashable {
     public var error: KioskError?
     /// The moment this update was made, for computing the age shown.
     public var asOf: Date
+    /// How Kiosk's cache decided this update, in RFC 9211 terms (the web app's Cache-Status header).
+    public var cacheStatus: CacheStatus
 
     /// Seconds since the data was fetched or confirmed.
     public var age: TimeInterval { metadata.age(at: asOf) }
@@ -35,7 +37,7 @@ public struct CatalogUpdate: Sendable, Hashable {
     public var isOffline: Bool { error?.isConnectivityFailure ?? false }
 
     public init(page: Page, metadata: SnapshotMetadata, origin: UpdateOrigin, isStale: Bool,
-                isRevalidating: Bool, error: KioskError?, asOf: Date) {
+                isRevalidating: Bool, error: KioskError?, asOf: Date, cacheStatus: CacheStatus) {
         self.page = page
         self.metadata = metadata
         self.origin = origin
@@ -43,6 +45,7 @@ public struct CatalogUpdate: Sendable, Hashable {
         self.isRevalidating = isRevalidating
         self.error = error
         self.asOf = asOf
+        self.cacheStatus = cacheStatus
     }
 }
 

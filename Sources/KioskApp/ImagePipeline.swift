@@ -18,6 +18,8 @@ public struct ImageResponse: Sendable, Hashable {
     public var etag: String?
     /// Served from cache past its freshness because the upstream failed.
     public var isStale: Bool
+    /// How Kiosk's cache decided it, in RFC 9211 terms (a memory hit keeps no lifetime, so it has no `ttl`).
+    public var cacheStatus: CacheStatus
 }
 
 /// A least-recently-used memory cache bounded by total cost (bytes); thread-safe without an actor hop,
@@ -143,9 +145,15 @@ public actor ImagePipeline {
         if let hit = memory.value(for: url) {
             var response = hit
             response.origin = .memory
+            response.cacheStatus = CacheStatus(.fresh)
             return response
         }
-        if let task = inFlight[url] { return try await task.value }
+        if let task = inFlight[url] {
+            // Joined onto a load already under way: when that load went upstream, this request was collapsed.
+            var response = try await task.value
+            response.cacheStatus.isCollapsed = !response.cacheStatus.isHit
+            return response
+        }
         let task = Task { try await self.load(url) }
         inFlight[url] = task
         defer { inFlight[url] = nil }
@@ -156,7 +164,8 @@ public actor ImagePipeline {
         let stored = try database.image(forURL: url.absoluteString)
         let start = now()
         if let stored, start < stored.freshUntil {
-            let response = Self.response(from: stored, origin: .disk, isStale: false)
+            let response = Self.response(from: stored, origin: .disk, isStale: false,
+                                         cacheStatus: CacheStatus(.fresh, ttl: stored.freshUntil.timeIntervalSince(start)))
             memory.insert(response, for: url)
             return response
         }
@@ -164,15 +173,23 @@ public actor ImagePipeline {
         if let etag = stored?.etag { request.headers["If-None-Match"] = etag }
         if let lastModified = stored?.lastModified { request.headers["If-Modified-Since"] = lastModified }
         networkFetches += 1
+        let forward: CacheStatus.Forward = stored == nil ? .miss : .stale
         let response: HTTPResponse
         do {
             response = try await transport.send(request)
         } catch let error as KioskError {
             guard let stored else { throw error }
             // stale-if-error: an old picture beats a placeholder.
-            return Self.response(from: stored, origin: .disk, isStale: true)
+            return Self.response(from: stored, origin: .disk, isStale: true, cacheStatus: CacheStatus(
+                error.isConnectivityFailure ? .offline : .staleOnError, forward: forward,
+                ttl: stored.freshUntil.timeIntervalSince(now())))
         }
         let received = now()
+        // The decision on an answer that came back: `ttl` and `stored` when it was stored.
+        func status(_ decision: CacheDecision, freshUntil: Date?) -> CacheStatus {
+            CacheStatus(decision, forward: forward, forwardStatus: response.status, ttl: freshUntil?.timeIntervalSince(received),
+                        stored: freshUntil != nil, collapsed: response.isCollapsed)
+        }
         let decision = CachePolicy(defaultLifetime: configuration.defaultLifetime)
             .decide(headers: response.headers, receivedAt: received)
         if response.status == 304, var stored {
@@ -182,13 +199,15 @@ public actor ImagePipeline {
             }
             stored.fetchedAt = received
             try database.saveImage(stored, sizeLimit: configuration.diskSizeLimit)
-            let image = Self.response(from: stored, origin: .notModified, isStale: false)
+            let image = Self.response(from: stored, origin: .notModified, isStale: false,
+                                      cacheStatus: status(CacheDecision(forwardedAnswer: response), freshUntil: stored.freshUntil))
             memory.insert(image, for: url)
             return image
         }
         guard response.isSuccess, !response.body.isEmpty else {
             if let stored {
-                return Self.response(from: stored, origin: .disk, isStale: true)
+                return Self.response(from: stored, origin: .disk, isStale: true, cacheStatus: CacheStatus(
+                    .staleOnError, forward: forward, forwardStatus: response.status, ttl: stored.freshUntil.timeIntervalSince(received)))
             }
             if response.status == 404 { throw KioskError.notFound("image \(url.redactedString)") }
             throw KioskError.httpStatus(response.status, url: url.redactedString)
@@ -197,21 +216,25 @@ public actor ImagePipeline {
         guard contentType.lowercased().hasPrefix("image/") else {
             throw KioskError.malformedResponse(path: "$", message: "expected an image, got \(contentType)")
         }
-        let image = ImageResponse(data: response.body, contentType: contentType, origin: .network,
-                                  etag: response.headers["ETag"], isStale: false)
+        var storedUntil: Date?
         if case .store(let freshUntil, let validators, _) = decision {
+            storedUntil = freshUntil
             try database.saveImage(StoredImage(url: url.absoluteString, data: response.body, contentType: contentType,
                                                etag: validators.etag, lastModified: validators.lastModified,
                                                fetchedAt: received, freshUntil: freshUntil),
                                    sizeLimit: configuration.diskSizeLimit)
         }
+        let image = ImageResponse(data: response.body, contentType: contentType, origin: .network,
+                                  etag: response.headers["ETag"], isStale: false,
+                                  cacheStatus: status(CacheDecision(forwardedAnswer: response), freshUntil: storedUntil))
         memory.insert(image, for: url)
         return image
     }
 
-    private static func response(from stored: StoredImage, origin: ImageOrigin, isStale: Bool) -> ImageResponse {
+    private static func response(from stored: StoredImage, origin: ImageOrigin, isStale: Bool,
+                                 cacheStatus: CacheStatus) -> ImageResponse {
         ImageResponse(data: stored.data, contentType: stored.contentType ?? sniff(stored.data), origin: origin,
-                      etag: stored.etag, isStale: isStale)
+                      etag: stored.etag, isStale: isStale, cacheStatus: cacheStatus)
     }
 
     /// A content type from the first bytes, for stores that lost it.

@@ -145,13 +145,13 @@ public final class Kiosk: Sendable {
         let transport = CoalescingTransport(base: MonitoredTransport(base: pausing, monitor: connectivity))
 
         let now = dependencies.now
-        var recordAnswer: (@Sendable (HTTPRequest, CacheDecision, KioskError?) -> Void)?
+        var recordAnswer: (@Sendable (HTTPRequest, CacheStatus, KioskError?) -> Void)?
         if let requestLog = captureLog {
-            recordAnswer = { @Sendable (request: HTTPRequest, decision: CacheDecision, error: KioskError?) in
+            recordAnswer = { @Sendable (request: HTTPRequest, status: CacheStatus, error: KioskError?) in
                 let record = RequestRecord(startedAt: now(), source: request.source, endpoint: request.endpoint,
                                            method: request.method, url: redactor.redact(request.url),
                                            error: error.map { redactor.scrub($0.description) },
-                                           timings: RequestTimings(total: 0), decision: decision)
+                                           timings: RequestTimings(total: 0), decision: status.decision, cacheStatus: status)
                 requestLog.enqueue(record)
             }
         }

@@ -89,6 +89,15 @@ public struct HTTPResponse: Sendable, Hashable {
     /// Whether the configured keys and the request's own secrets were already scrubbed from its headers
     /// and body (by the layer above the wire), so a recorder need not scan them again.
     public var isScrubbed = false
+    /// Whether this caller was given the answer of an identical request already in flight, rather than
+    /// a request of its own (coalescing): RFC 9211's `collapsed`.
+    public var isCollapsed = false
+
+    /// The header a mock rule marks its answers with (its value is the rule's id).
+    public static let mockMarkerHeader = "X-Kiosk-Mock"
+
+    /// Whether a mock rule answered instead of the upstream.
+    public var isMocked: Bool { headers[Self.mockMarkerHeader] != nil }
 
     public init(status: Int, headers: HTTPHeaderFields = [:], body: Data = Data(), url: URL, timings: RequestTimings? = nil) {
         self.status = status

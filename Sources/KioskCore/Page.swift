@@ -150,6 +150,9 @@ public struct SnapshotMetadata: Codable, Sendable, Hashable {
 
     /// Seconds since the data was fetched or last revalidated.
     public func age(at now: Date) -> TimeInterval { max(0, now.timeIntervalSince(fetchedAt)) }
+
+    /// Seconds of freshness left at `now`, negative once stale (RFC 9211's `ttl`).
+    public func remainingFreshness(at now: Date) -> TimeInterval { freshUntil.timeIntervalSince(now) }
 }
 
 /// A stored page with its metadata.

@@ -98,6 +98,9 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
     public var timings: RequestTimings
     /// How the answer was decided.
     public var decision: CacheDecision
+    /// The decision in RFC 9211 terms, as its recorder knew it: with `ttl` and `fwd-status` for an answer
+    /// from the store, as the exchange tells for one on the wire (`CacheStatus(recordedAs:...)`).
+    public var cacheStatus: CacheStatus
 
     /// One header as captured.
     public struct HeaderField: Sendable, Hashable, Codable {
@@ -113,7 +116,7 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
     public init(id: Int64 = 0, startedAt: Date, source: SourceID?, endpoint: String, method: String, url: String,
                 requestHeaders: [HeaderField] = [], requestBody: CapturedBody? = nil, status: Int? = nil,
                 responseHeaders: [HeaderField] = [], responseBody: CapturedBody? = nil, error: String? = nil,
-                timings: RequestTimings, decision: CacheDecision) {
+                timings: RequestTimings, decision: CacheDecision, cacheStatus: CacheStatus? = nil) {
         self.id = id
         self.startedAt = startedAt
         self.source = source
@@ -128,23 +131,37 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
         self.error = error
         self.timings = timings
         self.decision = decision
+        self.cacheStatus = cacheStatus ?? CacheStatus(
+            recordedAs: decision, status: status,
+            isConditional: requestHeaders.contains { ["if-none-match", "if-modified-since"].contains($0.name.lowercased()) },
+            hasError: error != nil)
     }
 
     /// The status class: `.success` for 2xx … `.serverError` for 5xx; `.error` without a response.
     public var statusClass: StatusClass { StatusClass(status: status) }
 }
 
-/// Which records a log query returns. Empty criteria match everything.
+/// Which records a log query returns. Empty criteria match everything. The filter language
+/// (RequestFilter+Language.swift) reads and writes every criterion but the cursors and the limit.
 public struct RequestFilter: Sendable, Hashable {
     /// Full-text search over URLs and bodies (words, prefix-matched); nil for none.
     public var text: String?
-    public var source: SourceID?
-    /// Only answers of this class (`.error`: requests that got no response).
-    public var statusClass: StatusClass?
-    public var method: String?
-    public var decision: CacheDecision?
-    /// Only requests that took at least this long.
-    public var minimumDuration: TimeInterval?
+    /// The sources (`source:`); a record without a source (an image) is never one of them.
+    public var sources: FilterCriterion<SourceID>
+    /// Status classes and exact codes (`status:`); `.error` is the class of requests that got no response.
+    public var statuses: FilterCriterion<StatusMatch>
+    /// Methods, compared without regard to case (`method:`).
+    public var methods: FilterCriterion<String>
+    /// Endpoint names such as `rickandmorty.characters` (`endpoint:`).
+    public var endpoints: FilterCriterion<String>
+    /// Cache decisions and RFC 9211 outcomes (`cache:`).
+    public var cache: FilterCriterion<CacheMatch>
+    /// How long requests took (`slow:`).
+    public var duration: DurationBound?
+    /// Only records with (true) or without (false) an error (`has:error`).
+    public var hasError: Bool?
+    /// Only records with (true) or without (false) a non-empty response body (`has:body`).
+    public var hasResponseBody: Bool?
     /// Only records with an id below this (for paging back through the log, newest first).
     public var beforeID: Int64?
     /// Only records with an id above this (for what was stored since a known record).
@@ -152,17 +169,72 @@ public struct RequestFilter: Sendable, Hashable {
     /// At most this many records.
     public var limit: Int
 
+    /// A filter of single values (each nil for any), as the older flags and form fields give them.
     public init(text: String? = nil, source: SourceID? = nil, statusClass: StatusClass? = nil, method: String? = nil,
                 decision: CacheDecision? = nil, minimumDuration: TimeInterval? = nil, beforeID: Int64? = nil,
                 afterID: Int64? = nil, limit: Int = 100) {
         self.text = text
-        self.source = source
-        self.statusClass = statusClass
-        self.method = method
-        self.decision = decision
-        self.minimumDuration = minimumDuration
+        sources = FilterCriterion(source.map { [$0] } ?? [])
+        statuses = FilterCriterion(statusClass.map { [.statusClass($0)] } ?? [])
+        methods = FilterCriterion(method.map { [$0] } ?? [])
+        endpoints = FilterCriterion()
+        cache = FilterCriterion(decision.map { [.decision($0)] } ?? [])
+        duration = minimumDuration.map { DurationBound(seconds: $0, isInclusive: true) }
         self.beforeID = beforeID
         self.afterID = afterID
         self.limit = limit
+    }
+}
+
+/// The values one key of a filter accepts: a record matches when it has any of them or, negated, none.
+/// No values matches every record.
+public struct FilterCriterion<Value: Hashable & Sendable>: Sendable, Hashable {
+    /// The values in the order given, without repeats.
+    public private(set) var values: [Value]
+    /// Whether a record must have none of the values.
+    public var isNegated: Bool
+
+    /// The criterion of `values` (repeats dropped).
+    public init(_ values: [Value] = [], negated: Bool = false) {
+        var seen = Set<Value>()
+        self.values = values.filter { seen.insert($0).inserted }
+        isNegated = negated
+    }
+
+    /// Whether it matches every record.
+    public var isEmpty: Bool { values.isEmpty }
+}
+
+/// A status a filter asks for: a class (`5xx`, or `error` for no response) or an exact code.
+public enum StatusMatch: Sendable, Hashable {
+    case statusClass(StatusClass)
+    case code(Int)
+}
+
+/// A cache outcome a filter asks for, in the words of the decisions and of RFC 9211 (CacheStatus.swift).
+public enum CacheMatch: Sendable, Hashable {
+    /// One decision.
+    case decision(CacheDecision)
+    /// The decisions that showed the stored copy (`CacheDecision.servedStale`).
+    case stale
+    /// Answered from the store without asking (the Cache-Status says `hit`).
+    case hit
+    /// Went forward: for this reason, or for any (nil).
+    case forwarded(CacheStatus.Forward?)
+}
+
+/// A bound on how long a request took.
+public struct DurationBound: Sendable, Hashable {
+    /// The bound, in seconds.
+    public var seconds: TimeInterval
+    /// Whether a request that took exactly `seconds` is within it.
+    public var isInclusive: Bool
+    /// Whether the bound is an upper one (negated `slow:`): only requests faster than it.
+    public var isUpper: Bool
+
+    public init(seconds: TimeInterval, isInclusive: Bool, isUpper: Bool = false) {
+        self.seconds = seconds
+        self.isInclusive = isInclusive
+        self.isUpper = isUpper
     }
 }

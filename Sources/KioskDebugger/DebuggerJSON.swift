@@ -15,6 +15,8 @@ public struct RequestJSON: Encodable, Sendable {
     public let status: Int?
     public let error: String?
     public let decision: CacheDecision
+    /// The decision as Kiosk's RFC 9211 Cache-Status value (`Kiosk;hit;ttl=42;detail=fresh`).
+    public let cacheStatus: String
     public let durationMs: Double
     public let timings: RequestTimings
     public let requestHeaders: [RequestRecord.HeaderField]
@@ -32,6 +34,7 @@ public struct RequestJSON: Encodable, Sendable {
         status = record.status
         error = record.error
         decision = record.decision
+        cacheStatus = record.cacheStatus.headerValue
         durationMs = (record.timings.total * 1_000_000).rounded() / 1000
         timings = record.timings
         requestHeaders = record.requestHeaders

@@ -86,6 +86,8 @@ public enum HAR {
         let _kioskSource: String?
         let _kioskEndpoint, _kioskDecision: String
         let _kioskError: String?
+        /// Kiosk's decision as its RFC 9211 Cache-Status value (CacheStatus.swift).
+        let _kioskCacheStatus: String
 
         init(_ record: RequestRecord) {
             startedDateTime = HAR.timestamp(record.startedAt)
@@ -99,6 +101,7 @@ public enum HAR {
             _kioskEndpoint = record.endpoint
             _kioskDecision = record.decision.rawValue
             _kioskError = record.error
+            _kioskCacheStatus = record.cacheStatus.headerValue
         }
     }
 

@@ -215,7 +215,7 @@ public final class MockRules: Sendable {
 /// capture logs it as `mocked`; everything else goes to the upstream.
 public final class MockingTransport: HTTPTransport {
     /// The response header that marks a mocked answer.
-    public static let markerHeader = "X-Kiosk-Mock"
+    public static let markerHeader = HTTPResponse.mockMarkerHeader
     private let base: any HTTPTransport
     private let rules: MockRules
 

@@ -59,13 +59,7 @@ public final class CapturingTransport: HTTPTransport {
             status: response?.status, responseHeaders: response.map { fields($0.headers, redactor) } ?? [],
             responseBody: response.map { body($0, redactor) },
             error: errorText, timings: timings,
-            decision: response.map(Self.decision) ?? .network)
-    }
-
-    /// Mocked (marked by the mocking transport below), revalidated (304) or a plain network answer.
-    static func decision(_ response: HTTPResponse) -> CacheDecision {
-        if response.headers["X-Kiosk-Mock"] != nil { return .mocked }
-        return response.status == 304 ? .revalidated : .network
+            decision: response.map(CacheDecision.init(forwardedAnswer:)) ?? .network)
     }
 
     private func fields(_ headers: HTTPHeaderFields, _ redactor: Redactor) -> [RequestRecord.HeaderField] {

@@ -1,8 +1,9 @@
 import Foundation
 public import KioskCore
 
-/// Sends identical in-flight idempotent requests upstream once and gives every caller the same answer.
-/// A cancelled caller stops waiting at once; the upstream request is cancelled only when nobody waits.
+/// Sends identical in-flight idempotent requests upstream once and gives every caller the same answer,
+/// marked `isCollapsed` for each caller but the one whose request went upstream. A cancelled caller stops
+/// waiting at once; the upstream request is cancelled only when nobody waits.
 public actor CoalescingTransport: HTTPTransport {
     /// Requests that differ only in per-request auth (Marvel's `ts` and `hash` change every second)
     /// ask for the same thing, so the key is the redacted URL.
@@ -16,6 +17,8 @@ public actor CoalescingTransport: HTTPTransport {
         /// Distinguishes this flight from a later one for the same key, so a finishing (possibly
         /// cancelled) flight never answers callers of a newer one.
         var id: UInt64
+        /// The caller whose request started the flight; every other waiter joined it.
+        var leader: UInt64
         var task: Task<Void, Never>?
         var waiters: [UInt64: CheckedContinuation<HTTPResponse, any Error>] = [:]
     }
@@ -60,7 +63,7 @@ public actor CoalescingTransport: HTTPTransport {
         }
         nextFlight += 1
         let id = nextFlight
-        var flight = Flight(id: id)
+        var flight = Flight(id: id, leader: waiter)
         flight.waiters[waiter] = continuation
         upstreamSends += 1
         let base = self.base
@@ -74,7 +77,14 @@ public actor CoalescingTransport: HTTPTransport {
 
     private func finish(_ key: Key, flight id: UInt64, with result: Result<HTTPResponse, any Error>) {
         guard flights[key]?.id == id, let flight = flights.removeValue(forKey: key) else { return }
-        for continuation in flight.waiters.values { continuation.resume(with: result) }
+        let collapsed = result.map { response in
+            var joined = response
+            joined.isCollapsed = true
+            return joined
+        }
+        for (waiter, continuation) in flight.waiters {
+            continuation.resume(with: waiter == flight.leader ? result : collapsed)
+        }
     }
 
     private func abandon(_ key: Key, waiter: UInt64) {

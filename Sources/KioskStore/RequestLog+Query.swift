@@ -23,12 +23,33 @@ extension RequestLog {
         logEntry.id, logEntry.startedAt, logEntry.source, logEntry.endpoint, logEntry.method, logEntry.url,
         logEntry.status, logEntry.decision, logEntry.queued, logEntry.connect, logEntry.firstByte,
         logEntry.download, logEntry.duration, logEntry.error, logEntry.requestBodySize,
-        logEntry.responseBodySize, logEntry.requestHeaders, logEntry.responseHeaders
+        logEntry.responseBodySize, logEntry.requestHeaders, logEntry.responseHeaders, logEntry.cacheStatus
         """
 
     /// The records matching `filter`, newest first; with `includingBodies`, each with its bodies, read by
     /// the same statement (an export reads hundreds at a time).
     static func fetchRecords(matching filter: RequestFilter, includingBodies: Bool = false, _ db: Database) throws -> [RequestRecord] {
+        guard let (sql, arguments) = try listQuery(matching: filter, includingBodies: includingBodies, db) else { return [] }
+        let decoder = JSONDecoder()
+        // A row this version cannot read (written by a newer Kiosk) is left out rather than
+        // making the whole debugger list fail.
+        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).compactMap { row in
+            guard let record = record(from: row, decoder: decoder) else { return nil }
+            return includingBodies ? withBodies(record, row) : record
+        }
+    }
+
+    /// SQLite's plan for the list query of `filter`, one step a line (for tests and benchmarks of the
+    /// indexes); "" when the query would not run (a word no record contains).
+    static func queryPlan(matching filter: RequestFilter, _ db: Database) throws -> String {
+        guard let (sql, arguments) = try listQuery(matching: filter, includingBodies: false, db) else { return "" }
+        return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments)
+            .map { $0["detail"] as String? ?? "" }.joined(separator: "\n")
+    }
+
+    /// The list query of `filter` and its arguments; nil when nothing can match (a word no record contains).
+    private static func listQuery(matching filter: RequestFilter, includingBodies: Bool,
+                                  _ db: Database) throws -> (String, StatementArguments)? {
         var conditions: [String] = []
         var arguments = StatementArguments()
         /// Adds `condition` with its one argument, when there is a value to compare with.
@@ -39,7 +60,7 @@ extension RequestLog {
         }
         var pattern: String?
         switch try filter.text.map({ try searchPattern(for: $0, db) }) {
-        case .noMatch: return []
+        case .noMatch: return nil
         case .match(let match): pattern = match
         case .noWords, nil: pattern = nil
         }
@@ -47,11 +68,10 @@ extension RequestLog {
         // With a text pattern the cursor is on the FTS5 side, so that it starts its walk below it.
         require(pattern == nil ? "logEntry.id < ?" : "logSearch.rowid < ?", filter.beforeID)
         require(pattern == nil ? "logEntry.id > ?" : "logSearch.rowid > ?", filter.afterID)
-        require("logEntry.source = ?", filter.source?.rawValue)
-        require("logEntry.statusClass = ?", filter.statusClass?.rawValue)
-        require("logEntry.method = ?", filter.method)
-        require("logEntry.decision = ?", filter.decision?.rawValue)
-        require("logEntry.duration >= ?", filter.minimumDuration)
+        for (condition, values) in criteria(filter) {
+            conditions.append(condition)
+            arguments += StatementArguments(values)
+        }
         arguments += [filter.limit]
 
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
@@ -64,13 +84,7 @@ extension RequestLog {
               SELECT \(columns) FROM logSearch CROSS JOIN logEntry ON logEntry.id = logSearch.rowid \(bodies)
               \(whereClause) ORDER BY logSearch.rowid DESC LIMIT ?
               """
-        let decoder = JSONDecoder()
-        // A row this version cannot read (written by a newer Kiosk) is left out rather than
-        // making the whole debugger list fail.
-        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).compactMap { row in
-            guard let record = record(from: row, decoder: decoder) else { return nil }
-            return includingBodies ? withBodies(record, row) : record
-        }
+        return (sql, arguments)
     }
 
     static func fetchRecord(id: Int64, _ db: Database) throws -> RequestRecord? {
@@ -88,10 +102,10 @@ extension RequestLog {
         var record = record
         // A NULL size means no body; a zero-length BLOB may read back as NULL, hence `?? Data()`.
         if let size: Int = row[14] {
-            record.requestBody = CapturedBody(data: row[18] ?? Data(), originalSize: size)
+            record.requestBody = CapturedBody(data: row[19] ?? Data(), originalSize: size)
         }
         if let size: Int = row[15] {
-            record.responseBody = CapturedBody(data: row[19] ?? Data(), originalSize: size)
+            record.responseBody = CapturedBody(data: row[20] ?? Data(), originalSize: size)
         }
         return record
     }
@@ -118,10 +132,82 @@ extension RequestLog {
             responseHeaders: responseHeaders, error: row[13],
             timings: RequestTimings(queued: row[8], connect: row[9], firstByte: row[10], download: row[11],
                                     total: row[12]),
-            decision: decision)
+            // An empty value (a decision added later, when the log was upgraded) is read from the record.
+            decision: decision, cacheStatus: CacheStatus(headerValue: row[18]))
     }
 
-    private static func headers(fromJSON json: String, _ decoder: JSONDecoder) -> [RequestRecord.HeaderField]? {
+    /// A record's Cache-Status outcome (`hit`, `fwd=miss`...: what follows `Kiosk;` up to the next `;`),
+    /// written exactly as the index of migration v3 is, so that SQLite reads that index for it.
+    static let cacheOutcomeExpression = "substr(cacheStatus, 7, instr(substr(cacheStatus, 7), ';') - 1)"
+
+    /// The SQL conditions of the filter's criteria besides text and cursors, each with its arguments.
+    /// One value of an indexed column is compared with `=`, so its index serves `ORDER BY id DESC`
+    /// directly; several are an `IN` list.
+    private static func criteria(_ filter: RequestFilter) -> [(String, [(any DatabaseValueConvertible)?])] {
+        var result: [(String, [(any DatabaseValueConvertible)?])] = []
+        /// `column` is one of `values`.
+        func oneOf(_ column: String, _ values: [any DatabaseValueConvertible]) -> (String, [(any DatabaseValueConvertible)?]) {
+            (values.count == 1 ? "\(column) = ?" : "\(column) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))",
+             values)
+        }
+        /// Any of `alternatives` (none of them when negated).
+        func anyOf(_ alternatives: [(String, [(any DatabaseValueConvertible)?])], negated: Bool) {
+            guard !alternatives.isEmpty else { return }
+            let joined = alternatives.count == 1 ? alternatives[0].0 : "(" + alternatives.map(\.0).joined(separator: " OR ") + ")"
+            result.append((negated ? "NOT \(joined)" : joined, alternatives.flatMap(\.1)))
+        }
+        if !filter.sources.isEmpty {
+            // Negated, a record without a source (an image) is not one of them: it must not compare as NULL.
+            let column = filter.sources.isNegated ? "COALESCE(logEntry.source, '')" : "logEntry.source"
+            anyOf([oneOf(column, filter.sources.values.map(\.rawValue))], negated: filter.sources.isNegated)
+        }
+        if !filter.statuses.isEmpty {
+            var classes: [any DatabaseValueConvertible] = [], codes: [any DatabaseValueConvertible] = []
+            for match in filter.statuses.values {
+                switch match {
+                case .statusClass(let statusClass): classes.append(statusClass.rawValue)
+                case .code(let code): codes.append(code)
+                }
+            }
+            // A record without a status (no response) has no code: COALESCE keeps it out of a code's match.
+            anyOf([classes.isEmpty ? nil : oneOf("logEntry.statusClass", classes),
+                   codes.isEmpty ? nil : oneOf("COALESCE(logEntry.status, 0)", codes)].compactMap { $0 },
+                  negated: filter.statuses.isNegated)
+        }
+        if !filter.methods.isEmpty {
+            anyOf([oneOf("logEntry.method", filter.methods.values)], negated: filter.methods.isNegated)
+        }
+        if !filter.endpoints.isEmpty {
+            anyOf([oneOf("logEntry.endpoint", filter.endpoints.values)], negated: filter.endpoints.isNegated)
+        }
+        if !filter.cache.isEmpty {
+            var decisions: [CacheDecision] = [], outcomes: [String] = []
+            var alternatives: [(String, [(any DatabaseValueConvertible)?])] = []
+            for match in filter.cache.values {
+                if let matched = match.decisions {
+                    decisions += matched.filter { !decisions.contains($0) }
+                } else if let matched = match.outcomes {
+                    outcomes += matched.filter { !outcomes.contains($0) }
+                }
+            }
+            if !decisions.isEmpty { alternatives.append(oneOf("logEntry.decision", decisions.map(\.rawValue))) }
+            if !outcomes.isEmpty { alternatives.append(oneOf(cacheOutcomeExpression, outcomes)) }
+            anyOf(alternatives, negated: filter.cache.isNegated)
+        }
+        if let bound = filter.duration {
+            let comparison = bound.isUpper ? (bound.isInclusive ? "<=" : "<") : (bound.isInclusive ? ">=" : ">")
+            result.append(("logEntry.duration \(comparison) ?", [bound.seconds]))
+        }
+        if let hasError = filter.hasError {
+            result.append((hasError ? "logEntry.error IS NOT NULL" : "logEntry.error IS NULL", []))
+        }
+        if let hasBody = filter.hasResponseBody {
+            result.append((hasBody ? "logEntry.responseBodySize > 0" : "COALESCE(logEntry.responseBodySize, 0) = 0", []))
+        }
+        return result
+    }
+
+    static func headers(fromJSON json: String, _ decoder: JSONDecoder) -> [RequestRecord.HeaderField]? {
         guard json != "[]" else { return [] }
         guard let pairs = try? decoder.decode([[String]].self, from: Data(json.utf8)),
               pairs.allSatisfy({ $0.count == 2 })

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import KioskCore
 
 // The request log's schema, append-only like AppDatabase's: a shipped migration is never edited.
 //
@@ -18,6 +19,9 @@ import GRDB
 //   stored, immutable columns, the text read back is exactly the text indexed.
 //   (SQLite 3.43's `contentless_delete` would avoid reading it back, but Linux builds link the
 //   system SQLite, 3.40 on the current images.)
+// - `logEntry.cacheStatus` (v3): the record's decision as its RFC 9211 Cache-Status value, which says
+//   more than `decision` (the freshness left, why the request went forward, what status came back);
+//   an index on the expression of its outcome (`hit`, `fwd=miss`...) serves `cache:hit` and `cache:fwd=`.
 // - `logStats`: one row holding the sum of `logEntry.byteCount`, updated in the same transaction
 //   as every insert and delete, so a size check never sums the table.
 //
@@ -36,6 +40,9 @@ extension RequestLog {
         }
         migrator.registerMigration("v2: index distinct words") { db in
             try indexDistinctWords(db)
+        }
+        migrator.registerMigration("v3: cache status") { db in
+            try addCacheStatus(db)
         }
         return migrator
     }()
@@ -184,5 +191,42 @@ extension RequestLog {
             """)
         try createSearchIndex(db)
         try db.execute(sql: "INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText")
+    }
+
+    /// v3: each record's decision as its Cache-Status value. The records already stored get what they tell
+    /// by themselves (`CacheStatus(recordedAs:...)`, through `RequestRecord`'s own rule), in batches of ids
+    /// so that memory stays flat; their sizes grow by the text stored.
+    private static func addCacheStatus(_ db: Database) throws {
+        try db.alter(table: "logEntry") { t in
+            t.add(column: "cacheStatus", .text).notNull().defaults(to: "")
+        }
+        var lastID: Int64 = 0
+        var addedBytes: Int64 = 0
+        let decoder = JSONDecoder()
+        while true {
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, decision, status, error, requestHeaders FROM logEntry WHERE id > ? ORDER BY id LIMIT 500
+                """, arguments: [lastID])
+            guard let last = rows.last else { break }
+            lastID = last[0]
+            for row in rows {
+                // A decision this version does not know keeps an empty value, read back as unknown.
+                guard let decision = CacheDecision(rawValue: row[1]) else { continue }
+                let record = RequestRecord(startedAt: Date(), source: nil, endpoint: "", method: "", url: "",
+                                           requestHeaders: headers(fromJSON: row[4], decoder) ?? [], status: row[2],
+                                           error: row[3], timings: RequestTimings(total: 0), decision: decision)
+                let value = record.cacheStatus.headerValue
+                let id: Int64 = row[0]
+                try db.execute(sql: "UPDATE logEntry SET cacheStatus = ?, byteCount = byteCount + ? WHERE id = ?",
+                               arguments: [value, value.utf8.count, id])
+                addedBytes += Int64(value.utf8.count)
+            }
+        }
+        try db.execute(sql: "UPDATE logStats SET byteCount = byteCount + ?", arguments: [addedBytes])
+        // The outcome (`hit`, `fwd=miss`...) indexed like the other equality filters, without storing it
+        // twice: `Kiosk;` is 6 characters, and the outcome is the first parameter (CacheStatus.swift).
+        try db.execute(sql: """
+            CREATE INDEX logEntryCacheOutcome ON logEntry(substr(cacheStatus, 7, instr(substr(cacheStatus, 7), ';') - 1))
+            """)
     }
 }

@@ -16,8 +16,8 @@ extension RequestLog {
         INSERT INTO logEntry (startedAt, source, endpoint, method, url, status, statusClass, decision,
                               queued, connect, firstByte, download, duration, error,
                               requestBodySize, responseBodySize, requestTextLength, responseTextLength,
-                              byteCount, requestHeaders, responseHeaders)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              byteCount, requestHeaders, responseHeaders, cacheStatus)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Inserts `records` in order, indexes them, and adds their sizes to the running total, within
@@ -35,6 +35,7 @@ extension RequestLog {
         for record in records {
             let requestHeaders = headersJSON(record.requestHeaders)
             let responseHeaders = headersJSON(record.responseHeaders)
+            let cacheStatus = record.cacheStatus.headerValue
             let requestTextLength = indexedTextLength(of: record.requestBody)
             let responseTextLength = indexedTextLength(of: record.responseBody)
             let searchText = searchText(of: [
@@ -43,7 +44,7 @@ extension RequestLog {
             ].compactMap { $0 })
             let byteCount = rowOverheadBytes + record.url.utf8.count + record.endpoint.utf8.count
                 + record.method.utf8.count + (record.source?.rawValue.utf8.count ?? 0) + (record.error?.utf8.count ?? 0)
-                + requestHeaders.utf8.count + responseHeaders.utf8.count
+                + requestHeaders.utf8.count + responseHeaders.utf8.count + cacheStatus.utf8.count
                 + (record.requestBody?.data.count ?? 0) + (record.responseBody?.data.count ?? 0)
                 + (searchText?.utf8.count ?? 0)
             let values: [(any DatabaseValueConvertible)?] = [
@@ -53,7 +54,7 @@ extension RequestLog {
                 record.timings.total, record.error,
                 record.requestBody?.originalSize, record.responseBody?.originalSize,
                 requestTextLength, responseTextLength,
-                byteCount, requestHeaders, responseHeaders,
+                byteCount, requestHeaders, responseHeaders, cacheStatus,
             ]
             try insertEntry.execute(arguments: StatementArguments(values))
             let id = db.lastInsertedRowID

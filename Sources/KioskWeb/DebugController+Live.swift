@@ -27,6 +27,7 @@ extension DebugController {
     func liveEvents(_ request: Request) throws -> Response {
         let (filterQuery, since) = Self.splitSince(request.uri.query)
         let query = try FormInput.decode(DebugFilterQuery.self, from: filterQuery)
+        if let error = query.syntaxError { throw WebError.badRequest(error.description) }
         let debugger = try withLog()
         let headerID = request.headers[HTTPFields.Element.Name("Last-Event-ID")!]
         // The browser's own place wins over the page's: it is later.

@@ -21,10 +21,12 @@ struct DebugController: Sendable {
             // Read before the records: the feed replays from here, so nothing stored meanwhile is missed
             // (a row both listed and replayed is shown once).
             let eventID = kiosk.debugger.events.latestID
-            let records = try withLog().records(matching: query.filter)
+            // A filter that does not parse is shown with its mistake marked, in place of the list.
+            let records = query.syntaxError == nil ? try withLog().records(matching: query.filter) : []
             return Pages.response(DebugPages.requests(records, query: query, count: try withLog().count(),
                                                       paused: kiosk.debugger.breakpoints.paused.count, eventID: eventID,
-                                                      live: query.before == nil, context: context.view))
+                                                      live: query.before == nil && query.syntaxError == nil, context: context.view),
+                                  status: query.syntaxError == nil ? .ok : .badRequest)
         }
         debug.get("events") { request, _ in try liveEvents(request) }
         debug.get("diff") { request, context in
@@ -38,6 +40,7 @@ struct DebugController: Sendable {
         }
         debug.get("api/requests") { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
+            if let error = query.syntaxError { return try JSONResponse.badRequest(FilterErrorJSON(error)) }
             return try JSONResponse.ok(try withLog().records(matching: query.filter).map(RequestJSON.init))
         }
         debug.get("api/requests/{id}") { _, context in
@@ -45,6 +48,7 @@ struct DebugController: Sendable {
         }
         debug.get("har") { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
+            if let error = query.syntaxError { throw WebError.badRequest("The filter is not understood: \(error).") }
             // The whole log (or all that match) unless a limit is asked for.
             let data = try withLog().exportHAR(matching: query.filter, maximum: query.limit ?? 100_000).archive
             let name = "kiosk-\(Int(kiosk.now().timeIntervalSince1970)).har"
@@ -275,5 +279,24 @@ struct DebugAccessMiddleware: RouterMiddleware {
                 next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
         try access.check(request)
         return try await next(request, context)
+    }
+}
+
+/// A filter that does not parse, under `/debug/api`: the message, the filter, and where the mistake is in
+/// it, counted in UTF-16 code units as JavaScript does (`input.setSelectionRange(start, end)` selects it).
+struct FilterErrorJSON: Encodable {
+    struct Position: Encodable {
+        let start: Int
+        let end: Int
+    }
+
+    let error: String
+    let filter: String
+    let position: Position
+
+    init(_ error: FilterSyntaxError) {
+        self.error = "The filter is not understood: \(error.message)."
+        filter = error.input
+        position = Position(start: error.utf16Offsets.lowerBound, end: error.utf16Offsets.upperBound)
     }
 }

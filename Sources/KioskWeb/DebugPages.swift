@@ -31,11 +31,12 @@ enum DebugPages {
                 E.element("a", [Attribute.localHref("/debug/endpoints")], ["Endpoints"]),
             ]),
             filterForm(query),
+            filterNotice(query),
         ]
         if records.isEmpty {
-            content.append(E.element("p", [.class("empty")], [
+            if query.syntaxError == nil { content.append(E.element("p", [.class("empty")], [
                 .text(count == 0 ? "Nothing logged yet: open a catalog and its requests appear here." : "No request matches."),
-            ]))
+            ])) }
         }
         // The table is there even when empty, so that live rows have a home.
         content.append(table(records))
@@ -82,9 +83,7 @@ enum DebugPages {
         }
         return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", "/debug"),
                                   .attribute("role", "search")], [
-            E.element("label", [], ["Search URLs and bodies",
-                                    E.void("input", [.attribute("type", "search"), .attribute("name", "q"),
-                                                     .attribute("value", query.text ?? ""), .attribute("maxlength", "200")])]),
+            filterField(query),
             select("source", "Source", query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, $0.displayName) }),
             select("status", "Status", query.status,
                    StatusClass.filterable.map { ($0.description, $0 == .error ? "no response" : $0.description) }),
@@ -99,7 +98,7 @@ enum DebugPages {
     static func table(_ records: [RequestRecord]) -> HTML {
         E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", "Requests")], [
             E.element("table", [.class("requests")], [
-                E.element("thead", [], [E.element("tr", [], ["#", "Time (UTC)", "Status", "Decision", "Duration", "Waterfall", "Request"].map {
+                E.element("thead", [], [E.element("tr", [], ["#", "Time (UTC)", "Status", "Cache", "Duration", "Waterfall", "Request"].map {
                     E.element("th", [.attribute("scope", "col"), $0 == "Waterfall" ? .class("wf") : nil], [.text($0)])
                 })]),
                 E.element("tbody", [], records.map(row)),
@@ -117,7 +116,7 @@ enum DebugPages {
                                             [.text("#\(record.id)")])]),
             E.element("td", [], [.text(record.startedAt.formatted(timeOfDay))]),
             statusCell(record),
-            E.element("td", [], [E.element("span", [.class("decision \(record.decision.rawValue)")], [.text(record.decision.rawValue)])]),
+            E.element("td", [], [cacheBadge(record.cacheStatus)]),
             E.element("td", [.class("num")], [.text(milliseconds(record.timings.total))]),
             E.element("td", [.class("wf")] + waterfallData(record), []),
             E.element("td", [.class("url")], [.text("\(record.method) \(record.url)"),
@@ -165,8 +164,7 @@ enum DebugPages {
             ("Started", record.startedAt.formatted(.iso8601)),
             ("Source", record.source?.displayName ?? "—"),
             ("Status", record.status.map(String.init) ?? "no response"),
-            ("Cache decision", record.decision.rawValue),
-        ]
+        ] + cacheFacts(record.cacheStatus)
         if let error = record.error { facts.append(("Error", error)) }
         let phases: [(String, TimeInterval?)] = [("Queued", record.timings.queued), ("Connect", record.timings.connect),
                                                  ("Time to first byte", record.timings.firstByte),

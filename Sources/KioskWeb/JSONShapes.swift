@@ -11,6 +11,11 @@ enum JSONResponse {
         make(.ok, try KioskJSON.encoder().encode(value))
     }
 
+    /// A 400 whose body says more than `{"error"}` (where a bad filter's mistake is).
+    static func badRequest(_ value: some Encodable) throws -> Response {
+        make(.badRequest, try KioskJSON.encoder().encode(value))
+    }
+
     /// A JSON document already encoded.
     static func ok(encoded data: Data) -> Response {
         make(.ok, data)

@@ -27,6 +27,8 @@ final class PageCache: Sendable {
         let body: ByteBuffer
         /// What the page shows, for the request log.
         let request: PageRequest
+        /// When its data was fetched and until when it is fresh (its Cache-Status `ttl`).
+        let metadata: SnapshotMetadata
     }
 
     /// A marker no upstream string can contain: random per process.
@@ -59,11 +61,13 @@ final class PageCache: Sendable {
         changeToken.map { Key(path: path, language: language, changeToken: $0) }
     }
 
-    /// The cached page for `key` with `token` in its forms, if it still shows the right age and staleness at `now`.
+    /// The cached page for `key` with `token` in its forms, if its data is still fresh at `now` and it shows
+    /// the right age. A stale page is never served from here: rendering it anew starts its revalidation
+    /// (an upstream's `no-cache` makes a page stale as soon as it is stored), which a hit would skip.
     func page(_ key: Key, token: String, now: Date) -> Hit? {
         let found = state.withLock { state -> Entry? in
             guard var entry = state.entries[key] else { return nil }
-            guard Age(entry.metadata.age(at: now)) == entry.ageShown, !entry.metadata.isFresh(at: now) == entry.isStale else {
+            guard Age(entry.metadata.age(at: now)) == entry.ageShown, !entry.isStale, entry.metadata.isFresh(at: now) else {
                 state.entries[key] = nil
                 return nil
             }
@@ -73,15 +77,16 @@ final class PageCache: Sendable {
             return entry
         }
         guard let found else { return nil }
-        return Hit(body: Self.assemble(found.page, tokenOffsets: found.tokenOffsets, token: token), request: found.request)
+        return Hit(body: Self.assemble(found.page, tokenOffsets: found.tokenOffsets, token: token), request: found.request,
+                   metadata: found.metadata)
     }
 
-    /// Renders the page for `context`, keeping it under `key` when it is a settled answer (no revalidation
-    /// under way, no error to report) so later requests can be served from here. `render` is called once,
-    /// with the context to render for (its token is the marker when the page is kept).
+    /// Renders the page for `context`, keeping it under `key` when it is a settled, fresh answer (no
+    /// revalidation under way, no error to report) so later requests can be served from here. `render` is
+    /// called once, with the context to render for (its token is the marker when the page is kept).
     func render(key: Key?, update: CatalogUpdate, request: PageRequest, context: ViewContext,
                 render: (ViewContext) -> HTML) -> ByteBuffer {
-        guard let key, !update.isRevalidating, update.error == nil else {
+        guard let key, !update.isRevalidating, update.error == nil, !update.isStale else {
             return ByteBuffer(string: render(context).rendered)
         }
         var marked = context

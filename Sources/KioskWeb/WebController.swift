@@ -23,8 +23,12 @@ struct WebController: Sendable {
 
     func register(on router: Router<WebRequestContext>) {
         router.get("/") { _, context in Pages.response(Pages.home(context.view)) }
-        router.get("/favorites") { _, context in Pages.response(Pages.favorites(try kiosk.catalog.favorites(), context: context.view)) }
-        router.get("/api/favorites") { _, _ in try JSONResponse.ok(FavoritesJSON(items: try kiosk.catalog.favorites())) }
+        router.get("/favorites") { _, context in
+            Pages.response(Pages.favorites(try kiosk.catalog.favorites(), context: context.view)).with(CatalogService.storeAnswer)
+        }
+        router.get("/api/favorites") { _, _ in
+            try JSONResponse.ok(FavoritesJSON(items: try kiosk.catalog.favorites())).with(CatalogService.storeAnswer)
+        }
         // The stylesheet and scripts, at addresses that carry their content's fingerprint (see `StaticAssets`).
         // Installability: fetched by the browser without cookies, so outside any check.
         router.get("/manifest.webmanifest") { request, context in
@@ -173,10 +177,11 @@ struct WebController: Sendable {
         let waits = api || request.headers[Self.waitHeader] != nil
         let changeToken = waits ? nil : try await changeTokens.token()
         let cacheKey = PageCache.key(path: context.path, language: context.language, changeToken: changeToken)
+        let now = kiosk.now()
         if let cacheKey, await !kiosk.connectivityStatus().isOffline,
-           let hit = pages.page(cacheKey, token: context.csrfToken, now: kiosk.now()) {
-            kiosk.catalog.recordFreshAnswer(hit.request)
-            return Pages.response(hit.body)
+           let hit = pages.page(cacheKey, token: context.csrfToken, now: now) {
+            // Only fresh pages are kept, so a page cache hit is the same decision a render would make now.
+            return Pages.response(hit.body).with(kiosk.catalog.recordFreshAnswer(hit.request, metadata: hit.metadata))
         }
         let (id, source) = try self.source(rawSource)
         var parameters = try ListParameters(source: source, query: try FormInput.decode(ListQuery.self, from: request.uri.query))
@@ -186,9 +191,10 @@ struct WebController: Sendable {
             _ = try kiosk.catalog.normalize(parameters.request)
             let result = try await kiosk.catalog.search(source: id, text: text, page: parameters.page, filters: parameters.filters,
                                                         policy: policy)
-            if api { return try JSONResponse.ok(SearchJSON(result)) }
+            if api { return try JSONResponse.ok(SearchJSON(result)).with(result.cacheStatus) }
             return Pages.response(Pages.search(parameters, result: result, filterValues: source.filterValues,
                                                favorites: try kiosk.catalog.favoriteIDs(source: id), context: context.view))
+                .with(result.cacheStatus)
         }
         // Checked before any I/O so a bad filter is a 400 even when offline.
         _ = try kiosk.catalog.normalize(parameters.request)
@@ -207,7 +213,7 @@ struct WebController: Sendable {
             throw WebError.notFound("There is no page \(parameters.page) of \(id.displayName); it has \(total).")
         }
         if api {
-            return try JSONResponse.ok(PageJSON(update, favorites: try kiosk.catalog.favoriteIDs(source: id)))
+            return try JSONResponse.ok(PageJSON(update, favorites: try kiosk.catalog.favoriteIDs(source: id))).with(update.cacheStatus)
         }
         let favorites = try kiosk.catalog.favoriteIDs(source: id)
         // A forced refresh is never kept: its address would serve later requests without refreshing.
@@ -215,7 +221,7 @@ struct WebController: Sendable {
                                 context: context.view) { view in
             Pages.list(parameters, update: update, filterValues: source.filterValues, favorites: favorites, context: view)
         }
-        return Pages.response(body)
+        return Pages.response(body).with(update.cacheStatus)
     }
 
     /// While Kiosk knows the upstream is unreachable, the stored page with the offline banner at once,
@@ -240,8 +246,8 @@ struct WebController: Sendable {
         let query = try FormInput.decode(DetailQuery.self, from: request.uri.query)
         let result = try await kiosk.catalog.item(source: source, itemID: itemID, policy: query.refresh ? .force : .automatic,
                                                   linkedPage: query.page)
-        if api { return try JSONResponse.ok(ItemJSON(result)) }
-        return Pages.response(Pages.detail(result, context: context.view))
+        if api { return try JSONResponse.ok(ItemJSON(result)).with(result.cacheStatus) }
+        return Pages.response(Pages.detail(result, context: context.view)).with(result.cacheStatus)
     }
 
     /// A decoded item id from a path segment; 400 for bad encoding, or an id no page could list (over
@@ -280,8 +286,9 @@ struct WebController: Sendable {
         }
         let etag = "\"" + Fingerprint.hex(image.data) + "\""
         // Cross-Origin-Resource-Policy: a browser that sent no Sec-Fetch-Site still keeps the picture from other sites.
+        // A 304 carries the Cache-Status of the stored picture it stands for (RFC 9211 §2).
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=86400",
-                                   .init("Cross-Origin-Resource-Policy")!: "same-origin"]
+                                   .init("Cross-Origin-Resource-Policy")!: "same-origin", .cacheStatus: image.cacheStatus.headerValue]
         if request.matchesETag(etag) { return Response(status: .notModified, headers: headers) }
         headers[.contentType] = image.contentType
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.data)))

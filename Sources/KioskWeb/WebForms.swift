@@ -175,7 +175,9 @@ struct ImageQuery: Decodable {
 /// The debugger's list filter: `?q=&source=&status=&method=&decision=&min_ms=&before=&limit=`; anything
 /// unknown or malformed is a 400.
 struct DebugFilterQuery: Decodable {
-    static let names: Set<String> = ["q", "source", "status", "method", "decision", "min_ms", "before", "limit"]
+    static let names: Set<String> = ["filter", "q", "source", "status", "method", "decision", "min_ms", "before", "limit"]
+    /// The longest filter text accepted.
+    static let maximumFilterLength = 500
 
     var text: String?
     var source: SourceID?
@@ -186,6 +188,12 @@ struct DebugFilterQuery: Decodable {
     var minMilliseconds: Double?
     var before: Int64?
     var limit: Int?
+    /// `filter`: the filter language as typed (RequestFilter+Language.swift).
+    var filterText: String?
+    /// Why `filterText` does not parse; the console shows it where the mistake is, the JSON route answers 400.
+    var syntaxError: FilterSyntaxError?
+    /// `filterText` parsed.
+    private var parsed: RequestFilter?
 
     /// No filter.
     init() {}
@@ -218,13 +226,31 @@ struct DebugFilterQuery: Decodable {
         guard (before ?? 1) > 0 else { throw WebError.badRequest("before must be a request id.") }
         limit = try form.value(Int.self, "limit", invalid: "limit must be from 1 to 1000.")
         guard (1...1000).contains(limit ?? 1) else { throw WebError.badRequest("limit must be from 1 to 1000.") }
+        if let raw = try form.text("filter")?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
+            guard raw.count <= Self.maximumFilterLength else {
+                throw WebError.badRequest("The filter is longer than \(Self.maximumFilterLength) characters.")
+            }
+            filterText = raw
+            do {
+                let parsed = try RequestFilter(parsing: raw)
+                if let key = fields.sharedKey(with: parsed) {
+                    throw WebError.badRequest("\(key.rawValue) is given both in the filter and as a separate parameter; give it once.")
+                }
+                self.parsed = parsed
+            } catch let error as FilterSyntaxError {
+                syntaxError = error
+            }
+        }
     }
 
-    /// The request log's filter (100 records unless a limit is given).
-    var filter: RequestFilter {
+    /// The separate fields' filter, before the filter text is added.
+    private var fields: RequestFilter {
         RequestFilter(text: text, source: source, statusClass: status.flatMap(StatusClass.init), method: method,
                       decision: decision, minimumDuration: minMilliseconds.map { $0 / 1000 }, beforeID: before, limit: limit ?? 100)
     }
+
+    /// The request log's filter (100 records unless a limit is given): the fields and the filter text.
+    var filter: RequestFilter { parsed.map(fields.adding) ?? fields }
 
     /// `min_ms` as it is shown in the filter form: whole numbers without a decimal point.
     var minMillisecondsText: String {
@@ -235,6 +261,7 @@ struct DebugFilterQuery: Decodable {
     /// The same filter as a query string ("" when there is none), for links that keep it.
     var encoded: String {
         var query = QueryString()
+        query.set("filter", filterText)
         query.set("q", text)
         query.set("source", source?.rawValue)
         query.set("status", status)

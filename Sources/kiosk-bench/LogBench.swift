@@ -49,6 +49,17 @@ func runLogBenchmarks(quick: Bool) throws {
         ("decision offline", RequestFilter(decision: .offline)),
         (">= 1 s", RequestFilter(minimumDuration: 1)),
         ("page 2 of 'json'", RequestFilter(text: "json", beforeID: Int64(total / 2))),
+        // The filter language's criteria (RequestFilter+Language.swift): decision groups, Cache-Status
+        // prefixes (every exchange here is conditional, so nothing is `fwd=miss`: a walk of every row),
+        // exact codes, negations, and the example.
+        ("cache:stale (3 decisions)", try RequestFilter(parsing: "cache:stale")),
+        ("cache:hit (Cache-Status prefix)", try RequestFilter(parsing: "cache:hit")),
+        ("cache:miss (no match)", try RequestFilter(parsing: "cache:miss")),
+        ("status:304,503 (codes)", try RequestFilter(parsing: "status:304,503")),
+        ("-source:rickandmorty", try RequestFilter(parsing: "-source:rickandmorty")),
+        ("has:error", try RequestFilter(parsing: "has:error")),
+        ("endpoint:image slow:>300ms", try RequestFilter(parsing: "endpoint:image slow:>300ms")),
+        ("the issue's example", try RequestFilter(parsing: "status:5xx source:nyt cache:stale method:GET slow:>500ms has:error")),
     ]
     let iterations = quick ? 60 : 200
     var worstP95 = 0.0

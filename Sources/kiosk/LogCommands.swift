@@ -11,8 +11,18 @@ struct LogCommand: AsyncParsableCommand {
         subcommands: [List.self, Show.self, Clear.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "Recent requests, newest first.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Recent requests, newest first.",
+            discussion: """
+                --filter takes the debugger's filter language: key:value terms and words, such as \
+                'status:5xx source:nyt cache:stale method:GET slow:>500ms has:error spider'. Keys: \
+                \(FilterKey.allCases.map(\.example).joined(separator: ", ")). Several values of a key are \
+                separated by commas (status:4xx,5xx); a minus negates a term (-source:nyt); other words search \
+                URLs and bodies, and quotes make a word with a colon or a leading minus literal. A filter that \
+                does not parse is refused with a pointer to the mistake (exit status 2).
+                """)
         @OptionGroup var global: GlobalOptions
+        @Option(help: "A filter in the debugger's language (see below).") var filter: String?
         @Option(help: "Only this source.") var source: SourceID?
         @Option(help: "Full-text search over URLs and bodies.") var search: String?
         @Option(help: "Only this status class: 2xx, 3xx, 4xx, 5xx, or error (no response).") var status: String?
@@ -24,7 +34,7 @@ struct LogCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON instead of a table.") var json = false
 
         func validate() throws {
-            try refuseEmpty(["--search": search, "--method": method])
+            try refuseEmpty(["--search": search, "--method": method, "--filter": filter])
             guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 10000.") }
             if let status, StatusClass(status) == nil {
                 throw ValidationError("--status must be 2xx, 3xx, 4xx, 5xx or error (got \(status)).")
@@ -37,9 +47,7 @@ struct LogCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let filter = RequestFilter(text: search, source: source, statusClass: status.flatMap(StatusClass.init),
-                                           method: method?.uppercased(), decision: decision.flatMap(CacheDecision.init(rawValue:)),
-                                           minimumDuration: minMs.map { $0 / 1000 }, limit: limit)
+                let filter = try combinedFilter()
                 let records = try await Runtime.offline(global) { try $0.debugger.records(matching: filter) }
                 if json {
                     print(try Output.json(records.map(RequestJSON.init)))
@@ -51,6 +59,28 @@ struct LogCommand: AsyncParsableCommand {
                 }
                 Output.human(LogCommand.table(records))
             }
+        }
+
+        /// The options' filter with --filter's added. A --filter that does not parse is printed with the
+        /// mistake marked under it (after the one `error:` line), and so is a key given twice.
+        func combinedFilter() throws -> RequestFilter {
+            let options = RequestFilter(text: search, source: source, statusClass: status.flatMap(StatusClass.init),
+                                        method: method?.uppercased(), decision: decision.flatMap(CacheDecision.init(rawValue:)),
+                                        minimumDuration: minMs.map { $0 / 1000 }, limit: limit)
+            guard let filter else { return options }
+            let parsed: RequestFilter
+            do throws(FilterSyntaxError) {
+                parsed = try RequestFilter(parsing: filter, limit: limit)
+            } catch {
+                printErrorLine("--filter: \(error.message).")
+                printError(error.pointer.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n"))
+                throw KioskCommand.ExitStatus.badInput
+            }
+            if let key = options.sharedKey(with: parsed) {
+                printErrorLine("\(key.rawValue) is given both in --filter and as its own option; give it once.")
+                throw KioskCommand.ExitStatus.badInput
+            }
+            return options.adding(parsed)
         }
     }
 
@@ -92,11 +122,11 @@ struct LogCommand: AsyncParsableCommand {
         let time = Date.FormatStyle(date: .omitted, time: .standard)
         let rows = records.map { record in
             [String(record.id), record.startedAt.formatted(time), record.status.map(String.init) ?? "—",
-             record.decision.rawValue, String(format: "%.0f ms", record.timings.total * 1000), record.method,
+             record.cacheStatus.label, String(format: "%.0f ms", record.timings.total * 1000), record.method,
              Output.oneLine(record.error.map { "\(record.url)  (\($0))" } ?? record.url)]
         }
-        return Output.table(["ID", "TIME", "STATUS", "DECISION", "TIME TAKEN", "METHOD", "URL"], rows,
-                            maxWidths: [8, 10, 6, 22, 10, 6, 90])
+        return Output.table(["ID", "TIME", "STATUS", "CACHE", "TIME TAKEN", "METHOD", "URL"], rows,
+                            maxWidths: [8, 10, 6, 26, 10, 6, 90])
     }
 
     static func detail(_ record: RequestRecord) -> String {
@@ -106,6 +136,7 @@ struct LogCommand: AsyncParsableCommand {
             "Source:    \(record.source?.rawValue ?? "—")  endpoint \(record.endpoint)",
             "Status:    \(record.status.map(String.init) ?? "no response")\(record.error.map { "  error: \($0)" } ?? "")",
             "Decision:  \(record.decision.rawValue)",
+            "Cache-Status: \(record.cacheStatus.headerValue)",
             "Timings:   " + timings(record.timings),
         ]
         func headers(_ title: String, _ fields: [RequestRecord.HeaderField]) {

@@ -201,4 +201,38 @@ struct LogCLITests {
         #expect(try cli.run(["log", "clear"]).stdout.contains("Cleared 3 requests."))
         #expect(try cli.run(["log"]).stdout.contains("No requests logged yet."))
     }
+
+    @Test("log --filter reads the debugger's filter language; a mistake is printed with a pointer under it and exit status 2")
+    func logFilter() throws {
+        let cli = CLI()
+        // Given Rick and Morty listed twice (a miss, then a hit) and dogs once
+        #expect(try cli.run(["list", "rickandmorty"]).status == 0)
+        #expect(try cli.run(["list", "rickandmorty"]).status == 0)
+        #expect(try cli.run(["list", "dogs"]).status == 0)
+        // When the log is filtered in the language
+        let hits = try cli.run(["log", "--filter", "cache:hit source:rickandmorty", "--json"])
+        let misses = try cli.run(["log", "--filter", "cache:fwd=miss -source:dogs"])
+        // Then the JSON has the one hit with its Cache-Status, and the table the one miss with its label
+        #expect(hits.status == 0)
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(hits.stdout.utf8)) as? [[String: Any]])
+        #expect(records.count == 1)
+        #expect((records.first?["cacheStatus"] as? String)?.hasPrefix("Kiosk;hit;ttl=") == true)
+        #expect((records.first?["cacheStatus"] as? String)?.hasSuffix(";detail=fresh") == true)
+        let lines = misses.stdout.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].contains("CACHE") && lines[1].contains("fwd=miss network") && lines[1].contains("/api/character"))
+        // And the flags combine with it
+        #expect(try cli.run(["log", "--source", "dogs", "--filter", "cache:fwd"]).stdout.split(separator: "\n").count == 2)
+        // And log show prints the record's Cache-Status
+        let id = try #require(records.first?["id"] as? Int)
+        #expect(try cli.run(["log", "show", String(id)]).stdout.contains("Cache-Status: Kiosk;hit;ttl="))
+        // And a mistake is one error line, then the filter with carets under the mistake
+        let bad = try cli.run(["log", "--filter", "source:rickandmorty status:6xx"])
+        #expect(bad.status == 2)
+        #expect(bad.stdout.isEmpty)
+        #expect(bad.stderr == "error: --filter: status must be 2xx, 3xx, 4xx, 5xx, error (no response) or a code from 100 to 599.\n"
+                + "  source:rickandmorty status:6xx\n" + String(repeating: " ", count: 2 + 27) + "^^^\n")
+        // And a key given both as an option and in the filter is refused
+        let twice = try cli.run(["log", "--source", "nyt", "--filter", "source:dogs"])
+        #expect(twice.status == 2 && twice.stderr.contains("source is given both in --filter and as its own option"))
+    }
 }

@@ -29,6 +29,27 @@ struct CoalescingTransportTests {
         #expect(bodies.allSatisfy { $0 == "shared" })
     }
 
+    @Test("Every caller but the one whose request went upstream is told it was collapsed (RFC 9211's collapsed)")
+    func joinedCallersAreCollapsed() async throws {
+        // Given an upstream that holds its answer until released, and a first caller on the wire
+        let upstream = ScriptedTransport([.gate("shared")], otherwise: .respond(200, body: "alone"))
+        let transport = CoalescingTransport(base: upstream)
+        let first = Task { try await transport.send(get()) }
+        while upstream.callCount == 0 { await Task.yield() }
+
+        // When two more callers ask for the same URL while it is in flight
+        let joined = (0..<2).map { _ in Task { try await transport.send(get()) } }
+        try await Task.sleep(for: .milliseconds(50))
+        upstream.release()
+
+        // Then the first caller's answer is its own, and the two that joined it are marked collapsed
+        #expect(try await first.value.isCollapsed == false)
+        for task in joined { #expect(try await task.value.isCollapsed == true) }
+        #expect(upstream.callCount == 1)
+        // And a later request that finds nothing in flight is not collapsed
+        #expect(try await transport.send(get()).isCollapsed == false)
+    }
+
     @Test("Different URLs in flight at once are not coalesced: two upstream sends, each caller its own answer")
     func differentURLsAreSeparate() async throws {
         // Given an upstream that holds every answer until released, then answers with the request's path

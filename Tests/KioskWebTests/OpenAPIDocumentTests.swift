@@ -82,6 +82,17 @@ struct OpenAPIDocumentTests {
                 let body = try JSONSerialization.jsonObject(with: Data(answer.bytes), options: [.fragmentsAllowed])
                 let problems = SchemaShape(document: document).problems(body, schema, at: "$")
                 #expect(problems.isEmpty, "\(sample.uri): \(problems.prefix(5))")
+                // And its headers are those documented: each required one present and matching its pattern,
+                // and a Cache-Status only where the document says there is one
+                let headers = try Self.responseHeaders(document, path: sample.path, status: answer.status.code)
+                for (name, header) in headers {
+                    let value = answer.header(name)
+                    if header["required"] as? Bool == true { #expect(value != nil, "\(sample.uri): no \(name)") }
+                    if let value, let pattern = (header["schema"] as? [String: Any])?["pattern"] as? String {
+                        #expect(value.range(of: pattern, options: .regularExpression) != nil, "\(sample.uri): \(name): \(value)")
+                    }
+                }
+                #expect((answer.header("Cache-Status") != nil) == (headers["Cache-Status"] != nil), "\(sample.uri)")
             }
             // And while the upstream is unreachable, a page nothing was stored for is a documented 503
             try await harness.setOffline(true)
@@ -110,6 +121,24 @@ struct OpenAPIDocumentTests {
     static func document() throws -> [String: Any] {
         let data = try #require(OpenAPIDocument.data)
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// The headers a GET's documented response lists, by name, with `$ref`s to `components/headers` resolved.
+    static func responseHeaders(_ document: [String: Any], path: String, status: Int) throws -> [String: [String: Any]] {
+        let paths = try #require(document["paths"] as? [String: Any])
+        let operation = try #require((paths[path] as? [String: Any])?["get"] as? [String: Any], "\(path)")
+        let response = (operation["responses"] as? [String: Any])?[String(status)] as? [String: Any]
+        let components = (document["components"] as? [String: Any])?["headers"] as? [String: Any] ?? [:]
+        var headers: [String: [String: Any]] = [:]
+        for case let (name, header as [String: Any]) in response?["headers"] as? [String: Any] ?? [:] {
+            if let reference = header["$ref"] as? String {
+                let key = try #require(reference.split(separator: "/").last.map(String.init))
+                headers[name] = try #require(components[key] as? [String: Any], "\(reference)")
+            } else {
+                headers[name] = header
+            }
+        }
+        return headers
     }
 
     /// The JSON schema of a GET's documented response, or nil when that status is not documented.

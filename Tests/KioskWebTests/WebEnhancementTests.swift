@@ -256,7 +256,8 @@ struct PageCacheTests {
         let cache = PageCache(capacity: 2)
         let metadata = SnapshotMetadata(fetchedAt: Date(timeIntervalSince1970: 0), freshUntil: Date(timeIntervalSince1970: 3600))
         let update = CatalogUpdate(page: Page(request: PageRequest(source: .dogs), items: []), metadata: metadata, origin: .store,
-                                   isStale: false, isRevalidating: false, error: nil, asOf: Date(timeIntervalSince1970: 10))
+                                   isStale: false, isRevalidating: false, error: nil, asOf: Date(timeIntervalSince1970: 10),
+                                   cacheStatus: CacheStatus(.fresh, ttl: 3590))
         let context = ViewContext(language: .en, csrfToken: "t", path: "/dogs", catalogs: Catalogs(sources: []))
         func key(_ path: String) -> PageCache.Key { PageCache.Key(path: path, language: .en, changeToken: 1) }
         var renders = 0

@@ -51,6 +51,13 @@ struct WebHarness: Sendable {
         return WebHarness(demo: demo, kiosk: kiosk, now: now, directory: folder)
     }
 
+    /// The `/image` address of the picture the first Rick and Morty character shows (its page is fetched).
+    func listedPictureURI() async throws -> String {
+        let update = try await kiosk.catalog.page(PageRequest(source: .rickandmorty))
+        let imageURL = try #require(update.page.items.first?.imageURL)
+        return "/image?url=" + QueryString.encode(imageURL.absoluteString)
+    }
+
     func setOffline(_ offline: Bool) async throws {
         var faults = await demo.faults
         faults.offline = offline

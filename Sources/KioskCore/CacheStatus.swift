@@ -1,0 +1,185 @@
+public import Foundation
+
+// Kiosk's cache decisions in the terms of RFC 9211 (the Cache-Status response header field): the one
+// home of that mapping. The web app sends `headerValue` on every catalog answer, and the request log,
+// `kiosk log`, the console's badge and HAR files show the same value, so a decision reads the same
+// wherever it is seen. docs/API.md has the table of every decision and why it is written so.
+//
+// - `hit` (the request was not forwarded, the answer came from the store) and `fwd` (it went forward,
+//   and why) are exclusive, and one of them is always written, first.
+// - `fwd` is `miss` (nothing stored could answer), `stale` (a stored copy was selected, but stale) or
+//   `request` (a fresh stored copy was selected, but the request asked for a refresh), the most specific
+//   reason Kiosk knows (RFC 9211 §2.2). Kiosk's store keys by URL alone and never varies, so it never
+//   says `uri-miss` or `vary-miss`; the other reasons are read but not made.
+// - `fwd-status` is the status that came back from below Kiosk's cache, when one did (none when the
+//   upstream could not be reached).
+// - `ttl` is the remaining freshness lifetime in whole seconds (rounded down, negative when stale), when
+//   Kiosk keeps one for what it answered (catalog pages and pictures; not items or favorites).
+// - `stored`: the answer was written to the store (a 304 renews the stored copy, so it counts).
+// - `collapsed`: the request was joined onto an identical one already on the wire (coalescing).
+// - `detail` is always Kiosk's own word for the decision (`CacheDecision`'s raw value), last.
+
+/// Kiosk's cache decision for one answer, as RFC 9211 describes a cache's handling of a request.
+public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The name of Kiosk's member of the Cache-Status list, written as a Token.
+    public static let cacheName = "Kiosk"
+    /// The header field's name.
+    public static let headerName = "Cache-Status"
+
+    /// Why a request went forward towards the origin (RFC 9211 §2.2).
+    public enum Forward: String, Sendable, Hashable, CaseIterable {
+        /// The cache was configured not to handle the request.
+        case bypass
+        /// The request method's semantics require it to go forward.
+        case method
+        /// Nothing was stored for the URI.
+        case uriMiss = "uri-miss"
+        /// Something was stored for the URI, but Vary did not allow its use.
+        case varyMiss = "vary-miss"
+        /// Nothing stored could satisfy the request (Kiosk's word for a missing page or item).
+        case miss
+        /// A fresh stored response was selected, but the request did not allow its use (a forced refresh).
+        case request
+        /// A stored response was selected, but it was stale.
+        case stale
+        /// A partial stored response was selected that does not hold every requested range.
+        case partial
+    }
+
+    /// Kiosk's own word for the decision, sent as `detail`.
+    public var decision: CacheDecision
+    /// Why the request went forward; nil when it did not (`hit`).
+    public var forward: Forward?
+    /// The status that came back from below the cache (`fwd-status`), when one did.
+    public var forwardStatus: Int?
+    /// The remaining freshness lifetime in whole seconds, negative when stale (`ttl`), when known.
+    public var ttl: Int?
+    /// Whether the answer was written to the store (`stored`).
+    public var isStored: Bool
+    /// Whether the request was joined onto an identical one already in flight (`collapsed`).
+    public var isCollapsed: Bool
+
+    /// A decision. `ttl` is the freshness left in seconds (negative when stale), written rounded down;
+    /// `forward` nil means the answer came from the store without asking (`hit`).
+    public init(_ decision: CacheDecision, forward: Forward? = nil, forwardStatus: Int? = nil, ttl: TimeInterval? = nil,
+                stored: Bool = false, collapsed: Bool = false) {
+        self.decision = decision
+        self.forward = forward
+        self.forwardStatus = forwardStatus
+        // NaN and infinities have no whole number of seconds; a finite value is clamped to what fits.
+        self.ttl = ttl.flatMap { $0.isFinite ? Int(max(-1e15, min(1e15, $0.rounded(.down)))) : nil }
+        self.isStored = stored
+        self.isCollapsed = collapsed
+    }
+
+    /// What a request log record tells by itself, for records made without a decision of their own (an
+    /// exchange on the wire, or a record from before Kiosk recorded one): an answer from the store is a
+    /// `hit` (an offline one that failed to reach the upstream went forward as `stale`); an exchange went
+    /// forward as `stale` when it was conditional (Kiosk held a copy), else as `miss`. It says nothing of
+    /// storing or freshness, which are decided after the exchange.
+    public init(recordedAs decision: CacheDecision, status: Int?, isConditional: Bool, hasError: Bool) {
+        switch decision {
+        case .fresh, .staleWhileRevalidate:
+            self.init(decision)
+        case .offline:
+            self.init(decision, forward: hasError ? .stale : nil)
+        case .staleOnError, .revalidated:
+            self.init(decision, forward: .stale, forwardStatus: status)
+        case .network, .mocked, .edited:
+            self.init(decision, forward: isConditional ? .stale : .miss, forwardStatus: status)
+        }
+    }
+
+    /// Whether the answer came from the store without asking upstream (`hit`).
+    public var isHit: Bool { forward == nil }
+
+    /// Kiosk's member of the Cache-Status list.
+    public var member: StructuredFieldMember {
+        var parameters: [(key: String, value: StructuredFieldItem)] = []
+        if let forward {
+            parameters.append(("fwd", .tokenOrString(forward.rawValue)))
+        } else {
+            parameters.append(("hit", .boolean(true)))
+        }
+        if let forwardStatus { parameters.append(("fwd-status", .integer(forwardStatus))) }
+        if let ttl { parameters.append(("ttl", .integer(ttl))) }
+        if isStored { parameters.append(("stored", .boolean(true))) }
+        if isCollapsed { parameters.append(("collapsed", .boolean(true))) }
+        parameters.append(("detail", .tokenOrString(decision.rawValue)))
+        return StructuredFieldMember(.tokenOrString(Self.cacheName), parameters: parameters)
+    }
+
+    /// The Cache-Status field value, serialized as RFC 8941 says: `Kiosk;hit;ttl=42;detail=fresh`.
+    public var headerValue: String { StructuredFields.serialize([member]) }
+
+    /// The first parameter as written: `hit` or `fwd=<why>` (the request log indexes it).
+    public var outcome: String { forward.map { "fwd=\($0.rawValue)" } ?? "hit" }
+
+    /// A short label for badges and tables, in the header's own words: the outcome, then the decision
+    /// (`hit fresh`, `fwd=stale revalidated`).
+    public var label: String { outcome + " " + decision.rawValue }
+
+    public var description: String { headerValue }
+
+    /// Encoded as its header value, a single string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(headerValue)
+    }
+
+    /// Decoded from a header value Kiosk wrote.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let status = CacheStatus(headerValue: try container.decode(String.self)) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a Cache-Status value Kiosk wrote")
+        }
+        self = status
+    }
+
+    /// Kiosk's member read back from a Cache-Status field value (the request log stores `headerValue`);
+    /// nil when the value has no member named `Kiosk` whose `detail` is one of Kiosk's decisions.
+    public init?(headerValue: String) {
+        guard let members = try? StructuredFields.parseList(headerValue),
+              let member = members.last(where: { $0.item.text == Self.cacheName }),
+              let word = member["detail"]?.text, let decision = CacheDecision(rawValue: word) else { return nil }
+        func integer(_ key: String) -> Int? {
+            if case .integer(let value)? = member[key]?.value { return Int(value) }
+            return nil
+        }
+        func flag(_ key: String) -> Bool { member[key]?.value == .boolean(true) }
+        let forward = member["fwd"]?.text.flatMap(Forward.init(rawValue:))
+        // `hit` and `fwd` are exclusive; a member with neither (or both) is not one Kiosk wrote.
+        guard (forward == nil) == flag("hit") else { return nil }
+        self.init(decision, forward: forward, forwardStatus: integer("fwd-status"), ttl: integer("ttl").map(TimeInterval.init),
+                  stored: flag("stored"), collapsed: flag("collapsed"))
+    }
+}
+
+extension CacheDecision {
+    /// The decisions that showed the stored copy instead of a fresh answer: the `cache:stale` group of
+    /// the filter language.
+    public static let servedStale: [CacheDecision] = [.staleWhileRevalidate, .staleOnError, .offline]
+
+    /// How an answer that came from below Kiosk's cache is decided: edited at a breakpoint, answered by
+    /// a mock rule, a 304 that confirmed the stored copy, or a plain network answer.
+    public init(forwardedAnswer response: HTTPResponse) {
+        if response.isEdited {
+            self = .edited
+        } else if response.isMocked {
+            self = .mocked
+        } else {
+            self = response.status == 304 ? .revalidated : .network
+        }
+    }
+}
+
+extension CacheMatch {
+    /// The outcomes (`CacheStatus.outcome`) it stands for, when it is a matter of hit or fwd (nil for decisions).
+    public var outcomes: [String]? {
+        switch self {
+        case .hit: ["hit"]
+        case .forwarded(let reason): (reason.map { [$0] } ?? CacheStatus.Forward.allCases).map { "fwd=\($0.rawValue)" }
+        case .decision, .stale: nil
+        }
+    }
+}

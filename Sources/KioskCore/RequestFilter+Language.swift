@@ -1,0 +1,404 @@
+// The filter language of the debugger's search box and `kiosk log --filter`:
+//
+//     status:5xx source:nyt cache:stale method:GET slow:>500ms has:error spider "api/character"
+//
+// - Terms are separated by spaces. A term `key:value` filters; anything else is a word of the
+//   full-text search over URLs and bodies (every word must match the start of a word there).
+// - Keys: status, source, cache, method, endpoint (each takes values separated by commas, any of which
+//   may match: `status:4xx,5xx`), slow (one bound) and has (one value, repeatable: `has:error has:body`).
+// - `-key:value` negates a term: `-source:nyt`, `-has:error`, `-slow:>2s` (2 s or less).
+// - Double quotes make a word literal (`"http://x"`, `"-1"`): a colon or a leading minus is then text.
+//   The index matches words, not phrases, so `"not found"` finds records with both words.
+// - Keys and the words of values are case-insensitive, except endpoint names.
+// A mistake throws `FilterSyntaxError` with the range of the mistake and what is accepted there.
+
+import Foundation
+
+/// A key of the filter language.
+public enum FilterKey: String, Sendable, Hashable, CaseIterable {
+    case status, source, cache, method, endpoint, slow, has
+
+    /// A term showing the key in use.
+    public var example: String {
+        switch self {
+        case .status: "status:5xx"
+        case .source: "source:nyt"
+        case .cache: "cache:stale"
+        case .method: "method:GET"
+        case .endpoint: "endpoint:rickandmorty.characters"
+        case .slow: "slow:>500ms"
+        case .has: "has:error"
+        }
+    }
+
+    /// What the key accepts, in a sentence (the help and every error about the key's value say it).
+    public var accepted: String {
+        switch self {
+        case .status: "status must be 2xx, 3xx, 4xx, 5xx, error (no response) or a code from 100 to 599"
+        case .source: "source must be one of " + SourceID.allCases.map(\.rawValue).joined(separator: ", ")
+        case .cache:
+            "cache must be hit, fwd, fwd=miss, fwd=stale, fwd=request, miss, stale (" + CacheDecision.servedStale.map(\.rawValue)
+                .joined(separator: ", ") + ") or a decision: " + CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")
+        case .method: "method must be an HTTP method in letters, such as GET or HEAD"
+        case .endpoint: "endpoint must be an endpoint name such as rickandmorty.characters (letters, digits, . _ -)"
+        case .slow: "slow must be a duration with its unit, such as slow:>500ms, slow:>=2s or slow:1.5s (at least)"
+        case .has: "has must be error (the request failed) or body (a response body was captured)"
+        }
+    }
+
+    /// Whether the key takes several values separated by commas.
+    var takesList: Bool { self != .slow && self != .has }
+}
+
+/// A filter that does not parse: what is wrong, and where in the text.
+public struct FilterSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, and what is accepted there: one sentence, without a final period.
+    public var message: String
+    /// The text that was parsed.
+    public var input: String
+    /// The mistake, in `input`.
+    public var range: Range<String.Index>
+
+    public init(message: String, input: String, range: Range<String.Index>) {
+        self.message = message
+        self.input = input
+        self.range = range
+    }
+
+    /// The mistake's place in characters, as a terminal shows them.
+    public var characterOffsets: Range<Int> {
+        let start = input.distance(from: input.startIndex, to: range.lowerBound)
+        return start..<start + input.distance(from: range.lowerBound, to: range.upperBound)
+    }
+
+    /// The mistake's place in UTF-16 code units, as JavaScript counts (`input.setSelectionRange`).
+    public var utf16Offsets: Range<Int> {
+        let start = input.utf16.distance(from: input.startIndex, to: range.lowerBound)
+        return start..<start + input.utf16.distance(from: range.lowerBound, to: range.upperBound)
+    }
+
+    /// The input with carets under the mistake (at least one, after the end for a missing part), as two
+    /// lines for a terminal; control characters in the input are shown as spaces so the carets line up.
+    public var pointer: String {
+        let offsets = characterOffsets
+        let shown = String(input.map { character -> Character in
+            let invisible = character.isWhitespace || character.unicodeScalars.contains {
+                $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
+            }
+            return invisible ? " " : character
+        })
+        return shown + "\n" + String(repeating: " ", count: offsets.lowerBound) + String(repeating: "^", count: max(1, offsets.count))
+    }
+
+    public var description: String { "\(message) (at character \(characterOffsets.lowerBound + 1))" }
+}
+
+extension RequestFilter: CustomStringConvertible {
+    /// Parses the filter language (see the top of this file); `limit` is the most records it returns.
+    public init(parsing text: String, limit: Int = 100) throws(FilterSyntaxError) {
+        self.init(limit: limit)
+        var words: [String] = []
+        var index = text.startIndex
+        func fail(_ message: String, _ range: Range<String.Index>) -> FilterSyntaxError {
+            FilterSyntaxError(message: message, input: text, range: range)
+        }
+        while true {
+            while index < text.endIndex, text[index].isWhitespace { index = text.index(after: index) }
+            guard index < text.endIndex else { break }
+            let start = index
+            if text[index] == "\"" {
+                let opened = text.index(after: index)
+                guard let close = text[opened...].firstIndex(of: "\"") else {
+                    throw fail("this quote is not closed", start..<text.endIndex)
+                }
+                index = text.index(after: close)
+                if index < text.endIndex, !text[index].isWhitespace {
+                    let end = text[index...].firstIndex(where: \.isWhitespace) ?? text.endIndex
+                    throw fail("a closing quote must be followed by a space", index..<end)
+                }
+                words.append(String(text[opened..<close]))
+                continue
+            }
+            index = text[start...].firstIndex(where: \.isWhitespace) ?? text.endIndex
+            let term = start..<index
+            if let quote = text[term].firstIndex(of: "\"") {
+                throw fail("a quote may only begin a word", quote..<text.index(after: quote))
+            }
+            let negated = text[start] == "-" && text[term].count > 1
+            let body = negated ? text.index(after: start) : start
+            guard let colon = text[body..<index].firstIndex(of: ":") else {
+                if negated {
+                    throw fail("only key:value terms can be negated; to search for the word, quote it: \"\(text[term])\"", term)
+                }
+                words.append(String(text[term]))
+                continue
+            }
+            let keyText = text[body..<colon]
+            guard let key = FilterKey(rawValue: keyText.lowercased()) else {
+                let keys = FilterKey.allCases.map(\.rawValue).joined(separator: ", ")
+                let what = keyText.isEmpty ? "a key is missing before the colon" : "there is no key “\(keyText)”"
+                throw fail("\(what); the keys are \(keys) (to search for the text, quote it: \"\(text[term])\")",
+                           keyText.isEmpty ? colon..<text.index(after: colon) : keyText.startIndex..<keyText.endIndex)
+            }
+            let valueStart = text.index(after: colon)
+            guard valueStart < index else {
+                throw fail("\(key.rawValue) needs a value, such as \(key.example)", term)
+            }
+            try apply(key, text[valueStart..<index], negated: negated, term: term, in: text)
+        }
+        self.text = words.isEmpty ? nil : words.joined(separator: " ")
+    }
+
+    /// Adds one key's value as a term of the language would (`value` is the text after the colon), for a
+    /// face that takes keys one by one (`kiosk log --status 5xx`); errors point into `value`.
+    public mutating func apply(_ key: FilterKey, _ value: String, negated: Bool = false) throws(FilterSyntaxError) {
+        guard !value.isEmpty else {
+            throw FilterSyntaxError(message: "\(key.rawValue) needs a value, such as \(key.example)", input: value,
+                                    range: value.startIndex..<value.endIndex)
+        }
+        try apply(key, value[...], negated: negated, term: value.startIndex..<value.endIndex, in: value)
+    }
+
+    private mutating func apply(_ key: FilterKey, _ value: Substring, negated: Bool, term: Range<String.Index>,
+                                in text: String) throws(FilterSyntaxError) {
+        func fail(_ message: String, _ range: Range<String.Index>) -> FilterSyntaxError {
+            FilterSyntaxError(message: message, input: text, range: range)
+        }
+        // Each part between commas, with its range (for the error that points at it).
+        var parts: [Substring] = []
+        if key.takesList {
+            var partStart = value.startIndex
+            for position in value.indices where value[position] == "," {
+                parts.append(value[partStart..<position])
+                partStart = value.index(after: position)
+            }
+            parts.append(value[partStart..<value.endIndex])
+            if let empty = parts.first(where: \.isEmpty) {
+                let at = empty.startIndex < text.endIndex ? empty.startIndex..<text.index(after: empty.startIndex)
+                    : text.index(before: empty.startIndex)..<empty.startIndex
+                throw fail("\(key.rawValue) has an empty value between commas; \(key.accepted)", at)
+            }
+        } else if let comma = value.firstIndex(of: ",") {
+            throw fail("\(key.rawValue) takes one value; repeat the key for another: \(key.example) \(key == .has ? "has:body" : "-slow:>2s")",
+                       comma..<text.index(after: comma))
+        } else {
+            parts = [value]
+        }
+        func parsed<Value>(_ parse: (String) -> Value?) throws(FilterSyntaxError) -> [Value] {
+            var values: [Value] = []
+            for part in parts {
+                guard let parsed = parse(String(part)) else { throw fail(key.accepted, part.startIndex..<part.endIndex) }
+                values.append(parsed)
+            }
+            return values
+        }
+        func twice() -> FilterSyntaxError {
+            fail("\(key.rawValue) is given twice; list its values with commas in one term, such as status:4xx,5xx", term)
+        }
+        switch key {
+        case .status:
+            guard statuses.isEmpty else { throw twice() }
+            statuses = FilterCriterion(try parsed(StatusMatch.init(filterValue:)), negated: negated)
+        case .source:
+            guard sources.isEmpty else { throw twice() }
+            sources = FilterCriterion(try parsed { SourceID(rawValue: $0.lowercased()) }, negated: negated)
+        case .cache:
+            guard cache.isEmpty else { throw twice() }
+            cache = FilterCriterion(try parsed(CacheMatch.init(filterValue:)), negated: negated)
+        case .method:
+            guard methods.isEmpty else { throw twice() }
+            methods = FilterCriterion(try parsed { word in
+                word.count <= 20 && word.allSatisfy { $0.isASCII && $0.isLetter } ? word.uppercased() : nil
+            }, negated: negated)
+        case .endpoint:
+            guard endpoints.isEmpty else { throw twice() }
+            endpoints = FilterCriterion(try parsed { name in
+                name.count <= 100 && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+                    ? name : nil
+            }, negated: negated)
+        case .slow:
+            guard duration == nil else { throw twice() }
+            guard var bound = try parsed(DurationBound.init(filterValue:)).first else { throw fail(key.accepted, term) }
+            // Negated, "more than N" becomes "N or less" and "at least N" becomes "less than N".
+            if negated {
+                bound.isUpper = true
+                bound.isInclusive.toggle()
+            }
+            duration = bound
+        case .has:
+            let word = value.lowercased()
+            switch word {
+            case "error":
+                guard hasError == nil else { throw fail("has:error is given twice", term) }
+                hasError = !negated
+            case "body":
+                guard hasResponseBody == nil else { throw fail("has:body is given twice", term) }
+                hasResponseBody = !negated
+            default:
+                throw fail(key.accepted, value.startIndex..<value.endIndex)
+            }
+        }
+    }
+
+    /// The filter in the language, keys in a fixed order then the words (quoted where they would read as a
+    /// term): parsing it gives the same filter, cursors and limit aside. Empty when it matches everything.
+    public var description: String {
+        var terms: [String] = []
+        func add<Value>(_ key: FilterKey, _ criterion: FilterCriterion<Value>, _ word: (Value) -> String) {
+            guard !criterion.isEmpty else { return }
+            terms.append((criterion.isNegated ? "-" : "") + key.rawValue + ":" + criterion.values.map(word).joined(separator: ","))
+        }
+        add(.status, statuses) { $0.filterValue }
+        add(.source, sources) { $0.rawValue }
+        add(.cache, cache) { $0.filterValue }
+        add(.method, methods) { $0 }
+        add(.endpoint, endpoints) { $0 }
+        if let duration { terms.append((duration.isUpper ? "-" : "") + "slow:" + duration.filterValue) }
+        if let hasError { terms.append((hasError ? "" : "-") + "has:error") }
+        if let hasResponseBody { terms.append((hasResponseBody ? "" : "-") + "has:body") }
+        for word in (text ?? "").split(whereSeparator: \.isWhitespace) {
+            // A quote cannot be written inside a word; the search ignores punctuation anyway.
+            let plain = word.replacingOccurrences(of: "\"", with: "")
+            guard !plain.isEmpty else { continue }
+            terms.append(plain.contains(":") || plain.hasPrefix("-") ? "\"\(plain)\"" : plain)
+        }
+        return terms.joined(separator: " ")
+    }
+
+    /// The first key both this filter and `other` set: combining them would drop one of the two.
+    public func sharedKey(with other: RequestFilter) -> FilterKey? {
+        let pairs: [(FilterKey, Bool, Bool)] = [
+            (.status, !statuses.isEmpty, !other.statuses.isEmpty), (.source, !sources.isEmpty, !other.sources.isEmpty),
+            (.cache, !cache.isEmpty, !other.cache.isEmpty), (.method, !methods.isEmpty, !other.methods.isEmpty),
+            (.endpoint, !endpoints.isEmpty, !other.endpoints.isEmpty), (.slow, duration != nil, other.duration != nil),
+            (.has, hasError != nil || hasResponseBody != nil, other.hasError != nil || other.hasResponseBody != nil),
+        ]
+        return pairs.first { $0.1 && $0.2 }?.0
+    }
+
+    /// This filter with every criterion `other` sets (check `sharedKey(with:)` first: `other` wins a shared
+    /// key), the words of both texts, and this filter's cursors and limit: how the older single-value
+    /// flags and form fields join a filter in the language.
+    public func adding(_ other: RequestFilter) -> RequestFilter {
+        var combined = self
+        let words = [text, other.text].compactMap { $0 }
+        combined.text = words.isEmpty ? nil : words.joined(separator: " ")
+        if !other.statuses.isEmpty { combined.statuses = other.statuses }
+        if !other.sources.isEmpty { combined.sources = other.sources }
+        if !other.cache.isEmpty { combined.cache = other.cache }
+        if !other.methods.isEmpty { combined.methods = other.methods }
+        if !other.endpoints.isEmpty { combined.endpoints = other.endpoints }
+        if let duration = other.duration { combined.duration = duration }
+        if let hasError = other.hasError { combined.hasError = hasError }
+        if let hasBody = other.hasResponseBody { combined.hasResponseBody = hasBody }
+        return combined
+    }
+
+    /// Every key with an example, for inline help.
+    public static let languageHelp: [(example: String, meaning: String)] = FilterKey.allCases.map { ($0.example, $0.accepted) } + [
+        ("-source:nyt", "a minus before a key:value term keeps only what does not match it"),
+        ("spider \"api/character\"", "other words search URLs and bodies; quotes make a word with a colon or a leading minus literal"),
+    ]
+}
+
+extension StatusMatch {
+    /// `2xx` … `5xx`, `error`, or a code from 100 to 599.
+    init?(filterValue text: String) {
+        if let statusClass = StatusClass(text.lowercased()), statusClass != .informational, text.count > 1 || statusClass == .error {
+            self = .statusClass(statusClass)
+        } else if text.count == 3, text.allSatisfy(\.isASCII), let code = Int(text), (100...599).contains(code) {
+            self = .code(code)
+        } else {
+            return nil
+        }
+    }
+
+    /// How the language writes it.
+    var filterValue: String {
+        switch self {
+        case .statusClass(let statusClass): statusClass.description
+        case .code(let code): String(code)
+        }
+    }
+}
+
+extension CacheMatch {
+    /// A decision, `stale`, `hit`, `fwd`, `miss` (as `fwd=miss`) or `fwd=<reason>`.
+    init?(filterValue text: String) {
+        let word = text.lowercased()
+        if let decision = CacheDecision(rawValue: word) {
+            self = .decision(decision)
+        } else if word == "stale" {
+            self = .stale
+        } else if word == "hit" {
+            self = .hit
+        } else if word == "fwd" {
+            self = .forwarded(nil)
+        } else if word == "miss" {
+            self = .forwarded(.miss)
+        } else if word.hasPrefix("fwd="), let reason = CacheStatus.Forward(rawValue: String(word.dropFirst(4))) {
+            self = .forwarded(reason)
+        } else {
+            return nil
+        }
+    }
+
+    /// How the language writes it.
+    var filterValue: String {
+        switch self {
+        case .decision(let decision): decision.rawValue
+        case .stale: "stale"
+        case .hit: "hit"
+        case .forwarded(let reason): reason.map { "fwd=\($0.rawValue)" } ?? "fwd"
+        }
+    }
+
+    /// The decisions it stands for, when it is a matter of decisions alone (nil for `hit` and `fwd`).
+    public var decisions: [CacheDecision]? {
+        switch self {
+        case .decision(let decision): [decision]
+        case .stale: CacheDecision.servedStale
+        case .hit, .forwarded: nil
+        }
+    }
+}
+
+extension DurationBound {
+    /// `>N`, `>=N` or `N` (at least), N a number with `ms` or `s`, below a day.
+    init?(filterValue text: String) {
+        var rest = Substring(text.lowercased())
+        var inclusive = true
+        if rest.hasPrefix(">=") {
+            rest = rest.dropFirst(2)
+        } else if rest.hasPrefix(">") {
+            rest = rest.dropFirst()
+            inclusive = false
+        }
+        // Divided rather than multiplied by 0.001, so that 500ms is exactly the 0.5 s that `--min-ms 500` gives.
+        let divisor: Double
+        if rest.hasSuffix("ms") {
+            rest = rest.dropLast(2)
+            divisor = 1000
+        } else if rest.hasSuffix("s") {
+            rest = rest.dropLast()
+            divisor = 1
+        } else {
+            return nil
+        }
+        // Digits with at most one decimal point: no sign, exponent, "inf" or "nan".
+        guard !rest.isEmpty, rest.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), rest.filter({ $0 == "." }).count <= 1,
+              rest != ".", let number = Double(rest) else { return nil }
+        let seconds = number / divisor
+        guard seconds < 86_400 else { return nil }
+        self.init(seconds: seconds, isInclusive: inclusive)
+    }
+
+    /// How the language writes it (in milliseconds, as the debugger shows durations), without the minus.
+    var filterValue: String {
+        // Negated bounds flip back: "N or less" was written ">N", "less than N" ">=N".
+        let inclusive = isUpper ? !isInclusive : isInclusive
+        let milliseconds = seconds * 1000
+        let number = milliseconds.rounded() == milliseconds && milliseconds < 1e15 ? String(Int(milliseconds)) : String(milliseconds)
+        return (inclusive ? ">=" : ">") + number + "ms"
+    }
+}

@@ -1,0 +1,48 @@
+import KioskCore
+
+// The console's filter box: one text field in the filter language (RequestFilter+Language.swift) that
+// `kiosk log --filter` reads too, what it applies, the mistake when it does not parse, and the keys.
+
+extension DebugPages {
+    /// The filter field, with the mistake of a bad filter marked under it and the language's keys in a
+    /// `<details>` after it.
+    static func filterField(_ query: DebugFilterQuery) -> HTML {
+        let invalid = query.syntaxError != nil
+        return E.group([
+            E.element("label", [.class("filter")], ["Filter: key:value terms and words to search URLs and bodies",
+                E.void("input", [.attribute("type", "search"), .attribute("name", "filter"), .attribute("id", "debug-filter"),
+                                 .attribute("value", query.filterText ?? query.text ?? ""),
+                                 .attribute("maxlength", String(DebugFilterQuery.maximumFilterLength)),
+                                 .attribute("placeholder", "status:5xx source:nyt cache:stale slow:>500ms has:error"),
+                                 .attribute("spellcheck", "false"), .attribute("autocomplete", "off"),
+                                 invalid ? .attribute("aria-invalid", "true") : nil,
+                                 invalid ? .attribute("aria-describedby", "debug-filter-error") : nil])]),
+        ])
+    }
+
+    /// Under the form: why the filter was refused (with the mistake marked), or the filter applied in its
+    /// canonical words; then the keys of the language.
+    static func filterNotice(_ query: DebugFilterQuery) -> HTML {
+        var parts: [HTML] = []
+        if let error = query.syntaxError {
+            let input = error.input, range = error.range
+            parts.append(E.element("p", [.class("banner error"), .attribute("role", "alert"), .attribute("id", "debug-filter-error")], [
+                .text("The filter is not understood: \(error.message). "),
+                E.element("code", [.class("filter-mistake")], [
+                    .text(String(input[..<range.lowerBound])),
+                    E.element("mark", [], [.text(range.isEmpty ? " " : String(input[range]))]),
+                    .text(String(input[range.upperBound...])),
+                ]),
+            ]))
+        } else if !query.filter.description.isEmpty {
+            parts.append(E.element("p", [.class("status")], ["Filter applied: ", E.element("code", [], [.text(query.filter.description)])]))
+        }
+        parts.append(E.element("details", [.class("filter-help")], [
+            E.element("summary", [], ["Filter keys"]),
+            E.element("dl", [.class("facts")], RequestFilter.languageHelp.flatMap { example, meaning in
+                [E.element("dt", [], [E.element("code", [], [.text(example)])]), E.element("dd", [], [.text(meaning)])]
+            }),
+        ]))
+        return E.group(parts)
+    }
+}

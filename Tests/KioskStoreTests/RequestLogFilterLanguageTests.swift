@@ -1,0 +1,162 @@
+import Foundation
+import GRDB
+import KioskCore
+import KioskTestSupport
+import Testing
+@testable import KioskStore
+
+@Suite("Request log: the filter language's criteria and Cache-Status")
+struct RequestLogFilterLanguageTests {
+    typealias Fixture = RequestLogTests
+
+    /// One record of each kind the filters tell apart, oldest first.
+    static func fill(_ log: RequestLog) throws {
+        func record(_ url: String, source: SourceID?, endpoint: String, method: String = "GET", status: Int?, decision: CacheDecision,
+                    duration: TimeInterval, error: String? = nil, body: String? = nil, conditional: Bool = false,
+                    cacheStatus: CacheStatus? = nil) -> RequestRecord {
+            RequestRecord(startedAt: Date(timeIntervalSinceReferenceDate: 760_000_000.25), source: source, endpoint: endpoint,
+                          method: method, url: url,
+                          requestHeaders: conditional ? [RequestRecord.HeaderField(name: "If-None-Match", value: "\"v1\"")] : [],
+                          status: status, responseBody: body.map { CapturedBody(data: Data($0.utf8), originalSize: $0.utf8.count) },
+                          error: error, timings: RequestTimings(total: duration), decision: decision, cacheStatus: cacheStatus)
+        }
+        let records = [
+            record("https://nyt.test/miss", source: .nyt, endpoint: "nyt.mostpopular", status: 200, decision: .network,
+                   duration: 0.5, body: "{}"),
+            record("https://nyt.test/fresh", source: .nyt, endpoint: "nyt.mostpopular", status: nil, decision: .fresh, duration: 0,
+                   cacheStatus: CacheStatus(.fresh, ttl: 100)),
+            record("https://rm.test/revalidated", source: .rickandmorty, endpoint: "rickandmorty.characters", status: 304,
+                   decision: .revalidated, duration: 0.5001, body: "", conditional: true),
+            record("https://rm.test/down", source: .rickandmorty, endpoint: "rickandmorty.characters", status: 503,
+                   decision: .network, duration: 2, body: "oops", conditional: true),
+            record("https://rm.test/soe", source: .rickandmorty, endpoint: "rickandmorty.characters", status: nil,
+                   decision: .staleOnError, duration: 0, error: "HTTP 503",
+                   cacheStatus: CacheStatus(.staleOnError, forward: .stale, forwardStatus: 503, ttl: -30)),
+            record("https://img.test/cat.png", source: nil, endpoint: "image", status: nil, decision: .network, duration: 3,
+                   error: "Offline: cannot connect to img.test"),
+            record("https://dogs.test/offline", source: .dogs, endpoint: "dogs.list", status: nil, decision: .offline, duration: 0,
+                   cacheStatus: CacheStatus(.offline, ttl: -5)),
+            record("https://dogs.test/new", source: .dogs, endpoint: "dogs.list", method: "HEAD", status: 404, decision: .mocked,
+                   duration: 0.01, body: "{}"),
+        ]
+        for record in records { try log.append(record) }
+    }
+
+    /// The last path segment of each URL a filter in the language returns, newest first.
+    static func names(_ log: RequestLog, _ text: String) throws -> [String] {
+        try log.records(matching: try RequestFilter(parsing: text)).map { String($0.url.split(separator: "/").last ?? "") }
+    }
+
+    @Test("Each key of the language selects what it says in SQL, negated too", arguments: [
+        ("status:5xx", ["down"]),
+        ("status:304,404", ["new", "revalidated"]),
+        ("status:error", ["offline", "cat.png", "soe", "fresh"]),
+        ("-status:2xx,3xx", ["new", "offline", "cat.png", "soe", "down", "fresh"]),
+        ("-status:503", ["new", "offline", "cat.png", "soe", "revalidated", "fresh", "miss"]),
+        ("source:nyt,dogs", ["new", "offline", "fresh", "miss"]),
+        ("-source:rickandmorty", ["new", "offline", "cat.png", "fresh", "miss"]),
+        ("method:head", ["new"]),
+        ("-method:GET", ["new"]),
+        ("endpoint:image", ["cat.png"]),
+        ("-endpoint:rickandmorty.characters,dogs.list", ["cat.png", "fresh", "miss"]),
+        ("cache:stale", ["offline", "soe"]),
+        ("cache:network", ["cat.png", "down", "miss"]),
+        ("cache:hit", ["offline", "fresh"]),
+        ("cache:fwd", ["new", "cat.png", "soe", "down", "revalidated", "miss"]),
+        ("cache:miss", ["new", "cat.png", "miss"]),
+        ("cache:fwd=stale", ["soe", "down", "revalidated"]),
+        ("cache:fwd=request", []),
+        ("cache:hit,mocked", ["new", "offline", "fresh"]),
+        ("-cache:stale,fwd=miss", ["down", "revalidated", "fresh"]),
+        ("slow:>500ms", ["cat.png", "down", "revalidated"]),
+        ("slow:>=500ms", ["cat.png", "down", "revalidated", "miss"]),
+        ("-slow:>500ms", ["new", "offline", "soe", "fresh", "miss"]),
+        ("-slow:>=2s", ["new", "offline", "soe", "revalidated", "fresh", "miss"]),
+        ("has:error", ["cat.png", "soe"]),
+        ("-has:error", ["new", "offline", "down", "revalidated", "fresh", "miss"]),
+        ("has:body", ["new", "down", "miss"]),
+        ("-has:body", ["offline", "cat.png", "soe", "revalidated", "fresh"]),
+        ("source:rickandmorty cache:fwd=stale -status:5xx", ["soe", "revalidated"]),
+        ("rm status:5xx", ["down"]),
+        ("dogs -has:body", ["offline"]),
+    ])
+    func criteria(filter: String, expected: [String]) throws {
+        // Given a log with one record of each kind
+        let log = try RequestLog.inMemory(configuration: Fixture.configuration())
+        try Self.fill(log)
+        // When it is filtered in the language
+        // Then exactly the matching records come back, newest first
+        #expect(try Self.names(log, filter) == expected)
+    }
+
+    @Test("A record's Cache-Status is stored and read back as it was recorded, or as its exchange tells")
+    func cacheStatusStored() throws {
+        // Given a log with store answers recorded with their freshness, and exchanges recorded as they came
+        let log = try RequestLog.inMemory(configuration: Fixture.configuration())
+        try Self.fill(log)
+        // When they are read back
+        let statuses = try log.records(matching: RequestFilter()).map { String($0.url.split(separator: "/").last ?? "") + " " + $0.cacheStatus.headerValue }
+        // Then each has its exact value
+        #expect(statuses == [
+            "new Kiosk;fwd=miss;fwd-status=404;detail=mocked",
+            "offline Kiosk;hit;ttl=-5;detail=offline",
+            "cat.png Kiosk;fwd=miss;detail=network",
+            "soe Kiosk;fwd=stale;fwd-status=503;ttl=-30;detail=stale-on-error",
+            "down Kiosk;fwd=stale;fwd-status=503;detail=network",
+            "revalidated Kiosk;fwd=stale;fwd-status=304;detail=revalidated",
+            "fresh Kiosk;hit;ttl=100;detail=fresh",
+            "miss Kiosk;fwd=miss;fwd-status=200;detail=network",
+        ])
+    }
+
+    @Test("Upgrading a log gives the records it already holds the Cache-Status they tell, and the filters find them")
+    func migrationBackfills() throws {
+        // Given a log file at the previous schema version holding a conditional exchange and an offline store answer
+        let (folder, path) = try Fixture.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: RequestLog.makeDatabaseConfiguration())
+            try RequestLog.migrator.migrate(queue, upTo: "v2: index distinct words")
+            try queue.write { db in
+                for (url, status, decision, error, headers) in [
+                    ("https://rm.test/a", Int?.some(200), "network", String?.none, #"[["If-None-Match","\"v1\""]]"#),
+                    ("https://rm.test/b", nil, "offline", "Offline: cannot connect to rm.test", "[]"),
+                ] {
+                    try db.execute(sql: """
+                        INSERT INTO logEntry (startedAt, source, endpoint, method, url, status, statusClass, decision, duration,
+                                              error, byteCount, requestHeaders, responseHeaders)
+                        VALUES (760000000.25, 'rickandmorty', 'rickandmorty.characters', 'GET', ?, ?, ?, ?, 0.1, ?, 100, ?, '[]')
+                        """, arguments: [url, status, (status ?? 0) / 100, decision, error, headers])
+                }
+                try db.execute(sql: "UPDATE logStats SET byteCount = 200")
+            }
+        }
+        // When Kiosk opens it
+        let log = try RequestLog.open(at: path, configuration: Fixture.configuration())
+        // Then the records read back with the Cache-Status they tell, their sizes grew by it, and the filters use it
+        let records = try log.records(matching: RequestFilter())
+        #expect(records.map(\.cacheStatus.headerValue) == ["Kiosk;fwd=stale;detail=offline", "Kiosk;fwd=stale;fwd-status=200;detail=network"])
+        #expect(try log.sizeInBytes() == 200 + Int64(records.map(\.cacheStatus.headerValue.utf8.count).reduce(0, +)))
+        #expect(try log.records(matching: try RequestFilter(parsing: "cache:fwd=stale")).count == 2)
+        #expect(try log.records(matching: try RequestFilter(parsing: "cache:hit")).isEmpty)
+    }
+
+    @Test("A single decision or Cache-Status outcome is read from its index in id order, without a sort")
+    func queryPlans() throws {
+        // Given a log
+        let log = try RequestLog.inMemory(configuration: Fixture.configuration())
+        // When the plans of a one-decision filter and of a group are asked for
+        func plan(_ text: String) throws -> String {
+            let filter = try RequestFilter(parsing: text)
+            return try log.writer.read { db in
+                try RequestLog.queryPlan(matching: filter, db)
+            }
+        }
+        // Then one decision, and one outcome of the Cache-Status, read their index in id order (no sort)
+        for filter in ["cache:offline", "cache:hit", "cache:fwd=miss"] {
+            let plan = try plan(filter)
+            #expect(plan.contains("USING INDEX logEntry_on_decision") || plan.contains("USING INDEX logEntryCacheOutcome"), "\(filter): \(plan)")
+            #expect(!plan.contains("TEMP B-TREE"), "\(filter): \(plan)")
+        }
+    }
+}
