@@ -174,7 +174,8 @@ enum DebugPages {
             [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])]
         }))
         content.append(E.element("div", [.class("timeline")], [
-            E.element("div", [.class("wf")] + waterfallData(record), []),
+            // A picture of the phases: its label says them in words.
+            E.element("div", [.class("wf"), .attribute("role", "img")] + waterfallData(record), []),
             E.element("p", [.class("legend"), .attribute("aria-hidden", "true")], ["queued", "connect", "wait", "download"].map { phase in
                 E.element("span", [.class(phase)], [.text(phase == "wait" ? "first byte" : phase)])
             }),
