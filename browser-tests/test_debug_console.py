@@ -97,7 +97,7 @@ def test_the_split_view_follows_the_keyboard_and_the_address_bar_follows_the_sel
     WebDriverWait(browser, 10).until(lambda d: not pane.is_displayed())
     assert browser.current_url.endswith("/debug")
     browser.find_element(By.TAG_NAME, "body").send_keys("/")
-    assert browser.switch_to.active_element.get_attribute("name") == "q"
+    assert browser.switch_to.active_element.get_attribute("id") == "debug-filter"
 
     # A reload of a request's address shows that request.
     browser.get(fresh_server.url(f"/debug/requests/{second_id}"))

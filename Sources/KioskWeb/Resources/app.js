@@ -143,6 +143,8 @@
   // cancels both the timer and the request in flight, so typing fast sends one request.
   const searchForm = $("form.search");
   const searchInput = searchForm && $("input[name=q]", searchForm);
+  // The field / goes to: the catalog's search box, or the debugger's filter (named `filter`).
+  const searchField = searchInput || (searchForm && $("input[type=search]", searchForm));
   let searchTimer = 0, searchController = null;
 
   // 1–2 characters send no request (too broad to search); they filter the rows already shown.
@@ -411,7 +413,7 @@
     if (event.defaultPrevented || event.metaKey || event.ctrlKey || event.altKey) return;
     const target = event.target instanceof Element ? event.target : null;
     if (target?.closest("input, textarea, select, [contenteditable]")) {
-      if (event.key === "Escape" && target === searchInput) searchInput.blur();
+      if (event.key === "Escape" && target === searchField) searchField.blur();
       return;
     }
     const links = $$(paneLinks).filter(a => a.offsetParent !== null); // rows hidden by the local filter are skipped
@@ -424,10 +426,10 @@
       const next = links[Math.min(links.length - 1, Math.max(0, from < 0 ? 0 : from + move))];
       next.focus();
       next.scrollIntoView({ block: "nearest" });
-    } else if (event.key === "/" && searchInput) {
+    } else if (event.key === "/" && searchField) {
       event.preventDefault();
-      searchInput.focus();
-      searchInput.select();
+      searchField.focus();
+      searchField.select();
     } else if (event.key === "Escape" && $("#detail-pane") && !$("#detail-pane").hidden) {
       event.preventDefault();
       const opened = $$(paneLinks).find(a => a.getAttribute("aria-current") === "true");
