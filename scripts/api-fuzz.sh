@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes Kiosk's JSON API with schemathesis against its own OpenAPI document (/api/openapi.json): a real
 # `kiosk serve` on its embedded demo upstream, port 0, in a temporary data directory, on loopback only.
-# Fails on any 5xx, any status or content type the document does not list, and any body that does not
-# match its response schema. Bounded: KIOSK_FUZZ_EXAMPLES test cases per operation and phase (default
+# Fails on any 5xx, any status or content type the document does not list, any body that does not
+# match its response schema, and any documented header (Cache-Status) missing or not matching its
+# schema. Bounded: KIOSK_FUZZ_EXAMPLES test cases per operation and phase (default
 # 500, about 15 s on 2 cores), and the run fails if it takes over KIOSK_FUZZ_SECONDS (default 180). The
 # seed is fixed (KIOSK_FUZZ_SEED, default 1) so a failure reproduces; set another to explore.
 # Installs schemathesis into a Python venv at .venv-fuzz/ when missing. Arguments are passed to `st run`.
@@ -69,7 +70,7 @@ started=$(date +%s)
 status=0
 # Not `--max-time`: in schemathesis 4 it makes fuzzing repeat until the budget is spent; `timeout` bounds it instead.
 timeout --signal=INT "${KIOSK_FUZZ_SECONDS:-180}" "$venv/bin/st" run "$base/api/openapi.json" \
-    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
     --max-examples "${KIOSK_FUZZ_EXAMPLES:-500}" \
     --workers 2 \
     --request-timeout 20 \

@@ -133,7 +133,10 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
         self.decision = decision
         self.cacheStatus = cacheStatus ?? CacheStatus(
             recordedAs: decision, status: status,
-            isConditional: requestHeaders.contains { ["if-none-match", "if-modified-since"].contains($0.name.lowercased()) },
+            isConditional: requestHeaders.contains {
+                $0.name.caseInsensitiveCompare("If-None-Match") == .orderedSame
+                    || $0.name.caseInsensitiveCompare("If-Modified-Since") == .orderedSame
+            },
             hasError: error != nil)
     }
 

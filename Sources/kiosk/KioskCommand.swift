@@ -15,7 +15,8 @@ struct KioskCommand: AsyncParsableCommand {
 
             Exit status: 0 success (and --help, --version); 1 a failure of the world (network, disk, \
             upstream); 2 bad input (an unknown command, source, option or id, an invalid value, a refused \
-            archive). Every error is one line on standard error, starting with "error: ".
+            archive). Every error is one line on standard error, starting with "error: " (a bad \
+            `kiosk log --filter` adds the filter with carets under the mistake).
 
             Human output shows the control characters received from upstreams as visible escapes (ESC \
             as \\u{1B}), so they cannot drive the terminal; --json output is exact.
