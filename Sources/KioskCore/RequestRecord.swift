@@ -98,6 +98,9 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
     public var timings: RequestTimings
     /// How the answer was decided.
     public var decision: CacheDecision
+    /// The mocks, rewrite rules and breakpoints that acted on the exchange (or matched and did not
+    /// apply, with the reason), in the order they did; empty for an untouched exchange.
+    public var touchedBy: [ExchangeTouch]
 
     /// One header as captured.
     public struct HeaderField: Sendable, Hashable, Codable {
@@ -113,7 +116,7 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
     public init(id: Int64 = 0, startedAt: Date, source: SourceID?, endpoint: String, method: String, url: String,
                 requestHeaders: [HeaderField] = [], requestBody: CapturedBody? = nil, status: Int? = nil,
                 responseHeaders: [HeaderField] = [], responseBody: CapturedBody? = nil, error: String? = nil,
-                timings: RequestTimings, decision: CacheDecision) {
+                timings: RequestTimings, decision: CacheDecision, touchedBy: [ExchangeTouch] = []) {
         self.id = id
         self.startedAt = startedAt
         self.source = source
@@ -128,6 +131,7 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
         self.error = error
         self.timings = timings
         self.decision = decision
+        self.touchedBy = touchedBy
     }
 
     /// The status class: `.success` for 2xx … `.serverError` for 5xx; `.error` without a response.

@@ -10,16 +10,19 @@ public final class Debugger: Sendable {
     public let breakpoints: Breakpoints
     /// The "map local" rules answered before the upstream.
     public let mocks: MockRules
+    /// The rules that rewrite answers (or fail requests) without pausing.
+    public let rules: RewriteRules
     private let log: RequestLog?
     private let sources: [SourceID: any CatalogSource]
     private let send: @Sendable (HTTPRequest) async throws -> HTTPResponse
 
     /// A debugger over `log` (nil: capture is off), sending replays with `send` (the top of the transport
     /// stack) and checking edits with the `sources`' decoders.
-    package init(breakpoints: Breakpoints, mocks: MockRules, log: RequestLog?, sources: [SourceID: any CatalogSource],
-                 send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+    package init(breakpoints: Breakpoints, mocks: MockRules, rules: RewriteRules, log: RequestLog?,
+                 sources: [SourceID: any CatalogSource], send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
         self.breakpoints = breakpoints
         self.mocks = mocks
+        self.rules = rules
         self.log = log
         self.sources = sources
         self.send = send
@@ -128,7 +131,10 @@ public final class Debugger: Sendable {
     }
 
     /// Every endpoint Kiosk calls, catalog by catalog, then the image fetches: the console's registry.
-    public var endpoints: [EndpointDescription] {
+    public var endpoints: [EndpointDescription] { Self.endpoints(of: sources) }
+
+    /// The endpoints of `sources`, then the image fetches.
+    package static func endpoints(of sources: [SourceID: any CatalogSource]) -> [EndpointDescription] {
         let configured = SourceID.allCases.compactMap { sources[$0] }
         let hosts = configured.flatMap(\.origins).map(\.description) + configured.flatMap(\.imageHosts)
         return configured.flatMap(\.endpoints) + [

@@ -63,6 +63,8 @@ public enum HAR {
         let _kioskSource: String?
         let _kioskEndpoint, _kioskDecision: String
         let _kioskError: String?
+        /// The mocks, rewrite rules and breakpoints that acted on the exchange; absent when none did.
+        let _kioskTouchedBy: [ExchangeTouch]?
 
         init(_ record: RequestRecord) {
             startedDateTime = HAR.timestamp(record.startedAt)
@@ -76,6 +78,7 @@ public enum HAR {
             _kioskEndpoint = record.endpoint
             _kioskDecision = record.decision.rawValue
             _kioskError = record.error
+            _kioskTouchedBy = record.touchedBy.isEmpty ? nil : record.touchedBy
         }
     }
 

@@ -23,7 +23,7 @@ extension RequestLog {
         logEntry.id, logEntry.startedAt, logEntry.source, logEntry.endpoint, logEntry.method, logEntry.url,
         logEntry.status, logEntry.decision, logEntry.queued, logEntry.connect, logEntry.firstByte,
         logEntry.download, logEntry.duration, logEntry.error, logEntry.requestBodySize,
-        logEntry.responseBodySize, logEntry.requestHeaders, logEntry.responseHeaders
+        logEntry.responseBodySize, logEntry.requestHeaders, logEntry.responseHeaders, logEntry.touchedBy
         """
 
     /// The records matching `filter`, newest first; with `includingBodies`, each with its bodies, read by
@@ -88,10 +88,10 @@ extension RequestLog {
         var record = record
         // A NULL size means no body; a zero-length BLOB may read back as NULL, hence `?? Data()`.
         if let size: Int = row[14] {
-            record.requestBody = CapturedBody(data: row[18] ?? Data(), originalSize: size)
+            record.requestBody = CapturedBody(data: row[19] ?? Data(), originalSize: size)
         }
         if let size: Int = row[15] {
-            record.responseBody = CapturedBody(data: row[19] ?? Data(), originalSize: size)
+            record.responseBody = CapturedBody(data: row[20] ?? Data(), originalSize: size)
         }
         return record
     }
@@ -112,13 +112,18 @@ extension RequestLog {
             guard let known = SourceID(rawValue: name) else { return nil }
             source = known
         }
+        var touchedBy: [ExchangeTouch] = []
+        if let json: String = row[18] {
+            // A touch of a kind this version does not know leaves the list empty rather than the record out.
+            touchedBy = (try? decoder.decode([ExchangeTouch].self, from: Data(json.utf8))) ?? []
+        }
         return RequestRecord(
             id: row[0], startedAt: Date(timeIntervalSinceReferenceDate: row[1]), source: source,
             endpoint: row[3], method: row[4], url: row[5], requestHeaders: requestHeaders, status: row[6],
             responseHeaders: responseHeaders, error: row[13],
             timings: RequestTimings(queued: row[8], connect: row[9], firstByte: row[10], download: row[11],
                                     total: row[12]),
-            decision: decision)
+            decision: decision, touchedBy: touchedBy)
     }
 
     private static func headers(fromJSON json: String, _ decoder: JSONDecoder) -> [RequestRecord.HeaderField]? {
