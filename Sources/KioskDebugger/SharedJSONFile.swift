@@ -73,9 +73,15 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         }
     }
 
-    /// Writes the in-memory value.
+    /// Writes the in-memory value, unless another process changed the file since it was read: then its
+    /// change wins, and is read, over counters not yet written (a second of hits is worth less than a rule
+    /// the user just added from the command line).
     func save() throws(KioskError) {
         try state.withLock { state throws(KioskError) in
+            guard stamp() == state.stamp else {
+                try reloadIfChanged(&state)
+                return
+            }
             try write(state.value)
             state.stamp = stamp()
         }
