@@ -10,7 +10,7 @@ SCREEN_NAMES = [
     "nyt-detail", "marvel-detail", "rickandmorty-detail", "dogs-detail",
     "rickandmorty-location", "rickandmorty-episode",
     "favorites", "search", "dogs-edit", "not-found", "offline",
-    "debug", "debug-request", "debug-endpoints", "debug-mocks", "debug-paused",
+    "debug", "debug-request", "debug-endpoints", "debug-mocks", "debug-paused", "debug-rules", "debug-rule-form",
 ]
 
 VIEWS = {
@@ -19,6 +19,7 @@ VIEWS = {
     "rickandmorty-location": "detail", "rickandmorty-episode": "detail",
     "favorites": "favorites", "search": "search", "dogs-edit": "list", "not-found": "error", "offline": "offline",
     "debug": "debug", "debug-request": "debug", "debug-endpoints": "debug", "debug-mocks": "debug", "debug-paused": "debug",
+    "debug-rules": "debug", "debug-rule-form": "debug",
 }
 
 
@@ -34,9 +35,11 @@ def resolve_screens(server) -> dict[str, str]:
         paths[f"{source}-detail"] = f"/{source}/" + urllib.parse.quote(first["itemID"], safe="")
     status = server.post_form("/favorites/rickandmorty/1", {"action": "add", "return": "/favorites"})
     assert status == 303, f"starring a character through the form answered {status}"
-    # The network debugger: the request list, one request in full (a JSON tree), the registry, mocks, pauses.
+    # The network debugger: the request list, one request in full (a JSON tree), the registry, mocks, pauses,
+    # rewrite rules and the rule form filled in from a logged request.
     paths.update({"debug": "/debug", "debug-endpoints": "/debug/endpoints", "debug-mocks": "/debug/mocks",
-                  "debug-paused": "/debug/paused"})
+                  "debug-paused": "/debug/paused", "debug-rules": "/debug/rules"})
     logged = server.api("/debug/api/requests?source=rickandmorty&status=2xx")
     paths["debug-request"] = f"/debug/requests/{logged[0]['id']}"
+    paths["debug-rule-form"] = f"/debug/rules/new?request={logged[0]['id']}"
     return paths

@@ -116,11 +116,16 @@ public final class Kiosk: Sendable {
         // Every request Kiosk sends, the probe's included, passes the outbound policy on each hop.
         let policy = OutboundPolicy(sourceOrigins: Set(sources.values.flatMap(\.origins)), resolver: dependencies.resolver)
         let wire = PolicyTransport(base: raw, policy: policy)
-        // Mock rules answer before the wire; secrets echoed by an upstream (or a mock) are scrubbed above
-        // both; capture wraps all of it, so every exchange (each retry too, mocked or not) is one clean
-        // record. The probe goes around them: probing is Kiosk's own housekeeping.
+        // Mock rules answer before the wire; rewrite rules change whichever answer came (a mock's or the
+        // upstream's); secrets echoed by an upstream, a mock or a rule are scrubbed above all three; capture
+        // wraps all of it, so every exchange (each retry too, mocked or rewritten or not) is one clean record
+        // of what the app received. The probe goes around them: probing is Kiosk's own housekeeping.
         let mocks = MockRules(fileURL: configuration.mockRulesURL, redactor: redactor)
-        let scrubbing = SecretScrubbingTransport(base: MockingTransport(base: wire, rules: mocks), redactor: redactor)
+        let rules = RewriteRules(fileURL: configuration.rewriteRulesURL, redactor: redactor,
+                                 endpoints: Set(Debugger.endpoints(of: sources).map(\.name)), now: dependencies.now)
+        let rewriting = RewritingTransport(base: MockingTransport(base: wire, rules: mocks), rules: rules,
+                                           clock: dependencies.clock, timeout: configuration.transport.requestTimeout)
+        let scrubbing = SecretScrubbingTransport(base: rewriting, redactor: redactor)
         let bottom: any HTTPTransport = captureLog.map { log in
             CapturingTransport(base: scrubbing, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
                                now: dependencies.now) { log.enqueue($0) }
@@ -163,7 +168,7 @@ public final class Kiosk: Sendable {
                                  allowedOrigins: Set(sources.values.flatMap(\.origins)),
                                  allowedHosts: Set(sources.values.flatMap(\.imageHosts).map { $0.lowercased() })),
             transport: transport, database: database, now: dependencies.now)
-        debugger = Debugger(breakpoints: breakpoints, mocks: mocks, log: requestLog, sources: sources,
+        debugger = Debugger(breakpoints: breakpoints, mocks: mocks, rules: rules, log: requestLog, sources: sources,
                             epoch: dependencies.eventEpoch, send: { try await transport.send($0) })
     }
 
@@ -176,6 +181,7 @@ public final class Kiosk: Sendable {
         try? requestLog?.flush()
         debugger.stop()
         debugger.mocks.saveHits(force: true)
+        debugger.rules.saveHits(force: true)
         await connectivity.stop()
         await httpTransport?.shutdown()
     }

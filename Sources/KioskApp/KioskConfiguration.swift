@@ -35,21 +35,21 @@ public struct KioskConfiguration: Sendable {
 
     /// The request log's own file beside the database (`kiosk-log.sqlite`, `kiosk-demo-log.sqlite`), so
     /// logging never contends with the catalog store and demo traffic never mixes with real traffic.
-    public var requestLogURL: URL {
-        let base = databaseName.hasSuffix(".sqlite") ? String(databaseName.dropLast(".sqlite".count)) : databaseName
-        return dataDirectory.appendingPathComponent(base + "-log.sqlite")
-    }
+    public var requestLogURL: URL { besideDatabase("-log.sqlite") }
 
     /// The network debugger's mock rules beside the database (`kiosk-mocks.json`, `kiosk-demo-mocks.json`).
-    public var mockRulesURL: URL {
-        let base = databaseName.hasSuffix(".sqlite") ? String(databaseName.dropLast(".sqlite".count)) : databaseName
-        return dataDirectory.appendingPathComponent(base + "-mocks.json")
-    }
+    public var mockRulesURL: URL { besideDatabase("-mocks.json") }
+
+    /// The network debugger's rewrite rules beside the database (`kiosk-rules.json`, `kiosk-demo-rules.json`).
+    public var rewriteRulesURL: URL { besideDatabase("-rules.json") }
 
     /// The network debugger's breakpoint switches beside the database (`kiosk-breakpoints.json`...).
-    public var breakpointsURL: URL {
+    public var breakpointsURL: URL { besideDatabase("-breakpoints.json") }
+
+    /// A file in the data directory named after the database: `kiosk` + `suffix` for `kiosk.sqlite`.
+    private func besideDatabase(_ suffix: String) -> URL {
         let base = databaseName.hasSuffix(".sqlite") ? String(databaseName.dropLast(".sqlite".count)) : databaseName
-        return dataDirectory.appendingPathComponent(base + "-breakpoints.json")
+        return dataDirectory.appendingPathComponent(base + suffix)
     }
 
     /// How long a request paused at a breakpoint waits for a decision before it continues unchanged.

@@ -101,6 +101,9 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
     /// The decision in RFC 9211 terms, as its recorder knew it: with `ttl` and `fwd-status` for an answer
     /// from the store, as the exchange tells for one on the wire (`CacheStatus(recordedAs:...)`).
     public var cacheStatus: CacheStatus
+    /// The mocks, rewrite rules and breakpoints that acted on the exchange (or matched and did not
+    /// apply, with the reason), in the order they did; empty for an untouched exchange.
+    public var touchedBy: [ExchangeTouch]
 
     /// One header as captured.
     public struct HeaderField: Sendable, Hashable, Codable {
@@ -116,7 +119,8 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
     public init(id: Int64 = 0, startedAt: Date, source: SourceID?, endpoint: String, method: String, url: String,
                 requestHeaders: [HeaderField] = [], requestBody: CapturedBody? = nil, status: Int? = nil,
                 responseHeaders: [HeaderField] = [], responseBody: CapturedBody? = nil, error: String? = nil,
-                timings: RequestTimings, decision: CacheDecision, cacheStatus: CacheStatus? = nil) {
+                timings: RequestTimings, decision: CacheDecision, cacheStatus: CacheStatus? = nil,
+                touchedBy: [ExchangeTouch] = []) {
         self.id = id
         self.startedAt = startedAt
         self.source = source
@@ -138,6 +142,7 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
                     || $0.name.caseInsensitiveCompare("If-Modified-Since") == .orderedSame
             },
             hasError: error != nil)
+        self.touchedBy = touchedBy
     }
 
     /// The status class: `.success` for 2xx … `.serverError` for 5xx; `.error` without a response.

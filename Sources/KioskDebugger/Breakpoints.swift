@@ -112,7 +112,8 @@ public final class Breakpoints: Sendable {
     /// How long a pause waits for a decision before continuing unchanged.
     public let timeout: Duration
     private let clock: any Clock<Duration>
-    private let now: @Sendable () -> Date
+    /// Wall time, as injected (pauses and the records of edits are dated with it).
+    let now: @Sendable () -> Date
     private let redactor: Redactor
     private let state = Mutex<State>(State())
     private let file: SharedJSONFile<File>
@@ -195,8 +196,10 @@ public final class Breakpoints: Sendable {
         set { state.withLock { $0.isActive = newValue } }
     }
 
-    /// Holds an exchange until a decision or the timeout; called by the breakpoint transport.
-    func pause(phase: PausePhase, request: HTTPRequest, response: HTTPResponse?, error: (any Error)?) async -> PauseDecision {
+    /// Holds an exchange until a decision or the timeout; called by the breakpoint transport. Returns the
+    /// decision and the id the exchange was paused under.
+    func pause(phase: PausePhase, request: HTTPRequest, response: HTTPResponse?,
+               error: (any Error)?) async -> (id: Int, decision: PauseDecision) {
         let pausedAt = now()
         let id = state.withLock { state -> Int in
             defer { state.nextID += 1 }
@@ -211,7 +214,7 @@ public final class Breakpoints: Sendable {
             responseText: response.map { String(decoding: redactor.scrub($0.body), as: UTF8.self) },
             error: error.map { redactor.scrub(($0 as? KioskError)?.description ?? String(describing: $0)) },
             pausedAt: pausedAt, deadline: pausedAt.addingTimeInterval(timeout.seconds))
-        return await withTaskCancellationHandler {
+        let decision = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<PauseDecision, Never>) in
                 let clock = self.clock, timeout = self.timeout
                 // The timer continues the exchange unchanged: a pause nobody answers must not hang the app.
@@ -229,6 +232,7 @@ public final class Breakpoints: Sendable {
             // The caller went away (the page was closed): nothing waits for a decision any more.
             self.decide(id, .abort)
         }
+        return (id, decision)
     }
 
     private struct File: Codable {
@@ -258,46 +262,66 @@ public final class BreakpointTransport: HTTPTransport {
         let setting = breakpoints.setting(for: request.endpoint)
         guard !setting.isOff, breakpoints.isActive else { return try await base.send(request) }
         var outgoing = request
+        var touches: [ExchangeTouch] = []
         if setting.request == .pause {
-            switch await breakpoints.pause(phase: .request, request: request, response: nil, error: nil) {
+            let (id, decision) = await breakpoints.pause(phase: .request, request: request, response: nil, error: nil)
+            switch decision {
             case .abort: throw Self.aborted(request)
-            case .continueWithRequest(let query, let headers): outgoing = try Self.edited(request, query: query, headers: headers)
-            case .continueWithResponse(let status, let body): return answer(request, status: status, body: body)
+            case .continueWithRequest(let query, let headers):
+                outgoing = try Self.edited(request, query: query, headers: headers)
+                touches.append(Self.touch(id, request, "the request was edited at the request breakpoint"))
+            case .continueWithResponse(let status, let body):
+                return answer(request, status: status, body: body,
+                              touch: Self.touch(id, request, "answered at the request breakpoint, without sending it"))
             case .continueUnchanged: break
             }
         }
         let response: HTTPResponse
         do {
-            response = try await base.send(outgoing)
+            // The capture below records the edit with the exchange it sends.
+            response = try await ExchangeTouches.$current.withValue(touches.isEmpty ? ExchangeTouches.current : ExchangeTouches(touches)) {
+                try await base.send(outgoing)
+            }
         } catch {
             guard setting.error == .pause, !(error is CancellationError), (error as? KioskError) != .cancelled else { throw error }
-            switch await breakpoints.pause(phase: .error, request: outgoing, response: nil, error: error) {
-            case .continueWithResponse(let status, let body): return answer(outgoing, status: status, body: body)
+            let (id, decision) = await breakpoints.pause(phase: .error, request: outgoing, response: nil, error: error)
+            switch decision {
+            case .continueWithResponse(let status, let body):
+                return answer(outgoing, status: status, body: body,
+                              touch: Self.touch(id, outgoing, "answered at the error breakpoint instead of the error"))
             case .abort: throw Self.aborted(outgoing)
             case .continueUnchanged, .continueWithRequest: throw error
             }
         }
         guard setting.response == .pause else { return response }
-        switch await breakpoints.pause(phase: .response, request: outgoing, response: response, error: nil) {
-        case .continueWithResponse(let status, let body): return answer(outgoing, status: status, body: body, headers: response.headers)
+        let (id, decision) = await breakpoints.pause(phase: .response, request: outgoing, response: response, error: nil)
+        switch decision {
+        case .continueWithResponse(let status, let body):
+            return answer(outgoing, status: status, body: body, headers: response.headers,
+                          touch: Self.touch(id, outgoing, "the response was edited at the response breakpoint"))
         case .abort: throw Self.aborted(outgoing)
         case .continueUnchanged, .continueWithRequest: return response
         }
     }
 
+    private static func touch(_ id: Int, _ request: HTTPRequest, _ detail: String) -> ExchangeTouch {
+        ExchangeTouch(kind: .breakpoint, id: id, name: request.endpoint, detail: detail)
+    }
+
     /// An answer made at a breakpoint: marked edited (the store never keeps it) and logged as `edited`.
-    private func answer(_ request: HTTPRequest, status: Int, body: Data, headers: HTTPHeaderFields = [:]) -> HTTPResponse {
+    private func answer(_ request: HTTPRequest, status: Int, body: Data, headers: HTTPHeaderFields = [:],
+                        touch: ExchangeTouch) -> HTTPResponse {
         var fields = headers
         fields["Content-Length"] = nil
         if fields["Content-Type"] == nil { fields["Content-Type"] = "application/json" }
         var response = HTTPResponse(status: status, headers: fields, body: body, url: request.url, timings: RequestTimings(total: 0))
         response.isEdited = true
-        record?(RequestRecord(startedAt: Date(), source: request.source, endpoint: request.endpoint, method: request.method,
+        record?(RequestRecord(startedAt: breakpoints.now(), source: request.source, endpoint: request.endpoint, method: request.method,
                               url: redactor.redact(request.url),
                               requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },
                               status: status, responseHeaders: redactor.redact(fields).map { .init(name: $0.name, value: $0.value) },
                               responseBody: CapturedBody(data: redactor.scrub(body), originalSize: body.count),
-                              timings: RequestTimings(total: 0), decision: .edited))
+                              timings: RequestTimings(total: 0), decision: .edited, touchedBy: [touch]))
         return response
     }
 

@@ -12,6 +12,8 @@ public final class Debugger: Sendable {
     public let mocks: MockRules
     /// The numbered changes live consoles follow (new exchanges, a cleared log, pauses).
     public let events: DebugEvents
+    /// The rules that rewrite answers (or fail requests) without pausing.
+    public let rules: RewriteRules
     private let log: RequestLog?
     private let sources: [SourceID: any CatalogSource]
     private let send: @Sendable (HTTPRequest) async throws -> HTTPResponse
@@ -19,10 +21,12 @@ public final class Debugger: Sendable {
 
     /// A debugger over `log` (nil: capture is off), sending replays with `send` (the top of the transport
     /// stack) and checking edits with the `sources`' decoders; its events are numbered under `epoch`.
-    package init(breakpoints: Breakpoints, mocks: MockRules, log: RequestLog?, sources: [SourceID: any CatalogSource],
-                 epoch: String, send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+    package init(breakpoints: Breakpoints, mocks: MockRules, rules: RewriteRules, log: RequestLog?,
+                 sources: [SourceID: any CatalogSource], epoch: String,
+                 send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
         self.breakpoints = breakpoints
         self.mocks = mocks
+        self.rules = rules
         self.log = log
         self.sources = sources
         self.send = send
@@ -198,7 +202,10 @@ public final class Debugger: Sendable {
     }
 
     /// Every endpoint Kiosk calls, catalog by catalog, then the image fetches: the console's registry.
-    public var endpoints: [EndpointDescription] {
+    public var endpoints: [EndpointDescription] { Self.endpoints(of: sources) }
+
+    /// The endpoints of `sources`, then the image fetches.
+    package static func endpoints(of sources: [SourceID: any CatalogSource]) -> [EndpointDescription] {
         let configured = SourceID.allCases.compactMap { sources[$0] }
         let hosts = configured.flatMap(\.origins).map(\.description) + configured.flatMap(\.imageHosts)
         return configured.flatMap(\.endpoints) + [

@@ -23,6 +23,8 @@ public struct RequestJSON: Encodable, Sendable {
     public let responseHeaders: [RequestRecord.HeaderField]
     public let requestBody: BodyJSON?
     public let responseBody: BodyJSON?
+    /// The mocks, rewrite rules and breakpoints that acted on the exchange (or matched and did not apply).
+    public let touchedBy: [ExchangeTouch]
 
     public init(_ record: RequestRecord) {
         id = record.id
@@ -41,6 +43,7 @@ public struct RequestJSON: Encodable, Sendable {
         responseHeaders = record.responseHeaders
         requestBody = record.requestBody.map(BodyJSON.init)
         responseBody = record.responseBody.map(BodyJSON.init)
+        touchedBy = record.touchedBy
     }
 }
 

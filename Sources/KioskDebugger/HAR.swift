@@ -88,6 +88,8 @@ public enum HAR {
         let _kioskError: String?
         /// Kiosk's decision as its RFC 9211 Cache-Status value (CacheStatus.swift).
         let _kioskCacheStatus: String
+        /// The mocks, rewrite rules and breakpoints that acted on the exchange; absent when none did.
+        let _kioskTouchedBy: [ExchangeTouch]?
 
         init(_ record: RequestRecord) {
             startedDateTime = HAR.timestamp(record.startedAt)
@@ -102,6 +104,7 @@ public enum HAR {
             _kioskDecision = record.decision.rawValue
             _kioskError = record.error
             _kioskCacheStatus = record.cacheStatus.headerValue
+            _kioskTouchedBy = record.touchedBy.isEmpty ? nil : record.touchedBy
         }
     }
 

@@ -1,6 +1,5 @@
 public import Foundation
 public import KioskCore
-import Synchronization
 
 /// One "map local" rule of the network debugger: requests it matches are answered with its response,
 /// without the upstream, and logged as `mocked`.
@@ -71,12 +70,6 @@ public final class MockRules: Sendable {
     public var fileURL: URL? { file.url }
     private let redactor: Redactor
     private let file: SharedJSONFile<File>
-    private let hitSaving = Mutex<HitSaving>(HitSaving())
-
-    private struct HitSaving {
-        var isDirty = false
-        var lastSave = Date.distantPast
-    }
 
     private struct File: Codable {
         var rules: [MockRule] = []
@@ -147,67 +140,27 @@ public final class MockRules: Sendable {
     public func match(_ request: HTTPRequest) -> MockRule? {
         // Every upstream request asks: with no rule enabled, answer before normalising the URL.
         guard file.modify({ $0.rules.contains(where: \.isEnabled) }) else { return nil }
-        let key = Self.normalized(request.url.absoluteString, ignoring: redactor.queryItems)
+        let key = URLPattern.normalized(request.url.absoluteString, ignoring: redactor.queryItems)
         let rule = file.modify { file -> MockRule? in
             guard let index = file.rules.firstIndex(where: { rule in
                 rule.isEnabled && (rule.method == "*" || rule.method == request.method.uppercased())
-                    && Self.matches(pattern: rule.urlPattern, key: key, ignoring: redactor.queryItems)
+                    && URLPattern(rule.urlPattern, ignoring: redactor.queryItems).matches(key)
             }) else { return nil }
             file.rules[index].hits += 1
             return file.rules[index]
         }
-        if rule != nil { hitSaving.withLock { $0.isDirty = true } }
+        if rule != nil { file.noteUnsavedChange() }
         return rule
     }
 
     /// Writes the hit counts gathered since the last save, at most once a second unless `force`d: an
     /// offline replay answers dozens of requests a second, and the counts need not be exact to the moment.
-    public func saveHits(force: Bool = false) {
-        let now = Date()
-        let due = hitSaving.withLock { state -> Bool in
-            guard state.isDirty, force || now.timeIntervalSince(state.lastSave) >= 1 else { return false }
-            state.isDirty = false
-            state.lastSave = now
-            return true
-        }
-        if due { try? file.save() }
-    }
-
-    // MARK: Matching
+    public func saveHits(force: Bool = false) { file.saveIfDue(force: force) }
 
     /// What two rules answering the same requests share: the method, upper-cased, and the URL as matching
-    /// sees it (`normalized`), or a wildcard pattern as written.
+    /// sees it (normalised), or a wildcard pattern as written.
     static func key(method: String, urlPattern: String, ignoring names: Set<String>) -> String {
-        method.uppercased() + " " + (urlPattern.contains("*") ? urlPattern : normalized(urlPattern, ignoring: names))
-    }
-
-    static func matches(pattern: String, key: String, ignoring names: Set<String>) -> Bool {
-        if pattern.contains("*") { return wildcard(pattern, key) }
-        return normalized(pattern, ignoring: names) == key
-    }
-
-    /// The URL without secret query items, the rest sorted: two requests for the same data compare equal
-    /// whatever their keys, timestamps and parameter order.
-    static func normalized(_ url: String, ignoring names: Set<String>) -> String {
-        guard var components = URLComponents(string: url) else { return url }
-        let kept = (components.queryItems ?? []).filter { !names.contains($0.name.lowercased()) }
-            .sorted { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }
-        components.queryItems = kept.isEmpty ? nil : kept
-        components.fragment = nil
-        return components.string ?? url
-    }
-
-    /// `*` matches any run of characters (including none); everything else literally.
-    static func wildcard(_ pattern: String, _ text: String) -> Bool {
-        let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count > 1 else { return pattern == text }
-        guard text.hasPrefix(parts[0]) else { return false }
-        var rest = text.dropFirst(parts[0].count)
-        for part in parts.dropFirst().dropLast() where !part.isEmpty {
-            guard let range = rest.range(of: part) else { return false }
-            rest = rest[range.upperBound...]
-        }
-        return rest.hasSuffix(parts.last ?? "")
+        method.uppercased() + " " + (urlPattern.contains("*") ? urlPattern : URLPattern.normalized(urlPattern, ignoring: names))
     }
 }
 
@@ -229,6 +182,8 @@ public final class MockingTransport: HTTPTransport {
         var headers = HTTPHeaderFields(rule.headers.map { (name: $0.name, value: $0.value) })
         headers[Self.markerHeader] = String(rule.id)
         rules.saveHits()
+        ExchangeTouches.note(ExchangeTouch(kind: .mock, id: rule.id, name: "\(rule.method) \(rule.urlPattern)",
+                                           detail: "answered with status \(rule.status), without the upstream"))
         return HTTPResponse(status: rule.status, headers: headers, body: rule.body, url: request.url,
                             timings: RequestTimings(total: 0))
     }

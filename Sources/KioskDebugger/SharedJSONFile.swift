@@ -12,10 +12,27 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     private let empty: Value
     private let name: String
     private let state: Mutex<State>
+    private let pendingSave = Mutex<PendingSave>(PendingSave())
 
     private struct State {
         var value: Value
-        var stamp: Date?
+        var stamp: Stamp?
+    }
+
+    /// What tells one version of the file from another: its inode (an atomic write replaces the file), its
+    /// modification time to the nanosecond and its size.
+    private struct Stamp: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var seconds: Int
+        var nanoseconds: Int
+        var size: Int64
+    }
+
+    /// Changes made with `modify` (counters) not yet written.
+    private struct PendingSave {
+        var isDirty = false
+        var lastSave = Date.distantPast
     }
 
     /// A file at `url` holding `empty` until first written; `name` ("the mock rules") words errors.
@@ -56,17 +73,45 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         }
     }
 
-    /// Writes the in-memory value.
+    /// Writes the in-memory value, unless another process changed the file since it was read: then its
+    /// change wins, and is read, over counters not yet written (a second of hits is worth less than a rule
+    /// the user just added from the command line).
     func save() throws(KioskError) {
         try state.withLock { state throws(KioskError) in
+            guard stamp() == state.stamp else {
+                try reloadIfChanged(&state)
+                return
+            }
             try write(state.value)
             state.stamp = stamp()
         }
     }
 
-    private func stamp() -> Date? {
+    /// Marks the in-memory value changed by `modify` (a hit count), to be written by `saveIfDue`.
+    func noteUnsavedChange() { pendingSave.withLock { $0.isDirty = true } }
+
+    /// Writes changes noted since the last save, at most once a second unless `force`d: an offline replay
+    /// answers dozens of requests a second, and counters need not be exact to the moment on disk.
+    func saveIfDue(force: Bool = false) {
+        let now = Date()
+        let due = pendingSave.withLock { pending -> Bool in
+            guard pending.isDirty, force || now.timeIntervalSince(pending.lastSave) >= 1 else { return false }
+            pending.isDirty = false
+            pending.lastSave = now
+            return true
+        }
+        if due { try? save() }
+    }
+
+    /// The file's stamp, nil when it does not exist. One stat(2) call: every upstream request asks
+    /// whether the mock and rewrite rules changed, so this must cost next to nothing (FileManager's
+    /// attributes also look up the owner's and group's names).
+    private func stamp() -> Stamp? {
         guard let url else { return nil }
-        return (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        return Stamp(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), seconds: Int(info.st_mtim.tv_sec),
+                     nanoseconds: Int(info.st_mtim.tv_nsec), size: Int64(info.st_size))
     }
 
     private func reloadIfChanged(_ state: inout State) throws(KioskError) {

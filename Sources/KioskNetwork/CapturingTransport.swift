@@ -26,22 +26,27 @@ public final class CapturingTransport: HTTPTransport {
         let startedAt = now()
         let clock = ContinuousClock()
         let start = clock.now
+        // The layers below note the mocks and rules that act on this exchange; it starts with what the
+        // layers above noted (a request edited at a breakpoint), and each attempt of a retry is its own.
+        let touches = ExchangeTouches(ExchangeTouches.current?.all ?? [])
         do {
-            let response = try await base.send(request)
+            let response = try await ExchangeTouches.$current.withValue(touches) { try await base.send(request) }
             let elapsed = clock.now - start
-            sink(record(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed))
+            sink(record(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed, touches: touches.all))
             return response
         } catch {
             let elapsed = clock.now - start
             // Cancellation is the caller walking away, not something that happened on the wire.
-            if !Task.isCancelled { sink(record(request, startedAt: startedAt, response: nil, error: error, elapsed: elapsed)) }
+            if !Task.isCancelled {
+                sink(record(request, startedAt: startedAt, response: nil, error: error, elapsed: elapsed, touches: touches.all))
+            }
             throw error
         }
     }
 
-    /// The redacted record of one exchange.
+    /// The redacted record of one exchange; `touches` are what the debugger's mocks and rules did to it.
     func record(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?,
-                elapsed: Duration) -> RequestRecord {
+                elapsed: Duration, touches: [ExchangeTouch] = []) -> RequestRecord {
         // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear.
         let redactor = request.secrets.isEmpty ? redactor : redactor.hiding(request.secrets)
         let total = elapsed.seconds
@@ -59,7 +64,8 @@ public final class CapturingTransport: HTTPTransport {
             status: response?.status, responseHeaders: response.map { fields($0.headers, redactor) } ?? [],
             responseBody: response.map { body($0, redactor) },
             error: errorText, timings: timings,
-            decision: response.map(CacheDecision.init(forwardedAnswer:)) ?? .network)
+            decision: response.map(CacheDecision.init(forwardedAnswer:)) ?? .network,
+            touchedBy: touches.map { $0.mapText(redactor.scrub) })
     }
 
     private func fields(_ headers: HTTPHeaderFields, _ redactor: Redactor) -> [RequestRecord.HeaderField] {

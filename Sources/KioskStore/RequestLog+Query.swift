@@ -23,7 +23,8 @@ extension RequestLog {
         logEntry.id, logEntry.startedAt, logEntry.source, logEntry.endpoint, logEntry.method, logEntry.url,
         logEntry.status, logEntry.decision, logEntry.queued, logEntry.connect, logEntry.firstByte,
         logEntry.download, logEntry.duration, logEntry.error, logEntry.requestBodySize,
-        logEntry.responseBodySize, logEntry.requestHeaders, logEntry.responseHeaders, logEntry.cacheStatus
+        logEntry.responseBodySize, logEntry.requestHeaders, logEntry.responseHeaders, logEntry.cacheStatus,
+        logEntry.touchedBy
         """
 
     /// The records matching `filter`, newest first; with `includingBodies`, each with its bodies, read by
@@ -102,10 +103,10 @@ extension RequestLog {
         var record = record
         // A NULL size means no body; a zero-length BLOB may read back as NULL, hence `?? Data()`.
         if let size: Int = row[14] {
-            record.requestBody = CapturedBody(data: row[19] ?? Data(), originalSize: size)
+            record.requestBody = CapturedBody(data: row[20] ?? Data(), originalSize: size)
         }
         if let size: Int = row[15] {
-            record.responseBody = CapturedBody(data: row[20] ?? Data(), originalSize: size)
+            record.responseBody = CapturedBody(data: row[21] ?? Data(), originalSize: size)
         }
         return record
     }
@@ -126,6 +127,11 @@ extension RequestLog {
             guard let known = SourceID(rawValue: name) else { return nil }
             source = known
         }
+        var touchedBy: [ExchangeTouch] = []
+        if let json: String = row[19] {
+            // A touch of a kind this version does not know leaves the list empty rather than the record out.
+            touchedBy = (try? decoder.decode([ExchangeTouch].self, from: Data(json.utf8))) ?? []
+        }
         return RequestRecord(
             id: row[0], startedAt: Date(timeIntervalSinceReferenceDate: row[1]), source: source,
             endpoint: row[3], method: row[4], url: row[5], requestHeaders: requestHeaders, status: row[6],
@@ -133,7 +139,7 @@ extension RequestLog {
             timings: RequestTimings(queued: row[8], connect: row[9], firstByte: row[10], download: row[11],
                                     total: row[12]),
             // An empty value (a decision added later, when the log was upgraded) is read from the record.
-            decision: decision, cacheStatus: CacheStatus(headerValue: row[18]))
+            decision: decision, cacheStatus: CacheStatus(headerValue: row[18]), touchedBy: touchedBy)
     }
 
     /// A record's Cache-Status outcome (`hit`, `fwd=miss`...: what follows `Kiosk;` up to the next `;`),

@@ -44,6 +44,11 @@ extension RequestLog {
         migrator.registerMigration("v3: cache status") { db in
             try addCacheStatus(db)
         }
+        migrator.registerMigration("v4: touched by") { db in
+            // The mocks, rewrite rules and breakpoints that acted on an exchange, as a JSON array of
+            // ExchangeTouch objects; NULL for an untouched one (nearly all), so it costs nothing there.
+            try db.alter(table: "logEntry") { t in t.add(column: "touchedBy", .text) }
+        }
         return migrator
     }()
 

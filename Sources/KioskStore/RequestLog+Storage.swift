@@ -16,8 +16,8 @@ extension RequestLog {
         INSERT INTO logEntry (startedAt, source, endpoint, method, url, status, statusClass, decision,
                               queued, connect, firstByte, download, duration, error,
                               requestBodySize, responseBodySize, requestTextLength, responseTextLength,
-                              byteCount, requestHeaders, responseHeaders, cacheStatus)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              byteCount, requestHeaders, responseHeaders, cacheStatus, touchedBy)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Inserts `records` in order, indexes them, and adds their sizes to the running total, within
@@ -36,6 +36,7 @@ extension RequestLog {
             let requestHeaders = headersJSON(record.requestHeaders)
             let responseHeaders = headersJSON(record.responseHeaders)
             let cacheStatus = record.cacheStatus.headerValue
+            let touchedBy = touchesJSON(record.touchedBy)
             let requestTextLength = indexedTextLength(of: record.requestBody)
             let responseTextLength = indexedTextLength(of: record.responseBody)
             let searchText = searchText(of: [
@@ -45,6 +46,7 @@ extension RequestLog {
             let byteCount = rowOverheadBytes + record.url.utf8.count + record.endpoint.utf8.count
                 + record.method.utf8.count + (record.source?.rawValue.utf8.count ?? 0) + (record.error?.utf8.count ?? 0)
                 + requestHeaders.utf8.count + responseHeaders.utf8.count + cacheStatus.utf8.count
+                + (touchedBy?.utf8.count ?? 0)
                 + (record.requestBody?.data.count ?? 0) + (record.responseBody?.data.count ?? 0)
                 + (searchText?.utf8.count ?? 0)
             let values: [(any DatabaseValueConvertible)?] = [
@@ -54,7 +56,7 @@ extension RequestLog {
                 record.timings.total, record.error,
                 record.requestBody?.originalSize, record.responseBody?.originalSize,
                 requestTextLength, responseTextLength,
-                byteCount, requestHeaders, responseHeaders, cacheStatus,
+                byteCount, requestHeaders, responseHeaders, cacheStatus, touchedBy,
             ]
             try insertEntry.execute(arguments: StatementArguments(values))
             let id = db.lastInsertedRowID
@@ -86,6 +88,18 @@ extension RequestLog {
         }
         return json + "]"
     }
+
+    /// The touches as a JSON array, or nil (NULL) for an untouched exchange.
+    private static func touchesJSON(_ touches: [ExchangeTouch]) -> String? {
+        guard !touches.isEmpty, let data = try? touchEncoder.encode(touches) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static let touchEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 
     /// How many leading bytes of `body` are indexed: up to `maxIndexedBodyBytes`, cut before a
     /// character that does not fit, or nil when the body is empty or not UTF-8 text (an image).

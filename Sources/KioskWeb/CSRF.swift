@@ -64,12 +64,7 @@ struct CSRFProtection: Sendable {
     /// nothing from validation messages.
     static func verifiedForm(_ request: Request, maximumBytes: Int = maximumFormBytes,
                              allowsLineBreaks: Bool = false) async throws -> VerifiedForm {
-        if let origin = request.headers[.origin] {
-            let host = request.head.authority ?? request.headers[hostHeader] ?? ""
-            guard !host.isEmpty, origin == "http://" + host || origin == "https://" + host else {
-                throw WebError.forbidden("This form was sent from another site (\(origin.prefix(80))), so it was refused.")
-            }
-        }
+        try refuseOtherOrigins(request)
         var request = request
         let body = try await request.collectBody(upTo: maximumBytes)
         let form = VerifiedForm(body: String(buffer: body), maximumBytes: maximumBytes, allowsLineBreaks: allowsLineBreaks)
@@ -78,6 +73,16 @@ struct CSRFProtection: Sendable {
             throw WebError.forbidden("The form's security token is missing or out of date. Reload the page and try again.")
         }
         return form
+    }
+
+    /// Refuses (403) a request whose Origin header, when present, is not this host: a browser names the
+    /// site a form or a script sent it from.
+    static func refuseOtherOrigins(_ request: Request) throws {
+        guard let origin = request.headers[.origin] else { return }
+        let host = request.head.authority ?? request.headers[hostHeader] ?? ""
+        guard !host.isEmpty, origin == "http://" + host || origin == "https://" + host else {
+            throw WebError.forbidden("This form was sent from another site (\(origin.prefix(80))), so it was refused.")
+        }
     }
 
     // HTTP/1 requests carry Host as a header; HTTPTypes moves it to `authority` when it can.

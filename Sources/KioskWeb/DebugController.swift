@@ -82,6 +82,7 @@ struct DebugController: Sendable {
             try kiosk.debugger.breakpoints.set(try form.decode(BreakpointForm.self).setting, for: endpoint)
             return WebController.seeOther("/debug/endpoints#" + endpoint)
         }
+        registerRules(on: debug)
         debug.get("mocks") { _, context in
             Pages.response(DebugPages.mocks(try kiosk.debugger.mocks.all(), context: context.view))
         }
@@ -163,6 +164,8 @@ struct DebugController: Sendable {
                     return Pages.response(DebugPages.pausedExchange(exchange, error: error.description, draft: form.body, context: context),
                                           status: .unprocessableContent)
                 }
+                // "Keep returning this": the checked edit also becomes a rule that answers it from now on.
+                if form.keep { try kiosk.debugger.keepReturning(exchange, status: status, body: body) }
                 decision = .continueWithResponse(status: status, body: body)
             }
         }

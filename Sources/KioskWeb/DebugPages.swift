@@ -28,6 +28,7 @@ enum DebugPages {
                 E.element("a", [Attribute.localHref("/debug/har" + query.encoded)], ["Export HAR"]), " · ",
                 E.element("a", [Attribute.localHref("/debug/insights")], ["Insights"]), " · ",
                 E.element("a", [Attribute.localHref("/debug/mocks")], ["Mock rules"]), " · ",
+                E.element("a", [Attribute.localHref("/debug/rules")], ["Rewrite rules"]), " · ",
                 E.element("a", [Attribute.localHref("/debug/endpoints")], ["Endpoints"]),
             ]),
             filterForm(query),
@@ -185,12 +186,14 @@ enum DebugPages {
                                           label: "Answer this request with this response from now on (a mock rule)",
                                           button: "Mock this response", className: "mock", context: context))
         }
+        if record.status != nil || record.error != nil { content.append(makeRuleButton(record)) }
         if record.status != nil || record.error != nil, [CacheDecision.network, .revalidated].contains(record.decision) {
             content.append(Pages.postForm(action: "/debug/requests/\(record.id)/replay", fields: [],
                                           label: "Send this request again (logged as a new request)", button: "Replay", className: "mock",
                                           context: context))
         }
         if record.status != nil { content.append(compareSection(record, previous: previous)) }
+        content.append(touchedBy(record))
         content.append(E.element("section", [], [
             E.element("h2", [], ["As cURL (redacted)"]),
             E.element("pre", [.class("raw"), .attribute("tabindex", "0")], [.text(HAR.curl(record))]),
@@ -334,6 +337,10 @@ enum DebugPages {
                 .attribute("min", "100"), .attribute("max", "599"), .attribute("value", String(exchange.status ?? 200))])]))
             fields.append(textarea("body", exchange.phase == .error ? "A response to answer with instead (JSON)" : "Response body (JSON, editable)",
                                    draft ?? original, rows: 24))
+            fields.append(E.element("label", [.class("inline")], [
+                E.void("input", [.attribute("type", "checkbox"), .attribute("name", "keep"), .attribute("value", "1")]),
+                "Keep returning this: also make a rewrite rule that answers this request with this status and body from now on",
+            ]))
             fields.append(E.element("p", [.class("actions")], [
                 button("edit", exchange.phase == .error ? "Answer with this response" : "Check and send the edit"),
                 button("continue", exchange.phase == .error ? "Fail with the error" : "Send unchanged"),

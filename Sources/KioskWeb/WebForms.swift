@@ -345,6 +345,8 @@ struct PauseDecisionForm: Decodable {
     var body: String?
     /// The status to answer with, as typed: a bad one is shown again in the editor (422), not refused as a 400.
     var status: String?
+    /// "Keep returning this": the edit also becomes a rewrite rule.
+    var keep = false
 
     init(from decoder: any Decoder) throws {
         let form = try decoder.container(keyedBy: FormKey.self)
@@ -353,6 +355,7 @@ struct PauseDecisionForm: Decodable {
         headers = try form.text("headers") ?? ""
         body = try form.text("body")
         status = try form.text("status")
+        keep = try form.flag("keep")
     }
 }
 

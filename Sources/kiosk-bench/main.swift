@@ -68,7 +68,11 @@ if arguments.contains("--capture-only") || arguments.contains("--log-only") || a
     || arguments.contains("--console-only") {
     if arguments.contains("--web-only") { await webBenchmarks(demo: demo, quick: quick) }
     if arguments.contains("--console-only") { await debuggerBenchmarks(demo: demo, quick: quick) }
-    if arguments.contains("--capture-only") { await captureBenchmarks(demo: demo, quick: quick) }
+    if arguments.contains("--capture-only") {
+        await captureBenchmarks(demo: demo, quick: quick)
+        await captureBenchmarks(demo: demo, quick: quick, rulesPresent: true)
+        await ruleMissBenchmark(demo: demo, quick: quick)
+    }
     if arguments.contains("--log-only") {
         do { try runLogBenchmarks(quick: quick) } catch { print("[log] failed: \(error)") }
     }
@@ -214,8 +218,11 @@ do {
 await webBenchmarks(demo: demo, quick: quick)
 
 // 7. The network debugger: capture's cost on catalog requests (CaptureBench.swift), and the request
-// log's insert rate, search over 100,000 logged requests and bounded size (LogBench.swift).
+// log's insert rate, search over 100,000 logged requests and bounded size (LogBench.swift); the same with
+// rewrite rules present that match nothing, and what such a rule miss costs alone.
 await captureBenchmarks(demo: demo, quick: quick)
+await captureBenchmarks(demo: demo, quick: quick, rulesPresent: true)
+await ruleMissBenchmark(demo: demo, quick: quick)
 do {
     try runLogBenchmarks(quick: quick)
 } catch {

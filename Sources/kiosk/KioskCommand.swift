@@ -24,8 +24,8 @@ struct KioskCommand: AsyncParsableCommand {
         version: "kiosk \(KioskVersion.current)",
         subcommands: [
             ServeCommand.self, ListCommand.self, ShowCommand.self, SearchCommand.self, SyncCommand.self, DogsCommand.self,
-            FavoriteCommand.self, CacheCommand.self, LogCommand.self, HARCommand.self, MockCommand.self, BreakpointCommand.self,
-            DevicesCommand.self, DemoUpstreamCommand.self,
+            FavoriteCommand.self, CacheCommand.self, LogCommand.self, HARCommand.self, MockCommand.self, RuleCommand.self,
+            BreakpointCommand.self, DevicesCommand.self, DemoUpstreamCommand.self,
         ]
     )
 

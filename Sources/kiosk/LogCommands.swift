@@ -139,6 +139,10 @@ struct LogCommand: AsyncParsableCommand {
             "Cache-Status: \(record.cacheStatus.headerValue)",
             "Timings:   " + timings(record.timings),
         ]
+        for touch in record.touchedBy {
+            lines.append("Touched:   \(touch.kind.rawValue) #\(touch.id) \(touch.name) — "
+                         + (touch.applied ? "applied: " : "did not apply: ") + touch.detail)
+        }
         func headers(_ title: String, _ fields: [RequestRecord.HeaderField]) {
             guard !fields.isEmpty else { return }
             lines.append("")

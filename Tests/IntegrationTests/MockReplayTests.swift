@@ -89,6 +89,6 @@ struct MockReplayTests {
         #expect(all.map(\.id) == [1, 2] && all[0].hits == 1 && !all[1].isEnabled)
         // And unknown ids are a clear notFound
         #expect(throws: KioskError.self) { try reopened.remove(id: 99) }
-        #expect(MockRules.wildcard("a*c*e", "abcde") && !MockRules.wildcard("a*c*e", "abcd") && MockRules.wildcard("*", "x"))
+        #expect(URLPattern.wildcard("a*c*e", "abcde") && !URLPattern.wildcard("a*c*e", "abcd") && URLPattern.wildcard("*", "x"))
     }
 }

@@ -4,7 +4,7 @@ import KioskCore
 import KioskTestSupport
 import Testing
 
-/// The debugger's two JSON files (breakpoints, mock rules) live in one `SharedJSONFile` and so behave
+/// The debugger's JSON files (breakpoints, mock rules, rewrite rules) live in one `SharedJSONFile` and so behave
 /// alike: another process's write is seen, a deleted file means nothing configured, a corrupt one is a
 /// clear error that changes nothing.
 @Suite("The debugger's shared JSON files")
@@ -47,6 +47,29 @@ struct SharedJSONFileTests {
         // Then the server answers with it
         let response = server.match(HTTPRequest(method: "GET", url: URL(string: "https://example.test/b")!, endpoint: "x"))
         #expect(response?.status == 418)
+    }
+
+    @Test("Hit counts not yet written never overwrite a change another process made to the file")
+    func countersNeverOverwriteAnotherWriter() throws {
+        // Given a server that counted hits, the last of them not yet written (saves are at most once a second)
+        let url = try TemporaryDirectory.make().appendingPathComponent("mocks.json")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let server = MockRules(fileURL: url, redactor: .standard)
+        try server.add([MockRule(urlPattern: "https://example.test/a")])
+        let request = HTTPRequest(method: "GET", url: URL(string: "https://example.test/a")!, endpoint: "x")
+        _ = server.match(request)
+        server.saveHits()
+        _ = server.match(request)
+        server.saveHits()
+
+        // When a command adds a rule, and then the server shuts down, writing its counts
+        try MockRules(fileURL: url, redactor: .standard).add([MockRule(urlPattern: "https://example.test/b")])
+        server.saveHits(force: true)
+
+        // Then the command's rule is still there, and the count written before it too
+        let rules = try MockRules(fileURL: url, redactor: .standard).all()
+        #expect(rules.map(\.urlPattern) == ["https://example.test/a", "https://example.test/b"])
+        #expect(rules.first?.hits == 1)
     }
 
     @Test("A corrupt file is a storage error naming the file, and saving nothing over it")

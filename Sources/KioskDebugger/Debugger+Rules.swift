@@ -1,0 +1,33 @@
+public import Foundation
+public import KioskCore
+
+// Rewrite rules made from what the console shows: a logged exchange, a breakpoint edit.
+extension Debugger {
+    /// A rule to start from, for a logged exchange: its endpoint and method, its status as the status to
+    /// answer with, no patch yet; not added (the console shows it in the rule form to be finished).
+    public func ruleDraft(from record: RequestRecord) -> RewriteRule {
+        RewriteRule(match: RewriteRule.Match(endpoint: record.endpoint, method: record.method),
+                    actions: RewriteRule.Actions(status: record.status), origin: "from request #\(record.id)")
+    }
+
+    /// "Keep returning this": adds a rule that answers the paused exchange's request (its endpoint, method
+    /// and URL, secrets ignored) with `status` and `body` from now on, as a JSON Patch replacing the whole
+    /// body. Throws `invalidRequest` when the body is not JSON.
+    @discardableResult
+    public func keepReturning(_ exchange: PausedExchange, status: Int, body: Data) throws -> RewriteRule {
+        let document: OrderedJSON
+        do {
+            document = try OrderedJSON.parse(body)
+        } catch let error as OrderedJSON.ParseError {
+            throw KioskError.invalidRequest("A rule can only keep returning a JSON body: \(error.description)")
+        }
+        let patch = OrderedJSON.array([.object([(key: "op", value: .string("replace")), (key: "path", value: .string("")),
+                                                (key: "value", value: document)])])
+        let rule = RewriteRule(
+            name: "Keep returning the edit of \(exchange.endpoint)",
+            match: RewriteRule.Match(endpoint: exchange.endpoint, urlPattern: exchange.url, method: exchange.method),
+            actions: RewriteRule.Actions(status: status, patch: patch.rendered()),
+            origin: "from a breakpoint edit of paused #\(exchange.id)")
+        return try rules.add(rule)
+    }
+}

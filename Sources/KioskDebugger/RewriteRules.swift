@@ -1,0 +1,466 @@
+public import Foundation
+public import KioskCore
+
+/// The error a rewrite rule fails a request with, as Kiosk's transport would report the real thing.
+public enum RuleFailure: String, Sendable, Hashable, Codable, CaseIterable {
+    /// No complete answer in time (`KioskError.timeout`); retried like a real one.
+    case timeout
+    /// The upstream cannot be reached: connection refused, no route (`KioskError.offline`); the app
+    /// shows its offline banner until a probe gets through.
+    case offline
+    /// The connection closed before the answer was complete (`KioskError.transport`); retried.
+    case reset
+
+    /// What the choice does, for forms and help.
+    public var summary: String {
+        switch self {
+        case .timeout: "time out"
+        case .offline: "cannot connect (offline)"
+        case .reset: "connection reset"
+        }
+    }
+}
+
+/// A declarative rewrite rule of the network debugger: it matches requests by endpoint and/or URL and
+/// method, and changes their answers without pausing — status, headers, a JSON Patch on the body, added
+/// latency — or fails them with a chosen error. Rules are tried in the order of their list, after a mock
+/// or the upstream answered; several may apply to one answer, each seeing the one before's result.
+public struct RewriteRule: Sendable, Hashable, Codable, Identifiable {
+    /// Stable within the rules file: never reused, even after a delete (the request log refers to it).
+    public var id: Int
+    /// What the user calls it; a summary of the rule when left empty.
+    public var name: String
+    public var isEnabled: Bool
+    public var match: Match
+    public var actions: Actions
+    /// How many answers it rewrote (or requests it failed).
+    public var hits: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// Where it came from ("added by hand", "from request #42", "from a breakpoint edit of #3").
+    public var origin: String
+
+    /// Which requests a rule applies to: every criterion given must hold.
+    public struct Match: Sendable, Hashable, Codable {
+        /// An endpoint name such as `rickandmorty.characters`; nil for any.
+        public var endpoint: String?
+        /// A URL, exact (secret query items and the order of the others ignored) or with `*` wildcards,
+        /// as mock rules match; nil for any.
+        public var urlPattern: String?
+        /// GET, HEAD... or `*` for any.
+        public var method: String
+
+        public init(endpoint: String? = nil, urlPattern: String? = nil, method: String = "*") {
+            self.endpoint = endpoint
+            self.urlPattern = urlPattern
+            self.method = method.uppercased()
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(endpoint: try container.decodeIfPresent(String.self, forKey: .endpoint),
+                      urlPattern: try container.decodeIfPresent(String.self, forKey: .urlPattern),
+                      method: try container.decodeIfPresent(String.self, forKey: .method) ?? "*")
+        }
+
+        /// "GET rickandmorty.characters https://…/character?page=2", or "any request".
+        public var summary: String {
+            let parts = [method == "*" ? nil : method, endpoint, urlPattern].compactMap { $0 }
+            return parts.isEmpty ? "any request" : parts.joined(separator: " ")
+        }
+    }
+
+    /// What a rule does to an answer, in this order: status, removed headers, set headers, the body's
+    /// JSON Patch, then the latency before the answer goes on. `failure` fails the request instead.
+    public struct Actions: Sendable, Hashable, Codable {
+        /// The status to answer with; nil keeps the upstream's.
+        public var status: Int?
+        /// Headers set (replacing every field of the same name), in order.
+        public var setHeaders: [RequestRecord.HeaderField]
+        /// Header names removed (case-insensitively).
+        public var removeHeaders: [String]
+        /// An RFC 6902 JSON Patch document applied to the JSON body, as its text (kept as written, so its
+        /// key order and numbers stay exactly as the user gave them); nil leaves the body alone.
+        public var patch: String?
+        /// Milliseconds added before the answer (or the failure) reaches the app.
+        public var latencyMilliseconds: Int?
+        /// Fail the request with this error instead of answering; nothing is sent upstream.
+        public var failure: RuleFailure?
+
+        public init(status: Int? = nil, setHeaders: [RequestRecord.HeaderField] = [], removeHeaders: [String] = [],
+                    patch: String? = nil, latencyMilliseconds: Int? = nil, failure: RuleFailure? = nil) {
+            self.status = status
+            self.setHeaders = setHeaders
+            self.removeHeaders = removeHeaders
+            self.patch = patch
+            self.latencyMilliseconds = latencyMilliseconds
+            self.failure = failure
+        }
+
+        /// Whether the rule does anything at all.
+        public var isEmpty: Bool {
+            status == nil && setHeaders.isEmpty && removeHeaders.isEmpty && patch == nil && (latencyMilliseconds ?? 0) == 0
+                && failure == nil
+        }
+
+        /// "status 503 · set X-A · remove ETag · JSON Patch · 800 ms · fail: time out".
+        public var summary: String {
+            var parts: [String] = []
+            if let status { parts.append("status \(status)") }
+            if !removeHeaders.isEmpty { parts.append("remove " + removeHeaders.joined(separator: ", ")) }
+            if !setHeaders.isEmpty { parts.append("set " + setHeaders.map(\.name).joined(separator: ", ")) }
+            if patch != nil { parts.append("JSON Patch") }
+            if let latencyMilliseconds, latencyMilliseconds > 0 { parts.append("+\(latencyMilliseconds) ms") }
+            if let failure { parts.append("fail: \(failure.summary)") }
+            return parts.isEmpty ? "nothing" : parts.joined(separator: " · ")
+        }
+
+        public init(from decoder: any Decoder) throws {
+            // Lenient: a rules file written by hand may leave out what it does not use.
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            status = try container.decodeIfPresent(Int.self, forKey: .status)
+            setHeaders = try container.decodeIfPresent([RequestRecord.HeaderField].self, forKey: .setHeaders) ?? []
+            removeHeaders = try container.decodeIfPresent([String].self, forKey: .removeHeaders) ?? []
+            patch = try container.decodeIfPresent(String.self, forKey: .patch)
+            latencyMilliseconds = try container.decodeIfPresent(Int.self, forKey: .latencyMilliseconds)
+            failure = try container.decodeIfPresent(RuleFailure.self, forKey: .failure)
+        }
+    }
+
+    /// A rule (its id, hit count and dates are assigned when it is added).
+    public init(id: Int = 0, name: String = "", isEnabled: Bool = true, match: Match, actions: Actions, hits: Int = 0,
+                createdAt: Date = .distantPast, updatedAt: Date = .distantPast, origin: String = "added by hand") {
+        self.id = id
+        self.name = name
+        self.isEnabled = isEnabled
+        self.match = match
+        self.actions = actions
+        self.hits = hits
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.origin = origin
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int.self, forKey: .id)
+        match = try container.decode(Match.self, forKey: .match)
+        actions = try container.decode(Actions.self, forKey: .actions)
+        name = try container.decodeIfPresent(String.self, forKey: .name) ?? ""
+        isEnabled = try container.decodeIfPresent(Bool.self, forKey: .isEnabled) ?? true
+        hits = try container.decodeIfPresent(Int.self, forKey: .hits) ?? 0
+        createdAt = try container.decodeIfPresent(Date.self, forKey: .createdAt) ?? .distantPast
+        updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt) ?? createdAt
+        origin = try container.decodeIfPresent(String.self, forKey: .origin) ?? "added by hand"
+    }
+
+    /// The name, or a summary of what the rule does when it has none.
+    public var displayName: String { name.isEmpty ? "\(match.summary) → \(actions.summary)" : name }
+
+    /// The longest latency a rule may add: past it a request would outlive any sensible timeout.
+    public static let maximumLatencyMilliseconds = 300_000
+
+    /// Why the rule cannot be kept, or nil. `endpoints`, when given, are the names a rule may match.
+    public func problem(endpoints: Set<String>? = nil) -> String? {
+        if name.count > 200 { return "The name is longer than 200 characters." }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "The name must be one line of text."
+        }
+        if match.endpoint == nil && match.urlPattern == nil {
+            return "Say which requests the rule is for: an endpoint, a URL pattern, or both."
+        }
+        if let endpoint = match.endpoint, let endpoints, !endpoints.contains(endpoint) {
+            return "There is no endpoint named “\(endpoint.prefix(60))”; known: \(endpoints.sorted().joined(separator: ", "))."
+        }
+        if let pattern = match.urlPattern,
+           !(pattern.hasPrefix("http://") || pattern.hasPrefix("https://") || pattern.hasPrefix("*")) {
+            return "The URL pattern must be an http(s) URL or a pattern starting with *."
+        }
+        guard HTTPSyntax.isToken(match.method) else {
+            return "The method is not an HTTP method (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only)."
+        }
+        if actions.isEmpty { return "The rule does nothing: give it a status, headers, a JSON Patch, a latency or a failure." }
+        if let status = actions.status, !(100...599).contains(status) { return "The status must be a number from 100 to 599." }
+        for header in actions.setHeaders {
+            guard HTTPSyntax.isToken(header.name) else {
+                return "“\(header.name.prefix(60))” is not a valid HTTP header name (RFC 9110 token)."
+            }
+            guard HTTPSyntax.isFieldValue(header.value) else {
+                return "The value of header \(header.name) is not a valid HTTP field value "
+                    + "(CR, LF, NUL and other control characters but the tab are not allowed)."
+            }
+        }
+        for name in actions.removeHeaders where !HTTPSyntax.isToken(name) {
+            return "“\(name.prefix(60))” is not a valid HTTP header name (RFC 9110 token)."
+        }
+        if let latency = actions.latencyMilliseconds, !(0...Self.maximumLatencyMilliseconds).contains(latency) {
+            return "The latency must be from 0 to \(Self.maximumLatencyMilliseconds) ms."
+        }
+        if actions.failure != nil, actions.status != nil || !actions.setHeaders.isEmpty || !actions.removeHeaders.isEmpty
+            || actions.patch != nil {
+            return "A rule that fails the request has no answer to rewrite: give it a failure (and a latency) only."
+        }
+        if let patch = actions.patch {
+            do {
+                _ = try JSONPatch(parsing: patch)
+            } catch {
+                return "The JSON Patch is not valid: \(error.description)"
+            }
+        }
+        return nil
+    }
+}
+
+/// The rewrite rules, persisted as JSON in the data directory like the mock rules (`kiosk rule add` in a
+/// terminal is seen by a running `kiosk serve`). Each version of the file is compiled once — patches
+/// parsed, URL patterns split — so a request that no rule matches costs a file-stamp check and a few
+/// string comparisons.
+public final class RewriteRules: Sendable {
+    /// The JSON file; nil keeps the rules in memory only.
+    public var fileURL: URL? { file.url }
+    private let redactor: Redactor
+    private let endpoints: Set<String>?
+    private let now: @Sendable () -> Date
+    private let file: SharedJSONFile<File>
+
+    /// Rules in `fileURL` (created on the first save). `redactor` names the query items URL matching
+    /// ignores; `endpoints`, when given, are the names a rule may match; `now` dates changes.
+    public init(fileURL: URL?, redactor: Redactor, endpoints: Set<String>? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
+        file = SharedJSONFile(url: fileURL, empty: File(), name: "the rewrite rules")
+        self.redactor = redactor
+        self.endpoints = endpoints
+        self.now = now
+    }
+
+    /// Every rule, in the order they are applied.
+    public func all() throws -> [RewriteRule] { try file.read().rules }
+
+    /// One rule; throws `notFound` for an unknown id.
+    public func rule(id: Int) throws -> RewriteRule {
+        guard let rule = try file.read().rules.first(where: { $0.id == id }) else { throw KioskError.notFound("rewrite rule \(id)") }
+        return rule
+    }
+
+    /// Throws `invalidRequest` with the reason when `rule` cannot be kept (see `RewriteRule.problem`).
+    public func validate(_ rule: RewriteRule) throws {
+        if let problem = rule.problem(endpoints: endpoints) { throw KioskError.invalidRequest(problem) }
+    }
+
+    /// Adds a rule at the end of the list (a new id, no hits, dated now) and saves; throws
+    /// `invalidRequest`, adding nothing, when it cannot be kept.
+    @discardableResult
+    public func add(_ rule: RewriteRule) throws -> RewriteRule {
+        try validate(rule)
+        let date = now()
+        return try file.update { file in
+            var added = rule
+            file.lastID = max(file.lastID, file.rules.map(\.id).max() ?? 0) + 1
+            added.id = file.lastID
+            added.hits = 0
+            added.createdAt = date
+            added.updatedAt = date
+            file.rules.append(added)
+            file.compiled = nil
+            return added
+        }
+    }
+
+    /// Replaces a rule's name, switch, match and actions with `definition`'s (its id, hits, creation date
+    /// and origin stay), dated now, and saves; `notFound` for an unknown id, `invalidRequest` for a rule
+    /// that cannot be kept.
+    @discardableResult
+    public func update(id: Int, to definition: RewriteRule) throws -> RewriteRule {
+        try validate(definition)
+        let date = now()
+        return try edit(id) { rule in
+            rule.name = definition.name
+            rule.isEnabled = definition.isEnabled
+            rule.match = definition.match
+            rule.actions = definition.actions
+            rule.updatedAt = date
+        }
+    }
+
+    /// Enables or disables a rule; throws `notFound` for an unknown id.
+    public func setEnabled(_ enabled: Bool, id: Int) throws {
+        let date = now()
+        try edit(id) { rule in
+            rule.isEnabled = enabled
+            rule.updatedAt = date
+        }
+    }
+
+    /// Sets a rule's hit count back to zero, or every rule's when `id` is nil; `notFound` for an unknown id.
+    public func resetHits(id: Int?) throws {
+        guard let id else {
+            try file.update { file in
+                for index in file.rules.indices { file.rules[index].hits = 0 }
+            }
+            return
+        }
+        try edit(id) { $0.hits = 0 }
+    }
+
+    /// Removes a rule; throws `notFound` for an unknown id.
+    public func remove(id: Int) throws {
+        try file.update { file throws(KioskError) in
+            guard file.rules.contains(where: { $0.id == id }) else { throw KioskError.notFound("rewrite rule \(id)") }
+            file.rules.removeAll { $0.id == id }
+            file.compiled = nil
+        }
+    }
+
+    @discardableResult
+    private func edit(_ id: Int, _ change: (inout RewriteRule) -> Void) throws -> RewriteRule {
+        try file.update { file throws(KioskError) -> RewriteRule in
+            guard let index = file.rules.firstIndex(where: { $0.id == id }) else { throw KioskError.notFound("rewrite rule \(id)") }
+            change(&file.rules[index])
+            file.compiled = nil
+            return file.rules[index]
+        }
+    }
+
+    // MARK: Matching
+
+    /// The enabled rules matching `request`, in order. The rules are compiled once per version of the
+    /// file; the request's URL is normalised only when a rule that could match has a URL pattern.
+    func matching(_ request: HTTPRequest) -> [CompiledRewriteRule] {
+        let compiled = file.modify { file -> [CompiledRewriteRule] in
+            if let compiled = file.compiled { return compiled }
+            let compiled = file.rules.filter(\.isEnabled).map { CompiledRewriteRule($0, ignoring: redactor.queryItems) }
+            file.compiled = compiled
+            return compiled
+        }
+        guard !compiled.isEmpty else { return [] }
+        var key: String?
+        return compiled.filter { rule in
+            if let endpoint = rule.rule.match.endpoint, endpoint != request.endpoint { return false }
+            if let method = rule.method, method != request.method, method != request.method.uppercased() { return false }
+            guard let pattern = rule.pattern else { return true }
+            guard pattern.mayMatch(request.url.absoluteString) else { return false }
+            let normalized = key ?? URLPattern.normalized(request.url.absoluteString, ignoring: redactor.queryItems)
+            key = normalized
+            return pattern.matches(normalized)
+        }
+    }
+
+    /// Counts one hit for each rule in `ids` (saved at most once a second).
+    func countHits(_ ids: [Int]) {
+        guard !ids.isEmpty else { return }
+        file.modify { file in
+            for index in file.rules.indices where ids.contains(file.rules[index].id) { file.rules[index].hits += 1 }
+        }
+        file.noteUnsavedChange()
+        file.saveIfDue()
+    }
+
+    /// Writes the hit counts gathered since the last save, at most once a second unless `force`d.
+    public func saveHits(force: Bool = false) { file.saveIfDue(force: force) }
+
+    private struct File: Codable, Sendable {
+        var rules: [RewriteRule] = []
+        /// The highest id ever given, so a deleted rule's id is never given again.
+        var lastID = 0
+        /// The enabled rules, compiled; nil until first needed after a change (never written).
+        var compiled: [CompiledRewriteRule]?
+
+        enum CodingKeys: String, CodingKey {
+            case rules, lastID
+        }
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            rules = try container.decodeIfPresent([RewriteRule].self, forKey: .rules) ?? []
+            lastID = try container.decodeIfPresent(Int.self, forKey: .lastID) ?? (rules.map(\.id).max() ?? 0)
+        }
+    }
+}
+
+/// A rule made ready to apply: its method, URL pattern and patch read once.
+struct CompiledRewriteRule: Sendable {
+    let rule: RewriteRule
+    /// The method to match, nil for any.
+    let method: String?
+    let pattern: URLPattern?
+    /// The parsed patch, or why the stored text is not one (a rules file edited by hand).
+    let patch: Result<JSONPatch, JSONPatch.Error>?
+
+    init(_ rule: RewriteRule, ignoring names: Set<String>) {
+        self.rule = rule
+        method = rule.match.method == "*" ? nil : rule.match.method
+        pattern = rule.match.urlPattern.map { URLPattern($0, ignoring: names) }
+        patch = rule.actions.patch.map { text in Result { () throws(JSONPatch.Error) in try JSONPatch(parsing: text) } }
+    }
+
+    /// The touch a rule leaves on an exchange.
+    func touch(applied: Bool, _ detail: String) -> ExchangeTouch {
+        ExchangeTouch(kind: .rule, id: rule.id, name: rule.displayName, applied: applied, detail: detail)
+    }
+
+    /// What applying the rule to an answer gives.
+    enum Outcome {
+        /// The rewritten answer and what was done.
+        case applied(HTTPResponse, String)
+        /// The answer passes unchanged, for this reason.
+        case skipped(String)
+    }
+
+    /// The rule's actions (but the latency) applied to `response`, all or nothing: when its patch cannot
+    /// apply, nothing of the rule does. A changed status or body marks the answer edited (shown, never
+    /// stored); changed headers alone do not, so caching behaviour can be tried with the real body.
+    func rewrite(_ response: HTTPResponse) -> Outcome {
+        let actions = rule.actions
+        var rewritten = response
+        var done: [String] = []
+        if let status = actions.status {
+            rewritten.status = status
+            done.append(status == response.status ? "status \(status) (unchanged)" : "status \(response.status) → \(status)")
+        }
+        for name in actions.removeHeaders where rewritten.headers[name] != nil {
+            rewritten.headers[name] = nil
+            done.append("removed \(name)")
+        }
+        for name in Set(actions.setHeaders.map { $0.name.lowercased() }) { rewritten.headers[name] = nil }
+        for header in actions.setHeaders { rewritten.headers.add(name: header.name, value: header.value) }
+        if !actions.setHeaders.isEmpty { done.append("set " + actions.setHeaders.map(\.name).joined(separator: ", ")) }
+        switch patch {
+        case nil: break
+        case .failure(let error)?: return .skipped("its JSON Patch is not valid: \(error.description)")
+        case .success(let patch)?:
+            let document: OrderedJSON
+            do {
+                document = try OrderedJSON.parse(response.body)
+            } catch {
+                let reason = (error as? OrderedJSON.ParseError)?.description ?? "not JSON"
+                return .skipped(response.body.isEmpty ? "the answer has no body to patch" : "the body is not JSON (\(reason))")
+            }
+            do {
+                rewritten.body = Data(try patch.apply(to: document).compactBytes)
+            } catch {
+                return .skipped("its JSON Patch did not apply: \(error.description)")
+            }
+            if rewritten.headers["Content-Length"] != nil { rewritten.headers["Content-Length"] = String(rewritten.body.count) }
+            let count = patch.operations.count
+            done.append("patched the body (\(count) operation\(count == 1 ? "" : "s"))")
+        }
+        if let latency = actions.latencyMilliseconds, latency > 0 { done.append("+\(latency) ms") }
+        if rewritten.status != response.status || rewritten.body != response.body { rewritten.isEdited = true }
+        return .applied(rewritten, done.isEmpty ? "matched; nothing to change" : done.joined(separator: "; "))
+    }
+
+    /// The error the rule fails a request with.
+    func error(for request: HTTPRequest, timeout: Duration) -> KioskError? {
+        guard let failure = rule.actions.failure else { return nil }
+        let url = request.url.redactedString
+        switch failure {
+        case .timeout: return .timeout(url: url, seconds: timeout.seconds)
+        case .offline: return .offline(host: request.url.host ?? url)
+        case .reset: return .transport(url: url, message: "the connection closed before the response was complete")
+        }
+    }
+
+    /// The latency the rule adds.
+    var latency: Duration { .milliseconds(rule.actions.latencyMilliseconds ?? 0) }
+}

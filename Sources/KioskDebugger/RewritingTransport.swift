@@ -1,0 +1,91 @@
+import Foundation
+public import KioskCore
+
+/// Applies the rewrite rules: it sits above the mocks (so a mocked answer is rewritten too) and below the
+/// secret scrubbing and the capture (so the log shows the answer as the app receives it, and a secret a
+/// rule writes is scrubbed like one an upstream sends). For each request:
+///
+/// 1. No enabled rule matches: the request goes down and its answer comes back untouched.
+/// 2. A matching rule fails requests: nothing is sent; its latency is waited, then its error thrown
+///    (the first such rule decides; the other rules do nothing).
+/// 3. Otherwise the request is sent — without its validators when a rule patches the body, so that a
+///    304 does not leave nothing to patch — and each matching rule, in list order, rewrites the answer
+///    the one before left. A rule whose patch cannot apply leaves the answer as it was and says why.
+/// 4. The rules' latencies, added up, are waited on the injected clock; then the answer goes up.
+///
+/// Every rule that matched leaves an `ExchangeTouch` on the exchange's record: applied and what it did,
+/// or skipped and why.
+public final class RewritingTransport: HTTPTransport {
+    private let base: any HTTPTransport
+    private let rules: RewriteRules
+    private let clock: any Clock<Duration>
+    private let timeout: Duration
+
+    /// Rewrites answers from `base` with `rules`; latency is waited on `clock`; a `timeout` failure
+    /// reports `timeout` (the configured request timeout) as the time waited.
+    public init(base: any HTTPTransport, rules: RewriteRules, clock: any Clock<Duration> = ContinuousClock(),
+                timeout: Duration = .seconds(15)) {
+        self.base = base
+        self.rules = rules
+        self.clock = clock
+        self.timeout = timeout
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let matched = rules.matching(request)
+        guard !matched.isEmpty else { return try await base.send(request) }
+
+        if let failing = matched.first(where: { $0.rule.actions.failure != nil }),
+           let error = failing.error(for: request, timeout: timeout) {
+            try await wait(failing.latency)
+            rules.countHits([failing.rule.id])
+            ExchangeTouches.note(failing.touch(applied: true, "failed the request (\(failing.rule.actions.failure?.summary ?? "")) "
+                                               + "without sending it" + Self.latencyNote(failing.rule)))
+            throw error
+        }
+
+        var outgoing = request
+        if matched.contains(where: { $0.rule.actions.patch != nil }) {
+            // A 304 has no body: a rule that patches the body needs the whole answer to patch.
+            outgoing.headers["If-None-Match"] = nil
+            outgoing.headers["If-Modified-Since"] = nil
+        }
+        let response: HTTPResponse
+        do {
+            response = try await base.send(outgoing)
+        } catch {
+            for rule in matched {
+                ExchangeTouches.note(rule.touch(applied: false, "the request failed before an answer arrived: nothing to rewrite"))
+            }
+            throw error
+        }
+        var answer = response
+        var latency = Duration.zero
+        var applied: [Int] = []
+        for rule in matched {
+            switch rule.rewrite(answer) {
+            case .applied(let rewritten, let detail):
+                answer = rewritten
+                latency += rule.latency
+                applied.append(rule.rule.id)
+                let dropped = outgoing.headers != request.headers && rule.rule.actions.patch != nil
+                ExchangeTouches.note(rule.touch(applied: true, detail + (dropped ? "; the request's validators were dropped so a whole body came to patch" : "")))
+            case .skipped(let reason):
+                ExchangeTouches.note(rule.touch(applied: false, reason))
+            }
+        }
+        rules.countHits(applied)
+        try await wait(latency)
+        return answer
+    }
+
+    private func wait(_ latency: Duration) async throws {
+        guard latency > .zero else { return }
+        try await clock.sleep(for: latency)
+    }
+
+    private static func latencyNote(_ rule: RewriteRule) -> String {
+        guard let milliseconds = rule.actions.latencyMilliseconds, milliseconds > 0 else { return "" }
+        return " after \(milliseconds) ms"
+    }
+}

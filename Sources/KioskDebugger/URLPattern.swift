@@ -1,0 +1,71 @@
+import Foundation
+
+/// The URL a mock or rewrite rule matches, read once when the rule is loaded: an exact URL (compared
+/// after normalisation, so secret query items and the order of the others do not matter), or a pattern
+/// where `*` matches any run of characters, compared with the request's normalised URL.
+struct URLPattern: Sendable, Hashable {
+    private enum Form: Sendable, Hashable {
+        /// The normalised URL.
+        case exact(String)
+        /// The text between the stars (the first and last may be empty).
+        case wildcard([String])
+    }
+
+    private let form: Form
+    /// What every matching URL starts with, up to its query: normalisation changes only the query and the
+    /// fragment, so a request's URL as it is can be ruled out without normalising it.
+    private let prefix: String
+
+    /// `pattern` as given by a rule; `names` are the query items normalisation drops (the redactor's).
+    init(_ pattern: String, ignoring names: Set<String>) {
+        let literal: String
+        if pattern.contains("*") {
+            let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
+            form = .wildcard(parts)
+            literal = parts[0]
+        } else {
+            let url = Self.normalized(pattern, ignoring: names)
+            form = .exact(url)
+            literal = url
+        }
+        prefix = String(literal.prefix { $0 != "?" && $0 != "#" })
+    }
+
+    /// Whether a request whose URL is `url` (as sent, not normalised) may match: false rules it out cheaply.
+    func mayMatch(_ url: String) -> Bool { url.hasPrefix(prefix) }
+
+    /// Whether the request whose normalised URL is `key` matches.
+    func matches(_ key: String) -> Bool {
+        switch form {
+        case .exact(let url): url == key
+        case .wildcard(let parts): Self.wildcard(parts, key)
+        }
+    }
+
+    /// The URL without secret query items, the rest sorted: two requests for the same data compare equal
+    /// whatever their keys, timestamps and parameter order.
+    static func normalized(_ url: String, ignoring names: Set<String>) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        let kept = (components.queryItems ?? []).filter { !names.contains($0.name.lowercased()) }
+            .sorted { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }
+        components.queryItems = kept.isEmpty ? nil : kept
+        components.fragment = nil
+        return components.string ?? url
+    }
+
+    /// `*` matches any run of characters (including none); everything else literally.
+    static func wildcard(_ pattern: String, _ text: String) -> Bool {
+        wildcard(pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init), text)
+    }
+
+    private static func wildcard(_ parts: [String], _ text: String) -> Bool {
+        guard parts.count > 1 else { return parts.first == text }
+        guard text.hasPrefix(parts[0]) else { return false }
+        var rest = text.dropFirst(parts[0].count)
+        for part in parts.dropFirst().dropLast() where !part.isEmpty {
+            guard let range = rest.range(of: part) else { return false }
+            rest = rest[range.upperBound...]
+        }
+        return rest.hasSuffix(parts.last ?? "")
+    }
+}
