@@ -48,7 +48,7 @@ public struct CapturedBody: Sendable, Hashable, Codable {
 public struct RequestTimings: Sendable, Hashable, Codable {
     /// Waiting for a connection or a slot (and for a paused breakpoint).
     public var queued: TimeInterval?
-    /// Establishing the connection (TCP and TLS), when a new one was opened.
+    /// Opening the connection (DNS, TCP and TLS together), when a new one was opened for this exchange.
     public var connect: TimeInterval?
     /// From sending the request to the first byte of the response.
     public var firstByte: TimeInterval?

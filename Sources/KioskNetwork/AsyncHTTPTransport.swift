@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 public import KioskCore
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
@@ -38,9 +39,10 @@ public struct TransportConfiguration: Sendable, Hashable {
 /// failure into a `KioskError` that says what happened. It follows no redirect: `PolicyTransport`
 /// above it follows them, each target checked by the outbound policy.
 public final class AsyncHTTPTransport: HTTPTransport {
-    /// One client (connection pool) per proxy in use, the key nil the direct one; nil once shut down, so a
-    /// request still running (a background revalidation) cannot create a client nobody will close.
-    private let clients = Mutex<[URL?: HTTPClient]?>([:])
+    /// One client (connection pool) per proxy in use, the key nil the direct one, with the set-up times of
+    /// its connections; nil once shut down, so a request still running (a background revalidation) cannot
+    /// create a client nobody will close.
+    private let clients = Mutex<[URL?: (client: HTTPClient, setups: ConnectionSetups)]?>([:])
     private let configuration: TransportConfiguration
 
     /// Creates a transport whose connection pools run on the shared event loop group.
@@ -48,7 +50,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         self.configuration = configuration
     }
 
-    private func client(proxy: URL?) throws(KioskError) -> HTTPClient {
+    private func client(proxy: URL?) throws(KioskError) -> (client: HTTPClient, setups: ConnectionSetups) {
         try clients.withLock { clients throws(KioskError) in
             guard let open = clients else { throw KioskError.cancelled }
             if let client = open[proxy] { return client }
@@ -63,10 +65,18 @@ public final class AsyncHTTPTransport: HTTPTransport {
             // the RetryingTransport's decision, made with knowledge of the request.
             clientConfiguration.connectionPool.retryConnectionEstablishment = false
             clientConfiguration.httpVersion = .automatic
+            // The pool's own log statements are the only place AsyncHTTPClient says when a connection is
+            // being opened (see ExchangePhases.swift); this logger times them and prints nothing.
+            let setups = ConnectionSetups()
+            let poolLogger = Logger(label: "kiosk.transport.pool") { _ in
+                ConnectionEventProbe(logLevel: .trace) { id, announcesVersion in
+                    setups.note(id, announcesVersion: announcesVersion, at: ContinuousClock.now)
+                }
+            }
             let client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
-                                    configuration: clientConfiguration)
-            clients?[proxy] = client
-            return client
+                                    configuration: clientConfiguration, backgroundActivityLogger: poolLogger)
+            clients?[proxy] = (client, setups)
+            return (client, setups)
         }
     }
 
@@ -74,14 +84,16 @@ public final class AsyncHTTPTransport: HTTPTransport {
     public func shutdown() async {
         let all = clients.withLock { clients in
             defer { clients = nil }
-            return Array(clients?.values ?? [:].values)
+            return clients?.values.map(\.client) ?? []
         }
         for client in all { try? await client.shutdown() }
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        // AsyncHTTPClient's deadline ends when the response head arrives; a body that trickles in
-        // must still end within the request timeout, so the whole exchange races a timer.
+        // A body that trickles in must still end within the request timeout. AsyncHTTPClient's deadline
+        // covers the body on the delegate API, but a request still waiting for a connection fails only
+        // when the pool gets to it (RequestBag+StateMachine.swift:623-629), so the whole exchange races a
+        // timer: the timeout is reported on time whatever the pool is doing.
         let timeout = configuration.requestTimeout
         let url = request.url.redactedString
         return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
@@ -113,48 +125,45 @@ public final class AsyncHTTPTransport: HTTPTransport {
             connectPort = override.port
         }
         let proxy = configuration.proxy.proxy(for: request.url, connectingTo: connectHost, port: connectPort)
-        var outgoing = HTTPClientRequest(url: target.absoluteString)
-        outgoing.method = HTTPMethod(rawValue: request.method)
-        for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
-        if let hostHeader { outgoing.headers.replaceOrAdd(name: "Host", value: hostHeader) }
-        if outgoing.headers["User-Agent"].isEmpty { outgoing.headers.add(name: "User-Agent", value: "Kiosk/1.0") }
-        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        var headers = HTTPHeaders()
+        for field in request.headers { headers.add(name: field.name, value: field.value) }
+        if let hostHeader { headers.replaceOrAdd(name: "Host", value: hostHeader) }
+        if headers["User-Agent"].isEmpty { headers.add(name: "User-Agent", value: "Kiosk/1.0") }
 
         let redacted = request.url.redactedString
         let host = request.url.host ?? redacted
-        var expectedLength: Int?
-        var received = 0
+        // The delegate API is the one that reports when the request head was written, which splits the
+        // wait for a connection from the server's answer (see ExchangePhases.swift).
+        let collector = ResponseCollector(limit: configuration.maximumBodyBytes, url: redacted)
+        let logger = Logger(label: "kiosk.transport.request") { _ in
+            ConnectionEventProbe(logLevel: .debug) { [collector] id, _ in collector.noteConnection(id) }
+        }
         let clock = ContinuousClock()
-        let http = try client(proxy: proxy)
+        let (http, setups) = try client(proxy: proxy)
         let start = clock.now
         do {
-            let response = try await http.execute(outgoing, timeout: Self.timeAmount(configuration.requestTimeout))
-            let head = clock.now
-            expectedLength = response.headers.first(name: "content-length").flatMap(Int.init)
-            var body = ByteBuffer()
-            for try await var chunk in response.body {
-                received += chunk.readableBytes
-                guard received <= configuration.maximumBodyBytes else {
-                    throw KioskError.transport(url: redacted,
-                                               message: "response larger than \(configuration.maximumBodyBytes) bytes")
-                }
-                body.writeBuffer(&chunk)
+            let outgoing = try HTTPClient.Request(url: target.absoluteString, method: HTTPMethod(rawValue: request.method),
+                                                  headers: headers, body: request.body.map { HTTPClient.Body.bytes($0) })
+            let task = http.execute(request: outgoing, delegate: collector,
+                                    deadline: .now() + Self.timeAmount(configuration.requestTimeout), logger: logger)
+            let response = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
             }
-            var headers = HTTPHeaderFields()
-            for header in response.headers { headers.add(name: header.name, value: header.value) }
-            let end = clock.now
-            // AsyncHTTPClient does not report connection set-up separately, so it is part of firstByte.
-            let timings = RequestTimings(firstByte: (head - start).seconds, download: (end - head).seconds,
-                                         total: (end - start).seconds)
-            return HTTPResponse(status: Int(response.status.code), headers: headers,
-                                body: Data(body.readableBytesView), url: request.url, timings: timings)
+            var fields = HTTPHeaderFields()
+            for header in response.head.headers { fields.add(name: header.name, value: header.value) }
+            let setup = response.marks.connectionID.flatMap(setups.setup(of:))
+            let timings = RequestTimings(start: start, marks: response.marks, setup: setup, end: clock.now)
+            return HTTPResponse(status: Int(response.head.status.code), headers: fields,
+                                body: Data(response.body.readableBytesView), url: request.url, timings: timings)
         } catch let error as KioskError {
             throw error
         } catch is CancellationError {
             throw KioskError.cancelled
         } catch {
-            throw Self.classify(error, url: redacted, host: host, expectedLength: expectedLength, received: received,
-                                timeout: configuration.requestTimeout)
+            throw Self.classify(error, url: redacted, host: host, expectedLength: collector.expectedLength,
+                                received: collector.received, timeout: configuration.requestTimeout)
         }
     }
 

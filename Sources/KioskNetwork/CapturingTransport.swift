@@ -51,8 +51,9 @@ public final class CapturingTransport: HTTPTransport {
         let redactor = request.secrets.isEmpty ? redactor : redactor.hiding(request.secrets)
         let total = elapsed.seconds
         var timings = response?.timings ?? RequestTimings(total: total)
-        // The transport measured its own exchange; anything above it in time (a slot wait) is queueing.
-        timings.queued = max(0, total - timings.total)
+        // The transport measured its own exchange, its own wait for a connection included; anything above
+        // it in time (the outbound policy's checks, a slot wait) is queueing too.
+        timings.queued = (timings.queued ?? 0) + max(0, total - timings.total)
         timings.total = total
         let errorText: String? = error.map { error in
             redactor.scrub((error as? KioskError)?.description ?? String(describing: error))

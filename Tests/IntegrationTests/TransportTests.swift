@@ -73,4 +73,116 @@ struct TransportTests {
             await transport.shutdown()
         }
     }
+
+    /// What `body` returned or threw, so that a test shuts its transport down before checking the result.
+    func outcome<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    /// Checks what holds for every measured exchange: each phase is non-negative and together they take
+    /// no longer than the whole.
+    func expectConsistent(_ timings: RequestTimings, _ comment: Comment, sourceLocation: SourceLocation = #_sourceLocation) {
+        let phases = [timings.queued, timings.connect, timings.firstByte, timings.download].compactMap { $0 }
+        #expect(phases.allSatisfy { $0 >= 0 }, comment, sourceLocation: sourceLocation)
+        // A microsecond of slack for the sum of rounded durations.
+        #expect(phases.reduce(0, +) <= timings.total + 1e-6, comment, sourceLocation: sourceLocation)
+    }
+
+    @Test("A server slow to answer shows in the time to first byte, not in the wait for a connection")
+    func slowAnswerIsFirstByte() async throws {
+        // Given an upstream that sleeps 300 ms before answering
+        try await withDemo(FaultSettings(latencyMilliseconds: 300)) { demo in
+            let transport = AsyncHTTPTransport()
+            // When a request is sent
+            let sent = await outcome { try await transport.send(HTTPRequest(url: await demo.dogsURL, endpoint: "test")) }
+            await transport.shutdown()
+            let response = try sent.get()
+            // Then the 300 ms are in firstByte, and the wait before the request was written is shorter
+            let timings = try #require(response.timings)
+            let firstByte = try #require(timings.firstByte)
+            #expect(firstByte >= 0.25, "\(timings)")
+            #expect(try #require(timings.queued) < firstByte, "\(timings)")
+            #expect(timings.download != nil, "\(timings)")
+            expectConsistent(timings, "\(timings)")
+        }
+    }
+
+    @Test("A body that arrives slowly shows in the download, not in the time to first byte")
+    func slowBodyIsDownload() async throws {
+        // Given a server that sends its head and half the body at once, the rest a second later (a long pause:
+        // the server's handler shares this process's threads with other tests, and may itself start late)
+        let server = try await TrapServer.start()
+        let transport = AsyncHTTPTransport()
+        // When the body is fetched
+        let sent = await outcome { try await transport.send(HTTPRequest(url: URL(string: "\(server.origin)/slow-body?ms=1000")!, endpoint: "test")) }
+        await transport.shutdown()
+        await server.stop()
+        let response = try sent.get()
+        // Then the whole body came, and the pause is in download
+        #expect(response.body.count == 1024)
+        let timings = try #require(response.timings)
+        let download = try #require(timings.download)
+        #expect(download >= 0.5, "\(timings)")
+        #expect(try #require(timings.firstByte) < download, "\(timings)")
+        expectConsistent(timings, "\(timings)")
+    }
+
+    @Test("The first request on a new client is timed connecting; the next one, on the same connection, is not")
+    func newConnectionIsConnect() async throws {
+        try await withDemo { demo in
+            // Given a transport that has not connected anywhere yet
+            let transport = AsyncHTTPTransport()
+            let url = await demo.dogsURL
+            // When two requests are sent one after the other
+            let sent = await outcome {
+                (try await transport.send(HTTPRequest(url: url, endpoint: "test")).timings,
+                 try await transport.send(HTTPRequest(url: url, endpoint: "test")).timings)
+            }
+            await transport.shutdown()
+            let (timings1, timings2) = try sent.get()
+            let first = try #require(timings1), second = try #require(timings2)
+            // Then the first waited for a new connection to be opened, and the second reused it
+            #expect((first.connect ?? 0) > 0, "\(first)")
+            #expect(first.queued != nil, "\(first)")
+            #expect(second.connect == nil, "\(second)")
+            #expect(second.queued != nil, "\(second)")
+            expectConsistent(first, "\(first)")
+            expectConsistent(second, "\(second)")
+        }
+    }
+
+    @Test("A body still trickling in when the request timeout ends is a timeout error")
+    func tricklingBodyTimesOut() async throws {
+        // Given a server whose body's second half comes 3 s after the head, and a 300 ms request timeout
+        let server = try await TrapServer.start()
+        let transport = AsyncHTTPTransport(configuration: TransportConfiguration(requestTimeout: .milliseconds(300)))
+        // When the body is fetched
+        do {
+            let response = try await transport.send(HTTPRequest(url: URL(string: "\(server.origin)/slow-body?ms=3000")!, endpoint: "test"))
+            Issue.record("expected a timeout, got \(response.status) with \(response.body.count) bytes")
+        } catch let error as KioskError {
+            // Then it is a timeout, though the head came in time
+            guard case .timeout = error else { Issue.record("expected a timeout, got \(error)"); return }
+        }
+        await transport.shutdown()
+        await server.stop()
+    }
+
+    @Test("A body larger than the limit is refused with an error that says so")
+    func bodyOverLimitIsRefused() async throws {
+        try await withDemo { demo in
+            // Given a transport that accepts bodies of at most 64 bytes
+            let transport = AsyncHTTPTransport(configuration: TransportConfiguration(maximumBodyBytes: 64))
+            // When a longer document is fetched
+            do {
+                let response = try await transport.send(HTTPRequest(url: await demo.dogsURL, endpoint: "test"))
+                Issue.record("expected an error, got \(response.status) with \(response.body.count) bytes")
+            } catch let error as KioskError {
+                // Then the error names the limit
+                guard case .transport(_, let message) = error else { Issue.record("expected a transport error, got \(error)"); return }
+                #expect(message.contains("larger than 64 bytes"), "\(message)")
+            }
+            await transport.shutdown()
+        }
+    }
 }

@@ -3,8 +3,9 @@ import Hummingbird
 import Synchronization
 
 /// A local HTTP service that counts every request it gets — the target an attacker would aim Kiosk at —
-/// and can play a hostile upstream: `/redirect?to=URL` answers 302 to any URL, anything else a small
-/// PNG (or, for `.json` paths, a dogs document).
+/// and can play a hostile upstream: `/redirect?to=URL` answers 302 to any URL, `/slow-body?ms=N` sends its
+/// head and half of a 1 KiB body at once and the other half N ms later, anything else a small PNG (or, for
+/// `.json` paths, a dogs document).
 final class TrapServer: Sendable {
     private let hits = Mutex<[String]>([])
     private let task = Mutex<Task<Void, Never>?>(nil)
@@ -27,6 +28,16 @@ final class TrapServer: Sendable {
             server.hits.withLock { $0.append(request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")) }
             if request.uri.path == "/redirect", let target = request.uri.queryParameters.get("to") {
                 return Response(status: .found, headers: [.location: target])
+            }
+            if request.uri.path == "/slow-body" {
+                let pause = request.uri.queryParameters.get("ms").flatMap { Int($0) } ?? 300
+                let half = ByteBuffer(repeating: UInt8(ascii: "x"), count: 512)
+                return Response(status: .ok, headers: [.contentType: "text/plain"], body: ResponseBody(contentLength: 1024) { writer in
+                    try await writer.write(half)
+                    try await Task.sleep(for: .milliseconds(pause))
+                    try await writer.write(half)
+                    try await writer.finish(nil)
+                })
             }
             if request.uri.path.hasSuffix(".json") {
                 let dogs = #"[{"dogName":"Rex","description":"A good dog","age":3,"image":"\#(server.origin)/rex.png"}]"#

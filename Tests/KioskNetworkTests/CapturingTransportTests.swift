@@ -64,6 +64,21 @@ struct CapturingTransportTests {
         #expect(sink.all[1].error?.isEmpty == false)
     }
 
+    @Test("The transport's own phases are kept: its wait for a connection stays in queued, with any wait above it added")
+    func keepsTransportPhases() async throws {
+        // Given a transport that reports a 250 ms wait for a connection, 10 ms connecting, in a 1 s exchange
+        let measured = RequestTimings(queued: 0.25, connect: 0.01, firstByte: 0.7, download: 0.04, total: 1)
+        let upstream = ScriptedTransport([.reply { request in HTTPResponse(status: 200, url: request.url, timings: measured) }])
+        let sink = RecordSink()
+        let capture = CapturingTransport(base: upstream, redactor: redactor, sink: sink.closure)
+        // When it answers (at once: nothing above it waited longer than the exchange it reports)
+        _ = try await capture.send(HTTPRequest(url: URL(string: "https://x.example/")!, endpoint: "test"))
+        // Then the record keeps every phase the transport measured
+        let timings = try #require(sink.all.first?.timings)
+        #expect(timings.queued == 0.25)
+        #expect(timings.connect == 0.01 && timings.firstByte == 0.7 && timings.download == 0.04)
+    }
+
     @Test("A body over the limit is cut and marked truncated, and a secret at the cut is still removed")
     func truncatesBodies() async throws {
         // Given a 100-byte limit and a body of 300 bytes with the key straddling the cut

@@ -1,0 +1,249 @@
+import AsyncHTTPClient
+import Foundation
+import KioskCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+// What AsyncHTTPClient 1.37 lets a client see of one exchange's phases (paths under
+// async-http-client/Sources/AsyncHTTPClient), and therefore what `RequestTimings` can hold:
+//
+// - The async `execute(_:timeout:logger:)` (AsyncAwait/HTTPClient+execute.swift:70-80, then :39-50 and
+//   :160-197) runs an internal `Transaction`: the caller learns only when the response head has arrived
+//   (the call returns) and when the body ends. Told that the head was written, `Transaction` does nothing
+//   (AsyncAwait/Transaction.swift:212-214).
+// - The delegate API, `execute(request:delegate:deadline:logger:)` (HTTPClient.swift:653-660) with an
+//   `HTTPClientResponseDelegate` (HTTPHandler.swift:739-818), reports each step on the task's event loop:
+//   `didSendRequestHead` once the head has been written and flushed to the connection
+//   (ConnectionPool/HTTP1/HTTP1ClientChannelHandler.swift:221-226, 414-422; RequestBag.swift:156-163),
+//   `didSendRequest` once the body has been written too (RequestBag.swift:160-162 without a body,
+//   233-258 with one), `didReceiveHead`, `didReceiveBodyPart` (whose future is the backpressure), and
+//   `didFinishRequest`. Its deadline covers the whole exchange, body included (HTTPClient.swift:816-823).
+//   So the time before the head is written (waiting for the pool, and a new connection's set-up) is
+//   separable from the server's answer; `AsyncHTTPTransport` uses this API.
+// - Whether that wait was spent opening a NEW connection is not part of any API. Two log statements tell
+//   it, for HTTP/1.1 only: when a request is put on a connection, the request's own logger gets the
+//   connection's `ahc-connection-id` (HTTP1ClientChannelHandler.swift:34-41) and logs "Request was
+//   scheduled on connection" at debug level (:182); and the client's background-activity logger (given at
+//   `HTTPClient.init`, HTTPClient.swift:138-142) logs "Opening fresh connection" (trace, with
+//   `ahc-connection-id`, ConnectionPool/HTTPConnectionPool.swift:380-386) before dialling and "successfully
+//   created connection" (trace, with `ahc-connection-id` and `ahc-http-version`, :502-523) once the
+//   connection is ready to carry requests. An HTTP/2 request logs nothing with its connection
+//   (ConnectionPool/HTTP2/HTTP2ClientRequestHandler.swift has no log statement), so for HTTP/2 the set-up
+//   of a new connection cannot be told apart from waiting for the pool. These are log statements, not API:
+//   `TransportTests` fails if a later AsyncHTTPClient stops emitting them.
+// - DNS, TCP and TLS cannot be split. The `ClientBootstrap` that resolves, connects and adds TLS is built
+//   and run inside the pool's connection factory (ConnectionPool/HTTPConnectionPool+Factory.swift:437-508,
+//   510-684), which logs nothing between those steps; `Configuration.dnsResolver` only chooses between
+//   the system resolver and a shuffled one (HTTPClient.swift:863, 1445-1466); the
+//   `http1_1ConnectionDebugInitializer`/`http2ConnectionDebugInitializer` hooks (HTTPClient.swift:937-940,
+//   Factory.swift:84-93, 113-118) are handed the channel only after TLS and ALPN are done, and without the
+//   connection's id. Distributed tracing (AsyncAwait/HTTPClient+tracing.swift:20-38) makes one span per
+//   request with method, URL and status attributes, no phase events. "Request was queued" (RequestBag.swift:131,
+//   debug) says only that no connection was free, not what the wait was spent on.
+//
+// Hence, per exchange: `queued` is the start until the request head is written, minus `connect`;
+// `connect` is the part of that wait during which the HTTP/1.1 connection that carried the request was
+// being opened (nil when it was already open, and for HTTP/2); `firstByte` is from the head written to the
+// response head (the request body's upload, usually nothing, plus the server's time: HAR's `send` + `wait`;
+// `didSendRequest` would split them, but `RequestTimings` has no upload phase); `download` is from the
+// response head to the last body byte. The delegate's moments are taken on the task's event loop, which
+// may not be the connection's: a hop between the two (tens to hundreds of microseconds) lands in `queued`.
+
+/// When each step of one exchange happened, as AsyncHTTPClient reported it.
+struct ExchangeMarks: Sendable, Equatable {
+    /// The request head was written to a connection.
+    var headSent: ContinuousClock.Instant?
+    /// The response head arrived.
+    var responseHead: ContinuousClock.Instant?
+    /// The last body byte arrived.
+    var finished: ContinuousClock.Instant?
+    /// The HTTP/1.1 connection that carried the request (AsyncHTTPClient's `ahc-connection-id`); nil for HTTP/2.
+    var connectionID: String?
+}
+
+/// When a connection was being opened: from dialling until it could carry a request.
+struct ConnectionSetup: Sendable, Equatable {
+    /// The pool decided to open it.
+    var opened: ContinuousClock.Instant
+    /// It was ready for requests; nil while it is still being set up (or if setting it up failed).
+    var established: ContinuousClock.Instant?
+}
+
+extension RequestTimings {
+    /// The phases of an exchange that started at `start` and ended (as the caller saw it) at `end`; `setup`
+    /// is the set-up of the connection that carried it, if known. A phase whose marks are missing is nil.
+    init(start: ContinuousClock.Instant, marks: ExchangeMarks, setup: ConnectionSetup?, end: ContinuousClock.Instant) {
+        var connect: Duration?
+        var queued: Duration?
+        if let headSent = marks.headSent {
+            let waited = headSent - start
+            // Only the part of the set-up this request waited through counts: a connection that was
+            // already open at the start (reused), or opened for nobody in particular, adds nothing.
+            if let setup, let established = setup.established {
+                let overlap = min(established, headSent) - max(setup.opened, start)
+                if overlap > .zero { connect = overlap }
+            }
+            queued = waited - (connect ?? .zero)
+        }
+        let firstByte = marks.responseHead.map { $0 - (marks.headSent ?? start) }
+        let download = marks.responseHead.flatMap { head in marks.finished.map { $0 - head } }
+        self.init(queued: queued?.seconds, connect: connect?.seconds, firstByte: firstByte?.seconds,
+                  download: download?.seconds, total: (end - start).seconds)
+    }
+}
+
+/// Collects one response for `AsyncHTTPTransport`: the head, the body (refused past `limit` bytes while it
+/// streams in) and when each step happened. AsyncHTTPClient calls it on the task's event loop, one call at
+/// a time; the state sits in a `Mutex` because the transport reads it from its own task.
+final class ResponseCollector: HTTPClientResponseDelegate {
+    typealias Response = Collected
+
+    /// The whole response and its marks.
+    struct Collected: Sendable {
+        var head: HTTPResponseHead
+        var body: ByteBuffer
+        var marks: ExchangeMarks
+    }
+
+    private struct State {
+        var marks = ExchangeMarks()
+        var head: HTTPResponseHead?
+        var body = ByteBuffer()
+        var received = 0
+        var expectedLength: Int?
+    }
+
+    private let state = Mutex(State())
+    private let limit: Int
+    private let url: String
+    private let clock = ContinuousClock()
+
+    /// Refuses bodies over `limit` bytes, naming the (redacted) `url` in the error.
+    init(limit: Int, url: String) {
+        self.limit = limit
+        self.url = url
+    }
+
+    /// Body bytes received so far, for telling a truncated body from other failures.
+    var received: Int { state.withLock { $0.received } }
+    /// The response's `Content-Length`, once its head arrived.
+    var expectedLength: Int? { state.withLock { $0.expectedLength } }
+    /// The marks so far.
+    var marks: ExchangeMarks { state.withLock { $0.marks } }
+
+    /// Notes the connection AsyncHTTPClient put the request on (heard by a `ConnectionEventProbe`).
+    func noteConnection(_ id: String) {
+        state.withLock { $0.marks.connectionID = id }
+    }
+
+    func didSendRequestHead(task: HTTPClient.Task<Collected>, _ head: HTTPRequestHead) {
+        let now = clock.now
+        state.withLock { $0.marks.headSent = now }
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Collected>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let now = clock.now
+        state.withLock { state in
+            state.marks.responseHead = now
+            state.head = head
+            state.expectedLength = head.headers.first(name: "content-length").flatMap(Int.init)
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Collected>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let fits = state.withLock { state in
+            state.received += buffer.readableBytes
+            guard state.received <= limit else { return false }
+            var part = buffer
+            state.body.writeBuffer(&part)
+            return true
+        }
+        // A failed future ends the exchange with this error (RequestBag.swift:369-420).
+        guard fits else {
+            return task.eventLoop.makeFailedFuture(KioskError.transport(url: url, message: "response larger than \(limit) bytes"))
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Collected>) throws -> Collected {
+        let now = clock.now
+        return try state.withLock { state in
+            state.marks.finished = now
+            // AsyncHTTPClient finishes only after a head; this guards the contract rather than a known path.
+            guard let head = state.head else { throw KioskError.transport(url: url, message: "the response ended before its head") }
+            return Collected(head: head, body: state.body, marks: state.marks)
+        }
+    }
+}
+
+/// A logger that prints nothing and reports, for each statement naming a connection (`ahc-connection-id`),
+/// that connection and whether the statement also names its HTTP version (see the notes at the top of this
+/// file). As a request's logger, at debug level (so the per-read trace statements are never even
+/// formatted), it hears which HTTP/1.1 connection carried the request; as a client's background-activity
+/// logger, at trace level, it hears the pool open connections and find them ready.
+struct ConnectionEventProbe: LogHandler {
+    /// Told `(connection id, whether the statement names the HTTP version)`.
+    let report: @Sendable (String, Bool) -> Void
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level
+
+    /// Reports at `logLevel` and above.
+    init(logLevel: Logger.Level, report: @escaping @Sendable (String, Bool) -> Void) {
+        self.logLevel = logLevel
+        self.report = report
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        // The pool passes the id with the statement; the channel handler and the connection factory set it
+        // on their copy of the logger, so it is in this handler's own metadata.
+        guard let id = event.metadata?["ahc-connection-id"] ?? metadata["ahc-connection-id"] else { return }
+        report("\(id)", (event.metadata?["ahc-http-version"] ?? metadata["ahc-http-version"]) != nil)
+    }
+}
+
+/// When each of one client's recent connections was being set up, heard from its background-activity
+/// logger (a `ConnectionEventProbe`). Keeps the last `capacity` connections.
+final class ConnectionSetups: Sendable {
+    private struct State {
+        var setups: [String: ConnectionSetup] = [:]
+        var order: [String] = []
+    }
+
+    private let state = Mutex(State())
+    private let capacity: Int
+
+    /// Remembers up to `capacity` connections (a request asks about its own right after it was written).
+    init(capacity: Int = 256) {
+        self.capacity = capacity
+    }
+
+    /// Records a pool statement about connection `id` made at `time`: the first one is its opening, the
+    /// first naming its HTTP version is its being ready.
+    func note(_ id: String, announcesVersion: Bool, at time: ContinuousClock.Instant) {
+        state.withLock { state in
+            if var setup = state.setups[id] {
+                if announcesVersion, setup.established == nil {
+                    setup.established = time
+                    state.setups[id] = setup
+                }
+                return
+            }
+            state.setups[id] = ConnectionSetup(opened: time, established: announcesVersion ? time : nil)
+            state.order.append(id)
+            if state.order.count > capacity { state.setups[state.order.removeFirst()] = nil }
+        }
+    }
+
+    /// The set-up of connection `id`, if it is among the recent ones.
+    func setup(of id: String) -> ConnectionSetup? {
+        state.withLock { $0.setups[id] }
+    }
+}
