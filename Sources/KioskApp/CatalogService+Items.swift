@@ -91,10 +91,13 @@ extension CatalogService {
             let response = try await send(request)
             upstreamStatus = response.status
             let item = try source.decodeDetail(response, itemID: id)
-            try database.saveItems([item])
+            // An answer edited at a breakpoint or by a rule is shown, never stored: the offline store
+            // holds only what the upstream really said, as for pages.
+            if !response.isEdited { try database.saveItems([item]) }
             return ItemResult(item: item, origin: .network, error: nil, isFavorite: try favorite(), linked: .none,
                               cacheStatus: CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward,
-                                                       forwardStatus: response.status, stored: true, collapsed: response.isCollapsed))
+                                                       forwardStatus: response.status, stored: !response.isEdited,
+                                                       collapsed: response.isCollapsed))
         } catch let error as KioskError {
             guard let stored, error != .cancelled else { throw error }
             return ItemResult(item: stored, origin: .store, error: error, isFavorite: try favorite(), linked: .none,

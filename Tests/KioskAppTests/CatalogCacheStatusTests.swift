@@ -148,6 +148,40 @@ struct CatalogCacheStatusTests {
         #expect(refreshed.item == stored.item)
     }
 
+    @Test("An item detail edited at a breakpoint is shown as edited and never stored; the upstream's own answer then is")
+    func editedItemIsNotStored() async throws {
+        // Given an upstream whose first detail answer was edited on its way (a breakpoint), the second not
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(try CatalogServiceTests.cleanPage().utf8)) as? [String: Any])
+        var character = try #require((page["results"] as? [[String: Any]])?.first)
+        let id = String(describing: try #require(character["id"]))
+        let original = try #require(character["name"] as? String)
+        character["name"] = "Edited at a breakpoint"
+        let edited = try JSONSerialization.data(withJSONObject: character)
+        character["name"] = original
+        let real = try JSONSerialization.data(withJSONObject: character)
+        let detailsAsked = Mutex(0)
+        let upstream = ScriptedTransport(always: .reply { request in
+            // (the episodes the character links to are not this test's business: unreachable)
+            guard request.url.path.hasSuffix("/character/\(id)") else { throw KioskError.offline(host: "rickandmortyapi.com") }
+            let first = detailsAsked.withLock { count in count += 1; return count == 1 }
+            var response = HTTPResponse(status: 200, headers: Self.headers, body: first ? edited : real, url: request.url)
+            response.isEdited = first
+            return response
+        })
+        let database = try AppDatabase.inMemory()
+        let service = CatalogService(sources: Sources.make(.live), database: database, transport: upstream, now: ManualClock().dateSource)
+        // When the item, never stored, is read
+        let shown = try await service.item(source: .rickandmorty, itemID: id)
+        // Then the edit is shown, says it was not stored, and the store still has nothing for it
+        #expect(shown.item.title == "Edited at a breakpoint")
+        #expect(shown.cacheStatus.headerValue == "Kiosk;fwd=miss;fwd-status=200;detail=edited")
+        #expect(try database.item(source: .rickandmorty, itemID: id) == nil)
+        // And read again, the upstream's own answer is fetched and stored
+        let again = try await service.item(source: .rickandmorty, itemID: id)
+        #expect(again.item.title == original)
+        #expect(try database.item(source: .rickandmorty, itemID: id)?.title == original)
+    }
+
     @Test("The store's own search is a hit; after an unreachable upstream it says it went forward and failed")
     func search() async throws {
         // Given a stored page and an upstream that cannot be reached
