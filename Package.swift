@@ -116,6 +116,7 @@ let package = Package(
         .executableTarget(
             name: "kiosk-bench",
             dependencies: ["KioskCore", "KioskApp", "KioskDebugger", "KioskStore", "KioskSources", "KioskNetwork", "KioskDemoUpstream", "KioskWeb",
+                           "KioskTestSupport",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOCore", package: "swift-nio"),
@@ -123,8 +124,9 @@ let package = Package(
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
         ),
-        // What the test targets share: the test clock, the scripted transport, temporary folders, the MD5
-        // oracle and the JSON fixtures. Not a product, and no production target may depend on it.
+        // What the test targets and the benchmark share: the test clock, the scripted transport, temporary
+        // folders, child processes, the MD5 oracle and the JSON fixtures. Not a product, and no production
+        // target may depend on it.
         .target(
             name: "KioskTestSupport",
             dependencies: ["KioskCore", .product(name: "Crypto", package: "swift-crypto")],
@@ -138,7 +140,7 @@ let package = Package(
                     swiftSettings: testSwiftSettings),
         .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore", "KioskTestSupport"], swiftSettings: testSwiftSettings),
         .testTarget(name: "KioskSourcesTests", dependencies: ["KioskSources", "KioskTestSupport"], swiftSettings: testSwiftSettings),
-        .testTarget(name: "KioskDebuggerTests", dependencies: ["KioskDebugger", "KioskCore", "KioskTestSupport"],
+        .testTarget(name: "KioskDebuggerTests", dependencies: ["KioskDebugger", "KioskCore", "KioskSources", "KioskTestSupport"],
                     swiftSettings: testSwiftSettings),
         .testTarget(
             name: "KioskAppTests",

@@ -11,6 +11,7 @@ SCREEN_NAMES = [
     "rickandmorty-location", "rickandmorty-episode",
     "favorites", "search", "dogs-edit", "not-found", "offline",
     "debug", "debug-request", "debug-endpoints", "debug-mocks", "debug-paused", "debug-rules", "debug-rule-form",
+    "debug-composer",
 ]
 
 VIEWS = {
@@ -19,7 +20,7 @@ VIEWS = {
     "rickandmorty-location": "detail", "rickandmorty-episode": "detail",
     "favorites": "favorites", "search": "search", "dogs-edit": "list", "not-found": "error", "offline": "offline",
     "debug": "debug", "debug-request": "debug", "debug-endpoints": "debug", "debug-mocks": "debug", "debug-paused": "debug",
-    "debug-rules": "debug", "debug-rule-form": "debug",
+    "debug-rules": "debug", "debug-rule-form": "debug", "debug-composer": "debug",
 }
 
 
@@ -36,10 +37,11 @@ def resolve_screens(server) -> dict[str, str]:
     status = server.post_form("/favorites/rickandmorty/1", {"action": "add", "return": "/favorites"})
     assert status == 303, f"starring a character through the form answered {status}"
     # The network debugger: the request list, one request in full (a JSON tree), the registry, mocks, pauses,
-    # rewrite rules and the rule form filled in from a logged request.
+    # rewrite rules, the rule form filled in from a logged request, and the composer.
     paths.update({"debug": "/debug", "debug-endpoints": "/debug/endpoints", "debug-mocks": "/debug/mocks",
                   "debug-paused": "/debug/paused", "debug-rules": "/debug/rules"})
     logged = server.api("/debug/api/requests?source=rickandmorty&status=2xx")
     paths["debug-request"] = f"/debug/requests/{logged[0]['id']}"
     paths["debug-rule-form"] = f"/debug/rules/new?request={logged[0]['id']}"
+    paths["debug-composer"] = f"/debug/requests/{logged[0]['id']}/compose"
     return paths

@@ -9,10 +9,13 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         case mock
         case rule
         case breakpoint
+        /// The exchange is a logged request sent again (as it was, or edited in the composer): `id` is
+        /// the original's record id.
+        case resend
     }
 
     public var kind: Kind
-    /// The mock's or rule's id, or the paused exchange's.
+    /// The mock's or rule's id, the paused exchange's, or the original request's record id.
     public var id: Int
     /// The rule's name, the mock's method and URL, or the endpoint paused.
     public var name: String

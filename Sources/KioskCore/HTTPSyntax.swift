@@ -15,6 +15,24 @@ public enum HTTPSyntax {
         text.utf8.allSatisfy { byte in byte == 0x09 || (byte >= 0x20 && byte != 0x7F) }
     }
 
+    /// Why `method` and `headers` cannot be written out as they are (a method that is not a token, a
+    /// header name that is not one, a value that is not a field value), in words; nil when they can.
+    public static func problem(method: String, headers: [RequestRecord.HeaderField]) -> String? {
+        guard isToken(method) else {
+            return "The method is not an HTTP method (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only)."
+        }
+        for (position, header) in headers.enumerated() {
+            guard isToken(header.name) else {
+                return "Header \(position + 1)'s name is not a valid HTTP header name (RFC 9110 token)."
+            }
+            guard isFieldValue(header.value) else {
+                return "The value of header \(header.name) is not a valid HTTP field value "
+                    + "(CR, LF, NUL and other control characters but the tab are not allowed)."
+            }
+        }
+        return nil
+    }
+
     /// `tchar`: the bytes a token is made of.
     static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {

@@ -14,9 +14,9 @@ public final class Debugger: Sendable {
     public let events: DebugEvents
     /// The rules that rewrite answers (or fail requests) without pausing.
     public let rules: RewriteRules
-    private let log: RequestLog?
-    private let sources: [SourceID: any CatalogSource]
-    private let send: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    let log: RequestLog?
+    let sources: [SourceID: any CatalogSource]
+    let send: @Sendable (HTTPRequest) async throws -> HTTPResponse
     private let pauseWatch: Task<Void, Never>
 
     /// A debugger over `log` (nil: capture is off), sending replays with `send` (the top of the transport
@@ -148,27 +148,6 @@ public final class Debugger: Sendable {
         var result = try HAR.importArchive(data, origin: origin, folder: folder, ignoringQueryItems: mocks.ignoredQueryItems)
         if !result.rules.isEmpty { result.rules = try mocks.add(result.rules) }
         return result
-    }
-
-    /// Sends a logged request again through the whole transport stack (so it is logged, with a new id), its
-    /// secrets put back by its source; the answer is returned, not stored. Throws for a record whose source
-    /// or secrets are unknown.
-    public func replay(_ record: RequestRecord) async throws -> HTTPResponse {
-        let text = record.url.replacingOccurrences(of: Redactor.placeholder, with: "%3Credacted%3E")
-        // Percent-encoded, the placeholder makes a valid URL whose query items read `<redacted>` again.
-        guard let url = URL(string: text) else { throw KioskError.invalidRequest("Cannot replay: the logged URL is not valid.") }
-        var headers = HTTPHeaderFields()
-        for header in record.requestHeaders where header.value != Redactor.placeholder { headers.add(name: header.name, value: header.value) }
-        var request = HTTPRequest(method: record.method, url: url, headers: headers, source: record.source, endpoint: record.endpoint)
-        if let sourceID = record.source, let source = sources[sourceID] { request = try source.signed(request) }
-        if request.url.absoluteString.contains("%3Credacted%3E") {
-            throw KioskError.invalidRequest("Cannot replay: a secret of this request is not known.")
-        }
-        do {
-            return try await send(request)
-        } catch is CancellationError {
-            throw KioskError.cancelled
-        }
     }
 
     /// Checks a response body edited at a breakpoint the way the app will read it: it must be JSON and the

@@ -44,21 +44,7 @@ extension MockRule {
 
     /// Why the rule cannot be kept, or nil: its method must be an RFC 9110 token (`*` is one) and its
     /// headers valid fields, since they are written back out verbatim in every answer the rule gives.
-    public var syntaxProblem: String? {
-        guard HTTPSyntax.isToken(method) else {
-            return "The method is not an HTTP method (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only)."
-        }
-        for (position, header) in headers.enumerated() {
-            guard HTTPSyntax.isToken(header.name) else {
-                return "Header \(position + 1)'s name is not a valid HTTP header name (RFC 9110 token)."
-            }
-            guard HTTPSyntax.isFieldValue(header.value) else {
-                return "The value of header \(header.name) is not a valid HTTP field value "
-                    + "(CR, LF, NUL and other control characters but the tab are not allowed)."
-            }
-        }
-        return nil
-    }
+    public var syntaxProblem: String? { HTTPSyntax.problem(method: method, headers: headers) }
 }
 
 /// The mock rules, persisted as JSON in the data directory (so `kiosk mock add` in a terminal is seen by

@@ -93,7 +93,7 @@ extension DebugController {
 
     /// A JSON write's body. Scripts send JSON; a browser page of another site cannot (the content type
     /// needs a preflight Kiosk never grants, and its Origin is refused), so no CSRF token is needed.
-    private func jsonBody(_ request: Request) async throws -> Data {
+    func jsonBody(_ request: Request) async throws -> Data {
         try CSRFProtection.refuseOtherOrigins(request)
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
             throw WebError(status: .unsupportedMediaType, title: "Unsupported media type",

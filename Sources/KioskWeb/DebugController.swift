@@ -57,9 +57,9 @@ struct DebugController: Sendable {
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
         debug.get("endpoints") { _, context in
-            Pages.response(DebugPages.endpoints(endpoints(), settings: try kiosk.debugger.breakpoints.settings(), context: context.view))
+            Pages.response(DebugPages.endpoints(kiosk.debugger.endpoints, settings: try kiosk.debugger.breakpoints.settings(), context: context.view))
         }
-        debug.get("api/endpoints") { _, _ in try JSONResponse.ok(endpoints()) }
+        debug.get("api/endpoints") { _, _ in try JSONResponse.ok(kiosk.debugger.endpoints) }
         debug.get("paused") { _, context in
             Pages.response(DebugPages.paused(kiosk.debugger.breakpoints.paused, now: kiosk.now(), context: context.view))
         }
@@ -76,7 +76,7 @@ struct DebugController: Sendable {
         debug.post("breakpoints/{endpoint}") { request, context in
             let form = try await CSRFProtection.verifiedForm(request)
             let endpoint = try context.parameters.require("endpoint")
-            guard endpoints().contains(where: { $0.name == endpoint }) else {
+            guard kiosk.debugger.endpoints.contains(where: { $0.name == endpoint }) else {
                 throw WebError.notFound("There is no endpoint named “\(endpoint.prefix(60))”.")
             }
             try kiosk.debugger.breakpoints.set(try form.decode(BreakpointForm.self).setting, for: endpoint)
@@ -101,16 +101,13 @@ struct DebugController: Sendable {
                                           body: body.data, origin: "from request #\(record.id)")])
             return WebController.seeOther("/debug/mocks")
         }
+        // Sent again as logged, in one click: the new exchange's page shows how it went.
         debug.post("requests/{id}/replay") { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
-            let record = try record(try context.parameters.require("id"))
-            do {
-                _ = try await kiosk.debugger.replay(record)
-            } catch let error as KioskError where error.isConnectivityFailure || error.isRetryable {
-                // The failed exchange is in the log like any other; the list shows it.
-            }
-            return WebController.seeOther("/debug")
+            let resent = try await kiosk.debugger.resend(try record(try context.parameters.require("id")))
+            return WebController.seeOther(resent.recordID.map { "/debug/requests/\($0)" } ?? "/debug")
         }
+        registerComposer(on: debug)
         debug.post("mocks/{id}/{action}") { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
             guard let id = Int(try context.parameters.require("id")) else { throw WebError.badRequest("A rule id is a whole number.") }
@@ -185,18 +182,6 @@ struct DebugController: Sendable {
         }
     }
 
-    /// Every endpoint of every configured source, then the image fetches.
-    private func endpoints() -> [EndpointDescription] {
-        let sources = kiosk.catalog.sources.values
-        let hosts = sources.flatMap(\.origins).map(\.description) + sources.flatMap(\.imageHosts)
-        return SourceID.allCases.compactMap { kiosk.catalog.sources[$0] }.flatMap(\.endpoints) + [
-            EndpointDescription(name: "image", source: nil, host: Set(hosts).sorted().joined(separator: ", "), template: "{the picture's URL}",
-                                contentType: "image/png, image/jpeg, image/gif, image/webp", responseModel: "raster image bytes",
-                                cachePolicy: "memory cache, then a 200 MB disk cache (LRU); ETag revalidated; else 7 days",
-                                headers: ["Accept: image/*"]),
-        ]
-    }
-
     /// The debugger, when it has a request log to read; else a 404 page saying capture is off.
     func withLog() throws -> Debugger {
         guard kiosk.debugger.hasRequestLog else {
@@ -214,7 +199,7 @@ struct DebugController: Sendable {
         return diff
     }
 
-    private func record(_ rawID: String) throws -> RequestRecord {
+    func record(_ rawID: String) throws -> RequestRecord {
         guard let id = Int64(rawID), id > 0 else { throw WebError.badRequest("A request id is a positive whole number.") }
         guard let record = try withLog().record(id: id) else {
             throw WebError.notFound("There is no request \(id) in the log; it may have been evicted.")

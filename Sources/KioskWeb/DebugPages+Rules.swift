@@ -153,6 +153,7 @@ extension DebugPages {
             case .rule: link = ("/debug/rules/\(touch.id)", "Rule #\(touch.id) “\(touch.name)”")
             case .mock: link = ("/debug/mocks", "Mock rule #\(touch.id) \(touch.name)")
             case .breakpoint: link = ("/debug/endpoints#" + touch.name, "Breakpoint on \(touch.name) (paused #\(touch.id))")
+            case .resend: link = ("/debug/requests/\(touch.id)", "Request #\(touch.id)")
             }
             return E.element("li", [.class(touch.applied ? "applied" : "skipped")], [
                 E.element("a", [Attribute.localHref(link.path)], [.text(link.label)]),

@@ -187,11 +187,7 @@ enum DebugPages {
                                           button: "Mock this response", className: "mock", context: context))
         }
         if record.status != nil || record.error != nil { content.append(makeRuleButton(record)) }
-        if record.status != nil || record.error != nil, [CacheDecision.network, .revalidated].contains(record.decision) {
-            content.append(Pages.postForm(action: "/debug/requests/\(record.id)/replay", fields: [],
-                                          label: "Send this request again (logged as a new request)", button: "Replay", className: "mock",
-                                          context: context))
-        }
+        content.append(resendButtons(record, context: context))
         if record.status != nil { content.append(compareSection(record, previous: previous)) }
         content.append(touchedBy(record))
         content.append(E.element("section", [], [

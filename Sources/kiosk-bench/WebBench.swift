@@ -4,6 +4,7 @@
 // third runs the release `kiosk` binary, since start-up time is only meaningful for a real process.
 import AsyncHTTPClient
 import Foundation
+import KioskTestSupport
 import Hummingbird
 import KioskApp
 import KioskDemoUpstream
@@ -163,21 +164,14 @@ func executableOnPath(_ name: String) -> URL? {
 /// Runs a process to its end and returns its exit status and combined output. The blocking read and
 /// wait happen on a dispatch thread, not on the cooperative pool the in-process server's handlers use.
 func runToCompletion(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let output = pipe.fileHandleForReading
+    let process = try ChildProcess(executable, arguments: arguments, stdin: .null, stdout: .pipe, stderr: .sameAsOutput)
+    let output = process.standardOutput
     let data = await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: output.readDataToEndOfFile()) }
+        DispatchQueue.global().async { continuation.resume(returning: output?.readDataToEndOfFile() ?? Data()) }
     }
     // The output is at its end, so the process has exited or is about to; polling avoids a blocking wait.
     while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    return (process.waitUntilExit(), String(decoding: data, as: UTF8.self))
 }
 
 // MARK: - 3. `kiosk serve` start to first page
@@ -205,37 +199,31 @@ func serveStartToFirstPage() async {
 }
 
 /// Starts `kiosk serve --port 0`, waits for its "Kiosk on http://HOST:PORT/" line (printed once the port
-/// is bound), GETs /rickandmorty, and returns the time from `run()` to the end of that 200 response. The
+/// is bound), GETs /rickandmorty, and returns the time from its start to the end of that 200 response. The
 /// process is then stopped with SIGINT (a clean close of the store for the next run) and, whatever
 /// happens, killed before returning.
 func timeServeToFirstPage(kiosk: URL, dataDirectory: URL) async throws -> Double {
-    let process = Process()
-    process.executableURL = kiosk
-    process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory.path]
-    let stdout = Pipe(), stderr = Pipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
-    process.standardInput = FileHandle.nullDevice
-    let lines = lineStream(stdout.fileHandleForReading)
-    // stderr is drained (a full pipe would block the server) and its tail kept for error messages.
-    let errorTail = Task {
-        var tail: [String] = []
-        for await line in lineStream(stderr.fileHandleForReading) {
-            tail.append(line)
-            if tail.count > 20 { tail.removeFirst() }
-        }
-        return tail.joined(separator: "\n")
-    }
-
     let clock = ContinuousClock()
     let start = clock.now
-    try process.run()
-    let pid = process.processIdentifier
+    let process = try ChildProcess(kiosk, arguments: ["serve", "--port", "0", "--data-dir", dataDirectory.path],
+                                   stdin: .null, stdout: .pipe, stderr: .pipe)
+    let pid = process.pid
     defer {
         if process.isRunning {
             kill(pid, SIGKILL)
             process.waitUntilExit()
         }
+    }
+    guard let stdout = process.standardOutput, let stderr = process.standardError else { throw BenchFailure("no pipes") }
+    let lines = lineStream(stdout)
+    // stderr is drained (a full pipe would block the server) and its tail kept for error messages.
+    let errorTail = Task {
+        var tail: [String] = []
+        for await line in lineStream(stderr) {
+            tail.append(line)
+            if tail.count > 20 { tail.removeFirst() }
+        }
+        return tail.joined(separator: "\n")
     }
     // A server that never prints its line or never answers must not hang the benchmark; killing it ends
     // its stdout, which ends the wait below.

@@ -21,29 +21,17 @@ struct CLI {
         let stderr: String
     }
 
-    /// Runs `kiosk arguments` to the end; `input` becomes its standard input (else the test's own).
+    /// Runs `kiosk arguments` to the end; `input` becomes its standard input (else /dev/null).
     func run(_ arguments: [String], dataDir: Bool = true, input: FileHandle? = nil) throws -> Result {
-        let process = Process()
-        if let input { process.standardInput = input }
-        process.executableURL = Self.executable
-        process.arguments = arguments + (dataDir ? ["--data-dir", dataDirectory.path] : [])
         var environment = ProcessInfo.processInfo.environment
         for key in ["KIOSK_NYT_BASE_URL", "KIOSK_MARVEL_BASE_URL", "KIOSK_RICKANDMORTY_BASE_URL", "KIOSK_DOGS_URL",
                     "NYT_API_KEY", "MARVEL_PUBLIC_KEY", "MARVEL_PRIVATE_KEY"] {
             environment[key] = nil
         }
         environment["XDG_CONFIG_HOME"] = dataDirectory.appendingPathComponent("config").path
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        let result = try ChildProcess.run(Self.executable, arguments: arguments + (dataDir ? ["--data-dir", dataDirectory.path] : []),
+                                          environment: environment, stdin: input.map { .descriptor($0.fileDescriptor) } ?? .null)
+        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 }
 

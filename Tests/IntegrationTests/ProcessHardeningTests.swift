@@ -6,8 +6,8 @@ import KioskTestSupport
 import Testing
 
 /// A running `kiosk serve` process with its own data folder, stopped by `stop()`.
-final class ServeProcess: @unchecked Sendable {
-    let process = Process()
+final class ServeProcess: Sendable {
+    let process: ChildProcess
     let port: Int
     /// What it printed until it was ready.
     let output: String
@@ -15,25 +15,22 @@ final class ServeProcess: @unchecked Sendable {
     /// Starts `kiosk serve --port 0` with `arguments`, and waits for the whole line that starts with `readyLine`
     /// (by default the one that comes once the port is bound).
     init(dataDirectory: URL, arguments: [String] = [], readyLine: String = "Kiosk on http://127.0.0.1:") throws {
-        process.executableURL = CLI.executable
-        process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory.path] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = dataDirectory.appendingPathComponent("config").path
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(CLI.executable, arguments: ["serve", "--port", "0", "--data-dir", dataDirectory.path] + arguments,
+                                   environment: environment, stdout: .pipe, stderr: .null)
+        let out = try #require(process.standardOutput)
         var text = ""
         while !(text.range(of: readyLine).map { text[$0.upperBound...].contains("\n") } ?? false) {
-            let chunk = out.fileHandleForReading.availableData
+            let chunk = out.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
         // "Kiosk on http://127.0.0.1:PORT/" (or https://localhost:PORT/) names the port bound.
         let url = text.range(of: "Kiosk on ").map { text[$0.upperBound...].prefix { !$0.isWhitespace } }
         guard text.contains(readyLine), let port = url.flatMap({ URL(string: String($0))?.port }) else {
-            process.interrupt()
+            process.signal()
+            process.waitUntilExit()
             throw CocoaError(.fileReadUnknown)
         }
         self.port = port
@@ -41,7 +38,7 @@ final class ServeProcess: @unchecked Sendable {
     }
 
     func stop() {
-        process.interrupt()
+        process.signal()
         process.waitUntilExit()
     }
 }
@@ -80,12 +77,7 @@ struct ProcessHardeningTests {
         let folder = cli.dataDirectory
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         func shell(_ command: String) throws -> Int32 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command]
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
+            try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", command]).status
         }
         try #require(try shell("mount -t tmpfs -o size=3m kiosk-full '\(folder.path)'") == 0)
         defer { _ = try? shell("umount '\(folder.path)'") }
@@ -116,15 +108,10 @@ struct ProcessHardeningTests {
 struct EchoedSecretsProcessTests {
     /// Runs `kiosk` with `environment` added; stdout and stderr together.
     private func kiosk(_ arguments: [String], _ environment: [String: String]) throws -> String {
-        let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let process = try ChildProcess(CLI.executable, arguments: arguments,
+                                       environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                       stdout: .pipe, stderr: .sameAsOutput)
+        let data = process.standardOutput?.readDataToEndOfFile() ?? Data()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }
@@ -135,17 +122,14 @@ struct EchoedSecretsProcessTests {
         let folder = TemporaryDirectory.url("kiosk-echo")
         let keys = ["KIOSK_DEMO_NYT_API_KEY": "nytkey0123456789abcdef", "KIOSK_DEMO_MARVEL_PUBLIC_KEY": "marvelpub0123456789",
                     "KIOSK_DEMO_MARVEL_PRIVATE_KEY": "marvelpriv0123456789"]
-        let upstream = Process()
-        upstream.executableURL = CLI.executable
-        upstream.arguments = ["demo-upstream", "--port", "0", "--echo-credentials"]
-        upstream.environment = ProcessInfo.processInfo.environment.merging(keys) { $1 }
-        let banner = Pipe()
-        upstream.standardOutput = banner
-        try upstream.run()
-        defer { upstream.interrupt(); upstream.waitUntilExit() }
+        let upstream = try ChildProcess(CLI.executable, arguments: ["demo-upstream", "--port", "0", "--echo-credentials"],
+                                        environment: ProcessInfo.processInfo.environment.merging(keys) { $1 },
+                                        stdout: .pipe, stderr: .inherit)
+        defer { upstream.signal(); upstream.waitUntilExit() }
+        let banner = try #require(upstream.standardOutput)
         var text = ""
         while !text.contains("KIOSK_DOGS_URL=") {
-            let chunk = banner.fileHandleForReading.availableData
+            let chunk = banner.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
@@ -168,16 +152,13 @@ struct EchoedSecretsProcessTests {
             outputs.append(try kiosk(command + data, environment))
         }
         // And the web app renders the same data
-        let serve = Process()
-        serve.executableURL = CLI.executable
-        serve.arguments = ["serve", "--port", "0"] + data
-        serve.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let served = Pipe()
-        serve.standardOutput = served
-        try serve.run()
+        let serve = try ChildProcess(CLI.executable, arguments: ["serve", "--port", "0"] + data,
+                                     environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                     stdout: .pipe, stderr: .inherit)
+        let served = try #require(serve.standardOutput)
         var line = ""
         while !line.contains("Kiosk on http://127.0.0.1:") {
-            let chunk = served.fileHandleForReading.availableData
+            let chunk = served.availableData
             if chunk.isEmpty { break }
             line += String(decoding: chunk, as: UTF8.self)
         }
@@ -186,7 +167,7 @@ struct EchoedSecretsProcessTests {
             let (body, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
             outputs.append(String(decoding: body, as: UTF8.self))
         }
-        serve.interrupt()
+        serve.signal()
         serve.waitUntilExit()
 
         // Then the echoes are there, redacted, and no key is anywhere

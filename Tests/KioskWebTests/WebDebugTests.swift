@@ -250,6 +250,8 @@ struct WebDebugTests {
                 as? [[String: Any]])
             #expect(after.count == 2)
             #expect((after.first?["id"] as? Int ?? 0) > id && after.first?["status"] as? Int == 200)
+            // And the browser is taken to the new exchange's page
+            #expect(replayed.header("Location") == "/debug/requests/\(after.first?["id"] as? Int ?? 0)")
             #expect(try harness.kiosk.database.snapshot(forKey: PageRequest(source: .marvel).cacheKey)?.metadata == storedBefore)
             let keys = await harness.demo.keys
             #expect(!(try await client.get("/debug").body.contains(keys.marvelPrivate)))

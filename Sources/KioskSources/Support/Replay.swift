@@ -16,7 +16,7 @@ enum Replay {
             }
         }
         if let unknown = items.first(where: { $0.value == Redactor.placeholder }) {
-            throw KioskError.invalidRequest("Cannot replay: the secret \(unknown.name) is not known to this source.")
+            throw KioskError.invalidRequest("Cannot send this request again: the secret \(unknown.name) is not known to this source.")
         }
         components.percentEncodedQuery = items.map { item in
             Endpoint.encode(item.name) + "=" + Endpoint.encode(item.value ?? "")

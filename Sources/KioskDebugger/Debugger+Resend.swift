@@ -1,0 +1,174 @@
+public import Foundation
+public import KioskCore
+import KioskStore
+
+/// A logged request as the composer edits it: method, URL without its query, query items, headers and
+/// body, exactly as logged — secrets read `<redacted>` and are put back by the request's source when it
+/// is sent, so the composer never shows or needs a key.
+public struct ComposedRequest: Sendable, Hashable {
+    /// One query item, decoded.
+    public struct QueryItem: Sendable, Hashable {
+        public var name: String
+        public var value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public var method: String
+    /// The URL up to its path (a query typed here is read as items before `queryItems`).
+    public var url: String
+    public var queryItems: [QueryItem]
+    public var headers: [RequestRecord.HeaderField]
+    /// The body as text; nil or empty for none.
+    public var body: String?
+
+    public init(method: String, url: String, queryItems: [QueryItem] = [], headers: [RequestRecord.HeaderField] = [],
+                body: String? = nil) {
+        self.method = method
+        self.url = url
+        self.queryItems = queryItems
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The logged request as it was sent: where the composer starts, and what "Revert" restores.
+    public init(_ record: RequestRecord) {
+        // The log writes secrets as a bare `<redacted>`; percent-encoded, the URL parses wherever it is and
+        // its items read `<redacted>` again.
+        var components = URLComponents(string: record.url.replacingOccurrences(of: Redactor.placeholder, with: "%3Credacted%3E"))
+        let items = components?.queryItems ?? []
+        components?.query = nil
+        components?.fragment = nil
+        self.init(method: record.method, url: components?.string ?? record.url,
+                  queryItems: items.map { QueryItem(name: $0.name, value: $0.value ?? "") },
+                  headers: record.requestHeaders,
+                  body: record.requestBody.map { String(decoding: $0.data, as: UTF8.self) })
+    }
+
+    /// What differs from `original`, in words, for the new exchange's record ("method GET → POST",
+    /// "page=1 → page=2", "header X-Debug added"); empty when nothing does.
+    public func changes(from original: ComposedRequest) -> [String] {
+        var changes: [String] = []
+        if method != original.method { changes.append("method \(original.method) → \(method)") }
+        if url != original.url { changes.append("URL \(original.url) → \(url)") }
+        if queryItems != original.queryItems {
+            func text(_ items: [QueryItem]) -> String { items.isEmpty ? "none" : items.map { "\($0.name)=\($0.value)" }.joined(separator: "&") }
+            changes.append("query \(text(original.queryItems)) → \(text(queryItems))")
+        }
+        let names = { (headers: [RequestRecord.HeaderField]) in Set(headers.map { $0.name.lowercased() }) }
+        let before = names(original.headers), after = names(headers)
+        for name in after.subtracting(before).sorted() { changes.append("header \(name) added") }
+        for name in before.subtracting(after).sorted() { changes.append("header \(name) removed") }
+        for name in before.intersection(after).sorted() {
+            let values = { (headers: [RequestRecord.HeaderField]) in headers.filter { $0.name.lowercased() == name }.map(\.value) }
+            if values(original.headers) != values(headers) { changes.append("header \(name) changed") }
+        }
+        if (body ?? "") != (original.body ?? "") { changes.append("body changed") }
+        return changes
+    }
+}
+
+/// What resending a logged request came to.
+public struct Resent: Sendable {
+    /// The answer, when one came.
+    public var response: HTTPResponse?
+    /// Why no answer came (offline, a timeout, a refusal by the outbound policy...).
+    public var error: KioskError?
+    /// The new exchange in the request log (its record links to the original); nil with capture off.
+    public var recordID: Int64?
+}
+
+// Edit and resend: a logged request sent again, as it was or edited, through the whole transport stack.
+extension Debugger {
+    /// The request headers the composer never sends: the transport writes them for the body and connection
+    /// it actually uses.
+    static let composerDroppedHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "keep-alive"]
+
+    /// Sends `record`'s request again — as `composed` when given, else as it was logged — through the whole
+    /// transport stack (the outbound policy, breakpoints, mocks and rules apply; capture logs it as a new
+    /// exchange whose `touchedBy` names the original and what was changed). Its source signs it anew; a
+    /// source's request may only go to that source's origins, so a key never leaves for another host.
+    /// Throws `invalidRequest` (or `unauthorized`) for a request that cannot be sent, sending nothing;
+    /// a failure on the way is returned in `Resent.error`, like an answer.
+    public func resend(_ record: RequestRecord, as composed: ComposedRequest? = nil) async throws -> Resent {
+        let original = ComposedRequest(record)
+        let composed = composed ?? original
+        var request = try httpRequest(composed, for: record)
+        if let body = record.requestBody, body.isTruncated, composed.body == original.body {
+            throw KioskError.invalidRequest("Request #\(record.id)'s body was truncated at capture, so it cannot be sent again whole; edit it first.")
+        }
+        if let sourceID = record.source, let source = sources[sourceID] {
+            guard let origin = Origin(request.url), source.origins.contains(origin) else {
+                let allowed = source.origins.map(\.description).sorted().joined(separator: ", ")
+                throw KioskError.invalidRequest(
+                    "Request #\(record.id) is \(sourceID.rawValue)'s, signed with its keys, so it can only go to \(allowed).")
+            }
+            request = try source.signed(request)
+        }
+        if request.url.absoluteString.contains("%3Credacted%3E") || request.headers.fields.contains(where: { $0.value.contains(Redactor.placeholder) }) {
+            throw KioskError.invalidRequest("Cannot send request #\(record.id) again: a secret of it is not known.")
+        }
+        let changes = composed.changes(from: original)
+        let touch = ExchangeTouch(kind: .resend, id: Int(record.id), name: "request #\(record.id)",
+                                  detail: changes.isEmpty ? "sent again unchanged" : "sent again edited: " + changes.joined(separator: "; "))
+        let lastBefore = try log?.records(matching: RequestFilter(limit: 1)).first?.id ?? 0
+        var result = Resent()
+        do {
+            result.response = try await ExchangeTouches.$current.withValue(ExchangeTouches([touch])) { try await send(request) }
+        } catch is CancellationError {
+            throw KioskError.cancelled
+        } catch let error as KioskError {
+            guard error != .cancelled else { throw error }
+            result.error = error
+        }
+        // The newest record this resend made (a retried exchange makes one per attempt; the last is the answer).
+        if let log {
+            try log.flush()
+            result.recordID = try log.records(matching: RequestFilter(afterID: lastBefore, limit: 100))
+                .first { $0.touchedBy.first == touch }?.id
+        }
+        return result
+    }
+
+    /// The request `composed` describes, unsigned, with `record`'s source and endpoint; throws
+    /// `invalidRequest` for a method, URL or header that cannot be sent.
+    private func httpRequest(_ composed: ComposedRequest, for record: RequestRecord) throws -> HTTPRequest {
+        let method = composed.method.trimmingCharacters(in: .whitespaces)
+        let fields = composed.headers.map { RequestRecord.HeaderField(name: $0.name.trimmingCharacters(in: .whitespaces), value: $0.value) }
+        if let problem = HTTPSyntax.problem(method: method, headers: fields) { throw KioskError.invalidRequest(problem) }
+        let text = composed.url.trimmingCharacters(in: .whitespaces)
+        guard var components = URLComponents(string: text.replacingOccurrences(of: Redactor.placeholder, with: "%3Credacted%3E")),
+              let scheme = components.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", components.host?.isEmpty == false else {
+            throw KioskError.invalidRequest("The URL must be an http(s) URL with a host (got “\(text.prefix(200))”).")
+        }
+        // A query typed into the URL comes first, then the listed items; the placeholder is percent-encoded
+        // like any value, which the source's signing reads back as `<redacted>`.
+        let items = (components.queryItems ?? []) + composed.queryItems.map { URLQueryItem(name: $0.name, value: $0.value) }
+        components.fragment = nil
+        components.percentEncodedQuery = items.isEmpty ? nil : items.map { item in
+            Self.queryEncoded(item.name) + "=" + Self.queryEncoded(item.value ?? "")
+        }.joined(separator: "&")
+        guard let url = components.url else { throw KioskError.invalidRequest("The URL cannot be sent: “\(text.prefix(200))”.") }
+        var headers = HTTPHeaderFields()
+        for header in fields {
+            // A header logged as `<redacted>` (Authorization, Cookie) is one Kiosk never learns back: left out.
+            guard header.value != Redactor.placeholder, !Self.composerDroppedHeaders.contains(header.name.lowercased()) else { continue }
+            headers.add(name: header.name, value: header.value.trimmingCharacters(in: .whitespaces))
+        }
+        let body = composed.body.flatMap { $0.isEmpty ? nil : Data($0.utf8) }
+        return HTTPRequest(method: method, url: url, headers: headers, body: body,
+                           source: record.source, endpoint: record.endpoint)
+    }
+
+    /// A query item's name or value, percent-encoded as RFC 3986's unreserved characters stay (so `+`,
+    /// `&`, `=` and `<` in a value are sent as themselves, not as syntax).
+    private static func queryEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? text
+    }
+
+    private static let queryAllowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Hummingbird
+import KioskApp
+import KioskCore
+import KioskDebugger
+
+// Edit and resend: the composer's page and form, and the same in JSON.
+extension DebugController {
+    func registerComposer(on debug: RouterGroup<WebRequestContext>) {
+        debug.get("requests/{id}/compose") { _, context in
+            let logged = try self.record(try context.parameters.require("id"))
+            return Pages.response(DebugPages.composer(logged, form: ComposeForm(ComposedRequest(logged)), error: nil, context: context.view))
+        }
+        debug.post("requests/{id}/compose") { request, context in
+            let fields = try await CSRFProtection.verifiedForm(request, maximumBytes: Self.maximumEditBytes, allowsLineBreaks: true)
+            let logged = try self.record(try context.parameters.require("id"))
+            let form = try fields.decode(ComposeForm.self)
+            do {
+                let resent = try await kiosk.debugger.resend(logged, as: try form.request())
+                return WebController.seeOther(resent.recordID.map { "/debug/requests/\($0)" } ?? "/debug")
+            } catch let error as KioskError where error.isRefusalToSend {
+                return Pages.response(DebugPages.composer(logged, form: form, error: error.description, context: context.view),
+                                      status: .unprocessableContent)
+            }
+        }
+        debug.post("api/requests/{id}/resend") { request, context in
+            let body = try await jsonBody(request)
+            let logged = try self.record(try context.parameters.require("id"))
+            let changes: ResendJSON
+            do {
+                changes = body.isEmpty ? ResendJSON() : try JSONDecoder().decode(ResendJSON.self, from: body)
+            } catch {
+                throw WebError.badRequest("The body is not the resend JSON: {\"method\", \"url\", \"query\": [{\"name\", \"value\"}], "
+                    + "\"headers\": [{\"name\", \"value\"}], \"body\"}, every field optional.")
+            }
+            let resent: Resent
+            do {
+                resent = try await kiosk.debugger.resend(logged, as: changes.applied(to: ComposedRequest(logged)))
+            } catch let error as KioskError where error.isRefusalToSend {
+                throw WebError.badRequest(error.description)
+            }
+            var response = try JSONResponse.ok(ResentJSON(resent))
+            response.status = .created
+            if let id = resent.recordID { response.headers[.location] = "/debug/api/requests/\(id)" }
+            return response
+        }
+    }
+}
+
+/// The answer of `POST /debug/api/requests/{id}/resend`.
+private struct ResentJSON: Encodable {
+    /// The new exchange's id in the log (null with capture off).
+    var id: Int64?
+    var status: Int?
+    var error: String?
+
+    init(_ resent: Resent) {
+        id = resent.recordID
+        status = resent.response?.status
+        error = resent.error?.description
+    }
+}
+
+extension KioskError {
+    /// Whether the debugger refused to send the request at all (a bad field, a key not configured), as
+    /// opposed to a failure on the way, which is logged like an answer.
+    fileprivate var isRefusalToSend: Bool {
+        switch self {
+        case .invalidRequest, .unauthorized: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import KioskApp
+import KioskCore
+import KioskDemoUpstream
+import KioskSources
+import NIOCore
+import Testing
+@testable import KioskWeb
+
+/// The console's composer: a logged request edited and sent again, over the demo upstream.
+@Suite("Edit and resend in the console")
+struct WebComposerTests {
+    static let token = String(repeating: "7", count: 64)
+
+    /// The newest logged Marvel request's JSON.
+    static func newestMarvel(_ client: any TestClientProtocol) async throws -> [String: Any] {
+        let list = try JSONSerialization.jsonObject(with: Data(try await client.get("/debug/api/requests?source=marvel&limit=1").bytes))
+        return try #require((list as? [[String: Any]])?.first)
+    }
+
+    /// The form fields of `record`'s composer with the query item `name` set to `value`.
+    static func form(_ record: [String: Any], setting name: String, to value: String, url: String? = nil) throws -> [(String, String)] {
+        let logged = try #require(record["url"] as? String)
+        var components = try #require(URLComponents(string: logged))
+        let items = (components.queryItems ?? []).map { $0.name == name ? URLQueryItem(name: name, value: value) : $0 }
+        components.query = nil
+        return [("csrf", token), ("method", "GET"), ("url", url ?? components.string!),
+                ("query", items.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "\n")), ("headers", "Accept: application/json"),
+                ("body", "")]
+    }
+
+    @Test("A logged Marvel request, edited in the composer, is sent signed anew, logged as a new request linked to its original, and not stored")
+    func composeAndSend() async throws {
+        try await withWeb { harness, client in
+            // Given a logged Marvel list request (its keys redacted in the log)
+            _ = try await client.get("/marvel")
+            let original = try await Self.newestMarvel(client)
+            let id = try #require(original["id"] as? Int)
+            let storedBefore = try harness.kiosk.database.snapshot(forKey: PageRequest(source: .marvel).cacheKey)?.metadata
+            let keys = await harness.demo.keys
+            // When its page offers the composer, which shows the request with its secrets as placeholders
+            #expect(try await client.get("/debug/requests/\(id)").body.contains("action=\"/debug/requests/\(id)/compose\""))
+            let composer = try await client.get("/debug/requests/\(id)/compose")
+            #expect(composer.status == .ok && composer.body.contains("apikey=&lt;redacted&gt;"))
+            #expect(!composer.body.contains(keys.marvelPublic) && !composer.body.contains(keys.marvelPrivate))
+            // And the request is sent with its offset changed
+            let sent = try await client.post("/debug/requests/\(id)/compose", form: try Self.form(original, setting: "offset", to: "20"),
+                                             cookie: Self.token)
+            // Then the browser goes to the new exchange: a 200 (Marvel accepted the fresh signature) for the edited URL
+            #expect(sent.status == .seeOther)
+            let newest = try await Self.newestMarvel(client)
+            let newID = try #require(newest["id"] as? Int)
+            #expect(newID > id && sent.header("Location") == "/debug/requests/\(newID)")
+            #expect(newest["status"] as? Int == 200)
+            let url = try #require(newest["url"] as? String)
+            #expect(url.contains("offset=20") && url.contains("apikey=<redacted>") && !url.contains(keys.marvelPublic), "\(url)")
+            // And the new exchange names its original and what changed, and its page links back
+            let full = try JSONSerialization.jsonObject(with: Data(try await client.get("/debug/api/requests/\(newID)").bytes)) as? [String: Any]
+            let touch = try #require((full?["touchedBy"] as? [[String: Any]])?.first)
+            #expect(touch["kind"] as? String == "resend" && touch["id"] as? Int == id)
+            #expect((touch["detail"] as? String)?.contains("offset=0") == true && (touch["detail"] as? String)?.contains("offset=20") == true)
+            #expect(try await client.get("/debug/requests/\(newID)").body.contains("href=\"/debug/requests/\(id)\""))
+            // And the store keeps what the app read, not the composer's answer
+            #expect(try harness.kiosk.database.snapshot(forKey: PageRequest(source: .marvel).cacheKey)?.metadata == storedBefore)
+        }
+    }
+
+    @Test("A request that cannot be sent is shown again with the reason and what was typed; nothing is sent")
+    func refusedKeepsTheForm() async throws {
+        try await withWeb { _, client in
+            // Given a logged Marvel request
+            _ = try await client.get("/marvel")
+            let original = try await Self.newestMarvel(client)
+            let id = try #require(original["id"] as? Int)
+            // When it is composed to go to another upstream's origin (its keys would go with it)
+            // (the demo serves every upstream from one origin, so the real Rick and Morty one; nothing is sent there)
+            let elsewhere = "https://rickandmortyapi.com/api/character"
+            let refused = try await client.post("/debug/requests/\(id)/compose",
+                                                form: try Self.form(original, setting: "offset", to: "40", url: elsewhere), cookie: Self.token)
+            // Then the form is shown again, saying why, with the URL and items as typed
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.body.contains("Not sent:") && refused.body.contains("can only go to"))
+            #expect(refused.body.contains(elsewhere) && refused.body.contains("offset=40"))
+            // And nothing was sent
+            #expect(try await Self.newestMarvel(client)["id"] as? Int == id)
+            // And a post without the CSRF token is refused
+            let forged = try await client.post("/debug/requests/\(id)/compose", form: try Self.form(original, setting: "offset", to: "40"))
+            #expect(forged.status == .forbidden)
+        }
+    }
+
+    @Test("The JSON API resends with the fields given (201, Location of the new exchange); other sites and other content types are refused")
+    func jsonResend() async throws {
+        try await withWeb { _, client in
+            func post(_ uri: String, _ body: String, headers: HTTPFields = [.contentType: "application/json"]) async throws -> Fetched {
+                try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: body)) { response in
+                    Fetched(status: response.status, headers: response.headers, body: String(buffer: response.body),
+                            bytes: Array(response.body.readableBytesView))
+                }
+            }
+            // Given a logged Marvel request
+            _ = try await client.get("/marvel")
+            let id = try #require(try await Self.newestMarvel(client)["id"] as? Int)
+            // When it is resent with one header added
+            let resent = try await post("/debug/api/requests/\(id)/resend", #"{"headers": [{"name": "X-Debug", "value": "1"}]}"#)
+            // Then the answer says where the new exchange is, and how it went
+            #expect(resent.status == .created)
+            let json = try resent.json()
+            let newID = try #require(json["id"] as? Int)
+            #expect(newID > id && json["status"] as? Int == 200 && resent.header("Location") == "/debug/api/requests/\(newID)")
+            // And an empty object sends it unchanged
+            #expect(try await post("/debug/api/requests/\(id)/resend", "{}").status == .created)
+            // And a bad field is a 400 saying why, another site a 403, a form a 415, an unknown id a 404
+            let bad = try await post("/debug/api/requests/\(id)/resend", #"{"method": "GE T"}"#)
+            #expect(bad.status == .badRequest && bad.body.contains("not an HTTP method"))
+            #expect(try await post("/debug/api/requests/\(id)/resend", "{}", headers: [.contentType: "application/json", .origin: "https://evil.example"])
+                .status == .forbidden)
+            #expect(try await post("/debug/api/requests/\(id)/resend", "a=1", headers: [.contentType: "application/x-www-form-urlencoded"])
+                .status == .unsupportedMediaType)
+            #expect(try await post("/debug/api/requests/999999/resend", "{}").status == .notFound)
+        }
+    }
+}
