@@ -26,7 +26,10 @@ extension DebugPages {
                 E.element("option", [.attribute("value", method)], [])
             }),
             input("url", "URL (without its query)", form.url,
-                  hint: record.source.map { "Only \($0.displayName)'s origins: the request is signed with its keys." },
+                  hint: record.source.map { source in
+                      "It can go to \(source.displayName)'s servers only"
+                          + (record.url.contains(Redactor.placeholder) ? ", since Kiosk puts \(source.displayName)'s keys back when sending it." : ".")
+                  },
                   extra: [.attribute("inputmode", "url")]),
             textarea("query", "Query items", form.query, rows: 6,
                      hint: "“name=value” per line, as they read (Kiosk encodes them). A secret reads \(Redactor.placeholder): the source puts its key back when sending."),
