@@ -116,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "kiosk-bench",
             dependencies: ["KioskCore", "KioskApp", "KioskDebugger", "KioskStore", "KioskSources", "KioskNetwork", "KioskDemoUpstream", "KioskWeb",
-                           "KioskTestSupport",
+                           "KioskProcess",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOCore", package: "swift-nio"),
@@ -124,9 +124,10 @@ let package = Package(
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
         ),
-        // What the test targets and the benchmark share: the test clock, the scripted transport, temporary
-        // folders, child processes, the MD5 oracle and the JSON fixtures. Not a product, and no production
-        // target may depend on it.
+        // Child processes started with posix_spawn, for the tests and the benchmark that run the kiosk binary.
+        .target(name: "KioskProcess", swiftSettings: swiftSettings),
+        // What the test targets share: the test clock, the scripted transport, temporary folders, the MD5
+        // oracle and the JSON fixtures. Not a product, and no production target may depend on it.
         .target(
             name: "KioskTestSupport",
             dependencies: ["KioskCore", .product(name: "Crypto", package: "swift-crypto")],
@@ -134,7 +135,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: testSwiftSettings
         ),
-        .testTarget(name: "KioskTestSupportTests", dependencies: ["KioskTestSupport", "KioskCore"], swiftSettings: testSwiftSettings),
+        .testTarget(name: "KioskTestSupportTests", dependencies: ["KioskTestSupport", "KioskCore", "KioskProcess"], swiftSettings: testSwiftSettings),
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"], swiftSettings: testSwiftSettings),
         .testTarget(name: "KioskNetworkTests", dependencies: ["KioskNetwork", "KioskDemoUpstream", "KioskTestSupport"],
                     swiftSettings: testSwiftSettings),
@@ -169,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["KioskApp", "KioskDebugger", "KioskDemoUpstream", "KioskStore", "KioskNetwork", "KioskSources", "KioskCore",
-                           "KioskTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                           "KioskTestSupport", "KioskProcess", .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: testSwiftSettings
         ),

@@ -4,7 +4,7 @@
 // third runs the release `kiosk` binary, since start-up time is only meaningful for a real process.
 import AsyncHTTPClient
 import Foundation
-import KioskTestSupport
+import KioskProcess
 import Hummingbird
 import KioskApp
 import KioskDemoUpstream

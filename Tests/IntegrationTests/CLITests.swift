@@ -1,4 +1,5 @@
 import Foundation
+import KioskProcess
 import KioskTestSupport
 import Testing
 

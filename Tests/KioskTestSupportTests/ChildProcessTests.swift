@@ -1,5 +1,5 @@
 import Foundation
-import KioskTestSupport
+import KioskProcess
 import Testing
 
 @Suite("Child processes for tests")

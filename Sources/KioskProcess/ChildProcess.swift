@@ -1,9 +1,9 @@
-import Foundation
+public import Foundation
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
 
-/// A child process started with `posix_spawn`, for tests that run the `kiosk` binary (and the benchmark).
+/// A child process started with `posix_spawn`, for the tests and the benchmark that run the `kiosk` binary.
 ///
 /// Why not Foundation's `Process`: on Linux its `run()` finds the descriptors to close in the child by
 /// copying each `/proc/self/fd` entry's whole 256-byte `d_name`, which reads past glibc's buffer and
