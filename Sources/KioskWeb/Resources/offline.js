@@ -167,6 +167,9 @@
     button.addEventListener("click", () => {
       reloadAsked = true;
       button.disabled = true;
+      // Saving for offline stops (the new version saves again): Chromium activates the new worker only once
+      // the old one has no fetch in flight, and saving keeps it busy for as long as it runs.
+      saving = false;
       worker.postMessage({ type: "skip-waiting" });
     });
     bar.append(Object.assign(document.createElement("span"), { textContent: say("newVersion") }), " ", button);
