@@ -55,16 +55,13 @@ public final class Debugger: Sendable {
     }
 
     /// What a live console shows: the changes after `lastEventID` (see `DebugEvents.subscribe`), new
-    /// exchanges read from the log through `filter` (its paging bounds and limit ignored), without bodies.
+    /// exchanges read from the log through `filter` (its paging bounds and limit ignored), without bodies
+    /// or headers (a row of the list; the request's page has the rest).
     public func liveUpdates(matching filter: RequestFilter, after lastEventID: DebugEvents.EventID?) -> LiveUpdates {
         let log = log
         return LiveUpdates(deliveries: events.subscribe(after: lastEventID)) { ids in
             guard let log else { return [] }
-            var range = filter
-            range.afterID = ids.lowerBound - 1
-            range.beforeID = ids.upperBound + 1
-            range.limit = ids.count
-            return try log.records(matching: range).reversed()
+            return try log.committedRecords(ids, matching: filter).reversed()
         }
     }
 

@@ -19,14 +19,16 @@ public struct RequestJSON: Encodable, Sendable {
     public let cacheStatus: String
     public let durationMs: Double
     public let timings: RequestTimings
-    public let requestHeaders: [RequestRecord.HeaderField]
-    public let responseHeaders: [RequestRecord.HeaderField]
+    /// The headers; absent from the live feed's rows, which carry what the list shows.
+    public let requestHeaders: [RequestRecord.HeaderField]?
+    public let responseHeaders: [RequestRecord.HeaderField]?
     public let requestBody: BodyJSON?
     public let responseBody: BodyJSON?
     /// The mocks, rewrite rules and breakpoints that acted on the exchange (or matched and did not apply).
     public let touchedBy: [ExchangeTouch]
 
-    public init(_ record: RequestRecord) {
+    /// The JSON of `record`; without `includingHeaders`, its headers are left out (a live feed's row).
+    public init(_ record: RequestRecord, includingHeaders: Bool = true) {
         id = record.id
         startedAt = record.startedAt
         source = record.source
@@ -39,8 +41,8 @@ public struct RequestJSON: Encodable, Sendable {
         cacheStatus = record.cacheStatus.headerValue
         durationMs = (record.timings.total * 1_000_000).rounded() / 1000
         timings = record.timings
-        requestHeaders = record.requestHeaders
-        responseHeaders = record.responseHeaders
+        requestHeaders = includingHeaders ? record.requestHeaders : nil
+        responseHeaders = includingHeaders ? record.responseHeaders : nil
         requestBody = record.requestBody.map(BodyJSON.init)
         responseBody = record.responseBody.map(BodyJSON.init)
         touchedBy = record.touchedBy

@@ -29,13 +29,15 @@ extension RequestLog {
 
     /// The records matching `filter`, newest first; with `includingBodies`, each with its bodies, read by
     /// the same statement (an export reads hundreds at a time).
-    static func fetchRecords(matching filter: RequestFilter, includingBodies: Bool = false, _ db: Database) throws -> [RequestRecord] {
+    /// Without `includingHeaders`, the headers are left empty rather than decoded (the live feed's rows).
+    static func fetchRecords(matching filter: RequestFilter, includingBodies: Bool = false, includingHeaders: Bool = true,
+                             _ db: Database) throws -> [RequestRecord] {
         guard let (sql, arguments) = try listQuery(matching: filter, includingBodies: includingBodies, db) else { return [] }
         let decoder = JSONDecoder()
         // A row this version cannot read (written by a newer Kiosk) is left out rather than
         // making the whole debugger list fail.
         return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).compactMap { row in
-            guard let record = record(from: row, decoder: decoder) else { return nil }
+            guard let record = record(from: row, decoder: decoder, includingHeaders: includingHeaders) else { return nil }
             return includingBodies ? withBodies(record, row) : record
         }
     }
@@ -117,10 +119,10 @@ extension RequestLog {
 
     /// The record of a row of `entryColumns`, without bodies; nil when a value is not one this
     /// version knows (a source or cache decision added later).
-    private static func record(from row: Row, decoder: JSONDecoder) -> RequestRecord? {
+    private static func record(from row: Row, decoder: JSONDecoder, includingHeaders: Bool = true) -> RequestRecord? {
         guard let decision = CacheDecision(rawValue: row[7]),
-              let requestHeaders = headers(fromJSON: row[16], decoder),
-              let responseHeaders = headers(fromJSON: row[17], decoder)
+              let requestHeaders = includingHeaders ? headers(fromJSON: row[16], decoder) : [],
+              let responseHeaders = includingHeaders ? headers(fromJSON: row[17], decoder) : []
         else { return nil }
         var source: SourceID?
         if let name: String = row[2] {

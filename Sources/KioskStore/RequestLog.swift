@@ -195,6 +195,17 @@ public final class RequestLog: Sendable, StoreFile {
         return try read("search the request log") { db in try Self.fetchRecords(matching: filter, db) }
     }
 
+    /// The records among `ids` matching `filter`, newest first, without bodies or headers: what a live
+    /// console shows of records just committed. Those ids are stored already, so unlike `records(matching:)`
+    /// this neither stores the queued records nor waits for the writer (which would break its batches up).
+    public func committedRecords(_ ids: ClosedRange<Int64>, matching filter: RequestFilter) throws -> [RequestRecord] {
+        var range = filter
+        range.afterID = ids.lowerBound - 1
+        range.beforeID = ids.upperBound + 1
+        range.limit = ids.count
+        return try read("read the new requests") { db in try Self.fetchRecords(matching: range, includingHeaders: false, db) }
+    }
+
     /// The records matching `filter` with their bodies, newest first, at most `maximum` (the filter's own
     /// limit does not apply): what an export needs. One statement reads each page of 500.
     public func fullRecords(matching filter: RequestFilter, maximum: Int = 100_000) throws -> [RequestRecord] {

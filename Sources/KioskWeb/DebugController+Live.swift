@@ -108,14 +108,14 @@ extension DebugController {
     }
 }
 
-/// A new exchange on the live feed: its summary (the list's JSON, without bodies) and the console's
-/// table row for it, rendered by the same code as the page's rows.
+/// A new exchange on the live feed: its summary (the list's JSON, without headers or bodies) and the
+/// console's table row for it, rendered by the same code as the page's rows.
 struct LiveRowJSON: Encodable {
     let request: RequestJSON
     let html: String
 
     init(_ record: RequestRecord) {
-        request = RequestJSON(record)
+        request = RequestJSON(record, includingHeaders: false)
         html = DebugPages.row(record).rendered
     }
 }

@@ -41,7 +41,7 @@ struct DebugController: Sendable {
         debug.get("api/requests") { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
             if let error = query.syntaxError { return try JSONResponse.badRequest(FilterErrorJSON(error)) }
-            return try JSONResponse.ok(try withLog().records(matching: query.filter).map(RequestJSON.init))
+            return try JSONResponse.ok(try withLog().records(matching: query.filter).map { RequestJSON($0) })
         }
         debug.get("api/requests/{id}") { _, context in
             try JSONResponse.ok(RequestJSON(try record(try context.parameters.require("id"))))

@@ -50,7 +50,7 @@ struct LogCommand: AsyncParsableCommand {
                 let filter = try combinedFilter()
                 let records = try await Runtime.offline(global) { try $0.debugger.records(matching: filter) }
                 if json {
-                    print(try Output.json(records.map(RequestJSON.init)))
+                    print(try Output.json(records.map { RequestJSON($0) }))
                     return
                 }
                 guard !records.isEmpty else {

@@ -418,6 +418,30 @@ struct RequestLogTests {
         }
     }
 
+    @Test("the live feed's read of committed records neither stores nor waits for the queued ones, and leaves headers out")
+    func committedReadLeavesTheQueueAlone() async throws {
+        // Given a log that keeps records queued a minute, with one record stored and one still queued
+        let (folder, path) = try Self.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = try RequestLog.open(at: path, configuration: RequestLog.Configuration(
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, batchingDelay: 60))
+        var stored = Self.record("https://stored.test/1")
+        stored.requestHeaders = [.init(name: "Accept", value: "application/json")]
+        log.enqueue(stored)
+        try log.flush()
+        let id = try #require(try log.records(matching: RequestFilter(limit: 1)).first?.id)
+        log.enqueue(Self.record("https://queued.test/2"))
+        // When the committed range is read as a live console reads it
+        let read = try log.committedRecords(id...id, matching: RequestFilter())
+        // Then it has the stored record, without its headers, and the queued one is still queued
+        #expect(read.map(\.url) == ["https://stored.test/1"] && read.first?.requestHeaders == [])
+        #expect(try log.committedRecords(id...(id + 10), matching: RequestFilter()).map(\.url) == ["https://stored.test/1"])
+        // And the list's own read stores it and shows both, headers included
+        let listed = try log.records(matching: RequestFilter(limit: 10))
+        #expect(listed.map(\.url) == ["https://queued.test/2", "https://stored.test/1"])
+        #expect(listed.last?.requestHeaders.map(\.name) == ["Accept"])
+    }
+
     @Test("a read made while a write has taken the queued records but not committed them waits and sees them")
     func readWaitsForTakenRecords() async throws {
         // Given a log on a real file (reads use their own connection) with a record enqueued, and a
