@@ -103,8 +103,9 @@ extension Debugger {
         if let sourceID = record.source, let source = sources[sourceID] {
             guard let origin = Origin(request.url), source.origins.contains(origin) else {
                 let allowed = source.origins.map(\.description).sorted().joined(separator: ", ")
+                let keys = record.url.contains(Redactor.placeholder) ? " (Kiosk puts its keys back when sending it)" : ""
                 throw KioskError.invalidRequest(
-                    "Request #\(record.id) is \(sourceID.rawValue)'s, signed with its keys, so it can only go to \(allowed).")
+                    "Request #\(record.id) is \(sourceID.displayName)'s\(keys), so it can only go to \(allowed).")
             }
             request = try source.signed(request)
         }
