@@ -118,12 +118,13 @@ struct TransportTests {
         await transport.shutdown()
         await server.stop()
         let response = try sent.get()
-        // Then the whole body came, and the pause is in download
+        // Then the whole body came, and the whole pause after the head is in download (the time to the head
+        // itself depends on when this loaded process runs the server's handler, so it is not compared)
         #expect(response.body.count == 1024)
         let timings = try #require(response.timings)
         let download = try #require(timings.download)
-        #expect(download >= 0.5, "\(timings)")
-        #expect(try #require(timings.firstByte) < download, "\(timings)")
+        #expect(download >= 0.9, "\(timings)")
+        #expect(timings.firstByte != nil, "\(timings)")
         expectConsistent(timings, "\(timings)")
     }
 
