@@ -30,6 +30,43 @@ public enum Hex {
     public static func encode(_ value: UInt64) -> String { encode(withUnsafeBytes(of: value.bigEndian) { Array($0) }) }
 }
 
+/// Percent-encoding of URL parts: query items and path segments built from data.
+public enum PercentEncoding {
+    /// Everything but RFC 3986's unreserved characters percent-encoded (UTF-8, upper-case hex), so the
+    /// result is data wherever it goes in a URL: `+`, `&`, `=`, `/` and `<` included.
+    public static func unreserved(_ text: String) -> String {
+        // Byte by byte rather than `addingPercentEncoding`: every row of a page encodes its picture's URL
+        // and its id, and Foundation's CharacterSet path is slow on Linux.
+        let utf8 = text.utf8
+        if utf8.allSatisfy(isUnreserved) { return text }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count * 3)
+        for byte in utf8 {
+            if isUnreserved(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// RFC 3986's unreserved characters: letters, digits, "-", ".", "_", "~".
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+}
+
 /// FNV-1a, 64 bit: a fast, stable hash of bytes (Swift's `Hasher` is seeded per process). For content
 /// fingerprints and deterministic seeds, never for security.
 public enum FNV1a {

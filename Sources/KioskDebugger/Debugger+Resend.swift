@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import KioskCore
 import KioskStore
 
@@ -151,7 +151,7 @@ extension Debugger {
         let items = (components.queryItems ?? []) + composed.queryItems.map { URLQueryItem(name: $0.name, value: $0.value) }
         components.fragment = nil
         components.percentEncodedQuery = items.isEmpty ? nil : items.map { item in
-            Self.queryEncoded(item.name) + "=" + Self.queryEncoded(item.value ?? "")
+            PercentEncoding.unreserved(item.name) + "=" + PercentEncoding.unreserved(item.value ?? "")
         }.joined(separator: "&")
         guard let url = components.url else { throw KioskError.invalidRequest("The URL cannot be sent: “\(text.prefix(200))”.") }
         var headers = HTTPHeaderFields()
@@ -164,12 +164,4 @@ extension Debugger {
         return HTTPRequest(method: method, url: url, headers: headers, body: body,
                            source: record.source, endpoint: record.endpoint)
     }
-
-    /// A query item's name or value, percent-encoded as RFC 3986's unreserved characters stay (so `+`,
-    /// `&`, `=` and `<` in a value are sent as themselves, not as syntax).
-    private static func queryEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? text
-    }
-
-    private static let queryAllowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }

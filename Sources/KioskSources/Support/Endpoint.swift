@@ -59,14 +59,8 @@ struct Endpoint: Sendable, Hashable {
         )
     }
 
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-    )
-
     /// Percent-encodes everything except RFC 3986 unreserved characters (UTF-8 for non-ASCII).
-    static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
+    static func encode(_ text: String) -> String { PercentEncoding.unreserved(text) }
 }
 
 extension CatalogSource {
