@@ -172,6 +172,15 @@ struct DebugController: Sendable {
         return WebController.seeOther("/debug/paused")
     }
 
+    /// The header fields of "Name: value" lines (blank lines skipped); throws `invalidRequest` naming a
+    /// line without a colon, as "`subject` is a line “Name: value”".
+    static func headerFields(_ text: String, subject: String = "Each header") throws -> [RequestRecord.HeaderField] {
+        for line in text.split(whereSeparator: \.isNewline) where !line.contains(":") && !line.allSatisfy(\.isWhitespace) {
+            throw KioskError.invalidRequest("\(subject) is a line “Name: value” (got “\(line.prefix(60))”).")
+        }
+        return lines(text, separator: ":").map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
+    }
+
     /// "name=value" or "Name: value" lines; blank lines skipped.
     static func lines(_ text: String, separator: Character) -> [(name: String, value: String)] {
         text.split(whereSeparator: \.isNewline).compactMap { line in

@@ -37,13 +37,10 @@ struct ComposeForm: Decodable, Sendable {
     /// The request the form describes (the debugger checks it when sending); throws `invalidRequest` for a
     /// header line without a colon.
     func request() throws -> ComposedRequest {
-        for line in headers.split(whereSeparator: \.isNewline) where !line.contains(":") && !line.allSatisfy(\.isWhitespace) {
-            throw KioskError.invalidRequest("Each header is a line “Name: value” (got “\(line.prefix(60))”).")
-        }
         return ComposedRequest(
             method: method.trimmingCharacters(in: .whitespaces), url: url.trimmingCharacters(in: .whitespaces),
             queryItems: DebugController.lines(query, separator: "=").map { ComposedRequest.QueryItem(name: $0.name, value: $0.value) },
-            headers: DebugController.lines(headers, separator: ":").map { RequestRecord.HeaderField(name: $0.name, value: $0.value) },
+            headers: try DebugController.headerFields(headers),
             body: body.isEmpty ? nil : body)
     }
 }

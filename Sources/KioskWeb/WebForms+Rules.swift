@@ -81,10 +81,7 @@ struct RuleForm: Decodable, Sendable {
             }
             failure = known
         }
-        let headers = DebugController.lines(setHeaders, separator: ":").map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
-        for line in setHeaders.split(whereSeparator: \.isNewline) where !line.contains(":") && !line.allSatisfy(\.isWhitespace) {
-            throw KioskError.invalidRequest("Each header to set is a line “Name: value” (got “\(line.prefix(60))”).")
-        }
+        let headers = try DebugController.headerFields(setHeaders, subject: "Each header to set")
         let removed = removeHeaders.split(whereSeparator: { $0.isNewline || $0 == "," })
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return RewriteRule(
