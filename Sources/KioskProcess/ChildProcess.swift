@@ -1,6 +1,6 @@
 public import Foundation
 #if canImport(Glibc)
-public import Glibc
+import Glibc
 #endif
 
 /// A child process started with `posix_spawn`, for the tests and the benchmark that run the `kiosk` binary.
@@ -139,7 +139,7 @@ public final class ChildProcess: @unchecked Sendable {
         if let exitStatus { return exitStatus }
         var status: CInt = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let ended = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let ended = Self.shellStatus(status)
         exitStatus = ended
         return ended
     }
@@ -151,8 +151,13 @@ public final class ChildProcess: @unchecked Sendable {
         guard exitStatus == nil else { return false }
         var status: CInt = 0
         guard waitpid(pid, &status, WNOHANG) == pid else { return true }
-        exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        exitStatus = Self.shellStatus(status)
         return false
+    }
+
+    /// A `waitpid` status as a shell reports it: the exit status, or 128 + the signal that ended it.
+    private static func shellStatus(_ status: CInt) -> Int32 {
+        (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 
     /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34 and later), looked up at run time as Swift's

@@ -20,7 +20,7 @@ struct ChildProcessTests {
     func closesInheritedDescriptors() throws {
         // Given a file the parent holds open without close-on-exec
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("child-fd-\(UUID().uuidString)").path
-        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         let held = open(path, O_RDONLY)
         defer { close(held); unlink(path) }
         #expect(held > 2)
