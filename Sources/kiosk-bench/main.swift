@@ -43,8 +43,13 @@ func peakRSSKilobytes() -> Int {
     return -1
 }
 
+/// This run's scratch folder: every store and log a benchmark makes is under it, and it is removed
+/// when the run ends (a full run writes gigabytes over its rounds).
+let scratchFolder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-bench-\(UUID().uuidString)")
+
+/// A new folder path under the run's scratch folder; nothing is created there.
 func temporaryDirectory(_ name: String) -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-bench-\(name)-\(UUID().uuidString)")
+    scratchFolder.appendingPathComponent("\(name)-\(UUID().uuidString)")
 }
 
 /// A Kiosk wired to a demo upstream (see `benchConfiguration` in CaptureBench.swift).
@@ -77,6 +82,7 @@ if arguments.contains("--capture-only") || arguments.contains("--log-only") || a
         do { try runLogBenchmarks(quick: quick) } catch { print("[log] failed: \(error)") }
     }
     await demo.stop()
+    try? FileManager.default.removeItem(at: scratchFolder)
     exit(0)
 }
 
@@ -234,3 +240,4 @@ await debuggerBenchmarks(demo: demo, quick: quick)
 
 print("[memory] peak RSS of the whole run (includes the 100,000-item load): \(peakRSSKilobytes() / 1024) MB")
 await demo.stop()
+try? FileManager.default.removeItem(at: scratchFolder)

@@ -122,7 +122,7 @@ struct BreakpointTests {
 
     @Test("Switches persist in their file and survive a restart")
     func persistence() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-bp-\(UUID().uuidString)")
+        let folder = TemporaryDirectory.url("kiosk-bp")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("breakpoints.json")
         try Breakpoints(fileURL: file, redactor: .standard).set(BreakpointSetting(request: .pause, error: .pause), for: "dogs.list")

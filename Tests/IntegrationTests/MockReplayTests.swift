@@ -4,6 +4,7 @@ import Foundation
 import KioskCore
 import KioskStore
 import Testing
+import KioskTestSupport
 
 @Suite("Mock rules and HAR replay")
 struct MockReplayTests {
@@ -64,7 +65,7 @@ struct MockReplayTests {
 
     @Test("Rules match whatever the secret query items and their order, by wildcard, by method, and persist")
     func matching() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-mocks-\(UUID().uuidString)")
+        let folder = TemporaryDirectory.url("kiosk-mocks")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("mocks.json")
         let rules = MockRules(fileURL: file, redactor: .standard)

@@ -1,10 +1,20 @@
 import Foundation
 
-/// Private folders under the system's temporary directory, one per test, never shared.
+/// Private folders for tests, one per test, never shared, all under one folder of the test process
+/// that is removed when the process exits (a run makes a hundred stores and logs).
 public enum TemporaryDirectory {
-    /// A new path no other test uses, `<tmp>/<prefix>-<UUID>`; nothing is created there.
+    /// This test process's folder under the system's temporary directory; removed at exit.
+    static let root: URL = {
+        let root = FileManager.default.temporaryDirectory
+            .appendingPathComponent("kiosk-test-run-\(UUID().uuidString)", isDirectory: true)
+        try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: TemporaryDirectory.root) }
+        return root
+    }()
+
+    /// A new path no other test uses, `<root>/<prefix>-<UUID>`; nothing is created there.
     public static func url(_ prefix: String = "kiosk-tests") -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+        root.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
     }
 
     /// A new, empty folder at such a path.

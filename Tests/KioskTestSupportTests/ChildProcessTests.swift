@@ -1,6 +1,7 @@
 import Foundation
 import KioskProcess
 import Testing
+import KioskTestSupport
 
 @Suite("Child processes for tests")
 struct ChildProcessTests {
@@ -19,7 +20,7 @@ struct ChildProcessTests {
     @Test("The child inherits no descriptor of the parent's beyond its three standard streams")
     func closesInheritedDescriptors() throws {
         // Given a file the parent holds open without close-on-exec
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("child-fd-\(UUID().uuidString)").path
+        let path = TemporaryDirectory.url("child-fd").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         let held = open(path, O_RDONLY)
         defer { close(held); unlink(path) }

@@ -8,6 +8,7 @@ import NIOSSL
 import Testing
 import X509
 @testable import KioskWeb
+import KioskTestSupport
 
 @Suite("HTTPS for the home network")
 struct LANCertificateTests {
@@ -15,7 +16,7 @@ struct LANCertificateTests {
     static let addresses = ["192.168.1.20", "fd00::20"]
 
     static func folder() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-lan-tests-\(UUID().uuidString)")
+        TemporaryDirectory.url("kiosk-lan-tests")
     }
 
     @Test("A generated certificate parses, names the machine and loopback, lasts under 398 days, and its key file is 0600")

@@ -32,7 +32,7 @@ struct WebHarness: Sendable {
         demoConfiguration.faults = faults
         let demo = DemoUpstream(configuration: demoConfiguration)
         try await demo.start()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-web-tests-\(UUID().uuidString)")
+        let folder = TemporaryDirectory.url("kiosk-web-tests")
         let keys = await demo.keys
         var sources = SourceConfiguration.live
         sources.nytBaseURL = await demo.nytBaseURL
@@ -101,6 +101,7 @@ struct Fetched: Sendable {
 }
 
 import Testing
+import KioskTestSupport
 
 extension TestClientProtocol {
     func get(_ uri: String, headers: HTTPFields = [:]) async throws -> Fetched {
