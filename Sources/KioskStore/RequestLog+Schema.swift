@@ -23,7 +23,11 @@ import KioskCore
 //   more than `decision` (the freshness left, why the request went forward, what status came back);
 //   an index on the expression of its outcome (`hit`, `fwd=miss`...) serves `cache:hit` and `cache:fwd=`.
 // - `logStats`: one row holding the sum of `logEntry.byteCount`, updated in the same transaction
-//   as every insert and delete, so a size check never sums the table.
+//   as every insert and delete, so a size check never sums the table; and (v5) `indexedThrough`,
+//   the highest record id `logSearch` holds. Records are added to the index a moment after they
+//   are stored, off the request path (RequestLog.swift says when): the records above it are stored
+//   but not indexed yet, and FTS5 must never be asked to delete their terms, which it would
+//   subtract from the index without checking they were ever added.
 //
 // Why the file stays bounded without VACUUM: eviction frees pages that the next inserts reuse,
 // so in steady state the file stays near its high-water mark (records plus index and free pages).
@@ -48,6 +52,11 @@ extension RequestLog {
             // The mocks, rewrite rules and breakpoints that acted on an exchange, as a JSON array of
             // ExchangeTouch objects; NULL for an untouched one (nearly all), so it costs nothing there.
             try db.alter(table: "logEntry") { t in t.add(column: "touchedBy", .text) }
+        }
+        migrator.registerMigration("v5: deferred indexing") { db in
+            // Every record stored until now was indexed in the transaction that stored it.
+            try db.alter(table: "logStats") { t in t.add(column: "indexedThrough", .integer).notNull().defaults(to: 0) }
+            try db.execute(sql: "UPDATE logStats SET indexedThrough = (SELECT COALESCE(MAX(id), 0) FROM logEntry)")
         }
         return migrator
     }()

@@ -29,7 +29,6 @@ extension RequestLog {
         let insertBody = try db.cachedStatement(sql: """
             INSERT INTO logBody (id, requestBody, responseBody, searchText) VALUES (?, ?, ?, ?)
             """)
-        var firstID: Int64?
         var lastID: Int64 = 0
         var addedBytes: Int64 = 0
         for record in records {
@@ -63,16 +62,9 @@ extension RequestLog {
             if record.requestBody != nil || record.responseBody != nil {
                 try insertBody.execute(arguments: [id, record.requestBody?.data, record.responseBody?.data, searchText])
             }
-            firstID = firstID ?? id
             lastID = id
             addedBytes += Int64(byteCount)
         }
-        // One statement for the batch (their ids are consecutive: this is the only writer), reading
-        // the text through the same view FTS5 reads when it deletes, so both always agree. FTS5's
-        // cost is mostly per statement and commit, which is why `enqueue` stores bursts together.
-        try db.cachedStatement(sql: """
-            INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText WHERE id BETWEEN ? AND ?
-            """).execute(arguments: [firstID, lastID])
         try addStoredBytes(addedBytes, db)
         return lastID
     }
@@ -122,6 +114,39 @@ extension RequestLog {
         }
     }
 
+    // MARK: - The full-text index
+
+    /// The highest record id the full-text index holds; the records above it are not indexed yet.
+    static func indexedThrough(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT indexedThrough FROM logStats WHERE id = 1")) ?? 0
+    }
+
+    /// Whether stored records wait to be indexed.
+    static func hasUnindexedRecords(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: """
+            SELECT EXISTS (SELECT 1 FROM logEntry WHERE id > (SELECT indexedThrough FROM logStats WHERE id = 1))
+            """)) ?? false
+    }
+
+    /// Adds the oldest stored records not indexed yet, at most `maximum` (all of them when nil), to the
+    /// full-text index within the caller's transaction; returns whether more still wait.
+    static func indexStoredRecords(maximum: Int?, _ db: Database) throws -> Bool {
+        let through = try indexedThrough(db)
+        let ids = try Int64.fetchAll(db.cachedStatement(sql: """
+            SELECT id FROM logEntry WHERE id > ? ORDER BY id LIMIT ?
+            """), arguments: [through, maximum.map { $0 + 1 } ?? -1])
+        let batch = maximum.map { ids.prefix($0) } ?? ids[...]
+        guard let last = batch.last else { return false }
+        // One statement for the whole batch, reading the text through the same view FTS5 reads when
+        // it deletes, so both always agree. FTS5's cost is mostly per statement and commit, which is
+        // why records are indexed a burst at a time.
+        try db.cachedStatement(sql: """
+            INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText WHERE id > ? AND id <= ?
+            """).execute(arguments: [through, last])
+        try db.cachedStatement(sql: "UPDATE logStats SET indexedThrough = ? WHERE id = 1").execute(arguments: [last])
+        return ids.count > batch.count
+    }
+
     // MARK: - Size accounting
 
     /// The running sum of the stored records' `byteCount`.
@@ -147,9 +172,10 @@ extension RequestLog {
         let freed = try Int64.fetchOne(db, sql: "SELECT SUM(byteCount) FROM logEntry WHERE startedAt < ?",
                                        arguments: [cutoff])
         guard let freed else { return }  // SUM of no rows is NULL: nothing expired
-        // The index first: FTS5 reads each row's text back through the view to remove its terms.
-        try db.execute(sql: "DELETE FROM logSearch WHERE rowid IN (SELECT id FROM logEntry WHERE startedAt < ?)",
-                       arguments: [cutoff])
+        // The index first: FTS5 reads each row's text back through the view to remove its terms
+        // (only from the rows it holds: see `indexedThrough`).
+        try db.execute(sql: "DELETE FROM logSearch WHERE rowid IN (SELECT id FROM logEntry WHERE startedAt < ? AND id <= ?)",
+                       arguments: [cutoff, Self.indexedThrough(db)])
         try db.execute(sql: "DELETE FROM logBody WHERE id IN (SELECT id FROM logEntry WHERE startedAt < ?)",
                        arguments: [cutoff])
         try db.execute(sql: "DELETE FROM logEntry WHERE startedAt < ?", arguments: [cutoff])
@@ -178,7 +204,7 @@ extension RequestLog {
             try db.execute(sql: "UPDATE logStats SET byteCount = (SELECT COALESCE(SUM(byteCount), 0) FROM logEntry)")
             return
         }
-        try db.execute(sql: "DELETE FROM logSearch WHERE rowid <= ?", arguments: [boundary])
+        try db.execute(sql: "DELETE FROM logSearch WHERE rowid <= ?", arguments: [min(boundary, Self.indexedThrough(db))])
         try db.execute(sql: "DELETE FROM logBody WHERE id <= ?", arguments: [boundary])
         try db.execute(sql: "DELETE FROM logEntry WHERE id <= ?", arguments: [boundary])
         try Self.addStoredBytes(-freed, db)

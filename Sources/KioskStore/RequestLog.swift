@@ -15,6 +15,12 @@ import Synchronization
 // list without the requests already made. A failed flush drops its records and counts them: the
 // request being logged has already been answered and must never fail because of the log.
 //
+// Full-text indexing, the costliest part of storing a record (FTS5 hashing its words and their
+// prefixes), is deferred too: a stored burst is indexed `indexingDelay` later in one pass of its own
+// (at most `indexingBatch` records a transaction, so queued stores are not held up), by then mostly
+// after the sync or page load that made it, instead of on the cores serving it. A search never
+// misses a stored record: a read that matches text first indexes whatever still waits.
+//
 // Bounds: the log keeps the sum of its records' sizes (`sizeInBytes`) in a one-row table updated
 // in the same transaction as every insert and delete, so deciding whether to evict is one row
 // read per flush. Over `maxBytes`, the oldest records are deleted by one id range down to 90% of
@@ -36,16 +42,21 @@ public final class RequestLog: Sendable, StoreFile {
         /// How long, in seconds, an enqueued record waits for others to be stored with it in one
         /// transaction (`flush` stores it at once); 0 queues the write at once.
         public var batchingDelay: TimeInterval
+        /// How long, in seconds, stored records wait before they are added to the full-text index, so
+        /// that a burst is indexed in one pass after it (a text search indexes them at once); 0 indexes
+        /// them in the transaction that stores them.
+        public var indexingDelay: TimeInterval
 
-        /// Creates a configuration; the defaults are 50 MB and 7 days on the system clock, and records
-        /// stored within 50 ms of being enqueued.
+        /// Creates a configuration; the defaults are 50 MB and 7 days on the system clock, records
+        /// stored within 50 ms of being enqueued and indexed a second after they are stored.
         public init(maxBytes: Int64 = 50 * 1024 * 1024, maxAge: TimeInterval = 7 * 86400,
                     now: @escaping @Sendable () -> Date = Date.init,
-                    batchingDelay: TimeInterval = 0.05) {
+                    batchingDelay: TimeInterval = 0.05, indexingDelay: TimeInterval = 1) {
             self.maxBytes = maxBytes
             self.maxAge = maxAge
             self.now = now
             self.batchingDelay = batchingDelay
+            self.indexingDelay = indexingDelay
         }
     }
 
@@ -55,6 +66,8 @@ public final class RequestLog: Sendable, StoreFile {
         var pending: [RequestRecord] = []
         /// Whether a queued write will store `pending` (so that a burst queues only one).
         var isFlushScheduled = false
+        /// Whether an indexing pass is queued (so that a burst queues only one).
+        var isIndexingScheduled = false
         /// Records enqueued and neither committed nor dropped yet, including those a write has taken
         /// from `pending` and not committed: a read waits for them, so it sees every request made.
         var unstored = 0
@@ -78,6 +91,11 @@ public final class RequestLog: Sendable, StoreFile {
     /// the buffer must not grow without bound if the disk stalls.
     static let maxPendingRecords = 10_000
 
+    /// How many records one background indexing transaction adds at most: a long backlog (a log
+    /// written by a process that stopped before indexing it) is indexed without holding up the
+    /// stores queued behind it.
+    static let indexingBatch = 2_000
+
     init(writer: any DatabaseWriter, path: String?, configuration: Configuration) throws {
         self.writer = writer
         self.path = path
@@ -87,6 +105,8 @@ public final class RequestLog: Sendable, StoreFile {
         } catch {
             throw AppDatabase.storageError(error, while: "prepare the request log's schema", path: path)
         }
+        // Records an earlier process stored and did not index yet.
+        if (try? writer.read(Self.hasUnindexedRecords)) == true { scheduleIndexing() }
     }
 
     /// Opens (creating it and its parent folders if needed) and migrates the log file at `path`;
@@ -132,8 +152,10 @@ public final class RequestLog: Sendable, StoreFile {
             taken = try? storePending(db)
             let id = try Self.insert([record], db)
             try evictIfNeeded(db)
+            try indexIfImmediate(db)
             return id
         }
+        scheduleIndexing()
         // Consecutive: this transaction stored the queued records, then this one.
         announce(.stored((taken?.lowerBound ?? id)...id))
         return id
@@ -192,13 +214,16 @@ public final class RequestLog: Sendable, StoreFile {
     public func records(matching filter: RequestFilter) throws -> [RequestRecord] {
         guard filter.limit > 0 else { return [] }
         storeWaitingRecords()
+        try indexWaitingRecords(for: filter)
         return try read("search the request log") { db in try Self.fetchRecords(matching: filter, db) }
     }
 
     /// The records among `ids` matching `filter`, newest first, without bodies or headers: what a live
     /// console shows of records just committed. Those ids are stored already, so unlike `records(matching:)`
-    /// this neither stores the queued records nor waits for the writer (which would break its batches up).
+    /// this neither stores the queued records nor waits for the writer (which would break its batches up),
+    /// unless `filter` matches text: the records are then indexed first.
     public func committedRecords(_ ids: ClosedRange<Int64>, matching filter: RequestFilter) throws -> [RequestRecord] {
+        try indexWaitingRecords(for: filter)
         var range = filter
         range.afterID = ids.lowerBound - 1
         range.beforeID = ids.upperBound + 1
@@ -210,6 +235,7 @@ public final class RequestLog: Sendable, StoreFile {
     /// limit does not apply): what an export needs. One statement reads each page of 500.
     public func fullRecords(matching filter: RequestFilter, maximum: Int = 100_000) throws -> [RequestRecord] {
         storeWaitingRecords()
+        try indexWaitingRecords(for: filter)
         var result: [RequestRecord] = []
         var page = filter
         while result.count < maximum {
@@ -266,8 +292,56 @@ public final class RequestLog: Sendable, StoreFile {
             taken = try? storePending(db)
             try evictExpired(db)
             try evictOversized(db)
+            try indexIfImmediate(db)
         }
-        if let taken { announce(.stored(taken)) }
+        guard let taken else { return }
+        scheduleIndexing()
+        announce(.stored(taken))
+    }
+
+    /// Adds every stored record not indexed yet to the full-text index now (they are otherwise indexed
+    /// `indexingDelay` after they are stored, or before a text search); returns whether any waited.
+    @discardableResult
+    public func updateSearchIndex() throws -> Bool {
+        guard try read("look for requests to index", Self.hasUnindexedRecords) else { return false }
+        try write("index the request log") { db in _ = try Self.indexStoredRecords(maximum: nil, db) }
+        return true
+    }
+
+    /// Before a read that matches text: indexes the records still waiting, so that none is missed.
+    private func indexWaitingRecords(for filter: RequestFilter) throws {
+        guard let text = filter.text, text.contains(where: { !$0.isWhitespace }) else { return }
+        try updateSearchIndex()
+    }
+
+    /// With no indexing delay, indexes what the caller's transaction stored, in it.
+    private func indexIfImmediate(_ db: Database) throws {
+        guard configuration.indexingDelay <= 0 else { return }
+        _ = try Self.indexStoredRecords(maximum: nil, db)
+    }
+
+    /// Queues one indexing pass `indexingDelay` from now, unless one is queued already; a pass that
+    /// leaves records waiting (more than `indexingBatch`) queues the next at once. A failed pass is
+    /// left to the next store or search, which index what still waits.
+    func scheduleIndexing(after delay: TimeInterval? = nil) {
+        let delay = delay ?? configuration.indexingDelay
+        guard configuration.indexingDelay > 0 else { return }
+        let shouldSchedule = state.withLock { state in
+            defer { state.isIndexingScheduled = true }
+            return !state.isIndexingScheduled
+        }
+        guard shouldSchedule else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
+            writer.asyncWriteWithoutTransaction { [self] db in
+                state.withLock { $0.isIndexingScheduled = false }
+                var more = false
+                try? db.inTransaction {
+                    more = try Self.indexStoredRecords(maximum: Self.indexingBatch, db)
+                    return .commit
+                }
+                if more { scheduleIndexing(after: 0) }
+            }
+        }
     }
 
     /// Stores the enqueued records before a read, so that it sees every request already made.
@@ -326,8 +400,10 @@ public final class RequestLog: Sendable, StoreFile {
                 try db.inTransaction {
                     lastID = try Self.insert(records, db)
                     try evictIfNeeded(db)
+                    try indexIfImmediate(db)
                     return .commit
                 }
+                scheduleIndexing()
             }
         } catch {
             state.withLock { $0.dropped += records.count }

@@ -104,6 +104,105 @@ struct RequestLogIndexingTests {
         #expect(try log.records(matching: RequestFilter()).map(\.url).first == "https://a.test/third")
     }
 
+    // MARK: - Deferred indexing
+
+    /// Whether stored records wait to be indexed.
+    static func waitsToIndex(_ log: RequestLog) throws -> Bool {
+        try log.writer.read(RequestLog.hasUnindexedRecords)
+    }
+
+    @Test("stored records are indexed by a pass of their own after the indexing delay, with no search asking")
+    func indexesAfterTheDelay() async throws {
+        // Given a log indexing 50 ms after a store
+        let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 0.05))
+
+        // When a burst is stored
+        for index in 0..<3 { log.enqueue(Log.record("https://a.test/\(index)", responseBody: "{\"w\":\"squanchy\(index)\"}")) }
+        try log.flush()
+
+        // Then it waits to be indexed right after, and is indexed soon (polled for up to 10 s) without a search
+        #expect(try Self.waitsToIndex(log))
+        for _ in 0..<200 where try Self.waitsToIndex(log) { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(try !Self.waitsToIndex(log))
+        #expect(try Log.urls(log, RequestFilter(text: "squanchy1")) == ["https://a.test/1"])
+        try Log.checkIndexIntegrity(log)
+    }
+
+    @Test("a text search, a live read and an export find records stored a moment ago, before their indexing pass")
+    func searchIndexesWhatWaits() throws {
+        // Given a log that would index only after an hour, holding records stored just now
+        let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 3600))
+        let first = try log.append(Log.record("https://a.test/first", responseBody: "{\"w\":\"meeseeks\"}"))
+        let second = try log.append(Log.record("https://a.test/second", responseBody: "{\"w\":\"gromflomite\"}"))
+        #expect(try Self.waitsToIndex(log))
+
+        // When they are searched by a body word (the list, the live console's read, an export)
+        // Then each finds them, and a search without words indexes nothing
+        #expect(try log.committedRecords(first...second, matching: RequestFilter(text: "meeseeks")).map(\.url) == ["https://a.test/first"])
+        let third = try log.append(Log.record("https://a.test/third", responseBody: "{\"w\":\"meeseeks\"}"))
+        #expect(try log.fullRecords(matching: RequestFilter(text: "meeseeks")).map(\.id) == [third, first])
+        log.enqueue(Log.record("https://a.test/fourth", responseBody: "{\"w\":\"gromflomite\"}"))
+        _ = try log.records(matching: RequestFilter(text: "  "))
+        #expect(try Self.waitsToIndex(log))
+        #expect(try Log.urls(log, RequestFilter(text: "gromflomite")) == ["https://a.test/fourth", "https://a.test/second"])
+        #expect(try !Self.waitsToIndex(log))
+        try Log.checkIndexIntegrity(log)
+    }
+
+    @Test("evicting records that were never indexed leaves a whole index, which finds only the records kept")
+    func evictingUnindexedRecordsKeepsTheIndexWhole() throws {
+        // Given a log bounded to about 20 records of 2 KB, indexing only when asked, whose first
+        // records are indexed and the rest not
+        let clock = Log.TestClock()
+        var configuration = Log.configuration(maxBytes: 40_000, maxAge: 3600, clock: clock)
+        configuration.indexingDelay = 3600
+        let log = try RequestLog.inMemory(configuration: configuration)
+        let body = String(repeating: "x", count: 2000)
+        for index in 0..<5 { try log.append(Log.record("https://a.test/indexed/\(index)", startedAt: clock.now, responseBody: "{\"w\":\"early\(index) \(body)\"}")) }
+        try log.updateSearchIndex()
+        clock.advance(by: 1)
+
+        // When many more records are stored, evicting the indexed ones and some never indexed,
+        // and then the oldest kept ones expire
+        for index in 0..<60 { try log.append(Log.record("https://a.test/late/\(index)", startedAt: clock.now, responseBody: "{\"w\":\"late\(index) \(body)\"}")) }
+        let kept = try log.count()
+        #expect(kept < 60)
+        clock.advance(by: 3500)
+        for index in 60..<65 { try log.append(Log.record("https://a.test/late/\(index)", startedAt: clock.now, responseBody: "{\"w\":\"late\(index) \(body)\"}")) }
+        clock.advance(by: 200)
+        try log.evict()
+
+        // Then FTS5 finds its index whole, and a word finds exactly the records kept
+        try Log.checkIndexIntegrity(log)
+        #expect(try Log.urls(log, RequestFilter(text: "early0")).isEmpty)
+        #expect(try Log.urls(log, RequestFilter(text: "late0")).isEmpty)
+        #expect(try Log.urls(log, RequestFilter(text: "late64")) == ["https://a.test/late/64"])
+        #expect(try log.count() == 5)
+    }
+
+    @Test("records a stopped process stored and never indexed are indexed when the log is opened again")
+    func indexesWhatAnEarlierProcessLeft() async throws {
+        // Given a log file holding records never indexed (the process stopped first)
+        let (folder, path) = try Log.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let log = try RequestLog.open(at: path, configuration: RequestLog.Configuration(indexingDelay: 3600))
+            for index in 0..<3 { try log.append(Log.record("https://a.test/\(index)", responseBody: "{\"w\":\"birdperson\(index)\"}")) }
+            #expect(try Self.waitsToIndex(log))
+        }
+
+        // When it is opened again and nothing is searched
+        let log = try RequestLog.open(at: path, configuration: RequestLog.Configuration(indexingDelay: 0.05))
+
+        // Then they are indexed soon (polled for up to 10 s), and found
+        for _ in 0..<200 where try Self.waitsToIndex(log) { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(try !Self.waitsToIndex(log))
+        #expect(try Log.urls(log, RequestFilter(text: "birdperson2")) == ["https://a.test/2"])
+        try Log.checkIndexIntegrity(log)
+    }
+
     // MARK: - Migration
 
     @Test("a log written by the first schema is migrated: its records are searchable by body words and stay bounded")
@@ -141,8 +240,9 @@ struct RequestLogIndexingTests {
         let log = try RequestLog.open(at: path, configuration: RequestLog.Configuration(
             maxBytes: 50 * 1024 * 1024, now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }))
 
-        // Then the old records are found by their body words, the index is whole, and their size
-        // now counts the words stored for the index
+        // Then the old records count as indexed (v5), are found by their body words, the index is
+        // whole, and their size now counts the words stored for the index
+        #expect(try !Self.waitsToIndex(log))
         #expect(try Log.urls(log, RequestFilter(text: "gazorpazorp")) == ["https://a.test/old/0"])
         #expect(try Log.urls(log, RequestFilter(text: "old record")).count == 2)
         try Log.checkIndexIntegrity(log)
