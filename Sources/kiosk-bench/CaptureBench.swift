@@ -68,7 +68,7 @@ func captureBenchmarks(demo: DemoUpstream, quick: Bool, rulesPresent: Bool = fal
         let rules = rulesPresent ? " with 8 rewrite rules matching none of its requests (the web app up; capture on, 2 consoles on /debug/events)" : ""
         print(String(format: "%@ rickandmorty sync%@, 42 pages of 200s, capture off: %.0f pages/s (%d syncs, median %.0f)",
                      label, rules, offRate, off.count, percentile(off, 50)))
-        print(String(format: "%@ same with capture on (each exchange logged with its 18 KB body, stored and indexed): %.0f pages/s (median %.0f)",
+        print(String(format: "%@ same with capture on (each exchange logged with its 18 KB body, stored; its words indexed apart, below): %.0f pages/s (median %.0f)",
                      label, onRate, percentile(on, 50)))
         print(String(format: "%@ capture on / off throughput: %.0f%% (median of %d paired rounds; totals %.0f%%)  (target >= %d%%)",
                      label, percentile(pairedRatios, 50) * 100, pairedRatios.count, onRate / offRate * 100, rulesPresent ? 93 : 90))
