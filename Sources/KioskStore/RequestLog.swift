@@ -214,7 +214,7 @@ public final class RequestLog: Sendable, StoreFile {
     public func records(matching filter: RequestFilter) throws -> [RequestRecord] {
         guard filter.limit > 0 else { return [] }
         storeWaitingRecords()
-        try indexWaitingRecords(for: filter)
+        indexWaitingRecords(for: filter)
         return try read("search the request log") { db in try Self.fetchRecords(matching: filter, db) }
     }
 
@@ -223,7 +223,7 @@ public final class RequestLog: Sendable, StoreFile {
     /// this neither stores the queued records nor waits for the writer (which would break its batches up),
     /// unless `filter` matches text: the records are then indexed first.
     public func committedRecords(_ ids: ClosedRange<Int64>, matching filter: RequestFilter) throws -> [RequestRecord] {
-        try indexWaitingRecords(for: filter)
+        indexWaitingRecords(for: filter)
         var range = filter
         range.afterID = ids.lowerBound - 1
         range.beforeID = ids.upperBound + 1
@@ -235,7 +235,7 @@ public final class RequestLog: Sendable, StoreFile {
     /// limit does not apply): what an export needs. One statement reads each page of 500.
     public func fullRecords(matching filter: RequestFilter, maximum: Int = 100_000) throws -> [RequestRecord] {
         storeWaitingRecords()
-        try indexWaitingRecords(for: filter)
+        indexWaitingRecords(for: filter)
         var result: [RequestRecord] = []
         var page = filter
         while result.count < maximum {
@@ -309,9 +309,11 @@ public final class RequestLog: Sendable, StoreFile {
     }
 
     /// Before a read that matches text: indexes the records still waiting, so that none is missed.
-    private func indexWaitingRecords(for filter: RequestFilter) throws {
+    /// When that cannot be written (a full disk, another process holding the file), the search still
+    /// runs over what is indexed, as every read keeps working then.
+    private func indexWaitingRecords(for filter: RequestFilter) {
         guard let text = filter.text, text.contains(where: { !$0.isWhitespace }) else { return }
-        try updateSearchIndex()
+        _ = try? updateSearchIndex()
     }
 
     /// With no indexing delay, indexes what the caller's transaction stored, in it.
