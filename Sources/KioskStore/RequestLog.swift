@@ -100,6 +100,18 @@ public final class RequestLog: Sendable, StoreFile {
         self.writer = writer
         self.path = path
         self.configuration = configuration
+        // A log a newer Kiosk has written may keep its records in a way this build does not know (since
+        // v5, which records are indexed): writing it would corrupt its full-text index, so it is refused.
+        let isNewer: Bool
+        do {
+            isNewer = try writer.read(Self.migrator.hasBeenSuperseded)
+        } catch {
+            throw AppDatabase.storageError(error, while: "read the request log's schema", path: path)
+        }
+        guard !isNewer else {
+            throw KioskError.storage("the request log \(path ?? "in memory") was written by a newer version of Kiosk: "
+                + "move it aside (or use that version) to capture requests with this one.")
+        }
         do {
             try Self.migrator.migrate(writer)
         } catch {
@@ -304,7 +316,9 @@ public final class RequestLog: Sendable, StoreFile {
     @discardableResult
     public func updateSearchIndex() throws -> Bool {
         guard try read("look for requests to index", Self.hasUnindexedRecords) else { return false }
-        try write("index the request log") { db in _ = try Self.indexStoredRecords(maximum: nil, db) }
+        // A transaction per batch: stores queued meanwhile (the writer runs accesses in order) are not
+        // held up by a long backlog.
+        while try write("index the request log", { db in try Self.indexStoredRecords(maximum: Self.indexingBatch, db) }) {}
         return true
     }
 
@@ -323,8 +337,8 @@ public final class RequestLog: Sendable, StoreFile {
     }
 
     /// Queues one indexing pass `indexingDelay` from now, unless one is queued already; a pass that
-    /// leaves records waiting (more than `indexingBatch`) queues the next at once. A failed pass is
-    /// left to the next store or search, which index what still waits.
+    /// leaves records waiting (more than `indexingBatch`) queues the next at once, and a failed pass
+    /// (a full disk, the file locked by another process) tries again after the delay.
     func scheduleIndexing(after delay: TimeInterval? = nil) {
         let delay = delay ?? configuration.indexingDelay
         guard configuration.indexingDelay > 0 else { return }
@@ -337,11 +351,15 @@ public final class RequestLog: Sendable, StoreFile {
             writer.asyncWriteWithoutTransaction { [self] db in
                 state.withLock { $0.isIndexingScheduled = false }
                 var more = false
-                try? db.inTransaction {
-                    more = try Self.indexStoredRecords(maximum: Self.indexingBatch, db)
-                    return .commit
+                do {
+                    try db.inTransaction {
+                        more = try Self.indexStoredRecords(maximum: Self.indexingBatch, db)
+                        return .commit
+                    }
+                    if more { scheduleIndexing(after: 0) }
+                } catch {
+                    scheduleIndexing()
                 }
-                if more { scheduleIndexing(after: 0) }
             }
         }
     }

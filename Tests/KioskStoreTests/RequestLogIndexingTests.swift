@@ -113,9 +113,9 @@ struct RequestLogIndexingTests {
 
     @Test("stored records are indexed by a pass of their own after the indexing delay, with no search asking")
     func indexesAfterTheDelay() async throws {
-        // Given a log indexing 50 ms after a store
+        // Given a log indexing half a second after a store
         let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
-            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 0.05))
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 0.5))
 
         // When a burst is stored
         for index in 0..<3 { log.enqueue(Log.record("https://a.test/\(index)", responseBody: "{\"w\":\"squanchy\(index)\"}")) }
@@ -201,6 +201,31 @@ struct RequestLogIndexingTests {
         #expect(try !Self.waitsToIndex(log))
         #expect(try Log.urls(log, RequestFilter(text: "birdperson2")) == ["https://a.test/2"])
         try Log.checkIndexIntegrity(log)
+    }
+
+    @Test("a log written by a newer Kiosk is refused with a message saying so, and left as it was")
+    func refusesANewerLog() throws {
+        // Given a log file that a later version migrated further than this one knows
+        let (folder, path) = try Log.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let log = try RequestLog.open(at: path, configuration: Log.configuration())
+            try log.append(Log.record("https://a.test/kept"))
+            try log.writer.write { db in
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
+            }
+        }
+
+        // When this version opens it
+        // Then it is refused, naming the file and what to do, and the record is still there
+        #expect {
+            _ = try RequestLog.open(at: path, configuration: Log.configuration())
+        } throws: { error in
+            let message = (error as? KioskError)?.description ?? ""
+            return message.contains(path) && message.contains("newer version of Kiosk") && message.contains("move it aside")
+        }
+        let pool = try DatabasePool(path: path)
+        #expect(try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM logEntry") } == 1)
     }
 
     // MARK: - Migration
