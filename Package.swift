@@ -76,10 +76,22 @@ let package = Package(
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        // What every listener of Kiosk shares: the Host and peer guard, and the request head deadline.
+        .target(
+            name: "KioskListener",
+            dependencies: [
+                "KioskCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "KioskDemoUpstream",
             dependencies: [
-                "KioskCore",
+                "KioskCore", "KioskListener",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -90,9 +102,10 @@ let package = Package(
         .target(
             name: "KioskWeb",
             dependencies: [
-                "KioskCore", "KioskApp", "KioskDebugger",
+                "KioskCore", "KioskApp", "KioskDebugger", "KioskListener",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -145,7 +158,8 @@ let package = Package(
                     swiftSettings: testSwiftSettings),
         .testTarget(
             name: "KioskAppTests",
-            dependencies: ["KioskApp", "KioskCore", "KioskNetwork", "KioskSources", "KioskStore", "KioskTestSupport"],
+            dependencies: ["KioskApp", "KioskCore", "KioskNetwork", "KioskSources", "KioskStore", "KioskTestSupport",
+                           .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
@@ -164,7 +178,11 @@ let package = Package(
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl"),
                            .product(name: "X509", package: "swift-certificates"),
-                           .product(name: "Crypto", package: "swift-crypto")],
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           // The listener tests: raw connections and the HTTP/1 types AsyncHTTPClient speaks.
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

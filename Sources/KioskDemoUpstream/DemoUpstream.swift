@@ -1,6 +1,7 @@
 public import Foundation
 import Hummingbird
 public import KioskCore
+import KioskListener
 
 // The entirety of KioskDemoUpstream's public API. Everything else in the module is internal.
 
@@ -216,7 +217,7 @@ public actor DemoUpstream {
         let api = try await openAPIListener(port: core.state.apiPort == 0 ? configuration.port : core.state.apiPort)
         do {
             controlListener = try await RunningListener.launch(
-                responder: ControlRouter.build(upstream: self).buildResponder(),
+                responder: ControlRouter.build(upstream: self).buildResponder(), policy: controlPolicy,
                 host: configuration.host, port: configuration.controlPort
             ) { [core] port in core.state.setControlPort(port) }
         } catch {
@@ -285,6 +286,18 @@ public actor DemoUpstream {
 
     // MARK: - Listener management
 
+    /// Who the control listener answers: loopback names and addresses, from this machine when it listens on
+    /// loopback (a web page reaching it through a rebound DNS name could switch faults on).
+    nonisolated var controlPolicy: ListenerPolicy {
+        ListenerPolicy(names: [], peers: IPAddress.isLoopback(host: configuration.host) ? .loopback : .localNetworks(also: []))
+    }
+
+    /// The API listener answers the same, and the host its answers name when that is not its own
+    /// (`demo.invalid` when Kiosk embeds it).
+    nonisolated var apiPolicy: ListenerPolicy {
+        ListenerPolicy(names: configuration.publicBaseURL?.host().map { [$0] } ?? [], peers: controlPolicy.peers)
+    }
+
     /// Replaces the faults with `change(current)` in one step of the queue, so concurrent partial
     /// updates (two `PUT /faults`) cannot lose each other's fields. Returns the new settings.
     func updateFaults(_ change: @Sendable (FaultSettings) -> FaultSettings) async throws -> FaultSettings {
@@ -299,7 +312,7 @@ public actor DemoUpstream {
 
     private func openAPIListener(port: Int) async throws -> RunningListener {
         let listener = try await RunningListener.launch(
-            responder: APIResponder(core: core), host: configuration.host, port: port
+            responder: APIResponder(core: core), policy: apiPolicy, host: configuration.host, port: port
         ) { [core] port in
             // Runs before the first connection is accepted, so every response sees the final base URL.
             core.state.setAPIPort(port)

@@ -49,6 +49,37 @@ extension AppDatabase {
                 t.column("lastSeenAt", .double).notNull()
             }
         }
+        migrator.registerMigration("v6") { db in
+            // The pairing window (AppDatabase+Devices.swift): at most one open code, stored as a salted hash, with
+            // its expiry and its wrong tries, shared by `serve --lan` and `kiosk devices pair` in other processes.
+            try db.create(table: "pairingCode") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("salt", .blob).notNull()
+                t.column("codeHash", .text).notNull()
+                t.column("createdAt", .double).notNull()
+                t.column("expiresAt", .double).notNull()
+                t.column("failures", .integer).notNull().defaults(to: 0)
+            }
+            // Idempotency keys belong to the device that sent them (its scope), so one device can neither replay
+            // nor block another's writes; keys recorded before belong to this machine's own browsers.
+            try db.create(table: "writeKeyScoped") { t in
+                t.column("scope", .text).notNull()
+                t.column("key", .text).notNull()
+                t.column("fingerprint", .text).notNull()
+                t.column("status", .integer).notNull()
+                t.column("location", .text)
+                t.column("createdAt", .double).notNull()
+                t.primaryKey(["scope", "key"])
+            }
+            try db.execute(sql: """
+                INSERT INTO writeKeyScoped (scope, key, fingerprint, status, location, createdAt)
+                SELECT ?, key, fingerprint, status, location, createdAt FROM writeKey
+                """, arguments: [AppDatabase.localWriteScope])
+            try db.drop(table: "writeKey")
+            try db.rename(table: "writeKeyScoped", to: "writeKey")
+            try db.create(index: "writeKey_on_createdAt", on: "writeKey", columns: ["createdAt"])
+            try db.create(index: "writeKey_on_scope_createdAt", on: "writeKey", columns: ["scope", "createdAt"])
+        }
         return migrator
     }()
 

@@ -19,12 +19,17 @@ extension DebugController {
     /// or browser closes a quiet connection.
     static let heartbeatInterval: Duration = .seconds(15)
 
+    /// How often an open stream asks again whether its browser may still read it (its device still paired,
+    /// its debugger session not expired); it ends once not.
+    static let authorizationRecheckInterval: Duration = .seconds(5)
+
     /// How long a browser waits before reconnecting a dropped stream, in milliseconds (SSE's `retry:`).
     static let reconnectDelayMilliseconds = 1000
 
-    /// The `/debug/events` response: an endless `text/event-stream` that ends when the client leaves or
-    /// the server stops.
-    func liveEvents(_ request: Request) throws -> Response {
+    /// The `/debug/events` response: an endless `text/event-stream` that ends when the client leaves, the
+    /// server stops, or what let the browser in no longer holds (`stillAuthorized`, asked every `recheck`).
+    func liveEvents(_ request: Request, stillAuthorized: @escaping @Sendable () -> Bool,
+                    recheck: Duration = authorizationRecheckInterval) throws -> Response {
         let (filterQuery, since) = Self.splitSince(request.uri.query)
         let query = try FormInput.decode(DebugFilterQuery.self, from: filterQuery)
         if let error = query.syntaxError { throw WebError.badRequest(error.description) }
@@ -47,9 +52,21 @@ extension DebugController {
                     feed.yield(ByteBuffer(string: ": heartbeat\n\n"))
                 }
             }
+            // A revoked device or an expired session is not told anything more: the stream ends, and the
+            // browser's reconnection is refused at the gate.
+            let authorization = Task {
+                while !Task.isCancelled {
+                    do { try await Task.sleep(for: recheck) } catch { return }
+                    if !stillAuthorized() {
+                        feed.finish()
+                        return
+                    }
+                }
+            }
             defer {
                 forward.cancel()
                 heartbeat.cancel()
+                authorization.cancel()
             }
             // A stream never ends on its own, and a stopping server waits for its requests: it ends
             // them when it starts shutting down (the browser reconnects to the next server).

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import KioskApp
@@ -14,7 +15,7 @@ struct DebugController: Sendable {
     /// The console's routes form one group under `/debug`, behind `DebugAccessMiddleware`; only the token
     /// form's target, `/debug/login`, is outside it (it is how a locked browser gets in).
     func register(on router: Router<WebRequestContext>) {
-        router.post("/debug/login") { request, _ in try await access.login(request) }
+        router.post("/debug/login") { request, context in try await access.login(request, context: context) }
         let debug = router.group("debug").add(middleware: DebugAccessMiddleware(access: access))
         debug.get { request, context in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
@@ -28,7 +29,9 @@ struct DebugController: Sendable {
                                                       live: query.before == nil && query.syntaxError == nil, context: context.view),
                                   status: query.syntaxError == nil ? .ok : .badRequest)
         }
-        debug.get("events") { request, _ in try liveEvents(request) }
+        debug.get("events") { request, context in
+            try liveEvents(request, stillAuthorized: context.stillAuthorized, recheck: access.recheckInterval)
+        }
         debug.get("diff") { request, context in
             Pages.response(DebugPages.diff(try diff(request), context: context.view))
         }
@@ -221,60 +224,113 @@ struct DebugController: Sendable {
 /// user's reading), so by default only a loopback listener serves it; with a token configured, any
 /// listener serves it to a browser that proved it knows the token.
 struct DebugAccess: Sendable {
-    /// The shared secret, when one is configured.
+    /// The shared secret, when one is configured (at least `minimumTokenLength` visible ASCII characters).
     let token: String?
     /// Whether the web app listens on a loopback address only.
     let isLoopback: Bool
-    /// Whether the token's cookie is `Secure` (served over HTTPS).
+    /// Whether the session cookie is `Secure` (served over HTTPS).
     var secureCookies = false
+    /// The clock sessions expire by.
+    var now: @Sendable () -> Date = { Date() }
+    /// Wrong tokens, rate-limited per client.
+    var attempts = ClientAttempts(now: { Date() })
+    /// The peer wrong tokens are counted under.
+    var peer: PeerReader = socketPeer
+    /// How often an open live stream asks whether its browser may still read it.
+    var recheckInterval: Duration = DebugController.authorizationRecheckInterval
 
     static let cookieName = "kiosk_debug"
+    /// The shortest token accepted: 24 characters (`openssl rand -hex 16` gives 32).
+    static let minimumTokenLength = 24
+    /// How long a session lasts after the token was entered.
+    static let sessionLifetime: TimeInterval = 12 * 3600
 
-    /// Throws a 403 page (with a token form when a token is configured) unless the request may see the debugger.
-    func check(_ request: Request) throws {
-        if let token {
-            guard let presented = request.cookies[Self.cookieName]?.value,
-                  CSRFProtection.constantTimeEqual(presented, token) else {
+    /// Throws `invalidRequest` saying what is wrong when `token` cannot guard the debugger: too short to resist
+    /// guessing, or with characters other than visible ASCII.
+    static func validate(token: String) throws {
+        guard token.utf8.count >= minimumTokenLength else {
+            throw KioskError.invalidRequest("KIOSK_DEBUG_TOKEN has \(token.utf8.count) characters; it guards the request log and "
+                                            + "resends signed requests, so it needs at least \(minimumTokenLength) "
+                                            + "(`openssl rand -hex 16` makes one)")
+        }
+        guard token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw KioskError.invalidRequest("KIOSK_DEBUG_TOKEN holds characters other than visible ASCII (letters, digits, punctuation)")
+        }
+    }
+
+    /// Throws a 403 page (with a token form when a token is configured) unless the request may see the
+    /// debugger; returns when its session expires (nil without a token: loopback access does not expire).
+    func check(_ request: Request) throws -> Date? {
+        if token != nil {
+            guard let expiry = request.cookies[Self.cookieName].flatMap({ sessionExpiry($0.value) }) else {
                 throw WebError(status: .forbidden, title: "Debugger locked",
                                message: "Enter the debug token (KIOSK_DEBUG_TOKEN) to open the network debugger.",
                                retryPath: nil, showsDebugLogin: true)
             }
-            return
+            return expiry
         }
         guard isLoopback else {
-            throw WebError.forbidden("The network debugger is only served when Kiosk listens on loopback; "
+            throw WebError.forbidden("The network debugger is served without a token only when Kiosk listens on loopback; "
                                      + "set KIOSK_DEBUG_TOKEN to use it from another machine.")
         }
+        return nil
     }
 
-    /// `POST /debug/login`: a correct token sets the debug cookie and opens the console.
-    func login(_ request: Request) async throws -> Response {
+    /// `POST /debug/login`: a correct token sets a session cookie (derived from the token, never the token
+    /// itself) that opens the console for `sessionLifetime`. Wrong tokens are limited per client like
+    /// pairing codes (429 with `Retry-After`).
+    func login(_ request: Request, context: WebRequestContext) async throws -> Response {
         let form = try await CSRFProtection.verifiedForm(request).decode(DebugLoginForm.self)
         guard let token else { return WebController.seeOther("/debug") }
+        let client = ClientAttempts.client(peer(request, context))
+        if case .limited(let seconds) = attempts.attempt(by: client) {
+            throw WebError(status: .tooManyRequests, title: "Debugger locked",
+                           message: "Too many wrong tokens were tried from this address. Try again in \(seconds) s.",
+                           retryPath: nil, showsDebugLogin: true, retryAfter: seconds)
+        }
         guard let presented = form.token, CSRFProtection.constantTimeEqual(presented, token) else {
             throw WebError(status: .forbidden, title: "Debugger locked", message: "That is not the debug token.",
                            retryPath: nil, showsDebugLogin: true)
         }
-        guard let cookie = try? Cookie.validated(name: Self.cookieName, value: token, path: "/debug", secure: secureCookies,
-                                                httpOnly: true, sameSite: .strict) else {
-            throw WebError(status: .internalServerError, title: "Debugger locked",
-                           message: "KIOSK_DEBUG_TOKEN holds characters a cookie cannot carry; use letters, digits and - . _ ~ only.",
-                           retryPath: nil)
-        }
+        attempts.succeeded(by: client)
+        let expiry = Int(now().addingTimeInterval(Self.sessionLifetime).timeIntervalSince1970)
         var response = WebController.seeOther("/debug")
-        response.setCookie(cookie)
+        response.setCookie(Cookie(name: Self.cookieName, value: session(expiringAt: expiry, token: token),
+                                  maxAge: Int(Self.sessionLifetime), path: "/debug", secure: secureCookies, httpOnly: true,
+                                  sameSite: .strict))
         return response
+    }
+
+    /// A session cookie's value: its expiry (Unix seconds) and an HMAC of it keyed by the token, so only a
+    /// holder of the token can make one, it cannot be extended, and changing the token ends every session.
+    func session(expiringAt expiry: Int, token: String) -> String {
+        let key = SymmetricKey(data: SHA256.hash(data: Data(("kiosk debug session key " + token).utf8)))
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("kiosk debug session \(expiry)".utf8), using: key)
+        return "\(expiry).\(Hex.encode(mac))"
+    }
+
+    /// When the session of a cookie value expires, or nil when it is not one of this token's sessions or has expired.
+    func sessionExpiry(_ value: String) -> Date? {
+        guard let token else { return nil }
+        let parts = value.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, let expiry = Int(parts[0]),
+              CSRFProtection.constantTimeEqual(value, session(expiringAt: expiry, token: token)) else { return nil }
+        let date = Date(timeIntervalSince1970: TimeInterval(expiry))
+        return date > now() ? date : nil
     }
 }
 
 /// The one gate of the `/debug` group: every console page, JSON answer and form passes `DebugAccess.check`
-/// before its handler runs.
+/// before its handler runs; an answer that lasts (the live stream) ends when the session expires.
 struct DebugAccessMiddleware: RouterMiddleware {
     let access: DebugAccess
 
     func handle(_ request: Request, context: WebRequestContext,
                 next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
-        try access.check(request)
+        guard let expiry = try access.check(request) else { return try await next(request, context) }
+        var context = context
+        let earlier = context.stillAuthorized, now = access.now
+        context.stillAuthorized = { earlier() && now() < expiry }
         return try await next(request, context)
     }
 }

@@ -1,11 +1,14 @@
 public import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 public import KioskApp
 import KioskCore
+import KioskListener
 import Logging
+import NIOCore
 
 // The entirety of KioskWeb's public API: a configuration and the application builder, with what the
-// configuration's HTTPS and pairing take (`TLSMaterial`, `MachineAddresses`, `PairingCode`).
+// configuration's HTTPS and pairing take (`TLSMaterial`, `MachineAddresses`, `PairingConfiguration`).
 
 /// Where the web app listens; loopback by default so a reader is not exposed to the network by accident.
 public struct WebConfiguration: Sendable {
@@ -14,44 +17,83 @@ public struct WebConfiguration: Sendable {
     /// The TCP port (0 picks a free one).
     public var port: Int
     /// The network debugger's token: without one, `/debug` is served only on a loopback address; with
-    /// one, it is served anywhere to a browser that entered it.
+    /// one, it is served anywhere to a browser that entered it. At least `minimumDebugTokenLength` characters.
     public var debugToken: String?
     /// Serve HTTPS with this certificate and key instead of plain HTTP; cookies are then `Secure`.
     public var tls: TLSMaterial?
     /// Require browsers on other machines to pair first (`serve --lan`); loopback peers are not asked.
     public var pairing: PairingConfiguration?
+    /// Host names answered beyond loopback's, the certificate's and (off loopback) the machine's own: each an
+    /// exact name or `.example.com` for a domain and its subdomains (`serve --allowed-host`).
+    public var allowedHosts: [String]
+    /// Off loopback, serve peers from any address, not only this machine's networks and local ranges.
+    public var allowsGlobalPeers: Bool
+    /// How long a connection may take to deliver a request head, from opening or from its previous answer.
+    public var requestHeadTimeout: Duration
+    /// How long a connection may sit with nothing read while a request is being read or none is open.
+    public var idleTimeout: Duration
 
-    /// Loopback port 8080 over plain HTTP, open to every peer, unless told otherwise.
+    /// Loopback port 8080 over plain HTTP, answering loopback names, unless told otherwise.
     public init(host: String = "127.0.0.1", port: Int = 8080, debugToken: String? = nil, tls: TLSMaterial? = nil,
-                pairing: PairingConfiguration? = nil) {
+                pairing: PairingConfiguration? = nil, allowedHosts: [String] = [], allowsGlobalPeers: Bool = false,
+                requestHeadTimeout: Duration = .seconds(20), idleTimeout: Duration = .seconds(60)) {
         self.host = host
         self.port = port
         self.debugToken = debugToken.flatMap { $0.isEmpty ? nil : $0 }
         self.tls = tls
         self.pairing = pairing
+        self.allowedHosts = allowedHosts
+        self.allowsGlobalPeers = allowsGlobalPeers
+        self.requestHeadTimeout = requestHeadTimeout
+        self.idleTimeout = idleTimeout
     }
 
     /// Whether `host` is a loopback address, reachable from this machine only.
     public var isLoopback: Bool { IPAddress.isLoopback(host: host) }
+
+    /// The shortest debug token accepted.
+    public static let minimumDebugTokenLength = DebugAccess.minimumTokenLength
+
+    /// Throws `invalidRequest` saying what is wrong with the configuration: a debug token too short or with
+    /// characters a header cannot carry, an `allowedHosts` entry that is not a host name.
+    public func validate() throws {
+        if let debugToken { try DebugAccess.validate(token: debugToken) }
+        if let bad = allowedHosts.first(where: { !ListenerPolicy.isValidName($0) }) {
+            throw KioskError.invalidRequest("--allowed-host \(bad.prefix(80)) is not a host name (letters, digits, - and dots; "
+                                            + ".example.com for a domain and its subdomains; addresses are always answered)")
+        }
+    }
+
+    /// The names and peers this listener answers: loopback names always; the certificate's names; off
+    /// loopback, the machine's own names, and peers of local networks and of the machine's own networks.
+    func listenerPolicy(machineNames: [String], machineNetworks: [IPNetwork]) -> ListenerPolicy {
+        let certificateNames = tls?.names.filter { IPAddress(literal: $0) == nil } ?? []
+        let peers: PeerScope = isLoopback ? .loopback : allowsGlobalPeers ? .any : .localNetworks(also: machineNetworks)
+        return ListenerPolicy(names: allowedHosts + certificateNames + (isLoopback ? [] : machineNames), peers: peers,
+                              hint: "If you reach Kiosk under this name on purpose, start it with --allowed-host NAME.")
+    }
 }
 
-/// What pairing needs: the code this process accepts (the paired devices themselves are in the store).
+/// What pairing needs: who to tell of each pairing and each burned code (the codes and the paired devices
+/// themselves are in the store, through `Kiosk.devices`).
 public struct PairingConfiguration: Sendable {
-    /// The code `serve` prints; new at each start.
-    public var code: PairingCode
+    /// Called with a line for the person running `serve`: "Paired …", "The pairing code was burned …".
+    public var report: @Sendable (String) -> Void
 
-    /// Pairing with `code`.
-    public init(code: PairingCode) {
-        self.code = code
+    /// Pairing that reports to `report`.
+    public init(report: @escaping @Sendable (String) -> Void) {
+        self.report = report
     }
 }
 
 /// The web app over `kiosk`, ready to `runService()`; it serves the HTML screens, the JSON API, images and
 /// static files, over HTTPS when the configuration has TLS material, behind the pairing gate when it has
-/// pairing. `onListening` is called with the bound port once the server accepts connections (the
-/// configured port, or the one the system picked for port 0). Throws when the TLS material is refused.
+/// pairing, and answers only its own host names and peers (`WebConfiguration.listenerPolicy`). `onListening`
+/// is called with the bound port once the server accepts connections (the configured port, or the one the
+/// system picked for port 0). Throws when the TLS material or the configuration is refused.
 public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
                              onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+    try configuration.validate()
     var logger = Logger(label: "kiosk.web")
     logger.logLevel = .notice
     // Read at startup: `Bundle.module` stops the process when the resource bundle is not installed beside
@@ -60,15 +102,21 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
     StaticAssets.preload()
     let secure = configuration.tls != nil
     let pairing = configuration.pairing.map { pairing in
-        PairingGate(code: pairing.code, devices: kiosk.devices, attempts: PairingAttempts(now: kiosk.now), peer: PairingGate.socketPeer)
+        PairingGate(devices: kiosk.devices, attempts: ClientAttempts(now: kiosk.now), peer: socketPeer,
+                    onEvent: { pairing.report($0.line) })
     }
+    let debugAccess = DebugAccess(token: configuration.debugToken, isLoopback: configuration.isLoopback, secureCookies: secure,
+                                  now: kiosk.now, attempts: ClientAttempts(now: kiosk.now), peer: socketPeer)
+    let policy = configuration.listenerPolicy(machineNames: configuration.isLoopback ? [] : MachineAddresses.names(),
+                                              machineNetworks: configuration.isLoopback ? [] : MachineAddresses.networks())
+    let http1 = HTTP1Channel.Configuration(
+        additionalChannelHandlers: [RequestHeadDeadline(timeout: TimeAmount(configuration.requestHeadTimeout))],
+        idleTimeout: TimeAmount(configuration.idleTimeout))
     let tlsConfiguration = try configuration.tls?.serverConfiguration()
     return Application(
-        router: buildRouter(kiosk: kiosk, csrf: CSRFProtection(secureCookies: secure),
-                            debugAccess: DebugAccess(token: configuration.debugToken, isLoopback: configuration.isLoopback,
-                                                     secureCookies: secure),
-                            pairing: pairing),
-        server: try tlsConfiguration.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
+        router: buildRouter(kiosk: kiosk, csrf: CSRFProtection(secureCookies: secure), debugAccess: debugAccess,
+                            pairing: pairing, listener: policy),
+        server: try tlsConfiguration.map { try .tls(.http1(configuration: http1), tlsConfiguration: $0) } ?? .http1(configuration: http1),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                 serverName: "Kiosk"),
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
@@ -79,11 +127,11 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
 /// Every route of the web app, behind the pairing gate (when pairing is on), itself behind the middleware
 /// that turns errors into pages and adds security headers (so refusals carry them too), behind the language
 /// and CSRF middlewares (CSRF outermost, so error pages get the cookie too), which fill in the request's
-/// `WebRequestContext`; HEAD is answered as GET in front of all of it. The CSRF secret and the gate are
-/// parameters so tests can build the router with their own.
+/// `WebRequestContext`; HEAD is answered as GET in front of all of it, and the listener's guard in front of
+/// that. The CSRF secret, the gate and the policy are parameters so tests can build the router with their own.
 func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random(),
                  debugAccess: DebugAccess = DebugAccess(token: nil, isLoopback: true),
-                 pairing: PairingGate? = nil) -> WebRouter {
+                 pairing: PairingGate? = nil, listener: ListenerPolicy = .loopback()) -> WebRouter {
     let router = Router(context: WebRequestContext.self)
     router.add(middleware: CSRFMiddleware(protection: csrf))
     router.add(middleware: LanguageMiddleware())
@@ -96,16 +144,32 @@ func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random(),
     // The debugger first: its constant "/debug" segments must exist before the catalog's "/{source}" routes.
     DebugController(kiosk: kiosk, access: debugAccess).register(on: router)
     WebController(kiosk: kiosk).register(on: router)
-    return WebRouter(router: router)
+    return WebRouter(router: router, listener: listener)
 }
 
-/// The web app's router with HEAD answered in front of it (see `HeadAsGetResponder`).
+extension PairingEvent {
+    /// What `serve` prints.
+    var line: String {
+        switch self {
+        case .paired(let device, let peer):
+            "Paired \(device.name) (\(peer)) as device \(device.id); `kiosk devices revoke \(device.id)` undoes it."
+        case .burned(let peer):
+            "The pairing code was burned after \(PairedDevices.maximumPairingFailures) wrong tries (the last from \(peer)); "
+                + "`kiosk devices pair` shows a new one."
+        }
+    }
+}
+
+/// The web app's router with HEAD answered in front of it (see `HeadAsGetResponder`), behind the listener's
+/// guard (`GuardedResponder`): a request for another host name or from a peer not served reaches nothing.
 struct WebRouter: HTTPResponderBuilder {
     /// The routes as registered: GET and POST only; HEAD is never registered per route.
     let router: Router<WebRequestContext>
+    /// The names and peers answered.
+    let listener: ListenerPolicy
 
-    func buildResponder() -> HeadAsGetResponder<RouterResponder<WebRequestContext>> {
-        HeadAsGetResponder(base: router.buildResponder())
+    func buildResponder() -> GuardedResponder<HeadAsGetResponder<RouterResponder<WebRequestContext>>> {
+        GuardedResponder(policy: listener, base: HeadAsGetResponder(base: router.buildResponder()))
     }
 }
 

@@ -505,19 +505,22 @@ extension Language {
 
 /// The words of `/pair`: what the code is, where to find it, and why an attempt failed.
 struct PairingStrings: Sendable {
-    let title, intro, codeLabel, codeHint, submit, fingerprintHint, wrongCode, alreadyPaired: String
+    let title, intro, codeLabel, codeHint, submit, fingerprintHint, wrongCode, burned, noOpenCode, alreadyPaired: String
     let attemptsLeft: @Sendable (Int) -> String
     let tooMany: @Sendable (Int) -> String
 
     static let english = PairingStrings(
         title: "Pair this device",
         intro: "Kiosk is running on another computer of your network. To read it here, enter the pairing code that "
-            + "kiosk serve --lan shows in its terminal. You do this once per browser.",
+            + "kiosk serve --lan shows in its terminal, or that kiosk devices pair shows there. You do this once per browser.",
         codeLabel: "Pairing code", codeHint: "8 digits, like 1234-5678", submit: "Pair",
         fingerprintHint: "Before you enter it, check that the certificate fingerprint your browser shows matches the one in "
             + "that terminal.",
-        wrongCode: "That is not the pairing code. Check the terminal where kiosk serve --lan runs; the code changes each "
-            + "time it starts.",
+        wrongCode: "That is not the pairing code. Check the terminal where you asked for it.",
+        burned: "Too many wrong codes were tried, so that code no longer works: run kiosk devices pair on the computer running "
+            + "Kiosk for a new one.",
+        noOpenCode: "No pairing code is open: a code works once, for 10 minutes. Run kiosk devices pair on the computer running "
+            + "Kiosk and enter the code it shows.",
         alreadyPaired: "This browser is already paired: pairing again replaces nothing and adds a new device.",
         attemptsLeft: { $0 == 1 ? "1 more try this minute." : "\($0) more tries this minute." },
         tooMany: { "Too many wrong codes were tried. Try again in \($0) s." })
@@ -525,12 +528,16 @@ struct PairingStrings: Sendable {
     static let spanish = PairingStrings(
         title: "Vincular este dispositivo",
         intro: "Kiosk se está ejecutando en otro ordenador de tu red. Para leerlo aquí, escribe el código de vinculación "
-            + "que muestra kiosk serve --lan en su terminal. Solo hace falta una vez por navegador.",
+            + "que muestra kiosk serve --lan en su terminal, o el que muestra allí kiosk devices pair. Solo hace falta una vez "
+            + "por navegador.",
         codeLabel: "Código de vinculación", codeHint: "8 cifras, como 1234-5678", submit: "Vincular",
         fingerprintHint: "Antes de escribirlo, comprueba que la huella del certificado que muestra tu navegador coincide con "
             + "la de esa terminal.",
-        wrongCode: "Ese no es el código de vinculación. Mira la terminal donde se ejecuta kiosk serve --lan; el código "
-            + "cambia cada vez que se inicia.",
+        wrongCode: "Ese no es el código de vinculación. Mira la terminal donde lo pediste.",
+        burned: "Se han probado demasiados códigos incorrectos, así que ese código ya no sirve: ejecuta kiosk devices pair en el "
+            + "ordenador donde se ejecuta Kiosk para obtener otro.",
+        noOpenCode: "No hay ningún código de vinculación abierto: un código sirve una vez, durante 10 minutos. Ejecuta kiosk "
+            + "devices pair en el ordenador donde se ejecuta Kiosk y escribe el código que muestra.",
         alreadyPaired: "Este navegador ya está vinculado: vincularlo de nuevo no sustituye nada y añade otro dispositivo.",
         attemptsLeft: { $0 == 1 ? "Te queda 1 intento este minuto." : "Te quedan \($0) intentos este minuto." },
         tooMany: { "Se han probado demasiados códigos incorrectos. Vuelve a intentarlo en \($0) s." })

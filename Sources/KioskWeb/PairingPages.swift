@@ -15,8 +15,10 @@ struct PairingController: Sendable {
         router.get(RouterPath(Self.path)) { request, context in
             let query = try FormInput.decode(PairQuery.self, from: request.uri.query)
             let paired = try gate.device(request) != nil
-            return Pages.response(PairingPages.page(next: Self.next(query.next), notice: paired ? .alreadyPaired : nil,
-                                                    context: context.view))
+            var response = Pages.response(PairingPages.page(next: Self.next(query.next), notice: paired ? .alreadyPaired : nil,
+                                                            context: context.view))
+            if gate.carriesRevokedCookie(request) { gate.forgetRevokedDevice(&response) }
+            return response
         }
         router.post(RouterPath(Self.path)) { request, context in
             let form = try await CSRFProtection.verifiedForm(request).decode(PairForm.self)
@@ -30,16 +32,24 @@ struct PairingController: Sendable {
                 response.headers[.retryAfter] = String(seconds)
                 return response
             case .allowed(let remaining):
-                guard gate.code.matches(form.code ?? "") else {
-                    let message = strings.wrongCode + (remaining > 0 ? " " + strings.attemptsLeft(remaining) : "")
-                    return Pages.response(PairingPages.page(next: next, notice: .error(message), context: context.view),
-                                          status: .forbidden)
+                let peer = gate.peer(request, context)?.unmapped.description ?? "an unknown address"
+                let refused: String
+                switch try gate.devices.pair(typed: form.code ?? "", name: UserAgentSummary.summary(request.headers[.userAgent])) {
+                case .paired(let pairing):
+                    gate.attempts.succeeded(by: client)
+                    gate.onEvent(.paired(pairing.device, peer: peer))
+                    var response = WebController.seeOther(next)
+                    response.setCookie(gate.cookie(pairing.token))
+                    return response
+                case .wrong:
+                    refused = strings.wrongCode + (remaining > 0 ? " " + strings.attemptsLeft(remaining) : "")
+                case .burned:
+                    gate.onEvent(.burned(peer: peer))
+                    refused = strings.wrongCode + " " + strings.burned
+                case .noOpenCode:
+                    refused = strings.noOpenCode
                 }
-                gate.attempts.succeeded(by: client)
-                let pairing = try gate.devices.pair(name: UserAgentSummary.summary(request.headers[.userAgent]))
-                var response = WebController.seeOther(next)
-                response.setCookie(gate.cookie(pairing.token))
-                return response
+                return Pages.response(PairingPages.page(next: next, notice: .error(refused), context: context.view), status: .forbidden)
             }
         }
     }

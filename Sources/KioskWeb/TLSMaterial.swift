@@ -82,14 +82,23 @@ public struct TLSMaterial: Sendable {
         }
     }
 
-    /// The server side of NIOSSL's configuration: this chain and key, TLS 1.2 at least.
+    /// The server side of NIOSSL's configuration: this chain and key, TLS 1.2 at least, and for TLS 1.2 only
+    /// forward-secret AEAD suites (Mozilla's "intermediate" list: ECDHE with AES-GCM or ChaCha20-Poly1305; no
+    /// CBC, no RSA key exchange). TLS 1.3's suites are all AEAD.
     func serverConfiguration() throws -> TLSConfiguration {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: try chain.map { .certificate(try NIOSSLCertificate(bytes: $0, format: .der)) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)))
         configuration.minimumTLSVersion = .tlsv12
+        configuration.cipherSuites = Self.tls12CipherSuites
         return configuration
     }
+
+    /// The TLS 1.2 suites offered, in OpenSSL's names, strongest first.
+    static let tls12CipherSuites = [
+        "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",
+        "ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+    ].joined(separator: ":")
 
     // MARK: - The self-signed certificate of `serve --lan`
 
@@ -125,6 +134,10 @@ public struct TLSMaterial: Sendable {
             provenance = .created
         } else {
             do {
+                // A key others could read may have been copied: it is replaced, not served.
+                if let mode = othersCanRead(keyURL.path) {
+                    throw KioskError.invalidRequest("its key file was readable by others (mode \(String(mode, radix: 8)))")
+                }
                 let stored = try load(certificateFile: certificateURL.path, keyFile: keyURL.path)
                 guard stored.notValidAfter > now else { throw Expired(date: stored.notValidAfter) }
                 return (stored, .reused)
@@ -146,6 +159,15 @@ public struct TLSMaterial: Sendable {
     }
 
     private struct Expired: Error { let date: Date }
+
+    /// The permission bits of the file at `path` when its group or others may read or write it; nil when only
+    /// its owner can (or it cannot be examined, which loading it then reports).
+    public static func othersCanRead(_ path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        let mode = Int(status.st_mode) & 0o777
+        return mode & 0o066 == 0 ? nil : mode
+    }
 
     /// A new self-signed server certificate for `names` and `addresses` and its key, both PEM.
     static func generate(names: [String], addresses: [String], now: Date) throws -> (certificate: String, key: String) {
@@ -228,6 +250,27 @@ public enum MachineAddresses {
             return seen.insert(address).inserted ? address : nil
         }
         return addresses.filter { $0.bytes.count == 4 } + addresses.filter { $0.bytes.count == 16 }
+    }
+
+    /// The networks of the machine's global addresses (its interfaces' address and netmask; an IPv6 address
+    /// without one counts as its /64): the hosts there are the machine's neighbours, which `serve --lan`
+    /// serves as it serves private ranges. Local ranges are left out (every listener off loopback serves them).
+    public static func networks() -> [IPNetwork] {
+        let devices = (try? System.enumerateDevices()) ?? []
+        var seen = Set<IPNetwork>()
+        return devices.compactMap { device -> IPNetwork? in
+            guard let text = device.address?.ipAddress, let address = IPAddress(literal: text),
+                  !address.isLoopbackPeer, !address.isLocalNetworkPeer, !address.bytes.allSatisfy({ $0 == 0 }) else { return nil }
+            let mask = device.netmask?.ipAddress.flatMap(IPAddress.init(literal:))
+            let network = mask.flatMap { IPNetwork(address, netmask: $0) } ?? IPNetwork(address, prefixLength: address.bytes.count == 4 ? 32 : 64)
+            return network.flatMap { seen.insert($0).inserted ? $0 : nil }
+        }
+    }
+
+    /// The global addresses among `addresses`: reachable from the whole internet unless a firewall stands
+    /// in between.
+    public static func global(_ addresses: [IPAddress]) -> [IPAddress] {
+        addresses.filter { !$0.isLoopbackPeer && !$0.isLocalNetworkPeer }
     }
 
     /// The names a certificate for this machine carries: `localhost`, the host name, and its `.local`

@@ -65,19 +65,19 @@ struct WebController: Sendable {
         // path would shadow the GET list and detail routes. Each handler dispatches on the segments.
         // Each write may carry an Idempotency-Key: sent again, it is answered as the first time, not applied twice.
         router.post("/{source}/{id}") { request, context in
-            try await once(request) { request in
+            try await once(request, scope: context.writeScope) { request in
                 try await postTwo(try context.parameters.require("source"), try context.parameters.require("id"), request: request)
             }
         }
         // "/favorites" is a constant segment already (the GET page), so its POST route must be too.
         router.post("/favorites/{source}/{id}") { request, context in
-            try await once(request) { request in
+            try await once(request, scope: context.writeScope) { request in
                 try await postThree("favorites", try context.parameters.require("source"), try context.parameters.require("id"),
                                     request: request)
             }
         }
         router.post("/{source}/{id}/{action}") { request, context in
-            try await once(request) { request in
+            try await once(request, scope: context.writeScope) { request in
                 try await postThree(try context.parameters.require("source"), try context.parameters.require("id"),
                                     try context.parameters.require("action"), request: request)
             }
@@ -123,13 +123,13 @@ struct WebController: Sendable {
     static let replayedHeader = HTTPFields.Element.Name("X-Kiosk-Replayed")!
 
     /// Runs a POST handler once per idempotency key when the request has one; otherwise as it is. The key is
-    /// bound to the write it was first used for: its method, path and body.
-    private func once(_ request: Request, _ handler: (Request) async throws -> Response) async throws -> Response {
+    /// bound to the write it was first used for (its method, path and body) and to the device that sent it.
+    private func once(_ request: Request, scope: WriteScope, _ handler: (Request) async throws -> Response) async throws -> Response {
         guard let key = request.headers[Self.idempotencyKeyHeader] else { return try await handler(request) }
         var request = request
         let body = try await request.collectBody(upTo: CSRFProtection.maximumFormBytes)
         let fingerprint = Fingerprint.hex(Array("\(request.method.rawValue) \(request.uri.path)\n".utf8) + Array(buffer: body))
-        let answer = try await kiosk.catalog.once(key: key, fingerprint: fingerprint) {
+        let answer = try await kiosk.catalog.once(key: key, scope: scope, fingerprint: fingerprint) {
             let response = try await handler(request)
             return WriteAnswer(status: Int(response.status.code), location: response.headers[.location])
         }

@@ -12,6 +12,8 @@ struct WebError: Error, Sendable {
     var retryPath: String?
     /// Whether the page offers the debug token form (a locked debugger).
     var showsDebugLogin = false
+    /// Seconds to wait before trying again (a `Retry-After` header), for a throttled attempt.
+    var retryAfter: Int?
 
     static func badRequest(_ message: String) -> WebError {
         WebError(status: .badRequest, title: "Bad request", message: message, retryPath: nil)
@@ -59,6 +61,7 @@ struct WebErrorMiddleware: RouterMiddleware {
             let isAPI = path.hasPrefix("/api/") || path == "/api" || path.hasPrefix("/debug/api/")
             let webError = Self.webError(for: error, path: request.uri.path, query: request.uri.query)
             response = isAPI ? JSONResponse.error(webError) : Pages.errorResponse(webError, context: context.view)
+            if let seconds = webError.retryAfter { response.headers[.retryAfter] = String(seconds) }
         }
         SecurityHeaders.apply(to: &response.headers)
         return response

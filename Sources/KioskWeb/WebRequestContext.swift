@@ -1,4 +1,5 @@
 import Hummingbird
+import KioskApp
 import KioskCore
 import NIOCore
 
@@ -18,6 +19,12 @@ struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
     var path: String = "/"
     /// The configured catalogs, as they present themselves (`CatalogsMiddleware`).
     var catalogs = Catalogs(sources: [])
+    /// Whose idempotency keys this request's write key is among: the paired device's (`PairingMiddleware`), or
+    /// this machine's.
+    var writeScope: WriteScope = .local
+    /// Whether what let this request in still holds — the device is still paired, the debugger session has
+    /// not expired — asked again by answers that last (the console's live stream), which end when it does not.
+    var stillAuthorized: @Sendable () -> Bool = { true }
 
     init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)

@@ -8,6 +8,14 @@ enum Output {
     /// Whether standard output is a terminal (progress bars and colour only there).
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
+    /// `text` as one word of a POSIX shell: as it is when it has only safe characters, else in single quotes
+    /// (a quote inside written `'\''`), so a printed command can be pasted as it is.
+    static func shellQuoted(_ text: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%")
+        guard text.isEmpty || !text.allSatisfy(safe.contains) else { return text }
+        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     static func json<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try KioskJSON.encoder().encode(value), as: UTF8.self)
     }

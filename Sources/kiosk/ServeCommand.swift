@@ -15,9 +15,12 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the web app: a mobile-first reader for the four catalogs, and the JSON API.",
         discussion: """
             --lan serves the machine's network over HTTPS, for a phone on the same Wi-Fi: it prints a URL per \
-            address, the certificate's SHA-256 fingerprint and a pairing code. A browser on another machine \
-            enters the code once (kiosk devices list|revoke manages them); loopback needs no pairing. \
-            See docs/LAN.md.
+            address, the certificate's SHA-256 fingerprint and, on a terminal, a pairing code (valid 10 minutes, \
+            for one browser; kiosk devices pair shows a new one). A browser on another machine enters the code \
+            once (kiosk devices list|revoke manages them); loopback needs no pairing. Kiosk answers only the host \
+            names it is served under (loopback's, the certificate's, the machine's, and --allowed-host), and off \
+            loopback only peers of local networks (--allow-global-peers admits any). See docs/LAN.md and \
+            docs/SECURITY.md.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -32,6 +35,12 @@ struct ServeCommand: AsyncParsableCommand {
     var tlsKey: String?
     @Flag(help: "Serve plain HTTP on an address other than loopback, where anyone on the network can read and change it.")
     var allowPlainHTTP = false
+    @Option(name: .customLong("allowed-host"),
+            help: ArgumentHelp("Also answer requests for this host name (repeatable; .example.com for a domain and its subdomains).",
+                               valueName: "name"))
+    var allowedHosts: [String] = []
+    @Flag(help: "Off loopback, serve peers from any address, not only local networks and this machine's own networks.")
+    var allowGlobalPeers = false
 
     /// HTTPS, with --lan or the user's own certificate.
     var usesTLS: Bool { lan || tlsCert != nil }
@@ -55,6 +64,17 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--host \(listenHost) would serve plain HTTP to the network, where anyone can read and change "
                                   + "what Kiosk sends; use --lan for HTTPS with pairing, or pass --allow-plain-http to do it anyway.")
         }
+        do {
+            try webConfiguration(tls: nil, pairing: nil).validate()
+        } catch let error as KioskError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The web app's configuration from the options and the environment (`KIOSK_DEBUG_TOKEN`).
+    func webConfiguration(tls: TLSMaterial?, pairing: PairingConfiguration?) -> WebConfiguration {
+        WebConfiguration(host: listenHost, port: port, debugToken: ProcessInfo.processInfo.environment["KIOSK_DEBUG_TOKEN"],
+                         tls: tls, pairing: pairing, allowedHosts: allowedHosts, allowsGlobalPeers: allowGlobalPeers)
     }
 
     func run() async throws {
@@ -74,13 +94,20 @@ struct ServeCommand: AsyncParsableCommand {
                 Output.human("Demo upstream on \(base.absoluteString) (faults: \(control.absoluteString)/faults)")
             }
             // Browsers on other machines pair; a listener only loopback can reach has no one to ask.
-            let pairing = usesTLS && !loopback ? PairingConfiguration(code: .random()) : nil
-            let configuration = WebConfiguration(host: host, port: port, debugToken: ProcessInfo.processInfo.environment["KIOSK_DEBUG_TOKEN"],
-                                                 tls: tls, pairing: pairing)
+            let pairing = usesTLS && !loopback ? PairingConfiguration(report: { line in
+                Output.human(line)
+                fflush(nil)
+            }) : nil
+            let configuration = webConfiguration(tls: tls, pairing: pairing)
+            let kiosk = runtime.kiosk
+            let pairCommand = pairCommand
+            let allowGlobalPeers = allowGlobalPeers
             // The lines are printed once the port is bound, so a script can wait for them (and learn the port
             // the system picked for --port 0).
-            let app = try buildApplication(kiosk: runtime.kiosk, configuration: configuration) { bound in
-                Output.human(Self.listeningLines(host: host, port: bound, tls: tls, pairing: pairing).joined(separator: "\n"))
+            let app = try buildApplication(kiosk: kiosk, configuration: configuration) { bound in
+                var lines = Self.listeningLines(host: host, port: bound, tls: tls, allowsGlobalPeers: allowGlobalPeers)
+                if pairing != nil { lines.append(Self.pairingLine(kiosk: kiosk, onTerminal: Output.isTerminal, command: pairCommand)) }
+                Output.human(lines.joined(separator: "\n"))
                 fflush(nil)
             }
             do {
@@ -93,12 +120,36 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// `kiosk devices pair` with the options that reach this store.
+    var pairCommand: String {
+        "kiosk devices pair" + (global.dataDir.map { " --data-dir " + Output.shellQuoted($0) } ?? "") + (global.live ? " --live" : "")
+    }
+
+    /// The pairing line: on a terminal, a new code (the one place it is written); elsewhere — a service
+    /// manager's journal, a container's log, a file — only how to get one, since such output is kept.
+    static func pairingLine(kiosk: Kiosk, onTerminal: Bool, command: String) -> String {
+        guard onTerminal else {
+            return "Pairing: run `\(command)` for a code (it is not printed here: this output is not a terminal, and logs keep it)."
+        }
+        do {
+            let window = try kiosk.devices.openPairingWindow()
+            return "Pairing code: \(window.code.displayed)  (for one browser, until \(Self.time(window.expiresAt)); "
+                + "`\(command)` shows a new one)"
+        } catch {
+            return "Pairing: no code could be opened (\(error)); run `\(command)` to try again."
+        }
+    }
+
     /// The user's certificate, the data directory's self-signed one (made or replaced when needed, which is
     /// said), or nil for plain HTTP.
     private func tlsMaterial() throws -> TLSMaterial? {
         if let tlsCert, let tlsKey {
             let material = try TLSMaterial.load(certificateFile: tlsCert, keyFile: tlsKey)
             Output.human("Using the certificate \(tlsCert) (valid until \(Self.day(material.notValidAfter))).")
+            if let mode = TLSMaterial.othersCanRead(tlsKey) {
+                printError("warning: the key \(tlsKey) can be read by others (mode \(String(mode, radix: 8))): anyone who copies "
+                           + "it can pose as this Kiosk; chmod 600 it")
+            }
             return material
         }
         guard lan else { return nil }
@@ -127,9 +178,9 @@ struct ServeCommand: AsyncParsableCommand {
         return material
     }
 
-    /// What `serve` prints once listening: where, and for HTTPS the network URLs, the fingerprint and the
-    /// pairing code (the one place the code is ever written).
-    static func listeningLines(host: String, port: Int, tls: TLSMaterial?, pairing: PairingConfiguration?) -> [String] {
+    /// What `serve` prints once listening: where, and for HTTPS the network URLs (saying which are global
+    /// addresses) and the fingerprint.
+    static func listeningLines(host: String, port: Int, tls: TLSMaterial?, allowsGlobalPeers: Bool) -> [String] {
         let wildcard = host == "::" || host == "0.0.0.0"
         let shownHost = wildcard ? "localhost" : (host.contains(":") ? "[\(host)]" : host)
         var lines = ["Kiosk on \(tls == nil ? "http" : "https")://\(shownHost):\(port)/  (Ctrl-C to stop)"]
@@ -141,12 +192,18 @@ struct ServeCommand: AsyncParsableCommand {
             } else {
                 lines.append("On your network:")
                 lines += addresses.map { "  " + MachineAddresses.url($0, port: port) }
+                let global = MachineAddresses.global(addresses)
+                if !global.isEmpty {
+                    let listed = global.map(\.description).joined(separator: ", ")
+                    lines.append(allowsGlobalPeers
+                        ? "Warning: \(listed) \(global.count == 1 ? "is a global address" : "are global addresses"), and "
+                            + "--allow-global-peers lets any machine of the internet that reaches it pair or try to."
+                        : "Note: \(listed) \(global.count == 1 ? "is a global address" : "are global addresses"): Kiosk answers "
+                            + "there only machines of this machine's own networks and local ranges.")
+                }
             }
         }
         lines.append("Certificate SHA-256 fingerprint: \(tls.fingerprint)")
-        if let pairing {
-            lines.append("Pairing code: \(pairing.code.displayed)  (browsers on other machines enter it once; new at each start)")
-        }
         return lines
     }
 
@@ -156,6 +213,10 @@ struct ServeCommand: AsyncParsableCommand {
         guard probe >= 0 else { return false }
         close(probe)
         return true
+    }
+
+    private static func time(_ date: Date) -> String {
+        date.formatted(date: .omitted, time: .shortened)
     }
 
     private static func day(_ date: Date) -> String {

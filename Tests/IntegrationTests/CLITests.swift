@@ -22,14 +22,16 @@ struct CLI {
         let stderr: String
     }
 
-    /// Runs `kiosk arguments` to the end; `input` becomes its standard input (else /dev/null).
-    func run(_ arguments: [String], dataDir: Bool = true, input: FileHandle? = nil) throws -> Result {
+    /// Runs `kiosk arguments` to the end, with `extra` added to its environment; `input` becomes its standard
+    /// input (else /dev/null).
+    func run(_ arguments: [String], dataDir: Bool = true, input: FileHandle? = nil, environment extra: [String: String] = [:]) throws -> Result {
         var environment = ProcessInfo.processInfo.environment
         for key in ["KIOSK_NYT_BASE_URL", "KIOSK_MARVEL_BASE_URL", "KIOSK_RICKANDMORTY_BASE_URL", "KIOSK_DOGS_URL",
                     "NYT_API_KEY", "MARVEL_PUBLIC_KEY", "MARVEL_PRIVATE_KEY"] {
             environment[key] = nil
         }
         environment["XDG_CONFIG_HOME"] = dataDirectory.appendingPathComponent("config").path
+        environment.merge(extra) { _, new in new }
         let result = try ChildProcess.run(Self.executable, arguments: arguments + (dataDir ? ["--data-dir", dataDirectory.path] : []),
                                           environment: environment, stdin: input.map { .descriptor($0.fileDescriptor) } ?? .null)
         return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)

@@ -4,16 +4,18 @@ import Testing
 
 @Suite("kiosk serve --lan and kiosk devices", .serialized)
 struct LANServeTests {
-    @Test("serve --lan prints its URLs, the certificate's fingerprint and a pairing code; the next start reuses the certificate with a new code")
+    @Test("serve --lan prints its URLs, the certificate's fingerprint and, off a terminal, how to get a pairing code; the next start reuses the certificate; devices pair shows a new code each time")
     func lanStartAndRestart() throws {
         // Given an empty data folder
         let cli = CLI()
         try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: cli.dataDirectory) }
-        // When serve --lan starts, stops, and starts again
-        let first = try ServeProcess(dataDirectory: cli.dataDirectory, arguments: ["--lan"], readyLine: "Pairing code: ")
+        // When serve --lan starts (its output is a pipe, as under a service manager), stops, and starts again
+        let first = try ServeProcess(dataDirectory: cli.dataDirectory, arguments: ["--lan"], readyLine: "Pairing: ")
         first.stop()
-        let second = try ServeProcess(dataDirectory: cli.dataDirectory, arguments: ["--lan"], readyLine: "Pairing code: ")
+        let second = try ServeProcess(dataDirectory: cli.dataDirectory, arguments: ["--lan"], readyLine: "Pairing: ")
+        // And a code is asked for twice while the second runs
+        let codeRuns = [try cli.run(["devices", "pair"]), try cli.run(["devices", "pair", "--json"])]
         second.stop()
         // Then the first made the certificate and said so, and the second used it again and said so
         #expect(first.output.contains("Made a self-signed certificate for this machine"))
@@ -26,9 +28,18 @@ struct LANServeTests {
         let fingerprint = try #require(value("Certificate SHA-256 fingerprint: ", in: first.output))
         #expect(fingerprint.range(of: #"^([0-9A-F]{2}:){31}[0-9A-F]{2}$"#, options: .regularExpression) != nil)
         #expect(value("Certificate SHA-256 fingerprint: ", in: second.output) == fingerprint)
-        let codes = [value("Pairing code: ", in: first.output), value("Pairing code: ", in: second.output)].compactMap { $0 }
-        #expect(codes.count == 2 && codes.allSatisfy { $0.range(of: #"^\d{4}-\d{4}$"#, options: .regularExpression) != nil })
+        // And serve wrote no code (logs keep what it writes) but the command that shows one, for this data folder
+        #expect(!first.output.contains("Pairing code: "))
+        #expect(first.output.contains("Pairing: run `kiosk devices pair --data-dir \(cli.dataDirectory.path)` for a code"))
+        // And devices pair printed a code valid for 10 minutes, and the JSON one another
+        #expect(codeRuns.allSatisfy { $0.status == 0 })
+        let text = try #require(value("Pairing code: ", in: codeRuns[0].stdout))
+        #expect(codeRuns[0].stdout.contains("within 10 minutes"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(codeRuns[1].stdout.utf8)) as? [String: Any])
+        let codes = [text, try #require(json["code"] as? String)]
+        #expect(codes.allSatisfy { $0.range(of: #"^\d{4}-\d{4}$"#, options: .regularExpression) != nil })
         #expect(codes[0] != codes[1])
+        #expect(json["expiresAt"] is String)
         // And the key is its owner's only
         let key = cli.dataDirectory.appendingPathComponent("lan-key.pem").path
         #expect(try FileManager.default.attributesOfItem(atPath: key)[.posixPermissions] as? Int == 0o600)
@@ -51,6 +62,20 @@ struct LANServeTests {
         #expect(!result.stdout.contains("Kiosk on"))
     }
 
+    @Test("serve refuses a short debug token and an allowed host that is not a name, saying why, before listening", arguments: [
+        (["--port", "0"], ["KIOSK_DEBUG_TOKEN": "guessable"], "needs at least 24"),
+        (["--port", "0", "--allowed-host", "kiosk example"], [:], "--allowed-host kiosk example is not a host name"),
+        (["--port", "0", "--allowed-host", "192.168.1.4"], [:], "addresses are always answered"),
+    ])
+    func configurationRefusals(arguments: [String], environment: [String: String], reason: String) throws {
+        let cli = CLI()
+        defer { try? FileManager.default.removeItem(at: cli.dataDirectory) }
+        let result = try cli.run(["serve"] + arguments, environment: environment)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(reason), "\(result.stderr)")
+        #expect(!result.stdout.contains("Kiosk on"))
+    }
+
     @Test("devices list says there are none; revoking an unknown id is a clear error with bad-input status")
     func devicesCommands() throws {
         let cli = CLI()
@@ -61,7 +86,7 @@ struct LANServeTests {
         let json = try cli.run(["devices", "list", "--json"])
         let revoke = try cli.run(["devices", "revoke", "7"])
         // Then the list says how a browser pairs, the JSON is an empty array, and the revoke names the id
-        #expect(list.status == 0 && list.stdout.contains("No paired devices"))
+        #expect(list.status == 0 && list.stdout.contains("No paired devices") && list.stdout.contains("kiosk devices pair"))
         #expect(json.status == 0)
         #expect((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any])?.isEmpty == true)
         #expect(revoke.status == 2)

@@ -12,18 +12,35 @@ import Testing
 /// has no socket, so the gate is given this reader instead of the socket's (`PairingGate.peer`).
 let testPeerHeader = HTTPFields.Element.Name("X-Test-Peer")!
 
-/// The code every pairing test's server accepts.
+/// The code every pairing test's window is opened with.
 let testCode = PairingCode(digits: "80271946")!
 
-/// Runs `body` with the router behind a pairing gate whose peer is read from `testPeerHeader`.
-func withPairing(limits: PairingAttempts.Limits = .init(), csrf: CSRFProtection = .random(),
+/// The peer a test's request says it comes from (`testPeerHeader`), since the router has no socket.
+let testPeer: PeerReader = { request, _ in request.headers[testPeerHeader].flatMap(IPAddress.init(literal:)) }
+
+/// The lines the gate reported for `serve` to print.
+final class ReportedLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+/// Opens a pairing window for `testCode` at the harness's time, as `kiosk devices pair` does.
+func openTestWindow(_ harness: WebHarness) throws {
+    _ = try harness.kiosk.devices.openPairingWindow(code: testCode, now: harness.now.value)
+}
+
+/// Runs `body` with the router behind a pairing gate whose peer is read from `testPeerHeader`, a pairing
+/// window open for `testCode`, and the debugger open to paired devices (its live stream rechecking quickly).
+func withPairing(limits: ClientAttempts.Limits = .init(), csrf: CSRFProtection = .random(), reported: ReportedLines = ReportedLines(),
                  _ body: @Sendable (WebHarness, any TestClientProtocol) async throws -> Void) async throws {
     let harness = try await WebHarness.start()
     do {
-        let gate = PairingGate(code: testCode, devices: harness.kiosk.devices,
-                               attempts: PairingAttempts(limits: limits, now: harness.now.closure),
-                               peer: { request, _ in request.headers[testPeerHeader].flatMap(IPAddress.init(literal:)) })
-        let app = Application(router: buildRouter(kiosk: harness.kiosk, csrf: csrf, pairing: gate))
+        try openTestWindow(harness)
+        let gate = PairingGate(devices: harness.kiosk.devices, attempts: ClientAttempts(limits: limits, now: harness.now.closure),
+                               peer: testPeer, onEvent: { reported.append($0.line) })
+        let debug = DebugAccess(token: nil, isLoopback: true, peer: testPeer, recheckInterval: .milliseconds(50))
+        let app = Application(router: buildRouter(kiosk: harness.kiosk, csrf: csrf, debugAccess: debug, pairing: gate))
         try await app.test(.router) { client in try await body(harness, client) }
     } catch {
         await harness.stop()
@@ -55,12 +72,13 @@ final class Browser: Sendable {
     }
 
     /// A form POST carrying the CSRF token this browser was given (fetching a page first if it has none).
-    func post(_ uri: String, form: [(String, String)]) async throws -> Fetched {
+    func post(_ uri: String, form: [(String, String)], headers extra: HTTPFields = [:]) async throws -> Fetched {
         if cookie(CSRFProtection.cookieName) == nil { _ = try await get(PairingController.path) }
         let fields = form + [(CSRFProtection.fieldName, cookie(CSRFProtection.cookieName) ?? "")]
         let body = fields.map { QueryString.encode($0.0) + "=" + QueryString.encode($0.1) }.joined(separator: "&")
-        return try await send(uri, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                              body: ByteBuffer(string: body))
+        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        headers.append(contentsOf: extra)
+        return try await send(uri, method: .post, headers: headers, body: ByteBuffer(string: body))
     }
 
     private func send(_ uri: String, method: HTTPRequest.Method, headers extra: HTTPFields, body: ByteBuffer?) async throws -> Fetched {
@@ -228,31 +246,100 @@ struct PairingTests {
             // And another machine is not held back by it
             let other = Browser(client, address: "192.168.1.40")
             #expect(try await other.post("/pair", form: [("code", "80271946")]).status == .seeOther)
-            // And once the first wrong code is a minute old, the right code pairs
+            // And once the first wrong code is a minute old, the right code of a new window pairs
             harness.now.advance(by: 55)
+            try openTestWindow(harness)
             #expect(try await browser.post("/pair", form: [("code", "80271946")]).status == .seeOther)
             #expect(browser.cookie(PairingGate.cookieName) != nil)
         }
     }
 
-    @Test("Guesses spread over many addresses hit the overall cap")
-    func overallCap() async throws {
-        try await withPairing(limits: .init(perClient: 5, overall: 6, window: 60)) { _, client in
-            // Given six wrong codes from six machines
-            for host in 1...6 {
-                #expect(try await Browser(client, address: "10.0.0.\(host)").post("/pair", form: [("code", "0")]).status == .forbidden)
+    @Test("A code pairs one browser only: the second browser to enter it is told no code is open")
+    func singleUse() async throws {
+        try await withPairing { harness, client in
+            // Given a browser that paired with the open code
+            #expect(try await Browser(client, address: Self.remote).post("/pair", form: [("code", "80271946")]).status == .seeOther)
+            // When another machine enters the same code
+            let second = try await Browser(client, address: "192.168.1.77").post("/pair", form: [("code", "8027-1946")])
+            // Then it is refused, told how to get a code, and only the first device exists
+            #expect(second.status == .forbidden)
+            #expect(second.body.contains("No pairing code is open"))
+            #expect(second.body.contains("kiosk devices pair"))
+            #expect(try harness.kiosk.devices.list().count == 1)
+        }
+    }
+
+    @Test("A code stops working 10 minutes after it was shown")
+    func codesExpire() async throws {
+        try await withPairing { harness, client in
+            // Given the open code, 10 minutes and a second later
+            harness.now.advance(by: PairedDevices.pairingWindow + 1)
+            // When a browser enters it
+            let answer = try await Browser(client, address: Self.remote).post("/pair", form: [("code", "80271946")])
+            // Then no code is open and nothing is paired
+            #expect(answer.status == .forbidden)
+            #expect(answer.body.contains("No pairing code is open"))
+            #expect(try harness.kiosk.devices.list().isEmpty)
+            // And a code shown a minute before its end still works
+            try openTestWindow(harness)
+            harness.now.advance(by: PairedDevices.pairingWindow - 60)
+            #expect(try await Browser(client, address: Self.remote).post("/pair", form: [("code", "80271946")]).status == .seeOther)
+        }
+    }
+
+    @Test("A new code replaces the one shown before")
+    func newCodeReplacesOld() async throws {
+        try await withPairing { harness, client in
+            // Given the open test code, when another window is opened (a second `kiosk devices pair`)
+            let window = try harness.kiosk.devices.openPairingWindow(now: harness.now.value)
+            // Then the old code is refused and the new one pairs
+            #expect(try await Browser(client, address: Self.remote).post("/pair", form: [("code", "80271946")]).status == .forbidden)
+            let paired = try await Browser(client, address: "192.168.1.78").post("/pair", form: [("code", window.code.displayed)])
+            #expect(paired.status == .seeOther)
+        }
+    }
+
+    @Test("Twenty wrong codes, spread over machines, burn the code: even the right one no longer pairs, and serve is told")
+    func burnedAfterRepeatedFailures() async throws {
+        let reported = ReportedLines()
+        try await withPairing(reported: reported) { harness, client in
+            // Given 19 wrong codes from four machines (under each one's own limit)
+            for attempt in 0..<19 {
+                let answer = try await Browser(client, address: "10.0.0.\(attempt / 5 + 1)").post("/pair", form: [("code", "00000000")])
+                #expect(answer.status == .forbidden)
+                #expect(answer.body.contains("That is not the pairing code"))
             }
-            // When a seventh machine tries
-            let seventh = try await Browser(client, address: "10.0.0.7").post("/pair", form: [("code", "80271946")])
-            // Then it waits too
-            #expect(seventh.status == .tooManyRequests)
+            #expect(reported.all.isEmpty)
+            // When a twentieth wrong code comes from a fifth machine
+            let last = try await Browser(client, address: "10.0.0.9").post("/pair", form: [("code", "11111111")])
+            // Then the page says the code no longer works and how to get another, and serve hears of it
+            #expect(last.status == .forbidden)
+            #expect(last.body.contains("no longer works"))
+            #expect(reported.all == ["The pairing code was burned after 20 wrong tries (the last from 10.0.0.9); "
+                                     + "`kiosk devices pair` shows a new one."])
+            // And the right code is refused from then on
+            let right = try await Browser(client, address: Self.remote).post("/pair", form: [("code", "80271946")])
+            #expect(right.status == .forbidden)
+            #expect(right.body.contains("No pairing code is open"))
+            #expect(try harness.kiosk.devices.list().isEmpty)
+        }
+    }
+
+    @Test("Each pairing is reported for serve to print, with the device's name, address and id")
+    func pairingIsReported() async throws {
+        let reported = ReportedLines()
+        try await withPairing(reported: reported) { _, client in
+            // When a phone pairs
+            _ = try await Browser(client, address: Self.remote).post("/pair", form: [("code", "80271946")])
+            // Then serve is told who paired and how to undo it
+            #expect(reported.all == ["Paired Chrome on Android (192.168.1.23) as device 1; `kiosk devices revoke 1` undoes it."])
         }
     }
 
     @Test("Addresses of one IPv6 /64 count as one client")
     func ipv6Prefix() {
         // Given the keys wrong codes are counted under
-        func client(_ address: String) -> String { PairingGate.client(IPAddress(literal: address)) }
+        func client(_ address: String) -> String { ClientAttempts.client(IPAddress(literal: address)) }
         // Then two addresses of one /64 share a key, other /64s and other IPv4 hosts do not, and an IPv4 peer
         // of a dual-stack socket counts as itself
         #expect(client("2001:db8:1:2::10") == client("2001:db8:1:2:aaaa::99"))
@@ -274,6 +361,82 @@ struct PairingTests {
             // Then its very next request is refused
             #expect(try await browser.get("/api/favorites", accept: "application/json").status == .unauthorized)
             #expect(try await browser.get("/favorites").header("Location") == "/pair?next=%2Ffavorites")
+        }
+    }
+
+    @Test("A revoked device is told to forget its cookie and everything its browser saved of Kiosk")
+    func revokedDeviceForgetsWhatItSaved() async throws {
+        try await withPairing { harness, client in
+            // Given a paired browser, then revoked
+            let browser = Browser(client, address: Self.remote)
+            _ = try await browser.post("/pair", form: [("code", "80271946")])
+            let token = try #require(browser.cookie(PairingGate.cookieName))
+            try harness.kiosk.devices.revoke(id: try #require(try harness.kiosk.devices.list().first).id)
+            // When it opens a page, the JSON API, and the pairing page it is sent to
+            let page = try await browser.get("/rickandmorty")
+            browser.setCookie(PairingGate.cookieName, token)
+            let api = try await browser.get("/api/favorites", accept: "application/json")
+            browser.setCookie(PairingGate.cookieName, token)
+            let pair = try await browser.get("/pair")
+            // Then each answer clears the site's storage and caches and expires the device cookie
+            for answer in [page, api, pair] {
+                #expect(answer.header("Clear-Site-Data") == "\"cache\", \"storage\"")
+                #expect(answer.headers[values: .setCookie].contains { $0.hasPrefix(PairingGate.cookieName + "=;") && $0.contains("Max-Age=0") })
+            }
+            // And a browser that was never paired is not told to clear anything
+            let stranger = try await Browser(client, address: "192.168.1.60").get("/rickandmorty")
+            #expect(stranger.header("Clear-Site-Data") == nil)
+        }
+    }
+
+    @Test("A revoked device's open live stream of the console ends")
+    func revocationEndsLiveStream() async throws {
+        try await withPairing { harness, client in
+            // Given a paired browser following the console's live stream
+            let browser = Browser(client, address: Self.remote)
+            _ = try await browser.post("/pair", form: [("code", "80271946")])
+            // (its "last seen" stale, so the gate notes this request: that says the stream is past the gate)
+            harness.now.advance(by: PairedDevice.lastSeenResolution + 1)
+            let stream = Task { try await browser.get("/debug/events", accept: "text/event-stream") }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try harness.kiosk.devices.list().first?.lastSeenAt != harness.now.value, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // When its device is revoked
+            try harness.kiosk.devices.revoke(id: try #require(try harness.kiosk.devices.list().first).id)
+            // Then the stream ends within seconds (the router hands the whole body over only once it has); after 10 s
+            // the test gives up and cancels it
+            let clock = ContinuousClock(), revoked = clock.now
+            let giveUp = Task {
+                try await Task.sleep(for: .seconds(10))
+                stream.cancel()
+            }
+            let answer = try await stream.value
+            giveUp.cancel()
+            #expect(clock.now - revoked < .seconds(5), "the stream was still open 5 s after the revocation")
+            #expect(answer.status == .ok)
+            #expect(answer.body.hasPrefix("retry: "))
+        }
+    }
+
+    @Test("An idempotency key belongs to the device that sent it: another device's write with the same key is its own")
+    func writeKeysPerDevice() async throws {
+        try await withPairing { harness, client in
+            // Given two paired phones
+            let phone = Browser(client, address: Self.remote), tablet = Browser(client, address: "192.168.1.24")
+            _ = try await phone.post("/pair", form: [("code", "80271946")])
+            try openTestWindow(harness)
+            _ = try await tablet.post("/pair", form: [("code", "80271946")])
+            let key: HTTPFields = [HTTPFields.Element.Name("Idempotency-Key")!: "4f0c2d7e-key-from-the-phone"]
+            #expect(try await phone.get("/rickandmorty").status == .ok)
+            // When the phone stars a character with a key, and the tablet stars another with the same key
+            let first = try await phone.post("/favorites/rickandmorty/1", form: [("action", "add")], headers: key)
+            let second = try await tablet.post("/favorites/rickandmorty/2", form: [("action", "add")], headers: key)
+            // Then both are applied: the tablet's is neither refused as a reused key nor answered with the phone's answer
+            #expect(first.status == .seeOther, "\(first.status): \(first.body.prefix(300))")
+            #expect(second.status == .seeOther, "\(second.status): \(second.body.prefix(300))")
+            #expect(second.header("X-Kiosk-Replayed") == nil)
+            #expect(Set(try harness.kiosk.catalog.favorites().map(\.itemID)) == ["1", "2"])
         }
     }
 
@@ -371,11 +534,12 @@ struct PairingTests {
         var generator = FixedGenerator()
         // When codes are drawn
         let code = PairingCode.random(using: &generator)
-        // Then the code is 8 digits, zero-padded, and typing it with a dash or spaces matches while other text does not
+        // Then the code is 8 digits, zero-padded, and typing it with a dash or spaces reads as it while other text does not
         #expect(code.digits.count == 8 && code.digits.allSatisfy(\.isNumber))
-        #expect(code.matches(code.displayed) && code.matches(code.digits))
-        #expect(testCode.matches("8027 1946") && testCode.matches(" 80271946 "))
-        #expect(!testCode.matches("8027194") && !testCode.matches("802719460") && !testCode.matches("abcdefgh"))
+        #expect(PairingCode.digits(of: code.displayed) == code.digits)
+        #expect(PairingCode.digits(of: "8027 1946") == "80271946" && PairingCode.digits(of: " 80271946 ") == "80271946")
+        #expect(PairingCode.digits(of: "8027194") == nil && PairingCode.digits(of: "802719460") == nil)
+        #expect(PairingCode.digits(of: "abcdefgh") == nil)
         #expect(PairingCode(digits: "8027194") == nil && PairingCode(digits: "8027194a") == nil)
     }
 

@@ -100,24 +100,32 @@ struct WebDebugTests {
                 #expect(try await client.get("/dogs").status == .ok)
             }
             // Given a token
-            let token = "s3cret-debug-token"
-            let locked = Application(router: buildRouter(kiosk: harness.kiosk, debugAccess: DebugAccess(token: token, isLoopback: false)))
+            let token = "s3cret-debug-token-of-32-letters"
+            let access = DebugAccess(token: token, isLoopback: false, now: harness.now.closure)
+            let locked = Application(router: buildRouter(kiosk: harness.kiosk, debugAccess: access))
             try await locked.test(.router) { (client: any TestClientProtocol) async throws in
                 // When the console is opened without it, the page asks for it
                 let page = try await client.get("/debug")
                 #expect(page.status == .forbidden)
                 #expect(page.body.contains("action=\"/debug/login\""))
                 let csrf = try issuedToken(page)
-                // And a wrong token is refused, the right one sets the cookie and opens the console
+                // And a wrong token is refused, the right one sets a session cookie and opens the console
                 let wrong = try await client.post("/debug/login", form: [("csrf", csrf), ("token", "nope")], cookie: csrf)
                 #expect(wrong.status == .forbidden)
                 let right = try await client.post("/debug/login", form: [("csrf", csrf), ("token", token)], cookie: csrf)
                 #expect(right.status == .seeOther)
-                #expect(right.header("Set-Cookie")?.hasPrefix("kiosk_debug=\(token);") == true)
-                #expect(right.header("Set-Cookie")?.contains("HttpOnly") == true)
-                let opened = try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(token)"])
+                let setCookie = try #require(right.header("Set-Cookie"))
+                for attribute in ["HttpOnly", "SameSite=Strict", "Path=/debug", "Max-Age=43200"] {
+                    #expect(setCookie.contains(attribute), "\(attribute) in \(setCookie)")
+                }
+                // And the cookie is a session derived from the token, never the token itself
+                let session = String(setCookie.dropFirst("kiosk_debug=".count).prefix { $0 != ";" })
+                #expect(setCookie.hasPrefix("kiosk_debug=") && !setCookie.contains(token))
+                let opened = try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(session)"])
                 #expect(opened.status == .ok)
                 #expect(!opened.body.contains(token))
+                // And the raw token as a cookie opens nothing
+                #expect(try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(token)"]).status == .forbidden)
             }
         } catch {
             await harness.stop()
@@ -256,6 +264,77 @@ struct WebDebugTests {
             let keys = await harness.demo.keys
             #expect(!(try await client.get("/debug").body.contains(keys.marvelPrivate)))
         }
+    }
+
+    @Test("A debugger session lasts 12 hours, and a cookie with a changed expiry opens nothing")
+    func sessionExpiry() async throws {
+        try await withHarness { harness in
+            // Given a session made by a right token
+            let token = String(repeating: "t", count: 32)
+            let access = DebugAccess(token: token, isLoopback: false, now: harness.now.closure)
+            let expiry = Int(harness.now.value.timeIntervalSince1970) + 12 * 3600
+            let session = access.session(expiringAt: expiry, token: token)
+            try await Application(router: buildRouter(kiosk: harness.kiosk, debugAccess: access)).test(.router) { (client: any TestClientProtocol) async throws in
+                #expect(try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(session)"]).status == .ok)
+                // When its expiry is moved on by hand, or it is made with another token
+                let extended = "\(expiry + 86_400)." + session.split(separator: ".")[1]
+                let otherToken = access.session(expiringAt: expiry, token: String(repeating: "u", count: 32))
+                // Then neither opens the console
+                #expect(try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(extended)"]).status == .forbidden)
+                #expect(try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(otherToken)"]).status == .forbidden)
+                // And 12 hours later the session itself is refused
+                harness.now.advance(by: 12 * 3600)
+                #expect(try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(session)"]).status == .forbidden)
+            }
+        }
+    }
+
+    @Test("Past 5 wrong debug tokens in a minute the login answers 429 with Retry-After, even to the right token; other machines are not held back")
+    func loginIsThrottled() async throws {
+        try await withHarness { harness in
+            // Given a token and a client at 192.168.1.50
+            let token = String(repeating: "t", count: 32)
+            let access = DebugAccess(token: token, isLoopback: false, now: harness.now.closure,
+                                     attempts: ClientAttempts(now: harness.now.closure), peer: testPeer)
+            try await Application(router: buildRouter(kiosk: harness.kiosk, debugAccess: access)).test(.router) { (client: any TestClientProtocol) async throws in
+                let csrf = String(repeating: "a", count: 64)
+                func login(_ guess: String, from address: String) async throws -> Fetched {
+                    try await client.post("/debug/login", form: [("csrf", csrf), ("token", guess)], cookie: csrf,
+                                          headers: [testPeerHeader: address])
+                }
+                // When it sends five wrong tokens
+                for guess in 1...5 {
+                    #expect(try await login("wrong-\(guess)", from: "192.168.1.50").status == .forbidden)
+                    harness.now.advance(by: 1)
+                }
+                // Then the sixth, even the right one, is not checked
+                let limited = try await login(token, from: "192.168.1.50")
+                #expect(limited.status == .tooManyRequests)
+                #expect(limited.header("Retry-After") == "55")
+                #expect(limited.body.contains("Try again in 55 s"))
+                #expect(limited.header("Set-Cookie")?.contains("kiosk_debug=") != true)
+                // And another machine with the right token gets in
+                #expect(try await login(token, from: "192.168.1.51").status == .seeOther)
+                // And a minute after its first try, the first machine may try again
+                harness.now.advance(by: 55)
+                #expect(try await login(token, from: "192.168.1.50").status == .seeOther)
+            }
+        }
+    }
+
+    @Test("A debug token shorter than 24 characters, or not visible ASCII, is refused before the web app starts", arguments: [
+        ("short-token", "at least 24"), (String(repeating: "a", count: 23), "at least 24"),
+        (String(repeating: "a", count: 24) + " b", "visible ASCII"), (String(repeating: "ä", count: 24), "visible ASCII"),
+    ])
+    func shortTokensRefused(token: String, reason: String) async throws {
+        // Given a configuration with that token
+        let configuration = WebConfiguration(host: "127.0.0.1", port: 0, debugToken: token)
+        // When it is validated, then it is refused saying why
+        #expect { try configuration.validate() } throws: { error in
+            (error as? KioskError)?.description.contains(reason) == true
+        }
+        // And a token of 24 visible characters is accepted
+        #expect(throws: Never.self) { try WebConfiguration(debugToken: String(repeating: "a", count: 24)).validate() }
     }
 
     @Test("Configurations say which hosts are loopback")

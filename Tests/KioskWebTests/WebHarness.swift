@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -68,6 +69,35 @@ struct WebHarness: Sendable {
         await kiosk.shutdown()
         await demo.stop()
         try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// Runs a test body with a started harness, always stopping it.
+func withHarness(_ body: @Sendable (WebHarness) async throws -> Void) async throws {
+    let harness = try await WebHarness.start()
+    do {
+        try await body(harness)
+    } catch {
+        await harness.stop()
+        throw error
+    }
+    await harness.stop()
+}
+
+/// Runs a test body with the web app on a free loopback port, started as `kiosk serve` starts it (with
+/// `configuration`), a test client of it, and an HTTP client that streams and sets any header (Host included).
+func withLiveWeb(_ configuration: WebConfiguration = WebConfiguration(host: "127.0.0.1", port: 0),
+                 _ body: @Sendable (WebHarness, any TestClientProtocol, HTTPClient, Int) async throws -> Void) async throws {
+    try await withHarness { harness in
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let app = try buildApplication(kiosk: harness.kiosk, configuration: configuration)
+            try await app.test(.live) { client in try await body(harness, client, http, try #require(client.port)) }
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
     }
 }
 

@@ -123,7 +123,7 @@ struct DebugGroupTests {
                         : try await client.get(uri)
                     // Then it is refused with the reason
                     #expect(answer.status == .forbidden, "\(route.method) \(uri)")
-                    #expect(answer.body.contains("only served when Kiosk listens on loopback"), "\(route.method) \(uri)")
+                    #expect(answer.body.contains("only when Kiosk listens on loopback"), "\(route.method) \(uri)")
                 }
                 // And no handler ran: the rule is still there and no breakpoint was set
                 #expect(try harness.kiosk.debugger.mocks.all().map(\.id) == [rule.id])

@@ -96,27 +96,9 @@ struct LiveRows: Decodable {
 
 @Suite("Debugger live feed")
 struct WebLiveFeedTests {
-    /// The app on a loopback port over a real Kiosk, and an HTTP client that streams.
-    static func withLiveApp(_ body: @Sendable (WebHarness, any TestClientProtocol, HTTPClient, Int) async throws -> Void) async throws {
-        let harness = try await WebHarness.start()
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
-        do {
-            let app = try buildApplication(kiosk: harness.kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0))
-            try await app.test(.live) { client in
-                try await body(harness, client, http, try #require(client.port))
-            }
-        } catch {
-            try? await http.shutdown()
-            await harness.stop()
-            throw error
-        }
-        try await http.shutdown()
-        await harness.stop()
-    }
-
     @Test("a console following the feed receives a request made after it connected, as a summary row without bodies")
     func newExchange() async throws {
-        try await Self.withLiveApp { _, client, http, port in
+        try await withLiveWeb { _, client, http, port in
             // Given a console following /debug/events
             let feed = try await EventStreamReader.open(http, port: port, path: "/debug/events")
             #expect(feed.response.status == .ok)
@@ -140,7 +122,7 @@ struct WebLiveFeedTests {
 
     @Test("a filtered console receives only the rows its filter matches")
     func filtered() async throws {
-        try await Self.withLiveApp { _, client, http, port in
+        try await withLiveWeb { _, client, http, port in
             // Given a console following only Rick and Morty's requests
             let feed = try await EventStreamReader.open(http, port: port, path: "/debug/events?source=rickandmorty")
 
@@ -157,7 +139,7 @@ struct WebLiveFeedTests {
 
     @Test("a console reconnecting with its last event id gets what it missed; an id from another run gets a reset")
     func resume() async throws {
-        try await Self.withLiveApp { _, client, http, port in
+        try await withLiveWeb { _, client, http, port in
             // Given a console that saw the dogs request, then disconnected
             let first = try await EventStreamReader.open(http, port: port, path: "/debug/events?source=dogs")
             _ = try await client.get("/api/dogs")
@@ -182,7 +164,7 @@ struct WebLiveFeedTests {
 
     @Test("the page's since parameter replays what was stored between the page and the connection")
     func since() async throws {
-        try await Self.withLiveApp { harness, client, http, port in
+        try await withLiveWeb { harness, client, http, port in
             // Given the console page read, naming the feed and the event it was read at
             _ = try await client.get("/api/nyt")
             let page = try await client.get("/debug")
@@ -203,7 +185,7 @@ struct WebLiveFeedTests {
 
     @Test("a cleared log, a request pausing at a breakpoint and its pause ending are pushed too")
     func clearedAndPaused() async throws {
-        try await Self.withLiveApp { harness, client, http, port in
+        try await withLiveWeb { harness, client, http, port in
             // Given a console following the feed, and a breakpoint on the dogs list's request
             let feed = try await EventStreamReader.open(http, port: port, path: "/debug/events")
             let breakpoints = harness.kiosk.debugger.breakpoints

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskListener
 import KioskCore
 
 /// The API listener's responder: routes by path prefix, counts the request, applies faults, then
@@ -9,7 +10,7 @@ import KioskCore
 /// names (`7.json`, `portrait_xlarge.jpg`, `1,2,3`), and faults and counting must wrap every route,
 /// unknown ones included, before any routing decision.
 struct APIResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = PeerRequestContext
 
     let core: UpstreamCore
 

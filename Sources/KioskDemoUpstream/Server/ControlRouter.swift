@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import KioskCore
+import KioskListener
 
 /// The control listener's routes. It runs on its own port so tests and the CLI can switch the API
 /// "offline" (closing its socket) and back while still talking to the server.
@@ -14,8 +15,8 @@ import KioskCore
 /// - `GET /stats`: `{"total":Int,"byPath":{path:Int},"byRequest":{"path?query":Int}}`
 /// - `DELETE /stats`: resets the counts.
 enum ControlRouter {
-    static func build(upstream: DemoUpstream) -> Router<BasicRequestContext> {
-        let router = Router()
+    static func build(upstream: DemoUpstream) -> Router<PeerRequestContext> {
+        let router = Router(context: PeerRequestContext.self)
         router.get("/health") { _, _ -> Response in
             let state = upstream.core.state
             return json(.ok, OrderedJSON.object([
@@ -27,7 +28,7 @@ enum ControlRouter {
         router.get("/faults") { _, _ -> Response in
             try faultsResponse(upstream.core.state.faults)
         }
-        let update: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+        let update: @Sendable (Request, PeerRequestContext) async throws -> Response = { request, _ in
             let body = try await request.body.collect(upTo: 64 * 1024)
             let data = Data(body.readableBytesView)
             let patch: FaultPatch

@@ -1,4 +1,6 @@
 import Hummingbird
+import KioskCore
+import KioskListener
 import Logging
 
 /// One bound Hummingbird listener, running in its own task until `stop()`.
@@ -16,14 +18,15 @@ struct RunningListener: Sendable {
         var description: String { "the listener stopped before it was bound" }
     }
 
-    /// Binds `host:port` (0 = any free port) and returns once connections are accepted.
-    /// `onBound` runs with the bound port before the first connection is accepted.
+    /// Binds `host:port` (0 = any free port) and returns once connections are accepted; every request
+    /// passes `policy` before `responder` sees it. `onBound` runs with the bound port before the first
+    /// connection is accepted.
     static func launch<Responder: HTTPResponder>(
-        responder: Responder, host: String, port: Int, onBound: @escaping @Sendable (Int) -> Void
-    ) async throws -> RunningListener where Responder.Context == BasicRequestContext {
+        responder: Responder, policy: ListenerPolicy, host: String, port: Int, onBound: @escaping @Sendable (Int) -> Void
+    ) async throws -> RunningListener where Responder.Context == PeerRequestContext {
         let (events, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
         var application = Application(
-            responder: responder,
+            responder: GuardedResponder(policy: policy, base: responder),
             // A deep backlog: benchmarks open many connections at once.
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), backlog: 1024),
             onServerRunning: { channel in

@@ -288,8 +288,11 @@
     if (event.defaultPrevented || !form.matches("#results form[method=post], form.reset[method=post]") || !$("#results")) return;
     event.preventDefault();
     const key = keyOf(event.submitter || $("button", form));
-    // If the fetch fails, the normal POST (form.submit skips this listener) shows Kiosk's own page.
-    post(form.getAttribute("action"), new URLSearchParams(new FormData(form)), key, () => form.submit(), form);
+    // If the fetch fails, the normal POST (form.submit skips this listener) shows Kiosk's own page. Under the
+    // service worker the write is in its outbox already (a form's POST would not be: the worker queues only what
+    // pages send with fetch), so the list is opened again instead, showing it as waiting or failed.
+    const fallback = navigator.serviceWorker?.controller ? () => location.assign(resultsURL) : () => form.submit();
+    post(form.getAttribute("action"), new URLSearchParams(new FormData(form)), key, fallback, form);
   });
 
   // 5: drag and drop in the dogs editor. The upper half of a row means "before it", the lower "after".

@@ -173,7 +173,8 @@
 
   // The outbox -----------------------------------------------------------------------------------------
 
-  // A write queued in order: { key (its Idempotency-Key), path, body (the form), createdAt, returnTo }.
+  // A write queued in order: { key (its Idempotency-Key), path, body (the form), createdAt, returnTo, fromPage (a
+  // page of Kiosk sent it with fetch: only such a write's token is renewed) }.
   const enqueue = write => transaction(["outbox"], "readwrite", tx => done(tx.objectStore("outbox").add(write)));
   const pending = () => transaction(["outbox"], "readonly", tx => done(tx.objectStore("outbox").getAll()));
   const dequeue = seq => transaction(["outbox"], "readwrite", tx => done(tx.objectStore("outbox").delete(seq)));

@@ -146,6 +146,21 @@
   }
   document.addEventListener("kiosk:updated", applyPending);
 
+  // A star outside the lists (a detail's) is sent with fetch too, as app.js sends the lists' writes, and the page
+  // it returns to is opened: the worker queues only writes a page of Kiosk sends with fetch, never a form's own
+  // POST, which any site can make (sw.js).
+  document.addEventListener("submit", event => {
+    const form = event.target;
+    if (event.defaultPrevented || !navigator.serviceWorker.controller || !form.matches("form.star[method=post]")
+        || form.closest("#results")) return;
+    event.preventDefault();
+    const asked = $("input[name=return]", form)?.value || "";
+    const back = /^\/(?![\/\\])/.test(asked) ? asked : location.pathname + location.search;
+    fetch(form.getAttribute("action"), {
+      method: "POST", body: new URLSearchParams(new FormData(form)), credentials: "same-origin", headers: { Accept: "text/html" },
+    }).catch(() => {}).finally(() => location.assign(back));
+  });
+
   navigator.serviceWorker.addEventListener("message", event => {
     const message = event.data || {};
     if (message.type === "unreachable") showUnreachable(message.savedAt);

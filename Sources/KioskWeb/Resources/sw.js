@@ -6,8 +6,10 @@
 //   - Kiosk's pages: network first with a short timeout, then the copy saved on this device, then the offline
 //     page. Every page fetched is saved; a saved copy shown carries data-saved-at for the banner.
 //   - Pictures (/image): cache first. Pages and pictures share one bound, least recently used evicted first.
-//   - Favorites and dogs edits go through the outbox: queued in IndexedDB, sent in order with an
-//     Idempotency-Key each, so a write replayed after a lost answer is applied once.
+//   - Favorites and dogs edits that Kiosk's own pages make (with fetch, from a window this worker controls) go
+//     through the outbox: queued in IndexedDB, sent in order with an Idempotency-Key each, so a write replayed
+//     after a lost answer is applied once. A form another site submits here is a navigation: it is never
+//     queued nor signed, but goes to the network untouched, where the CSRF and Origin checks refuse it.
 // The server prepends `self.kioskShell = {version, assets, pages, deviceScript}` (see ServiceWorker.swift).
 
 "use strict";
@@ -86,7 +88,11 @@ self.addEventListener("fetch", event => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin || networkOnly.some(pattern => pattern.test(url.pathname))) return;
   if (request.method === "POST") {
-    if (queuedWrites.some(pattern => pattern.test(url.pathname))) event.respondWith(write(event));
+    // Only a fetch from one of this worker's own windows: a navigation may come from any site (a form posted here,
+    // with or without a referrer), and queueing it would sign it with this device's token.
+    if (request.mode !== "navigate" && event.clientId && queuedWrites.some(pattern => pattern.test(url.pathname))) {
+      event.respondWith(write(event));
+    }
     return;
   }
   if (request.method !== "GET") return;
@@ -245,15 +251,20 @@ function returnPath(path, body, referrer) {
   return "/";
 }
 
-// A favorite or dogs edit: queued, then the outbox is sent in order. Kiosk's answer when it was reached;
-// otherwise the page to return to, from this device, with the edit shown as waiting.
+// A favorite or dogs edit one of Kiosk's pages made: queued, then the outbox is sent in order. Kiosk's answer when
+// it was reached; otherwise the page to return to, from this device, with the edit shown as waiting.
 async function write(event) {
   const request = event.request;
+  // The window that made it must be one of this origin's (a worker controls no other; checked all the same, since
+  // what is queued here is signed again when its token is out of date).
+  const client = await self.clients.get(event.clientId);
+  if (!client || new URL(client.url).origin !== self.location.origin) return fetch(request);
   const url = new URL(request.url);
   const body = await request.text();
   const queued = {
     key: request.headers.get("Idempotency-Key") || self.crypto.randomUUID(),
     path: url.pathname, body, createdAt: Date.now(), returnTo: returnPath(url.pathname, body, request.referrer),
+    fromPage: true,
   };
   queued.seq = await device.enqueue(queued);
   mayHoldWrites = true;
@@ -261,10 +272,9 @@ async function write(event) {
   // Whichever run of the outbox sent it (one already under way may have), its answer is here.
   const answer = delivered.get(queued.seq);
   delivered.delete(queued.seq);
-  if (answer) return request.mode === "navigate" && answer.redirected ? Response.redirect(answer.url, 303) : answer;
+  if (answer) return answer;
   await self.registration.sync?.register("kiosk-outbox").catch(() => {});
   await notify({ type: "outbox" });
-  if (request.mode === "navigate") return Response.redirect(queued.returnTo, 303);
   const saved = await savedPage(new URL(queued.returnTo, self.location.origin).href);
   if (saved) event.waitUntil(tellClient(event.clientId, { type: "unreachable", savedAt: saved.savedAt }));
   return saved ? saved.response : offlinePage();
@@ -298,8 +308,10 @@ async function sendAll() {
     try {
       response = await send(queued);
       // A token that went out of date while the write waited (the browser dropped the session's cookie): the
-      // write was refused, not applied, so it is sent again once with the page's current token.
-      if (response.status === 403 && !queued.renewedToken) {
+      // write was refused, not applied, so it is sent again once with the page's current token. Only a write a
+      // page of Kiosk queued with fetch (`fromPage`); one an older worker queued from a navigation, which another
+      // site may have made, is never signed here.
+      if (response.status === 403 && queued.fromPage && !queued.renewedToken) {
         const token = await currentToken();
         if (token) {
           const form = new URLSearchParams(queued.body);

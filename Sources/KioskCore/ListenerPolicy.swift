@@ -1,0 +1,228 @@
+import Foundation
+
+// Who a listener of Kiosk answers: the host names it is served under and the peers it serves. Every
+// listener Kiosk starts (the web app, the embedded demo upstream and its control port, and any later one)
+// judges each request by one `ListenerPolicy` before routing, so that a web page whose DNS name was made
+// to point at this machine (DNS rebinding) or a peer from outside the networks Kiosk serves gets a refusal
+// that touches no state. This is the rule Jupyter, Vite and webpack-dev-server apply to `Host`.
+
+/// A network: an address and how many of its leading bits are fixed (`10.0.0.0/8`, `fd00::/8`).
+public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
+    /// The network's address (its bits past `prefixLength` are ignored).
+    public let address: IPAddress
+    /// The number of leading bits every member shares.
+    public let prefixLength: Int
+
+    /// A network; nil when the prefix is longer than the address.
+    public init?(_ address: IPAddress, prefixLength: Int) {
+        guard (0...address.bytes.count * 8).contains(prefixLength) else { return nil }
+        self.address = address
+        self.prefixLength = prefixLength
+    }
+
+    /// The network of an address and its netmask (`255.255.255.0`, `ffff:ffff:ffff:ffff::`): the mask's
+    /// leading one bits. Nil when the two are of different families.
+    public init?(_ address: IPAddress, netmask: IPAddress) {
+        guard address.bytes.count == netmask.bytes.count else { return nil }
+        self.init(address, prefixLength: netmask.bytes.reduce(0) { $0 + $1.nonzeroBitCount })
+    }
+
+    /// Whether `candidate` is in this network. An IPv4 address a dual-stack socket reports as `::ffff:a.b.c.d`
+    /// is compared as IPv4.
+    public func contains(_ candidate: IPAddress) -> Bool {
+        let candidate = candidate.unmapped
+        guard candidate.bytes.count == address.bytes.count else { return false }
+        var remaining = prefixLength
+        for index in address.bytes.indices where remaining > 0 {
+            let bits = min(8, remaining)
+            let mask = UInt8(truncatingIfNeeded: 0xFF << (8 - bits))
+            if candidate.bytes[index] & mask != address.bytes[index] & mask { return false }
+            remaining -= bits
+        }
+        return true
+    }
+
+    /// `address/prefix`.
+    public var description: String { "\(address)/\(prefixLength)" }
+
+    /// Loopback, private (RFC 1918), shared (RFC 6598, carrier-grade NAT), link-local and unique local
+    /// (RFC 4193) networks: what a home or office network, or this machine, gives its hosts.
+    public static let localNetworks: [IPNetwork] = [
+        ("127.0.0.0", 8), ("10.0.0.0", 8), ("172.16.0.0", 12), ("192.168.0.0", 16), ("100.64.0.0", 10),
+        ("169.254.0.0", 16), ("::1", 128), ("fe80::", 10), ("fc00::", 7),
+    ].map { IPNetwork(IPAddress(literal: $0.0)!, prefixLength: $0.1)! }
+}
+
+extension IPAddress {
+    /// The IPv4 address a dual-stack socket reports as `::ffff:a.b.c.d`, or this address itself. Only the
+    /// mapped form: a peer cannot choose it, while other IPv6 forms that embed IPv4 (6to4, NAT64) are real
+    /// IPv6 addresses a host may hold.
+    public var unmapped: IPAddress {
+        guard bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF else { return self }
+        return IPAddress(bytes: Array(bytes[12..<16])) ?? self
+    }
+
+    /// Whether a connection from this address comes from this machine: 127.0.0.0/8 or `::1`, or either as a
+    /// dual-stack socket reports IPv4. Stricter than `isLoopback`, which also reads 6to4 and NAT64 forms (a
+    /// guard for outbound requests): a host on the network may hold such an address, while the kernel drops
+    /// packets from outside that claim these.
+    public var isLoopbackPeer: Bool {
+        let address = unmapped
+        if address.bytes.count == 4 { return address.bytes[0] == 127 }
+        return address.bytes[0..<15].allSatisfy({ $0 == 0 }) && address.bytes[15] == 1
+    }
+
+    /// Whether this address is one a local network gives its hosts (`IPNetwork.localNetworks`).
+    public var isLocalNetworkPeer: Bool { IPNetwork.localNetworks.contains { $0.contains(self) } }
+}
+
+/// The peers a listener serves.
+public enum PeerScope: Sendable, Hashable {
+    /// This machine only: a loopback listener, which no other machine can reach, refuses any other peer
+    /// too (a reverse proxy on this machine would make every visitor look local; see docs/SECURITY.md).
+    case loopback
+    /// This machine, local networks (`IPNetwork.localNetworks`) and the listed networks (the machine's own
+    /// global networks, whose hosts are its neighbours).
+    case localNetworks(also: [IPNetwork])
+    /// Any peer (the user opted in).
+    case any
+
+    /// Whether `peer` is served.
+    public func admits(_ peer: IPAddress) -> Bool {
+        switch self {
+        case .loopback: peer.isLoopbackPeer
+        case .localNetworks(let also): peer.isLoopbackPeer || peer.isLocalNetworkPeer || also.contains { $0.contains(peer) }
+        case .any: true
+        }
+    }
+}
+
+/// Why a listener refuses a request, before routing: an HTTP status and a message for the person or
+/// program that sent it.
+public struct ListenerRefusal: Sendable, Hashable, Error {
+    /// 400 (no usable Host), 421 (a name this listener is not served under) or 403 (a peer it does not serve).
+    public let status: Int
+    /// One or two sentences, plain text.
+    public let message: String
+}
+
+/// The names and peers one listener answers. A request passes when its `Host` is one of the listener's
+/// names (or an IP address, which no DNS answer can stand for) and its peer is in the listener's scope.
+public struct ListenerPolicy: Sendable {
+    /// Exact host names (lowercased, no trailing dot), beyond `localhost` and `*.localhost`, which every
+    /// listener answers (browsers resolve them to loopback themselves, never through DNS).
+    public let names: Set<String>
+    /// Domains whose every subdomain is answered too (written `.example.com`, stored without the dot).
+    public let domains: Set<String>
+    /// The peers served.
+    public let peers: PeerScope
+    /// What a refused name's message suggests, e.g. "start it with --allowed-host NAME" (`NAME` is replaced).
+    public let hint: String?
+
+    /// A policy answering `names` (each an exact name, or `.example.com` for a domain and its subdomains;
+    /// case and a trailing dot do not matter) and `peers`.
+    public init(names: [String], peers: PeerScope, hint: String? = nil) {
+        var exact = Set<String>(), domains = Set<String>()
+        for name in names.map(Self.normalized) where !name.isEmpty {
+            if name.hasPrefix(".") { domains.insert(String(name.dropFirst())) } else { exact.insert(name) }
+        }
+        self.names = exact
+        self.domains = domains
+        self.peers = peers
+        self.hint = hint
+    }
+
+    /// A loopback listener answering `localhost`, `*.localhost`, IP addresses and `names`.
+    public static func loopback(names: [String] = [], hint: String? = nil) -> ListenerPolicy {
+        ListenerPolicy(names: names, peers: .loopback, hint: hint)
+    }
+
+    /// Whether an `--allowed-host` value is a name this policy can hold: an exact name or `.domain`, of
+    /// letters, digits, `-`, `_` and dots, not an address (addresses are always answered).
+    public static func isValidName(_ text: String) -> Bool {
+        let name = normalized(text)
+        let body = name.hasPrefix(".") ? String(name.dropFirst()) : name
+        return !body.isEmpty && body.utf8.count <= 253 && !body.hasPrefix(".") && !body.contains("..")
+            && body.utf8.allSatisfy(Self.isNameByte) && IPAddress(literal: body) == nil
+    }
+
+    /// The refusal for a request whose Host header values are `hosts` (all of them: HTTP/1.1 allows exactly
+    /// one) from `peer`; nil when it is answered. A request without a socket peer (an in-process responder in
+    /// a test) is judged by its Host alone.
+    public func refusal(hosts: [String], peer: IPAddress?) -> ListenerRefusal? {
+        if let peer, !peers.admits(peer) {
+            return ListenerRefusal(status: 403, message: peers == .loopback
+                ? "Kiosk on this address serves this machine only, and this connection comes from \(peer.unmapped)."
+                : "Kiosk serves the machine it runs on and its local networks; \(peer.unmapped) is outside them "
+                    + "(kiosk serve --allow-global-peers admits every address).")
+        }
+        guard hosts.count == 1, let host = Self.hostName(ofAuthority: hosts[0]) else {
+            return ListenerRefusal(status: 400, message: hosts.isEmpty
+                ? "The request has no Host header, which HTTP/1.1 requires."
+                : hosts.count > 1 ? "The request has \(hosts.count) Host headers; HTTP allows one."
+                : "The request's Host header is not a host name or an address with an optional port.")
+        }
+        guard answers(host) else {
+            var message = "Kiosk does not answer to the name \u{201C}\(host)\u{201D}: it answers only to the names it is "
+                + "served under, so that no web page can reach it through a name made to point at this machine (DNS rebinding)."
+            if let hint { message += " " + hint.replacingOccurrences(of: "NAME", with: host) }
+            return ListenerRefusal(status: 421, message: message)
+        }
+        return nil
+    }
+
+    /// Whether the (normalised) host name is answered.
+    public func answers(_ host: String) -> Bool {
+        let host = Self.normalized(host)
+        if host == "localhost" || host.hasSuffix(".localhost") || names.contains(host) { return true }
+        if IPAddress(literal: host) != nil { return true }
+        return domains.contains { host == $0 || host.hasSuffix("." + $0) }
+    }
+
+    /// The host of a Host header value (`name`, `name:port`, `1.2.3.4:80`, `[::1]:8080`), lowercased and
+    /// without a trailing dot; nil when the value is anything else (userinfo, a path, spaces, an empty or
+    /// non-numeric port, characters no host name has).
+    public static func hostName(ofAuthority authority: String) -> String? {
+        var host = Substring(authority)
+        var port: Substring?
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return nil }
+            let rest = host[host.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { return nil }
+                port = rest.dropFirst()
+            }
+            let literal = host[host.startIndex...close]
+            guard let address = IPAddress(literal: String(literal)), address.bytes.count == 16,
+                  literal.dropFirst().dropLast().utf8.allSatisfy({ isHexByte($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+            else { return nil }
+            host = literal
+        } else if let colon = host.lastIndex(of: ":") {
+            port = host[host.index(after: colon)...]
+            host = host[..<colon]
+        }
+        if let port, port.isEmpty || port.utf8.count > 5 || !port.utf8.allSatisfy({ (48...57).contains($0) }) { return nil }
+        guard !host.isEmpty, host.utf8.count <= 255 else { return nil }
+        if !host.hasPrefix("[") {
+            guard host.utf8.allSatisfy(isNameByte), !host.hasPrefix("."), !host.contains("..") else { return nil }
+        }
+        return normalized(String(host))
+    }
+
+    /// Lowercased, brackets and one trailing dot removed (`LocalHost.` and `localhost` are one name).
+    static func normalized(_ name: String) -> String {
+        var name = name.lowercased()
+        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        if name.count > 1, name.hasSuffix(".") { name.removeLast() }
+        return name
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+    }
+
+    private static func isHexByte(_ byte: UInt8) -> Bool {
+        (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
+    }
+}

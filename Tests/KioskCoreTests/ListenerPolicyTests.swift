@@ -1,0 +1,82 @@
+import Testing
+@testable import KioskCore
+
+@Suite("Listener policy: the names and peers a listener answers")
+struct ListenerPolicyTests {
+    @Test("A Host header's host is read with or without a port, lowercased, without a trailing dot or brackets", arguments: [
+        ("localhost", "localhost"), ("LocalHost:8080", "localhost"), ("localhost.", "localhost"), ("127.0.0.1:80", "127.0.0.1"),
+        ("[::1]:8080", "::1"), ("[::1]", "::1"), ("[::ffff:127.0.0.1]:1", "::ffff:127.0.0.1"), ("kiosk_box.lan", "kiosk_box.lan"),
+    ])
+    func hostNames(authority: String, host: String) {
+        #expect(ListenerPolicy.hostName(ofAuthority: authority) == host)
+    }
+
+    @Test("Anything else in a Host header is not a host", arguments: [
+        "", ":8080", "localhost:", "localhost:80x", "localhost:123456", "user@localhost", "local host", "localhost/x", "[::1",
+        "[::1]x", "[localhost]", "a..b", ".localhost", "::1", "evil.example\r\nX: 1", "%6cocalhost",
+    ])
+    func malformed(authority: String) {
+        #expect(ListenerPolicy.hostName(ofAuthority: authority) == nil, "\(authority)")
+    }
+
+    @Test("A loopback listener answers localhost, *.localhost and addresses, and refuses other names with 421 saying how to allow one")
+    func loopbackNames() throws {
+        let policy = ListenerPolicy.loopback(hint: "Use --allowed-host NAME.")
+        for host in ["localhost:8080", "app.localhost", "127.0.0.1:8080", "[::1]:8080", "192.168.1.4", "2130706433"] {
+            #expect(policy.refusal(hosts: [host], peer: IPAddress(literal: "127.0.0.1")) == nil, "\(host)")
+        }
+        for host in ["rebound.example:8080", "localhost.rebound.example", "notlocalhost", "127.0.0.1.nip.io"] {
+            let refusal = try #require(policy.refusal(hosts: [host], peer: nil), "\(host)")
+            #expect(refusal.status == 421)
+            #expect(refusal.message.contains("DNS rebinding"))
+        }
+        let refusal = try #require(policy.refusal(hosts: ["rebound.example:8080"], peer: nil))
+        #expect(refusal.message.hasSuffix("Use --allowed-host rebound.example."))
+    }
+
+    @Test("No Host, two Hosts or a malformed one is a 400")
+    func badHosts() {
+        let policy = ListenerPolicy.loopback()
+        #expect(policy.refusal(hosts: [], peer: nil)?.status == 400)
+        #expect(policy.refusal(hosts: ["localhost", "localhost"], peer: nil)?.status == 400)
+        #expect(policy.refusal(hosts: ["local host"], peer: nil)?.status == 400)
+    }
+
+    @Test("Configured names are exact, or a domain with its subdomains when written with a leading dot")
+    func configuredNames() {
+        let policy = ListenerPolicy(names: ["Kiosk.Example.", ".lan.example"], peers: .any)
+        #expect(policy.answers("kiosk.example"))
+        #expect(!policy.answers("www.kiosk.example"))
+        #expect(policy.answers("lan.example") && policy.answers("phone.lan.example") && policy.answers("a.b.lan.example"))
+        #expect(!policy.answers("evillan.example") && !policy.answers("lan.example.evil"))
+        #expect(ListenerPolicy.isValidName("kiosk.example") && ListenerPolicy.isValidName(".lan.example"))
+        #expect(!ListenerPolicy.isValidName("") && !ListenerPolicy.isValidName(".") && !ListenerPolicy.isValidName("a b"))
+        #expect(!ListenerPolicy.isValidName("192.168.1.4") && !ListenerPolicy.isValidName("kiosk.example:8080"))
+    }
+
+    @Test("A loopback listener serves loopback peers only, however the socket writes them", arguments: [
+        ("127.0.0.1", true), ("127.9.9.9", true), ("::1", true), ("::ffff:127.0.0.1", true), ("192.168.1.4", false),
+        ("2002:7f00:1::1", false), ("::127.0.0.1", false),
+    ])
+    func loopbackPeers(address: String, served: Bool) throws {
+        let peer = try #require(IPAddress(literal: address))
+        let refusal = ListenerPolicy.loopback().refusal(hosts: ["localhost"], peer: peer)
+        #expect((refusal == nil) == served, "\(address)")
+        if !served { #expect(refusal?.status == 403) }
+    }
+
+    @Test("Off loopback, peers of local ranges and the machine's own networks are served, global ones refused unless allowed", arguments: [
+        ("10.1.2.3", true), ("172.16.0.9", true), ("172.32.0.1", false), ("192.168.1.40", true), ("100.64.3.4", true),
+        ("169.254.10.1", true), ("fe80::1", true), ("fd12:3456::7", true), ("::ffff:192.168.1.40", true), ("127.0.0.1", true),
+        ("8.8.8.8", false), ("2001:db8:aaaa:1::5", true), ("2001:db8:aaaa:2::5", false), ("203.0.113.77", true),
+        ("203.0.114.1", false),
+    ])
+    func localNetworkPeers(address: String, served: Bool) throws {
+        let own = [IPNetwork(IPAddress(literal: "2001:db8:aaaa:1::")!, prefixLength: 64)!,
+                   IPNetwork(IPAddress(literal: "203.0.113.10")!, netmask: IPAddress(literal: "255.255.255.0")!)!]
+        let peer = try #require(IPAddress(literal: address))
+        let policy = ListenerPolicy(names: [], peers: .localNetworks(also: own))
+        #expect((policy.refusal(hosts: ["localhost"], peer: peer) == nil) == served, "\(address)")
+        #expect(ListenerPolicy(names: [], peers: .any).refusal(hosts: ["localhost"], peer: peer) == nil)
+    }
+}

@@ -1,0 +1,168 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import KioskApp
+import KioskCore
+import KioskDemoUpstream
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Testing
+@testable import KioskWeb
+
+/// One request over a real socket with the Host header a browser would send for `host`.
+struct RawExchange: Sendable {
+    let status: Int
+    let headers: HTTPHeaders
+    let body: String
+}
+
+func exchange(_ http: HTTPClient, port: Int, method: HTTPMethod = .GET, path: String, host: String,
+              headers extra: [(String, String)] = [], body: String? = nil) async throws -> RawExchange {
+    var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+    request.method = method
+    request.headers.add(name: "Host", value: host)
+    for (name, value) in extra { request.headers.add(name: name, value: value) }
+    if let body { request.body = .bytes(ByteBuffer(string: body)) }
+    let response = try await http.execute(request, timeout: .seconds(10))
+    let bytes = try await response.body.collect(upTo: 1 << 20)
+    return RawExchange(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+}
+
+@Suite("Every listener answers only its own names (DNS rebinding)")
+struct WebListenerGuardTests {
+    @Test("A request for a rebound name is refused with 421 on every route family, and touches no state")
+    func reboundNameRefused() async throws {
+        try await withLiveWeb { harness, _, http, port in
+            // Given a page on rebound.example whose name now points at 127.0.0.1, and what Kiosk holds before
+            let host = "rebound.example:\(port)"
+            let origin = "http://\(host)"
+            let csrf = String(repeating: "a", count: 64)
+            let image = try await harness.listedPictureURI()
+            let dog = try await Self.firstDog(harness)
+            try harness.kiosk.debugger.flush()
+            let loggedBefore = try harness.kiosk.debugger.count()
+            let upstreamBefore = await harness.demo.requestCount(pathPrefix: "/")
+            // When it reads pages, the JSON API, the debugger, its live stream, the HAR export, a picture and static
+            // files, and writes a rule, a favorite and a dogs edit
+            let reads = ["/", "/rickandmorty", "/rickandmorty/1", "/api/rickandmorty", "/api/connectivity", "/debug",
+                         "/debug/api/requests", "/debug/events", "/debug/har", image, StaticAssets.stylesheet.path, "/sw.js",
+                         "/manifest.webmanifest"]
+            var answers: [(String, RawExchange)] = []
+            for path in reads {
+                answers.append((path, try await exchange(http, port: port, path: path, host: host, headers: [("Origin", origin)])))
+            }
+            answers.append(("POST rule", try await exchange(
+                http, port: port, method: .POST, path: "/debug/api/rules", host: host,
+                headers: [("Origin", origin), ("Content-Type", "application/json")],
+                body: #"{"match": {"endpoint": "rickandmorty.characters"}, "actions": {"status": 503}}"#)))
+            for path in ["/favorites/rickandmorty/1", "/dogs/\(dog)/delete"] {
+                answers.append(("POST \(path)", try await exchange(
+                    http, port: port, method: .POST, path: path, host: host,
+                    headers: [("Origin", origin), ("Content-Type", "application/x-www-form-urlencoded"),
+                              ("Cookie", "\(CSRFProtection.cookieName)=\(csrf)")],
+                    body: "action=add&csrf=\(csrf)")))
+            }
+            // Then each is a 421 in plain text naming the host, with no cookie handed out
+            for (what, answer) in answers {
+                #expect(answer.status == 421, "\(what): \(answer.status)")
+                #expect(answer.headers.first(name: "Content-Type") == "text/plain; charset=utf-8", "\(what)")
+                #expect(answer.body.contains("does not answer to the name \u{201C}rebound.example\u{201D}"), "\(what)")
+                #expect(answer.body.contains("--allowed-host rebound.example"), "\(what)")
+                #expect(answer.headers["Set-Cookie"].isEmpty, "\(what)")
+            }
+            // And nothing changed: no rule, no favorite, the dogs as they were, no upstream request, no log record
+            #expect(try harness.kiosk.debugger.rules.all().isEmpty)
+            #expect(try harness.kiosk.catalog.favorites().isEmpty)
+            #expect(await harness.demo.requestCount(pathPrefix: "/") == upstreamBefore)
+            try harness.kiosk.debugger.flush()
+            #expect(try harness.kiosk.debugger.count() == loggedBefore)
+            #expect(try await harness.kiosk.catalog.page(PageRequest(source: .dogs)).page.items.count == DemoData.dogsCount)
+        }
+    }
+
+    @Test("Loopback names and addresses, and names given with --allowed-host, are answered", arguments: [
+        "localhost", "127.0.0.1", "[::1]", "LOCALHOST.", "app.localhost", "127.0.0.2", "kiosk.example", "phone.lan.example",
+    ])
+    func ownNamesAnswered(name: String) async throws {
+        let configuration = WebConfiguration(host: "127.0.0.1", port: 0, allowedHosts: ["kiosk.example", ".lan.example"])
+        try await withLiveWeb(configuration) { _, _, http, port in
+            // When a request names the listener so, then it is answered
+            let answer = try await exchange(http, port: port, path: "/api/connectivity", host: "\(name):\(port)")
+            #expect(answer.status == 200, "\(name): \(answer.body)")
+        }
+    }
+
+    @Test("Two Host headers, or one that is not a host, are a 400", arguments: [
+        [("Host", "localhost"), ("Host", "rebound.example")], [("Host", "localhost@rebound.example")], [("Host", "local host")],
+        [("Host", "localhost:80x")], [("Host", "[::1")],
+    ])
+    func malformedHost(headers: [(String, String)]) async throws {
+        try await withLiveWeb { _, _, http, port in
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/connectivity")
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            let response = try await http.execute(request, timeout: .seconds(10))
+            #expect(response.status == .badRequest, "\(headers)")
+        }
+    }
+
+    @Test("The demo upstream's API and control listeners refuse a rebound name too, changing no fault")
+    func demoUpstreamRefusesReboundNames() async throws {
+        // Given an embedded demo upstream, whose answers name demo.invalid
+        var configuration = DemoUpstreamConfiguration()
+        configuration.publicBaseURL = DemoUpstream.canonicalBaseURL
+        let demo = DemoUpstream(configuration: configuration)
+        try await demo.start()
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let api = try #require(await demo.baseURL.port), control = try #require(await demo.controlURL.port)
+            // When a rebound page asks the API and switches the upstream offline through the control port
+            let read = try await exchange(http, port: api, path: "/dogs.json", host: "rebound.example:\(api)")
+            let write = try await exchange(http, port: control, method: .PUT, path: "/faults", host: "rebound.example:\(control)",
+                                           headers: [("Content-Type", "application/json")], body: #"{"offline": true}"#)
+            // Then both are refused and the faults are unchanged
+            #expect(read.status == 421)
+            #expect(write.status == 421)
+            #expect(await demo.faults == .none)
+            #expect(await demo.requestCount(pathPrefix: "/") == 0)
+            // And the names it is served under are answered: demo.invalid and loopback on the API, loopback on control
+            #expect(try await exchange(http, port: api, path: "/dogs.json", host: "demo.invalid").status == 200)
+            #expect(try await exchange(http, port: api, path: "/dogs.json", host: "127.0.0.1:\(api)").status == 200)
+            #expect(try await exchange(http, port: control, path: "/faults", host: "localhost:\(control)").status == 200)
+            #expect(try await exchange(http, port: control, path: "/faults", host: "demo.invalid").status == 421)
+        } catch {
+            try? await http.shutdown()
+            await demo.stop()
+            throw error
+        }
+        try await http.shutdown()
+        await demo.stop()
+    }
+
+    @Test("A connection that sends no request head in time is closed; one answered in time is kept for the next")
+    func requestHeadDeadline() async throws {
+        let configuration = WebConfiguration(host: "127.0.0.1", port: 0, requestHeadTimeout: .milliseconds(300))
+        try await withLiveWeb(configuration) { _, _, _, port in
+            // Given a raw connection that sends half a request head and then nothing
+            let socket = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                }
+            let closed = try await socket.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(string: "GET /api/connectivity HTTP/1.1\r\nHost: localhost\r\n"))
+                // When the deadline passes, then the server closes it without an answer
+                let start = ContinuousClock.now
+                var received = 0
+                for try await chunk in inbound { received += chunk.readableBytes }
+                return (ContinuousClock.now - start, received)
+            }
+            #expect(closed.1 == 0)
+            #expect(closed.0 < .seconds(5))
+        }
+    }
+
+    static func firstDog(_ harness: WebHarness) async throws -> String {
+        try #require(try await harness.kiosk.catalog.page(PageRequest(source: .dogs)).page.items.first?.itemID)
+    }
+}
