@@ -82,12 +82,14 @@ def network():
 
 class LanServer(KioskServer):
     """`kiosk serve --lan --port 0` inside the namespace, with what it printed: the URLs, the certificate's
-    fingerprint and the pairing code (reading its output and stopping it as `KioskServer` does)."""
+    fingerprint and how to get a pairing code (its output is a pipe, so it prints no code: logs would keep it),
+    and the code `kiosk devices pair` then showed (reading its output and stopping it as `KioskServer` does)."""
 
     _LOCAL = re.compile(r"Kiosk on https://localhost:(\d+)/")
     _URL = re.compile(r"^\s+(https://\S+)$")
     _FINGERPRINT = re.compile(r"Certificate SHA-256 fingerprint: ([0-9A-F:]{95})")
     _CODE = re.compile(r"Pairing code: (\d{4}-\d{4})")
+    _PAIRING = re.compile(r"^Pairing: run `kiosk devices pair --data-dir (\S+)` for a code")
 
     def __init__(self, binary: str, data_dir: Path):
         super().__init__(binary, str(data_dir))
@@ -123,8 +125,10 @@ class LanServer(KioskServer):
                 self.urls.append(match.group(1))
             elif match := self._FINGERPRINT.search(line):
                 self.fingerprint = match.group(1)
-            elif match := self._CODE.search(line):
-                self.code = match.group(1)
+            elif match := self._PAIRING.search(line):
+                assert match.group(1) == self.data_dir, line
+                shown = _run(self.binary, "devices", "pair", "--data-dir", self.data_dir).stdout
+                self.code = self._CODE.search(shown).group(1)
         return self
 
     def url(self, path: str) -> str:
@@ -146,8 +150,8 @@ def _insecure() -> ssl.SSLContext:
     return context
 
 
-def _get(url: str, accept: str = "application/json") -> tuple[int, bytes]:
-    request = urllib.request.Request(url, headers={"Accept": accept})
+def _get(url: str, accept: str = "application/json", host: str | None = None) -> tuple[int, bytes]:
+    request = urllib.request.Request(url, headers={"Accept": accept, **({"Host": host} if host else {})})
     opener = urllib.request.build_opener(urllib.request.HTTPSHandler(context=_insecure()), _NoRedirect)
     try:
         with opener.open(request, timeout=20) as response:
@@ -184,7 +188,10 @@ def test_a_phone_on_the_network_pairs_over_https_and_is_stopped_by_a_revoke(lan_
     served = _served_certificate(SERVER_V4, server.port)
     assert server.fingerprint == ":".join(f"{byte:02X}" for byte in hashlib.sha256(served).digest())
 
-    # Another machine that has not paired gets a 401 from the API, over either address family...
+    # A page whose DNS name was made to point at the server is refused before anything runs, even paired...
+    status, body = _get(f"https://{SERVER_V4}:{server.port}/api/favorites", host="rebound.example")
+    assert status == 421 and b"rebound.example" in body, (status, body[:300])
+    # ...and another machine that has not paired gets a 401 from the API, over either address family...
     for host in (SERVER_V4, f"[{SERVER_V6}]"):
         status, body = _get(f"https://{host}:{server.port}/api/favorites")
         assert status == 401, (host, status, body[:200])
@@ -242,6 +249,8 @@ def test_a_phone_on_the_network_pairs_over_https_and_is_stopped_by_a_revoke(lan_
         status = driver.execute_async_script(
             "const done = arguments[0]; fetch('/api/favorites').then(r => done(r.status), e => done(String(e)));")
         assert status == 200
+        wait_for(driver, lambda d: "kiosk-pages" in d.execute_async_script(
+            "const done = arguments[0]; caches.keys().then(done, () => done([]));"), 30, "the phone saved no page of Kiosk")
 
         # `kiosk devices list` shows the phone; revoking it while serve runs stops it at its next request.
         listed = _run(kiosk_bin, "devices", "list", "--json", "--data-dir", server.data_dir)
@@ -255,10 +264,19 @@ def test_a_phone_on_the_network_pairs_over_https_and_is_stopped_by_a_revoke(lan_
         driver.get(server.url("/favorites"))
         page_ready(driver)
         assert driver.current_url == server.url("/pair?next=%2Ffavorites")
+        # And the revoked phone was told to forget what it saved: no saved page or picture, no device cookie (the
+        # pairing page registers the app's worker again, which keeps only the public app shell).
+        saved = driver.execute_async_script("""
+            const done = arguments[0];
+            caches.keys().then(keys => done(keys), error => done(String(error)));
+        """)
+        assert not {"kiosk-pages", "kiosk-images"} & set(saved), saved
+        assert "__Host-kiosk_device" not in {cookie["name"] for cookie in driver.get_cookies()}
     finally:
         driver.quit()
 
-    # The code was printed on serve's terminal, and nowhere else: not in its error output, not in the data directory.
+    # The code was shown by `kiosk devices pair` only: not in serve's output or errors, not in the data directory.
+    assert not any(server.code in line for line in server.output), server.output
     secret = server.code.replace("-", "").encode()
     for path in server.directory.iterdir():
         if path.is_file():
