@@ -195,11 +195,11 @@ struct ServeCommand: AsyncParsableCommand {
                 let global = MachineAddresses.global(addresses)
                 if !global.isEmpty {
                     let listed = global.map(\.description).joined(separator: ", ")
-                    lines.append(allowsGlobalPeers
-                        ? "Warning: \(listed) \(global.count == 1 ? "is a global address" : "are global addresses"), and "
-                            + "--allow-global-peers lets any machine of the internet that reaches it pair or try to."
-                        : "Note: \(listed) \(global.count == 1 ? "is a global address" : "are global addresses"): Kiosk answers "
-                            + "there only machines of this machine's own networks and local ranges.")
+                    let what = "Warning: \(listed) \(global.count == 1 ? "is a global address" : "are global addresses"), "
+                        + "reachable from the internet unless a firewall stands in between"
+                    lines.append(what + (allowsGlobalPeers
+                        ? "; with --allow-global-peers any machine that reaches it can try to pair."
+                        : "; Kiosk answers there only machines of this machine's own networks and local ranges."))
                 }
             }
         }

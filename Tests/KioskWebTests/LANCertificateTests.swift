@@ -90,6 +90,64 @@ struct LANCertificateTests {
         #expect(try TLSMaterial.selfSigned(in: folder, names: Self.names, addresses: Self.addresses, now: late).provenance == .reused)
     }
 
+    @Test("A stored key that others could read is not served again: a new certificate replaces it, saying why")
+    func exposedKeyIsReplaced() throws {
+        // Given a certificate whose key file was made readable by the group and others
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try TLSMaterial.selfSigned(in: folder, names: Self.names, addresses: Self.addresses, now: Date()).material
+        let keyPath = folder.appendingPathComponent(TLSMaterial.keyFileName).path
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyPath)
+        #expect(TLSMaterial.othersCanRead(keyPath) == 0o644)
+        // When the next start asks for it
+        let next = try TLSMaterial.selfSigned(in: folder, names: Self.names, addresses: Self.addresses, now: Date())
+        // Then a new one is made, saying why, and its key is the owner's only
+        guard case .replacedUnreadable(let reason) = next.provenance else {
+            Issue.record("an exposed key was used again: \(next.provenance)")
+            return
+        }
+        #expect(reason.contains("readable by others (mode 644)"))
+        #expect(next.material.fingerprint != first.fingerprint)
+        #expect(TLSMaterial.othersCanRead(keyPath) == nil)
+    }
+
+    @Test("HTTPS refuses a client that offers only CBC suites over TLS 1.2, and serves one offering AES-GCM")
+    func modernSuitesOnly() async throws {
+        try await withHarness { harness in
+            let (material, _) = try TLSMaterial.selfSigned(in: harness.directory, names: [], addresses: [], now: Date())
+            let pem = try String(contentsOf: harness.directory.appendingPathComponent(TLSMaterial.certificateFileName), encoding: .utf8)
+            let app = try buildApplication(kiosk: harness.kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0, tls: material))
+            try await app.test(.ahc(.https)) { client in
+                let port = try #require(client.port)
+                // Given two TLS 1.2 clients that trust the certificate: one offering only CBC, one only AES-GCM
+                func tls12Client(_ suites: String) throws -> HTTPClient {
+                    var configuration = TLSConfiguration.makeClientConfiguration()
+                    configuration.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem)])
+                    configuration.maximumTLSVersion = .tlsv12
+                    configuration.cipherSuites = suites
+                    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: configuration))
+                }
+                let cbc = try tls12Client("ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:ECDHE-ECDSA-AES128-SHA256")
+                let gcm = try tls12Client("ECDHE-ECDSA-AES128-GCM-SHA256")
+                // When each opens the home page
+                // Then the AES-GCM one is served and the CBC one fails its handshake
+                let served = try? await gcm.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/"), timeout: .seconds(10))
+                let refused: (any Error)?
+                do {
+                    _ = try await cbc.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/"), timeout: .seconds(1))
+                    refused = nil
+                } catch {
+                    refused = error
+                }
+                try await cbc.shutdown()
+                try await gcm.shutdown()
+                #expect(served?.status == .ok)
+                let error = try #require(refused, "a client offering only CBC suites was served")
+                #expect(String(reflecting: error).contains("HANDSHAKE_FAILURE"), "\(String(reflecting: error))")
+            }
+        }
+    }
+
     @Test("The user's own certificate and key load; a key that is not the certificate's is refused, naming the files")
     func userFiles() throws {
         // Given two generated pairs
