@@ -43,17 +43,19 @@ extension CatalogService {
         guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw KioskError.invalidRequest("An idempotency key is 1 to 255 visible ASCII characters")
         }
+        // Claimed before the recorded answer is looked up: a second send that found nothing recorded while the
+        // first was being applied would otherwise apply it again once the first had recorded and let go.
+        let inFlight = scope.stored + " " + key
+        guard writesInFlight.withLock({ $0.insert(inFlight).inserted }) else {
+            throw KioskError.invalidRequest("A write with this idempotency key is being applied; send it again in a moment")
+        }
+        defer { _ = writesInFlight.withLock { $0.remove(inFlight) } }
         if let recorded = try database.recordedWrite(forKey: key, scope: scope.stored, now: now()) {
             guard recorded.fingerprint == fingerprint else {
                 throw KioskError.invalidRequest("This idempotency key was already used for another write")
             }
             return WriteAnswer(status: recorded.status, location: recorded.location, isReplay: true)
         }
-        let inFlight = scope.stored + " " + key
-        guard writesInFlight.withLock({ $0.insert(inFlight).inserted }) else {
-            throw KioskError.invalidRequest("A write with this idempotency key is being applied; send it again in a moment")
-        }
-        defer { _ = writesInFlight.withLock { $0.remove(inFlight) } }
         let answer = try await write()
         if (200..<400).contains(answer.status) {
             try database.record(RecordedWrite(fingerprint: fingerprint, status: answer.status, location: answer.location),

@@ -119,6 +119,11 @@ public struct PairedDevices: Sendable {
     /// Whether the browser holding `token` is (still) a paired device.
     public func isPaired(token: String) -> Bool { (try? device(forToken: token)) != nil }
 
+    /// Whether `token` belonged to a device revoked from this store (not merely one it never knew).
+    public func isRevoked(token: String) -> Bool {
+        Self.isWellFormed(token) && ((try? database.isRevokedDevice(tokenHash: Self.hash(token))) ?? false)
+    }
+
     /// The device `token` belongs to, or nil when it belongs to none (never issued, revoked, or not a token).
     public func device(forToken token: String) throws -> PairedDevice? {
         guard Self.isWellFormed(token) else { return nil }
@@ -139,7 +144,7 @@ public struct PairedDevices: Sendable {
     /// Revokes device `id`: its cookie stops working at its next request (and an open live stream of its ends
     /// within seconds); the idempotency keys of its writes are forgotten. Throws `notFound` when there is none.
     public func revoke(id: Int64) throws {
-        guard try database.removeDevice(id: id) else {
+        guard try database.removeDevice(id: id, at: now()) else {
             throw KioskError.notFound("There is no paired device \(id); `kiosk devices list` shows them")
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // Who a listener of Kiosk answers: the host names it is served under and the peers it serves. Every
 // listener Kiosk starts (the web app, the embedded demo upstream and its control port, and any later one)
@@ -45,6 +46,9 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     /// `address/prefix`.
     public var description: String { "\(address)/\(prefixLength)" }
 
+    /// IPv6 tunnels that carry any IPv4 host: 6to4 (`2002::/16`) and Teredo (`2001::/32`).
+    public static let tunnels: [IPNetwork] = [("2002::", 16), ("2001::", 32)].map { IPNetwork(IPAddress(literal: $0.0)!, prefixLength: $0.1)! }
+
     /// Loopback, private (RFC 1918), shared (RFC 6598, carrier-grade NAT), link-local and unique local
     /// (RFC 4193) networks: what a home or office network, or this machine, gives its hosts.
     public static let localNetworks: [IPNetwork] = [
@@ -77,23 +81,77 @@ extension IPAddress {
 }
 
 /// The peers a listener serves.
-public enum PeerScope: Sendable, Hashable {
+public enum PeerScope: Sendable {
     /// This machine only: a loopback listener, which no other machine can reach, refuses any other peer
     /// too (a reverse proxy on this machine would make every visitor look local; see docs/SECURITY.md).
     case loopback
-    /// This machine, local networks (`IPNetwork.localNetworks`) and the listed networks (the machine's own
-    /// global networks, whose hosts are its neighbours).
-    case localNetworks(also: [IPNetwork])
+    /// This machine, local networks (`IPNetwork.localNetworks`) and the machine's own networks (its
+    /// neighbours, whose addresses may be global: an IPv6 phone on the home Wi-Fi).
+    case localNetworks(also: NeighbourNetworks)
     /// Any peer (the user opted in).
     case any
 
-    /// Whether `peer` is served.
-    public func admits(_ peer: IPAddress) -> Bool {
-        switch self {
-        case .loopback: peer.isLoopbackPeer
-        case .localNetworks(let also): peer.isLoopbackPeer || peer.isLocalNetworkPeer || also.contains { $0.contains(peer) }
-        case .any: true
+    /// Whether `peer` is served. A request whose peer is unknown — its connection closed before it was read,
+    /// or an in-process responder with no socket — is served only when any peer is.
+    public func admits(_ peer: IPAddress?) -> Bool {
+        guard let peer else {
+            if case .any = self { return true }
+            return false
         }
+        switch self {
+        case .loopback: return peer.isLoopbackPeer
+        case .localNetworks(let also): return peer.isLoopbackPeer || peer.isLocalNetworkPeer || also.contains(peer)
+        case .any: return true
+        }
+    }
+
+    /// Whether a peer is one of the networks this scope serves besides loopback (a neighbour rather than a
+    /// stranger from the internet).
+    public func isNeighbour(_ peer: IPAddress) -> Bool {
+        switch self {
+        case .loopback: return peer.isLoopbackPeer
+        case .localNetworks(let also): return peer.isLoopbackPeer || peer.isLocalNetworkPeer || also.contains(peer)
+        case .any: return peer.isLoopbackPeer || peer.isLocalNetworkPeer
+        }
+    }
+}
+
+/// The machine's own networks, read again at most every `interval`, so that a new address (a rotated IPv6
+/// prefix, another Wi-Fi) counts without a restart.
+public final class NeighbourNetworks: Sendable {
+    private struct State {
+        var networks: [IPNetwork]
+        var readAt: ContinuousClock.Instant?
+    }
+
+    private let read: @Sendable () -> [IPNetwork]
+    private let interval: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private let state = Mutex(State(networks: [], readAt: nil))
+
+    /// The networks `read` returns, read when first asked and again once `interval` has passed by `now`.
+    public init(interval: Duration = .seconds(30), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+                read: @escaping @Sendable () -> [IPNetwork]) {
+        self.read = read
+        self.interval = interval
+        self.now = now
+    }
+
+    /// A fixed set (tests, and listeners that serve no neighbours).
+    public convenience init(_ networks: [IPNetwork]) {
+        self.init(interval: .seconds(1 << 40)) { networks }
+    }
+
+    /// Whether `address` is in one of the networks.
+    public func contains(_ address: IPAddress) -> Bool {
+        let now = now()
+        let networks = state.withLock { state in
+            if let readAt = state.readAt, now - readAt < interval { return state.networks }
+            state.networks = read()
+            state.readAt = now
+            return state.networks
+        }
+        return networks.contains { $0.contains(address) }
     }
 }
 
@@ -147,14 +205,16 @@ public struct ListenerPolicy: Sendable {
     }
 
     /// The refusal for a request whose Host header values are `hosts` (all of them: HTTP/1.1 allows exactly
-    /// one) from `peer`; nil when it is answered. A request without a socket peer (an in-process responder in
-    /// a test) is judged by its Host alone.
+    /// one) from `peer`; nil when it is answered. A request whose peer is unknown is refused unless any peer is
+    /// served (`PeerScope.admits`).
     public func refusal(hosts: [String], peer: IPAddress?) -> ListenerRefusal? {
-        if let peer, !peers.admits(peer) {
-            return ListenerRefusal(status: 403, message: peers == .loopback
-                ? "Kiosk on this address serves this machine only, and this connection comes from \(peer.unmapped)."
-                : "Kiosk serves the machine it runs on and its local networks; \(peer.unmapped) is outside them "
-                    + "(kiosk serve --allow-global-peers admits every address).")
+        guard peers.admits(peer) else {
+            let from = peer.map { "\($0.unmapped)" } ?? "an address that could not be read"
+            if case .loopback = peers {
+                return ListenerRefusal(status: 403, message: "Kiosk on this address serves this machine only, and this connection comes from \(from).")
+            }
+            return ListenerRefusal(status: 403, message: "Kiosk serves the machine it runs on and its local networks; \(from) is outside them "
+                                       + "(kiosk serve --allow-global-peers admits every address).")
         }
         guard hosts.count == 1, let host = Self.hostName(ofAuthority: hosts[0]) else {
             return ListenerRefusal(status: 400, message: hosts.isEmpty

@@ -289,7 +289,7 @@ public actor DemoUpstream {
     /// Who the control listener answers: loopback names and addresses, from this machine when it listens on
     /// loopback (a web page reaching it through a rebound DNS name could switch faults on).
     nonisolated var controlPolicy: ListenerPolicy {
-        ListenerPolicy(names: [], peers: IPAddress.isLoopback(host: configuration.host) ? .loopback : .localNetworks(also: []))
+        ListenerPolicy(names: [], peers: IPAddress.isLoopback(host: configuration.host) ? .loopback : .localNetworks(also: NeighbourNetworks([])))
     }
 
     /// The API listener answers the same, and the host its answers name when that is not its own

@@ -20,7 +20,8 @@ public struct GuardedResponder<Base: HTTPResponder>: HTTPResponder where Base.Co
 
     public func respond(to request: Request, context: Base.Context) async throws -> Response {
         if let refusal = policy.refusal(hosts: Self.hosts(of: request), peer: Self.peer(context)) {
-            return Self.response(refusal)
+            let response = Self.response(refusal)
+            return request.method == .head ? response.createHeadResponse() : response
         }
         return try await base.respond(to: request, context: context)
     }
@@ -31,17 +32,17 @@ public struct GuardedResponder<Base: HTTPResponder>: HTTPResponder where Base.Co
         (request.head.authority.map { [$0] } ?? []) + request.headers[values: hostField]
     }
 
-    /// The socket's peer as an address; nil without a socket (an in-process test) or for a Unix socket.
+    /// The socket's peer as an address; nil without a socket (an in-process test), for a Unix socket, or once
+    /// the connection closed (NIO forgets a closed channel's address), which the policy refuses.
     static func peer(_ context: Base.Context) -> IPAddress? {
         context.remoteAddress?.ipAddress.flatMap(IPAddress.init(literal:))
     }
 
-    /// A refusal as plain text that no cache keeps, closing the connection: a client that reached the wrong
-    /// listener should not keep talking to it.
+    /// A refusal as plain text that no cache keeps (HEAD gets its headers only).
     static func response(_ refusal: ListenerRefusal) -> Response {
         Response(status: HTTPResponse.Status(code: refusal.status),
                  headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store",
-                           contentTypeOptions: "nosniff", .connection: "close"],
+                           contentTypeOptions: "nosniff"],
                  body: ResponseBody(byteBuffer: ByteBuffer(string: refusal.message + "\n")))
     }
 }

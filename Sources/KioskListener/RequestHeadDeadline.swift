@@ -2,9 +2,10 @@ public import NIOCore
 public import NIOHTTPTypes
 
 /// Closes a connection that has not delivered a whole request head within `timeout` of opening (TLS
-/// handshake included) or of its previous answer: a peer cannot hold a connection open by sending nothing,
-/// or a header a byte at a time (slowloris). Hummingbird's idle timeout, which restarts with every byte read,
-/// does not stop the second. A request being answered (a long download, a live event stream) is not timed.
+/// handshake included) or of its previous answer: a peer cannot hold a connection open for long by sending
+/// nothing, or a header a line at a time (slowloris). Hummingbird's idle timeout restarts with every part of
+/// a request decoded, so alone it lets such a peer stay for as long as it keeps a part coming. A request being
+/// answered (a long download, a live event stream) is not timed.
 public final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     public typealias InboundIn = HTTPRequestPart
     public typealias InboundOut = HTTPRequestPart

@@ -37,12 +37,27 @@ extension AppDatabase {
         }
     }
 
-    /// Forgets device `id`, so its token stops working, and the idempotency keys of its writes; false when
-    /// there is no such device.
-    public func removeDevice(id: Int64) throws -> Bool {
+    /// How long a revoked token is remembered: as long as a browser keeps the cookie that holds it.
+    static let revokedTokenLifetime: TimeInterval = 400 * 86_400
+
+    /// Forgets device `id`, so its token stops working, and the idempotency keys of its writes, and remembers its
+    /// token's hash as revoked (at `date`); false when there is no such device.
+    public func removeDevice(id: Int64, at date: Date) throws -> Bool {
         try write("revoke a paired device") { db in
             try db.execute(sql: "DELETE FROM writeKey WHERE scope = ?", arguments: [Self.deviceWriteScope(id)])
+            guard let record = try PairedDeviceRecord.fetchOne(db, key: id) else { return false }
+            try db.execute(sql: "DELETE FROM revokedDevice WHERE revokedAt < ?",
+                           arguments: [date.addingTimeInterval(-Self.revokedTokenLifetime).timeIntervalSince1970])
+            try db.execute(sql: "INSERT OR REPLACE INTO revokedDevice (tokenHash, revokedAt) VALUES (?, ?)",
+                           arguments: [record.tokenHash, date.timeIntervalSince1970])
             return try PairedDeviceRecord.deleteOne(db, key: id)
+        }
+    }
+
+    /// Whether `tokenHash` is the token of a device revoked from this store.
+    public func isRevokedDevice(tokenHash: String) throws -> Bool {
+        try read("look a revoked device up") { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM revokedDevice WHERE tokenHash = ?", arguments: [tokenHash]) ?? false
         }
     }
 

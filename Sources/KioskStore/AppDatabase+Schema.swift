@@ -60,6 +60,12 @@ extension AppDatabase {
                 t.column("expiresAt", .double).notNull()
                 t.column("failures", .integer).notNull().defaults(to: 0)
             }
+            // Tokens of revoked devices (hashes), so a browser still holding one is told to forget what it saved
+            // of Kiosk, and a browser whose token this store never knew (paired with another data directory) is not.
+            try db.create(table: "revokedDevice") { t in
+                t.primaryKey("tokenHash", .text)
+                t.column("revokedAt", .double).notNull().indexed()
+            }
             // Idempotency keys belong to the device that sent them (its scope), so one device can neither replay
             // nor block another's writes; keys recorded before belong to this machine's own browsers.
             try db.create(table: "writeKeyScoped") { t in

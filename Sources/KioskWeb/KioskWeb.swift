@@ -66,7 +66,7 @@ public struct WebConfiguration: Sendable {
 
     /// The names and peers this listener answers: loopback names always; the certificate's names; off
     /// loopback, the machine's own names, and peers of local networks and of the machine's own networks.
-    func listenerPolicy(machineNames: [String], machineNetworks: [IPNetwork]) -> ListenerPolicy {
+    func listenerPolicy(machineNames: [String], machineNetworks: NeighbourNetworks) -> ListenerPolicy {
         let certificateNames = tls?.names.filter { IPAddress(literal: $0) == nil } ?? []
         let peers: PeerScope = isLoopback ? .loopback : allowsGlobalPeers ? .any : .localNetworks(also: machineNetworks)
         return ListenerPolicy(names: allowedHosts + certificateNames + (isLoopback ? [] : machineNames), peers: peers,
@@ -101,14 +101,15 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
     _ = OpenAPIDocument.data
     StaticAssets.preload()
     let secure = configuration.tls != nil
+    let policy = configuration.listenerPolicy(
+        machineNames: configuration.isLoopback ? [] : MachineAddresses.names(),
+        machineNetworks: NeighbourNetworks { configuration.isLoopback ? [] : MachineAddresses.networks() })
     let pairing = configuration.pairing.map { pairing in
-        PairingGate(devices: kiosk.devices, attempts: ClientAttempts(now: kiosk.now), peer: socketPeer,
+        PairingGate(devices: kiosk.devices, attempts: ClientAttempts(now: kiosk.now, peers: policy.peers), peer: socketPeer,
                     onEvent: { pairing.report($0.line) })
     }
     let debugAccess = DebugAccess(token: configuration.debugToken, isLoopback: configuration.isLoopback, secureCookies: secure,
-                                  now: kiosk.now, attempts: ClientAttempts(now: kiosk.now), peer: socketPeer)
-    let policy = configuration.listenerPolicy(machineNames: configuration.isLoopback ? [] : MachineAddresses.names(),
-                                              machineNetworks: configuration.isLoopback ? [] : MachineAddresses.networks())
+                                  now: kiosk.now, attempts: ClientAttempts(now: kiosk.now, peers: policy.peers), peer: socketPeer)
     let http1 = HTTP1Channel.Configuration(
         additionalChannelHandlers: [RequestHeadDeadline(timeout: TimeAmount(configuration.requestHeadTimeout))],
         idleTimeout: TimeAmount(configuration.idleTimeout))
@@ -128,10 +129,12 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
 /// that turns errors into pages and adds security headers (so refusals carry them too), behind the language
 /// and CSRF middlewares (CSRF outermost, so error pages get the cookie too), which fill in the request's
 /// `WebRequestContext`; HEAD is answered as GET in front of all of it, and the listener's guard in front of
-/// that. The CSRF secret, the gate and the policy are parameters so tests can build the router with their own.
+/// that. The CSRF secret, the gate and the policy are parameters so tests can build the router with their own
+/// (by default, the router alone, as HummingbirdTesting runs it in-process: loopback names, and any peer, since
+/// there is no socket to have one).
 func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random(),
                  debugAccess: DebugAccess = DebugAccess(token: nil, isLoopback: true),
-                 pairing: PairingGate? = nil, listener: ListenerPolicy = .loopback()) -> WebRouter {
+                 pairing: PairingGate? = nil, listener: ListenerPolicy = ListenerPolicy(names: [], peers: .any)) -> WebRouter {
     let router = Router(context: WebRequestContext.self)
     router.add(middleware: CSRFMiddleware(protection: csrf))
     router.add(middleware: LanguageMiddleware())

@@ -27,12 +27,16 @@ final class ClientAttempts: Sendable {
     }
 
     let limits: Limits
+    /// The listener's peers: its neighbours are counted one address each (see `client`).
+    let peers: PeerScope
     private let now: @Sendable () -> Date
     private let byClient = Mutex<[String: [Date]]>([:])
 
-    init(limits: Limits = Limits(), now: @escaping @Sendable () -> Date) {
+    init(limits: Limits = Limits(), now: @escaping @Sendable () -> Date,
+         peers: PeerScope = .localNetworks(also: NeighbourNetworks([]))) {
         self.limits = limits
         self.now = now
+        self.peers = peers
     }
 
     /// Counts an attempt by `client` unless its limit is reached, in which case nothing is counted.
@@ -61,11 +65,13 @@ final class ClientAttempts: Sendable {
         _ = byClient.withLock { $0.removeValue(forKey: client) }
     }
 
-    /// The key attempts are counted under: the address, or an IPv6 address's /64 (one host can use any
-    /// address of its network's /64).
-    static func client(_ address: IPAddress?) -> String {
+    /// The key attempts are counted under: the address itself for a neighbour (every phone of a home network
+    /// shares its IPv6 /64, so counting the /64 would let one of them lock the others out), and a stranger's
+    /// whole IPv6 /64 (any host can use any address of its own /64). Only a listener serving any peer meets
+    /// strangers; wherever a peer cannot be read, the listener's guard has refused the request already.
+    func client(_ address: IPAddress?) -> String {
         guard let address = address?.unmapped else { return "unknown" }
-        guard address.bytes.count == 16 else { return address.description }
+        guard address.bytes.count == 16, !peers.isNeighbour(address) else { return address.description }
         return Hex.encode(address.bytes.prefix(8)) + "::/64"
     }
 }
@@ -113,7 +119,7 @@ struct PairingGate: Sendable {
     }
 
     /// The key wrong codes are counted under (`ClientAttempts.client`).
-    func client(_ request: Request, _ context: WebRequestContext) -> String { ClientAttempts.client(peer(request, context)) }
+    func client(_ request: Request, _ context: WebRequestContext) -> String { attempts.client(peer(request, context)) }
 
     /// Whether the request comes from this machine, which needs no pairing.
     func isLoopback(_ request: Request, _ context: WebRequestContext) -> Bool { peer(request, context)?.isLoopbackPeer ?? false }
@@ -130,11 +136,12 @@ struct PairingGate: Sendable {
                sameSite: .lax)
     }
 
-    /// Whether the request carries a device cookie the store does not know: the device was revoked (or its
-    /// store replaced), so what its browser saved of Kiosk must go.
+    /// Whether the request carries the cookie of a device revoked from this store, so what its browser saved of
+    /// Kiosk must go. A cookie the store never knew (a device paired while `serve` used other data) is only
+    /// refused: its saved pages and its waiting edits are kept for when that data is served again.
     func carriesRevokedCookie(_ request: Request) -> Bool {
         guard let token = request.cookies[Self.cookieName]?.value else { return false }
-        return !devices.isPaired(token: token)
+        return devices.isRevoked(token: token)
     }
 
     /// What an unpaired browser gets instead: a page navigation goes to the pairing page (and back afterwards);

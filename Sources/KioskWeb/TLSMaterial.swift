@@ -163,9 +163,8 @@ public struct TLSMaterial: Sendable {
     /// The permission bits of the file at `path` when its group or others may read or write it; nil when only
     /// its owner can (or it cannot be examined, which loading it then reports).
     public static func othersCanRead(_ path: String) -> Int? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        let mode = Int(status.st_mode) & 0o777
+        guard let permissions = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int else { return nil }
+        let mode = permissions & 0o777
         return mode & 0o066 == 0 ? nil : mode
     }
 
@@ -252,25 +251,35 @@ public enum MachineAddresses {
         return addresses.filter { $0.bytes.count == 4 } + addresses.filter { $0.bytes.count == 16 }
     }
 
-    /// The networks of the machine's global addresses (its interfaces' address and netmask; an IPv6 address
-    /// without one counts as its /64): the hosts there are the machine's neighbours, which `serve --lan`
-    /// serves as it serves private ranges. Local ranges are left out (every listener off loopback serves them).
+    /// The networks of the machine's other addresses (outside local ranges, which every listener off loopback
+    /// serves anyway): the hosts there are the machine's neighbours, which `serve --lan` serves as it serves
+    /// private ranges. An IPv4 network is its interface's (netmask), but never wider than a /16; an IPv6 one is
+    /// the address's /64, the size of one link's network (a netmask of a tunnel may be far wider, and a DHCPv6
+    /// /128 would leave the link's phones out). Tunnel addresses (6to4, Teredo) are not networks of neighbours.
     public static func networks() -> [IPNetwork] {
         let devices = (try? System.enumerateDevices()) ?? []
         var seen = Set<IPNetwork>()
         return devices.compactMap { device -> IPNetwork? in
-            guard let text = device.address?.ipAddress, let address = IPAddress(literal: text),
-                  !address.isLoopbackPeer, !address.isLocalNetworkPeer, !address.bytes.allSatisfy({ $0 == 0 }) else { return nil }
-            let mask = device.netmask?.ipAddress.flatMap(IPAddress.init(literal:))
-            let network = mask.flatMap { IPNetwork(address, netmask: $0) } ?? IPNetwork(address, prefixLength: address.bytes.count == 4 ? 32 : 64)
-            return network.flatMap { seen.insert($0).inserted ? $0 : nil }
+            guard let address = device.address?.ipAddress.flatMap(IPAddress.init(literal:)),
+                  let network = neighbours(of: address, netmask: device.netmask?.ipAddress.flatMap(IPAddress.init(literal:)))
+            else { return nil }
+            return seen.insert(network).inserted ? network : nil
         }
     }
 
-    /// The global addresses among `addresses`: reachable from the whole internet unless a firewall stands
-    /// in between.
+    /// The network of neighbours an interface address with `netmask` stands for (see `networks()`), or nil.
+    static func neighbours(of address: IPAddress, netmask: IPAddress?) -> IPNetwork? {
+        guard !address.isLoopbackPeer, !address.isLocalNetworkPeer, !address.bytes.allSatisfy({ $0 == 0 }),
+              !IPNetwork.tunnels.contains(where: { $0.contains(address) }) else { return nil }
+        if address.bytes.count == 16 { return IPNetwork(address, prefixLength: 64) }
+        let prefix = netmask.flatMap { IPNetwork(address, netmask: $0) }?.prefixLength ?? 32
+        return IPNetwork(address, prefixLength: max(16, prefix))
+    }
+
+    /// The global addresses among `addresses`: public ones, reachable from the whole internet unless a firewall
+    /// stands in between (not local, reserved or documentation ranges).
     public static func global(_ addresses: [IPAddress]) -> [IPAddress] {
-        addresses.filter { !$0.isLoopbackPeer && !$0.isLocalNetworkPeer }
+        addresses.filter { $0.nonPublicReason == nil }
     }
 
     /// The names a certificate for this machine carries: `localhost`, the host name, and its `.local`

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import KioskCore
 
@@ -26,20 +27,27 @@ struct ListenerPolicyTests {
             #expect(policy.refusal(hosts: [host], peer: IPAddress(literal: "127.0.0.1")) == nil, "\(host)")
         }
         for host in ["rebound.example:8080", "localhost.rebound.example", "notlocalhost", "127.0.0.1.nip.io"] {
-            let refusal = try #require(policy.refusal(hosts: [host], peer: nil), "\(host)")
+            let refusal = try #require(policy.refusal(hosts: [host], peer: IPAddress(literal: "127.0.0.1")), "\(host)")
             #expect(refusal.status == 421)
             #expect(refusal.message.contains("DNS rebinding"))
         }
-        let refusal = try #require(policy.refusal(hosts: ["rebound.example:8080"], peer: nil))
+        let refusal = try #require(policy.refusal(hosts: ["rebound.example:8080"], peer: IPAddress(literal: "::1")))
         #expect(refusal.message.hasSuffix("Use --allowed-host rebound.example."))
     }
 
     @Test("No Host, two Hosts or a malformed one is a 400")
     func badHosts() {
-        let policy = ListenerPolicy.loopback()
-        #expect(policy.refusal(hosts: [], peer: nil)?.status == 400)
-        #expect(policy.refusal(hosts: ["localhost", "localhost"], peer: nil)?.status == 400)
-        #expect(policy.refusal(hosts: ["local host"], peer: nil)?.status == 400)
+        let policy = ListenerPolicy.loopback(), peer = IPAddress(literal: "127.0.0.1")
+        #expect(policy.refusal(hosts: [], peer: peer)?.status == 400)
+        #expect(policy.refusal(hosts: ["localhost", "localhost"], peer: peer)?.status == 400)
+        #expect(policy.refusal(hosts: ["local host"], peer: peer)?.status == 400)
+    }
+
+    @Test("A request whose peer cannot be read (its connection already closed) is refused, unless every peer is served")
+    func unknownPeer() {
+        #expect(ListenerPolicy.loopback().refusal(hosts: ["localhost"], peer: nil)?.status == 403)
+        #expect(ListenerPolicy(names: [], peers: .localNetworks(also: NeighbourNetworks([]))).refusal(hosts: ["localhost"], peer: nil)?.status == 403)
+        #expect(ListenerPolicy(names: [], peers: .any).refusal(hosts: ["localhost"], peer: nil) == nil)
     }
 
     @Test("Configured names are exact, or a domain with its subdomains when written with a leading dot")
@@ -75,8 +83,30 @@ struct ListenerPolicyTests {
         let own = [IPNetwork(IPAddress(literal: "2001:db8:aaaa:1::")!, prefixLength: 64)!,
                    IPNetwork(IPAddress(literal: "203.0.113.10")!, netmask: IPAddress(literal: "255.255.255.0")!)!]
         let peer = try #require(IPAddress(literal: address))
-        let policy = ListenerPolicy(names: [], peers: .localNetworks(also: own))
+        let policy = ListenerPolicy(names: [], peers: .localNetworks(also: NeighbourNetworks(own)))
         #expect((policy.refusal(hosts: ["localhost"], peer: peer) == nil) == served, "\(address)")
         #expect(ListenerPolicy(names: [], peers: .any).refusal(hosts: ["localhost"], peer: peer) == nil)
+    }
+}
+
+@Suite("Neighbour networks")
+struct NeighbourNetworksTests {
+    @Test("The machine's networks are read once, and again after the interval, so a new address counts without a restart")
+    func rereadAfterInterval() {
+        // Given a reader whose answer changes, asked at most every 30 s of a clock the test moves
+        let answers = Mutex([[IPNetwork(IPAddress(literal: "2001:db8:1::")!, prefixLength: 64)!],
+                             [IPNetwork(IPAddress(literal: "2001:db8:2::")!, prefixLength: 64)!]])
+        let clock = Mutex(ContinuousClock.now)
+        let networks = NeighbourNetworks(interval: .seconds(30), now: { clock.withLock { $0 } }) {
+            answers.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] }
+        }
+        // When asked at once, 29 s later, then past the interval
+        #expect(networks.contains(IPAddress(literal: "2001:db8:1::9")!))
+        clock.withLock { $0 += .seconds(29) }
+        #expect(networks.contains(IPAddress(literal: "2001:db8:1::9")!))
+        clock.withLock { $0 += .seconds(2) }
+        // Then the second answer is used
+        #expect(networks.contains(IPAddress(literal: "2001:db8:2::9")!))
+        #expect(!networks.contains(IPAddress(literal: "2001:db8:1::9")!))
     }
 }

@@ -96,10 +96,27 @@ struct DevicesTests {
         #expect(try database.devices() == [phone, tablet])
         #expect(phone.pairedAt == Self.paired && phone.lastSeenAt == Self.paired)
         // And removing one makes its hash find nothing, while removing it again says there was nothing
-        #expect(try database.removeDevice(id: phone.id))
+        #expect(try database.removeDevice(id: phone.id, at: Self.paired))
         #expect(try database.device(tokenHash: "aa") == nil)
-        #expect(try !database.removeDevice(id: phone.id))
+        #expect(try !database.removeDevice(id: phone.id, at: Self.paired))
         #expect(try database.devices() == [tablet])
+    }
+
+    @Test("a revoked device's token is remembered as revoked; a token the store never knew is not")
+    func revokedTokensRemembered() throws {
+        // Given a device paired under hash "aa", then revoked
+        let database = try AppDatabase.inMemory()
+        let device = try pair(database, tokenHash: "aa", name: "Phone", at: Self.paired)
+        #expect(try !database.isRevokedDevice(tokenHash: "aa"))
+        #expect(try database.removeDevice(id: device.id, at: Self.paired))
+        // Then its hash reads as revoked, and another one does not
+        #expect(try database.isRevokedDevice(tokenHash: "aa"))
+        #expect(try !database.isRevokedDevice(tokenHash: "bb"))
+        // And 400 days later, when the next revocation tidies up, it is forgotten (no browser keeps the cookie longer)
+        let other = try pair(database, tokenHash: "cc", name: "Tablet", at: Self.paired)
+        #expect(try database.removeDevice(id: other.id, at: Self.paired.addingTimeInterval(401 * 86_400)))
+        #expect(try !database.isRevokedDevice(tokenHash: "aa"))
+        #expect(try database.isRevokedDevice(tokenHash: "cc"))
     }
 
     @Test("a removed device's id is never given to the next one, so a stale revoke cannot hit another device")
@@ -108,7 +125,7 @@ struct DevicesTests {
         let database = try AppDatabase.inMemory()
         _ = try pair(database, tokenHash: "aa", name: "A", at: Self.paired)
         let second = try pair(database, tokenHash: "bb", name: "B", at: Self.paired)
-        _ = try database.removeDevice(id: second.id)
+        _ = try database.removeDevice(id: second.id, at: Self.paired)
         // When another pairs
         let third = try pair(database, tokenHash: "cc", name: "C", at: Self.paired)
         // Then it gets a new id
@@ -150,7 +167,7 @@ struct DevicesTests {
         let device = try pair(serve, tokenHash: "aa", name: "Chrome on Android", at: Self.paired)
         #expect(try serve.device(tokenHash: "aa") != nil)
         // When the other connection removes it
-        #expect(try cli.removeDevice(id: device.id))
+        #expect(try cli.removeDevice(id: device.id, at: Self.paired))
         // Then the first no longer finds it
         #expect(try serve.device(tokenHash: "aa") == nil)
     }

@@ -68,7 +68,7 @@ struct WriteKeysTests {
         let device = try pair(database, tokenHash: "aa", name: "Phone", at: Self.now)
         try database.record(Self.answer, forKey: "k", scope: AppDatabase.deviceWriteScope(device.id), at: Self.now)
         // When it is revoked
-        #expect(try database.removeDevice(id: device.id))
+        #expect(try database.removeDevice(id: device.id, at: Self.now))
         // Then its keys are gone
         #expect(try database.writeKeyCount(scope: AppDatabase.deviceWriteScope(device.id)) == 0)
     }

@@ -336,16 +336,23 @@ struct PairingTests {
         }
     }
 
-    @Test("Addresses of one IPv6 /64 count as one client")
-    func ipv6Prefix() {
-        // Given the keys wrong codes are counted under
-        func client(_ address: String) -> String { ClientAttempts.client(IPAddress(literal: address)) }
-        // Then two addresses of one /64 share a key, other /64s and other IPv4 hosts do not, and an IPv4 peer
-        // of a dual-stack socket counts as itself
-        #expect(client("2001:db8:1:2::10") == client("2001:db8:1:2:aaaa::99"))
-        #expect(client("2001:db8:1:2::10") != client("2001:db8:1:3::10"))
-        #expect(client("::ffff:192.168.1.5") == client("192.168.1.5"))
-        #expect(client("192.168.1.5") != client("192.168.1.6"))
+    @Test("A stranger's IPv6 /64 counts as one client; neighbours count one address each, so one cannot lock the others out")
+    func clientKeys() {
+        // Given the keys wrong codes are counted under by a --lan listener whose machine has 2001:db8:1:2::/64,
+        // and by one that serves every peer
+        let lan = ClientAttempts(now: { Date() }, peers: .localNetworks(also: NeighbourNetworks([IPNetwork(IPAddress(literal: "2001:db8:1:2::")!, prefixLength: 64)!])))
+        let open = ClientAttempts(now: { Date() }, peers: .any)
+        func key(_ attempts: ClientAttempts, _ address: String) -> String { attempts.client(IPAddress(literal: address)) }
+        // Then phones of the home network's /64, of a ULA or link-local network, count apart
+        #expect(key(lan, "2001:db8:1:2::10") != key(lan, "2001:db8:1:2:aaaa::99"))
+        #expect(key(lan, "fd00::10") != key(lan, "fd00::11"))
+        #expect(key(lan, "fe80::1") != key(lan, "fe80::2"))
+        // And a stranger's addresses of one /64 count as one, other /64s apart
+        #expect(key(open, "2001:db8:9:2::10") == key(open, "2001:db8:9:2:aaaa::99"))
+        #expect(key(open, "2001:db8:9:2::10") != key(open, "2001:db8:9:3::10"))
+        // And an IPv4 peer of a dual-stack socket counts as itself, other IPv4 hosts apart
+        #expect(key(lan, "::ffff:192.168.1.5") == key(lan, "192.168.1.5"))
+        #expect(key(lan, "192.168.1.5") != key(lan, "192.168.1.6"))
     }
 
     @Test("Revoking a device stops its cookie at its next request")
@@ -386,6 +393,14 @@ struct PairingTests {
             // And a browser that was never paired is not told to clear anything
             let stranger = try await Browser(client, address: "192.168.1.60").get("/rickandmorty")
             #expect(stranger.header("Clear-Site-Data") == nil)
+            // And neither is one whose cookie this store never knew (paired while serve used other data): it is
+            // refused, and keeps what it saved and the edits it holds for when that data is served again
+            let elsewhere = Browser(client, address: "192.168.1.61")
+            elsewhere.setCookie(PairingGate.cookieName, String(repeating: "Q", count: 43))
+            let refused = try await elsewhere.get("/rickandmorty")
+            #expect(refused.status == .seeOther)
+            #expect(refused.header("Clear-Site-Data") == nil)
+            #expect(elsewhere.cookie(PairingGate.cookieName) == String(repeating: "Q", count: 43))
         }
     }
 

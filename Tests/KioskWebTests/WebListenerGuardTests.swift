@@ -82,6 +82,34 @@ struct WebListenerGuardTests {
         }
     }
 
+    @Test("A HEAD for a rebound name is refused with the headers alone, so the connection's next answer is read right")
+    func headRefusalHasNoBody() async throws {
+        try await withLiveWeb { _, _, http, port in
+            // When a HEAD and then a GET are sent for a rebound name (AHC reuses the connection)
+            let head = try await exchange(http, port: port, method: .HEAD, path: "/api/connectivity", host: "rebound.example")
+            let get = try await exchange(http, port: port, path: "/api/connectivity", host: "localhost")
+            // Then the HEAD is a 421 without a body, and the GET after it is answered as usual
+            #expect(head.status == 421 && head.body.isEmpty)
+            #expect(get.status == 200 && get.body.contains("\"online\""))
+        }
+    }
+
+    @Test("The machine's own networks: an IPv6 address stands for its /64, IPv4 for its netmask but no wider than /16; tunnels and local ranges for none")
+    func neighbourNetworks() {
+        func network(_ address: String, _ mask: String?) -> String? {
+            MachineAddresses.neighbours(of: IPAddress(literal: address)!, netmask: mask.flatMap(IPAddress.init(literal:)))?.description
+        }
+        #expect(network("2001:db8:1:2::5", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff") == "2001:db8:1:2::5/64")
+        #expect(network("2001:db8:1:2::5", "ffff::") == "2001:db8:1:2::5/64")
+        #expect(network("203.0.113.10", "255.255.255.0") == "203.0.113.10/24")
+        #expect(network("203.0.113.10", "255.0.0.0") == "203.0.113.10/16")
+        #expect(network("203.0.113.10", nil) == "203.0.113.10/32")
+        #expect(network("2002:cb00:710a::1", "ffff::") == nil)
+        #expect(network("2001:0:4136:e378::1", nil) == nil)
+        #expect(network("192.168.1.4", "255.255.255.0") == nil)
+        #expect(network("fd00::4", nil) == nil)
+    }
+
     @Test("Loopback names and addresses, and names given with --allowed-host, are answered", arguments: [
         "localhost", "127.0.0.1", "[::1]", "LOCALHOST.", "app.localhost", "127.0.0.2", "kiosk.example", "phone.lan.example",
     ])
@@ -140,25 +168,29 @@ struct WebListenerGuardTests {
         await demo.stop()
     }
 
-    @Test("A connection that sends no request head in time is closed; one answered in time is kept for the next")
+    @Test("A connection that sends half a request head and then nothing is closed at the deadline, without an answer")
     func requestHeadDeadline() async throws {
-        let configuration = WebConfiguration(host: "127.0.0.1", port: 0, requestHeadTimeout: .milliseconds(300))
+        let configuration = WebConfiguration(host: "127.0.0.1", port: 0, requestHeadTimeout: .seconds(1))
         try await withLiveWeb(configuration) { _, _, _, port in
             // Given a raw connection that sends half a request head and then nothing
             let socket = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(host: "127.0.0.1", port: port) { channel in
                     channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
                 }
-            let closed = try await socket.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(string: "GET /api/connectivity HTTP/1.1\r\nHost: localhost\r\n"))
-                // When the deadline passes, then the server closes it without an answer
-                let start = ContinuousClock.now
+            let start = ContinuousClock.now
+            let received = try await socket.executeThenClose { inbound, outbound in
                 var received = 0
-                for try await chunk in inbound { received += chunk.readableBytes }
-                return (ContinuousClock.now - start, received)
+                do {
+                    try await outbound.write(ByteBuffer(string: "GET /api/connectivity HTTP/1.1\r\nHost: localhost\r\n"))
+                    // When the deadline passes, then the server closes it (the stream ends) without a byte of answer
+                    for try await chunk in inbound { received += chunk.readableBytes }
+                } catch let error as ChannelError where error == .ioOnClosedChannel {
+                    // closed by the server before the half head could even be written: no answer either
+                }
+                return received
             }
-            #expect(closed.1 == 0)
-            #expect(closed.0 < .seconds(5))
+            #expect(received == 0)
+            #expect(ContinuousClock.now - start < .seconds(15))
         }
     }
 
