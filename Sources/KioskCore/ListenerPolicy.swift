@@ -176,6 +176,9 @@ public struct ListenerPolicy: Sendable {
     public let peers: PeerScope
     /// What a refused name's message suggests, e.g. "start it with --allowed-host NAME" (`NAME` is replaced).
     public let hint: String?
+    /// Host header values already answered: the decision depends on the value alone, and a listener meets the
+    /// same few again on every request, so a set lookup spares parsing them again.
+    private let answered = AnsweredHosts()
 
     /// A policy answering `names` (each an exact name, or `.example.com` for a domain and its subdomains;
     /// case and a trailing dot do not matter) and `peers`.
@@ -216,6 +219,7 @@ public struct ListenerPolicy: Sendable {
             return ListenerRefusal(status: 403, message: "Kiosk serves the machine it runs on and its local networks; \(from) is outside them "
                                        + "(kiosk serve --allow-global-peers admits every address).")
         }
+        if hosts.count == 1, answered.contains(hosts[0]) { return nil }
         guard hosts.count == 1, let host = Self.hostName(ofAuthority: hosts[0]) else {
             return ListenerRefusal(status: 400, message: hosts.isEmpty
                 ? "The request has no Host header, which HTTP/1.1 requires."
@@ -228,6 +232,7 @@ public struct ListenerPolicy: Sendable {
             if let hint { message += " " + hint.replacingOccurrences(of: "NAME", with: host) }
             return ListenerRefusal(status: 421, message: message)
         }
+        answered.insert(hosts[0])
         return nil
     }
 
@@ -284,5 +289,20 @@ public struct ListenerPolicy: Sendable {
 
     private static func isHexByte(_ byte: UInt8) -> Bool {
         (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
+    }
+}
+
+/// The Host values a listener answered, at most `capacity` of them (a client sending ever new ones — each a
+/// valid name with another port — only stops being remembered).
+final class AnsweredHosts: Sendable {
+    private let values = Mutex(Set<String>())
+    private let capacity = 256
+
+    func contains(_ value: String) -> Bool { values.withLock { $0.contains(value) } }
+
+    func insert(_ value: String) {
+        values.withLock { values in
+            if values.count < capacity { values.insert(value) }
+        }
     }
 }

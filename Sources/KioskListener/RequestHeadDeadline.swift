@@ -13,6 +13,10 @@ public final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHa
     public typealias OutboundOut = HTTPResponsePart
 
     private let timeout: TimeAmount
+    /// When the head now awaited must have arrived; nil while a request is being answered.
+    private var deadline: NIODeadline?
+    /// The one timer of the connection, if scheduled: it is moved on rather than cancelled and made again for
+    /// each request, which would cost a scheduling and a cancellation on the event loop per request.
     private var timer: Scheduled<Void>?
     /// Requests whose head arrived and whose answer has not ended.
     private var open = 0
@@ -23,27 +27,27 @@ public final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHa
     }
 
     public func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { arm(context) }
+        if context.channel.isActive { startWaiting(context) }
     }
 
     public func channelActive(context: ChannelHandlerContext) {
-        arm(context)
+        startWaiting(context)
         context.fireChannelActive()
     }
 
     public func channelInactive(context: ChannelHandlerContext) {
-        disarm()
+        stop()
         context.fireChannelInactive()
     }
 
     public func handlerRemoved(context: ChannelHandlerContext) {
-        disarm()
+        stop()
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data) {
             open += 1
-            disarm()
+            deadline = nil
         }
         context.fireChannelRead(data)
     }
@@ -51,21 +55,40 @@ public final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHa
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) {
             open = max(0, open - 1)
-            if open == 0 { arm(context) }
+            if open == 0 { startWaiting(context) }
         }
         context.write(data, promise: promise)
     }
 
-    private func arm(_ context: ChannelHandlerContext) {
-        disarm()
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
-            loopBound.value.close(promise: nil)
+    /// Starts awaiting a head: by `timeout` from now.
+    private func startWaiting(_ context: ChannelHandlerContext) {
+        deadline = .now() + timeout
+        if timer == nil { schedule(context, at: deadline!) }
+    }
+
+    /// When the timer fires: closes the connection if the head is late, else waits for the deadline now in
+    /// force (a later one, or none while a request is answered, until the next wait starts it again).
+    private func fire(_ context: ChannelHandlerContext) {
+        timer = nil
+        guard let deadline else { return }
+        if deadline <= .now() {
+            context.close(promise: nil)
+        } else {
+            schedule(context, at: deadline)
         }
     }
 
-    private func disarm() {
+    private func schedule(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
+            let (handler, context) = loopBound.value
+            handler.fire(context)
+        }
+    }
+
+    private func stop() {
         timer?.cancel()
         timer = nil
+        deadline = nil
     }
 }

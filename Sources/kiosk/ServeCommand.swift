@@ -27,7 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on. Loopback by default, every address with --lan; anything else exposes Kiosk to the network.")
     var host: String?
     @Option(help: "Port to listen on.") var port = 8080
-    @Flag(help: "Serve this machine's network over HTTPS (a self-signed certificate kept in the data directory unless --tls-cert), to browsers that pair with the printed code.")
+    @Flag(help: "Serve this machine's network over HTTPS (a self-signed certificate kept in the data directory unless --tls-cert), to browsers that pair with a code (kiosk devices pair).")
     var lan = false
     @Option(help: "A PEM certificate chain to serve HTTPS with, instead of the self-signed one (with --tls-key).")
     var tlsCert: String?
