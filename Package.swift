@@ -140,10 +140,11 @@ let package = Package(
         // Child processes started with posix_spawn, for the tests and the benchmark that run the kiosk binary.
         .target(name: "KioskProcess", swiftSettings: swiftSettings),
         // What the test targets share: the test clock, the scripted transport, temporary folders, the MD5
-        // oracle and the JSON fixtures. Not a product, and no production target may depend on it.
+        // oracle, the JSON fixtures and the harness (a demo upstream and a Kiosk over it). Not a product, and no production target may depend on it.
         .target(
             name: "KioskTestSupport",
-            dependencies: ["KioskCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["KioskCore", "KioskApp", "KioskDemoUpstream", "KioskNetwork", "KioskStore",
+                           .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/KioskTestSupport",
             resources: [.copy("Fixtures")],
             swiftSettings: testSwiftSettings
@@ -174,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "KioskWebTests",
             dependencies: ["KioskWeb", "KioskApp", "KioskCore", "KioskDebugger", "KioskDemoUpstream", "KioskSources", "KioskStore",
-                           "KioskNetwork", "KioskTestSupport",
+                           "KioskTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"),

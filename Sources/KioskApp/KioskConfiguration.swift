@@ -67,29 +67,6 @@ public struct KioskConfiguration: Sendable {
         return redactor.hiding([sources.nytAPIKey, sources.marvelPublicKey, sources.marvelPrivateKey].compactMap { $0 })
     }
 
-    /// The addresses and keys of an upstream that serves every catalog (the embedded demo upstream).
-    public struct UpstreamEndpoints: Sendable, Hashable {
-        public var nytBaseURL: URL
-        public var nytAPIKey: String
-        public var marvelBaseURL: URL
-        public var marvelPublicKey: String
-        public var marvelPrivateKey: String
-        public var rickAndMortyBaseURL: URL
-        public var dogsURL: URL
-
-        /// Every address and key of such an upstream.
-        public init(nytBaseURL: URL, nytAPIKey: String, marvelBaseURL: URL, marvelPublicKey: String, marvelPrivateKey: String,
-                    rickAndMortyBaseURL: URL, dogsURL: URL) {
-            self.nytBaseURL = nytBaseURL
-            self.nytAPIKey = nytAPIKey
-            self.marvelBaseURL = marvelBaseURL
-            self.marvelPublicKey = marvelPublicKey
-            self.marvelPrivateKey = marvelPrivateKey
-            self.rickAndMortyBaseURL = rickAndMortyBaseURL
-            self.dogsURL = dogsURL
-        }
-    }
-
     /// Points every catalog not configured explicitly at `upstream`, whose canonical origin (what stored
     /// data names) is reached at `listener` (as curl's `--connect-to`).
     public mutating func use(_ upstream: UpstreamEndpoints, connecting canonical: Origin?, to listener: Origin?) {

@@ -264,6 +264,13 @@ public actor DemoUpstream {
     public var rickAndMortyBaseURL: URL { publicBaseURL.appendingPathComponent("api") }
     /// The dogs document, `baseURL/dogs.json` (a bare JSON array).
     public var dogsURL: URL { publicBaseURL.appendingPathComponent("dogs.json") }
+    /// The four APIs' addresses (under `publicBaseURL`) and the keys they accept, for `KioskConfiguration.use`.
+    public var endpoints: UpstreamEndpoints {
+        UpstreamEndpoints(nytBaseURL: nytBaseURL, nytAPIKey: configuration.nytAPIKey, marvelBaseURL: marvelBaseURL,
+                          marvelPublicKey: configuration.marvelPublicKey, marvelPrivateKey: configuration.marvelPrivateKey,
+                          rickAndMortyBaseURL: rickAndMortyBaseURL, dogsURL: dogsURL)
+    }
+
     /// The credentials the API accepts.
     public var keys: DemoUpstreamKeys {
         DemoUpstreamKeys(nyt: configuration.nytAPIKey, marvelPublic: configuration.marvelPublicKey,

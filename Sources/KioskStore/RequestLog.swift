@@ -46,17 +46,27 @@ public final class RequestLog: Sendable, StoreFile {
         /// that a burst is indexed in one pass after it (a text search indexes them at once); 0 indexes
         /// them in the transaction that stores them.
         public var indexingDelay: TimeInterval
+        /// Runs work `delay` seconds from now: when a burst is stored and when it is indexed. The system's
+        /// timer, unless a test moves time itself.
+        public var schedule: @Sendable (_ delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> Void
 
         /// Creates a configuration; the defaults are 50 MB and 7 days on the system clock, records
-        /// stored within 50 ms of being enqueued and indexed a second after they are stored.
+        /// stored within 50 ms of being enqueued and indexed a second after they are stored, on the system's timer.
         public init(maxBytes: Int64 = 50 * 1024 * 1024, maxAge: TimeInterval = 7 * 86400,
                     now: @escaping @Sendable () -> Date = Date.init,
-                    batchingDelay: TimeInterval = 0.05, indexingDelay: TimeInterval = 1) {
+                    batchingDelay: TimeInterval = 0.05, indexingDelay: TimeInterval = 1,
+                    schedule: @escaping @Sendable (_ delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> Void = systemTimer) {
             self.maxBytes = maxBytes
             self.maxAge = maxAge
             self.now = now
             self.batchingDelay = batchingDelay
             self.indexingDelay = indexingDelay
+            self.schedule = schedule
+        }
+
+        /// The system's timer: `work` on a global queue once `delay` seconds have passed.
+        public static let systemTimer: @Sendable (TimeInterval, @escaping @Sendable () -> Void) -> Void = { delay, work in
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: work)
         }
     }
 
@@ -193,10 +203,10 @@ public final class RequestLog: Sendable, StoreFile {
                 _ = try? storePending(db)
             }
         }
-        // A timer rather than the injected clock: this is how soon the work happens, not what it
+        // On the configured timer, not the `now` clock: this is how soon the work happens, not what it
         // decides, and `flush` stores whatever is still waiting.
         if configuration.batchingDelay > 0 {
-            DispatchQueue.global().asyncAfter(deadline: .now() + configuration.batchingDelay, execute: store)
+            configuration.schedule(configuration.batchingDelay, store)
         } else {
             store()
         }
@@ -347,7 +357,7 @@ public final class RequestLog: Sendable, StoreFile {
             return !state.isIndexingScheduled
         }
         guard shouldSchedule else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
+        configuration.schedule(delay) { [self] in
             writer.asyncWriteWithoutTransaction { [self] db in
                 state.withLock { $0.isIndexingScheduled = false }
                 var more = false

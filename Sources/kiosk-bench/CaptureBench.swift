@@ -155,14 +155,7 @@ func ruleMissBenchmark(demo: DemoUpstream, quick: Bool) async {
 
 /// The configuration `makeKiosk` uses, for benchmarks that change a setting before building Kiosk.
 func benchConfiguration(_ demo: DemoUpstream, name: String) async throws -> KioskConfiguration {
-    let keys = await demo.keys
-    var sources = SourceConfiguration.live
-    sources.nytBaseURL = await demo.nytBaseURL
-    sources.marvelBaseURL = await demo.marvelBaseURL
-    sources.rickAndMortyBaseURL = await demo.rickAndMortyBaseURL
-    sources.dogsURL = await demo.dogsURL
-    sources.nytAPIKey = keys.nyt
-    sources.marvelPublicKey = keys.marvelPublic
-    sources.marvelPrivateKey = keys.marvelPrivate
-    return KioskConfiguration(dataDirectory: temporaryDirectory(name), sources: sources)
+    var configuration = KioskConfiguration(dataDirectory: temporaryDirectory(name))
+    configuration.use(await demo.endpoints, connecting: nil, to: nil)
+    return configuration
 }

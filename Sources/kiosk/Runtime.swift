@@ -19,12 +19,7 @@ struct Runtime {
             // depends on which process or port served it (another `kiosk` may hold the port right now).
             let upstream = DemoUpstream(configuration: DemoUpstreamConfiguration(publicBaseURL: DemoUpstream.canonicalBaseURL))
             try await upstream.start()
-            let keys = await upstream.keys
-            let endpoints = KioskConfiguration.UpstreamEndpoints(
-                nytBaseURL: await upstream.nytBaseURL, nytAPIKey: keys.nyt, marvelBaseURL: await upstream.marvelBaseURL,
-                marvelPublicKey: keys.marvelPublic, marvelPrivateKey: keys.marvelPrivate,
-                rickAndMortyBaseURL: await upstream.rickAndMortyBaseURL, dogsURL: await upstream.dogsURL)
-            configuration.use(endpoints, connecting: Origin(DemoUpstream.canonicalBaseURL), to: Origin(await upstream.baseURL))
+            configuration.use(await upstream.endpoints, connecting: Origin(DemoUpstream.canonicalBaseURL), to: Origin(await upstream.baseURL))
             demo = upstream
         }
         do {

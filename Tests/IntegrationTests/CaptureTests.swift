@@ -2,6 +2,7 @@ import Foundation
 import KioskApp
 import KioskCore
 import KioskStore
+import KioskTestSupport
 import Testing
 
 @Suite("Network capture end to end")

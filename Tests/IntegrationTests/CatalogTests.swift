@@ -4,6 +4,7 @@ import KioskCore
 import KioskDemoUpstream
 @testable import KioskStore
 import GRDB
+import KioskTestSupport
 import Testing
 
 @Suite("Catalogs end to end over the demo upstream", .serialized)

@@ -2,6 +2,7 @@ import Foundation
 import KioskApp
 import KioskCore
 import KioskDemoUpstream
+import KioskTestSupport
 import Testing
 
 @Suite("Offline-first behaviour over the demo upstream", .serialized)

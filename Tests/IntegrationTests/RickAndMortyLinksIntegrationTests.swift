@@ -3,6 +3,7 @@ import KioskApp
 import KioskCore
 import KioskDemoUpstream
 import Synchronization
+import KioskTestSupport
 import Testing
 
 @Suite("Rick and Morty episodes and locations over the demo upstream", .serialized)

@@ -5,6 +5,7 @@ import KioskCore
 import KioskDemoUpstream
 import KioskSources
 import KioskStore
+import KioskTestSupport
 import Testing
 
 /// An upstream that echoes credentials back — in ETags, names, error messages and headers — must leave

@@ -5,6 +5,7 @@ import KioskDemoUpstream
 import KioskNetwork
 import KioskSources
 import KioskStore
+import KioskTestSupport
 import Testing
 
 /// A catalog page whose second item the demo upstream's bad-item fault breaks, and how Kiosk reports it.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import KioskCore
+import KioskTestSupport
 import Testing
 @testable import KioskStore
 
@@ -62,22 +63,36 @@ struct RequestLogIndexingTests {
 
     // MARK: - Batched writes
 
-    @Test("an enqueued burst is stored by itself, without a flush, and is searchable")
+    /// Waits for what the log's writer was asked to do before now (a write runs after those queued before it).
+    static func writerIsDone(_ log: RequestLog) throws {
+        try log.writer.writeWithoutTransaction { _ in }
+    }
+
+    /// Records committed to the file, counted without the log's reads (which store what waits first).
+    static func committed(_ log: RequestLog) throws -> Int {
+        try log.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM logEntry") ?? 0 }
+    }
+
+    @Test("an enqueued burst is stored by itself when its batching delay passes, without a flush, and is searchable")
     func enqueuedBurstIsStoredAlone() async throws {
-        // Given a log storing 20 ms after the first record of a burst
+        // Given a log storing 20 ms after the first record of a burst, on a clock the test moves
+        let clock = ManualClock()
         let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
-            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, batchingDelay: 0.02))
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, batchingDelay: 0.02, schedule: clock.scheduler))
 
-        // When a burst of records is enqueued and nothing else happens
+        // When a burst of records is enqueued and 19 ms pass
         for index in 0..<5 { log.enqueue(Log.record("https://a.test/\(index)", responseBody: "{\"w\":\"tinkles\(index)\"}")) }
+        await clock.advance(by: .milliseconds(19))
+        try Self.writerIsDone(log)
+        // Then nothing is stored yet, and one store waits for the burst
+        #expect(try Self.committed(log) == 0)
+        #expect(clock.timerCount == 1)
 
-        // Then they are stored soon after (polled for up to 10 s) and found
-        var stored = try log.count()
-        for _ in 0..<200 where stored < 5 {
-            try await Task.sleep(for: .milliseconds(50))
-            stored = try log.count()
-        }
-        #expect(stored == 5)
+        // When the 20th millisecond passes
+        await clock.advance(by: .milliseconds(1))
+        try Self.writerIsDone(log)
+        // Then the burst is stored, by itself, and found
+        #expect(try Self.committed(log) == 5)
         #expect(log.droppedCount == 0)
         #expect(try Log.urls(log, RequestFilter(text: "tinkles3")) == ["https://a.test/3"])
         try Log.checkIndexIntegrity(log)
@@ -113,17 +128,23 @@ struct RequestLogIndexingTests {
 
     @Test("stored records are indexed by a pass of their own after the indexing delay, with no search asking")
     func indexesAfterTheDelay() async throws {
-        // Given a log indexing half a second after a store
+        // Given a log indexing half a second after a store, on a clock the test moves
+        let clock = ManualClock()
         let log = try RequestLog.inMemory(configuration: RequestLog.Configuration(
-            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 0.5))
+            now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }, indexingDelay: 0.5, schedule: clock.scheduler))
 
-        // When a burst is stored
+        // When a burst is stored, and 0.4 s pass
         for index in 0..<3 { log.enqueue(Log.record("https://a.test/\(index)", responseBody: "{\"w\":\"squanchy\(index)\"}")) }
         try log.flush()
-
-        // Then it waits to be indexed right after, and is indexed soon (polled for up to 10 s) without a search
+        await clock.advance(by: .milliseconds(400))
+        try Self.writerIsDone(log)
+        // Then it still waits to be indexed
         #expect(try Self.waitsToIndex(log))
-        for _ in 0..<200 where try Self.waitsToIndex(log) { try await Task.sleep(for: .milliseconds(50)) }
+
+        // When the half second is over
+        await clock.advance(by: .milliseconds(100))
+        try Self.writerIsDone(log)
+        // Then it is indexed, no search having asked, and found
         #expect(try !Self.waitsToIndex(log))
         #expect(try Log.urls(log, RequestFilter(text: "squanchy1")) == ["https://a.test/1"])
         try Log.checkIndexIntegrity(log)
@@ -193,11 +214,14 @@ struct RequestLogIndexingTests {
             #expect(try Self.waitsToIndex(log))
         }
 
-        // When it is opened again and nothing is searched
-        let log = try RequestLog.open(at: path, configuration: RequestLog.Configuration(indexingDelay: 0.05))
+        // When it is opened again, nothing is searched, and the indexing delay passes
+        let clock = ManualClock()
+        let log = try RequestLog.open(at: path, configuration: RequestLog.Configuration(indexingDelay: 0.05, schedule: clock.scheduler))
+        #expect(try Self.waitsToIndex(log))
+        await clock.advance(by: .milliseconds(50))
+        try Self.writerIsDone(log)
 
-        // Then they are indexed soon (polled for up to 10 s), and found
-        for _ in 0..<200 where try Self.waitsToIndex(log) { try await Task.sleep(for: .milliseconds(50)) }
+        // Then they are indexed, and found
         #expect(try !Self.waitsToIndex(log))
         #expect(try Log.urls(log, RequestFilter(text: "birdperson2")) == ["https://a.test/2"])
         try Log.checkIndexIntegrity(log)

@@ -26,10 +26,17 @@ public final class ManualClock: Clock, Sendable {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
+    private struct Timer {
+        let id: UInt64
+        let deadline: Instant
+        let work: @Sendable () -> Void
+    }
+
     private struct State {
         var now = Instant(offset: .zero)
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
+        var timers: [Timer] = []
     }
 
     private let state = Mutex(State())
@@ -84,7 +91,25 @@ public final class ManualClock: Clock, Sendable {
         }
     }
 
-    /// Moves time forward, waking every sleeper whose deadline has passed, then lets them run.
+    /// Runs `work` once the clock has moved `delay` seconds on (at once when `advance` passes it): the timer
+    /// of code that takes one (`RequestLog.Configuration.schedule`).
+    public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            state.nextID += 1
+            state.timers.append(Timer(id: state.nextID, deadline: state.now.advanced(by: .seconds(delay)), work: work))
+        }
+    }
+
+    /// `schedule(after:_:)` as the closure such code takes.
+    public var scheduler: @Sendable (TimeInterval, @escaping @Sendable () -> Void) -> Void {
+        { delay, work in self.schedule(after: delay, work) }
+    }
+
+    /// How many timers wait for the clock to reach them.
+    public var timerCount: Int { state.withLock { $0.timers.count } }
+
+    /// Moves time forward, waking every sleeper whose deadline has passed and running every timer due (in
+    /// deadline order, those they schedule for now included), then lets the woken run.
     public func advance(by duration: Swift.Duration) async {
         let due = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
@@ -94,6 +119,14 @@ public final class ManualClock: Clock, Sendable {
             return due
         }
         for sleeper in due { sleeper.continuation.resume() }
+        while let timer = state.withLock({ state -> Timer? in
+            guard let index = state.timers.indices.filter({ state.timers[$0].deadline <= state.now })
+                .min(by: { (state.timers[$0].deadline, state.timers[$0].id) < (state.timers[$1].deadline, state.timers[$1].id) })
+            else { return nil }
+            return state.timers.remove(at: index)
+        }) {
+            timer.work()
+        }
         await Self.settle()
     }
 

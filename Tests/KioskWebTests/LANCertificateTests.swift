@@ -172,7 +172,7 @@ struct LANCertificateTests {
     @Test("buildApplication serves real HTTPS with the certificate: a client trusting only it completes the handshake, one trusting the system roots refuses it")
     func handshake() async throws {
         // Given the app with a generated certificate and pairing, on a free loopback port
-        let harness = try await WebHarness.start()
+        let harness = try await Harness.start()
         do {
             let (material, _) = try TLSMaterial.selfSigned(in: harness.directory, names: [], addresses: [], now: Date())
             let pem = try String(contentsOf: harness.directory.appendingPathComponent(TLSMaterial.certificateFileName), encoding: .utf8)

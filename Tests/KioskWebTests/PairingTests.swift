@@ -5,6 +5,7 @@ import KioskApp
 import KioskCore
 import KioskStore
 import Synchronization
+import KioskTestSupport
 import Testing
 @testable import KioskWeb
 
@@ -26,18 +27,18 @@ final class ReportedLines: Sendable {
 }
 
 /// Opens a pairing window for `testCode` at the harness's time, as `kiosk devices pair` does.
-func openTestWindow(_ harness: WebHarness) throws {
-    _ = try harness.kiosk.devices.openPairingWindow(code: testCode, now: harness.now.value)
+func openTestWindow(_ harness: Harness) throws {
+    _ = try harness.kiosk.devices.openPairingWindow(code: testCode, now: harness.now.date)
 }
 
 /// Runs `body` with the router behind a pairing gate whose peer is read from `testPeerHeader`, a pairing
 /// window open for `testCode`, and the debugger open to paired devices (its live stream rechecking quickly).
 func withPairing(limits: ClientAttempts.Limits = .init(), csrf: CSRFProtection = .random(), reported: ReportedLines = ReportedLines(),
-                 _ body: @Sendable (WebHarness, any TestClientProtocol) async throws -> Void) async throws {
-    let harness = try await WebHarness.start()
+                 _ body: @Sendable (Harness, any TestClientProtocol) async throws -> Void) async throws {
+    let harness = try await Harness.start()
     do {
         try openTestWindow(harness)
-        let gate = PairingGate(devices: harness.kiosk.devices, attempts: ClientAttempts(limits: limits, now: harness.now.closure),
+        let gate = PairingGate(devices: harness.kiosk.devices, attempts: ClientAttempts(limits: limits, now: harness.now.dateSource),
                                peer: testPeer, onEvent: { reported.append($0.line) })
         let debug = DebugAccess(token: nil, isLoopback: true, peer: testPeer, recheckInterval: .milliseconds(50))
         let app = Application(router: buildRouter(kiosk: harness.kiosk, csrf: csrf, debugAccess: debug, pairing: gate))
@@ -228,7 +229,7 @@ struct PairingTests {
             var answers: [Fetched] = []
             for guess in ["00000000", "11111111", "22222222", "33333333", "44444444"] {
                 answers.append(try await browser.post("/pair", form: [("code", guess)]))
-                harness.now.advance(by: 1)
+                await harness.now.advance(by: .seconds(1))
             }
             // Then each is refused on the page, saying how many tries are left, and sets no device cookie
             #expect(answers.allSatisfy { $0.status == .forbidden })
@@ -247,7 +248,7 @@ struct PairingTests {
             let other = Browser(client, address: "192.168.1.40")
             #expect(try await other.post("/pair", form: [("code", "80271946")]).status == .seeOther)
             // And once the first wrong code is a minute old, the right code of a new window pairs
-            harness.now.advance(by: 55)
+            await harness.now.advance(by: .seconds(55))
             try openTestWindow(harness)
             #expect(try await browser.post("/pair", form: [("code", "80271946")]).status == .seeOther)
             #expect(browser.cookie(PairingGate.cookieName) != nil)
@@ -273,7 +274,7 @@ struct PairingTests {
     func codesExpire() async throws {
         try await withPairing { harness, client in
             // Given the open code, 10 minutes and a second later
-            harness.now.advance(by: PairedDevices.pairingWindow + 1)
+            await harness.now.advance(by: .seconds(PairedDevices.pairingWindow + 1))
             // When a browser enters it
             let answer = try await Browser(client, address: Self.remote).post("/pair", form: [("code", "80271946")])
             // Then no code is open and nothing is paired
@@ -282,7 +283,7 @@ struct PairingTests {
             #expect(try harness.kiosk.devices.list().isEmpty)
             // And a code shown a minute before its end still works
             try openTestWindow(harness)
-            harness.now.advance(by: PairedDevices.pairingWindow - 60)
+            await harness.now.advance(by: .seconds(PairedDevices.pairingWindow - 60))
             #expect(try await Browser(client, address: Self.remote).post("/pair", form: [("code", "80271946")]).status == .seeOther)
         }
     }
@@ -291,7 +292,7 @@ struct PairingTests {
     func newCodeReplacesOld() async throws {
         try await withPairing { harness, client in
             // Given the open test code, when another window is opened (a second `kiosk devices pair`)
-            let window = try harness.kiosk.devices.openPairingWindow(now: harness.now.value)
+            let window = try harness.kiosk.devices.openPairingWindow(now: harness.now.date)
             // Then the old code is refused and the new one pairs
             #expect(try await Browser(client, address: Self.remote).post("/pair", form: [("code", "80271946")]).status == .forbidden)
             let paired = try await Browser(client, address: "192.168.1.78").post("/pair", form: [("code", window.code.displayed)])
@@ -411,10 +412,10 @@ struct PairingTests {
             let browser = Browser(client, address: Self.remote)
             _ = try await browser.post("/pair", form: [("code", "80271946")])
             // (its "last seen" stale, so the gate notes this request: that says the stream is past the gate)
-            harness.now.advance(by: PairedDevice.lastSeenResolution + 1)
+            await harness.now.advance(by: .seconds(PairedDevice.lastSeenResolution + 1))
             let stream = Task { try await browser.get("/debug/events", accept: "text/event-stream") }
             let deadline = ContinuousClock.now + .seconds(10)
-            while try harness.kiosk.devices.list().first?.lastSeenAt != harness.now.value, ContinuousClock.now < deadline {
+            while try harness.kiosk.devices.list().first?.lastSeenAt != harness.now.date, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
             // When its device is revoked

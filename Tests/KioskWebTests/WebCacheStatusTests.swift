@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import KioskCore
 import KioskDemoUpstream
+import KioskTestSupport
 import Testing
 @testable import KioskWeb
 
@@ -26,7 +27,7 @@ struct WebCacheStatusTests {
             // Then it went forward as a miss, the demo's 200 was stored for its max-age of a day
             #expect(api.header("Cache-Status") == "Kiosk;fwd=miss;fwd-status=200;ttl=86400;stored;detail=network")
             // When the page is shown a minute later, twice (the second from the rendered-page cache), and asked with HEAD
-            harness.now.advance(by: 60)
+            await harness.now.advance(by: .seconds(60))
             let page = try await client.get("/rickandmorty")
             let cached = try await client.get("/rickandmorty")
             let head = try await client.head("/rickandmorty")
@@ -35,7 +36,7 @@ struct WebCacheStatusTests {
                 #expect(answer.header("Cache-Status") == "Kiosk;hit;ttl=86340;detail=fresh")
             }
             // And an hour on, the page cache's answer counts the hour too
-            harness.now.advance(by: 3600)
+            await harness.now.advance(by: .seconds(3600))
             #expect(try await client.get("/rickandmorty").header("Cache-Status") == "Kiosk;hit;ttl=82740;detail=fresh")
         }
     }
@@ -45,7 +46,7 @@ struct WebCacheStatusTests {
         try await withWeb { harness, client in
             // Given a page stored a day and an hour ago
             _ = try await client.get("/api/rickandmorty")
-            harness.now.advance(by: 86_400 + 3600)
+            await harness.now.advance(by: .seconds(86_400 + 3600))
             // When it is shown
             let page = try await client.get("/rickandmorty")
             // Then it is a stale hit, an hour past its freshness, revalidating
@@ -56,7 +57,7 @@ struct WebCacheStatusTests {
                 try await Task.sleep(for: .milliseconds(10))
                 waited += 1
             }
-            harness.now.advance(by: 2 * 86_400)
+            await harness.now.advance(by: .seconds(2 * 86_400))
             let api = try Self.status(try await client.get("/api/rickandmorty"))
             // Then it went forward because its copy was stale, and stored what came back
             #expect(api.forward == .stale)
@@ -70,7 +71,7 @@ struct WebCacheStatusTests {
         try await withWeb { harness, client in
             // Given a stored page gone stale, and an upstream that cannot be reached
             _ = try await client.get("/api/rickandmorty")
-            harness.now.advance(by: 86_400 + 10)
+            await harness.now.advance(by: .seconds(86_400 + 10))
             try await harness.setOffline(true)
             // When the API asks for it
             let api = try await client.get("/api/rickandmorty")

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import KioskCore
+import KioskTestSupport
 import Testing
 @testable import KioskWeb
 
@@ -89,7 +90,7 @@ struct WebDebugTests {
 
     @Test("Without a token the debugger is refused on a non-loopback listener; with one it needs the token")
     func access() async throws {
-        let harness = try await WebHarness.start()
+        let harness = try await Harness.start()
         do {
             // Given a listener on all interfaces without a token
             let open = Application(router: buildRouter(kiosk: harness.kiosk, debugAccess: DebugAccess(token: nil, isLoopback: false)))
@@ -101,7 +102,7 @@ struct WebDebugTests {
             }
             // Given a token
             let token = "s3cret-debug-token-of-32-letters"
-            let access = DebugAccess(token: token, isLoopback: false, now: harness.now.closure)
+            let access = DebugAccess(token: token, isLoopback: false, now: harness.now.dateSource)
             let locked = Application(router: buildRouter(kiosk: harness.kiosk, debugAccess: access))
             try await locked.test(.router) { (client: any TestClientProtocol) async throws in
                 // When the console is opened without it, the page asks for it
@@ -271,8 +272,8 @@ struct WebDebugTests {
         try await withHarness { harness in
             // Given a session made by a right token
             let token = String(repeating: "t", count: 32)
-            let access = DebugAccess(token: token, isLoopback: false, now: harness.now.closure)
-            let expiry = Int(harness.now.value.timeIntervalSince1970) + 12 * 3600
+            let access = DebugAccess(token: token, isLoopback: false, now: harness.now.dateSource)
+            let expiry = Int(harness.now.date.timeIntervalSince1970) + 12 * 3600
             let session = access.session(expiringAt: expiry, token: token)
             try await Application(router: buildRouter(kiosk: harness.kiosk, debugAccess: access)).test(.router) { (client: any TestClientProtocol) async throws in
                 #expect(try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(session)"]).status == .ok)
@@ -283,7 +284,7 @@ struct WebDebugTests {
                 #expect(try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(extended)"]).status == .forbidden)
                 #expect(try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(otherToken)"]).status == .forbidden)
                 // And 12 hours later the session itself is refused
-                harness.now.advance(by: 12 * 3600)
+                await harness.now.advance(by: .seconds(12 * 3600))
                 #expect(try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(session)"]).status == .forbidden)
             }
         }
@@ -294,8 +295,8 @@ struct WebDebugTests {
         try await withHarness { harness in
             // Given a token and a client at 192.168.1.50
             let token = String(repeating: "t", count: 32)
-            let access = DebugAccess(token: token, isLoopback: false, now: harness.now.closure,
-                                     attempts: ClientAttempts(now: harness.now.closure), peer: testPeer)
+            let access = DebugAccess(token: token, isLoopback: false, now: harness.now.dateSource,
+                                     attempts: ClientAttempts(now: harness.now.dateSource), peer: testPeer)
             try await Application(router: buildRouter(kiosk: harness.kiosk, debugAccess: access)).test(.router) { (client: any TestClientProtocol) async throws in
                 let csrf = String(repeating: "a", count: 64)
                 func login(_ guess: String, from address: String) async throws -> Fetched {
@@ -305,7 +306,7 @@ struct WebDebugTests {
                 // When it sends five wrong tokens
                 for guess in 1...5 {
                     #expect(try await login("wrong-\(guess)", from: "192.168.1.50").status == .forbidden)
-                    harness.now.advance(by: 1)
+                    await harness.now.advance(by: .seconds(1))
                 }
                 // Then the sixth, even the right one, is not checked
                 let limited = try await login(token, from: "192.168.1.50")
@@ -316,7 +317,7 @@ struct WebDebugTests {
                 // And another machine with the right token gets in
                 #expect(try await login(token, from: "192.168.1.51").status == .seeOther)
                 // And a minute after its first try, the first machine may try again
-                harness.now.advance(by: 55)
+                await harness.now.advance(by: .seconds(55))
                 #expect(try await login(token, from: "192.168.1.50").status == .seeOther)
             }
         }

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import KioskCore
 import KioskStore
 import KioskApp
+import KioskTestSupport
 import Testing
 @testable import KioskWeb
 
@@ -90,7 +91,7 @@ struct WebEnhancementTests {
         try await withWeb { harness, client in
             // Given a stored page that has gone stale
             _ = try await client.get("/rickandmorty")
-            harness.now.advance(by: 2 * 86400)
+            await harness.now.advance(by: .seconds(2 * 86400))
             // When the list is requested
             let first = try await client.get("/rickandmorty")
             // Then the stored page comes back at once, saying a refresh is under way
@@ -226,7 +227,7 @@ struct PageCacheTests {
             let spanish = try await client.get("/rickandmorty", headers: [.cookie: "\(CSRFProtection.cookieName)=\(token); kiosk_lang=es"])
             #expect(spanish.body.contains("Quitar Rick Sanchez de favoritos"))
             // And an hour later the age shown is an hour older
-            harness.now.advance(by: 3600)
+            await harness.now.advance(by: .seconds(3600))
             let later = try await client.get("/rickandmorty", headers: cookie)
             #expect(later.body.contains("Updated 1 h ago"))
         }

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import KioskApp
 import KioskCore
+import KioskTestSupport
 import Testing
 @testable import KioskWeb
 
@@ -11,13 +12,13 @@ private let token = String(repeating: "ab", count: 32)
 
 @Suite("Web app forms: CSRF, favorites and dogs editing")
 struct WebFormTests {
-    private func firstID(_ client: any TestClientProtocol, _ harness: WebHarness, _ source: SourceID) async throws -> String {
+    private func firstID(_ client: any TestClientProtocol, _ harness: Harness, _ source: SourceID) async throws -> String {
         _ = try await client.get("/\(source.rawValue)")
         let update = try await harness.kiosk.catalog.page(PageRequest(source: source), policy: .offline)
         return try #require(update.page.items.first).itemID
     }
 
-    private func dogIDs(_ harness: WebHarness) throws -> [String] { try harness.kiosk.database.dogs().map(\.itemID) }
+    private func dogIDs(_ harness: Harness) throws -> [String] { try harness.kiosk.database.dogs().map(\.itemID) }
 
     @Test("A page without a token cookie sets one, HttpOnly and SameSite=Strict, and puts it in every form")
     func pageIssuesToken() async throws {
@@ -264,7 +265,7 @@ struct WebFormTests {
 
     @Test("Over a real socket the cookie is issued, a same-origin form is accepted and a foreign one refused")
     func liveServer() async throws {
-        let harness = try await WebHarness.start()
+        let harness = try await Harness.start()
         do {
             // Given the application on a loopback port (HummingbirdTesting's client sends Host: localhost)
             let app = try buildApplication(kiosk: harness.kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0))

@@ -5,89 +5,21 @@ import HummingbirdTesting
 import KioskApp
 import KioskCore
 import KioskDemoUpstream
-import KioskNetwork
-import KioskSources
-import KioskStore
-import Synchronization
 @testable import KioskWeb
 
-/// Wall time that moves only when a test says so, so ages ("3 h ago") are exact.
-final class TestNow: Sendable {
-    private let date: Mutex<Date>
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { date = Mutex(start) }
-    var value: Date { date.withLock { $0 } }
-    func advance(by seconds: TimeInterval) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    var closure: @Sendable () -> Date { { self.value } }
-}
-
-/// A real demo upstream on loopback, a Kiosk wired to it over real HTTP with a SQLite file in a temp
-/// directory, and the web router over that Kiosk (as in Tests/IntegrationTests/Harness.swift).
-struct WebHarness: Sendable {
-    let demo: DemoUpstream
-    let kiosk: Kiosk
-    let now: TestNow
-    let directory: URL
-
-    static func start(faults: FaultSettings = .none) async throws -> WebHarness {
-        var demoConfiguration = DemoUpstreamConfiguration()
-        demoConfiguration.faults = faults
-        let demo = DemoUpstream(configuration: demoConfiguration)
-        try await demo.start()
-        let folder = TemporaryDirectory.url("kiosk-web-tests")
-        let keys = await demo.keys
-        var sources = SourceConfiguration.live
-        sources.nytBaseURL = await demo.nytBaseURL
-        sources.marvelBaseURL = await demo.marvelBaseURL
-        sources.rickAndMortyBaseURL = await demo.rickAndMortyBaseURL
-        sources.dogsURL = await demo.dogsURL
-        sources.nytAPIKey = keys.nyt
-        sources.marvelPublicKey = keys.marvelPublic
-        sources.marvelPrivateKey = keys.marvelPrivate
-        var configuration = KioskConfiguration(dataDirectory: folder, sources: sources)
-        configuration.transport = TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3))
-        configuration.retry = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20),
-                                          maxRetryAfter: .seconds(2))
-        let now = TestNow()
-        let kiosk = try Kiosk(configuration: configuration, dependencies: .init(now: now.closure))
-        return WebHarness(demo: demo, kiosk: kiosk, now: now, directory: folder)
-    }
-
+extension Harness {
     /// The `/image` address of the picture the first Rick and Morty character shows (its page is fetched).
     func listedPictureURI() async throws -> String {
         let update = try await kiosk.catalog.page(PageRequest(source: .rickandmorty))
         let imageURL = try #require(update.page.items.first?.imageURL)
         return "/image?url=" + QueryString.encode(imageURL.absoluteString)
     }
-
-    func setOffline(_ offline: Bool) async throws {
-        var faults = await demo.faults
-        faults.offline = offline
-        try await demo.setFaults(faults)
-    }
-
-    func stop() async {
-        await kiosk.shutdown()
-        await demo.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
-}
-
-/// Runs a test body with a started harness, always stopping it.
-func withHarness(_ body: @Sendable (WebHarness) async throws -> Void) async throws {
-    let harness = try await WebHarness.start()
-    do {
-        try await body(harness)
-    } catch {
-        await harness.stop()
-        throw error
-    }
-    await harness.stop()
 }
 
 /// Runs a test body with the web app on a free loopback port, started as `kiosk serve` starts it (with
 /// `configuration`), a test client of it, and an HTTP client that streams and sets any header (Host included).
 func withLiveWeb(_ configuration: WebConfiguration = WebConfiguration(host: "127.0.0.1", port: 0),
-                 _ body: @Sendable (WebHarness, any TestClientProtocol, HTTPClient, Int) async throws -> Void) async throws {
+                 _ body: @Sendable (Harness, any TestClientProtocol, HTTPClient, Int) async throws -> Void) async throws {
     try await withHarness { harness in
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
@@ -103,8 +35,8 @@ func withLiveWeb(_ configuration: WebConfiguration = WebConfiguration(host: "127
 
 /// Runs a test body with the router under HummingbirdTesting's `.router` framework, always stopping the harness.
 func withWeb(faults: FaultSettings = .none,
-             _ body: @Sendable (WebHarness, any TestClientProtocol) async throws -> Void) async throws {
-    let harness = try await WebHarness.start(faults: faults)
+             _ body: @Sendable (Harness, any TestClientProtocol) async throws -> Void) async throws {
+    let harness = try await Harness.start(faults: faults)
     do {
         let app = Application(router: buildRouter(kiosk: harness.kiosk))
         try await app.test(.router) { client in try await body(harness, client) }

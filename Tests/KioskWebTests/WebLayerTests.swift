@@ -4,6 +4,7 @@ import HummingbirdTesting
 import KioskApp
 import KioskDebugger
 import KioskCore
+import KioskTestSupport
 import Testing
 @testable import KioskWeb
 
@@ -99,7 +100,7 @@ struct StaticAssetTests {
 struct DebugGroupTests {
     @Test("Every route of the /debug group refuses a request from another machine without the token, before its handler runs")
     func groupRefusesRemoteRequests() async throws {
-        let harness = try await WebHarness.start()
+        let harness = try await Harness.start()
         do {
             // Given a listener on all interfaces, no debug token, and a mock rule a handler could delete
             try harness.kiosk.debugger.mocks.add([MockRule(method: "GET", urlPattern: "http://demo.invalid/dogs.json", status: 200, headers: [],

@@ -8,6 +8,7 @@ import KioskDemoUpstream
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import KioskTestSupport
 import Testing
 @testable import KioskWeb
 
@@ -194,7 +195,7 @@ struct WebListenerGuardTests {
         }
     }
 
-    static func firstDog(_ harness: WebHarness) async throws -> String {
+    static func firstDog(_ harness: Harness) async throws -> String {
         try #require(try await harness.kiosk.catalog.page(PageRequest(source: .dogs)).page.items.first?.itemID)
     }
 }

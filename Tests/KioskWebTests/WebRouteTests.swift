@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import KioskApp
 import KioskCore
+import KioskTestSupport
 import Testing
 @testable import KioskWeb
 
@@ -204,7 +205,7 @@ struct WebRouteTests {
         try await withWeb { harness, client in
             // Given a fresh stored page with no items
             let request = PageRequest(source: .rickandmorty, filters: ["status": "dead", "gender": "genderless"])
-            let fresh = SnapshotMetadata(fetchedAt: harness.now.value, freshUntil: harness.now.value.addingTimeInterval(3600))
+            let fresh = SnapshotMetadata(fetchedAt: harness.now.date, freshUntil: harness.now.date.addingTimeInterval(3600))
             try harness.kiosk.database.saveSnapshot(Snapshot(page: Page(request: request, items: [], totalItems: 0,
                                                                        totalPages: 1), metadata: fresh))
             // When it is requested
@@ -221,7 +222,7 @@ struct WebRouteTests {
 struct WebApplicationTests {
     @Test("buildApplication serves the app over a real socket on the configured address")
     func liveServer() async throws {
-        let harness = try await WebHarness.start()
+        let harness = try await Harness.start()
         do {
             // Given the application bound to a free loopback port
             let app = try buildApplication(kiosk: harness.kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0))

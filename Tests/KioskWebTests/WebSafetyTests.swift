@@ -4,6 +4,7 @@ import HummingbirdTesting
 import KioskApp
 import KioskCore
 import KioskDemoUpstream
+import KioskTestSupport
 import Testing
 @testable import KioskWeb
 
@@ -147,7 +148,7 @@ struct WebSafetyTests {
         try await withWeb { harness, client in
             // Given a stored page, three days old (past any freshness lifetime), and an upstream gone offline
             _ = try await client.get("/rickandmorty")
-            harness.now.advance(by: 3 * 86400 + 60)
+            await harness.now.advance(by: .seconds(3 * 86400 + 60))
             try await harness.setOffline(true)
             // When the list is requested
             let first = try await client.get("/rickandmorty")

@@ -1,42 +1,34 @@
 import Foundation
-import KioskApp
-import KioskCore
-import KioskDemoUpstream
+public import KioskApp
+public import KioskCore
+public import KioskDemoUpstream
 import KioskNetwork
-import KioskSources
-import KioskStore
-import KioskTestSupport
+public import KioskStore
 
-/// A real demo upstream on loopback plus a Kiosk wired to it over real HTTP, with a real SQLite file.
-struct Harness {
-    let demo: DemoUpstream
-    let kiosk: Kiosk
+/// A real demo upstream on loopback plus a Kiosk wired to it over real HTTP, with a real SQLite file in a
+/// scratch folder: what the integration tests and the web app's tests run against (the web tests put the web
+/// app in front of it).
+public struct Harness: Sendable {
+    public let demo: DemoUpstream
+    public let kiosk: Kiosk
     /// Kiosk's wall time: it moves only when a test advances it, so freshness and ages are exact.
-    let now: ManualClock
-    let directory: URL
+    public let now: ManualClock
+    public let directory: URL
 
-    var catalog: CatalogService { kiosk.catalog }
-    var database: AppDatabase { kiosk.database }
+    public var catalog: CatalogService { kiosk.catalog }
+    public var database: AppDatabase { kiosk.database }
 
     /// `port` 0 lets the demo upstream pick a free one; a test that restarts Kiosk on the same data passes the
     /// first harness's, so stored URLs still reach an upstream.
-    static func start(faults: FaultSettings = .none, directory: URL? = nil, now: ManualClock = ManualClock(),
-                      port: Int = 0) async throws -> Harness {
+    public static func start(faults: FaultSettings = .none, directory: URL? = nil, now: ManualClock = ManualClock(),
+                             port: Int = 0) async throws -> Harness {
         var demoConfiguration = DemoUpstreamConfiguration(port: port)
         demoConfiguration.faults = faults
         let demo = DemoUpstream(configuration: demoConfiguration)
         try await demo.start()
         let folder = directory ?? TemporaryDirectory.url("kiosk-tests")
-        let keys = await demo.keys
-        var sources = SourceConfiguration.live
-        sources.nytBaseURL = await demo.nytBaseURL
-        sources.marvelBaseURL = await demo.marvelBaseURL
-        sources.rickAndMortyBaseURL = await demo.rickAndMortyBaseURL
-        sources.dogsURL = await demo.dogsURL
-        sources.nytAPIKey = keys.nyt
-        sources.marvelPublicKey = keys.marvelPublic
-        sources.marvelPrivateKey = keys.marvelPrivate
-        var configuration = KioskConfiguration(dataDirectory: folder, sources: sources)
+        var configuration = KioskConfiguration(dataDirectory: folder)
+        configuration.use(await demo.endpoints, connecting: nil, to: nil)
         configuration.transport = TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3))
         configuration.retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20),
                                           maxRetryAfter: .seconds(2))
@@ -44,20 +36,27 @@ struct Harness {
         return Harness(demo: demo, kiosk: kiosk, now: now, directory: folder)
     }
 
-    func setFaults(_ change: (inout FaultSettings) -> Void) async throws {
+    /// Changes the demo upstream's faults.
+    public func setFaults(_ change: (inout FaultSettings) -> Void) async throws {
         var faults = await demo.faults
         change(&faults)
         try await demo.setFaults(faults)
     }
 
-    func stop() async {
+    /// Takes the demo upstream offline (its API port refuses connections) or back.
+    public func setOffline(_ offline: Bool) async throws {
+        try await setFaults { $0.offline = offline }
+    }
+
+    /// Stops Kiosk and the demo upstream (the folder goes with the process's scratch folder).
+    public func stop() async {
         await kiosk.shutdown()
         await demo.stop()
     }
 }
 
 /// Runs a test body with a started harness and always stops it.
-func withHarness(faults: FaultSettings = .none, _ body: (Harness) async throws -> Void) async throws {
+public func withHarness(faults: FaultSettings = .none, _ body: (Harness) async throws -> Void) async throws {
     let harness = try await Harness.start(faults: faults)
     do {
         try await body(harness)
