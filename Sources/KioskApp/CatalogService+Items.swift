@@ -154,8 +154,8 @@ extension CatalogService {
     private func localSearch(_ source: any CatalogSource, _ query: String) throws -> [CatalogItem] {
         let items = try database.search(query, source: source.id, limit: 50)
         guard source.ordering == .user else { return items }
-        // Deleted dogs stay deleted, in search too.
-        let visible = Set(try database.dogs().map(\.itemID))
+        // Deleted items stay deleted, in search too.
+        let visible = Set(try database.userOrdered(source.id).map(\.itemID))
         return items.filter { visible.contains($0.itemID) }
     }
 
@@ -170,31 +170,44 @@ extension CatalogService {
     /// Every starred item, newest first, from the store (works offline).
     public func favorites() throws -> [CatalogItem] { try database.favorites() }
 
-    // MARK: Dogs
+    // MARK: Lists the user orders (the dogs)
 
-    /// Deletes a dog; deleting the last one fetches the list again and forgets the edits, as the
-    /// original app did. If that fetch fails (offline), the list stays empty and the error is thrown.
+    /// The source of `id` when its list is ordered by the user; `notFound` otherwise (only such a list can be
+    /// edited).
+    private func userOrderedSource(_ id: SourceID) throws -> any CatalogSource {
+        let source = try self.source(id)
+        guard source.ordering == .user else {
+            throw KioskError.notFound("\(id.displayName) is not a list you order yourself: its items cannot be moved or deleted")
+        }
+        return source
+    }
+
+    /// Deletes an item from a user-ordered list; deleting the last one fetches the list again and forgets the
+    /// edits, as the original app did. If that fetch fails (offline), the list stays empty and the error is thrown.
     @discardableResult
-    public func deleteDog(itemID: String) async throws -> [CatalogItem] {
-        let remaining = try database.deleteDog(itemID: itemID)
-        guard remaining == 0 else { return try database.dogs() }
-        let update = try await page(PageRequest(source: .dogs), policy: .force)
+    public func deleteFromUserOrder(source id: SourceID, itemID: String) async throws -> [CatalogItem] {
+        _ = try userOrderedSource(id)
+        let remaining = try database.deleteFromUserOrder(id, itemID: itemID, at: now())
+        guard remaining == 0 else { return try database.userOrdered(id) }
+        let update = try await page(PageRequest(source: id), policy: .force)
         if let error = update.error { throw error }
-        try database.resetDogs()
-        return try database.dogs()
+        try database.resetUserOrder(id)
+        return try database.userOrdered(id)
     }
 
-    /// Moves a dog to a 0-based position in the user's order.
+    /// Moves an item of a user-ordered list to a 0-based position in the user's order.
     @discardableResult
-    public func moveDog(itemID: String, to index: Int) throws -> [CatalogItem] {
-        try database.moveDog(itemID: itemID, to: index)
-        return try database.dogs()
+    public func moveInUserOrder(source id: SourceID, itemID: String, to index: Int) throws -> [CatalogItem] {
+        _ = try userOrderedSource(id)
+        try database.moveInUserOrder(id, itemID: itemID, to: index)
+        return try database.userOrdered(id)
     }
 
-    /// Forgets deletions and order, and fetches the list again.
+    /// Forgets a user-ordered list's deletions and order, and fetches it again.
     @discardableResult
-    public func resetDogs() async throws -> [CatalogItem] {
-        try database.resetDogs()
-        return try await page(PageRequest(source: .dogs), policy: .force).page.items
+    public func resetUserOrder(source id: SourceID) async throws -> [CatalogItem] {
+        _ = try userOrderedSource(id)
+        try database.resetUserOrder(id)
+        return try await page(PageRequest(source: id), policy: .force).page.items
     }
 }

@@ -224,7 +224,7 @@ public final class CatalogService: Sendable {
                                                message: "no item of the page could be read (\(firstIssue.message))")
         }
         // An answer edited at a breakpoint is shown as it is and never stored: the offline store holds
-        // only what the upstream really said (and the dogs order is not re-merged from it).
+        // only what the upstream really said (and a user-ordered list is not re-merged from it).
         if response.isEdited {
             return CatalogUpdate(page: Self.ranked(page, source.ordering), metadata: SnapshotMetadata(fetchedAt: receivedAt, freshUntil: receivedAt),
                                  origin: .network, isStale: false, isRevalidating: false, error: nil, asOf: receivedAt,
@@ -237,8 +237,8 @@ public final class CatalogService: Sendable {
             let metadata = SnapshotMetadata(fetchedAt: receivedAt, freshUntil: receivedAt)
             var shown = page
             if source.ordering == .user {
-                let current = try database.dogs()
-                shown.items = partlyBad && !current.isEmpty ? current : try database.mergeDogs(page.items)
+                let current = try database.userOrdered(source.id)
+                shown.items = partlyBad && !current.isEmpty ? current : try database.mergeUserOrder(page.items, source: source.id)
             }
             return CatalogUpdate(page: Self.ranked(shown, source.ordering), metadata: metadata, origin: .network, isStale: false,
                                  isRevalidating: false, error: nil, asOf: receivedAt, cacheStatus: status(storedWith: nil))
@@ -247,9 +247,11 @@ public final class CatalogService: Sendable {
                                             validators: partlyBad ? Validators() : validators, staleShownUntil: staleShownUntil)
             let snapshot = Snapshot(page: page, metadata: metadata)
             try database.saveSnapshot(snapshot)
-            // The user's dog order is only re-merged from a complete list (or on the very first load):
-            // a dog missing because it failed to decode must not lose its place.
-            if source.ordering == .user, try !partlyBad || database.dogs().isEmpty { _ = try database.mergeDogs(page.items) }
+            // The user's order is only re-merged from a complete list (or on the very first load): an item
+            // missing because it failed to decode must not lose its place.
+            if source.ordering == .user, try !partlyBad || database.userOrdered(source.id).isEmpty {
+                _ = try database.mergeUserOrder(page.items, source: source.id)
+            }
             var update = try present(snapshot, source: source, origin: .network, isRevalidating: false, error: nil, at: receivedAt,
                                      cacheStatus: status(storedWith: metadata))
             update.isStale = false
@@ -290,12 +292,12 @@ public final class CatalogService: Sendable {
         }
     }
 
-    /// Shapes a snapshot for display: a user-ordered list (dogs) always shows the user's order and deletions.
+    /// Shapes a snapshot for display: a user-ordered list (the dogs) always shows the user's order and deletions.
     private func present(_ snapshot: Snapshot, source: any CatalogSource, origin: UpdateOrigin, isRevalidating: Bool,
                          error: KioskError?, at date: Date, cacheStatus: CacheStatus) throws -> CatalogUpdate {
         var page = snapshot.page
         if source.ordering == .user {
-            page.items = try database.dogs()
+            page.items = try database.userOrdered(source.id)
             page.totalItems = page.items.count
         }
         return CatalogUpdate(page: Self.ranked(page, source.ordering), metadata: snapshot.metadata, origin: origin,

@@ -83,37 +83,49 @@ public enum FNV1a {
 
 /// How long ago something happened, as every face shows it: "just now" under 5 seconds, else a whole
 /// number of seconds, minutes, hours or days. Two ages that read the same compare equal (the web app's
-/// page cache keeps a page only while the age it shows still reads the same).
+/// page cache keeps a page only while the age it shows still reads the same). The steps are a table
+/// (`Age.steps`), which the web app's scripts are given too, so a page's "3 h ago" and the same page's
+/// banner written by the device say an age the same way.
 public struct Age: Hashable, Sendable {
     /// The unit shown.
-    public enum Unit: Hashable, Sendable { case justNow, seconds, minutes, hours, days }
+    public enum Unit: String, Hashable, Sendable, Encodable { case justNow, seconds, minutes, hours, days }
+
+    /// One step of the table: ages below `below` seconds (nil: any larger age) read in `unit`, as the whole
+    /// number of `divisor` seconds, followed by `symbol` ("3 h").
+    public struct Step: Sendable, Encodable {
+        public let below: TimeInterval?
+        public let unit: Unit
+        public let divisor: TimeInterval
+        /// What follows the number ("s", "min", "h", "d"); empty for just now.
+        public let symbol: String
+    }
+
+    /// The steps, smallest first.
+    public static let steps: [Step] = [
+        Step(below: 5, unit: .justNow, divisor: 1, symbol: ""),
+        Step(below: 60, unit: .seconds, divisor: 1, symbol: "s"),
+        Step(below: 3600, unit: .minutes, divisor: 60, symbol: "min"),
+        Step(below: 86400, unit: .hours, divisor: 3600, symbol: "h"),
+        Step(below: nil, unit: .days, divisor: 86400, symbol: "d"),
+    ]
+
     /// The unit shown.
     public let unit: Unit
     /// The whole number shown (0 for just now).
     public let amount: Int
+    private let symbol: String
 
     /// The age of something `seconds` old (negative ages read as just now).
     public init(_ seconds: TimeInterval) {
         let value = max(0, seconds)
-        switch value {
-        case ..<5: (unit, amount) = (.justNow, 0)
-        case ..<60: (unit, amount) = (.seconds, Int(value))
-        case ..<3600: (unit, amount) = (.minutes, Int(value / 60))
-        case ..<86400: (unit, amount) = (.hours, Int(value / 3600))
-        default: (unit, amount) = (.days, Int(value / 86400))
-        }
+        let step = Self.steps.first { $0.below.map { value < $0 } ?? true }!
+        unit = step.unit
+        amount = step.unit == .justNow ? 0 : Int(value / step.divisor)
+        symbol = step.symbol
     }
 
     /// "42 s", "5 min", "3 h", "2 d"; nil for just now (faces say that in their language).
-    public var compact: String? {
-        switch unit {
-        case .justNow: nil
-        case .seconds: "\(amount) s"
-        case .minutes: "\(amount) min"
-        case .hours: "\(amount) h"
-        case .days: "\(amount) d"
-        }
-    }
+    public var compact: String? { unit == .justNow ? nil : "\(amount) \(symbol)" }
 
     /// English: "just now" or "3 h ago".
     public var english: String { compact.map { "\($0) ago" } ?? "just now" }

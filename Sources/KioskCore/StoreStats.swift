@@ -12,13 +12,17 @@ public struct StoreStats: Sendable, Hashable, Codable {
         public var snapshots: Int
         /// Favorites of this catalog.
         public var favorites: Int
+        /// Items the user deleted from this catalog's list (a user-ordered one: the dogs), remembered so that
+        /// refreshes do not bring them back.
+        public var deleted: Int
 
         /// Creates a counts value.
-        public init(source: SourceID, items: Int, snapshots: Int, favorites: Int) {
+        public init(source: SourceID, items: Int, snapshots: Int, favorites: Int, deleted: Int = 0) {
             self.source = source
             self.items = items
             self.snapshots = snapshots
             self.favorites = favorites
+            self.deleted = deleted
         }
     }
 
@@ -26,8 +30,6 @@ public struct StoreStats: Sendable, Hashable, Codable {
     public var sources: [SourceCounts]
     /// Favorites of all catalogs.
     public var favorites: Int
-    /// Dogs the user deleted (remembered so that refreshes do not bring them back).
-    public var dogsDeleted: Int
     /// Images in the disk cache.
     public var imageCount: Int
     /// Total size of the cached images, in bytes.
@@ -36,11 +38,9 @@ public struct StoreStats: Sendable, Hashable, Codable {
     public var databaseBytes: Int
 
     /// Creates a statistics value.
-    public init(sources: [SourceCounts], favorites: Int, dogsDeleted: Int, imageCount: Int,
-                imageBytes: Int, databaseBytes: Int) {
+    public init(sources: [SourceCounts], favorites: Int, imageCount: Int, imageBytes: Int, databaseBytes: Int) {
         self.sources = sources
         self.favorites = favorites
-        self.dogsDeleted = dogsDeleted
         self.imageCount = imageCount
         self.imageBytes = imageBytes
         self.databaseBytes = databaseBytes
@@ -52,6 +52,6 @@ public struct StoreStats: Sendable, Hashable, Codable {
     public var totalSnapshots: Int { sources.reduce(0) { $0 + $1.snapshots } }
     /// The counts of one catalog (zeros when it has nothing stored).
     public func counts(for source: SourceID) -> SourceCounts {
-        sources.first { $0.source == source } ?? SourceCounts(source: source, items: 0, snapshots: 0, favorites: 0)
+        sources.first { $0.source == source } ?? SourceCounts(source: source, items: 0, snapshots: 0, favorites: 0, deleted: 0)
     }
 }

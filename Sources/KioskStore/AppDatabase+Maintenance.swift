@@ -13,15 +13,16 @@ extension AppDatabase {
         let items = try countsBySource(ItemRecord.databaseTableName)
         let snapshots = try countsBySource(SnapshotRecord.databaseTableName)
         let favorites = try countsBySource(FavoriteRecord.databaseTableName)
+        let deleted = try countsBySource(UserDeletionRecord.databaseTableName)
         let images = try imageUsage(db)
         return StoreStats(
             sources: SourceID.allCases.map {
                 StoreStats.SourceCounts(source: $0, items: items[$0.rawValue] ?? 0,
                                         snapshots: snapshots[$0.rawValue] ?? 0,
-                                        favorites: favorites[$0.rawValue] ?? 0)
+                                        favorites: favorites[$0.rawValue] ?? 0,
+                                        deleted: deleted[$0.rawValue] ?? 0)
             },
             favorites: favorites.values.reduce(0, +),
-            dogsDeleted: try DogDeletionRecord.fetchCount(db),
             imageCount: images.count,
             imageBytes: images.bytes,
             databaseBytes: try databaseBytes(path: path, db))

@@ -86,6 +86,30 @@ extension AppDatabase {
             try db.create(index: "writeKey_on_createdAt", on: "writeKey", columns: ["createdAt"])
             try db.create(index: "writeKey_on_scope_createdAt", on: "writeKey", columns: ["scope", "createdAt"])
         }
+        migrator.registerMigration("v7") { db in
+            // The user's order and deletions belong to any catalog ordered by its user, not to the dogs alone
+            // (AppDatabase+UserOrder.swift): the dogs' edits move over, kept. User data, kept by clearCache.
+            try db.create(table: UserOrderRecord.databaseTableName) { t in
+                t.column("source", .text).notNull()
+                t.column("itemID", .text).notNull()
+                t.column("position", .integer).notNull()
+                t.column("upstreamPosition", .integer).notNull()
+                t.primaryKey(["source", "itemID"])
+            }
+            try db.create(table: UserDeletionRecord.databaseTableName) { t in
+                t.column("source", .text).notNull()
+                t.column("itemID", .text).notNull()
+                t.column("deletedAt", .double).notNull()
+                t.primaryKey(["source", "itemID"])
+            }
+            try db.execute(sql: """
+                INSERT INTO userOrder (source, itemID, position, upstreamPosition)
+                SELECT 'dogs', itemID, position, upstreamPosition FROM dogOrder;
+                INSERT INTO userDeletion (source, itemID, deletedAt) SELECT 'dogs', itemID, deletedAt FROM dogDeletion;
+                DROP TABLE dogOrder;
+                DROP TABLE dogDeletion;
+                """)
+        }
         return migrator
     }()
 
@@ -183,15 +207,15 @@ extension AppDatabase {
 
         // The latest upstream dogs list: `upstreamPosition` is the upstream order (for reset),
         // `position` the user's order. No foreign key to `item`: this is user data that outlives
-        // a cache clear.
-        try db.create(table: DogOrderRecord.databaseTableName) { t in
+        // a cache clear. (v7 moves both tables to `userOrder` and `userDeletion`, per catalog.)
+        try db.create(table: "dogOrder") { t in
             t.primaryKey("itemID", .text)
             t.column("position", .integer).notNull()
             t.column("upstreamPosition", .integer).notNull()
         }
 
         // Dogs the user deleted, remembered even when upstream stops and restarts listing them.
-        try db.create(table: DogDeletionRecord.databaseTableName) { t in
+        try db.create(table: "dogDeletion") { t in
             t.primaryKey("itemID", .text)
             t.column("deletedAt", .double).notNull()
         }

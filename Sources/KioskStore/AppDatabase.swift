@@ -179,37 +179,41 @@ public final class AppDatabase: Sendable, StoreFile {
         try read("count the stored items") { db in try Self.countItems(source: source, db) }
     }
 
-    // MARK: - Dogs (the user's deletions and order are user data)
+    // MARK: - User-ordered lists (the dogs: the user's deletions and order are user data)
 
-    /// The dogs list to display: the latest upstream list in the user's order, without the dogs
-    /// the user deleted (and without dogs whose item is no longer stored, e.g. after `clearCache`).
-    public func dogs() throws -> [CatalogItem] {
-        try read("read the dogs list") { db in try Self.fetchVisibleDogs(db) }
+    /// The list of a user-ordered catalog to display: its latest upstream list in the user's order, without the
+    /// items the user deleted (and without items no longer stored, e.g. after `clearCache`).
+    public func userOrdered(_ source: SourceID) throws -> [CatalogItem] {
+        try read("read the \(source.displayName) list") { db in try Self.fetchUserOrdered(source, db) }
     }
 
-    /// Merges a freshly fetched dogs list: stores the items, keeps the user's order, appends new
-    /// dogs in upstream order, never brings back deleted dogs, drops dogs upstream no longer lists;
-    /// returns the display list. Throws `.invalidRequest` if an item is not a dog.
-    public func mergeDogs(_ upstream: [CatalogItem]) throws -> [CatalogItem] {
-        try write("merge the dogs list") { db in try Self.mergeDogs(upstream, db) }
+    /// Merges a freshly fetched list of a user-ordered catalog: stores the items, keeps the user's order,
+    /// appends new items in upstream order, never brings back deleted ones, drops those upstream no longer
+    /// lists; returns the display list. Throws `.invalidRequest` if an item is of another catalog.
+    public func mergeUserOrder(_ upstream: [CatalogItem], source: SourceID) throws -> [CatalogItem] {
+        try write("merge the \(source.displayName) list") { db in try Self.mergeUserOrder(upstream, source: source, db) }
     }
 
-    /// Deletes a dog from the display list for good (it stays deleted across refreshes); returns
-    /// how many dogs remain; throws `.notFound` when the dog is not in the display list.
+    /// Deletes an item from a user-ordered list for good (it stays deleted across refreshes); returns how
+    /// many items remain; throws `.notFound` when the item is not in the display list.
     @discardableResult
-    public func deleteDog(itemID: String) throws -> Int {
-        try write("delete the dog \(itemID)") { db in try Self.deleteDog(itemID: itemID, db) }
+    public func deleteFromUserOrder(_ source: SourceID, itemID: String, at date: Date) throws -> Int {
+        try write("delete \(itemID) from the \(source.displayName) list") { db in
+            try Self.deleteFromUserOrder(source, itemID: itemID, at: date, db)
+        }
     }
 
-    /// Moves a dog to the 0-based `index` of the display list; throws `.notFound` for a dog not in
-    /// the list and `.invalidRequest` when `index` is outside `0..<count`.
-    public func moveDog(itemID: String, to index: Int) throws {
-        try write("move the dog \(itemID)") { db in try Self.moveDog(itemID: itemID, to: index, db) }
+    /// Moves an item to the 0-based `index` of a user-ordered list; throws `.notFound` for an item not in the
+    /// list and `.invalidRequest` when `index` is outside `0..<count`.
+    public func moveInUserOrder(_ source: SourceID, itemID: String, to index: Int) throws {
+        try write("move \(itemID) in the \(source.displayName) list") { db in
+            try Self.moveInUserOrder(source, itemID: itemID, to: index, db)
+        }
     }
 
-    /// Forgets the user's deletions and order: the display list becomes the latest upstream list.
-    public func resetDogs() throws {
-        try write("reset the dogs list") { db in try Self.resetDogs(db) }
+    /// Forgets the user's deletions and order of a list: it becomes the latest upstream list.
+    public func resetUserOrder(_ source: SourceID) throws {
+        try write("reset the \(source.displayName) list") { db in try Self.resetUserOrder(source, db) }
     }
 
     // MARK: - Favorites (user data: kept across refreshes and cache clears)

@@ -121,6 +121,6 @@ enum SafeURL {
     /// `/image?url=<encoded>` for an http(s) URL, else nil.
     static func imagePath(_ url: URL?) -> String? {
         guard let url, isWeb(url) else { return nil }
-        return "/image?url=" + QueryString.encode(url.absoluteString)
+        return Route.image(url).path
     }
 }

@@ -450,8 +450,9 @@ extension Language {
 struct DeviceStrings: Sendable {
     let onThisDevice, saveForOffline, saveForOfflineHint, storageLimit, clear: String
     let offlineTitle, offlineMessage, savedPages, noSavedPages: String
-    /// For the script, by key.
-    let script: [String: String]
+    /// What offline.js says (`{name}` marks a value it fills in).
+    let unreachable, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
+    let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
 
     static let english = DeviceStrings(
         onThisDevice: "On this device", saveForOffline: "Save for offline",
@@ -461,19 +462,17 @@ struct DeviceStrings: Sendable {
         offlineTitle: "Not saved on this device",
         offlineMessage: "Kiosk is unreachable, and this page was not saved on this device. These pages were:",
         savedPages: "Saved on this device", noSavedPages: "Nothing is saved on this device yet.",
-        script: [
-            "unreachable": "Kiosk is unreachable — showing what this device saved {ago}",
-            "holds": "This device holds {size} of {limit}: {pages} pages and {images} pictures.",
-            "savedAgo": "Last saved for offline {ago}.", "neverSaved": "Not saved for offline yet.",
-            "saving": "Saving for offline… {done} of {total}",
-            "persisted": "The browser keeps it until you clear it.",
-            "notPersisted": "The browser may clear it when the device runs low on space.",
-            "cleared": "Saved pages cleared.",
-            "pendingOne": "1 change is waiting to be sent to Kiosk.", "pendingMany": "{n} changes are waiting to be sent to Kiosk.",
-            "pending": "waiting to be sent",
-            "failedOne": "1 change could not be applied: {reason}", "failedMany": "{n} changes could not be applied: {reason}",
-            "newVersion": "A new version of Kiosk is ready.", "reload": "Reload",
-        ])
+        unreachable: "Kiosk is unreachable — showing what this device saved {ago}",
+        holds: "This device holds {size} of {limit}: {pages} pages and {images} pictures.",
+        savedAgo: "Last saved for offline {ago}.", neverSaved: "Not saved for offline yet.",
+        saving: "Saving for offline… {done} of {total}",
+        persisted: "The browser keeps it until you clear it.",
+        notPersisted: "The browser may clear it when the device runs low on space.",
+        cleared: "Saved pages cleared.",
+        pendingOne: "1 change is waiting to be sent to Kiosk.", pendingMany: "{n} changes are waiting to be sent to Kiosk.",
+        pending: "waiting to be sent",
+        failedOne: "1 change could not be applied: {reason}", failedMany: "{n} changes could not be applied: {reason}",
+        newVersion: "A new version of Kiosk is ready.", reload: "Reload")
 
     static let spanish = DeviceStrings(
         onThisDevice: "En este dispositivo", saveForOffline: "Guardar para leer sin conexión",
@@ -483,19 +482,52 @@ struct DeviceStrings: Sendable {
         offlineTitle: "No guardada en este dispositivo",
         offlineMessage: "Kiosk no responde y esta página no se guardó en este dispositivo. Estas sí:",
         savedPages: "Guardado en este dispositivo", noSavedPages: "Todavía no hay nada guardado en este dispositivo.",
-        script: [
-            "unreachable": "Kiosk no responde: se muestra lo que este dispositivo guardó {ago}",
-            "holds": "Este dispositivo guarda {size} de {limit}: {pages} páginas y {images} imágenes.",
-            "savedAgo": "Guardado para leer sin conexión {ago}.", "neverSaved": "Aún no se ha guardado nada para leer sin conexión.",
-            "saving": "Guardando para leer sin conexión… {done} de {total}",
-            "persisted": "El navegador lo conserva hasta que lo borres.",
-            "notPersisted": "El navegador puede borrarlo si el dispositivo se queda sin espacio.",
-            "cleared": "Páginas guardadas borradas.",
-            "pendingOne": "1 cambio está pendiente de enviarse a Kiosk.", "pendingMany": "{n} cambios están pendientes de enviarse a Kiosk.",
-            "pending": "pendiente de enviarse",
-            "failedOne": "1 cambio no se pudo aplicar: {reason}", "failedMany": "{n} cambios no se pudieron aplicar: {reason}",
-            "newVersion": "Hay una nueva versión de Kiosk.", "reload": "Recargar",
-        ])
+        unreachable: "Kiosk no responde: se muestra lo que este dispositivo guardó {ago}",
+        holds: "Este dispositivo guarda {size} de {limit}: {pages} páginas y {images} imágenes.",
+        savedAgo: "Guardado para leer sin conexión {ago}.", neverSaved: "Aún no se ha guardado nada para leer sin conexión.",
+        saving: "Guardando para leer sin conexión… {done} de {total}",
+        persisted: "El navegador lo conserva hasta que lo borres.",
+        notPersisted: "El navegador puede borrarlo si el dispositivo se queda sin espacio.",
+        cleared: "Páginas guardadas borradas.",
+        pendingOne: "1 cambio está pendiente de enviarse a Kiosk.", pendingMany: "{n} cambios están pendientes de enviarse a Kiosk.",
+        pending: "pendiente de enviarse",
+        failedOne: "1 cambio no se pudo aplicar: {reason}", failedMany: "{n} cambios no se pudieron aplicar: {reason}",
+        newVersion: "Hay una nueva versión de Kiosk.", reload: "Recargar")
+}
+
+/// Every word the scripts show, for one language, as JSON in `<body data-strings>`: a field each, built from the
+/// page's own typed strings, so a word missing in a language is a compile error here as it is in a page.
+struct ScriptStrings: Encodable, Sendable {
+    let imageUnavailable, loading, filtering, loadFailed: String
+    let unreachable, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
+    let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
+    /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
+    let ago, justNow: String
+
+    init(_ language: Language) {
+        let page = language.strings, device = language.device
+        imageUnavailable = page.imageUnavailable
+        loading = page.loading
+        filtering = page.filtering
+        loadFailed = page.loadFailed
+        unreachable = device.unreachable
+        holds = device.holds
+        savedAgo = device.savedAgo
+        neverSaved = device.neverSaved
+        saving = device.saving
+        persisted = device.persisted
+        notPersisted = device.notPersisted
+        cleared = device.cleared
+        pendingOne = device.pendingOne
+        pendingMany = device.pendingMany
+        pending = device.pending
+        failedOne = device.failedOne
+        failedMany = device.failedMany
+        newVersion = device.newVersion
+        reload = device.reload
+        ago = page.ago("{age}")
+        justNow = page.justNow
+    }
 }
 
 extension Language {

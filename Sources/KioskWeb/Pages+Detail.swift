@@ -9,7 +9,7 @@ extension Pages {
         let item = result.item
         var content: [HTML] = [
             E.element("p", [.class("back")], [
-                E.element("a", [Attribute.localHref("/\(item.source.rawValue)")], [.text("‹ \(context.sourceName(item.source))")]),
+                E.element("a", [Attribute.localHref(Route.list(item.source).path)], [.text("‹ \(context.sourceName(item.source))")]),
             ]),
         ]
         if let error = result.error {
@@ -34,7 +34,7 @@ extension Pages {
         // What of the linked items is missing is said at the top, where a refresh error is said too.
         content += linkedProblems(result.linked, context: context)
         content.append(E.element("article", [.class("detail \(item.detail.kind)")], body))
-        return layout(context, title: item.title, current: "/\(item.source.rawValue)", view: .detail, source: item.source, content)
+        return layout(context, title: item.title, current: Route.list(item.source).path, view: .detail, source: item.source, content)
     }
 
     private static func heading(_ item: CatalogItem) -> HTML {

@@ -12,7 +12,7 @@ struct ListParameters: Sendable {
     var q: String?
     var filters: [String: String] = [:]
     var refresh = false
-    /// `?edit=1` on a user-ordered catalog (dogs): the list with Delete and Move buttons.
+    /// `?edit=1` on a user-ordered catalog (the dogs): the list with Delete and Move buttons.
     var edit = false
     /// Filter values the source fills in when none is given (NYT: viewed, 7 days): their selects show
     /// that value and offer no "any".
@@ -23,7 +23,7 @@ struct ListParameters: Sendable {
     /// filter values are checked later by the source, whose message lists the valid ones.
     init(source: any CatalogSource, query: ListQuery) throws {
         self.source = source.id
-        let known = Set(["page", "q", "refresh"] + source.filterValues.keys + (source.ordering == .user ? ["edit"] : []))
+        let known = Set(["page", "q", "refresh"] + source.filterValues.keys + (source.ordering == .user ? [Route.editParameter] : []))
         for name in query.names.sorted() where !known.contains(name) {
             throw WebError.badRequest("Unknown parameter \"\(name.prefix(40))\"; valid: \(known.sorted().joined(separator: ", ")).")
         }
@@ -60,7 +60,7 @@ struct ListParameters: Sendable {
         let target = page ?? self.page
         if target != 1 { query.set("page", String(target)) }
         if refresh { query.set("refresh", "1") }
-        return "\(prefix)/\(source.rawValue)\(query.encoded)"
+        return prefix + Route.list(source).path + query.encoded
     }
 }
 
@@ -81,13 +81,13 @@ extension Pages {
                 E.element("p", [], [E.element("a", [Attribute.localHref(parameters.path(refresh: true))], [.text(strings.retry)])]),
             ]))
         } else if parameters.edit && context.catalogs.source(source)?.ordering == .user {
-            results.append(dogsEditor(items, context: context))
+            results.append(userOrderEditor(source, items, context: context))
         } else {
             results.append(itemList(items, context: context, favorites: favorites, returnPath: parameters.path(),
                                     next: next ? parameters.path(page: parameters.page + 1) : nil))
         }
         if context.catalogs.source(source)?.ordering == .user {
-            results.append(dogsModeLink(editing: parameters.edit, context: context))
+            results.append(editModeLink(source, editing: parameters.edit, context: context))
         }
         results.append(pager(parameters, totalPages: update.page.totalPages, context: context))
         var content: [HTML] = [
@@ -96,7 +96,7 @@ extension Pages {
             split(results, revalidating: update.isRevalidating && !parameters.edit, context: context),
         ]
         content.append(attribution(update.page.attribution, source: source, context: context))
-        return layout(context, title: context.sourceName(source), current: "/\(source.rawValue)", view: .list, source: source, content)
+        return layout(context, title: context.sourceName(source), current: Route.list(source).path, view: .list, source: source, content)
     }
 
     /// `#results` and, beside it, the detail pane the script fills on a wide screen. A list that changes
@@ -139,48 +139,53 @@ extension Pages {
             split(results, revalidating: false, context: context),
         ]
         content.append(attribution(result.items.first.flatMap(itemAttribution), source: source, context: context))
-        return layout(context, title: "\(context.sourceName(source)): \(result.query)", current: "/\(source.rawValue)", view: .search,
+        return layout(context, title: "\(context.sourceName(source)): \(result.query)", current: Route.list(source).path, view: .search,
                       source: source, content)
     }
 
-    /// "Edit" on the dogs list, "Done" in edit mode: plain links, as the mode lives in the URL.
-    static func dogsModeLink(editing: Bool, context: ViewContext) -> HTML {
+    /// "Edit" on a list its user orders, "Done" in edit mode: plain links, as the mode lives in the URL.
+    static func editModeLink(_ source: SourceID, editing: Bool, context: ViewContext) -> HTML {
         let strings = context.strings
         return E.element("p", [.class("mode")], [
-            E.element("a", [Attribute.localHref(editing ? "/dogs" : WebController.dogsEditPath)],
+            E.element("a", [Attribute.localHref(editing ? Route.list(source).path : Route.editor(source).path)],
                       [.text(editing ? strings.done : strings.edit)]),
         ])
     }
 
-    /// `/dogs?edit=1`: each dog with Move up / Move down / Delete forms (keyboard-usable buttons with
-    /// labels naming the dog, as the icons alone say nothing to a screen reader), and Reset. Rows are
-    /// draggable for the script's drag and drop.
-    static func dogsEditor(_ dogs: [CatalogItem], context: ViewContext) -> HTML {
+    /// `/{source}?edit=1` of a list its user orders (the dogs): each item with Move up / Move down / Delete forms
+    /// (keyboard-usable buttons with labels naming the item, as the icons alone say nothing to a screen reader),
+    /// and Reset. Rows are draggable for the script's drag and drop, which posts to the row's `data-move`; every
+    /// form says where it returns to (`return`), which the device's outbox reads when Kiosk is unreachable.
+    static func userOrderEditor(_ source: SourceID, _ items: [CatalogItem], context: ViewContext) -> HTML {
         let strings = context.strings
-        let rows = dogs.enumerated().map { index, dog in
-            let base = "/dogs/" + QueryString.encode(dog.itemID)
+        let back = ("return", Route.editor(source).path)
+        let rows = items.enumerated().map { index, item in
+            let move = Route.move(source, item.itemID).path
             var buttons: [HTML] = []
             if index > 0 {
-                buttons.append(postForm(action: base + "/move", fields: [("to", String(index - 1))],
-                                        label: strings.moveUp(dog.title), button: "↑", className: "move", context: context))
+                buttons.append(postForm(action: move, fields: [("to", String(index - 1)), back],
+                                        label: strings.moveUp(item.title), button: "↑", className: "move",
+                                        attributes: [.attribute("data-direction", "up")], context: context))
             }
-            if index < dogs.count - 1 {
-                buttons.append(postForm(action: base + "/move", fields: [("to", String(index + 1))],
-                                        label: strings.moveDown(dog.title), button: "↓", className: "move", context: context))
+            if index < items.count - 1 {
+                buttons.append(postForm(action: move, fields: [("to", String(index + 1)), back],
+                                        label: strings.moveDown(item.title), button: "↓", className: "move",
+                                        attributes: [.attribute("data-direction", "down")], context: context))
             }
-            buttons.append(postForm(action: base + "/delete", fields: [], label: strings.deleteItem(dog.title),
+            buttons.append(postForm(action: Route.delete(source, item.itemID).path, fields: [back], label: strings.deleteItem(item.title),
                                     button: .text(strings.delete), className: "delete", context: context))
-            return E.element("li", [.attribute("data-id", dog.itemID), .attribute("draggable", "true")], [
+            return E.element("li", [.attribute("data-id", item.itemID), .attribute("draggable", "true"),
+                                    Attribute.localPath("data-move", move)], [
                 E.element("span", [.class("grip"), .attribute("aria-hidden", "true")], ["⠿"]),
-                image(dog.imageURL, width: 80, height: 80, alt: "", context: context),
-                E.element("span", [.class("title")], [.text(dog.title)]),
+                image(item.imageURL, width: 80, height: 80, alt: "", context: context),
+                E.element("span", [.class("title")], [.text(item.title)]),
                 E.element("span", [.class("actions")], buttons),
             ])
         }
         return E.group([
             E.element("ul", [.class("items edit")], rows),
-            postForm(action: "/dogs/reset", fields: [], label: strings.resetLabel, button: .text(strings.reset), className: "reset",
-                     context: context),
+            postForm(action: Route.reset(source).path, fields: [back], label: strings.resetLabel, button: .text(strings.reset),
+                     className: "reset", context: context),
         ])
     }
 
@@ -238,7 +243,7 @@ extension Pages {
         // The source says how long typing waits before a search.
         let debounce = context.catalogs.source(parameters.source)?.search.debounce ?? .milliseconds(500)
         let delay = Int((debounce.seconds * 1000).rounded())
-        return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", "/\(parameters.source.rawValue)"),
+        return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", Route.list(parameters.source).path),
                                   .attribute("role", "search"), .attribute("data-delay", String(delay))], fields)
     }
 

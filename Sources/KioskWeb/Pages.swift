@@ -23,10 +23,10 @@ enum Pages {
         let tabs: [(path: String, icon: String, short: String, long: String)] =
             context.catalogs.sources.map { source in
                 let presentation = source.presentation
-                return ("/\(source.id.rawValue)", presentation.icon, presentation.shortName(language: language.rawValue),
+                return (Route.list(source.id).path, presentation.icon, presentation.shortName(language: language.rawValue),
                         presentation.name(language: language.rawValue))
             }
-            + [("/favorites", "★", strings.favorites, strings.favorites)]
+            + [(Route.favorites.path, "★", strings.favorites, strings.favorites)]
         let nav = E.element("nav", [.class("tabs"), .attribute("aria-label", strings.catalogs)], [
             E.element("ul", [], tabs.map { tab in
                 E.element("li", [], [
@@ -40,7 +40,7 @@ enum Pages {
         ])
         // The other language, as a one-button POST form (it sets a cookie, so it is a state change).
         let other: Language = language == .en ? .es : .en
-        let languageForm = E.element("form", [.class("lang"), .attribute("method", "post"), .attribute("action", "/language")], [
+        let languageForm = E.element("form", [.class("lang"), .attribute("method", "post"), .attribute("action", Route.language.path)], [
             csrfField(context),
             E.void("input", [.attribute("type", "hidden"), .attribute("name", "lang"), .attribute("value", other.rawValue)]),
             E.void("input", [.attribute("type", "hidden"), .attribute("name", "return"), .attribute("value", context.path)]),
@@ -63,9 +63,9 @@ enum Pages {
             E.void("meta", [.attribute("name", "apple-mobile-web-app-title"), .attribute("content", "Kiosk")]),
             E.void("meta", [.attribute("name", "apple-mobile-web-app-status-bar-style"), .attribute("content", "default")]),
         ]
-        // Deferred, so they run in this order: the device's storage (shared with the service worker), the page's
-        // enhancement, then what the device does offline on top of it.
-        var scripts = [StaticAssets.deviceScript, StaticAssets.script, StaticAssets.offlineScript].map { asset in
+        // Deferred, so they run in this order: the client table, the device's storage (both shared with the service
+        // worker), the page's enhancement, then what the device does offline on top of it.
+        var scripts = [context.catalogs.assets.client, StaticAssets.deviceScript, StaticAssets.script, StaticAssets.offlineScript].map { asset in
             E.element("script", [Attribute.localSource(asset.path), .flag("defer")], [])
         }
         if view == .debug {
@@ -84,13 +84,16 @@ enum Pages {
                 E.element("body", [.attribute("data-strings", scriptStrings(language))], [
                     E.element("a", [.class("skip"), Attribute.fragmentHref("#main")], [.text(strings.skipToContent)]),
                     E.element("header", [.class("top")], [
-                        E.element("a", [.class("brand"), Attribute.localHref("/"), current == "/" ? .attribute("aria-current", "page") : nil],
+                        E.element("a", [.class("brand"), Attribute.localHref(Route.home.path),
+                                        current == Route.home.path ? .attribute("aria-current", "page") : nil],
                                   ["Kiosk"]),
                         languageForm,
                     ]),
                     nav,
                     E.element("main", [.attribute("id", "main"), .attribute("data-view", view.rawValue),
-                                       source.map { .attribute("data-source", $0.rawValue) }], content),
+                                       source.map { .attribute("data-source", $0.rawValue) },
+                                       source.flatMap { context.catalogs.source($0)?.ordering == .user ? .attribute("data-ordering", "user") : nil }],
+                              content),
                 ]),
             ]),
         ])
@@ -108,13 +111,9 @@ enum Pages {
     private static let spanishScriptStrings = encodeScriptStrings(.es)
 
     private static func encodeScriptStrings(_ language: Language) -> String {
-        let strings = language.strings
-        let values = [
-            "imageUnavailable": strings.imageUnavailable, "loading": strings.loading,
-            "filtering": strings.filtering, "loadFailed": strings.loadFailed,
-        ].merging(language.device.script) { page, _ in page }
-        return (try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys]))
-            .flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(ScriptStrings(language))).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
     }
 
     /// A 200 HTML response.
@@ -140,19 +139,19 @@ enum Pages {
         let language = context.language.rawValue
         let cards = context.catalogs.sources.map { source in
             E.element("li", [], [
-                E.element("a", [Attribute.localHref("/\(source.id.rawValue)")], [
+                E.element("a", [Attribute.localHref(Route.list(source.id).path)], [
                     E.element("span", [.class("icon"), .attribute("aria-hidden", "true")], [.text(source.presentation.icon)]),
                     E.element("span", [.class("title")], [.text(source.presentation.name(language: language))]),
                     E.element("span", [.class("subtitle")], [.text(source.presentation.tagline(language: language))]),
                 ]),
             ])
         } + [E.element("li", [], [
-            E.element("a", [Attribute.localHref("/favorites")], [
+            E.element("a", [Attribute.localHref(Route.favorites.path)], [
                 E.element("span", [.class("icon"), .attribute("aria-hidden", "true")], ["★"]),
                 E.element("span", [.class("title")], [.text(strings.favorites)]),
             ]),
         ])]
-        return layout(context, title: "Kiosk", current: "/", view: .home, [
+        return layout(context, title: "Kiosk", current: Route.home.path, view: .home, [
             E.element("h1", [], ["Kiosk"]),
             E.element("p", [], [.text(strings.tagline)]),
             E.element("ul", [.class("catalogs")], cards),
@@ -195,7 +194,7 @@ enum Pages {
             E.element("h2", [], [.text(strings.savedPages)]),
             E.element("ul", [.attribute("id", "saved-pages"), .class("saved-pages")], []),
             E.element("p", [.attribute("id", "no-saved-pages"), .class("empty"), .flag("hidden")], [.text(strings.noSavedPages)]),
-            E.element("p", [], [E.element("a", [Attribute.localHref("/")], [.text(context.strings.backToCatalogs)])]),
+            E.element("p", [], [E.element("a", [Attribute.localHref(Route.home.path)], [.text(context.strings.backToCatalogs)])]),
         ])
     }
 
@@ -209,7 +208,7 @@ enum Pages {
             content.append(E.element("p", [], [E.element("a", [Attribute.localHref(retry)], [.text(context.strings.retry)])]))
         }
         if error.showsDebugLogin { content.append(DebugPages.loginForm(context)) }
-        content.append(E.element("p", [], [E.element("a", [Attribute.localHref("/")], [.text(context.strings.backToCatalogs)])]))
+        content.append(E.element("p", [], [E.element("a", [Attribute.localHref(Route.home.path)], [.text(context.strings.backToCatalogs)])]))
         return response(layout(context, title: error.title, current: nil, view: .error, content), status: error.status)
     }
 
@@ -222,9 +221,9 @@ enum Pages {
         } else {
             // Everything here is a favorite, so every row's star offers "remove".
             content.append(itemList(items, context: context, showSource: true, favorites: Set(items.map(\.itemID)),
-                                    returnPath: "/favorites"))
+                                    returnPath: Route.favorites.path))
         }
-        return layout(context, title: strings.favorites, current: "/favorites", view: .favorites,
+        return layout(context, title: strings.favorites, current: Route.favorites.path, view: .favorites,
                       [E.element("div", [.attribute("id", "results")], content)])
     }
 
@@ -232,7 +231,7 @@ enum Pages {
     /// `favorites` holds the starred item ids of the rows' source; each row has a star form that
     /// returns to `returnPath`. `next` is the next page's address, for the script's infinite scroll.
     static func itemList(_ items: [CatalogItem], context: ViewContext, showSource: Bool = false, favorites: Set<String> = [],
-                         returnPath: String = "/favorites", next: String? = nil) -> HTML {
+                         returnPath: String = Route.favorites.path, next: String? = nil) -> HTML {
         let strings = context.strings
         let grid = !showSource && items.first.map { context.presentation($0.source).layout == .grid } == true
         return E.element("ul", [.class(grid ? "items grid" : "items"), next.flatMap { Attribute.localPath("data-next", $0) }],
@@ -297,23 +296,27 @@ enum Pages {
                   ])
     }
 
-    /// The star: adds or removes the favorite, then comes back to `returnPath`. It carries both labels, so the
-    /// script can show a change made offline (waiting in the outbox) in the page's language.
+    /// The star: adds or removes the favorite, then comes back to `returnPath`. It carries both labels and both
+    /// symbols, so the script can show a change made offline (waiting in the outbox) in the page's language.
     static func starForm(_ item: CatalogItem, isFavorite: Bool, returnPath: String, context: ViewContext) -> HTML {
         let add = context.strings.addFavorite(item.title), remove = context.strings.removeFavorite(item.title)
-        return postForm(action: "/favorites/\(item.source.rawValue)/" + QueryString.encode(item.itemID),
+        return postForm(action: Route.favorite(item.source, item.itemID).path,
                         fields: [("action", isFavorite ? "remove" : "add"), ("return", returnPath)],
-                        label: isFavorite ? remove : add, button: isFavorite ? "★" : "☆", className: "star", pressed: isFavorite,
-                        attributes: [.attribute("data-label-add", add), .attribute("data-label-remove", remove)], context: context)
+                        label: isFavorite ? remove : add, button: .text(isFavorite ? starOn : starOff), className: "star",
+                        pressed: isFavorite,
+                        attributes: [.attribute("data-label-add", add), .attribute("data-label-remove", remove),
+                                     .attribute("data-symbol-on", starOn), .attribute("data-symbol-off", starOff)],
+                        context: context)
     }
+
+    /// The star's symbols: a favorite, and not one.
+    static let starOn = "★", starOff = "☆"
 
     /// `/{source}/{id}` with the id percent-encoded.
     static func itemPath(_ item: CatalogItem) -> String { itemPath(source: item.source, itemID: item.itemID) }
 
     /// `/{source}/{id}` of an item known by its id only (a linked item not stored yet).
-    static func itemPath(source: SourceID, itemID: String) -> String {
-        "/\(source.rawValue)/" + QueryString.encode(itemID)
-    }
+    static func itemPath(source: SourceID, itemID: String) -> String { Route.item(source, itemID).path }
 
     /// An image through Kiosk's image route with fixed dimensions (no layout shift), loaded lazily;
     /// nothing when the URL is not http(s).

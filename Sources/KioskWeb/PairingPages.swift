@@ -7,12 +7,12 @@ import KioskCore
 /// code makes the browser a paired device (a long-lived cookie) and goes on to where it was going.
 struct PairingController: Sendable {
     /// The page's address.
-    static let path = "/pair"
+    static let path = Route.pair.path
 
     let gate: PairingGate
 
     func register(on router: Router<WebRequestContext>) {
-        router.get(RouterPath(Self.path)) { request, context in
+        router.get(Route.Kind.pair.pattern) { request, context in
             let query = try FormInput.decode(PairQuery.self, from: request.uri.query)
             let paired = try gate.device(request) != nil
             var response = Pages.response(PairingPages.page(next: Self.next(query.next), notice: paired ? .alreadyPaired : nil,
@@ -20,7 +20,7 @@ struct PairingController: Sendable {
             if gate.carriesRevokedCookie(request) { gate.forgetRevokedDevice(&response) }
             return response
         }
-        router.post(RouterPath(Self.path)) { request, context in
+        router.post(Route.Kind.pair.pattern) { request, context in
             let form = try await CSRFProtection.verifiedForm(request).decode(PairForm.self)
             let next = Self.next(form.next)
             let client = gate.client(request, context)
@@ -57,7 +57,7 @@ struct PairingController: Sendable {
     /// Where to go once paired: a path on this site only (never another site: no open redirect), and never
     /// the pairing page itself.
     static func next(_ raw: String?) -> String {
-        guard let path = WebController.localReturnPath(raw), path != Self.path, !path.hasPrefix(Self.path + "?") else { return "/" }
+        guard let path = WebController.localReturnPath(raw), path != Self.path, !path.hasPrefix(Self.path + "?") else { return Route.home.path }
         return path
     }
 }

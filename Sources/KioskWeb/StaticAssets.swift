@@ -26,7 +26,7 @@ struct StaticAsset: Sendable {
     let notModifiedHeaders: HTTPFields
 
     /// The address pages link.
-    var path: String { "/static/" + servedName }
+    var path: String { Route.staticFile(servedName).path }
 
     /// An asset of `contents`, fingerprinted.
     init(fileName: String, contents: [UInt8], contentType: String) {
@@ -74,14 +74,14 @@ enum StaticAssets {
     /// Reads every asset, so a broken installation stops the process at start-up rather than on a request.
     static func preload() {
         _ = byServedName
-        _ = ServiceWorker.script
+        _ = resource("sw.js")
     }
 
-    /// `GET /static/{file}`: the asset with that fingerprinted name, or 304 when the browser has it. Any
-    /// other name — an unknown file, or a known one with an old fingerprint (a page from before an upgrade)
-    /// — is a 404 rather than a redirect: an immutable address must never answer with other content.
-    static func response(servedName: String, request: Request) throws -> Response {
-        guard let asset = byServedName[servedName] else {
+    /// `GET /static/{file}`: `asset` (the one served under that fingerprinted name), or 304 when the browser has
+    /// it. Any other name — an unknown file, or a known one with an old fingerprint (a page from before an
+    /// upgrade) — is a 404 rather than a redirect: an immutable address must never answer with other content.
+    static func response(asset: StaticAsset?, servedName: String, request: Request) throws -> Response {
+        guard let asset else {
             throw WebError.notFound("There is no file named “\(servedName.prefix(80))” here; reload the page for the current ones.")
         }
         if request.matchesETag(asset.etag) { return Response(status: .notModified, headers: asset.notModifiedHeaders) }

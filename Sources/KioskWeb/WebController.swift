@@ -22,98 +22,104 @@ struct WebController: Sendable {
     static let maximumImageURLLength = 2048
 
     func register(on router: Router<WebRequestContext>) {
-        router.get("/") { _, context in Pages.response(Pages.home(context.view)) }
-        router.get("/favorites") { _, context in
+        router.get(Route.Kind.home.pattern) { _, context in Pages.response(Pages.home(context.view)) }
+        router.get(Route.Kind.favorites.pattern) { _, context in
             Pages.response(Pages.favorites(try kiosk.catalog.favorites(), context: context.view)).with(CatalogService.storeAnswer)
         }
-        router.get("/api/favorites") { _, _ in
+        router.get(Route.Kind.apiFavorites.pattern) { _, _ in
             try JSONResponse.ok(FavoritesJSON(items: try kiosk.catalog.favorites())).with(CatalogService.storeAnswer)
         }
         // The stylesheet and scripts, at addresses that carry their content's fingerprint (see `StaticAssets`).
         // Installability: fetched by the browser without cookies, so outside any check.
-        router.get("/manifest.webmanifest") { request, context in
+        router.get(Route.Kind.manifest.pattern) { request, context in
             try WebManifest.response(catalogs: context.catalogs, language: context.language, request: request)
         }
-        router.get("/static/{file}") { request, context in
-            try StaticAssets.response(servedName: try context.parameters.require("file"), request: request)
+        router.get(Route.Kind.staticFile.pattern) { request, context in
+            try context.catalogs.assets.response(servedName: try context.parameters.require("file"), request: request)
         }
         // The service worker and the page it shows for what this device has not saved (both precached by it).
-        router.get(RouterPath(ServiceWorker.path)) { request, _ in ServiceWorker.response(request: request) }
-        router.get("/offline") { _, context in Pages.response(Pages.offline(context.view)) }
-        router.get("/api/connectivity") { _, _ in try JSONResponse.ok(ConnectivityJSON(await kiosk.connectivityStatus())) }
+        router.get(Route.Kind.serviceWorker.pattern) { request, context in context.catalogs.assets.serviceWorker.response(request: request) }
+        router.get(Route.Kind.offline.pattern) { _, context in Pages.response(Pages.offline(context.view)) }
+        router.get(Route.Kind.apiConnectivity.pattern) { _, _ in try JSONResponse.ok(ConnectivityJSON(await kiosk.connectivityStatus())) }
         // A constant segment, so it is never read as a catalog named "openapi.json".
-        router.get("/api/openapi.json") { _, _ in try OpenAPIDocument.response() }
-        // "/language" is a constant segment, so GET /language is a 404 rather than a catalog lookup.
-        router.post("/language") { request, _ in try await language(request) }
-        router.get("/image") { request, _ in try await image(request) }
-        router.get("/api/{source}") { request, context in
+        router.get(Route.Kind.apiDocument.pattern) { _, _ in try OpenAPIDocument.response() }
+        // A constant segment, so GET /language is a 404 rather than a catalog lookup.
+        router.post(Route.Kind.language.pattern) { request, _ in try await language(request) }
+        router.get(Route.Kind.image.pattern) { request, _ in try await image(request) }
+        router.get(Route.Kind.apiList.pattern) { request, context in
             try await list(try context.parameters.require("source"), request: request, context: context, api: true)
         }
-        router.get("/api/{source}/{id}") { request, context in
+        router.get(Route.Kind.apiItem.pattern) { request, context in
             try await detail(try context.parameters.require("source"), try context.parameters.require("id"), request: request,
                        context: context, api: true)
         }
-        router.get("/{source}") { request, context in
+        router.get(Route.Kind.list.pattern) { request, context in
             try await list(try context.parameters.require("source"), request: request, context: context, api: false)
         }
-        router.get("/{source}/{id}") { request, context in
+        router.get(Route.Kind.item.pattern) { request, context in
             try await detail(try context.parameters.require("source"), try context.parameters.require("id"), request: request,
                        context: context, api: false)
         }
-        // State changes are POSTs only, on the parameter paths the GET routes already use: Hummingbird's
-        // trie does not fall back from a constant segment to a parameter, so a constant "/dogs/..." POST
-        // path would shadow the GET list and detail routes. Each handler dispatches on the segments.
-        // Each write may carry an Idempotency-Key: sent again, it is answered as the first time, not applied twice.
-        router.post("/{source}/{id}") { request, context in
+        // State changes are POSTs only. Each write may carry an Idempotency-Key: sent again, it is answered as the
+        // first time, not applied twice.
+        router.post(Route.Kind.reset.pattern) { request, context in
             try await once(request, scope: context.writeScope) { request in
-                try await postTwo(try context.parameters.require("source"), try context.parameters.require("id"), request: request)
+                try await reset(try context.parameters.require("source"), try context.parameters.require("id"), request: request)
             }
         }
-        // "/favorites" is a constant segment already (the GET page), so its POST route must be too.
-        router.post("/favorites/{source}/{id}") { request, context in
+        router.post(Route.Kind.favorite.pattern) { request, context in
             try await once(request, scope: context.writeScope) { request in
-                try await postThree("favorites", try context.parameters.require("source"), try context.parameters.require("id"),
-                                    request: request)
+                try await favorite(try context.parameters.require("source"), try context.parameters.require("id"), request: request)
             }
         }
-        router.post("/{source}/{id}/{action}") { request, context in
+        router.post(Route.Kind.userOrderWrite.pattern) { request, context in
             try await once(request, scope: context.writeScope) { request in
-                try await postThree(try context.parameters.require("source"), try context.parameters.require("id"),
-                                    try context.parameters.require("action"), request: request)
+                try await userOrderWrite(try context.parameters.require("source"), try context.parameters.require("id"),
+                                         try context.parameters.require("action"), request: request)
             }
         }
     }
 
-    /// `POST /dogs/reset`; every other two-segment POST is a 404.
-    private func postTwo(_ first: String, _ second: String, request: Request) async throws -> Response {
-        guard first == SourceID.dogs.rawValue, second == "reset" else { throw WebError.notFound("There is no form at this address.") }
+    /// A catalog whose list its user orders, named as in URLs; anything else is a 404.
+    private func userOrdered(_ raw: String) throws -> SourceID {
+        let (id, source) = try self.source(raw)
+        guard source.ordering == .user else { throw WebError.notFound("There is no form at this address.") }
+        return id
+    }
+
+    /// `POST /{source}/reset` of a user-ordered catalog; any other two-segment POST is a 404.
+    private func reset(_ rawSource: String, _ segment: String, request: Request) async throws -> Response {
+        guard segment == Route.resetSegment else { throw WebError.notFound("There is no form at this address.") }
+        let source = try userOrdered(rawSource)
         _ = try await CSRFProtection.verifiedForm(request)
-        try await kiosk.catalog.resetDogs()
-        return Self.seeOther(Self.dogsEditPath)
+        try await kiosk.catalog.resetUserOrder(source: source)
+        return Self.seeOther(Route.editor(source).path)
     }
 
-    /// `POST /favorites/{source}/{id}`, `POST /dogs/{id}/delete` and `POST /dogs/{id}/move`.
-    private func postThree(_ first: String, _ second: String, _ third: String, request: Request) async throws -> Response {
-        switch (first, third) {
-        case ("favorites", _):
-            let verified = try await CSRFProtection.verifiedForm(request)
-            let (source, _) = try self.source(second)
-            let itemID = try Self.itemID(third)
-            let form = try verified.decode(FavoriteForm.self)
-            try kiosk.catalog.setFavorite(form.action == .add, source: source, itemID: itemID)
-            return Self.seeOther(Self.localReturnPath(form.returnPath) ?? "/favorites")
-        case (SourceID.dogs.rawValue, "delete"):
-            _ = try await CSRFProtection.verifiedForm(request)
-            try await kiosk.catalog.deleteDog(itemID: try Self.itemID(second))
-            return Self.seeOther(Self.dogsEditPath)
-        case (SourceID.dogs.rawValue, "move"):
-            let verified = try await CSRFProtection.verifiedForm(request)
-            let itemID = try Self.itemID(second)
-            try kiosk.catalog.moveDog(itemID: itemID, to: try verified.decode(MoveForm.self).to)
-            return Self.seeOther(Self.dogsEditPath)
-        default:
+    /// `POST /favorites/{source}/{id}`: stars or unstars, then back to the form's `return`.
+    private func favorite(_ rawSource: String, _ rawID: String, request: Request) async throws -> Response {
+        let verified = try await CSRFProtection.verifiedForm(request)
+        let (source, _) = try self.source(rawSource)
+        let itemID = try Self.itemID(rawID)
+        let form = try verified.decode(FavoriteForm.self)
+        try kiosk.catalog.setFavorite(form.action == .add, source: source, itemID: itemID)
+        return Self.seeOther(Self.localReturnPath(form.returnPath) ?? Route.favorites.path)
+    }
+
+    /// `POST /{source}/{id}/delete` and `POST /{source}/{id}/move` of a user-ordered catalog, then back to its editor.
+    private func userOrderWrite(_ rawSource: String, _ rawID: String, _ action: String, request: Request) async throws -> Response {
+        let source = try userOrdered(rawSource)
+        let itemID = try Self.itemID(rawID)
+        guard let route = Route.userOrderWrite(source: source, id: itemID, action: action) else {
             throw WebError.notFound("There is no form at this address.")
         }
+        let verified = try await CSRFProtection.verifiedForm(request)
+        switch route {
+        case .delete: try await kiosk.catalog.deleteFromUserOrder(source: source, itemID: itemID)
+        case .move: try kiosk.catalog.moveInUserOrder(source: source, itemID: itemID, to: try verified.decode(MoveForm.self).to)
+        default: throw WebError.notFound("There is no form at this address.")
+        }
+        return Self.seeOther(Route.editor(source).path)
     }
 
     /// The header naming a write's idempotency key (the IETF draft's name): a queued edit replayed after a
@@ -138,8 +144,6 @@ struct WebController: Sendable {
         if answer.isReplay { headers[Self.replayedHeader] = "1" }
         return Response(status: HTTPResponse.Status(code: answer.status), headers: headers)
     }
-
-    static let dogsEditPath = "/dogs?edit=1"
 
     /// Sent by the script to get a page's final state rather than the stored snapshot at once.
     static let waitHeader = HTTPFields.Element.Name("X-Kiosk-Wait")!
@@ -297,7 +301,7 @@ struct WebController: Sendable {
     /// `POST /language`: remembers the chosen language in a cookie for a year, then goes back.
     private func language(_ request: Request) async throws -> Response {
         let form = try await CSRFProtection.verifiedForm(request).decode(LanguageForm.self)
-        var response = Self.seeOther(Self.localReturnPath(form.returnPath) ?? "/")
+        var response = Self.seeOther(Self.localReturnPath(form.returnPath) ?? Route.home.path)
         // Not HttpOnly, as it always was: it holds nothing secret.
         response.setCookie(Cookie(name: Language.cookieName, value: form.language.rawValue, maxAge: 31_536_000, path: "/",
                                   httpOnly: false, sameSite: .lax))

@@ -8,7 +8,7 @@ import KioskCore
 /// without cookies.
 enum WebManifest {
     /// Where pages link it.
-    static let path = "/manifest.webmanifest"
+    static let path = Route.manifest.path
     /// The light scheme's bar colour (the accent).
     static let lightThemeColor = "#0b57d0"
     /// The dark scheme's bar colour (the page background).
@@ -29,12 +29,12 @@ enum WebManifest {
             return Shortcut(name: presentation.name(language: language.rawValue),
                             short_name: presentation.shortName(language: language.rawValue),
                             description: presentation.tagline(language: language.rawValue),
-                            url: "/\(source.id.rawValue)", icons: shortcutIcon)
+                            url: Route.list(source.id).path, icons: shortcutIcon)
         } + [Shortcut(name: strings.favorites, short_name: strings.favorites, description: strings.noFavorites,
-                      url: "/favorites", icons: shortcutIcon)]
+                      url: Route.favorites.path, icons: shortcutIcon)]
         let manifest = Manifest(
-            id: "/", name: "Kiosk", short_name: "Kiosk", description: strings.tagline, lang: language.rawValue,
-            start_url: "/", scope: "/", display: "standalone", orientation: "any",
+            id: Route.home.path, name: "Kiosk", short_name: "Kiosk", description: strings.tagline, lang: language.rawValue,
+            start_url: Route.home.path, scope: Route.home.path, display: "standalone", orientation: "any",
             background_color: "#fafafa", theme_color: lightThemeColor, icons: icons, shortcuts: shortcuts)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

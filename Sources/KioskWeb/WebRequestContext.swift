@@ -17,8 +17,8 @@ struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
     var csrfToken: String = ""
     /// Path and query of the request, as the client sent them (`LanguageMiddleware`).
     var path: String = "/"
-    /// The configured catalogs, as they present themselves (`CatalogsMiddleware`).
-    var catalogs = Catalogs(sources: [])
+    /// The configured catalogs, as they present themselves, and what the scripts get for them (`CatalogsMiddleware`).
+    var catalogs = Catalogs.none
     /// Whose idempotency keys this request's write key is among: the paired device's (`PairingMiddleware`), or
     /// this machine's.
     var writeScope: WriteScope = .local
@@ -63,11 +63,18 @@ struct Catalogs: Sendable {
     /// The configured sources, in `SourceID` order.
     let sources: [any CatalogSource]
     private let byID: [SourceID: any CatalogSource]
+    /// The client table and the service worker, for these catalogs.
+    let assets: ClientAssets
+
+    /// No catalog: what a request context holds until `CatalogsMiddleware` gives it the app's (made once, as the
+    /// client assets are made with it).
+    static let none = Catalogs(sources: [])
 
     /// The catalogs of `sources`.
     init(sources: [any CatalogSource]) {
         self.sources = sources.sorted { $0.id < $1.id }
         byID = Dictionary(sources.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        assets = ClientAssets(catalogs: self.sources)
     }
 
     /// The source of `id`, when configured.

@@ -139,10 +139,12 @@ enum Render {
 
 extension Render {
     static func stats(_ stats: StoreStats) -> String {
-        let rows = stats.sources.map { [$0.source.rawValue, String($0.items), String($0.snapshots), String($0.favorites)] }
-        var lines = [Output.table(["SOURCE", "ITEMS", "PAGES", "FAVORITES"], rows, maxWidths: [14, 10, 10, 10])]
+        let rows = stats.sources.map {
+            [$0.source.rawValue, String($0.items), String($0.snapshots), String($0.favorites), String($0.deleted)]
+        }
+        // DELETED: what you deleted from a list you order yourself (the dogs), kept deleted across refreshes.
+        var lines = [Output.table(["SOURCE", "ITEMS", "PAGES", "FAVORITES", "DELETED"], rows, maxWidths: [14, 10, 10, 10, 10])]
         lines.append("Images: \(stats.imageCount) (\(bytes(stats.imageBytes)))")
-        lines.append("Dogs you deleted: \(stats.dogsDeleted)")
         lines.append("Database file: \(bytes(stats.databaseBytes))")
         return lines.joined(separator: "\n")
     }

@@ -17,7 +17,7 @@ struct DogsCommand: AsyncParsableCommand {
         func run() async throws {
             try await Runtime.command(global) { runtime in
                 _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
-                let dogs = try await runtime.kiosk.catalog.deleteDog(itemID: id)
+                let dogs = try await runtime.kiosk.catalog.deleteFromUserOrder(source: .dogs, itemID: id)
                 Output.human("Deleted \(id). \(dogs.count) dogs left.")
             }
         }
@@ -36,7 +36,7 @@ struct DogsCommand: AsyncParsableCommand {
         func run() async throws {
             try await Runtime.command(global) { runtime in
                 _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
-                let dogs = try runtime.kiosk.catalog.moveDog(itemID: id, to: position - 1)
+                let dogs = try runtime.kiosk.catalog.moveInUserOrder(source: .dogs, itemID: id, to: position - 1)
                 Output.human(dogs.enumerated().map { "\($0.offset + 1). \($0.element.title) (\($0.element.itemID))" }
                     .joined(separator: "\n"))
             }
@@ -49,7 +49,7 @@ struct DogsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await Runtime.command(global) { runtime in
-                let dogs = try await runtime.kiosk.catalog.resetDogs()
+                let dogs = try await runtime.kiosk.catalog.resetUserOrder(source: .dogs)
                 Output.human("Reset. \(dogs.count) dogs.")
             }
         }

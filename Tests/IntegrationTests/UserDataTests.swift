@@ -12,8 +12,8 @@ struct UserDataTests {
             // Given the five dogs, one deleted and the last moved to the top
             let dogs = try await h.catalog.page(PageRequest(source: .dogs)).page.items
             #expect(dogs.count == 5)
-            try await h.catalog.deleteDog(itemID: dogs[1].itemID)
-            try h.catalog.moveDog(itemID: dogs[4].itemID, to: 0)
+            try await h.catalog.deleteFromUserOrder(source: .dogs, itemID: dogs[1].itemID)
+            try h.catalog.moveInUserOrder(source: .dogs, itemID: dogs[4].itemID, to: 0)
 
             // When the cached pages are dropped and the list comes again from the upstream as a 200
             try h.database.clearCache()
@@ -28,8 +28,8 @@ struct UserDataTests {
     func deletingLastDogRefetches() async throws {
         try await withHarness { h in
             let dogs = try await h.catalog.page(PageRequest(source: .dogs)).page.items
-            for dog in dogs.dropLast() { try await h.catalog.deleteDog(itemID: dog.itemID) }
-            let after = try await h.catalog.deleteDog(itemID: try #require(dogs.last).itemID)
+            for dog in dogs.dropLast() { try await h.catalog.deleteFromUserOrder(source: .dogs, itemID: dog.itemID) }
+            let after = try await h.catalog.deleteFromUserOrder(source: .dogs, itemID: try #require(dogs.last).itemID)
             #expect(after.count == 5)
         }
     }
@@ -38,9 +38,9 @@ struct UserDataTests {
     func badDogEdits() async throws {
         try await withHarness { h in
             let dogs = try await h.catalog.page(PageRequest(source: .dogs)).page.items
-            await #expect(throws: KioskError.self) { try await h.catalog.deleteDog(itemID: "no-such-dog") }
-            #expect(throws: KioskError.self) { try h.catalog.moveDog(itemID: dogs[0].itemID, to: 99) }
-            #expect(try h.database.dogs().map(\.itemID) == dogs.map(\.itemID))
+            await #expect(throws: KioskError.self) { try await h.catalog.deleteFromUserOrder(source: .dogs, itemID: "no-such-dog") }
+            #expect(throws: KioskError.self) { try h.catalog.moveInUserOrder(source: .dogs, itemID: dogs[0].itemID, to: 99) }
+            #expect(try h.database.userOrdered(.dogs).map(\.itemID) == dogs.map(\.itemID))
         }
     }
 

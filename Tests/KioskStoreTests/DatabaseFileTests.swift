@@ -43,9 +43,9 @@ struct DatabaseFileTests {
             let database = try AppDatabase.open(at: path)
             #expect(database.path == path)
             try database.saveSnapshot(Fixtures.snapshot(PageRequest(source: .nyt), [Fixtures.article("1", title: "Kept")]))
-            _ = try database.mergeDogs(Fixtures.dogs("Rex", "Fido", "Luna"))
-            try database.moveDog(itemID: "Luna", to: 0)
-            try database.deleteDog(itemID: "Fido")
+            _ = try database.mergeUserOrder(Fixtures.dogs("Rex", "Fido", "Luna"), source: .dogs)
+            try database.moveInUserOrder(.dogs, itemID: "Luna", to: 0)
+            try database.deleteFromUserOrder(.dogs, itemID: "Fido", at: Date())
             try database.setFavorite(true, source: .nyt, itemID: "1")
         }
 
@@ -56,12 +56,12 @@ struct DatabaseFileTests {
         let (applied, journalMode) = try reopened.writer.read { db in
             (try AppDatabase.migrator.appliedIdentifiers(db), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
         }
-        #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6"])
+        #expect(applied == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
         #expect(journalMode == "wal")
         // Incremental auto-vacuum must have been set before WAL mode (clearCache relies on it).
         #expect(try reopened.writer.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") } == 2)
         #expect(try reopened.snapshot(forKey: PageRequest(source: .nyt).cacheKey)?.page.items.map(\.title) == ["Kept"])
-        #expect(try reopened.dogs().map(\.itemID) == ["Luna", "Rex"])
+        #expect(try reopened.userOrdered(.dogs).map(\.itemID) == ["Luna", "Rex"])
         #expect(try reopened.favorites().map(\.itemID) == ["1"])
     }
 

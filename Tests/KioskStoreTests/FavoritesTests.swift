@@ -66,9 +66,9 @@ struct FavoritesTests {
         try database.saveSnapshot(Fixtures.snapshot(request, [Fixtures.article("1", title: "Fav"), Fixtures.article("2", title: "Other")]))
         try database.setFavorite(true, source: .nyt, itemID: "1")
         try database.saveImage(Fixtures.image("https://img.test/1.jpg", bytes: 10), sizeLimit: 1_000)
-        _ = try database.mergeDogs(Fixtures.dogs("A", "B", "C"))
-        try database.moveDog(itemID: "C", to: 0)
-        try database.deleteDog(itemID: "B")
+        _ = try database.mergeUserOrder(Fixtures.dogs("A", "B", "C"), source: .dogs)
+        try database.moveInUserOrder(.dogs, itemID: "C", to: 0)
+        try database.deleteFromUserOrder(.dogs, itemID: "B", at: Date())
 
         // When the cache is cleared
         try database.clearCache()
@@ -83,7 +83,7 @@ struct FavoritesTests {
         #expect(try database.itemCount() == 1)
         // The dogs' items were cache, so the list is empty until the next fetch, which brings
         // back the user's order and deletions.
-        #expect(try database.dogs().isEmpty)
-        #expect(try database.mergeDogs(Fixtures.dogs("A", "B", "C")).map(\.itemID) == ["C", "A"])
+        #expect(try database.userOrdered(.dogs).isEmpty)
+        #expect(try database.mergeUserOrder(Fixtures.dogs("A", "B", "C"), source: .dogs).map(\.itemID) == ["C", "A"])
     }
 }

@@ -16,8 +16,8 @@ struct StatsTests {
         try database.saveSnapshot(Fixtures.snapshot(PageRequest(source: .nyt, page: 2), [Fixtures.article("2", title: "B")]))
         try database.saveItems([Fixtures.character("1", name: "Rick")])
         try database.setFavorite(true, source: .rickandmorty, itemID: "1")
-        _ = try database.mergeDogs(Fixtures.dogs("A", "B"))
-        try database.deleteDog(itemID: "A")
+        _ = try database.mergeUserOrder(Fixtures.dogs("A", "B"), source: .dogs)
+        try database.deleteFromUserOrder(.dogs, itemID: "A", at: Date())
         try database.saveImage(Fixtures.image("https://img.test/a", bytes: 500), sizeLimit: 10_000)
 
         // When the stats are computed
@@ -32,7 +32,7 @@ struct StatsTests {
         #expect(stats.totalItems == 5)
         #expect(stats.totalSnapshots == 2)
         #expect(stats.favorites == 1)
-        #expect(stats.dogsDeleted == 1)
+        #expect(stats.counts(for: .dogs).deleted == 1)
         #expect(stats.imageCount == 1 && stats.imageBytes == 500)
         #expect(stats.databaseBytes > 4_096)
     }

@@ -18,7 +18,7 @@ struct WebFormTests {
         return try #require(update.page.items.first).itemID
     }
 
-    private func dogIDs(_ harness: Harness) throws -> [String] { try harness.kiosk.database.dogs().map(\.itemID) }
+    private func dogIDs(_ harness: Harness) throws -> [String] { try harness.kiosk.database.userOrdered(.dogs).map(\.itemID) }
 
     @Test("A page without a token cookie sets one, HttpOnly and SameSite=Strict, and puts it in every form")
     func pageIssuesToken() async throws {
@@ -75,7 +75,7 @@ struct WebFormTests {
             // Then it is a 303 back to the list, the list shows a pressed star, and Favorites lists the dog
             #expect(response.status == .seeOther)
             #expect(response.header("Location") == "/dogs")
-            let title = try #require(try harness.kiosk.database.dogs().first).title
+            let title = try #require(try harness.kiosk.database.userOrdered(.dogs).first).title
             let after = try await client.get("/dogs")
             #expect(after.body.contains("aria-label=\"Remove \(HTML.escape(title)) from favorites\" aria-pressed=\"true\""))
             #expect(try await client.get("/favorites").body.contains(HTML.escape(title)))
@@ -165,7 +165,7 @@ struct WebFormTests {
         try await withWeb { harness, client in
             // Given the dogs list
             _ = try await client.get("/dogs")
-            let dogs = try harness.kiosk.database.dogs()
+            let dogs = try harness.kiosk.database.userOrdered(.dogs)
             #expect(dogs.count >= 3)
             // When edit mode is opened
             let page = try await client.get("/dogs?edit=1", headers: [.cookie: "\(CSRFProtection.cookieName)=\(token)"])
@@ -190,7 +190,7 @@ struct WebFormTests {
             // Given the dogs list
             _ = try await client.get("/dogs")
             let before = try dogIDs(harness)
-            let titles = Dictionary(uniqueKeysWithValues: try harness.kiosk.database.dogs().map { ($0.itemID, $0.title) })
+            let titles = Dictionary(uniqueKeysWithValues: try harness.kiosk.database.userOrdered(.dogs).map { ($0.itemID, $0.title) })
             // When the first dog is deleted and the (new) last is moved to the top
             let deleted = try await client.post("/dogs/\(before[0])/delete", form: [("csrf", token)], cookie: token)
             #expect(deleted.status == .seeOther)
@@ -271,7 +271,7 @@ struct WebFormTests {
             let app = try buildApplication(kiosk: harness.kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0))
             try await app.test(.live) { client in
                 let issued = try issuedToken(try await client.get("/dogs"))
-                let id = try #require(try harness.kiosk.database.dogs().first).itemID
+                let id = try #require(try harness.kiosk.database.userOrdered(.dogs).first).itemID
                 let form = [("csrf", issued), ("action", "add"), ("return", "/dogs")]
                 // When the star is posted from another site, then from Kiosk's own origin
                 let foreign = try await client.post("/favorites/dogs/\(id)", form: form, cookie: issued, origin: "http://evil.example")

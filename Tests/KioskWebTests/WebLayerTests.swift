@@ -148,13 +148,13 @@ struct TypedFormTests {
             let token = String(repeating: "ab", count: 32)
             // Given the dogs list
             _ = try await client.get("/dogs")
-            let before = try harness.kiosk.database.dogs().map(\.itemID)
+            let before = try harness.kiosk.database.userOrdered(.dogs).map(\.itemID)
             // When a dog is moved to a position that is not a whole number
             let answer = try await client.post("/dogs/\(before[0])/move", form: [("csrf", token), ("to", "top")], cookie: token)
             // Then the answer is a 400 page saying what a position is, and the order is unchanged
             #expect(answer.status == .badRequest)
             #expect(answer.body.contains("The position must be a whole number from 0."))
-            #expect(try harness.kiosk.database.dogs().map(\.itemID) == before)
+            #expect(try harness.kiosk.database.userOrdered(.dogs).map(\.itemID) == before)
         }
     }
 

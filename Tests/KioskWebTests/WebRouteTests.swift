@@ -26,7 +26,7 @@ struct WebRouteTests {
             #expect(page.header("X-Content-Type-Options") == "nosniff")
             #expect(page.header("Referrer-Policy") == "same-origin")
             // And its only scripts are Kiosk's external files: no inline script, no inline style, no handler attributes
-            #expect(page.body.components(separatedBy: "<script").count == 4)
+            #expect(page.body.components(separatedBy: "<script").count == 5)
             for script in [StaticAssets.deviceScript, StaticAssets.script, StaticAssets.offlineScript] {
                 #expect(page.body.contains("<script src=\"\(script.path)\" defer></script>"))
             }

@@ -33,6 +33,7 @@ struct WebServiceWorkerTests {
             #expect(assets.contains { $0.hasPrefix("/static/icon-512.") })
             #expect(shell["pages"] as? [String] == ["/", "/offline", "/manifest.webmanifest"])
             #expect((shell["deviceScript"] as? String)?.hasPrefix("/static/device.") == true)
+            #expect((shell["clientScript"] as? String)?.hasPrefix("/static/client.") == true)
             #expect((shell["version"] as? String)?.count == 16)
             // And every file it precaches is served
             for path in assets { #expect(try await client.get(path).status == .ok, "\(path)") }
@@ -42,12 +43,12 @@ struct WebServiceWorkerTests {
         }
     }
 
-    @Test("Every page loads the device storage, the page script and the offline script, in that order")
+    @Test("Every page loads the client table, the device storage, the page script and the offline script, in that order")
     func scripts() async throws {
         try await withWeb { _, client in
             let html = try await client.get("/").body
             let scripts = html.matches(of: /<script src="\/static\/([a-z]+)\.[0-9a-f]{16}\.js" defer>/).map { String($0.output.1) }
-            #expect(scripts == ["device", "app", "offline"])
+            #expect(scripts == ["client", "device", "app", "offline"])
         }
     }
 

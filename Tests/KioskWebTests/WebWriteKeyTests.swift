@@ -35,7 +35,7 @@ struct WebWriteKeyTests {
         try await withWeb { harness, client in
             // Given the dogs list with one dog left
             _ = try await client.get("/dogs")
-            var dogs = try harness.kiosk.database.dogs().map(\.itemID)
+            var dogs = try harness.kiosk.database.userOrdered(.dogs).map(\.itemID)
             for dog in dogs.dropLast() {
                 _ = try await client.post("/dogs/\(dog)/delete", form: [("csrf", token)], cookie: token)
             }
@@ -43,11 +43,11 @@ struct WebWriteKeyTests {
             // When the last one is deleted with a key (the list is fetched again and reset), and that write is sent again
             let first = try await client.post("/dogs/\(last)/delete", form: [("csrf", token)], cookie: token, headers: [key: "k-9"])
             #expect(first.status == .seeOther)
-            dogs = try harness.kiosk.database.dogs().map(\.itemID)
+            dogs = try harness.kiosk.database.userOrdered(.dogs).map(\.itemID)
             let replay = try await client.post("/dogs/\(last)/delete", form: [("csrf", token)], cookie: token, headers: [key: "k-9"])
             // Then the second is a replay, and the reset list still holds every dog
             #expect(replay.header("X-Kiosk-Replayed") == "1")
-            #expect(try harness.kiosk.database.dogs().map(\.itemID) == dogs)
+            #expect(try harness.kiosk.database.userOrdered(.dogs).map(\.itemID) == dogs)
             #expect(dogs.contains(last))
         }
     }

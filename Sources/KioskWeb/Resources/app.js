@@ -118,23 +118,40 @@
     watchConnectivity();
   }
 
-  // 2: while the offline banner shows, ask every 2 s whether the network is back; not while the
-  // tab is hidden (nobody is looking, and a phone saves its battery).
+  // 2: connectivity, one poller with both meanings: the upstream is offline (Kiosk answers from its store: the
+  // list's #offline-banner) and Kiosk itself is unreachable (offline.js's banner, from the service worker). While
+  // either shows, /api/connectivity is asked every 2 s, not while the tab is hidden (nobody is looking, and a
+  // phone saves its battery); each watcher hears what the answer says: "online", "upstream-offline" (Kiosk
+  // answered, its upstream did not) or "unreachable" (Kiosk did not answer).
+  const connectivityWatchers = new Map();
+  connectivityWatchers.set("upstream-offline", {
+    active: () => !!$("#results #offline-banner"),
+    changed: state => { if (state === "online") reloadResults(); },
+  });
   let pollTimer = 0;
-  function watchConnectivity() {
+  const watching = () => [...connectivityWatchers.values()].filter(watcher => watcher.active());
+  function watchConnectivity({ now = false } = {}) {
     clearTimeout(pollTimer);
-    if ($("#results #offline-banner")) pollTimer = setTimeout(pollConnectivity, 2000);
+    if (watching().length) pollTimer = setTimeout(pollConnectivity, now ? 0 : 2000);
   }
   async function pollConnectivity() {
-    if (document.hidden || reloading || !$("#results #offline-banner")) return;
+    const watchers = watching();
+    if (document.hidden || reloading || !watchers.length) return;
+    let state = "unreachable";
     try {
-      const response = await fetch("/api/connectivity", { credentials: "same-origin", cache: "no-store",
+      const response = await fetch(self.KioskClient.routes.connectivity, { credentials: "same-origin", cache: "no-store",
         headers: { Accept: "application/json" } });
-      if (response.ok && (await response.json()).online === true) return void reloadResults();
-    } catch { /* the server is unreachable too: ask again later */ }
+      if (response.ok) state = (await response.json()).online === true ? "online" : "upstream-offline";
+    } catch { /* Kiosk is unreachable */ }
+    for (const watcher of watchers) watcher.changed(state);
     watchConnectivity();
   }
-  document.addEventListener("visibilitychange", () => { if (!document.hidden) watchConnectivity(); });
+  // Another part of the page watching too (offline.js, for Kiosk unreachable).
+  function onConnectivity(name, watcher) {
+    connectivityWatchers.set(name, watcher);
+    watchConnectivity();
+  }
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) watchConnectivity({ now: true }); });
   // Back to a list kept in the back/forward cache: it shows at once as it was left, then its rows are
   // fetched again (a star set on a detail meanwhile, a fresher snapshot) and swapped in.
   window.addEventListener("pageshow", event => { if (event.persisted && $("#results")) reloadResults(); });
@@ -333,8 +350,9 @@
     if (!source || !row) return;
     event.preventDefault();
     if (dropIndex < 0) return; // dropped where it was
-    const body = new URLSearchParams({ to: String(dropIndex), csrf: $("#results input[name=csrf]")?.value || "" });
-    const action = `/dogs/${encodeURIComponent(source.dataset.id)}/move`;
+    const back = $("#results form.move input[name=return]")?.value || resultsURL;
+    const body = new URLSearchParams({ to: String(dropIndex), return: back, csrf: $("#results input[name=csrf]")?.value || "" });
+    const action = source.dataset.move;
     post(action, body, { action, label: null }, () => location.assign(resultsURL));
   });
 
@@ -448,7 +466,8 @@
 
   // The network debugger's script (debug.js, linked by /debug pages only) and offline.js build on these;
   // nothing else is global.
-  window.kiosk = Object.freeze({ swapResults, reloadResults, isBusy: () => pending > 0, resultsURL: () => resultsURL });
+  window.kiosk = Object.freeze({ swapResults, reloadResults, isBusy: () => pending > 0, resultsURL: () => resultsURL,
+    onConnectivity, watchConnectivity });
 
   // Start: filter for a query typed before the script ran, page on scroll, watch connectivity,
   // and wait for a revalidation in progress.

@@ -7,8 +7,9 @@
 (() => {
   "use strict";
 
-  const device = self.KioskDevice;
-  if (!("serviceWorker" in navigator) || !window.isSecureContext || !device) return;
+  const device = self.KioskDevice, client = self.KioskClient;
+  if (!("serviceWorker" in navigator) || !window.isSecureContext || !device || !client) return;
+  const routes = client.routes;
 
   const strings = {};
   try { Object.assign(strings, JSON.parse(document.body.dataset.strings || "{}")); } catch { /* English below */ }
@@ -18,14 +19,12 @@
   const language = document.documentElement.lang || "en";
   const main = $("#main");
 
-  // "12 minutes ago", "yesterday", in the page's language.
+  // "12 min ago", "hace 3 h": an age as the pages say it (the client table's steps, Age.steps in Swift, and the
+  // page's words for "ago" and "just now").
   function ago(time) {
-    const format = new Intl.RelativeTimeFormat(language, { numeric: "auto" });
-    const seconds = Math.round((time - Date.now()) / 1000);
-    if (Math.abs(seconds) < 60) return format.format(seconds, "second");
-    if (Math.abs(seconds) < 3600) return format.format(Math.round(seconds / 60), "minute");
-    if (Math.abs(seconds) < 86400) return format.format(Math.round(seconds / 3600), "hour");
-    return format.format(Math.round(seconds / 86400), "day");
+    const seconds = Math.max(0, (Date.now() - time) / 1000);
+    const step = client.ages.find(step => step.below === undefined || seconds < step.below);
+    return step.unit === "justNow" ? say("justNow") : say("ago", { age: `${Math.floor(seconds / step.divisor)} ${step.symbol}` });
   }
   const megabytes = bytes => new Intl.NumberFormat(language, { style: "unit", unit: "megabyte", maximumFractionDigits: 1 })
     .format(bytes / (1024 * 1024));
@@ -48,33 +47,25 @@
 
   // Set by the worker on a page it served from this device (0 on the offline page, which says so itself).
   let savedAt = document.body.dataset.savedAt === undefined ? null : Number(document.body.dataset.savedAt);
-  let probe = 0;
   function showUnreachable(time) {
     savedAt = time;
     if (time > 0) banner("unreachable-banner", "unreachable", say("unreachable", { ago: ago(time) }));
-    clearTimeout(probe);
-    probe = setTimeout(checkReachable, 5000);
+    window.kiosk?.watchConnectivity();
   }
-  // While the banner shows, ask every 5 s (not while hidden) whether Kiosk answers again; then send what waits.
-  async function checkReachable() {
-    if (savedAt === null) return;
-    if (!document.hidden) {
-      try {
-        const response = await fetch("/api/connectivity", { cache: "no-store", credentials: "same-origin" });
-        if (response.ok) {
-          savedAt = null;
-          delete document.body.dataset.savedAt;
-          banner("unreachable-banner", "", "");
-          flush();
-          if ($("#results")) window.kiosk?.reloadResults();
-          return;
-        }
-      } catch { /* still unreachable */ }
-    }
-    probe = setTimeout(checkReachable, 5000);
-  }
-  document.addEventListener("visibilitychange", () => { if (!document.hidden && savedAt !== null) checkReachable(); });
-  window.addEventListener("online", () => { flush(); if (savedAt !== null) checkReachable(); });
+  // While the banner shows, app.js's one connectivity poller asks whether Kiosk answers again; when it does, the
+  // banner goes, what waits is sent, and the list is fetched again.
+  window.kiosk?.onConnectivity("kiosk-unreachable", {
+    active: () => savedAt !== null,
+    changed: state => {
+      if (state === "unreachable") return;
+      savedAt = null;
+      delete document.body.dataset.savedAt;
+      banner("unreachable-banner", "", "");
+      flush();
+      if ($("#results")) window.kiosk?.reloadResults();
+    },
+  });
+  window.addEventListener("online", () => { flush(); window.kiosk?.watchConnectivity({ now: true }); });
 
   // Edits waiting in the outbox -------------------------------------------------------------------------
 
@@ -84,44 +75,46 @@
     const action = $("input[name=action]", form), button = $("button", form);
     if (!action || !button) return;
     action.value = on ? "remove" : "add";
-    button.textContent = on ? "★" : "☆";
+    button.textContent = form.dataset[on ? "symbolOn" : "symbolOff"] || button.textContent;
     button.setAttribute("aria-pressed", String(on));
     const label = form.dataset[on ? "labelRemove" : "labelAdd"];
     if (label) button.setAttribute("aria-label", waiting ? `${label} (${say("pending")})` : label);
     form.classList.toggle("pending", waiting);
   }
 
-  // The dogs list or editor of this page, if it shows the dogs.
-  const dogsList = () => main?.dataset.source === "dogs" ? $("#results ul.items") : null;
+  // The list of this page if it is one its user orders, of `source` (the dogs).
+  const orderedList = source => main?.dataset.ordering === "user" && main.dataset.source === source ? $("#results ul.items") : null;
   const row = (list, id) => list && $$(":scope > li", list).find(li => li.dataset.id === id);
 
   // Shows every edit still waiting, in order, over the page Kiosk (or this device) rendered: a change made on
-  // this device wins over what the page says until it is sent (as NetNewsWire does).
+  // this device wins over what the page says until it is sent (as NetNewsWire does). What each shows is the
+  // effect the worker gave it when it queued it (from the client table).
   let applying = Promise.resolve();
   function applyPending() {
     applying = applying.then(async () => {
       let writes;
       try { writes = await device.pending(); } catch { return; }
       for (const element of $$("form.star.pending, ul.items > li.pending")) element.classList.remove("pending");
-      const list = dogsList();
+      const lists = new Set();
       for (const write of writes) {
-        const form = new URLSearchParams(write.body);
-        const parts = write.path.split("/").map(part => { try { return decodeURIComponent(part); } catch { return part; } });
-        if (parts[1] === "favorites") {
-          for (const star of $$("form.star")) if (star.getAttribute("action") === write.path) setStar(star, form.get("action") === "add", true);
-        } else if (parts[1] === "dogs" && parts[3] === "delete") {
-          row(list, parts[2])?.remove();
-        } else if (parts[1] === "dogs" && parts[3] === "move") {
-          const moved = row(list, parts[2]);
+        const effect = write.effect || {};
+        const list = orderedList(effect.source);
+        if (effect.kind === "star") {
+          for (const star of $$("form.star")) if (star.getAttribute("action") === write.path) setStar(star, effect.on, true);
+        } else if (effect.kind === "remove") {
+          row(list, effect.id)?.remove();
+        } else if (effect.kind === "move") {
+          const moved = row(list, effect.id);
           if (moved) {
             moved.remove();
-            const rows = $$(":scope > li", list), to = Math.min(Number(form.get("to")) || 0, rows.length);
+            const rows = $$(":scope > li", list), to = Math.min(effect.to || 0, rows.length);
             if (to === rows.length) list.append(moved); else rows[to].before(moved);
             moved.classList.add("pending");
           }
         }
+        if (list) lists.add(list);
       }
-      renumberMoves(list);
+      for (const list of lists) renumberMoves(list);
       const failures = await device.takeFailures().catch(() => []);
       if (failures.length) {
         banner("failed-edits", "error", say(failures.length === 1 ? "failedOne" : "failedMany",
@@ -137,11 +130,11 @@
   function renumberMoves(list) {
     if (!list?.classList.contains("edit")) return;
     $$(":scope > li", list).forEach((li, index) => {
-      const moves = $$("form.move", li);
-      const up = moves.find(form => $("button", form)?.textContent.trim() === "↑");
-      const down = moves.find(form => $("button", form)?.textContent.trim() === "↓");
-      if (up) $("input[name=to]", up).value = String(Math.max(0, index - 1));
-      if (down) $("input[name=to]", down).value = String(index + 1);
+      for (const form of $$("form.move", li)) {
+        const to = form.dataset.direction === "up" ? Math.max(0, index - 1) : index + 1;
+        const field = $("input[name=to]", form);
+        if (field) field.value = String(to);
+      }
     });
   }
   document.addEventListener("kiosk:updated", applyPending);
@@ -194,7 +187,7 @@
   navigator.serviceWorker.addEventListener("controllerchange", () => { if (reloadAsked) location.reload(); });
 
   async function register() {
-    const registration = await navigator.serviceWorker.register("/sw.js", { scope: "/" });
+    const registration = await navigator.serviceWorker.register(routes.serviceWorker, { scope: routes.home });
     if (registration.waiting) offerUpdate(registration.waiting);
     registration.addEventListener("updatefound", () => {
       const worker = registration.installing;
@@ -232,13 +225,13 @@
       let done = 0, total = 0;
       const progress = () => { if (saving) usage(say("saving", { done, total })); };
       // This page too: the first one seen was loaded before the worker was there to keep it.
-      const lists = [...new Set([location.pathname + location.search, "/",
+      const lists = [...new Set([location.pathname + location.search, routes.home,
                                  ...$$("nav.tabs a[href]").map(link => link.getAttribute("href"))])];
       const fetchPage = async url => {
         const response = await fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin" });
         if (!response.ok) throw new Error(String(response.status));
         const doc = new DOMParser().parseFromString(await response.text(), "text/html");
-        for (const img of $$('img[src^="/image?"]', doc)) pictures.add(img.getAttribute("src"));
+        for (const img of $$(`img[src^="${routes.image}?"]`, doc)) pictures.add(img.getAttribute("src"));
         return doc;
       };
       total = lists.length;
@@ -320,7 +313,7 @@
     const list = $("#saved-pages");
     if (!list) return;
     const pages = (await device.entries("page"))
-      .filter(entry => entry.url.startsWith("/") && !entry.url.startsWith("//") && entry.url !== "/offline")
+      .filter(entry => entry.url.startsWith("/") && !entry.url.startsWith("//") && entry.url !== routes.offline)
       .sort((a, b) => b.usedAt - a.usedAt);
     list.replaceChildren(...pages.map(entry => {
       const item = document.createElement("li");

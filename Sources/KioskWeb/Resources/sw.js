@@ -10,28 +10,33 @@
 //     through the outbox: queued in IndexedDB, sent in order with an Idempotency-Key each, so a write replayed
 //     after a lost answer is applied once. A form another site submits here is a navigation: it is never
 //     queued nor signed, but goes to the network untouched, where the CSRF and Origin checks refuse it.
-// The server prepends `self.kioskShell = {version, assets, pages, deviceScript}` (see ServiceWorker.swift).
+// The server prepends `self.kioskShell = {version, assets, pages, clientScript, deviceScript}` (see ServiceWorker.swift);
+// every address of Kiosk's it knows comes from the client table (`self.KioskClient.routes`, Routes.swift).
 
 "use strict";
 
-importScripts(self.kioskShell.deviceScript);
+importScripts(self.kioskShell.clientScript, self.kioskShell.deviceScript);
 
 const shell = self.kioskShell;
 const device = self.KioskDevice;
+const routes = self.KioskClient.routes;
 const shellCache = `kiosk-shell-${shell.version}`;
 // Long enough for a page rendered from Kiosk's store, short enough that a sleeping server is not waited for.
 const networkTimeout = 3000;
 // Kiosk's answers that never come from this device: the JSON API (and the connectivity probe), the debugger,
-// pairing, and this script.
-const networkOnly = [/^\/api\//, /^\/debug(\/|$)/, /^\/pair(\/|$)/, /^\/sw\.js$/];
-// The writes the outbox carries: a favorite set on or off, a dog deleted or moved, the dogs list reset.
-const queuedWrites = [/^\/favorites\/[^/]+\/[^/]+$/, /^\/dogs\/[^/]+\/(delete|move)$/, /^\/dogs\/reset$/];
+// pairing, and this script. A prefix ending in "/" covers what is below it; another covers itself and below.
+const networkOnly = path => routes.networkOnly.some(prefix =>
+  prefix.endsWith("/") ? path.startsWith(prefix) : path === prefix || path.startsWith(prefix + "/"));
+// The writes the outbox carries (a favorite set on or off; an item of a list its user orders deleted or moved,
+// or that list reset), each with what it shows on a page while it waits.
+const queuedWrites = routes.writes.map(write => ({ ...write, regex: new RegExp(write.pattern) }));
+const queuedWrite = path => queuedWrites.find(write => write.regex.test(path));
 
 self.addEventListener("install", event => {
   // Where the browser has static routing (Chromium), it reads the shell's immutable files from the cache itself,
   // without waking this worker for each one (a miss goes to the network); elsewhere `asset` below does it.
   try {
-    event.addRoutes?.({ condition: { urlPattern: "/static/*" }, source: { cacheName: device.caches.assets } })?.catch?.(() => {});
+    event.addRoutes?.({ condition: { urlPattern: routes.staticPrefix + "*" }, source: { cacheName: device.caches.assets } })?.catch?.(() => {});
   } catch { /* not supported as written: the fetch handler serves them */ }
   event.waitUntil((async () => {
     // Assets are immutable by address: fetch only those this device lacks. Any failure fails the install, and
@@ -86,18 +91,17 @@ self.addEventListener("sync", event => {
 self.addEventListener("fetch", event => {
   const request = event.request;
   const url = new URL(request.url);
-  if (url.origin !== self.location.origin || networkOnly.some(pattern => pattern.test(url.pathname))) return;
+  if (url.origin !== self.location.origin || networkOnly(url.pathname)) return;
   if (request.method === "POST") {
     // Only a fetch from one of this worker's own windows: a navigation may come from any site (a form posted here,
     // with or without a referrer), and queueing it would sign it with this device's token.
-    if (request.mode !== "navigate" && event.clientId && queuedWrites.some(pattern => pattern.test(url.pathname))) {
-      event.respondWith(write(event));
-    }
+    const queued = queuedWrite(url.pathname);
+    if (request.mode !== "navigate" && event.clientId && queued) event.respondWith(write(event, queued));
     return;
   }
   if (request.method !== "GET") return;
-  if (url.pathname.startsWith("/static/")) event.respondWith(asset(request));
-  else if (url.pathname === "/image") event.respondWith(picture(event));
+  if (url.pathname.startsWith(routes.staticPrefix)) event.respondWith(asset(request));
+  else if (url.pathname === routes.image) event.respondWith(picture(event));
   else if (request.mode === "navigate" || (request.headers.get("Accept") || "").includes("text/html")) event.respondWith(page(event));
   else if (shell.pages.includes(url.pathname)) event.respondWith(shellDocument(request));
 });
@@ -164,10 +168,13 @@ function unescapeHTML(text) {
   return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&");
 }
 
+// A quoted address under the assets' prefix, in a page's HTML.
+const linkedAsset = new RegExp(`"(${routes.staticPrefix.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}[^"]+)"`, "g");
+
 // What a saved page says about itself: its title, and the shell files it links (kept while it is).
 function describe(html) {
   const title = unescapeHTML(/<title>([^<]*)<\/title>/.exec(html)?.[1] || "");
-  const assets = [...new Set([...html.matchAll(/"(\/static\/[^"]+)"/g)].map(match => match[1]))];
+  const assets = [...new Set([...html.matchAll(linkedAsset)].map(match => match[1]))];
   return { title, assets };
 }
 
@@ -177,9 +184,9 @@ async function keepPage(url, response) {
   if (!response.ok || response.redirected || response.type !== "basic" || !type.startsWith("text/html")) return;
   const html = await response.clone().text();
   await device.save("page", url, response, describe(html)).catch(() => { /* full: shown, not kept */ });
-  if (new URL(url).pathname === "/") {
+  if (new URL(url).pathname === routes.home) {
     const cache = await caches.open(shellCache);
-    await cache.put("/", new Response(html, { status: 200, headers: response.headers }));
+    await cache.put(routes.home, new Response(html, { status: 200, headers: response.headers }));
   }
 }
 
@@ -189,7 +196,7 @@ async function savedPage(url) {
   let response = saved?.response, savedAt = saved?.savedAt || 0;
   saved?.touched.catch(() => {});
   if (!response) {
-    response = await caches.match(new URL(url).pathname === "/" ? "/" : device.key(url), { cacheName: shellCache });
+    response = await caches.match(new URL(url).pathname === routes.home ? routes.home : device.key(url), { cacheName: shellCache });
     if (!response) return null;
     savedAt = Number(response.headers.get("X-Kiosk-Saved-At")) || Date.parse(response.headers.get("Date") || "") || 0;
   }
@@ -200,7 +207,7 @@ async function savedPage(url) {
 }
 
 async function offlinePage() {
-  const response = await caches.match("/offline", { cacheName: shellCache });
+  const response = await caches.match(routes.offline, { cacheName: shellCache });
   if (!response) return Response.error();
   const html = (await response.text()).replace("<body ", `<body data-saved-at="0" `);
   const headers = new Headers(response.headers);
@@ -238,22 +245,30 @@ async function page(event) {
   }
 }
 
-// Where the browser goes after a write: the form's own `return` (a local path), the dogs editor for dogs
-// edits, else the page it came from.
-function returnPath(path, body, referrer) {
-  const asked = new URLSearchParams(body).get("return");
+// Where the browser goes after a write: the form's own `return` (a local path: every write form of Kiosk's has
+// one), else the page it came from.
+function returnPath(form, referrer) {
+  const asked = form.get("return");
   if (asked && asked.startsWith("/") && !asked.startsWith("//") && !asked.includes("\\")) return asked;
-  if (path.startsWith("/dogs/")) return "/dogs?edit=1";
   try {
     const from = new URL(referrer);
     if (from.origin === self.location.origin) return from.pathname + from.search;
   } catch { /* no referrer */ }
-  return "/";
+  return routes.home;
 }
 
-// A favorite or dogs edit one of Kiosk's pages made: queued, then the outbox is sent in order. Kiosk's answer when
-// it was reached; otherwise the page to return to, from this device, with the edit shown as waiting.
-async function write(event) {
+// What a waiting write shows on a page, of the kind the client table gives it: the star of the form posting to
+// this path, set on or off; or the row of the item (group 2 of the pattern) in its catalog's list (group 1)
+// leaving it or moving to `to`.
+function effectOf(queued, path, form) {
+  const match = queued.regex.exec(path) || [];
+  const part = index => { try { return decodeURIComponent(match[index] || ""); } catch { return match[index] || ""; } };
+  return { kind: queued.effect, source: part(1), id: part(2), on: form.get("action") === "add", to: Number(form.get("to")) };
+}
+
+// A write one of Kiosk's pages made: queued, then the outbox is sent in order. Kiosk's answer when it was reached;
+// otherwise the page to return to, from this device, with the write shown as waiting.
+async function write(event, kind) {
   const request = event.request;
   // The window that made it must be one of this origin's (a worker controls no other; checked all the same, since
   // what is queued here is signed again when its token is out of date).
@@ -261,10 +276,11 @@ async function write(event) {
   if (!client || new URL(client.url).origin !== self.location.origin) return fetch(request);
   const url = new URL(request.url);
   const body = await request.text();
+  const form = new URLSearchParams(body);
   const queued = {
     key: request.headers.get("Idempotency-Key") || self.crypto.randomUUID(),
-    path: url.pathname, body, createdAt: Date.now(), returnTo: returnPath(url.pathname, body, request.referrer),
-    fromPage: true,
+    path: url.pathname, body, createdAt: Date.now(), returnTo: returnPath(form, request.referrer),
+    effect: effectOf(kind, url.pathname, form), fromPage: true,
   };
   queued.seq = await device.enqueue(queued);
   mayHoldWrites = true;
@@ -327,7 +343,7 @@ async function sendAll() {
     }
     // Kiosk is there but cannot take it now: failing (5xx), busy (429, 408), or this device is not paired (any
     // more) and is sent to the pairing page. The write waits, with those after it, for a later run.
-    const toPairing = response.redirected && new URL(response.url).pathname.startsWith("/pair");
+    const toPairing = response.redirected && new URL(response.url).pathname.startsWith(routes.pair);
     if (response.status >= 500 || [401, 408, 429].includes(response.status) || toPairing) break;
     if (response.status >= 400) await device.recordFailure(queued, response.status, await reason(response.clone()));
     await device.dequeue(queued.seq);
@@ -349,7 +365,7 @@ function send(queued) {
 // The CSRF token of a page Kiosk renders now (the forms carry the cookie's value).
 async function currentToken() {
   try {
-    const html = await (await fetch("/offline", { credentials: "same-origin", cache: "no-store" })).text();
+    const html = await (await fetch(routes.offline, { credentials: "same-origin", cache: "no-store" })).text();
     return /name="csrf" value="([0-9a-f]{64})"/.exec(html)?.[1] || null;
   } catch {
     return null;
