@@ -18,15 +18,6 @@ public struct RickAndMortyEpisode: Codable, Sendable, Hashable {
         self.created = created
     }
 
-    /// Season and episode numbers read from `code` ("S02E10" is (2, 10)), nil when it is not of that form.
-    public var seasonAndNumber: (season: Int, number: Int)? {
-        let upper = code.uppercased()
-        guard upper.hasPrefix("S"), let e = upper.firstIndex(of: "E"),
-              let season = Int(upper[upper.index(after: upper.startIndex)..<e]),
-              let number = Int(upper[upper.index(after: e)...]) else { return nil }
-        return (season, number)
-    }
-
     /// The air date as a calendar day, read from the API's English "December 2, 2013"; nil when unreadable.
     public var airDay: DateComponents? {
         let parts = airDate.replacingOccurrences(of: ",", with: " ").split(separator: " ")

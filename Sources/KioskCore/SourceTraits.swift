@@ -1,8 +1,11 @@
 import Foundation
 
-// What a catalog says about itself, so generic code (the catalog service, sync, the CLI and the web
-// app) never asks which catalog it is: a fifth API is a new folder in KioskSources, its `SourceID` case
-// and one line in `Sources.make`.
+// What a catalog says about itself, so generic code (the catalog service, sync, search, the CLI's and the
+// web app's lists) never asks which catalog it is. A fifth API still takes more than its folder in
+// KioskSources: its `SourceID` case (name, spellings), a line in `Sources.make`, its address and keys in
+// `SourceConfiguration`, `KioskConfiguration` (file and environment) and `UpstreamEndpoints`, and, when its
+// items are of a new kind, a `CatalogItem.Detail` case with its stored form (`KioskStore/ItemPayload.swift`),
+// its detail page (`KioskWeb/Pages+Detail.swift`) and its CLI rendering (`kiosk/Render.swift`).
 
 /// What syncing a whole catalog asks for.
 public struct SyncPlan: Sendable, Hashable {

@@ -169,14 +169,8 @@ public enum DemoData {
     public static let rickAndMortyCount = RickAndMortyCatalog.count
     /// Rick and Morty pages of 20 (42, as upstream).
     public static let rickAndMortyPageCount = RickAndMortyCatalog.pageCount
-    /// Rick and Morty page size.
-    public static let rickAndMortyPageSize = RickAndMortyCatalog.pageSize
     /// Marvel characters (at least 150).
     public static var marvelCount: Int { DemoCatalog.shared.marvel.characters.count }
-    /// NYT articles in the pool the most-popular lists rank.
-    public static var nytPoolCount: Int { DemoCatalog.shared.nyt.articles.count }
-    /// Articles in every NYT most-popular list.
-    public static let nytResultsPerList = NYTCatalog.resultsPerList
     /// Dogs in the dogs document.
     public static var dogsCount: Int { DemoCatalog.shared.dogs.dogs.count }
 }

@@ -57,7 +57,8 @@ public struct SourceConfiguration: Sendable {
 
 /// The factory for the catalog sources.
 public enum Sources {
-    /// One source per `SourceID`, all reading the same configuration; a fifth API adds one line here.
+    /// One source per `SourceID`, all reading the same configuration (a fifth API adds a line here, and more:
+    /// see `KioskCore/SourceTraits.swift`).
     public static func make(_ configuration: SourceConfiguration) -> [SourceID: any CatalogSource] {
         [
             .nyt: NYTimesSource(configuration: configuration),

@@ -49,15 +49,4 @@ extension AppDatabase {
                         metadata.staleShownUntil?.storedValue, key])
         return db.changesCount > 0
     }
-
-    static func fetchSnapshotInfos(source: SourceID?, _ db: Database) throws -> [SnapshotInfo] {
-        let records = try SnapshotRecord.all().filter(source: source).fetchAll(db)
-        let counts = try Dictionary(
-            uniqueKeysWithValues: Row.fetchAll(db, sql: """
-                SELECT snapshotKey, COUNT(*) FROM snapshotItem GROUP BY snapshotKey
-                """).map { row -> (String, Int) in (row[0], row[1]) })
-        return records
-            .map { SnapshotInfo(key: $0.key, request: $0.request, metadata: $0.metadata, itemCount: counts[$0.key] ?? 0) }
-            .sorted { ($0.source, $0.page, $0.key) < ($1.source, $1.page, $1.key) }
-    }
 }

@@ -3,9 +3,11 @@ import GRDB
 public import KioskCore
 import Synchronization
 
-// This file is the entirety of KioskStore's public API (NetNewsWire's `ArticlesDatabase` style):
-// one class and the three values it hands out. Everything else in the module is internal, so the
-// schema and the SQL can change without touching any caller.
+// The front of KioskStore (NetNewsWire's `ArticlesDatabase` style): the offline store's class, the
+// values it hands out, and its pages, items, search, user-ordered lists, favorites, images and maintenance;
+// the `AppDatabase+…` files add the rest of its public API (devices and pairing codes, write keys), and
+// `RequestLog` is the other file the module keeps. The schema and the SQL are internal, so they can change
+// without touching any caller.
 
 /// Kiosk's offline-first SQLite store: page snapshots, items, full-text search, the user's dogs
 /// list, favorites and the image cache. Thread-safe; every method is synchronous and throws
@@ -109,11 +111,6 @@ public final class AppDatabase: Sendable, StoreFile {
         }
     }
 
-    /// A summary of every stored page (all sources when `source` is nil), sorted by source, page, key.
-    public func snapshotInfos(source: SourceID? = nil) throws -> [SnapshotInfo] {
-        try read("list the stored pages") { db in try Self.fetchSnapshotInfos(source: source, db) }
-    }
-
     // MARK: - Items
 
     /// The stored item, or nil when it is not stored.
@@ -164,9 +161,9 @@ public final class AppDatabase: Sendable, StoreFile {
         }
     }
 
-    /// Case-insensitive substring search by scanning every item (the benchmark's baseline for
-    /// `search`), ordered by title; any input is safe, and blank input returns [].
-    public func searchByLike(_ text: String, source: SourceID? = nil, limit: Int = 50) throws -> [CatalogItem] {
+    /// Case-insensitive substring search by scanning every item, ordered by title; any input is safe, and blank
+    /// input returns []. Not for the faces: kiosk-bench's baseline for `search` (and its tests), hence `package`.
+    package func searchByLike(_ text: String, source: SourceID? = nil, limit: Int = 50) throws -> [CatalogItem] {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, limit > 0 else { return [] }
         return try read("search the stored items") { db in
@@ -175,7 +172,7 @@ public final class AppDatabase: Sendable, StoreFile {
     }
 
     /// How many items are stored (for one source, or all when `source` is nil).
-    public func itemCount(source: SourceID? = nil) throws -> Int {
+    package func itemCount(source: SourceID? = nil) throws -> Int {
         try read("count the stored items") { db in try Self.countItems(source: source, db) }
     }
 
@@ -250,11 +247,6 @@ public final class AppDatabase: Sendable, StoreFile {
         try write("save the image \(image.url)") { db in try saveImage(image, sizeLimit: sizeLimit, db) }
     }
 
-    /// How many images the cache holds and their total size in bytes.
-    public func imageCacheUsage() throws -> (count: Int, bytes: Int) {
-        try read("measure the image cache") { db in try Self.imageUsage(db) }
-    }
-
     // MARK: - Maintenance
 
     /// Counts of everything stored (per source, favorites, deleted dogs, images) and the database size.
@@ -304,25 +296,3 @@ public struct StoredImage: Sendable, Hashable {
         self.freshUntil = freshUntil
     }
 }
-
-/// A summary of one stored page: what it is, how fresh it is, how many items it holds.
-public struct SnapshotInfo: Sendable, Hashable, Codable {
-    /// The page's `PageRequest.cacheKey`.
-    public var key: String
-    /// The request the page answers (source, page, query, filters), e.g. to revalidate it.
-    public var request: PageRequest
-    /// When it was fetched, until when it is fresh, and its validators.
-    public var metadata: SnapshotMetadata
-    /// How many items the page holds.
-    public var itemCount: Int
-
-    /// The page's catalog.
-    public var source: SourceID { request.source }
-    /// The page's 1-based number.
-    public var page: Int { request.page }
-    /// When the page was fetched or last revalidated.
-    public var fetchedAt: Date { metadata.fetchedAt }
-    /// Until when the page is fresh.
-    public var freshUntil: Date { metadata.freshUntil }
-}
-

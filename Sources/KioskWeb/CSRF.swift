@@ -25,9 +25,6 @@ struct CSRFProtection: Sendable {
         self.secureCookies = secureCookies
     }
 
-    /// The protection of a plain-HTTP listener (a named constructor, so tests can build their own).
-    static func random() -> CSRFProtection { CSRFProtection() }
-
     /// A new token: 32 bytes from the system's cryptographically secure generator, as hex.
     func newToken() -> String {
         var generator = SystemRandomNumberGenerator()

@@ -132,7 +132,7 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
 /// that. The CSRF secret, the gate and the policy are parameters so tests can build the router with their own
 /// (by default, the router alone, as HummingbirdTesting runs it in-process: loopback names, and any peer, since
 /// there is no socket to have one).
-func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = .random(),
+func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = CSRFProtection(),
                  debugAccess: DebugAccess = DebugAccess(token: nil, isLoopback: true),
                  pairing: PairingGate? = nil, listener: ListenerPolicy = ListenerPolicy(names: [], peers: .any)) -> WebRouter {
     let router = Router(context: WebRequestContext.self)

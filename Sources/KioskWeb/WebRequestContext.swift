@@ -58,7 +58,7 @@ struct ViewContext: Sendable {
 }
 
 /// What the views know of the configured catalogs: each one's presentation and traits, in tab order.
-/// Views ask these rather than which catalog it is, so a fifth API needs no change here.
+/// Views ask these rather than which catalog it is, so a fifth API needs no change here (its detail page aside).
 struct Catalogs: Sendable {
     /// The configured sources, in `SourceID` order.
     let sources: [any CatalogSource]

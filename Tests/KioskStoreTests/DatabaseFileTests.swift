@@ -170,7 +170,7 @@ struct DatabaseFileTests {
         }
 
         // Then every page and item is stored
-        #expect(try database.snapshotInfos(source: .rickandmorty).count == 20)
+        #expect(try database.storedPageCount(source: .rickandmorty) == 20)
         #expect(try database.itemCount(source: .rickandmorty) == 400)
     }
 }

@@ -119,25 +119,6 @@ struct SnapshotTests {
         #expect(stored.metadata == renewed)
     }
 
-    @Test("snapshot infos list every page with its item count, optionally for one source")
-    func snapshotInfos() throws {
-        // Given pages of two sources
-        let database = try AppDatabase.inMemory()
-        try database.saveSnapshot(Fixtures.snapshot(PageRequest(source: .nyt), [Fixtures.article("1", title: "A"), Fixtures.article("2", title: "B")]))
-        try database.saveSnapshot(Fixtures.snapshot(PageRequest(source: .rickandmorty, page: 2), [Fixtures.character("1", name: "Rick")]))
-        try database.saveSnapshot(Fixtures.snapshot(PageRequest(source: .rickandmorty, page: 1), []))
-
-        // When they are listed
-        let all = try database.snapshotInfos(source: nil)
-        let rickAndMorty = try database.snapshotInfos(source: .rickandmorty)
-
-        // Then each has its request, metadata and count, sorted by source then page
-        #expect(all.map(\.key) == ["nyt|page=1", "rickandmorty|page=1", "rickandmorty|page=2"])
-        #expect(all.map(\.itemCount) == [2, 0, 1])
-        #expect(all[0].fetchedAt == Fixtures.fetchedAt && all[0].freshUntil == Fixtures.freshUntil)
-        #expect(rickAndMorty.map(\.page) == [1, 2])
-    }
-
     @Test("large batches are saved whole, and the last copy of a repeated item wins")
     func largeBatches() throws {
         // Given more items than one upsert statement holds, with one item repeated

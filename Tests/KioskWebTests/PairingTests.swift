@@ -33,7 +33,7 @@ func openTestWindow(_ harness: Harness) throws {
 
 /// Runs `body` with the router behind a pairing gate whose peer is read from `testPeerHeader`, a pairing
 /// window open for `testCode`, and the debugger open to paired devices (its live stream rechecking quickly).
-func withPairing(limits: ClientAttempts.Limits = .init(), csrf: CSRFProtection = .random(), reported: ReportedLines = ReportedLines(),
+func withPairing(limits: ClientAttempts.Limits = .init(), csrf: CSRFProtection = CSRFProtection(), reported: ReportedLines = ReportedLines(),
                  _ body: @Sendable (Harness, any TestClientProtocol) async throws -> Void) async throws {
     let harness = try await Harness.start()
     do {
