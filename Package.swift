@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // RFC 8941 Structured Fields: Cache-Status (RFC 9211) and, next, the proxy's headers.
+        .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         // `serve --lan`: the HTTPS listener (NIOSSL) and its self-signed certificate (X509).
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -41,7 +43,9 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
-        .target(name: "KioskCore", swiftSettings: swiftSettings),
+        .target(name: "KioskCore",
+                dependencies: [.product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")],
+                swiftSettings: swiftSettings),
         .target(
             name: "KioskNetwork",
             dependencies: [

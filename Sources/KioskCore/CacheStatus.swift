@@ -1,4 +1,5 @@
 public import Foundation
+import RawStructuredFieldValues
 
 // Kiosk's cache decisions in the terms of RFC 9211 (the Cache-Status response header field): the one
 // home of that mapping. The web app sends `headerValue` on every catalog answer, and the request log,
@@ -66,8 +67,9 @@ public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible 
         self.decision = decision
         self.forward = forward
         self.forwardStatus = forwardStatus
-        // NaN and infinities have no whole number of seconds; a finite value is clamped to what fits.
-        self.ttl = ttl.flatMap { $0.isFinite ? Int(max(-1e15, min(1e15, $0.rounded(.down)))) : nil }
+        // NaN and infinities have no whole number of seconds; a finite value is clamped to the 15 digits a
+        // Structured Field Integer holds, so what is written reads back equal.
+        self.ttl = ttl.flatMap { $0.isFinite ? Int(max(-Self.integerLimit, min(Self.integerLimit, $0.rounded(.down)))) : nil }
         self.isStored = stored
         self.isCollapsed = collapsed
     }
@@ -93,24 +95,43 @@ public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible 
     /// Whether the answer came from the store without asking upstream (`hit`).
     public var isHit: Bool { forward == nil }
 
-    /// Kiosk's member of the Cache-Status list.
-    public var member: StructuredFieldMember {
-        var parameters: [(key: String, value: StructuredFieldItem)] = []
+    /// Kiosk's member of the Cache-Status list (RFC 8941 Structured Fields, through swift-http-structured-headers).
+    var member: Item {
+        var parameters = OrderedMap<String, RFC9651BareItem>()
         if let forward {
-            parameters.append(("fwd", .tokenOrString(forward.rawValue)))
+            parameters["fwd"] = Self.tokenOrString(forward.rawValue)
         } else {
-            parameters.append(("hit", .boolean(true)))
+            parameters["hit"] = .bool(true)
         }
-        if let forwardStatus { parameters.append(("fwd-status", .integer(forwardStatus))) }
-        if let ttl { parameters.append(("ttl", .integer(ttl))) }
-        if isStored { parameters.append(("stored", .boolean(true))) }
-        if isCollapsed { parameters.append(("collapsed", .boolean(true))) }
-        parameters.append(("detail", .tokenOrString(decision.rawValue)))
-        return StructuredFieldMember(.tokenOrString(Self.cacheName), parameters: parameters)
+        if let forwardStatus { parameters["fwd-status"] = Self.integer(forwardStatus) }
+        if let ttl { parameters["ttl"] = Self.integer(ttl) }
+        if isStored { parameters["stored"] = .bool(true) }
+        if isCollapsed { parameters["collapsed"] = .bool(true) }
+        parameters["detail"] = Self.tokenOrString(decision.rawValue)
+        return Item(bareItem: Self.tokenOrString(Self.cacheName), parameters: parameters)
     }
 
-    /// The Cache-Status field value, serialized as RFC 8941 says: `Kiosk;hit;ttl=42;detail=fresh`.
-    public var headerValue: String { StructuredFields.serialize([member]) }
+    /// The Cache-Status field value, serialized as RFC 8941 says: `Kiosk;hit;ttl=42;detail=fresh`. The member's
+    /// values are made valid when they are made (`integer`, `tokenOrString`), so serializing cannot fail.
+    public var headerValue: String {
+        var serializer = StructuredFieldValueSerializer()
+        return (try? serializer.writeListFieldValue([.item(member)])).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    /// The largest magnitude of a Structured Field Integer (RFC 8941 §3.3.1: 15 decimal digits).
+    private static let integerLimit: Double = 999_999_999_999_999
+
+    /// An Integer within the 15 digits RFC 8941 allows.
+    private static func integer(_ value: Int) -> RFC9651BareItem {
+        .integer(Int64(max(-999_999_999_999_999, min(999_999_999_999_999, value))))
+    }
+
+    /// A Token when `text` is a valid one, else a String of its printable ASCII (a String can hold nothing
+    /// else): what Cache-Status's cache name and `detail` are written as.
+    private static func tokenOrString(_ text: String) -> RFC9651BareItem {
+        text.structuredHeadersIsValidToken ? .token(text)
+            : .string(String(String.UnicodeScalarView(text.unicodeScalars.map { (0x20...0x7E).contains($0.value) ? $0 : "?" })))
+    }
 
     /// The first parameter as written: `hit` or `fwd=<why>` (the request log indexes it).
     public var outcome: String { forward.map { "fwd=\($0.rawValue)" } ?? "hit" }
@@ -137,21 +158,38 @@ public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// Kiosk's member read back from a Cache-Status field value (the request log stores `headerValue`);
-    /// nil when the value has no member named `Kiosk` whose `detail` is one of Kiosk's decisions.
+    /// nil when the value is not a Structured Field List, or has no member named `Kiosk` whose `detail` is one
+    /// of Kiosk's decisions.
     public init?(headerValue: String) {
-        guard let members = try? StructuredFields.parseList(headerValue),
-              let member = members.last(where: { $0.item.text == Self.cacheName }),
-              let word = member["detail"]?.text, let decision = CacheDecision(rawValue: word) else { return nil }
+        var parser = StructuredFieldValueParser(Array(headerValue.utf8))
+        guard let list = try? parser.parseListFieldValue(),
+              let member = list.compactMap({ entry -> Item? in
+                  if case .item(let item) = entry { return item }
+                  return nil
+              }).last(where: { Self.text($0.rfc9651BareItem) == Self.cacheName }),
+              let word = member.rfc9651Parameters["detail"].flatMap(Self.text), let decision = CacheDecision(rawValue: word)
+        else { return nil }
         func integer(_ key: String) -> Int? {
-            if case .integer(let value)? = member[key]?.value { return Int(value) }
+            if case .integer(let value)? = member.rfc9651Parameters[key] { return Int(value) }
             return nil
         }
-        func flag(_ key: String) -> Bool { member[key]?.value == .boolean(true) }
-        let forward = member["fwd"]?.text.flatMap(Forward.init(rawValue:))
+        func flag(_ key: String) -> Bool {
+            if case .bool(true)? = member.rfc9651Parameters[key] { return true }
+            return false
+        }
+        let forward = member.rfc9651Parameters["fwd"].flatMap(Self.text).flatMap(Forward.init(rawValue:))
         // `hit` and `fwd` are exclusive; a member with neither (or both) is not one Kiosk wrote.
         guard (forward == nil) == flag("hit") else { return nil }
         self.init(decision, forward: forward, forwardStatus: integer("fwd-status"), ttl: integer("ttl").map(TimeInterval.init),
                   stored: flag("stored"), collapsed: flag("collapsed"))
+    }
+
+    /// The text of a Token or a String.
+    private static func text(_ item: RFC9651BareItem) -> String? {
+        switch item {
+        case .token(let text), .string(let text): text
+        default: nil
+        }
     }
 }
 

@@ -111,80 +111,29 @@ struct CacheStatusTests {
     }
 }
 
-@Suite("Structured field values (RFC 8941)")
-struct StructuredFieldsTests {
-    @Test("Items are serialized as RFC 8941 says", arguments: [
-        (StructuredFieldItem.integer(0), "0"),
-        (.integer(-42), "-42"),
-        (.integer(Int64.max), "999999999999999"),
-        (.integer(Int64.min), "-999999999999999"),
-        (.boolean(true), "?1"),
-        (.boolean(false), "?0"),
-        (.string(""), #""""#),
-        (.string(#"a "quoted" \ word"#), #""a \"quoted\" \\ word""#),
-        (.string("café\u{7}"), #""caf??""#),
-        (.tokenOrString("Kiosk"), "Kiosk"),
-        (.tokenOrString("*star/1.0:x"), "*star/1.0:x"),
-        (.tokenOrString("stale-while-revalidate"), "stale-while-revalidate"),
-        (.tokenOrString("9lives"), #""9lives""#),
-        (.tokenOrString("two words"), #""two words""#),
-        (.tokenOrString(""), #""""#),
-        (.tokenOrString("naïve"), #""na?ve""#),
+@Suite("Cache-Status as a Structured Field (RFC 8941, through swift-http-structured-headers)")
+struct CacheStatusFieldTests {
+    @Test("Kiosk's member is read among other caches' members, with the whitespace RFC 8941 allows; the last of ours wins")
+    func readAmongOthers() throws {
+        let value = "  ExampleCDN; fwd=uri-miss; stored,\tKiosk;hit;ttl=5;detail=fresh , Kiosk;fwd=stale;fwd-status=304;detail=revalidated"
+        let status = try #require(CacheStatus(headerValue: value))
+        #expect(status == CacheStatus(.revalidated, forward: .stale, forwardStatus: 304))
+        #expect(CacheStatus(headerValue: "Kiosk;hit;ttl=5;detail=fresh")?.ttl == 5)
+    }
+
+    @Test("What is not a Structured Field List, or holds no member of Kiosk's, reads as none", arguments: [
+        "", "Kiosk;hit;detail=fresh,", "Kiosk B", "Kiosk;ttl=1.5.2;detail=fresh", #"Kiosk;detail="open"#, "ExampleCDN;hit",
+        "Kiosk;hit;detail=unheard-of", "Kiosk;detail=fresh", "Kiosk;hit;fwd=miss;detail=network", "Kiosk;hit;Ttl=1;detail=fresh",
     ])
-    func items(item: StructuredFieldItem, serialized: String) {
-        #expect(item.description == serialized)
+    func refusals(value: String) {
+        #expect(CacheStatus(headerValue: value) == nil, "\(value)")
     }
 
-    @Test("Tokens and keys are told from other text")
-    func tokensAndKeys() {
-        #expect(StructuredFields.isToken("Kiosk") && StructuredFields.isToken("*") && StructuredFields.isToken("a!#$%&'*+-.^_`|~:/9"))
-        #expect(!StructuredFields.isToken("") && !StructuredFields.isToken("-a") && !StructuredFields.isToken("a b")
-                && !StructuredFields.isToken("a\"b") && !StructuredFields.isToken("é"))
-        #expect(StructuredFields.isKey("fwd-status") && StructuredFields.isKey("*x") && StructuredFields.isKey("a_b.c*1"))
-        #expect(!StructuredFields.isKey("Ttl") && !StructuredFields.isKey("1a") && !StructuredFields.isKey("") && !StructuredFields.isKey("a:b"))
-    }
-
-    @Test("A list is written with bare true booleans, =?0 for false, ';' without spaces and ', ' between members")
-    func list() throws {
-        let members = [
-            StructuredFieldMember(.tokenOrString("A"), parameters: [("hit", .boolean(true)), ("x", .boolean(false)), ("ttl", .integer(-3))]),
-            StructuredFieldMember(.tokenOrString("B C"), parameters: [("detail", .string("y"))]),
-        ]
-        #expect(StructuredFields.serialize(members) == #"A;hit;x=?0;ttl=-3, "B C";detail="y""#)
-        #expect(try StructuredFields.parseList(StructuredFields.serialize(members)) == members)
-    }
-
-    @Test("Lists parse with the whitespace RFC 8941 allows, and a repeated key keeps its place with the later value")
-    func parsing() throws {
-        let members = try StructuredFields.parseList("  A; hit;ttl=1,\tB;ttl=2;ttl=3  ")
-        #expect(members.count == 2)
-        #expect(members[0]["hit"] == .boolean(true) && members[0]["ttl"] == .integer(1))
-        #expect(members[1].parameters.count == 1 && members[1]["ttl"] == .integer(3))
-        #expect(try StructuredFields.parseList("").isEmpty)
-    }
-
-    @Test("What is not a list of the supported items is refused, with where parsing stopped", arguments: [
-        ("A,", "a list ends with a comma"),
-        ("A B", "expected a comma between members"),
-        ("A ;hit", "expected a comma between members"),
-        ("A;ttl=1.5", "decimals are not supported"),
-        ("(A B)", "inner lists are not supported"),
-        ("A;k=:YWJj:", "byte sequences are not supported"),
-        (#""open"#, "a String is not closed"),
-        (#""a\nb""#, #"only \" and \\ are escapes in a String"#),
-        ("A;ttl=1234567890123456", "an Integer has at most 15 digits"),
-        ("A;Ttl=1", "expected a parameter key"),
-        ("A;b=?2", "a Boolean is ?0 or ?1"),
-        ("A;b=-", "expected a digit"),
-        ("\u{E9}", "expected an item"),
-    ])
-    func refusals(text: String, message: String) {
-        #expect(throws: StructuredFieldError.self) { try StructuredFields.parseList(text) }
-        do throws(StructuredFieldError) {
-            _ = try StructuredFields.parseList(text)
-        } catch {
-            #expect(error.message == message)
-            #expect(error.offset <= text.utf8.count)
-        }
+    @Test("Integers are clamped to the 15 digits a field holds, so writing never fails, and read back as written")
+    func clamped() throws {
+        let status = CacheStatus(.fresh, ttl: 1e20)
+        #expect(status.headerValue == "Kiosk;hit;ttl=999999999999999;detail=fresh")
+        #expect(CacheStatus(headerValue: status.headerValue) == status)
+        #expect(CacheStatus(.fresh, ttl: -1e20).headerValue == "Kiosk;hit;ttl=-999999999999999;detail=fresh")
     }
 }
