@@ -38,17 +38,15 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
     }
 }
 
-/// The touches of the one exchange being sent, gathered on its way down the transport stack: the capture
-/// starts one per exchange (each retry is its own), the layers below it note what they did, and the
-/// record is made from it. A task-local, so it follows the exchange whatever calls it, and a layer that
-/// fails the exchange (a rule answering with a timeout) still gets its word into the record.
+/// The touches of one exchange, gathered on its way down the transport stack: the capture makes one per
+/// exchange (each retry is its own), starting with what acted on the request above it (`HTTPRequest.touches`),
+/// and hands it down with the request (`HTTPRequest.recorder`); the layers below note what they did on the
+/// request they were given, and the record is made from it, even when a layer fails the exchange (a rule
+/// answering with a timeout).
 public final class ExchangeTouches: Sendable {
-    /// The exchange being sent in this task, when something records it.
-    @TaskLocal public static var current: ExchangeTouches?
-
     private let touches: Mutex<[ExchangeTouch]>
 
-    /// A collector holding `initial` (what layers above the capture did: a request edited at a breakpoint).
+    /// A collector holding `initial` (what layers above the capture did).
     public init(_ initial: [ExchangeTouch] = []) { touches = Mutex(initial) }
 
     /// Everything noted so far, in order.
@@ -56,7 +54,4 @@ public final class ExchangeTouches: Sendable {
 
     /// Adds `touch`.
     public func add(_ touch: ExchangeTouch) { touches.withLock { $0.append(touch) } }
-
-    /// Notes `touch` on the exchange being sent; nothing when no one records it (capture off).
-    public static func note(_ touch: ExchangeTouch) { current?.add(touch) }
 }

@@ -50,6 +50,18 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Credentials made for this request alone (Marvel's `ts` and `hash`), scrubbed like the configured
     /// keys from everything derived from the exchange: an upstream may echo them back.
     public var secrets: Set<String>
+    /// What of the debugger's acted on the request before it reached the capture, travelling with it: the
+    /// logged request it sends again (a resend), an edit made at a breakpoint. A request carrying any is the
+    /// user's own act: it is never joined onto an identical request in flight (`CoalescingTransport`).
+    public var touches: [ExchangeTouch] = []
+    /// Where the layers below the capture note what they do to this exchange (a mock that answered it, a rule
+    /// that rewrote it); set by the capture, nil when nothing records the exchange. Not part of what is asked:
+    /// two requests differing only in it are equal.
+    public var recorder: ExchangeTouches? {
+        get { riding.value }
+        set { riding = Riding(value: newValue) }
+    }
+    private var riding = Riding(value: nil)
 
     /// What an outbound request is for.
     public enum Purpose: String, Sendable, Hashable {
@@ -73,6 +85,16 @@ public struct HTTPRequest: Sendable, Hashable {
 
     /// Whether repeating the request is harmless (GET/HEAD), so it may be retried and coalesced.
     public var isIdempotent: Bool { method == "GET" || method == "HEAD" }
+
+    /// Notes `touch` on this exchange's record; nothing when nothing records it (capture off).
+    public func note(_ touch: ExchangeTouch) { recorder?.add(touch) }
+}
+
+/// A value carried along that takes no part in equality or hashing.
+private struct Riding: Sendable, Hashable {
+    let value: ExchangeTouches?
+    static func == (lhs: Riding, rhs: Riding) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }
 
 /// A complete upstream response.

@@ -262,14 +262,14 @@ public final class BreakpointTransport: HTTPTransport {
         let setting = breakpoints.setting(for: request.endpoint)
         guard !setting.isOff, breakpoints.isActive else { return try await base.send(request) }
         var outgoing = request
-        var touches: [ExchangeTouch] = []
         if setting.request == .pause {
             let (id, decision) = await breakpoints.pause(phase: .request, request: request, response: nil, error: nil)
             switch decision {
             case .abort: throw Self.aborted(request)
             case .continueWithRequest(let query, let headers):
                 outgoing = try Self.edited(request, query: query, headers: headers)
-                touches.append(Self.touch(id, request, "the request was edited at the request breakpoint"))
+                // The capture below records the edit with the exchange it sends.
+                outgoing.touches.append(Self.touch(id, request, "the request was edited at the request breakpoint"))
             case .continueWithResponse(let status, let body):
                 return answer(request, status: status, body: body,
                               touch: Self.touch(id, request, "answered at the request breakpoint, without sending it"))
@@ -278,10 +278,7 @@ public final class BreakpointTransport: HTTPTransport {
         }
         let response: HTTPResponse
         do {
-            // The capture below records the edit with the exchange it sends.
-            response = try await ExchangeTouches.$current.withValue(touches.isEmpty ? ExchangeTouches.current : ExchangeTouches(touches)) {
-                try await base.send(outgoing)
-            }
+            response = try await base.send(outgoing)
         } catch {
             guard setting.error == .pause, !(error is CancellationError), (error as? KioskError) != .cancelled else { throw error }
             let (id, decision) = await breakpoints.pause(phase: .error, request: outgoing, response: nil, error: error)

@@ -118,7 +118,8 @@ extension Debugger {
         let lastBefore = try log?.records(matching: RequestFilter(limit: 1)).first?.id ?? 0
         var result = Resent()
         do {
-            result.response = try await ExchangeTouches.$current.withValue(ExchangeTouches([touch])) { try await send(request) }
+            request.touches.append(touch)
+            result.response = try await send(request)
         } catch is CancellationError {
             throw KioskError.cancelled
         } catch let error as KioskError {

@@ -168,8 +168,8 @@ public final class MockingTransport: HTTPTransport {
         var headers = HTTPHeaderFields(rule.headers.map { (name: $0.name, value: $0.value) })
         headers[Self.markerHeader] = String(rule.id)
         rules.saveHits()
-        ExchangeTouches.note(ExchangeTouch(kind: .mock, id: rule.id, name: "\(rule.method) \(rule.urlPattern)",
-                                           detail: "answered with status \(rule.status), without the upstream"))
+        request.note(ExchangeTouch(kind: .mock, id: rule.id, name: "\(rule.method) \(rule.urlPattern)",
+                                   detail: "answered with status \(rule.status), without the upstream"))
         return HTTPResponse(status: rule.status, headers: headers, body: rule.body, url: request.url,
                             timings: RequestTimings(total: 0))
     }

@@ -39,7 +39,7 @@ public final class RewritingTransport: HTTPTransport {
            let error = failing.error(for: request, timeout: timeout) {
             try await wait(failing.latency)
             rules.countHits([failing.rule.id])
-            ExchangeTouches.note(failing.touch(applied: true, "failed the request (\(failing.rule.actions.failure?.summary ?? "")) "
+            request.note(failing.touch(applied: true, "failed the request (\(failing.rule.actions.failure?.summary ?? "")) "
                                                + "without sending it" + Self.latencyNote(failing.rule)))
             throw error
         }
@@ -55,7 +55,7 @@ public final class RewritingTransport: HTTPTransport {
             response = try await base.send(outgoing)
         } catch {
             for rule in matched {
-                ExchangeTouches.note(rule.touch(applied: false, "the request failed before an answer arrived: nothing to rewrite"))
+                request.note(rule.touch(applied: false, "the request failed before an answer arrived: nothing to rewrite"))
             }
             throw error
         }
@@ -69,9 +69,9 @@ public final class RewritingTransport: HTTPTransport {
                 latency += rule.latency
                 applied.append(rule.rule.id)
                 let dropped = outgoing.headers != request.headers && rule.rule.actions.patch != nil
-                ExchangeTouches.note(rule.touch(applied: true, detail + (dropped ? "; the request's validators were dropped so a whole body came to patch" : "")))
+                request.note(rule.touch(applied: true, detail + (dropped ? "; the request's validators were dropped so a whole body came to patch" : "")))
             case .skipped(let reason):
-                ExchangeTouches.note(rule.touch(applied: false, reason))
+                request.note(rule.touch(applied: false, reason))
             }
         }
         rules.countHits(applied)

@@ -26,11 +26,13 @@ public final class CapturingTransport: HTTPTransport {
         let startedAt = now()
         let clock = ContinuousClock()
         let start = clock.now
-        // The layers below note the mocks and rules that act on this exchange; it starts with what the
-        // layers above noted (a request edited at a breakpoint), and each attempt of a retry is its own.
-        let touches = ExchangeTouches(ExchangeTouches.current?.all ?? [])
+        // The layers below note the mocks and rules that act on this exchange; it starts with what acted on the
+        // request above (a resend, a request edited at a breakpoint), and each attempt of a retry is its own.
+        let touches = ExchangeTouches(request.touches)
+        var recorded = request
+        recorded.recorder = touches
         do {
-            let response = try await ExchangeTouches.$current.withValue(touches) { try await base.send(request) }
+            let response = try await base.send(recorded)
             let elapsed = clock.now - start
             sink(record(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed, touches: touches.all))
             return response

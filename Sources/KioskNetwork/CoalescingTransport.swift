@@ -2,7 +2,8 @@ import Foundation
 public import KioskCore
 
 /// Sends identical in-flight idempotent requests upstream once and gives every caller the same answer,
-/// marked `isCollapsed` for each caller but the one whose request went upstream. A cancelled caller stops
+/// marked `isCollapsed` for each caller but the one whose request went upstream (a request the debugger acted
+/// on, `HTTPRequest.touches`, always goes alone). A cancelled caller stops
 /// waiting at once; the upstream request is cancelled only when nobody waits.
 public actor CoalescingTransport: HTTPTransport {
     /// Requests that differ only in per-request auth (Marvel's `ts` and `hash` change every second)
@@ -39,7 +40,9 @@ public actor CoalescingTransport: HTTPTransport {
     public var sentCount: Int { upstreamSends }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard request.isIdempotent, request.body == nil else {
+        // A request something of the debugger's acted on (a resend, an edit) is the user's own exchange: joined
+        // onto another, it would leave no record of its own (and, leading, would tag another's).
+        guard request.isIdempotent, request.body == nil, request.touches.isEmpty else {
             upstreamSends += 1
             return try await base.send(request)
         }

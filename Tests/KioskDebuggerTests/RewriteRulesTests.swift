@@ -31,9 +31,11 @@ struct RewriteRulesTests {
     private func send(_ request: HTTPRequest, through transport: RewritingTransport)
         async -> (result: Result<HTTPResponse, any Error>, touches: [ExchangeTouch]) {
         let touches = ExchangeTouches()
+        var recorded = request
+        recorded.recorder = touches
         let result: Result<HTTPResponse, any Error>
         do {
-            result = .success(try await ExchangeTouches.$current.withValue(touches) { try await transport.send(request) })
+            result = .success(try await transport.send(recorded))
         } catch {
             result = .failure(error)
         }
