@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"], swiftSettings: testSwiftSettings),
         .testTarget(name: "KioskNetworkTests", dependencies: ["KioskNetwork", "KioskCore", "KioskTestSupport"],
                     swiftSettings: testSwiftSettings),
-        .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore", "KioskTestSupport",
+        .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore", "KioskDebugger", "KioskTestSupport",
                                                             .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: testSwiftSettings),
         .testTarget(name: "KioskSourcesTests", dependencies: ["KioskSources", "KioskCore", "KioskTestSupport"], swiftSettings: testSwiftSettings),

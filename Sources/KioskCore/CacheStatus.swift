@@ -212,6 +212,15 @@ extension CacheDecision {
 }
 
 extension CacheMatch {
+    /// The decisions it stands for, when it is a matter of decisions alone (nil for `hit` and `fwd`).
+    public var decisions: [CacheDecision]? {
+        switch self {
+        case .decision(let decision): [decision]
+        case .stale: CacheDecision.servedStale
+        case .hit, .forwarded: nil
+        }
+    }
+
     /// The outcomes (`CacheStatus.outcome`) it stands for, when it is a matter of hit or fwd (nil for decisions).
     public var outcomes: [String]? {
         switch self {

@@ -1,4 +1,5 @@
 import KioskCore
+import KioskDebugger
 
 // The console's filter box: one text field in the filter language (RequestFilter+Language.swift) that
 // `kiosk log --filter` reads too, what it applies, the mistake when it does not parse, and the keys.
@@ -34,8 +35,8 @@ extension DebugPages {
                     .text(String(input[range.upperBound...])),
                 ]),
             ]))
-        } else if !query.filter.description.isEmpty {
-            parts.append(E.element("p", [.class("status")], ["Filter applied: ", E.element("code", [], [.text(query.filter.description)])]))
+        } else if !query.filter.inLanguage.isEmpty {
+            parts.append(E.element("p", [.class("status")], ["Filter applied: ", E.element("code", [], [.text(query.filter.inLanguage)])]))
         }
         parts.append(E.element("details", [.class("filter-help")], [
             E.element("summary", [], ["Filter keys"]),

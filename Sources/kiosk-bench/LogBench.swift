@@ -2,6 +2,7 @@
 // file size and bounds, memory. Called from main.swift; prints `[log] ...` lines.
 import Foundation
 import KioskCore
+import KioskDebugger
 import KioskStore
 
 /// Runs the request log benchmarks (20,000 records instead of 100,000 with `quick`).

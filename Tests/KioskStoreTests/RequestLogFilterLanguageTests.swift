@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import KioskCore
+import KioskDebugger
 import KioskTestSupport
 import Testing
 @testable import KioskStore

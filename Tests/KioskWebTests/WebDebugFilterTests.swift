@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import KioskCore
+import KioskDebugger
 import Testing
 @testable import KioskWeb
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import KioskCore
+import KioskCore
+@testable import KioskDebugger
 
 @Suite("JSON Patch (RFC 6902) and JSON Pointer (RFC 6901)")
 struct JSONPatchTests {

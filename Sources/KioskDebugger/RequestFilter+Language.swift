@@ -12,7 +12,8 @@
 // - Keys and the words of values are case-insensitive, except endpoint names.
 // A mistake throws `FilterSyntaxError` with the range of the mistake and what is accepted there.
 
-import Foundation
+public import Foundation
+public import KioskCore
 
 /// A key of the filter language.
 public enum FilterKey: String, Sendable, Hashable, CaseIterable {
@@ -93,7 +94,7 @@ public struct FilterSyntaxError: Error, Sendable, Hashable, CustomStringConverti
     public var description: String { "\(message) (at character \(characterOffsets.lowerBound + 1))" }
 }
 
-extension RequestFilter: CustomStringConvertible {
+extension RequestFilter {
     /// Parses the filter language (see the top of this file); `limit` is the most records it returns.
     public init(parsing text: String, limit: Int = 100) throws(FilterSyntaxError) {
         self.init(limit: limit)
@@ -242,7 +243,7 @@ extension RequestFilter: CustomStringConvertible {
 
     /// The filter in the language, keys in a fixed order then the words (quoted where they would read as a
     /// term): parsing it gives the same filter, cursors and limit aside. Empty when it matches everything.
-    public var description: String {
+    public var inLanguage: String {
         var terms: [String] = []
         func add<Value>(_ key: FilterKey, _ criterion: FilterCriterion<Value>, _ word: (Value) -> String) {
             guard !criterion.isEmpty else { return }
@@ -350,15 +351,6 @@ extension CacheMatch {
         case .stale: "stale"
         case .hit: "hit"
         case .forwarded(let reason): reason.map { "fwd=\($0.rawValue)" } ?? "fwd"
-        }
-    }
-
-    /// The decisions it stands for, when it is a matter of decisions alone (nil for `hit` and `fwd`).
-    public var decisions: [CacheDecision]? {
-        switch self {
-        case .decision(let decision): [decision]
-        case .stale: CacheDecision.servedStale
-        case .hit, .forwarded: nil
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
-@testable import KioskCore
+import KioskCore
+@testable import KioskDebugger
 import Testing
 
 @Suite("The request filter language")
@@ -63,17 +64,17 @@ struct RequestFilterLanguageTests {
         // Given a parsed filter
         let parsed = try RequestFilter(parsing: text)
         // When it is written in the language and read again
-        let again = try RequestFilter(parsing: parsed.description)
+        let again = try RequestFilter(parsing: parsed.inLanguage)
         // Then it is the same filter
-        #expect(again == parsed, "\(parsed.description)")
+        #expect(again == parsed, "\(parsed.inLanguage)")
     }
 
     @Test("The canonical text puts the keys in a fixed order and quotes what would read as a term")
     func canonicalText() throws {
         let parsed = try RequestFilter(parsing: #"has:error spider -slow:>=2s cache:fwd=miss,stale source:nyt "a:b" status:5xx,404"#)
-        #expect(parsed.description == #"status:5xx,404 source:nyt cache:fwd=miss,stale -slow:>=2000ms has:error spider "a:b""#)
-        #expect(RequestFilter().description.isEmpty)
-        #expect(RequestFilter(minimumDuration: 0.25).description == "slow:>=250ms")
+        #expect(parsed.inLanguage == #"status:5xx,404 source:nyt cache:fwd=miss,stale -slow:>=2000ms has:error spider "a:b""#)
+        #expect(RequestFilter().inLanguage.isEmpty)
+        #expect(RequestFilter(minimumDuration: 0.25).inLanguage == "slow:>=250ms")
     }
 
     /// A bad filter, the start of its message, and the characters the error points at.

@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+public import KioskCore
 
 /// An RFC 6901 JSON Pointer: the path of one value inside a JSON document (`/results/0/name`; `""` is
 /// the whole document). In a token, `~1` stands for `/` and `~0` for `~`; `-` names the position after
