@@ -56,7 +56,7 @@ def test_dogs_moves_and_deletions_survive_a_reload_and_reset_restores_all_five(f
 
     browser.get(server.url("/dogs?edit=1"))
     page_ready(browser)
-    press(browser, "Reset the dogs list")
+    press(browser, "Reset the Dogs list")
     wait_for_titles(browser, EDIT_ROWS, dogs, "after Reset")
     browser.get(server.url("/dogs"))
     page_ready(browser)

@@ -184,7 +184,7 @@ extension Pages {
         }
         return E.group([
             E.element("ul", [.class("items edit")], rows),
-            postForm(action: Route.reset(source).path, fields: [back], label: strings.resetLabel, button: .text(strings.reset),
+            postForm(action: Route.reset(source).path, fields: [back], label: strings.resetLabel(context.sourceName(source)), button: .text(strings.reset),
                      className: "reset", context: context),
         ])
     }

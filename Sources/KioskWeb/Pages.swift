@@ -200,8 +200,10 @@ enum Pages {
 
     /// An error page: what happened, and a Retry link when retrying can help.
     static func errorResponse(_ error: WebError, context: ViewContext) -> Response {
+        // The title in the page's language by the status (the debugger's own pages keep theirs).
+        let title = error.showsDebugLogin ? error.title : context.strings.errorTitle(Int(error.status.code))
         var content: [HTML] = [
-            E.element("h1", [], [.text(error.title)]),
+            E.element("h1", [], [.text(title)]),
             E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text(error.message)]),
         ]
         if let retry = error.retryPath {
@@ -209,7 +211,7 @@ enum Pages {
         }
         if error.showsDebugLogin { content.append(DebugPages.loginForm(context)) }
         content.append(E.element("p", [], [E.element("a", [Attribute.localHref(Route.home.path)], [.text(context.strings.backToCatalogs)])]))
-        return response(layout(context, title: error.title, current: nil, view: .error, content), status: error.status)
+        return response(layout(context, title: title, current: nil, view: .error, content), status: error.status)
     }
 
     /// `/favorites`: every starred item across catalogs, from the store.

@@ -32,6 +32,20 @@ struct WebEnhancementTests {
         }
     }
 
+    @Test("An error page's title and chrome are in the page's language")
+    func localizedErrorPages() async throws {
+        try await withWeb { _, client in
+            // When a Spanish and an English browser ask for a catalog that does not exist
+            let spanish = try await client.get("/no-such-catalog", headers: [.acceptLanguage: "es"])
+            let english = try await client.get("/no-such-catalog", headers: [.acceptLanguage: "en"])
+            // Then each reads its own words
+            #expect(spanish.status == .notFound && english.status == .notFound)
+            #expect(spanish.body.contains("<h1>No encontrado</h1>") && spanish.body.contains("<title>No encontrado · Kiosk</title>"))
+            #expect(spanish.body.contains("Volver a los catálogos"))
+            #expect(english.body.contains("<h1>Not found</h1>") && english.body.contains("Back to the catalogs"))
+        }
+    }
+
     @Test("Accept-Language negotiation honours weights, q=0 and header order")
     func negotiation() {
         #expect(Language.preferred("es") == .es)

@@ -1,0 +1,110 @@
+// The web app's words in English: one value per strings type (Strings.swift).
+
+import Foundation
+
+extension Strings {
+    /// The English words.
+    static let english = Strings(
+        home: "Home", favorites: "Favorites", catalogs: "Catalogs",
+        tagline: "Offline-first reader: everything you have seen stays readable without a network.",
+        skipToContent: "Skip to content", languageSwitch: "Language", search: "Search", go: "Go", any: "any",
+        refresh: "Refresh", retry: "Retry", stale: "stale", refreshing: "refreshing…", nothingHere: "Nothing here.",
+        noFavorites: "No favorites yet. Tap a star to keep an item here, readable offline.", noMatches: "No matches.",
+        previous: "‹ Previous", next: "Next ›", pages: "Pages", edit: "Edit", done: "Done", reset: "Reset",
+        resetLabel: { "Reset the \($0) list" },
+        errorTitle: { status in
+            switch status {
+            case 400: "Bad request"
+            case 403: "Forbidden"
+            case 404: "Not found"
+            case 405: "Method not allowed"
+            case 429: "Too many requests"
+            case 502: "Upstream error"
+            case 503, 504: "Offline"
+            default: "Something went wrong"
+            }
+        }, delete: "Delete", details: "Details", selectItem: "Select an item to see it here.",
+        favorite: "★ Favorite", keywords: "Keywords", readFullArticle: "Read the full article", none: "None",
+        andMore: "and more", imageUnavailable: "Image unavailable", loading: "Loading…",
+        filtering: "Filtering the items shown; type 3 characters or more to search.", loadFailed: "Could not load. Try again.",
+        offlineSearching: "Offline — searching saved data only.", inSavedData: " in saved data",
+        backToCatalogs: "Back to the catalogs", justNow: "just now",
+        ago: { "\($0) ago" },
+        updated: { "Updated \($0)" },
+        offlineSince: { "Offline — showing saved data from \($0)" },
+        offlineSaved: "Offline — showing saved data.",
+        couldNotRefresh: { "Could not refresh: \($0)" },
+        couldNotSearch: { "Could not search upstream: \($0)" },
+        results: { count, query in "\(count) result\(count == 1 ? "" : "s") for “\(query)”" },
+        addFavorite: { "Add \($0) to favorites" }, removeFavorite: { "Remove \($0) from favorites" },
+        moveUp: { "Move \($0) up" }, moveDown: { "Move \($0) down" }, deleteItem: { "Delete \($0)" },
+        almostYears: { $0 == 1 ? "Almost 1 year" : "Almost \($0) years" },
+        filterName: { $0.capitalized },
+        filterValue: { name, value in
+            switch (name, value) {
+            case ("kind", "emailed"): "Most emailed"
+            case ("kind", "viewed"): "Most viewed"
+            case ("kind", "shared"): "Most shared"
+            case ("period", "1"): "Today"
+            case ("period", _): "Last \(value) days"
+            default: value.prefix(1).uppercased() + value.dropFirst()
+            }
+        },
+        field: { $0 },
+        collection: { $0 }
+    )
+}
+
+extension LinkedStrings {
+    /// The English words.
+    static let english = LinkedStrings(
+        onThisPage: "On this page", places: "Places", origin: "Origin", lastLocation: "Last known location",
+        episode: "Episode", episodes: "Episodes", characters: "Characters", residents: "Residents", aired: "Aired", dimension: "Dimension",
+        unknown: "Unknown", notSaved: "not saved on this device yet",
+        residentCount: { $0 == "1" ? "1 resident" : "\($0) residents" },
+        missing: { $0 == 1 ? "1 linked item is not saved on this device and could not be fetched."
+                   : "\($0) linked items are not saved on this device and could not be fetched." },
+        skipped: { $0 == 1 ? "1 linked item could not be read and is left out." : "\($0) linked items could not be read and are left out." })
+}
+
+extension DeviceStrings {
+    /// The English words.
+    static let english = DeviceStrings(
+        onThisDevice: "On this device", saveForOffline: "Save for offline",
+        saveForOfflineHint: "While Kiosk is reachable, this device keeps page 1 of each catalog and your favorites, "
+            + "with their details and pictures, to read when it is not.",
+        storageLimit: "Space for saved pages", clear: "Clear saved pages",
+        offlineTitle: "Not saved on this device",
+        offlineMessage: "Kiosk is unreachable, and this page was not saved on this device. These pages were:",
+        savedPages: "Saved on this device", noSavedPages: "Nothing is saved on this device yet.",
+        unreachable: "Kiosk is unreachable — showing what this device saved {ago}",
+        holds: "This device holds {size} of {limit}: {pages} pages and {images} pictures.",
+        savedAgo: "Last saved for offline {ago}.", neverSaved: "Not saved for offline yet.",
+        saving: "Saving for offline… {done} of {total}",
+        persisted: "The browser keeps it until you clear it.",
+        notPersisted: "The browser may clear it when the device runs low on space.",
+        cleared: "Saved pages cleared.",
+        pendingOne: "1 change is waiting to be sent to Kiosk.", pendingMany: "{n} changes are waiting to be sent to Kiosk.",
+        pending: "waiting to be sent",
+        failedOne: "1 change could not be applied: {reason}", failedMany: "{n} changes could not be applied: {reason}",
+        newVersion: "A new version of Kiosk is ready.", reload: "Reload")
+}
+
+extension PairingStrings {
+    /// The English words.
+    static let english = PairingStrings(
+        title: "Pair this device",
+        intro: "Kiosk is running on another computer of your network. To read it here, enter the pairing code that "
+            + "kiosk serve --lan shows in its terminal, or that kiosk devices pair shows there. You do this once per browser.",
+        codeLabel: "Pairing code", codeHint: "8 digits, like 1234-5678", submit: "Pair",
+        fingerprintHint: "Before you enter it, check that the certificate fingerprint your browser shows matches the one in "
+            + "that terminal.",
+        wrongCode: "That is not the pairing code. Check the terminal where you asked for it.",
+        burned: "Too many wrong codes were tried, so that code no longer works: run kiosk devices pair on the computer running "
+            + "Kiosk for a new one.",
+        noOpenCode: "No pairing code is open: a code works once, for 10 minutes. Run kiosk devices pair on the computer running "
+            + "Kiosk and enter the code it shows.",
+        alreadyPaired: "This browser is already paired: pairing again replaces nothing and adds a new device.",
+        attemptsLeft: { $0 == 1 ? "1 more try this minute." : "\($0) more tries this minute." },
+        tooMany: { "Too many wrong codes were tried. Try again in \($0) s." })
+}

@@ -1,0 +1,147 @@
+// The web app's words in Spanish: one value per strings type (Strings.swift).
+
+import Foundation
+
+extension Strings {
+    /// The Spanish words.
+    static let spanish = Strings(
+        home: "Inicio", favorites: "Favoritos", catalogs: "Catálogos",
+        tagline: "Lector sin conexión: todo lo que has visto sigue disponible sin red.",
+        skipToContent: "Saltar al contenido", languageSwitch: "Idioma", search: "Buscar", go: "Ir", any: "todos",
+        refresh: "Actualizar", retry: "Reintentar", stale: "desactualizado", refreshing: "actualizando…",
+        nothingHere: "No hay nada aquí.",
+        noFavorites: "Aún no hay favoritos. Toca una estrella para guardar un elemento aquí, legible sin conexión.",
+        noMatches: "Sin resultados.", previous: "‹ Anterior", next: "Siguiente ›", pages: "Páginas", edit: "Editar",
+        done: "Listo", reset: "Restablecer", resetLabel: { "Restablecer la lista de \($0)" },
+        errorTitle: { status in
+            switch status {
+            case 400: "Solicitud no válida"
+            case 403: "Prohibido"
+            case 404: "No encontrado"
+            case 405: "Método no permitido"
+            case 429: "Demasiados intentos"
+            case 502: "Error del servidor de origen"
+            case 503, 504: "Sin conexión"
+            default: "Algo salió mal"
+            }
+        }, delete: "Eliminar",
+        details: "Detalles", selectItem: "Elige un elemento para verlo aquí.", favorite: "★ Favorito",
+        keywords: "Palabras clave", readFullArticle: "Leer el artículo completo", none: "Ninguno", andMore: "y más",
+        imageUnavailable: "Imagen no disponible", loading: "Cargando…",
+        filtering: "Filtrando lo que se muestra; escribe 3 caracteres o más para buscar.",
+        loadFailed: "No se pudo cargar. Inténtalo de nuevo.",
+        offlineSearching: "Sin conexión: solo se buscan los datos guardados.", inSavedData: " en los datos guardados",
+        backToCatalogs: "Volver a los catálogos", justNow: "ahora mismo",
+        ago: { "hace \($0)" },
+        updated: { "Actualizado \($0)" },
+        offlineSince: { "Sin conexión: se muestran datos guardados de \($0)" },
+        offlineSaved: "Sin conexión: se muestran los datos guardados.",
+        couldNotRefresh: { "No se pudo actualizar: \($0)" },
+        couldNotSearch: { "No se pudo buscar en el origen: \($0)" },
+        results: { count, query in "\(count) resultado\(count == 1 ? "" : "s") para «\(query)»" },
+        addFavorite: { "Añadir \($0) a favoritos" }, removeFavorite: { "Quitar \($0) de favoritos" },
+        moveUp: { "Subir \($0)" }, moveDown: { "Bajar \($0)" }, deleteItem: { "Eliminar \($0)" },
+        almostYears: { $0 == 1 ? "Casi 1 año" : "Casi \($0) años" },
+        filterName: { name in
+            switch name {
+            case "kind": "Tipo"
+            case "period": "Periodo"
+            case "status": "Estado"
+            case "gender": "Género"
+            default: name.capitalized
+            }
+        },
+        filterValue: { name, value in
+            switch (name, value) {
+            case ("kind", "emailed"): "Más enviados"
+            case ("kind", "viewed"): "Más vistos"
+            case ("kind", "shared"): "Más compartidos"
+            case ("period", "1"): "Hoy"
+            case ("period", _): "Últimos \(value) días"
+            case ("status", "alive"): "Vivo"
+            case ("status", "dead"): "Muerto"
+            case ("status", "unknown"), ("gender", "unknown"): "Desconocido"
+            case ("gender", "female"): "Femenino"
+            case ("gender", "male"): "Masculino"
+            case ("gender", "genderless"): "Sin género"
+            default: value
+            }
+        },
+        field: { name in
+            switch name {
+            case "Status": "Estado"
+            case "Gender": "Género"
+            case "Species": "Especie"
+            case "Type": "Tipo"
+            case "Origin": "Origen"
+            case "Location": "Ubicación"
+            case "Episodes": "Episodios"
+            default: name
+            }
+        },
+        collection: { name in
+            switch name {
+            case "Comics": "Cómics"
+            case "Series": "Series"
+            case "Stories": "Historias"
+            case "Events": "Eventos"
+            default: name
+            }
+        }
+    )
+}
+
+extension LinkedStrings {
+    /// The Spanish words.
+    static let spanish = LinkedStrings(
+        onThisPage: "En esta página", places: "Lugares", origin: "Origen", lastLocation: "Última ubicación conocida",
+        episode: "Episodio", episodes: "Episodios", characters: "Personajes", residents: "Residentes", aired: "Emitido", dimension: "Dimensión",
+        unknown: "Desconocido", notSaved: "aún no guardado en este dispositivo",
+        residentCount: { $0 == "1" ? "1 residente" : "\($0) residentes" },
+        missing: { $0 == 1 ? "1 elemento enlazado no está guardado en este dispositivo y no se pudo obtener."
+                   : "\($0) elementos enlazados no están guardados en este dispositivo y no se pudieron obtener." },
+        skipped: { $0 == 1 ? "1 elemento enlazado no se pudo leer y se omite." : "\($0) elementos enlazados no se pudieron leer y se omiten." })
+}
+
+extension DeviceStrings {
+    /// The Spanish words.
+    static let spanish = DeviceStrings(
+        onThisDevice: "En este dispositivo", saveForOffline: "Guardar para leer sin conexión",
+        saveForOfflineHint: "Mientras Kiosk responde, este dispositivo guarda la página 1 de cada catálogo y tus favoritos, "
+            + "con sus detalles e imágenes, para leerlos cuando no responda.",
+        storageLimit: "Espacio para páginas guardadas", clear: "Borrar páginas guardadas",
+        offlineTitle: "No guardada en este dispositivo",
+        offlineMessage: "Kiosk no responde y esta página no se guardó en este dispositivo. Estas sí:",
+        savedPages: "Guardado en este dispositivo", noSavedPages: "Todavía no hay nada guardado en este dispositivo.",
+        unreachable: "Kiosk no responde: se muestra lo que este dispositivo guardó {ago}",
+        holds: "Este dispositivo guarda {size} de {limit}: {pages} páginas y {images} imágenes.",
+        savedAgo: "Guardado para leer sin conexión {ago}.", neverSaved: "Aún no se ha guardado nada para leer sin conexión.",
+        saving: "Guardando para leer sin conexión… {done} de {total}",
+        persisted: "El navegador lo conserva hasta que lo borres.",
+        notPersisted: "El navegador puede borrarlo si el dispositivo se queda sin espacio.",
+        cleared: "Páginas guardadas borradas.",
+        pendingOne: "1 cambio está pendiente de enviarse a Kiosk.", pendingMany: "{n} cambios están pendientes de enviarse a Kiosk.",
+        pending: "pendiente de enviarse",
+        failedOne: "1 cambio no se pudo aplicar: {reason}", failedMany: "{n} cambios no se pudieron aplicar: {reason}",
+        newVersion: "Hay una nueva versión de Kiosk.", reload: "Recargar")
+}
+
+extension PairingStrings {
+    /// The Spanish words.
+    static let spanish = PairingStrings(
+        title: "Vincular este dispositivo",
+        intro: "Kiosk se está ejecutando en otro ordenador de tu red. Para leerlo aquí, escribe el código de vinculación "
+            + "que muestra kiosk serve --lan en su terminal, o el que muestra allí kiosk devices pair. Solo hace falta una vez "
+            + "por navegador.",
+        codeLabel: "Código de vinculación", codeHint: "8 cifras, como 1234-5678", submit: "Vincular",
+        fingerprintHint: "Antes de escribirlo, comprueba que la huella del certificado que muestra tu navegador coincide con "
+            + "la de esa terminal.",
+        wrongCode: "Ese no es el código de vinculación. Mira la terminal donde lo pediste.",
+        burned: "Se han probado demasiados códigos incorrectos, así que ese código ya no sirve: ejecuta kiosk devices pair en el "
+            + "ordenador donde se ejecuta Kiosk para obtener otro.",
+        noOpenCode: "No hay ningún código de vinculación abierto: un código sirve una vez, durante 10 minutos. Ejecuta kiosk "
+            + "devices pair en el ordenador donde se ejecuta Kiosk y escribe el código que muestra.",
+        alreadyPaired: "Este navegador ya está vinculado: vincularlo de nuevo no sustituye nada y añade otro dispositivo.",
+        attemptsLeft: { $0 == 1 ? "Te queda 1 intento este minuto." : "Te quedan \($0) intentos este minuto." },
+        tooMany: { "Se han probado demasiados códigos incorrectos. Vuelve a intentarlo en \($0) s." })
+}

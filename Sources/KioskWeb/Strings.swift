@@ -1,0 +1,266 @@
+// The types of the web app's words, a field each, so a word missing in a language is a compile error; the
+// values are in Strings+English.swift and Strings+Spanish.swift.
+
+import Foundation
+import KioskCore
+
+/// Every string of the web app's interface, in one language. A struct rather than a lookup table, so a
+/// string missing in one language is a compile error, not an English word in a Spanish page. A class, so
+/// handing a page its strings shares the one instance rather than copying some sixty fields.
+final class Strings: Sendable {
+    let home: String
+    let favorites: String
+    let catalogs: String
+    let tagline: String
+    let skipToContent: String
+    let languageSwitch: String
+    let search: String
+    let go: String
+    let any: String
+    let refresh: String
+    let retry: String
+    let stale: String
+    let refreshing: String
+    let nothingHere: String
+    let noFavorites: String
+    let noMatches: String
+    let previous: String
+    let next: String
+    let pages: String
+    let edit: String
+    let done: String
+    let reset: String
+    /// An error page's title for its HTTP status ("Not found").
+    let errorTitle: @Sendable (Int) -> String
+    /// "Reset the Dogs list": the label of a user-ordered list's Reset, with the catalog's name.
+    let resetLabel: @Sendable (String) -> String
+    let delete: String
+    let details: String
+    let selectItem: String
+    let favorite: String
+    let keywords: String
+    let readFullArticle: String
+    let none: String
+    let andMore: String
+    let imageUnavailable: String
+    let loading: String
+    let filtering: String
+    let loadFailed: String
+    let offlineSearching: String
+    let inSavedData: String
+    let backToCatalogs: String
+    let justNow: String
+    let ago: @Sendable (String) -> String
+    let updated: @Sendable (String) -> String
+    let offlineSince: @Sendable (String) -> String
+    let offlineSaved: String
+    let couldNotRefresh: @Sendable (String) -> String
+    let couldNotSearch: @Sendable (String) -> String
+    let results: @Sendable (Int, String) -> String
+    let addFavorite: @Sendable (String) -> String
+    let removeFavorite: @Sendable (String) -> String
+    let moveUp: @Sendable (String) -> String
+    let moveDown: @Sendable (String) -> String
+    let deleteItem: @Sendable (String) -> String
+    let almostYears: @Sendable (Int) -> String
+    let filterName: @Sendable (String) -> String
+    let filterValue: @Sendable (String, String) -> String
+    let field: @Sendable (String) -> String
+    let collection: @Sendable (String) -> String
+
+    /// Every string, named.
+    init(home: String,
+         favorites: String,
+         catalogs: String,
+         tagline: String,
+         skipToContent: String,
+         languageSwitch: String,
+         search: String,
+         go: String,
+         any: String,
+         refresh: String,
+         retry: String,
+         stale: String,
+         refreshing: String,
+         nothingHere: String,
+         noFavorites: String,
+         noMatches: String,
+         previous: String,
+         next: String,
+         pages: String,
+         edit: String,
+         done: String,
+         reset: String,
+         resetLabel: @escaping @Sendable (String) -> String,
+         errorTitle: @escaping @Sendable (Int) -> String,
+         delete: String,
+         details: String,
+         selectItem: String,
+         favorite: String,
+         keywords: String,
+         readFullArticle: String,
+         none: String,
+         andMore: String,
+         imageUnavailable: String,
+         loading: String,
+         filtering: String,
+         loadFailed: String,
+         offlineSearching: String,
+         inSavedData: String,
+         backToCatalogs: String,
+         justNow: String,
+         ago: @escaping @Sendable (String) -> String,
+         updated: @escaping @Sendable (String) -> String,
+         offlineSince: @escaping @Sendable (String) -> String,
+         offlineSaved: String,
+         couldNotRefresh: @escaping @Sendable (String) -> String,
+         couldNotSearch: @escaping @Sendable (String) -> String,
+         results: @escaping @Sendable (Int, String) -> String,
+         addFavorite: @escaping @Sendable (String) -> String,
+         removeFavorite: @escaping @Sendable (String) -> String,
+         moveUp: @escaping @Sendable (String) -> String,
+         moveDown: @escaping @Sendable (String) -> String,
+         deleteItem: @escaping @Sendable (String) -> String,
+         almostYears: @escaping @Sendable (Int) -> String,
+         filterName: @escaping @Sendable (String) -> String,
+         filterValue: @escaping @Sendable (String, String) -> String,
+         field: @escaping @Sendable (String) -> String,
+         collection: @escaping @Sendable (String) -> String) {
+        self.home = home
+        self.favorites = favorites
+        self.catalogs = catalogs
+        self.tagline = tagline
+        self.skipToContent = skipToContent
+        self.languageSwitch = languageSwitch
+        self.search = search
+        self.go = go
+        self.any = any
+        self.refresh = refresh
+        self.retry = retry
+        self.stale = stale
+        self.refreshing = refreshing
+        self.nothingHere = nothingHere
+        self.noFavorites = noFavorites
+        self.noMatches = noMatches
+        self.previous = previous
+        self.next = next
+        self.pages = pages
+        self.edit = edit
+        self.done = done
+        self.reset = reset
+        self.resetLabel = resetLabel
+        self.errorTitle = errorTitle
+        self.delete = delete
+        self.details = details
+        self.selectItem = selectItem
+        self.favorite = favorite
+        self.keywords = keywords
+        self.readFullArticle = readFullArticle
+        self.none = none
+        self.andMore = andMore
+        self.imageUnavailable = imageUnavailable
+        self.loading = loading
+        self.filtering = filtering
+        self.loadFailed = loadFailed
+        self.offlineSearching = offlineSearching
+        self.inSavedData = inSavedData
+        self.backToCatalogs = backToCatalogs
+        self.justNow = justNow
+        self.ago = ago
+        self.updated = updated
+        self.offlineSince = offlineSince
+        self.offlineSaved = offlineSaved
+        self.couldNotRefresh = couldNotRefresh
+        self.couldNotSearch = couldNotSearch
+        self.results = results
+        self.addFavorite = addFavorite
+        self.removeFavorite = removeFavorite
+        self.moveUp = moveUp
+        self.moveDown = moveDown
+        self.deleteItem = deleteItem
+        self.almostYears = almostYears
+        self.filterName = filterName
+        self.filterValue = filterValue
+        self.field = field
+        self.collection = collection
+    }
+
+}
+
+extension Language {
+    /// The words of linked items: Rick and Morty's episodes, places and residents.
+    var linked: LinkedStrings { self == .es ? .spanish : .english }
+}
+
+/// The words of linked items: a character's episodes and places, a location's residents.
+struct LinkedStrings: Sendable {
+    let onThisPage, places, origin, lastLocation, episode, episodes, characters, residents, aired, dimension, unknown, notSaved: String
+    let residentCount: @Sendable (String) -> String
+    let missing, skipped: @Sendable (Int) -> String
+
+}
+
+extension Language {
+    /// The words of what the browser keeps on the device: the offline page, the storage panel, and the
+    /// script's banners (Kiosk unreachable, edits waiting, a new version).
+    var device: DeviceStrings { self == .es ? .spanish : .english }
+}
+
+/// The words of the device's offline copy. The `script` ones go to the page's `data-strings` and carry
+/// `{placeholders}` the script fills in (`{ago}` with `Intl.RelativeTimeFormat` in the page's language).
+struct DeviceStrings: Sendable {
+    let onThisDevice, saveForOffline, saveForOfflineHint, storageLimit, clear: String
+    let offlineTitle, offlineMessage, savedPages, noSavedPages: String
+    /// What offline.js says (`{name}` marks a value it fills in).
+    let unreachable, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
+    let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
+
+}
+
+/// Every word the scripts show, for one language, as JSON in `<body data-strings>`: a field each, built from the
+/// page's own typed strings, so a word missing in a language is a compile error here as it is in a page.
+struct ScriptStrings: Encodable, Sendable {
+    let imageUnavailable, loading, filtering, loadFailed: String
+    let unreachable, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
+    let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
+    /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
+    let ago, justNow: String
+
+    init(_ language: Language) {
+        let page = language.strings, device = language.device
+        imageUnavailable = page.imageUnavailable
+        loading = page.loading
+        filtering = page.filtering
+        loadFailed = page.loadFailed
+        unreachable = device.unreachable
+        holds = device.holds
+        savedAgo = device.savedAgo
+        neverSaved = device.neverSaved
+        saving = device.saving
+        persisted = device.persisted
+        notPersisted = device.notPersisted
+        cleared = device.cleared
+        pendingOne = device.pendingOne
+        pendingMany = device.pendingMany
+        pending = device.pending
+        failedOne = device.failedOne
+        failedMany = device.failedMany
+        newVersion = device.newVersion
+        reload = device.reload
+        ago = page.ago("{age}")
+        justNow = page.justNow
+    }
+}
+
+extension Language {
+    /// The words of the pairing page, which a phone sees before anything else of Kiosk.
+    var pairing: PairingStrings { self == .es ? .spanish : .english }
+}
+
+/// The words of `/pair`: what the code is, where to find it, and why an attempt failed.
+struct PairingStrings: Sendable {
+    let title, intro, codeLabel, codeHint, submit, fingerprintHint, wrongCode, burned, noOpenCode, alreadyPaired: String
+    let attemptsLeft: @Sendable (Int) -> String
+    let tooMany: @Sendable (Int) -> String
+
+}
