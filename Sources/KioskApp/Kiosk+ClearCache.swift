@@ -11,25 +11,36 @@ public struct CacheClearReport: Sendable, Hashable {
 extension Kiosk {
     /// Clears the configured store's cache, keeping favorites and the dogs edits, without starting any
     /// service. On a full disk SQLite cannot write even a delete (it appends to the WAL first), so the
-    /// request log, Kiosk's own disposable file, is emptied to make room (its files removed when it
-    /// cannot be emptied in place) and the clear is tried again: clearing always works when Kiosk's
-    /// own files hold the space.
+    /// request log, Kiosk's own disposable file, makes room: first emptied in place (so that a
+    /// `kiosk serve` writing it sees it empty), then, if that freed too little, its files removed.
+    /// Clearing always works when Kiosk's own files hold the space.
     public static func clearCache(_ configuration: KioskConfiguration) throws -> CacheClearReport {
         let path = configuration.databaseURL.path
+        let logURL = configuration.requestLogURL
+        if try clearUnlessDiskFull(path) { return CacheClearReport(clearedRequestLog: false) }
+        if emptyRequestLog(at: logURL), try clearUnlessDiskFull(path) { return CacheClearReport(clearedRequestLog: true) }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: logURL.path + suffix)
+        }
+        try AppDatabase.open(at: path).clearCache()
+        return CacheClearReport(clearedRequestLog: true)
+    }
+
+    /// Clears the store's cache: true when done, false when the disk was full; any other failure is thrown.
+    private static func clearUnlessDiskFull(_ path: String) throws -> Bool {
         do {
             try AppDatabase.open(at: path).clearCache()
-            return CacheClearReport(clearedRequestLog: false)
+            return true
         } catch let error as KioskError where AppDatabase.isDiskFull(error) {
-            freeRequestLog(at: configuration.requestLogURL)
-            try AppDatabase.open(at: path).clearCache()
-            return CacheClearReport(clearedRequestLog: true)
+            return false
         }
     }
 
-    private static func freeRequestLog(at url: URL) {
-        if let log = try? RequestLog.open(at: url.path), (try? log.clear()) != nil { return }
-        for suffix in ["", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(atPath: url.path + suffix)
-        }
+    /// Empties the request log in place and closes it: its files, removed later, must not stay open
+    /// here, or the space they hold would not come back until this process exits.
+    private static func emptyRequestLog(at url: URL) -> Bool {
+        guard let log = try? RequestLog.open(at: url.path) else { return false }
+        defer { try? log.close() }
+        return (try? log.clear()) != nil
     }
 }

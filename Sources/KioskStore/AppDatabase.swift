@@ -257,13 +257,25 @@ public final class AppDatabase: Sendable, StoreFile {
     /// Deletes pages, images and every item that is not a favorite, and gives the space back to the
     /// disk; keeps favorites (with their items) and the dogs order and deletions.
     public func clearCache() throws {
-        try write("clear the cache") { db in try Self.clearCache(db) }
-        // The freed pages were returned by incremental_vacuum, but in WAL mode the file shrinks
-        // only at a truncating checkpoint. Best effort: with a reader active SQLite may refuse,
-        // and the log is then reused rather than grown, so nothing is lost by ignoring that.
+        // A WAL that was never checkpointed holds every superseded version of the pages written
+        // since (several times the live data), and the delete appends more to it. Folding it into
+        // the main file first lets the delete reuse the log from its start, which is what makes a
+        // clear fit in the little room a full disk has left. Best effort, as below.
         if path != nil {
             _ = try? writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         }
+        try write("clear the cache") { db in try Self.clearCache(db) }
+        // The freed pages were returned by incremental_vacuum, but in WAL mode the file shrinks
+        // only at a truncating checkpoint. With a reader active SQLite may refuse, and the log is
+        // then reused rather than grown, so that is no failure. A full disk is: the checkpoint
+        // must first write the (now small) store into its main file, and until it can, the WAL
+        // keeps every byte; the caller makes room and clears again (a quick no-op delete).
+        guard path != nil else { return }
+        do {
+            _ = try writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+            throw Self.storageError(error, while: "give the cleared space back to the disk", path: path)
+        } catch {}
     }
 }
 

@@ -224,6 +224,16 @@ public final class RequestLog: Sendable, StoreFile {
         }
     }
 
+    /// Closes the log's connections, so that its files hold no space once removed; every later use
+    /// of this log fails.
+    public func close() throws {
+        do {
+            try writer.close()
+        } catch {
+            throw AppDatabase.storageError(error, while: "close the request log", path: path)
+        }
+    }
+
     /// How many enqueued records could not be stored (a failed write, or too many waiting).
     public var droppedCount: Int {
         state.withLock { $0.dropped }
