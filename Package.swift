@@ -121,10 +121,22 @@ let package = Package(
             resources: [.process("Resources")],
             swiftSettings: swiftSettings
         ),
+        // The network debugger's console: a feature of the web app, beside the reader.
+        .target(
+            name: "KioskConsole",
+            dependencies: [
+                "KioskCore", "KioskApp", "KioskDebugger", "KioskWeb",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            resources: [.process("Resources")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "kiosk",
             dependencies: [
-                "KioskCore", "KioskApp", "KioskDebugger", "KioskDemoUpstream", "KioskWeb",
+                "KioskCore", "KioskApp", "KioskDebugger", "KioskDemoUpstream", "KioskWeb", "KioskConsole",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -133,7 +145,7 @@ let package = Package(
         .executableTarget(
             name: "kiosk-bench",
             dependencies: ["KioskCore", "KioskApp", "KioskDebugger", "KioskStore", "KioskSources", "KioskNetwork", "KioskDemoUpstream", "KioskWeb",
-                           "KioskProcess",
+                           "KioskConsole", "KioskProcess",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOCore", package: "swift-nio"),
@@ -178,7 +190,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskWebTests",
-            dependencies: ["KioskWeb", "KioskApp", "KioskCore", "KioskDebugger", "KioskDemoUpstream", "KioskSources", "KioskStore",
+            dependencies: ["KioskWeb", "KioskConsole", "KioskApp", "KioskCore", "KioskDebugger", "KioskDemoUpstream", "KioskSources", "KioskStore",
                            "KioskTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),

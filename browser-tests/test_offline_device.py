@@ -134,8 +134,9 @@ def test_a_new_version_of_the_app_shell_is_offered_and_never_mixed_with_the_old(
     app.mkdir()
     binary = app / "kiosk"
     shutil.copy2(kiosk_bin, binary)
-    resources = Path(os.environ.get("KIOSK_BIN", kiosk_bin)).resolve().parent / "kiosk_KioskWeb.resources"
-    shutil.copytree(resources, app / "kiosk_KioskWeb.resources")
+    # Every module's resource bundle (the reader's and the console's) goes beside the binary.
+    for resources in Path(os.environ.get("KIOSK_BIN", kiosk_bin)).resolve().parent.glob("kiosk_*.resources"):
+        shutil.copytree(resources, app / resources.name)
     data_dir = str(tmp_path / "data")
     server = start_server(data_dir, binary=str(binary))
     port = server.bound_port

@@ -22,12 +22,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     install_missing "${missing[@]}"
 fi
 
-# The web app's scripts are files (Sources/KioskWeb/Resources/*.js) that no compiler reads: a syntax error
-# there would only show in a browser, so node parses them first.
+# The web app's scripts are files (Sources/KioskWeb/Resources/*.js, Sources/KioskConsole/Resources/*.js) that
+# no compiler reads: a syntax error there would only show in a browser, so node parses them first.
 if command -v node >/dev/null 2>&1; then
-    find Sources/KioskWeb/Resources -name '*.js' -print0 | xargs -0 -n 1 node --check
+    find Sources/KioskWeb/Resources Sources/KioskConsole/Resources -name '*.js' -print0 | xargs -0 -n 1 node --check
 else
-    echo "node is not installed: skipping the syntax check of Sources/KioskWeb/Resources/*.js" >&2
+    echo "node is not installed: skipping the syntax check of the web app's scripts" >&2
 fi
 
 # Every target declares what it imports of the package (SwiftPM refuses otherwise): the module graph in

@@ -1,5 +1,5 @@
 import Foundation
-import Hummingbird
+package import Hummingbird
 import KioskCore
 
 /// Cross-site request forgery protection for the HTML forms, without JavaScript: a double-submit
@@ -7,7 +7,7 @@ import KioskCore
 /// and every form carries the same value in a hidden `csrf` field; a POST is accepted only when the
 /// two are equal. Another site can make a browser send the cookie but cannot read it, so it cannot
 /// fill in the field.
-struct CSRFProtection: Sendable {
+package struct CSRFProtection: Sendable {
     static let cookieName = "kiosk_csrf"
     static let fieldName = "csrf"
     /// 32 random bytes as lowercase hex.
@@ -47,7 +47,7 @@ struct CSRFProtection: Sendable {
 
     /// Equality that takes the same time wherever the first difference is, so a forger cannot learn
     /// the token a byte at a time from response times.
-    static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
+    package static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
         let a = Array(lhs.utf8), b = Array(rhs.utf8)
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0
@@ -59,7 +59,7 @@ struct CSRFProtection: Sendable {
     /// header, when present, must be this host, and the `csrf` field must equal the cookie. The other
     /// fields are decoded afterwards, by the handler (`VerifiedForm.decode`), so a forged form learns
     /// nothing from validation messages.
-    static func verifiedForm(_ request: Request, maximumBytes: Int = maximumFormBytes,
+    package static func verifiedForm(_ request: Request, maximumBytes: Int = maximumFormBytes,
                              allowsLineBreaks: Bool = false) async throws -> VerifiedForm {
         try refuseOtherOrigins(request)
         var request = request
@@ -74,7 +74,7 @@ struct CSRFProtection: Sendable {
 
     /// Refuses (403) a request whose Origin header, when present, is not this host: a browser names the
     /// site a form or a script sent it from.
-    static func refuseOtherOrigins(_ request: Request) throws {
+    package static func refuseOtherOrigins(_ request: Request) throws {
         guard let origin = request.headers[.origin] else { return }
         let host = request.head.authority ?? request.headers[hostHeader] ?? ""
         guard !host.isEmpty, origin == "http://" + host || origin == "https://" + host else {
@@ -87,14 +87,14 @@ struct CSRFProtection: Sendable {
 }
 
 /// A POSTed form whose CSRF token matched; its fields are decoded into the handler's typed form.
-struct VerifiedForm: Sendable {
+package struct VerifiedForm: Sendable {
     /// The `application/x-www-form-urlencoded` body.
     let body: String
     let maximumBytes: Int
     let allowsLineBreaks: Bool
 
     /// The fields as `Form`; bad input is a 400 saying what is wrong (see `FormInput`).
-    func decode<Form: Decodable>(_ type: Form.Type) throws -> Form {
+    package func decode<Form: Decodable>(_ type: Form.Type) throws -> Form {
         try FormInput.decode(Form.self, from: body, maximumLength: maximumBytes, allowsLineBreaks: allowsLineBreaks)
     }
 }

@@ -2,35 +2,35 @@ import Foundation
 
 /// A fragment of HTML that is safe to emit. The only ways to make one escape their text or take tag
 /// and attribute names as static literals, so no view can put a raw upstream string into a page.
-struct HTML: Sendable, ExpressibleByStringLiteral {
+package struct HTML: Sendable, ExpressibleByStringLiteral {
     /// The markup, ready to write to a response.
-    let rendered: String
+    package let rendered: String
 
     private init(trusted: String) { rendered = trusted }
 
     /// A string literal in view code is text, escaped like any other.
-    init(stringLiteral value: String) { rendered = HTML.escape(value) }
+    package init(stringLiteral value: String) { rendered = HTML.escape(value) }
 
     /// Escaped text: & < > " ' can never open a tag, end an attribute or start an entity.
-    static func text(_ value: String) -> HTML { HTML(trusted: escape(value)) }
+    package static func text(_ value: String) -> HTML { HTML(trusted: escape(value)) }
 
     /// Markup written in the source code itself (a doctype): a StaticString cannot come from upstream.
     static func literal(_ markup: StaticString) -> HTML { HTML(trusted: markup.description) }
 
     /// Fragments one after the other.
-    static func group(_ parts: [HTML]) -> HTML { HTML(trusted: parts.map(\.rendered).joined()) }
+    package static func group(_ parts: [HTML]) -> HTML { HTML(trusted: parts.map(\.rendered).joined()) }
 
     /// Nothing.
-    static let empty = HTML(trusted: "")
+    package static let empty = HTML(trusted: "")
 
     /// `<name attributes>children</name>`; nil attributes (refused URLs) are left out.
-    static func element(_ name: StaticString, _ attributes: [Attribute?] = [], _ children: [HTML] = []) -> HTML {
+    package static func element(_ name: StaticString, _ attributes: [Attribute?] = [], _ children: [HTML] = []) -> HTML {
         let attrs = attributes.compactMap { $0 }.map { " " + $0.rendered }.joined()
         return HTML(trusted: "<\(name)\(attrs)>" + children.map(\.rendered).joined() + "</\(name)>")
     }
 
     /// A void element such as `<img>` or `<meta>`.
-    static func void(_ name: StaticString, _ attributes: [Attribute?] = []) -> HTML {
+    package static func void(_ name: StaticString, _ attributes: [Attribute?] = []) -> HTML {
         let attrs = attributes.compactMap { $0 }.map { " " + $0.rendered }.joined()
         return HTML(trusted: "<\(name)\(attrs)>")
     }
@@ -59,25 +59,25 @@ struct HTML: Sendable, ExpressibleByStringLiteral {
 }
 
 /// One attribute with a static name and an escaped, double-quoted value.
-struct Attribute: Sendable {
+package struct Attribute: Sendable {
     /// `name="value"`, escaped.
     let rendered: String
 
     private init(trusted: String) { rendered = trusted }
 
     /// Any attribute but a URL one: the value is escaped.
-    static func attribute(_ name: StaticString, _ value: String) -> Attribute {
+    package static func attribute(_ name: StaticString, _ value: String) -> Attribute {
         Attribute(trusted: "\(name)=\"\(HTML.escape(value))\"")
     }
 
     /// A boolean attribute such as `selected`.
-    static func flag(_ name: StaticString) -> Attribute { Attribute(trusted: "\(name)") }
+    package static func flag(_ name: StaticString) -> Attribute { Attribute(trusted: "\(name)") }
 
     /// `class="..."`.
-    static func `class`(_ value: String) -> Attribute { attribute("class", value) }
+    package static func `class`(_ value: String) -> Attribute { attribute("class", value) }
 
     /// A link inside Kiosk: only paths starting with one "/" (never "//host", never a scheme).
-    static func localHref(_ path: String) -> Attribute? {
+    package static func localHref(_ path: String) -> Attribute? {
         guard path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\") else { return nil }
         return attribute("href", path)
     }
@@ -89,7 +89,7 @@ struct Attribute: Sendable {
     }
 
     /// A local path in any URL-valued attribute (`src`, `data-next`...): same rule as `localHref`.
-    static func localPath(_ name: StaticString, _ path: String) -> Attribute? {
+    package static func localPath(_ name: StaticString, _ path: String) -> Attribute? {
         guard path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("\\") else { return nil }
         return attribute(name, path)
     }

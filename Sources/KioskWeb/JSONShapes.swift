@@ -1,18 +1,18 @@
 import Foundation
-import Hummingbird
+package import Hummingbird
 import KioskApp
 import KioskCore
 
 // The JSON API answers in the CLI's `--json` shapes, defined once in KioskApp (JSONShapes.swift).
 
 /// JSON responses with the CLI's encoder settings.
-enum JSONResponse {
-    static func ok(_ value: some Encodable) throws -> Response {
+package enum JSONResponse {
+    package static func ok(_ value: some Encodable) throws -> Response {
         make(.ok, try KioskJSON.encoder().encode(value))
     }
 
     /// A 400 whose body says more than `{"error"}` (where a bad filter's mistake is).
-    static func badRequest(_ value: some Encodable) throws -> Response {
+    package static func badRequest(_ value: some Encodable) throws -> Response {
         make(.badRequest, try KioskJSON.encoder().encode(value))
     }
 

@@ -2,8 +2,8 @@ public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 public import KioskApp
-import KioskCore
-import KioskListener
+package import KioskCore
+package import KioskListener
 import Logging
 import NIOCore
 
@@ -51,16 +51,29 @@ public struct WebConfiguration: Sendable {
     /// Whether `host` is a loopback address, reachable from this machine only.
     public var isLoopback: Bool { IPAddress.isLoopback(host: host) }
 
-    /// The shortest debug token accepted.
-    public static let minimumDebugTokenLength = DebugAccess.minimumTokenLength
+    /// The shortest debug token accepted: 24 characters (`openssl rand -hex 16` gives 32).
+    public static let minimumDebugTokenLength = 24
 
     /// Throws `invalidRequest` saying what is wrong with the configuration: a debug token too short or with
     /// characters a header cannot carry, an `allowedHosts` entry that is not a host name.
     public func validate() throws {
-        if let debugToken { try DebugAccess.validate(token: debugToken) }
+        if let debugToken { try Self.validate(debugToken: debugToken) }
         if let bad = allowedHosts.first(where: { !ListenerPolicy.isValidName($0) }) {
             throw KioskError.invalidRequest("--allowed-host \(bad.prefix(80)) is not a host name (letters, digits, - and dots; "
                                             + ".example.com for a domain and its subdomains; addresses are always answered)")
+        }
+    }
+
+    /// Throws `invalidRequest` saying what is wrong when `token` cannot guard the debugger: too short to resist
+    /// guessing, or with characters other than visible ASCII.
+    static func validate(debugToken token: String) throws {
+        guard token.utf8.count >= minimumDebugTokenLength else {
+            throw KioskError.invalidRequest("KIOSK_DEBUG_TOKEN has \(token.utf8.count) characters; it guards the request log and "
+                                            + "resends signed requests, so it needs at least \(minimumDebugTokenLength) "
+                                            + "(`openssl rand -hex 16` makes one)")
+        }
+        guard token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw KioskError.invalidRequest("KIOSK_DEBUG_TOKEN holds characters other than visible ASCII (letters, digits, punctuation)")
         }
     }
 
@@ -86,13 +99,40 @@ public struct PairingConfiguration: Sendable {
     }
 }
 
+/// A part of the web app beside the reader, with routes of its own (the network debugger's console, in
+/// KioskConsole): the app registers it before the reader's routes, whose `/{source}` would otherwise take its
+/// constant segments, and serves its scripts under `/static/` like its own.
+package protocol WebFeature: Sendable {
+    /// Registers the feature's routes.
+    func register(on router: Router<WebRequestContext>)
+    /// Its scripts, served at their content-addressed paths.
+    var assets: [StaticAsset] { get }
+    /// The path prefixes of its addresses that are never saved on a device nor answered from it (the service
+    /// worker passes them to the network), in the client table's `networkOnly`.
+    var networkOnlyPrefixes: [String] { get }
+    /// The path prefixes of its JSON API: an error there is answered in JSON, as under `/api/`.
+    var jsonPrefixes: [String] { get }
+}
+
+/// What a feature is made from when the app is built: Kiosk, the configuration, and what the app decided of it.
+package struct WebFeatureContext: Sendable {
+    package let kiosk: Kiosk
+    package let configuration: WebConfiguration
+    /// Whether the app serves HTTPS (cookies are then `Secure`).
+    package let isSecure: Bool
+    /// The peers the listener serves (a feature's limits count its neighbours one address each).
+    package let peers: PeerScope
+}
+
 /// The web app over `kiosk`, ready to `runService()`; it serves the HTML screens, the JSON API, images and
-/// static files, over HTTPS when the configuration has TLS material, behind the pairing gate when it has
-/// pairing, and answers only its own host names and peers (`WebConfiguration.listenerPolicy`). `onListening`
-/// is called with the bound port once the server accepts connections (the configured port, or the one the
-/// system picked for port 0). Throws when the TLS material or the configuration is refused.
-public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
-                             onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
+/// static files, and the `features` made for it (the console), over HTTPS when the configuration has TLS
+/// material, behind the pairing gate when it has pairing, and answers only its own host names and peers
+/// (`WebConfiguration.listenerPolicy`). `onListening` is called with the bound port once the server accepts
+/// connections (the configured port, or the one the system picked for port 0). Throws when the TLS material
+/// or the configuration is refused.
+package func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
+                              features: @Sendable (WebFeatureContext) -> [any WebFeature] = { _ in [] },
+                              onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
     try configuration.validate()
     var logger = Logger(label: "kiosk.web")
     logger.logLevel = .notice
@@ -108,15 +148,14 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
         PairingGate(devices: kiosk.devices, attempts: ClientAttempts(now: kiosk.now, peers: policy.peers), peer: socketPeer,
                     onEvent: { pairing.report($0.line) })
     }
-    let debugAccess = DebugAccess(token: configuration.debugToken, isLoopback: configuration.isLoopback, secureCookies: secure,
-                                  now: kiosk.now, attempts: ClientAttempts(now: kiosk.now, peers: policy.peers), peer: socketPeer)
+    let made = features(WebFeatureContext(kiosk: kiosk, configuration: configuration, isSecure: secure, peers: policy.peers))
     let http1 = HTTP1Channel.Configuration(
         additionalChannelHandlers: [RequestHeadDeadline(timeout: TimeAmount(configuration.requestHeadTimeout))],
         idleTimeout: TimeAmount(configuration.idleTimeout))
     let tlsConfiguration = try configuration.tls?.serverConfiguration()
     return Application(
-        router: buildRouter(kiosk: kiosk, csrf: CSRFProtection(secureCookies: secure), debugAccess: debugAccess,
-                            pairing: pairing, listener: policy),
+        router: buildRouter(kiosk: kiosk, features: made, csrf: CSRFProtection(secureCookies: secure), pairing: pairing,
+                            listener: policy),
         server: try tlsConfiguration.map { try .tls(.http1(configuration: http1), tlsConfiguration: $0) } ?? .http1(configuration: http1),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                 serverName: "Kiosk"),
@@ -132,20 +171,19 @@ public func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
 /// that. The CSRF secret, the gate and the policy are parameters so tests can build the router with their own
 /// (by default, the router alone, as HummingbirdTesting runs it in-process: loopback names, and any peer, since
 /// there is no socket to have one).
-func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = CSRFProtection(),
-                 debugAccess: DebugAccess = DebugAccess(token: nil, isLoopback: true),
-                 pairing: PairingGate? = nil, listener: ListenerPolicy = ListenerPolicy(names: [], peers: .any)) -> WebRouter {
+package func buildRouter(kiosk: Kiosk, features: [any WebFeature], csrf: CSRFProtection = CSRFProtection(),
+                         pairing: PairingGate? = nil, listener: ListenerPolicy = ListenerPolicy(names: [], peers: .any)) -> WebRouter {
     let router = Router(context: WebRequestContext.self)
     router.add(middleware: CSRFMiddleware(protection: csrf))
     router.add(middleware: LanguageMiddleware())
-    router.add(middleware: CatalogsMiddleware(catalogs: Catalogs(sources: Array(kiosk.catalog.sources.values))))
-    router.add(middleware: WebErrorMiddleware())
+    router.add(middleware: CatalogsMiddleware(catalogs: Catalogs(sources: Array(kiosk.catalog.sources.values), features: features)))
+    router.add(middleware: WebErrorMiddleware(jsonPrefixes: features.flatMap(\.jsonPrefixes)))
     if let pairing {
         router.add(middleware: PairingMiddleware(gate: pairing))
         PairingController(gate: pairing).register(on: router)
     }
-    // The debugger first: its constant "/debug" segments must exist before the catalog's "/{source}" routes.
-    DebugController(kiosk: kiosk, access: debugAccess).register(on: router)
+    // The features first: their constant segments ("/debug") must exist before the catalog's "/{source}" routes.
+    for feature in features { feature.register(on: router) }
     WebController(kiosk: kiosk).register(on: router)
     return WebRouter(router: router, listener: listener)
 }
@@ -165,13 +203,13 @@ extension PairingEvent {
 
 /// The web app's router with HEAD answered in front of it (see `HeadAsGetResponder`), behind the listener's
 /// guard (`GuardedResponder`): a request for another host name or from a peer not served reaches nothing.
-struct WebRouter: HTTPResponderBuilder {
+package struct WebRouter: HTTPResponderBuilder {
     /// The routes as registered: GET and POST only; HEAD is never registered per route.
     let router: Router<WebRequestContext>
     /// The names and peers answered.
     let listener: ListenerPolicy
 
-    func buildResponder() -> GuardedResponder<HeadAsGetResponder<RouterResponder<WebRequestContext>>> {
+    package func buildResponder() -> GuardedResponder<HeadAsGetResponder<RouterResponder<WebRequestContext>>> {
         GuardedResponder(policy: listener, base: HeadAsGetResponder(base: router.buildResponder()))
     }
 }
@@ -181,10 +219,10 @@ struct WebRouter: HTTPResponderBuilder {
 /// addresses (404s) answering HEAD with a body and hands handlers a method they do not expect: here
 /// every handler, middleware and error page sees a plain GET, so status and headers (Content-Type,
 /// Content-Length of the GET body, ETag, Set-Cookie) are exactly GET's.
-struct HeadAsGetResponder<Base: HTTPResponder>: HTTPResponder {
+package struct HeadAsGetResponder<Base: HTTPResponder>: HTTPResponder {
     let base: Base
 
-    func respond(to request: Request, context: Base.Context) async throws -> Response {
+    package func respond(to request: Request, context: Base.Context) async throws -> Response {
         guard request.method == .head else { return try await base.respond(to: request, context: context) }
         var head = request.head
         head.method = .get

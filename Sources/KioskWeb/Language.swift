@@ -3,7 +3,7 @@ import Hummingbird
 import KioskCore
 
 /// The languages of the web app. Upstream data stays in the language the API sends it in.
-enum Language: String, CaseIterable, Sendable {
+package enum Language: String, CaseIterable, Sendable {
     case en
     case es
 

@@ -101,7 +101,7 @@ extension Pages {
 
     /// `#results` and, beside it, the detail pane the script fills on a wide screen. A list that changes
     /// on its own all the time (the debugger's) does not announce its changes (`announcesChanges`).
-    static func split(_ results: [HTML], revalidating: Bool, announcesChanges: Bool = true, className: String = "split",
+    package static func split(_ results: [HTML], revalidating: Bool, announcesChanges: Bool = true, className: String = "split",
                       attributes: [Attribute?] = [], context: ViewContext) -> HTML {
         E.element("div", [.class(className)], [
             E.element("div", [.attribute("id", "results"), .attribute("aria-live", announcesChanges ? "polite" : "off"),

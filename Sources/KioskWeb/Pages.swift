@@ -1,23 +1,23 @@
 import Foundation
-import Hummingbird
+package import Hummingbird
 import KioskApp
-import KioskCore
+package import KioskCore
 
 /// The HTML views. Each returns `HTML`, so every upstream string goes through `HTML.text` or an
 /// `Attribute` helper on its way into a page.
-enum Pages {
+package enum Pages {
     typealias E = HTML
 
     /// What a page shows, for the script (`<main data-view>`).
-    enum View: String {
+    package enum View: String {
         case home, list, search, detail, favorites, error, debug, offline, pair
     }
 
     /// The frame of every page: skip link, brand and language switch, the catalog tabs (a bottom tab
     /// bar on a phone, a sidebar on a wide screen), the content, and the scripts (the debugger's on its
     /// pages only).
-    static func layout(_ context: ViewContext, title: String, current: String?, view: View, source: SourceID? = nil,
-                       _ content: [HTML]) -> HTML {
+    package static func layout(_ context: ViewContext, title: String, current: String?, view: View, source: SourceID? = nil,
+                       scripts extra: [StaticAsset] = [], _ content: [HTML]) -> HTML {
         let strings = context.strings
         let language = context.language
         let tabs: [(path: String, icon: String, short: String, long: String)] =
@@ -68,9 +68,8 @@ enum Pages {
         var scripts = [context.catalogs.assets.client, StaticAssets.deviceScript, StaticAssets.script, StaticAssets.offlineScript].map { asset in
             E.element("script", [Attribute.localSource(asset.path), .flag("defer")], [])
         }
-        if view == .debug {
-            scripts.append(E.element("script", [Attribute.localSource(StaticAssets.debugScript.path), .flag("defer")], []))
-        }
+        // A page's own scripts after them (the console's).
+        scripts += extra.map { E.element("script", [Attribute.localSource($0.path), .flag("defer")], []) }
         return E.group([
             E.literal("<!doctype html>"),
             E.element("html", [.attribute("lang", language.rawValue)], [
@@ -117,7 +116,7 @@ enum Pages {
     }
 
     /// A 200 HTML response.
-    static func response(_ html: HTML, status: HTTPResponse.Status = .ok) -> Response {
+    package static func response(_ html: HTML, status: HTTPResponse.Status = .ok) -> Response {
         response(ByteBuffer(string: html.rendered), status: status)
     }
 
@@ -200,8 +199,8 @@ enum Pages {
 
     /// An error page: what happened, and a Retry link when retrying can help.
     static func errorResponse(_ error: WebError, context: ViewContext) -> Response {
-        // The title in the page's language by the status (the debugger's own pages keep theirs).
-        let title = error.showsDebugLogin ? error.title : context.strings.errorTitle(Int(error.status.code))
+        // The title in the page's language by the status, unless the error names its own (the console's).
+        let title = error.keepsTitle ? error.title : context.strings.errorTitle(Int(error.status.code))
         var content: [HTML] = [
             E.element("h1", [], [.text(title)]),
             E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text(error.message)]),
@@ -209,7 +208,7 @@ enum Pages {
         if let retry = error.retryPath {
             content.append(E.element("p", [], [E.element("a", [Attribute.localHref(retry)], [.text(context.strings.retry)])]))
         }
-        if error.showsDebugLogin { content.append(DebugPages.loginForm(context)) }
+        if let extra = error.extra { content.append(extra(context)) }
         content.append(E.element("p", [], [E.element("a", [Attribute.localHref(Route.home.path)], [.text(context.strings.backToCatalogs)])]))
         return response(layout(context, title: title, current: nil, view: .error, content), status: error.status)
     }
@@ -281,13 +280,13 @@ enum Pages {
     }
 
     /// The hidden field every POST form carries: the request's CSRF token (the cookie's value).
-    static func csrfField(_ context: ViewContext) -> HTML {
+    package static func csrfField(_ context: ViewContext) -> HTML {
         E.void("input", [.attribute("type", "hidden"), .attribute("name", CSRFProtection.fieldName),
                          .attribute("value", context.csrfToken)])
     }
 
     /// A one-button POST form with the CSRF field and hidden `fields`.
-    static func postForm(action: String, fields: [(String, String)], label: String, button: HTML,
+    package static func postForm(action: String, fields: [(String, String)], label: String, button: HTML,
                          className: String, pressed: Bool? = nil, attributes: [Attribute?] = [], context: ViewContext) -> HTML {
         E.element("form", [.class(className), .attribute("method", "post"), .attribute("action", action)] + attributes,
                   [csrfField(context)] + fields.map { name, value in

@@ -1,7 +1,7 @@
-import Foundation
-import Hummingbird
+package import Foundation
+package import Hummingbird
 import KioskApp
-import KioskCore
+package import KioskCore
 import Synchronization
 
 /// Wrong secrets (pairing codes, the debug token) per client over a sliding window: at most `perClient`
@@ -10,18 +10,25 @@ import Synchronization
 /// code is burned after `PairedDevices.maximumPairingFailures` wrong tries, a debug token is long. Every
 /// attempt counts when it is made (two at once cannot both slip under the limit); a right one clears its
 /// client's count.
-final class ClientAttempts: Sendable {
+package final class ClientAttempts: Sendable {
     /// The limits: 5 attempts a minute per client.
-    struct Limits: Sendable {
-        var perClient = 5
-        var window: TimeInterval = 60
+    package struct Limits: Sendable {
+        var perClient: Int
+        var window: TimeInterval
         /// The most clients remembered at once; past it the oldest are forgotten (a flood of spoofed
         /// addresses must not grow the table without bound).
-        var clients = 10_000
+        var clients: Int
+
+        /// Limits of `perClient` attempts each `window` seconds, for at most `clients` clients at once.
+        package init(perClient: Int = 5, window: TimeInterval = 60, clients: Int = 10_000) {
+            self.perClient = perClient
+            self.window = window
+            self.clients = clients
+        }
     }
 
     /// Whether an attempt may be checked: with how many are left to this client, or after how many seconds.
-    enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         case allowed(remaining: Int)
         case limited(retryAfter: Int)
     }
@@ -32,7 +39,7 @@ final class ClientAttempts: Sendable {
     private let now: @Sendable () -> Date
     private let byClient = Mutex<[String: [Date]]>([:])
 
-    init(limits: Limits = Limits(), now: @escaping @Sendable () -> Date,
+    package init(limits: Limits = Limits(), now: @escaping @Sendable () -> Date,
          peers: PeerScope = .localNetworks(also: NeighbourNetworks([]))) {
         self.limits = limits
         self.now = now
@@ -40,7 +47,7 @@ final class ClientAttempts: Sendable {
     }
 
     /// Counts an attempt by `client` unless its limit is reached, in which case nothing is counted.
-    func attempt(by client: String) -> Decision {
+    package func attempt(by client: String) -> Decision {
         let now = now()
         let start = now.addingTimeInterval(-limits.window)
         return byClient.withLock { byClient in
@@ -61,7 +68,7 @@ final class ClientAttempts: Sendable {
     }
 
     /// A right secret: the client's earlier wrong ones no longer count against it.
-    func succeeded(by client: String) {
+    package func succeeded(by client: String) {
         _ = byClient.withLock { $0.removeValue(forKey: client) }
     }
 
@@ -69,7 +76,7 @@ final class ClientAttempts: Sendable {
     /// shares its IPv6 /64, so counting the /64 would let one of them lock the others out), and a stranger's
     /// whole IPv6 /64 (any host can use any address of its own /64). Only a listener serving any peer meets
     /// strangers; wherever a peer cannot be read, the listener's guard has refused the request already.
-    func client(_ address: IPAddress?) -> String {
+    package func client(_ address: IPAddress?) -> String {
         guard let address = address?.unmapped else { return "unknown" }
         guard address.bytes.count == 16, !peers.isNeighbour(address) else { return address.description }
         return Hex.encode(address.bytes.prefix(8)) + "::/64"
@@ -78,17 +85,17 @@ final class ClientAttempts: Sendable {
 
 /// Reads a request's peer: the socket's, except in tests, which pretend to be another machine
 /// (HummingbirdTesting's router has no socket).
-typealias PeerReader = @Sendable (Request, WebRequestContext) -> IPAddress?
+package typealias PeerReader = @Sendable (Request, WebRequestContext) -> IPAddress?
 
 /// The socket's peer, as `WebRequestContext` has it.
-let socketPeer: PeerReader = { _, context in
+package let socketPeer: PeerReader = { _, context in
     context.remoteAddress?.ipAddress.flatMap(IPAddress.init(literal:))
 }
 
 /// Who may use a `serve --lan` listener: loopback peers as before, and other machines only once paired — a
 /// cookie whose token the store knows, looked up on every request so a revocation counts at once. The code
 /// a browser pairs with is the store's open one (`PairedDevices.openPairingWindow`).
-struct PairingGate: Sendable {
+package struct PairingGate: Sendable {
     /// The paired devices and the pairing window (the store, through `Kiosk`).
     let devices: PairedDevices
     /// Wrong codes, rate-limited per client.

@@ -72,8 +72,6 @@ enum Route: Sendable, Hashable {
     static let editParameter = "edit"
     /// Where the JSON API lives: never answered from a device's saved pages.
     static let apiPrefix = "/api/"
-    /// Where the network debugger lives (`DebugController`'s routes).
-    static let debugPrefix = "/debug"
     /// The image route (`?url=`).
     static let imagePath = "/image"
     /// Where the content-addressed stylesheet, scripts and icons live.
@@ -146,8 +144,9 @@ struct ClientTable: Encodable, Sendable {
     let routes: ClientRoutes
     let ages: [Age.Step]
 
-    init(catalogs: [any CatalogSource]) {
-        routes = ClientRoutes(catalogs: catalogs)
+    /// The table for `catalogs`, `networkOnly` adding the prefixes of the app's features (the console's).
+    init(catalogs: [any CatalogSource], networkOnly: [String] = []) {
+        routes = ClientRoutes(catalogs: catalogs, networkOnly: networkOnly)
         ages = Age.steps
     }
 }
@@ -178,8 +177,9 @@ struct ClientRoutes: Encodable, Sendable {
     let direct: [String]
     let writes: [Write]
 
-    /// The table for these catalogs: user-order writes only for the catalogs whose list the user orders.
-    init(catalogs: [any CatalogSource]) {
+    /// The table for these catalogs: user-order writes only for the catalogs whose list the user orders;
+    /// `networkOnly` adds the features' prefixes to the app's own.
+    init(catalogs: [any CatalogSource], networkOnly features: [String] = []) {
         home = Route.home.path
         offline = Route.offline.path
         connectivity = Route.apiConnectivity.path
@@ -187,7 +187,7 @@ struct ClientRoutes: Encodable, Sendable {
         staticPrefix = Route.staticPrefix
         pair = Route.pair.path
         serviceWorker = Route.serviceWorker.path
-        networkOnly = [Route.apiPrefix, Route.debugPrefix, Route.pair.path, Route.serviceWorker.path]
+        networkOnly = [Route.apiPrefix, Route.pair.path, Route.serviceWorker.path] + features
         direct = [Route.language.path]
         let ordered = catalogs.filter { $0.ordering == .user }.map { NSRegularExpression.escapedPattern(for: $0.id.rawValue) }.sorted()
         let all = catalogs.map { NSRegularExpression.escapedPattern(for: $0.id.rawValue) }.sorted()

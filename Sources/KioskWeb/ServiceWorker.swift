@@ -66,12 +66,15 @@ struct ClientAssets: Sendable {
     let client: StaticAsset
     /// `/sw.js` for this shell.
     let serviceWorker: ServiceWorker.Script
+    /// The features' scripts, by the name they are served under (never precached: the console is network-only).
+    let extraAssets: [String: StaticAsset]
 
-    init(catalogs: [any CatalogSource]) {
+    init(catalogs: [any CatalogSource], features: [any WebFeature] = []) {
+        extraAssets = Dictionary(features.flatMap(\.assets).map { ($0.servedName, $0) }, uniquingKeysWith: { first, _ in first })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Kiosk's own paths, catalog names and patterns of ASCII: JSON is a valid JavaScript expression for them.
-        let json = (try? encoder.encode(ClientTable(catalogs: catalogs))).map { Array($0) } ?? Array("{}".utf8)
+        let json = (try? encoder.encode(ClientTable(catalogs: catalogs, networkOnly: features.flatMap(\.networkOnlyPrefixes)))).map { Array($0) } ?? Array("{}".utf8)
         client = StaticAsset(fileName: "client.js", contents: Array("self.KioskClient = Object.freeze(".utf8) + json + Array(");\n".utf8),
                              contentType: "text/javascript; charset=utf-8")
         serviceWorker = ServiceWorker.Script(client: client)
@@ -79,7 +82,7 @@ struct ClientAssets: Sendable {
 
     /// `GET /static/{file}`: the client table, or one of the static assets.
     func response(servedName: String, request: Request) throws -> Response {
-        try StaticAssets.response(asset: servedName == client.servedName ? client : StaticAssets.byServedName[servedName],
+        try StaticAssets.response(asset: servedName == client.servedName ? client : StaticAssets.byServedName[servedName] ?? extraAssets[servedName],
                                   servedName: servedName, request: request)
     }
 }

@@ -11,7 +11,7 @@ enum Fingerprint {
 /// One file of `Resources/` served under `/static/`, at an address that carries its content's fingerprint
 /// (`/static/app.3f2a9c1b5d6e7f80.css`): the address changes whenever the content does, so browsers may keep
 /// it forever. Everything a response needs is computed once, when the file is loaded.
-struct StaticAsset: Sendable {
+package struct StaticAsset: Sendable {
     /// The file's name in `Resources/` ("app.css").
     let fileName: String
     /// The name it is served under, with the fingerprint before the extension ("app.3f2a9c1b5d6e7f80.css").
@@ -29,7 +29,7 @@ struct StaticAsset: Sendable {
     var path: String { Route.staticFile(servedName).path }
 
     /// An asset of `contents`, fingerprinted.
-    init(fileName: String, contents: [UInt8], contentType: String) {
+    package init(fileName: String, contents: [UInt8], contentType: String) {
         let fingerprint = Fingerprint.hex(contents)
         let dot = fileName.lastIndex(of: ".") ?? fileName.endIndex
         self.fileName = fileName
@@ -55,8 +55,6 @@ enum StaticAssets {
     static let deviceScript = load("device.js", contentType: "text/javascript; charset=utf-8")
     /// `offline.js`: the page's side of offline reading (registration, banners, the storage panel, pending edits).
     static let offlineScript = load("offline.js", contentType: "text/javascript; charset=utf-8")
-    /// `debug.js`, the network debugger's script, linked by `/debug` pages only.
-    static let debugScript = load("debug.js", contentType: "text/javascript; charset=utf-8")
 
     /// The app icons (drawn by scripts/dev/make-icons.py): any-purpose 192 and 512 px, maskable ones with the
     /// mark inside the safe zone, and the 180 px Apple touch icon.
@@ -68,7 +66,7 @@ enum StaticAssets {
 
     /// Every asset by the name it is served under.
     static let byServedName: [String: StaticAsset] = Dictionary(
-        uniqueKeysWithValues: [stylesheet, script, deviceScript, offlineScript, debugScript, icon192, icon512, maskableIcon192, maskableIcon512, appleTouchIcon]
+        uniqueKeysWithValues: [stylesheet, script, deviceScript, offlineScript, icon192, icon512, maskableIcon192, maskableIcon512, appleTouchIcon]
             .map { ($0.servedName, $0) })
 
     /// Reads every asset, so a broken installation stops the process at start-up rather than on a request.

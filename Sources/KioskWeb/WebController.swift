@@ -1,10 +1,10 @@
 import Foundation
-import Hummingbird
+package import Hummingbird
 import KioskApp
 import KioskCore
 
 /// The route handlers: each reads and checks its input, asks Kiosk, and renders HTML or JSON.
-struct WebController: Sendable {
+package struct WebController: Sendable {
     let kiosk: Kiosk
     /// Rendered list pages, reused until what they show changes.
     let pages = PageCache()
@@ -149,7 +149,7 @@ struct WebController: Sendable {
     static let waitHeader = HTTPFields.Element.Name("X-Kiosk-Wait")!
 
     /// A 303, so the browser follows with a GET and a reload does not send the form again.
-    static func seeOther(_ path: String) -> Response {
+    package static func seeOther(_ path: String) -> Response {
         Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
     }
 

@@ -1,29 +1,44 @@
 import Foundation
-import Hummingbird
+package import Hummingbird
 import KioskCore
 
 /// A failure the web layer answers with a page (or `{"error"}` under /api): a status, words a user
 /// can act on, and where "Retry" goes when retrying can help.
-struct WebError: Error, Sendable {
+package struct WebError: Error, Sendable {
     var status: HTTPResponse.Status
     var title: String
     var message: String
     /// A local path to try again, for failures of the world rather than of the request.
     var retryPath: String?
-    /// Whether the page offers the debug token form (a locked debugger).
-    var showsDebugLogin = false
+    /// What the page shows under the message, drawn for the request (the console's token form).
+    var extra: (@Sendable (ViewContext) -> HTML)?
+    /// Whether the page keeps `title` (the console's own words) rather than its status's, in the page's language.
+    var keepsTitle = false
     /// Seconds to wait before trying again (a `Retry-After` header), for a throttled attempt.
     var retryAfter: Int?
 
-    static func badRequest(_ message: String) -> WebError {
+    /// An error page's content: `extra` is drawn under the message; `keepsTitle` keeps `title` (else the
+    /// status's, in the page's language); `retryAfter` sends a `Retry-After`.
+    package init(status: HTTPResponse.Status, title: String, message: String, retryPath: String?,
+                 extra: (@Sendable (ViewContext) -> HTML)? = nil, keepsTitle: Bool = false, retryAfter: Int? = nil) {
+        self.status = status
+        self.title = title
+        self.message = message
+        self.retryPath = retryPath
+        self.extra = extra
+        self.keepsTitle = keepsTitle
+        self.retryAfter = retryAfter
+    }
+
+    package static func badRequest(_ message: String) -> WebError {
         WebError(status: .badRequest, title: "Bad request", message: message, retryPath: nil)
     }
 
-    static func notFound(_ message: String) -> WebError {
+    package static func notFound(_ message: String) -> WebError {
         WebError(status: .notFound, title: "Not found", message: message, retryPath: nil)
     }
 
-    static func forbidden(_ message: String) -> WebError {
+    package static func forbidden(_ message: String) -> WebError {
         WebError(status: .forbidden, title: "Forbidden", message: message, retryPath: nil)
     }
 }
@@ -51,6 +66,9 @@ extension WebError {
 /// Turns every error into a clear page or JSON body (never a bare 500 from the framework) and puts the
 /// security headers on every response, errors included.
 struct WebErrorMiddleware: RouterMiddleware {
+    /// The prefixes besides the app's own `/api/` whose errors are JSON (the features' APIs).
+    var jsonPrefixes: [String] = []
+
     func handle(_ request: Request, context: WebRequestContext,
                 next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
         var response: Response
@@ -58,7 +76,7 @@ struct WebErrorMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch {
             let path = request.uri.path
-            let isAPI = path.hasPrefix("/api/") || path == "/api" || path.hasPrefix("/debug/api/")
+            let isAPI = path.hasPrefix(Route.apiPrefix) || path + "/" == Route.apiPrefix || jsonPrefixes.contains { path.hasPrefix($0) }
             let webError = Self.webError(for: error, path: request.uri.path, query: request.uri.query)
             response = isAPI ? JSONResponse.error(webError) : Pages.errorResponse(webError, context: context.view)
             if let seconds = webError.retryAfter { response.headers[.retryAfter] = String(seconds) }

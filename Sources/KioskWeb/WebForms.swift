@@ -8,14 +8,14 @@ import KioskDebugger
 /// `decode` is the one place where bad input becomes a 400 that says what is wrong: every kind of malformed
 /// text is refused here, and each form's `init(from:)` refuses values that do not convert with a message
 /// naming the parameter (through the `KeyedDecodingContainer` helpers below).
-enum FormInput {
+package enum FormInput {
     /// The longest query string accepted, unless a caller allows more (a form of the debugger does).
     static let maximumLength = 4096
 
     /// `raw` (a query string or a form body; nil is empty) as `Form`. `allowsLineBreaks` admits tabs and
     /// line breaks, which a textarea sends; other control characters are never accepted, and neither are an
     /// oversized text, bad percent-encoding or a repeated name.
-    static func decode<Form: Decodable>(_ type: Form.Type, from raw: String?, maximumLength: Int = maximumLength,
+    package static func decode<Form: Decodable>(_ type: Form.Type, from raw: String?, maximumLength: Int = maximumLength,
                                         allowsLineBreaks: Bool = false) throws -> Form {
         let raw = raw ?? ""
         guard raw.utf8.count <= maximumLength else {
@@ -61,13 +61,13 @@ enum FormInput {
 }
 
 /// A parameter name as a coding key; any name is one, so a form can list the names it was given.
-struct FormKey: CodingKey {
-    let stringValue: String
-    var intValue: Int? { nil }
+package struct FormKey: CodingKey {
+    package let stringValue: String
+    package var intValue: Int? { nil }
 
     init(_ name: String) { stringValue = name }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
+    package init?(stringValue: String) { self.stringValue = stringValue }
+    package init?(intValue: Int) { nil }
 }
 
 extension KeyedDecodingContainer where Key == FormKey {
@@ -75,20 +75,20 @@ extension KeyedDecodingContainer where Key == FormKey {
     var names: [String] { allKeys.map(\.stringValue) }
 
     /// A parameter's text, nil when it is absent.
-    func text(_ name: String) throws -> String? {
+    package func text(_ name: String) throws -> String? {
         try decodeIfPresent(String.self, forKey: FormKey(name))
     }
 
     /// A parameter converted to `T`: nil when absent or empty (an empty number field, a select's "any"), a 400
     /// with `message` when it does not convert.
-    func value<T: LosslessStringConvertible>(_ type: T.Type, _ name: String, invalid message: @autoclosure () -> String) throws -> T? {
+    package func value<T: LosslessStringConvertible>(_ type: T.Type, _ name: String, invalid message: @autoclosure () -> String) throws -> T? {
         guard let raw = try text(name), !raw.isEmpty else { return nil }
         guard let value = T(raw) else { throw WebError.badRequest(message()) }
         return value
     }
 
     /// One of an enumeration's raw values: nil when absent or empty, a 400 with `message` for anything else.
-    func choice<T: RawRepresentable>(_ type: T.Type, _ name: String, invalid message: @autoclosure () -> String) throws -> T?
+    package func choice<T: RawRepresentable>(_ type: T.Type, _ name: String, invalid message: @autoclosure () -> String) throws -> T?
     where T.RawValue == String {
         guard let raw = try text(name), !raw.isEmpty else { return nil }
         guard let value = T(rawValue: raw) else { throw WebError.badRequest(message()) }
@@ -96,20 +96,20 @@ extension KeyedDecodingContainer where Key == FormKey {
     }
 
     /// A choice the form cannot do without: absent is as wrong as invalid.
-    func requiredChoice<T: RawRepresentable>(_ type: T.Type, _ name: String, invalid message: @autoclosure () -> String) throws -> T
+    package func requiredChoice<T: RawRepresentable>(_ type: T.Type, _ name: String, invalid message: @autoclosure () -> String) throws -> T
     where T.RawValue == String {
         guard let value = try choice(T.self, name, invalid: message()) else { throw WebError.badRequest(message()) }
         return value
     }
 
     /// A switch such as `?refresh=1`: on unless absent, empty or "0".
-    func flag(_ name: String) throws -> Bool {
+    package func flag(_ name: String) throws -> Bool {
         guard let raw = try text(name) else { return false }
         return !raw.isEmpty && raw != "0"
     }
 
     /// A 400 naming the first unknown parameter and the valid ones.
-    func refuseUnknownNames(_ known: Set<String>) throws {
+    package func refuseUnknownNames(_ known: Set<String>) throws {
         for name in names.sorted() where !known.contains(name) {
             throw WebError.badRequest("Unknown parameter \"\(name.prefix(40))\"; valid: \(known.sorted().joined(separator: ", ")).")
         }
@@ -172,108 +172,6 @@ struct ImageQuery: Decodable {
     }
 }
 
-/// The debugger's list filter: `?q=&source=&status=&method=&decision=&min_ms=&before=&limit=`; anything
-/// unknown or malformed is a 400.
-struct DebugFilterQuery: Decodable {
-    static let names: Set<String> = ["filter", "q", "source", "status", "method", "decision", "min_ms", "before", "limit"]
-    /// The longest filter text accepted.
-    static let maximumFilterLength = 500
-
-    var text: String?
-    var source: SourceID?
-    /// "2xx" ... "5xx", or "error".
-    var status: String?
-    var method: String?
-    var decision: CacheDecision?
-    var minMilliseconds: Double?
-    var before: Int64?
-    var limit: Int?
-    /// `filter`: the filter language as typed (RequestFilter+Language.swift).
-    var filterText: String?
-    /// Why `filterText` does not parse; the console shows it where the mistake is, the JSON route answers 400.
-    var syntaxError: FilterSyntaxError?
-    /// `filterText` parsed.
-    private var parsed: RequestFilter?
-
-    /// No filter.
-    init() {}
-
-    init(from decoder: any Decoder) throws {
-        let form = try decoder.container(keyedBy: FormKey.self)
-        try form.refuseUnknownNames(Self.names)
-        if let text = try form.text("q")?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
-            guard text.count <= 200 else { throw WebError.badRequest("The search text is longer than 200 characters.") }
-            self.text = text
-        }
-        let sourceName = try form.text("source") ?? ""
-        source = try form.choice(SourceID.self, "source", invalid: "There is no source named “\(sourceName.prefix(40))”.")
-        if let status = try form.text("status"), !status.isEmpty {
-            guard StatusClass(status) != nil else { throw WebError.badRequest("The status must be 2xx, 3xx, 4xx, 5xx or error.") }
-            self.status = status
-        }
-        if let method = try form.text("method"), !method.isEmpty {
-            guard method.count <= 10, method.allSatisfy(\.isLetter) else { throw WebError.badRequest("That is not an HTTP method.") }
-            self.method = method.uppercased()
-        }
-        decision = try form.choice(CacheDecision.self, "decision",
-                                   invalid: "The decision must be one of \(CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")).")
-        let minimumMessage = "min_ms must be a number of milliseconds from 0."
-        if let milliseconds = try form.value(Double.self, "min_ms", invalid: minimumMessage) {
-            guard milliseconds >= 0, milliseconds < 86_400_000 else { throw WebError.badRequest(minimumMessage) }
-            minMilliseconds = milliseconds
-        }
-        before = try form.value(Int64.self, "before", invalid: "before must be a request id.")
-        guard (before ?? 1) > 0 else { throw WebError.badRequest("before must be a request id.") }
-        limit = try form.value(Int.self, "limit", invalid: "limit must be from 1 to 1000.")
-        guard (1...1000).contains(limit ?? 1) else { throw WebError.badRequest("limit must be from 1 to 1000.") }
-        if let raw = try form.text("filter")?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
-            guard raw.count <= Self.maximumFilterLength else {
-                throw WebError.badRequest("The filter is longer than \(Self.maximumFilterLength) characters.")
-            }
-            filterText = raw
-            do {
-                let parsed = try RequestFilter(parsing: raw)
-                if let key = fields.sharedKey(with: parsed) {
-                    throw WebError.badRequest("\(key.rawValue) is given both in the filter and as a separate parameter; give it once.")
-                }
-                self.parsed = parsed
-            } catch let error as FilterSyntaxError {
-                syntaxError = error
-            }
-        }
-    }
-
-    /// The separate fields' filter, before the filter text is added.
-    private var fields: RequestFilter {
-        RequestFilter(text: text, source: source, statusClass: status.flatMap(StatusClass.init), method: method,
-                      decision: decision, minimumDuration: minMilliseconds.map { $0 / 1000 }, beforeID: before, limit: limit ?? 100)
-    }
-
-    /// The request log's filter (100 records unless a limit is given): the fields and the filter text.
-    var filter: RequestFilter { parsed.map(fields.adding) ?? fields }
-
-    /// `min_ms` as it is shown in the filter form: whole numbers without a decimal point.
-    var minMillisecondsText: String {
-        guard let minMilliseconds else { return "" }
-        return minMilliseconds.rounded() == minMilliseconds && minMilliseconds < 1e15 ? String(Int(minMilliseconds)) : String(minMilliseconds)
-    }
-
-    /// The same filter as a query string ("" when there is none), for links that keep it.
-    var encoded: String {
-        var query = QueryString()
-        query.set("filter", filterText)
-        query.set("q", text)
-        query.set("source", source?.rawValue)
-        query.set("status", status)
-        query.set("method", method)
-        query.set("decision", decision?.rawValue)
-        query.set("min_ms", minMilliseconds == nil ? nil : minMillisecondsText)
-        query.set("before", before.map(String.init))
-        query.set("limit", limit.map(String.init))
-        return query.encoded
-    }
-}
-
 // MARK: - POSTed forms (their CSRF field is checked first, by `CSRFProtection.verifiedForm`)
 
 /// Where a form sends the browser afterwards; only a local path is followed (see `WebController.localReturnPath`).
@@ -319,51 +217,3 @@ struct LanguageForm: Decodable {
     }
 }
 
-/// `POST /debug/breakpoints/{endpoint}`: `request=`, `response=`, `error=`, each `pause` or `ignore`.
-struct BreakpointForm: Decodable {
-    var setting: BreakpointSetting
-
-    init(from decoder: any Decoder) throws {
-        let form = try decoder.container(keyedBy: FormKey.self)
-        func mode(_ name: String) throws -> BreakpointMode {
-            try form.requiredChoice(BreakpointMode.self, name, invalid: "\(name) must be pause or ignore.")
-        }
-        setting = BreakpointSetting(request: try mode("request"), response: try mode("response"), error: try mode("error"))
-    }
-}
-
-/// `POST /debug/paused/{id}`: the console's decision on a paused exchange.
-struct PauseDecisionForm: Decodable {
-    enum Action: String { case `continue`, abort, edit }
-
-    var action: Action
-    /// "name=value" lines (request phase).
-    var query: String
-    /// "Name: value" lines (request phase).
-    var headers: String
-    /// The response body to answer with (response and error phases).
-    var body: String?
-    /// The status to answer with, as typed: a bad one is shown again in the editor (422), not refused as a 400.
-    var status: String?
-    /// "Keep returning this": the edit also becomes a rewrite rule.
-    var keep = false
-
-    init(from decoder: any Decoder) throws {
-        let form = try decoder.container(keyedBy: FormKey.self)
-        action = try form.requiredChoice(Action.self, "action", invalid: "The action must be continue, abort or edit.")
-        query = try form.text("query") ?? ""
-        headers = try form.text("headers") ?? ""
-        body = try form.text("body")
-        status = try form.text("status")
-        keep = try form.flag("keep")
-    }
-}
-
-/// `POST /debug/login`: `token=`.
-struct DebugLoginForm: Decodable {
-    var token: String?
-
-    init(from decoder: any Decoder) throws {
-        token = try decoder.container(keyedBy: FormKey.self).text("token")
-    }
-}

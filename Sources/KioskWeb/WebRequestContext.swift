@@ -6,7 +6,7 @@ import NIOCore
 /// The web app's request context: Hummingbird's core storage plus what pages need to know about the request
 /// — its language, the CSRF token its forms carry, and its path — filled in by `CSRFMiddleware` and
 /// `LanguageMiddleware` and handed to the views explicitly (as `ViewContext`).
-struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
+package struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
     /// Who connected: the pairing gate lets loopback peers through (nil under HummingbirdTesting's router,
     /// which has no socket; the gate reads that as "not loopback").
@@ -24,7 +24,7 @@ struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
     var writeScope: WriteScope = .local
     /// Whether what let this request in still holds — the device is still paired, the debugger session has
     /// not expired — asked again by answers that last (the console's live stream), which end when it does not.
-    var stillAuthorized: @Sendable () -> Bool = { true }
+    package var stillAuthorized: @Sendable () -> Bool = { true }
 
     init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
@@ -32,12 +32,12 @@ struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
     }
 
     /// What the views of this request are given.
-    var view: ViewContext { ViewContext(language: language, csrfToken: csrfToken, path: path, catalogs: catalogs) }
+    package var view: ViewContext { ViewContext(language: language, csrfToken: csrfToken, path: path, catalogs: catalogs) }
 }
 
 /// What a view knows about the request it renders, passed as a parameter: the language and its strings,
 /// the CSRF token for the forms, and the request's path (the language switch returns there).
-struct ViewContext: Sendable {
+package struct ViewContext: Sendable {
     /// The page's language.
     var language: Language
     /// The token the page's forms carry.
@@ -70,11 +70,11 @@ struct Catalogs: Sendable {
     /// client assets are made with it).
     static let none = Catalogs(sources: [])
 
-    /// The catalogs of `sources`.
-    init(sources: [any CatalogSource]) {
+    /// The catalogs of `sources`, with what the app's `features` add to the client table and the assets.
+    init(sources: [any CatalogSource], features: [any WebFeature] = []) {
         self.sources = sources.sorted { $0.id < $1.id }
         byID = Dictionary(sources.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        assets = ClientAssets(catalogs: self.sources)
+        assets = ClientAssets(catalogs: self.sources, features: features)
     }
 
     /// The source of `id`, when configured.

@@ -7,6 +7,7 @@ import Foundation
 import KioskProcess
 import Hummingbird
 import KioskApp
+import KioskConsole
 import KioskCore
 import KioskDemoUpstream
 import KioskWeb
@@ -47,7 +48,8 @@ func webBenchmarks(demo: DemoUpstream, quick: Bool) async {
 /// Runs the web app over `kiosk` on a free loopback port for the duration of `body`, then stops it.
 func withWebServer<T>(kiosk: Kiosk, _ body: (Int) async throws -> T) async throws -> T {
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-    let app = try buildApplication(kiosk: kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0)) { port in
+    let app = try buildApplication(kiosk: kiosk, configuration: WebConfiguration(host: "127.0.0.1", port: 0),
+                                   features: { [Console($0)] }) { port in
         portContinuation.yield(port)
         portContinuation.finish()
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import KioskApp
+import KioskConsole
 import KioskCore
 import KioskDemoUpstream
 import KioskWeb
@@ -104,7 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
             let allowGlobalPeers = allowGlobalPeers
             // The lines are printed once the port is bound, so a script can wait for them (and learn the port
             // the system picked for --port 0).
-            let app = try buildApplication(kiosk: kiosk, configuration: configuration) { bound in
+            let app = try buildApplication(kiosk: kiosk, configuration: configuration, features: { [Console($0)] }) { bound in
                 var lines = Self.listeningLines(host: host, port: bound, tls: tls, allowsGlobalPeers: allowGlobalPeers)
                 if pairing != nil { lines.append(Self.pairingLine(kiosk: kiosk, onTerminal: Output.isTerminal, command: pairCommand)) }
                 Output.human(lines.joined(separator: "\n"))

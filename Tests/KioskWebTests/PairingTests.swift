@@ -7,6 +7,7 @@ import KioskStore
 import Synchronization
 import KioskTestSupport
 import Testing
+@testable import KioskConsole
 @testable import KioskWeb
 
 /// The header through which these tests say which address a request comes from: HummingbirdTesting's router

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import KioskCore
 import KioskTestSupport
 import Testing
+@testable import KioskConsole
 @testable import KioskWeb
 
 @Suite("Network debugger console")

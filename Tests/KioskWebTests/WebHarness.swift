@@ -5,6 +5,7 @@ import HummingbirdTesting
 import KioskApp
 import KioskCore
 import KioskDemoUpstream
+@testable import KioskConsole
 @testable import KioskWeb
 
 extension Harness {
@@ -23,7 +24,7 @@ func withLiveWeb(_ configuration: WebConfiguration = WebConfiguration(host: "127
     try await withHarness { harness in
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
-            let app = try buildApplication(kiosk: harness.kiosk, configuration: configuration)
+            let app = try buildApplication(kiosk: harness.kiosk, configuration: configuration, features: { [Console($0)] })
             try await app.test(.live) { client in try await body(harness, client, http, try #require(client.port)) }
         } catch {
             try? await http.shutdown()
@@ -31,6 +32,13 @@ func withLiveWeb(_ configuration: WebConfiguration = WebConfiguration(host: "127
         }
         try await http.shutdown()
     }
+}
+
+/// The web app's router over `kiosk` with the console, as `kiosk serve` builds it; the console open to whom
+/// `debugAccess` lets in (by default the owner on a loopback listener).
+func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = CSRFProtection(),
+                 debugAccess: DebugAccess = DebugAccess(token: nil, isLoopback: true), pairing: PairingGate? = nil) -> WebRouter {
+    KioskWeb.buildRouter(kiosk: kiosk, features: [Console(kiosk: kiosk, access: debugAccess)], csrf: csrf, pairing: pairing)
 }
 
 /// Runs a test body with the router under HummingbirdTesting's `.router` framework, always stopping the harness.

@@ -6,11 +6,12 @@ import KioskDebugger
 import KioskCore
 import KioskTestSupport
 import Testing
+@testable import KioskConsole
 @testable import KioskWeb
 
 @Suite("Static files at fingerprinted addresses")
 struct StaticAssetTests {
-    static let assets = [StaticAssets.stylesheet, StaticAssets.script, StaticAssets.debugScript]
+    static let assets = [StaticAssets.stylesheet, StaticAssets.script, Console.script]
 
     @Test("The stylesheet and both scripts are served at addresses carrying their fingerprint, immutable, with a strong ETag")
     func servedImmutable() async throws {
@@ -31,7 +32,7 @@ struct StaticAssetTests {
             #expect(try await client.get(StaticAssets.stylesheet.path).header("Content-Type") == "text/css; charset=utf-8")
             #expect(try await client.get(StaticAssets.script.path).header("Content-Type") == "text/javascript; charset=utf-8")
             #expect(try await client.get(StaticAssets.stylesheet.path).body.contains("prefers-color-scheme: dark"))
-            #expect(try await client.get(StaticAssets.debugScript.path).body.contains("treeEditor"))
+            #expect(try await client.get(Console.script.path).body.contains("treeEditor"))
         }
     }
 
@@ -76,13 +77,13 @@ struct StaticAssetTests {
     func debugScriptOnlyOnDebugPages() async throws {
         try await withWeb { _, client in
             let appScript = "<script src=\"\(StaticAssets.script.path)\" defer></script>"
-            let debugScript = "<script src=\"\(StaticAssets.debugScript.path)\" defer></script>"
+            let debugScript = "<script src=\"\(Console.script.path)\" defer></script>"
             // Given the reader's pages, an error page and the debugger's pages
             for path in ["/", "/rickandmorty", "/rickandmorty?q=rick", "/rickandmorty/1", "/favorites", "/nowhere"] {
                 // Then a reader's page has the app's script and not the debugger's
                 let page = try await client.get(path)
                 #expect(page.body.contains(appScript), "\(path)")
-                #expect(!page.body.contains(StaticAssets.debugScript.path), "\(path)")
+                #expect(!page.body.contains(Console.script.path), "\(path)")
             }
             for path in ["/debug", "/debug/endpoints", "/debug/mocks", "/debug/paused"] {
                 // And a debugger's page has both, the debugger's after the app's, which it builds on

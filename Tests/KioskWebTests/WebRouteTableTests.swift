@@ -5,6 +5,7 @@ import KioskApp
 import KioskCore
 import KioskTestSupport
 import Testing
+@testable import KioskConsole
 @testable import KioskWeb
 
 @Suite("One route table for the server and the scripts")
@@ -51,7 +52,7 @@ struct WebRouteTableTests {
                     .replacingOccurrences(of: "{endpoint}", with: "dogs.list")
                 if pattern == Route.Kind.reset.pattern.description {
                     addresses.append(sample.replacingOccurrences(of: "{id}", with: Route.resetSegment))
-                } else if pattern.contains("{action}") && !pattern.hasPrefix(Route.debugPrefix) {
+                } else if pattern.contains("{action}") && !pattern.hasPrefix(ConsoleRoute.prefix) {
                     for action in ["delete", "move"] {
                         addresses.append(sample.replacingOccurrences(of: "{id}", with: "Fido").replacingOccurrences(of: "{action}", with: action))
                     }
@@ -96,15 +97,20 @@ struct WebRouteTableTests {
     @Test("No script spells an address of the app, a catalog or a button's symbol: they come from the client table and the page")
     func scriptsSpellNoRoute() throws {
         // Given every script of the app, and the first segment of every address the server registers
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/KioskWeb/Resources")
-        let scripts = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".js") }
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources")
+        let scripts = try ["KioskWeb", "KioskConsole"].flatMap { module in
+            let folder = sources.appendingPathComponent("\(module)/Resources")
+            return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".js") }
+                .map { folder.appendingPathComponent($0) }
+        }
         #expect(scripts.count >= 5)
         let names = Set(Route.Kind.allCases.compactMap { $0.pattern.description.split(separator: "/").first.map(String.init) }
             .filter { !$0.hasPrefix("{") } + ["debug"] + SourceID.allCases.map(\.rawValue))
         #expect(names.isSuperset(of: ["favorites", "api", "static", "image", "sw.js", "pair", "language", "dogs"]))
-        for script in scripts {
-            let text = try String(contentsOf: folder.appendingPathComponent(script), encoding: .utf8)
+        for file in scripts {
+            let script = file.lastPathComponent
+            let text = try String(contentsOf: file, encoding: .utf8)
             // Then none of them writes one as a path in a string, a template or a regular expression
             for name in names {
                 for opening in ["\"/", "'/", "`/", "\\/"] {

@@ -1,5 +1,6 @@
 import KioskCore
 import KioskDebugger
+import KioskWeb
 
 // The console's filter box: one text field in the filter language (RequestFilter+Language.swift) that
 // `kiosk log --filter` reads too, what it applies, the mistake when it does not parse, and the keys.

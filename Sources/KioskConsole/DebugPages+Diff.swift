@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskDebugger
+import KioskWeb
 
 /// `/debug/diff?a=&b=`: the two requests to compare (a the older).
 struct DiffQuery: Decodable {
@@ -24,10 +25,10 @@ extension DebugPages {
         E.element("section", [.class("compare")], [
             E.element("h2", [], ["Compare"]),
             previous.map { previous in
-                E.element("p", [], [E.element("a", [Attribute.localHref("/debug/diff?a=\(previous)&b=\(record.id)")],
+                E.element("p", [], [E.element("a", [Attribute.localHref(ConsoleRoute.diff.path(QueryString(["a": String(previous), "b": String(record.id)])))],
                                               [.text("Compare with the previous answer of this endpoint (#\(previous))")])])
             } ?? E.element("p", [.class("status")], ["No earlier answer of this endpoint is in the log."]),
-            E.element("form", [.attribute("method", "get"), .attribute("action", "/debug/diff"), .class("inline")], [
+            E.element("form", [.attribute("method", "get"), .attribute("action", ConsoleRoute.diff.path), .class("inline")], [
                 E.void("input", [.attribute("type", "hidden"), .attribute("name", "a"), .attribute("value", String(record.id))]),
                 E.element("label", [], ["Compare with request #",
                                         E.void("input", [.attribute("type", "number"), .attribute("name", "b"), .attribute("min", "1"),
@@ -41,11 +42,11 @@ extension DebugPages {
     static func diff(_ diff: ExchangeDiff, context: ViewContext) -> HTML {
         let old = diff.before, new = diff.after
         func link(_ record: RequestRecord) -> HTML {
-            E.element("a", [Attribute.localHref("/debug/requests/\(record.id)")], [.text("#\(record.id)")])
+            E.element("a", [Attribute.localHref(ConsoleRoute.request(record.id).path)], [.text("#\(record.id)")])
         }
         func status(_ record: RequestRecord) -> String { record.status.map(String.init) ?? "no response" }
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], ["‹ All requests"])]),
             E.element("h1", [], [.text("#\(old.id) → #\(new.id)")]),
             E.element("p", [.class("url")], [.text(old.url == new.url ? new.url : "\(old.url) → \(new.url)")]),
         ]
@@ -86,8 +87,7 @@ extension DebugPages {
                 }),
         ]))
         content.append(E.element("section", [], [E.element("h2", [], ["Response body"]), bodyChanges(diff.body)]))
-        return Pages.layout(context, title: "#\(old.id) → #\(new.id) · Network debugger", current: nil, view: .debug,
-                            [E.element("article", [.class("detail debug")], content)])
+        return DebugPages.page(context, title: "#\(old.id) → #\(new.id) · Network debugger", [E.element("article", [.class("detail debug")], content)])
     }
 
     /// The body's changes: JSON by path (added, removed, old → new), or the changed lines.

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskWeb
 
 extension DebugPages {
     /// `/debug/insights`: the slowest endpoints (p50/p95 of their upstream exchanges), the bytes each
@@ -10,11 +11,11 @@ extension DebugPages {
         func share(_ count: Int) -> String { "\(count) (\(Int((Double(count) * 100 / Double(total)).rounded())) %)" }
         let slowest = insights.endpoints.first?.p95 ?? 0
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], ["‹ All requests"])]),
             E.element("h1", [], ["Insights"]),
             E.element("p", [.class("status")], [
                 .text("Over the \(insights.requests) request\(insights.requests == 1 ? "" : "s") the log keeps · "),
-                E.element("a", [Attribute.localHref("/debug/api/insights")], ["JSON"]),
+                E.element("a", [Attribute.localHref(ConsoleRoute.apiInsights.path)], ["JSON"]),
             ]),
             E.element("section", [.attribute("aria-labelledby", "decisions")], [
                 E.element("h2", [.attribute("id", "decisions")], ["Cache decisions"]),
@@ -67,8 +68,7 @@ extension DebugPages {
                 ]),
             ]),
         ]))
-        return Pages.layout(context, title: "Insights · Network debugger", current: nil, view: .debug,
-                            [E.element("article", [.class("detail debug")], content)])
+        return DebugPages.page(context, title: "Insights · Network debugger", [E.element("article", [.class("detail debug")], content)])
     }
 
     /// A bar as long as `value` is of `maximum`: an SVG rectangle (attributes, which the page's policy

@@ -4,6 +4,7 @@ import Hummingbird
 import KioskApp
 import KioskCore
 import KioskDebugger
+import KioskWeb
 
 /// The network debugger's console under `/debug` and its JSON under `/debug/api`: the request log with
 /// filters and search, and each request in full. Served only to loopback listeners unless a token is
@@ -15,9 +16,9 @@ struct DebugController: Sendable {
     /// The console's routes form one group under `/debug`, behind `DebugAccessMiddleware`; only the token
     /// form's target, `/debug/login`, is outside it (it is how a locked browser gets in).
     func register(on router: Router<WebRequestContext>) {
-        router.post("/debug/login") { request, context in try await access.login(request, context: context) }
-        let debug = router.group("debug").add(middleware: DebugAccessMiddleware(access: access))
-        debug.get { request, context in
+        router.on(.login) { request, context in try await access.login(request, context: context) }
+        let debug = router.group().add(middleware: DebugAccessMiddleware(access: access))
+        debug.on(.requests) { request, context in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
             // Read before the records: the feed replays from here, so nothing stored meanwhile is missed
             // (a row both listed and replayed is shown once).
@@ -29,27 +30,27 @@ struct DebugController: Sendable {
                                                       live: query.before == nil && query.syntaxError == nil, context: context.view),
                                   status: query.syntaxError == nil ? .ok : .badRequest)
         }
-        debug.get("events") { request, context in
+        debug.on(.events) { request, context in
             try liveEvents(request, stillAuthorized: context.stillAuthorized, recheck: access.recheckInterval)
         }
-        debug.get("diff") { request, context in
+        debug.on(.diff) { request, context in
             Pages.response(DebugPages.diff(try diff(request), context: context.view))
         }
-        debug.get("insights") { _, context in Pages.response(DebugPages.insights(try withLog().insights(), context: context.view)) }
-        debug.get("api/insights") { _, _ in try JSONResponse.ok(try withLog().insights()) }
-        debug.get("requests/{id}") { _, context in
+        debug.on(.insights) { _, context in Pages.response(DebugPages.insights(try withLog().insights(), context: context.view)) }
+        debug.on(.apiInsights) { _, _ in try JSONResponse.ok(try withLog().insights()) }
+        debug.on(.request) { _, context in
             let record = try record(try context.parameters.require("id"))
             return Pages.response(DebugPages.request(record, previous: try withLog().previousAnswer(to: record), context: context.view))
         }
-        debug.get("api/requests") { request, _ in
+        debug.on(.apiRequests) { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
             if let error = query.syntaxError { return try JSONResponse.badRequest(FilterErrorJSON(error)) }
             return try JSONResponse.ok(try withLog().records(matching: query.filter).map { RequestJSON($0) })
         }
-        debug.get("api/requests/{id}") { _, context in
+        debug.on(.apiRequest) { _, context in
             try JSONResponse.ok(RequestJSON(try record(try context.parameters.require("id"))))
         }
-        debug.get("har") { request, _ in
+        debug.on(.har) { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
             if let error = query.syntaxError { throw WebError.badRequest("The filter is not understood: \(error).") }
             // The whole log (or all that match) unless a limit is asked for.
@@ -59,38 +60,38 @@ struct DebugController: Sendable {
                                                    .contentDisposition: "attachment; filename=\"\(name)\""],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
-        debug.get("endpoints") { _, context in
+        debug.on(.endpoints) { _, context in
             Pages.response(DebugPages.endpoints(kiosk.debugger.endpoints, settings: try kiosk.debugger.breakpoints.settings(), context: context.view))
         }
-        debug.get("api/endpoints") { _, _ in try JSONResponse.ok(kiosk.debugger.endpoints) }
-        debug.get("paused") { _, context in
+        debug.on(.apiEndpoints) { _, _ in try JSONResponse.ok(kiosk.debugger.endpoints) }
+        debug.on(.paused) { _, context in
             Pages.response(DebugPages.paused(kiosk.debugger.breakpoints.paused, now: kiosk.now(), context: context.view))
         }
-        debug.get("api/paused") { _, _ in try JSONResponse.ok(kiosk.debugger.breakpoints.paused) }
-        debug.get("paused/{id}") { _, context in
+        debug.on(.apiPaused) { _, _ in try JSONResponse.ok(kiosk.debugger.breakpoints.paused) }
+        debug.on(.pausedExchange) { _, context in
             let exchange = try paused(try context.parameters.require("id"))
             return Pages.response(DebugPages.pausedExchange(exchange, error: nil, draft: nil, context: context.view))
         }
-        debug.post("paused/{id}") { request, context in
+        debug.on(.decide) { request, context in
             let form = try await CSRFProtection.verifiedForm(request, maximumBytes: Self.maximumEditBytes, allowsLineBreaks: true)
             let exchange = try paused(try context.parameters.require("id"))
             return try decide(exchange, form: try form.decode(PauseDecisionForm.self), context: context.view)
         }
-        debug.post("breakpoints/{endpoint}") { request, context in
+        debug.on(.breakpoint) { request, context in
             let form = try await CSRFProtection.verifiedForm(request)
             let endpoint = try context.parameters.require("endpoint")
             guard kiosk.debugger.endpoints.contains(where: { $0.name == endpoint }) else {
                 throw WebError.notFound("There is no endpoint named “\(endpoint.prefix(60))”.")
             }
             try kiosk.debugger.breakpoints.set(try form.decode(BreakpointForm.self).setting, for: endpoint)
-            return WebController.seeOther("/debug/endpoints#" + endpoint)
+            return WebController.seeOther(ConsoleRoute.endpoints.path(anchor: endpoint))
         }
         registerRules(on: debug)
-        debug.get("mocks") { _, context in
+        debug.on(.mocks) { _, context in
             Pages.response(DebugPages.mocks(try kiosk.debugger.mocks.all(), context: context.view))
         }
         // One click from a logged response to a rule that answers it from now on.
-        debug.post("requests/{id}/mock") { request, context in
+        debug.on(.mockFrom) { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
             let record = try record(try context.parameters.require("id"))
             guard let status = record.status, let body = record.responseBody else {
@@ -102,16 +103,16 @@ struct DebugController: Sendable {
             let headers = record.responseHeaders.filter { !MockRule.droppedHeaderNames.contains($0.name.lowercased()) }
             try kiosk.debugger.mocks.add([MockRule(method: record.method, urlPattern: record.url, status: status, headers: headers,
                                           body: body.data, origin: "from request #\(record.id)")])
-            return WebController.seeOther("/debug/mocks")
+            return WebController.seeOther(ConsoleRoute.mocks.path)
         }
         // Sent again as logged, in one click: the new exchange's page shows how it went.
-        debug.post("requests/{id}/replay") { request, context in
+        debug.on(.replay) { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
             let resent = try await kiosk.debugger.resend(try record(try context.parameters.require("id")))
-            return WebController.seeOther(resent.recordID.map { "/debug/requests/\($0)" } ?? "/debug")
+            return WebController.seeOther((resent.recordID.map(ConsoleRoute.request) ?? .requests).path)
         }
         registerComposer(on: debug)
-        debug.post("mocks/{id}/{action}") { request, context in
+        debug.on(.mockAction) { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
             guard let id = Int(try context.parameters.require("id")) else { throw WebError.badRequest("A rule id is a whole number.") }
             do {
@@ -124,7 +125,7 @@ struct DebugController: Sendable {
             } catch KioskError.notFound {
                 throw WebError.notFound("There is no mock rule \(id).")
             }
-            return WebController.seeOther("/debug/mocks")
+            return WebController.seeOther(ConsoleRoute.mocks.path)
         }
     }
 
@@ -172,7 +173,7 @@ struct DebugController: Sendable {
         guard kiosk.debugger.breakpoints.decide(exchange.id, decision) else {
             throw WebError.notFound("Request \(exchange.id) is not paused any more: its timeout continued it.")
         }
-        return WebController.seeOther("/debug/paused")
+        return WebController.seeOther(ConsoleRoute.paused.path)
     }
 
     /// The header fields of "Name: value" lines (blank lines skipped); throws `invalidRequest` naming a
@@ -224,7 +225,7 @@ struct DebugController: Sendable {
 /// user's reading), so by default only a loopback listener serves it; with a token configured, any
 /// listener serves it to a browser that proved it knows the token.
 struct DebugAccess: Sendable {
-    /// The shared secret, when one is configured (at least `minimumTokenLength` visible ASCII characters).
+    /// The shared secret, when one is configured (at least `WebConfiguration.minimumDebugTokenLength` visible ASCII characters).
     let token: String?
     /// Whether the web app listens on a loopback address only.
     let isLoopback: Bool
@@ -240,23 +241,8 @@ struct DebugAccess: Sendable {
     var recheckInterval: Duration = DebugController.authorizationRecheckInterval
 
     static let cookieName = "kiosk_debug"
-    /// The shortest token accepted: 24 characters (`openssl rand -hex 16` gives 32).
-    static let minimumTokenLength = 24
     /// How long a session lasts after the token was entered.
     static let sessionLifetime: TimeInterval = 12 * 3600
-
-    /// Throws `invalidRequest` saying what is wrong when `token` cannot guard the debugger: too short to resist
-    /// guessing, or with characters other than visible ASCII.
-    static func validate(token: String) throws {
-        guard token.utf8.count >= minimumTokenLength else {
-            throw KioskError.invalidRequest("KIOSK_DEBUG_TOKEN has \(token.utf8.count) characters; it guards the request log and "
-                                            + "resends signed requests, so it needs at least \(minimumTokenLength) "
-                                            + "(`openssl rand -hex 16` makes one)")
-        }
-        guard token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw KioskError.invalidRequest("KIOSK_DEBUG_TOKEN holds characters other than visible ASCII (letters, digits, punctuation)")
-        }
-    }
 
     /// Throws a 403 page (with a token form when a token is configured) unless the request may see the
     /// debugger; returns when its session expires (nil without a token: loopback access does not expire).
@@ -265,7 +251,7 @@ struct DebugAccess: Sendable {
             guard let expiry = request.cookies[Self.cookieName].flatMap({ sessionExpiry($0.value) }) else {
                 throw WebError(status: .forbidden, title: "Debugger locked",
                                message: "Enter the debug token (KIOSK_DEBUG_TOKEN) to open the network debugger.",
-                               retryPath: nil, showsDebugLogin: true)
+                               retryPath: nil, extra: DebugPages.loginForm, keepsTitle: true)
             }
             return expiry
         }
@@ -281,25 +267,25 @@ struct DebugAccess: Sendable {
     /// pairing codes (429 with `Retry-After`).
     func login(_ request: Request, context: WebRequestContext) async throws -> Response {
         let form = try await CSRFProtection.verifiedForm(request).decode(DebugLoginForm.self)
-        guard let token else { return WebController.seeOther("/debug") }
+        guard let token else { return WebController.seeOther(ConsoleRoute.requests.path) }
         let client = attempts.client(peer(request, context))
         if case .limited(let seconds) = attempts.attempt(by: client) {
             throw WebError(status: .tooManyRequests, title: "Debugger locked",
                            message: "Too many wrong tokens were tried from this address. Try again in \(seconds) s.",
-                           retryPath: nil, showsDebugLogin: true, retryAfter: seconds)
+                           retryPath: nil, extra: DebugPages.loginForm, keepsTitle: true, retryAfter: seconds)
         }
         // Digests of equal length, so the comparison's time does not even tell the token's length.
         guard let presented = form.token,
               CSRFProtection.constantTimeEqual(Hex.encode(SHA256.hash(data: Data(presented.utf8))),
                                                Hex.encode(SHA256.hash(data: Data(token.utf8)))) else {
             throw WebError(status: .forbidden, title: "Debugger locked", message: "That is not the debug token.",
-                           retryPath: nil, showsDebugLogin: true)
+                           retryPath: nil, extra: DebugPages.loginForm, keepsTitle: true)
         }
         attempts.succeeded(by: client)
         let expiry = Int(now().addingTimeInterval(Self.sessionLifetime).timeIntervalSince1970)
-        var response = WebController.seeOther("/debug")
+        var response = WebController.seeOther(ConsoleRoute.requests.path)
         response.setCookie(Cookie(name: Self.cookieName, value: session(expiringAt: expiry, token: token),
-                                  maxAge: Int(Self.sessionLifetime), path: "/debug", secure: secureCookies, httpOnly: true,
+                                  maxAge: Int(Self.sessionLifetime), path: ConsoleRoute.prefix, secure: secureCookies, httpOnly: true,
                                   sameSite: .strict))
         return response
     }

@@ -2,6 +2,7 @@ import Foundation
 import KioskApp
 import KioskCore
 import KioskDebugger
+import KioskWeb
 
 /// The network debugger's HTML: the request list and one request in full. A developer tool, so it is
 /// in English only; like every page it is built with `HTML`, so captured URLs, headers and bodies —
@@ -24,12 +25,12 @@ enum DebugPages {
                 E.element("span", [.attribute("id", "log-count"), .attribute("data-count", String(count))],
                           [.text("\(count) request\(count == 1 ? "" : "s") logged")]),
                 .text(" · redacted at capture · newest first · "),
-                E.element("a", [Attribute.localHref("/debug/api/requests")], ["JSON"]), " · ",
-                E.element("a", [Attribute.localHref("/debug/har" + query.encoded)], ["Export HAR"]), " · ",
-                E.element("a", [Attribute.localHref("/debug/insights")], ["Insights"]), " · ",
-                E.element("a", [Attribute.localHref("/debug/mocks")], ["Mock rules"]), " · ",
-                E.element("a", [Attribute.localHref("/debug/rules")], ["Rewrite rules"]), " · ",
-                E.element("a", [Attribute.localHref("/debug/endpoints")], ["Endpoints"]),
+                E.element("a", [Attribute.localHref(ConsoleRoute.apiRequests.path)], ["JSON"]), " · ",
+                E.element("a", [Attribute.localHref(ConsoleRoute.har.path(query.queryString))], ["Export HAR"]), " · ",
+                E.element("a", [Attribute.localHref(ConsoleRoute.insights.path)], ["Insights"]), " · ",
+                E.element("a", [Attribute.localHref(ConsoleRoute.mocks.path)], ["Mock rules"]), " · ",
+                E.element("a", [Attribute.localHref(ConsoleRoute.rules.path)], ["Rewrite rules"]), " · ",
+                E.element("a", [Attribute.localHref(ConsoleRoute.endpoints.path)], ["Endpoints"]),
             ]),
             filterForm(query),
             filterNotice(query),
@@ -45,7 +46,7 @@ enum DebugPages {
             if records.count == filter.limit, let last = records.last {
                 var older = query
                 older.before = last.id
-                content.append(E.element("p", [], [E.element("a", [Attribute.localHref("/debug" + older.encoded), .attribute("rel", "next")],
+                content.append(E.element("p", [], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path(older.queryString)), .attribute("rel", "next")],
                                                                ["Older requests ›"])]))
             }
         }
@@ -53,10 +54,11 @@ enum DebugPages {
         if live {
             var stream = query
             stream.before = nil
-            events = "/debug/events" + stream.encoded
-            events! += (stream.encoded.isEmpty ? "?" : "&") + "since=" + eventID.description
+            var query = stream.queryString
+            query.set("since", eventID.description)
+            events = ConsoleRoute.events.path(query)
         }
-        return Pages.layout(context, title: "Network debugger", current: nil, view: .debug, [
+        return DebugPages.page(context, title: "Network debugger", [
             Pages.split(content, revalidating: false, announcesChanges: false, className: "split console",
                         attributes: [.attribute("data-debug-list", "true"), events.flatMap { Attribute.localPath("data-events", $0) }],
                         context: context),
@@ -70,7 +72,7 @@ enum DebugPages {
                         paused == 0 ? .flag("hidden") : nil], [
             E.element("span", [.attribute("data-count", String(paused))],
                       [.text("\(paused) request\(paused == 1 ? " is" : "s are") paused at a breakpoint. ")]),
-            E.element("a", [Attribute.localHref("/debug/paused")], ["Decide"]),
+            E.element("a", [Attribute.localHref(ConsoleRoute.paused.path)], ["Decide"]),
         ])
     }
 
@@ -82,7 +84,7 @@ enum DebugPages {
                     E.element("option", [.attribute("value", value), value == current ? .flag("selected") : nil], [.text(text)])
                 })])
         }
-        return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", "/debug"),
+        return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", ConsoleRoute.requests.path),
                                   .attribute("role", "search")], [
             filterField(query),
             select("source", "Source", query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, $0.displayName) }),
@@ -113,7 +115,7 @@ enum DebugPages {
     /// draws to the scale of the rows shown.
     static func row(_ record: RequestRecord) -> HTML {
         E.element("tr", [.attribute("data-id", String(record.id))], [
-            E.element("td", [], [E.element("a", [Attribute.localHref("/debug/requests/\(record.id)"), .attribute("data-pane", "")],
+            E.element("td", [], [E.element("a", [Attribute.localHref(ConsoleRoute.request(record.id).path), .attribute("data-pane", "")],
                                             [.text("#\(record.id)")])]),
             E.element("td", [], [.text(record.startedAt.formatted(timeOfDay))]),
             statusCell(record),
@@ -157,7 +159,7 @@ enum DebugPages {
     /// `/debug/requests/{id}`: everything about one exchange.
     static func request(_ record: RequestRecord, previous: Int64? = nil, context: ViewContext) -> HTML {
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], ["‹ All requests"])]),
             E.element("h1", [], [.text("#\(record.id) \(record.method) \(record.endpoint)")]),
             E.element("p", [.class("url")], [.text(record.url)]),
         ]
@@ -182,7 +184,7 @@ enum DebugPages {
             }),
         ]))
         if record.status != nil, let body = record.responseBody, !body.isTruncated {
-            content.append(Pages.postForm(action: "/debug/requests/\(record.id)/mock", fields: [],
+            content.append(Pages.postForm(action: ConsoleRoute.mockFrom(record.id).path, fields: [],
                                           label: "Answer this request with this response from now on (a mock rule)",
                                           button: "Mock this response", className: "mock", context: context))
         }
@@ -198,7 +200,7 @@ enum DebugPages {
         content.append(headers("Response headers", record.responseHeaders))
         if let body = record.requestBody { content.append(bodySection("Request body", body)) }
         if let body = record.responseBody { content.append(bodySection("Response body", body)) }
-        return Pages.layout(context, title: "Request #\(record.id)", current: nil, view: .debug, [E.element("article", [.class("detail debug")], content)])
+        return DebugPages.page(context, title: "Request #\(record.id)", [E.element("article", [.class("detail debug")], content)])
     }
 
     static func headers(_ title: String, _ fields: [RequestRecord.HeaderField]) -> HTML {
@@ -269,11 +271,11 @@ enum DebugPages {
     /// `/debug/paused`: the exchanges held at breakpoints, oldest first.
     static func paused(_ exchanges: [PausedExchange], now: Date, context: ViewContext) -> HTML {
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], ["‹ All requests"])]),
             E.element("h1", [], ["Paused requests"]),
             E.element("p", [.class("status")], [
                 "Requests held at a breakpoint. Each continues unchanged by itself when its time is up. Switches are on the ",
-                E.element("a", [Attribute.localHref("/debug/endpoints")], ["endpoints"]), " page.",
+                E.element("a", [Attribute.localHref(ConsoleRoute.endpoints.path)], ["endpoints"]), " page.",
             ]),
         ]
         if exchanges.isEmpty {
@@ -281,7 +283,7 @@ enum DebugPages {
         } else {
             content.append(E.element("ul", [.class("items")], exchanges.map { exchange in
                 E.element("li", [.attribute("data-id", String(exchange.id))], [
-                    E.element("a", [Attribute.localHref("/debug/paused/\(exchange.id)")], [
+                    E.element("a", [Attribute.localHref(ConsoleRoute.pausedExchange(exchange.id).path)], [
                         E.element("span", [.class("text")], [
                             E.element("span", [.class("title")], [.text("#\(exchange.id) \(exchange.endpoint) — paused at the \(exchange.phase.rawValue)")]),
                             E.element("span", [.class("subtitle url")], [.text("\(exchange.method) \(exchange.url)")]),
@@ -291,15 +293,14 @@ enum DebugPages {
                 ])
             }))
         }
-        return Pages.layout(context, title: "Paused requests", current: nil, view: .debug,
-                            [E.element("div", [.attribute("id", "results"), .attribute("data-debug-list", "true")], content)])
+        return DebugPages.page(context, title: "Paused requests", [E.element("div", [.attribute("id", "results"), .attribute("data-debug-list", "true")], content)])
     }
 
     /// `/debug/paused/{id}`: one paused exchange with the forms that end the pause. `error` is why an edit
     /// was refused (shown with the edit as it was typed, `draft`).
     static func pausedExchange(_ exchange: PausedExchange, error: String?, draft: String?, context: ViewContext) -> HTML {
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug/paused")], ["‹ Paused requests"])]),
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.paused.path)], ["‹ Paused requests"])]),
             E.element("h1", [], [.text("#\(exchange.id) \(exchange.endpoint): paused at the \(exchange.phase.rawValue)")]),
             E.element("p", [.class("url")], [.text("\(exchange.method) \(exchange.url)")]),
         ]
@@ -309,7 +310,7 @@ enum DebugPages {
         if let failure = exchange.error {
             content.append(E.element("p", [.class("banner error")], [.text("The request failed: \(failure)")]))
         }
-        let action = "/debug/paused/\(exchange.id)"
+        let action = ConsoleRoute.pausedExchange(exchange.id).path
         func button(_ value: String, _ label: String) -> HTML {
             E.element("button", [.attribute("type", "submit"), .attribute("name", "action"), .attribute("value", value)], [.text(label)])
         }
@@ -346,7 +347,7 @@ enum DebugPages {
         content.append(E.element("form", [.class("pause-editor"), .attribute("method", "post"), .attribute("action", action)], fields))
         content.append(E.element("p", [.class("status")], [.text("An edited response is shown to the app, marked edited in the log, and never stored. "
             + "Without a decision the request continues unchanged at \(exchange.deadline.formatted(.iso8601)).")]))
-        return Pages.layout(context, title: "Paused #\(exchange.id)", current: nil, view: .debug, [E.element("article", [.class("detail debug")], content)])
+        return DebugPages.page(context, title: "Paused #\(exchange.id)", [E.element("article", [.class("detail debug")], content)])
     }
 
     /// `/debug/endpoints`: the registry of every endpoint Kiosk calls.
@@ -361,12 +362,12 @@ enum DebugPages {
                     ("Request headers", endpoint.headers.joined(separator: "; ")),
                 ].flatMap { name, value in [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])] }),
                 breakpointForm(endpoint.name, settings[endpoint.name] ?? BreakpointSetting(), context: context),
-                E.element("p", [], [E.element("a", [Attribute.localHref("/debug" + (endpoint.source.map { "?source=\($0.rawValue)" } ?? ""))],
+                E.element("p", [], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path(QueryString(["source": endpoint.source?.rawValue])))],
                                                [.text("Requests of \(endpoint.source?.displayName ?? "images")")])]),
             ])
         }
-        return Pages.layout(context, title: "Endpoints", current: nil, view: .debug, [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+        return DebugPages.page(context, title: "Endpoints", [
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], ["‹ All requests"])]),
             E.element("h1", [], ["Endpoints"]),
             E.element("p", [.class("status")], ["Every upstream endpoint Kiosk calls, as configured now. Secrets read <redacted>."]),
         ] + sections)
@@ -380,7 +381,7 @@ enum DebugPages {
             })])
         }
         return E.element("form", [.class("search"), .attribute("method", "post"),
-                                  .attribute("action", "/debug/breakpoints/" + QueryString.encode(endpoint))], [
+                                  .attribute("action", ConsoleRoute.breakpoint(endpoint: endpoint).path)], [
             Pages.csrfField(context),
             select("request", "Breakpoint on the request", setting.request),
             select("response", "on the response", setting.response),
@@ -392,7 +393,7 @@ enum DebugPages {
     /// `/debug/mocks`: the rules in the order they are tried, each with its switches.
     static func mocks(_ rules: [MockRule], context: ViewContext) -> HTML {
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], ["‹ All requests"])]),
             E.element("h1", [], ["Mock rules"]),
             E.element("p", [.class("status")], [
                 "Matching requests are answered by the rule, without the upstream, and logged as mocked. Import an archive with ",
@@ -403,7 +404,6 @@ enum DebugPages {
             content.append(E.element("p", [.class("empty")], ["No mock rules."]))
         } else {
             let rows = rules.map { rule in
-                let base = "/debug/mocks/\(rule.id)/"
                 return E.element("tr", [], [
                     E.element("td", [], [.text("#\(rule.id)")]),
                     E.element("td", [], [.text(rule.isEnabled ? "on" : "off")]),
@@ -412,10 +412,10 @@ enum DebugPages {
                     E.element("td", [.class("url")], [.text("\(rule.method) \(rule.urlPattern)"),
                                                       E.element("span", [.class("subtitle")], [.text(rule.origin)])]),
                     E.element("td", [], [
-                        Pages.postForm(action: base + (rule.isEnabled ? "disable" : "enable"), fields: [],
+                        Pages.postForm(action: ConsoleRoute.mockAction(rule.id, rule.isEnabled ? .disable : .enable).path, fields: [],
                                        label: "\(rule.isEnabled ? "Disable" : "Enable") rule \(rule.id)",
                                        button: rule.isEnabled ? "Disable" : "Enable", className: "move", context: context),
-                        Pages.postForm(action: base + "delete", fields: [], label: "Delete rule \(rule.id)", button: "Delete",
+                        Pages.postForm(action: ConsoleRoute.mockAction(rule.id, .delete).path, fields: [], label: "Delete rule \(rule.id)", button: "Delete",
                                        className: "delete", context: context),
                     ]),
                 ])
@@ -429,12 +429,12 @@ enum DebugPages {
                 ]),
             ]))
         }
-        return Pages.layout(context, title: "Mock rules", current: nil, view: .debug, [E.element("div", [.attribute("id", "results")], content)])
+        return DebugPages.page(context, title: "Mock rules", [E.element("div", [.attribute("id", "results")], content)])
     }
 
     /// The token form of a locked debugger.
     static func loginForm(_ context: ViewContext) -> HTML {
-        E.element("form", [.class("search"), .attribute("method", "post"), .attribute("action", "/debug/login")], [
+        E.element("form", [.class("search"), .attribute("method", "post"), .attribute("action", ConsoleRoute.login.path)], [
             Pages.csrfField(context),
             E.element("label", [], ["Debug token", E.void("input", [.attribute("type", "password"), .attribute("name", "token"),
                                                                     .attribute("autocomplete", "current-password")])]),

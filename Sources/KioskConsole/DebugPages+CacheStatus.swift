@@ -1,4 +1,5 @@
 import KioskCore
+import KioskWeb
 
 // The console's cache badge: the decision in RFC 9211's words (CacheStatus.swift), the short label on the
 // badge and the whole Cache-Status value in its tooltip, so the list reads like the header on the answer.

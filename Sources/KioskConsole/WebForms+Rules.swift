@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskDebugger
+import KioskWeb
 
 /// `POST /debug/rules[/{id}]`: a rewrite rule as the form holds it. Every field is kept as typed, so a
 /// rule that cannot be saved is shown again with its reason and nothing the user wrote is lost; the

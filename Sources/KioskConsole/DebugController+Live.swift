@@ -3,6 +3,7 @@ import Hummingbird
 import KioskApp
 import KioskCore
 import KioskDebugger
+import KioskWeb
 import ServiceLifecycle
 
 // `/debug/events`: the console's live feed as Server-Sent Events (the HTML standard's EventSource).

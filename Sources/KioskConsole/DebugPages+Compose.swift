@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskDebugger
+import KioskWeb
 
 // The composer: a logged request edited and sent again.
 extension DebugPages {
@@ -40,11 +41,11 @@ extension DebugPages {
                 E.element("button", [.attribute("type", "submit")], ["Send"]),
                 .text(" "),
                 // Back to the request as logged, whatever was typed or sent meanwhile.
-                E.element("a", [Attribute.localHref("/debug/requests/\(record.id)/compose"), .class("revert")], [.text("Revert to #\(record.id) as logged")]),
+                E.element("a", [Attribute.localHref(ConsoleRoute.compose(record.id).path), .class("revert")], [.text("Revert to #\(record.id) as logged")]),
             ]),
         ]
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug/requests/\(record.id)")], [.text("‹ Request #\(record.id)")])]),
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.request(record.id).path)], [.text("‹ Request #\(record.id)")])]),
             E.element("h1", [], [.text(title)]),
             E.element("p", [.class("url")], [.text("\(record.method) \(record.url)")]),
         ]
@@ -52,22 +53,22 @@ extension DebugPages {
             content.append(E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text("Not sent: \(error)")]))
         }
         content.append(E.element("form", [.class("pause-editor composer"), .attribute("method", "post"),
-                                          .attribute("action", "/debug/requests/\(record.id)/compose")], fields))
+                                          .attribute("action", ConsoleRoute.compose(record.id).path)], fields))
         content.append(E.element("p", [.class("status")], [.text(
             "Sent through everything the app's requests go through — the outbound policy, breakpoints, mocks and rewrite rules — "
                 + "and logged as a new request linked to #\(record.id). Its answer is shown in the log, never stored for the app.")]))
-        return Pages.layout(context, title: title, current: nil, view: .debug, [E.element("article", [.class("detail debug")], content)])
+        return DebugPages.page(context, title: title, [E.element("article", [.class("detail debug")], content)])
     }
 
     /// A logged request's "Edit and resend" and "Replay" buttons, for an exchange that went to the wire.
     static func resendButtons(_ record: RequestRecord, context: ViewContext) -> HTML {
         guard [CacheDecision.network, .revalidated, .mocked, .edited].contains(record.decision) else { return .empty }
         return E.group([
-            E.element("form", [.class("mock"), .attribute("method", "get"), .attribute("action", "/debug/requests/\(record.id)/compose")], [
+            E.element("form", [.class("mock"), .attribute("method", "get"), .attribute("action", ConsoleRoute.compose(record.id).path)], [
                 E.element("button", [.attribute("type", "submit"), .attribute("aria-label", "Edit this request and send it again")],
                           ["Edit and resend"]),
             ]),
-            Pages.postForm(action: "/debug/requests/\(record.id)/replay", fields: [],
+            Pages.postForm(action: ConsoleRoute.replay(record.id).path, fields: [],
                            label: "Send this request again unchanged (logged as a new request)", button: "Replay", className: "mock",
                            context: context),
         ])

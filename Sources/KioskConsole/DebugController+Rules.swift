@@ -3,15 +3,16 @@ import Hummingbird
 import KioskApp
 import KioskCore
 import KioskDebugger
+import KioskWeb
 
 // The rewrite rules in the console (`/debug/rules`, its forms) and in JSON (`/debug/api/rules`).
 extension DebugController {
     func registerRules(on debug: RouterGroup<WebRequestContext>) {
-        debug.get("rules") { _, context in
+        debug.on(.rules) { _, context in
             Pages.response(DebugPages.rules(try kiosk.debugger.rules.all(), context: context.view))
         }
         // The form, empty or filled in from a logged request ("Make a rule").
-        debug.get("rules/new") { request, context in
+        debug.on(.newRule) { request, context in
             let query = try FormInput.decode(NewRuleQuery.self, from: request.uri.query)
             var form = RuleForm()
             if let id = query.request {
@@ -22,22 +23,22 @@ extension DebugController {
             }
             return Pages.response(DebugPages.ruleForm(form, id: nil, endpoints: endpointNames(), error: nil, context: context.view))
         }
-        debug.post("rules") { request, context in
+        debug.on(.saveNewRule) { request, context in
             let form = try await CSRFProtection.verifiedForm(request, maximumBytes: Self.maximumEditBytes, allowsLineBreaks: true)
             return try save(try form.decode(RuleForm.self), id: nil, context: context.view)
         }
-        debug.get("rules/{id}") { _, context in
+        debug.on(.rule) { _, context in
             let id = try ruleID(try context.parameters.require("id"))
             let rule = try existingRule(id)
             return Pages.response(DebugPages.ruleForm(RuleForm(rule), id: id, endpoints: endpointNames(), error: nil, context: context.view))
         }
-        debug.post("rules/{id}") { request, context in
+        debug.on(.saveRule) { request, context in
             let form = try await CSRFProtection.verifiedForm(request, maximumBytes: Self.maximumEditBytes, allowsLineBreaks: true)
             let id = try ruleID(try context.parameters.require("id"))
             _ = try existingRule(id)
             return try save(try form.decode(RuleForm.self), id: id, context: context.view)
         }
-        debug.post("rules/{id}/{action}") { request, context in
+        debug.on(.ruleAction) { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
             let id = try ruleID(try context.parameters.require("id"))
             let rules = kiosk.debugger.rules
@@ -48,31 +49,31 @@ extension DebugController {
                 case "reset-hits": try rules.resetHits(id: id)
                 case "delete":
                     try rules.remove(id: id)
-                    return WebController.seeOther("/debug/rules")
+                    return WebController.seeOther(ConsoleRoute.rules.path)
                 default: throw WebError.notFound("There is no such action on a rewrite rule.")
                 }
             } catch KioskError.notFound {
                 throw WebError.notFound("There is no rewrite rule \(id).")
             }
-            return WebController.seeOther("/debug/rules#rule-\(id)")
+            return WebController.seeOther(ConsoleRoute.rules.path(anchor: "rule-\(id)"))
         }
 
-        debug.get("api/rules") { _, _ in try JSONResponse.ok(try kiosk.debugger.rules.all().map(RuleJSON.init)) }
-        debug.get("api/rules/{id}") { _, context in
+        debug.on(.apiRules) { _, _ in try JSONResponse.ok(try kiosk.debugger.rules.all().map(RuleJSON.init)) }
+        debug.on(.apiRule) { _, context in
             try JSONResponse.ok(RuleJSON(try existingRule(try ruleID(try context.parameters.require("id")))))
         }
-        debug.post("api/rules") { request, _ in
+        debug.on(.apiAddRule) { request, _ in
             let rule = try RewriteRule(json: try await jsonBody(request), origin: "added through the JSON API")
             var response = try JSONResponse.ok(RuleJSON(try kiosk.debugger.rules.add(rule)))
             response.status = .created
             return response
         }
-        debug.put("api/rules/{id}") { request, context in
+        debug.on(.apiReplaceRule) { request, context in
             let id = try ruleID(try context.parameters.require("id"))
             let rule = try RewriteRule(json: try await jsonBody(request), origin: "")
             return try JSONResponse.ok(RuleJSON(try kiosk.debugger.rules.update(id: id, to: rule)))
         }
-        debug.delete("api/rules/{id}") { request, context in
+        debug.on(.apiDeleteRule) { request, context in
             try CSRFProtection.refuseOtherOrigins(request)
             try kiosk.debugger.rules.remove(id: try ruleID(try context.parameters.require("id")))
             return Response(status: .noContent)
@@ -84,7 +85,7 @@ extension DebugController {
         do {
             let rule = try form.rule()
             let saved = try id.map { try kiosk.debugger.rules.update(id: $0, to: rule) } ?? kiosk.debugger.rules.add(rule)
-            return WebController.seeOther("/debug/rules#rule-\(saved.id)")
+            return WebController.seeOther(ConsoleRoute.rules.path(anchor: "rule-\(saved.id)"))
         } catch KioskError.invalidRequest(let message) {
             return Pages.response(DebugPages.ruleForm(form, id: id, endpoints: endpointNames(), error: message, context: context),
                                   status: .unprocessableContent)

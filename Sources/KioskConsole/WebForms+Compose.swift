@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskDebugger
+import KioskWeb
 
 /// `POST /debug/requests/{id}/compose`: the composer's fields as typed, so a request that cannot be sent
 /// is shown again with the reason and nothing typed is lost.

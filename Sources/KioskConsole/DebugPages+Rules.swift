@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskDebugger
+import KioskWeb
 
 // The rewrite rules' pages (`/debug/rules`, the rule form) and what a request's page says about the mocks,
 // rules and breakpoints that touched it. English only, like the rest of the debugger.
@@ -14,36 +15,35 @@ extension DebugPages {
     /// `/debug/rules`: the rules in the order they apply, each with its switches.
     static func rules(_ rules: [RewriteRule], context: ViewContext) -> HTML {
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug")], ["‹ All requests"])]),
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], ["‹ All requests"])]),
             E.element("h1", [], ["Rewrite rules"]),
             E.element("p", [.class("status")], [
                 "Rules change answers without pausing: status, headers, a JSON Patch on the body, latency, or a failure. ",
                 .text(ruleOrder), " Open a logged request and choose Make a rule, or use ",
                 E.element("code", [], ["kiosk rule add"]), ".",
             ]),
-            E.element("p", [], [E.element("a", [Attribute.localHref("/debug/rules/new"), .class("button")], ["New rule"]), " · ",
-                                E.element("a", [Attribute.localHref("/debug/api/rules")], ["JSON"])]),
+            E.element("p", [], [E.element("a", [Attribute.localHref(ConsoleRoute.newRule.path), .class("button")], ["New rule"]), " · ",
+                                E.element("a", [Attribute.localHref(ConsoleRoute.apiRules.path)], ["JSON"])]),
         ]
         if rules.isEmpty {
             content.append(E.element("p", [.class("empty")], ["No rewrite rules."]))
         } else {
             let rows = rules.map { rule in
-                let base = "/debug/rules/\(rule.id)/"
                 return E.element("tr", [.attribute("id", "rule-\(rule.id)"), .attribute("data-id", String(rule.id))], [
                     E.element("td", [], [.text("#\(rule.id)")]),
                     E.element("td", [], [.text(rule.isEnabled ? "on" : "off")]),
-                    E.element("td", [], [E.element("a", [Attribute.localHref("/debug/rules/\(rule.id)")], [.text(rule.displayName)]),
+                    E.element("td", [], [E.element("a", [Attribute.localHref(ConsoleRoute.rule(rule.id).path)], [.text(rule.displayName)]),
                                          E.element("span", [.class("subtitle")], [.text(rule.origin)])]),
                     E.element("td", [.class("url")], [.text(rule.match.summary)]),
                     E.element("td", [], [.text(rule.actions.summary)]),
                     E.element("td", [.class("num")], [.text(String(rule.hits))]),
                     E.element("td", [], [
-                        Pages.postForm(action: base + (rule.isEnabled ? "disable" : "enable"), fields: [],
+                        Pages.postForm(action: ConsoleRoute.ruleAction(rule.id, rule.isEnabled ? .disable : .enable).path, fields: [],
                                        label: "\(rule.isEnabled ? "Disable" : "Enable") rule \(rule.id)",
                                        button: rule.isEnabled ? "Disable" : "Enable", className: "move", context: context),
-                        Pages.postForm(action: base + "reset-hits", fields: [], label: "Reset the hit count of rule \(rule.id)",
+                        Pages.postForm(action: ConsoleRoute.ruleAction(rule.id, .resetHits).path, fields: [], label: "Reset the hit count of rule \(rule.id)",
                                        button: "Reset hits", className: "move", context: context),
-                        Pages.postForm(action: base + "delete", fields: [], label: "Delete rule \(rule.id)", button: "Delete",
+                        Pages.postForm(action: ConsoleRoute.ruleAction(rule.id, .delete).path, fields: [], label: "Delete rule \(rule.id)", button: "Delete",
                                        className: "delete", context: context),
                     ]),
                 ])
@@ -57,7 +57,7 @@ extension DebugPages {
                 ]),
             ]))
         }
-        return Pages.layout(context, title: "Rewrite rules", current: nil, view: .debug, [E.element("div", [.attribute("id", "results")], content)])
+        return DebugPages.page(context, title: "Rewrite rules", [E.element("div", [.attribute("id", "results")], content)])
     }
 
     /// The form that makes (`id` nil) or edits a rule; `error` is why the last attempt was not saved, shown
@@ -123,21 +123,21 @@ extension DebugPages {
             E.element("p", [.class("actions")], [E.element("button", [.attribute("type", "submit")], [id == nil ? "Create the rule" : "Save the rule"])]),
         ]
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref("/debug/rules")], ["‹ Rewrite rules"])]),
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.rules.path)], ["‹ Rewrite rules"])]),
             E.element("h1", [], [.text(title)]),
         ]
         if let error {
             content.append(E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text("Not saved: \(error)")]))
         }
         content.append(E.element("form", [.class("pause-editor rule-editor"), .attribute("method", "post"),
-                                          .attribute("action", id.map { "/debug/rules/\($0)" } ?? "/debug/rules")], fields))
+                                          .attribute("action", (id.map(ConsoleRoute.rule) ?? .rules).path)], fields))
         content.append(E.element("p", [.class("status")], [.text(ruleOrder)]))
-        return Pages.layout(context, title: title, current: nil, view: .debug, [E.element("article", [.class("detail debug")], content)])
+        return DebugPages.page(context, title: title, [E.element("article", [.class("detail debug")], content)])
     }
 
     /// A logged request's "Make a rule" button: the rule form, filled in from the exchange.
     static func makeRuleButton(_ record: RequestRecord) -> HTML {
-        E.element("form", [.class("mock"), .attribute("method", "get"), .attribute("action", "/debug/rules/new")], [
+        E.element("form", [.class("mock"), .attribute("method", "get"), .attribute("action", ConsoleRoute.newRule.path)], [
             E.void("input", [.attribute("type", "hidden"), .attribute("name", "request"), .attribute("value", String(record.id))]),
             E.element("button", [.attribute("type", "submit"), .attribute("aria-label", "Make a rewrite rule from this request")],
                       ["Make a rule"]),
@@ -150,10 +150,10 @@ extension DebugPages {
         let items = record.touchedBy.map { touch -> HTML in
             let link: (path: String, label: String)
             switch touch.kind {
-            case .rule: link = ("/debug/rules/\(touch.id)", "Rule #\(touch.id) “\(touch.name)”")
-            case .mock: link = ("/debug/mocks", "Mock rule #\(touch.id) \(touch.name)")
-            case .breakpoint: link = ("/debug/endpoints#" + touch.name, "Breakpoint on \(touch.name) (paused #\(touch.id))")
-            case .resend: link = ("/debug/requests/\(touch.id)", "Request #\(touch.id)")
+            case .rule: link = (ConsoleRoute.rule(touch.id).path, "Rule #\(touch.id) “\(touch.name)”")
+            case .mock: link = (ConsoleRoute.mocks.path, "Mock rule #\(touch.id) \(touch.name)")
+            case .breakpoint: link = (ConsoleRoute.endpoints.path(anchor: touch.name), "Breakpoint on \(touch.name) (paused #\(touch.id))")
+            case .resend: link = (ConsoleRoute.request(Int64(touch.id)).path, "Request #\(touch.id)")
             }
             return E.element("li", [.class(touch.applied ? "applied" : "skipped")], [
                 E.element("a", [Attribute.localHref(link.path)], [.text(link.label)]),

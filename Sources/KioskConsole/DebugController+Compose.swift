@@ -3,27 +3,28 @@ import Hummingbird
 import KioskApp
 import KioskCore
 import KioskDebugger
+import KioskWeb
 
 // Edit and resend: the composer's page and form, and the same in JSON.
 extension DebugController {
     func registerComposer(on debug: RouterGroup<WebRequestContext>) {
-        debug.get("requests/{id}/compose") { _, context in
+        debug.on(.composeForm) { _, context in
             let logged = try self.record(try context.parameters.require("id"))
             return Pages.response(DebugPages.composer(logged, form: ComposeForm(ComposedRequest(logged)), error: nil, context: context.view))
         }
-        debug.post("requests/{id}/compose") { request, context in
+        debug.on(.compose) { request, context in
             let fields = try await CSRFProtection.verifiedForm(request, maximumBytes: Self.maximumEditBytes, allowsLineBreaks: true)
             let logged = try self.record(try context.parameters.require("id"))
             let form = try fields.decode(ComposeForm.self)
             do {
                 let resent = try await kiosk.debugger.resend(logged, as: try form.request())
-                return WebController.seeOther(resent.recordID.map { "/debug/requests/\($0)" } ?? "/debug")
+                return WebController.seeOther((resent.recordID.map(ConsoleRoute.request) ?? .requests).path)
             } catch let error as KioskError where error.isRefusalToSend {
                 return Pages.response(DebugPages.composer(logged, form: form, error: error.description, context: context.view),
                                       status: .unprocessableContent)
             }
         }
-        debug.post("api/requests/{id}/resend") { request, context in
+        debug.on(.apiResend) { request, context in
             let body = try await jsonBody(request)
             let logged = try self.record(try context.parameters.require("id"))
             let changes: ResendJSON
@@ -41,7 +42,7 @@ extension DebugController {
             }
             var response = try JSONResponse.ok(ResentJSON(resent))
             response.status = .created
-            if let id = resent.recordID { response.headers[.location] = "/debug/api/requests/\(id)" }
+            if let id = resent.recordID { response.headers[.location] = ConsoleRoute.apiRequest(id).path }
             return response
         }
     }
