@@ -42,8 +42,10 @@ package struct Console: WebFeature {
 }
 
 extension DebugPages {
-    /// A console page: the app's layout with the console's script.
+    /// A console page: the app's layout with the console's script, and the words the script shows in the page's language.
     static func page(_ context: ViewContext, title: String, _ content: [HTML]) -> HTML {
-        Pages.layout(context, title: title, current: nil, view: .debug, scripts: [Console.script], content)
+        let words = E.element("div", [.attribute("id", "console-words"), .attribute("data-words", ScriptWords.json(context.language)),
+                                      .flag("hidden")], [])
+        return Pages.layout(context, title: title, current: nil, view: .debug, scripts: [Console.script], content + [words])
     }
 }

@@ -29,7 +29,7 @@ extension DebugController {
 
     /// The `/debug/events` response: an endless `text/event-stream` that ends when the client leaves, the
     /// server stops, or what let the browser in no longer holds (`stillAuthorized`, asked every `recheck`).
-    func liveEvents(_ request: Request, stillAuthorized: @escaping @Sendable () -> Bool,
+    func liveEvents(_ request: Request, words: ConsoleWords, stillAuthorized: @escaping @Sendable () -> Bool,
                     recheck: Duration = authorizationRecheckInterval) throws -> Response {
         let (filterQuery, since) = Self.splitSince(request.uri.query)
         let query = try FormInput.decode(DebugFilterQuery.self, from: filterQuery)
@@ -43,8 +43,8 @@ extension DebugController {
         let body = ResponseBody { writer in
             let (frames, feed) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(64))
             let forward = Task {
-                if resumesUnknown { feed.yield(Self.frame(LiveUpdate.reset)) }
-                for await update in updates { feed.yield(Self.frame(update)) }
+                if resumesUnknown { feed.yield(Self.frame(LiveUpdate.reset, words)) }
+                for await update in updates { feed.yield(Self.frame(update, words)) }
                 feed.finish()
             }
             let heartbeat = Task {
@@ -98,8 +98,8 @@ extension DebugController {
         return (kept.joined(separator: "&"), since)
     }
 
-    /// One update as an SSE frame: `id`, `event` and one line of JSON `data`.
-    static func frame(_ update: LiveUpdate) -> ByteBuffer {
+    /// One update as an SSE frame: `id`, `event` and one line of JSON `data` (rows in the console's language).
+    static func frame(_ update: LiveUpdate, _ words: ConsoleWords) -> ByteBuffer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
@@ -112,7 +112,7 @@ extension DebugController {
             // Filtered out: the id alone moves the browser's place on (the standard dispatches nothing).
             guard !records.isEmpty else { return ByteBuffer(string: "id: \(eventID)\n\n") }
             event = "exchanges"
-            data = (try? encoder.encode(["rows": records.map(LiveRowJSON.init)])) ?? Data("{}".utf8)
+            data = (try? encoder.encode(["rows": records.map { LiveRowJSON($0, words) }])) ?? Data("{}".utf8)
         case .cleared(let eventID):
             (id, event, data) = (eventID, "cleared", Data("{}".utf8))
         case .paused(let eventID, let count):
@@ -132,8 +132,8 @@ struct LiveRowJSON: Encodable {
     let request: RequestJSON
     let html: String
 
-    init(_ record: RequestRecord) {
+    init(_ record: RequestRecord, _ words: ConsoleWords) {
         request = RequestJSON(record, includingHeaders: false)
-        html = DebugPages.row(record).rendered
+        html = DebugPages.row(record, words).rendered
     }
 }

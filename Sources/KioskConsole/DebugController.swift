@@ -31,7 +31,7 @@ struct DebugController: Sendable {
                                   status: query.syntaxError == nil ? .ok : .badRequest)
         }
         debug.on(.events) { request, context in
-            try liveEvents(request, stillAuthorized: context.stillAuthorized, recheck: access.recheckInterval)
+            try liveEvents(request, words: context.view.words, stillAuthorized: context.stillAuthorized, recheck: access.recheckInterval)
         }
         debug.on(.diff) { request, context in
             Pages.response(DebugPages.diff(try diff(request), context: context.view))
@@ -155,7 +155,7 @@ struct DebugController: Sendable {
             case .response, .error:
                 let body = Data((form.body ?? "").utf8)
                 guard let status = Int(form.status ?? ""), (100...599).contains(status) else {
-                    return Pages.response(DebugPages.pausedExchange(exchange, error: "The status must be a number from 100 to 599.",
+                    return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.statusMustBeNumber,
                                                                     draft: form.body, context: context), status: .unprocessableContent)
                 }
                 do {
@@ -195,12 +195,9 @@ struct DebugController: Sendable {
         }
     }
 
-    /// The debugger, when it has a request log to read; else a 404 page saying capture is off.
+    /// The debugger, when it has a request log to read; else `CaptureOff`, a 404 page saying so.
     func withLog() throws -> Debugger {
-        guard kiosk.debugger.hasRequestLog else {
-            throw WebError(status: .notFound, title: "Capture is off",
-                           message: "The request log is disabled in the configuration (\"capture\": false).", retryPath: nil)
-        }
+        guard kiosk.debugger.hasRequestLog else { throw CaptureOff() }
         return kiosk.debugger
     }
 
@@ -246,18 +243,16 @@ struct DebugAccess: Sendable {
 
     /// Throws a 403 page (with a token form when a token is configured) unless the request may see the
     /// debugger; returns when its session expires (nil without a token: loopback access does not expire).
-    func check(_ request: Request) throws -> Date? {
+    func check(_ request: Request, words: ConsoleWords) throws -> Date? {
         if token != nil {
             guard let expiry = request.cookies[Self.cookieName].flatMap({ sessionExpiry($0.value) }) else {
-                throw WebError(status: .forbidden, title: "Debugger locked",
-                               message: "Enter the debug token (KIOSK_DEBUG_TOKEN) to open the network debugger.",
+                throw WebError(status: .forbidden, title: words.debuggerLocked, message: words.enterToken,
                                retryPath: nil, extra: DebugPages.loginForm, keepsTitle: true)
             }
             return expiry
         }
         guard isLoopback else {
-            throw WebError.forbidden("The network debugger is served without a token only when Kiosk listens on loopback; "
-                                     + "set KIOSK_DEBUG_TOKEN to use it from another machine.")
+            throw WebError.forbidden(words.loopbackOnly)
         }
         return nil
     }
@@ -267,18 +262,18 @@ struct DebugAccess: Sendable {
     /// pairing codes (429 with `Retry-After`).
     func login(_ request: Request, context: WebRequestContext) async throws -> Response {
         let form = try await CSRFProtection.verifiedForm(request).decode(DebugLoginForm.self)
+        let words = context.view.words
         guard let token else { return WebController.seeOther(ConsoleRoute.requests.path) }
         let client = attempts.client(peer(request, context))
         if case .limited(let seconds) = attempts.attempt(by: client) {
-            throw WebError(status: .tooManyRequests, title: "Debugger locked",
-                           message: "Too many wrong tokens were tried from this address. Try again in \(seconds) s.",
+            throw WebError(status: .tooManyRequests, title: words.debuggerLocked, message: words.tooManyTokens(seconds),
                            retryPath: nil, extra: DebugPages.loginForm, keepsTitle: true, retryAfter: seconds)
         }
         // Digests of equal length, so the comparison's time does not even tell the token's length.
         guard let presented = form.token,
               CSRFProtection.constantTimeEqual(Hex.encode(SHA256.hash(data: Data(presented.utf8))),
                                                Hex.encode(SHA256.hash(data: Data(token.utf8)))) else {
-            throw WebError(status: .forbidden, title: "Debugger locked", message: "That is not the debug token.",
+            throw WebError(status: .forbidden, title: words.debuggerLocked, message: words.wrongToken,
                            retryPath: nil, extra: DebugPages.loginForm, keepsTitle: true)
         }
         attempts.succeeded(by: client)
@@ -316,13 +311,22 @@ struct DebugAccessMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: WebRequestContext,
                 next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
-        guard let expiry = try access.check(request) else { return try await next(request, context) }
-        var context = context
-        let earlier = context.stillAuthorized, now = access.now
-        context.stillAuthorized = { earlier() && now() < expiry }
-        return try await next(request, context)
+        do {
+            guard let expiry = try access.check(request, words: context.view.words) else { return try await next(request, context) }
+            var context = context
+            let earlier = context.stillAuthorized, now = access.now
+            context.stillAuthorized = { earlier() && now() < expiry }
+            return try await next(request, context)
+        } catch is CaptureOff {
+            // Said here, where the page's language is known, for every handler that needs the log.
+            let words = context.view.words
+            throw WebError(status: .notFound, title: words.captureOff, message: words.captureOffMessage, retryPath: nil)
+        }
     }
 }
+
+/// A console page that reads the request log, asked of a Kiosk configured without one (`"capture": false`).
+struct CaptureOff: Error {}
 
 /// A filter that does not parse, under `/debug/api`: the message, the filter, and where the mistake is in
 /// it, counted in UTF-16 code units as JavaScript does (`input.setSelectionRange(start, end)` selects it).

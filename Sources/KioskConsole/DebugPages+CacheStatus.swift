@@ -13,7 +13,7 @@ extension DebugPages {
     }
 
     /// The request detail's facts about the decision: its short label, then the exact header value.
-    static func cacheFacts(_ status: CacheStatus) -> [(String, String)] {
-        [("Cache decision", status.label), ("Cache-Status", status.headerValue)]
+    static func cacheFacts(_ status: CacheStatus, _ w: ConsoleWords) -> [(String, String)] {
+        [(w.cacheDecision, status.label), ("Cache-Status", status.headerValue)]
     }
 }

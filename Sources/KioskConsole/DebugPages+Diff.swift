@@ -21,19 +21,19 @@ struct DiffQuery: Decodable {
 
 extension DebugPages {
     /// The request page's comparison controls: the previous answer in one click, or any request by id.
-    static func compareSection(_ record: RequestRecord, previous: Int64?) -> HTML {
+    static func compareSection(_ record: RequestRecord, previous: Int64?, _ w: ConsoleWords) -> HTML {
         E.element("section", [.class("compare")], [
-            E.element("h2", [], ["Compare"]),
+            E.element("h2", [], [.text(w.compare)]),
             previous.map { previous in
                 E.element("p", [], [E.element("a", [Attribute.localHref(ConsoleRoute.diff.path(QueryString(["a": String(previous), "b": String(record.id)])))],
-                                              [.text("Compare with the previous answer of this endpoint (#\(previous))")])])
-            } ?? E.element("p", [.class("status")], ["No earlier answer of this endpoint is in the log."]),
+                                              [.text(w.compareWithPrevious(previous))])])
+            } ?? E.element("p", [.class("status")], [.text(w.noEarlierAnswer)]),
             E.element("form", [.attribute("method", "get"), .attribute("action", ConsoleRoute.diff.path), .class("inline")], [
                 E.void("input", [.attribute("type", "hidden"), .attribute("name", "a"), .attribute("value", String(record.id))]),
-                E.element("label", [], ["Compare with request #",
+                E.element("label", [], [.text(w.compareWithRequest),
                                         E.void("input", [.attribute("type", "number"), .attribute("name", "b"), .attribute("min", "1"),
                                                          .attribute("required", "required"), .attribute("inputmode", "numeric")])]),
-                E.element("button", [.attribute("type", "submit")], ["Compare"]),
+                E.element("button", [.attribute("type", "submit")], [.text(w.compare)]),
             ]),
         ])
     }
@@ -41,25 +41,26 @@ extension DebugPages {
     /// `/debug/diff`: status, timing, headers and body of two exchanges side by side in one list of changes.
     static func diff(_ diff: ExchangeDiff, context: ViewContext) -> HTML {
         let old = diff.before, new = diff.after
+        let w = context.words
         func link(_ record: RequestRecord) -> HTML {
             E.element("a", [Attribute.localHref(ConsoleRoute.request(record.id).path)], [.text("#\(record.id)")])
         }
-        func status(_ record: RequestRecord) -> String { record.status.map(String.init) ?? "no response" }
+        func status(_ record: RequestRecord) -> String { record.status.map(String.init) ?? w.noResponse }
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], ["‹ All requests"])]),
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], [.text(w.allRequests)])]),
             E.element("h1", [], [.text("#\(old.id) → #\(new.id)")]),
             E.element("p", [.class("url")], [.text(old.url == new.url ? new.url : "\(old.url) → \(new.url)")]),
         ]
         let facts: [(String, String, String)] = [
-            ("Request", "#\(old.id) \(old.method) \(old.endpoint)", "#\(new.id) \(new.method) \(new.endpoint)"),
-            ("Started", old.startedAt.formatted(.iso8601), new.startedAt.formatted(.iso8601)),
-            ("Status", status(old), status(new)),
-            ("Cache decision", old.decision.rawValue, new.decision.rawValue),
-            ("Total", milliseconds(old.timings.total), milliseconds(new.timings.total)),
-            ("Time to first byte", old.timings.firstByte.map(milliseconds) ?? "—", new.timings.firstByte.map(milliseconds) ?? "—"),
-            ("Body size", old.responseBody.map { "\($0.originalSize) bytes" } ?? "none", new.responseBody.map { "\($0.originalSize) bytes" } ?? "none"),
+            (w.request, "#\(old.id) \(old.method) \(old.endpoint)", "#\(new.id) \(new.method) \(new.endpoint)"),
+            (w.started, old.startedAt.formatted(.iso8601), new.startedAt.formatted(.iso8601)),
+            (w.status, status(old), status(new)),
+            (w.cacheDecision, old.decision.rawValue, new.decision.rawValue),
+            (w.totalFact, milliseconds(old.timings.total), milliseconds(new.timings.total)),
+            (w.timeToFirstByte, old.timings.firstByte.map(milliseconds) ?? "—", new.timings.firstByte.map(milliseconds) ?? "—"),
+            (w.bodySize, old.responseBody.map { w.bytes($0.originalSize) } ?? w.noBody, new.responseBody.map { w.bytes($0.originalSize) } ?? w.noBody),
         ]
-        content.append(E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", "Summary")], [
+        content.append(E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", w.summary)], [
             E.element("table", [.class("requests diff")], [
                 E.element("thead", [], [E.element("tr", [], [
                     E.element("th", [.attribute("scope", "col")], [""]),
@@ -75,8 +76,8 @@ extension DebugPages {
             ]),
         ]))
         content.append(E.element("section", [], [
-            E.element("h2", [], ["Response headers"]),
-            diff.responseHeaders.isEmpty ? E.element("p", [.class("status")], ["The same."]) :
+            E.element("h2", [], [.text(w.responseHeaders)]),
+            diff.responseHeaders.isEmpty ? E.element("p", [.class("status")], [.text(w.theSame)]) :
                 E.element("ul", [.class("changes")], diff.responseHeaders.map { change in
                     E.element("li", [.class(change.old == nil ? "added" : change.new == nil ? "removed" : "changed")], [
                         E.element("code", [], [.text(change.name)]), ": ",
@@ -86,12 +87,12 @@ extension DebugPages {
                     ])
                 }),
         ]))
-        content.append(E.element("section", [], [E.element("h2", [], ["Response body"]), bodyChanges(diff.body)]))
-        return DebugPages.page(context, title: "#\(old.id) → #\(new.id) · Network debugger", [E.element("article", [.class("detail debug")], content)])
+        content.append(E.element("section", [], [E.element("h2", [], [.text(w.responseBody)]), bodyChanges(diff.body, w)]))
+        return DebugPages.page(context, title: "#\(old.id) → #\(new.id) · \(w.networkDebugger)", [E.element("article", [.class("detail debug")], content)])
     }
 
     /// The body's changes: JSON by path (added, removed, old → new), or the changed lines.
-    static func bodyChanges(_ body: ExchangeDiff.Body) -> HTML {
+    static func bodyChanges(_ body: ExchangeDiff.Body, _ w: ConsoleWords) -> HTML {
         /// A value on one line, cut at 200 characters (the request's page shows it whole).
         func short(_ value: OrderedJSON) -> String {
             let text = value.rendered(indent: nil)
@@ -99,21 +100,21 @@ extension DebugPages {
         }
         switch body {
         case .identical:
-            return E.element("p", [.class("status")], ["The same bytes."])
+            return E.element("p", [.class("status")], [.text(w.sameBytes)])
         case .json(let changes, let truncated):
-            guard !changes.isEmpty else { return E.element("p", [.class("status")], ["The same JSON (written differently)."]) }
+            guard !changes.isEmpty else { return E.element("p", [.class("status")], [.text(w.sameJSON)]) }
             let counts = (added: changes.count { if case .added = $0 { true } else { false } },
                           removed: changes.count { if case .removed = $0 { true } else { false } })
             var parts: [HTML] = [
-                E.element("p", [.class("status")], [.text("\(changes.count)\(truncated ? "+" : "") change\(changes.count == 1 ? "" : "s"): "
-                    + "\(counts.added) added, \(counts.removed) removed, \(changes.count - counts.added - counts.removed) changed")]),
+                E.element("p", [.class("status")], [.text(w.changeCounts(changes.count, truncated, counts.added, counts.removed,
+                                                                         changes.count - counts.added - counts.removed))]),
                 E.element("ul", [.class("changes")], changes.map { change in
                     switch change {
                     case .added(let path, let value):
-                        E.element("li", [.class("added")], [E.element("code", [], [.text(path)]), " added ",
+                        E.element("li", [.class("added")], [E.element("code", [], [.text(path)]), .text(w.added),
                                                               E.element("ins", [], [.text(short(value))])])
                     case .removed(let path, let value):
-                        E.element("li", [.class("removed")], [E.element("code", [], [.text(path)]), " removed ",
+                        E.element("li", [.class("removed")], [E.element("code", [], [.text(path)]), .text(w.removed),
                                                                 E.element("del", [], [.text(short(value))])])
                     case .changed(let path, let old, let new):
                         E.element("li", [.class("changed")], [E.element("code", [], [.text(path)]), " ",
@@ -122,11 +123,10 @@ extension DebugPages {
                     }
                 }),
             ]
-            if truncated { parts.append(E.element("p", [.class("status")], ["Only the first changes are listed."])) }
+            if truncated { parts.append(E.element("p", [.class("status")], [.text(w.onlyFirstChanges)])) }
             return E.group(parts)
         case .text(let lines, let prefix, let suffix, let truncated):
-            var parts: [HTML] = [E.element("p", [.class("status")], [.text("Not JSON on both sides: compared line by line; "
-                + "\(prefix) line\(prefix == 1 ? "" : "s") before and \(suffix) after the changes are the same.")])]
+            var parts: [HTML] = [E.element("p", [.class("status")], [.text(w.comparedByLine(prefix, suffix))])]
             parts.append(E.element("pre", [.class("raw text-diff"), .attribute("tabindex", "0")], lines.map { line in
                 switch line {
                 case .same(let text): E.element("span", [], [.text("  " + text + "\n")])
@@ -134,7 +134,7 @@ extension DebugPages {
                 case .added(let text): E.element("ins", [], [.text("+ " + text + "\n")])
                 }
             }))
-            if truncated { parts.append(E.element("p", [.class("status")], ["Only the first lines are listed."])) }
+            if truncated { parts.append(E.element("p", [.class("status")], [.text(w.onlyFirstLines)])) }
             return E.group(parts)
         }
     }

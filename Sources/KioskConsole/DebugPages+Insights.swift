@@ -6,24 +6,25 @@ extension DebugPages {
     /// `/debug/insights`: the slowest endpoints (p50/p95 of their upstream exchanges), the bytes each
     /// source brought, and how answers were decided, stale apart from fresh.
     static func insights(_ insights: LogInsights, context: ViewContext) -> HTML {
+        let w = context.words
         let decisions = insights.decisions
         let total = max(insights.requests, 1)
         func share(_ count: Int) -> String { "\(count) (\(Int((Double(count) * 100 / Double(total)).rounded())) %)" }
         let slowest = insights.endpoints.first?.p95 ?? 0
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], ["‹ All requests"])]),
-            E.element("h1", [], ["Insights"]),
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], [.text(w.allRequests)])]),
+            E.element("h1", [], [.text(w.insights)]),
             E.element("p", [.class("status")], [
-                .text("Over the \(insights.requests) request\(insights.requests == 1 ? "" : "s") the log keeps · "),
+                .text(w.overRequests(insights.requests)),
                 E.element("a", [Attribute.localHref(ConsoleRoute.apiInsights.path)], ["JSON"]),
             ]),
             E.element("section", [.attribute("aria-labelledby", "decisions")], [
-                E.element("h2", [.attribute("id", "decisions")], ["Cache decisions"]),
+                E.element("h2", [.attribute("id", "decisions")], [.text(w.cacheDecisions)]),
                 E.element("dl", [.class("facts insights-decisions")], [
-                    ("Fresh (from the store, or confirmed by a 304)", decisions.fresh),
-                    ("Stale (shown past its freshness: revalidating, after an error, or offline)", decisions.stale),
-                    ("From the upstream", decisions.network),
-                    ("Mocked or edited", decisions.synthetic),
+                    (w.freshDecisions, decisions.fresh),
+                    (w.staleDecisions, decisions.stale),
+                    (w.fromUpstream, decisions.network),
+                    (w.mockedOrEdited, decisions.synthetic),
                 ].flatMap { label, count in [E.element("dt", [], [.text(label)]), E.element("dd", [], [.text(share(count))])] }),
                 E.element("p", [.class("status")], [.text(CacheDecision.allCases.compactMap { decision in
                     decisions.byDecision[decision.rawValue].map { "\(decision.rawValue) \($0)" }
@@ -31,11 +32,11 @@ extension DebugPages {
             ]),
         ]
         content.append(E.element("section", [.attribute("aria-labelledby", "slowest")], [
-            E.element("h2", [.attribute("id", "slowest")], ["Slowest endpoints"]),
-            insights.endpoints.isEmpty ? E.element("p", [.class("empty")], ["No request reached an upstream yet."]) :
-                E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", "Slowest endpoints")], [
+            E.element("h2", [.attribute("id", "slowest")], [.text(w.slowestEndpoints)]),
+            insights.endpoints.isEmpty ? E.element("p", [.class("empty")], [.text(w.noUpstreamYet)]) :
+                E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", w.slowestEndpoints)], [
                     E.element("table", [.class("requests insights")], [
-                        E.element("thead", [], [E.element("tr", [], ["Endpoint", "Requests", "p50", "p95", "Slowest", "p95 to scale"].map {
+                        E.element("thead", [], [E.element("tr", [], [w.endpoint, w.requests, "p50", "p95", w.slowest, w.p95ToScale].map {
                             E.element("th", [.attribute("scope", "col")], [.text($0)])
                         })]),
                         E.element("tbody", [], insights.endpoints.map { endpoint in
@@ -52,15 +53,15 @@ extension DebugPages {
                 ]),
         ]))
         content.append(E.element("section", [.attribute("aria-labelledby", "bytes")], [
-            E.element("h2", [.attribute("id", "bytes")], ["Bytes by source"]),
-            E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", "Bytes by source")], [
+            E.element("h2", [.attribute("id", "bytes")], [.text(w.bytesBySource)]),
+            E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", w.bytesBySource)], [
                 E.element("table", [.class("requests insights")], [
-                    E.element("thead", [], [E.element("tr", [], ["Source", "Requests", "Response bytes"].map {
+                    E.element("thead", [], [E.element("tr", [], [w.source, w.requests, w.responseBytes].map {
                         E.element("th", [.attribute("scope", "col")], [.text($0)])
                     })]),
                     E.element("tbody", [], insights.sources.map { source in
                         E.element("tr", [], [
-                            E.element("th", [.attribute("scope", "row")], [.text(source.source?.displayName ?? "Other (pictures, probes)")]),
+                            E.element("th", [.attribute("scope", "row")], [.text(source.source?.displayName ?? w.otherSources)]),
                             E.element("td", [.class("num")], [.text(String(source.requests))]),
                             E.element("td", [.class("num")], [.text(byteCount(source.responseBytes))]),
                         ])
@@ -68,7 +69,7 @@ extension DebugPages {
                 ]),
             ]),
         ]))
-        return DebugPages.page(context, title: "Insights · Network debugger", [E.element("article", [.class("detail debug")], content)])
+        return DebugPages.page(context, title: "\(w.insights) · \(w.networkDebugger)", [E.element("article", [.class("detail debug")], content)])
     }
 
     /// A bar as long as `value` is of `maximum`: an SVG rectangle (attributes, which the page's policy

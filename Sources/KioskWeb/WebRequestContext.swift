@@ -39,7 +39,7 @@ package struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
 /// the CSRF token for the forms, and the request's path (the language switch returns there).
 package struct ViewContext: Sendable {
     /// The page's language.
-    var language: Language
+    package var language: Language
     /// The token the page's forms carry.
     var csrfToken: String
     /// Path and query of the request, or "/" for a page not tied to one.

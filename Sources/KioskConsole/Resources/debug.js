@@ -7,6 +7,9 @@
   if (!kiosk) return; // app.js failed: the pages work without either script
   const $ = (selector, root = document) => root.querySelector(selector);
   const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+  // The words the script shows, in the page's language (`ScriptWords`): "{name}" is filled in from `values`.
+  const words = JSON.parse($("#console-words")?.dataset.words || "{}");
+  const say = (name, values = {}) => (words[name] || "").replace(/\{(\w+)\}/g, (whole, key) => String(values[key] ?? whole));
 
 
   // 1: the list is live. The server pushes every change (Server-Sent Events from /debug/events, through
@@ -24,9 +27,9 @@
     if (!url || !("EventSource" in window)) return;
     const status = $("#live-status");
     const source = feed = new EventSource(url);
-    source.onopen = () => { if (status) { status.textContent = "Live · "; status.classList.remove("stalled"); } };
+    source.onopen = () => { if (status) { status.textContent = say("live"); status.classList.remove("stalled"); } };
     source.onerror = () => {
-      if (status && source.readyState !== EventSource.OPEN) { status.textContent = "Reconnecting… · "; status.classList.add("stalled"); }
+      if (status && source.readyState !== EventSource.OPEN) { status.textContent = say("reconnecting"); status.classList.add("stalled"); }
     };
     source.addEventListener("exchanges", event => addRows(JSON.parse(event.data).rows || []));
     source.addEventListener("cleared", () => {
@@ -42,14 +45,14 @@
     const element = $("#log-count");
     if (!element) return;
     element.dataset.count = String(count);
-    element.textContent = `${count} request${count === 1 ? "" : "s"} logged`;
+    element.textContent = say(count === 1 ? "requestsLoggedOne" : "requestsLoggedOther", { count });
   }
   function showPaused(count) {
     const banner = $("#paused-banner");
     if (!banner) return;
     banner.hidden = count === 0;
     const text = $("[data-count]", banner);
-    if (text) text.textContent = `${count} request${count === 1 ? " is" : "s are"} paused at a breakpoint. `;
+    if (text) text.textContent = say(count === 1 ? "pausedOne" : "pausedOther", { count });
   }
   // Rows come oldest first; each goes on top unless it is shown already (a page read while the event
   // was in flight lists it too). The list keeps the length it was served with.
@@ -206,7 +209,7 @@
     function scalarControls(node, path, replace) {
       const span = make("span", { className: "scalar" });
       const kind = make("select");
-      kind.setAttribute("aria-label", `Type of ${path}`);
+      kind.setAttribute("aria-label", say("typeOf", { path }));
       for (const [value, label] of [["s", "string"], ["n", "number"], ["b", "boolean"], ["z", "null"]]) {
         kind.append(make("option", { value, textContent: label, selected: node.t === value }));
       }
@@ -217,7 +220,7 @@
       span.append(kind);
       if (node.t === "s" || node.t === "n") {
         const input = make("input", { type: "text", value: node.v });
-        input.setAttribute("aria-label", `Value of ${path}`);
+        input.setAttribute("aria-label", say("valueOf", { path }));
         input.addEventListener("input", () => {
           const ok = node.t === "s" || numberPattern.test(input.value.trim());
           input.setAttribute("aria-invalid", String(!ok));
@@ -226,7 +229,7 @@
         span.append(input);
       } else if (node.t === "b") {
         const flag = make("select");
-        flag.setAttribute("aria-label", `Value of ${path}`);
+        flag.setAttribute("aria-label", say("valueOf", { path }));
         flag.append(make("option", { value: "true", textContent: "true", selected: node.v }),
                     make("option", { value: "false", textContent: "false", selected: !node.v }));
         flag.addEventListener("change", () => { node.v = flag.value === "true"; sync(); });
@@ -243,20 +246,20 @@
         const li = make("li");
         if (node.t === "o") {
           const key = make("input", { type: "text", value: item.k, className: "key" });
-          key.setAttribute("aria-label", `Key ${item.k} in ${path}`);
+          key.setAttribute("aria-label", say("keyIn", { key: item.k, path }));
           key.addEventListener("input", () => { item.k = key.value; sync(); });
           li.append(key, ": ", nodeView(item.v, `${path}.${item.k}`, depth + 1, next => { item.v = next; }));
         } else {
           li.append(make("span", { className: "key", textContent: `[${index}] ` }),
                     nodeView(item, `${path}[${index}]`, depth + 1, next => { node.items[index] = next; }));
         }
-        li.append(" ", button(`Remove ${node.t === "o" ? item.k : "item " + index} from ${path}`, "×", () => {
+        li.append(" ", button(node.t === "o" ? say("removeKey", { key: item.k, path }) : say("removeItem", { index, path }), "×", () => {
           node.items.splice(index, 1); sync(); draw();
         }));
         list.append(li);
       });
       const add = make("li");
-      add.append(button(`Add to ${path}`, node.t === "o" ? "+ key" : "+ item", () => {
+      add.append(button(say("addTo", { path }), say(node.t === "o" ? "addKey" : "addItem"), () => {
         if (node.t === "o") node.items.push({ k: "newKey", v: { t: "s", v: "" } }); else node.items.push({ t: "s", v: "" });
         sync(); draw();
       }));
@@ -268,15 +271,15 @@
       tree.replaceChildren(nodeView(root, "$", 0, next => { root = next; }));
     }
     // Tree or text: switching to the tree reads the text again, so an edit made as text is kept.
-    const toggle = make("button", { type: "button", textContent: "Edit as text" });
+    const toggle = make("button", { type: "button", textContent: say("editAsText") });
     toggle.addEventListener("click", () => {
       const showingTree = !tree.hidden;
       if (!showingTree) {
-        try { root = parseJSON(textarea.value); } catch (error) { toggle.textContent = `Not JSON: ${error.message}`; return; }
+        try { root = parseJSON(textarea.value); } catch (error) { toggle.textContent = say("notJSON", { reason: error.message }); return; }
         draw();
       }
       tree.hidden = showingTree; textarea.parentElement.hidden = !showingTree;
-      toggle.textContent = showingTree ? "Edit as a tree" : "Edit as text";
+      toggle.textContent = say(showingTree ? "editAsTree" : "editAsText");
     });
     textarea.parentElement.hidden = true;
     textarea.parentElement.before(toggle, tree);

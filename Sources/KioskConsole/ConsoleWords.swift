@@ -1,0 +1,300 @@
+// The types of the console's words, a field each, so a word missing in a language is a compile error; the
+// values are in ConsoleWords+English.swift and ConsoleWords+Spanish.swift.
+
+import Foundation
+import KioskCore
+import KioskDebugger
+import KioskWeb
+
+/// Every string of the network debugger's console, in one language. Its memberwise initializer takes every field,
+/// so a word missing in one language is a compile error, not an English word on a Spanish page. What the console
+/// shows of the exchanges themselves (URLs, headers, bodies, error messages from upstreams) is not translated.
+struct ConsoleWords: Sendable {
+    let networkDebugger: String
+    /// The live feed's state, before the count.
+    let live: String
+    let reconnecting: String
+    let requestsLogged: @Sendable (Int) -> String
+    let logNotes: String
+    let exportHAR: String
+    let insights: String
+    let mockRules: String
+    let rewriteRules: String
+    let endpoints: String
+    let nothingLogged: String
+    let noRequestMatches: String
+    let olderRequests: String
+    /// “2 requests are paused at a breakpoint. ”, before Decide.
+    let pausedCount: @Sendable (Int) -> String
+    let decide: String
+    let any: String
+    let source: String
+    let status: String
+    let cacheDecision: String
+    let slowerThan: String
+    let filter: String
+    let noResponse: String
+    let requests: String
+    let timeColumn: String
+    let cache: String
+    let duration: String
+    let waterfall: String
+    let request: String
+    /// A phase of an exchange, as the waterfall's legend and label name it.
+    let queued: String
+    let connect: String
+    let firstByte: String
+    let download: String
+    let total: String
+    /// The status cell of an answer that made no exchange.
+    let store: String
+    let allRequests: String
+    let started: String
+    let error: String
+    let queuedFact: String
+    let connectFact: String
+    let timeToFirstByte: String
+    let downloadFact: String
+    let totalFact: String
+    let mockThisResponseLabel: String
+    let mockThisResponse: String
+    let asCurl: String
+    let requestHeaders: String
+    let responseHeaders: String
+    let requestBody: String
+    let responseBody: String
+    let none: String
+    let bytes: @Sendable (Int) -> String
+    let truncatedTo: @Sendable (Int) -> String
+    let treeCut: String
+    let binary: String
+    let requestTitle: @Sendable (Int64) -> String
+    let pausedRequests: String
+    let pausedIntro: String
+    let switchesOnEndpoints: String
+    let nothingPaused: String
+    let pausedAt: @Sendable (PausePhase) -> String
+    let continuesIn: @Sendable (Int) -> String
+    let backToPaused: String
+    let notSent: @Sendable (String) -> String
+    let requestFailed: @Sendable (String) -> String
+    let queryEditor: String
+    let headersEditor: String
+    let sendEdited: String
+    let sendUnchanged: String
+    let abort: String
+    let statusMustBeNumber: String
+    let answerInsteadEditor: String
+    let responseEditor: String
+    let keepReturning: String
+    let answerWithThis: String
+    let checkAndSend: String
+    let failWithError: String
+    /// Under a paused exchange's form, with the time it continues by itself.
+    let editNote: @Sendable (String) -> String
+    let pausedTitle: @Sendable (Int) -> String
+    let anyConfiguredSource: String
+    let contentType: String
+    let response: String
+    let requestsOf: @Sendable (String) -> String
+    let pictures: String
+    let endpointsIntro: String
+    let breakpointOnRequest: String
+    let onResponse: String
+    let onError: String
+    let breakpointMode: @Sendable (BreakpointMode) -> String
+    let saveBreakpoints: @Sendable (String) -> String
+    let save: String
+    let mocksIntroBefore: String
+    let mocksIntroAfter: String
+    let noMockRules: String
+    let on: String
+    let off: String
+    let enable: String
+    let disable: String
+    let delete: String
+    let enableRule: @Sendable (Int) -> String
+    let disableRule: @Sendable (Int) -> String
+    let deleteRule: @Sendable (Int) -> String
+    let state: String
+    let hits: String
+    let actions: String
+    let debugToken: String
+    let openDebugger: String
+    let debuggerLocked: String
+    let captureOff: String
+    let filterLabel: String
+    let filterNotUnderstood: @Sendable (String) -> String
+    let filterApplied: String
+    let filterKeys: String
+    /// What a key of the filter language accepts (its example is the same in every language).
+    let filterKeyMeaning: @Sendable (FilterKey) -> String
+    let negationHelp: String
+    let wordsHelp: String
+    /// Where in an exchange's life rules act, for the pages that explain it.
+    let ruleOrder: String
+    let rulesIntro: String
+    let rulesHowTo: String
+    let newRule: String
+    let noRewriteRules: String
+    let resetHitsLabel: @Sendable (Int) -> String
+    let resetHits: String
+    let name: String
+    let matches: String
+    let does: String
+    let editRuleTitle: @Sendable (Int) -> String
+    let anyEndpoint: String
+    let anyMethod: String
+    let nameHint: String
+    let enabled: String
+    let whichRequests: String
+    let endpoint: String
+    let urlPattern: String
+    let urlPatternHint: String
+    let method: String
+    let whatItDoes: String
+    let statusHint: String
+    let headersToSet: String
+    let headersToSetHint: String
+    let headersToRemove: String
+    let headersToRemoveHint: String
+    let patch: String
+    let patchHint: String
+    let latency: String
+    let latencyHint: String
+    let failRequest: String
+    let noAnswer: String
+    let failure: @Sendable (RuleFailure) -> String
+    let createRule: String
+    let saveRule: String
+    let backToRules: String
+    let notSaved: @Sendable (String) -> String
+    let makeRuleLabel: String
+    let makeRule: String
+    let ruleTouch: @Sendable (Int, String) -> String
+    let mockTouch: @Sendable (Int, String) -> String
+    let breakpointTouch: @Sendable (String, Int) -> String
+    let applied: String
+    let didNotApply: String
+    let touchedBy: String
+    let editAndResendTitle: @Sendable (Int64) -> String
+    let urlWithoutQuery: String
+    /// The composer's URL hint: the source's name, and whether its keys are put back.
+    let urlHint: @Sendable (String, Bool) -> String
+    let queryItems: String
+    let queryHint: @Sendable (String) -> String
+    let headers: String
+    let headersHint: @Sendable (String) -> String
+    let body: String
+    let bodyHint: String
+    let send: String
+    let revertTo: @Sendable (Int64) -> String
+    let backToRequest: @Sendable (Int64) -> String
+    let composeNote: @Sendable (Int64) -> String
+    let editAndResendLabel: String
+    let editAndResend: String
+    let replayLabel: String
+    let replay: String
+    let compare: String
+    let compareWithPrevious: @Sendable (Int64) -> String
+    let noEarlierAnswer: String
+    let compareWithRequest: String
+    let bodySize: String
+    let noBody: String
+    let summary: String
+    let theSame: String
+    let sameBytes: String
+    let sameJSON: String
+    /// “3 changes: 1 added, 1 removed, 1 changed” (`more` when the list was cut).
+    let changeCounts: @Sendable (Int, Bool, Int, Int, Int) -> String
+    let added: String
+    let removed: String
+    let onlyFirstChanges: String
+    let comparedByLine: @Sendable (Int, Int) -> String
+    let onlyFirstLines: String
+    let overRequests: @Sendable (Int) -> String
+    let cacheDecisions: String
+    let freshDecisions: String
+    let staleDecisions: String
+    let fromUpstream: String
+    let mockedOrEdited: String
+    let slowestEndpoints: String
+    let noUpstreamYet: String
+    let slowest: String
+    let p95ToScale: String
+    let bytesBySource: String
+    let responseBytes: String
+    let otherSources: String
+    /// The tree editor's labels ({path}, {key}, {index} are filled in by the script).
+    let typeOf: String
+    let valueOf: String
+    let keyIn: String
+    let removeKey: String
+    let removeItem: String
+    let addTo: String
+    let addKey: String
+    let addItem: String
+    let editAsText: String
+    let editAsTree: String
+    let notJSON: String
+    /// The script's counts, one and several ({count}).
+    let requestsLoggedOne: String
+    let requestsLoggedOther: String
+    let pausedOne: String
+    let pausedOther: String
+    let enterToken: String
+    let loopbackOnly: String
+    let tooManyTokens: @Sendable (Int) -> String
+    let wrongToken: String
+    let captureOffMessage: String
+}
+
+extension ViewContext {
+    /// The console's words in the page's language.
+    var words: ConsoleWords {
+        switch language {
+        case .en: .english
+        case .es: .spanish
+        }
+    }
+}
+
+/// What `debug.js` shows, from the same words: as JSON in the console's `data-words`, by the name the script asks
+/// for, encoded once per language.
+enum ScriptWords {
+    /// The JSON of `language`'s script words.
+    static func json(_ language: Language) -> String {
+        switch language {
+        case .en: english
+        case .es: spanish
+        }
+    }
+
+    private static let english = encode(.english)
+    private static let spanish = encode(.spanish)
+
+    private static func encode(_ w: ConsoleWords) -> String {
+        let words = [
+            "live": w.live,
+            "reconnecting": w.reconnecting,
+            "typeOf": w.typeOf,
+            "valueOf": w.valueOf,
+            "keyIn": w.keyIn,
+            "removeKey": w.removeKey,
+            "removeItem": w.removeItem,
+            "addTo": w.addTo,
+            "addKey": w.addKey,
+            "addItem": w.addItem,
+            "editAsText": w.editAsText,
+            "editAsTree": w.editAsTree,
+            "notJSON": w.notJSON,
+            "requestsLoggedOne": w.requestsLoggedOne,
+            "requestsLoggedOther": w.requestsLoggedOther,
+            "pausedOne": w.pausedOne,
+            "pausedOther": w.pausedOther
+        ]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(words)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import KioskCore
+import KioskDebugger
+import KioskTestSupport
+import Testing
+@testable import KioskConsole
+@testable import KioskWeb
+
+@Suite("The console in the browser's language")
+struct ConsoleLanguageTests {
+    /// The words of `words` that are plain text (not functions), by name.
+    static func texts(_ words: ConsoleWords) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: Mirror(reflecting: words).children.compactMap { child in
+            (child.value as? String).flatMap { value in child.label.map { ($0, value) } }
+        })
+    }
+
+    @Test("A Spanish browser gets every console page in Spanish, with no English sentence of the console left, and the script's words too")
+    func spanishConsole() async throws {
+        try await withWeb { harness, client in
+            // Given a logged request, a mock rule and a rewrite rule
+            _ = try await client.get("/rickandmorty")
+            try harness.kiosk.debugger.mocks.add([MockRule(method: "GET", urlPattern: "http://demo.invalid/dogs.json", status: 200, headers: [],
+                                                           body: Data("[]".utf8), origin: "test")])
+            _ = try harness.kiosk.debugger.rules.add(try RewriteRule(json: Data(#"{"match": {"endpoint": "dogs.list"}, "actions": {"status": 503}}"#.utf8),
+                                                                   origin: "test"))
+            let id = try #require(try harness.kiosk.debugger.records(matching: RequestFilter()).first?.id)
+            let spanish: HTTPFields = [.acceptLanguage: "es-ES,es;q=0.9"]
+            let english = Self.texts(.english), translated = Self.texts(.spanish)
+            // (sentences only: words such as "Total" or "Endpoint" are the same in both)
+            let sentences = english.filter { name, text in text.count > 12 && translated[name] != text }
+            #expect(sentences.count > 100)
+            for route in [ConsoleRoute.requests, .request(id), .compose(id), .insights, .endpoints, .paused, .mocks, .rules, .newRule] {
+                // When a page is opened in Spanish
+                let page = try await client.get(route.path, headers: spanish)
+                #expect(page.status == .ok, "\(route.path)")
+                // Then it speaks Spanish, and no English sentence of the console is on it
+                #expect(page.body.contains("lang=\"es\""), "\(route.path)")
+                for (name, text) in sentences {
+                    #expect(!page.body.contains(HTML.text(text).rendered), "\(route.path) has the English \(name): \(text)")
+                }
+            }
+            // And the list carries the script's words in Spanish
+            let list = try await client.get(ConsoleRoute.requests.path, headers: spanish)
+            #expect(list.body.contains(HTML.text(ConsoleWords.spanish.networkDebugger).rendered))
+            #expect(list.body.contains("En directo"))
+            #expect(list.body.contains("{count} solicitudes registradas"))
+            // And an English browser still gets English
+            let englishList = try await client.get(ConsoleRoute.requests.path)
+            #expect(englishList.body.contains("Network debugger") && englishList.body.contains("{count} requests logged"))
+        }
+    }
+
+    @Test("A row pushed by the live feed is in the language of the console that follows it")
+    func liveRowsFollowTheLanguage() {
+        // Given a record that made no exchange (answered from the store)
+        let record = RequestRecord(id: 9, startedAt: Date(timeIntervalSince1970: 0), source: .dogs, endpoint: "dogs.list", method: "GET",
+                                   url: "http://demo.invalid/dogs.json", timings: RequestTimings(total: 0.001), decision: .fresh)
+        // When its row is rendered for a Spanish and an English console
+        let spanish = LiveRowJSON(record, .spanish).html, english = LiveRowJSON(record, .english).html
+        // Then each says so in its own words
+        #expect(spanish.contains(">almacén<") && !spanish.contains(">store<"))
+        #expect(english.contains(">store<"))
+    }
+}
