@@ -88,6 +88,7 @@
     const key = focusKey !== undefined ? focusKey : current.contains(active) ? keyOf(active) : null;
     const { scrollX, scrollY } = window;
     current.replaceWith(document.adoptNode(fresh));
+    appended.length = 0; // the pages the infinite scroll added belong to the list that was replaced
     const attribution = $("#main > .attribution"), freshAttribution = doc.querySelector("#main > .attribution");
     if (attribution && freshAttribution) attribution.textContent = freshAttribution.textContent;
     window.scrollTo(scrollX, scrollY);
@@ -205,6 +206,7 @@
       resultsTitle = document.title = doc.title || document.title;
       closePane();
       swapResults(doc);
+      rememberList();
     } catch (error) {
       if (error.name !== "AbortError") location.assign(url);
     } finally {
@@ -244,21 +246,29 @@
     const pager = $("#results nav.pages");
     if (pager) observer.observe(pager); // observing reports the current state, so a short page fills up
   }
+  const appended = []; // the addresses of the pages appended to the list shown, in order (the reader's place)
   async function loadMore() {
+    const list = $("#results ul.items[data-next]");
+    if (!list || !$("#results nav.pages") || list.classList.contains("edit") || loadingMore || localFilterText()) return;
+    if (await appendPage(list.dataset.next)) observePager(); // its callback comes later, after appendPage's `finally`
+  }
+  // Appends the rows of the page at `url` to the list and moves its pager on: true when it did.
+  async function appendPage(url) {
     const list = $("#results ul.items[data-next]"), pager = $("#results nav.pages");
-    if (!list || !pager || list.classList.contains("edit") || loadingMore || localFilterText()) return;
+    if (!list || !pager || loadingMore) return false;
     loadingMore = true;
     const before = swaps;
     note("js-more", pager, strings.loading);
     try {
-      const doc = await fetchPage(list.dataset.next);
+      const doc = await fetchPage(url);
       const fresh = doc.querySelector("#results ul.items");
       if (!fresh) throw new Error("no list");
-      if (swaps !== before) return; // #results was replaced meanwhile, and this note with it
+      if (swaps !== before) return false; // #results was replaced meanwhile, and this note with it
       // Rows can shift between pages while paging: one already shown is not shown twice.
       const shown = new Set($$(":scope > li", list).map(row => row.dataset.id));
       for (const row of $$(":scope > li", fresh)) if (!shown.has(row.dataset.id)) list.append(document.adoptNode(row));
       if (fresh.dataset.next) list.dataset.next = fresh.dataset.next; else delete list.dataset.next;
+      appended.push(url);
       changed(list);
       const freshPager = doc.querySelector("#results nav.pages");
       // Focus that reached the pager while the page loaded moves to the same link in the new one.
@@ -266,10 +276,11 @@
       if (freshPager) pager.replaceWith(document.adoptNode(freshPager)); else pager.remove();
       if (focusKey) focusOn(findByKey(focusKey, freshPager) || freshPager || list);
       note("js-more", null, "");
-      observePager(); // its callback comes later, after `finally`
+      return true;
     } catch {
       // The pager links stay, and no retry loop: the observer fires again only when the pager moves.
       note("js-more", pager, strings.loadFailed);
+      return false;
     } finally {
       loadingMore = false;
     }
@@ -464,6 +475,94 @@
     }
   });
 
+  // 9: the reader's place. Back brings a list back as it was left: the same rows (the pages the infinite
+  // scroll appended) at the same position. The back/forward cache does that when the browser keeps the page;
+  // when it does not (memory, the worker, a reload), the list has remembered, per address in sessionStorage,
+  // the pages it appended and the row at the top of the screen, and puts them back. Each catalog also
+  // remembers the list last shown (page, filters, search), which a detail page's "‹ Catalog" link and the
+  // wide screen's split view return to.
+  const session = {
+    get(key) { try { return JSON.parse(sessionStorage.getItem(key) || "null"); } catch { return null; } },
+    set(key, value) { try { sessionStorage.setItem(key, JSON.stringify(value)); } catch { /* private mode: no place kept */ } },
+    remove(key) { try { sessionStorage.removeItem(key); } catch { /* as above */ } },
+  };
+  const pathAndQuery = url => { const u = new URL(url, location.href); return u.pathname + u.search; };
+  const placeKey = url => "kiosk:place:" + pathAndQuery(url);
+  const listKey = source => "kiosk:list:" + source;
+  const mainView = () => $("#main")?.dataset.view;
+  const isList = () => ["list", "search"].includes(mainView()) && !!$("#results ul.items");
+  // At most this many appended pages are put back (a reader who scrolled further starts near the end of them).
+  const maximumRestoredPages = 20;
+  function rememberList() {
+    const source = $("#main")?.dataset.source;
+    if (source && isList()) session.set(listKey(source), pathAndQuery(resultsURL));
+  }
+  function savePlace() {
+    if (!isList()) return;
+    const rows = $$("#results ul.items > li[data-id]");
+    const top = rows.find(row => row.getBoundingClientRect().bottom > 0);
+    session.set(placeKey(resultsURL), { pages: appended.slice(0, maximumRestoredPages), scrollY: window.scrollY,
+      top: top ? { id: top.dataset.id, offset: top.getBoundingClientRect().top } : null });
+  }
+  async function restorePlace() {
+    const navigation = performance.getEntriesByType?.("navigation")?.[0]?.type;
+    const returning = session.get("kiosk:returning") === pathAndQuery(resultsURL);
+    session.remove("kiosk:returning");
+    const place = session.get(placeKey(resultsURL));
+    if (!place || !(returning || navigation === "back_forward" || navigation === "reload")) return;
+    for (const url of place.pages || []) if (!(await appendPage(url))) break;
+    const row = place.top && $$("#results ul.items > li[data-id]").find(li => li.dataset.id === place.top.id);
+    window.scrollTo(0, row ? row.getBoundingClientRect().top + window.scrollY - place.top.offset : place.scrollY || 0);
+  }
+  if (isList()) {
+    // The browser's own restoring would come before the appended pages are back, and clamp to the short page.
+    if ("scrollRestoration" in history) history.scrollRestoration = "manual";
+    window.addEventListener("pagehide", savePlace);
+    rememberList();
+  }
+  // A detail page's "‹ Catalog" returns to the list it was opened from: Back when that is the previous page
+  // (the cache or the saved place bring it back whole), else the remembered address, its place put back.
+  const backLink = mainView() === "detail" ? $("#main > p.back a") : null;
+  const rememberedList = backLink && session.get(listKey($("#main").dataset.source));
+  if (backLink && rememberedList && new URL(rememberedList, location.href).pathname === new URL(backLink.href).pathname) {
+    backLink.href = rememberedList;
+  }
+  backLink?.addEventListener("click", event => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    session.set("kiosk:returning", pathAndQuery(backLink.href));
+    if (document.referrer && withoutHash(document.referrer) === backLink.href && history.length > 1) {
+      event.preventDefault();
+      history.back();
+    }
+  });
+  // An item that was open beside its list on a wide screen, reloaded (or come back to through history), gets its
+  // list back beside it: the remembered list (else the catalog's first page) is fetched and the item moves into its
+  // pane. The history entry says so (the pane's `{ detail }` state survives a reload); an item opened by itself,
+  // from a shared link, stays a page of its own.
+  async function splitAround() {
+    const itemURL = withoutHash(location.href), listURL = backLink?.href;
+    if (!backLink || !wide.matches || history.state?.detail !== itemURL) return;
+    try {
+      const doc = await fetchPage(listURL), freshMain = doc.getElementById("main"), main = $("#main");
+      const pane = doc.getElementById("detail-pane");
+      if (!freshMain || !pane || !doc.getElementById("results") || !main || withoutHash(location.href) !== itemURL) return;
+      pane.replaceChildren(...[...main.children].filter(child => !child.matches("p.back")));
+      pane.hidden = false;
+      main.replaceChildren(...[...freshMain.children].map(child => document.adoptNode(child)));
+      main.dataset.view = freshMain.dataset.view;
+      resultsURL = withoutHash(new URL(listURL, location.href).href);
+      shownURL = itemURL;
+      resultsTitle = doc.title || resultsTitle;
+      history.replaceState({ detail: itemURL }, "", itemURL);
+      markCurrent(itemURL);
+      $$("#main a[aria-current=true]")[0]?.scrollIntoView({ block: "nearest" });
+      changed(main);
+      applyLocalFilter();
+      observePager();
+      watchConnectivity();
+    } catch { /* the item alone, as served */ }
+  }
+
   // The network debugger's script (debug.js, linked by /debug pages only) and offline.js build on these;
   // nothing else is global.
   window.kiosk = Object.freeze({ swapResults, reloadResults, isBusy: () => pending > 0, resultsURL: () => resultsURL,
@@ -472,7 +571,8 @@
   // Start: filter for a query typed before the script ran, page on scroll, watch connectivity,
   // and wait for a revalidation in progress.
   applyLocalFilter();
-  observePager();
+  if (isList()) restorePlace().finally(observePager); else observePager();
   watchConnectivity();
   if ($("#results")?.dataset.revalidating === "true") reloadResults();
+  splitAround();
 })();

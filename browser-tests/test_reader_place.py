@@ -1,0 +1,105 @@
+"""The reader keeps your place: Back after infinite scroll brings the same rows back at the same position, a
+detail page's "‹ Catalog" link returns to the list it was opened from, and a reloaded item keeps its list beside
+it on a wide screen."""
+
+from __future__ import annotations
+
+from selenium.webdriver.common.by import By
+
+from conftest import DESKTOP, PHONE, new_driver, page_ready, rows, screenshot, wait_for
+
+# Without the back/forward cache, so that what is tested is Kiosk's own saved place (the cache keeps the whole
+# document when it can, and a browser does not always: memory, a worker's fetch in flight, an extension).
+NO_BFCACHE = ("--disable-back-forward-cache",)
+
+
+def top_of(driver, item_id: str) -> float:
+    return driver.execute_script(
+        "return document.querySelector(`#results ul.items > li[data-id='${arguments[0]}']`).getBoundingClientRect().top",
+        item_id)
+
+
+def test_back_after_infinite_scroll_brings_back_the_same_rows_at_the_same_place(server):
+    driver = new_driver(PHONE, arguments=NO_BFCACHE)
+    try:
+        # Given a phone that scrolled Rick and Morty until 100 rows were loaded
+        driver.get(server.url("/rickandmorty"))
+        page_ready(driver)
+        while len(rows(driver)) < 100:
+            count = len(rows(driver))
+            driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+            wait_for(driver, lambda d: len(rows(d)) > count, 15, f"scrolling did not append past {count} rows")
+        # And row 71 scrolled to 200 px below the top of the screen
+        row = rows(driver)[70]
+        item_id = row.get_attribute("data-id")
+        driver.execute_script("window.scrollBy(0, arguments[0].getBoundingClientRect().top - 200)", row)
+        before = top_of(driver, item_id)
+        loaded = len(rows(driver))
+        # When it is opened, and Back is pressed
+        link = row.find_element(By.CSS_SELECTOR, "a")
+        href = link.get_attribute("href")
+        driver.execute_script("arguments[0].click()", link)
+        wait_for(driver, lambda d: d.current_url == href, 10, "the row did not open")
+        page_ready(driver)
+        driver.back()
+        # Then the list has the same rows again, and row 71 is where it was
+        wait_for(driver, lambda d: len(rows(d)) >= loaded, 20, "Back brought back fewer rows")
+        wait_for(driver, lambda d: abs(top_of(d, item_id) - before) < 4, 10,
+                 f"row 71 is at {top_of(driver, item_id)} px after Back, not {before} px")
+        assert len(rows(driver)) == loaded
+        # And reading on still appends the next page after them
+        driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+        wait_for(driver, lambda d: len(rows(d)) > loaded, 15, "scrolling after Back appended nothing")
+    finally:
+        driver.quit()
+
+
+def test_a_detail_pages_back_link_returns_to_the_filtered_page_it_came_from(server):
+    driver = new_driver(PHONE)
+    try:
+        # Given page 2 of the living Rick and Morty characters
+        listed = server.url("/rickandmorty?page=2&status=alive")
+        driver.get(listed)
+        page_ready(driver)
+        first = rows(driver)[0]
+        # When a row is opened
+        link = first.find_element(By.CSS_SELECTOR, "a")
+        href = link.get_attribute("href")
+        driver.execute_script("arguments[0].click()", link)
+        wait_for(driver, lambda d: d.current_url == href, 10, "the row did not open")
+        page_ready(driver)
+        # Then its "‹ Rick and Morty" link leads to that page and filter, not to the unfiltered first page
+        back = driver.find_element(By.CSS_SELECTOR, "#main > p.back a")
+        wait_for(driver, lambda d: back.get_attribute("href") == listed, 5, f"the back link is {back.get_attribute('href')}")
+        back.click()
+        wait_for(driver, lambda d: d.current_url == listed, 10, f"the back link went to {driver.current_url}")
+        page_ready(driver)
+        assert driver.find_element(By.CSS_SELECTOR, "select[name=status]").get_attribute("value") == "alive"
+    finally:
+        driver.quit()
+
+
+def test_a_reloaded_item_on_a_wide_screen_keeps_its_list_beside_it(server):
+    driver = new_driver(DESKTOP)
+    try:
+        # Given the split view: Rick and Morty's list with character 3 open beside it
+        driver.get(server.url("/rickandmorty"))
+        page_ready(driver)
+        link = driver.find_element(By.CSS_SELECTOR, "#results ul.items > li[data-id='3'] a")
+        link.click()
+        wait_for(driver, lambda d: d.current_url == server.url("/rickandmorty/3"), 10, "the row did not open beside the list")
+        # When the page is reloaded
+        driver.refresh()
+        page_ready(driver)
+        # Then the list comes back beside the item, with the item marked in it
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#results ul.items > li")
+                 and d.find_element(By.CSS_SELECTOR, "#detail-pane").is_displayed(), 10, "the list did not come back")
+        assert driver.current_url == server.url("/rickandmorty/3")
+        assert driver.find_element(By.CSS_SELECTOR, "#detail-pane h1").text
+        assert driver.find_element(By.CSS_SELECTOR, "#results li[data-id='3'] a").get_attribute("aria-current") == "true"
+        screenshot(driver, "split-after-reload", DESKTOP)
+        # And Escape closes the pane onto the list's address
+        driver.find_element(By.TAG_NAME, "body").send_keys("\ue00c")
+        wait_for(driver, lambda d: d.current_url == server.url("/rickandmorty"), 5, "Escape did not return to the list")
+    finally:
+        driver.quit()
