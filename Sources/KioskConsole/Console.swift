@@ -31,6 +31,10 @@ package struct Console: WebFeature {
 
     package var jsonPrefixes: [String] { [ConsoleRoute.apiPrefix] }
 
+    package func menuLink(_ language: Language) -> MenuLink? {
+        MenuLink(label: ConsoleWords.in(language).networkDebugger, path: ConsoleRoute.requests.path)
+    }
+
     /// `debug.js`, the console's enhancement (live list, filter help, keyboard), read once from the resource
     /// bundle (`kiosk_KioskConsole.resources`, beside the binary).
     static let script: StaticAsset = {
@@ -46,6 +50,7 @@ extension DebugPages {
     static func page(_ context: ViewContext, title: String, _ content: [HTML]) -> HTML {
         let words = E.element("div", [.attribute("id", "console-words"), .attribute("data-words", ScriptWords.json(context.language)),
                                       .flag("hidden")], [])
-        return Pages.layout(context, title: title, current: nil, view: .debug, scripts: [Console.script], content + [words])
+        return Pages.layout(context, title: title, current: ConsoleRoute.requests.path, view: .debug, scripts: [Console.script],
+                            catalogTabs: false, content + [words])
     }
 }

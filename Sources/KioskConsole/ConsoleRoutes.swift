@@ -35,6 +35,10 @@ enum ConsoleRoute: Sendable, Hashable {
     case breakpoint(endpoint: String)
     case mockAction(Int, MockAction)
     case ruleAction(Int, RuleAction)
+    /// Empties the request log.
+    case clear
+    /// Pauses or resumes recording (`record=on|off`).
+    case recording
     // JSON
     case apiRequests
     case apiRequest(Int64)
@@ -86,6 +90,8 @@ enum ConsoleRoute: Sendable, Hashable {
         case .breakpoint(let endpoint): base + "/breakpoints/" + QueryString.encode(endpoint)
         case .mockAction(let id, let action): base + "/mocks/\(id)/" + action.rawValue
         case .ruleAction(let id, let action): base + "/rules/\(id)/" + action.rawValue
+        case .clear: base + "/clear"
+        case .recording: base + "/recording"
         case .apiRequests: base + "/api/requests"
         case .apiRequest(let id): base + "/api/requests/\(id)"
         case .apiResend(let id): base + "/api/requests/\(id)/resend"
@@ -107,7 +113,7 @@ enum ConsoleRoute: Sendable, Hashable {
     enum Kind: String, CaseIterable, Sendable {
         case requests, request, composeForm, compose, diff, insights, endpoints, paused, pausedExchange, decide
         case mocks, rules, newRule, rule, saveNewRule, saveRule, events, har
-        case login, replay, mockFrom, breakpoint, mockAction, ruleAction
+        case login, replay, mockFrom, breakpoint, mockAction, ruleAction, clear, recording
         case apiRequests, apiRequest, apiResend, apiInsights, apiEndpoints, apiPaused
         case apiRules, apiRule, apiAddRule, apiReplaceRule, apiDeleteRule
 
@@ -115,7 +121,7 @@ enum ConsoleRoute: Sendable, Hashable {
         var method: HTTPRequest.Method {
             switch self {
             case .compose, .decide, .saveNewRule, .saveRule, .login, .replay, .mockFrom, .breakpoint, .mockAction, .ruleAction,
-                 .apiResend, .apiAddRule:
+                 .clear, .recording, .apiResend, .apiAddRule:
                 .post
             case .apiReplaceRule: .put
             case .apiDeleteRule: .delete
@@ -146,6 +152,8 @@ enum ConsoleRoute: Sendable, Hashable {
             case .breakpoint: "/debug/breakpoints/{endpoint}"
             case .mockAction: "/debug/mocks/{id}/{action}"
             case .ruleAction: "/debug/rules/{id}/{action}"
+            case .clear: "/debug/clear"
+            case .recording: "/debug/recording"
             case .apiRequests: "/debug/api/requests"
             case .apiRequest: "/debug/api/requests/{id}"
             case .apiResend: "/debug/api/requests/{id}/resend"

@@ -35,7 +35,6 @@ struct ConsoleWords: Sendable {
     let filter: String
     let noResponse: String
     let requests: String
-    let timeColumn: String
     let cache: String
     let duration: String
     let waterfall: String
@@ -247,16 +246,45 @@ struct ConsoleWords: Sendable {
     let tooManyTokens: @Sendable (Int) -> String
     let wrongToken: String
     let captureOffMessage: String
+    let host: String
+    let type: String
+    let size: String
+    let time: String
+    let failureColumn: String
+    /// The status cell of an exchange that got no response.
+    let failed: String
+    let answeredFromStore: String
+    let copy: String
+    let copied: String
+    let copyCurl: String
+    let pauseNextRequest: String
+    let nextRequestPauses: String
+    let quickFilters: String
+    let chipAll: String
+    let chipAPI: String
+    let chipPictures: String
+    let chipStore: String
+    let chipErrors: String
+    let clear: String
+    let clearLabel: String
+    let pauseRecording: String
+    let resumeRecording: String
+    let recordingPaused: String
 }
 
-extension ViewContext {
-    /// The console's words in the page's language.
-    var words: ConsoleWords {
+extension ConsoleWords {
+    /// The console's words in `language`.
+    static func `in`(_ language: Language) -> ConsoleWords {
         switch language {
         case .en: .english
         case .es: .spanish
         }
     }
+}
+
+extension ViewContext {
+    /// The console's words in the page's language.
+    var words: ConsoleWords { .in(language) }
 }
 
 /// What `debug.js` shows, from the same words: as JSON in the console's `data-words`, by the name the script asks
@@ -291,7 +319,8 @@ enum ScriptWords {
             "requestsLoggedOne": w.requestsLoggedOne,
             "requestsLoggedOther": w.requestsLoggedOther,
             "pausedOne": w.pausedOne,
-            "pausedOther": w.pausedOther
+            "pausedOther": w.pausedOther,
+            "copied": w.copied
         ]
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -20,6 +20,10 @@ struct DebugController: Sendable {
         let debug = router.group().add(middleware: DebugAccessMiddleware(access: access))
         debug.on(.requests) { request, context in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
+            // A form sent without its script names its empty fields too: the address keeps only what filters.
+            if let raw = request.uri.query, raw.split(separator: "&").contains(where: { $0.hasSuffix("=") || !$0.contains("=") }) {
+                return WebController.seeOther(ConsoleRoute.requests.path(query.queryString))
+            }
             // Read before the records: the feed replays from here, so nothing stored meanwhile is missed
             // (a row both listed and replayed is shown once).
             let eventID = kiosk.debugger.events.latestID
@@ -27,6 +31,7 @@ struct DebugController: Sendable {
             let records = query.syntaxError == nil ? try withLog().records(matching: query.filter) : []
             return Pages.response(DebugPages.requests(records, query: query, count: try withLog().count(),
                                                       paused: kiosk.debugger.breakpoints.paused.count, eventID: eventID,
+                                                      isRecording: kiosk.debugger.isRecording,
                                                       live: query.before == nil && query.syntaxError == nil, context: context.view),
                                   status: query.syntaxError == nil ? .ok : .badRequest)
         }
@@ -40,7 +45,10 @@ struct DebugController: Sendable {
         debug.on(.apiInsights) { _, _ in try JSONResponse.ok(try withLog().insights()) }
         debug.on(.request) { _, context in
             let record = try record(try context.parameters.require("id"))
-            return Pages.response(DebugPages.request(record, previous: try withLog().previousAnswer(to: record), context: context.view))
+            let breakpoint = kiosk.debugger.endpoints.contains { $0.name == record.endpoint }
+                ? try kiosk.debugger.breakpoints.settings()[record.endpoint] ?? BreakpointSetting() : nil
+            return Pages.response(DebugPages.request(record, previous: try withLog().previousAnswer(to: record), breakpoint: breakpoint,
+                                                     context: context.view))
         }
         debug.on(.apiRequests) { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
@@ -85,6 +93,17 @@ struct DebugController: Sendable {
             }
             try kiosk.debugger.breakpoints.set(try form.decode(BreakpointForm.self).setting, for: endpoint)
             return WebController.seeOther(ConsoleRoute.endpoints.path(anchor: endpoint))
+        }
+        debug.on(.clear) { request, _ in
+            _ = try await CSRFProtection.verifiedForm(request)
+            try withLog().clear()
+            return WebController.seeOther(ConsoleRoute.requests.path)
+        }
+        debug.on(.recording) { request, _ in
+            let form = try await CSRFProtection.verifiedForm(request).decode(RecordingForm.self)
+            _ = try withLog()
+            kiosk.debugger.isRecording = form.record
+            return WebController.seeOther(ConsoleRoute.requests.path)
         }
         registerRules(on: debug)
         debug.on(.mocks) { _, context in

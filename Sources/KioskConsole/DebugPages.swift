@@ -14,12 +14,12 @@ enum DebugPages {
     /// when the records were read: the page's script follows the feed from there, unless the page is not
     /// `live` (paging back through older requests).
     static func requests(_ records: [RequestRecord], query: DebugFilterQuery, count: Int, paused: Int = 0,
-                         eventID: DebugEvents.EventID, live: Bool, context: ViewContext) -> HTML {
+                         eventID: DebugEvents.EventID, isRecording: Bool = true, live: Bool, context: ViewContext) -> HTML {
         let filter = query.filter
         let w = context.words
+        // The filter form stays outside the results, which the script swaps as the filter is typed.
+        let header: [HTML] = [E.element("h1", [], [.text(w.networkDebugger)]), pausedBanner(paused, w), filterForm(query, w)]
         var content: [HTML] = [
-            E.element("h1", [], [.text(w.networkDebugger)]),
-            pausedBanner(paused, w),
             E.element("p", [.class("status")], [
                 live ? E.element("span", [.attribute("id", "live-status"), .attribute("role", "status"), .class("live")], [.text(w.live)])
                     : .empty,
@@ -33,7 +33,16 @@ enum DebugPages {
                 E.element("a", [Attribute.localHref(ConsoleRoute.rules.path)], [.text(w.rewriteRules)]), " · ",
                 E.element("a", [Attribute.localHref(ConsoleRoute.endpoints.path)], [.text(w.endpoints)]),
             ]),
-            filterForm(query, w),
+            isRecording ? .empty : E.element("p", [.class("banner offline"), .attribute("role", "status")], [.text(w.recordingPaused)]),
+            E.element("div", [.class("console-actions")], [
+                chips(query, w),
+                Pages.postForm(action: ConsoleRoute.recording.path, fields: [("record", isRecording ? "off" : "on")],
+                               label: isRecording ? w.pauseRecording : w.resumeRecording,
+                               button: .text(isRecording ? w.pauseRecording : w.resumeRecording), className: "mock",
+                               pressed: !isRecording, context: context),
+                Pages.postForm(action: ConsoleRoute.clear.path, fields: [], label: w.clearLabel, button: .text(w.clear),
+                               className: "mock delete", context: context),
+            ]),
             filterNotice(query, w),
         ]
         if records.isEmpty {
@@ -59,7 +68,7 @@ enum DebugPages {
             query.set("since", eventID.description)
             events = ConsoleRoute.events.path(query)
         }
-        return DebugPages.page(context, title: w.networkDebugger, [
+        return DebugPages.page(context, title: w.networkDebugger, header + [
             Pages.split(content, revalidating: false, announcesChanges: false, className: "split console",
                         attributes: [.attribute("data-debug-list", "true"), events.flatMap { Attribute.localPath("data-events", $0) }],
                         context: context),
@@ -77,6 +86,23 @@ enum DebugPages {
         ])
     }
 
+    /// One-click filters over the filter language (what DevTools calls Fetch/XHR, Img…): each a link to the list
+    /// with its filter, marked when it is the filter applied; All clears it.
+    static func chips(_ query: DebugFilterQuery, _ w: ConsoleWords) -> HTML {
+        let applied = query.filter.inLanguage
+        let chips: [(String, String)] = [(w.chipAll, ""), (w.chipAPI, "-endpoint:image"), (w.chipPictures, "endpoint:image"),
+                                         (w.chipStore, "cache:hit"), (w.chipErrors, "status:4xx,5xx,error")]
+        return E.element("nav", [.class("chips"), .attribute("aria-label", w.quickFilters)], [
+            E.element("ul", [], chips.map { label, filter in
+                let canonical = filter.isEmpty ? "" : ((try? RequestFilter(parsing: filter))?.inLanguage ?? filter)
+                return E.element("li", [], [
+                    E.element("a", [Attribute.localHref(ConsoleRoute.requests.path(QueryString(["filter": filter]))),
+                                    canonical == applied ? .attribute("aria-current", "true") : nil], [.text(label)]),
+                ])
+            }),
+        ])
+    }
+
     static func filterForm(_ query: DebugFilterQuery, _ w: ConsoleWords) -> HTML {
         func select(_ name: StaticString, _ label: String, _ current: String?, _ options: [(String, String)]) -> HTML {
             let current = current ?? ""
@@ -86,7 +112,7 @@ enum DebugPages {
                 })])
         }
         return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", ConsoleRoute.requests.path),
-                                  .attribute("role", "search")], [
+                                  .attribute("role", "search"), .attribute("data-live-filter", "")], [
             filterField(query, w),
             select("source", w.source, query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, $0.displayName) }),
             select("status", w.status, query.status,
@@ -99,35 +125,67 @@ enum DebugPages {
         ])
     }
 
+    /// The request list as DevTools' Network panel has it: the name (method and path) first and the host apart,
+    /// then narrow columns. The classes let the stylesheet make each row two lines on a phone (method, status and
+    /// path; host, time, duration and size below) and keep only the name and status beside an open request.
     static func table(_ records: [RequestRecord], _ w: ConsoleWords) -> HTML {
-        let columns: [(String, Attribute?)] = [("#", nil), (w.timeColumn, nil), (w.status, nil), (w.cache, nil), (w.duration, nil),
-                                               (w.waterfall, .class("wf")), (w.request, nil)]
+        let columns: [(String, String)] = [(w.name, "name"), (w.status, "st"), (w.host, "host"), (w.type, "type"), (w.size, "num size"),
+                                           (w.time, "time"), (w.duration, "num dur"), (w.cache, "cache"), (w.waterfall, "wf"),
+                                           (w.failureColumn, "failure")]
         return E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", w.requests)], [
             E.element("table", [.class("requests")], [
-                E.element("thead", [], [E.element("tr", [], columns.map { name, attribute in
-                    E.element("th", [.attribute("scope", "col"), attribute], [.text(name)])
+                E.element("thead", [], [E.element("tr", [], columns.map { name, className in
+                    E.element("th", [.attribute("scope", "col"), .class(className)], [.text(name)])
                 })]),
                 E.element("tbody", [], records.map { row($0, w) }),
             ]),
         ])
     }
 
-    /// One request's row: the page's rows and the live feed's are made here. Its link opens the request
-    /// in the split view's pane; its waterfall cell carries the start (ms since 1970) and the phases
-    /// (queued, connect, first byte, download, total, in ms; empty when not measured), which the script
-    /// draws to the scale of the rows shown.
+    /// One request's row: the page's rows and the live feed's are made here. Its name links to the request, in
+    /// the split view's pane on a wide screen; its time is UTC until the script says it in local time; its
+    /// waterfall cell carries the start (ms since 1970) and the phases (queued, connect, first byte, download,
+    /// total, in ms; empty when not measured), which the script draws to the scale of the rows in view.
     static func row(_ record: RequestRecord, _ w: ConsoleWords) -> HTML {
-        E.element("tr", [.attribute("data-id", String(record.id))], [
-            E.element("td", [], [E.element("a", [Attribute.localHref(ConsoleRoute.request(record.id).path), .attribute("data-pane", "")],
-                                            [.text("#\(record.id)")])]),
-            E.element("td", [], [.text(record.startedAt.formatted(timeOfDay))]),
+        let url = URLComponents(string: record.url)
+        let path = url.map { ($0.percentEncodedPath.isEmpty ? "/" : $0.percentEncodedPath) + ($0.percentEncodedQuery.map { "?" + $0 } ?? "") }
+        return E.element("tr", [.attribute("data-id", String(record.id)), record.status == nil && !answeredLocally(record) ? .class("failed") : nil], [
+            E.element("td", [.class("name")], [
+                E.element("a", [Attribute.localHref(ConsoleRoute.request(record.id).path), .attribute("data-pane", ""),
+                                .attribute("title", "#\(record.id) \(record.method) \(record.url)")], [
+                    E.element("span", [.class("method")], [.text(record.method)]), " ",
+                    E.element("span", [.class("path")], [.text(path ?? record.url)]),
+                ]),
+            ]),
             statusCell(record, w),
-            E.element("td", [], [cacheBadge(record.cacheStatus)]),
-            E.element("td", [.class("num")], [.text(milliseconds(record.timings.total))]),
+            E.element("td", [.class("host")], [.text(url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host } ?? "")]),
+            E.element("td", [.class("type")], [.text(contentType(record) ?? "")]),
+            E.element("td", [.class("num size")], [.text(record.responseSize.map { byteCount(Int64($0)) } ?? "")]),
+            E.element("td", [.class("time")], [localTime(record.startedAt, style: .time)]),
+            E.element("td", [.class("num dur")], [.text(milliseconds(record.timings.total))]),
+            E.element("td", [.class("cache")], [cacheBadge(record.cacheStatus)]),
             E.element("td", [.class("wf")] + waterfallData(record, w), []),
-            E.element("td", [.class("url")], [.text("\(record.method) \(record.url)"),
-                                              record.error.map { E.element("span", [.class("subtitle")], [.text($0)]) } ?? .empty]),
+            E.element("td", [.class("failure")], [.text(record.error ?? "")]),
         ])
+    }
+
+    /// A response's media type without its parameters, shortened as DevTools does ("json", "jpeg", "html").
+    static func contentType(_ record: RequestRecord) -> String? {
+        guard let value = record.responseHeaders.first(where: { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame })?.value,
+              let type = value.split(separator: ";").first?.trimmingCharacters(in: .whitespaces), !type.isEmpty else { return nil }
+        let subtype = type.split(separator: "/").last.map(String.init) ?? type
+        // "vnd.api+json" reads as "json".
+        return (subtype.split(separator: "+").last.map(String.init) ?? subtype).lowercased()
+    }
+
+    /// How a time is shown: of the day (a list's row), or date and time (a request's page).
+    enum TimeStyle: String { case time, dateTime = "datetime" }
+
+    /// A `<time>` in UTC, which the script says again in the browser's time zone and the page's language.
+    static func localTime(_ date: Date, style: TimeStyle) -> HTML {
+        let text = style == .time ? date.formatted(timeOfDay) : date.formatted(dateAndTime)
+        return E.element("time", [.attribute("datetime", date.formatted(.iso8601)), .attribute("data-local", style.rawValue)],
+                         [.text(text + " UTC")])
     }
 
     /// What the script draws a waterfall bar from: the start (ms since 1970) and the phases (queued,
@@ -141,8 +199,16 @@ enum DebugPages {
                 .attribute("data-phases", phases), .attribute("aria-label", phaseSummary(timings, w))]
     }
 
-    /// The time of day in the table (UTC, as the column says).
-    private static let timeOfDay = Date.FormatStyle(date: .omitted, time: .standard, timeZone: TimeZone(identifier: "UTC")!)
+    /// The time of day, and the date and time, in UTC (what a page says before its script runs, and without it).
+    private static let timeOfDay = Date.VerbatimFormatStyle(format: "\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)",
+                                                            timeZone: TimeZone(identifier: "UTC")!, calendar: Calendar(identifier: .gregorian))
+    private static let dateAndTime = Date.VerbatimFormatStyle(format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)",
+                                                              timeZone: TimeZone(identifier: "UTC")!, calendar: Calendar(identifier: .gregorian))
+
+    /// Whether a record without a status was answered by Kiosk itself (from its store) rather than failed.
+    static func answeredLocally(_ record: RequestRecord) -> Bool {
+        record.error == nil || ![CacheDecision.network, .revalidated].contains(record.decision)
+    }
 
     /// "queued 2 ms, connect 10 ms, first byte 80 ms, download 5 ms": the phases measured, for the waterfall's label.
     static func phaseSummary(_ timings: RequestTimings, _ w: ConsoleWords) -> String {
@@ -152,15 +218,16 @@ enum DebugPages {
         return measured.isEmpty ? "\(w.total) \(milliseconds(timings.total))" : measured.joined(separator: ", ")
     }
 
-    /// The status, "store" for an answer that made no exchange, "—" for an exchange that got no response.
+    /// The status, "store" for an answer that made no exchange, "failed" for an exchange that got no response.
     static func statusCell(_ record: RequestRecord, _ w: ConsoleWords) -> HTML {
         if let status = record.status { return E.element("td", [.class("st st\(status / 100)")], [.text(String(status))]) }
-        let answeredLocally = record.error == nil || ![CacheDecision.network, .revalidated].contains(record.decision)
-        return answeredLocally ? E.element("td", [.class("st st-store")], [.text(w.store)]) : E.element("td", [.class("st st0")], ["—"])
+        return answeredLocally(record) ? E.element("td", [.class("st st-store")], [.text(w.store)])
+            : E.element("td", [.class("st st0")], [.text(w.failed)])
     }
 
     /// `/debug/requests/{id}`: everything about one exchange.
-    static func request(_ record: RequestRecord, previous: Int64? = nil, context: ViewContext) -> HTML {
+    /// `breakpoint` is the setting of the record's endpoint, nil when it is not one a breakpoint can be set on.
+    static func request(_ record: RequestRecord, previous: Int64? = nil, breakpoint: BreakpointSetting? = nil, context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [
             E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], [.text(w.allRequests)])]),
@@ -168,18 +235,19 @@ enum DebugPages {
             E.element("p", [.class("url")], [.text(record.url)]),
         ]
         var facts: [(String, String)] = [
-            (w.started, record.startedAt.formatted(.iso8601)),
             (w.source, record.source?.displayName ?? "—"),
-            (w.status, record.status.map(String.init) ?? w.noResponse),
+            (w.status, record.status.map(String.init) ?? (answeredLocally(record) ? w.answeredFromStore : w.failed)),
         ] + cacheFacts(record.cacheStatus, w)
         if let error = record.error { facts.append((w.error, error)) }
         let phases: [(String, TimeInterval?)] = [(w.queuedFact, record.timings.queued), (w.connectFact, record.timings.connect),
                                                  (w.timeToFirstByte, record.timings.firstByte),
                                                  (w.downloadFact, record.timings.download), (w.totalFact, record.timings.total)]
         facts += phases.compactMap { name, value in value.map { (name, milliseconds($0)) } }
-        content.append(E.element("dl", [.class("facts")], facts.flatMap { name, value in
-            [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])]
-        }))
+        content.append(E.element("dl", [.class("facts")], [E.element("dt", [], [.text(w.started)]),
+                                                           E.element("dd", [], [localTime(record.startedAt, style: .dateTime)])]
+            + facts.flatMap { name, value in
+                [E.element("dt", [], [.text(name)]), E.element("dd", [!answeredLocally(record) && name == w.status ? .class("st0") : nil], [.text(value)])]
+            }))
         content.append(E.element("div", [.class("timeline")], [
             // A picture of the phases: its label says them in words.
             E.element("div", [.class("wf"), .attribute("role", "img")] + waterfallData(record, w), []),
@@ -195,11 +263,15 @@ enum DebugPages {
         }
         if record.status != nil || record.error != nil { content.append(makeRuleButton(record, w)) }
         content.append(resendButtons(record, context: context))
+        if let breakpoint { content.append(breakpointButton(record.endpoint, breakpoint, context: context)) }
         if record.status != nil { content.append(compareSection(record, previous: previous, w)) }
         content.append(touchedBy(record, w))
         content.append(E.element("section", [], [
             E.element("h2", [], [.text(w.asCurl)]),
-            E.element("pre", [.class("raw"), .attribute("tabindex", "0")], [.text(HAR.curl(record))]),
+            // Shown by the script, which can copy (the clipboard needs it).
+            E.element("button", [.attribute("type", "button"), .class("copy"), .attribute("data-copy", "curl-\(record.id)"),
+                                 .attribute("aria-label", w.copyCurl), .flag("hidden")], [.text(w.copy)]),
+            E.element("pre", [.class("raw"), .attribute("id", "curl-\(record.id)"), .attribute("tabindex", "0")], [.text(HAR.curl(record))]),
         ]))
         content.append(headers(w.requestHeaders, record.requestHeaders, w))
         content.append(headers(w.responseHeaders, record.responseHeaders, w))
@@ -378,6 +450,21 @@ enum DebugPages {
             E.element("h1", [], [.text(w.endpoints)]),
             E.element("p", [.class("status")], [.text(w.endpointsIntro)]),
         ] + sections)
+    }
+
+    /// A request's "Pause the next request of this endpoint": its request breakpoint on, the others as they are;
+    /// or, when it is on already, where to turn it off.
+    static func breakpointButton(_ endpoint: String, _ setting: BreakpointSetting, context: ViewContext) -> HTML {
+        let w = context.words
+        guard setting.request != .pause else {
+            return E.element("p", [.class("status")], [
+                .text(w.nextRequestPauses),
+                E.element("a", [Attribute.localHref(ConsoleRoute.endpoints.path(anchor: endpoint))], [.text(w.endpoints)]),
+            ])
+        }
+        let fields = [("request", BreakpointMode.pause.rawValue), ("response", setting.response.rawValue), ("error", setting.error.rawValue)]
+        return Pages.postForm(action: ConsoleRoute.breakpoint(endpoint: endpoint).path, fields: fields,
+                              label: w.pauseNextRequest, button: .text(w.pauseNextRequest), className: "mock", context: context)
     }
 
     /// The three breakpoint switches of an endpoint.

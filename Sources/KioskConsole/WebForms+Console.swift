@@ -108,6 +108,20 @@ struct DebugFilterQuery: Decodable {
     }
 }
 
+/// `POST /debug/recording`: `record=on` or `off`.
+struct RecordingForm: Decodable {
+    var record: Bool
+
+    init(from decoder: any Decoder) throws {
+        let form = try decoder.container(keyedBy: FormKey.self)
+        switch try form.text("record") {
+        case "on": record = true
+        case "off": record = false
+        default: throw WebError.badRequest("record must be on or off.")
+        }
+    }
+}
+
 /// `POST /debug/breakpoints/{endpoint}`: `request=`, `response=`, `error=`, each `pause` or `ignore`.
 struct BreakpointForm: Decodable {
     var setting: BreakpointSetting

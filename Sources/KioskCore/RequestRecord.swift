@@ -92,6 +92,9 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
     public var responseHeaders: [HeaderField]
     /// The response body, capped.
     public var responseBody: CapturedBody?
+    /// The response body's size as received, known also when the record was read without its bodies (a list);
+    /// nil without a body.
+    public var responseSize: Int?
     /// Why no usable response arrived (offline, timeout...), redacted.
     public var error: String?
     /// The measured phases.
@@ -120,7 +123,7 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
                 requestHeaders: [HeaderField] = [], requestBody: CapturedBody? = nil, status: Int? = nil,
                 responseHeaders: [HeaderField] = [], responseBody: CapturedBody? = nil, error: String? = nil,
                 timings: RequestTimings, decision: CacheDecision, cacheStatus: CacheStatus? = nil,
-                touchedBy: [ExchangeTouch] = []) {
+                touchedBy: [ExchangeTouch] = [], responseSize: Int? = nil) {
         self.id = id
         self.startedAt = startedAt
         self.source = source
@@ -132,6 +135,7 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
         self.status = status
         self.responseHeaders = responseHeaders
         self.responseBody = responseBody
+        self.responseSize = responseSize ?? responseBody?.originalSize
         self.error = error
         self.timings = timings
         self.decision = decision

@@ -70,6 +70,13 @@ public final class Debugger: Sendable {
     /// Whether a request log is open to read (capture on, or off with a log kept from before).
     public var hasRequestLog: Bool { log != nil }
 
+    /// Whether exchanges are logged: false while the console's recording is paused (and without a log). Turning it
+    /// on without a log does nothing.
+    public var isRecording: Bool {
+        get { log?.isRecording ?? false }
+        set { log?.isRecording = newValue }
+    }
+
     private func requestLog() throws -> RequestLog {
         guard let log else {
             throw KioskError.invalidRequest("Capture is off, so there is no request log (set \"capture\": true in the configuration).")
@@ -96,10 +103,10 @@ public final class Debugger: Sendable {
         return ExchangeDiff(before: old, after: new)
     }
 
-    /// The latest answer logged before `record` to its URL, else to its endpoint: what it is compared with
-    /// in one click.
+    /// The latest answer logged before `record` to the same URL (what changed on revalidation): what it is
+    /// compared with in one click; another URL of its endpoint is compared by id.
     public func previousAnswer(to record: RequestRecord) throws -> Int64? {
-        try requestLog().previousAnswer(before: record.id, endpoint: record.endpoint, url: record.url)
+        try requestLog().previousAnswer(before: record.id, url: record.url)
     }
 
     /// The slowest endpoints, the bytes per source and the cache decisions over the records kept.

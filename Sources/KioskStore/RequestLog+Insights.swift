@@ -54,14 +54,13 @@ extension RequestLog {
 extension RequestLog {
     /// The id of the latest answer (a record with a status) before `id` to the same URL, or failing
     /// that to the same endpoint; nil when there is none: what "compare with the previous answer" opens.
-    public func previousAnswer(before id: Int64, endpoint: String, url: String) throws -> Int64? {
+    public func previousAnswer(before id: Int64, url: String) throws -> Int64? {
         storeWaitingRecords()
         return try read("find the previous answer in the request log") { db in
-            // The endpoint's index is not needed: the walk goes back by id and stops at the first match.
+            // No index is needed: the walk goes back by id and stops at the first match.
             try Int64.fetchOne(db, sql: """
-                SELECT id FROM logEntry WHERE id < ? AND endpoint = ? AND status IS NOT NULL
-                ORDER BY url = ? DESC, id DESC LIMIT 1
-                """, arguments: [id, endpoint, url])
+                SELECT id FROM logEntry WHERE id < ? AND url = ? AND status IS NOT NULL ORDER BY id DESC LIMIT 1
+                """, arguments: [id, url])
         }
     }
 }

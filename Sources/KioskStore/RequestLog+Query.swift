@@ -141,7 +141,7 @@ extension RequestLog {
             timings: RequestTimings(queued: row[8], connect: row[9], firstByte: row[10], download: row[11],
                                     total: row[12]),
             // An empty value (a decision added later, when the log was upgraded) is read from the record.
-            decision: decision, cacheStatus: CacheStatus(headerValue: row[18]), touchedBy: touchedBy)
+            decision: decision, cacheStatus: CacheStatus(headerValue: row[18]), touchedBy: touchedBy, responseSize: row[15])
     }
 
     /// A record's Cache-Status outcome (`hit`, `fwd=miss`...: what follows `Kiosk;` up to the next `;`),

@@ -87,6 +87,8 @@ public final class RequestLog: Sendable, StoreFile {
         var dropped = 0
         /// When records older than `maxAge` were last looked for; nil before the first write.
         var lastAgeCheck: Date?
+        /// Whether enqueued records are kept (false while the console's recording is paused).
+        var isRecording = true
     }
 
     /// The connection (a WAL `DatabasePool` on disk, a `DatabaseQueue` in memory).
@@ -187,6 +189,7 @@ public final class RequestLog: Sendable, StoreFile {
     /// never throws: a record that cannot be stored is counted in `droppedCount`.
     public func enqueue(_ record: RequestRecord) {
         let shouldSchedule = state.withLock { state in
+            guard state.isRecording else { return false }
             guard state.pending.count < Self.maxPendingRecords else {
                 state.dropped += 1
                 return false
@@ -232,6 +235,13 @@ public final class RequestLog: Sendable, StoreFile {
         } catch {
             throw AppDatabase.storageError(error, while: "close the request log", path: path)
         }
+    }
+
+    /// Whether `enqueue` keeps records: false while recording is paused, when exchanges go unlogged (and
+    /// uncounted); this process only, and on again at the next start.
+    public var isRecording: Bool {
+        get { state.withLock { $0.isRecording } }
+        set { state.withLock { $0.isRecording = newValue } }
     }
 
     /// How many enqueued records could not be stored (a failed write, or too many waiting).

@@ -112,6 +112,20 @@ package protocol WebFeature: Sendable {
     var networkOnlyPrefixes: [String] { get }
     /// The path prefixes of its JSON API: an error there is answered in JSON, as under `/api/`.
     var jsonPrefixes: [String] { get }
+    /// The link every page's top bar shows to it, in `language`; nil for none.
+    func menuLink(_ language: Language) -> MenuLink?
+}
+
+/// A link in the top bar of every page, to a part of the app a feature adds (the console).
+package struct MenuLink: Sendable {
+    package let label: String
+    package let path: String
+
+    /// A link to `path` that reads `label`.
+    package init(label: String, path: String) {
+        self.label = label
+        self.path = path
+    }
 }
 
 /// What a feature is made from when the app is built: Kiosk, the configuration, and what the app decided of it.

@@ -16,8 +16,9 @@ package enum Pages {
     /// The frame of every page: skip link, brand and language switch, the catalog tabs (a bottom tab
     /// bar on a phone, a sidebar on a wide screen), the content, and the scripts (the debugger's on its
     /// pages only).
+    /// A part of the app with a navigation of its own (the console) leaves the catalog tabs out (`catalogTabs`).
     package static func layout(_ context: ViewContext, title: String, current: String?, view: View, source: SourceID? = nil,
-                       scripts extra: [StaticAsset] = [], _ content: [HTML]) -> HTML {
+                       scripts extra: [StaticAsset] = [], catalogTabs: Bool = true, _ content: [HTML]) -> HTML {
         let strings = context.strings
         let language = context.language
         let tabs: [(path: String, icon: String, short: String, long: String)] =
@@ -86,9 +87,12 @@ package enum Pages {
                         E.element("a", [.class("brand"), Attribute.localHref(Route.home.path),
                                         current == Route.home.path ? .attribute("aria-current", "page") : nil],
                                   ["Kiosk"]),
-                        languageForm,
+                        E.element("div", [.class("top-actions")], context.catalogs.menuLinks(language).map { link in
+                            E.element("a", [.class("tool"), Attribute.localHref(link.path),
+                                            current == link.path ? .attribute("aria-current", "page") : nil], [.text(link.label)])
+                        } + [languageForm]),
                     ]),
-                    nav,
+                    catalogTabs ? nav : .empty,
                     E.element("main", [.attribute("id", "main"), .attribute("data-view", view.rawValue),
                                        source.map { .attribute("data-source", $0.rawValue) },
                                        source.flatMap { context.catalogs.source($0)?.ordering == .user ? .attribute("data-ordering", "user") : nil }],

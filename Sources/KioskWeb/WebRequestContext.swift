@@ -65,6 +65,8 @@ struct Catalogs: Sendable {
     private let byID: [SourceID: any CatalogSource]
     /// The client table and the service worker, for these catalogs.
     let assets: ClientAssets
+    /// The links the app's features put in the top bar, in a language.
+    let menuLinks: @Sendable (Language) -> [MenuLink]
 
     /// No catalog: what a request context holds until `CatalogsMiddleware` gives it the app's (made once, as the
     /// client assets are made with it).
@@ -75,6 +77,7 @@ struct Catalogs: Sendable {
         self.sources = sources.sorted { $0.id < $1.id }
         byID = Dictionary(sources.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         assets = ClientAssets(catalogs: self.sources, features: features)
+        menuLinks = { language in features.compactMap { $0.menuLink(language) } }
     }
 
     /// The source of `id`, when configured.

@@ -8,7 +8,7 @@ import Testing
 
 @Suite("Debugger diff")
 struct WebDiffTests {
-    @Test("a request's page compares it with the previous answer of its endpoint in one click, path by path")
+    @Test("a request's page compares it in one click with the previous answer of its URL (not another URL of its endpoint), path by path")
     func previousAnswer() async throws {
         try await withWeb { harness, client in
             // Given Rick and Morty's first page read twice from the upstream, the second time with a changed name
@@ -19,15 +19,20 @@ struct WebDiffTests {
             try harness.kiosk.debugger.mocks.add([MockRule(method: "GET", urlPattern: first.url, status: 200,
                                                           headers: [.init(name: "Content-Type", value: "application/json")],
                                                           body: renamed, origin: "test")])
+            // (and page 2 read in between: the same endpoint, another URL)
+            _ = try await client.get("/api/rickandmorty?page=2")
             _ = try await client.get("/api/rickandmorty?refresh=1")
             let logged = try harness.kiosk.debugger.records(matching: RequestFilter(source: .rickandmorty, statusClass: .success))
                 .filter { $0.endpoint == "rickandmorty.characters" }
-            let newer = try #require(logged.first), older = try #require(logged.dropFirst().first)
+            let newer = try #require(logged.first), older = try #require(logged.dropFirst().first { $0.url == newer.url })
+            let otherPage = try #require(logged.first { $0.url != newer.url })
+            #expect(otherPage.id > older.id)
 
             // When the newer request's page is opened, and its comparison link followed
             let page = try await client.get("/debug/requests/\(newer.id)")
             let link = "/debug/diff?a=\(older.id)&amp;b=\(newer.id)"
             #expect(page.body.contains(link))
+            #expect(!page.body.contains("/debug/diff?a=\(otherPage.id)"))
             let diff = try await client.get("/debug/diff?a=\(older.id)&b=\(newer.id)")
 
             // Then the name's change is listed by its path with old → new

@@ -75,13 +75,15 @@
     if (added) {
       $("#results p.empty")?.remove();
       setCount(Number($("#log-count")?.dataset.count || 0) + added);
+      localTimes(body);
       drawWaterfall();
     }
   }
 
   // 2: the waterfall. Each row's cell holds its start and phases; the bars are drawn to the scale of
-  // the rows shown (from the earliest start to the latest end), so a burst of requests reads like
-  // DevTools' timeline. SVG attributes, not inline styles: the page's policy forbids the latter.
+  // the rows in view (from the earliest start to the latest end among them), so the burst on screen reads like
+  // DevTools' timeline rather than as dots on the scale of the whole session; scrolling draws it again.
+  // SVG attributes, not inline styles: the page's policy forbids the latter.
   const phaseNames = ["queued", "connect", "wait", "download"];
   const svgNS = "http://www.w3.org/2000/svg";
   function bars(cells) {
@@ -91,14 +93,19 @@
       return { cell, start, phases, end: start + (phases[4] || 0) };
     }).filter(span => Number.isFinite(span.start));
     if (!spans.length) return;
-    const from = Math.min(...spans.map(s => s.start)), to = Math.max(...spans.map(s => s.end));
+    const inView = spans.filter(({ cell }) => {
+      const box = cell.closest("tr")?.getBoundingClientRect() || cell.getBoundingClientRect();
+      return box.bottom > 0 && box.top < window.innerHeight;
+    });
+    const scaled = inView.length ? inView : spans;
+    const from = Math.min(...scaled.map(s => s.start)), to = Math.max(...scaled.map(s => s.end));
     const scale = 1000 / Math.max(to - from, 1);
     for (const { cell, start, phases } of spans) {
       const svg = document.createElementNS(svgNS, "svg");
       svg.setAttribute("viewBox", "0 0 1000 10");
       svg.setAttribute("preserveAspectRatio", "none");
       svg.setAttribute("aria-hidden", "true");
-      let x = (start - from) * scale;
+      let x = Math.max(0, (start - from) * scale);
       const measured = phases.slice(0, 4);
       const parts = measured.some(value => value !== null) ? measured : [null, null, phases[4], null];
       parts.forEach((value, index) => {
@@ -128,7 +135,65 @@
     // The pane's request, alone on its own scale.
     for (const cell of $$(".timeline .wf")) bars([cell]);
   }
-  document.addEventListener("kiosk:updated", () => { follow(); drawWaterfall(); });
+  document.addEventListener("kiosk:updated", event => { follow(); localTimes(event.detail?.root); drawWaterfall(); });
+  let drawing = 0;
+  const drawSoon = () => { if (!drawing) drawing = requestAnimationFrame(() => { drawing = 0; drawWaterfall(); }); };
+  window.addEventListener("scroll", drawSoon, { passive: true });
+  window.addEventListener("resize", drawSoon);
+
+  // 4: times in the browser's time zone and the page's language (the page says them in UTC without the script).
+  const language = document.documentElement.lang || undefined;
+  const timeFormats = {
+    time: new Intl.DateTimeFormat(language, { hour: "2-digit", minute: "2-digit", second: "2-digit" }),
+    datetime: new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "medium" }),
+  };
+  function localTimes(root = document) {
+    for (const element of $$("time[data-local]", root || document)) {
+      const date = new Date(element.dateTime), format = timeFormats[element.dataset.local];
+      if (!format || Number.isNaN(date.getTime())) continue;
+      element.title = element.textContent;
+      element.textContent = format.format(date);
+      delete element.dataset.local; // said once
+    }
+  }
+
+  // 5: Copy (the cURL of a request): the button shows where the clipboard can be written.
+  function copyButtons(root = document) {
+    for (const button of $$("button.copy[data-copy]", root)) {
+      if (!navigator.clipboard || button.dataset.ready) continue;
+      button.dataset.ready = "1";
+      button.hidden = false;
+      button.addEventListener("click", async () => {
+        const source = document.getElementById(button.dataset.copy), label = button.textContent;
+        try {
+          await navigator.clipboard.writeText(source?.textContent || "");
+          button.textContent = say("copied");
+          setTimeout(() => { button.textContent = label; }, 2000);
+        } catch { /* the text stays selectable */ }
+      });
+    }
+  }
+  document.addEventListener("kiosk:updated", event => copyButtons(event.detail?.root));
+
+  // 6: the filter applies as it is typed (and at once when a menu changes), without a page load; the address
+  // keeps only the fields that filter.
+  const filterForm = $("form[data-live-filter]");
+  if (filterForm) {
+    const addressOf = () => {
+      const url = new URL(filterForm.getAttribute("action") || location.pathname, location.href);
+      for (const [name, value] of new FormData(filterForm)) if (String(value).trim()) url.searchParams.set(name, String(value).trim());
+      return url.href;
+    };
+    let typing = 0;
+    const apply = () => { clearTimeout(typing); if (addressOf() !== kiosk.resultsURL()) kiosk.loadResults(addressOf(), { errorPages: true }); };
+    filterForm.addEventListener("input", event => {
+      if (!event.target.matches("input")) return;
+      clearTimeout(typing);
+      typing = setTimeout(apply, 400);
+    });
+    filterForm.addEventListener("change", event => { if (event.target.matches("select")) apply(); });
+    filterForm.addEventListener("submit", event => { event.preventDefault(); apply(); });
+  }
 
   // 3: the response editor of a paused request: the JSON as a tree whose scalars keep their types
   // (string, number, boolean, null), whose keys can be renamed and whose members and items can be
@@ -289,5 +354,7 @@
   if (bodyEditor) treeEditor(bodyEditor);
 
   follow();
+  localTimes();
+  copyButtons();
   drawWaterfall();
 })();

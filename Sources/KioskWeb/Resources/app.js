@@ -20,15 +20,17 @@
   let pending = 0;  // fetches in flight, for aria-busy
 
   // Fetches one of Kiosk's own pages and parses it. Throws on a network error or a 4xx/5xx, so the
-  // caller can fall back to a normal navigation, which shows Kiosk's own page for the problem.
-  async function fetchPage(url, { wait = false, signal, method = "GET", body } = {}) {
+  // caller can fall back to a normal navigation, which shows Kiosk's own page for the problem; with
+  // `errorPages`, a 4xx page is returned as well (the console's filter shows its mistake in the results).
+  async function fetchPage(url, { wait = false, signal, method = "GET", body, errorPages = false } = {}) {
     // With X-Kiosk-Wait the server answers once its revalidation is done.
     const headers = wait ? { Accept: "text/html", "X-Kiosk-Wait": "1" } : { Accept: "text/html" };
     pending += 1; markBusy();
     try {
       const response = await fetch(url, { method, body, headers, signal, credentials: "same-origin", cache: "no-store" });
       const type = response.headers.get("Content-Type") || "";
-      if (!response.ok || !type.startsWith("text/html") || new URL(response.url).origin !== location.origin) {
+      const acceptable = response.ok || (errorPages && response.status >= 400 && response.status < 500);
+      if (!acceptable || !type.startsWith("text/html") || new URL(response.url).origin !== location.origin) {
         throw new Error(`${response.status} from ${url}`);
       }
       return new DOMParser().parseFromString(await response.text(), "text/html");
@@ -190,13 +192,13 @@
   }
 
   // Fetches a list or search URL into #results, and puts it in the address bar.
-  async function loadResults(url) {
+  async function loadResults(url, { errorPages = false } = {}) {
     clearTimeout(searchTimer);
     searchController?.abort();
     const controller = searchController = new AbortController();
     if (!localFilterText()) hint(strings.loading);
     try {
-      const doc = await fetchPage(url, { signal: controller.signal });
+      const doc = await fetchPage(url, { signal: controller.signal, errorPages });
       if (!doc.getElementById("results") || !$("#results")) throw new Error("no #results");
       // Set before the swap, which may start a waited reload of resultsURL.
       resultsURL = shownURL = withoutHash(url);
@@ -565,7 +567,7 @@
 
   // The network debugger's script (debug.js, linked by /debug pages only) and offline.js build on these;
   // nothing else is global.
-  window.kiosk = Object.freeze({ swapResults, reloadResults, isBusy: () => pending > 0, resultsURL: () => resultsURL,
+  window.kiosk = Object.freeze({ swapResults, reloadResults, loadResults, isBusy: () => pending > 0, resultsURL: () => resultsURL,
     onConnectivity, watchConnectivity });
 
   // Start: filter for a query typed before the script ran, page on scroll, watch connectivity,

@@ -1,0 +1,112 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import KioskCore
+import KioskDebugger
+import KioskTestSupport
+import Testing
+@testable import KioskConsole
+@testable import KioskWeb
+
+@Suite("The console's list and request pages as a developer reads them")
+struct ConsoleListTests {
+    @Test("A row is the method and path with the host apart, then status, type, size, time (UTC until the script says it locally) and duration")
+    func rowColumns() async throws {
+        try await withWeb { harness, client in
+            // Given Rick and Morty's first page read from the upstream
+            _ = try await client.get("/rickandmorty")
+            let list = try await client.get("/debug")
+            // Then its row names the path, and says the host, the type and the size in cells of their own
+            let row = try #require(list.body.firstMatch(of: /<tr data-id="\d+">.*?<\/tr>/)?.output)
+            #expect(row.contains(#"<span class="method">GET</span> <span class="path">/api/character?page=1</span>"#))
+            #expect(row.contains(/<td class="host">127\.0\.0\.1:\d+<\/td>/))
+            #expect(row.contains(#"<td class="type">json</td>"#))
+            #expect(row.contains(/<td class="num size">[\d.]+ KB<\/td>/))
+            #expect(row.contains(/<time datetime="[^"]+Z" data-local="time">\d\d:\d\d:\d\d UTC<\/time>/))
+            // And the header says what each column is, with no column for the whole URL
+            #expect(list.body.contains(#"<th scope="col" class="host">Host</th>"#))
+            #expect(!list.body.contains("Time (UTC)"))
+        }
+    }
+
+    @Test("Quick filters are links over the filter language, the one applied marked; empty fields stay out of the address")
+    func chipsAndCleanAddresses() async throws {
+        try await withWeb { _, client in
+            // Given the list filtered to pictures by its chip
+            let pictures = try await client.get("/debug?filter=endpoint%3Aimage")
+            // Then the Pictures chip is the one marked, and All leads back to the whole list
+            #expect(pictures.body.contains(#"<a href="/debug?filter=endpoint%3Aimage" aria-current="true">Pictures</a>"#))
+            #expect(pictures.body.contains(#"<a href="/debug">All</a>"#))
+            #expect(pictures.body.contains(#"<a href="/debug?filter=-endpoint%3Aimage">API</a>"#))
+            // And a form sent with its empty fields is sent to the address of what it filters
+            let sent = try await client.get("/debug?filter=&source=&status=5xx&decision=&min_ms=")
+            #expect(sent.status == .seeOther)
+            #expect(sent.header("Location") == "/debug?status=5xx")
+        }
+    }
+
+    @Test("Clear empties the log; Pause recording stops logging until Resume, and the list says so")
+    func clearAndPause() async throws {
+        try await withWeb { harness, client in
+            // Given a logged request and the console's token
+            _ = try await client.get("/dogs")
+            let page = try await client.get("/debug")
+            let csrf = try issuedToken(page)
+            #expect(try harness.kiosk.debugger.count() > 0)
+            // When recording is paused, a catalog read, and the log cleared
+            #expect(try await client.post("/debug/recording", form: [("csrf", csrf), ("record", "off")], cookie: csrf).status == .seeOther)
+            #expect(try await client.get("/debug").body.contains("Recording is paused"))
+            #expect(try await client.post("/debug/clear", form: [("csrf", csrf)], cookie: csrf).status == .seeOther)
+            _ = try await client.get("/rickandmorty")
+            try harness.kiosk.debugger.flush()
+            // Then nothing was logged meanwhile
+            #expect(try harness.kiosk.debugger.count() == 0)
+            // And after Resume, requests are logged again
+            #expect(try await client.post("/debug/recording", form: [("csrf", csrf), ("record", "on")], cookie: csrf).status == .seeOther)
+            _ = try await client.get("/marvel")
+            try harness.kiosk.debugger.flush()
+            #expect(try harness.kiosk.debugger.count() > 0)
+            #expect(try await client.post("/debug/recording", form: [("csrf", csrf), ("record", "maybe")], cookie: csrf).status == .badRequest)
+        }
+    }
+
+    @Test("A store hit's page says it made no upstream request; a failure says failed; a request can pause its endpoint's next one; cURL can be copied")
+    func requestPageWording() async throws {
+        try await withWeb { harness, client in
+            // Given the dogs read twice: the second answered from the store
+            _ = try await client.get("/dogs")
+            _ = try await client.get("/dogs")
+            let records = try harness.kiosk.debugger.records(matching: RequestFilter(source: .dogs))
+            let hit = try #require(records.first { $0.status == nil })
+            let exchange = try #require(records.first { $0.status != nil })
+            // When their pages are opened
+            let hitPage = try await client.get("/debug/requests/\(hit.id)")
+            let exchangePage = try await client.get("/debug/requests/\(exchange.id)")
+            // Then the hit says where its answer came from, not "no response"
+            #expect(hitPage.body.contains("Answered from the store — no upstream request"))
+            #expect(!hitPage.body.contains("no response"))
+            // And a request that went upstream offers to pause its endpoint's next request, and to copy its cURL
+            #expect(exchangePage.body.contains(#"action="/debug/breakpoints/dogs.list""#))
+            #expect(exchangePage.body.contains(#"name="request" value="pause""#))
+            #expect(exchangePage.body.contains(#"data-copy="curl-\#(exchange.id)""#))
+            #expect(exchangePage.body.contains(#"id="curl-\#(exchange.id)""#))
+            // And once set, the page says the next request pauses instead
+            try harness.kiosk.debugger.breakpoints.set(BreakpointSetting(request: .pause), for: "dogs.list")
+            #expect(try await client.get("/debug/requests/\(exchange.id)").body.contains("The next request of this endpoint pauses"))
+        }
+    }
+
+    @Test("The console has no catalog tabs, and every reader page links to it from the top bar, in its language")
+    func navigation() async throws {
+        try await withWeb { _, client in
+            let console = try await client.get("/debug")
+            #expect(!console.body.contains(#"<nav class="tabs""#))
+            #expect(console.body.contains(#"<a class="tool" href="/debug" aria-current="page">Network debugger</a>"#))
+            let reader = try await client.get("/rickandmorty")
+            #expect(reader.body.contains(#"<nav class="tabs""#))
+            #expect(reader.body.contains(#"<a class="tool" href="/debug">Network debugger</a>"#))
+            let spanish = try await client.get("/rickandmorty", headers: [.acceptLanguage: "es"])
+            #expect(spanish.body.contains(#"<a class="tool" href="/debug">Depurador de red</a>"#))
+        }
+    }
+}
