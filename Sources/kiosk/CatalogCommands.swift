@@ -148,7 +148,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 }
 
-/// A progress bar on a terminal, plain lines otherwise.
+/// A progress bar on a terminal, nothing otherwise; then one line for each catalog synced.
 final class ProgressPrinter: Sendable {
     let source: SourceID
     let terminal: Bool
@@ -172,16 +172,15 @@ final class ProgressPrinter: Sendable {
             Output.human("\(source.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(bar) "
                          + "\(progress.completedPages)/\(total) pages, \(progress.items) items", terminator: "")
             fflush(nil)
-        } else {
-            Output.human("\(source.rawValue): \(progress.completedPages)/\(total) pages, \(progress.items) items")
         }
+        // Not on a terminal, standard output is for the result: the lines below, not each page's progress.
     }
 
     func finish(_ report: SyncReport) {
         guard !quiet else { return }
         if terminal { Output.human("") }
-        Output.human("\(source.rawValue): \(report.pages) pages (\(report.updatedPages) updated, \(report.unchangedPages) unchanged), "
-                     + "\(report.items) items in \(String(format: "%.2f", report.seconds)) s")
+        Output.human("\(source.rawValue): \(Render.count(report.pages, "page")) (\(report.updatedPages) updated, \(report.unchangedPages) unchanged), "
+                     + "\(Render.count(report.items, "item")) in \(String(format: "%.2f", report.seconds)) s")
         for failure in report.failures { printError("  failed \(failure.page): \(failure.message)") }
     }
 }

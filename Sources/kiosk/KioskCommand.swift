@@ -10,6 +10,14 @@ struct KioskCommand: AsyncParsableCommand {
         commandName: "kiosk",
         abstract: "An offline-first reader for NYT, Marvel, Rick and Morty and dogs.",
         discussion: """
+            Examples:
+              kiosk serve                       the web app and its debugger, port 8080
+              kiosk list rickandmorty --page 2  a page of a catalog (--offline: stored)
+              kiosk show rickandmorty 1         one item in full
+              kiosk search marvel spider        search a catalog, or what is stored
+              kiosk sync all                    store every catalog to read offline
+              kiosk log --filter status:5xx     the requests Kiosk made
+
             Sources: nyt, marvel, rickandmorty, dogs. Everything seen stays readable offline.
             With no keys or --live, Kiosk runs against its embedded demo upstream on loopback.
 

@@ -57,7 +57,7 @@ struct LogCommand: AsyncParsableCommand {
                     Output.human("No requests logged\(filter == RequestFilter(limit: limit) ? " yet" : " match").")
                     return
                 }
-                Output.human(LogCommand.table(records))
+                Output.printPrepared(LogCommand.table(records, width: Output.width, colour: Output.usesColour))
             }
         }
 
@@ -100,7 +100,7 @@ struct LogCommand: AsyncParsableCommand {
                 if curl {
                     Output.human(HAR.curl(record))
                 } else {
-                    try Output.emit(RequestJSON(record), json: json) { LogCommand.detail(record) }
+                    try Output.emit(RequestJSON(record), json: json) { LogCommand.detail(record, pretty: Output.isTerminal) }
                 }
             }
         }
@@ -118,23 +118,60 @@ struct LogCommand: AsyncParsableCommand {
         }
     }
 
-    static func table(_ records: [RequestRecord]) -> String {
+    /// The log as a table: status ("store" for an answer from the store, "failed" for an exchange without a
+    /// response), the request (method and URL) and, when any failed, why, in a column of its own. Fitted to
+    /// `width` (a terminal's) by shortening the URLs first, the failures last; whole lines without a width.
+    /// Cells are terminal-safe; with `colour`, statuses and failures are coloured.
+    static func table(_ records: [RequestRecord], width: Int?, colour: Bool) -> String {
         let time = Date.FormatStyle(date: .omitted, time: .standard)
-        let rows = records.map { record in
-            [String(record.id), record.startedAt.formatted(time), record.status.map(String.init) ?? "—",
-             record.cacheStatus.label, String(format: "%.0f ms", record.timings.total * 1000), record.method,
-             Output.oneLine(record.error.map { "\(record.url)  (\($0))" } ?? record.url)]
+        let failures = records.contains { $0.error != nil }
+        var headers = ["ID", "TIME", "STATUS", "CACHE", "TOOK", "REQUEST"]
+        if failures { headers.append("FAILURE") }
+        let rows: [(cells: [String], status: Output.Colour?)] = records.map { record in
+            let status: (String, Output.Colour?)
+            if let code = record.status {
+                status = (String(code), code >= 400 ? .red : code < 300 ? .green : nil)
+            } else if record.error == nil || ![CacheDecision.network, .revalidated].contains(record.decision) {
+                status = ("store", .dim)
+            } else {
+                status = ("failed", .red)
+            }
+            var cells = [String(record.id), record.startedAt.formatted(time), status.0, record.cacheStatus.label,
+                         String(format: "%.0f ms", record.timings.total * 1000), "\(record.method) \(record.url)"]
+            if failures { cells.append(record.error ?? "") }
+            return (cells.map { Output.terminalSafe(Output.oneLine($0)) }, status.1)
         }
-        return Output.table(["ID", "TIME", "STATUS", "CACHE", "TIME TAKEN", "METHOD", "URL"], rows,
-                            maxWidths: [8, 10, 6, 26, 10, 6, 90])
+        var widths = headers.map(\.count)
+        for row in rows { for (index, cell) in row.cells.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        if let width {
+            // What does not fit comes off the URLs first, then the failures, each kept at least this wide.
+            var excess = widths.reduce(0, +) + 2 * (widths.count - 1) - width
+            for (column, minimum) in [(5, 16), (6, 24)] where column < widths.count && excess > 0 {
+                let cut = min(excess, max(0, widths[column] - minimum))
+                widths[column] -= cut
+                excess -= cut
+            }
+        }
+        func line(_ cells: [String], status: Output.Colour?, coloured: Bool) -> String {
+            cells.enumerated().map { index, cell in
+                let clipped = Output.clip(cell, to: widths[index])
+                let padded = index == cells.count - 1 ? clipped : clipped.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                let colourOfCell: Output.Colour? = index == 2 ? status : index == 6 ? .red : nil
+                return Output.coloured(padded, colourOfCell, when: coloured)
+            }.joined(separator: "  ")
+        }
+        return ([line(headers, status: nil, coloured: false)] + rows.map { line($0.cells, status: $0.status, coloured: colour) })
+            .joined(separator: "\n")
     }
 
-    static func detail(_ record: RequestRecord) -> String {
+    /// One request in full; with `pretty` (a terminal), a JSON body indented rather than as received.
+    static func detail(_ record: RequestRecord, pretty: Bool = false) -> String {
         var lines = [
             "#\(record.id)  \(record.method) \(record.url)",
             "Started:   \(record.startedAt.formatted(.iso8601))",
             "Source:    \(record.source?.rawValue ?? "—")  endpoint \(record.endpoint)",
-            "Status:    \(record.status.map(String.init) ?? "no response")\(record.error.map { "  error: \($0)" } ?? "")",
+            "Status:    \(record.status.map(String.init) ?? (record.error == nil ? "answered from the store, no upstream request" : "failed"))"
+                + (record.error.map { "  error: \($0)" } ?? ""),
             "Decision:  \(record.decision.rawValue)",
             "Cache-Status: \(record.cacheStatus.headerValue)",
             "Timings:   " + timings(record.timings),
@@ -155,7 +192,8 @@ struct LogCommand: AsyncParsableCommand {
             let json = BodyJSON(body)
             lines.append("")
             lines.append("Response body (\(Render.bytes(body.originalSize))\(body.isTruncated ? ", truncated to \(Render.bytes(body.data.count))" : ""))")
-            lines.append(json.text ?? "(binary, \(body.data.count) bytes)")
+            let indented = pretty && !body.isTruncated ? (try? OrderedJSON.parse(body.data))?.rendered() : nil
+            lines.append(indented ?? json.text ?? "(binary, \(body.data.count) bytes)")
         }
         return lines.joined(separator: "\n")
     }

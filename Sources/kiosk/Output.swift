@@ -8,6 +8,38 @@ enum Output {
     /// Whether standard output is a terminal (progress bars and colour only there).
     static var isTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
+    /// The width a table fits: `COLUMNS` when it is a positive number, else the terminal's own; nil when standard
+    /// output is not a terminal (a pipe or a file gets whole lines).
+    static var width: Int? {
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap({ Int($0) }), columns > 0 { return columns }
+        guard isTerminal else { return nil }
+        var size = winsize()
+        return ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : nil
+    }
+
+    /// Whether to colour: on a terminal only, and not with `NO_COLOR` set (no-color.org) or on a dumb terminal.
+    static var usesColour: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }
+
+    /// The few colours the tables use.
+    enum Colour: String {
+        case green = "32", red = "31", dim = "2"
+    }
+
+    /// `text`, already terminal-safe, in `colour` when `enabled`.
+    static func coloured(_ text: String, _ colour: Colour?, when enabled: Bool) -> String {
+        guard enabled, let colour, !text.isEmpty else { return text }
+        return "\u{1B}[\(colour.rawValue)m\(text)\u{1B}[0m"
+    }
+
+    /// Prints text whose every received part was made terminal-safe already (`terminalSafe`), so that its only
+    /// control sequences are `coloured`'s.
+    static func printPrepared(_ text: String) {
+        print(text)
+    }
+
     /// `text` as one word of a POSIX shell: as it is when it has only safe characters, else in single quotes
     /// (a quote inside written `'\''`), so a printed command can be pasted as it is.
     static func shellQuoted(_ text: String) -> String {
@@ -118,7 +150,12 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as KioskError {
-        printErrorLine(error.description)
+        // Bad input points at the help, as a usage error does.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let pointer = error.isUserError ? " See '\(KioskCommand.commandPath(arguments)) --help'." : ""
+        let message = error.description
+        let stop = !pointer.isEmpty && message.last.map { !".?!)".contains($0) } == true ? "." : ""
+        printErrorLine(message + stop + pointer)
         throw error.isUserError ? KioskCommand.ExitStatus.badInput : KioskCommand.ExitStatus.failure
     }
 }

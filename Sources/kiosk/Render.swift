@@ -149,6 +149,11 @@ extension Render {
         return lines.joined(separator: "\n")
     }
 
+    /// "1 page", "3 pages": a count with its noun, plural but for one (the nouns used here take an s).
+    static func count(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+
     static func bytes(_ count: Int) -> String {
         ByteCountFormatter.string(fromByteCount: Int64(count), countStyle: .file)
     }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import KioskProcess
 import KioskTestSupport
 import Testing
@@ -20,6 +23,43 @@ struct CLI {
         let status: Int32
         let stdout: String
         let stderr: String
+    }
+
+    /// Runs `kiosk arguments` to the end with its standard output on a pseudo-terminal (80 columns unless
+    /// `COLUMNS` says otherwise), and returns what it printed there.
+    func runOnTerminal(_ arguments: [String], environment extra: [String: String] = [:]) throws -> String {
+        // The multiplexer's new terminal, unlocked, and its number (what posix_openpt, unlockpt and ptsname do).
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        try #require(master >= 0)
+        defer { close(master) }
+        // Linux's TIOCSPTLCK, _IOW('T', 0x31, int), and TIOCGPTN, _IOR('T', 0x30, unsigned int): macros Swift does not import.
+        let setLock: UInt = 0x4004_5431, getNumber: UInt = 0x8004_5430
+        var unlock: CInt = 0, number: CUnsignedInt = 0
+        try #require(ioctl(master, setLock, &unlock) == 0 && ioctl(master, getNumber, &number) == 0)
+        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        try #require(slave >= 0)
+        var size = winsize(ws_row: 40, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(slave, UInt(TIOCSWINSZ), &size)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = dataDirectory.appendingPathComponent("config").path
+        environment["COLUMNS"] = nil
+        environment["NO_COLOR"] = nil
+        environment["TERM"] = "xterm"
+        environment.merge(extra) { _, new in new }
+        let child = try ChildProcess(Self.executable, arguments: arguments + ["--data-dir", dataDirectory.path],
+                                     environment: environment, stdout: .descriptor(slave), stderr: .null)
+        close(slave)
+        var output = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        // Read until the child has closed its end (EIO on Linux once no process holds the terminal).
+        while true {
+            let count = read(master, &buffer, buffer.count)
+            if count <= 0 { break }
+            output.append(contentsOf: buffer[..<count])
+        }
+        child.waitUntilExit()
+        // A terminal turns each line feed into CR LF.
+        return String(decoding: output, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
     }
 
     /// Runs `kiosk arguments` to the end, with `extra` added to its environment; `input` becomes its standard
@@ -97,7 +137,7 @@ struct CLITests {
         // And sync --related fetches 42 + 3 + 7 pages, with progress
         let sync = try cli.run(["sync", "rickandmorty", "--related"])
         #expect(sync.status == 0)
-        #expect(sync.stdout.contains("rickandmorty: 52/52 pages, 1003 items"))
+        #expect(sync.stdout.contains("rickandmorty: 52 pages (52 updated, 0 unchanged), 1003 items"))
         // And the store then finds an episode by name
         let search = try cli.run(["search", "rickandmorty", "Rickmurai", "--offline"])
         #expect(search.stdout.contains("episode-51"))
@@ -115,14 +155,29 @@ struct CLITests {
         #expect(refused.stdout.isEmpty)
     }
 
-    @Test("sync without a terminal prints plain progress lines and a summary")
+    @Test("sync without a terminal prints only its summary on standard output, one line a catalog, with one page as “1 page”")
     func syncPlainProgress() throws {
         let cli = CLI()
         let result = try cli.run(["sync", "dogs"])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("dogs: 1/1 pages, 5 items"))
-        #expect(result.stdout.contains("1 pages (1 updated, 0 unchanged)"))
-        #expect(!result.stdout.contains("\r"))
+        #expect(result.stdout.split(separator: "\n").count == 1, "\(result.stdout)")
+        #expect(result.stdout.hasPrefix("dogs: 1 page (1 updated, 0 unchanged), 5 items in "))
+        #expect(!result.stdout.contains("1/1") && !result.stdout.contains("\r"))
+    }
+
+    @Test("On a terminal, sync draws its progress bar and log colours its statuses; piped, neither has a control character")
+    func terminalOnly() throws {
+        let cli = CLI()
+        #expect(try cli.run(["list", "rickandmorty"]).status == 0)
+        // Given the same commands on a pseudo-terminal and piped
+        let sync = try cli.runOnTerminal(["sync", "dogs"])
+        let log = try cli.runOnTerminal(["log"])
+        let piped = try cli.run(["log"])
+        // Then the terminal gets the bar and the colours, and the pipe plain text
+        #expect(sync.contains("\r") && sync.contains("█"))
+        #expect(log.contains("\u{1B}[32m200"))
+        #expect(!piped.stdout.contains("\u{1B}"))
+        #expect(try cli.runOnTerminal(["log"], environment: ["NO_COLOR": "1"]).contains("\u{1B}") == false)
     }
 
     @Test("Favorites and dogs edits are kept by cache clear and read offline")
@@ -142,6 +197,27 @@ struct CLITests {
 
 @Suite("kiosk log", .serialized)
 struct LogCLITests {
+    @Test("log fits COLUMNS by shortening the requests before the failure, says failed in its own column, and prints whole lines when piped")
+    func logWidth() throws {
+        let cli = CLI()
+        // Given a request that fails (a rule makes the dogs' upstream unreachable) and Marvel's long signed URL
+        #expect(try cli.run(["rule", "add", "--endpoint", "dogs.list", "--fail", "offline"]).status == 0)
+        _ = try cli.run(["list", "dogs"])
+        #expect(try cli.run(["list", "marvel"]).status == 0)
+        // When the log is printed for a 110-column terminal, and piped
+        let narrow = try cli.run(["log"], environment: ["COLUMNS": "110"])
+        let whole = try cli.run(["log"])
+        // Then no line is wider than 110, and the failure is said whole, in its column, with the status failed
+        let lines = narrow.stdout.split(separator: "\n")
+        #expect(lines.allSatisfy { $0.count <= 110 }, "\(narrow.stdout)")
+        #expect(lines.first?.hasSuffix("FAILURE") == true)
+        let failed = try #require(lines.first { $0.contains(" failed ") })
+        #expect(failed.hasSuffix("Offline: cannot connect to demo.invalid"))
+        // And piped, the lines are whole: Marvel's URL to its last parameter
+        #expect(whole.stdout.contains("&hash=<redacted>"))
+        #expect(!narrow.stdout.contains("&hash=<redacted>"))
+    }
+
     @Test("log lists requests newest first with their decisions, log show prints one in full, bad input is refused")
     func logCommands() throws {
         let cli = CLI()
@@ -172,6 +248,9 @@ struct LogCLITests {
         #expect(show.stdout.contains("Response body"))
         #expect(show.stdout.contains("\"attributionText\""))
         // And bad input gets one clear line and a non-zero exit, changing nothing
+        // And log show indents a JSON body on a terminal (as received when piped)
+        let shown = try cli.runOnTerminal(["log", "show", String(newest)])
+        #expect(shown.contains("\n  \"attributionText\""))
         let unknown = try cli.run(["log", "show", "999999"])
         #expect(unknown.status == 2 && unknown.stderr.contains("999999"))
         let badStatus = try cli.run(["log", "--status", "7xx"])
