@@ -73,14 +73,16 @@ def test_the_split_view_follows_the_keyboard_and_the_address_bar_follows_the_sel
     page_ready(browser)
     links = browser.find_elements(By.CSS_SELECTOR, "#results a[data-pane]")
     assert len(links) >= 3
-    first_id, second_id = links[0].text.lstrip("#"), links[1].text.lstrip("#")
+    # (a row's link reads as its method and path; its address names the request)
+    first_id, second_id = (link.get_attribute("href").rsplit("/", 1)[-1] for link in links[:2])
+    focused = lambda: browser.switch_to.active_element.get_attribute("href").rsplit("/", 1)[-1]
 
     # j twice moves to the second request; Enter opens it beside the list, and the address bar follows.
     body = browser.find_element(By.TAG_NAME, "body")
     body.send_keys("j")
-    assert browser.switch_to.active_element.text == f"#{first_id}"
+    assert focused() == first_id
     browser.switch_to.active_element.send_keys("j")
-    assert browser.switch_to.active_element.text == f"#{second_id}"
+    assert focused() == second_id
     browser.switch_to.active_element.send_keys(Keys.ENTER)
     pane = browser.find_element(By.ID, "detail-pane")
     WebDriverWait(browser, 10).until(lambda d: pane.is_displayed() and f"#{second_id} " in pane.find_element(By.TAG_NAME, "h1").text)
