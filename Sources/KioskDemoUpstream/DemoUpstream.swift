@@ -187,6 +187,8 @@ public actor DemoUpstream {
     public nonisolated let configuration: DemoUpstreamConfiguration
     nonisolated let core: UpstreamCore
     private var apiListener: RunningListener?
+    /// The API port, held while the API is offline (see `PortReservation`).
+    private var offlinePort: PortReservation?
     private var controlListener: RunningListener?
     private var isStarted = false
     // start, stop and setFaults open and close listeners across awaits; this queue keeps them from interleaving.
@@ -234,6 +236,7 @@ public actor DemoUpstream {
             core.state.setAPIListening(false)
             await apiListener.stop()
         }
+        offlinePort = nil
         if let controlListener {
             self.controlListener = nil
             await controlListener.stop()
@@ -312,6 +315,7 @@ public actor DemoUpstream {
     }
 
     private func openAPIListener(port: Int) async throws -> RunningListener {
+        offlinePort = nil // released just before the listener binds the port again
         let listener = try await RunningListener.launch(
             responder: APIResponder(core: core), policy: apiPolicy, host: configuration.host, port: port
         ) { [core] port in
@@ -332,6 +336,7 @@ public actor DemoUpstream {
             apiListener = nil
             core.state.setAPIListening(false)
             await listener.stop()
+            if isStarted { offlinePort = PortReservation(host: configuration.host, port: core.state.apiPort) }
         }
     }
 

@@ -102,9 +102,9 @@ extension Pages {
         let words = context.language.linked
         let episodes = linked.entries(.episode)
         let rows: [(String, String)] = [
-            ("Status", "\(character.statusEmoji) \(character.status)"),
-            ("Gender", "\(genderEmoji(character.gender)) \(character.gender)"),
-            ("Species", character.species),
+            ("Status", "\(character.statusEmoji) \(context.strings.filterValue("status", character.status.lowercased()))"),
+            ("Gender", "\(genderEmoji(character.gender)) \(context.strings.filterValue("gender", character.gender.lowercased()))"),
+            ("Species", context.strings.species(character.species)),
             ("Type", character.type.isEmpty ? "—" : character.type),
             ("Episodes", Localized.number(character.episodes.count, language: context.language)),
         ]

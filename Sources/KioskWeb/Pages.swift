@@ -232,6 +232,25 @@ package enum Pages {
                       [E.element("div", [.attribute("id", "results")], content)])
     }
 
+    /// An item's subtitle in the page's language: what the catalog says in English ("Alive · Human", "5 comics ·
+    /// 14 series", "Almost 3 years") said again from the item's own values; a byline or a date as it is.
+    static func subtitle(_ item: CatalogItem, context: ViewContext) -> String {
+        let strings = context.strings
+        switch item.detail {
+        case .dog(let dog):
+            return strings.almostYears(dog.age)
+        case .rickAndMorty(let character):
+            let known = { (text: String) in !text.isEmpty && text.lowercased() != "unknown" }
+            let status = known(character.status) ? strings.filterValue("status", character.status.lowercased())
+                : strings.field("Status") + " " + strings.filterValue("status", "unknown").lowercased()
+            return ([status] + (known(character.species) ? [strings.species(character.species)] : [])).joined(separator: " · ")
+        case .marvelCharacter(let character):
+            return strings.marvelCounts(character.comics.available, character.series.available)
+        default:
+            return item.subtitle
+        }
+    }
+
     /// Rows: picture through the image route at a fixed size, title, subtitle.
     /// `favorites` holds the starred item ids of the rows' source; each row has a star form that
     /// returns to `returnPath`. `next` is the next page's address, for the script's infinite scroll.
@@ -242,7 +261,8 @@ package enum Pages {
         return E.element("ul", [.class(grid ? "items grid" : "items"), next.flatMap { Attribute.localPath("data-next", $0) }],
                          items.enumerated().map { index, item in
             let presentation = context.presentation(item.source)
-            let subtitle = showSource ? "\(context.sourceName(item.source)) · \(item.subtitle)" : item.subtitle
+            let described = subtitle(item, context: context)
+            let subtitle = showSource ? "\(context.sourceName(item.source)) · \(described)" : described
             var title: [HTML] = [.text(item.title)]
             if case .rickAndMorty(let character) = item.detail {
                 // The status is also in the subtitle as words; the dot is a glance aid only.
@@ -256,7 +276,6 @@ package enum Pages {
             }
             if case .dog(let dog) = item.detail {
                 text.append(E.element("span", [.class("summary")], [.text(dog.description)]))
-                text.append(E.element("span", [.class("subtitle")], [.text(strings.almostYears(dog.age))]))
             }
             return E.element("li", [.attribute("data-id", item.itemID)], [
                 E.element("a", [Attribute.localHref(itemPath(item))], [

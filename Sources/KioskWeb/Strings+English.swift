@@ -51,7 +51,12 @@ extension Strings {
             }
         },
         field: { $0 },
-        collection: { $0 }
+        collection: { $0 },
+        species: { $0 },
+        marvelCounts: { comics, series in
+            let parts = [comics == 0 ? nil : comics == 1 ? "1 comic" : "\(comics) comics", series == 0 ? nil : "\(series) series"]
+            return parts.contains { $0 != nil } ? parts.compactMap { $0 }.joined(separator: " · ") : "No comics"
+        }
     )
 }
 

@@ -87,6 +87,25 @@ extension Strings {
             case "Events": "Eventos"
             default: name
             }
+        },
+        species: { species in
+            switch species.lowercased() {
+            case "human": "Humano"
+            case "alien": "Alienígena"
+            case "humanoid": "Humanoide"
+            case "robot": "Robot"
+            case "animal": "Animal"
+            case "mythological creature": "Criatura mitológica"
+            case "disease": "Enfermedad"
+            case "cronenberg": "Cronenberg"
+            case "poopybutthole": "Poopybutthole"
+            case "unknown": "Especie desconocida"
+            default: species
+            }
+        },
+        marvelCounts: { comics, series in
+            let parts = [comics == 0 ? nil : comics == 1 ? "1 cómic" : "\(comics) cómics", series == 0 ? nil : "\(series) series"]
+            return parts.contains { $0 != nil } ? parts.compactMap { $0 }.joined(separator: " · ") : "Sin cómics"
         }
     )
 }

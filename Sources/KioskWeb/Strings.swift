@@ -67,6 +67,10 @@ final class Strings: Sendable {
     let filterValue: @Sendable (String, String) -> String
     let field: @Sendable (String) -> String
     let collection: @Sendable (String) -> String
+    /// A Rick and Morty species as the API writes it ("Human"), in the language; unknown ones as they are.
+    let species: @Sendable (String) -> String
+    /// A Marvel character's counts: "12 comics · 3 series", "No comics".
+    let marvelCounts: @Sendable (_ comics: Int, _ series: Int) -> String
 
     /// Every string, named.
     init(home: String,
@@ -125,7 +129,9 @@ final class Strings: Sendable {
          filterName: @escaping @Sendable (String) -> String,
          filterValue: @escaping @Sendable (String, String) -> String,
          field: @escaping @Sendable (String) -> String,
-         collection: @escaping @Sendable (String) -> String) {
+         collection: @escaping @Sendable (String) -> String,
+         species: @escaping @Sendable (String) -> String,
+         marvelCounts: @escaping @Sendable (Int, Int) -> String) {
         self.home = home
         self.favorites = favorites
         self.catalogs = catalogs
@@ -183,6 +189,8 @@ final class Strings: Sendable {
         self.filterValue = filterValue
         self.field = field
         self.collection = collection
+        self.species = species
+        self.marvelCounts = marvelCounts
     }
 
 }

@@ -141,12 +141,30 @@ struct FaultTests {
         }
     }
 
-    @Test("a server started offline refuses connections but knows its port")
+    /// Whether a listener binding as SwiftNIO does (SO_REUSEADDR) could take `port` on 127.0.0.1 now.
+    static func portIsFree(_ port: Int) -> Bool {
+        let descriptor = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var on: CInt = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<CInt>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return bound == 0 && listen(descriptor, 1) == 0
+    }
+
+    @Test("a server started offline refuses connections but knows its port, and no other listener can take it meanwhile")
     func startOffline() async throws {
         try await withUpstream(DemoUpstreamConfiguration(faults: FaultSettings(offline: true))) { upstream in
             // Then it has bound a port, yet refuses connections on it
             #expect(upstream.baseURL.port != 0)
             await #expect(throws: URLError.self) { try await Client.get(upstream.dogsURL) }
+            // And another server asking for that port is refused it (it would answer in the upstream's place)
+            #expect(!Self.portIsFree(try #require(upstream.baseURL.port)))
             // When it is brought online
             try await upstream.setFaults(.none)
             // Then the same URL answers
