@@ -52,6 +52,12 @@ extension Strings {
         },
         field: { $0 },
         collection: { $0 },
+        offlineNotSaved: "You’re offline, and this page hasn’t been saved on this computer yet.",
+        timedOutNotSaved: "The catalog is taking too long to answer, and this page hasn’t been saved on this computer yet.",
+        pastTheLastPage: { name, total in "\(name) has \(total) page\(total == 1 ? "" : "s")." },
+        goToLastPage: { "Go to the last one (page \($0))" },
+        noSuchPage: { name, page in "\(name) has no page \(page)." },
+        goToFirstPage: "Go to the first page",
         species: { $0 },
         marvelCounts: { comics, series in
             let parts = [comics == 0 ? nil : comics == 1 ? "1 comic" : "\(comics) comics", series == 0 ? nil : "\(series) series"]

@@ -88,6 +88,12 @@ extension Strings {
             default: name
             }
         },
+        offlineNotSaved: "Estás sin conexión y esta página aún no se ha guardado en este equipo.",
+        timedOutNotSaved: "El catálogo tarda demasiado en responder y esta página aún no se ha guardado en este equipo.",
+        pastTheLastPage: { name, total in "\(name) tiene \(total) página\(total == 1 ? "" : "s")." },
+        goToLastPage: { "Ir a la última (página \($0))" },
+        noSuchPage: { name, page in "\(name) no tiene página \(page)." },
+        goToFirstPage: "Ir a la primera página",
         species: { species in
             switch species.lowercased() {
             case "human": "Humano"

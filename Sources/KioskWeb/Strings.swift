@@ -69,6 +69,18 @@ final class Strings: Sendable {
     let collection: @Sendable (String) -> String
     /// A Rick and Morty species as the API writes it ("Human"), in the language; unknown ones as they are.
     let species: @Sendable (String) -> String
+    /// An error page's words when nothing is saved and the upstream cannot be reached.
+    let offlineNotSaved: String
+    /// The same when the upstream took too long.
+    let timedOutNotSaved: String
+    /// "Rick and Morty has 42 pages.": a page past a catalog's last, with its name and page count.
+    let pastTheLastPage: @Sendable (String, Int) -> String
+    /// "Go to the last one (page 42)".
+    let goToLastPage: @Sendable (Int) -> String
+    /// "Rick and Morty has no page 43." when its count is not known.
+    let noSuchPage: @Sendable (String, Int) -> String
+    /// "Go to the first page".
+    let goToFirstPage: String
     /// A Marvel character's counts: "12 comics · 3 series", "No comics".
     let marvelCounts: @Sendable (_ comics: Int, _ series: Int) -> String
 
@@ -130,6 +142,12 @@ final class Strings: Sendable {
          filterValue: @escaping @Sendable (String, String) -> String,
          field: @escaping @Sendable (String) -> String,
          collection: @escaping @Sendable (String) -> String,
+         offlineNotSaved: String,
+         timedOutNotSaved: String,
+         pastTheLastPage: @escaping @Sendable (String, Int) -> String,
+         goToLastPage: @escaping @Sendable (Int) -> String,
+         noSuchPage: @escaping @Sendable (String, Int) -> String,
+         goToFirstPage: String,
          species: @escaping @Sendable (String) -> String,
          marvelCounts: @escaping @Sendable (Int, Int) -> String) {
         self.home = home
@@ -189,6 +207,12 @@ final class Strings: Sendable {
         self.filterValue = filterValue
         self.field = field
         self.collection = collection
+        self.offlineNotSaved = offlineNotSaved
+        self.timedOutNotSaved = timedOutNotSaved
+        self.pastTheLastPage = pastTheLastPage
+        self.goToLastPage = goToLastPage
+        self.noSuchPage = noSuchPage
+        self.goToFirstPage = goToFirstPage
         self.species = species
         self.marvelCounts = marvelCounts
     }

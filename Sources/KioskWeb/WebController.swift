@@ -206,15 +206,23 @@ package struct WebController: Sendable {
         // with X-Kiosk-Wait to swap the fresh snapshot in). The JSON API, a forced refresh and that second
         // request wait for the final state instead.
         let update: CatalogUpdate
-        if !waits, !parameters.refresh, let offline = try await storedWhileOffline(parameters.request) {
-            update = offline
-        } else if waits || parameters.refresh {
-            update = try await kiosk.catalog.page(parameters.request, policy: policy)
-        } else {
-            update = try await kiosk.catalog.firstUpdate(for: parameters.request, policy: policy)
+        do {
+            if !waits, !parameters.refresh, let offline = try await storedWhileOffline(parameters.request) {
+                update = offline
+            } else if waits || parameters.refresh {
+                update = try await kiosk.catalog.page(parameters.request, policy: policy)
+            } else {
+                update = try await kiosk.catalog.firstUpdate(for: parameters.request, policy: policy)
+            }
+        } catch KioskError.notFound where parameters.page > 1 {
+            // An upstream that answers a page past its last with a 404 (Rick and Morty): said with the count the
+            // first page has stored, when it has.
+            let total = (try? await kiosk.catalog.page(PageRequest(source: id, filters: parameters.request.filters), policy: .offline))?
+                .page.totalPages
+            throw Self.pastTheEnd(parameters, total: total, name: context.view.sourceName(id))
         }
         if let total = update.page.totalPages, parameters.page > max(total, 1) {
-            throw WebError.notFound("There is no page \(parameters.page) of \(id.displayName); it has \(total).")
+            throw Self.pastTheEnd(parameters, total: total, name: context.view.sourceName(id))
         }
         if api {
             return try JSONResponse.ok(PageJSON(update, favorites: try kiosk.catalog.favoriteIDs(source: id))).with(update.cacheStatus)
@@ -226,6 +234,22 @@ package struct WebController: Sendable {
             Pages.list(parameters, update: update, filterValues: source.filterValues, favorites: favorites, context: view)
         }
         return Pages.response(body).with(update.cacheStatus)
+    }
+
+    /// A 404 for a page past a catalog's last: "Rick and Morty has 42 pages." with a link to the last one, or,
+    /// when the count is not known, to the first.
+    private static func pastTheEnd(_ parameters: ListParameters, total: Int?, name: String) -> WebError {
+        let page = parameters.page
+        var error = WebError.notFound(total.map { "There is no page \(page) of \(parameters.source.displayName); it has \($0)." }
+                                      ?? "There is no page \(page) of \(parameters.source.displayName).")
+        let target = parameters.path(page: max(total ?? 1, 1))
+        error.said = { (strings: Strings) in total.map { strings.pastTheLastPage(name, $0) } ?? strings.noSuchPage(name, page) }
+        error.extra = { (context: ViewContext) in
+            HTML.element("p", [], [HTML.element("a", [Attribute.localHref(target)], [
+                .text(total.map { context.strings.goToLastPage($0) } ?? context.strings.goToFirstPage),
+            ])])
+        }
+        return error
     }
 
     /// While Kiosk knows the upstream is unreachable, the stored page with the offline banner at once,

@@ -16,6 +16,9 @@ package struct WebError: Error, Sendable {
     var keepsTitle = false
     /// Seconds to wait before trying again (a `Retry-After` header), for a throttled attempt.
     var retryAfter: Int?
+    /// What a page says instead of `message`, in its language and as a person would (`message` stays the
+    /// JSON's, with the technical detail).
+    var said: (@Sendable (Strings) -> String)?
 
     /// An error page's content: `extra` is drawn under the message; `keepsTitle` keeps `title` (else the
     /// status's, in the page's language); `retryAfter` sends a `Retry-After`.
@@ -57,6 +60,8 @@ extension WebError {
             self.init(status: .serviceUnavailable, title: "Offline",
                       message: "Nothing is saved for this yet and the upstream cannot be reached (\(error.description)).",
                       retryPath: retryPath)
+            let timedOut = if case .timeout = error { true } else { false }
+            said = { timedOut ? $0.timedOutNotSaved : $0.offlineNotSaved }
         default:
             self.init(status: .badGateway, title: "Upstream error", message: error.description, retryPath: retryPath)
         }

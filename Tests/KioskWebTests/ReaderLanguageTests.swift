@@ -2,12 +2,48 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import KioskCore
+import KioskDemoUpstream
 import KioskTestSupport
 import Testing
 @testable import KioskWeb
 
 @Suite("The reader in the browser's language")
 struct ReaderLanguageTests {
+    @Test("A page past a catalog's last says how many it has and links to the last one, in the page's language")
+    func pastTheLastPage() async throws {
+        try await withWeb { _, client in
+            // Given Rick and Morty's first page read (42 pages in the demo)
+            _ = try await client.get("/rickandmorty")
+            // When page 43 is asked for, in English and in Spanish
+            let english = try await client.get("/rickandmorty?page=43")
+            let spanish = try await client.get("/rickandmorty?page=43", headers: [.acceptLanguage: "es"])
+            // Then each says it as a person would, with the way to the last page
+            #expect(english.status == .notFound)
+            #expect(english.body.contains("Rick and Morty has 42 pages."))
+            #expect(english.body.contains(#"<a href="/rickandmorty?page=42">Go to the last one (page 42)</a>"#))
+            #expect(!english.body.contains("there is nothing here"))
+            #expect(spanish.body.contains("Rick and Morty tiene 42 páginas."))
+            #expect(spanish.body.contains("Ir a la última (página 42)"))
+            // And the JSON API keeps the technical message
+            let json = try await client.get("/api/rickandmorty?page=43")
+            #expect(json.status == .notFound && json.body.contains("page 43"))
+        }
+    }
+
+    @Test("With nothing saved and the upstream offline, the page says so as a person would, in its language")
+    func offlineNothingSaved() async throws {
+        var faults = FaultSettings.none
+        faults.offline = true
+        try await withWeb(faults: faults) { _, client in
+            let english = try await client.get("/rickandmorty")
+            let spanish = try await client.get("/rickandmorty", headers: [.acceptLanguage: "es"])
+            #expect(english.status == .serviceUnavailable)
+            #expect(english.body.contains("You’re offline, and this page hasn’t been saved on this computer yet."))
+            #expect(!english.body.contains("cannot connect to"))
+            #expect(spanish.body.contains("Estás sin conexión y esta página aún no se ha guardado en este equipo."))
+        }
+    }
+
     @Test("A Spanish browser gets no English phrase of the string table, and catalog values (status, species, counts, ages) in Spanish")
     func spanishPages() async throws {
         try await withWeb { harness, client in
