@@ -32,3 +32,14 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
         "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 }
+
+extension URL {
+    /// Whether a person can open this address in a browser: http or https, with a host outside the `.invalid`
+    /// top-level domain, which never resolves (RFC 6761 §6.4; the embedded demo upstream's answers name
+    /// `demo.invalid`). Pages link and the CLI prints only such addresses.
+    public var opensInABrowser: Bool {
+        guard let scheme = scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = host?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")), !host.isEmpty else { return false }
+        return host != "invalid" && !host.hasSuffix(".invalid")
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 
 /// A fragment of HTML that is safe to emit. The only ways to make one escape their text or take tag
 /// and attribute names as static literals, so no view can put a raw upstream string into a page.
@@ -99,7 +100,7 @@ package struct Attribute: Sendable {
 
     /// A link out of Kiosk: only http(s) URLs; anything else (javascript:, data:...) gives no attribute.
     static func externalHref(_ url: URL?) -> Attribute? {
-        guard let url, SafeURL.isWeb(url) else { return nil }
+        guard let url, url.opensInABrowser else { return nil }
         return attribute("href", url.absoluteString)
     }
 

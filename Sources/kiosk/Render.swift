@@ -50,8 +50,8 @@ enum Render {
             lines.append("Published: \(article.publishedDate)")
             if !item.summary.isEmpty { lines.append(""); lines.append(item.summary) }
             if !article.keywords.isEmpty { lines.append(""); lines.append("Keywords: " + article.keywords.joined(separator: ", ")) }
-            if let url = article.url { lines.append("Read the full article: \(url.absoluteString)") }
-            if let image = article.largestImage { lines.append("Image: \(image.url.absoluteString)") }
+            if let url = article.url, url.opensInABrowser { lines.append("Read the full article: \(url.absoluteString)") }
+            if let image = article.largestImage, image.url.opensInABrowser { lines.append("Image: \(image.url.absoluteString)") }
         case .marvelCharacter(let character):
             if !item.summary.isEmpty { lines.append(""); lines.append(item.summary) }
             for (name, collection) in [("Comics", character.comics), ("Series", character.series),
@@ -61,7 +61,7 @@ enum Render {
                 if collection.available > min(5, collection.items.count) { line += "; …" }
                 lines.append(line)
             }
-            if let url = item.imageURL { lines.append("Picture: \(url.absoluteString)") }
+            if let url = item.imageURL, url.opensInABrowser { lines.append("Picture: \(url.absoluteString)") }
             lines.append(character.attribution)
         case .rickAndMorty(let character):
             lines.append("Status: \(character.status) \(character.statusEmoji)    Gender: \(character.gender)")
@@ -72,7 +72,7 @@ enum Render {
             lines.append("")
             lines.append("Episodes (\(episodes.count)):")
             for entry in episodes { lines.append("  " + linkedLine(entry)) }
-            if let url = item.imageURL { lines.append("Picture: \(url.absoluteString)") }
+            if let url = item.imageURL, url.opensInABrowser { lines.append("Picture: \(url.absoluteString)") }
         case .rickAndMortyEpisode(let episode):
             lines.append("Aired: \(episode.airDate(language: "en"))")
             lines += linkedCharacters(result.linked, role: .character, heading: "Characters")
@@ -81,7 +81,7 @@ enum Render {
             lines += linkedCharacters(result.linked, role: .resident, heading: "Residents")
         case .dog(let dog):
             lines.append(dog.description)
-            if let url = dog.image { lines.append("Picture: \(url.absoluteString)") }
+            if let url = dog.image, url.opensInABrowser { lines.append("Picture: \(url.absoluteString)") }
         }
         if let error = result.error { lines.append("(showing saved data: \(error))") }
         let missing = result.linked.missing.count

@@ -155,6 +155,19 @@ struct CLITests {
         #expect(refused.stdout.isEmpty)
     }
 
+    @Test("In demo mode show prints no address that no browser can open (the demo upstream's demo.invalid)")
+    func demoAddressesLeftOut() throws {
+        let cli = CLI()
+        let list = try cli.run(["list", "nyt", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])
+        let first = try #require((object["items"] as? [[String: Any]])?.first?["itemID"] as? String)
+        for arguments in [["show", "nyt", first], ["show", "rickandmorty", "1"]] {
+            let shown = try cli.run(arguments)
+            #expect(shown.status == 0)
+            #expect(!shown.stdout.contains("demo.invalid"), "\(arguments): \(shown.stdout)")
+        }
+    }
+
     @Test("sync without a terminal prints only its summary on standard output, one line a catalog, with one page as “1 page”")
     func syncPlainProgress() throws {
         let cli = CLI()

@@ -98,3 +98,16 @@ struct ItemIDTests {
         #expect(page.skipped.first?.message.contains("\(CatalogItem.maximumIDLength)") == true)
     }
 }
+
+@Suite("Addresses a person can open")
+struct OpensInABrowserTests {
+    @Test("Only http and https addresses whose host is outside the .invalid domain open in a browser", arguments: [
+        ("https://www.nytimes.com/2025/10/21/a.html", true), ("http://127.0.0.1:8080/x", true), ("HTTP://Example.COM/", true),
+        ("http://demo.invalid/svc/a.html", false), ("http://DEMO.INVALID./x", false), ("http://invalid/", false),
+        ("ftp://example.com/a", false), ("javascript:alert(1)", false), ("http:///no-host", false),
+    ])
+    func opensInABrowser(_ text: String, _ opens: Bool) throws {
+        // Given an address; Then whether it opens is by its scheme and host
+        #expect(try #require(URL(string: text)).opensInABrowser == opens)
+    }
+}
