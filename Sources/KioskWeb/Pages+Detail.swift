@@ -19,8 +19,7 @@ extension Pages {
             ]))
         }
         content.append(E.element("div", [.class("favorite-row")], [
-            starForm(item, isFavorite: result.isFavorite, returnPath: itemPath(item), context: context),
-            result.isFavorite ? E.element("span", [.class("favorite")], [.text(strings.favorite)]) : .empty,
+            starForm(item, isFavorite: result.isFavorite, returnPath: itemPath(item), labelled: true, context: context),
         ]))
         let body: [HTML]
         switch item.detail {

@@ -224,9 +224,16 @@ package enum Pages {
         if items.isEmpty {
             content.append(E.element("p", [.class("empty")], [.text(strings.noFavorites)]))
         } else {
-            // Everything here is a favorite, so every row's star offers "remove".
-            content.append(itemList(items, context: context, showSource: true, favorites: Set(items.map(\.itemID)),
-                                    returnPath: Route.favorites.path))
+            // Grouped by catalog, in the tabs' order, every row the same size (`.favorites`); everything here is a
+            // favorite, so every row's star offers "remove".
+            var groups = Dictionary(grouping: items, by: \.source)
+            for source in context.catalogs.sources.map(\.id) + SourceID.allCases where groups[source] != nil {
+                guard let group = groups.removeValue(forKey: source) else { continue }
+                content.append(E.element("section", [.class("favorites-group"), .attribute("aria-label", context.sourceName(source))], [
+                    E.element("h2", [], [.text("\(context.sourceName(source)) (\(Localized.number(group.count, language: context.language)))")]),
+                    itemList(group, context: context, rows: true, favorites: Set(group.map(\.itemID)), returnPath: Route.favorites.path),
+                ]))
+            }
         }
         return layout(context, title: strings.favorites, current: Route.favorites.path, view: .favorites,
                       [E.element("div", [.attribute("id", "results")], content)])
@@ -254,10 +261,11 @@ package enum Pages {
     /// Rows: picture through the image route at a fixed size, title, subtitle.
     /// `favorites` holds the starred item ids of the rows' source; each row has a star form that
     /// returns to `returnPath`. `next` is the next page's address, for the script's infinite scroll.
-    static func itemList(_ items: [CatalogItem], context: ViewContext, showSource: Bool = false, favorites: Set<String> = [],
-                         returnPath: String = Route.favorites.path, next: String? = nil) -> HTML {
+    /// `rows` keeps a catalog that shows a grid in rows (the favorites' one row size).
+    static func itemList(_ items: [CatalogItem], context: ViewContext, showSource: Bool = false, rows: Bool = false,
+                         favorites: Set<String> = [], returnPath: String = Route.favorites.path, next: String? = nil) -> HTML {
         let strings = context.strings
-        let grid = !showSource && items.first.map { context.presentation($0.source).layout == .grid } == true
+        let grid = !showSource && !rows && items.first.map { context.presentation($0.source).layout == .grid } == true
         return E.element("ul", [.class(grid ? "items grid" : "items"), next.flatMap { Attribute.localPath("data-next", $0) }],
                          items.enumerated().map { index, item in
             let presentation = context.presentation(item.source)
@@ -322,14 +330,19 @@ package enum Pages {
 
     /// The star: adds or removes the favorite, then comes back to `returnPath`. It carries both labels and both
     /// symbols, so the script can show a change made offline (waiting in the outbox) in the page's language.
-    static func starForm(_ item: CatalogItem, isFavorite: Bool, returnPath: String, context: ViewContext) -> HTML {
+    /// A star, or with `labelled` (an item's own page) a star that says what it is: "☆ Add to favorites",
+    /// "★ Favorite" — a button whose pressed state is the favorite, never a box that reads like a checkbox.
+    static func starForm(_ item: CatalogItem, isFavorite: Bool, returnPath: String, labelled: Bool = false,
+                         context: ViewContext) -> HTML {
         let add = context.strings.addFavorite(item.title), remove = context.strings.removeFavorite(item.title)
+        let on = labelled ? "\(starOn) \(context.strings.favorite)" : starOn
+        let off = labelled ? "\(starOff) \(context.strings.addToFavorites)" : starOff
         return postForm(action: Route.favorite(item.source, item.itemID).path,
                         fields: [("action", isFavorite ? "remove" : "add"), ("return", returnPath)],
-                        label: isFavorite ? remove : add, button: .text(isFavorite ? starOn : starOff), className: "star",
-                        pressed: isFavorite,
+                        label: isFavorite ? remove : add, button: .text(isFavorite ? on : off),
+                        className: labelled ? "star labelled" : "star", pressed: isFavorite,
                         attributes: [.attribute("data-label-add", add), .attribute("data-label-remove", remove),
-                                     .attribute("data-symbol-on", starOn), .attribute("data-symbol-off", starOff)],
+                                     .attribute("data-symbol-on", on), .attribute("data-symbol-off", off)],
                         context: context)
     }
 

@@ -24,7 +24,7 @@ extension Strings {
             default: "Something went wrong"
             }
         }, delete: "Delete", details: "Details", selectItem: "Select an item to see it here.",
-        favorite: "★ Favorite", keywords: "Keywords", readFullArticle: "Read the full article", none: "None",
+        favorite: "Favorite", keywords: "Keywords", readFullArticle: "Read the full article", none: "None",
         andMore: "and more", imageUnavailable: "Image unavailable", loading: "Loading…",
         filtering: "Filtering the items shown; type 3 characters or more to search.", loadFailed: "Could not load. Try again.",
         offlineSearching: "Offline — searching saved data only.", inSavedData: " in saved data",
@@ -52,6 +52,7 @@ extension Strings {
         },
         field: { $0 },
         collection: { $0 },
+        addToFavorites: "Add to favorites",
         offlineNotSaved: "You’re offline, and this page hasn’t been saved on this computer yet.",
         timedOutNotSaved: "The catalog is taking too long to answer, and this page hasn’t been saved on this computer yet.",
         pastTheLastPage: { name, total in "\(name) has \(total) page\(total == 1 ? "" : "s")." },

@@ -25,7 +25,7 @@ extension Strings {
             default: "Algo salió mal"
             }
         }, delete: "Eliminar",
-        details: "Detalles", selectItem: "Elige un elemento para verlo aquí.", favorite: "★ Favorito",
+        details: "Detalles", selectItem: "Elige un elemento para verlo aquí.", favorite: "Favorito",
         keywords: "Palabras clave", readFullArticle: "Leer el artículo completo", none: "Ninguno", andMore: "y más",
         imageUnavailable: "Imagen no disponible", loading: "Cargando…",
         filtering: "Filtrando lo que se muestra; escribe 3 caracteres o más para buscar.",
@@ -88,6 +88,7 @@ extension Strings {
             default: name
             }
         },
+        addToFavorites: "Añadir a favoritos",
         offlineNotSaved: "Estás sin conexión y esta página aún no se ha guardado en este equipo.",
         timedOutNotSaved: "El catálogo tarda demasiado en responder y esta página aún no se ha guardado en este equipo.",
         pastTheLastPage: { name, total in "\(name) tiene \(total) página\(total == 1 ? "" : "s")." },

@@ -69,6 +69,8 @@ final class Strings: Sendable {
     let collection: @Sendable (String) -> String
     /// A Rick and Morty species as the API writes it ("Human"), in the language; unknown ones as they are.
     let species: @Sendable (String) -> String
+    /// The labelled star of an item's page when it is not a favorite ("Add to favorites").
+    let addToFavorites: String
     /// An error page's words when nothing is saved and the upstream cannot be reached.
     let offlineNotSaved: String
     /// The same when the upstream took too long.
@@ -142,6 +144,7 @@ final class Strings: Sendable {
          filterValue: @escaping @Sendable (String, String) -> String,
          field: @escaping @Sendable (String) -> String,
          collection: @escaping @Sendable (String) -> String,
+         addToFavorites: String,
          offlineNotSaved: String,
          timedOutNotSaved: String,
          pastTheLastPage: @escaping @Sendable (String, Int) -> String,
@@ -207,6 +210,7 @@ final class Strings: Sendable {
         self.filterValue = filterValue
         self.field = field
         self.collection = collection
+        self.addToFavorites = addToFavorites
         self.offlineNotSaved = offlineNotSaved
         self.timedOutNotSaved = timedOutNotSaved
         self.pastTheLastPage = pastTheLastPage

@@ -1,0 +1,46 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import KioskCore
+import KioskTestSupport
+import Testing
+@testable import KioskWeb
+
+@Suite("Reading comfort")
+struct ReaderComfortTests {
+    @Test("An item's page has one labelled favorite control, with one star whether set or not")
+    func labelledStar() async throws {
+        try await withWeb { _, client in
+            // Given a character's page, and the page of the same character starred
+            let before = try await client.get("/rickandmorty/1")
+            let csrf = try issuedToken(before)
+            #expect(try await client.post("/favorites/rickandmorty/1", form: [("csrf", csrf), ("action", "add"), ("return", "/rickandmorty/1")],
+                                          cookie: csrf).status == .seeOther)
+            let after = try await client.get("/rickandmorty/1")
+            // Then the control says what it does, then what it is, with one star
+            #expect(before.body.contains(#"aria-pressed="false">☆ Add to favorites</button>"#))
+            #expect(after.body.contains(#"aria-pressed="true">★ Favorite</button>"#))
+            #expect(!after.body.contains("★ ★"))
+            #expect(after.body.components(separatedBy: "class=\"star").count == 2)
+        }
+    }
+
+    @Test("Favorites are grouped by catalog in the tabs' order, each group in rows")
+    func groupedFavorites() async throws {
+        try await withWeb { harness, client in
+            // Given a dog and two characters starred, the dog first
+            _ = try await client.get("/rickandmorty")
+            let dog = try #require(try await harness.kiosk.catalog.page(PageRequest(source: .dogs)).page.items.first)
+            try harness.kiosk.catalog.setFavorite(true, source: .dogs, itemID: dog.itemID)
+            try harness.kiosk.catalog.setFavorite(true, source: .rickandmorty, itemID: "2")
+            try harness.kiosk.catalog.setFavorite(true, source: .rickandmorty, itemID: "1")
+            // When the favorites are opened
+            let page = try await client.get("/favorites").body
+            // Then Rick and Morty comes before Dogs, as in the tabs, each a heading with its count, in rows
+            let rick = try #require(page.range(of: "<h2>Rick and Morty (2)</h2>"))
+            let dogs = try #require(page.range(of: "<h2>Dogs (1)</h2>"))
+            #expect(rick.lowerBound < dogs.lowerBound)
+            #expect(!page.contains(#"class="items grid""#))
+        }
+    }
+}
