@@ -56,6 +56,9 @@ def test_dogs_moves_and_deletions_survive_a_reload_and_reset_restores_all_five(f
 
     browser.get(server.url("/dogs?edit=1"))
     page_ready(browser)
+    # Reset is a second step: it opens, says what it forgets, then resets
+    browser.find_element(By.CSS_SELECTOR, "details.confirm-reset summary").click()
+    assert "Forget every deletion" in browser.find_element(By.CSS_SELECTOR, "details.confirm-reset").text
     press(browser, "Reset the Dogs list")
     wait_for_titles(browser, EDIT_ROWS, dogs, "after Reset")
     browser.get(server.url("/dogs"))

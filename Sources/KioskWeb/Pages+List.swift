@@ -73,6 +73,10 @@ extension Pages {
         let strings = context.strings
         let source = parameters.source
         var results: [HTML] = freshness(update, parameters: parameters, context: context)
+        // Edit / Done heads a list its user orders, away from the editor's Reset at its end.
+        if context.catalogs.source(source)?.ordering == .user {
+            results.append(editModeLink(source, editing: parameters.edit, context: context))
+        }
         let items = update.page.items
         let next = update.page.totalPages.map { parameters.page < $0 } ?? update.page.hasNext
         if items.isEmpty {
@@ -85,9 +89,6 @@ extension Pages {
         } else {
             results.append(itemList(items, context: context, favorites: favorites, returnPath: parameters.path(),
                                     next: next ? parameters.path(page: parameters.page + 1) : nil))
-        }
-        if context.catalogs.source(source)?.ordering == .user {
-            results.append(editModeLink(source, editing: parameters.edit, context: context))
         }
         results.append(pager(parameters, totalPages: update.page.totalPages, context: context))
         var content: [HTML] = [
@@ -184,8 +185,13 @@ extension Pages {
         }
         return E.group([
             E.element("ul", [.class("items edit")], rows),
-            postForm(action: Route.reset(source).path, fields: [back], label: strings.resetLabel(context.sourceName(source)), button: .text(strings.reset),
-                     className: "reset", context: context),
+            // Reset forgets every deletion and the order: a second, deliberate step, never one tap.
+            E.element("details", [.class("confirm-reset")], [
+                E.element("summary", [], [.text(strings.reset + "…")]),
+                E.element("p", [], [.text(strings.resetWarning(context.sourceName(source)))]),
+                postForm(action: Route.reset(source).path, fields: [back], label: strings.resetLabel(context.sourceName(source)),
+                         button: .text(strings.resetLabel(context.sourceName(source))), className: "reset", context: context),
+            ]),
         ])
     }
 

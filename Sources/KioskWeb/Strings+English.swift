@@ -52,6 +52,7 @@ extension Strings {
         },
         field: { $0 },
         collection: { $0 },
+        resetWarning: { "Forget every deletion and your order of the \($0) list, and show it as the catalog sends it?" },
         addToFavorites: "Add to favorites",
         offlineNotSaved: "You’re offline, and this page hasn’t been saved on this computer yet.",
         timedOutNotSaved: "The catalog is taking too long to answer, and this page hasn’t been saved on this computer yet.",

@@ -88,6 +88,7 @@ extension Strings {
             default: name
             }
         },
+        resetWarning: { "¿Olvidar todas las eliminaciones y tu orden de la lista de \($0), y mostrarla como la envía el catálogo?" },
         addToFavorites: "Añadir a favoritos",
         offlineNotSaved: "Estás sin conexión y esta página aún no se ha guardado en este equipo.",
         timedOutNotSaved: "El catálogo tarda demasiado en responder y esta página aún no se ha guardado en este equipo.",

@@ -69,6 +69,8 @@ final class Strings: Sendable {
     let collection: @Sendable (String) -> String
     /// A Rick and Morty species as the API writes it ("Human"), in the language; unknown ones as they are.
     let species: @Sendable (String) -> String
+    /// What Reset does, asked before it is done: "Forget your deletions and order of the Dogs list?".
+    let resetWarning: @Sendable (String) -> String
     /// The labelled star of an item's page when it is not a favorite ("Add to favorites").
     let addToFavorites: String
     /// An error page's words when nothing is saved and the upstream cannot be reached.
@@ -144,6 +146,7 @@ final class Strings: Sendable {
          filterValue: @escaping @Sendable (String, String) -> String,
          field: @escaping @Sendable (String) -> String,
          collection: @escaping @Sendable (String) -> String,
+         resetWarning: @escaping @Sendable (String) -> String,
          addToFavorites: String,
          offlineNotSaved: String,
          timedOutNotSaved: String,
@@ -210,6 +213,7 @@ final class Strings: Sendable {
         self.filterValue = filterValue
         self.field = field
         self.collection = collection
+        self.resetWarning = resetWarning
         self.addToFavorites = addToFavorites
         self.offlineNotSaved = offlineNotSaved
         self.timedOutNotSaved = timedOutNotSaved

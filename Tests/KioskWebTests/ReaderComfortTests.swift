@@ -25,6 +25,24 @@ struct ReaderComfortTests {
         }
     }
 
+    @Test("Edit and Done head the dogs list; Reset is a second step that says what it forgets, away from Done")
+    func resetIsDeliberate() async throws {
+        try await withWeb { _, client in
+            // Given the dogs list, and its editor
+            let list = try await client.get("/dogs").body
+            let editor = try await client.get("/dogs?edit=1").body
+            // Then Edit and Done come before the rows
+            let edit = try #require(list.range(of: #"<p class="mode"><a href="/dogs?edit=1">Edit</a></p>"#))
+            #expect(edit.lowerBound < (list.range(of: #"<ul class="items"#)?.lowerBound ?? list.startIndex))
+            let done = try #require(editor.range(of: #"<p class="mode"><a href="/dogs">Done</a></p>"#))
+            let rows = try #require(editor.range(of: #"<ul class="items edit">"#))
+            #expect(done.lowerBound < rows.lowerBound)
+            // And Reset sits in a closed disclosure after the rows, with what it forgets
+            let reset = try #require(editor.range(of: #"<details class="confirm-reset"><summary>Reset…</summary><p>Forget every deletion"#))
+            #expect(reset.lowerBound > rows.lowerBound)
+        }
+    }
+
     @Test("Favorites are grouped by catalog in the tabs' order, each group in rows")
     func groupedFavorites() async throws {
         try await withWeb { harness, client in
