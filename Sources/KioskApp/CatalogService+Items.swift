@@ -195,6 +195,14 @@ extension CatalogService {
         return try database.userOrdered(id)
     }
 
+    /// Takes back a deletion from a user-ordered list (Undo): the item shows again where it was.
+    @discardableResult
+    public func restoreToUserOrder(source id: SourceID, itemID: String) throws -> [CatalogItem] {
+        _ = try userOrderedSource(id)
+        try database.restoreInUserOrder(id, itemID: itemID)
+        return try database.userOrdered(id)
+    }
+
     /// Moves an item of a user-ordered list to a 0-based position in the user's order.
     @discardableResult
     public func moveInUserOrder(source id: SourceID, itemID: String, to index: Int) throws -> [CatalogItem] {

@@ -64,6 +64,13 @@ extension AppDatabase {
         return visible.count - 1
     }
 
+    static func restoreInUserOrder(_ source: SourceID, itemID: String, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM userDeletion WHERE source = ? AND itemID = ?", arguments: [source.rawValue, itemID])
+        guard db.changesCount > 0 else {
+            throw KioskError.notFound("\(itemID) is not deleted from the \(source.displayName) list")
+        }
+    }
+
     static func moveInUserOrder(_ source: SourceID, itemID: String, to index: Int, _ db: Database) throws {
         var visible = try visibleIDs(source, db)
         guard let from = visible.firstIndex(of: itemID) else {

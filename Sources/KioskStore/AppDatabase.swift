@@ -200,6 +200,14 @@ public final class AppDatabase: Sendable, StoreFile {
         }
     }
 
+    /// Takes back the deletion of an item from a user-ordered list: it shows again in the place it had (deleted
+    /// items keep theirs); throws `.notFound` when the item is not deleted.
+    public func restoreInUserOrder(_ source: SourceID, itemID: String) throws {
+        try write("restore \(itemID) to the \(source.displayName) list") { db in
+            try Self.restoreInUserOrder(source, itemID: itemID, db)
+        }
+    }
+
     /// Moves an item to the 0-based `index` of a user-ordered list; throws `.notFound` for an item not in the
     /// list and `.invalidRequest` when `index` is outside `0..<count`.
     public func moveInUserOrder(_ source: SourceID, itemID: String, to index: Int) throws {

@@ -173,8 +173,10 @@ extension Pages {
                                         label: strings.moveDown(item.title), button: "↓", className: "move",
                                         attributes: [.attribute("data-direction", "down")], context: context))
             }
+            // `data-undo`: where the script's Undo posts, after the deletion.
             buttons.append(postForm(action: Route.delete(source, item.itemID).path, fields: [back], label: strings.deleteItem(item.title),
-                                    button: .text(strings.delete), className: "delete", context: context))
+                                    button: .text(strings.delete), className: "delete",
+                                    attributes: [Attribute.localPath("data-undo", Route.restore(source, item.itemID).path)], context: context))
             return E.element("li", [.attribute("data-id", item.itemID), .attribute("draggable", "true"),
                                     Attribute.localPath("data-move", move)], [
                 E.element("span", [.class("grip"), .attribute("aria-hidden", "true")], ["⠿"]),

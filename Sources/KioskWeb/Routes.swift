@@ -38,6 +38,8 @@ enum Route: Sendable, Hashable {
     case delete(SourceID, String)
     /// Moves an item of a user-ordered list (`to`, 0-based).
     case move(SourceID, String)
+    /// Takes back the deletion of an item from a user-ordered list (Undo).
+    case restore(SourceID, String)
     /// Forgets a user-ordered list's deletions and order.
     case reset(SourceID)
 
@@ -64,6 +66,7 @@ enum Route: Sendable, Hashable {
         case .favorite(let source, let id): "/favorites/" + source.rawValue + "/" + Self.segment(id)
         case .delete(let source, let id): "/" + source.rawValue + "/" + Self.segment(id) + "/delete"
         case .move(let source, let id): "/" + source.rawValue + "/" + Self.segment(id) + "/move"
+        case .restore(let source, let id): "/" + source.rawValue + "/" + Self.segment(id) + "/restore"
         case .reset(let source): "/" + source.rawValue + "/reset"
         }
     }
@@ -117,7 +120,7 @@ enum Route: Sendable, Hashable {
             case .apiDocument: "/api/openapi.json"
             case .language: "/language"
             case .favorite: "/favorites/{source}/{id}"
-            // `/{source}/{id}/delete` and `/{source}/{id}/move`.
+            // `/{source}/{id}/delete`, `/{source}/{id}/move` and `/{source}/{id}/restore`.
             case .userOrderWrite: "/{source}/{id}/{action}"
             // `/{source}/reset`, under the item's pattern (see above).
             case .reset: "/{source}/{id}"
@@ -133,6 +136,7 @@ enum Route: Sendable, Hashable {
         switch action {
         case "delete": .delete(source, id)
         case "move": .move(source, id)
+        case "restore": .restore(source, id)
         default: nil
         }
     }
@@ -197,6 +201,7 @@ struct ClientRoutes: Encodable, Sendable {
             writes += [
                 Write(pattern: "^/" + sources + "/([^/]+)/delete$", effect: "remove"),
                 Write(pattern: "^/" + sources + "/([^/]+)/move$", effect: "move"),
+                Write(pattern: "^/" + sources + "/([^/]+)/restore$", effect: "restore"),
                 Write(pattern: "^/" + sources + "/" + Route.resetSegment + "$", effect: "none"),
             ]
         }

@@ -100,7 +100,8 @@ extension DeviceStrings {
         pendingOne: "1 change is waiting to be sent to Kiosk.", pendingMany: "{n} changes are waiting to be sent to Kiosk.",
         pending: "waiting to be sent",
         failedOne: "1 change could not be applied: {reason}", failedMany: "{n} changes could not be applied: {reason}",
-        newVersion: "A new version of Kiosk is ready.", reload: "Reload")
+        newVersion: "A new version of Kiosk is ready.", reload: "Reload",
+        deleted: "{title} deleted.", undo: "Undo")
 }
 
 extension PairingStrings {

@@ -150,7 +150,8 @@ extension DeviceStrings {
         pendingOne: "1 cambio está pendiente de enviarse a Kiosk.", pendingMany: "{n} cambios están pendientes de enviarse a Kiosk.",
         pending: "pendiente de enviarse",
         failedOne: "1 cambio no se pudo aplicar: {reason}", failedMany: "{n} cambios no se pudieron aplicar: {reason}",
-        newVersion: "Hay una nueva versión de Kiosk.", reload: "Recargar")
+        newVersion: "Hay una nueva versión de Kiosk.", reload: "Recargar",
+        deleted: "{title} eliminado.", undo: "Deshacer")
 }
 
 extension PairingStrings {

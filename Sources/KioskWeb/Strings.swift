@@ -254,7 +254,8 @@ struct DeviceStrings: Sendable {
     /// What offline.js says (`{name}` marks a value it fills in).
     let unreachable, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
-
+    /// The toast after a deletion ("{title} deleted.") and its button.
+    let deleted, undo: String
 }
 
 /// Every word the scripts show, for one language, as JSON in `<body data-strings>`: a field each, built from the
@@ -263,6 +264,7 @@ struct ScriptStrings: Encodable, Sendable {
     let imageUnavailable, loading, filtering, loadFailed: String
     let unreachable, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
+    let deleted, undo: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
 
@@ -287,6 +289,8 @@ struct ScriptStrings: Encodable, Sendable {
         failedMany = device.failedMany
         newVersion = device.newVersion
         reload = device.reload
+        deleted = device.deleted
+        undo = device.undo
         ago = page.ago("{age}")
         justNow = page.justNow
     }

@@ -106,7 +106,7 @@ package struct WebController: Sendable {
         return Self.seeOther(Self.localReturnPath(form.returnPath) ?? Route.favorites.path)
     }
 
-    /// `POST /{source}/{id}/delete` and `POST /{source}/{id}/move` of a user-ordered catalog, then back to its editor.
+    /// `POST /{source}/{id}/delete`, `/move` and `/restore` of a user-ordered catalog, then back to its editor.
     private func userOrderWrite(_ rawSource: String, _ rawID: String, _ action: String, request: Request) async throws -> Response {
         let source = try userOrdered(rawSource)
         let itemID = try Self.itemID(rawID)
@@ -117,6 +117,7 @@ package struct WebController: Sendable {
         switch route {
         case .delete: try await kiosk.catalog.deleteFromUserOrder(source: source, itemID: itemID)
         case .move: try kiosk.catalog.moveInUserOrder(source: source, itemID: itemID, to: try verified.decode(MoveForm.self).to)
+        case .restore: try kiosk.catalog.restoreToUserOrder(source: source, itemID: itemID)
         default: throw WebError.notFound("There is no form at this address.")
         }
         return Self.seeOther(Route.editor(source).path)

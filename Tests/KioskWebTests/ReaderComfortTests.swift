@@ -43,6 +43,29 @@ struct ReaderComfortTests {
         }
     }
 
+    @Test("A deletion from the dogs list can be taken back: the dog shows again in its place; taking back what is not deleted is a 404")
+    func undoDelete() async throws {
+        try await withWeb { harness, client in
+            // Given the dogs list and its editor's token
+            let editor = try await client.get("/dogs?edit=1")
+            let csrf = try issuedToken(editor)
+            let before = try await harness.kiosk.catalog.page(PageRequest(source: .dogs)).page.items.map(\.itemID)
+            #expect(before.count >= 3)
+            // And each delete form says where its Undo posts
+            #expect(editor.body.contains(#"data-undo="/dogs/\#(before[1])/restore""#))
+            // When the second dog is deleted, then its deletion taken back
+            let form = [("csrf", csrf), ("return", "/dogs?edit=1")]
+            #expect(try await client.post(Route.delete(.dogs, before[1]).path, form: form, cookie: csrf).status == .seeOther)
+            #expect(try await harness.kiosk.catalog.page(PageRequest(source: .dogs), policy: .offline).page.items.map(\.itemID) == before.filter { $0 != before[1] })
+            #expect(try await client.post(Route.restore(.dogs, before[1]).path, form: form, cookie: csrf).status == .seeOther)
+            // Then the list is as it was, the dog in its place
+            #expect(try await harness.kiosk.catalog.page(PageRequest(source: .dogs), policy: .offline).page.items.map(\.itemID) == before)
+            // And taking back again, or on a catalog the user does not order, is a 404
+            #expect(try await client.post(Route.restore(.dogs, before[1]).path, form: form, cookie: csrf).status == .notFound)
+            #expect(try await client.post(Route.restore(.rickandmorty, "1").path, form: form, cookie: csrf).status == .notFound)
+        }
+    }
+
     @Test("Favorites are grouped by catalog in the tabs' order, each group in rows")
     func groupedFavorites() async throws {
         try await withWeb { harness, client in

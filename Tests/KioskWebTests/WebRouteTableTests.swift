@@ -53,7 +53,7 @@ struct WebRouteTableTests {
                 if pattern == Route.Kind.reset.pattern.description {
                     addresses.append(sample.replacingOccurrences(of: "{id}", with: Route.resetSegment))
                 } else if pattern.contains("{action}") && !pattern.hasPrefix(ConsoleRoute.prefix) {
-                    for action in ["delete", "move"] {
+                    for action in ["delete", "move", "restore"] {
                         addresses.append(sample.replacingOccurrences(of: "{id}", with: "Fido").replacingOccurrences(of: "{action}", with: action))
                     }
                 } else {

@@ -292,7 +292,7 @@
   // leads to is swapped in. Others (language, the star in the detail pane) submit normally.
   const sending = new WeakSet();
   async function post(action, body, focusKey, fallback, form) {
-    if (form && sending.has(form)) return; // a second click while the first is on its way
+    if (form && sending.has(form)) return false; // a second click while the first is on its way
     if (form) sending.add(form);
     try {
       const doc = await fetchPage(action, { method: "POST", body });
@@ -307,11 +307,36 @@
       } else if (!swapResults(doc, { focusKey })) {
         location.assign(resultsURL);
       }
+      return true;
     } catch {
       fallback();
+      return false;
     } finally {
       if (form) sending.delete(form);
     }
+  }
+  // After a deletion from a list its user orders, a toast offers Undo for ten seconds. Undo posts where the
+  // deleted row's form said (`data-undo`), with the same token and return; when Kiosk is unreachable the worker
+  // queues it after the deletion, and offline.js shows the two as cancelling out.
+  let toastTimer = 0;
+  function offerUndo(title, undoPath, body) {
+    let toast = document.getElementById("undo-toast");
+    if (!toast) {
+      toast = Object.assign(document.createElement("div"), { id: "undo-toast", className: "toast" });
+      toast.setAttribute("role", "status");
+      document.body.append(toast);
+    }
+    clearTimeout(toastTimer);
+    const button = Object.assign(document.createElement("button"), { type: "button", textContent: strings.undo || "Undo" });
+    button.addEventListener("click", () => {
+      clearTimeout(toastTimer);
+      toast.hidden = true;
+      post(undoPath, body, null, () => location.assign(resultsURL));
+    });
+    toast.replaceChildren(Object.assign(document.createElement("span"),
+      { textContent: (strings.deleted || "{title} deleted.").replace("{title}", title) }), " ", button);
+    toast.hidden = false;
+    toastTimer = setTimeout(() => { toast.hidden = true; }, 10000);
   }
   document.addEventListener("submit", event => {
     const form = event.target;
@@ -322,7 +347,9 @@
     // service worker the write is in its outbox already (a form's POST would not be: the worker queues only what
     // pages send with fetch), so the list is opened again instead, showing it as waiting or failed.
     const fallback = navigator.serviceWorker?.controller ? () => location.assign(resultsURL) : () => form.submit();
-    post(form.getAttribute("action"), new URLSearchParams(new FormData(form)), key, fallback, form);
+    const body = new URLSearchParams(new FormData(form));
+    const undo = form.dataset.undo, title = form.closest("li[data-id]")?.querySelector(".title")?.textContent || "";
+    post(form.getAttribute("action"), body, key, fallback, form).then(done => { if (done && undo) offerUndo(title, undo, body); });
   });
 
   // 5: drag and drop in the dogs editor. The upper half of a row means "before it", the lower "after".

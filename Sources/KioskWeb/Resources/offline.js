@@ -96,8 +96,12 @@
       try { writes = await device.pending(); } catch { return; }
       for (const element of $$("form.star.pending, ul.items > li.pending")) element.classList.remove("pending");
       const lists = new Set();
-      for (const write of writes) {
+      // A deletion taken back later in the queue (Undo while unreachable) shows as neither.
+      const restored = writes.map((write, index) => write.effect?.kind === "restore" ? { index, ...write.effect } : null).filter(Boolean);
+      const undone = (effect, index) => restored.some(r => r.index > index && r.source === effect.source && r.id === effect.id);
+      for (const [index, write] of writes.entries()) {
         const effect = write.effect || {};
+        if (effect.kind === "remove" && undone(effect, index)) continue;
         const list = orderedList(effect.source);
         if (effect.kind === "star") {
           for (const star of $$("form.star")) if (star.getAttribute("action") === write.path) setStar(star, effect.on, true);

@@ -1,0 +1,69 @@
+"""Undo after deleting a dog: a toast offers it, online and with Kiosk unreachable (the deletion and its undo then
+wait in the outbox together, shown as cancelling out, and are sent in order)."""
+
+from __future__ import annotations
+
+from selenium.webdriver.common.by import By
+
+from conftest import DESKTOP, PHONE, axe_serious_violations, new_driver, screenshot, wait_for
+from device import open, pending_count, wait_until_saved_for_offline
+from test_offline_outbox import dog_ids, press_in_dog_row
+
+
+def press_undo(driver) -> None:
+    toast = driver.find_element(By.ID, "undo-toast")
+    wait_for(driver, lambda d: toast.is_displayed(), 10, "no Undo toast after the deletion")
+    toast.find_element(By.TAG_NAME, "button").click()
+
+
+def test_undo_after_a_deletion_puts_the_dog_back_in_its_place(fresh_server):
+    for size, name in ((PHONE, "phone"), (DESKTOP, "desktop")):
+        driver = new_driver(size)
+        try:
+            # Given the dogs editor
+            open(driver, fresh_server.url("/dogs?edit=1"))
+            dogs = dog_ids(driver)
+            # When the second dog is deleted, a toast names it and offers Undo
+            press_in_dog_row(driver, dogs[1], "delete")
+            wait_for(driver, lambda d: dog_ids(d) == [dogs[0], *dogs[2:]], 15, "the deleted dog is still shown")
+            toast = driver.find_element(By.ID, "undo-toast")
+            wait_for(driver, lambda d: toast.is_displayed() and "deleted." in toast.text, 10, "no toast")
+            assert toast.find_element(By.TAG_NAME, "button").text == "Undo"
+            assert axe_serious_violations(driver) == []
+            screenshot(driver, f"undo-toast-{name}", size)
+            # Then Undo puts it back where it was, on the page and in Kiosk
+            press_undo(driver)
+            wait_for(driver, lambda d: dog_ids(d) == dogs, 15, "Undo did not bring the dog back in its place")
+            assert [item["itemID"] for item in fresh_server.api("/api/dogs")["items"]] == dogs
+        finally:
+            driver.quit()
+
+
+def test_undo_while_kiosk_is_unreachable_waits_in_the_outbox_with_the_deletion(start_server, tmp_path):
+    data_dir = str(tmp_path / "data")
+    server = start_server(data_dir)
+    port = server.bound_port
+    driver = new_driver(PHONE)
+    try:
+        # Given a phone that saved the dogs editor for offline
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        open(driver, server.url("/dogs?edit=1"))
+        dogs = dog_ids(driver)
+        # When, with Kiosk stopped, a dog is deleted and the deletion undone
+        server.stop()
+        open(driver, server.url("/dogs?edit=1"))
+        press_in_dog_row(driver, dogs[2], "delete")
+        wait_for(driver, lambda d: dog_ids(d) == [*dogs[:2], *dogs[3:]], 15, "the deleted dog is still shown")
+        press_undo(driver)
+        # Then the dog shows in its place again, with both changes waiting
+        wait_for(driver, lambda d: dog_ids(d) == dogs, 15, "the undone deletion still hides the dog")
+        wait_for(driver, lambda d: pending_count(d) == 2, 10, "the deletion and its undo are not both waiting")
+        # And when Kiosk answers again, both are sent in order: the dog was never lost
+        server = start_server(data_dir, port=port)
+        open(driver, server.url("/dogs?edit=1"))
+        wait_for(driver, lambda d: pending_count(d) == 0, 30, "edits still waiting after Kiosk answered")
+        assert [item["itemID"] for item in server.api("/api/dogs")["items"]] == dogs
+        assert dog_ids(driver) == dogs
+    finally:
+        driver.quit()
