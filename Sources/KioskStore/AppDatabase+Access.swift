@@ -25,20 +25,10 @@ extension AppDatabase {
             if !db.configuration.readonly, try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 {
                 try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
             }
-            try secureDeleteWithoutExtraWrites(db)
             // Every connection (the writer and each pool reader) needs the search ranking function.
             try SearchRanking.register(db)
         }
         return config
-    }
-
-    /// Sets `secure_delete` to FAST on one connection. Debian's SQLite is built with SECURE_DELETE
-    /// on, which zeroes every freed page, writing it to the WAL: a clear or an eviction then writes
-    /// as much as it frees, and on a full disk the clear that would make room cannot. FAST still
-    /// zeroes deleted content on the pages a change writes anyway. Nothing secret is stored here
-    /// (keys and signatures never reach a file), so the extra writes protect nothing.
-    static func secureDeleteWithoutExtraWrites(_ db: Database) throws {
-        try db.execute(sql: "PRAGMA secure_delete = FAST")
     }
 
     /// Whether `error` is this module's report of a full disk.

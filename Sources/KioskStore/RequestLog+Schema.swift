@@ -73,7 +73,6 @@ extension RequestLog {
             }
             // After a checkpoint, a WAL that grew during a large eviction is cut back to 4 MB.
             try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
-            try AppDatabase.secureDeleteWithoutExtraWrites(db)
         }
         return config
     }
