@@ -46,7 +46,7 @@ struct DebugController: Sendable {
         debug.on(.request) { _, context in
             let record = try record(try context.parameters.require("id"))
             let breakpoint = kiosk.debugger.endpoints.contains { $0.name == record.endpoint }
-                ? try kiosk.debugger.breakpoints.settings()[record.endpoint] ?? BreakpointSetting() : nil
+                ? kiosk.debugger.breakpoints.setting(for: record.endpoint) : nil
             return Pages.response(DebugPages.request(record, previous: try withLog().previousAnswer(to: record), breakpoint: breakpoint,
                                                      context: context.view))
         }
