@@ -47,7 +47,7 @@ extension DebugPages {
         }
         func status(_ record: RequestRecord) -> String { record.status.map(String.init) ?? w.noResponse }
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], [.text(w.allRequests)])]),
+            backToRequests(w),
             E.element("h1", [], [.text("#\(old.id) → #\(new.id)")]),
             E.element("p", [.class("url")], [.text(old.url == new.url ? new.url : "\(old.url) → \(new.url)")]),
         ]

@@ -12,7 +12,7 @@ extension DebugPages {
         func share(_ count: Int) -> String { "\(count) (\(Int((Double(count) * 100 / Double(total)).rounded())) %)" }
         let slowest = insights.endpoints.first?.p95 ?? 0
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], [.text(w.allRequests)])]),
+            backToRequests(w),
             E.element("h1", [], [.text(w.insights)]),
             E.element("p", [.class("status")], [
                 .text(w.overRequests(insights.requests)),

@@ -10,7 +10,7 @@ extension DebugPages {
     static func rules(_ rules: [RewriteRule], context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], [.text(w.allRequests)])]),
+            backToRequests(w),
             E.element("h1", [], [.text(w.rewriteRules)]),
             E.element("p", [.class("status")], [
                 .text(w.rulesIntro), .text(w.ruleOrder), .text(w.rulesHowTo),

@@ -230,7 +230,7 @@ enum DebugPages {
     static func request(_ record: RequestRecord, previous: Int64? = nil, breakpoint: BreakpointSetting? = nil, context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], [.text(w.allRequests)])]),
+            backToRequests(w),
             E.element("h1", [], [.text("#\(record.id) \(record.method) \(record.endpoint)")]),
             E.element("p", [.class("url")], [.text(record.url)]),
         ]
@@ -349,7 +349,7 @@ enum DebugPages {
     static func paused(_ exchanges: [PausedExchange], now: Date, context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], [.text(w.allRequests)])]),
+            backToRequests(w),
             E.element("h1", [], [.text(w.pausedRequests)]),
             E.element("p", [.class("status")], [
                 .text(w.pausedIntro),
@@ -446,7 +446,7 @@ enum DebugPages {
             ])
         }
         return DebugPages.page(context, title: w.endpoints, [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], [.text(w.allRequests)])]),
+            backToRequests(w),
             E.element("h1", [], [.text(w.endpoints)]),
             E.element("p", [.class("status")], [.text(w.endpointsIntro)]),
         ] + sections)
@@ -489,7 +489,7 @@ enum DebugPages {
     static func mocks(_ rules: [MockRule], context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [
-            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], [.text(w.allRequests)])]),
+            backToRequests(w),
             E.element("h1", [], [.text(w.mockRules)]),
             E.element("p", [.class("status")], [
                 .text(w.mocksIntroBefore), E.element("code", [], ["kiosk har import"]), .text(w.mocksIntroAfter),
@@ -536,6 +536,11 @@ enum DebugPages {
                                                                     .attribute("autocomplete", "current-password")])]),
             E.element("button", [.attribute("type", "submit")], [.text(w.openDebugger)]),
         ])
+    }
+
+    /// "‹ All requests": the way back to the list from every console page.
+    static func backToRequests(_ w: ConsoleWords) -> HTML {
+        E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], [.text(w.allRequests)])])
     }
 
     static func milliseconds(_ seconds: TimeInterval) -> String { String(format: "%.1f ms", seconds * 1000) }
