@@ -193,7 +193,7 @@ class KioskServer:
         """POSTs a Kiosk form with a valid CSRF cookie and field, as a page's own form would; returns the status."""
         opener = urllib.request.build_opener(_NoRedirect)
         with opener.open(self.url("/"), timeout=30) as response:
-            cookie = response.headers.get("Set-Cookie", "")
+            cookie = "\n".join(response.headers.get_all("Set-Cookie") or [])
         token = re.search(r"kiosk_csrf=([0-9a-f]+)", cookie)
         assert token, f"no kiosk_csrf cookie on / (Set-Cookie: {cookie!r})"
         body = urllib.parse.urlencode({**fields, "csrf": token.group(1)}).encode()

@@ -9,7 +9,7 @@ SCREEN_NAMES = [
     "home", "nyt", "marvel", "rickandmorty", "dogs",
     "nyt-detail", "marvel-detail", "rickandmorty-detail", "dogs-detail",
     "rickandmorty-location", "rickandmorty-episode",
-    "favorites", "search", "dogs-edit", "not-found", "offline",
+    "favorites", "search", "dogs-edit", "not-found", "offline", "settings",
     "debug", "debug-request", "debug-endpoints", "debug-mocks", "debug-paused", "debug-rules", "debug-rule-form",
     "debug-composer",
 ]
@@ -18,7 +18,7 @@ VIEWS = {
     "home": "home", "nyt": "list", "marvel": "list", "rickandmorty": "list", "dogs": "list",
     "nyt-detail": "detail", "marvel-detail": "detail", "rickandmorty-detail": "detail", "dogs-detail": "detail",
     "rickandmorty-location": "detail", "rickandmorty-episode": "detail",
-    "favorites": "favorites", "search": "search", "dogs-edit": "list", "not-found": "error", "offline": "offline",
+    "favorites": "favorites", "search": "search", "dogs-edit": "list", "not-found": "error", "offline": "offline", "settings": "settings",
     "debug": "debug", "debug-request": "debug", "debug-endpoints": "debug", "debug-mocks": "debug", "debug-paused": "debug",
     "debug-rules": "debug", "debug-rule-form": "debug", "debug-composer": "debug",
 }
@@ -28,7 +28,7 @@ def resolve_screens(server) -> dict[str, str]:
     """Paths for every screen: one detail per catalog (the first item of its first page), a search, and
     a favorite starred first so the favorites screen shows a row."""
     paths = {"home": "/", "favorites": "/favorites", "search": "/rickandmorty?q=rick", "dogs-edit": "/dogs?edit=1",
-             "not-found": "/no-such-catalog", "offline": "/offline", "rickandmorty-location": "/rickandmorty/location-3?page=2",
+             "not-found": "/no-such-catalog", "offline": "/offline", "settings": "/settings", "rickandmorty-location": "/rickandmorty/location-3?page=2",
              "rickandmorty-episode": "/rickandmorty/episode-1"}
     for source in ("nyt", "marvel", "rickandmorty", "dogs"):
         paths[source] = f"/{source}"

@@ -30,7 +30,7 @@ def test_with_kiosk_stopped_the_app_reads_every_page_seen_or_saved_with_pictures
 
         # Then the home page (what the installed app opens on) shows, with the banner naming when it was saved.
         open(driver, server.url("/"))
-        assert driver.find_element(By.CSS_SELECTOR, "#main h1").text == "Kiosk"
+        assert driver.find_element(By.CSS_SELECTOR, "#main h1").text == "Home"
         wait_for(driver, lambda d: unreachable_banner(d).startswith("Kiosk is unreachable — showing what this device saved "),
                  10, "no unreachable banner on the home page")
         assert "ago" in unreachable_banner(driver) or "now" in unreachable_banner(driver), unreachable_banner(driver)
@@ -69,14 +69,14 @@ def test_with_kiosk_stopped_the_app_reads_every_page_seen_or_saved_with_pictures
         driver.quit()
 
 
-def test_the_home_page_says_what_the_device_holds_and_clear_empties_it(start_server, tmp_path):
-    # Given a device that saved for offline.
+def test_settings_says_what_the_device_holds_and_clear_empties_it(start_server, tmp_path):
+    # Given a device that saved for offline, on its settings page.
     server = start_server(str(tmp_path / "data"))
     driver = new_driver(PHONE)
     try:
         open(driver, server.url("/"))
         wait_until_saved_for_offline(driver)
-        open(driver, server.url("/"))
+        open(driver, server.url("/settings"))
         panel = driver.find_element(By.ID, "device")
         assert panel.is_displayed()
         wait_for(driver, lambda d: "This device holds" in d.find_element(By.ID, "device-usage").text, 10)

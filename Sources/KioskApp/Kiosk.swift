@@ -70,7 +70,7 @@ public final class Kiosk: Sendable {
     /// Opens the store and wires the services, with dependencies replaced (tests, benchmarks).
     package init(configuration: KioskConfiguration, dependencies: Dependencies) throws {
         self.configuration = configuration
-        let database = try dependencies.database ?? AppDatabase.open(at: configuration.databaseURL.path)
+        let database = try dependencies.database ?? AppDatabase.open(at: configuration.databaseURL.path, now: dependencies.now)
         self.database = database
 
         let redactor = configuration.redactor

@@ -32,7 +32,8 @@ package struct Console: WebFeature {
     package var jsonPrefixes: [String] { [ConsoleRoute.apiPrefix] }
 
     package func menuLink(_ language: Language) -> MenuLink? {
-        MenuLink(label: ConsoleWords.in(language).networkDebugger, path: ConsoleRoute.requests.path)
+        let words = ConsoleWords.in(language)
+        return MenuLink(label: words.networkDebugger, shortLabel: words.debugger, path: ConsoleRoute.requests.path)
     }
 
     /// `debug.js`, the console's enhancement (live list, filter help, keyboard), read once from the resource

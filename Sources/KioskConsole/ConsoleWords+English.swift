@@ -5,6 +5,7 @@ import KioskDebugger
 extension ConsoleWords {
     static let english = ConsoleWords(
         networkDebugger: "Network debugger",
+        debugger: "Debugger",
         live: "Live · ",
         reconnecting: "Reconnecting… · ",
         requestsLogged: { "\($0) request\($0 == 1 ? "" : "s") logged" },

@@ -5,6 +5,7 @@ import KioskDebugger
 extension ConsoleWords {
     static let spanish = ConsoleWords(
         networkDebugger: "Depurador de red",
+        debugger: "Depurador",
         live: "En directo · ",
         reconnecting: "Reconectando… · ",
         requestsLogged: { "\($0) solicitud\($0 == 1 ? "" : "es") registrada\($0 == 1 ? "" : "s")" },

@@ -11,6 +11,8 @@ import KioskWeb
 /// shows of the exchanges themselves (URLs, headers, bodies, error messages from upstreams) is not translated.
 struct ConsoleWords: Sendable {
     let networkDebugger: String
+    /// The console's name where space is short (the top bar on a phone).
+    let debugger: String
     /// The live feed's state, before the count.
     let live: String
     let reconnecting: String

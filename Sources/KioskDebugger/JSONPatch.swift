@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import KioskCore
 
 /// An RFC 6901 JSON Pointer: the path of one value inside a JSON document (`/results/0/name`; `""` is

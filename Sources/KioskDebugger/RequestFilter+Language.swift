@@ -12,7 +12,7 @@
 // - Keys and the words of values are case-insensitive, except endpoint names.
 // A mistake throws `FilterSyntaxError` with the range of the mistake and what is accepted there.
 
-public import Foundation
+import Foundation
 public import KioskCore
 
 /// A key of the filter language.

@@ -6,14 +6,14 @@ import KioskCore
 // a favorite always has something to show; clearCache keeps those items.
 
 extension AppDatabase {
-    static func setFavorite(_ isFavorite: Bool, source: SourceID, itemID: String, _ db: Database) throws {
+    static func setFavorite(_ isFavorite: Bool, source: SourceID, itemID: String, at date: Date, _ db: Database) throws {
         let exists = try itemExists(source: source, itemID: itemID, db)
         if isFavorite {
             guard exists else {
                 throw KioskError.notFound("\(source.displayName) item \(itemID) is not stored, so it cannot be a favorite")
             }
             // Already a favorite: keep its original date and place in the list.
-            try FavoriteRecord(id: nil, source: source.rawValue, itemID: itemID, createdAt: Date())
+            try FavoriteRecord(id: nil, source: source.rawValue, itemID: itemID, createdAt: date)
                 .insert(db, onConflict: .ignore)
         } else {
             let deleted = try FavoriteRecord.all().filter(source: source, itemID: itemID).deleteAll(db)

@@ -110,6 +110,24 @@ extension AppDatabase {
                 DROP TABLE dogDeletion;
                 """)
         }
+        migrator.registerMigration("v8") { db in
+            // Home says what changed since a visit: an item's first sight tells "new" from "updated" (updatedAt
+            // moves only when its payload changes). Rows stored before this version read 0, "seen long ago": so
+            // they count as updated when they change, and nothing is rewritten here (an UPDATE of every item
+            // would re-index every one through the full-text triggers).
+            try db.alter(table: ItemRecord.databaseTableName) { t in
+                t.add(column: "firstSeenAt", .double).notNull().defaults(to: 0)
+            }
+            try db.create(index: "item_on_updatedAt", on: ItemRecord.databaseTableName, columns: ["updatedAt"])
+            // What the reader opened, newest first on Home: user data, kept by clearCache (an item it no longer
+            // stores is left out until it is stored again), bounded by `readingHistoryLimit`.
+            try db.create(table: "reading", options: [.withoutRowID]) { t in
+                t.column("source", .text).notNull()
+                t.column("itemID", .text).notNull()
+                t.column("readAt", .double).notNull().indexed()
+                t.primaryKey(["source", "itemID"])
+            }
+        }
         return migrator
     }()
 

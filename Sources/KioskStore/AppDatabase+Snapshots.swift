@@ -24,8 +24,8 @@ extension AppDatabase {
         return record.snapshot(items: items)
     }
 
-    static func saveSnapshot(_ snapshot: Snapshot, _ db: Database) throws {
-        try upsertItems(snapshot.page.items, db)
+    static func saveSnapshot(_ snapshot: Snapshot, at date: Date, _ db: Database) throws {
+        try upsertItems(snapshot.page.items, at: date, db)
         let record = SnapshotRecord(snapshot)
         // An upsert, not a REPLACE: replacing the row would also be correct (the order rows are
         // rewritten below) but would cascade-delete them first for nothing.

@@ -27,11 +27,11 @@ extension AppDatabase {
         try String.fetchAll(db.cachedStatement(sql: visibleIDsSQL), arguments: [source.rawValue])
     }
 
-    static func mergeUserOrder(_ upstream: [CatalogItem], source: SourceID, _ db: Database) throws -> [CatalogItem] {
+    static func mergeUserOrder(_ upstream: [CatalogItem], source: SourceID, at date: Date, _ db: Database) throws -> [CatalogItem] {
         if let stranger = upstream.first(where: { $0.source != source }) {
             throw KioskError.invalidRequest("\(stranger.id) is not of \(source.rawValue) and cannot be merged into its list")
         }
-        try upsertItems(upstream, db)
+        try upsertItems(upstream, at: date, db)
 
         var upstreamIDs: [String] = []
         var upstreamSet: Set<String> = []

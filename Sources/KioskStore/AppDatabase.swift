@@ -26,9 +26,14 @@ public final class AppDatabase: Sendable, StoreFile {
     /// A connection used only to ask SQLite whether anything committed (see `changeToken()`).
     private let watcher: DatabaseQueue?
 
-    init(writer: any DatabaseWriter, path: String?) throws {
+    /// The clock of what the store dates itself: when an item was first stored and last changed, when a favorite
+    /// was made, when an item was read.
+    let now: @Sendable () -> Date
+
+    init(writer: any DatabaseWriter, path: String?, now: @escaping @Sendable () -> Date) throws {
         self.writer = writer
         self.path = path
+        self.now = now
         var watcherConfiguration = Configuration()
         watcherConfiguration.readonly = true
         do {
@@ -43,9 +48,9 @@ public final class AppDatabase: Sendable, StoreFile {
         }
     }
 
-    /// Opens (creating it and its parent folders if needed) and migrates the database at `path`;
-    /// throws `KioskError.storage` saying why when the file cannot be used.
-    public static func open(at path: String) throws -> AppDatabase {
+    /// Opens (creating it and its parent folders if needed) and migrates the database at `path`, dating what it
+    /// stores by `now`; throws `KioskError.storage` saying why when the file cannot be used.
+    public static func open(at path: String, now: @escaping @Sendable () -> Date = { Date() }) throws -> AppDatabase {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -60,13 +65,14 @@ public final class AppDatabase: Sendable, StoreFile {
         } catch {
             throw storageError(error, while: "open the database", path: path)
         }
-        return try AppDatabase(writer: pool, path: path)
+        return try AppDatabase(writer: pool, path: path, now: now)
     }
 
-    /// A fresh, empty, migrated database that lives in memory only (for tests and throwaway runs).
-    public static func inMemory() throws -> AppDatabase {
+    /// A fresh, empty, migrated database that lives in memory only (for tests and throwaway runs), dating what it
+    /// stores by `now`.
+    public static func inMemory(now: @escaping @Sendable () -> Date = { Date() }) throws -> AppDatabase {
         do {
-            return try AppDatabase(writer: DatabaseQueue(configuration: makeConfiguration()), path: nil)
+            return try AppDatabase(writer: DatabaseQueue(configuration: makeConfiguration()), path: nil, now: now)
         } catch let error as KioskError {
             throw error
         } catch {
@@ -98,7 +104,7 @@ public final class AppDatabase: Sendable, StoreFile {
     /// Stores a page in one transaction: its order and metadata replace the previous ones for the
     /// same key, its items are upserted, and items of other pages are never deleted.
     public func saveSnapshot(_ snapshot: Snapshot) throws {
-        try write("save the page \(snapshot.page.request.cacheKey)") { db in try Self.saveSnapshot(snapshot, db) }
+        try write("save the page \(snapshot.page.request.cacheKey)") { db in try Self.saveSnapshot(snapshot, at: now(), db) }
     }
 
     /// After a 304 Not Modified: replaces only the freshness and validators of the stored page, or, when
@@ -107,7 +113,7 @@ public final class AppDatabase: Sendable, StoreFile {
     public func renew(_ snapshot: Snapshot) throws {
         let key = snapshot.page.request.cacheKey
         try write("update the stored page \(key)") { db in
-            if try !Self.updateMetadata(snapshot.metadata, key: key, db) { try Self.saveSnapshot(snapshot, db) }
+            if try !Self.updateMetadata(snapshot.metadata, key: key, db) { try Self.saveSnapshot(snapshot, at: now(), db) }
         }
     }
 
@@ -147,7 +153,7 @@ public final class AppDatabase: Sendable, StoreFile {
 
     /// Inserts or updates items by (source, itemID) in one transaction; never changes any page's order.
     public func saveItems(_ items: [CatalogItem]) throws {
-        try write("save \(items.count) items") { db in try Self.upsertItems(items, db) }
+        try write("save \(items.count) items") { db in try Self.upsertItems(items, at: now(), db) }
     }
 
     /// Full-text search over stored items: every word must prefix a word of the title, subtitle,
@@ -188,7 +194,7 @@ public final class AppDatabase: Sendable, StoreFile {
     /// appends new items in upstream order, never brings back deleted ones, drops those upstream no longer
     /// lists; returns the display list. Throws `.invalidRequest` if an item is of another catalog.
     public func mergeUserOrder(_ upstream: [CatalogItem], source: SourceID) throws -> [CatalogItem] {
-        try write("merge the \(source.displayName) list") { db in try Self.mergeUserOrder(upstream, source: source, db) }
+        try write("merge the \(source.displayName) list") { db in try Self.mergeUserOrder(upstream, source: source, at: now(), db) }
     }
 
     /// Deletes an item from a user-ordered list for good (it stays deleted across refreshes); returns how
@@ -227,7 +233,7 @@ public final class AppDatabase: Sendable, StoreFile {
     /// is not stored.
     public func setFavorite(_ isFavorite: Bool, source: SourceID, itemID: String) throws {
         try write("update the favorite \(source.rawValue)/\(itemID)") { db in
-            try Self.setFavorite(isFavorite, source: source, itemID: itemID, db)
+            try Self.setFavorite(isFavorite, source: source, itemID: itemID, at: now(), db)
         }
     }
 

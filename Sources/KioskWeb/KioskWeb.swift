@@ -1,7 +1,7 @@
-public import Hummingbird
+package import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-public import KioskApp
+package import KioskApp
 package import KioskCore
 package import KioskListener
 import Logging
@@ -119,11 +119,14 @@ package protocol WebFeature: Sendable {
 /// A link in the top bar of every page, to a part of the app a feature adds (the console).
 package struct MenuLink: Sendable {
     package let label: String
+    /// What it reads where space is short (a phone's top bar).
+    package let shortLabel: String
     package let path: String
 
-    /// A link to `path` that reads `label`.
-    package init(label: String, path: String) {
+    /// A link to `path` that reads `label`, or `shortLabel` on a phone.
+    package init(label: String, shortLabel: String? = nil, path: String) {
         self.label = label
+        self.shortLabel = shortLabel ?? label
         self.path = path
     }
 }
@@ -198,7 +201,7 @@ package func buildRouter(kiosk: Kiosk, features: [any WebFeature], csrf: CSRFPro
     }
     // The features first: their constant segments ("/debug") must exist before the catalog's "/{source}" routes.
     for feature in features { feature.register(on: router) }
-    WebController(kiosk: kiosk).register(on: router)
+    WebController(kiosk: kiosk, secureCookies: csrf.secureCookies).register(on: router)
     return WebRouter(router: router, listener: listener)
 }
 

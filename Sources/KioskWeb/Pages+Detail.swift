@@ -229,7 +229,7 @@ extension Pages {
         if entries.isEmpty { parts.append(E.element("p", [.class("status")], [.text(context.strings.none)])) }
         let stored = entries.compactMap(\.item)
         if !stored.isEmpty {
-            parts.append(itemList(stored, context: context, favorites: linked.favorites,
+            parts.append(itemList(stored, context: context, isFavorite: { linked.favorites.contains($0.itemID) },
                                   returnPath: itemPath(item)))
         }
         let missing = entries.filter { $0.item == nil }

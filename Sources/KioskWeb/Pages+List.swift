@@ -87,7 +87,7 @@ extension Pages {
         } else if parameters.edit && context.catalogs.source(source)?.ordering == .user {
             results.append(userOrderEditor(source, items, context: context))
         } else {
-            results.append(itemList(items, context: context, favorites: favorites, returnPath: parameters.path(),
+            results.append(itemList(items, context: context, isFavorite: { favorites.contains($0.itemID) }, returnPath: parameters.path(),
                                     next: next ? parameters.path(page: parameters.page + 1) : nil))
         }
         results.append(pager(parameters, totalPages: update.page.totalPages, context: context))
@@ -131,7 +131,7 @@ extension Pages {
         let next = result.totalPages.map { parameters.page < $0 } ?? false
         results.append(result.items.isEmpty
             ? E.element("p", [.class("empty")], [.text(strings.noMatches)])
-            : itemList(result.items, context: context, favorites: favorites, returnPath: parameters.path(),
+            : itemList(result.items, context: context, isFavorite: { favorites.contains($0.itemID) }, returnPath: parameters.path(),
                        next: next ? parameters.path(page: parameters.page + 1) : nil))
         results.append(pager(parameters, totalPages: result.totalPages, context: context))
         var content: [HTML] = [

@@ -10,7 +10,7 @@ package enum Pages {
 
     /// What a page shows, for the script (`<main data-view>`).
     package enum View: String {
-        case home, list, search, detail, favorites, error, debug, offline, pair
+        case home, list, search, detail, favorites, settings, error, debug, offline, pair
     }
 
     /// The frame of every page: skip link, brand and language switch, the catalog tabs (a bottom tab
@@ -46,7 +46,10 @@ package enum Pages {
             E.void("input", [.attribute("type", "hidden"), .attribute("name", "lang"), .attribute("value", other.rawValue)]),
             E.void("input", [.attribute("type", "hidden"), .attribute("name", "return"), .attribute("value", context.path)]),
             E.element("button", [.attribute("type", "submit"), .attribute("lang", other.rawValue),
-                                 .attribute("aria-label", "\(strings.languageSwitch): \(other.nativeName)")], [.text(other.nativeName)]),
+                                 .attribute("aria-label", "\(strings.languageSwitch): \(other.nativeName)")], [
+                E.element("span", [.class("long")], [.text(other.nativeName)]),
+                E.element("span", [.class("short"), .attribute("aria-hidden", "true")], [.text(other.rawValue.uppercased())]),
+            ]),
         ])
         // What a phone needs to install Kiosk: the manifest, icons, the bar colours of both schemes and Safari's
         // own tags (iOS reads no manifest icon and wants apple-touch-icon).
@@ -87,9 +90,14 @@ package enum Pages {
                         E.element("a", [.class("brand"), Attribute.localHref(Route.home.path),
                                         current == Route.home.path ? .attribute("aria-current", "page") : nil],
                                   ["Kiosk"]),
-                        E.element("div", [.class("top-actions")], context.catalogs.menuLinks(language).map { link in
+                        E.element("div", [.class("top-actions")], (context.catalogs.menuLinks(language)
+                                + [MenuLink(label: language.home.settings, path: Route.settings.path)]).map { link in
                             E.element("a", [.class("tool"), Attribute.localHref(link.path),
-                                            current == link.path ? .attribute("aria-current", "page") : nil], [.text(link.label)])
+                                            current == link.path ? .attribute("aria-current", "page") : nil],
+                                      link.shortLabel == link.label ? [.text(link.label)] : [
+                                          E.element("span", [.class("long")], [.text(link.label)]),
+                                          E.element("span", [.class("short")], [.text(link.shortLabel)]),
+                                      ])
                         } + [languageForm]),
                     ]),
                     catalogTabs ? nav : .empty,
@@ -136,57 +144,6 @@ package enum Pages {
     /// carries is the cookie's, which outlives the page, so its forms still post.
     static let htmlHeaders: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "private, no-cache"]
 
-    /// `/`: the four catalogs and Favorites, each with a line saying what it holds.
-    static func home(_ context: ViewContext) -> HTML {
-        let strings = context.strings
-        let language = context.language.rawValue
-        let cards = context.catalogs.sources.map { source in
-            E.element("li", [], [
-                E.element("a", [Attribute.localHref(Route.list(source.id).path)], [
-                    E.element("span", [.class("icon"), .attribute("aria-hidden", "true")], [.text(source.presentation.icon)]),
-                    E.element("span", [.class("title")], [.text(source.presentation.name(language: language))]),
-                    E.element("span", [.class("subtitle")], [.text(source.presentation.tagline(language: language))]),
-                ]),
-            ])
-        } + [E.element("li", [], [
-            E.element("a", [Attribute.localHref(Route.favorites.path)], [
-                E.element("span", [.class("icon"), .attribute("aria-hidden", "true")], ["★"]),
-                E.element("span", [.class("title")], [.text(strings.favorites)]),
-            ]),
-        ])]
-        return layout(context, title: "Kiosk", current: Route.home.path, view: .home, [
-            E.element("h1", [], ["Kiosk"]),
-            E.element("p", [], [.text(strings.tagline)]),
-            E.element("ul", [.class("catalogs")], cards),
-            deviceSection(context),
-        ])
-    }
-
-    /// What this device keeps for offline reading, and the controls over it. Hidden until the script shows it:
-    /// without a service worker (no script, or plain HTTP off loopback) nothing is kept on the device.
-    static func deviceSection(_ context: ViewContext) -> HTML {
-        let strings = context.language.device
-        let limits = [25, 50, 100, 250]
-        return E.element("section", [.attribute("id", "device"), .class("device"), .flag("hidden"),
-                                     .attribute("aria-labelledby", "device-title")], [
-            E.element("h2", [.attribute("id", "device-title")], [.text(strings.onThisDevice)]),
-            E.element("p", [.attribute("id", "device-usage"), .attribute("role", "status")], []),
-            E.element("label", [.class("switch")], [
-                E.void("input", [.attribute("type", "checkbox"), .attribute("id", "save-offline"), .flag("checked")]),
-                " ", .text(strings.saveForOffline),
-            ]),
-            E.element("p", [.class("hint")], [.text(strings.saveForOfflineHint)]),
-            E.element("label", [.class("limit")], [
-                .text(strings.storageLimit), " ",
-                E.element("select", [.attribute("id", "device-limit")], limits.map { megabytes in
-                    E.element("option", [.attribute("value", String(megabytes)), megabytes == 50 ? .flag("selected") : nil],
-                              [.text("\(megabytes) MB")])
-                }),
-            ]),
-            E.element("button", [.attribute("type", "button"), .attribute("id", "device-clear")], [.text(strings.clear)]),
-        ])
-    }
-
     /// `/offline`: what the service worker shows for a page this device has not saved while Kiosk is unreachable.
     /// The script lists the pages that were saved (it reads them from the device).
     static func offline(_ context: ViewContext) -> HTML {
@@ -231,7 +188,7 @@ package enum Pages {
                 guard let group = groups.removeValue(forKey: source) else { continue }
                 content.append(E.element("section", [.class("favorites-group"), .attribute("aria-label", context.sourceName(source))], [
                     E.element("h2", [], [.text("\(context.sourceName(source)) (\(Localized.number(group.count, language: context.language)))")]),
-                    itemList(group, context: context, rows: true, favorites: Set(group.map(\.itemID)), returnPath: Route.favorites.path),
+                    itemList(group, context: context, rows: true, isFavorite: { _ in true }, returnPath: Route.favorites.path),
                 ]))
             }
         }
@@ -259,12 +216,11 @@ package enum Pages {
     }
 
     /// Rows: picture through the image route at a fixed size, title, subtitle.
-    /// `favorites` holds the starred item ids of the rows' source; each row has a star form that
-    /// returns to `returnPath`. `next` is the next page's address, for the script's infinite scroll.
+    /// `isFavorite` says which rows are starred; each row has a star form that returns to `returnPath`. `next` is the next page's address, for the script's infinite scroll.
     /// `rows` keeps a catalog that shows a grid in rows (the favorites' one row size).
     static func itemList(_ items: [CatalogItem], context: ViewContext, showSource: Bool = false, rows: Bool = false,
-                         favorites: Set<String> = [], returnPath: String = Route.favorites.path, next: String? = nil) -> HTML {
-        let strings = context.strings
+                         isFavorite: (CatalogItem) -> Bool = { _ in false }, returnPath: String = Route.favorites.path,
+                         next: String? = nil) -> HTML {
         let grid = !showSource && !rows && items.first.map { context.presentation($0.source).layout == .grid } == true
         return E.element("ul", [.class(grid ? "items grid" : "items"), next.flatMap { Attribute.localPath("data-next", $0) }],
                          items.enumerated().map { index, item in
@@ -293,7 +249,7 @@ package enum Pages {
                           lazy: index >= eagerRows, context: context),
                     E.element("span", [.class("text")], text),
                 ]),
-                starForm(item, isFavorite: favorites.contains(item.itemID), returnPath: returnPath, context: context),
+                starForm(item, isFavorite: isFavorite(item), returnPath: returnPath, context: context),
             ])
         })
     }

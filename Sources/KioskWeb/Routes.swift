@@ -12,6 +12,8 @@ enum Route: Sendable, Hashable {
     case home
     case favorites
     case offline
+    /// What this device keeps for offline reading, and the reading history.
+    case settings
     /// A catalog's list; its page, search and filters are `ListParameters`'.
     case list(SourceID)
     /// A user-ordered catalog's list with its edit buttons.
@@ -42,6 +44,8 @@ enum Route: Sendable, Hashable {
     case restore(SourceID, String)
     /// Forgets a user-ordered list's deletions and order.
     case reset(SourceID)
+    /// Forgets what the reader opened (Home's "recently read").
+    case clearHistory
 
     /// The address: path (segments percent-encoded) and, where the route has one, its query.
     var path: String {
@@ -49,6 +53,7 @@ enum Route: Sendable, Hashable {
         case .home: "/"
         case .favorites: "/favorites"
         case .offline: "/offline"
+        case .settings: "/settings"
         case .list(let source): "/" + source.rawValue
         case .editor(let source): "/" + source.rawValue + "?" + Self.editParameter + "=1"
         case .item(let source, let id): "/" + source.rawValue + "/" + Self.segment(id)
@@ -68,6 +73,7 @@ enum Route: Sendable, Hashable {
         case .move(let source, let id): "/" + source.rawValue + "/" + Self.segment(id) + "/move"
         case .restore(let source, let id): "/" + source.rawValue + "/" + Self.segment(id) + "/restore"
         case .reset(let source): "/" + source.rawValue + "/reset"
+        case .clearHistory: "/settings/clear-history"
         }
     }
 
@@ -88,14 +94,14 @@ enum Route: Sendable, Hashable {
     /// fall back from a constant segment to a parameter, so a constant `/dogs/...` would shadow the list and
     /// item routes; the handler reads the kind from the segments (`Route.write(source:second:third:)`).
     enum Kind: String, CaseIterable, Sendable {
-        case home, favorites, offline, list, item, pair, manifest, serviceWorker, staticFile, image
+        case home, favorites, offline, settings, list, item, pair, manifest, serviceWorker, staticFile, image
         case apiList, apiItem, apiFavorites, apiConnectivity, apiDocument
-        case language, favorite, userOrderWrite, reset
+        case language, favorite, userOrderWrite, reset, clearHistory
 
         /// The method the route answers.
         var method: HTTPRequest.Method {
             switch self {
-            case .language, .favorite, .userOrderWrite, .reset: .post
+            case .language, .favorite, .userOrderWrite, .reset, .clearHistory: .post
             default: .get
             }
         }
@@ -106,6 +112,7 @@ enum Route: Sendable, Hashable {
             case .home: "/"
             case .favorites: "/favorites"
             case .offline: "/offline"
+            case .settings: "/settings"
             case .list: "/{source}"
             case .item: "/{source}/{id}"
             case .pair: "/pair"
@@ -124,6 +131,7 @@ enum Route: Sendable, Hashable {
             case .userOrderWrite: "/{source}/{id}/{action}"
             // `/{source}/reset`, under the item's pattern (see above).
             case .reset: "/{source}/{id}"
+            case .clearHistory: "/settings/clear-history"
             }
         }
     }
@@ -177,7 +185,8 @@ struct ClientRoutes: Encodable, Sendable {
     let serviceWorker: String
     /// Path prefixes that are never answered from the device (the JSON API, the debugger, pairing, the worker).
     let networkOnly: [String]
-    /// Writes sent as they are and never queued: a setting of this browser (the language).
+    /// Writes sent as they are and never queued: settings (this browser's language, the reading history), which a
+    /// person changes while looking at them, not while reading offline.
     let direct: [String]
     let writes: [Write]
 
@@ -192,7 +201,7 @@ struct ClientRoutes: Encodable, Sendable {
         pair = Route.pair.path
         serviceWorker = Route.serviceWorker.path
         networkOnly = [Route.apiPrefix, Route.pair.path, Route.serviceWorker.path] + features
-        direct = [Route.language.path]
+        direct = [Route.language.path, Route.clearHistory.path]
         let ordered = catalogs.filter { $0.ordering == .user }.map { NSRegularExpression.escapedPattern(for: $0.id.rawValue) }.sorted()
         let all = catalogs.map { NSRegularExpression.escapedPattern(for: $0.id.rawValue) }.sorted()
         var writes = [Write(pattern: "^/favorites/(" + all.joined(separator: "|") + ")/([^/]+)$", effect: "star")]

@@ -253,6 +253,8 @@ struct DeviceStrings: Sendable {
     let offlineTitle, offlineMessage, savedPages, noSavedPages: String
     /// What offline.js says (`{name}` marks a value it fills in).
     let unreachable, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
+    /// The counts `holds` names: "1 page", "{n} pages", "1 picture", "{n} pictures".
+    let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
     /// The toast after a deletion ("{title} deleted.") and its button.
     let deleted, undo: String
@@ -263,6 +265,7 @@ struct DeviceStrings: Sendable {
 struct ScriptStrings: Encodable, Sendable {
     let imageUnavailable, loading, filtering, loadFailed: String
     let unreachable, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
+    let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
     let deleted, undo: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
@@ -282,6 +285,10 @@ struct ScriptStrings: Encodable, Sendable {
         persisted = device.persisted
         notPersisted = device.notPersisted
         cleared = device.cleared
+        pageOne = device.pageOne
+        pageMany = device.pageMany
+        pictureOne = device.pictureOne
+        pictureMany = device.pictureMany
         pendingOne = device.pendingOne
         pendingMany = device.pendingMany
         pending = device.pending

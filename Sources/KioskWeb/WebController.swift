@@ -10,9 +10,12 @@ package struct WebController: Sendable {
     let pages = PageCache()
     /// The store's change token, which keys the page cache.
     let changeTokens: ChangeTokenReader
+    /// Whether the cookies it sets are `Secure` (served over HTTPS), as the CSRF cookie is.
+    let secureCookies: Bool
 
-    init(kiosk: Kiosk) {
+    init(kiosk: Kiosk, secureCookies: Bool) {
         self.kiosk = kiosk
+        self.secureCookies = secureCookies
         changeTokens = ChangeTokenReader { [catalog = kiosk.catalog] in try catalog.changeToken() }
     }
 
@@ -22,7 +25,14 @@ package struct WebController: Sendable {
     static let maximumImageURLLength = 2048
 
     func register(on router: Router<WebRequestContext>) {
-        router.get(Route.Kind.home.pattern) { _, context in Pages.response(Pages.home(context.view)) }
+        router.get(Route.Kind.home.pattern) { request, context in try home(request, context: context) }
+        router.get(Route.Kind.settings.pattern) { _, context in Pages.response(Pages.settings(context.view)) }
+        // A setting, like the language: no idempotency key (clearing twice is clearing once).
+        router.post(Route.Kind.clearHistory.pattern) { request, _ in
+            _ = try await CSRFProtection.verifiedForm(request)
+            try kiosk.catalog.clearReadingHistory()
+            return Self.seeOther(Route.settings.path)
+        }
         router.get(Route.Kind.favorites.pattern) { _, context in
             Pages.response(Pages.favorites(try kiosk.catalog.favorites(), context: context.view)).with(CatalogService.storeAnswer)
         }
@@ -276,7 +286,44 @@ package struct WebController: Sendable {
         let result = try await kiosk.catalog.item(source: source, itemID: itemID, policy: query.refresh ? .force : .automatic,
                                                   linkedPage: query.page)
         if api { return try JSONResponse.ok(ItemJSON(result)).with(result.cacheStatus) }
+        // Best effort: a history that cannot be written (a full disk) must not keep the page from the reader.
+        if Self.isReaderNavigation(request) { try? kiosk.catalog.noteRead(source: source, itemID: itemID) }
         return Pages.response(Pages.detail(result, context: context.view)).with(result.cacheStatus)
+    }
+
+    /// The header the reader's script sends when it shows a page it fetched (the desktop's detail pane). A custom
+    /// header, so another site cannot send it without a CORS preflight Kiosk never grants.
+    static let readerViewHeader = HTTPFields.Element.Name("X-Kiosk-View")!
+
+    /// Whether a request for an item's page is the reader opening it — a navigation of this browser, or the
+    /// script showing it in the pane — rather than a page saved for offline in the background (a plain fetch),
+    /// a frame, or another site's link: only those go into the reading history. Browsers without Fetch
+    /// Metadata (and curl) say nothing, and are not counted.
+    static func isReaderNavigation(_ request: Request) -> Bool {
+        let site = request.headers[values: .init("Sec-Fetch-Site")!]
+        guard site.count == 1, site[0] == "same-origin" || site[0] == "none" else { return false }
+        if request.headers[values: readerViewHeader] == ["1"] { return true }
+        // A document: the navigation itself, or the service worker passing it on (its fetch of a navigation says
+        // mode same-origin, still destination document).
+        return request.headers[values: .init("Sec-Fetch-Dest")!] == ["document"]
+    }
+
+    /// How many items each of Home's parts lists.
+    static let homeRows = 6
+
+    /// `/`: what changed since this browser's last visit, what the reader opened last, the latest favorites and
+    /// the catalogs; the visit's cookie moves on.
+    private func home(_ request: Request, context: WebRequestContext) throws -> Response {
+        let now = kiosk.now()
+        let visit = ReaderVisit(cookie: request.cookies[ReaderVisit.cookieName]?.value, now: now)
+        let favorites = try kiosk.catalog.favorites()
+        let activity = Pages.HomeActivity(
+            since: visit.since, changes: try visit.since.map { try kiosk.catalog.changes(since: $0, latest: 3) } ?? [],
+            recentlyRead: try kiosk.catalog.recentlyRead(limit: Self.homeRows),
+            favorites: Array(favorites.prefix(Self.homeRows)), favoriteCount: favorites.count, now: now)
+        var response = Pages.response(Pages.home(context.view, activity: activity))
+        response.setCookie(visit.cookie(secure: secureCookies))
+        return response
     }
 
     /// A decoded item id from a path segment; 400 for bad encoding, or an id no page could list (over

@@ -65,7 +65,7 @@ struct RequestLogIndexingTests {
 
     /// Waits for what the log's writer was asked to do before now (a write runs after those queued before it).
     static func writerIsDone(_ log: RequestLog) throws {
-        try log.writer.writeWithoutTransaction { _ in }
+        log.writer.writeWithoutTransaction { _ in }
     }
 
     /// Records committed to the file, counted without the log's reads (which store what waits first).

@@ -96,17 +96,17 @@ struct ConsoleListTests {
         }
     }
 
-    @Test("The console has no catalog tabs, and every reader page links to it from the top bar, in its language")
+    @Test("The console has no catalog tabs, and every reader page links to it from the top bar, in its language, short on a phone")
     func navigation() async throws {
         try await withWeb { _, client in
             let console = try await client.get("/debug")
             #expect(!console.body.contains(#"<nav class="tabs""#))
-            #expect(console.body.contains(#"<a class="tool" href="/debug" aria-current="page">Network debugger</a>"#))
+            #expect(console.body.contains(#"<a class="tool" href="/debug" aria-current="page"><span class="long">Network debugger</span><span class="short">Debugger</span></a>"#))
             let reader = try await client.get("/rickandmorty")
             #expect(reader.body.contains(#"<nav class="tabs""#))
-            #expect(reader.body.contains(#"<a class="tool" href="/debug">Network debugger</a>"#))
+            #expect(reader.body.contains(#"<a class="tool" href="/debug"><span class="long">Network debugger</span><span class="short">Debugger</span></a>"#))
             let spanish = try await client.get("/rickandmorty", headers: [.acceptLanguage: "es"])
-            #expect(spanish.body.contains(#"<a class="tool" href="/debug">Depurador de red</a>"#))
+            #expect(spanish.body.contains(#"<a class="tool" href="/debug"><span class="long">Depurador de red</span><span class="short">Depurador</span></a>"#))
         }
     }
 }

@@ -189,9 +189,10 @@ struct LANCertificateTests {
                     for url in ["https://127.0.0.1:\(port)/", "https://localhost:\(port)/"] {
                         let response = try await http.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
                         // Then the handshake verifies (chain and name), the loopback peer needs no pairing, and the
-                        // CSRF cookie is Secure
+                        // cookies (CSRF, Home's visit) are Secure
                         #expect(response.status == .ok, "\(url)")
-                        #expect(response.headers["Set-Cookie"].first?.contains("; Secure") == true)
+                        #expect(response.headers["Set-Cookie"].count == 2)
+                        #expect(response.headers["Set-Cookie"].allSatisfy { $0.contains("; Secure") })
                     }
                     // And a client trusting only the system's roots refuses the self-signed certificate
                     // (AHC retries a failed connection until the deadline, and then reports the handshake's error.)

@@ -66,10 +66,11 @@ struct WebServiceWorkerTests {
         }
     }
 
-    @Test("The home page has the device panel, hidden until the script runs, with the switch on and 50 MB chosen")
+    @Test("Settings has the device panel, hidden until the script runs, with the switch on and 50 MB chosen; Home has none")
     func devicePanel() async throws {
         try await withWeb { _, client in
-            let html = try await client.get("/").body
+            #expect(try await !client.get("/").body.contains("id=\"device\""))
+            let html = try await client.get("/settings").body
             #expect(html.contains("<section id=\"device\" class=\"device\" hidden aria-labelledby=\"device-title\">"))
             #expect(html.contains("<input type=\"checkbox\" id=\"save-offline\" checked>"))
             #expect(html.contains("<option value=\"50\" selected>50 MB</option>"))

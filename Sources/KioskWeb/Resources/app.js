@@ -22,9 +22,12 @@
   // Fetches one of Kiosk's own pages and parses it. Throws on a network error or a 4xx/5xx, so the
   // caller can fall back to a normal navigation, which shows Kiosk's own page for the problem; with
   // `errorPages`, a 4xx page is returned as well (the console's filter shows its mistake in the results).
-  async function fetchPage(url, { wait = false, signal, method = "GET", body, errorPages = false } = {}) {
-    // With X-Kiosk-Wait the server answers once its revalidation is done.
-    const headers = wait ? { Accept: "text/html", "X-Kiosk-Wait": "1" } : { Accept: "text/html" };
+  async function fetchPage(url, { wait = false, signal, method = "GET", body, errorPages = false, shown = false } = {}) {
+    // With X-Kiosk-Wait the server answers once its revalidation is done; X-Kiosk-View says the page is shown to
+    // the reader (an item opened in the pane goes into the reading history, as a navigation to it would).
+    const headers = { Accept: "text/html" };
+    if (wait) headers["X-Kiosk-Wait"] = "1";
+    if (shown) headers["X-Kiosk-View"] = "1";
     pending += 1; markBusy();
     try {
       const response = await fetch(url, { method, body, headers, signal, credentials: "same-origin", cache: "no-store" });
@@ -432,7 +435,7 @@
   async function openDetail(href, push) {
     const pane = $("#detail-pane");
     try {
-      const doc = await fetchPage(href), main = doc.getElementById("main");
+      const doc = await fetchPage(href, { shown: true }), main = doc.getElementById("main");
       if (!main || !pane) throw new Error("no detail");
       pane.replaceChildren(...[...main.children].filter(child => !child.matches("p.back")).map(child => document.adoptNode(child)));
       pane.hidden = false;

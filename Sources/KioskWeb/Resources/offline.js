@@ -274,7 +274,9 @@
     ]);
     usage([
       extra,
-      say("holds", { size: megabytes(totals.bytes), limit: megabytes(limit), pages: totals.pages, images: totals.images }),
+      say("holds", { size: megabytes(totals.bytes), limit: megabytes(limit),
+                     pages: totals.pages === 1 ? say("pageOne") : say("pageMany", { n: totals.pages }),
+                     images: totals.images === 1 ? say("pictureOne") : say("pictureMany", { n: totals.images }) }),
       last ? say("savedAgo", { ago: ago(last) }) : say("neverSaved"),
       say(persisted ? "persisted" : "notPersisted"),
     ].filter(Boolean).join(" "));
