@@ -87,6 +87,7 @@ let package = Package(
                 "KioskCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -133,12 +134,29 @@ let package = Package(
             resources: [.process("Resources")],
             swiftSettings: swiftSettings
         ),
+        // `kiosk proxy`: the listener apps send their requests to (absolute-form HTTP), each forwarded through Kiosk's
+        // debugger. On NIO's own HTTP/1 parts, which keep the request line's absolute URI.
+        .target(
+            name: "KioskProxy",
+            dependencies: [
+                "KioskCore", "KioskListener",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "kiosk",
             dependencies: [
-                "KioskCore", "KioskApp", "KioskDebugger", "KioskDemoUpstream", "KioskWeb", "KioskConsole",
+                "KioskCore", "KioskApp", "KioskDebugger", "KioskDemoUpstream", "KioskWeb", "KioskConsole", "KioskProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -186,6 +204,16 @@ let package = Package(
             dependencies: ["KioskDemoUpstream", "KioskCore", "KioskTestSupport",
                            .product(name: "CompressNIO", package: "compress-nio"),
                            .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
+            name: "KioskProxyTests",
+            dependencies: ["KioskProxy", "KioskApp", "KioskCore", "KioskDebugger", "KioskTestSupport",
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

@@ -30,11 +30,17 @@ public final class Kiosk: Sendable {
     /// Every upstream exchange and store answer, redacted, bounded and searchable; nil when capture is off.
     package let requestLog: RequestLog?
     private let httpTransport: AsyncHTTPTransport?
+    /// The wire of the apps' requests through `kiosk proxy` (its own pool, passing bytes through).
+    private let proxyWire: AsyncHTTPTransport?
+    /// The pipeline an app's request takes through `kiosk proxy` (`forward(_:)`).
+    private let proxyPipeline: any HTTPTransport
 
     /// Dependencies, each replaceable in tests.
     package struct Dependencies: Sendable {
         /// The bottom transport; nil builds the AsyncHTTPClient one from the configuration.
         package var transport: (any HTTPTransport)?
+        /// The bottom transport of proxied requests; nil builds a pass-through AsyncHTTPClient one.
+        package var proxyTransport: (any HTTPTransport)?
         /// Wall time.
         package var now: @Sendable () -> Date
         /// Paces retries and probes.
@@ -48,11 +54,13 @@ public final class Kiosk: Sendable {
         /// Tells this process's debugger events from an earlier run's (see `DebugEvents.EventID`).
         package var eventEpoch: String
 
-        package init(transport: (any HTTPTransport)? = nil, now: @escaping @Sendable () -> Date = { Date() },
+        package init(transport: (any HTTPTransport)? = nil, proxyTransport: (any HTTPTransport)? = nil,
+                     now: @escaping @Sendable () -> Date = { Date() },
                     clock: any Clock<Duration> = ContinuousClock(), database: AppDatabase? = nil,
                     requestLog: RequestLog? = nil, resolver: any HostResolver = SystemHostResolver(),
                     eventEpoch: String = String(UInt64.random(in: 1...UInt64.max), radix: 36)) {
             self.transport = transport
+            self.proxyTransport = proxyTransport
             self.now = now
             self.clock = clock
             self.database = database
@@ -101,15 +109,8 @@ public final class Kiosk: Sendable {
         // With capture off, an existing log is still readable (`kiosk log`), but nothing new is captured.
         let captureLog = configuration.capture.isEnabled ? requestLog : nil
 
-        let raw: any HTTPTransport
-        if let injected = dependencies.transport {
-            raw = injected
-            httpTransport = nil
-        } else {
-            let real = AsyncHTTPTransport(configuration: configuration.transport)
-            raw = real
-            httpTransport = real
-        }
+        let (raw, httpTransport) = Self.wire(dependencies.transport, configuration.transport)
+        self.httpTransport = httpTransport
         var sourceConfiguration = configuration.sources
         sourceConfiguration.now = dependencies.now
         let sources = Sources.make(sourceConfiguration)
@@ -170,6 +171,53 @@ public final class Kiosk: Sendable {
             transport: transport, database: database, now: dependencies.now)
         debugger = Debugger(breakpoints: breakpoints, mocks: mocks, rules: rules, log: requestLog, sources: sources,
                             epoch: dependencies.eventEpoch, send: { try await transport.send($0) })
+
+        // An app's request through `kiosk proxy` takes the same debugger layers as Kiosk's own, in the same order —
+        // the outbound policy, mocks, rewrite rules, capture, breakpoints — but none of the catalogs' own: no
+        // retry (an app's POST must not be sent twice), no coalescing (not yet by HTTP's caching rules), no
+        // connectivity verdict (an app's hosts are not the catalogs'), and no scrubbing of the answer (the app gets
+        // what its upstream sent; the capture still redacts what it records).
+        let (proxyBottom, proxyWire) = Self.wire(dependencies.proxyTransport, configuration.proxyTransport)
+        self.proxyWire = proxyWire
+        let proxyRewriting = RewritingTransport(base: MockingTransport(base: PolicyTransport(base: proxyBottom, policy: policy), rules: mocks),
+                                                rules: rules, clock: dependencies.clock,
+                                                timeout: configuration.proxyTransport.requestTimeout)
+        let proxyCapture: any HTTPTransport = captureLog.map { log in
+            CapturingTransport(base: proxyRewriting, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
+                               now: dependencies.now) { log.enqueue($0) }
+        } ?? proxyRewriting
+        proxyPipeline = BreakpointTransport(base: proxyCapture, breakpoints: breakpoints, redactor: redactor, record: recordEdit)
+    }
+
+    /// The bottom of a transport stack: the injected one, or a real one to shut down at the end.
+    private static func wire(_ injected: (any HTTPTransport)?,
+                             _ configuration: TransportConfiguration) -> (any HTTPTransport, AsyncHTTPTransport?) {
+        if let injected { return (injected, nil) }
+        let real = AsyncHTTPTransport(configuration: configuration)
+        return (real, real)
+    }
+
+    /// Logs a CONNECT tunnel `kiosk proxy` passed through unread, once closed: one exchange under its host, with the
+    /// bytes each way and how long it was open (or why it could not open). Nothing when capture is off.
+    public func recordTunnel(_ tunnel: TunnelSummary) {
+        guard configuration.capture.isEnabled, let requestLog else { return }
+        let authority = (tunnel.host.contains(":") ? "[\(tunnel.host)]" : tunnel.host) + ":\(tunnel.port)"
+        let endpoint = tunnel.port == 443 ? (tunnel.host.contains(":") ? "[\(tunnel.host)]" : tunnel.host) : authority
+        let detail = "\(tunnel.sent) bytes sent, \(tunnel.received) received, in \(String(format: "%.3f", tunnel.duration)) s"
+        requestLog.enqueue(RequestRecord(
+            startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: "CONNECT", url: "https://\(authority)",
+            status: tunnel.error == nil ? 200 : nil, error: tunnel.error.map { redactor.scrub($0) },
+            timings: RequestTimings(total: tunnel.duration), decision: .network,
+            touchedBy: [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)], responseSize: tunnel.received))
+    }
+
+    /// Sends an app's request, received by `kiosk proxy`, through the debugger (capture, breakpoints, mocks, rewrite
+    /// rules) to its upstream, as a `.proxied` request whatever its purpose said. Throws what the upstream's failure
+    /// was (`offline`, `timeout`, `transport`, `refused`) for the proxy to answer as a 502 or 504.
+    public func forward(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var request = request
+        request.purpose = .proxied
+        return try await proxyPipeline.send(request)
     }
 
     /// Whether the upstreams answer, as far as the latest requests and probes tell.
@@ -184,5 +232,6 @@ public final class Kiosk: Sendable {
         debugger.rules.saveHits(force: true)
         await connectivity.stop()
         await httpTransport?.shutdown()
+        await proxyWire?.shutdown()
     }
 }

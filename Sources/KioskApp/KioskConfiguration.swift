@@ -52,6 +52,11 @@ public struct KioskConfiguration: Sendable {
         return dataDirectory.appendingPathComponent(base + suffix)
     }
 
+    /// The wire of `kiosk proxy`: apps' requests pass as they are (bytes and encodings untouched), may take a
+    /// minute upstream, and are held whole up to 16 MB.
+    public var proxyTransport = TransportConfiguration(requestTimeout: .seconds(60), maximumBodyBytes: 16 << 20,
+                                                        passesThrough: true)
+
     /// How long a request paused at a breakpoint waits for a decision before it continues unchanged.
     public var breakpointTimeout: Duration = .seconds(300)
 

@@ -164,6 +164,7 @@ extension ConsoleWords {
         ruleTouch: { "Rule #\($0) “\($1)”" },
         mockTouch: { "Mock rule #\($0) \($1)" },
         breakpointTouch: { "Breakpoint on \($0) (paused #\($1))" },
+        tunnelTouch: { "Tunnel to \($0), passed through unread" },
         applied: " — applied: ",
         didNotApply: "did not apply",
         touchedBy: "Touched by",

@@ -176,6 +176,7 @@ extension ConsoleWords {
         ruleTouch: { "Regla n.º \($0) «\($1)»" },
         mockTouch: { "Regla de simulación n.º \($0) \($1)" },
         breakpointTouch: { "Punto de interrupción en \($0) (detenida n.º \($1))" },
+        tunnelTouch: { "Túnel a \($0), transmitido sin leerlo" },
         applied: " — aplicada: ",
         didNotApply: "no se aplicó",
         touchedBy: "Modificada por",

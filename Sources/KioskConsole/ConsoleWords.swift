@@ -175,6 +175,8 @@ struct ConsoleWords: Sendable {
     let ruleTouch: @Sendable (Int, String) -> String
     let mockTouch: @Sendable (Int, String) -> String
     let breakpointTouch: @Sendable (String, Int) -> String
+    /// "Tunnel to example.com:443, not decrypted".
+    let tunnelTouch: @Sendable (String) -> String
     let applied: String
     let didNotApply: String
     let touchedBy: String

@@ -12,6 +12,8 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         /// The exchange is a logged request sent again (as it was, or edited in the composer): `id` is
         /// the original's record id.
         case resend
+        /// The exchange is a CONNECT tunnel the proxy passed through unread: `detail` says the bytes each way.
+        case tunnel
     }
 
     public var kind: Kind

@@ -69,6 +69,10 @@ public struct HTTPRequest: Sendable, Hashable {
         case catalog
         /// A picture: a configured source's origin, or a host that resolves to public addresses only.
         case picture
+        /// An app's request through `kiosk proxy`, from a client on this machine: any http(s) origin, the
+        /// machine's own included (the app's local backend), sent as the app wrote it; a redirect is the
+        /// app's to follow, so it is answered, never followed.
+        case proxied
     }
 
     public init(method: String = "GET", url: URL, headers: HTTPHeaderFields = [:], body: Data? = nil,

@@ -1,16 +1,39 @@
 public import NIOCore
+public import NIOHTTP1
 public import NIOHTTPTypes
+
+/// The request and response parts a `RequestHeadDeadline` watches: which part starts a request, which ends its
+/// answer. Hummingbird's listeners speak swift-http-types' parts, the proxy NIO's own (which keep the request
+/// line's absolute URI).
+public protocol HTTPExchangeParts {
+    associatedtype RequestPart
+    associatedtype ResponsePart
+    static func isHead(_ part: RequestPart) -> Bool
+    static func isEnd(_ part: ResponsePart) -> Bool
+}
+
+/// swift-http-types' parts (Hummingbird).
+public enum HTTPTypesParts: HTTPExchangeParts {
+    public static func isHead(_ part: HTTPRequestPart) -> Bool { if case .head = part { true } else { false } }
+    public static func isEnd(_ part: HTTPResponsePart) -> Bool { if case .end = part { true } else { false } }
+}
+
+/// NIO's HTTP/1 server parts (the proxy).
+public enum NIOHTTP1Parts: HTTPExchangeParts {
+    public static func isHead(_ part: HTTPServerRequestPart) -> Bool { if case .head = part { true } else { false } }
+    public static func isEnd(_ part: HTTPServerResponsePart) -> Bool { if case .end = part { true } else { false } }
+}
 
 /// Closes a connection that has not delivered a whole request head within `timeout` of opening (TLS
 /// handshake included) or of its previous answer: a peer cannot hold a connection open for long by sending
 /// nothing, or a header a line at a time (slowloris). Hummingbird's idle timeout restarts with every part of
 /// a request decoded, so alone it lets such a peer stay for as long as it keeps a part coming. A request being
 /// answered (a long download, a live event stream) is not timed.
-public final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
-    public typealias InboundIn = HTTPRequestPart
-    public typealias InboundOut = HTTPRequestPart
-    public typealias OutboundIn = HTTPResponsePart
-    public typealias OutboundOut = HTTPResponsePart
+public final class RequestHeadDeadline<Parts: HTTPExchangeParts>: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = Parts.RequestPart
+    public typealias InboundOut = Parts.RequestPart
+    public typealias OutboundIn = Parts.ResponsePart
+    public typealias OutboundOut = Parts.ResponsePart
 
     private let timeout: TimeAmount
     /// When the head now awaited must have arrived; nil while a request is being answered.
@@ -45,7 +68,7 @@ public final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHa
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) {
+        if Parts.isHead(unwrapInboundIn(data)) {
             open += 1
             deadline = nil
         }
@@ -53,7 +76,7 @@ public final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHa
     }
 
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
+        if Parts.isEnd(unwrapOutboundIn(data)) {
             open = max(0, open - 1)
             if open == 0 { startWaiting(context) }
         }

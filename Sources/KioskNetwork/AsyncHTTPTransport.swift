@@ -22,15 +22,20 @@ public struct TransportConfiguration: Sendable, Hashable {
     /// the embedded demo upstream's one canonical origin goes to whichever loopback port it has now.
     /// The request keeps its URL and `Host`, so what is stored and logged names the canonical origin.
     public var connectOverrides: [Origin: Origin]
+    /// Whether requests and answers pass as they are, as a proxy must pass them: no decompression (the app gets
+    /// the bytes and the Content-Encoding the upstream sent) and no User-Agent of Kiosk's added.
+    public var passesThrough: Bool
 
-    /// 5 s to connect, 15 s per request, 32 MiB per body, no proxy, no overrides.
+    /// 5 s to connect, 15 s per request, 32 MiB per body, no proxy, no overrides, bodies decompressed.
     public init(connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(15),
-                maximumBodyBytes: Int = 32 << 20, proxy: ProxySettings = .none, connectOverrides: [Origin: Origin] = [:]) {
+                maximumBodyBytes: Int = 32 << 20, proxy: ProxySettings = .none, connectOverrides: [Origin: Origin] = [:],
+                passesThrough: Bool = false) {
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.maximumBodyBytes = maximumBodyBytes
         self.proxy = proxy
         self.connectOverrides = connectOverrides
+        self.passesThrough = passesThrough
     }
 }
 
@@ -59,7 +64,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 timeout: .init(connect: Self.timeAmount(configuration.connectTimeout),
                                read: Self.timeAmount(configuration.requestTimeout)),
                 proxy: proxy.flatMap { url in url.host.map { .server(host: $0, port: url.port ?? 80) } },
-                decompression: .enabled(limit: .ratio(50))
+                decompression: configuration.passesThrough ? .disabled : .enabled(limit: .ratio(50))
             )
             // A refused connection must surface at once so the store answers immediately; retries are
             // the RetryingTransport's decision, made with knowledge of the request.
@@ -128,7 +133,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         var headers = HTTPHeaders()
         for field in request.headers { headers.add(name: field.name, value: field.value) }
         if let hostHeader { headers.replaceOrAdd(name: "Host", value: hostHeader) }
-        if headers["User-Agent"].isEmpty { headers.add(name: "User-Agent", value: "Kiosk/1.0") }
+        if headers["User-Agent"].isEmpty && !configuration.passesThrough { headers.add(name: "User-Agent", value: "Kiosk/1.0") }
 
         let redacted = request.url.redactedString
         let host = request.url.host ?? redacted

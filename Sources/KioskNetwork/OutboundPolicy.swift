@@ -70,7 +70,9 @@ public final class SystemHostResolver: HostResolver {
 ///   port — of a configured source;
 /// - a picture goes to such an origin, or to a host every address of which is public: never loopback,
 ///   private, link-local, unspecified, multicast or reserved, whether written as a name, a dotted,
-///   decimal, hex or octal IPv4 literal, or an IPv6 literal that carries one.
+///   decimal, hex or octal IPv4 literal, or an IPv6 literal that carries one;
+/// - an app's request through the proxy (from this machine) goes to any http(s) origin, and its
+///   redirects are answered to the app, not followed.
 public struct OutboundPolicy: Sendable {
     /// The origins of the configured sources (the demo upstream's among them): the only places a
     /// catalog request may go, and the only non-public places a picture may come from.
@@ -94,7 +96,7 @@ public struct OutboundPolicy: Sendable {
             throw KioskError.refused(url: shown, reason: "only http and https are fetched")
         }
         guard let origin = Origin(url) else { throw KioskError.refused(url: shown, reason: "the URL has no host") }
-        if sourceOrigins.contains(origin) { return }
+        if sourceOrigins.contains(origin) || purpose == .proxied { return }
         guard purpose == .picture else {
             throw KioskError.refused(url: shown, reason: "\(origin) is not the origin of a configured source")
         }
@@ -134,7 +136,8 @@ public final class PolicyTransport: HTTPTransport {
         while true {
             try await policy.check(hop.url, purpose: hop.purpose)
             let response = try await base.send(hop)
-            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["Location"] else {
+            guard hop.purpose != .proxied, [301, 302, 303, 307, 308].contains(response.status),
+                  let location = response.headers["Location"] else {
                 return response
             }
             guard let target = URL(string: location, relativeTo: hop.url)?.absoluteURL else {

@@ -53,7 +53,7 @@ extension RequestLog {
                 record.method, record.url, record.status, record.statusClass.rawValue, record.decision.rawValue,
                 record.timings.queued, record.timings.connect, record.timings.firstByte, record.timings.download,
                 record.timings.total, record.error,
-                record.requestBody?.originalSize, record.responseBody?.originalSize,
+                record.requestBody?.originalSize, record.responseSize,
                 requestTextLength, responseTextLength,
                 byteCount, requestHeaders, responseHeaders, cacheStatus, touchedBy,
             ]

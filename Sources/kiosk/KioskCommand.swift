@@ -12,6 +12,7 @@ struct KioskCommand: AsyncParsableCommand {
         discussion: """
             Examples:
               kiosk serve                       the web app and its debugger, port 8080
+              kiosk proxy                       an app's HTTP traffic through the debugger
               kiosk list rickandmorty --page 2  a page of a catalog (--offline: stored)
               kiosk show rickandmorty 1         one item in full
               kiosk search marvel spider        search a catalog, or what is stored
@@ -31,7 +32,7 @@ struct KioskCommand: AsyncParsableCommand {
             """,
         version: "kiosk \(KioskVersion.current)",
         subcommands: [
-            ServeCommand.self, ListCommand.self, ShowCommand.self, SearchCommand.self, SyncCommand.self, DogsCommand.self,
+            ServeCommand.self, ProxyCommand.self, ListCommand.self, ShowCommand.self, SearchCommand.self, SyncCommand.self, DogsCommand.self,
             FavoriteCommand.self, CacheCommand.self, LogCommand.self, HARCommand.self, MockCommand.self, RuleCommand.self,
             BreakpointCommand.self, DevicesCommand.self, DemoUpstreamCommand.self,
         ]

@@ -1,6 +1,6 @@
 import Foundation
 public import KioskApp
-public import KioskCore
+import KioskCore
 public import KioskDemoUpstream
 import KioskNetwork
 public import KioskStore

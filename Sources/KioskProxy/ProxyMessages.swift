@@ -1,0 +1,172 @@
+import Foundation
+import KioskCore
+import NIOHTTP1
+
+/// How an app's request line and headers become the request Kiosk forwards, and the upstream's answer the one the
+/// app gets: what a proxy must change (hop-by-hop fields out, `Via` in) and nothing else.
+enum ProxyMessages {
+    /// Fields that describe one connection, not the message (RFC 9110 §7.6.1), removed both ways; `Connection`
+    /// names more. `Proxy-Authorization` is the proxy's own credential, never the upstream's.
+    static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
+                                        "upgrade", "proxy-authorization", "proxy-authenticate"]
+
+    /// What Kiosk adds to `Via` (RFC 9110 §7.6.3), and looks for to tell a request that came round to itself.
+    static func viaToken(_ pseudonym: String) -> String { "1.1 \(pseudonym)" }
+
+    /// Why a request is answered by the proxy itself rather than forwarded.
+    struct Refusal: Error, Equatable, Sendable {
+        let status: HTTPResponseStatus
+        let message: String
+        /// Whether the connection must close after the answer (the framing of what follows cannot be trusted).
+        let closes: Bool
+
+        init(_ status: HTTPResponseStatus, _ message: String, closes: Bool = false) {
+            self.status = status
+            self.message = message
+            self.closes = closes
+        }
+    }
+
+    /// Where a request goes, read from its request line: absolute-form only (RFC 9112 §3.2.2).
+    static func target(of head: HTTPRequestHead) throws(Refusal) -> URL {
+        if head.uri.hasPrefix("/") || head.uri == "*" {
+            throw Refusal(.badRequest, "This is Kiosk's proxy: it takes requests for whole URLs (GET http://host/path), as an "
+                          + "app sends them when its HTTP proxy is set to this address. \(head.uri) names no host.")
+        }
+        guard let components = URLComponents(string: head.uri), let scheme = components.scheme?.lowercased(),
+              scheme == "http" || scheme == "https" else {
+            throw Refusal(.badRequest, "The request line's target is not an http:// URL: \(shown(head.uri)).")
+        }
+        guard let host = components.host, !host.isEmpty, components.user == nil, components.password == nil else {
+            throw Refusal(.badRequest, "The request line's URL has no host, or carries a user name: \(shown(head.uri)).")
+        }
+        if let port = components.port, !(1...65_535).contains(port) {
+            throw Refusal(.badRequest, "The port \(port) is outside 1–65535.")
+        }
+        guard let url = components.url else { throw Refusal(.badRequest, "The request line's URL is not valid: \(shown(head.uri)).") }
+        return url
+    }
+
+    /// Where a CONNECT goes: its authority-form target, `host:port` (RFC 9112 §3.2.3), an IPv6 literal bracketed.
+    static func tunnelTarget(of head: HTTPRequestHead) throws(Refusal) -> (host: String, port: Int) {
+        let target = head.uri
+        let host: Substring, portText: Substring
+        if target.hasPrefix("["), let close = target.firstIndex(of: "]") {
+            host = target[target.index(after: target.startIndex)..<close]
+            let rest = target[target.index(after: close)...]
+            guard rest.hasPrefix(":") else { throw Refusal(.badRequest, "CONNECT needs host:port, not \(shown(target)).", closes: true) }
+            portText = rest.dropFirst()
+        } else {
+            guard let colon = target.lastIndex(of: ":") else {
+                throw Refusal(.badRequest, "CONNECT needs host:port, not \(shown(target)).", closes: true)
+            }
+            host = target[..<colon]
+            portText = target[target.index(after: colon)...]
+        }
+        guard let port = Int(portText), (1...65_535).contains(port) else {
+            throw Refusal(.badRequest, "CONNECT's port must be between 1 and 65535: \(shown(target)).", closes: true)
+        }
+        guard !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || "-._:".contains($0) }) else {
+            throw Refusal(.badRequest, "CONNECT's host is not a host name or address: \(shown(target)).", closes: true)
+        }
+        return (String(host).lowercased(), port)
+    }
+
+    /// The request to forward: the target, the app's fields without the hop-by-hop ones (and `Expect`, which the
+    /// proxy answers itself), `Via` added, the body if the app sent one. Refuses framing a proxy must not guess:
+    /// both `Content-Length` and `Transfer-Encoding` (request smuggling), or an `Upgrade`.
+    static func request(_ head: HTTPRequestHead, url: URL, body: Data?, via: String) throws(Refusal) -> HTTPRequest {
+        if head.headers.contains(name: "Content-Length") && head.headers.contains(name: "Transfer-Encoding") {
+            throw Refusal(.badRequest, "The request has both Content-Length and Transfer-Encoding, so its end is ambiguous.",
+                          closes: true)
+        }
+        if head.headers.contains(name: "Upgrade") {
+            throw Refusal(.notImplemented, "This kiosk proxy does not pass protocol upgrades (WebSocket) yet.")
+        }
+        var fields = forwardable(head.headers)
+        fields.removeAll { $0.name.lowercased() == "expect" }
+        appendVia(&fields, via: via)
+        return HTTPRequest(method: head.method.rawValue, url: url, headers: HTTPHeaderFields(fields), body: body,
+                           source: nil, endpoint: endpoint(of: url), purpose: .proxied)
+    }
+
+    /// The name a proxied exchange is logged and paused under: its host, with the port when not the scheme's own.
+    static func endpoint(of url: URL) -> String {
+        let host = url.host(percentEncoded: false)?.lowercased() ?? ""
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let standard = url.scheme?.lowercased() == "https" ? 443 : 80
+        guard let port = url.port, port != standard else { return shownHost }
+        return "\(shownHost):\(port)"
+    }
+
+    /// The app's answer: the upstream's status and fields without the hop-by-hop ones, `Via` added, the length
+    /// of the body as held (a HEAD's, a 204's and a 304's as the upstream said, with no body).
+    static func responseHead(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, via: String) -> HTTPResponseHead {
+        var fields = forwardable(response.headers.fields)
+        let bodiless = method == .HEAD || response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
+        if !bodiless {
+            fields.removeAll { $0.name.lowercased() == "content-length" }
+            fields.append((name: "Content-Length", value: String(response.body.count)))
+        }
+        appendVia(&fields, via: via)
+        return HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: response.status),
+                                headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
+    }
+
+    /// Whether a body is written after `head` for a request of `method`.
+    static func carriesBody(_ head: HTTPResponseHead, method: HTTPMethod) -> Bool {
+        !(method == .HEAD || head.status == .noContent || head.status == .notModified || (100..<200).contains(head.status.code))
+    }
+
+    /// What the proxy answers itself when forwarding failed, in the log's words: 504 for a timeout, 502 for the rest.
+    static func failure(_ error: any Error, url: URL) -> Refusal {
+        let shownURL = url.redactedString
+        switch error as? KioskError {
+        case .timeout(_, let seconds)?:
+            return Refusal(.gatewayTimeout, "The upstream did not answer \(shownURL) within \(Int(seconds)) s.")
+        case .offline(let host)?:
+            return Refusal(.badGateway, "Kiosk could not connect to \(host): the connection was refused or the name does not resolve.")
+        case .refused(_, let reason)?:
+            return Refusal(.badGateway, "Kiosk refused to forward \(shownURL): \(reason).")
+        case .truncatedBody(_, let expected, let received)?:
+            return Refusal(.badGateway, "The upstream closed the connection after \(received) of \(expected) bytes of \(shownURL).")
+        case .transport(_, let message)?:
+            return Refusal(.badGateway, "The exchange with the upstream failed: \(message).")
+        case .cancelled?:
+            return Refusal(.badGateway, "The request was cancelled before the upstream answered.")
+        case let other?:
+            return Refusal(.badGateway, other.description)
+        case nil:
+            return Refusal(.badGateway, "The exchange with the upstream failed: \(error).")
+        }
+    }
+
+    /// The fields of a message without those that belong to one connection.
+    private static func forwardable(_ headers: some Sequence<(name: String, value: String)>) -> [(name: String, value: String)] {
+        let all = Array(headers)
+        var dropped = hopByHop
+        for field in all where field.name.lowercased() == "connection" {
+            for token in field.value.split(separator: ",") {
+                dropped.insert(token.trimmingCharacters(in: .whitespaces).lowercased())
+            }
+        }
+        return all.filter { !dropped.contains($0.name.lowercased()) }
+    }
+
+    private static func forwardable(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
+        forwardable(headers.map { (name: $0.name, value: $0.value) })
+    }
+
+    private static func appendVia(_ fields: inout [(name: String, value: String)], via: String) {
+        if let index = fields.firstIndex(where: { $0.name.lowercased() == "via" }) {
+            fields[index].value += ", " + via
+        } else {
+            fields.append((name: "Via", value: via))
+        }
+    }
+
+    /// A request target as shown in an answer: at most 200 characters, no control characters.
+    private static func shown(_ text: String) -> String {
+        String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(200).map(Character.init))
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+public import KioskCore
+import KioskListener
+import NIOCore
+import NIOExtras
+import NIOHTTP1
+import NIOPosix
+public import ServiceLifecycle
+import Synchronization
+
+/// What `kiosk proxy`'s listener is: where it binds, its limits, and the other listeners of the process (a request
+/// to any of them through the proxy would come back to Kiosk: a loop).
+public struct ProxyConfiguration: Sendable {
+    /// Address to bind (loopback unless proxy authentication is on).
+    public var host: String
+    /// Port to bind; 0 picks a free one.
+    public var port: Int
+    /// The largest request head (request line and fields) accepted; larger is a 431.
+    public var maximumHeaderBytes: Int
+    /// The largest request body held to forward; larger is a 413.
+    public var maximumRequestBodyBytes: Int
+    /// How long a connection may take to deliver a request head (slow clients are closed).
+    public var requestHeadTimeout: Duration
+    /// The ports of the process's other listeners on this machine (the console's), read at each request: a listener
+    /// bound to port 0 learns its port after the proxy starts.
+    public var ownPorts: @Sendable () -> Set<Int>
+
+    /// Loopback, port 8888, 64 KB heads, 16 MB bodies, 20 s for a head.
+    public init(host: String = "127.0.0.1", port: Int = 8888, maximumHeaderBytes: Int = 64 * 1024,
+                maximumRequestBodyBytes: Int = 16 << 20, requestHeadTimeout: Duration = .seconds(20),
+                ownPorts: @escaping @Sendable () -> Set<Int> = { [] }) {
+        self.host = host
+        self.port = port
+        self.maximumHeaderBytes = maximumHeaderBytes
+        self.maximumRequestBodyBytes = maximumRequestBodyBytes
+        self.requestHeadTimeout = requestHeadTimeout
+        self.ownPorts = ownPorts
+    }
+}
+
+/// The HTTP/1.1 forward proxy: apps send it requests for whole URLs (`GET http://host/path`, as curl `-x`,
+/// `HTTP_PROXY` and a phone's Wi-Fi proxy setting do), and each is handed to `forward` — Kiosk's debugger
+/// pipeline — and its answer returned. A `Service`: it runs until the service group shuts down, then stops
+/// accepting, lets every request in flight finish its answer, and returns.
+public final class ProxyServer: Service, Sendable {
+    private let configuration: ProxyConfiguration
+    private let forward: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    private let onBound: @Sendable (Int) -> Void
+    private let onTunnel: @Sendable (TunnelSummary) -> Void
+    /// This process's name in `Via`: a request already carrying it came round through the proxy to itself.
+    private let pseudonym: String
+
+    /// A proxy that forwards with `forward`, reports each CONNECT tunnel once closed to `onTunnel`, and calls `onBound`
+    /// with the port once it listens.
+    public init(configuration: ProxyConfiguration, forward: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse,
+                onTunnel: @escaping @Sendable (TunnelSummary) -> Void = { _ in },
+                onBound: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.configuration = configuration
+        self.forward = forward
+        self.onTunnel = onTunnel
+        self.onBound = onBound
+        pseudonym = "kiosk-" + String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 36)
+    }
+
+    public func run() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let quiesce = ServerQuiescingHelper(group: group)
+        let configuration = configuration
+        let forward = forward
+        let onTunnel = onTunnel
+        let via = ProxyMessages.viaToken(pseudonym)
+        let loop = LoopGuard(host: configuration.host, ownPorts: configuration.ownPorts, pseudonym: pseudonym)
+        let bound = BoundPort()
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    var limits = NIOHTTPDecoderLimitConfiguration()
+                    limits.maxHeaderListSize = configuration.maximumHeaderBytes
+                    limits.maxHeaderFieldSize = configuration.maximumHeaderBytes
+                    // NIO's server pipeline, put together here so that the decoder hands on the bytes an app sends right
+                    // after its CONNECT (a TLS hello, say) when the tunnel replaces it, rather than dropping them.
+                    let operations = channel.pipeline.syncOperations
+                    try operations.addHandler(HTTPResponseEncoder(configuration: .init()))
+                    try operations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
+                        leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop, limitConfiguration: limits)))
+                    try operations.addHandler(HTTPServerPipelineHandler())
+                    try operations.addHandler(NIOHTTPResponseHeadersValidator())
+                    try operations.addHandler(HTTPServerProtocolErrorHandler())
+                    try operations.addHandler(RequestHeadDeadline<NIOHTTP1Parts>(timeout: .nanoseconds(
+                        Int64(configuration.requestHeadTimeout.components.seconds) * 1_000_000_000)))
+                    try operations.addHandler(ProxyHandler(
+                        forward: forward, via: via, loop: loop, maximumBodyBytes: configuration.maximumRequestBodyBytes,
+                        boundPort: { bound.value.withLock { $0 } }, onTunnel: onTunnel))
+                }
+            }
+            .bind(host: configuration.host, port: configuration.port).get()
+        let port = channel.localAddress?.port ?? configuration.port
+        bound.value.withLock { $0 = port }
+        onBound(port)
+        // Until the service group shuts down (SIGINT, SIGTERM, or a sibling service ending).
+        try? await gracefulShutdown()
+        let done = group.next().makePromise(of: Void.self)
+        quiesce.initiateShutdown(promise: done)
+        try await done.futureResult.get()
+    }
+}
+
+/// The port the listener got, known once bound (for `--port 0`), read by each connection's loop check.
+private final class BoundPort: Sendable {
+    let value = Mutex(0)
+}
+
+/// Whether a request would come back to this process: its target is one of this machine's listeners of Kiosk's
+/// (the proxy's own port or the console's, on a loopback name or the bound address), or it already passed here.
+struct LoopGuard: Sendable {
+    let host: String
+    let ownPorts: @Sendable () -> Set<Int>
+    let pseudonym: String
+
+    func isLoop(_ url: URL, headers: HTTPHeaders, proxyPort: Int) -> Bool {
+        if headers["Via"].contains(where: { $0.contains(pseudonym) }) { return true }
+        let target = url.host(percentEncoded: false)?.lowercased() ?? ""
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        guard port == proxyPort || ownPorts().contains(port) else { return false }
+        let bare = target.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return IPAddress.isLoopback(host: bare) || bare == host.lowercased() || bare == "0.0.0.0" || bare == "::"
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import KioskCore
+import NIOCore
+import Synchronization
+
+/// The byte counts of one tunnel, shared by its two ends (on one event loop), reported when both have closed.
+final class TunnelMeter: Sendable {
+    private struct Counts {
+        var sent = 0, received = 0, open = 2
+    }
+    private let counts = Mutex(Counts())
+    private let host: String
+    private let port: Int
+    private let started = ContinuousClock.now
+    private let report: @Sendable (TunnelSummary) -> Void
+
+    init(host: String, port: Int, report: @escaping @Sendable (TunnelSummary) -> Void) {
+        self.host = host
+        self.port = port
+        self.report = report
+    }
+
+    func add(_ bytes: Int, fromApp: Bool) {
+        counts.withLock { if fromApp { $0.sent += bytes } else { $0.received += bytes } }
+    }
+
+    /// One end closed; the second reports the tunnel.
+    func closed() {
+        let done = counts.withLock { counts -> Counts? in
+            counts.open -= 1
+            return counts.open == 0 ? counts : nil
+        }
+        guard let done else { return }
+        let elapsed = ContinuousClock.now - started
+        report(TunnelSummary(host: host, port: port, sent: done.sent, received: done.received,
+                             duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                             error: nil))
+    }
+}
+
+/// One end of a tunnel: what it reads is written to its partner, with the partner's backpressure (it reads only
+/// while the partner can write), a half-close passed on, and a full close of either closing both. Both ends run on
+/// one event loop, so they call each other directly.
+final class TunnelEnd: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private var partner: TunnelEnd?
+    private var context: ChannelHandlerContext?
+    private var pendingRead = false
+    private let meter: TunnelMeter
+    /// Whether this end is the app's connection (its reads are bytes the app sent).
+    private let isApp: Bool
+    private var counted = false
+
+    private init(meter: TunnelMeter, isApp: Bool) {
+        self.meter = meter
+        self.isApp = isApp
+    }
+
+    /// The app's end and the upstream's, joined.
+    static func pair(meter: TunnelMeter) -> (app: TunnelEnd, upstream: TunnelEnd) {
+        let app = TunnelEnd(meter: meter, isApp: true), upstream = TunnelEnd(meter: meter, isApp: false)
+        app.partner = upstream
+        upstream.partner = app
+        return (app, upstream)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        partner = nil
+        finish()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        meter.add(unwrapInboundIn(data).readableBytes, fromApp: isApp)
+        partner?.context?.write(data, promise: nil)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        partner?.context?.flush()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        partner?.context?.close(promise: nil)
+        finish()
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, case .inputClosed = event {
+            // The peer finished sending: so does this side of the partner's connection.
+            partner?.context?.close(mode: .output, promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        partner?.context?.close(promise: nil)
+        context.close(promise: nil)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let partner, partner.pendingRead {
+            partner.pendingRead = false
+            partner.context?.read()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if partner?.context?.channel.isWritable ?? false {
+            context.read()
+        } else {
+            pendingRead = true
+        }
+    }
+
+    private func finish() {
+        guard !counted else { return }
+        counted = true
+        meter.closed()
+    }
+}

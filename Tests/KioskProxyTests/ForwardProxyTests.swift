@@ -1,0 +1,193 @@
+import AsyncHTTPClient
+import Foundation
+import KioskApp
+import KioskCore
+import KioskDebugger
+import KioskProxy
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@Suite("kiosk proxy: an app's HTTP requests forwarded through Kiosk's debugger")
+struct ForwardProxyTests {
+    /// The upstream's echo of a request, decoded.
+    struct Echo: Decodable {
+        let method: String
+        let uri: String
+        let headers: [[String]]
+        let body: String
+
+        func values(_ name: String) -> [String] { headers.filter { $0[0].lowercased() == name.lowercased() }.map { $0[1] } }
+    }
+
+    static func body(_ response: HTTPClientResponse) async throws -> Data {
+        Data(buffer: try await response.body.collect(upTo: 64 << 20))
+    }
+
+    @Test("A request reaches its upstream with the app's fields, without the connection's own, with Via; the answer likewise")
+    func headersBothWays() async throws {
+        try await withProxy { proxy, upstream in
+            // Given an app's request with fields of its own and fields of its connection to the proxy
+            let headers = [("X-App", "yes"), ("Connection", "X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "timeout=5"),
+                           ("Proxy-Authorization", "Basic c2VjcmV0")]
+            // When it goes through the proxy
+            let answer = try await proxy.send(.GET, upstream.url("/echo?q=1"), headers: headers)
+            let echo = try JSONDecoder().decode(Echo.self, from: answer.body)
+            // Then the upstream got the app's own fields and the path, and a Via naming Kiosk, but none of the connection's
+            #expect(echo.method == "GET" && echo.uri == "/echo?q=1")
+            #expect(echo.values("X-App") == ["yes"])
+            #expect(echo.values("X-Hop").isEmpty && echo.values("Keep-Alive").isEmpty && echo.values("Proxy-Authorization").isEmpty)
+            #expect(echo.values("Via").count == 1 && echo.values("Via")[0].hasPrefix("1.1 kiosk-"))
+            #expect(echo.values("Host") == ["127.0.0.1:\(upstream.port)"])
+            // And the app got the upstream's answer, without the upstream's connection fields, with Via
+            #expect(answer.status == .ok)
+            #expect(answer.header("X-Upstream") == ["echo"])
+            #expect(answer.header("X-Upstream-Hop").isEmpty && answer.header("Keep-Alive").isEmpty)
+            #expect(answer.header("Via").first?.hasPrefix("1.1 kiosk-") == true)
+        }
+    }
+
+    @Test("A POST's body goes up whole, a gzip answer comes back byte for byte with its encoding, a redirect is the app's")
+    func bodiesAndRedirects() async throws {
+        try await withProxy { proxy, upstream in
+            let posted = try await proxy.send(.POST, upstream.url("/echo"), headers: [("Content-Type", "application/json")],
+                                              body: #"{"name":"Rick"}"#)
+            let echo = try JSONDecoder().decode(Echo.self, from: posted.body)
+            #expect(echo.method == "POST" && echo.body == #"{"name":"Rick"}"#)
+
+            let gzip = try await proxy.send(.GET, upstream.url("/gzip"), headers: [("Accept-Encoding", "gzip")])
+            #expect(gzip.header("Content-Encoding") == ["gzip"])
+            #expect(gzip.body == EchoUpstream.gzipped)
+
+            let redirect = try await proxy.send(.GET, upstream.url("/redirect"))
+            #expect(redirect.status == .found && redirect.header("Location") == ["/echo"])
+            // The upstream saw the redirect asked once and nothing followed it
+            #expect(upstream.requests == 3)
+        }
+    }
+
+    @Test("Every proxied exchange is in the request log under its host, its credentials redacted")
+    func captured() async throws {
+        try await withProxy { proxy, upstream in
+            _ = try await proxy.send(.GET, upstream.url("/echo?page=2"), headers: [("Authorization", "Bearer app-secret-token"),
+                                                                                  ("Cookie", "session=app-secret-cookie")])
+            let record = try #require(try proxy.records().first { $0.endpoint == "127.0.0.1:\(upstream.port)" })
+            #expect(record.source == nil)
+            #expect(record.method == "GET" && record.status == 200)
+            #expect(record.url == upstream.url("/echo?page=2"))
+            let text = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
+            #expect(!text.contains("app-secret-token") && !text.contains("app-secret-cookie"))
+        }
+    }
+
+    @Test("A mock rule matching a proxied URL answers it without the upstream")
+    func mocked() async throws {
+        try await withProxy { proxy, upstream in
+            _ = try proxy.kiosk.debugger.mocks.add([MockRule(urlPattern: upstream.url("/echo*"), status: 418,
+                                                             headers: [.init(name: "Content-Type", value: "text/plain")],
+                                                             body: Data("mocked\n".utf8))])
+            let answer = try await proxy.send(.GET, upstream.url("/echo?x=1"))
+            #expect(answer.status == .imATeapot)
+            #expect(answer.text == "mocked\n")
+            #expect(upstream.requests == 0)
+        }
+    }
+
+    @Test("An upstream that refuses connections is a 502 saying so, in the log too; the proxy keeps serving")
+    func unreachable() async throws {
+        try await withProxy { proxy, upstream in
+            // Given a port nothing listens on
+            let closed = try await EchoUpstream.start()
+            let port = closed.port
+            await closed.stop()
+            let answer = try await proxy.send(.GET, "http://127.0.0.1:\(port)/x")
+            #expect(answer.status == .badGateway)
+            #expect(answer.text.contains("could not connect to 127.0.0.1"))
+            let record = try #require(try proxy.records().first { $0.endpoint == "127.0.0.1:\(port)" })
+            #expect(record.error?.contains("cannot connect") == true)
+            // And the next request is served
+            #expect(try await proxy.send(.GET, upstream.url("/echo")).status == .ok)
+        }
+    }
+
+    @Test("A CONNECT tunnel carries an app's bytes both ways untouched, and is logged with its host and sizes")
+    func tunnel() async throws {
+        try await withProxy { proxy, upstream in
+            // Given AsyncHTTPClient with the proxy configured, which tunnels every request through CONNECT
+            let answer = try await proxy.http.execute(HTTPClientRequest(url: upstream.url("/echo")), timeout: .seconds(10))
+            let body = Data(buffer: try await answer.body.collect(upTo: 1 << 20))
+            let echo = try JSONDecoder().decode(Echo.self, from: body)
+            // Then the request reached the upstream as the client wrote it (no Via: the proxy does not read it)
+            #expect(answer.status == .ok && echo.values("Via").isEmpty)
+            // And once the client's connection closes, the tunnel is in the log under its host, with its sizes
+            try await proxy.http.shutdown()
+            var record: RequestRecord?
+            for _ in 0..<250 where record == nil {
+                record = try proxy.records().first { $0.method == "CONNECT" }
+                if record == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            let seen = try proxy.records().map { "\($0.method) \($0.endpoint) \($0.url)" }
+            let tunnel = try #require(record, "\(seen)")
+            #expect(tunnel.endpoint == "127.0.0.1:\(upstream.port)" && tunnel.status == 200)
+            #expect(tunnel.touchedBy.first?.kind == .tunnel)
+            #expect((tunnel.responseSize ?? 0) >= body.count)
+        }
+    }
+
+    @Test("What cannot be forwarded gets a clear 4xx or 5xx from the proxy itself", arguments: [
+        ("GET /echo HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "400 Bad Request", "names no host"),
+        ("CONNECT example.test:99999 HTTP/1.1\r\nHost: example.test\r\n\r\n", "400 Bad Request", "between 1 and 65535"),
+        ("CONNECT 127.0.0.1:{proxy} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "508 Loop Detected", "Kiosk itself"),
+        ("GET ftp://example.test/ HTTP/1.1\r\nHost: example.test\r\n\r\n", "400 Bad Request", "not an http:// URL"),
+        ("GET http://example.test:70000/ HTTP/1.1\r\nHost: example.test\r\n\r\n", "400 Bad Request", "70000"),
+        ("GET http://127.0.0.1:{proxy}/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "508 Loop Detected", "Kiosk itself"),
+        ("GET http://example.test/ HTTP/1.1\r\nHost: example.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+         "501 Not Implemented", "upgrades"),
+    ])
+    func refused(_ request: String, _ status: String, _ says: String) async throws {
+        try await withProxy { proxy, _ in
+            let answer = try await rawExchange(port: proxy.port, request.replacingOccurrences(of: "{proxy}", with: String(proxy.port)))
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)\r\n"), "\(answer)")
+            #expect(answer.contains(says))
+        }
+    }
+
+    @Test("Both Content-Length and Transfer-Encoding is refused and the connection closed (no smuggling)")
+    func smuggling() async throws {
+        try await withProxy { proxy, upstream in
+            let answer = try await rawExchange(port: proxy.port, "POST \(upstream.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET \(upstream.url("/echo")) HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
+            #expect(upstream.requests == 0)
+        }
+    }
+
+    @Test("A body over the limit is a 413 and nothing is forwarded")
+    func tooLarge() async throws {
+        try await withProxy(ProxyConfiguration(port: 0, maximumRequestBodyBytes: 1024)) { proxy, upstream in
+            let body = String(repeating: "a", count: 2048)
+            let answer = try await rawExchange(port: proxy.port, "POST \(upstream.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
+            #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
+            #expect(upstream.requests == 0)
+        }
+    }
+
+    @Test("curl -x sends through the proxy as an app would")
+    func curl() async throws {
+        try await withProxy { proxy, upstream in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            process.arguments = ["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)", "-H", "X-From: curl", upstream.url("/echo")]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let echo = try JSONDecoder().decode(Echo.self, from: output)
+            #expect(echo.values("X-From") == ["curl"])
+            #expect(echo.values("Proxy-Connection").isEmpty)
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import AsyncHTTPClient
+import Foundation
+import KioskApp
+import KioskCore
+import KioskProxy
+import KioskTestSupport
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// An app's upstream on loopback: `/echo` answers what it received (method, path, fields, body) as JSON,
+/// `/redirect` a 302 to `/echo`, `/gzip` a gzip-encoded body with its Content-Encoding, `/big?bytes=N` N bytes,
+/// anything else a 404. Counts its requests.
+final class EchoUpstream: Sendable {
+    /// "hello, proxy\n" gzipped.
+    static let gzipped = Data(base64Encoded: "H4sIAAAAAAAC/8tIzcnJ11EoKMqvqOQCACr/YTcNAAAA")!
+
+    private let channel: any Channel
+    private let counter: Counter
+    let port: Int
+
+    private final class Counter: Sendable {
+        let value = Mutex(0)
+    }
+
+    private init(channel: any Channel, counter: Counter) {
+        self.channel = channel
+        self.counter = counter
+        port = channel.localAddress?.port ?? 0
+    }
+
+    /// Requests received so far.
+    var requests: Int { counter.value.withLock { $0 } }
+
+    static func start() async throws -> EchoUpstream {
+        let counter = Counter()
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(EchoHandler(counter: { counter.value.withLock { $0 += 1 } }))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return EchoUpstream(channel: channel, counter: counter)
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    func stop() async { try? await channel.close() }
+
+    private final class EchoHandler: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        private var head: HTTPRequestHead?
+        private var body = ByteBuffer()
+        private let counter: () -> Void
+
+        init(counter: @escaping () -> Void) { self.counter = counter }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                self.head = head
+                body.clear()
+            case .body(var chunk):
+                body.writeBuffer(&chunk)
+            case .end:
+                guard let head else { return }
+                counter()
+                let (status, headers, payload) = answer(head)
+                var fields = HTTPHeaders(headers)
+                fields.replaceOrAdd(name: "Content-Length", value: String(payload.count))
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: fields))), promise: nil)
+                if head.method != .HEAD {
+                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: payload)))), promise: nil)
+                }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+
+        private func answer(_ head: HTTPRequestHead) -> (HTTPResponseStatus, [(String, String)], Data) {
+            let path = head.uri.split(separator: "?").first.map(String.init) ?? head.uri
+            switch path {
+            case "/echo":
+                let echo: [String: Any] = [
+                    "method": head.method.rawValue, "uri": head.uri,
+                    "headers": head.headers.map { [$0.name, $0.value] },
+                    "body": String(buffer: body),
+                ]
+                let data = (try? JSONSerialization.data(withJSONObject: echo, options: [.sortedKeys])) ?? Data()
+                return (.ok, [("Content-Type", "application/json"), ("X-Upstream", "echo"), ("Connection", "keep-alive, X-Upstream-Hop"),
+                              ("X-Upstream-Hop", "1"), ("Keep-Alive", "timeout=5")], data)
+            case "/redirect":
+                return (.found, [("Location", "/echo")], Data())
+            case "/gzip":
+                return (.ok, [("Content-Type", "text/plain"), ("Content-Encoding", "gzip")], EchoUpstream.gzipped)
+            case "/big":
+                let bytes = Int(head.uri.split(separator: "=").last ?? "0") ?? 0
+                return (.ok, [("Content-Type", "application/octet-stream")], Data(repeating: 0x61, count: bytes))
+            default:
+                return (.notFound, [("Content-Type", "text/plain")], Data("no such path\n".utf8))
+            }
+        }
+    }
+}
+
+/// A Kiosk (on the test harness's demo upstream and clock) with `kiosk proxy`'s listener in front of it, on port 0.
+struct ProxyHarness {
+    let harness: Harness
+    let port: Int
+    let group: ServiceGroup
+    let running: Task<Void, any Error>
+    /// An HTTP client whose proxy is this one; bodies as sent (no decompression), no redirect followed.
+    let http: HTTPClient
+
+    var kiosk: Kiosk { harness.kiosk }
+
+    static func start(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0)) async throws -> ProxyHarness {
+        let harness = try await Harness.start()
+        let kiosk = harness.kiosk
+        let (bound, continuation) = AsyncStream<Int>.makeStream()
+        let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) },
+                                onTunnel: { kiosk.recordTunnel($0) }) { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        let group = ServiceGroup(services: [proxy], logger: .init(label: "proxy-tests"))
+        let running = Task { try await group.run() }
+        var iterator = bound.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            running.cancel()
+            await harness.stop()
+            throw KioskError.transport(url: "proxy", message: "did not start")
+        }
+        var client = HTTPClient.Configuration(proxy: .server(host: "127.0.0.1", port: port))
+        client.decompression = .disabled
+        client.redirectConfiguration = .disallow
+        return ProxyHarness(harness: harness, port: port, group: group, running: running,
+                            http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: client))
+    }
+
+    func stop() async {
+        try? await http.shutdown()
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+        await harness.stop()
+    }
+
+    /// An answer as the app got it.
+    struct Answer {
+        let head: HTTPResponseHead
+        let body: Data
+        var status: HTTPResponseStatus { head.status }
+        func header(_ name: String) -> [String] { head.headers[name] }
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// Sends one request for a whole URL to the proxy on a fresh connection, as an app with an HTTP proxy set does
+    /// for http:// URLs (curl, a browser, HTTP_PROXY), and reads the answer as sent: no decompression, no redirect.
+    func send(_ method: HTTPMethod = .GET, _ url: String, headers: [(String, String)] = [], body: String? = nil) async throws -> Answer {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await channel.executeThenClose { inbound, outbound in
+            var fields = HTTPHeaders(headers)
+            if !fields.contains(name: "Host"), let host = URLComponents(string: url)?.host {
+                fields.add(name: "Host", value: host + (URLComponents(string: url)?.port.map { ":\($0)" } ?? ""))
+            }
+            if let body { fields.replaceOrAdd(name: "Content-Length", value: String(body.utf8.count)) }
+            try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: method, uri: url, headers: fields)))
+            if let body { try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body)))) }
+            try await outbound.write(.end(nil))
+            var head: HTTPResponseHead?
+            var received = ByteBuffer()
+            for try await part in inbound {
+                switch part {
+                case .head(let value): head = value
+                case .body(var chunk): received.writeBuffer(&chunk)
+                case .end: return Answer(head: head!, body: Data(received.readableBytesView))
+                }
+            }
+            throw KioskError.transport(url: url, message: "the proxy closed the connection before the answer's end")
+        }
+    }
+
+    /// The log's records, newest first, once what was captured is written.
+    func records() throws -> [RequestRecord] {
+        try kiosk.debugger.flush()
+        return try kiosk.debugger.records(matching: RequestFilter())
+    }
+}
+
+/// Runs `body` with a started proxy and upstream, always stopping both.
+func withProxy(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0),
+               _ body: (ProxyHarness, EchoUpstream) async throws -> Void) async throws {
+    let upstream = try await EchoUpstream.start()
+    let proxy: ProxyHarness
+    do {
+        proxy = try await ProxyHarness.start(configuration)
+    } catch {
+        await upstream.stop()
+        throw error
+    }
+    do {
+        try await body(proxy, upstream)
+    } catch {
+        await proxy.stop()
+        await upstream.stop()
+        throw error
+    }
+    await proxy.stop()
+    await upstream.stop()
+}
+
+/// What a raw connection to `port` receives after sending `bytes`, until the server closes it or `timeout`.
+func rawExchange(port: Int, _ bytes: String, timeout: Duration = .seconds(5)) async throws -> String {
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+        }
+    return try await channel.executeThenClose { inbound, outbound in
+        try await outbound.write(ByteBuffer(string: bytes))
+        var received = ""
+        let deadline = ContinuousClock.now + timeout
+        var iterator = inbound.makeAsyncIterator()
+        while ContinuousClock.now < deadline {
+            guard let chunk = try await iterator.next() else { break }
+            received += String(buffer: chunk)
+            if received.contains("\r\n\r\n"), let length = contentLength(received),
+               received.utf8.count >= (received.range(of: "\r\n\r\n").map { received.utf8.distance(from: received.startIndex, to: $0.upperBound) } ?? 0) + length {
+                break
+            }
+        }
+        return received
+    }
+}
+
+private func contentLength(_ response: String) -> Int? {
+    for line in response.components(separatedBy: "\r\n") where line.lowercased().hasPrefix("content-length:") {
+        return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+    }
+    return nil
+}
