@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// Timeouts and limits for the real HTTP transport.
@@ -25,6 +26,9 @@ public struct TransportConfiguration: Sendable, Hashable {
     /// Whether requests and answers pass as they are, as a proxy must pass them: no decompression (the app gets
     /// the bytes and the Content-Encoding the upstream sent) and no User-Agent of Kiosk's added.
     public var passesThrough: Bool
+    /// PEM files of certificate authorities trusted for upstream HTTPS besides the system's (a company CA, a local
+    /// development server's).
+    public var additionalTrustRoots: [String] = []
 
     /// 5 s to connect, 15 s per request, 32 MiB per body, no proxy, no overrides, bodies decompressed.
     public init(connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(15),
@@ -66,6 +70,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 proxy: proxy.flatMap { url in url.host.map { .server(host: $0, port: url.port ?? 80) } },
                 decompression: configuration.passesThrough ? .disabled : .enabled(limit: .ratio(50))
             )
+            if !configuration.additionalTrustRoots.isEmpty {
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.additionalTrustRoots = configuration.additionalTrustRoots.map { .file($0) }
+                clientConfiguration.tlsConfiguration = tls
+            }
             // A refused connection must surface at once so the store answers immediately; retries are
             // the RetryingTransport's decision, made with knowledge of the request.
             clientConfiguration.connectionPool.retryConnectionEstablishment = false

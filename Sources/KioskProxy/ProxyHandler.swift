@@ -4,6 +4,7 @@ import KioskListener
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// One client connection of the proxy: reads a request (head, body up to the limit), answers it itself when it
 /// cannot be forwarded (a bad target, a loop, a body too large), else forwards it and writes the answer. NIO's
@@ -24,24 +25,54 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         case forwarding
     }
 
-    private let forward: @Sendable (HTTPRequest) async throws -> HTTPResponse
-    private let via: String
-    private let loop: LoopGuard
-    private let maximumBodyBytes: Int
-    private let boundPort: @Sendable () -> Int
-    private let onTunnel: @Sendable (TunnelSummary) -> Void
+    /// What every connection of a proxy shares.
+    struct Settings: Sendable {
+        let configuration: ProxyConfiguration
+        let forward: @Sendable (HTTPRequest) async throws -> HTTPResponse
+        let via: String
+        let loop: LoopGuard
+        let boundPort: @Sendable () -> Int
+        let onTunnel: @Sendable (TunnelSummary) -> Void
+    }
+
+    /// Where requests read inside an intercepted CONNECT go: the CONNECT's host and port, over HTTPS.
+    struct Origin: Sendable {
+        let host: String
+        let port: Int
+    }
+
+    private let settings: Settings
+    /// Nil on the proxy's own listener; the intercepted CONNECT's target inside one.
+    private let origin: Origin?
     private var state = State.idle
     private var inFlight: Task<Void, Never>?
+    private var maximumBodyBytes: Int { settings.configuration.maximumRequestBodyBytes }
+    private var via: String { settings.via }
+    private var loop: LoopGuard { settings.loop }
 
-    init(forward: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse, via: String, loop: LoopGuard,
-         maximumBodyBytes: Int, boundPort: @escaping @Sendable () -> Int,
-         onTunnel: @escaping @Sendable (TunnelSummary) -> Void) {
-        self.forward = forward
-        self.onTunnel = onTunnel
-        self.via = via
-        self.loop = loop
-        self.maximumBodyBytes = maximumBodyBytes
-        self.boundPort = boundPort
+    private init(settings: Settings, origin: Origin?) {
+        self.settings = settings
+        self.origin = origin
+    }
+
+    /// NIO's HTTP/1 server handlers and a proxy handler, for the proxy's listener (`origin` nil) or for what an app
+    /// sends inside an intercepted CONNECT. Put together here rather than with `configureHTTPServerPipeline` so
+    /// that the decoder hands on the bytes an app sends right after its CONNECT (a TLS hello) when it leaves.
+    static func httpHandlers(_ settings: Settings, origin: Origin?) -> [any ChannelHandler] {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderListSize = settings.configuration.maximumHeaderBytes
+        limits.maxHeaderFieldSize = settings.configuration.maximumHeaderBytes
+        let timeout = settings.configuration.requestHeadTimeout.components
+        return [
+            HTTPResponseEncoder(configuration: .init()),
+            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop,
+                                                    limitConfiguration: limits)),
+            HTTPServerPipelineHandler(),
+            NIOHTTPResponseHeadersValidator(),
+            HTTPServerProtocolErrorHandler(),
+            RequestHeadDeadline<NIOHTTP1Parts>(timeout: .nanoseconds(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000)),
+            ProxyHandler(settings: settings, origin: origin),
+        ]
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -95,11 +126,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func handle(_ head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
-        if head.method == .CONNECT { return openTunnel(head, context: context) }
+        if head.method == .CONNECT, origin == nil { return openTunnel(head, context: context) }
         let request: HTTPRequest
         do {
-            let url = try ProxyMessages.target(of: head)
-            if loop.isLoop(url, headers: head.headers, proxyPort: boundPort()) {
+            let url = try ProxyMessages.target(of: head, inside: origin.map { ($0.host, $0.port) })
+            if loop.isLoop(url, headers: head.headers, proxyPort: settings.boundPort()) {
                 throw ProxyMessages.Refusal(.loopDetected, "\(ProxyMessages.endpoint(of: url)) is Kiosk itself: the request would "
                                             + "come back through the proxy for ever.")
             }
@@ -111,7 +142,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let promise = context.eventLoop.makePromise(of: Result<HTTPResponse, any Error>.self)
-        let forward = forward
+        let forward = settings.forward
         inFlight = Task {
             do {
                 promise.succeed(.success(try await forward(request)))
@@ -137,7 +168,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         do {
             target = try ProxyMessages.tunnelTarget(of: head)
             let url = URL(string: "https://\(target.host.contains(":") ? "[\(target.host)]" : target.host):\(target.port)/")
-            if let url, loop.isLoop(url, headers: head.headers, proxyPort: boundPort()) {
+            if let url, loop.isLoop(url, headers: head.headers, proxyPort: settings.boundPort()) {
                 throw ProxyMessages.Refusal(.loopDetected, "\(target.host):\(target.port) is Kiosk itself: the tunnel would come back "
                                             + "through the proxy for ever.", closes: true)
             }
@@ -145,9 +176,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(error, to: head, context: context)
             return
         }
+        if settings.configuration.intercepts(target.host), let authority = settings.configuration.authority {
+            return intercept(head, target: target, authority: authority, context: context)
+        }
         let opened = ContinuousClock.now
+        let onTunnel = settings.onTunnel
         let meter = TunnelMeter(host: target.host, port: target.port, report: onTunnel)
-        let onTunnel = onTunnel
         ClientBootstrap(group: context.eventLoop)
             .connectTimeout(.seconds(10))
             .channelOption(.allowRemoteHalfClosure, value: true)
@@ -168,24 +202,65 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
     }
 
-    /// The HTTP handlers leave, the 200 is written as bytes (NIO's encoder, not knowing the request was a CONNECT,
-    /// would frame it as a chunked body and write that body's end into the tunnel), and the two ends join; the
-    /// decoder leaves last, handing on whatever bytes the app already sent past the CONNECT.
+    /// CONNECT to a host Kiosk reads: answered 200 at once (nothing is asked of the upstream until a request comes:
+    /// interception works offline), then TLS with a leaf of Kiosk's CA for the host, and HTTP inside it, each
+    /// request forwarded as `https://host:port/...`.
+    private func intercept(_ head: HTTPRequestHead, target: (host: String, port: Int), authority: ProxyAuthority,
+                           context: ChannelHandlerContext) {
+        // Minting costs a signature and a TLS context: off the event loop.
+        NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { try authority.serverContext(for: target.host) }
+            .assumeIsolated()
+            .whenComplete { [self] result in
+                switch result {
+                case .failure(let error):
+                    write(ProxyMessages.Refusal(.badGateway, "Kiosk could not make a certificate for \(target.host): \(error).",
+                                                closes: true), to: head, context: context)
+                case .success(let sslContext):
+                    let channel = context.channel
+                    let inner = Self.httpHandlers(settings, origin: Origin(host: target.host, port: target.port))
+                    do {
+                        let leftovers = LeftoverBytes()
+                        try channel.pipeline.syncOperations.addHandler(leftovers, position: .after(self))
+                        try leaveHTTP(context: context, version: head.version)
+                        let operations = channel.pipeline.syncOperations
+                        let tls = NIOSSLServerHandler(context: sslContext)
+                        try operations.addHandler(tls, position: .first)
+                        try operations.addHandlers(inner, position: .after(tls))
+                        // Whatever the app sent before the 200 (its TLS hello) goes through TLS now.
+                        let early = leftovers.taken
+                        operations.removeHandler(leftovers, promise: nil)
+                        for buffer in early { operations.fireChannelRead(NIOAny(buffer)) }
+                    } catch {
+                        channel.close(promise: nil)
+                    }
+                }
+            }
+    }
+
+    /// The proxy's HTTP handlers and this one leave the connection (the decoder last, handing on what the app sent
+    /// past the CONNECT), after the 200 is written as bytes (NIO's encoder, not knowing the request was a CONNECT,
+    /// would frame it as a chunked body and write that body's end into the tunnel).
+    private func leaveHTTP(context: ChannelHandlerContext, version: HTTPVersion) throws {
+        let operations = context.pipeline.syncOperations
+        operations.removeHandler(try operations.handler(type: HTTPServerPipelineHandler.self), promise: nil)
+        operations.removeHandler(try operations.handler(type: HTTPServerProtocolErrorHandler.self), promise: nil)
+        operations.removeHandler(try operations.handler(type: RequestHeadDeadline<NIOHTTP1Parts>.self), promise: nil)
+        operations.removeHandler(try operations.handler(type: NIOHTTPResponseHeadersValidator.self), promise: nil)
+        operations.removeHandler(try operations.handler(type: HTTPResponseEncoder.self), promise: nil)
+        let line = "HTTP/\(version.major).\(version.minor) 200 Connection Established\r\n\r\n"
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: line)), promise: nil)
+        let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+        operations.removeHandler(context: context, promise: nil)
+        operations.removeHandler(decoder, promise: nil)
+    }
+
+    /// A blind tunnel: the two ends join, and the HTTP handlers leave (`leaveHTTP`).
     private func join(context: ChannelHandlerContext, upstream: any Channel, meter: TunnelMeter, version: HTTPVersion) {
         let (appEnd, upstreamEnd) = TunnelEnd.pair(meter: meter)
         do {
             try upstream.pipeline.syncOperations.addHandler(upstreamEnd)
-            let operations = context.pipeline.syncOperations
-            operations.removeHandler(try operations.handler(type: HTTPServerPipelineHandler.self), promise: nil)
-            operations.removeHandler(try operations.handler(type: HTTPServerProtocolErrorHandler.self), promise: nil)
-            operations.removeHandler(try operations.handler(type: RequestHeadDeadline<NIOHTTP1Parts>.self), promise: nil)
-            operations.removeHandler(try operations.handler(type: NIOHTTPResponseHeadersValidator.self), promise: nil)
-            operations.removeHandler(try operations.handler(type: HTTPResponseEncoder.self), promise: nil)
-            let line = "HTTP/\(version.major).\(version.minor) 200 Connection Established\r\n\r\n"
-            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: line)), promise: nil)
-            try operations.addHandler(appEnd, position: .after(self))
-            operations.removeHandler(context: context, promise: nil)
-            operations.removeHandler(try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self), promise: nil)
+            try context.pipeline.syncOperations.addHandler(appEnd, position: .after(self))
+            try leaveHTTP(context: context, version: version)
         } catch {
             upstream.close(promise: nil)
             context.close(promise: nil)
@@ -227,5 +302,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         if !keepAlive {
             written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
+    }
+}
+
+/// Holds the bytes the decoder hands on as it leaves an intercepted connection (an app that sent its TLS hello
+/// before the 200), until TLS is in place to read them.
+final class LeftoverBytes: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    private(set) var taken: [ByteBuffer] = []
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        taken.append(unwrapInboundIn(data))
     }
 }

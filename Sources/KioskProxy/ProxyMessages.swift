@@ -27,8 +27,18 @@ enum ProxyMessages {
         }
     }
 
-    /// Where a request goes, read from its request line: absolute-form only (RFC 9112 §3.2.2).
-    static func target(of head: HTTPRequestHead) throws(Refusal) -> URL {
+    /// Where a request goes, read from its request line: absolute-form (RFC 9112 §3.2.2) on the proxy's listener;
+    /// inside an intercepted CONNECT to `inside`, origin-form on that host, over HTTPS.
+    static func target(of head: HTTPRequestHead, inside origin: (host: String, port: Int)? = nil) throws(Refusal) -> URL {
+        if let origin {
+            if head.method == .CONNECT { throw Refusal(.badRequest, "A CONNECT inside a CONNECT tunnel is not forwarded.", closes: true) }
+            guard head.uri.hasPrefix("/") else { return try target(of: head) }
+            let host = origin.host.contains(":") ? "[\(origin.host)]" : origin.host
+            guard let url = URL(string: "https://\(host)\(origin.port == 443 ? "" : ":\(origin.port)")\(head.uri)") else {
+                throw Refusal(.badRequest, "The request's target is not a valid path: \(shown(head.uri)).")
+            }
+            return url
+        }
         if head.uri.hasPrefix("/") || head.uri == "*" {
             throw Refusal(.badRequest, "This is Kiosk's proxy: it takes requests for whole URLs (GET http://host/path), as an "
                           + "app sends them when its HTTP proxy is set to this address. \(head.uri) names no host.")

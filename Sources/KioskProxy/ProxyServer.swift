@@ -24,6 +24,28 @@ public struct ProxyConfiguration: Sendable {
     /// The ports of the process's other listeners on this machine (the console's), read at each request: a listener
     /// bound to port 0 learns its port after the proxy starts.
     public var ownPorts: @Sendable () -> Set<Int>
+    /// The CA that reads inside HTTPS: with one, a CONNECT to a host `intercepts(_:)` accepts is answered with a
+    /// certificate of Kiosk's and its requests go through the debugger; without, every CONNECT is a blind tunnel.
+    public var authority: ProxyAuthority?
+    /// Hosts to intercept (`*.example.com` or `example.com` patterns); empty: every host.
+    public var interceptedHosts: [String] = []
+    /// Hosts never intercepted, tunnelled unread (pinned apps): wins over `interceptedHosts`.
+    public var ignoredHosts: [String] = []
+
+    /// Whether a CONNECT to `host` is read (Kiosk's certificate) rather than tunnelled blind.
+    public func intercepts(_ host: String) -> Bool {
+        guard authority != nil else { return false }
+        let host = host.lowercased()
+        if ignoredHosts.contains(where: { Self.matches(host, $0) }) { return false }
+        return interceptedHosts.isEmpty || interceptedHosts.contains { Self.matches(host, $0) }
+    }
+
+    /// `*.example.com` matches example.com's subdomains (not example.com itself), anything else the host exactly.
+    static func matches(_ host: String, _ pattern: String) -> Bool {
+        let pattern = pattern.lowercased()
+        if pattern.hasPrefix("*.") { return host.hasSuffix(String(pattern.dropFirst())) }
+        return host == pattern
+    }
 
     /// Loopback, port 8888, 64 KB heads, 16 MB bodies, 20 s for a head.
     public init(host: String = "127.0.0.1", port: Int = 8888, maximumHeaderBytes: Int = 64 * 1024,
@@ -83,23 +105,9 @@ public final class ProxyServer: Service, Sendable {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    var limits = NIOHTTPDecoderLimitConfiguration()
-                    limits.maxHeaderListSize = configuration.maximumHeaderBytes
-                    limits.maxHeaderFieldSize = configuration.maximumHeaderBytes
-                    // NIO's server pipeline, put together here so that the decoder hands on the bytes an app sends right
-                    // after its CONNECT (a TLS hello, say) when the tunnel replaces it, rather than dropping them.
-                    let operations = channel.pipeline.syncOperations
-                    try operations.addHandler(HTTPResponseEncoder(configuration: .init()))
-                    try operations.addHandler(ByteToMessageHandler(HTTPRequestDecoder(
-                        leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop, limitConfiguration: limits)))
-                    try operations.addHandler(HTTPServerPipelineHandler())
-                    try operations.addHandler(NIOHTTPResponseHeadersValidator())
-                    try operations.addHandler(HTTPServerProtocolErrorHandler())
-                    try operations.addHandler(RequestHeadDeadline<NIOHTTP1Parts>(timeout: .nanoseconds(
-                        Int64(configuration.requestHeadTimeout.components.seconds) * 1_000_000_000)))
-                    try operations.addHandler(ProxyHandler(
-                        forward: forward, via: via, loop: loop, maximumBodyBytes: configuration.maximumRequestBodyBytes,
-                        boundPort: { bound.value.withLock { $0 } }, onTunnel: onTunnel))
+                    let settings = ProxyHandler.Settings(configuration: configuration, forward: forward, via: via, loop: loop,
+                                                         boundPort: { bound.value.withLock { $0 } }, onTunnel: onTunnel)
+                    try channel.pipeline.syncOperations.addHandlers(ProxyHandler.httpHandlers(settings, origin: nil))
                 }
             }
             .bind(host: configuration.host, port: configuration.port).get()

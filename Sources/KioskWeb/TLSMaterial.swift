@@ -135,7 +135,7 @@ public struct TLSMaterial: Sendable {
         } else {
             do {
                 // A key others could read may have been copied: it is replaced, not served.
-                if let mode = othersCanRead(keyURL.path) {
+                if let mode = SecretFile.othersCanRead(keyURL.path) {
                     throw KioskError.invalidRequest("its key file was readable by others (mode \(String(mode, radix: 8)))")
                 }
                 let stored = try load(certificateFile: certificateURL.path, keyFile: keyURL.path)
@@ -150,7 +150,7 @@ public struct TLSMaterial: Sendable {
         let (certificatePEM, keyPEM) = try generate(names: names, addresses: addresses, now: now)
         do {
             try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
-            try writeSecret(keyPEM, to: keyURL)
+            try SecretFile.write(keyPEM, to: keyURL)
             try Data(certificatePEM.utf8).write(to: certificateURL, options: .atomic)
         } catch {
             throw KioskError.storage("cannot write the certificate to \(directory.path): \((error as NSError).localizedDescription)")
@@ -159,14 +159,6 @@ public struct TLSMaterial: Sendable {
     }
 
     private struct Expired: Error { let date: Date }
-
-    /// The permission bits of the file at `path` when its group or others may read or write it; nil when only
-    /// its owner can (or it cannot be examined, which loading it then reports).
-    public static func othersCanRead(_ path: String) -> Int? {
-        guard let permissions = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int else { return nil }
-        let mode = permissions & 0o777
-        return mode & 0o066 == 0 ? nil : mode
-    }
 
     /// A new self-signed server certificate for `names` and `addresses` and its key, both PEM.
     static func generate(names: [String], addresses: [String], now: Date) throws -> (certificate: String, key: String) {
@@ -201,23 +193,6 @@ public struct TLSMaterial: Sendable {
     private static func unique(_ values: [String]) -> [String] {
         var seen = Set<String>()
         return values.filter { seen.insert($0).inserted }
-    }
-
-    /// Writes `text` to `url` through a new file that is mode 0600 from its creation (never readable by
-    /// others, not even for a moment), then renamed over the old one.
-    private static func writeSecret(_ text: String, to url: URL) throws {
-        let temporary = url.path + ".new-\(getpid())"
-        unlink(temporary)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let closed = close(descriptor)
-        guard written == bytes.count, closed == 0, rename(temporary, url.path) == 0 else {
-            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            unlink(temporary)
-            throw error
-        }
     }
 
     /// A digest as "AB:CD:…".

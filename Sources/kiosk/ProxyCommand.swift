@@ -3,29 +3,47 @@ import Foundation
 import KioskApp
 import KioskConsole
 import KioskCore
+import KioskNetwork
 import KioskProxy
 import KioskWeb
 import Logging
 import ServiceLifecycle
-import UnixSignals
 import Synchronization
+import UnixSignals
 
 struct ProxyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proxy",
         abstract: "Put an app behind Kiosk: an HTTP proxy whose every exchange the network debugger records, pauses and rewrites.",
+        subcommands: [ProxyRunCommand.self, ProxyCACommand.self, ProxyEnvCommand.self],
+        defaultSubcommand: ProxyRunCommand.self)
+}
+
+/// The data directory's proxy CA (made on first use) and the directory.
+private func proxyAuthority(_ global: GlobalOptions) throws -> (authority: ProxyAuthority, directory: URL) {
+    let directory = try Runtime.configuration(global).dataDirectory
+    return (try ProxyAuthority.inDirectory(directory), directory)
+}
+
+struct ProxyRunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the proxy and the console (what `kiosk proxy` does).",
         discussion: """
             The proxy listens on --port; the web app with the network debugger's console on --console-port. Point the \
-            app's HTTP proxy at the proxy (HTTP_PROXY, curl -x, a phone's Wi-Fi proxy setting): each request it sends \
-            for an http:// URL goes through Kiosk's debugger — logged (redacted) and shown live in the console, paused \
-            at a breakpoint on its host, answered by a mock or changed by a rewrite rule matching its URL — to its \
-            upstream. Port 0 picks a free port; each listener's address is printed once it listens. Ctrl-C (or \
-            SIGTERM) stops accepting, lets requests in flight finish, and flushes the log.
+            app's HTTP proxy at the proxy (HTTP_PROXY and HTTPS_PROXY, curl -x, a phone's Wi-Fi proxy setting): each \
+            request goes through Kiosk's debugger — logged (redacted) and shown live in the console, paused at a \
+            breakpoint on its host, answered by a mock or changed by a rewrite rule matching its URL — to its upstream. \
+            HTTPS is read with Kiosk's own CA (kiosk proxy ca prints it; the app must trust it), for every host, or only \
+            those --intercept names; --ignore hosts are tunnelled unread. Port 0 picks a free port; each listener's \
+            address is printed once it listens. Ctrl-C (or SIGTERM) stops accepting, lets requests in flight finish, \
+            and flushes the log.
 
             Examples:
               kiosk proxy
-              curl -x http://127.0.0.1:8888 http://example.test/api/items
-              HTTP_PROXY=http://127.0.0.1:8888 my-app
+              eval "$(kiosk proxy env)"; my-app
+              curl -x http://127.0.0.1:8888 --cacert "$(kiosk proxy ca --path)" https://example.test/api/items
+              kiosk proxy --intercept '*.example.test' --ignore pinned.example.test
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -33,6 +51,17 @@ struct ProxyCommand: AsyncParsableCommand {
     var host = "127.0.0.1"
     @Option(help: "Port of the proxy.") var port = 8888
     @Option(help: "Port of the web app with the network debugger's console.") var consolePort = 8081
+    @Option(name: .customLong("intercept"),
+            help: ArgumentHelp("Read HTTPS of these hosts only (repeatable; *.example.com for its subdomains). Default: every host.",
+                               valueName: "pattern"))
+    var interceptedHosts: [String] = []
+    @Option(name: .customLong("ignore"),
+            help: ArgumentHelp("Tunnel these hosts' HTTPS unread (repeatable; pinned apps refuse any other CA).", valueName: "pattern"))
+    var ignoredHosts: [String] = []
+    @Option(name: .customLong("upstream-ca"),
+            help: ArgumentHelp("Also trust this PEM CA for upstream HTTPS (repeatable: a company CA, a local server's).",
+                               valueName: "file"))
+    var upstreamCAs: [String] = []
 
     func validate() throws {
         for (name, value) in [("--port", port), ("--console-port", consolePort)] where !(0...65_535).contains(value) {
@@ -44,11 +73,19 @@ struct ProxyCommand: AsyncParsableCommand {
             throw ValidationError("--host \(host) would let other machines send requests from this one through the proxy; "
                                   + "this version listens on loopback only (127.0.0.1, ::1, localhost).")
         }
+        for pattern in interceptedHosts + ignoredHosts where pattern.isEmpty || pattern.contains("/") || pattern.contains(":") {
+            throw ValidationError("\(pattern.isEmpty ? "An empty pattern" : pattern) is not a host pattern (example.com, *.example.com).")
+        }
+        for file in upstreamCAs where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("--upstream-ca \(file) cannot be read.")
+        }
     }
 
     func run() async throws {
         try await reportingErrors {
-            let runtime = try await Runtime.start(global, pausesAtBreakpoints: true)
+            let (authority, _) = try proxyAuthority(global)
+            let roots = upstreamCAs.map { URL(fileURLWithPath: $0).path }
+            let runtime = try await Runtime.start(global, pausesAtBreakpoints: true) { $0.proxyTransport.additionalTrustRoots = roots }
             let kiosk = runtime.kiosk
             let host = host
             let shownHost = host.contains(":") ? "[\(host)]" : host
@@ -59,12 +96,17 @@ struct ProxyCommand: AsyncParsableCommand {
                 Output.human("Console on http://\(shownHost):\(bound)/debug")
                 fflush(nil)
             }
-            let proxy = ProxyServer(
-                configuration: ProxyConfiguration(host: host, port: port, ownPorts: { consolePorts.all }),
-                forward: { try await kiosk.forward($0) }, onTunnel: { kiosk.recordTunnel($0) }) { bound in
-                    Output.human("Kiosk proxy on http://\(shownHost):\(bound)/  (HTTP_PROXY=http://\(shownHost):\(bound); Ctrl-C to stop)")
-                    fflush(nil)
-                }
+            var configuration = ProxyConfiguration(host: host, port: port, ownPorts: { consolePorts.all })
+            configuration.authority = authority
+            configuration.interceptedHosts = interceptedHosts
+            configuration.ignoredHosts = ignoredHosts
+            Output.human("HTTPS is read with Kiosk's CA (SHA-256 \(authority.fingerprint.prefix(23))…); `kiosk proxy ca` prints it "
+                         + "for the app to trust.")
+            let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) },
+                                    onTunnel: { kiosk.recordTunnel($0) }) { bound in
+                Output.human("Kiosk proxy on http://\(shownHost):\(bound)/  (HTTP_PROXY=http://\(shownHost):\(bound); Ctrl-C to stop)")
+                fflush(nil)
+            }
             var logger = Logger(label: "kiosk.proxy")
             logger.logLevel = .notice
             let group = ServiceGroup(services: [console, proxy], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
@@ -84,4 +126,73 @@ private final class ConsolePorts: Sendable {
     private let ports = Mutex<Set<Int>>([])
     func add(_ port: Int) { ports.withLock { _ = $0.insert(port) } }
     var all: Set<Int> { ports.withLock { $0 } }
+}
+
+struct ProxyCACommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ca",
+        abstract: "Print the proxy's CA certificate (PEM), for the app to trust; made on first use, one per data directory.",
+        discussion: """
+            The certificate only: its key stays in the data directory, readable by you alone. Install the certificate \
+            where the app looks for roots: curl --cacert, SSL_CERT_FILE, REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS (kiosk \
+            proxy env sets them), a browser's or a phone's certificate settings.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print it in DER (binary), as Android and Windows import it.") var der = false
+    @Flag(help: "Print the certificate file's path instead.") var path = false
+
+    func validate() throws {
+        guard !(der && path) else { throw ValidationError("--der and --path cannot be combined.") }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let (authority, directory) = try proxyAuthority(global)
+            if path {
+                Output.human(directory.appendingPathComponent(ProxyAuthority.certificateFileName).path)
+            } else if der {
+                FileHandle.standardOutput.write(authority.certificateDER)
+            } else {
+                FileHandle.standardOutput.write(Data(authority.certificatePEM.utf8))
+            }
+        }
+    }
+}
+
+struct ProxyEnvCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "env",
+        abstract: "Print shell lines that send a program's HTTP(S) through the proxy and trust its CA: eval \"$(kiosk proxy env)\".",
+        discussion: """
+            Sets HTTP_PROXY and HTTPS_PROXY (both spellings) and the CA for OpenSSL programs (SSL_CERT_FILE), curl \
+            (CURL_CA_BUNDLE) and Python requests (REQUESTS_CA_BUNDLE) — a bundle of the system's roots and Kiosk's CA, \
+            written to the data directory, since those variables replace the roots rather than add to them — and for \
+            Node (NODE_EXTRA_CA_CERTS, which adds).
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Host the proxy listens on.") var host = "127.0.0.1"
+    @Option(help: "Port the proxy listens on.") var port = 8888
+
+    func validate() throws {
+        guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535 (got \(port)).") }
+    }
+
+    func run() async throws {
+        try await reportingErrors {
+            let (authority, directory) = try proxyAuthority(global)
+            let certificate = directory.appendingPathComponent(ProxyAuthority.certificateFileName).path
+            let bundle = directory.appendingPathComponent("kiosk-proxy-bundle.pem")
+            let systemRoots = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
+                .lazy.compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.first ?? ""
+            let separator = systemRoots.isEmpty || systemRoots.hasSuffix("\n") ? "" : "\n"
+            try (systemRoots + separator + authority.certificatePEM).write(to: bundle, atomically: true, encoding: .utf8)
+            let proxy = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+            let lines = [("HTTP_PROXY", proxy), ("HTTPS_PROXY", proxy), ("http_proxy", proxy), ("https_proxy", proxy),
+                         ("SSL_CERT_FILE", bundle.path), ("CURL_CA_BUNDLE", bundle.path), ("REQUESTS_CA_BUNDLE", bundle.path),
+                         ("NODE_EXTRA_CA_CERTS", certificate)]
+            Output.human(lines.map { "export \($0.0)=\(Output.shellQuoted($0.1))" }.joined(separator: "\n"))
+        }
+    }
 }

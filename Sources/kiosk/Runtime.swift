@@ -10,9 +10,11 @@ struct Runtime {
 
     /// Loads the configuration and, unless `--live`, starts the embedded demo upstream for every source
     /// that has no explicit base URL.
-    static func start(_ options: GlobalOptions, pausesAtBreakpoints: Bool = false) async throws -> Runtime {
+    static func start(_ options: GlobalOptions, pausesAtBreakpoints: Bool = false,
+                      configure: (inout KioskConfiguration) -> Void = { _ in }) async throws -> Runtime {
         var configuration = try configuration(options)
         configuration.breakpointsActive = pausesAtBreakpoints
+        configure(&configuration)
         var demo: DemoUpstream?
         if configuration.usesDemoUpstream(live: options.live) {
             // Answers name one canonical origin, connected to this process's listener: what is stored never

@@ -147,7 +147,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let tlsCert, let tlsKey {
             let material = try TLSMaterial.load(certificateFile: tlsCert, keyFile: tlsKey)
             Output.human("Using the certificate \(tlsCert) (valid until \(Self.day(material.notValidAfter))).")
-            if let mode = TLSMaterial.othersCanRead(tlsKey) {
+            if let mode = SecretFile.othersCanRead(tlsKey) {
                 printError("warning: the key \(tlsKey) can be read by others (mode \(String(mode, radix: 8))): anyone who copies "
                            + "it can pose as this Kiosk; chmod 600 it")
             }

@@ -176,15 +176,9 @@ struct ForwardProxyTests {
     @Test("curl -x sends through the proxy as an app would")
     func curl() async throws {
         try await withProxy { proxy, upstream in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            process.arguments = ["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)", "-H", "X-From: curl", upstream.url("/echo")]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            let (status, output) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)", "-H", "X-From: curl",
+                                                   upstream.url("/echo")])
+            #expect(status == 0)
             let echo = try JSONDecoder().decode(Echo.self, from: output)
             #expect(echo.values("X-From") == ["curl"])
             #expect(echo.values("Proxy-Connection").isEmpty)

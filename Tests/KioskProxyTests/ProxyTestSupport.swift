@@ -7,6 +7,7 @@ import KioskTestSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import ServiceLifecycle
 import Synchronization
 
@@ -34,12 +35,14 @@ final class EchoUpstream: Sendable {
     /// Requests received so far.
     var requests: Int { counter.value.withLock { $0 } }
 
-    static func start() async throws -> EchoUpstream {
+    /// An upstream on a free loopback port; over HTTPS with `tls` (a context of the test CA's leaf).
+    static func start(tls: NIOSSLContext? = nil) async throws -> EchoUpstream {
         let counter = Counter()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(EchoHandler(counter: { counter.value.withLock { $0 += 1 } }))
                 }
@@ -49,6 +52,9 @@ final class EchoUpstream: Sendable {
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// The address of `path` over HTTPS, by the name the test CA's leaf carries.
+    func secureURL(_ path: String) -> String { "https://localhost:\(port)\(path)" }
 
     func stop() async { try? await channel.close() }
 
@@ -119,8 +125,21 @@ struct ProxyHarness {
 
     var kiosk: Kiosk { harness.kiosk }
 
-    static func start(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0)) async throws -> ProxyHarness {
-        let harness = try await Harness.start()
+    /// The file of Kiosk's CA certificate, when it intercepts.
+    var authorityFile: String? {
+        let path = harness.directory.appendingPathComponent(ProxyAuthority.certificateFileName).path
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// With `intercepting`, Kiosk's CA (made in the harness's data directory) reads inside CONNECTs, and the upstream
+    /// HTTPS of the test CA is trusted.
+    static func start(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0),
+                      intercepting: Bool = false) async throws -> ProxyHarness {
+        let harness = try await Harness.start { kiosk in
+            if intercepting { kiosk.proxyTransport.additionalTrustRoots = [TestAuthority.shared.certificateFile.path] }
+        }
+        var configuration = configuration
+        if intercepting { configuration.authority = try ProxyAuthority.inDirectory(harness.directory) }
         let kiosk = harness.kiosk
         let (bound, continuation) = AsyncStream<Int>.makeStream()
         let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) },
@@ -139,6 +158,11 @@ struct ProxyHarness {
         var client = HTTPClient.Configuration(proxy: .server(host: "127.0.0.1", port: port))
         client.decompression = .disabled
         client.redirectConfiguration = .disallow
+        if let authority = configuration.authority {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(authority.certificatePEM.utf8), format: .pem)])
+            client.tlsConfiguration = tls
+        }
         return ProxyHarness(harness: harness, port: port, group: group, running: running,
                             http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: client))
     }
@@ -199,12 +223,12 @@ struct ProxyHarness {
 }
 
 /// Runs `body` with a started proxy and upstream, always stopping both.
-func withProxy(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0),
+func withProxy(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0), intercepting: Bool = false,
                _ body: (ProxyHarness, EchoUpstream) async throws -> Void) async throws {
-    let upstream = try await EchoUpstream.start()
+    let upstream = try await EchoUpstream.start(tls: intercepting ? try TestAuthority.shared.upstreamContext() : nil)
     let proxy: ProxyHarness
     do {
-        proxy = try await ProxyHarness.start(configuration)
+        proxy = try await ProxyHarness.start(configuration, intercepting: intercepting)
     } catch {
         await upstream.stop()
         throw error
@@ -248,4 +272,26 @@ private func contentLength(_ response: String) -> Int? {
         return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
     }
     return nil
+}
+
+/// Runs curl with `arguments` and returns its exit status and what it wrote to standard output. The waiting happens
+/// on a thread of its own: blocking a thread of the tests' small cooperative pool could starve the proxy under test.
+func runCurl(_ arguments: [String]) async throws -> (status: Int32, output: Data) {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            do {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                process.arguments = arguments
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                try process.run()
+                let output = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, output))
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
 }

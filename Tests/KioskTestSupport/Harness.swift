@@ -21,7 +21,7 @@ public struct Harness: Sendable {
     /// `port` 0 lets the demo upstream pick a free one; a test that restarts Kiosk on the same data passes the
     /// first harness's, so stored URLs still reach an upstream.
     public static func start(faults: FaultSettings = .none, directory: URL? = nil, now: ManualClock = ManualClock(),
-                             port: Int = 0) async throws -> Harness {
+                             port: Int = 0, configure: (inout KioskConfiguration) -> Void = { _ in }) async throws -> Harness {
         var demoConfiguration = DemoUpstreamConfiguration(port: port)
         demoConfiguration.faults = faults
         let demo = DemoUpstream(configuration: demoConfiguration)
@@ -32,6 +32,7 @@ public struct Harness: Sendable {
         configuration.transport = TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3))
         configuration.retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20),
                                           maxRetryAfter: .seconds(2))
+        configure(&configuration)
         let kiosk = try Kiosk(configuration: configuration, dependencies: .init(now: now.dateSource))
         return Harness(demo: demo, kiosk: kiosk, now: now, directory: folder)
     }

@@ -98,7 +98,7 @@ struct LANCertificateTests {
         let first = try TLSMaterial.selfSigned(in: folder, names: Self.names, addresses: Self.addresses, now: Date()).material
         let keyPath = folder.appendingPathComponent(TLSMaterial.keyFileName).path
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyPath)
-        #expect(TLSMaterial.othersCanRead(keyPath) == 0o644)
+        #expect(SecretFile.othersCanRead(keyPath) == 0o644)
         // When the next start asks for it
         let next = try TLSMaterial.selfSigned(in: folder, names: Self.names, addresses: Self.addresses, now: Date())
         // Then a new one is made, saying why, and its key is the owner's only
@@ -108,7 +108,7 @@ struct LANCertificateTests {
         }
         #expect(reason.contains("readable by others (mode 644)"))
         #expect(next.material.fingerprint != first.fingerprint)
-        #expect(TLSMaterial.othersCanRead(keyPath) == nil)
+        #expect(SecretFile.othersCanRead(keyPath) == nil)
     }
 
     @Test("HTTPS refuses a client that offers only CBC suites over TLS 1.2, and serves one offering AES-GCM")

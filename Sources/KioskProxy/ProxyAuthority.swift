@@ -1,0 +1,159 @@
+import Crypto
+public import Foundation
+import KioskCore
+import NIOCore
+import NIOSSL
+import SwiftASN1
+import Synchronization
+import X509
+
+/// Kiosk's own certificate authority for reading inside HTTPS: made on first use, one per data directory (P-256,
+/// its key readable by its owner only, never printed, logged or served), and the leaf certificates it mints for
+/// each host an app connects to — as today's clients demand of them (SAN, serverAuth, digitalSignature, CA:false,
+/// the authority's key id, at most 45 days), minted here without asking the upstream, so interception works
+/// offline — kept per host and renewed a day before they expire.
+public final class ProxyAuthority: Sendable {
+    /// The CA certificate's file in the data directory (what a user installs and trusts).
+    public static let certificateFileName = "kiosk-proxy-ca.pem"
+    /// Its key's file (mode 0600).
+    public static let keyFileName = "kiosk-proxy-ca-key.pem"
+    /// How long a leaf lasts: under the shortest limit clients apply, even to user-installed roots.
+    static let leafLifetime: TimeInterval = 45 * 86_400
+    /// How long the CA lasts.
+    static let authorityLifetime: TimeInterval = 10 * 365 * 86_400
+    /// How many hosts' TLS contexts are kept.
+    static let cacheLimit = 1000
+
+    /// The CA certificate, PEM.
+    public let certificatePEM: String
+    /// The CA certificate, DER.
+    public let certificateDER: Data
+    /// The SHA-256 fingerprint of the CA certificate, "AB:CD:…".
+    public let fingerprint: String
+
+    private let certificate: Certificate
+    private let key: Certificate.PrivateKey
+    /// One key for every leaf: minting then costs one signature, not a key generation.
+    private let leafKey: P256.Signing.PrivateKey
+    private let leafKeyForTLS: NIOSSLPrivateKey
+    private let now: @Sendable () -> Date
+    private let contexts = Mutex<[String: (context: NIOSSLContext, renewAt: Date, used: UInt64)]>([:])
+    private let uses = Atomic<UInt64>(0)
+
+    private init(certificate: Certificate, key: Certificate.PrivateKey, now: @escaping @Sendable () -> Date) throws {
+        self.certificate = certificate
+        self.key = key
+        self.now = now
+        certificatePEM = try certificate.serializeAsPEM().pemString + "\n"
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        certificateDER = Data(serializer.serializedBytes)
+        fingerprint = SHA256.hash(data: certificateDER).map { String(format: "%02X", $0) }.joined(separator: ":")
+        leafKey = P256.Signing.PrivateKey()
+        leafKeyForTLS = try NIOSSLPrivateKey(bytes: Array(leafKey.pemRepresentation.utf8), format: .pem)
+    }
+
+    /// The authority of `directory`: read from its files, or made and written there when it has none. Throws, saying
+    /// what to do, when the key can be read by others, the files cannot be read, or the certificate is not a CA.
+    public static func inDirectory(_ directory: URL, now: @escaping @Sendable () -> Date = { Date() }) throws -> ProxyAuthority {
+        let certificateURL = directory.appendingPathComponent(certificateFileName)
+        let keyURL = directory.appendingPathComponent(keyFileName)
+        let manager = FileManager.default
+        if manager.fileExists(atPath: certificateURL.path) || manager.fileExists(atPath: keyURL.path) {
+            if let mode = SecretFile.othersCanRead(keyURL.path) {
+                throw KioskError.invalidRequest("The proxy's CA key \(keyURL.path) can be read by others (mode \(String(mode, radix: 8))): "
+                                                + "anyone who copies it can read this machine's HTTPS through the proxy. chmod 600 it, "
+                                                + "or delete both \(certificateFileName) and \(keyFileName) to make a new CA (and trust it again).")
+            }
+            do {
+                let certificate = try Certificate(pemEncoded: String(contentsOf: certificateURL, encoding: .utf8))
+                let key = try Certificate.PrivateKey(pemEncoded: String(contentsOf: keyURL, encoding: .utf8))
+                guard key.publicKey == certificate.publicKey,
+                      (try? certificate.extensions.basicConstraints) == .isCertificateAuthority(maxPathLength: 0) else {
+                    throw KioskError.invalidRequest("they are not a CA certificate and its key")
+                }
+                return try ProxyAuthority(certificate: certificate, key: key, now: now)
+            } catch {
+                throw KioskError.invalidRequest("The proxy's CA (\(certificateURL.path), \(keyURL.path)) cannot be used: "
+                                                + "\((error as? KioskError)?.description ?? String(describing: error)). "
+                                                + "Delete both to make a new one (and trust it again).")
+            }
+        }
+        try manager.createDirectory(at: directory, withIntermediateDirectories: true)
+        let signingKey = P256.Signing.PrivateKey()
+        let key = Certificate.PrivateKey(signingKey)
+        let made = now()
+        let name = try DistinguishedName {
+            CommonName("Kiosk proxy CA (\(ProcessInfo.processInfo.hostName))")
+            OrganizationName("Kiosk")
+        }
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: key.publicKey,
+            notValidBefore: made.addingTimeInterval(-86_400), notValidAfter: made.addingTimeInterval(authorityLifetime),
+            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                SubjectKeyIdentifier(hash: key.publicKey)
+            },
+            issuerPrivateKey: key)
+        // The key first: a certificate without its key is a CA no one can use.
+        try SecretFile.write(signingKey.pemRepresentation + "\n", to: keyURL)
+        try SecretFile.write(certificate.serializeAsPEM().pemString + "\n", to: certificateURL)
+        return try ProxyAuthority(certificate: certificate, key: key, now: now)
+    }
+
+    /// A TLS server context presenting a leaf for `host` (a name or an IP address), ALPN http/1.1 only: from the
+    /// cache, or minted. Costs a signature and a context the first time for a host; run it off the event loops.
+    func serverContext(for host: String) throws -> NIOSSLContext {
+        let name = host.lowercased()
+        let tick = uses.wrappingAdd(1, ordering: .relaxed).newValue
+        let date = now()
+        if let context = contexts.withLock({ cache -> NIOSSLContext? in
+            guard let entry = cache[name], entry.renewAt > date else { return nil }
+            cache[name]?.used = tick
+            return entry.context
+        }) { return context }
+        let leaf = try mint(for: name, at: date)
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(leaf)], privateKey: .privateKey(leafKeyForTLS))
+        configuration.applicationProtocols = ["http/1.1"]
+        configuration.minimumTLSVersion = .tlsv12
+        let context = try NIOSSLContext(configuration: configuration)
+        contexts.withLock { cache in
+            if cache.count >= Self.cacheLimit, let oldest = cache.min(by: { $0.value.used < $1.value.used })?.key {
+                cache.removeValue(forKey: oldest)
+            }
+            cache[name] = (context, date.addingTimeInterval(Self.leafLifetime - 86_400), tick)
+        }
+        return context
+    }
+
+    /// A leaf certificate for `host`, signed by the CA.
+    func mint(for host: String, at date: Date) throws -> NIOSSLCertificate {
+        let subjectName: GeneralName
+        if let address = IPAddress(literal: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))) {
+            subjectName = .ipAddress(ASN1OctetString(contentBytes: ArraySlice(address.bytes)))
+        } else {
+            subjectName = .dnsName(host)
+        }
+        let leafPublicKey = Certificate.PublicKey(leafKey.publicKey)
+        let leaf = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: leafPublicKey,
+            notValidBefore: date.addingTimeInterval(-86_400), notValidAfter: date.addingTimeInterval(Self.leafLifetime),
+            issuer: certificate.subject, subject: try DistinguishedName { CommonName(String(host.prefix(64))) },
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames([subjectName])
+                AuthorityKeyIdentifier(keyIdentifier: try certificate.extensions.subjectKeyIdentifier?.keyIdentifier
+                                       ?? SubjectKeyIdentifier(hash: certificate.publicKey).keyIdentifier)
+            },
+            issuerPrivateKey: key)
+        var serializer = DER.Serializer()
+        try serializer.serialize(leaf)
+        return try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der)
+    }
+}

@@ -1,0 +1,115 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import KioskApp
+import KioskCore
+import KioskDebugger
+import KioskTestSupport
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import SwiftASN1
+import Testing
+import X509
+@testable import KioskProxy
+
+@Suite("kiosk proxy reading inside HTTPS with Kiosk's own CA")
+struct InterceptionTests {
+    @Test("An app trusting Kiosk's CA gets its HTTPS request read, forwarded through the debugger and logged as https")
+    func intercepted() async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            // Given an HTTPS upstream (its certificate from the tests' CA, which Kiosk trusts upstream)
+            // When an app trusting Kiosk's CA asks for an https:// URL through the proxy (CONNECT, then TLS)
+            var request = HTTPClientRequest(url: upstream.secureURL("/echo?page=3"))
+            request.headers.add(name: "Authorization", value: "Bearer app-secret-https")
+            let answer = try await proxy.http.execute(request, timeout: .seconds(10))
+            let body = Data(buffer: try await answer.body.collect(upTo: 1 << 20))
+            let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: body)
+            // Then the upstream got it from Kiosk (Via), and the app the upstream's answer
+            #expect(answer.status == .ok)
+            #expect(echo.uri == "/echo?page=3" && echo.values("Via").first?.hasPrefix("1.1 kiosk-") == true)
+            #expect(echo.values("Authorization") == ["Bearer app-secret-https"])
+            // And the log has the exchange as https under its host, its credential redacted
+            let record = try #require(try proxy.records().first { $0.url.hasPrefix("https://localhost:\(upstream.port)/echo") })
+            #expect(record.endpoint == "localhost:\(upstream.port)" && record.status == 200 && record.method == "GET")
+            #expect(!String(decoding: try JSONEncoder().encode(record), as: UTF8.self).contains("app-secret-https"))
+        }
+    }
+
+    @Test("A mock rule answers an intercepted HTTPS request, and an ignored host is tunnelled unread")
+    func mockedAndIgnored() async throws {
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.ignoredHosts = ["127.0.0.1"]
+        try await withProxy(configuration, intercepting: true) { proxy, upstream in
+            _ = try proxy.kiosk.debugger.mocks.add([MockRule(urlPattern: upstream.secureURL("/mocked*"), status: 201,
+                                                             body: Data("from a mock".utf8))])
+            let mocked = try await proxy.http.execute(HTTPClientRequest(url: upstream.secureURL("/mocked")), timeout: .seconds(10))
+            #expect(mocked.status == .created)
+            #expect(String(buffer: try await mocked.body.collect(upTo: 1 << 20)) == "from a mock")
+            #expect(upstream.requests == 0)
+            // An ignored host: a client trusting Kiosk's CA alone meets the upstream's own certificate (curl's 60, "SSL
+            // certificate problem"), proof that Kiosk did not answer in its place; the tunnel is logged
+            let authority = try #require(proxy.authorityFile)
+            let (status, _) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)", "--cacert", authority,
+                                                 "https://127.0.0.1:\(upstream.port)/echo"])
+            #expect(status == 60)
+            var tunnel: RequestRecord?
+            for _ in 0..<100 where tunnel == nil {
+                tunnel = try proxy.records().first { $0.method == "CONNECT" && $0.endpoint == "127.0.0.1:\(upstream.port)" }
+                if tunnel == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(tunnel?.touchedBy.first?.kind == .tunnel)
+        }
+    }
+
+    @Test("curl trusting Kiosk's CA reads an HTTPS upstream through the proxy")
+    func curl() async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            let authority = try #require(proxy.authorityFile)
+            let (status, output) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)", "--cacert", authority,
+                                                   upstream.secureURL("/echo")])
+            #expect(status == 0)
+            let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: output)
+            #expect(echo.values("Via").first?.hasPrefix("1.1 kiosk-") == true)
+        }
+    }
+
+    @Test("A leaf is what clients demand: the name in SAN, serverAuth, digitalSignature, CA:false, the CA's key id, 45 days, P-256")
+    func leafFields() throws {
+        let folder = TemporaryDirectory.url("kiosk-proxy-ca")
+        let authority = try ProxyAuthority.inDirectory(folder)
+        let ca = try Certificate(pemEncoded: authority.certificatePEM)
+        for (host, name) in [("api.example.test", GeneralName.dnsName("api.example.test")),
+                             ("127.0.0.1", .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])))] {
+            let now = Date()
+            let leaf = try Certificate(derEncoded: try authority.mint(for: host, at: now).toDERBytes())
+            #expect(try leaf.extensions.subjectAlternativeNames.map(Array.init) == [name])
+            #expect(try leaf.extensions.extendedKeyUsage?.contains(.serverAuth) == true)
+            #expect(try leaf.extensions.keyUsage?.digitalSignature == true)
+            #expect(leaf.extensions[oid: .X509ExtensionID.keyUsage]?.critical == true)
+            #expect(try leaf.extensions.basicConstraints == .notCertificateAuthority)
+            #expect(try leaf.extensions.authorityKeyIdentifier?.keyIdentifier == ca.extensions.subjectKeyIdentifier?.keyIdentifier)
+            #expect(leaf.notValidAfter.timeIntervalSince(leaf.notValidBefore) <= 46 * 86_400)
+            #expect(leaf.notValidAfter.timeIntervalSince(now) <= 45 * 86_400 + 1)
+            #expect(leaf.issuer == ca.subject)
+            #expect(P256.Signing.PublicKey(leaf.publicKey) != nil)
+            #expect(ca.publicKey.isValidSignature(leaf.signature, for: leaf))
+        }
+    }
+
+    @Test("The CA is made once per data directory, its key 0600; a key others can read is refused with what to do")
+    func authorityFiles() throws {
+        let folder = TemporaryDirectory.url("kiosk-proxy-ca")
+        let first = try ProxyAuthority.inDirectory(folder)
+        let keyPath = folder.appendingPathComponent(ProxyAuthority.keyFileName).path
+        #expect(SecretFile.othersCanRead(keyPath) == nil)
+        #expect(try ProxyAuthority.inDirectory(folder).fingerprint == first.fingerprint)
+        #expect(try ProxyAuthority.inDirectory(TemporaryDirectory.url("kiosk-proxy-ca")).fingerprint != first.fingerprint)
+        chmod(keyPath, 0o644)
+        #expect {
+            _ = try ProxyAuthority.inDirectory(folder)
+        } throws: { error in
+            "\(error)".contains("can be read by others") && "\(error)".contains("chmod 600")
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Crypto
+import Foundation
+import KioskTestSupport
+import NIOSSL
+import SwiftASN1
+import X509
+
+/// The tests' own CA, standing for the public roots an app's real upstream chains to: it signs the HTTPS upstream's
+/// certificate (localhost, 127.0.0.1), and Kiosk's proxy is told to trust it (`--upstream-ca`).
+final class TestAuthority: Sendable {
+    static let shared = try! TestAuthority()
+
+    /// The CA certificate as a PEM file.
+    let certificateFile: URL
+    private let leafPEM: String
+    private let leafKeyPEM: String
+
+    private init() throws {
+        let caKey = P256.Signing.PrivateKey()
+        let caName = try DistinguishedName { CommonName("Kiosk tests' upstream CA") }
+        let now = Date()
+        let ca = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(caKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86_400),
+            issuer: caName, subject: caName, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true))
+                SubjectKeyIdentifier(hash: .init(caKey.publicKey))
+            },
+            issuerPrivateKey: .init(caKey))
+        let leafKey = P256.Signing.PrivateKey()
+        let leaf = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86_400),
+            issuer: caName, subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+            },
+            issuerPrivateKey: .init(caKey))
+        let folder = TemporaryDirectory.url("kiosk-test-ca")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        certificateFile = folder.appendingPathComponent("test-ca.pem")
+        try (try ca.serializeAsPEM().pemString + "\n").write(to: certificateFile, atomically: true, encoding: .utf8)
+        leafPEM = try leaf.serializeAsPEM().pemString
+        leafKeyPEM = leafKey.pemRepresentation
+    }
+
+    /// A TLS server context presenting the upstream's leaf.
+    func upstreamContext() throws -> NIOSSLContext {
+        try NIOSSLContext(configuration: .makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(leafPEM.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(leafKeyPEM.utf8), format: .pem))))
+    }
+}
