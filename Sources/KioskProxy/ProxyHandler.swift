@@ -35,14 +35,22 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let onTunnel: @Sendable (TunnelSummary) -> Void
     }
 
-    /// Where requests read inside an intercepted CONNECT go: the CONNECT's host and port, over HTTPS.
+    /// Where a listener's origin-form requests go: inside an intercepted CONNECT, its host and port over HTTPS;
+    /// on a reverse listener, its upstream URL (and `Host` and redirects are rewritten both ways).
     struct Origin: Sendable {
-        let host: String
-        let port: Int
+        let base: URL
+        let isReverse: Bool
+
+        /// The base without a trailing slash: what a redirect under it starts with.
+        var prefix: String {
+            var text = base.absoluteString
+            while text.hasSuffix("/") { text.removeLast() }
+            return text
+        }
     }
 
     private let settings: Settings
-    /// Nil on the proxy's own listener; the intercepted CONNECT's target inside one.
+    /// Nil on the forward proxy's listener; the intercepted CONNECT's target inside one; a reverse listener's upstream.
     private let origin: Origin?
     private var state = State.idle
     private var inFlight: Task<Void, Never>?
@@ -129,14 +137,15 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         if head.method == .CONNECT, origin == nil { return openTunnel(head, context: context) }
         let request: HTTPRequest
         do {
-            let url = try ProxyMessages.target(of: head, inside: origin.map { ($0.host, $0.port) })
+            let url = try ProxyMessages.target(of: head, under: origin?.base)
             if loop.isLoop(url, headers: head.headers, proxyPort: settings.boundPort()) {
                 throw ProxyMessages.Refusal(.loopDetected, "\(ProxyMessages.endpoint(of: url)) is Kiosk itself: the request would "
                                             + "come back through the proxy for ever.")
             }
             let sent = body.readableBytes > 0 || head.headers.contains(name: "Content-Length")
                 || head.headers.contains(name: "Transfer-Encoding")
-            request = try ProxyMessages.request(head, url: url, body: sent ? Data(body.readableBytesView) : nil, via: via)
+            request = try ProxyMessages.request(head, url: url, body: sent ? Data(body.readableBytesView) : nil, via: via,
+                                                rewritesHost: origin?.isReverse ?? false)
         } catch {
             write(error, to: head, context: context)
             return
@@ -217,7 +226,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                                 closes: true), to: head, context: context)
                 case .success(let sslContext):
                     let channel = context.channel
-                    let inner = Self.httpHandlers(settings, origin: Origin(host: target.host, port: target.port))
+                    let host = target.host.contains(":") ? "[\(target.host)]" : target.host
+                    guard let base = URL(string: "https://\(host)\(target.port == 443 ? "" : ":\(target.port)")") else {
+                        return channel.close(promise: nil)
+                    }
+                    let inner = Self.httpHandlers(settings, origin: Origin(base: base, isReverse: false))
                     do {
                         let leftovers = LeftoverBytes()
                         try channel.pipeline.syncOperations.addHandler(leftovers, position: .after(self))
@@ -268,7 +281,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func write(_ response: HTTPResponse, to request: HTTPRequestHead, context: ChannelHandlerContext) {
-        var head = ProxyMessages.responseHead(response, method: request.method, version: request.version, via: via)
+        // A reverse listener's redirects point back at it, by the address the app used (its Host).
+        let relocating = origin.flatMap { origin in
+            origin.isReverse ? request.headers.first(name: "Host").map { (origin.prefix, "http://\($0)") } : nil
+        }
+        var head = ProxyMessages.responseHead(response, method: request.method, version: request.version, via: via,
+                                              relocating: relocating)
         if !request.isKeepAlive { head.headers.replaceOrAdd(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         if ProxyMessages.carriesBody(head, method: request.method), !response.body.isEmpty {

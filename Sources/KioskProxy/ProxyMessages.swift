@@ -27,14 +27,16 @@ enum ProxyMessages {
         }
     }
 
-    /// Where a request goes, read from its request line: absolute-form (RFC 9112 §3.2.2) on the proxy's listener;
-    /// inside an intercepted CONNECT to `inside`, origin-form on that host, over HTTPS.
-    static func target(of head: HTTPRequestHead, inside origin: (host: String, port: Int)? = nil) throws(Refusal) -> URL {
-        if let origin {
-            if head.method == .CONNECT { throw Refusal(.badRequest, "A CONNECT inside a CONNECT tunnel is not forwarded.", closes: true) }
+    /// Where a request goes, read from its request line: absolute-form (RFC 9112 §3.2.2) on the forward proxy's
+    /// listener; origin-form under `base` inside an intercepted CONNECT (`https://host:port`) or on a reverse
+    /// listener (its upstream URL, base path included).
+    static func target(of head: HTTPRequestHead, under base: URL? = nil) throws(Refusal) -> URL {
+        if let base {
+            if head.method == .CONNECT { throw Refusal(.badRequest, "CONNECT is answered by the forward proxy's listener only.", closes: true) }
             guard head.uri.hasPrefix("/") else { return try target(of: head) }
-            let host = origin.host.contains(":") ? "[\(origin.host)]" : origin.host
-            guard let url = URL(string: "https://\(host)\(origin.port == 443 ? "" : ":\(origin.port)")\(head.uri)") else {
+            var prefix = base.absoluteString
+            while prefix.hasSuffix("/") { prefix.removeLast() }
+            guard let url = URL(string: prefix + head.uri), url.host != nil else {
                 throw Refusal(.badRequest, "The request's target is not a valid path: \(shown(head.uri)).")
             }
             return url
@@ -85,7 +87,8 @@ enum ProxyMessages {
     /// The request to forward: the target, the app's fields without the hop-by-hop ones (and `Expect`, which the
     /// proxy answers itself), `Via` added, the body if the app sent one. Refuses framing a proxy must not guess:
     /// both `Content-Length` and `Transfer-Encoding` (request smuggling), or an `Upgrade`.
-    static func request(_ head: HTTPRequestHead, url: URL, body: Data?, via: String) throws(Refusal) -> HTTPRequest {
+    /// With `rewritesHost` (a reverse listener) `Host` names the upstream rather than the listener.
+    static func request(_ head: HTTPRequestHead, url: URL, body: Data?, via: String, rewritesHost: Bool = false) throws(Refusal) -> HTTPRequest {
         if head.headers.contains(name: "Content-Length") && head.headers.contains(name: "Transfer-Encoding") {
             throw Refusal(.badRequest, "The request has both Content-Length and Transfer-Encoding, so its end is ambiguous.",
                           closes: true)
@@ -95,6 +98,11 @@ enum ProxyMessages {
         }
         var fields = forwardable(head.headers)
         fields.removeAll { $0.name.lowercased() == "expect" }
+        if rewritesHost, let host = url.host(percentEncoded: false) {
+            fields.removeAll { $0.name.lowercased() == "host" }
+            let name = host.contains(":") ? "[\(host)]" : host
+            fields.insert((name: "Host", value: url.port.map { "\(name):\($0)" } ?? name), at: 0)
+        }
         appendVia(&fields, via: via)
         return HTTPRequest(method: head.method.rawValue, url: url, headers: HTTPHeaderFields(fields), body: body,
                            source: nil, endpoint: endpoint(of: url), purpose: .proxied)
@@ -111,8 +119,15 @@ enum ProxyMessages {
 
     /// The app's answer: the upstream's status and fields without the hop-by-hop ones, `Via` added, the length
     /// of the body as held (a HEAD's, a 204's and a 304's as the upstream said, with no body).
-    static func responseHead(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, via: String) -> HTTPResponseHead {
+    /// With `relocating`, a `Location` under the reverse listener's upstream base is said under the listener's own
+    /// address instead, so a redirect keeps the app on Kiosk.
+    static func responseHead(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, via: String,
+                             relocating: (upstream: String, listener: String)? = nil) -> HTTPResponseHead {
         var fields = forwardable(response.headers.fields)
+        if let relocating, let index = fields.firstIndex(where: { $0.name.lowercased() == "location" }),
+           fields[index].value.hasPrefix(relocating.upstream) {
+            fields[index].value = relocating.listener + fields[index].value.dropFirst(relocating.upstream.count)
+        }
         let bodiless = method == .HEAD || response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
         if !bodiless {
             fields.removeAll { $0.name.lowercased() == "content-length" }

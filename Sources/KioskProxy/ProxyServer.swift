@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import KioskCore
 import KioskListener
 import NIOCore
@@ -31,6 +31,9 @@ public struct ProxyConfiguration: Sendable {
     public var interceptedHosts: [String] = []
     /// Hosts never intercepted, tunnelled unread (pinned apps): wins over `interceptedHosts`.
     public var ignoredHosts: [String] = []
+    /// With an upstream URL (scheme, host, port, base path), a reverse proxy: every request on this listener goes
+    /// there, as an app whose base URL is this listener sends it — no proxy settings, no CA.
+    public var reverseTo: URL?
 
     /// Whether a CONNECT to `host` is read (Kiosk's certificate) rather than tunnelled blind.
     public func intercepts(_ host: String) -> Bool {
@@ -107,7 +110,8 @@ public final class ProxyServer: Service, Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let settings = ProxyHandler.Settings(configuration: configuration, forward: forward, via: via, loop: loop,
                                                          boundPort: { bound.value.withLock { $0 } }, onTunnel: onTunnel)
-                    try channel.pipeline.syncOperations.addHandlers(ProxyHandler.httpHandlers(settings, origin: nil))
+                    let origin = configuration.reverseTo.map { ProxyHandler.Origin(base: $0, isReverse: true) }
+                    try channel.pipeline.syncOperations.addHandlers(ProxyHandler.httpHandlers(settings, origin: origin))
                 }
             }
             .bind(host: configuration.host, port: configuration.port).get()

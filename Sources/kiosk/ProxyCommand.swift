@@ -58,6 +58,10 @@ struct ProxyRunCommand: AsyncParsableCommand {
     @Option(name: .customLong("ignore"),
             help: ArgumentHelp("Tunnel these hosts' HTTPS unread (repeatable; pinned apps refuse any other CA).", valueName: "pattern"))
     var ignoredHosts: [String] = []
+    @Option(name: .customLong("reverse"),
+            help: ArgumentHelp("Also listen on PORT as a reverse proxy to URL (repeatable): an app whose base URL is "
+                               + "http://127.0.0.1:PORT needs no proxy setting and no CA.", valueName: "URL@PORT"))
+    var reverse: [String] = []
     @Option(name: .customLong("upstream-ca"),
             help: ArgumentHelp("Also trust this PEM CA for upstream HTTPS (repeatable: a company CA, a local server's).",
                                valueName: "file"))
@@ -79,6 +83,23 @@ struct ProxyRunCommand: AsyncParsableCommand {
         for file in upstreamCAs where !FileManager.default.isReadableFile(atPath: file) {
             throw ValidationError("--upstream-ca \(file) cannot be read.")
         }
+        let ports = try reverseRoutes().map(\.port)
+        for port in ports where port != 0 && (ports.filter { $0 == port }.count > 1 || port == self.port || port == consolePort) {
+            throw ValidationError("--reverse port \(port) is used twice.")
+        }
+    }
+
+    /// The `--reverse URL@PORT` routes; throws saying what is wrong with one.
+    func reverseRoutes() throws -> [(url: URL, port: Int)] {
+        try reverse.map { text in
+            guard let at = text.lastIndex(of: "@"), let port = Int(text[text.index(after: at)...]), (0...65_535).contains(port),
+                  let url = URL(string: String(text[..<at])), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  url.host?.isEmpty == false, url.query == nil, url.fragment == nil else {
+                throw ValidationError("--reverse \(text) is not URL@PORT (http://localhost:3000/api@9000: the upstream, then the "
+                                      + "local port to listen on).")
+            }
+            return (url, port)
+        }
     }
 
     func run() async throws {
@@ -89,7 +110,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             let kiosk = runtime.kiosk
             let host = host
             let shownHost = host.contains(":") ? "[\(host)]" : host
-            let consolePorts = ConsolePorts()
+            let consolePorts = ListenerPorts()
             let console = try buildApplication(kiosk: kiosk, configuration: WebConfiguration(host: host, port: consolePort),
                                                features: { [Console($0)] }) { bound in
                 consolePorts.add(bound)
@@ -104,12 +125,23 @@ struct ProxyRunCommand: AsyncParsableCommand {
                          + "for the app to trust.")
             let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) },
                                     onTunnel: { kiosk.recordTunnel($0) }) { bound in
+                consolePorts.add(bound)
                 Output.human("Kiosk proxy on http://\(shownHost):\(bound)/  (HTTP_PROXY=http://\(shownHost):\(bound); Ctrl-C to stop)")
                 fflush(nil)
             }
+            let reverseServers: [any Service] = try reverseRoutes().map { route in
+                var reverse = ProxyConfiguration(host: host, port: route.port, ownPorts: { consolePorts.all })
+                reverse.reverseTo = route.url
+                return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, onBound: { bound in
+                    consolePorts.add(bound)
+                    Output.human("Reverse proxy on http://\(shownHost):\(bound)/ → \(route.url.absoluteString)")
+                    fflush(nil)
+                })
+            }
             var logger = Logger(label: "kiosk.proxy")
             logger.logLevel = .notice
-            let group = ServiceGroup(services: [console, proxy], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            let group = ServiceGroup(services: [console, proxy] + reverseServers, gracefulShutdownSignals: [.sigterm, .sigint],
+                                     logger: logger)
             do {
                 try await group.run()
             } catch {
@@ -121,8 +153,8 @@ struct ProxyRunCommand: AsyncParsableCommand {
     }
 }
 
-/// The console's port, known once it listens, for the proxy's loop check.
-private final class ConsolePorts: Sendable {
+/// The ports of the process's listeners, known once each listens, for the proxies' loop check.
+private final class ListenerPorts: Sendable {
     private let ports = Mutex<Set<Int>>([])
     func add(_ port: Int) { ports.withLock { _ = $0.insert(port) } }
     var all: Set<Int> { ports.withLock { $0 } }

@@ -185,3 +185,25 @@ struct ForwardProxyTests {
         }
     }
 }
+
+@Suite("kiosk proxy --reverse: an app whose base URL is Kiosk's listener")
+struct ReverseProxyTests {
+    @Test("A reverse listener sends every request to its upstream under its base path, with the upstream's Host, and keeps redirects on itself")
+    func reverse() async throws {
+        try await withProxy(reverse: true) { proxy, upstream in
+            // When an app sends an origin-form request to the listener, as to its own backend
+            let answer = try await rawExchange(port: proxy.port, "GET /echo?q=2 HTTP/1.1\r\nHost: 127.0.0.1:\(proxy.port)\r\nX-App: yes\r\n\r\n")
+            // Then the upstream got it at its path, with its own Host, Via and the app's fields
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+            let body = try #require(answer.range(of: "\r\n\r\n")).upperBound
+            let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: Data(answer[body...].utf8))
+            #expect(echo.uri == "/echo?q=2" && echo.values("Host") == ["127.0.0.1:\(upstream.port)"] && echo.values("X-App") == ["yes"])
+            #expect(echo.values("Via").first?.hasPrefix("1.1 kiosk-") == true)
+            // And a redirect to the upstream's own address points back at the listener
+            let redirect = try await rawExchange(port: proxy.port, "GET /redirect-absolute HTTP/1.1\r\nHost: 127.0.0.1:\(proxy.port)\r\n\r\n")
+            #expect(redirect.contains("\r\nLocation: http://127.0.0.1:\(proxy.port)/echo?from=redirect\r\n"), "\(redirect)")
+            // And the exchange is logged under the upstream's host
+            #expect(try proxy.records().contains { $0.url == "http://127.0.0.1:\(upstream.port)/echo?q=2" })
+        }
+    }
+}

@@ -102,6 +102,9 @@ final class EchoUpstream: Sendable {
                               ("X-Upstream-Hop", "1"), ("Keep-Alive", "timeout=5")], data)
             case "/redirect":
                 return (.found, [("Location", "/echo")], Data())
+            case "/redirect-absolute":
+                let host = head.headers.first(name: "Host") ?? "127.0.0.1"
+                return (.found, [("Location", "http://\(host)/echo?from=redirect")], Data())
             case "/gzip":
                 return (.ok, [("Content-Type", "text/plain"), ("Content-Encoding", "gzip")], EchoUpstream.gzipped)
             case "/big":
@@ -223,9 +226,12 @@ struct ProxyHarness {
 }
 
 /// Runs `body` with a started proxy and upstream, always stopping both.
-func withProxy(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0), intercepting: Bool = false,
+/// With `reverse`, the proxy is a reverse one to the upstream.
+func withProxy(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0), intercepting: Bool = false, reverse: Bool = false,
                _ body: (ProxyHarness, EchoUpstream) async throws -> Void) async throws {
     let upstream = try await EchoUpstream.start(tls: intercepting ? try TestAuthority.shared.upstreamContext() : nil)
+    var configuration = configuration
+    if reverse { configuration.reverseTo = URL(string: upstream.url("/")) }
     let proxy: ProxyHarness
     do {
         proxy = try await ProxyHarness.start(configuration, intercepting: intercepting)
