@@ -166,6 +166,8 @@ public struct RequestFilter: Sendable, Hashable {
     public var methods: FilterCriterion<String>
     /// Endpoint names such as `rickandmorty.characters` (`endpoint:`).
     public var endpoints: FilterCriterion<String>
+    /// Hosts of the URL, lower-cased, with `:port` to name one port, else any (`host:`).
+    public var hosts: FilterCriterion<String>
     /// Cache decisions and RFC 9211 outcomes (`cache:`).
     public var cache: FilterCriterion<CacheMatch>
     /// How long requests took (`slow:`).
@@ -190,6 +192,7 @@ public struct RequestFilter: Sendable, Hashable {
         statuses = FilterCriterion(statusClass.map { [.statusClass($0)] } ?? [])
         methods = FilterCriterion(method.map { [$0] } ?? [])
         endpoints = FilterCriterion()
+        hosts = FilterCriterion()
         cache = FilterCriterion(decision.map { [.decision($0)] } ?? [])
         duration = minimumDuration.map { DurationBound(seconds: $0, isInclusive: true) }
         self.beforeID = beforeID

@@ -4,7 +4,7 @@
 //
 // - Terms are separated by spaces. A term `key:value` filters; anything else is a word of the
 //   full-text search over URLs and bodies (every word must match the start of a word there).
-// - Keys: status, source, cache, method, endpoint (each takes values separated by commas, any of which
+// - Keys: status, source, cache, method, endpoint, host (each takes values separated by commas, any of which
 //   may match: `status:4xx,5xx`), slow (one bound) and has (one value, repeatable: `has:error has:body`).
 // - `-key:value` negates a term: `-source:nyt`, `-has:error`, `-slow:>2s` (2 s or less).
 // - Double quotes make a word literal (`"http://x"`, `"-1"`): a colon or a leading minus is then text.
@@ -17,7 +17,7 @@ public import KioskCore
 
 /// A key of the filter language.
 public enum FilterKey: String, Sendable, Hashable, CaseIterable {
-    case status, source, cache, method, endpoint, slow, has
+    case status, source, cache, method, endpoint, host, slow, has
 
     /// A term showing the key in use.
     public var example: String {
@@ -27,6 +27,7 @@ public enum FilterKey: String, Sendable, Hashable, CaseIterable {
         case .cache: "cache:stale"
         case .method: "method:GET"
         case .endpoint: "endpoint:rickandmorty.characters"
+        case .host: "host:api.example.com"
         case .slow: "slow:>500ms"
         case .has: "has:error"
         }
@@ -42,6 +43,7 @@ public enum FilterKey: String, Sendable, Hashable, CaseIterable {
                 .joined(separator: ", ") + ") or a decision: " + CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")
         case .method: "method must be an HTTP method in letters, such as GET or HEAD"
         case .endpoint: "endpoint must be an endpoint name such as rickandmorty.characters (letters, digits, . _ -)"
+        case .host: "host must be a host name or address, with :port for one port only (api.example.com, 127.0.0.1:8080, [::1]:3000)"
         case .slow: "slow must be a duration with its unit, such as slow:>500ms, slow:>=2s or slow:1.5s (at least)"
         case .has: "has must be error (the request failed) or body (a response body was captured)"
         }
@@ -217,6 +219,13 @@ extension RequestFilter {
                 name.count <= 100 && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
                     ? name : nil
             }, negated: negated)
+        case .host:
+            guard hosts.isEmpty else { throw twice() }
+            hosts = FilterCriterion(try parsed { name in
+                name.count <= 262 && !name.isEmpty && !name.hasPrefix(":")
+                    && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-_:[]".unicodeScalars.contains($0)) }
+                    ? name.lowercased() : nil
+            }, negated: negated)
         case .slow:
             guard duration == nil else { throw twice() }
             guard var bound = try parsed(DurationBound.init(filterValue:)).first else { throw fail(key.accepted, term) }
@@ -254,6 +263,7 @@ extension RequestFilter {
         add(.cache, cache) { $0.filterValue }
         add(.method, methods) { $0 }
         add(.endpoint, endpoints) { $0 }
+        add(.host, hosts) { $0 }
         if let duration { terms.append((duration.isUpper ? "-" : "") + "slow:" + duration.filterValue) }
         if let hasError { terms.append((hasError ? "" : "-") + "has:error") }
         if let hasResponseBody { terms.append((hasResponseBody ? "" : "-") + "has:body") }
@@ -271,7 +281,8 @@ extension RequestFilter {
         let pairs: [(FilterKey, Bool, Bool)] = [
             (.status, !statuses.isEmpty, !other.statuses.isEmpty), (.source, !sources.isEmpty, !other.sources.isEmpty),
             (.cache, !cache.isEmpty, !other.cache.isEmpty), (.method, !methods.isEmpty, !other.methods.isEmpty),
-            (.endpoint, !endpoints.isEmpty, !other.endpoints.isEmpty), (.slow, duration != nil, other.duration != nil),
+            (.endpoint, !endpoints.isEmpty, !other.endpoints.isEmpty), (.host, !hosts.isEmpty, !other.hosts.isEmpty),
+            (.slow, duration != nil, other.duration != nil),
             (.has, hasError != nil || hasResponseBody != nil, other.hasError != nil || other.hasResponseBody != nil),
         ]
         return pairs.first { $0.1 && $0.2 }?.0
@@ -289,6 +300,7 @@ extension RequestFilter {
         if !other.cache.isEmpty { combined.cache = other.cache }
         if !other.methods.isEmpty { combined.methods = other.methods }
         if !other.endpoints.isEmpty { combined.endpoints = other.endpoints }
+        if !other.hosts.isEmpty { combined.hosts = other.hosts }
         if let duration = other.duration { combined.duration = duration }
         if let hasError = other.hasError { combined.hasError = hasError }
         if let hasBody = other.hasResponseBody { combined.hasResponseBody = hasBody }

@@ -99,7 +99,7 @@ struct RequestFilterLanguageTests {
         ("has:error,body", "has takes one value", 9..<10),
         ("has:error has:error", "has:error is given twice", 10..<19),
         ("status:", "status needs a value, such as status:5xx", 0..<7),
-        ("a colour:red", "there is no key “colour”; the keys are status, source, cache, method, endpoint, slow, has", 2..<8),
+        ("a colour:red", "there is no key “colour”; the keys are status, source, cache, method, endpoint, host, slow, has", 2..<8),
         ("https://example.org", "there is no key “https”", 0..<5),
         (":x", "a key is missing before the colon", 0..<1),
         ("-spider", "only key:value terms can be negated; to search for the word, quote it: \"-spider\"", 0..<7),

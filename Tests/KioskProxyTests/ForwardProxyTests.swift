@@ -207,3 +207,58 @@ struct ReverseProxyTests {
         }
     }
 }
+
+@Suite("kiosk proxy: breakpoints on an app's traffic")
+struct ProxyBreakpointTests {
+    @Test("A breakpoint on a proxied host pauses its answer; the app receives the body edited at the pause")
+    func pausedAndEdited() async throws {
+        try await withProxy { proxy, upstream in
+            // Given a breakpoint on the upstream's host, on answers
+            let endpoint = "127.0.0.1:\(upstream.port)"
+            var setting = BreakpointSetting()
+            setting.response = .pause
+            try proxy.kiosk.debugger.breakpoints.set(setting, for: endpoint)
+            // When the app's request comes through
+            let sent = Task { try await proxy.send(.GET, upstream.url("/echo")) }
+            var paused: PausedExchange?
+            for _ in 0..<200 where paused == nil {
+                paused = proxy.kiosk.debugger.breakpoints.paused.first
+                if paused == nil { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            let exchange = try #require(paused)
+            #expect(exchange.endpoint == endpoint && exchange.phase == .response && exchange.status == 200)
+            // And the answer is edited there
+            let edited = Data(#"{"edited":true}"#.utf8)
+            #expect(proxy.kiosk.debugger.breakpoints.decide(exchange.id, .continueWithResponse(status: 200, body: edited)))
+            // Then the app gets the edit, with a length that fits it
+            let answer = try await sent.value
+            #expect(answer.status == .ok && answer.body == edited)
+            #expect(answer.header("Content-Length") == [String(edited.count)])
+        }
+    }
+}
+
+@Suite("The filter language's host: key over proxied traffic")
+struct HostFilterTests {
+    @Test("host: finds an app's exchanges by their URL's host, one port when it names one, any port when not")
+    func hostFilter() async throws {
+        try await withProxy { proxy, upstream in
+            let other = try await EchoUpstream.start()
+            _ = try await proxy.send(.GET, upstream.url("/echo?one"))
+            _ = try await proxy.send(.GET, other.url("/echo?two"))
+            _ = try await proxy.send(.GET, "http://localhost:\(other.port)/echo?three")
+            await other.stop()
+            try proxy.kiosk.debugger.flush()
+            func urls(_ filter: String) throws -> Set<String> {
+                Set(try proxy.kiosk.debugger.records(matching: RequestFilter(parsing: filter)).map(\.url))
+            }
+            #expect(try urls("host:127.0.0.1:\(upstream.port)") == [upstream.url("/echo?one")])
+            #expect(try urls("host:127.0.0.1") == [upstream.url("/echo?one"), other.url("/echo?two")])
+            #expect(try urls("host:LOCALHOST") == ["http://localhost:\(other.port)/echo?three"])
+            #expect(try urls("-host:127.0.0.1 -source:nyt,marvel,rickandmorty,dogs") == ["http://localhost:\(other.port)/echo?three"])
+            // A value that is no host is refused, saying what is accepted
+            #expect(throws: FilterSyntaxError.self) { try RequestFilter(parsing: "host:http://x/") }
+            #expect(try RequestFilter(parsing: "host:Example.COM:8080").inLanguage == "host:example.com:8080")
+        }
+    }
+}
