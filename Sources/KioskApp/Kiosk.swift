@@ -169,9 +169,6 @@ public final class Kiosk: Sendable {
                                  allowedOrigins: Set(sources.values.flatMap(\.origins)),
                                  allowedHosts: Set(sources.values.flatMap(\.imageHosts).map { $0.lowercased() })),
             transport: transport, database: database, now: dependencies.now)
-        debugger = Debugger(breakpoints: breakpoints, mocks: mocks, rules: rules, log: requestLog, sources: sources,
-                            epoch: dependencies.eventEpoch, send: { try await transport.send($0) })
-
         // An app's request through `kiosk proxy` takes the same debugger layers as Kiosk's own, in the same order —
         // the outbound policy, mocks, rewrite rules, capture, breakpoints — but none of the catalogs' own: no
         // retry (an app's POST must not be sent twice), no coalescing (not yet by HTTP's caching rules), no
@@ -186,7 +183,11 @@ public final class Kiosk: Sendable {
             CapturingTransport(base: proxyRewriting, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
                                now: dependencies.now) { log.enqueue($0) }
         } ?? proxyRewriting
-        proxyPipeline = BreakpointTransport(base: proxyCapture, breakpoints: breakpoints, redactor: redactor, record: recordEdit)
+        let proxyPipeline = BreakpointTransport(base: proxyCapture, breakpoints: breakpoints, redactor: redactor, record: recordEdit)
+        self.proxyPipeline = proxyPipeline
+        debugger = Debugger(breakpoints: breakpoints, mocks: mocks, rules: rules, log: requestLog, sources: sources,
+                            epoch: dependencies.eventEpoch, send: { try await transport.send($0) },
+                            sendProxied: { try await proxyPipeline.send($0) })
     }
 
     /// The bottom of a transport stack: the injected one, or a real one to shut down at the end.

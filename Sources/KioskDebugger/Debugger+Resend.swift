@@ -117,9 +117,12 @@ extension Debugger {
                                   detail: changes.isEmpty ? "sent again unchanged" : "sent again edited: " + changes.joined(separator: "; "))
         let lastBefore = try log?.records(matching: RequestFilter(limit: 1)).first?.id ?? 0
         var result = Resent()
+        // An app's exchange through the proxy goes back the way it came: the proxy's pipeline, to any host.
+        let proxied = record.source == nil && !ownEndpoints.contains(record.endpoint)
+        if proxied { request.purpose = .proxied }
         do {
             request.touches.append(touch)
-            result.response = try await send(request)
+            result.response = try await (proxied ? sendProxied : send)(request)
         } catch is CancellationError {
             throw KioskError.cancelled
         } catch let error as KioskError {

@@ -17,19 +17,27 @@ public final class Debugger: Sendable {
     let log: RequestLog?
     let sources: [SourceID: any CatalogSource]
     let send: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    /// Sends an app's request again through `kiosk proxy`'s pipeline.
+    let sendProxied: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    /// The names of Kiosk's own endpoints: a record of any other name is an app's exchange through the proxy.
+    let ownEndpoints: Set<String>
     private let pauseWatch: Task<Void, Never>
 
-    /// A debugger over `log` (nil: capture is off), sending replays with `send` (the top of the transport
-    /// stack) and checking edits with the `sources`' decoders; its events are numbered under `epoch`.
+    /// A debugger over `log` (nil: capture is off), sending replays of Kiosk's own requests with `send` (the top of
+    /// the transport stack) and of apps' with `sendProxied` (the proxy's pipeline), checking edits with the
+    /// `sources`' decoders; its events are numbered under `epoch`.
     package init(breakpoints: Breakpoints, mocks: MockRules, rules: RewriteRules, log: RequestLog?,
                  sources: [SourceID: any CatalogSource], epoch: String,
-                 send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+                 send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse,
+                 sendProxied: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
         self.breakpoints = breakpoints
         self.mocks = mocks
         self.rules = rules
         self.log = log
         self.sources = sources
         self.send = send
+        self.sendProxied = sendProxied
+        ownEndpoints = Set(Self.endpoints(of: sources).map(\.name))
         let events = DebugEvents(epoch: epoch)
         self.events = events
         log?.observe { change in

@@ -130,7 +130,8 @@ struct HARImportTests {
         try Self.archive([Self.entry("https://example.test/a", response: #"{"status": 200, "content": {"size": 11, "_file": "body.txt"}}"#),
                           Self.entry("https://example.test/b", response: #"{"status": 0}"#)]).write(to: file)
         let debugger = Debugger(breakpoints: Breakpoints(fileURL: nil, redactor: .standard), mocks: MockRules(fileURL: nil, redactor: .standard),
-                                rules: RewriteRules(fileURL: nil, redactor: .standard), log: nil, sources: [:], epoch: "test", send: { _ in throw KioskError.offline(host: "example.test") })
+                                rules: RewriteRules(fileURL: nil, redactor: .standard), log: nil, sources: [:], epoch: "test", send: { _ in throw KioskError.offline(host: "example.test") },
+                                sendProxied: { _ in throw KioskError.offline(host: "example.test") })
         // When it imports the file
         let result = try debugger.importHAR(atPath: file.path)
         // Then the rule is added with its id and origin, and the summary matches what the rules hold

@@ -14,18 +14,48 @@ struct ResendTests {
     /// A debugger without a log, over the live sources' origins with an NYT key, whose sends are kept.
     final class Sent: Sendable {
         let requests = Mutex<[HTTPRequest]>([])
+        /// For each request, whether it went through the proxy's pipeline.
+        let viaProxy = Mutex<[Bool]>([])
         var all: [HTTPRequest] { requests.withLock { $0 } }
     }
 
     static func debugger(_ sent: Sent) -> Debugger {
         var configuration = SourceConfiguration.live
         configuration.nytAPIKey = nytKey
+        let answer: @Sendable (HTTPRequest, Bool) -> HTTPResponse = { request, proxied in
+            sent.requests.withLock { $0.append(request) }
+            sent.viaProxy.withLock { $0.append(proxied) }
+            return HTTPResponse(status: 200, body: Data("{}".utf8), url: request.url)
+        }
         return Debugger(breakpoints: Breakpoints(fileURL: nil, redactor: .standard), mocks: MockRules(fileURL: nil, redactor: .standard),
                         rules: RewriteRules(fileURL: nil, redactor: .standard), log: nil, sources: Sources.make(configuration),
-                        epoch: "test", send: { request in
-                            sent.requests.withLock { $0.append(request) }
-                            return HTTPResponse(status: 200, body: Data("{}".utf8), url: request.url)
-                        })
+                        epoch: "test", send: { answer($0, false) }, sendProxied: { answer($0, true) })
+    }
+
+    @Test("An app's exchange through the proxy is sent again through the proxy's pipeline, to its own host; Kiosk's image fetch is not")
+    func proxiedResend() async throws {
+        // Given a logged exchange of an app through kiosk proxy, and one of Kiosk's picture fetches
+        let sent = Sent()
+        let debugger = Self.debugger(sent)
+        let app = RequestRecord(id: 7, startedAt: Date(timeIntervalSince1970: 1_800_000_000), source: nil, endpoint: "api.example.test",
+                                method: "POST", url: "https://api.example.test/items?page=2",
+                                requestHeaders: [.init(name: "Content-Type", value: "application/json")],
+                                requestBody: CapturedBody(data: Data(#"{"a":1}"#.utf8), originalSize: 7),
+                                status: 201, timings: RequestTimings(total: 0.1), decision: .network)
+        var image = app
+        image.endpoint = "image"
+        image.method = "GET"
+        image.url = "https://images.example.test/a.png"
+        image.requestBody = nil
+        // When both are sent again
+        _ = try await debugger.resend(app)
+        _ = try await debugger.resend(image)
+        // Then the app's went through the proxy's pipeline as it was, the picture through Kiosk's own
+        let requests = sent.all
+        #expect(sent.viaProxy.withLock { $0 } == [true, false])
+        #expect(requests[0].purpose == .proxied && requests[0].method == "POST" && requests[0].url.absoluteString == app.url)
+        #expect(requests[0].body == Data(#"{"a":1}"#.utf8))
+        #expect(requests[1].purpose != .proxied)
     }
 
     /// A logged NYT request, its key redacted as capture writes it.

@@ -80,6 +80,22 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("A proxied exchange sent again from the log reaches its upstream again, and is logged as a resend")
+    func resent() async throws {
+        try await withProxy { proxy, upstream in
+            _ = try await proxy.send(.POST, upstream.url("/echo"), headers: [("Content-Type", "text/plain")], body: "again")
+            let listed = try #require(try proxy.records().first { $0.url == upstream.url("/echo") })
+            let record = try #require(try proxy.kiosk.debugger.record(id: listed.id))
+            let resent = try await proxy.kiosk.debugger.resend(record)
+            #expect(resent.error == nil && resent.response?.status == 200)
+            let echo = try JSONDecoder().decode(Echo.self, from: try #require(resent.response?.body))
+            #expect(echo.method == "POST" && echo.body == "again")
+            #expect(upstream.requests == 2)
+            let again = try #require(try proxy.records().first { $0.touchedBy.first?.kind == .resend })
+            #expect(again.endpoint == record.endpoint)
+        }
+    }
+
     @Test("A mock rule matching a proxied URL answers it without the upstream")
     func mocked() async throws {
         try await withProxy { proxy, upstream in
