@@ -4,6 +4,7 @@ import KioskApp
 import KioskCore
 import KioskDebugger
 import KioskProxy
+import KioskTestSupport
 import NIOCore
 import NIOHTTP1
 import Testing
@@ -186,6 +187,55 @@ struct ForwardProxyTests {
                 + "Content-Length: \(body.utf8.count)\r\n\r\n" + body)
             #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
             #expect(upstream.requests == 0)
+        }
+    }
+
+    @Test("HEAD, 204 and 304 answers carry no body; the next request on the connection is read right")
+    func bodiless() async throws {
+        try await withProxy { proxy, upstream in
+            // Given one connection carrying a HEAD, a 204, a 304 and a GET, sent at once (pipelined)
+            let requests = [("HEAD", "/echo"), ("GET", "/empty"), ("GET", "/cached"), ("GET", "/echo")].enumerated().map { index, request in
+                "\(request.0) \(upstream.url(request.1)) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n"
+                    + (index == 3 ? "Connection: close\r\n" : "") + "\r\n"
+            }
+            let answer = try await rawExchange(port: proxy.port, requests.joined(), toClose: true)
+            // Then four answers come back in order, the first three without bodies, the last with the echo
+            let heads = answer.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(3) }
+            #expect(heads == ["200", "204", "304", "200"], "\(answer)")
+            #expect(answer.hasSuffix("}"), "\(answer)")
+            #expect(answer.components(separatedBy: "\"method\":").count == 2)
+        }
+    }
+
+    @Test("A large upload that waits for 100 Continue (curl's Expect) goes up whole")
+    func expectContinue() async throws {
+        try await withProxy { proxy, upstream in
+            let file = TemporaryDirectory.url("kiosk-proxy-upload")
+            try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+            let upload = file.appendingPathComponent("body.txt")
+            let body = String(repeating: "0123456789", count: 200_000)
+            try body.write(to: upload, atomically: true, encoding: .utf8)
+            // curl sends Expect: 100-continue for a body this size and waits for the go-ahead
+            let (status, output) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)",
+                                                      "-H", "Expect: 100-continue", "--data-binary", "@" + upload.path,
+                                                      upstream.url("/echo")])
+            #expect(status == 0)
+            let echo = try JSONDecoder().decode(Echo.self, from: output)
+            #expect(echo.method == "POST" && echo.body.count == body.count)
+            #expect(echo.values("Expect").isEmpty)
+        }
+    }
+
+    @Test("A client that sends its request head too slowly is disconnected; others are served meanwhile")
+    func slowClient() async throws {
+        try await withProxy(ProxyConfiguration(port: 0, requestHeadTimeout: .milliseconds(300))) { proxy, upstream in
+            // Given a client that sends half a request line and stops
+            let started = ContinuousClock.now
+            let slow = Task { try await rawExchange(port: proxy.port, "GET http://127.0.0.1:\(upstream.port)/ec", timeout: .seconds(5)) }
+            // Then another is served at once, and the slow one is cut off near the deadline, not after 5 s
+            #expect(try await proxy.send(.GET, upstream.url("/echo")).status == .ok)
+            _ = try await slow.value
+            #expect(ContinuousClock.now - started < .seconds(3))
         }
     }
 

@@ -107,6 +107,10 @@ final class EchoUpstream: Sendable {
                 return (.found, [("Location", "http://\(host)/echo?from=redirect")], Data())
             case "/gzip":
                 return (.ok, [("Content-Type", "text/plain"), ("Content-Encoding", "gzip")], EchoUpstream.gzipped)
+            case "/empty":
+                return (.noContent, [], Data())
+            case "/cached":
+                return (.notModified, [("ETag", "\"v1\"")], Data())
             case "/big":
                 let bytes = Int(head.uri.split(separator: "=").last ?? "0") ?? 0
                 return (.ok, [("Content-Type", "application/octet-stream")], Data(repeating: 0x61, count: bytes))
@@ -250,8 +254,9 @@ func withProxy(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0)
     await upstream.stop()
 }
 
-/// What a raw connection to `port` receives after sending `bytes`, until the server closes it or `timeout`.
-func rawExchange(port: Int, _ bytes: String, timeout: Duration = .seconds(5)) async throws -> String {
+/// What a raw connection to `port` receives after sending `bytes`: until the first answer is whole (by its
+/// Content-Length), or with `toClose` until the server closes the connection; at most `timeout`.
+func rawExchange(port: Int, _ bytes: String, timeout: Duration = .seconds(5), toClose: Bool = false) async throws -> String {
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .connect(host: "127.0.0.1", port: port) { channel in
             channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
@@ -264,7 +269,7 @@ func rawExchange(port: Int, _ bytes: String, timeout: Duration = .seconds(5)) as
         while ContinuousClock.now < deadline {
             guard let chunk = try await iterator.next() else { break }
             received += String(buffer: chunk)
-            if received.contains("\r\n\r\n"), let length = contentLength(received),
+            if !toClose, received.contains("\r\n\r\n"), let length = contentLength(received),
                received.utf8.count >= (received.range(of: "\r\n\r\n").map { received.utf8.distance(from: received.startIndex, to: $0.upperBound) } ?? 0) + length {
                 break
             }
