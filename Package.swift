@@ -168,8 +168,9 @@ let package = Package(
         .executableTarget(
             name: "kiosk-bench",
             dependencies: ["KioskCore", "KioskApp", "KioskDebugger", "KioskStore", "KioskSources", "KioskNetwork", "KioskDemoUpstream", "KioskWeb",
-                           "KioskConsole", "KioskProcess",
+                           "KioskConsole", "KioskProcess", "KioskProxy",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"),

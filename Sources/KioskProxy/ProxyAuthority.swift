@@ -2,7 +2,7 @@ import Crypto
 public import Foundation
 import KioskCore
 import NIOCore
-import NIOSSL
+package import NIOSSL
 import SwiftASN1
 import Synchronization
 import X509
@@ -105,7 +105,7 @@ public final class ProxyAuthority: Sendable {
 
     /// A TLS server context presenting a leaf for `host` (a name or an IP address), ALPN http/1.1 only: from the
     /// cache, or minted. Costs a signature and a context the first time for a host; run it off the event loops.
-    func serverContext(for host: String) throws -> NIOSSLContext {
+    package func serverContext(for host: String) throws -> NIOSSLContext {
         let name = host.lowercased()
         let tick = uses.wrappingAdd(1, ordering: .relaxed).newValue
         let date = now()

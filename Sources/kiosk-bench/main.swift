@@ -68,10 +68,11 @@ print("")
 let demo = DemoUpstream()
 try await demo.start()
 
-// `--capture-only` / `--log-only` / `--web-only`: just the capture, request log or web figures, for iterating on them.
+// `--capture-only` / `--log-only` / `--web-only` / `--console-only` / `--proxy`: just those figures, for iterating on them.
 if arguments.contains("--capture-only") || arguments.contains("--log-only") || arguments.contains("--web-only")
-    || arguments.contains("--console-only") {
+    || arguments.contains("--console-only") || arguments.contains("--proxy") {
     if arguments.contains("--web-only") { await webBenchmarks(demo: demo, quick: quick) }
+    if arguments.contains("--proxy") { await proxyBenchmarks(demo: demo, quick: quick) }
     if arguments.contains("--console-only") { await debuggerBenchmarks(demo: demo, quick: quick) }
     if arguments.contains("--capture-only") {
         await captureBenchmarks(demo: demo, quick: quick)

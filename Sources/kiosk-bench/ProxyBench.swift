@@ -1,0 +1,285 @@
+// kiosk-bench --proxy: `kiosk proxy` side by side with the upstream asked directly and with mitmdump (capture on in
+// both: Kiosk's request log, mitmdump's -w flow file), on a loopback upstream answering 2 KB and 18 KB JSON bodies.
+// Throughput with wrk (forward proxy: the script asks for whole URLs; reverse: plain paths), added latency with one
+// keep-alive client, what was logged against what was sent, the cost of minting a leaf, and memory.
+
+import AsyncHTTPClient
+import Foundation
+import KioskApp
+import KioskCore
+import KioskDebugger
+import Logging
+import KioskDemoUpstream
+import KioskProcess
+import KioskProxy
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import ServiceLifecycle
+
+func proxyBenchmarks(demo: DemoUpstream, quick: Bool) async {
+    do {
+        try await runProxyBenchmarks(demo: demo, quick: quick)
+    } catch {
+        print("[proxy] failed: \(error)")
+    }
+}
+
+private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
+    let upstream = try await BenchUpstream.start()
+    defer { Task { await upstream.stop() } }
+    var configuration = try await benchConfiguration(demo, name: "proxy")
+    // Room for every exchange of the run, so that what was logged can be counted against what was sent.
+    configuration.capture.logMaxBytes = 8 << 30
+    let kiosk = try Kiosk(configuration: configuration)
+    let (forward, forwardGroup, forwardRun) = try await startProxy(kiosk, configure: { _ in })
+    let (reverse, reverseGroup, reverseRun) = try await startProxy(kiosk) { $0.reverseTo = URL(string: "http://127.0.0.1:\(upstream.port)/") }
+    let rounds = quick ? 1 : 3
+    let duration = quick ? "3s" : "5s"
+
+    // Added latency at low load: one client, one keep-alive connection, one request after another.
+    for size in ["2k", "18k"] {
+        let count = quick ? 500 : 2000
+        let direct = try await sequentialLatencies(port: upstream.port, target: "/\(size)", count: count)
+        let through = try await sequentialLatencies(port: forward, target: "http://127.0.0.1:\(upstream.port)/\(size)", count: count)
+        print(String(format: "[proxy] one client, %@ JSON, %d requests: direct p50 %@ p99 %@; through Kiosk p50 %@ p99 %@; added p50 %@, p99 %@  (goal: added p50 <= 0.3 ms)",
+                     size, count, ms(percentile(direct, 50)), ms(percentile(direct, 99)), ms(percentile(through, 50)),
+                     ms(percentile(through, 99)), ms(percentile(through, 50) - percentile(direct, 50)),
+                     ms(percentile(through, 99) - percentile(direct, 99))))
+    }
+
+    // Throughput: wrk, the same load against each, rounds alternating, medians.
+    guard let wrk = executableOnPath("wrk") else {
+        print("[proxy] wrk not installed (apt-get install wrk) — throughput skipped")
+        return
+    }
+    let mitm = try? await Mitmdump.start()
+    if mitm == nil { print("[proxy] mitmdump not found (pip install mitmproxy, or MITMDUMP=path) — its column is skipped") }
+    for size in ["2k", "18k"] {
+        var direct: [Double] = [], kioskForward: [Double] = [], kioskReverse: [Double] = [], mitmForward: [Double] = []
+        var sent = 0
+        try kiosk.debugger.flush()
+        let loggedBefore = try kiosk.debugger.count()
+        for _ in 0..<rounds {
+            direct.append(try await wrkRate(wrk, duration, port: upstream.port, path: "/\(size)", host: nil).rate)
+            let viaKiosk = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/\(size)",
+                                             host: "127.0.0.1:\(upstream.port)")
+            kioskForward.append(viaKiosk.rate)
+            sent += viaKiosk.requests
+            let viaReverse = try await wrkRate(wrk, duration, port: reverse, path: "/\(size)", host: nil)
+            kioskReverse.append(viaReverse.rate)
+            sent += viaReverse.requests
+            if let mitm {
+                mitmForward.append(try await wrkRate(wrk, duration, port: mitm.port, path: "http://127.0.0.1:\(upstream.port)/\(size)",
+                                                     host: "127.0.0.1:\(upstream.port)").rate)
+            }
+        }
+        try kiosk.debugger.flush()
+        let logged = try kiosk.debugger.count() - loggedBefore
+        let median = { (values: [Double]) in percentile(values, 50) }
+        var line = String(format: "[proxy] wrk -t2 -c32 -d%@, %@ JSON (median of %d): direct %.0f req/s; Kiosk forward %.0f (%.0f%% of direct), reverse %.0f (%.0f%%)",
+                          duration, size, rounds, median(direct), median(kioskForward), 100 * median(kioskForward) / median(direct),
+                          median(kioskReverse), 100 * median(kioskReverse) / median(direct))
+        if !mitmForward.isEmpty {
+            line += String(format: "; mitmdump forward %.0f (Kiosk %.1fx)", median(mitmForward), median(kioskForward) / median(mitmForward))
+        }
+        print(line + "  (target: >= 40% of direct, >= 20x mitmdump)")
+        print("[proxy] \(size): \(sent) requests answered through Kiosk, \(logged) logged (\(logged >= sent ? "none dropped" : "\(sent - logged) missing"))")
+    }
+    await mitm?.stop()
+
+    // Minting: a leaf for a host not seen yet (key signature and TLS context), then the same host from the cache.
+    let authority = try ProxyAuthority.inDirectory(temporaryDirectory("proxy-ca"))
+    let fresh = try await measure(quick ? 50 : 200) { _ = try authority.serverContext(for: "host-\(UUID().uuidString.prefix(8)).example.test") }
+    _ = try authority.serverContext(for: "cached.example.test")
+    let cached = try await measure(quick ? 500 : 2000) { _ = try authority.serverContext(for: "cached.example.test") }
+    print("[proxy] leaf for a new host (mint + TLS context): p50 \(ms(percentile(fresh, 50))); a cached host's: p50 \(ms(percentile(cached, 50)))")
+    print("[proxy] RSS after the proxy runs: \(residentMegabytes()) MB")
+
+    await forwardGroup.triggerGracefulShutdown()
+    await reverseGroup.triggerGracefulShutdown()
+    _ = try? await forwardRun.value
+    _ = try? await reverseRun.value
+    await kiosk.shutdown()
+}
+
+/// A proxy of `kiosk` on a free loopback port, running in a service group of its own.
+private func startProxy(_ kiosk: Kiosk, configure: (inout ProxyConfiguration) -> Void) async throws
+    -> (port: Int, group: ServiceGroup, running: Task<Void, any Error>) {
+    var configuration = ProxyConfiguration(port: 0)
+    configure(&configuration)
+    let (bound, continuation) = AsyncStream<Int>.makeStream()
+    let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) },
+                            onTunnel: { kiosk.recordTunnel($0) }, onBound: { continuation.yield($0); continuation.finish() })
+    let group = ServiceGroup(services: [proxy], logger: .init(label: "kiosk-bench.proxy"))
+    let running = Task { try await group.run() }
+    var iterator = bound.makeAsyncIterator()
+    guard let port = await iterator.next() else { throw BenchFailure("the proxy did not start") }
+    return (port, group, running)
+}
+
+/// wrk against `port`, asking for `path` (a whole URL through a forward proxy, with `host` as Host); its rate
+/// and how many requests it completed.
+private func wrkRate(_ wrk: URL, _ duration: String, port: Int, path: String, host: String?) async throws -> (rate: Double, requests: Int) {
+    let script = temporaryDirectory("wrk") .appendingPathExtension("lua")
+    try FileManager.default.createDirectory(at: script.deletingLastPathComponent(), withIntermediateDirectories: true)
+    var lua = "wrk.path = \"\(path)\"\n"
+    if let host { lua += "wrk.headers[\"Host\"] = \"\(host)\"\n" }
+    try lua.write(to: script, atomically: true, encoding: .utf8)
+    let (status, output) = try await runToCompletion(wrk, ["-t2", "-c32", "-d\(duration)", "-s", script.path, "http://127.0.0.1:\(port)"])
+    let lines = output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    guard status == 0, let rateLine = lines.first(where: { $0.hasPrefix("Requests/sec:") }),
+          let rate = Double(rateLine.dropFirst("Requests/sec:".count).trimmingCharacters(in: .whitespaces)),
+          let totalLine = lines.first(where: { $0.contains(" requests in ") }),
+          let requests = Int(totalLine.split(separator: " ").first ?? "")
+    else { throw BenchFailure("wrk through port \(port) (exit \(status)): \(output)") }
+    if let problem = lines.first(where: { $0.hasPrefix("Non-2xx") || $0.hasPrefix("Socket errors") }) {
+        throw BenchFailure("wrk through port \(port): \(problem)")
+    }
+    return (rate, requests)
+}
+
+/// Seconds per request for `count` requests, one after another on one keep-alive connection to `port`.
+private func sequentialLatencies(port: Int, target: String, count: Int) async throws -> [Double] {
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        .connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+            }
+        }
+    return try await channel.executeThenClose { inbound, outbound in
+        var iterator = inbound.makeAsyncIterator()
+        var samples: [Double] = []
+        samples.reserveCapacity(count)
+        let clock = ContinuousClock()
+        for index in 0..<(count + 50) {
+            let start = clock.now
+            try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: target,
+                                                           headers: ["Host": "127.0.0.1"])))
+            try await outbound.write(.end(nil))
+            while let part = try await iterator.next() {
+                if case .end = part { break }
+            }
+            // The first requests warm the connection and the pools up.
+            if index >= 50 { samples.append((clock.now - start).seconds) }
+        }
+        return samples
+    }
+}
+
+/// The resident set of this process, in MB.
+private func residentMegabytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+          let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+    return kilobytes / 1024
+}
+
+/// mitmdump from PyPI (MITMDUMP, the browser tests' virtualenv, or PATH), recording every flow to a file as Kiosk's
+/// capture logs every exchange.
+private struct Mitmdump {
+    let process: ChildProcess
+    let port: Int
+
+    static func start() async throws -> Mitmdump {
+        let candidates = [ProcessInfo.processInfo.environment["MITMDUMP"], ".venv-browser/bin/mitmdump"].compactMap { $0 }
+        guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }).map(URL.init(fileURLWithPath:))
+                ?? executableOnPath("mitmdump") else { throw BenchFailure("no mitmdump") }
+        let folder = temporaryDirectory("mitmdump")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let port = try freePort()
+        let process = try ChildProcess(path, arguments: ["-q", "--listen-host", "127.0.0.1", "-p", String(port),
+                                                          "--set", "confdir=\(folder.path)", "-w", folder.appendingPathComponent("flows").path],
+                                       stdin: .null, stdout: .null, stderr: .null)
+        // Listening once a connection is accepted.
+        for _ in 0..<200 {
+            if (try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get())
+                .map({ $0.close(promise: nil) }) != nil {
+                return Mitmdump(process: process, port: port)
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        process.signal(SIGTERM)
+        throw BenchFailure("mitmdump did not start listening")
+    }
+
+    func stop() async {
+        process.signal(SIGTERM)
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    /// A port nothing listens on now.
+    private static func freePort() throws -> Int {
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        defer { try? channel.close().wait() }
+        return channel.localAddress?.port ?? 0
+    }
+}
+
+/// The app's upstream on loopback: `/2k` and `/18k` answer JSON bodies of about that size, keep-alive.
+private final class BenchUpstream: Sendable {
+    private let channel: any Channel
+    let port: Int
+
+    private init(channel: any Channel) {
+        self.channel = channel
+        port = channel.localAddress?.port ?? 0
+    }
+
+    static func start() async throws -> BenchUpstream {
+        let small = body(bytes: 2 * 1024), large = body(bytes: 18 * 1024)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Handler(small: small, large: large))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return BenchUpstream(channel: channel)
+    }
+
+    func stop() async { try? await channel.close() }
+
+    /// A JSON array of objects, `bytes` long or a little more.
+    private static func body(bytes: Int) -> ByteBuffer {
+        var text = "["
+        var index = 0
+        while text.utf8.count < bytes {
+            text += (index == 0 ? "" : ",") + #"{"id":\#(index),"name":"Character \#(index)","status":"Alive","species":"Human"}"#
+            index += 1
+        }
+        return ByteBuffer(string: text + "]")
+    }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        private let small: ByteBuffer, large: ByteBuffer
+        private var uri = ""
+
+        init(small: ByteBuffer, large: ByteBuffer) {
+            self.small = small
+            self.large = large
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head): uri = head.uri
+            case .body: break
+            case .end:
+                let body = uri.hasSuffix("/18k") ? large : small
+                let head = HTTPResponseHead(version: .http1_1, status: .ok,
+                                            headers: ["Content-Type": "application/json", "Content-Length": String(body.readableBytes)])
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+    }
+}
