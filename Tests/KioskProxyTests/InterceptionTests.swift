@@ -54,7 +54,7 @@ struct InterceptionTests {
                                                  "https://127.0.0.1:\(upstream.port)/echo"])
             #expect(status == 60)
             var tunnel: RequestRecord?
-            for _ in 0..<100 where tunnel == nil {
+            for _ in 0..<500 where tunnel == nil {
                 tunnel = try proxy.records().first { $0.method == "CONNECT" && $0.endpoint == "127.0.0.1:\(upstream.port)" }
                 if tunnel == nil { try await Task.sleep(for: .milliseconds(20)) }
             }
