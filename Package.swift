@@ -214,7 +214,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KioskProxyTests",
-            dependencies: ["KioskProxy", "KioskApp", "KioskCore", "KioskDebugger", "KioskTestSupport",
+            dependencies: ["KioskProxy", "KioskApp", "KioskCore", "KioskDebugger", "KioskDemoUpstream", "KioskTestSupport",
                            .product(name: "NIOSSL", package: "swift-nio-ssl"),
                            .product(name: "X509", package: "swift-certificates"),
                            .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -3,6 +3,7 @@ import Foundation
 import KioskApp
 import KioskCore
 import KioskDebugger
+import KioskDemoUpstream
 import KioskProxy
 import KioskTestSupport
 import NIOCore
@@ -113,10 +114,9 @@ struct ForwardProxyTests {
     @Test("An upstream that refuses connections is a 502 saying so, in the log too; the proxy keeps serving")
     func unreachable() async throws {
         try await withProxy { proxy, upstream in
-            // Given a port nothing listens on
-            let closed = try await EchoUpstream.start()
+            // Given a port held without listening (so no other test's server can be given it meanwhile)
+            let closed = try #require(PortReservation(host: "127.0.0.1", port: 0))
             let port = closed.port
-            await closed.stop()
             let answer = try await proxy.send(.GET, "http://127.0.0.1:\(port)/x")
             #expect(answer.status == .badGateway)
             #expect(answer.text.contains("could not connect to 127.0.0.1"))

@@ -5,13 +5,17 @@ import Glibc
 
 /// A TCP port held without listening while the demo API is offline: a bound socket that never listens, so a
 /// connection to the port is refused (as from a host that is down) and no other listener — another test's
-/// server asking for port 0 — can be given it meanwhile, which would answer in the upstream's place.
-final class PortReservation: Sendable {
+/// server asking for port 0 — can be given it meanwhile, which would answer in the upstream's place. Tests use
+/// one (port 0) for an upstream that refuses connections.
+package final class PortReservation: Sendable {
     private let descriptor: CInt
+    /// The port held.
+    package let port: Int
 
-    /// Binds `port` on `host` (an IPv4 or IPv6 literal); nil when the host is a name or the port cannot be held.
-    init?(host: String, port: Int) {
-        guard (1...65535).contains(port) else { return nil }
+    /// Binds `port` on `host` (an IPv4 or IPv6 literal; port 0 for a free one); nil when the host is a name or the
+    /// port cannot be held.
+    package init?(host: String, port: Int) {
+        guard (0...65535).contains(port) else { return nil }
         var v4 = in_addr(), v6 = in6_addr()
         let family: CInt
         if inet_pton(AF_INET, host, &v4) == 1 { family = AF_INET } else if inet_pton(AF_INET6, host, &v6) == 1 { family = AF_INET6 } else { return nil }
@@ -36,11 +40,20 @@ final class PortReservation: Sendable {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
             }
         }
-        guard bound == 0 else {
+        var held = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &held) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard bound == 0, named == 0 else {
             close(descriptor)
             return nil
         }
         self.descriptor = descriptor
+        // sin_port and sin6_port sit at the same offset, after the family.
+        self.port = withUnsafePointer(to: &held) {
+            $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
     }
 
     deinit { close(descriptor) }
