@@ -256,7 +256,7 @@ func withProxy(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0)
 
 /// What a raw connection to `port` receives after sending `bytes`: until the first answer is whole (by its
 /// Content-Length), or with `toClose` until the server closes the connection; at most `timeout`.
-func rawExchange(port: Int, _ bytes: String, timeout: Duration = .seconds(5), toClose: Bool = false) async throws -> String {
+func rawExchange(port: Int, _ bytes: String, timeout: Duration = .seconds(20), toClose: Bool = false) async throws -> String {
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .connect(host: "127.0.0.1", port: port) { channel in
             channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }

@@ -91,7 +91,10 @@ struct WebDebugFilterTests {
             _ = try await client.get("/api/dogs")
             _ = try await client.get("/dogs")
             let document = try await client.get("/debug/har?filter=source:dogs").json()
+            // An attempt that failed on a loaded machine (the harness's 3 s timeout) and was retried is an entry with
+            // `_kioskError`: what this test reads is the answers'.
             let entries = try #require((document["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+                .filter { $0["_kioskError"] == nil || $0["_kioskError"] is NSNull }
             #expect(entries.map { $0["_kioskCacheStatus"] as? String }
                     == ["Kiosk;fwd=miss;fwd-status=200;detail=network", "Kiosk;hit;ttl=3600;detail=fresh"])
         }
