@@ -1,5 +1,5 @@
-"""Every screen at phone and desktop widths: it renders with a visible heading, no script errors, no
-horizontal scrolling on a phone, no serious accessibility violation; a screenshot of each is kept."""
+"""Every screen at phone and desktop widths, light and dark: it renders with a visible heading, no script errors,
+no horizontal scrolling on a phone, no serious accessibility violation; a screenshot of each is kept."""
 
 from __future__ import annotations
 
@@ -27,13 +27,17 @@ def paths(server):
 
 @pytest.fixture(scope="module")
 def drivers():
-    """One browser per width, shared by the module's tests (they only read)."""
-    made: dict[str, object] = {}
+    """One browser per width and colour scheme, shared by the module's tests (they only read). The scheme is the
+    system's `prefers-color-scheme`, emulated for every page the browser opens."""
+    made: dict[tuple[str, str], object] = {}
 
-    def get(width: str):
-        if width not in made:
-            made[width] = new_driver(WIDTHS[width])
-        return made[width]
+    def get(width: str, scheme: str = "light"):
+        if (width, scheme) not in made:
+            driver = new_driver(WIDTHS[width])
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                   {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+            made[(width, scheme)] = driver
+        return made[(width, scheme)]
 
     yield get
     for driver in made.values():
@@ -94,4 +98,27 @@ def test_every_screen_has_no_serious_or_critical_accessibility_violation(server,
     if known and serious and {v["id"] for v in serious} == {known[0]}:
         pytest.xfail(f"{known[1]} — axe {known[0]} on {paths[screen]}: " + json.dumps(serious, ensure_ascii=False))
     assert not serious, (f"serious/critical accessibility violations on {paths[screen]} at {width} width:\n"
+                         + json.dumps(serious, indent=1, ensure_ascii=False))
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+@pytest.mark.parametrize("screen", SCREEN_NAMES)
+def test_every_screen_in_the_dark_scheme_is_dark_and_has_no_serious_accessibility_violation(server, paths, drivers, screen, width):
+    # Given a system that asks for dark pages
+    driver = drivers(width, "dark")
+    # When the screen is opened
+    open_screen(driver, server, paths, screen)
+    screenshot(driver, f"{screen}-{width}-dark", WIDTHS[width])
+    # Then the page is drawn dark (its background's luminance is low), and axe-core finds no serious or critical
+    # violation, contrast of the dark palette included
+    background = driver.execute_script("""
+        const parse = c => (c.match(/[\\d.]+/g) || []).map(Number);
+        const [r, g, b, a] = parse(getComputedStyle(document.body).backgroundColor);
+        const [hr, hg, hb] = parse(getComputedStyle(document.documentElement).backgroundColor);
+        return a === 0 ? [hr, hg, hb] : [r, g, b];
+    """)
+    luminance = (0.2126 * background[0] + 0.7152 * background[1] + 0.0722 * background[2]) / 255
+    assert luminance < 0.3, f"{paths[screen]} is not dark in the dark scheme: background {background}"
+    serious = axe_serious_violations(driver)
+    assert not serious, (f"serious/critical accessibility violations on {paths[screen]} at {width} width, dark:\n"
                          + json.dumps(serious, indent=1, ensure_ascii=False))

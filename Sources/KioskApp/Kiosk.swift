@@ -34,6 +34,8 @@ public final class Kiosk: Sendable {
     private let proxyWire: AsyncHTTPTransport?
     /// The pipeline an app's request takes through `kiosk proxy` (`forward(_:)`).
     private let proxyPipeline: any HTTPTransport
+    /// The one rule every outbound connection passes (also wrapped around both wires).
+    private let outboundPolicy: OutboundPolicy
 
     /// Dependencies, each replaceable in tests.
     package struct Dependencies: Sendable {
@@ -117,6 +119,7 @@ public final class Kiosk: Sendable {
         // Every request Kiosk sends, the probe's included, passes the outbound policy on each hop.
         let policy = OutboundPolicy(sourceOrigins: Set(sources.values.flatMap(\.origins)), resolver: dependencies.resolver)
         let wire = PolicyTransport(base: raw, policy: policy)
+        outboundPolicy = policy
         // Mock rules answer before the wire; rewrite rules change whichever answer came (a mock's or the
         // upstream's); secrets echoed by an upstream, a mock or a rule are scrubbed above all three; capture
         // wraps all of it, so every exchange (each retry too, mocked or rewritten or not) is one clean record
@@ -202,6 +205,7 @@ public final class Kiosk: Sendable {
     /// bytes each way and how long it was open (or why it could not open). Nothing when capture is off.
     public func recordTunnel(_ tunnel: TunnelSummary) {
         guard configuration.capture.isEnabled, let requestLog else { return }
+        if let upgrade = tunnel.upgrade { return recordUpgrade(tunnel, upgrade, in: requestLog) }
         let authority = (tunnel.host.contains(":") ? "[\(tunnel.host)]" : tunnel.host) + ":\(tunnel.port)"
         let endpoint = tunnel.port == 443 ? (tunnel.host.contains(":") ? "[\(tunnel.host)]" : tunnel.host) : authority
         let detail = "\(tunnel.sent) bytes sent, \(tunnel.received) received, in \(String(format: "%.3f", tunnel.duration)) s"
@@ -212,13 +216,36 @@ public final class Kiosk: Sendable {
             touchedBy: [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)], responseSize: tunnel.received))
     }
 
+    /// A protocol switch (WebSocket) as one exchange: the request that asked, the upstream's status (101), the bytes
+    /// each way in a tunnel touch, since the frames after the switch are passed on unread.
+    private func recordUpgrade(_ tunnel: TunnelSummary, _ upgrade: TunnelSummary.Upgrade, in requestLog: RequestLog) {
+        let name = tunnel.host.contains(":") ? "[\(tunnel.host)]" : tunnel.host
+        let standard = upgrade.url.scheme?.lowercased() == "https" ? 443 : 80
+        let endpoint = tunnel.port == standard ? name : "\(name):\(tunnel.port)"
+        let detail = "\(upgrade.protocolName): \(tunnel.sent) bytes sent, \(tunnel.received) received, in "
+            + String(format: "%.3f", tunnel.duration) + " s"
+        requestLog.enqueue(RequestRecord(
+            startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: upgrade.method,
+            url: redactor.redact(upgrade.url), status: tunnel.error == nil ? upgrade.status : nil,
+            error: tunnel.error.map { redactor.scrub($0) }, timings: RequestTimings(total: tunnel.duration), decision: .network,
+            touchedBy: [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)], responseSize: tunnel.received))
+    }
+
     /// Sends an app's request, received by `kiosk proxy`, through the debugger (capture, breakpoints, mocks, rewrite
-    /// rules) to its upstream, as a `.proxied` request whatever its purpose said. Throws what the upstream's failure
+    /// rules) to its upstream, as a `.proxied` request unless it says `.proxiedForNetwork` (a client on another machine). Throws what the upstream's failure
     /// was (`offline`, `timeout`, `transport`, `refused`) for the proxy to answer as a 502 or 504.
     public func forward(_ request: HTTPRequest) async throws -> HTTPResponse {
         var request = request
-        request.purpose = .proxied
+        if !request.purpose.isProxied { request.purpose = .proxied }
         return try await proxyPipeline.send(request)
+    }
+
+    /// Throws the outbound policy's refusal (`KioskError.refused`) unless `kiosk proxy` may open a connection to `url`
+    /// for an app: a CONNECT tunnel's or a protocol switch's target, which go round the HTTP pipeline but not round
+    /// the policy.
+    /// `forNetwork`: for a client on another machine (`.proxiedForNetwork`).
+    public func vetProxied(_ url: URL, forNetwork: Bool) async throws {
+        try await outboundPolicy.check(url, purpose: forNetwork ? .proxiedForNetwork : .proxied)
     }
 
     /// Whether the upstreams answer, as far as the latest requests and probes tell.

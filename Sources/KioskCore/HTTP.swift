@@ -73,6 +73,13 @@ public struct HTTPRequest: Sendable, Hashable {
         /// machine's own included (the app's local backend), sent as the app wrote it; a redirect is the
         /// app's to follow, so it is answered, never followed.
         case proxied
+        /// An app's request through `kiosk proxy` from another machine (the proxy then asks for a password): like
+        /// `proxied`, but only to hosts every address of which is public — never this machine's loopback, its private
+        /// networks' or link-local addresses, so the proxy opens no door to what only this machine may reach.
+        case proxiedForNetwork
+
+        /// Whether this is an app's request through `kiosk proxy`, sent as the app wrote it.
+        public var isProxied: Bool { self == .proxied || self == .proxiedForNetwork }
     }
 
     public init(method: String = "GET", url: URL, headers: HTTPHeaderFields = [:], body: Data? = nil,

@@ -1,8 +1,27 @@
 public import Foundation
 
-/// What a CONNECT tunnel carried, reported once both of its connections have closed: the log keeps it as one
-/// exchange (the host, the bytes each way, how long it was open), since the bytes themselves are not read.
+/// What a tunnel carried — a CONNECT passed through unread, or a connection switched to another protocol
+/// (WebSocket) — reported once both of its connections have closed: the log keeps it as one exchange (the host, the
+/// bytes each way, how long it was open), since the bytes themselves are not read.
 public struct TunnelSummary: Sendable, Hashable {
+    /// A request that switched protocols (`Upgrade: websocket`): what asked, and what the upstream answered.
+    public struct Upgrade: Sendable, Hashable {
+        /// The request's method and URL (`ws` and `wss` addresses as `http` and `https`, as they travel).
+        public var method: String
+        public var url: URL
+        /// The protocol asked for, lowercased (`websocket`).
+        public var protocolName: String
+        /// The status of the upstream's answer (101 when it switched), nil when it sent none.
+        public var status: Int?
+
+        public init(method: String, url: URL, protocolName: String, status: Int? = nil) {
+            self.method = method
+            self.url = url
+            self.protocolName = protocolName
+            self.status = status
+        }
+    }
+
     /// The CONNECT request's target.
     public var host: String
     public var port: Int
@@ -13,8 +32,12 @@ public struct TunnelSummary: Sendable, Hashable {
     public var duration: TimeInterval
     /// Why the tunnel could not be opened (the upstream refused the connection...), or nil.
     public var error: String?
+    /// Set when the tunnel is a protocol switch rather than a CONNECT.
+    public var upgrade: Upgrade?
 
-    public init(host: String, port: Int, sent: Int, received: Int, duration: TimeInterval, error: String?) {
+    /// A tunnel's summary; `upgrade` for a protocol switch.
+    public init(host: String, port: Int, sent: Int, received: Int, duration: TimeInterval, error: String?, upgrade: Upgrade? = nil) {
+        self.upgrade = upgrade
         self.host = host
         self.port = port
         self.sent = sent

@@ -71,8 +71,9 @@ public final class SystemHostResolver: HostResolver {
 /// - a picture goes to such an origin, or to a host every address of which is public: never loopback,
 ///   private, link-local, unspecified, multicast or reserved, whether written as a name, a dotted,
 ///   decimal, hex or octal IPv4 literal, or an IPv6 literal that carries one;
-/// - an app's request through the proxy (from this machine) goes to any http(s) origin, and its
-///   redirects are answered to the app, not followed.
+/// - an app's request through the proxy from this machine goes to any http(s) origin; from another
+///   machine, only to a host every address of which is public (the picture rule, without the sources'
+///   exception); its redirects are answered to the app, not followed.
 public struct OutboundPolicy: Sendable {
     /// The origins of the configured sources (the demo upstream's among them): the only places a
     /// catalog request may go, and the only non-public places a picture may come from.
@@ -96,8 +97,8 @@ public struct OutboundPolicy: Sendable {
             throw KioskError.refused(url: shown, reason: "only http and https are fetched")
         }
         guard let origin = Origin(url) else { throw KioskError.refused(url: shown, reason: "the URL has no host") }
-        if sourceOrigins.contains(origin) || purpose == .proxied { return }
-        guard purpose == .picture else {
+        if purpose == .proxied || (sourceOrigins.contains(origin) && purpose != .proxiedForNetwork) { return }
+        guard purpose == .picture || purpose == .proxiedForNetwork else {
             throw KioskError.refused(url: shown, reason: "\(origin) is not the origin of a configured source")
         }
         let addresses: [IPAddress]
@@ -136,7 +137,7 @@ public final class PolicyTransport: HTTPTransport {
         while true {
             try await policy.check(hop.url, purpose: hop.purpose)
             let response = try await base.send(hop)
-            guard hop.purpose != .proxied, [301, 302, 303, 307, 308].contains(response.status),
+            guard !hop.purpose.isProxied, [301, 302, 303, 307, 308].contains(response.status),
                   let location = response.headers["Location"] else {
                 return response
             }

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// One client connection of the proxy: reads a request (head, body up to the limit), answers it itself when it
 /// cannot be forwarded (a bad target, a loop, a body too large), else forwards it and writes the answer. NIO's
@@ -29,6 +30,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     struct Settings: Sendable {
         let configuration: ProxyConfiguration
         let forward: @Sendable (HTTPRequest) async throws -> HTTPResponse
+        /// The outbound policy, for what the proxy dials itself (a tunnel, a protocol switch): throws the refusal.
+        let vet: @Sendable (URL, Bool) async throws -> Void
+        /// TLS to an upstream the proxy dials itself (a `wss` switch): the system's roots and `--upstream-ca`'s.
+        let upstreamTLS: NIOSSLContext?
         let via: String
         let loop: LoopGuard
         let boundPort: @Sendable () -> Int
@@ -54,6 +59,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let origin: Origin?
     private var state = State.idle
     private var inFlight: Task<Void, Never>?
+    /// Whether the client is on another machine (its requests then go out as `.proxiedForNetwork`).
+    private var remoteClient = true
     private var maximumBodyBytes: Int { settings.configuration.maximumRequestBodyBytes }
     private var via: String { settings.via }
     private var loop: LoopGuard { settings.loop }
@@ -81,6 +88,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             RequestHeadDeadline<NIOHTTP1Parts>(timeout: .nanoseconds(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000)),
             ProxyHandler(settings: settings, origin: origin),
         ]
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        remoteClient = !settings.configuration.isLocalPeer(context.channel.remoteAddress?.ipAddress.flatMap(IPAddress.init(literal:)))
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -134,6 +145,15 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func handle(_ head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+        // The password is asked on the proxy's own listener; requests inside a CONNECT it let through are the same
+        // client's, and a reverse listener is reachable from this machine only.
+        if origin == nil, let credentials = settings.configuration.credentials, !credentials.admits(head.headers["Proxy-Authorization"]) {
+            let refusal = ProxyMessages.Refusal(.proxyAuthenticationRequired,
+                                                "This Kiosk proxy asks for its password: user \(ProxyCredentials.user), the password "
+                                                + "`kiosk proxy` printed when it made it (`kiosk proxy password` makes a new one).",
+                                                closes: head.method == .CONNECT, challenge: "Basic realm=\"Kiosk proxy\", charset=\"UTF-8\"")
+            return write(refusal, to: head, context: context)
+        }
         if head.method == .CONNECT, origin == nil { return openTunnel(head, context: context) }
         let request: HTTPRequest
         do {
@@ -142,10 +162,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 throw ProxyMessages.Refusal(.loopDetected, "\(ProxyMessages.endpoint(of: url)) is Kiosk itself: the request would "
                                             + "come back through the proxy for ever.")
             }
+            if let protocolName = ProxyMessages.upgrade(of: head) {
+                return openUpgrade(head, url: url, protocolName: protocolName, body: body, context: context)
+            }
             let sent = body.readableBytes > 0 || head.headers.contains(name: "Content-Length")
                 || head.headers.contains(name: "Transfer-Encoding")
             request = try ProxyMessages.request(head, url: url, body: sent ? Data(body.readableBytesView) : nil, via: via,
-                                                rewritesHost: origin?.isReverse ?? false)
+                                                rewritesHost: origin?.isReverse ?? false, forNetwork: remoteClient)
         } catch {
             write(error, to: head, context: context)
             return
@@ -191,10 +214,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let opened = ContinuousClock.now
         let onTunnel = settings.onTunnel
         let meter = TunnelMeter(host: target.host, port: target.port, report: onTunnel)
-        ClientBootstrap(group: context.eventLoop)
-            .connectTimeout(.seconds(10))
-            .channelOption(.allowRemoteHalfClosure, value: true)
-            .connect(host: target.host, port: target.port)
+        let host = target.host.contains(":") ? "[\(target.host)]" : target.host
+        let eventLoop = context.eventLoop
+        Self.dial(URL(string: "https://\(host):\(target.port)/"), host: target.host, port: target.port, tls: nil,
+                  vet: settings.vet, forNetwork: remoteClient, on: eventLoop)
             .assumeIsolated()
             .whenComplete { [self] result in
                 switch result {
@@ -202,11 +225,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     let waited = ContinuousClock.now - opened
                     onTunnel(TunnelSummary(host: target.host, port: target.port, sent: 0, received: 0,
                                            duration: Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18,
-                                           error: "cannot connect: \(error)"))
-                    write(ProxyMessages.Refusal(.badGateway, "Kiosk could not connect to \(target.host):\(target.port): \(error).",
-                                                closes: true), to: head, context: context)
+                                           error: Self.dialFailure(error, host: target.host, port: target.port)))
+                    write(ProxyMessages.Refusal(.badGateway, Self.dialFailure(error, host: target.host, port: target.port), closes: true),
+                          to: head, context: context)
                 case .success(let upstream):
-                    self.join(context: context, upstream: upstream, meter: meter, version: head.version)
+                    self.join(context: context, upstream: upstream, meter: meter, established: head.version)
                 }
             }
     }
@@ -234,7 +257,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     do {
                         let leftovers = LeftoverBytes()
                         try channel.pipeline.syncOperations.addHandler(leftovers, position: .after(self))
-                        try leaveHTTP(context: context, version: head.version)
+                        try leaveHTTP(context: context, established: head.version)
                         let operations = channel.pipeline.syncOperations
                         let tls = NIOSSLServerHandler(context: sslContext)
                         try operations.addHandler(tls, position: .first)
@@ -253,27 +276,122 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The proxy's HTTP handlers and this one leave the connection (the decoder last, handing on what the app sent
     /// past the CONNECT), after the 200 is written as bytes (NIO's encoder, not knowing the request was a CONNECT,
     /// would frame it as a chunked body and write that body's end into the tunnel).
-    private func leaveHTTP(context: ChannelHandlerContext, version: HTTPVersion) throws {
+    /// With `established` nil (a protocol switch) nothing is written: the upstream's own answer is the app's.
+    private func leaveHTTP(context: ChannelHandlerContext, established version: HTTPVersion?) throws {
         let operations = context.pipeline.syncOperations
         operations.removeHandler(try operations.handler(type: HTTPServerPipelineHandler.self), promise: nil)
         operations.removeHandler(try operations.handler(type: HTTPServerProtocolErrorHandler.self), promise: nil)
         operations.removeHandler(try operations.handler(type: RequestHeadDeadline<NIOHTTP1Parts>.self), promise: nil)
         operations.removeHandler(try operations.handler(type: NIOHTTPResponseHeadersValidator.self), promise: nil)
         operations.removeHandler(try operations.handler(type: HTTPResponseEncoder.self), promise: nil)
-        let line = "HTTP/\(version.major).\(version.minor) 200 Connection Established\r\n\r\n"
-        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: line)), promise: nil)
+        if let version {
+            let line = "HTTP/\(version.major).\(version.minor) 200 Connection Established\r\n\r\n"
+            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: line)), promise: nil)
+        }
         let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
         operations.removeHandler(context: context, promise: nil)
         operations.removeHandler(decoder, promise: nil)
     }
 
-    /// A blind tunnel: the two ends join, and the HTTP handlers leave (`leaveHTTP`).
-    private func join(context: ChannelHandlerContext, upstream: any Channel, meter: TunnelMeter, version: HTTPVersion) {
+    /// A request that switches protocols (WebSocket): the upstream is dialled through the outbound policy (over TLS
+    /// for https, verified as every upstream is), sent the request, and the two connections joined as a tunnel — the
+    /// upstream's answer, 101 or not, and every frame after it pass untouched, and the exchange is logged once both
+    /// ends close. A refusal or a failed dial is answered as any other failed exchange (502 saying why).
+    private func openUpgrade(_ head: HTTPRequestHead, url: URL, protocolName: String, body: ByteBuffer, context: ChannelHandlerContext) {
+        var bytes: ByteBuffer
+        do {
+            bytes = try ProxyMessages.upgradeRequest(head, url: url, via: via, rewritesHost: origin?.isReverse ?? false)
+        } catch {
+            return write(error, to: head, context: context)
+        }
+        var body = body
+        bytes.writeBuffer(&body)
+        let host = (url.host(percentEncoded: false) ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let secure = url.scheme?.lowercased() == "https"
+        let port = url.port ?? (secure ? 443 : 80)
+        let onTunnel = settings.onTunnel
+        let opened = ContinuousClock.now
+        let upgrade = TunnelSummary.Upgrade(method: head.method.rawValue, url: url, protocolName: protocolName)
+        let meter = TunnelMeter(host: host, port: port, upgrade: upgrade, report: onTunnel)
+        let request = bytes
+        Self.dial(url, host: host, port: port, tls: secure ? settings.upstreamTLS : nil, vet: settings.vet, forNetwork: remoteClient,
+                  on: context.eventLoop)
+            .flatMap { upstream in upstream.writeAndFlush(request).map { upstream } }
+            .assumeIsolated()
+            .whenComplete { [self] result in
+                switch result {
+                case .failure(let error):
+                    let waited = ContinuousClock.now - opened
+                    let reason = Self.dialFailure(error, host: host, port: port)
+                    onTunnel(TunnelSummary(host: host, port: port, sent: 0, received: 0,
+                                           duration: Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18,
+                                           error: reason, upgrade: upgrade))
+                    write(ProxyMessages.Refusal(.badGateway, reason, closes: true), to: head, context: context)
+                case .success(let upstream):
+                    self.join(context: context, upstream: upstream, meter: meter, established: nil)
+                }
+            }
+    }
+
+    /// A connection to `host:port` for a tunnel, once the outbound policy allows `url`; over TLS with `tls` (SNI and
+    /// the name checked unless the host is an address literal), ready once its handshake is done.
+    private static func dial(_ url: URL?, host: String, port: Int, tls: NIOSSLContext?,
+                             vet: @escaping @Sendable (URL, Bool) async throws -> Void, forNetwork: Bool,
+                             on eventLoop: any EventLoop) -> EventLoopFuture<any Channel> {
+        guard let url else { return eventLoop.makeFailedFuture(ProxyMessages.Refusal(.badRequest, "\(host):\(port) is not an address.")) }
+        return eventLoop.makeFutureWithTask { try await vet(url, forNetwork) }.flatMap {
+            // The bootstrap's one event loop is this one, so the upstream's handlers complete this promise here.
+            let handshake = eventLoop.makePromise(of: Void.self)
+            return ClientBootstrap(group: eventLoop)
+                .connectTimeout(.seconds(10))
+                .channelOption(.allowRemoteHalfClosure, value: true)
+                .channelInitializer { channel in
+                    guard let tls else { return channel.eventLoop.makeSucceededVoidFuture() }
+                    return channel.eventLoop.makeCompletedFuture {
+                        let name = IPAddress(literal: host) == nil ? host : nil
+                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: name))
+                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(promise: handshake))
+                    }
+                }
+                .connect(host: host, port: port)
+                .flatMapError { error in
+                    handshake.fail(error)
+                    return eventLoop.makeFailedFuture(error)
+                }
+                .flatMap { channel in
+                    guard tls != nil else {
+                        handshake.succeed()
+                        return channel.eventLoop.makeSucceededFuture(channel)
+                    }
+                    return handshake.futureResult.map { channel }.flatMapErrorThrowing { error in
+                        channel.close(promise: nil)
+                        throw error
+                    }
+                }
+        }
+    }
+
+    /// Why a tunnel's upstream could not be reached, as its 502 and its log entry say it.
+    private static func dialFailure(_ error: any Error, host: String, port: Int) -> String {
+        if let refusal = error as? ProxyMessages.Refusal { return refusal.message }
+        if case KioskError.refused(_, let reason)? = error as? KioskError { return "Kiosk refused to connect to \(host):\(port): \(reason)." }
+        if error is NIOSSLError || error is BoringSSLError {
+            return "The TLS handshake with \(host):\(port) failed (its certificate is not trusted, has expired or names another host): \(error)."
+        }
+        return "Kiosk could not connect to \(host):\(port): \(error)."
+    }
+
+    /// A tunnel: the two ends join, and the HTTP handlers leave (`leaveHTTP`), with a 200 for a CONNECT (`established`)
+    /// or nothing for a protocol switch.
+    private func join(context: ChannelHandlerContext, upstream: any Channel, meter: TunnelMeter, established version: HTTPVersion?) {
         let (appEnd, upstreamEnd) = TunnelEnd.pair(meter: meter)
         do {
+            if let waiter = try? upstream.pipeline.syncOperations.handler(type: HandshakeWaiter.self) {
+                upstream.pipeline.syncOperations.removeHandler(waiter, promise: nil)
+            }
             try upstream.pipeline.syncOperations.addHandler(upstreamEnd)
             try context.pipeline.syncOperations.addHandler(appEnd, position: .after(self))
-            try leaveHTTP(context: context, version: version)
+            try leaveHTTP(context: context, established: version)
         } catch {
             upstream.close(promise: nil)
             context.close(promise: nil)
@@ -299,6 +417,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let text = refusal.message + "\n"
         var headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(text.utf8.count)),
                                    ("Cache-Control", "no-store"), ("Via", via)])
+        if let challenge = refusal.challenge { headers.add(name: "Proxy-Authenticate", value: challenge) }
         let keepAlive = request.isKeepAlive && !refusal.closes
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: refusal.status, headers: headers))),
@@ -331,5 +450,39 @@ final class LeftoverBytes: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         taken.append(unwrapInboundIn(data))
+    }
+}
+
+/// Completes `promise` once the TLS handshake of an upstream connection is done, or fails it with why it was not.
+final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    let promise: EventLoopPromise<Void>
+    private var done = false
+
+    init(promise: EventLoopPromise<Void>) { self.promise = promise }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted? = event as? TLSUserEvent { finish(nil) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        finish(error)
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(ChannelError.eof)
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        finish(ChannelError.ioOnClosedChannel)
+    }
+
+    private func finish(_ error: (any Error)?) {
+        guard !done else { return }
+        done = true
+        if let error { promise.fail(error) } else { promise.succeed() }
     }
 }

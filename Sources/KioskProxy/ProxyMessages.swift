@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import NIOCore
 import NIOHTTP1
 
 /// How an app's request line and headers become the request Kiosk forwards, and the upstream's answer the one the
@@ -19,11 +20,14 @@ enum ProxyMessages {
         let message: String
         /// Whether the connection must close after the answer (the framing of what follows cannot be trusted).
         let closes: Bool
+        /// A 407's `Proxy-Authenticate` challenge.
+        let challenge: String?
 
-        init(_ status: HTTPResponseStatus, _ message: String, closes: Bool = false) {
+        init(_ status: HTTPResponseStatus, _ message: String, closes: Bool = false, challenge: String? = nil) {
             self.status = status
             self.message = message
             self.closes = closes
+            self.challenge = challenge
         }
     }
 
@@ -86,15 +90,15 @@ enum ProxyMessages {
 
     /// The request to forward: the target, the app's fields without the hop-by-hop ones (and `Expect`, which the
     /// proxy answers itself), `Via` added, the body if the app sent one. Refuses framing a proxy must not guess:
-    /// both `Content-Length` and `Transfer-Encoding` (request smuggling), or an `Upgrade`.
+    /// both `Content-Length` and `Transfer-Encoding` (request smuggling). An `Upgrade` that reaches here (h2c, or
+    /// one its `Connection` does not name) is dropped like any hop-by-hop field: the exchange stays HTTP/1.1.
     /// With `rewritesHost` (a reverse listener) `Host` names the upstream rather than the listener.
-    static func request(_ head: HTTPRequestHead, url: URL, body: Data?, via: String, rewritesHost: Bool = false) throws(Refusal) -> HTTPRequest {
+    /// `forNetwork`: the client is on another machine (`.proxiedForNetwork`).
+    static func request(_ head: HTTPRequestHead, url: URL, body: Data?, via: String, rewritesHost: Bool = false,
+                        forNetwork: Bool = false) throws(Refusal) -> HTTPRequest {
         if head.headers.contains(name: "Content-Length") && head.headers.contains(name: "Transfer-Encoding") {
             throw Refusal(.badRequest, "The request has both Content-Length and Transfer-Encoding, so its end is ambiguous.",
                           closes: true)
-        }
-        if head.headers.contains(name: "Upgrade") {
-            throw Refusal(.notImplemented, "This kiosk proxy does not pass protocol upgrades (WebSocket) yet.")
         }
         var fields = forwardable(head.headers)
         fields.removeAll { $0.name.lowercased() == "expect" }
@@ -105,7 +109,49 @@ enum ProxyMessages {
         }
         appendVia(&fields, via: via)
         return HTTPRequest(method: head.method.rawValue, url: url, headers: HTTPHeaderFields(fields), body: body,
-                           source: nil, endpoint: endpoint(of: url), purpose: .proxied)
+                           source: nil, endpoint: endpoint(of: url), purpose: forNetwork ? .proxiedForNetwork : .proxied)
+    }
+
+    /// The protocol a request asks to switch to (RFC 9110 §7.8: `Upgrade`, named in `Connection`), lowercased, when the
+    /// proxy passes the switch on as a tunnel: `websocket` and any other protocol but `h2c`, which is left out so that
+    /// the exchange stays HTTP/1.1 and readable (curl `--http2` on plain http asks for it and takes HTTP/1.1).
+    static func upgrade(of head: HTTPRequestHead) -> String? {
+        guard let wanted = head.headers.first(name: "Upgrade")?.trimmingCharacters(in: .whitespaces), !wanted.isEmpty else { return nil }
+        let connection = head.headers["Connection"].flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard connection.contains("upgrade") else { return nil }
+        let protocols = wanted.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard !protocols.allSatisfy({ $0.hasPrefix("h2c") }) else { return nil }
+        return protocols.first { !$0.hasPrefix("h2c") }
+    }
+
+    /// An upgrade request as the upstream gets it, in bytes: the request line in origin-form, the app's fields
+    /// without the hop-by-hop ones except `Upgrade` itself and `Connection: Upgrade`, `Host` naming the upstream on a
+    /// reverse listener, `Via` added. The app's body, if any, follows it.
+    static func upgradeRequest(_ head: HTTPRequestHead, url: URL, via: String, rewritesHost: Bool) throws(Refusal) -> ByteBuffer {
+        if head.headers.contains(name: "Content-Length") && head.headers.contains(name: "Transfer-Encoding") {
+            throw Refusal(.badRequest, "The request has both Content-Length and Transfer-Encoding, so its end is ambiguous.",
+                          closes: true)
+        }
+        var fields = forwardable(head.headers)
+        fields.removeAll { ["expect", "transfer-encoding"].contains($0.name.lowercased()) }
+        if rewritesHost || !fields.contains(where: { $0.name.lowercased() == "host" }), let host = url.host(percentEncoded: false) {
+            fields.removeAll { $0.name.lowercased() == "host" }
+            let name = host.contains(":") ? "[\(host)]" : host
+            fields.insert((name: "Host", value: url.port.map { "\(name):\($0)" } ?? name), at: 0)
+        }
+        fields.append((name: "Connection", value: "Upgrade"))
+        fields += head.headers["Upgrade"].map { (name: "Upgrade", value: $0) }
+        appendVia(&fields, via: via)
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw Refusal(.badRequest, "The request's target is not a valid URL: \(shown(url.absoluteString)).")
+        }
+        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { target += "?" + query }
+        var text = "\(head.method.rawValue) \(target) HTTP/1.1\r\n"
+        for field in fields { text += "\(field.name): \(field.value)\r\n" }
+        text += "\r\n"
+        return ByteBuffer(string: text)
     }
 
     /// The name a proxied exchange is logged and paused under: its host, with the port when not the scheme's own.

@@ -5,6 +5,7 @@ import NIOCore
 import NIOExtras
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 public import ServiceLifecycle
 import Synchronization
 
@@ -34,6 +35,15 @@ public struct ProxyConfiguration: Sendable {
     /// With an upstream URL (scheme, host, port, base path), a reverse proxy: every request on this listener goes
     /// there, as an app whose base URL is this listener sends it — no proxy settings, no CA.
     public var reverseTo: URL?
+    /// PEM files of authorities trusted for upstream TLS the proxy dials itself (a `wss` switch) besides the system's:
+    /// the same `--upstream-ca` files the HTTP transport trusts.
+    public var upstreamTrustRoots: [String] = []
+    /// With credentials, every request on the forward proxy's listener (a CONNECT included) must carry them in
+    /// `Proxy-Authorization`, or is answered 407: required when the listener is reachable from other machines.
+    public var credentials: ProxyCredentials?
+    /// Whether a client at this address is on this machine (nil: its address is unknown). Another machine's requests
+    /// go out as `.proxiedForNetwork`, never to this machine's loopback or private addresses. Tests inject it.
+    public var isLocalPeer: @Sendable (IPAddress?) -> Bool = { $0?.isLoopbackPeer ?? false }
 
     /// Whether a CONNECT to `host` is read (Kiosk's certificate) rather than tunnelled blind.
     public func intercepts(_ host: String) -> Bool {
@@ -70,18 +80,22 @@ public struct ProxyConfiguration: Sendable {
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
     private let forward: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    private let vet: @Sendable (URL, Bool) async throws -> Void
     private let onBound: @Sendable (Int) -> Void
     private let onTunnel: @Sendable (TunnelSummary) -> Void
     /// This process's name in `Via`: a request already carrying it came round through the proxy to itself.
     private let pseudonym: String
 
-    /// A proxy that forwards with `forward`, reports each CONNECT tunnel once closed to `onTunnel`, and calls `onBound`
+    /// A proxy that forwards requests with `forward`, asks `vet` (the outbound policy; its second argument true for a
+    /// client on another machine) before it dials an upstream itself for a tunnel or a protocol switch, reports each tunnel once closed to `onTunnel`, and calls `onBound`
     /// with the port once it listens.
     public init(configuration: ProxyConfiguration, forward: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse,
+                vet: @escaping @Sendable (URL, Bool) async throws -> Void,
                 onTunnel: @escaping @Sendable (TunnelSummary) -> Void = { _ in },
                 onBound: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.configuration = configuration
         self.forward = forward
+        self.vet = vet
         self.onTunnel = onTunnel
         self.onBound = onBound
         pseudonym = "kiosk-" + String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 36)
@@ -92,7 +106,12 @@ public final class ProxyServer: Service, Sendable {
         let quiesce = ServerQuiescingHelper(group: group)
         let configuration = configuration
         let forward = forward
+        let vet = vet
         let onTunnel = onTunnel
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.applicationProtocols = ["http/1.1"]
+        tls.additionalTrustRoots = configuration.upstreamTrustRoots.map { .file($0) }
+        let upstreamTLS = try NIOSSLContext(configuration: tls)
         let via = ProxyMessages.viaToken(pseudonym)
         let loop = LoopGuard(host: configuration.host, ownPorts: configuration.ownPorts, pseudonym: pseudonym)
         let bound = BoundPort()
@@ -108,7 +127,8 @@ public final class ProxyServer: Service, Sendable {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let settings = ProxyHandler.Settings(configuration: configuration, forward: forward, via: via, loop: loop,
+                    let settings = ProxyHandler.Settings(configuration: configuration, forward: forward, vet: vet, upstreamTLS: upstreamTLS,
+                                                         via: via, loop: loop,
                                                          boundPort: { bound.value.withLock { $0 } }, onTunnel: onTunnel)
                     let origin = configuration.reverseTo.map { ProxyHandler.Origin(base: $0, isReverse: true) }
                     try channel.pipeline.syncOperations.addHandlers(ProxyHandler.httpHandlers(settings, origin: origin))

@@ -7,21 +7,36 @@ import Synchronization
 final class TunnelMeter: Sendable {
     private struct Counts {
         var sent = 0, received = 0, open = 2
+        var status: Int?
     }
     private let counts = Mutex(Counts())
     private let host: String
     private let port: Int
     private let started = ContinuousClock.now
     private let report: @Sendable (TunnelSummary) -> Void
+    private let upgrade: TunnelSummary.Upgrade?
 
-    init(host: String, port: Int, report: @escaping @Sendable (TunnelSummary) -> Void) {
+    /// A meter for a CONNECT tunnel to `host:port`, or, with `upgrade`, for a protocol switch.
+    init(host: String, port: Int, upgrade: TunnelSummary.Upgrade? = nil, report: @escaping @Sendable (TunnelSummary) -> Void) {
         self.host = host
         self.port = port
+        self.upgrade = upgrade
         self.report = report
     }
 
-    func add(_ bytes: Int, fromApp: Bool) {
-        counts.withLock { if fromApp { $0.sent += bytes } else { $0.received += bytes } }
+    func add(_ bytes: ByteBuffer, fromApp: Bool) {
+        counts.withLock { counts in
+            if fromApp {
+                counts.sent += bytes.readableBytes
+            } else {
+                // A protocol switch's first upstream bytes are its answer's status line: "HTTP/1.1 101 ...".
+                if upgrade != nil, counts.received == 0, let line = bytes.getString(at: bytes.readerIndex, length: min(bytes.readableBytes, 12)),
+                   line.hasPrefix("HTTP/1."), line.count == 12 {
+                    counts.status = Int(line.dropFirst(9).prefix(3))
+                }
+                counts.received += bytes.readableBytes
+            }
+        }
     }
 
     /// One end closed; the second reports the tunnel.
@@ -32,9 +47,11 @@ final class TunnelMeter: Sendable {
         }
         guard let done else { return }
         let elapsed = ContinuousClock.now - started
+        var upgrade = upgrade
+        upgrade?.status = done.status
         report(TunnelSummary(host: host, port: port, sent: done.sent, received: done.received,
                              duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                             error: nil))
+                             error: nil, upgrade: upgrade))
     }
 }
 
@@ -78,7 +95,7 @@ final class TunnelEnd: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        meter.add(unwrapInboundIn(data).readableBytes, fromApp: isApp)
+        meter.add(unwrapInboundIn(data), fromApp: isApp)
         partner?.context?.write(data, promise: nil)
     }
 

@@ -109,7 +109,7 @@ private func startProxy(_ kiosk: Kiosk, configure: (inout ProxyConfiguration) ->
     var configuration = ProxyConfiguration(port: 0)
     configure(&configuration)
     let (bound, continuation) = AsyncStream<Int>.makeStream()
-    let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) },
+    let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
                             onTunnel: { kiosk.recordTunnel($0) }, onBound: { continuation.yield($0); continuation.finish() })
     let group = ServiceGroup(services: [proxy], logger: .init(label: "kiosk-bench.proxy"))
     let running = Task { try await group.run() }

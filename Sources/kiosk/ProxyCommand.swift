@@ -15,7 +15,7 @@ struct ProxyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proxy",
         abstract: "Put an app behind Kiosk: an HTTP proxy whose every exchange the network debugger records, pauses and rewrites.",
-        subcommands: [ProxyRunCommand.self, ProxyCACommand.self, ProxyEnvCommand.self],
+        subcommands: [ProxyRunCommand.self, ProxyCACommand.self, ProxyEnvCommand.self, ProxyPasswordCommand.self],
         defaultSubcommand: ProxyRunCommand.self)
 }
 
@@ -44,11 +44,16 @@ struct ProxyRunCommand: AsyncParsableCommand {
               eval "$(kiosk proxy env)"; my-app
               curl -x http://127.0.0.1:8888 --cacert "$(kiosk proxy ca --path)" https://example.test/api/items
               kiosk proxy --intercept '*.example.test' --ignore pinned.example.test
+              kiosk proxy --host 0.0.0.0 --proxy-auth      (a phone on the Wi-Fi: Proxy-Authorization required)
             """)
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: "Address the proxy and the console listen on (loopback only, in this version).")
+    @Option(help: ArgumentHelp("Address the proxy listens on. Loopback unless --proxy-auth: then any (0.0.0.0 for every network); "
+                               + "the console and reverse listeners stay on loopback."))
     var host = "127.0.0.1"
+    @Flag(help: ArgumentHelp("Ask every client for a password (Proxy-Authorization, user kiosk), made and printed once; other "
+                             + "machines' requests may not reach this machine's loopback or private addresses."))
+    var proxyAuth = false
     @Option(help: "Port of the proxy.") var port = 8888
     @Option(help: "Port of the web app with the network debugger's console.") var consolePort = 8081
     @Option(name: .customLong("intercept"),
@@ -73,9 +78,9 @@ struct ProxyRunCommand: AsyncParsableCommand {
         }
         guard port == 0 || port != consolePort else { throw ValidationError("--port and --console-port must differ.") }
         // Anyone who can reach a proxy can make requests from this machine, to its own loopback services too.
-        guard IPAddress.isLoopback(host: host) else {
-            throw ValidationError("--host \(host) would let other machines send requests from this one through the proxy; "
-                                  + "this version listens on loopback only (127.0.0.1, ::1, localhost).")
+        guard IPAddress.isLoopback(host: host) || proxyAuth else {
+            throw ValidationError("--host \(host) would let other machines send requests from this one through the proxy; add "
+                                  + "--proxy-auth to ask them for a password, or keep loopback (127.0.0.1, ::1, localhost).")
         }
         for pattern in interceptedHosts + ignoredHosts where pattern.isEmpty || pattern.contains("/") || pattern.contains(":") {
             throw ValidationError("\(pattern.isEmpty ? "An empty pattern" : pattern) is not a host pattern (example.com, *.example.com).")
@@ -104,37 +109,54 @@ struct ProxyRunCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let (authority, _) = try proxyAuthority(global)
+            let (authority, directory) = try proxyAuthority(global)
+            var credentials: ProxyCredentials?
+            if proxyAuth {
+                let (made, newPassword) = try ProxyCredentials.inDirectory(directory)
+                credentials = made
+                if let newPassword {
+                    Output.human("Proxy password, shown this once (user \(ProxyCredentials.user)): \(newPassword)\n"
+                                 + "  Clients: http://\(ProxyCredentials.user):\(newPassword)@HOST:PORT as their proxy; "
+                                 + "`kiosk proxy password` makes a new one.")
+                }
+            }
             let roots = upstreamCAs.map { URL(fileURLWithPath: $0).path }
             let runtime = try await Runtime.start(global, pausesAtBreakpoints: true) { $0.proxyTransport.additionalTrustRoots = roots }
             let kiosk = runtime.kiosk
             let host = host
             let shownHost = host.contains(":") ? "[\(host)]" : host
+            // Only the proxy itself faces other machines (behind its password); the console and reverse listeners,
+            // which ask for none, stay on this machine.
+            let localHost = IPAddress.isLoopback(host: host) ? host : "127.0.0.1"
+            let shownLocalHost = localHost.contains(":") ? "[\(localHost)]" : localHost
             let consolePorts = ListenerPorts()
-            let console = try buildApplication(kiosk: kiosk, configuration: WebConfiguration(host: host, port: consolePort),
+            let console = try buildApplication(kiosk: kiosk, configuration: WebConfiguration(host: localHost, port: consolePort),
                                                features: { [Console($0)] }) { bound in
                 consolePorts.add(bound)
-                Output.human("Console on http://\(shownHost):\(bound)/debug")
+                Output.human("Console on http://\(shownLocalHost):\(bound)/debug")
                 fflush(nil)
             }
             var configuration = ProxyConfiguration(host: host, port: port, ownPorts: { consolePorts.all })
             configuration.authority = authority
             configuration.interceptedHosts = interceptedHosts
             configuration.ignoredHosts = ignoredHosts
+            configuration.upstreamTrustRoots = roots
+            configuration.credentials = credentials
             Output.human("HTTPS is read with Kiosk's CA (SHA-256 \(authority.fingerprint.prefix(23))…); `kiosk proxy ca` prints it "
                          + "for the app to trust.")
-            let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) },
+            let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
                                     onTunnel: { kiosk.recordTunnel($0) }) { bound in
                 consolePorts.add(bound)
                 Output.human("Kiosk proxy on http://\(shownHost):\(bound)/  (HTTP_PROXY=http://\(shownHost):\(bound); Ctrl-C to stop)")
                 fflush(nil)
             }
             let reverseServers: [any Service] = try reverseRoutes().map { route in
-                var reverse = ProxyConfiguration(host: host, port: route.port, ownPorts: { consolePorts.all })
+                var reverse = ProxyConfiguration(host: localHost, port: route.port, ownPorts: { consolePorts.all })
                 reverse.reverseTo = route.url
-                return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, onBound: { bound in
+                reverse.upstreamTrustRoots = roots
+                return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) }, onBound: { bound in
                     consolePorts.add(bound)
-                    Output.human("Reverse proxy on http://\(shownHost):\(bound)/ → \(route.url.absoluteString)")
+                    Output.human("Reverse proxy on http://\(shownLocalHost):\(bound)/ → \(route.url.absoluteString)")
                     fflush(nil)
                 })
             }
@@ -158,6 +180,27 @@ private final class ListenerPorts: Sendable {
     private let ports = Mutex<Set<Int>>([])
     func add(_ port: Int) { ports.withLock { _ = $0.insert(port) } }
     var all: Set<Int> { ports.withLock { $0 } }
+}
+
+struct ProxyPasswordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "password",
+        abstract: "Make a new password for `kiosk proxy --proxy-auth` and print it once (the old one stops working).",
+        discussion: """
+            The password is 32 random bytes; the data directory keeps only a salted digest of it (kiosk-proxy-auth, \
+            mode 0600), so it cannot be shown again. A running proxy keeps the password it started with until it is \
+            restarted.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let directory = try Runtime.configuration(global).dataDirectory
+            let (_, password) = try ProxyCredentials.inDirectory(directory, renew: true)
+            Output.human("Proxy password (user \(ProxyCredentials.user)): \(password ?? "")")
+        }
+    }
 }
 
 struct ProxyCACommand: AsyncParsableCommand {

@@ -158,8 +158,8 @@ struct ForwardProxyTests {
         ("GET ftp://example.test/ HTTP/1.1\r\nHost: example.test\r\n\r\n", "400 Bad Request", "not an http:// URL"),
         ("GET http://example.test:70000/ HTTP/1.1\r\nHost: example.test\r\n\r\n", "400 Bad Request", "70000"),
         ("GET http://127.0.0.1:{proxy}/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "508 Loop Detected", "Kiosk itself"),
-        ("GET http://example.test/ HTTP/1.1\r\nHost: example.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
-         "501 Not Implemented", "upgrades"),
+        ("GET http://127.0.0.1:{proxy}/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+         "508 Loop Detected", "Kiosk itself"),
     ])
     func refused(_ request: String, _ status: String, _ says: String) async throws {
         try await withProxy { proxy, _ in

@@ -149,7 +149,7 @@ struct ProxyHarness {
         if intercepting { configuration.authority = try ProxyAuthority.inDirectory(harness.directory) }
         let kiosk = harness.kiosk
         let (bound, continuation) = AsyncStream<Int>.makeStream()
-        let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) },
+        let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
                                 onTunnel: { kiosk.recordTunnel($0) }) { port in
             continuation.yield(port)
             continuation.finish()

@@ -1,0 +1,232 @@
+import Foundation
+import KioskCore
+import KioskDemoUpstream
+import KioskProxy
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+import Testing
+
+/// A WebSocket upstream on loopback (swift-nio's server upgrader, a real implementation of RFC 6455): `/ws` switches
+/// and echoes every text frame back as `echo: <text>`; any other path is an ordinary 404 that refuses the switch.
+private final class WebSocketUpstream: Sendable {
+    private let channel: any Channel
+    let port: Int
+
+    private init(channel: any Channel) {
+        self.channel = channel
+        port = channel.localAddress?.port ?? 0
+    }
+
+    static func start() async throws -> WebSocketUpstream {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                let upgrader = NIOWebSocketServerUpgrader(
+                    shouldUpgrade: { channel, head in
+                        channel.eventLoop.makeSucceededFuture(head.uri.hasPrefix("/ws") ? HTTPHeaders([("X-Upstream", "ws")]) : nil)
+                    },
+                    upgradePipelineHandler: { channel, _ in
+                        channel.eventLoop.makeCompletedFuture {
+                            // The HTTP answerer leaves with the HTTP handlers; frames go to the echo.
+                            let operations = channel.pipeline.syncOperations
+                            operations.removeHandler(try operations.handler(type: NotFound.self), promise: nil)
+                            try operations.addHandler(EchoFrames())
+                        }
+                    })
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                        withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+                    try channel.pipeline.syncOperations.addHandler(NotFound())
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return WebSocketUpstream(channel: channel)
+    }
+
+    func stop() async { try? await channel.close() }
+
+    private final class EchoFrames: ChannelInboundHandler {
+        typealias InboundIn = WebSocketFrame
+        typealias OutboundOut = WebSocketFrame
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let frame = unwrapInboundIn(data)
+            switch frame.opcode {
+            case .text:
+                var data = frame.unmaskedData
+                let text = data.readString(length: data.readableBytes) ?? ""
+                let reply = context.channel.allocator.buffer(string: "echo: " + text)
+                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: reply)), promise: nil)
+            case .connectionClose:
+                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: ByteBuffer())))
+                    .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            default:
+                break
+            }
+        }
+    }
+
+    private final class NotFound: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard case .end = unwrapInboundIn(data) else { return }
+            let body = context.channel.allocator.buffer(string: "no socket here\n")
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .notFound,
+                                                                 headers: ["Content-Length": String(body.readableBytes)]))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+}
+
+/// A WebSocket client speaking raw bytes to `port`: sends `request` (the upgrade), reads the answer's head, then, when it
+/// switched, sends `message` in one masked text frame and reads the one frame that comes back.
+private func webSocketExchange(port: Int, request: String, message: String) async throws -> (head: String, reply: String?) {
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+        }
+    return try await channel.executeThenClose { inbound, outbound in
+        try await outbound.write(ByteBuffer(string: request))
+        var received = ByteBuffer()
+        var iterator = inbound.makeAsyncIterator()
+        var head = ""
+        while true {
+            guard var chunk = try await iterator.next() else { return (String(buffer: received), nil) }
+            received.writeBuffer(&chunk)
+            let text = String(buffer: received)
+            if let end = text.range(of: "\r\n\r\n") {
+                head = String(text[..<end.upperBound])
+                received.moveReaderIndex(forwardBy: head.utf8.count)
+                break
+            }
+        }
+        guard head.hasPrefix("HTTP/1.1 101") else { return (head, nil) }
+        // A client's frame is masked (RFC 6455 §5.3): FIN + text, the length with the mask bit, the key, the payload.
+        let payload = Array(message.utf8)
+        precondition(payload.count < 126)
+        let key: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
+        var frame = ByteBuffer(bytes: [0x81, 0x80 | UInt8(payload.count)] + key)
+        frame.writeBytes(payload.enumerated().map { $0.element ^ key[$0.offset % 4] })
+        try await outbound.write(frame)
+        // The server's frame is not masked: FIN + text, the length, the payload.
+        while received.readableBytes < 2 || received.readableBytes < 2 + Int(received.getInteger(at: received.readerIndex + 1, as: UInt8.self)! & 0x7F) {
+            guard var chunk = try await iterator.next() else { return (head, nil) }
+            received.writeBuffer(&chunk)
+        }
+        let length = Int(received.getInteger(at: received.readerIndex + 1, as: UInt8.self)! & 0x7F)
+        return (head, received.getString(at: received.readerIndex + 2, length: length))
+    }
+}
+
+private func upgradeRequest(_ target: String, host: String) -> String {
+    "GET \(target) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ws-secret-token\r\n\r\n"
+}
+
+@Suite("kiosk proxy passes protocol switches (WebSocket) through as tunnels")
+struct UpgradeTests {
+    @Test("A WebSocket through the forward proxy switches, carries frames both ways, and is logged as one exchange")
+    func webSocketThroughTheForwardProxy() async throws {
+        let upstream = try await WebSocketUpstream.start()
+        defer { Task { await upstream.stop() } }
+        try await withProxy { proxy, _ in
+            // Given an app whose HTTP proxy is Kiosk, opening ws://127.0.0.1:PORT/ws (sent in absolute-form)
+            let target = "http://127.0.0.1:\(upstream.port)/ws?room=1"
+            // When it asks to switch and sends a frame
+            let (head, reply) = try await webSocketExchange(port: proxy.port, request: upgradeRequest(target, host: "127.0.0.1:\(upstream.port)"),
+                                                            message: "hello through kiosk")
+            // Then the upstream's 101 reaches it (its accept key computed from the app's key, so the app's fields
+            // arrived), and the echo of its frame comes back through the tunnel
+            #expect(head.hasPrefix("HTTP/1.1 101"), "\(head)")
+            #expect(head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), "\(head)")
+            #expect(head.contains("X-Upstream: ws"))
+            #expect(reply == "echo: hello through kiosk")
+            // And once closed, the log holds one exchange: the request's method and URL, status 101, a tunnel touch
+            // with the bytes each way, the app's Authorization nowhere
+            let record = try #require(try await waitForRecord(proxy) { $0.url.contains("/ws") })
+            #expect(record.method == "GET")
+            #expect(record.status == 101)
+            #expect(record.url == "http://127.0.0.1:\(upstream.port)/ws?room=1")
+            let touch = try #require(record.touchedBy.first)
+            #expect(touch.kind == .tunnel)
+            #expect(touch.detail.hasPrefix("websocket: "), "\(touch.detail)")
+            #expect(record.responseSize ?? 0 > 0)
+            #expect(!String(describing: record).contains("ws-secret-token"))
+        }
+    }
+
+    @Test("A WebSocket through a reverse listener switches with Host naming the upstream")
+    func webSocketThroughAReverseListener() async throws {
+        let upstream = try await WebSocketUpstream.start()
+        defer { Task { await upstream.stop() } }
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.reverseTo = URL(string: "http://127.0.0.1:\(upstream.port)")
+        try await withProxy(configuration) { proxy, _ in
+            // Given an app whose base URL is the reverse listener, opening /ws on it
+            let (head, reply) = try await webSocketExchange(port: proxy.port, request: upgradeRequest("/ws", host: "127.0.0.1:\(proxy.port)"),
+                                                            message: "reverse")
+            // Then it switches and frames pass
+            #expect(head.hasPrefix("HTTP/1.1 101"), "\(head)")
+            #expect(reply == "echo: reverse")
+        }
+    }
+
+    @Test("An upgrade the upstream refuses reaches the app as the upstream's own answer")
+    func refusedUpgrade() async throws {
+        let upstream = try await WebSocketUpstream.start()
+        defer { Task { await upstream.stop() } }
+        try await withProxy { proxy, _ in
+            // Given a path where the upstream has no socket
+            let target = "http://127.0.0.1:\(upstream.port)/nothing"
+            let (head, reply) = try await webSocketExchange(port: proxy.port, request: upgradeRequest(target, host: "127.0.0.1:\(upstream.port)"),
+                                                            message: "x")
+            // Then the app gets the upstream's 404, and the log says 404
+            #expect(head.hasPrefix("HTTP/1.1 404"), "\(head)")
+            #expect(reply == nil)
+            let record = try #require(try await waitForRecord(proxy) { $0.url.contains("/nothing") })
+            #expect(record.status == 404)
+        }
+    }
+
+    @Test("An upgrade to an upstream that refuses connections is a 502 saying so, logged with the reason")
+    func upgradeToAClosedPort() async throws {
+        let reservation = try #require(PortReservation(host: "127.0.0.1", port: 0))
+        try await withProxy { proxy, _ in
+            let target = "http://127.0.0.1:\(reservation.port)/ws"
+            let (head, _) = try await webSocketExchange(port: proxy.port, request: upgradeRequest(target, host: "127.0.0.1:\(reservation.port)"),
+                                                        message: "x")
+            #expect(head.hasPrefix("HTTP/1.1 502"), "\(head)")
+            let record = try #require(try await waitForRecord(proxy) { $0.url.contains(":\(reservation.port)/ws") })
+            #expect(record.status == nil)
+            #expect(record.error?.contains("could not connect") == true, "\(record.error ?? "")")
+        }
+    }
+
+    @Test("Upgrade: h2c is not a switch: the request is forwarded as HTTP/1.1 and read like any other")
+    func h2cStaysHTTP1() async throws {
+        try await withProxy { proxy, upstream in
+            // Given curl --http2 on a plain URL, which offers h2c
+            let answer = try await proxy.send(.GET, upstream.url("/echo"),
+                                              headers: [("Connection", "Upgrade, HTTP2-Settings"), ("Upgrade", "h2c"), ("HTTP2-Settings", "AAMAAABkAAQCAAAAAAIAAAAA")])
+            // Then the upstream answers over HTTP/1.1 without seeing the offer, and the exchange is logged with its body
+            #expect(answer.status == .ok)
+            #expect(!answer.text.lowercased().contains("h2c"))
+            #expect(!answer.text.lowercased().contains("http2-settings"))
+        }
+    }
+}
+
+/// The newest logged record matching `predicate`, waiting up to 10 s for it (a tunnel is logged once both ends close).
+private func waitForRecord(_ proxy: ProxyHarness, _ predicate: (RequestRecord) -> Bool) async throws -> RequestRecord? {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while ContinuousClock.now < deadline {
+        if let record = try proxy.records().first(where: predicate) { return record }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return nil
+}
