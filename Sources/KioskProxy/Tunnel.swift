@@ -70,6 +70,7 @@ final class TunnelEnd: ChannelDuplexHandler {
     /// Whether this end is the app's connection (its reads are bytes the app sent).
     private let isApp: Bool
     private var counted = false
+    private var hasRead = false
 
     private init(meter: TunnelMeter, isApp: Bool) {
         self.meter = meter
@@ -96,7 +97,14 @@ final class TunnelEnd: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         meter.add(unwrapInboundIn(data), fromApp: isApp)
-        partner?.context?.write(data, promise: nil)
+        if hasRead {
+            partner?.context?.write(data, promise: nil)
+        } else {
+            // The first read may be what the app sent right behind its CONNECT or upgrade, handed on by the HTTP
+            // decoder as it left — outside any read cycle, so no read-complete would flush it.
+            hasRead = true
+            partner?.context?.writeAndFlush(data, promise: nil)
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

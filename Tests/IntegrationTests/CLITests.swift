@@ -318,4 +318,23 @@ struct LogCLITests {
         let twice = try cli.run(["log", "--source", "nyt", "--filter", "source:dogs"])
         #expect(twice.status == 2 && twice.stderr.contains("source is given both in --filter and as its own option"))
     }
+
+    @Test("kiosk proxy refuses a host other machines reach without --proxy-auth; kiosk proxy password prints a new password once")
+    func proxyHostNeedsAPassword() throws {
+        let cli = CLI()
+        // Given a proxy asked to listen on every network without a password
+        let open = try cli.run(["proxy", "--host", "0.0.0.0", "--port", "0", "--console-port", "0"])
+        // Then it does not start, and says what to add
+        #expect(open.status == 2)
+        #expect(open.stderr.contains("--proxy-auth"), "\(open.stderr)")
+        // When a password is made
+        let first = try cli.run(["proxy", "password"])
+        let second = try cli.run(["proxy", "password"])
+        // Then each run prints a new one, and the data directory keeps neither in the clear
+        #expect(first.status == 0 && second.status == 0)
+        let password = try #require(first.stdout.split(separator: " ").last.map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(password.count >= 40 && !second.stdout.contains(password))
+        let stored = try String(contentsOf: cli.dataDirectory.appendingPathComponent("kiosk-proxy-auth"), encoding: .utf8)
+        #expect(!stored.contains(password))
+    }
 }

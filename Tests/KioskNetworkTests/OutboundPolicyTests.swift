@@ -58,6 +58,25 @@ struct OutboundPolicyTests {
         #expect(await refusal("http://v6local.example/a.png")?.contains("private") == true)
     }
 
+    @Test("an app's request from another machine through kiosk proxy reaches public hosts only; from this machine, any host",
+          arguments: ["http://127.0.0.1:47800/api/character", "http://[::1]:3000/", "http://10.0.0.1/x", "http://192.168.1.1/router",
+                      "http://169.254.169.254/latest/meta-data", "http://[fd12:3456::1]/x", "http://localhost:8080/",
+                      "http://rebound.example/a", "http://v6local.example/"])
+    func proxiedForTheNetwork(url: String) async {
+        // Given a URL naming this machine, a private network or a name resolving into one (a configured source's origin too)
+        // When a client on another machine asks for it through the proxy, it is refused, saying why
+        let reason = await refusal(url, .proxiedForNetwork)
+        #expect(reason != nil && reason?.hasPrefix("unexpected") == false, "\(url) was \(reason ?? "allowed")")
+        // And a client on this machine may ask for it (its own local backend)
+        #expect(await refusal(url, .proxied) == nil)
+    }
+
+    @Test("an app's request from another machine to a host with public addresses only is allowed")
+    func proxiedForTheNetworkPublic() async {
+        #expect(await refusal("https://static01.nyt.com/svc/x.json", .proxiedForNetwork) == nil)
+        #expect(await refusal("https://8.8.8.8/", .proxiedForNetwork) == nil)
+    }
+
     @Test("the exact origin of a configured source is allowed even on loopback, and only with its port and scheme")
     func sourceOrigins() async {
         #expect(await refusal("http://127.0.0.1:47800/api/character/avatar/1.jpeg") == nil)
