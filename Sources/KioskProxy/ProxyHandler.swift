@@ -158,6 +158,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let request: HTTPRequest
         do {
             let url = try ProxyMessages.target(of: head, under: origin?.base)
+            if origin?.isReverse != true, let local = context.channel.localAddress,
+               let setup = ProxySetup.answer(url, method: head.method, authority: settings.configuration.authority,
+                                             proxy: Self.shown(local)) {
+                return write(setup, to: head, context: context)
+            }
             if loop.isLoop(url, headers: head.headers, proxyPort: settings.boundPort()) {
                 throw ProxyMessages.Refusal(.loopDetected, "\(ProxyMessages.endpoint(of: url)) is Kiosk itself: the request would "
                                             + "come back through the proxy for ever.")
@@ -411,6 +416,26 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
         }
         end(keepAlive: request.isKeepAlive, context: context)
+    }
+
+    /// The setup page's answer, written by the proxy itself (nothing is forwarded or logged).
+    private func write(_ setup: ProxySetup.Answer, to request: HTTPRequestHead, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders([("Content-Type", setup.contentType), ("Content-Length", String(setup.body.count)),
+                                   ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
+                                   ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'"), ("Via", via)])
+        headers.add(contentsOf: setup.fields)
+        if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: setup.status, headers: headers))), promise: nil)
+        if request.method != .HEAD {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: setup.body)))), promise: nil)
+        }
+        end(keepAlive: request.isKeepAlive, context: context)
+    }
+
+    /// A listener's address as a proxy setting names it: `host:port`, an IPv6 address bracketed.
+    private static func shown(_ address: SocketAddress) -> String {
+        let host = address.ipAddress ?? "127.0.0.1"
+        return (host.contains(":") ? "[\(host)]" : host) + ":\(address.port ?? 0)"
     }
 
     private func write(_ refusal: ProxyMessages.Refusal, to request: HTTPRequestHead, context: ChannelHandlerContext) {

@@ -1,6 +1,6 @@
 import Foundation
 import KioskApp
-import KioskCore
+package import KioskCore
 
 /// What a list URL asks for, checked: `?page=`, `?q=`, the source's filters and `?refresh=1`.
 struct ListParameters: Sendable {

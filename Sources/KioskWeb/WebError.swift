@@ -1,6 +1,6 @@
 import Foundation
 package import Hummingbird
-import KioskCore
+package import KioskCore
 
 /// A failure the web layer answers with a page (or `{"error"}` under /api): a status, words a user
 /// can act on, and where "Retry" goes when retrying can help.

@@ -1,5 +1,4 @@
-import Foundation
-import KioskCore
+public import Foundation
 
 /// A fragment of HTML that is safe to emit. The only ways to make one escape their text or take tag
 /// and attribute names as static literals, so no view can put a raw upstream string into a page.
@@ -16,7 +15,7 @@ package struct HTML: Sendable, ExpressibleByStringLiteral {
     package static func text(_ value: String) -> HTML { HTML(trusted: escape(value)) }
 
     /// Markup written in the source code itself (a doctype): a StaticString cannot come from upstream.
-    static func literal(_ markup: StaticString) -> HTML { HTML(trusted: markup.description) }
+    package static func literal(_ markup: StaticString) -> HTML { HTML(trusted: markup.description) }
 
     /// Fragments one after the other.
     package static func group(_ parts: [HTML]) -> HTML { HTML(trusted: parts.map(\.rendered).joined()) }
@@ -37,7 +36,7 @@ package struct HTML: Sendable, ExpressibleByStringLiteral {
     }
 
     /// Escapes the five characters that matter in text and quoted attribute values.
-    static func escape(_ value: String) -> String {
+    package static func escape(_ value: String) -> String {
         // Most text has nothing to escape: return it as it is, without building a copy.
         let utf8 = value.utf8
         guard utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
@@ -62,7 +61,7 @@ package struct HTML: Sendable, ExpressibleByStringLiteral {
 /// One attribute with a static name and an escaped, double-quoted value.
 package struct Attribute: Sendable {
     /// `name="value"`, escaped.
-    let rendered: String
+    package let rendered: String
 
     private init(trusted: String) { rendered = trusted }
 
@@ -84,7 +83,7 @@ package struct Attribute: Sendable {
     }
 
     /// A link to an element of the same page ("#main").
-    static func fragmentHref(_ fragment: String) -> Attribute? {
+    package static func fragmentHref(_ fragment: String) -> Attribute? {
         guard fragment.hasPrefix("#"), fragment.dropFirst().allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else { return nil }
         return attribute("href", fragment)
     }
@@ -96,32 +95,11 @@ package struct Attribute: Sendable {
     }
 
     /// A script or other `src` inside Kiosk.
-    static func localSource(_ path: String) -> Attribute? { localPath("src", path) }
+    package static func localSource(_ path: String) -> Attribute? { localPath("src", path) }
 
     /// A link out of Kiosk: only http(s) URLs; anything else (javascript:, data:...) gives no attribute.
-    static func externalHref(_ url: URL?) -> Attribute? {
+    package static func externalHref(_ url: URL?) -> Attribute? {
         guard let url, url.opensInABrowser else { return nil }
         return attribute("href", url.absoluteString)
-    }
-
-    /// An image source: always Kiosk's own image route, and only for http(s) upstream URLs.
-    static func imageSource(_ url: URL?) -> Attribute? {
-        guard let path = SafeURL.imagePath(url) else { return nil }
-        return attribute("src", path)
-    }
-}
-
-/// The URL rules of the web layer.
-enum SafeURL {
-    /// Whether a URL is absolute http or https with a host.
-    static func isWeb(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
-        return !(url.host ?? "").isEmpty
-    }
-
-    /// `/image?url=<encoded>` for an http(s) URL, else nil.
-    static func imagePath(_ url: URL?) -> String? {
-        guard let url, isWeb(url) else { return nil }
-        return Route.image(url).path
     }
 }

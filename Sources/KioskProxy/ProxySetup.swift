@@ -1,0 +1,153 @@
+import Crypto
+import Foundation
+import KioskCore
+import NIOHTTP1
+
+/// The setup page at `http://kiosk.proxy/`: a name that never leaves Kiosk (the proxy answers it itself, never
+/// resolving it), so a phone or a browser whose proxy is Kiosk can fetch the CA before it trusts it, as mitmproxy's
+/// mitm.it does. It serves the CA certificate (PEM, DER, an iOS configuration profile) and the steps to trust it on
+/// each platform. The CA's key is never among them.
+enum ProxySetup {
+    /// The host the setup page answers under.
+    static let host = "kiosk.proxy"
+
+    /// An answer of the setup page.
+    struct Answer {
+        let status: HTTPResponseStatus
+        let contentType: String
+        let body: [UInt8]
+        /// Extra fields (a download's file name).
+        var fields: [(String, String)] = []
+    }
+
+    /// The answer for `path` (its query ignored), with `proxy` the address the app used to reach the proxy, or nil
+    /// for a request that is not the setup page's.
+    static func answer(_ url: URL, method: HTTPMethod, authority: ProxyAuthority?, proxy: String) -> Answer? {
+        guard url.host(percentEncoded: false)?.lowercased() == host else { return nil }
+        guard method == .GET || method == .HEAD else {
+            return Answer(status: .methodNotAllowed, contentType: "text/plain; charset=utf-8", body: Array("Only GET.\n".utf8),
+                          fields: [("Allow", "GET, HEAD")])
+        }
+        switch (url.path, authority) {
+        case ("/", _), ("", _):
+            return Answer(status: .ok, contentType: "text/html; charset=utf-8", body: Array(page(authority: authority, proxy: proxy).utf8))
+        case ("/ca.pem", let authority?):
+            return download(Array(authority.certificatePEM.utf8), type: "application/x-pem-file", name: "kiosk-proxy-ca.pem")
+        case ("/ca.der", let authority?), ("/ca.crt", let authority?):
+            return download(Array(authority.certificateDER), type: "application/x-x509-ca-cert", name: "kiosk-proxy-ca.crt")
+        case ("/ca.mobileconfig", let authority?):
+            return download(profile(authority), type: "application/x-apple-aspen-config", name: "kiosk-proxy.mobileconfig")
+        default:
+            return Answer(status: .notFound, contentType: "text/plain; charset=utf-8",
+                          body: Array("Nothing here: http://\(host)/ has the setup page.\n".utf8))
+        }
+    }
+
+    private static func download(_ body: [UInt8], type: String, name: String) -> Answer {
+        Answer(status: .ok, contentType: type, body: body, fields: [("Content-Disposition", "attachment; filename=\"\(name)\"")])
+    }
+
+    /// An iOS and macOS configuration profile holding the CA as a root payload, its identifiers drawn from the CA's
+    /// own digest, so that every download of one CA is the same profile (installing it again replaces, not adds).
+    static func profile(_ authority: ProxyAuthority) -> [UInt8] {
+        let digest = Array(SHA256.hash(data: authority.certificateDER))
+        func uuid(_ offset: Int) -> String {
+            var bytes = Array(digest[offset..<offset + 16])
+            bytes[6] = (bytes[6] & 0x0F) | 0x50  // a name-based UUID's version and variant bits
+            bytes[8] = (bytes[8] & 0x3F) | 0x80
+            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                               bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
+        }
+        let root: [String: Any] = [
+            "PayloadType": "com.apple.security.root", "PayloadVersion": 1, "PayloadUUID": uuid(0),
+            "PayloadIdentifier": "kiosk.proxy.ca." + uuid(0), "PayloadDisplayName": "Kiosk proxy CA",
+            "PayloadDescription": "Lets Kiosk's proxy read this device's HTTPS for debugging.",
+            "PayloadCertificateFileName": "kiosk-proxy-ca.cer", "PayloadContent": authority.certificateDER,
+        ]
+        let profile: [String: Any] = [
+            "PayloadType": "Configuration", "PayloadVersion": 1, "PayloadUUID": uuid(16),
+            "PayloadIdentifier": "kiosk.proxy." + uuid(16), "PayloadDisplayName": "Kiosk proxy",
+            "PayloadDescription": "The certificate authority of a Kiosk proxy. Remove this profile when you stop debugging.",
+            "PayloadRemovalDisallowed": false, "PayloadContent": [root],
+        ]
+        // Foundation writes the XML property list; a failure would be a bug in the values above.
+        return Array((try? PropertyListSerialization.data(fromPropertyList: profile, format: .xml, options: 0)) ?? Data())
+    }
+
+    private static func step(_ title: String, _ items: [HTML]) -> HTML {
+        .element("section", [], [.element("h2", [], [.text(title)]), .element("ol", [], items.map { .element("li", [], [$0]) })])
+    }
+
+    private static func code(_ text: String) -> HTML { .element("code", [], [.text(text)]) }
+
+    private static func line(_ parts: HTML...) -> HTML { .group(parts) }
+
+    /// The page: what this is, the downloads, and the steps per platform.
+    static func page(authority: ProxyAuthority?, proxy: String) -> String {
+        let proxyURL = "http://" + proxy
+        var body: [HTML] = [
+            .element("h1", [], [.text("Trust Kiosk's proxy")]),
+            .element("p", [], [.text("This device's traffic reaches Kiosk's proxy at \(proxy). To let Kiosk read its HTTPS, "
+                                     + "the device must trust Kiosk's certificate authority — made for this Kiosk alone; its key "
+                                     + "never leaves the machine Kiosk runs on. Remove it when you stop debugging.")]),
+        ]
+        if let authority {
+            body.append(.element("p", [.class("downloads")], [
+                .element("a", [.localHref("/ca.pem")], ["Certificate (PEM)"]), " · ",
+                .element("a", [.localHref("/ca.crt")], ["Certificate (DER, Android and Windows)"]), " · ",
+                .element("a", [.localHref("/ca.mobileconfig")], ["Profile for iPhone, iPad and Mac"]),
+            ]))
+            body.append(.element("p", [], [.text("SHA-256 fingerprint: "), code(authority.fingerprint)]))
+            body += [
+                step("iPhone and iPad", [
+                    line("Settings › Wi-Fi › the network’s (i) › Configure Proxy › Manual: server and port of ", code(proxy), "."),
+                    line("Open this page in Safari and tap ", .element("a", [.localHref("/ca.mobileconfig")], ["the profile"]),
+                         "; then Settings › General › VPN & Device Management › Kiosk proxy › Install."),
+                    line(.text("Settings › General › About › Certificate Trust Settings: turn on full trust for Kiosk proxy CA "
+                               + "(iOS does not trust an installed root for HTTPS until then).")),
+                ]),
+                step("Android", [
+                    line("Settings › Wi-Fi › the network › Edit › Proxy › Manual: ", code(proxy), "."),
+                    line("Download ", .element("a", [.localHref("/ca.crt")], ["the certificate"]),
+                         ", then Settings › Security › Encryption & credentials › Install a certificate › CA certificate."),
+                    line(.text("Apps trust user CAs only when their network_security_config allows it for debug builds "
+                               + "(<debug-overrides><trust-anchors><certificates src=\"user\"/>); browsers other than Chrome may not.")),
+                ]),
+                step("Firefox", [
+                    line("Settings › Network Settings › Manual proxy configuration: HTTP proxy ", code(proxy),
+                         ", also for HTTPS."),
+                    line("Settings › Privacy & Security › Certificates › View Certificates › Authorities › Import ",
+                         .element("a", [.localHref("/ca.pem")], ["the certificate"]), ", trusting it to identify websites."),
+                ]),
+                step("Chrome and Chromium", [
+                    line("Start it with ", code("--proxy-server=\(proxyURL)"), " (or set the system's proxy)."),
+                    line("Linux: ", code("certutil -d sql:$HOME/.pki/nssdb -A -t C,, -n kiosk -i kiosk-proxy-ca.pem"),
+                         "; macOS and Windows: add the certificate to the system's trusted roots."),
+                ]),
+                step("curl and the shell", [
+                    line(code("curl -x \(proxyURL) --cacert kiosk-proxy-ca.pem https://example.com/")),
+                    line("On Kiosk's machine: ", code("eval \"$(kiosk proxy env)\""),
+                         " sets HTTP_PROXY, HTTPS_PROXY and the CA for curl, OpenSSL, Python and Node."),
+                ]),
+                .element("p", [], [.text("Apps that pin their certificates refuse any other CA: run the proxy with --ignore HOST "
+                                         + "to pass them through unread.")]),
+            ]
+        } else {
+            body.append(.element("p", [], [.text("This proxy does not read HTTPS: its CONNECT tunnels pass through unread, "
+                                                 + "so there is no certificate to trust.")]))
+        }
+        let style = "body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:1rem auto;padding:0 1rem;color:#111;background:#fff}"
+            + "code{background:#eee;padding:0 .2rem;overflow-wrap:anywhere}a{color:#0645ad}"
+            + "@media (prefers-color-scheme:dark){body{color:#eee;background:#111}code{background:#333}a{color:#8ab4f8}}"
+        let document = HTML.element("html", [.attribute("lang", "en")], [
+            .element("head", [], [
+                .void("meta", [.attribute("charset", "utf-8")]),
+                .void("meta", [.attribute("name", "viewport"), .attribute("content", "width=device-width, initial-scale=1")]),
+                .element("title", [], ["Kiosk proxy setup"]),
+                .element("style", [], [.text(style)]),
+            ]),
+            .element("body", [], [.element("main", [], body)]),
+        ])
+        return "<!doctype html>\n" + document.rendered
+    }
+}

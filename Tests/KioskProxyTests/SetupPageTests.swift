@@ -1,0 +1,63 @@
+import Foundation
+import KioskCore
+import KioskProxy
+import SwiftASN1
+import Testing
+import X509
+
+@Suite("http://kiosk.proxy/: the CA and the steps to trust it, answered by the proxy itself")
+struct SetupPageTests {
+    @Test("The page, the PEM, the DER and the iOS profile are served by the proxy, never asked of any upstream or logged")
+    func setupPage() async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            let authority = try ProxyAuthority.inDirectory(proxy.harness.directory)
+            // Given an app whose proxy is Kiosk, opening the setup address (a name no resolver knows)
+            let page = try await proxy.send(.GET, "http://kiosk.proxy/")
+            // Then the page names the proxy's address, links the three downloads, and gives steps per platform
+            #expect(page.status == .ok)
+            #expect(page.header("Content-Type").first == "text/html; charset=utf-8")
+            #expect(page.header("Content-Security-Policy").first?.contains("default-src 'none'") == true)
+            for text in ["127.0.0.1:\(proxy.port)", "href=\"/ca.pem\"", "href=\"/ca.crt\"", "href=\"/ca.mobileconfig\"",
+                         "iPhone and iPad", "Certificate Trust Settings", "Android", "Firefox", "Chrome", "curl", authority.fingerprint] {
+                #expect(page.text.contains(text), "the page lacks \(text)")
+            }
+            // And markup in its text is escaped (the Android step quotes XML)
+            #expect(page.text.contains("&lt;debug-overrides&gt;"))
+            // And the PEM is the CA's certificate, the DER parses to the same certificate, and neither holds a key
+            let pem = try await proxy.send(.GET, "http://kiosk.proxy/ca.pem")
+            #expect(pem.text == authority.certificatePEM)
+            let der = try await proxy.send(.GET, "http://kiosk.proxy/ca.crt")
+            #expect(der.body == authority.certificateDER)
+            #expect(der.header("Content-Disposition").first?.contains("kiosk-proxy-ca.crt") == true)
+            let certificate = try Certificate(derEncoded: Array(der.body))
+            #expect(try certificate.extensions.basicConstraints == .isCertificateAuthority(maxPathLength: 0))
+            for answer in [page, pem, der] { #expect(!answer.text.contains("PRIVATE KEY")) }
+            // And the profile is a property list with one root payload carrying the DER, the same on every download
+            let profile = try await proxy.send(.GET, "http://kiosk.proxy/ca.mobileconfig")
+            #expect(profile.header("Content-Type").first == "application/x-apple-aspen-config")
+            let plist = try #require(try PropertyListSerialization.propertyList(from: profile.body, format: nil) as? [String: Any])
+            #expect(plist["PayloadType"] as? String == "Configuration")
+            let payload = try #require((plist["PayloadContent"] as? [[String: Any]])?.first)
+            #expect(payload["PayloadType"] as? String == "com.apple.security.root")
+            #expect(payload["PayloadContent"] as? Data == authority.certificateDER)
+            #expect(try await proxy.send(.GET, "http://kiosk.proxy/ca.mobileconfig").body == profile.body)
+            // And an unknown path is a 404 pointing at the page, a POST a 405
+            #expect(try await proxy.send(.GET, "http://kiosk.proxy/ca.key").status == .notFound)
+            #expect(try await proxy.send(.POST, "http://kiosk.proxy/", body: "x").status == .methodNotAllowed)
+            // And no upstream was asked and nothing was logged
+            #expect(upstream.requests == 0)
+            #expect(try proxy.records().allSatisfy { !$0.url.contains("kiosk.proxy") })
+        }
+    }
+
+    @Test("Over HTTPS through an intercepted CONNECT the setup page answers too (curl trusting Kiosk's CA)")
+    func setupPageOverHTTPS() async throws {
+        try await withProxy(intercepting: true) { proxy, _ in
+            let authority = try #require(proxy.authorityFile)
+            let (status, output) = try await runCurl(["-s", "-x", "http://127.0.0.1:\(proxy.port)", "--cacert", authority,
+                                                      "https://kiosk.proxy/ca.pem"])
+            #expect(status == 0)
+            #expect(String(decoding: output, as: UTF8.self).hasPrefix("-----BEGIN CERTIFICATE-----"))
+        }
+    }
+}
