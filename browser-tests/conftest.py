@@ -256,10 +256,11 @@ def _executable(env: str, name: str) -> str:
 
 
 def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None, javascript: bool = True,
-               arguments: tuple[str, ...] = ()) -> webdriver.Chrome:
+               arguments: tuple[str, ...] = (), environment: dict[str, str] | None = None) -> webdriver.Chrome:
     """Headless Chromium at `size`. Phone widths are emulated with device metrics, because headless
     Chromium does not make a window narrower than 500 px. `javascript=False` blocks pages' scripts (the
-    driver's own commands still work), as a browser with JavaScript turned off would."""
+    driver's own commands still work), as a browser with JavaScript turned off would. `environment` is added to
+    the browser's (a HOME whose NSS database trusts a CA)."""
     width, height = size
     options = webdriver.ChromeOptions()
     options.binary_location = _executable("CHROMIUM", "chromium")
@@ -279,7 +280,8 @@ def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None, jav
     if prefs:
         options.add_experimental_option("prefs", prefs)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = Service(executable_path=_executable("CHROMEDRIVER", "chromedriver"), log_output=subprocess.DEVNULL)
+    service = Service(executable_path=_executable("CHROMEDRIVER", "chromedriver"), log_output=subprocess.DEVNULL,
+                      env={**os.environ, **environment} if environment else None)
     driver = webdriver.Chrome(service=service, options=options)
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(60)

@@ -19,6 +19,8 @@ command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 # Tab icons and Rick and Morty's status signs are emoji; without a font screenshots show empty boxes.
 dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || missing+=(fonts-noto-color-emoji)
+# certutil puts Kiosk's proxy CA in a test browser's NSS database (test_proxy_clients.py), as a user trusts it.
+command -v certutil >/dev/null 2>&1 || missing+=(libnss3-tools)
 # The LAN test (test_lan.py) puts `kiosk serve --lan` in a network namespace joined by a veth pair; it needs
 # root and iproute2, and is skipped (saying why) without them. openssl computes the certificate's SPKI pin.
 if [ "$(id -u)" = 0 ]; then

@@ -45,7 +45,7 @@ struct DebugController: Sendable {
         debug.on(.apiInsights) { _, _ in try JSONResponse.ok(try withLog().insights()) }
         debug.on(.request) { _, context in
             let record = try record(try context.parameters.require("id"))
-            let breakpoint = kiosk.debugger.endpoints.contains { $0.name == record.endpoint }
+            let breakpoint = kiosk.debugger.acceptsBreakpoints(on: record.endpoint)
                 ? kiosk.debugger.breakpoints.setting(for: record.endpoint) : nil
             return Pages.response(DebugPages.request(record, previous: try withLog().previousAnswer(to: record), breakpoint: breakpoint,
                                                      context: context.view))
@@ -88,7 +88,7 @@ struct DebugController: Sendable {
         debug.on(.breakpoint) { request, context in
             let form = try await CSRFProtection.verifiedForm(request)
             let endpoint = try context.parameters.require("endpoint")
-            guard kiosk.debugger.endpoints.contains(where: { $0.name == endpoint }) else {
+            guard kiosk.debugger.acceptsBreakpoints(on: endpoint) else {
                 throw WebError.notFound("There is no endpoint named “\(endpoint.prefix(60))”.")
             }
             try kiosk.debugger.breakpoints.set(try form.decode(BreakpointForm.self).setting, for: endpoint)

@@ -195,6 +195,18 @@ public final class Debugger: Sendable {
     /// Every endpoint Kiosk calls, catalog by catalog, then the image fetches: the console's registry.
     public var endpoints: [EndpointDescription] { Self.endpoints(of: sources) }
 
+    /// Whether breakpoints may be set on `endpoint`: one of the catalogs' endpoints, or the name an app's exchanges
+    /// through `kiosk proxy` are logged and paused under — their host, with the port when not the scheme's own
+    /// (`api.example.com`, `localhost:3000`, `[::1]:8080`), lowercased as the proxy writes it.
+    /// A name that starts like a catalog's endpoint but is none of them (`rickandmorty.charactrs`) is a typo, not a host.
+    public func acceptsBreakpoints(on endpoint: String) -> Bool {
+        let known = endpoints.map(\.name)
+        if known.contains(endpoint) { return true }
+        let first = endpoint.split(separator: ".").first.map(String.init) ?? ""
+        if known.contains(where: { $0 == first || $0.hasPrefix(first + ".") }) { return false }
+        return ListenerPolicy.hostName(ofAuthority: endpoint) != nil && endpoint == endpoint.lowercased()
+    }
+
     /// The endpoints of `sources`, then the image fetches.
     package static func endpoints(of sources: [SourceID: any CatalogSource]) -> [EndpointDescription] {
         let configured = SourceID.allCases.compactMap { sources[$0] }

@@ -45,9 +45,10 @@ struct BreakpointCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let setting = try await Runtime.offline(global) { kiosk in
-                    let names = kiosk.debugger.endpoints.map(\.name)
-                    guard names.contains(endpoint) else {
-                        throw KioskError.invalidRequest("There is no endpoint named \(endpoint); known: \(names.joined(separator: ", ")).")
+                    guard kiosk.debugger.acceptsBreakpoints(on: endpoint) else {
+                        let names = kiosk.debugger.endpoints.map(\.name)
+                        throw KioskError.invalidRequest("There is no endpoint named \(endpoint); known: \(names.joined(separator: ", ")), "
+                                                        + "or an app's host through kiosk proxy (api.example.com, localhost:3000).")
                     }
                     var setting = kiosk.debugger.breakpoints.setting(for: endpoint)
                     if let request { setting.request = request }

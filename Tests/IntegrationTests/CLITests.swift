@@ -337,4 +337,21 @@ struct LogCLITests {
         let stored = try String(contentsOf: cli.dataDirectory.appendingPathComponent("kiosk-proxy-auth"), encoding: .utf8)
         #expect(!stored.contains(password))
     }
+
+    @Test("kiosk breakpoint set takes an app's host through kiosk proxy as well as a catalog's endpoint, and still refuses a typo")
+    func breakpointOnAProxiedHost() throws {
+        let cli = CLI()
+        // Given the name an app's exchanges through the proxy are paused under (its host and port)
+        let set = try cli.run(["breakpoint", "set", "localhost:3000", "--response", "pause"])
+        // Then the breakpoint is set
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(set.stdout.contains("localhost:3000: request ignore, response pause"))
+        #expect(try cli.run(["breakpoint", "set", "api.example.com", "--request", "pause"]).status == 0)
+        // And a misspelt catalog endpoint, or what is no host, is refused with the names it could be
+        for wrong in ["rickandmorty.charactrs", "Not A Host", "localhost:port", "API.EXAMPLE.COM"] {
+            let refused = try cli.run(["breakpoint", "set", wrong, "--response", "pause"])
+            #expect(refused.status == 2, "\(wrong)")
+            #expect(refused.stderr.contains("rickandmorty.characters") && refused.stderr.contains("kiosk proxy"), "\(refused.stderr)")
+        }
+    }
 }

@@ -1,0 +1,271 @@
+"""`kiosk proxy` with real clients reading an app's HTTPS: Python's urllib with HTTPS_PROXY-style settings and
+Kiosk's CA, headless Chromium with --proxy-server and Kiosk's CA trusted in its NSS database (certutil), and the
+console open in a browser showing the app's request live, pausing it at a breakpoint and sending the app an edit
+made in the JSON tree. The app's upstream is a local HTTPS server with a CA the test makes; nothing leaves
+loopback."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import queue
+import re
+import shutil
+import ssl
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import DESKTOP, new_driver, page_ready
+
+APP_PAGE = b"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>The app</title></head>
+<body><h1>The app</h1><p id="out">loading</p>
+<script>fetch('/api/items').then(r => r.json()).then(j => {
+  document.getElementById('out').textContent = j.items.map(i => i.name).join(', ');
+});</script></body></html>"""
+ITEMS = {"items": [{"name": "Morty Smith", "id": 2}], "count": 1}
+
+
+def make_upstream_certificates(folder: Path) -> tuple[Path, Path, Path]:
+    """A test CA and a leaf for localhost and 127.0.0.1 signed by it (P-256): the CA's PEM, the leaf's and its key's."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Kiosk tests' upstream CA")])
+    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
+          .not_valid_after(now + datetime.timedelta(days=2))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+          .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
+                                       key_encipherment=False, data_encipherment=False, key_agreement=False,
+                                       encipher_only=False, decipher_only=False), critical=True)
+          .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+          .sign(ca_key, hashes.SHA256()))
+    key = ec.generate_private_key(ec.SECP256R1())
+    import ipaddress
+    leaf = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
+            .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=2))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    paths = folder / "upstream-ca.pem", folder / "upstream-leaf.pem", folder / "upstream-leaf-key.pem"
+    paths[0].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    paths[1].write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    paths[2].write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return paths
+
+
+class AppUpstream:
+    """The app's backend over HTTPS on a free loopback port: `/` a page that fetches `/api/items`, which is JSON."""
+
+    def __init__(self, leaf: Path, key: Path):
+        owner = self
+        self.requests: list[str] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                owner.requests.append(self.path)
+                if self.path == "/":
+                    body, kind = APP_PAGE, "text/html; charset=utf-8"
+                elif self.path.startswith("/api/items"):
+                    body, kind = json.dumps(ITEMS).encode(), "application/json"
+                else:
+                    self.send_error(404)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(leaf, key)
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self, path: str) -> str:
+        return f"https://localhost:{self.port}{path}"
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class KioskProxy:
+    """`kiosk proxy --port 0 --console-port 0`, trusting the upstream's test CA; its two addresses and its CA."""
+
+    _proxy = re.compile(r"Kiosk proxy on http://127\.0\.0\.1:(\d+)/")
+    _console = re.compile(r"Console on (http://127\.0\.0\.1:\d+)/debug")
+
+    def __init__(self, binary: str, data_dir: Path, upstream_ca: Path):
+        self.binary, self.data_dir = binary, data_dir
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.process = subprocess.Popen(
+            [binary, "proxy", "--port", "0", "--console-port", "0", "--data-dir", str(data_dir), "--upstream-ca", str(upstream_ca)],
+            stdout=subprocess.PIPE, stderr=open(data_dir / "proxy-stderr.log", "ab"), stdin=subprocess.DEVNULL, text=True,
+            env={**os.environ, "NO_COLOR": "1"})
+        lines: queue.Queue[str | None] = queue.Queue()
+
+        def read():
+            for line in self.process.stdout:
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=read, daemon=True).start()
+        self.port, self.console, seen = 0, "", []
+        deadline = time.monotonic() + 60
+        while not (self.port and self.console):
+            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            assert line is not None and time.monotonic() < deadline, f"kiosk proxy did not start: {seen}"
+            seen.append(line)
+            if match := self._proxy.search(line):
+                self.port = int(match.group(1))
+            elif match := self._console.search(line):
+                self.console = match.group(1)
+        self.ca = subprocess.run([binary, "proxy", "ca", "--path", "--data-dir", str(data_dir)], capture_output=True, text=True,
+                                 check=True, timeout=60).stdout.strip()
+
+    @property
+    def address(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def api(self, path: str):
+        with urllib.request.urlopen(self.console + path, timeout=30) as response:
+            return json.loads(response.read())
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+@pytest.fixture
+def setup(kiosk_bin, tmp_path):
+    ca, leaf, key = make_upstream_certificates(tmp_path)
+    upstream = AppUpstream(leaf, key)
+    proxy = KioskProxy(kiosk_bin, tmp_path / "data", ca)
+    yield proxy, upstream
+    proxy.stop()
+    upstream.stop()
+
+
+def urllib_get(proxy: KioskProxy, url: str) -> bytes:
+    """An app on Python's standard library with its HTTPS proxy set to Kiosk and Kiosk's CA as its roots."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({"https": proxy.address, "http": proxy.address}),
+                                         urllib.request.HTTPSHandler(context=ssl.create_default_context(cafile=proxy.ca)))
+    with opener.open(url, timeout=60) as response:
+        return response.read()
+
+
+def records_for(proxy: KioskProxy, url: str) -> list[dict]:
+    return [record for record in proxy.api("/debug/api/requests") if record["url"] == url]
+
+
+def test_python_urllib_reads_https_through_kiosk_and_the_exchange_is_logged(setup):
+    proxy, upstream = setup
+    # Given an app whose HTTPS proxy is Kiosk and which trusts Kiosk's CA
+    body = urllib_get(proxy, upstream.url("/api/items?page=1"))
+    # Then it gets its backend's answer, and the console's log has the exchange under its host, read in the clear
+    assert json.loads(body) == ITEMS
+    deadline = time.monotonic() + 10
+    while not (found := records_for(proxy, upstream.url("/api/items?page=1"))) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert found, proxy.api("/debug/api/requests")
+    assert found[0]["status"] == 200
+    # And without Kiosk's CA the same app refuses the proxy's certificate, as it should
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({"https": proxy.address}),
+                                         urllib.request.HTTPSHandler(context=ssl.create_default_context()))
+    with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):
+        opener.open(upstream.url("/api/items"), timeout=60)
+
+
+@pytest.mark.skipif(shutil.which("certutil") is None, reason="certutil (libnss3-tools) is not installed")
+def test_chromium_trusting_kiosks_ca_opens_an_https_app_through_the_proxy(setup, tmp_path):
+    proxy, upstream = setup
+    # Given Chromium whose proxy is Kiosk (loopback too: Chromium bypasses it for loopback unless told) and whose
+    # NSS database trusts Kiosk's CA, as a developer sets it up with certutil
+    home = tmp_path / "home"
+    database = home / ".pki" / "nssdb"
+    database.mkdir(parents=True)
+    subprocess.run(["certutil", "-N", "-d", f"sql:{database}", "--empty-password"], check=True, timeout=60)
+    subprocess.run(["certutil", "-A", "-d", f"sql:{database}", "-t", "C,,", "-n", "kiosk-proxy", "-i", proxy.ca],
+                   check=True, timeout=60)
+    driver = new_driver(DESKTOP, arguments=(f"--proxy-server={proxy.address}", "--proxy-bypass-list=<-loopback>"),
+                        environment={"HOME": str(home)})
+    try:
+        # When it opens the app's HTTPS page
+        driver.get(upstream.url("/"))
+        page_ready(driver)
+        # Then the page loads without a certificate warning and its script's fetch comes back through Kiosk too
+        assert driver.title == "The app", driver.page_source[:500]
+        WebDriverWait(driver, 20).until(lambda d: d.find_element(By.ID, "out").text == "Morty Smith")
+        # And Kiosk logged both, the page and the fetch, with the browser's own headers redacted where secret
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not (records_for(proxy, upstream.url("/")) and records_for(proxy, upstream.url("/api/items"))):
+            time.sleep(0.1)
+        assert records_for(proxy, upstream.url("/")) and records_for(proxy, upstream.url("/api/items"))
+        assert {"/", "/api/items"} <= set(upstream.requests)
+    finally:
+        driver.quit()
+
+
+def test_an_apps_request_shows_live_in_the_console_and_a_breakpoint_edit_reaches_the_app(setup, kiosk_bin, browser):
+    proxy, upstream = setup
+    # Given the console open in a browser
+    browser.get(proxy.console + "/debug")
+    page_ready(browser)
+    # When the app makes a request through the proxy
+    urllib_get(proxy, upstream.url("/api/items?live=1"))
+    # Then it appears in the open console without a reload
+    WebDriverWait(browser, 20).until(
+        lambda d: any("/api/items?live=1" in row.text for row in d.find_elements(By.CSS_SELECTOR, "#results table.requests tbody tr")))
+
+    # Given a response breakpoint on the app's host, set from the command line while the proxy runs
+    endpoint = f"localhost:{upstream.port}"
+    result = subprocess.run([kiosk_bin, "breakpoint", "set", endpoint, "--response", "pause", "--data-dir", str(proxy.data_dir)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    # When the app asks again, it waits at the breakpoint
+    received: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: received.put(urllib_get(proxy, upstream.url("/api/items?paused=1"))), daemon=True).start()
+    WebDriverWait(browser, 30).until(lambda d: proxy.api("/debug/api/paused"))
+    # And the developer edits the paused JSON in the console's tree and sends it
+    browser.get(proxy.console + "/debug/paused")
+    browser.find_element(By.CSS_SELECTOR, "#results a[href^='/debug/paused/']").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".json-editor"))
+    name = browser.find_element(By.CSS_SELECTOR, "input[aria-label='Value of $.items[0].name']")
+    summary = browser.execute_script("return arguments[0].closest('details').querySelector(':scope > summary')", name)
+    if not name.is_displayed():
+        summary.click()
+    name.clear()
+    name.send_keys("Edited Morty")
+    browser.find_element(By.CSS_SELECTOR, "button[name=action][value=edit]").click()
+    # Then the app receives the edit, not what its backend sent
+    answer = json.loads(received.get(timeout=30))
+    assert answer["items"][0]["name"] == "Edited Morty"
+    assert answer["count"] == 1
