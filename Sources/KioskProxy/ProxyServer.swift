@@ -16,7 +16,7 @@ public struct ProxyConfiguration: Sendable {
     public var host: String
     /// Port to bind; 0 picks a free one.
     public var port: Int
-    /// The largest request head (request line and fields) accepted; larger is a 431.
+    /// The largest request head (request line and fields) accepted; larger is a 400 and the connection closed.
     public var maximumHeaderBytes: Int
     /// The largest request body held to forward; larger is a 413.
     public var maximumRequestBodyBytes: Int
