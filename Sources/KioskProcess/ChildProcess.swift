@@ -31,6 +31,8 @@ public final class ChildProcess: @unchecked Sendable {
         public var status: Int32
         public var stdout: String
         public var stderr: String
+        /// The child's own peak resident memory, in KiB (its `ru_maxrss`, not that of every child of this process).
+        public var peakResidentKiB: Int
     }
 
     public let pid: pid_t
@@ -40,6 +42,7 @@ public final class ChildProcess: @unchecked Sendable {
     public let standardError: FileHandle?
     private let exit = NSLock()
     private var exitStatus: Int32?
+    private var peak = 0
 
     /// Starts `executable` with `arguments` and `environment` (nil: this process's); throws the spawn's errno.
     public init(_ executable: URL, arguments: [String], environment: [String: String]? = nil,
@@ -121,7 +124,7 @@ public final class ChildProcess: @unchecked Sendable {
         let output = child.standardOutput?.readDataToEndOfFile() ?? Data()
         let status = child.waitUntilExit()
         return Result(status: status, stdout: String(decoding: output, as: UTF8.self),
-                      stderr: String(decoding: errors.wait(), as: UTF8.self))
+                      stderr: String(decoding: errors.wait(), as: UTF8.self), peakResidentKiB: child.peakResidentKiB)
     }
 
     /// Sends `signal` (SIGINT by default: the servers under test stop gracefully on it).
@@ -138,10 +141,19 @@ public final class ChildProcess: @unchecked Sendable {
         defer { exit.unlock() }
         if let exitStatus { return exitStatus }
         var status: CInt = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
         let ended = Self.shellStatus(status)
         exitStatus = ended
+        peak = usage.ru_maxrss
         return ended
+    }
+
+    /// The child's own peak resident memory in KiB, once it has ended and been waited for (0 before).
+    public var peakResidentKiB: Int {
+        exit.lock()
+        defer { exit.unlock() }
+        return peak
     }
 
     /// Whether the child has not ended yet (it is reaped when it has).
@@ -150,8 +162,10 @@ public final class ChildProcess: @unchecked Sendable {
         defer { exit.unlock() }
         guard exitStatus == nil else { return false }
         var status: CInt = 0
-        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+        var usage = rusage()
+        guard wait4(pid, &status, WNOHANG, &usage) == pid else { return true }
         exitStatus = Self.shellStatus(status)
+        peak = usage.ru_maxrss
         return false
     }
 

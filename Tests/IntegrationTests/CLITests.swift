@@ -23,6 +23,8 @@ struct CLI {
         let status: Int32
         let stdout: String
         let stderr: String
+        /// The run's own peak resident memory, in KiB.
+        let peakResidentKiB: Int
     }
 
     /// Runs `kiosk arguments` to the end with its standard output on a pseudo-terminal (80 columns unless
@@ -74,7 +76,7 @@ struct CLI {
         environment.merge(extra) { _, new in new }
         let result = try ChildProcess.run(Self.executable, arguments: arguments + (dataDir ? ["--data-dir", dataDirectory.path] : []),
                                           environment: environment, stdin: input.map { .descriptor($0.fileDescriptor) } ?? .null)
-        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
+        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr, peakResidentKiB: result.peakResidentKiB)
     }
 }
 

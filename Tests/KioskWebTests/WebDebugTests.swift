@@ -209,7 +209,7 @@ struct WebDebugTests {
             let set = try await client.post("/debug/breakpoints/rickandmorty.characters",
                                              form: [("csrf", token), ("request", "ignore"), ("response", "pause"), ("error", "ignore")], cookie: token)
             #expect(set.status == .seeOther)
-            #expect(try await client.post("/debug/breakpoints/nowhere", form: [("csrf", token), ("request", "pause"), ("response", "pause"),
+            #expect(try await client.post("/debug/breakpoints/rickandmorty.nowhere", form: [("csrf", token), ("request", "pause"), ("response", "pause"),
                                                                                 ("error", "pause")], cookie: token).status == .notFound)
             // When the list is opened, it waits at the breakpoint
             let page = Task { try await client.get("/rickandmorty", headers: cookie) }
