@@ -90,6 +90,10 @@ extension ConsoleWords {
         requestsOf: { "Solicitudes de \($0)" },
         pictures: "imágenes",
         endpointsIntro: "Cada endpoint remoto al que Kiosk llama, tal como está configurado ahora. Los secretos se leen <redacted>.",
+        appHosts: "Servidores de las apps a través de kiosk proxy",
+        appHostsIntro: "Cada servidor al que una app llegó a través de kiosk proxy, según el registro. Sus puntos de interrupción pausan "
+            + "cada intercambio con él.",
+        exchangesLogged: { $0 == 1 ? "1 intercambio registrado" : "\($0) intercambios registrados" },
         breakpointOnRequest: "Punto de interrupción en la solicitud",
         onResponse: "en la respuesta",
         onError: "en un error",

@@ -100,6 +100,9 @@ struct ConsoleWords: Sendable {
     let requestsOf: @Sendable (String) -> String
     let pictures: String
     let endpointsIntro: String
+    let appHosts: String
+    let appHostsIntro: String
+    let exchangesLogged: @Sendable (Int) -> String
     let breakpointOnRequest: String
     let onResponse: String
     let onError: String

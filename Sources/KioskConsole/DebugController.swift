@@ -69,7 +69,9 @@ struct DebugController: Sendable {
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
         debug.on(.endpoints) { _, context in
-            Pages.response(DebugPages.endpoints(kiosk.debugger.endpoints, settings: try kiosk.debugger.breakpoints.settings(), context: context.view))
+            // With capture off there is no log, so no host seen: the catalogs' endpoints alone.
+            Pages.response(DebugPages.endpoints(kiosk.debugger.endpoints, hosts: (try? kiosk.debugger.proxiedEndpoints()) ?? [],
+                                                settings: try kiosk.debugger.breakpoints.settings(), context: context.view))
         }
         debug.on(.apiEndpoints) { _, _ in try JSONResponse.ok(kiosk.debugger.endpoints) }
         debug.on(.paused) { _, context in
@@ -87,7 +89,9 @@ struct DebugController: Sendable {
         }
         debug.on(.breakpoint) { request, context in
             let form = try await CSRFProtection.verifiedForm(request)
-            let endpoint = try context.parameters.require("endpoint")
+            // The path segment as sent: a host's port colon arrives percent-encoded (`localhost%3A3000`).
+            let raw = try context.parameters.require("endpoint")
+            let endpoint = raw.removingPercentEncoding ?? raw
             guard kiosk.debugger.acceptsBreakpoints(on: endpoint) else {
                 throw WebError.notFound("There is no endpoint named “\(endpoint.prefix(60))”.")
             }

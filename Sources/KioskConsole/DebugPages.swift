@@ -429,7 +429,9 @@ enum DebugPages {
     }
 
     /// `/debug/endpoints`: the registry of every endpoint Kiosk calls.
-    static func endpoints(_ endpoints: [EndpointDescription], settings: [String: BreakpointSetting] = [:], context: ViewContext) -> HTML {
+    /// `hosts`: the hosts apps reached through `kiosk proxy`, each with its breakpoints, after the catalogs' endpoints.
+    static func endpoints(_ endpoints: [EndpointDescription], hosts: [SeenEndpoint] = [], settings: [String: BreakpointSetting] = [:],
+                          context: ViewContext) -> HTML {
         let w = context.words
         let sections = endpoints.map { endpoint in
             E.element("section", [.class("endpoint"), .attribute("id", endpoint.name)], [
@@ -445,11 +447,23 @@ enum DebugPages {
                                                [.text(w.requestsOf(endpoint.source?.displayName ?? w.pictures))])]),
             ])
         }
+        let hostSections: [HTML] = hosts.isEmpty ? [] : [
+            E.element("h2", [], [.text(w.appHosts)]),
+            E.element("p", [.class("status")], [.text(w.appHostsIntro)]),
+        ] + hosts.map { host in
+            E.element("section", [.class("endpoint"), .attribute("id", host.endpoint)], [
+                E.element("h3", [], [.text(host.endpoint)]),
+                E.element("p", [.class("status")], [.text(w.exchangesLogged(host.exchanges))]),
+                breakpointForm(host.endpoint, settings[host.endpoint] ?? BreakpointSetting(), context: context),
+                E.element("p", [], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path(QueryString(["filter": "host:" + host.endpoint])))],
+                                               [.text(w.requestsOf(host.endpoint))])]),
+            ])
+        }
         return DebugPages.page(context, title: w.endpoints, [
             backToRequests(w),
             E.element("h1", [], [.text(w.endpoints)]),
             E.element("p", [.class("status")], [.text(w.endpointsIntro)]),
-        ] + sections)
+        ] + sections + hostSections)
     }
 
     /// A request's "Pause the next request of this endpoint": its request breakpoint on, the others as they are;

@@ -83,3 +83,18 @@ public struct LogInsights: Sendable, Hashable, Codable {
         return sorted[min(sorted.count - 1, max(0, rank - 1))]
     }
 }
+
+/// A name exchanges were logged under that no catalog has — an app's host through `kiosk proxy` — with how many
+/// exchanges the log holds of it and when the latest began.
+public struct SeenEndpoint: Sendable, Hashable, Codable {
+    /// The host, with the port when not the scheme's own (`localhost:3000`).
+    public var endpoint: String
+    public var exchanges: Int
+    public var lastSeen: Date
+
+    public init(endpoint: String, exchanges: Int, lastSeen: Date) {
+        self.endpoint = endpoint
+        self.exchanges = exchanges
+        self.lastSeen = lastSeen
+    }
+}

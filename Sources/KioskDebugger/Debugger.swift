@@ -120,6 +120,12 @@ public final class Debugger: Sendable {
     /// The slowest endpoints, the bytes per source and the cache decisions over the records kept.
     public func insights() throws -> LogInsights { try requestLog().insights() }
 
+    /// The hosts apps reached through `kiosk proxy`, as the log holds them (names no catalog endpoint has), most
+    /// recently seen first: where the console offers their breakpoints.
+    public func proxiedEndpoints() throws -> [SeenEndpoint] {
+        try requestLog().endpointsWithoutSource(excluding: Set(endpoints.map(\.name)))
+    }
+
     /// Empties the log; returns how many records it held.
     @discardableResult
     public func clear() throws -> Int {

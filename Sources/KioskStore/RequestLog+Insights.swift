@@ -1,3 +1,4 @@
+import Foundation
 public import KioskCore
 import GRDB
 
@@ -61,6 +62,24 @@ extension RequestLog {
             try Int64.fetchOne(db, sql: """
                 SELECT id FROM logEntry WHERE id < ? AND url = ? AND status IS NOT NULL ORDER BY id DESC LIMIT 1
                 """, arguments: [id, url])
+        }
+    }
+}
+
+extension RequestLog {
+    /// Every endpoint of records without a catalog source, but for `excluded` ones (pictures), with their counts and
+    /// latest start, most recently seen first, at most `limit`: the hosts apps reached through `kiosk proxy`.
+    public func endpointsWithoutSource(excluding excluded: Set<String>, limit: Int = 500) throws -> [SeenEndpoint] {
+        storeWaitingRecords()
+        return try read("list the hosts in the request log") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT endpoint, COUNT(*), MAX(startedAt) FROM logEntry WHERE source IS NULL
+                GROUP BY endpoint ORDER BY MAX(startedAt) DESC
+                """).lazy.compactMap { row -> SeenEndpoint? in
+                let name: String = row[0]
+                guard !excluded.contains(name) else { return nil }
+                return SeenEndpoint(endpoint: name, exchanges: row[1], lastSeen: Date(timeIntervalSinceReferenceDate: row[2]))
+            }.prefix(limit).map { $0 }
         }
     }
 }

@@ -198,6 +198,37 @@ struct WebDebugTests {
         }
     }
 
+    @Test("The endpoints page lists the hosts apps reached through kiosk proxy, each with its breakpoint switches, which can be set")
+    func registryOfProxiedHosts() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "d", count: 64)
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
+            // Given the log holds an app's exchanges with two hosts through the proxy (tunnels, as kiosk proxy logs them)
+            harness.kiosk.recordTunnel(TunnelSummary(host: "localhost", port: 3000, sent: 10, received: 20, duration: 0.1, error: nil))
+            harness.kiosk.recordTunnel(TunnelSummary(host: "localhost", port: 3000, sent: 10, received: 20, duration: 0.1, error: nil))
+            harness.kiosk.recordTunnel(TunnelSummary(host: "api.example.test", port: 443, sent: 1, received: 2, duration: 0.1, error: nil))
+            try harness.kiosk.debugger.flush()
+            // When the endpoints page is opened
+            let page = try await client.get("/debug/endpoints", headers: cookie)
+            // Then after the catalogs' endpoints it lists both hosts, counted, each with its breakpoint form and a link to its requests
+            #expect(page.status == .ok)
+            #expect(page.body.contains("Apps&#39; hosts through kiosk proxy"))
+            #expect(page.body.contains("<h3>localhost:3000</h3>") && page.body.contains("2 exchanges logged"))
+            #expect(page.body.contains("<h3>api.example.test</h3>") && page.body.contains("1 exchange logged"))
+            #expect(page.body.contains("action=\"/debug/breakpoints/localhost%3A3000\""))
+            #expect(page.body.contains("filter=host%3Alocalhost%3A3000") || page.body.contains("filter=host:localhost:3000"))
+            #expect(!page.body.contains("<h3>image</h3>"))
+            // And a breakpoint set there is kept for the host
+            let set = try await client.post("/debug/breakpoints/localhost%3A3000",
+                                             form: [("csrf", token), ("request", "pause"), ("response", "ignore"), ("error", "ignore")], cookie: token)
+            #expect(set.status == .seeOther)
+            #expect(harness.kiosk.debugger.breakpoints.setting(for: "localhost:3000").request == .pause)
+            // And in Spanish the section is Spanish
+            let spanish = try await client.get("/debug/endpoints", headers: [.cookie: "\(CSRFProtection.cookieName)=\(token)", .acceptLanguage: "es"])
+            #expect(spanish.body.contains("Servidores de las apps a través de kiosk proxy") && spanish.body.contains("2 intercambios registrados"))
+        }
+    }
+
     @Test("A response breakpoint set in the console pauses a page; a bad edit stays paused with its reason, a good one reaches the page")
     func pauseAndEdit() async throws {
         try await withWeb { harness, client in
