@@ -31,7 +31,8 @@ public final class ChildProcess: @unchecked Sendable {
         public var status: Int32
         public var stdout: String
         public var stderr: String
-        /// The child's own peak resident memory, in KiB (its `ru_maxrss`, not that of every child of this process).
+        /// The child's peak resident memory, in KiB: its `ru_maxrss`, not that of every child of this process. Linux
+        /// starts it at the spawning process's high-water mark (carried over at exec), so it is never below that.
         public var peakResidentKiB: Int
     }
 
