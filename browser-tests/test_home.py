@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from selenium.common.exceptions import TimeoutException
 
 from selenium.webdriver.common.by import By
 
@@ -59,7 +60,13 @@ def test_home_and_settings_fit_a_phone_light_and_dark(fresh_server, scheme):
         page_ready(driver)
         # When Home and Settings open, then nothing is wider than the screen and both pass axe
         for path, name in (("/", f"home-phone-{scheme}"), ("/settings", f"settings-phone-{scheme}")):
-            driver.get(server.url(path))
+            try:
+                driver.get(server.url(path))
+            except TimeoutException:
+                # Unexplained, seen in full runs only (either scheme, shared or own server): Chromium's renderer did not
+                # answer the navigation within the page-load timeout, while the phone was still saving the item for
+                # offline. Open issue; one more try keeps the layout checks running meanwhile.
+                driver.get(server.url(path))
             page_ready(driver)
             assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0], path
             if path == "/settings":
