@@ -280,12 +280,45 @@ def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None, jav
     if prefs:
         options.add_experimental_option("prefs", prefs)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = Service(executable_path=_executable("CHROMEDRIVER", "chromedriver"), log_output=subprocess.DEVNULL,
-                      env={**os.environ, **environment} if environment else None)
+    # KIOSK_BROWSER_LOGS=<directory>: chromedriver's full log (every DevTools message) and Chromium's own log, a
+    # file each per browser, to see why a page did not load.
+    logs = os.environ.get("KIOSK_BROWSER_LOGS")
+    log_output, service_args = subprocess.DEVNULL, []
+    if logs:
+        Path(logs).mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^\w.-]+", "_", os.environ.get("PYTEST_CURRENT_TEST", "browser").split(" ")[0])
+        stamp = time.strftime("%H%M%S")
+        log_output = str(Path(logs) / f"{stamp}-{name}.chromedriver.log")
+        service_args = ["--log-level=ALL"]
+        options.add_argument("--enable-logging=stderr")
+        options.add_argument("--v=0")
+    service = Service(executable_path=_executable("CHROMEDRIVER", "chromedriver"), log_output=log_output,
+                      service_args=service_args, env={**os.environ, **environment} if environment else None)
     driver = webdriver.Chrome(service=service, options=options)
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(60)
     return driver
+
+
+def diagnose_stuck_navigation(driver, server: "KioskServer", path: str) -> str:
+    """What to know when a navigation did not finish: whether the server answers the path itself, the browser's
+    targets (its service worker among them), and the browser's connections to the server with their queues."""
+    lines = []
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(server.url(path), timeout=10) as response:
+            lines.append(f"server answered {path} directly: {response.status} in {time.monotonic() - started:.2f} s")
+    except Exception as error:  # noqa: BLE001 - a diagnosis reports whatever happened
+        lines.append(f"server did not answer {path} directly within {time.monotonic() - started:.2f} s: {error!r}")
+    try:
+        targets = driver.execute_cdp_cmd("Target.getTargets", {}).get("targetInfos", [])
+        lines += [f"target {t.get('type')} {t.get('url')} attached={t.get('attached')}" for t in targets]
+    except Exception as error:  # noqa: BLE001
+        lines.append(f"no targets: {error!r}")
+    port = urllib.parse.urlsplit(server.base).port
+    sockets = subprocess.run(["ss", "-tnpi", f"( dport = :{port} or sport = :{port} )"], capture_output=True, text=True)
+    lines.append(sockets.stdout or sockets.stderr)
+    return "\n".join(lines)
 
 
 @pytest.fixture

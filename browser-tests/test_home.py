@@ -11,7 +11,7 @@ from selenium.common.exceptions import TimeoutException
 
 from selenium.webdriver.common.by import By
 
-from conftest import DESKTOP, PHONE, axe_serious_violations, new_driver, page_ready, rows, screenshot, wait_for
+from conftest import DESKTOP, PHONE, axe_serious_violations, diagnose_stuck_navigation, new_driver, page_ready, rows, screenshot, wait_for
 from device import open, wait_until_saved_for_offline
 
 
@@ -63,9 +63,10 @@ def test_home_and_settings_fit_a_phone_light_and_dark(fresh_server, scheme):
             try:
                 driver.get(server.url(path))
             except TimeoutException:
-                # Unexplained, seen in full runs only (either scheme, shared or own server): Chromium's renderer did not
-                # answer the navigation within the page-load timeout, while the phone was still saving the item for
-                # offline. Open issue; one more try keeps the layout checks running meanwhile.
+                # Seen in full runs only: the navigation's request got no answer for the whole page-load timeout,
+                # right after the phone's first visit installed the service worker. Under investigation: the
+                # diagnosis goes to the output, and one more try follows.
+                print(diagnose_stuck_navigation(driver, server, path))
                 driver.get(server.url(path))
             page_ready(driver)
             assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0], path

@@ -48,6 +48,21 @@ def _cleanup_network() -> None:
     _run("ip", "netns", "del", NAMESPACE, check=False)
 
 
+def _wait_until_settled(timeout: float = 10) -> None:
+    """Returns once both ends of the link are up and no address is still tentative, so that no address or link
+    change reaches the browser (which would fail its loads with ERR_NETWORK_CHANGED) after it starts."""
+    deadline = time.monotonic() + timeout
+    while True:
+        here = _run("ip", "-o", "addr", "show", "dev", HOST_LINK).stdout
+        there = _run("ip", "netns", "exec", NAMESPACE, "ip", "-o", "addr", "show", "dev", SERVER_LINK).stdout
+        links = _run("ip", "-o", "link", "show", "dev", HOST_LINK).stdout
+        if "tentative" not in here + there and "LOWER_UP" in links and "state UP" in links:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the test network did not settle in {timeout} s:\n{links}{here}{there}")
+        time.sleep(0.1)
+
+
 @pytest.fixture
 def network():
     """A namespace holding the server's end of a veth pair (10.231.7.2, fd7a:4b1e:7::2) and its own loopback;
@@ -61,6 +76,11 @@ def network():
         ("ip", "netns", "add", NAMESPACE),
         ("ip", "link", "add", HOST_LINK, "type", "veth", "peer", "name", SERVER_LINK),
         ("ip", "link", "set", SERVER_LINK, "netns", NAMESPACE),
+        # No IPv6 link-local addresses: each would finish duplicate address detection a second or two after the
+        # link comes up, and Chromium, seeing an address appear, fails the loads under way with
+        # ERR_NETWORK_CHANGED (seen in CI). The test's own addresses are added with nodad.
+        ("ip", "link", "set", HOST_LINK, "addrgenmode", "none"),
+        ("ip", "netns", "exec", NAMESPACE, "ip", "link", "set", SERVER_LINK, "addrgenmode", "none"),
         ("ip", "addr", "add", f"{HOST_V4}/24", "dev", HOST_LINK),
         ("ip", "-6", "addr", "add", f"{HOST_V6}/64", "dev", HOST_LINK, "nodad"),
         ("ip", "link", "set", HOST_LINK, "up"),
@@ -75,6 +95,7 @@ def network():
             result = _run(*step, check=False)
             if result.returncode != 0:
                 pytest.skip(f"cannot make the test network: `{' '.join(step)}` failed: {result.stderr.strip()}")
+        _wait_until_settled()
         yield
     finally:
         _cleanup_network()

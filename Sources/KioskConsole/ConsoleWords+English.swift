@@ -168,6 +168,7 @@ extension ConsoleWords {
         mockTouch: { "Mock rule #\($0) \($1)" },
         breakpointTouch: { "Breakpoint on \($0) (paused #\($1))" },
         tunnelTouch: { "Tunnel to \($0), passed through unread" },
+        streamTouch: "Streamed to the app as it arrived",
         applied: " — applied: ",
         didNotApply: "did not apply",
         touchedBy: "Touched by",

@@ -182,6 +182,7 @@ extension ConsoleWords {
         mockTouch: { "Regla de simulación n.º \($0) \($1)" },
         breakpointTouch: { "Punto de interrupción en \($0) (detenida n.º \($1))" },
         tunnelTouch: { "Túnel a \($0), transmitido sin leerlo" },
+        streamTouch: "Transmitido a la app a medida que llegaba",
         applied: " — aplicada: ",
         didNotApply: "no se aplicó",
         touchedBy: "Modificada por",

@@ -180,6 +180,8 @@ struct ConsoleWords: Sendable {
     let breakpointTouch: @Sendable (String, Int) -> String
     /// "Tunnel to example.com:443, not decrypted".
     let tunnelTouch: @Sendable (String) -> String
+    /// The label of a streamed answer's note.
+    let streamTouch: String
     let applied: String
     let didNotApply: String
     let touchedBy: String

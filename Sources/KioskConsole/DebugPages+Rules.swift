@@ -143,6 +143,7 @@ extension DebugPages {
             case .breakpoint: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.breakpointTouch(touch.name, touch.id))
             case .resend: link = (ConsoleRoute.request(Int64(touch.id)).path, w.requestTitle(Int64(touch.id)))
             case .tunnel: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.tunnelTouch(touch.name))
+            case .stream: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.streamTouch)
             }
             return E.element("li", [.class(touch.applied ? "applied" : "skipped")], [
                 E.element("a", [Attribute.localHref(link.path)], [.text(link.label)]),

@@ -14,6 +14,9 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         case resend
         /// The exchange is a CONNECT tunnel the proxy passed through unread: `detail` says the bytes each way.
         case tunnel
+        /// The answer's body went on to the app as it arrived (an event stream, a body past the proxy's buffer limit):
+        /// `detail` says how much and for how long; the log keeps its first bytes.
+        case stream
     }
 
     public var kind: Kind

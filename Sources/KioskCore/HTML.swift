@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// A fragment of HTML that is safe to emit. The only ways to make one escape their text or take tag
 /// and attribute names as static literals, so no view can put a raw upstream string into a page.

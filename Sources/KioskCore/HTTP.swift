@@ -61,7 +61,7 @@ public struct HTTPRequest: Sendable, Hashable {
         get { riding.value }
         set { riding = Riding(value: newValue) }
     }
-    private var riding = Riding(value: nil)
+    private var riding = Riding<ExchangeTouches>(value: nil)
 
     /// What an outbound request is for.
     public enum Purpose: String, Sendable, Hashable {
@@ -102,8 +102,8 @@ public struct HTTPRequest: Sendable, Hashable {
 }
 
 /// A value carried along that takes no part in equality or hashing.
-private struct Riding: Sendable, Hashable {
-    let value: ExchangeTouches?
+private struct Riding<Value: Sendable>: Sendable, Hashable {
+    let value: Value?
     static func == (lhs: Riding, rhs: Riding) -> Bool { true }
     func hash(into hasher: inout Hasher) {}
 }
@@ -125,6 +125,13 @@ public struct HTTPResponse: Sendable, Hashable {
     /// Whether this caller was given the answer of an identical request already in flight, rather than
     /// a request of its own (coalescing): RFC 9211's `collapsed`.
     public var isCollapsed = false
+    /// The rest of the body, still arriving, when the answer is handed on before its end (a proxied event stream,
+    /// or a body past the buffer limit): `body` is what came before it. Read once; not part of equality.
+    public var stream: ResponseBodyStream? {
+        get { streaming.value }
+        set { streaming = Riding(value: newValue) }
+    }
+    private var streaming = Riding<ResponseBodyStream>(value: nil)
 
     /// The header a mock rule marks its answers with (its value is the rule's id).
     public static let mockMarkerHeader = "X-Kiosk-Mock"

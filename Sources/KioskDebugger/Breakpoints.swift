@@ -290,7 +290,8 @@ public final class BreakpointTransport: HTTPTransport {
             case .continueUnchanged, .continueWithRequest: throw error
             }
         }
-        guard setting.response == .pause else { return response }
+        // A streamed answer is already on its way to the app: there is no whole body to hold and edit.
+        guard setting.response == .pause, response.stream == nil else { return response }
         let (id, decision) = await breakpoints.pause(phase: .response, request: outgoing, response: response, error: nil)
         switch decision {
         case .continueWithResponse(let status, let body):

@@ -428,6 +428,8 @@ struct CompiledRewriteRule: Sendable {
         switch patch {
         case nil: break
         case .failure(let error)?: return .skipped("its JSON Patch is not valid: \(error.description)")
+        case .success where response.stream != nil:
+            return .skipped("the answer is streamed to the app as it arrives: its body cannot be patched")
         case .success(let patch)?:
             let document: OrderedJSON
             do {

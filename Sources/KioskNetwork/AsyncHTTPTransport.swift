@@ -148,7 +148,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
         let host = request.url.host ?? redacted
         // The delegate API is the one that reports when the request head was written, which splits the
         // wait for a connection from the server's answer (see ExchangePhases.swift).
-        let collector = ResponseCollector(limit: configuration.maximumBodyBytes, url: redacted)
+        // A proxy streams what it cannot hold (an event stream, a body past the limit); Kiosk's own requests never do.
+        let streams = configuration.passesThrough
+        let ready = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: ResponseCollector.Collected.self)
+        let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, url: redacted, ready: ready)
         let logger = Logger(label: "kiosk.transport.request") { _ in
             ConnectionEventProbe(logLevel: .debug) { [collector] id, _ in collector.noteConnection(id) }
         }
@@ -158,10 +161,20 @@ public final class AsyncHTTPTransport: HTTPTransport {
         do {
             let outgoing = try HTTPClient.Request(url: target.absoluteString, method: HTTPMethod(rawValue: request.method),
                                                   headers: headers, body: request.body.map { HTTPClient.Body.bytes($0) })
+            // `send`'s timer bounds the wait for the answer; a streamed body may then last as long as data keeps coming
+            // (the read timeout ends one gone quiet), so a stream has no deadline.
             let task = http.execute(request: outgoing, delegate: collector,
-                                    deadline: .now() + Self.timeAmount(configuration.requestTimeout), logger: logger)
+                                    deadline: streams ? nil : .now() + Self.timeAmount(configuration.requestTimeout), logger: logger)
+            let timeout = configuration.requestTimeout
+            task.futureResult.whenComplete { result in
+                // A stream cut short ends with the same words as an answer that never came.
+                collector.deliver(result.mapError { error -> any Error in
+                    error is KioskError ? error : Self.classify(error, url: redacted, host: host, expectedLength: collector.expectedLength,
+                                                                received: collector.received, timeout: timeout)
+                })
+            }
             let response = try await withTaskCancellationHandler {
-                try await task.futureResult.get()
+                try await ready.futureResult.get()
             } onCancel: {
                 task.cancel()
             }
@@ -169,8 +182,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
             for header in response.head.headers { fields.add(name: header.name, value: header.value) }
             let setup = response.marks.connectionID.flatMap(setups.setup(of:))
             let timings = RequestTimings(start: start, marks: response.marks, setup: setup, end: clock.now)
-            return HTTPResponse(status: Int(response.head.status.code), headers: fields,
-                                body: Data(response.body.readableBytesView), url: request.url, timings: timings)
+            var answer = HTTPResponse(status: Int(response.head.status.code), headers: fields,
+                                      body: Data(response.body.readableBytesView), url: request.url, timings: timings)
+            answer.stream = response.stream
+            return answer
         } catch let error as KioskError {
             throw error
         } catch is CancellationError {

@@ -1,5 +1,6 @@
 public import Foundation
 public import KioskCore
+import Synchronization
 
 /// Records every exchange that passes through it — request, response or error, timings — redacted at
 /// capture, then hands the record to `sink` (the request log's non-blocking enqueue). It sits at the
@@ -32,7 +33,12 @@ public final class CapturingTransport: HTTPTransport {
         var recorded = request
         recorded.recorder = touches
         do {
-            let response = try await base.send(recorded)
+            var response = try await base.send(recorded)
+            if let stream = response.stream {
+                // Recorded once the body has passed on to its end, with its first bytes.
+                response.stream = recording(stream, of: request, answer: response, startedAt: startedAt, start: start, touches: touches)
+                return response
+            }
             let elapsed = clock.now - start
             sink(record(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed, touches: touches.all))
             return response
@@ -46,9 +52,38 @@ public final class CapturingTransport: HTTPTransport {
         }
     }
 
-    /// The redacted record of one exchange; `touches` are what the debugger's mocks and rules did to it.
+    /// `stream`, recording the exchange when it ends: the answer's head, the body's first `bodyLimit` bytes (and a
+    /// secret's length more, to scrub across the cut), its whole size, how it ended (an upstream that closed early
+    /// is the record's error; an app that went away is not), and a stream touch saying so.
+    private func recording(_ stream: ResponseBodyStream, of request: HTTPRequest, answer: HTTPResponse, startedAt: Date,
+                           start: ContinuousClock.Instant, touches: ExchangeTouches) -> ResponseBodyStream {
+        let keep = bodyLimit + (redactor.secretValues.map(\.utf8.count).max() ?? 0)
+        let seen = Mutex((kept: answer.body.prefix(keep), size: answer.body.count))
+        return stream.observed(chunk: { chunk in
+            seen.withLock { seen in
+                if seen.kept.count < keep { seen.kept.append(chunk.prefix(keep - seen.kept.count)) }
+                seen.size += chunk.count
+            }
+        }, end: { [self] error in
+            let elapsed = ContinuousClock.now - start
+            let (kept, size) = seen.withLock { ($0.kept, $0.size) }
+            var whole = answer
+            whole.body = kept
+            whole.stream = nil
+            let closedByApp = error is CancellationError
+            let detail = "\(size) bytes passed on to the app as they arrived, in \(String(format: "%.1f", elapsed.seconds)) s"
+                + (closedByApp ? ", until the app closed the connection" : "")
+                + "; the log keeps the first \(bodyLimit) bytes. Breakpoints and body rules do not act on a streamed body."
+            touches.add(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint, detail: detail))
+            sink(record(request, startedAt: startedAt, response: whole, error: closedByApp ? nil : error, elapsed: elapsed,
+                        touches: touches.all, bodySize: size))
+        })
+    }
+
+    /// The redacted record of one exchange; `touches` are what the debugger's mocks and rules did to it; `bodySize` is
+    /// the answer's whole size when its body holds only the first part (streamed).
     func record(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?,
-                elapsed: Duration, touches: [ExchangeTouch] = []) -> RequestRecord {
+                elapsed: Duration, touches: [ExchangeTouch] = [], bodySize: Int? = nil) -> RequestRecord {
         // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear.
         let redactor = request.secrets.isEmpty ? redactor : redactor.hiding(request.secrets)
         let total = elapsed.seconds
@@ -65,7 +100,7 @@ public final class CapturingTransport: HTTPTransport {
             url: redactor.redact(request.url), requestHeaders: fields(request.headers, redactor),
             requestBody: request.body.map { CapturedBody(capturing: redactor.scrub($0), limit: bodyLimit) },
             status: response?.status, responseHeaders: response.map { fields($0.headers, redactor) } ?? [],
-            responseBody: response.map { body($0, redactor) },
+            responseBody: response.map { body($0, redactor, size: bodySize) },
             error: errorText, timings: timings,
             decision: response.map(CacheDecision.init(forwardedAnswer:)) ?? .network,
             touchedBy: touches.map { $0.mapText(redactor.scrub) })
@@ -77,13 +112,13 @@ public final class CapturingTransport: HTTPTransport {
 
     /// Only the kept prefix is scrubbed (a secret cut in half by the cap cannot be matched, so the
     /// cut is made after scrubbing the kept part plus a secret's length, then trimmed).
-    private func body(_ response: HTTPResponse, _ redactor: Redactor) -> CapturedBody {
+    private func body(_ response: HTTPResponse, _ redactor: Redactor, size: Int? = nil) -> CapturedBody {
         let data = response.body
         // Scrubbed once already above the wire: the bytes are only capped here.
-        if response.isScrubbed { return CapturedBody(data: data.prefix(bodyLimit), originalSize: data.count) }
+        if response.isScrubbed { return CapturedBody(data: data.prefix(bodyLimit), originalSize: size ?? data.count) }
         let margin = redactor.secretValues.map(\.utf8.count).max() ?? 0
         let window = data.count > bodyLimit ? data.prefix(bodyLimit + margin) : data
         let scrubbed = redactor.scrub(Data(window))
-        return CapturedBody(data: scrubbed.prefix(bodyLimit), originalSize: data.count)
+        return CapturedBody(data: scrubbed.prefix(bodyLimit), originalSize: size ?? data.count)
     }
 }

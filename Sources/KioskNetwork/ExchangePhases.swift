@@ -100,11 +100,12 @@ extension RequestTimings {
 final class ResponseCollector: HTTPClientResponseDelegate {
     typealias Response = Collected
 
-    /// The whole response and its marks.
+    /// The response and its marks: whole, or (streaming) its head and the bytes before `stream`.
     struct Collected: Sendable {
         var head: HTTPResponseHead
         var body: ByteBuffer
         var marks: ExchangeMarks
+        var stream: ResponseBodyStream?
     }
 
     private struct State {
@@ -113,17 +114,26 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         var body = ByteBuffer()
         var received = 0
         var expectedLength: Int?
+        /// Set once the answer is handed on before its end: the rest of the body goes through it.
+        var pipe: BodyPipe?
+        var delivered = false
     }
 
     private let state = Mutex(State())
     private let limit: Int
+    private let streams: Bool
     private let url: String
     private let clock = ContinuousClock()
+    private let ready: EventLoopPromise<Collected>
 
-    /// Refuses bodies over `limit` bytes, naming the (redacted) `url` in the error.
-    init(limit: Int, url: String) {
+    /// Holds bodies up to `limit` bytes, naming the (redacted) `url` in errors. Past the limit the body is refused,
+    /// unless `streams`: then the answer, and from the head on an event stream's, is handed on (`ready`) with the rest
+    /// of its body streaming. `ready` gets the whole answer otherwise (from `deliver`).
+    init(limit: Int, streams: Bool, url: String, ready: EventLoopPromise<Collected>) {
         self.limit = limit
+        self.streams = streams
         self.url = url
+        self.ready = ready
     }
 
     /// Body bytes received so far, for telling a truncated body from other failures.
@@ -138,6 +148,19 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         state.withLock { $0.marks.connectionID = id }
     }
 
+    /// Completes `ready` with how the request ended, unless the answer was already handed on (then its stream ends
+    /// with it).
+    func deliver(_ result: Result<Collected, any Error>) {
+        let (first, pipe) = state.withLock { state in
+            defer { state.delivered = true }
+            return (!state.delivered, state.pipe)
+        }
+        if first { ready.completeWith(result) }
+        if let pipe {
+            if case .failure(let error) = result { pipe.finish(error) } else { pipe.finish() }
+        }
+    }
+
     func didSendRequestHead(task: HTTPClient.Task<Collected>, _ head: HTTPRequestHead) {
         let now = clock.now
         state.withLock { $0.marks.headSent = now }
@@ -145,27 +168,40 @@ final class ResponseCollector: HTTPClientResponseDelegate {
 
     func didReceiveHead(task: HTTPClient.Task<Collected>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let now = clock.now
+        let length = head.headers.first(name: "content-length").flatMap(Int.init)
         state.withLock { state in
             state.marks.responseHead = now
             state.head = head
-            state.expectedLength = head.headers.first(name: "content-length").flatMap(Int.init)
+            state.expectedLength = length
         }
+        // An event stream never ends by design, and a declared size past the limit would be held in vain.
+        let eventStream = head.headers.first(name: "content-type")?.lowercased().hasPrefix("text/event-stream") ?? false
+        if streams, eventStream || (length ?? 0) > limit { startStreaming(task: task) }
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Collected>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let fits = state.withLock { state in
+        enum Next { case held, stream(BodyPipe), tooLarge }
+        let next: Next = state.withLock { state in
             state.received += buffer.readableBytes
-            guard state.received <= limit else { return false }
+            if let pipe = state.pipe { return .stream(pipe) }
+            guard state.received <= limit else { return streams ? .held : .tooLarge }
             var part = buffer
             state.body.writeBuffer(&part)
-            return true
+            return .held
         }
-        // A failed future ends the exchange with this error (RequestBag.swift:369-420).
-        guard fits else {
+        switch next {
+        case .tooLarge:
+            // A failed future ends the exchange with this error (RequestBag.swift:369-420).
             return task.eventLoop.makeFailedFuture(KioskError.transport(url: url, message: "response larger than \(limit) bytes"))
+        case .held where state.withLock({ $0.pipe == nil && $0.received > limit }):
+            // Past the limit with no size declared: what was held goes on, and the rest streams from this part.
+            return offer(buffer, to: startStreaming(task: task), on: task.eventLoop)
+        case .held:
+            return task.eventLoop.makeSucceededVoidFuture()
+        case .stream(let pipe):
+            return offer(buffer, to: pipe, on: task.eventLoop)
         }
-        return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didFinishRequest(task: HTTPClient.Task<Collected>) throws -> Collected {
@@ -176,6 +212,29 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             guard let head = state.head else { throw KioskError.transport(url: url, message: "the response ended before its head") }
             return Collected(head: head, body: state.body, marks: state.marks)
         }
+    }
+
+    /// Hands the answer on now, with what was held as its first bytes and the rest to come through a pipe.
+    @discardableResult
+    private func startStreaming(task: HTTPClient.Task<Collected>) -> BodyPipe {
+        let pipe = BodyPipe(onStop: { task.cancel() })
+        let collected: Collected? = state.withLock { state in
+            guard let head = state.head, !state.delivered else { return nil }
+            state.pipe = pipe
+            state.delivered = true
+            defer { state.body = ByteBuffer() }
+            return Collected(head: head, body: state.body, marks: state.marks, stream: pipe.stream)
+        }
+        if let collected { ready.succeed(collected) }
+        return pipe
+    }
+
+    /// Offers a part to the stream's reader; the future (AsyncHTTPClient reads no more until it completes) waits
+    /// while the reader has not taken the part before.
+    private func offer(_ buffer: ByteBuffer, to pipe: BodyPipe, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        if pipe.offer(Data(buffer.readableBytesView), resume: { promise.succeed() }) { promise.succeed() }
+        return promise.futureResult
     }
 }
 

@@ -84,7 +84,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                                     limitConfiguration: limits)),
             HTTPServerPipelineHandler(),
             NIOHTTPResponseHeadersValidator(),
-            HTTPServerProtocolErrorHandler(),
+            ProxyProtocolErrors(maximumHeaderBytes: settings.configuration.maximumHeaderBytes, via: settings.via),
             RequestHeadDeadline<NIOHTTP1Parts>(timeout: .nanoseconds(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000)),
             ProxyHandler(settings: settings, origin: origin),
         ]
@@ -285,7 +285,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func leaveHTTP(context: ChannelHandlerContext, established version: HTTPVersion?) throws {
         let operations = context.pipeline.syncOperations
         operations.removeHandler(try operations.handler(type: HTTPServerPipelineHandler.self), promise: nil)
-        operations.removeHandler(try operations.handler(type: HTTPServerProtocolErrorHandler.self), promise: nil)
+        operations.removeHandler(try operations.handler(type: ProxyProtocolErrors.self), promise: nil)
         operations.removeHandler(try operations.handler(type: RequestHeadDeadline<NIOHTTP1Parts>.self), promise: nil)
         operations.removeHandler(try operations.handler(type: NIOHTTPResponseHeadersValidator.self), promise: nil)
         operations.removeHandler(try operations.handler(type: HTTPResponseEncoder.self), promise: nil)
@@ -410,12 +410,45 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         var head = ProxyMessages.responseHead(response, method: request.method, version: request.version, via: via,
                                               relocating: relocating)
-        if !request.isKeepAlive { head.headers.replaceOrAdd(name: "Connection", value: "close") }
+        let carriesBody = ProxyMessages.carriesBody(head, method: request.method)
+        // An HTTP/1.0 app learns where a streamed body of unknown length ends by the connection closing.
+        let keepAlive = request.isKeepAlive
+            && !(carriesBody && response.stream != nil && request.version == .http1_0 && !head.headers.contains(name: "Content-Length"))
+        if !keepAlive { head.headers.replaceOrAdd(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if ProxyMessages.carriesBody(head, method: request.method), !response.body.isEmpty {
+        if carriesBody, !response.body.isEmpty {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
         }
-        end(keepAlive: request.isKeepAlive, context: context)
+        guard let stream = response.stream else { return end(keepAlive: keepAlive, context: context) }
+        guard carriesBody else {
+            stream.cancel()
+            return end(keepAlive: keepAlive, context: context)
+        }
+        pass(stream, keepAlive: keepAlive, context: context)
+    }
+
+    /// Writes a streamed body to the app as it arrives, each chunk once the one before has gone out (a slow app holds
+    /// the upstream back rather than filling memory), then ends the answer. A body cut short, or an app that went away,
+    /// closes the connection: the app sees an unfinished answer, never a wrong whole one.
+    private func pass(_ stream: ResponseBodyStream, keepAlive: Bool, context: ChannelHandlerContext) {
+        context.flush()
+        let channel = context.channel
+        let passed = context.eventLoop.makePromise(of: Bool.self)
+        inFlight = Task {
+            do {
+                while let chunk = try await stream.next() {
+                    try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(channel.allocator.buffer(bytes: chunk))))
+                }
+                passed.succeed(true)
+            } catch {
+                stream.cancel()
+                passed.succeed(false)
+            }
+        }
+        passed.futureResult.assumeIsolated().whenSuccess { [self] complete in
+            inFlight = nil
+            if complete { end(keepAlive: keepAlive, context: context) } else { context.close(promise: nil) }
+        }
     }
 
     /// The setup page's answer, written by the proxy itself (nothing is forwarded or logged).

@@ -164,7 +164,8 @@ enum ProxyMessages {
     }
 
     /// The app's answer: the upstream's status and fields without the hop-by-hop ones, `Via` added, the length
-    /// of the body as held (a HEAD's, a 204's and a 304's as the upstream said, with no body).
+    /// of the body as held (a HEAD's, a 204's and a 304's as the upstream said, with no body; a streamed one's as the
+    /// upstream declared it, or none).
     /// With `relocating`, a `Location` under the reverse listener's upstream base is said under the listener's own
     /// address instead, so a redirect keeps the app on Kiosk.
     static func responseHead(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, via: String,
@@ -175,7 +176,9 @@ enum ProxyMessages {
             fields[index].value = relocating.listener + fields[index].value.dropFirst(relocating.upstream.count)
         }
         let bodiless = method == .HEAD || response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
-        if !bodiless {
+        // A streamed body passes whole, so the upstream's declared length (if any) stays true; without one it goes
+        // chunked (or, to an HTTP/1.0 app, until the connection closes).
+        if !bodiless, response.stream == nil {
             fields.removeAll { $0.name.lowercased() == "content-length" }
             fields.append((name: "Content-Length", value: String(response.body.count)))
         }

@@ -169,6 +169,24 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("A request the HTTP parser cannot read gets a status and a sentence that say why, and the proxy serves the next app", arguments: [
+        ("GET http://example.test/ HTTP/1.1\r\nHost: example.test\r\nX-Big: \(String(repeating: "a", count: 70_000))\r\n\r\n",
+         "431 Request Header Fields Too Large", "limit of 64 KB"),
+        ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "505 HTTP Version Not Supported", "HTTP/1.1 and HTTP/1.0"),
+        ("GET http://example.test/ HTTP/1.1\r\nHost: example.test\r\nBad Header: x\r\n\r\n", "400 Bad Request", "not valid HTTP/1.1"),
+    ])
+    func unreadable(_ request: String, _ status: String, _ says: String) async throws {
+        try await withProxy { proxy, upstream in
+            // When an app sends what cannot be parsed
+            let answer = try await rawExchange(port: proxy.port, request, toClose: true)
+            // Then it gets a status and a sentence saying why, and its connection is closed
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)\r\n"), "\(answer.prefix(300))")
+            #expect(answer.contains(says) && answer.contains("Connection: close"), "\(answer.prefix(300))")
+            // And the next app is served as ever
+            #expect(try await proxy.send(.GET, upstream.url("/echo")).status == .ok)
+        }
+    }
+
     @Test("Both Content-Length and Transfer-Encoding is refused and the connection closed (no smuggling)")
     func smuggling() async throws {
         try await withProxy { proxy, upstream in

@@ -140,10 +140,12 @@ struct ProxyHarness {
 
     /// With `intercepting`, Kiosk's CA (made in the harness's data directory) reads inside CONNECTs, and the upstream
     /// HTTPS of the test CA is trusted.
-    static func start(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0),
-                      intercepting: Bool = false) async throws -> ProxyHarness {
+    /// `configure` changes Kiosk's configuration (the proxy's buffer limit, say) before it starts.
+    static func start(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0), intercepting: Bool = false,
+                      configure: (inout KioskConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
         let harness = try await Harness.start { kiosk in
             if intercepting { kiosk.proxyTransport.additionalTrustRoots = [TestAuthority.shared.certificateFile.path] }
+            configure(&kiosk)
         }
         var configuration = configuration
         if intercepting { configuration.authority = try ProxyAuthority.inDirectory(harness.directory) }
@@ -193,14 +195,7 @@ struct ProxyHarness {
     /// Sends one request for a whole URL to the proxy on a fresh connection, as an app with an HTTP proxy set does
     /// for http:// URLs (curl, a browser, HTTP_PROXY), and reads the answer as sent: no decompression, no redirect.
     func send(_ method: HTTPMethod = .GET, _ url: String, headers: [(String, String)] = [], body: String? = nil) async throws -> Answer {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
-                }
-            }
-        return try await channel.executeThenClose { inbound, outbound in
+        try await connect().executeThenClose { inbound, outbound in
             var fields = HTTPHeaders(headers)
             if !fields.contains(name: "Host"), let host = URLComponents(string: url)?.host {
                 fields.add(name: "Host", value: host + (URLComponents(string: url)?.port.map { ":\($0)" } ?? ""))
@@ -222,6 +217,17 @@ struct ProxyHarness {
         }
     }
 
+    /// A new HTTP/1.1 client connection to the proxy's listener, as an app with the proxy set opens one.
+    func connect() async throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+
     /// The log's records, newest first, once what was captured is written.
     func records() throws -> [RequestRecord] {
         try kiosk.debugger.flush()
@@ -236,22 +242,31 @@ func withProxy(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0)
     let upstream = try await EchoUpstream.start(tls: intercepting ? try TestAuthority.shared.upstreamContext() : nil)
     var configuration = configuration
     if reverse { configuration.reverseTo = URL(string: upstream.url("/")) }
+    try await withProxy(configuration, to: upstream, stop: { await $0.stop() }, intercepting: intercepting, body)
+}
+
+/// Runs `body` with a started proxy in front of `upstream`, always stopping both (`stop` stops the upstream);
+/// `configure` changes Kiosk's configuration first.
+func withProxy<Upstream>(_ configuration: ProxyConfiguration = ProxyConfiguration(port: 0), to upstream: Upstream,
+                         stop: (Upstream) async -> Void, intercepting: Bool = false,
+                         configure: (inout KioskConfiguration) -> Void = { _ in },
+                         _ body: (ProxyHarness, Upstream) async throws -> Void) async throws {
     let proxy: ProxyHarness
     do {
-        proxy = try await ProxyHarness.start(configuration, intercepting: intercepting)
+        proxy = try await ProxyHarness.start(configuration, intercepting: intercepting, configure: configure)
     } catch {
-        await upstream.stop()
+        await stop(upstream)
         throw error
     }
     do {
         try await body(proxy, upstream)
     } catch {
         await proxy.stop()
-        await upstream.stop()
+        await stop(upstream)
         throw error
     }
     await proxy.stop()
-    await upstream.stop()
+    await stop(upstream)
 }
 
 /// What a raw connection to `port` receives after sending `bytes`: until the first answer is whole (by its

@@ -1,0 +1,168 @@
+public import Foundation
+import Synchronization
+
+/// The part of a response body that arrives after the response was handed on: an event stream, or a body larger
+/// than the buffer limit, which a proxy passes to its app as it comes rather than holding it whole. Read once, by
+/// one reader, with `next()`; the writer (the transport) is held back while a chunk waits unread, so a fast upstream
+/// and a slow app keep at most one chunk in memory.
+public final class ResponseBodyStream: Sendable {
+    private let pull: @Sendable () async throws -> Data?
+    private let stop: @Sendable () -> Void
+
+    /// A stream whose chunks come from `pull` (nil at the end) and which `stop` ends early (the reader went away).
+    public init(pull: @escaping @Sendable () async throws -> Data?, stop: @escaping @Sendable () -> Void) {
+        self.pull = pull
+        self.stop = stop
+    }
+
+    /// The next chunk, nil once the body ended; throws what cut it short (the upstream closed or timed out).
+    public func next() async throws -> Data? { try await pull() }
+
+    /// Ends the stream early and stops the upstream's side: the reader will read no more.
+    public func cancel() { stop() }
+
+    /// The same stream, telling `chunk` every chunk as it is read and `end` once how it ended: nil after the last
+    /// chunk, the error that cut it short, or `CancellationError` when the reader stopped it.
+    public func observed(chunk: @escaping @Sendable (Data) -> Void,
+                         end: @escaping @Sendable ((any Error)?) -> Void) -> ResponseBodyStream {
+        let ended = Mutex(false)
+        let finish: @Sendable ((any Error)?) -> Void = { error in
+            if ended.withLock({ done in defer { done = true }; return !done }) { end(error) }
+        }
+        return ResponseBodyStream(pull: { [pull] in
+            do {
+                guard let data = try await pull() else {
+                    finish(nil)
+                    return nil
+                }
+                chunk(data)
+                return data
+            } catch {
+                finish(error)
+                throw error
+            }
+        }, stop: { [stop] in
+            stop()
+            finish(CancellationError())
+        })
+    }
+}
+
+/// The meeting point of a transport writing a streamed body and the one reader of its `ResponseBodyStream`:
+/// at most one chunk waits; a writer offering another is told to wait until it is read.
+public final class BodyPipe: Sendable {
+    private struct State {
+        var waiting: [Data] = []
+        var reader: CheckedContinuation<Data?, any Error>?
+        var writer: (@Sendable () -> Void)?
+        var end: Result<Void, any Error>?
+        var onStop: (@Sendable () -> Void)?
+    }
+
+    private let state = Mutex(State())
+
+    /// A pipe; `onStop` is called once if the reader stops it before its end (to cancel the upstream request).
+    public init(onStop: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onStop = onStop }
+    }
+
+    deinit {
+        // Nobody will read what is left: the upstream's request must not wait on it.
+        let stop = state.withLock { state in
+            defer { state.onStop = nil }
+            return state.end == nil ? state.onStop : nil
+        }
+        stop?()
+    }
+
+    /// The reader's side.
+    public var stream: ResponseBodyStream {
+        ResponseBodyStream(pull: { [self] in try await read() }, stop: { [self] in stop() })
+    }
+
+    /// Hands `chunk` on. True when the writer may write more at once; false when it must wait for `resume`, called
+    /// once the chunk was read (or the pipe stopped).
+    public func offer(_ chunk: Data, resume: @escaping @Sendable () -> Void) -> Bool {
+        enum Outcome { case handed(CheckedContinuation<Data?, any Error>), dropped, waits }
+        let outcome: Outcome = state.withLock { state in
+            guard state.end == nil else { return .dropped }
+            if let reader = state.reader {
+                state.reader = nil
+                return .handed(reader)
+            }
+            state.waiting.append(chunk)
+            state.writer = resume
+            return .waits
+        }
+        switch outcome {
+        case .handed(let reader):
+            reader.resume(returning: chunk)
+            return true
+        case .dropped:
+            return true
+        case .waits:
+            return false
+        }
+    }
+
+    /// Ends the body: cleanly (nil) or with the error that cut it short.
+    public func finish(_ error: (any Error)? = nil) {
+        let reader: CheckedContinuation<Data?, any Error>? = state.withLock { state in
+            guard state.end == nil else { return nil }
+            state.end = error.map { .failure($0) } ?? .success(())
+            state.onStop = nil
+            guard state.waiting.isEmpty, let reader = state.reader else { return nil }
+            state.reader = nil
+            return reader
+        }
+        guard let reader else { return }
+        if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
+    }
+
+    private func read() async throws -> Data? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
+                enum Next { case chunk(Data, (@Sendable () -> Void)?), end(Result<Void, any Error>), wait }
+                let next: Next = state.withLock { state in
+                    if !state.waiting.isEmpty {
+                        let chunk = state.waiting.removeFirst()
+                        defer { state.writer = nil }
+                        return .chunk(chunk, state.writer)
+                    }
+                    if let end = state.end { return .end(end) }
+                    state.reader = continuation
+                    return .wait
+                }
+                switch next {
+                case .chunk(let chunk, let writer):
+                    writer?()
+                    continuation.resume(returning: chunk)
+                case .end(.success):
+                    continuation.resume(returning: nil)
+                case .end(.failure(let error)):
+                    continuation.resume(throwing: error)
+                case .wait:
+                    break
+                }
+            }
+        } onCancel: {
+            stop()
+        }
+    }
+
+    private func stop() {
+        let (reader, writer, onStop) = state.withLock { state in
+            defer {
+                state.reader = nil
+                state.writer = nil
+                state.onStop = nil
+                state.waiting = []
+            }
+            if state.end == nil { state.end = .failure(CancellationError()) }
+            return (state.reader, state.writer, state.onStop)
+        }
+        reader?.resume(throwing: CancellationError())
+        writer?()
+        onStop?()
+    }
+}
