@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import KioskCore
 public import KioskDebugger
 package import KioskNetwork
@@ -36,6 +37,8 @@ public final class Kiosk: Sendable {
     private let proxyPipeline: any HTTPTransport
     /// The one rule every outbound connection passes (also wrapped around both wires).
     private let outboundPolicy: OutboundPolicy
+    /// What describes the `kiosk proxy` running in this process, once one is attached.
+    private let proxy = Mutex<(@Sendable () -> ProxyOverview)?>(nil)
 
     /// Dependencies, each replaceable in tests.
     package struct Dependencies: Sendable {
@@ -246,6 +249,17 @@ public final class Kiosk: Sendable {
     /// `forNetwork`: for a client on another machine (`.proxiedForNetwork`).
     public func vetProxied(_ url: URL, forNetwork: Bool) async throws {
         try await outboundPolicy.check(url, purpose: forNetwork ? .proxiedForNetwork : .proxied)
+    }
+
+    /// Makes `overview` the description of this process's `kiosk proxy` (its listeners, CA and live counts) that the
+    /// console shows.
+    public func attachProxy(_ overview: @escaping @Sendable () -> ProxyOverview) {
+        proxy.withLock { $0 = overview }
+    }
+
+    /// This process's proxy as it is now; nil when none runs here (`kiosk serve`).
+    public func proxyOverview() -> ProxyOverview? {
+        proxy.withLock { $0 }?()
     }
 
     /// Whether the upstreams answer, as far as the latest requests and probes tell.

@@ -22,6 +22,10 @@ enum ConsoleRoute: Sendable, Hashable {
     /// The rule form, empty or (`?request=`) filled in from a logged request.
     case newRule
     case rule(Int)
+    /// `kiosk proxy` in this process: its listeners, live counts and how to trust its CA.
+    case proxy
+    /// Kiosk's proxy CA certificate as `ca.pem` or `ca.crt` (DER).
+    case proxyCertificate(String)
     /// The live feed (Server-Sent Events).
     case events
     /// The log as a HAR archive.
@@ -48,6 +52,7 @@ enum ConsoleRoute: Sendable, Hashable {
     case apiPaused
     case apiRules
     case apiRule(Int)
+    case apiProxy
 
     /// What a mock rule's buttons do.
     enum MockAction: String, CaseIterable, Sendable {
@@ -82,6 +87,8 @@ enum ConsoleRoute: Sendable, Hashable {
         case .rules: base + "/rules"
         case .newRule: base + "/rules/new"
         case .rule(let id): base + "/rules/\(id)"
+        case .proxy: base + "/proxy"
+        case .proxyCertificate(let file): base + "/proxy/" + QueryString.encode(file)
         case .events: base + "/events"
         case .har: base + "/har"
         case .login: base + "/login"
@@ -100,6 +107,7 @@ enum ConsoleRoute: Sendable, Hashable {
         case .apiPaused: base + "/api/paused"
         case .apiRules: base + "/api/rules"
         case .apiRule(let id): base + "/api/rules/\(id)"
+        case .apiProxy: base + "/api/proxy"
         }
     }
 
@@ -112,10 +120,10 @@ enum ConsoleRoute: Sendable, Hashable {
     /// The kinds of address, each with the method and pattern the router registers it under.
     enum Kind: String, CaseIterable, Sendable {
         case requests, request, composeForm, compose, diff, insights, endpoints, paused, pausedExchange, decide
-        case mocks, rules, newRule, rule, saveNewRule, saveRule, events, har
+        case mocks, rules, newRule, rule, saveNewRule, saveRule, events, har, proxy, proxyCertificate
         case login, replay, mockFrom, breakpoint, mockAction, ruleAction, clear, recording
         case apiRequests, apiRequest, apiResend, apiInsights, apiEndpoints, apiPaused
-        case apiRules, apiRule, apiAddRule, apiReplaceRule, apiDeleteRule
+        case apiRules, apiRule, apiAddRule, apiReplaceRule, apiDeleteRule, apiProxy
 
         /// The method the route answers.
         var method: HTTPRequest.Method {
@@ -144,6 +152,8 @@ enum ConsoleRoute: Sendable, Hashable {
             case .rules, .saveNewRule: "/debug/rules"
             case .newRule: "/debug/rules/new"
             case .rule, .saveRule: "/debug/rules/{id}"
+            case .proxy: "/debug/proxy"
+            case .proxyCertificate: "/debug/proxy/{file}"
             case .events: "/debug/events"
             case .har: "/debug/har"
             case .login: "/debug/login"
@@ -162,6 +172,7 @@ enum ConsoleRoute: Sendable, Hashable {
             case .apiPaused: "/debug/api/paused"
             case .apiRules, .apiAddRule: "/debug/api/rules"
             case .apiRule, .apiReplaceRule, .apiDeleteRule: "/debug/api/rules/{id}"
+            case .apiProxy: "/debug/api/proxy"
             }
         }
     }

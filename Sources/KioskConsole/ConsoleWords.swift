@@ -182,6 +182,32 @@ struct ConsoleWords: Sendable {
     let tunnelTouch: @Sendable (String) -> String
     /// The label of a streamed answer's note.
     let streamTouch: String
+    /// The proxy page's title.
+    let proxy: String
+    let proxyNone: String
+    let proxyListeners: String
+    let forwardListener: String
+    /// A reverse listener, given its upstream.
+    let reverseListener: @Sendable (String) -> String
+    let proxyPassword: String
+    let proxyCounts: String
+    let countOpenConnections: String
+    let countConnections: String
+    let countRequests: String
+    let countIntercepted: String
+    let countTunnels: String
+    let countUpgrades: String
+    let countRefused: String
+    let proxyTrust: String
+    let proxyFingerprint: String
+    let downloadPEM: String
+    let downloadDER: String
+    /// The --intercept patterns.
+    let proxyReads: @Sendable (String) -> String
+    /// The --ignore patterns.
+    let proxyIgnores: @Sendable (String) -> String
+    let proxySetupPage: String
+    let proxyNotReading: String
     let applied: String
     let didNotApply: String
     let touchedBy: String

@@ -74,6 +74,29 @@ struct DebugController: Sendable {
                                                 settings: try kiosk.debugger.breakpoints.settings(), context: context.view))
         }
         debug.on(.apiEndpoints) { _, _ in try JSONResponse.ok(kiosk.debugger.endpoints) }
+        debug.on(.proxy) { _, context in
+            Pages.response(DebugPages.proxy(kiosk.proxyOverview(), now: kiosk.now(), context: context.view))
+        }
+        debug.on(.apiProxy) { _, _ in
+            guard let overview = kiosk.proxyOverview() else {
+                throw WebError.notFound("No proxy runs in this process: `kiosk proxy` starts one, with this console beside it.")
+            }
+            return try JSONResponse.ok(overview)
+        }
+        debug.on(.proxyCertificate) { _, context in
+            // The CA's certificate only (what apps must trust); its key never leaves the data directory.
+            guard let pem = kiosk.proxyOverview()?.certificatePEM else { throw WebError.notFound("This proxy does not read HTTPS: it has no CA.") }
+            let file = try context.parameters.require("file")
+            let (body, type): ([UInt8], String)
+            switch file {
+            case "ca.pem": (body, type) = (Array(pem.utf8), "application/x-pem-file")
+            case "ca.crt": (body, type) = (DebugPages.der(fromPEM: pem), "application/x-x509-ca-cert")
+            default: throw WebError.notFound("Nothing here: \(ConsoleRoute.proxy.path) lists the downloads.")
+            }
+            let name = file == "ca.pem" ? "kiosk-proxy-ca.pem" : "kiosk-proxy-ca.crt"
+            return Response(status: .ok, headers: [.contentType: type, .contentDisposition: "attachment; filename=\"\(name)\""],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        }
         debug.on(.paused) { _, context in
             Pages.response(DebugPages.paused(kiosk.debugger.breakpoints.paused, now: kiosk.now(), context: context.view))
         }

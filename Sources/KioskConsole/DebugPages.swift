@@ -31,7 +31,8 @@ enum DebugPages {
                 E.element("a", [Attribute.localHref(ConsoleRoute.insights.path)], [.text(w.insights)]), " · ",
                 E.element("a", [Attribute.localHref(ConsoleRoute.mocks.path)], [.text(w.mockRules)]), " · ",
                 E.element("a", [Attribute.localHref(ConsoleRoute.rules.path)], [.text(w.rewriteRules)]), " · ",
-                E.element("a", [Attribute.localHref(ConsoleRoute.endpoints.path)], [.text(w.endpoints)]),
+                E.element("a", [Attribute.localHref(ConsoleRoute.endpoints.path)], [.text(w.endpoints)]), " · ",
+                E.element("a", [Attribute.localHref(ConsoleRoute.proxy.path)], [.text(w.proxy)]),
             ]),
             isRecording ? .empty : E.element("p", [.class("banner offline"), .attribute("role", "status")], [.text(w.recordingPaused)]),
             E.element("div", [.class("console-actions")], [

@@ -160,7 +160,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let url = try ProxyMessages.target(of: head, under: origin?.base)
             if origin?.isReverse != true, let local = context.channel.localAddress,
                let setup = ProxySetup.answer(url, method: head.method, authority: settings.configuration.authority,
-                                             proxy: Self.shown(local)) {
+                                             proxy: Self.shown(local), language: ProxySetup.language(head.headers.first(name: "Accept-Language"))) {
                 return write(setup, to: head, context: context)
             }
             if loop.isLoop(url, headers: head.headers, proxyPort: settings.boundPort()) {
@@ -178,6 +178,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(error, to: head, context: context)
             return
         }
+        settings.configuration.meter.count { $0.requests += 1 }
         let promise = context.eventLoop.makePromise(of: Result<HTTPResponse, any Error>.self)
         let forward = settings.forward
         inFlight = Task {
@@ -214,8 +215,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if settings.configuration.intercepts(target.host), let authority = settings.configuration.authority {
+            settings.configuration.meter.count { $0.intercepted += 1 }
             return intercept(head, target: target, authority: authority, context: context)
         }
+        settings.configuration.meter.count { $0.tunnels += 1 }
         let opened = ContinuousClock.now
         let onTunnel = settings.onTunnel
         let meter = TunnelMeter(host: target.host, port: target.port, report: onTunnel)
@@ -303,6 +306,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// upstream's answer, 101 or not, and every frame after it pass untouched, and the exchange is logged once both
     /// ends close. A refusal or a failed dial is answered as any other failed exchange (502 saying why).
     private func openUpgrade(_ head: HTTPRequestHead, url: URL, protocolName: String, body: ByteBuffer, context: ChannelHandlerContext) {
+        settings.configuration.meter.count { $0.upgrades += 1 }
         var bytes: ByteBuffer
         do {
             bytes = try ProxyMessages.upgradeRequest(head, url: url, via: via, rewritesHost: origin?.isReverse ?? false)
@@ -472,6 +476,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func write(_ refusal: ProxyMessages.Refusal, to request: HTTPRequestHead, context: ChannelHandlerContext) {
+        settings.configuration.meter.count { $0.refused += 1 }
         let text = refusal.message + "\n"
         var headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(text.utf8.count)),
                                    ("Cache-Control", "no-store"), ("Via", via)])

@@ -16,7 +16,7 @@ public struct ProxyConfiguration: Sendable {
     public var host: String
     /// Port to bind; 0 picks a free one.
     public var port: Int
-    /// The largest request head (request line and fields) accepted; larger is a 400 and the connection closed.
+    /// The largest request head (request line and fields) accepted; larger is a 431 and the connection closed.
     public var maximumHeaderBytes: Int
     /// The largest request body held to forward; larger is a 413.
     public var maximumRequestBodyBytes: Int
@@ -44,6 +44,8 @@ public struct ProxyConfiguration: Sendable {
     /// Whether a client at this address is on this machine (nil: its address is unknown). Another machine's requests
     /// go out as `.proxiedForNetwork`, never to this machine's loopback or private addresses. Tests inject it.
     public var isLocalPeer: @Sendable (IPAddress?) -> Bool = { $0?.isLoopbackPeer ?? false }
+    /// Where the listener counts its connections, requests, tunnels and refusals (shared by a process's listeners).
+    public var meter = ProxyMeter()
 
     /// Whether a CONNECT to `host` is read (Kiosk's certificate) rather than tunnelled blind.
     public func intercepts(_ host: String) -> Bool {
@@ -126,7 +128,10 @@ public final class ProxyServer: Service, Sendable {
             .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                let meter = configuration.meter
+                meter.count { $0.connections += 1; $0.openConnections += 1 }
+                channel.closeFuture.whenComplete { _ in meter.count { $0.openConnections -= 1 } }
+                return channel.eventLoop.makeCompletedFuture {
                     let settings = ProxyHandler.Settings(configuration: configuration, forward: forward, vet: vet, upstreamTLS: upstreamTLS,
                                                          via: via, loop: loop,
                                                          boundPort: { bound.value.withLock { $0 } }, onTunnel: onTunnel)

@@ -22,7 +22,8 @@ enum ProxySetup {
 
     /// The answer for `path` (its query ignored), with `proxy` the address the app used to reach the proxy, or nil
     /// for a request that is not the setup page's.
-    static func answer(_ url: URL, method: HTTPMethod, authority: ProxyAuthority?, proxy: String) -> Answer? {
+    static func answer(_ url: URL, method: HTTPMethod, authority: ProxyAuthority?, proxy: String,
+                       language: ProxyGuide.Language = .english) -> Answer? {
         guard url.host(percentEncoded: false)?.lowercased() == host else { return nil }
         guard method == .GET || method == .HEAD else {
             return Answer(status: .methodNotAllowed, contentType: "text/plain; charset=utf-8", body: Array("Only GET.\n".utf8),
@@ -30,7 +31,8 @@ enum ProxySetup {
         }
         switch (url.path, authority) {
         case ("/", _), ("", _):
-            return Answer(status: .ok, contentType: "text/html; charset=utf-8", body: Array(page(authority: authority, proxy: proxy).utf8))
+            return Answer(status: .ok, contentType: "text/html; charset=utf-8", body: Array(page(authority: authority, proxy: proxy, language: language).utf8),
+                          fields: [("Content-Language", language.rawValue), ("Vary", "Accept-Language")])
         case ("/ca.pem", let authority?):
             return download(Array(authority.certificatePEM.utf8), type: "application/x-pem-file", name: "kiosk-proxy-ca.pem")
         case ("/ca.der", let authority?), ("/ca.crt", let authority?):
@@ -41,6 +43,13 @@ enum ProxySetup {
             return Answer(status: .notFound, contentType: "text/plain; charset=utf-8",
                           body: Array("Nothing here: http://\(host)/ has the setup page.\n".utf8))
         }
+    }
+
+    /// Spanish when the device's first language is, else English.
+    static func language(_ acceptLanguage: String?) -> ProxyGuide.Language {
+        let first = acceptLanguage?.split(separator: ",").first?.split(separator: ";").first?
+            .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        return first == "es" || first.hasPrefix("es-") ? .spanish : .english
     }
 
     private static func download(_ body: [UInt8], type: String, name: String) -> Answer {
@@ -74,76 +83,46 @@ enum ProxySetup {
         return Array((try? PropertyListSerialization.data(fromPropertyList: profile, format: .xml, options: 0)) ?? Data())
     }
 
-    private static func step(_ title: String, _ items: [HTML]) -> HTML {
-        .element("section", [], [.element("h2", [], [.text(title)]), .element("ol", [], items.map { .element("li", [], [$0]) })])
-    }
-
     private static func code(_ text: String) -> HTML { .element("code", [], [.text(text)]) }
 
-    private static func line(_ parts: HTML...) -> HTML { .group(parts) }
-
-    /// The page: what this is, the downloads, and the steps per platform.
-    static func page(authority: ProxyAuthority?, proxy: String) -> String {
-        let proxyURL = "http://" + proxy
+    /// The page: what this is, the downloads, and the steps per platform (ProxyGuide, in `language`).
+    static func page(authority: ProxyAuthority?, proxy: String, language: ProxyGuide.Language = .english) -> String {
+        let spanish = language == .spanish
         var body: [HTML] = [
-            .element("h1", [], [.text("Trust Kiosk's proxy")]),
-            .element("p", [], [.text("This device's traffic reaches Kiosk's proxy at \(proxy). To let Kiosk read its HTTPS, "
-                                     + "the device must trust Kiosk's certificate authority — made for this Kiosk alone; its key "
-                                     + "never leaves the machine Kiosk runs on. Remove it when you stop debugging.")]),
+            .element("h1", [], [.text(spanish ? "Confiar en el proxy de Kiosk" : "Trust Kiosk's proxy")]),
+            .element("p", [], [.text(spanish
+                ? "El tráfico de este dispositivo llega al proxy de Kiosk en \(proxy). Para que Kiosk lea su HTTPS, el dispositivo "
+                    + "debe confiar en la autoridad de certificación de Kiosk, hecha solo para este Kiosk; su clave nunca sale de la "
+                    + "máquina donde corre Kiosk. Quítala cuando termines de depurar."
+                : "This device's traffic reaches Kiosk's proxy at \(proxy). To let Kiosk read its HTTPS, "
+                    + "the device must trust Kiosk's certificate authority — made for this Kiosk alone; its key "
+                    + "never leaves the machine Kiosk runs on. Remove it when you stop debugging.")]),
         ]
         if let authority {
             body.append(.element("p", [.class("downloads")], [
-                .element("a", [.localHref("/ca.pem")], ["Certificate (PEM)"]), " · ",
-                .element("a", [.localHref("/ca.crt")], ["Certificate (DER, Android and Windows)"]), " · ",
-                .element("a", [.localHref("/ca.mobileconfig")], ["Profile for iPhone, iPad and Mac"]),
+                .element("a", [.localHref("/ca.pem")], [.text(spanish ? "Certificado (PEM)" : "Certificate (PEM)")]), " · ",
+                .element("a", [.localHref("/ca.crt")], [.text(spanish ? "Certificado (DER, Android y Windows)"
+                                                                       : "Certificate (DER, Android and Windows)")]), " · ",
+                .element("a", [.localHref("/ca.mobileconfig")], [.text(spanish ? "Perfil para iPhone, iPad y Mac"
+                                                                                : "Profile for iPhone, iPad and Mac")]),
             ]))
-            body.append(.element("p", [], [.text("SHA-256 fingerprint: "), code(authority.fingerprint)]))
-            body += [
-                step("iPhone and iPad", [
-                    line("Settings › Wi-Fi › the network’s (i) › Configure Proxy › Manual: server and port of ", code(proxy), "."),
-                    line("Open this page in Safari and tap ", .element("a", [.localHref("/ca.mobileconfig")], ["the profile"]),
-                         "; then Settings › General › VPN & Device Management › Kiosk proxy › Install."),
-                    line(.text("Settings › General › About › Certificate Trust Settings: turn on full trust for Kiosk proxy CA "
-                               + "(iOS does not trust an installed root for HTTPS until then).")),
-                ]),
-                step("Android", [
-                    line("Settings › Wi-Fi › the network › Edit › Proxy › Manual: ", code(proxy), "."),
-                    line("Download ", .element("a", [.localHref("/ca.crt")], ["the certificate"]),
-                         ", then Settings › Security › Encryption & credentials › Install a certificate › CA certificate."),
-                    line(.text("Apps trust user CAs only when their network_security_config allows it for debug builds "
-                               + "(<debug-overrides><trust-anchors><certificates src=\"user\"/>); browsers other than Chrome may not.")),
-                ]),
-                step("Firefox", [
-                    line("Settings › Network Settings › Manual proxy configuration: HTTP proxy ", code(proxy),
-                         ", also for HTTPS."),
-                    line("Settings › Privacy & Security › Certificates › View Certificates › Authorities › Import ",
-                         .element("a", [.localHref("/ca.pem")], ["the certificate"]), ", trusting it to identify websites."),
-                ]),
-                step("Chrome and Chromium", [
-                    line("Start it with ", code("--proxy-server=\(proxyURL)"), " (or set the system's proxy)."),
-                    line("Linux: ", code("certutil -d sql:$HOME/.pki/nssdb -A -t C,, -n kiosk -i kiosk-proxy-ca.pem"),
-                         "; macOS and Windows: add the certificate to the system's trusted roots."),
-                ]),
-                step("curl and the shell", [
-                    line(code("curl -x \(proxyURL) --cacert kiosk-proxy-ca.pem https://example.com/")),
-                    line("On Kiosk's machine: ", code("eval \"$(kiosk proxy env)\""),
-                         " sets HTTP_PROXY, HTTPS_PROXY and the CA for curl, OpenSSL, Python and Node."),
-                ]),
-                .element("p", [], [.text("Apps that pin their certificates refuse any other CA: run the proxy with --ignore HOST "
-                                         + "to pass them through unread.")]),
-            ]
+            body.append(.element("p", [], [.text(spanish ? "Huella SHA-256: " : "SHA-256 fingerprint: "), code(authority.fingerprint)]))
+            let guide = ProxyGuide(language: language, proxy: proxy,
+                                   downloads: .init(pem: "/ca.pem", der: "/ca.crt", profile: "/ca.mobileconfig"))
+            body.append(guide.rendered())
         } else {
-            body.append(.element("p", [], [.text("This proxy does not read HTTPS: its CONNECT tunnels pass through unread, "
-                                                 + "so there is no certificate to trust.")]))
+            body.append(.element("p", [], [.text(spanish
+                ? "Este proxy no lee HTTPS: sus túneles CONNECT pasan sin leerse, así que no hay certificado en que confiar."
+                : "This proxy does not read HTTPS: its CONNECT tunnels pass through unread, so there is no certificate to trust.")]))
         }
         let style = "body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:1rem auto;padding:0 1rem;color:#111;background:#fff}"
             + "code{background:#eee;padding:0 .2rem;overflow-wrap:anywhere}a{color:#0645ad}"
             + "@media (prefers-color-scheme:dark){body{color:#eee;background:#111}code{background:#333}a{color:#8ab4f8}}"
-        let document = HTML.element("html", [.attribute("lang", "en")], [
+        let document = HTML.element("html", [.attribute("lang", language.rawValue)], [
             .element("head", [], [
                 .void("meta", [.attribute("charset", "utf-8")]),
                 .void("meta", [.attribute("name", "viewport"), .attribute("content", "width=device-width, initial-scale=1")]),
-                .element("title", [], ["Kiosk proxy setup"]),
+                .element("title", [], [.text(spanish ? "Configurar el proxy de Kiosk" : "Kiosk proxy setup")]),
                 .element("style", [], [.text(style)]),
             ]),
             .element("body", [], [.element("main", [], body)]),

@@ -16,6 +16,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 func proxyBenchmarks(demo: DemoUpstream, quick: Bool) async {
     do {
@@ -47,6 +48,8 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
                      ms(percentile(through, 99)), ms(percentile(through, 50) - percentile(direct, 50)),
                      ms(percentile(through, 99) - percentile(direct, 99))))
     }
+
+    try await streamingFigure(forward: forward, upstream: upstream.port, bytes: quick ? 256 << 20 : 1 << 30)
 
     // Throughput: wrk, the same load against each, rounds alternating, medians.
     guard let wrk = executableOnPath("wrk") else {
@@ -101,6 +104,36 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     _ = try? await forwardRun.value
     _ = try? await reverseRun.value
     await kiosk.shutdown()
+}
+
+/// A download of `bytes` (chunked, so past the buffer it streams) through the forward proxy by curl, with this
+/// process's resident set sampled while it runs: how much the proxy's memory rose, and the rate.
+private func streamingFigure(forward: Int, upstream: Int, bytes: Int) async throws {
+    guard let curl = executableOnPath("curl") else {
+        print("[proxy] curl not installed — the streaming figure is skipped")
+        return
+    }
+    let before = residentMegabytes()
+    let peak = Mutex(before)
+    let sampler = Task {
+        while !Task.isCancelled {
+            let now = residentMegabytes()
+            peak.withLock { $0 = max($0, now) }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+    let start = ContinuousClock.now
+    let (status, output) = try await runToCompletion(curl, ["-sS", "-o", "/dev/null", "-w", "%{size_download}", "-x", "http://127.0.0.1:\(forward)",
+                                                            "http://127.0.0.1:\(upstream)/stream?bytes=\(bytes)"])
+    let elapsed = (ContinuousClock.now - start).seconds
+    sampler.cancel()
+    _ = await sampler.value
+    guard status == 0, Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) == bytes else {
+        throw BenchFailure("curl's streamed download through the proxy (exit \(status)): \(output)")
+    }
+    let rise = peak.withLock { $0 } - before
+    print(String(format: "[proxy] %d MB streamed through Kiosk (chunked, past the 16 MB buffer) by curl in %.1f s (%.0f MB/s): RSS %d MB before, peak +%d MB  (target: <= +50 MB)",
+                 bytes >> 20, elapsed, Double(bytes >> 20) / elapsed, before, rise))
 }
 
 /// A proxy of `kiosk` on a free loopback port, running in a service group of its own.
@@ -262,6 +295,9 @@ private final class BenchUpstream: Sendable {
         typealias OutboundOut = HTTPServerResponsePart
         private let small: ByteBuffer, large: ByteBuffer
         private var uri = ""
+        /// Bytes of a `/stream?bytes=N` answer still to write; written while the connection takes them.
+        private var remaining = 0
+        private let part = ByteBuffer(repeating: 0x61, count: 64 << 10)
 
         init(small: ByteBuffer, large: ByteBuffer) {
             self.small = small
@@ -272,6 +308,13 @@ private final class BenchUpstream: Sendable {
             switch unwrapInboundIn(data) {
             case .head(let head): uri = head.uri
             case .body: break
+            case .end where uri.hasPrefix("/stream"):
+                // A body of the asked size, chunked (no size declared), written only as fast as the reader takes it.
+                remaining = Int(uri.split(separator: "=").last ?? "") ?? 0
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok,
+                                                                     headers: ["Content-Type": "application/octet-stream"]))),
+                              promise: nil)
+                pump(context)
             case .end:
                 let body = uri.hasSuffix("/18k") ? large : small
                 let head = HTTPResponseHead(version: .http1_1, status: .ok,
@@ -280,6 +323,20 @@ private final class BenchUpstream: Sendable {
                 context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             }
+        }
+
+        func channelWritabilityChanged(context: ChannelHandlerContext) {
+            if remaining > 0, context.channel.isWritable { pump(context) }
+            context.fireChannelWritabilityChanged()
+        }
+
+        private func pump(_ context: ChannelHandlerContext) {
+            while remaining > 0, context.channel.isWritable {
+                let count = min(part.readableBytes, remaining)
+                context.write(wrapOutboundOut(.body(.byteBuffer(part.getSlice(at: part.readerIndex, length: count)!))), promise: nil)
+                remaining -= count
+            }
+            if remaining == 0 { context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil) } else { context.flush() }
         }
     }
 }

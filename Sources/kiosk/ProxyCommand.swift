@@ -136,7 +136,10 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 Output.human("Console on http://\(shownLocalHost):\(bound)/debug")
                 fflush(nil)
             }
+            let meter = ProxyMeter()
+            let listeners = Mutex<[ProxyOverview.Listener]>([])
             var configuration = ProxyConfiguration(host: host, port: port, ownPorts: { consolePorts.all })
+            configuration.meter = meter
             configuration.authority = authority
             configuration.interceptedHosts = interceptedHosts
             configuration.ignoredHosts = ignoredHosts
@@ -147,6 +150,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
                                     onTunnel: { kiosk.recordTunnel($0) }) { bound in
                 consolePorts.add(bound)
+                listeners.withLock { $0.insert(ProxyOverview.Listener(kind: "forward", address: "\(shownHost):\(bound)"), at: 0) }
                 Output.human("Kiosk proxy on http://\(shownHost):\(bound)/  (HTTP_PROXY=http://\(shownHost):\(bound); Ctrl-C to stop)")
                 fflush(nil)
             }
@@ -154,11 +158,21 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 var reverse = ProxyConfiguration(host: localHost, port: route.port, ownPorts: { consolePorts.all })
                 reverse.reverseTo = route.url
                 reverse.upstreamTrustRoots = roots
+                reverse.meter = meter
                 return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) }, onBound: { bound in
                     consolePorts.add(bound)
+                    listeners.withLock { $0.append(ProxyOverview.Listener(kind: "reverse", address: "\(shownLocalHost):\(bound)",
+                                                                           upstream: route.url.absoluteString)) }
                     Output.human("Reverse proxy on http://\(shownLocalHost):\(bound)/ → \(route.url.absoluteString)")
                     fflush(nil)
                 })
+            }
+            let startedAt = kiosk.now()
+            let intercepted = interceptedHosts, ignored = ignoredHosts, asksPassword = credentials != nil
+            kiosk.attachProxy {
+                ProxyOverview(listeners: listeners.withLock { $0 }, startedAt: startedAt, certificatePEM: authority.certificatePEM,
+                              fingerprint: authority.fingerprint, interceptedHosts: intercepted, ignoredHosts: ignored,
+                              asksPassword: asksPassword, counts: meter.snapshot)
             }
             var logger = Logger(label: "kiosk.proxy")
             logger.logLevel = .notice

@@ -129,6 +129,8 @@ struct ProxyHarness {
     let running: Task<Void, any Error>
     /// An HTTP client whose proxy is this one; bodies as sent (no decompression), no redirect followed.
     let http: HTTPClient
+    /// The listener's live counts.
+    let meter: ProxyMeter
 
     var kiosk: Kiosk { harness.kiosk }
 
@@ -149,6 +151,7 @@ struct ProxyHarness {
         }
         var configuration = configuration
         if intercepting { configuration.authority = try ProxyAuthority.inDirectory(harness.directory) }
+        let meter = configuration.meter
         let kiosk = harness.kiosk
         let (bound, continuation) = AsyncStream<Int>.makeStream()
         let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
@@ -173,7 +176,7 @@ struct ProxyHarness {
             client.tlsConfiguration = tls
         }
         return ProxyHarness(harness: harness, port: port, group: group, running: running,
-                            http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: client))
+                            http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: client), meter: meter)
     }
 
     func stop() async {

@@ -50,6 +50,41 @@ struct SetupPageTests {
         }
     }
 
+    @Test("A phone whose first language is Spanish gets the page in Spanish; its steps are the console's")
+    func spanishSetupPage() async throws {
+        try await withProxy(intercepting: true) { proxy, _ in
+            let page = try await proxy.send(.GET, "http://kiosk.proxy/", headers: [("Accept-Language", "es-MX,es;q=0.9,en;q=0.5")])
+            #expect(page.header("Content-Language") == ["es"] && page.text.contains("lang=\"es\""))
+            #expect(page.text.contains("Confiar en el proxy de Kiosk") && page.text.contains("Ajustes de confianza de certificados"))
+            #expect(!page.text.contains("Settings › Wi-Fi") && !page.text.contains("Certificate (PEM)"))
+            // And an English one (or none) gets English
+            let english = try await proxy.send(.GET, "http://kiosk.proxy/", headers: [("Accept-Language", "en-GB,es;q=0.5")])
+            #expect(english.text.contains("Settings › Wi-Fi") && english.header("Content-Language") == ["en"])
+        }
+    }
+
+    @Test("The listeners count connections, requests, read and unread CONNECTs and refusals as they happen")
+    func meterCounts() async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            let meter = proxy.meter
+            // When an app makes two requests inside one CONNECT that Kiosk reads, and another app a request it refuses
+            let authority = try #require(proxy.authorityFile)
+            let (status, _) = try await runCurl(["-s", "-x", "http://127.0.0.1:\(proxy.port)", "--cacert", authority,
+                                                 upstream.secureURL("/echo"), upstream.secureURL("/echo?again")])
+            #expect(status == 0)
+            _ = try await rawExchange(port: proxy.port, "GET /relative HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            // Then the meter counts them, and no connection stays counted open once all closed
+            var counts = meter.snapshot
+            for _ in 0..<200 where counts.openConnections > 0 {
+                try await Task.sleep(for: .milliseconds(10))
+                counts = meter.snapshot
+            }
+            #expect(counts.openConnections == 0)
+            #expect(counts.requests == 2 && counts.refused == 1 && counts.intercepted == 1 && counts.tunnels == 0, "\(counts)")
+            #expect(counts.connections == 2)
+        }
+    }
+
     @Test("Over HTTPS through an intercepted CONNECT the setup page answers too (curl trusting Kiosk's CA)")
     func setupPageOverHTTPS() async throws {
         try await withProxy(intercepting: true) { proxy, _ in

@@ -32,7 +32,9 @@ struct ConsoleLanguageTests {
             // (sentences only: words such as "Total" or "Endpoint" are the same in both)
             let sentences = english.filter { name, text in text.count > 12 && translated[name] != text }
             #expect(sentences.count > 100)
-            for route in [ConsoleRoute.requests, .request(id), .compose(id), .insights, .endpoints, .paused, .mocks, .rules, .newRule] {
+            // (and a proxy attached, so that its page shows everything it has)
+            harness.kiosk.attachProxy { ConsoleProxyPageTests.overview }
+            for route in [ConsoleRoute.requests, .request(id), .compose(id), .insights, .endpoints, .paused, .mocks, .rules, .newRule, .proxy] {
                 // When a page is opened in Spanish
                 let page = try await client.get(route.path, headers: spanish)
                 #expect(page.status == .ok, "\(route.path)")

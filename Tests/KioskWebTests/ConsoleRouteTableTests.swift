@@ -17,7 +17,8 @@ struct ConsoleRouteTableTests {
         (.breakpoint(endpoint: "a b/c"), .breakpoint), (.apiRequests, .apiRequests), (.apiRequest(7), .apiRequest),
         (.apiResend(7), .apiResend), (.apiInsights, .apiInsights), (.apiEndpoints, .apiEndpoints), (.apiPaused, .apiPaused),
         (.apiRules, .apiRules), (.apiRules, .apiAddRule), (.apiRule(2), .apiRule), (.apiRule(2), .apiReplaceRule),
-        (.apiRule(2), .apiDeleteRule), (.clear, .clear), (.recording, .recording),
+        (.apiRule(2), .apiDeleteRule), (.clear, .clear), (.recording, .recording), (.proxy, .proxy),
+        (.proxyCertificate("ca.pem"), .proxyCertificate), (.apiProxy, .apiProxy),
     ] + ConsoleRoute.MockAction.allCases.map { (.mockAction(4, $0), .mockAction) }
       + ConsoleRoute.RuleAction.allCases.map { (.ruleAction(4, $0), .ruleAction) }
 

@@ -353,6 +353,23 @@
   const bodyEditor = $("form.pause-editor textarea[name=body]");
   if (bodyEditor) treeEditor(bodyEditor);
 
+  // 7: the proxy page's counts, read again from its JSON every 2 s while the page is shown.
+  const proxyCounts = $("#proxy-counts[data-source]");
+  if (proxyCounts) {
+    setInterval(async () => {
+      if (document.hidden) return;
+      try {
+        const response = await fetch(proxyCounts.dataset.source, { credentials: "same-origin", cache: "no-store" });
+        if (!response.ok) return;
+        const { counts } = await response.json();
+        for (const cell of proxyCounts.querySelectorAll("[data-count-name]")) {
+          const value = counts?.[cell.dataset.countName];
+          if (typeof value === "number") cell.textContent = String(value);
+        }
+      } catch { /* the next round tries again */ }
+    }, 2000);
+  }
+
   follow();
   localTimes();
   copyButtons();

@@ -1,0 +1,113 @@
+/// The steps that put a device or a tool behind `kiosk proxy` and make it trust Kiosk's CA, per platform, in English
+/// and Spanish: one text for the proxy's own setup page (`http://kiosk.proxy/`) and the console's proxy page.
+package struct ProxyGuide: Sendable {
+    /// The languages the guide is written in.
+    package enum Language: String, Sendable {
+        case english = "en"
+        case spanish = "es"
+    }
+
+    /// One platform's steps.
+    package struct Section: Sendable {
+        package let title: String
+        package let steps: [HTML]
+    }
+
+    /// Where the page that shows the guide serves the CA: its PEM, its DER and (on the proxy's own page) the iOS profile.
+    package struct Downloads: Sendable {
+        package var pem: String
+        package var der: String
+        package var profile: String?
+
+        package init(pem: String, der: String, profile: String? = nil) {
+            self.pem = pem
+            self.der = der
+            self.profile = profile
+        }
+    }
+
+    package let language: Language
+    /// The proxy's address as a device sets it (`host:port`).
+    package let proxy: String
+    package let downloads: Downloads
+
+    package init(language: Language, proxy: String, downloads: Downloads) {
+        self.language = language
+        self.proxy = proxy
+        self.downloads = downloads
+    }
+
+    private var spanish: Bool { language == .spanish }
+    private func say(_ english: String, _ spanish: String) -> HTML { .text(self.spanish ? spanish : english) }
+    private func code(_ text: String) -> HTML { .element("code", [], [.text(text)]) }
+    private func link(_ path: String, _ english: String, _ spanish: String) -> HTML {
+        .element("a", [.localHref(path)], [say(english, spanish)])
+    }
+
+    /// The sections, iPhone first.
+    package var sections: [Section] {
+        let proxyURL = "http://" + proxy
+        let profile = downloads.profile.map { link($0, "the profile", "el perfil") }
+            ?? .group([say("the profile from ", "el perfil de "), code("http://kiosk.proxy/")])
+        return [
+            Section(title: spanish ? "iPhone y iPad" : "iPhone and iPad", steps: [
+                .group([say("Settings › Wi-Fi › the network’s (i) › Configure Proxy › Manual: server and port of ",
+                            "Ajustes › Wi-Fi › (i) de la red › Configurar proxy › Manual: servidor y puerto de "), code(proxy), "."]),
+                .group([say("Open ", "Abre "), profile,
+                        say(" in Safari; then Settings › General › VPN & Device Management › Kiosk proxy › Install.",
+                            " en Safari; luego Ajustes › General › VPN y gestión de dispositivos › Kiosk proxy › Instalar.")]),
+                say("Settings › General › About › Certificate Trust Settings: turn on full trust for Kiosk proxy CA (iOS does not "
+                    + "trust an installed root for HTTPS until then).",
+                    "Ajustes › General › Información › Ajustes de confianza de certificados: activa la confianza total en Kiosk "
+                    + "proxy CA (iOS no confía en una raíz instalada para HTTPS hasta entonces)."),
+            ]),
+            Section(title: "Android", steps: [
+                .group([say("Settings › Wi-Fi › the network › Edit › Proxy › Manual: ",
+                            "Ajustes › Wi-Fi › la red › Editar › Proxy › Manual: "), code(proxy), "."]),
+                .group([say("Download ", "Descarga "), link(downloads.der, "the certificate", "el certificado"),
+                        say(", then Settings › Security › Encryption & credentials › Install a certificate › CA certificate.",
+                            " y luego Ajustes › Seguridad › Cifrado y credenciales › Instalar un certificado › Certificado de CA.")]),
+                say("Apps trust user CAs only when their network_security_config allows it for debug builds "
+                    + "(<debug-overrides><trust-anchors><certificates src=\"user\"/>); browsers other than Chrome may not.",
+                    "Las apps confían en CA de usuario solo si su network_security_config lo permite en compilaciones de depuración "
+                    + "(<debug-overrides><trust-anchors><certificates src=\"user\"/>); otros navegadores que Chrome quizá no."),
+            ]),
+            Section(title: "Firefox", steps: [
+                .group([say("Settings › Network Settings › Manual proxy configuration: HTTP proxy ",
+                            "Ajustes › Configuración de red › Configuración manual del proxy: proxy HTTP "), code(proxy),
+                        say(", also for HTTPS.", ", también para HTTPS.")]),
+                .group([say("Settings › Privacy & Security › Certificates › View Certificates › Authorities › Import ",
+                            "Ajustes › Privacidad y seguridad › Certificados › Ver certificados › Autoridades › Importar "),
+                        link(downloads.pem, "the certificate", "el certificado"),
+                        say(", trusting it to identify websites.", ", confiando en él para identificar sitios web.")]),
+            ]),
+            Section(title: "Chrome / Chromium", steps: [
+                .group([say("Start it with ", "Ábrelo con "), code("--proxy-server=\(proxyURL)"),
+                        say(" (or set the system's proxy).", " (o configura el proxy del sistema).")]),
+                .group([say("Linux: ", "Linux: "), code("certutil -d sql:$HOME/.pki/nssdb -A -t C,, -n kiosk -i kiosk-proxy-ca.pem"),
+                        say("; macOS and Windows: add the certificate to the system's trusted roots.",
+                            "; macOS y Windows: añade el certificado a las raíces de confianza del sistema.")]),
+            ]),
+            Section(title: spanish ? "curl y la terminal" : "curl and the shell", steps: [
+                code("curl -x \(proxyURL) --cacert kiosk-proxy-ca.pem https://example.com/"),
+                .group([say("On Kiosk's machine: ", "En la máquina de Kiosk: "), code("eval \"$(kiosk proxy env)\""),
+                        say(" sets HTTP_PROXY, HTTPS_PROXY and the CA for curl, OpenSSL, Python and Node.",
+                            " define HTTP_PROXY, HTTPS_PROXY y la CA para curl, OpenSSL, Python y Node.")]),
+            ]),
+        ]
+    }
+
+    /// The sentence for apps that pin their certificates.
+    package var pinning: HTML {
+        say("Apps that pin their certificates refuse any other CA: run the proxy with --ignore HOST to pass them through unread.",
+            "Las apps que fijan sus certificados rechazan cualquier otra CA: arranca el proxy con --ignore HOST para que pasen sin leerse.")
+    }
+
+    /// Every section as `<section><h2>title</h2><ol>steps</ol></section>` (`<h3>` when `nested`), then the pinning note.
+    package func rendered(nested: Bool = false) -> HTML {
+        .group(sections.map { section in
+            let title: HTML = nested ? .element("h3", [], [.text(section.title)]) : .element("h2", [], [.text(section.title)])
+            return .element("section", [], [title, .element("ol", [], section.steps.map { .element("li", [], [$0]) })])
+        } + [.element("p", [], [pinning])])
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import KioskCore
+import KioskTestSupport
+import Testing
+@testable import KioskConsole
+@testable import KioskWeb
+
+@Suite("The console's proxy page: listeners, live counts, and how to trust the CA")
+struct ConsoleProxyPageTests {
+    /// A proxy as `kiosk proxy --reverse … --ignore pinned.example.test --proxy-auth` describes itself.
+    static let overview: ProxyOverview = {
+        var counts = ProxyOverview.Counts()
+        counts.openConnections = 2
+        counts.connections = 17
+        counts.requests = 42
+        counts.intercepted = 5
+        counts.tunnels = 1
+        counts.refused = 3
+        return ProxyOverview(
+            listeners: [.init(kind: "forward", address: "127.0.0.1:8888"),
+                        .init(kind: "reverse", address: "127.0.0.1:9000", upstream: "http://localhost:3000/api")],
+            startedAt: Date(timeIntervalSince1970: 1_800_000_000), certificatePEM: TestCertificate.pem,
+            fingerprint: "AB:CD:EF", interceptedHosts: [], ignoredHosts: ["pinned.example.test"], asksPassword: true, counts: counts)
+    }()
+
+    @Test("kiosk serve's console says no proxy runs there, and its JSON is a 404 that says so")
+    func noProxy() async throws {
+        try await withWeb { _, client in
+            let page = try await client.get(ConsoleRoute.proxy.path)
+            #expect(page.status == .ok)
+            #expect(page.body.contains(HTML.text(ConsoleWords.english.proxyNone).rendered))
+            let json = try await client.get(ConsoleRoute.apiProxy.path)
+            #expect(json.status == .notFound && json.body.contains("kiosk proxy"))
+            #expect(try await client.get(ConsoleRoute.proxyCertificate("ca.pem").path).status == .notFound)
+        }
+    }
+
+    @Test("With a proxy attached, the page lists its listeners and counts, the CA's fingerprint, downloads and the steps")
+    func attached() async throws {
+        try await withWeb { harness, client in
+            // Given a proxy in the process
+            harness.kiosk.attachProxy { Self.overview }
+            // When its page is opened
+            let page = try await client.get(ConsoleRoute.proxy.path)
+            // Then it lists both listeners, what each is for, and the password
+            #expect(page.body.contains("<code>127.0.0.1:8888</code> — the forward proxy"))
+            #expect(page.body.contains("<code>127.0.0.1:9000</code> — a reverse proxy to http://localhost:3000/api"))
+            #expect(page.body.contains(HTML.text(ConsoleWords.english.proxyPassword).rendered))
+            // And the counts, each marked for the script, with where the script reads them again
+            #expect(page.body.contains(#"data-source="/debug/api/proxy""#))
+            #expect(page.body.contains(#"<dd data-count-name="requests">42</dd>"#))
+            #expect(page.body.contains(#"<dd data-count-name="openConnections">2</dd>"#))
+            // And the CA: fingerprint, the two downloads, the ignored host, the setup page and every platform's steps
+            #expect(page.body.contains("<code>AB:CD:EF</code>"))
+            #expect(page.body.contains(#"href="/debug/proxy/ca.pem""#) && page.body.contains(#"href="/debug/proxy/ca.crt""#))
+            #expect(page.body.contains("pinned.example.test"))
+            #expect(page.body.contains("http://kiosk.proxy/"))
+            for platform in ["iPhone and iPad", "Android", "Firefox", "Chrome / Chromium", "curl and the shell"] {
+                #expect(page.body.contains("<h3>\(platform)</h3>"), "\(platform)")
+            }
+            #expect(page.body.contains("<code>--proxy-server=http://127.0.0.1:8888</code>"))
+            // And the JSON says the same
+            let json = try await client.get(ConsoleRoute.apiProxy.path).json()
+            #expect((json["counts"] as? [String: Any])?["requests"] as? Int == 42)
+            #expect((json["listeners"] as? [[String: Any]])?.count == 2)
+            #expect(json["fingerprint"] as? String == "AB:CD:EF" && json["asksPassword"] as? Bool == true)
+        }
+    }
+
+    @Test("In Spanish the steps are Spanish too (one guide, shared with the proxy's own setup page)")
+    func spanishSteps() async throws {
+        try await withWeb { harness, client in
+            harness.kiosk.attachProxy { Self.overview }
+            let page = try await client.get(ConsoleRoute.proxy.path, headers: [.acceptLanguage: "es"])
+            #expect(page.body.contains("<h3>iPhone y iPad</h3>") && page.body.contains("Ajustes › Wi-Fi"))
+            #expect(!page.body.contains("Settings › Wi-Fi") && !page.body.contains("Trust Kiosk"))
+        }
+    }
+
+    @Test("The console serves the CA's certificate as PEM and DER, and nothing else under the proxy page")
+    func certificateDownloads() async throws {
+        try await withWeb { harness, client in
+            harness.kiosk.attachProxy { Self.overview }
+            let pem = try await client.get(ConsoleRoute.proxyCertificate("ca.pem").path)
+            #expect(pem.status == .ok && pem.body == TestCertificate.pem)
+            #expect(pem.header("Content-Disposition")?.contains("kiosk-proxy-ca.pem") == true)
+            let der = try await client.get(ConsoleRoute.proxyCertificate("ca.crt").path)
+            #expect(der.status == .ok && der.header("Content-Type") == "application/x-x509-ca-cert")
+            #expect(der.bytes == Array(Data(base64Encoded: "MIIBtjCCAVugAwIBAgIUZXhhbXBsZQ==")!))
+            #expect(try await client.get(ConsoleRoute.proxyCertificate("ca-key.pem").path).status == .notFound)
+        }
+    }
+}
+
+/// A certificate in PEM (the test CA's shape; its bytes matter only as what is served back).
+enum TestCertificate {
+    static let pem = "-----BEGIN CERTIFICATE-----\nMIIBtjCCAVugAwIBAgIUZXhhbXBsZQ==\n-----END CERTIFICATE-----\n"
+}
