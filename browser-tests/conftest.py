@@ -302,7 +302,8 @@ def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None, jav
 
 def diagnose_stuck_navigation(driver, server: "KioskServer", path: str) -> str:
     """What to know when a navigation did not finish: whether the server answers the path itself, the browser's
-    targets (its service worker among them), and the browser's connections to the server with their queues."""
+    targets (its service worker among them), the worker's state and whether the device's database opens, as the
+    open page sees them, and the browser's connections to the server with their queues."""
     lines = []
     started = time.monotonic()
     try:
@@ -315,6 +316,23 @@ def diagnose_stuck_navigation(driver, server: "KioskServer", path: str) -> str:
         lines += [f"target {t.get('type')} {t.get('url')} attached={t.get('attached')}" for t in targets]
     except Exception as error:  # noqa: BLE001
         lines.append(f"no targets: {error!r}")
+    probe = """(async () => {
+      const within = (promise, ms) => Promise.race([promise.then(v => "ok " + v, e => "error " + e),
+                                                    new Promise(resolve => setTimeout(() => resolve("no answer in " + ms + " ms"), ms))]);
+      const registration = await within(navigator.serviceWorker.getRegistration().then(r => JSON.stringify(
+        {active: r?.active?.state, installing: r?.installing?.state, waiting: r?.waiting?.state})), 3000);
+      const database = await within(new Promise((resolve, reject) => {
+        const request = indexedDB.open("kiosk-device");
+        request.onsuccess = () => { request.result.close(); resolve("opened"); };
+        request.onerror = () => reject(request.error);
+        request.onblocked = () => resolve("blocked");
+      }), 3000);
+      return JSON.stringify({registration, controlled: !!navigator.serviceWorker.controller, database});
+    })()"""
+    try:
+        lines.append(str(driver.execute_cdp_cmd("Runtime.evaluate", {"expression": probe, "awaitPromise": True, "timeout": 10000})))
+    except Exception as error:  # noqa: BLE001
+        lines.append(f"the page could not be asked: {error!r}")
     port = urllib.parse.urlsplit(server.base).port
     sockets = subprocess.run(["ss", "-tnpi", f"( dport = :{port} or sport = :{port} )"], capture_output=True, text=True)
     lines.append(sockets.stdout or sockets.stderr)

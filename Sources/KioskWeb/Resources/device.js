@@ -14,25 +14,69 @@
   // not cost a write every time.
   const touchInterval = 60 * 1000;
 
-  let opening = null;
-  function database() {
-    opening ||= new Promise((resolve, reject) => {
-      const request = indexedDB.open(DATABASE, 1);
+  // Who creates the database. A page never does at load: a page frozen in the back/forward cache in the middle
+  // of creating or upgrading it holds every other opener (the service worker's included) until the browser
+  // drops that page — minutes, in Chromium, during which the worker could not even activate. So the worker
+  // creates it, a page opens only what exists (reads meanwhile answer as for an empty device), and only a
+  // person's own write from a page (a setting changed) may create it. A page closes its connection when it is
+  // hidden, and no open waits for ever.
+  const VERSION = 1;
+  const inWorker = typeof WorkerGlobalScope !== "undefined" && self instanceof WorkerGlobalScope;
+  const openTimeout = 10 * 1000;
+  class NoDatabaseYet extends Error {}
+
+  async function exists() {
+    if (!indexedDB.databases) return true; // a browser that cannot tell opens it as before
+    return (await indexedDB.databases()).some(entry => entry.name === DATABASE);
+  }
+
+  function open(create) {
+    return new Promise((resolve, reject) => {
+      // Without a version a page opens the database as it is, never upgrading it.
+      const request = create ? indexedDB.open(DATABASE, VERSION) : indexedDB.open(DATABASE);
+      let late = false;
+      const timer = setTimeout(() => { late = true; reject(new Error("this device's storage did not open in time")); }, openTimeout);
       request.onupgradeneeded = () => {
         const db = request.result;
+        if (!create) { request.transaction.abort(); return; } // a page that found none: not its to create
         db.createObjectStore("entries", { keyPath: "url" }).createIndex("usedAt", "usedAt");
         db.createObjectStore("outbox", { keyPath: "seq", autoIncrement: true });
         db.createObjectStore("settings", { keyPath: "name" });
       };
       request.onsuccess = () => {
+        clearTimeout(timer);
         const db = request.result;
+        if (late) return db.close();
         // A newer version of this file in another tab or worker wants to upgrade: let it.
         db.onversionchange = () => { db.close(); opening = null; };
         resolve(db);
       };
-      request.onerror = () => { opening = null; reject(request.error); };
+      request.onerror = () => {
+        clearTimeout(timer);
+        reject(create ? request.error : new NoDatabaseYet());
+      };
     });
+  }
+
+  let opening = null;
+  function database(create = inWorker) {
+    if (!opening) {
+      const attempt = (async () => {
+        if (!create && !(await exists())) throw new NoDatabaseYet();
+        return open(create);
+      })();
+      opening = attempt;
+      attempt.catch(() => { if (opening === attempt) opening = null; });
+    }
     return opening;
+  }
+
+  if (!inWorker) {
+    self.addEventListener("pagehide", () => {
+      const closing = opening;
+      opening = null;
+      closing?.then(db => db.close(), () => {});
+    });
   }
 
   const done = request => new Promise((resolve, reject) => {
@@ -42,8 +86,17 @@
 
   // Runs `work` in one transaction and resolves with its result once the transaction has committed, so a
   // caller never acts on a write that may still be rolled back (a full disk aborts at commit).
+  // A read where no database exists yet resolves with undefined, as a store that holds nothing; a write from a page
+  // then creates it.
   async function transaction(stores, mode, work) {
-    const db = await database();
+    let db;
+    try {
+      db = await database();
+    } catch (error) {
+      if (!(error instanceof NoDatabaseYet)) throw error;
+      if (mode === "readonly") return undefined;
+      db = await database(true);
+    }
     return new Promise((resolve, reject) => {
       const tx = db.transaction(stores, mode);
       let result;
@@ -118,7 +171,7 @@
   }
 
   async function entries(kind) {
-    const all = await transaction(["entries"], "readonly", tx => done(tx.objectStore("entries").getAll()));
+    const all = (await transaction(["entries"], "readonly", tx => done(tx.objectStore("entries").getAll()))) || [];
     return kind ? all.filter(entry => entry.kind === kind) : all;
   }
 
@@ -176,7 +229,7 @@
   // A write queued in order: { key (its Idempotency-Key), path, body (the form), createdAt, returnTo, fromPage (a
   // page of Kiosk sent it with fetch: only such a write's token is renewed) }.
   const enqueue = write => transaction(["outbox"], "readwrite", tx => done(tx.objectStore("outbox").add(write)));
-  const pending = () => transaction(["outbox"], "readonly", tx => done(tx.objectStore("outbox").getAll()));
+  const pending = async () => (await transaction(["outbox"], "readonly", tx => done(tx.objectStore("outbox").getAll()))) || [];
   const dequeue = seq => transaction(["outbox"], "readwrite", tx => done(tx.objectStore("outbox").delete(seq)));
   const updateWrite = write => transaction(["outbox"], "readwrite", tx => done(tx.objectStore("outbox").put(write)));
 
@@ -192,8 +245,11 @@
     return failures;
   }
 
+  // Creates the database if this device has none yet (the worker, at install).
+  const prepare = () => database(true).then(() => undefined);
+
   self.KioskDevice = Object.freeze({
-    caches: caches_, defaultLimit, key, setting, setSetting, limit, save, saved, entries, totals, evict, remove, clear,
+    caches: caches_, defaultLimit, key, prepare, setting, setSetting, limit, save, saved, entries, totals, evict, remove, clear,
     enqueue, pending, dequeue, updateWrite, recordFailure, takeFailures,
   });
 })();

@@ -45,6 +45,8 @@ self.addEventListener("install", event => {
     const missing = [];
     for (const path of shell.assets) if (!(await assets.match(path))) missing.push(path);
     await assets.addAll(missing);
+    // The device's database is made here, where no back/forward cache can freeze it half made (device.js).
+    await device.prepare().catch(() => { /* made by the first write instead */ });
     // The shell's documents are best effort: a redirect (a device not paired yet) or an error is not kept.
     const documents = await caches.open(shellCache);
     await Promise.all(shell.pages.map(async path => {
@@ -56,23 +58,33 @@ self.addEventListener("install", event => {
   })());
 });
 
+// Activation waits for nothing but the caches: until it is done, every navigation of a page this worker controls
+// waits for it, so the device's database (which another context can hold up) is read afterwards (`tidy`).
 self.addEventListener("activate", event => {
   event.waitUntil((async () => {
     for (const name of await caches.keys()) {
       if (name.startsWith("kiosk-shell-") && name !== shellCache) await caches.delete(name);
-    }
-    // Assets of older versions stay while a saved page links them.
-    const linked = new Set(shell.assets);
-    for (const entry of await device.entries("page")) for (const asset of entry.assets) linked.add(asset);
-    const assets = await caches.open(device.caches.assets);
-    for (const request of await assets.keys()) {
-      if (!linked.has(new URL(request.url).pathname)) await assets.delete(request);
     }
     // The page's request starts while this worker boots, rather than after (no-op where unsupported).
     await self.registration.navigationPreload?.enable().catch(() => {});
     await self.clients.claim();
   })());
 });
+
+// Once per start of this worker, beside the first page it serves: assets of older versions go once no saved page
+// links them.
+let tidying = null;
+function tidy() {
+  tidying ||= (async () => {
+    const linked = new Set(shell.assets);
+    for (const entry of await device.entries("page")) for (const asset of entry.assets) linked.add(asset);
+    const assets = await caches.open(device.caches.assets);
+    for (const request of await assets.keys()) {
+      if (!linked.has(new URL(request.url).pathname)) await assets.delete(request);
+    }
+  })().catch(() => { /* kept until the next start */ });
+  return tidying;
+}
 
 self.addEventListener("message", event => {
   const type = event.data?.type;
@@ -233,6 +245,7 @@ async function page(event) {
   });
   // Kiosk answered: whatever the outbox holds can go now.
   event.waitUntil(network.then(async response => { await kept; if (response.ok) await flushIfNeeded(); }, () => {}));
+  event.waitUntil(tidy());
   try {
     return await (waits ? network : withTimeout(network, networkTimeout));
   } catch {
