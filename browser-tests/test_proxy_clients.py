@@ -120,12 +120,14 @@ class KioskProxy:
     _proxy = re.compile(r"Kiosk proxy on http://127\.0\.0\.1:(\d+)/")
     _console = re.compile(r"Console on (http://127\.0\.0\.1:\d+)/debug")
 
-    def __init__(self, binary: str, data_dir: Path, upstream_ca: Path):
+    def __init__(self, binary: str, data_dir: Path, upstream_ca: Path | None, arguments: tuple[str, ...] = ()):
         self.binary, self.data_dir = binary, data_dir
         data_dir.mkdir(parents=True, exist_ok=True)
+        self.stderr = data_dir / "proxy-stderr.log"
+        trust = ("--upstream-ca", str(upstream_ca)) if upstream_ca else ()
         self.process = subprocess.Popen(
-            [binary, "proxy", "--port", "0", "--console-port", "0", "--data-dir", str(data_dir), "--upstream-ca", str(upstream_ca)],
-            stdout=subprocess.PIPE, stderr=open(data_dir / "proxy-stderr.log", "ab"), stdin=subprocess.DEVNULL, text=True,
+            [binary, "proxy", "--port", "0", "--console-port", "0", "--data-dir", str(data_dir), *trust, *arguments],
+            stdout=subprocess.PIPE, stderr=open(self.stderr, "ab"), stdin=subprocess.DEVNULL, text=True,
             env={**os.environ, "NO_COLOR": "1"})
         lines: queue.Queue[str | None] = queue.Queue()
 
@@ -202,6 +204,36 @@ def test_python_urllib_reads_https_through_kiosk_and_the_exchange_is_logged(setu
                                          urllib.request.HTTPSHandler(context=ssl.create_default_context()))
     with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):
         opener.open(upstream.url("/api/items"), timeout=60)
+
+
+def test_insecure_upstream_says_so_on_start_in_the_console_and_on_every_exchange(kiosk_bin, tmp_path):
+    # Given an app backend whose CA Kiosk is not told of
+    _, leaf, key = make_upstream_certificates(tmp_path)
+    upstream = AppUpstream(leaf, key)
+    strict = KioskProxy(kiosk_bin, tmp_path / "strict", None)
+    loose = KioskProxy(kiosk_bin, tmp_path / "loose", None, ("--insecure-upstream",))
+    try:
+        # When an app asks for it through a proxy that checks certificates, then through one run with --insecure-upstream
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib_get(strict, upstream.url("/api/items"))
+        body = urllib_get(loose, upstream.url("/api/items"))
+        # Then the first is a 502 saying the certificate is not trusted, the second reaches the backend
+        assert refused.value.code == 502
+        assert "certificate for localhost is not trusted" in refused.value.read().decode()
+        assert json.loads(body) == ITEMS
+        # And the loose one said so on start, its console says so, and its exchange is marked
+        assert "--insecure-upstream: upstream HTTPS certificates are NOT checked" in loose.stderr.read_text()
+        assert loose.api("/debug/api/proxy")["verifiesUpstream"] is False
+        assert strict.api("/debug/api/proxy")["verifiesUpstream"] is True
+        deadline = time.monotonic() + 10
+        while not (found := records_for(loose, upstream.url("/api/items"))) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        record = loose.api(f"/debug/api/requests/{found[0]['id']}")
+        assert any(touch["kind"] == "insecure" for touch in record["touchedBy"]), record
+    finally:
+        strict.stop()
+        loose.stop()
+        upstream.stop()
 
 
 @pytest.mark.skipif(shutil.which("certutil") is None, reason="certutil (libnss3-tools) is not installed")

@@ -182,6 +182,8 @@ struct ConsoleWords: Sendable {
     let tunnelTouch: @Sendable (String) -> String
     /// The label of a streamed answer's note.
     let streamTouch: String
+    /// The label of an exchange whose upstream certificate was not checked.
+    let insecureTouch: String
     /// The proxy page's title.
     let proxy: String
     let proxyNone: String
@@ -190,6 +192,7 @@ struct ConsoleWords: Sendable {
     /// A reverse listener, given its upstream.
     let reverseListener: @Sendable (String) -> String
     let proxyPassword: String
+    let proxyInsecure: String
     let proxyCounts: String
     let countOpenConnections: String
     let countConnections: String

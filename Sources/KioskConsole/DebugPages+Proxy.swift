@@ -22,6 +22,8 @@ extension DebugPages {
                 ])
             }),
             overview.asksPassword ? E.element("p", [.class("status")], [.text(w.proxyPassword)]) : .empty,
+            overview.verifiesUpstream ? .empty
+                : E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text(w.proxyInsecure)]),
             E.element("h2", [], [.text(w.proxyCounts)]),
             E.element("dl", [.class("facts"), .attribute("id", "proxy-counts"),
                              Attribute.localPath("data-source", ConsoleRoute.apiProxy.path)], counts(overview.counts, w)),

@@ -144,6 +144,7 @@ extension DebugPages {
             case .resend: link = (ConsoleRoute.request(Int64(touch.id)).path, w.requestTitle(Int64(touch.id)))
             case .tunnel: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.tunnelTouch(touch.name))
             case .stream: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.streamTouch)
+            case .insecure: link = (ConsoleRoute.proxy.path, w.insecureTouch)
             }
             return E.element("li", [.class(touch.applied ? "applied" : "skipped")], [
                 E.element("a", [Attribute.localHref(link.path)], [.text(link.label)]),

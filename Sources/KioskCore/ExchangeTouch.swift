@@ -17,6 +17,8 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         /// The answer's body went on to the app as it arrived (an event stream, a body past the proxy's buffer limit):
         /// `detail` says how much and for how long; the log keeps its first bytes.
         case stream
+        /// The upstream's certificate was not checked (`kiosk proxy --insecure-upstream`).
+        case insecure
     }
 
     public var kind: Kind

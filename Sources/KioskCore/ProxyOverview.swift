@@ -50,6 +50,8 @@ public struct ProxyOverview: Sendable, Encodable {
     public var ignoredHosts: [String]
     /// Whether clients must send the proxy's password (`--proxy-auth`).
     public var asksPassword: Bool
+    /// Whether upstream certificates are checked (false with `--insecure-upstream`).
+    public var verifiesUpstream = true
     public var counts: Counts
 
     public init(listeners: [Listener], startedAt: Date, certificatePEM: String?, fingerprint: String?, interceptedHosts: [String],

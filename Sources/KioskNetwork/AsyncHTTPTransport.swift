@@ -29,6 +29,9 @@ public struct TransportConfiguration: Sendable, Hashable {
     /// PEM files of certificate authorities trusted for upstream HTTPS besides the system's (a company CA, a local
     /// development server's).
     public var additionalTrustRoots: [String] = []
+    /// Whether upstream HTTPS certificates are checked. Off only for `kiosk proxy --insecure-upstream`, which says so
+    /// loudly on start and notes it on every HTTPS exchange it sends.
+    public var verifiesCertificates = true
 
     /// 5 s to connect, 15 s per request, 32 MiB per body, no proxy, no overrides, bodies decompressed.
     public init(connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(15),
@@ -70,9 +73,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 proxy: proxy.flatMap { url in url.host.map { .server(host: $0, port: url.port ?? 80) } },
                 decompression: configuration.passesThrough ? .disabled : .enabled(limit: .ratio(50))
             )
-            if !configuration.additionalTrustRoots.isEmpty {
+            if !configuration.additionalTrustRoots.isEmpty || !configuration.verifiesCertificates {
                 var tls = TLSConfiguration.makeClientConfiguration()
                 tls.additionalTrustRoots = configuration.additionalTrustRoots.map { .file($0) }
+                if !configuration.verifiesCertificates { tls.certificateVerification = .none }
                 clientConfiguration.tlsConfiguration = tls
             }
             // A refused connection must surface at once so the store answers immediately; retries are
@@ -146,6 +150,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
 
         let redacted = request.url.redactedString
         let host = request.url.host ?? redacted
+        if !configuration.verifiesCertificates, request.url.scheme?.lowercased() == "https" {
+            request.note(ExchangeTouch(kind: .insecure, id: 0, name: request.endpoint, applied: true,
+                                       detail: "the upstream's certificate was not checked (kiosk proxy --insecure-upstream): "
+                                           + "anyone on the way could have read or changed this exchange"))
+        }
         // The delegate API is the one that reports when the request head was written, which splits the
         // wait for a connection from the server's answer (see ExchangePhases.swift).
         // A proxy streams what it cannot hold (an event stream, a body past the limit); Kiosk's own requests never do.
@@ -217,6 +226,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 return .transport(url: url, message: "\(clientError)")
             }
         }
+        if let reason = tlsFailure(error, host: host) { return .transport(url: url, message: reason) }
         if error is NIOConnectionError { return .offline(host: host) }
         if let ioError = error as? IOError,
            [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ECONNABORTED, ETIMEDOUT].contains(ioError.errnoCode) {
@@ -233,6 +243,24 @@ public final class AsyncHTTPTransport: HTTPTransport {
             return .truncatedBody(url: url, expected: expectedLength ?? 0, received: received)
         }
         return .transport(url: url, message: text)
+    }
+
+    /// Why a TLS handshake with `host` failed, in words (BoringSSL's own say where in its sources it failed, not why);
+    /// nil for an error that is not TLS's.
+    static func tlsFailure(_ error: any Error, host: String) -> String? {
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            return "the upstream's certificate does not name \(host)"
+        }
+        guard case .handshakeFailed(let cause)? = error as? NIOSSLError else { return nil }
+        let text = String(describing: cause)
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "the upstream's certificate for \(host) is not trusted: it has expired or is not yet valid, or its issuer is not "
+                + "among the trusted roots (the system's, and any --upstream-ca)"
+        }
+        // "error:…:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at /path/file.cc:123" → "WRONG_VERSION_NUMBER"
+        let reason = text.components(separatedBy: "OPENSSL_internal:").dropFirst().first?
+            .prefix { $0.isLetter || $0.isNumber || $0 == "_" } ?? ""
+        return "the TLS handshake with \(host) failed" + (reason.isEmpty ? "" : " (\(reason))")
     }
 
     private static func timeAmount(_ duration: Duration) -> TimeAmount {

@@ -38,6 +38,9 @@ public struct ProxyConfiguration: Sendable {
     /// PEM files of authorities trusted for upstream TLS the proxy dials itself (a `wss` switch) besides the system's:
     /// the same `--upstream-ca` files the HTTP transport trusts.
     public var upstreamTrustRoots: [String] = []
+    /// Whether the certificates of upstreams the proxy dials itself (a `wss` switch) are checked; off only with
+    /// `--insecure-upstream`, as for the HTTP transport.
+    public var verifiesUpstream = true
     /// With credentials, every request on the forward proxy's listener (a CONNECT included) must carry them in
     /// `Proxy-Authorization`, or is answered 407: required when the listener is reachable from other machines.
     public var credentials: ProxyCredentials?
@@ -113,6 +116,7 @@ public final class ProxyServer: Service, Sendable {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.applicationProtocols = ["http/1.1"]
         tls.additionalTrustRoots = configuration.upstreamTrustRoots.map { .file($0) }
+        if !configuration.verifiesUpstream { tls.certificateVerification = .none }
         let upstreamTLS = try NIOSSLContext(configuration: tls)
         let via = ProxyMessages.viaToken(pseudonym)
         let loop = LoopGuard(host: configuration.host, ownPorts: configuration.ownPorts, pseudonym: pseudonym)

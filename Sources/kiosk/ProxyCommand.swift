@@ -71,6 +71,9 @@ struct ProxyRunCommand: AsyncParsableCommand {
             help: ArgumentHelp("Also trust this PEM CA for upstream HTTPS (repeatable: a company CA, a local server's).",
                                valueName: "file"))
     var upstreamCAs: [String] = []
+    @Flag(help: ArgumentHelp("Do not check upstream HTTPS certificates (a test server's self-signed one). Anyone between "
+                             + "Kiosk and the upstream could then read and change the exchanges; said on start and noted on each."))
+    var insecureUpstream = false
 
     func validate() throws {
         for (name, value) in [("--port", port), ("--console-port", consolePort)] where !(0...65_535).contains(value) {
@@ -121,7 +124,16 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 }
             }
             let roots = upstreamCAs.map { URL(fileURLWithPath: $0).path }
-            let runtime = try await Runtime.start(global, pausesAtBreakpoints: true) { $0.proxyTransport.additionalTrustRoots = roots }
+            let verifies = !insecureUpstream
+            if !verifies {
+                printError("warning: --insecure-upstream: upstream HTTPS certificates are NOT checked. Anyone between Kiosk and an "
+                               + "upstream can read and change the exchanges; each one is marked in the log. Use --upstream-ca FILE "
+                               + "to trust a test server's CA instead.")
+            }
+            let runtime = try await Runtime.start(global, pausesAtBreakpoints: true) {
+                $0.proxyTransport.additionalTrustRoots = roots
+                $0.proxyTransport.verifiesCertificates = verifies
+            }
             let kiosk = runtime.kiosk
             let host = host
             let shownHost = host.contains(":") ? "[\(host)]" : host
@@ -144,6 +156,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             configuration.interceptedHosts = interceptedHosts
             configuration.ignoredHosts = ignoredHosts
             configuration.upstreamTrustRoots = roots
+            configuration.verifiesUpstream = verifies
             configuration.credentials = credentials
             Output.human("HTTPS is read with Kiosk's CA (SHA-256 \(authority.fingerprint.prefix(23))…); `kiosk proxy ca` prints it "
                          + "for the app to trust.")
@@ -158,6 +171,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 var reverse = ProxyConfiguration(host: localHost, port: route.port, ownPorts: { consolePorts.all })
                 reverse.reverseTo = route.url
                 reverse.upstreamTrustRoots = roots
+                reverse.verifiesUpstream = verifies
                 reverse.meter = meter
                 return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) }, onBound: { bound in
                     consolePorts.add(bound)
@@ -170,9 +184,11 @@ struct ProxyRunCommand: AsyncParsableCommand {
             let startedAt = kiosk.now()
             let intercepted = interceptedHosts, ignored = ignoredHosts, asksPassword = credentials != nil
             kiosk.attachProxy {
-                ProxyOverview(listeners: listeners.withLock { $0 }, startedAt: startedAt, certificatePEM: authority.certificatePEM,
-                              fingerprint: authority.fingerprint, interceptedHosts: intercepted, ignoredHosts: ignored,
-                              asksPassword: asksPassword, counts: meter.snapshot)
+                var overview = ProxyOverview(listeners: listeners.withLock { $0 }, startedAt: startedAt, certificatePEM: authority.certificatePEM,
+                                             fingerprint: authority.fingerprint, interceptedHosts: intercepted, ignoredHosts: ignored,
+                                             asksPassword: asksPassword, counts: meter.snapshot)
+                overview.verifiesUpstream = verifies
+                return overview
             }
             var logger = Logger(label: "kiosk.proxy")
             logger.logLevel = .notice

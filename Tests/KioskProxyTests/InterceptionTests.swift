@@ -36,6 +36,34 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An upstream whose certificate Kiosk does not trust is a 502 that says so; --insecure-upstream sends it and marks it")
+    func untrustedUpstream() async throws {
+        for insecure in [false, true] {
+            // Given an HTTPS upstream whose CA Kiosk does not trust, and (second round) certificates not checked
+            let upstream = try await EchoUpstream.start(tls: try TestAuthority.shared.upstreamContext())
+            try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true, configure: { kiosk in
+                kiosk.proxyTransport.additionalTrustRoots = []
+                kiosk.proxyTransport.verifiesCertificates = !insecure
+            }) { proxy, upstream in
+                // When an app asks for it through the proxy
+                let answer = try await proxy.http.execute(HTTPClientRequest(url: upstream.secureURL("/echo")), timeout: .seconds(10))
+                let body = String(buffer: try await answer.body.collect(upTo: 1 << 20))
+                let record = try #require(try proxy.records().first { $0.url.hasPrefix("https://localhost:\(upstream.port)/echo") })
+                if insecure {
+                    // Then it is sent, and its record says the certificate was not checked
+                    #expect(answer.status == .ok, "\(body)")
+                    #expect(record.touchedBy.contains { $0.kind == .insecure && $0.detail.contains("--insecure-upstream") })
+                } else {
+                    // Then the app gets a 502 naming the failed handshake, and the upstream never saw a request
+                    #expect(answer.status == .badGateway, "\(body)")
+                    #expect(body.contains("certificate for localhost is not trusted") && !body.contains(".cc:"), "\(body)")
+                    #expect(upstream.requests == 0)
+                    #expect(record.touchedBy.isEmpty)
+                }
+            }
+        }
+    }
+
     @Test("A mock rule answers an intercepted HTTPS request, and an ignored host is tunnelled unread")
     func mockedAndIgnored() async throws {
         var configuration = ProxyConfiguration(port: 0)
