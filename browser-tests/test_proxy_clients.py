@@ -29,7 +29,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import DESKTOP, new_driver, page_ready
+from conftest import DESKTOP, PHONE, axe_serious_violations, new_driver, page_ready, screenshot
 
 APP_PAGE = b"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>The app</title></head>
 <body><h1>The app</h1><p id="out">loading</p>
@@ -301,3 +301,28 @@ def test_an_apps_request_shows_live_in_the_console_and_a_breakpoint_edit_reaches
     answer = json.loads(received.get(timeout=30))
     assert answer["items"][0]["name"] == "Edited Morty"
     assert answer["count"] == 1
+
+
+def test_the_consoles_proxy_page_counts_live_and_passes_axe_on_a_phone(setup):
+    proxy, upstream = setup
+    driver = new_driver(PHONE)
+    try:
+        # Given the console's proxy page open on a phone
+        driver.get(proxy.console + "/debug/proxy")
+        page_ready(driver)
+        assert driver.find_element(By.CSS_SELECTOR, "main h1").text == "Proxy"
+        requests = driver.find_element(By.CSS_SELECTOR, "#proxy-counts [data-count-name=requests]")
+        before = int(requests.text)
+        # When an app makes two requests through the proxy
+        urllib_get(proxy, upstream.url("/api/items?counted=1"))
+        urllib_get(proxy, upstream.url("/api/items?counted=2"))
+        # Then the page's count follows without a reload (it reads the JSON every 2 s)
+        WebDriverWait(driver, 10).until(lambda d: int(requests.text) >= before + 2)
+        # And the page shows the listener, the fingerprint and every platform's steps, fits the phone and passes axe
+        text = driver.find_element(By.TAG_NAME, "main").text
+        assert f"127.0.0.1:{proxy.port}" in text and "SHA-256" in text and "iPhone and iPad" in text
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= PHONE[0]
+        screenshot(driver, "console-proxy-phone", PHONE)
+        assert axe_serious_violations(driver) == []
+    finally:
+        driver.quit()
