@@ -195,13 +195,19 @@ public final class AsyncHTTPTransport: HTTPTransport {
                                       body: Data(response.body.readableBytesView), url: request.url, timings: timings)
             answer.stream = response.stream
             return answer
-        } catch let error as KioskError {
-            throw error
         } catch is CancellationError {
             throw KioskError.cancelled
         } catch {
-            throw Self.classify(error, url: redacted, host: host, expectedLength: collector.expectedLength,
-                                received: collector.received, timeout: configuration.requestTimeout)
+            let classified = error as? KioskError
+                ?? Self.classify(error, url: redacted, host: host, expectedLength: collector.expectedLength,
+                                 received: collector.received, timeout: configuration.requestTimeout)
+            // An untrusted certificate: which of expired, not yet valid or unknown issuer, read from the certificate
+            // itself (not through an HTTP proxy, which would have to be asked for a tunnel first).
+            if case .transport(_, let message) = classified, message.hasPrefix(Self.untrustedCertificate), proxy == nil,
+               let reason = await CertificateDiagnosis.reason(host: connectHost, port: connectPort) {
+                throw KioskError.transport(url: redacted, message: "the upstream's certificate for \(host) is not trusted: \(reason)")
+            }
+            throw classified
         }
     }
 
@@ -245,6 +251,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
         return .transport(url: url, message: text)
     }
 
+    /// How `tlsFailure` starts when the certificate did not verify (then `CertificateDiagnosis` may say why).
+    static let untrustedCertificate = "the upstream's certificate for "
+
     /// Why a TLS handshake with `host` failed, in words (BoringSSL's own say where in its sources it failed, not why);
     /// nil for an error that is not TLS's.
     static func tlsFailure(_ error: any Error, host: String) -> String? {
@@ -254,7 +263,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         guard case .handshakeFailed(let cause)? = error as? NIOSSLError else { return nil }
         let text = String(describing: cause)
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return "the upstream's certificate for \(host) is not trusted: it has expired or is not yet valid, or its issuer is not "
+            return untrustedCertificate + "\(host) is not trusted: it has expired or is not yet valid, or its issuer is not "
                 + "among the trusted roots (the system's, and any --upstream-ca)"
         }
         // "error:…:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at /path/file.cc:123" → "WRONG_VERSION_NUMBER"

@@ -56,11 +56,28 @@ struct InterceptionTests {
                 } else {
                     // Then the app gets a 502 naming the failed handshake, and the upstream never saw a request
                     #expect(answer.status == .badGateway, "\(body)")
-                    #expect(body.contains("certificate for localhost is not trusted") && !body.contains(".cc:"), "\(body)")
+                    #expect(body.contains("certificate for localhost is not trusted: it was issued by Kiosk tests' upstream CA, "
+                                          + "which is not among the trusted roots") && !body.contains(".cc:"), "\(body)")
                     #expect(upstream.requests == 0)
                     #expect(record.touchedBy.isEmpty)
                 }
             }
+        }
+    }
+
+    @Test("An upstream whose certificate expired is a 502 that says it expired, and when")
+    func expiredUpstream() async throws {
+        // Given an HTTPS upstream from a trusted CA whose certificate expired yesterday
+        let upstream = try await EchoUpstream.start(tls: try TestAuthority.shared.upstreamContext(expired: true))
+        try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true) { proxy, upstream in
+            // When an app asks for it through the proxy
+            let answer = try await proxy.http.execute(HTTPClientRequest(url: upstream.secureURL("/echo")), timeout: .seconds(10))
+            let body = String(buffer: try await answer.body.collect(upTo: 1 << 20))
+            // Then the 502 says the certificate expired, on which day
+            let yesterday = Date().addingTimeInterval(-86_400).formatted(Date.ISO8601FormatStyle().year().month().day())
+            #expect(answer.status == .badGateway)
+            #expect(body.contains("certificate for localhost is not trusted: it expired on \(yesterday)"), "\(body)")
+            #expect(upstream.requests == 0)
         }
     }
 

@@ -14,6 +14,8 @@ final class TestAuthority: Sendable {
     let certificateFile: URL
     private let leafPEM: String
     private let leafKeyPEM: String
+    /// A leaf for localhost from the same CA that expired a day ago.
+    private let expiredLeafPEM: String
 
     private init() throws {
         let caKey = P256.Signing.PrivateKey()
@@ -40,6 +42,17 @@ final class TestAuthority: Sendable {
                 SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
             },
             issuerPrivateKey: .init(caKey))
+        let expired = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3 * 86_400), notValidAfter: now.addingTimeInterval(-86_400),
+            issuer: caName, subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames([.dnsName("localhost")])
+            },
+            issuerPrivateKey: .init(caKey))
+        expiredLeafPEM = try expired.serializeAsPEM().pemString
         let folder = TemporaryDirectory.url("kiosk-test-ca")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         certificateFile = folder.appendingPathComponent("test-ca.pem")
@@ -48,10 +61,10 @@ final class TestAuthority: Sendable {
         leafKeyPEM = leafKey.pemRepresentation
     }
 
-    /// A TLS server context presenting the upstream's leaf.
-    func upstreamContext() throws -> NIOSSLContext {
+    /// A TLS server context presenting the upstream's leaf, or (`expired`) one that expired yesterday.
+    func upstreamContext(expired: Bool = false) throws -> NIOSSLContext {
         try NIOSSLContext(configuration: .makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(leafPEM.utf8), format: .pem))],
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array((expired ? expiredLeafPEM : leafPEM).utf8), format: .pem))],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(leafKeyPEM.utf8), format: .pem))))
     }
 }

@@ -1,0 +1,71 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import NIOTLS
+
+/// Why an upstream's certificate was not trusted, which BoringSSL reports only as "CERTIFICATE_VERIFY_FAILED": the
+/// certificate is fetched again over a handshake that checks nothing, and its dates and issuer read. The connection
+/// goes to the host and port the refused exchange went to (the outbound policy allowed those), sends nothing but a
+/// TLS hello, and is closed at once.
+enum CertificateDiagnosis {
+    /// "it expired on …", "it is not valid until …" or "it was issued by …, not among the trusted roots"; nil when the
+    /// certificate cannot be fetched within a few seconds.
+    static func reason(host: String, port: Int, now: Date = Date()) async -> String? {
+        guard let certificate = try? await peerCertificate(host: host, port: port) else { return nil }
+        let format = Date.ISO8601FormatStyle().year().month().day()
+        let notAfter = Date(timeIntervalSince1970: TimeInterval(certificate.notValidAfter))
+        let notBefore = Date(timeIntervalSince1970: TimeInterval(certificate.notValidBefore))
+        if now > notAfter { return "it expired on \(notAfter.formatted(format))" }
+        if now < notBefore { return "it is not valid until \(notBefore.formatted(format))" }
+        let issuer = certificate.issuerName.map(\.value).first(where: { !$0.isEmpty }) ?? "an unnamed issuer"
+        return "it was issued by \(issuer), which is not among the trusted roots (the system's, and any --upstream-ca)"
+    }
+
+    private static func peerCertificate(host: String, port: Int) async throws -> NIOSSLCertificate? {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        let context = try NIOSSLContext(configuration: configuration)
+        let group = MultiThreadedEventLoopGroup.singleton
+        let eventLoop = group.next()
+        let handshake = eventLoop.makePromise(of: Void.self)
+        let channel = try await ClientBootstrap(group: eventLoop)
+            .connectTimeout(.seconds(3))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let name = host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
+                    try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: context, serverHostname: name))
+                    try channel.pipeline.syncOperations.addHandler(HandshakeDone(promise: handshake))
+                }
+            }
+            .connect(host: host, port: port).get()
+        defer { channel.close(promise: nil) }
+        let timeout = eventLoop.scheduleTask(in: .seconds(3)) { handshake.fail(ChannelError.connectTimeout(.seconds(3))) }
+        defer { timeout.cancel() }
+        try await handshake.futureResult.get()
+        return try await channel.nioSSL_peerCertificate().get()
+    }
+
+    /// Completes its promise when the handshake is done, or fails it.
+    private final class HandshakeDone: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        let promise: EventLoopPromise<Void>
+
+        init(promise: EventLoopPromise<Void>) { self.promise = promise }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case .handshakeCompleted? = event as? TLSUserEvent { promise.succeed() }
+            context.fireUserInboundEventTriggered(event)
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            promise.fail(error)
+            context.close(promise: nil)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            promise.fail(ChannelError.eof)
+            context.fireChannelInactive()
+        }
+    }
+}
