@@ -181,24 +181,24 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Collected>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        enum Next { case held, stream(BodyPipe), tooLarge }
+        enum Next { case held, pastTheLimit, stream(BodyPipe) }
         let next: Next = state.withLock { state in
             state.received += buffer.readableBytes
             if let pipe = state.pipe { return .stream(pipe) }
-            guard state.received <= limit else { return streams ? .held : .tooLarge }
+            guard state.received <= limit else { return .pastTheLimit }
             var part = buffer
             state.body.writeBuffer(&part)
             return .held
         }
         switch next {
-        case .tooLarge:
-            // A failed future ends the exchange with this error (RequestBag.swift:369-420).
-            return task.eventLoop.makeFailedFuture(KioskError.transport(url: url, message: "response larger than \(limit) bytes"))
-        case .held where state.withLock({ $0.pipe == nil && $0.received > limit }):
-            // Past the limit with no size declared: what was held goes on, and the rest streams from this part.
-            return offer(buffer, to: startStreaming(task: task), on: task.eventLoop)
         case .held:
             return task.eventLoop.makeSucceededVoidFuture()
+        case .pastTheLimit where streams:
+            // Past the limit with no size declared: what was held goes on, and the rest streams from this part.
+            return offer(buffer, to: startStreaming(task: task), on: task.eventLoop)
+        case .pastTheLimit:
+            // A failed future ends the exchange with this error (RequestBag.swift:369-420).
+            return task.eventLoop.makeFailedFuture(KioskError.transport(url: url, message: "response larger than \(limit) bytes"))
         case .stream(let pipe):
             return offer(buffer, to: pipe, on: task.eventLoop)
         }
