@@ -136,6 +136,12 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         self.ready = ready
     }
 
+    deinit {
+        // A request that was never sent (its URL refused, the transport shut down) leaves its promise to be ended here:
+        // NIO traps on a promise dropped unfulfilled.
+        if !state.withLock({ $0.delivered }) { ready.fail(KioskError.cancelled) }
+    }
+
     /// Body bytes received so far, for telling a truncated body from other failures.
     var received: Int { state.withLock { $0.received } }
     /// The response's `Content-Length`, once its head arrived.

@@ -169,6 +169,21 @@ struct TransportTests {
         await server.stop()
     }
 
+    @Test("A request after the transport shut down (a late background revalidation) fails as cancelled, and ends its waiting")
+    func requestAfterShutdown() async throws {
+        try await withDemo { demo in
+            // Given a transport already shut down, proxy-style and not
+            for passesThrough in [false, true] {
+                let transport = AsyncHTTPTransport(configuration: TransportConfiguration(passesThrough: passesThrough))
+                await transport.shutdown()
+                // When a request still comes (NIO traps on a promise dropped unfulfilled, in a debug build)
+                await #expect(throws: KioskError.cancelled) {
+                    _ = try await transport.send(HTTPRequest(url: await demo.dogsURL, endpoint: "test"))
+                }
+            }
+        }
+    }
+
     @Test("A body larger than the limit is refused with an error that says so")
     func bodyOverLimitIsRefused() async throws {
         try await withDemo { demo in
