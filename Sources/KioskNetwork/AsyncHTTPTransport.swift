@@ -82,6 +82,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
             // A refused connection must surface at once so the store answers immediately; retries are
             // the RetryingTransport's decision, made with knowledge of the request.
             clientConfiguration.connectionPool.retryConnectionEstablishment = false
+            // A proxy carries an app's parallel requests as the app sends them, not queued behind eight connections.
+            if configuration.passesThrough { clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 256 }
             clientConfiguration.httpVersion = .automatic
             // The pool's own log statements are the only place AsyncHTTPClient says when a connection is
             // being opened (see ExchangePhases.swift); this logger times them and prints nothing.
@@ -108,24 +110,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        // A body that trickles in must still end within the request timeout. AsyncHTTPClient's deadline
-        // covers the body on the delegate API, but a request still waiting for a connection fails only
-        // when the pool gets to it (RequestBag+StateMachine.swift:623-629), so the whole exchange races a
-        // timer: the timeout is reported on time whatever the pool is doing.
-        let timeout = configuration.requestTimeout
-        let url = request.url.redactedString
-        return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-            group.addTask { try await self.exchange(request) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let response = first else {
-                throw KioskError.timeout(url: url, seconds: timeout.seconds)
-            }
-            return response
-        }
+        try await exchange(request)
     }
 
     private func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -159,7 +144,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
         // wait for a connection from the server's answer (see ExchangePhases.swift).
         // A proxy streams what it cannot hold (an event stream, a body past the limit); Kiosk's own requests never do.
         let streams = configuration.passesThrough
-        let ready = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: ResponseCollector.Collected.self)
+        // An exchange running on an event loop (a proxied one: see KioskProxy's EventLoopTaskExecutor) is answered on
+        // that loop, and AsyncHTTPClient prefers a connection of that loop (its `.indifferent` asks the group for `any()`
+        // loop, which is the current one): no thread hop between the app's connection and the upstream's. Requiring
+        // the loop (`.delegateAndChannel`) would make the pool open a short-lived "overflow" connection per request.
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        let ready = loop.makePromise(of: ResponseCollector.Collected.self)
         let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, url: redacted, ready: ready)
         let logger = Logger(label: "kiosk.transport.request") { _ in
             ConnectionEventProbe(logLevel: .debug) { [collector] id, _ in collector.noteConnection(id) }
@@ -175,6 +165,15 @@ public final class AsyncHTTPTransport: HTTPTransport {
             let task = http.execute(request: outgoing, delegate: collector,
                                     deadline: streams ? nil : .now() + Self.timeAmount(configuration.requestTimeout), logger: logger)
             let timeout = configuration.requestTimeout
+            // AsyncHTTPClient's deadline covers the body, but a request still waiting for a connection fails only when
+            // the pool gets to it (RequestBag+StateMachine.swift:623-629): this timer reports the timeout on time
+            // whatever the pool is doing. It bounds the wait for the answer (for a stream, for its head: the rest may
+            // last as long as data keeps coming, the read timeout ending one gone quiet).
+            let timer = loop.scheduleTask(in: Self.timeAmount(timeout)) {
+                collector.deliver(.failure(KioskError.timeout(url: redacted, seconds: timeout.seconds)))
+                task.cancel()
+            }
+            ready.futureResult.whenComplete { _ in timer.cancel() }
             task.futureResult.whenComplete { result in
                 // A stream cut short ends with the same words as an answer that never came.
                 collector.deliver(result.mapError { error -> any Error in

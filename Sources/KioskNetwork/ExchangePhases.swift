@@ -231,7 +231,12 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             defer { state.body = ByteBuffer() }
             return Collected(head: head, body: state.body, marks: state.marks, stream: pipe.stream)
         }
-        if let collected { ready.succeed(collected) }
+        // Already answered (the timer won against the head): nobody will read the stream.
+        guard let collected else {
+            task.cancel()
+            return pipe
+        }
+        ready.succeed(collected)
         return pipe
     }
 

@@ -61,6 +61,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var inFlight: Task<Void, Never>?
     /// Whether the client is on another machine (its requests then go out as `.proxiedForNetwork`).
     private var remoteClient = true
+    /// The connection's event loop as a task executor: its exchanges run there (see `EventLoopTaskExecutor`).
+    private var executor: EventLoopTaskExecutor?
     private var maximumBodyBytes: Int { settings.configuration.maximumRequestBodyBytes }
     private var via: String { settings.via }
     private var loop: LoopGuard { settings.loop }
@@ -91,6 +93,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        executor = EventLoopTaskExecutor(context.eventLoop)
         remoteClient = !settings.configuration.isLocalPeer(context.channel.remoteAddress?.ipAddress.flatMap(IPAddress.init(literal:)))
     }
 
@@ -181,7 +184,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         settings.configuration.meter.count { $0.requests += 1 }
         let promise = context.eventLoop.makePromise(of: Result<HTTPResponse, any Error>.self)
         let forward = settings.forward
-        inFlight = Task {
+        inFlight = Task(executorPreference: executor) {
             do {
                 promise.succeed(.success(try await forward(request)))
             } catch {
@@ -438,7 +441,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.flush()
         let channel = context.channel
         let passed = context.eventLoop.makePromise(of: Bool.self)
-        inFlight = Task {
+        inFlight = Task(executorPreference: executor) {
             do {
                 while let chunk = try await stream.next() {
                     try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(channel.allocator.buffer(bytes: chunk))))
