@@ -62,6 +62,14 @@ public struct HTTPRequest: Sendable, Hashable {
         set { riding = Riding(value: newValue) }
     }
     private var riding = Riding<ExchangeTouches>(value: nil)
+    /// The body as it arrives, when a proxied upload is larger than the buffer limit: it goes to the upstream as the
+    /// app sends it (`body` is then nil; a `Content-Length` the app declared stays in `headers`). Read once, by the
+    /// transport that sends the request. Not part of what is asked, as `recorder`.
+    public var bodyStream: BodyStream? {
+        get { uploading.value }
+        set { uploading = Riding(value: newValue) }
+    }
+    private var uploading = Riding<BodyStream>(value: nil)
 
     /// What an outbound request is for.
     public enum Purpose: String, Sendable, Hashable {
@@ -127,11 +135,11 @@ public struct HTTPResponse: Sendable, Hashable {
     public var isCollapsed = false
     /// The rest of the body, still arriving, when the answer is handed on before its end (a proxied event stream,
     /// or a body past the buffer limit): `body` is what came before it. Read once; not part of equality.
-    public var stream: ResponseBodyStream? {
+    public var stream: BodyStream? {
         get { streaming.value }
         set { streaming = Riding(value: newValue) }
     }
-    private var streaming = Riding<ResponseBodyStream>(value: nil)
+    private var streaming = Riding<BodyStream>(value: nil)
 
     /// The header a mock rule marks its answers with (its value is the rule's id).
     public static let mockMarkerHeader = "X-Kiosk-Mock"

@@ -159,7 +159,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         let start = clock.now
         do {
             let outgoing = try HTTPClient.Request(url: target.absoluteString, method: HTTPMethod(rawValue: request.method),
-                                                  headers: headers, body: request.body.map { HTTPClient.Body.bytes($0) })
+                                                  headers: headers, body: Self.body(of: request, on: loop))
             // `send`'s timer bounds the wait for the answer; a streamed body may then last as long as data keeps coming
             // (the read timeout ends one gone quiet), so a stream has no deadline.
             let task = http.execute(request: outgoing, delegate: collector,
@@ -207,6 +207,28 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 throw KioskError.transport(url: redacted, message: "the upstream's certificate for \(host) is not trusted: \(reason)")
             }
             throw classified
+        }
+    }
+
+    /// What AsyncHTTPClient sends as the request's body: its bytes, or a streamed upload written part by part, each once
+    /// the one before was written (the app's side is held back meanwhile), with the app's declared length if it gave
+    /// one (else chunked). An upload that ends early, or a request that ends before its upload, stops the other side.
+    private static func body(of request: HTTPRequest, on loop: any EventLoop) -> HTTPClient.Body? {
+        guard let stream = request.bodyStream else { return request.body.map { .bytes($0) } }
+        let declared = request.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        return .stream(contentLength: declared) { writer in
+            let written = loop.makePromise(of: Void.self)
+            written.completeWithTask {
+                do {
+                    while let chunk = try await stream.next() {
+                        try await writer.write(.byteBuffer(ByteBuffer(bytes: chunk))).get()
+                    }
+                } catch {
+                    stream.cancel()
+                    throw error
+                }
+            }
+            return written.futureResult
         }
     }
 

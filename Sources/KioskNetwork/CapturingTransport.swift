@@ -32,41 +32,65 @@ public final class CapturingTransport: HTTPTransport {
         let touches = ExchangeTouches(request.touches)
         var recorded = request
         recorded.recorder = touches
+        // A streamed upload is kept as it passes: its first bytes and its whole size, read when the exchange is recorded.
+        let upload = request.bodyStream.map { _ in Tally(keep: bodyLimit + (redactor.secretValues.map(\.utf8.count).max() ?? 0)) }
+        if let stream = request.bodyStream, let upload {
+            recorded.bodyStream = stream.observed(chunk: { upload.add($0) }, end: { _ in })
+        }
+        var request = request
+        request.bodyStream = nil
         do {
             var response = try await base.send(recorded)
             if let stream = response.stream {
                 // Recorded once the body has passed on to its end, with its first bytes.
-                response.stream = recording(stream, of: request, answer: response, startedAt: startedAt, start: start, touches: touches)
+                response.stream = recording(stream, of: request, answer: response, startedAt: startedAt, start: start, touches: touches,
+                                            upload: upload)
                 return response
             }
             let elapsed = clock.now - start
-            sink(record(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed, touches: touches.all))
+            sink(record(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed, touches: touches.all,
+                        upload: upload))
             return response
         } catch {
             let elapsed = clock.now - start
             // Cancellation is the caller walking away, not something that happened on the wire.
             if !Task.isCancelled {
-                sink(record(request, startedAt: startedAt, response: nil, error: error, elapsed: elapsed, touches: touches.all))
+                sink(record(request, startedAt: startedAt, response: nil, error: error, elapsed: elapsed, touches: touches.all,
+                            upload: upload))
             }
             throw error
         }
     }
 
-    /// `stream`, recording the exchange when it ends: the answer's head, the body's first `bodyLimit` bytes (and a
-    /// secret's length more, to scrub across the cut), its whole size, how it ended (an upstream that closed early
-    /// is the record's error; an app that went away is not), and a stream touch saying so.
-    private func recording(_ stream: ResponseBodyStream, of request: HTTPRequest, answer: HTTPResponse, startedAt: Date,
-                           start: ContinuousClock.Instant, touches: ExchangeTouches) -> ResponseBodyStream {
-        let keep = bodyLimit + (redactor.secretValues.map(\.utf8.count).max() ?? 0)
-        let seen = Mutex((kept: answer.body.prefix(keep), size: answer.body.count))
-        return stream.observed(chunk: { chunk in
+    /// A streamed body as it passed: its first `keep` bytes and how many passed in all.
+    final class Tally: Sendable {
+        private let seen: Mutex<(kept: Data, size: Int)>
+        private let keep: Int
+
+        init(keep: Int, first: Data = Data()) {
+            self.keep = keep
+            seen = Mutex((kept: first.prefix(keep), size: first.count))
+        }
+
+        func add(_ chunk: Data) {
             seen.withLock { seen in
                 if seen.kept.count < keep { seen.kept.append(chunk.prefix(keep - seen.kept.count)) }
                 seen.size += chunk.count
             }
-        }, end: { [self] error in
+        }
+
+        var total: (kept: Data, size: Int) { seen.withLock { $0 } }
+    }
+
+    /// `stream`, recording the exchange when it ends: the answer's head, the body's first `bodyLimit` bytes (and a
+    /// secret's length more, to scrub across the cut), its whole size, how it ended (an upstream that closed early
+    /// is the record's error; an app that went away is not), and a stream touch saying so.
+    private func recording(_ stream: BodyStream, of request: HTTPRequest, answer: HTTPResponse, startedAt: Date,
+                           start: ContinuousClock.Instant, touches: ExchangeTouches, upload: Tally?) -> BodyStream {
+        let seen = Tally(keep: bodyLimit + (redactor.secretValues.map(\.utf8.count).max() ?? 0), first: answer.body)
+        return stream.observed(chunk: { seen.add($0) }, end: { [self] error in
             let elapsed = ContinuousClock.now - start
-            let (kept, size) = seen.withLock { ($0.kept, $0.size) }
+            let (kept, size) = seen.total
             var whole = answer
             whole.body = kept
             whole.stream = nil
@@ -76,16 +100,26 @@ public final class CapturingTransport: HTTPTransport {
                 + "; the log keeps the first \(bodyLimit) bytes. Breakpoints and body rules do not act on a streamed body."
             touches.add(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint, detail: detail))
             sink(record(request, startedAt: startedAt, response: whole, error: closedByApp ? nil : error, elapsed: elapsed,
-                        touches: touches.all, bodySize: size))
+                        touches: touches.all, bodySize: size, upload: upload))
         })
     }
 
     /// The redacted record of one exchange; `touches` are what the debugger's mocks and rules did to it; `bodySize` is
-    /// the answer's whole size when its body holds only the first part (streamed).
+    /// the answer's whole size when its body holds only the first part (streamed); `upload` what passed of a streamed
+    /// request body.
     func record(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?,
-                elapsed: Duration, touches: [ExchangeTouch] = [], bodySize: Int? = nil) -> RequestRecord {
+                elapsed: Duration, touches: [ExchangeTouch] = [], bodySize: Int? = nil, upload: Tally? = nil) -> RequestRecord {
         // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear.
         let redactor = request.secrets.isEmpty ? redactor : redactor.hiding(request.secrets)
+        var touches = touches
+        var requestBody = request.body.map { CapturedBody(capturing: redactor.scrub($0), limit: bodyLimit) }
+        if let upload {
+            let (kept, size) = upload.total
+            requestBody = CapturedBody(data: redactor.scrub(kept).prefix(bodyLimit), originalSize: size)
+            touches.append(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint,
+                                         detail: "The request body, \(size) bytes, went to the upstream as the app sent it; the log "
+                                             + "keeps the first \(bodyLimit) bytes, so it cannot be sent again whole."))
+        }
         let total = elapsed.seconds
         var timings = response?.timings ?? RequestTimings(total: total)
         // The transport measured its own exchange, its own wait for a connection included; anything above
@@ -98,7 +132,7 @@ public final class CapturingTransport: HTTPTransport {
         return RequestRecord(
             startedAt: startedAt, source: request.source, endpoint: request.endpoint, method: request.method,
             url: redactor.redact(request.url), requestHeaders: fields(request.headers, redactor),
-            requestBody: request.body.map { CapturedBody(capturing: redactor.scrub($0), limit: bodyLimit) },
+            requestBody: requestBody,
             status: response?.status, responseHeaders: response.map { fields($0.headers, redactor) } ?? [],
             responseBody: response.map { body($0, redactor, size: bodySize) },
             error: errorText, timings: timings,

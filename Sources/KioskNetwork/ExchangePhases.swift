@@ -105,7 +105,7 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         var head: HTTPResponseHead
         var body: ByteBuffer
         var marks: ExchangeMarks
-        var stream: ResponseBodyStream?
+        var stream: BodyStream?
     }
 
     private struct State {

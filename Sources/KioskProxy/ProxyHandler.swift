@@ -18,11 +18,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private enum State {
         case idle
-        /// Reading a request's body.
+        /// Reading a request's body, held until its end (up to the limit).
         case receiving(HTTPRequestHead, ByteBuffer)
-        /// Reading past the body limit: the rest is dropped, then a 413 is written.
-        case discarding(HTTPRequestHead)
-        /// Waiting for the upstream's answer.
+        /// Waiting for the upstream's answer (a streamed upload's body may still be arriving: `upload`).
         case forwarding
     }
 
@@ -63,6 +61,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var remoteClient = true
     /// The connection's event loop as a task executor: its exchanges run there (see `EventLoopTaskExecutor`).
     private var executor: EventLoopTaskExecutor?
+    /// A body larger than the limit, passing to the upstream as the app sends it, until its end.
+    private var upload: BodyPipe?
     private var maximumBodyBytes: Int { settings.configuration.maximumRequestBodyBytes }
     private var via: String { settings.via }
     private var loop: LoopGuard { settings.loop }
@@ -101,40 +101,39 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             let declared = head.headers.first(name: "Content-Length").flatMap(Int.init)
-            if let declared, declared > maximumBodyBytes {
-                state = .discarding(head)
-                return
-            }
             // The app waits for a go-ahead before sending its body (curl does for large ones): give it.
             if head.headers["Expect"].contains(where: { $0.lowercased() == "100-continue" }) {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))),
                                       promise: nil)
             }
+            // A body declared larger than the limit goes to the upstream as it comes, from now on.
+            if let declared, declared > maximumBodyBytes {
+                return streamUpload(head, first: nil, context: context)
+            }
             state = .receiving(head, context.channel.allocator.buffer(capacity: min(declared ?? 0, 1 << 20)))
         case .body(var chunk):
+            if let upload {
+                return offer(chunk, to: upload, context: context)
+            }
             switch state {
             case .receiving(let head, var body):
-                if body.readableBytes + chunk.readableBytes > maximumBodyBytes {
-                    state = .discarding(head)
-                } else {
-                    state = .idle  // body moves out of the state without a copy
-                    body.writeBuffer(&chunk)
-                    state = .receiving(head, body)
-                }
+                state = .idle  // body moves out of the state without a copy
+                body.writeBuffer(&chunk)
+                // A chunked body that grows past the limit: what was held goes first, the rest as it comes.
+                if body.readableBytes > maximumBodyBytes { return streamUpload(head, first: body, context: context) }
+                state = .receiving(head, body)
             default:
                 break
             }
         case .end:
+            if let upload {
+                self.upload = nil
+                return upload.finish()
+            }
             switch state {
             case .receiving(let head, let body):
                 state = .forwarding
                 handle(head, body: body, context: context)
-            case .discarding(let head):
-                state = .forwarding
-                let refusal = ProxyMessages.Refusal(.payloadTooLarge,
-                                                    "The request body is larger than the proxy's \(maximumBodyBytes >> 20) MB limit.",
-                                                    closes: true)
-                write(refusal, to: head, context: context)
             case .idle, .forwarding:
                 break
             }
@@ -144,10 +143,42 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         inFlight?.cancel()
         inFlight = nil
+        upload?.finish(KioskError.transport(url: "", message: "the app closed its connection before the end of its request body"))
+        upload = nil
         context.fireChannelInactive()
     }
 
-    private func handle(_ head: HTTPRequestHead, body: ByteBuffer, context: ChannelHandlerContext) {
+    /// Forwards a request whose body is larger than the limit while the app is still sending it: each part goes on
+    /// once the upstream took the one before, the app's connection read no further meanwhile.
+    private func streamUpload(_ head: HTTPRequestHead, first: ByteBuffer?, context: ChannelHandlerContext) {
+        state = .forwarding
+        let channel = context.channel
+        let pipe = BodyPipe(onStop: {
+            // The upstream's side read no more (it answered early, or failed): the rest of the body is read and
+            // dropped, and the connection closes after the answer (see `write`).
+            channel.eventLoop.execute { Self.resumeReading(channel) }
+        })
+        upload = pipe
+        if let first { offer(first, to: pipe, context: context) }
+        handle(head, body: nil, stream: pipe.stream, context: context)
+    }
+
+    /// Hands a part of a streamed upload on; while the upstream has not taken it, the app's connection is not read.
+    private func offer(_ chunk: ByteBuffer, to pipe: BodyPipe, context: ChannelHandlerContext) {
+        let channel = context.channel
+        let taken = pipe.offer(Data(chunk.readableBytesView)) {
+            channel.eventLoop.execute { Self.resumeReading(channel) }
+        }
+        if !taken { try? channel.syncOptions?.setOption(.autoRead, value: false) }
+    }
+
+    private static func resumeReading(_ channel: any Channel) {
+        guard (try? channel.syncOptions?.getOption(.autoRead)) == false else { return }
+        try? channel.syncOptions?.setOption(.autoRead, value: true)
+        channel.read()
+    }
+
+    private func handle(_ head: HTTPRequestHead, body: ByteBuffer?, stream: BodyStream? = nil, context: ChannelHandlerContext) {
         // The password is asked on the proxy's own listener; requests inside a CONNECT it let through are the same
         // client's, and a reverse listener is reachable from this machine only.
         if origin == nil, let credentials = settings.configuration.credentials, !credentials.admits(head.headers["Proxy-Authorization"]) {
@@ -158,7 +189,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             return write(refusal, to: head, context: context)
         }
         if head.method == .CONNECT, origin == nil { return openTunnel(head, context: context) }
-        let request: HTTPRequest
+        var request: HTTPRequest
         do {
             let url = try ProxyMessages.target(of: head, under: origin?.base)
             if origin?.isReverse != true, let local = context.channel.localAddress,
@@ -170,13 +201,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 throw ProxyMessages.Refusal(.loopDetected, "\(ProxyMessages.endpoint(of: url)) is Kiosk itself: the request would "
                                             + "come back through the proxy for ever.")
             }
-            if let protocolName = ProxyMessages.upgrade(of: head) {
+            if let protocolName = ProxyMessages.upgrade(of: head), let body {
                 return openUpgrade(head, url: url, protocolName: protocolName, body: body, context: context)
             }
-            let sent = body.readableBytes > 0 || head.headers.contains(name: "Content-Length")
+            let sent = (body?.readableBytes ?? 0) > 0 || head.headers.contains(name: "Content-Length")
                 || head.headers.contains(name: "Transfer-Encoding")
-            request = try ProxyMessages.request(head, url: url, body: sent ? Data(body.readableBytesView) : nil, via: via,
-                                                rewritesHost: origin?.isReverse ?? false, forNetwork: remoteClient)
+            request = try ProxyMessages.request(head, url: url, body: sent && stream == nil ? Data((body ?? ByteBuffer()).readableBytesView) : nil,
+                                                via: via, rewritesHost: origin?.isReverse ?? false, forNetwork: remoteClient)
+            request.bodyStream = stream
         } catch {
             write(error, to: head, context: context)
             return
@@ -419,7 +451,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                               relocating: relocating)
         let carriesBody = ProxyMessages.carriesBody(head, method: request.method)
         // An HTTP/1.0 app learns where a streamed body of unknown length ends by the connection closing.
-        let keepAlive = request.isKeepAlive
+        // An upload still arriving when the answer is ready (the upstream answered early) is not read to its end.
+        let keepAlive = request.isKeepAlive && upload == nil
             && !(carriesBody && response.stream != nil && request.version == .http1_0 && !head.headers.contains(name: "Content-Length"))
         if !keepAlive { head.headers.replaceOrAdd(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
@@ -437,7 +470,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Writes a streamed body to the app as it arrives, each chunk once the one before has gone out (a slow app holds
     /// the upstream back rather than filling memory), then ends the answer. A body cut short, or an app that went away,
     /// closes the connection: the app sees an unfinished answer, never a wrong whole one.
-    private func pass(_ stream: ResponseBodyStream, keepAlive: Bool, context: ChannelHandlerContext) {
+    private func pass(_ stream: BodyStream, keepAlive: Bool, context: ChannelHandlerContext) {
         context.flush()
         let channel = context.channel
         let passed = context.eventLoop.makePromise(of: Bool.self)
@@ -484,7 +517,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(text.utf8.count)),
                                    ("Cache-Control", "no-store"), ("Via", via)])
         if let challenge = refusal.challenge { headers.add(name: "Proxy-Authenticate", value: challenge) }
-        let keepAlive = request.isKeepAlive && !refusal.closes
+        let keepAlive = request.isKeepAlive && !refusal.closes && upload == nil
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: refusal.status, headers: headers))),
                       promise: nil)

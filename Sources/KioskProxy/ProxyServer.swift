@@ -18,7 +18,7 @@ public struct ProxyConfiguration: Sendable {
     public var port: Int
     /// The largest request head (request line and fields) accepted; larger is a 431 and the connection closed.
     public var maximumHeaderBytes: Int
-    /// The largest request body held to forward; larger is a 413.
+    /// The largest request body held whole before it is forwarded; a larger one goes to the upstream as the app sends it.
     public var maximumRequestBodyBytes: Int
     /// How long a connection may take to deliver a request head (slow clients are closed).
     public var requestHeadTimeout: Duration

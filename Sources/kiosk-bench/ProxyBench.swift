@@ -49,7 +49,8 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
                      ms(percentile(through, 99) - percentile(direct, 99))))
     }
 
-    try await streamingFigure(forward: forward, upstream: upstream.port, bytes: quick ? 256 << 20 : 1 << 30)
+    try await streamingFigure(forward: forward, upstream: upstream.port, bytes: quick ? 256 << 20 : 1 << 30, upload: false)
+    try await streamingFigure(forward: forward, upstream: upstream.port, bytes: quick ? 256 << 20 : 1 << 30, upload: true)
 
     // Throughput: wrk, the same load against each, rounds alternating, medians.
     guard let wrk = executableOnPath("wrk") else {
@@ -106,10 +107,11 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     await kiosk.shutdown()
 }
 
-/// A download of `bytes` (chunked, so past the buffer it streams) through the forward proxy by curl, with this
-/// process's resident set sampled while it runs: how much the proxy's memory rose, and the rate.
-private func streamingFigure(forward: Int, upstream: Int, bytes: Int) async throws {
-    guard let curl = executableOnPath("curl") else {
+/// A download of `bytes` (chunked, so past the buffer it streams) through the forward proxy by curl, or with `upload` an
+/// upload of as many (curl reading a pipe: chunked), with this process's resident set sampled while it runs: how much the
+/// proxy's memory rose, and the rate.
+private func streamingFigure(forward: Int, upstream: Int, bytes: Int, upload: Bool) async throws {
+    guard let curl = executableOnPath("curl"), let shell = executableOnPath("sh") else {
         print("[proxy] curl not installed — the streaming figure is skipped")
         return
     }
@@ -123,17 +125,21 @@ private func streamingFigure(forward: Int, upstream: Int, bytes: Int) async thro
         }
     }
     let start = ContinuousClock.now
-    let (status, output) = try await runToCompletion(curl, ["-sS", "-o", "/dev/null", "-w", "%{size_download}", "-x", "http://127.0.0.1:\(forward)",
-                                                            "http://127.0.0.1:\(upstream)/stream?bytes=\(bytes)"])
+    let (status, output) = upload
+        ? try await runToCompletion(shell, ["-c", "head -c \(bytes) /dev/zero | \(curl.path) -sS -T - -x http://127.0.0.1:\(forward) "
+                                                + "http://127.0.0.1:\(upstream)/upload"])
+        : try await runToCompletion(curl, ["-sS", "-o", "/dev/null", "-w", "%{size_download}", "-x", "http://127.0.0.1:\(forward)",
+                                           "http://127.0.0.1:\(upstream)/stream?bytes=\(bytes)"])
     let elapsed = (ContinuousClock.now - start).seconds
     sampler.cancel()
     _ = await sampler.value
+    // A download's size as curl counted it; an upload's as the upstream did.
     guard status == 0, Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) == bytes else {
-        throw BenchFailure("curl's streamed download through the proxy (exit \(status)): \(output)")
+        throw BenchFailure("curl's streamed \(upload ? "upload" : "download") through the proxy (exit \(status)): \(output)")
     }
     let rise = peak.withLock { $0 } - before
-    print(String(format: "[proxy] %d MB streamed through Kiosk (chunked, past the 16 MB buffer) by curl in %.1f s (%.0f MB/s): RSS %d MB before, peak +%d MB  (target: <= +50 MB)",
-                 bytes >> 20, elapsed, Double(bytes >> 20) / elapsed, before, rise))
+    print(String(format: "[proxy] %d MB %@ through Kiosk (chunked, past the 16 MB buffer) by curl in %.1f s (%.0f MB/s): RSS %d MB before, peak +%d MB  (target: <= +50 MB)",
+                 bytes >> 20, upload ? "uploaded" : "streamed", elapsed, Double(bytes >> 20) / elapsed, before, rise))
 }
 
 /// A proxy of `kiosk` on a free loopback port, running in a service group of its own.
@@ -297,6 +303,8 @@ private final class BenchUpstream: Sendable {
         private var uri = ""
         /// Bytes of a `/stream?bytes=N` answer still to write; written while the connection takes them.
         private var remaining = 0
+        /// Body bytes of the request being read (an `/upload`).
+        private var uploaded = 0
         private let part = ByteBuffer(repeating: 0x61, count: 64 << 10)
 
         init(small: ByteBuffer, large: ByteBuffer) {
@@ -306,8 +314,19 @@ private final class BenchUpstream: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
-            case .head(let head): uri = head.uri
-            case .body: break
+            case .head(let head):
+                uri = head.uri
+                uploaded = 0
+            case .body(let part):
+                uploaded += part.readableBytes
+            case .end where uri.hasPrefix("/upload"):
+                // How many body bytes arrived, as the answer.
+                let count = ByteBuffer(string: String(uploaded))
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok,
+                                                                     headers: ["Content-Length": String(count.readableBytes)]))),
+                              promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(count))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             case .end where uri.hasPrefix("/stream"):
                 // A body of the asked size, chunked (no size declared), written only as fast as the reader takes it.
                 remaining = Int(uri.split(separator: "=").last ?? "") ?? 0

@@ -29,6 +29,25 @@ struct BodyPipeTests {
         #expect(try await stream.next() == nil)
     }
 
+    @Test("A writer that handed over several chunks before hearing to wait is resumed once all of them are read")
+    func severalBeforeTheWait() async throws {
+        // Given a writer (an app's connection) that hands over three parts one read brought, the first told to wait
+        let pipe = BodyPipe(onStop: {})
+        let resumed = Mutex(0)
+        for part in ["a", "b", "c"] {
+            _ = pipe.offer(Data(part.utf8)) { resumed.withLock { $0 += 1 } }
+        }
+        let stream = pipe.stream
+        // When the reader takes the first two
+        #expect(try await stream.next() == Data("a".utf8))
+        #expect(try await stream.next() == Data("b".utf8))
+        // Then the writer still waits: a part it handed over is unread
+        #expect(resumed.withLock { $0 } == 0)
+        // And once the last is read, it is resumed, once
+        #expect(try await stream.next() == Data("c".utf8))
+        #expect(resumed.withLock { $0 } == 1)
+    }
+
     @Test("An error ends the body after the chunks before it; a reader that stops tells the writer's side once")
     func endings() async throws {
         struct Cut: Error {}

@@ -11,11 +11,17 @@ import Testing
 
 /// An upstream that answers as it goes: `/events` an event stream whose second event waits for `release()`,
 /// `/chunked?bytes=N` N bytes in 16 KiB parts with no declared size, `/sized?bytes=N` the same with a Content-Length,
-/// `/cut?bytes=N` a Content-Length of 2N and then N bytes before it closes.
+/// `/cut?bytes=N` a Content-Length of 2N and then N bytes before it closes; `/upload` reads a request body, counting
+/// what has arrived (`uploaded`), and answers its size, its framing and whether it matched `pattern`; `/refuse` answers
+/// 403 at the head, reading no body.
 final class StreamingUpstream: Sendable {
     private let channel: any Channel
     private let gate = Mutex<[@Sendable () -> Void]>([])
+    private let received = Mutex(0)
     let port: Int
+
+    /// The bytes of request bodies `/upload` has read so far.
+    var uploaded: Int { received.withLock { $0 } }
 
     private init(channel: any Channel) {
         self.channel = channel
@@ -30,7 +36,7 @@ final class StreamingUpstream: Sendable {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Handler(hold: { step in
                         holder.withLock { $0?.gate.withLock { $0.append(step) } }
-                    }))
+                    }, count: { bytes in holder.withLock { $0?.received.withLock { $0 += bytes } } }))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -56,11 +62,35 @@ final class StreamingUpstream: Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
         private let hold: @Sendable (@escaping @Sendable () -> Void) -> Void
+        private let count: @Sendable (Int) -> Void
+        /// The upload being read: its head and its bytes so far.
+        private var upload: (head: HTTPRequestHead, body: Data)?
 
-        init(hold: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) { self.hold = hold }
+        init(hold: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void, count: @escaping @Sendable (Int) -> Void) {
+            self.hold = hold
+            self.count = count
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            guard case .head(let head) = unwrapInboundIn(data) else { return }
+            let head: HTTPRequestHead
+            switch unwrapInboundIn(data) {
+            case .head(let value):
+                head = value
+            case .body(let chunk):
+                upload?.body.append(contentsOf: chunk.readableBytesView)
+                count(chunk.readableBytes)
+                return
+            case .end:
+                guard let (head, body) = upload else { return }
+                upload = nil
+                let text = #"{"bytes":\#(body.count),"pattern":\#(body == StreamingUpstream.pattern(body.count)),"#
+                    + #""chunked":\#(head.headers["Transfer-Encoding"] == ["chunked"]),"length":"\#(head.headers["Content-Length"].first ?? "")"}"#
+                let fields = HTTPHeaders([("Content-Type", "application/json"), ("Content-Length", String(text.utf8.count))])
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: fields))), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                return
+            }
             let path = head.uri.split(separator: "?").first.map(String.init) ?? head.uri
             let bytes = Int(head.uri.split(separator: "=").last ?? "") ?? 0
             switch path {
@@ -77,6 +107,14 @@ final class StreamingUpstream: Sendable {
                         context.writeAndFlush(handler.wrapOutboundOut(.end(nil)), promise: nil)
                     }
                 }
+            case "/upload":
+                upload = (head, Data())
+            case "/refuse":
+                let text = "no uploads here"
+                let fields = HTTPHeaders([("Content-Length", String(text.utf8.count)), ("Connection", "close")])
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .forbidden, headers: fields))), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
             case "/chunked", "/sized", "/cut":
                 var fields = HTTPHeaders([("Content-Type", "application/octet-stream")])
                 if path == "/sized" { fields.add(name: "Content-Length", value: String(bytes)) }
@@ -235,6 +273,112 @@ struct StreamingTests {
             let record = try #require(try await Self.record(of: url, in: proxy))
             #expect(record.error?.hasPrefix("Truncated response") == true && record.error?.hasSuffix("of 524288 bytes") == true,
                     "\(record.error ?? "no error")")
+        }
+    }
+
+    /// Sends a POST of `size` bytes of `pattern` to `url` through `proxy`, in 16 KiB parts, with its length declared
+    /// (else chunked); `after(sent)` is awaited after each part. Returns the answer (nil if the connection closed first).
+    static func upload(through proxy: ProxyHarness, _ url: String, size: Int, declared: Bool,
+                       after: (Int) async throws -> Void = { _ in }) async throws -> (head: HTTPResponseHead?, body: String) {
+        try await proxy.connect().executeThenClose { inbound, outbound in
+            let host = URLComponents(string: url).map { "\($0.host ?? ""):\($0.port ?? 80)" } ?? ""
+            var fields = HTTPHeaders([("Host", host), ("Content-Type", "application/octet-stream")])
+            fields.add(name: declared ? "Content-Length" : "Transfer-Encoding", value: declared ? String(size) : "chunked")
+            try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: .POST, uri: url, headers: fields)))
+            var sent = 0
+            while sent < size {
+                let count = min(16 << 10, size - sent)
+                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: StreamingUpstream.pattern(count, from: sent)))))
+                sent += count
+                try await after(sent)
+            }
+            try await outbound.write(.end(nil))
+            return try await Self.answer(from: inbound)
+        }
+    }
+
+    /// The answer read from `inbound`: its head and its body as text (no head if the connection closed first).
+    static func answer(from inbound: NIOAsyncChannelInboundStream<HTTPClientResponsePart>) async throws -> (head: HTTPResponseHead?, body: String) {
+        var head: HTTPResponseHead?
+        var body = ""
+        for try await part in inbound {
+            switch part {
+            case .head(let value): head = value
+            case .body(let chunk): body += String(buffer: chunk)
+            case .end: return (head, body)
+            }
+        }
+        return (head, body)
+    }
+
+    /// Waits (at most 10 s) until `condition` holds; false if it never did.
+    static func eventually(_ condition: () -> Bool) async throws -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+
+    @Test("An upload past the buffer limit reaches the upstream while the app is still sending it, byte for byte, with its length")
+    func uploadPastTheLimit() async throws {
+        try await withProxy(ProxyConfiguration(port: 0, maximumRequestBodyBytes: 64 << 10), to: try await StreamingUpstream.start(),
+                            stop: { await $0.stop() }) { proxy, upstream in
+            // Given a proxy that holds 64 KiB of a request body, and an app uploading 2 MiB with its length declared
+            let size = 2 << 20
+            let url = upstream.url("/upload")
+            var arrivedWhileSending = false
+            // When the app has sent 256 KiB, it waits for the upstream to have some before sending the rest
+            let answer = try await Self.upload(through: proxy, url, size: size, declared: true) { sent in
+                if sent == 256 << 10 { arrivedWhileSending = try await Self.eventually { upstream.uploaded > 0 } }
+            }
+            // Then the upstream had the first parts while the app was still sending (a held body reaches it only whole)
+            #expect(arrivedWhileSending)
+            // And it got every byte in order, with the app's Content-Length, and answered
+            #expect(answer.head?.status == .ok)
+            #expect(answer.body == #"{"bytes":\#(size),"pattern":true,"chunked":false,"length":"\#(size)"}"#)
+            // And the log keeps the body's first MiB and its whole size, noted as streamed
+            let record = try #require(try await Self.record(of: url, in: proxy))
+            let body = try #require(record.requestBody)
+            #expect(body.data == StreamingUpstream.pattern(1 << 20) && body.originalSize == size)
+            #expect(record.touchedBy.contains { $0.kind == .stream && $0.detail.hasPrefix("The request body, \(size) bytes") })
+        }
+    }
+
+    @Test("A chunked upload that grows past the limit goes on chunked, what was held first; a small one is held whole")
+    func chunkedUploadPastTheLimit() async throws {
+        try await withProxy(ProxyConfiguration(port: 0, maximumRequestBodyBytes: 64 << 10), to: try await StreamingUpstream.start(),
+                            stop: { await $0.stop() }) { proxy, upstream in
+            // Given an app uploading 1 MiB chunked (no length) through a proxy that holds 64 KiB
+            let size = 1 << 20
+            let answer = try await Self.upload(through: proxy, upstream.url("/upload"), size: size, declared: false)
+            // Then the upstream got it whole and in order, chunked
+            #expect(answer.body == #"{"bytes":\#(size),"pattern":true,"chunked":true,"length":""}"#)
+            // And a chunked upload within the limit is held, and sent with its length
+            let small = try await Self.upload(through: proxy, upstream.url("/upload?small"), size: 40 << 10, declared: false)
+            #expect(small.body == #"{"bytes":\#(40 << 10),"pattern":true,"chunked":false,"length":"\#(40 << 10)"}"#)
+        }
+    }
+
+    @Test("An upstream that answers an upload before reading it: the app gets the answer, its connection closes, the proxy serves on")
+    func uploadAnsweredEarly() async throws {
+        try await withProxy(ProxyConfiguration(port: 0, maximumRequestBodyBytes: 64 << 10), to: try await StreamingUpstream.start(),
+                            stop: { await $0.stop() }) { proxy, upstream in
+            // Given an upstream that refuses an upload at its head
+            let url = upstream.url("/refuse")
+            // When an app starts a 4 MiB upload and waits for the answer before sending all of it
+            let answer = try await proxy.connect().executeThenClose { inbound, outbound in
+                let fields = HTTPHeaders([("Host", "127.0.0.1:\(upstream.port)"), ("Content-Length", String(4 << 20))])
+                try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: .POST, uri: url, headers: fields)))
+                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: StreamingUpstream.pattern(128 << 10)))))
+                return try await Self.answer(from: inbound)
+            }
+            // Then it gets the upstream's 403, told the connection closes (the rest of its body is not read)
+            #expect(answer.head?.status == .forbidden && answer.body == "no uploads here")
+            #expect(answer.head?.headers["Connection"] == ["close"])
+            // And the proxy serves the next app
+            let next = try await Self.upload(through: proxy, upstream.url("/upload"), size: 1000, declared: true)
+            #expect(next.head?.status == .ok)
         }
     }
 

@@ -1,11 +1,12 @@
 public import Foundation
 import Synchronization
 
-/// The part of a response body that arrives after the response was handed on: an event stream, or a body larger
-/// than the buffer limit, which a proxy passes to its app as it comes rather than holding it whole. Read once, by
-/// one reader, with `next()`; the writer (the transport) is held back while a chunk waits unread, so a fast upstream
-/// and a slow app keep at most one chunk in memory.
-public final class ResponseBodyStream: Sendable {
+/// The part of a body that passes on as it arrives instead of being held whole: a response's event stream or one
+/// larger than the buffer limit, which a proxy passes to its app as it comes; an app's upload larger than the limit,
+/// which it sends to the upstream as the app sends it. Read once, by one reader, with `next()`; the writer is held
+/// back while what it handed over waits unread, so a fast sender and a slow receiver hold little in memory (a part, or the
+/// parts one read of an app's connection brought).
+public final class BodyStream: Sendable {
     private let pull: @Sendable () async throws -> Data?
     private let stop: @Sendable () -> Void
 
@@ -24,12 +25,12 @@ public final class ResponseBodyStream: Sendable {
     /// The same stream, telling `chunk` every chunk as it is read and `end` once how it ended: nil after the last
     /// chunk, the error that cut it short, or `CancellationError` when the reader stopped it.
     public func observed(chunk: @escaping @Sendable (Data) -> Void,
-                         end: @escaping @Sendable ((any Error)?) -> Void) -> ResponseBodyStream {
+                         end: @escaping @Sendable ((any Error)?) -> Void) -> BodyStream {
         let ended = Mutex(false)
         let finish: @Sendable ((any Error)?) -> Void = { error in
             if ended.withLock({ done in defer { done = true }; return !done }) { end(error) }
         }
-        return ResponseBodyStream(pull: { [pull] in
+        return BodyStream(pull: { [pull] in
             do {
                 guard let data = try await pull() else {
                     finish(nil)
@@ -48,8 +49,8 @@ public final class ResponseBodyStream: Sendable {
     }
 }
 
-/// The meeting point of a transport writing a streamed body and the one reader of its `ResponseBodyStream`:
-/// at most one chunk waits; a writer offering another is told to wait until it is read.
+/// The meeting point of the side writing a streamed body and the one reader of its `BodyStream`: a writer told to
+/// wait (its chunk was not taken at once) is resumed once every chunk it handed over has been read.
 public final class BodyPipe: Sendable {
     private struct State {
         var waiting: [Data] = []
@@ -76,8 +77,8 @@ public final class BodyPipe: Sendable {
     }
 
     /// The reader's side.
-    public var stream: ResponseBodyStream {
-        ResponseBodyStream(pull: { [self] in try await read() }, stop: { [self] in stop() })
+    public var stream: BodyStream {
+        BodyStream(pull: { [self] in try await read() }, stop: { [self] in stop() })
     }
 
     /// Hands `chunk` on. True when the writer may write more at once; false when it must wait for `resume`, called
@@ -126,6 +127,9 @@ public final class BodyPipe: Sendable {
                 let next: Next = state.withLock { state in
                     if !state.waiting.isEmpty {
                         let chunk = state.waiting.removeFirst()
+                        // The writer goes on once all it handed over is taken (it may hand over several parts before it
+                        // hears to wait: those an app's connection had read already).
+                        guard state.waiting.isEmpty else { return .chunk(chunk, nil) }
                         defer { state.writer = nil }
                         return .chunk(chunk, state.writer)
                     }
