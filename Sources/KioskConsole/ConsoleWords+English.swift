@@ -93,6 +93,11 @@ extension ConsoleWords {
         appHosts: "Apps' hosts through kiosk proxy",
         appHostsIntro: "Each host an app reached through kiosk proxy, as the log holds it. Its breakpoints pause every exchange with it.",
         exchangesLogged: { $0 == 1 ? "1 exchange logged" : "\($0) exchanges logged" },
+        pathsSeen: "Its paths, the most recent first. A path's breakpoints hold for every query of it, and over the host's.",
+        morePaths: { $0 == 1 ? "And 1 more path, older." : "And \($0) more paths, older." },
+        urlPatterns: "URL patterns",
+        urlPatternsIntro: "Breakpoints on URL patterns no path above shows, as kiosk breakpoint set sets them ("
+            + "http://localhost:3000/api/*: * matches anything; the query is compared only when the pattern has one).",
         breakpointOnRequest: "Breakpoint on the request",
         onResponse: "on the response",
         onError: "on an error",

@@ -94,6 +94,13 @@ extension ConsoleWords {
         appHostsIntro: "Cada servidor al que una app llegó a través de kiosk proxy, según el registro. Sus puntos de interrupción pausan "
             + "cada intercambio con él.",
         exchangesLogged: { $0 == 1 ? "1 intercambio registrado" : "\($0) intercambios registrados" },
+        pathsSeen: "Sus rutas, la más reciente primero. Los puntos de interrupción de una ruta valen para cualquier consulta "
+            + "de ella, y por encima de los del servidor.",
+        morePaths: { $0 == 1 ? "Y 1 ruta más, anterior." : "Y \($0) rutas más, anteriores." },
+        urlPatterns: "Patrones de URL",
+        urlPatternsIntro: "Puntos de interrupción en patrones de URL que ninguna ruta de arriba muestra, tal como los pone "
+            + "kiosk breakpoint set (http://localhost:3000/api/*: * coincide con cualquier cosa; la consulta solo se compara "
+            + "cuando el patrón tiene una).",
         breakpointOnRequest: "Punto de interrupción en la solicitud",
         onResponse: "en la respuesta",
         onError: "en un error",

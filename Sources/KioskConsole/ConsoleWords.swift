@@ -103,6 +103,11 @@ struct ConsoleWords: Sendable {
     let appHosts: String
     let appHostsIntro: String
     let exchangesLogged: @Sendable (Int) -> String
+    /// Above a host's paths.
+    let pathsSeen: String
+    let morePaths: @Sendable (Int) -> String
+    let urlPatterns: String
+    let urlPatternsIntro: String
     let breakpointOnRequest: String
     let onResponse: String
     let onError: String

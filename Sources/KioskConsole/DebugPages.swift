@@ -458,13 +458,47 @@ enum DebugPages {
                 breakpointForm(host.endpoint, settings[host.endpoint] ?? BreakpointSetting(), context: context),
                 E.element("p", [], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path(QueryString(["filter": "host:" + host.endpoint])))],
                                                [.text(w.requestsOf(host.endpoint))])]),
-            ])
+            ] + paths(of: host, settings: settings, context: context))
         }
+        // Patterns set from the command line that no listed path is: each still shown, to be seen and turned off.
+        let listed = Set(hosts.flatMap { $0.paths.map(\.url) })
+        let patterns = settings.keys.filter { Breakpoints.isURLPattern($0) && !listed.contains($0) }.sorted()
+        let patternSection: [HTML] = patterns.isEmpty ? [] : [
+            E.element("h2", [], [.text(w.urlPatterns)]),
+            E.element("p", [.class("status")], [.text(w.urlPatternsIntro)]),
+            E.element("ul", [.class("paths")], patterns.map { pattern in
+                E.element("li", [.attribute("id", pattern)], [
+                    E.element("code", [], [.text(pattern)]),
+                    breakpointForm(pattern, settings[pattern] ?? BreakpointSetting(), context: context),
+                ])
+            }),
+        ]
         return DebugPages.page(context, title: w.endpoints, [
             backToRequests(w),
             E.element("h1", [], [.text(w.endpoints)]),
             E.element("p", [.class("status")], [.text(w.endpointsIntro)]),
-        ] + sections + hostSections)
+        ] + sections + hostSections + patternSection)
+    }
+
+    /// A host's paths, each folded under its path and count, opening on its own breakpoint switches (open already when
+    /// one is on).
+    private static func paths(of host: SeenEndpoint, settings: [String: BreakpointSetting], context: ViewContext) -> [HTML] {
+        guard !host.paths.isEmpty else { return [] }
+        let w = context.words
+        let items = host.paths.map { path in
+            let setting = settings[path.url] ?? BreakpointSetting()
+            // The path as the host's own: what follows the scheme and authority.
+            let shown = path.url.components(separatedBy: "://").last.map { $0.drop { $0 != "/" } }.map(String.init) ?? path.url
+            return E.element("li", [.attribute("id", path.url)], [
+                E.element("details", [setting.isOff ? nil : .flag("open")], [
+                    E.element("summary", [], [E.element("code", [], [.text(shown.isEmpty ? "/" : shown)]),
+                                              .text(" · " + w.exchangesLogged(path.exchanges))]),
+                    breakpointForm(path.url, setting, context: context),
+                ]),
+            ])
+        }
+        return [E.element("p", [.class("status")], [.text(w.pathsSeen)]), E.element("ul", [.class("paths")], items)]
+            + (host.morePaths > 0 ? [E.element("p", [.class("status")], [.text(w.morePaths(host.morePaths))])] : [])
     }
 
     /// A request's "Pause the next request of this endpoint": its request breakpoint on, the others as they are;

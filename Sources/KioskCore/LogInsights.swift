@@ -91,9 +91,30 @@ public struct SeenEndpoint: Sendable, Hashable, Codable {
     public var endpoint: String
     public var exchanges: Int
     public var lastSeen: Date
+    /// Its URLs without their queries (`http://localhost:3000/api/users`), most recently seen first, at most a
+    /// page's worth: where the console offers a path's own breakpoints.
+    public var paths: [SeenPath]
+    /// How many more paths the log holds of it than `paths` lists.
+    public var morePaths: Int
 
-    public init(endpoint: String, exchanges: Int, lastSeen: Date) {
+    public init(endpoint: String, exchanges: Int, lastSeen: Date, paths: [SeenPath] = [], morePaths: Int = 0) {
         self.endpoint = endpoint
+        self.exchanges = exchanges
+        self.lastSeen = lastSeen
+        self.paths = paths
+        self.morePaths = morePaths
+    }
+}
+
+/// One path of an app's host as the log holds it: its URL without the query, how many exchanges, the latest start.
+public struct SeenPath: Sendable, Hashable, Codable {
+    /// Scheme, host, port when not the scheme's own, and path: what a breakpoint on the path is keyed by.
+    public var url: String
+    public var exchanges: Int
+    public var lastSeen: Date
+
+    public init(url: String, exchanges: Int, lastSeen: Date) {
+        self.url = url
         self.exchanges = exchanges
         self.lastSeen = lastSeen
     }

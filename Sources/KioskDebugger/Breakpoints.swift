@@ -146,9 +146,45 @@ public final class Breakpoints: Sendable {
     /// Every endpoint with a switch on, by name.
     public func settings() throws -> [String: BreakpointSetting] { try file.read().breakpoints }
 
-    /// The switches of one endpoint (all off when never set).
+    /// The switches of one endpoint, host or URL pattern, as set (all off when never set).
     public func setting(for endpoint: String) -> BreakpointSetting {
         file.modify { $0.breakpoints[endpoint] } ?? BreakpointSetting()
+    }
+
+    /// The switches that apply to `request`: those of the longest URL pattern its URL matches (a path of an app's host,
+    /// `http://localhost:3000/api/users`, or a pattern with `*`), else those of its endpoint (a catalog's endpoint, or
+    /// the app's host).
+    public func setting(for request: HTTPRequest) -> BreakpointSetting {
+        file.modify { file in
+            guard !file.breakpoints.isEmpty else { return nil }
+            var best: (length: Int, setting: BreakpointSetting)?
+            for (key, setting) in file.breakpoints where Self.isURLPattern(key) && key.count > (best?.length ?? -1) {
+                if Self.url(request.url, matches: key) { best = (key.count, setting) }
+            }
+            return best?.setting ?? file.breakpoints[request.endpoint]
+        } ?? BreakpointSetting()
+    }
+
+    /// Whether a breakpoint's key is a URL pattern (`http://…`, `https://…`) rather than an endpoint or a host.
+    public static func isURLPattern(_ key: String) -> Bool {
+        key.hasPrefix("http://") || key.hasPrefix("https://")
+    }
+
+    /// Whether `url` matches the URL pattern `pattern`: `*` any run of characters, the rest literally (scheme and host
+    /// in any case); without a `?` in the pattern the URL's query is not compared, so a path's breakpoint holds for
+    /// every query of it.
+    static func url(_ url: URL, matches pattern: String) -> Bool {
+        let text = url.absoluteString
+        let compared = pattern.contains("?") ? text : String(text.prefix { $0 != "?" && $0 != "#" })
+        let (target, key) = (lowercasedOrigin(compared), lowercasedOrigin(pattern))
+        return key.contains("*") ? URLPattern.wildcard(key, target) : key == target
+    }
+
+    /// `text` with its scheme and authority (up to the path) lowercased.
+    private static func lowercasedOrigin(_ text: String) -> String {
+        guard let schemeEnd = text.range(of: "://") else { return text }
+        let pathStart = text[schemeEnd.upperBound...].firstIndex(of: "/") ?? text.endIndex
+        return text[..<pathStart].lowercased() + text[pathStart...]
     }
 
     /// Sets an endpoint's switches and saves them.
@@ -259,7 +295,7 @@ public final class BreakpointTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let setting = breakpoints.setting(for: request.endpoint)
+        let setting = breakpoints.setting(for: request)
         guard !setting.isOff, breakpoints.isActive else { return try await base.send(request) }
         var outgoing = request
         if setting.request == .pause {

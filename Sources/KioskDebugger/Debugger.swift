@@ -205,7 +205,14 @@ public final class Debugger: Sendable {
     /// through `kiosk proxy` are logged and paused under — their host, with the port when not the scheme's own
     /// (`api.example.com`, `localhost:3000`, `[::1]:8080`), lowercased as the proxy writes it.
     /// A name that starts like a catalog's endpoint but is none of them (`rickandmorty.charactrs`) is a typo, not a host.
+    /// A URL pattern of an app's URLs is one too (`http://localhost:3000/api/users`, `https://*.example.com/v1/*`): an
+    /// http(s) scheme, a host, and `*` anywhere.
     public func acceptsBreakpoints(on endpoint: String) -> Bool {
+        if Breakpoints.isURLPattern(endpoint) {
+            guard endpoint.count <= 2048, !endpoint.contains(where: { $0.isWhitespace }) else { return false }
+            let authority = endpoint.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" && $0 != "?" }
+            return !authority.isEmpty
+        }
         let known = endpoints.map(\.name)
         if known.contains(endpoint) { return true }
         let first = endpoint.split(separator: ".").first.map(String.init) ?? ""

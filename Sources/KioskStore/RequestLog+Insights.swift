@@ -69,10 +69,11 @@ extension RequestLog {
 extension RequestLog {
     /// Every endpoint of records without a catalog source, but for `excluded` ones (pictures), with their counts and
     /// latest start, most recently seen first, at most `limit`: the hosts apps reached through `kiosk proxy`.
-    public func endpointsWithoutSource(excluding excluded: Set<String>, limit: Int = 500) throws -> [SeenEndpoint] {
+    /// Each with its paths (`pathsPerHost` at most, the most recent).
+    public func endpointsWithoutSource(excluding excluded: Set<String>, limit: Int = 500, pathsPerHost: Int = 20) throws -> [SeenEndpoint] {
         storeWaitingRecords()
         return try read("list the hosts in the request log") { db in
-            try Row.fetchAll(db, sql: """
+            let hosts = try Row.fetchAll(db, sql: """
                 SELECT endpoint, COUNT(*), MAX(startedAt) FROM logEntry WHERE source IS NULL
                 GROUP BY endpoint ORDER BY MAX(startedAt) DESC
                 """).lazy.compactMap { row -> SeenEndpoint? in
@@ -80,6 +81,27 @@ extension RequestLog {
                 guard !excluded.contains(name) else { return nil }
                 return SeenEndpoint(endpoint: name, exchanges: row[1], lastSeen: Date(timeIntervalSinceReferenceDate: row[2]))
             }.prefix(limit).map { $0 }
+            // The URL up to its query is the path's key; one pass over the records without a source, grouped.
+            var paths: [String: (shown: [SeenPath], more: Int)] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT endpoint, CASE WHEN instr(url, '?') > 0 THEN substr(url, 1, instr(url, '?') - 1) ELSE url END AS path,
+                       COUNT(*), MAX(startedAt)
+                FROM logEntry WHERE source IS NULL GROUP BY endpoint, path ORDER BY MAX(startedAt) DESC
+                """) {
+                let name: String = row[0]
+                if paths[name, default: ([], 0)].shown.count < pathsPerHost {
+                    paths[name, default: ([], 0)].shown.append(SeenPath(url: row[1], exchanges: row[2],
+                                                                        lastSeen: Date(timeIntervalSinceReferenceDate: row[3])))
+                } else {
+                    paths[name, default: ([], 0)].more += 1
+                }
+            }
+            return hosts.map { host in
+                var host = host
+                host.paths = paths[host.endpoint]?.shown ?? []
+                host.morePaths = paths[host.endpoint]?.more ?? 0
+                return host
+            }
         }
     }
 }

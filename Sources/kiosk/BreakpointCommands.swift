@@ -20,10 +20,12 @@ struct BreakpointCommand: AsyncParsableCommand {
                 let (settings, names) = try await Runtime.offline(global) { kiosk in
                     (try kiosk.debugger.breakpoints.settings(), kiosk.debugger.endpoints.map(\.name))
                 }
-                Output.human(Output.table(["ENDPOINT", "REQUEST", "RESPONSE", "ERROR"], names.map { name in
+                // The catalogs' endpoints, then the apps' hosts and URL patterns that have a switch on.
+                let others = settings.keys.filter { !names.contains($0) }.sorted()
+                Output.human(Output.table(["ENDPOINT", "REQUEST", "RESPONSE", "ERROR"], (names + others).map { name in
                     let setting = settings[name] ?? BreakpointSetting()
                     return [name, setting.request.rawValue, setting.response.rawValue, setting.error.rawValue]
-                }, maxWidths: [30, 8, 8, 8]))
+                }, maxWidths: [60, 8, 8, 8]))
             }
         }
     }
@@ -31,7 +33,10 @@ struct BreakpointCommand: AsyncParsableCommand {
     struct Set: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Set an endpoint's switches (the ones not given stay as they are).")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: "The endpoint, as `kiosk breakpoint list` names it.") var endpoint: String
+        @Argument(help: ArgumentHelp("The endpoint, as `kiosk breakpoint list` names it; an app's host through kiosk proxy "
+                                     + "(localhost:3000); or a URL pattern of its requests, `*` matching anything, the query "
+                                     + "ignored unless the pattern has one (http://localhost:3000/api/users, https://*.example.com/v1/*).",
+                                     valueName: "endpoint|host|url-pattern")) var endpoint: String
         @Option(help: "pause or ignore, before the request is sent.") var request: BreakpointMode?
         @Option(help: "pause or ignore, when the response arrives.") var response: BreakpointMode?
         @Option(help: "pause or ignore, when the request fails.") var error: BreakpointMode?
@@ -48,7 +53,8 @@ struct BreakpointCommand: AsyncParsableCommand {
                     guard kiosk.debugger.acceptsBreakpoints(on: endpoint) else {
                         let names = kiosk.debugger.endpoints.map(\.name)
                         throw KioskError.invalidRequest("There is no endpoint named \(endpoint); known: \(names.joined(separator: ", ")), "
-                                                        + "or an app's host through kiosk proxy (api.example.com, localhost:3000).")
+                                                        + "or an app's host through kiosk proxy (api.example.com, localhost:3000), "
+                                                        + "or a URL pattern (http://localhost:3000/api/*).")
                     }
                     var setting = kiosk.debugger.breakpoints.setting(for: endpoint)
                     if let request { setting.request = request }

@@ -315,6 +315,35 @@ struct ProxyBreakpointTests {
     }
 }
 
+@Suite("kiosk proxy: breakpoints on an app's paths")
+struct PathBreakpointTests {
+    @Test("A breakpoint on one path pauses that path's requests, whatever their query, and lets the host's other paths through")
+    func pathPauses() async throws {
+        try await withProxy { proxy, upstream in
+            // Given a request breakpoint on one path of the upstream (keyed as the endpoints page keys it)
+            let breakpoints = proxy.kiosk.debugger.breakpoints
+            try breakpoints.set(BreakpointSetting(request: .pause), for: upstream.url("/echo"))
+            // When the app asks for another path of the host, it goes through without a pause
+            let other = try await proxy.send(.GET, upstream.url("/empty"))
+            #expect(other.status == .noContent && breakpoints.paused.isEmpty)
+            // And when it asks for that path with a query, it pauses before it is sent
+            let sent = Task { try await proxy.send(.GET, upstream.url("/echo?q=1")) }
+            var paused: PausedExchange?
+            for _ in 0..<1000 where paused == nil {
+                paused = breakpoints.paused.first
+                if paused == nil { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            let exchange = try #require(paused)
+            #expect(exchange.phase == .request && exchange.url == upstream.url("/echo?q=1"))
+            #expect(upstream.requests == 1)
+            // Then, let go, it reaches the upstream
+            #expect(breakpoints.decide(exchange.id, .continueUnchanged))
+            #expect(try await sent.value.status == .ok)
+            #expect(upstream.requests == 2)
+        }
+    }
+}
+
 @Suite("The filter language's host: key over proxied traffic")
 struct HostFilterTests {
     @Test("host: finds an app's exchanges by their URL's host, one port when it names one, any port when not")

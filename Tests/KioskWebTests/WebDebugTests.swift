@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import KioskCore
+import KioskDebugger
 import KioskTestSupport
 import Testing
 @testable import KioskConsole
@@ -226,6 +227,44 @@ struct WebDebugTests {
             // And in Spanish the section is Spanish
             let spanish = try await client.get("/debug/endpoints", headers: [.cookie: "\(CSRFProtection.cookieName)=\(token)", .acceptLanguage: "es"])
             #expect(spanish.body.contains("Servidores de las apps a través de kiosk proxy") && spanish.body.contains("2 intercambios registrados"))
+        }
+    }
+
+    @Test("The endpoints page lists each app host's paths, counted across queries, each with switches that set a path's breakpoint")
+    func registryOfProxiedPaths() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "e", count: 64)
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
+            // Given an app's requests through the proxy to two paths of a local host, one with two queries
+            let base = await harness.demo.baseURL.absoluteString
+            for path in ["/app/a?x=1", "/app/a?x=2", "/app/b"] {
+                _ = try? await harness.kiosk.forward(KioskCore.HTTPRequest(url: URL(string: base + path)!, endpoint: URL(string: base)!.host()! + ":"
+                                                                 + String(URL(string: base)!.port!), purpose: .proxied))
+            }
+            try harness.kiosk.debugger.flush()
+            // When the endpoints page is opened
+            let page = try await client.get("/debug/endpoints", headers: cookie)
+            // Then the host lists both paths, the first counted across its queries, each with a form keyed by its URL
+            #expect(page.body.contains("<code>/app/a</code> · 2 exchanges logged"))
+            #expect(page.body.contains("<code>/app/b</code> · 1 exchange logged"))
+            let key = base + "/app/a"
+            #expect(page.body.contains("action=\"/debug/breakpoints/\(QueryString.encode(key))\""))
+            // And a breakpoint set there is kept for that path alone, and shown open
+            let set = try await client.post("/debug/breakpoints/\(QueryString.encode(key))",
+                                             form: [("csrf", token), ("request", "ignore"), ("response", "pause"), ("error", "ignore")], cookie: token)
+            #expect(set.status == .seeOther)
+            #expect(harness.kiosk.debugger.breakpoints.setting(for: key).response == .pause)
+            #expect(harness.kiosk.debugger.breakpoints.setting(for: base + "/app/b").isOff)
+            let after = try await client.get("/debug/endpoints", headers: cookie)
+            #expect(after.body.contains("<details open><summary><code>/app/a</code>"))
+            // And a pattern set from the command line that no path shows is listed on its own, to be turned off
+            try harness.kiosk.debugger.breakpoints.set(BreakpointSetting(error: .pause), for: "https://*.example.test/v1/*")
+            let patterns = try await client.get("/debug/endpoints", headers: cookie)
+            #expect(patterns.body.contains("<h2>URL patterns</h2>") && patterns.body.contains("<code>https://*.example.test/v1/*</code>"))
+            // And what is not a URL of http(s) is no breakpoint key
+            #expect(try await client.post("/debug/breakpoints/\(QueryString.encode("ftp://x/"))", form: [("csrf", token), ("request", "pause"),
+                                                                                                      ("response", "ignore"), ("error", "ignore")],
+                                          cookie: token).status == .notFound)
         }
     }
 

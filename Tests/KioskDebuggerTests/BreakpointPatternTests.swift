@@ -1,0 +1,57 @@
+import Foundation
+import KioskCore
+import KioskDebugger
+import Testing
+
+@Suite("Breakpoints on an app's paths and URL patterns")
+struct BreakpointPatternTests {
+    static func request(_ url: String, endpoint: String) -> HTTPRequest {
+        HTTPRequest(url: URL(string: url)!, endpoint: endpoint, purpose: .proxied)
+    }
+
+    static let pause = BreakpointSetting(request: .pause)
+    static let pauseAnswers = BreakpointSetting(response: .pause)
+
+    @Test("A path's breakpoint holds for every query of that path, not for another path of the host")
+    func pathKey() throws {
+        // Given a breakpoint on one path of an app's host
+        let breakpoints = Breakpoints(fileURL: nil, redactor: .standard)
+        try breakpoints.set(Self.pause, for: "http://localhost:3000/api/users")
+        // Then it holds for that path with any query (or none), the host written in any case
+        for url in ["http://localhost:3000/api/users", "http://localhost:3000/api/users?page=2", "HTTP://LocalHost:3000/api/users?x#y"] {
+            #expect(breakpoints.setting(for: Self.request(url, endpoint: "localhost:3000")) == Self.pause, "\(url)")
+        }
+        // And not for another path, a longer one, another port or another scheme
+        for url in ["http://localhost:3000/api/users/7", "http://localhost:3000/api/", "http://localhost:3001/api/users",
+                    "https://localhost:3000/api/users", "http://localhost:3000/API/users"] {
+            #expect(breakpoints.setting(for: Self.request(url, endpoint: "localhost:3000")).isOff, "\(url)")
+        }
+    }
+
+    @Test("A pattern's * matches any run; a ? in the pattern compares the query; the longest matching key wins, then the host's")
+    func patterns() throws {
+        // Given a host's breakpoint, a pattern under it and a longer one
+        let breakpoints = Breakpoints(fileURL: nil, redactor: .standard)
+        try breakpoints.set(Self.pauseAnswers, for: "api.example.test")
+        try breakpoints.set(Self.pause, for: "https://api.example.test/v1/*")
+        let errors = BreakpointSetting(error: .pause)
+        try breakpoints.set(errors, for: "https://api.example.test/v1/users/*/posts")
+        let onlySearches = BreakpointSetting(request: .pause, response: .pause)
+        try breakpoints.set(onlySearches, for: "https://*.example.test/search?q=*")
+        func setting(_ url: String) -> BreakpointSetting {
+            breakpoints.setting(for: Self.request(url, endpoint: URL(string: url)!.host()!))
+        }
+        // Then the most specific key that matches decides
+        #expect(setting("https://api.example.test/v1/users/7/posts") == errors)
+        #expect(setting("https://api.example.test/v1/users/7/posts?page=2") == errors)
+        #expect(setting("https://api.example.test/v1/users/7") == Self.pause)
+        #expect(setting("https://api.example.test/v2/users") == Self.pauseAnswers)
+        // And a pattern with a query matches on the query too, on any host its * allows
+        #expect(setting("https://www.example.test/search?q=kiosk") == onlySearches)
+        #expect(setting("https://www.example.test/search").isOff)
+        // And a catalog's endpoint is matched by its name as before
+        try breakpoints.set(Self.pause, for: "rickandmorty.characters")
+        #expect(breakpoints.setting(for: Self.request("http://demo.invalid/api/character?page=1", endpoint: "rickandmorty.characters"))
+            == Self.pause)
+    }
+}
