@@ -176,6 +176,7 @@ let package = Package(
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
         ),

@@ -10,11 +10,13 @@ import KioskCore
 import KioskDebugger
 import Logging
 import KioskDemoUpstream
+import KioskNetwork
 import KioskProcess
 import KioskProxy
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import ServiceLifecycle
 import Synchronization
 
@@ -29,11 +31,20 @@ func proxyBenchmarks(demo: DemoUpstream, quick: Bool) async {
 private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     let upstream = try await BenchUpstream.start()
     defer { Task { await upstream.stop() } }
+    // The HTTPS upstream's certificate, of a CA of the bench's (a ProxyAuthority's leaf for 127.0.0.1), which Kiosk and
+    // mitmdump are told to trust; and Kiosk's own CA, which the HTTPS load client trusts.
+    let upstreamCAFolder = temporaryDirectory("bench-upstream-ca")
+    let upstreamCA = try ProxyAuthority.inDirectory(upstreamCAFolder)
+    let upstreamCAFile = upstreamCAFolder.appendingPathComponent(ProxyAuthority.certificateFileName).path
+    let secureUpstream = try await BenchUpstream.start(tls: try upstreamCA.serverContext(for: "127.0.0.1"))
+    defer { Task { await secureUpstream.stop() } }
+    let kioskCA = try ProxyAuthority.inDirectory(temporaryDirectory("bench-kiosk-ca"))
     var configuration = try await benchConfiguration(demo, name: "proxy")
     // Room for every exchange of the run, so that what was logged can be counted against what was sent.
     configuration.capture.logMaxBytes = 8 << 30
+    configuration.proxyTransport.additionalTrustRoots = [upstreamCAFile]
     let kiosk = try Kiosk(configuration: configuration)
-    let (forward, forwardGroup, forwardRun) = try await startProxy(kiosk, configure: { _ in })
+    let (forward, forwardGroup, forwardRun) = try await startProxy(kiosk, configure: { $0.authority = kioskCA })
     let (reverse, reverseGroup, reverseRun) = try await startProxy(kiosk) { $0.reverseTo = URL(string: "http://127.0.0.1:\(upstream.port)/") }
     let rounds = quick ? 1 : 3
     let duration = quick ? "3s" : "5s"
@@ -57,7 +68,7 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
         print("[proxy] wrk not installed (apt-get install wrk) — throughput skipped")
         return
     }
-    let mitm = try? await Mitmdump.start()
+    let mitm = try? await Mitmdump.start(trusting: upstreamCAFile)
     if mitm == nil { print("[proxy] mitmdump not found (pip install mitmproxy, or MITMDUMP=path) — its column is skipped") }
     for size in ["2k", "18k"] {
         var direct: [Double] = [], kioskForward: [Double] = [], kioskReverse: [Double] = [], mitmForward: [Double] = []
@@ -89,6 +100,37 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
         }
         print(line + "  (target: >= 40% of direct, >= 20x mitmdump)")
         print("[proxy] \(size): \(sent) requests answered through Kiosk, \(logged) logged (\(logged >= sent ? "none dropped" : "\(sent - logged) missing"))")
+    }
+
+    // HTTPS, read by each proxy with its own CA: the same load client (CONNECT, TLS inside, keep-alive GETs) through each.
+    for size in ["2k", "18k"] {
+        var direct: [Double] = [], kioskRates: [Double] = [], mitmRates: [Double] = []
+        var sent = 0
+        try kiosk.debugger.flush()
+        let loggedBefore = try kiosk.debugger.count()
+        let seconds = Duration.seconds(quick ? 3 : 5)
+        for _ in 0..<rounds {
+            direct.append(try await httpsLoad(proxyPort: nil, targetPort: secureUpstream.port, path: "/\(size)", caPEM: upstreamCA.certificatePEM,
+                                              duration: seconds).rate)
+            let viaKiosk = try await httpsLoad(proxyPort: forward, targetPort: secureUpstream.port, path: "/\(size)",
+                                               caPEM: kioskCA.certificatePEM, duration: seconds)
+            kioskRates.append(viaKiosk.rate)
+            sent += viaKiosk.requests
+            if let mitm, let mitmCA = try? String(contentsOf: mitm.certificate, encoding: .utf8) {
+                mitmRates.append(try await httpsLoad(proxyPort: mitm.port, targetPort: secureUpstream.port, path: "/\(size)", caPEM: mitmCA,
+                                                     duration: seconds).rate)
+            }
+        }
+        try kiosk.debugger.flush()
+        let logged = try kiosk.debugger.count() - loggedBefore
+        let median = { (values: [Double]) in percentile(values, 50) }
+        var line = String(format: "[proxy] HTTPS intercepted, 32 keep-alive clients, %@ JSON (median of %d): direct %.0f req/s; Kiosk %.0f (%.0f%% of direct)",
+                          size, rounds, median(direct), median(kioskRates), 100 * median(kioskRates) / median(direct))
+        if !mitmRates.isEmpty {
+            line += String(format: "; mitmdump %.0f (Kiosk %.1fx)", median(mitmRates), median(kioskRates) / median(mitmRates))
+        }
+        print(line + "  (target: >= 40% of direct, >= 20x mitmdump)")
+        print("[proxy] HTTPS \(size): \(sent) requests answered through Kiosk, \(logged) logged (\(logged >= sent ? "none dropped" : "\(sent - logged) missing"))")
     }
     await mitm?.stop()
 
@@ -222,7 +264,12 @@ private struct Mitmdump {
     let process: ChildProcess
     let port: Int
 
-    static func start() async throws -> Mitmdump {
+    /// Where mitmdump keeps its CA's certificate (made on its first start), for clients to trust.
+    var certificate: URL { folder.appendingPathComponent("mitmproxy-ca-cert.pem") }
+    let folder: URL
+
+    /// mitmdump, trusting `upstreamCA` (a PEM file) for the upstreams' HTTPS as well as the system's roots.
+    static func start(trusting upstreamCA: String) async throws -> Mitmdump {
         let candidates = [ProcessInfo.processInfo.environment["MITMDUMP"], ".venv-browser/bin/mitmdump"].compactMap { $0 }
         guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }).map(URL.init(fileURLWithPath:))
                 ?? executableOnPath("mitmdump") else { throw BenchFailure("no mitmdump") }
@@ -230,13 +277,14 @@ private struct Mitmdump {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let port = try freePort()
         let process = try ChildProcess(path, arguments: ["-q", "--listen-host", "127.0.0.1", "-p", String(port),
-                                                          "--set", "confdir=\(folder.path)", "-w", folder.appendingPathComponent("flows").path],
+                                                          "--set", "confdir=\(folder.path)", "--set", "ssl_verify_upstream_trusted_ca=\(upstreamCA)",
+                                                          "-w", folder.appendingPathComponent("flows").path],
                                        stdin: .null, stdout: .null, stderr: .null)
         // Listening once a connection is accepted.
         for _ in 0..<200 {
             if (try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get())
                 .map({ $0.close(promise: nil) }) != nil {
-                return Mitmdump(process: process, port: port)
+                return Mitmdump(process: process, port: port, folder: folder)
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -267,7 +315,8 @@ private final class BenchUpstream: Sendable {
         port = channel.localAddress?.port ?? 0
     }
 
-    static func start() async throws -> BenchUpstream {
+    /// Plain HTTP, or HTTPS with `tls`.
+    static func start(tls: NIOSSLContext? = nil) async throws -> BenchUpstream {
         let small = body(bytes: 2 * 1024), large = body(bytes: 18 * 1024)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -275,6 +324,7 @@ private final class BenchUpstream: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Handler(small: small, large: large))
                 }
