@@ -61,8 +61,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var remoteClient = true
     /// The connection's event loop as a task executor: its exchanges run there (see `EventLoopTaskExecutor`).
     private var executor: EventLoopTaskExecutor?
-    /// A body larger than the limit, passing to the upstream as the app sends it, until its end.
-    private var upload: BodyPipe?
+    /// Whether the rest of an upload answered early is being read and dropped before the connection closes.
+    private var draining = false
+    /// A body larger than the limit, passing to the upstream as the app sends it, until its end: the pipe to the
+    /// upstream's side, what arrived and is not handed over yet, and whether the app's body has ended.
+    private var upload: (pipe: BodyPipe, backlog: CircularBuffer<ByteBuffer>, ended: Bool)?
     private var maximumBodyBytes: Int { settings.configuration.maximumRequestBodyBytes }
     private var via: String { settings.via }
     private var loop: LoopGuard { settings.loop }
@@ -108,28 +111,32 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             // A body declared larger than the limit goes to the upstream as it comes, from now on.
             if let declared, declared > maximumBodyBytes {
-                return streamUpload(head, first: nil, context: context)
+                return streamUpload(head, first: [], context: context)
             }
             state = .receiving(head, context.channel.allocator.buffer(capacity: min(declared ?? 0, 1 << 20)))
         case .body(var chunk):
-            if let upload {
-                return offer(chunk, to: upload, context: context)
+            if upload != nil {
+                upload?.backlog.append(chunk)
+                return feed(context)
             }
             switch state {
             case .receiving(let head, var body):
+                // A chunked body that grows past the limit: what was held goes first, the rest as it comes.
+                if body.readableBytes + chunk.readableBytes > maximumBodyBytes {
+                    return streamUpload(head, first: [body, chunk], context: context)
+                }
                 state = .idle  // body moves out of the state without a copy
                 body.writeBuffer(&chunk)
-                // A chunked body that grows past the limit: what was held goes first, the rest as it comes.
-                if body.readableBytes > maximumBodyBytes { return streamUpload(head, first: body, context: context) }
                 state = .receiving(head, body)
             default:
                 break
             }
         case .end:
-            if let upload {
-                self.upload = nil
-                return upload.finish()
+            if upload != nil {
+                upload?.ended = true
+                return feed(context)
             }
+            if draining { return context.close(promise: nil) }
             switch state {
             case .receiving(let head, let body):
                 state = .forwarding
@@ -143,33 +150,51 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         inFlight?.cancel()
         inFlight = nil
-        upload?.finish(KioskError.transport(url: "", message: "the app closed its connection before the end of its request body"))
+        upload?.pipe.finish(KioskError.transport(url: "", message: "the app closed its connection before the end of its request body"))
         upload = nil
         context.fireChannelInactive()
     }
 
-    /// Forwards a request whose body is larger than the limit while the app is still sending it: each part goes on
-    /// once the upstream took the one before, the app's connection read no further meanwhile.
-    private func streamUpload(_ head: HTTPRequestHead, first: ByteBuffer?, context: ChannelHandlerContext) {
+    /// Forwards a request whose body is larger than the limit while the app is still sending it (`first`: what was
+    /// held of it already).
+    private func streamUpload(_ head: HTTPRequestHead, first: CircularBuffer<ByteBuffer>, context: ChannelHandlerContext) {
         state = .forwarding
         let channel = context.channel
         let pipe = BodyPipe(onStop: {
             // The upstream's side read no more (it answered early, or failed): the rest of the body is read and
-            // dropped, and the connection closes after the answer (see `write`).
+            // dropped (the pipe takes no more), and the connection closes after the answer (see `write`).
             channel.eventLoop.execute { Self.resumeReading(channel) }
         })
-        upload = pipe
-        if let first { offer(first, to: pipe, context: context) }
+        upload = (pipe, first, false)
+        feed(context)
         handle(head, body: nil, stream: pipe.stream, context: context)
     }
 
-    /// Hands a part of a streamed upload on; while the upstream has not taken it, the app's connection is not read.
-    private func offer(_ chunk: ByteBuffer, to pipe: BodyPipe, context: ChannelHandlerContext) {
-        let channel = context.channel
-        let taken = pipe.offer(Data(chunk.readableBytesView)) {
-            channel.eventLoop.execute { Self.resumeReading(channel) }
+    /// Hands what arrived of a streamed upload on, 64 KiB at a time, each part once the upstream took those before:
+    /// while it has not, the app's connection is not read, so what waits in memory is at most what was held before
+    /// streaming began and one read's worth. Ends the pipe after the body's last part.
+    private func feed(_ context: ChannelHandlerContext) {
+        let loop = context.eventLoop
+        while var current = upload, var next = current.backlog.popFirst() {
+            let part = next.readSlice(length: min(64 << 10, next.readableBytes))!
+            if next.readableBytes > 0 { current.backlog.prepend(next) }
+            upload = current
+            let bound = NIOLoopBound((self, context), eventLoop: loop)
+            let taken = current.pipe.offer(Data(part.readableBytesView)) {
+                loop.execute { bound.value.0.feed(bound.value.1) }
+            }
+            if !taken {
+                try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+                return
+            }
         }
-        if !taken { try? channel.syncOptions?.setOption(.autoRead, value: false) }
+        guard let current = upload else { return }
+        if current.ended {
+            upload = nil
+            current.pipe.finish()
+        } else {
+            Self.resumeReading(context.channel)
+        }
     }
 
     private static func resumeReading(_ channel: any Channel) {
@@ -535,8 +560,20 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func end(keepAlive: Bool, context: ChannelHandlerContext) {
         state = .idle
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !keepAlive {
-            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        guard !keepAlive else { return }
+        // An answer given before the end of the app's upload: closing now, with its body unread, would reset the
+        // connection, and the app could lose the answer with it. Its side is shut instead, and what the app still
+        // sends is read and dropped, until its body ends or for 5 s at most.
+        let lingering = upload != nil
+        written.assumeIsolated().whenComplete { [self] _ in
+            guard lingering, let current = upload else { return context.close(promise: nil) }
+            upload = nil
+            draining = true
+            current.pipe.finish(CancellationError())
+            context.close(mode: .output, promise: nil)
+            Self.resumeReading(context.channel)
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(5)) { bound.value.close(promise: nil) }
         }
     }
 }

@@ -149,6 +149,14 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     await kiosk.shutdown()
 }
 
+/// `kiosk-bench --serve-upstream`: only the bench's upstream (`/2k`, `/18k`, `/stream?bytes=N`, `/upload`), on a free
+/// loopback port it prints, until the process is stopped — for profiling a `kiosk proxy` process on its own.
+func serveBenchUpstream() async throws {
+    let upstream = try await BenchUpstream.start()
+    print("bench upstream on http://127.0.0.1:\(upstream.port)/")
+    while true { try await Task.sleep(for: .seconds(3600)) }
+}
+
 /// A download of `bytes` (chunked, so past the buffer it streams) through the forward proxy by curl, or with `upload` an
 /// upload of as many (curl reading a pipe: chunked), with this process's resident set sampled while it runs: how much the
 /// proxy's memory rose, and the rate.

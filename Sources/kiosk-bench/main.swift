@@ -65,6 +65,10 @@ let buildKind = "release build"
 print("kiosk-bench — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(buildKind)")
 print("")
 
+if arguments.contains("--serve-upstream") {
+    try await serveBenchUpstream()
+}
+
 let demo = DemoUpstream()
 try await demo.start()
 

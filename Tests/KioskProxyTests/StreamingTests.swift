@@ -360,22 +360,44 @@ struct StreamingTests {
         }
     }
 
-    @Test("An upstream that answers an upload before reading it: the app gets the answer, its connection closes, the proxy serves on")
+    @Test("An upstream that answers an upload early: the app gets the answer, may send the rest of its body unreset, then the connection closes; the proxy serves on")
     func uploadAnsweredEarly() async throws {
         try await withProxy(ProxyConfiguration(port: 0, maximumRequestBodyBytes: 64 << 10), to: try await StreamingUpstream.start(),
                             stop: { await $0.stop() }) { proxy, upstream in
-            // Given an upstream that refuses an upload at its head
+            // Given an upstream that refuses an upload at its head, and an app that can go on sending after the proxy
+            // shuts its side (TCP half-close, as curl and browsers can)
             let url = upstream.url("/refuse")
-            // When an app starts a 4 MiB upload and waits for the answer before sending all of it
-            let answer = try await proxy.connect().executeThenClose { inbound, outbound in
-                let fields = HTTPHeaders([("Host", "127.0.0.1:\(upstream.port)"), ("Content-Length", String(4 << 20))])
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(.allowRemoteHalfClosure, value: true)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                    }
+                }
+            // When it starts a 4 MiB upload and reads the answer after its first 128 KiB
+            let (answer, restSent) = try await channel.executeThenClose { inbound, outbound in
+                let size = 4 << 20
+                let fields = HTTPHeaders([("Host", "127.0.0.1:\(upstream.port)"), ("Content-Length", String(size))])
                 try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: .POST, uri: url, headers: fields)))
                 try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: StreamingUpstream.pattern(128 << 10)))))
-                return try await Self.answer(from: inbound)
+                let answer = try await Self.answer(from: inbound)
+                // And then sends the rest of its body
+                var sent = 128 << 10
+                while sent < size {
+                    try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: StreamingUpstream.pattern(64 << 10, from: sent)))))
+                    sent += 64 << 10
+                }
+                try await outbound.write(.end(nil))
+                // Then the proxy closes the connection once the body has ended (long before its 5 s at most)
+                let closedByProxy = try await Self.eventually { proxy.meter.snapshot.openConnections == 0 }
+                #expect(closedByProxy)
+                return (answer, sent)
             }
-            // Then it gets the upstream's 403, told the connection closes (the rest of its body is not read)
+            // And the app got the upstream's 403, told the connection closes, and could send all it meant to
             #expect(answer.head?.status == .forbidden && answer.body == "no uploads here")
             #expect(answer.head?.headers["Connection"] == ["close"])
+            #expect(restSent == 4 << 20)
             // And the proxy serves the next app
             let next = try await Self.upload(through: proxy, upstream.url("/upload"), size: 1000, declared: true)
             #expect(next.head?.status == .ok)
