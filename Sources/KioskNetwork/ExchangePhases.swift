@@ -111,7 +111,9 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     private struct State {
         var marks = ExchangeMarks()
         var head: HTTPResponseHead?
-        var body = ByteBuffer()
+        /// The body held so far, as the parts it came in (joined once at the end: a buffer grown part by part would
+        /// be copied at each doubling and hold up to twice the limit).
+        var parts: CircularBuffer<ByteBuffer> = []
         var received = 0
         var expectedLength: Int?
         /// Set once the answer is handed on before its end: the rest of the body goes through it.
@@ -192,16 +194,18 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             state.received += buffer.readableBytes
             if let pipe = state.pipe { return .stream(pipe) }
             guard state.received <= limit else { return .pastTheLimit }
-            var part = buffer
-            state.body.writeBuffer(&part)
+            state.parts.append(buffer)
             return .held
         }
         switch next {
         case .held:
             return task.eventLoop.makeSucceededVoidFuture()
         case .pastTheLimit where streams:
-            // Past the limit with no size declared: what was held goes on, and the rest streams from this part.
-            return offer(buffer, to: startStreaming(task: task), on: task.eventLoop)
+            // Past the limit with no size declared: what was held goes first through the stream, then this part; the
+            // upstream is read no further until the reader has taken them all.
+            let (pipe, held) = startStreaming(task: task)
+            for part in held { _ = pipe.offer(Data(part.readableBytesView), resume: {}) }
+            return offer(buffer, to: pipe, on: task.eventLoop)
         case .pastTheLimit:
             // A failed future ends the exchange with this error (RequestBag.swift:369-420).
             return task.eventLoop.makeFailedFuture(KioskError.transport(url: url, message: "response larger than \(limit) bytes"))
@@ -216,28 +220,35 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             state.marks.finished = now
             // AsyncHTTPClient finishes only after a head; this guards the contract rather than a known path.
             guard let head = state.head else { throw KioskError.transport(url: url, message: "the response ended before its head") }
-            return Collected(head: head, body: state.body, marks: state.marks)
+            var body = state.parts.first ?? ByteBuffer()
+            if state.parts.count > 1 {
+                body = ByteBuffer()
+                body.reserveCapacity(state.received)
+                for var part in state.parts { body.writeBuffer(&part) }
+            }
+            return Collected(head: head, body: body, marks: state.marks)
         }
     }
 
-    /// Hands the answer on now, with what was held as its first bytes and the rest to come through a pipe.
+    /// Hands the answer on now, its whole body to come through a pipe; returns the pipe and the parts held so far,
+    /// which the caller offers to it first.
     @discardableResult
-    private func startStreaming(task: HTTPClient.Task<Collected>) -> BodyPipe {
+    private func startStreaming(task: HTTPClient.Task<Collected>) -> (pipe: BodyPipe, held: CircularBuffer<ByteBuffer>) {
         let pipe = BodyPipe(onStop: { task.cancel() })
-        let collected: Collected? = state.withLock { state in
-            guard let head = state.head, !state.delivered else { return nil }
+        let (collected, held): (Collected?, CircularBuffer<ByteBuffer>) = state.withLock { state in
+            guard let head = state.head, !state.delivered else { return (nil, []) }
             state.pipe = pipe
             state.delivered = true
-            defer { state.body = ByteBuffer() }
-            return Collected(head: head, body: state.body, marks: state.marks, stream: pipe.stream)
+            defer { state.parts = [] }
+            return (Collected(head: head, body: ByteBuffer(), marks: state.marks, stream: pipe.stream), state.parts)
         }
         // Already answered (the timer won against the head): nobody will read the stream.
         guard let collected else {
             task.cancel()
-            return pipe
+            return (pipe, [])
         }
         ready.succeed(collected)
-        return pipe
+        return (pipe, held)
     }
 
     /// Offers a part to the stream's reader; the future (AsyncHTTPClient reads no more until it completes) waits

@@ -18,8 +18,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private enum State {
         case idle
-        /// Reading a request's body, held until its end (up to the limit).
-        case receiving(HTTPRequestHead, ByteBuffer)
+        /// Reading a request's body, held until its end (up to the limit) as the parts it came in, and their size: one
+        /// growing buffer would be copied at every doubling, and hold twice the limit at the last.
+        case receiving(HTTPRequestHead, CircularBuffer<ByteBuffer>, Int)
         /// Waiting for the upstream's answer (a streamed upload's body may still be arriving: `upload`).
         case forwarding
     }
@@ -113,21 +114,19 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             if let declared, declared > maximumBodyBytes {
                 return streamUpload(head, first: [], context: context)
             }
-            state = .receiving(head, context.channel.allocator.buffer(capacity: min(declared ?? 0, 1 << 20)))
-        case .body(var chunk):
+            state = .receiving(head, [], 0)
+        case .body(let chunk):
             if upload != nil {
                 upload?.backlog.append(chunk)
                 return feed(context)
             }
             switch state {
-            case .receiving(let head, var body):
+            case .receiving(let head, var parts, let size):
+                state = .idle  // the parts move out of the state without a copy
+                parts.append(chunk)
                 // A chunked body that grows past the limit: what was held goes first, the rest as it comes.
-                if body.readableBytes + chunk.readableBytes > maximumBodyBytes {
-                    return streamUpload(head, first: [body, chunk], context: context)
-                }
-                state = .idle  // body moves out of the state without a copy
-                body.writeBuffer(&chunk)
-                state = .receiving(head, body)
+                if size + chunk.readableBytes > maximumBodyBytes { return streamUpload(head, first: parts, context: context) }
+                state = .receiving(head, parts, size + chunk.readableBytes)
             default:
                 break
             }
@@ -138,8 +137,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             if draining { return context.close(promise: nil) }
             switch state {
-            case .receiving(let head, let body):
+            case .receiving(let head, let parts, let size):
                 state = .forwarding
+                var body = parts.first ?? context.channel.allocator.buffer(capacity: 0)
+                if parts.count > 1 {
+                    body = context.channel.allocator.buffer(capacity: size)
+                    for var part in parts { body.writeBuffer(&part) }
+                }
                 handle(head, body: body, context: context)
             case .idle, .forwarding:
                 break
