@@ -177,6 +177,7 @@ let package = Package(
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                           .product(name: "NIOTLS", package: "swift-nio"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
         ),

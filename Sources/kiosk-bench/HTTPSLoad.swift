@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NIOTLS
 import Synchronization
 
 /// `connections` keep-alive HTTPS clients through the forward proxy on `proxyPort` (nil: straight to the target) to
@@ -30,8 +31,10 @@ func httpsLoad(proxyPort: Int?, targetPort: Int, path: String, caPEM: String, co
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        TunnelOpener(target: proxyPort == nil ? nil : "127.0.0.1:\(targetPort)", tls: context, request: request,
-                                     counter: counter, ready: ready))
+                        TunnelOpener(target: proxyPort == nil ? nil : "127.0.0.1:\(targetPort)", tls: context, ready: ready) { operations in
+                            try operations.addHTTPClientHandlers(position: .last)
+                            try operations.addHandler(RequestLoop(request: request, counter: counter, ready: ready), position: .last)
+                        })
                 }
             }
             .connect(host: "127.0.0.1", port: proxyPort ?? targetPort).get()
@@ -82,23 +85,78 @@ private final class LoadCounter: Sendable {
     func fail(_ reason: String) { state.withLock { if $0.failure == nil, $0.running { $0.failure = reason } } }
 }
 
-/// Sends the CONNECT, reads the proxy's answer to it, then puts TLS, HTTP and the request loop in its place (at once
-/// with no `target`: a connection straight to the upstream).
+/// Each a first CONNECT to a host the proxy has not seen (`new-N.bench.test`, so it mints a leaf), then the same host's
+/// again (its leaf cached): how long from opening the connection to the TLS handshake's end, in seconds. The proxy's
+/// interception answers a CONNECT without asking any upstream, so no upstream is needed.
+func handshakeTimes(proxyPort: Int, caPEM: String, count: Int) async throws -> (fresh: [Double], cached: [Double]) {
+    var tls = TLSConfiguration.makeClientConfiguration()
+    tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(caPEM.utf8), format: .pem)])
+    let context = try NIOSSLContext(configuration: tls)
+    let run = UUID().uuidString.prefix(8).lowercased()
+    func handshake(_ host: String) async throws -> Double {
+        let ready = ReadyOnce(MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self))
+        let start = ContinuousClock.now
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        TunnelOpener(target: "\(host):443", tls: context, serverHostname: host, ready: ready) { operations in
+                            try operations.addHandler(HandshakeWatcher(ready: ready), position: .last)
+                        })
+                }
+            }
+            .connect(host: "127.0.0.1", port: proxyPort).get()
+        try await ready.future.get()
+        let elapsed = ContinuousClock.now - start
+        try? await channel.close()
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+    var fresh: [Double] = [], cached: [Double] = []
+    for index in 0..<count {
+        let host = "new-\(index)-\(run).bench.test"
+        fresh.append(try await handshake(host))
+        cached.append(try await handshake(host))
+    }
+    return (fresh.sorted(), cached.sorted())
+}
+
+/// Completes `ready` when the TLS handshake is done.
+private final class HandshakeWatcher: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    private let ready: ReadyOnce
+
+    init(ready: ReadyOnce) { self.ready = ready }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted? = event as? TLSUserEvent { ready.succeed() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        ready.fail(error)
+        context.close(promise: nil)
+    }
+}
+
+/// Sends the CONNECT, reads the proxy's answer to it, then puts TLS and what `then` adds in its place (at once with
+/// no `target`: a connection straight to the upstream).
 private final class TunnelOpener: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     private let target: String?
     private let tls: NIOSSLContext
-    private let request: HTTPRequestHead
-    private let counter: LoadCounter
+    private let serverHostname: String?
     private let ready: ReadyOnce
+    private let then: (ChannelPipeline.SynchronousOperations) throws -> Void
     private var answer = ByteBuffer()
 
-    init(target: String?, tls: NIOSSLContext, request: HTTPRequestHead, counter: LoadCounter, ready: ReadyOnce) {
+    init(target: String?, tls: NIOSSLContext, serverHostname: String? = nil, ready: ReadyOnce,
+         then: @escaping (ChannelPipeline.SynchronousOperations) throws -> Void) {
         self.target = target
         self.tls = tls
-        self.request = request
-        self.counter = counter
+        self.serverHostname = serverHostname
         self.ready = ready
+        self.then = then
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -122,9 +180,8 @@ private final class TunnelOpener: ChannelInboundHandler, RemovableChannelHandler
     private func enterTLS(_ context: ChannelHandlerContext) {
         do {
             let operations = context.pipeline.syncOperations
-            try operations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: nil), position: .after(self))
-            try operations.addHTTPClientHandlers(position: .last)
-            try operations.addHandler(RequestLoop(request: request, counter: counter, ready: ready), position: .last)
+            try operations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverHostname), position: .after(self))
+            try then(operations)
             operations.removeHandler(context: context, promise: nil)
         } catch {
             ready.fail(error)
