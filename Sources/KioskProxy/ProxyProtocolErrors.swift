@@ -3,8 +3,10 @@ import NIOHTTP1
 
 /// Answers a request NIO's HTTP/1 decoder could not read with a status and a sentence that say why — 431 for a
 /// header section past the limit, 505 for a version other than HTTP/1.x (HTTP/2 prior knowledge), 400 for the
-/// rest — and the connection closes (the decoder cannot go on after a parse error). In place of NIO's
-/// `HTTPServerProtocolErrorHandler`, whose answer is a bare 400; like it, it writes nothing once an answer has begun.
+/// rest — and closes the connection once that is written (the decoder reads nothing more after a parse error, and
+/// nothing else closes it: left open, it would wait for the head deadline, or for ever once a head had been handed on
+/// before the error, as llhttp does with HTTP/2's preface). In place of NIO's `HTTPServerProtocolErrorHandler`, whose
+/// answer is a bare 400; like it, it writes no answer of its own once one has begun, and closes when that one ends.
 final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -14,6 +16,8 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
     private let maximumHeaderBytes: Int
     private let via: String
     private var answering = false
+    /// A parse error came while an answer was being written: the connection closes once it ends.
+    private var closesAfterAnswer = false
 
     init(maximumHeaderBytes: Int, via: String) {
         self.maximumHeaderBytes = maximumHeaderBytes
@@ -43,15 +47,17 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
             return
         }
-        // The decoder closes the connection right after this returns: the answer is written now or never.
-        if !answering {
+        if answering {
+            closesAfterAnswer = true
+        } else {
             let (status, sentence) = Self.refusal(for: parserError, maximumHeaderBytes: maximumHeaderBytes)
             let text = sentence + "\n"
             let headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(text.utf8.count)),
                                        ("Cache-Control", "no-store"), ("Connection", "close"), ("Via", via)])
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: text)))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
         context.fireErrorCaught(error)
     }
@@ -59,6 +65,13 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status.code >= 200: answering = true
+        case .end where closesAfterAnswer:
+            answering = false
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.cascade(to: promise)
+            context.writeAndFlush(data, promise: written)
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            return
         case .end: answering = false
         default: break
         }

@@ -273,27 +273,51 @@ func withProxy<Upstream>(_ configuration: ProxyConfiguration = ProxyConfiguratio
 }
 
 /// What a raw connection to `port` receives after sending `bytes`: until the first answer is whole (by its
-/// Content-Length), or with `toClose` until the server closes the connection; at most `timeout`.
+/// Content-Length), or with `toClose` until the server closes the connection. Past `timeout` the connection is
+/// closed and the call throws `RawExchangeTimeout` with what had arrived: a server that never answers or never closes
+/// fails the test that waits for it, rather than hanging the run.
 func rawExchange(port: Int, _ bytes: String, timeout: Duration = .seconds(20), toClose: Bool = false) async throws -> String {
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .connect(host: "127.0.0.1", port: port) { channel in
             channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
         }
-    return try await channel.executeThenClose { inbound, outbound in
+    let expired = ExpiryFlag()
+    let (seconds, attoseconds) = timeout.components
+    let timer = channel.channel.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+        expired.set()
+        channel.channel.close(promise: nil)
+    }
+    defer { timer.cancel() }
+    let received: String = try await channel.executeThenClose { inbound, outbound in
         try await outbound.write(ByteBuffer(string: bytes))
         var received = ""
-        let deadline = ContinuousClock.now + timeout
-        var iterator = inbound.makeAsyncIterator()
-        while ContinuousClock.now < deadline {
-            guard let chunk = try await iterator.next() else { break }
-            received += String(buffer: chunk)
-            if !toClose, received.contains("\r\n\r\n"), let length = contentLength(received),
-               received.utf8.count >= (received.range(of: "\r\n\r\n").map { received.utf8.distance(from: received.startIndex, to: $0.upperBound) } ?? 0) + length {
-                break
+        do {
+            for try await chunk in inbound {
+                received += String(buffer: chunk)
+                if !toClose, received.contains("\r\n\r\n"), let length = contentLength(received),
+                   received.utf8.count >= (received.range(of: "\r\n\r\n").map { received.utf8.distance(from: received.startIndex, to: $0.upperBound) } ?? 0) + length {
+                    break
+                }
             }
-        }
+        } catch where expired.isSet {}
         return received
     }
+    if expired.isSet { throw RawExchangeTimeout(timeout: timeout, received: received) }
+    return received
+}
+
+/// Set once, from the timer's event loop, read by the waiting test.
+private final class ExpiryFlag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
+}
+
+/// A raw exchange that did not end within its time: the server neither finished its answer nor closed.
+struct RawExchangeTimeout: Error, CustomStringConvertible {
+    let timeout: Duration
+    let received: String
+    var description: String { "no end within \(timeout) (answer not whole, or connection not closed); received: \(received.prefix(300))" }
 }
 
 private func contentLength(_ response: String) -> Int? {

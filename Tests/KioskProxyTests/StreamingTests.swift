@@ -114,7 +114,7 @@ final class StreamingUpstream: Sendable {
                 let fields = HTTPHeaders([("Content-Length", String(text.utf8.count)), ("Connection", "close")])
                 context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .forbidden, headers: fields))), promise: nil)
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
-                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             case "/chunked", "/sized", "/cut":
                 var fields = HTTPHeaders([("Content-Type", "application/octet-stream")])
                 if path == "/sized" { fields.add(name: "Content-Length", value: String(bytes)) }
