@@ -37,22 +37,32 @@ swift build --build-tests --explicit-target-dependency-import-check error "$@"
 # together on 2 cores, loopback exchanges of 400 ms took over 15 s in the first minute and timing tests failed;
 # with 12 the run is no slower (43 s against 47 s here) and nothing waits that long.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-12}"
-# A test that hangs fails the run here, naming what never finished, rather than holding CI to its 90-minute limit:
-# the whole suite takes about a minute on 2 cores, so 15 minutes allows for a machine several times slower.
+# A test that hangs fails the run here, naming what never finished and where every thread of the test process
+# waits, rather than holding CI to its 90-minute limit: the whole suite takes about a minute on 2 cores, so
+# 15 minutes allows for a machine several times slower.
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
-set +e
-timeout --kill-after=30 900 swift test --skip-build "$@" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-set -e
-if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+trap 'rm -f "$log" "$log.started" "$log.ended"' EXIT
+swift test --skip-build "$@" > >(tee "$log") 2>&1 &
+tests=$!
+limit=$((15 * 60))
+while kill -0 "$tests" 2>/dev/null && [ "$limit" -gt 0 ]; do sleep 1; limit=$((limit - 1)); done
+if kill -0 "$tests" 2>/dev/null; then
     echo "error: the Swift tests did not finish within 15 minutes; started and never finished:" >&2
     sed -n 's/.*Test "\(.*\)" started\./\1/p' "$log" | sort -u > "$log.started"
     sed -n 's/.*Test "\(.*\)" \(with [0-9]* test cases* \)*\(passed\|failed\).*/\1/p' "$log" | sort -u > "$log.ended"
     comm -23 "$log.started" "$log.ended" | sed 's/^/  /' >&2
-    rm -f "$log.started" "$log.ended"
+    for pid in $(pgrep -f 'PackageTests.xctest'); do
+        if command -v gdb >/dev/null 2>&1; then
+            echo "Threads of the test process $pid:" >&2
+            gdb -batch -ex 'thread apply all bt 25' -p "$pid" 2>&1 | grep -E '^(Thread|#)' >&2 || true
+        fi
+        kill -9 "$pid" 2>/dev/null || true
+    done
+    kill "$tests" 2>/dev/null || true
     exit 1
 fi
+status=0
+wait "$tests" || status=$?
 [ "$status" -eq 0 ] || exit "$status"
 
 # The JSON API against its OpenAPI document: schemathesis fuzzes a running `kiosk serve` (installs what it needs).
