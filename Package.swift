@@ -205,7 +205,7 @@ let package = Package(
                     swiftSettings: testSwiftSettings),
         .testTarget(
             name: "KioskAppTests",
-            dependencies: ["KioskApp", "KioskCore", "KioskSources", "KioskStore", "KioskTestSupport",
+            dependencies: ["KioskApp", "KioskCore", "KioskNetwork", "KioskSources", "KioskStore", "KioskTestSupport",
                            .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: testSwiftSettings
         ),

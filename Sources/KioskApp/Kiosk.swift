@@ -22,8 +22,15 @@ public final class Kiosk: Sendable {
     public let redactor: Redactor
     /// Wall time, as injected (ages shown are computed from it).
     public let now: @Sendable () -> Date
-    /// Things that work less well than configured (capture off because the log cannot open), for faces to show.
-    public let warnings: [String]
+    /// Things that work less well than configured (capture off because the log cannot open, a proxy cache that
+    /// cannot store), for faces to show: those known at start, then any said since.
+    public var warnings: [String] { startWarnings + lateWarnings.all }
+    private let startWarnings: [String]
+    private let lateWarnings = LateWarnings()
+    /// `kiosk proxy`'s cache of apps' answers; nil when none is configured or its file could not be opened.
+    package let proxyCache: ProxyCache?
+    /// The proxy pipeline's cache layer, whose settings switch live.
+    private let proxyCaching: ProxyCachingTransport?
     /// The store (for tests and benchmarks in this package).
     package let database: AppDatabase
     /// Online/offline, from real request outcomes.
@@ -110,7 +117,18 @@ public final class Kiosk: Sendable {
             requestLog = nil
         }
         self.requestLog = requestLog
-        self.warnings = warnings
+        var proxyCache: ProxyCache?
+        if let cacheConfiguration = configuration.proxyCache {
+            // Like the log, a help rather than a need: without it the proxy still proxies, and says why it keeps nothing.
+            do {
+                proxyCache = try ProxyCache.open(at: configuration.proxyCacheURL.path, maxBytes: cacheConfiguration.maxBytes)
+            } catch {
+                warnings.append("The proxy cache cannot be opened, so apps' answers are not kept for offline use: "
+                                + redactor.scrub((error as? KioskError)?.description ?? String(describing: error)))
+            }
+        }
+        self.proxyCache = proxyCache
+        self.startWarnings = warnings
         // With capture off, an existing log is still readable (`kiosk log`), but nothing new is captured.
         let captureLog = configuration.capture.isEnabled ? requestLog : nil
 
@@ -182,7 +200,16 @@ public final class Kiosk: Sendable {
         // what its upstream sent; the capture still redacts what it records).
         let (proxyBottom, proxyWire) = Self.wire(dependencies.proxyTransport, configuration.proxyTransport)
         self.proxyWire = proxyWire
-        let proxyRewriting = RewritingTransport(base: MockingTransport(base: PolicyTransport(base: proxyBottom, policy: policy), rules: mocks),
+        let proxyPolicy = PolicyTransport(base: proxyBottom, policy: policy)
+        let lateWarnings = lateWarnings
+        let proxyCaching = configuration.proxyCache.map { cacheConfiguration in
+            ProxyCachingTransport(base: proxyPolicy, cache: proxyCache, settings: cacheConfiguration.settings, now: dependencies.now) { warning in
+                lateWarnings.add(warning)
+                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+            }
+        }
+        self.proxyCaching = proxyCaching
+        let proxyRewriting = RewritingTransport(base: MockingTransport(base: proxyCaching ?? proxyPolicy, rules: mocks),
                                                 rules: rules, clock: dependencies.clock,
                                                 timeout: configuration.proxyTransport.requestTimeout)
         let proxyCapture: any HTTPTransport = captureLog.map { log in
@@ -248,7 +275,54 @@ public final class Kiosk: Sendable {
     /// the policy.
     /// `forNetwork`: for a client on another machine (`.proxiedForNetwork`).
     public func vetProxied(_ url: URL, forNetwork: Bool) async throws {
+        if proxyCacheSettings?.offline == true {
+            throw KioskError.refused(url: redactor.redact(url), reason: "the proxy is offline (kiosk proxy --offline, or the "
+                                     + "console's switch): it opens no connection to an upstream")
+        }
         try await outboundPolicy.check(url, purpose: forNetwork ? .proxiedForNetwork : .proxied)
+    }
+
+    /// How `kiosk proxy`'s cache answers now (nil when this process has no proxy cache layer); setting it switches it
+    /// for the next request.
+    public var proxyCacheSettings: ProxyCacheSettings? {
+        get { proxyCaching?.settings.withLock { $0 } }
+        set { if let newValue { proxyCaching?.settings.withLock { $0 = newValue } } }
+    }
+
+    /// What `kiosk proxy`'s cache holds per host (an empty list when there is no cache file yet).
+    public func proxyCacheStats() throws -> [ProxyCacheHostStats] {
+        try openedProxyCache()?.hostStats() ?? []
+    }
+
+    /// The answers `kiosk proxy`'s cache holds, most recently used first, of one host when given; without bodies.
+    public func proxyCacheEntries(host: String? = nil, limit: Int = 1000) throws -> [ProxyCacheEntry] {
+        try openedProxyCache()?.entries(host: host, limit: limit) ?? []
+    }
+
+    /// One stored answer, with its body; nil when there is none with that id.
+    public func proxyCacheEntry(id: Int64) throws -> ProxyCacheEntry? {
+        try openedProxyCache()?.entry(id: id)
+    }
+
+    /// Removes one stored answer; false when there was none with that id.
+    @discardableResult
+    public func removeProxyCacheEntry(id: Int64) throws -> Bool {
+        try openedProxyCache()?.remove(id: id) ?? false
+    }
+
+    /// Removes every stored answer, or one host's; returns how many went.
+    @discardableResult
+    public func clearProxyCache(host: String? = nil) throws -> Int {
+        try openedProxyCache()?.clear(host: host) ?? 0
+    }
+
+    /// The proxy cache of this process, else the data directory's file when it exists (the CLI beside a running
+    /// `kiosk proxy`: two processes share it); nil when there is none.
+    private func openedProxyCache() throws -> ProxyCache? {
+        if let proxyCache { return proxyCache }
+        let path = configuration.proxyCacheURL.path
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try ProxyCache.open(at: path, maxBytes: (configuration.proxyCache ?? ProxyCacheConfiguration()).maxBytes)
     }
 
     /// Makes `overview` the description of this process's `kiosk proxy` (its listeners, CA and live counts) that the
@@ -276,4 +350,11 @@ public final class Kiosk: Sendable {
         await httpTransport?.shutdown()
         await proxyWire?.shutdown()
     }
+}
+
+/// Warnings said after the start (a proxy cache that cannot store), kept for the faces that show them.
+private final class LateWarnings: Sendable {
+    private let list = Mutex<[String]>([])
+    var all: [String] { list.withLock { $0 } }
+    func add(_ warning: String) { list.withLock { $0.append(warning) } }
 }

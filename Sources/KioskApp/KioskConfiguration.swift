@@ -52,6 +52,12 @@ public struct KioskConfiguration: Sendable {
         return dataDirectory.appendingPathComponent(base + suffix)
     }
 
+    /// `kiosk proxy`'s cache of apps' answers; nil (every other command) opens no cache file.
+    public var proxyCache: ProxyCacheConfiguration?
+
+    /// `kiosk proxy`'s cache file beside the database (`kiosk-proxy-cache.sqlite`, `kiosk-demo-proxy-cache.sqlite`).
+    public var proxyCacheURL: URL { besideDatabase("-proxy-cache.sqlite") }
+
     /// The wire of `kiosk proxy`: apps' requests pass as they are (bytes and encodings untouched), may take a
     /// minute upstream, and are held whole up to 16 MB.
     public var proxyTransport = TransportConfiguration(requestTimeout: .seconds(60), maximumBodyBytes: 16 << 20,

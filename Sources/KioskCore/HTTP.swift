@@ -21,6 +21,16 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
     /// Appends a field, keeping any existing one of the same name.
     public mutating func add(name: String, value: String) { fields.append((name: name, value: value)) }
 
+    /// Every value for `name`, compared case-insensitively, in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    /// Removes every field named `name`, compared case-insensitively.
+    public mutating func removeAll(named name: String) {
+        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 
     public static func == (lhs: HTTPHeaderFields, rhs: HTTPHeaderFields) -> Bool {
@@ -133,6 +143,8 @@ public struct HTTPResponse: Sendable, Hashable {
     /// Whether this caller was given the answer of an identical request already in flight, rather than
     /// a request of its own (coalescing): RFC 9211's `collapsed`.
     public var isCollapsed = false
+    /// The decision of the cache that answered or passed it on (`kiosk proxy`'s), which the log records as it is.
+    public var cacheStatus: CacheStatus?
     /// The rest of the body, still arriving, when the answer is handed on before its end (a proxied event stream,
     /// or a body past the buffer limit): `body` is what came before it. Read once; not part of equality.
     public var stream: BodyStream? {

@@ -136,7 +136,9 @@ public final class CapturingTransport: HTTPTransport {
             status: response?.status, responseHeaders: response.map { fields($0.headers, redactor) } ?? [],
             responseBody: response.map { body($0, redactor, size: bodySize) },
             error: errorText, timings: timings,
-            decision: response.map(CacheDecision.init(forwardedAnswer:)) ?? .network,
+            decision: response.map { $0.isEdited || $0.isMocked ? CacheDecision(forwardedAnswer: $0) : $0.cacheStatus?.decision
+                                           ?? CacheDecision(forwardedAnswer: $0) } ?? .network,
+            cacheStatus: response.flatMap { $0.isEdited || $0.isMocked ? nil : $0.cacheStatus },
             touchedBy: touches.map { $0.mapText(redactor.scrub) })
     }
 

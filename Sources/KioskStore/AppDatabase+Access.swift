@@ -31,6 +31,24 @@ extension AppDatabase {
         return config
     }
 
+    /// The configuration of a file kept beside the store (the request log, the proxy cache): WAL through a pool,
+    /// waiting 5 s for another process's write (the CLI beside a server), incremental auto-vacuum set on a new file
+    /// (so that a clear gives space back without VACUUM's copy, and only on a new file: on an existing one the pragma
+    /// still writes, and on a full disk would keep the file from opening), and a WAL cut back to 4 MB after a
+    /// checkpoint that followed a large deletion.
+    static func sideFileConfiguration(label: String) -> Configuration {
+        var config = Configuration()
+        config.label = label
+        config.busyMode = .timeout(5)
+        config.prepareDatabase { db in
+            if !db.configuration.readonly, try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 {
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            }
+            try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
+        }
+        return config
+    }
+
     /// Whether `error` is this module's report of a full disk.
     public static func isDiskFull(_ error: KioskError) -> Bool {
         if case .storage(let message) = error { return message.hasPrefix(diskFullPrefix) }

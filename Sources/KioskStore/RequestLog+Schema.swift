@@ -62,19 +62,8 @@ extension RequestLog {
     }()
 
     static func makeDatabaseConfiguration() -> GRDB.Configuration {
-        var config = GRDB.Configuration()
-        config.label = "KioskLog"
         // Another Kiosk process (the CLI next to `kiosk serve`) may be writing the same log.
-        config.busyMode = .timeout(5)
-        config.prepareDatabase { db in
-            // Effective only on a new file, and only before GRDB switches it to WAL (see AppDatabase).
-            if !db.configuration.readonly {
-                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
-            }
-            // After a checkpoint, a WAL that grew during a large eviction is cut back to 4 MB.
-            try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
-        }
-        return config
+        AppDatabase.sideFileConfiguration(label: "KioskLog")
     }
 
     private static func createTables(_ db: Database) throws {

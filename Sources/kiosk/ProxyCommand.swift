@@ -1,6 +1,6 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
-import KioskApp
+public import KioskApp
 import KioskConsole
 import KioskCore
 import KioskNetwork
@@ -15,7 +15,7 @@ struct ProxyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proxy",
         abstract: "Put an app behind Kiosk: an HTTP proxy whose every exchange the network debugger records, pauses and rewrites.",
-        subcommands: [ProxyRunCommand.self, ProxyCACommand.self, ProxyEnvCommand.self, ProxyPasswordCommand.self],
+        subcommands: [ProxyRunCommand.self, ProxyCACommand.self, ProxyEnvCommand.self, ProxyPasswordCommand.self, ProxyCacheCommand.self],
         defaultSubcommand: ProxyRunCommand.self)
 }
 
@@ -74,8 +74,21 @@ struct ProxyRunCommand: AsyncParsableCommand {
     @Flag(help: ArgumentHelp("Do not check upstream HTTPS certificates (a test server's self-signed one). Anyone between "
                              + "Kiosk and the upstream could then read and change the exchanges; said on start and noted on each."))
     var insecureUpstream = false
+    @Option(help: ArgumentHelp("What the proxy keeps of apps' answers: fallback (every request goes upstream; when the "
+                               + "upstream fails — unreachable, a timeout, a 5xx — the stored answer is given, however old) or off.",
+                               valueName: "mode"))
+    var cache: ProxyCacheMode = .fallback
+    @Flag(help: ArgumentHelp("Ask no upstream at all (not even DNS): stored answers are given, anything else is a 504. "
+                             + "Browse once online, then replay with no network."))
+    var offline = false
+    @Option(help: ArgumentHelp("The most the stored answers may take, in MB; the least recently used go first.", valueName: "MB"))
+    var cacheSize = 500
 
     func validate() throws {
+        guard (1...1_000_000).contains(cacheSize) else { throw ValidationError("--cache-size must be between 1 and 1000000 MB (got \(cacheSize)).") }
+        if offline && cache == .off {
+            throw ValidationError("--offline answers from the cache, which --cache off turns off: drop one of them.")
+        }
         for (name, value) in [("--port", port), ("--console-port", consolePort)] where !(0...65_535).contains(value) {
             throw ValidationError("\(name) must be between 0 and 65535 (got \(value)); 0 picks a free one.")
         }
@@ -133,6 +146,13 @@ struct ProxyRunCommand: AsyncParsableCommand {
             let runtime = try await Runtime.start(global, pausesAtBreakpoints: true) {
                 $0.proxyTransport.additionalTrustRoots = roots
                 $0.proxyTransport.verifiesCertificates = verifies
+                var cacheConfiguration = ProxyCacheConfiguration()
+                cacheConfiguration.settings = ProxyCacheSettings(mode: cache, offline: offline)
+                cacheConfiguration.maxBytes = cacheSize * 1_000_000
+                $0.proxyCache = cacheConfiguration
+            }
+            if offline {
+                Output.human("Offline: no upstream is asked; stored answers are given, anything else is a 504.")
             }
             let kiosk = runtime.kiosk
             let host = host
@@ -299,5 +319,124 @@ struct ProxyEnvCommand: AsyncParsableCommand {
                          ("NODE_EXTRA_CA_CERTS", certificate)]
             Output.human(lines.map { "export \($0.0)=\(Output.shellQuoted($0.1))" }.joined(separator: "\n"))
         }
+    }
+}
+
+extension ProxyCacheMode: ExpressibleByArgument {}
+
+struct ProxyCacheCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "What `kiosk proxy` keeps of apps' answers, to give them when the upstream fails or the proxy is offline.",
+        discussion: """
+            The proxy stores each answer HTTP lets a cache store (a GET's, without no-store) in kiosk-proxy-cache.sqlite \
+            in the data directory (readable by you alone: it holds the bodies as they came), keyed by URL, the request's \
+            credentials and the headers its Vary names, at most --cache-size MB, the least recently used going first. \
+            These commands work beside a running proxy.
+            """,
+        subcommands: [Stats.self, List.self, Clear.self],
+        defaultSubcommand: Stats.self)
+
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "What is stored, per host: answers, size, hits, ages.")
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let stats = try await Runtime.offline(global) { try $0.proxyCacheStats() }
+                if json {
+                    print(try Output.json(stats))
+                    return
+                }
+                guard !stats.isEmpty else {
+                    Output.human("The proxy cache is empty.")
+                    return
+                }
+                let now = Date()
+                var lines = ["HOST\tANSWERS\tSIZE\tHITS\tNEWEST"]
+                for host in stats {
+                    lines.append("\(host.host)\t\(host.entries)\t\(Render.bytes(host.bytes))\t\(host.hits)\t"
+                                 + "\(Int(now.timeIntervalSince(host.newest).rounded())) s ago")
+                }
+                let total = stats.reduce(0) { $0 + $1.bytes }
+                lines.append("\(Render.count(stats.reduce(0) { $0 + $1.entries }, "answer")), \(Render.bytes(total)) in all")
+                Output.human(lines.joined(separator: "\n"))
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The stored answers, most recently used first.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Only this host's.") var host: String?
+        @Option(help: "At most this many.") var limit = 100
+        @Flag(help: "Print JSON.") var json = false
+
+        func validate() throws {
+            guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 100000.") }
+            if host?.isEmpty == true { throw ValidationError("--host must not be empty.") }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let entries = try await Runtime.offline(global) { try $0.proxyCacheEntries(host: host, limit: limit) }
+                if json {
+                    print(try Output.json(entries.map(ProxyCacheEntryJSON.init)))
+                    return
+                }
+                guard !entries.isEmpty else {
+                    Output.human(host.map { "Nothing is stored for \($0)." } ?? "The proxy cache is empty.")
+                    return
+                }
+                let now = Date()
+                Output.human(entries.map { entry in
+                    "\(entry.id)\t\(entry.status)\t\(Render.bytes(entry.size))\t\(entry.hits) hits\t"
+                        + "\(Int(now.timeIntervalSince(entry.responseTime).rounded())) s old\t\(entry.method) \(entry.url)"
+                }.joined(separator: "\n"))
+            }
+        }
+    }
+
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove every stored answer, or one host's.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Only this host's.") var host: String?
+
+        func validate() throws {
+            if host?.isEmpty == true { throw ValidationError("--host must not be empty.") }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let removed = try await Runtime.offline(global) { try $0.clearProxyCache(host: host) }
+                Output.human("Removed \(Render.count(removed, "stored answer"))\(host.map { " of \($0)" } ?? "").")
+            }
+        }
+    }
+}
+
+/// A stored answer as `kiosk proxy cache list --json` prints it (without its body).
+private struct ProxyCacheEntryJSON: Encodable {
+    let id: Int64
+    let method: String
+    let url: String
+    let host: String
+    let status: Int
+    let size: Int
+    let hits: Int
+    let storedAt: Date
+    let lastUsed: Date
+
+    init(_ entry: ProxyCacheEntry) {
+        id = entry.id
+        method = entry.method
+        url = entry.url
+        host = entry.host
+        status = entry.status
+        size = entry.size
+        hits = entry.hits
+        storedAt = entry.responseTime
+        lastUsed = entry.lastUsed
     }
 }

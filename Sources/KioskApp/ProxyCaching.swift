@@ -1,0 +1,309 @@
+import Crypto
+import Foundation
+import KioskCore
+import KioskNetwork
+import KioskStore
+import Synchronization
+
+// `kiosk proxy`'s offline-first cache: the one layer of the proxy pipeline that keeps an app's answers and gives
+// them back when the upstream cannot (docs/PROXY.md, "Offline-first for any app"). It sits below mocks and rewrite
+// rules (a mock answers before it; a rule rewrites a stored answer as it would a fresh one, and what is stored is
+// what the upstream sent) and above the outbound policy, so that offline it answers without a connection, a DNS
+// lookup included.
+//
+// - What is stored is what RFC 9111 §3 lets a cache store: the answer to a GET, of a status that is final and
+//   cacheable by default (§4.2.2) or that carries explicit freshness, without `no-store` (the request's or the
+//   answer's) and without `Vary: *`; `private` is allowed, this cache being the user's own. A body streamed past
+//   the proxy's buffer limit (or an event stream) is not stored. Set-Cookie is not kept: a replayed answer must
+//   not set an old session again.
+// - The key: method, full URL, a SHA-256 of the request's Authorization and Cookie (one identity's answer is never
+//   given to a request made with another; the secrets themselves never reach the file), and the request's values
+//   of the headers the answer's `Vary` names.
+// - `fallback` (the default): every request goes upstream as the app sent it; when the upstream cannot be reached,
+//   times out or answers 5xx, the stored answer is given instead, however old, with its `Age`. A 304 to an app's
+//   own conditional request refreshes the stored answer (§4.3.4) and goes to the app as it came.
+// - Offline (`--offline`, or the console's switch): no upstream is asked; a stored answer is given, as a 304 when
+//   the app's validator matches it; anything else is a 504 saying it is not stored.
+// - Every answer through it carries `Cache-Status` (RFC 9211) in Kiosk's own words, appended to any an upstream
+//   cache sent, and the same value goes to the request log.
+
+/// How `kiosk proxy`'s cache answers (`--cache`).
+public enum ProxyCacheMode: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Every request goes upstream; the stored answer is given when the upstream fails (unreachable, timeout, 5xx).
+    case fallback
+    /// Nothing is stored or given from the cache.
+    case off
+}
+
+/// The cache's settings that can change while the proxy runs.
+public struct ProxyCacheSettings: Sendable, Hashable, Codable {
+    /// How the cache answers.
+    public var mode: ProxyCacheMode
+    /// Whether no upstream is asked at all: stored answers are given, anything else is a 504.
+    public var offline: Bool
+
+    /// Fallback and online unless told otherwise.
+    public init(mode: ProxyCacheMode = .fallback, offline: Bool = false) {
+        self.mode = mode
+        self.offline = offline
+    }
+}
+
+/// What `kiosk proxy` keeps of apps' answers: where, how much, and how it answers at first.
+public struct ProxyCacheConfiguration: Sendable, Hashable {
+    /// How it answers at start (switchable while running).
+    public var settings = ProxyCacheSettings()
+    /// The most the stored answers may add up to, in bytes (500 MB unless `--cache-size` says).
+    public var maxBytes = 500 * 1_000_000
+
+    /// The defaults: fallback, online, 500 MB.
+    public init() {}
+}
+
+/// The proxy pipeline's cache layer (see the notes above).
+final class ProxyCachingTransport: HTTPTransport {
+    private let base: any HTTPTransport
+    /// nil when the file could not be opened: nothing is stored, offline still never dials.
+    private let cache: ProxyCache?
+    let settings: Mutex<ProxyCacheSettings>
+    private let now: @Sendable () -> Date
+    /// Told once when an answer could not be stored (a full disk), with why.
+    private let warn: @Sendable (String) -> Void
+    private let warned = Mutex(false)
+
+    init(base: any HTTPTransport, cache: ProxyCache?, settings: ProxyCacheSettings, now: @escaping @Sendable () -> Date,
+         warn: @escaping @Sendable (String) -> Void) {
+        self.base = base
+        self.cache = cache
+        self.settings = Mutex(settings)
+        self.now = now
+        self.warn = warn
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let settings = settings.withLock { $0 }
+        let readable = request.method == "GET" || request.method == "HEAD"
+        let key = readable ? Key(request) : nil
+        if settings.offline {
+            guard let key, let cache, case .found(let entry)? = try? lookup(key, request, in: cache, using: true) else {
+                return Self.notStored(request)
+            }
+            return answer(from: entry, to: request, status: CacheStatus(.offline))
+        }
+        guard settings.mode != .off, let key, let cache else {
+            var response = try await base.send(request)
+            let forward: CacheStatus.Forward = readable ? .bypass : .method
+            Self.mark(&response, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status))
+            return response
+        }
+        let found = (try? lookup(key, request, in: cache, using: false)) ?? .uriMiss
+        let forward: CacheStatus.Forward = switch found {
+        case .found: .stale
+        case .varyMiss: .varyMiss
+        case .uriMiss: .uriMiss
+        }
+        let sent = now()
+        let response: HTTPResponse
+        do {
+            response = try await base.send(request)
+        } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) {
+            guard case .found(let entry) = found else { throw error }
+            try? cache.noteUse(id: entry.id, at: now())
+            return answer(from: entry, to: request,
+                          status: CacheStatus(error.isConnectivityFailure ? .offline : .staleOnError, forward: .stale))
+        }
+        let received = now()
+        var answered = response
+        if response.status >= 500, case .found(let entry) = found {
+            try? cache.noteUse(id: entry.id, at: now())
+            return answer(from: entry, to: request, status: CacheStatus(.staleOnError, forward: .stale, forwardStatus: response.status))
+        }
+        var stored = false
+        if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited {
+            stored = keep {
+                try cache.refresh(id: entry.id, with: response.headers, requestTime: sent, responseTime: received)
+                return true
+            }
+        } else if request.method == "GET", Self.isStorable(response, for: request) {
+            stored = keep {
+                try cache.store(method: "GET", url: key.url, host: key.host, credentials: key.credentials, vary: Key.varyNames(response.headers),
+                                variant: key.variant(for: Key.varyNames(response.headers)) ?? "", status: response.status,
+                                headers: Self.storedHeaders(response.headers), body: response.body, requestTime: sent,
+                                responseTime: received) != nil
+            }
+        }
+        Self.mark(&answered, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status,
+                                         stored: stored))
+        return answered
+    }
+
+    // MARK: - Looking up and answering
+
+    private func lookup(_ key: Key, _ request: HTTPRequest, in cache: ProxyCache, using: Bool) throws -> ProxyCacheLookup {
+        try cache.lookup(method: "GET", url: key.url, credentials: key.credentials, variant: { key.variant(for: $0) },
+                         using: using, at: now())
+    }
+
+    /// A stored answer as the app gets it: with its current `Age`, as a 304 when the app's own validator matches it,
+    /// without a body to a HEAD.
+    private func answer(from entry: ProxyCacheEntry, to request: HTTPRequest, status: CacheStatus) -> HTTPResponse {
+        var headers = entry.headers
+        headers["Age"] = String(Int(Self.currentAge(of: entry, at: now())))
+        if Self.validatorMatches(request.headers, entry.headers) {
+            for name in ["Content-Length", "Content-Type", "Content-Encoding", "Transfer-Encoding"] { headers.removeAll(named: name) }
+            var response = HTTPResponse(status: 304, headers: headers, url: request.url)
+            Self.mark(&response, status)
+            return response
+        }
+        var response = HTTPResponse(status: entry.status, headers: headers, body: request.method == "HEAD" ? Data() : entry.body,
+                                    url: request.url)
+        Self.mark(&response, status)
+        return response
+    }
+
+    /// The offline answer to what is not stored: a 504 saying so.
+    private static func notStored(_ request: HTTPRequest) -> HTTPResponse {
+        let text = request.method == "GET" || request.method == "HEAD"
+            ? "Kiosk's proxy is offline and has no stored answer for \(request.method) \(request.url.absoluteString): it was "
+                + "never fetched through the proxy (or not with this request's credentials and headers). Go online to fetch it.\n"
+            : "Kiosk's proxy is offline: a \(request.method) is not sent, and only GET answers are stored.\n"
+        var response = HTTPResponse(status: 504, headers: ["Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"],
+                                    body: Data(text.utf8), url: request.url)
+        mark(&response, CacheStatus(.offline, forward: .miss))
+        return response
+    }
+
+    /// Notes the decision on the answer: its `Cache-Status` field (after any an upstream cache sent) and for the log.
+    private static func mark(_ response: inout HTTPResponse, _ status: CacheStatus) {
+        let upstream = response.headers.values(for: CacheStatus.headerName)
+        response.headers.removeAll(named: CacheStatus.headerName)
+        response.headers.add(name: CacheStatus.headerName, value: (upstream + [status.headerValue]).joined(separator: ", "))
+        response.cacheStatus = status
+    }
+
+    /// Runs a write to the cache; a failure (a full disk) leaves the answer unstored and is said once.
+    private func keep(_ write: () throws -> Bool) -> Bool {
+        do {
+            return try write()
+        } catch {
+            let first = warned.withLock { warned in
+                defer { warned = true }
+                return !warned
+            }
+            if first {
+                warn("The proxy cache cannot store answers (\((error as? KioskError)?.description ?? String(describing: error))); "
+                     + "the proxy goes on without storing them.")
+            }
+            return false
+        }
+    }
+
+    // MARK: - RFC 9111
+
+    /// Statuses a cache may store without explicit freshness (RFC 9110 §15.1, "heuristically cacheable").
+    static let cacheableByDefault: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Whether RFC 9111 §3 lets this private cache store the answer to `request` (a GET).
+    static func isStorable(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
+        guard response.stream == nil, !response.isEdited, !response.isMocked, (200...599).contains(response.status),
+              response.status != 206, request.headers["Range"] == nil else { return false }
+        let control = response.headers.values(for: "Cache-Control").joined(separator: ",").lowercased()
+        let asked = request.headers.values(for: "Cache-Control").joined(separator: ",").lowercased()
+        if directives(control).contains("no-store") || directives(asked).contains("no-store") { return false }
+        if Key.varyNames(response.headers).split(separator: ",").contains("*") { return false }
+        let names = directives(control)
+        let explicit = response.headers["Expires"] != nil || names.contains("max-age") || names.contains("public")
+            || names.contains("private")
+        return explicit || cacheableByDefault.contains(response.status)
+    }
+
+    /// The directive names of a Cache-Control value.
+    private static func directives(_ value: String) -> Set<String> {
+        Set(value.split(separator: ",").map { $0.split(separator: "=").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" })
+    }
+
+    /// What is kept of the answer's fields: not the hop-by-hop ones (the proxy removed them already), not Set-Cookie,
+    /// and not a Cache-Status or Age of a stored answer (made anew at each use).
+    static func storedHeaders(_ headers: HTTPHeaderFields) -> HTTPHeaderFields {
+        var kept = headers
+        for name in ["Set-Cookie", "Set-Cookie2", CacheStatus.headerName, "Age"] { kept.removeAll(named: name) }
+        return kept
+    }
+
+    /// RFC 9111 §4.2.3's current_age, in seconds.
+    static func currentAge(of entry: ProxyCacheEntry, at now: Date) -> TimeInterval {
+        let date = entry.headers["Date"].flatMap(HTTPDate.parse) ?? entry.responseTime
+        let apparentAge = max(0, entry.responseTime.timeIntervalSince(date))
+        let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
+        let ageValue = entry.headers["Age"].flatMap(TimeInterval.init) ?? 0
+        let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
+        return correctedInitialAge + max(0, now.timeIntervalSince(entry.responseTime))
+    }
+
+    /// Whether the app's own conditional request is satisfied by the stored answer: If-None-Match naming its ETag
+    /// (weak comparison), else If-Modified-Since no earlier than its Last-Modified (RFC 9110 §13.2.2).
+    static func validatorMatches(_ request: HTTPHeaderFields, _ stored: HTTPHeaderFields) -> Bool {
+        if let candidates = request["If-None-Match"] {
+            guard let etag = stored["ETag"] else { return false }
+            let bare = { (tag: String) in tag.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") }
+            return candidates.split(separator: ",").contains { bare(String($0)) == "*" || bare(String($0)) == bare(etag) }
+        }
+        if let since = request["If-Modified-Since"].flatMap(HTTPDate.parse),
+           let modified = stored["Last-Modified"].flatMap(HTTPDate.parse) {
+            return modified <= since
+        }
+        return false
+    }
+
+    /// Failures that are the upstream's (not the request's or the policy's): a timeout, or a connection that broke.
+    private static func isUpstreamFailure(_ error: KioskError) -> Bool {
+        switch error {
+        case .timeout, .transport, .truncatedBody: true
+        default: false
+        }
+    }
+
+    /// A request's cache key.
+    struct Key {
+        let url: String
+        let host: String
+        /// SHA-256 of the request's Authorization and Cookie fields, hex; "" without either.
+        let credentials: String
+        let headers: HTTPHeaderFields
+
+        init(_ request: HTTPRequest) {
+            url = request.url.absoluteString
+            host = request.url.host(percentEncoded: false)?.lowercased() ?? ""
+            headers = request.headers
+            let authorization = request.headers.values(for: "Authorization")
+            let cookies = request.headers.values(for: "Cookie")
+            if authorization.isEmpty && cookies.isEmpty {
+                credentials = ""
+            } else {
+                let text = "authorization\n" + authorization.joined(separator: "\n") + "\ncookie\n" + cookies.joined(separator: "; ")
+                credentials = SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+            }
+        }
+
+        /// The lowercased, sorted names an answer's `Vary` lists, comma-joined ("" for none).
+        static func varyNames(_ headers: HTTPHeaderFields) -> String {
+            Set(headers.values(for: "Vary").flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+                .sorted().joined(separator: ",")
+        }
+
+        /// The request's values of the `names` (as `varyNames` writes them), normalized as RFC 9111 §4.1 allows
+        /// (whitespace around commas); nil for `*`, which never matches.
+        func variant(for names: String) -> String? {
+            guard !names.isEmpty else { return "" }
+            var parts: [String] = []
+            for name in names.split(separator: ",").map(String.init) {
+                if name == "*" { return nil }
+                let value = headers.values(for: name).flatMap { $0.split(separator: ",") }
+                    .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ",")
+                parts.append(name + "=" + value)
+            }
+            return parts.joined(separator: "\n")
+        }
+    }
+}

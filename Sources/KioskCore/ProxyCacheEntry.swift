@@ -1,0 +1,72 @@
+public import Foundation
+
+/// One answer kept by `kiosk proxy`'s cache: what the upstream sent, and when.
+public struct ProxyCacheEntry: Sendable, Hashable {
+    /// The entry's id in the cache (stable until it is removed).
+    public var id: Int64
+    /// The request's method (GET).
+    public var method: String
+    /// The full URL asked.
+    public var url: String
+    /// The URL's host, for listing and clearing by host.
+    public var host: String
+    /// The status the upstream sent.
+    public var status: Int
+    /// The header fields the upstream sent, in order (without hop-by-hop ones and Set-Cookie).
+    public var headers: HTTPHeaderFields
+    /// The body, exactly as sent (still encoded as its Content-Encoding says).
+    public var body: Data
+    /// When the request that got it was sent (RFC 9111 §4.2.3's request_time).
+    public var requestTime: Date
+    /// When the answer came (or was last confirmed by a 304).
+    public var responseTime: Date
+    /// When it was last given to an app.
+    public var lastUsed: Date
+    /// How many times it was given to an app instead of the upstream's answer.
+    public var hits: Int
+    /// What it takes in the cache, in bytes (body and headers).
+    public var size: Int
+
+    /// An entry as the cache holds it.
+    public init(id: Int64, method: String, url: String, host: String, status: Int, headers: HTTPHeaderFields, body: Data,
+                requestTime: Date, responseTime: Date, lastUsed: Date, hits: Int, size: Int) {
+        self.id = id
+        self.method = method
+        self.url = url
+        self.host = host
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        self.lastUsed = lastUsed
+        self.hits = hits
+        self.size = size
+    }
+}
+
+/// What the cache holds for one host.
+public struct ProxyCacheHostStats: Sendable, Hashable, Codable {
+    /// The host.
+    public var host: String
+    /// How many answers are stored for it.
+    public var entries: Int
+    /// Their size in bytes.
+    public var bytes: Int
+    /// How many times its answers were given instead of the upstream's.
+    public var hits: Int
+    /// When its oldest answer came.
+    public var oldest: Date
+    /// When its newest answer came.
+    public var newest: Date
+
+    /// The figures of one host.
+    public init(host: String, entries: Int, bytes: Int, hits: Int, oldest: Date, newest: Date) {
+        self.host = host
+        self.entries = entries
+        self.bytes = bytes
+        self.hits = hits
+        self.oldest = oldest
+        self.newest = newest
+    }
+}

@@ -1,0 +1,312 @@
+public import Foundation
+import Glibc
+import GRDB
+public import KioskCore
+
+// `kiosk proxy`'s cache of the answers apps received (`kiosk-proxy-cache.sqlite`, beside the other files):
+// what lets an app behind the proxy read what it saw last when its upstream is gone. Its own file, like the
+// request log, so that neither the catalogs' store nor the log waits for it, and clearing one leaves the others.
+//
+// - `cacheEntry`: one row per stored answer. Its key is the method, the full URL, a digest of the request's
+//   credentials (one identity's answer is never given to a request made with another) and the variant: the
+//   request's values of the headers the answer's `Vary` names, so one URL keeps an answer per language, say.
+//   The exact status, headers and body are kept, since they are replayed as the upstream sent them; the
+//   request and response times make the answer's age (RFC 9111 §4.2.3).
+// - `cacheStats`: one row holding the sum of the entries' sizes, kept by triggers on every insert, update
+//   and delete, so a size check never sums the table.
+// - Bounded: past `maxBytes`, the least recently used entries go first, down to 90% of the limit (an
+//   eviction per ~10% written, not per answer). An answer is one transaction (WAL): a killed process leaves
+//   the file as it was before the answer or after it.
+// - The file and its WAL are readable by their owner only (0600): they hold the app's bodies as they were.
+
+/// What a lookup found for a request.
+public enum ProxyCacheLookup: Sendable, Hashable {
+    /// An answer stored for this request.
+    case found(ProxyCacheEntry)
+    /// Answers are stored for the URL, but their `Vary` headers do not match this request's (RFC 9211 `vary-miss`).
+    case varyMiss
+    /// Nothing stored for the URL and these credentials (RFC 9211 `uri-miss`).
+    case uriMiss
+}
+
+/// `kiosk proxy`'s bounded SQLite cache of the answers apps got. Thread-safe; every method throws `KioskError.storage`.
+public final class ProxyCache: Sendable, StoreFile {
+    let writer: any DatabaseWriter
+    /// The cache file, or nil for an in-memory cache.
+    public let path: String?
+    /// The most the entries may add up to, in bytes.
+    public let maxBytes: Int
+
+    private init(writer: any DatabaseWriter, path: String?, maxBytes: Int) throws {
+        self.writer = writer
+        self.path = path
+        self.maxBytes = maxBytes
+        do {
+            try Self.migrator.migrate(writer)
+        } catch {
+            throw AppDatabase.storageError(error, while: "prepare the proxy cache's schema", path: path)
+        }
+    }
+
+    /// Opens (creating it, readable by its owner only, and its folders if needed) the cache file at `path`, bounded to
+    /// `maxBytes`; throws `KioskError.storage` saying why when the file cannot be used.
+    public static func open(at path: String, maxBytes: Int) throws -> ProxyCache {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw KioskError.storage("cannot create the folder \(folder.path) for the proxy cache \(path): " + AppDatabase.reason(error))
+        }
+        // SQLite gives the WAL and its index the database file's own permissions: made 0600 first, all three are.
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            fchmod(descriptor, 0o600)
+            close(descriptor)
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: makeDatabaseConfiguration())
+        } catch {
+            throw AppDatabase.storageError(error, while: "open the proxy cache", path: path)
+        }
+        return try ProxyCache(writer: pool, path: path, maxBytes: maxBytes)
+    }
+
+    /// An empty cache in memory (tests).
+    public static func inMemory(maxBytes: Int) throws -> ProxyCache {
+        do {
+            return try ProxyCache(writer: DatabaseQueue(configuration: makeDatabaseConfiguration()), path: nil, maxBytes: maxBytes)
+        } catch let error as KioskError {
+            throw error
+        } catch {
+            throw AppDatabase.storageError(error, while: "create an in-memory proxy cache", path: nil)
+        }
+    }
+
+    // MARK: - Answers
+
+    /// What is stored for `method` and `url` asked with `credentials` (a digest, "" for none): the entry whose
+    /// variant matches the request's, as `variant(names)` gives it for the header names the entry varies on.
+    /// A found entry counts as used now (`at`) when `using` (it is about to be given to an app).
+    public func lookup(method: String, url: String, credentials: String, variant: (_ varyNames: String) -> String?,
+                       using: Bool, at now: Date) throws -> ProxyCacheLookup {
+        let rows = try read("look up the proxy cache") { db in
+            try Row.fetchAll(db, sql: "SELECT id, vary, variant FROM cacheEntry WHERE method = ? AND url = ? AND credentials = ?",
+                             arguments: [method, url, credentials])
+        }
+        guard !rows.isEmpty else { return .uriMiss }
+        guard let row = rows.first(where: { row in variant(row["vary"]).map { $0 == (row["variant"] as String) } ?? false }) else {
+            return .varyMiss
+        }
+        let id: Int64 = row["id"]
+        if using { try noteUse(id: id, at: now) }
+        return try entry(id: id).map(ProxyCacheLookup.found) ?? .uriMiss
+    }
+
+    /// Counts a use of the entry (it was given to an app) and makes it the most recently used.
+    public func noteUse(id: Int64, at now: Date) throws {
+        try write("note a use of the proxy cache") { db in
+            try db.execute(sql: "UPDATE cacheEntry SET lastUsed = ?, hits = hits + 1 WHERE id = ?", arguments: [now, id])
+        }
+    }
+
+    /// Stores an answer under its key, replacing the one stored there before, in one transaction; evicts the least
+    /// recently used entries when the cache is past its size. Returns the entry's id, or nil when the answer alone is
+    /// larger than a tenth of the cache (it would push out everything else).
+    @discardableResult
+    public func store(method: String, url: String, host: String, credentials: String, vary: String, variant: String,
+                      status: Int, headers: HTTPHeaderFields, body: Data, requestTime: Date, responseTime: Date) throws -> Int64? {
+        let encodedHeaders = Self.encode(headers)
+        let size = body.count + encodedHeaders.count + url.utf8.count
+        guard size <= maxBytes / 10 else { return nil }
+        return try write("store an answer in the proxy cache") { db in
+            try db.execute(sql: """
+                INSERT INTO cacheEntry (method, url, host, credentials, vary, variant, status, headers, body, requestTime,
+                                        responseTime, lastUsed, hits, size)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
+                ON CONFLICT (method, url, credentials, variant) DO UPDATE SET
+                    host = excluded.host, vary = excluded.vary, status = excluded.status, headers = excluded.headers,
+                    body = excluded.body, requestTime = excluded.requestTime, responseTime = excluded.responseTime,
+                    lastUsed = excluded.lastUsed, size = excluded.size
+                """, arguments: [method, url, host, credentials, vary, variant, status, encodedHeaders, body, requestTime,
+                                 responseTime, responseTime, size])
+            let id = try Int64.fetchOne(db, sql: "SELECT id FROM cacheEntry WHERE method = ? AND url = ? AND credentials = ? AND variant = ?",
+                                        arguments: [method, url, credentials, variant])
+            try evictIfNeeded(db)
+            return id
+        }
+    }
+
+    /// Refreshes a stored answer with the header fields of a 304 that confirmed it (RFC 9111 §4.3.4): each field the
+    /// 304 carries replaces the stored one of its name; the body stays. Its times become the 304's.
+    public func refresh(id: Int64, with notModified: HTTPHeaderFields, requestTime: Date, responseTime: Date) throws {
+        try write("refresh an answer in the proxy cache") { db in
+            guard let data = try Data.fetchOne(db, sql: "SELECT headers FROM cacheEntry WHERE id = ?", arguments: [id]) else { return }
+            var headers = Self.decode(data)
+            // Content-Length describes the 304's own empty body, not the stored one.
+            for name in Set(notModified.map { $0.name.lowercased() }) where name != "content-length" {
+                headers.removeAll(named: name)
+                for value in notModified.values(for: name) { headers.add(name: name, value: value) }
+            }
+            let encoded = Self.encode(headers)
+            try db.execute(sql: """
+                UPDATE cacheEntry SET headers = ?, requestTime = ?, responseTime = ?, size = size - length(headers) + ?
+                WHERE id = ?
+                """, arguments: [encoded, requestTime, responseTime, encoded.count, id])
+        }
+    }
+
+    /// The entry with this id, nil when there is none.
+    public func entry(id: Int64) throws -> ProxyCacheEntry? {
+        try read("read an answer of the proxy cache") { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM cacheEntry WHERE id = ?", arguments: [id]).map(Self.entry)
+        }
+    }
+
+    /// The entries, most recently used first, at most `limit`, of one host when `host` is given; without their bodies.
+    public func entries(host: String? = nil, limit: Int = 1000) throws -> [ProxyCacheEntry] {
+        try read("list the proxy cache") { db in
+            let columns = "id, method, url, host, status, headers, X'' AS body, requestTime, responseTime, lastUsed, hits, size"
+            let rows = if let host {
+                try Row.fetchAll(db, sql: "SELECT \(columns) FROM cacheEntry WHERE host = ? ORDER BY lastUsed DESC LIMIT ?",
+                                 arguments: [host.lowercased(), limit])
+            } else {
+                try Row.fetchAll(db, sql: "SELECT \(columns) FROM cacheEntry ORDER BY lastUsed DESC LIMIT ?", arguments: [limit])
+            }
+            return rows.map(Self.entry)
+        }
+    }
+
+    /// What is stored per host, the largest first.
+    public func hostStats() throws -> [ProxyCacheHostStats] {
+        try read("count the proxy cache") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT host, COUNT(*) AS entries, SUM(size) AS bytes, SUM(hits) AS hits, MIN(responseTime) AS oldest,
+                       MAX(responseTime) AS newest
+                FROM cacheEntry GROUP BY host ORDER BY bytes DESC, host
+                """).map { row in
+                ProxyCacheHostStats(host: row["host"], entries: row["entries"], bytes: row["bytes"], hits: row["hits"],
+                                    oldest: row["oldest"], newest: row["newest"])
+            }
+        }
+    }
+
+    /// The sum of the entries' sizes, in bytes.
+    public func sizeInBytes() throws -> Int {
+        try read("measure the proxy cache") { db in try Int.fetchOne(db, sql: "SELECT bytes FROM cacheStats") ?? 0 }
+    }
+
+    /// Removes one entry; false when there was none with that id.
+    @discardableResult
+    public func remove(id: Int64) throws -> Bool {
+        try write("remove an answer from the proxy cache") { db in
+            try db.execute(sql: "DELETE FROM cacheEntry WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Removes every entry, or a host's; returns how many went. The file gives the space back.
+    @discardableResult
+    public func clear(host: String? = nil) throws -> Int {
+        let removed = try write("clear the proxy cache") { db in
+            if let host {
+                try db.execute(sql: "DELETE FROM cacheEntry WHERE host = ?", arguments: [host.lowercased()])
+            } else {
+                try db.execute(sql: "DELETE FROM cacheEntry")
+            }
+            return db.changesCount
+        }
+        // Outside a transaction, as VACUUM's incremental form must be; a failure leaves the space to be reused.
+        _ = try? writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA incremental_vacuum")
+            try db.checkpoint(.truncate)
+        }
+        return removed
+    }
+
+    /// Over the limit: the least recently used entries go, down to 90% of it.
+    private func evictIfNeeded(_ db: Database) throws {
+        let total = try Int.fetchOne(db, sql: "SELECT bytes FROM cacheStats") ?? 0
+        guard total > maxBytes else { return }
+        var excess = total - maxBytes * 9 / 10
+        let victims = try Row.fetchCursor(db, sql: "SELECT id, size FROM cacheEntry ORDER BY lastUsed, id")
+        var ids: [Int64] = []
+        while excess > 0, let row = try victims.next() {
+            ids.append(row["id"])
+            excess -= row["size"] as Int
+        }
+        for chunk in stride(from: 0, to: ids.count, by: 500) {
+            let part = ids[chunk..<min(chunk + 500, ids.count)]
+            try db.execute(sql: "DELETE FROM cacheEntry WHERE id IN (\(part.map { _ in "?" }.joined(separator: ",")))",
+                           arguments: StatementArguments(Array(part)))
+        }
+    }
+
+    // MARK: - Rows
+
+    private static func entry(_ row: Row) -> ProxyCacheEntry {
+        ProxyCacheEntry(id: row["id"], method: row["method"], url: row["url"], host: row["host"], status: row["status"],
+                        headers: decode(row["headers"]), body: row["body"] ?? Data(), requestTime: row["requestTime"],
+                        responseTime: row["responseTime"], lastUsed: row["lastUsed"], hits: row["hits"], size: row["size"])
+    }
+
+    /// Header fields as a JSON array of [name, value] pairs, keeping their order and repeats.
+    static func encode(_ headers: HTTPHeaderFields) -> Data {
+        (try? JSONEncoder().encode(headers.map { [$0.name, $0.value] })) ?? Data("[]".utf8)
+    }
+
+    static func decode(_ data: Data) -> HTTPHeaderFields {
+        var fields = HTTPHeaderFields()
+        for pair in (try? JSONDecoder().decode([[String]].self, from: data)) ?? [] where pair.count == 2 {
+            fields.add(name: pair[0], value: pair[1])
+        }
+        return fields
+    }
+
+    // MARK: - Schema
+
+    static func makeDatabaseConfiguration() -> GRDB.Configuration {
+        // Two `kiosk proxy` processes on one data directory share the file: one waits for the other's write.
+        AppDatabase.sideFileConfiguration(label: "KioskProxyCache")
+    }
+
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE cacheEntry (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    method TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    host TEXT NOT NULL,
+                    credentials TEXT NOT NULL,
+                    vary TEXT NOT NULL,
+                    variant TEXT NOT NULL,
+                    status INTEGER NOT NULL,
+                    headers BLOB NOT NULL,
+                    body BLOB NOT NULL,
+                    requestTime DATETIME NOT NULL,
+                    responseTime DATETIME NOT NULL,
+                    lastUsed DATETIME NOT NULL,
+                    hits INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    UNIQUE (method, url, credentials, variant)
+                );
+                CREATE INDEX cacheEntryByUse ON cacheEntry (lastUsed);
+                CREATE INDEX cacheEntryByHost ON cacheEntry (host);
+                CREATE TABLE cacheStats (bytes INTEGER NOT NULL);
+                INSERT INTO cacheStats (bytes) VALUES (0);
+                CREATE TRIGGER cacheEntryAdded AFTER INSERT ON cacheEntry BEGIN
+                    UPDATE cacheStats SET bytes = bytes + new.size;
+                END;
+                CREATE TRIGGER cacheEntryChanged AFTER UPDATE OF size ON cacheEntry BEGIN
+                    UPDATE cacheStats SET bytes = bytes - old.size + new.size;
+                END;
+                CREATE TRIGGER cacheEntryRemoved AFTER DELETE ON cacheEntry BEGIN
+                    UPDATE cacheStats SET bytes = bytes - old.size;
+                END;
+                """)
+        }
+        return migrator
+    }()
+}

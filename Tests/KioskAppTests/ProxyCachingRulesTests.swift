@@ -1,0 +1,97 @@
+import Foundation
+import KioskCore
+import KioskNetwork
+import Testing
+@testable import KioskApp
+
+@Suite("kiosk proxy's cache rules (RFC 9111)")
+struct ProxyCachingRulesTests {
+    private static let url = URL(string: "http://app.test/items")!
+
+    private static func response(_ status: Int, _ headers: HTTPHeaderFields = [:]) -> HTTPResponse {
+        HTTPResponse(status: status, headers: headers, body: Data("b".utf8), url: url)
+    }
+
+    private static func request(_ headers: HTTPHeaderFields = [:]) -> HTTPRequest {
+        HTTPRequest(url: url, headers: headers, endpoint: "app.test")
+    }
+
+    @Test("Storable: a default-cacheable status, or explicit freshness; never no-store (either side), Vary: *, a range or a partial answer",
+          arguments: [
+            (200, [:], [:], true),
+            (404, [:], [:], true),
+            (301, [:], [:], true),
+            (302, [:], [:], false),
+            (302, ["Cache-Control": "max-age=60"], [:], true),
+            (500, [:], [:], false),
+            (503, ["Expires": "Thu, 01 Jan 2099 00:00:00 GMT"], [:], true),
+            (201, ["Cache-Control": "private"], [:], true),
+            (200, ["Cache-Control": "private, no-store"], [:], false),
+            (200, ["Cache-Control": "No-Store"], [:], false),
+            (200, [:], ["Cache-Control": "no-store"], false),
+            (200, ["Vary": "Accept, *"], [:], false),
+            (200, [:], ["Range": "bytes=0-1"], false),
+            (206, ["Cache-Control": "max-age=60"], [:], false),
+            (200, ["Cache-Control": "no-cache"], [:], true),
+          ] as [(Int, HTTPHeaderFields, HTTPHeaderFields, Bool)])
+    func storable(status: Int, headers: HTTPHeaderFields, asked: HTTPHeaderFields, expected: Bool) {
+        #expect(ProxyCachingTransport.isStorable(Self.response(status, headers), for: Self.request(asked)) == expected)
+    }
+
+    @Test("An edited, mocked or streamed answer is not stored")
+    func notTheUpstreamsBytes() {
+        var edited = Self.response(200)
+        edited.isEdited = true
+        let mocked = Self.response(200, [HTTPResponse.mockMarkerHeader: "1"])
+        var streamed = Self.response(200)
+        streamed.stream = BodyStream(pull: { nil }, stop: {})
+        for response in [edited, mocked, streamed] {
+            #expect(!ProxyCachingTransport.isStorable(response, for: Self.request()))
+        }
+    }
+
+    @Test("Age is the corrected initial age plus the time resident (RFC 9111 §4.2.3)")
+    func age() {
+        let requested = Date(timeIntervalSince1970: 1_000)
+        let received = requested.addingTimeInterval(2)
+        func entry(_ headers: HTTPHeaderFields) -> ProxyCacheEntry {
+            ProxyCacheEntry(id: 1, method: "GET", url: "u", host: "h", status: 200, headers: headers, body: Data(), requestTime: requested,
+                            responseTime: received, lastUsed: received, hits: 0, size: 0)
+        }
+        let now = received.addingTimeInterval(100)
+        // No Date, no Age: the response delay (2 s) plus 100 s resident
+        #expect(ProxyCachingTransport.currentAge(of: entry([:]), at: now) == 102)
+        // An upstream Age of 30: 30 + the delay, as it is larger than the apparent age
+        #expect(ProxyCachingTransport.currentAge(of: entry(["Age": "30"]), at: now) == 132)
+        // A Date 50 s before it came: an apparent age of 50
+        let date = HTTPDate.format(received.addingTimeInterval(-50))
+        #expect(ProxyCachingTransport.currentAge(of: entry(["Date": date]), at: now) == 150)
+    }
+
+    @Test("The app's validator: If-None-Match by weak comparison (and *), else If-Modified-Since against Last-Modified")
+    func validators() {
+        let stored: HTTPHeaderFields = ["ETag": #"W/"v1""#, "Last-Modified": "Thu, 01 Jan 2026 00:00:00 GMT"]
+        #expect(ProxyCachingTransport.validatorMatches(["If-None-Match": #""v0", "v1""#], stored))
+        #expect(ProxyCachingTransport.validatorMatches(["If-None-Match": "*"], stored))
+        #expect(!ProxyCachingTransport.validatorMatches(["If-None-Match": #""v2""#], stored))
+        // If-None-Match decides alone when present
+        #expect(!ProxyCachingTransport.validatorMatches(["If-None-Match": #""v2""#, "If-Modified-Since": "Fri, 02 Jan 2026 00:00:00 GMT"], stored))
+        #expect(ProxyCachingTransport.validatorMatches(["If-Modified-Since": "Fri, 02 Jan 2026 00:00:00 GMT"], stored))
+        #expect(!ProxyCachingTransport.validatorMatches(["If-Modified-Since": "Wed, 31 Dec 2025 00:00:00 GMT"], stored))
+        #expect(!ProxyCachingTransport.validatorMatches([:], stored))
+    }
+
+    @Test("The key's variant lists the named headers' values, whitespace around commas aside; * never matches")
+    func variant() {
+        let key = ProxyCachingTransport.Key(HTTPRequest(url: Self.url, headers: ["Accept-Language": "fr,  en", "Accept": "a/b"], endpoint: "e"))
+        let names = ProxyCachingTransport.Key.varyNames(["Vary": "Accept-Language", "vary": " accept , ACCEPT-language"])
+        #expect(names == "accept,accept-language")
+        #expect(key.variant(for: names) == "accept=a/b\naccept-language=fr,en")
+        #expect(key.variant(for: "*") == nil)
+        #expect(key.variant(for: "") == "")
+        // Credentials are a digest, never the value; none gives none
+        #expect(key.credentials.isEmpty)
+        let alice = ProxyCachingTransport.Key(HTTPRequest(url: Self.url, headers: ["Authorization": "Bearer alice"], endpoint: "e"))
+        #expect(alice.credentials.count == 64 && !alice.credentials.contains("alice"))
+    }
+}

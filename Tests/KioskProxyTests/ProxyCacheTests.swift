@@ -1,0 +1,266 @@
+import Foundation
+import KioskApp
+import KioskCore
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+import Testing
+
+/// An app's upstream on loopback whose answers a test writes (`answer`), counting the connections it accepted and
+/// the requests it answered; `stop` closes the listener and every open connection (a pooled one too), as a server
+/// that went away.
+final class ScriptedUpstream: Sendable {
+    typealias Answer = (status: HTTPResponseStatus, headers: [(String, String)], body: String)
+    private struct State {
+        var answer: @Sendable (HTTPRequestHead) -> Answer = { _ in (.ok, [], "") }
+        var connections = 0
+        var requests: [HTTPRequestHead] = []
+        var children: [any Channel] = []
+    }
+    private let state = Mutex(State())
+    private let listener = Mutex<(any Channel)?>(nil)
+    let port: Int
+
+    private init(port: Int) { self.port = port }
+
+    static func start() async throws -> ScriptedUpstream {
+        let box = Mutex<ScriptedUpstream?>(nil)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                let upstream = box.withLock { $0 }
+                upstream?.state.withLock { state in
+                    state.connections += 1
+                    state.children.append(channel)
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Handler(upstream: upstream))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let upstream = ScriptedUpstream(port: channel.localAddress?.port ?? 0)
+        upstream.listener.withLock { $0 = channel }
+        box.withLock { $0 = upstream }
+        return upstream
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Answers every request from now on with what `answer` returns for its head.
+    func answer(_ answer: @escaping @Sendable (HTTPRequestHead) -> Answer) { state.withLock { $0.answer = answer } }
+
+    /// Connections accepted so far.
+    var connections: Int { state.withLock { $0.connections } }
+    /// The heads of the requests answered so far.
+    var requests: [HTTPRequestHead] { state.withLock { $0.requests } }
+
+    /// Goes away: the port refuses connections and every open one is closed.
+    func stop() async {
+        let (listener, children) = (self.listener.withLock { $0 }, state.withLock { $0.children })
+        try? await listener?.close()
+        for child in children { try? await child.close() }
+    }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        let upstream: ScriptedUpstream?
+
+        init(upstream: ScriptedUpstream?) { self.upstream = upstream }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard case .head(let head) = unwrapInboundIn(data), let upstream else { return }
+            let answer = upstream.state.withLock { state in
+                state.requests.append(head)
+                return state.answer
+            }(head)
+            var fields = HTTPHeaders(answer.headers)
+            fields.replaceOrAdd(name: "Content-Length", value: String(answer.body.utf8.count))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: answer.status, headers: fields))), promise: nil)
+            if head.method != .HEAD, answer.status != .notModified {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: answer.body)))), promise: nil)
+            }
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+}
+
+/// `kiosk proxy`'s cache settings for a test: fallback unless said, online unless said.
+private func caching(_ settings: ProxyCacheSettings = ProxyCacheSettings()) -> (inout KioskConfiguration) -> Void {
+    { configuration in
+        var cache = ProxyCacheConfiguration()
+        cache.settings = settings
+        configuration.proxyCache = cache
+    }
+}
+
+@Suite("kiosk proxy's cache: an app's answers kept and given back when the upstream fails or the proxy is offline")
+struct ProxyCacheTests {
+    @Test("With the upstream gone, curl still gets the stored answer, with Cache-Status and Age; what was never stored is a 502")
+    func fallbackWhenTheUpstreamIsGone() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("Content-Type", "application/json")], #"{"n": 1}"#) }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given an answer fetched once through the proxy, by curl
+            let first = try await runCurl(["-sS", "-i", "-x", "http://127.0.0.1:\(proxy.port)", upstream.url("/items")])
+            let firstText = String(decoding: first.output, as: UTF8.self)
+            #expect(firstText.contains("Cache-Status: Kiosk;fwd=uri-miss;fwd-status=200;stored;detail=network"), "\(firstText)")
+
+            // When the upstream goes away
+            await upstream.stop()
+            let again = try await runCurl(["-sS", "-i", "-x", "http://127.0.0.1:\(proxy.port)", upstream.url("/items")])
+            let text = String(decoding: again.output, as: UTF8.self)
+
+            // Then curl gets the stored answer, saying it is a stored one and how old it is
+            #expect(text.hasPrefix("HTTP/1.1 200"), "\(text)")
+            #expect(text.contains("Cache-Status: Kiosk;fwd=stale;detail=offline"), "\(text)")
+            #expect(text.contains("\r\nAge: "), "\(text)")
+            #expect(text.hasSuffix(#"{"n": 1}"#))
+            // And a URL never fetched is the proxy's 502, as before
+            let never = try await proxy.send(.GET, upstream.url("/never"))
+            #expect(never.status == .badGateway)
+            // And the log records the stored answer with the same decision
+            let records = try proxy.records()
+            #expect(records.contains { $0.url.hasSuffix("/items") && $0.cacheStatus.headerValue == "Kiosk;fwd=stale;detail=offline" })
+        }
+    }
+
+    @Test("A 5xx from the upstream is replaced by the stored answer, saying which status came back")
+    func fallbackOnServerError() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("Content-Type", "text/plain")], "good") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            _ = try await proxy.send(.GET, upstream.url("/page"))
+            upstream.answer { _ in (.serviceUnavailable, [], "down") }
+            let answer = try await proxy.send(.GET, upstream.url("/page"))
+            #expect(answer.status == .ok)
+            #expect(answer.text == "good")
+            #expect(answer.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=503;detail=stale-on-error"])
+            // A 5xx with nothing stored reaches the app as it came
+            let unstored = try await proxy.send(.GET, upstream.url("/other"))
+            #expect(unstored.status == .serviceUnavailable)
+            #expect(unstored.header("Cache-Status") == ["Kiosk;fwd=uri-miss;fwd-status=503;detail=network"])
+        }
+    }
+
+    @Test("Offline, the proxy opens no connection at all: stored answers are hits, the rest a 504 that says it is not stored")
+    func offlineNeverDials() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("ETag", #""v1""#)], "stored body") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given an answer stored while online
+            _ = try await proxy.send(.GET, upstream.url("/a"))
+            let connections = upstream.connections
+            let requests = upstream.requests.count
+
+            // When the proxy goes offline (the console's switch)
+            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            let stored = try await proxy.send(.GET, upstream.url("/a"))
+            let head = try await proxy.send(.HEAD, upstream.url("/a"))
+            let conditional = try await proxy.send(.GET, upstream.url("/a"), headers: [("If-None-Match", #""v1""#)])
+            let missing = try await proxy.send(.GET, upstream.url("/b"))
+            let post = try await proxy.send(.POST, upstream.url("/a"), body: "x")
+
+            // Then the stored answer is a hit, a HEAD gets no body, a matching validator a 304
+            #expect(stored.status == .ok && stored.text == "stored body")
+            #expect(stored.header("Cache-Status") == ["Kiosk;hit;detail=offline"])
+            #expect(head.status == .ok && head.body.isEmpty)
+            #expect(conditional.status == .notModified && conditional.body.isEmpty)
+            // And what is not stored is a 504 saying so
+            #expect(missing.status == .gatewayTimeout)
+            #expect(missing.header("Cache-Status") == ["Kiosk;fwd=miss;detail=offline"])
+            #expect(missing.text.contains("no stored answer"))
+            #expect(post.status == .gatewayTimeout)
+            // And the upstream saw no new connection and no new request
+            #expect(upstream.connections == connections)
+            #expect(upstream.requests.count == requests)
+            // And a CONNECT tunnel is refused too, rather than dialled
+            let tunnel = try await rawExchange(port: proxy.port, "CONNECT 127.0.0.1:\(upstream.port) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(!tunnel.hasPrefix("HTTP/1.1 200"), "\(tunnel)")
+            #expect(upstream.connections == connections)
+        }
+    }
+
+    @Test("Answers are kept apart by the headers Vary names and by credentials; Vary: * and no-store are never stored")
+    func varyAndCredentials() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            let language = head.headers["Accept-Language"].first ?? "none"
+            // The body names the identity without its credential, so that the file can be searched for the credential
+            let who = head.headers["Authorization"].first.map { $0.replacingOccurrences(of: "Bearer ", with: "") } ?? "nobody"
+            switch head.uri {
+            case "/star": return (.ok, [("Vary", "*")], "star")
+            case "/nostore": return (.ok, [("Cache-Control", "private, no-store")], "secret")
+            default: return (.ok, [("Vary", "Accept-Language"), ("Cache-Control", "private")], "\(language) for \(who)")
+            }
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given answers fetched in two languages and for two identities
+            for (language, who) in [("en", "Bearer alice"), ("fr", "Bearer alice"), ("en", "Bearer bob")] {
+                _ = try await proxy.send(.GET, upstream.url("/greeting"), headers: [("Accept-Language", language), ("Authorization", who)])
+            }
+            _ = try await proxy.send(.GET, upstream.url("/star"))
+            _ = try await proxy.send(.GET, upstream.url("/nostore"))
+
+            // When the upstream is gone
+            await upstream.stop()
+            func ask(_ language: String, _ who: String?) async throws -> ProxyHarness.Answer {
+                try await proxy.send(.GET, upstream.url("/greeting"),
+                                     headers: [("Accept-Language", language)] + (who.map { [("Authorization", $0)] } ?? []))
+            }
+
+            // Then each request gets the answer made for its own language and identity
+            #expect(try await ask("fr", "Bearer alice").text == "fr for alice")
+            #expect(try await ask("en", "Bearer alice").text == "en for alice")
+            #expect(try await ask("en", "Bearer bob").text == "en for bob")
+            // And another identity, no identity or another language gets nothing stored
+            #expect(try await ask("en", "Bearer mallory").status == .badGateway)
+            #expect(try await ask("en", nil).status == .badGateway)
+            #expect(try await ask("de", "Bearer alice").status == .badGateway)
+            #expect(try await proxy.send(.GET, upstream.url("/star")).status == .badGateway)
+            #expect(try await proxy.send(.GET, upstream.url("/nostore")).status == .badGateway)
+            // And the credentials are nowhere in the cache's file
+            let file = try Data(contentsOf: proxy.harness.directory.appendingPathComponent("kiosk-proxy-cache.sqlite"))
+                + ((try? Data(contentsOf: proxy.harness.directory.appendingPathComponent("kiosk-proxy-cache.sqlite-wal"))) ?? Data())
+            #expect(file.range(of: Data("Bearer alice".utf8)) == nil)
+            #expect(try proxy.kiosk.proxyCacheEntries().count == 3)
+        }
+    }
+
+    @Test("A 304 to the app's own conditional request reaches the app and refreshes the stored answer's fields")
+    func notModifiedRefreshes() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("ETag", #""v1""#), ("X-Version", "1")], "body one") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            _ = try await proxy.send(.GET, upstream.url("/doc"))
+            upstream.answer { head in
+                head.headers["If-None-Match"].first == #""v1""# ? (.notModified, [("ETag", #""v1""#), ("X-Version", "2")], "")
+                    : (.ok, [("ETag", #""v2""#)], "other")
+            }
+            let revalidated = try await proxy.send(.GET, upstream.url("/doc"), headers: [("If-None-Match", #""v1""#)])
+            #expect(revalidated.status == .notModified)
+            #expect(revalidated.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=304;stored;detail=revalidated"])
+
+            await upstream.stop()
+            let stored = try await proxy.send(.GET, upstream.url("/doc"))
+            #expect(stored.text == "body one")
+            #expect(stored.header("X-Version") == ["2"])
+        }
+    }
+
+    @Test("With --cache off nothing is stored, and every answer says the cache was bypassed")
+    func cacheOff() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [], "fresh") }
+        try await withProxy(to: upstream, stop: { await $0.stop() },
+                            configure: caching(ProxyCacheSettings(mode: .off))) { proxy, upstream in
+            let answer = try await proxy.send(.GET, upstream.url("/x"))
+            #expect(answer.header("Cache-Status") == ["Kiosk;fwd=bypass;fwd-status=200;detail=network"])
+            #expect(try proxy.kiosk.proxyCacheEntries().isEmpty)
+            await upstream.stop()
+            #expect(try await proxy.send(.GET, upstream.url("/x")).status == .badGateway)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import KioskCore
+import KioskTestSupport
+import Testing
+@testable import KioskStore
+
+@Suite("kiosk proxy's cache file")
+struct ProxyCacheStoreTests {
+    private static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Stores `body` for `url` with no credentials and no Vary, answered at `at`.
+    @discardableResult
+    private static func put(_ cache: ProxyCache, _ url: String, _ body: String, at: Date = start, credentials: String = "",
+                            vary: String = "", variant: String = "") throws -> Int64? {
+        try cache.store(method: "GET", url: url, host: URL(string: url)?.host ?? "", credentials: credentials, vary: vary,
+                        variant: variant, status: 200, headers: ["Content-Type": "text/plain", "ETag": #""e""#],
+                        body: Data(body.utf8), requestTime: at, responseTime: at)
+    }
+
+    private static func body(_ lookup: ProxyCacheLookup) -> String? {
+        if case .found(let entry) = lookup { return String(decoding: entry.body, as: UTF8.self) }
+        return nil
+    }
+
+    @Test("An answer is found again by its key only: another URL is a uri-miss, another variant a vary-miss, other credentials nothing")
+    func keys() throws {
+        let cache = try ProxyCache.inMemory(maxBytes: 1_000_000)
+        try Self.put(cache, "http://a.test/x", "fr answer", credentials: "alice", vary: "accept-language", variant: "accept-language=fr")
+        let fr = { (_: String) in "accept-language=fr" }, de = { (_: String) in "accept-language=de" }
+        #expect(Self.body(try cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: fr, using: false, at: Self.start))
+                == "fr answer")
+        #expect(try cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: de, using: false, at: Self.start) == .varyMiss)
+        #expect(try cache.lookup(method: "GET", url: "http://a.test/x", credentials: "bob", variant: fr, using: false, at: Self.start) == .uriMiss)
+        #expect(try cache.lookup(method: "GET", url: "http://a.test/y", credentials: "alice", variant: fr, using: false, at: Self.start) == .uriMiss)
+        // A variant that can never match (Vary: *) is a vary-miss
+        #expect(try cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: { _ in nil }, using: false,
+                                 at: Self.start) == .varyMiss)
+    }
+
+    @Test("Storing again under one key replaces the answer, and the size follows")
+    func replaces() throws {
+        let cache = try ProxyCache.inMemory(maxBytes: 1_000_000)
+        try Self.put(cache, "http://a.test/x", "one")
+        let before = try cache.sizeInBytes()
+        try Self.put(cache, "http://a.test/x", "one, longer")
+        #expect(try cache.entries().count == 1)
+        #expect(try cache.sizeInBytes() == before + ", longer".utf8.count)
+        #expect(Self.body(try cache.lookup(method: "GET", url: "http://a.test/x", credentials: "", variant: { _ in "" }, using: false,
+                                           at: Self.start)) == "one, longer")
+    }
+
+    @Test("Past its size the least recently used answers go first, down to 90%; a use makes an answer recent")
+    func leastRecentlyUsedGoFirst() throws {
+        let body = String(repeating: "x", count: 900)
+        let cache = try ProxyCache.inMemory(maxBytes: 10_000)
+        for index in 0..<9 { try Self.put(cache, "http://a.test/\(index)", body, at: Self.start.addingTimeInterval(Double(index))) }
+        // The oldest, used now, becomes the most recent
+        let first = try #require(try cache.entries().first { $0.url.hasSuffix("/0") })
+        try cache.noteUse(id: first.id, at: Self.start.addingTimeInterval(100))
+        try Self.put(cache, "http://a.test/new", body, at: Self.start.addingTimeInterval(200))
+        try Self.put(cache, "http://a.test/newer", body, at: Self.start.addingTimeInterval(201))
+        let kept = Set(try cache.entries().map { URL(string: $0.url)!.lastPathComponent })
+        #expect(try cache.sizeInBytes() <= 10_000)
+        #expect(kept.contains("0") && kept.contains("new") && kept.contains("newer"))
+        #expect(!kept.contains("1"))
+        #expect(try cache.entries().first { $0.url.hasSuffix("/0") }?.hits == 1)
+    }
+
+    @Test("An answer larger than a tenth of the cache is not stored")
+    func tooLarge() throws {
+        let cache = try ProxyCache.inMemory(maxBytes: 10_000)
+        #expect(try Self.put(cache, "http://a.test/big", String(repeating: "x", count: 2_000)) == nil)
+        #expect(try cache.entries().isEmpty)
+    }
+
+    @Test("A 304's fields replace the stored ones of their names; the body and its Content-Length stay")
+    func refresh() throws {
+        let cache = try ProxyCache.inMemory(maxBytes: 1_000_000)
+        let id = try #require(try cache.store(method: "GET", url: "http://a.test/x", host: "a.test", credentials: "", vary: "", variant: "",
+                                              status: 200, headers: ["Content-Length": "4", "ETag": #""1""#, "X-A": "a"],
+                                              body: Data("body".utf8), requestTime: Self.start, responseTime: Self.start))
+        let later = Self.start.addingTimeInterval(60)
+        try cache.refresh(id: id, with: ["Content-Length": "0", "ETag": #""1""#, "X-A": "b", "X-New": "n"], requestTime: later, responseTime: later)
+        let entry = try #require(try cache.entry(id: id))
+        #expect(entry.headers["X-A"] == "b" && entry.headers["X-New"] == "n" && entry.headers["Content-Length"] == "4")
+        #expect(String(decoding: entry.body, as: UTF8.self) == "body")
+        #expect(entry.responseTime == later)
+    }
+
+    @Test("The file and its WAL are readable by their owner only, survive a reopen, and clear by host or whole")
+    func fileAndClear() throws {
+        let folder = TemporaryDirectory.url("kiosk-proxy-cache")
+        let path = folder.appendingPathComponent("kiosk-proxy-cache.sqlite").path
+        do {
+            let cache = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+            try Self.put(cache, "http://a.test/1", "a1")
+            try Self.put(cache, "http://a.test/2", "a2")
+            try Self.put(cache, "http://b.test/1", "b1")
+        }
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: path + suffix)[.posixPermissions] as? Int)
+            #expect(mode & 0o077 == 0, "\(suffix): \(String(mode, radix: 8))")
+        }
+        let reopened = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        #expect(try reopened.hostStats().map(\.host) == ["a.test", "b.test"])
+        #expect(try reopened.clear(host: "A.test") == 2)
+        #expect(try reopened.entries().map(\.host) == ["b.test"])
+        #expect(try reopened.clear() == 1)
+        #expect(try reopened.sizeInBytes() == 0)
+    }
+}
