@@ -289,42 +289,6 @@ public final class Kiosk: Sendable {
         set { if let newValue { proxyCaching?.settings.withLock { $0 = newValue } } }
     }
 
-    /// What `kiosk proxy`'s cache holds per host (an empty list when there is no cache file yet).
-    public func proxyCacheStats() throws -> [ProxyCacheHostStats] {
-        try openedProxyCache()?.hostStats() ?? []
-    }
-
-    /// The answers `kiosk proxy`'s cache holds, most recently used first, of one host when given; without bodies.
-    public func proxyCacheEntries(host: String? = nil, limit: Int = 1000) throws -> [ProxyCacheEntry] {
-        try openedProxyCache()?.entries(host: host, limit: limit) ?? []
-    }
-
-    /// One stored answer, with its body; nil when there is none with that id.
-    public func proxyCacheEntry(id: Int64) throws -> ProxyCacheEntry? {
-        try openedProxyCache()?.entry(id: id)
-    }
-
-    /// Removes one stored answer; false when there was none with that id.
-    @discardableResult
-    public func removeProxyCacheEntry(id: Int64) throws -> Bool {
-        try openedProxyCache()?.remove(id: id) ?? false
-    }
-
-    /// Removes every stored answer, or one host's; returns how many went.
-    @discardableResult
-    public func clearProxyCache(host: String? = nil) throws -> Int {
-        try openedProxyCache()?.clear(host: host) ?? 0
-    }
-
-    /// The proxy cache of this process, else the data directory's file when it exists (the CLI beside a running
-    /// `kiosk proxy`: two processes share it); nil when there is none.
-    private func openedProxyCache() throws -> ProxyCache? {
-        if let proxyCache { return proxyCache }
-        let path = configuration.proxyCacheURL.path
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try ProxyCache.open(at: path, maxBytes: (configuration.proxyCache ?? ProxyCacheConfiguration()).maxBytes)
-    }
-
     /// Makes `overview` the description of this process's `kiosk proxy` (its listeners, CA and live counts) that the
     /// console shows.
     public func attachProxy(_ overview: @escaping @Sendable () -> ProxyOverview) {

@@ -334,7 +334,7 @@ struct ProxyCacheCommand: AsyncParsableCommand {
             credentials and the headers its Vary names, at most --cache-size MB, the least recently used going first. \
             These commands work beside a running proxy.
             """,
-        subcommands: [Stats.self, List.self, Clear.self],
+        subcommands: [Stats.self, List.self, Clear.self, Import.self, Export.self],
         defaultSubcommand: Stats.self)
 
     struct Stats: AsyncParsableCommand {
@@ -411,6 +411,66 @@ struct ProxyCacheCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let removed = try await Runtime.offline(global) { try $0.clearProxyCache(host: host) }
                 Output.human("Removed \(Render.count(removed, "stored answer"))\(host.map { " of \($0)" } ?? "").")
+            }
+        }
+    }
+}
+
+extension ProxyCacheCommand {
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Seed the cache from a HAR archive, so a session recorded elsewhere replays through the proxy, offline too.",
+            discussion: """
+                Reads what `kiosk har import` reads (Chrome, Firefox, Safari, mitmproxy, Charles, Playwright, Kiosk...). Each GET \
+                answer HTTP lets a cache store is kept by its method and URL (the archive's credentials are not read); \
+                the last answer to a URL wins. A malformed archive stores nothing and says where it is wrong.
+
+                Example: kiosk proxy cache import session.har && kiosk proxy --offline
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The archive (`-` for standard input).") var file: String
+
+        func validate() throws {
+            guard !file.isEmpty else { throw ValidationError("Give the archive to import.") }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let result = try await Runtime.offline(global) { try $0.importIntoProxyCache(atPath: file) }
+                var notes: [String] = []
+                if result.notStorable > 0 { notes.append("\(result.notStorable) not storable (not a GET, no-store, or not cacheable)") }
+                if !result.skippedDescription.isEmpty { notes.append(result.skippedDescription) }
+                Output.human("Stored \(Render.count(result.stored, "answer")) of \(result.entries) entr\(result.entries == 1 ? "y" : "ies")"
+                             + (notes.isEmpty ? "." : "; left out: " + notes.joined(separator: ", ") + "."))
+            }
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the stored answers to a HAR archive, redacted as every export is (credentials, cookies, keys).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The file to write (replaced if it exists; `-` for standard output).") var file: String
+        @Option(help: "Only this host's.") var host: String?
+
+        func validate() throws {
+            guard !file.isEmpty else { throw ValidationError("Give a file name to write the archive to.") }
+            if host?.isEmpty == true { throw ValidationError("--host must not be empty.") }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let data = try await Runtime.offline(global) { try $0.exportProxyCache(host: host) }
+                if file == "-" {
+                    FileHandle.standardOutput.write(data)
+                    return
+                }
+                do {
+                    try data.write(to: URL(fileURLWithPath: file), options: .atomic)
+                } catch {
+                    throw KioskError.storage("cannot write \(file): \((error as NSError).localizedDescription)")
+                }
+                printError("Wrote the proxy cache\(host.map { "'s answers of \($0)" } ?? "") to \(file).")
             }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import KioskApp
 import KioskCore
+import KioskTestSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -261,6 +262,72 @@ struct ProxyCacheTests {
             #expect(try proxy.kiosk.proxyCacheEntries().isEmpty)
             await upstream.stop()
             #expect(try await proxy.send(.GET, upstream.url("/x")).status == .badGateway)
+        }
+    }
+
+    /// `../shared/corpus/har` from the repository's root.
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("../shared/corpus/har").standardizedFileURL
+
+    @Test("An archive Fiddler recorded of an HTTPS API replays offline through the intercepting proxy to curl, byte for byte",
+          .enabled(if: FileManager.default.fileExists(atPath: corpus.appendingPathComponent("fiddler-4.6_swapi-json-bom.har").path)))
+    func harImportThenOfflineReplay() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true,
+                            configure: caching(ProxyCacheSettings(mode: .fallback, offline: true))) { proxy, _ in
+            // Given a real third-party archive imported into the cache
+            let archive = Self.corpus.appendingPathComponent("fiddler-4.6_swapi-json-bom.har")
+            let imported = try proxy.kiosk.importIntoProxyCache(atPath: archive.path)
+            #expect(imported.stored == 1 && imported.entries == 1)
+            let stored = try #require(try proxy.kiosk.proxyCacheEntries().first)
+            #expect(stored.url == "https://swapi.co/api/people/1/")
+
+            // When an app asks for it through the offline proxy, over HTTPS read with Kiosk's CA
+            let authority = try #require(proxy.authorityFile)
+            let (status, output) = try await runCurl(["-sS", "-i", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)",
+                                                      "--cacert", authority, stored.url])
+            let text = String(decoding: output, as: UTF8.self)
+
+            // Then it gets the archived answer, marked as a stored one
+            #expect(status == 0)
+            #expect(text.contains("Cache-Status: Kiosk;hit;detail=offline"), "\(text.prefix(600))")
+            let entry = try #require(try proxy.kiosk.proxyCacheEntry(id: stored.id))
+            #expect(output.range(of: entry.body) != nil)
+            #expect(String(decoding: entry.body, as: UTF8.self).contains("Luke Skywalker"))
+        }
+    }
+
+    @Test("A malformed archive stores nothing and says where it is wrong")
+    func malformedArchive() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, _ in
+            let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent("bad.har")
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://a.test/"}, "response": {"status": "x"}}]}}"#.utf8)
+                .write(to: file)
+            #expect(throws: (any Error).self) { try proxy.kiosk.importIntoProxyCache(atPath: file.path) }
+            do {
+                _ = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
+            } catch {
+                #expect("\(error)".contains("log.entries[0].response.status"))
+            }
+            #expect(try proxy.kiosk.proxyCacheEntries().isEmpty)
+        }
+    }
+
+    @Test("The export is a HAR archive of what is stored, its URL's key and its fields' credentials redacted")
+    func export() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("Content-Type", "application/json"), ("X-Api-Key", "k-123456789")], #"{"ok": true}"#) }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            _ = try await proxy.send(.GET, upstream.url("/data?apikey=s3cr3t-value"))
+            let archive = try proxy.kiosk.exportProxyCache()
+            let document = try #require(try JSONSerialization.jsonObject(with: archive) as? [String: Any])
+            let entries = try #require((document["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+            #expect(entries.count == 1)
+            let text = String(decoding: archive, as: UTF8.self)
+            #expect(text.contains("/data?apikey="))
+            #expect(!text.contains("s3cr3t-value") && !text.contains("k-123456789"))
         }
     }
 }

@@ -1,0 +1,103 @@
+public import Foundation
+public import KioskCore
+import KioskDebugger
+import KioskStore
+
+// The faces' way to `kiosk proxy`'s cache (see ProxyCaching.swift): what it holds, removing from it, and HAR in and
+// out of it. Each works beside a running proxy (two processes share the file).
+
+/// What `kiosk proxy cache import` made of an archive.
+public struct ProxyCacheImport: Sendable, Hashable {
+    /// How many answers were stored.
+    public var stored: Int
+    /// How many entries the archive holds.
+    public var entries: Int
+    /// Entries whose answer HTTP would not let a cache store (another method than GET, no-store, a status not
+    /// cacheable without freshness, Vary: *), or that the cache refused as too large.
+    public var notStorable: Int
+    /// The archive's other entries left out, and why ("3 without a response, 1 data: URL"); empty when none.
+    public var skippedDescription: String
+}
+
+extension Kiosk {
+    /// What `kiosk proxy`'s cache holds per host (an empty list when there is no cache file yet).
+    public func proxyCacheStats() throws -> [ProxyCacheHostStats] {
+        try openedProxyCache()?.hostStats() ?? []
+    }
+
+    /// The answers `kiosk proxy`'s cache holds, most recently used first, of one host when given; without bodies.
+    public func proxyCacheEntries(host: String? = nil, limit: Int = 1000) throws -> [ProxyCacheEntry] {
+        try openedProxyCache()?.entries(host: host, limit: limit) ?? []
+    }
+
+    /// One stored answer, with its body; nil when there is none with that id.
+    public func proxyCacheEntry(id: Int64) throws -> ProxyCacheEntry? {
+        try openedProxyCache()?.entry(id: id)
+    }
+
+    /// Removes one stored answer; false when there was none with that id.
+    @discardableResult
+    public func removeProxyCacheEntry(id: Int64) throws -> Bool {
+        try openedProxyCache()?.remove(id: id) ?? false
+    }
+
+    /// Removes every stored answer, or one host's; returns how many went.
+    @discardableResult
+    public func clearProxyCache(host: String? = nil) throws -> Int {
+        try openedProxyCache()?.clear(host: host) ?? 0
+    }
+
+    /// The proxy cache of this process, else the data directory's file when it exists (the CLI beside a running
+    /// `kiosk proxy`: two processes share it); nil when there is none.
+    func openedProxyCache() throws -> ProxyCache? {
+        if let proxyCache { return proxyCache }
+        let path = configuration.proxyCacheURL.path
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try ProxyCache.open(at: path, maxBytes: (configuration.proxyCache ?? ProxyCacheConfiguration()).maxBytes)
+    }
+
+    /// Seeds the proxy cache from a HAR archive (a browser's, mitmproxy's, Kiosk's — what `kiosk har import` reads), so a
+    /// session recorded elsewhere replays through the proxy, offline too. Its answers are stored by method and URL
+    /// alone (an archive's credentials are not read, so they answer a request with or without any), as answered now.
+    /// Throws `HAR.ImportError` for a malformed archive, storing nothing.
+    public func importIntoProxyCache(atPath path: String) throws -> ProxyCacheImport {
+        let data = try HAR.readArchive(atPath: path)
+        let folder = path == "-" ? nil : URL(fileURLWithPath: path).deletingLastPathComponent()
+        let archive = try HAR.importArchive(data, origin: "har", folder: folder, ignoringQueryItems: [])
+        let cache = try openedProxyCache() ?? ProxyCache.open(at: configuration.proxyCacheURL.path,
+                                                              maxBytes: (configuration.proxyCache ?? ProxyCacheConfiguration()).maxBytes)
+        let now = now()
+        var stored = 0
+        for rule in archive.rules {
+            guard let url = URL(string: rule.urlPattern) else { continue }
+            var headers = HTTPHeaderFields(rule.headers.map { (name: $0.name, value: $0.value) })
+            let response = HTTPResponse(status: rule.status, headers: headers, body: rule.body, url: url)
+            guard rule.method == "GET", ProxyCachingTransport.isStorable(response, for: HTTPRequest(url: url, endpoint: "")) else { continue }
+            headers = ProxyCachingTransport.storedHeaders(headers)
+            headers.removeAll(named: "Vary")
+            if try cache.store(method: "GET", url: url.absoluteString, host: url.host(percentEncoded: false)?.lowercased() ?? "",
+                               credentials: "", vary: "", variant: "", status: rule.status, headers: headers, body: rule.body,
+                               requestTime: now, responseTime: now) != nil {
+                stored += 1
+            }
+        }
+        return ProxyCacheImport(stored: stored, entries: archive.entries, notStorable: archive.rules.count - stored,
+                                skippedDescription: archive.skippedDescription)
+    }
+
+    /// The proxy cache's answers as a HAR archive, of one host when given, redacted as every export is (credentials,
+    /// cookies, configured secrets): what `kiosk proxy cache export` writes.
+    public func exportProxyCache(host: String? = nil) throws -> Data {
+        guard let cache = try openedProxyCache() else { return try HAR.export([]) }
+        let records = try cache.entries(host: host, limit: Int.max).compactMap { listed -> RequestRecord? in
+            guard let entry = try cache.entry(id: listed.id), let url = URL(string: entry.url) else { return nil }
+            let fields = redactor.redact(entry.headers).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
+            return RequestRecord(startedAt: entry.requestTime, source: nil, endpoint: entry.host, method: entry.method,
+                                 url: redactor.redact(url), status: entry.status, responseHeaders: fields,
+                                 responseBody: CapturedBody(data: redactor.scrub(entry.body), originalSize: entry.body.count),
+                                 timings: RequestTimings(total: entry.responseTime.timeIntervalSince(entry.requestTime)),
+                                 decision: .fresh, cacheStatus: CacheStatus(.fresh))
+        }
+        return try HAR.export(records)
+    }
+}
