@@ -26,6 +26,8 @@ enum ConsoleRoute: Sendable, Hashable {
     case proxy
     /// Kiosk's proxy CA certificate as `ca.pem` or `ca.crt` (DER).
     case proxyCertificate(String)
+    /// Switches the proxy cache (`mode=fallback|off`, `offline=on|off`) or clears it (`clear=` a host, or empty for all).
+    case proxyCache
     /// The live feed (Server-Sent Events).
     case events
     /// The log as a HAR archive.
@@ -53,6 +55,8 @@ enum ConsoleRoute: Sendable, Hashable {
     case apiRules
     case apiRule(Int)
     case apiProxy
+    /// The proxy cache: what it holds and how it answers (GET); a switch of its mode or offline state (PUT).
+    case apiProxyCache
 
     /// What a mock rule's buttons do.
     enum MockAction: String, CaseIterable, Sendable {
@@ -89,6 +93,7 @@ enum ConsoleRoute: Sendable, Hashable {
         case .rule(let id): base + "/rules/\(id)"
         case .proxy: base + "/proxy"
         case .proxyCertificate(let file): base + "/proxy/" + QueryString.encode(file)
+        case .proxyCache: base + "/proxy/cache"
         case .events: base + "/events"
         case .har: base + "/har"
         case .login: base + "/login"
@@ -108,6 +113,7 @@ enum ConsoleRoute: Sendable, Hashable {
         case .apiRules: base + "/api/rules"
         case .apiRule(let id): base + "/api/rules/\(id)"
         case .apiProxy: base + "/api/proxy"
+        case .apiProxyCache: base + "/api/proxy/cache"
         }
     }
 
@@ -120,18 +126,18 @@ enum ConsoleRoute: Sendable, Hashable {
     /// The kinds of address, each with the method and pattern the router registers it under.
     enum Kind: String, CaseIterable, Sendable {
         case requests, request, composeForm, compose, diff, insights, endpoints, paused, pausedExchange, decide
-        case mocks, rules, newRule, rule, saveNewRule, saveRule, events, har, proxy, proxyCertificate
+        case mocks, rules, newRule, rule, saveNewRule, saveRule, events, har, proxy, proxyCertificate, proxyCache
         case login, replay, mockFrom, breakpoint, mockAction, ruleAction, clear, recording
         case apiRequests, apiRequest, apiResend, apiInsights, apiEndpoints, apiPaused
-        case apiRules, apiRule, apiAddRule, apiReplaceRule, apiDeleteRule, apiProxy
+        case apiRules, apiRule, apiAddRule, apiReplaceRule, apiDeleteRule, apiProxy, apiProxyCache, apiSwitchProxyCache
 
         /// The method the route answers.
         var method: HTTPRequest.Method {
             switch self {
             case .compose, .decide, .saveNewRule, .saveRule, .login, .replay, .mockFrom, .breakpoint, .mockAction, .ruleAction,
-                 .clear, .recording, .apiResend, .apiAddRule:
+                 .clear, .recording, .apiResend, .apiAddRule, .proxyCache:
                 .post
-            case .apiReplaceRule: .put
+            case .apiReplaceRule, .apiSwitchProxyCache: .put
             case .apiDeleteRule: .delete
             default: .get
             }
@@ -173,6 +179,8 @@ enum ConsoleRoute: Sendable, Hashable {
             case .apiRules, .apiAddRule: "/debug/api/rules"
             case .apiRule, .apiReplaceRule, .apiDeleteRule: "/debug/api/rules/{id}"
             case .apiProxy: "/debug/api/proxy"
+            case .proxyCache: "/debug/proxy/cache"
+            case .apiProxyCache, .apiSwitchProxyCache: "/debug/api/proxy/cache"
             }
         }
     }

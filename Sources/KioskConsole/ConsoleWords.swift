@@ -191,6 +191,25 @@ struct ConsoleWords: Sendable {
     let insecureTouch: String
     /// The proxy page's title.
     let proxy: String
+    /// The proxy page's cache section: its title, what it does, how it answers now, its switches and table.
+    let proxyCache: String
+    let proxyCacheIntro: String
+    let proxyCacheFallback: String
+    let proxyCacheOff: String
+    let proxyCacheOffline: String
+    let goOffline: String
+    let goOnline: String
+    let storeAnswers: String
+    let storeNothing: String
+    let proxyCacheEmpty: String
+    let proxyCacheHost: String
+    let proxyCacheAnswers: String
+    let proxyCacheSize: String
+    let proxyCacheHits: String
+    let proxyCacheClearHost: String
+    let proxyCacheClearAll: String
+    /// The total line: answers and size, in words.
+    let proxyCacheTotal: @Sendable (Int, String) -> String
     let proxyNone: String
     let proxyListeners: String
     let forwardListener: String

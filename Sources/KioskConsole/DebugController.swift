@@ -75,7 +75,41 @@ struct DebugController: Sendable {
         }
         debug.on(.apiEndpoints) { _, _ in try JSONResponse.ok(kiosk.debugger.endpoints) }
         debug.on(.proxy) { _, context in
-            Pages.response(DebugPages.proxy(kiosk.proxyOverview(), now: kiosk.now(), context: context.view))
+            let cache = kiosk.proxyCacheSettings.map { ($0, (try? kiosk.proxyCacheStats()) ?? []) }
+            return Pages.response(DebugPages.proxy(kiosk.proxyOverview(), cache: cache, now: kiosk.now(), context: context.view))
+        }
+        debug.on(.proxyCache) { request, _ in
+            let form = try await CSRFProtection.verifiedForm(request).decode(ProxyCacheForm.self)
+            guard var settings = kiosk.proxyCacheSettings else { throw Self.noProxyCache }
+            switch form.change {
+            case .mode(let mode): settings.mode = mode
+            case .offline(let offline): settings.offline = offline
+            case .clear(let host): try kiosk.clearProxyCache(host: host)
+            }
+            kiosk.proxyCacheSettings = settings
+            return WebController.seeOther(ConsoleRoute.proxy.path(anchor: "proxy-cache"))
+        }
+        debug.on(.apiProxyCache) { _, _ in
+            guard let settings = kiosk.proxyCacheSettings else { throw Self.noProxyCache }
+            return try JSONResponse.ok(ProxyCacheJSON(mode: settings.mode, offline: settings.offline, hosts: try kiosk.proxyCacheStats()))
+        }
+        debug.on(.apiSwitchProxyCache) { request, _ in
+            let change: ProxyCacheSwitch
+            do {
+                change = try JSONDecoder().decode(ProxyCacheSwitch.self, from: try await jsonBody(request))
+            } catch let error as WebError {
+                throw error
+            } catch {
+                throw WebError.badRequest(#"Send {"mode": "fallback" or "off", "offline": true or false}, either or both."#)
+            }
+            guard var settings = kiosk.proxyCacheSettings else { throw Self.noProxyCache }
+            if let mode = change.mode { settings.mode = mode }
+            if let offline = change.offline { settings.offline = offline }
+            if settings.offline && settings.mode == .off {
+                throw WebError.badRequest("offline answers from the cache, which mode off turns off: switch one of them.")
+            }
+            kiosk.proxyCacheSettings = settings
+            return try JSONResponse.ok(ProxyCacheJSON(mode: settings.mode, offline: settings.offline, hosts: try kiosk.proxyCacheStats()))
         }
         debug.on(.apiProxy) { _, _ in
             guard let overview = kiosk.proxyOverview() else {
@@ -239,6 +273,11 @@ struct DebugController: Sendable {
             guard !name.isEmpty else { return nil }
             return (name, parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
         }
+    }
+
+    /// What a proxy cache route answers in a process without one (`kiosk serve`).
+    static var noProxyCache: WebError {
+        WebError.notFound("No proxy cache runs in this process: `kiosk proxy` keeps one, with this console beside it.")
     }
 
     /// The debugger, when it has a request log to read; else `CaptureOff`, a 404 page saying so.

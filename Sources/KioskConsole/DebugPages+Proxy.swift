@@ -1,4 +1,5 @@
 import Foundation
+import KioskApp
 import KioskCore
 import KioskWeb
 
@@ -6,12 +7,14 @@ extension DebugPages {
     /// `/debug/proxy`: the `kiosk proxy` of this process — its listeners, live counts (the script reads them again from
     /// the JSON every few seconds), and how a device or a tool trusts its CA, in the page's language; or, in `kiosk serve`,
     /// that none runs here.
-    static func proxy(_ overview: ProxyOverview?, now: Date, context: ViewContext) -> HTML {
+    static func proxy(_ overview: ProxyOverview?, cache: (ProxyCacheSettings, [ProxyCacheHostStats])? = nil, now: Date,
+                      context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [backToRequests(w), E.element("h1", [], [.text(w.proxy)])]
         guard let overview else {
             return DebugPages.page(context, title: w.proxy, content + [E.element("p", [.class("empty")], [.text(w.proxyNone)])])
         }
+        if let (settings, hosts) = cache { content += proxyCache(settings, hosts, context: context) }
         let forward = overview.listeners.first { $0.kind == "forward" }
         content += [
             E.element("h2", [], [.text(w.proxyListeners)]),
@@ -48,6 +51,52 @@ extension DebugPages {
                        downloads: .init(pem: pem, der: der)).rendered(nested: true),
         ]
         return DebugPages.page(context, title: w.proxy, content)
+    }
+
+    /// The cache section: how it answers now, its two switches, and what it holds per host with a clear button each.
+    private static func proxyCache(_ settings: ProxyCacheSettings, _ hosts: [ProxyCacheHostStats], context: ViewContext) -> [HTML] {
+        let w = context.words
+        let action = ConsoleRoute.proxyCache.path
+        let state = settings.offline ? w.proxyCacheOffline : settings.mode == .off ? w.proxyCacheOff : w.proxyCacheFallback
+        var section: [HTML] = [
+            E.element("h2", [.attribute("id", "proxy-cache")], [.text(w.proxyCache)]),
+            E.element("p", [], [.text(w.proxyCacheIntro)]),
+            E.element("p", [.class(settings.offline ? "banner offline" : "status"), .attribute("role", "status")], [.text(state)]),
+            E.element("div", [.class("console-actions")], [
+                settings.mode == .off ? .empty
+                    : Pages.postForm(action: action, fields: [("offline", settings.offline ? "off" : "on")],
+                                     label: settings.offline ? w.goOnline : w.goOffline,
+                                     button: .text(settings.offline ? w.goOnline : w.goOffline), className: "mock",
+                                     pressed: settings.offline, context: context),
+                settings.offline ? .empty
+                    : Pages.postForm(action: action, fields: [("mode", settings.mode == .off ? "fallback" : "off")],
+                                     label: settings.mode == .off ? w.storeAnswers : w.storeNothing,
+                                     button: .text(settings.mode == .off ? w.storeAnswers : w.storeNothing), className: "mock",
+                                     pressed: settings.mode == .off, context: context),
+            ]),
+        ]
+        guard !hosts.isEmpty else { return section + [E.element("p", [.class("empty")], [.text(w.proxyCacheEmpty)])] }
+        let header = E.element("tr", [], [w.proxyCacheHost, w.proxyCacheAnswers, w.proxyCacheSize, w.proxyCacheHits, ""].map {
+            E.element("th", [.attribute("scope", "col")], [.text($0)])
+        })
+        let rows = hosts.map { host in
+            E.element("tr", [], [
+                E.element("td", [], [E.element("code", [], [.text(host.host)])]),
+                E.element("td", [], [.text(String(host.entries))]),
+                E.element("td", [], [.text(byteCount(Int64(host.bytes)))]),
+                E.element("td", [], [.text(String(host.hits))]),
+                E.element("td", [], [Pages.postForm(action: action, fields: [("clear", host.host)], label: w.proxyCacheClearHost + " " + host.host,
+                                                    button: .text(w.proxyCacheClearHost), className: "mock delete", context: context)]),
+            ])
+        }
+        let total = byteCount(Int64(hosts.reduce(0) { $0 + $1.bytes }))
+        section += [
+            E.element("table", [.class("cache-hosts")], [E.element("thead", [], [header]), E.element("tbody", [], rows)]),
+            E.element("p", [], [.text(w.proxyCacheTotal(hosts.reduce(0) { $0 + $1.entries }, total))]),
+            Pages.postForm(action: action, fields: [("clear", "")], label: w.proxyCacheClearAll, button: .text(w.proxyCacheClearAll),
+                           className: "mock delete", context: context),
+        ]
+        return section
     }
 
     /// The counts as a definition list, each value marked with its name for the script to update.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KioskApp
 import KioskCore
 import KioskDebugger
 import KioskWeb
@@ -120,6 +121,48 @@ struct RecordingForm: Decodable {
         default: throw WebError.badRequest("record must be on or off.")
         }
     }
+}
+
+/// `POST /debug/proxy/cache`: one of `mode=fallback|off`, `offline=on|off`, or `clear=` (a host; empty for all).
+struct ProxyCacheForm: Decodable {
+    enum Change: Equatable {
+        case mode(ProxyCacheMode)
+        case offline(Bool)
+        case clear(host: String?)
+    }
+
+    var change: Change
+
+    init(from decoder: any Decoder) throws {
+        let form = try decoder.container(keyedBy: FormKey.self)
+        if let mode = try form.text("mode") {
+            guard let parsed = ProxyCacheMode(rawValue: mode) else { throw WebError.badRequest("mode must be fallback or off.") }
+            change = .mode(parsed)
+        } else if let offline = try form.text("offline") {
+            switch offline {
+            case "on": change = .offline(true)
+            case "off": change = .offline(false)
+            default: throw WebError.badRequest("offline must be on or off.")
+            }
+        } else if let host = try form.text("clear") {
+            change = .clear(host: host.isEmpty ? nil : host)
+        } else {
+            throw WebError.badRequest("Say what to change: mode, offline or clear.")
+        }
+    }
+}
+
+/// `PUT /debug/api/proxy/cache`: `{"mode": "fallback"|"off", "offline": true|false}`, either or both.
+struct ProxyCacheSwitch: Decodable {
+    var mode: ProxyCacheMode?
+    var offline: Bool?
+}
+
+/// `GET /debug/api/proxy/cache`: how the proxy cache answers and what it holds per host.
+struct ProxyCacheJSON: Encodable {
+    var mode: ProxyCacheMode
+    var offline: Bool
+    var hosts: [ProxyCacheHostStats]
 }
 
 /// `POST /debug/breakpoints/{endpoint}`: `request=`, `response=`, `error=`, each `pause` or `ignore`.

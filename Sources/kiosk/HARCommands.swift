@@ -84,16 +84,7 @@ struct HARCommand: AsyncParsableCommand {
                 let filter = RequestFilter(text: search, source: source, statusClass: status.flatMap(StatusClass.init),
                                            decision: decision.flatMap(CacheDecision.init(rawValue:)))
                 let (data, count) = try await Runtime.offline(global) { try $0.debugger.exportHAR(matching: filter, maximum: limit) }
-                if file == "-" {
-                    FileHandle.standardOutput.write(data)
-                    return
-                }
-                do {
-                    // Atomic: a failure (a full disk) leaves any previous file as it was.
-                    try data.write(to: URL(fileURLWithPath: file), options: .atomic)
-                } catch {
-                    throw KioskError.storage("cannot write \(file): \((error as NSError).localizedDescription)")
-                }
+                guard try Output.writeExport(data, to: file) else { return }
                 printError("Wrote \(count) request\(count == 1 ? "" : "s") to \(file).")
             }
         }

@@ -57,6 +57,21 @@ enum Output {
         if json { print(try Output.json(value)) } else { human(try text()) }
     }
 
+    /// Writes an export to `file`, or to standard output for `-`; returns whether it went to a file. Atomic: a failure
+    /// (a full disk) leaves any previous file as it was, and is a storage error naming the file.
+    static func writeExport(_ data: Data, to file: String) throws -> Bool {
+        if file == "-" {
+            FileHandle.standardOutput.write(data)
+            return false
+        }
+        do {
+            try data.write(to: URL(fileURLWithPath: file), options: .atomic)
+        } catch {
+            throw KioskError.storage("cannot write \(file): \((error as NSError).localizedDescription)")
+        }
+        return true
+    }
+
     /// Prints human-readable text to standard output. Every human rendering (`list`, `show`, `search`,
     /// tables, `log`, messages) reaches the terminal through here, so upstream data can never drive it:
     /// see `terminalSafe`. JSON output does not come here: it stays exact.

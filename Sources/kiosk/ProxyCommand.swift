@@ -461,15 +461,7 @@ extension ProxyCacheCommand {
         func run() async throws {
             try await reportingErrors {
                 let data = try await Runtime.offline(global) { try $0.exportProxyCache(host: host) }
-                if file == "-" {
-                    FileHandle.standardOutput.write(data)
-                    return
-                }
-                do {
-                    try data.write(to: URL(fileURLWithPath: file), options: .atomic)
-                } catch {
-                    throw KioskError.storage("cannot write \(file): \((error as NSError).localizedDescription)")
-                }
+                guard try Output.writeExport(data, to: file) else { return }
                 printError("Wrote the proxy cache\(host.map { "'s answers of \($0)" } ?? "") to \(file).")
             }
         }

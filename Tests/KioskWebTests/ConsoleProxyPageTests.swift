@@ -1,8 +1,10 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import KioskApp
 import KioskCore
 import KioskTestSupport
+import NIOCore
 import Testing
 @testable import KioskConsole
 @testable import KioskWeb
@@ -97,4 +99,67 @@ struct ConsoleProxyPageTests {
 /// A certificate in PEM (the test CA's shape; its bytes matter only as what is served back).
 enum TestCertificate {
     static let pem = "-----BEGIN CERTIFICATE-----\nMIIBtjCCAVugAwIBAgIUZXhhbXBsZQ==\n-----END CERTIFICATE-----\n"
+}
+
+@Suite("The console's proxy cache section: how it answers, what it holds, its switches")
+struct ConsoleProxyCacheTests {
+    static let token = String(repeating: "c", count: 64)
+
+    @Test("The cache section shows how the cache answers and what it holds; its switches go offline and back, and clear a host")
+    func cacheSection() async throws {
+        try await withWeb(configure: { $0.proxyCache = ProxyCacheConfiguration() }) { harness, client in
+            // Given a proxy whose cache holds an answer of one host
+            harness.kiosk.attachProxy { ConsoleProxyPageTests.overview }
+            let archive = harness.directory.appendingPathComponent("seed.har")
+            try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/a"}, "response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": "hello"}}}]}}"#.utf8)
+                .write(to: archive)
+            #expect(try harness.kiosk.importIntoProxyCache(atPath: archive.path).stored == 1)
+
+            // When the page is opened: the fallback sentence, the switches, and the host's row
+            let page = try await client.get(ConsoleRoute.proxy.path)
+            #expect(page.body.contains(#"<h2 id="proxy-cache">Offline cache</h2>"#))
+            #expect(page.body.contains(HTML.text(ConsoleWords.english.proxyCacheFallback).rendered))
+            #expect(page.body.contains("<code>app.test</code>") && page.body.contains(">Go offline<"))
+
+            // When the offline switch is pressed: the proxy is offline, and the page says so
+            let switched = try await client.post(ConsoleRoute.proxyCache.path, form: [("csrf", Self.token), ("offline", "on")], cookie: Self.token)
+            #expect(switched.status == .seeOther)
+            #expect(harness.kiosk.proxyCacheSettings?.offline == true)
+            let offline = try await client.get(ConsoleRoute.proxy.path)
+            #expect(offline.body.contains(HTML.text(ConsoleWords.english.proxyCacheOffline).rendered) && offline.body.contains(">Go online<"))
+            // And without the form's token nothing changes
+            let forged = try await client.post(ConsoleRoute.proxyCache.path, form: [("offline", "off")], cookie: Self.token)
+            #expect(forged.status == .forbidden && harness.kiosk.proxyCacheSettings?.offline == true)
+
+            // When the JSON API switches it back and reads it
+            let put = try await client.execute(uri: ConsoleRoute.apiProxyCache.path, method: .put,
+                                               headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"offline": false}"#)) {
+                Fetched(status: $0.status, headers: $0.headers, body: String(buffer: $0.body), bytes: Array($0.body.readableBytesView))
+            }
+            #expect(put.status == .ok && harness.kiosk.proxyCacheSettings?.offline == false)
+            let json = try await client.get(ConsoleRoute.apiProxyCache.path).json()
+            #expect(json["mode"] as? String == "fallback" && json["offline"] as? Bool == false)
+            #expect((json["hosts"] as? [[String: Any]])?.first?["host"] as? String == "app.test")
+
+            // When the host is cleared: nothing is stored
+            #expect(try await client.post(ConsoleRoute.proxyCache.path, form: [("csrf", Self.token), ("clear", "app.test")],
+                                          cookie: Self.token).status == .seeOther)
+            #expect(try harness.kiosk.proxyCacheEntries().isEmpty)
+            #expect(try await client.get(ConsoleRoute.proxy.path).body.contains(HTML.text(ConsoleWords.english.proxyCacheEmpty).rendered))
+        }
+    }
+
+    @Test("In Spanish the cache section is Spanish; kiosk serve, with no proxy cache, answers its JSON with a 404")
+    func cacheSpanishAndAbsent() async throws {
+        try await withWeb(configure: { $0.proxyCache = ProxyCacheConfiguration() }) { harness, client in
+            harness.kiosk.attachProxy { ConsoleProxyPageTests.overview }
+            let page = try await client.get(ConsoleRoute.proxy.path, headers: [.acceptLanguage: "es"])
+            #expect(page.body.contains("Caché sin conexión") && page.body.contains(HTML.text(ConsoleWords.spanish.proxyCacheFallback).rendered))
+            #expect(!page.body.contains("Offline cache") && !page.body.contains("Go offline"))
+        }
+        try await withWeb(configure: { _ in }) { _, client in
+            let absent = try await client.get(ConsoleRoute.apiProxyCache.path)
+            #expect(absent.status == .notFound && absent.body.contains("kiosk proxy"))
+        }
+    }
 }

@@ -42,9 +42,10 @@ func buildRouter(kiosk: Kiosk, csrf: CSRFProtection = CSRFProtection(),
 }
 
 /// Runs a test body with the router under HummingbirdTesting's `.router` framework, always stopping the harness.
-func withWeb(faults: FaultSettings = .none,
+/// `configure` changes Kiosk's configuration first (a proxy cache, say).
+func withWeb(faults: FaultSettings = .none, configure: (inout KioskConfiguration) -> Void = { _ in },
              _ body: @Sendable (Harness, any TestClientProtocol) async throws -> Void) async throws {
-    let harness = try await Harness.start(faults: faults)
+    let harness = try await Harness.start(faults: faults, configure: configure)
     do {
         let app = Application(router: buildRouter(kiosk: harness.kiosk))
         try await app.test(.router) { client in try await body(harness, client) }
