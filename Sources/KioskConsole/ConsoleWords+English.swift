@@ -186,10 +186,9 @@ extension ConsoleWords {
         storeAnswers: "Keep answers",
         storeNothing: "Keep nothing",
         proxyCacheEmpty: "Nothing is stored yet.",
-        proxyCacheHost: "Host",
-        proxyCacheAnswers: "Answers",
-        proxyCacheSize: "Size",
-        proxyCacheHits: "Given from the cache",
+        proxyCacheRow: { count, size, hits in
+            "\(count) \(count == 1 ? "answer" : "answers"), \(size); given from the cache \(hits) \(hits == 1 ? "time" : "times")"
+        },
         proxyCacheClearHost: "Clear",
         proxyCacheClearAll: "Clear the whole cache",
         proxyCacheTotal: { count, size in "\(count) \(count == 1 ? "answer" : "answers"), \(size) in all." },

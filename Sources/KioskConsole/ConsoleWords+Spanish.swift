@@ -202,10 +202,9 @@ extension ConsoleWords {
         storeAnswers: "Guardar respuestas",
         storeNothing: "No guardar nada",
         proxyCacheEmpty: "Todavía no hay nada guardado.",
-        proxyCacheHost: "Servidor",
-        proxyCacheAnswers: "Respuestas",
-        proxyCacheSize: "Tamaño",
-        proxyCacheHits: "Dadas desde la caché",
+        proxyCacheRow: { count, size, hits in
+            "\(count) \(count == 1 ? "respuesta" : "respuestas"), \(size); dadas desde la caché \(hits) \(hits == 1 ? "vez" : "veces")"
+        },
         proxyCacheClearHost: "Vaciar",
         proxyCacheClearAll: "Vaciar toda la caché",
         proxyCacheTotal: { count, size in "\(count) \(count == 1 ? "respuesta" : "respuestas"), \(size) en total." },

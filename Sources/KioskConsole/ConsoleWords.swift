@@ -202,10 +202,8 @@ struct ConsoleWords: Sendable {
     let storeAnswers: String
     let storeNothing: String
     let proxyCacheEmpty: String
-    let proxyCacheHost: String
-    let proxyCacheAnswers: String
-    let proxyCacheSize: String
-    let proxyCacheHits: String
+    /// One host's line: its answers, their size, and how many times they were given instead of the upstream's.
+    let proxyCacheRow: @Sendable (Int, String, Int) -> String
     let proxyCacheClearHost: String
     let proxyCacheClearAll: String
     /// The total line: answers and size, in words.

@@ -14,7 +14,6 @@ extension DebugPages {
         guard let overview else {
             return DebugPages.page(context, title: w.proxy, content + [E.element("p", [.class("empty")], [.text(w.proxyNone)])])
         }
-        if let (settings, hosts) = cache { content += proxyCache(settings, hosts, context: context) }
         let forward = overview.listeners.first { $0.kind == "forward" }
         content += [
             E.element("h2", [], [.text(w.proxyListeners)]),
@@ -31,6 +30,7 @@ extension DebugPages {
             E.element("dl", [.class("facts"), .attribute("id", "proxy-counts"),
                              Attribute.localPath("data-source", ConsoleRoute.apiProxy.path)], counts(overview.counts, w)),
         ]
+        if let (settings, hosts) = cache { content += proxyCache(settings, hosts, context: context) }
         content.append(E.element("h2", [], [.text(w.proxyTrust)]))
         guard let fingerprint = overview.fingerprint, overview.certificatePEM != nil else {
             return DebugPages.page(context, title: w.proxy, content + [E.element("p", [], [.text(w.proxyNotReading)])])
@@ -76,22 +76,17 @@ extension DebugPages {
             ]),
         ]
         guard !hosts.isEmpty else { return section + [E.element("p", [.class("empty")], [.text(w.proxyCacheEmpty)])] }
-        let header = E.element("tr", [], [w.proxyCacheHost, w.proxyCacheAnswers, w.proxyCacheSize, w.proxyCacheHits, ""].map {
-            E.element("th", [.attribute("scope", "col")], [.text($0)])
-        })
         let rows = hosts.map { host in
-            E.element("tr", [], [
-                E.element("td", [], [E.element("code", [], [.text(host.host)])]),
-                E.element("td", [], [.text(String(host.entries))]),
-                E.element("td", [], [.text(byteCount(Int64(host.bytes)))]),
-                E.element("td", [], [.text(String(host.hits))]),
-                E.element("td", [], [Pages.postForm(action: action, fields: [("clear", host.host)], label: w.proxyCacheClearHost + " " + host.host,
-                                                    button: .text(w.proxyCacheClearHost), className: "mock delete", context: context)]),
+            E.element("li", [], [
+                E.element("code", [], [.text(host.host)]),
+                E.element("span", [.class("status")], [.text(w.proxyCacheRow(host.entries, byteCount(Int64(host.bytes)), host.hits))]),
+                Pages.postForm(action: action, fields: [("clear", host.host)], label: w.proxyCacheClearHost + " " + host.host,
+                               button: .text(w.proxyCacheClearHost), className: "mock delete", context: context),
             ])
         }
         let total = byteCount(Int64(hosts.reduce(0) { $0 + $1.bytes }))
         section += [
-            E.element("table", [.class("cache-hosts")], [E.element("thead", [], [header]), E.element("tbody", [], rows)]),
+            E.element("ul", [.class("cache-hosts")], rows),
             E.element("p", [], [.text(w.proxyCacheTotal(hosts.reduce(0) { $0 + $1.entries }, total))]),
             Pages.postForm(action: action, fields: [("clear", "")], label: w.proxyCacheClearAll, button: .text(w.proxyCacheClearAll),
                            className: "mock delete", context: context),
