@@ -69,7 +69,8 @@ final class ProxyCachingTransport: HTTPTransport {
     private let now: @Sendable () -> Date
     /// Told once when an answer could not be stored (a full disk), with why.
     private let warn: @Sendable (String) -> Void
-    private let warned = Mutex(false)
+    /// Why the last answer that could not be stored was not, once one was not (said once through `warn`).
+    let failure = Mutex<String?>(nil)
 
     init(base: any HTTPTransport, cache: ProxyCache?, settings: ProxyCacheSettings, now: @escaping @Sendable () -> Date,
          warn: @escaping @Sendable (String) -> Void) {
@@ -186,14 +187,12 @@ final class ProxyCachingTransport: HTTPTransport {
         do {
             return try write()
         } catch {
-            let first = warned.withLock { warned in
-                defer { warned = true }
-                return !warned
+            let reason = (error as? KioskError)?.description ?? String(describing: error)
+            let first = failure.withLock { failure in
+                defer { failure = reason }
+                return failure == nil
             }
-            if first {
-                warn("The proxy cache cannot store answers (\((error as? KioskError)?.description ?? String(describing: error))); "
-                     + "the proxy goes on without storing them.")
-            }
+            if first { warn("The proxy cache cannot store answers (\(reason)); the proxy goes on without storing them.") }
             return false
         }
     }

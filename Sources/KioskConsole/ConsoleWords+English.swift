@@ -186,6 +186,7 @@ extension ConsoleWords {
         storeAnswers: "Keep answers",
         storeNothing: "Keep nothing",
         proxyCacheEmpty: "Nothing is stored yet.",
+        proxyCacheCannotStore: "The cache cannot store answers now; the proxy goes on without storing them. Why: ",
         proxyCacheRow: { count, size, hits in
             "\(count) \(count == 1 ? "answer" : "answers"), \(size); given from the cache \(hits) \(hits == 1 ? "time" : "times")"
         },

@@ -202,6 +202,7 @@ extension ConsoleWords {
         storeAnswers: "Guardar respuestas",
         storeNothing: "No guardar nada",
         proxyCacheEmpty: "Todavía no hay nada guardado.",
+        proxyCacheCannotStore: "La caché no puede guardar respuestas ahora; el proxy sigue sin guardarlas. Motivo: ",
         proxyCacheRow: { count, size, hits in
             "\(count) \(count == 1 ? "respuesta" : "respuestas"), \(size); dadas desde la caché \(hits) \(hits == 1 ? "vez" : "veces")"
         },

@@ -202,6 +202,8 @@ struct ConsoleWords: Sendable {
     let storeAnswers: String
     let storeNothing: String
     let proxyCacheEmpty: String
+    /// Before the reason an answer could not be stored.
+    let proxyCacheCannotStore: String
     /// One host's line: its answers, their size, and how many times they were given instead of the upstream's.
     let proxyCacheRow: @Sendable (Int, String, Int) -> String
     let proxyCacheClearHost: String

@@ -75,7 +75,7 @@ struct DebugController: Sendable {
         }
         debug.on(.apiEndpoints) { _, _ in try JSONResponse.ok(kiosk.debugger.endpoints) }
         debug.on(.proxy) { _, context in
-            let cache = kiosk.proxyCacheSettings.map { ($0, (try? kiosk.proxyCacheStats()) ?? []) }
+            let cache = kiosk.proxyCacheSettings.map { ($0, (try? kiosk.proxyCacheStats()) ?? [], kiosk.proxyCacheFailure) }
             return Pages.response(DebugPages.proxy(kiosk.proxyOverview(), cache: cache, now: kiosk.now(), context: context.view))
         }
         debug.on(.proxyCache) { request, _ in

@@ -7,7 +7,7 @@ extension DebugPages {
     /// `/debug/proxy`: the `kiosk proxy` of this process — its listeners, live counts (the script reads them again from
     /// the JSON every few seconds), and how a device or a tool trusts its CA, in the page's language; or, in `kiosk serve`,
     /// that none runs here.
-    static func proxy(_ overview: ProxyOverview?, cache: (ProxyCacheSettings, [ProxyCacheHostStats])? = nil, now: Date,
+    static func proxy(_ overview: ProxyOverview?, cache: (ProxyCacheSettings, [ProxyCacheHostStats], failure: String?)? = nil, now: Date,
                       context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [backToRequests(w), E.element("h1", [], [.text(w.proxy)])]
@@ -30,7 +30,7 @@ extension DebugPages {
             E.element("dl", [.class("facts"), .attribute("id", "proxy-counts"),
                              Attribute.localPath("data-source", ConsoleRoute.apiProxy.path)], counts(overview.counts, w)),
         ]
-        if let (settings, hosts) = cache { content += proxyCache(settings, hosts, context: context) }
+        if let (settings, hosts, failure) = cache { content += proxyCache(settings, hosts, failure: failure, context: context) }
         content.append(E.element("h2", [], [.text(w.proxyTrust)]))
         guard let fingerprint = overview.fingerprint, overview.certificatePEM != nil else {
             return DebugPages.page(context, title: w.proxy, content + [E.element("p", [], [.text(w.proxyNotReading)])])
@@ -54,7 +54,8 @@ extension DebugPages {
     }
 
     /// The cache section: how it answers now, its two switches, and what it holds per host with a clear button each.
-    private static func proxyCache(_ settings: ProxyCacheSettings, _ hosts: [ProxyCacheHostStats], context: ViewContext) -> [HTML] {
+    private static func proxyCache(_ settings: ProxyCacheSettings, _ hosts: [ProxyCacheHostStats], failure: String?,
+                                   context: ViewContext) -> [HTML] {
         let w = context.words
         let action = ConsoleRoute.proxyCache.path
         let state = settings.offline ? w.proxyCacheOffline : settings.mode == .off ? w.proxyCacheOff : w.proxyCacheFallback
@@ -62,6 +63,8 @@ extension DebugPages {
             E.element("h2", [.attribute("id", "proxy-cache")], [.text(w.proxyCache)]),
             E.element("p", [], [.text(w.proxyCacheIntro)]),
             E.element("p", [.class(settings.offline ? "banner offline" : "status"), .attribute("role", "status")], [.text(state)]),
+            failure.map { E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text(w.proxyCacheCannotStore), .text($0)]) }
+                ?? .empty,
             E.element("div", [.class("console-actions")], [
                 settings.mode == .off ? .empty
                     : Pages.postForm(action: action, fields: [("offline", settings.offline ? "off" : "on")],

@@ -1,8 +1,11 @@
 import Foundation
 import KioskCore
 import KioskNetwork
+import KioskTestSupport
+import Synchronization
 import Testing
 @testable import KioskApp
+@testable import KioskStore
 
 @Suite("kiosk proxy's cache rules (RFC 9111)")
 struct ProxyCachingRulesTests {
@@ -93,5 +96,31 @@ struct ProxyCachingRulesTests {
         #expect(key.credentials.isEmpty)
         let alice = ProxyCachingTransport.Key(HTTPRequest(url: Self.url, headers: ["Authorization": "Bearer alice"], endpoint: "e"))
         #expect(alice.credentials.count == 64 && !alice.credentials.contains("alice"))
+    }
+
+    @Test("On a full disk the proxy goes on answering without storing, and says why once, not at every answer")
+    func fullDisk() async throws {
+        // Given a cache whose file cannot grow (as on a full disk)
+        let cache = try ProxyCache.inMemory(maxBytes: 10_000_000)
+        try await cache.writer.write { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count")!
+            try db.execute(sql: "PRAGMA max_page_count = \(pages)")
+        }
+        let warnings = Mutex<[String]>([])
+        let upstream = ScriptedTransport(always: .respond(200, body: String(repeating: "x", count: 100_000)))
+        let transport = ProxyCachingTransport(base: upstream, cache: cache, settings: ProxyCacheSettings(), now: { Date() }) { warning in
+            warnings.withLock { $0.append(warning) }
+        }
+
+        // When two answers come through
+        let first = try await transport.send(HTTPRequest(url: URL(string: "http://app.test/1")!, endpoint: "app.test"))
+        let second = try await transport.send(HTTPRequest(url: URL(string: "http://app.test/2")!, endpoint: "app.test"))
+
+        // Then both reach the app, neither is marked stored, and the reason was said once
+        #expect(first.status == 200 && second.body.count == 100_000)
+        #expect(first.cacheStatus?.isStored == false && second.cacheStatus?.isStored == false)
+        #expect(warnings.withLock { $0.count } == 1)
+        #expect(warnings.withLock { $0.first?.contains("disk is full") } == true)
+        #expect(transport.failure.withLock { $0 }?.contains("disk is full") == true)
     }
 }
