@@ -31,6 +31,9 @@ import Synchronization
 public enum ProxyCacheMode: String, Sendable, Hashable, Codable, CaseIterable {
     /// Every request goes upstream; the stored answer is given when the upstream fails (unreachable, timeout, 5xx).
     case fallback
+    /// A private HTTP cache by RFC 9111 and RFC 5861: fresh answers given without asking, stale ones revalidated
+    /// (or given at once while revalidating behind, or standing in for an error, as their directives allow).
+    case http
     /// Nothing is stored or given from the cache.
     case off
 }
@@ -69,6 +72,9 @@ final class ProxyCachingTransport: HTTPTransport {
     private let now: @Sendable () -> Date
     /// Told once when an answer could not be stored (a full disk), with why.
     private let warn: @Sendable (String) -> Void
+    /// The entries being revalidated behind a stale answer: one revalidation each at a time, however many requests
+    /// get the stale answer meanwhile.
+    private let revalidating = Mutex<Set<Int64>>([])
     /// Why the last answer that could not be stored was not, once one was not (said once through `warn`).
     let failure = Mutex<String?>(nil)
 
@@ -98,26 +104,105 @@ final class ProxyCachingTransport: HTTPTransport {
             return response
         }
         let found = (try? lookup(key, request, in: cache, using: false)) ?? .uriMiss
-        let forward: CacheStatus.Forward = switch found {
+        let reason: CacheStatus.Forward = switch found {
         case .found: .stale
         case .varyMiss: .varyMiss
         case .uriMiss: .uriMiss
         }
+        // Nothing stored, and the request will take nothing else (RFC 9111 §5.2.1.7).
+        if settings.mode == .http, reason != .stale, Self.requestDirectives(request.headers).onlyIfCached {
+            return Self.notStored(request, onlyIfCached: true)
+        }
+        guard settings.mode == .http, case .found(let entry) = found else {
+            // fallback, or nothing stored: forward; in fallback any failure has the stored answer stand in.
+            return try await forward(request, key: key, cache: cache, found: found, reason: reason) { failure in
+                guard settings.mode == .fallback else { return nil }
+                switch failure {
+                case .unreachable: return .offline
+                case .failed, .status: return .staleOnError
+                }
+            }
+        }
+        return try await answerByHTTP(request, key: key, cache: cache, entry: entry)
+    }
+
+    /// Why a forwarded request did not bring an answer an app should get.
+    enum Failure {
+        /// The upstream could not be reached.
+        case unreachable
+        /// It timed out or broke the connection.
+        case failed
+        /// It answered with this 5xx.
+        case status(Int)
+    }
+
+    /// The `http` mode with an answer stored for the request (RFC 9111 §4): fresh and allowed by the request, a hit;
+    /// else revalidated with its validators — or given at once while that runs behind (`stale-while-revalidate`) — and
+    /// given stale when the upstream fails as `stale-if-error`, or disconnection (§4.2.4), allows.
+    private func answerByHTTP(_ request: HTTPRequest, key: Key, cache: ProxyCache, entry: ProxyCacheEntry) async throws -> HTTPResponse {
+        let now = now()
+        let control = CacheControl(entry.headers.values(for: "Cache-Control").joined(separator: ","))
+        let asked = Self.requestDirectives(request.headers)
+        let age = Self.currentAge(of: entry, at: now)
+        let ttl = Self.freshnessLifetime(of: entry) - age
+        let staleness = -ttl
+        var reason: CacheStatus.Forward = ttl > 0 ? .request : .stale
+        // `max-age=0` (a browser's reload) asks for a revalidation even of an answer whose age rounds to nothing.
+        let refused = asked.noCache || asked.maxAge.map { $0 == 0 || age > TimeInterval($0) } ?? false
+        if ttl > 0 && !refused {
+            try? cache.noteUse(id: entry.id, at: now)
+            return answer(from: entry, to: request, status: CacheStatus(.fresh, ttl: ttl))
+        }
+        if asked.onlyIfCached { return Self.notStored(request, onlyIfCached: true) }
+        if !refused, !control.mustRevalidate, !control.noCache, let window = control.staleWhileRevalidate, staleness <= TimeInterval(window) {
+            try? cache.noteUse(id: entry.id, at: now)
+            if revalidating.withLock({ $0.insert(entry.id).inserted }) {
+                let revalidation = Self.conditional(request, on: entry)
+                Task { [self] in
+                    _ = try? await forward(revalidation.request, key: key, cache: cache, found: .found(entry), reason: .stale) { _ in nil }
+                    _ = revalidating.withLock { $0.remove(entry.id) }
+                }
+            }
+            return answer(from: entry, to: request, status: CacheStatus(.staleWhileRevalidate, ttl: ttl))
+        }
+        if refused && ttl > 0 { reason = .request }
+        let revalidation = Self.conditional(request, on: entry)
+        let staleIfError = [control.staleIfError, asked.staleIfError].compactMap { $0 }.max()
+        let mayServeStale = !control.mustRevalidate && !control.noCache
+        let response = try await forward(revalidation.request, key: key, cache: cache, found: .found(entry), reason: reason) { failure in
+            guard mayServeStale else { return nil }
+            switch failure {
+            case .unreachable: return .offline
+            case .failed, .status: return staleIfError.map { staleness <= TimeInterval($0) } == true ? .staleOnError : nil
+            }
+        }
+        // A 304 to validators the proxy added: the app asked for the whole answer, which is the stored one, renewed.
+        guard revalidation.added, response.status == 304, let renewed = try? cache.entry(id: entry.id) else { return response }
+        var status = response.cacheStatus ?? CacheStatus(.revalidated, forward: reason, forwardStatus: 304)
+        status.ttl = Int((Self.freshnessLifetime(of: renewed) - Self.currentAge(of: renewed, at: self.now())).rounded(.down))
+        return answer(from: renewed, to: request, status: status)
+    }
+
+    /// Sends the request upstream as it is; stores what may be stored, refreshes the found entry on a 304; when the
+    /// upstream fails, `standIn` says with which decision the found entry is given instead (nil: the failure goes on).
+    private func forward(_ request: HTTPRequest, key: Key, cache: ProxyCache, found: ProxyCacheLookup, reason forward: CacheStatus.Forward,
+                         standIn: (Failure) -> CacheDecision?) async throws -> HTTPResponse {
         let sent = now()
         let response: HTTPResponse
         do {
             response = try await base.send(request)
         } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) {
-            guard case .found(let entry) = found else { throw error }
+            guard case .found(let entry) = found, let decision = standIn(error.isConnectivityFailure ? .unreachable : .failed) else { throw error }
             try? cache.noteUse(id: entry.id, at: now())
-            return answer(from: entry, to: request,
-                          status: CacheStatus(error.isConnectivityFailure ? .offline : .staleOnError, forward: .stale))
+            return answer(from: entry, to: request, status: CacheStatus(decision, forward: .stale,
+                                                                        ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
         }
         let received = now()
         var answered = response
-        if response.status >= 500, case .found(let entry) = found {
+        if response.status >= 500, case .found(let entry) = found, let decision = standIn(.status(response.status)) {
             try? cache.noteUse(id: entry.id, at: now())
-            return answer(from: entry, to: request, status: CacheStatus(.staleOnError, forward: .stale, forwardStatus: response.status))
+            return answer(from: entry, to: request, status: CacheStatus(decision, forward: .stale, forwardStatus: response.status,
+                                                                        ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
         }
         var stored = false
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited {
@@ -163,8 +248,11 @@ final class ProxyCachingTransport: HTTPTransport {
     }
 
     /// The offline answer to what is not stored: a 504 saying so.
-    private static func notStored(_ request: HTTPRequest) -> HTTPResponse {
-        let text = request.method == "GET" || request.method == "HEAD"
+    private static func notStored(_ request: HTTPRequest, onlyIfCached: Bool = false) -> HTTPResponse {
+        let text = onlyIfCached
+            ? "The request asked for a stored answer only (Cache-Control: only-if-cached), and none fresh is stored for "
+                + "\(request.method) \(request.url.absoluteString).\n"
+            : request.method == "GET" || request.method == "HEAD"
             ? "Kiosk's proxy is offline and has no stored answer for \(request.method) \(request.url.absoluteString): it was "
                 + "never fetched through the proxy (or not with this request's credentials and headers). Go online to fetch it.\n"
             : "Kiosk's proxy is offline: a \(request.method) is not sent, and only GET answers are stored.\n"
@@ -227,6 +315,43 @@ final class ProxyCachingTransport: HTTPTransport {
         var kept = headers
         for name in ["Set-Cookie", "Set-Cookie2", CacheStatus.headerName, "Age"] { kept.removeAll(named: name) }
         return kept
+    }
+
+    /// RFC 9111 §4.2.1's freshness lifetime, in seconds: `max-age` (this cache being private, not `s-maxage`), else
+    /// `Expires` less `Date` (an invalid `Expires` is already expired), else — for a status cacheable by default with a
+    /// `Last-Modified` — the heuristic of §4.2.2, a tenth of the time since it was modified, at most a day; else 0.
+    /// `no-cache` makes it 0: stored, but revalidated before each use.
+    static func freshnessLifetime(of entry: ProxyCacheEntry) -> TimeInterval {
+        let control = CacheControl(entry.headers.values(for: "Cache-Control").joined(separator: ","))
+        if control.noCache { return 0 }
+        if let maxAge = control.maxAge { return TimeInterval(maxAge) }
+        let date = entry.headers["Date"].flatMap(HTTPDate.parse) ?? entry.responseTime
+        if let expires = entry.headers["Expires"] {
+            return HTTPDate.parse(expires).map { max(0, $0.timeIntervalSince(date)) } ?? 0
+        }
+        if cacheableByDefault.contains(entry.status), let modified = entry.headers["Last-Modified"].flatMap(HTTPDate.parse) {
+            return min(86_400, max(0, date.timeIntervalSince(modified) / 10))
+        }
+        return 0
+    }
+
+    /// The request's Cache-Control, with `Pragma: no-cache` read as `no-cache` when it has none (RFC 9111 §5.4).
+    static func requestDirectives(_ headers: HTTPHeaderFields) -> CacheControl {
+        let values = headers.values(for: "Cache-Control")
+        if values.isEmpty, headers.values(for: "Pragma").contains(where: { $0.lowercased().contains("no-cache") }) {
+            return CacheControl("no-cache")
+        }
+        return CacheControl(values.joined(separator: ","))
+    }
+
+    /// The request to revalidate `entry` with: the app's own when it is conditional already, else with the stored
+    /// `ETag` and `Last-Modified` as If-None-Match and If-Modified-Since (`added`).
+    static func conditional(_ request: HTTPRequest, on entry: ProxyCacheEntry) -> (request: HTTPRequest, added: Bool) {
+        guard request.headers["If-None-Match"] == nil, request.headers["If-Modified-Since"] == nil else { return (request, false) }
+        var conditional = request
+        if let etag = entry.headers["ETag"] { conditional.headers["If-None-Match"] = etag }
+        if let modified = entry.headers["Last-Modified"] { conditional.headers["If-Modified-Since"] = modified }
+        return (conditional, conditional.headers != request.headers)
     }
 
     /// RFC 9111 §4.2.3's current_age, in seconds.

@@ -11,8 +11,10 @@ public import KioskCore
 //   `stale-while-revalidate=N` window (RFC 5861 §3) that has passed (the page waits too).
 // - A revalidation that fails (offline, timeout, 5xx, malformed answer) always falls back to the stored
 //   page, marked with why: the offline-first contract is stronger than `stale-if-error` and the
-//   disconnected exception of RFC 9111 §4.2.4, so `stale-if-error` is not read.
-// - `s-maxage`, `private`, `public` are for shared caches and are not read.
+//   disconnected exception of RFC 9111 §4.2.4, so the catalogs do not read `stale-if-error` (`kiosk proxy`'s
+//   `http` cache mode does: an app's answers follow HTTP's rules, not the catalogs' contract).
+// - `s-maxage` and `public` are for shared caches and are not read; `private` only by the proxy's cache, which
+//   may store such answers, being its user's own.
 
 /// The Cache-Control directives (RFC 9111, RFC 5861) Kiosk's policy reads.
 public struct CacheControl: Sendable, Hashable {
@@ -26,6 +28,10 @@ public struct CacheControl: Sendable, Hashable {
     public var mustRevalidate = false
     /// `stale-while-revalidate`, in seconds: how long after freshness a stale copy may be shown while revalidating.
     public var staleWhileRevalidate: Int?
+    /// `stale-if-error`, in seconds (RFC 5861 §4): how long after freshness a stale copy may stand in for an error.
+    public var staleIfError: Int?
+    /// `only-if-cached` (a request's): answer from the cache or with a 504, never forward.
+    public var onlyIfCached = false
 
     /// Parses a Cache-Control header value; unknown directives are ignored, malformed numbers dropped.
     public init(_ header: String?) {
@@ -42,6 +48,8 @@ public struct CacheControl: Sendable, Hashable {
             case "no-cache": noCache = true
             case "must-revalidate": mustRevalidate = true
             case "stale-while-revalidate": staleWhileRevalidate = number
+            case "stale-if-error": staleIfError = number
+            case "only-if-cached": onlyIfCached = true
             default: continue
             }
         }

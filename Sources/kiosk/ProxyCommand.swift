@@ -75,7 +75,8 @@ struct ProxyRunCommand: AsyncParsableCommand {
                              + "Kiosk and the upstream could then read and change the exchanges; said on start and noted on each."))
     var insecureUpstream = false
     @Option(help: ArgumentHelp("What the proxy keeps of apps' answers: fallback (every request goes upstream; when the "
-                               + "upstream fails — unreachable, a timeout, a 5xx — the stored answer is given, however old) or off.",
+                               + "upstream fails — unreachable, a timeout, a 5xx — the stored answer is given, however old), http "
+                               + "(an RFC 9111 cache: fresh answers given without asking, stale ones revalidated) or off.",
                                valueName: "mode"))
     var cache: ProxyCacheMode = .fallback
     @Flag(help: ArgumentHelp("Ask no upstream at all (not even DNS): stored answers are given, anything else is a 504. "

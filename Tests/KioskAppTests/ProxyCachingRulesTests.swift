@@ -71,6 +71,32 @@ struct ProxyCachingRulesTests {
         #expect(ProxyCachingTransport.currentAge(of: entry(["Date": date]), at: now) == 150)
     }
 
+    @Test("Freshness lifetime: max-age, else Expires less Date, else a tenth since Last-Modified (at most a day); no-cache is none",
+          arguments: [
+            (200, ["Cache-Control": "max-age=60", "Expires": "Thu, 01 Jan 2099 00:00:00 GMT"], 60.0),
+            (200, ["Cache-Control": "no-cache, max-age=60"], 0),
+            (200, ["Date": "Wed, 01 Jan 2025 00:00:00 GMT", "Expires": "Wed, 01 Jan 2025 00:10:00 GMT"], 600),
+            (200, ["Expires": "0"], 0),
+            (200, ["Date": "Wed, 02 Jan 2025 00:00:00 GMT", "Last-Modified": "Wed, 01 Jan 2025 00:00:00 GMT"], 8640),
+            (200, ["Date": "Wed, 01 Jan 2025 00:00:00 GMT", "Last-Modified": "Wed, 01 Jan 2020 00:00:00 GMT"], 86400),
+            (302, ["Date": "Wed, 02 Jan 2025 00:00:00 GMT", "Last-Modified": "Wed, 01 Jan 2025 00:00:00 GMT"], 0),
+            (200, [:], 0),
+          ] as [(Int, HTTPHeaderFields, Double)])
+    func lifetime(status: Int, headers: HTTPHeaderFields, expected: Double) {
+        let received = Date(timeIntervalSince1970: 1_735_689_600)
+        let entry = ProxyCacheEntry(id: 1, method: "GET", url: "u", host: "h", status: status, headers: headers, body: Data(),
+                                    requestTime: received, responseTime: received, lastUsed: received, hits: 0, size: 0)
+        #expect(ProxyCachingTransport.freshnessLifetime(of: entry) == expected)
+    }
+
+    @Test("The request's directives: Cache-Control, else Pragma: no-cache")
+    func requestDirectives() {
+        #expect(ProxyCachingTransport.requestDirectives(["Pragma": "no-cache"]).noCache)
+        #expect(!ProxyCachingTransport.requestDirectives(["Pragma": "no-cache", "Cache-Control": "max-age=5"]).noCache)
+        #expect(ProxyCachingTransport.requestDirectives(["Cache-Control": "only-if-cached, max-age=0"]).onlyIfCached)
+        #expect(ProxyCachingTransport.requestDirectives(["Cache-Control": "stale-if-error=30"]).staleIfError == 30)
+    }
+
     @Test("The app's validator: If-None-Match by weak comparison (and *), else If-Modified-Since against Last-Modified")
     func validators() {
         let stored: HTTPHeaderFields = ["ETag": #"W/"v1""#, "Last-Modified": "Thu, 01 Jan 2026 00:00:00 GMT"]

@@ -116,7 +116,7 @@ struct ProxyCacheTests {
 
             // Then curl gets the stored answer, saying it is a stored one and how old it is
             #expect(text.hasPrefix("HTTP/1.1 200"), "\(text)")
-            #expect(text.contains("Cache-Status: Kiosk;fwd=stale;detail=offline"), "\(text)")
+            #expect(text.contains("Cache-Status: Kiosk;fwd=stale;ttl=0;detail=offline"), "\(text)")
             #expect(text.contains("\r\nAge: "), "\(text)")
             #expect(text.hasSuffix(#"{"n": 1}"#))
             // And a URL never fetched is the proxy's 502, as before
@@ -124,7 +124,7 @@ struct ProxyCacheTests {
             #expect(never.status == .badGateway)
             // And the log records the stored answer with the same decision
             let records = try proxy.records()
-            #expect(records.contains { $0.url.hasSuffix("/items") && $0.cacheStatus.headerValue == "Kiosk;fwd=stale;detail=offline" })
+            #expect(records.contains { $0.url.hasSuffix("/items") && $0.cacheStatus.headerValue == "Kiosk;fwd=stale;ttl=0;detail=offline" })
         }
     }
 
@@ -138,7 +138,7 @@ struct ProxyCacheTests {
             let answer = try await proxy.send(.GET, upstream.url("/page"))
             #expect(answer.status == .ok)
             #expect(answer.text == "good")
-            #expect(answer.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=503;detail=stale-on-error"])
+            #expect(answer.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=503;ttl=0;detail=stale-on-error"])
             // A 5xx with nothing stored reaches the app as it came
             let unstored = try await proxy.send(.GET, upstream.url("/other"))
             #expect(unstored.status == .serviceUnavailable)
@@ -331,3 +331,139 @@ struct ProxyCacheTests {
         }
     }
 }
+
+/// An upstream answer body that counts: "v1", "v2"... at each full answer.
+private final class Versions: Sendable {
+    private let count = Mutex(0)
+    func next() -> String { count.withLock { $0 += 1; return "v\($0)" } }
+    var current: String { count.withLock { "v\($0)" } }
+}
+
+@Suite("kiosk proxy --cache http: an RFC 9111 private cache with RFC 5861's stale answers")
+struct ProxyHTTPCacheTests {
+    private static var http: (inout KioskConfiguration) -> Void { caching(ProxyCacheSettings(mode: .http)) }
+
+    @Test("A fresh answer is given without asking, with Age and its ttl; once stale it is revalidated, and a 304 renews it")
+    func freshThenRevalidated() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.headers["If-None-Match"].first == #""e1""# ? (.notModified, [("ETag", #""e1""#), ("Cache-Control", "max-age=60")], "")
+                : (.ok, [("ETag", #""e1""#), ("Cache-Control", "max-age=60")], "body")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given an answer fresh for 60 s
+            let first = try await proxy.send(.GET, upstream.url("/r"))
+            #expect(first.header("Cache-Status") == ["Kiosk;fwd=uri-miss;fwd-status=200;stored;detail=network"])
+
+            // When asked again 20 s later: a hit, without the upstream
+            await proxy.harness.now.advance(by: .seconds(20))
+            let hit = try await proxy.send(.GET, upstream.url("/r"))
+            #expect(hit.text == "body" && hit.header("Age") == ["20"])
+            #expect(hit.header("Cache-Status") == ["Kiosk;hit;ttl=40;detail=fresh"])
+            #expect(upstream.requests.count == 1)
+
+            // When asked 50 s after that: revalidated with its ETag, the 304 renews it, the app gets the body
+            await proxy.harness.now.advance(by: .seconds(50))
+            let renewed = try await proxy.send(.GET, upstream.url("/r"))
+            #expect(renewed.status == .ok && renewed.text == "body")
+            #expect(renewed.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=304;ttl=60;stored;detail=revalidated"])
+            #expect(upstream.requests.count == 2 && upstream.requests.last?.headers["If-None-Match"] == [#""e1""#])
+            // And it is fresh again
+            #expect(try await proxy.send(.GET, upstream.url("/r")).header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true)
+            #expect(upstream.requests.count == 2)
+        }
+    }
+
+    @Test("Within stale-while-revalidate a stale answer is given at once; the next request sees the revalidated body")
+    func staleWhileRevalidate() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let versions = Versions()
+        upstream.answer { _ in (.ok, [("Cache-Control", "max-age=10, stale-while-revalidate=100")], versions.next()) }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            #expect(try await proxy.send(.GET, upstream.url("/s")).text == "v1")
+            await proxy.harness.now.advance(by: .seconds(30))
+            // When stale within the window: the stored answer at once
+            let stale = try await proxy.send(.GET, upstream.url("/s"))
+            #expect(stale.text == "v1")
+            #expect(stale.header("Cache-Status") == ["Kiosk;hit;ttl=-20;detail=stale-while-revalidate"])
+            // And a second request at once gets the stale one or the renewed one, never a second revalidation
+            #expect(["v1", "v2"].contains(try await proxy.send(.GET, upstream.url("/s")).text))
+            // Then the revalidation behind them stores the new answer, which the next request gets, fresh
+            let id = try #require(try proxy.kiosk.proxyCacheEntries().first?.id)
+            for _ in 0..<500 where try proxy.kiosk.proxyCacheEntry(id: id)?.body != Data("v2".utf8) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let next = try await proxy.send(.GET, upstream.url("/s"))
+            #expect(next.text == "v2")
+            #expect(next.header("Cache-Status").first?.hasPrefix("Kiosk;hit;ttl=10;") == true)
+            #expect(upstream.requests.count == 2)
+        }
+    }
+
+    @Test("The request's no-cache, max-age=0 and Pragma go forward; only-if-cached with nothing fresh is a 504")
+    func requestDirectives() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let versions = Versions()
+        upstream.answer { _ in (.ok, [("Cache-Control", "max-age=600")], versions.next()) }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            _ = try await proxy.send(.GET, upstream.url("/d"))
+            for headers in [[("Cache-Control", "no-cache")], [("Cache-Control", "max-age=0")], [("Pragma", "no-cache")]] {
+                let forced = try await proxy.send(.GET, upstream.url("/d"), headers: headers)
+                #expect(forced.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=request;fwd-status=200;") == true, "\(headers)")
+            }
+            #expect(upstream.requests.count == 4)
+            // only-if-cached: the fresh stored answer, or a 504 for what is not stored
+            let cached = try await proxy.send(.GET, upstream.url("/d"), headers: [("Cache-Control", "only-if-cached")])
+            #expect(cached.text == versions.current)
+            let missing = try await proxy.send(.GET, upstream.url("/never"), headers: [("Cache-Control", "only-if-cached")])
+            #expect(missing.status == .gatewayTimeout && missing.text.contains("only-if-cached"))
+            #expect(upstream.requests.count == 4)
+        }
+    }
+
+    @Test("stale-if-error lets a stale answer stand in for a 5xx within its window; must-revalidate never lets it")
+    func staleIfError() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.uri == "/strict" ? (.ok, [("Cache-Control", "max-age=10, must-revalidate")], "strict")
+                : (.ok, [("Cache-Control", "max-age=10, stale-if-error=60")], "lenient")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            _ = try await proxy.send(.GET, upstream.url("/lenient"))
+            _ = try await proxy.send(.GET, upstream.url("/strict"))
+            upstream.answer { _ in (.serviceUnavailable, [], "down") }
+            await proxy.harness.now.advance(by: .seconds(30))
+            let lenient = try await proxy.send(.GET, upstream.url("/lenient"))
+            #expect(lenient.text == "lenient")
+            #expect(lenient.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=503;ttl=-20;detail=stale-on-error"])
+            #expect(try await proxy.send(.GET, upstream.url("/strict")).status == .serviceUnavailable)
+            // Past the window the 503 reaches the app
+            await proxy.harness.now.advance(by: .seconds(60))
+            #expect(try await proxy.send(.GET, upstream.url("/lenient")).status == .serviceUnavailable)
+            // Disconnected, a stale answer stands in unless must-revalidate forbids it (RFC 9111 §4.2.4)
+            await upstream.stop()
+            #expect(try await proxy.send(.GET, upstream.url("/lenient")).text == "lenient")
+            #expect(try await proxy.send(.GET, upstream.url("/strict")).status == .badGateway)
+        }
+    }
+
+    @Test("Without explicit freshness a Last-Modified gives a tenth of its age (RFC 9111 §4.2.2); without either, every use asks")
+    func heuristicFreshness() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.uri == "/modified" ? (.ok, [("Date", "Wed, 02 Jan 2030 00:00:00 GMT"), ("Last-Modified", "Tue, 01 Jan 2030 00:00:00 GMT")], "m")
+                : (.ok, [], "plain")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            _ = try await proxy.send(.GET, upstream.url("/modified"))
+            _ = try await proxy.send(.GET, upstream.url("/plain"))
+            let heuristic = try await proxy.send(.GET, upstream.url("/modified"))
+            // A day since it was modified: fresh for 8640 s, less the apparent age the Date gives
+            #expect(heuristic.header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true, "\(heuristic.header("Cache-Status"))")
+            let plain = try await proxy.send(.GET, upstream.url("/plain"))
+            #expect(plain.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=stale;fwd-status=200;") == true)
+            #expect(upstream.requests.count == 3)
+        }
+    }
+}
+
