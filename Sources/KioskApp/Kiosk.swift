@@ -203,7 +203,12 @@ public final class Kiosk: Sendable {
         let proxyPolicy = PolicyTransport(base: proxyBottom, policy: policy)
         let lateWarnings = lateWarnings
         let proxyCaching = configuration.proxyCache.map { cacheConfiguration in
-            ProxyCachingTransport(base: proxyPolicy, cache: proxyCache, settings: cacheConfiguration.settings, now: dependencies.now) { warning in
+            // Identical requests of apps in flight go upstream once when the answer is one the cache may keep (RFC 9111
+            // §4's collapsing); any other is the first request's alone, the others sending their own.
+            let collapsing = CoalescingTransport(base: proxyPolicy, byRedactedURL: false) { response in
+                ProxyCachingTransport.isStorable(response, for: HTTPRequest(url: response.url, endpoint: ""))
+            }
+            return ProxyCachingTransport(base: collapsing, cache: proxyCache, settings: cacheConfiguration.settings, now: dependencies.now) { warning in
                 lateWarnings.add(warning)
                 FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
             }

@@ -210,6 +210,9 @@ final class ProxyCachingTransport: HTTPTransport {
                 try cache.refresh(id: entry.id, with: response.headers, requestTime: sent, responseTime: received)
                 return true
             }
+        } else if request.method == "GET", Self.isStorable(response, for: request), response.isCollapsed {
+            // The request that went upstream for this one and its twins stores the answer, once.
+            stored = true
         } else if request.method == "GET", Self.isStorable(response, for: request) {
             stored = keep {
                 try cache.store(method: "GET", url: key.url, host: key.host, credentials: key.credentials, vary: Key.varyNames(response.headers),
@@ -219,7 +222,7 @@ final class ProxyCachingTransport: HTTPTransport {
             }
         }
         Self.mark(&answered, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status,
-                                         stored: stored))
+                                         stored: stored, collapsed: response.isCollapsed))
         return answered
     }
 

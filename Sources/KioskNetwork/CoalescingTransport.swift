@@ -3,11 +3,13 @@ public import KioskCore
 
 /// Sends identical in-flight idempotent requests upstream once and gives every caller the same answer,
 /// marked `isCollapsed` for each caller but the one whose request went upstream (a request the debugger acted
-/// on, `HTTPRequest.touches`, always goes alone). A cancelled caller stops
-/// waiting at once; the upstream request is cancelled only when nobody waits.
+/// on, `HTTPRequest.touches`, always goes alone). An answer that `shares` refuses (one an app's cache may not
+/// store, a body still streaming) is the leader's alone: each caller that joined sends its own request then.
+/// A cancelled caller stops waiting at once; the upstream request is cancelled only when nobody waits.
 public actor CoalescingTransport: HTTPTransport {
-    /// Requests that differ only in per-request auth (Marvel's `ts` and `hash` change every second)
-    /// ask for the same thing, so the key is the redacted URL.
+    /// Kiosk's own requests that differ only in per-request auth (Marvel's `ts` and `hash` change every second)
+    /// ask for the same thing, so their key is the redacted URL; an app's (`byRedactedURL` false) keep their whole
+    /// URL, since another key in it may be another identity's.
     private struct Key: Hashable {
         let method: String
         let url: String
@@ -22,16 +24,25 @@ public actor CoalescingTransport: HTTPTransport {
         var leader: UInt64
         var task: Task<Void, Never>?
         var waiters: [UInt64: CheckedContinuation<HTTPResponse, any Error>] = [:]
+        /// Each waiter's own request, sent alone when the answer may not be shared.
+        var requests: [UInt64: HTTPRequest] = [:]
     }
 
     private let base: any HTTPTransport
+    private let byRedactedURL: Bool
+    private let shares: @Sendable (HTTPResponse) -> Bool
     private var flights: [Key: Flight] = [:]
     private var nextWaiter: UInt64 = 0
     private var nextFlight: UInt64 = 0
     private var upstreamSends = 0
 
-    /// Wraps `base`.
-    public init(base: any HTTPTransport) { self.base = base }
+    /// Wraps `base`; requests are the same when their method, URL (redacted, unless `byRedactedURL` is false) and
+    /// fields are; an answer is given to all of them when `shares` says so.
+    public init(base: any HTTPTransport, byRedactedURL: Bool = true, shares: @escaping @Sendable (HTTPResponse) -> Bool = { _ in true }) {
+        self.base = base
+        self.byRedactedURL = byRedactedURL
+        self.shares = shares
+    }
 
     /// How many distinct requests are on the wire now.
     public var inFlightCount: Int { flights.count }
@@ -46,7 +57,8 @@ public actor CoalescingTransport: HTTPTransport {
             upstreamSends += 1
             return try await base.send(request)
         }
-        let key = Key(method: request.method, url: request.url.redactedString, headers: request.headers)
+        let key = Key(method: request.method, url: byRedactedURL ? request.url.redactedString : request.url.absoluteString,
+                      headers: request.headers)
         nextWaiter += 1
         let waiter = nextWaiter
         return try await withTaskCancellationHandler {
@@ -62,6 +74,7 @@ public actor CoalescingTransport: HTTPTransport {
                       request: HTTPRequest) {
         if flights[key] != nil {
             flights[key]?.waiters[waiter] = continuation
+            flights[key]?.requests[waiter] = request
             return
         }
         nextFlight += 1
@@ -80,6 +93,21 @@ public actor CoalescingTransport: HTTPTransport {
 
     private func finish(_ key: Key, flight id: UInt64, with result: Result<HTTPResponse, any Error>) {
         guard flights[key]?.id == id, let flight = flights.removeValue(forKey: key) else { return }
+        if case .success(let response) = result, !shares(response) {
+            for (waiter, continuation) in flight.waiters {
+                guard waiter != flight.leader else {
+                    continuation.resume(with: result)
+                    continue
+                }
+                guard let request = flight.requests[waiter] else { continue }
+                upstreamSends += 1
+                let base = self.base
+                Task {
+                    do { continuation.resume(returning: try await base.send(request)) } catch { continuation.resume(throwing: error) }
+                }
+            }
+            return
+        }
         let collapsed = result.map { response in
             var joined = response
             joined.isCollapsed = true
@@ -92,6 +120,7 @@ public actor CoalescingTransport: HTTPTransport {
 
     private func abandon(_ key: Key, waiter: UInt64) {
         guard let continuation = flights[key]?.waiters.removeValue(forKey: waiter) else { return }
+        flights[key]?.requests[waiter] = nil
         continuation.resume(throwing: KioskError.cancelled)
         if flights[key]?.waiters.isEmpty == true {
             flights[key]?.task?.cancel()

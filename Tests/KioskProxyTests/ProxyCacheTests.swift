@@ -18,6 +18,9 @@ final class ScriptedUpstream: Sendable {
         var connections = 0
         var requests: [HTTPRequestHead] = []
         var children: [any Channel] = []
+        /// While set, answers wait for `release()`.
+        var holding = false
+        var held: [@Sendable () -> Void] = []
     }
     private let state = Mutex(State())
     private let listener = Mutex<(any Channel)?>(nil)
@@ -52,6 +55,19 @@ final class ScriptedUpstream: Sendable {
     /// Answers every request from now on with what `answer` returns for its head.
     func answer(_ answer: @escaping @Sendable (HTTPRequestHead) -> Answer) { state.withLock { $0.answer = answer } }
 
+    /// Holds every answer from now on until `release()`.
+    func hold() { state.withLock { $0.holding = true } }
+
+    /// Sends the answers held, and answers at once again.
+    func release() {
+        let held = state.withLock { state in
+            state.holding = false
+            defer { state.held = [] }
+            return state.held
+        }
+        for answer in held { answer() }
+    }
+
     /// Connections accepted so far.
     var connections: Int { state.withLock { $0.connections } }
     /// The heads of the requests answered so far.
@@ -65,6 +81,7 @@ final class ScriptedUpstream: Sendable {
     }
 
     private final class Handler: ChannelInboundHandler {
+        typealias Answer = ScriptedUpstream.Answer
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
         let upstream: ScriptedUpstream?
@@ -73,10 +90,21 @@ final class ScriptedUpstream: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard case .head(let head) = unwrapInboundIn(data), let upstream else { return }
-            let answer = upstream.state.withLock { state in
+            let (answerer, holding) = upstream.state.withLock { state in
                 state.requests.append(head)
-                return state.answer
-            }(head)
+                return (state.answer, state.holding)
+            }
+            let answer = answerer(head)
+            guard !holding else {
+                let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                let loop = context.eventLoop
+                upstream.state.withLock { $0.held.append { loop.execute { bound.value.0.write(answer, head, bound.value.1) } } }
+                return
+            }
+            write(answer, head, context)
+        }
+
+        private func write(_ answer: Answer, _ head: HTTPRequestHead, _ context: ChannelHandlerContext) {
             var fields = HTTPHeaders(answer.headers)
             fields.replaceOrAdd(name: "Content-Length", value: String(answer.body.utf8.count))
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: answer.status, headers: fields))), promise: nil)
@@ -248,6 +276,34 @@ struct ProxyCacheTests {
             let stored = try await proxy.send(.GET, upstream.url("/doc"))
             #expect(stored.text == "body one")
             #expect(stored.header("X-Version") == ["2"])
+        }
+    }
+
+    @Test("Identical requests in flight go upstream once when the answer may be kept; one that may not is each request's own")
+    func collapsing() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.uri == "/private" ? (.ok, [("Cache-Control", "no-store")], "mine") : (.ok, [("Cache-Control", "max-age=60")], "shared")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            for (path, expectedRequests) in [("/shared", 1), ("/private", 5)] {
+                // Given an upstream that holds its answers, and five identical requests sent meanwhile
+                upstream.hold()
+                let before = upstream.requests.count
+                let answers = try await withThrowingTaskGroup(of: ProxyHarness.Answer.self) { group in
+                    for _ in 0..<5 { group.addTask { try await proxy.send(.GET, upstream.url(path)) } }
+                    // When the first has reached the upstream (the others wait behind it), the upstream answers
+                    for _ in 0..<500 where upstream.requests.count == before { try await Task.sleep(for: .milliseconds(10)) }
+                    try await Task.sleep(for: .milliseconds(200))
+                    upstream.release()
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                // Then a storable answer went upstream once and every app got it, the others marked collapsed
+                #expect(upstream.requests.count - before == expectedRequests, "\(path)")
+                #expect(answers.allSatisfy { $0.status == .ok })
+                let collapsed = answers.filter { $0.header("Cache-Status").first?.contains(";collapsed") == true }.count
+                #expect(collapsed == 5 - expectedRequests, "\(path)")
+            }
         }
     }
 
