@@ -75,7 +75,7 @@ def make_upstream_certificates(folder: Path) -> tuple[Path, Path, Path]:
 class AppUpstream:
     """The app's backend over HTTPS on a free loopback port: `/` a page that fetches `/api/items`, which is JSON."""
 
-    def __init__(self, leaf: Path, key: Path):
+    def __init__(self, leaf: Path, key: Path, cacheable: bool = False):
         owner = self
         self.requests: list[str] = []
 
@@ -92,7 +92,7 @@ class AppUpstream:
                 self.send_response(200)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
-                self.send_header("Cache-Control", "no-store")
+                self.send_header("Cache-Control", "max-age=0" if cacheable else "no-store")
                 self.end_headers()
                 self.wfile.write(body)
 
@@ -326,3 +326,61 @@ def test_the_consoles_proxy_page_counts_live_and_passes_axe_on_a_phone(setup):
         assert axe_serious_violations(driver) == []
     finally:
         driver.quit()
+
+
+def test_chromium_reads_an_app_through_kiosk_after_its_backend_is_gone_and_offline_by_the_consoles_switch(kiosk_bin, tmp_path):
+    # Given an app whose answers a cache may keep, Chromium trusting Kiosk's CA with Kiosk as its proxy, and the
+    # console open on a phone
+    ca, leaf, key = make_upstream_certificates(tmp_path)
+    upstream = AppUpstream(leaf, key, cacheable=True)
+    proxy = KioskProxy(kiosk_bin, tmp_path / "data", ca)
+    home = tmp_path / "home"
+    database = home / ".pki" / "nssdb"
+    database.mkdir(parents=True)
+    subprocess.run(["certutil", "-N", "-d", f"sql:{database}", "--empty-password"], check=True, timeout=60)
+    subprocess.run(["certutil", "-A", "-d", f"sql:{database}", "-t", "C,,", "-n", "kiosk-proxy", "-i", proxy.ca],
+                   check=True, timeout=60)
+    driver = new_driver(DESKTOP, arguments=(f"--proxy-server={proxy.address}", "--proxy-bypass-list=<-loopback>",
+                                            "--disk-cache-size=1", "--disable-application-cache"),
+                        environment={"HOME": str(home)})
+    console = new_driver(PHONE)
+    try:
+        driver.get(upstream.url("/"))
+        page_ready(driver)
+        WebDriverWait(driver, 20).until(lambda d: d.find_element(By.ID, "out").text == "Morty Smith")
+
+        # When the app's backend goes away and the page is loaded again
+        upstream.stop()
+        driver.refresh()
+        page_ready(driver)
+        # Then the page and its fetch still come, from Kiosk's cache, which says so
+        WebDriverWait(driver, 20).until(lambda d: d.find_element(By.ID, "out").text == "Morty Smith")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not any(
+                "detail=offline" in (record.get("cacheStatus") or "") for record in records_for(proxy, upstream.url("/api/items"))):
+            time.sleep(0.1)
+        statuses = [record.get("cacheStatus") for record in records_for(proxy, upstream.url("/api/items"))]
+        assert any("fwd=stale" in (status or "") and "detail=offline" in (status or "") for status in statuses), statuses
+
+        # When the developer goes offline from the console's proxy page on a phone
+        console.get(proxy.console + "/debug/proxy#proxy-cache")
+        page_ready(console)
+        assert "localhost" in console.find_element(By.CSS_SELECTOR, "ul.cache-hosts").text
+        console.find_element(By.XPATH, "//button[normalize-space()='Go offline']").click()
+        page_ready(console)
+        # Then the page says the proxy is offline, offers to go back online, fits the phone and passes axe
+        assert "no upstream is asked" in console.find_element(By.CSS_SELECTOR, "#proxy-cache ~ p.banner").text
+        assert console.find_elements(By.XPATH, "//button[normalize-space()='Go online']")
+        assert console.execute_script("return document.documentElement.scrollWidth") <= PHONE[0]
+        screenshot(console, "console-proxy-cache-offline-phone", PHONE)
+        assert axe_serious_violations(console) == []
+        assert proxy.api("/debug/api/proxy/cache")["offline"] is True
+        # And the app still reads, now as hits that asked nobody
+        driver.refresh()
+        page_ready(driver)
+        WebDriverWait(driver, 20).until(lambda d: d.find_element(By.ID, "out").text == "Morty Smith")
+    finally:
+        driver.quit()
+        console.quit()
+        proxy.stop()
+

@@ -151,6 +151,8 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
           + "p99 \(ms(percentile(handshakes.cached, 99)))")
     print("[proxy] RSS after the proxy carried \(carried) exchanges (all logged): \(residentMegabytes()) MB")
 
+    try await proxyCacheFigures(demo: demo, upstream: upstream, uncached: forward, wrk: wrk, rounds: rounds, duration: duration, quick: quick)
+
     await forwardGroup.triggerGracefulShutdown()
     await reverseGroup.triggerGracefulShutdown()
     _ = try? await forwardRun.value
@@ -202,7 +204,7 @@ private func streamingFigure(forward: Int, upstream: Int, bytes: Int, upload: Bo
 }
 
 /// A proxy of `kiosk` on a free loopback port, running in a service group of its own.
-private func startProxy(_ kiosk: Kiosk, configure: (inout ProxyConfiguration) -> Void) async throws
+func startProxy(_ kiosk: Kiosk, configure: (inout ProxyConfiguration) -> Void) async throws
     -> (port: Int, group: ServiceGroup, running: Task<Void, any Error>) {
     var configuration = ProxyConfiguration(port: 0)
     configure(&configuration)
@@ -218,7 +220,7 @@ private func startProxy(_ kiosk: Kiosk, configure: (inout ProxyConfiguration) ->
 
 /// wrk against `port`, asking for `path` (a whole URL through a forward proxy, with `host` as Host); its rate
 /// and how many requests it completed.
-private func wrkRate(_ wrk: URL, _ duration: String, port: Int, path: String, host: String?) async throws -> (rate: Double, requests: Int) {
+func wrkRate(_ wrk: URL, _ duration: String, port: Int, path: String, host: String?) async throws -> (rate: Double, requests: Int) {
     let script = temporaryDirectory("wrk") .appendingPathExtension("lua")
     try FileManager.default.createDirectory(at: script.deletingLastPathComponent(), withIntermediateDirectories: true)
     var lua = "wrk.path = \"\(path)\"\n"
@@ -238,7 +240,7 @@ private func wrkRate(_ wrk: URL, _ duration: String, port: Int, path: String, ho
 }
 
 /// Seconds per request for `count` requests, one after another on one keep-alive connection to `port`.
-private func sequentialLatencies(port: Int, target: String, count: Int) async throws -> [Double] {
+func sequentialLatencies(port: Int, target: String, count: Int) async throws -> [Double] {
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .channelOption(.socketOption(.tcp_nodelay), value: 1)
         .connect(host: "127.0.0.1", port: port) { channel in
@@ -268,7 +270,7 @@ private func sequentialLatencies(port: Int, target: String, count: Int) async th
 }
 
 /// The resident set of this process, in MB.
-private func residentMegabytes() -> Int {
+func residentMegabytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
           let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
@@ -323,7 +325,7 @@ private struct Mitmdump {
 }
 
 /// The app's upstream on loopback: `/2k` and `/18k` answer JSON bodies of about that size, keep-alive.
-private final class BenchUpstream: Sendable {
+final class BenchUpstream: Sendable {
     private let channel: any Channel
     let port: Int
 
