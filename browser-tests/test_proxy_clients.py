@@ -328,6 +328,34 @@ def test_the_consoles_proxy_page_counts_live_and_passes_axe_on_a_phone(setup):
         driver.quit()
 
 
+def test_python_gets_stored_answers_when_the_backend_is_gone_and_offline_a_504_for_the_rest(kiosk_bin, tmp_path):
+    # Given a Python app that read its backend once through Kiosk
+    ca, leaf, key = make_upstream_certificates(tmp_path)
+    upstream = AppUpstream(leaf, key, cacheable=True)
+    proxy = KioskProxy(kiosk_bin, tmp_path / "data", ca)
+    try:
+        assert json.loads(urllib_get(proxy, upstream.url("/api/items?page=1"))) == ITEMS
+        # When its backend goes away
+        upstream.stop()
+        # Then it still gets the same answer, and the response says where it came from
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({"https": proxy.address}),
+                                             urllib.request.HTTPSHandler(context=ssl.create_default_context(cafile=proxy.ca)))
+        with opener.open(upstream.url("/api/items?page=1"), timeout=60) as response:
+            assert json.loads(response.read()) == ITEMS
+            assert "detail=offline" in response.headers["Cache-Status"] and response.headers["Age"] is not None
+        # And with the proxy switched offline by the JSON API, what was never fetched is a 504 that says so
+        request = urllib.request.Request(proxy.console + "/debug/api/proxy/cache", data=b'{"offline": true}', method="PUT",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert json.loads(response.read())["offline"] is True
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            opener.open(upstream.url("/api/items?page=2"), timeout=60)
+        assert refused.value.code == 504 and "no stored answer" in refused.value.read().decode()
+        assert refused.value.headers["Cache-Status"] == "Kiosk;fwd=miss;detail=offline"
+    finally:
+        proxy.stop()
+
+
 def test_chromium_reads_an_app_through_kiosk_after_its_backend_is_gone_and_offline_by_the_consoles_switch(kiosk_bin, tmp_path):
     # Given an app whose answers a cache may keep, Chromium trusting Kiosk's CA with Kiosk as its proxy, and the
     # console open on a phone

@@ -150,12 +150,12 @@ final class ProxyCachingTransport: HTTPTransport {
         // `max-age=0` (a browser's reload) asks for a revalidation even of an answer whose age rounds to nothing.
         let refused = asked.noCache || asked.maxAge.map { $0 == 0 || age > TimeInterval($0) } ?? false
         if ttl > 0 && !refused {
-            try? cache.noteUse(id: entry.id, at: now)
+            cache.noteUse(id: entry.id, at: now)
             return answer(from: entry, to: request, status: CacheStatus(.fresh, ttl: ttl))
         }
         if asked.onlyIfCached { return Self.notStored(request, onlyIfCached: true) }
         if !refused, !control.mustRevalidate, !control.noCache, let window = control.staleWhileRevalidate, staleness <= TimeInterval(window) {
-            try? cache.noteUse(id: entry.id, at: now)
+            cache.noteUse(id: entry.id, at: now)
             if revalidating.withLock({ $0.insert(entry.id).inserted }) {
                 let revalidation = Self.conditional(request, on: entry)
                 Task { [self] in
@@ -193,14 +193,14 @@ final class ProxyCachingTransport: HTTPTransport {
             response = try await base.send(request)
         } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) {
             guard case .found(let entry) = found, let decision = standIn(error.isConnectivityFailure ? .unreachable : .failed) else { throw error }
-            try? cache.noteUse(id: entry.id, at: now())
+            cache.noteUse(id: entry.id, at: now())
             return answer(from: entry, to: request, status: CacheStatus(decision, forward: .stale,
                                                                         ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
         }
         let received = now()
         var answered = response
         if response.status >= 500, case .found(let entry) = found, let decision = standIn(.status(response.status)) {
-            try? cache.noteUse(id: entry.id, at: now())
+            cache.noteUse(id: entry.id, at: now())
             return answer(from: entry, to: request, status: CacheStatus(decision, forward: .stale, forwardStatus: response.status,
                                                                         ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
         }
@@ -212,6 +212,11 @@ final class ProxyCachingTransport: HTTPTransport {
             }
         } else if request.method == "GET", Self.isStorable(response, for: request), response.isCollapsed {
             // The request that went upstream for this one and its twins stores the answer, once.
+            stored = true
+        } else if request.method == "GET", case .found(let entry) = found, Self.isStorable(response, for: request),
+                  Self.isUnchanged(entry, response) {
+            // The same answer again: only its times move, written behind.
+            cache.noteConfirmed(id: entry.id, requestTime: sent, responseTime: received)
             stored = true
         } else if request.method == "GET", Self.isStorable(response, for: request) {
             stored = keep {
@@ -318,6 +323,15 @@ final class ProxyCachingTransport: HTTPTransport {
         var kept = headers
         for name in ["Set-Cookie", "Set-Cookie2", CacheStatus.headerName, "Age"] { kept.removeAll(named: name) }
         return kept
+    }
+
+    /// Whether the upstream's answer is the stored one again: the same status, body and fields, `Date` and `Age` aside.
+    static func isUnchanged(_ entry: ProxyCacheEntry, _ response: HTTPResponse) -> Bool {
+        guard entry.status == response.status, entry.body == response.body else { return false }
+        let fields = { (headers: HTTPHeaderFields) in
+            storedHeaders(headers).filter { !["date", "age"].contains($0.name.lowercased()) }.map { [$0.name.lowercased(), $0.value] }
+        }
+        return fields(entry.headers) == fields(response.headers)
     }
 
     /// RFC 9111 §4.2.1's freshness lifetime, in seconds: `max-age` (this cache being private, not `s-maxage`), else

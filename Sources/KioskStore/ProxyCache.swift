@@ -2,6 +2,7 @@ public import Foundation
 import Glibc
 import GRDB
 public import KioskCore
+import Synchronization
 
 // `kiosk proxy`'s cache of the answers apps received (`kiosk-proxy-cache.sqlite`, beside the other files):
 // what lets an app behind the proxy read what it saw last when its upstream is gone. Its own file, like the
@@ -32,6 +33,16 @@ public enum ProxyCacheLookup: Sendable, Hashable {
 /// `kiosk proxy`'s bounded SQLite cache of the answers apps got. Thread-safe; every method throws `KioskError.storage`.
 public final class ProxyCache: Sendable, StoreFile {
     let writer: any DatabaseWriter
+    /// Uses not written yet (entry id: when last used, how many times): a hit must not wait for a commit, so uses are
+    /// written by one queued write per burst, and before anything that reads or evicts by them.
+    private let pendingUses = Mutex<Pending>(Pending())
+
+    /// What waits to be written behind: uses, and answers confirmed unchanged.
+    private struct Pending {
+        var uses: [Int64: (last: Date, count: Int)] = [:]
+        var confirmed: [Int64: (requestTime: Date, responseTime: Date)] = [:]
+        var isEmpty: Bool { uses.isEmpty && confirmed.isEmpty }
+    }
     /// The cache file, or nil for an in-memory cache.
     public let path: String?
     /// The most the entries may add up to, in bytes.
@@ -90,24 +101,75 @@ public final class ProxyCache: Sendable, StoreFile {
     /// A found entry counts as used now (`at`) when `using` (it is about to be given to an app).
     public func lookup(method: String, url: String, credentials: String, variant: (_ varyNames: String) -> String?,
                        using: Bool, at now: Date) throws -> ProxyCacheLookup {
+        // One read: the URL's entries for these credentials (nearly always one), whole.
         let rows = try read("look up the proxy cache") { db in
-            try Row.fetchAll(db, sql: "SELECT id, vary, variant FROM cacheEntry WHERE method = ? AND url = ? AND credentials = ?",
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM cacheEntry WHERE method = ? AND url = ? AND credentials = ?"),
                              arguments: [method, url, credentials])
         }
         guard !rows.isEmpty else { return .uriMiss }
         guard let row = rows.first(where: { row in variant(row["vary"]).map { $0 == (row["variant"] as String) } ?? false }) else {
             return .varyMiss
         }
-        let id: Int64 = row["id"]
-        if using { try noteUse(id: id, at: now) }
-        return try entry(id: id).map(ProxyCacheLookup.found) ?? .uriMiss
+        var entry = Self.entry(row)
+        if using {
+            noteUse(id: entry.id, at: now)
+            entry.hits += 1
+            entry.lastUsed = now
+        }
+        return .found(entry)
     }
 
-    /// Counts a use of the entry (it was given to an app) and makes it the most recently used.
-    public func noteUse(id: Int64, at now: Date) throws {
-        try write("note a use of the proxy cache") { db in
-            try db.execute(sql: "UPDATE cacheEntry SET lastUsed = ?, hits = hits + 1 WHERE id = ?", arguments: [now, id])
+    /// Counts a use of the entry (it was given to an app) and makes it the most recently used; written behind, with
+    /// the other uses of the burst.
+    public func noteUse(id: Int64, at now: Date) {
+        noteBehind { pending in
+            let noted = pending.uses[id]
+            pending.uses[id] = (max(noted?.last ?? now, now), (noted?.count ?? 0) + 1)
         }
+    }
+
+    /// Notes that the upstream sent the entry's answer again, unchanged (its status, fields but `Date` and `Age`, and
+    /// body): only its times move, written behind like uses, so an answer that does not change costs no write of its own.
+    public func noteConfirmed(id: Int64, requestTime: Date, responseTime: Date) {
+        noteBehind { pending in pending.confirmed[id] = (requestTime, responseTime) }
+    }
+
+    /// Notes something to write behind, and queues the write when it is the first of its burst.
+    private func noteBehind(_ note: (inout Pending) -> Void) {
+        let isFirst = pendingUses.withLock { pending in
+            let wasEmpty = pending.isEmpty
+            note(&pending)
+            return wasEmpty
+        }
+        guard isFirst else { return }
+        // A failed write only leaves the order of use a little stale: not worth failing an answer for.
+        writer.asyncWriteWithoutTransaction { [self] db in
+            _ = try? db.inTransaction {
+                try writePendingUses(db)
+                return .commit
+            }
+        }
+    }
+
+    /// Writes the uses and confirmations noted and not written yet; must run in a write.
+    private func writePendingUses(_ db: Database) throws {
+        let pending = pendingUses.withLock { pending in
+            defer { pending = Pending() }
+            return pending
+        }
+        guard !pending.isEmpty else { return }
+        let update = try db.cachedStatement(sql: "UPDATE cacheEntry SET lastUsed = MAX(lastUsed, ?), hits = hits + ? WHERE id = ?")
+        for (id, use) in pending.uses { try update.execute(arguments: [use.last, use.count, id]) }
+        let confirm = try db.cachedStatement(sql: "UPDATE cacheEntry SET requestTime = ?, responseTime = ? WHERE id = ? AND responseTime < ?")
+        for (id, times) in pending.confirmed {
+            try confirm.execute(arguments: [times.requestTime, times.responseTime, id, times.responseTime])
+        }
+    }
+
+    /// Writes the uses still noted, so that what reads them (lists, counts) sees every one.
+    private func flushUses() {
+        guard pendingUses.withLock({ !$0.isEmpty }) else { return }
+        _ = try? writer.write { db in try writePendingUses(db) }
     }
 
     /// Stores an answer under its key, replacing the one stored there before, in one transaction; evicts the least
@@ -158,14 +220,16 @@ public final class ProxyCache: Sendable, StoreFile {
 
     /// The entry with this id, nil when there is none.
     public func entry(id: Int64) throws -> ProxyCacheEntry? {
-        try read("read an answer of the proxy cache") { db in
+        flushUses()
+        return try read("read an answer of the proxy cache") { db in
             try Row.fetchOne(db, sql: "SELECT * FROM cacheEntry WHERE id = ?", arguments: [id]).map(Self.entry)
         }
     }
 
     /// The entries, most recently used first, at most `limit`, of one host when `host` is given; without their bodies.
     public func entries(host: String? = nil, limit: Int = 1000) throws -> [ProxyCacheEntry] {
-        try read("list the proxy cache") { db in
+        flushUses()
+        return try read("list the proxy cache") { db in
             let columns = "id, method, url, host, status, headers, X'' AS body, requestTime, responseTime, lastUsed, hits, size"
             let rows = if let host {
                 try Row.fetchAll(db, sql: "SELECT \(columns) FROM cacheEntry WHERE host = ? ORDER BY lastUsed DESC LIMIT ?",
@@ -179,7 +243,8 @@ public final class ProxyCache: Sendable, StoreFile {
 
     /// What is stored per host, the largest first.
     public func hostStats() throws -> [ProxyCacheHostStats] {
-        try read("count the proxy cache") { db in
+        flushUses()
+        return try read("count the proxy cache") { db in
             try Row.fetchAll(db, sql: """
                 SELECT host, COUNT(*) AS entries, SUM(size) AS bytes, SUM(hits) AS hits, MIN(responseTime) AS oldest,
                        MAX(responseTime) AS newest
@@ -226,6 +291,8 @@ public final class ProxyCache: Sendable, StoreFile {
 
     /// Over the limit: the least recently used entries go, down to 90% of it.
     private func evictIfNeeded(_ db: Database) throws {
+        // Eviction goes by use: the uses noted so far count.
+        try writePendingUses(db)
         let total = try Int.fetchOne(db, sql: "SELECT bytes FROM cacheStats") ?? 0
         guard total > maxBytes else { return }
         var excess = total - maxBytes * 9 / 10

@@ -6,6 +6,29 @@ import KioskProxy
 import KioskStore
 import ServiceLifecycle
 
+/// `kiosk-bench --proxy-cache`: the cache's figures alone, against a proxy of their own without the cache layer.
+func proxyCacheBenchmarks(demo: DemoUpstream, quick: Bool) async {
+    do {
+        guard let wrk = executableOnPath("wrk") else {
+            print("[proxy cache] wrk not installed (apt-get install wrk) — skipped")
+            return
+        }
+        let upstream = try await BenchUpstream.start()
+        var configuration = try await benchConfiguration(demo, name: "proxy-uncached")
+        configuration.capture.logMaxBytes = 8 << 30
+        let kiosk = try Kiosk(configuration: configuration)
+        let (uncached, group, running) = try await startProxy(kiosk) { _ in }
+        try await proxyCacheFigures(demo: demo, upstream: upstream, uncached: uncached, wrk: wrk, rounds: quick ? 1 : 3,
+                                    duration: quick ? "3s" : "5s", quick: quick)
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+        await kiosk.shutdown()
+        await upstream.stop()
+    } catch {
+        print("[proxy cache] failed: \(error)")
+    }
+}
+
 /// `kiosk-bench --proxy`'s cache figures (issue 26): what storing every answer costs on misses (fallback against a
 /// proxy without the cache layer), a hit answered offline from the cache against the upstream asked directly (added
 /// latency at one client, throughput under wrk), and the store itself at 100,000 entries.

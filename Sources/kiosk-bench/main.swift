@@ -72,9 +72,11 @@ if arguments.contains("--serve-upstream") {
 let demo = DemoUpstream()
 try await demo.start()
 
-// `--capture-only` / `--log-only` / `--web-only` / `--console-only` / `--proxy`: just those figures, for iterating on them.
+// `--capture-only` / `--log-only` / `--web-only` / `--console-only` / `--proxy` / `--proxy-cache`: just those figures, for
+// iterating on them.
 if arguments.contains("--capture-only") || arguments.contains("--log-only") || arguments.contains("--web-only")
-    || arguments.contains("--console-only") || arguments.contains("--proxy") {
+    || arguments.contains("--console-only") || arguments.contains("--proxy") || arguments.contains("--proxy-cache") {
+    if arguments.contains("--proxy-cache") { await proxyCacheBenchmarks(demo: demo, quick: quick) }
     if arguments.contains("--web-only") { await webBenchmarks(demo: demo, quick: quick) }
     if arguments.contains("--proxy") { await proxyBenchmarks(demo: demo, quick: quick) }
     if arguments.contains("--console-only") { await debuggerBenchmarks(demo: demo, quick: quick) }

@@ -89,6 +89,20 @@ struct ProxyCachingRulesTests {
         #expect(ProxyCachingTransport.freshnessLifetime(of: entry) == expected)
     }
 
+    @Test("An answer is unchanged when its status, body and fields are, Date and Age aside")
+    func unchanged() {
+        let received = Date(timeIntervalSince1970: 1_000)
+        let entry = ProxyCacheEntry(id: 1, method: "GET", url: "u", host: "h", status: 200,
+                                    headers: ["Content-Type": "text/plain", "Date": "Thu, 01 Jan 2026 00:00:00 GMT"], body: Data("b".utf8),
+                                    requestTime: received, responseTime: received, lastUsed: received, hits: 0, size: 0)
+        #expect(ProxyCachingTransport.isUnchanged(entry, Self.response(200, ["Content-Type": "text/plain", "Date": "Fri, 02 Jan 2026 00:00:00 GMT", "Age": "3"])))
+        #expect(!ProxyCachingTransport.isUnchanged(entry, Self.response(200, ["Content-Type": "text/html"])))
+        #expect(!ProxyCachingTransport.isUnchanged(entry, Self.response(201, ["Content-Type": "text/plain"])))
+        var other = Self.response(200, ["Content-Type": "text/plain"])
+        other.body = Data("c".utf8)
+        #expect(!ProxyCachingTransport.isUnchanged(entry, other))
+    }
+
     @Test("The request's directives: Cache-Control, else Pragma: no-cache")
     func requestDirectives() {
         #expect(ProxyCachingTransport.requestDirectives(["Pragma": "no-cache"]).noCache)

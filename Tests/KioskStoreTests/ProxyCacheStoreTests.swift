@@ -56,7 +56,7 @@ struct ProxyCacheStoreTests {
         for index in 0..<9 { try Self.put(cache, "http://a.test/\(index)", body, at: Self.start.addingTimeInterval(Double(index))) }
         // The oldest, used now, becomes the most recent
         let first = try #require(try cache.entries().first { $0.url.hasSuffix("/0") })
-        try cache.noteUse(id: first.id, at: Self.start.addingTimeInterval(100))
+        cache.noteUse(id: first.id, at: Self.start.addingTimeInterval(100))
         try Self.put(cache, "http://a.test/new", body, at: Self.start.addingTimeInterval(200))
         try Self.put(cache, "http://a.test/newer", body, at: Self.start.addingTimeInterval(201))
         let kept = Set(try cache.entries().map { URL(string: $0.url)!.lastPathComponent })
@@ -64,6 +64,21 @@ struct ProxyCacheStoreTests {
         #expect(kept.contains("0") && kept.contains("new") && kept.contains("newer"))
         #expect(!kept.contains("1"))
         #expect(try cache.entries().first { $0.url.hasSuffix("/0") }?.hits == 1)
+    }
+
+    @Test("Uses and unchanged answers are written behind, in order of time: a read sees them, an older one moves nothing back")
+    func writtenBehind() throws {
+        let cache = try ProxyCache.inMemory(maxBytes: 1_000_000)
+        let id = try #require(try Self.put(cache, "http://a.test/x", "same"))
+        let later = Self.start.addingTimeInterval(60)
+        cache.noteConfirmed(id: id, requestTime: later, responseTime: later)
+        cache.noteUse(id: id, at: later)
+        cache.noteUse(id: id, at: Self.start)
+        var entry = try #require(try cache.entry(id: id))
+        #expect(entry.responseTime == later && entry.lastUsed == later && entry.hits == 2)
+        cache.noteConfirmed(id: id, requestTime: Self.start, responseTime: Self.start)
+        entry = try #require(try cache.entry(id: id))
+        #expect(entry.responseTime == later)
     }
 
     @Test("An answer larger than a tenth of the cache is not stored")
