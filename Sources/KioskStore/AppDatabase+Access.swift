@@ -53,6 +53,25 @@ extension AppDatabase {
         return config
     }
 
+    /// Runs `migrator`'s migrations not applied yet to `writer`'s file. Two processes opening one new file at once (the
+    /// CLI beside a server, two proxies) both find a migration unapplied and both run it: the second fails on what the
+    /// first made ("table already exists"). Then what counts is that every migration is applied, by whichever process:
+    /// it tries again, a few times, and fails only when migrations are still missing.
+    static func migrate(_ migrator: DatabaseMigrator, _ writer: any DatabaseWriter) throws {
+        var attempt = 0
+        while true {
+            do {
+                try migrator.migrate(writer)
+                return
+            } catch {
+                attempt += 1
+                if (try? writer.read { try migrator.hasCompletedMigrations($0) }) == true { return }
+                guard attempt < 5 else { throw error }
+                usleep(UInt32(20_000 * attempt))
+            }
+        }
+    }
+
     /// Whether `error` is this module's report of a full disk.
     public static func isDiskFull(_ error: KioskError) -> Bool {
         if case .storage(let message) = error { return message.hasPrefix(diskFullPrefix) }

@@ -42,7 +42,7 @@ public final class AppDatabase: Sendable, StoreFile {
             throw Self.storageError(error, while: "open the database", path: path)
         }
         do {
-            try Self.migrator.migrate(writer)
+            try AppDatabase.migrate(Self.migrator, writer)
         } catch {
             throw Self.storageError(error, while: "prepare the database schema", path: path)
         }

@@ -53,7 +53,7 @@ public final class ProxyCache: Sendable, StoreFile {
         self.path = path
         self.maxBytes = maxBytes
         do {
-            try Self.migrator.migrate(writer)
+            try AppDatabase.migrate(Self.migrator, writer)
         } catch {
             throw AppDatabase.storageError(error, while: "prepare the proxy cache's schema", path: path)
         }

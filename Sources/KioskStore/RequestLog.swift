@@ -125,7 +125,7 @@ public final class RequestLog: Sendable, StoreFile {
                 + "move it aside (or use that version) to capture requests with this one.")
         }
         do {
-            try Self.migrator.migrate(writer)
+            try AppDatabase.migrate(Self.migrator, writer)
         } catch {
             throw AppDatabase.storageError(error, while: "prepare the request log's schema", path: path)
         }

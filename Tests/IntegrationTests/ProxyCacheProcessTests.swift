@@ -1,0 +1,80 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import GRDB
+import KioskProcess
+import KioskTestSupport
+import Testing
+
+/// `kiosk proxy`'s cache file under processes that die or share it, through `kiosk proxy cache import` (one
+/// transaction per answer, as the proxy stores them).
+@Suite("The proxy cache file across processes", .serialized)
+struct ProxyCacheProcessTests {
+    /// A HAR archive of `count` GET answers of 8 KB under `prefix`.
+    private static func archive(_ folder: URL, _ name: String, prefix: String, count: Int) throws -> URL {
+        let body = String(repeating: "x", count: 8_000)
+        let entries = (0..<count).map { index in
+            #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/\#(prefix)/\#(index)"}, "#
+                + #""response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": "\#(body)"}}}"#
+        }
+        let file = folder.appendingPathComponent(name)
+        try Data((#"{"log": {"version": "1.2", "entries": ["# + entries.joined(separator: ",") + #"]}}"#).utf8).write(to: file)
+        return file
+    }
+
+    /// The entries of the cache file, after checking it is whole and that its size row adds them up.
+    private static func checkedEntries(_ path: String) throws -> Int {
+        let queue = try DatabaseQueue(path: path)
+        return try queue.read { db in
+            #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+            let sum = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0) FROM cacheEntry") ?? -1
+            #expect(try Int.fetchOne(db, sql: "SELECT bytes FROM cacheStats") == sum)
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cacheEntry") ?? -1
+        }
+    }
+
+    @Test("kill -9 in the middle of storing leaves a whole file whose answers add up, and the next run stores them all")
+    func killedMidWrite() async throws {
+        let folder = TemporaryDirectory.url("kiosk-proxy-cache-kill")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let archive = try Self.archive(folder, "many.har", prefix: "k", count: 3000)
+        let data = folder.appendingPathComponent("data")
+        let cacheFile = data.appendingPathComponent("kiosk-demo-proxy-cache.sqlite").path
+        // Given an import storing 3000 answers, one transaction each
+        let child = try ChildProcess(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data.path],
+                                     stdout: .null, stderr: .null)
+        // When it is killed once some are stored
+        let deadline = Date().addingTimeInterval(60)
+        while child.isRunning, Date() < deadline,
+              ((try? FileManager.default.attributesOfItem(atPath: cacheFile + "-wal")[.size] as? Int) ?? 0) < 2_000_000 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        child.signal(SIGKILL)
+        #expect(child.waitUntilExit() == 128 + SIGKILL)
+        // Then the file is whole and its size row adds up what it holds
+        let kept = try Self.checkedEntries(cacheFile)
+        #expect(kept > 0 && kept < 3000, "\(kept) answers kept")
+        // And the next run stores every answer
+        let again = try ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data.path])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try Self.checkedEntries(cacheFile) == 3000)
+    }
+
+    @Test("Two processes storing into one data directory at once both finish, and the file holds both's answers")
+    func twoProcesses() throws {
+        let folder = TemporaryDirectory.url("kiosk-proxy-cache-two")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let data = folder.appendingPathComponent("data")
+        let archives = try ["a", "b"].map { try Self.archive(folder, "\($0).har", prefix: $0, count: 800) }
+        let children = try archives.map { archive in
+            try ChildProcess(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data.path],
+                             stdout: .null, stderr: .pipe)
+        }
+        for child in children {
+            let errors = child.standardError?.readDataToEndOfFile() ?? Data()
+            #expect(child.waitUntilExit() == 0, "\(String(decoding: errors, as: UTF8.self))")
+        }
+        #expect(try Self.checkedEntries(data.appendingPathComponent("kiosk-demo-proxy-cache.sqlite").path) == 1600)
+    }
+}
