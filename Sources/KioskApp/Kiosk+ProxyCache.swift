@@ -35,6 +35,16 @@ extension Kiosk {
         try openedProxyCache()?.entry(id: id)
     }
 
+    /// One stored answer as a page may show it: its URL, fields and body redacted as the log's are (the cache keeps them
+    /// exact, to replay them); nil when there is none with that id.
+    public func redactedProxyCacheEntry(id: Int64) throws -> ProxyCacheEntry? {
+        guard var entry = try proxyCacheEntry(id: id) else { return nil }
+        entry.url = URL(string: entry.url).map(redactor.redact) ?? entry.url
+        entry.headers = redactor.redact(entry.headers)
+        entry.body = redactor.scrub(entry.body)
+        return entry
+    }
+
     /// Removes one stored answer; false when there was none with that id.
     @discardableResult
     public func removeProxyCacheEntry(id: Int64) throws -> Bool {

@@ -26,8 +26,11 @@ enum ConsoleRoute: Sendable, Hashable {
     case proxy
     /// Kiosk's proxy CA certificate as `ca.pem` or `ca.crt` (DER).
     case proxyCertificate(String)
-    /// Switches the proxy cache (`mode=fallback|off`, `offline=on|off`) or clears it (`clear=` a host, or empty for all).
+    /// Switches the proxy cache (`mode=fallback|http|off`, `offline=on|off`), clears it (`clear=` a host, or empty for
+    /// all) or removes one answer (`remove=` its id).
     case proxyCache
+    /// One answer the proxy cache holds: its fields and body.
+    case proxyCacheEntry(Int64)
     /// The live feed (Server-Sent Events).
     case events
     /// The log as a HAR archive.
@@ -94,6 +97,7 @@ enum ConsoleRoute: Sendable, Hashable {
         case .proxy: base + "/proxy"
         case .proxyCertificate(let file): base + "/proxy/" + QueryString.encode(file)
         case .proxyCache: base + "/proxy/cache"
+        case .proxyCacheEntry(let id): base + "/proxy/cache/\(id)"
         case .events: base + "/events"
         case .har: base + "/har"
         case .login: base + "/login"
@@ -126,7 +130,7 @@ enum ConsoleRoute: Sendable, Hashable {
     /// The kinds of address, each with the method and pattern the router registers it under.
     enum Kind: String, CaseIterable, Sendable {
         case requests, request, composeForm, compose, diff, insights, endpoints, paused, pausedExchange, decide
-        case mocks, rules, newRule, rule, saveNewRule, saveRule, events, har, proxy, proxyCertificate, proxyCache
+        case mocks, rules, newRule, rule, saveNewRule, saveRule, events, har, proxy, proxyCertificate, proxyCache, proxyCacheEntry
         case login, replay, mockFrom, breakpoint, mockAction, ruleAction, clear, recording
         case apiRequests, apiRequest, apiResend, apiInsights, apiEndpoints, apiPaused
         case apiRules, apiRule, apiAddRule, apiReplaceRule, apiDeleteRule, apiProxy, apiProxyCache, apiSwitchProxyCache
@@ -180,6 +184,7 @@ enum ConsoleRoute: Sendable, Hashable {
             case .apiRule, .apiReplaceRule, .apiDeleteRule: "/debug/api/rules/{id}"
             case .apiProxy: "/debug/api/proxy"
             case .proxyCache: "/debug/proxy/cache"
+            case .proxyCacheEntry: "/debug/proxy/cache/{id}"
             case .apiProxyCache, .apiSwitchProxyCache: "/debug/api/proxy/cache"
             }
         }

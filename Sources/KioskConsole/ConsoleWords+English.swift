@@ -187,6 +187,12 @@ extension ConsoleWords {
         storeNothing: "Keep nothing",
         proxyCacheEmpty: "Nothing is stored yet.",
         proxyCacheCannotStore: "The cache cannot store answers now; the proxy goes on without storing them. Why: ",
+        proxyCacheAnswersOf: { "Its most recently used answers (\($0))" },
+        proxyCacheEntry: "Stored answer",
+        proxyCacheEntryFacts: { status, age, hits in
+            "Status \(status), stored \(age) s ago, given from the cache \(hits) \(hits == 1 ? "time" : "times")."
+        },
+        proxyCacheRemove: "Remove this answer",
         proxyCacheRow: { count, size, hits in
             "\(count) \(count == 1 ? "answer" : "answers"), \(size); given from the cache \(hits) \(hits == 1 ? "time" : "times")"
         },

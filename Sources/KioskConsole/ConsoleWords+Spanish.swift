@@ -203,6 +203,12 @@ extension ConsoleWords {
         storeNothing: "No guardar nada",
         proxyCacheEmpty: "Todavía no hay nada guardado.",
         proxyCacheCannotStore: "La caché no puede guardar respuestas ahora; el proxy sigue sin guardarlas. Motivo: ",
+        proxyCacheAnswersOf: { "Sus respuestas usadas más recientemente (\($0))" },
+        proxyCacheEntry: "Respuesta guardada",
+        proxyCacheEntryFacts: { status, age, hits in
+            "Estado \(status), guardada hace \(age) s, dada desde la caché \(hits) \(hits == 1 ? "vez" : "veces")."
+        },
+        proxyCacheRemove: "Quitar esta respuesta",
         proxyCacheRow: { count, size, hits in
             "\(count) \(count == 1 ? "respuesta" : "respuestas"), \(size); dadas desde la caché \(hits) \(hits == 1 ? "vez" : "veces")"
         },

@@ -204,6 +204,12 @@ struct ConsoleWords: Sendable {
     let proxyCacheEmpty: String
     /// Before the reason an answer could not be stored.
     let proxyCacheCannotStore: String
+    /// The summary of a host's list of stored answers.
+    let proxyCacheAnswersOf: @Sendable (String) -> String
+    /// One stored answer's page: its title, its status, age in seconds and uses, and the button that removes it.
+    let proxyCacheEntry: String
+    let proxyCacheEntryFacts: @Sendable (Int, Int, Int) -> String
+    let proxyCacheRemove: String
     /// One host's line: its answers, their size, and how many times they were given instead of the upstream's.
     let proxyCacheRow: @Sendable (Int, String, Int) -> String
     let proxyCacheClearHost: String

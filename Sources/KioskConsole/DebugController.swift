@@ -75,7 +75,13 @@ struct DebugController: Sendable {
         }
         debug.on(.apiEndpoints) { _, _ in try JSONResponse.ok(kiosk.debugger.endpoints) }
         debug.on(.proxy) { _, context in
-            let cache = kiosk.proxyCacheSettings.map { ($0, (try? kiosk.proxyCacheStats()) ?? [], kiosk.proxyCacheFailure) }
+            // Each host with its most recently used answers (20), to open one.
+            let cache = kiosk.proxyCacheSettings.map { settings in
+                let hosts = ((try? kiosk.proxyCacheStats()) ?? []).map { host in
+                    (host, (try? kiosk.proxyCacheEntries(host: host.host, limit: 20)) ?? [])
+                }
+                return (settings, hosts, failure: kiosk.proxyCacheFailure)
+            }
             return Pages.response(DebugPages.proxy(kiosk.proxyOverview(), cache: cache, now: kiosk.now(), context: context.view))
         }
         debug.on(.proxyCache) { request, _ in
@@ -85,9 +91,21 @@ struct DebugController: Sendable {
             case .mode(let mode): settings.mode = mode
             case .offline(let offline): settings.offline = offline
             case .clear(let host): try kiosk.clearProxyCache(host: host)
+            case .remove(let id):
+                guard try kiosk.removeProxyCacheEntry(id: id) else { throw WebError.notFound("No stored answer has the id \(id).") }
             }
             kiosk.proxyCacheSettings = settings
             return WebController.seeOther(ConsoleRoute.proxy.path(anchor: "proxy-cache"))
+        }
+        debug.on(.proxyCacheEntry) { _, context in
+            guard let raw = context.parameters.get("id"), let id = Int64(raw), id > 0 else {
+                throw WebError.notFound("A stored answer's id is a positive whole number.")
+            }
+            guard kiosk.proxyCacheSettings != nil else { throw Self.noProxyCache }
+            guard let entry = try kiosk.redactedProxyCacheEntry(id: id) else {
+                throw WebError.notFound("No stored answer has the id \(id); it may have been evicted or cleared.")
+            }
+            return Pages.response(DebugPages.proxyCacheEntry(entry, now: kiosk.now(), context: context.view))
         }
         debug.on(.apiProxyCache) { _, _ in
             guard let settings = kiosk.proxyCacheSettings else { throw Self.noProxyCache }

@@ -7,7 +7,8 @@ extension DebugPages {
     /// `/debug/proxy`: the `kiosk proxy` of this process — its listeners, live counts (the script reads them again from
     /// the JSON every few seconds), and how a device or a tool trusts its CA, in the page's language; or, in `kiosk serve`,
     /// that none runs here.
-    static func proxy(_ overview: ProxyOverview?, cache: (ProxyCacheSettings, [ProxyCacheHostStats], failure: String?)? = nil, now: Date,
+    static func proxy(_ overview: ProxyOverview?, cache: (ProxyCacheSettings, [(ProxyCacheHostStats, [ProxyCacheEntry])], failure: String?)? = nil,
+                      now: Date,
                       context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [backToRequests(w), E.element("h1", [], [.text(w.proxy)])]
@@ -54,8 +55,9 @@ extension DebugPages {
     }
 
     /// The cache section: how it answers now, its two switches, and what it holds per host with a clear button each.
-    private static func proxyCache(_ settings: ProxyCacheSettings, _ hosts: [ProxyCacheHostStats], failure: String?,
+    private static func proxyCache(_ settings: ProxyCacheSettings, _ listed: [(ProxyCacheHostStats, [ProxyCacheEntry])], failure: String?,
                                    context: ViewContext) -> [HTML] {
+        let hosts = listed.map(\.0)
         let w = context.words
         let action = ConsoleRoute.proxyCache.path
         let state = settings.offline ? w.proxyCacheOffline : settings.mode == .off ? w.proxyCacheOff : w.proxyCacheFallback
@@ -79,12 +81,22 @@ extension DebugPages {
             ]),
         ]
         guard !hosts.isEmpty else { return section + [E.element("p", [.class("empty")], [.text(w.proxyCacheEmpty)])] }
-        let rows = hosts.map { host in
+        let rows = listed.map { host, entries in
             E.element("li", [], [
                 E.element("code", [], [.text(host.host)]),
                 E.element("span", [.class("status")], [.text(w.proxyCacheRow(host.entries, byteCount(Int64(host.bytes)), host.hits))]),
                 Pages.postForm(action: action, fields: [("clear", host.host)], label: w.proxyCacheClearHost + " " + host.host,
                                button: .text(w.proxyCacheClearHost), className: "mock delete", context: context),
+                E.element("details", [], [
+                    E.element("summary", [], [.text(w.proxyCacheAnswersOf(host.host))]),
+                    E.element("ul", [.class("paths")], entries.map { entry in
+                        E.element("li", [], [
+                            E.element("a", [Attribute.localHref(ConsoleRoute.proxyCacheEntry(entry.id).path)], [
+                                .text("\(entry.status) "), E.element("code", [], [.text(Self.pathAndQuery(entry.url))]),
+                            ]),
+                        ])
+                    }),
+                ]),
             ])
         }
         let total = byteCount(Int64(hosts.reduce(0) { $0 + $1.bytes }))
@@ -95,6 +107,31 @@ extension DebugPages {
                            className: "mock delete", context: context),
         ]
         return section
+    }
+
+    /// A stored URL's path and query, for a list under its host (its whole text when it does not parse).
+    private static func pathAndQuery(_ url: String) -> String {
+        guard let components = URLComponents(string: url) else { return url }
+        return (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
+            + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    /// `/debug/proxy/cache/{id}`: one stored answer — what was asked, when it came, how often it was given, its fields
+    /// and its body (a JSON tree when it is JSON), redacted as the log's are — with a button to remove it.
+    static func proxyCacheEntry(_ entry: ProxyCacheEntry, now: Date, context: ViewContext) -> HTML {
+        let w = context.words
+        let age = Int(max(0, now.timeIntervalSince(entry.responseTime)))
+        let fields = entry.headers.map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
+        return DebugPages.page(context, title: w.proxyCacheEntry, [
+            E.element("p", [], [E.element("a", [Attribute.localHref(ConsoleRoute.proxy.path(anchor: "proxy-cache"))], [.text(w.proxyCache)])]),
+            E.element("h1", [], [.text(w.proxyCacheEntry)]),
+            E.element("p", [], [.text("\(entry.method) "), E.element("code", [], [.text(entry.url)])]),
+            E.element("p", [.class("status")], [.text(w.proxyCacheEntryFacts(entry.status, age, entry.hits))]),
+            headers(w.responseHeaders, fields, w),
+            bodySection(w.responseBody, CapturedBody(data: entry.body, originalSize: entry.body.count), w),
+            Pages.postForm(action: ConsoleRoute.proxyCache.path, fields: [("remove", String(entry.id))], label: w.proxyCacheRemove,
+                           button: .text(w.proxyCacheRemove), className: "mock delete", context: context),
+        ])
     }
 
     /// The counts as a definition list, each value marked with its name for the script to update.

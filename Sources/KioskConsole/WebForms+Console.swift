@@ -123,12 +123,14 @@ struct RecordingForm: Decodable {
     }
 }
 
-/// `POST /debug/proxy/cache`: one of `mode=fallback|off`, `offline=on|off`, or `clear=` (a host; empty for all).
+/// `POST /debug/proxy/cache`: one of `mode=fallback|http|off`, `offline=on|off`, `clear=` (a host; empty for all), or
+/// `remove=` (an answer's id).
 struct ProxyCacheForm: Decodable {
     enum Change: Equatable {
         case mode(ProxyCacheMode)
         case offline(Bool)
         case clear(host: String?)
+        case remove(Int64)
     }
 
     var change: Change
@@ -136,7 +138,7 @@ struct ProxyCacheForm: Decodable {
     init(from decoder: any Decoder) throws {
         let form = try decoder.container(keyedBy: FormKey.self)
         if let mode = try form.text("mode") {
-            guard let parsed = ProxyCacheMode(rawValue: mode) else { throw WebError.badRequest("mode must be fallback or off.") }
+            guard let parsed = ProxyCacheMode(rawValue: mode) else { throw WebError.badRequest("mode must be fallback, http or off.") }
             change = .mode(parsed)
         } else if let offline = try form.text("offline") {
             switch offline {
@@ -146,13 +148,16 @@ struct ProxyCacheForm: Decodable {
             }
         } else if let host = try form.text("clear") {
             change = .clear(host: host.isEmpty ? nil : host)
+        } else if let id = try form.text("remove") {
+            guard let id = Int64(id), id > 0 else { throw WebError.badRequest("remove must be a stored answer's id.") }
+            change = .remove(id)
         } else {
-            throw WebError.badRequest("Say what to change: mode, offline or clear.")
+            throw WebError.badRequest("Say what to change: mode, offline, clear or remove.")
         }
     }
 }
 
-/// `PUT /debug/api/proxy/cache`: `{"mode": "fallback"|"off", "offline": true|false}`, either or both.
+/// `PUT /debug/api/proxy/cache`: `{"mode": "fallback"|"http"|"off", "offline": true|false}`, either or both.
 struct ProxyCacheSwitch: Decodable {
     var mode: ProxyCacheMode?
     var offline: Bool?

@@ -111,9 +111,9 @@ struct ConsoleProxyCacheTests {
             // Given a proxy whose cache holds an answer of one host
             harness.kiosk.attachProxy { ConsoleProxyPageTests.overview }
             let archive = harness.directory.appendingPathComponent("seed.har")
-            try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/a"}, "response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": "hello"}}}]}}"#.utf8)
+            try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/a"}, "response": {"status": 200, "headers": [{"name": "X-Api-Key", "value": "k-0123456789"}], "content": {"mimeType": "text/plain", "text": "hello"}}}, {"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/b"}, "response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": "bye"}}}]}}"#.utf8)
                 .write(to: archive)
-            #expect(try harness.kiosk.importIntoProxyCache(atPath: archive.path).stored == 1)
+            #expect(try harness.kiosk.importIntoProxyCache(atPath: archive.path).stored == 2)
 
             // When the page is opened: the fallback sentence, the switches, and the host's row
             let page = try await client.get(ConsoleRoute.proxy.path)
@@ -140,6 +140,20 @@ struct ConsoleProxyCacheTests {
             let json = try await client.get(ConsoleRoute.apiProxyCache.path).json()
             #expect(json["mode"] as? String == "fallback" && json["offline"] as? Bool == false)
             #expect((json["hosts"] as? [[String: Any]])?.first?["host"] as? String == "app.test")
+
+            // When the stored answer is opened from the host's list: its fields and body, and a button to remove it
+            let id = try #require(try harness.kiosk.proxyCacheEntries().first { $0.url.hasSuffix("/a") }?.id)
+            #expect(page.body.contains(#"href="\#(ConsoleRoute.proxyCacheEntry(id).path)""#))
+            let entry = try await client.get(ConsoleRoute.proxyCacheEntry(id).path)
+            #expect(entry.status == .ok && entry.body.contains("<code>http://app.test/a</code>") && entry.body.contains("hello"))
+            #expect(entry.body.contains(">Remove this answer<"))
+            #expect(try await client.get(ConsoleRoute.proxyCacheEntry(id + 100).path).status == .notFound)
+
+            // And its secret field is shown redacted, and the button removes it alone
+            #expect(!entry.body.contains("k-0123456789"))
+            #expect(try await client.post(ConsoleRoute.proxyCache.path, form: [("csrf", Self.token), ("remove", String(id))],
+                                          cookie: Self.token).status == .seeOther)
+            #expect(try harness.kiosk.proxyCacheEntries().count == 1)
 
             // When the host is cleared: nothing is stored
             #expect(try await client.post(ConsoleRoute.proxyCache.path, form: [("csrf", Self.token), ("clear", "app.test")],

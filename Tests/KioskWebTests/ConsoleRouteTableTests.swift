@@ -18,7 +18,7 @@ struct ConsoleRouteTableTests {
         (.apiResend(7), .apiResend), (.apiInsights, .apiInsights), (.apiEndpoints, .apiEndpoints), (.apiPaused, .apiPaused),
         (.apiRules, .apiRules), (.apiRules, .apiAddRule), (.apiRule(2), .apiRule), (.apiRule(2), .apiReplaceRule),
         (.apiRule(2), .apiDeleteRule), (.clear, .clear), (.recording, .recording), (.proxy, .proxy),
-        (.proxyCertificate("ca.pem"), .proxyCertificate), (.apiProxy, .apiProxy), (.proxyCache, .proxyCache), (.apiProxyCache, .apiProxyCache), (.apiProxyCache, .apiSwitchProxyCache),
+        (.proxyCertificate("ca.pem"), .proxyCertificate), (.apiProxy, .apiProxy), (.proxyCache, .proxyCache), (.proxyCacheEntry(5), .proxyCacheEntry), (.apiProxyCache, .apiProxyCache), (.apiProxyCache, .apiSwitchProxyCache),
     ] + ConsoleRoute.MockAction.allCases.map { (.mockAction(4, $0), .mockAction) }
       + ConsoleRoute.RuleAction.allCases.map { (.ruleAction(4, $0), .ruleAction) }
 
