@@ -237,18 +237,23 @@ def test_insecure_upstream_says_so_on_start_in_the_console_and_on_every_exchange
 
 
 @pytest.mark.skipif(shutil.which("certutil") is None, reason="certutil (libnss3-tools) is not installed")
-def test_chromium_trusting_kiosks_ca_opens_an_https_app_through_the_proxy(setup, tmp_path):
-    proxy, upstream = setup
-    # Given Chromium whose proxy is Kiosk (loopback too: Chromium bypasses it for loopback unless told) and whose
-    # NSS database trusts Kiosk's CA, as a developer sets it up with certutil
+def chromium_through(proxy: KioskProxy, tmp_path: Path, *arguments: str):
+    """Chromium whose proxy is Kiosk (loopback too: Chromium bypasses it for loopback unless told) and whose NSS
+    database trusts Kiosk's CA, as a developer sets it up with certutil."""
     home = tmp_path / "home"
     database = home / ".pki" / "nssdb"
     database.mkdir(parents=True)
     subprocess.run(["certutil", "-N", "-d", f"sql:{database}", "--empty-password"], check=True, timeout=60)
     subprocess.run(["certutil", "-A", "-d", f"sql:{database}", "-t", "C,,", "-n", "kiosk-proxy", "-i", proxy.ca],
                    check=True, timeout=60)
-    driver = new_driver(DESKTOP, arguments=(f"--proxy-server={proxy.address}", "--proxy-bypass-list=<-loopback>"),
-                        environment={"HOME": str(home)})
+    return new_driver(DESKTOP, arguments=(f"--proxy-server={proxy.address}", "--proxy-bypass-list=<-loopback>", *arguments),
+                      environment={"HOME": str(home)})
+
+
+def test_chromium_trusting_kiosks_ca_opens_an_https_app_through_the_proxy(setup, tmp_path):
+    proxy, upstream = setup
+    # Given Chromium whose proxy is Kiosk and which trusts Kiosk's CA
+    driver = chromium_through(proxy, tmp_path)
     try:
         # When it opens the app's HTTPS page
         driver.get(upstream.url("/"))
@@ -362,15 +367,7 @@ def test_chromium_reads_an_app_through_kiosk_after_its_backend_is_gone_and_offli
     ca, leaf, key = make_upstream_certificates(tmp_path)
     upstream = AppUpstream(leaf, key, cacheable=True)
     proxy = KioskProxy(kiosk_bin, tmp_path / "data", ca)
-    home = tmp_path / "home"
-    database = home / ".pki" / "nssdb"
-    database.mkdir(parents=True)
-    subprocess.run(["certutil", "-N", "-d", f"sql:{database}", "--empty-password"], check=True, timeout=60)
-    subprocess.run(["certutil", "-A", "-d", f"sql:{database}", "-t", "C,,", "-n", "kiosk-proxy", "-i", proxy.ca],
-                   check=True, timeout=60)
-    driver = new_driver(DESKTOP, arguments=(f"--proxy-server={proxy.address}", "--proxy-bypass-list=<-loopback>",
-                                            "--disk-cache-size=1", "--disable-application-cache"),
-                        environment={"HOME": str(home)})
+    driver = chromium_through(proxy, tmp_path, "--disk-cache-size=1", "--disable-application-cache")
     console = new_driver(PHONE)
     try:
         driver.get(upstream.url("/"))
