@@ -98,8 +98,13 @@ final class ProxyCachingTransport: HTTPTransport {
             return answer(from: entry, to: request, status: CacheStatus(.offline))
         }
         guard settings.mode != .off, let key, let cache else {
-            var response = try await base.send(request)
             let forward: CacheStatus.Forward = readable ? .bypass : .method
+            var response: HTTPResponse
+            do {
+                response = try await base.send(request)
+            } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) {
+                throw CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
+            }
             Self.mark(&response, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status))
             return response
         }
@@ -192,7 +197,10 @@ final class ProxyCachingTransport: HTTPTransport {
         do {
             response = try await base.send(request)
         } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) {
-            guard case .found(let entry) = found, let decision = standIn(error.isConnectivityFailure ? .unreachable : .failed) else { throw error }
+            guard case .found(let entry) = found, let decision = standIn(error.isConnectivityFailure ? .unreachable : .failed) else {
+                // Nothing could stand in: the proxy's own 502 or 504 still says what the cache did.
+                throw CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
+            }
             cache.noteUse(id: entry.id, at: now())
             return answer(from: entry, to: request, status: CacheStatus(decision, forward: .stale,
                                                                         ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))

@@ -10,8 +10,9 @@ import RawStructuredFieldValues
 //   and why) are exclusive, and one of them is always written, first.
 // - `fwd` is `miss` (nothing stored could answer), `stale` (a stored copy was selected, but stale) or
 //   `request` (a fresh stored copy was selected, but the request asked for a refresh), the most specific
-//   reason Kiosk knows (RFC 9211 §2.2). Kiosk's store keys by URL alone and never varies, so it never
-//   says `uri-miss` or `vary-miss`; the other reasons are read but not made.
+//   reason Kiosk knows (RFC 9211 §2.2). The catalogs' store keys by URL alone and never varies, so it never
+//   says `uri-miss` or `vary-miss`; the proxy's cache (`kiosk proxy`) keys by URL, credentials and `Vary`, and
+//   says both, `bypass` with its cache off and `method` for what it never stores.
 // - `fwd-status` is the status that came back from below Kiosk's cache, when one did (none when the
 //   upstream could not be reached).
 // - `ttl` is the remaining freshness lifetime in whole seconds (rounded down, negative when stale), when
@@ -229,4 +230,26 @@ extension CacheMatch {
         case .decision, .stale: nil
         }
     }
+}
+
+/// A failed exchange with what a cache on its way decided (RFC 9211): the failure's answer (a proxy's own 502 or 504)
+/// still says `Cache-Status`, and the log records it. Described as the failure it carries.
+public struct CacheMarkedFailure: Error, Sendable, CustomStringConvertible {
+    /// What failed.
+    public let error: KioskError
+    /// The cache's decision, with no `fwd-status` since no answer came back.
+    public let cacheStatus: CacheStatus
+
+    /// `error` marked with `cacheStatus`.
+    public init(_ error: KioskError, cacheStatus: CacheStatus) {
+        self.error = error
+        self.cacheStatus = cacheStatus
+    }
+
+    public var description: String { error.description }
+}
+
+extension Error {
+    /// The Kiosk failure this error is, or carries under a cache's mark; nil for any other error.
+    public var kioskError: KioskError? { self as? KioskError ?? (self as? CacheMarkedFailure)?.error }
 }

@@ -125,9 +125,9 @@ extension Debugger {
             result.response = try await (proxied ? sendProxied : send)(request)
         } catch is CancellationError {
             throw KioskError.cancelled
-        } catch let error as KioskError {
-            guard error != .cancelled else { throw error }
-            result.error = error
+        } catch {
+            guard let failure = error.kioskError, failure != .cancelled else { throw error }
+            result.error = failure
         }
         // The newest record this resend made (a retried exchange makes one per attempt; the last is the answer).
         if let log {

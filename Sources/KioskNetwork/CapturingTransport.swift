@@ -138,7 +138,7 @@ public final class CapturingTransport: HTTPTransport {
             error: errorText, timings: timings,
             decision: response.map { $0.isEdited || $0.isMocked ? CacheDecision(forwardedAnswer: $0) : $0.cacheStatus?.decision
                                            ?? CacheDecision(forwardedAnswer: $0) } ?? .network,
-            cacheStatus: response.flatMap { $0.isEdited || $0.isMocked ? nil : $0.cacheStatus },
+            cacheStatus: response.map { $0.isEdited || $0.isMocked ? nil : $0.cacheStatus } ?? (error as? CacheMarkedFailure)?.cacheStatus,
             touchedBy: touches.map { $0.mapText(redactor.scrub) })
     }
 

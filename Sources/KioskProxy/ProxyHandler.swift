@@ -546,6 +546,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(text.utf8.count)),
                                    ("Cache-Control", "no-store"), ("Via", via)])
         if let challenge = refusal.challenge { headers.add(name: "Proxy-Authenticate", value: challenge) }
+        if let cacheStatus = refusal.cacheStatus { headers.add(name: CacheStatus.headerName, value: cacheStatus.headerValue) }
         let keepAlive = request.isKeepAlive && !refusal.closes && upload == nil
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: refusal.status, headers: headers))),

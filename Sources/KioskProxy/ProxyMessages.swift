@@ -22,6 +22,8 @@ enum ProxyMessages {
         let closes: Bool
         /// A 407's `Proxy-Authenticate` challenge.
         let challenge: String?
+        /// What the proxy's cache decided, for a forwarded request that failed.
+        var cacheStatus: CacheStatus?
 
         init(_ status: HTTPResponseStatus, _ message: String, closes: Bool = false, challenge: String? = nil) {
             self.status = status
@@ -194,8 +196,14 @@ enum ProxyMessages {
 
     /// What the proxy answers itself when forwarding failed, in the log's words: 504 for a timeout, 502 for the rest.
     static func failure(_ error: any Error, url: URL) -> Refusal {
+        var refusal = failureWithoutCacheStatus(error, url: url)
+        refusal.cacheStatus = (error as? CacheMarkedFailure)?.cacheStatus
+        return refusal
+    }
+
+    private static func failureWithoutCacheStatus(_ error: any Error, url: URL) -> Refusal {
         let shownURL = url.redactedString
-        switch error as? KioskError {
+        switch error.kioskError {
         case .timeout(_, let seconds)?:
             return Refusal(.gatewayTimeout, "The upstream did not answer \(shownURL) within \(Int(seconds)) s.")
         case .offline(let host)?:

@@ -127,7 +127,7 @@ private func caching(_ settings: ProxyCacheSettings = ProxyCacheSettings()) -> (
 
 @Suite("kiosk proxy's cache: an app's answers kept and given back when the upstream fails or the proxy is offline")
 struct ProxyCacheTests {
-    @Test("With the upstream gone, curl still gets the stored answer, with Cache-Status and Age; what was never stored is a 502")
+    @Test("With the upstream gone, curl still gets the stored answer, with Cache-Status and Age; what was never stored is a 502 saying a miss")
     func fallbackWhenTheUpstreamIsGone() async throws {
         let upstream = try await ScriptedUpstream.start()
         upstream.answer { _ in (.ok, [("Content-Type", "application/json")], #"{"n": 1}"#) }
@@ -147,12 +147,14 @@ struct ProxyCacheTests {
             #expect(text.contains("Cache-Status: Kiosk;fwd=stale;ttl=0;detail=offline"), "\(text)")
             #expect(text.contains("\r\nAge: "), "\(text)")
             #expect(text.hasSuffix(#"{"n": 1}"#))
-            // And a URL never fetched is the proxy's 502, as before
+            // And a URL never fetched is the proxy's 502, saying the cache had nothing and no answer came back
             let never = try await proxy.send(.GET, upstream.url("/never"))
             #expect(never.status == .badGateway)
-            // And the log records the stored answer with the same decision
+            #expect(never.header("Cache-Status") == ["Kiosk;fwd=uri-miss;detail=network"])
+            // And the log records both with the same decisions as the answers said
             let records = try proxy.records()
             #expect(records.contains { $0.url.hasSuffix("/items") && $0.cacheStatus.headerValue == "Kiosk;fwd=stale;ttl=0;detail=offline" })
+            #expect(records.contains { $0.url.hasSuffix("/never") && $0.cacheStatus.headerValue == "Kiosk;fwd=uri-miss;detail=network" })
         }
     }
 
