@@ -52,8 +52,37 @@ public indirect enum OrderedJSON: Sendable, Hashable {
 
     /// Parses a complete JSON document (RFC 8259); nesting deeper than 512 levels is refused.
     public static func parse(_ data: Data) throws -> OrderedJSON {
-        var parser = Parser(bytes: Array(data))
-        return try parser.parseDocument()
+        try data.withUnsafeBytes { raw in
+            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
+            return try parser.parseDocument()
+        }
+    }
+
+    /// Throws what `parse` would for a document that is not JSON, without building its values: it reads the
+    /// document where it lies, so its memory stays small whatever the document's size and shape. Returns the value
+    /// at `capturing` (object keys from the top, `["log", "creator"]`) when the document has one there.
+    @discardableResult
+    public static func check(_ data: Data, capturing: [String]? = nil) throws -> OrderedJSON? {
+        try data.withUnsafeBytes { raw in
+            var parser = Parser(bytes: raw.bindMemory(to: UInt8.self), building: false)
+            parser.capturePath = capturing.map { $0.map { "." + $0 } }
+            _ = try parser.parseDocument()
+            return parser.captured
+        }
+    }
+
+    /// Parses a document whose array at `streaming` (object keys from the top, `["log", "entries"]`) is handed to
+    /// `element` one element at a time, with its index, as it is read, and not kept (it comes back empty): a huge
+    /// list is read in the memory of one of its elements. An error `element` throws ends the parse as it is.
+    public static func parse(_ data: Data, streaming: [String], element: (Int, OrderedJSON) throws -> Void) throws -> OrderedJSON {
+        try data.withUnsafeBytes { raw in
+            try withoutActuallyEscaping(element) { element in
+                var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
+                parser.streamPath = streaming.map { "." + $0 }
+                parser.onElement = element
+                return try parser.parseDocument()
+            }
+        }
     }
 
     /// The value of an object's member named `key` (the last one, as JSONDecoder reads duplicates); nil
@@ -213,20 +242,34 @@ public indirect enum OrderedJSON: Sendable, Hashable {
 
     /// Whether `text` is a valid JSON number.
     public static func isNumber(_ text: String) -> Bool {
-        var parser = Parser(bytes: Array(text.utf8))
-        guard (try? parser.parseNumber()) != nil else { return false }
-        return parser.index == parser.bytes.count
+        Array(text.utf8).withUnsafeBufferPointer { bytes in
+            var parser = Parser(bytes: bytes)
+            guard (try? parser.parseNumber()) != nil else { return false }
+            return parser.index == parser.bytes.count
+        }
     }
 }
 
 /// A small recursive-descent parser that records the path it is at, for error messages.
 private struct Parser {
-    let bytes: [UInt8]
+    /// The document, borrowed for the parse: never copied.
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// Whether values are kept; a check only reads them (objects and arrays come back empty, strings "").
+    var building: Bool
     var index = 0
     var path: [String] = []
+    /// A checked document's value at this path is built all the same, and kept in `captured`.
+    var capturePath: [String]?
+    var captured: OrderedJSON?
+    /// The elements of the array at this path go to `onElement` as they are read, instead of into the array.
+    var streamPath: [String]?
+    var onElement: ((Int, OrderedJSON) throws -> Void)?
     static let maximumDepth = 512
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>, building: Bool = true) {
+        self.bytes = bytes
+        self.building = building
+    }
 
     mutating func parseDocument() throws -> OrderedJSON {
         skipWhitespace()
@@ -279,15 +322,23 @@ private struct Parser {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
-            let key = try parseString()
+            let key = try parseString(key: true)
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected “:” after the key") }
             index += 1
             skipWhitespace()
             path.append("." + key)
-            let value = try parseValue()
+            let value: OrderedJSON
+            if !building, let capturePath, path == capturePath {
+                building = true
+                defer { building = false }
+                value = try parseValue()
+                captured = value
+            } else {
+                value = try parseValue()
+            }
             path.removeLast()
-            members.append((key, value))
+            if building { members.append((key, value)) }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end inside an object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -299,14 +350,21 @@ private struct Parser {
     mutating func parseArray() throws -> OrderedJSON {
         index += 1
         var values: [OrderedJSON] = []
+        var count = 0
+        let streaming = building && onElement != nil && path == streamPath
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array([]) }
         while true {
             skipWhitespace()
-            path.append("[\(values.count)]")
+            path.append("[\(count)]")
             let value = try parseValue()
             path.removeLast()
-            values.append(value)
+            if streaming, let onElement {
+                try onElement(count, value)
+            } else if building {
+                values.append(value)
+            }
+            count += 1
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end inside an array") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -315,36 +373,39 @@ private struct Parser {
         }
     }
 
-    mutating func parseString() throws -> String {
+    /// A string's value; while checking, an object's keys only (the path names them), other strings read and "".
+    mutating func parseString(key: Bool = false) throws -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
+        var value = ""
+        let keeping = building || key
         var run = index
         func flush(_ end: Int) throws {
             guard run < end else { return }
-            guard let text = String(bytes: bytes[run..<end], encoding: .utf8) else { throw error("invalid UTF-8 in a string") }
-            scalars.append(contentsOf: text.unicodeScalars)
+            guard let text = String(validating: bytes[run..<end], as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+            if keeping { value += text }
         }
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 try flush(index)
                 index += 1
-                return String(scalars)
+                return value
             }
             if byte < 0x20 { throw error("control character in a string") }
             if byte == UInt8(ascii: "\\") {
                 try flush(index)
                 index += 1
                 guard index < bytes.count else { break }
+                let escaped: UnicodeScalar
                 switch bytes[index] {
-                case UInt8(ascii: "\""): scalars.append("\"")
-                case UInt8(ascii: "\\"): scalars.append("\\")
-                case UInt8(ascii: "/"): scalars.append("/")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "\""): escaped = "\""
+                case UInt8(ascii: "\\"): escaped = "\\"
+                case UInt8(ascii: "/"): escaped = "/"
+                case UInt8(ascii: "b"): escaped = "\u{08}"
+                case UInt8(ascii: "f"): escaped = "\u{0C}"
+                case UInt8(ascii: "n"): escaped = "\n"
+                case UInt8(ascii: "r"): escaped = "\r"
+                case UInt8(ascii: "t"): escaped = "\t"
                 case UInt8(ascii: "u"):
                     var code = try hex4()
                     if (0xD800...0xDBFF).contains(code) {
@@ -358,9 +419,10 @@ private struct Parser {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                     guard let scalar = UnicodeScalar(code) else { throw error("invalid \\u escape") }
-                    scalars.append(scalar)
+                    escaped = scalar
                 default: throw error("invalid escape \\\(Character(UnicodeScalar(bytes[index])))")
                 }
+                if keeping { value.unicodeScalars.append(escaped) }
                 index += 1
                 run = index
                 continue

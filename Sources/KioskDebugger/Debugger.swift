@@ -162,7 +162,7 @@ public final class Debugger: Sendable {
     /// body files are (nil: nowhere, so an entry naming one refuses the archive); adds the rules and
     /// returns what was imported and skipped, the rules with their ids. Throws `HAR.ImportError`, adding
     /// nothing, for a malformed archive.
-    public func importHAR(_ data: Data, origin: String, folder: URL? = nil) throws -> HAR.Import {
+    public func importHAR(_ data: consuming Data, origin: String, folder: URL? = nil) throws -> HAR.Import {
         var result = try HAR.importArchive(data, origin: origin, folder: folder, ignoringQueryItems: mocks.ignoredQueryItems)
         if !result.rules.isEmpty { result.rules = try mocks.add(result.rules) }
         return result

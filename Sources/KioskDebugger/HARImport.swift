@@ -90,39 +90,59 @@ extension HAR {
     /// archive or an entry that is malformed: a field of the wrong type, a date without a time zone, an
     /// invalid URL, status or base64 body, a body file outside the archive's folder, or a method, header
     /// or MIME type breaking RFC 9110 (a rule replays them verbatim; request headers are never kept).
-    public static func importArchive(_ data: Data, origin: String, folder: URL?,
+    public static func importArchive(_ data: consuming Data, origin: String, folder: URL?,
                                      ignoringQueryItems ignored: Set<String>) throws -> Import {
-        let log = try logObject(data)
-        guard let entries = log["entries"] as? [Any] else {
-            throw ImportError("Not a HAR file: \"log.entries\" is missing or not an array.")
+        let json = unwrapped(data)
+        // Checked first without building anything: a malformed archive is refused, naming where, in no more memory
+        // than its bytes. The check also reads which tool wrote it, which says how its bodies are kept.
+        let creator: String?
+        do {
+            if case .string(let name)? = try OrderedJSON.check(json, capturing: ["log", "creator", "name"]) { creator = name } else { creator = nil }
+        } catch {
+            throw ImportError("Not a HAR file: it is not JSON (\(error)).")
         }
-        let creator = (log["creator"] as? [String: Any])?["name"] as? String
         var reader = EntryReader(folder: folder, isPolly: creator == "Polly.JS", origin: origin)
         var rules: [MockRule] = []
         var position: [String: Int] = [:]
         var skipped: [SkipReason: Int] = [:]
         var schemes: Set<String> = []
-        for (index, entry) in entries.enumerated() {
-            switch try reader.read(entry, path: "log.entries[\(index)]") {
-            case .skipped(let reason, let scheme):
-                skipped[reason, default: 0] += 1
-                if let scheme { schemes.insert(scheme) }
-            case .rule(let rule):
-                let key = MockRules.key(method: rule.method, urlPattern: rule.urlPattern, ignoring: ignored)
-                guard let kept = position[key] else {
-                    position[key] = rules.count
-                    rules.append(rule)
-                    continue
+        var entryCount = 0
+        // The entries are read one by one as the parse reaches them and not kept: an archive is held once, as bytes,
+        // beside the rules it makes. The first entry's error is thrown after the archive's own fields are checked.
+        var entryError: (any Error)?
+        let root = try OrderedJSON.parse(json, streaming: ["log", "entries"]) { index, entry in
+            entryCount = index + 1
+            guard entryError == nil else { return }
+            do {
+                switch try reader.read(entry.foundationValue, path: "log.entries[\(index)]") {
+                case .skipped(let reason, let scheme):
+                    skipped[reason, default: 0] += 1
+                    if let scheme { schemes.insert(scheme) }
+                case .rule(let rule):
+                    let key = MockRules.key(method: rule.method, urlPattern: rule.urlPattern, ignoring: ignored)
+                    guard let kept = position[key] else {
+                        position[key] = rules.count
+                        rules.append(rule)
+                        return
+                    }
+                    if onlyConfirmsOrFails(rule.status), !onlyConfirmsOrFails(rules[kept].status) {
+                        skipped[.keptEarlierAnswer, default: 0] += 1
+                    } else {
+                        rules[kept] = rule
+                        skipped[.answeredAgain, default: 0] += 1
+                    }
                 }
-                if onlyConfirmsOrFails(rule.status), !onlyConfirmsOrFails(rules[kept].status) {
-                    skipped[.keptEarlierAnswer, default: 0] += 1
-                } else {
-                    rules[kept] = rule
-                    skipped[.answeredAgain, default: 0] += 1
-                }
+            } catch {
+                entryError = error
             }
         }
-        return Import(rules: rules, entries: entries.count, skipped: skipped, skippedSchemes: schemes.sorted())
+        _ = consume data
+        let log = try logObject(root.foundationValue)
+        guard log["entries"] is [Any] else {
+            throw ImportError("Not a HAR file: \"log.entries\" is missing or not an array.")
+        }
+        if let entryError { throw entryError }
+        return Import(rules: rules, entries: entryCount, skipped: skipped, skippedSchemes: schemes.sorted())
     }
 
     /// A 304 (it confirms a copy the client holds) or a status Kiosk retries (429, 5xx): an answer that
@@ -133,17 +153,8 @@ extension HAR {
 
     // MARK: - The document
 
-    /// The `log` object of an archive (a UTF-8 BOM and HAR Viewer's JSONP wrapper, `onInputData(…)`,
-    /// removed first), its log-level fields checked when present.
-    private static func logObject(_ data: Data) throws -> [String: Any] {
-        let json = unwrapped(data)
-        let root: Any
-        do {
-            root = try JSONSerialization.jsonObject(with: json)
-        } catch {
-            let detail = parseReason(json)
-            throw ImportError("Not a HAR file: it is not JSON\(detail.isEmpty ? "" : " (\(detail))").")
-        }
+    /// The `log` object of an archive's document, its log-level fields checked when present.
+    private static func logObject(_ root: Any) throws -> [String: Any] {
         guard let log = (root as? [String: Any])?["log"] as? [String: Any] else {
             throw ImportError("Not a HAR file: there is no \"log\" object at the top.")
         }
@@ -181,21 +192,13 @@ extension HAR {
         // JSON starts with { or [; only a name can start JSONP, so anything else is left to the parser.
         guard let start = body.firstIndex(where: { !isSpace($0) }), isName(body[start]), !body[start].isDigit,
               let open = body[start...].firstIndex(of: UInt8(ascii: "(")), body[start..<open].allSatisfy(isName),
-              var end = body.lastIndex(where: { !isSpace($0) }) else { return Data(body) }
+              var end = body.lastIndex(where: { !isSpace($0) }) else { return body }
         if body[end] == UInt8(ascii: ";"), let beforeSemicolon = body[..<end].lastIndex(where: { !isSpace($0) }) {
             end = beforeSemicolon
         }
-        guard end > open, body[end] == UInt8(ascii: ")") else { return Data(body) }
-        return Data(body[(open + 1)..<end])
-    }
-
-    private static func parseReason(_ data: Data) -> String {
-        do {
-            _ = try OrderedJSON.parse(data)
-            return ""
-        } catch {
-            return String(describing: error)
-        }
+        guard end > open, body[end] == UInt8(ascii: ")") else { return body }
+        // A slice of `data`, sharing its bytes: an archive is never copied whole.
+        return body[(open + 1)..<end]
     }
 
     /// Throws unless `value` is absent or an ISO 8601 date and time with a time zone, as HAR's
@@ -481,5 +484,25 @@ extension HAR {
 
     private static func mebibytes(_ bytes: Int) -> String {
         bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
+    }
+}
+
+extension OrderedJSON {
+    /// The value as JSONSerialization gives it: objects as `[String: Any]` (the last of duplicate keys), arrays as
+    /// `[Any]`, numbers as `NSNumber`, null as `NSNull`.
+    var foundationValue: Any {
+        switch self {
+        case .object(let members):
+            var object: [String: Any] = [:]
+            for member in members { object[member.key] = member.value.foundationValue }
+            return object
+        case .array(let values): return values.map(\.foundationValue)
+        case .string(let text): return text
+        case .number(let text):
+            if let whole = Int(text) { return NSNumber(value: whole) }
+            return NSNumber(value: Double(text) ?? .nan)
+        case .bool(let value): return NSNumber(value: value)
+        case .null: return NSNull()
+        }
     }
 }

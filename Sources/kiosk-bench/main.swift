@@ -12,6 +12,11 @@ import KioskStore
 let arguments = Set(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 
+// A child of `--har`: one import, measured from outside.
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--har-child" {
+    harImportChild(mode: CommandLine.arguments[2], file: CommandLine.arguments[3], directory: CommandLine.arguments[4])
+}
+
 func seconds(_ duration: Duration) -> Double { duration.seconds }
 
 func percentile(_ values: [Double], _ p: Double) -> Double {
@@ -72,10 +77,12 @@ if arguments.contains("--serve-upstream") {
 let demo = DemoUpstream()
 try await demo.start()
 
-// `--capture-only` / `--log-only` / `--web-only` / `--console-only` / `--proxy` / `--proxy-cache`: just those figures, for
+// `--capture-only` / `--log-only` / `--web-only` / `--console-only` / `--proxy` / `--proxy-cache` / `--har`: just those figures, for
 // iterating on them.
 if arguments.contains("--capture-only") || arguments.contains("--log-only") || arguments.contains("--web-only")
-    || arguments.contains("--console-only") || arguments.contains("--proxy") || arguments.contains("--proxy-cache") {
+    || arguments.contains("--console-only") || arguments.contains("--proxy") || arguments.contains("--proxy-cache")
+    || arguments.contains("--har") {
+    if arguments.contains("--har") { harBenchmarks() }
     if arguments.contains("--proxy-cache") { await proxyCacheBenchmarks(demo: demo, quick: quick) }
     if arguments.contains("--web-only") { await webBenchmarks(demo: demo, quick: quick) }
     if arguments.contains("--proxy") { await proxyBenchmarks(demo: demo, quick: quick) }
@@ -244,6 +251,9 @@ do {
 
 // 8. The debugger's console: first screen over 100,000 logged exchanges, live delivery, diff (DebuggerBench.swift).
 await debuggerBenchmarks(demo: demo, quick: quick)
+
+// 9. Reading a 60 MB HAR archive, valid and malformed: peak memory of each import, in a process of its own (HARBench.swift).
+harBenchmarks()
 
 print("[memory] peak RSS of the whole run (includes the 100,000-item load): \(peakRSSKilobytes() / 1024) MB")
 await demo.stop()

@@ -43,6 +43,42 @@ struct OrderedJSONTests {
         }
     }
 
+    @Test("A check finds the same fault at the same place as a parse, and captures the value asked for")
+    func checkMatchesParse() throws {
+        // Given invalid documents, including one with escapes and non-ASCII text before its fault
+        let invalid = [#"{"results":[{"name":"Rick"},{"name":}]}"#, #"{"a":"\u00e9\n","b":[1,2"#, #"{"a":"\x"}"#, "{} extra"]
+        for text in invalid {
+            // When each is checked and parsed
+            let checked = #expect(throws: OrderedJSON.ParseError.self) { try OrderedJSON.check(Data(text.utf8)) }
+            let parsed = #expect(throws: OrderedJSON.ParseError.self) { try OrderedJSON.parse(text) }
+            // Then both name the same place and reason
+            #expect(checked == parsed, "\(text)")
+        }
+        // And a valid document's captured value is built whole, the rest only read
+        let creator = try OrderedJSON.check(Data(#"{"log":{"entries":[{"x":"é"}],"creator":{"name":"Polly.JS"}}}"#.utf8),
+                                            capturing: ["log", "creator"])
+        #expect(creator == .object([(key: "name", value: .string("Polly.JS"))]))
+    }
+
+    @Test("A streamed array's elements come one by one in order and are not kept; an error they throw ends the parse")
+    func streaming() throws {
+        // Given a document with an array under log.entries and one elsewhere
+        let text = #"{"log":{"version":"1.2","entries":[{"n":1},{"n":2},{"n":3}],"pages":[{"id":"p"}]}}"#
+        // When it is parsed streaming log.entries
+        var seen: [(Int, OrderedJSON)] = []
+        let root = try OrderedJSON.parse(Data(text.utf8), streaming: ["log", "entries"]) { seen.append(($0, $1)) }
+        // Then each entry came with its index, the streamed array is empty and the other is whole
+        #expect(seen.map(\.0) == [0, 1, 2])
+        #expect(seen.map(\.1) == [1, 2, 3].map { .object([(key: "n", value: .number(String($0)))]) })
+        #expect(root["log"]?["entries"] == .array([]))
+        #expect(root["log"]?["pages"] == .array([.object([(key: "id", value: .string("p"))])]))
+        // And an error thrown for an element ends the parse with that error
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try OrderedJSON.parse(Data(text.utf8), streaming: ["log", "entries"]) { index, _ in if index == 1 { throw Stop() } }
+        }
+    }
+
     @Test("Very deep nesting is refused instead of exhausting the stack")
     func depth() {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
