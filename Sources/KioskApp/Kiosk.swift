@@ -316,6 +316,7 @@ public final class Kiosk: Sendable {
     public func shutdown() async {
         // Records still queued and mock hit counts are written before the process ends.
         try? requestLog?.flush()
+        proxyCache?.flush()
         debugger.stop()
         debugger.mocks.saveHits(force: true)
         debugger.rules.saveHits(force: true)

@@ -172,7 +172,7 @@ enum DebugPages {
 
     /// A response's media type without its parameters, shortened as DevTools does ("json", "jpeg", "html").
     static func contentType(_ record: RequestRecord) -> String? {
-        guard let value = record.responseHeaders.first(where: { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame })?.value,
+        guard let value = record.responseHeaders.first(where: { HTTPHeaderFields.sameName($0.name, "Content-Type") })?.value,
               let type = value.split(separator: ";").first?.trimmingCharacters(in: .whitespaces), !type.isEmpty else { return nil }
         let subtype = type.split(separator: "/").last.map(String.init) ?? type
         // "vnd.api+json" reads as "json".

@@ -11,9 +11,9 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
 
     /// The first value for `name`, compared case-insensitively.
     public subscript(name: String) -> String? {
-        get { fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+        get { fields.first { Self.sameName($0.name, name) }?.value }
         set {
-            fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            fields.removeAll { Self.sameName($0.name, name) }
             if let newValue { fields.append((name: name, value: newValue)) }
         }
     }
@@ -23,15 +23,32 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
 
     /// Every value for `name`, compared case-insensitively, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        fields.filter { Self.sameName($0.name, name) }.map(\.value)
     }
 
     /// Removes every field named `name`, compared case-insensitively.
     public mutating func removeAll(named name: String) {
-        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.removeAll { Self.sameName($0.name, name) }
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+
+    /// Whether two field names are the same, ASCII letters compared without case (RFC 9110 §5.1: names are tokens,
+    /// so nothing else has a case). Every lookup runs it, on every proxied exchange: no Foundation, no allocation.
+    public static func sameName(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                for index in 0..<x.count where x[index] != y[index] {
+                    // Letters differ in bit 0x20 alone; anything else differing is a different name.
+                    let folded = x[index] | 0x20
+                    guard folded == y[index] | 0x20, folded >= 0x61, folded <= 0x7A else { return false }
+                }
+                return true
+            }
+        }
+    }
 
     public static func == (lhs: HTTPHeaderFields, rhs: HTTPHeaderFields) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }

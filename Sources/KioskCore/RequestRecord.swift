@@ -142,8 +142,8 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
         self.cacheStatus = cacheStatus ?? CacheStatus(
             recordedAs: decision, status: status,
             isConditional: requestHeaders.contains {
-                $0.name.caseInsensitiveCompare("If-None-Match") == .orderedSame
-                    || $0.name.caseInsensitiveCompare("If-Modified-Since") == .orderedSame
+                HTTPHeaderFields.sameName($0.name, "If-None-Match")
+                    || HTTPHeaderFields.sameName($0.name, "If-Modified-Since")
             },
             hasError: error != nil)
         self.touchedBy = touchedBy

@@ -9,6 +9,8 @@ import Synchronization
 final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     /// The file; nil keeps the value in memory only.
     let url: URL?
+    /// `url`'s path, made once: URL's `path` parses again each time, and `stamp()` runs on every exchange.
+    private let path: String?
     private let empty: Value
     private let name: String
     private let state: Mutex<State>
@@ -38,6 +40,7 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     /// A file at `url` holding `empty` until first written; `name` ("the mock rules") words errors.
     init(url: URL?, empty: Value, name: String) {
         self.url = url
+        path = url?.path
         self.empty = empty
         self.name = name
         state = Mutex(State(value: empty, stamp: nil))
@@ -107,9 +110,9 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     /// whether the mock and rewrite rules changed, so this must cost next to nothing (FileManager's
     /// attributes also look up the owner's and group's names).
     private func stamp() -> Stamp? {
-        guard let url else { return nil }
+        guard let path else { return nil }
         var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
         return Stamp(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), seconds: Int(info.st_mtim.tv_sec),
                      nanoseconds: Int(info.st_mtim.tv_nsec), size: Int64(info.st_size))
     }

@@ -42,7 +42,7 @@ public final class SecretScrubbingTransport: HTTPTransport {
         for field in response.headers {
             let scrubbed = scrubber.scrub(field.value)
             if scrubbed != field.value,
-               let conditional = Self.validators.first(where: { $0.0.caseInsensitiveCompare(field.name) == .orderedSame })?.1 {
+               let conditional = Self.validators.first(where: { HTTPHeaderFields.sameName($0.0, field.name) })?.1 {
                 originals.withLock { vault in
                     if vault.count >= Self.vaultLimit { vault.removeAll(keepingCapacity: true) }
                     vault[conditional + "\n" + scrubbed] = field.value

@@ -103,9 +103,9 @@ enum ProxyMessages {
                           closes: true)
         }
         var fields = forwardable(head.headers)
-        fields.removeAll { $0.name.lowercased() == "expect" }
+        fields.removeAll { HTTPHeaderFields.sameName($0.name, "expect") }
         if rewritesHost, let host = url.host(percentEncoded: false) {
-            fields.removeAll { $0.name.lowercased() == "host" }
+            fields.removeAll { HTTPHeaderFields.sameName($0.name, "host") }
             let name = host.contains(":") ? "[\(host)]" : host
             fields.insert((name: "Host", value: url.port.map { "\(name):\($0)" } ?? name), at: 0)
         }
@@ -137,8 +137,8 @@ enum ProxyMessages {
         }
         var fields = forwardable(head.headers)
         fields.removeAll { ["expect", "transfer-encoding"].contains($0.name.lowercased()) }
-        if rewritesHost || !fields.contains(where: { $0.name.lowercased() == "host" }), let host = url.host(percentEncoded: false) {
-            fields.removeAll { $0.name.lowercased() == "host" }
+        if rewritesHost || !fields.contains(where: { HTTPHeaderFields.sameName($0.name, "host") }), let host = url.host(percentEncoded: false) {
+            fields.removeAll { HTTPHeaderFields.sameName($0.name, "host") }
             let name = host.contains(":") ? "[\(host)]" : host
             fields.insert((name: "Host", value: url.port.map { "\(name):\($0)" } ?? name), at: 0)
         }
@@ -173,7 +173,7 @@ enum ProxyMessages {
     static func responseHead(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, via: String,
                              relocating: (upstream: String, listener: String)? = nil) -> HTTPResponseHead {
         var fields = forwardable(response.headers.fields)
-        if let relocating, let index = fields.firstIndex(where: { $0.name.lowercased() == "location" }),
+        if let relocating, let index = fields.firstIndex(where: { HTTPHeaderFields.sameName($0.name, "location") }),
            fields[index].value.hasPrefix(relocating.upstream) {
             fields[index].value = relocating.listener + fields[index].value.dropFirst(relocating.upstream.count)
         }
@@ -181,7 +181,7 @@ enum ProxyMessages {
         // A streamed body passes whole, so the upstream's declared length (if any) stays true; without one it goes
         // chunked (or, to an HTTP/1.0 app, until the connection closes).
         if !bodiless, response.stream == nil {
-            fields.removeAll { $0.name.lowercased() == "content-length" }
+            fields.removeAll { HTTPHeaderFields.sameName($0.name, "content-length") }
             fields.append((name: "Content-Length", value: String(response.body.count)))
         }
         appendVia(&fields, via: via)
@@ -227,7 +227,7 @@ enum ProxyMessages {
     private static func forwardable(_ headers: some Sequence<(name: String, value: String)>) -> [(name: String, value: String)] {
         let all = Array(headers)
         var dropped = hopByHop
-        for field in all where field.name.lowercased() == "connection" {
+        for field in all where HTTPHeaderFields.sameName(field.name, "connection") {
             for token in field.value.split(separator: ",") {
                 dropped.insert(token.trimmingCharacters(in: .whitespaces).lowercased())
             }
@@ -240,7 +240,7 @@ enum ProxyMessages {
     }
 
     private static func appendVia(_ fields: inout [(name: String, value: String)], via: String) {
-        if let index = fields.firstIndex(where: { $0.name.lowercased() == "via" }) {
+        if let index = fields.firstIndex(where: { HTTPHeaderFields.sameName($0.name, "via") }) {
             fields[index].value += ", " + via
         } else {
             fields.append((name: "Via", value: via))

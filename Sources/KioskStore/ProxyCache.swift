@@ -102,7 +102,7 @@ public final class ProxyCache: Sendable, StoreFile {
     public func lookup(method: String, url: String, credentials: String, variant: (_ varyNames: String) -> String?,
                        using: Bool, at now: Date) throws -> ProxyCacheLookup {
         // One read: the URL's entries for these credentials (nearly always one), whole.
-        let rows = try read("look up the proxy cache") { db in
+        let rows = try readOneStatement("look up the proxy cache") { db in
             try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM cacheEntry WHERE method = ? AND url = ? AND credentials = ?"),
                              arguments: [method, url, credentials])
         }
@@ -134,7 +134,8 @@ public final class ProxyCache: Sendable, StoreFile {
         noteBehind { pending in pending.confirmed[id] = (requestTime, responseTime) }
     }
 
-    /// Notes something to write behind, and queues the write when it is the first of its burst.
+    /// Notes something to write behind, and queues the write when it is the first of its burst: a tenth of a second
+    /// later, so that a busy proxy writes its hits ten times a second rather than once a hit or two.
     private func noteBehind(_ note: (inout Pending) -> Void) {
         let isFirst = pendingUses.withLock { pending in
             let wasEmpty = pending.isEmpty
@@ -143,13 +144,21 @@ public final class ProxyCache: Sendable, StoreFile {
         }
         guard isFirst else { return }
         // A failed write only leaves the order of use a little stale: not worth failing an answer for.
-        writer.asyncWriteWithoutTransaction { [self] db in
-            _ = try? db.inTransaction {
-                try writePendingUses(db)
-                return .commit
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.writeBehindDelay) { [self] in
+            writer.asyncWriteWithoutTransaction { [self] db in
+                _ = try? db.inTransaction {
+                    try writePendingUses(db)
+                    return .commit
+                }
             }
         }
     }
+
+    /// How long noted uses wait to be written together.
+    static let writeBehindDelay = DispatchTimeInterval.milliseconds(100)
+
+    /// Writes what is noted and not written yet (uses, confirmations): before the process ends.
+    public func flush() { flushUses() }
 
     /// Writes the uses and confirmations noted and not written yet; must run in a write.
     private func writePendingUses(_ db: Database) throws {
@@ -322,10 +331,14 @@ public final class ProxyCache: Sendable, StoreFile {
         (try? JSONEncoder().encode(headers.map { [$0.name, $0.value] })) ?? Data("[]".utf8)
     }
 
+    /// The fields `encode` wrote; read on every hit, so with Kiosk's own parser rather than JSONDecoder's Codable
+    /// machinery (which took several times as long).
     static func decode(_ data: Data) -> HTTPHeaderFields {
         var fields = HTTPHeaderFields()
-        for pair in (try? JSONDecoder().decode([[String]].self, from: data)) ?? [] where pair.count == 2 {
-            fields.add(name: pair[0], value: pair[1])
+        guard case .array(let pairs)? = try? OrderedJSON.parse(data) else { return fields }
+        for case .array(let pair) in pairs {
+            guard pair.count == 2, case .string(let name) = pair[0], case .string(let value) = pair[1] else { continue }
+            fields.add(name: name, value: value)
         }
         return fields
     }

@@ -299,14 +299,7 @@ private struct Mitmdump {
                                                           "--set", "confdir=\(folder.path)", "--set", "ssl_verify_upstream_trusted_ca=\(upstreamCA)",
                                                           "-w", folder.appendingPathComponent("flows").path],
                                        stdin: .null, stdout: .null, stderr: .null)
-        // Listening once a connection is accepted.
-        for _ in 0..<200 {
-            if (try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get())
-                .map({ $0.close(promise: nil) }) != nil {
-                return Mitmdump(process: process, port: port, folder: folder)
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        if await waitUntilListening(port) { return Mitmdump(process: process, port: port, folder: folder) }
         process.signal(SIGTERM)
         throw BenchFailure("mitmdump did not start listening")
     }
@@ -316,12 +309,25 @@ private struct Mitmdump {
         while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
     }
 
-    /// A port nothing listens on now.
-    private static func freePort() throws -> Int {
-        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
-        defer { try? channel.close().wait() }
-        return channel.localAddress?.port ?? 0
+}
+
+/// A loopback port nothing listens on now, for a child process to listen on.
+func freePort() throws -> Int {
+    let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+    defer { try? channel.close().wait() }
+    return channel.localAddress?.port ?? 0
+}
+
+/// Waits until something accepts connections on `port` (at most 10 s).
+func waitUntilListening(_ port: Int) async -> Bool {
+    for _ in 0..<200 {
+        if (try? await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get())
+            .map({ $0.close(promise: nil) }) != nil {
+            return true
+        }
+        try? await Task.sleep(for: .milliseconds(50))
     }
+    return false
 }
 
 /// The app's upstream on loopback: `/2k` and `/18k` answer JSON bodies of about that size, keep-alive.

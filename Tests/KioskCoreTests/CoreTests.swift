@@ -27,6 +27,21 @@ struct CoreTests {
         #expect(redacted["accept"] == "application/json")
     }
 
+    @Test("Field names match whatever the case of their letters, and only then")
+    func fieldNamesMatchWithoutCase() {
+        // Given names that differ in case alone, and ones that differ otherwise
+        let same = [("Content-Type", "content-type"), ("ETAG", "ETag"), ("x-a_1", "X-A_1"), ("", "")]
+        let different = [("Content-Type", "Content-Typ"), ("ETag", "ETaf"), ("x-a", "x-A "), ("@", "`"), ("[", "{"), ("é", "É")]
+        // Then the first are one name and the others are not, both ways round
+        for (a, b) in same { #expect(HTTPHeaderFields.sameName(a, b) && HTTPHeaderFields.sameName(b, a), "\(a) \(b)") }
+        for (a, b) in different { #expect(!HTTPHeaderFields.sameName(a, b) && !HTTPHeaderFields.sameName(b, a), "\(a) \(b)") }
+        // And lookups use it
+        var headers: HTTPHeaderFields = ["Vary": "Accept", "vary": "Cookie"]
+        #expect(headers.values(for: "VARY") == ["Accept", "Cookie"])
+        headers.removeAll(named: "vArY")
+        #expect(headers.fields.isEmpty)
+    }
+
     @Test("A page request's cache key ignores filter order, query case and surrounding spaces")
     func cacheKeyIsCanonical() {
         let a = PageRequest(source: .rickandmorty, page: 2, query: "  Rick ", filters: ["status": "alive", "gender": "male"])
