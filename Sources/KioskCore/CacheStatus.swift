@@ -96,43 +96,28 @@ public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible 
     /// Whether the answer came from the store without asking upstream (`hit`).
     public var isHit: Bool { forward == nil }
 
-    /// Kiosk's member of the Cache-Status list (RFC 8941 Structured Fields, through swift-http-structured-headers).
-    var member: Item {
-        var parameters = OrderedMap<String, RFC9651BareItem>()
-        if let forward {
-            parameters["fwd"] = Self.tokenOrString(forward.rawValue)
-        } else {
-            parameters["hit"] = .bool(true)
-        }
-        if let forwardStatus { parameters["fwd-status"] = Self.integer(forwardStatus) }
-        if let ttl { parameters["ttl"] = Self.integer(ttl) }
-        if isStored { parameters["stored"] = .bool(true) }
-        if isCollapsed { parameters["collapsed"] = .bool(true) }
-        parameters["detail"] = Self.tokenOrString(decision.rawValue)
-        return Item(bareItem: Self.tokenOrString(Self.cacheName), parameters: parameters)
-    }
-
-    /// The Cache-Status field value, serialized as RFC 8941 says: `Kiosk;hit;ttl=42;detail=fresh`. The member's
-    /// values are made valid when they are made (`integer`, `tokenOrString`), so serializing cannot fail.
+    /// The Cache-Status field value, serialized as RFC 8941 says: `Kiosk;hit;ttl=42;detail=fresh`. Written by hand,
+    /// since it is written for every exchange (the proxy's answer and the log's record): the cache's name and every
+    /// `fwd` and `detail` word are Tokens (a test checks each), integers are clamped to the 15 digits RFC 8941 allows
+    /// when written, and the flags are bare (Boolean true), so this is its canonical form; parsing it back
+    /// (`init?(headerValue:)`) goes through swift-http-structured-headers.
     public var headerValue: String {
-        var serializer = StructuredFieldValueSerializer()
-        return (try? serializer.writeListFieldValue([.item(member)])).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        var value = Self.cacheName
+        if let forward {
+            value += ";fwd=" + forward.rawValue
+        } else {
+            value += ";hit"
+        }
+        if let forwardStatus { value += ";fwd-status=" + String(max(-Self.integerDigits, min(Self.integerDigits, forwardStatus))) }
+        if let ttl { value += ";ttl=" + String(max(-Self.integerDigits, min(Self.integerDigits, ttl))) }
+        if isStored { value += ";stored" }
+        if isCollapsed { value += ";collapsed" }
+        return value + ";detail=" + decision.rawValue
     }
 
     /// The largest magnitude of a Structured Field Integer (RFC 8941 §3.3.1: 15 decimal digits).
     private static let integerLimit: Double = 999_999_999_999_999
-
-    /// An Integer within the 15 digits RFC 8941 allows.
-    private static func integer(_ value: Int) -> RFC9651BareItem {
-        .integer(Int64(max(-999_999_999_999_999, min(999_999_999_999_999, value))))
-    }
-
-    /// A Token when `text` is a valid one, else a String of its printable ASCII (a String can hold nothing
-    /// else): what Cache-Status's cache name and `detail` are written as.
-    private static func tokenOrString(_ text: String) -> RFC9651BareItem {
-        text.structuredHeadersIsValidToken ? .token(text)
-            : .string(String(String.UnicodeScalarView(text.unicodeScalars.map { (0x20...0x7E).contains($0.value) ? $0 : "?" })))
-    }
+    private static let integerDigits = 999_999_999_999_999
 
     /// The first parameter as written: `hit` or `fwd=<why>` (the request log indexes it).
     public var outcome: String { forward.map { "fwd=\($0.rawValue)" } ?? "hit" }

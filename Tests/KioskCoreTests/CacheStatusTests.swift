@@ -35,6 +35,25 @@ struct CacheStatusTests {
         #expect(status.label == label)
     }
 
+    @Test("Every decision with every reason and parameter reads back through the Structured Fields parser")
+    func everyWordIsAToken() throws {
+        // Given every forward reason with every decision, and every parameter, as written
+        for decision in CacheDecision.allCases {
+            for forward in CacheStatus.Forward.allCases + [nil] {
+                let status = CacheStatus(decision, forward: forward, forwardStatus: 200, ttl: -3, stored: true, collapsed: true)
+                // Then the parser of Structured Fields reads each back as the same decision (a word that is not a
+                // Token would have to be a quoted String, and would not parse)
+                #expect(CacheStatus(headerValue: status.headerValue) == status, "\(status.headerValue)")
+            }
+        }
+        // And integers past RFC 8941's 15 digits are written clamped, so the value still parses
+        var status = CacheStatus(.fresh)
+        status.ttl = Int.max
+        status.forwardStatus = Int.min
+        #expect(status.headerValue == "Kiosk;hit;fwd-status=-999999999999999;ttl=999999999999999;detail=fresh")
+        #expect(CacheStatus(headerValue: status.headerValue) != nil)
+    }
+
     @Test("Every decision Kiosk has appears in the table above")
     func everyDecisionCovered() {
         #expect(Set(Self.decisions.map(\.0.decision)) == Set(CacheDecision.allCases))
