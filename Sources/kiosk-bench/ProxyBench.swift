@@ -259,8 +259,12 @@ func sequentialLatencies(port: Int, target: String, count: Int) async throws -> 
             try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: target,
                                                            headers: ["Host": "127.0.0.1"])))
             try await outbound.write(.end(nil))
-            while let part = try await iterator.next() {
-                if case .end = part { break }
+            // A connection closed before its answer ended would time nothing: that is a failed measurement.
+            answer: while true {
+                guard let part = try await iterator.next() else {
+                    throw BenchFailure("port \(port) closed the connection after \(index) requests")
+                }
+                if case .end = part { break answer }
             }
             // The first requests warm the connection and the pools up.
             if index >= 50 { samples.append((clock.now - start).seconds) }

@@ -121,6 +121,7 @@ private struct NginxCache {
             events { worker_connections 1024; }
             http {
                 access_log off;
+                keepalive_requests 1000000;
                 client_body_temp_path \(dir)/body; proxy_temp_path \(dir)/proxy; fastcgi_temp_path \(dir)/fastcgi;
                 uwsgi_temp_path \(dir)/uwsgi; scgi_temp_path \(dir)/scgi;
                 proxy_cache_path \(dir)/cache levels=1:2 keys_zone=bench:10m max_size=500m inactive=1d use_temp_path=off;
