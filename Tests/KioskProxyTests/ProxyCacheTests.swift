@@ -292,10 +292,14 @@ struct ProxyCacheTests {
                 // Given an upstream that holds its answers, and five identical requests sent meanwhile
                 upstream.hold()
                 let before = upstream.requests.count
+                let forwarded = proxy.meter.snapshot.requests
                 let answers = try await withThrowingTaskGroup(of: ProxyHarness.Answer.self) { group in
                     for _ in 0..<5 { group.addTask { try await proxy.send(.GET, upstream.url(path)) } }
-                    // When the first has reached the upstream (the others wait behind it), the upstream answers
-                    for _ in 0..<500 where upstream.requests.count == before { try await Task.sleep(for: .milliseconds(10)) }
+                    // When the first has reached the upstream and all five the proxy (the others waiting behind the
+                    // first, however slow a loaded machine makes them), the upstream answers
+                    for _ in 0..<1000 where upstream.requests.count == before || proxy.meter.snapshot.requests < forwarded + 5 {
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
                     try await Task.sleep(for: .milliseconds(200))
                     upstream.release()
                     return try await group.reduce(into: []) { $0.append($1) }
