@@ -116,8 +116,8 @@ public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// The largest magnitude of a Structured Field Integer (RFC 8941 §3.3.1: 15 decimal digits).
-    private static let integerLimit: Double = 999_999_999_999_999
     private static let integerDigits = 999_999_999_999_999
+    private static let integerLimit = Double(integerDigits)
 
     /// The first parameter as written: `hit` or `fwd=<why>` (the request log indexes it).
     public var outcome: String { forward.map { "fwd=\($0.rawValue)" } ?? "hit" }

@@ -196,31 +196,27 @@ enum ProxyMessages {
 
     /// What the proxy answers itself when forwarding failed, in the log's words: 504 for a timeout, 502 for the rest.
     static func failure(_ error: any Error, url: URL) -> Refusal {
-        var refusal = failureWithoutCacheStatus(error, url: url)
+        let shownURL = url.redactedString
+        var refusal = switch error.kioskError {
+        case .timeout(_, let seconds)?:
+            Refusal(.gatewayTimeout, "The upstream did not answer \(shownURL) within \(Int(seconds)) s.")
+        case .offline(let host)?:
+            Refusal(.badGateway, "Kiosk could not connect to \(host): the connection was refused or the name does not resolve.")
+        case .refused(_, let reason)?:
+            Refusal(.badGateway, "Kiosk refused to forward \(shownURL): \(reason).")
+        case .truncatedBody(_, let expected, let received)?:
+            Refusal(.badGateway, "The upstream closed the connection after \(received) of \(expected) bytes of \(shownURL).")
+        case .transport(_, let message)?:
+            Refusal(.badGateway, "The exchange with the upstream failed: \(message).")
+        case .cancelled?:
+            Refusal(.badGateway, "The request was cancelled before the upstream answered.")
+        case let other?:
+            Refusal(.badGateway, other.description)
+        case nil:
+            Refusal(.badGateway, "The exchange with the upstream failed: \(error).")
+        }
         refusal.cacheStatus = (error as? CacheMarkedFailure)?.cacheStatus
         return refusal
-    }
-
-    private static func failureWithoutCacheStatus(_ error: any Error, url: URL) -> Refusal {
-        let shownURL = url.redactedString
-        switch error.kioskError {
-        case .timeout(_, let seconds)?:
-            return Refusal(.gatewayTimeout, "The upstream did not answer \(shownURL) within \(Int(seconds)) s.")
-        case .offline(let host)?:
-            return Refusal(.badGateway, "Kiosk could not connect to \(host): the connection was refused or the name does not resolve.")
-        case .refused(_, let reason)?:
-            return Refusal(.badGateway, "Kiosk refused to forward \(shownURL): \(reason).")
-        case .truncatedBody(_, let expected, let received)?:
-            return Refusal(.badGateway, "The upstream closed the connection after \(received) of \(expected) bytes of \(shownURL).")
-        case .transport(_, let message)?:
-            return Refusal(.badGateway, "The exchange with the upstream failed: \(message).")
-        case .cancelled?:
-            return Refusal(.badGateway, "The request was cancelled before the upstream answered.")
-        case let other?:
-            return Refusal(.badGateway, other.description)
-        case nil:
-            return Refusal(.badGateway, "The exchange with the upstream failed: \(error).")
-        }
     }
 
     /// The fields of a message without those that belong to one connection.

@@ -157,8 +157,6 @@ public final class ProxyCache: Sendable, StoreFile {
     /// How long noted uses wait to be written together.
     static let writeBehindDelay = DispatchTimeInterval.milliseconds(100)
 
-    /// Writes what is noted and not written yet (uses, confirmations): before the process ends.
-    public func flush() { flushUses() }
 
     /// Writes the uses and confirmations noted and not written yet; must run in a write.
     private func writePendingUses(_ db: Database) throws {
@@ -175,8 +173,9 @@ public final class ProxyCache: Sendable, StoreFile {
         }
     }
 
-    /// Writes the uses still noted, so that what reads them (lists, counts) sees every one.
-    private func flushUses() {
+    /// Writes what is noted and not written yet (uses, confirmations): before what reads them (lists, counts) and
+    /// before the process ends.
+    public func flush() {
         guard pendingUses.withLock({ !$0.isEmpty }) else { return }
         _ = try? writer.write { db in try writePendingUses(db) }
     }
@@ -229,7 +228,7 @@ public final class ProxyCache: Sendable, StoreFile {
 
     /// The entry with this id, nil when there is none.
     public func entry(id: Int64) throws -> ProxyCacheEntry? {
-        flushUses()
+        flush()
         return try read("read an answer of the proxy cache") { db in
             try Row.fetchOne(db, sql: "SELECT * FROM cacheEntry WHERE id = ?", arguments: [id]).map(Self.entry)
         }
@@ -237,7 +236,7 @@ public final class ProxyCache: Sendable, StoreFile {
 
     /// The entries, most recently used first, at most `limit`, of one host when `host` is given; without their bodies.
     public func entries(host: String? = nil, limit: Int = 1000) throws -> [ProxyCacheEntry] {
-        flushUses()
+        flush()
         return try read("list the proxy cache") { db in
             let columns = "id, method, url, host, status, headers, X'' AS body, requestTime, responseTime, lastUsed, hits, size"
             let rows = if let host {
@@ -252,7 +251,7 @@ public final class ProxyCache: Sendable, StoreFile {
 
     /// What is stored per host, the largest first.
     public func hostStats() throws -> [ProxyCacheHostStats] {
-        flushUses()
+        flush()
         return try read("count the proxy cache") { db in
             try Row.fetchAll(db, sql: """
                 SELECT host, COUNT(*) AS entries, SUM(size) AS bytes, SUM(hits) AS hits, MIN(responseTime) AS oldest,
