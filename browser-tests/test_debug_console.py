@@ -15,7 +15,10 @@ from conftest import page_ready
 
 
 def rows(driver) -> list[str]:
-    return [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#results table.requests tbody tr")]
+    # Read in one script run: the live list replaces its rows as events arrive, so rows found first and read one by
+    # one can be gone between the two (a stale element).
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#results table.requests tbody tr'), row => row.innerText)")
 
 
 def fetch(server, path: str) -> None:
