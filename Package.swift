@@ -63,7 +63,9 @@ let package = Package(
         ),
         .target(
             name: "KioskStore",
-            dependencies: ["KioskCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["KioskCore", .product(name: "GRDB", package: "GRDB.swift"),
+                           // The proxy cache's lookup uses SQLite directly (ProxyCache+Lookup.swift says why).
+                           .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -148,17 +148,6 @@ extension StoreFile {
         }
     }
 
-    /// Runs `body`, which must run a single statement, outside any transaction (one statement reads one snapshot by
-    /// itself; BEGIN and COMMIT around it would be two more), mapping failures to `KioskError`: for reads made on every
-    /// exchange.
-    func readOneStatement<T>(_ action: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
-        do {
-            return try writer.unsafeRead(body)
-        } catch {
-            throw AppDatabase.storageError(error, while: action(), path: path)
-        }
-    }
-
     /// Runs `body` in a write transaction (all or nothing), mapping failures to `KioskError`.
     func write<T>(_ action: @autoclosure () -> String, _ body: (Database) throws -> T) throws -> T {
         do {

@@ -43,15 +43,18 @@ public final class ProxyCache: Sendable, StoreFile {
         var confirmed: [Int64: (requestTime: Date, responseTime: Date)] = [:]
         var isEmpty: Bool { uses.isEmpty && confirmed.isEmpty }
     }
-    /// The cache file, or nil for an in-memory cache.
+    /// The cache file.
     public let path: String?
+    /// The lookup's own connections (ProxyCache+Lookup.swift).
+    private let lookups: ProxyCacheLookups
     /// The most the entries may add up to, in bytes.
     public let maxBytes: Int
 
-    private init(writer: any DatabaseWriter, path: String?, maxBytes: Int) throws {
+    private init(writer: any DatabaseWriter, path: String, maxBytes: Int) throws {
         self.writer = writer
         self.path = path
         self.maxBytes = maxBytes
+        lookups = ProxyCacheLookups(path: path)
         do {
             try AppDatabase.migrate(Self.migrator, writer)
         } catch {
@@ -83,17 +86,6 @@ public final class ProxyCache: Sendable, StoreFile {
         return try ProxyCache(writer: pool, path: path, maxBytes: maxBytes)
     }
 
-    /// An empty cache in memory (tests).
-    public static func inMemory(maxBytes: Int) throws -> ProxyCache {
-        do {
-            return try ProxyCache(writer: DatabaseQueue(configuration: makeDatabaseConfiguration()), path: nil, maxBytes: maxBytes)
-        } catch let error as KioskError {
-            throw error
-        } catch {
-            throw AppDatabase.storageError(error, while: "create an in-memory proxy cache", path: nil)
-        }
-    }
-
     // MARK: - Answers
 
     /// What is stored for `method` and `url` asked with `credentials` (a digest, "" for none): the entry whose
@@ -102,15 +94,17 @@ public final class ProxyCache: Sendable, StoreFile {
     public func lookup(method: String, url: String, credentials: String, variant: (_ varyNames: String) -> String?,
                        using: Bool, at now: Date) throws -> ProxyCacheLookup {
         // One read: the URL's entries for these credentials (nearly always one), whole.
-        let rows = try readOneStatement("look up the proxy cache") { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM cacheEntry WHERE method = ? AND url = ? AND credentials = ?"),
-                             arguments: [method, url, credentials])
+        let rows: [ProxyCacheLookups.StoredRow]
+        do {
+            rows = try lookups.rows(method: method, url: url, credentials: credentials)
+        } catch {
+            throw AppDatabase.storageError(error, while: "look up the proxy cache", path: path)
         }
         guard !rows.isEmpty else { return .uriMiss }
-        guard let row = rows.first(where: { row in variant(row["vary"]).map { $0 == (row["variant"] as String) } ?? false }) else {
+        guard let row = rows.first(where: { row in variant(row.vary).map { $0 == row.variant } ?? false }) else {
             return .varyMiss
         }
-        var entry = Self.entry(row)
+        var entry = row.entry
         if using {
             noteUse(id: entry.id, at: now)
             entry.hits += 1

@@ -141,7 +141,8 @@ struct ProxyCachingRulesTests {
     @Test("On a full disk the proxy goes on answering without storing, and says why once, not at every answer")
     func fullDisk() async throws {
         // Given a cache whose file cannot grow (as on a full disk)
-        let cache = try ProxyCache.inMemory(maxBytes: 10_000_000)
+        let cache = try ProxyCache.open(at: TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("cache.sqlite").path,
+                                        maxBytes: 10_000_000)
         try await cache.writer.write { db in
             let pages = try Int.fetchOne(db, sql: "PRAGMA page_count")!
             try db.execute(sql: "PRAGMA max_page_count = \(pages)")

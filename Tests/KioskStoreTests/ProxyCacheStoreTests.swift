@@ -17,6 +17,11 @@ struct ProxyCacheStoreTests {
                         body: Data(body.utf8), requestTime: at, responseTime: at)
     }
 
+    /// A new cache file of its own.
+    static func makeCache(maxBytes: Int) throws -> ProxyCache {
+        try ProxyCache.open(at: TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("cache.sqlite").path, maxBytes: maxBytes)
+    }
+
     private static func body(_ lookup: ProxyCacheLookup) -> String? {
         if case .found(let entry) = lookup { return String(decoding: entry.body, as: UTF8.self) }
         return nil
@@ -24,7 +29,7 @@ struct ProxyCacheStoreTests {
 
     @Test("An answer is found again by its key only: another URL is a uri-miss, another variant a vary-miss, other credentials nothing")
     func keys() throws {
-        let cache = try ProxyCache.inMemory(maxBytes: 1_000_000)
+        let cache = try Self.makeCache(maxBytes: 1_000_000)
         try Self.put(cache, "http://a.test/x", "fr answer", credentials: "alice", vary: "accept-language", variant: "accept-language=fr")
         let fr = { (_: String) in "accept-language=fr" }, de = { (_: String) in "accept-language=de" }
         #expect(Self.body(try cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: fr, using: false, at: Self.start))
@@ -39,7 +44,7 @@ struct ProxyCacheStoreTests {
 
     @Test("Storing again under one key replaces the answer, and the size follows")
     func replaces() throws {
-        let cache = try ProxyCache.inMemory(maxBytes: 1_000_000)
+        let cache = try Self.makeCache(maxBytes: 1_000_000)
         try Self.put(cache, "http://a.test/x", "one")
         let before = try cache.sizeInBytes()
         try Self.put(cache, "http://a.test/x", "one, longer")
@@ -52,7 +57,7 @@ struct ProxyCacheStoreTests {
     @Test("Past its size the least recently used answers go first, down to 90%; a use makes an answer recent")
     func leastRecentlyUsedGoFirst() throws {
         let body = String(repeating: "x", count: 900)
-        let cache = try ProxyCache.inMemory(maxBytes: 10_000)
+        let cache = try Self.makeCache(maxBytes: 10_000)
         for index in 0..<9 { try Self.put(cache, "http://a.test/\(index)", body, at: Self.start.addingTimeInterval(Double(index))) }
         // The oldest, used now, becomes the most recent
         let first = try #require(try cache.entries().first { $0.url.hasSuffix("/0") })
@@ -68,7 +73,7 @@ struct ProxyCacheStoreTests {
 
     @Test("Uses and unchanged answers are written behind, in order of time: a read sees them, an older one moves nothing back")
     func writtenBehind() throws {
-        let cache = try ProxyCache.inMemory(maxBytes: 1_000_000)
+        let cache = try Self.makeCache(maxBytes: 1_000_000)
         let id = try #require(try Self.put(cache, "http://a.test/x", "same"))
         let later = Self.start.addingTimeInterval(60)
         cache.noteConfirmed(id: id, requestTime: later, responseTime: later)
@@ -83,14 +88,14 @@ struct ProxyCacheStoreTests {
 
     @Test("An answer larger than a tenth of the cache is not stored")
     func tooLarge() throws {
-        let cache = try ProxyCache.inMemory(maxBytes: 10_000)
+        let cache = try Self.makeCache(maxBytes: 10_000)
         #expect(try Self.put(cache, "http://a.test/big", String(repeating: "x", count: 2_000)) == nil)
         #expect(try cache.entries().isEmpty)
     }
 
     @Test("A 304's fields replace the stored ones of their names; the body and its Content-Length stay")
     func refresh() throws {
-        let cache = try ProxyCache.inMemory(maxBytes: 1_000_000)
+        let cache = try Self.makeCache(maxBytes: 1_000_000)
         let id = try #require(try cache.store(method: "GET", url: "http://a.test/x", host: "a.test", credentials: "", vary: "", variant: "",
                                               status: 200, headers: ["Content-Length": "4", "ETag": #""1""#, "X-A": "a"],
                                               body: Data("body".utf8), requestTime: Self.start, responseTime: Self.start))
@@ -122,5 +127,25 @@ struct ProxyCacheStoreTests {
         #expect(try reopened.entries().map(\.host) == ["b.test"])
         #expect(try reopened.clear() == 1)
         #expect(try reopened.sizeInBytes() == 0)
+    }
+
+    @Test("A lookup sees at once what another opening of the file stored, replaced or cleared, with its connections kept between lookups")
+    func lookupsFollowOtherWriters() throws {
+        // Given two openings of one file (as the proxy and `kiosk proxy cache clear` in another process)
+        let path = TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("kiosk-proxy-cache.sqlite").path
+        let proxy = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        let other = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        let look = { try proxy.lookup(method: "GET", url: "http://a.test/x", credentials: "", variant: { _ in "" }, using: false,
+                                      at: Self.start) }
+        // The proxy's lookup has already read the file once (its connection is kept for the next lookups)
+        #expect(try look() == .uriMiss)
+
+        // When the other stores an answer, replaces it, then clears the cache, the proxy's lookups follow each step
+        try Self.put(other, "http://a.test/x", "first")
+        #expect(Self.body(try look()) == "first")
+        try Self.put(other, "http://a.test/x", "second")
+        #expect(Self.body(try look()) == "second")
+        #expect(try other.clear() == 1)
+        #expect(try look() == .uriMiss)
     }
 }
