@@ -205,7 +205,6 @@ extension RequestLog {
         }
         var lastID: Int64 = 0
         var addedBytes: Int64 = 0
-        let decoder = JSONDecoder()
         while true {
             let rows = try Row.fetchAll(db, sql: """
                 SELECT id, decision, status, error, requestHeaders FROM logEntry WHERE id > ? ORDER BY id LIMIT 500
@@ -216,7 +215,7 @@ extension RequestLog {
                 // A decision this version does not know keeps an empty value, read back as unknown.
                 guard let decision = CacheDecision(rawValue: row[1]) else { continue }
                 let record = RequestRecord(startedAt: Date(), source: nil, endpoint: "", method: "", url: "",
-                                           requestHeaders: headers(fromJSON: row[4], decoder) ?? [], status: row[2],
+                                           requestHeaders: headers(fromJSON: row[4]) ?? [], status: row[2],
                                            error: row[3], timings: RequestTimings(total: 0), decision: decision)
                 let value = record.cacheStatus.headerValue
                 let id: Int64 = row[0]

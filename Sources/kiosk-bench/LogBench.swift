@@ -89,7 +89,7 @@ func runLogBenchmarks(quick: Bool) throws {
                  total, megabytes(try log.sizeInBytes()), megabytes(unboundedFile),
                  Double(unboundedFile) / Double(max(1, try log.sizeInBytes()))))
 
-    let limit: Int64 = quick ? 5 << 20 : 10 << 20
+    let limit: Int64 = quick ? 5 << 20 : 50 << 20
     let boundedPath = folder.appendingPathComponent("kiosk-log-bounded.sqlite").path
     let bounded = try RequestLog.open(at: boundedPath, configuration: RequestLog.Configuration(maxBytes: limit))
     generator = LogRecordGenerator()
