@@ -77,7 +77,7 @@ extension Kiosk {
         let cache = try openedProxyCache() ?? ProxyCache.open(at: configuration.proxyCacheURL.path,
                                                               maxBytes: (configuration.proxyCache ?? ProxyCacheConfiguration()).maxBytes)
         let now = now()
-        var stored = 0
+        var answers: [ProxyCacheAnswer] = []
         for rule in archive.rules {
             guard let url = URL(string: rule.urlPattern) else { continue }
             var headers = HTTPHeaderFields(rule.headers.map { (name: $0.name, value: $0.value) })
@@ -85,11 +85,15 @@ extension Kiosk {
             guard rule.method == "GET", ProxyCachingTransport.isStorable(response, for: HTTPRequest(url: url, endpoint: "")) else { continue }
             headers = ProxyCachingTransport.storedHeaders(headers)
             headers.removeAll(named: "Vary")
-            if try cache.store(method: "GET", url: url.absoluteString, host: url.host(percentEncoded: false)?.lowercased() ?? "",
-                               credentials: "", vary: "", variant: "", status: rule.status, headers: headers, body: rule.body,
-                               requestTime: now, responseTime: now) != nil {
-                stored += 1
-            }
+            answers.append(ProxyCacheAnswer(method: "GET", url: url.absoluteString, host: url.host(percentEncoded: false)?.lowercased() ?? "",
+                                            credentials: "", vary: "", variant: "", status: rule.status, headers: headers, body: rule.body,
+                                            requestTime: now, responseTime: now))
+        }
+        // A hundred answers a transaction, as the proxy stores a burst: a large archive does not make one transaction
+        // of its whole size, and a killed import leaves what it committed.
+        var stored = 0
+        for start in stride(from: 0, to: answers.count, by: 100) {
+            stored += try cache.store(Array(answers[start..<min(start + 100, answers.count)])).compactMap { $0 }.count
         }
         return ProxyCacheImport(stored: stored, entries: archive.entries, notStorable: archive.rules.count - stored,
                                 skippedDescription: archive.skippedDescription)

@@ -214,7 +214,7 @@ final class ProxyCachingTransport: HTTPTransport {
         }
         var stored = false
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited {
-            stored = keep {
+            stored = await keep {
                 try cache.refresh(id: entry.id, with: response.headers, requestTime: sent, responseTime: received)
                 return true
             }
@@ -227,12 +227,12 @@ final class ProxyCachingTransport: HTTPTransport {
             cache.noteConfirmed(id: entry.id, requestTime: sent, responseTime: received)
             stored = true
         } else if request.method == "GET", Self.isStorable(response, for: request) {
-            stored = keep {
-                try cache.store(method: "GET", url: key.url, host: key.host, credentials: key.credentials, vary: Key.varyNames(response.headers),
-                                variant: key.variant(for: Key.varyNames(response.headers)) ?? "", status: response.status,
-                                headers: Self.storedHeaders(response.headers), body: response.body, requestTime: sent,
-                                responseTime: received) != nil
-            }
+            let vary = Key.varyNames(response.headers)
+            let answer = ProxyCacheAnswer(method: "GET", url: key.url, host: key.host, credentials: key.credentials, vary: vary,
+                                          variant: key.variant(for: vary) ?? "", status: response.status,
+                                          headers: Self.storedHeaders(response.headers), body: response.body, requestTime: sent,
+                                          responseTime: received)
+            stored = await keep { try await cache.store(answer) != nil }
         }
         Self.mark(&answered, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status,
                                          stored: stored, collapsed: response.isCollapsed))
@@ -287,9 +287,9 @@ final class ProxyCachingTransport: HTTPTransport {
     }
 
     /// Runs a write to the cache; a failure (a full disk) leaves the answer unstored and is said once.
-    private func keep(_ write: () throws -> Bool) -> Bool {
+    private func keep(_ write: () async throws -> Bool) async -> Bool {
         do {
-            return try write()
+            return try await write()
         } catch {
             let reason = (error as? KioskError)?.description ?? String(describing: error)
             let first = failure.withLock { failure in

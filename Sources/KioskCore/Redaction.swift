@@ -118,12 +118,27 @@ public struct Redactor: Sendable, Hashable {
         guard let questionMark = text.firstIndex(of: "?") else { return text }
         let afterQuery = text[questionMark...].firstIndex(of: "#") ?? text.endIndex
         let query = text[text.index(after: questionMark)..<afterQuery]
-        let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-            let decoded = (name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? name).lowercased()
-            return queryItems.contains(decoded) ? "\(name)=\(Self.placeholder)" : String(pair)
+        let pairs = query.split(separator: "&", omittingEmptySubsequences: false)
+        // Every captured URL comes through here: one that names no secret (nearly all) is kept as it is.
+        guard pairs.contains(where: namesSecret) else { return text }
+        let redacted = pairs.map { pair -> String in
+            namesSecret(pair) ? "\(pair.prefix { $0 != "=" })=\(Self.placeholder)" : String(pair)
         }.joined(separator: "&")
         return String(text[...questionMark]) + redacted + String(text[afterQuery...])
+    }
+
+    /// Whether the query item `pair` (`name=value`) is a secret: its name, decoded as a form's field name and
+    /// lowercased, is one of `queryItems`.
+    private func namesSecret(_ pair: Substring) -> Bool {
+        let name = pair.utf8.prefix { $0 != UInt8(ascii: "=") }
+        // A name of ASCII without escapes (nearly every one) is lowercased byte by byte: Foundation's percent-decoding
+        // and Unicode lowercasing cost more than the rest of capturing an exchange's URL. Any other name takes them, as
+        // it must: a percent-escape, or a letter such as the Kelvin sign, may lowercase to an ASCII secret's name.
+        if name.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "+") }) {
+            return queryItems.contains(String(decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
+        }
+        let raw = String(Substring(name))
+        return queryItems.contains((raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw).lowercased())
     }
 
     /// The headers with secret values replaced.

@@ -16,8 +16,11 @@ import Synchronization
 // - `cacheStats`: one row holding the sum of the entries' sizes, kept by triggers on every insert, update
 //   and delete, so a size check never sums the table.
 // - Bounded: past `maxBytes`, the least recently used entries go first, down to 90% of the limit (an
-//   eviction per ~10% written, not per answer). An answer is one transaction (WAL): a killed process leaves
-//   the file as it was before the answer or after it.
+//   eviction per ~10% written, not per answer).
+// - Stored by group commit: the answers given while the writer is busy are stored together in its next transaction
+//   (one commit for an app's burst of concurrent answers rather than one each, which cost two thirds of the proxy's
+//   throughput on misses), and each caller waits for that commit, so an answer said `stored` is stored. WAL: a killed
+//   process leaves the file as it was before a transaction or after it, every answer whole or absent.
 // - The file and its WAL are readable by their owner only (0600): they hold the app's bodies as they were.
 
 /// What a lookup found for a request.
@@ -28,6 +31,48 @@ public enum ProxyCacheLookup: Sendable, Hashable {
     case varyMiss
     /// Nothing stored for the URL and these credentials (RFC 9211 `uri-miss`).
     case uriMiss
+}
+
+/// An answer to store in the proxy cache, under its key (method, URL, credentials' digest, variant).
+public struct ProxyCacheAnswer: Sendable {
+    /// The request's method (GET).
+    public var method: String
+    /// The full URL asked for.
+    public var url: String
+    /// The URL's host, lowercased: what the cache is listed and cleared by.
+    public var host: String
+    /// A digest of the request's credentials, "" for none.
+    public var credentials: String
+    /// The header names the answer's `Vary` names, as the key's variant is made of.
+    public var vary: String
+    /// The request's values of those headers.
+    public var variant: String
+    /// The answer's status.
+    public var status: Int
+    /// The answer's header fields, as they are to be replayed.
+    public var headers: HTTPHeaderFields
+    /// The answer's body, whole.
+    public var body: Data
+    /// When the request was sent.
+    public var requestTime: Date
+    /// When the answer came.
+    public var responseTime: Date
+
+    /// An answer to store; every field as its property says.
+    public init(method: String, url: String, host: String, credentials: String, vary: String, variant: String, status: Int,
+                headers: HTTPHeaderFields, body: Data, requestTime: Date, responseTime: Date) {
+        self.method = method
+        self.url = url
+        self.host = host
+        self.credentials = credentials
+        self.vary = vary
+        self.variant = variant
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+    }
 }
 
 /// `kiosk proxy`'s bounded SQLite cache of the answers apps got. Thread-safe; every method throws `KioskError.storage`.
@@ -43,6 +88,8 @@ public final class ProxyCache: Sendable, StoreFile {
         var confirmed: [Int64: (requestTime: Date, responseTime: Date)] = [:]
         var isEmpty: Bool { uses.isEmpty && confirmed.isEmpty }
     }
+    /// Answers given to `store(_:)` and not taken by a write yet, with who waits for each.
+    private let queuedAnswers = Mutex<[(answer: Encoded, continuation: CheckedContinuation<Int64?, any Error>)]>([])
     /// The cache file.
     public let path: String?
     /// The lookup's own connections (ProxyCache+Lookup.swift).
@@ -174,31 +221,85 @@ public final class ProxyCache: Sendable, StoreFile {
         _ = try? writer.write { db in try writePendingUses(db) }
     }
 
-    /// Stores an answer under its key, replacing the one stored there before, in one transaction; evicts the least
-    /// recently used entries when the cache is past its size. Returns the entry's id, or nil when the answer alone is
-    /// larger than a tenth of the cache (it would push out everything else).
-    @discardableResult
-    public func store(method: String, url: String, host: String, credentials: String, vary: String, variant: String,
-                      status: Int, headers: HTTPHeaderFields, body: Data, requestTime: Date, responseTime: Date) throws -> Int64? {
-        let encodedHeaders = Self.encode(headers)
-        let size = body.count + encodedHeaders.count + url.utf8.count
-        guard size <= maxBytes / 10 else { return nil }
-        return try write("store an answer in the proxy cache") { db in
-            try db.execute(sql: """
-                INSERT INTO cacheEntry (method, url, host, credentials, vary, variant, status, headers, body, requestTime,
-                                        responseTime, lastUsed, hits, size)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
-                ON CONFLICT (method, url, credentials, variant) DO UPDATE SET
-                    host = excluded.host, vary = excluded.vary, status = excluded.status, headers = excluded.headers,
-                    body = excluded.body, requestTime = excluded.requestTime, responseTime = excluded.responseTime,
-                    lastUsed = excluded.lastUsed, size = excluded.size
-                """, arguments: [method, url, host, credentials, vary, variant, status, encodedHeaders, body, requestTime,
-                                 responseTime, responseTime, size])
-            let id = try Int64.fetchOne(db, sql: "SELECT id FROM cacheEntry WHERE method = ? AND url = ? AND credentials = ? AND variant = ?",
-                                        arguments: [method, url, credentials, variant])
-            try evictIfNeeded(db)
-            return id
+    /// Stores `answer` under its key, replacing the one stored there before, and evicts the least recently used entries
+    /// when the cache is past its size. Waits, without holding a thread, for the commit: the answers given meanwhile (an
+    /// app's concurrent requests) are stored with it in one transaction, each whole or not at all. Returns the entry's
+    /// id, or nil when the answer alone is larger than a tenth of the cache (it would push out everything else).
+    public func store(_ answer: ProxyCacheAnswer) async throws -> Int64? {
+        let answer = Encoded(answer)
+        guard answer.size <= maxBytes / 10 else { return nil }
+        return try await withCheckedThrowingContinuation { continuation in
+            let isFirst = queuedAnswers.withLock { queued in
+                queued.append((answer, continuation))
+                return queued.count == 1
+            }
+            // The first answer of a burst queues the write; those given before it runs are taken with it.
+            guard isFirst else { return }
+            writer.asyncWriteWithoutTransaction { [self] db in
+                let taken = queuedAnswers.withLock { queued in
+                    defer { queued.removeAll() }
+                    return queued
+                }
+                do {
+                    var ids: [Int64] = []
+                    try db.inTransaction {
+                        ids = try taken.map { try Self.insert($0.answer, db) }
+                        try evictIfNeeded(db)
+                        return .commit
+                    }
+                    for (item, id) in zip(taken, ids) { item.continuation.resume(returning: id) }
+                } catch {
+                    let failure = AppDatabase.storageError(error, while: "store an answer in the proxy cache", path: path)
+                    for item in taken { item.continuation.resume(throwing: failure) }
+                }
+            }
         }
+    }
+
+    /// Stores `answers` (an archive's) in one transaction, as `store(_:)` stores one; returns each one's id, nil for one
+    /// too large to keep.
+    @discardableResult
+    public func store(_ answers: [ProxyCacheAnswer]) throws -> [Int64?] {
+        try write("store answers in the proxy cache") { db in
+            let ids = try answers.map { answer in
+                let answer = Encoded(answer)
+                return answer.size <= maxBytes / 10 ? try Self.insert(answer, db) : nil
+            }
+            try evictIfNeeded(db)
+            return ids
+        }
+    }
+
+    /// An answer with its header fields encoded as stored, and the size it counts for.
+    private struct Encoded: Sendable {
+        var answer: ProxyCacheAnswer
+        var headers: Data
+        var size: Int
+
+        init(_ answer: ProxyCacheAnswer) {
+            self.answer = answer
+            headers = ProxyCache.encode(answer.headers)
+            size = answer.body.count + headers.count + answer.url.utf8.count
+        }
+    }
+
+    /// Inserts or replaces `encoded`'s answer within the caller's transaction; returns its entry's id.
+    private static func insert(_ encoded: Encoded, _ db: Database) throws -> Int64 {
+        let answer = encoded.answer
+        let id = try Int64.fetchOne(db.cachedStatement(sql: """
+            INSERT INTO cacheEntry (method, url, host, credentials, vary, variant, status, headers, body, requestTime,
+                                    responseTime, lastUsed, hits, size)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
+            ON CONFLICT (method, url, credentials, variant) DO UPDATE SET
+                host = excluded.host, vary = excluded.vary, status = excluded.status, headers = excluded.headers,
+                body = excluded.body, requestTime = excluded.requestTime, responseTime = excluded.responseTime,
+                lastUsed = excluded.lastUsed, size = excluded.size
+            RETURNING id
+            """), arguments: [answer.method, answer.url, answer.host, answer.credentials, answer.vary, answer.variant,
+                              answer.status, encoded.headers, answer.body, answer.requestTime, answer.responseTime,
+                              answer.responseTime, encoded.size])
+        guard let id else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the stored answer's id did not come back") }
+        return id
     }
 
     /// Refreshes a stored answer with the header fields of a 304 that confirmed it (RFC 9111 §4.3.4): each field the

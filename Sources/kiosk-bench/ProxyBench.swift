@@ -218,13 +218,28 @@ func startProxy(_ kiosk: Kiosk, configure: (inout ProxyConfiguration) -> Void) a
     return (port, group, running)
 }
 
-/// wrk against `port`, asking for `path` (a whole URL through a forward proxy, with `host` as Host); its rate
-/// and how many requests it completed.
-func wrkRate(_ wrk: URL, _ duration: String, port: Int, path: String, host: String?) async throws -> (rate: Double, requests: Int) {
+/// wrk against `port`, asking for `path` (a whole URL through a forward proxy, with `host` as Host) — with `distinct`,
+/// each request for a URL of its own; its rate and how many requests it completed.
+func wrkRate(_ wrk: URL, _ duration: String, port: Int, path: String, host: String?, distinct: Bool = false) async throws
+    -> (rate: Double, requests: Int) {
     let script = temporaryDirectory("wrk") .appendingPathExtension("lua")
     try FileManager.default.createDirectory(at: script.deletingLastPathComponent(), withIntermediateDirectories: true)
     var lua = "wrk.path = \"\(path)\"\n"
     if let host { lua += "wrk.headers[\"Host\"] = \"\(host)\"\n" }
+    if distinct {
+        // Each request a URL of its own (this run's nonce, wrk's thread, a count), so that none is ever stored already
+        // or collapsed onto another in flight: every answer is a miss.
+        lua += """
+            local threads = 0
+            function setup(thread) threads = threads + 1; thread:set("thread_id", threads) end
+            local count = 0
+            function request()
+              count = count + 1
+              return wrk.format(nil, wrk.path .. "?miss=\(UUID().uuidString)-" .. thread_id .. "-" .. count)
+            end
+
+            """
+    }
     try lua.write(to: script, atomically: true, encoding: .utf8)
     let (status, output) = try await runToCompletion(wrk, ["-t2", "-c32", "-d\(duration)", "-s", script.path, "http://127.0.0.1:\(port)"])
     let lines = output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }

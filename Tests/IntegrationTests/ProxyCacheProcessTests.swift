@@ -7,8 +7,8 @@ import KioskProcess
 import KioskTestSupport
 import Testing
 
-/// `kiosk proxy`'s cache file under processes that die or share it, through `kiosk proxy cache import` (one
-/// transaction per answer, as the proxy stores them).
+/// `kiosk proxy`'s cache file under processes that die or share it, through `kiosk proxy cache import` (a hundred
+/// answers a transaction, as the proxy stores a burst of them).
 @Suite("The proxy cache file across processes", .serialized)
 struct ProxyCacheProcessTests {
     /// A HAR archive of `count` GET answers of 8 KB under `prefix`.
@@ -41,7 +41,7 @@ struct ProxyCacheProcessTests {
         let archive = try Self.archive(folder, "many.har", prefix: "k", count: 3000)
         let data = folder.appendingPathComponent("data")
         let cacheFile = data.appendingPathComponent("kiosk-demo-proxy-cache.sqlite").path
-        // Given an import storing 3000 answers, one transaction each
+        // Given an import storing 3000 answers, a hundred a transaction
         let child = try ChildProcess(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data.path],
                                      stdout: .null, stderr: .null)
         // When it is killed once some are stored

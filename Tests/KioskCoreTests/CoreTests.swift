@@ -18,6 +18,24 @@ struct CoreTests {
         #expect(text.contains("nameStartsWith=Spi"))
     }
 
+    @Test("A secret query item is found under any spelling of its name — any case, percent-escaped, form-encoded, a letter that lowercases to ASCII — and a URL naming none is kept byte for byte")
+    func redactsQueryNamesAnySpelling() {
+        let redactor = Redactor(queryItems: ["api-key", "my key"], headers: [])
+        let cases = [
+            "http://a.test/x?API-Key=s1&page=2": "http://a.test/x?API-Key=<redacted>&page=2",
+            "http://a.test/x?api%2Dkey=s1": "http://a.test/x?api%2Dkey=<redacted>",
+            "http://a.test/x?my+key=s1&my%20KEY=s2": "http://a.test/x?my+key=<redacted>&my%20KEY=<redacted>",
+            // U+212A KELVIN SIGN lowercases to an ASCII k
+            "http://a.test/x?api-%E2%84%AAey=s1#top": "http://a.test/x?api-%E2%84%AAey=<redacted>#top",
+            "http://a.test/x?api-keys=s1&key=s2&=s3&&api-key": "http://a.test/x?api-keys=s1&key=s2&=s3&&api-key=<redacted>",
+        ]
+        for (url, expected) in cases {
+            #expect(redactor.redact(URL(string: url)!) == expected, "\(url)")
+        }
+        let plain = "http://a.test/search?q=caf%C3%A9+au+lait&Page=%32&x=#frag"
+        #expect(redactor.redact(URL(string: plain)!) == plain)
+    }
+
     @Test("Redaction replaces credential headers, case-insensitively")
     func redactsHeaders() {
         let headers: HTTPHeaderFields = ["authorization": "Bearer x", "Cookie": "a=b", "Accept": "application/json"]
