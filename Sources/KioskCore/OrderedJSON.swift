@@ -169,6 +169,30 @@ public indirect enum OrderedJSON: Sendable, Hashable {
         }
     }
 
+    /// Name–value pairs (header fields) as a JSON array of two-string arrays, in order, repeats kept: how the request
+    /// log and the proxy cache store header fields. Written by hand: every captured exchange's fields go through here.
+    public static func pairsText(_ pairs: some Sequence<(name: String, value: String)>) -> String {
+        var json = "["
+        for (index, pair) in pairs.enumerated() {
+            json += (index == 0 ? "[" : ",[") + quoted(pair.name) + "," + quoted(pair.value) + "]"
+        }
+        return json + "]"
+    }
+
+    /// The pairs `pairsText` wrote; nil when `text` is not such an array.
+    public static func pairs(fromJSON text: String) -> [(name: String, value: String)]? {
+        guard text != "[]" else { return [] }
+        guard case .array(let items)? = try? parse(text) else { return nil }
+        var pairs: [(name: String, value: String)] = []
+        pairs.reserveCapacity(items.count)
+        for item in items {
+            guard case .array(let values) = item, values.count == 2, case .string(let name) = values[0],
+                  case .string(let value) = values[1] else { return nil }
+            pairs.append((name, value))
+        }
+        return pairs
+    }
+
     /// A JSON string literal.
     public static func quoted(_ value: String) -> String {
         // Most strings need no escape (every captured header goes through here).

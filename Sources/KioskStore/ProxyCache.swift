@@ -420,21 +420,14 @@ public final class ProxyCache: Sendable, StoreFile {
                         responseTime: row["responseTime"], lastUsed: row["lastUsed"], hits: row["hits"], size: row["size"])
     }
 
-    /// Header fields as a JSON array of [name, value] pairs, keeping their order and repeats.
+    /// Header fields as a JSON array of [name, value] pairs, keeping their order and repeats (as the request log keeps them).
     static func encode(_ headers: HTTPHeaderFields) -> Data {
-        (try? JSONEncoder().encode(headers.map { [$0.name, $0.value] })) ?? Data("[]".utf8)
+        Data(OrderedJSON.pairsText(headers).utf8)
     }
 
-    /// The fields `encode` wrote; read on every hit, so with Kiosk's own parser rather than JSONDecoder's Codable
-    /// machinery (which took several times as long).
+    /// The fields `encode` wrote; read on every hit.
     static func decode(_ data: Data) -> HTTPHeaderFields {
-        var fields = HTTPHeaderFields()
-        guard case .array(let pairs)? = try? OrderedJSON.parse(data) else { return fields }
-        for case .array(let pair) in pairs {
-            guard pair.count == 2, case .string(let name) = pair[0], case .string(let value) = pair[1] else { continue }
-            fields.add(name: name, value: value)
-        }
-        return fields
+        HTTPHeaderFields(OrderedJSON.pairs(fromJSON: String(decoding: data, as: UTF8.self)) ?? [])
     }
 
     // MARK: - Schema

@@ -69,16 +69,9 @@ extension RequestLog {
         return lastID
     }
 
-    /// Headers as a JSON array of [name, value] pairs: order and duplicates are kept. Written by
-    /// hand because every captured exchange is encoded, and JSONEncoder costs more than the insert.
+    /// Headers as a JSON array of [name, value] pairs: order and duplicates are kept.
     private static func headersJSON(_ headers: [RequestRecord.HeaderField]) -> String {
-        guard !headers.isEmpty else { return "[]" }
-        var json = "["
-        for (index, field) in headers.enumerated() {
-            json += (index == 0 ? "[" : ",[") + OrderedJSON.quoted(field.name) + ","
-                + OrderedJSON.quoted(field.value) + "]"
-        }
-        return json + "]"
+        OrderedJSON.pairsText(headers.lazy.map { (name: $0.name, value: $0.value) })
     }
 
     /// The touches as a JSON array, or nil (NULL) for an untouched exchange.

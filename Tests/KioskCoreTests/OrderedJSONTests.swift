@@ -90,4 +90,21 @@ struct OrderedJSONTests {
         for good in ["0", "-0", "12", "1.5", "1e3", "-1.25E-7"] { #expect(OrderedJSON.isNumber(good), "\(good)") }
         for bad in ["", "-", "01", "1.", ".5", "1e", "0x10", "NaN", "1 "] { #expect(!OrderedJSON.isNumber(bad), "\(bad)") }
     }
+
+    @Test("Header fields written as name–value pairs read back in order with repeats and escapes; anything else is refused")
+    func namePairs() throws {
+        // Given fields with a repeat, quotes, a backslash, a control character and non-ASCII text
+        let fields: [(name: String, value: String)] = [("Set-Cookie", "a=1"), ("Set-Cookie", "b=\"2\""), ("X-Path", "C:\\dir\tend"),
+                                                       ("X-Name", "café ☕")]
+        // When they are written and read back
+        let text = OrderedJSON.pairsText(fields)
+        let read = try #require(OrderedJSON.pairs(fromJSON: text))
+        // Then they are the same fields, in order
+        #expect(read.map(\.name) == fields.map(\.name) && read.map(\.value) == fields.map(\.value))
+        #expect(OrderedJSON.pairsText([]) == "[]" && OrderedJSON.pairs(fromJSON: "[]")?.isEmpty == true)
+        // And text that is not an array of two-string arrays is refused
+        for bad in ["", "{}", "[[\"a\"]]", "[[\"a\",1]]", "[[\"a\",\"b\",\"c\"]]", "[\"a\"]"] {
+            #expect(OrderedJSON.pairs(fromJSON: bad) == nil, "\(bad)")
+        }
+    }
 }
