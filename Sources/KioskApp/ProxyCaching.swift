@@ -92,7 +92,7 @@ final class ProxyCachingTransport: HTTPTransport {
         let readable = request.method == "GET" || request.method == "HEAD"
         let key = readable ? Key(request) : nil
         if settings.offline {
-            guard let key, let cache, case .found(let entry)? = try? lookup(key, request, in: cache, using: true) else {
+            guard let key, let cache, case .found(let entry)? = try? await lookup(key, request, in: cache, using: true) else {
                 return Self.notStored(request)
             }
             return answer(from: entry, to: request, status: CacheStatus(.offline))
@@ -108,7 +108,7 @@ final class ProxyCachingTransport: HTTPTransport {
             Self.mark(&response, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status))
             return response
         }
-        let found = (try? lookup(key, request, in: cache, using: false)) ?? .uriMiss
+        let found = (try? await lookup(key, request, in: cache, using: false)) ?? .uriMiss
         let reason: CacheStatus.Forward = switch found {
         case .found: .stale
         case .varyMiss: .varyMiss
@@ -214,9 +214,11 @@ final class ProxyCachingTransport: HTTPTransport {
         }
         var stored = false
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited {
-            stored = await keep {
+            do {
                 try cache.refresh(id: entry.id, with: response.headers, requestTime: sent, responseTime: received)
-                return true
+                stored = true
+            } catch {
+                warnOnce(error)
             }
         } else if request.method == "GET", Self.isStorable(response, for: request), response.isCollapsed {
             // The request that went upstream for this one and its twins stores the answer, once.
@@ -232,7 +234,7 @@ final class ProxyCachingTransport: HTTPTransport {
                                           variant: key.variant(for: vary) ?? "", status: response.status,
                                           headers: Self.storedHeaders(response.headers), body: response.body, requestTime: sent,
                                           responseTime: received)
-            stored = await keep { try await cache.store(answer) != nil }
+            stored = cache.store(answer) { [self] error in warnOnce(error) }
         }
         Self.mark(&answered, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status,
                                          stored: stored, collapsed: response.isCollapsed))
@@ -241,8 +243,8 @@ final class ProxyCachingTransport: HTTPTransport {
 
     // MARK: - Looking up and answering
 
-    private func lookup(_ key: Key, _ request: HTTPRequest, in cache: ProxyCache, using: Bool) throws -> ProxyCacheLookup {
-        try cache.lookup(method: "GET", url: key.url, credentials: key.credentials, variant: { key.variant(for: $0) },
+    private func lookup(_ key: Key, _ request: HTTPRequest, in cache: ProxyCache, using: Bool) async throws -> ProxyCacheLookup {
+        try await cache.lookup(method: "GET", url: key.url, credentials: key.credentials, variant: { key.variant(for: $0) },
                          using: using, at: now())
     }
 
@@ -286,19 +288,15 @@ final class ProxyCachingTransport: HTTPTransport {
         response.cacheStatus = status
     }
 
-    /// Runs a write to the cache; a failure (a full disk) leaves the answer unstored and is said once.
-    private func keep(_ write: () async throws -> Bool) async -> Bool {
-        do {
-            return try await write()
-        } catch {
-            let reason = (error as? KioskError)?.description ?? String(describing: error)
-            let first = failure.withLock { failure in
-                defer { failure = reason }
-                return failure == nil
-            }
-            if first { warn("The proxy cache cannot store answers (\(reason)); the proxy goes on without storing them.") }
-            return false
+    /// Notes a write to the cache that failed (a full disk): the answer goes unstored, the proxy goes on, and the first
+    /// failure is said.
+    private func warnOnce(_ error: any Error) {
+        let reason = (error as? KioskError)?.description ?? String(describing: error)
+        let first = failure.withLock { failure in
+            defer { failure = reason }
+            return failure == nil
         }
+        if first { warn("The proxy cache cannot store answers (\(reason)); the proxy goes on without storing them.") }
     }
 
     // MARK: - RFC 9111

@@ -17,10 +17,12 @@ import Synchronization
 //   and delete, so a size check never sums the table.
 // - Bounded: past `maxBytes`, the least recently used entries go first, down to 90% of the limit (an
 //   eviction per ~10% written, not per answer).
-// - Stored by group commit: the answers given while the writer is busy are stored together in its next transaction
-//   (one commit for an app's burst of concurrent answers rather than one each, which cost two thirds of the proxy's
-//   throughput on misses), and each caller waits for that commit, so an answer said `stored` is stored. WAL: a killed
-//   process leaves the file as it was before a transaction or after it, every answer whole or absent.
+// - Stored behind the answer: an app gets its answer at once, and the answers given within a tenth of a second are
+//   stored together in one transaction (a commit per answer, or per burst of a few, cost the proxy a third of its
+//   throughput on misses). A lookup of a URL whose answer waits for its write waits for it (and has it written at
+//   once), so the process always reads what it stored; another process sees it a tenth of a second later. A failed
+//   write is told to whoever stored the answer. WAL: a killed process leaves the file as it was before a transaction
+//   or after it, every answer whole or absent; what waited for its write is not stored, as if it came a moment later.
 // - The file and its WAL are readable by their owner only (0600): they hold the app's bodies as they were.
 
 /// What a lookup found for a request.
@@ -88,8 +90,8 @@ public final class ProxyCache: Sendable, StoreFile {
         var confirmed: [Int64: (requestTime: Date, responseTime: Date)] = [:]
         var isEmpty: Bool { uses.isEmpty && confirmed.isEmpty }
     }
-    /// Answers given to `store(_:)` and not taken by a write yet, with who waits for each.
-    private let queuedAnswers = Mutex<[(answer: Encoded, continuation: CheckedContinuation<Int64?, any Error>)]>([])
+    /// Answers given to `store(_:failed:)` and not written yet, with the lookups waiting for them.
+    private let queue = Mutex(WriteQueue())
     /// The cache file.
     public let path: String?
     /// The lookup's own connections (ProxyCache+Lookup.swift).
@@ -138,8 +140,10 @@ public final class ProxyCache: Sendable, StoreFile {
     /// What is stored for `method` and `url` asked with `credentials` (a digest, "" for none): the entry whose
     /// variant matches the request's, as `variant(names)` gives it for the header names the entry varies on.
     /// A found entry counts as used now (`at`) when `using` (it is about to be given to an app).
+    /// An answer of this process still waiting for its write is waited for (and written at once), so a lookup sees it.
     public func lookup(method: String, url: String, credentials: String, variant: (_ varyNames: String) -> String?,
-                       using: Bool, at now: Date) throws -> ProxyCacheLookup {
+                       using: Bool, at now: Date) async throws -> ProxyCacheLookup {
+        await awaitQueued(method: method, url: url, credentials: credentials)
         // One read: the URL's entries for these credentials (nearly always one), whole.
         let rows: [ProxyCacheLookups.StoredRow]
         do {
@@ -195,7 +199,7 @@ public final class ProxyCache: Sendable, StoreFile {
         }
     }
 
-    /// How long noted uses wait to be written together.
+    /// How long what is written behind (answers, uses, confirmations) waits, to be written with what comes meanwhile.
     static let writeBehindDelay = DispatchTimeInterval.milliseconds(100)
 
 
@@ -214,46 +218,133 @@ public final class ProxyCache: Sendable, StoreFile {
         }
     }
 
-    /// Writes what is noted and not written yet (uses, confirmations): before what reads them (lists, counts) and
-    /// before the process ends.
+    /// Writes what waits to be written behind (answers, uses, confirmations): before what reads them (lists, counts) or
+    /// removes entries, and before the process ends. An answer that cannot be stored is said to its `failed`.
     public func flush() {
-        guard pendingUses.withLock({ !$0.isEmpty }) else { return }
-        _ = try? writer.write { db in try writePendingUses(db) }
-    }
-
-    /// Stores `answer` under its key, replacing the one stored there before, and evicts the least recently used entries
-    /// when the cache is past its size. Waits, without holding a thread, for the commit: the answers given meanwhile (an
-    /// app's concurrent requests) are stored with it in one transaction, each whole or not at all. Returns the entry's
-    /// id, or nil when the answer alone is larger than a tenth of the cache (it would push out everything else).
-    public func store(_ answer: ProxyCacheAnswer) async throws -> Int64? {
-        let answer = Encoded(answer)
-        guard answer.size <= maxBytes / 10 else { return nil }
-        return try await withCheckedThrowingContinuation { continuation in
-            let isFirst = queuedAnswers.withLock { queued in
-                queued.append((answer, continuation))
-                return queued.count == 1
-            }
-            // The first answer of a burst queues the write; those given before it runs are taken with it.
-            guard isFirst else { return }
-            writer.asyncWriteWithoutTransaction { [self] db in
-                let taken = queuedAnswers.withLock { queued in
-                    defer { queued.removeAll() }
-                    return queued
-                }
-                do {
-                    var ids: [Int64] = []
-                    try db.inTransaction {
-                        ids = try taken.map { try Self.insert($0.answer, db) }
-                        try evictIfNeeded(db)
-                        return .commit
-                    }
-                    for (item, id) in zip(taken, ids) { item.continuation.resume(returning: id) }
-                } catch {
-                    let failure = AppDatabase.storageError(error, while: "store an answer in the proxy cache", path: path)
-                    for item in taken { item.continuation.resume(throwing: failure) }
-                }
+        guard queue.withLock({ !$0.answers.isEmpty }) || pendingUses.withLock({ !$0.isEmpty }) else { return }
+        // A failed write of uses only leaves the order of use a little stale; answers' failures are told by writeQueued.
+        _ = try? writer.writeWithoutTransaction { db in
+            writeQueued(db)
+            try db.inTransaction {
+                try writePendingUses(db)
+                return .commit
             }
         }
+    }
+
+    /// Queues `answer` to be stored under its key (replacing the one stored there before) by the next write behind, which
+    /// stores every answer queued meanwhile in one transaction and evicts the least recently used entries when the cache
+    /// is past its size. Returns at once whether the answer is to be stored as far as is known: false, storing nothing,
+    /// when it alone is larger than a tenth of the cache (it would push out everything else) or the answers waiting
+    /// already fill the queue's bound; false too while the last write failed (a full disk), though the answer is queued
+    /// all the same, so that storing resumes once writes succeed. A lookup of the answer's URL waits for its write, so this
+    /// process reads what it stored. `failed` is told why when the write fails.
+    public func store(_ answer: ProxyCacheAnswer, failed: @escaping @Sendable (KioskError) -> Void) -> Bool {
+        let answer = Encoded(answer)
+        guard answer.size <= maxBytes / 10 else { return false }
+        let key = WriteQueue.key(method: answer.answer.method, url: answer.answer.url, credentials: answer.answer.credentials)
+        let queued = queue.withLock { queue -> (schedule: Bool, failing: Bool)? in
+            guard queue.answers.isEmpty || queue.bytes + answer.size <= Self.maxQueuedBytes else { return nil }
+            queue.answers.append((answer, failed))
+            queue.bytes += answer.size
+            queue.queuedKeys.insert(key)
+            defer { queue.isScheduled = true }
+            return (!queue.isScheduled, queue.isFailing)
+        }
+        guard let (schedule, failing) = queued else { return false }
+        // The first answer of a burst schedules the write; those given before it runs are taken with it.
+        if schedule {
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.writeBehindDelay) { [self] in
+                writer.asyncWriteWithoutTransaction { [self] db in writeQueued(db) }
+            }
+        }
+        return !failing
+    }
+
+    /// Returns once no answer for this method, URL and credentials is waiting to be written, asking for the write at
+    /// once rather than at its scheduled time.
+    private func awaitQueued(method: String, url: String, credentials: String) async {
+        let key = WriteQueue.key(method: method, url: url, credentials: credentials)
+        guard queue.withLock({ $0.holds(key) }) else { return }
+        while true {
+            let waited = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let (waits, writeNow) = queue.withLock { queue -> (Bool, Bool) in
+                    guard queue.holds(key) else { return (false, false) }
+                    queue.waiters.append(continuation)
+                    let writeNow = queue.queuedKeys.contains(key) && !queue.isWriteAsked
+                    if writeNow { queue.isWriteAsked = true }
+                    return (true, writeNow)
+                }
+                if !waits { continuation.resume(returning: false) }
+                if writeNow { writer.asyncWriteWithoutTransaction { [self] db in writeQueued(db) } }
+            }
+            // Woken by a write that may have been another's: look again.
+            if !waited { return }
+        }
+    }
+
+    /// Stores the answers queued (a write behind, `flush`), each caller told when its answer could not be, then wakes the
+    /// lookups waiting for them; must run outside a transaction, on the writer.
+    private func writeQueued(_ db: Database) {
+        let taken = queue.withLock { queue in
+            defer {
+                queue.writingKeys.formUnion(queue.queuedKeys)
+                queue.queuedKeys.removeAll()
+                queue.answers.removeAll()
+                queue.bytes = 0
+                queue.isScheduled = false
+                queue.isWriteAsked = false
+            }
+            return queue.answers
+        }
+        var failing: Bool?
+        if !taken.isEmpty {
+            do {
+                try db.inTransaction {
+                    for item in taken { try Self.insert(item.answer, db) }
+                    try evictIfNeeded(db)
+                    return .commit
+                }
+                failing = false
+            } catch {
+                let failure = AppDatabase.storageError(error, while: "store an answer in the proxy cache", path: path)
+                for item in taken { item.failed(failure) }
+                failing = true
+            }
+        }
+        let waiters = queue.withLock { queue in
+            if let failing { queue.isFailing = failing }
+            defer {
+                queue.writingKeys.removeAll()
+                queue.waiters.removeAll()
+            }
+            return queue.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: true) }
+    }
+
+    /// The most the answers waiting for their write may add up to: past it an answer goes unstored rather than the
+    /// process growing while the disk is slow.
+    static let maxQueuedBytes = 64 * 1_000_000
+
+    /// The answers waiting to be written behind, and who waits for them.
+    private struct WriteQueue {
+        var answers: [(answer: Encoded, failed: @Sendable (KioskError) -> Void)] = []
+        var bytes = 0
+        /// The keys (method, URL, credentials) of the answers queued, and of those being written.
+        var queuedKeys: Set<String> = []
+        var writingKeys: Set<String> = []
+        /// Lookups waiting for a write of their URL, woken after the next write.
+        var waiters: [CheckedContinuation<Bool, Never>] = []
+        /// Whether a write is scheduled after the delay, and whether one was asked for at once.
+        var isScheduled = false
+        var isWriteAsked = false
+        /// Whether the last write of answers failed.
+        var isFailing = false
+
+        func holds(_ key: String) -> Bool { queuedKeys.contains(key) || writingKeys.contains(key) }
+
+        static func key(method: String, url: String, credentials: String) -> String { method + " " + credentials + " " + url }
     }
 
     /// Stores `answers` (an archive's) in one transaction, as `store(_:)` stores one; returns each one's id, nil for one
@@ -284,9 +375,30 @@ public final class ProxyCache: Sendable, StoreFile {
     }
 
     /// Inserts or replaces `encoded`'s answer within the caller's transaction; returns its entry's id.
+    @discardableResult
     private static func insert(_ encoded: Encoded, _ db: Database) throws -> Int64 {
         let answer = encoded.answer
-        let id = try Int64.fetchOne(db.cachedStatement(sql: """
+        let id = try db.executeRaw(db.cachedStatement(sql: insertSQL)) { values in
+            values.bind(answer.method)
+            values.bind(answer.url)
+            values.bind(answer.host)
+            values.bind(answer.credentials)
+            values.bind(answer.vary)
+            values.bind(answer.variant)
+            values.bind(answer.status)
+            values.bind(encoded.headers)
+            values.bind(answer.body)
+            values.bind(answer.requestTime)
+            values.bind(answer.responseTime)
+            values.bind(answer.responseTime)
+            values.bind(encoded.size)
+        }
+        guard let id else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the stored answer's id did not come back") }
+        return id
+    }
+
+    /// Inserts an answer or replaces the one stored under its key, returning its entry's id.
+    private static let insertSQL = """
             INSERT INTO cacheEntry (method, url, host, credentials, vary, variant, status, headers, body, requestTime,
                                     responseTime, lastUsed, hits, size)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
@@ -295,12 +407,8 @@ public final class ProxyCache: Sendable, StoreFile {
                 body = excluded.body, requestTime = excluded.requestTime, responseTime = excluded.responseTime,
                 lastUsed = excluded.lastUsed, size = excluded.size
             RETURNING id
-            """), arguments: [answer.method, answer.url, answer.host, answer.credentials, answer.vary, answer.variant,
-                              answer.status, encoded.headers, answer.body, answer.requestTime, answer.responseTime,
-                              answer.responseTime, encoded.size])
-        guard let id else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the stored answer's id did not come back") }
-        return id
-    }
+            """
+
 
     /// Refreshes a stored answer with the header fields of a 304 that confirmed it (RFC 9111 §4.3.4): each field the
     /// 304 carries replaces the stored one of its name; the body stays. Its times become the 304's.
@@ -361,13 +469,15 @@ public final class ProxyCache: Sendable, StoreFile {
 
     /// The sum of the entries' sizes, in bytes.
     public func sizeInBytes() throws -> Int {
-        try read("measure the proxy cache") { db in try Int.fetchOne(db, sql: "SELECT bytes FROM cacheStats") ?? 0 }
+        flush()
+        return try read("measure the proxy cache") { db in try Int.fetchOne(db, sql: "SELECT bytes FROM cacheStats") ?? 0 }
     }
 
     /// Removes one entry; false when there was none with that id.
     @discardableResult
     public func remove(id: Int64) throws -> Bool {
-        try write("remove an answer from the proxy cache") { db in
+        flush()
+        return try write("remove an answer from the proxy cache") { db in
             try db.execute(sql: "DELETE FROM cacheEntry WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }
@@ -376,6 +486,8 @@ public final class ProxyCache: Sendable, StoreFile {
     /// Removes every entry, or a host's; returns how many went. The file gives the space back.
     @discardableResult
     public func clear(host: String? = nil) throws -> Int {
+        // Answers waiting to be written are stored first, so that none comes back after the clear.
+        flush()
         let removed = try write("clear the proxy cache") { db in
             if let host {
                 try db.execute(sql: "DELETE FROM cacheEntry WHERE host = ?", arguments: [host.lowercased()])

@@ -48,19 +48,39 @@ extension RequestLog {
                 + (touchedBy?.utf8.count ?? 0)
                 + (record.requestBody?.data.count ?? 0) + (record.responseBody?.data.count ?? 0)
                 + (searchText?.utf8.count ?? 0)
-            let values: [(any DatabaseValueConvertible)?] = [
-                record.startedAt.timeIntervalSinceReferenceDate, record.source?.rawValue, record.endpoint,
-                record.method, record.url, record.status, record.statusClass.rawValue, record.decision.rawValue,
-                record.timings.queued, record.timings.connect, record.timings.firstByte, record.timings.download,
-                record.timings.total, record.error,
-                record.requestBody?.originalSize, record.responseSize,
-                requestTextLength, responseTextLength,
-                byteCount, requestHeaders, responseHeaders, cacheStatus, touchedBy,
-            ]
-            try insertEntry.execute(arguments: StatementArguments(values))
+            try db.executeRaw(insertEntry) { values in
+                values.bind(record.startedAt.timeIntervalSinceReferenceDate)
+                values.bind(record.source?.rawValue)
+                values.bind(record.endpoint)
+                values.bind(record.method)
+                values.bind(record.url)
+                values.bind(record.status)
+                values.bind(record.statusClass.rawValue)
+                values.bind(record.decision.rawValue)
+                values.bind(record.timings.queued)
+                values.bind(record.timings.connect)
+                values.bind(record.timings.firstByte)
+                values.bind(record.timings.download)
+                values.bind(record.timings.total)
+                values.bind(record.error)
+                values.bind(record.requestBody?.originalSize)
+                values.bind(record.responseSize)
+                values.bind(requestTextLength)
+                values.bind(responseTextLength)
+                values.bind(byteCount)
+                values.bind(requestHeaders)
+                values.bind(responseHeaders)
+                values.bind(cacheStatus)
+                values.bind(touchedBy)
+            }
             let id = db.lastInsertedRowID
             if record.requestBody != nil || record.responseBody != nil {
-                try insertBody.execute(arguments: [id, record.requestBody?.data, record.responseBody?.data, searchText])
+                try db.executeRaw(insertBody) { values in
+                    values.bind(id)
+                    values.bind(record.requestBody?.data)
+                    values.bind(record.responseBody?.data)
+                    values.bind(searchText)
+                }
             }
             lastID = id
             addedBytes += Int64(byteCount)

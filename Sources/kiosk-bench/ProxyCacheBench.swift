@@ -92,7 +92,7 @@ func proxyCacheFigures(demo: DemoUpstream, upstream: BenchUpstream, uncached: In
         print("[proxy cache] nginx not installed (apt-get install nginx-light) — its column is skipped")
     }
 
-    try storeFigures(entries: quick ? 20_000 : 100_000)
+    try await storeFigures(entries: quick ? 20_000 : 100_000)
 }
 
 /// nginx as a caching reverse proxy in front of the bench upstream, for a hit to compare: a config of its own in a
@@ -178,7 +178,7 @@ private struct NginxCache {
 
 /// The cache file with `entries` answers of 2 KB: how long filling it took, a lookup's p50 and p95, its size on disk
 /// and what the process's memory grew by.
-private func storeFigures(entries: Int) throws {
+private func storeFigures(entries: Int) async throws {
     let folder = temporaryDirectory("proxy-cache-store")
     let path = folder.appendingPathComponent("kiosk-proxy-cache.sqlite").path
     let before = residentMegabytes()
@@ -198,7 +198,7 @@ private func storeFigures(entries: Int) throws {
     for _ in 0..<2000 {
         let index = Int.random(in: 0..<entries)
         let start = clock.now
-        _ = try cache.lookup(method: "GET", url: "http://host-\(index % 50).test/items/\(index)?page=1", credentials: "",
+        _ = try await cache.lookup(method: "GET", url: "http://host-\(index % 50).test/items/\(index)?page=1", credentials: "",
                              variant: { _ in "" }, using: false, at: now)
         lookups.append((clock.now - start).seconds)
     }

@@ -45,12 +45,19 @@ struct ProxyCacheProcessTests {
         let child = try ChildProcess(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data.path],
                                      stdout: .null, stderr: .null)
         // When it is killed once some are stored
-        let deadline = Date().addingTimeInterval(60)
-        while child.isRunning, Date() < deadline,
-              ((try? FileManager.default.attributesOfItem(atPath: cacheFile + "-wal")[.size] as? Int) ?? 0) < 2_000_000 {
-            try await Task.sleep(for: .milliseconds(5))
+        // (Watched from a thread of its own: the other suites running at once can keep the test's task from being resumed
+        // in time, and the import could finish before it looked.)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                let deadline = Date().addingTimeInterval(60)
+                while child.isRunning, Date() < deadline,
+                      ((try? FileManager.default.attributesOfItem(atPath: cacheFile + "-wal")[.size] as? Int) ?? 0) < 2_000_000 {
+                    usleep(2_000)
+                }
+                child.signal(SIGKILL)
+                done.resume()
+            }
         }
-        child.signal(SIGKILL)
         #expect(child.waitUntilExit() == 128 + SIGKILL)
         // Then the file is whole and its size row adds up what it holds
         let kept = try Self.checkedEntries(cacheFile)

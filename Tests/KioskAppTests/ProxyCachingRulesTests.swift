@@ -138,30 +138,42 @@ struct ProxyCachingRulesTests {
         #expect(alice.credentials.count == 64 && !alice.credentials.contains("alice"))
     }
 
-    @Test("On a full disk the proxy goes on answering without storing, and says why once, not at every answer")
+    @Test("On a full disk the proxy goes on answering; once a write has failed answers are not said stored, why is said once, and storing resumes when the disk has room")
     func fullDisk() async throws {
         // Given a cache whose file cannot grow (as on a full disk)
         let cache = try ProxyCache.open(at: TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("cache.sqlite").path,
                                         maxBytes: 10_000_000)
-        try await cache.writer.write { db in
-            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count")!
-            try db.execute(sql: "PRAGMA max_page_count = \(pages)")
-        }
+        let pages = try await cache.writer.write { db in try Int.fetchOne(db, sql: "PRAGMA page_count")! }
+        try await cache.writer.write { db in try db.execute(sql: "PRAGMA max_page_count = \(pages)") }
         let warnings = Mutex<[String]>([])
         let upstream = ScriptedTransport(always: .respond(200, body: String(repeating: "x", count: 100_000)))
         let transport = ProxyCachingTransport(base: upstream, cache: cache, settings: ProxyCacheSettings(), now: { Date() }) { warning in
             warnings.withLock { $0.append(warning) }
         }
+        let send = { (path: String) in try await transport.send(HTTPRequest(url: URL(string: "http://app.test/\(path)")!, endpoint: "app.test")) }
 
-        // When two answers come through
-        let first = try await transport.send(HTTPRequest(url: URL(string: "http://app.test/1")!, endpoint: "app.test"))
-        let second = try await transport.send(HTTPRequest(url: URL(string: "http://app.test/2")!, endpoint: "app.test"))
+        // When an answer comes through and its write fails, then two more come; then the disk has room again, and two more
+        let first = try await send("1")
+        cache.flush()
+        let second = try await send("2")
+        let third = try await send("3")
+        cache.flush()
+        try await cache.writer.write { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
+        let fourth = try await send("4")
+        cache.flush()
+        let fifth = try await send("5")
+        cache.flush()
 
-        // Then both reach the app, neither is marked stored, and the reason was said once
-        #expect(first.status == 200 && second.body.count == 100_000)
-        #expect(first.cacheStatus?.isStored == false && second.cacheStatus?.isStored == false)
+        // Then every answer reached the app. The first was queued before the failure was known; the next three, given
+        // while the last write had failed, are not said stored (the second and third were not: their write failed too;
+        // the fourth was). The reason was said once. Once a write succeeded, the fifth is said stored and is.
+        #expect([first, second, third, fourth, fifth].allSatisfy { $0.status == 200 && $0.body.count == 100_000 })
+        #expect(first.cacheStatus?.isStored == true)
+        #expect([second, third, fourth].allSatisfy { $0.cacheStatus?.isStored == false })
+        #expect(fifth.cacheStatus?.isStored == true)
         #expect(warnings.withLock { $0.count } == 1)
         #expect(warnings.withLock { $0.first?.contains("disk is full") } == true)
         #expect(transport.failure.withLock { $0 }?.contains("disk is full") == true)
+        #expect(try cache.entries().map(\.url).sorted() == ["http://app.test/4", "http://app.test/5"])
     }
 }

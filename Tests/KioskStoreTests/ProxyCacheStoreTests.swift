@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskTestSupport
+import Synchronization
 import Testing
 @testable import KioskStore
 
@@ -8,14 +9,24 @@ import Testing
 struct ProxyCacheStoreTests {
     private static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
-    /// Stores `body` for `url` with no credentials and no Vary, answered at `at`.
+    /// Stores `body` for `url` with no credentials and no Vary, answered at `at`, and waits for the write; returns its
+    /// entry's id, nil when it was not stored.
     @discardableResult
     private static func put(_ cache: ProxyCache, _ url: String, _ body: String, at: Date = start, credentials: String = "",
                             vary: String = "", variant: String = "") async throws -> Int64? {
-        try await cache.store(ProxyCacheAnswer(method: "GET", url: url, host: URL(string: url)?.host ?? "", credentials: credentials,
-                                               vary: vary, variant: variant, status: 200,
-                                               headers: ["Content-Type": "text/plain", "ETag": #""e""#], body: Data(body.utf8),
-                                               requestTime: at, responseTime: at))
+        let queued = cache.store(answer(url, body, at: at, credentials: credentials, vary: vary, variant: variant)) { error in
+            Issue.record("the write failed: \(error)")
+        }
+        guard queued else { return nil }
+        cache.flush()
+        return try cache.entries().first { $0.url == url }?.id
+    }
+
+    private static func answer(_ url: String, _ body: String, at: Date = start, credentials: String = "", vary: String = "",
+                               variant: String = "") -> ProxyCacheAnswer {
+        ProxyCacheAnswer(method: "GET", url: url, host: URL(string: url)?.host ?? "", credentials: credentials, vary: vary,
+                         variant: variant, status: 200, headers: ["Content-Type": "text/plain", "ETag": #""e""#],
+                         body: Data(body.utf8), requestTime: at, responseTime: at)
     }
 
     /// A new cache file of its own.
@@ -33,13 +44,13 @@ struct ProxyCacheStoreTests {
         let cache = try Self.makeCache(maxBytes: 1_000_000)
         try await Self.put(cache, "http://a.test/x", "fr answer", credentials: "alice", vary: "accept-language", variant: "accept-language=fr")
         let fr = { (_: String) in "accept-language=fr" }, de = { (_: String) in "accept-language=de" }
-        #expect(Self.body(try cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: fr, using: false, at: Self.start))
+        #expect(Self.body(try await cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: fr, using: false, at: Self.start))
                 == "fr answer")
-        #expect(try cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: de, using: false, at: Self.start) == .varyMiss)
-        #expect(try cache.lookup(method: "GET", url: "http://a.test/x", credentials: "bob", variant: fr, using: false, at: Self.start) == .uriMiss)
-        #expect(try cache.lookup(method: "GET", url: "http://a.test/y", credentials: "alice", variant: fr, using: false, at: Self.start) == .uriMiss)
+        #expect(try await cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: de, using: false, at: Self.start) == .varyMiss)
+        #expect(try await cache.lookup(method: "GET", url: "http://a.test/x", credentials: "bob", variant: fr, using: false, at: Self.start) == .uriMiss)
+        #expect(try await cache.lookup(method: "GET", url: "http://a.test/y", credentials: "alice", variant: fr, using: false, at: Self.start) == .uriMiss)
         // A variant that can never match (Vary: *) is a vary-miss
-        #expect(try cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: { _ in nil }, using: false,
+        #expect(try await cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: { _ in nil }, using: false,
                                  at: Self.start) == .varyMiss)
     }
 
@@ -51,7 +62,7 @@ struct ProxyCacheStoreTests {
         try await Self.put(cache, "http://a.test/x", "one, longer")
         #expect(try cache.entries().count == 1)
         #expect(try cache.sizeInBytes() == before + ", longer".utf8.count)
-        #expect(Self.body(try cache.lookup(method: "GET", url: "http://a.test/x", credentials: "", variant: { _ in "" }, using: false,
+        #expect(Self.body(try await cache.lookup(method: "GET", url: "http://a.test/x", credentials: "", variant: { _ in "" }, using: false,
                                            at: Self.start)) == "one, longer")
     }
 
@@ -137,42 +148,67 @@ struct ProxyCacheStoreTests {
         let path = TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("kiosk-proxy-cache.sqlite").path
         let proxy = try ProxyCache.open(at: path, maxBytes: 1_000_000)
         let other = try ProxyCache.open(at: path, maxBytes: 1_000_000)
-        let look = { try proxy.lookup(method: "GET", url: "http://a.test/x", credentials: "", variant: { _ in "" }, using: false,
+        let look = { try await proxy.lookup(method: "GET", url: "http://a.test/x", credentials: "", variant: { _ in "" }, using: false,
                                       at: Self.start) }
         // The proxy's lookup has already read the file once (its connection is kept for the next lookups)
-        #expect(try look() == .uriMiss)
+        #expect(try await look() == .uriMiss)
 
         // When the other stores an answer, replaces it, then clears the cache, the proxy's lookups follow each step
         try await Self.put(other, "http://a.test/x", "first")
-        #expect(Self.body(try look()) == "first")
+        #expect(Self.body(try await look()) == "first")
         try await Self.put(other, "http://a.test/x", "second")
-        #expect(Self.body(try look()) == "second")
+        #expect(Self.body(try await look()) == "second")
         #expect(try other.clear() == 1)
-        #expect(try look() == .uriMiss)
+        #expect(try await look() == .uriMiss)
     }
 
-    @Test("Answers given at once are stored together, each under its own key, and each caller gets its own entry's id once it is stored")
-    func concurrentStores() async throws {
-        // Given a cache
-        let cache = try Self.makeCache(maxBytes: 1_000_000)
+    @Test("Answers are stored behind: the call returns at once, answers given together are written together, and a lookup of one waiting for its write gets it")
+    func storedBehind() async throws {
+        // Given a cache, and a second opening of its file (another process)
+        let path = TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("kiosk-proxy-cache.sqlite").path
+        let cache = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        let other = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        let look = { (cache: ProxyCache, url: String) in
+            Self.body(try await cache.lookup(method: "GET", url: url, credentials: "", variant: { _ in "" }, using: false, at: Self.start))
+        }
 
         // When 40 answers are given at once (an app's concurrent requests), one URL twice
-        let ids = try await withThrowingTaskGroup(of: (String, Int64?).self) { group in
-            for index in 0..<40 {
-                let url = "http://a.test/\(index == 39 ? 0 : index)"
-                group.addTask { (url, try await Self.put(cache, url, "answer \(index)")) }
-            }
-            return try await group.reduce(into: [:]) { $0[$1.0, default: []].append($1.1) }
+        for index in 0..<40 {
+            #expect(cache.store(Self.answer("http://a.test/\(index == 39 ? 0 : index)", "answer \(index)")) { error in
+                Issue.record("the write failed: \(error)")
+            })
         }
 
-        // Then every caller got an id, which finds its URL's entry as soon as the call returns, and the URL given twice
-        // is one entry
-        #expect(ids.count == 39 && ids.values.allSatisfy { $0.allSatisfy { $0 != nil } })
-        #expect(Set(try #require(ids["http://a.test/0"])).count == 1)
-        for (url, urlIDs) in ids {
-            let id = try #require(urlIDs.first ?? nil)
-            #expect(try cache.entry(id: id)?.url == url)
-        }
-        #expect(try cache.entries().count == 39)
+        // Then they wait for their write (the other process sees none yet), this process's lookup of one gets it at once —
+        // the later of the URL given twice — and all were written together, each under its own key
+        #expect(try await look(other, "http://a.test/5") == nil)
+        #expect(try await look(cache, "http://a.test/0") == "answer 39")
+        #expect(try await look(other, "http://a.test/38") == "answer 38")
+        #expect(try other.entries().count == 39)
+    }
+
+    @Test("An answer whose write fails is said to its caller; while writes fail answers are not said stored, and the cache goes on")
+    func failedWrite() async throws {
+        // Given a cache, and another opening of its file
+        let path = TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("kiosk-proxy-cache.sqlite").path
+        let cache = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        try await Self.put(cache, "http://a.test/1", "one")
+        let other = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        let failures = Mutex<[String]>([])
+
+        // When an answer is written while its table is missing (the other opening renamed it), then the table comes back
+        try await other.writer.write { db in try db.execute(sql: "ALTER TABLE cacheEntry RENAME TO hidden") }
+        #expect(cache.store(Self.answer("http://a.test/2", "two")) { error in failures.withLock { $0.append(error.description) } })
+        cache.flush()
+        try await other.writer.write { db in try db.execute(sql: "ALTER TABLE hidden RENAME TO cacheEntry") }
+
+        // Then the caller is told why; the next answer, given while the last write had failed, is not said to be stored,
+        // but is; and once a write has succeeded again answers are said stored
+        #expect(failures.withLock { $0.count } == 1)
+        #expect(failures.withLock { $0.first?.contains("store an answer in the proxy cache") } == true)
+        #expect(!cache.store(Self.answer("http://a.test/3", "three")) { _ in Issue.record("the write failed") })
+        #expect(Self.body(try await cache.lookup(method: "GET", url: "http://a.test/3", credentials: "", variant: { _ in "" },
+                                                 using: false, at: Self.start)) == "three")
+        #expect(try await Self.put(cache, "http://a.test/4", "four") != nil)
     }
 }

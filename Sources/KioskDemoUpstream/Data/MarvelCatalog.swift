@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 
 /// The Marvel characters the demo serves: well-known names first, then generated ones.
 ///

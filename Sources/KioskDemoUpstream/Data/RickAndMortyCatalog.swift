@@ -1,3 +1,5 @@
+import KioskCore
+
 /// The Rick and Morty characters: exactly 826 like the real API, the first twenty as in the show,
 /// the rest generated in the same style.
 struct RickAndMortyCatalog: Sendable {

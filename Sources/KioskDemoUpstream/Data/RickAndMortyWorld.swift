@@ -1,3 +1,5 @@
+import KioskCore
+
 /// One episode of the show, as `/api/episode` serves it.
 struct RickAndMortyEpisodeRecord: Sendable {
     let id: Int
