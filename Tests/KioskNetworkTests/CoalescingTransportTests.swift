@@ -17,7 +17,7 @@ struct CoalescingTransportTests {
             for _ in 0..<50 {
                 group.addTask { String(decoding: try await transport.send(get()).body, as: UTF8.self) }
             }
-            while await transport.inFlightCount == 0 { await Task.yield() }
+            while transport.inFlightCount == 0 { await Task.yield() }
             try await Task.sleep(for: .milliseconds(50))
             upstream.release()
             return try await group.reduce(into: []) { $0.append($1) }
@@ -63,8 +63,8 @@ struct CoalescingTransportTests {
 
         // Then both requests are on the wire at once, as two upstream sends
         #expect(upstream.callCount == 2)
-        #expect(await transport.inFlightCount == 2)
-        #expect(await transport.sentCount == 2)
+        #expect(transport.inFlightCount == 2)
+        #expect(transport.sentCount == 2)
         #expect(Set(upstream.requests.map(\.url.path)) == ["/a", "/b"])
         // And once the upstream answers, each caller gets the answer to its own URL
         upstream.release()
@@ -72,20 +72,45 @@ struct CoalescingTransportTests {
         #expect(String(decoding: try await b.value.body, as: UTF8.self) == "/b")
     }
 
-    @Test("A cancelled caller stops waiting at once while the others still get the answer")
+    @Test("A cancelled caller that joined stops waiting at once while the others still get the one answer")
     func cancellationOfOneWaiter() async throws {
+        // Given a request on the wire, and a second caller joined to it
         let upstream = ScriptedTransport([.gate("late")])
         let transport = CoalescingTransport(base: upstream)
         let survivor = Task { try await transport.send(get()) }
+        while transport.inFlightCount == 0 { await Task.yield() }
         let quitter = Task { try await transport.send(get()) }
-        while await transport.inFlightCount == 0 { await Task.yield() }
-        try await Task.sleep(for: .milliseconds(20))
+        while transport.joinedCount == 0 { await Task.yield() }
 
+        // When the one that joined is cancelled, it stops waiting at once
         quitter.cancel()
         await #expect(throws: KioskError.cancelled) { try await quitter.value }
 
+        // Then the first still gets the answer, from one upstream request
         upstream.release()
         #expect(String(decoding: try await survivor.value.body, as: UTF8.self) == "late")
         #expect(upstream.callCount == 1)
+    }
+
+    @Test("When the caller whose request went upstream is cancelled, those that joined it send their own and get answers")
+    func cancellationOfTheLeader() async throws {
+        // Given a request on the wire that never answers, and two callers joined to it
+        let upstream = ScriptedTransport([.untilCancelled], otherwise: .respond(200, body: "own"))
+        let transport = CoalescingTransport(base: upstream)
+        let leader = Task { try await transport.send(get()) }
+        while transport.inFlightCount == 0 { await Task.yield() }
+        let joined = (0..<2).map { _ in Task { try await transport.send(get()) } }
+        while transport.joinedCount < 2 { await Task.yield() }
+
+        // When the leader is cancelled
+        leader.cancel()
+
+        // Then it fails, and each that joined sent its own request and got its answer, not collapsed
+        await #expect(throws: (any Error).self) { try await leader.value }
+        for task in joined {
+            let response = try await task.value
+            #expect(String(decoding: response.body, as: UTF8.self) == "own" && !response.isCollapsed)
+        }
+        #expect(upstream.callCount == 3)
     }
 }

@@ -16,6 +16,8 @@ public final class ScriptedTransport: HTTPTransport {
         case reply(@Sendable (HTTPRequest) throws -> HTTPResponse)
         /// Waits until `release()` is called (at once if it already was), then does `step`.
         case held(Step)
+        /// Never answers: waits until the calling task is cancelled, then fails as a cancelled exchange does.
+        case untilCancelled
 
         /// Waits until released, then answers 200 with `body`.
         public static func gate(_ body: String) -> Step { .held(.respond(200, body: body)) }
@@ -94,6 +96,9 @@ public final class ScriptedTransport: HTTPTransport {
                 if resumeNow { continuation.resume() }
             }
             return try await perform(next, for: request)
+        case .untilCancelled:
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            throw KioskError.cancelled
         }
     }
 }
