@@ -221,7 +221,8 @@ public final class ProxyCache: Sendable, StoreFile {
     /// Writes what waits to be written behind (answers, uses, confirmations): before what reads them (lists, counts) or
     /// removes entries, and before the process ends. An answer that cannot be stored is said to its `failed`.
     public func flush() {
-        guard queue.withLock({ !$0.answers.isEmpty }) || pendingUses.withLock({ !$0.isEmpty }) else { return }
+        // A write behind already taking answers (`writingKeys`) is waited for too: this write is queued after it.
+        guard queue.withLock({ !$0.answers.isEmpty || !$0.writingKeys.isEmpty }) || pendingUses.withLock({ !$0.isEmpty }) else { return }
         // A failed write of uses only leaves the order of use a little stale; answers' failures are told by writeQueued.
         _ = try? writer.writeWithoutTransaction { db in
             writeQueued(db)
