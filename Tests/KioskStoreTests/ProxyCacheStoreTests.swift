@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import KioskCore
 import KioskTestSupport
 import Synchronization
@@ -185,6 +186,30 @@ struct ProxyCacheStoreTests {
         #expect(try await look(cache, "http://a.test/0") == "answer 39")
         #expect(try await look(other, "http://a.test/38") == "answer 38")
         #expect(try other.entries().count == 39)
+    }
+
+    @Test("A list made while the write behind is under way waits for it, and shows the answer")
+    func listWaitsForTheWriteUnderWay() async throws {
+        // Given a cache, and another connection holding the file's write lock
+        let path = TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("kiosk-proxy-cache.sqlite").path
+        let cache = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let holder = try DatabaseQueue(path: path, configuration: configuration)
+        try holder.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+
+        // When an answer is stored and its write behind starts (it has taken the answer and waits for the lock)
+        #expect(cache.store(Self.answer("http://a.test/x", "x")) { error in Issue.record("the write failed: \(error)") })
+        try await Task.sleep(for: .milliseconds(400))
+        // and the lock is let go a moment after a list is asked for
+        let release = Task {
+            try await Task.sleep(for: .milliseconds(300))
+            try holder.inDatabase { db in try db.execute(sql: "COMMIT") }
+        }
+
+        // Then the list waited for that write, and shows the answer
+        #expect(try cache.entries().map(\.url) == ["http://a.test/x"])
+        try await release.value
     }
 
     @Test("An answer whose write fails is said to its caller; while writes fail answers are not said stored, and the cache goes on")
