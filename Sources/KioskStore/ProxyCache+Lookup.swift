@@ -90,7 +90,7 @@ private final class LookupConnection: @unchecked Sendable {
         }
         for (index, value) in [method, url, credentials].enumerated() {
             // SQLITE_TRANSIENT: SQLite copies the text, which outlives this call's buffer.
-            let bound = sqlite3_bind_text(statement, Int32(index + 1), value, -1, Self.transient)
+            let bound = sqlite3_bind_text(statement, Int32(index + 1), value, -1, transient)
             guard bound == SQLITE_OK else { throw error(bound) }
         }
         var rows: [ProxyCacheLookups.StoredRow] = []
@@ -124,5 +124,4 @@ private final class LookupConnection: @unchecked Sendable {
         DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: Self.sql)
     }
 
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }

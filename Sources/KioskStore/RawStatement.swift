@@ -82,7 +82,7 @@ struct RawBindings {
 }
 
 /// SQLITE_TRANSIENT: SQLite takes its own copy of a bound value.
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 extension Database {
     /// Runs `statement` (prepared by GRDB on this connection, within the caller's access) with the values `bind` binds,
