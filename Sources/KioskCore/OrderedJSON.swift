@@ -172,11 +172,30 @@ public indirect enum OrderedJSON: Sendable, Hashable {
     /// Name–value pairs (header fields) as a JSON array of two-string arrays, in order, repeats kept: how the request
     /// log and the proxy cache store header fields. Written by hand: every captured exchange's fields go through here.
     public static func pairsText(_ pairs: some Sequence<(name: String, value: String)>) -> String {
-        var json = "["
-        for (index, pair) in pairs.enumerated() {
-            json += (index == 0 ? "[" : ",[") + quoted(pair.name) + "," + quoted(pair.value) + "]"
+        // Written as bytes into one buffer: every exchange's fields go through here, for the log and for the proxy
+        // cache, and joining strings cost an allocation per piece.
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(512)
+        for pair in pairs {
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "["))
+            appendQuoted(pair.name, into: &out)
+            out.append(UInt8(ascii: ","))
+            appendQuoted(pair.value, into: &out)
+            out.append(UInt8(ascii: "]"))
         }
-        return json + "]"
+        out.append(UInt8(ascii: "]"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `string` as a JSON string literal, its bytes copied whole when none needs an escape.
+    private static func appendQuoted(_ string: String, into out: inout [UInt8]) {
+        var string = string
+        let plain = string.withUTF8 { bytes in !bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } }
+        guard plain else { return writeQuoted(string, into: &out) }
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: string.utf8)
+        out.append(UInt8(ascii: "\""))
     }
 
     /// The pairs `pairsText` wrote; nil when `text` is not such an array.

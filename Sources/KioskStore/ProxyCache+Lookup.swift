@@ -44,6 +44,20 @@ final class ProxyCacheLookups: Sendable {
     }
 }
 
+/// A read-only connection to the cache file, without SQLite's own mutexes (one thread uses it at a time), waiting for
+/// a writer's lock as GRDB's connections do rather than failing at once (only a WAL recovery takes one).
+func openReadOnlyConnection(_ path: String) throws -> OpaquePointer {
+    var connection: OpaquePointer?
+    let opened = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+    guard opened == SQLITE_OK, let connection else {
+        let message = connection.map { String(cString: sqlite3_errmsg($0)) }
+        sqlite3_close_v2(connection)
+        throw DatabaseError(resultCode: ResultCode(rawValue: opened), message: message)
+    }
+    sqlite3_busy_timeout(connection, 5000)
+    return connection
+}
+
 /// One connection and its prepared lookup. Not thread-safe by itself: `ProxyCacheLookups` hands it to one thread at a
 /// time (taken out of, and put back into, its Mutex'd list), which is what makes it Sendable.
 private final class LookupConnection: @unchecked Sendable {
@@ -56,16 +70,7 @@ private final class LookupConnection: @unchecked Sendable {
         """
 
     init(path: String) throws {
-        var connection: OpaquePointer?
-        // Read-only and without SQLite's own mutexes: one thread uses it at a time.
-        let opened = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
-        guard opened == SQLITE_OK, let connection else {
-            let message = connection.map { String(cString: sqlite3_errmsg($0)) }
-            sqlite3_close_v2(connection)
-            throw DatabaseError(resultCode: ResultCode(rawValue: opened), message: message)
-        }
-        // As GRDB's connections: wait for a writer's lock rather than fail at once (only a WAL recovery takes one).
-        sqlite3_busy_timeout(connection, 5000)
+        let connection = try openReadOnlyConnection(path)
         var statement: OpaquePointer?
         let prepared = sqlite3_prepare_v3(connection, Self.sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard prepared == SQLITE_OK, let statement else {

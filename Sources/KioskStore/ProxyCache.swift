@@ -96,6 +96,9 @@ public final class ProxyCache: Sendable, StoreFile {
     public let path: String?
     /// The lookup's own connections (ProxyCache+Lookup.swift).
     private let lookups: ProxyCacheLookups
+    /// The connection that notices other connections' commits and reads the keys they added (ProxyCache+Keys.swift);
+    /// opened by the first lookup.
+    private let watcher = Mutex<ProxyCacheKeyWatcher?>(nil)
     /// The most the entries may add up to, in bytes.
     public let maxBytes: Int
 
@@ -108,6 +111,12 @@ public final class ProxyCache: Sendable, StoreFile {
             try AppDatabase.migrate(Self.migrator, writer)
         } catch {
             throw AppDatabase.storageError(error, while: "prepare the proxy cache's schema", path: path)
+        }
+        let known = try read("read the proxy cache's keys") { db in try Self.allKeys(db) }
+        queue.withLock { queue in
+            queue.known.hashes = known.hashes
+            queue.known.syncedID = known.maxID
+            queue.known.mustSync = false
         }
     }
 
@@ -143,7 +152,13 @@ public final class ProxyCache: Sendable, StoreFile {
     /// An answer of this process still waiting for its write is waited for (and written at once), so a lookup sees it.
     public func lookup(method: String, url: String, credentials: String, variant: (_ varyNames: String) -> String?,
                        using: Bool, at now: Date) async throws -> ProxyCacheLookup {
-        await awaitQueued(method: method, url: url, credentials: credentials)
+        let key = Self.queueKey(method: method, credentials: credentials, url: url)
+        do {
+            guard try mayHold(key) else { return .uriMiss }
+        } catch {
+            throw AppDatabase.storageError(error, while: "look up the proxy cache", path: path)
+        }
+        await awaitQueued(key)
         // One read: the URL's entries for these credentials (nearly always one), whole.
         let rows: [ProxyCacheLookups.StoredRow]
         do {
@@ -243,12 +258,14 @@ public final class ProxyCache: Sendable, StoreFile {
     public func store(_ answer: ProxyCacheAnswer, failed: @escaping @Sendable (KioskError) -> Void) -> Bool {
         let answer = Encoded(answer)
         guard answer.size <= maxBytes / 10 else { return false }
-        let key = WriteQueue.key(method: answer.answer.method, url: answer.answer.url, credentials: answer.answer.credentials)
+        let key = Self.queueKey(method: answer.answer.method, credentials: answer.answer.credentials, url: answer.answer.url)
+        let hash = proxyCacheKeyHash(key)
         let queued = queue.withLock { queue -> (schedule: Bool, failing: Bool)? in
             guard queue.answers.isEmpty || queue.bytes + answer.size <= Self.maxQueuedBytes else { return nil }
             queue.answers.append((answer, failed))
             queue.bytes += answer.size
             queue.queuedKeys.insert(key)
+            queue.known.hashes.insert(hash)
             defer { queue.isScheduled = true }
             return (!queue.isScheduled, queue.isFailing)
         }
@@ -264,8 +281,7 @@ public final class ProxyCache: Sendable, StoreFile {
 
     /// Returns once no answer for this method, URL and credentials is waiting to be written, asking for the write at
     /// once rather than at its scheduled time.
-    private func awaitQueued(method: String, url: String, credentials: String) async {
-        let key = WriteQueue.key(method: method, url: url, credentials: credentials)
+    private func awaitQueued(_ key: String) async {
         guard queue.withLock({ $0.holds(key) }) else { return }
         while true {
             let waited = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
@@ -301,12 +317,28 @@ public final class ProxyCache: Sendable, StoreFile {
         var failing: Bool?
         if !taken.isEmpty {
             do {
-                try db.inTransaction {
-                    for item in taken { try Self.insert(item.answer, db) }
-                    try evictIfNeeded(db)
-                    return .commit
+                var before: Int64 = 0
+                var evicted = false
+                do {
+                    try db.inTransaction {
+                        before = try Self.lastID(db)
+                        var last: Int64 = 0
+                        for item in taken { last = max(last, try Self.insert(item.answer, db)) }
+                        evicted = try evictIfNeeded(db)
+                        // The rows past `before` are this write's, whose keys the set holds: no lookup need read them back,
+                        // not even one made while the commit checkpoints (the new WAL-index header is written by then).
+                        queue.withLock { queue in
+                            if queue.known.syncedID >= before { queue.known.syncedID = max(queue.known.syncedID, last) }
+                        }
+                        return .commit
+                    }
+                } catch {
+                    // Rolled back: those ids may be given again, by another process too; they must be read when they are.
+                    queue.withLock { queue in queue.known.syncedID = min(queue.known.syncedID, before) }
+                    throw error
                 }
                 failing = false
+                if evicted { try? remakeKnownKeys(db) }
             } catch {
                 let failure = AppDatabase.storageError(error, while: "store an answer in the proxy cache", path: path)
                 for item in taken { item.failed(failure) }
@@ -342,24 +374,83 @@ public final class ProxyCache: Sendable, StoreFile {
         var isWriteAsked = false
         /// Whether the last write of answers failed.
         var isFailing = false
+        /// The keys the file may hold, these queued included.
+        var known = KnownKeys()
 
         func holds(_ key: String) -> Bool { queuedKeys.contains(key) || writingKeys.contains(key) }
+    }
 
-        static func key(method: String, url: String, credentials: String) -> String { method + " " + credentials + " " + url }
+    /// The key an answer is queued, waited for and known by: its method, credentials and URL.
+    static func queueKey(method: String, credentials: String, url: String) -> String { method + " " + credentials + " " + url }
+
+    /// Whether the file may hold an answer under `key`: false only when it holds none (see ProxyCache+Keys.swift). The
+    /// rows other connections added since the last look are read first.
+    func mayHold(_ key: String) throws -> Bool {
+        try watcher.withLock { watcher in
+            if watcher == nil { watcher = try ProxyCacheKeyWatcher(path: path ?? "") }
+            guard let watcher else { return }
+            let (mustSync, syncedID, generation) = queue.withLock { ($0.known.mustSync, $0.known.syncedID, $0.known.generation) }
+            guard try watcher.changed() || mustSync else { return }
+            let added = try watcher.keys(after: syncedID)
+            queue.withLock { queue in
+                // Made again meanwhile: it asked for a read of its own, from where it stands.
+                guard queue.known.generation == generation else { return }
+                queue.known.hashes.formUnion(added.hashes)
+                queue.known.syncedID = max(queue.known.syncedID, added.maxID)
+                queue.known.mustSync = false
+            }
+        }
+        let hash = proxyCacheKeyHash(key)
+        return queue.withLock { $0.known.hashes.contains(hash) }
+    }
+
+    /// Makes the set of known keys again from the file (after entries went), keeping those still waiting for their
+    /// write; must run on the writer, outside a transaction. The rows other connections add after its read are read by
+    /// the next lookup.
+    private func remakeKnownKeys(_ db: Database) throws {
+        var all: (hashes: Set<Int>, maxID: Int64) = ([], 0)
+        try db.inTransaction(.deferred) {
+            all = try Self.allKeys(db)
+            return .commit
+        }
+        queue.withLock { queue in
+            var hashes = all.hashes
+            for key in queue.queuedKeys.union(queue.writingKeys) { hashes.insert(proxyCacheKeyHash(key)) }
+            queue.known.hashes = hashes
+            queue.known.syncedID = all.maxID
+            queue.known.generation += 1
+            queue.known.mustSync = true
+        }
+    }
+
+    /// The largest id given so far (AUTOINCREMENT's sequence), 0 before the first.
+    private static func lastID(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'cacheEntry'") ?? 0
     }
 
     /// Stores `answers` (an archive's) in one transaction, as `store(_:)` stores one; returns each one's id, nil for one
     /// too large to keep.
     @discardableResult
     public func store(_ answers: [ProxyCacheAnswer]) throws -> [Int64?] {
-        try write("store answers in the proxy cache") { db in
+        // Known before they are written, as the answers stored behind are.
+        let hashes = answers.map { proxyCacheKeyHash(Self.queueKey(method: $0.method, credentials: $0.credentials, url: $0.url)) }
+        queue.withLock { queue in queue.known.hashes.formUnion(hashes) }
+        var evicted = false
+        let ids = try write("store answers in the proxy cache") { db in
             let ids = try answers.map { answer in
                 let answer = Encoded(answer)
                 return answer.size <= maxBytes / 10 ? try Self.insert(answer, db) : nil
             }
-            try evictIfNeeded(db)
+            evicted = try evictIfNeeded(db)
             return ids
         }
+        if evicted { remakeKnownKeysBehind() }
+        return ids
+    }
+
+    /// Makes the set of known keys again on the writer (after a write that removed entries outside the write behind).
+    func remakeKnownKeysBehind() {
+        _ = try? writer.writeWithoutTransaction { db in try remakeKnownKeys(db) }
     }
 
     /// An answer with its header fields encoded as stored, and the size it counts for.
@@ -497,6 +588,7 @@ public final class ProxyCache: Sendable, StoreFile {
             }
             return db.changesCount
         }
+        remakeKnownKeysBehind()
         // Outside a transaction, as VACUUM's incremental form must be; a failure leaves the space to be reused.
         _ = try? writer.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA incremental_vacuum")
@@ -505,12 +597,12 @@ public final class ProxyCache: Sendable, StoreFile {
         return removed
     }
 
-    /// Over the limit: the least recently used entries go, down to 90% of it.
-    private func evictIfNeeded(_ db: Database) throws {
+    /// Over the limit: the least recently used entries go, down to 90% of it. Returns whether any went.
+    private func evictIfNeeded(_ db: Database) throws -> Bool {
         // Eviction goes by use: the uses noted so far count.
         try writePendingUses(db)
         let total = try Int.fetchOne(db, sql: "SELECT bytes FROM cacheStats") ?? 0
-        guard total > maxBytes else { return }
+        guard total > maxBytes else { return false }
         var excess = total - maxBytes * 9 / 10
         let victims = try Row.fetchCursor(db, sql: "SELECT id, size FROM cacheEntry ORDER BY lastUsed, id")
         var ids: [Int64] = []
@@ -523,6 +615,7 @@ public final class ProxyCache: Sendable, StoreFile {
             try db.execute(sql: "DELETE FROM cacheEntry WHERE id IN (\(part.map { _ in "?" }.joined(separator: ",")))",
                            arguments: StatementArguments(Array(part)))
         }
+        return !ids.isEmpty
     }
 
     // MARK: - Rows

@@ -30,6 +30,11 @@ struct ProxyCacheStoreTests {
                          body: Data(body.utf8), requestTime: at, responseTime: at)
     }
 
+    /// The path of a new cache file, in a folder of its own.
+    private static func newFile() -> String {
+        TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("kiosk-proxy-cache.sqlite").path
+    }
+
     /// A new cache file of its own.
     static func makeCache(maxBytes: Int) throws -> ProxyCache {
         try ProxyCache.open(at: TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("cache.sqlite").path, maxBytes: maxBytes)
@@ -146,7 +151,7 @@ struct ProxyCacheStoreTests {
     @Test("A lookup sees at once what another opening of the file stored, replaced or cleared, with its connections kept between lookups")
     func lookupsFollowOtherWriters() async throws {
         // Given two openings of one file (as the proxy and `kiosk proxy cache clear` in another process)
-        let path = TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("kiosk-proxy-cache.sqlite").path
+        let path = Self.newFile()
         let proxy = try ProxyCache.open(at: path, maxBytes: 1_000_000)
         let other = try ProxyCache.open(at: path, maxBytes: 1_000_000)
         let look = { try await proxy.lookup(method: "GET", url: "http://a.test/x", credentials: "", variant: { _ in "" }, using: false,
@@ -166,7 +171,7 @@ struct ProxyCacheStoreTests {
     @Test("Answers are stored behind: the call returns at once, answers given together are written together, and a lookup of one waiting for its write gets it")
     func storedBehind() async throws {
         // Given a cache, and a second opening of its file (another process)
-        let path = TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("kiosk-proxy-cache.sqlite").path
+        let path = Self.newFile()
         let cache = try ProxyCache.open(at: path, maxBytes: 1_000_000)
         let other = try ProxyCache.open(at: path, maxBytes: 1_000_000)
         let look = { (cache: ProxyCache, url: String) in
@@ -191,7 +196,7 @@ struct ProxyCacheStoreTests {
     @Test("A list made while the write behind is under way waits for it, and shows the answer")
     func listWaitsForTheWriteUnderWay() async throws {
         // Given a cache, and another connection holding the file's write lock
-        let path = TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("kiosk-proxy-cache.sqlite").path
+        let path = Self.newFile()
         let cache = try ProxyCache.open(at: path, maxBytes: 1_000_000)
         var configuration = Configuration()
         configuration.allowsUnsafeTransactions = true
@@ -218,7 +223,7 @@ struct ProxyCacheStoreTests {
     @Test("An answer whose write fails is said to its caller; while writes fail answers are not said stored, and the cache goes on")
     func failedWrite() async throws {
         // Given a cache, and another opening of its file
-        let path = TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("kiosk-proxy-cache.sqlite").path
+        let path = Self.newFile()
         let cache = try ProxyCache.open(at: path, maxBytes: 1_000_000)
         try await Self.put(cache, "http://a.test/1", "one")
         let other = try ProxyCache.open(at: path, maxBytes: 1_000_000)
@@ -238,5 +243,74 @@ struct ProxyCacheStoreTests {
         #expect(Self.body(try await cache.lookup(method: "GET", url: "http://a.test/3", credentials: "", variant: { _ in "" },
                                                  using: false, at: Self.start)) == "three")
         #expect(try await Self.put(cache, "http://a.test/4", "four") != nil)
+    }
+
+    /// The key the cache knows an answer of `url` by (GET, no credentials).
+    private static func key(_ url: String) -> String { ProxyCache.queueKey(method: "GET", credentials: "", url: url) }
+
+    @Test("A URL never stored is known as such without a read of the file; what another opening stores, an archive's answers included, is known at the next lookup")
+    func knownKeysFollowOtherWriters() async throws {
+        // Given a file with one answer, opened twice (the proxy, and the CLI or a second proxy)
+        let path = Self.newFile()
+        let first = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        try await Self.put(first, "http://a.test/old", "old")
+        let proxy = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        let other = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+
+        // Then the proxy knows the answer the file held when it opened, and what it never stored is not held
+        #expect(try proxy.mayHold(Self.key("http://a.test/old")))
+        #expect(try !proxy.mayHold(Self.key("http://a.test/x")))
+        #expect(try await proxy.lookup(method: "GET", url: "http://a.test/x", credentials: "", variant: { _ in "" }, using: false,
+                                       at: Self.start) == .uriMiss)
+
+        // When the other opening stores one answer behind and an archive's two at once
+        try await Self.put(other, "http://a.test/x", "x")
+        try other.store([Self.answer("http://a.test/y", "y"), Self.answer("http://b.test/z", "z", credentials: "alice")])
+
+        // Then the proxy's next lookups know all three (and only under their own credentials)
+        #expect(try proxy.mayHold(Self.key("http://a.test/x")))
+        #expect(try proxy.mayHold(Self.key("http://a.test/y")))
+        #expect(try proxy.mayHold(ProxyCache.queueKey(method: "GET", credentials: "alice", url: "http://b.test/z")))
+        #expect(try !proxy.mayHold(Self.key("http://b.test/z")))
+        #expect(Self.body(try await proxy.lookup(method: "GET", url: "http://a.test/y", credentials: "", variant: { _ in "" },
+                                                 using: false, at: Self.start)) == "y")
+
+        // And an answer the proxy stores itself is known before its write
+        #expect(proxy.store(Self.answer("http://a.test/mine", "mine")) { error in Issue.record("the write failed: \(error)") })
+        #expect(try proxy.mayHold(Self.key("http://a.test/mine")))
+    }
+
+    @Test("After entries are evicted or cleared the cache forgets their keys, keeps those waiting for their write, and still learns what another opening stores")
+    func knownKeysAfterEvictionAndClear() async throws {
+        // Given a cache of 10 KB, and another opening of its file
+        let path = Self.newFile()
+        let cache = try ProxyCache.open(at: path, maxBytes: 10_000)
+        let other = try ProxyCache.open(at: path, maxBytes: 10_000)
+        let body = String(repeating: "x", count: 900)
+
+        // When eleven answers of about 1 KB are stored, one by one, so the least recently used go
+        for index in 0..<11 { try await Self.put(cache, "http://a.test/\(index)", body, at: Self.start.addingTimeInterval(Double(index))) }
+
+        // Then the evicted are no longer known, the kept are
+        let kept = Set(try cache.entries().map(\.url))
+        #expect(!kept.contains("http://a.test/0") && kept.contains("http://a.test/10"))
+        #expect(try !cache.mayHold(Self.key("http://a.test/0")))
+        #expect(try cache.mayHold(Self.key("http://a.test/10")))
+
+        // When an answer waits for its write (a tenth of a second) while the set is made again from the file
+        #expect(cache.store(Self.answer("http://a.test/waiting", "w")) { error in Issue.record("the write failed: \(error)") })
+        cache.remakeKnownKeysBehind()
+
+        // Then its key is still known
+        #expect(try cache.mayHold(Self.key("http://a.test/waiting")))
+
+        // When the cache is cleared (the waiting answer written first), then no key is known
+        #expect(try cache.clear() == kept.count + 1)
+        #expect(try !cache.mayHold(Self.key("http://a.test/10")))
+        #expect(try !cache.mayHold(Self.key("http://a.test/waiting")))
+
+        // When the other opening stores an answer after the clear, then it is known
+        try await Self.put(other, "http://a.test/after", "after")
+        #expect(try cache.mayHold(Self.key("http://a.test/after")))
     }
 }
