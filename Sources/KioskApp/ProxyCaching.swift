@@ -428,7 +428,7 @@ final class ProxyCachingTransport: HTTPTransport {
                 credentials = ""
             } else {
                 let text = "authorization\n" + authorization.joined(separator: "\n") + "\ncookie\n" + cookies.joined(separator: "; ")
-                credentials = SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+                credentials = Hex.encode(SHA256.hash(data: Data(text.utf8)))
             }
         }
 

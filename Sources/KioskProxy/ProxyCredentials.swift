@@ -49,7 +49,7 @@ public struct ProxyCredentials: Sendable {
         let salt = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let credentials = ProxyCredentials(password: password, salt: salt)
-        try SecretFile.write("sha256:" + Self.hex(salt) + ":" + Self.hex(credentials.digest) + "\n", to: url)
+        try SecretFile.write("sha256:" + Hex.encode(salt) + ":" + Hex.encode(credentials.digest) + "\n", to: url)
         return (credentials, password)
     }
 
@@ -71,8 +71,6 @@ public struct ProxyCredentials: Sendable {
     private static func digest(_ password: String, salt: [UInt8]) -> [UInt8] {
         Array(SHA256.hash(data: salt + Array(password.utf8)))
     }
-
-    private static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     private static func bytes(hex: String) -> [UInt8]? {
         guard hex.count.isMultiple(of: 2) else { return nil }

@@ -123,6 +123,8 @@ extension ProxyCache {
     /// The keys the file may hold, as `ProxyCache` keeps them with its write queue.
     struct KnownKeys {
         var hashes: Set<Int> = []
+        /// Whether the file's keys were read (by the first lookup): until then `hashes` holds only those queued.
+        var isLoaded = false
         /// Every row of the file whose id is at most this has its key in `hashes`.
         var syncedID: Int64 = 0
         /// Bumped each time the set is made again: rows read by a watcher before that are not added after it.

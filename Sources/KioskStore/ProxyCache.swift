@@ -112,12 +112,6 @@ public final class ProxyCache: Sendable, StoreFile {
         } catch {
             throw AppDatabase.storageError(error, while: "prepare the proxy cache's schema", path: path)
         }
-        let known = try read("read the proxy cache's keys") { db in try Self.allKeys(db) }
-        queue.withLock { queue in
-            queue.known.hashes = known.hashes
-            queue.known.syncedID = known.maxID
-            queue.known.mustSync = false
-        }
     }
 
     /// Opens (creating it, readable by its owner only, and its folders if needed) the cache file at `path`, bounded to
@@ -389,6 +383,17 @@ public final class ProxyCache: Sendable, StoreFile {
         try watcher.withLock { watcher in
             if watcher == nil { watcher = try ProxyCacheKeyWatcher(path: path ?? "") }
             guard let watcher else { return }
+            // Read at the first lookup, not at open: the CLI's listings and counts never look up.
+            if !queue.withLock({ $0.known.isLoaded }) {
+                let all = try read("read the proxy cache's keys") { db in try Self.allKeys(db) }
+                queue.withLock { queue in
+                    guard !queue.known.isLoaded else { return }
+                    // With the keys of answers queued before.
+                    queue.known.hashes.formUnion(all.hashes)
+                    queue.known.syncedID = all.maxID
+                    queue.known.isLoaded = true
+                }
+            }
             let (mustSync, syncedID, generation) = queue.withLock { ($0.known.mustSync, $0.known.syncedID, $0.known.generation) }
             guard try watcher.changed() || mustSync else { return }
             let added = try watcher.keys(after: syncedID)
@@ -418,6 +423,7 @@ public final class ProxyCache: Sendable, StoreFile {
             for key in queue.queuedKeys.union(queue.writingKeys) { hashes.insert(proxyCacheKeyHash(key)) }
             queue.known.hashes = hashes
             queue.known.syncedID = all.maxID
+            queue.known.isLoaded = true
             queue.known.generation += 1
             queue.known.mustSync = true
         }
