@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import GRDB
 import GRDBSQLite
 import Synchronization
@@ -17,7 +16,10 @@ import Synchronization
 //   for it is a read transaction of its own, as costly as the lookup it spares; so it is asked only when the WAL-index
 //   header (the first 48 bytes of the `-shm` file, https://sqlite.org/walformat.html §2.1) differs from the one read
 //   before the last time it was asked: every commit, by any connection, writes a new header (its frame count and
-//   change counter move), and a commit is complete only once the header is written;
+//   change counter move), and a commit is complete only once the header is written. The header is read where the
+//   watching connection's SQLite maps it (its VFS's xShmMap), not through a descriptor of ours: closing one would drop
+//   every POSIX lock this process holds on the file, SQLite's own included. A read that fails leaves the change to be
+//   read again;
 // - after this process evicts or clears entries, the set is made again from the file (so it does not grow with what
 //   is gone), with the keys still waiting for their write; the rows another process adds meanwhile are read again.
 
@@ -32,11 +34,11 @@ final class ProxyCacheKeyWatcher: @unchecked Sendable {
     private let added: OpaquePointer
     /// The `data_version` last read: nil before the first read.
     private var lastVersion: Int64?
-    /// The `-shm` file, opened once the connection has read (it then holds its shared lock, which keeps another opening
-    /// from resetting the file); -1 before, or when it cannot be opened (then `data_version` is asked every time).
-    private var shm: Int32 = -1
-    private var triedShm = false
-    private let shmPath: String
+    /// Whether the header may be read: once the connection has read a WAL file (it then maps the `-shm` file and holds
+    /// its shared lock, which keeps another opening from resetting it). Until then, and for a file not in WAL mode,
+    /// `data_version` is asked every time.
+    private var readsHeader = false
+    private var checkedMode = false
     /// The WAL-index header as read just before `data_version` was last asked.
     private var lastHeader: WALIndexHeader?
 
@@ -66,11 +68,9 @@ final class ProxyCacheKeyWatcher: @unchecked Sendable {
         self.connection = connection
         self.version = version
         self.added = added
-        shmPath = path + "-shm"
     }
 
     deinit {
-        if shm >= 0 { close(shm) }
         sqlite3_finalize(version)
         sqlite3_finalize(added)
         sqlite3_close_v2(connection)
@@ -79,20 +79,42 @@ final class ProxyCacheKeyWatcher: @unchecked Sendable {
     /// Whether another connection committed since the last call (true the first time).
     func changed() throws -> Bool {
         // Read before `data_version` is asked: a commit after this read writes another header, seen next time.
-        var header = WALIndexHeader()
-        let read = shm >= 0 && withUnsafeMutableBytes(of: &header.words) { pread(shm, $0.baseAddress, $0.count, 0) == $0.count }
-        if read, let lastHeader, header == lastHeader { return false }
+        let header = readsHeader ? walIndexHeader() : nil
+        if let header, let lastHeader, header == lastHeader { return false }
         defer { sqlite3_reset(version) }
         let stepped = sqlite3_step(version)
         guard stepped == SQLITE_ROW else { throw error(stepped, sql: "PRAGMA data_version") }
         let now = sqlite3_column_int64(version, 0)
+        sqlite3_reset(version)
         defer { lastVersion = now }
-        lastHeader = read ? header : nil
-        if !triedShm {
-            triedShm = true
-            shm = open(shmPath, O_RDONLY | O_CLOEXEC)
+        lastHeader = header
+        if !checkedMode {
+            checkedMode = true
+            readsHeader = journalMode() == "wal"
         }
         return lastVersion != now
+    }
+
+    /// The connection's journal mode, lowercased ("" when it cannot be read).
+    private func journalMode() -> String {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(connection, "PRAGMA journal_mode", -1, &statement, nil) == SQLITE_OK, let statement else { return "" }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { return "" }
+        return String(sqliteStatement: statement, index: 0).lowercased()
+    }
+
+    /// The WAL-index header, copied from SQLite's own mapping of the `-shm` file's first region; nil when it cannot be.
+    private func walIndexHeader() -> WALIndexHeader? {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(connection, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let file,
+              let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2, let map = methods.pointee.xShmMap else { return nil }
+        // Region 0 of 32 KB (SQLite's own size for it), not extended: mapped already, since the connection has read.
+        var region: UnsafeMutableRawPointer?
+        guard map(file, 0, 32768, 0, &region) == SQLITE_OK, let region else { return nil }
+        var header = WALIndexHeader()
+        withUnsafeMutableBytes(of: &header.words) { $0.copyMemory(from: UnsafeRawBufferPointer(start: region, count: $0.count)) }
+        return header
     }
 
     /// The hashes of the keys of the rows whose id is past `id`, and the largest id read (`id` when none).

@@ -124,11 +124,11 @@ public final class ProxyCache: Sendable, StoreFile {
             throw KioskError.storage("cannot create the folder \(folder.path) for the proxy cache \(path): " + AppDatabase.reason(error))
         }
         // SQLite gives the WAL and its index the database file's own permissions: made 0600 first, all three are.
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        if descriptor >= 0 {
-            fchmod(descriptor, 0o600)
-            close(descriptor)
-        }
+        // Created only when it does not exist (O_EXCL), and its mode set by path: closing a descriptor of a file this
+        // process has open elsewhere (another opening's SQLite connections) would drop every POSIX lock it holds on it.
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+        chmod(path, 0o600)
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: makeDatabaseConfiguration())
@@ -312,6 +312,7 @@ public final class ProxyCache: Sendable, StoreFile {
         if !taken.isEmpty {
             do {
                 var before: Int64 = 0
+                var advanced = false
                 var evicted = false
                 do {
                     try db.inTransaction {
@@ -321,14 +322,24 @@ public final class ProxyCache: Sendable, StoreFile {
                         evicted = try evictIfNeeded(db)
                         // The rows past `before` are this write's, whose keys the set holds: no lookup need read them back,
                         // not even one made while the commit checkpoints (the new WAL-index header is written by then).
-                        queue.withLock { queue in
-                            if queue.known.syncedID >= before { queue.known.syncedID = max(queue.known.syncedID, last) }
+                        advanced = queue.withLock { queue in
+                            guard queue.known.syncedID >= before, last > queue.known.syncedID else { return false }
+                            queue.known.syncedID = last
+                            return true
                         }
                         return .commit
                     }
                 } catch {
-                    // Rolled back: those ids may be given again, by another process too; they must be read when they are.
-                    queue.withLock { queue in queue.known.syncedID = min(queue.known.syncedID, before) }
+                    // Rolled back: those ids may be given again, by another process too, and must be read when they are.
+                    // A lookup reading meanwhile may have seen the mark past them: its read is dropped (a new generation)
+                    // and made again.
+                    if advanced {
+                        queue.withLock { queue in
+                            queue.known.syncedID = min(queue.known.syncedID, before)
+                            queue.known.generation += 1
+                            queue.known.mustSync = true
+                        }
+                    }
                     throw error
                 }
                 failing = false
@@ -396,7 +407,14 @@ public final class ProxyCache: Sendable, StoreFile {
             }
             let (mustSync, syncedID, generation) = queue.withLock { ($0.known.mustSync, $0.known.syncedID, $0.known.generation) }
             guard try watcher.changed() || mustSync else { return }
-            let added = try watcher.keys(after: syncedID)
+            let added: (hashes: [Int], maxID: Int64)
+            do {
+                added = try watcher.keys(after: syncedID)
+            } catch {
+                // The change is noticed once: it must still be read, by the next lookup.
+                queue.withLock { $0.known.mustSync = true }
+                throw error
+            }
             queue.withLock { queue in
                 // Made again meanwhile: it asked for a read of its own, from where it stands.
                 guard queue.known.generation == generation else { return }

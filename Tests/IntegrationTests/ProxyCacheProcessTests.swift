@@ -4,6 +4,7 @@ import Glibc
 #endif
 import GRDB
 import KioskProcess
+import KioskStore
 import KioskTestSupport
 import Testing
 
@@ -31,6 +32,14 @@ struct ProxyCacheProcessTests {
             let sum = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0) FROM cacheEntry") ?? -1
             #expect(try Int.fetchOne(db, sql: "SELECT bytes FROM cacheStats") == sum)
             return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cacheEntry") ?? -1
+        }
+    }
+
+    /// `kiosk` run to its end with `arguments`, waited for on a thread of its own: a run that waits seconds for a lock
+    /// must not hold one of the few threads the other suites' tasks run on.
+    private static func runOffPool(_ arguments: [String]) async throws -> ChildProcess.Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try ChildProcess.run(CLI.executable, arguments: arguments) }) }
         }
     }
 
@@ -63,7 +72,7 @@ struct ProxyCacheProcessTests {
         let kept = try Self.checkedEntries(cacheFile)
         #expect(kept > 0 && kept < 3000, "\(kept) answers kept")
         // And the next run stores every answer
-        let again = try ChildProcess.run(CLI.executable, arguments: ["proxy", "cache", "import", archive.path, "--data-dir", data.path])
+        let again = try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data.path])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try Self.checkedEntries(cacheFile) == 3000)
     }
@@ -83,5 +92,37 @@ struct ProxyCacheProcessTests {
             #expect(child.waitUntilExit() == 0, "\(String(decoding: errors, as: UTF8.self))")
         }
         #expect(try Self.checkedEntries(data.appendingPathComponent("kiosk-demo-proxy-cache.sqlite").path) == 1600)
+    }
+
+    @Test("A cache that watched its file for other writers, let go, leaves this process's locks on the file: another process still waits for the write lock held here")
+    func locksKeptAcrossOpenings() async throws {
+        // Given a cache file opened here, and this process holding its write lock (a write under way)
+        let folder = TemporaryDirectory.url("kiosk-proxy-cache-locks")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let data = folder.appendingPathComponent("data")
+        let archive = try Self.archive(folder, "one.har", prefix: "l", count: 1)
+        let seeded = try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data.path])
+        #expect(seeded.status == 0, "\(seeded.stderr)")
+        let cacheFile = data.appendingPathComponent("kiosk-demo-proxy-cache.sqlite").path
+        var cache: ProxyCache? = try ProxyCache.open(at: cacheFile, maxBytes: 1_000_000)
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let holder = try DatabaseQueue(path: cacheFile, configuration: configuration)
+        try holder.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE") }
+
+        // When the cache is looked up in (which watches the file for other writers' commits), then let go
+        #expect(try await cache?.lookup(method: "GET", url: "http://app.test/l/0", credentials: "", variant: { _ in "" },
+                                        using: false, at: Date()) != .uriMiss)
+        #expect(try await cache?.lookup(method: "GET", url: "http://app.test/none", credentials: "", variant: { _ in "" },
+                                        using: false, at: Date()) == .uriMiss)
+        cache = nil
+
+        // Then another process still cannot write (it waits its 5 s for the lock, then says so), and can once it is let go
+        let blocked = try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data.path])
+        #expect(blocked.status != 0)
+        #expect(blocked.stderr.contains("locked") || blocked.stderr.contains("busy"), "\(blocked.stderr)")
+        try holder.inDatabase { db in try db.execute(sql: "COMMIT") }
+        let after = try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data.path])
+        #expect(after.status == 0, "\(after.stderr)")
     }
 }

@@ -86,6 +86,8 @@ struct RewriteRuleTests {
             // When the app opens the list
             let pending = Task { try await kiosk.catalog.page(PageRequest(source: .rickandmorty)) }
             await clock.waitForSleepers()
+            // (moving the clock before the rule sleeps would leave it asleep for ever: fail instead)
+            try #require(clock.sleeperCount == 1)
             // Then it waits until the clock has moved by 800 ms, and not less
             await clock.advance(by: .milliseconds(799))
             #expect(clock.sleeperCount == 1)

@@ -1,6 +1,7 @@
 import Foundation
 import KioskApp
 import KioskCore
+import KioskDemoUpstream
 import KioskTestSupport
 import NIOCore
 import NIOHTTP1
@@ -78,7 +79,12 @@ final class ScriptedUpstream: Sendable {
         let (listener, children) = (self.listener.withLock { $0 }, state.withLock { $0.children })
         try? await listener?.close()
         for child in children { try? await child.close() }
+        // The port is held from now on when it can be (not while a connection this side closed lingers on it), refusing
+        // connections as a host that is down: given back, another test's server asking for port 0 could get it and
+        // answer, or hang, in the stopped upstream's place (a full run once waited 10 s on such a port here).
+        reservation.withLock { $0 = PortReservation(host: "127.0.0.1", port: port) }
     }
+    private let reservation = Mutex<PortReservation?>(nil)
 
     private final class Handler: ChannelInboundHandler {
         typealias Answer = ScriptedUpstream.Answer

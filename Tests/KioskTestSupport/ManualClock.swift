@@ -130,9 +130,16 @@ public final class ManualClock: Clock, Sendable {
         await Self.settle()
     }
 
-    /// Waits until at least `count` tasks sleep on this clock (bounded, so a broken test fails instead of hanging).
+    /// Waits until at least `count` tasks sleep on this clock, for up to 30 s of real time (bounded, so a broken test
+    /// fails instead of hanging). Bounded by time rather than by a number of yields: with every suite running at once on
+    /// two cores, the task to wait for may not run for thousands of them, and a test that then moved the clock before the
+    /// sleeper came would leave it asleep for ever.
     public func waitForSleepers(_ count: Int = 1) async {
-        for _ in 0..<10_000 where sleeperCount < count { await Task.yield() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while sleeperCount < count, ContinuousClock.now < deadline {
+            await Task.yield()
+            if sleeperCount < count { try? await Task.sleep(for: .milliseconds(1)) }
+        }
     }
 
     /// Gives woken tasks a chance to run.
