@@ -78,11 +78,16 @@ final class ScriptedUpstream: Sendable {
     func stop() async {
         let (listener, children) = (self.listener.withLock { $0 }, state.withLock { $0.children })
         try? await listener?.close()
-        for child in children { try? await child.close() }
-        // The port is held from now on when it can be (not while a connection this side closed lingers on it), refusing
-        // connections as a host that is down: given back, another test's server asking for port 0 could get it and
-        // answer, or hang, in the stopped upstream's place (a full run once waited 10 s on such a port here).
-        reservation.withLock { $0 = PortReservation(host: "127.0.0.1", port: port) }
+        for child in children {
+            // Reset, not closed: a connection closed from this side would wait in TIME_WAIT on the port, and while one
+            // does the port cannot be held below (a CI run got a 10 s timeout on the port another test's server took).
+            try? await (child as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+            try? await child.close()
+        }
+        // The port is held from now on, refusing connections as a host that is down: given back, another test's server
+        // asking for port 0 could get it and answer, or hang, in the stopped upstream's place.
+        // (A second stop, as a test's own and then `withProxy`'s, keeps the hold: binding again would fail and let it go.)
+        reservation.withLock { held in if held == nil { held = PortReservation(host: "127.0.0.1", port: port) } }
     }
     private let reservation = Mutex<PortReservation?>(nil)
 
