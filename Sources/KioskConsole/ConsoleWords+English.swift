@@ -312,6 +312,10 @@ extension ConsoleWords {
         clearLabel: "Clear the request log",
         pauseRecording: "Pause recording",
         resumeRecording: "Resume recording",
-        recordingPaused: "Recording is paused: new requests are not logged. "
+        recordingPaused: "Recording is paused: new requests are not logged. ",
+        requestsUnlogged: { count in
+            "\(count) request\(count == 1 ? " was" : "s were") answered but not logged: more came than the log could write, "
+                + "or a write failed (a full disk). The log goes on with the next ones."
+        }
     )
 }

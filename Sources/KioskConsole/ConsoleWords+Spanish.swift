@@ -328,6 +328,10 @@ extension ConsoleWords {
         clearLabel: "Vaciar el registro de solicitudes",
         pauseRecording: "Pausar la grabación",
         resumeRecording: "Reanudar la grabación",
-        recordingPaused: "La grabación está en pausa: las solicitudes nuevas no se registran. "
+        recordingPaused: "La grabación está en pausa: las solicitudes nuevas no se registran. ",
+        requestsUnlogged: { count in
+            "\(count) solicitud\(count == 1 ? " se respondió" : "es se respondieron") sin registrarse: llegaron más de las que "
+                + "el registro podía escribir, o falló una escritura (un disco lleno). El registro sigue con las siguientes."
+        }
     )
 }

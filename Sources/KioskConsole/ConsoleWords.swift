@@ -338,6 +338,8 @@ struct ConsoleWords: Sendable {
     let pauseRecording: String
     let resumeRecording: String
     let recordingPaused: String
+    /// Exchanges answered but not logged (the log could not keep up, or could not write), by count.
+    let requestsUnlogged: @Sendable (Int) -> String
 }
 
 extension ConsoleWords {

@@ -31,7 +31,7 @@ struct DebugController: Sendable {
             let records = query.syntaxError == nil ? try withLog().records(matching: query.filter) : []
             return Pages.response(DebugPages.requests(records, query: query, count: try withLog().count(),
                                                       paused: kiosk.debugger.breakpoints.paused.count, eventID: eventID,
-                                                      isRecording: kiosk.debugger.isRecording,
+                                                      isRecording: kiosk.debugger.isRecording, unlogged: kiosk.debugger.unloggedCount,
                                                       live: query.before == nil && query.syntaxError == nil, context: context.view),
                                   status: query.syntaxError == nil ? .ok : .badRequest)
         }

@@ -14,7 +14,8 @@ enum DebugPages {
     /// when the records were read: the page's script follows the feed from there, unless the page is not
     /// `live` (paging back through older requests).
     static func requests(_ records: [RequestRecord], query: DebugFilterQuery, count: Int, paused: Int = 0,
-                         eventID: DebugEvents.EventID, isRecording: Bool = true, live: Bool, context: ViewContext) -> HTML {
+                         eventID: DebugEvents.EventID, isRecording: Bool = true, unlogged: Int = 0, live: Bool,
+                         context: ViewContext) -> HTML {
         let filter = query.filter
         let w = context.words
         // The filter form stays outside the results, which the script swaps as the filter is typed.
@@ -35,6 +36,8 @@ enum DebugPages {
                 E.element("a", [Attribute.localHref(ConsoleRoute.proxy.path)], [.text(w.proxy)]),
             ]),
             isRecording ? .empty : E.element("p", [.class("banner offline"), .attribute("role", "status")], [.text(w.recordingPaused)]),
+            unlogged == 0 ? .empty : E.element("p", [.attribute("id", "unlogged-banner"), .class("banner offline"), .attribute("role", "status")],
+                                               [.text(w.requestsUnlogged(unlogged))]),
             E.element("div", [.class("console-actions")], [
                 chips(query, w),
                 Pages.postForm(action: ConsoleRoute.recording.path, fields: [("record", isRecording ? "off" : "on")],

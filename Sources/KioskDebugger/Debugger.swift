@@ -85,6 +85,10 @@ public final class Debugger: Sendable {
         set { log?.isRecording = newValue }
     }
 
+    /// How many exchanges this process answered and could not log (more came than the log could write, or a write
+    /// failed); 0 without a log.
+    public var unloggedCount: Int { log?.droppedCount ?? 0 }
+
     private func requestLog() throws -> RequestLog {
         guard let log else {
             throw KioskError.invalidRequest("Capture is off, so there is no request log (set \"capture\": true in the configuration).")

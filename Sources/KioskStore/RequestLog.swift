@@ -89,6 +89,8 @@ public final class RequestLog: Sendable, StoreFile {
         var lastAgeCheck: Date?
         /// Whether enqueued records are kept (false while the console's recording is paused).
         var isRecording = true
+        /// What the records in `pending` hold, roughly (`RequestRecord.pendingSize`).
+        var pendingBytes = 0
     }
 
     /// The connection (a WAL `DatabasePool` on disk, a `DatabaseQueue` in memory).
@@ -102,6 +104,10 @@ public final class RequestLog: Sendable, StoreFile {
     /// How many enqueued records may wait for the writer before new ones are dropped (and counted):
     /// the buffer must not grow without bound if the disk stalls.
     static let maxPendingRecords = 10_000
+
+    /// How many bytes of bodies and text the waiting records may hold before new ones are dropped (and counted): with
+    /// bodies captured up to a megabyte each, the count alone would let the buffer hold gigabytes.
+    static let maxPendingBytes = 64 << 20
 
     /// How many records one background indexing transaction adds at most: a long backlog (a log
     /// written by a process that stopped before indexing it) is indexed without holding up the
@@ -190,11 +196,15 @@ public final class RequestLog: Sendable, StoreFile {
     public func enqueue(_ record: RequestRecord) {
         let shouldSchedule = state.withLock { state in
             guard state.isRecording else { return false }
-            guard state.pending.count < Self.maxPendingRecords else {
+            let size = record.pendingSize
+            // One record is always taken into an empty buffer, however large: the cap bounds what waits, not what fits.
+            guard state.pending.count < Self.maxPendingRecords,
+                  state.pending.isEmpty || state.pendingBytes + size <= Self.maxPendingBytes else {
                 state.dropped += 1
                 return false
             }
             state.pending.append(record)
+            state.pendingBytes += size
             state.unstored += 1
             defer { state.isFlushScheduled = true }
             return !state.isFlushScheduled
@@ -244,7 +254,7 @@ public final class RequestLog: Sendable, StoreFile {
         set { state.withLock { $0.isRecording = newValue } }
     }
 
-    /// How many enqueued records could not be stored (a failed write, or too many waiting).
+    /// How many enqueued records could not be stored (a failed write, or too many waiting), in this process.
     public var droppedCount: Int {
         state.withLock { $0.dropped }
     }
@@ -315,6 +325,7 @@ public final class RequestLog: Sendable, StoreFile {
         state.withLock { state in
             state.unstored -= state.pending.count
             state.pending.removeAll()
+            state.pendingBytes = 0
         }
         try write("clear the request log") { db in try Self.deleteAll(db) }
         announce(.cleared)
@@ -432,7 +443,10 @@ public final class RequestLog: Sendable, StoreFile {
     func storePending(_ db: Database) throws -> ClosedRange<Int64>? {
         let records = state.withLock { state in
             state.isFlushScheduled = false
-            defer { state.pending.removeAll() }
+            defer {
+                state.pending.removeAll()
+                state.pendingBytes = 0
+            }
             return state.pending
         }
         guard !records.isEmpty else { return nil }
@@ -488,4 +502,12 @@ public final class RequestLog: Sendable, StoreFile {
 
     /// How often, by the injected clock, automatic eviction looks for expired records.
     static let ageCheckInterval: TimeInterval = 60
+}
+
+extension RequestRecord {
+    /// Roughly what the record holds while it waits for the writer: its bodies and URL, and a share for the rest (its
+    /// fields are counted in that share rather than walked on the request path).
+    var pendingSize: Int {
+        (requestBody?.data.count ?? 0) + (responseBody?.data.count ?? 0) + url.utf8.count + 1024
+    }
 }

@@ -77,6 +77,7 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
         var sent = 0
         try kiosk.debugger.flush()
         let loggedBefore = try kiosk.debugger.count()
+        let unloggedBefore = kiosk.debugger.unloggedCount
         for _ in 0..<rounds {
             direct.append(try await wrkRate(wrk, duration, port: upstream.port, path: "/\(size)", host: nil).rate)
             let viaKiosk = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/\(size)",
@@ -102,7 +103,7 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
         }
         print(line + "  (target: >= 40% of direct, >= 20x mitmdump)")
         carried += sent
-        print("[proxy] \(size): \(sent) requests answered through Kiosk, \(logged) logged (\(logged >= sent ? "none dropped" : "\(sent - logged) missing"))")
+        print("[proxy] \(size): \(sent) requests answered through Kiosk, \(logged) logged\(loggedNote(sent: sent, logged: logged, unlogged: kiosk.debugger.unloggedCount - unloggedBefore))")
     }
 
     // HTTPS, read by each proxy with its own CA: the same load client (CONNECT, TLS inside, keep-alive GETs) through each.
@@ -111,6 +112,7 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
         var sent = 0
         try kiosk.debugger.flush()
         let loggedBefore = try kiosk.debugger.count()
+        let unloggedBefore = kiosk.debugger.unloggedCount
         let seconds = Duration.seconds(quick ? 3 : 5)
         for _ in 0..<rounds {
             direct.append(try await httpsLoad(proxyPort: nil, targetPort: secureUpstream.port, path: "/\(size)", caPEM: upstreamCA.certificatePEM,
@@ -134,7 +136,7 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
         }
         print(line + "  (target: >= 40% of direct, >= 20x mitmdump)")
         carried += sent
-        print("[proxy] HTTPS \(size): \(sent) requests answered through Kiosk, \(logged) logged (\(logged >= sent ? "none dropped" : "\(sent - logged) missing"))")
+        print("[proxy] HTTPS \(size): \(sent) requests answered through Kiosk, \(logged) logged\(loggedNote(sent: sent, logged: logged, unlogged: kiosk.debugger.unloggedCount - unloggedBefore))")
     }
     await mitm?.stop()
 
@@ -158,6 +160,14 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     _ = try? await forwardRun.value
     _ = try? await reverseRun.value
     await kiosk.shutdown()
+}
+
+/// What became of the exchanges answered that the log does not hold: dropped by the log (its queue full: the writer
+/// could not keep up; or a write failed), as the console's banner counts them, or otherwise missing.
+private func loggedNote(sent: Int, logged: Int, unlogged: Int) -> String {
+    if logged >= sent { return " (none dropped)" }
+    let missing = sent - logged - unlogged
+    return " (\(unlogged) dropped by the log: more came than its writer could store" + (missing > 0 ? "; \(missing) otherwise missing)" : ")")
 }
 
 /// `kiosk-bench --serve-upstream`: only the bench's upstream (`/2k`, `/18k`, `/stream?bytes=N`, `/upload`), on a free

@@ -478,6 +478,30 @@ struct RequestLogTests {
         #expect(try await reading.value == ["https://taken.test/1"])
     }
 
+    @Test("the records waiting for the writer hold at most 64 MB: past it new ones are dropped and counted, and the log takes records again once they are stored")
+    func waitingRecordsBoundedInBytes() throws {
+        // Given a log (large enough to keep all) whose queued write has not run yet (its timer is held by the test)
+        let held = Mutex<[@Sendable () -> Void]>([])
+        var configuration = Self.configuration(maxBytes: 1 << 30)
+        configuration.schedule = { _, work in held.withLock { $0.append(work) } }
+        let log = try RequestLog.inMemory(configuration: configuration)
+        let megabyte = String(repeating: "x", count: 1 << 20)
+
+        // When 100 records of a megabyte each are enqueued while the writer is held up
+        for index in 0..<100 { log.enqueue(Self.record("https://big.test/\(index)", responseBody: megabyte)) }
+
+        // Then those past 64 MB are dropped and counted, not held in memory
+        let dropped = log.droppedCount
+        #expect(dropped > 30 && dropped < 40, "\(dropped) dropped")
+        // And once the waiting ones are stored, the log takes records again
+        try log.flush()
+        #expect(try log.count() == 100 - dropped)
+        log.enqueue(Self.record("https://big.test/after", responseBody: megabyte))
+        try log.flush()
+        #expect(log.droppedCount == dropped)
+        #expect(try log.records(matching: RequestFilter(limit: 1)).first?.url == "https://big.test/after")
+    }
+
     @Test("a failing flush counts the dropped records instead of throwing into enqueue")
     func droppedOnFailure() throws {
         // Given a log whose file cannot grow (as on a full disk)

@@ -45,6 +45,20 @@ struct ConsoleListTests {
         }
     }
 
+    @Test("Exchanges answered but not logged are counted on the list in the reader's language, and no banner shows while none was lost")
+    func unloggedBanner() throws {
+        // Given the list rendered for a log that dropped 3 records, in English and Spanish, and for one that dropped none
+        let render = { (language: Language, unlogged: Int) throws -> String in
+            DebugPages.requests([], query: DebugFilterQuery(), count: 0, eventID: try #require(DebugEvents.EventID("e1-0")),
+                                unlogged: unlogged, live: true, context: ViewContext(language: language, csrfToken: "t", path: "/debug", catalogs: Catalogs(sources: []))).rendered
+        }
+        // Then each says how many went unlogged and why, and the clean log says nothing
+        #expect(try render(.en, 3).contains("3 requests were answered but not logged: more came than the log could write"))
+        #expect(try render(.en, 1).contains("1 request was answered but not logged"))
+        #expect(try render(.es, 3).contains("3 solicitudes se respondieron sin registrarse"))
+        #expect(try !render(.en, 0).contains("unlogged-banner"))
+    }
+
     @Test("Clear empties the log; Pause recording stops logging until Resume, and the list says so")
     func clearAndPause() async throws {
         try await withWeb { harness, client in
