@@ -151,7 +151,9 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     print("[proxy] CONNECT + TLS handshake through Kiosk, a new host (leaf minted): p50 \(ms(percentile(handshakes.fresh, 50))), "
           + "p99 \(ms(percentile(handshakes.fresh, 99))); the same host again (leaf cached): p50 \(ms(percentile(handshakes.cached, 50))), "
           + "p99 \(ms(percentile(handshakes.cached, 99)))")
-    print("[proxy] RSS after the proxy carried \(carried) exchanges (all logged): \(residentMegabytes()) MB")
+    let unlogged = kiosk.debugger.unloggedCount
+    print("[proxy] RSS after the proxy carried \(carried) exchanges (\(unlogged == 0 ? "all logged" : "\(unlogged) dropped by the log")): "
+          + "\(residentMegabytes()) MB")
 
     try await proxyCacheFigures(demo: demo, upstream: upstream, uncached: forward, wrk: wrk, rounds: rounds, duration: duration, quick: quick)
 
