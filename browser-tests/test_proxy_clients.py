@@ -29,7 +29,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import DESKTOP, PHONE, axe_serious_violations, new_driver, page_ready, screenshot
+from conftest import DESKTOP, PHONE, axe_serious_violations, new_driver, page_ready, screenshot, wait_for
 
 APP_PAGE = b"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>The app</title></head>
 <body><h1>The app</h1><p id="out">loading</p>
@@ -392,9 +392,13 @@ def test_chromium_reads_an_app_through_kiosk_after_its_backend_is_gone_and_offli
         page_ready(console)
         assert "localhost" in console.find_element(By.CSS_SELECTOR, "ul.cache-hosts").text
         console.find_element(By.XPATH, "//button[normalize-space()='Go offline']").click()
+        # Then the page says the proxy is offline, offers to go back online, fits the phone and passes axe (the
+        # form's answer is a new page: wait for it rather than for the old page's readyState, which is already
+        # complete)
+        wait_for(console, lambda d: any("no upstream is asked" in banner.text
+                                        for banner in d.find_elements(By.CSS_SELECTOR, "#proxy-cache ~ p.banner")),
+                 20, "the proxy page never said it was offline")
         page_ready(console)
-        # Then the page says the proxy is offline, offers to go back online, fits the phone and passes axe
-        assert "no upstream is asked" in console.find_element(By.CSS_SELECTOR, "#proxy-cache ~ p.banner").text
         assert console.find_elements(By.XPATH, "//button[normalize-space()='Go online']")
         assert console.execute_script("return document.documentElement.scrollWidth") <= PHONE[0]
         screenshot(console, "console-proxy-cache-offline-phone", PHONE)
