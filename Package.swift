@@ -64,6 +64,8 @@ let package = Package(
         .target(
             name: "KioskStore",
             dependencies: ["KioskCore", .product(name: "GRDB", package: "GRDB.swift"),
+                           // SHA-256 identifies the request log's bodies, stored once however many records carry them.
+                           .product(name: "Crypto", package: "swift-crypto"),
                            // The proxy cache's lookup uses SQLite directly (ProxyCache+Lookup.swift says why).
                            .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: swiftSettings

@@ -79,7 +79,7 @@ extension RequestLog {
 
         let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let columns = includingBodies ? entryColumns + ", logBody.requestBody, logBody.responseBody" : entryColumns
-        let bodies = includingBodies ? "LEFT JOIN logBody ON logBody.id = logEntry.id" : ""
+        let bodies = includingBodies ? "LEFT JOIN logBody ON logBody.id = logEntry.bodyID" : ""
         // CROSS JOIN keeps the FTS5 table the outer loop, walked newest first.
         let sql = pattern == nil
             ? "SELECT \(columns) FROM logEntry \(bodies) \(whereClause) ORDER BY logEntry.id DESC LIMIT ?"
@@ -93,7 +93,7 @@ extension RequestLog {
     static func fetchRecord(id: Int64, _ db: Database) throws -> RequestRecord? {
         let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT \(entryColumns), logBody.requestBody, logBody.responseBody
-            FROM logEntry LEFT JOIN logBody ON logBody.id = logEntry.id
+            FROM logEntry LEFT JOIN logBody ON logBody.id = logEntry.bodyID
             WHERE logEntry.id = ?
             """), arguments: [id])
         guard let row, let record = record(from: row, decoder: JSONDecoder()) else { return nil }

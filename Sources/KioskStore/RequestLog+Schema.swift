@@ -28,6 +28,13 @@ import KioskCore
 //   are stored, off the request path (RequestLog.swift says when): the records above it are stored
 //   but not indexed yet, and FTS5 must never be asked to delete their terms, which it would
 //   subtract from the index without checking they were ever added.
+// - Shared bodies (v6): a record's bodies are stored once however many records carry them (an app polling
+//   one URL, a cache giving the same answer again and again), as Pulse stores its blobs. `logBody` rows are
+//   found by `hash` (SHA-256 of both bodies: `RequestLog.bodyHash`), counted by `refs` (how many records
+//   point at the row by `logEntry.bodyID`) and sized by `size` (the bodies and their words), so that an
+//   eviction frees a body's bytes only with the last record that carries it. A record's own `byteCount`
+//   no longer counts its bodies; the stored size is the sum of both. Rows stored before v6 keep their
+//   bodies in their record's `byteCount`, `size` 0 and no hash: nothing is shared with them.
 //
 // Why the file stays bounded without VACUUM: eviction frees pages that the next inserts reuse,
 // so in steady state the file stays near its high-water mark (records plus index and free pages).
@@ -57,6 +64,9 @@ extension RequestLog {
             // Every record stored until now was indexed in the transaction that stored it.
             try db.alter(table: "logStats") { t in t.add(column: "indexedThrough", .integer).notNull().defaults(to: 0) }
             try db.execute(sql: "UPDATE logStats SET indexedThrough = (SELECT COALESCE(MAX(id), 0) FROM logEntry)")
+        }
+        migrator.registerMigration("v6: shared bodies") { db in
+            try shareBodies(db)
         }
         return migrator
     }()
@@ -194,6 +204,28 @@ extension RequestLog {
             """)
         try createSearchIndex(db)
         try db.execute(sql: "INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText")
+    }
+
+    /// v6: bodies stored once however many records carry them (the header comment says how). Every stored body
+    /// stays its own record's (`bodyID` its id, one reference, no hash), and the index reads the same text for it.
+    private static func shareBodies(_ db: Database) throws {
+        try db.alter(table: "logEntry") { t in t.add(column: "bodyID", .integer) }
+        try db.execute(sql: "UPDATE logEntry SET bodyID = id WHERE id IN (SELECT id FROM logBody)")
+        try db.alter(table: "logBody") { t in
+            t.add(column: "hash", .blob)
+            t.add(column: "refs", .integer).notNull().defaults(to: 1)
+            t.add(column: "size", .integer).notNull().defaults(to: 0)
+        }
+        // NULL hashes (the bodies stored before) are distinct from each other and from every hash.
+        try db.execute(sql: "CREATE UNIQUE INDEX logBodyByHash ON logBody(hash)")
+        // The index reads each record's text through this view (and reads it back to delete it): for every record
+        // stored so far it gives the same text as before, `bodyID` being the record's own id.
+        try db.execute(sql: "DROP VIEW logSearchText")
+        try db.execute(sql: """
+            CREATE VIEW logSearchText AS
+            SELECT logEntry.id AS id, logEntry.url || char(10) || COALESCE(logBody.searchText, '') AS text
+            FROM logEntry LEFT JOIN logBody ON logBody.id = logEntry.bodyID
+            """)
     }
 
     /// v3: each record's decision as its Cache-Status value. The records already stored get what they tell

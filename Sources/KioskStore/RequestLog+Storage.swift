@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import KioskCore
@@ -16,18 +17,21 @@ extension RequestLog {
         INSERT INTO logEntry (startedAt, source, endpoint, method, url, status, statusClass, decision,
                               queued, connect, firstByte, download, duration, error,
                               requestBodySize, responseBodySize, requestTextLength, responseTextLength,
-                              byteCount, requestHeaders, responseHeaders, cacheStatus, touchedBy)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              byteCount, requestHeaders, responseHeaders, cacheStatus, touchedBy, bodyID)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Inserts `records` in order, indexes them, and adds their sizes to the running total, within
-    /// the caller's transaction; returns the id of the last one (0 for none).
+    /// the caller's transaction; returns the id of the last one (0 for none). A record whose bodies are
+    /// stored already (the same bytes, from any record still logged) points at them instead of storing them again.
     @discardableResult
     static func insert(_ records: [RequestRecord], _ db: Database) throws -> Int64 {
         guard !records.isEmpty else { return 0 }
         let insertEntry = try db.cachedStatement(sql: insertEntrySQL)
+        let findBody = try db.cachedStatement(sql: "SELECT id FROM logBody WHERE hash = ?")
+        let shareBody = try db.cachedStatement(sql: "UPDATE logBody SET refs = refs + 1 WHERE id = ?")
         let insertBody = try db.cachedStatement(sql: """
-            INSERT INTO logBody (id, requestBody, responseBody, searchText) VALUES (?, ?, ?, ?)
+            INSERT INTO logBody (requestBody, responseBody, searchText, hash, refs, size) VALUES (?, ?, ?, ?, 1, ?)
             """)
         var lastID: Int64 = 0
         var addedBytes: Int64 = 0
@@ -38,16 +42,34 @@ extension RequestLog {
             let touchedBy = touchesJSON(record.touchedBy)
             let requestTextLength = indexedTextLength(of: record.requestBody)
             let responseTextLength = indexedTextLength(of: record.responseBody)
-            let searchText = searchText(of: [
-                requestTextLength.flatMap { record.requestBody?.data.prefix($0) },
-                responseTextLength.flatMap { record.responseBody?.data.prefix($0) },
-            ].compactMap { $0 })
+            var bodyID: Int64?
+            if record.requestBody != nil || record.responseBody != nil {
+                let hash = bodyHash(request: record.requestBody?.data, response: record.responseBody?.data)
+                if let shared = try db.executeRaw(findBody, bind: { $0.bind(hash) }) {
+                    try db.executeRaw(shareBody) { $0.bind(shared) }
+                    bodyID = shared
+                } else {
+                    let searchText = searchText(of: [
+                        requestTextLength.flatMap { record.requestBody?.data.prefix($0) },
+                        responseTextLength.flatMap { record.responseBody?.data.prefix($0) },
+                    ].compactMap { $0 })
+                    let size = (record.requestBody?.data.count ?? 0) + (record.responseBody?.data.count ?? 0)
+                        + (searchText?.utf8.count ?? 0)
+                    try db.executeRaw(insertBody) { values in
+                        values.bind(record.requestBody?.data)
+                        values.bind(record.responseBody?.data)
+                        values.bind(searchText)
+                        values.bind(hash)
+                        values.bind(size)
+                    }
+                    bodyID = db.lastInsertedRowID
+                    addedBytes += Int64(size)
+                }
+            }
             let byteCount = rowOverheadBytes + record.url.utf8.count + record.endpoint.utf8.count
                 + record.method.utf8.count + (record.source?.rawValue.utf8.count ?? 0) + (record.error?.utf8.count ?? 0)
                 + requestHeaders.utf8.count + responseHeaders.utf8.count + cacheStatus.utf8.count
                 + (touchedBy?.utf8.count ?? 0)
-                + (record.requestBody?.data.count ?? 0) + (record.responseBody?.data.count ?? 0)
-                + (searchText?.utf8.count ?? 0)
             try db.executeRaw(insertEntry) { values in
                 values.bind(record.startedAt.timeIntervalSinceReferenceDate)
                 values.bind(record.source?.rawValue)
@@ -72,21 +94,29 @@ extension RequestLog {
                 values.bind(responseHeaders)
                 values.bind(cacheStatus)
                 values.bind(touchedBy)
+                values.bind(bodyID)
             }
-            let id = db.lastInsertedRowID
-            if record.requestBody != nil || record.responseBody != nil {
-                try db.executeRaw(insertBody) { values in
-                    values.bind(id)
-                    values.bind(record.requestBody?.data)
-                    values.bind(record.responseBody?.data)
-                    values.bind(searchText)
-                }
-            }
-            lastID = id
+            lastID = db.lastInsertedRowID
             addedBytes += Int64(byteCount)
         }
         try addStoredBytes(addedBytes, db)
         return lastID
+    }
+
+    /// What identifies a record's bodies among the stored ones: SHA-256 of both, each told apart from a missing
+    /// one and from the other by a tag and its length, so no two different pairs share a hash.
+    static func bodyHash(request: Data?, response: Data?) -> Data {
+        var hasher = SHA256()
+        for body in [request, response] {
+            var frame = [UInt8](repeating: 0, count: 9)
+            if let body {
+                frame[0] = 1
+                withUnsafeBytes(of: UInt64(body.count).littleEndian) { frame.replaceSubrange(1..., with: $0) }
+            }
+            hasher.update(data: frame)
+            if let body { hasher.update(data: body) }
+        }
+        return Data(hasher.finalize())
     }
 
     /// Headers as a JSON array of [name, value] pairs: order and duplicates are kept.
@@ -179,18 +209,27 @@ extension RequestLog {
     ///
     /// By `startedAt` rather than by id: a long request is logged after shorter ones that started
     /// later, so ids are only roughly in time order. The index on `startedAt` keeps every statement
-    /// a range read, and the statements stream: memory does not depend on how many are deleted.
+    /// a range read, and the statements stream: memory grows only with the distinct bodies expiring.
     func evictExpired(_ db: Database) throws {
         let cutoff = configuration.now().addingTimeInterval(-configuration.maxAge).timeIntervalSinceReferenceDate
-        let freed = try Int64.fetchOne(db, sql: "SELECT SUM(byteCount) FROM logEntry WHERE startedAt < ?",
-                                       arguments: [cutoff])
-        guard let freed else { return }  // SUM of no rows is NULL: nothing expired
+        var released = ReleasedBodies()
+        var freed: Int64 = 0
+        var any = false
+        do {
+            let expired = try Row.fetchCursor(db, sql: "SELECT byteCount, bodyID FROM logEntry WHERE startedAt < ?",
+                                              arguments: [cutoff])
+            while let row = try expired.next() {
+                any = true
+                freed += row[0] as Int64
+                if let bodyID: Int64 = row[1] { freed += try released.release(bodyID, db) }
+            }
+        }
+        guard any else { return }
         // The index first: FTS5 reads each row's text back through the view to remove its terms
         // (only from the rows it holds: see `indexedThrough`).
         try db.execute(sql: "DELETE FROM logSearch WHERE rowid IN (SELECT id FROM logEntry WHERE startedAt < ? AND id <= ?)",
                        arguments: [cutoff, Self.indexedThrough(db)])
-        try db.execute(sql: "DELETE FROM logBody WHERE id IN (SELECT id FROM logEntry WHERE startedAt < ?)",
-                       arguments: [cutoff])
+        try released.apply(db)
         try db.execute(sql: "DELETE FROM logEntry WHERE startedAt < ?", arguments: [cutoff])
         try Self.addStoredBytes(-freed, db)
     }
@@ -204,23 +243,69 @@ extension RequestLog {
         let target = limit - limit / 10
         var freed: Int64 = 0
         var boundary: Int64?
+        var released = ReleasedBodies()
         do {
-            // Only ids and sizes, streamed: memory stays flat however many records go.
-            let oldest = try Row.fetchCursor(db, sql: "SELECT id, byteCount FROM logEntry ORDER BY id")
+            // Only ids, sizes and body references, streamed: memory grows only with the distinct bodies that go.
+            let oldest = try Row.fetchCursor(db, sql: "SELECT id, byteCount, bodyID FROM logEntry ORDER BY id")
             while total - freed > target, let row = try oldest.next() {
                 boundary = row[0]
                 freed += row[1] as Int64
+                if let bodyID: Int64 = row[2] { freed += try released.release(bodyID, db) }
             }
         }
         guard let boundary else {
             // Nothing left to delete: the running total drifted, so start it again from the rows.
-            try db.execute(sql: "UPDATE logStats SET byteCount = (SELECT COALESCE(SUM(byteCount), 0) FROM logEntry)")
+            try db.execute(sql: """
+                UPDATE logStats SET byteCount = (SELECT COALESCE(SUM(byteCount), 0) FROM logEntry)
+                                              + (SELECT COALESCE(SUM(size), 0) FROM logBody)
+                """)
             return
         }
         try db.execute(sql: "DELETE FROM logSearch WHERE rowid <= ?", arguments: [min(boundary, Self.indexedThrough(db))])
-        try db.execute(sql: "DELETE FROM logBody WHERE id <= ?", arguments: [boundary])
+        try released.apply(db)
         try db.execute(sql: "DELETE FROM logEntry WHERE id <= ?", arguments: [boundary])
         try Self.addStoredBytes(-freed, db)
+    }
+
+    /// The stored bodies losing references in one eviction: each deleted with its last record, its bytes freed then,
+    /// and kept with fewer references while a newer record still carries it.
+    private struct ReleasedBodies {
+        /// Per body, the references it holds and its size, then how many of them go.
+        private var bodies: [Int64: (refs: Int64, size: Int64, going: Int64)] = [:]
+
+        /// Notes that one record carrying `bodyID` goes; returns the bytes freed by it: the body's size when it was
+        /// the body's last record, else 0.
+        mutating func release(_ bodyID: Int64, _ db: Database) throws -> Int64 {
+            var body: (refs: Int64, size: Int64, going: Int64)
+            if let known = bodies[bodyID] {
+                body = known
+            } else {
+                // A body missing (a file edited by hand) frees nothing and is left alone.
+                guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT refs, size FROM logBody WHERE id = ?"),
+                                                 arguments: [bodyID]) else { return 0 }
+                body = (row[0], row[1], 0)
+            }
+            body.going += 1
+            bodies[bodyID] = body
+            return body.going == body.refs ? body.size : 0
+        }
+
+        /// Deletes the bodies whose every record goes and takes the going references off the others, within the
+        /// caller's transaction (after the index has read the records' text, before the records go).
+        func apply(_ db: Database) throws {
+            let delete = try db.cachedStatement(sql: "DELETE FROM logBody WHERE id = ?")
+            let dereference = try db.cachedStatement(sql: "UPDATE logBody SET refs = refs - ? WHERE id = ?")
+            for (id, body) in bodies {
+                if body.going >= body.refs {
+                    try db.executeRaw(delete) { $0.bind(id) }
+                } else {
+                    try db.executeRaw(dereference) { values in
+                        values.bind(body.going)
+                        values.bind(id)
+                    }
+                }
+            }
+        }
     }
 
     /// Deletes every record and returns the freed pages to the disk, within the caller's transaction.

@@ -21,7 +21,8 @@ import Synchronization
 // after the sync or page load that made it, instead of on the cores serving it. A search never
 // misses a stored record: a read that matches text first indexes whatever still waits.
 //
-// Bounds: the log keeps the sum of its records' sizes (`sizeInBytes`) in a one-row table updated
+// Bounds: the log keeps the sum of its records' sizes and of their bodies, each stored body counted once however
+// many records carry it (`sizeInBytes`), in a one-row table updated
 // in the same transaction as every insert and delete, so deciding whether to evict is one row
 // read per flush. Over `maxBytes`, the oldest records are deleted by one id range down to 90% of
 // the limit, so that a full log evicts once per ~10% of the limit written rather than on every
@@ -33,7 +34,7 @@ import Synchronization
 public final class RequestLog: Sendable, StoreFile {
     /// The log's bounds and clock.
     public struct Configuration: Sendable {
-        /// The most the stored records may add up to (bodies plus text), in bytes.
+        /// The most the stored records may add up to (their text, and each stored body once), in bytes.
         public var maxBytes: Int64
         /// Records that started longer ago than this are evicted.
         public var maxAge: TimeInterval
