@@ -106,6 +106,26 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
         print("[proxy] \(size): \(sent) requests answered through Kiosk, \(logged) logged\(loggedNote(sent: sent, logged: logged, unlogged: kiosk.debugger.unloggedCount - unloggedBefore))")
     }
 
+    // The log stores a body once however many exchanges carried it, and the bench's upstream gives one body per size:
+    // misses (every request a URL of its own) whose answers are all the same body, against misses whose answers each
+    // carry their URL, a body of its own to store. Rounds alternating, medians.
+    do {
+        var shared: [Double] = [], unique: [Double] = []
+        for _ in 0..<rounds {
+            let same = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/2k",
+                                         host: "127.0.0.1:\(upstream.port)", distinct: true)
+            let own = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/2k-unique",
+                                        host: "127.0.0.1:\(upstream.port)", distinct: true)
+            shared.append(same.rate)
+            unique.append(own.rate)
+            carried += same.requests + own.requests
+        }
+        let median = { (values: [Double]) in percentile(values, 50) }
+        print(String(format: "[proxy] wrk -t2 -c32 -d%@, misses of 2k JSON (median of %d): every answer the same body (stored once) %.0f req/s; "
+                     + "every answer a body of its own (each stored) %.0f (%.0f%% below)", duration, rounds, median(shared), median(unique),
+                     100 * (1 - median(unique) / median(shared))))
+    }
+
     // HTTPS, read by each proxy with its own CA: the same load client (CONNECT, TLS inside, keep-alive GETs) through each.
     for size in ["2k", "18k"] {
         var direct: [Double] = [], kioskRates: [Double] = [], mitmRates: [Double] = []
@@ -172,7 +192,7 @@ private func loggedNote(sent: Int, logged: Int, unlogged: Int) -> String {
     return " (\(unlogged) dropped by the log: more came than its writer could store" + (missing > 0 ? "; \(missing) otherwise missing)" : ")")
 }
 
-/// `kiosk-bench --serve-upstream`: only the bench's upstream (`/2k`, `/18k`, `/stream?bytes=N`, `/upload`), on a free
+/// `kiosk-bench --serve-upstream`: only the bench's upstream (`/2k`, `/18k`, `/2k-unique`, `/stream?bytes=N`, `/upload`), on a free
 /// loopback port it prints, until the process is stopped — for profiling a `kiosk proxy` process on its own.
 func serveBenchUpstream() async throws {
     let upstream = try await BenchUpstream.start()
@@ -361,7 +381,8 @@ func waitUntilListening(_ port: Int) async -> Bool {
     return false
 }
 
-/// The app's upstream on loopback: `/2k` and `/18k` answer JSON bodies of about that size, keep-alive.
+/// The app's upstream on loopback: `/2k` and `/18k` answer JSON bodies of about that size, keep-alive; `/2k-unique...` the
+/// 2k body with the request's URI in it, a body of its own for every URL.
 final class BenchUpstream: Sendable {
     private let channel: any Channel
     let port: Int
@@ -440,14 +461,24 @@ final class BenchUpstream: Sendable {
                                                                      headers: ["Content-Type": "application/octet-stream"]))),
                               promise: nil)
                 pump(context)
+            case .end where uri.hasPrefix("/2k-unique"):
+                // The 2k body with the request's own URI in it: every answer a body of its own, which the request log
+                // cannot share with another record.
+                var body = ByteBuffer(string: #"{"uri":""# + uri.filter { $0 != "\"" && $0 != "\\" } + #"","items":"#)
+                body.writeImmutableBuffer(small)
+                body.writeString("}")
+                respond(body, context)
             case .end:
-                let body = uri.hasSuffix("/18k") ? large : small
-                let head = HTTPResponseHead(version: .http1_1, status: .ok,
-                                            headers: ["Content-Type": "application/json", "Content-Length": String(body.readableBytes)])
-                context.write(wrapOutboundOut(.head(head)), promise: nil)
-                context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                respond(uri.hasSuffix("/18k") ? large : small, context)
             }
+        }
+
+        private func respond(_ body: ByteBuffer, _ context: ChannelHandlerContext) {
+            let head = HTTPResponseHead(version: .http1_1, status: .ok,
+                                        headers: ["Content-Type": "application/json", "Content-Length": String(body.readableBytes)])
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
 
         func channelWritabilityChanged(context: ChannelHandlerContext) {
