@@ -19,9 +19,9 @@ public struct Redactor: Sendable, Hashable {
     public var secretValues: Set<String> = [] {
         didSet { secretsLongestFirst = Self.longestFirst(secretValues) }
     }
-    /// `secretValues`, longest first, so that a key that contains another is replaced whole; kept
-    /// sorted because every captured header and body is scrubbed.
-    private var secretsLongestFirst: [String] = []
+    /// `secretValues`, longest first, so that a key that contains another is replaced whole, each ready to be searched
+    /// for; kept because every captured header and body is scrubbed.
+    private var secretsLongestFirst: [SecretNeedle] = []
 
     /// The default list: NYT's `api-key`, Marvel's `apikey`, `hash` and `ts`, and credential headers.
     public static let standard = Redactor(
@@ -36,8 +36,8 @@ public struct Redactor: Sendable, Hashable {
         secretsLongestFirst = Self.longestFirst(self.secretValues)
     }
 
-    private static func longestFirst(_ secrets: Set<String>) -> [String] {
-        secrets.sorted { ($0.utf8.count, $0) > ($1.utf8.count, $1) }
+    private static func longestFirst(_ secrets: Set<String>) -> [SecretNeedle] {
+        secrets.sorted { ($0.utf8.count, $0) > ($1.utf8.count, $1) }.map(SecretNeedle.init)
     }
 
     /// A copy that also replaces these secret values wherever they appear.
@@ -60,10 +60,7 @@ public struct Redactor: Sendable, Hashable {
         // Every captured header value is scrubbed: a byte scan first, as a key is almost never there.
         var text = text
         let occurs = text.withUTF8 { utf8 in
-            secretsLongestFirst.contains { secret in
-                var secret = secret
-                return secret.withUTF8 { Self.contains(UnsafeRawBufferPointer(utf8), UnsafeRawBufferPointer($0)) }
-            }
+            secretsLongestFirst.contains { $0.occurs(in: UnsafeRawBufferPointer(utf8)) }
         }
         guard occurs else { return text }
         // Whole keys are whole UTF-8 sequences, so replacing their bytes leaves valid UTF-8.
@@ -75,10 +72,10 @@ public struct Redactor: Sendable, Hashable {
         guard !secretsLongestFirst.isEmpty else { return data }
         var result = data
         for secret in secretsLongestFirst {
-            let needle = Data(secret.utf8)
             // Every captured body is scanned for every key: a fast scan first, as a key is almost never
             // there and `Data.range(of:)` is a slow byte-by-byte search on Linux.
-            guard Self.contains(result, needle) else { continue }
+            guard result.withUnsafeBytes({ secret.occurs(in: $0) }) else { continue }
+            let needle = Data(secret.bytes)
             let replacement = Data(Self.placeholder.utf8)
             var searchStart = result.startIndex
             while let range = result.range(of: needle, in: searchStart..<result.endIndex) {
@@ -87,26 +84,6 @@ public struct Redactor: Sendable, Hashable {
             }
         }
         return result
-    }
-
-    /// Whether `needle` occurs in `haystack`: memchr to the candidates, memcmp to confirm.
-    static func contains(_ haystack: Data, _ needle: Data) -> Bool {
-        haystack.withUnsafeBytes { hay in needle.withUnsafeBytes { pin in contains(hay, pin) } }
-    }
-
-    static func contains(_ hay: UnsafeRawBufferPointer, _ pin: UnsafeRawBufferPointer) -> Bool {
-        guard !pin.isEmpty, hay.count >= pin.count,
-              let start = hay.baseAddress, let pattern = pin.baseAddress else { return false }
-        let first = Int32(pin[0])
-        let lastStart = hay.count - pin.count
-        var offset = 0
-        while offset <= lastStart {
-            guard let found = memchr(start + offset, first, lastStart - offset + 1) else { return false }
-            let index = start.distance(to: UnsafeRawPointer(found))
-            if memcmp(start + index, pattern, pin.count) == 0 { return true }
-            offset = index + 1
-        }
-        return false
     }
 
     private func redactQuery(_ url: URL) -> String {
@@ -153,4 +130,41 @@ public struct Redactor: Sendable, Hashable {
 extension URL {
     /// This URL as text with the standard secrets removed, for errors and logs.
     public var redactedString: String { Redactor.standard.redact(self) }
+}
+
+/// A secret's bytes with what Horspool's search needs: for each byte value, how far the search may jump when it ends a
+/// window that is not the secret. Scanning a body for a key with memchr stopped at every byte equal to the key's first
+/// (a random key's first character is in a JSON body hundreds of times); this looks at about one byte in the key's
+/// length, as a key's bytes are rarely at the end of a window.
+struct SecretNeedle: Sendable, Hashable {
+    /// The secret's UTF-8 bytes.
+    let bytes: [UInt8]
+    /// Per byte value, the jump after a window ending in it (at most 255: a longer key jumps less).
+    private let shifts: [UInt8]
+
+    init(_ secret: String) {
+        bytes = Array(secret.utf8)
+        var shifts = [UInt8](repeating: UInt8(min(bytes.count, 255)), count: 256)
+        for (index, byte) in bytes.dropLast().enumerated() { shifts[Int(byte)] = UInt8(min(bytes.count - 1 - index, 255)) }
+        self.shifts = shifts
+    }
+
+    /// Whether the secret occurs anywhere in `haystack`.
+    func occurs(in haystack: UnsafeRawBufferPointer) -> Bool {
+        let length = bytes.count
+        guard length > 0, haystack.count >= length, let hay = haystack.baseAddress else { return false }
+        return bytes.withUnsafeBufferPointer { needle in
+            shifts.withUnsafeBufferPointer { shifts in
+                guard let pattern = needle.baseAddress else { return false }
+                let last = needle[length - 1]
+                var start = 0
+                while start <= haystack.count - length {
+                    let end = haystack[start + length - 1]
+                    if end == last, memcmp(hay + start, pattern, length - 1) == 0 { return true }
+                    start += Int(shifts[Int(end)])
+                }
+                return false
+            }
+        }
+    }
 }

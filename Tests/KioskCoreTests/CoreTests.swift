@@ -36,6 +36,34 @@ struct CoreTests {
         #expect(redactor.redact(URL(string: plain)!) == plain)
     }
 
+    @Test("A secret value is found and replaced wherever it falls in a body — first, last, among near misses, repeated — and a body without it is kept as it was")
+    func scrubsSecretValuesAnywhere() {
+        // Given a redactor hiding a key whose bytes repeat, and one that contains another's first letters
+        let key = "abcabdabcabc", other = "xyzzy-42"
+        let redactor = Redactor(queryItems: [], headers: []).hiding([key, other])
+        let placeholder = Redactor.placeholder
+        let cases = [
+            key: placeholder,
+            "\(key){}": "\(placeholder){}",
+            "{\"k\":\"\(key)\"}": "{\"k\":\"\(placeholder)\"}",
+            // Windows that end like the key, or hold all but one of its bytes, are not it
+            "abcabdabcab abcabdabcabd bcabdabcabc \(key)": "abcabdabcab abcabdabcabd bcabdabcabc \(placeholder)",
+            "abcabcabdabcabc": "abc" + placeholder,
+            "\(key)\(key)": placeholder + placeholder,
+            "\(other)\(key)é": placeholder + placeholder + "é",
+            "xyzzy-4 xyzzy-4": "xyzzy-4 xyzzy-4",
+        ]
+        // Then each body comes back with exactly the keys replaced, as bytes and as text
+        for (body, expected) in cases {
+            #expect(redactor.scrub(Data(body.utf8)) == Data(expected.utf8), "\(body)")
+            #expect(redactor.scrub(body) == expected, "\(body)")
+        }
+        // And a body shorter than the key, or with no key, is the same value
+        let plain = Data(String(repeating: "{\"id\":1,\"name\":\"abcabdabcab\"},", count: 500).utf8)
+        #expect(redactor.scrub(plain) == plain)
+        #expect(redactor.scrub("abc") == "abc")
+    }
+
     @Test("Redaction replaces credential headers, case-insensitively")
     func redactsHeaders() {
         let headers: HTTPHeaderFields = ["authorization": "Bearer x", "Cookie": "a=b", "Accept": "application/json"]
