@@ -22,7 +22,7 @@ import KioskCore
 // - `logEntry.cacheStatus` (v3): the record's decision as its RFC 9211 Cache-Status value, which says
 //   more than `decision` (the freshness left, why the request went forward, what status came back);
 //   an index on the expression of its outcome (`hit`, `fwd=miss`...) serves `cache:hit` and `cache:fwd=`.
-// - `logStats`: one row holding the sum of `logEntry.byteCount`, updated in the same transaction
+// - `logStats`: one row holding the sum of `logEntry.byteCount` (and, from v6, of `logBody.size`), updated in the same transaction
 //   as every insert and delete, so a size check never sums the table; and (v5) `indexedThrough`,
 //   the highest record id `logSearch` holds. Records are added to the index a moment after they
 //   are stored, off the request path (RequestLog.swift says when): the records above it are stored
