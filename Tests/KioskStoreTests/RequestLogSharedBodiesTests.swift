@@ -142,6 +142,35 @@ struct RequestLogSharedBodiesTests {
         #expect(try tiny.sizeInBytes() == 0)
     }
 
+    @Test("two logs open on one file (two Kiosk processes) share a body between their records, counted once and right")
+    func twoWritersShareBodies() async throws {
+        // Given one log file opened twice, as `kiosk serve` and the CLI open it
+        let (folder, path) = try Log.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try RequestLog.open(at: path, configuration: Log.configuration())
+        let second = try RequestLog.open(at: path, configuration: Log.configuration())
+
+        // When both log the same answer, many times, at once
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, log) in [first, second].enumerated() {
+                group.addTask {
+                    for round in 0..<50 { try log.append(Log.record("https://a.test/\(index)/\(round)", responseBody: Self.page)) }
+                }
+            }
+            try await group.waitForAll()
+        }
+
+        // Then the file holds the body once, carried by all 100 records, each reading it back whole from either log
+        #expect(try Self.storedBodies(first) == [Self.page: 100])
+        #expect(try first.count() == 100)
+        for record in try second.records(matching: RequestFilter(limit: 100)) {
+            #expect(try first.record(id: record.id)?.responseBody?.data == Data(Self.page.utf8))
+        }
+        #expect(try first.sizeInBytes() == Log.sizeFromRows(first))
+        #expect(try second.sizeInBytes() == first.sizeInBytes())
+        try Log.checkIndexIntegrity(first)
+    }
+
     @Test("a log written before bodies were shared is migrated: its records keep their bodies and evict cleanly")
     func migratesUnsharedBodies() throws {
         // Given a log file at the schema before shared bodies, holding one record with its body stored the old way
