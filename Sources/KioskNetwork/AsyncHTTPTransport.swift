@@ -148,15 +148,42 @@ public final class AsyncHTTPTransport: HTTPTransport {
         // that loop, and AsyncHTTPClient prefers a connection of that loop (its `.indifferent` asks the group for `any()`
         // loop, which is the current one): no thread hop between the app's connection and the upstream's. Requiring
         // the loop (`.delegateAndChannel`) would make the pool open a short-lived "overflow" connection per request.
-        let loop = MultiThreadedEventLoopGroup.singleton.any()
-        let ready = loop.makePromise(of: ResponseCollector.Collected.self)
-        let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, url: redacted, ready: ready)
+        let (http, setups) = try client(proxy: proxy)
+        // A request a server let die unanswered on a connection it had kept open goes again, on another connection,
+        // when sending it twice is harmless (see `StaleConnection`).
+        let replayable = request.bodyStream == nil && StaleConnection.replayableMethods.contains(request.method.uppercased())
+        var attempt = 1
+        while true {
+            let clock = ContinuousClock()
+            let start = clock.now
+            let loop = MultiThreadedEventLoopGroup.singleton.any()
+            let ready = loop.makePromise(of: ResponseCollector.Collected.self)
+            let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, url: redacted, ready: ready)
+            do {
+                return try await send(request, to: target, headers: headers, streams: streams, through: http, setups: setups,
+                                      collector: collector, ready: ready, on: loop, start: start)
+            } catch {
+                if !(error is CancellationError), replayable, attempt < StaleConnection.maxAttempts,
+                   StaleConnection.diedUnanswered(collector.failure ?? error, marks: collector.marks, setups: setups, since: start) {
+                    attempt += 1
+                    continue
+                }
+                throw await failure(error, collector: collector, redacted: redacted, host: host, proxy: proxy,
+                                    connectHost: connectHost, connectPort: connectPort)
+            }
+        }
+    }
+
+    /// One try of `request` on a connection of `http`'s pool: the answer, or AsyncHTTPClient's error as it came.
+    private func send(_ request: HTTPRequest, to target: URL, headers: HTTPHeaders, streams: Bool, through http: HTTPClient,
+                      setups: ConnectionSetups, collector: ResponseCollector, ready: EventLoopPromise<ResponseCollector.Collected>,
+                      on loop: any EventLoop, start: ContinuousClock.Instant) async throws -> HTTPResponse {
+        let clock = ContinuousClock()
+        let redacted = collector.url
+        let host = request.url.host ?? redacted
         let logger = Logger(label: "kiosk.transport.request") { _ in
             ConnectionEventProbe(logLevel: .debug) { [collector] id, _ in collector.noteConnection(id) }
         }
-        let clock = ContinuousClock()
-        let (http, setups) = try client(proxy: proxy)
-        let start = clock.now
         do {
             let outgoing = try HTTPClient.Request(url: target.absoluteString, method: HTTPMethod(rawValue: request.method),
                                                   headers: headers, body: Self.body(of: request, on: loop))
@@ -175,6 +202,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             }
             ready.futureResult.whenComplete { _ in timer.cancel() }
             task.futureResult.whenComplete { result in
+                if case .failure(let error) = result { collector.noteFailure(error) }
                 // A stream cut short ends with the same words as an answer that never came.
                 collector.deliver(result.mapError { error -> any Error in
                     error is KioskError ? error : Self.classify(error, url: redacted, host: host, expectedLength: collector.expectedLength,
@@ -196,18 +224,22 @@ public final class AsyncHTTPTransport: HTTPTransport {
             return answer
         } catch is CancellationError {
             throw KioskError.cancelled
-        } catch {
-            let classified = error as? KioskError
-                ?? Self.classify(error, url: redacted, host: host, expectedLength: collector.expectedLength,
-                                 received: collector.received, timeout: configuration.requestTimeout)
-            // An untrusted certificate: which of expired, not yet valid or unknown issuer, read from the certificate
-            // itself (not through an HTTP proxy, which would have to be asked for a tunnel first).
-            if case .transport(_, let message) = classified, message.hasPrefix(Self.untrustedCertificate), proxy == nil,
-               let reason = await CertificateDiagnosis.reason(host: connectHost, port: connectPort) {
-                throw KioskError.transport(url: redacted, message: "the upstream's certificate for \(host) is not trusted: \(reason)")
-            }
-            throw classified
         }
+    }
+
+    /// What a failed exchange is to its caller: `error` in the words of `classify`, an untrusted certificate's told apart.
+    private func failure(_ error: any Error, collector: ResponseCollector, redacted: String, host: String, proxy: URL?,
+                         connectHost: String, connectPort: Int) async -> KioskError {
+        let classified = error as? KioskError
+            ?? Self.classify(error, url: redacted, host: host, expectedLength: collector.expectedLength,
+                             received: collector.received, timeout: configuration.requestTimeout)
+        // An untrusted certificate: which of expired, not yet valid or unknown issuer, read from the certificate
+        // itself (not through an HTTP proxy, which would have to be asked for a tunnel first).
+        if case .transport(_, let message) = classified, message.hasPrefix(Self.untrustedCertificate), proxy == nil,
+           let reason = await CertificateDiagnosis.reason(host: connectHost, port: connectPort) {
+            return KioskError.transport(url: redacted, message: "the upstream's certificate for \(host) is not trusted: \(reason)")
+        }
+        return classified
     }
 
     /// What AsyncHTTPClient sends as the request's body: its bytes, or a streamed upload written part by part, each once

@@ -4,6 +4,7 @@ import KioskCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Synchronization
 
 // What AsyncHTTPClient 1.37 lets a client see of one exchange's phases (paths under
@@ -119,12 +120,15 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         /// Set once the answer is handed on before its end: the rest of the body goes through it.
         var pipe: BodyPipe?
         var delivered = false
+        /// How AsyncHTTPClient said the request failed, before it was put in words.
+        var failure: (any Error)?
     }
 
     private let state = Mutex(State())
     private let limit: Int
     private let streams: Bool
-    private let url: String
+    /// The request's URL as errors name it (redacted).
+    let url: String
     private let clock = ContinuousClock()
     private let ready: EventLoopPromise<Collected>
 
@@ -150,6 +154,14 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     var expectedLength: Int? { state.withLock { $0.expectedLength } }
     /// The marks so far.
     var marks: ExchangeMarks { state.withLock { $0.marks } }
+
+    /// How AsyncHTTPClient said the request failed, if it did.
+    var failure: (any Error)? { state.withLock { $0.failure } }
+
+    /// Notes how AsyncHTTPClient said the request failed.
+    func noteFailure(_ error: any Error) {
+        state.withLock { $0.failure = error }
+    }
 
     /// Notes the connection AsyncHTTPClient put the request on (heard by a `ConnectionEventProbe`).
     func noteConnection(_ id: String) {
@@ -326,5 +338,40 @@ final class ConnectionSetups: Sendable {
     /// The set-up of connection `id`, if it is among the recent ones.
     func setup(of id: String) -> ConnectionSetup? {
         state.withLock { $0.setups[id] }
+    }
+}
+
+/// A request lost to a connection its server closed while the request was on its way: HTTP/1.1 lets either side close an
+/// idle kept-alive connection at any moment (RFC 9112 §9.3), and a server that does (Node's default after 5 idle seconds,
+/// nginx's after 75) may do it just as a request is written to that connection. The request then dies unanswered though
+/// the server is up; clients and proxies (browsers, curl, nginx's `proxy_next_upstream error`) send it again, on another
+/// connection, when that cannot do harm (RFC 9110 §9.2.2: an idempotent method; RFC 9112 §9.3.1: a body that can be sent
+/// again). A request on a connection opened for it that dies is the server's answer to that request, and is not sent again.
+enum StaleConnection {
+    /// The methods a request may be sent again with (RFC 9110 §9.2.2).
+    static let replayableMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
+    /// Attempts in all: each pooled connection that went stale at once (a server restarted) costs one.
+    static let maxAttempts = 4
+
+    /// Whether an exchange that failed with `error` died unanswered on a connection opened before it began at `start`: it was
+    /// put on that connection, no byte of an answer came, and the connection closed or was reset (while the request was
+    /// written, or after).
+    static func diedUnanswered(_ error: any Error, marks: ExchangeMarks, setups: ConnectionSetups,
+                               since start: ContinuousClock.Instant) -> Bool {
+        guard marks.responseHead == nil, let id = marks.connectionID else { return false }
+        // A connection opened for this exchange is not a stale one; one not among the recent set-ups is older still.
+        if let setup = setups.setup(of: id), setup.opened >= start { return false }
+        switch error {
+        case let error as HTTPClientError:
+            return error == .remoteConnectionClosed || error == .uncleanShutdown
+        case let error as IOError:
+            return [ECONNRESET, EPIPE].contains(error.errnoCode)
+        case let error as NIOSSLError:
+            // A TLS connection closed without its close_notify.
+            if case .uncleanShutdown = error { return true }
+            return false
+        default:
+            return false
+        }
     }
 }
