@@ -133,8 +133,6 @@ public final class AsyncHTTPTransport: HTTPTransport {
         if let hostHeader { headers.replaceOrAdd(name: "Host", value: hostHeader) }
         if headers["User-Agent"].isEmpty && !configuration.passesThrough { headers.add(name: "User-Agent", value: "Kiosk/1.0") }
 
-        let redacted = request.url.redactedString
-        let host = request.url.host ?? redacted
         if !configuration.verifiesCertificates, request.url.scheme?.lowercased() == "https" {
             request.note(ExchangeTouch(kind: .insecure, id: 0, name: request.endpoint, applied: true,
                                        detail: "the upstream's certificate was not checked (kiosk proxy --insecure-upstream): "
@@ -158,7 +156,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             let start = clock.now
             let loop = MultiThreadedEventLoopGroup.singleton.any()
             let ready = loop.makePromise(of: ResponseCollector.Collected.self)
-            let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, url: redacted, ready: ready)
+            let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, url: request.url, ready: ready)
             do {
                 return try await send(request, to: target, headers: headers, streams: streams, through: http, setups: setups,
                                       collector: collector, ready: ready, on: loop, start: start)
@@ -168,7 +166,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
                     attempt += 1
                     continue
                 }
-                throw await failure(error, collector: collector, redacted: redacted, host: host, proxy: proxy,
+                throw await failure(error, collector: collector, host: request.url.host ?? collector.url, proxy: proxy,
                                     connectHost: connectHost, connectPort: connectPort)
             }
         }
@@ -179,8 +177,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
                       setups: ConnectionSetups, collector: ResponseCollector, ready: EventLoopPromise<ResponseCollector.Collected>,
                       on loop: any EventLoop, start: ContinuousClock.Instant) async throws -> HTTPResponse {
         let clock = ContinuousClock()
-        let redacted = collector.url
-        let host = request.url.host ?? redacted
+        // The URL is put in words (redacted) only for an error: every request comes through here.
+        let url = request.url
         let logger = Logger(label: "kiosk.transport.request") { _ in
             ConnectionEventProbe(logLevel: .debug) { [collector] id, _ in collector.noteConnection(id) }
         }
@@ -197,7 +195,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             // whatever the pool is doing. It bounds the wait for the answer (for a stream, for its head: the rest may
             // last as long as data keeps coming, the read timeout ending one gone quiet).
             let timer = loop.scheduleTask(in: Self.timeAmount(timeout)) {
-                collector.deliver(.failure(KioskError.timeout(url: redacted, seconds: timeout.seconds)))
+                collector.deliver(.failure(KioskError.timeout(url: url.redactedString, seconds: timeout.seconds)))
                 task.cancel()
             }
             ready.futureResult.whenComplete { _ in timer.cancel() }
@@ -205,7 +203,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 if case .failure(let error) = result { collector.noteFailure(error) }
                 // A stream cut short ends with the same words as an answer that never came.
                 collector.deliver(result.mapError { error -> any Error in
-                    error is KioskError ? error : Self.classify(error, url: redacted, host: host, expectedLength: collector.expectedLength,
+                    error is KioskError ? error : Self.classify(error, url: url.redactedString, host: url.host ?? url.redactedString, expectedLength: collector.expectedLength,
                                                                 received: collector.received, timeout: timeout)
                 })
             }
@@ -228,8 +226,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
     }
 
     /// What a failed exchange is to its caller: `error` in the words of `classify`, an untrusted certificate's told apart.
-    private func failure(_ error: any Error, collector: ResponseCollector, redacted: String, host: String, proxy: URL?,
+    private func failure(_ error: any Error, collector: ResponseCollector, host: String, proxy: URL?,
                          connectHost: String, connectPort: Int) async -> KioskError {
+        let redacted = collector.url
         let classified = error as? KioskError
             ?? Self.classify(error, url: redacted, host: host, expectedLength: collector.expectedLength,
                              received: collector.received, timeout: configuration.requestTimeout)

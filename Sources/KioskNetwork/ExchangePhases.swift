@@ -127,18 +127,20 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     private let state = Mutex(State())
     private let limit: Int
     private let streams: Bool
-    /// The request's URL as errors name it (redacted).
-    let url: String
+    /// The request's URL, named (redacted) in errors.
+    let target: URL
+    /// The request's URL as errors name it: redacted, and made only for an error.
+    var url: String { target.redactedString }
     private let clock = ContinuousClock()
     private let ready: EventLoopPromise<Collected>
 
     /// Holds bodies up to `limit` bytes, naming the (redacted) `url` in errors. Past the limit the body is refused,
     /// unless `streams`: then the answer, and from the head on an event stream's, is handed on (`ready`) with the rest
     /// of its body streaming. `ready` gets the whole answer otherwise (from `deliver`).
-    init(limit: Int, streams: Bool, url: String, ready: EventLoopPromise<Collected>) {
+    init(limit: Int, streams: Bool, url: URL, ready: EventLoopPromise<Collected>) {
         self.limit = limit
         self.streams = streams
-        self.url = url
+        target = url
         self.ready = ready
     }
 
