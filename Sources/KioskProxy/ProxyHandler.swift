@@ -322,19 +322,33 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 case .success(let sslContext):
                     let channel = context.channel
                     let host = target.host.contains(":") ? "[\(target.host)]" : target.host
-                    guard let base = URL(string: "https://\(host)\(target.port == 443 ? "" : ":\(target.port)")") else {
+                    let settings = settings
+                    /// The handlers reading the app's requests as `scheme` URLs of the CONNECT's host and port.
+                    func inner(_ scheme: String, defaultPort: Int) -> [any ChannelHandler]? {
+                        guard let base = URL(string: "\(scheme)://\(host)\(target.port == defaultPort ? "" : ":\(target.port)")") else { return nil }
+                        return Self.httpHandlers(settings, origin: Origin(base: base, isReverse: false))
+                    }
+                    guard let secure = inner("https", defaultPort: 443), let plain = inner("http", defaultPort: 80) else {
                         return channel.close(promise: nil)
                     }
-                    let inner = Self.httpHandlers(settings, origin: Origin(base: base, isReverse: false))
                     do {
                         let leftovers = LeftoverBytes()
                         try channel.pipeline.syncOperations.addHandler(leftovers, position: .after(self))
                         try leaveHTTP(context: context, established: head.version)
                         let operations = channel.pipeline.syncOperations
-                        let tls = NIOSSLServerHandler(context: sslContext)
-                        try operations.addHandler(tls, position: .first)
-                        try operations.addHandlers(inner, position: .after(tls))
-                        // Whatever the app sent before the 200 (its TLS hello) goes through TLS now.
+                        // TLS (a handshake record first) is read with a leaf for the host; anything else as plain HTTP, which
+                        // some apps send through a CONNECT too (`curl -p`, WebSocket clients for ws:// behind HTTPS_PROXY).
+                        let sniffer = TunnelSniffer(timeout: settings.configuration.requestHeadTimeout) { operations, sniffer, isTLS in
+                            if isTLS {
+                                let tls = NIOSSLServerHandler(context: sslContext)
+                                try operations.addHandler(tls, position: .after(sniffer))
+                                try operations.addHandlers(secure, position: .after(tls))
+                            } else {
+                                try operations.addHandlers(plain, position: .after(sniffer))
+                            }
+                        }
+                        try operations.addHandler(sniffer, position: .first)
+                        // Whatever the app sent before the 200 (its TLS hello) is read now.
                         let early = leftovers.taken
                         operations.removeHandler(leftovers, promise: nil)
                         for buffer in early { operations.fireChannelRead(NIOAny(buffer)) }
@@ -591,6 +605,50 @@ final class LeftoverBytes: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         taken.append(unwrapInboundIn(data))
+    }
+}
+
+/// Tells what an app speaks inside an intercepted CONNECT by its first byte: a TLS handshake record (0x16) or, otherwise,
+/// plain HTTP. `configure` adds the handlers that read it after this one, which then hands on what it read and leaves.
+/// An app that sends nothing within `timeout` is disconnected, as one slow to send a request head is.
+final class TunnelSniffer: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias Configure = (ChannelPipeline.SynchronousOperations, TunnelSniffer, _ isTLS: Bool) throws -> Void
+    private let timeout: Duration
+    private let configure: Configure
+    private var deadline: Scheduled<Void>?
+    private var decided = false
+
+    init(timeout: Duration, configure: @escaping Configure) {
+        self.timeout = timeout
+        self.configure = configure
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let (seconds, attoseconds) = timeout.components
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+            channel.close(promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        guard !decided else { return context.fireChannelRead(data) }
+        guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return }
+        decided = true
+        deadline?.cancel()
+        do {
+            try configure(context.pipeline.syncOperations, self, first == 0x16)
+        } catch {
+            return context.close(promise: nil)
+        }
+        context.fireChannelRead(data)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 }
 

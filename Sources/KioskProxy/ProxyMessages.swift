@@ -201,7 +201,7 @@ enum ProxyMessages {
         case .timeout(_, let seconds)?:
             Refusal(.gatewayTimeout, "The upstream did not answer \(shownURL) within \(Int(seconds)) s.")
         case .offline(let host)?:
-            Refusal(.badGateway, "Kiosk could not connect to \(host): the connection was refused or the name does not resolve.")
+            Refusal(.badGateway, "Kiosk could not connect to \(host): the name does not resolve, or the connection was refused, or it (or its TLS handshake) did not finish in time.")
         case .refused(_, let reason)?:
             Refusal(.badGateway, "Kiosk refused to forward \(shownURL): \(reason).")
         case .truncatedBody(_, let expected, let received)?:

@@ -119,6 +119,27 @@ struct InterceptionTests {
         }
     }
 
+    @Test("Plain HTTP inside a CONNECT (curl -p, a ws:// client behind HTTPS_PROXY) is read and forwarded as http://, not dropped")
+    func plainHTTPInsideConnect() async throws {
+        let upstream = try await EchoUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true) { proxy, upstream in
+            // Given an intercepting proxy and an app that tunnels its plain-HTTP request (curl's --proxytunnel)
+            let (status, output) = try await runCurl(["-sS", "--max-time", "10", "-p", "-x", "http://127.0.0.1:\(proxy.port)",
+                                                   upstream.url("/echo")])
+            // Then the request reached the upstream through Kiosk's debugger (its Via), not through a blind tunnel
+            #expect(status == 0, "\(String(decoding: output, as: UTF8.self))")
+            let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: output)
+            #expect(echo.values("Via").first?.hasPrefix("1.1 kiosk-") == true)
+            // And the log holds it as the http:// exchange it was
+            var logged: RequestRecord?
+            for _ in 0..<500 where logged == nil {
+                logged = try proxy.records().first { $0.method == "GET" && $0.url == upstream.url("/echo") }
+                if logged == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(logged?.status == 200)
+        }
+    }
+
     @Test("A leaf is what clients demand: the name in SAN, serverAuth, digitalSignature, CA:false, the CA's key id, 45 days, P-256")
     func leafFields() throws {
         let folder = TemporaryDirectory.url("kiosk-proxy-ca")
