@@ -226,7 +226,8 @@ final class ProxyCachingTransport: HTTPTransport {
         } else if request.method == "GET", case .found(let entry) = found, Self.isStorable(response, for: request),
                   Self.isUnchanged(entry, response) {
             // The same answer again: only its times move, written behind.
-            cache.noteConfirmed(id: entry.id, requestTime: sent, responseTime: received)
+            cache.noteConfirmed(id: entry.id, requestTime: sent, responseTime: received, date: response.headers["Date"],
+                                age: response.headers["Age"])
             stored = true
         } else if request.method == "GET", Self.isStorable(response, for: request) {
             let vary = Key.varyNames(response.headers)
@@ -324,10 +325,11 @@ final class ProxyCachingTransport: HTTPTransport {
     }
 
     /// What is kept of the answer's fields: not the hop-by-hop ones (the proxy removed them already), not Set-Cookie,
-    /// and not a Cache-Status or Age of a stored answer (made anew at each use).
+    /// and not a Cache-Status (made anew at each use). Its `Age` is kept: the age it had when it came counts in its age
+    /// from then on (RFC 9111 §4.2.3), and each use gives the app its current age instead.
     static func storedHeaders(_ headers: HTTPHeaderFields) -> HTTPHeaderFields {
         var kept = headers
-        for name in ["Set-Cookie", "Set-Cookie2", CacheStatus.headerName, "Age"] { kept.removeAll(named: name) }
+        for name in ["Set-Cookie", "Set-Cookie2", CacheStatus.headerName] { kept.removeAll(named: name) }
         return kept
     }
 

@@ -41,7 +41,7 @@ public struct CacheControl: Sendable, Hashable {
                 $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             }
             guard let name = parts.first?.lowercased(), !name.isEmpty else { continue }
-            let number = parts.count > 1 ? Int(parts[1]).map { max(0, $0) } : nil
+            let number = parts.count > 1 ? Self.deltaSeconds(parts[1]) : nil
             switch name {
             case "max-age": maxAge = number
             case "no-store": noStore = true
@@ -53,6 +53,19 @@ public struct CacheControl: Sendable, Hashable {
             default: continue
             }
         }
+    }
+}
+
+extension CacheControl {
+    /// The most seconds a directive's value stands for: RFC 9111 §1.2.2 has a value too large to represent (or a
+    /// calculation that overflows) taken as 2^31.
+    static let maxDeltaSeconds = 2_147_483_648
+
+    /// A directive's delta-seconds: at most `maxDeltaSeconds` (the digits of a larger number too), a negative number 0
+    /// (stale at once, as RFC 9111 §4.2.1 has invalid freshness taken), anything else nil.
+    static func deltaSeconds(_ text: String) -> Int? {
+        if let value = Int(text) { return min(max(0, value), maxDeltaSeconds) }
+        return !text.isEmpty && text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) ? maxDeltaSeconds : nil
     }
 }
 

@@ -87,7 +87,7 @@ public final class ProxyCache: Sendable, StoreFile {
     /// What waits to be written behind: uses, and answers confirmed unchanged.
     private struct Pending {
         var uses: [Int64: (last: Date, count: Int)] = [:]
-        var confirmed: [Int64: (requestTime: Date, responseTime: Date)] = [:]
+        var confirmed: [Int64: (requestTime: Date, responseTime: Date, date: String?, age: String?)] = [:]
         var isEmpty: Bool { uses.isEmpty && confirmed.isEmpty }
     }
     /// Answers given to `store(_:failed:)` and not written yet, with the lookups waiting for them.
@@ -183,9 +183,10 @@ public final class ProxyCache: Sendable, StoreFile {
     }
 
     /// Notes that the upstream sent the entry's answer again, unchanged (its status, fields but `Date` and `Age`, and
-    /// body): only its times move, written behind like uses, so an answer that does not change costs no write of its own.
-    public func noteConfirmed(id: Int64, requestTime: Date, responseTime: Date) {
-        noteBehind { pending in pending.confirmed[id] = (requestTime, responseTime) }
+    /// body): only its times move, with the new answer's `date` and `age` fields (nil: none), which its age is reckoned
+    /// from (RFC 9111 §4.2.3); written behind like uses, so an answer that does not change costs no write of its own.
+    public func noteConfirmed(id: Int64, requestTime: Date, responseTime: Date, date: String?, age: String?) {
+        noteBehind { pending in pending.confirmed[id] = (requestTime, responseTime, date, age) }
     }
 
     /// Notes something to write behind, and queues the write when it is the first of its burst: a tenth of a second
@@ -221,9 +222,18 @@ public final class ProxyCache: Sendable, StoreFile {
         guard !pending.isEmpty else { return }
         let update = try db.cachedStatement(sql: "UPDATE cacheEntry SET lastUsed = MAX(lastUsed, ?), hits = hits + ? WHERE id = ?")
         for (id, use) in pending.uses { try update.execute(arguments: [use.last, use.count, id]) }
-        let confirm = try db.cachedStatement(sql: "UPDATE cacheEntry SET requestTime = ?, responseTime = ? WHERE id = ? AND responseTime < ?")
-        for (id, times) in pending.confirmed {
-            try confirm.execute(arguments: [times.requestTime, times.responseTime, id, times.responseTime])
+        let stored = try db.cachedStatement(sql: "SELECT headers FROM cacheEntry WHERE id = ? AND responseTime < ?")
+        let confirm = try db.cachedStatement(sql: """
+            UPDATE cacheEntry SET requestTime = ?, responseTime = ?, headers = ?, size = size - length(headers) + ? WHERE id = ?
+            """)
+        for (id, confirmed) in pending.confirmed {
+            // An older confirmation than the stored answer moves nothing back.
+            guard let data = try Data.fetchOne(stored, arguments: [id, confirmed.responseTime]) else { continue }
+            var headers = Self.decode(data)
+            headers["Date"] = confirmed.date
+            headers["Age"] = confirmed.age
+            let encoded = Self.encode(headers)
+            try confirm.execute(arguments: [confirmed.requestTime, confirmed.responseTime, encoded, encoded.count, id])
         }
     }
 
@@ -537,6 +547,9 @@ public final class ProxyCache: Sendable, StoreFile {
                 headers.removeAll(named: name)
                 for value in notModified.values(for: name) { headers.add(name: name, value: value) }
             }
+            // The answer's age is reckoned from the 304 now (its times are the 304's): an Age or Date of the answer it
+            // renews would make it older than it is.
+            for name in ["Age", "Date"] where notModified[name] == nil { headers.removeAll(named: name) }
             let encoded = Self.encode(headers)
             try db.execute(sql: """
                 UPDATE cacheEntry SET headers = ?, requestTime = ?, responseTime = ?, size = size - length(headers) + ?

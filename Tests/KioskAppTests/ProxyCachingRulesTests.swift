@@ -103,6 +103,16 @@ struct ProxyCachingRulesTests {
         #expect(!ProxyCachingTransport.isUnchanged(entry, other))
     }
 
+    @Test("A directive's seconds: a number too large to hold is 2^31 (RFC 9111 §1.2.2), a negative one 0, anything else none",
+          arguments: [
+            ("max-age=60", 60), (#"max-age="60""#, 60), ("max-age=99999999999999999999999", 2_147_483_648),
+            ("max-age=4294967296", 2_147_483_648), ("max-age=-5", 0), ("max-age=abc", nil), ("max-age=", nil), ("max-age=1e3", nil),
+          ] as [(String, Int?)])
+    func deltaSeconds(header: String, expected: Int?) {
+        #expect(CacheControl(header).maxAge == expected)
+        #expect(CacheControl(header.replacingOccurrences(of: "max-age", with: "stale-if-error")).staleIfError == expected)
+    }
+
     @Test("The request's directives: Cache-Control, else Pragma: no-cache")
     func requestDirectives() {
         #expect(ProxyCachingTransport.requestDirectives(["Pragma": "no-cache"]).noCache)

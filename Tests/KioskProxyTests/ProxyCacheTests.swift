@@ -450,6 +450,55 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    @Test("The upstream's Age counts in a stored answer's age; the same answer sent again, younger, is as young as it came")
+    func upstreamAge() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        // An answer 50 s old when it comes (from a cache on the way), fresh for 60; then the same answer, new
+        let ages = Mutex(["50", "0"])
+        upstream.answer { _ in (.ok, [("Cache-Control", "max-age=60"), ("Age", ages.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] })], "aged") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            #expect(try await proxy.send(.GET, upstream.url("/a")).header("Age") == ["50"])
+            // When asked 5 s later: a hit 55 s old, fresh for 5 s more
+            await proxy.harness.now.advance(by: .seconds(5))
+            let hit = try await proxy.send(.GET, upstream.url("/a"))
+            #expect(hit.header("Age") == ["55"])
+            #expect(hit.header("Cache-Status") == ["Kiosk;hit;ttl=5;detail=fresh"])
+            // When asked 10 s after that: stale, so it goes upstream, which sends the same answer, 0 s old
+            await proxy.harness.now.advance(by: .seconds(10))
+            let again = try await proxy.send(.GET, upstream.url("/a"))
+            #expect(again.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=stale;fwd-status=200;") == true)
+            #expect(upstream.requests.count == 2)
+            // Then the stored answer is as young as that one: a hit 10 s later is 10 s old, fresh for 50 more
+            _ = try proxy.kiosk.proxyCacheStats()
+            await proxy.harness.now.advance(by: .seconds(10))
+            let young = try await proxy.send(.GET, upstream.url("/a"))
+            #expect(young.header("Age") == ["10"])
+            #expect(young.header("Cache-Status") == ["Kiosk;hit;ttl=50;detail=fresh"])
+            #expect(upstream.requests.count == 2)
+        }
+    }
+
+    @Test("A 304 without Age or Date leaves none of the renewed answer's: its age starts again from the 304")
+    func renewedAge() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.headers["If-None-Match"].first == #""e1""# ? (.notModified, [("ETag", #""e1""#), ("Cache-Control", "max-age=60")], "")
+                : (.ok, [("ETag", #""e1""#), ("Cache-Control", "max-age=60"), ("Age", "40")], "body")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            _ = try await proxy.send(.GET, upstream.url("/r"))
+            // Stale 30 s later (40 + 30 > 60): revalidated, and renewed by a 304 that carries no Age
+            await proxy.harness.now.advance(by: .seconds(30))
+            let renewed = try await proxy.send(.GET, upstream.url("/r"))
+            #expect(renewed.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=304;ttl=60;stored;detail=revalidated"])
+            // Then 20 s on it is 20 s old, not 60
+            await proxy.harness.now.advance(by: .seconds(20))
+            let hit = try await proxy.send(.GET, upstream.url("/r"))
+            #expect(hit.header("Age") == ["20"])
+            #expect(hit.header("Cache-Status") == ["Kiosk;hit;ttl=40;detail=fresh"])
+        }
+    }
+
     @Test("Within stale-while-revalidate a stale answer is given at once; the next request sees the revalidated body")
     func staleWhileRevalidate() async throws {
         let upstream = try await ScriptedUpstream.start()
