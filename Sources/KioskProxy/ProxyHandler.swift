@@ -44,13 +44,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     struct Origin: Sendable {
         let base: URL
         let isReverse: Bool
-
-        /// The base without a trailing slash: what a redirect under it starts with.
-        var prefix: String {
-            var text = base.absoluteString
-            while text.hasSuffix("/") { text.removeLast() }
-            return text
-        }
     }
 
     private let settings: Settings
@@ -488,7 +481,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func write(_ response: HTTPResponse, to request: HTTPRequestHead, context: ChannelHandlerContext) {
         // A reverse listener's redirects point back at it, by the address the app used (its Host).
         let relocating = origin.flatMap { origin in
-            origin.isReverse ? request.headers.first(name: "Host").map { (origin.prefix, "http://\($0)") } : nil
+            origin.isReverse ? request.headers.first(name: "Host").map { (origin.base, "http://\($0)") } : nil
         }
         var head = ProxyMessages.responseHead(response, method: request.method, version: request.version, via: via,
                                               relocating: relocating)

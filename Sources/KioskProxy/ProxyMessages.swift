@@ -171,11 +171,10 @@ enum ProxyMessages {
     /// With `relocating`, a `Location` under the reverse listener's upstream base is said under the listener's own
     /// address instead, so a redirect keeps the app on Kiosk.
     static func responseHead(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, via: String,
-                             relocating: (upstream: String, listener: String)? = nil) -> HTTPResponseHead {
+                             relocating: (upstream: URL, listener: String)? = nil) -> HTTPResponseHead {
         var fields = forwardable(response.headers.fields)
-        if let relocating, let index = fields.firstIndex(where: { HTTPHeaderFields.sameName($0.name, "location") }),
-           fields[index].value.hasPrefix(relocating.upstream) {
-            fields[index].value = relocating.listener + fields[index].value.dropFirst(relocating.upstream.count)
+        if let relocating, let index = fields.firstIndex(where: { HTTPHeaderFields.sameName($0.name, "location") }) {
+            fields[index].value = relocated(fields[index].value, upstream: relocating.upstream, listener: relocating.listener)
         }
         let bodiless = method == .HEAD || response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
         // A streamed body passes whole, so the upstream's declared length (if any) stays true; without one it goes
@@ -188,6 +187,40 @@ enum ProxyMessages {
         return HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: response.status),
                                 headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
     }
+
+    /// A reverse listener's `location` as the app should follow it: one under the upstream base (`http://up/base`) — as
+    /// a whole URL, a scheme-relative one (`//up/base/x`) or a path (`/base/x`) — is said under `listener`
+    /// (`http://host:port`, the address the app used); anything else is kept as it is. "Under" means at a path segment's
+    /// boundary: `/basement` is not under `/base`.
+    static func relocated(_ location: String, upstream base: URL, listener: String) -> String {
+        let basePath = base.path(percentEncoded: true).hasSuffix("/") ? String(base.path(percentEncoded: true).dropLast())
+            : base.path(percentEncoded: true)
+        /// What follows the base path in `path` (with its query and fragment), nil when `path` is not under it.
+        func remainder(_ components: URLComponents) -> String? {
+            let path = components.percentEncodedPath
+            guard path == basePath || path.hasPrefix(basePath + "/") || basePath.isEmpty else { return nil }
+            var rest = String(path.dropFirst(basePath.count))
+            if rest.isEmpty { rest = "/" }
+            if let query = components.percentEncodedQuery { rest += "?" + query }
+            if let fragment = components.percentEncodedFragment { rest += "#" + fragment }
+            return rest
+        }
+        if location.hasPrefix("/") && !location.hasPrefix("//") {
+            // A path of the upstream's: under the listener it lacks the base path.
+            guard !basePath.isEmpty, let components = URLComponents(string: location), let rest = remainder(components) else { return location }
+            return rest
+        }
+        let scheme = base.scheme?.lowercased() ?? "http"
+        guard let components = URLComponents(string: location.hasPrefix("//") ? scheme + ":" + location : location),
+              components.scheme?.lowercased() == scheme,
+              components.host?.lowercased() == base.host(percentEncoded: true)?.lowercased(),
+              (components.port ?? Self.defaultPort(scheme)) == (base.port ?? Self.defaultPort(scheme)),
+              let rest = remainder(components)
+        else { return location }
+        return listener + rest
+    }
+
+    private static func defaultPort(_ scheme: String) -> Int { scheme == "https" ? 443 : 80 }
 
     /// Whether a body is written after `head` for a request of `method`.
     static func carriesBody(_ head: HTTPResponseHead, method: HTTPMethod) -> Bool {
