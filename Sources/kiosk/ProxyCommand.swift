@@ -219,7 +219,10 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 try await group.run()
             } catch {
                 await runtime.stop()
-                throw KioskError.transport(url: "http://\(shownHost):\(port)/", message: "cannot serve the proxy: \(error)")
+                let reverse = (try? reverseRoutes()) ?? []
+                throw ListenFailure.error(error, listeners: [.init(option: "--port", host: host, port: port),
+                                                             .init(option: "--console-port", host: localHost, port: consolePort)]
+                                                             + reverse.map { .init(option: "--reverse", host: localHost, port: $0.port) })
             }
             await runtime.stop()
         }

@@ -115,7 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
                 try await app.runService()
             } catch {
                 await runtime.stop()
-                throw KioskError.transport(url: "\(usesTLS ? "https" : "http")://\(host):\(port)/", message: "cannot serve: \(error)")
+                throw ListenFailure.error(error, listeners: [.init(option: "--port", host: host, port: port)])
             }
             await runtime.stop()
         }

@@ -357,3 +357,40 @@ struct LogCLITests {
         }
     }
 }
+
+@Suite("A listener's port already taken")
+struct PortTakenTests {
+    /// A socket listening on a free loopback port, as another program would; its port.
+    private static func occupy() throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
+                                  sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && listen(descriptor, 1) == 0
+                && getsockname(descriptor, $0, &length) == 0 }
+        }
+        try #require(bound)
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    @Test("kiosk proxy and kiosk serve name the listener whose port is taken and the option to change, and stop")
+    func namesTheTakenPort() throws {
+        // Given a port another program listens on
+        let (descriptor, port) = try Self.occupy()
+        defer { close(descriptor) }
+        let cli = CLI()
+        // When the proxy is asked to listen there, then its console, then kiosk serve
+        for (arguments, option) in [(["proxy", "--port", "\(port)", "--console-port", "0"], "--port"),
+                                    (["proxy", "--port", "0", "--console-port", "\(port)"], "--console-port"),
+                                    (["serve", "--port", "\(port)"], "--port")] {
+            let result = try cli.run(arguments)
+            // Then each stops with an error that says which address is taken and how to choose another
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("Cannot listen on 127.0.0.1:\(port) (\(option)): already in use"), "\(result.stderr)")
+            #expect(result.stderr.contains("Choose another port with \(option), or 0 for a free one."), "\(result.stderr)")
+            #expect(!result.stderr.contains("bind(descriptor"), "\(result.stderr)")
+        }
+    }
+}
