@@ -149,7 +149,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         let (http, setups) = try client(proxy: proxy)
         // A request a server let die unanswered on a connection it had kept open goes again, on another connection,
         // when sending it twice is harmless (see `StaleConnection`).
-        let replayable = request.bodyStream == nil && StaleConnection.replayableMethods.contains(request.method.uppercased())
+        let replayable = request.bodyStream == nil && StaleConnection.replayableMethods.contains(request.method)
         var attempt = 1
         while true {
             let clock = ContinuousClock()

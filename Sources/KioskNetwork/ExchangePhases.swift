@@ -350,7 +350,7 @@ final class ConnectionSetups: Sendable {
 /// connection, when that cannot do harm (RFC 9110 §9.2.2: an idempotent method; RFC 9112 §9.3.1: a body that can be sent
 /// again). A request on a connection opened for it that dies is the server's answer to that request, and is not sent again.
 enum StaleConnection {
-    /// The methods a request may be sent again with (RFC 9110 §9.2.2).
+    /// The methods a request may be sent again with (RFC 9110 §9.2.2; a method's name is case-sensitive, §9.1).
     static let replayableMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
     /// Attempts in all: each pooled connection that went stale at once (a server restarted) costs one.
     static let maxAttempts = 4
