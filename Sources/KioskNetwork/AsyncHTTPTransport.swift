@@ -296,11 +296,43 @@ public final class AsyncHTTPTransport: HTTPTransport {
         if let expectedLength, received < expectedLength {
             return .truncatedBody(url: url, expected: expectedLength, received: received)
         }
+        if let parserError = error as? HTTPParserError, parserError != .invalidEOFState {
+            return .transport(url: url, message: unreadableAnswer(parserError))
+        }
         let text = String(describing: error)
         if text.contains("invalidEOFState") || text.contains("EOF") {
             return .truncatedBody(url: url, expected: expectedLength ?? 0, received: received)
         }
         return .transport(url: url, message: text)
+    }
+
+    /// What was wrong with an upstream's answer that NIO's HTTP/1 parser could not read, in words a user can act on
+    /// (llhttp's own, "invalid constant string" or "unknown", say where it stopped, not what the server sent).
+    static func unreadableAnswer(_ error: HTTPParserError) -> String {
+        switch error {
+        case .headerOverflow:
+            "the upstream's answer has a header section larger than 80 KB, more than Kiosk reads"
+        case .invalidConstant, .invalidVersion, .invalidStatus:
+            "the upstream's answer does not begin with an HTTP/1.x status line (a server speaking another protocol, "
+                + "or TLS on a plain http:// port?)"
+        case .invalidHeaderToken, .invalidCharactersUsed, .lfExpected, .strictModeAssertion:
+            "the upstream's answer has a header line that is not valid HTTP/1.1 (a control character, a folded line, "
+                + "or a bad field name)"
+        case .invalidContentLength:
+            "the upstream's Content-Length is not a valid length"
+        case .unexpectedContentLength:
+            "the upstream's answer has two different Content-Lengths, or a Content-Length with Transfer-Encoding "
+                + "(refused: the two could frame the body differently)"
+        case .invalidChunkSize:
+            "the upstream's chunked body has a chunk whose size line is not valid"
+        // llhttp's codes NIO does not name: a Transfer-Encoding beside a Content-Length or not ending in chunked, a
+        // line not ended by CRLF.
+        case .unknown:
+            "the upstream's answer is not valid HTTP/1.1: a Transfer-Encoding with a Content-Length (refused: the two "
+                + "could frame the body differently) or not ending in chunked, or a line not ended by CRLF"
+        default:
+            "the upstream's answer is not valid HTTP/1.1 (the parser stopped at: \(error.debugDescription))"
+        }
     }
 
     /// How `tlsFailure` starts when the certificate did not verify (then `CertificateDiagnosis` may say why).
