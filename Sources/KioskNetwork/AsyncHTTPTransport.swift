@@ -85,6 +85,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
             // A proxy carries an app's parallel requests as the app sends them, not queued behind eight connections.
             if configuration.passesThrough { clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 256 }
             clientConfiguration.httpVersion = .automatic
+            // Kiosk reports no distributed traces; AsyncHTTPClient would otherwise start a span (a no-op one, found
+            // by a dynamic cast) for every request.
+            clientConfiguration.tracing.tracer = nil
             // The pool's own log statements are the only place AsyncHTTPClient says when a connection is
             // being opened (see ExchangePhases.swift); this logger times them and prints nothing.
             let setups = ConnectionSetups()
@@ -285,6 +288,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             }
         }
         if let reason = tlsFailure(error, host: host) { return .transport(url: url, message: reason) }
+        if let reason = outOfDescriptors(error) { return .transport(url: url, message: reason) }
         if error is NIOConnectionError { return .offline(host: host) }
         if let ioError = error as? IOError,
            [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ECONNABORTED, ETIMEDOUT].contains(ioError.errnoCode) {
@@ -333,6 +337,21 @@ public final class AsyncHTTPTransport: HTTPTransport {
         default:
             "the upstream's answer is not valid HTTP/1.1 (the parser stopped at: \(error.debugDescription))"
         }
+    }
+
+    /// Why no connection could be opened when the process has every file it may have open (EMFILE) or the system
+    /// has (ENFILE): not the upstream's fault, and not "could not connect", which would send the user looking there.
+    static func outOfDescriptors(_ error: any Error) -> String? {
+        let errors = (error as? NIOConnectionError).map { $0.connectionErrors.map(\.error) } ?? [error]
+        let codes = errors.compactMap { ($0 as? IOError)?.errnoCode }
+        if codes.contains(ENFILE) {
+            return "the system has as many files open as it allows (ENFILE): Kiosk could not open a connection"
+        }
+        guard codes.contains(EMFILE) else { return nil }
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        return "Kiosk has as many connections and files open as it may (its open-file limit, ulimit -n, is \(limit.rlim_cur)): "
+            + "it could not open one more to the upstream"
     }
 
     /// How `tlsFailure` starts when the certificate did not verify (then `CertificateDiagnosis` may say why).

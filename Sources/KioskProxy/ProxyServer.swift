@@ -49,6 +49,8 @@ public struct ProxyConfiguration: Sendable {
     public var isLocalPeer: @Sendable (IPAddress?) -> Bool = { $0?.isLoopbackPeer ?? false }
     /// Where the listener counts its connections, requests, tunnels and refusals (shared by a process's listeners).
     public var meter = ProxyMeter()
+    /// How many apps' connections the listener holds at once; share one among a process's listeners, as the meter.
+    public var connections = ConnectionBudget.forThisProcess()
 
     /// Whether a CONNECT to `host` is read (Kiosk's certificate) rather than tunnelled blind.
     public func intercepts(_ host: String) -> Bool {
@@ -127,6 +129,7 @@ public final class ProxyServer: Service, Sendable {
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
+                    try channel.pipeline.syncOperations.addHandler(AcceptGate(budget: configuration.connections))
                 }
             }
             .childChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -155,6 +155,13 @@ struct ProxyRunCommand: AsyncParsableCommand {
             if offline {
                 Output.human("Offline: no upstream is asked; stored answers are given, anything else is a 504.")
             }
+            // Each app's connection costs two open files; the budget keeps the process from running out (see ConnectionBudget).
+            let fileLimit = OpenFileLimit.raise()
+            let connections = ConnectionBudget(maximum: ConnectionBudget.maximum(forOpenFileLimit: fileLimit)) { most in
+                printError("note: the proxy holds its most connections at once, \(most) (from its open-file limit, \(fileLimit)); "
+                           + "more wait until some close. Raise the hard limit (ulimit -Hn) to carry more.")
+            }
+            if let note = OpenFileLimit.note(limit: fileLimit, connections: connections.maximum) { Output.human(note) }
             let kiosk = runtime.kiosk
             let host = host
             let shownHost = host.contains(":") ? "[\(host)]" : host
@@ -173,6 +180,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             let listeners = Mutex<[ProxyOverview.Listener]>([])
             var configuration = ProxyConfiguration(host: host, port: port, ownPorts: { consolePorts.all })
             configuration.meter = meter
+            configuration.connections = connections
             configuration.authority = authority
             configuration.interceptedHosts = interceptedHosts
             configuration.ignoredHosts = ignoredHosts
@@ -194,6 +202,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 reverse.upstreamTrustRoots = roots
                 reverse.verifiesUpstream = verifies
                 reverse.meter = meter
+                reverse.connections = connections
                 return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) }, onBound: { bound in
                     consolePorts.add(bound)
                     listeners.withLock { $0.append(ProxyOverview.Listener(kind: "reverse", address: "\(shownLocalHost):\(bound)",

@@ -82,6 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await reportingErrors {
             // The certificate first: a bad --tls-cert stops here, before any upstream starts.
             let tls = try tlsMaterial()
+            OpenFileLimit.raise()
             // Only the web app has a console (/debug/paused) in which a paused request can be decided.
             let runtime = try await Runtime.start(global, pausesAtBreakpoints: true)
             let host = listenHost

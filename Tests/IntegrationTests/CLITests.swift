@@ -394,3 +394,59 @@ struct PortTakenTests {
         }
     }
 }
+
+@Suite("kiosk proxy and the open-file limit")
+struct OpenFileLimitTests {
+    /// The hard limit of open files of this process (what a child may raise its soft limit to).
+    static var hardLimit: Int {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        return Int(clamping: limit.rlim_max)
+    }
+
+    /// Starts `kiosk proxy` from a shell that first runs `ulimit`; its pid and what it printed up to its address line.
+    private static func proxy(after ulimit: String, cli: CLI) throws -> (process: ChildProcess, output: String) {
+        let command = "\(ulimit) && exec '\(CLI.executable.path)' proxy --port 0 --console-port 0 --data-dir '\(cli.dataDirectory.path)'"
+        let process = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", command], stdout: .pipe, stderr: .null)
+        let out = try #require(process.standardOutput)
+        var text = ""
+        while !text.contains("Kiosk proxy on") {
+            let chunk = out.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return (process, text)
+    }
+
+    /// The soft limit of open files of process `pid`, from /proc.
+    private static func softLimit(of pid: pid_t) throws -> Int? {
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }
+        return line?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first.flatMap { Int($0) }
+    }
+
+    @Test("Started with a low soft limit, kiosk proxy raises it to the hard one (each app's connection costs two files)",
+          .enabled(if: hardLimit >= 2048, "the hard limit is too low to tell a raise"))
+    func raisesTheSoftLimit() throws {
+        // Given a shell whose soft limit is 256, below its hard limit
+        let cli = CLI()
+        let (process, output) = try Self.proxy(after: "ulimit -Sn 256", cli: cli)
+        defer { process.signal(); _ = process.waitUntilExit() }
+        #expect(output.contains("Kiosk proxy on"), "\(output)")
+        // Then the running proxy's soft limit is the hard one (at most 2^20), and it says nothing about it
+        #expect(try Self.softLimit(of: process.pid) == min(Self.hardLimit, 1 << 20))
+        #expect(!output.contains("Open-file limit"))
+    }
+
+    @Test("Started with a hard limit of 200, kiosk proxy says how many connections it holds at once and how to carry more")
+    func saysWhenTheLimitIsLow() throws {
+        // Given a shell whose hard limit is 200
+        let cli = CLI()
+        let (process, output) = try Self.proxy(after: "ulimit -n 200", cli: cli)
+        defer { process.signal(); _ = process.waitUntilExit() }
+        // Then the proxy starts, and says what the limit allows: 36 connections, (200 - 128) / 2
+        #expect(output.contains("Kiosk proxy on"), "\(output)")
+        #expect(output.contains("Open-file limit 200") && output.contains("holds 36 connections at once"), "\(output)")
+        #expect(output.contains("Raise the hard limit"))
+    }
+}

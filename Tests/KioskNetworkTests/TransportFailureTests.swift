@@ -1,0 +1,35 @@
+import Foundation
+import KioskCore
+import NIOCore
+import Testing
+@testable import KioskNetwork
+
+@Suite("How a failed exchange is put in words")
+struct TransportFailureTests {
+    @Test("Out of open files, a connection that could not be opened says so and names the limit, not the upstream")
+    func outOfFiles() {
+        // Given the error NIO throws when socket(2) fails with EMFILE
+        let error = IOError(errnoCode: EMFILE, reason: "socket(domain:type:protocolSubtype:)")
+        // When it is classified
+        let classified = AsyncHTTPTransport.classify(error, url: "http://example.test/", host: "example.test",
+                                                     expectedLength: nil, received: 0, timeout: .seconds(15))
+        // Then it is a transport failure naming the open-file limit, not "could not connect to example.test"
+        guard case .transport(_, let message) = classified else {
+            Issue.record("classified as \(classified)")
+            return
+        }
+        #expect(message.contains("open-file limit, ulimit -n, is "), "\(message)")
+        #expect(!message.contains("socket(domain"))
+    }
+
+    @Test("Out of files system-wide (ENFILE) says the system's limit")
+    func systemOutOfFiles() {
+        let classified = AsyncHTTPTransport.classify(IOError(errnoCode: ENFILE, reason: "socket"), url: "http://example.test/",
+                                                     host: "example.test", expectedLength: nil, received: 0, timeout: .seconds(15))
+        guard case .transport(_, let message) = classified else {
+            Issue.record("classified as \(classified)")
+            return
+        }
+        #expect(message.contains("the system has as many files open as it allows"), "\(message)")
+    }
+}

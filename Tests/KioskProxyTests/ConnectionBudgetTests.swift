@@ -1,0 +1,54 @@
+import KioskProxy
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+@Suite("The proxy's connection budget, which keeps the process from running out of open files")
+struct ConnectionBudgetTests {
+    @Test("With its budget spent the proxy accepts no more connections; one closing lets the next app in, and the owner is told once")
+    func spentBudgetHoldsNewConnections() async throws {
+        let told = Mutex<[Int]>([])
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.connections = ConnectionBudget(maximum: 2) { most in told.withLock { $0.append(most) } }
+        let budget = configuration.connections
+        try await withProxy(configuration) { proxy, upstream in
+            // Given two apps holding connections open, which spend a budget of two
+            var idle: [any Channel] = []
+            for _ in 0..<2 {
+                idle.append(try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: proxy.port).get())
+            }
+            try await waitUntil { budget.open == 2 }
+            // When a third app sends a request
+            let third = Task {
+                try await rawExchange(port: proxy.port, "GET \(upstream.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", timeout: .seconds(15))
+            }
+            // Then its connection waits in the kernel's queue, unaccepted, rather than costing files the process lacks
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(budget.open == 2)
+            #expect(told.withLock { $0 } == [2])
+            // And once one of the first two closes, it is accepted and answered
+            try await idle[0].close()
+            let answer = try await third.value
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+            // And the owner heard of the spent budget once, however often it was spent
+            #expect(told.withLock { $0 } == [2])
+            try await idle[1].close()
+        }
+    }
+
+    @Test("The budget is half the open-file limit less a reserve, and never below a few connections",
+          arguments: [(1024, 448), (200, 36), (65_536, 32_704), (100, 8), (0, 8)])
+    func budgetFromLimit(_ limit: Int, _ maximum: Int) {
+        #expect(ConnectionBudget.maximum(forOpenFileLimit: limit) == maximum)
+    }
+}
+
+/// Polls `condition` every 10 ms for up to 10 s; throws when it never holds.
+private func waitUntil(_ condition: () -> Bool) async throws {
+    for _ in 0..<1000 {
+        if condition() { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("the condition never held within 10 s")
+}
