@@ -4,6 +4,7 @@ import HummingbirdTLS
 package import KioskApp
 package import KioskCore
 package import KioskListener
+import Glibc
 import Logging
 import NIOCore
 
@@ -32,6 +33,16 @@ public struct WebConfiguration: Sendable {
     public var requestHeadTimeout: Duration
     /// How long a connection may sit with nothing read while a request is being read or none is open.
     public var idleTimeout: Duration
+    /// The most connections open at once; more wait in the kernel's queue until some close. By default the open-file
+    /// limit less a reserve: a process out of files is ended by libdispatch (see KioskProxy's `ConnectionBudget`).
+    public var maximumConnections = WebConfiguration.connectionsForOpenFileLimit()
+
+    /// The open-file limit now, less 128 for the databases, the event loops and outbound connections (at least 16).
+    public static func connectionsForOpenFileLimit() -> Int {
+        var limit = rlimit()
+        let files = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(clamping: limit.rlim_cur) : 1024
+        return max(files - 128, 16)
+    }
 
     /// Loopback port 8080 over plain HTTP, answering loopback names, unless told otherwise.
     public init(host: String = "127.0.0.1", port: Int = 8080, debugToken: String? = nil, tls: TLSMaterial? = nil,
@@ -175,7 +186,8 @@ package func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
                             listener: policy),
         server: try tlsConfiguration.map { try .tls(.http1(configuration: http1), tlsConfiguration: $0) } ?? .http1(configuration: http1),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
-                                                serverName: "Kiosk"),
+                                                serverName: "Kiosk",
+                                                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

@@ -170,7 +170,10 @@ struct ProxyRunCommand: AsyncParsableCommand {
             let localHost = IPAddress.isLoopback(host: host) ? host : "127.0.0.1"
             let shownLocalHost = localHost.contains(":") ? "[\(localHost)]" : localHost
             let consolePorts = ListenerPorts()
-            let console = try buildApplication(kiosk: kiosk, configuration: WebConfiguration(host: localHost, port: consolePort),
+            // The console's few browser tabs need few connections; the files are the proxy's budget (its reserve covers these).
+            var consoleConfiguration = WebConfiguration(host: localHost, port: consolePort)
+            consoleConfiguration.maximumConnections = 64
+            let console = try buildApplication(kiosk: kiosk, configuration: consoleConfiguration,
                                                features: { [Console($0)] }) { bound in
                 consolePorts.add(bound)
                 Output.human("Console on http://\(shownLocalHost):\(bound)/debug")
