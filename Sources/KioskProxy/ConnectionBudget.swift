@@ -83,6 +83,8 @@ public final class ConnectionBudget: Sendable {
 
 /// On a listener's server channel: counts each accepted connection against the budget and, while the budget is spent,
 /// holds the listener's reads (no accept), to read again once a connection anywhere in the process closes.
+/// (Hummingbird's `AvailableConnectionsChannelHandler`, which the console uses, counts one listener's connections and
+/// wakes it only when one of its own closes: a listener held by the others' would wait for ever.)
 final class AcceptGate: ChannelDuplexHandler {
     typealias InboundIn = any Channel
     typealias InboundOut = any Channel
