@@ -21,8 +21,8 @@ public final class ConnectionBudget: Sendable {
     private struct State {
         var open = 0
         var saidFull = false
-        /// Listeners that stopped accepting, each resumed (on its own loop) once a connection closes.
-        var waiting: [@Sendable () -> Void] = []
+        /// Each listener's "look again": on its own loop, it accepts or not by whether the budget is spent then.
+        var listeners: [ObjectIdentifier: @Sendable () -> Void] = [:]
     }
 
     /// A budget of `maximum` connections (at least 1); `onFull` hears the maximum the first time it is reached.
@@ -50,71 +50,68 @@ public final class ConnectionBudget: Sendable {
 
     /// Counts a connection accepted; `closeFuture` gives it back.
     func opened(_ closeFuture: EventLoopFuture<Void>) {
-        let first = state.withLock { state -> Bool in
+        let (spentNow, first, listeners) = state.withLock { state in
             state.open += 1
-            guard state.open >= maximum, !state.saidFull else { return false }
-            state.saidFull = true
-            return true
+            let spentNow = state.open == maximum
+            let first = state.open >= maximum && !state.saidFull
+            if first { state.saidFull = true }
+            return (spentNow, first, spentNow ? Array(state.listeners.values) : [])
         }
         if first { onFull(maximum) }
+        if spentNow { for lookAgain in listeners { lookAgain() } }
         closeFuture.whenComplete { _ in self.closed() }
     }
 
-    /// Has `resume` called once there is room again.
-    func wait(_ resume: @escaping @Sendable () -> Void) {
-        let room = state.withLock { state -> Bool in
-            guard state.open >= maximum else { return true }
-            state.waiting.append(resume)
-            return false
+    private func closed() {
+        let listeners = state.withLock { state in
+            state.open -= 1
+            return state.open == maximum - 1 ? Array(state.listeners.values) : []
         }
-        if room { resume() }
+        for lookAgain in listeners { lookAgain() }
     }
 
-    private func closed() {
-        let resumed = state.withLock { state -> [@Sendable () -> Void] in
-            state.open -= 1
-            guard state.open < maximum else { return [] }
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for resume in resumed { resume() }
+    /// Has `lookAgain` called whenever the budget becomes spent or has room again, until `forget(_:)`.
+    func listen(_ listener: ObjectIdentifier, _ lookAgain: @escaping @Sendable () -> Void) {
+        state.withLock { $0.listeners[listener] = lookAgain }
+    }
+
+    func forget(_ listener: ObjectIdentifier) {
+        _ = state.withLock { $0.listeners.removeValue(forKey: listener) }
     }
 }
 
-/// On a listener's server channel: counts each accepted connection against the budget and, while the budget is spent,
-/// holds the listener's reads (no accept), to read again once a connection anywhere in the process closes.
-/// (Hummingbird's `AvailableConnectionsChannelHandler`, which the console uses, counts one listener's connections and
-/// wakes it only when one of its own closes: a listener held by the others' would wait for ever.)
-final class AcceptGate: ChannelDuplexHandler {
+/// On a listener's server channel: counts each accepted connection against the budget, and keeps the listener's
+/// reading (accepting) on only while the budget has room — switched off as soon as any listener of the process spends
+/// it, even one that accepted nothing, and on again once a connection anywhere closes; new connections wait in the
+/// kernel's queue meanwhile. (Hummingbird's `AvailableConnectionsChannelHandler`, which the console uses, counts one
+/// listener's own connections and holds its reads only after its own next accept: with a budget shared by several
+/// listeners, an idle one would still accept while the others spent it.)
+final class AcceptGate: ChannelInboundHandler {
     typealias InboundIn = any Channel
     typealias InboundOut = any Channel
-    typealias OutboundIn = Never
 
     private let budget: ConnectionBudget
-    private var holdsRead = false
 
     init(budget: ConnectionBudget) { self.budget = budget }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = NIOLoopBound(context.channel, eventLoop: context.eventLoop)
+        let loop = context.eventLoop
+        let budget = budget
+        // Evaluated on the listener's loop when it runs, not when told: two notices crossing each other still end on
+        // the budget's state at the last one.
+        budget.listen(ObjectIdentifier(self)) {
+            loop.execute { try? channel.value.syncOptions?.setOption(.autoRead, value: !budget.isSpent) }
+        }
+        if budget.isSpent { try? context.channel.syncOptions?.setOption(.autoRead, value: false) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        budget.forget(ObjectIdentifier(self))
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         budget.opened(unwrapInboundIn(data).closeFuture)
         context.fireChannelRead(data)
-    }
-
-    func read(context: ChannelHandlerContext) {
-        guard budget.isSpent else {
-            context.read()
-            return
-        }
-        guard !holdsRead else { return }
-        holdsRead = true
-        let resume = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let loop = context.eventLoop
-        budget.wait {
-            loop.execute {
-                let (gate, context) = resume.value
-                gate.holdsRead = false
-                gate.read(context: context)
-            }
-        }
     }
 }

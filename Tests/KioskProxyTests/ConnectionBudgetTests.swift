@@ -1,3 +1,4 @@
+import Foundation
 import KioskProxy
 import NIOCore
 import NIOPosix
@@ -34,6 +35,40 @@ struct ConnectionBudgetTests {
             // And the owner heard of the spent budget once, however often it was spent
             #expect(told.withLock { $0 } == [2])
             try await idle[1].close()
+        }
+    }
+
+    @Test("A reverse listener held by the forward listener's connections is let in when one of those closes (one budget for both)")
+    func budgetSharedAcrossListeners() async throws {
+        let budget = ConnectionBudget(maximum: 2)
+        var forward = ProxyConfiguration(port: 0)
+        forward.connections = budget
+        try await withProxy(forward) { proxy, upstream in
+            var reverse = ProxyConfiguration(port: 0)
+            reverse.connections = budget
+            reverse.reverseTo = URL(string: upstream.url("/"))
+            let reverseProxy = try await ProxyHarness.start(reverse)
+            // Given two apps holding connections to the forward listener, which spend the budget both listeners share
+            var idle: [any Channel] = []
+            for _ in 0..<2 {
+                idle.append(try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: proxy.port).get())
+            }
+            try await waitUntil { budget.open == 2 }
+            // When an app asks the reverse listener
+            let answered = Mutex(false)
+            let viaReverse = Task {
+                defer { answered.withLock { $0 = true } }
+                return try await rawExchange(port: reverseProxy.port, "GET /echo HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", timeout: .seconds(15))
+            }
+            // Then it waits while the forward listener's two stay open
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(!answered.withLock { $0 })
+            // And a close on the other listener lets it in (a limiter counting each listener's own would wait for ever)
+            try await idle[0].close()
+            let answer = try await viaReverse.value
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+            try await idle[1].close()
+            await reverseProxy.stop()
         }
     }
 
