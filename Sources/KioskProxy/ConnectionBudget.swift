@@ -75,6 +75,7 @@ public final class ConnectionBudget: Sendable {
         state.withLock { $0.listeners[listener] = lookAgain }
     }
 
+    /// Stops telling `listener` (its handler is gone with its listener).
     func forget(_ listener: ObjectIdentifier) {
         _ = state.withLock { $0.listeners.removeValue(forKey: listener) }
     }
