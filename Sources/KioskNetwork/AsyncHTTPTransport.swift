@@ -348,9 +348,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             return "the system has as many files open as it allows (ENFILE): Kiosk could not open a connection"
         }
         guard codes.contains(EMFILE) else { return nil }
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        return "Kiosk has as many connections and files open as it may (its open-file limit, ulimit -n, is \(limit.rlim_cur)): "
+        return "Kiosk has as many connections and files open as it may (its open-file limit, ulimit -n, is \(OpenFileLimit.current)): "
             + "it could not open one more to the upstream"
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 import NIOCore
 import Synchronization
 
@@ -38,9 +39,7 @@ public final class ConnectionBudget: Sendable {
 
     /// The budget for this process's open-file limit now (raise the limit first: see `kiosk proxy`).
     public static func forThisProcess(onFull: @escaping @Sendable (Int) -> Void = { _ in }) -> ConnectionBudget {
-        var limit = rlimit()
-        let files = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(clamping: limit.rlim_cur) : 1024
-        return ConnectionBudget(maximum: maximum(forOpenFileLimit: files), onFull: onFull)
+        ConnectionBudget(maximum: maximum(forOpenFileLimit: OpenFileLimit.current), onFull: onFull)
     }
 
     /// Connections open now.

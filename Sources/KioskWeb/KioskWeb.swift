@@ -4,7 +4,6 @@ import HummingbirdTLS
 package import KioskApp
 package import KioskCore
 package import KioskListener
-import Glibc
 import Logging
 import NIOCore
 
@@ -39,9 +38,7 @@ public struct WebConfiguration: Sendable {
 
     /// The open-file limit now, less 128 for the databases, the event loops and outbound connections (at least 16).
     public static func connectionsForOpenFileLimit() -> Int {
-        var limit = rlimit()
-        let files = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 ? Int(clamping: limit.rlim_cur) : 1024
-        return max(files - 128, 16)
+        max(OpenFileLimit.current - 128, 16)
     }
 
     /// Loopback port 8080 over plain HTTP, answering loopback names, unless told otherwise.

@@ -161,7 +161,11 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 printError("note: the proxy holds its most connections at once, \(most) (from its open-file limit, \(fileLimit)); "
                            + "more wait until some close. Raise the hard limit (ulimit -Hn) to carry more.")
             }
-            if let note = OpenFileLimit.note(limit: fileLimit, connections: connections.maximum) { Output.human(note) }
+            // A limit this low (a container's, an old system's) is worth a line at start: it caps the app's connections.
+            if fileLimit < 4096 {
+                Output.human("Open-file limit \(fileLimit) (ulimit -n, its hard limit too): the proxy holds \(connections.maximum) connections "
+                             + "at once, more wait. Raise the hard limit (ulimit -Hn, LimitNOFILE in a systemd unit) to carry more.")
+            }
             let kiosk = runtime.kiosk
             let host = host
             let shownHost = host.contains(":") ? "[\(host)]" : host
