@@ -59,9 +59,12 @@ public struct KioskConfiguration: Sendable {
     public var proxyCacheURL: URL { besideDatabase("-proxy-cache.sqlite") }
 
     /// The wire of `kiosk proxy`: apps' requests pass as they are (bytes and encodings untouched), may take a
-    /// minute upstream, and are held whole up to 16 MB.
-    public var proxyTransport = TransportConfiguration(requestTimeout: .seconds(60), maximumBodyBytes: 16 << 20,
-                                                        passesThrough: true)
+    /// minute upstream, and are held whole up to 16 MB each, 256 MB in all (`HeldBodies`: past it they stream on).
+    public var proxyTransport = {
+        var transport = TransportConfiguration(requestTimeout: .seconds(60), maximumBodyBytes: 16 << 20, passesThrough: true)
+        transport.heldBodies = HeldBodies(capacity: 256 << 20)
+        return transport
+    }()
 
     /// How long a request paused at a breakpoint waits for a decision before it continues unchanged.
     public var breakpointTimeout: Duration = .seconds(300)

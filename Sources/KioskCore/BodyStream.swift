@@ -16,6 +16,20 @@ public final class BodyStream: Sendable {
         self.stop = stop
     }
 
+    /// A body held whole, read back `size` bytes at a time: written to a slow reader a slice after another, so that
+    /// no second whole copy of it waits in the connection. The stream keeps the body until it is done with.
+    public static func slices(of body: Data, size: Int) -> BodyStream {
+        let offset = Mutex(body.startIndex)
+        return BodyStream(pull: {
+            offset.withLock { start -> Data? in
+                guard start < body.endIndex else { return nil }
+                let end = min(start + max(size, 1), body.endIndex)
+                defer { start = end }
+                return body[start..<end]
+            }
+        }, stop: {})
+    }
+
     /// The next chunk, nil once the body ended; throws what cut it short (the upstream closed or timed out).
     public func next() async throws -> Data? { try await pull() }
 

@@ -32,6 +32,9 @@ public struct TransportConfiguration: Sendable, Hashable {
     /// Whether upstream HTTPS certificates are checked. Off only for `kiosk proxy --insecure-upstream`, which says so
     /// loudly on start and notes it on every HTTPS exchange it sends.
     public var verifiesCertificates = true
+    /// What the bodies held whole add up to at most, across the process (a proxy's: `passesThrough`); past it answers
+    /// stream on instead of being held. nil: no budget but the per-body limit.
+    public var heldBodies: HeldBodies?
 
     /// 5 s to connect, 15 s per request, 32 MiB per body, no proxy, no overrides, bodies decompressed.
     public init(connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(15),
@@ -159,7 +162,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
             let start = clock.now
             let loop = MultiThreadedEventLoopGroup.singleton.any()
             let ready = loop.makePromise(of: ResponseCollector.Collected.self)
-            let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, url: request.url, ready: ready)
+            let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, budget: configuration.heldBodies,
+                                              url: request.url, ready: ready)
             do {
                 return try await send(request, to: target, headers: headers, streams: streams, through: http, setups: setups,
                                       collector: collector, ready: ready, on: loop, start: start)
@@ -220,7 +224,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             let setup = response.marks.connectionID.flatMap(setups.setup(of:))
             let timings = RequestTimings(start: start, marks: response.marks, setup: setup, end: clock.now)
             var answer = HTTPResponse(status: Int(response.head.status.code), headers: fields,
-                                      body: Data(response.body.readableBytesView), url: request.url, timings: timings)
+                                      body: response.body, url: request.url, timings: timings)
             answer.stream = response.stream
             return answer
         } catch is CancellationError {

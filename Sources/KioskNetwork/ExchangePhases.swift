@@ -96,7 +96,8 @@ extension RequestTimings {
 }
 
 /// Collects one response for `AsyncHTTPTransport`: the head, the body (refused past `limit` bytes while it
-/// streams in) and when each step happened. AsyncHTTPClient calls it on the task's event loop, one call at
+/// streams in, or — for a proxy — streamed on past the limit, or when the process's `HeldBodies` budget has no room
+/// for it) and when each step happened. AsyncHTTPClient calls it on the task's event loop, one call at
 /// a time; the state sits in a `Mutex` because the transport reads it from its own task.
 final class ResponseCollector: HTTPClientResponseDelegate {
     typealias Response = Collected
@@ -104,7 +105,8 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     /// The response and its marks: whole, or (streaming) its head and the bytes before `stream`.
     struct Collected: Sendable {
         var head: HTTPResponseHead
-        var body: ByteBuffer
+        /// The whole body (empty when it streams), counted against the held-bodies budget while any copy of it lives.
+        var body: Data
         var marks: ExchangeMarks
         var stream: BodyStream?
     }
@@ -116,6 +118,8 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         /// be copied at each doubling and hold up to twice the limit).
         var parts: CircularBuffer<ByteBuffer> = []
         var received = 0
+        /// Bytes of `parts` counted against the held-bodies budget, given back when they go on (see `HeldBodies`).
+        var reserved = 0
         var expectedLength: Int?
         /// Set once the answer is handed on before its end: the rest of the body goes through it.
         var pipe: BodyPipe?
@@ -127,6 +131,8 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     private let state = Mutex(State())
     private let limit: Int
     private let streams: Bool
+    /// What every held body of the process counts against (a proxy's; nil: no budget).
+    private let budget: HeldBodies?
     /// The request's URL, named (redacted) in errors.
     let target: URL
     /// The request's URL as errors name it: redacted, and made only for an error.
@@ -136,15 +142,19 @@ final class ResponseCollector: HTTPClientResponseDelegate {
 
     /// Holds bodies up to `limit` bytes, naming the (redacted) `url` in errors. Past the limit the body is refused,
     /// unless `streams`: then the answer, and from the head on an event stream's, is handed on (`ready`) with the rest
-    /// of its body streaming. `ready` gets the whole answer otherwise (from `deliver`).
-    init(limit: Int, streams: Bool, url: URL, ready: EventLoopPromise<Collected>) {
+    /// of its body streaming — as is one `budget` has no room for. `ready` gets the whole answer otherwise (from
+    /// `deliver`).
+    init(limit: Int, streams: Bool, budget: HeldBodies? = nil, url: URL, ready: EventLoopPromise<Collected>) {
         self.limit = limit
         self.streams = streams
+        self.budget = streams ? budget : nil
         target = url
         self.ready = ready
     }
 
     deinit {
+        // Parts held by an exchange that failed or was cancelled before its end.
+        budget?.release(state.withLock { $0.reserved })
         // A request that was never sent (its URL refused, the transport shut down) leaves its promise to be ended here:
         // NIO traps on a promise dropped unfulfilled.
         if !state.withLock({ $0.delivered }) { ready.fail(KioskError.cancelled) }
@@ -208,6 +218,11 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             state.received += buffer.readableBytes
             if let pipe = state.pipe { return .stream(pipe) }
             guard state.received <= limit else { return .pastTheLimit }
+            if let budget {
+                // No room among the bodies held in the process: this one streams as if past the limit.
+                guard budget.reserve(buffer.readableBytes) else { return .pastTheLimit }
+                state.reserved += buffer.readableBytes
+            }
             state.parts.append(buffer)
             return .held
         }
@@ -219,6 +234,10 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             // upstream is read no further until the reader has taken them all.
             let (pipe, held) = startStreaming(task: task)
             for part in held { _ = pipe.offer(Data(part.readableBytesView), resume: {}) }
+            budget?.release(state.withLock { state in
+                defer { state.reserved = 0 }
+                return state.reserved
+            })
             return offer(buffer, to: pipe, on: task.eventLoop)
         case .pastTheLimit:
             // A failed future ends the exchange with this error (RequestBag.swift:369-420).
@@ -234,12 +253,11 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             state.marks.finished = now
             // AsyncHTTPClient finishes only after a head; this guards the contract rather than a known path.
             guard let head = state.head else { throw KioskError.transport(url: url, message: "the response ended before its head") }
-            var body = state.parts.first ?? ByteBuffer()
-            if state.parts.count > 1 {
-                body = ByteBuffer()
-                body.reserveCapacity(state.received)
-                for var part in state.parts { body.writeBuffer(&part) }
-            }
+            // The parts joined in one copy; a budgeted body's reservation goes with it.
+            let body = HeldBodies.joined(state.parts, count: state.parts.reduce(0) { $0 + $1.readableBytes }, budget: budget,
+                                         reserved: state.reserved) { part, use in part.withUnsafeReadableBytes(use) }
+            state.parts = []
+            state.reserved = 0
             return Collected(head: head, body: body, marks: state.marks)
         }
     }
@@ -254,7 +272,7 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             state.pipe = pipe
             state.delivered = true
             defer { state.parts = [] }
-            return (Collected(head: head, body: ByteBuffer(), marks: state.marks, stream: pipe.stream), state.parts)
+            return (Collected(head: head, body: Data(), marks: state.marks, stream: pipe.stream), state.parts)
         }
         // Already answered (the timer won against the head): nobody will read the stream.
         guard let collected else {

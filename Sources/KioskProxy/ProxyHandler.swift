@@ -19,7 +19,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private enum State {
         case idle
         /// Reading a request's body, held until its end (up to the limit) as the parts it came in, and their size: one
-        /// growing buffer would be copied at every doubling, and hold twice the limit at the last.
+        /// growing buffer would be copied at every doubling, and hold twice the limit at the last. With a held-bodies
+        /// budget, the size is what is counted against it.
         case receiving(HTTPRequestHead, CircularBuffer<ByteBuffer>, Int)
         /// Waiting for the upstream's answer (a streamed upload's body may still be arriving: `upload`).
         case forwarding
@@ -117,8 +118,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             case .receiving(let head, var parts, let size):
                 state = .idle  // the parts move out of the state without a copy
                 parts.append(chunk)
-                // A chunked body that grows past the limit: what was held goes first, the rest as it comes.
-                if size + chunk.readableBytes > maximumBodyBytes { return streamUpload(head, first: parts, context: context) }
+                // A chunked body that grows past the limit, or that the process has no room to hold among the others:
+                // what was held goes first, the rest as it comes.
+                if size + chunk.readableBytes > maximumBodyBytes || settings.configuration.heldBodies?.reserve(chunk.readableBytes) == false {
+                    settings.configuration.heldBodies?.release(size)
+                    return streamUpload(head, first: parts, context: context)
+                }
                 state = .receiving(head, parts, size + chunk.readableBytes)
             default:
                 break
@@ -132,10 +137,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             switch state {
             case .receiving(let head, let parts, let size):
                 state = .forwarding
-                var body = parts.first ?? context.channel.allocator.buffer(capacity: 0)
-                if parts.count > 1 {
-                    body = context.channel.allocator.buffer(capacity: size)
-                    for var part in parts { body.writeBuffer(&part) }
+                // One copy of the parts, carrying their count against the budget for as long as it lives.
+                let body = HeldBodies.joined(parts, count: size, budget: settings.configuration.heldBodies, reserved: size) { part, use in
+                    part.withUnsafeReadableBytes(use)
                 }
                 handle(head, body: body, context: context)
             case .idle, .forwarding:
@@ -145,6 +149,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if case .receiving(_, _, let size) = state {
+            state = .idle
+            settings.configuration.heldBodies?.release(size)
+        }
         inFlight?.cancel()
         inFlight = nil
         upload?.pipe.finish(KioskError.transport(url: "", message: "the app closed its connection before the end of its request body"))
@@ -200,7 +208,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         channel.read()
     }
 
-    private func handle(_ head: HTTPRequestHead, body: ByteBuffer?, stream: BodyStream? = nil, context: ChannelHandlerContext) {
+    private func handle(_ head: HTTPRequestHead, body: Data?, stream: BodyStream? = nil, context: ChannelHandlerContext) {
         // The password is asked on the proxy's own listener; requests inside a CONNECT it let through are the same
         // client's, and a reverse listener is reachable from this machine only.
         if origin == nil, let credentials = settings.configuration.credentials, !credentials.admits(head.headers["Proxy-Authorization"]) {
@@ -224,11 +232,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                             + "come back through the proxy for ever.")
             }
             if let protocolName = ProxyMessages.upgrade(of: head), let body {
-                return openUpgrade(head, url: url, protocolName: protocolName, body: body, context: context)
+                return openUpgrade(head, url: url, protocolName: protocolName, body: context.channel.allocator.buffer(bytes: body),
+                                   context: context)
             }
-            let sent = (body?.readableBytes ?? 0) > 0 || head.headers.contains(name: "Content-Length")
+            let sent = (body?.count ?? 0) > 0 || head.headers.contains(name: "Content-Length")
                 || head.headers.contains(name: "Transfer-Encoding")
-            request = try ProxyMessages.request(head, url: url, body: sent && stream == nil ? Data((body ?? ByteBuffer()).readableBytesView) : nil,
+            request = try ProxyMessages.request(head, url: url, body: sent && stream == nil ? body ?? Data() : nil,
                                                 via: via, rewritesHost: origin?.isReverse ?? false, forNetwork: remoteClient)
             request.bodyStream = stream
         } catch {
@@ -492,6 +501,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             && !(carriesBody && response.stream != nil && request.version == .http1_0 && !head.headers.contains(name: "Content-Length"))
         if !keepAlive { head.headers.replaceOrAdd(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if carriesBody, response.stream == nil, response.body.count > Self.writeSlice {
+            // A large held body goes out a slice at a time, each once the one before was taken: a slow app then keeps the
+            // proxy's one copy of it (counted against the held-bodies budget until it is sent), not a second one waiting
+            // whole in the connection.
+            return pass(BodyStream.slices(of: response.body, size: Self.writeSlice), keepAlive: keepAlive, context: context)
+        }
         if carriesBody, !response.body.isEmpty {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: response.body)))), promise: nil)
         }
@@ -502,6 +517,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         pass(stream, keepAlive: keepAlive, context: context)
     }
+
+    /// The most of a held body written to an app at once (see `write`).
+    static let writeSlice = 256 << 10
 
     /// Writes a streamed body to the app as it arrives, each chunk once the one before has gone out (a slow app holds
     /// the upstream back rather than filling memory), then ends the answer. A body cut short, or an app that went away,

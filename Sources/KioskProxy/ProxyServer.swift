@@ -51,6 +51,9 @@ public struct ProxyConfiguration: Sendable {
     public var meter = ProxyMeter()
     /// How many apps' connections the listener holds at once; share one among a process's listeners, as the meter.
     public var connections = ConnectionBudget.forThisProcess()
+    /// What the request bodies held whole count against, with the answers' (the proxy transport's `heldBodies`): past
+    /// it an upload streams to the upstream as the app sends it. nil: no budget but `maximumRequestBodyBytes`.
+    public var heldBodies: HeldBodies?
 
     /// Whether a CONNECT to `host` is read (Kiosk's certificate) rather than tunnelled blind.
     public func intercepts(_ host: String) -> Bool {

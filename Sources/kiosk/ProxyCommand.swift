@@ -167,6 +167,11 @@ struct ProxyRunCommand: AsyncParsableCommand {
                              + "at once, more wait. Raise the hard limit (ulimit -Hn, LimitNOFILE in a systemd unit) to carry more.")
             }
             let kiosk = runtime.kiosk
+            let heldBodies = kiosk.configuration.proxyTransport.heldBodies
+            heldBodies?.onSpent { capacity in
+                printError("note: the proxy holds \(capacity >> 20) MB of bodies in memory, its most; until some are freed, more "
+                           + "stream on without being held (not stored in the cache, logged with their first MB).")
+            }
             let host = host
             let shownHost = host.contains(":") ? "[\(host)]" : host
             // Only the proxy itself faces other machines (behind its password); the console and reverse listeners,
@@ -188,6 +193,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             var configuration = ProxyConfiguration(host: host, port: port, ownPorts: { consolePorts.all })
             configuration.meter = meter
             configuration.connections = connections
+            configuration.heldBodies = heldBodies
             configuration.authority = authority
             configuration.interceptedHosts = interceptedHosts
             configuration.ignoredHosts = ignoredHosts
@@ -210,6 +216,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 reverse.verifiesUpstream = verifies
                 reverse.meter = meter
                 reverse.connections = connections
+                reverse.heldBodies = heldBodies
                 return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) }, onBound: { bound in
                     consolePorts.add(bound)
                     listeners.withLock { $0.append(ProxyOverview.Listener(kind: "reverse", address: "\(shownLocalHost):\(bound)",
