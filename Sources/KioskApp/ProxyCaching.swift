@@ -90,7 +90,8 @@ final class ProxyCachingTransport: HTTPTransport {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let settings = settings.withLock { $0 }
         let readable = request.method == "GET" || request.method == "HEAD"
-        let key = readable ? Key(request) : nil
+        // The key (the URL and a digest of the credentials) is made only when the cache will be read: not with `--cache off`.
+        let key = readable && (settings.offline || settings.mode != .off) ? Key(request) : nil
         if settings.offline {
             guard let key, let cache, case .found(let entry)? = try? await lookup(key, request, in: cache, using: true) else {
                 return Self.notStored(request)

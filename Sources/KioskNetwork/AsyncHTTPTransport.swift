@@ -190,7 +190,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
             ConnectionEventProbe(logLevel: .debug) { [collector] id, _ in collector.noteConnection(id) }
         }
         do {
-            let outgoing = try HTTPClient.Request(url: target.absoluteString, method: HTTPMethod(rawValue: request.method),
+            // The URL itself (absolute): given as a string, AsyncHTTPClient would parse it again for every request.
+            let outgoing = try HTTPClient.Request(url: target.absoluteURL, method: HTTPMethod(rawValue: request.method),
                                                   headers: headers, body: Self.body(of: request, on: loop))
             // `send`'s timer bounds the wait for the answer; a streamed body may then last as long as data keeps coming
             // (the read timeout ends one gone quiet), so a stream has no deadline.

@@ -153,8 +153,9 @@ public final class CapturingTransport: HTTPTransport {
         // Scrubbed once already above the wire: the bytes are only capped here.
         if response.isScrubbed { return CapturedBody(data: data.prefix(bodyLimit), originalSize: size ?? data.count) }
         let margin = redactor.secretValues.map(\.utf8.count).max() ?? 0
-        let window = data.count > bodyLimit ? data.prefix(bodyLimit + margin) : data
-        let scrubbed = redactor.scrub(Data(window))
+        // Scanned in place: `scrub` copies only a body it changes (a key in it, nearly never), and a body past the limit is
+        // scanned as far as the limit plus a key's length (rebased, as `scrub` returns what it is given).
+        let scrubbed = redactor.scrub(data.count > bodyLimit ? Data(data.prefix(bodyLimit + margin)) : data)
         return CapturedBody(data: scrubbed.prefix(bodyLimit), originalSize: size ?? data.count)
     }
 }

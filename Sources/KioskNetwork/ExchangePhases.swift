@@ -311,8 +311,13 @@ struct ConnectionEventProbe: LogHandler {
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
-        set { metadata[key] = newValue }
+        // Only what `log` reads is kept: AsyncHTTPClient sets a request id on every request's logger, and the connection's
+        // id on it again for every request a kept-alive connection carries.
+        set { if Self.keys.contains(key) { metadata[key] = newValue } }
     }
+
+    /// The metadata `log` reads.
+    private static let keys: Set<String> = ["ahc-connection-id", "ahc-http-version"]
 
     func log(event: LogEvent) {
         // The pool passes the id with the statement; the channel handler and the connection factory set it
