@@ -96,6 +96,8 @@ public final class ProxyCache: Sendable, StoreFile {
     public let path: String?
     /// The lookup's own connections (ProxyCache+Lookup.swift).
     private let lookups: ProxyCacheLookups
+    /// The rows lookups read, kept until the next commit (ProxyCache+Lookup.swift).
+    private let recentLookups: RecentLookups
     /// The connection that notices other connections' commits and reads the keys they added (ProxyCache+Keys.swift);
     /// opened by the first lookup.
     private let watcher = Mutex<ProxyCacheKeyWatcher?>(nil)
@@ -107,6 +109,7 @@ public final class ProxyCache: Sendable, StoreFile {
         self.path = path
         self.maxBytes = maxBytes
         lookups = ProxyCacheLookups(path: path)
+        recentLookups = RecentLookups(path: path)
         do {
             try AppDatabase.migrate(Self.migrator, writer)
         } catch {
@@ -156,7 +159,7 @@ public final class ProxyCache: Sendable, StoreFile {
         // One read: the URL's entries for these credentials (nearly always one), whole.
         let rows: [ProxyCacheLookups.StoredRow]
         do {
-            rows = try lookups.rows(method: method, url: url, credentials: credentials)
+            rows = try recentLookups.rows(key: key) { try lookups.rows(method: method, url: url, credentials: credentials) }
         } catch {
             throw AppDatabase.storageError(error, while: "look up the proxy cache", path: path)
         }

@@ -168,6 +168,30 @@ struct ProxyCacheStoreTests {
         #expect(try await look() == .uriMiss)
     }
 
+    @Test("An answer a lookup read is given again only until the next write: this cache's own replacement, queued or written, and its uses written behind are seen")
+    func readRowsLastUntilTheNextWrite() async throws {
+        // Given a stored answer, looked up once (its row is then kept)
+        let cache = try Self.makeCache(maxBytes: 1_000_000)
+        let look = { (using: Bool) in
+            try await cache.lookup(method: "GET", url: "http://a.test/x", credentials: "", variant: { _ in "" }, using: using, at: Self.start)
+        }
+        try await Self.put(cache, "http://a.test/x", "first")
+        #expect(Self.body(try await look(false)) == "first")
+
+        // When the same cache stores another answer for the URL, not yet written
+        let queued = cache.store(Self.answer("http://a.test/x", "second")) { error in Issue.record("the write failed: \(error)") }
+        #expect(queued)
+        // Then the next lookup gets the new answer, not the row it read before
+        #expect(Self.body(try await look(false)) == "second")
+
+        // And when a use of it is written behind, a lookup reads the count the file now holds
+        guard case .found(let used) = try await look(true) else { Issue.record("the answer is gone"); return }
+        #expect(used.hits == 1)
+        cache.flush()
+        guard case .found(let after) = try await look(false) else { Issue.record("the answer is gone"); return }
+        #expect(after.hits == 1)
+    }
+
     @Test("Answers are stored behind: the call returns at once, answers given together are written together, and a lookup of one waiting for its write gets it")
     func storedBehind() async throws {
         // Given a cache, and a second opening of its file (another process)
