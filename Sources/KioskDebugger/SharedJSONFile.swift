@@ -48,8 +48,11 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
 
     /// The current value, read again first when the file changed since it was last read or written.
     func read() throws -> Value {
-        try state.withLock { state throws(KioskError) -> Value in
-            try reloadIfChanged(&state)
+        // The file is looked at before the lock is taken: every exchange asks, from both event loops at once, and a
+        // stat(2) made holding the lock kept the other loop waiting on it (futex calls in a profile).
+        let current = stamp()
+        return try state.withLock { state throws(KioskError) -> Value in
+            try reloadIfChanged(&state, current: current)
             return state.value
         }
     }
@@ -57,8 +60,9 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     /// Changes the value in memory only (counters saved later with `save()`), after reading the file
     /// again if it changed; a file that cannot be read leaves the value as it was.
     func modify<Result: Sendable>(_ change: (inout Value) -> Result) -> Result {
-        state.withLock { state in
-            try? reloadIfChanged(&state)
+        let current = stamp()
+        return state.withLock { state in
+            try? reloadIfChanged(&state, current: current)
             return change(&state.value)
         }
     }
@@ -66,7 +70,7 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     /// Reads the file again if it changed, applies `change` and saves; `change` throwing saves nothing.
     func update<Result: Sendable>(_ change: (inout Value) throws(KioskError) -> Result) throws(KioskError) -> Result {
         try state.withLock { state throws(KioskError) -> Result in
-            try reloadIfChanged(&state)
+            try reloadIfChanged(&state, current: stamp())
             var value = state.value
             let result = try change(&value)
             try write(value)
@@ -82,7 +86,7 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     func save() throws(KioskError) {
         try state.withLock { state throws(KioskError) in
             guard stamp() == state.stamp else {
-                try reloadIfChanged(&state)
+                try reloadIfChanged(&state, current: stamp())
                 return
             }
             try write(state.value)
@@ -117,9 +121,11 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
                      nanoseconds: Int(info.st_mtim.tv_nsec), size: Int64(info.st_size))
     }
 
-    private func reloadIfChanged(_ state: inout State) throws(KioskError) {
+    /// Reads the file again when its stamp `current` (nil: no file) is not the one last read or written. A stamp taken
+    /// before the lock may be older than a write made meanwhile: the file is then read again, and once more at the next
+    /// look, which finds the newer stamp.
+    private func reloadIfChanged(_ state: inout State, current: Stamp?) throws(KioskError) {
         guard let url else { return }
-        let current = stamp()
         guard current != state.stamp else { return }
         guard let current else {
             state = State(value: empty, stamp: nil)
