@@ -49,6 +49,53 @@ struct SharedJSONFileTests {
         #expect(response?.status == 418)
     }
 
+    @Test("An edit saved in place, as an editor may save it, is read before the next use")
+    func inPlaceEditIsSeen() throws {
+        // Given a server that read a rules file another process wrote
+        let folder = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("mocks.json")
+        let server = MockRules(fileURL: url, redactor: .standard)
+        try MockRules(fileURL: url, redactor: .standard).add([MockRule(urlPattern: "https://example.test/a", status: 201)])
+        let request = HTTPRequest(method: "GET", url: URL(string: "https://example.test/a")!, endpoint: "x")
+        #expect(server.match(request)?.status == 201)
+        // And the same rule with another status, as the file's new text
+        let elsewhere = folder.appendingPathComponent("draft").appendingPathComponent("mocks.json")
+        try MockRules(fileURL: elsewhere, redactor: .standard).add([MockRule(urlPattern: "https://example.test/a", status: 418)])
+        let edited = try Data(contentsOf: elsewhere)
+
+        // When the file is written over in place (the same file, truncated, written, closed), not replaced
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: edited)
+        try handle.close()
+
+        // Then the server's next request gets the new rule
+        #expect(server.match(request)?.status == 418)
+    }
+
+    @Test("A file whose folder was removed and made again is still followed")
+    func recreatedFolderIsFollowed() throws {
+        // Given a server that read its rules file, and the folder then removed with it
+        let parent = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let url = parent.appendingPathComponent("data").appendingPathComponent("mocks.json")
+        let server = MockRules(fileURL: url, redactor: .standard)
+        try MockRules(fileURL: url, redactor: .standard).add([MockRule(urlPattern: "https://example.test/a", status: 201)])
+        let request = HTTPRequest(method: "GET", url: URL(string: "https://example.test/a")!, endpoint: "x")
+        #expect(server.match(request)?.status == 201)
+        try FileManager.default.removeItem(at: url.deletingLastPathComponent())
+        #expect(server.match(request) == nil)
+
+        // When the folder is made again and another process writes the file there
+        try MockRules(fileURL: url, redactor: .standard).add([MockRule(urlPattern: "https://example.test/a", status: 418)])
+
+        // Then the server's next request gets it, and so does the one after a change made after that
+        #expect(server.match(request)?.status == 418)
+        try MockRules(fileURL: url, redactor: .standard).add([MockRule(urlPattern: "https://example.test/b", status: 202)])
+        #expect(server.match(HTTPRequest(method: "GET", url: URL(string: "https://example.test/b")!, endpoint: "x"))?.status == 202)
+    }
+
     @Test("Hit counts not yet written never overwrite a change another process made to the file")
     func countersNeverOverwriteAnotherWriter() throws {
         // Given a server that counted hits, the last of them not yet written (saves are at most once a second)
