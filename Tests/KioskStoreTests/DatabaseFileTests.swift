@@ -173,4 +173,41 @@ struct DatabaseFileTests {
         #expect(try database.storedPageCount(source: .rickandmorty) == 20)
         #expect(try database.itemCount(source: .rickandmorty) == 400)
     }
+
+    @Test("a side file's statements keep their journals in memory: a statement rewriting a megabyte within a transaction opens no temporary file")
+    func statementJournalsStayInMemory() throws {
+        // Given a side file (the request log, the proxy cache) holding a table whose updates fire a trigger, as the
+        // proxy cache's sizes do, and a megabyte of rows
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-journal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pool = try DatabasePool(path: folder.appendingPathComponent("side.sqlite").path,
+                                    configuration: AppDatabase.sideFileConfiguration(label: "JournalTest"))
+        try pool.write { db in
+            try db.execute(sql: """
+                CREATE TABLE entry (id INTEGER PRIMARY KEY, body BLOB NOT NULL, size INTEGER NOT NULL);
+                CREATE TABLE total (bytes INTEGER NOT NULL);
+                INSERT INTO total VALUES (0);
+                CREATE TRIGGER entryChanged AFTER UPDATE OF size ON entry BEGIN
+                    UPDATE total SET bytes = bytes - old.size + new.size;
+                END;
+                """)
+            for _ in 0..<256 { try db.execute(sql: "INSERT INTO entry (body, size) VALUES (zeroblob(4000), 4000)") }
+        }
+
+        // When one transaction runs a statement that rewrites every row (its journal must hold each page's old
+        // content, far past SQLite's 64 KB before it spills to a file), then another, and looks at its open files
+        let temporaryFiles = try pool.write { db -> [String] in
+            try db.execute(sql: "UPDATE entry SET body = randomblob(4000), size = 4001")
+            try db.execute(sql: "UPDATE entry SET body = randomblob(4000), size = 4002")
+            let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+            return descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
+                .filter { $0.contains("etilqs_") }
+        }
+
+        // Then SQLite opened no temporary file (unlinked at once, it shows as "/…/etilqs_… (deleted)"): once spilled,
+        // every later statement of the transaction wrote its pages there (a sixth of a busy proxy's writing time)
+        #expect(temporaryFiles == [])
+        #expect(try pool.read { db in try Int.fetchOne(db, sql: "SELECT bytes FROM total") } == 512)
+    }
 }
