@@ -227,6 +227,32 @@ struct RequestLogIndexingTests {
         try Log.checkIndexIntegrity(log)
     }
 
+    @Test("a new log's index merges its segments sixteen at a time, not FTS5's four, and so does an upgraded one's")
+    func mergesSegmentsSixteenAtATime() throws {
+        // Given a new log, and a log file made at the schema before the setting
+        let (folder, path) = try Log.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fresh = try RequestLog.open(at: path, configuration: Log.configuration())
+        let (oldFolder, oldPath) = try Log.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: oldFolder) }
+        do {
+            let pool = try DatabasePool(path: oldPath, configuration: RequestLog.makeDatabaseConfiguration())
+            try RequestLog.migrator.migrate(pool, upTo: "v6: shared bodies")
+        }
+
+        // When the old one is opened by this version
+        let upgraded = try RequestLog.open(at: oldPath, configuration: Log.configuration())
+
+        // Then both indexes say so in FTS5's own settings (a busy proxy indexes a burst a second: merging four at a time
+        // rewrote every posting at each level it climbed, a quarter of the log's CPU per record)
+        for log in [fresh, upgraded] {
+            let automerge = try log.writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT v FROM logSearch_config WHERE k = 'automerge'")
+            }
+            #expect(automerge == 16)
+        }
+    }
+
     @Test("a log written by a newer Kiosk is refused with a message saying so, and left as it was")
     func refusesANewerLog() throws {
         // Given a log file that a later version migrated further than this one knows
