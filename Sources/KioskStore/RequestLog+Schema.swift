@@ -36,8 +36,8 @@ import KioskCore
 //   no longer counts its bodies; the stored size is the sum of both. Rows stored before v6 keep their
 //   bodies in their record's `byteCount`, `size` 0 and no hash: nothing is shared with them.
 // - Segment merging (v7): FTS5 merges an index's segments four at a time by default, so a posting is rewritten at every
-//   level it climbs; a busy proxy indexes a burst a second, and that rewriting was a quarter of the log's CPU per record
-//   (80 µs of CPU a record in kiosk-bench's full log, 62 µs merging sixteen at a time; its searches as fast either way).
+//   level it climbs; a busy proxy indexes a burst a second, and that rewriting was a quarter of the log's CPU per record.
+//   Sixteen at a time, little by little after each pass, with a whole level merged at once only past 64 segments.
 //
 // Why the file stays bounded without VACUUM: eviction frees pages that the next inserts reuse,
 // so in steady state the file stays near its high-water mark (records plus index and free pages).
@@ -72,8 +72,11 @@ extension RequestLog {
             try shareBodies(db)
         }
         migrator.registerMigration("v7: merge the index's segments sixteen at a time") { db in
-            // FTS5 keeps the setting in the index's own config table.
+            // FTS5 keeps the settings in the index's own config table. A level's segments are merged all at once, in
+            // the transaction that made the last of them, only at `crisismerge` of them: left at its 16, merging sixteen
+            // at a time would always be that whole-level merge, a pass that took twice the longest pass before.
             try db.execute(sql: "INSERT INTO logSearch (logSearch, rank) VALUES ('automerge', 16)")
+            try db.execute(sql: "INSERT INTO logSearch (logSearch, rank) VALUES ('crisismerge', 64)")
         }
         return migrator
     }()
