@@ -6,6 +6,7 @@ import KioskProcess
 import KioskProxy
 import KioskStore
 import ServiceLifecycle
+import Synchronization
 
 /// `kiosk-bench --proxy-cache`: the cache's figures alone, against a proxy of their own without the cache layer.
 func proxyCacheBenchmarks(demo: DemoUpstream, quick: Bool) async {
@@ -218,4 +219,36 @@ private func storeFigures(entries: Int) async throws {
     print(String(format: "[proxy cache] the store at %d answers of 2 KB: filled in %.1f s (one transaction each, %.0f/s); lookup p50 %@, p95 %@; "
                  + "%d MB on disk; RSS +%d MB", entries, filled, Double(entries) / filled, ms(percentile(lookups, 50)),
                  ms(percentile(lookups, 95)), bytes >> 20, residentMegabytes() - before))
+
+    // `kiosk proxy cache clear` on that store: its time, and the most the process's memory rose meanwhile (sampled every
+    // millisecond on a thread of its own).
+    let beforeClear = residentMegabytes()
+    let peak = PeakMemory()
+    let clearing = clock.now
+    let removed = try cache.clear()
+    let cleared = (clock.now - clearing).seconds
+    print(String(format: "[proxy cache] clear of those %d answers: %.2f s; RSS peak +%d MB during it", removed, cleared,
+                 peak.stop() - beforeClear))
+}
+
+/// The most resident memory the process had from its creation until `stop`, read every millisecond on a thread of its own.
+private final class PeakMemory: Sendable {
+    private let state = Mutex((peak: 0, running: true))
+
+    init() {
+        Thread { [self] in
+            while state.withLock({ state in
+                state.peak = max(state.peak, residentMegabytes())
+                return state.running
+            }) { usleep(1000) }
+        }.start()
+    }
+
+    /// Stops the sampling; returns the peak, in megabytes.
+    func stop() -> Int {
+        state.withLock { state in
+            state.running = false
+            return max(state.peak, residentMegabytes())
+        }
+    }
 }

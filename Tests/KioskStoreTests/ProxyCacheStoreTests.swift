@@ -148,6 +148,30 @@ struct ProxyCacheStoreTests {
         #expect(try reopened.sizeInBytes() == 0)
     }
 
+    @Test("Clearing more entries than one statement deletes clears them all, by host and whole, and counts each")
+    func clearsInChunks() throws {
+        // Given 1,300 answers for one host and 700 for another (a clear deletes a few hundred a statement, so that a
+        // statement's journal, kept in memory, stays small)
+        let cache = try Self.makeCache(maxBytes: 500_000_000)
+        let answers = (0..<2000).map { index in
+            Self.answer(index < 1300 ? "http://a.test/\(index)" : "http://b.test/\(index)", "body \(index)")
+        }
+        try cache.store(answers)
+
+        // When one host is cleared, then the rest
+        let fromA = try cache.clear(host: "a.test")
+        let left = try cache.hostStats()
+        let rest = try cache.clear()
+
+        // Then every one of that host's went and none of the other's; then everything, each counted once
+        #expect(fromA == 1300)
+        #expect(left.map(\.host) == ["b.test"])
+        #expect(left.first?.entries == 700)
+        #expect(rest == 700)
+        #expect(try cache.entries().isEmpty)
+        #expect(try cache.sizeInBytes() == 0)
+    }
+
     @Test("A lookup sees at once what another opening of the file stored, replaced or cleared, with its connections kept between lookups")
     func lookupsFollowOtherWriters() async throws {
         // Given two openings of one file (as the proxy and `kiosk proxy cache clear` in another process)
