@@ -621,12 +621,9 @@ public final class ProxyCache: Sendable, StoreFile {
         // Answers waiting to be written are stored first, so that none comes back after the clear.
         flush()
         let removed = try write("clear the proxy cache") { db in
-            // A few hundred entries a statement: a statement's journal, kept in memory (AppDatabase.sideFileConfiguration),
-            // holds every page it changes, and one statement emptying a full cache held them all (+325 MB of memory for
-            // 330 MB of answers).
             let statement = try db.cachedStatement(sql: host == nil
-                ? "DELETE FROM cacheEntry WHERE id IN (SELECT id FROM cacheEntry LIMIT 500)"
-                : "DELETE FROM cacheEntry WHERE id IN (SELECT id FROM cacheEntry WHERE host = ? LIMIT 500)")
+                ? "DELETE FROM cacheEntry WHERE id IN (SELECT id FROM cacheEntry LIMIT \(Self.entriesPerDelete))"
+                : "DELETE FROM cacheEntry WHERE id IN (SELECT id FROM cacheEntry WHERE host = ? LIMIT \(Self.entriesPerDelete))")
             let arguments: StatementArguments = host.map { [$0.lowercased()] } ?? []
             var removed = 0
             repeat {
@@ -644,6 +641,11 @@ public final class ProxyCache: Sendable, StoreFile {
         return removed
     }
 
+    /// The most entries one statement deletes (a clear, an eviction): a statement's journal, kept in memory
+    /// (AppDatabase.sideFileConfiguration), holds every page it changes, and one statement emptying a full cache held
+    /// them all (+325 MB of memory for 330 MB of answers).
+    static let entriesPerDelete = 500
+
     /// Over the limit: the least recently used entries go, down to 90% of it. Returns whether any went.
     private func evictIfNeeded(_ db: Database) throws -> Bool {
         // Eviction goes by use: the uses noted so far count.
@@ -657,8 +659,8 @@ public final class ProxyCache: Sendable, StoreFile {
             ids.append(row["id"])
             excess -= row["size"] as Int
         }
-        for chunk in stride(from: 0, to: ids.count, by: 500) {
-            let part = ids[chunk..<min(chunk + 500, ids.count)]
+        for chunk in stride(from: 0, to: ids.count, by: Self.entriesPerDelete) {
+            let part = ids[chunk..<min(chunk + Self.entriesPerDelete, ids.count)]
             try db.execute(sql: "DELETE FROM cacheEntry WHERE id IN (\(part.map { _ in "?" }.joined(separator: ",")))",
                            arguments: StatementArguments(Array(part)))
         }
