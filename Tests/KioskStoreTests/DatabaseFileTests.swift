@@ -178,9 +178,8 @@ struct DatabaseFileTests {
     func statementJournalsStayInMemory() throws {
         // Given a side file (the request log, the proxy cache) holding a table whose updates fire a trigger, as the
         // proxy cache's sizes do, and a megabyte of rows
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-journal-\(UUID().uuidString)")
+        let folder = TemporaryDirectory.url("kiosk-journal")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         let pool = try DatabasePool(path: folder.appendingPathComponent("side.sqlite").path,
                                     configuration: AppDatabase.sideFileConfiguration(label: "JournalTest"))
         try pool.write { db in
