@@ -67,6 +67,29 @@ public struct RequestTimings: Sendable, Hashable, Codable {
     }
 }
 
+/// A record to be made when the request log's writer stores it: the capture hands the log this, so that redacting and
+/// copying an exchange's fields runs on the writer's thread, after the app has its answer, not on the request's path.
+/// `make` must only read values fixed when it was made (the exchange as it ended), so it gives the same record whenever
+/// it runs.
+public struct DeferredRecord: Sendable {
+    /// Roughly what the record will hold while it waits, in bytes: its bodies and URL, and a share for the rest.
+    public let size: Int
+    /// Makes the record (redacted, like every record).
+    public let make: @Sendable () -> RequestRecord
+
+    /// A record made later by `make`, holding about `bodyBytes` of bodies and a URL of `urlBytes`.
+    public init(bodyBytes: Int, urlBytes: Int, make: @escaping @Sendable () -> RequestRecord) {
+        size = bodyBytes + urlBytes + 1024
+        self.make = make
+    }
+
+    /// A record made already.
+    public init(_ record: RequestRecord) {
+        self.init(bodyBytes: (record.requestBody?.data.count ?? 0) + (record.responseBody?.data.count ?? 0),
+                  urlBytes: record.url.utf8.count) { record }
+    }
+}
+
 /// One request Kiosk made (or answered from its store), as the network debugger records it. Every
 /// field is redacted before a record is made: a record never holds a secret.
 public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {

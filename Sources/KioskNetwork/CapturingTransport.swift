@@ -3,7 +3,8 @@ public import KioskCore
 import Synchronization
 
 /// Records every exchange that passes through it — request, response or error, timings — redacted at
-/// capture, then hands the record to `sink` (the request log's non-blocking enqueue). It sits at the
+/// capture, and hands the record to `sink` (the request log's non-blocking enqueue) to be made there, off the
+/// request's path: the exchange's values are fixed when it ends, and redacting them is the log writer's work. It sits at the
 /// bottom of the stack, so each real exchange on the wire is one record: a retry is a second record,
 /// and requests merged by coalescing are one.
 public final class CapturingTransport: HTTPTransport {
@@ -11,11 +12,11 @@ public final class CapturingTransport: HTTPTransport {
     private let redactor: Redactor
     private let bodyLimit: Int
     private let now: @Sendable () -> Date
-    private let sink: @Sendable (RequestRecord) -> Void
+    private let sink: @Sendable (DeferredRecord) -> Void
 
     /// `bodyLimit` caps each captured body (1 MB by default); the rest is dropped and marked truncated.
     public init(base: any HTTPTransport, redactor: Redactor, bodyLimit: Int = 1 << 20,
-                now: @escaping @Sendable () -> Date = { Date() }, sink: @escaping @Sendable (RequestRecord) -> Void) {
+                now: @escaping @Sendable () -> Date = { Date() }, sink: @escaping @Sendable (DeferredRecord) -> Void) {
         self.base = base
         self.redactor = redactor
         self.bodyLimit = bodyLimit
@@ -48,15 +49,15 @@ public final class CapturingTransport: HTTPTransport {
                 return response
             }
             let elapsed = clock.now - start
-            sink(record(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed, touches: touches.all,
-                        upload: upload))
+            sink(deferred(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed, touches: touches.all,
+                          upload: upload?.total))
             return response
         } catch {
             let elapsed = clock.now - start
             // Cancellation is the caller walking away, not something that happened on the wire.
             if !Task.isCancelled {
-                sink(record(request, startedAt: startedAt, response: nil, error: error, elapsed: elapsed, touches: touches.all,
-                            upload: upload))
+                sink(deferred(request, startedAt: startedAt, response: nil, error: error, elapsed: elapsed, touches: touches.all,
+                              upload: upload?.total))
             }
             throw error
         }
@@ -99,22 +100,32 @@ public final class CapturingTransport: HTTPTransport {
                 + (closedByApp ? ", until the app closed the connection" : "")
                 + "; the log keeps the first \(bodyLimit) bytes. Breakpoints and body rules do not act on a streamed body."
             touches.add(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint, detail: detail))
-            sink(record(request, startedAt: startedAt, response: whole, error: closedByApp ? nil : error, elapsed: elapsed,
-                        touches: touches.all, bodySize: size, upload: upload))
+            sink(deferred(request, startedAt: startedAt, response: whole, error: closedByApp ? nil : error, elapsed: elapsed,
+                          touches: touches.all, bodySize: size, upload: upload?.total))
         })
+    }
+
+    /// The record of one exchange that ended, made when the sink asks for it (see `record`).
+    private func deferred(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?, elapsed: Duration,
+                          touches: [ExchangeTouch], bodySize: Int? = nil, upload: (kept: Data, size: Int)?) -> DeferredRecord {
+        let bodyBytes = min(bodyLimit, upload?.kept.count ?? request.body?.count ?? 0) + min(bodyLimit, response?.body.count ?? 0)
+        return DeferredRecord(bodyBytes: bodyBytes, urlBytes: request.url.absoluteString.utf8.count) { [self] in
+            record(request, startedAt: startedAt, response: response, error: error, elapsed: elapsed, touches: touches,
+                   bodySize: bodySize, upload: upload)
+        }
     }
 
     /// The redacted record of one exchange; `touches` are what the debugger's mocks and rules did to it; `bodySize` is
     /// the answer's whole size when its body holds only the first part (streamed); `upload` what passed of a streamed
-    /// request body.
+    /// request body (its first bytes and its whole size).
     func record(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?,
-                elapsed: Duration, touches: [ExchangeTouch] = [], bodySize: Int? = nil, upload: Tally? = nil) -> RequestRecord {
+                elapsed: Duration, touches: [ExchangeTouch] = [], bodySize: Int? = nil,
+                upload: (kept: Data, size: Int)? = nil) -> RequestRecord {
         // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear.
         let redactor = request.secrets.isEmpty ? redactor : redactor.hiding(request.secrets)
         var touches = touches
         var requestBody = request.body.map { CapturedBody(capturing: redactor.scrub($0), limit: bodyLimit) }
-        if let upload {
-            let (kept, size) = upload.total
+        if let (kept, size) = upload {
             requestBody = CapturedBody(data: redactor.scrub(kept).prefix(bodyLimit), originalSize: size)
             touches.append(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint,
                                          detail: "The request body, \(size) bytes, went to the upstream as the app sent it; the log "

@@ -73,8 +73,8 @@ public final class RequestLog: Sendable, StoreFile {
 
     /// What the writer and the capture path share.
     struct State {
-        /// Records enqueued and not yet stored, oldest first.
-        var pending: [RequestRecord] = []
+        /// Records enqueued and not yet stored, oldest first, each made by the writer when it stores them.
+        var pending: [DeferredRecord] = []
         /// Whether a queued write will store `pending` (so that a burst queues only one).
         var isFlushScheduled = false
         /// Whether an indexing pass is queued (so that a burst queues only one).
@@ -90,7 +90,7 @@ public final class RequestLog: Sendable, StoreFile {
         var lastAgeCheck: Date?
         /// Whether enqueued records are kept (false while the console's recording is paused).
         var isRecording = true
-        /// What the records in `pending` hold, roughly (`RequestRecord.pendingSize`).
+        /// What the records in `pending` hold, roughly (`DeferredRecord.size`).
         var pendingBytes = 0
     }
 
@@ -195,9 +195,16 @@ public final class RequestLog: Sendable, StoreFile {
     /// Queues `record` to be stored with the others of its burst, without waiting for a commit;
     /// never throws: a record that cannot be stored is counted in `droppedCount`.
     public func enqueue(_ record: RequestRecord) {
+        enqueue(DeferredRecord(record))
+    }
+
+    /// Queues a record the writer makes when it stores it with the others of its burst (the capture's: its redaction
+    /// then runs off the request's path, and not at all for a record dropped); never throws: a record that cannot be
+    /// stored is counted in `droppedCount`.
+    public func enqueue(_ record: DeferredRecord) {
         let shouldSchedule = state.withLock { state in
             guard state.isRecording else { return false }
-            let size = record.pendingSize
+            let size = record.size
             // One record is always taken into an empty buffer, however large: the cap bounds what waits, not what fits.
             guard state.pending.count < Self.maxPendingRecords,
                   state.pending.isEmpty || state.pendingBytes + size <= Self.maxPendingBytes else {
@@ -449,7 +456,7 @@ public final class RequestLog: Sendable, StoreFile {
                 state.pendingBytes = 0
             }
             return state.pending
-        }
+        }.map { $0.make() }
         guard !records.isEmpty else { return nil }
         let isCallersTransaction = db.isInsideTransaction
         var lastID: Int64 = 0
@@ -505,10 +512,3 @@ public final class RequestLog: Sendable, StoreFile {
     static let ageCheckInterval: TimeInterval = 60
 }
 
-extension RequestRecord {
-    /// Roughly what the record holds while it waits for the writer: its bodies and URL, and a share for the rest (its
-    /// fields are counted in that share rather than walked on the request path).
-    var pendingSize: Int {
-        (requestBody?.data.count ?? 0) + (responseBody?.data.count ?? 0) + url.utf8.count + 1024
-    }
-}

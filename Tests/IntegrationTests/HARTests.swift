@@ -99,7 +99,7 @@ struct HARTests {
         // When it is captured as the request log captures it, and turned into a cURL command
         let records = Mutex<[RequestRecord]>([])
         let capture = CapturingTransport(base: ScriptedTransport([.json("{}")]), redactor: configuration.redactor,
-                                         sink: { record in records.withLock { $0.append(record) } })
+                                         sink: { record in records.withLock { $0.append(record.make()) } })
         _ = try await capture.send(request)
         let command = HAR.curl(try #require(records.withLock { $0.first }))
 

@@ -9,7 +9,7 @@ import Testing
 final class RecordSink: Sendable {
     private let records = Mutex<[RequestRecord]>([])
     var all: [RequestRecord] { records.withLock { $0 } }
-    var closure: @Sendable (RequestRecord) -> Void { { record in self.records.withLock { $0.append(record) } } }
+    var closure: @Sendable (DeferredRecord) -> Void { { record in self.records.withLock { $0.append(record.make()) } } }
 }
 
 @Suite("Capture of upstream exchanges")

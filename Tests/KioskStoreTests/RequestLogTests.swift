@@ -507,6 +507,34 @@ struct RequestLogTests {
         #expect(try log.records(matching: RequestFilter(limit: 1)).first?.url == "https://big.test/after")
     }
 
+    @Test("a deferred record is made by the writer when it stores it, counted by its declared size, and never made when dropped")
+    func deferredRecordsMadeByTheWriter() throws {
+        // Given a log whose queued write is held by the test, and deferred records that count how often they are made
+        let held = Mutex<[@Sendable () -> Void]>([])
+        var configuration = Self.configuration(maxBytes: 1 << 30)
+        configuration.schedule = { _, work in held.withLock { $0.append(work) } }
+        let log = try RequestLog.inMemory(configuration: configuration)
+        let made = Mutex<[String]>([])
+        let deferred = { @Sendable (url: String, bodyBytes: Int) in
+            DeferredRecord(bodyBytes: bodyBytes, urlBytes: url.utf8.count) {
+                made.withLock { $0.append(url) }
+                return Self.record(url)
+            }
+        }
+
+        // When two are enqueued, the second declaring more than the queue may hold beside the first
+        log.enqueue(deferred("https://deferred.test/1", 1 << 20))
+        log.enqueue(deferred("https://deferred.test/2", 64 << 20))
+
+        // Then neither is made while it waits (enqueue does not make it), and the second is dropped by its declared size
+        #expect(made.withLock { $0 } == [])
+        #expect(log.droppedCount == 1)
+        // And when the writer stores the queue, the one kept is made once, and stored as made
+        try log.flush()
+        #expect(made.withLock { $0 } == ["https://deferred.test/1"])
+        #expect(try Self.urls(log, RequestFilter()) == ["https://deferred.test/1"])
+    }
+
     @Test("a failing flush counts the dropped records instead of throwing into enqueue")
     func droppedOnFailure() throws {
         // Given a log whose file cannot grow (as on a full disk)
