@@ -222,7 +222,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var request: HTTPRequest
         do {
             let url = try ProxyMessages.target(of: head, under: origin?.base)
-            if origin?.isReverse != true, let local = context.channel.localAddress,
+            if origin?.isReverse != true, ProxySetup.isAddressed(url), let local = context.channel.localAddress,
                let setup = ProxySetup.answer(url, method: head.method, authority: settings.configuration.authority,
                                              proxy: Self.shown(local), language: ProxySetup.language(head.headers.first(name: "Accept-Language"))) {
                 return write(setup, to: head, context: context)

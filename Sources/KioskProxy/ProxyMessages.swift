@@ -51,17 +51,18 @@ enum ProxyMessages {
             throw Refusal(.badRequest, "This is Kiosk's proxy: it takes requests for whole URLs (GET http://host/path), as an "
                           + "app sends them when its HTTP proxy is set to this address. \(head.uri) names no host.")
         }
-        guard let components = URLComponents(string: head.uri), let scheme = components.scheme?.lowercased(),
-              scheme == "http" || scheme == "https" else {
+        // Parsed once: URL(string:) percent-encodes what an app left unencoded (`|`, `{`, a space) as URLComponents
+        // does, and its parts are read from that one parse, where components and then their `url` parse twice.
+        guard let url = URL(string: head.uri), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw Refusal(.badRequest, "The request line's target is not an http:// URL: \(shown(head.uri)).")
         }
-        guard let host = components.host, !host.isEmpty, components.user == nil, components.password == nil else {
+        guard let host = url.host(percentEncoded: true), !host.isEmpty, url.user(percentEncoded: true) == nil,
+              url.password(percentEncoded: true) == nil else {
             throw Refusal(.badRequest, "The request line's URL has no host, or carries a user name: \(shown(head.uri)).")
         }
-        if let port = components.port, !(1...65_535).contains(port) {
+        if let port = url.port, !(1...65_535).contains(port) {
             throw Refusal(.badRequest, "The port \(port) is outside 1–65535.")
         }
-        guard let url = components.url else { throw Refusal(.badRequest, "The request line's URL is not valid: \(shown(head.uri)).") }
         return url
     }
 

@@ -175,9 +175,9 @@ struct LoopGuard: Sendable {
 
     func isLoop(_ url: URL, headers: HTTPHeaders, proxyPort: Int) -> Bool {
         if headers["Via"].contains(where: { $0.contains(pseudonym) }) { return true }
-        let target = url.host(percentEncoded: false)?.lowercased() ?? ""
         let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
         guard port == proxyPort || ownPorts().contains(port) else { return false }
+        let target = url.host(percentEncoded: false)?.lowercased() ?? ""
         let bare = target.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return IPAddress.isLoopback(host: bare) || bare == host.lowercased() || bare == "0.0.0.0" || bare == "::"
     }

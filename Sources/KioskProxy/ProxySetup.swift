@@ -20,11 +20,17 @@ enum ProxySetup {
         var fields: [(String, String)] = []
     }
 
+    /// Whether `url` is addressed to the setup page's host (every request is asked: the answer's words are made only
+    /// for those that are).
+    static func isAddressed(_ url: URL) -> Bool {
+        url.host(percentEncoded: false)?.lowercased() == host
+    }
+
     /// The answer for `path` (its query ignored), with `proxy` the address the app used to reach the proxy, or nil
     /// for a request that is not the setup page's.
     static func answer(_ url: URL, method: HTTPMethod, authority: ProxyAuthority?, proxy: String,
                        language: ProxyGuide.Language = .english) -> Answer? {
-        guard url.host(percentEncoded: false)?.lowercased() == host else { return nil }
+        guard isAddressed(url) else { return nil }
         guard method == .GET || method == .HEAD else {
             return Answer(status: .methodNotAllowed, contentType: "text/plain; charset=utf-8", body: Array("Only GET.\n".utf8),
                           fields: [("Allow", "GET, HEAD")])
