@@ -490,16 +490,18 @@ public final class ProxyCache: Sendable, StoreFile {
         _ = try? writer.writeWithoutTransaction { db in try remakeKnownKeys(db) }
     }
 
-    /// An answer with its header fields encoded as stored, and the size it counts for.
-    private struct Encoded: Sendable {
+    /// An answer to write, and the size it counts for: its body, its URL and its header fields as `encode` writes them
+    /// (exact but for escapes, which the writer counts when it encodes them, off the request's path).
+    struct Encoded: Sendable {
         var answer: ProxyCacheAnswer
-        var headers: Data
         var size: Int
 
         init(_ answer: ProxyCacheAnswer) {
             self.answer = answer
-            headers = ProxyCache.encode(answer.headers)
-            size = answer.body.count + headers.count + answer.url.utf8.count
+            // `[["name","value"],…]`: seven bytes around each pair, a comma between pairs, two brackets around all.
+            var fields = 2
+            for field in answer.headers { fields += field.name.utf8.count + field.value.utf8.count + 8 }
+            size = answer.body.count + answer.url.utf8.count + max(2, fields - 1)
         }
     }
 
@@ -507,6 +509,8 @@ public final class ProxyCache: Sendable, StoreFile {
     @discardableResult
     private static func insert(_ encoded: Encoded, _ db: Database) throws -> Int64 {
         let answer = encoded.answer
+        let headers = encode(answer.headers)
+        let size = answer.body.count + headers.count + answer.url.utf8.count
         let id = try db.executeRaw(db.cachedStatement(sql: insertSQL)) { values in
             values.bind(answer.method)
             values.bind(answer.url)
@@ -515,12 +519,12 @@ public final class ProxyCache: Sendable, StoreFile {
             values.bind(answer.vary)
             values.bind(answer.variant)
             values.bind(answer.status)
-            values.bind(encoded.headers)
+            values.bind(headers)
             values.bind(answer.body)
             values.bind(answer.requestTime)
             values.bind(answer.responseTime)
             values.bind(answer.responseTime)
-            values.bind(encoded.size)
+            values.bind(size)
         }
         guard let id else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the stored answer's id did not come back") }
         return id

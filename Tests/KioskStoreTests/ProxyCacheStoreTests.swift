@@ -72,6 +72,23 @@ struct ProxyCacheStoreTests {
                                            at: Self.start)) == "one, longer")
     }
 
+    @Test("The size an answer is queued with is the size its stored row counts, for fields without escapes, none to many")
+    func queuedSizeIsTheStoredSize() async throws {
+        // Given answers with no header field, one, and several (the queue counts them before the writer encodes them)
+        let many: HTTPHeaderFields = ["Content-Type": "application/json", "ETag": "W/1", "Cache-Control": "max-age=60", "Vary": "Accept"]
+        for headers in [HTTPHeaderFields(), ["Content-Type": "text/plain"], many] {
+            let cache = try Self.makeCache(maxBytes: 1_000_000)
+            var answer = Self.answer("http://a.test/sized", "a body")
+            answer.headers = headers
+            // When one is stored
+            let queued = ProxyCache.Encoded(answer).size
+            #expect(cache.store(answer) { error in Issue.record("the write failed: \(error)") })
+            cache.flush()
+            // Then the size it was queued with is what the file counts for it
+            #expect(try cache.sizeInBytes() == queued, "\(headers)")
+        }
+    }
+
     @Test("Past its size the least recently used answers go first, down to 90%; a use makes an answer recent")
     func leastRecentlyUsedGoFirst() async throws {
         let body = String(repeating: "x", count: 900)
