@@ -105,26 +105,45 @@ public final class CapturingTransport: HTTPTransport {
         })
     }
 
-    /// The record of one exchange that ended, made when the sink asks for it (see `record`).
+    /// The record of one exchange that ended, made when the sink asks for it (see `record`). What waits for the writer
+    /// holds of each body only what the record keeps of it (the first `bodyLimit` bytes and a key's length more, to
+    /// scrub across the cut): the rest of an answer held whole, up to the proxy's 16 MB buffer, is freed with the answer.
     private func deferred(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?, elapsed: Duration,
                           touches: [ExchangeTouch], bodySize: Int? = nil, upload: (kept: Data, size: Int)?) -> DeferredRecord {
+        let keep = bodyLimit + (redactor.secretValues.union(request.secrets).map(\.utf8.count).max() ?? 0)
+        var request = request
+        var requestBodySize: Int?
+        if let body = request.body, body.count > keep {
+            requestBodySize = body.count
+            request.body = Data(body.prefix(keep))
+        }
+        var response = response
+        var bodySize = bodySize
+        if let body = response?.body, body.count > keep {
+            bodySize = bodySize ?? body.count
+            response?.body = Data(body.prefix(keep))
+        }
         let bodyBytes = min(bodyLimit, upload?.kept.count ?? request.body?.count ?? 0) + min(bodyLimit, response?.body.count ?? 0)
-        return DeferredRecord(bodyBytes: bodyBytes, urlBytes: request.url.absoluteString.utf8.count) { [self] in
+        return DeferredRecord(bodyBytes: bodyBytes, urlBytes: request.url.absoluteString.utf8.count) { [self, request, response, bodySize, requestBodySize] in
             record(request, startedAt: startedAt, response: response, error: error, elapsed: elapsed, touches: touches,
-                   bodySize: bodySize, upload: upload)
+                   bodySize: bodySize, requestBodySize: requestBodySize, upload: upload)
         }
     }
 
-    /// The redacted record of one exchange; `touches` are what the debugger's mocks and rules did to it; `bodySize` is
-    /// the answer's whole size when its body holds only the first part (streamed); `upload` what passed of a streamed
-    /// request body (its first bytes and its whole size).
+    /// The redacted record of one exchange; `touches` are what the debugger's mocks and rules did to it; `bodySize` and
+    /// `requestBodySize` are the answer's and the request's whole sizes when their bodies hold only the first part
+    /// (streamed, or cut to what is kept); `upload` what passed of a streamed request body (its first bytes and its
+    /// whole size).
     func record(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?,
-                elapsed: Duration, touches: [ExchangeTouch] = [], bodySize: Int? = nil,
+                elapsed: Duration, touches: [ExchangeTouch] = [], bodySize: Int? = nil, requestBodySize: Int? = nil,
                 upload: (kept: Data, size: Int)? = nil) -> RequestRecord {
         // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear.
         let redactor = request.secrets.isEmpty ? redactor : redactor.hiding(request.secrets)
         var touches = touches
-        var requestBody = request.body.map { CapturedBody(capturing: redactor.scrub($0), limit: bodyLimit) }
+        var requestBody = request.body.map { body in
+            let scrubbed = CapturedBody(capturing: redactor.scrub(body), limit: bodyLimit)
+            return CapturedBody(data: scrubbed.data, originalSize: requestBodySize ?? scrubbed.originalSize)
+        }
         if let (kept, size) = upload {
             requestBody = CapturedBody(data: redactor.scrub(kept).prefix(bodyLimit), originalSize: size)
             touches.append(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint,

@@ -97,6 +97,61 @@ struct CapturingTransportTests {
         #expect(!text.contains(String(Self.key.prefix(8))))
     }
 
+    @Test("A request body over the limit is cut and marked truncated with its whole size, and a secret at the cut is still removed")
+    func truncatesRequestBodies() async throws {
+        // Given a 100-byte limit and a request body of 300 bytes with the key straddling the cut
+        let body = String(repeating: "a", count: 90) + Self.key + String(repeating: "b", count: 300 - 90 - Self.key.count)
+        let sink = RecordSink()
+        let capture = CapturingTransport(base: ScriptedTransport([.respond(200)]), redactor: redactor, bodyLimit: 100, sink: sink.closure)
+        // When it is sent and captured
+        _ = try await capture.send(HTTPRequest(method: "POST", url: URL(string: "https://x.example/")!, body: Data(body.utf8), endpoint: "test"))
+        // Then 100 bytes are kept, the whole size is known, and no part of the key survives
+        let captured = try #require(sink.all.first?.requestBody)
+        #expect(captured.data.count == 100 && captured.originalSize == 300 && captured.isTruncated)
+        #expect(!String(decoding: captured.data, as: UTF8.self).contains(String(Self.key.prefix(8))))
+    }
+
+    /// Set once, from any thread.
+    final class Flag: Sendable {
+        private let state = Mutex(false)
+        var isSet: Bool { state.withLock { $0 } }
+        func set() { state.withLock { $0 = true } }
+    }
+
+    /// An upstream answering with a body it does not keep, whose bytes tell when they are freed.
+    struct FreedBodyUpstream: HTTPTransport {
+        let size: Int
+        let freed: Flag
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            let bytes = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 1)
+            bytes.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "x"), count: size)
+            let body = Data(bytesNoCopy: bytes, count: size, deallocator: .custom { [freed] pointer, _ in
+                pointer.deallocate()
+                freed.set()
+            })
+            return HTTPResponse(status: 200, body: body, url: request.url)
+        }
+    }
+
+    @Test("A record waiting to be made holds only what it keeps of a large answer: the whole body is freed with the answer")
+    func waitingRecordFreesTheWholeBody() async throws {
+        // Given a 1 KB capture limit and an upstream answering 3 MB whose bytes tell when they are freed
+        let freed = Flag()
+        let waiting = Mutex<[DeferredRecord]>([])
+        let capture = CapturingTransport(base: FreedBodyUpstream(size: 3 << 20, freed: freed), redactor: redactor, bodyLimit: 1024,
+                                         sink: { record in waiting.withLock { $0.append(record) } })
+        // When the answer is given and let go, its record still waiting for the writer
+        do {
+            let response = try await capture.send(HTTPRequest(url: URL(string: "https://x.example/big")!, endpoint: "test"))
+            #expect(response.body.count == 3 << 20)
+        }
+        // Then the 3 MB are freed already, and the record, made later, keeps its first KB and knows the whole size
+        #expect(freed.isSet)
+        let record = try #require(waiting.withLock { $0.first }).make()
+        #expect(record.responseBody?.data.count == 1024 && record.responseBody?.originalSize == 3 << 20)
+    }
+
     @Test("Secret values are scrubbed from text and bytes, longest first; short values are ignored")
     func scrubbing() {
         let redactor = Redactor.standard.hiding(["abcdef123", "abcdef123456", "abc"])
