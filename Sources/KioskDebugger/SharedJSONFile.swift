@@ -11,6 +11,11 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     let url: URL?
     /// `url`'s path, made once: URL's `path` parses again each time, and `stamp()` runs on every exchange.
     private let path: String?
+    /// The file's folder, held open so that `stamp()` looks up the file's name alone in it (`fstatat`) rather than
+    /// walking its whole path, the most of a stat(2)'s cost; -1 when it could not be opened (the path is used then).
+    private let folder: Int32
+    /// The file's name in `folder`.
+    private let fileName: String
     private let empty: Value
     private let name: String
     private let state: Mutex<State>
@@ -41,9 +46,15 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     init(url: URL?, empty: Value, name: String) {
         self.url = url
         path = url?.path
+        folder = url.map { open($0.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } ?? -1
+        fileName = url?.lastPathComponent ?? ""
         self.empty = empty
         self.name = name
         state = Mutex(State(value: empty, stamp: nil))
+    }
+
+    deinit {
+        if folder >= 0 { close(folder) }
     }
 
     /// The current value, read again first when the file changed since it was last read or written.
@@ -110,13 +121,13 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         if due { try? save() }
     }
 
-    /// The file's stamp, nil when it does not exist. One stat(2) call: every upstream request asks
+    /// The file's stamp, nil when it does not exist. One fstatat(2) call: every upstream request asks
     /// whether the mock and rewrite rules changed, so this must cost next to nothing (FileManager's
     /// attributes also look up the owner's and group's names).
     private func stamp() -> Stamp? {
         guard let path else { return nil }
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard (folder >= 0 ? fstatat(folder, fileName, &info, 0) : stat(path, &info)) == 0 else { return nil }
         return Stamp(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), seconds: Int(info.st_mtim.tv_sec),
                      nanoseconds: Int(info.st_mtim.tv_nsec), size: Int64(info.st_size))
     }
