@@ -110,18 +110,21 @@ public final class CapturingTransport: HTTPTransport {
     /// scrub across the cut): the rest of an answer held whole, up to the proxy's 16 MB buffer, is freed with the answer.
     private func deferred(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?, elapsed: Duration,
                           touches: [ExchangeTouch], bodySize: Int? = nil, upload: (kept: Data, size: Int)?) -> DeferredRecord {
-        let keep = bodyLimit + (redactor.secretValues.union(request.secrets).map(\.utf8.count).max() ?? 0)
+        // Worked out only for a body past the limit: nearly every exchange's bodies are within it.
+        let keep = { [redactor, bodyLimit] in
+            bodyLimit + max(redactor.secretValues.map(\.utf8.count).max() ?? 0, request.secrets.map(\.utf8.count).max() ?? 0)
+        }
         var request = request
         var requestBodySize: Int?
-        if let body = request.body, body.count > keep {
+        if let body = request.body, body.count > bodyLimit, body.count > keep() {
             requestBodySize = body.count
-            request.body = Data(body.prefix(keep))
+            request.body = Data(body.prefix(keep()))
         }
         var response = response
         var bodySize = bodySize
-        if let body = response?.body, body.count > keep {
+        if let body = response?.body, body.count > bodyLimit, body.count > keep() {
             bodySize = bodySize ?? body.count
-            response?.body = Data(body.prefix(keep))
+            response?.body = Data(body.prefix(keep()))
         }
         let bodyBytes = min(bodyLimit, upload?.kept.count ?? request.body?.count ?? 0) + min(bodyLimit, response?.body.count ?? 0)
         return DeferredRecord(bodyBytes: bodyBytes, urlBytes: request.url.absoluteString.utf8.count) { [self, request, response, bodySize, requestBodySize] in
