@@ -78,6 +78,14 @@ extension ConsoleWords {
         statusMustBeNumber: "The status must be a number from 100 to 599.",
         answerInsteadEditor: "A response to answer with instead (JSON)",
         responseEditor: "Response body (JSON, editable)",
+        bodyNotEditable: { size, reason in
+            switch reason {
+            case .coded(let coding): "The body (\(size)) is compressed (\(coding)): it can be sent unchanged or aborted here, not edited."
+            case .binary: "The body (\(size)) is not text: it can be sent unchanged or aborted here, not edited."
+            case .tooLarge(let limit): "The body (\(size)) is too large to edit here (at most \(limit)): it can be sent unchanged or aborted, "
+                + "and a rewrite rule can change it."
+            }
+        },
         keepReturning: "Keep returning this: also make a rewrite rule that answers this request with this status and body from now on",
         answerWithThis: "Answer with this response",
         checkAndSend: "Check and send the edit",

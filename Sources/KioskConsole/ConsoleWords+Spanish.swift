@@ -78,6 +78,14 @@ extension ConsoleWords {
         statusMustBeNumber: "El estado debe ser un número del 100 al 599.",
         answerInsteadEditor: "Una respuesta con la que contestar en su lugar (JSON)",
         responseEditor: "Cuerpo de la respuesta (JSON, editable)",
+        bodyNotEditable: { size, reason in
+            switch reason {
+            case .coded(let coding): "El cuerpo (\(size)) está comprimido (\(coding)): aquí se puede enviar sin cambios o abortar, no editar."
+            case .binary: "El cuerpo (\(size)) no es texto: aquí se puede enviar sin cambios o abortar, no editar."
+            case .tooLarge(let limit): "El cuerpo (\(size)) es demasiado grande para editarlo aquí (como mucho \(limit)): se puede enviar "
+                + "sin cambios o abortar, y una regla de reescritura puede cambiarlo."
+            }
+        },
         keepReturning: "Seguir devolviendo esto: crear también una regla de reescritura que conteste a esta solicitud con este estado y este cuerpo a partir de ahora",
         answerWithThis: "Contestar con esta respuesta",
         checkAndSend: "Comprobar y enviar la edición",

@@ -402,6 +402,13 @@ enum DebugPages {
                 E.element("textarea", [.attribute("name", "\(name)"), .attribute("rows", String(rows)), .attribute("spellcheck", "false")],
                           [.text(text)])])
         }
+        // Sending unchanged and aborting post a form of their own, not the editor's: they never depend on what the
+        // editor holds (a body a form cannot carry, a query item with a control character).
+        let decisionForm = "decision-\(exchange.id)"
+        func decision(_ value: String, _ label: String) -> HTML {
+            E.element("button", [.attribute("type", "submit"), .attribute("name", "action"), .attribute("value", value),
+                                 .attribute("form", decisionForm)], [.text(label)])
+        }
         var fields: [HTML] = [Pages.csrfField(context)]
         switch exchange.phase {
         case .request:
@@ -409,27 +416,65 @@ enum DebugPages {
             fields.append(textarea("query", w.queryEditor, query, rows: 6))
             fields.append(textarea("headers", w.headersEditor,
                                    exchange.requestHeaders.map { "\($0.name): \($0.value)" }.joined(separator: "\n"), rows: 4))
-            fields.append(E.element("p", [.class("actions")], [button("edit", w.sendEdited), button("continue", w.sendUnchanged),
-                                                               button("abort", w.abort)]))
+            fields.append(E.element("p", [.class("actions")], [button("edit", w.sendEdited), decision("continue", w.sendUnchanged),
+                                                               decision("abort", w.abort)]))
         case .response, .error:
             let original = exchange.responseText.map { text in (try? OrderedJSON.parse(text).rendered()) ?? text } ?? ""
+            let shown = draft ?? original
+            if let reason = BodyNotEditable(exchange, shown: shown) {
+                fields.append(E.element("p", [.class("banner")], [
+                    .text(w.bodyNotEditable(DebugPages.byteCount(Int64(exchange.responseSize)), reason)),
+                ]))
+                fields.append(E.element("p", [.class("actions")], [decision("continue", w.sendUnchanged), decision("abort", w.abort)]))
+                break
+            }
             fields.append(E.element("label", [], [.text(w.status), E.void("input", [.attribute("type", "number"), .attribute("name", "status"),
                 .attribute("min", "100"), .attribute("max", "599"), .attribute("value", String(exchange.status ?? 200))])]))
-            fields.append(textarea("body", exchange.phase == .error ? w.answerInsteadEditor : w.responseEditor,
-                                   draft ?? original, rows: 24))
+            fields.append(textarea("body", exchange.phase == .error ? w.answerInsteadEditor : w.responseEditor, shown, rows: 24))
             fields.append(E.element("label", [.class("inline")], [
                 E.void("input", [.attribute("type", "checkbox"), .attribute("name", "keep"), .attribute("value", "1")]),
                 .text(w.keepReturning),
             ]))
             fields.append(E.element("p", [.class("actions")], [
                 button("edit", exchange.phase == .error ? w.answerWithThis : w.checkAndSend),
-                button("continue", exchange.phase == .error ? w.failWithError : w.sendUnchanged),
-                button("abort", w.abort),
+                decision("continue", exchange.phase == .error ? w.failWithError : w.sendUnchanged),
+                decision("abort", w.abort),
             ]))
         }
         content.append(E.element("form", [.class("pause-editor"), .attribute("method", "post"), .attribute("action", action)], fields))
+        content.append(E.element("form", [.attribute("id", decisionForm), .attribute("method", "post"), .attribute("action", action)],
+                                 [Pages.csrfField(context)]))
         content.append(E.element("p", [.class("status")], [.text(w.editNote(exchange.deadline.formatted(.iso8601)))]))
         return DebugPages.page(context, title: w.pausedTitle(exchange.id), [E.element("article", [.class("detail debug")], content)])
+    }
+
+    /// The most text a paused response's editor holds: posted back form-encoded (up to three bytes a byte), it stays
+    /// within `DebugController.maximumEditBytes`.
+    static let maximumEditableText = 2 << 20
+
+    /// Why a paused response's body is shown without an editor, or nil when it can be edited.
+    enum BodyNotEditable: Sendable, Hashable {
+        /// Content-coded (gzip, br...): its text would be the coded bytes.
+        case coded(String)
+        /// Not UTF-8, or with control characters a form would not carry back.
+        case binary
+        /// Its text is larger than a form may post back (the limit, written out).
+        case tooLarge(String)
+
+        init?(_ exchange: PausedExchange, shown: String) {
+            // The error phase edits an answer of the user's own, however the failed one was.
+            guard exchange.phase == .response else { return nil }
+            if let coding = exchange.responseHeaders.first(where: { $0.name.lowercased() == "content-encoding" })?.value,
+               !exchange.responseIsText, !coding.trimmingCharacters(in: .whitespaces).isEmpty {
+                self = .coded(String(coding.prefix(40)))
+            } else if !exchange.responseIsText {
+                self = .binary
+            } else if shown.utf8.count > DebugPages.maximumEditableText {
+                self = .tooLarge(DebugPages.byteCount(Int64(DebugPages.maximumEditableText)))
+            } else {
+                return nil
+            }
+        }
     }
 
     /// `/debug/endpoints`: the registry of every endpoint Kiosk calls.

@@ -50,6 +50,12 @@ public struct PausedExchange: Sendable, Hashable, Identifiable, Encodable {
     public let responseHeaders: [RequestRecord.HeaderField]
     /// The response body as text (redacted), for editing.
     public let responseText: String?
+    /// Whether that text is the body itself, so that it can be edited and sent back: a body with no content coding
+    /// (a gzip answer's text would be its compressed bytes), valid UTF-8, without control characters but tabs and
+    /// line breaks (what a form's textarea carries back unchanged).
+    public let responseIsText: Bool
+    /// The response body's size in bytes (0 without a response).
+    public let responseSize: Int
     public let error: String?
     public let pausedAt: Date
     /// When it continues unchanged by itself.
@@ -232,6 +238,16 @@ public final class Breakpoints: Sendable {
         set { state.withLock { $0.isActive = newValue } }
     }
 
+    /// Whether `response`'s body reads as editable text (`PausedExchange.responseIsText`).
+    static func isEditableText(_ response: HTTPResponse) -> Bool {
+        if let coding = response.headers["Content-Encoding"], !coding.allSatisfy({ $0 == " " || $0 == "\t" }),
+           coding.trimmingCharacters(in: .whitespaces).lowercased() != "identity" {
+            return false
+        }
+        guard let text = String(validating: response.body, as: UTF8.self) else { return false }
+        return !text.unicodeScalars.contains { $0.properties.generalCategory == .control && !["\t", "\n", "\r"].contains($0) }
+    }
+
     /// Holds an exchange until a decision or the timeout; called by the breakpoint transport. Returns the
     /// decision and the id the exchange was paused under.
     func pause(phase: PausePhase, request: HTTPRequest, response: HTTPResponse?,
@@ -248,6 +264,7 @@ public final class Breakpoints: Sendable {
             status: response?.status,
             responseHeaders: response.map { redactor.redact($0.headers).map { .init(name: $0.name, value: $0.value) } } ?? [],
             responseText: response.map { String(decoding: redactor.scrub($0.body), as: UTF8.self) },
+            responseIsText: response.map(Self.isEditableText) ?? false, responseSize: response?.body.count ?? 0,
             error: error.map { redactor.scrub(($0 as? KioskError)?.description ?? String(describing: $0)) },
             pausedAt: pausedAt, deadline: pausedAt.addingTimeInterval(timeout.seconds))
         let decision = await withTaskCancellationHandler {

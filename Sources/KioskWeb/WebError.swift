@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 package import Hummingbird
 package import KioskCore
 
@@ -95,6 +96,11 @@ struct WebErrorMiddleware: RouterMiddleware {
         switch error {
         case let error as WebError: return error
         case let error as KioskError: return WebError(error, retryPath: retry)
+        case let error as NIOTooManyBytesError:
+            // A form or upload past what its route reads: the request's fault, said as such (not a 500).
+            let limit = error.maxBytes.map { " (at most \(max(1, $0 >> 20)) MB)" } ?? ""
+            return WebError(status: .contentTooLarge, title: "Too large",
+                            message: "What was sent is larger than this address accepts\(limit).", retryPath: nil)
         case let error as HTTPError where error.status == .notFound:
             return .notFound("There is no page at this address.")
         case let error as HTTPError where error.status == .methodNotAllowed:

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import KioskCore
-import KioskDebugger
+@testable import KioskDebugger
 import KioskTestSupport
 import Testing
 @testable import KioskConsole
@@ -309,6 +309,47 @@ struct WebDebugTests {
             // And a decision for a request no longer paused is a clear 404
             #expect(try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "continue")], cookie: token)
                 .status == .notFound)
+        }
+    }
+
+    @Test("A paused answer the editor cannot carry (compressed, not text, too large) is shown without an editor, and its own form releases it",
+          arguments: [
+              (["Content-Encoding": "gzip"], Data([0x1F, 0x8B, 0x08, 0x00, 0x01, 0x02, 0x03]), "is compressed (gzip)"),
+              ([:], Data("{\"a\":\"\u{1}\u{7}\"}".utf8), "is not text"),
+              ([:], Data(("[" + Array(repeating: "1234567890", count: 300_000).joined(separator: ",") + "]").utf8), "is too large to edit here"),
+          ] as [(HTTPHeaderFields, Data, String)])
+    func uneditableAnswers(headers: HTTPHeaderFields, body: Data, note: String) async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "f", count: 64)
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
+            // Given an app's answer held at a breakpoint
+            let breakpoints = harness.kiosk.debugger.breakpoints
+            let url = URL(string: "http://127.0.0.1:9/answer")!
+            var fields = headers
+            fields["Content-Type"] = "application/json"
+            let held = Task {
+                await breakpoints.pause(phase: .response, request: KioskCore.HTTPRequest(url: url, endpoint: "127.0.0.1:9", purpose: .proxied),
+                                        response: KioskCore.HTTPResponse(status: 200, headers: fields, body: body, url: url), error: nil).decision
+            }
+            for _ in 0..<2000 where breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+            let paused = try #require(breakpoints.paused.first)
+            // When its page is opened
+            let page = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
+            // Then it says why there is no editor, and its buttons post a form that holds no body
+            #expect(page.status == .ok && page.body.contains(note))
+            #expect(!page.body.contains("<textarea name=\"body\""))
+            #expect(page.body.contains("form=\"decision-\(paused.id)\"") && page.body.contains("id=\"decision-\(paused.id)\""))
+            // And an edit posted anyway, larger than a form may be, is a 413 that leaves it paused
+            let huge = String(repeating: "x", count: DebugController.maximumEditBytes + 1)
+            let tooLarge = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("status", "200"),
+                                                                                   ("body", huge)], cookie: token)
+            #expect(tooLarge.status == .contentTooLarge && tooLarge.body.contains("larger than this address accepts"))
+            #expect(breakpoints.paused.count == 1)
+            // When "Send unchanged" posts its form (the action and the token only)
+            let sent = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "continue")], cookie: token)
+            // Then the answer goes on unchanged
+            #expect(sent.status == .seeOther)
+            #expect(await held.value == .continueUnchanged)
         }
     }
 
