@@ -200,9 +200,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
             let timeout = configuration.requestTimeout
             // AsyncHTTPClient's deadline covers the body, but a request still waiting for a connection fails only when
             // the pool gets to it (RequestBag+StateMachine.swift:623-629): this timer reports the timeout on time
-            // whatever the pool is doing. It bounds the wait for the answer (for a stream, for its head: the rest may
-            // last as long as data keeps coming, the read timeout ending one gone quiet).
+            // whatever the pool is doing. It bounds the wait for the answer — for a proxy's (`streams`), for its head:
+            // the body, held or streamed, may then take as long as data keeps coming (the read timeout ends one gone
+            // quiet), as it would without the proxy in between.
             let timer = loop.scheduleTask(in: Self.timeAmount(timeout)) {
+                if streams, collector.hasHead { return }
                 collector.deliver(.failure(KioskError.timeout(url: url.redactedString, seconds: timeout.seconds)))
                 task.cancel()
             }

@@ -162,6 +162,8 @@ final class ResponseCollector: HTTPClientResponseDelegate {
 
     /// Body bytes received so far, for telling a truncated body from other failures.
     var received: Int { state.withLock { $0.received } }
+    /// Whether the response's head arrived.
+    var hasHead: Bool { state.withLock { $0.head != nil } }
     /// The response's `Content-Length`, once its head arrived.
     var expectedLength: Int? { state.withLock { $0.expectedLength } }
     /// The marks so far.
@@ -199,6 +201,18 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     }
 
     func didReceiveHead(task: HTTPClient.Task<Collected>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        // Answers no request of Kiosk's asks for, refused rather than passed on half-made: a protocol switch (an upgrade
+        // goes through a tunnel of its own, never here), and a transfer coding besides chunked, which NIO does not
+        // undo (the body would go on coded, with nothing saying so).
+        if head.status == .switchingProtocols {
+            return task.eventLoop.makeFailedFuture(KioskError.transport(
+                url: url, message: "the upstream switched protocols (101) although the request asked for no upgrade"))
+        }
+        let codings = head.headers[canonicalForm: "transfer-encoding"].map { $0.lowercased() }.filter { $0 != "chunked" }
+        if let coding = codings.first {
+            return task.eventLoop.makeFailedFuture(KioskError.transport(
+                url: url, message: "the upstream's answer has the transfer coding \(coding.prefix(40)), which Kiosk does not decode"))
+        }
         let now = clock.now
         let length = head.headers.first(name: "content-length").flatMap(Int.init)
         state.withLock { state in

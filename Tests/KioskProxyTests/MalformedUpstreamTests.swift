@@ -64,6 +64,10 @@ struct MalformedUpstreamTests {
               ("/bad-chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nhello\r\n0\r\n\r\n", "chunk whose size line is not valid"),
               ("/nul", "HTTP/1.1 200 OK\r\nX-Bad: a\u{0}b\r\nContent-Length: 2\r\n\r\nhi", "header line that is not valid HTTP/1.1"),
               ("/not-http", "\u{16}\u{3}\u{1}\u{2}\u{0}garbage\r\n\r\n", "does not begin with an HTTP/1.x status line"),
+              ("/unasked-switch", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\nframes",
+               "switched protocols (101) although the request asked for no upgrade"),
+              ("/gzip-coded", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+               "transfer coding gzip, which Kiosk does not decode"),
           ])
     func unreadableAnswer(_ path: String, _ answer: String, _ says: String) async throws {
         let upstream = try await RawBytesUpstream.start([path: answer, "/fine": "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nfine"])

@@ -1,0 +1,98 @@
+import Foundation
+import KioskCore
+import KioskProxy
+import NIOCore
+import NIOPosix
+import Testing
+
+/// An upstream that answers at once with a head declaring `body`'s length, then sends the body a byte at a time, one
+/// every `interval` — or, past `stallAfter` bytes, nothing more: a slow link, or a server gone quiet mid-answer.
+final class TricklingUpstream: Sendable {
+    private let channel: any Channel
+    let port: Int
+
+    private init(channel: any Channel) {
+        self.channel = channel
+        port = channel.localAddress?.port ?? 0
+    }
+
+    static func start(body: String, interval: Duration, stallAfter: Int? = nil) async throws -> TricklingUpstream {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Handler(body: Array(body.utf8), interval: interval, stallAfter: stallAfter))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return TricklingUpstream(channel: channel)
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    func stop() async { try? await channel.close() }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        private let body: [UInt8]
+        private let interval: TimeAmount
+        private let stallAfter: Int?
+        private var request = ""
+        private var answering = false
+
+        init(body: [UInt8], interval: Duration, stallAfter: Int?) {
+            self.body = body
+            let (seconds, attoseconds) = interval.components
+            self.interval = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            self.stallAfter = stallAfter
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            request += String(buffer: unwrapInboundIn(data))
+            guard !answering, request.contains("\r\n\r\n") else { return }
+            answering = true
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\n\r\n")),
+                                  promise: nil)
+            send(0, context: context)
+        }
+
+        private func send(_ index: Int, context: ChannelHandlerContext) {
+            guard index < body.count, index < stallAfter ?? .max else { return }
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: interval) {
+                let (handler, context) = bound.value
+                context.writeAndFlush(handler.wrapOutboundOut(ByteBuffer(bytes: [handler.body[index]])), promise: nil)
+                handler.send(index + 1, context: context)
+            }
+        }
+    }
+}
+
+@Suite("An upstream that answers slowly")
+struct SlowUpstreamTests {
+    @Test("An answer whose head comes in time reaches the app whole however long its body takes, while bytes keep coming")
+    func slowBodyIsNotCut() async throws {
+        // Given a request timeout of 1 s, and an upstream whose 8-byte body takes about 2 s, a byte every 250 ms
+        let upstream = try await TricklingUpstream.start(body: "abcdefgh", interval: .milliseconds(250))
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.requestTimeout = .seconds(1) }) { proxy, upstream in
+            // When the app asks for it through the proxy
+            let reply = try await proxy.send(.GET, upstream.url("/slow"))
+            // Then it gets the whole body, not a 504 at the timeout
+            #expect(reply.status == .ok && reply.text == "abcdefgh", "\(reply.status) \(reply.text)")
+        }
+    }
+
+    @Test("An answer that goes quiet after its head ends in a 504 once nothing came for the timeout")
+    func stalledBodyTimesOut() async throws {
+        // Given a request timeout of 1 s, and an upstream that sends 2 bytes of 8 and then nothing
+        let upstream = try await TricklingUpstream.start(body: "abcdefgh", interval: .milliseconds(50), stallAfter: 2)
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.requestTimeout = .seconds(1) }) { proxy, upstream in
+            // When the app asks for it through the proxy
+            let started = ContinuousClock.now
+            let reply = try await proxy.send(.GET, upstream.url("/stalls"))
+            // Then it gets a 504 after about the timeout, not a hang
+            #expect(reply.status == .gatewayTimeout, "\(reply.status) \(reply.text)")
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+}
