@@ -25,9 +25,15 @@ extension Kiosk {
         try openedProxyCache()?.hostStats() ?? []
     }
 
-    /// The answers `kiosk proxy`'s cache holds, most recently used first, of one host when given; without bodies.
+    /// The answers `kiosk proxy`'s cache holds, most recently used first, of one host when given; without bodies, their
+    /// URLs and fields redacted as the log's are (a page or a terminal shows them).
     public func proxyCacheEntries(host: String? = nil, limit: Int = 1000) throws -> [ProxyCacheEntry] {
-        try openedProxyCache()?.entries(host: host, limit: limit) ?? []
+        try (openedProxyCache()?.entries(host: host, limit: limit) ?? []).map { entry in
+            var entry = entry
+            entry.url = URL(string: entry.url).map(redactor.redact) ?? entry.url
+            entry.headers = redactor.redact(entry.headers)
+            return entry
+        }
     }
 
     /// One stored answer, with its body; nil when there is none with that id.
@@ -86,7 +92,7 @@ extension Kiosk {
             headers = ProxyCachingTransport.storedHeaders(headers)
             headers.removeAll(named: "Vary")
             answers.append(ProxyCacheAnswer(method: "GET", url: url.absoluteString, host: url.host(percentEncoded: false)?.lowercased() ?? "",
-                                            credentials: "", vary: "", variant: "", status: rule.status, headers: headers, body: rule.body,
+                                            credentials: ProxyCacheAnswer.importedCredentials, vary: "", variant: "", status: rule.status, headers: headers, body: rule.body,
                                             requestTime: now, responseTime: now))
         }
         // A hundred answers a transaction, as the proxy stores a burst: a large archive does not make one transaction

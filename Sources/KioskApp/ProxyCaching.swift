@@ -182,8 +182,14 @@ final class ProxyCachingTransport: HTTPTransport {
             case .failed, .status: return staleIfError.map { staleness <= TimeInterval($0) } == true ? .staleOnError : nil
             }
         }
-        // A 304 to validators the proxy added: the app asked for the whole answer, which is the stored one, renewed.
-        guard revalidation.added, response.status == 304, let renewed = try? cache.entry(id: entry.id) else { return response }
+        // A 304 to validators the proxy added: the app asked for the whole answer, which is the stored one, renewed —
+        // unless the 304 names another representation than the stored one: then nothing stored may be given, and the
+        // app's own request goes upstream as it was.
+        guard revalidation.added, response.status == 304 else { return response }
+        guard Self.speaksOf(response.headers, entry) else {
+            return try await forward(request, key: key, cache: cache, found: .found(entry), reason: reason) { _ in nil }
+        }
+        guard let renewed = try? cache.entry(id: entry.id) else { return response }
         var status = response.cacheStatus ?? CacheStatus(.revalidated, forward: reason, forwardStatus: 304)
         status.ttl = Int((Self.freshnessLifetime(of: renewed) - Self.currentAge(of: renewed, at: self.now())).rounded(.down))
         return answer(from: renewed, to: request, status: status)
@@ -214,7 +220,8 @@ final class ProxyCachingTransport: HTTPTransport {
                                                                         ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
         }
         var stored = false
-        if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited {
+        if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
+           Self.speaksOf(response.headers, entry) {
             do {
                 try cache.refresh(id: entry.id, with: response.headers, requestTime: sent, responseTime: received)
                 stored = true
@@ -246,8 +253,12 @@ final class ProxyCachingTransport: HTTPTransport {
     // MARK: - Looking up and answering
 
     private func lookup(_ key: Key, _ request: HTTPRequest, in cache: ProxyCache, using: Bool) async throws -> ProxyCacheLookup {
-        try await cache.lookup(method: "GET", url: key.url, credentials: key.credentials, variant: { key.variant(for: $0) },
-                         using: using, at: now())
+        let found = try await cache.lookup(method: "GET", url: key.url, credentials: key.credentials, variant: { key.variant(for: $0) },
+                                           using: using, at: now())
+        guard case .uriMiss = found else { return found }
+        // Nothing stored for these credentials: an archive's answer, which belongs to no identity, may stand.
+        return try await cache.lookup(method: "GET", url: key.url, credentials: ProxyCacheAnswer.importedCredentials,
+                                      variant: { key.variant(for: $0) }, using: using, at: now())
     }
 
     /// A stored answer as the app gets it: with its current `Age`, as a 304 when the app's own validator matches it,
@@ -308,8 +319,10 @@ final class ProxyCachingTransport: HTTPTransport {
 
     /// Whether RFC 9111 §3 lets this private cache store the answer to `request` (a GET).
     static func isStorable(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
+        // A 304 is never a representation of its own: it only renews one stored (`forward`), and stored, it would
+        // answer an app that has nothing cached with an empty body.
         guard response.stream == nil, !response.isEdited, !response.isMocked, (200...599).contains(response.status),
-              response.status != 206, request.headers["Range"] == nil else { return false }
+              response.status != 206, response.status != 304, request.headers["Range"] == nil else { return false }
         let control = response.headers.values(for: "Cache-Control").joined(separator: ",").lowercased()
         let asked = request.headers.values(for: "Cache-Control").joined(separator: ",").lowercased()
         if directives(control).contains("no-store") || directives(asked).contains("no-store") { return false }
@@ -388,6 +401,21 @@ final class ProxyCachingTransport: HTTPTransport {
         let ageValue = entry.headers["Age"].flatMap(TimeInterval.init) ?? 0
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
         return correctedInitialAge + max(0, now.timeIntervalSince(entry.responseTime))
+    }
+
+    /// Whether a 304 speaks of the stored `entry`, and so may renew it (RFC 9111 §4.3.4): its entity tag is the entry's
+    /// (compared strongly unless either is weak), or, without one, its Last-Modified is not another date. A 304 with no
+    /// validator at all is taken as the entry's: servers that leave them out are common, and there is one entry per key.
+    static func speaksOf(_ notModified: HTTPHeaderFields, _ entry: ProxyCacheEntry) -> Bool {
+        if let tag = notModified["ETag"]?.trimmingCharacters(in: .whitespaces) {
+            guard let stored = entry.headers["ETag"]?.trimmingCharacters(in: .whitespaces) else { return false }
+            guard tag.hasPrefix("W/") || stored.hasPrefix("W/") else { return tag == stored }
+            return tag.replacingOccurrences(of: "W/", with: "") == stored.replacingOccurrences(of: "W/", with: "")
+        }
+        if let modified = notModified["Last-Modified"], let stored = entry.headers["Last-Modified"] {
+            return HTTPDate.parse(modified) == HTTPDate.parse(stored)
+        }
+        return true
     }
 
     /// Whether the app's own conditional request is satisfied by the stored answer: If-None-Match naming its ETag

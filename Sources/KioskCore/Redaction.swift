@@ -23,10 +23,11 @@ public struct Redactor: Sendable, Hashable {
     /// for; kept because every captured header and body is scrubbed.
     private var secretsLongestFirst: [SecretNeedle] = []
 
-    /// The default list: NYT's `api-key`, Marvel's `apikey`, `hash` and `ts`, and credential headers.
+    /// The default list: NYT's `api-key`, Marvel's `apikey`, `hash` and `ts`, the names apps put their keys and tokens
+    /// under (`api_key`, OAuth's `access_token` and `client_secret`, `password`), and credential headers.
     public static let standard = Redactor(
-        queryItems: ["api-key", "apikey", "hash", "ts"],
-        headers: ["authorization", "cookie", "set-cookie", "proxy-authorization", "x-api-key"]
+        queryItems: ["api-key", "apikey", "hash", "ts", "api_key", "access_token", "client_secret", "password"],
+        headers: ["authorization", "cookie", "set-cookie", "proxy-authorization", "x-api-key", "x-auth-token"]
     )
 
     public init(queryItems: Set<String>, headers: Set<String>, secretValues: Set<String> = []) {

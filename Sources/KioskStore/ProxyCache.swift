@@ -43,8 +43,12 @@ public struct ProxyCacheAnswer: Sendable {
     public var url: String
     /// The URL's host, lowercased: what the cache is listed and cleared by.
     public var host: String
-    /// A digest of the request's credentials, "" for none.
+    /// A digest of the request's credentials, "" for none, `importedCredentials` for an archive's answer.
     public var credentials: String
+    /// What an answer seeded from a HAR archive is stored under instead of a digest: an archive's credentials are not
+    /// read, so its answers belong to no identity, and answer a request made with any, or none, that nothing stored
+    /// for its own credentials answers. (No digest is this word: digests are 64 hex digits.)
+    public static let importedCredentials = "imported"
     /// The header names the answer's `Vary` names, as the key's variant is made of.
     public var vary: String
     /// The request's values of those headers.

@@ -449,7 +449,8 @@ extension ProxyCacheCommand {
             abstract: "Seed the cache from a HAR archive, so a session recorded elsewhere replays through the proxy, offline too.",
             discussion: """
                 Reads what `kiosk har import` reads (Chrome, Firefox, Safari, mitmproxy, Charles, Playwright, Kiosk...). Each GET \
-                answer HTTP lets a cache store is kept by its method and URL (the archive's credentials are not read); \
+                answer HTTP lets a cache store is kept by its method and URL (the archive's credentials are not read: it \
+                answers an app's request whatever cookie or token it sends, unless one of its own answers is stored); \
                 the last answer to a URL wins. A malformed archive stores nothing and says where it is wrong.
 
                 Example: kiosk proxy cache import session.har && kiosk proxy --offline

@@ -111,7 +111,7 @@ struct ProxyCacheProcessTests {
         try holder.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE") }
 
         // When the cache is looked up in (which watches the file for other writers' commits), then let go
-        #expect(try await cache?.lookup(method: "GET", url: "http://app.test/l/0", credentials: "", variant: { _ in "" },
+        #expect(try await cache?.lookup(method: "GET", url: "http://app.test/l/0", credentials: ProxyCacheAnswer.importedCredentials, variant: { _ in "" },
                                         using: false, at: Date()) != .uriMiss)
         #expect(try await cache?.lookup(method: "GET", url: "http://app.test/none", credentials: "", variant: { _ in "" },
                                         using: false, at: Date()) == .uriMiss)

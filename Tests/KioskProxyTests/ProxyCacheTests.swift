@@ -370,6 +370,13 @@ struct ProxyCacheTests {
             let entry = try #require(try proxy.kiosk.proxyCacheEntry(id: stored.id))
             #expect(output.range(of: entry.body) != nil)
             #expect(String(decoding: entry.body, as: UTF8.self).contains("Luke Skywalker"))
+
+            // And an app that sends a cookie and a token gets it too: an archive's answer belongs to no identity
+            let (withCredentials, credentialed) = try await runCurl(["-sS", "-i", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)",
+                                                                     "--cacert", authority, "-H", "Cookie: session=abc",
+                                                                     "-H", "Authorization: Bearer token", stored.url])
+            #expect(withCredentials == 0)
+            #expect(String(decoding: credentialed, as: UTF8.self).contains("Cache-Status: Kiosk;hit;detail=offline"))
         }
     }
 
@@ -447,6 +454,49 @@ struct ProxyHTTPCacheTests {
             // And it is fresh again
             #expect(try await proxy.send(.GET, upstream.url("/r")).header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true)
             #expect(upstream.requests.count == 2)
+        }
+    }
+
+    @Test("A 304 is never stored: an app that asked for the whole answer and got a 304 leaves nothing to answer the next one with")
+    func notModifiedIsNotStored() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.notModified, [("ETag", #""x""#), ("Cache-Control", "max-age=60")], "") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given a plain GET the upstream answered with a 304
+            let first = try await proxy.send(.GET, upstream.url("/n"))
+            #expect(first.status == .notModified && first.header("Cache-Status").first?.contains("stored") == false)
+            // When the same GET comes again
+            let second = try await proxy.send(.GET, upstream.url("/n"))
+            // Then it goes upstream: no empty 304 was kept to answer it with
+            #expect(second.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=uri-miss") == true, "\(second.header("Cache-Status"))")
+            #expect(upstream.requests.count == 2)
+        }
+    }
+
+    @Test("A 304 naming another representation renews nothing: the app's request goes upstream again as it was, and gets the new answer")
+    func notModifiedOfAnotherRepresentation() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.headers["If-None-Match"].isEmpty
+                ? (.ok, [("ETag", #""v1""#), ("Content-Type", "text/plain"), ("Cache-Control", "max-age=0")], "first")
+                : (.ok, [], "")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given an answer stored with ETag "v1", stale at once
+            #expect(try await proxy.send(.GET, upstream.url("/v")).text == "first")
+            // When the upstream now answers a revalidation with a 304 for "v2", and a plain GET with v2's body
+            upstream.answer { head in
+                head.headers["If-None-Match"].isEmpty
+                    ? (.ok, [("ETag", #""v2""#), ("Content-Type", "application/json"), ("Cache-Control", "max-age=60")], #"{"v":2}"#)
+                    : (.notModified, [("ETag", #""v2""#), ("Content-Type", "application/json"), ("Cache-Control", "max-age=60")], "")
+            }
+            let second = try await proxy.send(.GET, upstream.url("/v"))
+            // Then the app gets v2 whole, not v1's body under v2's fields
+            #expect(second.status == .ok && second.text == #"{"v":2}"# && second.header("ETag") == [#""v2""#], "\(second.text)")
+            #expect(upstream.requests.count == 3 && upstream.requests.last?.headers["If-None-Match"].isEmpty == true)
+            // And v2 is what is stored from now on
+            let third = try await proxy.send(.GET, upstream.url("/v"))
+            #expect(third.text == #"{"v":2}"# && third.header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true)
         }
     }
 

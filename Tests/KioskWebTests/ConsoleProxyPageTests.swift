@@ -111,7 +111,7 @@ struct ConsoleProxyCacheTests {
             // Given a proxy whose cache holds an answer of one host
             harness.kiosk.attachProxy { ConsoleProxyPageTests.overview }
             let archive = harness.directory.appendingPathComponent("seed.har")
-            try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/a"}, "response": {"status": 200, "headers": [{"name": "X-Api-Key", "value": "k-0123456789"}], "content": {"mimeType": "text/plain", "text": "hello"}}}, {"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/b"}, "response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": "bye"}}}]}}"#.utf8)
+            try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/a"}, "response": {"status": 200, "headers": [{"name": "X-Api-Key", "value": "k-0123456789"}], "content": {"mimeType": "text/plain", "text": "hello"}}}, {"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/b?access_token=tok-SECRET-4242"}, "response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": "bye"}}}]}}"#.utf8)
                 .write(to: archive)
             #expect(try harness.kiosk.importIntoProxyCache(atPath: archive.path).stored == 2)
 
@@ -120,6 +120,8 @@ struct ConsoleProxyCacheTests {
             #expect(page.body.contains(#"<h2 id="proxy-cache">Offline cache</h2>"#))
             #expect(page.body.contains(HTML.text(ConsoleWords.english.proxyCacheFallback).rendered))
             #expect(page.body.contains("<code>app.test</code>") && page.body.contains(">Go offline<"))
+            // And a token in a stored URL is not on it: the cache keeps URLs exact, its lists show them redacted
+            #expect(!page.body.contains("tok-SECRET-4242") && page.body.contains("access_token=%3Credacted%3E"), "\(page.body)")
 
             // When the offline switch is pressed: the proxy is offline, and the page says so
             let switched = try await client.post(ConsoleRoute.proxyCache.path, form: [("csrf", Self.token), ("offline", "on")], cookie: Self.token)
