@@ -141,7 +141,8 @@ public enum HAR {
         let cookies: [NameValue] = []
         let headers: [NameValue]
         let content: Content
-        let redirectURL = ""
+        /// The Location field's value (HAR 1.2: "redirection target URL from the Location response header"), else "".
+        let redirectURL: String
         let headersSize = -1
         let bodySize: Int
         /// Why there is no response, in Chrome's and mitmproxy's field; absent when there is one.
@@ -154,6 +155,7 @@ public enum HAR {
             _error = record.status == nil ? (record.error ?? "No response") : nil
             statusText = record.status.map { HTTPStatusText.phrase($0) } ?? ""
             headers = record.responseHeaders.map { NameValue(name: $0.name, value: $0.value) }
+            redirectURL = record.responseHeaders.first { $0.name.lowercased() == "location" }?.value ?? ""
             let mimeType = record.responseHeaders.first { $0.name.lowercased() == "content-type" }?.value ?? ""
             content = Content(record.responseBody, mimeType: mimeType)
             bodySize = record.status == 304 ? 0 : (record.responseBody?.originalSize ?? -1)

@@ -458,7 +458,10 @@ extension HAR {
         }
         defer { if path != "-" { try? handle.close() } }
         var info = stat()
-        let isRegularFile = fstat(handle.fileDescriptor, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        let described = fstat(handle.fileDescriptor, &info) == 0
+        // Opening a folder for reading works; reading it fails with words no user can act on.
+        if described, (info.st_mode & S_IFMT) == S_IFDIR { throw ImportError("It is a folder, not an archive: give the .har file in it.") }
+        let isRegularFile = described && (info.st_mode & S_IFMT) == S_IFREG
         let knownSize = isRegularFile ? Int(info.st_size) : nil
         if let knownSize, knownSize > limit { throw tooLarge(size: knownSize, limit: limit) }
         var data = Data()

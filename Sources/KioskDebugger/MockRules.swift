@@ -40,7 +40,9 @@ extension MockRule {
     /// decoded and whole, cookies are never replayed, hop-by-hop fields belong to a connection, and the
     /// marker is the mock's own.
     public static let droppedHeaderNames: Set<String> = ["content-encoding", "content-length", "transfer-encoding", "connection",
-                                                         "keep-alive", "set-cookie", MockingTransport.markerHeader.lowercased()]
+                                                         "keep-alive", "set-cookie", MockingTransport.markerHeader.lowercased(),
+                                                         // Said anew by each answer the rule gives, never the logged one's.
+                                                         "cache-status", "date", "age"]
 
     /// Why the rule cannot be kept, or nil: its method must be an RFC 9110 token (`*` is one) and its
     /// headers valid fields, since they are written back out verbatim in every answer the rule gives.

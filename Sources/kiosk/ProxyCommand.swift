@@ -3,6 +3,7 @@ import Foundation
 public import KioskApp
 import KioskConsole
 import KioskCore
+import KioskDebugger
 import KioskNetwork
 import KioskProxy
 import KioskWeb
@@ -464,7 +465,13 @@ extension ProxyCacheCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let result = try await Runtime.offline(global) { try $0.importIntoProxyCache(atPath: file) }
+                let name = file == "-" ? "standard input" : file
+                let result: ProxyCacheImport
+                do {
+                    result = try await Runtime.offline(global) { try $0.importIntoProxyCache(atPath: file) }
+                } catch let error as HAR.ImportError {
+                    throw KioskError.invalidRequest("\(name): \(error.message) Nothing was stored.")
+                }
                 var notes: [String] = []
                 if result.notStorable > 0 { notes.append("\(result.notStorable) not storable (not a GET, no-store, or not cacheable)") }
                 if !result.skippedDescription.isEmpty { notes.append(result.skippedDescription) }

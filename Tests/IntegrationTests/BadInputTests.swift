@@ -81,6 +81,26 @@ struct BadInputTests {
         #expect(try Self.mockRuleCount(cli) == 0)
     }
 
+    @Test("kiosk proxy cache import of an archive it refuses, or of a folder, exits 2 with one line naming the file and saying nothing was stored")
+    func proxyCacheImportRefusals() throws {
+        let cli = CLI()
+        try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
+        // Given a malformed archive, and a folder given in an archive's place
+        let broken = cli.dataDirectory.appendingPathComponent("broken.har")
+        try Data(#"{"log": {"entries": [{"request": "#.utf8).write(to: broken)
+        let folder = cli.dataDirectory.appendingPathComponent("archives.har")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (file, says) in [(broken, "broken.har: "), (folder, "It is a folder, not an archive")] {
+            // When each is imported into the proxy cache
+            let result = try cli.run(["proxy", "cache", "import", file.path])
+            // Then the command refuses it in one line that names it and says nothing was stored
+            #expect(result.status == 2, "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains(file.lastPathComponent) && result.stderr.contains(says)
+                    && result.stderr.contains("Nothing was stored"), "\(result.stderr)")
+        }
+    }
+
     /// How many mock rules `kiosk mock list --json` lists.
     static func mockRuleCount(_ cli: CLI) throws -> Int {
         let list = try cli.run(["mock", "list", "--json"])

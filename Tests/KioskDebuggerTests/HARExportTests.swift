@@ -80,6 +80,19 @@ struct HARExportTests {
         }
     }
 
+    @Test("A redirect's entry names its target in redirectURL, as HAR 1.2 says; other entries leave it empty")
+    func redirectTarget() throws {
+        // Given a 302 with a Location, and a 200
+        var moved = Self.record(1, "https://example.test/old", status: 302, timings: RequestTimings(total: 0.01))
+        moved.responseHeaders.append(.init(name: "Location", value: "https://example.test/new?page=2"))
+        let plain = Self.record(2, "https://example.test/new?page=2", status: 200, timings: RequestTimings(total: 0.01))
+        // When they are exported
+        let (_, entries) = try Self.entries(try HAR.export([moved, plain]))
+        // Then the 302's redirectURL is its Location, the 200's is empty
+        let targets = entries.compactMap { ($0["response"] as? [String: Any])?["redirectURL"] as? String }
+        #expect(targets == ["https://example.test/new?page=2", ""])
+    }
+
     @Test("An empty log exports as an archive without pages or entries that still imports")
     func emptyLog() throws {
         // Given no record
