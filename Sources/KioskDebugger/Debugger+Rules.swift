@@ -6,8 +6,17 @@ extension Debugger {
     /// A rule to start from, for a logged exchange: its endpoint and method, its status as the status to
     /// answer with, no patch yet; not added (the console shows it in the rule form to be finished).
     public func ruleDraft(from record: RequestRecord) -> RewriteRule {
-        RewriteRule(match: RewriteRule.Match(endpoint: record.endpoint, method: record.method),
-                    actions: RewriteRule.Actions(status: record.status), origin: "from request #\(record.id)")
+        // An app's exchange through `kiosk proxy` is matched by its URL (its path, any query): the endpoint it is logged
+        // under is its host, which no rule's endpoint menu names.
+        guard endpoints.contains(where: { $0.name == record.endpoint }) else {
+            var components = URLComponents(string: record.url)
+            components?.query = nil
+            components?.fragment = nil
+            return RewriteRule(match: RewriteRule.Match(urlPattern: components?.string ?? record.url, method: record.method),
+                               actions: RewriteRule.Actions(status: record.status), origin: "from request #\(record.id)")
+        }
+        return RewriteRule(match: RewriteRule.Match(endpoint: record.endpoint, method: record.method),
+                           actions: RewriteRule.Actions(status: record.status), origin: "from request #\(record.id)")
     }
 
     /// "Keep returning this": adds a rule that answers the paused exchange's request (its endpoint, method

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import KioskCore
-import KioskDebugger
+@testable import KioskDebugger
 import Testing
 @testable import KioskWeb
 
@@ -62,6 +62,29 @@ struct WebRuleTests {
             // And the JSON record carries it too
             let json = try await client.get("/debug/api/requests/\(try await newestID(client))")
             #expect(json.body.contains("\"touchedBy\"") && json.body.contains("\"kind\" : \"rule\""))
+        }
+    }
+
+    @Test("Make a rule on an app's request through kiosk proxy fills in its URL, not its host as an endpoint, and saves as offered")
+    func makeRuleFromProxiedRequest() async throws {
+        try await withWeb { harness, client in
+            // Given an app's request logged under its host, as the proxy logs it
+            let log = try #require(harness.kiosk.debugger.log)
+            let id = try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: nil, endpoint: "localhost:3000", method: "GET",
+                                                  url: "http://localhost:3000/api/data.json?page=2", status: 200,
+                                                  timings: RequestTimings(total: 0.01), decision: .network))
+            // When Make a rule is pressed on it
+            let new = try await client.get("/debug/rules/new?request=\(id)", headers: Self.cookie)
+            // Then the form matches its URL (path, any query) with any endpoint
+            #expect(new.status == .ok)
+            #expect(new.body.contains("name=\"url_pattern\" value=\"http://localhost:3000/api/data.json\""), "\(new.body)")
+            #expect(new.body.contains("<option value=\"\" selected>"))
+            // And saved as offered, with a status to answer with, the rule is kept
+            var fields = form(name: "App data", endpoint: "", status: "503", extra: [("from_request", String(id))])
+            fields[fields.firstIndex { $0.0 == "url_pattern" }!].1 = "http://localhost:3000/api/data.json"
+            let saved = try await client.post("/debug/rules", form: fields, cookie: Self.token)
+            #expect(saved.status == .seeOther, "\(saved.body)")
+            #expect(try harness.kiosk.debugger.rules.rule(id: 1).match.urlPattern == "http://localhost:3000/api/data.json")
         }
     }
 
