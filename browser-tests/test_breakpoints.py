@@ -16,14 +16,18 @@ def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_serve
                              "--data-dir", server.data_dir], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
 
-    # A second tab opens a page nothing is stored for: it waits at the breakpoint.
+    # The console's paused list is open, empty, before anything pauses.
     console = browser.current_window_handle
+    browser.get(server.url("/debug/paused"))
+    assert not browser.find_elements(By.CSS_SELECTOR, "#results a[href^='/debug/paused/']")
+
+    # A second tab opens a page nothing is stored for: it waits at the breakpoint.
     browser.execute_script("window.open(arguments[0], 'waiting')", server.url("/rickandmorty?page=3"))
     WebDriverWait(browser, 30).until(lambda d: server.api("/debug/api/paused"))
 
-    # The console lists it; its page shows the response as a tree.
+    # The open list shows it by itself, without a reload; its page shows the response as a tree.
     browser.switch_to.window(console)
-    browser.get(server.url("/debug/paused"))
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#results a[href^='/debug/paused/']"))
     browser.find_element(By.CSS_SELECTOR, "#results a[href^='/debug/paused/']").click()
     WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".json-editor"))
     name = browser.find_element(By.CSS_SELECTOR, "input[aria-label='Value of $.results[0].name']")

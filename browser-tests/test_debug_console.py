@@ -104,6 +104,12 @@ def test_the_split_view_follows_the_keyboard_and_the_address_bar_follows_the_sel
     assert browser.current_url.endswith("/debug")
     browser.find_element(By.TAG_NAME, "body").send_keys("/")
     assert browser.switch_to.active_element.get_attribute("id") == "debug-filter"
+    # A filter typed there applies as typed; Escape empties the box, and the list and address follow it.
+    browser.switch_to.active_element.send_keys("status:4xx")
+    WebDriverWait(browser, 10).until(lambda d: "filter=status" in d.current_url)
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    WebDriverWait(browser, 10).until(lambda d: "filter=" not in d.current_url)
+    assert browser.find_element(By.ID, "debug-filter").get_attribute("value") == ""
 
     # A reload of a request's address shows that request.
     browser.get(fresh_server.url(f"/debug/requests/{second_id}"))

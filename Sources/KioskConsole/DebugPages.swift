@@ -375,7 +375,11 @@ enum DebugPages {
                 ])
             }))
         }
-        return DebugPages.page(context, title: w.pausedRequests, [E.element("div", [.attribute("id", "results"), .attribute("data-debug-list", "true")], content)])
+        // The list follows the console's feed: a pause beginning or ending reads it again (debug.js).
+        return DebugPages.page(context, title: w.pausedRequests, [
+            E.element("div", [.attribute("id", "results"), .attribute("data-debug-list", "true"), .attribute("data-reload-on-paused", "true"),
+                              Attribute.localPath("data-events", ConsoleRoute.events.path)], content),
+        ])
     }
 
     /// `/debug/paused/{id}`: one paused exchange with the forms that end the pause. `error` is why an edit

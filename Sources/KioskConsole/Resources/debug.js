@@ -38,7 +38,11 @@
       setCount(0);
       drawWaterfall();
     });
-    source.addEventListener("paused", event => showPaused(JSON.parse(event.data).count || 0));
+    source.addEventListener("paused", event => {
+      showPaused(JSON.parse(event.data).count || 0);
+      // The paused requests' own page lists them: read again when one begins or ends.
+      if ($("#results")?.dataset.reloadOnPaused) kiosk.reloadResults();
+    });
     source.addEventListener("reset", () => kiosk.reloadResults());
   }
   function setCount(count) {
@@ -193,6 +197,8 @@
     });
     filterForm.addEventListener("change", event => { if (event.target.matches("select")) apply(); });
     filterForm.addEventListener("submit", event => { event.preventDefault(); apply(); });
+    // Esc (or the clear button) empties a search box with a "search" event and no "input": the list follows the box.
+    filterForm.addEventListener("search", apply, true);
   }
 
   // 3: the response editor of a paused request: the JSON as a tree whose scalars keep their types
