@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 
 def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_server, kiosk_bin, browser):
@@ -42,6 +42,11 @@ def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_serve
     assert count.get_attribute("aria-invalid") == "true"
     count.send_keys("\b")
     assert count.get_attribute("aria-invalid") == "false"
+    # Its type changed, the value carries over: 826 becomes "826", and back again 826.
+    kind = Select(browser.find_element(By.CSS_SELECTOR, "select[aria-label='Type of $.info.count']"))
+    kind.select_by_value("s")
+    assert '"count": "826"' in browser.execute_script("return document.querySelector('textarea[name=body]').value")
+    Select(browser.find_element(By.CSS_SELECTOR, "select[aria-label='Type of $.info.count']")).select_by_value("n")
     body = browser.execute_script("return document.querySelector('textarea[name=body]').value")
     assert '"name": "Tree Rick"' in body and '"count": 826' in body
     browser.find_element(By.CSS_SELECTOR, "button[name=action][value=edit]").click()

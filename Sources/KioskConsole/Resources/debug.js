@@ -285,7 +285,14 @@
         kind.append(make("option", { value, textContent: label, selected: node.t === value }));
       }
       kind.addEventListener("change", () => {
-        const next = { s: { t: "s", v: "" }, n: { t: "n", v: "0" }, b: { t: "b", v: false }, z: { t: "z" } }[kind.value];
+        // The value carries over where it reads as the new type (14 becomes "14", "7" becomes 7, true "true").
+        const text = node.t === "s" || node.t === "n" ? String(node.v) : node.t === "b" ? String(node.v) : "";
+        const next = {
+          s: { t: "s", v: text },
+          n: { t: "n", v: numberPattern.test(text.trim()) ? text.trim() : node.t === "b" ? (node.v ? "1" : "0") : "0" },
+          b: { t: "b", v: node.t === "b" ? node.v : node.t === "n" ? Number(node.v) !== 0 : text.trim() === "true" },
+          z: { t: "z" },
+        }[kind.value];
         replace(next); sync(); draw();
       });
       span.append(kind);
