@@ -91,7 +91,8 @@ extension Kiosk {
             guard rule.method == "GET", ProxyCachingTransport.isStorable(response, for: HTTPRequest(url: url, endpoint: "")) else { continue }
             headers = ProxyCachingTransport.storedHeaders(headers)
             headers.removeAll(named: "Vary")
-            answers.append(ProxyCacheAnswer(method: "GET", url: url.absoluteString, host: url.host(percentEncoded: false)?.lowercased() ?? "",
+            answers.append(ProxyCacheAnswer(method: "GET", url: ProxyCachingTransport.Key.normalized(url),
+                                            host: url.host(percentEncoded: false)?.lowercased() ?? "",
                                             credentials: ProxyCacheAnswer.importedCredentials, vary: "", variant: "", status: rule.status, headers: headers, body: rule.body,
                                             requestTime: now, responseTime: now))
         }

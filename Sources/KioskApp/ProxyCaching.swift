@@ -450,7 +450,7 @@ final class ProxyCachingTransport: HTTPTransport {
         let headers: HTTPHeaderFields
 
         init(_ request: HTTPRequest) {
-            url = request.url.absoluteString
+            url = Self.normalized(request.url)
             host = request.url.host(percentEncoded: false)?.lowercased() ?? ""
             headers = request.headers
             let authorization = request.headers.values(for: "Authorization")
@@ -461,6 +461,25 @@ final class ProxyCachingTransport: HTTPTransport {
                 let text = "authorization\n" + authorization.joined(separator: "\n") + "\ncookie\n" + cookies.joined(separator: "; ")
                 credentials = Hex.encode(SHA256.hash(data: Data(text.utf8)))
             }
+        }
+
+        /// The URL as a key: one spelling of one resource (RFC 9110 §4.2.3) — scheme and host lowercased, the scheme's
+        /// own port left out, no fragment — so that an archive's `HTTP://Host:80/a#top` and an app's `http://host/a`
+        /// are one entry. Most URLs are in that form already, and are taken as they are.
+        static func normalized(_ url: URL) -> String {
+            let text = url.absoluteString
+            let authorityEnd = text.utf8.firstIndex(of: UInt8(ascii: "/")).flatMap { slash in
+                text.utf8[text.utf8.index(after: slash)...].dropFirst().firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }
+            } ?? text.utf8.endIndex
+            let head = text.utf8[..<authorityEnd]
+            let plain = !head.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } && url.fragment == nil
+                && (url.port == nil || url.port != (url.scheme?.lowercased() == "https" ? 443 : 80))
+            guard !plain, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return text }
+            components.scheme = components.scheme?.lowercased()
+            components.host = components.host?.lowercased()
+            if components.port == (components.scheme == "https" ? 443 : 80) { components.port = nil }
+            components.fragment = nil
+            return components.string ?? text
         }
 
         /// The lowercased, sorted names an answer's `Vary` lists, comma-joined ("" for none).

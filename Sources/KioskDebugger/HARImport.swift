@@ -325,6 +325,10 @@ extension HAR {
                     return decoded
                 }
                 if isPolly, let bytes = HAR.pollyBytes(text, content: content, isEncoded: contentEncoding != nil) { return bytes }
+                // The text is the body decoded by its charset: encoded back by it, the app gets the bytes it was sent.
+                if let encoding = HAR.legacyEncoding(mimeType: content["mimeType"] as? String), let bytes = text.data(using: encoding) {
+                    return bytes
+                }
                 return Data(text.utf8)
             }
             if let value = content["_file"] {
@@ -477,6 +481,21 @@ extension HAR {
             throw ImportError("Cannot read it: \((error as NSError).localizedDescription)")
         }
         return data
+    }
+
+    /// The single-byte encoding a MIME type's charset names (Latin-1 and Windows-1252, what servers still send), else
+    /// nil: UTF-8, which is also what a HAR's text is when no charset is named.
+    static func legacyEncoding(mimeType: String?) -> String.Encoding? {
+        guard let mimeType else { return nil }
+        let charset = mimeType.split(separator: ";").dropFirst().lazy
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .first { $0.hasPrefix("charset=") }?.dropFirst("charset=".count)
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
+        switch charset {
+        case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "iso_8859-1", "cp819": return .isoLatin1
+        case "windows-1252", "cp1252", "x-cp1252": return .windowsCP1252
+        default: return nil
+        }
     }
 
     /// "Too large: 1024 MiB (1073741824 bytes); an import reads at most 256 MiB."

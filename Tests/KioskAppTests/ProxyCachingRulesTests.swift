@@ -19,6 +19,17 @@ struct ProxyCachingRulesTests {
         HTTPRequest(url: url, headers: headers, endpoint: "app.test")
     }
 
+    @Test("A key spells a URL one way: scheme and host lowercased, the scheme's own port and the fragment left out; the rest as it is",
+          arguments: [("http://x.test/a?b=1", "http://x.test/a?b=1"),
+                      ("HTTP://X.Test:80/a?b=1#top", "http://x.test/a?b=1"),
+                      ("https://x.test:443/a", "https://x.test/a"),
+                      ("https://x.test:8443/A?Q=B", "https://x.test:8443/A?Q=B"),
+                      ("http://x.test:443/a", "http://x.test:443/a"),
+                      ("http://x.test/a#frag", "http://x.test/a")])
+    func keySpelling(url: String, key: String) throws {
+        #expect(ProxyCachingTransport.Key.normalized(try #require(URL(string: url))) == key)
+    }
+
     @Test("Storable: a default-cacheable status, or explicit freshness; never no-store (either side), Vary: *, a range or a partial answer",
           arguments: [
             (200, [:], [:], true),

@@ -27,6 +27,21 @@ struct HARImportTests {
         try HAR.importArchive(data, origin: "har: test.har", folder: folder, ignoringQueryItems: Redactor.standard.queryItems)
     }
 
+    @Test("A text body in a Latin-1 or Windows-1252 charset is replayed in the bytes it was sent in; UTF-8 and no charset as UTF-8",
+          arguments: [("text/plain; charset=iso-8859-1", [0x63, 0x61, 0x66, 0xE9, 0x21]),
+                      ("text/html; charset=\"Windows-1252\"", [0x63, 0x61, 0x66, 0xE9, 0x21]),
+                      ("text/plain; charset=utf-8", [0x63, 0x61, 0x66, 0xC3, 0xA9, 0x21]),
+                      ("text/plain", [0x63, 0x61, 0x66, 0xC3, 0xA9, 0x21])] as [(String, [UInt8])])
+    func charsetOfText(mimeType: String, bytes: [UInt8]) throws {
+        // Given an answer recorded as the text "café!" under a MIME type naming a charset, or none
+        let response = #"{"status": 200, "headers": [], "content": {"mimeType": "\#(mimeType.replacingOccurrences(of: "\"", with: "\\\""))", "#
+            + #""size": \#(bytes.count), "text": "café!"}}"#
+        // When it is imported
+        let result = try Self.importing(Self.archive([Self.entry("https://example.test/t", response: response)]))
+        // Then the rule answers with the bytes that charset makes of it
+        #expect(result.rules.first?.body == Data(bytes))
+    }
+
     @Test("The summary counts every skipped entry under its reason and says so in one sentence")
     func summary() throws {
         // Given an archive with one entry for each way of giving no rule, and two that give one
