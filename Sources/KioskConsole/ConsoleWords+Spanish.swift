@@ -54,7 +54,7 @@ extension ConsoleWords {
         requestBody: "Cuerpo de la solicitud",
         responseBody: "Cuerpo de la respuesta",
         none: "Ninguna",
-        bytes: { "\($0) bytes" },
+        bytes: { $0 == 1 ? "1 byte" : "\($0) bytes" },
         truncatedTo: { ", recortado a \($0) al capturar" },
         treeCut: "El árbol se corta aquí; sigue el texto completo.",
         binary: "(binario, base64) ",
@@ -102,6 +102,10 @@ extension ConsoleWords {
         appHostsIntro: "Cada servidor al que una app llegó a través de kiosk proxy, según el registro. Sus puntos de interrupción pausan "
             + "cada intercambio con él.",
         exchangesLogged: { $0 == 1 ? "1 intercambio registrado" : "\($0) intercambios registrados" },
+        fromRequest: { "de la solicitud n.º \($0)" },
+        fromBreakpointEdit: { "de una edición en un punto de interrupción de la detenida n.º \($0)" },
+        addedInConsole: "añadida en la consola",
+        addedThroughAPI: "añadida con la API JSON",
         pathsSeen: "Sus rutas, la más reciente primero. Los puntos de interrupción de una ruta valen para cualquier consulta "
             + "de ella, y por encima de los del servidor.",
         morePaths: { $0 == 1 ? "Y 1 ruta más, anterior." : "Y \($0) rutas más, anteriores." },

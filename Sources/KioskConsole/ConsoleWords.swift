@@ -105,6 +105,11 @@ struct ConsoleWords: Sendable {
     let appHosts: String
     let appHostsIntro: String
     let exchangesLogged: @Sendable (Int) -> String
+    /// Where a rule or a mock came from, as its file keeps it in English (`DebugPages.origin`).
+    let fromRequest: @Sendable (String) -> String
+    let fromBreakpointEdit: @Sendable (String) -> String
+    let addedInConsole: String
+    let addedThroughAPI: String
     /// Above a host's paths.
     let pathsSeen: String
     let morePaths: @Sendable (Int) -> String

@@ -27,7 +27,7 @@ extension DebugPages {
                     E.element("td", [], [.text("#\(rule.id)")]),
                     E.element("td", [], [.text(rule.isEnabled ? w.on : w.off)]),
                     E.element("td", [], [E.element("a", [Attribute.localHref(ConsoleRoute.rule(rule.id).path)], [.text(rule.displayName)]),
-                                         E.element("span", [.class("subtitle")], [.text(rule.origin)])]),
+                                         E.element("span", [.class("subtitle")], [.text(DebugPages.origin(rule.origin, w))])]),
                     E.element("td", [.class("url")], [.text(rule.match.summary)]),
                     E.element("td", [], [.text(rule.actions.summary)]),
                     E.element("td", [.class("num")], [.text(String(rule.hits))]),

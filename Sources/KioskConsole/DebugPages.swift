@@ -452,6 +452,19 @@ enum DebugPages {
         return DebugPages.page(context, title: w.pausedTitle(exchange.id), [E.element("article", [.class("detail debug")], content)])
     }
 
+    /// A rule's or a mock's origin in the page's language: its file keeps it in the words it was made with (English).
+    static func origin(_ text: String, _ w: ConsoleWords) -> String {
+        for (prefix, words) in [("from request #", w.fromRequest), ("from a breakpoint edit of paused #", w.fromBreakpointEdit)]
+        where text.hasPrefix(prefix) && text.dropFirst(prefix.count).allSatisfy(\.isNumber) {
+            return words(String(text.dropFirst(prefix.count)))
+        }
+        switch text {
+        case "added in the console": return w.addedInConsole
+        case "added through the JSON API": return w.addedThroughAPI
+        default: return text
+        }
+    }
+
     /// The most text a paused response's editor holds: posted back form-encoded (up to three bytes a byte), it stays
     /// within `DebugController.maximumEditBytes`.
     static let maximumEditableText = 2 << 20
@@ -606,7 +619,7 @@ enum DebugPages {
                     E.element("td", [.class("num")], [.text(String(rule.status))]),
                     E.element("td", [.class("num")], [.text(String(rule.hits))]),
                     E.element("td", [.class("url")], [.text("\(rule.method) \(rule.urlPattern)"),
-                                                      E.element("span", [.class("subtitle")], [.text(rule.origin)])]),
+                                                      E.element("span", [.class("subtitle")], [.text(DebugPages.origin(rule.origin, w))])]),
                     E.element("td", [], [
                         Pages.postForm(action: ConsoleRoute.mockAction(rule.id, rule.isEnabled ? .disable : .enable).path, fields: [],
                                        label: rule.isEnabled ? w.disableRule(rule.id) : w.enableRule(rule.id),

@@ -23,9 +23,9 @@ struct ConsoleLanguageTests {
             // Given a logged request, a mock rule and a rewrite rule
             _ = try await client.get("/rickandmorty")
             try harness.kiosk.debugger.mocks.add([MockRule(method: "GET", urlPattern: "http://demo.invalid/dogs.json", status: 200, headers: [],
-                                                           body: Data("[]".utf8), origin: "test")])
+                                                           body: Data("[]".utf8), origin: "from request #9")])
             _ = try harness.kiosk.debugger.rules.add(try RewriteRule(json: Data(#"{"match": {"endpoint": "dogs.list"}, "actions": {"status": 503}}"#.utf8),
-                                                                   origin: "test"))
+                                                                   origin: "added in the console"))
             let id = try #require(try harness.kiosk.debugger.records(matching: RequestFilter()).first?.id)
             let spanish: HTTPFields = [.acceptLanguage: "es-ES,es;q=0.9"]
             let english = Self.texts(.english), translated = Self.texts(.spanish)
@@ -44,6 +44,9 @@ struct ConsoleLanguageTests {
                     #expect(!page.body.contains(HTML.text(text).rendered), "\(route.path) has the English \(name): \(text)")
                 }
             }
+            // And where a rule and a mock came from, kept in English in their files, is said in Spanish
+            #expect(try await client.get(ConsoleRoute.mocks.path, headers: spanish).body.contains("de la solicitud n.º 9"))
+            #expect(try await client.get(ConsoleRoute.rules.path, headers: spanish).body.contains("añadida en la consola"))
             // And the list carries the script's words in Spanish
             let list = try await client.get(ConsoleRoute.requests.path, headers: spanish)
             #expect(list.body.contains(HTML.text(ConsoleWords.spanish.networkDebugger).rendered))
