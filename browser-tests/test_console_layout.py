@@ -100,3 +100,25 @@ def test_on_a_wide_screen_an_open_request_leaves_the_names_and_chips_and_typing_
         assert not axe_serious_violations(driver)
     finally:
         driver.quit()
+
+
+def test_on_a_phone_the_insights_page_fits_the_screen_in_both_languages(fresh_server):
+    # Insights lists the cache decisions by their long labels (longer in Spanish) beside their counts.
+    for path in ("/api/rickandmorty", "/api/dogs", "/api/nyt"):
+        fetch(fresh_server, path)
+    driver = new_driver(PHONE)
+    try:
+        for language in ("en", "es"):
+            driver.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"Accept-Language": language}})
+            driver.execute_cdp_cmd("Network.enable", {})
+            driver.get(fresh_server.url("/debug/insights"))
+            page_ready(driver)
+            assert driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == language
+            # No sideways scrolling, and each count on one line beside its label
+            assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"), language
+            lines = driver.execute_script("""return [...document.querySelectorAll('dl.insights-decisions dd')].map(dd => {
+                const range = document.createRange(); range.selectNodeContents(dd);
+                return new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size; });""")
+            assert lines and all(count == 1 for count in lines), (language, lines)
+    finally:
+        driver.quit()
