@@ -259,9 +259,12 @@ public final class Kiosk: Sendable {
         let endpoint = tunnel.port == standard ? name : "\(name):\(tunnel.port)"
         let detail = "\(upgrade.protocolName): \(tunnel.sent) bytes sent, \(tunnel.received) received, in "
             + String(format: "%.3f", tunnel.duration) + " s"
+        // A WebSocket is logged at the address the app opened (ws:, wss:), as browsers' and mitmproxy's archives name it.
+        var url = redactor.redact(upgrade.url)
+        if upgrade.protocolName == "websocket", url.hasPrefix("http") { url = "ws" + url.dropFirst("http".count) }
         requestLog.enqueue(RequestRecord(
             startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: upgrade.method,
-            url: redactor.redact(upgrade.url), status: tunnel.error == nil ? upgrade.status : nil,
+            url: url, status: tunnel.error == nil ? upgrade.status : nil,
             error: tunnel.error.map { redactor.scrub($0) }, timings: RequestTimings(total: tunnel.duration), decision: .network,
             touchedBy: [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)], responseSize: tunnel.received))
     }

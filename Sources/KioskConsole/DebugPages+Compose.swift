@@ -56,7 +56,9 @@ extension DebugPages {
 
     /// A logged request's "Edit and resend" and "Replay" buttons, for an exchange that went to the wire.
     static func resendButtons(_ record: RequestRecord, context: ViewContext) -> HTML {
-        guard [CacheDecision.network, .revalidated, .mocked, .edited].contains(record.decision) else { return .empty }
+        // A tunnel or a protocol switch (WebSocket) is no request to send again: its bytes were passed on unread.
+        guard [CacheDecision.network, .revalidated, .mocked, .edited].contains(record.decision),
+              !record.touchedBy.contains(where: { $0.kind == .tunnel }) else { return .empty }
         let w = context.words
         return E.group([
             E.element("form", [.class("mock"), .attribute("method", "get"), .attribute("action", ConsoleRoute.compose(record.id).path)], [

@@ -107,7 +107,8 @@ extension RequestLog {
         if let size: Int = row[14] {
             record.requestBody = CapturedBody(data: row[20] ?? Data(), originalSize: size)
         }
-        if let size: Int = row[15] {
+        // A tunnel's (or a WebSocket's) size is the bytes it passed on unread: no body was captured, none is cut.
+        if let size: Int = row[15], !record.touchedBy.contains(where: { $0.kind == .tunnel }) {
             record.responseBody = CapturedBody(data: row[21] ?? Data(), originalSize: size)
         }
         return record

@@ -146,16 +146,18 @@ struct UpgradeTests {
             #expect(head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), "\(head)")
             #expect(head.contains("X-Upstream: ws"))
             #expect(reply == "echo: hello through kiosk")
-            // And once closed, the log holds one exchange: the request's method and URL, status 101, a tunnel touch
-            // with the bytes each way, the app's Authorization nowhere
+            // And once closed, the log holds one exchange: the request's method and URL (the ws: address the app
+            // opened), status 101, a tunnel touch with the bytes each way and no body said cut, the app's Authorization nowhere
             let record = try #require(try await waitForRecord(proxy) { $0.url.contains("/ws") })
             #expect(record.method == "GET")
             #expect(record.status == 101)
-            #expect(record.url == "http://127.0.0.1:\(upstream.port)/ws?room=1")
+            #expect(record.url == "ws://127.0.0.1:\(upstream.port)/ws?room=1")
             let touch = try #require(record.touchedBy.first)
             #expect(touch.kind == .tunnel)
             #expect(touch.detail.hasPrefix("websocket: "), "\(touch.detail)")
             #expect(record.responseSize ?? 0 > 0)
+            let stored = try #require(try proxy.kiosk.debugger.record(id: try #require(record.id)))
+            #expect(stored.responseBody == nil && stored.responseSize == record.responseSize)
             #expect(!String(describing: record).contains("ws-secret-token"))
         }
     }
