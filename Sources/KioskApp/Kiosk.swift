@@ -251,6 +251,11 @@ public final class Kiosk: Sendable {
             touchedBy: [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)], responseSize: tunnel.received))
     }
 
+    /// Header fields as the log keeps them: credentials and configured secrets redacted.
+    private func redacted(_ fields: [RequestRecord.HeaderField]) -> [RequestRecord.HeaderField] {
+        redactor.redact(HTTPHeaderFields(fields.map { (name: $0.name, value: $0.value) })).map { .init(name: $0.name, value: $0.value) }
+    }
+
     /// A protocol switch (WebSocket) as one exchange: the request that asked, the upstream's status (101), the bytes
     /// each way in a tunnel touch, since the frames after the switch are passed on unread.
     private func recordUpgrade(_ tunnel: TunnelSummary, _ upgrade: TunnelSummary.Upgrade, in requestLog: RequestLog) {
@@ -264,7 +269,8 @@ public final class Kiosk: Sendable {
         if upgrade.protocolName == "websocket", url.hasPrefix("http") { url = "ws" + url.dropFirst("http".count) }
         requestLog.enqueue(RequestRecord(
             startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: upgrade.method,
-            url: url, status: tunnel.error == nil ? upgrade.status : nil,
+            url: url, requestHeaders: redacted(upgrade.requestHeaders), status: tunnel.error == nil ? upgrade.status : nil,
+            responseHeaders: redacted(upgrade.responseHeaders),
             error: tunnel.error.map { redactor.scrub($0) }, timings: RequestTimings(total: tunnel.duration), decision: .network,
             touchedBy: [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)], responseSize: tunnel.received))
     }

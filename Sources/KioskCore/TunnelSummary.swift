@@ -13,12 +13,17 @@ public struct TunnelSummary: Sendable, Hashable {
         public var protocolName: String
         /// The status of the upstream's answer (101 when it switched), nil when it sent none.
         public var status: Int?
+        /// The handshake's fields as the app sent them, and as the upstream answered (not yet redacted: whoever logs
+        /// them redacts them, as every exchange's).
+        public var requestHeaders: [RequestRecord.HeaderField]
+        public var responseHeaders: [RequestRecord.HeaderField] = []
 
-        public init(method: String, url: URL, protocolName: String, status: Int? = nil) {
+        public init(method: String, url: URL, protocolName: String, status: Int? = nil, requestHeaders: [RequestRecord.HeaderField] = []) {
             self.method = method
             self.url = url
             self.protocolName = protocolName
             self.status = status
+            self.requestHeaders = requestHeaders
         }
     }
 

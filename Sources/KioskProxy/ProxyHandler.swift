@@ -400,7 +400,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let port = url.port ?? (secure ? 443 : 80)
         let onTunnel = settings.onTunnel
         let opened = ContinuousClock.now
-        let upgrade = TunnelSummary.Upgrade(method: head.method.rawValue, url: url, protocolName: protocolName)
+        let upgrade = TunnelSummary.Upgrade(method: head.method.rawValue, url: url, protocolName: protocolName,
+                                            requestHeaders: head.headers.map { RequestRecord.HeaderField(name: $0.name, value: $0.value) })
         let meter = TunnelMeter(host: host, port: port, upgrade: upgrade, report: onTunnel)
         let request = bytes
         Self.dial(url, host: host, port: port, tls: secure ? settings.upstreamTLS : nil, vet: settings.vet, forNetwork: remoteClient,

@@ -8,6 +8,7 @@ final class TunnelMeter: Sendable {
     private struct Counts {
         var sent = 0, received = 0, open = 2
         var status: Int?
+        var responseHeaders: [RequestRecord.HeaderField] = []
     }
     private let counts = Mutex(Counts())
     private let host: String
@@ -33,9 +34,22 @@ final class TunnelMeter: Sendable {
                 if upgrade != nil, counts.received == 0, let line = bytes.getString(at: bytes.readerIndex, length: min(bytes.readableBytes, 12)),
                    line.hasPrefix("HTTP/1."), line.count == 12 {
                     counts.status = Int(line.dropFirst(9).prefix(3))
+                    counts.responseHeaders = Self.fields(ofHeadIn: bytes)
                 }
                 counts.received += bytes.readableBytes
             }
+        }
+    }
+
+    /// The header fields of an answer's head that a first read holds whole (up to 16 KB; else none): what the console
+    /// shows of a protocol switch's handshake.
+    private static func fields(ofHeadIn bytes: ByteBuffer) -> [RequestRecord.HeaderField] {
+        let view = bytes.readableBytesView.prefix(16 << 10)
+        guard let end = view.firstRange(of: "\r\n\r\n".utf8) else { return [] }
+        return String(decoding: view[..<end.lowerBound], as: UTF8.self).split(separator: "\r\n").dropFirst().compactMap { line in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return RequestRecord.HeaderField(name: String(line[..<colon]),
+                                             value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
     }
 
@@ -49,6 +63,7 @@ final class TunnelMeter: Sendable {
         let elapsed = ContinuousClock.now - started
         var upgrade = upgrade
         upgrade?.status = done.status
+        upgrade?.responseHeaders = done.responseHeaders
         report(TunnelSummary(host: host, port: port, sent: done.sent, received: done.received,
                              duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
                              error: nil, upgrade: upgrade))

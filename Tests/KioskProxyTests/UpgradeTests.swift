@@ -158,6 +158,10 @@ struct UpgradeTests {
             #expect(record.responseSize ?? 0 > 0)
             let stored = try #require(try proxy.kiosk.debugger.record(id: try #require(record.id)))
             #expect(stored.responseBody == nil && stored.responseSize == record.responseSize)
+            // And the handshake's fields are kept both ways, the app's token redacted
+            #expect(stored.requestHeaders.contains { $0.name == "Sec-WebSocket-Version" && $0.value == "13" })
+            #expect(stored.requestHeaders.contains { $0.name == "Authorization" && $0.value == Redactor.placeholder })
+            #expect(stored.responseHeaders.contains { $0.name == "Sec-WebSocket-Accept" && $0.value == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" })
             #expect(!String(describing: record).contains("ws-secret-token"))
         }
     }
