@@ -85,7 +85,8 @@ extension Kiosk {
         let now = now()
         var answers: [ProxyCacheAnswer] = []
         for rule in archive.rules {
-            guard let url = URL(string: rule.urlPattern) else { continue }
+            // The archive's address as recorded (`kiosk har import` writes a `*` in it as %2A, for its rules' patterns).
+            guard let url = URL(string: rule.urlPattern.replacingOccurrences(of: "%2A", with: "*")) else { continue }
             var headers = HTTPHeaderFields(rule.headers.map { (name: $0.name, value: $0.value) })
             let response = HTTPResponse(status: rule.status, headers: headers, body: rule.body, url: url)
             guard rule.method == "GET", ProxyCachingTransport.isStorable(response, for: HTTPRequest(url: url, endpoint: "")) else { continue }

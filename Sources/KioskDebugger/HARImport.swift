@@ -307,7 +307,9 @@ extension HAR {
                !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
                 headers.append(RequestRecord.HeaderField(name: "Content-Type", value: mimeType))
             }
-            return .rule(MockRule(method: method, urlPattern: url, status: status, headers: headers, body: body, origin: origin))
+            // A recorded URL is one address: a `*` in it (`/users/*`, `?fields=*`) is that character, not a rule's wildcard.
+            return .rule(MockRule(method: method, urlPattern: url.replacingOccurrences(of: "*", with: "%2A"), status: status, headers: headers,
+                                  body: body, origin: origin))
         }
 
         /// The body a rule answers with, or nil when the archive did not keep it. `path` is the content's.

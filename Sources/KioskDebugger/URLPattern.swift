@@ -50,6 +50,12 @@ struct URLPattern: Sendable, Hashable {
             .sorted { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }
         components.queryItems = kept.isEmpty ? nil : kept
         components.fragment = nil
+        // `%2A` and `*` are one character to every server Kiosk meets (the query's items are decoded above already): an
+        // exact URL holding a `*` is written with `%2A`, which a rule's pattern does not read as its wildcard.
+        if components.percentEncodedPath.contains("%2") {
+            components.percentEncodedPath = components.percentEncodedPath.replacingOccurrences(of: "%2A", with: "*")
+                .replacingOccurrences(of: "%2a", with: "*")
+        }
         return components.string ?? url
     }
 

@@ -42,6 +42,25 @@ struct HARImportTests {
         #expect(result.rules.first?.body == Data(bytes))
     }
 
+    @Test("A * in a recorded URL is that character, not a wildcard: its rule answers that address and no other")
+    func starInARecordedURL() throws {
+        // Given answers recorded for /users/* and for ?fields=*
+        let result = try Self.importing(Self.archive([
+            Self.entry("https://example.test/users/*", response: Self.ok("all")),
+            Self.entry("https://example.test/items?fields=*", response: Self.ok("fields")),
+        ]))
+        let rules = MockRules(fileURL: nil, redactor: .standard)
+        try rules.add(result.rules)
+        let request = { (url: String) in HTTPRequest(url: URL(string: url)!, endpoint: "example.test") }
+        // Then each answers its own address, written with * or %2A
+        #expect(rules.match(request("https://example.test/users/*"))?.body == Data("all".utf8))
+        #expect(rules.match(request("https://example.test/users/%2A"))?.body == Data("all".utf8))
+        #expect(rules.match(request("https://example.test/items?fields=*"))?.body == Data("fields".utf8))
+        // And not the addresses a wildcard would have matched
+        #expect(rules.match(request("https://example.test/users/42")) == nil)
+        #expect(rules.match(request("https://example.test/items?fields=id")) == nil)
+    }
+
     @Test("The summary counts every skipped entry under its reason and says so in one sentence")
     func summary() throws {
         // Given an archive with one entry for each way of giving no rule, and two that give one
