@@ -101,6 +101,7 @@ extension ConsoleWords {
         appHosts: "Apps' hosts through kiosk proxy",
         appHostsIntro: "Each host an app reached through kiosk proxy, as the log holds it. Its breakpoints pause every exchange with it.",
         exchangesLogged: { $0 == 1 ? "1 exchange logged" : "\($0) exchanges logged" },
+        catalogEndpoints: "Kiosk's own catalogs",
         fromRequest: { "from request #\($0)" },
         fromBreakpointEdit: { "from a breakpoint edit of paused #\($0)" },
         addedInConsole: "added in the console",

@@ -102,6 +102,7 @@ extension ConsoleWords {
         appHostsIntro: "Cada servidor al que una app llegó a través de kiosk proxy, según el registro. Sus puntos de interrupción pausan "
             + "cada intercambio con él.",
         exchangesLogged: { $0 == 1 ? "1 intercambio registrado" : "\($0) intercambios registrados" },
+        catalogEndpoints: "Los catálogos de Kiosk",
         fromRequest: { "de la solicitud n.º \($0)" },
         fromBreakpointEdit: { "de una edición en un punto de interrupción de la detenida n.º \($0)" },
         addedInConsole: "añadida en la consola",

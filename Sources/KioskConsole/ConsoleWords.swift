@@ -105,6 +105,8 @@ struct ConsoleWords: Sendable {
     let appHosts: String
     let appHostsIntro: String
     let exchangesLogged: @Sendable (Int) -> String
+    /// Above the catalogs' endpoints, when apps' hosts come first.
+    let catalogEndpoints: String
     /// Where a rule or a mock came from, as its file keeps it in English (`DebugPages.origin`).
     let fromRequest: @Sendable (String) -> String
     let fromBreakpointEdit: @Sendable (String) -> String

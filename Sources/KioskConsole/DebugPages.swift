@@ -542,7 +542,9 @@ enum DebugPages {
             backToRequests(w),
             E.element("h1", [], [.text(w.endpoints)]),
             E.element("p", [.class("status")], [.text(w.endpointsIntro)]),
-        ] + sections + hostSections + patternSection)
+        ] + (hosts.isEmpty ? sections + patternSection
+                // Apps' hosts first when there are any (a `kiosk proxy` user came for them), the catalogs' own after.
+                : hostSections + patternSection + [E.element("h2", [], [.text(w.catalogEndpoints)])] + sections))
     }
 
     /// A host's paths, each folded under its path and count, opening on its own breakpoint switches (open already when

@@ -211,9 +211,13 @@ struct WebDebugTests {
             try harness.kiosk.debugger.flush()
             // When the endpoints page is opened
             let page = try await client.get("/debug/endpoints", headers: cookie)
-            // Then after the catalogs' endpoints it lists both hosts, counted, each with its breakpoint form and a link to its requests
+            // Then before the catalogs' endpoints it lists both hosts, counted, each with its breakpoint form and a link to its requests
             #expect(page.status == .ok)
             #expect(page.body.contains("Apps&#39; hosts through kiosk proxy"))
+            let hosts = try #require(page.body.range(of: "Apps&#39; hosts through kiosk proxy"))
+            let catalogs = try #require(page.body.range(of: "Kiosk&#39;s own catalogs"))
+            #expect(hosts.lowerBound < catalogs.lowerBound)
+            #expect(catalogs.lowerBound < (page.body.range(of: "id=\"rickandmorty.characters\"")?.lowerBound ?? page.body.startIndex))
             #expect(page.body.contains("<h3>localhost:3000</h3>") && page.body.contains("2 exchanges logged"))
             #expect(page.body.contains("<h3>api.example.test</h3>") && page.body.contains("1 exchange logged"))
             #expect(page.body.contains("action=\"/debug/breakpoints/localhost%3A3000\""))
