@@ -208,8 +208,8 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             return task.eventLoop.makeFailedFuture(KioskError.transport(
                 url: url, message: "the upstream switched protocols (101) although the request asked for no upgrade"))
         }
-        let codings = head.headers[canonicalForm: "transfer-encoding"].map { $0.lowercased() }.filter { $0 != "chunked" }
-        if let coding = codings.first {
+        if head.headers.contains(name: "transfer-encoding"),
+           let coding = head.headers[canonicalForm: "transfer-encoding"].map({ $0.lowercased() }).first(where: { $0 != "chunked" }) {
             return task.eventLoop.makeFailedFuture(KioskError.transport(
                 url: url, message: "the upstream's answer has the transfer coding \(coding.prefix(40)), which Kiosk does not decode"))
         }
