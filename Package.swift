@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // Already AsyncHTTPClient's: named for the HTTP/2 stream handler the transport's status guard sits behind.
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         // Tests only: a real zlib for the PNG decoder of KioskDemoUpstreamTests.
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
@@ -55,6 +57,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -224,6 +227,8 @@ let package = Package(
             name: "KioskProxyTests",
             dependencies: ["KioskProxy", "KioskApp", "KioskCore", "KioskDebugger", "KioskDemoUpstream", "KioskTestSupport",
                            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                           .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                           .product(name: "NIOHPACK", package: "swift-nio-http2"),
                            .product(name: "X509", package: "swift-certificates"),
                            .product(name: "SwiftASN1", package: "swift-asn1"),
                            .product(name: "Crypto", package: "swift-crypto"),

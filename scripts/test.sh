@@ -63,7 +63,12 @@ if kill -0 "$tests" 2>/dev/null; then
 fi
 status=0
 wait "$tests" || status=$?
-[ "$status" -eq 0 ] || exit "$status"
+if [ "$status" -ne 0 ]; then
+    # The run's last lines are often all a CI page keeps: what failed is repeated there, with where and why.
+    echo "error: the Swift tests failed (exit $status); what failed:" >&2
+    grep -A3 -E '^(✘|Fatal error|.*Fatal error:)' "$log" | grep -v '^✘ Test run' | head -60 >&2 || true
+    exit "$status"
+fi
 
 # The JSON API against its OpenAPI document: schemathesis fuzzes a running `kiosk serve` (installs what it needs).
 ./scripts/api-fuzz.sh

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import Synchronization
@@ -91,6 +92,14 @@ public final class AsyncHTTPTransport: HTTPTransport {
             // Kiosk reports no distributed traces; AsyncHTTPClient would otherwise start a span (a no-op one, found
             // by a dynamic cast) for every request.
             clientConfiguration.tracing.tracer = nil
+            // Every connection and HTTP/2 stream gets the guard against statuses AsyncHTTPClient cannot survive (see
+            // `StatusBelow100`), between the parser and the client's own handler.
+            clientConfiguration.http1_1ConnectionDebugInitializer = { channel in
+                StatusBelow100.guardAnswers(of: channel) { try $0.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self) }
+            }
+            clientConfiguration.http2StreamChannelDebugInitializer = { channel in
+                StatusBelow100.guardAnswers(of: channel) { try $0.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) }
+            }
             // The pool's own log statements are the only place AsyncHTTPClient says when a connection is
             // being opened (see ExchangePhases.swift); this logger times them and prints nothing.
             let setups = ConnectionSetups()
@@ -277,6 +286,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
     static func classify(_ error: any Error, url: String, host: String, expectedLength: Int?, received: Int,
                          timeout: Duration) -> KioskError {
         let seconds = timeout.seconds
+        if let status = error as? StatusBelow100 {
+            return .transport(url: url, message: "the upstream answered with the status \(status.shown), which is not an HTTP "
+                + "status (they start at 100)")
+        }
         if let clientError = error as? HTTPClientError {
             switch clientError {
             case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:

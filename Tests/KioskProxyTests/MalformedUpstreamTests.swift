@@ -1,4 +1,8 @@
+import AsyncHTTPClient
 import KioskProxy
+import NIOHPACK
+import NIOHTTP2
+import NIOSSL
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -6,28 +10,11 @@ import Testing
 
 /// An upstream that answers each request with raw bytes of the test's choosing, then closes: answers no HTTP library
 /// would write (a 200 KB header, two lengths, a bad chunk), as broken or hostile servers send them.
-final class RawBytesUpstream: Sendable {
-    private let channel: any Channel
-    let port: Int
-
-    private init(channel: any Channel) {
-        self.channel = channel
-        port = channel.localAddress?.port ?? 0
-    }
-
+enum RawBytesUpstream {
     /// A server on a free loopback port whose answer to a request for `/name` is `answers["/name"]` (else a 404).
-    static func start(_ answers: [String: String]) async throws -> RawBytesUpstream {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Handler(answers: answers)) }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        return RawBytesUpstream(channel: channel)
+    static func start(_ answers: [String: String]) async throws -> LoopbackServer {
+        try await LoopbackServer.start { try $0.pipeline.syncOperations.addHandler(Handler(answers: answers)) }
     }
-
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
-    func stop() async { try? await channel.close() }
 
     private final class Handler: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
@@ -68,6 +55,10 @@ struct MalformedUpstreamTests {
                "switched protocols (101) although the request asked for no upgrade"),
               ("/gzip-coded", "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
                "transfer coding gzip, which Kiosk does not decode"),
+              // Statuses under 100, which AsyncHTTPClient would take for informational ones and then trap on.
+              ("/status-099", "HTTP/1.1 099 Odd\r\nContent-Length: 5\r\n\r\nhello", "the status 099, which is not an HTTP status"),
+              ("/status-000", "HTTP/1.1 000 Zero\r\nContent-Length: 0\r\n\r\n", "the status 000, which is not an HTTP status"),
+              ("/status-042-to-close", "HTTP/1.1 042 Read until close\r\n\r\nhello", "the status 042, which is not an HTTP status"),
           ])
     func unreadableAnswer(_ path: String, _ answer: String, _ says: String) async throws {
         let upstream = try await RawBytesUpstream.start([path: answer, "/fine": "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nfine"])
@@ -83,6 +74,77 @@ struct MalformedUpstreamTests {
             // And the next request is served as ever
             let next = try await proxy.send(.GET, upstream.url("/fine"))
             #expect(next.status == .ok && next.text == "fine")
+        }
+    }
+}
+
+/// An HTTPS upstream that speaks HTTP/2 (ALPN h2) and answers every request with the `:status` of the test's choosing
+/// and the body "hello": a status no HTTP/1 parser would let through can be sent this way.
+enum HTTP2StatusUpstream {
+    static func start(status: String) async throws -> LoopbackServer {
+        let tls = try TestAuthority.shared.upstreamContext(alpn: ["h2"])
+        return try await LoopbackServer.start { channel in
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+            _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+            ) { stream in
+                stream.eventLoop.makeCompletedFuture { try stream.pipeline.syncOperations.addHandler(StreamHandler(status: status)) }
+            }
+        }
+    }
+
+    private final class StreamHandler: ChannelInboundHandler {
+        typealias InboundIn = HTTP2Frame.FramePayload
+        typealias OutboundOut = HTTP2Frame.FramePayload
+        private let status: String
+
+        init(status: String) { self.status = status }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard case .headers(let request) = unwrapInboundIn(data), request.endStream else { return }
+            context.write(wrapOutboundOut(.headers(.init(headers: HPACKHeaders([(":status", status), ("content-length", "5")])))),
+                          promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer(string: "hello")), endStream: true))),
+                                  promise: nil)
+        }
+    }
+}
+
+@Suite("An HTTP/2 upstream answer with a status below 100")
+struct HTTP2StatusTests {
+    @Test("An HTTP/2 answer whose :status is below 100 is a 502 that says so, and the proxy lives on")
+    func statusBelow100OverHTTP2() async throws {
+        // Given an HTTPS upstream speaking HTTP/2 that answers with the status 099
+        let upstream = try await HTTP2StatusUpstream.start(status: "099")
+        try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true) { proxy, upstream in
+            // When an app asks for it through the intercepting proxy
+            let answer = try await proxy.http.execute(HTTPClientRequest(url: upstream.secureURL("/odd")), timeout: .seconds(10))
+            let body = String(buffer: try await answer.body.collect(upTo: 1 << 20))
+            // Then it gets a 502 naming the status (before, AsyncHTTPClient trapped and the process ended)
+            #expect(answer.status == .badGateway)
+            #expect(body.contains("the status 099, which is not an HTTP status"), "\(body)")
+            // And the proxy answers the next request as ever
+            let next = try await proxy.http.execute(HTTPClientRequest(url: upstream.secureURL("/again")), timeout: .seconds(10))
+            _ = try await next.body.collect(upTo: 1 << 20)
+            #expect(next.status == .badGateway)
+        }
+    }
+}
+
+@Suite("Informational answers from an upstream")
+struct InformationalAnswerTests {
+    @Test("Informational answers before the final one (103 Early Hints, an unasked 100 Continue) are passed over: the app gets the final answer",
+          arguments: ["HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n",
+                      "HTTP/1.1 100 Continue\r\n\r\n",
+                      "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 199 Odd but informational\r\n\r\n"])
+    func informationalFirst(_ informational: String) async throws {
+        // Given an upstream that sends informational answers before its final one
+        let upstream = try await RawBytesUpstream.start(["/hinted": informational + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"])
+        try await withProxy(to: upstream, stop: { await $0.stop() }) { proxy, upstream in
+            // When the app asks for it through the proxy
+            let reply = try await proxy.send(.GET, upstream.url("/hinted"))
+            // Then it gets the final answer whole
+            #expect(reply.status == .ok && reply.text == "hi", "\(reply.status) \(reply.text)")
         }
     }
 }

@@ -11,44 +11,18 @@ import NIOSSL
 import ServiceLifecycle
 import Synchronization
 
-/// An app's upstream on loopback: `/echo` answers what it received (method, path, fields, body) as JSON,
-/// `/redirect` a 302 to `/echo`, `/gzip` a gzip-encoded body with its Content-Encoding, `/big?bytes=N` N bytes,
-/// anything else a 404. Counts its requests.
-final class EchoUpstream: Sendable {
-    /// "hello, proxy\n" gzipped.
-    static let gzipped = Data(base64Encoded: "H4sIAAAAAAAC/8tIzcnJ11EoKMqvqOQCACr/YTcNAAAA")!
-
+/// A test server on a free loopback port, each of whose connections `initialize` sets up on its loop.
+struct LoopbackServer: Sendable {
     private let channel: any Channel
-    private let counter: Counter
+    /// The port it listens on.
     let port: Int
 
-    private final class Counter: Sendable {
-        let value = Mutex(0)
-    }
-
-    private init(channel: any Channel, counter: Counter) {
-        self.channel = channel
-        self.counter = counter
-        port = channel.localAddress?.port ?? 0
-    }
-
-    /// Requests received so far.
-    var requests: Int { counter.value.withLock { $0 } }
-
-    /// An upstream on a free loopback port; over HTTPS with `tls` (a context of the test CA's leaf).
-    static func start(tls: NIOSSLContext? = nil) async throws -> EchoUpstream {
-        let counter = Counter()
+    static func start(_ initialize: @escaping @Sendable (any Channel) throws -> Void) async throws -> LoopbackServer {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(EchoHandler(counter: { counter.value.withLock { $0 += 1 } }))
-                }
-            }
+            .childChannelInitializer { channel in channel.eventLoop.makeCompletedFuture { try initialize(channel) } }
             .bind(host: "127.0.0.1", port: 0).get()
-        return EchoUpstream(channel: channel, counter: counter)
+        return LoopbackServer(channel: channel, port: channel.localAddress?.port ?? 0)
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
@@ -57,6 +31,49 @@ final class EchoUpstream: Sendable {
     func secureURL(_ path: String) -> String { "https://localhost:\(port)\(path)" }
 
     func stop() async { try? await channel.close() }
+}
+
+/// An app's upstream on loopback: `/echo` answers what it received (method, path, fields, body) as JSON,
+/// `/redirect` a 302 to `/echo`, `/gzip` a gzip-encoded body with its Content-Encoding, `/big?bytes=N` N bytes,
+/// anything else a 404. Counts its requests.
+final class EchoUpstream: Sendable {
+    /// "hello, proxy\n" gzipped.
+    static let gzipped = Data(base64Encoded: "H4sIAAAAAAAC/8tIzcnJ11EoKMqvqOQCACr/YTcNAAAA")!
+
+    private let server: LoopbackServer
+    private let counter: Counter
+
+    private final class Counter: Sendable {
+        let value = Mutex(0)
+    }
+
+    private init(server: LoopbackServer, counter: Counter) {
+        self.server = server
+        self.counter = counter
+    }
+
+    var port: Int { server.port }
+
+    /// Requests received so far.
+    var requests: Int { counter.value.withLock { $0 } }
+
+    /// An upstream on a free loopback port; over HTTPS with `tls` (a context of the test CA's leaf).
+    static func start(tls: NIOSSLContext? = nil) async throws -> EchoUpstream {
+        let counter = Counter()
+        let server = try await LoopbackServer.start { channel in
+            if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+            try channel.pipeline.syncOperations.addHandler(EchoHandler(counter: { counter.value.withLock { $0 += 1 } }))
+        }
+        return EchoUpstream(server: server, counter: counter)
+    }
+
+    func url(_ path: String) -> String { server.url(path) }
+
+    /// The address of `path` over HTTPS, by the name the test CA's leaf carries.
+    func secureURL(_ path: String) -> String { server.secureURL(path) }
+
+    func stop() async { await server.stop() }
 
     private final class EchoHandler: ChannelInboundHandler {
         typealias InboundIn = HTTPServerRequestPart

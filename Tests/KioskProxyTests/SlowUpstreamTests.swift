@@ -7,29 +7,12 @@ import Testing
 
 /// An upstream that answers at once with a head declaring `body`'s length, then sends the body a byte at a time, one
 /// every `interval` — or, past `stallAfter` bytes, nothing more: a slow link, or a server gone quiet mid-answer.
-final class TricklingUpstream: Sendable {
-    private let channel: any Channel
-    let port: Int
-
-    private init(channel: any Channel) {
-        self.channel = channel
-        port = channel.localAddress?.port ?? 0
+enum TricklingUpstream {
+    static func start(body: String, interval: Duration, stallAfter: Int? = nil) async throws -> LoopbackServer {
+        try await LoopbackServer.start { channel in
+            try channel.pipeline.syncOperations.addHandler(Handler(body: Array(body.utf8), interval: interval, stallAfter: stallAfter))
+        }
     }
-
-    static func start(body: String, interval: Duration, stallAfter: Int? = nil) async throws -> TricklingUpstream {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Handler(body: Array(body.utf8), interval: interval, stallAfter: stallAfter))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        return TricklingUpstream(channel: channel)
-    }
-
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
-    func stop() async { try? await channel.close() }
 
     private final class Handler: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
@@ -72,10 +55,11 @@ final class TricklingUpstream: Sendable {
 struct SlowUpstreamTests {
     @Test("An answer whose head comes in time reaches the app whole however long its body takes, while bytes keep coming")
     func slowBodyIsNotCut() async throws {
-        // Given a request timeout of 3 s, and an upstream whose 8-byte body takes about 5 s, a byte every 600 ms
-        // (the margins hold on a loaded machine: the head comes at once, and no gap nears the timeout)
-        let upstream = try await TricklingUpstream.start(body: "abcdefgh", interval: .milliseconds(600))
-        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.requestTimeout = .seconds(3) }) { proxy, upstream in
+        // Given a request timeout of 5 s, and an upstream whose 8-byte body takes about 6.4 s, a byte every 800 ms
+        // (the margins hold on a loaded machine, where a loop can stall for seconds: the head comes at once, and each
+        // gap is a sixth of the timeout)
+        let upstream = try await TricklingUpstream.start(body: "abcdefgh", interval: .milliseconds(800))
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.requestTimeout = .seconds(5) }) { proxy, upstream in
             // When the app asks for it through the proxy
             let reply = try await proxy.send(.GET, upstream.url("/slow"))
             // Then it gets the whole body, not a 504 at the timeout

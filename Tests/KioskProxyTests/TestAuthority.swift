@@ -61,10 +61,13 @@ final class TestAuthority: Sendable {
         leafKeyPEM = leafKey.pemRepresentation
     }
 
-    /// A TLS server context presenting the upstream's leaf, or (`expired`) one that expired yesterday.
-    func upstreamContext(expired: Bool = false) throws -> NIOSSLContext {
-        try NIOSSLContext(configuration: .makeServerConfiguration(
+    /// A TLS server context presenting the upstream's leaf, or (`expired`) one that expired yesterday, offering the
+    /// ALPN protocols `alpn` (none: HTTP/1.1 without ALPN).
+    func upstreamContext(expired: Bool = false, alpn: [String] = []) throws -> NIOSSLContext {
+        var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array((expired ? expiredLeafPEM : leafPEM).utf8), format: .pem))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(leafKeyPEM.utf8), format: .pem))))
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(leafKeyPEM.utf8), format: .pem)))
+        configuration.applicationProtocols = alpn
+        return try NIOSSLContext(configuration: configuration)
     }
 }

@@ -156,7 +156,7 @@ struct UpgradeTests {
             #expect(touch.kind == .tunnel)
             #expect(touch.detail.hasPrefix("websocket: "), "\(touch.detail)")
             #expect(record.responseSize ?? 0 > 0)
-            let stored = try #require(try proxy.kiosk.debugger.record(id: try #require(record.id)))
+            let stored = try #require(try proxy.kiosk.debugger.record(id: record.id))
             #expect(stored.responseBody == nil && stored.responseSize == record.responseSize)
             // And the handshake's fields are kept both ways, the app's token redacted
             #expect(stored.requestHeaders.contains { $0.name == "Sec-WebSocket-Version" && $0.value == "13" })

@@ -29,7 +29,9 @@ public struct Harness: Sendable {
         let folder = directory ?? TemporaryDirectory.url("kiosk-tests")
         var configuration = KioskConfiguration(dataDirectory: folder)
         configuration.use(await demo.endpoints, connecting: nil, to: nil)
-        configuration.transport = TransportConfiguration(connectTimeout: .seconds(2), requestTimeout: .seconds(3))
+        // Generous for a loopback upstream, because the suite's first seconds load 2 cores with a dozen tests at once:
+        // a request timing out there read as "offline", and a test saw an empty page. Tests of timeouts set their own.
+        configuration.transport = TransportConfiguration(connectTimeout: .seconds(5), requestTimeout: .seconds(10))
         configuration.retry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(5), maxDelay: .milliseconds(20),
                                           maxRetryAfter: .seconds(2))
         configure(&configuration)
