@@ -54,9 +54,15 @@ public final class CapturingTransport: HTTPTransport {
             return response
         } catch {
             let elapsed = clock.now - start
-            // Cancellation is the caller walking away, not something that happened on the wire.
+            // Cancellation of Kiosk's own request is Kiosk walking away, not something that happened on the wire. A proxied
+            // one is an app's request that was sent and never answered: a debugger shows it, as DevTools shows "(canceled)".
             if !Task.isCancelled {
                 sink(deferred(request, startedAt: startedAt, response: nil, error: error, elapsed: elapsed, touches: touches.all,
+                              upload: upload?.total))
+            } else if request.purpose.isProxied {
+                let cut = KioskError.transport(url: request.url.redactedString,
+                                               message: "the app's connection closed before the answer came (the app gave up, or Kiosk stopped)")
+                sink(deferred(request, startedAt: startedAt, response: nil, error: cut, elapsed: elapsed, touches: touches.all,
                               upload: upload?.total))
             }
             throw error

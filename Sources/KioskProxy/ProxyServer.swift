@@ -54,6 +54,9 @@ public struct ProxyConfiguration: Sendable {
     /// What the request bodies held whole count against, with the answers' (the proxy transport's `heldBodies`): past
     /// it an upload streams to the upstream as the app sends it. nil: no budget but `maximumRequestBodyBytes`.
     public var heldBodies: HeldBodies?
+    /// When a stopping listener closes the connections still open; share one among a process's listeners, so they
+    /// all close at the same moment however many there are.
+    public var stop = StopDeadline(grace: .seconds(5))
 
     /// Whether a CONNECT to `host` is read (Kiosk's certificate) rather than tunnelled blind.
     public func intercepts(_ host: String) -> Bool {
@@ -86,7 +89,9 @@ public struct ProxyConfiguration: Sendable {
 /// The HTTP/1.1 forward proxy: apps send it requests for whole URLs (`GET http://host/path`, as curl `-x`,
 /// `HTTP_PROXY` and a phone's Wi-Fi proxy setting do), and each is handed to `forward` — Kiosk's debugger
 /// pipeline — and its answer returned. A `Service`: it runs until the service group shuts down, then stops
-/// accepting, lets every request in flight finish its answer, and returns.
+/// accepting, lets every request in flight finish its answer, and returns; cancelled meanwhile (the group's grace
+/// ran out), it closes the connections still open — an endless event stream, an upstream that never answers — and
+/// returns once they are closed.
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
     private let forward: @Sendable (HTTPRequest) async throws -> HTTPResponse
@@ -126,6 +131,7 @@ public final class ProxyServer: Service, Sendable {
         let via = ProxyMessages.viaToken(pseudonym)
         let loop = LoopGuard(host: configuration.host, ownPorts: configuration.ownPorts, pseudonym: pseudonym)
         let bound = BoundPort()
+        let open = OpenConnections()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
@@ -140,7 +146,11 @@ public final class ProxyServer: Service, Sendable {
             .childChannelInitializer { channel in
                 let meter = configuration.meter
                 meter.count { $0.connections += 1; $0.openConnections += 1 }
-                channel.closeFuture.whenComplete { _ in meter.count { $0.openConnections -= 1 } }
+                open.add(channel)
+                channel.closeFuture.whenComplete { _ in
+                    meter.count { $0.openConnections -= 1 }
+                    open.remove(channel)
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     let settings = ProxyHandler.Settings(configuration: configuration, forward: forward, vet: vet, upstreamTLS: upstreamTLS,
                                                          via: via, loop: loop,
@@ -157,7 +167,50 @@ public final class ProxyServer: Service, Sendable {
         try? await gracefulShutdown()
         let done = group.next().makePromise(of: Void.self)
         quiesce.initiateShutdown(promise: done)
-        try await done.futureResult.get()
+        // Past the grace, or cancelled, the connections still open are closed: their exchanges end (each logged as cut
+        // short), and the quiescing helper, seeing the last one close, completes `done`.
+        let grace = group.next().scheduleTask(deadline: configuration.stop.deadline()) { open.closeAll() }
+        try await withTaskCancellationHandler {
+            try await done.futureResult.get()
+        } onCancel: {
+            open.closeAll()
+        }
+        grace.cancel()
+    }
+}
+
+/// The moment the listeners of a process that began to stop close their last connections: `grace` after the first of
+/// them began (the service group stops them one after another).
+public final class StopDeadline: Sendable {
+    private let grace: Duration
+    private let started = Mutex<NIODeadline?>(nil)
+
+    /// A deadline `grace` after the first listener stops.
+    public init(grace: Duration) {
+        self.grace = grace
+    }
+
+    /// The deadline, fixed by the first call.
+    func deadline() -> NIODeadline {
+        started.withLock { started in
+            if let started { return started }
+            let (seconds, attoseconds) = grace.components
+            let deadline = NIODeadline.now() + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            started = deadline
+            return deadline
+        }
+    }
+}
+
+/// The app connections a listener has open, closed all at once when its graceful stop runs out of time.
+private final class OpenConnections: Sendable {
+    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
+
+    func add(_ channel: any Channel) { channels.withLock { $0[ObjectIdentifier(channel)] = channel } }
+    func remove(_ channel: any Channel) { channels.withLock { $0[ObjectIdentifier(channel)] = nil } }
+
+    func closeAll() {
+        for channel in channels.withLock({ Array($0.values) }) { channel.close(promise: nil) }
     }
 }
 

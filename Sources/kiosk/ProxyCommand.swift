@@ -37,8 +37,8 @@ struct ProxyRunCommand: AsyncParsableCommand {
             breakpoint on its host, answered by a mock or changed by a rewrite rule matching its URL — to its upstream. \
             HTTPS is read with Kiosk's own CA (kiosk proxy ca prints it; the app must trust it), for every host, or only \
             those --intercept names; --ignore hosts are tunnelled unread. Port 0 picks a free port; each listener's \
-            address is printed once it listens. Ctrl-C (or SIGTERM) stops accepting, lets requests in flight finish, \
-            and flushes the log.
+            address is printed once it listens. Ctrl-C (or SIGTERM) stops accepting, gives requests in flight 5 seconds \
+            to finish (then closes what is still open: a stream, an upstream that does not answer), and flushes the log.
 
             Examples:
               kiosk proxy
@@ -195,6 +195,10 @@ struct ProxyRunCommand: AsyncParsableCommand {
             configuration.meter = meter
             configuration.connections = connections
             configuration.heldBodies = heldBodies
+            // Ctrl-C gives exchanges in flight 5 s, then every listener closes what is still open at once: an endless
+            // event stream, or an upstream that never answers, would otherwise keep the proxy from ever stopping.
+            let stop = StopDeadline(grace: .seconds(5))
+            configuration.stop = stop
             configuration.authority = authority
             configuration.interceptedHosts = interceptedHosts
             configuration.ignoredHosts = ignoredHosts
@@ -218,6 +222,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 reverse.meter = meter
                 reverse.connections = connections
                 reverse.heldBodies = heldBodies
+                reverse.stop = stop
                 return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) }, onBound: { bound in
                     consolePorts.add(bound)
                     listeners.withLock { $0.append(ProxyOverview.Listener(kind: "reverse", address: "\(shownLocalHost):\(bound)",

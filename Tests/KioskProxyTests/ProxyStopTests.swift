@@ -1,0 +1,65 @@
+import KioskCore
+import KioskProxy
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Testing
+
+/// An upstream that reads requests and never answers.
+enum SilentUpstream {
+    static func start() async throws -> LoopbackServer {
+        try await LoopbackServer.start { try $0.pipeline.syncOperations.addHandler(Handler()) }
+    }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+    }
+}
+
+@Suite("Stopping the proxy")
+struct ProxyStopTests {
+    @Test("A stopping proxy gives exchanges in flight its grace, then closes an endless stream and a wait that never ends, logging both")
+    func stopEndsWhatNeverEnds() async throws {
+        // Given a proxy whose stop grace is 1 s, an upstream streaming a byte every 200 ms for minutes, and one that never answers
+        let streaming = try await TricklingUpstream.start(body: String(repeating: "x", count: 1000), interval: .milliseconds(200))
+        let silent = try await SilentUpstream.start()
+        defer { Task { await streaming.stop(); await silent.stop() } }
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.stop = StopDeadline(grace: .seconds(1))
+        // (A body over the buffer limit streams on to the app as it comes.)
+        let proxy = try await ProxyHarness.start(configuration, configure: { $0.proxyTransport.maximumBodyBytes = 100 })
+        // And an app reading the stream, and another waiting for the silent upstream
+        let stream = try await proxy.connect()
+        let streamURL = streaming.url("/stream"), silentURL = silent.url("/waits")
+        try await stream.executeThenClose { inbound, outbound in
+            try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: streamURL,
+                                                           headers: ["Host": "127.0.0.1:\(streaming.port)"])))
+            try await outbound.write(.end(nil))
+            var parts = inbound.makeAsyncIterator()
+            guard case .head(let head)? = try await parts.next() else { Issue.record("no head"); return }
+            #expect(head.status == .ok)
+            let waiting = Task { try? await proxy.send(.GET, silentURL) }
+            try await Task.sleep(for: .milliseconds(300))
+            // When the proxy is told to stop
+            let clock = ContinuousClock()
+            let started = clock.now
+            await proxy.group.triggerGracefulShutdown()
+            _ = try? await proxy.running.value
+            // Then it has stopped soon after the grace, though neither exchange would ever end by itself
+            #expect(clock.now - started < .seconds(15), "\(clock.now - started)")
+            // And the app's stream ended (its connection closed) rather than hanging
+            var ended = false
+            do { while try await parts.next() != nil {} ; ended = true } catch { ended = true }
+            #expect(ended)
+            _ = await waiting.value
+        }
+        // And both exchanges are in the log: the stream as far as it came, the wait as cut short
+        let records = try proxy.records()
+        let streamed = try #require(records.first { $0.url == streamURL })
+        #expect(streamed.status == 200)
+        let cut = try #require(records.first { $0.url == silentURL })
+        #expect(cut.error?.contains("the app's connection closed before the answer came") == true, "\(cut.error ?? "no error")")
+        await proxy.stop()
+    }
+}
