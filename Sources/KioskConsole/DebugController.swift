@@ -32,7 +32,8 @@ struct DebugController: Sendable {
             return Pages.response(DebugPages.requests(records, query: query, count: try withLog().count(),
                                                       paused: kiosk.debugger.breakpoints.paused.count, eventID: eventID,
                                                       isRecording: kiosk.debugger.isRecording, unlogged: kiosk.debugger.unloggedCount,
-                                                      live: query.before == nil && query.syntaxError == nil, context: context.view),
+                                                      live: query.before == nil && query.syntaxError == nil,
+                                                      hosts: (try? kiosk.debugger.proxiedHosts()) ?? [], context: context.view),
                                   status: query.syntaxError == nil ? .ok : .badRequest)
         }
         debug.on(.events) { request, context in

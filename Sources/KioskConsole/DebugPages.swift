@@ -15,11 +15,11 @@ enum DebugPages {
     /// `live` (paging back through older requests).
     static func requests(_ records: [RequestRecord], query: DebugFilterQuery, count: Int, paused: Int = 0,
                          eventID: DebugEvents.EventID, isRecording: Bool = true, unlogged: Int = 0, live: Bool,
-                         context: ViewContext) -> HTML {
+                         hosts: [String] = [], context: ViewContext) -> HTML {
         let filter = query.filter
         let w = context.words
         // The filter form stays outside the results, which the script swaps as the filter is typed.
-        let header: [HTML] = [E.element("h1", [], [.text(w.networkDebugger)]), pausedBanner(paused, w), filterForm(query, w)]
+        let header: [HTML] = [E.element("h1", [], [.text(w.networkDebugger)]), pausedBanner(paused, w), filterForm(query, hosts: hosts, w)]
         var content: [HTML] = [
             E.element("p", [.class("status")], [
                 live ? E.element("span", [.attribute("id", "live-status"), .attribute("role", "status"), .class("live")], [.text(w.live)])
@@ -107,7 +107,9 @@ enum DebugPages {
         ])
     }
 
-    static func filterForm(_ query: DebugFilterQuery, _ w: ConsoleWords) -> HTML {
+    /// The filter box and menus; `hosts` are the apps' hosts the log holds (a proxy's), offered in a menu of their own
+    /// when there are any.
+    static func filterForm(_ query: DebugFilterQuery, hosts: [String] = [], _ w: ConsoleWords) -> HTML {
         func select(_ name: StaticString, _ label: String, _ current: String?, _ options: [(String, String)]) -> HTML {
             let current = current ?? ""
             return E.element("label", [], [.text(label), E.element("select", [.attribute("name", String(describing: name))],
@@ -119,6 +121,10 @@ enum DebugPages {
                                   .attribute("role", "search"), .attribute("data-live-filter", "")], [
             filterField(query, w),
             select("source", w.source, query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, $0.displayName) }),
+            // The host asked for stays offered though it has left the menu's most recent ones.
+            hosts.isEmpty && query.host == nil ? .empty
+                : select("host", w.host, query.host, (query.host.map { hosts.contains($0) ? [] : [$0] } ?? []).map { ($0, $0) }
+                         + hosts.map { ($0, $0) }),
             select("status", w.status, query.status,
                    StatusClass.filterable.map { ($0.description, $0 == .error ? w.noResponse : $0.description) }),
             select("decision", w.cacheDecision, query.decision?.rawValue, CacheDecision.allCases.map { ($0.rawValue, $0.rawValue) }),

@@ -7,15 +7,17 @@ import KioskWeb
 
 // The console's queries and forms, decoded from their URL-encoded text by `FormInput` (KioskWeb).
 
-/// The debugger's list filter: `?q=&source=&status=&method=&decision=&min_ms=&before=&limit=`; anything
+/// The debugger's list filter: `?q=&source=&host=&status=&method=&decision=&min_ms=&before=&limit=`; anything
 /// unknown or malformed is a 400.
 struct DebugFilterQuery: Decodable {
-    static let names: Set<String> = ["filter", "q", "source", "status", "method", "decision", "min_ms", "before", "limit"]
+    static let names: Set<String> = ["filter", "q", "source", "host", "status", "method", "decision", "min_ms", "before", "limit"]
     /// The longest filter text accepted.
     static let maximumFilterLength = 500
 
     var text: String?
     var source: SourceID?
+    /// A host as the filter language's `host:` takes it (`api.example.com`, `127.0.0.1:8080`): the apps' hosts in a proxy.
+    var host: String?
     /// "2xx" ... "5xx", or "error".
     var status: String?
     var method: String?
@@ -42,6 +44,14 @@ struct DebugFilterQuery: Decodable {
         }
         let sourceName = try form.text("source") ?? ""
         source = try form.choice(SourceID.self, "source", invalid: "There is no source named “\(sourceName.prefix(40))”.")
+        if let host = try form.text("host")?.trimmingCharacters(in: .whitespaces), !host.isEmpty {
+            // The filter language's own check of a host, so the field and `host:` accept the same names.
+            guard !host.contains(where: { $0 == "," || $0 == "\"" || $0.isWhitespace }), let parsed = try? RequestFilter(parsing: "host:" + host),
+                  parsed.hosts.values.count == 1, !parsed.hosts.isNegated else {
+                throw WebError.badRequest("“\(host.prefix(60))” is not a host name or address (api.example.com, 127.0.0.1:8080).")
+            }
+            self.host = parsed.hosts.values[0]
+        }
         if let status = try form.text("status"), !status.isEmpty {
             guard StatusClass(status) != nil else { throw WebError.badRequest("The status must be 2xx, 3xx, 4xx, 5xx or error.") }
             self.status = status
@@ -80,8 +90,11 @@ struct DebugFilterQuery: Decodable {
 
     /// The separate fields' filter, before the filter text is added.
     private var fields: RequestFilter {
-        RequestFilter(text: text, source: source, statusClass: status.flatMap(StatusClass.init), method: method,
-                      decision: decision, minimumDuration: minMilliseconds.map { $0 / 1000 }, beforeID: before, limit: limit ?? 100)
+        var fields = RequestFilter(text: text, source: source, statusClass: status.flatMap(StatusClass.init), method: method,
+                                   decision: decision, minimumDuration: minMilliseconds.map { $0 / 1000 }, beforeID: before,
+                                   limit: limit ?? 100)
+        fields.hosts = FilterCriterion(host.map { [$0] } ?? [])
+        return fields
     }
 
     /// The request log's filter (100 records unless a limit is given): the fields and the filter text.
@@ -99,6 +112,7 @@ struct DebugFilterQuery: Decodable {
         query.set("filter", filterText)
         query.set("q", text)
         query.set("source", source?.rawValue)
+        query.set("host", host)
         query.set("status", status)
         query.set("method", method)
         query.set("decision", decision?.rawValue)

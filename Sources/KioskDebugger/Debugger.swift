@@ -130,6 +130,12 @@ public final class Debugger: Sendable {
         try requestLog().endpointsWithoutSource(excluding: Set(endpoints.map(\.name)))
     }
 
+    /// The hosts apps reached through `kiosk proxy` (as `proxiedEndpoints` names them, without their paths), most
+    /// recently seen first, at most `limit`: the console's host menu.
+    public func proxiedHosts(limit: Int = 50) throws -> [String] {
+        try requestLog().endpointsWithoutSource(excluding: Set(endpoints.map(\.name)), limit: limit, pathsPerHost: 0).map(\.endpoint)
+    }
+
     /// Empties the log; returns how many records it held.
     @discardableResult
     public func clear() throws -> Int {

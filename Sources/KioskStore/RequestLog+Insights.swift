@@ -69,7 +69,7 @@ extension RequestLog {
 extension RequestLog {
     /// Every endpoint of records without a catalog source, but for `excluded` ones (pictures), with their counts and
     /// latest start, most recently seen first, at most `limit`: the hosts apps reached through `kiosk proxy`.
-    /// Each with its paths (`pathsPerHost` at most, the most recent).
+    /// Each with its paths (`pathsPerHost` at most, the most recent; none are read when it is 0).
     public func endpointsWithoutSource(excluding excluded: Set<String>, limit: Int = 500, pathsPerHost: Int = 20) throws -> [SeenEndpoint] {
         storeWaitingRecords()
         return try read("list the hosts in the request log") { db in
@@ -81,6 +81,7 @@ extension RequestLog {
                 guard !excluded.contains(name) else { return nil }
                 return SeenEndpoint(endpoint: name, exchanges: row[1], lastSeen: Date(timeIntervalSinceReferenceDate: row[2]))
             }.prefix(limit).map { $0 }
+            guard pathsPerHost > 0 else { return Array(hosts) }
             // The URL up to its query is the path's key; one pass over the records without a source, grouped.
             var paths: [String: (shown: [SeenPath], more: Int)] = [:]
             for row in try Row.fetchAll(db, sql: """

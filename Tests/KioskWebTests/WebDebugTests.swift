@@ -234,6 +234,44 @@ struct WebDebugTests {
         }
     }
 
+    @Test("The request list offers the apps' hosts in a menu of their own, which filters by host, and refuses a host that is no name")
+    func hostMenu() async throws {
+        try await withWeb { harness, client in
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(String(repeating: "d", count: 64))"]
+            // Given no app has gone through the proxy
+            let before = try await client.get("/debug", headers: cookie)
+            // Then the list has no host menu
+            #expect(!before.body.contains("name=\"host\""))
+            // Given the log holds an app's exchanges with two hosts
+            let log = try #require(harness.kiosk.debugger.log)
+            for (host, path) in [("localhost:3000", "/api/a"), ("api.example.test", "/v1/b")] {
+                _ = try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: nil, endpoint: host, method: "GET",
+                                                 url: "http://\(host)\(path)", status: 200, timings: RequestTimings(total: 0.01),
+                                                 decision: .network))
+            }
+            // When the list is opened
+            let page = try await client.get("/debug", headers: cookie)
+            // Then a host menu offers both
+            #expect(page.body.contains("name=\"host\""))
+            #expect(page.body.contains("<option value=\"localhost:3000\">localhost:3000</option>"))
+            #expect(page.body.contains("<option value=\"api.example.test\">api.example.test</option>"))
+            // And choosing one lists only its exchanges, with the choice kept in the menu
+            let chosen = try await client.get("/debug?host=localhost:3000", headers: cookie)
+            #expect(chosen.status == .ok)
+            #expect(chosen.body.contains("<option value=\"localhost:3000\" selected>"))
+            let tbody = try #require(chosen.body.range(of: "<tbody>"))
+            let table = String(chosen.body[tbody.lowerBound...])
+            #expect(table.contains("/api/a") && !table.contains("/v1/b"))
+            // And the JSON list takes the same parameter
+            let json = try await client.get("/debug/api/requests?host=api.example.test", headers: cookie)
+            #expect(json.body.contains("/v1/b") && !json.body.contains("/api/a"))
+            // And a host given both ways, or one that is no name, is refused
+            #expect(try await client.get("/debug/api/requests?host=a.test&filter=host:b.test", headers: cookie).status == .badRequest)
+            let bad = try await client.get("/debug/api/requests?host=no%20such%20host", headers: cookie)
+            #expect(bad.status == .badRequest && bad.body.contains("is not a host name or address"))
+        }
+    }
+
     @Test("The endpoints page lists each app host's paths, counted across queries, each with switches that set a path's breakpoint")
     func registryOfProxiedPaths() async throws {
         try await withWeb { harness, client in
