@@ -1,6 +1,6 @@
-public import Foundation
+import Foundation
 public import KioskCore
-import KioskDebugger
+public import KioskDebugger
 import KioskStore
 
 // The faces' way to `kiosk proxy`'s cache (see ProxyCaching.swift): what it holds, removing from it, and HAR in and
@@ -108,18 +108,26 @@ extension Kiosk {
     }
 
     /// The proxy cache's answers as a HAR archive, of one host when given, redacted as every export is (credentials,
-    /// cookies, configured secrets): what `kiosk proxy cache export` writes.
-    public func exportProxyCache(host: String? = nil) throws -> Data {
-        guard let cache = try openedProxyCache() else { return try HAR.export([]) }
-        let records = try cache.entries(host: host, limit: Int.max).compactMap { listed -> RequestRecord? in
-            guard let entry = try cache.entry(id: listed.id), let url = URL(string: entry.url) else { return nil }
-            let fields = redactor.redact(entry.headers).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
-            return RequestRecord(startedAt: entry.requestTime, source: nil, endpoint: entry.host, method: entry.method,
-                                 url: redactor.redact(url), status: entry.status, responseHeaders: fields,
-                                 responseBody: CapturedBody(data: redactor.scrub(entry.body), originalSize: entry.body.count),
-                                 timings: RequestTimings(total: entry.responseTime.timeIntervalSince(entry.requestTime)),
-                                 decision: .fresh, cacheStatus: CacheStatus(.fresh))
+    /// cookies, configured secrets), oldest first, read a few answers at a time: what `kiosk proxy cache export` writes.
+    public func proxyCacheArchive(host: String? = nil) throws -> HAR.ArchiveStream {
+        guard let cache = try openedProxyCache() else { return HAR.ArchiveStream { nil } }
+        // The list has no bodies; each batch reads its answers' bodies.
+        let listed = try cache.entries(host: host, limit: Int.max).sorted { ($0.requestTime, $0.id) < ($1.requestTime, $1.id) }
+        var next = 0
+        let redactor = redactor
+        return HAR.ArchiveStream {
+            guard next < listed.count else { return nil }
+            let batch = listed[next..<min(next + 20, listed.count)]
+            next += batch.count
+            return try batch.compactMap { listed -> RequestRecord? in
+                guard let entry = try cache.entry(id: listed.id), let url = URL(string: entry.url) else { return nil }
+                let fields = redactor.redact(entry.headers).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
+                return RequestRecord(startedAt: entry.requestTime, source: nil, endpoint: entry.host, method: entry.method,
+                                     url: redactor.redact(url), status: entry.status, responseHeaders: fields,
+                                     responseBody: CapturedBody(data: redactor.scrub(entry.body), originalSize: entry.body.count),
+                                     timings: RequestTimings(total: entry.responseTime.timeIntervalSince(entry.requestTime)),
+                                     decision: .fresh, cacheStatus: CacheStatus(.fresh))
+            }
         }
-        return try HAR.export(records)
     }
 }

@@ -62,12 +62,18 @@ struct DebugController: Sendable {
         debug.on(.har) { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
             if let error = query.syntaxError { throw WebError.badRequest("The filter is not understood: \(error).") }
-            // The whole log (or all that match) unless a limit is asked for.
-            let data = try withLog().exportHAR(matching: query.filter, maximum: query.limit ?? 100_000).archive
+            // The whole log (or all that match) unless a limit is asked for, sent as it is read: a batch of records in
+            // memory at a time, however large the log.
+            let debugger = try withLog()
+            let filter = query.filter, maximum = query.limit ?? 100_000
             let name = "kiosk-\(Int(kiosk.now().timeIntervalSince1970)).har"
             return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8",
                                                    .contentDisposition: "attachment; filename=\"\(name)\""],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+                            body: ResponseBody { writer in
+                                let archive = try debugger.harArchive(matching: filter, maximum: maximum)
+                                while let part = try archive.next() { try await writer.write(ByteBuffer(bytes: part)) }
+                                try await writer.finish(nil)
+                            })
         }
         debug.on(.endpoints) { _, context in
             // With capture off there is no log, so no host seen: the catalogs' endpoints alone.

@@ -145,11 +145,10 @@ public final class Debugger: Sendable {
         return count
     }
 
-    /// A HAR 1.2 archive of the records matching `filter` (its limit ignored), at most `maximum`, oldest
-    /// first, and how many records it holds.
-    public func exportHAR(matching filter: RequestFilter, maximum: Int = 100_000) throws -> (archive: Data, count: Int) {
-        let records = try requestLog().fullRecords(matching: filter, maximum: maximum)
-        return (try HAR.export(records), records.count)
+    /// A HAR 1.2 archive of the records matching `filter` (its limit ignored), the newest `maximum` of them, oldest
+    /// first, made as it is read (its `count` says how many it held once read to the end).
+    public func harArchive(matching filter: RequestFilter, maximum: Int = 100_000) throws -> HAR.ArchiveStream {
+        HAR.ArchiveStream(batches: try requestLog().fullRecordBatches(matching: filter, maximum: maximum))
     }
 
     /// Writes queued records now (before a process ends, or before another process reads the log).

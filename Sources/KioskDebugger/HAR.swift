@@ -10,16 +10,92 @@ public enum HAR {
     /// one page holding every entry, every entry with a response (status 0 and `_error` for a failure),
     /// and each entry's `time` the sum of its measured `timings` phases, as the spec requires.
     public static func export(_ records: [RequestRecord]) throws -> Data {
-        let entries = records.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }.map(Entry.init)
-        let creator = Creator(name: "Kiosk", version: KioskVersion.current)
-        // Viewers group entries by page (some refuse an archive without `pages`); the log is one session,
-        // so one page, starting with its first request. An empty log has no start, so no page.
-        let pages = entries.first.map { [Page(startedDateTime: $0.startedDateTime, id: Entry.pageID, title: "Kiosk request log",
-                                              pageTimings: PageTimings())] } ?? []
-        let document = Document(log: Log(version: "1.2", creator: creator, pages: pages, entries: entries))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
-        return try encoder.encode(document)
+        let sorted = records.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        var given = false
+        let archive = ArchiveStream {
+            defer { given = true }
+            return given ? nil : sorted
+        }
+        return try archive.whole()
+    }
+
+    /// An archive made a batch of records at a time and handed on in parts, so that one of any size (a proxy cache of
+    /// hundreds of megabytes) holds a batch in memory, not the whole: the same document `export` makes of the batches'
+    /// records, which come oldest first.
+    public final class ArchiveStream {
+        private let batches: () throws -> [RequestRecord]?
+        private let encoder: JSONEncoder = {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+            return encoder
+        }()
+        private var ended = false
+        /// The entries handed on so far.
+        public private(set) var count = 0
+
+        /// An archive of the records `batches` gives, batch after batch, until it gives nil.
+        public init(batches: @escaping () throws -> [RequestRecord]?) {
+            self.batches = batches
+        }
+
+        /// The rest of the archive in one piece: for an archive known to be small.
+        public func whole() throws -> Data {
+            var data = Data()
+            while let part = try next() { data.append(part) }
+            return data
+        }
+
+        /// The archive's next bytes, or nil once it is whole.
+        public func next() throws -> Data? {
+            guard !ended else { return nil }
+            var part = Data()
+            while part.isEmpty {
+                guard let batch = try batches() else {
+                    // No page in an archive without entries: the page starts with its first request.
+                    if count == 0 { part.append(try head(firstStart: nil)) }
+                    part.append(contentsOf: "\n    ]\n  }\n}".utf8)
+                    ended = true
+                    return part
+                }
+                for record in batch {
+                    let entry = Entry(record)
+                    part.append(count == 0 ? try head(firstStart: entry.startedDateTime) : Data(",\n".utf8))
+                    part.append(Self.indented(try encoder.encode(entry), by: 6))
+                    count += 1
+                }
+            }
+            return part
+        }
+
+        /// The document up to its first entry: `{"log": {"version", "creator", "pages", "entries": [`, pretty-printed.
+        private func head(firstStart: String?) throws -> Data {
+            let creator = Creator(name: "Kiosk", version: KioskVersion.current)
+            // Viewers group entries by page (some refuse an archive without `pages`); the log is one session, so one page,
+            // starting with its first request.
+            let pages = firstStart.map { [Page(startedDateTime: $0, id: Entry.pageID, title: "Kiosk request log", pageTimings: PageTimings())] } ?? []
+            var head = Data("{\n  \"log\" : {\n    \"version\" : \"1.2\",\n    \"creator\" : ".utf8)
+            head.append(Self.indented(try encoder.encode(creator), by: 4))
+            head.append(contentsOf: ",\n    \"pages\" : ".utf8)
+            head.append(Self.indented(try encoder.encode(pages), by: 4))
+            head.append(contentsOf: ",\n    \"entries\" : [\n".utf8)
+            return head
+        }
+
+        /// Pretty-printed JSON moved right by `spaces`, its first line included, for its place in the document.
+        private static func indented(_ json: Data, by spaces: Int) -> Data {
+            let pad = [UInt8](repeating: UInt8(ascii: " "), count: spaces)
+            var result = Data(capacity: json.count + json.count / 8)
+            result.append(contentsOf: pad)
+            // A newline in JSON text is always the encoder's: inside strings it is escaped. Copied a line at a time.
+            var start = json.startIndex
+            while let newline = json[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                result.append(json[start...newline])
+                result.append(contentsOf: pad)
+                start = json.index(after: newline)
+            }
+            result.append(json[start...])
+            return result
+        }
     }
 
     /// A record as a `curl` command line (redacted: the secrets read `<redacted>`), quoted for a POSIX shell.
@@ -40,17 +116,6 @@ public enum HAR {
     }
 
     // MARK: - The document
-
-    struct Document: Encodable {
-        let log: Log
-    }
-
-    struct Log: Encodable {
-        let version: String
-        let creator: Creator
-        let pages: [Page]
-        let entries: [Entry]
-    }
 
     struct Page: Encodable {
         let startedDateTime, id, title: String

@@ -292,20 +292,45 @@ public final class RequestLog: Sendable, StoreFile {
     }
 
     /// The records matching `filter` with their bodies, newest first, at most `maximum` (the filter's own
-    /// limit does not apply): what an export needs. One statement reads each page of 500.
+    /// limit does not apply).
     public func fullRecords(matching filter: RequestFilter, maximum: Int = 100_000) throws -> [RequestRecord] {
+        let batches = try fullRecordBatches(matching: filter, maximum: maximum)
+        var oldestFirst: [RequestRecord] = []
+        while let batch = try batches() { oldestFirst += batch }
+        return oldestFirst.reversed()
+    }
+
+    /// The newest `maximum` records matching `filter` (its own limit does not apply) with their bodies, handed out oldest
+    /// first, `size` at a time, then nil: what an export reads, holding one batch of bodies at a time. The records'
+    /// ids are read first, without bodies; one evicted meanwhile is left out.
+    public func fullRecordBatches(matching filter: RequestFilter, maximum: Int = 100_000,
+                                  size: Int = 50) throws -> () throws -> [RequestRecord]? {
         storeWaitingRecords()
         indexWaitingRecords(for: filter)
-        var result: [RequestRecord] = []
+        var ids: [Int64] = []
         var page = filter
-        while result.count < maximum {
-            page.limit = min(500, maximum - result.count)
-            let batch = try read("export the request log") { db in try Self.fetchRecords(matching: page, includingBodies: true, db) }
-            result += batch
+        while ids.count < maximum {
+            page.limit = min(1000, maximum - ids.count)
+            let batch = try read("export the request log") { db in
+                try Self.fetchRecords(matching: page, includingHeaders: false, db)
+            }
+            ids += batch.map(\.id)
             guard batch.count == page.limit, let last = batch.last else { break }
             page.beforeID = last.id
         }
-        return result
+        ids.reverse()
+        var next = 0
+        return { [self] in
+            guard next < ids.count else { return nil }
+            let chunk = ids[next..<min(next + size, ids.count)]
+            next += chunk.count
+            // The same filter over the chunk's span of ids matches exactly the chunk's records.
+            var span = filter
+            span.afterID = chunk[chunk.startIndex] - 1
+            span.beforeID = chunk[chunk.endIndex - 1] + 1
+            span.limit = chunk.count
+            return try read("export the request log") { db in try Self.fetchRecords(matching: span, includingBodies: true, db) }.reversed()
+        }
     }
 
     /// The whole record with its bodies, or nil when there is none with this id (or it was evicted).

@@ -83,8 +83,11 @@ struct HARCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let filter = RequestFilter(text: search, source: source, statusClass: status.flatMap(StatusClass.init),
                                            decision: decision.flatMap(CacheDecision.init(rawValue:)))
-                let (data, count) = try await Runtime.offline(global) { try $0.debugger.exportHAR(matching: filter, maximum: limit) }
-                guard try Output.writeExport(data, to: file) else { return }
+                let (toFile, count) = try await Runtime.offline(global) { kiosk in
+                    let archive = try kiosk.debugger.harArchive(matching: filter, maximum: limit)
+                    return (try Output.writeExport(archive, to: file), archive.count)
+                }
+                guard toFile else { return }
                 printError("Wrote \(count) request\(count == 1 ? "" : "s") to \(file).")
             }
         }

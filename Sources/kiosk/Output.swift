@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KioskApp
 import KioskCore
+import KioskDebugger
 
 /// Text and JSON rendering shared by the commands.
 enum Output {
@@ -59,15 +60,32 @@ enum Output {
 
     /// Writes an export to `file`, or to standard output for `-`; returns whether it went to a file. Atomic: a failure
     /// (a full disk) leaves any previous file as it was, and is a storage error naming the file.
-    static func writeExport(_ data: Data, to file: String) throws -> Bool {
+    static func writeExport(_ archive: HAR.ArchiveStream, to file: String) throws -> Bool {
         if file == "-" {
-            FileHandle.standardOutput.write(data)
+            while let part = try archive.next() { FileHandle.standardOutput.write(part) }
             return false
         }
+        // Written beside the file and renamed over it once whole: a failed export (a full disk) leaves the old file as it
+        // was, and a part is in memory at a time however large the archive.
+        let target = URL(fileURLWithPath: file)
+        let partial = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).\(getpid()).partial")
+        func failed(_ error: any Error) -> KioskError {
+            try? FileManager.default.removeItem(at: partial)
+            return error as? KioskError ?? KioskError.storage("cannot write \(file): \((error as NSError).localizedDescription)")
+        }
+        guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+            throw KioskError.storage("cannot write \(file): cannot create a file in \(target.deletingLastPathComponent().path)")
+        }
         do {
-            try data.write(to: URL(fileURLWithPath: file), options: .atomic)
+            let handle = try FileHandle(forWritingTo: partial)
+            defer { try? handle.close() }
+            while let part = try archive.next() { try handle.write(contentsOf: part) }
+            try handle.synchronize()
         } catch {
-            throw KioskError.storage("cannot write \(file): \((error as NSError).localizedDescription)")
+            throw failed(error)
+        }
+        guard rename(partial.path, target.path) == 0 else {
+            throw failed(NSError(domain: NSPOSIXErrorDomain, code: Int(errno)))
         }
         return true
     }

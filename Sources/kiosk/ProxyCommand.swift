@@ -500,8 +500,8 @@ extension ProxyCacheCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let data = try await Runtime.offline(global) { try $0.exportProxyCache(host: host) }
-                guard try Output.writeExport(data, to: file) else { return }
+                let toFile = try await Runtime.offline(global) { try Output.writeExport(try $0.proxyCacheArchive(host: host), to: file) }
+                guard toFile else { return }
                 printError("Wrote the proxy cache\(host.map { "'s answers of \($0)" } ?? "") to \(file).")
             }
         }

@@ -105,6 +105,28 @@ struct HARExportTests {
         #expect(result.rules.isEmpty && result.entries == 0 && result.skipped.isEmpty)
     }
 
+    @Test("An archive made a batch at a time is the document made at once, handed on in parts, a batch's worth at a time")
+    func streamedArchive() throws {
+        // Given the session's records given in batches of three, with an empty batch among them (records evicted meanwhile)
+        var batches = stride(from: 0, to: Self.session.count, by: 3).map { Array(Self.session[$0..<min($0 + 3, Self.session.count)]) }
+        batches.insert([], at: 1)
+        var given = 0
+        let archive = HAR.ArchiveStream {
+            defer { given += 1 }
+            return given < batches.count ? batches[given] : nil
+        }
+        // When it is read part by part
+        var parts: [Data] = []
+        while let part = try archive.next() { parts.append(part) }
+        // Then each part came from one batch (and the end), the whole is the archive `export` makes, and it counted them all
+        #expect(parts.count == batches.count(where: { !$0.isEmpty }) + 1)
+        let whole = parts.reduce(Data(), +)
+        #expect(try JSONSerialization.jsonObject(with: whole) as? NSDictionary
+                == (try JSONSerialization.jsonObject(with: try HAR.export(Self.session)) as? NSDictionary))
+        #expect(archive.count == Self.session.count)
+        #expect(try archive.next() == nil)
+    }
+
     @Test("An exported session imported back gives rules answering every request as it was answered, and skips the rest")
     func roundTrip() async throws {
         // Given a session exported as HAR

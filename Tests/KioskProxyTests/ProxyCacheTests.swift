@@ -404,7 +404,7 @@ struct ProxyCacheTests {
         upstream.answer { _ in (.ok, [("Content-Type", "application/json"), ("X-Api-Key", "k-123456789")], #"{"ok": true}"#) }
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
             _ = try await proxy.send(.GET, upstream.url("/data?apikey=s3cr3t-value"))
-            let archive = try proxy.kiosk.exportProxyCache()
+            let archive = try proxy.kiosk.proxyCacheArchive().whole()
             let document = try #require(try JSONSerialization.jsonObject(with: archive) as? [String: Any])
             let entries = try #require((document["log"] as? [String: Any])?["entries"] as? [[String: Any]])
             #expect(entries.count == 1)
