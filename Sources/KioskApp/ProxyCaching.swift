@@ -106,6 +106,7 @@ final class ProxyCachingTransport: HTTPTransport {
             } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) {
                 throw CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
             }
+            invalidate(after: request, answered: response)
             Self.mark(&response, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status))
             return response
         }
@@ -438,6 +439,32 @@ final class ProxyCachingTransport: HTTPTransport {
         switch error {
         case .timeout, .transport, .truncatedBody: true
         default: false
+        }
+    }
+
+    /// The methods that change nothing on the server (RFC 9110 §9.2.1); an answer to any other may change what the
+    /// cache holds for its URL.
+    static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
+
+    /// After an unsafe request (POST, PUT, DELETE, PATCH...) the upstream answered without error (2xx or 3xx), drops
+    /// every answer stored for its URL — each variant, each identity — and for the URLs its `Location` and
+    /// `Content-Location` name on the same origin (RFC 9111 §4.4): an app that changes a record and reads it back must
+    /// not be given the record as it was. Whatever the mode, since a stored answer outlives a switch to `off`.
+    private func invalidate(after request: HTTPRequest, answered response: HTTPResponse) {
+        guard let cache, !Self.safeMethods.contains(request.method), (200..<400).contains(response.status) else { return }
+        var urls = [Key.normalized(request.url)]
+        for name in ["Location", "Content-Location"] {
+            guard let value = response.headers[name], let target = URL(string: value, relativeTo: request.url)?.absoluteURL,
+                  target.scheme?.lowercased() == request.url.scheme?.lowercased(),
+                  target.host(percentEncoded: false)?.lowercased() == request.url.host(percentEncoded: false)?.lowercased(),
+                  target.port == request.url.port else { continue }
+            urls.append(Key.normalized(target))
+        }
+        do {
+            try cache.invalidate(urls: urls)
+        } catch {
+            // Not dropped: the stored answers would be served though the upstream changed them.
+            warnOnce(error)
         }
     }
 

@@ -623,6 +623,24 @@ public final class ProxyCache: Sendable, StoreFile {
         }
     }
 
+    /// Removes every answer stored for each of `urls` (as keys spell them), of any variant and identity: what an unsafe
+    /// request that succeeded does to its URL (RFC 9111 §4.4). Answers of theirs still waiting to be written go first.
+    /// Returns how many went.
+    @discardableResult
+    public func invalidate(urls: [String]) throws -> Int {
+        flush()
+        return try write("drop changed answers from the proxy cache") { db in
+            var removed = 0
+            // The unique index leads with the method and the URL.
+            let statement = try db.cachedStatement(sql: "DELETE FROM cacheEntry WHERE method = 'GET' AND url = ?")
+            for url in Set(urls) {
+                try statement.execute(arguments: [url])
+                removed += db.changesCount
+            }
+            return removed
+        }
+    }
+
     /// Removes every entry, or a host's; returns how many went. The file gives the space back.
     @discardableResult
     public func clear(host: String? = nil) throws -> Int {

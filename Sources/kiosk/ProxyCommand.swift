@@ -363,9 +363,10 @@ struct ProxyCacheCommand: AsyncParsableCommand {
         abstract: "What `kiosk proxy` keeps of apps' answers, to give them when the upstream fails or the proxy is offline.",
         discussion: """
             The proxy stores each answer HTTP lets a cache store (a GET's, without no-store) in kiosk-proxy-cache.sqlite \
-            in the data directory (readable by you alone: it holds the bodies as they came), keyed by URL, the request's \
-            credentials and the headers its Vary names, at most --cache-size MB, the least recently used going first. \
-            These commands work beside a running proxy.
+            (kiosk-demo-proxy-cache.sqlite on the demo data) in the data directory (readable by you alone: it holds the \
+            bodies as they came), keyed by URL, the request's credentials and the headers its Vary names, at most \
+            --cache-size MB, the least recently used going first; an app's successful POST, PUT, DELETE or PATCH drops \
+            what is stored for its URL. These commands work beside a running proxy.
             """,
         subcommands: [Stats.self, List.self, Clear.self, Import.self, Export.self],
         defaultSubcommand: Stats.self)

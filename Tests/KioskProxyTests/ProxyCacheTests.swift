@@ -457,6 +457,46 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    @Test("A request that changes a resource and succeeds drops what is stored for it, every variant and identity, and what its Location names",
+          arguments: ["POST", "PUT", "DELETE", "PATCH"])
+    func unsafeMethodInvalidates(_ method: String) async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let version = Versions()
+        upstream.answer { head in
+            switch (head.method, head.uri.hasSuffix("/item") || head.uri.hasSuffix("/item/")) {
+            case (.GET, _): return (.ok, [("Cache-Control", "max-age=600"), ("Vary", "Accept-Language")], version.current)
+            case (_, true): _ = version.next(); return (.ok, [("Location", "/created")], "done")
+            default: return (.badRequest, [], "refused")
+            }
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given /item stored fresh in two languages and for a signed-in user, and /created and /other stored too
+            for headers in [[("Accept-Language", "en")], [("Accept-Language", "fr")], [("Authorization", "Bearer t")]] {
+                _ = try await proxy.send(.GET, upstream.url("/item"), headers: headers)
+            }
+            _ = try await proxy.send(.GET, upstream.url("/created"))
+            _ = try await proxy.send(.GET, upstream.url("/other"))
+            #expect(try await proxy.send(.GET, upstream.url("/item"), headers: [("Accept-Language", "en")])
+                .header("Cache-Status").first?.hasPrefix("Kiosk;hit") == true)
+            // When a request of another kind to /other fails, nothing is dropped
+            _ = try await proxy.send(HTTPMethod(rawValue: method), upstream.url("/other"), body: "x")
+            #expect(try await proxy.send(.GET, upstream.url("/other")).header("Cache-Status").first?.hasPrefix("Kiosk;hit") == true)
+            // When the app changes /item and the upstream says it did
+            let change = try await proxy.send(HTTPMethod(rawValue: method), upstream.url("/item"), body: #"{"name": "new"}"#)
+            #expect(change.status == .ok)
+            // Then every answer stored for /item goes upstream again and gets the new version (the first a miss of the URL,
+            // the next ones of their variant or identity, since the first stored the URL again)
+            for headers in [[("Accept-Language", "en")], [("Accept-Language", "fr")], [("Authorization", "Bearer t")]] {
+                let again = try await proxy.send(.GET, upstream.url("/item"), headers: headers)
+                #expect(again.text == "v1" && again.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=") == true,
+                        "\(headers) \(again.text) \(again.header("Cache-Status"))")
+            }
+            // And so does the URL its Location named, while another stays stored
+            #expect(try await proxy.send(.GET, upstream.url("/created")).header("Cache-Status").first?.hasPrefix("Kiosk;fwd=uri-miss") == true)
+            #expect(try await proxy.send(.GET, upstream.url("/other")).header("Cache-Status").first?.hasPrefix("Kiosk;hit") == true)
+        }
+    }
+
     @Test("A 304 is never stored: an app that asked for the whole answer and got a 304 leaves nothing to answer the next one with")
     func notModifiedIsNotStored() async throws {
         let upstream = try await ScriptedUpstream.start()
