@@ -79,7 +79,8 @@ extension Kiosk {
     public func importIntoProxyCache(atPath path: String) throws -> ProxyCacheImport {
         let data = try HAR.readArchive(atPath: path)
         let folder = path == "-" ? nil : URL(fileURLWithPath: path).deletingLastPathComponent()
-        let archive = try HAR.importArchive(data, origin: "har", folder: folder, ignoringQueryItems: [])
+        // A body kept as sent, still coded (Kiosk's own export, Polly.JS), is stored so, with its Content-Encoding.
+        let archive = try HAR.importArchive(data, origin: "har", folder: folder, ignoringQueryItems: [], keepingContentCoding: true)
         let cache = try openedProxyCache() ?? ProxyCache.open(at: configuration.proxyCacheURL.path,
                                                               maxBytes: (configuration.proxyCache ?? ProxyCacheConfiguration()).maxBytes)
         let now = now()

@@ -27,8 +27,8 @@ extension HAR {
         /// A body the archive did not keep, or kept only in part (a size above 0 but no `text`, or Kiosk's
         /// `_kioskTruncated`): replaying it empty or cut would be a lie.
         case bodyNotRecorded
-        /// A body kept still compressed (gzip bytes under `Content-Encoding: gzip`, as Polly.JS keeps them)
-        /// where HAR wants it decoded: Kiosk could not read it.
+        /// A body kept still compressed (gzip bytes under `Content-Encoding: gzip`, as Polly.JS keeps them; any
+        /// coding's bytes in base64) where HAR wants it decoded: a mock answers with content, not coded bytes.
         case compressedBody
         /// The same method and URL is answered again later in the archive, and the later answer is replayed.
         case answeredAgain
@@ -91,7 +91,7 @@ extension HAR {
     /// invalid URL, status or base64 body, a body file outside the archive's folder, or a method, header
     /// or MIME type breaking RFC 9110 (a rule replays them verbatim; request headers are never kept).
     public static func importArchive(_ data: consuming Data, origin: String, folder: URL?,
-                                     ignoringQueryItems ignored: Set<String>) throws -> Import {
+                                     ignoringQueryItems ignored: Set<String>, keepingContentCoding: Bool = false) throws -> Import {
         let json = unwrapped(data)
         // Checked first without building anything: a malformed archive is refused, naming where, in no more memory
         // than its bytes. The check also reads which tool wrote it, which says how its bodies are kept.
@@ -101,7 +101,7 @@ extension HAR {
         } catch {
             throw ImportError("Not a HAR file: it is not JSON (\(error)).")
         }
-        var reader = EntryReader(folder: folder, isPolly: creator == "Polly.JS", origin: origin)
+        var reader = EntryReader(folder: folder, isPolly: creator == "Polly.JS", origin: origin, keepsContentCoding: keepingContentCoding)
         var rules: [MockRule] = []
         var position: [String: Int] = [:]
         var skipped: [SkipReason: Int] = [:]
@@ -240,6 +240,9 @@ extension HAR {
         let folder: URL?
         let isPolly: Bool
         let origin: String
+        /// Whether a body kept as sent, still content-coded, is taken with its `Content-Encoding` (the proxy cache replays
+        /// answers byte for byte) rather than skipped (a mock's body is decoded content).
+        let keepsContentCoding: Bool
         /// Body files together are capped like the archive itself, so no archive can make an import read
         /// more than twice `maximumImportBytes`.
         var bodyFileBudget = HAR.maximumImportBytes
@@ -299,8 +302,9 @@ extension HAR {
                                       path: path + ".response.content") else { return .skipped(.bodyNotRecorded) }
             // Kiosk's own mark of a body cut by its capture limit.
             if response["_kioskTruncated"] as? Bool == true { return .skipped(.bodyNotRecorded) }
-            if body.starts(with: [0x1F, 0x8B]), contentEncoding?.lowercased().contains("gzip") == true {
-                return .skipped(.compressedBody)
+            if let coding = Self.stillCoded(body, contentEncoding: contentEncoding, content: content) {
+                guard keepsContentCoding else { return .skipped(.compressedBody) }
+                headers.append(RequestRecord.HeaderField(name: "Content-Encoding", value: coding))
             }
             // Chrome writes x-unknown when it does not know the type: that is no Content-Type to replay.
             if !body.isEmpty, !mimeType.isEmpty, mimeType != "x-unknown",
@@ -310,6 +314,17 @@ extension HAR {
             // A recorded URL is one address: a `*` in it (`/users/*`, `?fields=*`) is that character, not a rule's wildcard.
             return .rule(MockRule(method: method, urlPattern: url.replacingOccurrences(of: "*", with: "%2A"), status: status, headers: headers,
                                   body: body, origin: origin))
+        }
+
+        /// The `Content-Encoding` a recorded body is still coded with, or nil when it is the content itself, as HAR wants
+        /// it (Chrome, Firefox, mitmproxy write it decoded; Polly.JS and Kiosk's proxy cache export keep the bytes as
+        /// sent). A gzip body says so by its first bytes; another coding (br, deflate, zstd) has no such mark, and is taken
+        /// as coded when the body is base64, as a tool keeping bytes as sent writes them (a decoded text body is text).
+        static func stillCoded(_ body: Data, contentEncoding: String?, content: [String: Any]) -> String? {
+            guard let coding = contentEncoding?.trimmingCharacters(in: .whitespaces), !body.isEmpty,
+                  !coding.isEmpty, coding.lowercased() != "identity" else { return nil }
+            if coding.lowercased().contains("gzip") { return body.starts(with: [0x1F, 0x8B]) ? coding : nil }
+            return (content["encoding"] as? String)?.lowercased() == "base64" ? coding : nil
         }
 
         /// The body a rule answers with, or nil when the archive did not keep it. `path` is the content's.

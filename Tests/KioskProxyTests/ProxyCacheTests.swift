@@ -398,6 +398,28 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("What the cache exports it imports back whole: a gzip answer is stored again as it was sent, with its coding, and replays offline")
+    func exportImportRoundTrip() async throws {
+        let upstream = try await EchoUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given a gzip answer stored as it came
+            let sent = try await proxy.send(.GET, upstream.url("/gzip"))
+            #expect(sent.header("Content-Encoding") == ["gzip"] && sent.body == EchoUpstream.gzipped)
+            #expect(sent.header("Cache-Status").first?.contains("stored") == true)
+            // When the cache is exported, cleared and the archive imported back
+            let file = TemporaryDirectory.url("kiosk-cache-roundtrip").appendingPathExtension("har")
+            try proxy.kiosk.proxyCacheArchive().whole().write(to: file)
+            try proxy.kiosk.clearProxyCache()
+            let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
+            // Then it is stored again, and offline the app gets the bytes it was first sent, with their Content-Encoding
+            #expect(imported.stored == 1, "\(imported)")
+            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            let replayed = try await proxy.send(.GET, upstream.url("/gzip"))
+            #expect(replayed.status == .ok && replayed.header("Content-Encoding") == ["gzip"])
+            #expect(replayed.body == EchoUpstream.gzipped)
+        }
+    }
+
     @Test("The export is a HAR archive of what is stored, its URL's key and its fields' credentials redacted")
     func export() async throws {
         let upstream = try await ScriptedUpstream.start()
