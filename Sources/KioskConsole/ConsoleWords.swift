@@ -206,10 +206,13 @@ struct ConsoleWords: Sendable {
     let proxyCacheFallback: String
     let proxyCacheOff: String
     let proxyCacheOffline: String
+    let proxyCacheHTTP: String
+    let cacheMode: String
+    let cacheModeFallback: String
+    let cacheModeHTTP: String
+    let cacheModeOff: String
     let goOffline: String
     let goOnline: String
-    let storeAnswers: String
-    let storeNothing: String
     let proxyCacheEmpty: String
     /// Before the reason an answer could not be stored.
     let proxyCacheCannotStore: String

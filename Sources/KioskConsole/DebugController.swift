@@ -125,7 +125,7 @@ struct DebugController: Sendable {
             } catch let error as WebError {
                 throw error
             } catch {
-                throw WebError.badRequest(#"Send {"mode": "fallback" or "off", "offline": true or false}, either or both."#)
+                throw WebError.badRequest(#"Send {"mode": "fallback", "http" or "off", "offline": true or false}, either or both."#)
             }
             guard var settings = kiosk.proxyCacheSettings else { throw Self.noProxyCache }
             if let mode = change.mode { settings.mode = mode }

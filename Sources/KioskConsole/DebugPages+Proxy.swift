@@ -60,25 +60,36 @@ extension DebugPages {
         let hosts = listed.map(\.0)
         let w = context.words
         let action = ConsoleRoute.proxyCache.path
-        let state = settings.offline ? w.proxyCacheOffline : settings.mode == .off ? w.proxyCacheOff : w.proxyCacheFallback
+        let state = if settings.offline {
+            w.proxyCacheOffline
+        } else {
+            switch settings.mode {
+            case .fallback: w.proxyCacheFallback
+            case .http: w.proxyCacheHTTP
+            case .off: w.proxyCacheOff
+            }
+        }
+        // One button a mode, the current one pressed; offline, off is not offered (offline answers from the cache).
+        let modes: [(ProxyCacheMode, String)] = [(.fallback, w.cacheModeFallback), (.http, w.cacheModeHTTP)]
+            + (settings.offline ? [] : [(.off, w.cacheModeOff)])
         var section: [HTML] = [
             E.element("h2", [.attribute("id", "proxy-cache")], [.text(w.proxyCache)]),
             E.element("p", [], [.text(w.proxyCacheIntro)]),
             E.element("p", [.class(settings.offline ? "banner offline" : "status"), .attribute("role", "status")], [.text(state)]),
             failure.map { E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text(w.proxyCacheCannotStore), .text($0)]) }
                 ?? .empty,
-            E.element("div", [.class("console-actions")], [
-                settings.mode == .off ? .empty
-                    : Pages.postForm(action: action, fields: [("offline", settings.offline ? "off" : "on")],
-                                     label: settings.offline ? w.goOnline : w.goOffline,
-                                     button: .text(settings.offline ? w.goOnline : w.goOffline), className: "mock",
-                                     pressed: settings.offline, context: context),
-                settings.offline ? .empty
-                    : Pages.postForm(action: action, fields: [("mode", settings.mode == .off ? "fallback" : "off")],
-                                     label: settings.mode == .off ? w.storeAnswers : w.storeNothing,
-                                     button: .text(settings.mode == .off ? w.storeAnswers : w.storeNothing), className: "mock",
-                                     pressed: settings.mode == .off, context: context),
-            ]),
+            E.element("div", [.class("console-actions"), .attribute("role", "group"), .attribute("aria-label", w.cacheMode)],
+                      modes.map { mode, name in
+                          Pages.postForm(action: action, fields: [("mode", mode.rawValue)], label: w.cacheMode + ": " + name,
+                                         button: .text(name), className: "mock", pressed: settings.mode == mode, context: context)
+                      }),
+            settings.mode == .off ? .empty
+                : E.element("div", [.class("console-actions")], [
+                    Pages.postForm(action: action, fields: [("offline", settings.offline ? "off" : "on")],
+                                   label: settings.offline ? w.goOnline : w.goOffline,
+                                   button: .text(settings.offline ? w.goOnline : w.goOffline), className: "mock",
+                                   pressed: settings.offline, context: context),
+                ]),
         ]
         guard !hosts.isEmpty else { return section + [E.element("p", [.class("empty")], [.text(w.proxyCacheEmpty)])] }
         let rows = listed.map { host, entries in

@@ -105,6 +105,37 @@ enum TestCertificate {
 struct ConsoleProxyCacheTests {
     static let token = String(repeating: "c", count: 64)
 
+    @Test("The cache section offers each of the three modes, the current one pressed and described, in English and Spanish")
+    func cacheModes() async throws {
+        try await withWeb(configure: { $0.proxyCache = ProxyCacheConfiguration() }) { harness, client in
+            harness.kiosk.attachProxy { ConsoleProxyPageTests.overview }
+            let w = ConsoleWords.english
+            for (mode, sentence) in [("http", w.proxyCacheHTTP), ("off", w.proxyCacheOff), ("fallback", w.proxyCacheFallback)] {
+                // When a mode's button is pressed
+                let switched = try await client.post(ConsoleRoute.proxyCache.path, form: [("csrf", Self.token), ("mode", mode)], cookie: Self.token)
+                #expect(switched.status == .seeOther)
+                #expect(harness.kiosk.proxyCacheSettings?.mode.rawValue == mode)
+                // Then the page describes that mode, offers all three, and shows that one pressed
+                let page = try await client.get(ConsoleRoute.proxy.path)
+                #expect(page.body.contains(HTML.text(sentence).rendered), "\(mode)")
+                for name in [w.cacheModeFallback, w.cacheModeHTTP, w.cacheModeOff] {
+                    #expect(page.body.contains("aria-label=\"\(w.cacheMode): \(name)\""), "\(mode) \(name)")
+                }
+                let name = [("fallback", w.cacheModeFallback), ("http", w.cacheModeHTTP), ("off", w.cacheModeOff)].first { $0.0 == mode }!.1
+                #expect(page.body.contains("aria-label=\"\(w.cacheMode): \(name)\" aria-pressed=\"true\""), "\(mode)")
+                #expect(page.body.components(separatedBy: "aria-label=\"\(w.cacheMode): ").count == 4)
+                #expect(page.body.components(separatedBy: "aria-pressed=\"true\"").count == 2, "\(mode): one pressed")
+            }
+            // And offline, off is not offered (offline answers from the cache)
+            harness.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .http, offline: true)
+            let offline = try await client.get(ConsoleRoute.proxy.path)
+            #expect(!offline.body.contains("aria-label=\"\(w.cacheMode): \(w.cacheModeOff)\""))
+            // And in Spanish the modes are Spanish
+            let spanish = try await client.get(ConsoleRoute.proxy.path, headers: [.acceptLanguage: "es"])
+            #expect(spanish.body.contains(ConsoleWords.spanish.cacheModeHTTP) && spanish.body.contains(ConsoleWords.spanish.cacheMode))
+        }
+    }
+
     @Test("The cache section shows how the cache answers and what it holds; its switches go offline and back, and clear a host")
     func cacheSection() async throws {
         try await withWeb(configure: { $0.proxyCache = ProxyCacheConfiguration() }) { harness, client in
