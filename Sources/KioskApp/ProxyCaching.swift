@@ -116,9 +116,18 @@ final class ProxyCachingTransport: HTTPTransport {
         case .varyMiss: .varyMiss
         case .uriMiss: .uriMiss
         }
-        // Nothing stored, and the request will take nothing else (RFC 9111 §5.2.1.7).
-        if settings.mode == .http, reason != .stale, Self.requestDirectives(request.headers).onlyIfCached {
-            return Self.notStored(request, onlyIfCached: true)
+        // The request will take nothing but a stored answer (RFC 9111 §5.2.1.7): none stored is a 504 in either mode; in
+        // fallback, which otherwise always asks the upstream, a fresh one is given and a stale one is a 504, as `http`
+        // decides below.
+        if Self.requestDirectives(request.headers).onlyIfCached {
+            guard case .found(let entry) = found else { return Self.notStored(request, onlyIfCached: true) }
+            if settings.mode == .fallback {
+                let now = now()
+                let ttl = Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now)
+                guard ttl > 0 else { return Self.notStored(request, onlyIfCached: true) }
+                cache.noteUse(id: entry.id, at: now)
+                return answer(from: entry, to: request, status: CacheStatus(.fresh, ttl: ttl))
+            }
         }
         guard settings.mode == .http, case .found(let entry) = found else {
             // fallback, or nothing stored: forward; in fallback any failure has the stored answer stand in.

@@ -398,6 +398,27 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("In fallback, a request only-if-cached is never sent upstream: a fresh stored answer is given, else a 504")
+    func onlyIfCachedInFallback() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in (.ok, [("Cache-Control", head.uri.hasSuffix("/stale") ? "max-age=0" : "max-age=600")], "stored") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given a fresh answer and a stale one stored
+            _ = try await proxy.send(.GET, upstream.url("/fresh"))
+            _ = try await proxy.send(.GET, upstream.url("/stale"))
+            let asked = upstream.requests.count
+            let onlyCached = [("Cache-Control", "only-if-cached")]
+            // When the app asks for each, and for one never stored, only if cached
+            let fresh = try await proxy.send(.GET, upstream.url("/fresh"), headers: onlyCached)
+            let stale = try await proxy.send(.GET, upstream.url("/stale"), headers: onlyCached)
+            let never = try await proxy.send(.GET, upstream.url("/never"), headers: onlyCached)
+            // Then the fresh one is given from the cache, the others are 504s, and the upstream was not asked
+            #expect(fresh.status == .ok && fresh.text == "stored" && fresh.header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true)
+            #expect(stale.status == .gatewayTimeout && never.status == .gatewayTimeout)
+            #expect(upstream.requests.count == asked)
+        }
+    }
+
     @Test("What the cache exports it imports back whole: a gzip answer is stored again as it was sent, with its coding, and replays offline")
     func exportImportRoundTrip() async throws {
         let upstream = try await EchoUpstream.start()
