@@ -583,13 +583,36 @@ public final class ProxyCache: Sendable, StoreFile {
         return try read("list the proxy cache") { db in
             let columns = "id, method, url, host, status, headers, X'' AS body, requestTime, responseTime, lastUsed, hits, size"
             let rows = if let host {
-                try Row.fetchAll(db, sql: "SELECT \(columns) FROM cacheEntry WHERE host = ? ORDER BY lastUsed DESC LIMIT ?",
-                                 arguments: [host.lowercased(), limit])
+                try Row.fetchAll(db, sql: "SELECT \(columns) FROM cacheEntry WHERE \(Self.hostCondition) ORDER BY lastUsed DESC LIMIT ?",
+                                 arguments: StatementArguments(Self.hostArguments(host) + [limit]))
             } else {
                 try Row.fetchAll(db, sql: "SELECT \(columns) FROM cacheEntry ORDER BY lastUsed DESC LIMIT ?", arguments: [limit])
             }
             return rows.map(Self.entry)
         }
+    }
+
+    /// The condition on an entry of `hostArguments(host)`: its host, and when a port is given, its URL's origin too.
+    static let hostCondition = "host = ? AND (? = '' OR substr(url, 1, length(?)) = ? OR substr(url, 1, length(?)) = ?)"
+
+    /// The values of `hostCondition` for `host` as a user writes it: a name or address (`api.example.com`, `::1`),
+    /// alone for every port, or with one (`localhost:3000`, `[::1]:8443`) for that port's answers alone — the scheme's
+    /// own port being the one a URL leaves out (`example.com:443` is `https://example.com/`).
+    static func hostArguments(_ host: String) -> [any DatabaseValueConvertible] {
+        let host = host.lowercased()
+        var name = host, port: String?
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            name = String(host[host.index(after: host.startIndex)..<close])
+            let rest = host[host.index(after: close)...]
+            if rest.hasPrefix(":") { port = String(rest.dropFirst()) }
+        } else if host.filter({ $0 == ":" }).count == 1, let colon = host.firstIndex(of: ":") {
+            name = String(host[..<colon])
+            port = String(host[host.index(after: colon)...])
+        }
+        guard let port, !port.isEmpty, port.allSatisfy(\.isNumber) else { return [name, "", "", "", "", ""] }
+        let authority = name.contains(":") ? "[\(name)]" : name
+        let origin = { (scheme: String) in port == (scheme == "https" ? "443" : "80") ? "\(scheme)://\(authority)/" : "\(scheme)://\(authority):\(port)/" }
+        return [name, port, origin("http"), origin("http"), origin("https"), origin("https")]
     }
 
     /// What is stored per host, the largest first.
@@ -649,8 +672,8 @@ public final class ProxyCache: Sendable, StoreFile {
         let removed = try write("clear the proxy cache") { db in
             let statement = try db.cachedStatement(sql: host == nil
                 ? "DELETE FROM cacheEntry WHERE id IN (SELECT id FROM cacheEntry LIMIT \(Self.entriesPerDelete))"
-                : "DELETE FROM cacheEntry WHERE id IN (SELECT id FROM cacheEntry WHERE host = ? LIMIT \(Self.entriesPerDelete))")
-            let arguments: StatementArguments = host.map { [$0.lowercased()] } ?? []
+                : "DELETE FROM cacheEntry WHERE id IN (SELECT id FROM cacheEntry WHERE \(Self.hostCondition) LIMIT \(Self.entriesPerDelete))")
+            let arguments = StatementArguments(host.map(Self.hostArguments) ?? [])
             var removed = 0
             repeat {
                 try statement.execute(arguments: arguments)

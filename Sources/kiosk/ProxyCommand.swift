@@ -403,7 +403,7 @@ struct ProxyCacheCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The stored answers, most recently used first.")
         @OptionGroup var global: GlobalOptions
-        @Option(help: "Only this host's.") var host: String?
+        @Option(help: "Only this host's answers; with a port (localhost:3000), that port's alone.") var host: String?
         @Option(help: "At most this many.") var limit = 100
         @Flag(help: "Print JSON.") var json = false
 
@@ -435,7 +435,7 @@ struct ProxyCacheCommand: AsyncParsableCommand {
     struct Clear: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove every stored answer, or one host's.")
         @OptionGroup var global: GlobalOptions
-        @Option(help: "Only this host's.") var host: String?
+        @Option(help: "Only this host's answers; with a port (localhost:3000), that port's alone.") var host: String?
 
         func validate() throws {
             if host?.isEmpty == true { throw ValidationError("--host must not be empty.") }
@@ -492,7 +492,7 @@ extension ProxyCacheCommand {
             abstract: "Write the stored answers to a HAR archive, redacted as every export is (credentials, cookies, keys).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The file to write (replaced if it exists; `-` for standard output).") var file: String
-        @Option(help: "Only this host's.") var host: String?
+        @Option(help: "Only this host's answers; with a port (localhost:3000), that port's alone.") var host: String?
 
         func validate() throws {
             guard !file.isEmpty else { throw ValidationError("Give a file name to write the archive to.") }

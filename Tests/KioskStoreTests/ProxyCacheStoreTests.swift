@@ -45,6 +45,25 @@ struct ProxyCacheStoreTests {
         return nil
     }
 
+    @Test("A host names every port's answers, a host with a port that port's alone (the scheme's own port as a URL leaves it out)")
+    func hostWithPort() async throws {
+        let cache = try Self.makeCache(maxBytes: 1_000_000)
+        // Given answers of two local servers on one host, of a site over HTTPS, and of an IPv6 loopback server
+        for url in ["http://localhost:3000/a", "http://localhost:3000/b", "http://localhost:4000/c", "https://example.test/d",
+                    "http://[::1]:8080/e"] {
+            try await Self.put(cache, url, url)
+        }
+        let urls = { (host: String) in try cache.entries(host: host).map(\.url).sorted() }
+        // Then the host alone lists every port's, and with a port that port's
+        #expect(try urls("localhost").count == 3)
+        #expect(try urls("LOCALHOST:3000") == ["http://localhost:3000/a", "http://localhost:3000/b"])
+        #expect(try urls("example.test:443") == ["https://example.test/d"] && (try urls("example.test:80")).isEmpty)
+        #expect(try urls("[::1]:8080") == ["http://[::1]:8080/e"] && (try urls("[::1]:8081")).isEmpty)
+        // And clearing one port leaves the other's
+        #expect(try cache.clear(host: "localhost:4000") == 1)
+        #expect(try urls("localhost") == ["http://localhost:3000/a", "http://localhost:3000/b"])
+    }
+
     @Test("An answer is found again by its key only: another URL is a uri-miss, another variant a vary-miss, other credentials nothing")
     func keys() async throws {
         let cache = try Self.makeCache(maxBytes: 1_000_000)
