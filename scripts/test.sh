@@ -66,7 +66,7 @@ wait "$tests" || status=$?
 if [ "$status" -ne 0 ]; then
     # The run's last lines are often all a CI page keeps: what failed is repeated there, with where and why.
     echo "error: the Swift tests failed (exit $status); what failed:" >&2
-    grep -A3 -E '^(✘|Fatal error|.*Fatal error:)' "$log" | grep -v '^✘ Test run' | head -60 >&2 || true
+    grep -A3 -E '^(✘|Fatal error|.*Fatal error:)' "$log" | grep -v '^✘ Test run' | cut -c1-300 | head -60 >&2 || true
     exit "$status"
 fi
 

@@ -61,6 +61,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// A body larger than the limit, passing to the upstream as the app sends it, until its end: the pipe to the
     /// upstream's side, what arrived and is not handed over yet, and whether the app's body has ended.
     private var upload: (pipe: BodyPipe, backlog: CircularBuffer<ByteBuffer>, ended: Bool)?
+    /// When the app's request body must next have sent something: the head's timeout after its last part (nil when no
+    /// body is awaited). An app that stops sending its body would otherwise hold its connection, and its place among
+    /// the connections the listener holds, for ever.
+    private var bodyDeadline: NIODeadline?
+    /// The one timer watching `bodyDeadline`, moved on rather than made again for every part.
+    private var bodyTimer: Scheduled<Void>?
     private var maximumBodyBytes: Int { settings.configuration.maximumRequestBodyBytes }
     private var via: String { settings.via }
     private var loop: LoopGuard { settings.loop }
@@ -96,7 +102,22 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+        let part = unwrapInboundIn(data)
+        switch part {
+        case .head(let head):
+            if head.headers.contains(name: "Transfer-Encoding") || (head.headers.first(name: "Content-Length").flatMap(Int.init) ?? 0) > 0 {
+                awaitBody(context)
+            }
+        case .body:
+            if bodyDeadline != nil { bodyDeadline = .now() + bodySilence }
+        case .end:
+            bodyDeadline = nil
+        }
+        read(part, context: context)
+    }
+
+    private func read(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        switch part {
         case .head(let head):
             let declared = head.headers.first(name: "Content-Length").flatMap(Int.init)
             // The app waits for a go-ahead before sending its body (curl does for large ones): give it.
@@ -148,7 +169,58 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// How long an app's request body may send nothing while it is read: the head's timeout.
+    private var bodySilence: TimeAmount {
+        let (seconds, attoseconds) = settings.configuration.requestHeadTimeout.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    /// Starts timing the silences of the body a request head announced.
+    private func awaitBody(_ context: ChannelHandlerContext) {
+        bodyDeadline = .now() + bodySilence
+        guard bodyTimer == nil else { return }
+        scheduleBodyCheck(context)
+    }
+
+    private func scheduleBodyCheck(_ context: ChannelHandlerContext) {
+        guard let deadline = bodyDeadline else { return bodyTimer = nil }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        bodyTimer = context.eventLoop.scheduleTask(deadline: deadline) {
+            let (handler, context) = bound.value
+            handler.checkBody(context)
+        }
+    }
+
+    /// At the body's deadline: a body still awaited and nothing read for the whole silence ends the exchange with a 408,
+    /// unless the proxy itself stopped reading it (a streamed upload the upstream has not taken yet: the upstream's
+    /// timeout bounds that wait).
+    private func checkBody(_ context: ChannelHandlerContext) {
+        bodyTimer = nil
+        guard let deadline = bodyDeadline, context.channel.isActive else { return }
+        let paused = upload != nil && (try? context.channel.syncOptions?.getOption(.autoRead)) == false
+        guard deadline <= .now(), !paused else {
+            if paused { bodyDeadline = .now() + bodySilence }
+            return scheduleBodyCheck(context)
+        }
+        bodyDeadline = nil
+        let seconds = Int(settings.configuration.requestHeadTimeout.components.seconds)
+        let message = "The app sent no part of its request body for \(seconds) s: the request is dropped."
+        switch state {
+        case .receiving(let head, _, let size):
+            settings.configuration.heldBodies?.release(size)
+            state = .idle
+            write(ProxyMessages.Refusal(.requestTimeout, message, closes: true), to: head, context: context)
+        default:
+            // A streamed upload: the upstream's request ends with this error, and the answer to it goes to the app.
+            upload?.pipe.finish(KioskError.transport(url: "", message: message))
+            upload = nil
+        }
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        bodyTimer?.cancel()
+        bodyTimer = nil
+        bodyDeadline = nil
         if case .receiving(_, _, let size) = state {
             state = .idle
             settings.configuration.heldBodies?.release(size)

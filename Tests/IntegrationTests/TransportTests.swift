@@ -109,12 +109,13 @@ struct TransportTests {
 
     @Test("A body that arrives slowly shows in the download, not in the time to first byte")
     func slowBodyIsDownload() async throws {
-        // Given a server that sends its head and half the body at once, the rest a second later (a long pause:
-        // the server's handler shares this process's threads with other tests, and may itself start late)
+        // Given a server that sends its head and half the body at once, the rest two seconds later (a long pause: the
+        // server's handler shares this process's threads with other tests, and may itself start late; and a loop of this
+        // loaded process stalled past a one-second pause once, reading head and rest together)
         let server = try await TrapServer.start()
         let transport = AsyncHTTPTransport()
         // When the body is fetched
-        let sent = await outcome { try await transport.send(HTTPRequest(url: URL(string: "\(server.origin)/slow-body?ms=1000")!, endpoint: "test")) }
+        let sent = await outcome { try await transport.send(HTTPRequest(url: URL(string: "\(server.origin)/slow-body?ms=2000")!, endpoint: "test")) }
         await transport.shutdown()
         await server.stop()
         let response = try sent.get()

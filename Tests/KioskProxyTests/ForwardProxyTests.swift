@@ -251,6 +251,35 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("An app whose request body stops coming gets a 408 after the head's timeout, held or streamed, and its place is freed",
+          arguments: [false, true])
+    func stalledBody(streamed: Bool) async throws {
+        var configuration = ProxyConfiguration(port: 0, requestHeadTimeout: .seconds(2))
+        // A body over the limit streams to the upstream as it comes; under it, it is held until its end.
+        if streamed { configuration.maximumRequestBodyBytes = 4 }
+        try await withProxy(configuration) { proxy, upstream in
+            // Given an app that declares 10 bytes of body, sends 2 and stops (and one that asks to continue and sends none)
+            let started = ContinuousClock.now
+            let stalled = Task {
+                try await rawExchange(port: proxy.port, "POST http://127.0.0.1:\(upstream.port)/echo HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                      + "Content-Length: 10\r\n\r\nab", timeout: .seconds(40), toClose: true)
+            }
+            let waiting = Task {
+                try await rawExchange(port: proxy.port, "PUT http://127.0.0.1:\(upstream.port)/echo HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                      + "Content-Length: 10\r\nExpect: 100-continue\r\n\r\n", timeout: .seconds(40), toClose: true)
+            }
+            // Then others are served meanwhile
+            #expect(try await proxy.send(.GET, upstream.url("/echo")).status == .ok)
+            // And each stalled app gets an answer saying its body stopped, and its connection is closed, long before its own 40 s
+            let answer = try await stalled.value
+            #expect(answer.hasPrefix(streamed ? "HTTP/1.1 50" : "HTTP/1.1 408"), "\(answer)")
+            #expect(answer.contains("sent no part of its request body for 2 s"), "\(answer)")
+            let continued = try await waiting.value
+            #expect(continued.contains("HTTP/1.1 100 Continue") && continued.contains("sent no part of its request body"), "\(continued)")
+            #expect(ContinuousClock.now - started < .seconds(30))
+        }
+    }
+
     @Test("curl -x sends through the proxy as an app would")
     func curl() async throws {
         try await withProxy { proxy, upstream in
