@@ -310,7 +310,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let sent = (body?.count ?? 0) > 0 || head.headers.contains(name: "Content-Length")
                 || head.headers.contains(name: "Transfer-Encoding")
             request = try ProxyMessages.request(head, url: url, body: sent && stream == nil ? body ?? Data() : nil,
-                                                via: via, rewritesHost: origin?.isReverse ?? false, forNetwork: remoteClient)
+                                                via: via, forNetwork: remoteClient)
             request.bodyStream = stream
         } catch {
             write(error, to: head, context: context)
@@ -461,7 +461,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         settings.configuration.meter.count { $0.upgrades += 1 }
         var bytes: ByteBuffer
         do {
-            bytes = try ProxyMessages.upgradeRequest(head, url: url, via: via, rewritesHost: origin?.isReverse ?? false)
+            bytes = try ProxyMessages.upgradeRequest(head, url: url, via: via)
         } catch {
             return write(error, to: head, context: context)
         }

@@ -37,12 +37,23 @@ enum ProxyMessages {
     /// listener; origin-form under `base` inside an intercepted CONNECT (`https://host:port`) or on a reverse
     /// listener (its upstream URL, base path included).
     static func target(of head: HTTPRequestHead, under base: URL? = nil) throws(Refusal) -> URL {
+        try checkEscapes(head.uri)
         if let base {
             if head.method == .CONNECT { throw Refusal(.badRequest, "CONNECT is answered by the forward proxy's listener only.", closes: true) }
-            guard head.uri.hasPrefix("/") else { return try target(of: head) }
+            // An absolute-form target (RFC 9112 §3.2.2: a server must take one) names this listener's upstream whatever
+            // its authority says: a reverse listener or an intercepted CONNECT never reaches another host.
+            var path = head.uri
+            if !path.hasPrefix("/") {
+                guard path != "*" else {
+                    throw Refusal(.badRequest, "This listener forwards requests for paths to \(shown(base.absoluteString)); * names none.")
+                }
+                let absolute = try target(of: head)
+                path = (absolute.path(percentEncoded: true).isEmpty ? "/" : absolute.path(percentEncoded: true))
+                    + (absolute.query(percentEncoded: true).map { "?" + $0 } ?? "")
+            }
             var prefix = base.absoluteString
             while prefix.hasSuffix("/") { prefix.removeLast() }
-            guard let url = URL(string: prefix + head.uri), url.host != nil else {
+            guard let url = URL(string: prefix + path), url.host != nil else {
                 throw Refusal(.badRequest, "The request's target is not a valid path: \(shown(head.uri)).")
             }
             return url
@@ -64,6 +75,50 @@ enum ProxyMessages {
             throw Refusal(.badRequest, "The port \(port) is outside 1–65535.")
         }
         return url
+    }
+
+    /// Refuses a target whose path the upstream would not get as sent: a `%` that does not start a percent escape (two
+    /// hex digits), which URL parsing would encode again (`%41%zz` sent as `%2541%25zz`), and escapes in the path that are
+    /// not UTF-8 text (`%FF`, Latin-1's `%E9`), which AsyncHTTPClient, reading the path decoded, would send as `/`:
+    /// `DELETE /items/%FF` must never become `DELETE /`.
+    static func checkEscapes(_ target: String) throws(Refusal) {
+        let bytes = Array(target.utf8)
+        // The path: after the scheme and authority of an absolute-form target, up to the query.
+        var start = 0
+        if let schemeEnd = target.range(of: "://") {
+            let afterAuthority = target[schemeEnd.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? target.endIndex
+            start = target.utf8.distance(from: target.startIndex, to: afterAuthority)
+        }
+        let pathEnd = bytes[start...].firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        func hex(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var decodedPath: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "%") else {
+                if index >= start && index < pathEnd { decodedPath.append(byte) }
+                index += 1
+                continue
+            }
+            guard index + 2 < bytes.count, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) else {
+                throw Refusal(.badRequest, "The request's target has a % that does not start a percent escape (% and two hex digits): "
+                              + "\(shown(target)). Write a % itself as %25.")
+            }
+            if index >= start && index < pathEnd { decodedPath.append(high << 4 | low) }
+            index += 3
+        }
+        guard String(validating: decodedPath, as: UTF8.self) != nil else {
+            throw Refusal(.badRequest, "The request's path has percent escapes that are not UTF-8 text (such as %FF or Latin-1's %E9): "
+                          + "\(shown(target)). Kiosk's HTTP client cannot send such a path unchanged, so it is refused rather than "
+                          + "sent to another path.")
+        }
     }
 
     /// Where a CONNECT goes: its authority-form target, `host:port` (RFC 9112 §3.2.3), an IPv6 literal bracketed.
@@ -95,21 +150,15 @@ enum ProxyMessages {
     /// proxy answers itself), `Via` added, the body if the app sent one. Refuses framing a proxy must not guess:
     /// both `Content-Length` and `Transfer-Encoding` (request smuggling). An `Upgrade` that reaches here (h2c, or
     /// one its `Connection` does not name) is dropped like any hop-by-hop field: the exchange stays HTTP/1.1.
-    /// With `rewritesHost` (a reverse listener) `Host` names the upstream rather than the listener.
-    /// `forNetwork`: the client is on another machine (`.proxiedForNetwork`).
-    static func request(_ head: HTTPRequestHead, url: URL, body: Data?, via: String, rewritesHost: Bool = false,
+    /// `Host` names the target's authority, whatever the app sent (RFC 9112 §3.2.2: a proxy generates it from the
+    /// target; on a reverse listener the upstream rather than the listener). `forNetwork`: the client is on another machine
+    /// (`.proxiedForNetwork`).
+    static func request(_ head: HTTPRequestHead, url: URL, body: Data?, via: String,
                         forNetwork: Bool = false) throws(Refusal) -> HTTPRequest {
-        if head.headers.contains(name: "Content-Length") && head.headers.contains(name: "Transfer-Encoding") {
-            throw Refusal(.badRequest, "The request has both Content-Length and Transfer-Encoding, so its end is ambiguous.",
-                          closes: true)
-        }
+        try checkFraming(head)
         var fields = forwardable(head.headers)
         fields.removeAll { HTTPHeaderFields.sameName($0.name, "expect") }
-        if rewritesHost, let host = url.host(percentEncoded: false) {
-            fields.removeAll { HTTPHeaderFields.sameName($0.name, "host") }
-            let name = host.contains(":") ? "[\(host)]" : host
-            fields.insert((name: "Host", value: url.port.map { "\(name):\($0)" } ?? name), at: 0)
-        }
+        setHost(&fields, for: url)
         appendVia(&fields, via: via)
         return HTTPRequest(method: head.method.rawValue, url: url, headers: HTTPHeaderFields(fields), body: body,
                            source: nil, endpoint: endpoint(of: url), purpose: forNetwork ? .proxiedForNetwork : .proxied)
@@ -129,20 +178,13 @@ enum ProxyMessages {
     }
 
     /// An upgrade request as the upstream gets it, in bytes: the request line in origin-form, the app's fields
-    /// without the hop-by-hop ones except `Upgrade` itself and `Connection: Upgrade`, `Host` naming the upstream on a
-    /// reverse listener, `Via` added. The app's body, if any, follows it.
-    static func upgradeRequest(_ head: HTTPRequestHead, url: URL, via: String, rewritesHost: Bool) throws(Refusal) -> ByteBuffer {
-        if head.headers.contains(name: "Content-Length") && head.headers.contains(name: "Transfer-Encoding") {
-            throw Refusal(.badRequest, "The request has both Content-Length and Transfer-Encoding, so its end is ambiguous.",
-                          closes: true)
-        }
+    /// without the hop-by-hop ones except `Upgrade` itself and `Connection: Upgrade`, `Host` naming the target's
+    /// authority, `Via` added. The app's body, if any, follows it.
+    static func upgradeRequest(_ head: HTTPRequestHead, url: URL, via: String) throws(Refusal) -> ByteBuffer {
+        try checkFraming(head)
         var fields = forwardable(head.headers)
         fields.removeAll { ["expect", "transfer-encoding"].contains($0.name.lowercased()) }
-        if rewritesHost || !fields.contains(where: { HTTPHeaderFields.sameName($0.name, "host") }), let host = url.host(percentEncoded: false) {
-            fields.removeAll { HTTPHeaderFields.sameName($0.name, "host") }
-            let name = host.contains(":") ? "[\(host)]" : host
-            fields.insert((name: "Host", value: url.port.map { "\(name):\($0)" } ?? name), at: 0)
-        }
+        setHost(&fields, for: url)
         fields.append((name: "Connection", value: "Upgrade"))
         fields += head.headers["Upgrade"].map { (name: "Upgrade", value: $0) }
         appendVia(&fields, via: via)
@@ -155,6 +197,32 @@ enum ProxyMessages {
         for field in fields { text += "\(field.name): \(field.value)\r\n" }
         text += "\r\n"
         return ByteBuffer(string: text)
+    }
+
+    /// Refuses a request whose end or target the proxy would have to guess (RFC 9112 §6.3, §3.2): both `Content-Length`
+    /// and `Transfer-Encoding` (request smuggling), a transfer coding besides chunked (501: the proxy does not decode it,
+    /// and would pass its bytes on unmarked), more than one `Host`.
+    static func checkFraming(_ head: HTTPRequestHead) throws(Refusal) {
+        if head.headers.contains(name: "Content-Length") && head.headers.contains(name: "Transfer-Encoding") {
+            throw Refusal(.badRequest, "The request has both Content-Length and Transfer-Encoding, so its end is ambiguous.",
+                          closes: true)
+        }
+        let codings = head.headers[canonicalForm: "Transfer-Encoding"].map { $0.lowercased() }
+        if let coding = codings.first(where: { $0 != "chunked" }) {
+            throw Refusal(.notImplemented, "The request's body has the transfer coding \(shown(String(coding))), which Kiosk does not "
+                          + "decode; send it chunked alone.", closes: true)
+        }
+        if head.headers["Host"].count > 1 {
+            throw Refusal(.badRequest, "The request has more than one Host field.", closes: true)
+        }
+    }
+
+    /// Replaces `Host` in `fields` with the authority of `url`.
+    private static func setHost(_ fields: inout [(name: String, value: String)], for url: URL) {
+        guard let host = url.host(percentEncoded: false) else { return }
+        fields.removeAll { HTTPHeaderFields.sameName($0.name, "host") }
+        let name = host.contains(":") ? "[\(host)]" : host
+        fields.insert((name: "Host", value: url.port.map { "\(name):\($0)" } ?? name), at: 0)
     }
 
     /// The name a proxied exchange is logged and paused under: its host, with the port when not the scheme's own.

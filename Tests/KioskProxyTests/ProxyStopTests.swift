@@ -3,17 +3,39 @@ import KioskProxy
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 import Testing
 
-/// An upstream that reads requests and never answers.
-enum SilentUpstream {
-    static func start() async throws -> LoopbackServer {
-        try await LoopbackServer.start { try $0.pipeline.syncOperations.addHandler(Handler()) }
+/// An upstream that reads requests and never answers; `heard` counts the connections that sent it something.
+struct SilentUpstream: Sendable {
+    private final class Count: Sendable {
+        let value = Mutex(0)
     }
+
+    private let server: LoopbackServer
+    private let count: Count
+
+    static func start() async throws -> SilentUpstream {
+        let count = Count()
+        let server = try await LoopbackServer.start { channel in
+            try channel.pipeline.syncOperations.addHandler(Handler { count.value.withLock { $0 += 1 } })
+        }
+        return SilentUpstream(server: server, count: count)
+    }
+
+    var heard: Int { count.value.withLock { $0 } }
+    var port: Int { server.port }
+    func url(_ path: String) -> String { server.url(path) }
+    func stop() async { await server.stop() }
 
     private final class Handler: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+        private let heard: @Sendable () -> Void
+        private var told = false
+        init(heard: @escaping @Sendable () -> Void) { self.heard = heard }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            if !told { told = true; heard() }
+        }
     }
 }
 
@@ -40,7 +62,8 @@ struct ProxyStopTests {
             guard case .head(let head)? = try await parts.next() else { Issue.record("no head"); return }
             #expect(head.status == .ok)
             let waiting = Task { try? await proxy.send(.GET, silentURL) }
-            try await Task.sleep(for: .milliseconds(300))
+            // (Once the request reached the upstream: before, it is no exchange yet.)
+            for _ in 0..<200 where silent.heard == 0 { try await Task.sleep(for: .milliseconds(50)) }
             // When the proxy is told to stop
             let clock = ContinuousClock()
             let started = clock.now
