@@ -28,6 +28,16 @@ public enum Hex {
 
     /// The 64-bit number as 16 hex digits, big-endian.
     public static func encode(_ value: UInt64) -> String { encode(withUnsafeBytes(of: value.bigEndian) { Array($0) }) }
+
+    /// The value of one hex digit (`0`–`9`, `a`–`f`, `A`–`F`), or nil for any other byte.
+    public static func value(of digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
 }
 
 /// Percent-encoding of URL parts: query items and path segments built from data.

@@ -436,17 +436,9 @@ extension HAR {
     static func hexBytes(_ text: String) -> Data? {
         let digits = Array(text.utf8)
         guard digits.count.isMultiple(of: 2) else { return nil }
-        func value(_ digit: UInt8) -> UInt8? {
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
         var bytes = Data(capacity: digits.count / 2)
         for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            guard let high = Hex.value(of: digits[index]), let low = Hex.value(of: digits[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
         }
         return bytes

@@ -90,14 +90,6 @@ enum ProxyMessages {
             start = target.utf8.distance(from: target.startIndex, to: afterAuthority)
         }
         let pathEnd = bytes[start...].firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
-        func hex(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
         var decodedPath: [UInt8] = []
         var index = 0
         while index < bytes.count {
@@ -107,7 +99,7 @@ enum ProxyMessages {
                 index += 1
                 continue
             }
-            guard index + 2 < bytes.count, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) else {
+            guard index + 2 < bytes.count, let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2]) else {
                 throw Refusal(.badRequest, "The request's target has a % that does not start a percent escape (% and two hex digits): "
                               + "\(shown(target)). Write a % itself as %25.")
             }
