@@ -292,8 +292,13 @@ public final class AsyncHTTPTransport: HTTPTransport {
         }
         if let clientError = error as? HTTPClientError {
             switch clientError {
-            case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+            case .connectTimeout, .tlsHandshakeTimeout:
                 return .offline(host: host)
+            case .getConnectionFromPoolTimeout:
+                // Waiting for one of the pool's connections (a proxy holds up to 256 to a host), not for the host: it may
+                // well be up, every connection busy with a slow answer.
+                return .transport(url: url, message: "no connection to \(host) came free in time: Kiosk's connections to it were all "
+                                  + "busy (a proxy keeps up to 256 to one host), or a new one could not be opened")
             case .readTimeout, .deadlineExceeded, .writeTimeout:
                 return .timeout(url: url, seconds: seconds)
             case .cancelled, .requestStreamCancelled:

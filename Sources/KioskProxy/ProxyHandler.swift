@@ -119,6 +119,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func read(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
         switch part {
         case .head(let head):
+            // A length past what a machine counts (2^63 and more, which NIO's parser takes) is no length to wait for.
+            if let length = head.headers.first(name: "Content-Length"), Int(length.trimmingCharacters(in: .whitespaces)) == nil {
+                state = .forwarding
+                return write(ProxyMessages.Refusal(.badRequest, "The request's Content-Length is not a length Kiosk can count: "
+                                                   + "\(length.prefix(30)).", closes: true), to: head, context: context)
+            }
             let declared = head.headers.first(name: "Content-Length").flatMap(Int.init)
             // The app waits for a go-ahead before sending its body (curl does for large ones): give it.
             if head.headers["Expect"].contains(where: { $0.lowercased() == "100-continue" }) {

@@ -71,8 +71,15 @@ enum ProxyMessages {
               url.password(percentEncoded: true) == nil else {
             throw Refusal(.badRequest, "The request line's URL has no host, or carries a user name: \(shown(head.uri)).")
         }
-        if let port = url.port, !(1...65_535).contains(port) {
-            throw Refusal(.badRequest, "The port \(port) is outside 1–65535.")
+        // The port as written: one too long for a number leaves `url.port` nil, as none at all would.
+        let afterScheme = head.uri[(head.uri.range(of: "://")?.upperBound ?? head.uri.startIndex)...]
+        let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostEnd = authority.hasPrefix("[") ? authority.firstIndex(of: "]") ?? authority.endIndex : authority.startIndex
+        if let colon = authority[hostEnd...].lastIndex(of: ":") {
+            let portText = authority[authority.index(after: colon)...]
+            guard portText.isEmpty || (portText.allSatisfy(\.isASCII) && Int(portText).map({ (1...65_535).contains($0) }) == true) else {
+                throw Refusal(.badRequest, "The port \(shown(String(portText.prefix(30)))) is outside 1–65535.")
+            }
         }
         return url
     }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import KioskCore
 import NIOCore
@@ -20,6 +21,19 @@ struct TransportFailureTests {
         }
         #expect(message.contains("open-file limit, ulimit -n, is "), "\(message)")
         #expect(!message.contains("socket(domain"))
+    }
+
+    @Test("Waiting too long for one of the pool's busy connections is not the upstream being offline")
+    func poolFull() {
+        // Given the error AsyncHTTPClient gives a request that found no connection of the pool free in time
+        let classified = AsyncHTTPTransport.classify(HTTPClientError.getConnectionFromPoolTimeout, url: "http://example.test/",
+                                                     host: "example.test", expectedLength: nil, received: 0, timeout: .seconds(15))
+        // Then it says the connections were busy, and is no "offline" (which a cache takes for an unreachable upstream)
+        guard case .transport(_, let message) = classified else {
+            Issue.record("classified as \(classified)")
+            return
+        }
+        #expect(message.contains("no connection to example.test came free in time"), "\(message)")
     }
 
     @Test("Out of files system-wide (ENFILE) says the system's limit")
