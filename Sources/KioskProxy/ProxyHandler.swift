@@ -58,6 +58,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var executor: EventLoopTaskExecutor?
     /// Whether the rest of an upload answered early is being read and dropped before the connection closes.
     private var draining = false
+    /// Whether the app half-closed its connection (`nc -N`, a shell's `printf | socat`): it sends nothing more, but its
+    /// request is answered, and the connection closes after that answer.
+    private var inputClosed = false
     /// A body larger than the limit, passing to the upstream as the app sends it, until its end: the pipe to the
     /// upstream's side, what arrived and is not handed over yet, and whether the app's body has ended.
     private var upload: (pipe: BodyPipe, backlog: CircularBuffer<ByteBuffer>, ended: Bool)?
@@ -221,6 +224,28 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             upload?.pipe.finish(KioskError.transport(url: "", message: message))
             upload = nil
         }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let event = event as? ChannelEvent, case .inputClosed = event else { return context.fireUserInboundEventTriggered(event) }
+        inputClosed = true
+        bodyDeadline = nil
+        switch state {
+        case .receiving(_, _, let size):
+            // A body that had not ended never will.
+            settings.configuration.heldBodies?.release(size)
+            state = .idle
+            context.close(promise: nil)
+        case .forwarding:
+            // Answered as usual, then closed (`end`); a streamed upload cut short fails the upstream's request instead.
+            if let current = upload, !current.ended {
+                current.pipe.finish(KioskError.transport(url: "", message: "the app closed its side before the end of its request body"))
+                upload = nil
+            }
+        case .idle:
+            if inFlight == nil { context.close(promise: nil) }
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -667,6 +692,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func end(keepAlive: Bool, context: ChannelHandlerContext) {
+        let keepAlive = keepAlive && !inputClosed
         state = .idle
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         guard !keepAlive else { return }

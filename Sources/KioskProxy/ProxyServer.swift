@@ -143,6 +143,9 @@ public final class ProxyServer: Service, Sendable {
             }
             .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
+            // An app that half-closes after its request (nc -N) still gets the answer (ProxyHandler), and a tunnel passes
+            // the half-close on to the other side.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 let meter = configuration.meter
                 meter.count { $0.connections += 1; $0.openConnections += 1 }

@@ -8,6 +8,7 @@ import KioskProxy
 import KioskTestSupport
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import Testing
 
 @Suite("kiosk proxy: an app's HTTP requests forwarded through Kiosk's debugger")
@@ -332,6 +333,31 @@ struct ForwardProxyTests {
             #expect(star.hasPrefix("HTTP/1.1 400") && star.contains("* names none"), "\(star)")
         }
         await other.stop()
+    }
+
+    @Test("An app that half-closes after its request (nc -N) still gets the whole answer, then the connection closes",
+          arguments: [false, true])
+    func halfClose(reverse: Bool) async throws {
+        try await withProxy(reverse: reverse) { proxy, upstream in
+            let target = reverse ? "/echo" : upstream.url("/echo")
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel,
+                                                                    configuration: .init(isOutboundHalfClosureEnabled: true))
+                    }
+                }
+            // When the app sends its request and closes its side
+            let received = try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(string: "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+                outbound.finish()
+                var all = ByteBuffer()
+                for try await var part in inbound { all.writeBuffer(&part) }
+                return String(buffer: all)
+            }
+            // Then the answer came whole before the proxy closed
+            #expect(received.hasPrefix("HTTP/1.1 200 OK") && received.contains("\"method\":\"GET\""), "\(received)")
+        }
     }
 
     @Test("curl -x sends through the proxy as an app would")
