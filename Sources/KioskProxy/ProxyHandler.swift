@@ -334,6 +334,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 throw ProxyMessages.Refusal(.loopDetected, "\(ProxyMessages.endpoint(of: url)) is Kiosk itself: the request would "
                                             + "come back through the proxy for ever.")
             }
+            // Max-Forwards 0 on OPTIONS or TRACE: this proxy is the recipient asked for (RFC 9110 §7.6.2).
+            if let last = ProxyMessages.lastHop(head) { return write(last, to: head, context: context) }
             if let protocolName = ProxyMessages.upgrade(of: head), let body {
                 return openUpgrade(head, url: url, protocolName: protocolName, body: context.channel.allocator.buffer(bytes: body),
                                    context: context)
@@ -649,7 +651,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// The setup page's answer, written by the proxy itself (nothing is forwarded or logged).
+    /// An answer the proxy makes itself — the setup page's, a last hop's OPTIONS or TRACE — nothing forwarded or logged.
     private func write(_ setup: ProxySetup.Answer, to request: HTTPRequestHead, context: ChannelHandlerContext) {
         var headers = HTTPHeaders([("Content-Type", setup.contentType), ("Content-Length", String(setup.body.count)),
                                    ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),

@@ -158,6 +158,12 @@ enum ProxyMessages {
         var fields = forwardable(head.headers)
         fields.removeAll { HTTPHeaderFields.sameName($0.name, "expect") }
         setHost(&fields, for: url)
+        // One hop less for the next recipient (RFC 9110 §7.6.2; 0 was answered by `lastHop`).
+        if head.method == .OPTIONS || head.method == .TRACE,
+           let index = fields.firstIndex(where: { HTTPHeaderFields.sameName($0.name, "max-forwards") }),
+           let hops = Int(fields[index].value.trimmingCharacters(in: .whitespaces)), hops > 0 {
+            fields[index].value = String(hops - 1)
+        }
         appendVia(&fields, via: via)
         return HTTPRequest(method: head.method.rawValue, url: url, headers: HTTPHeaderFields(fields), body: body,
                            source: nil, endpoint: endpoint(of: url), purpose: forNetwork ? .proxiedForNetwork : .proxied)
@@ -196,6 +202,24 @@ enum ProxyMessages {
         for field in fields { text += "\(field.name): \(field.value)\r\n" }
         text += "\r\n"
         return ByteBuffer(string: text)
+    }
+
+    /// The proxy's own answer to an OPTIONS or TRACE whose `Max-Forwards` is 0 (RFC 9110 §7.6.2: the recipient that
+    /// finds 0 answers itself): what it allows, or the request as received, without the fields that carry credentials
+    /// (§9.3.8). Nil for any other request, which `request` forwards with `Max-Forwards` one less.
+    static func lastHop(_ head: HTTPRequestHead) -> ProxySetup.Answer? {
+        guard head.method == .OPTIONS || head.method == .TRACE,
+              let hops = head.headers.first(name: "Max-Forwards").flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), hops == 0 else {
+            return nil
+        }
+        if head.method == .OPTIONS {
+            return ProxySetup.Answer(status: .ok, contentType: "text/plain; charset=utf-8", body: [],
+                                     fields: [("Allow", "GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS, TRACE, CONNECT")])
+        }
+        let sensitive: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+        var text = "TRACE \(head.uri) HTTP/\(head.version.major).\(head.version.minor)\r\n"
+        for field in head.headers where !sensitive.contains(field.name.lowercased()) { text += "\(field.name): \(field.value)\r\n" }
+        return ProxySetup.Answer(status: .ok, contentType: "message/http", body: Array((text + "\r\n").utf8))
     }
 
     /// Refuses a request whose end or target the proxy would have to guess (RFC 9112 §6.3, §3.2): both `Content-Length`

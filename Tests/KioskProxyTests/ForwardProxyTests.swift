@@ -360,6 +360,25 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("OPTIONS and TRACE with Max-Forwards 0 are answered by the proxy; with more, sent on with one less")
+    func maxForwards() async throws {
+        try await withProxy { proxy, upstream in
+            // When an app's OPTIONS and TRACE may go no further than the proxy
+            let options = try await proxy.send(.OPTIONS, upstream.url("/echo"), headers: [("Max-Forwards", "0")])
+            let trace = try await proxy.send(.TRACE, upstream.url("/echo"), headers: [("Max-Forwards", "0"), ("X-Mine", "1"),
+                                                                                       ("Cookie", "session=secret")])
+            // Then the proxy answers them itself: what it allows, and the request as received without its credentials
+            #expect(options.status == .ok && options.header("Allow").first?.contains("OPTIONS") == true)
+            #expect(trace.status == .ok && trace.header("Content-Type") == ["message/http"])
+            #expect(trace.text.hasPrefix("TRACE ") && trace.text.contains("X-Mine: 1") && !trace.text.contains("secret"), "\(trace.text)")
+            #expect(upstream.requests == 0)
+            // And with Max-Forwards 3 the upstream gets 2
+            let echo = try JSONDecoder().decode(Echo.self, from: try await proxy.send(.OPTIONS, upstream.url("/echo"),
+                                                                                      headers: [("Max-Forwards", "3")]).body)
+            #expect(echo.values("Max-Forwards") == ["2"])
+        }
+    }
+
     @Test("curl -x sends through the proxy as an app would")
     func curl() async throws {
         try await withProxy { proxy, upstream in

@@ -307,11 +307,12 @@ struct ProxyCacheTests {
                 let answers = try await withThrowingTaskGroup(of: ProxyHarness.Answer.self) { group in
                     for _ in 0..<5 { group.addTask { try await proxy.send(.GET, upstream.url(path)) } }
                     // When the first has reached the upstream and all five the proxy (the others waiting behind the
-                    // first, however slow a loaded machine makes them), the upstream answers
+                    // first, however slow a loaded machine makes them: a second after the proxy counted them, since a
+                    // loaded loop once took longer than a fifth of one to bring a request from there to the collapsing)
                     for _ in 0..<1000 where upstream.requests.count == before || proxy.meter.snapshot.requests < forwarded + 5 {
                         try await Task.sleep(for: .milliseconds(10))
                     }
-                    try await Task.sleep(for: .milliseconds(200))
+                    try await Task.sleep(for: .seconds(1))
                     upstream.release()
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
