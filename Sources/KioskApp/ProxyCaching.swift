@@ -112,7 +112,10 @@ final class ProxyCachingTransport: HTTPTransport {
         }
         let found = (try? await lookup(key, request, in: cache, using: false)) ?? .uriMiss
         let reason: CacheStatus.Forward = switch found {
-        case .found: .stale
+        // In fallback a stored answer goes forward however fresh: by the cache's configuration (RFC 9211 `bypass`) while
+        // fresh, `stale` once it is.
+        case .found(let entry): settings.mode == .fallback && Self.freshnessLifetime(of: entry) > Self.currentAge(of: entry, at: now())
+            ? .bypass : .stale
         case .varyMiss: .varyMiss
         case .uriMiss: .uriMiss
         }

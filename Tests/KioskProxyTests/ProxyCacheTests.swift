@@ -399,6 +399,23 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("In fallback, a request for a stored answer goes forward as configured: fwd=bypass while the answer is fresh, fwd=stale once not")
+    func fallbackForwardReason() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in (.ok, [("Cache-Control", head.uri.hasSuffix("/stale") ? "max-age=0" : "max-age=600")], "stored") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given a fresh answer and a stale one stored
+            _ = try await proxy.send(.GET, upstream.url("/fresh"))
+            _ = try await proxy.send(.GET, upstream.url("/stale"))
+            // When each is asked again
+            let fresh = try await proxy.send(.GET, upstream.url("/fresh")).header("Cache-Status").first ?? ""
+            let stale = try await proxy.send(.GET, upstream.url("/stale")).header("Cache-Status").first ?? ""
+            // Then both went upstream, the fresh one said to by the mode (RFC 9211: the cache's configuration), not as stale
+            #expect(fresh.hasPrefix("Kiosk;fwd=bypass;fwd-status=200"), "\(fresh)")
+            #expect(stale.hasPrefix("Kiosk;fwd=stale;fwd-status=200"), "\(stale)")
+        }
+    }
+
     @Test("In fallback, a request only-if-cached is never sent upstream: a fresh stored answer is given, else a 504")
     func onlyIfCachedInFallback() async throws {
         let upstream = try await ScriptedUpstream.start()
