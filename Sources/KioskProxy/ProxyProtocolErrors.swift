@@ -31,12 +31,33 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
             return (.requestHeaderFieldsTooLarge,
                     "The request's header section is larger than the proxy's limit of \(maximumHeaderBytes / 1024) KB.")
         // llhttp pauses at HTTP/2's connection preface ("PRI * HTTP/2.0"), which is how prior knowledge starts.
-        case .invalidVersion, .paused:
+        case .paused:
             return (.httpVersionNotSupported,
                     "Kiosk's proxy speaks HTTP/1.1 and HTTP/1.0; this request is in another version (HTTP/2 without an upgrade?).")
+        // llhttp says the same of `HTTP/2.0` and of `HTTP/1.1` ended by a bare LF: both are named.
+        case .invalidVersion:
+            return (.httpVersionNotSupported,
+                    "Kiosk's proxy speaks HTTP/1.1 and HTTP/1.0; this request line names another version, or does not end "
+                    + "with CR LF (a bare LF).")
         case .invalidContentLength, .unexpectedContentLength:
             return (.badRequest, "The request's Content-Length is not valid, or comes with Transfer-Encoding (refused: "
                     + "the two could frame the body differently).")
+        // llhttp's words for these say where it stopped, not what was wrong.
+        case .invalidConstant, .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment:
+            return (.badRequest, "The request line is not valid HTTP/1.1: its target has a space or a control character, "
+                    + "or the line does not end with CR LF.")
+        case .lfExpected, .strictModeAssertion, .invalidCharactersUsed:
+            return (.badRequest, "The request is not valid HTTP/1.1: a line does not end with CR LF (a lone CR or LF), or "
+                    + "has a control character.")
+        case .invalidMethod:
+            return (.badRequest, "The request's method is not one Kiosk's HTTP/1.1 parser reads (extension methods outside "
+                    + "the registered ones, or a method not in capitals).")
+        case .invalidChunkSize:
+            return (.badRequest, "The request's chunked body has a chunk-size line that is not valid (a space before its "
+                    + "extension, a size that is not hex).")
+        case .unknown:
+            return (.badRequest, "The request is not valid HTTP/1.1: a Transfer-Encoding that does not end in chunked, given "
+                    + "twice, or beside a Content-Length; or a line of its chunked body not ended by CR LF.")
         default:
             return (.badRequest, "The request is not valid HTTP/1.1: \(error.debugDescription).")
         }

@@ -178,6 +178,10 @@ struct ForwardProxyTests {
          "431 Request Header Fields Too Large", "limit of 64 KB"),
         ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "505 HTTP Version Not Supported", "HTTP/1.1 and HTTP/1.0"),
         ("GET http://example.test/ HTTP/1.1\r\nHost: example.test\r\nBad Header: x\r\n\r\n", "400 Bad Request", "not valid HTTP/1.1"),
+        ("GET http://example.test/ HTTP/1.1\nHost: example.test\n\n", "505 HTTP Version Not Supported", "does not end with CR LF"),
+        ("GET http://example.test/a b HTTP/1.1\r\nHost: example.test\r\n\r\n", "400 Bad Request", "a space or a control character"),
+        ("POST http://example.test/ HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+         "400 Bad Request", "given twice"),
     ])
     func unreadable(_ request: String, _ status: String, _ says: String) async throws {
         try await withProxy { proxy, upstream in
