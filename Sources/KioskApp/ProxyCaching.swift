@@ -222,14 +222,14 @@ final class ProxyCachingTransport: HTTPTransport {
                 throw CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
             }
             cache.noteUse(id: entry.id, at: now())
-            return answer(from: entry, to: request, status: CacheStatus(decision, forward: .stale,
+            return answer(from: entry, to: request, status: CacheStatus(decision, forward: forward,
                                                                         ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
         }
         let received = now()
         var answered = response
         if response.status >= 500, case .found(let entry) = found, let decision = standIn(.status(response.status)) {
             cache.noteUse(id: entry.id, at: now())
-            return answer(from: entry, to: request, status: CacheStatus(decision, forward: .stale, forwardStatus: response.status,
+            return answer(from: entry, to: request, status: CacheStatus(decision, forward: forward, forwardStatus: response.status,
                                                                         ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
         }
         var stored = false

@@ -413,6 +413,14 @@ struct ProxyCacheTests {
             // Then both went upstream, the fresh one said to by the mode (RFC 9211: the cache's configuration), not as stale
             #expect(fresh.hasPrefix("Kiosk;fwd=bypass;fwd-status=200"), "\(fresh)")
             #expect(stale.hasPrefix("Kiosk;fwd=stale;fwd-status=200"), "\(stale)")
+            // And when the upstream fails, the answer standing in says the same of why the request went forward
+            upstream.answer { _ in (.serviceUnavailable, [], "down") }
+            let freshStandIn = try await proxy.send(.GET, upstream.url("/fresh"))
+            let staleStandIn = try await proxy.send(.GET, upstream.url("/stale"))
+            #expect(freshStandIn.text == "stored" && freshStandIn.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=bypass;fwd-status=503") == true,
+                    "\(freshStandIn.header("Cache-Status"))")
+            #expect(staleStandIn.text == "stored" && staleStandIn.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=stale;fwd-status=503") == true,
+                    "\(staleStandIn.header("Cache-Status"))")
         }
     }
 
