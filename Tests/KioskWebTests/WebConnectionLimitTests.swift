@@ -24,10 +24,10 @@ struct WebConnectionLimitTests {
                 group.addTask { try await app.runService(gracefulShutdownSignals: []) }
                 while bound.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
                 let port = bound.withLock { $0 }
+                // (Each has had an answer and keeps its connection: so the server took both before the third comes. Two
+                // connections merely opened could wait in the listen queue, and one burst of accepts take all three.)
                 var idle: [any Channel] = []
-                for _ in 0..<2 {
-                    idle.append(try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get())
-                }
+                for _ in 0..<2 { idle.append(try await keptAlive(port: port)) }
                 // When a third asks for the manifest
                 let answered = Mutex(false)
                 let third = Task {
@@ -56,6 +56,39 @@ struct WebConnectionLimitTests {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         #expect(WebConfiguration().maximumConnections == max(Int(limit.rlim_cur) - 128, 16))
+    }
+}
+
+/// A connection to the server at `port` that asked for the manifest, kept alive, once the first bytes of its answer came.
+private func keptAlive(port: Int) async throws -> any Channel {
+    let answered = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(FirstBytes(answered)) }
+        }
+        .connect(host: "127.0.0.1", port: port).get()
+    try await channel.writeAndFlush(ByteBuffer(string: "GET /manifest.webmanifest HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"))
+    try await answered.futureResult.get()
+    return channel
+}
+
+/// Completes its promise when the first bytes arrive, or fails it when the connection closes before.
+private final class FirstBytes: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    private let promise: EventLoopPromise<Void>
+    private var done = false
+
+    init(_ promise: EventLoopPromise<Void>) { self.promise = promise }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !done else { return }
+        done = true
+        promise.succeed()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !done { done = true; promise.fail(ChannelError.eof) }
+        context.fireChannelInactive()
     }
 }
 
