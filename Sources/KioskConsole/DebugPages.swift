@@ -107,7 +107,7 @@ enum DebugPages {
         ])
     }
 
-    /// The filter box and menus; `hosts` are the apps' hosts the log holds (a proxy's), offered in a menu of their own
+    /// The filter box and menus; `hosts` are the hosts apps reached lately (a proxy's), offered in a menu of their own
     /// when there are any.
     static func filterForm(_ query: DebugFilterQuery, hosts: [String] = [], _ w: ConsoleWords) -> HTML {
         func select(_ name: StaticString, _ label: String, _ current: String?, _ options: [(String, String)]) -> HTML {

@@ -130,10 +130,10 @@ public final class Debugger: Sendable {
         try requestLog().endpointsWithoutSource(excluding: Set(endpoints.map(\.name)))
     }
 
-    /// The hosts apps reached through `kiosk proxy` (as `proxiedEndpoints` names them, without their paths), most
-    /// recently seen first, at most `limit`: the console's host menu.
+    /// The hosts apps reached lately through `kiosk proxy` (as `proxiedEndpoints` names them), among the newest 5,000
+    /// records, most recently seen first, at most `limit`: the console's host menu.
     public func proxiedHosts(limit: Int = 50) throws -> [String] {
-        try requestLog().endpointsWithoutSource(excluding: Set(endpoints.map(\.name)), limit: limit, pathsPerHost: 0).map(\.endpoint)
+        try requestLog().recentEndpointsWithoutSource(excluding: Set(endpoints.map(\.name)), limit: limit)
     }
 
     /// Empties the log; returns how many records it held.
