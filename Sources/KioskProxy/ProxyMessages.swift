@@ -72,7 +72,7 @@ enum ProxyMessages {
             throw Refusal(.badRequest, "The request line's URL has no host, or carries a user name: \(shown(head.uri)).")
         }
         // The port as written: one too long for a number leaves `url.port` nil, as none at all would.
-        let afterScheme = head.uri[(head.uri.range(of: "://")?.upperBound ?? head.uri.startIndex)...]
+        let afterScheme = head.uri[(schemeEnd(of: head.uri) ?? head.uri.startIndex)...]
         let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let hostEnd = authority.hasPrefix("[") ? authority.firstIndex(of: "]") ?? authority.endIndex : authority.startIndex
         if let colon = authority[hostEnd...].lastIndex(of: ":") {
@@ -89,11 +89,13 @@ enum ProxyMessages {
     /// not UTF-8 text (`%FF`, Latin-1's `%E9`), which AsyncHTTPClient, reading the path decoded, would send as `/`:
     /// `DELETE /items/%FF` must never become `DELETE /`.
     static func checkEscapes(_ target: String) throws(Refusal) {
+        // Nearly every target has no escape at all, and is UTF-8 text as every String is: nothing to check.
+        guard target.utf8.contains(UInt8(ascii: "%")) else { return }
         let bytes = Array(target.utf8)
         // The path: after the scheme and authority of an absolute-form target, up to the query.
         var start = 0
-        if let schemeEnd = target.range(of: "://") {
-            let afterAuthority = target[schemeEnd.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? target.endIndex
+        if let schemeEnd = schemeEnd(of: target) {
+            let afterAuthority = target[schemeEnd...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? target.endIndex
             start = target.utf8.distance(from: target.startIndex, to: afterAuthority)
         }
         let pathEnd = bytes[start...].firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
@@ -118,6 +120,19 @@ enum ProxyMessages {
                           + "\(shown(target)). Kiosk's HTTP client cannot send such a path unchanged, so it is refused rather than "
                           + "sent to another path.")
         }
+    }
+
+    /// Where the authority of an absolute-form target starts: just past its first `://` (nil when it has none). Read as
+    /// bytes: Foundation's `range(of:)` goes through NSString, a measurable part of every proxied request.
+    private static func schemeEnd(of target: String) -> String.Index? {
+        let utf8 = target.utf8
+        var index = utf8.startIndex
+        while let colon = utf8[index...].firstIndex(of: UInt8(ascii: ":")) {
+            let rest = utf8[utf8.index(after: colon)...]
+            if rest.starts(with: "//".utf8) { return utf8.index(colon, offsetBy: 3) }
+            index = utf8.index(after: colon)
+        }
+        return nil
     }
 
     /// Where a CONNECT goes: its authority-form target, `host:port` (RFC 9112 §3.2.3), an IPv6 literal bracketed.
@@ -244,14 +259,14 @@ enum ProxyMessages {
     private static func setHost(_ fields: inout [(name: String, value: String)], for url: URL) {
         guard let host = url.host(percentEncoded: false) else { return }
         fields.removeAll { HTTPHeaderFields.sameName($0.name, "host") }
-        let name = host.contains(":") ? "[\(host)]" : host
+        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         fields.insert((name: "Host", value: url.port.map { "\(name):\($0)" } ?? name), at: 0)
     }
 
     /// The name a proxied exchange is logged and paused under: its host, with the port when not the scheme's own.
     static func endpoint(of url: URL) -> String {
         let host = url.host(percentEncoded: false)?.lowercased() ?? ""
-        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let shownHost = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         let standard = url.scheme?.lowercased() == "https" ? 443 : 80
         guard let port = url.port, port != standard else { return shownHost }
         return "\(shownHost):\(port)"

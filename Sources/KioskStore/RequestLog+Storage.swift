@@ -29,12 +29,15 @@ extension RequestLog {
         guard !records.isEmpty else { return 0 }
         let insertEntry = try db.cachedStatement(sql: insertEntrySQL)
         let findBody = try db.cachedStatement(sql: "SELECT id FROM logBody WHERE hash = ?")
-        let shareBody = try db.cachedStatement(sql: "UPDATE logBody SET refs = refs + 1 WHERE id = ?")
+        let shareBody = try db.cachedStatement(sql: "UPDATE logBody SET refs = refs + ? WHERE id = ?")
         let insertBody = try db.cachedStatement(sql: """
             INSERT INTO logBody (requestBody, responseBody, searchText, hash, refs, size) VALUES (?, ?, ?, ?, 1, ?)
             """)
         var lastID: Int64 = 0
         var addedBytes: Int64 = 0
+        // The bodies this batch found or stored, by hash, and the references it adds to each found one: an app polling
+        // one URL (a load test) sends a batch of records that share one body, which is then looked up and counted once.
+        var bodies: [Data: (id: Int64, addedRefs: Int64)] = [:]
         for record in records {
             let requestHeaders = headersJSON(record.requestHeaders)
             let responseHeaders = headersJSON(record.responseHeaders)
@@ -45,8 +48,11 @@ extension RequestLog {
             var bodyID: Int64?
             if record.requestBody != nil || record.responseBody != nil {
                 let hash = bodyHash(request: record.requestBody?.data, response: record.responseBody?.data)
-                if let shared = try db.executeRaw(findBody, bind: { $0.bind(hash) }) {
-                    try db.executeRaw(shareBody) { $0.bind(shared) }
+                if let seen = bodies[hash] {
+                    bodies[hash]?.addedRefs += 1
+                    bodyID = seen.id
+                } else if let shared = try db.executeRaw(findBody, bind: { $0.bind(hash) }) {
+                    bodies[hash] = (shared, 1)
                     bodyID = shared
                 } else {
                     let searchText = searchText(of: [
@@ -63,6 +69,7 @@ extension RequestLog {
                         values.bind(size)
                     }
                     bodyID = db.lastInsertedRowID
+                    bodies[hash] = (db.lastInsertedRowID, 0)
                     addedBytes += Int64(size)
                 }
             }
@@ -98,6 +105,12 @@ extension RequestLog {
             }
             lastID = db.lastInsertedRowID
             addedBytes += Int64(byteCount)
+        }
+        for (_, body) in bodies where body.addedRefs > 0 {
+            try db.executeRaw(shareBody) { values in
+                values.bind(body.addedRefs)
+                values.bind(body.id)
+            }
         }
         try addStoredBytes(addedBytes, db)
         return lastID

@@ -106,6 +106,57 @@ struct RequestLogSharedBodiesTests {
         try Log.checkIndexIntegrity(log)
     }
 
+    @Test("records stored in one burst that share bodies count every record carrying each, and each reads back its own")
+    func burstCountsEveryCarrier() throws {
+        // Given a log whose writer stores only when flushed, holding one record of a page already
+        var configuration = Log.configuration()
+        configuration.schedule = { _, _ in }
+        let log = try RequestLog.inMemory(configuration: configuration)
+        let before = try log.append(Log.record("https://a.test/before", responseBody: Self.page))
+        let other = "{\"results\":[]}"
+
+        // When one burst brings five more of that page, three of a new answer and two more of the page, in turn
+        var queued: [String] = []
+        for index in 0..<10 {
+            let body = index < 5 || index >= 8 ? Self.page : other
+            queued.append(body)
+            log.enqueue(Log.record("https://a.test/burst/\(index)", responseBody: body))
+        }
+        try log.flush()
+
+        // Then each answer is stored once, carried by every record of it, old and new
+        #expect(try Self.storedBodies(log) == [Self.page: 8, other: 3])
+        #expect(try log.sizeInBytes() == Log.sizeFromRows(log))
+        let burst = try log.records(matching: RequestFilter(limit: 100)).filter { $0.id != before }.sorted { $0.id < $1.id }
+        let bodies = try burst.map { String(decoding: try log.record(id: $0.id)?.responseBody?.data ?? Data(), as: UTF8.self) }
+        #expect(bodies.map(\.count) == queued.map(\.count))
+        #expect(bodies == queued)
+
+        try Log.checkIndexIntegrity(log)
+    }
+
+    @Test("a burst sharing one body that overflows the log evicts its own oldest records and keeps the body for the rest")
+    func burstEvictingItsOwnRecords() throws {
+        // Given an 8 KB log whose writer stores only when flushed
+        var configuration = Log.configuration(maxBytes: 8 * 1024)
+        configuration.schedule = { _, _ in }
+        let log = try RequestLog.inMemory(configuration: configuration)
+
+        // When one burst brings 40 records of one page, more than the log holds
+        for index in 0..<40 { log.enqueue(Log.record("https://a.test/poll/\(index)", responseBody: Self.page)) }
+        try log.flush()
+
+        // Then the oldest went in the same transaction, and the page is stored once for the records left, all of them
+        let left = try log.records(matching: RequestFilter(limit: 100))
+        #expect(left.count > 1 && left.count < 40)
+        #expect(left.first?.url == "https://a.test/poll/39")
+        #expect(try Self.storedBodies(log) == [Self.page: left.count])
+        for record in left { #expect(try log.record(id: record.id)?.responseBody?.data == Data(Self.page.utf8)) }
+        #expect(try log.sizeInBytes() == Log.sizeFromRows(log))
+        #expect(try log.sizeInBytes() <= 8 * 1024)
+        try Log.checkIndexIntegrity(log)
+    }
+
     @Test("evicting the oldest records over the size limit frees a shared body's bytes only with its last record")
     func oversizedEvictionCountsSharedBodiesOnce() throws {
         // Given a 40 KB log on a real file
