@@ -88,6 +88,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         limits.maxHeaderFieldSize = settings.configuration.maximumHeaderBytes
         let timeout = settings.configuration.requestHeadTimeout.components
         return [
+            VersionlessRequestLine(via: settings.via),
             HTTPResponseEncoder(configuration: .init()),
             ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop,
                                                     limitConfiguration: limits)),

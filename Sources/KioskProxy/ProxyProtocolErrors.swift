@@ -99,3 +99,52 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 }
+
+/// Watches the first request line of a connection, ahead of NIO's HTTP handlers, for one without a version (`GET /`, as
+/// HTTP/0.9 and a hand-typed request send it): llhttp then waits for header lines that never come, and the app for an
+/// answer until the head's deadline. Such a line is answered here, a 505 written as bytes (no request reached the HTTP
+/// handlers, which hold no answer to give), and the connection closed. The bytes pass on untouched as they come; the
+/// watcher leaves once the first line has ended.
+final class VersionlessRequestLine: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let via: String
+    /// Spaces seen in the line so far, and whether any other byte was (empty lines before a request are allowed).
+    private var spaces = 0
+    private var started = false
+
+    init(via: String) {
+        self.via = via
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        var ended = false
+        buffer.withUnsafeReadableBytes { bytes in
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\n") where started: ended = true
+                case UInt8(ascii: "\n"), UInt8(ascii: "\r"): break
+                case UInt8(ascii: " "): spaces += 1
+                default: started = true
+                }
+                if ended { break }
+            }
+        }
+        guard ended else { return context.fireChannelRead(data) }
+        guard spaces == 1 else {
+            context.fireChannelRead(data)
+            // Once what it read is passed on: a handler that left hands nothing on.
+            return context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+        // The decoder holds the line's start and would wait on; it is given nothing more.
+        let text = "Kiosk's proxy speaks HTTP/1.1 and HTTP/1.0; this request line names no version (HTTP/0.9, or a line cut "
+            + "short): write it as METHOD target HTTP/1.1.\n"
+        let answer = "HTTP/1.1 505 HTTP Version Not Supported\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            + "Content-Length: \(text.utf8.count)\r\nCache-Control: no-store\r\nConnection: close\r\nVia: \(via)\r\n\r\n" + text
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: answer)))
+            .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+}

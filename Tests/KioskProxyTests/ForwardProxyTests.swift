@@ -180,6 +180,8 @@ struct ForwardProxyTests {
         ("GET http://example.test/ HTTP/1.1\r\nHost: example.test\r\nBad Header: x\r\n\r\n", "400 Bad Request", "not valid HTTP/1.1"),
         ("GET http://example.test/ HTTP/1.1\nHost: example.test\n\n", "505 HTTP Version Not Supported", "does not end with CR LF"),
         ("GET http://example.test/a b HTTP/1.1\r\nHost: example.test\r\n\r\n", "400 Bad Request", "a space or a control character"),
+        ("GET http://example.test/\r\n", "505 HTTP Version Not Supported", "names no version (HTTP/0.9"),
+        ("\r\nGET /\n", "505 HTTP Version Not Supported", "names no version (HTTP/0.9"),
         ("POST http://example.test/ HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
          "400 Bad Request", "given twice"),
     ])

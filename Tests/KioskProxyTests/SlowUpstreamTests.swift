@@ -55,11 +55,12 @@ enum TricklingUpstream {
 struct SlowUpstreamTests {
     @Test("An answer whose head comes in time reaches the app whole however long its body takes, while bytes keep coming")
     func slowBodyIsNotCut() async throws {
-        // Given a request timeout of 5 s, and an upstream whose 8-byte body takes about 6.4 s, a byte every 800 ms
+        // Given a request timeout of 8 s, and an upstream whose 8-byte body takes about 9.6 s, a byte every 1.2 s
         // (the margins hold on a loaded machine, where a loop can stall for seconds: the head comes at once, and each
-        // gap is a sixth of the timeout)
-        let upstream = try await TricklingUpstream.start(body: "abcdefgh", interval: .milliseconds(800))
-        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.requestTimeout = .seconds(5) }) { proxy, upstream in
+        // gap is under a sixth of the timeout; 800 ms gaps against 5 s failed once, in a whole run of the suite on a busy
+        // machine)
+        let upstream = try await TricklingUpstream.start(body: "abcdefgh", interval: .milliseconds(1200))
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.requestTimeout = .seconds(8) }) { proxy, upstream in
             // When the app asks for it through the proxy
             let reply = try await proxy.send(.GET, upstream.url("/slow"))
             // Then it gets the whole body, not a 504 at the timeout
