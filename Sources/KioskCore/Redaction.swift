@@ -21,7 +21,11 @@ public struct Redactor: Sendable, Hashable {
     }
     /// `secretValues`, longest first, so that a key that contains another is replaced whole, each ready to be searched
     /// for; kept because every captured header and body is scrubbed.
-    private var secretsLongestFirst: [SecretNeedle] = []
+    private var secretsLongestFirst: [SecretNeedle] = [] {
+        didSet { scan = SecretScan(secretsLongestFirst) }
+    }
+    /// All of them searched for in one pass: what every captured header and body meets first.
+    private var scan = SecretScan([])
 
     /// The default list: NYT's `api-key`, Marvel's `apikey`, `hash` and `ts`, the names apps put their keys and tokens
     /// under (`api_key`, OAuth's `access_token` and `client_secret`, `password`), and credential headers.
@@ -35,6 +39,7 @@ public struct Redactor: Sendable, Hashable {
         self.headers = Set(headers.map { $0.lowercased() })
         self.secretValues = secretValues.filter { $0.count >= 6 }
         secretsLongestFirst = Self.longestFirst(self.secretValues)
+        scan = SecretScan(secretsLongestFirst)
     }
 
     private static func longestFirst(_ secrets: Set<String>) -> [SecretNeedle] {
@@ -60,17 +65,15 @@ public struct Redactor: Sendable, Hashable {
         guard !secretsLongestFirst.isEmpty else { return text }
         // Every captured header value is scrubbed: a byte scan first, as a key is almost never there.
         var text = text
-        let occurs = text.withUTF8 { utf8 in
-            secretsLongestFirst.contains { $0.occurs(in: UnsafeRawBufferPointer(utf8)) }
-        }
-        guard occurs else { return text }
+        guard text.withUTF8({ scan.occurs(in: UnsafeRawBufferPointer($0)) }) else { return text }
         // Whole keys are whole UTF-8 sequences, so replacing their bytes leaves valid UTF-8.
         return String(decoding: scrub(Data(text.utf8)), as: UTF8.self)
     }
 
     /// Bytes (a body) with every secret value replaced; unchanged when none occurs.
     public func scrub(_ data: Data) -> Data {
-        guard !secretsLongestFirst.isEmpty else { return data }
+        // One pass for all the keys first: a key is almost never there.
+        guard data.withUnsafeBytes({ scan.occurs(in: $0) }) else { return data }
         var result = data
         for secret in secretsLongestFirst {
             // Every captured body is scanned for every key: a fast scan first, as a key is almost never
@@ -168,6 +171,61 @@ struct SecretNeedle: Sendable, Hashable {
                 }
                 return false
             }
+        }
+    }
+}
+
+/// A redactor's secrets searched for all at once: Horspool's search over a set of keys (windows as long as the shortest
+/// key, each jump the shortest any key allows), so a body is read once however many keys there are, where searching for
+/// each key in turn read it once per key. A window whose last byte ends some key's first `window` bytes is compared
+/// with each such key whole.
+struct SecretScan: Sendable, Hashable {
+    /// The keys' UTF-8 bytes.
+    private let needles: [[UInt8]]
+    /// The shortest key's length: how many bytes each step of the search looks at the end of.
+    private let window: Int
+    /// Per byte value, the jump after a window ending in it (at most 255).
+    private let shifts: [UInt8]
+    /// Per byte value, whether some key's first `window` bytes end with it.
+    private let ends: [Bool]
+
+    init(_ secrets: [SecretNeedle]) {
+        needles = secrets.map(\.bytes).filter { !$0.isEmpty }
+        window = needles.map(\.count).min() ?? 0
+        var shifts = [UInt8](repeating: UInt8(min(window, 255)), count: 256)
+        var ends = [Bool](repeating: false, count: 256)
+        for needle in needles {
+            for (index, byte) in needle.prefix(window - 1).enumerated() {
+                shifts[Int(byte)] = min(shifts[Int(byte)], UInt8(min(window - 1 - index, 255)))
+            }
+            ends[Int(needle[window - 1])] = true
+        }
+        self.shifts = shifts
+        self.ends = ends
+    }
+
+    /// Whether any of the keys occurs anywhere in `haystack`.
+    func occurs(in haystack: UnsafeRawBufferPointer) -> Bool {
+        let count = haystack.count
+        guard window > 0, count >= window, let hay = haystack.baseAddress else { return false }
+        return shifts.withUnsafeBufferPointer { shifts in
+            ends.withUnsafeBufferPointer { ends in
+                var start = 0
+                while start <= count - window {
+                    let end = haystack[start + window - 1]
+                    if ends[Int(end)], matches(at: start, hay, count) { return true }
+                    start += Int(shifts[Int(end)])
+                }
+                return false
+            }
+        }
+    }
+
+    /// Whether a key whose first `window` bytes may end at `start + window - 1` is at `start` whole.
+    private func matches(at start: Int, _ hay: UnsafeRawPointer, _ count: Int) -> Bool {
+        needles.contains { needle in
+            needle.count <= count - start
+                && needle.withUnsafeBufferPointer { memcmp(hay + start, $0.baseAddress!, needle.count) == 0 }
         }
     }
 }

@@ -38,16 +38,19 @@ extension RequestLog {
         // The bodies this batch found or stored, by hash, and the references it adds to each found one: an app polling
         // one URL (a load test) sends a batch of records that share one body, which is then looked up and counted once.
         var bodies: [Data: (id: Int64, addedRefs: Int64)] = [:]
+        var worked = WorkedBodies()
         for record in records {
             let requestHeaders = headersJSON(record.requestHeaders)
             let responseHeaders = headersJSON(record.responseHeaders)
             let cacheStatus = record.cacheStatus.headerValue
             let touchedBy = touchesJSON(record.touchedBy)
-            let requestTextLength = indexedTextLength(of: record.requestBody)
-            let responseTextLength = indexedTextLength(of: record.responseBody)
+            var requestTextLength: Int?
+            var responseTextLength: Int?
             var bodyID: Int64?
             if record.requestBody != nil || record.responseBody != nil {
-                let hash = bodyHash(request: record.requestBody?.data, response: record.responseBody?.data)
+                let body = worked.body(request: record.requestBody, response: record.responseBody)
+                let hash = body.hash
+                (requestTextLength, responseTextLength) = (body.requestTextLength, body.responseTextLength)
                 if let seen = bodies[hash] {
                     bodies[hash]?.addedRefs += 1
                     bodyID = seen.id
@@ -132,6 +135,41 @@ extension RequestLog {
         return Data(hasher.finalize())
     }
 
+    /// What `insert` works out of a record's bodies, for the last few distinct bodies of a batch: a record whose bodies
+    /// are byte for byte those of one before it (an app polling a URL, a load test: most of a busy proxy's records)
+    /// reuses their hash and indexed lengths instead of hashing and validating kilobytes again. Comparing bodies costs
+    /// a length check, then a memcmp only when they may be equal: a small part of what hashing them costs.
+    struct WorkedBodies {
+        struct Body {
+            let request: Data?
+            let response: Data?
+            let hash: Data
+            let requestTextLength: Int?
+            let responseTextLength: Int?
+        }
+
+        /// The most recently seen first; at most `capacity`, enough for the few URLs an app polls at once.
+        private var recent: [Body] = []
+        private static let capacity = 4
+
+        /// The hash and indexed lengths of these bodies, worked out unless they are those of a recent record.
+        mutating func body(request: CapturedBody?, response: CapturedBody?) -> Body {
+            let (request, response) = (request?.data, response?.data)
+            if let index = recent.firstIndex(where: { $0.request?.count == request?.count && $0.response?.count == response?.count
+                && $0.request == request && $0.response == response }) {
+                let body = recent[index]
+                if index > 0 { recent.remove(at: index); recent.insert(body, at: 0) }
+                return body
+            }
+            let body = Body(request: request, response: response, hash: RequestLog.bodyHash(request: request, response: response),
+                            requestTextLength: RequestLog.indexedTextLength(of: request),
+                            responseTextLength: RequestLog.indexedTextLength(of: response))
+            if recent.count == Self.capacity { recent.removeLast() }
+            recent.insert(body, at: 0)
+            return body
+        }
+    }
+
     /// Headers as a JSON array of [name, value] pairs: order and duplicates are kept.
     private static func headersJSON(_ headers: [RequestRecord.HeaderField]) -> String {
         OrderedJSON.pairsText(headers.lazy.map { (name: $0.name, value: $0.value) })
@@ -149,10 +187,10 @@ extension RequestLog {
         return encoder
     }()
 
-    /// How many leading bytes of `body` are indexed: up to `maxIndexedBodyBytes`, cut before a
+    /// How many leading bytes of `data` (a body) are indexed: up to `maxIndexedBodyBytes`, cut before a
     /// character that does not fit, or nil when the body is empty or not UTF-8 text (an image).
-    static func indexedTextLength(of body: CapturedBody?) -> Int? {
-        guard let data = body?.data, !data.isEmpty else { return nil }
+    static func indexedTextLength(of data: Data?) -> Int? {
+        guard let data, !data.isEmpty else { return nil }
         return data.withUnsafeBytes { bytes -> Int? in
             var end = min(bytes.count, maxIndexedBodyBytes)
             // Find the lead byte of the last character before `end` (at most 3 continuation bytes

@@ -64,6 +64,44 @@ struct CoreTests {
         #expect(redactor.scrub("abc") == "abc")
     }
 
+    @Test("Searching for several keys at once finds one exactly where a search for each key in turn does")
+    func secretScanAgreesWithSearchingEachKey() {
+        // Given keys of different lengths over a small alphabet, one the start of another, one ending like another
+        let keys = ["abcaab", "abcaabcb", "bacbbaca", "cabbacabbc", "aabcaab"]
+        let scan = SecretScan(keys.map(SecretNeedle.init))
+        var state: UInt64 = 2026
+        /// SplitMix64: a fixed sequence, so a failure names a body that fails again.
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+
+        // When 4,000 bodies of 0 to 40 bytes of that alphabet, many holding a key or most of one, are searched
+        var found = 0
+        for _ in 0..<4000 {
+            var body = (0..<Int(next() % 41)).map { _ in [UInt8(ascii: "a"), UInt8(ascii: "b"), UInt8(ascii: "c")][Int(next() % 3)] }
+            if next() % 3 == 0, !body.isEmpty {
+                let key = Array(keys[Int(next() % UInt64(keys.count))].utf8)
+                let at = Int(next() % UInt64(body.count))
+                body.insert(contentsOf: key.prefix(key.count - Int(next() % 2)), at: at)
+            }
+            let expected = keys.contains { key in
+                let key = Array(key.utf8)
+                return body.count >= key.count && (0...(body.count - key.count)).contains { Array(body[$0..<($0 + key.count)]) == key }
+            }
+            found += expected ? 1 : 0
+
+            // Then the scan says a key is there exactly when one is
+            #expect(body.withUnsafeBytes { scan.occurs(in: $0) } == expected, "\(String(decoding: body, as: UTF8.self))")
+        }
+        #expect(found > 500)
+        // And a scan for no keys finds none
+        #expect(Data("abcaab".utf8).withUnsafeBytes { SecretScan([]).occurs(in: $0) } == false)
+    }
+
     @Test("Redaction replaces credential headers, case-insensitively")
     func redactsHeaders() {
         let headers: HTTPHeaderFields = ["authorization": "Bearer x", "Cookie": "a=b", "Accept": "application/json"]

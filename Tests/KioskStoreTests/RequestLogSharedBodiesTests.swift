@@ -135,6 +135,52 @@ struct RequestLogSharedBodiesTests {
         try Log.checkIndexIntegrity(log)
     }
 
+    @Test("a burst interleaving more answers of one length than the writer keeps at hand stores and indexes each record's own")
+    func burstInterleavingSameLengthBodies() throws {
+        // Given a log whose writer stores only when flushed, and six answers of the same length that differ in one word
+        var configuration = Log.configuration()
+        configuration.schedule = { _, _ in }
+        let log = try RequestLog.inMemory(configuration: configuration)
+        let answers = (0..<6).map { "{\"name\":\"word\(["alpha", "bravo", "delta", "gamma", "kappa", "omega"][$0])\"}" }
+        #expect(Set(answers.map(\.utf8.count)).count == 1)
+
+        // When one burst carries them forwards, forwards again, then backwards, and then one with the same answer
+        // as the last but a request body, and one with an empty request body
+        let order = Array(0..<6) + Array(0..<6) + Array((0..<6).reversed())
+        for (position, index) in order.enumerated() {
+            log.enqueue(Log.record("https://a.test/\(position)", responseBody: answers[index]))
+        }
+        log.enqueue(Log.record("https://a.test/sent", requestBody: CapturedBody(data: Data("q".utf8), originalSize: 1),
+                               responseBody: answers[0]))
+        log.enqueue(Log.record("https://a.test/empty", requestBody: CapturedBody(data: Data(), originalSize: 0),
+                               responseBody: answers[0]))
+        try log.flush()
+        try log.updateSearchIndex()
+
+        // Then every record reads back its own answer, each answer is stored once for its records, the two with
+        // request bodies each have bodies of their own, and each answer's word finds exactly its records
+        let records = try log.records(matching: RequestFilter(limit: 100))
+        for record in records {
+            let position = Int(record.url.split(separator: "/").last ?? "")
+            let expected = position.map { answers[order[$0]] } ?? answers[0]
+            #expect(try log.record(id: record.id)?.responseBody?.data == Data(expected.utf8))
+        }
+        #expect(try log.record(id: try #require(records.first { $0.url.hasSuffix("/sent") }).id)?.requestBody?.data == Data("q".utf8))
+        #expect(try log.record(id: try #require(records.first { $0.url.hasSuffix("/empty") }).id)?.requestBody?.data == Data())
+        let (bodies, references) = try log.writer.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM logBody"), try Int.fetchOne(db, sql: "SELECT SUM(refs) FROM logBody"))
+        }
+        #expect(bodies == 8)
+        #expect(references == 20)
+        for (index, word) in ["alpha", "bravo", "delta", "gamma", "kappa", "omega"].enumerated() {
+            let expected = Set(order.enumerated().filter { $0.element == index }.map { "https://a.test/\($0.offset)" })
+                .union(index == 0 ? ["https://a.test/sent", "https://a.test/empty"] : [])
+            #expect(Set(try log.records(matching: RequestFilter(text: "word\(word)", limit: 100)).map(\.url)) == expected)
+        }
+        #expect(try log.sizeInBytes() == Log.sizeFromRows(log))
+        try Log.checkIndexIntegrity(log)
+    }
+
     @Test("a burst sharing one body that overflows the log evicts its own oldest records and keeps the body for the rest")
     func burstEvictingItsOwnRecords() throws {
         // Given an 8 KB log whose writer stores only when flushed

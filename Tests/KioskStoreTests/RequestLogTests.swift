@@ -218,11 +218,11 @@ struct RequestLogTests {
 
         // And the indexed length never splits a character (a capture limit may have cut one)
         let euro = Data("ab€".utf8)  // € is 3 bytes
-        #expect(RequestLog.indexedTextLength(of: CapturedBody(data: euro, originalSize: 5)) == 5)
-        #expect(RequestLog.indexedTextLength(of: CapturedBody(data: euro.prefix(4), originalSize: 5)) == 2)
-        #expect(RequestLog.indexedTextLength(of: CapturedBody(data: Data(), originalSize: 0)) == nil)
+        #expect(RequestLog.indexedTextLength(of: euro) == 5)
+        #expect(RequestLog.indexedTextLength(of: euro.prefix(4)) == 2)
+        #expect(RequestLog.indexedTextLength(of: Data()) == nil)
         let capped = Data(repeating: 0x61, count: RequestLog.maxIndexedBodyBytes - 1) + Data("€".utf8)
-        #expect(RequestLog.indexedTextLength(of: CapturedBody(data: capped, originalSize: capped.count))
+        #expect(RequestLog.indexedTextLength(of: capped)
             == RequestLog.maxIndexedBodyBytes - 1)
     }
 
