@@ -21,8 +21,8 @@ public struct Redactor: Sendable, Hashable {
     }
     /// `secretValues`, longest first, so that a key that contains another is replaced whole, each ready to be searched
     /// for; kept because every captured header and body is scrubbed.
-    private var secretsLongestFirst: [SecretNeedle] = [] {
-        didSet { scan = SecretScan(secretsLongestFirst) }
+    private var secretsLongestFirst: [SecretScan] = [] {
+        didSet { scan = SecretScan(secretsLongestFirst.flatMap(\.needles)) }
     }
     /// All of them searched for in one pass: what every captured header and body meets first.
     private var scan = SecretScan([])
@@ -39,11 +39,11 @@ public struct Redactor: Sendable, Hashable {
         self.headers = Set(headers.map { $0.lowercased() })
         self.secretValues = secretValues.filter { $0.count >= 6 }
         secretsLongestFirst = Self.longestFirst(self.secretValues)
-        scan = SecretScan(secretsLongestFirst)
+        scan = SecretScan(secretsLongestFirst.flatMap(\.needles))
     }
 
-    private static func longestFirst(_ secrets: Set<String>) -> [SecretNeedle] {
-        secrets.sorted { ($0.utf8.count, $0) > ($1.utf8.count, $1) }.map(SecretNeedle.init)
+    private static func longestFirst(_ secrets: Set<String>) -> [SecretScan] {
+        secrets.sorted { ($0.utf8.count, $0) > ($1.utf8.count, $1) }.map { SecretScan([Array($0.utf8)]) }
     }
 
     /// A copy that also replaces these secret values wherever they appear.
@@ -76,10 +76,9 @@ public struct Redactor: Sendable, Hashable {
         guard data.withUnsafeBytes({ scan.occurs(in: $0) }) else { return data }
         var result = data
         for secret in secretsLongestFirst {
-            // Every captured body is scanned for every key: a fast scan first, as a key is almost never
-            // there and `Data.range(of:)` is a slow byte-by-byte search on Linux.
+            // Some key is there: which, by each key's own scan, as `Data.range(of:)` is a slow byte-by-byte search on Linux.
             guard result.withUnsafeBytes({ secret.occurs(in: $0) }) else { continue }
-            let needle = Data(secret.bytes)
+            let needle = Data(secret.needles[0])
             let replacement = Data(Self.placeholder.utf8)
             var searchStart = result.startIndex
             while let range = result.range(of: needle, in: searchStart..<result.endIndex) {
@@ -138,50 +137,14 @@ extension URL {
     public var redactedString: String { Redactor.standard.redact(self) }
 }
 
-/// A secret's bytes with what Horspool's search needs: for each byte value, how far the search may jump when it ends a
-/// window that is not the secret. Scanning a body for a key with memchr stopped at every byte equal to the key's first
-/// (a random key's first character is in a JSON body hundreds of times); this looks at about one byte in the key's
-/// length, as a key's bytes are rarely at the end of a window.
-struct SecretNeedle: Sendable, Hashable {
-    /// The secret's UTF-8 bytes.
-    let bytes: [UInt8]
-    /// Per byte value, the jump after a window ending in it (at most 255: a longer key jumps less).
-    private let shifts: [UInt8]
-
-    init(_ secret: String) {
-        bytes = Array(secret.utf8)
-        var shifts = [UInt8](repeating: UInt8(min(bytes.count, 255)), count: 256)
-        for (index, byte) in bytes.dropLast().enumerated() { shifts[Int(byte)] = UInt8(min(bytes.count - 1 - index, 255)) }
-        self.shifts = shifts
-    }
-
-    /// Whether the secret occurs anywhere in `haystack`.
-    func occurs(in haystack: UnsafeRawBufferPointer) -> Bool {
-        let length = bytes.count
-        guard length > 0, haystack.count >= length, let hay = haystack.baseAddress else { return false }
-        return bytes.withUnsafeBufferPointer { needle in
-            shifts.withUnsafeBufferPointer { shifts in
-                guard let pattern = needle.baseAddress else { return false }
-                let last = needle[length - 1]
-                var start = 0
-                while start <= haystack.count - length {
-                    let end = haystack[start + length - 1]
-                    if end == last, memcmp(hay + start, pattern, length - 1) == 0 { return true }
-                    start += Int(shifts[Int(end)])
-                }
-                return false
-            }
-        }
-    }
-}
-
-/// A redactor's secrets searched for all at once: Horspool's search over a set of keys (windows as long as the shortest
-/// key, each jump the shortest any key allows), so a body is read once however many keys there are, where searching for
-/// each key in turn read it once per key. A window whose last byte ends some key's first `window` bytes is compared
-/// with each such key whole.
+/// Secrets searched for in bytes: Horspool's search over a set of keys (windows as long as the shortest key, each jump
+/// the shortest any key allows), so a body is read once however many keys there are. Scanning for a key with memchr
+/// stopped at every byte equal to its first (a random key's first character is in a JSON body hundreds of times); this
+/// looks at about one byte in the shortest key's length, as the keys' bytes are rarely at the end of a window. A window
+/// whose last byte ends some key's first `window` bytes is compared with each such key whole.
 struct SecretScan: Sendable, Hashable {
     /// The keys' UTF-8 bytes.
-    private let needles: [[UInt8]]
+    let needles: [[UInt8]]
     /// The shortest key's length: how many bytes each step of the search looks at the end of.
     private let window: Int
     /// Per byte value, the jump after a window ending in it (at most 255).
@@ -189,8 +152,9 @@ struct SecretScan: Sendable, Hashable {
     /// Per byte value, whether some key's first `window` bytes end with it.
     private let ends: [Bool]
 
-    init(_ secrets: [SecretNeedle]) {
-        needles = secrets.map(\.bytes).filter { !$0.isEmpty }
+    /// A search for these keys (their UTF-8 bytes; empty ones are left out).
+    init(_ keys: [[UInt8]]) {
+        needles = keys.filter { !$0.isEmpty }
         window = needles.map(\.count).min() ?? 0
         var shifts = [UInt8](repeating: UInt8(min(window, 255)), count: 256)
         var ends = [Bool](repeating: false, count: 256)

@@ -68,7 +68,7 @@ struct CoreTests {
     func secretScanAgreesWithSearchingEachKey() {
         // Given keys of different lengths over a small alphabet, one the start of another, one ending like another
         let keys = ["abcaab", "abcaabcb", "bacbbaca", "cabbacabbc", "aabcaab"]
-        let scan = SecretScan(keys.map(SecretNeedle.init))
+        let scan = SecretScan(keys.map { Array($0.utf8) })
         var state: UInt64 = 2026
         /// SplitMix64: a fixed sequence, so a failure names a body that fails again.
         func next() -> UInt64 {
