@@ -98,6 +98,29 @@ def test_settings_says_what_the_device_holds_and_clear_empties_it(start_server, 
         driver.quit()
 
 
+def test_saving_for_offline_from_an_error_page_neither_keeps_it_nor_asks_for_it_again(start_server, tmp_path):
+    # Given a phone whose first page of Kiosk is a 404 (a mistyped address).
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/no-such-catalog"))
+        assert driver.execute_script("return document.querySelector('#main')?.dataset.view") == "error"
+
+        # When saving for offline runs in the background from it.
+        wait_until_saved_for_offline(driver)
+
+        # Then the catalogs were saved, the error page was not, and the page asked for its own address only once
+        # (its navigation): a second 404 would be logged, late, as the next page's console error.
+        pages = {entry["url"] for entry in device_call(driver, "entries", "page")}
+        assert "/rickandmorty" in pages and "/no-such-catalog" not in pages, sorted(pages)
+        fetched = driver.execute_script(
+            "return performance.getEntriesByType('resource').filter(e => new URL(e.name).pathname === '/no-such-catalog')"
+            ".map(e => e.initiatorType)")
+        assert fetched == [], fetched
+    finally:
+        driver.quit()
+
+
 def test_the_device_evicts_the_least_recently_used_pages_first_to_stay_within_its_limit(start_server, tmp_path):
     # Given a device holding pages read in a known order.
     server = start_server(str(tmp_path / "data"))

@@ -228,8 +228,10 @@
       const pages = new Set(), pictures = new Set();
       let done = 0, total = 0;
       const progress = () => { if (saving) usage(say("saving", { done, total })); };
-      // This page too: the first one seen was loaded before the worker was there to keep it.
-      const lists = [...new Set([location.pathname + location.search, routes.home,
+      // This page too (the first one seen was loaded before the worker was there to keep it), unless it is an
+      // error page: there is nothing to keep, and asking again would only log its failure once more.
+      const here = main?.dataset.view === "error" ? [] : [location.pathname + location.search];
+      const lists = [...new Set([...here, routes.home,
                                  ...$$("nav.tabs a[href]").map(link => link.getAttribute("href"))])];
       const fetchPage = async url => {
         const response = await fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin" });
