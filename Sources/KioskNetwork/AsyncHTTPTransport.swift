@@ -55,10 +55,20 @@ public struct TransportConfiguration: Sendable, Hashable {
 /// failure into a `KioskError` that says what happened. It follows no redirect: `PolicyTransport`
 /// above it follows them, each target checked by the outbound policy.
 public final class AsyncHTTPTransport: HTTPTransport {
-    /// One client (connection pool) per proxy in use, the key nil the direct one, with the set-up times of
-    /// its connections; nil once shut down, so a request still running (a background revalidation) cannot
+    /// One client (connection pool) per proxy in use (nil: the direct one) and event loop (see `Pool`), with the set-up
+    /// times of its connections; nil once shut down, so a request still running (a background revalidation) cannot
     /// create a client nobody will close.
-    private let clients = Mutex<[URL?: (client: HTTPClient, setups: ConnectionSetups)]?>([:])
+    private let clients = Mutex<[Pool: (client: HTTPClient, setups: ConnectionSetups)]?>([:])
+
+    /// What a connection pool is kept for: a proxy (nil: direct), and the event loop its connections live on, or none
+    /// (the whole group) for a request made off the loops. A request made on an event loop (a proxied one: see KioskProxy's
+    /// EventLoopTaskExecutor) gets a pool of that loop's own: AsyncHTTPClient leases an idle connection of any loop
+    /// before it opens one on the loop asked for, so with one pool an app's connection on one loop and the upstream's
+    /// on the other stayed so, every exchange crossing threads four times (an eventfd wake-up each way, twice).
+    private struct Pool: Hashable {
+        var proxy: URL?
+        var loop: ObjectIdentifier?
+    }
     private let configuration: TransportConfiguration
 
     /// Creates a transport whose connection pools run on the shared event loop group.
@@ -66,10 +76,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
         self.configuration = configuration
     }
 
-    private func client(proxy: URL?) throws(KioskError) -> (client: HTTPClient, setups: ConnectionSetups) {
-        try clients.withLock { clients throws(KioskError) in
+    /// The pool for `proxy` on `loop` (nil: any loop of the shared group), made on first use.
+    private func client(proxy: URL?, on loop: (any EventLoop)?) throws(KioskError) -> (client: HTTPClient, setups: ConnectionSetups) {
+        let pool = Pool(proxy: proxy, loop: loop.map { ObjectIdentifier($0) })
+        return try clients.withLock { clients throws(KioskError) in
             guard let open = clients else { throw KioskError.cancelled }
-            if let client = open[proxy] { return client }
+            if let client = open[pool] { return client }
             var clientConfiguration = HTTPClient.Configuration(
                 redirectConfiguration: .disallow,
                 timeout: .init(connect: Self.timeAmount(configuration.connectTimeout),
@@ -108,11 +120,22 @@ public final class AsyncHTTPTransport: HTTPTransport {
                     setups.note(id, announcesVersion: announcesVersion, at: ContinuousClock.now)
                 }
             }
-            let client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
+            let group: any EventLoopGroup = loop ?? MultiThreadedEventLoopGroup.singleton
+            let client = HTTPClient(eventLoopGroupProvider: .shared(group),
                                     configuration: clientConfiguration, backgroundActivityLogger: poolLogger)
-            clients?[proxy] = (client, setups)
+            clients?[pool] = (client, setups)
             return (client, setups)
         }
+    }
+
+    /// The shared group's loops, which live as long as the process.
+    private static let sharedLoops: [any EventLoop] = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
+
+    /// The loop of the shared group this code runs on, if any. Only those get a pool of their own: a loop of another
+    /// group may be shut down, and its identity given to a new one.
+    private static func sharedLoop() -> (any EventLoop)? {
+        guard let current = MultiThreadedEventLoopGroup.currentEventLoop else { return nil }
+        return sharedLoops.first { $0 === current }
     }
 
     /// Closes the connection pools; call once when the process no longer needs the transport.
@@ -158,10 +181,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
         // A proxy streams what it cannot hold (an event stream, a body past the limit); Kiosk's own requests never do.
         let streams = configuration.passesThrough
         // An exchange running on an event loop (a proxied one: see KioskProxy's EventLoopTaskExecutor) is answered on
-        // that loop, and AsyncHTTPClient prefers a connection of that loop (its `.indifferent` asks the group for `any()`
-        // loop, which is the current one): no thread hop between the app's connection and the upstream's. Requiring
-        // the loop (`.delegateAndChannel`) would make the pool open a short-lived "overflow" connection per request.
-        let (http, setups) = try client(proxy: proxy)
+        // that loop, by a pool whose connections are all on it (`Pool`): no thread hop between the app's connection and
+        // the upstream's. Requiring the loop of a shared pool (`.delegateAndChannel`) would make it open a short-lived
+        // "overflow" connection per request whenever its idle ones are on the other loop.
+        let current = Self.sharedLoop()
+        let (http, setups) = try client(proxy: proxy, on: current)
         // A request a server let die unanswered on a connection it had kept open goes again, on another connection,
         // when sending it twice is harmless (see `StaleConnection`).
         let replayable = request.bodyStream == nil && StaleConnection.replayableMethods.contains(request.method)
@@ -169,7 +193,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         while true {
             let clock = ContinuousClock()
             let start = clock.now
-            let loop = MultiThreadedEventLoopGroup.singleton.any()
+            let loop = current ?? MultiThreadedEventLoopGroup.singleton.any()
             let ready = loop.makePromise(of: ResponseCollector.Collected.self)
             let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, budget: configuration.heldBodies,
                                               url: request.url, ready: ready)

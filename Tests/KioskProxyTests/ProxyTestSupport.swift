@@ -212,28 +212,49 @@ struct ProxyHarness {
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
+    /// One request of an app: method, whole URL, fields, body.
+    struct Request {
+        var method: HTTPMethod = .GET
+        var url: String
+        var headers: [(String, String)] = []
+        var body: String?
+    }
+
     /// Sends one request for a whole URL to the proxy on a fresh connection, as an app with an HTTP proxy set does
     /// for http:// URLs (curl, a browser, HTTP_PROXY), and reads the answer as sent: no decompression, no redirect.
     func send(_ method: HTTPMethod = .GET, _ url: String, headers: [(String, String)] = [], body: String? = nil) async throws -> Answer {
+        try await send(keptAlive: [Request(method: method, url: url, headers: headers, body: body)])[0]
+    }
+
+    /// Sends `requests` one after the other on one kept-alive connection, each once the answer before it has ended, as
+    /// an app does; the answers in order.
+    func send(keptAlive requests: [Request]) async throws -> [Answer] {
         try await connect().executeThenClose { inbound, outbound in
-            var fields = HTTPHeaders(headers)
-            if !fields.contains(name: "Host"), let host = URLComponents(string: url)?.host {
-                fields.add(name: "Host", value: host + (URLComponents(string: url)?.port.map { ":\($0)" } ?? ""))
-            }
-            if let body { fields.replaceOrAdd(name: "Content-Length", value: String(body.utf8.count)) }
-            try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: method, uri: url, headers: fields)))
-            if let body { try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body)))) }
-            try await outbound.write(.end(nil))
-            var head: HTTPResponseHead?
-            var received = ByteBuffer()
-            for try await part in inbound {
-                switch part {
-                case .head(let value): head = value
-                case .body(var chunk): received.writeBuffer(&chunk)
-                case .end: return Answer(head: head!, body: Data(received.readableBytesView))
+            var parts = inbound.makeAsyncIterator()
+            var answers: [Answer] = []
+            for request in requests {
+                var fields = HTTPHeaders(request.headers)
+                if !fields.contains(name: "Host"), let host = URLComponents(string: request.url)?.host {
+                    fields.add(name: "Host", value: host + (URLComponents(string: request.url)?.port.map { ":\($0)" } ?? ""))
                 }
+                if let body = request.body { fields.replaceOrAdd(name: "Content-Length", value: String(body.utf8.count)) }
+                try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: request.method, uri: request.url, headers: fields)))
+                if let body = request.body { try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body)))) }
+                try await outbound.write(.end(nil))
+                var head: HTTPResponseHead?
+                var received = ByteBuffer()
+                answer: while true {
+                    switch try await parts.next() {
+                    case .head(let value): head = value
+                    case .body(var chunk): received.writeBuffer(&chunk)
+                    case .end: break answer
+                    case nil:
+                        throw KioskError.transport(url: request.url, message: "the proxy closed the connection before the answer's end")
+                    }
+                }
+                answers.append(Answer(head: head!, body: Data(received.readableBytesView)))
             }
-            throw KioskError.transport(url: url, message: "the proxy closed the connection before the answer's end")
+            return answers
         }
     }
 
