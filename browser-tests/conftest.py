@@ -394,13 +394,11 @@ def row_titles(driver, selector: str = "#results ul.items > li", visible_only: b
     return driver.execute_script(script, selector, visible_only)
 
 
-def severe_console_errors(driver, ignore: tuple[str, ...] = (), since: float | None = None) -> list[dict]:
-    """SEVERE browser console entries since the last call, without the favicon's 404; with `since` (milliseconds since
-    the epoch), only those logged from then on: chromedriver may hand over an earlier page's entry after it was read."""
+def severe_console_errors(driver, ignore: tuple[str, ...] = ()) -> list[dict]:
+    """SEVERE browser console entries since the last call, without the favicon's 404."""
     return [entry for entry in driver.get_log("browser")
             if entry.get("level") == "SEVERE" and "favicon.ico" not in entry.get("message", "")
-            and not any(pattern in entry.get("message", "") for pattern in ignore)
-            and (since is None or entry.get("timestamp", since) >= since)]
+            and not any(pattern in entry.get("message", "") for pattern in ignore)]
 
 
 def screenshot(driver, name: str, size: tuple[int, int]) -> Path:

@@ -4,7 +4,6 @@ no horizontal scrolling on a phone, no serious accessibility violation; a screen
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -45,27 +44,23 @@ def drivers():
         driver.quit()
 
 
-def open_screen(driver, server, paths, screen: str) -> float:
-    """Opens `screen` and lets it settle; returns when it was asked for, in milliseconds since the epoch (the
-    browser log's clock), so that an entry an earlier screen logged late is not read as this one's."""
+def open_screen(driver, server, paths, screen: str):
     driver.get_log("browser")  # drop what earlier screens logged
-    started = time.time() * 1000
     driver.get(server.url(paths[screen]))
     page_ready(driver)
     # Let the deferred script settle (revalidation fetches, image errors) before reading the log.
     driver.execute_script("return new Promise(resolve => setTimeout(resolve, 400))")
-    return started
 
 
 @pytest.mark.parametrize("width", list(WIDTHS))
 @pytest.mark.parametrize("screen", SCREEN_NAMES)
 def test_every_screen_renders_a_heading_without_script_errors_or_sideways_scrolling(server, paths, drivers, screen, width):
     driver = drivers(width)
-    started = open_screen(driver, server, paths, screen)
+    open_screen(driver, server, paths, screen)
     url = server.url(paths[screen])
     # The 404 screen's own status is logged as a failed load; anything else is an error.
     ignore = (url,) if screen == "not-found" else ()
-    errors = severe_console_errors(driver, ignore=ignore, since=started)
+    errors = severe_console_errors(driver, ignore=ignore)
 
     headings = [h for h in driver.find_elements(By.TAG_NAME, "h1") if h.is_displayed() and h.text.strip()]
     overflow = driver.execute_script(
