@@ -352,6 +352,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
         if let parserError = error as? HTTPParserError, parserError != .invalidEOFState {
             return .transport(url: url, message: unreadableAnswer(parserError))
         }
+        // NIO's own words name the system call that saw it ("read(descriptor:pointer:size:): Connection reset by peer").
+        if let ioError = error as? IOError, ioError.errnoCode == ECONNRESET || ioError.errnoCode == EPIPE {
+            return .transport(url: url, message: ioError.errnoCode == ECONNRESET
+                ? "the upstream reset the connection (ECONNRESET) before its answer was complete"
+                : "the upstream closed the connection (EPIPE) while the request was still being sent")
+        }
         let text = String(describing: error)
         if text.contains("invalidEOFState") || text.contains("EOF") {
             return .truncatedBody(url: url, expected: expectedLength ?? 0, received: received)

@@ -46,4 +46,31 @@ struct TransportFailureTests {
         }
         #expect(message.contains("the system has as many files open as it allows"), "\(message)")
     }
+
+    @Test("An upstream that resets the connection is said to have reset it, not in the words of the system call that saw it")
+    func reset() {
+        // Given the error NIO throws when a read meets a TCP reset
+        let error = IOError(errnoCode: ECONNRESET, reason: "read(descriptor:pointer:size:)")
+        // When it is classified
+        let classified = AsyncHTTPTransport.classify(error, url: "http://example.test/", host: "example.test",
+                                                     expectedLength: nil, received: 0, timeout: .seconds(15))
+        // Then it is a transport failure that says the upstream reset the connection, without NIO's call
+        guard case .transport(_, let message) = classified else {
+            Issue.record("classified as \(classified)")
+            return
+        }
+        #expect(message == "the upstream reset the connection (ECONNRESET) before its answer was complete")
+    }
+
+    @Test("A reset after part of a body with a known length is a truncated answer, with the bytes received")
+    func resetMidBody() {
+        let classified = AsyncHTTPTransport.classify(IOError(errnoCode: ECONNRESET, reason: "read(descriptor:pointer:size:)"),
+                                                     url: "http://example.test/", host: "example.test", expectedLength: 100,
+                                                     received: 7, timeout: .seconds(15))
+        guard case .truncatedBody(_, let expected, let received) = classified else {
+            Issue.record("classified as \(classified)")
+            return
+        }
+        #expect(expected == 100 && received == 7)
+    }
 }

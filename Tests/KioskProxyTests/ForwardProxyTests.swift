@@ -128,6 +128,24 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("An upstream that resets the connection on the request is a 502 that says it reset it, in the log too; the proxy keeps serving")
+    func reset() async throws {
+        // Given an upstream that answers every request with a TCP reset (SO_LINGER 0, then close)
+        let resetting = try await LoopbackServer.start { channel in
+            try channel.pipeline.syncOperations.addHandler(ResetOnRead())
+        }
+        try await withProxy(to: resetting, stop: { await $0.stop() }) { proxy, resetting in
+            // When an app asks it for something through the proxy
+            let answer = try await proxy.send(.GET, resetting.url("/x"))
+            // Then the app gets a 502 that says the upstream reset the connection, in words, not NIO's system call
+            #expect(answer.status == .badGateway)
+            #expect(answer.text.contains("reset the connection"), "\(answer.text)")
+            #expect(!answer.text.contains("descriptor:"), "\(answer.text)")
+            let record = try #require(try proxy.records().first { $0.endpoint == "127.0.0.1:\(resetting.port)" })
+            #expect(record.error?.contains("reset the connection") == true, "\(record.error ?? "no error")")
+        }
+    }
+
     @Test("A CONNECT tunnel carries an app's bytes both ways untouched, and is logged with its host and sizes")
     func tunnel() async throws {
         try await withProxy { proxy, upstream in
@@ -500,6 +518,18 @@ struct HostFilterTests {
             // A value that is no host is refused, saying what is accepted
             #expect(throws: FilterSyntaxError.self) { try RequestFilter(parsing: "host:http://x/") }
             #expect(try RequestFilter(parsing: "host:Example.COM:8080").inLanguage == "host:example.com:8080")
+        }
+    }
+}
+
+/// Resets its connection at the first bytes it reads: a TCP RST, as a crashed or hostile upstream sends.
+private final class ResetOnRead: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let channel = context.channel
+        (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
+            channel.close(promise: nil)
         }
     }
 }
