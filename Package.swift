@@ -229,6 +229,7 @@ let package = Package(
             name: "KioskProxyTests",
             dependencies: ["KioskProxy", "KioskApp", "KioskCore", "KioskDebugger", "KioskDemoUpstream", "KioskTestSupport",
                            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                           .product(name: "NIOTLS", package: "swift-nio"),
                            .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                            .product(name: "NIOHPACK", package: "swift-nio-http2"),
                            .product(name: "X509", package: "swift-certificates"),

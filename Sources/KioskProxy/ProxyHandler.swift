@@ -415,8 +415,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// CONNECT to a host Kiosk reads: answered 200 at once (nothing is asked of the upstream until a request comes:
-    /// interception works offline), then TLS with a leaf of Kiosk's CA for the host, and HTTP inside it, each
-    /// request forwarded as `https://host:port/...`.
+    /// interception works offline), then TLS with a leaf of Kiosk's CA for the name the app's TLS hello asks for (SNI),
+    /// else the CONNECT's host, and HTTP inside it, each request forwarded as `https://name:port/...`.
     private func intercept(_ head: HTTPRequestHead, target: (host: String, port: Int), authority: ProxyAuthority,
                            context: ChannelHandlerContext) {
         // Minting costs a signature and a TLS context: off the event loop.
@@ -429,37 +429,50 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                                 closes: true), to: head, context: context)
                 case .success(let sslContext):
                     let channel = context.channel
-                    let host = target.host.contains(":") ? "[\(target.host)]" : target.host
                     let settings = settings
-                    /// The handlers reading the app's requests as `scheme` URLs of the CONNECT's host and port.
-                    func inner(_ scheme: String, defaultPort: Int) -> [any ChannelHandler]? {
+                    /// The handlers reading the app's requests as `scheme` URLs of `name` (the CONNECT's host unless the
+                    /// app's TLS hello named another) and the CONNECT's port.
+                    func inner(_ scheme: String, name: String = target.host, defaultPort: Int) -> [any ChannelHandler]? {
+                        let host = name.contains(":") ? "[\(name)]" : name
                         guard let base = URL(string: "\(scheme)://\(host)\(target.port == defaultPort ? "" : ":\(target.port)")") else { return nil }
                         return Self.httpHandlers(settings, origin: Origin(base: base, isReverse: false))
                     }
-                    guard let secure = inner("https", defaultPort: 443), let plain = inner("http", defaultPort: 80) else {
+                    guard let plain = inner("http", defaultPort: 80) else {
                         return channel.close(promise: nil)
                     }
+                    let timeout = settings.configuration.requestHeadTimeout
                     do {
-                        let leftovers = LeftoverBytes()
-                        try channel.pipeline.syncOperations.addHandler(leftovers, position: .after(self))
-                        try leaveHTTP(context: context, established: head.version)
-                        let operations = channel.pipeline.syncOperations
                         // TLS (a handshake record first) is read with a leaf for the host; anything else as plain HTTP, which
                         // some apps send through a CONNECT too (`curl -p`, WebSocket clients for ws:// behind HTTPS_PROXY).
-                        let sniffer = TunnelSniffer(timeout: settings.configuration.requestHeadTimeout) { operations, sniffer, isTLS in
-                            if isTLS {
-                                let tls = NIOSSLServerHandler(context: sslContext)
-                                try operations.addHandler(tls, position: .after(sniffer))
-                                try operations.addHandlers(secure, position: .after(tls))
-                            } else {
-                                try operations.addHandlers(plain, position: .after(sniffer))
-                            }
+                        let sniffer = TunnelSniffer(timeout: timeout) { operations, sniffer, isTLS in
+                            guard isTLS else { return try operations.addHandlers(plain, position: .after(sniffer)) }
+                            // The hello is read whole first, for the name it asks for: an app that connected to an address
+                            // (it resolved the name itself) verifies the leaf against that name, not the address. From now
+                            // the handshake has the head's timeout to complete.
+                            let deadline = HandshakeDeadline(timeout: timeout)
+                            let hello = ByteToMessageHandler(SNIHandler { result in
+                                let name = ProxyMessages.serverName(result, connectedTo: target.host)
+                                let leaf = name == target.host ? channel.eventLoop.makeSucceededFuture((sslContext, name))
+                                    : NIOThreadPool.singleton.runIfActive(eventLoop: channel.eventLoop) { try authority.serverContext(for: name) }
+                                        .map { ($0, name) }
+                                        // A name no leaf can be made for: the CONNECT's host's, which the app may still accept.
+                                        .flatMapErrorThrowing { _ in (sslContext, target.host) }
+                                // On the connection's loop (the SNI handler's callback runs there, and so does this).
+                                return leaf.assumeIsolated().flatMapThrowing { context, name in
+                                    let operations = channel.pipeline.syncOperations
+                                    guard let secure = inner("https", name: name, defaultPort: 443) else { throw ChannelError.inappropriateOperationForState }
+                                    // Before the deadline, which must follow TLS to see its handshake end.
+                                    try operations.addHandler(NIOSSLServerHandler(context: context), position: .before(deadline))
+                                    try operations.addHandlers(secure, position: .after(deadline))
+                                }.recover { _ in channel.close(promise: nil) }.nonisolated()
+                            })
+                            try operations.addHandler(hello, position: .after(sniffer))
+                            try operations.addHandler(deadline, position: .after(hello))
                         }
-                        try operations.addHandler(sniffer, position: .first)
-                        // Whatever the app sent before the 200 (its TLS hello) is read now.
-                        let early = leftovers.taken
-                        operations.removeHandler(leftovers, promise: nil)
-                        for buffer in early { operations.fireChannelRead(NIOAny(buffer)) }
+                        // After the HTTP decoder, which leaves on the loop's next turn handing on whatever the app sent past
+                        // its CONNECT (a TLS hello sent before the 200): that reaches the sniffer as any later read does.
+                        try channel.pipeline.syncOperations.addHandler(sniffer, position: .after(self))
+                        try leaveHTTP(context: context, established: head.version)
                     } catch {
                         channel.close(promise: nil)
                     }
@@ -716,17 +729,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// Holds the bytes the decoder hands on as it leaves an intercepted connection (an app that sent its TLS hello
-/// before the 200), until TLS is in place to read them.
-final class LeftoverBytes: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    private(set) var taken: [ByteBuffer] = []
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        taken.append(unwrapInboundIn(data))
-    }
-}
-
 /// Tells what an app speaks inside an intercepted CONNECT by its first byte: a TLS handshake record (0x16) or, otherwise,
 /// plain HTTP. `configure` adds the handlers that read it after this one, which then hands on what it read and leaves.
 /// An app that sends nothing within `timeout` is disconnected, as one slow to send a request head is.
@@ -744,11 +746,7 @@ final class TunnelSniffer: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let (seconds, attoseconds) = timeout.components
-        let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
-            channel.close(promise: nil)
-        }
+        deadline = closing(context.channel, after: timeout)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -768,6 +766,40 @@ final class TunnelSniffer: ChannelInboundHandler, RemovableChannelHandler {
         }
         context.fireChannelRead(data)
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+}
+
+/// Closes `channel` `timeout` from now, unless the task returned is cancelled first.
+private func closing(_ channel: any Channel, after timeout: Duration) -> Scheduled<Void> {
+    let (seconds, attoseconds) = timeout.components
+    return channel.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+        channel.close(promise: nil)
+    }
+}
+
+/// Closes an app's intercepted connection whose TLS handshake has not completed within `timeout` of its hello's first
+/// byte, else leaves once it has: an app that sends half a hello, or never its last flight, does not hold its
+/// connection for ever.
+final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    private let timeout: Duration
+    private var deadline: Scheduled<Void>?
+
+    init(timeout: Duration) { self.timeout = timeout }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        deadline = closing(context.channel, after: timeout)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        context.fireUserInboundEventTriggered(event)
+        if case .handshakeCompleted? = event as? TLSUserEvent {
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import NIOCore
 import NIOHTTP1
+import NIOTLS
 
 /// How an app's request line and headers become the request Kiosk forwards, and the upstream's answer the one the
 /// app gets: what a proxy must change (hop-by-hop fields out, `Via` in) and nothing else.
@@ -158,6 +159,22 @@ enum ProxyMessages {
             throw Refusal(.badRequest, "CONNECT's host is not a host name or address: \(shown(target)).", closes: true)
         }
         return (String(host).lowercased(), port)
+    }
+
+    /// The name an intercepted connection's leaf is for and its requests go to: the one the app's TLS hello asks for
+    /// (SNI, lowercased, without a final dot) when it is a host name, else the CONNECT's host — as when the hello names
+    /// none, or an address (RFC 6066 allows names only), or something no certificate can carry.
+    static func serverName(_ result: SNIResult, connectedTo host: String) -> String {
+        guard case .hostname(var name) = result else { return host }
+        name = name.lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard name.utf8.count <= 253, IPAddress(literal: name) == nil,
+              labels.allSatisfy({ (1...63).contains($0.utf8.count) && $0.utf8.allSatisfy { byte in
+                  (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                      || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+              } }) else { return host }
+        return name
     }
 
     /// The request to forward: the target, the app's fields without the hop-by-hop ones (and `Expect`, which the

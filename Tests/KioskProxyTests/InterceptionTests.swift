@@ -7,7 +7,9 @@ import KioskDebugger
 import KioskTestSupport
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
+import NIOTLS
 import SwiftASN1
 import Testing
 import X509
@@ -119,6 +121,70 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An app that CONNECTs to an address and names the host in its TLS hello (SNI) gets a leaf for that name, and its requests go to it")
+    func leafForTheHelloName() async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            // Given an app that resolved localhost itself: curl --connect-to sends CONNECT 127.0.0.1:port, then a TLS hello
+            // for localhost, and checks the leaf against localhost
+            let authority = try #require(proxy.authorityFile)
+            let (status, output) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)", "--cacert", authority,
+                                                   "--connect-to", "localhost:\(upstream.port):127.0.0.1:\(upstream.port)",
+                                                   upstream.secureURL("/echo?sni=1")])
+            // Then the leaf names localhost (curl accepted it), and the request reached the upstream by that name
+            #expect(status == 0, "\(String(decoding: output, as: UTF8.self))")
+            let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: output)
+            #expect(echo.uri == "/echo?sni=1" && echo.values("Host") == ["localhost:\(upstream.port)"])
+            let record = try #require(try proxy.records().first { $0.url.contains("/echo?sni=1") })
+            #expect(record.url == "https://localhost:\(upstream.port)/echo?sni=1")
+        }
+    }
+
+    @Test("An app that sends its TLS hello with its CONNECT, before the 200, has it read: the handshake and its request go through")
+    func helloBeforeThe200() async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            // Given an app that writes its CONNECT and its TLS hello in one write, not waiting for the 200
+            let roots = try NIOSSLCertificate.fromPEMFile(try #require(proxy.authorityFile))
+            let answer = try await EagerTLSClient.get(proxyPort: proxy.port, host: "localhost", port: upstream.port, path: "/echo?eager=1",
+                                                      roots: roots)
+            // Then Kiosk read the hello (the handshake completed against its leaf) and forwarded the request
+            #expect(answer.status == .ok)
+            let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: answer.body)
+            #expect(echo.uri == "/echo?eager=1")
+        }
+    }
+
+    @Test("The name a leaf is made for: the hello's host name, lowercased and without a final dot; else the CONNECT's host",
+          arguments: [
+              (SNIResult.hostname("API.Example.COM."), "api.example.com"),
+              (.hostname("under_score.internal"), "under_score.internal"),
+              (.hostname("localhost"), "localhost"),
+              (.fallback, "10.0.0.7"),
+              (.hostname("192.0.2.1"), "10.0.0.7"),
+              (.hostname("a b.test"), "10.0.0.7"),
+              (.hostname("bad..dots.test"), "10.0.0.7"),
+              (.hostname(String(repeating: "a", count: 64) + ".test"), "10.0.0.7"),
+              (.hostname("caf\u{E9}.test"), "10.0.0.7"),
+          ])
+    func helloName(result: SNIResult, expected: String) {
+        #expect(ProxyMessages.serverName(result, connectedTo: "10.0.0.7") == expected)
+    }
+
+    @Test("An app that sends part of a TLS hello and stops is disconnected after the head's timeout, not held for ever")
+    func halfAHello() async throws {
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.requestHeadTimeout = .milliseconds(300)
+        try await withProxy(configuration, intercepting: true) { proxy, _ in
+            // Given an app that opens a CONNECT Kiosk reads and sends a TLS record's header announcing a 512-byte hello,
+            // and one byte of it, then nothing
+            let start = ContinuousClock.now
+            let answer = try await rawExchange(port: proxy.port, "CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n"
+                                                   + "\u{16}\u{03}\u{01}\u{02}\u{00}\u{01}", timeout: .seconds(10), toClose: true)
+            // Then the proxy answered the CONNECT, and closed the connection at the deadline, well before the client's 10 s
+            #expect(answer.hasPrefix("HTTP/1.1 200"))
+            #expect(ContinuousClock.now - start < .seconds(5))
+        }
+    }
+
     @Test("Plain HTTP inside a CONNECT (curl -p, a ws:// client behind HTTPS_PROXY) is read and forwarded as http://, not dropped")
     func plainHTTPInsideConnect() async throws {
         let upstream = try await EchoUpstream.start()
@@ -176,6 +242,93 @@ struct InterceptionTests {
             _ = try ProxyAuthority.inDirectory(folder)
         } throws: { error in
             "\(error)".contains("can be read by others") && "\(error)".contains("chmod 600")
+        }
+    }
+}
+
+/// An app that pipelines: its CONNECT and its TLS hello leave in one write, and the proxy's 200 is read off the front of
+/// what comes back before TLS sees the rest. Then one GET inside.
+private enum EagerTLSClient {
+    struct Answer {
+        let status: HTTPResponseStatus
+        let body: Data
+    }
+
+    static func get(proxyPort: Int, host: String, port: Int, path: String, roots: [NIOSSLCertificate]) async throws -> Answer {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(roots)
+        let context = try NIOSSLContext(configuration: tls)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: proxyPort).get()
+        defer { channel.close(promise: nil) }
+        let promise = channel.eventLoop.makePromise(of: Answer.self)
+        try await channel.eventLoop.submit {
+            let operations = channel.pipeline.syncOperations
+            // Written, not flushed: the TLS handler's hello flushes both at once.
+            operations.write(NIOAny(ByteBuffer(string: "CONNECT \(host):\(port) HTTP/1.1\r\nHost: \(host):\(port)\r\n\r\n")), promise: nil)
+            try operations.addHandler(ConnectAnswerStripper())
+            try operations.addHandler(NIOSSLClientHandler(context: context, serverHostname: host))
+            try operations.addHTTPClientHandlers()
+            try operations.addHandler(OneGet(host: "\(host):\(port)", path: path, promise: promise))
+        }.get()
+        return try await promise.futureResult.get()
+    }
+
+    /// Drops the proxy's answer to the CONNECT (up to its blank line), then passes every byte on.
+    final class ConnectAnswerStripper: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias InboundOut = ByteBuffer
+        private var head = ByteBuffer()
+        private var passing = false
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard !passing else { return context.fireChannelRead(data) }
+            var buffer = unwrapInboundIn(data)
+            head.writeBuffer(&buffer)
+            guard let end = head.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8)) else { return }
+            head.moveReaderIndex(to: end.upperBound)
+            passing = true
+            if head.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(head)) }
+        }
+    }
+
+    /// Sends one GET once TLS is up and completes `promise` with the answer.
+    final class OneGet: ChannelInboundHandler {
+        typealias InboundIn = HTTPClientResponsePart
+        typealias OutboundOut = HTTPClientRequestPart
+        let host: String, path: String
+        let promise: EventLoopPromise<Answer>
+        private var status: HTTPResponseStatus?
+        private var body = Data()
+
+        init(host: String, path: String, promise: EventLoopPromise<Answer>) {
+            (self.host, self.path, self.promise) = (host, path, promise)
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case .handshakeCompleted? = event as? TLSUserEvent {
+                var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path)
+                head.headers.add(name: "Host", value: host)
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+            context.fireUserInboundEventTriggered(event)
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head): status = head.status
+            case .body(let chunk): body.append(contentsOf: chunk.readableBytesView)
+            case .end: promise.succeed(Answer(status: status ?? .internalServerError, body: body))
+            }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            promise.fail(error)
+            context.close(promise: nil)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            promise.fail(ChannelError.eof)
         }
     }
 }
