@@ -166,8 +166,10 @@ final class ProxyCachingTransport: HTTPTransport {
         let ttl = Self.freshnessLifetime(of: entry) - age
         let staleness = -ttl
         var reason: CacheStatus.Forward = ttl > 0 ? .request : .stale
-        // `max-age=0` (a browser's reload) asks for a revalidation even of an answer whose age rounds to nothing.
+        // `max-age=0` (a browser's reload) asks for a revalidation even of an answer whose age rounds to nothing;
+        // `min-fresh` for one that stays fresh at least that long (RFC 9111 §5.2.1.3).
         let refused = asked.noCache || asked.maxAge.map { $0 == 0 || age > TimeInterval($0) } ?? false
+            || asked.minFresh.map { ttl < TimeInterval($0) } ?? false
         if ttl > 0 && !refused {
             cache.noteUse(id: entry.id, at: now)
             return answer(from: entry, to: request, status: CacheStatus(.fresh, ttl: ttl))
@@ -435,9 +437,11 @@ final class ProxyCachingTransport: HTTPTransport {
     /// (weak comparison), else If-Modified-Since no earlier than its Last-Modified (RFC 9110 §13.2.2).
     static func validatorMatches(_ request: HTTPHeaderFields, _ stored: HTTPHeaderFields) -> Bool {
         if let candidates = request["If-None-Match"] {
-            guard let etag = stored["ETag"] else { return false }
             let bare = { (tag: String) in tag.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") }
-            return candidates.split(separator: ",").contains { bare(String($0)) == "*" || bare(String($0)) == bare(etag) }
+            // `*` matches any current representation, one without an ETag too (RFC 9110 §13.1.2).
+            if candidates.split(separator: ",").contains(where: { bare(String($0)) == "*" }) { return true }
+            guard let etag = stored["ETag"] else { return false }
+            return candidates.split(separator: ",").contains { bare(String($0)) == bare(etag) }
         }
         if let since = request["If-Modified-Since"].flatMap(HTTPDate.parse),
            let modified = stored["Last-Modified"].flatMap(HTTPDate.parse) {

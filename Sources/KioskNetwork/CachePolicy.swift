@@ -32,6 +32,8 @@ public struct CacheControl: Sendable, Hashable {
     public var staleIfError: Int?
     /// `only-if-cached` (a request's): answer from the cache or with a 504, never forward.
     public var onlyIfCached = false
+    /// `min-fresh` (a request's), in seconds: only an answer fresh for at least that long more will do.
+    public var minFresh: Int?
 
     /// Parses a Cache-Control header value; unknown directives are ignored, malformed numbers dropped.
     public init(_ header: String?) {
@@ -50,6 +52,7 @@ public struct CacheControl: Sendable, Hashable {
             case "stale-while-revalidate": staleWhileRevalidate = number
             case "stale-if-error": staleIfError = number
             case "only-if-cached": onlyIfCached = true
+            case "min-fresh": minFresh = number
             default: continue
             }
         }

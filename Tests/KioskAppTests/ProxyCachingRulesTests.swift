@@ -130,6 +130,7 @@ struct ProxyCachingRulesTests {
         #expect(!ProxyCachingTransport.requestDirectives(["Pragma": "no-cache", "Cache-Control": "max-age=5"]).noCache)
         #expect(ProxyCachingTransport.requestDirectives(["Cache-Control": "only-if-cached, max-age=0"]).onlyIfCached)
         #expect(ProxyCachingTransport.requestDirectives(["Cache-Control": "stale-if-error=30"]).staleIfError == 30)
+        #expect(ProxyCachingTransport.requestDirectives(["Cache-Control": "min-fresh=100"]).minFresh == 100)
     }
 
     @Test("The app's validator: If-None-Match by weak comparison (and *), else If-Modified-Since against Last-Modified")
@@ -143,6 +144,9 @@ struct ProxyCachingRulesTests {
         #expect(ProxyCachingTransport.validatorMatches(["If-Modified-Since": "Fri, 02 Jan 2026 00:00:00 GMT"], stored))
         #expect(!ProxyCachingTransport.validatorMatches(["If-Modified-Since": "Wed, 31 Dec 2025 00:00:00 GMT"], stored))
         #expect(!ProxyCachingTransport.validatorMatches([:], stored))
+        // `*` matches a stored answer that has no ETag too: any current representation does
+        #expect(ProxyCachingTransport.validatorMatches(["If-None-Match": "*"], ["Last-Modified": "Thu, 01 Jan 2026 00:00:00 GMT"]))
+        #expect(ProxyCachingTransport.validatorMatches(["If-None-Match": #""v9", *"#], [:]))
     }
 
     @Test("The key's variant lists the named headers' values, whitespace around commas aside; * never matches")

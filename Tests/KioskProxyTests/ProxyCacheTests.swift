@@ -702,6 +702,12 @@ struct ProxyHTTPCacheTests {
             let missing = try await proxy.send(.GET, upstream.url("/never"), headers: [("Cache-Control", "only-if-cached")])
             #expect(missing.status == .gatewayTimeout && missing.text.contains("only-if-cached"))
             #expect(upstream.requests.count == 4)
+            // min-fresh: an answer fresh for 600 s more will do for 300, not for 900
+            let fresh = try await proxy.send(.GET, upstream.url("/d"), headers: [("Cache-Control", "min-fresh=300")])
+            #expect(fresh.header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true)
+            let fresher = try await proxy.send(.GET, upstream.url("/d"), headers: [("Cache-Control", "min-fresh=900")])
+            #expect(fresher.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=request;fwd-status=200;") == true)
+            #expect(upstream.requests.count == 5)
         }
     }
 
