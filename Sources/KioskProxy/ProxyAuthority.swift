@@ -124,7 +124,8 @@ public final class ProxyAuthority: Sendable {
             if cache.count >= Self.cacheLimit, let oldest = cache.min(by: { $0.value.used < $1.value.used })?.key {
                 cache.removeValue(forKey: oldest)
             }
-            cache[name] = (context, date.addingTimeInterval(Self.leafLifetime - 86_400), tick)
+            // Renewed a day before it expires (it was made valid from a day ago: 45 days in all).
+            cache[name] = (context, date.addingTimeInterval(Self.leafLifetime - 2 * 86_400), tick)
         }
         return context
     }
@@ -140,7 +141,7 @@ public final class ProxyAuthority: Sendable {
         let leafPublicKey = Certificate.PublicKey(leafKey.publicKey)
         let leaf = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: leafPublicKey,
-            notValidBefore: date.addingTimeInterval(-86_400), notValidAfter: date.addingTimeInterval(Self.leafLifetime),
+            notValidBefore: date.addingTimeInterval(-86_400), notValidAfter: date.addingTimeInterval(Self.leafLifetime - 86_400),
             issuer: certificate.subject, subject: try DistinguishedName { CommonName(String(host.prefix(64))) },
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {

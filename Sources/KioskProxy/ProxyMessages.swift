@@ -8,7 +8,8 @@ import NIOTLS
 /// app gets: what a proxy must change (hop-by-hop fields out, `Via` in) and nothing else.
 enum ProxyMessages {
     /// Fields that describe one connection, not the message (RFC 9110 §7.6.1), removed both ways; `Connection`
-    /// names more. `Proxy-Authorization` is the proxy's own credential, never the upstream's.
+    /// names more, and every `Proxy-*` field goes too (`forwardable`): `Proxy-Authorization` is the proxy's own
+    /// credential, never the upstream's, and the others speak to or of a proxy on one hop.
     static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
                                         "upgrade", "proxy-authorization", "proxy-authenticate"]
 
@@ -385,7 +386,10 @@ enum ProxyMessages {
                 dropped.insert(token.trimmingCharacters(in: .whitespaces).lowercased())
             }
         }
-        return all.filter { !dropped.contains($0.name.lowercased()) }
+        return all.filter { field in
+            let name = field.name.lowercased()
+            return !dropped.contains(name) && !name.hasPrefix("proxy-")
+        }
     }
 
     private static func forwardable(_ headers: HTTPHeaders) -> [(name: String, value: String)] {

@@ -2,8 +2,8 @@ import NIOCore
 import NIOHTTP1
 
 /// Answers a request NIO's HTTP/1 decoder could not read with a status and a sentence that say why — 431 for a
-/// header section past the limit, 505 for a version other than HTTP/1.x (HTTP/2 prior knowledge), 400 for the
-/// rest — and closes the connection once that is written (the decoder reads nothing more after a parse error, and
+/// header section past the limit, 400 for the rest (a version other than HTTP/1.x, HTTP/2 prior knowledge among
+/// them: bad input is the app's, and the sentence names the version) — and closes the connection once that is written (the decoder reads nothing more after a parse error, and
 /// nothing else closes it: left open, it would wait for the head deadline, or for ever once a head had been handed on
 /// before the error, as llhttp does with HTTP/2's preface). In place of NIO's `HTTPServerProtocolErrorHandler`, whose
 /// answer is a bare 400; like it, it writes no answer of its own once one has begun, and closes when that one ends.
@@ -32,11 +32,11 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
                     "The request's header section is larger than the proxy's limit of \(maximumHeaderBytes / 1024) KB.")
         // llhttp pauses at HTTP/2's connection preface ("PRI * HTTP/2.0"), which is how prior knowledge starts.
         case .paused:
-            return (.httpVersionNotSupported,
+            return (.badRequest,
                     "Kiosk's proxy speaks HTTP/1.1 and HTTP/1.0; this request is in another version (HTTP/2 without an upgrade?).")
         // llhttp says the same of `HTTP/2.0` and of `HTTP/1.1` ended by a bare LF: both are named.
         case .invalidVersion:
-            return (.httpVersionNotSupported,
+            return (.badRequest,
                     "Kiosk's proxy speaks HTTP/1.1 and HTTP/1.0; this request line names another version, or does not end "
                     + "with CR LF (a bare LF).")
         case .invalidContentLength, .unexpectedContentLength:
@@ -102,7 +102,7 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
 
 /// Watches the first request line of a connection, ahead of NIO's HTTP handlers, for one without a version (`GET /`, as
 /// HTTP/0.9 and a hand-typed request send it): llhttp then waits for header lines that never come, and the app for an
-/// answer until the head's deadline. Such a line is answered here, a 505 written as bytes (no request reached the HTTP
+/// answer until the head's deadline. Such a line is answered here, a 400 written as bytes (no request reached the HTTP
 /// handlers, which hold no answer to give), and the connection closed. The bytes pass on untouched as they come; the
 /// watcher leaves once the first line has ended.
 final class VersionlessRequestLine: ChannelInboundHandler, RemovableChannelHandler {
@@ -142,7 +142,7 @@ final class VersionlessRequestLine: ChannelInboundHandler, RemovableChannelHandl
         // The decoder holds the line's start and would wait on; it is given nothing more.
         let text = "Kiosk's proxy speaks HTTP/1.1 and HTTP/1.0; this request line names no version (HTTP/0.9, or a line cut "
             + "short): write it as METHOD target HTTP/1.1.\n"
-        let answer = "HTTP/1.1 505 HTTP Version Not Supported\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        let answer = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
             + "Content-Length: \(text.utf8.count)\r\nCache-Control: no-store\r\nConnection: close\r\nVia: \(via)\r\n\r\n" + text
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: answer)))
             .assumeIsolated().whenComplete { _ in context.close(promise: nil) }

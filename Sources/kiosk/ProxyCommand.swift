@@ -323,15 +323,19 @@ struct ProxyEnvCommand: AsyncParsableCommand {
         commandName: "env",
         abstract: "Print shell lines that send a program's HTTP(S) through the proxy and trust its CA: eval \"$(kiosk proxy env)\".",
         discussion: """
-            Sets HTTP_PROXY and HTTPS_PROXY (both spellings) and the CA for OpenSSL programs (SSL_CERT_FILE), curl \
-            (CURL_CA_BUNDLE) and Python requests (REQUESTS_CA_BUNDLE) — a bundle of the system's roots and Kiosk's CA, \
-            written to the data directory, since those variables replace the roots rather than add to them — and for \
-            Node (NODE_EXTRA_CA_CERTS, which adds).
+            Sets HTTP_PROXY and HTTPS_PROXY (both spellings); NO_PROXY (both spellings) to --no-proxy, loopback by \
+            default, so that the console and local servers are reached directly (put a local server behind Kiosk with \
+            `kiosk proxy --reverse`, or pass --no-proxy '' to send everything through the proxy); and the CA for \
+            OpenSSL programs (SSL_CERT_FILE), curl (CURL_CA_BUNDLE) and Python requests (REQUESTS_CA_BUNDLE) — a bundle \
+            of the system's roots and Kiosk's CA, written to the data directory, since those variables replace the \
+            roots rather than add to them — and for Node (NODE_EXTRA_CA_CERTS, which adds).
             """)
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "Host the proxy listens on.") var host = "127.0.0.1"
     @Option(help: "Port the proxy listens on.") var port = 8888
+    @Option(name: .customLong("no-proxy"), help: "Hosts reached directly, not through the proxy (NO_PROXY): comma-separated; '' for none.")
+    var noProxy = "localhost,127.0.0.1,::1"
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535 (got \(port)).") }
@@ -348,7 +352,7 @@ struct ProxyEnvCommand: AsyncParsableCommand {
             try (systemRoots + separator + authority.certificatePEM).write(to: bundle, atomically: true, encoding: .utf8)
             let proxy = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
             let lines = [("HTTP_PROXY", proxy), ("HTTPS_PROXY", proxy), ("http_proxy", proxy), ("https_proxy", proxy),
-                         ("SSL_CERT_FILE", bundle.path), ("CURL_CA_BUNDLE", bundle.path), ("REQUESTS_CA_BUNDLE", bundle.path),
+                         ("NO_PROXY", noProxy), ("no_proxy", noProxy), ("SSL_CERT_FILE", bundle.path), ("CURL_CA_BUNDLE", bundle.path), ("REQUESTS_CA_BUNDLE", bundle.path),
                          ("NODE_EXTRA_CA_CERTS", certificate)]
             Output.human(lines.map { "export \($0.0)=\(Output.shellQuoted($0.1))" }.joined(separator: "\n"))
         }

@@ -180,7 +180,8 @@ struct RuleCommand: AsyncParsableCommand {
 struct RuleOptions: ParsableArguments {
     @Option(help: "A name for the rule.") var name: String?
     @Option(help: "The endpoint to match, as `kiosk breakpoint list` names it.") var endpoint: String?
-    @Option(help: "The URL to match: exact (secret query items ignored) or with * wildcards.") var urlPattern: String?
+    @Option(name: [.customLong("url-pattern"), .customLong("url")],
+            help: "The URL to match: exact (secret query items ignored) or with * wildcards.") var urlPattern: String?
     @Option(help: "The method to match, or * for any.") var method: String?
     @Option(help: "The status to answer with.") var status: Int?
     @Option(name: .customLong("set-header"), help: "A header to set, \"Name: value\" (repeatable).") var setHeaders: [String] = []

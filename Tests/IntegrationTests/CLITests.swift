@@ -340,6 +340,31 @@ struct LogCLITests {
         #expect(!stored.contains(password))
     }
 
+    @Test("kiosk proxy env prints exports a shell reads: the proxy both spellings, NO_PROXY loopback unless told, the CA bundle")
+    func proxyEnvironment() throws {
+        let cli = CLI()
+        // When the block for a proxy on port 9999 is printed, and once more with every host through the proxy
+        let block = try cli.run(["proxy", "env", "--port", "9999"])
+        let everything = try cli.run(["proxy", "env", "--port", "9999", "--no-proxy", ""])
+        #expect(block.status == 0 && everything.status == 0, "\(block.stderr)\(everything.stderr)")
+        #expect(block.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("export ") }, "\(block.stdout)")
+        // Then a shell that evaluates it has the proxy in both spellings, loopback reached directly by default
+        let read = { (block: String) throws -> [String] in
+            let shell = try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", block + """
+
+                printf '%s|' "$HTTP_PROXY" "$https_proxy" "$NO_PROXY" "$no_proxy" "$CURL_CA_BUNDLE" "$NODE_EXTRA_CA_CERTS"
+                """])
+            return shell.stdout.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        }
+        let values = try read(block.stdout)
+        #expect(Array(values.prefix(4)) == ["http://127.0.0.1:9999", "http://127.0.0.1:9999", "localhost,127.0.0.1,::1", "localhost,127.0.0.1,::1"])
+        #expect(try read(everything.stdout)[2] == "")
+        // And the bundle it names holds Kiosk's CA, which NODE_EXTRA_CA_CERTS names alone
+        let ca = try String(contentsOf: cli.dataDirectory.appendingPathComponent("kiosk-proxy-ca.pem"), encoding: .utf8)
+        #expect(values.count > 5 && values[5] == cli.dataDirectory.appendingPathComponent("kiosk-proxy-ca.pem").path)
+        #expect(try String(contentsOfFile: values[4], encoding: .utf8).contains(ca.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
     @Test("kiosk breakpoint set takes an app's host through kiosk proxy as well as a catalog's endpoint, and still refuses a typo")
     func breakpointOnAProxiedHost() throws {
         let cli = CLI()

@@ -42,6 +42,17 @@ struct RuleCLITests {
         #expect(try cli.run(["rule", "list"]).stdout.hasPrefix("No rewrite rules."))
     }
 
+    @Test("rule add --url takes a URL pattern for an app's host, as mock add --url and breakpoint do (--url-pattern the same)")
+    func urlPattern() throws {
+        let cli = CLI()
+        let added = try cli.run(["rule", "add", "--url", "http://api.example.test/v1/*", "--status", "418"])
+        let also = try cli.run(["rule", "add", "--url-pattern", "https://other.example.test/*", "--status", "503"])
+        #expect(added.status == 0 && also.status == 0, "\(added.stderr)\(also.stderr)")
+        let rules = try #require(try json(try cli.run(["rule", "list", "--json"]).stdout) as? [[String: Any]])
+        let patterns = rules.compactMap { ($0["match"] as? [String: Any])?["urlPattern"] as? String }
+        #expect(patterns == ["http://api.example.test/v1/*", "https://other.example.test/*"], "\(rules)")
+    }
+
     @Test("--patch reads a file or standard input, and --from-request starts from a logged request's endpoint, method and status")
     func patchSources() throws {
         let cli = CLI()

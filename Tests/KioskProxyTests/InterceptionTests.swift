@@ -221,7 +221,7 @@ struct InterceptionTests {
             #expect(leaf.extensions[oid: .X509ExtensionID.keyUsage]?.critical == true)
             #expect(try leaf.extensions.basicConstraints == .notCertificateAuthority)
             #expect(try leaf.extensions.authorityKeyIdentifier?.keyIdentifier == ca.extensions.subjectKeyIdentifier?.keyIdentifier)
-            #expect(leaf.notValidAfter.timeIntervalSince(leaf.notValidBefore) <= 46 * 86_400)
+            #expect(leaf.notValidAfter.timeIntervalSince(leaf.notValidBefore) <= 45 * 86_400)
             #expect(leaf.notValidAfter.timeIntervalSince(now) <= 45 * 86_400 + 1)
             #expect(leaf.issuer == ca.subject)
             #expect(P256.Signing.PublicKey(leaf.publicKey) != nil)

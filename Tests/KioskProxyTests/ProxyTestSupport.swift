@@ -116,7 +116,7 @@ final class EchoUpstream: Sendable {
                 ]
                 let data = (try? JSONSerialization.data(withJSONObject: echo, options: [.sortedKeys])) ?? Data()
                 return (.ok, [("Content-Type", "application/json"), ("X-Upstream", "echo"), ("Connection", "keep-alive, X-Upstream-Hop"),
-                              ("X-Upstream-Hop", "1"), ("Keep-Alive", "timeout=5")], data)
+                              ("X-Upstream-Hop", "1"), ("Keep-Alive", "timeout=5"), ("Proxy-Foo", "bar")], data)
             case "/redirect":
                 return (.found, [("Location", "/echo")], Data())
             case "/redirect-absolute":
