@@ -3,8 +3,9 @@ public import Foundation
 /// Every failure Kiosk reports, each saying what happened in words a user can act on.
 /// URLs inside errors are always redacted.
 public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
-    /// The upstream could not be reached at all (connection refused, DNS, no route).
-    case offline(host: String)
+    /// The upstream could not be reached at all: `reason` says how (its name does not resolve, it refused the
+    /// connection, or no route or answer).
+    case offline(host: String, reason: OfflineReason = .unreachable)
     /// No complete answer arrived in time.
     case timeout(url: String, seconds: Double)
     /// Some other transport failure (TLS, reset connection...).
@@ -33,7 +34,9 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
 
     public var description: String {
         switch self {
-        case .offline(let host): "Offline: cannot connect to \(host)"
+        case .offline(let host, .unreachable): "Offline: cannot connect to \(host)"
+        case .offline(let host, .unresolved): "Cannot connect to \(host): the name does not resolve (DNS)"
+        case .offline(let host, .refused): "Cannot connect to \(host): it refused the connection (nothing listens on that port)"
         case .timeout(let url, let seconds): "Timed out after \(Self.format(seconds)) s waiting for \(url)"
         case .transport(let url, let message): "Network error for \(url): \(message)"
         case .httpStatus(let status, let url): "HTTP \(status) from \(url)"
@@ -55,7 +58,7 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     /// what an upstream said before anyone can show it).
     public func mapText(_ transform: (String) -> String) -> KioskError {
         switch self {
-        case .offline(let host): .offline(host: transform(host))
+        case .offline(let host, let reason): .offline(host: transform(host), reason: reason)
         case .timeout(let url, let seconds): .timeout(url: transform(url), seconds: seconds)
         case .transport(let url, let message): .transport(url: transform(url), message: transform(message))
         case .httpStatus(let status, let url): .httpStatus(status, url: transform(url))
@@ -73,6 +76,16 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     }
 
     public var errorDescription: String? { description }
+
+    /// How an upstream could not be reached.
+    public enum OfflineReason: String, Sendable, Hashable {
+        /// No route, or no answer to the connection in time: the network or the host is down.
+        case unreachable
+        /// Its name does not resolve (DNS).
+        case unresolved
+        /// It refused the connection: the host is up, nothing listens on the port.
+        case refused
+    }
 
     /// Whether the failure means the upstream is unreachable (drives the offline banner).
     public var isConnectivityFailure: Bool {

@@ -338,10 +338,16 @@ public final class AsyncHTTPTransport: HTTPTransport {
         }
         if let reason = tlsFailure(error, host: host) { return .transport(url: url, message: reason) }
         if let reason = outOfDescriptors(error) { return .transport(url: url, message: reason) }
-        if error is NIOConnectionError { return .offline(host: host) }
+        if let connection = error as? NIOConnectionError {
+            let codes = connection.connectionErrors.compactMap { ($0.error as? IOError)?.errnoCode }
+            if connection.connectionErrors.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil {
+                return .offline(host: host, reason: .unresolved)
+            }
+            return .offline(host: host, reason: !codes.isEmpty && codes.allSatisfy { $0 == ECONNREFUSED } ? .refused : .unreachable)
+        }
         if let ioError = error as? IOError,
            [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ECONNABORTED, ETIMEDOUT].contains(ioError.errnoCode) {
-            return .offline(host: host)
+            return .offline(host: host, reason: ioError.errnoCode == ECONNREFUSED ? .refused : .unreachable)
         }
         if let channelError = error as? ChannelError, case .connectTimeout = channelError {
             return .offline(host: host)

@@ -25,7 +25,7 @@ public final class SystemHostResolver: HostResolver {
         let now = ContinuousClock.now
         if let hit = cache.withLock({ $0[host] }), hit.expires > now { return hit.addresses }
         let addresses = try await NIOThreadPool.singleton.runIfActive { Self.lookUp(host) }
-        guard !addresses.isEmpty else { throw KioskError.offline(host: host) }
+        guard !addresses.isEmpty else { throw KioskError.offline(host: host, reason: .unresolved) }
         cache.withLock { cache in
             if cache.count > 1024 { cache.removeAll() }
             cache[host] = (now + lifetime, addresses)

@@ -358,8 +358,12 @@ enum ProxyMessages {
         var refusal = switch error.kioskError {
         case .timeout(_, let seconds)?:
             Refusal(.gatewayTimeout, "The upstream did not answer \(shownURL) within \(Int(seconds)) s.")
-        case .offline(let host)?:
-            Refusal(.badGateway, "Kiosk could not connect to \(host): the name does not resolve, or the connection was refused, or it (or its TLS handshake) did not finish in time.")
+        case .offline(let host, .unresolved)?:
+            Refusal(.badGateway, "Kiosk could not connect to \(host): the name does not resolve (DNS).")
+        case .offline(let host, .refused)?:
+            Refusal(.badGateway, "Kiosk could not connect to \(host): it refused the connection (nothing listens on that port).")
+        case .offline(let host, .unreachable)?:
+            Refusal(.badGateway, "Kiosk could not connect to \(host): no route to it, or it (or its TLS handshake) did not answer in time.")
         case .refused(_, let reason)?:
             Refusal(.badGateway, "Kiosk refused to forward \(shownURL): \(reason).")
         case .truncatedBody(_, let expected, let received)?:

@@ -169,6 +169,11 @@ struct CoreTests {
     @Test("Errors say what happened in one line")
     func errorMessages() {
         #expect(KioskError.offline(host: "127.0.0.1").description == "Offline: cannot connect to 127.0.0.1")
+        // A name that does not resolve and a refused connection say which, and are not called "offline"
+        #expect(KioskError.offline(host: "x.test", reason: .unresolved).description == "Cannot connect to x.test: the name does not resolve (DNS)")
+        #expect(KioskError.offline(host: "127.0.0.1", reason: .refused).description
+            == "Cannot connect to 127.0.0.1: it refused the connection (nothing listens on that port)")
+        #expect(KioskError.offline(host: "x.test", reason: .refused).isConnectivityFailure)
         #expect(KioskError.malformedResponse(path: "results[3].name", message: "expected a string").description
             == "Malformed response at results[3].name: expected a string")
         #expect(KioskError.offline(host: "x").isConnectivityFailure)

@@ -121,9 +121,9 @@ struct ForwardProxyTests {
             let port = closed.port
             let answer = try await proxy.send(.GET, "http://127.0.0.1:\(port)/x")
             #expect(answer.status == .badGateway)
-            #expect(answer.text.contains("could not connect to 127.0.0.1"))
+            #expect(answer.text.contains("could not connect to 127.0.0.1: it refused the connection"), "\(answer.text)")
             let record = try #require(try proxy.records().first { $0.endpoint == "127.0.0.1:\(port)" })
-            #expect(record.error?.contains("cannot connect") == true)
+            #expect(record.error == "Cannot connect to 127.0.0.1: it refused the connection (nothing listens on that port)")
             // And the next request is served
             #expect(try await proxy.send(.GET, upstream.url("/echo")).status == .ok)
         }
