@@ -30,6 +30,15 @@ public struct TransportConfiguration: Sendable, Hashable {
     /// PEM files of certificate authorities trusted for upstream HTTPS besides the system's (a company CA, a local
     /// development server's).
     public var additionalTrustRoots: [String] = []
+
+    /// Why the PEM file at `path` cannot be a trust root (unreadable, or no certificate in it), nil when it can.
+    public static func trustRootProblem(atPath path: String) -> String? {
+        guard FileManager.default.isReadableFile(atPath: path) else { return "\(path) cannot be read" }
+        guard let certificates = try? NIOSSLCertificate.fromPEMFile(path), !certificates.isEmpty else {
+            return "\(path) holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
+        }
+        return nil
+    }
     /// Whether upstream HTTPS certificates are checked. Off only for `kiosk proxy --insecure-upstream`, which says so
     /// loudly on start and notes it on every HTTPS exchange it sends.
     public var verifiesCertificates = true

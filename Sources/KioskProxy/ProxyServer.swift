@@ -66,9 +66,12 @@ public struct ProxyConfiguration: Sendable {
         return interceptedHosts.isEmpty || interceptedHosts.contains { Self.matches(host, $0) }
     }
 
-    /// `*.example.com` matches example.com's subdomains (not example.com itself), anything else the host exactly.
+    /// `*.example.com` matches example.com's subdomains (not example.com itself), `*` every host, anything else the host
+    /// exactly; a name's absolute form (`example.com.`) is the same name.
     static func matches(_ host: String, _ pattern: String) -> Bool {
-        let pattern = pattern.lowercased()
+        let absolute = { (name: String) in name.hasSuffix(".") && name.count > 1 ? String(name.dropLast()) : name }
+        let (host, pattern) = (absolute(host.lowercased()), absolute(pattern.lowercased()))
+        if pattern == "*" { return true }
         if pattern.hasPrefix("*.") { return host.hasSuffix(String(pattern.dropFirst())) }
         return host == pattern
     }

@@ -23,7 +23,10 @@ enum ProxySetup {
     /// Whether `url` is addressed to the setup page's host (every request is asked: the answer's words are made only
     /// for those that are).
     static func isAddressed(_ url: URL) -> Bool {
-        url.host(percentEncoded: false)?.lowercased() == host
+        // `kiosk.proxy.` (the absolute form of the name) too: it must never go to a resolver either.
+        guard var name = url.host(percentEncoded: false)?.lowercased() else { return false }
+        if name.hasSuffix(".") { name.removeLast() }
+        return name == host
     }
 
     /// The answer for `path` (its query ignored), with `proxy` the address the app used to reach the proxy, or nil

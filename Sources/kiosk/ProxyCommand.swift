@@ -58,7 +58,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
     @Option(help: "Port of the proxy.") var port = 8888
     @Option(help: "Port of the web app with the network debugger's console.") var consolePort = 8081
     @Option(name: .customLong("intercept"),
-            help: ArgumentHelp("Read HTTPS of these hosts only (repeatable; *.example.com for its subdomains). Default: every host.",
+            help: ArgumentHelp("Read HTTPS of these hosts only (repeatable; *.example.com for its subdomains, * for all). Default: every host.",
                                valueName: "pattern"))
     var interceptedHosts: [String] = []
     @Option(name: .customLong("ignore"),
@@ -100,11 +100,14 @@ struct ProxyRunCommand: AsyncParsableCommand {
             throw ValidationError("--host \(host) would let other machines send requests from this one through the proxy; add "
                                   + "--proxy-auth to ask them for a password, or keep loopback (127.0.0.1, ::1, localhost).")
         }
-        for pattern in interceptedHosts + ignoredHosts where pattern.isEmpty || pattern.contains("/") || pattern.contains(":") {
-            throw ValidationError("\(pattern.isEmpty ? "An empty pattern" : pattern) is not a host pattern (example.com, *.example.com).")
+        // A `*` only as the whole pattern or its first label: anywhere else it would match nothing, silently.
+        for pattern in interceptedHosts + ignoredHosts
+        where pattern.isEmpty || pattern.contains("/") || pattern.contains(":")
+            || (pattern != "*" && (pattern.hasPrefix("*.") ? pattern.dropFirst(2) : Substring(pattern)).contains("*")) {
+            throw ValidationError("\(pattern.isEmpty ? "An empty pattern" : pattern) is not a host pattern (example.com, *.example.com, *).")
         }
-        for file in upstreamCAs where !FileManager.default.isReadableFile(atPath: file) {
-            throw ValidationError("--upstream-ca \(file) cannot be read.")
+        for file in upstreamCAs {
+            if let problem = TransportConfiguration.trustRootProblem(atPath: file) { throw ValidationError("--upstream-ca \(problem).") }
         }
         let ports = try reverseRoutes().map(\.port)
         for port in ports where port != 0 && (ports.filter { $0 == port }.count > 1 || port == self.port || port == consolePort) {

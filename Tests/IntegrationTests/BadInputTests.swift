@@ -81,6 +81,25 @@ struct BadInputTests {
         #expect(try Self.mockRuleCount(cli) == 0)
     }
 
+    @Test("kiosk proxy refuses a host pattern that would match nothing and an --upstream-ca that holds no certificate, naming each")
+    func proxyRefusesPatternsAndRootsItCannotUse() throws {
+        let cli = CLI()
+        let garbage = cli.dataDirectory.appendingPathComponent("not-a-ca.pem")
+        try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
+        try Data("garbage\n".utf8).write(to: garbage)
+        let cases: [([String], String)] = [
+            (["--intercept", "foo.*.com"], "foo.*.com is not a host pattern"),
+            (["--ignore", "*example.com"], "*example.com is not a host pattern"),
+            (["--intercept", "a.test/x"], "a.test/x is not a host pattern"),
+            (["--upstream-ca", garbage.path], "--upstream-ca \(garbage.path) holds no PEM certificate"),
+            (["--upstream-ca", "/nonexistent/ca.pem"], "--upstream-ca /nonexistent/ca.pem cannot be read"),
+        ]
+        for (arguments, message) in cases {
+            let result = try cli.run(["proxy", "--port", "0", "--console-port", "0"] + arguments)
+            #expect(result.status == 2 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
     @Test("kiosk proxy cache import of an archive it refuses, or of a folder, exits 2 with one line naming the file and saying nothing was stored")
     func proxyCacheImportRefusals() throws {
         let cli = CLI()

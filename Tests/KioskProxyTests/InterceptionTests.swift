@@ -153,6 +153,17 @@ struct InterceptionTests {
         }
     }
 
+    @Test("--intercept and --ignore patterns: *.x the subdomains, * every host, else the host exactly; case and a final dot aside",
+          arguments: [
+              ("api.example.com", "*.example.com", true), ("example.com", "*.example.com", false),
+              ("API.Example.com.", "*.example.com", true), ("pinned.example.test.", "pinned.example.test", true),
+              ("pinned.example.test", "Pinned.Example.Test.", true), ("other.test", "pinned.example.test", false),
+              ("anything.test", "*", true), ("127.0.0.1", "*", true), ("notexample.com", "*.example.com", false),
+          ])
+    func hostPatterns(host: String, pattern: String, matches: Bool) {
+        #expect(ProxyConfiguration.matches(host, pattern) == matches)
+    }
+
     @Test("The name a leaf is made for: the hello's host name, lowercased and without a final dot; else the CONNECT's host",
           arguments: [
               (SNIResult.hostname("API.Example.COM."), "api.example.com"),
