@@ -290,8 +290,10 @@ public final class Kiosk: Sendable {
     /// `forNetwork`: for a client on another machine (`.proxiedForNetwork`).
     public func vetProxied(_ url: URL, forNetwork: Bool) async throws {
         if proxyCacheSettings?.offline == true {
-            throw KioskError.refused(url: redactor.redact(url), reason: "the proxy is offline (kiosk proxy --offline, or the "
-                                     + "console's switch): it opens no connection to an upstream")
+            // Marked as the cache's offline miss: the app gets the 504 any request not stored gets offline.
+            throw CacheMarkedFailure(KioskError.refused(url: redactor.redact(url), reason: "the proxy is offline (kiosk proxy --offline, "
+                                                        + "or the console's switch): it opens no connection to an upstream"),
+                                     cacheStatus: CacheStatus(.offline, forward: .miss))
         }
         try await outboundPolicy.check(url, purpose: forNetwork ? .proxiedForNetwork : .proxied)
     }

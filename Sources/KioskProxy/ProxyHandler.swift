@@ -406,8 +406,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     onTunnel(TunnelSummary(host: target.host, port: target.port, sent: 0, received: 0,
                                            duration: Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18,
                                            error: Self.dialFailure(error, host: target.host, port: target.port)))
-                    write(ProxyMessages.Refusal(.badGateway, Self.dialFailure(error, host: target.host, port: target.port), closes: true),
-                          to: head, context: context)
+                    write(Self.dialRefusal(error, host: target.host, port: target.port), to: head, context: context)
                 case .success(let upstream):
                     self.join(context: context, upstream: upstream, meter: meter, established: head.version)
                 }
@@ -535,7 +534,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     onTunnel(TunnelSummary(host: host, port: port, sent: 0, received: 0,
                                            duration: Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18,
                                            error: reason, upgrade: upgrade))
-                    write(ProxyMessages.Refusal(.badGateway, reason, closes: true), to: head, context: context)
+                    write(Self.dialRefusal(error, host: host, port: port), to: head, context: context)
                 case .success(let upstream):
                     self.join(context: context, upstream: upstream, meter: meter, established: nil)
                 }
@@ -583,11 +582,21 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Why a tunnel's upstream could not be reached, as its 502 and its log entry say it.
     private static func dialFailure(_ error: any Error, host: String, port: Int) -> String {
         if let refusal = error as? ProxyMessages.Refusal { return refusal.message }
-        if case KioskError.refused(_, let reason)? = error as? KioskError { return "Kiosk refused to connect to \(host):\(port): \(reason)." }
+        if case KioskError.refused(_, let reason)? = error.kioskError { return "Kiosk refused to connect to \(host):\(port): \(reason)." }
         if error is NIOSSLError || error is BoringSSLError {
             return "The TLS handshake with \(host):\(port) failed (its certificate is not trusted, has expired or names another host): \(error)."
         }
         return "Kiosk could not connect to \(host):\(port): \(error)."
+    }
+
+    /// What the app gets when a tunnel's or a protocol switch's upstream could not be dialled: a 502 saying why, or
+    /// offline the 504 of an answer not stored, with the cache's `Cache-Status`, as any request then gets.
+    private static func dialRefusal(_ error: any Error, host: String, port: Int) -> ProxyMessages.Refusal {
+        let marked = error as? CacheMarkedFailure
+        var refusal = ProxyMessages.Refusal(marked?.cacheStatus.decision == .offline ? .gatewayTimeout : .badGateway,
+                                            dialFailure(error, host: host, port: port), closes: true)
+        refusal.cacheStatus = marked?.cacheStatus
+        return refusal
     }
 
     /// A tunnel: the two ends join, and the HTTP handlers leave (`leaveHTTP`), with a 200 for a CONNECT (`established`)

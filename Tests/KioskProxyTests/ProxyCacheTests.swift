@@ -218,9 +218,14 @@ struct ProxyCacheTests {
             // And the upstream saw no new connection and no new request
             #expect(upstream.connections == connections)
             #expect(upstream.requests.count == requests)
-            // And a CONNECT tunnel is refused too, rather than dialled
+            // And a CONNECT tunnel and a WebSocket switch are not dialled: each is the 504 of what is not stored, marked offline
             let tunnel = try await rawExchange(port: proxy.port, "CONNECT 127.0.0.1:\(upstream.port) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            #expect(!tunnel.hasPrefix("HTTP/1.1 200"), "\(tunnel)")
+            #expect(tunnel.hasPrefix("HTTP/1.1 504"), "\(tunnel)")
+            #expect(tunnel.contains("Cache-Status: Kiosk;fwd=miss;detail=offline\r\n") && tunnel.contains("the proxy is offline"), "\(tunnel)")
+            let upgrade = try await rawExchange(port: proxy.port, "GET \(upstream.url("/ws")) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n"
+                                                + "Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+                                                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+            #expect(upgrade.hasPrefix("HTTP/1.1 504") && upgrade.contains("Cache-Status: Kiosk;fwd=miss;detail=offline\r\n"), "\(upgrade)")
             #expect(upstream.connections == connections)
         }
     }
