@@ -347,7 +347,7 @@ def test_python_gets_stored_answers_when_the_backend_is_gone_and_offline_a_504_f
                                              urllib.request.HTTPSHandler(context=ssl.create_default_context(cafile=proxy.ca)))
         with opener.open(upstream.url("/api/items?page=1"), timeout=60) as response:
             assert json.loads(response.read()) == ITEMS
-            assert "detail=offline" in response.headers["Cache-Status"] and response.headers["Age"] is not None
+            assert "detail=fallback" in response.headers["Cache-Status"] and response.headers["Age"] is not None
         # And with the proxy switched offline by the JSON API, what was never fetched is a 504 that says so
         request = urllib.request.Request(proxy.console + "/debug/api/proxy/cache", data=b'{"offline": true}', method="PUT",
                                          headers={"Content-Type": "application/json"})
@@ -382,10 +382,10 @@ def test_chromium_reads_an_app_through_kiosk_after_its_backend_is_gone_and_offli
         WebDriverWait(driver, 20).until(lambda d: d.find_element(By.ID, "out").text == "Morty Smith")
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and not any(
-                "detail=offline" in (record.get("cacheStatus") or "") for record in records_for(proxy, upstream.url("/api/items"))):
+                "detail=fallback" in (record.get("cacheStatus") or "") for record in records_for(proxy, upstream.url("/api/items"))):
             time.sleep(0.1)
         statuses = [record.get("cacheStatus") for record in records_for(proxy, upstream.url("/api/items"))]
-        assert any("fwd=stale" in (status or "") and "detail=offline" in (status or "") for status in statuses), statuses
+        assert any("fwd=stale" in (status or "") and "detail=fallback" in (status or "") for status in statuses), statuses
 
         # When the developer goes offline from the console's proxy page on a phone
         console.get(proxy.console + "/debug/proxy#proxy-cache")

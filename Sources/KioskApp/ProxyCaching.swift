@@ -135,11 +135,8 @@ final class ProxyCachingTransport: HTTPTransport {
         guard settings.mode == .http, case .found(let entry) = found else {
             // fallback, or nothing stored: forward; in fallback any failure has the stored answer stand in.
             return try await forward(request, key: key, cache: cache, found: found, reason: reason) { failure in
-                guard settings.mode == .fallback else { return nil }
-                switch failure {
-                case .unreachable: return .offline
-                case .failed, .status: return .staleOnError
-                }
+                // The mode's own word, whatever failed: the stored answer stood in because the mode says it does.
+                settings.mode == .fallback ? .fallback : nil
             }
         }
         return try await answerByHTTP(request, key: key, cache: cache, entry: entry)
@@ -194,7 +191,7 @@ final class ProxyCachingTransport: HTTPTransport {
             guard mayServeStale else { return nil }
             switch failure {
             case .unreachable: return .offline
-            case .failed, .status: return staleIfError.map { staleness <= TimeInterval($0) } == true ? .staleOnError : nil
+            case .failed, .status: return staleIfError.map { staleness <= TimeInterval($0) } == true ? .staleIfError : nil
             }
         }
         // A 304 to validators the proxy added: the app asked for the whole answer, which is the stored one, renewed —

@@ -86,7 +86,7 @@ public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible 
             self.init(decision)
         case .offline:
             self.init(decision, forward: hasError ? .stale : nil)
-        case .staleOnError, .revalidated:
+        case .staleOnError, .staleIfError, .fallback, .revalidated:
             self.init(decision, forward: .stale, forwardStatus: status)
         case .network, .mocked, .edited:
             self.init(decision, forward: isConditional ? .stale : .miss, forwardStatus: status)
@@ -182,7 +182,7 @@ public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible 
 extension CacheDecision {
     /// The decisions that showed the stored copy instead of a fresh answer: the `cache:stale` group of
     /// the filter language.
-    public static let servedStale: [CacheDecision] = [.staleWhileRevalidate, .staleOnError, .offline]
+    public static let servedStale: [CacheDecision] = [.staleWhileRevalidate, .staleOnError, .staleIfError, .offline, .fallback]
 
     /// How an answer that came from below Kiosk's cache is decided: edited at a breakpoint, answered by
     /// a mock rule, a 304 that confirmed the stored copy, or a plain network answer.

@@ -54,7 +54,7 @@ public struct LogInsights: Sendable, Hashable, Codable {
         public init(counts: [CacheDecision: Int]) {
             func sum(_ decisions: [CacheDecision]) -> Int { decisions.reduce(0) { $0 + (counts[$1] ?? 0) } }
             fresh = sum([.fresh, .revalidated])
-            stale = sum([.staleWhileRevalidate, .staleOnError, .offline])
+            stale = sum(CacheDecision.servedStale)
             network = sum([.network])
             synthetic = sum([.mocked, .edited])
             byDecision = Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) })

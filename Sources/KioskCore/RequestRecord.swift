@@ -10,8 +10,14 @@ public enum CacheDecision: String, Sendable, Hashable, Codable, CaseIterable {
     case staleWhileRevalidate = "stale-while-revalidate"
     /// The stored copy was shown because the revalidation failed (an HTTP or decoding error).
     case staleOnError = "stale-on-error"
-    /// The stored copy was shown because the upstream could not be reached.
+    /// `kiosk proxy --cache http`: a stale stored answer stood in for a failed upstream (a 5xx, a timeout, a broken
+    /// connection) within its `stale-if-error` (RFC 5861 §4).
+    case staleIfError = "stale-if-error"
+    /// The stored copy was shown because the upstream could not be reached (or `kiosk proxy --offline` asks none).
     case offline
+    /// `kiosk proxy --cache fallback`: the stored answer stood in, however old, because the upstream failed (could not
+    /// be reached, timed out, broke the connection or answered 5xx).
+    case fallback
     /// A new response from the upstream.
     case network
     /// Answered by a mock rule, without the upstream.

@@ -155,7 +155,7 @@ struct ProxyCacheTests {
 
             // Then curl gets the stored answer, saying it is a stored one and how old it is
             #expect(text.hasPrefix("HTTP/1.1 200"), "\(text)")
-            #expect(text.contains("Cache-Status: Kiosk;fwd=stale;ttl=0;detail=offline"), "\(text)")
+            #expect(text.contains("Cache-Status: Kiosk;fwd=stale;ttl=0;detail=fallback"), "\(text)")
             #expect(text.contains("\r\nAge: "), "\(text)")
             #expect(text.hasSuffix(#"{"n": 1}"#))
             // And a URL never fetched is the proxy's 502, saying the cache had nothing and no answer came back
@@ -164,7 +164,7 @@ struct ProxyCacheTests {
             #expect(never.header("Cache-Status") == ["Kiosk;fwd=uri-miss;detail=network"])
             // And the log records both with the same decisions as the answers said
             let records = try proxy.records()
-            #expect(records.contains { $0.url.hasSuffix("/items") && $0.cacheStatus.headerValue == "Kiosk;fwd=stale;ttl=0;detail=offline" })
+            #expect(records.contains { $0.url.hasSuffix("/items") && $0.cacheStatus.headerValue == "Kiosk;fwd=stale;ttl=0;detail=fallback" })
             #expect(records.contains { $0.url.hasSuffix("/never") && $0.cacheStatus.headerValue == "Kiosk;fwd=uri-miss;detail=network" })
         }
     }
@@ -179,7 +179,7 @@ struct ProxyCacheTests {
             let answer = try await proxy.send(.GET, upstream.url("/page"))
             #expect(answer.status == .ok)
             #expect(answer.text == "good")
-            #expect(answer.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=503;ttl=0;detail=stale-on-error"])
+            #expect(answer.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=503;ttl=0;detail=fallback"])
             // A 5xx with nothing stored reaches the app as it came
             let unstored = try await proxy.send(.GET, upstream.url("/other"))
             #expect(unstored.status == .serviceUnavailable)
@@ -730,7 +730,7 @@ struct ProxyHTTPCacheTests {
             await proxy.harness.now.advance(by: .seconds(30))
             let lenient = try await proxy.send(.GET, upstream.url("/lenient"))
             #expect(lenient.text == "lenient")
-            #expect(lenient.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=503;ttl=-20;detail=stale-on-error"])
+            #expect(lenient.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=503;ttl=-20;detail=stale-if-error"])
             #expect(try await proxy.send(.GET, upstream.url("/strict")).status == .serviceUnavailable)
             // Past the window the 503 reaches the app
             await proxy.harness.now.advance(by: .seconds(60))
