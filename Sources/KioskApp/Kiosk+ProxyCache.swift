@@ -17,6 +17,9 @@ public struct ProxyCacheImport: Sendable, Hashable {
     public var notStorable: Int
     /// The archive's other entries left out, and why ("3 without a response, 1 data: URL"); empty when none.
     public var skippedDescription: String
+    /// Entries whose request carried credentials the archive hides (a redacting export's placeholders): whose answer
+    /// they were cannot be told, so none is given to anyone.
+    public var hiddenCredentials: Int = 0
 }
 
 extension Kiosk {
@@ -73,8 +76,11 @@ extension Kiosk {
     }
 
     /// Seeds the proxy cache from a HAR archive (a browser's, mitmproxy's, Kiosk's — what `kiosk har import` reads), so a
-    /// session recorded elsewhere replays through the proxy, offline too. Its answers are stored by method and URL
-    /// alone (an archive's credentials are not read, so they answer a request with or without any), as answered now.
+    /// session recorded elsewhere replays through the proxy, offline too. Its answers are stored by method and URL,
+    /// as old as the archive says (its entry's time, the answer's `Date` and `Age`: an answer recorded last year is not
+    /// fresh today). One recorded without credentials answers a request with or without any (the app sends its own);
+    /// one recorded with `Authorization` or `Cookie` is kept for those credentials only, as the proxy keeps what it
+    /// stores itself, and one whose credentials the archive hides (redacted) is left out: whose it was cannot be told.
     /// Throws `HAR.ImportError` for a malformed archive, storing nothing.
     public func importIntoProxyCache(atPath path: String) throws -> ProxyCacheImport {
         let data = try HAR.readArchive(atPath: path)
@@ -85,18 +91,37 @@ extension Kiosk {
                                                               maxBytes: (configuration.proxyCache ?? ProxyCacheConfiguration()).maxBytes)
         let now = now()
         var answers: [ProxyCacheAnswer] = []
-        for rule in archive.rules {
+        var hidden = 0
+        for (index, rule) in archive.rules.enumerated() {
             // The archive's address as recorded (`kiosk har import` writes a `*` in it as %2A, for its rules' patterns).
             guard let url = URL(string: rule.urlPattern.replacingOccurrences(of: "%2A", with: "*")) else { continue }
+            let recorded = index < archive.recorded.count ? archive.recorded[index] : HAR.Import.Recorded()
             var headers = HTTPHeaderFields(rule.headers.map { (name: $0.name, value: $0.value) })
+            // A rule drops the answer's Date and Age (each replay says its own); a cache ages the answer by them.
+            if let date = recorded.date { headers["Date"] = date }
+            if let age = recorded.age { headers["Age"] = age }
             let response = HTTPResponse(status: rule.status, headers: headers, body: rule.body, url: url)
             guard rule.method == "GET", ProxyCachingTransport.isStorable(response, for: HTTPRequest(url: url, endpoint: "")) else { continue }
+            let credentials: String
+            if recorded.authorization.isEmpty && recorded.cookies.isEmpty {
+                credentials = ProxyCacheAnswer.importedCredentials
+            } else if (recorded.authorization + recorded.cookies).contains(where: { (value: String) in value.contains(Redactor.placeholder) }) {
+                hidden += 1
+                continue
+            } else {
+                var fields = HTTPHeaderFields()
+                for value in recorded.authorization { fields.add(name: "Authorization", value: value) }
+                for value in recorded.cookies { fields.add(name: "Cookie", value: value) }
+                credentials = ProxyCachingTransport.Key(HTTPRequest(url: url, headers: fields, endpoint: "")).credentials
+            }
             headers = ProxyCachingTransport.storedHeaders(headers)
             headers.removeAll(named: "Vary")
+            // Made and answered when the archive says (its entry's start), else now.
+            let time = recorded.startedAt.map { min($0, now) } ?? now
             answers.append(ProxyCacheAnswer(method: "GET", url: ProxyCachingTransport.Key.normalized(url),
                                             host: url.host(percentEncoded: false)?.lowercased() ?? "",
-                                            credentials: ProxyCacheAnswer.importedCredentials, vary: "", variant: "", status: rule.status, headers: headers, body: rule.body,
-                                            requestTime: now, responseTime: now))
+                                            credentials: credentials, vary: "", variant: "", status: rule.status, headers: headers, body: rule.body,
+                                            requestTime: time, responseTime: time))
         }
         // A hundred answers a transaction, as the proxy stores a burst: a large archive does not make one transaction
         // of its whole size, and a killed import leaves what it committed.
@@ -104,8 +129,8 @@ extension Kiosk {
         for start in stride(from: 0, to: answers.count, by: 100) {
             stored += try cache.store(Array(answers[start..<min(start + 100, answers.count)])).compactMap { $0 }.count
         }
-        return ProxyCacheImport(stored: stored, entries: archive.entries, notStorable: archive.rules.count - stored,
-                                skippedDescription: archive.skippedDescription)
+        return ProxyCacheImport(stored: stored, entries: archive.entries, notStorable: archive.rules.count - stored - hidden,
+                                skippedDescription: archive.skippedDescription, hiddenCredentials: hidden)
     }
 
     /// The proxy cache's answers as a HAR archive, of one host when given, redacted as every export is (credentials,

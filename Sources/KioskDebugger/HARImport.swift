@@ -65,6 +65,26 @@ extension HAR {
         public let skipped: [SkipReason: Int]
         /// The URL schemes of the entries skipped as `unsupportedScheme` (`data`, `ws`), sorted.
         public let skippedSchemes: [String]
+        /// For each rule, in the same order, what the archive recorded of its exchange beyond what the rule replays.
+        public var recorded: [Recorded] = []
+
+        /// What a cache needs of a recorded exchange that a mock rule drops: when it was made, the answer's own `Date`
+        /// and `Age`, and the request's credentials (`Authorization`, `Cookie`), to age the answer and key it by identity.
+        public struct Recorded: Sendable, Hashable {
+            /// The entry's `startedDateTime`.
+            public var startedAt: Date?
+            /// The answer's `Date` and `Age` fields, as recorded.
+            public var date: String?
+            public var age: String?
+            /// The request's `Authorization` and `Cookie` values, as recorded (a redacting exporter's placeholders too).
+            public var authorization: [String] = []
+            public var cookies: [String] = []
+
+            /// Nothing recorded beyond the rule.
+            public init(startedAt: Date? = nil, date: String? = nil, age: String? = nil, authorization: [String] = [], cookies: [String] = []) {
+                (self.startedAt, self.date, self.age, self.authorization, self.cookies) = (startedAt, date, age, authorization, cookies)
+            }
+        }
 
         /// How many entries gave no rule.
         public var skippedCount: Int { skipped.values.reduce(0, +) }
@@ -103,6 +123,7 @@ extension HAR {
         }
         var reader = EntryReader(folder: folder, isPolly: creator == "Polly.JS", origin: origin, keepsContentCoding: keepingContentCoding)
         var rules: [MockRule] = []
+        var recorded: [Import.Recorded] = []
         var position: [String: Int] = [:]
         var skipped: [SkipReason: Int] = [:]
         var schemes: Set<String> = []
@@ -118,17 +139,19 @@ extension HAR {
                 case .skipped(let reason, let scheme):
                     skipped[reason, default: 0] += 1
                     if let scheme { schemes.insert(scheme) }
-                case .rule(let rule):
+                case .rule(let rule, let details):
                     let key = MockRules.key(method: rule.method, urlPattern: rule.urlPattern, ignoring: ignored)
                     guard let kept = position[key] else {
                         position[key] = rules.count
                         rules.append(rule)
+                        recorded.append(details)
                         return
                     }
                     if onlyConfirmsOrFails(rule.status), !onlyConfirmsOrFails(rules[kept].status) {
                         skipped[.keptEarlierAnswer, default: 0] += 1
                     } else {
                         rules[kept] = rule
+                        recorded[kept] = details
                         skipped[.answeredAgain, default: 0] += 1
                     }
                 }
@@ -142,7 +165,7 @@ extension HAR {
             throw ImportError("Not a HAR file: \"log.entries\" is missing or not an array.")
         }
         if let entryError { throw entryError }
-        return Import(rules: rules, entries: entryCount, skipped: skipped, skippedSchemes: schemes.sorted())
+        return Import(rules: rules, entries: entryCount, skipped: skipped, skippedSchemes: schemes.sorted(), recorded: recorded)
     }
 
     /// A 304 (it confirms a copy the client holds) or a status Kiosk retries (429, 5xx): an answer that
@@ -203,6 +226,12 @@ extension HAR {
 
     /// Throws unless `value` is absent or an ISO 8601 date and time with a time zone, as HAR's
     /// `startedDateTime` must be (`2024-05-22T08:41:18.352-04:00`, `…Z`).
+    /// An archive's ISO 8601 date and time (`2024-05-22T08:41:18.352-04:00`, fractions of a second or not), as a `Date`.
+    static func date(_ text: String) -> Date? {
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
+    }
+
     static func checkDate(_ value: Any?, path: String) throws {
         guard let value else { return }
         let pattern = #/\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)/#
@@ -230,7 +259,7 @@ extension HAR {
     // MARK: - Entries
 
     private enum EntryOutcome {
-        case rule(MockRule)
+        case rule(MockRule, Import.Recorded)
         case skipped(SkipReason, scheme: String? = nil)
     }
 
@@ -313,7 +342,20 @@ extension HAR {
             }
             // A recorded URL is one address: a `*` in it (`/users/*`, `?fields=*`) is that character, not a rule's wildcard.
             return .rule(MockRule(method: method, urlPattern: url.replacingOccurrences(of: "*", with: "%2A"), status: status, headers: headers,
-                                  body: body, origin: origin))
+                                  body: body, origin: origin), Self.recorded(entry, request: request, response: response))
+        }
+
+        /// What a cache needs of the entry beyond the rule (see `Import.Recorded`); fields of the wrong shape are left out.
+        static func recorded(_ entry: [String: Any], request: [String: Any], response: [String: Any]) -> Import.Recorded {
+            let fields = { (object: [String: Any], name: String) -> [String] in
+                ((object["headers"] as? [Any]) ?? []).compactMap { field in
+                    guard let field = field as? [String: Any], (field["name"] as? String)?.lowercased() == name else { return nil }
+                    return field["value"] as? String
+                }
+            }
+            return Import.Recorded(startedAt: (entry["startedDateTime"] as? String).flatMap(HAR.date),
+                                   date: fields(response, "date").first, age: fields(response, "age").first,
+                                   authorization: fields(request, "authorization"), cookies: fields(request, "cookie"))
         }
 
         /// The `Content-Encoding` a recorded body is still coded with, or nil when it is the content itself, as HAR wants

@@ -487,6 +487,9 @@ extension ProxyCacheCommand {
                 }
                 var notes: [String] = []
                 if result.notStorable > 0 { notes.append("\(result.notStorable) not storable (not a GET, no-store, or not cacheable)") }
+                if result.hiddenCredentials > 0 {
+                    notes.append("\(result.hiddenCredentials) made with credentials the archive hides (whose answers they were cannot be told)")
+                }
                 if !result.skippedDescription.isEmpty { notes.append(result.skippedDescription) }
                 Output.human("Stored \(Render.count(result.stored, "answer")) of \(result.entries) entr\(result.entries == 1 ? "y" : "ies")"
                              + (notes.isEmpty ? "." : "; left out: " + notes.joined(separator: ", ") + "."))

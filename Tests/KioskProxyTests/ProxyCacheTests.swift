@@ -386,6 +386,42 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("An imported answer is as old as its archive says, and kept for the credentials it was recorded with; hidden ones are left out")
+    func importedAgesAndIdentities() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("Cache-Control", "max-age=3600")], "from the upstream") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching(ProxyCacheSettings(mode: .http))) { proxy, upstream in
+            // Given an archive recorded an hour and a half before the proxy's clock (max-age 3600), one recorded now, one
+            // made with a token, and one whose cookie a redacting exporter hid
+            let format = Date.ISO8601FormatStyle()
+            let old = format.format(proxy.harness.now.date.addingTimeInterval(-5400)), recent = format.format(proxy.harness.now.date)
+            let entry = { (path: String, started: String, requestHeaders: String, body: String) in
+                #"{"startedDateTime": "\#(started)", "time": 1, "request": {"method": "GET", "url": "\#(upstream.url(path))", "headers": [\#(requestHeaders)]}, "#
+                    + #""response": {"status": 200, "headers": [{"name": "Cache-Control", "value": "max-age=3600"}], "content": {"mimeType": "text/plain", "text": "\#(body)"}}}"#
+            }
+            let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent("ages.har")
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data((#"{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": ["#
+                      + [entry("/old", old, "", "recorded long ago"), entry("/recent", recent, "", "recorded now"),
+                         entry("/mine", recent, #"{"name": "Authorization", "value": "Bearer alice"}"#, "alice's"),
+                         entry("/hidden", recent, #"{"name": "Cookie", "value": "<redacted>"}"#, "someone's")].joined(separator: ",")
+                      + "]}}").utf8).write(to: file)
+            let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
+            #expect(imported.stored == 3 && imported.hiddenCredentials == 1 && imported.notStorable == 0, "\(imported)")
+            // When each is asked for: the old one is stale (30 minutes past its hour) and goes upstream; the recent one is a hit
+            let stale = try await proxy.send(.GET, upstream.url("/old"))
+            #expect(stale.text == "from the upstream" && stale.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=stale;") == true,
+                    "\(stale.header("Cache-Status"))")
+            let fresh = try await proxy.send(.GET, upstream.url("/recent"))
+            #expect(fresh.text == "recorded now" && fresh.header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true)
+            // And the answer made with a token is given to that token only; the hidden one to no one
+            #expect(try await proxy.send(.GET, upstream.url("/mine"), headers: [("Authorization", "Bearer alice")]).text == "alice's")
+            #expect(try await proxy.send(.GET, upstream.url("/mine"), headers: [("Authorization", "Bearer mallory")]).text == "from the upstream")
+            #expect(try await proxy.send(.GET, upstream.url("/mine")).text == "from the upstream")
+            #expect(try await proxy.send(.GET, upstream.url("/hidden"), headers: [("Cookie", "s=1")]).text == "from the upstream")
+        }
+    }
+
     @Test("A malformed archive stores nothing and says where it is wrong")
     func malformedArchive() async throws {
         let upstream = try await ScriptedUpstream.start()
