@@ -306,10 +306,12 @@ final class ProxyCachingTransport: HTTPTransport {
     }
 
     /// Notes the decision on the answer: its `Cache-Status` field (after any an upstream cache sent) and for the log.
+    /// An upstream's value that is no RFC 8941 List is dropped: a client would discard the whole field, Kiosk's part too.
     private static func mark(_ response: inout HTTPResponse, _ status: CacheStatus) {
         let upstream = response.headers.values(for: CacheStatus.headerName)
+        let kept = upstream.isEmpty || CacheStatus.isValidList(upstream.joined(separator: ", ")) ? upstream : []
         response.headers.removeAll(named: CacheStatus.headerName)
-        response.headers.add(name: CacheStatus.headerName, value: (upstream + [status.headerValue]).joined(separator: ", "))
+        response.headers.add(name: CacheStatus.headerName, value: (kept + [status.headerValue]).joined(separator: ", "))
         response.cacheStatus = status
     }
 

@@ -146,6 +146,13 @@ public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible 
     /// Kiosk's member read back from a Cache-Status field value (the request log stores `headerValue`);
     /// nil when the value is not a Structured Field List, or has no member named `Kiosk` whose `detail` is one
     /// of Kiosk's decisions.
+    /// Whether `value` (an upstream's Cache-Status, its lines joined) parses as an RFC 8941 List: one that does not
+    /// makes the whole field invalid to a client, Kiosk's member appended to it included.
+    public static func isValidList(_ value: String) -> Bool {
+        var parser = StructuredFieldValueParser(Array(value.utf8))
+        return (try? parser.parseListFieldValue()) != nil
+    }
+
     public init?(headerValue: String) {
         var parser = StructuredFieldValueParser(Array(headerValue.utf8))
         guard let list = try? parser.parseListFieldValue(),

@@ -422,6 +422,20 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("Kiosk's Cache-Status member follows an upstream cache's; an upstream value that is no RFC 8941 list is dropped, not joined")
+    func upstreamCacheStatus() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            (.ok, [("Cache-Status", head.uri == "/cdn" ? "ExampleCDN; hit; ttl=30" : #"bad value (((, "x"#)], "body")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            let cdn = try await proxy.send(.GET, upstream.url("/cdn"))
+            #expect(cdn.header("Cache-Status") == ["ExampleCDN; hit; ttl=30, Kiosk;fwd=uri-miss;fwd-status=200;stored;detail=network"])
+            let bad = try await proxy.send(.GET, upstream.url("/bad"))
+            #expect(bad.header("Cache-Status") == ["Kiosk;fwd=uri-miss;fwd-status=200;stored;detail=network"])
+        }
+    }
+
     @Test("A malformed archive stores nothing and says where it is wrong")
     func malformedArchive() async throws {
         let upstream = try await ScriptedUpstream.start()
