@@ -190,13 +190,14 @@ extension RequestLog {
             anyOf([oneOf("logEntry.endpoint", filter.endpoints.values)], negated: filter.endpoints.isNegated)
         }
         if !filter.hosts.isEmpty {
-            // The URL's authority, http or https: exactly `host:port` when a port is named, else the host on any port.
+            // The URL's authority, http or https (ws or wss for a WebSocket's record): exactly `host:port` when a port is
+            // named, else the host on any port.
             var alternatives: [(String, [(any DatabaseValueConvertible)?])] = []
             for host in filter.hosts.values {
                 let escaped = host.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
                     .replacingOccurrences(of: "_", with: "\\_")
                 let namesPort = host.hasPrefix("[") ? host.contains("]:") : host.contains(":")
-                for scheme in ["http://", "https://"] {
+                for scheme in ["http://", "https://", "ws://", "wss://"] {
                     var patterns = [scheme + escaped + "/%", scheme + escaped + "?%"]
                     if !namesPort { patterns.append(scheme + escaped + ":%") }
                     alternatives.append(("(logEntry.url = ? OR " + patterns.map { _ in "logEntry.url LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")",

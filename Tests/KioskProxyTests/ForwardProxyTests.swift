@@ -508,12 +508,17 @@ struct HostFilterTests {
             _ = try await proxy.send(.GET, other.url("/echo?two"))
             _ = try await proxy.send(.GET, "http://localhost:\(other.port)/echo?three")
             await other.stop()
+            // And a WebSocket the proxy switched to, logged under its ws:// URL once closed
+            proxy.kiosk.recordTunnel(TunnelSummary(host: "127.0.0.1", port: upstream.port, sent: 10, received: 20, duration: 0.5, error: nil,
+                                                   upgrade: .init(method: "GET", url: try #require(URL(string: upstream.url("/ws"))),
+                                                                  protocolName: "websocket", status: 101)))
             try proxy.kiosk.debugger.flush()
             func urls(_ filter: String) throws -> Set<String> {
                 Set(try proxy.kiosk.debugger.records(matching: RequestFilter(parsing: filter)).map(\.url))
             }
-            #expect(try urls("host:127.0.0.1:\(upstream.port)") == [upstream.url("/echo?one")])
-            #expect(try urls("host:127.0.0.1") == [upstream.url("/echo?one"), other.url("/echo?two")])
+            let socket = "ws://127.0.0.1:\(upstream.port)/ws"
+            #expect(try urls("host:127.0.0.1:\(upstream.port)") == [upstream.url("/echo?one"), socket])
+            #expect(try urls("host:127.0.0.1") == [upstream.url("/echo?one"), other.url("/echo?two"), socket])
             #expect(try urls("host:LOCALHOST") == ["http://localhost:\(other.port)/echo?three"])
             #expect(try urls("-host:127.0.0.1 -source:nyt,marvel,rickandmorty,dogs") == ["http://localhost:\(other.port)/echo?three"])
             // A value that is no host is refused, saying what is accepted
