@@ -95,6 +95,8 @@ public final class CapturingTransport: HTTPTransport {
     private func recording(_ stream: BodyStream, of request: HTTPRequest, answer: HTTPResponse, startedAt: Date,
                            start: ContinuousClock.Instant, touches: ExchangeTouches, upload: Tally?) -> BodyStream {
         let seen = Tally(keep: bodyLimit + (redactor.secretValues.map(\.utf8.count).max() ?? 0), first: answer.body)
+        // When the head came: the time after it is the body's download, not a wait before the exchange.
+        let headElapsed = ContinuousClock.now - start
         return stream.observed(chunk: { seen.add($0) }, end: { [self] error in
             let elapsed = ContinuousClock.now - start
             let (kept, size) = seen.total
@@ -107,7 +109,7 @@ public final class CapturingTransport: HTTPTransport {
                 + "; the log keeps the first \(bodyLimit) bytes. Breakpoints and body rules do not act on a streamed body."
             touches.add(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint, detail: detail))
             sink(deferred(request, startedAt: startedAt, response: whole, error: closedByApp ? nil : error, elapsed: elapsed,
-                          touches: touches.all, bodySize: size, upload: upload?.total))
+                          headElapsed: headElapsed, touches: touches.all, bodySize: size, upload: upload?.total))
         })
     }
 
@@ -115,7 +117,8 @@ public final class CapturingTransport: HTTPTransport {
     /// holds of each body only what the record keeps of it (the first `bodyLimit` bytes and a key's length more, to
     /// scrub across the cut): the rest of an answer held whole, up to the proxy's 16 MB buffer, is freed with the answer.
     private func deferred(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?, elapsed: Duration,
-                          touches: [ExchangeTouch], bodySize: Int? = nil, upload: (kept: Data, size: Int)?) -> DeferredRecord {
+                          headElapsed: Duration? = nil, touches: [ExchangeTouch], bodySize: Int? = nil,
+                          upload: (kept: Data, size: Int)?) -> DeferredRecord {
         // Worked out only for a body past the limit: nearly every exchange's bodies are within it.
         let keep = { [redactor, bodyLimit] in
             bodyLimit + max(redactor.secretValues.map(\.utf8.count).max() ?? 0, request.secrets.map(\.utf8.count).max() ?? 0)
@@ -134,8 +137,8 @@ public final class CapturingTransport: HTTPTransport {
         }
         let bodyBytes = min(bodyLimit, upload?.kept.count ?? request.body?.count ?? 0) + min(bodyLimit, response?.body.count ?? 0)
         return DeferredRecord(bodyBytes: bodyBytes, urlBytes: request.url.absoluteString.utf8.count) { [self, request, response, bodySize, requestBodySize] in
-            record(request, startedAt: startedAt, response: response, error: error, elapsed: elapsed, touches: touches,
-                   bodySize: bodySize, requestBodySize: requestBodySize, upload: upload)
+            record(request, startedAt: startedAt, response: response, error: error, elapsed: elapsed, headElapsed: headElapsed,
+                   touches: touches, bodySize: bodySize, requestBodySize: requestBodySize, upload: upload)
         }
     }
 
@@ -144,8 +147,8 @@ public final class CapturingTransport: HTTPTransport {
     /// (streamed, or cut to what is kept); `upload` what passed of a streamed request body (its first bytes and its
     /// whole size).
     func record(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?,
-                elapsed: Duration, touches: [ExchangeTouch] = [], bodySize: Int? = nil, requestBodySize: Int? = nil,
-                upload: (kept: Data, size: Int)? = nil) -> RequestRecord {
+                elapsed: Duration, headElapsed: Duration? = nil, touches: [ExchangeTouch] = [], bodySize: Int? = nil,
+                requestBodySize: Int? = nil, upload: (kept: Data, size: Int)? = nil) -> RequestRecord {
         // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear.
         let redactor = request.secrets.isEmpty ? redactor : redactor.hiding(request.secrets)
         var touches = touches
@@ -162,8 +165,11 @@ public final class CapturingTransport: HTTPTransport {
         let total = elapsed.seconds
         var timings = response?.timings ?? RequestTimings(total: total)
         // The transport measured its own exchange, its own wait for a connection included; anything above
-        // it in time (the outbound policy's checks, a slot wait) is queueing too.
-        timings.queued = (timings.queued ?? 0) + max(0, total - timings.total)
+        // it in time (the outbound policy's checks, a slot wait) is queueing too. A streamed body's time after its head
+        // (`headElapsed`) is its download.
+        let untilHead = headElapsed?.seconds ?? total
+        timings.queued = (timings.queued ?? 0) + max(0, untilHead - timings.total)
+        if headElapsed != nil { timings.download = (timings.download ?? 0) + max(0, total - untilHead) }
         timings.total = total
         let errorText: String? = error.map { error in
             redactor.scrub((error as? KioskError)?.description ?? String(describing: error))

@@ -48,6 +48,21 @@ struct CapturingTransportTests {
         #expect(record.timings.total >= 0)
     }
 
+    @Test("A streamed answer's time after its head is its download, not a wait before the exchange")
+    func streamedTimings() throws {
+        // Given the record of an exchange whose head came after 20 ms (the transport's own timings) and whose body
+        // streamed on for two seconds more
+        let capture = CapturingTransport(base: ScriptedTransport([]), redactor: redactor, sink: { _ in })
+        var response = HTTPResponse(status: 200, headers: [:], body: Data(), url: URL(string: "http://app.test/events")!)
+        response.timings = RequestTimings(queued: 0.001, connect: 0.004, firstByte: 0.015, total: 0.02)
+        let record = capture.record(HTTPRequest(url: response.url, endpoint: "app.test"), startedAt: Date(), response: response, error: nil,
+                                    elapsed: .milliseconds(2020), headElapsed: .milliseconds(20))
+        // Then nothing was queued beyond the transport's own, and the two seconds are the download, in the total
+        #expect(abs((record.timings.queued ?? -1) - 0.001) < 0.0005, "\(record.timings)")
+        #expect(abs((record.timings.download ?? 0) - 2.0) < 0.001, "\(record.timings)")
+        #expect(abs(record.timings.total - 2.02) < 0.001)
+    }
+
     @Test("A 304 is recorded as a revalidation, a failure with its error and no status")
     func recordsRevalidationAndFailure() async throws {
         // Given an upstream that answers 304 and then refuses connections
