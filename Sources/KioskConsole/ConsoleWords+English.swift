@@ -78,6 +78,7 @@ extension ConsoleWords {
         statusMustBeNumber: "The status must be a number from 100 to 599.",
         answerInsteadEditor: "A response to answer with instead (JSON)",
         responseEditor: "Response body (JSON, editable)",
+        responseTextEditor: "Response body (text, editable)",
         bodyNotEditable: { size, reason in
             switch reason {
             case .coded(let coding): "The body (\(size)) is compressed (\(coding)): it can be sent unchanged or aborted here, not edited."

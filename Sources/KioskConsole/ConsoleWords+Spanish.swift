@@ -78,6 +78,7 @@ extension ConsoleWords {
         statusMustBeNumber: "El estado debe ser un número del 100 al 599.",
         answerInsteadEditor: "Una respuesta con la que contestar en su lugar (JSON)",
         responseEditor: "Cuerpo de la respuesta (JSON, editable)",
+        responseTextEditor: "Cuerpo de la respuesta (texto, editable)",
         bodyNotEditable: { size, reason in
             switch reason {
             case .coded(let coding): "El cuerpo (\(size)) está comprimido (\(coding)): aquí se puede enviar sin cambios o abortar, no editar."

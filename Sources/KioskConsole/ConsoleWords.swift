@@ -87,6 +87,7 @@ struct ConsoleWords: Sendable {
     let statusMustBeNumber: String
     let answerInsteadEditor: String
     let responseEditor: String
+    let responseTextEditor: String
     /// Instead of the editor, for a body that cannot be edited as text: the size, then why (`BodyNotEditable`).
     let bodyNotEditable: @Sendable (String, DebugPages.BodyNotEditable) -> String
     let keepReturning: String

@@ -265,7 +265,7 @@ struct DebugController: Sendable {
                 }
                 do {
                     try kiosk.debugger.validateEdit(endpoint: exchange.endpoint, url: URL(string: exchange.url) ?? URL(string: "http://invalid/")!,
-                                                   status: status, body: body)
+                                                   status: status, body: body, asJSON: exchange.answersJSON)
                 } catch let error as KioskError {
                     return Pages.response(DebugPages.pausedExchange(exchange, error: error.description, draft: form.body, context: context),
                                           status: .unprocessableContent)

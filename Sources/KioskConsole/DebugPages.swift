@@ -440,7 +440,8 @@ enum DebugPages {
             }
             fields.append(E.element("label", [], [.text(w.status), E.void("input", [.attribute("type", "number"), .attribute("name", "status"),
                 .attribute("min", "100"), .attribute("max", "599"), .attribute("value", String(exchange.status ?? 200))])]))
-            fields.append(textarea("body", exchange.phase == .error ? w.answerInsteadEditor : w.responseEditor, shown, rows: 24))
+            fields.append(textarea("body", exchange.phase == .error ? w.answerInsteadEditor
+                                   : exchange.answersJSON ? w.responseEditor : w.responseTextEditor, shown, rows: 24))
             fields.append(E.element("label", [.class("inline")], [
                 E.void("input", [.attribute("type", "checkbox"), .attribute("name", "keep"), .attribute("value", "1")]),
                 .text(w.keepReturning),

@@ -61,6 +61,16 @@ public struct PausedExchange: Sendable, Hashable, Identifiable, Encodable {
     /// When it continues unchanged by itself.
     public let deadline: Date
 
+    /// Whether the paused answer is JSON (its body parses, or is empty and its Content-Type says JSON): its edit must be
+    /// JSON too; any other is edited as text. An error being answered instead has no answer of its own: JSON.
+    public var answersJSON: Bool {
+        guard phase == .response, let text = responseText, responseIsText else { return true }
+        if text.isEmpty {
+            return responseHeaders.first { $0.name.lowercased() == "content-type" }.map { $0.value.lowercased().contains("json") } ?? true
+        }
+        return (try? OrderedJSON.parse(Data(text.utf8))) != nil
+    }
+
     /// What `/debug/api/paused` lists: the summary, without headers or the body.
     enum CodingKeys: String, CodingKey {
         case id, phase, endpoint, method, url, status, error, pausedAt, deadline

@@ -395,6 +395,44 @@ struct WebDebugTests {
         }
     }
 
+    @Test("An app's text answer held at a breakpoint is edited as text; its JSON answer must stay JSON", arguments: [
+        ("text/plain", "hello plain text", "plain edited text, not json", true),
+        ("application/json", #"{"a": 1}"#, "plain edited text, not json", false),
+        ("application/json", #"{"a": 1}"#, #"{"a": 2}"#, true),
+    ])
+    func textAnswersEditAsText(contentType: String, original: String, edit: String, accepted: Bool) async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "e", count: 64)
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
+            // Given an app's answer held at a breakpoint
+            let breakpoints = harness.kiosk.debugger.breakpoints
+            let url = URL(string: "http://127.0.0.1:9/text")!
+            let held = Task {
+                await breakpoints.pause(phase: .response, request: KioskCore.HTTPRequest(url: url, endpoint: "127.0.0.1:9", purpose: .proxied),
+                                        response: KioskCore.HTTPResponse(status: 200, headers: ["Content-Type": contentType], body: Data(original.utf8),
+                                                                         url: url), error: nil).decision
+            }
+            for _ in 0..<2000 where breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+            let paused = try #require(breakpoints.paused.first)
+            // Then its editor says what it edits
+            let page = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
+            #expect(page.body.contains(contentType == "text/plain" ? "Response body (text, editable)" : "Response body (JSON, editable)"))
+            // When an edit is sent
+            let sent = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("status", "200"),
+                                                                               ("body", edit)], cookie: token)
+            if accepted {
+                // Then a text answer's text edit (or a JSON answer's JSON edit) goes to the app
+                #expect(sent.status == .seeOther, "\(sent.body)")
+                #expect(await held.value == .continueWithResponse(status: 200, body: Data(edit.utf8)))
+            } else {
+                // Or a JSON answer edited into text is shown again with the error, still paused
+                #expect(sent.status == .unprocessableContent && sent.body.contains("Malformed response"))
+                #expect(breakpoints.decide(paused.id, .continueUnchanged))
+                _ = await held.value
+            }
+        }
+    }
+
     @Test("Replay sends a logged Marvel request again, signed anew, logged as a new request and not stored")
     func replay() async throws {
         try await withWeb { harness, client in
