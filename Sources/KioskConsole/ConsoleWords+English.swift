@@ -235,6 +235,7 @@ extension ConsoleWords {
         proxyFingerprint: "SHA-256 fingerprint: ",
         downloadPEM: "Certificate (PEM)",
         downloadDER: "Certificate (DER, Android and Windows)",
+        downloadProfile: "Profile for iPhone, iPad and Mac",
         proxyReads: { "HTTPS is read for \($0) only; other hosts pass through unread." },
         proxyIgnores: { "Passed through unread: \($0)." },
         proxySetupPage: "A device whose proxy is this one finds these steps, the certificate and an iPhone profile at ",

@@ -251,6 +251,7 @@ extension ConsoleWords {
         proxyFingerprint: "Huella SHA-256: ",
         downloadPEM: "Certificado (PEM)",
         downloadDER: "Certificado (DER, Android y Windows)",
+        downloadProfile: "Perfil para iPhone, iPad y Mac",
         proxyReads: { "Solo se lee el HTTPS de \($0); los demás hosts pasan sin leerse." },
         proxyIgnores: { "Pasan sin leerse: \($0)." },
         proxySetupPage: "Un dispositivo que usa este proxy encuentra estos pasos, el certificado y un perfil para iPhone en ",

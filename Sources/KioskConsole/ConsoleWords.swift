@@ -248,6 +248,7 @@ struct ConsoleWords: Sendable {
     let proxyFingerprint: String
     let downloadPEM: String
     let downloadDER: String
+    let downloadProfile: String
     /// The --intercept patterns.
     let proxyReads: @Sendable (String) -> String
     /// The --ignore patterns.

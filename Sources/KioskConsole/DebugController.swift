@@ -150,9 +150,13 @@ struct DebugController: Sendable {
             switch file {
             case "ca.pem": (body, type) = (Array(pem.utf8), "application/x-pem-file")
             case "ca.crt": (body, type) = (DebugPages.der(fromPEM: pem), "application/x-x509-ca-cert")
+            case "ca.mobileconfig":
+                guard let fingerprint = kiosk.proxyOverview()?.fingerprint else { throw WebError.notFound("This proxy has no CA.") }
+                (body, type) = (ProxyGuide.configurationProfile(certificateDER: Data(DebugPages.der(fromPEM: pem)), fingerprint: fingerprint),
+                                "application/x-apple-aspen-config")
             default: throw WebError.notFound("Nothing here: \(ConsoleRoute.proxy.path) lists the downloads.")
             }
-            let name = file == "ca.pem" ? "kiosk-proxy-ca.pem" : "kiosk-proxy-ca.crt"
+            let name = ["ca.pem": "kiosk-proxy-ca.pem", "ca.crt": "kiosk-proxy-ca.crt"][file] ?? "kiosk-proxy.mobileconfig"
             return Response(status: .ok, headers: [.contentType: type, .contentDisposition: "attachment; filename=\"\(name)\""],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         }

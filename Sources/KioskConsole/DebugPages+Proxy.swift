@@ -37,11 +37,13 @@ extension DebugPages {
             return DebugPages.page(context, title: w.proxy, content + [E.element("p", [], [.text(w.proxyNotReading)])])
         }
         let pem = ConsoleRoute.proxyCertificate("ca.pem").path, der = ConsoleRoute.proxyCertificate("ca.crt").path
+        let profile = ConsoleRoute.proxyCertificate("ca.mobileconfig").path
         content += [
             E.element("p", [], [.text(w.proxyFingerprint), E.element("code", [], [.text(fingerprint)])]),
             E.element("p", [.class("downloads")], [
                 E.element("a", [Attribute.localHref(pem)], [.text(w.downloadPEM)]), " · ",
-                E.element("a", [Attribute.localHref(der)], [.text(w.downloadDER)]),
+                E.element("a", [Attribute.localHref(der)], [.text(w.downloadDER)]), " · ",
+                E.element("a", [Attribute.localHref(profile)], [.text(w.downloadProfile)]),
             ]),
             overview.interceptedHosts.isEmpty ? .empty
                 : E.element("p", [.class("status")], [.text(w.proxyReads(overview.interceptedHosts.joined(separator: ", ")))]),
@@ -49,7 +51,7 @@ extension DebugPages {
                 : E.element("p", [.class("status")], [.text(w.proxyIgnores(overview.ignoredHosts.joined(separator: ", ")))]),
             E.element("p", [], [.text(w.proxySetupPage), E.element("code", [], ["http://kiosk.proxy/"]), "."]),
             ProxyGuide(language: context.language == .es ? .spanish : .english, proxy: forward?.address ?? "127.0.0.1:8888",
-                       downloads: .init(pem: pem, der: der)).rendered(nested: true),
+                       downloads: .init(pem: pem, der: der, profile: profile)).rendered(nested: true),
         ]
         return DebugPages.page(context, title: w.proxy, content)
     }

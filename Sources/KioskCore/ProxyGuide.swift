@@ -1,3 +1,4 @@
+package import Foundation
 /// The steps that put a device or a tool behind `kiosk proxy` and make it trust Kiosk's CA, per platform, in English
 /// and Spanish: one text for the proxy's own setup page (`http://kiosk.proxy/`) and the console's proxy page.
 package struct ProxyGuide: Sendable {
@@ -109,5 +110,36 @@ package struct ProxyGuide: Sendable {
             let title: HTML = nested ? .element("h3", [], [.text(section.title)]) : .element("h2", [], [.text(section.title)])
             return .element("section", [], [title, .element("ol", [], section.steps.map { .element("li", [], [$0]) })])
         } + [.element("p", [], [pinning])])
+    }
+}
+
+extension ProxyGuide {
+    /// An iOS and macOS configuration profile holding the CA (`certificateDER`) as a root payload, its identifiers drawn
+    /// from the CA's SHA-256 `fingerprint` (colon-separated hex), so that every download of one CA is the same profile
+    /// (installing it again replaces, not adds), wherever it is served (the proxy's setup page, the console).
+    package static func configurationProfile(certificateDER: Data, fingerprint: String) -> [UInt8] {
+        var digest = fingerprint.split(separator: ":").compactMap { UInt8($0, radix: 16) }
+        digest += [UInt8](repeating: 0, count: max(0, 32 - digest.count))
+        func uuid(_ offset: Int) -> String {
+            var bytes = Array(digest[offset..<offset + 16])
+            bytes[6] = (bytes[6] & 0x0F) | 0x50  // a name-based UUID's version and variant bits
+            bytes[8] = (bytes[8] & 0x3F) | 0x80
+            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                               bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
+        }
+        let root: [String: Any] = [
+            "PayloadType": "com.apple.security.root", "PayloadVersion": 1, "PayloadUUID": uuid(0),
+            "PayloadIdentifier": "kiosk.proxy.ca." + uuid(0), "PayloadDisplayName": "Kiosk proxy CA",
+            "PayloadDescription": "Lets Kiosk's proxy read this device's HTTPS for debugging.",
+            "PayloadCertificateFileName": "kiosk-proxy-ca.cer", "PayloadContent": certificateDER,
+        ]
+        let profile: [String: Any] = [
+            "PayloadType": "Configuration", "PayloadVersion": 1, "PayloadUUID": uuid(16),
+            "PayloadIdentifier": "kiosk.proxy." + uuid(16), "PayloadDisplayName": "Kiosk proxy",
+            "PayloadDescription": "The certificate authority of a Kiosk proxy. Remove this profile when you stop debugging.",
+            "PayloadRemovalDisallowed": false, "PayloadContent": [root],
+        ]
+        // Foundation writes the XML property list; a failure would be a bug in the values above.
+        return Array((try? PropertyListSerialization.data(fromPropertyList: profile, format: .xml, options: 0)) ?? Data())
     }
 }

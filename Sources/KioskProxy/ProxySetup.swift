@@ -47,7 +47,8 @@ enum ProxySetup {
         case ("/ca.der", let authority?), ("/ca.crt", let authority?):
             return download(Array(authority.certificateDER), type: "application/x-x509-ca-cert", name: "kiosk-proxy-ca.crt")
         case ("/ca.mobileconfig", let authority?):
-            return download(profile(authority), type: "application/x-apple-aspen-config", name: "kiosk-proxy.mobileconfig")
+            return download(ProxyGuide.configurationProfile(certificateDER: authority.certificateDER, fingerprint: authority.fingerprint),
+                            type: "application/x-apple-aspen-config", name: "kiosk-proxy.mobileconfig")
         default:
             return Answer(status: .notFound, contentType: "text/plain; charset=utf-8",
                           body: Array("Nothing here: http://\(host)/ has the setup page.\n".utf8))
@@ -63,33 +64,6 @@ enum ProxySetup {
 
     private static func download(_ body: [UInt8], type: String, name: String) -> Answer {
         Answer(status: .ok, contentType: type, body: body, fields: [("Content-Disposition", "attachment; filename=\"\(name)\"")])
-    }
-
-    /// An iOS and macOS configuration profile holding the CA as a root payload, its identifiers drawn from the CA's
-    /// own digest, so that every download of one CA is the same profile (installing it again replaces, not adds).
-    static func profile(_ authority: ProxyAuthority) -> [UInt8] {
-        let digest = Array(SHA256.hash(data: authority.certificateDER))
-        func uuid(_ offset: Int) -> String {
-            var bytes = Array(digest[offset..<offset + 16])
-            bytes[6] = (bytes[6] & 0x0F) | 0x50  // a name-based UUID's version and variant bits
-            bytes[8] = (bytes[8] & 0x3F) | 0x80
-            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-                               bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
-        }
-        let root: [String: Any] = [
-            "PayloadType": "com.apple.security.root", "PayloadVersion": 1, "PayloadUUID": uuid(0),
-            "PayloadIdentifier": "kiosk.proxy.ca." + uuid(0), "PayloadDisplayName": "Kiosk proxy CA",
-            "PayloadDescription": "Lets Kiosk's proxy read this device's HTTPS for debugging.",
-            "PayloadCertificateFileName": "kiosk-proxy-ca.cer", "PayloadContent": authority.certificateDER,
-        ]
-        let profile: [String: Any] = [
-            "PayloadType": "Configuration", "PayloadVersion": 1, "PayloadUUID": uuid(16),
-            "PayloadIdentifier": "kiosk.proxy." + uuid(16), "PayloadDisplayName": "Kiosk proxy",
-            "PayloadDescription": "The certificate authority of a Kiosk proxy. Remove this profile when you stop debugging.",
-            "PayloadRemovalDisallowed": false, "PayloadContent": [root],
-        ]
-        // Foundation writes the XML property list; a failure would be a bug in the values above.
-        return Array((try? PropertyListSerialization.data(fromPropertyList: profile, format: .xml, options: 0)) ?? Data())
     }
 
     private static func code(_ text: String) -> HTML { .element("code", [], [.text(text)]) }

@@ -56,7 +56,8 @@ struct ConsoleProxyPageTests {
             #expect(page.body.contains(#"<dd data-count-name="openConnections">2</dd>"#))
             // And the CA: fingerprint, the two downloads, the ignored host, the setup page and every platform's steps
             #expect(page.body.contains("<code>AB:CD:EF</code>"))
-            #expect(page.body.contains(#"href="/debug/proxy/ca.pem""#) && page.body.contains(#"href="/debug/proxy/ca.crt""#))
+            #expect(page.body.contains(#"href="/debug/proxy/ca.pem""#) && page.body.contains(#"href="/debug/proxy/ca.crt""#)
+                    && page.body.contains(#"href="/debug/proxy/ca.mobileconfig""#))
             #expect(page.body.contains("pinned.example.test"))
             #expect(page.body.contains("http://kiosk.proxy/"))
             for platform in ["iPhone and iPad", "Android", "Firefox", "Chrome / Chromium", "curl and the shell"] {
@@ -81,7 +82,7 @@ struct ConsoleProxyPageTests {
         }
     }
 
-    @Test("The console serves the CA's certificate as PEM and DER, and nothing else under the proxy page")
+    @Test("The console serves the CA's certificate as PEM, DER and an iOS profile, and nothing else under the proxy page")
     func certificateDownloads() async throws {
         try await withWeb { harness, client in
             harness.kiosk.attachProxy { Self.overview }
@@ -91,6 +92,13 @@ struct ConsoleProxyPageTests {
             let der = try await client.get(ConsoleRoute.proxyCertificate("ca.crt").path)
             #expect(der.status == .ok && der.header("Content-Type") == "application/x-x509-ca-cert")
             #expect(der.bytes == Array(Data(base64Encoded: "MIIBtjCCAVugAwIBAgIUZXhhbXBsZQ==")!))
+            // The profile the setup page offers too: a property list whose root payload is the certificate's DER
+            let profile = try await client.get(ConsoleRoute.proxyCertificate("ca.mobileconfig").path)
+            #expect(profile.status == .ok && profile.header("Content-Type") == "application/x-apple-aspen-config")
+            let plist = try PropertyListSerialization.propertyList(from: Data(profile.bytes), format: nil) as? [String: Any]
+            let payload = (plist?["PayloadContent"] as? [[String: Any]])?.first
+            #expect(payload?["PayloadType"] as? String == "com.apple.security.root")
+            #expect(payload?["PayloadContent"] as? Data == Data(base64Encoded: "MIIBtjCCAVugAwIBAgIUZXhhbXBsZQ=="))
             #expect(try await client.get(ConsoleRoute.proxyCertificate("ca-key.pem").path).status == .notFound)
         }
     }
