@@ -148,7 +148,7 @@ let package = Package(
         .target(
             name: "KioskProxy",
             dependencies: [
-                "KioskCore", "KioskListener",
+                "KioskCore", "KioskListener", "KioskNetwork",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

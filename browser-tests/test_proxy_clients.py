@@ -418,13 +418,22 @@ def test_chromium_reads_an_app_through_kiosk_after_its_backend_is_gone_and_offli
 NAMESPACE_SCRIPT = r"""
 set -e
 ip link set lo up
-"$KIOSK" proxy --port 0 --console-port 0 --data-dir "$DATA" > "$DATA/out.txt" 2>&1 &
+"$KIOSK" proxy --port 0 --console-port 0 --data-dir "$DATA" --ignore no-such-host.example.test > "$DATA/out.txt" 2>&1 &
 for i in $(seq 100); do grep -q "Kiosk proxy on" "$DATA/out.txt" 2>/dev/null && break; sleep 0.1; done
 PORT=$(grep -o "Kiosk proxy on http://127.0.0.1:[0-9]*" "$DATA/out.txt" | grep -o "[0-9]*$")
 for url in http://no-such-host.example.test/ http://127.0.0.1:9/; do
     code=$(curl -s -m 20 -o "$DATA/body.txt" -w '%{http_code}' -x "http://127.0.0.1:$PORT" "$url" || true)
     echo "$code $(tr -d '\n' < "$DATA/body.txt")"
 done
+python3 - "$PORT" <<'PY'
+import socket, sys
+with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20) as s:
+    s.sendall(b"CONNECT no-such-host.example.test:443 HTTP/1.1\r\nHost: no-such-host.example.test:443\r\n\r\n")
+    answer = b""
+    while chunk := s.recv(65536):
+        answer += chunk
+print(answer.decode(errors="replace").replace("\r\n", " "))
+PY
 kill %1; wait || true
 """
 
@@ -432,12 +441,14 @@ kill %1; wait || true
 def test_a_name_that_does_not_resolve_and_a_refused_connection_are_502s_that_each_say_which(kiosk_bin, tmp_path):
     """In a network namespace of the test's own (only loopback, up; no resolver reachable, so nothing leaves it), the
     proxy answers a request for a name that does not resolve, and one for a port nothing listens on, each with a 502
-    whose sentence names that failure rather than a list of maybes."""
+    whose sentence names that failure rather than a list of maybes; a CONNECT tunnel to the name (left unread, --ignore) too."""
     if shutil.which("unshare") is None or shutil.which("ip") is None:
         pytest.skip("unshare (util-linux) and ip (iproute2) are needed to make the test's network namespace")
     result = subprocess.run(["unshare", "-rn", "bash", "-c", NAMESPACE_SCRIPT], capture_output=True, text=True, timeout=120,
                             env={**os.environ, "KIOSK": kiosk_bin, "DATA": str(tmp_path)})
     lines = result.stdout.strip().splitlines()
-    assert len(lines) == 2, (result.stdout, result.stderr)
+    assert len(lines) == 3, (result.stdout, result.stderr)
     assert lines[0].startswith("502 ") and "no-such-host.example.test: the name does not resolve (DNS)" in lines[0], lines[0]
     assert lines[1].startswith("502 ") and "127.0.0.1: it refused the connection" in lines[1], lines[1]
+    # And a tunnel to that name is refused in the same words, not NIO's
+    assert lines[2].startswith("HTTP/1.1 502 ") and "no-such-host.example.test:443: the name does not resolve (DNS)" in lines[2], lines[2]

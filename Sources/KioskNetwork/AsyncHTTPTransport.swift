@@ -345,22 +345,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 return .transport(url: url, message: "\(clientError)")
             }
         }
-        if let reason = tlsFailure(error, host: host) { return .transport(url: url, message: reason) }
-        if let reason = outOfDescriptors(error) { return .transport(url: url, message: reason) }
-        if let connection = error as? NIOConnectionError {
-            let codes = connection.connectionErrors.compactMap { ($0.error as? IOError)?.errnoCode }
-            if connection.connectionErrors.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil {
-                return .offline(host: host, reason: .unresolved)
-            }
-            return .offline(host: host, reason: !codes.isEmpty && codes.allSatisfy { $0 == ECONNREFUSED } ? .refused : .unreachable)
-        }
-        if let ioError = error as? IOError,
-           [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ECONNABORTED, ETIMEDOUT].contains(ioError.errnoCode) {
-            return .offline(host: host, reason: ioError.errnoCode == ECONNREFUSED ? .refused : .unreachable)
-        }
-        if let channelError = error as? ChannelError, case .connectTimeout = channelError {
-            return .offline(host: host)
-        }
+        if let failure = connectionFailure(error, url: url, host: host) { return failure }
         if let expectedLength, received < expectedLength {
             return .truncatedBody(url: url, expected: expectedLength, received: received)
         }
@@ -407,6 +392,29 @@ public final class AsyncHTTPTransport: HTTPTransport {
         default:
             "the upstream's answer is not valid HTTP/1.1 (the parser stopped at: \(error.debugDescription))"
         }
+    }
+
+    /// What a failure to open a connection (or its TLS handshake) to `host` means, for any dialler (this transport, the
+    /// proxy's tunnels): offline with the reason (DNS, refused, no route or answer), TLS in words, the open-file limit;
+    /// nil for an error that is not about opening the connection.
+    package static func connectionFailure(_ error: any Error, url: String, host: String) -> KioskError? {
+        if let reason = tlsFailure(error, host: host) { return .transport(url: url, message: reason) }
+        if let reason = outOfDescriptors(error) { return .transport(url: url, message: reason) }
+        if let connection = error as? NIOConnectionError {
+            let codes = connection.connectionErrors.compactMap { ($0.error as? IOError)?.errnoCode }
+            if connection.connectionErrors.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil {
+                return .offline(host: host, reason: .unresolved)
+            }
+            return .offline(host: host, reason: !codes.isEmpty && codes.allSatisfy { $0 == ECONNREFUSED } ? .refused : .unreachable)
+        }
+        if let ioError = error as? IOError,
+           [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ECONNABORTED, ETIMEDOUT].contains(ioError.errnoCode) {
+            return .offline(host: host, reason: ioError.errnoCode == ECONNREFUSED ? .refused : .unreachable)
+        }
+        if let channelError = error as? ChannelError, case .connectTimeout = channelError {
+            return .offline(host: host)
+        }
+        return nil
     }
 
     /// Why no connection could be opened when the process has every file it may have open (EMFILE) or the system

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import KioskListener
+import KioskNetwork
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -583,10 +584,19 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private static func dialFailure(_ error: any Error, host: String, port: Int) -> String {
         if let refusal = error as? ProxyMessages.Refusal { return refusal.message }
         if case KioskError.refused(_, let reason)? = error.kioskError { return "Kiosk refused to connect to \(host):\(port): \(reason)." }
-        if error is NIOSSLError || error is BoringSSLError {
-            return "The TLS handshake with \(host):\(port) failed (its certificate is not trusted, has expired or names another host): \(error)."
+        let place = "\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        switch error.kioskError ?? AsyncHTTPTransport.connectionFailure(error, url: place, host: host) {
+        case .offline(_, .unresolved)?: return "Kiosk could not connect to \(place): the name does not resolve (DNS)."
+        case .offline(_, .refused)?: return "Kiosk could not connect to \(place): it refused the connection (nothing listens on that port)."
+        case .offline(_, .unreachable)?: return "Kiosk could not connect to \(place): no route to it, or it did not answer in time."
+        case .transport(_, let message)?: return "Kiosk could not connect to \(place): \(message)."
+        case let other?: return other.description + "."
+        case nil:
+            if error is NIOSSLError || error is BoringSSLError {
+                return "The TLS handshake with \(place) failed (its certificate is not trusted, has expired or names another host): \(error)."
+            }
+            return "Kiosk could not connect to \(place): \(error)."
         }
-        return "Kiosk could not connect to \(host):\(port): \(error)."
     }
 
     /// What the app gets when a tunnel's or a protocol switch's upstream could not be dialled: a 502 saying why, or

@@ -171,6 +171,23 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("A CONNECT to a port nothing listens on is a 502 saying the connection was refused, in words and not NIO's")
+    func connectToAClosedPort() async throws {
+        let reservation = try #require(PortReservation(host: "127.0.0.1", port: 0))
+        try await withProxy { proxy, _ in
+            // Given a port on loopback that nothing listens on
+            // When an app asks for a tunnel to it
+            let answer = try await rawExchange(port: proxy.port, "CONNECT 127.0.0.1:\(reservation.port) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            // Then it gets a 502 that says the host refused it, and the tunnel's log entry says the same
+            #expect(answer.hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"), "\(answer)")
+            let reason = "Kiosk could not connect to 127.0.0.1:\(reservation.port): it refused the connection (nothing listens on that port)."
+            #expect(answer.contains(reason), "\(answer)")
+            #expect(!answer.contains("connect(descriptor"), "\(answer)")
+            let tunnel = try #require(try await proxy.waitForRecord { $0.method == "CONNECT" })
+            #expect(tunnel.error == reason)
+        }
+    }
+
     @Test("What cannot be forwarded gets a clear 4xx or 5xx from the proxy itself", arguments: [
         ("GET /echo HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "400 Bad Request", "names no host"),
         ("CONNECT example.test:99999 HTTP/1.1\r\nHost: example.test\r\n\r\n", "400 Bad Request", "between 1 and 65535"),

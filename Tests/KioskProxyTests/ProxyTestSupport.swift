@@ -274,6 +274,16 @@ struct ProxyHarness {
         try kiosk.debugger.flush()
         return try kiosk.debugger.records(matching: RequestFilter())
     }
+
+    /// The newest logged record matching `predicate`, waiting up to 10 s for it (a tunnel is logged once both ends close).
+    func waitForRecord(_ predicate: (RequestRecord) -> Bool) async throws -> RequestRecord? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let record = try records().first(where: predicate) { return record }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
 }
 
 /// Runs `body` with a started proxy and upstream, always stopping both.

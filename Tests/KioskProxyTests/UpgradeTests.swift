@@ -148,7 +148,7 @@ struct UpgradeTests {
             #expect(reply == "echo: hello through kiosk")
             // And once closed, the log holds one exchange: the request's method and URL (the ws: address the app
             // opened), status 101, a tunnel touch with the bytes each way and no body said cut, the app's Authorization nowhere
-            let record = try #require(try await waitForRecord(proxy) { $0.url.contains("/ws") })
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains("/ws") })
             #expect(record.method == "GET")
             #expect(record.status == 101)
             #expect(record.url == "ws://127.0.0.1:\(upstream.port)/ws?room=1")
@@ -194,7 +194,7 @@ struct UpgradeTests {
             // Then the app gets the upstream's 404, and the log says 404
             #expect(head.hasPrefix("HTTP/1.1 404"), "\(head)")
             #expect(reply == nil)
-            let record = try #require(try await waitForRecord(proxy) { $0.url.contains("/nothing") })
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains("/nothing") })
             #expect(record.status == 404)
         }
     }
@@ -207,9 +207,10 @@ struct UpgradeTests {
             let (head, _) = try await webSocketExchange(port: proxy.port, request: upgradeRequest(target, host: "127.0.0.1:\(reservation.port)"),
                                                         message: "x")
             #expect(head.hasPrefix("HTTP/1.1 502"), "\(head)")
-            let record = try #require(try await waitForRecord(proxy) { $0.url.contains(":\(reservation.port)/ws") })
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains(":\(reservation.port)/ws") })
             #expect(record.status == nil)
-            #expect(record.error?.contains("could not connect") == true, "\(record.error ?? "")")
+            #expect(record.error == "Kiosk could not connect to 127.0.0.1:\(reservation.port): it refused the connection "
+                + "(nothing listens on that port).", "\(record.error ?? "")")
         }
     }
 
@@ -225,14 +226,4 @@ struct UpgradeTests {
             #expect(!answer.text.lowercased().contains("http2-settings"))
         }
     }
-}
-
-/// The newest logged record matching `predicate`, waiting up to 10 s for it (a tunnel is logged once both ends close).
-private func waitForRecord(_ proxy: ProxyHarness, _ predicate: (RequestRecord) -> Bool) async throws -> RequestRecord? {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while ContinuousClock.now < deadline {
-        if let record = try proxy.records().first(where: predicate) { return record }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    return nil
 }
