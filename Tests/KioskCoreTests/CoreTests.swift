@@ -111,6 +111,28 @@ struct CoreTests {
         #expect(redacted["accept"] == "application/json")
     }
 
+    @Test("The standard redaction hides the query items apps put tokens, keys and signatures under, and the key headers of the big clouds")
+    func standardRedactionCoversCommonTokens() {
+        // Given URLs an app might send through the proxy: a token, Google's key, OAuth's tokens, a pre-signed S3 URL
+        let cases = [
+            "https://a.test/feed?token=t1&page=2": "https://a.test/feed?token=<redacted>&page=2",
+            "https://maps.test/api?key=AIzaS&q=x": "https://maps.test/api?key=<redacted>&q=x",
+            "https://a.test/cb?refresh_token=r&id_token=i": "https://a.test/cb?refresh_token=<redacted>&id_token=<redacted>",
+            "https://b.test/o?X-Amz-Credential=c&X-Amz-Signature=s&X-Amz-Security-Token=t&X-Amz-Expires=60":
+                "https://b.test/o?X-Amz-Credential=<redacted>&X-Amz-Signature=<redacted>&X-Amz-Security-Token=<redacted>&X-Amz-Expires=60",
+            "https://c.test/img?sig=abc&w=100": "https://c.test/img?sig=<redacted>&w=100",
+        ]
+        // Then each secret is replaced and the rest kept
+        for (url, expected) in cases {
+            #expect(Redactor.standard.redact(URL(string: url)!) == expected, "\(url)")
+        }
+        // And the key headers of Azure and Google are hidden too
+        let headers: HTTPHeaderFields = ["api-key": "k1", "X-Goog-Api-Key": "k2", "X-Amz-Security-Token": "k3", "Accept": "*/*"]
+        let redacted = Redactor.standard.redact(headers)
+        #expect(redacted["api-key"] == Redactor.placeholder && redacted["x-goog-api-key"] == Redactor.placeholder)
+        #expect(redacted["x-amz-security-token"] == Redactor.placeholder && redacted["accept"] == "*/*")
+    }
+
     @Test("Field names match whatever the case of their letters, and only then")
     func fieldNamesMatchWithoutCase() {
         // Given names that differ in case alone, and ones that differ otherwise
