@@ -101,7 +101,8 @@ extension Kiosk {
             if let date = recorded.date { headers["Date"] = date }
             if let age = recorded.age { headers["Age"] = age }
             let response = HTTPResponse(status: rule.status, headers: headers, body: rule.body, url: url)
-            guard rule.method == "GET", ProxyCachingTransport.isStorable(response, for: HTTPRequest(url: url, endpoint: "")) else { continue }
+            guard rule.method == "GET" || rule.method == "HEAD",
+                  ProxyCachingTransport.isStorable(response, for: HTTPRequest(method: rule.method, url: url, endpoint: "")) else { continue }
             let credentials: String
             if recorded.authorization.isEmpty && recorded.cookies.isEmpty {
                 credentials = ProxyCacheAnswer.importedCredentials
@@ -118,9 +119,10 @@ extension Kiosk {
             headers.removeAll(named: "Vary")
             // Made and answered when the archive says (its entry's start), else now.
             let time = recorded.startedAt.map { min($0, now) } ?? now
-            answers.append(ProxyCacheAnswer(method: "GET", url: ProxyCachingTransport.Key.normalized(url),
+            answers.append(ProxyCacheAnswer(method: rule.method, url: ProxyCachingTransport.Key.normalized(url),
                                             host: url.host(percentEncoded: false)?.lowercased() ?? "",
-                                            credentials: credentials, vary: "", variant: "", status: rule.status, headers: headers, body: rule.body,
+                                            credentials: credentials, vary: "", variant: "", status: rule.status, headers: headers,
+                                            body: rule.method == "HEAD" ? Data() : rule.body,
                                             requestTime: time, responseTime: time))
         }
         // A hundred answers a transaction, as the proxy stores a burst: a large archive does not make one transaction

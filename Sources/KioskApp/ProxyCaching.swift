@@ -11,7 +11,8 @@ import Synchronization
 // what the upstream sent) and above the outbound policy, so that offline it answers without a connection, a DNS
 // lookup included.
 //
-// - What is stored is what RFC 9111 §3 lets a cache store: the answer to a GET, of a status that is final and
+// - What is stored is what RFC 9111 §3 lets a cache store: the answer to a GET (or a HEAD's, headers only, when no
+//   GET's is stored: it answers HEADs alone), of a status that is final and
 //   cacheable by default (§4.2.2) or that carries explicit freshness, without `no-store` (the request's or the
 //   answer's) and without `Vary: *`; `private` is allowed, this cache being the user's own. A body streamed past
 //   the proxy's buffer limit (or an event stream) is not stored. Set-Cookie is not kept: a replayed answer must
@@ -232,6 +233,14 @@ final class ProxyCachingTransport: HTTPTransport {
                                                                         ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
         }
         var stored = false
+        // A GET's answer is stored as a GET's; a HEAD's as a HEAD's (headers only, never given to a GET), unless a GET's
+        // answer for the URL is stored already: that one answers a HEAD as well, and stays the one kept.
+        let storedAs: String? = switch (request.method, found) {
+        case ("GET", _): "GET"
+        case ("HEAD", .found(let entry)) where entry.method == "GET": nil
+        case ("HEAD", _): "HEAD"
+        default: nil
+        }
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
            Self.speaksOf(response.headers, entry) {
             do {
@@ -240,21 +249,21 @@ final class ProxyCachingTransport: HTTPTransport {
             } catch {
                 warnOnce(error)
             }
-        } else if request.method == "GET", Self.isStorable(response, for: request), response.isCollapsed {
+        } else if storedAs != nil, Self.isStorable(response, for: request), response.isCollapsed {
             // The request that went upstream for this one and its twins stores the answer, once.
             stored = true
-        } else if request.method == "GET", case .found(let entry) = found, Self.isStorable(response, for: request),
+        } else if let storedAs, case .found(let entry) = found, entry.method == storedAs, Self.isStorable(response, for: request),
                   Self.isUnchanged(entry, response) {
             // The same answer again: only its times move, written behind.
             cache.noteConfirmed(id: entry.id, requestTime: sent, responseTime: received, date: response.headers["Date"],
                                 age: response.headers["Age"])
             stored = true
-        } else if request.method == "GET", Self.isStorable(response, for: request) {
+        } else if let storedAs, Self.isStorable(response, for: request) {
             let vary = Key.varyNames(response.headers)
-            let answer = ProxyCacheAnswer(method: "GET", url: key.url, host: key.host, credentials: key.credentials, vary: vary,
+            let answer = ProxyCacheAnswer(method: storedAs, url: key.url, host: key.host, credentials: key.credentials, vary: vary,
                                           variant: key.variant(for: vary) ?? "", status: response.status,
-                                          headers: Self.storedHeaders(response.headers), body: response.body, requestTime: sent,
-                                          responseTime: received)
+                                          headers: Self.storedHeaders(response.headers), body: storedAs == "HEAD" ? Data() : response.body,
+                                          requestTime: sent, responseTime: received)
             stored = cache.store(answer) { [self] error in warnOnce(error) }
         }
         Self.mark(&answered, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status,
@@ -264,12 +273,19 @@ final class ProxyCachingTransport: HTTPTransport {
 
     // MARK: - Looking up and answering
 
+    /// What is stored for the request: a GET's answer (which answers a HEAD too), else for a HEAD a HEAD's.
     private func lookup(_ key: Key, _ request: HTTPRequest, in cache: ProxyCache, using: Bool) async throws -> ProxyCacheLookup {
-        let found = try await cache.lookup(method: "GET", url: key.url, credentials: key.credentials, variant: { key.variant(for: $0) },
+        let found = try await lookup(method: "GET", key, in: cache, using: using)
+        guard request.method == "HEAD", case .uriMiss = found else { return found }
+        return try await lookup(method: "HEAD", key, in: cache, using: using)
+    }
+
+    private func lookup(method: String, _ key: Key, in cache: ProxyCache, using: Bool) async throws -> ProxyCacheLookup {
+        let found = try await cache.lookup(method: method, url: key.url, credentials: key.credentials, variant: { key.variant(for: $0) },
                                            using: using, at: now())
         guard case .uriMiss = found else { return found }
         // Nothing stored for these credentials: an archive's answer, which belongs to no identity, may stand.
-        return try await cache.lookup(method: "GET", url: key.url, credentials: ProxyCacheAnswer.importedCredentials,
+        return try await cache.lookup(method: method, url: key.url, credentials: ProxyCacheAnswer.importedCredentials,
                                       variant: { key.variant(for: $0) }, using: using, at: now())
     }
 
@@ -298,7 +314,7 @@ final class ProxyCachingTransport: HTTPTransport {
             : request.method == "GET" || request.method == "HEAD"
             ? "Kiosk's proxy is offline and has no stored answer for \(request.method) \(request.url.absoluteString): it was "
                 + "never fetched through the proxy (or not with this request's credentials and headers). Go online to fetch it.\n"
-            : "Kiosk's proxy is offline: a \(request.method) is not sent, and only GET answers are stored.\n"
+            : "Kiosk's proxy is offline: a \(request.method) is not sent, and only GET and HEAD answers are stored.\n"
         var response = HTTPResponse(status: 504, headers: ["Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"],
                                     body: Data(text.utf8), url: request.url)
         mark(&response, CacheStatus(.offline, forward: .miss))

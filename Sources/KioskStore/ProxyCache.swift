@@ -655,7 +655,7 @@ public final class ProxyCache: Sendable, StoreFile {
         return try write("drop changed answers from the proxy cache") { db in
             var removed = 0
             // The unique index leads with the method and the URL.
-            let statement = try db.cachedStatement(sql: "DELETE FROM cacheEntry WHERE method = 'GET' AND url = ?")
+            let statement = try db.cachedStatement(sql: "DELETE FROM cacheEntry WHERE method IN ('GET', 'HEAD') AND url = ?")
             for url in Set(urls) {
                 try statement.execute(arguments: [url])
                 removed += db.changesCount

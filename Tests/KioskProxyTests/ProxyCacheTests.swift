@@ -230,6 +230,38 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("A HEAD's answer is stored on its own and answers HEADs offline, never a GET; a stored GET's answers HEADs first")
+    func headAnswersAreStoredApart() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            (.ok, [("ETag", #""v1""#), ("X-Method", head.method.rawValue)], head.method == .HEAD ? "" : "body of \(head.uri)")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given an app that only ever asked HEAD of /h, and both GET and then HEAD of /g, while online
+            let first = try await proxy.send(.HEAD, upstream.url("/h"))
+            #expect(first.header("Cache-Status") == ["Kiosk;fwd=uri-miss;fwd-status=200;stored;detail=network"])
+            _ = try await proxy.send(.GET, upstream.url("/g"))
+            let headOfStored = try await proxy.send(.HEAD, upstream.url("/g"))
+            #expect(headOfStored.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=200;detail=network"])
+            let entries = try proxy.kiosk.proxyCacheEntries()
+            // Then /g keeps one answer, the GET's, and /h a HEAD's without a body
+            #expect(entries.map { "\($0.method) \(URL(string: $0.url)!.path)" }.sorted() == ["GET /g", "HEAD /h"])
+
+            // When the proxy goes offline
+            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            let head = try await proxy.send(.HEAD, upstream.url("/h"))
+            let get = try await proxy.send(.GET, upstream.url("/h"))
+            let headOfGET = try await proxy.send(.HEAD, upstream.url("/g"))
+            // Then a HEAD of /h is answered from its HEAD's answer, headers and all
+            #expect(head.status == .ok && head.body.isEmpty && head.header("X-Method") == ["HEAD"])
+            #expect(head.header("Cache-Status") == ["Kiosk;hit;detail=offline"])
+            // And a GET of /h is not given the HEAD's empty answer: it was never stored
+            #expect(get.status == .gatewayTimeout && get.text.contains("no stored answer"))
+            // And a HEAD of /g gets the GET's answer's headers
+            #expect(headOfGET.status == .ok && headOfGET.body.isEmpty && headOfGET.header("X-Method") == ["GET"])
+        }
+    }
+
     @Test("Answers are kept apart by the headers Vary names and by credentials; Vary: * and no-store are never stored")
     func varyAndCredentials() async throws {
         let upstream = try await ScriptedUpstream.start()
