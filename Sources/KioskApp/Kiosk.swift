@@ -208,7 +208,8 @@ public final class Kiosk: Sendable {
             let collapsing = CoalescingTransport(base: proxyPolicy, byRedactedURL: false) { response in
                 ProxyCachingTransport.isStorable(response, for: HTTPRequest(url: response.url, endpoint: ""))
             }
-            return ProxyCachingTransport(base: collapsing, cache: proxyCache, settings: cacheConfiguration.settings, now: dependencies.now) { warning in
+            return ProxyCachingTransport(base: collapsing, cache: proxyCache, settings: cacheConfiguration.settings,
+                                         patience: cacheConfiguration.fallbackAfter, clock: dependencies.clock, now: dependencies.now) { warning in
                 lateWarnings.add(warning)
                 FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
             }

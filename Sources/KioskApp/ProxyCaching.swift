@@ -59,8 +59,12 @@ public struct ProxyCacheConfiguration: Sendable, Hashable {
     public var settings = ProxyCacheSettings()
     /// The most the stored answers may add up to, in bytes (500 MB unless `--cache-size` says).
     public var maxBytes = 500 * 1_000_000
+    /// How long the upstream may take when a stored answer could stand in for its failure, before it does
+    /// (`--fallback-after`): 8 s unless told, under the 10 s an Android app's OkHttp waits by default (an iOS app's
+    /// URLSession waits 60, the proxy's own upstream timeout), so the app gets the stored answer before it gives up.
+    public var fallbackAfter: Duration = .seconds(8)
 
-    /// The defaults: fallback, online, 500 MB.
+    /// The defaults: fallback, online, 500 MB, 8 s.
     public init() {}
 }
 
@@ -71,6 +75,10 @@ final class ProxyCachingTransport: HTTPTransport {
     private let cache: ProxyCache?
     let settings: Mutex<ProxyCacheSettings>
     private let now: @Sendable () -> Date
+    /// How long an upstream may take to answer when a stored answer could stand in for its failure (nil: as long as
+    /// the transport allows); the timer's clock.
+    private let patience: Duration?
+    private let clock: any Clock<Duration>
     /// Told once when an answer could not be stored (a full disk), with why.
     private let warn: @Sendable (String) -> Void
     /// The entries being revalidated behind a stale answer: one revalidation each at a time, however many requests
@@ -79,11 +87,13 @@ final class ProxyCachingTransport: HTTPTransport {
     /// Why the last answer that could not be stored was not, once one was not (said once through `warn`).
     let failure = Mutex<String?>(nil)
 
-    init(base: any HTTPTransport, cache: ProxyCache?, settings: ProxyCacheSettings, now: @escaping @Sendable () -> Date,
-         warn: @escaping @Sendable (String) -> Void) {
+    init(base: any HTTPTransport, cache: ProxyCache?, settings: ProxyCacheSettings, patience: Duration? = nil,
+         clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void) {
         self.base = base
         self.cache = cache
         self.settings = Mutex(settings)
+        self.patience = patience
+        self.clock = clock
         self.now = now
         self.warn = warn
     }
@@ -210,8 +220,52 @@ final class ProxyCachingTransport: HTTPTransport {
 
     /// Sends the request upstream as it is; stores what may be stored, refreshes the found entry on a 304; when the
     /// upstream fails, `standIn` says with which decision the found entry is given instead (nil: the failure goes on).
+    /// An entry that would stand in for a failure stands in for a slow upstream too: past `patience` the app gets it,
+    /// and the exchange goes on behind, storing what the upstream sends (a slow endpoint is not stuck on an old answer).
     private func forward(_ request: HTTPRequest, key: Key, cache: ProxyCache, found: ProxyCacheLookup, reason forward: CacheStatus.Forward,
-                         standIn: (Failure) -> CacheDecision?) async throws -> HTTPResponse {
+                         standIn: @escaping @Sendable (Failure) -> CacheDecision?) async throws -> HTTPResponse {
+        guard let patience, case .found(let entry) = found, let decision = standIn(.failed) else {
+            return try await exchange(request, key: key, cache: cache, found: found, reason: forward, standIn: standIn)
+        }
+        let upstream = Task { try await self.exchange(request, key: key, cache: cache, found: found, reason: forward, standIn: standIn) }
+        let answered = try await withTaskCancellationHandler {
+            try await Self.first(upstream, within: patience, on: clock)
+        } onCancel: {
+            upstream.cancel()
+        }
+        if let answered { return answered }
+        cache.noteUse(id: entry.id, at: now())
+        return answer(from: entry, to: request, status: CacheStatus(decision, forward: forward,
+                                                                    ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
+    }
+
+    /// What `task` answers if it does within `patience`, else nil; an answer it gives later, which no one will read, has
+    /// its stream (if any) closed.
+    private static func first(_ task: Task<HTTPResponse, any Error>, within patience: Duration,
+                              on clock: any Clock<Duration>) async throws -> HTTPResponse? {
+        try await withCheckedThrowingContinuation { continuation in
+            let settled = Mutex(false)
+            // Resumes the caller with the first result only; false for a later one.
+            let settle: @Sendable (Result<HTTPResponse?, any Error>) -> Bool = { result in
+                guard settled.withLock({ done in defer { done = true }; return !done }) else { return false }
+                continuation.resume(with: result)
+                return true
+            }
+            let timer = Task {
+                do { try await clock.sleep(for: patience) } catch { return }
+                _ = settle(.success(nil))
+            }
+            Task {
+                let result = await task.result
+                timer.cancel()
+                if !settle(result.map { $0 }), case .success(let late) = result { late.stream?.cancel() }
+            }
+        }
+    }
+
+    /// `forward`'s exchange with the upstream, and what the cache does with its answer.
+    private func exchange(_ request: HTTPRequest, key: Key, cache: ProxyCache, found: ProxyCacheLookup, reason forward: CacheStatus.Forward,
+                          standIn: (Failure) -> CacheDecision?) async throws -> HTTPResponse {
         let sent = now()
         let response: HTTPResponse
         do {

@@ -85,9 +85,16 @@ struct ProxyRunCommand: AsyncParsableCommand {
     var offline = false
     @Option(help: ArgumentHelp("The most the stored answers may take, in MB; the least recently used go first.", valueName: "MB"))
     var cacheSize = 500
+    @Option(help: ArgumentHelp("How long the upstream may take, when a stored answer could stand in for its failure, before it "
+                               + "does (the exchange goes on behind and stores what comes). Under the app's own timeout: "
+                               + "OkHttp's is 10 s.", valueName: "seconds"))
+    var fallbackAfter: Double = 8
 
     func validate() throws {
         guard (1...1_000_000).contains(cacheSize) else { throw ValidationError("--cache-size must be between 1 and 1000000 MB (got \(cacheSize)).") }
+        guard fallbackAfter >= 0.1 && fallbackAfter <= 3600 else {
+            throw ValidationError("--fallback-after must be between 0.1 and 3600 seconds (got \(fallbackAfter)).")
+        }
         if offline && cache == .off {
             throw ValidationError("--offline answers from the cache, which --cache off turns off: drop one of them.")
         }
@@ -154,6 +161,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 var cacheConfiguration = ProxyCacheConfiguration()
                 cacheConfiguration.settings = ProxyCacheSettings(mode: cache, offline: offline)
                 cacheConfiguration.maxBytes = cacheSize * 1_000_000
+                cacheConfiguration.fallbackAfter = .milliseconds(Int(fallbackAfter * 1000))
                 $0.proxyCache = cacheConfiguration
             }
             if offline {
@@ -369,7 +377,7 @@ struct ProxyCacheCommand: AsyncParsableCommand {
         commandName: "cache",
         abstract: "What `kiosk proxy` keeps of apps' answers, to give them when the upstream fails or the proxy is offline.",
         discussion: """
-            The proxy stores each answer HTTP lets a cache store (a GET's, without no-store) in kiosk-proxy-cache.sqlite \
+            The proxy stores each answer HTTP lets a cache store (a GET's or a HEAD's, without no-store) in kiosk-proxy-cache.sqlite \
             (kiosk-demo-proxy-cache.sqlite on the demo data) in the data directory (readable by you alone: it holds the \
             bodies as they came), keyed by URL, the request's credentials and the headers its Vary names, at most \
             --cache-size MB, the least recently used going first; an app's successful POST, PUT, DELETE or PATCH drops \

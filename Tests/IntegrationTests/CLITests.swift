@@ -340,6 +340,19 @@ struct LogCLITests {
         #expect(!stored.contains(password))
     }
 
+    @Test("kiosk proxy refuses cache settings out of range, naming the flag: --cache-size, --fallback-after")
+    func proxyCacheFlagsOutOfRange() throws {
+        let cli = CLI()
+        for (arguments, says) in [(["--cache-size", "0"], "--cache-size must be between 1 and 1000000 MB (got 0)."),
+                                  (["--fallback-after", "0"], "--fallback-after must be between 0.1 and 3600 seconds (got 0.0)."),
+                                  (["--fallback-after", "7200"], "--fallback-after must be between 0.1 and 3600 seconds (got 7200.0).")] {
+            // When the proxy is started with the value
+            let run = try cli.run(["proxy", "--port", "0", "--console-port", "0"] + arguments)
+            // Then it does not start, and says which flag and why
+            #expect(run.status == 2 && run.stderr.contains(says), "\(run.stderr)")
+        }
+    }
+
     @Test("kiosk proxy env prints exports a shell reads: the proxy both spellings, NO_PROXY loopback unless told, the CA bundle")
     func proxyEnvironment() throws {
         let cli = CLI()

@@ -201,4 +201,45 @@ struct ProxyCachingRulesTests {
         #expect(transport.failure.withLock { $0 }?.contains("disk is full") == true)
         #expect(try cache.entries().map(\.url).sorted() == ["http://app.test/4", "http://app.test/5"])
     }
+
+    @Test("When a stored answer could stand in, a slow upstream has it given after --fallback-after, and its late answer is still stored; with nothing stored the app waits for the upstream",
+          .timeLimit(.minutes(1)))
+    func slowUpstreamFallsBack() async throws {
+        // Given a stored answer v1 for /a, and an upstream whose next answers (v2, then for /b) come only when released
+        let clock = ManualClock()
+        let cache = try ProxyCache.open(at: TemporaryDirectory.url("kiosk-proxy-slow").appendingPathComponent("cache.sqlite").path,
+                                        maxBytes: 10_000_000)
+        let upstream = ScriptedTransport([.respond(200, body: "v1"), .held(.respond(200, body: "v2")), .held(.respond(200, body: "b"))])
+        let transport = ProxyCachingTransport(base: upstream, cache: cache, settings: ProxyCacheSettings(), patience: .seconds(8),
+                                              clock: clock, now: clock.dateSource) { _ in }
+        let request: @Sendable (String) -> HTTPRequest = { path in HTTPRequest(url: URL(string: "http://app.test/\(path)")!, endpoint: "app.test") }
+        _ = try await transport.send(request("a"))
+        cache.flush()
+
+        // When the app asks for /a again and the upstream says nothing for 8 s
+        let slow = Task { try await transport.send(request("a")) }
+        await clock.waitForSleepers()
+        await clock.advance(by: .seconds(8))
+        let answer = try await slow.value
+
+        // Then the app gets the stored answer, marked as the fallback standing in
+        #expect(answer.status == 200 && String(decoding: answer.body, as: UTF8.self) == "v1")
+        #expect(answer.cacheStatus?.headerValue == "Kiosk;fwd=stale;ttl=-8;detail=fallback")
+        // And when the upstream's answer comes after all, it is stored for next time
+        upstream.release()
+        var stored: [String] = []
+        for _ in 0..<200 {
+            cache.flush()
+            stored = try cache.entries().compactMap { try cache.entry(id: $0.id).map { String(decoding: $0.body, as: UTF8.self) } }
+            if stored == ["v2"] { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(stored == ["v2"])
+
+        // And a request with nothing stored to stand in sets no timer: the app waits for the upstream's own answer
+        let unstored = try await transport.send(request("b"))
+        #expect(String(decoding: unstored.body, as: UTF8.self) == "b")
+        #expect(clock.sleeperCount == 0)
+    }
+
 }
