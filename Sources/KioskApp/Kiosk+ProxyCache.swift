@@ -86,7 +86,8 @@ extension Kiosk {
         let data = try HAR.readArchive(atPath: path)
         let folder = path == "-" ? nil : URL(fileURLWithPath: path).deletingLastPathComponent()
         // A body kept as sent, still coded (Kiosk's own export, Polly.JS), is stored so, with its Content-Encoding.
-        let archive = try HAR.importArchive(data, origin: "har", folder: folder, ignoringQueryItems: [], keepingContentCoding: true)
+        let archive = try HAR.importArchive(data, origin: "har", folder: folder, ignoringQueryItems: [], keepingContentCoding: true,
+                                            byRecordedRequest: true)
         let cache = try openedProxyCache() ?? ProxyCache.open(at: configuration.proxyCacheURL.path,
                                                               maxBytes: (configuration.proxyCache ?? ProxyCacheConfiguration()).maxBytes)
         let now = now()
@@ -116,12 +117,17 @@ extension Kiosk {
                 credentials = ProxyCachingTransport.Key(HTTPRequest(url: url, headers: fields, endpoint: "")).credentials
             }
             headers = ProxyCachingTransport.storedHeaders(headers)
-            headers.removeAll(named: "Vary")
+            // Kept by the variant its recorded request picked: a request that matches it gets it, any other the newest
+            // (one recorded for an identity is that identity's one answer for the URL: a lookup under real credentials
+            // matches variants strictly, as for what the proxy stores itself).
+            let vary = credentials == ProxyCacheAnswer.importedCredentials ? ProxyCachingTransport.Key.varyNames(headers) : ""
+            let variant = ProxyCachingTransport.Key(HTTPRequest(url: url, headers: HTTPHeaderFields(recorded.varied.map { (name: $0.name, value: $0.value) }),
+                                                                endpoint: "")).variant(for: vary) ?? ""
             // Made and answered when the archive says (its entry's start), else now.
             let time = recorded.startedAt.map { min($0, now) } ?? now
             answers.append(ProxyCacheAnswer(method: rule.method, url: ProxyCachingTransport.Key.normalized(url),
                                             host: url.host(percentEncoded: false)?.lowercased() ?? "",
-                                            credentials: credentials, vary: "", variant: "", status: rule.status, headers: headers,
+                                            credentials: credentials, vary: vary, variant: variant, status: rule.status, headers: headers,
                                             body: rule.method == "HEAD" ? Data() : rule.body,
                                             requestTime: time, responseTime: time))
         }

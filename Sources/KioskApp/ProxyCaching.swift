@@ -338,9 +338,10 @@ final class ProxyCachingTransport: HTTPTransport {
         let found = try await cache.lookup(method: method, url: key.url, credentials: key.credentials, variant: { key.variant(for: $0) },
                                            using: using, at: now())
         guard case .uriMiss = found else { return found }
-        // Nothing stored for these credentials: an archive's answer, which belongs to no identity, may stand.
+        // Nothing stored for these credentials: an archive's answer, which belongs to no identity, may stand — the variant
+        // the request matches, else the newest (a recorded browser's Accept-Encoding or User-Agent is seldom the app's).
         return try await cache.lookup(method: method, url: key.url, credentials: ProxyCacheAnswer.importedCredentials,
-                                      variant: { key.variant(for: $0) }, using: using, at: now())
+                                      variant: { key.variant(for: $0) }, orNewest: true, using: using, at: now())
     }
 
     /// A stored answer as the app gets it: with its current `Age`, as a 304 when the app's own validator matches it,

@@ -1,5 +1,5 @@
 public import Foundation
-import KioskCore
+public import KioskCore
 
 // HAR import: an archive written by any tool (Kiosk, browsers, proxies, recorders) as mock rules that
 // replay it. Everything here is all or nothing: a malformed archive throws before a rule exists.
@@ -79,10 +79,14 @@ extension HAR {
             /// The request's `Authorization` and `Cookie` values, as recorded (a redacting exporter's placeholders too).
             public var authorization: [String] = []
             public var cookies: [String] = []
+            /// The request's fields that the answer's `Vary` names, as recorded.
+            public var varied: [RequestRecord.HeaderField] = []
 
             /// Nothing recorded beyond the rule.
-            public init(startedAt: Date? = nil, date: String? = nil, age: String? = nil, authorization: [String] = [], cookies: [String] = []) {
+            public init(startedAt: Date? = nil, date: String? = nil, age: String? = nil, authorization: [String] = [], cookies: [String] = [],
+                        varied: [RequestRecord.HeaderField] = []) {
                 (self.startedAt, self.date, self.age, self.authorization, self.cookies) = (startedAt, date, age, authorization, cookies)
+                self.varied = varied
             }
         }
 
@@ -106,12 +110,14 @@ extension HAR {
     /// answers, redirects without a body and bodies known to be empty (size 0) answer with an empty body.
     /// When a method and URL come again (secret query items named in `ignoringQueryItems` and the order of
     /// query items aside), the last answer wins, except that a 304 or a temporary error (429, 5xx) does not
-    /// replace a full answer. Throws `ImportError`, naming the JSON path, for a file that is not a HAR
+    /// replace a full answer; with `byRecordedRequest` (a cache's import), only when the recorded request's credentials
+    /// and the fields its answer's `Vary` names are the same too. Throws `ImportError`, naming the JSON path, for a file that is not a HAR
     /// archive or an entry that is malformed: a field of the wrong type, a date without a time zone, an
     /// invalid URL, status or base64 body, a body file outside the archive's folder, or a method, header
     /// or MIME type breaking RFC 9110 (a rule replays them verbatim; request headers are never kept).
     public static func importArchive(_ data: consuming Data, origin: String, folder: URL?,
-                                     ignoringQueryItems ignored: Set<String>, keepingContentCoding: Bool = false) throws -> Import {
+                                     ignoringQueryItems ignored: Set<String>, keepingContentCoding: Bool = false,
+                                     byRecordedRequest: Bool = false) throws -> Import {
         let json = unwrapped(data)
         // Checked first without building anything: a malformed archive is refused, naming where, in no more memory
         // than its bytes. The check also reads which tool wrote it, which says how its bodies are kept.
@@ -140,7 +146,11 @@ extension HAR {
                     skipped[reason, default: 0] += 1
                     if let scheme { schemes.insert(scheme) }
                 case .rule(let rule, let details):
-                    let key = MockRules.key(method: rule.method, urlPattern: rule.urlPattern, ignoring: ignored)
+                    var key = MockRules.key(method: rule.method, urlPattern: rule.urlPattern, ignoring: ignored)
+                    if byRecordedRequest {
+                        key += ([details.authorization.joined(separator: "\n"), details.cookies.joined(separator: "\n")]
+                            + details.varied.map { "\($0.name.lowercased())=\($0.value)" }.sorted()).map { "\n" + $0 }.joined()
+                    }
                     guard let kept = position[key] else {
                         position[key] = rules.count
                         rules.append(rule)
@@ -353,9 +363,17 @@ extension HAR {
                     return field["value"] as? String
                 }
             }
+            // The request's fields the answer's Vary names, which pick its variant.
+            let named = Set(fields(response, "vary").flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty && $0 != "*" })
+            let varied = ((request["headers"] as? [Any]) ?? []).compactMap { field -> RequestRecord.HeaderField? in
+                guard let field = field as? [String: Any], let name = field["name"] as? String, named.contains(name.lowercased()),
+                      let value = field["value"] as? String else { return nil }
+                return RequestRecord.HeaderField(name: name, value: value)
+            }
             return Import.Recorded(startedAt: (entry["startedDateTime"] as? String).flatMap(HAR.date),
                                    date: fields(response, "date").first, age: fields(response, "age").first,
-                                   authorization: fields(request, "authorization"), cookies: fields(request, "cookie"))
+                                   authorization: fields(request, "authorization"), cookies: fields(request, "cookie"), varied: varied)
         }
 
         /// The `Content-Encoding` a recorded body is still coded with, or nil when it is the content itself, as HAR wants

@@ -149,10 +149,11 @@ public final class ProxyCache: Sendable, StoreFile {
 
     /// What is stored for `method` and `url` asked with `credentials` (a digest, "" for none): the entry whose
     /// variant matches the request's, as `variant(names)` gives it for the header names the entry varies on.
-    /// A found entry counts as used now (`at`) when `using` (it is about to be given to an app).
+    /// A found entry counts as used now (`at`) when `using` (it is about to be given to an app). With `orNewest`, when
+    /// no variant matches, the newest answer stored stands (an archive's, whose recorded request fields seldom match).
     /// An answer of this process still waiting for its write is waited for (and written at once), so a lookup sees it.
     public func lookup(method: String, url: String, credentials: String, variant: (_ varyNames: String) -> String?,
-                       using: Bool, at now: Date) async throws -> ProxyCacheLookup {
+                       orNewest: Bool = false, using: Bool, at now: Date) async throws -> ProxyCacheLookup {
         let key = Self.queueKey(method: method, credentials: credentials, url: url)
         do {
             guard try mayHold(key) else { return .uriMiss }
@@ -168,7 +169,8 @@ public final class ProxyCache: Sendable, StoreFile {
             throw AppDatabase.storageError(error, while: "look up the proxy cache", path: path)
         }
         guard !rows.isEmpty else { return .uriMiss }
-        guard let row = rows.first(where: { row in variant(row.vary).map { $0 == row.variant } ?? false }) else {
+        guard let row = rows.first(where: { row in variant(row.vary).map { $0 == row.variant } ?? false })
+                ?? (orNewest ? rows.max(by: { $0.entry.responseTime < $1.entry.responseTime }) : nil) else {
             return .varyMiss
         }
         var entry = row.entry

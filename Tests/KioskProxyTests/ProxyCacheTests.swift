@@ -454,6 +454,38 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("An archive's variants of one URL are kept apart by the request fields its Vary names: a request that matches one gets it, any other the newest")
+    func importedVariants() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching(ProxyCacheSettings(mode: .fallback, offline: true))) { proxy, upstream in
+            // Given an archive with the English and then the French answer of one URL, varying on Accept-Language
+            let format = Date.ISO8601FormatStyle()
+            let entry = { (language: String, secondsAgo: Double, body: String) in
+                #"{"startedDateTime": "\#(format.format(proxy.harness.now.date.addingTimeInterval(-secondsAgo)))", "time": 1, "#
+                    + #""request": {"method": "GET", "url": "\#(upstream.url("/greeting"))", "headers": [{"name": "accept-language", "value": "\#(language)"}, "#
+                    + #"{"name": "User-Agent", "value": "Recorder/1"}]}, "response": {"status": 200, "headers": [{"name": "Vary", "value": "Accept-Language"}, "#
+                    + #"{"name": "Cache-Control", "value": "max-age=60"}], "content": {"mimeType": "text/plain", "text": "\#(body)"}}}"#
+            }
+            let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent("variants.har")
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data((#"{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": ["#
+                      + [entry("en", 20, "hello"), entry("fr", 10, "bonjour")].joined(separator: ",") + "]}}").utf8).write(to: file)
+            let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
+            #expect(imported.stored == 2, "\(imported)")
+
+            // When apps ask offline in English, in French, and in German (recorded by no one), or without saying
+            let english = try await proxy.send(.GET, upstream.url("/greeting"), headers: [("Accept-Language", "en")])
+            let french = try await proxy.send(.GET, upstream.url("/greeting"), headers: [("Accept-Language", "fr")])
+            let german = try await proxy.send(.GET, upstream.url("/greeting"), headers: [("Accept-Language", "de")])
+            let unsaid = try await proxy.send(.GET, upstream.url("/greeting"))
+            // Then each matching request gets its own variant, and the others the newest, the French one
+            #expect(english.text == "hello" && french.text == "bonjour")
+            #expect(german.text == "bonjour" && unsaid.text == "bonjour")
+            #expect([english, french, german, unsaid].allSatisfy { $0.header("Vary") == ["Accept-Language"] })
+            #expect(upstream.requests.isEmpty)
+        }
+    }
+
     @Test("Kiosk's Cache-Status member follows an upstream cache's; an upstream value that is no RFC 8941 list is dropped, not joined")
     func upstreamCacheStatus() async throws {
         let upstream = try await ScriptedUpstream.start()
