@@ -209,7 +209,7 @@ public final class Kiosk: Sendable {
                 ProxyCachingTransport.isStorable(response, for: HTTPRequest(url: response.url, endpoint: ""))
             }
             return ProxyCachingTransport(base: collapsing, cache: proxyCache, settings: cacheConfiguration.settings,
-                                         patience: cacheConfiguration.fallbackAfter, clock: dependencies.clock, now: dependencies.now) { warning in
+                                         patience: cacheConfiguration.fallbackAfter, now: dependencies.now) { warning in
                 lateWarnings.add(warning)
                 FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
             }

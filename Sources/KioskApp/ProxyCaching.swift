@@ -76,9 +76,8 @@ final class ProxyCachingTransport: HTTPTransport {
     let settings: Mutex<ProxyCacheSettings>
     private let now: @Sendable () -> Date
     /// How long an upstream may take to answer when a stored answer could stand in for its failure (nil: as long as
-    /// the transport allows); the timer's clock.
+    /// the transport allows).
     private let patience: Duration?
-    private let clock: any Clock<Duration>
     /// Told once when an answer could not be stored (a full disk), with why.
     private let warn: @Sendable (String) -> Void
     /// The entries being revalidated behind a stale answer: one revalidation each at a time, however many requests
@@ -88,12 +87,11 @@ final class ProxyCachingTransport: HTTPTransport {
     let failure = Mutex<String?>(nil)
 
     init(base: any HTTPTransport, cache: ProxyCache?, settings: ProxyCacheSettings, patience: Duration? = nil,
-         clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void) {
+         now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void) {
         self.base = base
         self.cache = cache
         self.settings = Mutex(settings)
         self.patience = patience
-        self.clock = clock
         self.now = now
         self.warn = warn
     }
@@ -185,13 +183,7 @@ final class ProxyCachingTransport: HTTPTransport {
         if asked.onlyIfCached { return Self.notStored(request, onlyIfCached: true) }
         if !refused, !control.mustRevalidate, !control.noCache, let window = control.staleWhileRevalidate, staleness <= TimeInterval(window) {
             cache.noteUse(id: entry.id, at: now)
-            if revalidating.withLock({ $0.insert(entry.id).inserted }) {
-                let revalidation = Self.conditional(request, on: entry)
-                Task { [self] in
-                    _ = try? await forward(revalidation.request, key: key, cache: cache, found: .found(entry), reason: .stale) { _ in nil }
-                    _ = revalidating.withLock { $0.remove(entry.id) }
-                }
-            }
+            renewBehind(Self.conditional(request, on: entry).request, key: key, cache: cache, entry: entry, reason: .stale)
             return answer(from: entry, to: request, status: CacheStatus(.staleWhileRevalidate, ttl: ttl))
         }
         if refused && ttl > 0 { reason = .request }
@@ -220,52 +212,13 @@ final class ProxyCachingTransport: HTTPTransport {
 
     /// Sends the request upstream as it is; stores what may be stored, refreshes the found entry on a 304; when the
     /// upstream fails, `standIn` says with which decision the found entry is given instead (nil: the failure goes on).
-    /// An entry that would stand in for a failure stands in for a slow upstream too: past `patience` the app gets it,
-    /// and the exchange goes on behind, storing what the upstream sends (a slow endpoint is not stuck on an old answer).
+    /// An entry that would stand in for a failure stands in for a slow upstream too: the request may take `patience`
+    /// (the transport's timer: nothing is spent on it per request), and when it has, the same request goes again
+    /// behind with the transport's whole time, storing what comes — an endpoint always that slow still renews what is kept.
     private func forward(_ request: HTTPRequest, key: Key, cache: ProxyCache, found: ProxyCacheLookup, reason forward: CacheStatus.Forward,
-                         standIn: @escaping @Sendable (Failure) -> CacheDecision?) async throws -> HTTPResponse {
-        guard let patience, case .found(let entry) = found, let decision = standIn(.failed) else {
-            return try await exchange(request, key: key, cache: cache, found: found, reason: forward, standIn: standIn)
-        }
-        let upstream = Task { try await self.exchange(request, key: key, cache: cache, found: found, reason: forward, standIn: standIn) }
-        let answered = try await withTaskCancellationHandler {
-            try await Self.first(upstream, within: patience, on: clock)
-        } onCancel: {
-            upstream.cancel()
-        }
-        if let answered { return answered }
-        cache.noteUse(id: entry.id, at: now())
-        return answer(from: entry, to: request, status: CacheStatus(decision, forward: forward,
-                                                                    ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
-    }
-
-    /// What `task` answers if it does within `patience`, else nil; an answer it gives later, which no one will read, has
-    /// its stream (if any) closed.
-    private static func first(_ task: Task<HTTPResponse, any Error>, within patience: Duration,
-                              on clock: any Clock<Duration>) async throws -> HTTPResponse? {
-        try await withCheckedThrowingContinuation { continuation in
-            let settled = Mutex(false)
-            // Resumes the caller with the first result only; false for a later one.
-            let settle: @Sendable (Result<HTTPResponse?, any Error>) -> Bool = { result in
-                guard settled.withLock({ done in defer { done = true }; return !done }) else { return false }
-                continuation.resume(with: result)
-                return true
-            }
-            let timer = Task {
-                do { try await clock.sleep(for: patience) } catch { return }
-                _ = settle(.success(nil))
-            }
-            Task {
-                let result = await task.result
-                timer.cancel()
-                if !settle(result.map { $0 }), case .success(let late) = result { late.stream?.cancel() }
-            }
-        }
-    }
-
-    /// `forward`'s exchange with the upstream, and what the cache does with its answer.
-    private func exchange(_ request: HTTPRequest, key: Key, cache: ProxyCache, found: ProxyCacheLookup, reason forward: CacheStatus.Forward,
-                          standIn: (Failure) -> CacheDecision?) async throws -> HTTPResponse {
+                         standIn: (Failure) -> CacheDecision?) async throws -> HTTPResponse {
+        var request = request
+        if let patience, case .found = found, standIn(.failed) != nil { request.timeout = patience }
         let sent = now()
         let response: HTTPResponse
         do {
@@ -275,6 +228,7 @@ final class ProxyCachingTransport: HTTPTransport {
                 // Nothing could stand in: the proxy's own 502 or 504 still says what the cache did.
                 throw CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
             }
+            if case .timeout = error, request.timeout != nil { renewBehind(request, key: key, cache: cache, entry: entry, reason: forward) }
             cache.noteUse(id: entry.id, at: now())
             return answer(from: entry, to: request, status: CacheStatus(decision, forward: forward,
                                                                         ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
@@ -323,6 +277,21 @@ final class ProxyCachingTransport: HTTPTransport {
         Self.mark(&answered, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status,
                                          stored: stored, collapsed: response.isCollapsed))
         return answered
+    }
+
+    /// Sends `request` again behind the answer an app already got (a stale one within `stale-while-revalidate`, one that
+    /// stood in for a slow upstream), with the transport's whole time, for what the upstream answers to be stored; one
+    /// at a time per entry, however many requests got it meanwhile. An answer streamed past the buffer, which no one
+    /// reads, is closed.
+    private func renewBehind(_ request: HTTPRequest, key: Key, cache: ProxyCache, entry: ProxyCacheEntry, reason: CacheStatus.Forward) {
+        guard revalidating.withLock({ $0.insert(entry.id).inserted }) else { return }
+        var unhurried = request
+        unhurried.timeout = nil
+        Task { [self] in
+            let answer = try? await forward(unhurried, key: key, cache: cache, found: .found(entry), reason: reason) { _ in nil }
+            answer?.stream?.cancel()
+            _ = revalidating.withLock { $0.remove(entry.id) }
+        }
     }
 
     // MARK: - Looking up and answering

@@ -77,6 +77,9 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Credentials made for this request alone (Marvel's `ts` and `hash`), scrubbed like the configured
     /// keys from everything derived from the exchange: an upstream may echo them back.
     public var secrets: Set<String>
+    /// How long the answer (its head) may take when that is less than the transport's own timeout; nil: the
+    /// transport's. A cache that holds an answer to stand in gives a slow upstream this long.
+    public var timeout: Duration?
     /// What of the debugger's acted on the request before it reached the capture, travelling with it: the
     /// logged request it sends again (a resend), an edit made at a breakpoint. A request carrying any is the
     /// user's own act: it is never joined onto an identical request in flight (`CoalescingTransport`).

@@ -237,9 +237,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
                                                   headers: headers, body: Self.body(of: request, on: loop))
             // `send`'s timer bounds the wait for the answer; a streamed body may then last as long as data keeps coming
             // (the read timeout ends one gone quiet), so a stream has no deadline.
+            let timeout = min(request.timeout ?? configuration.requestTimeout, configuration.requestTimeout)
             let task = http.execute(request: outgoing, delegate: collector,
-                                    deadline: streams ? nil : .now() + Self.timeAmount(configuration.requestTimeout), logger: logger)
-            let timeout = configuration.requestTimeout
+                                    deadline: streams ? nil : .now() + Self.timeAmount(timeout), logger: logger)
             // AsyncHTTPClient's deadline covers the body, but a request still waiting for a connection fails only when
             // the pool gets to it (RequestBag+StateMachine.swift:623-629): this timer reports the timeout on time
             // whatever the pool is doing. It bounds the wait for the answer — for a proxy's (`streams`), for its head:

@@ -19,6 +19,8 @@ public final class CoalescingTransport: HTTPTransport {
         let method: String
         let url: String
         let headers: HTTPHeaderFields
+        /// A request with a shorter wait of its own is not joined onto one without, nor the other way round.
+        let timeout: Duration?
     }
 
     private struct Flight {
@@ -66,7 +68,7 @@ public final class CoalescingTransport: HTTPTransport {
             return try await base.send(request)
         }
         let key = Key(method: request.method, url: byRedactedURL ? request.url.redactedString : request.url.absoluteString,
-                      headers: request.headers)
+                      headers: request.headers, timeout: request.timeout)
         let waiter = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter

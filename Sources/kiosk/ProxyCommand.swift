@@ -86,7 +86,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The most the stored answers may take, in MB; the least recently used go first.", valueName: "MB"))
     var cacheSize = 500
     @Option(help: ArgumentHelp("How long the upstream may take, when a stored answer could stand in for its failure, before it "
-                               + "does (the exchange goes on behind and stores what comes). Under the app's own timeout: "
+                               + "does (the request is then sent again behind, and what it brings is stored). Under the app's own timeout: "
                                + "OkHttp's is 10 s.", valueName: "seconds"))
     var fallbackAfter: Double = 8
 

@@ -35,6 +35,34 @@ struct TransportTests {
         }
     }
 
+    @Test("A request's own shorter timeout bounds its wait, whatever the transport's; a longer one does not lengthen it")
+    func requestTimeout() async throws {
+        try await withDemo(FaultSettings(latencyMilliseconds: 1500)) { demo in
+            // Given a transport that would wait a minute, and an upstream that takes 1.5 s
+            let transport = AsyncHTTPTransport(configuration: TransportConfiguration(requestTimeout: .seconds(60)))
+            var request = HTTPRequest(url: await demo.nytBaseURL.appendingPathComponent("viewed/7.json"), endpoint: "test")
+            request.timeout = .milliseconds(300)
+            // When a request says it may take 300 ms
+            do {
+                _ = try await transport.send(request)
+                Issue.record("expected a timeout")
+            } catch let error as KioskError {
+                // Then it times out (the answer would have come after 1.5 s), saying its own time
+                guard case .timeout(_, let seconds) = error else { Issue.record("expected a timeout, got \(error)"); return }
+                #expect(seconds == 0.3)
+            }
+            await transport.shutdown()
+        }
+        try await withDemo(FaultSettings(latencyMilliseconds: 1500)) { demo in
+            // And given a transport of 300 ms, a request that says it may take a minute still has 300 ms
+            let transport = AsyncHTTPTransport(configuration: TransportConfiguration(requestTimeout: .milliseconds(300)))
+            var request = HTTPRequest(url: await demo.nytBaseURL.appendingPathComponent("viewed/7.json"), endpoint: "test")
+            request.timeout = .seconds(60)
+            await #expect(throws: KioskError.self) { _ = try await transport.send(request) }
+            await transport.shutdown()
+        }
+    }
+
     @Test("A refused connection is reported as offline at once")
     func refused() async throws {
         try await withDemo(FaultSettings(offline: true)) { demo in
