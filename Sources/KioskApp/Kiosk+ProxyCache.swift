@@ -72,7 +72,8 @@ extension Kiosk {
         if let proxyCache { return proxyCache }
         let path = configuration.proxyCacheURL.path
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try ProxyCache.open(at: path, maxBytes: (configuration.proxyCache ?? ProxyCacheConfiguration()).maxBytes)
+        // A command beside the proxy keeps to the file's bound, which the proxy set.
+        return try ProxyCache.open(at: path, maxBytes: configuration.proxyCache?.maxBytes)
     }
 
     /// Seeds the proxy cache from a HAR archive (a browser's, mitmproxy's, Kiosk's — what `kiosk har import` reads), so a
@@ -88,8 +89,7 @@ extension Kiosk {
         // A body kept as sent, still coded (Kiosk's own export, Polly.JS), is stored so, with its Content-Encoding.
         let archive = try HAR.importArchive(data, origin: "har", folder: folder, ignoringQueryItems: [], keepingContentCoding: true,
                                             byRecordedRequest: true)
-        let cache = try openedProxyCache() ?? ProxyCache.open(at: configuration.proxyCacheURL.path,
-                                                              maxBytes: (configuration.proxyCache ?? ProxyCacheConfiguration()).maxBytes)
+        let cache = try openedProxyCache() ?? ProxyCache.open(at: configuration.proxyCacheURL.path, maxBytes: configuration.proxyCache?.maxBytes)
         let now = now()
         var answers: [ProxyCacheAnswer] = []
         var hidden = 0

@@ -58,7 +58,7 @@ public struct ProxyCacheConfiguration: Sendable, Hashable {
     /// How it answers at start (switchable while running).
     public var settings = ProxyCacheSettings()
     /// The most the stored answers may add up to, in bytes (500 MB unless `--cache-size` says).
-    public var maxBytes = 500 * 1_000_000
+    public var maxBytes = ProxyCache.defaultMaxBytes
     /// How long the upstream may take when a stored answer could stand in for its failure, before it does
     /// (`--fallback-after`): 8 s unless told, under the 10 s an Android app's OkHttp waits by default (an iOS app's
     /// URLSession waits 60, the proxy's own upstream timeout), so the app gets the stored answer before it gives up.

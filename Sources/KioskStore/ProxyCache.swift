@@ -107,23 +107,33 @@ public final class ProxyCache: Sendable, StoreFile {
     private let watcher = Mutex<ProxyCacheKeyWatcher?>(nil)
     /// The most the entries may add up to, in bytes.
     public let maxBytes: Int
+    /// The bound of a file no proxy has set one for: 500 MB.
+    public static let defaultMaxBytes = 500 * 1_000_000
 
-    private init(writer: any DatabaseWriter, path: String, maxBytes: Int) throws {
-        self.writer = writer
-        self.path = path
-        self.maxBytes = maxBytes
-        lookups = ProxyCacheLookups(path: path)
-        recentLookups = RecentLookups(path: path)
+    private init(writer: any DatabaseWriter, path: String, maxBytes: Int?) throws {
         do {
             try AppDatabase.migrate(Self.migrator, writer)
+            // The bound is the file's, set by the proxy that opened it last: a command beside it (an import) keeps to it
+            // rather than to a default that would have the proxy evict most of what it stored.
+            if let maxBytes {
+                try writer.write { db in try db.execute(sql: "UPDATE cacheStats SET maxBytes = ?", arguments: [maxBytes]) }
+                self.maxBytes = maxBytes
+            } else {
+                self.maxBytes = try writer.read { db in try Int.fetchOne(db, sql: "SELECT maxBytes FROM cacheStats") } ?? Self.defaultMaxBytes
+            }
         } catch {
             throw AppDatabase.storageError(error, while: "prepare the proxy cache's schema", path: path)
         }
+        self.writer = writer
+        self.path = path
+        lookups = ProxyCacheLookups(path: path)
+        recentLookups = RecentLookups(path: path)
     }
 
     /// Opens (creating it, readable by its owner only, and its folders if needed) the cache file at `path`, bounded to
-    /// `maxBytes`; throws `KioskError.storage` saying why when the file cannot be used.
-    public static func open(at path: String, maxBytes: Int) throws -> ProxyCache {
+    /// `maxBytes`, which becomes the file's bound — nil: the bound the file has (the running proxy's), else the default;
+    /// throws `KioskError.storage` saying why when the file cannot be used.
+    public static func open(at path: String, maxBytes: Int?) throws -> ProxyCache {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -779,6 +789,10 @@ public final class ProxyCache: Sendable, StoreFile {
                     UPDATE cacheStats SET bytes = bytes - old.size;
                 END;
                 """)
+        }
+        // The bound the proxy was started with (`--cache-size`), for the commands beside it.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: "ALTER TABLE cacheStats ADD COLUMN maxBytes INTEGER")
         }
         return migrator
     }()

@@ -162,6 +162,18 @@ struct ProxyCacheStoreTests {
         #expect(entry.responseTime == later)
     }
 
+    @Test("A file's bound is the one the proxy opened it with: a command opening it beside the proxy (an import) keeps to it; a new file has the default")
+    func boundIsTheFiles() throws {
+        let path = TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("bound.sqlite").path
+        // Given a new file opened by a command: the default bound
+        #expect(try ProxyCache.open(at: path, maxBytes: nil).maxBytes == ProxyCache.defaultMaxBytes)
+        // When a proxy opens it with --cache-size 2 (MB)
+        let proxy = try ProxyCache.open(at: path, maxBytes: 2_000_000)
+        // Then a command that opens it after keeps to 2 MB, not to the default
+        #expect(proxy.maxBytes == 2_000_000)
+        #expect(try ProxyCache.open(at: path, maxBytes: nil).maxBytes == 2_000_000)
+    }
+
     @Test("The file and its WAL are readable by their owner only, survive a reopen, and clear by host or whole")
     func fileAndClear() async throws {
         let folder = TemporaryDirectory.url("kiosk-proxy-cache")
