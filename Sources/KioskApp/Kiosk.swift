@@ -203,12 +203,7 @@ public final class Kiosk: Sendable {
         let proxyPolicy = PolicyTransport(base: proxyBottom, policy: policy)
         let lateWarnings = lateWarnings
         let proxyCaching = configuration.proxyCache.map { cacheConfiguration in
-            // Identical requests of apps in flight go upstream once when the answer is one the cache may keep (RFC 9111
-            // §4's collapsing); any other is the first request's alone, the others sending their own.
-            let collapsing = CoalescingTransport(base: proxyPolicy, byRedactedURL: false) { response in
-                ProxyCachingTransport.isStorable(response, for: HTTPRequest(url: response.url, endpoint: ""))
-            }
-            return ProxyCachingTransport(base: collapsing, cache: proxyCache, settings: cacheConfiguration.settings,
+            ProxyCachingTransport(base: proxyPolicy, cache: proxyCache, settings: cacheConfiguration.settings,
                                          patience: cacheConfiguration.fallbackAfter, now: dependencies.now) { warning in
                 lateWarnings.add(warning)
                 FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))

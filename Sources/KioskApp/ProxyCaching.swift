@@ -70,6 +70,11 @@ public struct ProxyCacheConfiguration: Sendable, Hashable {
 
 /// The proxy pipeline's cache layer (see the notes above).
 final class ProxyCachingTransport: HTTPTransport {
+    /// The upstream, each request its own: what `--cache off` sends to.
+    private let direct: any HTTPTransport
+    /// The upstream through the collapsing of identical requests in flight, when the answer is one the cache may keep
+    /// (RFC 9111 §4); any other is the first request's alone, the others sending their own. Not with `--cache off`:
+    /// then the proxy is no cache, and every request of the app reaches the upstream.
     private let base: any HTTPTransport
     /// nil when the file could not be opened: nothing is stored, offline still never dials.
     private let cache: ProxyCache?
@@ -88,7 +93,10 @@ final class ProxyCachingTransport: HTTPTransport {
 
     init(base: any HTTPTransport, cache: ProxyCache?, settings: ProxyCacheSettings, patience: Duration? = nil,
          now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void) {
-        self.base = base
+        direct = base
+        self.base = CoalescingTransport(base: base, byRedactedURL: false) { response in
+            Self.isStorable(response, for: HTTPRequest(url: response.url, endpoint: ""))
+        }
         self.cache = cache
         self.settings = Mutex(settings)
         self.patience = patience
@@ -111,7 +119,7 @@ final class ProxyCachingTransport: HTTPTransport {
             let forward: CacheStatus.Forward = readable ? .bypass : .method
             var response: HTTPResponse
             do {
-                response = try await base.send(request)
+                response = try await (settings.mode == .off ? direct : base).send(request)
             } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) {
                 throw CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
             }

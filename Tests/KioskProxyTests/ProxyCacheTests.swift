@@ -329,14 +329,15 @@ struct ProxyCacheTests {
         }
     }
 
-    @Test("Identical requests in flight go upstream once when the answer may be kept; one that may not is each request's own")
-    func collapsing() async throws {
+    @Test("Identical requests in flight go upstream once when the answer may be kept; one that may not is each request's own; with --cache off every one goes",
+          arguments: [ProxyCacheMode.fallback, .off])
+    func collapsing(_ mode: ProxyCacheMode) async throws {
         let upstream = try await ScriptedUpstream.start()
         upstream.answer { head in
             head.uri == "/private" ? (.ok, [("Cache-Control", "no-store")], "mine") : (.ok, [("Cache-Control", "max-age=60")], "shared")
         }
-        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
-            for (path, expectedRequests) in [("/shared", 1), ("/private", 5)] {
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching(ProxyCacheSettings(mode: mode))) { proxy, upstream in
+            for (path, expectedRequests) in [("/shared", mode == .off ? 5 : 1), ("/private", 5)] {
                 // Given an upstream that holds its answers, and five identical requests sent meanwhile
                 upstream.hold()
                 let before = upstream.requests.count
