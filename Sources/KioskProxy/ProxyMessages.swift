@@ -40,11 +40,12 @@ enum ProxyMessages {
     /// listener (its upstream URL, base path included).
     static func target(of head: HTTPRequestHead, under base: URL? = nil) throws(Refusal) -> URL {
         try checkEscapes(head.uri)
+        let uri = escapingDisallowed(head.uri)
         if let base {
             if head.method == .CONNECT { throw Refusal(.badRequest, "CONNECT is answered by the forward proxy's listener only.", closes: true) }
             // An absolute-form target (RFC 9112 §3.2.2: a server must take one) names this listener's upstream whatever
             // its authority says: a reverse listener or an intercepted CONNECT never reaches another host.
-            var path = head.uri
+            var path = uri
             if !path.hasPrefix("/") {
                 guard path != "*" else {
                     throw Refusal(.badRequest, "This listener forwards requests for paths to \(shown(base.absoluteString)); * names none.")
@@ -60,13 +61,13 @@ enum ProxyMessages {
             }
             return url
         }
-        if head.uri.hasPrefix("/") || head.uri == "*" {
+        if uri.hasPrefix("/") || uri == "*" {
             throw Refusal(.badRequest, "This is Kiosk's proxy: it takes requests for whole URLs (GET http://host/path), as an "
                           + "app sends them when its HTTP proxy is set to this address. \(head.uri) names no host.")
         }
-        // Parsed once: URL(string:) percent-encodes what an app left unencoded (`|`, `{`, a space) as URLComponents
-        // does, and its parts are read from that one parse, where components and then their `url` parse twice.
-        guard let url = URL(string: head.uri), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        // Parsed once (its parts read from that one parse, where components and then their `url` parse twice), with
+        // what an app left unencoded (`|`, `[`, a space) escaped already.
+        guard let url = URL(string: uri), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw Refusal(.badRequest, "The request line's target is not an http:// URL: \(shown(head.uri)).")
         }
         guard let host = url.host(percentEncoded: true), !host.isEmpty, url.user(percentEncoded: true) == nil,
@@ -74,7 +75,7 @@ enum ProxyMessages {
             throw Refusal(.badRequest, "The request line's URL has no host, or carries a user name: \(shown(head.uri)).")
         }
         // The port as written: one too long for a number leaves `url.port` nil, as none at all would.
-        let afterScheme = head.uri[(schemeEnd(of: head.uri) ?? head.uri.startIndex)...]
+        let afterScheme = uri[(schemeEnd(of: uri) ?? uri.startIndex)...]
         let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let hostEnd = authority.hasPrefix("[") ? authority.firstIndex(of: "]") ?? authority.endIndex : authority.startIndex
         if let colon = authority[hostEnd...].lastIndex(of: ":") {
@@ -84,6 +85,39 @@ enum ProxyMessages {
             }
         }
         return url
+    }
+
+    /// The target with every byte RFC 3986 does not allow after the authority (`[ ] | { } ^ \` " < >`, a space, a control
+    /// character, non-ASCII) percent-encoded, and nothing else: Foundation's URL parse, given one such byte, encodes the
+    /// whole target again, its valid escapes too (`?ids[]=1&q=a%20b` would reach the upstream as `…q=a%2520b`).
+    static func escapingDisallowed(_ target: String) -> String {
+        let utf8 = target.utf8
+        // Past the authority of an absolute-form target (an IPv6 host keeps its brackets), else from the start.
+        var start = utf8.startIndex
+        if let schemeEnd = schemeEnd(of: target) {
+            start = utf8[schemeEnd...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+                ?? utf8.endIndex
+        }
+        guard utf8[start...].contains(where: { !allowedInTarget($0) }) else { return target }
+        var escaped = Array(utf8[..<start])
+        for byte in utf8[start...] {
+            if allowedInTarget(byte) {
+                escaped.append(byte)
+            } else {
+                escaped.append(UInt8(ascii: "%"))
+                escaped.append(contentsOf: Hex.encode([byte]).uppercased().utf8)
+            }
+        }
+        return String(decoding: escaped, as: UTF8.self)
+    }
+
+    /// Whether RFC 3986 allows the byte in a path or query as it is: unreserved, sub-delims, `: @ / ?`, `%` (escapes are
+    /// checked by `checkEscapes`) and `#` (a fragment, which URL parsing sets apart).
+    private static func allowedInTarget(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "-._~!$&'()*+,;=:@/?%#".utf8.contains(byte)
+        }
     }
 
     /// Refuses a target whose path the upstream would not get as sent: a `%` that does not start a percent escape (two

@@ -361,6 +361,24 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("Characters a URL may not hold as they are are escaped one by one; escapes already there pass unchanged, through either listener",
+          arguments: [("/echo?ids[]=1&q=a%20b", "/echo?ids%5B%5D=1&q=a%20b"), ("/echo?q=a%20b|c", "/echo?q=a%20b%7Cc"),
+                      ("/echo?a={x}^y\"b\"<>%21", "/echo?a=%7Bx%7D%5Ey%22b%22%3C%3E%21")])
+    func disallowedCharactersEscapedAlone(_ sent: String, _ received: String) async throws {
+        for reverse in [false, true] {
+            try await withProxy(reverse: reverse) { proxy, upstream in
+                // When an app sends a target with characters RFC 3986 does not allow (as curl -g or --path-as-is does)
+                let target = reverse ? sent : "http://127.0.0.1:\(upstream.port)\(sent)"
+                let reply = try await rawExchange(port: proxy.port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n\r\n")
+                // Then the upstream gets them escaped, and every escape the app wrote as it wrote it (never %2520)
+                let body = try #require(reply.range(of: "\r\n\r\n").map { reply[$0.upperBound...] })
+                guard reply.hasPrefix("HTTP/1.1 200") else { Issue.record("\(reply)"); return }
+                let echo = try JSONDecoder().decode(Echo.self, from: Data(body.utf8))
+                #expect(echo.uri == received, "reverse: \(reverse)")
+            }
+        }
+    }
+
     @Test("A reverse listener sends an absolute-form request to its own upstream, whatever host it names: it is no open proxy")
     func reverseTakesNoOtherHost() async throws {
         let other = try await RawBytesUpstream.start(["/echo": "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nother"])
