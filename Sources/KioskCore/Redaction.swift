@@ -99,18 +99,35 @@ public struct Redactor: Sendable, Hashable {
            let range = text.range(of: ":\(password)@") {
             text.replaceSubrange(range, with: ":\(Self.placeholder)@")
         }
+        return redactQuery(text)
+    }
+
+    /// A URL or a relative reference as text (a `Location` field's) with its secret query values replaced.
+    private func redactQuery(_ text: String) -> String {
         // Found among the bytes (both are ASCII, so each index falls on a character): walking the characters to find
         // them was most of this function's time on every captured URL.
         guard let questionMark = text.utf8.firstIndex(of: UInt8(ascii: "?")) else { return text }
         let afterQuery = text.utf8[questionMark...].firstIndex(of: UInt8(ascii: "#")) ?? text.endIndex
-        let query = text[text.index(after: questionMark)..<afterQuery]
-        let pairs = query.split(separator: "&", omittingEmptySubsequences: false)
         // Every captured URL comes through here: one that names no secret (nearly all) is kept as it is.
-        guard pairs.contains(where: namesSecret) else { return text }
-        let redacted = pairs.map { pair -> String in
+        guard let redacted = redactPairs(text[text.index(after: questionMark)..<afterQuery]) else { return text }
+        return String(text[...questionMark]) + redacted + String(text[afterQuery...])
+    }
+
+    /// `name=value&…` (a query, a form) with the values of secret names replaced; nil when it names no secret.
+    private func redactPairs(_ text: Substring) -> String? {
+        let pairs = text.split(separator: "&", omittingEmptySubsequences: false)
+        guard pairs.contains(where: namesSecret) else { return nil }
+        return pairs.map { pair -> String in
             namesSecret(pair) ? "\(pair.prefix { $0 != "=" })=\(Self.placeholder)" : String(pair)
         }.joined(separator: "&")
-        return String(text[...questionMark]) + redacted + String(text[afterQuery...])
+    }
+
+    /// A request body, with the values of secret fields replaced when `contentType` says it is a form
+    /// (`application/x-www-form-urlencoded`: an OAuth token request's `refresh_token`, a login's `password`).
+    public func redactForm(_ body: Data, contentType: String?) -> Data {
+        guard let contentType, contentType.lowercased().hasPrefix("application/x-www-form-urlencoded"),
+              let text = String(data: body, encoding: .utf8), let redacted = redactPairs(Substring(text)) else { return body }
+        return Data(redacted.utf8)
     }
 
     /// Whether the query item `pair` (`name=value`) is a secret: its name, decoded as a form's field name and
@@ -120,18 +137,25 @@ public struct Redactor: Sendable, Hashable {
         // A name of ASCII without escapes (nearly every one) is lowercased byte by byte: Foundation's percent-decoding
         // and Unicode lowercasing cost more than the rest of capturing an exchange's URL. Any other name takes them, as
         // it must: a percent-escape, or a letter such as the Kelvin sign, may lowercase to an ASCII secret's name.
-        if name.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "+") }) {
+        if name.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "[") }) {
             return queryItems.contains(String(decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
         }
         let raw = String(Substring(name))
-        return queryItems.contains((raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw).lowercased())
+        let decoded = (raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw).lowercased()
+        // A form's array or map field (`token[]`, `user[password]`: PHP's and Rails' spelling) is a secret when its name
+        // or a key inside its brackets is.
+        return queryItems.contains(decoded)
+            || decoded.contains("[") && decoded.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { queryItems.contains(String($0)) }
     }
 
     /// The headers with secret values replaced.
     public func redact(_ fields: HTTPHeaderFields) -> HTTPHeaderFields {
         HTTPHeaderFields(fields.map { field in
-            headers.contains(field.name.lowercased()) ? (name: field.name, value: Self.placeholder)
-                : (name: field.name, value: scrub(field.value))
+            let name = field.name.lowercased()
+            if headers.contains(name) { return (name: field.name, value: Self.placeholder) }
+            // A redirect's or a representation's address carries its query's secrets as any URL does.
+            if name == "location" || name == "content-location" { return (name: field.name, value: scrub(redactQuery(field.value))) }
+            return (name: field.name, value: scrub(field.value))
         })
     }
 }

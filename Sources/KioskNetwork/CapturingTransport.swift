@@ -152,12 +152,14 @@ public final class CapturingTransport: HTTPTransport {
         // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear.
         let redactor = request.secrets.isEmpty ? redactor : redactor.hiding(request.secrets)
         var touches = touches
+        let contentType = request.headers["Content-Type"]
         var requestBody = request.body.map { body in
-            let scrubbed = CapturedBody(capturing: redactor.scrub(body), limit: bodyLimit)
+            let scrubbed = CapturedBody(capturing: redactor.scrub(redactor.redactForm(body, contentType: contentType)), limit: bodyLimit)
             return CapturedBody(data: scrubbed.data, originalSize: requestBodySize ?? scrubbed.originalSize)
         }
         if let (kept, size) = upload {
-            requestBody = CapturedBody(data: redactor.scrub(kept).prefix(bodyLimit), originalSize: size)
+            requestBody = CapturedBody(data: redactor.scrub(redactor.redactForm(kept, contentType: contentType)).prefix(bodyLimit),
+                                       originalSize: size)
             touches.append(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint,
                                          detail: "The request body, \(size) bytes, went to the upstream as the app sent it; the log "
                                              + "keeps the first \(bodyLimit) bytes, so it cannot be sent again whole."))

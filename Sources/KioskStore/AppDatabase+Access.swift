@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Glibc
 public import KioskCore
 
 // How every public method reaches SQLite, and how SQLite's failures become `KioskError`s that say
@@ -122,6 +123,23 @@ extension AppDatabase {
         default:
             return .storage("could not \(action)\(detail).")
         }
+    }
+
+    /// Makes the folder of the side file at `path` (`what` names it in an error), and the file itself readable by its
+    /// owner only (0600) — a new one and one an older version made — with its WAL and shared-memory index when they
+    /// exist: they hold apps' exchanges and answers. SQLite gives a new WAL the database file's own mode. A new file
+    /// is created with O_EXCL and its mode is set by path: closing a descriptor of a file this process has open
+    /// elsewhere (another opening's SQLite connections) would drop every POSIX lock it holds on it.
+    static func prepareOwnerOnlyFile(at path: String, what: String) throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw KioskError.storage("cannot create the folder \(folder.path) for \(what) \(path): " + reason(error))
+        }
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+        for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }
     }
 
     /// A short human reason for a non-SQLite error.

@@ -1,5 +1,4 @@
 public import Foundation
-import Glibc
 import GRDB
 public import KioskCore
 import Synchronization
@@ -134,18 +133,7 @@ public final class ProxyCache: Sendable, StoreFile {
     /// `maxBytes`, which becomes the file's bound — nil: the bound the file has (the running proxy's), else the default;
     /// throws `KioskError.storage` saying why when the file cannot be used.
     public static func open(at path: String, maxBytes: Int?) throws -> ProxyCache {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw KioskError.storage("cannot create the folder \(folder.path) for the proxy cache \(path): " + AppDatabase.reason(error))
-        }
-        // SQLite gives the WAL and its index the database file's own permissions: made 0600 first, all three are.
-        // Created only when it does not exist (O_EXCL), and its mode set by path: closing a descriptor of a file this
-        // process has open elsewhere (another opening's SQLite connections) would drop every POSIX lock it holds on it.
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if descriptor >= 0 { close(descriptor) }
-        chmod(path, 0o600)
+        try AppDatabase.prepareOwnerOnlyFile(at: path, what: "the proxy cache")
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: makeDatabaseConfiguration())

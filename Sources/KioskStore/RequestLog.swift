@@ -143,13 +143,8 @@ public final class RequestLog: Sendable, StoreFile {
     /// Opens (creating it and its parent folders if needed) and migrates the log file at `path`;
     /// throws `KioskError.storage` saying why when the file cannot be used.
     public static func open(at path: String, configuration: Configuration = Configuration()) throws -> RequestLog {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw KioskError.storage("cannot create the folder \(folder.path) for the request log \(path): "
-                + AppDatabase.reason(error))
-        }
+        // Readable by its owner only: it holds apps' exchanges, redacted but whole.
+        try AppDatabase.prepareOwnerOnlyFile(at: path, what: "the request log")
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: makeDatabaseConfiguration())

@@ -121,6 +121,9 @@ struct CoreTests {
             "https://b.test/o?X-Amz-Credential=c&X-Amz-Signature=s&X-Amz-Security-Token=t&X-Amz-Expires=60":
                 "https://b.test/o?X-Amz-Credential=<redacted>&X-Amz-Signature=<redacted>&X-Amz-Security-Token=<redacted>&X-Amz-Expires=60",
             "https://c.test/img?sig=abc&w=100": "https://c.test/img?sig=<redacted>&w=100",
+            // A form's array and map fields, and an escaped name
+            "https://d.test/?token%5B%5D=a&user%5Bpassword%5D=b&%74oken=c&list%5B%5D=d":
+                "https://d.test/?token%5B%5D=<redacted>&user%5Bpassword%5D=<redacted>&%74oken=<redacted>&list%5B%5D=d",
         ]
         // Then each secret is replaced and the rest kept
         for (url, expected) in cases {

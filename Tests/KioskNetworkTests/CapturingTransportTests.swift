@@ -48,6 +48,30 @@ struct CapturingTransportTests {
         #expect(record.timings.total >= 0)
     }
 
+    @Test("A form body's secret fields, and the query secrets of a Location, are redacted at capture; a JSON body's fields are kept")
+    func formBodiesAndLocations() async throws {
+        // Given an OAuth token request as a form, answered with a redirect whose Location carries a token
+        let upstream = ScriptedTransport([.respond(302, headers: ["Location": "/next?token=LOCSECRET&step=2"]),
+                                          .respond(200)])
+        let sink = RecordSink()
+        let capture = CapturingTransport(base: upstream, redactor: redactor, sink: sink.closure)
+        let url = URL(string: "https://auth.example/token")!
+        let form = "grant_type=refresh_token&refresh_token=BODYSECRET&user%5Bpassword%5D=PW&scope=read"
+        _ = try await capture.send(HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded; charset=utf-8"],
+                                               body: Data(form.utf8), endpoint: "auth"))
+        // And the same text sent as JSON, which is not a form
+        _ = try await capture.send(HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/json"],
+                                               body: Data(form.utf8), endpoint: "auth"))
+        // Then the form's secret fields are replaced, bracketed ones too, and the rest kept in order
+        let records = sink.all
+        #expect(String(decoding: try #require(records.first?.requestBody).data, as: UTF8.self)
+                == "grant_type=refresh_token&refresh_token=<redacted>&user%5Bpassword%5D=<redacted>&scope=read")
+        // And the Location's token is replaced
+        #expect(records.first?.responseHeaders.first { $0.name == "Location" }?.value == "/next?token=<redacted>&step=2")
+        // And a body that does not say it is a form is kept as it came
+        #expect(String(decoding: try #require(records.last?.requestBody).data, as: UTF8.self) == form)
+    }
+
     @Test("A streamed answer's time after its head is its download, not a wait before the exchange")
     func streamedTimings() throws {
         // Given the record of an exchange whose head came after 20 ms (the transport's own timings) and whose body

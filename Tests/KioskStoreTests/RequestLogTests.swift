@@ -62,6 +62,22 @@ struct RequestLogTests {
 
     // MARK: - Storing and reading
 
+    @Test("the log file and its WAL are readable by their owner only, a file an older version made with 0644 too")
+    func ownerOnly() throws {
+        // Given a log file an older version left readable by all
+        let (_, path) = try Self.temporaryLogPath()
+        #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644]))
+        // When the log is opened and a record written
+        let log = try RequestLog.open(at: path)
+        log.enqueue(Self.record())
+        try log.flush()
+        // Then the file and its WAL are 0600
+        for file in [path, path + "-wal"] {
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+            #expect(mode == 0o600, "\(file): \(String(mode, radix: 8))")
+        }
+    }
+
     @Test("an appended record reads back equal: every field, headers in order, timings, bodies and truncation")
     func roundTrip() throws {
         // Given a record with every field set, duplicate headers in a deliberate order, a truncated
