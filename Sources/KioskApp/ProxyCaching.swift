@@ -94,8 +94,9 @@ final class ProxyCachingTransport: HTTPTransport {
     init(base: any HTTPTransport, cache: ProxyCache?, settings: ProxyCacheSettings, patience: Duration? = nil,
          now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void) {
         direct = base
+        // An answer that sets a cookie is not shared either: each request that joined would get the same session.
         self.base = CoalescingTransport(base: base, byRedactedURL: false) { response in
-            Self.isStorable(response, for: HTTPRequest(url: response.url, endpoint: ""))
+            Self.isStorable(response, for: HTTPRequest(url: response.url, endpoint: "")) && response.headers["Set-Cookie"] == nil
         }
         self.cache = cache
         self.settings = Mutex(settings)
@@ -331,6 +332,10 @@ final class ProxyCachingTransport: HTTPTransport {
             var response = HTTPResponse(status: 304, headers: headers, url: request.url)
             Self.mark(&response, status)
             return response
+        }
+        // A HEAD given a GET's answer says the length its body has, as the GET would (an archive's answer may not say it).
+        if request.method == "HEAD", entry.method == "GET", headers["Content-Length"] == nil, headers["Transfer-Encoding"] == nil {
+            headers["Content-Length"] = String(entry.body.count)
         }
         var response = HTTPResponse(status: entry.status, headers: headers, body: request.method == "HEAD" ? Data() : entry.body,
                                     url: request.url)

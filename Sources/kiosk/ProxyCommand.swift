@@ -86,14 +86,15 @@ struct ProxyRunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The most the stored answers may take, in MB; the least recently used go first.", valueName: "MB"))
     var cacheSize = 500
     @Option(help: ArgumentHelp("How long the upstream may take, when a stored answer could stand in for its failure, before it "
-                               + "does (the request is then sent again behind, and what it brings is stored). Under the app's own timeout: "
-                               + "OkHttp's is 10 s.", valueName: "seconds"))
+                               + "does (the request is then sent again behind, and what it brings is stored): 0.1 to 60, under the app's "
+                               + "own timeout (OkHttp's is 10 s).", valueName: "seconds"))
     var fallbackAfter: Double = 8
 
     func validate() throws {
         guard (1...1_000_000).contains(cacheSize) else { throw ValidationError("--cache-size must be between 1 and 1000000 MB (got \(cacheSize)).") }
-        guard fallbackAfter >= 0.1 && fallbackAfter <= 3600 else {
-            throw ValidationError("--fallback-after must be between 0.1 and 3600 seconds (got \(fallbackAfter)).")
+        // Past the proxy's own upstream timeout (a minute) it would never come first.
+        guard fallbackAfter >= 0.1 && fallbackAfter <= 60 else {
+            throw ValidationError("--fallback-after must be between 0.1 and 60 seconds, the proxy's upstream timeout (got \(fallbackAfter)).")
         }
         if offline && cache == .off {
             throw ValidationError("--offline answers from the cache, which --cache off turns off: drop one of them.")

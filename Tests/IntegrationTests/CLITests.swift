@@ -344,8 +344,8 @@ struct LogCLITests {
     func proxyCacheFlagsOutOfRange() throws {
         let cli = CLI()
         for (arguments, says) in [(["--cache-size", "0"], "--cache-size must be between 1 and 1000000 MB (got 0)."),
-                                  (["--fallback-after", "0"], "--fallback-after must be between 0.1 and 3600 seconds (got 0.0)."),
-                                  (["--fallback-after", "7200"], "--fallback-after must be between 0.1 and 3600 seconds (got 7200.0).")] {
+                                  (["--fallback-after", "0"], "--fallback-after must be between 0.1 and 60 seconds, the proxy's upstream timeout (got 0.0)."),
+                                  (["--fallback-after", "61"], "--fallback-after must be between 0.1 and 60 seconds, the proxy's upstream timeout (got 61.0).")] {
             // When the proxy is started with the value
             let run = try cli.run(["proxy", "--port", "0", "--console-port", "0"] + arguments)
             // Then it does not start, and says which flag and why

@@ -334,10 +334,15 @@ struct ProxyCacheTests {
     func collapsing(_ mode: ProxyCacheMode) async throws {
         let upstream = try await ScriptedUpstream.start()
         upstream.answer { head in
-            head.uri == "/private" ? (.ok, [("Cache-Control", "no-store")], "mine") : (.ok, [("Cache-Control", "max-age=60")], "shared")
+            switch head.uri {
+            case "/private": (.ok, [("Cache-Control", "no-store")], "mine")
+            case "/session": (.ok, [("Cache-Control", "max-age=60"), ("Set-Cookie", "sid=\(UUID().uuidString)")], "yours")
+            default: (.ok, [("Cache-Control", "max-age=60")], "shared")
+            }
         }
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching(ProxyCacheSettings(mode: mode))) { proxy, upstream in
-            for (path, expectedRequests) in [("/shared", mode == .off ? 5 : 1), ("/private", 5)] {
+            // (An answer that sets a cookie is not shared: each app would get the same session.)
+            for (path, expectedRequests) in [("/shared", mode == .off ? 5 : 1), ("/private", 5), ("/session", 5)] {
                 // Given an upstream that holds its answers, and five identical requests sent meanwhile
                 upstream.hold()
                 let before = upstream.requests.count
@@ -483,6 +488,9 @@ struct ProxyCacheTests {
             #expect(english.text == "hello" && french.text == "bonjour")
             #expect(german.text == "bonjour" && unsaid.text == "bonjour")
             #expect([english, french, german, unsaid].allSatisfy { $0.header("Vary") == ["Accept-Language"] })
+            // And a HEAD gets the stored answer's length, which the archive did not record as a field
+            let head = try await proxy.send(.HEAD, upstream.url("/greeting"))
+            #expect(head.status == .ok && head.body.isEmpty && head.header("Content-Length") == ["7"], "\(head.header("Content-Length"))")
             #expect(upstream.requests.isEmpty)
         }
     }
