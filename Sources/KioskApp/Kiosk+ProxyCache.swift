@@ -12,14 +12,20 @@ public struct ProxyCacheImport: Sendable, Hashable {
     public var stored: Int
     /// How many entries the archive holds.
     public var entries: Int
-    /// Entries whose answer HTTP would not let a cache store (another method than GET, no-store, a status not
-    /// cacheable without freshness, Vary: *), or that the cache refused as too large.
+    /// Entries whose answer HTTP would not let a cache store (another method than GET or HEAD, no-store, a status not
+    /// cacheable without freshness, Vary: *).
     public var notStorable: Int
     /// The archive's other entries left out, and why ("3 without a response, 1 data: URL"); empty when none.
     public var skippedDescription: String
     /// Entries whose request carried credentials the archive hides (a redacting export's placeholders): whose answer
     /// they were cannot be told, so none is given to anyone.
     public var hiddenCredentials: Int = 0
+    /// Answers each larger than a tenth of the cache's bound, which the cache keeps none of.
+    public var tooLarge: Int = 0
+    /// Answers stored and then pushed out again by the cache's bound (least recently used first) within the import.
+    public var pushedOut: Int = 0
+    /// The cache's bound, in bytes (the file's, set by the proxy's `--cache-size`).
+    public var maxBytes: Int = 0
 }
 
 extension Kiosk {
@@ -133,12 +139,16 @@ extension Kiosk {
         }
         // A hundred answers a transaction, as the proxy stores a burst: a large archive does not make one transaction
         // of its whole size, and a killed import leaves what it committed.
-        var stored = 0
+        var ids: [Int64?] = []
         for start in stride(from: 0, to: answers.count, by: 100) {
-            stored += try cache.store(Array(answers[start..<min(start + 100, answers.count)])).compactMap { $0 }.count
+            ids += try cache.store(Array(answers[start..<min(start + 100, answers.count)]))
         }
-        return ProxyCacheImport(stored: stored, entries: archive.entries, notStorable: archive.rules.count - stored - hidden,
-                                skippedDescription: archive.skippedDescription, hiddenCredentials: hidden)
+        let stored = ids.compactMap { $0 }.count
+        let tooLarge = ids.count - stored
+        let pushedOut = try cache.missing(ids: ids.compactMap { $0 })
+        return ProxyCacheImport(stored: stored, entries: archive.entries, notStorable: archive.rules.count - stored - tooLarge - hidden,
+                                skippedDescription: archive.skippedDescription, hiddenCredentials: hidden, tooLarge: tooLarge,
+                                pushedOut: pushedOut, maxBytes: cache.maxBytes)
     }
 
     /// The proxy cache's answers as a HAR archive, of one host when given, redacted as every export is (credentials,

@@ -489,6 +489,21 @@ public final class ProxyCache: Sendable, StoreFile {
         return ids
     }
 
+    /// How many of the entries `ids` name are no longer stored (pushed out by the bound, removed).
+    public func missing(ids: [Int64]) throws -> Int {
+        let unique = Array(Set(ids))
+        return try read("count stored answers") { db in
+            var present = 0
+            // A few hundred at a time: SQLite bounds how many values a statement may bind.
+            for start in stride(from: 0, to: unique.count, by: 500) {
+                let chunk = Array(unique[start..<min(start + 500, unique.count)])
+                present += try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cacheEntry WHERE id IN (\(chunk.map { _ in "?" }.joined(separator: ",")))",
+                                            arguments: StatementArguments(chunk)) ?? 0
+            }
+            return unique.count - present
+        }
+    }
+
     /// Makes the set of known keys again on the writer (after a write that removed entries outside the write behind).
     func remakeKnownKeysBehind() {
         _ = try? writer.writeWithoutTransaction { db in try remakeKnownKeys(db) }

@@ -495,13 +495,18 @@ extension ProxyCacheCommand {
                     throw KioskError.invalidRequest("\(name): \(error.message) Nothing was stored.")
                 }
                 var notes: [String] = []
-                if result.notStorable > 0 { notes.append("\(result.notStorable) not storable (not a GET, no-store, or not cacheable)") }
+                if result.notStorable > 0 { notes.append("\(result.notStorable) not storable (not a GET or HEAD, no-store, or not cacheable)") }
+                if result.tooLarge > 0 {
+                    notes.append("\(result.tooLarge) each larger than a tenth of the cache (\(Render.bytes(result.maxBytes)), its --cache-size)")
+                }
                 if result.hiddenCredentials > 0 {
                     notes.append("\(result.hiddenCredentials) made with credentials the archive hides (whose answers they were cannot be told)")
                 }
                 if !result.skippedDescription.isEmpty { notes.append(result.skippedDescription) }
                 Output.human("Stored \(Render.count(result.stored, "answer")) of \(result.entries) entr\(result.entries == 1 ? "y" : "ies")"
-                             + (notes.isEmpty ? "." : "; left out: " + notes.joined(separator: ", ") + "."))
+                             + (notes.isEmpty ? "." : "; left out: " + notes.joined(separator: ", ") + ".")
+                             + (result.pushedOut > 0 ? " \(result.pushedOut) of them no longer fit: the cache keeps \(Render.bytes(result.maxBytes)) "
+                                + "(the proxy's --cache-size), the least recently used going first." : ""))
             }
         }
     }

@@ -43,6 +43,26 @@ struct ProxyCacheProcessTests {
         }
     }
 
+    @Test("An import keeps to the bound the proxy set on the file, and says how many of its answers no longer fit")
+    func importKeepsTheFilesBound() async throws {
+        let folder = TemporaryDirectory.url("kiosk-proxy-cache-bound")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let data = folder.appendingPathComponent("data")
+        let cacheFile = data.appendingPathComponent("kiosk-demo-proxy-cache.sqlite").path
+        // Given a cache file a proxy bounded to 100 KB (`--cache-size`), and an archive of 30 answers of 8 KB
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        _ = try ProxyCache.open(at: cacheFile, maxBytes: 100_000)
+        let archive = try Self.archive(folder, "bound.har", prefix: "b", count: 30)
+        // When it is imported beside the proxy
+        let result = try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data.path])
+        // Then the file holds no more than its bound, and the summary says the rest no longer fit
+        #expect(result.status == 0, "\(result.stderr)")
+        let kept = try Self.checkedEntries(cacheFile)
+        #expect(kept > 0 && kept * 8_000 <= 100_000, "\(kept)")
+        #expect(result.stdout.contains("Stored 30 answers of 30 entries. \(30 - kept) of them no longer fit: the cache keeps 100 KB"),
+                "\(result.stdout)")
+    }
+
     @Test("kill -9 in the middle of storing leaves a whole file whose answers add up, and the next run stores them all")
     func killedMidWrite() async throws {
         let folder = TemporaryDirectory.url("kiosk-proxy-cache-kill")
