@@ -407,7 +407,7 @@ struct ProxyCacheCommand: AsyncParsableCommand {
                 var lines = ["HOST\tANSWERS\tSIZE\tHITS\tNEWEST"]
                 for host in stats {
                     lines.append("\(host.host)\t\(host.entries)\t\(Render.bytes(host.bytes))\t\(host.hits)\t"
-                                 + "\(Int(now.timeIntervalSince(host.newest).rounded())) s ago")
+                                 + Age(now.timeIntervalSince(host.newest)).english)
                 }
                 let total = stats.reduce(0) { $0 + $1.bytes }
                 lines.append("\(Render.count(stats.reduce(0) { $0 + $1.entries }, "answer")), \(Render.bytes(total)) in all")
@@ -442,7 +442,7 @@ struct ProxyCacheCommand: AsyncParsableCommand {
                 let now = Date()
                 Output.human(entries.map { entry in
                     "\(entry.id)\t\(entry.status)\t\(Render.bytes(entry.size))\t\(entry.hits) hits\t"
-                        + "\(Int(now.timeIntervalSince(entry.responseTime).rounded())) s old\t\(entry.method) \(entry.url)"
+                        + "\(Age(now.timeIntervalSince(entry.responseTime)).compact.map { "\($0) old" } ?? "new")\t\(entry.method) \(entry.url)"
                 }.joined(separator: "\n"))
             }
         }
@@ -472,9 +472,12 @@ extension ProxyCacheCommand {
             abstract: "Seed the cache from a HAR archive, so a session recorded elsewhere replays through the proxy, offline too.",
             discussion: """
                 Reads what `kiosk har import` reads (Chrome, Firefox, Safari, mitmproxy, Charles, Playwright, Kiosk...). Each GET \
-                answer HTTP lets a cache store is kept by its method and URL (the archive's credentials are not read: it \
-                answers an app's request whatever cookie or token it sends, unless one of its own answers is stored); \
-                the last answer to a URL wins. A malformed archive stores nothing and says where it is wrong.
+                or HEAD answer HTTP lets a cache store is kept by its method and URL, as old as the archive says. One recorded \
+                without credentials answers an app's request whatever cookie or token it sends (unless one of its own answers \
+                is stored); one recorded with Authorization or Cookie answers those only, and one whose credentials the \
+                archive hides (redacted) is left out. Variants of a URL (its Vary) are kept apart: a request that matches \
+                one gets it, any other the newest. The cache's bound (the proxy's --cache-size) holds. A malformed archive \
+                stores nothing and says where it is wrong.
 
                 Example: kiosk proxy cache import session.har && kiosk proxy --offline
                 """)
