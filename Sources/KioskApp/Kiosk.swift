@@ -202,9 +202,17 @@ public final class Kiosk: Sendable {
         self.proxyWire = proxyWire
         let proxyPolicy = PolicyTransport(base: proxyBottom, policy: policy)
         let lateWarnings = lateWarnings
+        // What the cache sends behind an answer already given (a revalidation within stale-while-revalidate, a request
+        // sent again after a stored answer stood in for a slow upstream) is logged as every exchange is.
+        let captureBehind: @Sendable (any HTTPTransport) -> any HTTPTransport = { behind in
+            captureLog.map { log in
+                CapturingTransport(base: behind, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
+                                   now: dependencies.now) { log.enqueue($0) }
+            } ?? behind
+        }
         let proxyCaching = configuration.proxyCache.map { cacheConfiguration in
-            ProxyCachingTransport(base: proxyPolicy, cache: proxyCache, settings: cacheConfiguration.settings,
-                                         patience: cacheConfiguration.fallbackAfter, now: dependencies.now) { warning in
+            ProxyCachingTransport(base: proxyPolicy, captureBehind: captureBehind, cache: proxyCache, settings: cacheConfiguration.settings,
+                                  patience: cacheConfiguration.fallbackAfter, now: dependencies.now) { warning in
                 lateWarnings.add(warning)
                 FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
             }

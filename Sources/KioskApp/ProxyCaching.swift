@@ -72,6 +72,9 @@ public struct ProxyCacheConfiguration: Sendable, Hashable {
 final class ProxyCachingTransport: HTTPTransport {
     /// The upstream, each request its own: what `--cache off` sends to.
     private let direct: any HTTPTransport
+    /// Wraps what the cache sends behind an answer already given in the log's capture (the capture above sees only
+    /// what apps asked).
+    private let captureBehind: @Sendable (any HTTPTransport) -> any HTTPTransport
     /// The upstream through the collapsing of identical requests in flight, when the answer is one the cache may keep
     /// (RFC 9111 §4); any other is the first request's alone, the others sending their own. Not with `--cache off`:
     /// then the proxy is no cache, and every request of the app reaches the upstream.
@@ -91,9 +94,11 @@ final class ProxyCachingTransport: HTTPTransport {
     /// Why the last answer that could not be stored was not, once one was not (said once through `warn`).
     let failure = Mutex<String?>(nil)
 
-    init(base: any HTTPTransport, cache: ProxyCache?, settings: ProxyCacheSettings, patience: Duration? = nil,
-         now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void) {
+    init(base: any HTTPTransport, captureBehind: @escaping @Sendable (any HTTPTransport) -> any HTTPTransport = { $0 }, cache: ProxyCache?,
+         settings: ProxyCacheSettings, patience: Duration? = nil, now: @escaping @Sendable () -> Date,
+         warn: @escaping @Sendable (String) -> Void) {
         direct = base
+        self.captureBehind = captureBehind
         // An answer that sets a cookie is not shared either: each request that joined would get the same session.
         self.base = CoalescingTransport(base: base, byRedactedURL: false) { response in
             Self.isStorable(response, for: HTTPRequest(url: response.url, endpoint: "")) && response.headers["Set-Cookie"] == nil
@@ -296,11 +301,22 @@ final class ProxyCachingTransport: HTTPTransport {
         guard revalidating.withLock({ $0.insert(entry.id).inserted }) else { return }
         var unhurried = request
         unhurried.timeout = nil
+        // Logged as the exchange it is, with what the cache made of its answer.
+        let logged = captureBehind(Behind { [self] request in
+            try await forward(request, key: key, cache: cache, found: .found(entry), reason: reason) { _ in nil }
+        })
         Task { [self] in
-            let answer = try? await forward(unhurried, key: key, cache: cache, found: .found(entry), reason: reason) { _ in nil }
+            let answer = try? await logged.send(unhurried)
             answer?.stream?.cancel()
             _ = revalidating.withLock { $0.remove(entry.id) }
         }
+    }
+
+    /// The cache's own send of a request behind an answer already given, as a transport a capture can wrap.
+    private struct Behind: HTTPTransport {
+        let exchange: @Sendable (HTTPRequest) async throws -> HTTPResponse
+        init(_ exchange: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) { self.exchange = exchange }
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse { try await exchange(request) }
     }
 
     // MARK: - Looking up and answering

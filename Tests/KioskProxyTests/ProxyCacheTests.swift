@@ -786,7 +786,7 @@ struct ProxyHTTPCacheTests {
         }
     }
 
-    @Test("Within stale-while-revalidate a stale answer is given at once; the next request sees the revalidated body")
+    @Test("Within stale-while-revalidate a stale answer is given at once; the next request sees the revalidated body; the revalidation is in the log")
     func staleWhileRevalidate() async throws {
         let upstream = try await ScriptedUpstream.start()
         let versions = Versions()
@@ -809,6 +809,10 @@ struct ProxyHTTPCacheTests {
             #expect(next.text == "v2")
             #expect(next.header("Cache-Status").first?.hasPrefix("Kiosk;hit;ttl=10;") == true)
             #expect(upstream.requests.count == 2)
+            // And the log holds the revalidation sent behind them, as it holds every exchange with the upstream
+            let revalidation = try await proxy.waitForRecord { $0.url.hasSuffix("/s") && $0.cacheStatus.forward == .stale && $0.status == 200 }
+            let logged = try proxy.records().map { "\($0.url) \($0.cacheStatus.headerValue)" }
+            #expect(revalidation?.cacheStatus.isStored == true, "\(logged)")
         }
     }
 
