@@ -34,6 +34,12 @@ extension Kiosk {
         try openedProxyCache()?.hostStats() ?? []
     }
 
+    /// The most the proxy cache's answers may take, in bytes (the file's bound, the proxy's `--cache-size`); nil when
+    /// there is no cache file yet.
+    public func proxyCacheBound() throws -> Int? {
+        try openedProxyCache()?.maxBytes
+    }
+
     /// The answers `kiosk proxy`'s cache holds, most recently used first, of one host when given; without bodies, their
     /// URLs and fields redacted as the log's are (a page or a terminal shows them).
     public func proxyCacheEntries(host: String? = nil, limit: Int = 1000) throws -> [ProxyCacheEntry] {

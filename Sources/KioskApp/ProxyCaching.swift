@@ -117,6 +117,10 @@ final class ProxyCachingTransport: HTTPTransport {
         let key = readable && (settings.offline || settings.mode != .off) ? Key(request) : nil
         if settings.offline {
             guard let key, let cache, case .found(let entry)? = try? await lookup(key, request, in: cache, using: true) else {
+                // A GET of a URL only ever asked with HEAD: say so, rather than that it was never fetched.
+                if request.method == "GET", let key, let cache, case .found? = try? await lookup(method: "HEAD", key, in: cache, using: false) {
+                    return Self.notStored(request, onlyHead: true)
+                }
                 return Self.notStored(request)
             }
             return answer(from: entry, to: request, status: CacheStatus(.offline))
@@ -360,10 +364,13 @@ final class ProxyCachingTransport: HTTPTransport {
     }
 
     /// The offline answer to what is not stored: a 504 saying so.
-    private static func notStored(_ request: HTTPRequest, onlyIfCached: Bool = false) -> HTTPResponse {
+    private static func notStored(_ request: HTTPRequest, onlyIfCached: Bool = false, onlyHead: Bool = false) -> HTTPResponse {
         let text = onlyIfCached
             ? "The request asked for a stored answer only (Cache-Control: only-if-cached), and none fresh is stored for "
                 + "\(request.method) \(request.url.absoluteString).\n"
+            : onlyHead
+            ? "Kiosk's proxy is offline and has only a HEAD's answer for \(request.url.absoluteString) (its fields, no body): the "
+                + "app never fetched it with GET through the proxy. Go online to fetch it.\n"
             : request.method == "GET" || request.method == "HEAD"
             ? "Kiosk's proxy is offline and has no stored answer for \(request.method) \(request.url.absoluteString): it was "
                 + "never fetched through the proxy (or not with this request's credentials and headers). Go online to fetch it.\n"

@@ -394,7 +394,7 @@ struct ProxyCacheCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let stats = try await Runtime.offline(global) { try $0.proxyCacheStats() }
+                let (stats, bound) = try await Runtime.offline(global) { try ($0.proxyCacheStats(), $0.proxyCacheBound()) }
                 if json {
                     print(try Output.json(stats))
                     return
@@ -410,7 +410,8 @@ struct ProxyCacheCommand: AsyncParsableCommand {
                                  + Age(now.timeIntervalSince(host.newest)).english)
                 }
                 let total = stats.reduce(0) { $0 + $1.bytes }
-                lines.append("\(Render.count(stats.reduce(0) { $0 + $1.entries }, "answer")), \(Render.bytes(total)) in all")
+                lines.append("\(Render.count(stats.reduce(0) { $0 + $1.entries }, "answer")), \(Render.bytes(total)) in all"
+                             + (bound.map { " of at most \(Render.bytes($0)) (--cache-size)" } ?? ""))
                 Output.human(lines.joined(separator: "\n"))
             }
         }

@@ -61,6 +61,10 @@ struct ProxyCacheProcessTests {
         #expect(kept > 0 && kept * 8_000 <= 100_000, "\(kept)")
         #expect(result.stdout.contains("Stored 30 answers of 30 entries. \(30 - kept) of them no longer fit: the cache keeps 100 KB"),
                 "\(result.stdout)")
+        // And the cache's stats say the bound beside what is stored
+        let stats = try await Self.runOffPool(["proxy", "cache", "stats", "--data-dir", data.path])
+        #expect(stats.status == 0 && stats.stdout.contains("\(kept) answers,") && stats.stdout.contains("in all of at most 100 KB (--cache-size)"),
+                "\(stats.stdout)")
     }
 
     @Test("kill -9 in the middle of storing leaves a whole file whose answers add up, and the next run stores them all")
