@@ -114,12 +114,17 @@ extension Kiosk {
             if let date = recorded.date { headers["Date"] = date }
             if let age = recorded.age { headers["Age"] = age }
             let response = HTTPResponse(status: rule.status, headers: headers, body: rule.body, url: url)
+            // A URL whose secret a redacting export hid (`token=<redacted>`) is not the one any app asks.
+            if url.absoluteString.contains("%3Credacted%3E") || url.absoluteString.contains(Redactor.placeholder) {
+                hidden += 1
+                continue
+            }
             guard rule.method == "GET" || rule.method == "HEAD",
                   ProxyCachingTransport.isStorable(response, for: HTTPRequest(method: rule.method, url: url, endpoint: "")) else { continue }
             let credentials: String
             if recorded.authorization.isEmpty && recorded.cookies.isEmpty {
                 credentials = ProxyCacheAnswer.importedCredentials
-            } else if (recorded.authorization + recorded.cookies).contains(where: { (value: String) in value.contains(Redactor.placeholder) }) {
+            } else if (recorded.authorization + recorded.cookies).contains(where: Self.isHidden) {
                 hidden += 1
                 continue
             } else {
@@ -157,6 +162,14 @@ extension Kiosk {
                                 pushedOut: pushedOut, maxBytes: cache.maxBytes)
     }
 
+    /// Whether a recorded credential is a redacting exporter's placeholder rather than the credential: Kiosk's
+    /// `<redacted>`, or the words other tools write (`REDACTED`, `[filtered]`, a row of asterisks).
+    package static func isHidden(_ value: String) -> Bool {
+        let trimmed = value.trimmingCharacters(in: .whitespaces).lowercased()
+        return trimmed.contains(Redactor.placeholder) || trimmed.contains("redacted") || trimmed.contains("[filtered]")
+            || (!trimmed.isEmpty && trimmed.allSatisfy { $0 == "*" })
+    }
+
     /// The proxy cache's answers as a HAR archive, of one host when given, redacted as every export is (credentials,
     /// cookies, configured secrets), oldest first, read a few answers at a time: what `kiosk proxy cache export` writes.
     public func proxyCacheArchive(host: String? = nil) throws -> HAR.ArchiveStream {
@@ -170,10 +183,18 @@ extension Kiosk {
             let batch = listed[next..<min(next + 20, listed.count)]
             next += batch.count
             return try batch.compactMap { listed -> RequestRecord? in
-                guard let entry = try cache.entry(id: listed.id), let url = URL(string: entry.url) else { return nil }
+                guard let (entry, credentialed, varied) = try cache.exportedEntry(id: listed.id), let url = URL(string: entry.url) else {
+                    return nil
+                }
                 let fields = redactor.redact(entry.headers).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
+                // The request as far as the key tells it: the fields its variant was picked by (so an import keeps the
+                // variants apart), and, for an identity's answer, its credentials hidden — so an import leaves it out
+                // rather than give it to anyone. Which of Authorization and Cookie carried them is not kept.
+                var request = HTTPHeaderFields(varied)
+                if credentialed { request.add(name: "Authorization", value: Redactor.placeholder) }
+                let requestFields = redactor.redact(request).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
                 return RequestRecord(startedAt: entry.requestTime, source: nil, endpoint: entry.host, method: entry.method,
-                                     url: redactor.redact(url), status: entry.status, responseHeaders: fields,
+                                     url: redactor.redact(url), requestHeaders: requestFields, status: entry.status, responseHeaders: fields,
                                      responseBody: CapturedBody(data: redactor.scrub(entry.body), originalSize: entry.body.count),
                                      timings: RequestTimings(total: entry.responseTime.timeIntervalSince(entry.requestTime)),
                                      decision: .fresh, cacheStatus: CacheStatus(.fresh))

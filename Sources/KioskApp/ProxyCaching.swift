@@ -219,7 +219,7 @@ final class ProxyCachingTransport: HTTPTransport {
         // unless the 304 names another representation than the stored one: then nothing stored may be given, and the
         // app's own request goes upstream as it was.
         guard revalidation.added, response.status == 304 else { return response }
-        guard Self.speaksOf(response.headers, entry) else {
+        guard Self.speaksOf(response.headers, entry, askedWith: revalidation.request.headers) else {
             return try await forward(request, key: key, cache: cache, found: .found(entry), reason: reason) { _ in nil }
         }
         guard let renewed = try? cache.entry(id: entry.id) else { return response }
@@ -268,7 +268,7 @@ final class ProxyCachingTransport: HTTPTransport {
         default: nil
         }
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
-           Self.speaksOf(response.headers, entry) {
+           Self.speaksOf(response.headers, entry, askedWith: request.headers) {
             do {
                 try cache.refresh(id: entry.id, with: response.headers, requestTime: sent, responseTime: received)
                 stored = true
@@ -493,10 +493,12 @@ final class ProxyCachingTransport: HTTPTransport {
         return correctedInitialAge + max(0, now.timeIntervalSince(entry.responseTime))
     }
 
-    /// Whether a 304 speaks of the stored `entry`, and so may renew it (RFC 9111 §4.3.4): its entity tag is the entry's
-    /// (compared strongly unless either is weak), or, without one, its Last-Modified is not another date. A 304 with no
-    /// validator at all is taken as the entry's: servers that leave them out are common, and there is one entry per key.
-    static func speaksOf(_ notModified: HTTPHeaderFields, _ entry: ProxyCacheEntry) -> Bool {
+    /// Whether a 304 to a request `asked` with its conditions speaks of the stored `entry`, and so may renew it (RFC 9111
+    /// §4.3.4): its entity tag is the entry's (compared strongly unless either is weak), or, without one, its
+    /// Last-Modified is not another date. A 304 with no validator at all answers the request's conditions, so it is the
+    /// entry's only when they were the entry's own validator (the proxy's revalidation, or an app holding the same
+    /// copy): an app's `If-Modified-Since` later than the stored copy's date, or another ETag, says nothing of it.
+    static func speaksOf(_ notModified: HTTPHeaderFields, _ entry: ProxyCacheEntry, askedWith asked: HTTPHeaderFields) -> Bool {
         if let tag = notModified["ETag"]?.trimmingCharacters(in: .whitespaces) {
             guard let stored = entry.headers["ETag"]?.trimmingCharacters(in: .whitespaces) else { return false }
             guard tag.hasPrefix("W/") || stored.hasPrefix("W/") else { return tag == stored }
@@ -505,7 +507,15 @@ final class ProxyCachingTransport: HTTPTransport {
         if let modified = notModified["Last-Modified"], let stored = entry.headers["Last-Modified"] {
             return HTTPDate.parse(modified) == HTTPDate.parse(stored)
         }
-        return true
+        if let candidates = asked["If-None-Match"] {
+            guard let etag = entry.headers["ETag"] else { return false }
+            let bare = { (tag: Substring) in tag.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") }
+            return candidates.split(separator: ",").contains { bare($0) == bare(Substring(etag)) }
+        }
+        if let since = asked["If-Modified-Since"].flatMap(HTTPDate.parse) {
+            return entry.headers["Last-Modified"].flatMap(HTTPDate.parse) == since
+        }
+        return false
     }
 
     /// Whether the app's own conditional request is satisfied by the stored answer: If-None-Match naming its ETag
@@ -614,7 +624,13 @@ final class ProxyCachingTransport: HTTPTransport {
             var parts: [String] = []
             for name in names.split(separator: ",").map(String.init) {
                 if name == "*" { return nil }
-                let value = headers.values(for: name).flatMap { $0.split(separator: ",") }
+                // A field the request lacks matches only its lack (RFC 9111 §4.1), not one sent empty (`name=`).
+                let values = headers.values(for: name)
+                guard !values.isEmpty else {
+                    parts.append(name)
+                    continue
+                }
+                let value = values.flatMap { $0.split(separator: ",") }
                     .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ",")
                 parts.append(name + "=" + value)
             }

@@ -199,6 +199,7 @@ struct ConsoleWords: Sendable {
     let streamTouch: String
     /// The label of an exchange whose upstream certificate was not checked.
     let insecureTouch: String
+    let uncleanEndTouch: String
     /// The proxy page's title.
     let proxy: String
     /// The proxy page's cache section: its title, what it does, how it answers now, its switches and table.

@@ -105,7 +105,7 @@ extension DebugPages {
                     E.element("ul", [.class("paths")], entries.map { entry in
                         E.element("li", [], [
                             E.element("a", [Attribute.localHref(ConsoleRoute.proxyCacheEntry(entry.id).path)], [
-                                .text("\(entry.status) "), E.element("code", [], [.text(Self.pathAndQuery(entry.url))]),
+                                .text("\(entry.status) "), E.element("code", [], [.text(DebugPages.pathAndQuery(entry.url))]),
                             ]),
                         ])
                     }),
@@ -120,13 +120,6 @@ extension DebugPages {
                            className: "mock delete", context: context),
         ]
         return section
-    }
-
-    /// A stored URL's path and query, for a list under its host (its whole text when it does not parse).
-    private static func pathAndQuery(_ url: String) -> String {
-        guard let components = URLComponents(string: url) else { return url }
-        return (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
-            + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
     }
 
     /// `/debug/proxy/cache/{id}`: one stored answer — what was asked, when it came, how often it was given, its fields

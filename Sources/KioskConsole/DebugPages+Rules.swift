@@ -145,6 +145,7 @@ extension DebugPages {
             case .tunnel: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.tunnelTouch(touch.name))
             case .stream: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.streamTouch)
             case .insecure: link = (ConsoleRoute.proxy.path, w.insecureTouch)
+            case .uncleanEnd: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.uncleanEndTouch)
             }
             return E.element("li", [.class(touch.applied ? "applied" : "skipped")], [
                 E.element("a", [Attribute.localHref(link.path)], [.text(link.label)]),

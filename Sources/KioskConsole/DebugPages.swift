@@ -152,19 +152,31 @@ enum DebugPages {
         ])
     }
 
+    /// A URL's path and query as written (its fragment left out; "/" for none), read from its text rather than parsed:
+    /// a logged URL holds `<redacted>` where a secret was, which a parse would take as a cue to escape the whole query
+    /// again (`q=caf%C3%A9` shown as `q=caf%25C3%25A9`). Text that is no absolute URL is shown whole.
+    static func pathAndQuery(_ url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        guard let start = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) else { return "/" }
+        var tail = rest[start...]
+        if let hash = tail.firstIndex(of: "#") { tail = tail[..<hash] }
+        return tail.isEmpty ? "/" : tail.hasPrefix("?") ? "/" + tail : String(tail)
+    }
+
     /// One request's row: the page's rows and the live feed's are made here. Its name links to the request, in
     /// the split view's pane on a wide screen; its time is UTC until the script says it in local time; its
     /// waterfall cell carries the start (ms since 1970) and the phases (queued, connect, first byte, download,
     /// total, in ms; empty when not measured), which the script draws to the scale of the rows in view.
     static func row(_ record: RequestRecord, _ w: ConsoleWords) -> HTML {
         let url = URLComponents(string: record.url)
-        let path = url.map { ($0.percentEncodedPath.isEmpty ? "/" : $0.percentEncodedPath) + ($0.percentEncodedQuery.map { "?" + $0 } ?? "") }
+        let path = pathAndQuery(record.url)
         return E.element("tr", [.attribute("data-id", String(record.id)), record.status == nil && !answeredLocally(record) ? .class("failed") : nil], [
             E.element("td", [.class("name")], [
                 E.element("a", [Attribute.localHref(ConsoleRoute.request(record.id).path), .attribute("data-pane", ""),
                                 .attribute("title", "#\(record.id) \(record.method) \(record.url)")], [
                     E.element("span", [.class("method")], [.text(record.method)]), " ",
-                    E.element("span", [.class("path")], [.text(path ?? record.url)]),
+                    E.element("span", [.class("path")], [.text(path)]),
                 ]),
             ]),
             statusCell(record, w),
@@ -575,8 +587,8 @@ enum DebugPages {
             + (host.morePaths > 0 ? [E.element("p", [.class("status")], [.text(w.morePaths(host.morePaths))])] : [])
     }
 
-    /// A request's "Pause the next request of this endpoint": its request breakpoint on, the others as they are;
-    /// or, when it is on already, where to turn it off.
+    /// A request's "Pause this endpoint's requests": its request breakpoint on (until turned off), the others as they
+    /// are; or, when it is on already, where to turn it off.
     static func breakpointButton(_ endpoint: String, _ setting: BreakpointSetting, context: ViewContext) -> HTML {
         let w = context.words
         guard setting.request != .pause else {

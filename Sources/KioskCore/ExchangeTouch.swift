@@ -19,6 +19,9 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         case stream
         /// The upstream's certificate was not checked (`kiosk proxy --insecure-upstream`).
         case insecure
+        /// The upstream ended an answer of no declared length by closing its TLS connection without TLS's own
+        /// goodbye (close_notify): the body was taken as whole, as browsers take it, though a cut could not be told.
+        case uncleanEnd = "unclean-end"
     }
 
     public var kind: Kind

@@ -253,6 +253,16 @@ public final class AsyncHTTPTransport: HTTPTransport {
             ready.futureResult.whenComplete { _ in timer.cancel() }
             task.futureResult.whenComplete { result in
                 if case .failure(let error) = result { collector.noteFailure(error) }
+                // An answer ended by the connection's closing, over TLS without close_notify (Python's ssl servers, many
+                // embedded ones): AsyncHTTPClient refuses it, since a cut cannot be told from the end; browsers and curl
+                // take it, and so does Kiosk, saying so on the exchange.
+                if case .failure(let error) = result, (error as? NIOSSLError) == .uncleanShutdown,
+                   let answer = collector.closeDelimitedAnswer() {
+                    request.note(ExchangeTouch(kind: .uncleanEnd, id: 0, name: request.endpoint, detail: "the upstream closed its TLS "
+                        + "connection without close_notify to end this answer, which declared no length: its end was taken as the "
+                        + "body's, though a cut there could not be told apart"))
+                    return collector.deliver(.success(answer))
+                }
                 // A stream cut short ends with the same words as an answer that never came.
                 collector.deliver(result.mapError { error -> any Error in
                     error is KioskError ? error : Self.classify(error, url: url.redactedString, host: url.host ?? url.redactedString, expectedLength: collector.expectedLength,
@@ -357,6 +367,10 @@ public final class AsyncHTTPTransport: HTTPTransport {
             return .transport(url: url, message: ioError.errnoCode == ECONNRESET
                 ? "the upstream reset the connection (ECONNRESET) before its answer was complete"
                 : "the upstream closed the connection (EPIPE) while the request was still being sent")
+        }
+        if (error as? NIOSSLError) == .uncleanShutdown {
+            return .transport(url: url, message: "the upstream closed its TLS connection (without TLS's close_notify) before its "
+                              + "answer was complete")
         }
         let text = String(describing: error)
         if text.contains("invalidEOFState") || text.contains("EOF") {

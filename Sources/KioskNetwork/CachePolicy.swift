@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import KioskCore
 
 // Kiosk's cache policy, in one place. Kiosk is a private cache that reads offline first:
@@ -35,7 +36,9 @@ public struct CacheControl: Sendable, Hashable {
     /// `min-fresh` (a request's), in seconds: only an answer fresh for at least that long more will do.
     public var minFresh: Int?
 
-    /// Parses a Cache-Control header value; unknown directives are ignored, malformed numbers dropped.
+    /// Parses a Cache-Control header value; unknown directives are ignored, malformed numbers dropped — but a
+    /// `max-age` is the first one given, and one without a valid number is 0 (RFC 9111 §4.2.1: a cache uses the first
+    /// of repeated directives, and is encouraged to take invalid freshness information as stale).
     public init(_ header: String?) {
         guard let header else { return }
         for directive in header.split(separator: ",") {
@@ -45,7 +48,7 @@ public struct CacheControl: Sendable, Hashable {
             guard let name = parts.first?.lowercased(), !name.isEmpty else { continue }
             let number = parts.count > 1 ? Self.deltaSeconds(parts[1]) : nil
             switch name {
-            case "max-age": maxAge = number
+            case "max-age": maxAge = maxAge ?? number ?? 0
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "must-revalidate": mustRevalidate = true
@@ -134,6 +137,19 @@ public enum HTTPDate {
             if let date = formatter.date(from: text) { return date }
         }
         return nil
+    }
+
+    /// The last second `formatCached` formatted, and its text.
+    private static let lastFormatted = Mutex<(second: Int, text: String)>((Int.min, ""))
+
+    /// `date` as an IMF-fixdate to the second, formatted at most once a second: the `Date` a proxy gives an answer that
+    /// came without one (RFC 9110 §6.6.1), on every such exchange.
+    public static func formatCached(_ date: Date) -> String {
+        let second = Int(date.timeIntervalSince1970.rounded(.down))
+        if let text = lastFormatted.withLock({ $0.second == second ? $0.text : nil }) { return text }
+        let text = format(Date(timeIntervalSince1970: TimeInterval(second)))
+        lastFormatted.withLock { $0 = (second, text) }
+        return text
     }
 
     /// Formats a date as an IMF-fixdate.

@@ -126,7 +126,21 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         var delivered = false
         /// How AsyncHTTPClient said the request failed, before it was put in words.
         var failure: (any Error)?
+        /// The timer that streams a body of unknown length not ended `slowBodyDelay` after its head (see `didReceiveHead`).
+        var slowBodyTimer: Scheduled<Void>?
     }
+
+    /// How long after its head a body of unknown length (chunked, or until the connection closes) may take before it is
+    /// streamed rather than held: an endless feed (NDJSON, a token stream, a long poll's drip) would otherwise never
+    /// reach the app, while a whole answer merely chunked ends well within it and is held (and so can be paused and
+    /// rewritten).
+    static let slowBodyDelay = TimeAmount.seconds(1)
+
+    /// Media types whose bodies are streams by design, passed on from their head like `text/event-stream`.
+    static let streamingMediaTypes: Set<String> = [
+        "text/event-stream", "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines",
+        "application/json-seq", "application/stream+json", "multipart/x-mixed-replace",
+    ]
 
     private let state = Mutex(State())
     private let limit: Int
@@ -187,6 +201,8 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     func deliver(_ result: Result<Collected, any Error>) {
         let (first, pipe) = state.withLock { state in
             defer { state.delivered = true }
+            state.slowBodyTimer?.cancel()
+            state.slowBodyTimer = nil
             return (!state.delivered, state.pipe)
         }
         if first { ready.completeWith(result) }
@@ -220,10 +236,58 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             state.head = head
             state.expectedLength = length
         }
+        guard streams else { return task.eventLoop.makeSucceededVoidFuture() }
         // An event stream never ends by design, and a declared size past the limit would be held in vain.
-        let eventStream = head.headers.first(name: "content-type")?.lowercased().hasPrefix("text/event-stream") ?? false
-        if streams, eventStream || (length ?? 0) > limit { startStreaming(task: task) }
+        let mediaType = head.headers.first(name: "content-type").map { type in
+            type.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+        }
+        if mediaType.map(Self.streamingMediaTypes.contains) == true || (length ?? 0) > limit {
+            startStreaming(task: task)
+        } else if length == nil, head.status.mayHaveResponseBody {
+            let timer = task.eventLoop.scheduleTask(in: Self.slowBodyDelay) { [self] in _ = streamHeld(task: task) }
+            state.withLock { $0.slowBodyTimer = timer }
+        }
         return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// The answer as received so far when it is one whose end only the connection's closing marks (a head with neither
+    /// Content-Length nor Transfer-Encoding): what an upstream that closed its TLS connection without close_notify sent
+    /// before it closed, taken as whole as browsers and curl take it; nil for any other answer, or none yet.
+    func closeDelimitedAnswer() -> Collected? {
+        let now = clock.now
+        return state.withLock { state in
+            guard let head = state.head, !head.headers.contains(name: "content-length"),
+                  !head.headers.contains(name: "transfer-encoding") else { return nil }
+            if state.pipe != nil {
+                state.marks.finished = now
+                return Collected(head: head, body: Data(), marks: state.marks)
+            }
+            return finish(&state, head: head, at: now)
+        }
+    }
+
+    /// The answer whole, ended `now`: its held parts joined in one copy (a budgeted body's reservation goes with it).
+    private func finish(_ state: inout State, head: HTTPResponseHead, at now: ContinuousClock.Instant) -> Collected {
+        state.marks.finished = now
+        let body = HeldBodies.joined(state.parts, count: state.parts.reduce(0) { $0 + $1.readableBytes }, budget: budget,
+                                     reserved: state.reserved) { part, use in part.withUnsafeReadableBytes(use) }
+        state.parts = []
+        state.reserved = 0
+        return Collected(head: head, body: body, marks: state.marks)
+    }
+
+    /// Hands the answer on now with what is held of its body, the rest to stream as it comes (a body past the limit, or
+    /// one slow to end); nothing when it was handed on already.
+    @discardableResult
+    private func streamHeld(task: HTTPClient.Task<Collected>) -> BodyPipe? {
+        guard state.withLock({ !$0.delivered && $0.pipe == nil }) else { return nil }
+        let (pipe, held) = startStreaming(task: task)
+        for part in held { _ = pipe.offer(Data(part.readableBytesView), resume: {}) }
+        budget?.release(state.withLock { state in
+            defer { state.reserved = 0 }
+            return state.reserved
+        })
+        return pipe
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Collected>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
@@ -246,12 +310,11 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         case .pastTheLimit where streams:
             // Past the limit with no size declared: what was held goes first through the stream, then this part; the
             // upstream is read no further until the reader has taken them all.
-            let (pipe, held) = startStreaming(task: task)
-            for part in held { _ = pipe.offer(Data(part.readableBytesView), resume: {}) }
-            budget?.release(state.withLock { state in
-                defer { state.reserved = 0 }
-                return state.reserved
-            })
+            guard let pipe = streamHeld(task: task) else {
+                // Answered already (the timer won against the head): nobody will read the rest.
+                task.cancel()
+                return task.eventLoop.makeSucceededVoidFuture()
+            }
             return offer(buffer, to: pipe, on: task.eventLoop)
         case .pastTheLimit:
             // A failed future ends the exchange with this error (RequestBag.swift:369-420).
@@ -265,14 +328,11 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         let now = clock.now
         return try state.withLock { state in
             state.marks.finished = now
+            state.slowBodyTimer?.cancel()
+            state.slowBodyTimer = nil
             // AsyncHTTPClient finishes only after a head; this guards the contract rather than a known path.
             guard let head = state.head else { throw KioskError.transport(url: url, message: "the response ended before its head") }
-            // The parts joined in one copy; a budgeted body's reservation goes with it.
-            let body = HeldBodies.joined(state.parts, count: state.parts.reduce(0) { $0 + $1.readableBytes }, budget: budget,
-                                         reserved: state.reserved) { part, use in part.withUnsafeReadableBytes(use) }
-            state.parts = []
-            state.reserved = 0
-            return Collected(head: head, body: body, marks: state.marks)
+            return finish(&state, head: head, at: now)
         }
     }
 

@@ -90,7 +90,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let timeout = settings.configuration.requestHeadTimeout.components
         return [
             VersionlessRequestLine(via: settings.via),
-            HTTPResponseEncoder(configuration: .init()),
+            // Framing is the proxy's (`ProxyMessages.responseHead`): the encoder, not told which request an answer is
+            // for, would give a HEAD's answer that declares no length a chunked body's last chunk (`0`), which an app
+            // reads as the start of the next answer.
+            HTTPResponseEncoder(configuration: Self.encoderConfiguration),
             ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop,
                                                     limitConfiguration: limits)),
             HTTPServerPipelineHandler(),
@@ -100,6 +103,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             ProxyHandler(settings: settings, origin: origin),
         ]
     }
+
+    /// The response encoder's settings: framing fields written as the proxy sets them, never added.
+    private static let encoderConfiguration: HTTPResponseEncoder.Configuration = {
+        var configuration = HTTPResponseEncoder.Configuration()
+        configuration.automaticallySetFramingHeaders = false
+        return configuration
+    }()
 
     func handlerAdded(context: ChannelHandlerContext) {
         executor = EventLoopTaskExecutor(context.eventLoop)

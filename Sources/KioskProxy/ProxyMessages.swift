@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskNetwork
 import NIOCore
 import NIOHTTP1
 import NIOTLS
@@ -56,6 +57,14 @@ enum ProxyMessages {
             }
             var prefix = base.absoluteString
             while prefix.hasSuffix("/") { prefix.removeLast() }
+            // Under a base path, `..` must not climb out of it: most upstreams resolve dot segments, and `/base/../admin`
+            // would reach what the listener does not forward. They are resolved here first, as nginx does.
+            if base.path(percentEncoded: true).contains(where: { $0 != "/" }) {
+                guard let resolved = resolvingDotSegments(path) else {
+                    throw Refusal(.badRequest, "The request's path climbs above the root with .. segments: \(shown(head.uri)).")
+                }
+                path = resolved
+            }
             guard let url = URL(string: prefix + path), url.host != nil else {
                 throw Refusal(.badRequest, "The request's target is not a valid path: \(shown(head.uri)).")
             }
@@ -85,6 +94,38 @@ enum ProxyMessages {
             }
         }
         return url
+    }
+
+    /// An origin-form `target` with the dot segments of its path resolved (RFC 3986 §5.2.4), `%2E` read as a dot, its
+    /// query as it was; nil when a `..` climbs above the root. A path without dot segments comes back unchanged.
+    static func resolvingDotSegments(_ target: String) -> String? {
+        let pathEnd = target.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? target.endIndex
+        let segments = target[..<pathEnd].split(separator: "/", omittingEmptySubsequences: false)
+        /// 1 for `.`, 2 for `..` (any of their dots percent-encoded), else nil.
+        func dots(_ segment: Substring) -> Int? {
+            guard segment.count <= 6, segment.first == "." || segment.first == "%" else { return nil }
+            switch segment.lowercased().replacingOccurrences(of: "%2e", with: ".") {
+            case ".": return 1
+            case "..": return 2
+            default: return nil
+            }
+        }
+        guard segments.contains(where: { dots($0) != nil }) else { return target }
+        var kept: [Substring] = []
+        for (index, segment) in segments.enumerated().dropFirst() {
+            let last = index == segments.count - 1
+            switch dots(segment) {
+            case 1:
+                if last { kept.append("") }
+            case 2:
+                guard !kept.isEmpty else { return nil }
+                kept.removeLast()
+                if last { kept.append("") }
+            default:
+                kept.append(segment)
+            }
+        }
+        return "/" + kept.joined(separator: "/") + target[pathEnd...]
     }
 
     /// The target with every byte RFC 3986 does not allow after the authority (`[ ] | { } ^ \` " < >`, a space, a control
@@ -336,13 +377,23 @@ enum ProxyMessages {
             fields[index].value = relocated(fields[index].value, upstream: relocating.upstream, listener: relocating.listener)
         }
         let bodiless = method == .HEAD || response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
+        // The framing is set here, whole (the encoder adds none): a HEAD's answer keeps the length the upstream declared,
+        // or has none — never a chunked coding, whose last chunk would be a body; a 204's, a 304's and a 1xx's has neither.
         // A streamed body passes whole, so the upstream's declared length (if any) stays true; without one it goes
         // chunked (or, to an HTTP/1.0 app, until the connection closes).
-        if !bodiless, response.stream == nil {
+        if response.status == 204 || response.status == 304 || (100..<200).contains(response.status) {
+            fields.removeAll { HTTPHeaderFields.sameName($0.name, "content-length") }
+        } else if !bodiless, response.stream == nil {
             fields.removeAll { HTTPHeaderFields.sameName($0.name, "content-length") }
             fields.append((name: "Content-Length", value: String(response.body.count)))
+        } else if !bodiless, (version.major, version.minor) >= (1, 1), !fields.contains(where: { HTTPHeaderFields.sameName($0.name, "content-length") }) {
+            fields.append((name: "Transfer-Encoding", value: "chunked"))
         }
         appendVia(&fields, via: via)
+        // A recipient with a clock dates an answer that came without a `Date` when it forwards it (RFC 9110 §6.6.1).
+        if !fields.contains(where: { HTTPHeaderFields.sameName($0.name, "date") }) {
+            fields.append((name: "Date", value: HTTPDate.formatCached(Date())))
+        }
         return HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: response.status),
                                 headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
     }

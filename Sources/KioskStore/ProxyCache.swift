@@ -146,7 +146,8 @@ public final class ProxyCache: Sendable, StoreFile {
     // MARK: - Answers
 
     /// What is stored for `method` and `url` asked with `credentials` (a digest, "" for none): the entry whose
-    /// variant matches the request's, as `variant(names)` gives it for the header names the entry varies on.
+    /// variant matches the request's, as `variant(names)` gives it for the header names the entry varies on (the newest
+    /// of them when several do).
     /// A found entry counts as used now (`at`) when `using` (it is about to be given to an app). With `orNewest`, when
     /// no variant matches, the newest answer stored stands (an archive's, whose recorded request fields seldom match).
     /// An answer of this process still waiting for its write is waited for (and written at once), so a lookup sees it.
@@ -167,8 +168,14 @@ public final class ProxyCache: Sendable, StoreFile {
             throw AppDatabase.storageError(error, while: "look up the proxy cache", path: path)
         }
         guard !rows.isEmpty else { return .uriMiss }
-        guard let row = rows.first(where: { row in variant(row.vary).map { $0 == row.variant } ?? false })
-                ?? (orNewest ? rows.max(by: { $0.entry.responseTime < $1.entry.responseTime }) : nil) else {
+        // Of the answers that match, the newest (RFC 9111 §4.1): one stored without `Vary` matches every request, and must
+        // not hide a variant stored after it (a server that adds `Vary: Origin` to its CORS answers only).
+        // (Stored in the same instant, the one stored last.)
+        let newest = { (rows: [ProxyCacheLookups.StoredRow]) in
+            rows.max(by: { ($0.entry.responseTime, $0.entry.id) < ($1.entry.responseTime, $1.entry.id) })
+        }
+        guard let row = newest(rows.filter { row in variant(row.vary).map { $0 == row.variant } ?? false })
+                ?? (orNewest ? newest(rows) : nil) else {
             return .varyMiss
         }
         var entry = row.entry
@@ -589,6 +596,23 @@ public final class ProxyCache: Sendable, StoreFile {
         flush()
         return try read("read an answer of the proxy cache") { db in
             try Row.fetchOne(db, sql: "SELECT * FROM cacheEntry WHERE id = ?", arguments: [id]).map(Self.entry)
+        }
+    }
+
+    /// The entry `id` with what its key says of the request it answers, as an export writes it: whether that request
+    /// carried credentials (an identity's answer, not an imported one's), and the fields its `Vary` named with their
+    /// values (a field the request lacked left out); nil when there is no such entry.
+    public func exportedEntry(id: Int64) throws -> (entry: ProxyCacheEntry, credentialed: Bool, variedFields: [(name: String, value: String)])? {
+        flush()
+        return try read("read an answer of the proxy cache") { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM cacheEntry WHERE id = ?", arguments: [id]) else { return nil }
+            let credentials: String = row["credentials"]
+            let variant: String = row["variant"]
+            let fields = variant.split(separator: "\n").compactMap { part -> (name: String, value: String)? in
+                guard let equals = part.firstIndex(of: "=") else { return nil }
+                return (String(part[..<equals]), String(part[part.index(after: equals)...]))
+            }
+            return (Self.entry(row), !credentials.isEmpty && credentials != ProxyCacheAnswer.importedCredentials, fields)
         }
     }
 

@@ -4,6 +4,7 @@ import KioskApp
 import KioskCore
 import KioskDebugger
 import KioskDemoUpstream
+import KioskNetwork
 import KioskProxy
 import KioskTestSupport
 import NIOCore
@@ -258,6 +259,40 @@ struct ForwardProxyTests {
             #expect(heads == ["200", "204", "304", "200"], "\(answer)")
             #expect(answer.hasSuffix("}"), "\(answer)")
             #expect(answer.components(separatedBy: "\"method\":").count == 2)
+        }
+    }
+
+    @Test("An answer that came without Date is dated by the proxy (RFC 9110 §6.6.1); one with a Date keeps the upstream's")
+    func dateAdded() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.uri == "/dated" ? (.ok, [("Date", "Wed, 01 Jan 2020 00:00:00 GMT")], "dated") : (.ok, [], "undated")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }) { proxy, upstream in
+            // Given an upstream that sends no Date: the answer carries the proxy's, of now
+            let undated = try await proxy.send(.GET, upstream.url("/undated"))
+            let date = try #require(undated.header("Date").first)
+            #expect(HTTPDate.parse(date).map { abs($0.timeIntervalSinceNow) < 60 } == true, "\(date)")
+            #expect(undated.header("Date").count == 1)
+            // And one that sends its own keeps it, alone
+            #expect(try await proxy.send(.GET, upstream.url("/dated")).header("Date") == ["Wed, 01 Jan 2020 00:00:00 GMT"])
+        }
+    }
+
+    @Test("A HEAD whose answer declares no length gets the head alone, no chunked ending: the next answer on the connection starts right after it")
+    func headWithoutLength() async throws {
+        try await withProxy { proxy, upstream in
+            // Given one connection carrying a HEAD of a URL answered without a length, then a GET, pipelined
+            let requests = "HEAD \(upstream.url("/unsized")) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n\r\n"
+                + "GET \(upstream.url("/unsized")) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\nConnection: close\r\n\r\n"
+            let answer = try await rawExchange(port: proxy.port, requests, toClose: true)
+            // Then the HEAD's answer is its head only, without a chunked coding or a last chunk
+            let parts = answer.components(separatedBy: "\r\n\r\n")
+            #expect(parts.count >= 2 && parts[0].hasPrefix("HTTP/1.1 200"), "\(answer)")
+            #expect(!parts[0].lowercased().contains("transfer-encoding"), "\(parts[0])")
+            #expect(parts.count >= 2 && parts[1].hasPrefix("HTTP/1.1 200"), "\(answer)")
+            // And the GET's answer carries its body whole
+            #expect(answer.hasSuffix("\r\n\r\nno length declared\n"), "\(answer.debugDescription)")
         }
     }
 

@@ -11,6 +11,7 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 import SwiftASN1
+import Synchronization
 import Testing
 import X509
 @testable import KioskProxy
@@ -340,6 +341,60 @@ private enum EagerTLSClient {
 
         func channelInactive(context: ChannelHandlerContext) {
             promise.fail(ChannelError.eof)
+        }
+    }
+}
+
+/// An HTTPS upstream that answers without a length, then closes its connection without TLS's close_notify (as
+/// Python's ssl servers and many embedded ones do): the answer's end is marked only by the close.
+private final class UncleanEndHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .end = unwrapInboundIn(data) else { return }
+        // HTTP/1.0 framing: no Content-Length and no chunking, the body ends with the connection.
+        let head = HTTPResponseHead(version: .http1_0, status: .ok, headers: ["Content-Type": "text/plain"])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "ended by the close")))), promise: nil)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            // The TLS handler's close_notify is dropped on its way out (`Mute`), so the socket just closes.
+            if let mute = try? channel.pipeline.syncOperations.handler(type: Mute.self) { mute.muted.withLock { $0 = true } }
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Drops every write once `muted`: put before the TLS handler, it keeps close_notify off the wire.
+    final class Mute: ChannelOutboundHandler, Sendable {
+        typealias OutboundIn = ByteBuffer
+        let muted = Mutex(false)
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            if muted.withLock({ $0 }) { promise?.succeed() } else { context.write(data, promise: promise) }
+        }
+    }
+}
+
+@Suite("kiosk proxy and an HTTPS upstream that ends without close_notify")
+struct UncleanEndTests {
+    @Test("An answer of no declared length ended by a TLS close without close_notify reaches the app whole, noted on its record, as browsers take it")
+    func closeWithoutNotify() async throws {
+        // Given an HTTPS upstream that ends its answer by closing without close_notify
+        let server = try await LoopbackServer.start { channel in
+            try channel.pipeline.syncOperations.addHandler(UncleanEndHandler.Mute())
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: try TestAuthority.shared.upstreamContext()))
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+            try channel.pipeline.syncOperations.addHandler(UncleanEndHandler())
+        }
+        try await withProxy(to: server, stop: { await $0.stop() }, intercepting: true) { proxy, server in
+            // When an app asks for it through the proxy
+            let answer = try await proxy.http.execute(HTTPClientRequest(url: server.secureURL("/ends")), timeout: .seconds(10))
+            let body = String(buffer: try await answer.body.collect(upTo: 1 << 20))
+            // Then it gets the answer whole, not a 502
+            #expect(answer.status == .ok && body == "ended by the close", "\(body)")
+            // And the record says how it ended
+            let record = try #require(try proxy.records().first { $0.url.hasSuffix("/ends") })
+            #expect(record.touchedBy.contains { $0.kind == .uncleanEnd && $0.detail.contains("close_notify") }, "\(record.touchedBy)")
         }
     }
 }

@@ -595,6 +595,47 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("Exported and imported again, an identity's answer is left out (never given to anyone), and a URL's Vary variants stay apart")
+    func exportKeepsIdentitiesAndVariants() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            if head.uri == "/mine" { return (.ok, [("Content-Type", "application/json")], #"{"account": "alice"}"#) }
+            let language = head.headers["Accept-Language"].first ?? "none"
+            return (.ok, [("Content-Type", "text/plain"), ("Vary", "Accept-Language")], "greeting in \(language)")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given an answer stored for a signed-in request, and two variants of one URL by Accept-Language
+            _ = try await proxy.send(.GET, upstream.url("/mine"), headers: [("Authorization", "Bearer alice-token")])
+            _ = try await proxy.send(.GET, upstream.url("/greet"), headers: [("Accept-Language", "es")])
+            _ = try await proxy.send(.GET, upstream.url("/greet"), headers: [("Accept-Language", "en")])
+
+            // When the cache is exported, cleared and the archive imported back
+            let file = TemporaryDirectory.url("kiosk-cache-identities").appendingPathExtension("har")
+            let archive = try proxy.kiosk.proxyCacheArchive().whole()
+            try archive.write(to: file)
+            try proxy.kiosk.clearProxyCache()
+            let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
+
+            // Then the signed-in answer is left out as one whose credentials the archive hides, the token appears nowhere,
+            // and both variants are stored again
+            #expect(imported.stored == 2 && imported.hiddenCredentials == 1, "\(imported)")
+            #expect(!String(decoding: archive, as: UTF8.self).contains("alice-token"))
+            // And offline, each language gets its own variant, and nobody gets the signed-in answer
+            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            #expect(try await proxy.send(.GET, upstream.url("/greet"), headers: [("Accept-Language", "es")]).text == "greeting in es")
+            #expect(try await proxy.send(.GET, upstream.url("/greet"), headers: [("Accept-Language", "en")]).text == "greeting in en")
+            #expect(try await proxy.send(.GET, upstream.url("/mine")).status == .gatewayTimeout)
+            #expect(try await proxy.send(.GET, upstream.url("/mine"), headers: [("Authorization", "Bearer mallory")]).status == .gatewayTimeout)
+        }
+    }
+
+    @Test("An archive's credentials hidden by other tools' words (REDACTED, [filtered], ***) leave its answer out, as Kiosk's own placeholder does",
+          arguments: ["REDACTED", "session=[REDACTED]", "[Filtered]", "********", "<redacted>"])
+    func otherToolsPlaceholders(value: String) throws {
+        #expect(Kiosk.isHidden(value))
+        #expect(!Kiosk.isHidden("session=abc123") && !Kiosk.isHidden("Bearer eyJhbGciOi"))
+    }
+
     @Test("The export is a HAR archive of what is stored, its URL's key and its fields' credentials redacted")
     func export() async throws {
         let upstream = try await ScriptedUpstream.start()
@@ -734,6 +775,72 @@ struct ProxyHTTPCacheTests {
             // And v2 is what is stored from now on
             let third = try await proxy.send(.GET, upstream.url("/v"))
             #expect(third.text == #"{"v":2}"# && third.header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true)
+        }
+    }
+
+    @Test("An answer stored without Vary does not hide a variant stored after it: of the answers that match, the newest is given (RFC 9111 §4.1)")
+    func newestMatchingVariant() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        // A server that adds Vary: Origin to its CORS answers only
+        upstream.answer { head in
+            head.headers["Origin"].isEmpty ? (.ok, [("Cache-Control", "max-age=100")], "plain")
+                : (.ok, [("Cache-Control", "max-age=100"), ("Vary", "Origin")], "cors")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given the plain answer stored, then the CORS variant fetched and stored after it
+            #expect(try await proxy.send(.GET, upstream.url("/v")).text == "plain")
+            let cors = try await proxy.send(.GET, upstream.url("/v"), headers: [("Origin", "http://a.test"), ("Cache-Control", "no-cache")])
+            #expect(cors.text == "cors" && cors.header("Cache-Status").first?.contains("stored") == true)
+            // When the CORS request comes again
+            let again = try await proxy.send(.GET, upstream.url("/v"), headers: [("Origin", "http://a.test")])
+            // Then it is a hit of the newer variant, not the older answer that matches everything
+            #expect(again.text == "cors" && again.header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true, "\(again.text)")
+            #expect(upstream.requests.count == 2)
+        }
+    }
+
+    @Test("A 304 without validators to the app's own If-Modified-Since or If-None-Match renews no stored copy those are not the validators of")
+    func notModifiedWithoutValidators() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.headers["If-Modified-Since"].isEmpty && head.headers["If-None-Match"].isEmpty
+                ? (.ok, [("Cache-Control", "max-age=1"), ("Last-Modified", "Wed, 01 Jan 2020 00:00:00 GMT"), ("ETag", #""e1""#)], "old")
+                : (.notModified, [("Cache-Control", "max-age=100")], "")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given a copy of 2020 stored, now stale
+            #expect(try await proxy.send(.GET, upstream.url("/d")).text == "old")
+            await proxy.harness.now.advance(by: .seconds(5))
+            // When an app asks "modified since 2024?", then "not e2?", and each is answered 304 without a validator
+            let since = try await proxy.send(.GET, upstream.url("/d"), headers: [("If-Modified-Since", "Mon, 01 Jan 2024 00:00:00 GMT")])
+            let tag = try await proxy.send(.GET, upstream.url("/d"), headers: [("If-None-Match", #""e2""#)])
+            #expect(since.status == .notModified && tag.status == .notModified)
+            // Then the stored copy is still stale: the next plain request goes upstream rather than being a fresh hit
+            let asked = upstream.requests.count
+            let next = try await proxy.send(.GET, upstream.url("/d"))
+            #expect(upstream.requests.count == asked + 1, "\(next.header("Cache-Status"))")
+            // While a 304 to the copy's own validator does renew it
+            await proxy.harness.now.advance(by: .seconds(5))
+            _ = try await proxy.send(.GET, upstream.url("/d"), headers: [("If-None-Match", #""e1""#)])
+            let renewed = try await proxy.send(.GET, upstream.url("/d"))
+            #expect(renewed.text == "old" && renewed.header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true)
+        }
+    }
+
+    @Test("A field Vary names that the request lacks matches only its lack, not the field sent empty (RFC 9111 §4.1)")
+    func emptyIsNotAbsent() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in (.ok, [("Cache-Control", "max-age=100"), ("Vary", "X-Team")], "for [\(head.headers["X-Team"].first ?? "none")]") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given the answer to a request that sends X-Team empty stored
+            let empty = try await proxy.send(.GET, upstream.url("/t"), headers: [("X-Team", "")])
+            // When a request without X-Team comes, then again
+            let absent = try await proxy.send(.GET, upstream.url("/t"))
+            let again = try await proxy.send(.GET, upstream.url("/t"))
+            // Then the first of them went upstream for its own variant, and the second was a hit of it
+            #expect(empty.text == "for []" && absent.text == "for [none]" && again.text == "for [none]")
+            #expect(upstream.requests.count == 2)
+            #expect(again.header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true)
         }
     }
 

@@ -96,7 +96,8 @@ final class EchoUpstream: Sendable {
                 counter()
                 let (status, headers, payload) = answer(head)
                 var fields = HTTPHeaders(headers)
-                fields.replaceOrAdd(name: "Content-Length", value: String(payload.count))
+                // `/unsized` declares no length: chunked to a GET, a HEAD's answer with neither field.
+                if !head.uri.hasPrefix("/unsized") { fields.replaceOrAdd(name: "Content-Length", value: String(payload.count)) }
                 context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: fields))), promise: nil)
                 if head.method != .HEAD {
                     context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: payload)))), promise: nil)
@@ -128,6 +129,8 @@ final class EchoUpstream: Sendable {
                 return (.noContent, [], Data())
             case "/cached":
                 return (.notModified, [("ETag", "\"v1\"")], Data())
+            case "/unsized":
+                return (.ok, [("Content-Type", "text/plain")], Data("no length declared\n".utf8))
             case "/big":
                 let bytes = Int(head.uri.split(separator: "=").last ?? "0") ?? 0
                 return (.ok, [("Content-Type", "application/octet-stream")], Data(repeating: 0x61, count: bytes))

@@ -1,5 +1,6 @@
 import Foundation
 @testable import KioskProxy
+import NIOHTTP1
 import Testing
 
 @Suite("A reverse listener's redirects")
@@ -30,5 +31,37 @@ struct ReverseRedirectTests {
         let base = try #require(URL(string: "http://up.test"))
         #expect(ProxyMessages.relocated("/x/y", upstream: base, listener: "http://127.0.0.1:9000") == "/x/y")
         #expect(ProxyMessages.relocated("http://up.test:80/x?q", upstream: base, listener: "http://127.0.0.1:9000") == "http://127.0.0.1:9000/x?q")
+    }
+}
+
+@Suite("A reverse listener's paths")
+struct ReversePathTests {
+    @Test("Under a base path, dot segments are resolved (`%2E` too) before joining, and one that climbs above the root is refused",
+          arguments: [
+            ("/a/../b?x=../y", "http://up.test/base/b?x=../y"),
+            ("/a/./b/.", "http://up.test/base/a/b/"),
+            ("/a/%2E%2e/b", "http://up.test/base/b"),
+            ("/a/..", "http://up.test/base/"),
+            ("/..%2fsecret", "http://up.test/base/..%2fsecret"),
+            ("/plain/path?q=1", "http://up.test/base/plain/path?q=1"),
+            ("/../secret", nil),
+            ("/%2e%2e/secret", nil),
+            ("/a/../../secret", nil),
+          ] as [(String, String?)])
+    func dotSegments(target: String, expected: String?) throws {
+        // Given a reverse listener whose upstream has a base path
+        let base = try #require(URL(string: "http://up.test/base/"))
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target)
+        // When a request's path is read under it
+        let url = try? ProxyMessages.target(of: head, under: base)
+        // Then it stays under the base, or is refused
+        #expect(url?.absoluteString == expected)
+    }
+
+    @Test("Inside an intercepted CONNECT (no base path) the path goes as the app wrote it, dots and all")
+    func noBasePath() throws {
+        let base = try #require(URL(string: "https://up.test:8443"))
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/a/../b/./c")
+        #expect(try ProxyMessages.target(of: head, under: base).absoluteString == "https://up.test:8443/a/../b/./c")
     }
 }

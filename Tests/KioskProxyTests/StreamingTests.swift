@@ -94,8 +94,11 @@ final class StreamingUpstream: Sendable {
             let path = head.uri.split(separator: "?").first.map(String.init) ?? head.uri
             let bytes = Int(head.uri.split(separator: "=").last ?? "") ?? 0
             switch path {
-            case "/events":
-                let fields = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")])
+            case "/events", "/feed", "/slow":
+                // An event stream, an NDJSON feed, and a JSON answer of no declared length slow to end: each sends its
+                // first part and holds the rest.
+                let type = ["/events": "text/event-stream", "/feed": "application/x-ndjson; charset=utf-8"][path] ?? "application/json"
+                let fields = HTTPHeaders([("Content-Type", type), ("Cache-Control", "no-store")])
                 context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: fields))), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "data: one\n\n")))), promise: nil)
                 let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -223,6 +226,37 @@ struct StreamingTests {
             #expect(record.status == 200 && record.error == nil)
             #expect(record.responseBody.map { String(decoding: $0.data, as: UTF8.self) } == "data: one\n\ndata: two\n\n")
             #expect(record.touchedBy.contains { $0.kind == .stream && $0.detail.hasPrefix("22 bytes passed on") })
+        }
+    }
+
+    @Test("A stream by its media type (NDJSON), and any body of no declared length not ended a second after its head, reach the app as they come",
+          arguments: ["/feed", "/slow"])
+    func slowOrStreamingBodies(path: String) async throws {
+        try await Self.withStreamingProxy { proxy, upstream in
+            // Given an upstream that sends a first part and holds the rest (let go after 15 s at the latest, so that a
+            // proxy holding the body fails this test rather than hanging it)
+            let url = upstream.url(path)
+            let deadline = Task {
+                try await Task.sleep(for: .seconds(15))
+                upstream.release()
+            }
+            defer { deadline.cancel() }
+            let started = ContinuousClock.now
+            var firstPartAfter: Duration?
+            // When an app reads it through the proxy
+            let reading = try await Self.read(through: proxy, url) { reading in
+                if firstPartAfter == nil {
+                    // Then the first part arrives while the upstream still holds the rest
+                    firstPartAfter = ContinuousClock.now - started
+                    upstream.release()
+                }
+                return false
+            }
+            #expect(firstPartAfter.map { $0 < .seconds(10) } == true, "\(String(describing: firstPartAfter))")
+            #expect(String(decoding: reading.body, as: UTF8.self) == "data: one\n\ndata: two\n\n" && reading.ended)
+            // And the log keeps it whole, noted as streamed
+            let record = try #require(try await Self.record(of: url, in: proxy))
+            #expect(record.touchedBy.contains { $0.kind == .stream })
         }
     }
 

@@ -29,6 +29,17 @@ struct ConsoleListTests {
         }
     }
 
+    @Test("A row's path and query are the URL's as logged: a redacted secret beside an escaped value does not escape it again",
+          arguments: [
+            ("http://api.test/search?q=caf%C3%A9&api_key=<redacted>", "/search?q=caf%C3%A9&api_key=<redacted>"),
+            ("https://api.test:8443?token=<redacted>#top", "/?token=<redacted>"),
+            ("http://api.test", "/"),
+            ("http://api.test/a%20b/c", "/a%20b/c"),
+          ])
+    func rowPath(url: String, shown: String) {
+        #expect(DebugPages.pathAndQuery(url) == shown)
+    }
+
     @Test("Quick filters are links over the filter language, the one applied marked; empty fields stay out of the address")
     func chipsAndCleanAddresses() async throws {
         try await withWeb { _, client in
@@ -99,14 +110,16 @@ struct ConsoleListTests {
             // Then the hit says where its answer came from, not "no response"
             #expect(hitPage.body.contains("Answered from the store — no upstream request"))
             #expect(!hitPage.body.contains("no response"))
-            // And a request that went upstream offers to pause its endpoint's next request, and to copy its cURL
+            // And a request that went upstream offers to pause its endpoint's requests, and to copy its cURL
             #expect(exchangePage.body.contains(#"action="/debug/breakpoints/dogs.list""#))
             #expect(exchangePage.body.contains(#"name="request" value="pause""#))
+            #expect(exchangePage.body.contains("Pause this endpoint&#39;s requests (a breakpoint, on until turned off)")
+                    || exchangePage.body.contains("Pause this endpoint's requests (a breakpoint, on until turned off)"))
             #expect(exchangePage.body.contains(#"data-copy="curl-\#(exchange.id)""#))
             #expect(exchangePage.body.contains(#"id="curl-\#(exchange.id)""#))
-            // And once set, the page says the next request pauses instead
+            // And once set, the page says every request pauses until it is turned off instead
             try harness.kiosk.debugger.breakpoints.set(BreakpointSetting(request: .pause), for: "dogs.list")
-            #expect(try await client.get("/debug/requests/\(exchange.id)").body.contains("The next request of this endpoint pauses"))
+            #expect(try await client.get("/debug/requests/\(exchange.id)").body.contains("Every request of this endpoint pauses at a breakpoint until it is turned off"))
         }
     }
 
