@@ -91,7 +91,7 @@ extension ConsoleWords {
         answerWithThis: "Answer with this response",
         checkAndSend: "Check and send the edit",
         failWithError: "Fail with the error",
-        editNote: { "An edited response is shown to the app, marked edited in the log, and never stored. Without a decision the request continues unchanged at \($0)." },
+        editNote: "An edited response is shown to the app, marked edited in the log, and never stored. Without a decision the request continues unchanged at ",
         pausedTitle: { "Paused #\($0)" },
         anyConfiguredSource: "any configured source",
         contentType: "Content type",
@@ -209,7 +209,7 @@ extension ConsoleWords {
         proxyCacheAnswersOf: { "Its most recently used answers (\($0))" },
         proxyCacheEntry: "Stored answer",
         proxyCacheEntryFacts: { status, age, hits in
-            "Status \(status), stored \(age) s ago, given from the cache \(hits) \(hits == 1 ? "time" : "times")."
+            "Status \(status), stored \(Age(Double(age)).english), given from the cache \(hits) \(hits == 1 ? "time" : "times")."
         },
         proxyCacheRemove: "Remove this answer",
         proxyCacheRow: { count, size, hits in

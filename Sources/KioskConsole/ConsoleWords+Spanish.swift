@@ -91,7 +91,7 @@ extension ConsoleWords {
         answerWithThis: "Contestar con esta respuesta",
         checkAndSend: "Comprobar y enviar la edición",
         failWithError: "Fallar con el error",
-        editNote: { "Una respuesta editada se muestra a la aplicación, se marca como editada en el registro y nunca se guarda. Sin una decisión, la solicitud continúa sin cambios a las \($0)." },
+        editNote: "Una respuesta editada se muestra a la aplicación, se marca como editada en el registro y nunca se guarda. Sin una decisión, la solicitud continúa sin cambios a las ",
         pausedTitle: { "Detenida n.º \($0)" },
         anyConfiguredSource: "cualquier fuente configurada",
         contentType: "Tipo de contenido",
@@ -225,7 +225,7 @@ extension ConsoleWords {
         proxyCacheAnswersOf: { "Sus respuestas usadas más recientemente (\($0))" },
         proxyCacheEntry: "Respuesta guardada",
         proxyCacheEntryFacts: { status, age, hits in
-            "Estado \(status), guardada hace \(age) s, dada desde la caché \(hits) \(hits == 1 ? "vez" : "veces")."
+            "Estado \(status), guardada \(Age(Double(age)).compact.map { "hace \($0)" } ?? "ahora mismo"), dada desde la caché \(hits) \(hits == 1 ? "vez" : "veces")."
         },
         proxyCacheRemove: "Quitar esta respuesta",
         proxyCacheRow: { count, size, hits in

@@ -95,7 +95,7 @@ struct ConsoleWords: Sendable {
     let checkAndSend: String
     let failWithError: String
     /// Under a paused exchange's form, with the time it continues by itself.
-    let editNote: @Sendable (String) -> String
+    let editNote: String
     let pausedTitle: @Sendable (Int) -> String
     let anyConfiguredSource: String
     let contentType: String

@@ -467,7 +467,7 @@ enum DebugPages {
         content.append(E.element("form", [.class("pause-editor"), .attribute("method", "post"), .attribute("action", action)], fields))
         content.append(E.element("form", [.attribute("id", decisionForm), .attribute("method", "post"), .attribute("action", action)],
                                  [Pages.csrfField(context)]))
-        content.append(E.element("p", [.class("status")], [.text(w.editNote(exchange.deadline.formatted(.iso8601)))]))
+        content.append(E.element("p", [.class("status")], [.text(w.editNote), localTime(exchange.deadline, style: .time), "."]))
         return DebugPages.page(context, title: w.pausedTitle(exchange.id), [E.element("article", [.class("detail debug")], content)])
     }
 

@@ -375,8 +375,16 @@ public final class BreakpointTransport: HTTPTransport {
         var fields = headers
         fields["Content-Length"] = nil
         if fields["Content-Type"] == nil { fields["Content-Type"] = "application/json" }
+        // The app is told what the log says: Kiosk's member of Cache-Status is the edit's, not the cache's decision on
+        // the answer it replaces (other caches' members stay).
+        let edited = CacheStatus(recordedAs: .edited, status: status, isConditional: false, hasError: false)
+        let others = fields.values(for: CacheStatus.headerName).flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix(CacheStatus.cacheName + ";") && !$0.isEmpty }
+        fields.removeAll(named: CacheStatus.headerName)
+        fields.add(name: CacheStatus.headerName, value: (others + [edited.headerValue]).joined(separator: ", "))
         var response = HTTPResponse(status: status, headers: fields, body: body, url: request.url, timings: RequestTimings(total: 0))
         response.isEdited = true
+        response.cacheStatus = edited
         record?(RequestRecord(startedAt: breakpoints.now(), source: request.source, endpoint: request.endpoint, method: request.method,
                               url: redactor.redact(request.url),
                               requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },

@@ -648,7 +648,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         // An upload still arriving when the answer is ready (the upstream answered early) is not read to its end.
         let keepAlive = request.isKeepAlive && upload == nil
             && !(carriesBody && response.stream != nil && request.version == .http1_0 && !head.headers.contains(name: "Content-Length"))
-        if !keepAlive { head.headers.replaceOrAdd(name: "Connection", value: "close") }
+        if !keepAlive {
+            head.headers.replaceOrAdd(name: "Connection", value: "close")
+        } else if request.version == .http1_0 {
+            // An HTTP/1.0 app keeps a connection only when the answer says it stays open (`ab -k`, old clients).
+            head.headers.replaceOrAdd(name: "Connection", value: "keep-alive")
+        }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         if carriesBody, response.stream == nil, response.body.count > Self.writeSlice {
             // A large held body goes out a slice at a time, each once the one before was taken: a slow app then keeps the
@@ -722,7 +727,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         if let challenge = refusal.challenge { headers.add(name: "Proxy-Authenticate", value: challenge) }
         if let cacheStatus = refusal.cacheStatus { headers.add(name: CacheStatus.headerName, value: cacheStatus.headerValue) }
         let keepAlive = request.isKeepAlive && !refusal.closes && upload == nil
-        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        if !keepAlive { headers.add(name: "Connection", value: "close") } else if request.version == .http1_0 { headers.add(name: "Connection", value: "keep-alive") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: refusal.status, headers: headers))),
                       promise: nil)
         if request.method != .HEAD {

@@ -279,6 +279,20 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("An HTTP/1.0 app that asks to keep its connection is told it stays open, and its next request is answered on it")
+    func http10KeepAlive() async throws {
+        try await withProxy { proxy, upstream in
+            // Given an HTTP/1.0 app sending two requests on one connection, the first asking to keep it
+            let requests = "GET \(upstream.url("/echo")) HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"
+                + "GET \(upstream.url("/echo")) HTTP/1.0\r\n\r\n"
+            let answer = try await rawExchange(port: proxy.port, requests, toClose: true)
+            // Then the first answer says keep-alive, and both are answered
+            let heads = answer.components(separatedBy: "HTTP/1.0 200")
+            #expect(heads.count == 3, "\(answer)")
+            #expect(heads.count == 3 && heads[1].lowercased().contains("connection: keep-alive"), "\(answer)")
+        }
+    }
+
     @Test("A HEAD whose answer declares no length gets the head alone, no chunked ending: the next answer on the connection starts right after it")
     func headWithoutLength() async throws {
         try await withProxy { proxy, upstream in
@@ -535,6 +549,9 @@ struct ProxyBreakpointTests {
             let answer = try await sent.value
             #expect(answer.status == .ok && answer.body == edited)
             #expect(answer.header("Content-Length") == [String(edited.count)])
+            // And its Cache-Status says it was edited, as the log does, not the cache's decision on the answer it replaced
+            #expect(answer.header("Cache-Status").last?.hasSuffix("detail=edited") == true, "\(answer.header("Cache-Status"))")
+            #expect(answer.header("Cache-Status").joined().components(separatedBy: "Kiosk;").count == 2)
         }
     }
 }

@@ -188,6 +188,8 @@ struct ConsoleProxyCacheTests {
             let entry = try await client.get(ConsoleRoute.proxyCacheEntry(id).path)
             #expect(entry.status == .ok && entry.body.contains("<code>http://app.test/a</code>") && entry.body.contains("hello"))
             #expect(entry.body.contains(">Remove this answer<"))
+            // And its age reads as every face says one (it said "stored 116043306 s ago")
+            #expect(entry.body.contains(/stored (just now|\d{1,2} (s|min|h) ago|\d+ d ago), given from the cache/), "\(entry.body)")
             #expect(try await client.get(ConsoleRoute.proxyCacheEntry(id + 100).path).status == .notFound)
 
             // And its secret field is shown redacted, and the button removes it alone
