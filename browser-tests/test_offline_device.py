@@ -69,6 +69,38 @@ def test_with_kiosk_stopped_the_app_reads_every_page_seen_or_saved_with_pictures
         driver.quit()
 
 
+def test_searching_with_kiosk_stopped_filters_the_rows_shown_and_stays_on_the_page(start_server, tmp_path):
+    # Given a phone that read Rick and Morty's first page, then lost Kiosk.
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        open(driver, server.url("/rickandmorty"))
+        server.stop()
+        open(driver, server.url("/rickandmorty"))
+        wait_for(driver, lambda d: unreachable_banner(d), 10, "no unreachable banner")
+        history = driver.execute_script("return history.length")
+
+        # When a search of a name never searched before is typed (a list this device holds no copy of).
+        box = driver.find_element(By.CSS_SELECTOR, "form.search input[name=q]")
+        box.send_keys("smith")
+
+        # Then the page stays, its rows filtered to the matches, and the hint says why it only filters.
+        def filtered(d):
+            rows = d.find_elements(By.CSS_SELECTOR, "#results ul.items > li")
+            shown = [row for row in rows if row.is_displayed()]
+            return rows and 0 < len(shown) < len(rows) and all("smith" in row.text.lower() for row in shown)
+        wait_for(driver, filtered, 10, "the rows shown were not filtered")
+        assert driver.find_element(By.CSS_SELECTOR, "#main h1").text != "Not saved on this device"
+        assert "q=" not in driver.current_url, driver.current_url
+        assert driver.execute_script("return history.length") == history
+        hint = driver.execute_script("return document.getElementById('js-hint')?.textContent || ''")
+        assert "Kiosk is unreachable" in hint, hint
+    finally:
+        driver.quit()
+
+
 def test_settings_says_what_the_device_holds_and_clear_empties_it(start_server, tmp_path):
     # Given a device that saved for offline, on its settings page.
     server = start_server(str(tmp_path / "data"))

@@ -13,6 +13,14 @@ from conftest import DESKTOP, PHONE, new_driver, page_ready, rows, screenshot, w
 NO_BFCACHE = ("--disable-back-forward-cache",)
 
 
+def scroll_until(driver, count: int) -> None:
+    """Scrolls to the end of the list until the infinite scroll has loaded at least `count` rows."""
+    while len(rows(driver)) < count:
+        loaded = len(rows(driver))
+        driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+        wait_for(driver, lambda d: len(rows(d)) > loaded, 15, f"scrolling did not append past {loaded} rows")
+
+
 def top_of(driver, item_id: str) -> float:
     return driver.execute_script(
         "return document.querySelector(`#results ul.items > li[data-id='${arguments[0]}']`).getBoundingClientRect().top",
@@ -25,10 +33,7 @@ def test_back_after_infinite_scroll_brings_back_the_same_rows_at_the_same_place(
         # Given a phone that scrolled Rick and Morty until 100 rows were loaded
         driver.get(server.url("/rickandmorty"))
         page_ready(driver)
-        while len(rows(driver)) < 100:
-            count = len(rows(driver))
-            driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
-            wait_for(driver, lambda d: len(rows(d)) > count, 15, f"scrolling did not append past {count} rows")
+        scroll_until(driver, 100)
         # And row 71 scrolled to 200 px below the top of the screen
         row = rows(driver)[70]
         item_id = row.get_attribute("data-id")
@@ -101,5 +106,27 @@ def test_a_reloaded_item_on_a_wide_screen_keeps_its_list_beside_it(server):
         # And Escape closes the pane onto the list's address
         driver.find_element(By.TAG_NAME, "body").send_keys("\ue00c")
         wait_for(driver, lambda d: d.current_url == server.url("/rickandmorty"), 5, "Escape did not return to the list")
+    finally:
+        driver.quit()
+
+
+def test_a_reload_of_fresh_data_keeps_the_rows_appended_and_the_row_on_screen(server):
+    driver = new_driver(PHONE)
+    try:
+        # Given a phone that scrolled Rick and Morty until 80 rows were loaded, row 61 near the top of the screen
+        driver.get(server.url("/rickandmorty"))
+        page_ready(driver)
+        scroll_until(driver, 80)
+        row = rows(driver)[60]
+        item_id = row.get_attribute("data-id")
+        driver.execute_script("window.scrollBy(0, arguments[0].getBoundingClientRect().top - 120)", row)
+        before = top_of(driver, item_id)
+        loaded = len(rows(driver))
+        # When the list is reloaded with fresh data (as when a revalidation ends, or the upstream is back)
+        driver.execute_script("window.__reloaded = false; window.kiosk.reloadResults().then(() => { window.__reloaded = true; })")
+        wait_for(driver, lambda d: d.execute_script("return window.__reloaded"), 20, "the reload did not end")
+        # Then the rows appended are there again, and row 61 is where it was
+        assert len(rows(driver)) == loaded, f"{len(rows(driver))} rows after the reload, not {loaded}"
+        assert abs(top_of(driver, item_id) - before) < 4, f"row 61 at {top_of(driver, item_id)} px, not {before} px"
     finally:
         driver.quit()

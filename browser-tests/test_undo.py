@@ -35,6 +35,10 @@ def test_undo_after_a_deletion_puts_the_dog_back_in_its_place(fresh_server):
             press_undo(driver)
             wait_for(driver, lambda d: dog_ids(d) == dogs, 15, "Undo did not bring the dog back in its place")
             assert [item["itemID"] for item in fresh_server.api("/api/dogs")["items"]] == dogs
+            # And the focus is on the dog's Delete button again, not thrown back to the top of the page
+            focused = driver.execute_script(
+                "const a = document.activeElement; return [a.tagName, a.closest('li[data-id]')?.dataset.id || '']")
+            assert focused == ["BUTTON", dogs[1]], focused
         finally:
             driver.quit()
 

@@ -78,17 +78,41 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         }
     }
 
-    /// Reads the file again if it changed, applies `change` and saves; `change` throwing saves nothing.
+    /// Reads the file again if it changed, applies `change` and saves; `change` throwing saves nothing. Holds the file's
+    /// lock meanwhile, so that an edit made at the same moment by another process is read first, not overwritten.
     func update<Result: Sendable>(_ change: (inout Value) throws(KioskError) -> Result) throws(KioskError) -> Result {
         try state.withLock { state throws(KioskError) -> Result in
-            try reloadIfChanged(&state, current: stamp())
-            var value = state.value
-            let result = try change(&value)
-            try write(value)
-            state.value = value
-            state.stamp = stamp()
-            return result
+            try withFileLock { () throws(KioskError) -> Result in
+                try reloadIfChanged(&state, current: stamp())
+                var value = state.value
+                let result = try change(&value)
+                try write(value)
+                state.value = value
+                state.stamp = stamp()
+                return result
+            }
         }
+    }
+
+    /// Runs `body` holding the lock of the file (`flock(2)` on `NAME.lock` beside it), which every process of the data
+    /// folder takes to change the file: two edits at once (two `kiosk rule add`, a CLI edit beside a running proxy)
+    /// each read the other's write before making their own, where the second's atomic write erased the first's.
+    /// Readers take no lock: each write replaces the file whole.
+    private func withFileLock<Result>(_ body: () throws(KioskError) -> Result) throws(KioskError) -> Result {
+        guard let url, let path else { return try body() }
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let descriptor = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw KioskError.storage("cannot lock \(name) in \(path) for a change: \(String(cString: strerror(errno)))")
+        }
+        // Closing the descriptor releases the lock, and a process killed while holding it releases it too.
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw KioskError.storage("cannot lock \(name) in \(path) for a change: \(String(cString: strerror(errno)))")
+            }
+        }
+        return try body()
     }
 
     /// Writes the in-memory value, unless another process changed the file since it was read: then its
@@ -96,12 +120,14 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     /// the user just added from the command line).
     func save() throws(KioskError) {
         try state.withLock { state throws(KioskError) in
-            guard stamp() == state.stamp else {
-                try reloadIfChanged(&state, current: stamp())
-                return
+            try withFileLock { () throws(KioskError) in
+                guard stamp() == state.stamp else {
+                    try reloadIfChanged(&state, current: stamp())
+                    return
+                }
+                try write(state.value)
+                state.stamp = stamp()
             }
-            try write(state.value)
-            state.stamp = stamp()
         }
     }
 

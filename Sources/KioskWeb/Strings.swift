@@ -45,6 +45,8 @@ final class Strings: Sendable {
     let imageUnavailable: String
     let loading: String
     let filtering: String
+    /// The search hint while Kiosk is unreachable: the text filters the rows shown.
+    let filteringUnreachable: String
     let loadFailed: String
     let offlineSearching: String
     let inSavedData: String
@@ -77,6 +79,11 @@ final class Strings: Sendable {
     let offlineNotSaved: String
     /// The same when the upstream took too long.
     let timedOutNotSaved: String
+    /// A page for an item, or an address, that is not there: what a person is told (the JSON keeps the detail).
+    let itemNotFound: String
+    let pageNotFound: String
+    /// The catalog a path names does not exist.
+    let noSuchCatalog: @Sendable (String) -> String
     /// "Rick and Morty has 42 pages.": a page past a catalog's last, with its name and page count.
     let pastTheLastPage: @Sendable (String, Int) -> String
     /// "Go to the last one (page 42)".
@@ -124,6 +131,7 @@ final class Strings: Sendable {
          imageUnavailable: String,
          loading: String,
          filtering: String,
+         filteringUnreachable: String,
          loadFailed: String,
          offlineSearching: String,
          inSavedData: String,
@@ -150,6 +158,9 @@ final class Strings: Sendable {
          addToFavorites: String,
          offlineNotSaved: String,
          timedOutNotSaved: String,
+         itemNotFound: String,
+         pageNotFound: String,
+         noSuchCatalog: @escaping @Sendable (String) -> String,
          pastTheLastPage: @escaping @Sendable (String, Int) -> String,
          goToLastPage: @escaping @Sendable (Int) -> String,
          noSuchPage: @escaping @Sendable (String, Int) -> String,
@@ -191,6 +202,7 @@ final class Strings: Sendable {
         self.imageUnavailable = imageUnavailable
         self.loading = loading
         self.filtering = filtering
+        self.filteringUnreachable = filteringUnreachable
         self.loadFailed = loadFailed
         self.offlineSearching = offlineSearching
         self.inSavedData = inSavedData
@@ -217,6 +229,9 @@ final class Strings: Sendable {
         self.addToFavorites = addToFavorites
         self.offlineNotSaved = offlineNotSaved
         self.timedOutNotSaved = timedOutNotSaved
+        self.itemNotFound = itemNotFound
+        self.pageNotFound = pageNotFound
+        self.noSuchCatalog = noSuchCatalog
         self.pastTheLastPage = pastTheLastPage
         self.goToLastPage = goToLastPage
         self.noSuchPage = noSuchPage
@@ -263,7 +278,7 @@ struct DeviceStrings: Sendable {
 /// Every word the scripts show, for one language, as JSON in `<body data-strings>`: a field each, built from the
 /// page's own typed strings, so a word missing in a language is a compile error here as it is in a page.
 struct ScriptStrings: Encodable, Sendable {
-    let imageUnavailable, loading, filtering, loadFailed: String
+    let imageUnavailable, loading, filtering, filteringUnreachable, loadFailed: String
     let unreachable, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
@@ -276,6 +291,7 @@ struct ScriptStrings: Encodable, Sendable {
         imageUnavailable = page.imageUnavailable
         loading = page.loading
         filtering = page.filtering
+        filteringUnreachable = page.filteringUnreachable
         loadFailed = page.loadFailed
         unreachable = device.unreachable
         holds = device.holds

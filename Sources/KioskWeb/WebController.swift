@@ -179,7 +179,10 @@ package struct WebController: Sendable {
     /// A configured catalog named exactly as in URLs; anything else is a 404, never a lookup.
     private func source(_ raw: String) throws -> (SourceID, any CatalogSource) {
         guard let id = SourceID(rawValue: raw), let source = kiosk.catalog.sources[id] else {
-            throw WebError.notFound("There is no catalog named “\(raw.prefix(60))”.")
+            let name = String(raw.prefix(60))
+            var error = WebError.notFound("There is no catalog named “\(name)”.")
+            error.said = { $0.noSuchCatalog(name) }
+            throw error
         }
         return (id, source)
     }

@@ -55,6 +55,7 @@ extension WebError {
             self.init(status: .badRequest, title: "Bad request", message: message, retryPath: nil)
         case .notFound:
             self.init(status: .notFound, title: "Not found", message: error.description, retryPath: nil)
+            said = { $0.itemNotFound }
         case .refused:
             self.init(status: .forbidden, title: "Refused", message: error.description, retryPath: nil)
         case .offline, .timeout:
@@ -102,7 +103,9 @@ struct WebErrorMiddleware: RouterMiddleware {
             return WebError(status: .contentTooLarge, title: "Too large",
                             message: "What was sent is larger than this address accepts\(limit).", retryPath: nil)
         case let error as HTTPError where error.status == .notFound:
-            return .notFound("There is no page at this address.")
+            var notFound = WebError.notFound("There is no page at this address.")
+            notFound.said = { $0.pageNotFound }
+            return notFound
         case let error as HTTPError where error.status == .methodNotAllowed:
             return WebError(status: .methodNotAllowed, title: "Method not allowed",
                             message: "This address does not answer that method.", retryPath: nil)

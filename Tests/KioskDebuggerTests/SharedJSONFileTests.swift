@@ -32,6 +32,22 @@ struct SharedJSONFileTests {
         #expect(mocks.match(HTTPRequest(method: "GET", url: URL(string: "https://example.test/a")!, endpoint: "x")) == nil)
     }
 
+    @Test("Edits made at the same moment through two instances of one file, as two processes make them, are all kept, each with its own id")
+    func concurrentEditsAllKept() throws {
+        // Given two instances over one file, as two `kiosk mock add` commands running at once are
+        let url = try TemporaryDirectory.make().appendingPathComponent("mocks.json")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let instances = [MockRules(fileURL: url, redactor: .standard), MockRules(fileURL: url, redactor: .standard)]
+        // When each adds rules from several threads at once
+        DispatchQueue.concurrentPerform(iterations: 40) { index in
+            _ = try? instances[index % 2].add([MockRule(urlPattern: "https://example.test/\(index)")])
+        }
+        // Then the file holds all forty, with forty distinct ids
+        let rules = try MockRules(fileURL: url, redactor: .standard).all()
+        #expect(rules.count == 40)
+        #expect(Set(rules.map(\.id)).count == 40)
+    }
+
     @Test("A change written by another process is read before the next use")
     func anotherWriterIsSeen() throws {
         // Given two instances over one file, as a running server and a CLI command are

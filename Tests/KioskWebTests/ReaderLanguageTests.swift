@@ -9,6 +9,22 @@ import Testing
 
 @Suite("The reader in the browser's language")
 struct ReaderLanguageTests {
+    @Test("An item, a catalog or an address that is not there is said in the page's language, without Kiosk's internal names",
+          arguments: [
+            ("/rickandmorty/99999", "Este catálogo no tiene nada en esta dirección", "This catalog has nothing at this address"),
+            ("/nope", "No hay ningún catálogo llamado «nope».", "There is no catalog named “nope”."),
+            ("/rickandmorty/1/nothing/here", "No hay ninguna página en esta dirección.", "There is no page at this address."),
+          ])
+    func notFoundInTheReadersLanguage(path: String, spanish: String, english: String) async throws {
+        try await withWeb { _, client in
+            let inSpanish = try await client.get(path, headers: [.acceptLanguage: "es"])
+            let inEnglish = try await client.get(path)
+            #expect(inSpanish.status == .notFound && inSpanish.body.contains(spanish), "\(inSpanish.body)")
+            #expect(inEnglish.body.contains(english), "\(inEnglish.body)")
+            #expect(!inSpanish.body.contains("rickandmorty character"))
+        }
+    }
+
     @Test("A page past a catalog's last says how many it has and links to the last one, in the page's language")
     func pastTheLastPage() async throws {
         try await withWeb { _, client in

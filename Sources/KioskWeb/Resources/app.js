@@ -7,7 +7,8 @@
 
   // UI strings come localized from the server; English if the attribute is missing or broken.
   const strings = { imageUnavailable: "Image unavailable", loading: "Loading…",
-    filtering: "Filtering the rows shown; type 3 or more characters to search", loadFailed: "Could not load." };
+    filtering: "Filtering the rows shown; type 3 or more characters to search", loadFailed: "Could not load.",
+    filteringUnreachable: "Kiosk is unreachable: filtering the rows shown; searching needs Kiosk." };
   try { Object.assign(strings, JSON.parse(document.body.dataset.strings || "{}")); } catch { /* keep English */ }
 
   const $ = (selector, root = document) => root.querySelector(selector);
@@ -30,7 +31,15 @@
     if (shown) headers["X-Kiosk-View"] = "1";
     pending += 1; markBusy();
     try {
-      const response = await fetch(url, { method, body, headers, signal, credentials: "same-origin", cache: "no-store" });
+      let response;
+      try {
+        response = await fetch(url, { method, body, headers, signal, credentials: "same-origin", cache: "no-store" });
+      } catch (error) {
+        if (error.name !== "AbortError") error.unreachable = true; // no answer at all: Kiosk is unreachable
+        throw error;
+      }
+      // The service worker's page for a URL this device never saved, while Kiosk is unreachable.
+      if (response.headers.get("X-Kiosk-Unreachable")) throw Object.assign(new Error(`unreachable: ${url}`), { unreachable: true });
       const type = response.headers.get("Content-Type") || "";
       const acceptable = response.ok || (errorPages && response.status >= 400 && response.status < 500);
       if (!acceptable || !type.startsWith("text/html") || new URL(response.url).origin !== location.origin) {
@@ -118,7 +127,10 @@
     const before = swaps;
     try {
       const doc = await fetchPage(resultsURL, { wait: true });
-      if (swaps === before) swapResults(doc, { fromWait: true });
+      // The pages the infinite scroll appended (or Back put back) come again after the fresh first page, and the row
+      // at the top of the screen stays there: a revalidation must not take the reader's place away.
+      const pages = appended.slice(), top = topRow();
+      if (swaps === before && swapResults(doc, { fromWait: true }) && pages.length) await appendPages(pages, top);
     } catch { /* keep the page as it is */ }
     reloading = false;
     watchConnectivity();
@@ -169,11 +181,15 @@
   // The field / goes to: the catalog's search box, or the debugger's filter (named `filter`).
   const searchField = searchInput || (searchForm && $("input[type=search]", searchForm));
   let searchTimer = 0, searchController = null;
+  // Set when a search could not reach Kiosk: the text then filters the rows shown, whatever its length, and the page
+  // stays (navigating to the search would show only "not saved on this device"). Cleared by the next search answered.
+  let searchUnreachable = false;
 
-  // 1–2 characters send no request (too broad to search); they filter the rows already shown.
+  // 1–2 characters send no request (too broad to search); they filter the rows already shown, as any text does while
+  // Kiosk is unreachable.
   function localFilterText() {
     const text = searchInput ? searchInput.value.trim() : "";
-    return text.length >= 1 && text.length <= 2 ? text.toLocaleLowerCase() : "";
+    return text.length >= 1 && (text.length <= 2 || searchUnreachable) ? text.toLocaleLowerCase() : "";
   }
   function applyLocalFilter() {
     const needle = localFilterText();
@@ -181,7 +197,7 @@
       row.hidden = needle !== "" && !($(".title", row)?.textContent || "").toLocaleLowerCase().includes(needle);
       row.style.display = row.hidden ? "none" : ""; // the stylesheet's `ul.items li { display: flex }` outranks [hidden]
     }
-    hint(needle ? strings.filtering : "");
+    hint(needle ? (searchUnreachable ? strings.filteringUnreachable : strings.filtering) : "");
   }
 
   // The list URL for the form's state: its action plus its non-empty fields (q only when asked).
@@ -203,6 +219,7 @@
     try {
       const doc = await fetchPage(url, { signal: controller.signal, errorPages });
       if (!doc.getElementById("results") || !$("#results")) throw new Error("no #results");
+      searchUnreachable = false;
       // Set before the swap, which may start a waited reload of resultsURL.
       resultsURL = shownURL = withoutHash(url);
       history.replaceState(null, "", url); // the query lives in the URL: reload and share keep it
@@ -213,7 +230,13 @@
       swapResults(doc);
       rememberList();
     } catch (error) {
-      if (error.name !== "AbortError") location.assign(url);
+      if (error.unreachable && searchInput) {
+        // Kiosk is unreachable and the device holds no copy of this list: stay, and filter what is shown.
+        searchUnreachable = true;
+        applyLocalFilter();
+      } else if (error.name !== "AbortError") {
+        location.assign(url);
+      }
     } finally {
       if (searchController === controller) searchController = null;
     }
@@ -242,6 +265,7 @@
   // 4: infinite scroll. When the pager nears the viewport, the next page's rows are appended; the URL
   // stays (the pager links still lead to each page).
   let loadingMore = false;
+  let restoring = false; // appendPages is putting pages back: the scroll watcher waits, or it would race it
   const observer = "IntersectionObserver" in window
     ? new IntersectionObserver(entries => { if (entries.some(e => e.isIntersecting)) loadMore(); }, { rootMargin: "600px 0px" })
     : null;
@@ -254,7 +278,7 @@
   const appended = []; // the addresses of the pages appended to the list shown, in order (the reader's place)
   async function loadMore() {
     const list = $("#results ul.items[data-next]");
-    if (!list || !$("#results nav.pages") || list.classList.contains("edit") || loadingMore || localFilterText()) return;
+    if (!list || !$("#results nav.pages") || list.classList.contains("edit") || loadingMore || restoring || localFilterText()) return;
     if (await appendPage(list.dataset.next)) observePager(); // its callback comes later, after appendPage's `finally`
   }
   // Appends the rows of the page at `url` to the list and moves its pager on: true when it did.
@@ -322,7 +346,8 @@
   // deleted row's form said (`data-undo`), with the same token and return; when Kiosk is unreachable the worker
   // queues it after the deletion, and offline.js shows the two as cancelling out.
   let toastTimer = 0;
-  function offerUndo(title, undoPath, body) {
+  // `focusKey` is the deleted row's Delete button: Undo brings the row back with the focus on it (not on the page).
+  function offerUndo(title, undoPath, body, focusKey) {
     let toast = document.getElementById("undo-toast");
     if (!toast) {
       toast = Object.assign(document.createElement("div"), { id: "undo-toast", className: "toast" });
@@ -334,7 +359,7 @@
     button.addEventListener("click", () => {
       clearTimeout(toastTimer);
       toast.hidden = true;
-      post(undoPath, body, null, () => location.assign(resultsURL));
+      post(undoPath, body, focusKey, () => location.assign(resultsURL));
     });
     toast.replaceChildren(Object.assign(document.createElement("span"),
       { textContent: (strings.deleted || "{title} deleted.").replace("{title}", title) }), " ", button);
@@ -352,7 +377,7 @@
     const fallback = navigator.serviceWorker?.controller ? () => location.assign(resultsURL) : () => form.submit();
     const body = new URLSearchParams(new FormData(form));
     const undo = form.dataset.undo, title = form.closest("li[data-id]")?.querySelector(".title")?.textContent || "";
-    post(form.getAttribute("action"), body, key, fallback, form).then(done => { if (done && undo) offerUndo(title, undo, body); });
+    post(form.getAttribute("action"), body, key, fallback, form).then(done => { if (done && undo) offerUndo(title, undo, body, key); });
   });
 
   // 5: drag and drop in the dogs editor. The upper half of a row means "before it", the lower "after".
@@ -529,12 +554,31 @@
     const source = $("#main")?.dataset.source;
     if (source && isList()) session.set(listKey(source), pathAndQuery(resultsURL));
   }
+  // The first row still on the screen, and how far below the top it is.
+  function topRow() {
+    const top = $$("#results ul.items > li[data-id]").find(row => row.getBoundingClientRect().bottom > 0);
+    return top ? { id: top.dataset.id, offset: top.getBoundingClientRect().top } : null;
+  }
   function savePlace() {
     if (!isList()) return;
-    const rows = $$("#results ul.items > li[data-id]");
-    const top = rows.find(row => row.getBoundingClientRect().bottom > 0);
-    session.set(placeKey(resultsURL), { pages: appended.slice(0, maximumRestoredPages), scrollY: window.scrollY,
-      top: top ? { id: top.dataset.id, offset: top.getBoundingClientRect().top } : null });
+    session.set(placeKey(resultsURL), { pages: appended.slice(0, maximumRestoredPages), scrollY: window.scrollY, top: topRow() });
+  }
+  // Appends `pages` in order — after a load of the scroll watcher's already in flight, which may bring one of them —
+  // then scrolls the row `top` back to where it was on the screen (else to `scrollY`).
+  async function appendPages(pages, top, scrollY) {
+    restoring = true;
+    try {
+      for (const url of pages) {
+        while (loadingMore) await new Promise(resolve => setTimeout(resolve, 50));
+        if (appended.includes(url)) continue;
+        if (!(await appendPage(url))) break;
+      }
+    } finally {
+      restoring = false;
+    }
+    const row = top && $$("#results ul.items > li[data-id]").find(li => li.dataset.id === top.id);
+    if (row) window.scrollTo(0, row.getBoundingClientRect().top + window.scrollY - top.offset);
+    else if (scrollY !== undefined) window.scrollTo(0, scrollY);
   }
   async function restorePlace() {
     const navigation = performance.getEntriesByType?.("navigation")?.[0]?.type;
@@ -542,9 +586,7 @@
     session.remove("kiosk:returning");
     const place = session.get(placeKey(resultsURL));
     if (!place || !(returning || navigation === "back_forward" || navigation === "reload")) return;
-    for (const url of place.pages || []) if (!(await appendPage(url))) break;
-    const row = place.top && $$("#results ul.items > li[data-id]").find(li => li.dataset.id === place.top.id);
-    window.scrollTo(0, row ? row.getBoundingClientRect().top + window.scrollY - place.top.offset : place.scrollY || 0);
+    await appendPages(place.pages || [], place.top, place.scrollY || 0);
   }
   if (isList()) {
     // The browser's own restoring would come before the appended pages are back, and clamp to the short page.
@@ -603,8 +645,9 @@
   // Start: filter for a query typed before the script ran, page on scroll, watch connectivity,
   // and wait for a revalidation in progress.
   applyLocalFilter();
-  if (isList()) restorePlace().finally(observePager); else observePager();
+  // The place comes back first; a revalidation's reload waits for it (it keeps the pages put back).
+  const placeRestored = isList() ? restorePlace().finally(observePager) : Promise.resolve(observePager());
   watchConnectivity();
-  if ($("#results")?.dataset.revalidating === "true") reloadResults();
+  if ($("#results")?.dataset.revalidating === "true") placeRestored.finally(reloadResults);
   splitAround();
 })();

@@ -224,6 +224,8 @@ async function offlinePage() {
   const html = (await response.text()).replace("<body ", `<body data-saved-at="0" `);
   const headers = new Headers(response.headers);
   headers.delete("Content-Length");
+  // Tells the page's script this is not Kiosk's answer but the device's (app.js stays on the page it has).
+  headers.set("X-Kiosk-Unreachable", "1");
   return new Response(html, { status: 503, statusText: "Kiosk is unreachable", headers });
 }
 
