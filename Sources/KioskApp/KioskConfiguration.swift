@@ -226,9 +226,20 @@ public struct KioskConfiguration: Sendable {
         if let url = proxy.httpsProxy { transport.proxy.httpsProxy = url }
         if environment["NO_PROXY"] != nil || environment["no_proxy"] != nil { transport.proxy.noProxy = proxy.noProxy }
         if environment["KIOSK_PROXY_LOOPBACK"] != nil { transport.proxy.proxyLoopback = proxy.proxyLoopback }
-        if let key = environment["NYT_API_KEY"], !key.isEmpty { sources.nytAPIKey = key }
-        if let key = environment["MARVEL_PUBLIC_KEY"], !key.isEmpty { sources.marvelPublicKey = key }
-        if let key = environment["MARVEL_PRIVATE_KEY"], !key.isEmpty { sources.marvelPrivateKey = key }
+        if let key = environment["NYT_API_KEY"], !key.isEmpty { sources.nytAPIKey = try Self.apiKey("NYT_API_KEY", key) }
+        if let key = environment["MARVEL_PUBLIC_KEY"], !key.isEmpty { sources.marvelPublicKey = try Self.apiKey("MARVEL_PUBLIC_KEY", key) }
+        if let key = environment["MARVEL_PRIVATE_KEY"], !key.isEmpty { sources.marvelPrivateKey = try Self.apiKey("MARVEL_PRIVATE_KEY", key) }
+    }
+
+    /// The key `value` set as `name`, refused when it holds a space or a control character (a line break pasted with
+    /// it): API keys are printable characters, and one that is not would go out, and come back in an echo or an ETag,
+    /// changed (`\n` as a space, a space as `+`) where redaction, which looks for the key as set, would not find it.
+    static func apiKey(_ name: String, _ value: String) throws -> String {
+        guard value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
+            throw KioskError.invalidRequest("\(name) holds a space, a line break or another control character (pasted with "
+                                            + "the key?): an API key is printable characters only; set it again without them")
+        }
+        return value
     }
 }
 

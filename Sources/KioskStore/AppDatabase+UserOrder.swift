@@ -78,8 +78,9 @@ extension AppDatabase {
         }
         guard visible.indices.contains(index) else {
             throw KioskError.invalidRequest(
-                "cannot move \(itemID) to position \(index): the \(source.displayName) list has \(visible.count) items "
-                + "(positions 0 to \(visible.count - 1))")
+                // Said as people count (and `kiosk dogs move` takes them): from 1.
+                "cannot move \(itemID) to position \(index + 1): the \(source.displayName) list has \(visible.count) items "
+                + "(positions 1 to \(visible.count))")
         }
         visible.insert(visible.remove(at: from), at: index)
 

@@ -39,7 +39,10 @@ struct UserDataTests {
         try await withHarness { h in
             let dogs = try await h.catalog.page(PageRequest(source: .dogs)).page.items
             await #expect(throws: KioskError.self) { try await h.catalog.deleteFromUserOrder(source: .dogs, itemID: "no-such-dog") }
-            #expect(throws: KioskError.self) { try h.catalog.moveInUserOrder(source: .dogs, itemID: dogs[0].itemID, to: 99) }
+            #expect { try h.catalog.moveInUserOrder(source: .dogs, itemID: dogs[0].itemID, to: 99) } throws: { error in
+                // Positions said from 1, as `kiosk dogs move` takes them
+                "\(error)".contains("position 100") && "\(error)".contains("(positions 1 to \(dogs.count))")
+            }
             #expect(try h.database.userOrdered(.dogs).map(\.itemID) == dogs.map(\.itemID))
         }
     }

@@ -34,6 +34,19 @@ struct ConfigurationTests {
         #expect(configuration.explicitlyConfigured == [.rickandmorty])
     }
 
+    @Test("A key holding a space, a line break or a control character is refused, naming the variable and not the key",
+          arguments: ["KIOSK_TEST_SECRET_123\nX", "KIOSK_TEST_SECRET_123 &x=1", "KIOSK_TEST\tSECRET", "KIOSK_TEST_SECRET\u{7F}"])
+    func keyWithControlCharacters(key: String) {
+        for name in ["NYT_API_KEY", "MARVEL_PUBLIC_KEY", "MARVEL_PRIVATE_KEY"] {
+            #expect {
+                _ = try KioskConfiguration.load(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "/nonexistent", name: key])
+            } throws: { error in
+                let text = "\(error)"
+                return text.contains(name) && text.contains("printable") && !text.contains("KIOSK_TEST")
+            }
+        }
+    }
+
     @Test("A base URL that is not http(s) is a clear error")
     func badBaseURL() {
         #expect(throws: KioskError.self) {
