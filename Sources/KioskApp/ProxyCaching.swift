@@ -509,8 +509,7 @@ final class ProxyCachingTransport: HTTPTransport {
         }
         if let candidates = asked["If-None-Match"] {
             guard let etag = entry.headers["ETag"] else { return false }
-            let bare = { (tag: Substring) in tag.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") }
-            return candidates.split(separator: ",").contains { bare($0) == bare(Substring(etag)) }
+            return candidates.split(separator: ",").contains { bareTag($0) == bareTag(etag) }
         }
         if let since = asked["If-Modified-Since"].flatMap(HTTPDate.parse) {
             return entry.headers["Last-Modified"].flatMap(HTTPDate.parse) == since
@@ -518,15 +517,19 @@ final class ProxyCachingTransport: HTTPTransport {
         return false
     }
 
+    /// An entity tag as compared weakly (RFC 9110 §8.8.3.2): without the whitespace around it and its `W/`.
+    private static func bareTag(_ tag: some StringProtocol) -> String {
+        tag.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
+    }
+
     /// Whether the app's own conditional request is satisfied by the stored answer: If-None-Match naming its ETag
     /// (weak comparison), else If-Modified-Since no earlier than its Last-Modified (RFC 9110 §13.2.2).
     static func validatorMatches(_ request: HTTPHeaderFields, _ stored: HTTPHeaderFields) -> Bool {
         if let candidates = request["If-None-Match"] {
-            let bare = { (tag: String) in tag.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") }
             // `*` matches any current representation, one without an ETag too (RFC 9110 §13.1.2).
-            if candidates.split(separator: ",").contains(where: { bare(String($0)) == "*" }) { return true }
+            if candidates.split(separator: ",").contains(where: { bareTag($0) == "*" }) { return true }
             guard let etag = stored["ETag"] else { return false }
-            return candidates.split(separator: ",").contains { bare(String($0)) == bare(etag) }
+            return candidates.split(separator: ",").contains { bareTag($0) == bareTag(etag) }
         }
         if let since = request["If-Modified-Since"].flatMap(HTTPDate.parse),
            let modified = stored["Last-Modified"].flatMap(HTTPDate.parse) {
