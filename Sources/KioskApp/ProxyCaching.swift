@@ -154,9 +154,11 @@ final class ProxyCachingTransport: HTTPTransport {
             if settings.mode == .fallback {
                 let now = now()
                 let ttl = Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now)
-                guard ttl > 0 else { return Self.notStored(request, onlyIfCached: true) }
+                let control = CacheControl(entry.headers.values(for: "Cache-Control").joined(separator: ","))
+                let stale = ttl <= 0 && Self.requestAcceptsStale(Self.requestDirectives(request.headers), of: control, staleness: -ttl)
+                guard ttl > 0 || stale else { return Self.notStored(request, onlyIfCached: true) }
                 cache.noteUse(id: entry.id, at: now)
-                return answer(from: entry, to: request, status: CacheStatus(.fresh, ttl: ttl))
+                return answer(from: entry, to: request, status: CacheStatus(stale ? .maxStale : .fresh, ttl: ttl))
             }
         }
         guard settings.mode == .http, case .found(let entry) = found else {
@@ -167,6 +169,13 @@ final class ProxyCachingTransport: HTTPTransport {
             }
         }
         return try await answerByHTTP(request, key: key, cache: cache, entry: entry)
+    }
+
+    /// Whether the request's `max-stale` takes a stored answer this many seconds stale without asking upstream (RFC 9111
+    /// §5.2.1.2), which the answer's own `must-revalidate` or `no-cache` forbids (§4.2.4).
+    static func requestAcceptsStale(_ asked: CacheControl, of control: CacheControl, staleness: TimeInterval) -> Bool {
+        guard let maxStale = asked.maxStale, !control.mustRevalidate, !control.noCache else { return false }
+        return maxStale == Int.max || staleness <= TimeInterval(maxStale)
     }
 
     /// Why a forwarded request did not bring an answer an app should get.
@@ -197,6 +206,10 @@ final class ProxyCachingTransport: HTTPTransport {
         if ttl > 0 && !refused {
             cache.noteUse(id: entry.id, at: now)
             return answer(from: entry, to: request, status: CacheStatus(.fresh, ttl: ttl))
+        }
+        if !refused, Self.requestAcceptsStale(asked, of: control, staleness: staleness) {
+            cache.noteUse(id: entry.id, at: now)
+            return answer(from: entry, to: request, status: CacheStatus(.maxStale, ttl: ttl))
         }
         if asked.onlyIfCached { return Self.notStored(request, onlyIfCached: true) }
         if !refused, !control.mustRevalidate, !control.noCache, let window = control.staleWhileRevalidate, staleness <= TimeInterval(window) {

@@ -82,7 +82,7 @@ public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible 
     /// storing or freshness, which are decided after the exchange.
     public init(recordedAs decision: CacheDecision, status: Int?, isConditional: Bool, hasError: Bool) {
         switch decision {
-        case .fresh, .staleWhileRevalidate:
+        case .fresh, .staleWhileRevalidate, .maxStale:
             self.init(decision)
         case .offline:
             self.init(decision, forward: hasError ? .stale : nil)
@@ -189,7 +189,7 @@ public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible 
 extension CacheDecision {
     /// The decisions that showed the stored copy instead of a fresh answer: the `cache:stale` group of
     /// the filter language.
-    public static let servedStale: [CacheDecision] = [.staleWhileRevalidate, .staleOnError, .staleIfError, .offline, .fallback]
+    public static let servedStale: [CacheDecision] = [.staleWhileRevalidate, .staleOnError, .staleIfError, .maxStale, .offline, .fallback]
 
     /// How an answer that came from below Kiosk's cache is decided: edited at a breakpoint, answered by
     /// a mock rule, a 304 that confirmed the stored copy, or a plain network answer.

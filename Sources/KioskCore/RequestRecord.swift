@@ -13,6 +13,9 @@ public enum CacheDecision: String, Sendable, Hashable, Codable, CaseIterable {
     /// `kiosk proxy --cache http`: a stale stored answer stood in for a failed upstream (a 5xx, a timeout, a broken
     /// connection) within its `stale-if-error` (RFC 5861 §4).
     case staleIfError = "stale-if-error"
+    /// `kiosk proxy --cache http`: a stale stored answer given without asking upstream because the request's own
+    /// `max-stale` accepts it that stale (RFC 9111 §5.2.1.2).
+    case maxStale = "max-stale"
     /// The stored copy was shown because the upstream could not be reached (or `kiosk proxy --offline` asks none).
     case offline
     /// `kiosk proxy --cache fallback`: the stored answer stood in, however old, because the upstream failed (could not

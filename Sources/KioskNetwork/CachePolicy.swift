@@ -35,6 +35,9 @@ public struct CacheControl: Sendable, Hashable {
     public var onlyIfCached = false
     /// `min-fresh` (a request's), in seconds: only an answer fresh for at least that long more will do.
     public var minFresh: Int?
+    /// `max-stale` (a request's), in seconds: a stored answer stale by at most that long will do; `Int.max` when the
+    /// directive has no value (any staleness will do, RFC 9111 §5.2.1.2).
+    public var maxStale: Int?
 
     /// Parses a Cache-Control header value; unknown directives are ignored, malformed numbers dropped — but a
     /// `max-age` is the first one given, and one without a valid number is 0 (RFC 9111 §4.2.1: a cache uses the first
@@ -56,6 +59,8 @@ public struct CacheControl: Sendable, Hashable {
             case "stale-if-error": staleIfError = number
             case "only-if-cached": onlyIfCached = true
             case "min-fresh": minFresh = number
+            // Without a value, any staleness; with a malformed one, none (the directive is dropped).
+            case "max-stale": maxStale = parts.count > 1 ? number : Int.max
             default: continue
             }
         }

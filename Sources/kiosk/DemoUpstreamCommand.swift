@@ -10,7 +10,7 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
         commandName: "demo-upstream",
         abstract: "Run the embedded demo upstream alone (the four APIs, images and fault injection).")
 
-    @Option(help: "API port (0 = any free port).") var port = 8081
+    @Option(help: "API port (0 = any free port).") var port = 8090
     @Option(help: "Control port for fault injection (0 = any free port).") var controlPort = 0
     @Option(help: "Added latency per response, in milliseconds.") var latency = 0
     @Option(help: "Fraction (0-1) of requests answered with HTTP 500.") var failureRate = 0.0

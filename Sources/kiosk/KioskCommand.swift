@@ -52,6 +52,12 @@ struct KioskCommand: AsyncParsableCommand {
     /// output and status 0; an `ExitCode` thrown by a command (its message already printed) stays as is.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        // ArgumentParser's `help` answers a name it does not know with the root's help and status 0: a typo would
+        // read as success to a script.
+        if arguments.first == "help", let unknown = unknownHelpTopic(Array(arguments.dropFirst())) {
+            printErrorLine("there is no command '\(unknown)'. See 'kiosk --help'.")
+            Foundation.exit(ExitStatus.badInput.rawValue)
+        }
         do {
             var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -66,7 +72,7 @@ struct KioskCommand: AsyncParsableCommand {
             case .success:
                 exit(withError: error)
             case .validationFailure:
-                let reason = message(for: error)
+                let reason = negativeValueReason(message(for: error), arguments) ?? message(for: error)
                 let stop = reason.last.map { ".?!".contains($0) } == true ? "" : "."
                 printErrorLine(reason + stop + " See '\(commandPath(arguments)) --help'.")
                 Foundation.exit(ExitStatus.badInput.rawValue)
@@ -75,6 +81,29 @@ struct KioskCommand: AsyncParsableCommand {
                 Foundation.exit(ExitStatus.failure.rawValue)
             }
         }
+    }
+
+    /// ArgumentParser reads `--port -1` as `--port` followed by an unknown flag and says the value is missing: for an
+    /// option given a negative number, the sentence that says so instead; nil for any other error.
+    static func negativeValueReason(_ reason: String, _ arguments: [String]) -> String? {
+        guard reason.hasPrefix("Missing value for '"), let name = reason.dropFirst(19).split(separator: " ").first,
+              let index = arguments.firstIndex(of: String(name)), index + 1 < arguments.count else { return nil }
+        let value = arguments[index + 1]
+        guard value.hasPrefix("-"), Double(value) != nil else { return nil }
+        return "\(name) cannot be negative (got \(value))"
+    }
+
+    /// The names after `kiosk help` (up to its first option) when one is not a subcommand of the names before it.
+    static func unknownHelpTopic(_ arguments: [String]) -> String? {
+        let names = arguments.prefix { !$0.hasPrefix("-") }
+        var command: any ParsableCommand.Type = Self.self
+        for (index, name) in names.enumerated() {
+            guard let next = command.configuration.subcommands.first(where: { $0._commandName == name }) else {
+                return names.prefix(index + 1).joined(separator: " ")
+            }
+            command = next
+        }
+        return nil
     }
 
     /// "kiosk har import" for `har import x.har`: the subcommands named at the start of `arguments`,

@@ -112,6 +112,10 @@ struct CLITests {
             (["show", "marvel", "not-a-number"], Int32(2)),
             (["list", "nyt", "--kind", "bogus"], Int32(2)),
             (["dogs", "delete", "no-such-dog"], Int32(2)),
+            (["help", "nonexistent"], Int32(2)),
+            (["help", "proxy", "nope"], Int32(2)),
+            (["list", "rickandmorty", "--page", "-2"], Int32(2)),
+            (["proxy", "--port", "-1"], Int32(2)),
           ])
     func badInput(arguments: [String], status: Int32) throws {
         let result = try CLI().run(arguments)
@@ -119,6 +123,18 @@ struct CLITests {
         let errorLines = result.stderr.split(separator: "\n").filter { $0.lowercased().hasPrefix("error") }
         #expect(errorLines.count == 1, "stderr: \(result.stderr)")
         #expect(result.stdout.isEmpty)
+        // And the error names what was wrong, not a missing value that was given
+        #expect(!result.stderr.contains("Missing value"), "stderr: \(result.stderr)")
+    }
+
+    @Test("kiosk help names the command it does not know; a known one's help still exits 0")
+    func helpTopics() throws {
+        let unknown = try CLI().run(["help", "proxy", "nope"])
+        #expect(unknown.stderr == "error: there is no command 'proxy nope'. See 'kiosk --help'.\n")
+        let known = try CLI().run(["help", "proxy", "cache"], dataDir: false)
+        #expect(known.status == 0 && known.stdout.contains("USAGE: kiosk proxy cache"))
+        let negative = try CLI().run(["list", "rickandmorty", "--page", "-2"])
+        #expect(negative.stderr.hasPrefix("error: --page cannot be negative (got -2)."), "stderr: \(negative.stderr)")
     }
 
     @Test("show prints a character's places and every episode; sync --related adds episodes and locations")

@@ -138,6 +138,21 @@ struct ProxyCachingRulesTests {
         #expect(ProxyCachingTransport.requestDirectives(["Cache-Control": "only-if-cached, max-age=0"]).onlyIfCached)
         #expect(ProxyCachingTransport.requestDirectives(["Cache-Control": "stale-if-error=30"]).staleIfError == 30)
         #expect(ProxyCachingTransport.requestDirectives(["Cache-Control": "min-fresh=100"]).minFresh == 100)
+        // max-stale: a bound, any staleness without one, nothing with a malformed one (RFC 9111 §5.2.1.2)
+        #expect(ProxyCachingTransport.requestDirectives(["Cache-Control": "max-stale=60"]).maxStale == 60)
+        #expect(ProxyCachingTransport.requestDirectives(["Cache-Control": "max-stale"]).maxStale == Int.max)
+        #expect(ProxyCachingTransport.requestDirectives(["Cache-Control": "max-stale=soon"]).maxStale == nil)
+    }
+
+    @Test("A request's max-stale takes a stale answer within its bound, unless the answer says must-revalidate or no-cache")
+    func maxStale() {
+        let asked = CacheControl("max-stale=60"), any = CacheControl("max-stale")
+        #expect(ProxyCachingTransport.requestAcceptsStale(asked, of: CacheControl("max-age=10"), staleness: 60))
+        #expect(!ProxyCachingTransport.requestAcceptsStale(asked, of: CacheControl("max-age=10"), staleness: 61))
+        #expect(ProxyCachingTransport.requestAcceptsStale(any, of: CacheControl("max-age=10"), staleness: 1e9))
+        #expect(!ProxyCachingTransport.requestAcceptsStale(any, of: CacheControl("max-age=10, must-revalidate"), staleness: 1))
+        #expect(!ProxyCachingTransport.requestAcceptsStale(any, of: CacheControl("no-cache"), staleness: 1))
+        #expect(!ProxyCachingTransport.requestAcceptsStale(CacheControl(nil), of: CacheControl("max-age=10"), staleness: 1))
     }
 
     @Test("The app's validator: If-None-Match by weak comparison (and *), else If-Modified-Since against Last-Modified")

@@ -950,6 +950,35 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    @Test("A request's max-stale is given the stale stored answer without asking upstream, within its bound and not past must-revalidate")
+    func requestMaxStale() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let versions = Versions()
+        upstream.answer { head in
+            (.ok, [("Cache-Control", head.uri == "/strict" ? "max-age=10, must-revalidate" : "max-age=10")], versions.next())
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            let first = try await proxy.send(.GET, upstream.url("/d")).text
+            _ = try await proxy.send(.GET, upstream.url("/strict"))
+            await proxy.harness.now.advance(by: .seconds(40))
+            // Given: both answers 30 s stale. When the app accepts 60 s of staleness, then the stored answer is a hit
+            let stale = try await proxy.send(.GET, upstream.url("/d"), headers: [("Cache-Control", "max-stale=60")])
+            #expect(stale.text == first)
+            #expect(stale.header("Cache-Status") == ["Kiosk;hit;ttl=-30;detail=max-stale"])
+            #expect(stale.header("Age") == ["40"])
+            // And with only-if-cached too (a stale answer it accepts is in the cache)
+            let onlyCached = try await proxy.send(.GET, upstream.url("/d"), headers: [("Cache-Control", "max-stale, only-if-cached")])
+            #expect(onlyCached.text == first)
+            #expect(upstream.requests.count == 2)
+            // When it accepts less staleness than the answer has, or the answer must be revalidated, then it goes forward
+            let tooStale = try await proxy.send(.GET, upstream.url("/d"), headers: [("Cache-Control", "max-stale=20")])
+            #expect(tooStale.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=stale;fwd-status=200;") == true)
+            let strict = try await proxy.send(.GET, upstream.url("/strict"), headers: [("Cache-Control", "max-stale")])
+            #expect(strict.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=stale;fwd-status=200;") == true)
+            #expect(upstream.requests.count == 4)
+        }
+    }
+
     @Test("stale-if-error lets a stale answer stand in for a 5xx within its window; must-revalidate never lets it")
     func staleIfError() async throws {
         let upstream = try await ScriptedUpstream.start()
