@@ -98,6 +98,7 @@ public final class Kiosk: Sendable {
         self.now = dependencies.now
         let requestLog: RequestLog?
         var warnings: [String] = []
+        var logProblem: String?
         if let injected = dependencies.requestLog {
             requestLog = injected
         } else if configuration.capture.isEnabled || FileManager.default.fileExists(atPath: configuration.requestLogURL.path) {
@@ -110,8 +111,10 @@ public final class Kiosk: Sendable {
                                          now: dependencies.now))
             } catch {
                 requestLog = nil
-                warnings.append("The request log cannot be opened, so requests are not captured: "
-                                + redactor.scrub((error as? KioskError)?.description ?? String(describing: error)))
+                let problem = "The request log cannot be opened, so requests are not captured: "
+                    + redactor.scrub((error as? KioskError)?.description ?? String(describing: error))
+                warnings.append(problem)
+                if configuration.capture.isEnabled { logProblem = problem }
             }
         } else {
             requestLog = nil
@@ -145,9 +148,16 @@ public final class Kiosk: Sendable {
         // upstream's); secrets echoed by an upstream, a mock or a rule are scrubbed above all three; capture
         // wraps all of it, so every exchange (each retry too, mocked or rewritten or not) is one clean record
         // of what the app received. The probe goes around them: probing is Kiosk's own housekeeping.
-        let mocks = MockRules(fileURL: configuration.mockRulesURL, redactor: redactor)
+        // What goes wrong after the start is said on stderr and kept for the faces: a rules file an edit by hand broke
+        // (the running process goes on with the rules read before), a proxy cache that cannot store.
+        let lateWarnings = lateWarnings
+        let warnLate: @Sendable (String) -> Void = { warning in
+            lateWarnings.add(warning)
+            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+        }
+        let mocks = MockRules(fileURL: configuration.mockRulesURL, redactor: redactor, report: warnLate)
         let rules = RewriteRules(fileURL: configuration.rewriteRulesURL, redactor: redactor,
-                                 endpoints: Set(Debugger.endpoints(of: sources).map(\.name)), now: dependencies.now)
+                                 endpoints: Set(Debugger.endpoints(of: sources).map(\.name)), now: dependencies.now, report: warnLate)
         let rewriting = RewritingTransport(base: MockingTransport(base: wire, rules: mocks), rules: rules,
                                            clock: dependencies.clock, timeout: configuration.transport.requestTimeout)
         let scrubbing = SecretScrubbingTransport(base: rewriting, redactor: redactor)
@@ -167,7 +177,7 @@ public final class Kiosk: Sendable {
         // Breakpoints sit above retries (an error pauses once, after the last attempt) and below coalescing
         // (identical requests in flight pause once).
         let breakpoints = Breakpoints(fileURL: configuration.breakpointsURL, timeout: configuration.breakpointTimeout,
-                                      clock: dependencies.clock, now: dependencies.now, redactor: redactor)
+                                      clock: dependencies.clock, now: dependencies.now, redactor: redactor, report: warnLate)
         breakpoints.isActive = configuration.breakpointsActive
         var recordEdit: (@Sendable (RequestRecord) -> Void)?
         if let requestLog = captureLog { recordEdit = { @Sendable record in requestLog.enqueue(record) } }
@@ -201,7 +211,6 @@ public final class Kiosk: Sendable {
         let (proxyBottom, proxyWire) = Self.wire(dependencies.proxyTransport, configuration.proxyTransport)
         self.proxyWire = proxyWire
         let proxyPolicy = PolicyTransport(base: proxyBottom, policy: policy)
-        let lateWarnings = lateWarnings
         // What the cache sends behind an answer already given (a revalidation within stale-while-revalidate, a request
         // sent again after a stored answer stood in for a slow upstream) is logged as every exchange is.
         let captureBehind: @Sendable (any HTTPTransport) -> any HTTPTransport = { behind in
@@ -212,10 +221,7 @@ public final class Kiosk: Sendable {
         }
         let proxyCaching = configuration.proxyCache.map { cacheConfiguration in
             ProxyCachingTransport(base: proxyPolicy, captureBehind: captureBehind, cache: proxyCache, settings: cacheConfiguration.settings,
-                                  patience: cacheConfiguration.fallbackAfter, now: dependencies.now) { warning in
-                lateWarnings.add(warning)
-                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
-            }
+                                  patience: cacheConfiguration.fallbackAfter, now: dependencies.now, warn: warnLate)
         }
         self.proxyCaching = proxyCaching
         let proxyRewriting = RewritingTransport(base: MockingTransport(base: proxyCaching ?? proxyPolicy, rules: mocks),
@@ -227,7 +233,7 @@ public final class Kiosk: Sendable {
         } ?? proxyRewriting
         let proxyPipeline = BreakpointTransport(base: proxyCapture, breakpoints: breakpoints, redactor: redactor, record: recordEdit)
         self.proxyPipeline = proxyPipeline
-        debugger = Debugger(breakpoints: breakpoints, mocks: mocks, rules: rules, log: requestLog, sources: sources,
+        debugger = Debugger(breakpoints: breakpoints, mocks: mocks, rules: rules, log: requestLog, logProblem: logProblem, sources: sources,
                             epoch: dependencies.eventEpoch, send: { try await transport.send($0) },
                             sendProxied: { try await proxyPipeline.send($0) })
     }

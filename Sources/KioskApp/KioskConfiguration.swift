@@ -118,6 +118,23 @@ public struct KioskConfiguration: Sendable {
     }
 
     /// The JSON config file's shape; every field optional.
+    /// The config file's bytes; nil when there is none (and none was named); throws saying why one cannot be read.
+    private static func configFileData(_ url: URL, required: Bool) throws -> Data? {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = errno
+            if reason == ENOENT && !required { return nil }
+            throw KioskError.invalidRequest("Cannot read the config file \(url.path): \(String(cString: strerror(reason)))")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            return try handle.readToEnd() ?? Data()
+        } catch {
+            // A folder opens, and fails at the first read.
+            throw KioskError.invalidRequest("Cannot read the config file \(url.path): it is not a file")
+        }
+    }
+
     struct File: Decodable {
         var nytBaseURL: URL?
         var marvelBaseURL: URL?
@@ -137,6 +154,29 @@ public struct KioskConfiguration: Sendable {
         var proxy: String?
         var noProxy: [String]?
         var proxyLoopback: Bool?
+
+        /// Every setting's name, as the file spells it.
+        static let names: Set<String> = ["nytBaseURL", "marvelBaseURL", "rickAndMortyBaseURL", "dogsURL", "connectTimeoutSeconds",
+                                         "requestTimeoutSeconds", "imageCacheMegabytes", "syncConcurrency", "capture",
+                                         "captureBodyLimitBytes", "logMaxMegabytes", "logMaxDays", "redactQueryItems", "redactHeaders",
+                                         "breakpointTimeoutSeconds", "proxy", "noProxy", "proxyLoopback"]
+
+        /// The file at `path` read from `data`; throws a sentence naming the setting a mistake is in. A name Kiosk does
+        /// not know is refused rather than skipped: a misspelt setting would otherwise be silently not applied.
+        static func decode(_ data: Data, path: String) throws -> File {
+            let file: File
+            do {
+                file = try JSONDecoder().decode(File.self, from: data)
+            } catch let error as DecodingError {
+                throw KioskError.invalidRequest("Cannot use the config file \(path): \(error.readableDescription(root: "it"))")
+            }
+            let keys = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]).map { Set($0.keys) } ?? []
+            if let unknown = keys.subtracting(names).sorted().first {
+                throw KioskError.invalidRequest("Cannot use the config file \(path): it has no setting \"\(unknown)\" "
+                                                + "(the settings are \(names.sorted().joined(separator: ", ")))")
+            }
+            return file
+        }
     }
 
     /// Loads the configuration: `--data-dir` (or `$XDG_DATA_HOME/kiosk`, else `~/.local/share/kiosk`),
@@ -154,14 +194,8 @@ public struct KioskConfiguration: Sendable {
 
         let configPath = environment["KIOSK_CONFIG"].map { URL(fileURLWithPath: $0) }
             ?? configHome.appendingPathComponent("kiosk/config.json")
-        if let data = try? Data(contentsOf: configPath) {
-            do {
-                try configuration.apply(JSONDecoder().decode(File.self, from: data))
-            } catch {
-                throw KioskError.invalidRequest("Cannot read \(configPath.path): \(error.localizedDescription)")
-            }
-        } else if environment["KIOSK_CONFIG"] != nil {
-            throw KioskError.invalidRequest("Cannot read the config file \(configPath.path)")
+        if let data = try Self.configFileData(configPath, required: environment["KIOSK_CONFIG"] != nil) {
+            try configuration.apply(File.decode(data, path: configPath.path))
         }
 
         let secretsPath = environment["KIOSK_SECRETS"].map { URL(fileURLWithPath: $0) }
@@ -172,29 +206,43 @@ public struct KioskConfiguration: Sendable {
         return configuration
     }
 
+    /// `value` when it lies within `range`; else throws a sentence naming the setting, the range and what was given.
+    private static func setting<Value: Comparable>(_ name: String, _ value: Value, within range: ClosedRange<Value>, _ unit: String) throws -> Value {
+        guard range.contains(value) else {
+            throw KioskError.invalidRequest("The config file's \(name) must be from \(range.lowerBound) to \(range.upperBound) \(unit), not \(value)")
+        }
+        return value
+    }
+
     mutating func apply(_ file: File) throws {
         if let url = file.nytBaseURL { sources.nytBaseURL = url; explicitlyConfigured.insert(.nyt) }
         if let url = file.marvelBaseURL { sources.marvelBaseURL = url; explicitlyConfigured.insert(.marvel) }
         if let url = file.rickAndMortyBaseURL { sources.rickAndMortyBaseURL = url; explicitlyConfigured.insert(.rickandmorty) }
         if let url = file.dogsURL { sources.dogsURL = url; explicitlyConfigured.insert(.dogs) }
-        // Out-of-range numbers are clamped to sane bounds rather than trusted (a huge timeout would
-        // overflow, a negative cache size would make every image save fail).
+        // Out-of-range numbers are refused, naming the setting, rather than trusted (a huge timeout would overflow, a
+        // negative cache size would make every image save fail) or quietly changed.
         if let seconds = file.connectTimeoutSeconds {
-            transport.connectTimeout = .milliseconds(Int(min(max(seconds, 0.1), 600) * 1000))
+            transport.connectTimeout = .milliseconds(Int(try Self.setting("connectTimeoutSeconds", seconds, within: 0.1...600, "seconds") * 1000))
         }
         if let seconds = file.requestTimeoutSeconds {
-            transport.requestTimeout = .milliseconds(Int(min(max(seconds, 0.1), 3600) * 1000))
+            transport.requestTimeout = .milliseconds(Int(try Self.setting("requestTimeoutSeconds", seconds, within: 0.1...3600, "seconds") * 1000))
         }
-        if let megabytes = file.imageCacheMegabytes { imageDiskLimit = min(max(megabytes, 0), 1_000_000) * 1_000_000 }
-        if let concurrency = file.syncConcurrency { syncConcurrency = min(max(1, concurrency), 32) }
+        if let megabytes = file.imageCacheMegabytes {
+            imageDiskLimit = try Self.setting("imageCacheMegabytes", megabytes, within: 0...1_000_000, "MB") * 1_000_000
+        }
+        if let concurrency = file.syncConcurrency { syncConcurrency = try Self.setting("syncConcurrency", concurrency, within: 1...32, "requests") }
         if let enabled = file.capture { capture.isEnabled = enabled }
-        if let limit = file.captureBodyLimitBytes { capture.bodyLimit = min(max(limit, 0), 64 << 20) }
-        if let megabytes = file.logMaxMegabytes { capture.logMaxBytes = Int64(min(max(megabytes, 1), 100_000)) << 20 }
-        if let days = file.logMaxDays { capture.logMaxAge = min(max(days, 0.001), 3650) * 86400 }
+        if let limit = file.captureBodyLimitBytes { capture.bodyLimit = try Self.setting("captureBodyLimitBytes", limit, within: 0...(64 << 20), "bytes") }
+        if let megabytes = file.logMaxMegabytes {
+            capture.logMaxBytes = Int64(try Self.setting("logMaxMegabytes", megabytes, within: 1...100_000, "MB")) << 20
+        }
+        if let days = file.logMaxDays { capture.logMaxAge = try Self.setting("logMaxDays", days, within: 0.001...3650, "days") * 86400 }
         // Only additions: the standard secrets cannot be switched off by a config file.
         if let names = file.redactQueryItems { capture.extraRedactedQueryItems = names }
         if let names = file.redactHeaders { capture.extraRedactedHeaders = names }
-        if let seconds = file.breakpointTimeoutSeconds { breakpointTimeout = .milliseconds(Int(min(max(seconds, 1), 86_400) * 1000)) }
+        if let seconds = file.breakpointTimeoutSeconds {
+            breakpointTimeout = .milliseconds(Int(try Self.setting("breakpointTimeoutSeconds", seconds, within: 1...86_400, "seconds") * 1000))
+        }
         if let proxy = file.proxy, !proxy.isEmpty {
             let url = try ProxySettings.proxyURL(proxy, setting: "proxy")
             transport.proxy.httpProxy = url

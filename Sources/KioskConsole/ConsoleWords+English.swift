@@ -137,6 +137,7 @@ extension ConsoleWords {
         openDebugger: "Open the debugger",
         debuggerLocked: "Debugger locked",
         captureOff: "Capture is off",
+        logUnavailable: "The request log cannot be opened",
         filterLabel: "Filter: key:value terms and words to search URLs and bodies",
         filterNotUnderstood: { "The filter is not understood: \($0). " },
         filterApplied: "Filter applied: ",

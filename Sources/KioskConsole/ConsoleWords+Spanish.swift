@@ -140,6 +140,7 @@ extension ConsoleWords {
         openDebugger: "Abrir el depurador",
         debuggerLocked: "Depurador bloqueado",
         captureOff: "La captura está desactivada",
+        logUnavailable: "No se puede abrir el registro de solicitudes",
         filterLabel: "Filtro: términos clave:valor y palabras para buscar en URL y cuerpos",
         filterNotUnderstood: { "No se entiende el filtro: \($0). " },
         filterApplied: "Filtro aplicado: ",

@@ -142,6 +142,8 @@ struct ConsoleWords: Sendable {
     let openDebugger: String
     let debuggerLocked: String
     let captureOff: String
+    /// The title of a page that needs the request log when the log could not be opened.
+    let logUnavailable: String
     let filterLabel: String
     let filterNotUnderstood: @Sendable (String) -> String
     let filterApplied: String

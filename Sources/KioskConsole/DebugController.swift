@@ -311,7 +311,7 @@ struct DebugController: Sendable {
 
     /// The debugger, when it has a request log to read; else `CaptureOff`, a 404 page saying so.
     func withLog() throws -> Debugger {
-        guard kiosk.debugger.hasRequestLog else { throw CaptureOff() }
+        guard kiosk.debugger.hasRequestLog else { throw CaptureOff(problem: kiosk.debugger.logProblem) }
         return kiosk.debugger
     }
 
@@ -431,16 +431,22 @@ struct DebugAccessMiddleware: RouterMiddleware {
             let earlier = context.stillAuthorized, now = access.now
             context.stillAuthorized = { earlier() && now() < expiry }
             return try await next(request, context)
-        } catch is CaptureOff {
+        } catch let off as CaptureOff {
             // Said here, where the page's language is known, for every handler that needs the log.
             let words = context.view.words
+            if let problem = off.problem {
+                throw WebError(status: .serviceUnavailable, title: words.logUnavailable, message: problem, retryPath: nil)
+            }
             throw WebError(status: .notFound, title: words.captureOff, message: words.captureOffMessage, retryPath: nil)
         }
     }
 }
 
-/// A console page that reads the request log, asked of a Kiosk configured without one (`"capture": false`).
-struct CaptureOff: Error {}
+/// A console page that reads the request log, asked of a Kiosk without one: configured so (`"capture": false`), or
+/// whose log could not be opened (`problem` says why).
+struct CaptureOff: Error {
+    var problem: String?
+}
 
 /// A filter that does not parse, under `/debug/api`: the message, the filter, and where the mistake is in
 /// it, counted in UTF-16 code units as JavaScript does (`input.setSelectionRange(start, end)` selects it).

@@ -148,9 +148,11 @@ public final class Breakpoints: Sendable {
         var isActive = true
     }
 
+    /// Breakpoints kept in `fileURL`; a pause ends after `timeout` on `clock`; `report` is told when a version of the
+    /// file that exchanges would use cannot be read (the settings read before stay in use).
     public init(fileURL: URL?, timeout: Duration = .seconds(300), clock: any Clock<Duration> = ContinuousClock(),
-                now: @escaping @Sendable () -> Date = { Date() }, redactor: Redactor) {
-        file = SharedJSONFile(url: fileURL, empty: File(), name: "the breakpoints")
+                now: @escaping @Sendable () -> Date = { Date() }, redactor: Redactor, report: (@Sendable (String) -> Void)? = nil) {
+        file = SharedJSONFile(url: fileURL, empty: File(), name: "the breakpoints", report: report)
         self.timeout = timeout
         self.clock = clock
         self.now = now

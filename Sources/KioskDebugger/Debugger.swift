@@ -19,6 +19,9 @@ public final class Debugger: Sendable {
     let send: @Sendable (HTTPRequest) async throws -> HTTPResponse
     /// Sends an app's request again through `kiosk proxy`'s pipeline.
     let sendProxied: @Sendable (HTTPRequest) async throws -> HTTPResponse
+    /// Why there is no request log though capture is on (the file could not be opened); nil when the log is open or
+    /// capture is off by configuration.
+    public let logProblem: String?
     /// The names of Kiosk's own endpoints: a record of any other name is an app's exchange through the proxy.
     let ownEndpoints: Set<String>
     private let pauseWatch: Task<Void, Never>
@@ -26,7 +29,7 @@ public final class Debugger: Sendable {
     /// A debugger over `log` (nil: capture is off), sending replays of Kiosk's own requests with `send` (the top of
     /// the transport stack) and of apps' with `sendProxied` (the proxy's pipeline), checking edits with the
     /// `sources`' decoders; its events are numbered under `epoch`.
-    package init(breakpoints: Breakpoints, mocks: MockRules, rules: RewriteRules, log: RequestLog?,
+    package init(breakpoints: Breakpoints, mocks: MockRules, rules: RewriteRules, log: RequestLog?, logProblem: String? = nil,
                  sources: [SourceID: any CatalogSource], epoch: String,
                  send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse,
                  sendProxied: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
@@ -34,6 +37,7 @@ public final class Debugger: Sendable {
         self.mocks = mocks
         self.rules = rules
         self.log = log
+        self.logProblem = log == nil ? logProblem : nil
         self.sources = sources
         self.send = send
         self.sendProxied = sendProxied
@@ -91,6 +95,7 @@ public final class Debugger: Sendable {
 
     private func requestLog() throws -> RequestLog {
         guard let log else {
+            if let logProblem { throw KioskError.storage(logProblem) }
             throw KioskError.invalidRequest("Capture is off, so there is no request log (set \"capture\": true in the configuration).")
         }
         return log

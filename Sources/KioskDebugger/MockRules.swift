@@ -63,9 +63,10 @@ public final class MockRules: Sendable {
         var rules: [MockRule] = []
     }
 
-    /// Rules in `fileURL` (created on the first save); `redactor` names the query items matching ignores.
-    public init(fileURL: URL?, redactor: Redactor) {
-        file = SharedJSONFile(url: fileURL, empty: File(), name: "the mock rules")
+    /// Rules in `fileURL` (created on the first save); `redactor` names the query items matching ignores; `report` is
+    /// told when a version of the file that matching would use cannot be read (the rules read before stay in use).
+    public init(fileURL: URL?, redactor: Redactor, report: (@Sendable (String) -> Void)? = nil) {
+        file = SharedJSONFile(url: fileURL, empty: File(), name: "the mock rules", report: report)
         self.redactor = redactor
     }
 

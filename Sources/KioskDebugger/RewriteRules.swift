@@ -224,9 +224,11 @@ public final class RewriteRules: Sendable {
     private let file: SharedJSONFile<File>
 
     /// Rules in `fileURL` (created on the first save). `redactor` names the query items URL matching
-    /// ignores; `endpoints`, when given, are the names a rule may match; `now` dates changes.
-    public init(fileURL: URL?, redactor: Redactor, endpoints: Set<String>? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
-        file = SharedJSONFile(url: fileURL, empty: File(), name: "the rewrite rules")
+    /// ignores; `endpoints`, when given, are the names a rule may match; `now` dates changes; `report` is told when a
+    /// version of the file that matching would use cannot be read (the rules read before stay in use).
+    public init(fileURL: URL?, redactor: Redactor, endpoints: Set<String>? = nil, now: @escaping @Sendable () -> Date = { Date() },
+                report: (@Sendable (String) -> Void)? = nil) {
+        file = SharedJSONFile(url: fileURL, empty: File(), name: "the rewrite rules", report: report)
         self.redactor = redactor
         self.endpoints = endpoints
         self.now = now

@@ -24,7 +24,13 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     private struct State {
         var value: Value
         var stamp: Stamp?
+        /// The version of the file last found unreadable, and why: it is not read again until it changes.
+        var unreadable: (stamp: Stamp, reason: KioskError)?
     }
+
+    /// Told, once per version of the file, that the file cannot be read while exchanges use it (`modify`): they go on
+    /// with the value read before, and a running `kiosk serve` or `kiosk proxy` says so rather than ignore the edit.
+    private let report: (@Sendable (String) -> Void)?
 
     /// What tells one version of the file from another: its inode (an atomic write replaces the file), its
     /// modification time to the nanosecond and its size.
@@ -42,15 +48,17 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         var lastSave = Date.distantPast
     }
 
-    /// A file at `url` holding `empty` until first written; `name` ("the mock rules") words errors.
-    init(url: URL?, empty: Value, name: String) {
+    /// A file at `url` holding `empty` until first written; `name` ("the mock rules") words errors; `report` is told when
+    /// a version of the file that exchanges would use cannot be read.
+    init(url: URL?, empty: Value, name: String, report: (@Sendable (String) -> Void)? = nil) {
+        self.report = report
         self.url = url
         path = url?.path
         folder = url.map { open($0.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } ?? -1
         fileName = url?.lastPathComponent ?? ""
         self.empty = empty
         self.name = name
-        state = Mutex(State(value: empty, stamp: nil))
+        state = Mutex(State(value: empty, stamp: nil, unreadable: nil))
     }
 
     deinit {
@@ -72,10 +80,20 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     /// again if it changed; a file that cannot be read leaves the value as it was.
     func modify<Result: Sendable>(_ change: (inout Value) -> Result) -> Result {
         let current = stamp()
-        return state.withLock { state in
-            try? reloadIfChanged(&state, current: current)
+        var problem: KioskError?
+        let result = state.withLock { state in
+            let known = state.unreadable?.stamp
+            do throws(KioskError) {
+                try reloadIfChanged(&state, current: current)
+            } catch {
+                if state.unreadable?.stamp != known { problem = error }
+            }
             return change(&state.value)
         }
+        if let problem {
+            report?("\(problem.description); what was read from it before stays in use until it is fixed")
+        }
+        return result
     }
 
     /// Reads the file again if it changed, applies `change` and saves; `change` throwing saves nothing. Holds the file's
@@ -165,14 +183,34 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         guard let url else { return }
         guard current != state.stamp else { return }
         guard let current else {
-            state = State(value: empty, stamp: nil)
+            state = State(value: empty, stamp: nil, unreadable: nil)
             return
         }
+        // A version already found unreadable is not parsed again on every exchange.
+        if let unreadable = state.unreadable, unreadable.stamp == current { throw unreadable.reason }
+        let data: Data
         do {
-            state = State(value: try JSONDecoder().decode(Value.self, from: Data(contentsOf: url)), stamp: current)
+            data = try Data(contentsOf: url)
         } catch {
-            throw KioskError.storage("cannot read \(name) in \(url.path): \(error.localizedDescription)")
+            let reason = KioskError.storage("cannot read \(name) in \(url.path): \(Self.describe(error))")
+            state.unreadable = (current, reason)
+            throw reason
         }
+        do {
+            state = State(value: try JSONDecoder().decode(Value.self, from: data), stamp: current, unreadable: nil)
+        } catch {
+            let why = (error as? DecodingError)?.readableDescription(root: "the file") ?? String(describing: error)
+            let reason = KioskError.storage("cannot read \(name) in \(url.path): \(why)")
+            state.unreadable = (current, reason)
+            throw reason
+        }
+    }
+
+    /// The reason a file could not be read, in the system's words (`Permission denied`), not Foundation's.
+    private static func describe(_ error: any Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let code = underlying.flatMap({ $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil }) { return String(cString: strerror(code)) }
+        return (error as NSError).localizedDescription
     }
 
     private func write(_ value: Value) throws(KioskError) {
@@ -183,7 +221,7 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try encoder.encode(value).write(to: url, options: .atomic)
         } catch {
-            throw KioskError.storage("cannot save \(name) to \(url.path): \(error.localizedDescription)")
+            throw KioskError.storage("cannot save \(name) to \(url.path): \(Self.describe(error))")
         }
     }
 }

@@ -67,6 +67,41 @@ struct ConfigurationTests {
         #expect(configuration.explicitlyConfigured == [.marvel])
     }
 
+    @Test("A config file with a mistake is refused with a sentence naming the setting, never applied in part or changed",
+          arguments: [
+            (#"{"requestTimeoutSeconds": 99999}"#, "requestTimeoutSeconds must be from 0.1 to 3600.0 seconds, not 99999.0"),
+            (#"{"syncConcurrency": 0}"#, "syncConcurrency must be from 1 to 32 requests, not 0"),
+            (#"{"imageCacheMegabytes": -5}"#, "imageCacheMegabytes must be from 0 to 1000000 MB, not -5"),
+            (#"{"requestTimeout": 5}"#, #"it has no setting "requestTimeout""#),
+            (#"{"capture": "no"}"#, "capture must be true or false"),
+            (#"{"syncConcurrency": 4,"#, "it is not valid JSON"),
+          ])
+    func configFileMistakes(text: String, reason: String) throws {
+        // Given a config file with one mistake
+        let home = try folder()
+        try Data(text.utf8).write(to: home.appendingPathComponent("kiosk/config.json"))
+        // When Kiosk loads it, then it is refused, saying which setting and why, in words
+        do {
+            _ = try KioskConfiguration.load(environment: ["HOME": "/h", "XDG_CONFIG_HOME": home.path])
+            Issue.record("loaded \(text)")
+        } catch let error as KioskError {
+            #expect(error.description.contains(reason), "\(error.description)")
+            #expect(!error.description.contains("correct format"))
+        }
+    }
+
+    @Test("A config file that exists and cannot be read is an error, not skipped")
+    func unreadableConfigFile() throws {
+        // Given a folder where the config file should be
+        let home = try folder()
+        try FileManager.default.createDirectory(at: home.appendingPathComponent("kiosk/config.json"), withIntermediateDirectories: true)
+        // Then loading says it cannot be read
+        #expect(throws: KioskError.self) { try KioskConfiguration.load(environment: ["HOME": "/h", "XDG_CONFIG_HOME": home.path]) }
+        // And with no file at all, the defaults
+        #expect(try KioskConfiguration.load(environment: ["HOME": "/h", "XDG_CONFIG_HOME": home.appendingPathComponent("none").path])
+            .syncConcurrency == KioskConfiguration(dataDirectory: home).syncConcurrency)
+    }
+
     @Test("A secrets file is read only when its permissions are 0600, and the environment wins over it")
     func secretsFile() throws {
         let home = try folder()

@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 @testable import KioskDebugger
 import KioskTestSupport
+import Synchronization
 import Testing
 
 /// The debugger's JSON files (breakpoints, mock rules, rewrite rules) live in one `SharedJSONFile` and so behave
@@ -151,5 +152,33 @@ struct SharedJSONFileTests {
         }
         #expect(throws: KioskError.self) { try breakpoints.set(BreakpointSetting(response: .pause), for: "dogs.list") }
         #expect(try Data(contentsOf: url) == Data("{not json".utf8))
+    }
+
+    @Test("A file broken by hand while exchanges use it keeps the rules read before, is reported once in words, and is read again once fixed")
+    func brokenWhileInUse() throws {
+        // Given mock rules in use by a running process, told of problems
+        let url = try TemporaryDirectory.make().appendingPathComponent("mocks.json")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let reports = Mutex<[String]>([])
+        let mocks = MockRules(fileURL: url, redactor: .standard) { problem in reports.withLock { $0.append(problem) } }
+        try mocks.add([MockRule(urlPattern: "https://example.test/a", status: 201)])
+        let request = HTTPRequest(method: "GET", url: URL(string: "https://example.test/a")!, endpoint: "app")
+        #expect(mocks.match(request)?.status == 201)
+
+        let written = try String(contentsOf: url, encoding: .utf8)
+        // When the file is replaced by one with a mistake in it, and exchanges go on
+        try Data(written.replacingOccurrences(of: #""https:\/\/example.test\/a""#, with: "5")
+            .replacingOccurrences(of: #""https://example.test/a""#, with: "5").utf8).write(to: url)
+        for _ in 0..<3 { #expect(mocks.match(request)?.status == 201) }
+
+        // Then the rule read before still answers, and the problem was said once, naming the file and the mistake
+        let said = reports.withLock { $0 }
+        #expect(said.count == 1)
+        #expect(said.first?.contains(url.path) == true && said.first?.contains("rules[0].urlPattern must be a string") == true, "\(said)")
+        #expect(said.first?.contains("correct format") == false)
+
+        // And when it is fixed, the new rules are read
+        try Data(written.replacingOccurrences(of: "201", with: "418").utf8).write(to: url)
+        #expect(mocks.match(request)?.status == 418)
     }
 }

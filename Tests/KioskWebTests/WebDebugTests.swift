@@ -58,6 +58,26 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A console without a request log says why: capture switched off, or a log that cannot be opened and the reason")
+    func withoutRequestLog() async throws {
+        // Given capture switched off in the configuration
+        try await withWeb(configure: { $0.capture.isEnabled = false }) { _, client in
+            // Then the console says capture is off
+            let page = try await client.get("/debug")
+            #expect(page.status == .notFound && page.body.contains("disabled in the configuration"), "\(page.body)")
+        }
+        // Given capture on, and a folder where the request log's file should be
+        try await withWeb(configure: { configuration in
+            try? FileManager.default.createDirectory(at: configuration.requestLogURL, withIntermediateDirectories: true)
+        }) { _, client in
+            // Then the console says the log cannot be opened, and why, not that capture is off
+            let page = try await client.get("/debug")
+            #expect(page.status == .serviceUnavailable)
+            #expect(page.body.contains("The request log cannot be opened, so requests are not captured"), "\(page.body)")
+            #expect(!page.body.contains("disabled in the configuration"))
+        }
+    }
+
     @Test("Filters narrow the list, and bad filter values are a clear 400")
     func filters() async throws {
         try await withWeb { _, client in

@@ -35,7 +35,7 @@ enum ControlRouter {
             do {
                 patch = try JSONDecoder().decode(FaultPatch.self, from: data)
             } catch let error as DecodingError {
-                return problem(.badRequest, "Invalid fault settings: \(error.readableDescription)")
+                return problem(.badRequest, "Invalid fault settings: \(error.readableDescription())")
             }
             let updated: FaultSettings
             do {

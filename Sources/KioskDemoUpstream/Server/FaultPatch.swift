@@ -81,32 +81,3 @@ struct FaultPatch: Decodable {
         return result
     }
 }
-
-extension DecodingError {
-    /// A one-line explanation naming the JSON path, for 400 answers.
-    var readableDescription: String {
-        func path(_ codingPath: [any CodingKey]) -> String {
-            codingPath.isEmpty ? "the body" : codingPath.map(\.stringValue).joined(separator: ".")
-        }
-        switch self {
-        case .typeMismatch(let type, let context): return "\(path(context.codingPath)) must be \(Self.name(of: type))"
-        case .valueNotFound(let type, let context): return "\(path(context.codingPath)) must be \(Self.name(of: type)), not null"
-        case .keyNotFound(let key, _): return "missing field \(key.stringValue)"
-        case .dataCorrupted(let context):
-            if context.codingPath.isEmpty { return "the body is not valid JSON" }
-            return "\(path(context.codingPath)): \(context.debugDescription)"
-        @unknown default: return String(describing: self)
-        }
-    }
-
-    private static func name(of type: Any.Type) -> String {
-        switch type {
-        case is Int.Type: "an integer"
-        case is Double.Type: "a number"
-        case is Bool.Type: "true or false"
-        case is String.Type: "a string"
-        case is [String].Type: "an array of strings"
-        default: "a JSON object"
-        }
-    }
-}
