@@ -120,7 +120,8 @@ class KioskProxy:
     _proxy = re.compile(r"Kiosk proxy on http://127\.0\.0\.1:(\d+)/")
     _console = re.compile(r"Console on (http://127\.0\.0\.1:\d+)/debug")
 
-    def __init__(self, binary: str, data_dir: Path, upstream_ca: Path | None, arguments: tuple[str, ...] = ()):
+    def __init__(self, binary: str, data_dir: Path, upstream_ca: Path | None, arguments: tuple[str, ...] = (),
+                 environment: dict[str, str] | None = None):
         self.binary, self.data_dir = binary, data_dir
         data_dir.mkdir(parents=True, exist_ok=True)
         self.stderr = data_dir / "proxy-stderr.log"
@@ -128,7 +129,7 @@ class KioskProxy:
         self.process = subprocess.Popen(
             [binary, "proxy", "--port", "0", "--console-port", "0", "--data-dir", str(data_dir), *trust, *arguments],
             stdout=subprocess.PIPE, stderr=open(self.stderr, "ab"), stdin=subprocess.DEVNULL, text=True,
-            env={**os.environ, "NO_COLOR": "1"})
+            env={**os.environ, "NO_COLOR": "1", **(environment or {})})
         lines: queue.Queue[str | None] = queue.Queue()
 
         def read():
@@ -234,6 +235,24 @@ def test_insecure_upstream_says_so_on_start_in_the_console_and_on_every_exchange
         strict.stop()
         loose.stop()
         upstream.stop()
+
+
+def test_a_debug_token_locks_the_proxy_console_as_it_locks_serves(kiosk_bin, tmp_path):
+    # Given a proxy started with KIOSK_DEBUG_TOKEN set, as on a shared machine
+    token = "0123456789abcdef0123456789abcdef"
+    proxy = KioskProxy(kiosk_bin, tmp_path / "locked", None, environment={"KIOSK_DEBUG_TOKEN": token})
+    try:
+        # When its console is asked without the token, then it is refused, the log's JSON too
+        pages = {}
+        for path in ("/debug", "/debug/api/requests"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(proxy.console + path, timeout=30)
+            assert refused.value.code == 403, path
+            pages[path] = refused.value.read().decode()
+        # And the console's page asks for the token, as serve's does
+        assert "KIOSK_DEBUG_TOKEN" in pages["/debug"] and 'action="/debug/login"' in pages["/debug"]
+    finally:
+        proxy.stop()
 
 
 @pytest.mark.skipif(shutil.which("certutil") is None, reason="certutil (libnss3-tools) is not installed")

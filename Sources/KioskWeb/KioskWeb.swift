@@ -1,3 +1,4 @@
+import Foundation
 package import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -19,6 +20,10 @@ public struct WebConfiguration: Sendable {
     /// The network debugger's token: without one, `/debug` is served only on a loopback address; with
     /// one, it is served anywhere to a browser that entered it. At least `minimumDebugTokenLength` characters.
     public var debugToken: String?
+
+    /// The debug token set in the environment (`KIOSK_DEBUG_TOKEN`), which every console Kiosk serves — `kiosk serve`'s
+    /// and `kiosk proxy`'s — asks for once set.
+    public static var environmentDebugToken: String? { ProcessInfo.processInfo.environment["KIOSK_DEBUG_TOKEN"] }
     /// Serve HTTPS with this certificate and key instead of plain HTTP; cookies are then `Secure`.
     public var tls: TLSMaterial?
     /// Require browsers on other machines to pair first (`serve --lan`); loopback peers are not asked.

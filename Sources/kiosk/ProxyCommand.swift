@@ -193,7 +193,9 @@ struct ProxyRunCommand: AsyncParsableCommand {
             let shownLocalHost = localHost.contains(":") ? "[\(localHost)]" : localHost
             let consolePorts = ListenerPorts()
             // The console's few browser tabs need few connections; the files are the proxy's budget (its reserve covers these).
-            var consoleConfiguration = WebConfiguration(host: localHost, port: consolePort)
+            // KIOSK_DEBUG_TOKEN locks this console as it locks serve's: on a shared machine the apps' traffic is no
+            // one else's to read.
+            var consoleConfiguration = WebConfiguration(host: localHost, port: consolePort, debugToken: WebConfiguration.environmentDebugToken)
             consoleConfiguration.maximumConnections = 64
             let console = try buildApplication(kiosk: kiosk, configuration: consoleConfiguration,
                                                features: { [Console($0)] }) { bound in

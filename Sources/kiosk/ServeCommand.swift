@@ -74,7 +74,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The web app's configuration from the options and the environment (`KIOSK_DEBUG_TOKEN`).
     func webConfiguration(tls: TLSMaterial?, pairing: PairingConfiguration?) -> WebConfiguration {
-        WebConfiguration(host: listenHost, port: port, debugToken: ProcessInfo.processInfo.environment["KIOSK_DEBUG_TOKEN"],
+        WebConfiguration(host: listenHost, port: port, debugToken: WebConfiguration.environmentDebugToken,
                          tls: tls, pairing: pairing, allowedHosts: allowedHosts, allowsGlobalPeers: allowGlobalPeers)
     }
 
