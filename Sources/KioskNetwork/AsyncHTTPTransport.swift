@@ -7,7 +7,7 @@ import NIOHTTP1
 import NIOHTTPCompression
 import NIOHTTP2
 import NIOPosix
-import NIOSSL
+package import NIOSSL
 import Synchronization
 
 /// Timeouts and limits for the real HTTP transport.
@@ -98,12 +98,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 proxy: proxy.flatMap { url in url.host.map { .server(host: $0, port: url.port ?? 80) } },
                 decompression: configuration.passesThrough ? .disabled : .enabled(limit: .ratio(50))
             )
-            if !configuration.additionalTrustRoots.isEmpty || !configuration.verifiesCertificates {
-                var tls = TLSConfiguration.makeClientConfiguration()
-                tls.additionalTrustRoots = configuration.additionalTrustRoots.map { .file($0) }
-                if !configuration.verifiesCertificates { tls.certificateVerification = .none }
-                clientConfiguration.tlsConfiguration = tls
-            }
+            clientConfiguration.tlsConfiguration = Self.upstreamTLS(trusting: configuration.additionalTrustRoots,
+                                                                    verifies: configuration.verifiesCertificates)
             // A refused connection must surface at once so the store answers immediately; retries are
             // the RetryingTransport's decision, made with knowledge of the request.
             clientConfiguration.connectionPool.retryConnectionEstablishment = false
@@ -447,23 +443,63 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// How `tlsFailure` starts when the certificate did not verify (then `CertificateDiagnosis` may say why).
     static let untrustedCertificate = "the upstream's certificate for "
 
+    /// Whether a transport failure's message says the upstream could not be trusted (its certificate, or a retired TLS):
+    /// an answer stored earlier must not stand in for it, which would hide a certificate gone bad, or an interception,
+    /// behind a healthy-looking answer.
+    package static func isTrustFailure(_ message: String) -> Bool {
+        message.hasPrefix("the upstream's certificate ") || message.contains(retiredTLS)
+    }
+
+    /// What `tlsFailure` says of an upstream that speaks no TLS newer than 1.1.
+    static let retiredTLS = "speaks only TLS older than 1.2, which Kiosk refuses"
+
     /// Why a TLS handshake with `host` failed, in words (BoringSSL's own say where in its sources it failed, not why);
     /// nil for an error that is not TLS's.
     static func tlsFailure(_ error: any Error, host: String) -> String? {
         if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
             return "the upstream's certificate does not name \(host)"
         }
-        guard case .handshakeFailed(let cause)? = error as? NIOSSLError else { return nil }
-        let text = String(describing: cause)
+        let text: String
+        // TLS 1.3 sends some refusals (a client certificate asked for) after the handshake: BoringSSL's error, unwrapped.
+        if case .handshakeFailed(let cause)? = error as? NIOSSLError {
+            text = String(describing: cause)
+        } else if let boringSSL = error as? BoringSSLError {
+            text = String(describing: boringSSL)
+        } else {
+            return nil
+        }
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
             return untrustedCertificate + "\(host) is not trusted: it has expired or is not yet valid, or its issuer is not "
                 + "among the trusted roots (the system's, and any --upstream-ca)"
         }
-        // "error:…:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at /path/file.cc:123" → "WRONG_VERSION_NUMBER"
+        // "error:…:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at /path/file.cc:123" → "WRONG_VERSION_NUMBER": the
+        // reason's name, never the path of BoringSSL's source it was raised in.
         let reason = text.components(separatedBy: "OPENSSL_internal:").dropFirst().first?
-            .prefix { $0.isLetter || $0.isNumber || $0 == "_" } ?? ""
+            .prefix { $0.isLetter || $0.isNumber || $0 == "_" }.description ?? ""
+        if let words = tlsReasons.first(where: { reason.contains($0.key) })?.value { return words(host) + " (\(reason))" }
         return "the TLS handshake with \(host) failed" + (reason.isEmpty ? "" : " (\(reason))")
     }
+
+    /// The TLS every connection Kiosk opens to an upstream speaks: the system's roots and `additionalRoots` (PEM files),
+    /// certificates checked unless `verifies` is false, and TLS 1.2 at least — 1.0 and 1.1 are retired (RFC 8996) and
+    /// browsers and curl refuse them: an app through Kiosk must not reach an upstream it could not reach directly.
+    package static func upstreamTLS(trusting additionalRoots: [String], verifies: Bool) -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        tls.additionalTrustRoots = additionalRoots.map { .file($0) }
+        if !verifies { tls.certificateVerification = .none }
+        return tls
+    }
+
+    /// BoringSSL's reasons a person can act on, in words.
+    private static let tlsReasons: KeyValuePairs<String, @Sendable (String) -> String> = [
+        "UNSUPPORTED_PROTOCOL": { "\($0) \(retiredTLS) (RFC 8996 retired TLS 1.0 and 1.1)" },
+        "PROTOCOL_VERSION": { "\($0) \(retiredTLS) (RFC 8996 retired TLS 1.0 and 1.1)" },
+        "WRONG_VERSION_NUMBER": { "\($0) did not answer in TLS on that port (a plain-HTTP server there? then ask for http://)" },
+        "CERTIFICATE_REQUIRED": { "\($0) asks for a client certificate, which Kiosk does not send" },
+        "HANDSHAKE_FAILURE": { "\($0) and Kiosk have no TLS version or cipher in common" },
+        "NO_SHARED_CIPHER": { "\($0) and Kiosk have no TLS version or cipher in common" },
+    ]
 
     private static func timeAmount(_ duration: Duration) -> TimeAmount {
         let (seconds, attoseconds) = duration.components

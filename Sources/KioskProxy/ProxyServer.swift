@@ -1,6 +1,7 @@
 public import Foundation
 public import KioskCore
 import KioskListener
+import KioskNetwork
 import NIOCore
 import NIOExtras
 import NIOHTTP1
@@ -126,10 +127,8 @@ public final class ProxyServer: Service, Sendable {
         let forward = forward
         let vet = vet
         let onTunnel = onTunnel
-        var tls = TLSConfiguration.makeClientConfiguration()
+        var tls = AsyncHTTPTransport.upstreamTLS(trusting: configuration.upstreamTrustRoots, verifies: configuration.verifiesUpstream)
         tls.applicationProtocols = ["http/1.1"]
-        tls.additionalTrustRoots = configuration.upstreamTrustRoots.map { .file($0) }
-        if !configuration.verifiesUpstream { tls.certificateVerification = .none }
         let upstreamTLS = try NIOSSLContext(configuration: tls)
         let via = ProxyMessages.viaToken(pseudonym)
         let loop = LoopGuard(host: configuration.host, ownPorts: configuration.ownPorts, pseudonym: pseudonym)

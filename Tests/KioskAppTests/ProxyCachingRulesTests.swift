@@ -224,6 +224,28 @@ struct ProxyCachingRulesTests {
         #expect(try cache.entries().map(\.url).sorted() == ["http://app.test/4", "http://app.test/5"])
     }
 
+    @Test("An upstream that cannot be trusted (its certificate, a retired TLS) is the app's error, never hidden behind a stored answer; a plain failure is")
+    func trustFailuresAreNotStoodIn() async throws {
+        // Given a stored answer for /a in fallback, then an upstream whose certificate fails, then one that breaks the connection
+        let cache = try ProxyCache.open(at: TemporaryDirectory.url("kiosk-proxy-trust").appendingPathComponent("cache.sqlite").path,
+                                        maxBytes: 10_000_000)
+        let untrusted = "the upstream's certificate for app.test is not trusted: it expired on 2026-01-01"
+        let upstream = ScriptedTransport([.respond(200, body: "v1"), .fail(.transport(url: "http://app.test/a", message: untrusted)),
+                                          .fail(.transport(url: "http://app.test/a", message: "the connection closed"))])
+        let transport = ProxyCachingTransport(base: upstream, cache: cache, settings: ProxyCacheSettings(), now: { Date() }) { _ in }
+        let request = HTTPRequest(url: URL(string: "http://app.test/a")!, endpoint: "app.test")
+        _ = try await transport.send(request)
+        cache.flush()
+
+        // When the app asks again and the certificate fails, then it gets the failure, saying why
+        await #expect { try await transport.send(request) } throws: { error in
+            String(describing: error).contains(untrusted)
+        }
+        // And when the connection merely breaks, the stored answer stands in as before
+        let standIn = try await transport.send(request)
+        #expect(String(decoding: standIn.body, as: UTF8.self) == "v1" && standIn.cacheStatus?.decision == .fallback)
+    }
+
     @Test("When a stored answer could stand in, the upstream gets --fallback-after to answer; past it the stored answer is given and the request goes again behind, its answer stored; with nothing stored it gets the transport's whole time")
     func slowUpstreamFallsBack() async throws {
         // Given a stored answer v1 for /a, and an upstream that then times out once (as the transport does past the

@@ -68,6 +68,24 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An upstream that speaks only TLS 1.0 or 1.1 is a 502 that says Kiosk refuses them, never reached over them")
+    func retiredTLSUpstream() async throws {
+        for version in [TLSVersion.tlsv1, .tlsv11] {
+            // Given an HTTPS upstream with a trusted certificate that speaks no TLS newer than 1.0 (then 1.1)
+            let upstream = try await EchoUpstream.start(tls: try TestAuthority.shared.upstreamContext(maximumVersion: version))
+            try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true) { proxy, upstream in
+                // When an app asks for it through the proxy
+                let answer = try await proxy.http.execute(HTTPClientRequest(url: upstream.secureURL("/echo")), timeout: .seconds(10))
+                let body = String(buffer: try await answer.body.collect(upTo: 1 << 20))
+                // Then it gets a 502 saying why in words, and the upstream saw no request
+                #expect(answer.status == .badGateway, "\(body)")
+                #expect(body.contains("speaks only TLS older than 1.2, which Kiosk refuses"), "\(body)")
+                #expect(!body.contains(".cc:"))
+                #expect(upstream.requests == 0)
+            }
+        }
+    }
+
     @Test("An upstream whose certificate expired is a 502 that says it expired, and when")
     func expiredUpstream() async throws {
         // Given an HTTPS upstream from a trusted CA whose certificate expired yesterday

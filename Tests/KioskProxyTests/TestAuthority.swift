@@ -63,11 +63,15 @@ final class TestAuthority: Sendable {
 
     /// A TLS server context presenting the upstream's leaf, or (`expired`) one that expired yesterday, offering the
     /// ALPN protocols `alpn` (none: HTTP/1.1 without ALPN).
-    func upstreamContext(expired: Bool = false, alpn: [String] = []) throws -> NIOSSLContext {
+    func upstreamContext(expired: Bool = false, alpn: [String] = [], maximumVersion: TLSVersion? = nil) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array((expired ? expiredLeafPEM : leafPEM).utf8), format: .pem))],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(leafKeyPEM.utf8), format: .pem)))
         configuration.applicationProtocols = alpn
+        if let maximumVersion {
+            configuration.minimumTLSVersion = .tlsv1
+            configuration.maximumTLSVersion = maximumVersion
+        }
         return try NIOSSLContext(configuration: configuration)
     }
 }
