@@ -141,20 +141,26 @@ public struct Redactor: Sendable, Hashable {
             return queryItems.contains(String(decoding: name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
         }
         let raw = String(Substring(name))
+        // Spaces around the name (`+token`) are trimmed: a server may trim them too.
         let decoded = (raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? raw).lowercased()
+            .trimmingCharacters(in: .whitespaces)
         // A form's array or map field (`token[]`, `user[password]`: PHP's and Rails' spelling) is a secret when its name
         // or a key inside its brackets is.
         return queryItems.contains(decoded)
             || decoded.contains("[") && decoded.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { queryItems.contains(String($0)) }
     }
 
+    /// The header fields whose value is a URL, lowercased: `Referer` carries the whole address of the page before,
+    /// query included.
+    private static let urlFields: Set<String> = ["location", "content-location", "referer"]
+
     /// The headers with secret values replaced.
     public func redact(_ fields: HTTPHeaderFields) -> HTTPHeaderFields {
         HTTPHeaderFields(fields.map { field in
             let name = field.name.lowercased()
             if headers.contains(name) { return (name: field.name, value: Self.placeholder) }
-            // A redirect's or a representation's address carries its query's secrets as any URL does.
-            if name == "location" || name == "content-location" { return (name: field.name, value: scrub(redactQuery(field.value))) }
+            // A redirect's, a representation's or the previous page's address carries its query's secrets as any URL does.
+            if Self.urlFields.contains(name) { return (name: field.name, value: scrub(redactQuery(field.value))) }
             return (name: field.name, value: scrub(field.value))
         })
     }

@@ -28,6 +28,8 @@ struct CoreTests {
             // U+212A KELVIN SIGN lowercases to an ASCII k
             "http://a.test/x?api-%E2%84%AAey=s1#top": "http://a.test/x?api-%E2%84%AAey=<redacted>#top",
             "http://a.test/x?api-keys=s1&key=s2&=s3&&api-key": "http://a.test/x?api-keys=s1&key=s2&=s3&&api-key=<redacted>",
+            // Spaces around the name, as a server may trim them
+            "http://a.test/x?+api-key=s1&api-key%20=s2": "http://a.test/x?+api-key=<redacted>&api-key%20=<redacted>",
         ]
         for (url, expected) in cases {
             #expect(redactor.redact(URL(string: url)!) == expected, "\(url)")
@@ -109,6 +111,11 @@ struct CoreTests {
         #expect(redacted["Authorization"] == Redactor.placeholder)
         #expect(redacted["cookie"] == Redactor.placeholder)
         #expect(redacted["accept"] == "application/json")
+        // And a URL-valued field's secret query items: the previous page's address in Referer, a redirect's Location
+        let addresses: HTTPHeaderFields = ["Referer": "http://app.test/page?token=t1&q=2", "Location": "/next?apikey=k1"]
+        let hidden = Redactor.standard.redact(addresses)
+        #expect(hidden["referer"] == "http://app.test/page?token=<redacted>&q=2")
+        #expect(hidden["location"] == "/next?apikey=<redacted>")
     }
 
     @Test("The standard redaction hides the query items apps put tokens, keys and signatures under, and the key headers of the big clouds")
