@@ -19,6 +19,13 @@ extension Kiosk {
         let logURL = configuration.requestLogURL
         if try clearUnlessDiskFull(path) { return CacheClearReport(clearedRequestLog: false) }
         if emptyRequestLog(at: logURL), try clearUnlessDiskFull(path) { return CacheClearReport(clearedRequestLog: true) }
+        // A running `kiosk serve` or `kiosk proxy` writing the log would go on writing files no longer in any folder: its
+        // log lost, and the space they hold not given back until it stops.
+        guard !AppDatabase.isOpenElsewhere(path: logURL.path) else {
+            throw KioskError.storage("the disk is full, so the cache cannot be cleared; the request log \(logURL.path), which "
+                                     + "would make room, is open in a running Kiosk: stop it (or clear its log from its "
+                                     + "console) and clear the cache again, or free space elsewhere")
+        }
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: logURL.path + suffix)
         }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import GRDB
 import KioskCore
 
@@ -53,5 +56,24 @@ extension AppDatabase {
         try rebuildSearchTerms(db)
         // Moves the freed pages to the end of the file and truncates them away.
         try db.execute(sql: "PRAGMA incremental_vacuum")
+    }
+}
+
+extension AppDatabase {
+    /// Whether another process has the WAL database at `path` open. Each of SQLite's connections to a WAL database holds
+    /// a shared lock on one byte of its `-shm` file (the "DMS" byte, 128) for as long as it is open; `F_GETLK` asks
+    /// whether one held elsewhere would block a write lock there (this process's own locks never do).
+    public static func isOpenElsewhere(path: String) -> Bool {
+        let descriptor = Glibc.open(path + "-shm", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        // Closing a descriptor drops this process's POSIX locks on the file: only call this when it holds the file closed.
+        defer { Glibc.close(descriptor) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 128
+        lock.l_len = 1
+        guard fcntl(descriptor, F_GETLK, &lock) == 0 else { return false }
+        return lock.l_type != Int16(F_UNLCK)
     }
 }

@@ -32,6 +32,37 @@ struct DatabaseFileTests {
         #expect(page.reportedTotal == 1491)
     }
 
+    @Test("A WAL file another process holds open is told from one no other process has open")
+    func openElsewhere() throws {
+        // Given a request log written and closed by this process
+        let path = try TemporaryDirectory.make("kiosk-open-elsewhere").appendingPathComponent("log.sqlite").path
+        let log = try RequestLog.open(at: path)
+        try log.append(RequestRecord(startedAt: Date(), source: nil, endpoint: "app", method: "GET", url: "http://app.test/",
+                                     timings: RequestTimings(total: 0), decision: .network))
+        try log.close()
+        #expect(!AppDatabase.isOpenElsewhere(path: path))
+
+        // When another process opens it and reads it, as a running kiosk serve does
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["python3", "-c", """
+            import sqlite3, sys, time
+            c = sqlite3.connect(sys.argv[1]); c.execute("select count(*) from sqlite_master").fetchall()
+            print("open", flush=True); time.sleep(30)
+            """, path]
+        let output = Pipe()
+        holder.standardOutput = output
+        try holder.run()
+        defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
+        _ = output.fileHandleForReading.availableData
+
+        // Then it is seen open elsewhere; and once that process is gone, not
+        #expect(AppDatabase.isOpenElsewhere(path: path))
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        #expect(!AppDatabase.isOpenElsewhere(path: path))
+    }
+
     @Test("a file database is created with its folders, migrated once, and keeps everything when reopened")
     func reopenKeepsDataAndMigrations() throws {
         // Given a database file in folders that do not exist yet
