@@ -93,10 +93,10 @@ extension CatalogService {
             let item = try source.decodeDetail(response, itemID: id)
             // An answer edited at a breakpoint or by a rule is shown, never stored: the offline store
             // holds only what the upstream really said, as for pages.
-            if !response.isEdited { try database.saveItems([item]) }
+            let kept = try !response.isEdited && keep { try database.saveItems([item]) }
             return ItemResult(item: item, origin: .network, error: nil, isFavorite: try favorite(), linked: .none,
                               cacheStatus: CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward,
-                                                       forwardStatus: response.status, stored: !response.isEdited,
+                                                       forwardStatus: response.status, stored: kept,
                                                        collapsed: response.isCollapsed))
         } catch let error as KioskError {
             guard let stored, error != .cancelled else { throw error }

@@ -74,7 +74,7 @@ extension CatalogService {
                         let (items, issues) = try source.decodeLinkedItems(response, for: request)
                         skipped += issues
                         // As with pages, an answer edited at a breakpoint is shown but never stored.
-                        if !response.isEdited { try database.saveItems(items) }
+                        if !response.isEdited { _ = try keep { try database.saveItems(items) } }
                         for item in items { found[item.itemID] = item }
                     } catch let fetchError as KioskError {
                         if fetchError == .cancelled { break }

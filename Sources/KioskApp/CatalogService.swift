@@ -15,6 +15,10 @@ public final class CatalogService: Sendable {
     let now: @Sendable () -> Date
     private let recordAnswer: (@Sendable (HTTPRequest, CacheStatus, KioskError?) -> Void)?
     private let lastFreshRecord = Mutex<[PageRequest: Date]>([:])
+    /// Told once when what is fetched cannot be stored (a full disk), and again after a store that worked.
+    private let warn: @Sendable (String) -> Void
+    /// Whether the last store failed for want of room or rights (said once until one works again).
+    private let cannotStore = Mutex(false)
     /// Idempotency keys of writes being applied now (CatalogService+WriteKeys.swift).
     let writesInFlight = Mutex<Set<String>>([])
 
@@ -25,12 +29,32 @@ public final class CatalogService: Sendable {
     /// on the wire.
     package init(sources: [SourceID: any CatalogSource], database: AppDatabase, transport: any HTTPTransport,
                 now: @escaping @Sendable () -> Date = { Date() },
-                recordAnswer: (@Sendable (HTTPRequest, CacheStatus, KioskError?) -> Void)? = nil) {
+                recordAnswer: (@Sendable (HTTPRequest, CacheStatus, KioskError?) -> Void)? = nil,
+                warn: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.warn = warn
         self.sources = sources
         self.database = database
         self.transport = transport
         self.now = now
         self.recordAnswer = recordAnswer
+    }
+
+    /// Stores what was fetched with `write`; returns false when the store cannot be written now (a full disk, a
+    /// read-only folder): the answer is then shown unstored, and that is said once — reading must not stop because
+    /// keeping does. Any other failure is thrown.
+    func keep(_ write: () throws -> Void) throws -> Bool {
+        do {
+            try write()
+            cannotStore.withLock { $0 = false }
+            return true
+        } catch let error as KioskError where AppDatabase.cannotWrite(error) {
+            let first = cannotStore.withLock { failing in
+                defer { failing = true }
+                return !failing
+            }
+            if first { warn("What is fetched is shown but not kept for offline reading: \(error.description)") }
+            return false
+        }
     }
 
     /// Tells the recorder how a page was answered from the store. A page answered fresh is recorded at
@@ -212,9 +236,9 @@ public final class CatalogService: Sendable {
                 if !validators.isEmpty { metadata.validators = validators }
             }
             let renewed = Snapshot(page: stored.page, metadata: metadata)
-            try database.renew(renewed)
+            let kept = try keep { try database.renew(renewed) }
             return try present(renewed, source: source, origin: .notModified, isRevalidating: false, error: nil, at: receivedAt,
-                               cacheStatus: status(storedWith: metadata))
+                               cacheStatus: status(storedWith: kept ? metadata : nil))
         }
 
         let page = try source.decodeList(response, for: request).withUniqueItemIDs()
@@ -234,19 +258,14 @@ public final class CatalogService: Sendable {
         let partlyBad = !page.skipped.isEmpty
         switch decision {
         case .doNotStore:
-            let metadata = SnapshotMetadata(fetchedAt: receivedAt, freshUntil: receivedAt)
-            var shown = page
-            if source.ordering == .user {
-                let current = try database.userOrdered(source.id)
-                shown.items = partlyBad && !current.isEmpty ? current : try database.mergeUserOrder(page.items, source: source.id)
-            }
-            return CatalogUpdate(page: Self.ranked(shown, source.ordering), metadata: metadata, origin: .network, isStale: false,
-                                 isRevalidating: false, error: nil, asOf: receivedAt, cacheStatus: status(storedWith: nil))
+            return try unstored(page, source: source, partlyBad: partlyBad, at: receivedAt, cacheStatus: status(storedWith: nil))
         case .store(let freshUntil, let validators, let staleShownUntil):
             let metadata = SnapshotMetadata(fetchedAt: receivedAt, freshUntil: partlyBad ? receivedAt : freshUntil,
                                             validators: partlyBad ? Validators() : validators, staleShownUntil: staleShownUntil)
             let snapshot = Snapshot(page: page, metadata: metadata)
-            try database.saveSnapshot(snapshot)
+            guard try keep({ try database.saveSnapshot(snapshot) }) else {
+                return try unstored(page, source: source, partlyBad: partlyBad, at: receivedAt, cacheStatus: status(storedWith: nil))
+            }
             // The user's order is only re-merged from a complete list (or on the very first load): an item
             // missing because it failed to decode must not lose its place.
             if source.ordering == .user, try !partlyBad || database.userOrdered(source.id).isEmpty {
@@ -257,6 +276,23 @@ public final class CatalogService: Sendable {
             update.isStale = false
             return update
         }
+    }
+
+    /// A fetched page shown without being stored (`no-store`, or a store that cannot be written): a user-ordered list
+    /// still shows the user's order and deletions, merged when the store takes it, else over what it holds.
+    private func unstored(_ page: Page, source: any CatalogSource, partlyBad: Bool, at receivedAt: Date,
+                          cacheStatus: CacheStatus) throws -> CatalogUpdate {
+        var shown = page
+        if source.ordering == .user {
+            let current = try database.userOrdered(source.id)
+            var merged: [CatalogItem]?
+            if !(partlyBad && !current.isEmpty) {
+                _ = try keep { merged = try database.mergeUserOrder(page.items, source: source.id) }
+            }
+            shown.items = merged ?? (current.isEmpty ? page.items : current)
+        }
+        return CatalogUpdate(page: Self.ranked(shown, source.ordering), metadata: SnapshotMetadata(fetchedAt: receivedAt, freshUntil: receivedAt),
+                             origin: .network, isStale: false, isRevalidating: false, error: nil, asOf: receivedAt, cacheStatus: cacheStatus)
     }
 
     /// In a ranked catalog (NYT) an item is stored once and shared by several rankings, so its rank comes

@@ -38,7 +38,7 @@ extension Kiosk {
         do {
             try AppDatabase.open(at: path).clearCache()
             return true
-        } catch let error as KioskError where AppDatabase.isDiskFull(error) {
+        } catch let error as KioskError where error.isDiskFull {
             return false
         }
     }

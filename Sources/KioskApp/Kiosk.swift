@@ -196,7 +196,7 @@ public final class Kiosk: Sendable {
             }
         }
         let catalog = CatalogService(sources: sources, database: database, transport: transport, now: dependencies.now,
-                                     recordAnswer: recordAnswer)
+                                     recordAnswer: recordAnswer, warn: warnLate)
         self.catalog = catalog
         images = ImagePipeline(
             configuration: .init(memoryCostLimit: configuration.imageMemoryLimit, diskSizeLimit: configuration.imageDiskLimit,

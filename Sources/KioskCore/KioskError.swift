@@ -106,3 +106,14 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
     }
 }
+
+extension KioskError {
+    /// How a storage error caused by a full disk starts (the store's words for SQLITE_FULL and ENOSPC).
+    public static let diskFullPrefix = "the disk is full"
+
+    /// Whether this is a storage error caused by a full disk: what is fetched can still be shown, unstored.
+    public var isDiskFull: Bool {
+        if case .storage(let message) = self { return message.hasPrefix(Self.diskFullPrefix) }
+        return false
+    }
+}

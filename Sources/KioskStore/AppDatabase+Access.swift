@@ -84,13 +84,12 @@ extension AppDatabase {
         }
     }
 
-    /// Whether `error` is this module's report of a full disk.
-    public static func isDiskFull(_ error: KioskError) -> Bool {
-        if case .storage(let message) = error { return message.hasPrefix(diskFullPrefix) }
-        return false
+    /// Whether `error` says the store cannot be written now (a full disk, a read-only file or folder) — what is fetched
+    /// can still be shown, unstored — rather than that something is wrong with what was asked.
+    public static func cannotWrite(_ error: KioskError) -> Bool {
+        guard case .storage(let message) = error else { return false }
+        return error.isDiskFull || message.contains(" is read-only: could not ") || message.hasPrefix("permission denied for ")
     }
-
-    private static let diskFullPrefix = "the disk is full"
 
     /// Turns any failure into a `KioskError` whose message names the file and the remedy.
     static func storageError(_ error: any Error, while action: String, path: String?) -> KioskError {
@@ -103,7 +102,7 @@ extension AppDatabase {
         let detail = error.message.map { " (\($0))" } ?? ""
         switch error.resultCode {
         case .SQLITE_FULL:
-            return .storage("\(diskFullPrefix): could not \(action). Free some disk space or clear the cache.")
+            return .storage("\(KioskError.diskFullPrefix): could not \(action). Free some disk space or clear the cache.")
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
             return .storage("\(file) is corrupt or is not a Kiosk database: could not \(action)\(detail). "
                 + "Move the file aside to start with an empty store.")

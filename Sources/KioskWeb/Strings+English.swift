@@ -21,6 +21,7 @@ extension Strings {
             case 429: "Too many requests"
             case 502: "Upstream error"
             case 503, 504: "Offline"
+            case 507: "The disk is full"
             default: "Something went wrong"
             }
         }, delete: "Delete", details: "Details", selectItem: "Select an item to see it here.",

@@ -22,6 +22,7 @@ extension Strings {
             case 429: "Demasiados intentos"
             case 502: "Error del servidor de origen"
             case 503, 504: "Sin conexión"
+            case 507: "No queda espacio en el disco"
             default: "Algo salió mal"
             }
         }, delete: "Eliminar",

@@ -64,6 +64,11 @@ extension WebError {
                       retryPath: retryPath)
             let timedOut = if case .timeout = error { true } else { false }
             said = { timedOut ? $0.timedOutNotSaved : $0.offlineNotSaved }
+        // Kiosk's own files, not the upstream: 507 (RFC 4918's Insufficient Storage) for a full disk, else a 500.
+        case .storage:
+            let full = error.isDiskFull
+            self.init(status: full ? HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage") : .internalServerError, title: full ? "The disk is full" : "Storage error",
+                      message: error.description, retryPath: retryPath)
         default:
             self.init(status: .badGateway, title: "Upstream error", message: error.description, retryPath: retryPath)
         }

@@ -10,6 +10,15 @@ import Testing
 
 @Suite("Web app input checking, escaping and errors")
 struct WebSafetyTests {
+    @Test("A storage failure is Kiosk's own error, not the upstream's: 507 for a full disk, 500 for anything else, saying which")
+    func storageErrorsAreKiosks() {
+        let full = WebError(.storage("the disk is full: could not save the page. Free some disk space or clear the cache."), retryPath: nil)
+        #expect(full.status.code == 507 && full.title == "The disk is full")
+        let corrupt = WebError(.storage("the database is corrupt"), retryPath: nil)
+        #expect(corrupt.status == .internalServerError && corrupt.title == "Storage error")
+        #expect(WebError(.httpStatus(500, url: "http://up.test/"), retryPath: nil).status == .badGateway)
+    }
+
     @Test("A hostile item title and a javascript: link render as inert text")
     func escaping() async throws {
         try await withWeb { harness, client in

@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+@testable import KioskApp
+import KioskCore
+import KioskSources
+@testable import KioskStore
+import KioskTestSupport
+import Synchronization
+import Testing
+
+/// Reading does not stop because keeping does: a store that cannot be written shows what was fetched, unstored.
+@Suite("Catalog service on a full disk")
+struct CatalogFullDiskTests {
+    @Test("On a full disk a fetched page is shown, not stored and not an error; why is said once; storing resumes when there is room")
+    func fullDiskShowsFetchedPages() async throws {
+        // Given a store that cannot grow (as on a full disk), and an upstream with a Rick and Morty page too large for
+        // the room left in the store's pages
+        let database = try AppDatabase.inMemory()
+        let limit = try await database.writer.write { db in try Int.fetchOne(db, sql: "PRAGMA page_count")! }
+        try await database.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(limit)") }
+        let warnings = Mutex<[String]>([])
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(try CatalogServiceTests.cleanPage().utf8)) as? [String: Any])
+        document["results"] = try #require(document["results"] as? [[String: Any]]).map { character in
+            character.merging(["name": String(repeating: "Rick Sanchez ", count: 5_000)]) { _, long in long }
+        }
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+        let upstream = ScriptedTransport(always: .respond(200, headers: ["Content-Type": "application/json"], body: body))
+        let service = CatalogService(sources: Sources.make(.live), database: database, transport: upstream, now: { Date() },
+                                     warn: { warning in warnings.withLock { $0.append(warning) } })
+        let request = PageRequest(source: .rickandmorty, page: 1)
+
+        // When the page is asked for twice
+        let first = try await service.page(request)
+        let second = try await service.page(request, policy: .force)
+
+        // Then both show the fetched characters, say they were not stored, and carry no error
+        for update in [first, second] {
+            #expect(update.origin == .network && !update.page.items.isEmpty && update.error == nil)
+            #expect(update.cacheStatus.isStored == false)
+        }
+        #expect(try database.snapshot(forKey: request.cacheKey) == nil)
+        // And why was said once, in words
+        #expect(warnings.withLock { $0.count } == 1)
+        #expect(warnings.withLock { $0.first?.contains("not kept for offline reading: Storage error: the disk is full") } == true, "\(warnings.withLock { $0 })")
+
+        // When the disk has room again, then the next page is stored
+        try await database.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
+        let third = try await service.page(request, policy: .force)
+        #expect(third.cacheStatus.isStored)
+        #expect(try database.snapshot(forKey: request.cacheKey) != nil)
+    }
+}
