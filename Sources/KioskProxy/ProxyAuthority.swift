@@ -79,7 +79,7 @@ public final class ProxyAuthority: Sendable {
                                                 + "Delete both to make a new one (and trust it again).")
             }
         }
-        try manager.createDirectory(at: directory, withIntermediateDirectories: true)
+        try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let signingKey = P256.Signing.PrivateKey()
         let key = Certificate.PrivateKey(signingKey)
         let made = now()
@@ -88,7 +88,7 @@ public final class ProxyAuthority: Sendable {
             OrganizationName("Kiosk")
         }
         let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: key.publicKey,
+            version: .v3, serialNumber: Self.serialNumber(), publicKey: key.publicKey,
             notValidBefore: made.addingTimeInterval(-86_400), notValidAfter: made.addingTimeInterval(authorityLifetime),
             issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
@@ -140,7 +140,7 @@ public final class ProxyAuthority: Sendable {
         }
         let leafPublicKey = Certificate.PublicKey(leafKey.publicKey)
         let leaf = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: leafPublicKey,
+            version: .v3, serialNumber: Self.serialNumber(), publicKey: leafPublicKey,
             notValidBefore: date.addingTimeInterval(-86_400), notValidAfter: date.addingTimeInterval(Self.leafLifetime - 86_400),
             issuer: certificate.subject, subject: try DistinguishedName { CommonName(String(host.prefix(64))) },
             signatureAlgorithm: .ecdsaWithSHA256,
@@ -156,5 +156,16 @@ public final class ProxyAuthority: Sendable {
         var serializer = DER.Serializer()
         try serializer.serialize(leaf)
         return try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der)
+    }
+}
+
+extension ProxyAuthority {
+    /// A random serial number of exactly 20 octets, positive and without a leading zero: RFC 5280 §4.1.2.2 allows no
+    /// more, and swift-certificates' own random one takes 21 when its first bit is set (a 0 byte keeps it positive).
+    static func serialNumber() -> Certificate.SerialNumber {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<20).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[0] = bytes[0] & 0x7F | 0x01
+        return Certificate.SerialNumber(bytes: bytes)
     }
 }

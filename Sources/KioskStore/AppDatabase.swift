@@ -51,13 +51,8 @@ public final class AppDatabase: Sendable, StoreFile {
     /// Opens (creating it and its parent folders if needed) and migrates the database at `path`, dating what it
     /// stores by `now`; throws `KioskError.storage` saying why when the file cannot be used.
     public static func open(at path: String, now: @escaping @Sendable () -> Date = { Date() }) throws -> AppDatabase {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw KioskError.storage(
-                "cannot create the folder \(folder.path) for the database \(path): \(Self.reason(error))")
-        }
+        // Its owner's only, as the log and the proxy cache are: it holds the paired devices' token hashes too.
+        try prepareOwnerOnlyFile(at: path, what: "the database")
         let pool: DatabasePool
         do {
             // A pool gives WAL mode: readers (web requests) never wait for the writer (a sync).

@@ -363,7 +363,8 @@ struct ProxyEnvCommand: AsyncParsableCommand {
             let systemRoots = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
                 .lazy.compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.first ?? ""
             let separator = systemRoots.isEmpty || systemRoots.hasSuffix("\n") ? "" : "\n"
-            try (systemRoots + separator + authority.certificatePEM).write(to: bundle, atomically: true, encoding: .utf8)
+            // The roots every program pointed at it trusts: never writable by anyone else, whatever the umask.
+            try SecretFile.write(systemRoots + separator + authority.certificatePEM, to: bundle, mode: 0o644)
             let proxy = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
             let lines = [("HTTP_PROXY", proxy), ("HTTPS_PROXY", proxy), ("http_proxy", proxy), ("https_proxy", proxy),
                          ("NO_PROXY", noProxy), ("no_proxy", noProxy), ("SSL_CERT_FILE", bundle.path), ("CURL_CA_BUNDLE", bundle.path), ("REQUESTS_CA_BUNDLE", bundle.path),

@@ -259,6 +259,27 @@ struct InterceptionTests {
         }
     }
 
+    @Test("Serial numbers are 20 octets at most (RFC 5280 §4.1.2.2), positive, and differ")
+    func serialNumbers() {
+        let serials = (0..<500).map { _ in ProxyAuthority.serialNumber() }
+        #expect(serials.allSatisfy { $0.bytes.count == 20 && $0.bytes.first! & 0x80 == 0 && $0.bytes.first! != 0 })
+        #expect(Set(serials.map { Array($0.bytes) }).count == 500)
+    }
+
+    @Test("A CA key reached through a symbolic link is judged by the file it names, not the link's own mode")
+    func authorityKeyThroughLink() throws {
+        let folder = TemporaryDirectory.url("kiosk-proxy-ca-link")
+        let first = try ProxyAuthority.inDirectory(folder)
+        let keyPath = folder.appendingPathComponent(ProxyAuthority.keyFileName).path
+        let elsewhere = TemporaryDirectory.url("kiosk-proxy-ca-key").appendingPathComponent("key.pem").path
+        try FileManager.default.createDirectory(atPath: (elsewhere as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: keyPath, toPath: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: keyPath, withDestinationPath: elsewhere)
+        #expect(try ProxyAuthority.inDirectory(folder).fingerprint == first.fingerprint)
+        chmod(elsewhere, 0o644)
+        #expect(SecretFile.othersCanRead(keyPath) == 0o644)
+    }
+
     @Test("The CA is made once per data directory, its key 0600; a key others can read is refused with what to do")
     func authorityFiles() throws {
         let folder = TemporaryDirectory.url("kiosk-proxy-ca")

@@ -32,6 +32,17 @@ struct DatabaseFileTests {
         #expect(page.reportedTotal == 1491)
     }
 
+    @Test("The database is its owner's only, as is a folder made for it (not the umask's 0755 and 0644)")
+    func ownerOnly() throws {
+        // When a database is opened in a folder that does not exist yet
+        let folder = TemporaryDirectory.url("kiosk-owner-only").appendingPathComponent("data")
+        _ = try AppDatabase.open(at: folder.appendingPathComponent("kiosk.sqlite").path)
+        // Then the folder is 0700 and the file 0600
+        func mode(_ path: String) throws -> Int { (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int ?? 0) & 0o777 }
+        #expect(try mode(folder.path) == 0o700)
+        #expect(try mode(folder.appendingPathComponent("kiosk.sqlite").path) == 0o600)
+    }
+
     @Test("A WAL file another process holds open is told from one no other process has open")
     func openElsewhere() throws {
         // Given a request log written and closed by this process
