@@ -46,6 +46,19 @@ package struct ProxyGuide: Sendable {
     }
 
     /// The sections, iPhone first.
+    /// `kiosk proxy env` for this proxy: its port and host when they are not the defaults, so that the exports it
+    /// prints point at the proxy that served this page.
+    package var environmentCommand: String {
+        var command = "kiosk proxy env"
+        let separator = proxy.lastIndex(of: ":")
+        let host = separator.map { String(proxy[..<$0]) } ?? proxy
+        let port = separator.map { String(proxy[proxy.index(after: $0)...]) } ?? ""
+        if !port.isEmpty, port != "8888" { command += " --port \(port)" }
+        let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if !bareHost.isEmpty, bareHost != "127.0.0.1" { command += " --host \(bareHost)" }
+        return command
+    }
+
     package var sections: [Section] {
         let proxyURL = "http://" + proxy
         let profile = downloads.profile.map { link($0, "the profile", "el perfil") }
@@ -91,9 +104,11 @@ package struct ProxyGuide: Sendable {
             ]),
             Section(title: spanish ? "curl y la terminal" : "curl and the shell", steps: [
                 code("curl -x \(proxyURL) --cacert kiosk-proxy-ca.pem https://example.com/"),
-                .group([say("On Kiosk's machine: ", "En la máquina de Kiosk: "), code("eval \"$(kiosk proxy env)\""),
-                        say(" sets HTTP_PROXY, HTTPS_PROXY and the CA for curl, OpenSSL, Python and Node.",
-                            " define HTTP_PROXY, HTTPS_PROXY y la CA para curl, OpenSSL, Python y Node.")]),
+                .group([say("On Kiosk's machine: ", "En la máquina de Kiosk: "), code("eval \"$(\(environmentCommand))\""),
+                        say(" sets HTTP_PROXY, HTTPS_PROXY and the CA for curl, OpenSSL, Python and Node (with kiosk proxy's "
+                            + "--data-dir, if it was given one).",
+                            " define HTTP_PROXY, HTTPS_PROXY y la CA para curl, OpenSSL, Python y Node (con el --data-dir de "
+                            + "kiosk proxy, si se le dio uno).")]),
             ]),
         ]
     }

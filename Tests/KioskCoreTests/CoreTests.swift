@@ -104,6 +104,16 @@ struct CoreTests {
         #expect(Data("abcaab".utf8).withUnsafeBytes { SecretScan([]).occurs(in: $0) } == false)
     }
 
+    @Test("The setup steps' kiosk proxy env names the proxy's own port and host when they are not the defaults")
+    func proxyGuideEnvironment() {
+        let downloads = ProxyGuide.Downloads(pem: "/ca.pem", der: "/ca.crt", profile: nil)
+        #expect(ProxyGuide(language: .english, proxy: "127.0.0.1:8888", downloads: downloads).environmentCommand == "kiosk proxy env")
+        #expect(ProxyGuide(language: .english, proxy: "127.0.0.1:45007", downloads: downloads).environmentCommand
+            == "kiosk proxy env --port 45007")
+        #expect(ProxyGuide(language: .english, proxy: "[::1]:9000", downloads: downloads).environmentCommand
+            == "kiosk proxy env --port 9000 --host ::1")
+    }
+
     @Test("Redaction replaces credential headers, case-insensitively")
     func redactsHeaders() {
         let headers: HTTPHeaderFields = ["authorization": "Bearer x", "Cookie": "a=b", "Accept": "application/json"]
