@@ -9,8 +9,13 @@ import Darwin
 public struct Redactor: Sendable, Hashable {
     /// The placeholder secrets are replaced with.
     public static let placeholder = "<redacted>"
-    /// Query items whose values are secrets (case-insensitive).
-    public var queryItems: Set<String>
+    /// Query items whose values are secrets (case-insensitive); JSON bodies' fields of these names too, but for those
+    /// that name ordinary data in a document (`JSONFields`).
+    public var queryItems: Set<String> {
+        didSet { jsonFields = JSONFields(queryItems) }
+    }
+    /// The JSON fields whose string values are secrets, and the search that tells a body naming none at once.
+    private var jsonFields: JSONFields
     /// Header names whose values are secrets (case-insensitive).
     public var headers: Set<String>
     /// Secret values (API keys) replaced wherever they appear — in a URL, a header or a body — so a
@@ -40,6 +45,7 @@ public struct Redactor: Sendable, Hashable {
 
     public init(queryItems: Set<String>, headers: Set<String>, secretValues: Set<String> = []) {
         self.queryItems = Set(queryItems.map { $0.lowercased() })
+        jsonFields = JSONFields(self.queryItems)
         self.headers = Set(headers.map { $0.lowercased() })
         self.secretValues = secretValues.filter { $0.count >= 6 }
         secretsLongestFirst = Self.longestFirst(self.secretValues)
@@ -122,12 +128,18 @@ public struct Redactor: Sendable, Hashable {
         }.joined(separator: "&")
     }
 
-    /// A request body, with the values of secret fields replaced when `contentType` says it is a form
-    /// (`application/x-www-form-urlencoded`: an OAuth token request's `refresh_token`, a login's `password`).
-    public func redactForm(_ body: Data, contentType: String?) -> Data {
-        guard let contentType, contentType.lowercased().hasPrefix("application/x-www-form-urlencoded"),
-              let text = String(data: body, encoding: .utf8), let redacted = redactPairs(Substring(text)) else { return body }
-        return Data(redacted.utf8)
+    /// A body with the values of secret fields replaced when `contentType` says it is a form
+    /// (`application/x-www-form-urlencoded`: an OAuth token request's `refresh_token`, a login's `password`) or JSON (a
+    /// login's `{"password": …}`, an OAuth token answer's `access_token`); any other body, and one naming no secret field,
+    /// is returned as it is.
+    public func redactBody(_ body: Data, contentType: String?) -> Data {
+        guard let type = contentType?.lowercased() else { return body }
+        if type.hasPrefix("application/x-www-form-urlencoded") {
+            guard let text = String(data: body, encoding: .utf8), let redacted = redactPairs(Substring(text)) else { return body }
+            return Data(redacted.utf8)
+        }
+        guard type.contains("json") else { return body }
+        return jsonFields.redact(body) ?? body
     }
 
     /// Whether the query item `pair` (`name=value`) is a secret: its name, decoded as a form's field name and
@@ -225,5 +237,104 @@ struct SecretScan: Sendable, Hashable {
             needle.count <= count - start
                 && needle.withUnsafeBufferPointer { memcmp(hay + start, $0.baseAddress!, needle.count) == 0 }
         }
+    }
+}
+
+/// The fields of a JSON body whose string values are secrets: the secret query items' names (any case, with or without
+/// `_` and `-`, so `access_token`, `accessToken` and `ACCESS-TOKEN` alike), but for the ones that name ordinary data
+/// in a document (`key`, `hash`, `ts`, `sig`, `signature`). Found by a walk over the body's strings, which runs only
+/// when a cheap search finds a name's last four letters somewhere in it.
+struct JSONFields: Sendable, Hashable {
+    /// The names, lowercased, without `_` or `-`.
+    let names: Set<[UInt8]>
+    /// Each name's last four letters (all of it when shorter), in the spellings a field may take: lower, upper, and
+    /// each letter raised alone (camelCase: `iKey` of `apiKey`).
+    let scan: SecretScan
+
+    /// Names that are secrets in a query but ordinary in a JSON document.
+    static let ordinary: Set<String> = ["key", "hash", "ts", "sig", "signature"]
+
+    init(_ queryItems: Set<String>) {
+        let names = Set(queryItems.subtracting(Self.ordinary).map(Self.normalized).filter { !$0.isEmpty })
+        self.names = names
+        var needles = Set<[UInt8]>()
+        for name in names {
+            let stem = Array(name.suffix(4))
+            needles.insert(stem)
+            needles.insert(stem.map(Self.upper))
+            for index in stem.indices {
+                var raised = stem
+                raised[index] = Self.upper(raised[index])
+                needles.insert(raised)
+            }
+        }
+        scan = SecretScan(needles.sorted { $0.lexicographicallyPrecedes($1) })
+    }
+
+    private static func upper(_ byte: UInt8) -> UInt8 { byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte }
+
+    /// A name as matched: ASCII lowercased, `_` and `-` left out.
+    static func normalized<Bytes: Sequence<UInt8>>(_ name: Bytes) -> [UInt8] {
+        name.compactMap { byte in
+            byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") ? nil : (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+        }
+    }
+
+    static func normalized(_ name: String) -> [UInt8] { normalized(Array(name.utf8)) }
+
+    /// `body` with every string value of a secret field replaced by `<redacted>`; nil when it has none. A body cut short
+    /// (the log's first MB) is walked as far as it goes.
+    func redact(_ body: Data) -> Data? {
+        guard body.withUnsafeBytes({ scan.occurs(in: $0) }) else { return nil }
+        var values: [Range<Int>] = []
+        body.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let count = bytes.count
+            let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+            /// Where the string opening at `start` (its quote) closes, or nil when the body ends first.
+            func close(from start: Int) -> Int? {
+                var index = start + 1
+                while index < count {
+                    if bytes[index] == backslash { index += 2; continue }
+                    if bytes[index] == quote { return index }
+                    index += 1
+                }
+                return nil
+            }
+            var index = 0
+            while index < count {
+                guard bytes[index] == quote else { index += 1; continue }
+                guard let end = close(from: index) else { return }
+                var next = end + 1
+                while next < count, isSpace(bytes[next]) { next += 1 }
+                // A string followed by a colon is a field's name.
+                guard next < count, bytes[next] == UInt8(ascii: ":"), end - index - 1 <= 64,
+                      names.contains(Self.normalized(UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end]))) else {
+                    index = end + 1
+                    continue
+                }
+                var value = next + 1
+                while value < count, isSpace(bytes[value]) { value += 1 }
+                guard value < count, bytes[value] == quote, let valueEnd = close(from: value) else {
+                    index = next + 1
+                    continue
+                }
+                values.append((value + 1)..<valueEnd)
+                index = valueEnd + 1
+            }
+        }
+        guard !values.isEmpty else { return nil }
+        var result = Data()
+        result.reserveCapacity(body.count)
+        var copied = body.startIndex
+        let placeholder = Data(Redactor.placeholder.utf8)
+        for range in values {
+            result.append(body[copied..<(body.startIndex + range.lowerBound)])
+            result.append(placeholder)
+            copied = body.startIndex + range.upperBound
+        }
+        result.append(body[copied...])
+        return result
     }
 }

@@ -154,11 +154,11 @@ public final class CapturingTransport: HTTPTransport {
         var touches = touches
         let contentType = request.headers["Content-Type"]
         var requestBody = request.body.map { body in
-            let scrubbed = CapturedBody(capturing: redactor.scrub(redactor.redactForm(body, contentType: contentType)), limit: bodyLimit)
+            let scrubbed = CapturedBody(capturing: redactor.scrub(redactor.redactBody(body, contentType: contentType)), limit: bodyLimit)
             return CapturedBody(data: scrubbed.data, originalSize: requestBodySize ?? scrubbed.originalSize)
         }
         if let (kept, size) = upload {
-            requestBody = CapturedBody(data: redactor.scrub(redactor.redactForm(kept, contentType: contentType)).prefix(bodyLimit),
+            requestBody = CapturedBody(data: redactor.scrub(redactor.redactBody(kept, contentType: contentType)).prefix(bodyLimit),
                                        originalSize: size)
             touches.append(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint,
                                          detail: "The request body, \(size) bytes, went to the upstream as the app sent it; the log "
@@ -202,7 +202,8 @@ public final class CapturingTransport: HTTPTransport {
         let margin = redactor.secretValues.map(\.utf8.count).max() ?? 0
         // Scanned in place: `scrub` copies only a body it changes (a key in it, nearly never), and a body past the limit is
         // scanned as far as the limit plus a key's length (rebased, as `scrub` returns what it is given).
-        let scrubbed = redactor.scrub(data.count > bodyLimit ? Data(data.prefix(bodyLimit + margin)) : data)
+        let kept = data.count > bodyLimit ? Data(data.prefix(bodyLimit + margin)) : data
+        let scrubbed = redactor.scrub(redactor.redactBody(kept, contentType: response.headers["Content-Type"]))
         return CapturedBody(data: scrubbed.prefix(bodyLimit), originalSize: size ?? data.count)
     }
 }

@@ -114,6 +114,24 @@ struct CoreTests {
             == "kiosk proxy env --port 9000 --host ::1")
     }
 
+    @Test("A JSON body's secret fields are redacted under any spelling, in any nesting, and nothing else is changed",
+          arguments: [
+            (#"{"user":"ann","password":"hunter2"}"#, #"{"user":"ann","password":"<redacted>"}"#),
+            (#"{"access_token" : "a.b.c", "expires_in": 3600, "refreshToken":"r\"1"}"#,
+             #"{"access_token" : "<redacted>", "expires_in": 3600, "refreshToken":"<redacted>"}"#),
+            (#"[{"auth":{"API_KEY":"k1","apiKey":"k2"}}]"#, #"[{"auth":{"API_KEY":"<redacted>","apiKey":"<redacted>"}}]"#),
+            // Ordinary data under names that are secrets only in a query; a secret's name as a value; a number
+            (#"{"key":"id-1","hash":"abc","note":"password","token":42}"#, #"{"key":"id-1","hash":"abc","note":"password","token":42}"#),
+            // A body cut short inside a secret value is left as it is: nothing whole to replace
+            (#"{"password":"hun"#, #"{"password":"hun"#),
+          ])
+    func redactsJSONBodies(body: String, expected: String) {
+        let redacted = Redactor.standard.redactBody(Data(body.utf8), contentType: "application/json; charset=utf-8")
+        #expect(String(decoding: redacted, as: UTF8.self) == expected)
+        // And only a body that says it is JSON (or a form) is read as one
+        #expect(Redactor.standard.redactBody(Data(body.utf8), contentType: "text/plain") == Data(body.utf8))
+    }
+
     @Test("Redaction replaces credential headers, case-insensitively")
     func redactsHeaders() {
         let headers: HTTPHeaderFields = ["authorization": "Bearer x", "Cookie": "a=b", "Accept": "application/json"]

@@ -48,7 +48,24 @@ struct CapturingTransportTests {
         #expect(record.timings.total >= 0)
     }
 
-    @Test("A form body's secret fields, and the query secrets of a Location, are redacted at capture; a JSON body's fields are kept")
+    @Test("A JSON login's password and the token answering it are redacted at capture, in the request and the response bodies")
+    func jsonBodies() async throws {
+        // Given a JSON login answered with an OAuth token, as a JSON document
+        let upstream = ScriptedTransport([.respond(200, headers: ["Content-Type": "application/json"],
+                                                   body: #"{"access_token":"TOKSECRET","token_type":"Bearer","expires_in":3600}"#)])
+        let sink = RecordSink()
+        let capture = CapturingTransport(base: upstream, redactor: redactor, sink: sink.closure)
+        _ = try await capture.send(HTTPRequest(method: "POST", url: URL(string: "https://auth.example/login")!,
+                                               headers: ["Content-Type": "application/json"],
+                                               body: Data(#"{"user":"ann","password":"PWSECRET"}"#.utf8), endpoint: "auth"))
+        // Then neither secret is in the record, and the rest of each body is as it came
+        let record = try #require(sink.all.first)
+        #expect(String(decoding: try #require(record.requestBody).data, as: UTF8.self) == #"{"user":"ann","password":"<redacted>"}"#)
+        #expect(String(decoding: try #require(record.responseBody).data, as: UTF8.self)
+                == #"{"access_token":"<redacted>","token_type":"Bearer","expires_in":3600}"#)
+    }
+
+    @Test("A form body's secret fields, and the query secrets of a Location, are redacted at capture; a body that is neither is kept")
     func formBodiesAndLocations() async throws {
         // Given an OAuth token request as a form, answered with a redirect whose Location carries a token
         let upstream = ScriptedTransport([.respond(302, headers: ["Location": "/next?token=LOCSECRET&step=2"]),
@@ -59,8 +76,8 @@ struct CapturingTransportTests {
         let form = "grant_type=refresh_token&refresh_token=BODYSECRET&user%5Bpassword%5D=PW&scope=read"
         _ = try await capture.send(HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/x-www-form-urlencoded; charset=utf-8"],
                                                body: Data(form.utf8), endpoint: "auth"))
-        // And the same text sent as JSON, which is not a form
-        _ = try await capture.send(HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/json"],
+        // And the same text sent as plain text, which is not a form
+        _ = try await capture.send(HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "text/plain"],
                                                body: Data(form.utf8), endpoint: "auth"))
         // Then the form's secret fields are replaced, bracketed ones too, and the rest kept in order
         let records = sink.all
@@ -68,7 +85,7 @@ struct CapturingTransportTests {
                 == "grant_type=refresh_token&refresh_token=<redacted>&user%5Bpassword%5D=<redacted>&scope=read")
         // And the Location's token is replaced
         #expect(records.first?.responseHeaders.first { $0.name == "Location" }?.value == "/next?token=<redacted>&step=2")
-        // And a body that does not say it is a form is kept as it came
+        // And a body that does not say it is a form or JSON is kept as it came
         #expect(String(decoding: try #require(records.last?.requestBody).data, as: UTF8.self) == form)
     }
 
