@@ -73,7 +73,7 @@ extension CatalogService {
             report.pages += 1
             switch outcome {
             case .success(let update):
-                if let error = update.error {
+                if let error = update.error ?? update.notKept {
                     report.failures.append(.init(page: Self.describe(request), message: error.description))
                 } else if update.origin == .notModified {
                     report.unchangedPages += 1

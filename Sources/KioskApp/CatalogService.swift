@@ -43,17 +43,22 @@ public final class CatalogService: Sendable {
     /// read-only folder): the answer is then shown unstored, and that is said once — reading must not stop because
     /// keeping does. Any other failure is thrown.
     func keep(_ write: () throws -> Void) throws -> Bool {
+        try keeping(write) == nil
+    }
+
+    /// `keep`, returning why what was fetched could not be kept (nil when it was).
+    func keeping(_ write: () throws -> Void) throws -> KioskError? {
         do {
             try write()
             cannotStore.withLock { $0 = false }
-            return true
+            return nil
         } catch let error as KioskError where AppDatabase.cannotWrite(error) {
             let first = cannotStore.withLock { failing in
                 defer { failing = true }
                 return !failing
             }
             if first { warn("What is fetched is shown but not kept for offline reading: \(error.description)") }
-            return false
+            return error
         }
     }
 
@@ -263,8 +268,10 @@ public final class CatalogService: Sendable {
             let metadata = SnapshotMetadata(fetchedAt: receivedAt, freshUntil: partlyBad ? receivedAt : freshUntil,
                                             validators: partlyBad ? Validators() : validators, staleShownUntil: staleShownUntil)
             let snapshot = Snapshot(page: page, metadata: metadata)
-            guard try keep({ try database.saveSnapshot(snapshot) }) else {
-                return try unstored(page, source: source, partlyBad: partlyBad, at: receivedAt, cacheStatus: status(storedWith: nil))
+            if let notKept = try keeping({ try database.saveSnapshot(snapshot) }) {
+                var update = try unstored(page, source: source, partlyBad: partlyBad, at: receivedAt, cacheStatus: status(storedWith: nil))
+                update.notKept = notKept
+                return update
             }
             // The user's order is only re-merged from a complete list (or on the very first load): an item
             // missing because it failed to decode must not lose its place.

@@ -29,6 +29,9 @@ public struct CatalogUpdate: Sendable, Hashable {
     public var asOf: Date
     /// How Kiosk's cache decided this update, in RFC 9211 terms (the web app's Cache-Status header).
     public var cacheStatus: CacheStatus
+    /// Why a page fetched to be kept was not (a full disk, a read-only store): it is shown all the same, and a sync,
+    /// whose whole point is keeping it, fails it.
+    public var notKept: KioskError?
 
     /// Seconds since the data was fetched or confirmed.
     public var age: TimeInterval { metadata.age(at: asOf) }
