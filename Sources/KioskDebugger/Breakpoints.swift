@@ -243,6 +243,16 @@ public final class Breakpoints: Sendable {
         return true
     }
 
+    /// Ends every pause with its exchange unchanged and pauses no more (the process is stopping): each app gets the
+    /// answer it was waiting for, or its request is sent, rather than a connection closed under it.
+    public func releaseAll() {
+        let ids = state.withLock { state -> [Int] in
+            state.isActive = false
+            return Array(state.paused.keys)
+        }
+        for id in ids { decide(id, .continueUnchanged) }
+    }
+
     /// Whether switches pause at all. Only a process with a console to decide in (`kiosk serve`) turns this
     /// on; a command-line run would otherwise sit silently until the timeout.
     public var isActive: Bool {

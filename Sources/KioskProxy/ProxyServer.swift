@@ -189,21 +189,26 @@ public final class ProxyServer: Service, Sendable {
 public final class StopDeadline: Sendable {
     private let grace: Duration
     private let started = Mutex<NIODeadline?>(nil)
+    private let onStop: @Sendable () -> Void
 
-    /// A deadline `grace` after the first listener stops.
-    public init(grace: Duration) {
+    /// A deadline `grace` after the first listener stops; `onStop` runs then, once (what must end for exchanges in flight
+    /// to finish within it: pauses at breakpoints).
+    public init(grace: Duration, onStop: @escaping @Sendable () -> Void = {}) {
         self.grace = grace
+        self.onStop = onStop
     }
 
     /// The deadline, fixed by the first call.
     func deadline() -> NIODeadline {
-        started.withLock { started in
-            if let started { return started }
+        let (deadline, first) = started.withLock { started -> (NIODeadline, Bool) in
+            if let started { return (started, false) }
             let (seconds, attoseconds) = grace.components
             let deadline = NIODeadline.now() + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
             started = deadline
-            return deadline
+            return (deadline, true)
         }
+        if first { onStop() }
+        return deadline
     }
 }
 

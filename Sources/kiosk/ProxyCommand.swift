@@ -211,7 +211,9 @@ struct ProxyRunCommand: AsyncParsableCommand {
             configuration.heldBodies = heldBodies
             // Ctrl-C gives exchanges in flight 5 s, then every listener closes what is still open at once: an endless
             // event stream, or an upstream that never answers, would otherwise keep the proxy from ever stopping.
-            let stop = StopDeadline(grace: .seconds(5))
+            // Pauses at breakpoints end unchanged at once: their apps are answered within the 5 s, not cut off after them.
+            let breakpoints = kiosk.debugger.breakpoints
+            let stop = StopDeadline(grace: .seconds(5)) { breakpoints.releaseAll() }
             configuration.stop = stop
             configuration.authority = authority
             configuration.interceptedHosts = interceptedHosts

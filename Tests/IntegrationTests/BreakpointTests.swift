@@ -78,6 +78,28 @@ struct BreakpointTests {
         #expect(sent.headers["X-Debug"] == "yes")
     }
 
+    @Test("When the process stops, every pause ends unchanged at once, and nothing pauses after")
+    func releasedOnStop() async throws {
+        // Given a request paused at its request and another at its response
+        let breakpoints = Breakpoints(fileURL: nil, clock: ManualClock(), redactor: redactor)
+        try breakpoints.set(BreakpointSetting(request: .pause), for: "marvel.characters")
+        try breakpoints.set(BreakpointSetting(response: .pause), for: "marvel.comics")
+        let transport = BreakpointTransport(base: echoUpstream(), breakpoints: breakpoints, redactor: redactor)
+        let asking = Task { try await transport.send(HTTPRequest(url: url, source: .marvel, endpoint: "marvel.characters")) }
+        let answered = Task { try await transport.send(HTTPRequest(url: url, source: .marvel, endpoint: "marvel.comics")) }
+        try await waitForPauses(breakpoints, 2)
+        // When every pause is released, as a stopping proxy does
+        breakpoints.releaseAll()
+        // Then both apps get their answers as they were, without waiting for a timeout that never comes (a manual clock)
+        for pending in [asking, answered] {
+            let response = try await pending.value
+            #expect(!response.isEdited && String(decoding: response.body, as: UTF8.self) == #"{"name":"Rick"}"#)
+        }
+        // And a request made now is not paused
+        #expect(try await transport.send(HTTPRequest(url: url, source: .marvel, endpoint: "marvel.characters")).status == 200)
+        #expect(breakpoints.paused.isEmpty)
+    }
+
     @Test("A pause nobody answers continues unchanged when its timeout passes")
     func timeout() async throws {
         // Given a 5-minute timeout on a manual clock
