@@ -337,16 +337,18 @@ public final class BreakpointTransport: HTTPTransport {
         let setting = breakpoints.setting(for: request)
         guard !setting.isOff, breakpoints.isActive else { return try await base.send(request) }
         var outgoing = request
+        // What the log says an edit or an abort took: the app waited through the pause too.
+        let started = breakpoints.now()
         if setting.request == .pause {
             let (id, decision) = await breakpoints.pause(phase: .request, request: request, response: nil, error: nil)
             switch decision {
-            case .abort: throw Self.aborted(request)
+            case .abort: throw abort(request, since: started, touch: Self.touch(id, request, "aborted at the request breakpoint: never sent"))
             case .continueWithRequest(let query, let headers):
                 outgoing = try Self.edited(request, query: query, headers: headers)
                 // The capture below records the edit with the exchange it sends.
                 outgoing.touches.append(Self.touch(id, request, "the request was edited at the request breakpoint"))
             case .continueWithResponse(let status, let body):
-                return answer(request, status: status, body: body,
+                return answer(request, status: status, body: body, since: started,
                               touch: Self.touch(id, request, "answered at the request breakpoint, without sending it"))
             case .continueUnchanged: break
             }
@@ -359,9 +361,9 @@ public final class BreakpointTransport: HTTPTransport {
             let (id, decision) = await breakpoints.pause(phase: .error, request: outgoing, response: nil, error: error)
             switch decision {
             case .continueWithResponse(let status, let body):
-                return answer(outgoing, status: status, body: body,
+                return answer(outgoing, status: status, body: body, since: started,
                               touch: Self.touch(id, outgoing, "answered at the error breakpoint instead of the error"))
-            case .abort: throw Self.aborted(outgoing)
+            case .abort: throw abort(outgoing, since: started, touch: Self.touch(id, outgoing, "aborted at the error breakpoint"))
             case .continueUnchanged, .continueWithRequest: throw error
             }
         }
@@ -370,9 +372,11 @@ public final class BreakpointTransport: HTTPTransport {
         let (id, decision) = await breakpoints.pause(phase: .response, request: outgoing, response: response, error: nil)
         switch decision {
         case .continueWithResponse(let status, let body):
-            return answer(outgoing, status: status, body: body, headers: response.headers,
+            return answer(outgoing, status: status, body: body, headers: response.headers, since: started,
                           touch: Self.touch(id, outgoing, "the response was edited at the response breakpoint"))
-        case .abort: throw Self.aborted(outgoing)
+        case .abort:
+            throw abort(outgoing, since: started,
+                        touch: Self.touch(id, outgoing, "aborted at the response breakpoint: the upstream's \(response.status) never reached the app"))
         case .continueUnchanged, .continueWithRequest: return response
         }
     }
@@ -382,7 +386,7 @@ public final class BreakpointTransport: HTTPTransport {
     }
 
     /// An answer made at a breakpoint: marked edited (the store never keeps it) and logged as `edited`.
-    private func answer(_ request: HTTPRequest, status: Int, body: Data, headers: HTTPHeaderFields = [:],
+    private func answer(_ request: HTTPRequest, status: Int, body: Data, headers: HTTPHeaderFields = [:], since started: Date,
                         touch: ExchangeTouch) -> HTTPResponse {
         var fields = headers
         fields["Content-Length"] = nil
@@ -397,13 +401,30 @@ public final class BreakpointTransport: HTTPTransport {
         var response = HTTPResponse(status: status, headers: fields, body: body, url: request.url, timings: RequestTimings(total: 0))
         response.isEdited = true
         response.cacheStatus = edited
-        record?(RequestRecord(startedAt: breakpoints.now(), source: request.source, endpoint: request.endpoint, method: request.method,
+        record?(RequestRecord(startedAt: started, source: request.source, endpoint: request.endpoint, method: request.method,
                               url: redactor.redact(request.url),
                               requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },
                               status: status, responseHeaders: redactor.redact(fields).map { .init(name: $0.name, value: $0.value) },
                               responseBody: CapturedBody(data: redactor.scrub(body), originalSize: body.count),
-                              timings: RequestTimings(total: 0), decision: .edited, touchedBy: [touch]))
+                              timings: elapsed(since: started), decision: .edited, touchedBy: [touch]))
         return response
+    }
+
+    /// The error an abort at a breakpoint gives the app, logged as what the app got (the capture below saw, at most,
+    /// the upstream's answer that never reached it).
+    private func abort(_ request: HTTPRequest, since started: Date, touch: ExchangeTouch) -> KioskError {
+        let error = Self.aborted(request)
+        record?(RequestRecord(startedAt: started, source: request.source, endpoint: request.endpoint, method: request.method,
+                              url: redactor.redact(request.url),
+                              requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },
+                              error: redactor.scrub(error.description), timings: elapsed(since: started), decision: .edited,
+                              cacheStatus: CacheStatus(recordedAs: .edited, status: nil, isConditional: false, hasError: true),
+                              touchedBy: [touch]))
+        return error
+    }
+
+    private func elapsed(since started: Date) -> RequestTimings {
+        RequestTimings(total: max(0, breakpoints.now().timeIntervalSince(started)))
     }
 
     static func aborted(_ request: HTTPRequest) -> KioskError {

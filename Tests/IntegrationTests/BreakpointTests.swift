@@ -52,18 +52,26 @@ struct BreakpointTests {
     @Test("Abort fails the request; a request edit changes the query and headers and keeps secret values")
     func abortAndRequestEdit() async throws {
         let clock = ManualClock()
-        let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
+        let breakpoints = Breakpoints(fileURL: nil, clock: clock, now: clock.dateSource, redactor: redactor)
         try breakpoints.set(BreakpointSetting(request: .pause), for: "marvel.characters")
         let upstream = echoUpstream()
-        let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor)
+        let logged = Mutex<[RequestRecord]>([])
+        let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor,
+                                            record: { record in logged.withLock { $0.append(record) } })
         let request = HTTPRequest(url: url, source: .marvel, endpoint: "marvel.characters")
-        // When the first request is aborted
+        // When the first request is aborted after a minute's pause
         let aborted = Task { try await transport.send(request) }
         try await waitForPauses(breakpoints, 1)
+        await clock.advance(by: .seconds(60))
         breakpoints.decide(try #require(breakpoints.paused.first).id, .abort)
         // Then it fails and nothing was sent
         await #expect(throws: KioskError.self) { try await aborted.value }
         #expect(upstream.requests.isEmpty)
+        // And the log has what the app got: the abort, how long it waited, and at which breakpoint, without the secret
+        let record = try #require(logged.withLock { $0.first })
+        #expect(record.error?.contains("aborted at a breakpoint") == true && record.status == nil)
+        #expect(record.timings.total >= 60 && !record.url.contains(Self.secret))
+        #expect(record.touchedBy.first?.detail.contains("aborted at the request breakpoint") == true)
         // When the second is continued with limit 5 and a header, the redacted key shown unchanged
         let edited = Task { try await transport.send(request) }
         try await waitForPauses(breakpoints, 1)
