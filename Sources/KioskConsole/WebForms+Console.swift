@@ -218,7 +218,9 @@ struct PauseDecisionForm: Decodable {
         action = try form.requiredChoice(Action.self, "action", invalid: "The action must be continue, abort or edit.")
         query = try form.text("query") ?? ""
         headers = try form.text("headers") ?? ""
-        body = try form.text("body")
+        // A browser sends a textarea's line breaks as CR LF whatever they were (the HTML form submission rules): the body
+        // goes to the app with the line feeds it was shown with.
+        body = try form.text("body")?.replacingOccurrences(of: "\r\n", with: "\n")
         status = try form.text("status")
         keep = try form.flag("keep")
     }

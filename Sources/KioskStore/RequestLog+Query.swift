@@ -62,12 +62,18 @@ extension RequestLog {
             arguments += [value]
         }
         var pattern: String?
+        var literal: String?
         switch try filter.text.map({ try searchPattern(for: $0, db) }) {
         case .noMatch: return nil
         case .match(let match): pattern = match
-        case .noWords, nil: pattern = nil
+        // Symbols only (`✓`, `$$$`, `%`): no word for the index, so the URLs are searched for them as typed — a search
+        // that matched every record would say they all hold it.
+        case .noWords: literal = filter.text?.trimmingCharacters(in: .whitespacesAndNewlines)
+            if literal?.isEmpty == true { literal = nil }
+        case nil: pattern = nil
         }
         require("logSearch MATCH ?", pattern)
+        require("instr(logEntry.url, ?) > 0", literal)
         // With a text pattern the cursor is on the FTS5 side, so that it starts its walk below it.
         require(pattern == nil ? "logEntry.id < ?" : "logSearch.rowid < ?", filter.beforeID)
         require(pattern == nil ? "logEntry.id > ?" : "logSearch.rowid > ?", filter.afterID)
@@ -240,8 +246,8 @@ extension RequestLog {
 
     /// What a search text asks for.
     enum SearchPattern: Equatable {
-        /// No word at all (blank, only symbols): the text criterion matches everything, like an
-        /// empty one.
+        /// No word at all (blank, only symbols): blank matches everything, like no text; symbols are looked for in
+        /// the URLs as typed.
         case noWords
         /// A word no logged request contains: nothing matches, without querying the index.
         case noMatch

@@ -263,14 +263,18 @@ struct RequestLogTests {
         #expect(try log.count() == 1)
     }
 
-    @Test("text without a searchable word is no criterion; operators are searched as words")
+    @Test("blank text is no criterion; symbols alone are looked for in the URLs as typed; operators are searched as words")
     func wordlessText() throws {
         let log = try RequestLog.inMemory(configuration: Self.configuration())
         try log.append(Self.record("https://a.test/near/and"))
-        try log.append(Self.record("https://b.test/other"))
-        // Only symbols: the text matches everything, like an empty text
-        #expect(try log.records(matching: RequestFilter(text: "\" * ( ) - : ^")).count == 2)
+        try log.append(Self.record("https://b.test/other?$top=5"))
+        // Blank: everything
         #expect(try log.records(matching: RequestFilter(text: "")).count == 2)
+        #expect(try log.records(matching: RequestFilter(text: "  ")).count == 2)
+        // Only symbols: the URLs that hold them as typed, and none when none does (not every record)
+        #expect(try Self.urls(log, RequestFilter(text: "$")) == ["https://b.test/other?$top=5"])
+        #expect(try log.records(matching: RequestFilter(text: "\" * ( ) - : ^")).isEmpty)
+        #expect(try log.records(matching: RequestFilter(text: "✓")).isEmpty)
         // FTS5 keywords are plain words
         #expect(try Self.urls(log, RequestFilter(text: "NEAR(")) == ["https://a.test/near/and"])
         #expect(try Self.urls(log, RequestFilter(text: "AND")) == ["https://a.test/near/and"])
