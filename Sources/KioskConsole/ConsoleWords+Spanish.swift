@@ -107,6 +107,7 @@ extension ConsoleWords {
         fromRequest: { "de la solicitud n.º \($0)" },
         fromBreakpointEdit: { "de una edición en un punto de interrupción de la detenida n.º \($0)" },
         addedInConsole: "añadida en la consola",
+        addedByHand: "añadida a mano",
         addedThroughAPI: "añadida con la API JSON",
         pathsSeen: "Sus rutas, la más reciente primero. Los puntos de interrupción de una ruta valen para cualquier consulta "
             + "de ella, y por encima de los del servidor.",
@@ -308,6 +309,13 @@ extension ConsoleWords {
         responseBytes: "Bytes de respuesta",
         otherSources: "Otras (imágenes, sondeos)",
         typeOf: "Tipo de {path}",
+        endpointCaching: { caching in
+            switch caching {
+            case .freshness(let hours): "Cache-Control / Expires si llegan, si no \(hours) h; ETag y Last-Modified revalidados con 304"
+            case .pictures(let megabytes): "caché en memoria, luego en disco de \(megabytes) MB (sale primero lo menos usado); ETag revalidado; si no, 7 días"
+            }
+        },
+        typeString: "texto", typeNumber: "número", typeBoolean: "verdadero o falso", typeNull: "nulo",
         valueOf: "Valor de {path}",
         keyIn: "Clave {key} en {path}",
         removeKey: "Quitar {key} de {path}",

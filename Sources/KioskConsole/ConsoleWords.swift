@@ -112,6 +112,7 @@ struct ConsoleWords: Sendable {
     let fromRequest: @Sendable (String) -> String
     let fromBreakpointEdit: @Sendable (String) -> String
     let addedInConsole: String
+    let addedByHand: String
     let addedThroughAPI: String
     /// Above a host's paths.
     let pathsSeen: String
@@ -311,6 +312,10 @@ struct ConsoleWords: Sendable {
     let otherSources: String
     /// The tree editor's labels ({path}, {key}, {index} are filled in by the script).
     let typeOf: String
+    /// How an endpoint's answers are kept.
+    let endpointCaching: @Sendable (EndpointCaching) -> String
+    /// The JSON types' names in the tree editor's type menu.
+    let typeString: String, typeNumber: String, typeBoolean: String, typeNull: String
     let valueOf: String
     let keyIn: String
     let removeKey: String
@@ -393,6 +398,10 @@ enum ScriptWords {
             "live": w.live,
             "reconnecting": w.reconnecting,
             "typeOf": w.typeOf,
+            "typeString": w.typeString,
+            "typeNumber": w.typeNumber,
+            "typeBoolean": w.typeBoolean,
+            "typeNull": w.typeNull,
             "valueOf": w.valueOf,
             "keyIn": w.keyIn,
             "removeKey": w.removeKey,

@@ -479,6 +479,7 @@ enum DebugPages {
         }
         switch text {
         case "added in the console": return w.addedInConsole
+        case "added by hand": return w.addedByHand
         case "added through the JSON API": return w.addedThroughAPI
         default: return text
         }
@@ -524,7 +525,7 @@ enum DebugPages {
                 E.element("p", [.class("url")], [.text("\(endpoint.method) \(endpoint.host)\(endpoint.template)")]),
                 E.element("dl", [.class("facts")], [
                     (w.source, endpoint.source?.displayName ?? w.anyConfiguredSource), (w.contentType, endpoint.contentType),
-                    (w.response, endpoint.responseModel), (w.cache, endpoint.cachePolicy),
+                    (w.response, endpoint.responseModel), (w.cache, w.endpointCaching(endpoint.cachePolicy)),
                     (w.requestHeaders, endpoint.headers.joined(separator: "; ")),
                 ].flatMap { name, value in [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])] }),
                 breakpointForm(endpoint.name, settings[endpoint.name] ?? BreakpointSetting(), context: context),

@@ -98,8 +98,8 @@ public struct EndpointDescription: Sendable, Hashable, Codable {
     public var contentType: String
     /// What the body decodes to.
     public var responseModel: String
-    /// How long an answer is kept fresh.
-    public var cachePolicy: String
+    /// How its answers are kept (the console says it in the page's language).
+    public var cachePolicy: EndpointCaching
     /// The request headers sent (redacted).
     public var headers: [String]
     /// What its answer is, which says how the source decodes it.
@@ -118,7 +118,7 @@ public struct EndpointDescription: Sendable, Hashable, Codable {
     }
 
     public init(name: String, source: SourceID?, method: String = "GET", host: String, template: String,
-                contentType: String = "application/json", responseModel: String, cachePolicy: String,
+                contentType: String = "application/json", responseModel: String, cachePolicy: EndpointCaching,
                 headers: [String] = ["Accept: application/json"], answer: Answer = .page, collection: String? = nil) {
         self.answer = answer
         self.collection = collection
@@ -133,10 +133,46 @@ public struct EndpointDescription: Sendable, Hashable, Codable {
         self.headers = headers
     }
 
-    /// "Cache-Control or Expires when sent, else 1 h", for a source's default lifetime.
-    public static func freshness(_ seconds: TimeInterval) -> String {
-        let hours = Int(seconds / 3600)
-        return "Cache-Control / Expires when sent, else \(hours) h; ETag and Last-Modified revalidated with 304"
+    /// A page or item kept by the upstream's Cache-Control or Expires, else for a source's default lifetime.
+    public static func freshness(_ seconds: TimeInterval) -> EndpointCaching {
+        .freshness(hours: Int(seconds / 3600))
+    }
+}
+
+/// How an endpoint's answers are kept, as data: each face words it in its own language.
+public enum EndpointCaching: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Fresh for the upstream's Cache-Control or Expires, else this many hours; revalidated with ETag and Last-Modified.
+    case freshness(hours: Int)
+    /// Pictures: a memory cache, then a disk cache of this many MB (least recently used out first); ETag revalidated;
+    /// else 7 days.
+    case pictures(diskMegabytes: Int)
+
+    /// In English: what the JSON API says (a string, as it always has) and the console's English page shows.
+    public var description: String {
+        switch self {
+        case .freshness(let hours): "Cache-Control / Expires when sent, else \(hours) h; ETag and Last-Modified revalidated with 304"
+        case .pictures(let megabytes): "memory cache, then a \(megabytes) MB disk cache (least recently used out first); ETag revalidated; else 7 days"
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
+    /// Read back from its English description.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        let number = { (before: String) in
+            text.components(separatedBy: before).first.flatMap { $0.split(separator: " ").last.flatMap { Int($0) } }
+        }
+        if text.contains("disk cache"), let megabytes = number(" MB disk cache") {
+            self = .pictures(diskMegabytes: megabytes)
+        } else if let hours = text.components(separatedBy: "else ").dropFirst().first?.split(separator: " ").first.flatMap({ Int($0) }) {
+            self = .freshness(hours: hours)
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a caching description: \(text)"))
+        }
     }
 }
 

@@ -244,7 +244,7 @@ public final class Debugger: Sendable {
             EndpointDescription(name: "image", source: nil, host: Set(hosts).sorted().joined(separator: ", "),
                                 template: "{the picture's URL}", contentType: "image/png, image/jpeg, image/gif, image/webp",
                                 responseModel: "raster image bytes",
-                                cachePolicy: "memory cache, then a 200 MB disk cache (LRU); ETag revalidated; else 7 days",
+                                cachePolicy: .pictures(diskMegabytes: 200),
                                 headers: ["Accept: image/*"]),
         ]
     }

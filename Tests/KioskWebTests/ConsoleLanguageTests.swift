@@ -47,6 +47,9 @@ struct ConsoleLanguageTests {
             // And where a rule and a mock came from, kept in English in their files, is said in Spanish
             #expect(try await client.get(ConsoleRoute.mocks.path, headers: spanish).body.contains("de la solicitud n.º 9"))
             #expect(try await client.get(ConsoleRoute.rules.path, headers: spanish).body.contains("añadida en la consola"))
+            // And how an endpoint's answers are kept, and the tree editor's type names
+            #expect(try await client.get(ConsoleRoute.endpoints.path, headers: spanish).body.contains("si no 24 h"))
+            #expect(try await client.get(ConsoleRoute.requests.path, headers: spanish).body.contains("verdadero o falso"))
             // And the list carries the script's words in Spanish
             let list = try await client.get(ConsoleRoute.requests.path, headers: spanish)
             #expect(list.body.contains(HTML.text(ConsoleWords.spanish.networkDebugger).rendered))

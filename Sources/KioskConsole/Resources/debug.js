@@ -281,7 +281,7 @@
       const span = make("span", { className: "scalar" });
       const kind = make("select");
       kind.setAttribute("aria-label", say("typeOf", { path }));
-      for (const [value, label] of [["s", "string"], ["n", "number"], ["b", "boolean"], ["z", "null"]]) {
+      for (const [value, label] of [["s", say("typeString")], ["n", say("typeNumber")], ["b", say("typeBoolean")], ["z", say("typeNull")]]) {
         kind.append(make("option", { value, textContent: label, selected: node.t === value }));
       }
       kind.addEventListener("change", () => {
