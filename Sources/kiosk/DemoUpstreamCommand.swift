@@ -58,11 +58,16 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
         if let key = environment["KIOSK_DEMO_MARVEL_PRIVATE_KEY"] { configuration.marvelPrivateKey = key }
 
         let upstream = DemoUpstream(configuration: configuration)
+        let listeners: [ListenFailure.Listener] = [.init(option: "--port", host: configuration.host, port: port),
+                                                   .init(option: "--control-port", host: configuration.host, port: controlPort)]
         do {
+            // A taken port is bad input (status 2), worded as serve's and proxy's are.
+            try ListenFailure.refuseTaken(listeners)
             try await upstream.start()
         } catch {
-            printErrorLine("cannot start the demo upstream on port \(port): \(error)")
-            throw KioskCommand.ExitStatus.failure
+            let failure = (error as? KioskError) ?? ListenFailure.error(error, listeners: listeners)
+            printErrorLine(failure.description + " See 'kiosk demo-upstream --help'.")
+            throw KioskCommand.ExitStatus.badInput
         }
         let keys = await upstream.keys
         Output.human("""

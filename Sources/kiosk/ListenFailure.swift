@@ -36,6 +36,13 @@ enum ListenFailure {
         }
     }
 
+    /// Throws the error `error(_:listeners:)` words when a listener's fixed port is taken already, before anything of
+    /// the command starts listening.
+    static func refuseTaken(_ listeners: [Listener]) throws {
+        guard listeners.contains(where: { $0.port != 0 && isTaken($0) }) else { return }
+        throw error(IOError(errnoCode: EADDRINUSE, reason: "bind"), listeners: listeners)
+    }
+
     private static func shown(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 
     /// Whether binding the listener's address fails for its being in use (with SO_REUSEADDR, as NIO's listeners bind).

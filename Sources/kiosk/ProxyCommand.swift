@@ -138,6 +138,12 @@ struct ProxyRunCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
+            // A port another program holds is said before anything starts: the console would otherwise say it listens,
+            // then stop again noisily when the proxy's own listener cannot bind.
+            let localHost = IPAddress.isLoopback(host: host) ? host : "127.0.0.1"
+            try ListenFailure.refuseTaken([.init(option: "--port", host: host, port: port),
+                                           .init(option: "--console-port", host: localHost, port: consolePort)]
+                                          + reverseRoutes().map { .init(option: "--reverse", host: localHost, port: $0.port) })
             let (authority, directory) = try proxyAuthority(global)
             var credentials: ProxyCredentials?
             if proxyAuth {
@@ -188,8 +194,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             let host = host
             let shownHost = host.contains(":") ? "[\(host)]" : host
             // Only the proxy itself faces other machines (behind its password); the console and reverse listeners,
-            // which ask for none, stay on this machine.
-            let localHost = IPAddress.isLoopback(host: host) ? host : "127.0.0.1"
+            // which ask for none, stay on this machine (`localHost`).
             let shownLocalHost = localHost.contains(":") ? "[\(localHost)]" : localHost
             let consolePorts = ListenerPorts()
             // The console's few browser tabs need few connections; the files are the proxy's budget (its reserve covers these).

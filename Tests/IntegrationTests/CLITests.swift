@@ -445,7 +445,13 @@ struct PortTakenTests {
             #expect(result.stderr.contains("Cannot listen on 127.0.0.1:\(port) (\(option)): already in use"), "\(result.stderr)")
             #expect(result.stderr.contains("Choose another port with \(option), or 0 for a free one."), "\(result.stderr)")
             #expect(!result.stderr.contains("bind(descriptor"), "\(result.stderr)")
+            // And says nothing else: no listener announced that then stops, no server's log lines
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(!result.stdout.contains("Console on") && !result.stdout.contains("Kiosk proxy on"), "\(result.stdout)")
         }
+        // And the demo upstream alike, as bad input
+        let demo = try cli.run(["demo-upstream", "--port", "\(port)"], dataDir: false)
+        #expect(demo.status == 2 && demo.stderr.contains("Cannot listen on 127.0.0.1:\(port) (--port): already in use"), "\(demo.stderr)")
     }
 }
 
