@@ -117,3 +117,42 @@ extension KioskError {
         return false
     }
 }
+
+extension KioskError {
+    /// Why a file operation failed, in the system's words (`No space left on device`, `Permission denied`), never
+    /// Foundation's "The operation could not be completed" or its error domains and codes.
+    public static func fileReason(_ error: any Error, path: String? = nil) -> String {
+        // What Foundation words vaguely ("error 512"), the path often tells: a file where a folder must be, a folder
+        // where a file must be.
+        if let path {
+            var ancestor = URL(fileURLWithPath: path)
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue,
+               (error as NSError).domain == NSCocoaErrorDomain, (error as NSError).code == CocoaError.Code.fileReadUnknown.rawValue {
+                return "it is a folder, not a file"
+            }
+            while ancestor.path != "/" {
+                ancestor.deleteLastPathComponent()
+                if FileManager.default.fileExists(atPath: ancestor.path, isDirectory: &isFolder) {
+                    if !isFolder.boolValue { return "\(ancestor.path) is a file, not a folder" }
+                    break
+                }
+            }
+        }
+        let error = error as NSError
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if error.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(error.code))) }
+        guard error.domain == NSCocoaErrorDomain else { return error.localizedDescription }
+        switch CocoaError.Code(rawValue: error.code) {
+        case .fileWriteFileExists: return "a file is in the way where a folder is needed"
+        case .fileNoSuchFile, .fileReadNoSuchFile: return String(cString: strerror(ENOENT))
+        case .fileWriteOutOfSpace: return String(cString: strerror(ENOSPC))
+        case .fileWriteVolumeReadOnly: return String(cString: strerror(EROFS))
+        case .fileReadNoPermission, .fileWriteNoPermission: return String(cString: strerror(EACCES))
+        case .fileReadCorruptFile: return "it is not in the expected format"
+        default: return error.localizedDescription
+        }
+    }
+}

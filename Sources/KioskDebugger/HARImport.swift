@@ -526,7 +526,7 @@ extension HAR {
             do {
                 handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
             } catch {
-                throw ImportError("Cannot read it: \((error as NSError).localizedDescription)")
+                throw ImportError("Cannot read it: \(KioskError.fileReason(error, path: path)).")
             }
         }
         defer { if path != "-" { try? handle.close() } }
@@ -547,7 +547,7 @@ extension HAR {
         } catch let error as ImportError {
             throw error
         } catch {
-            throw ImportError("Cannot read it: \((error as NSError).localizedDescription)")
+            throw ImportError("Cannot read it: \(KioskError.fileReason(error, path: path)).")
         }
         return data
     }

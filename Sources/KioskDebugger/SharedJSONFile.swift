@@ -192,7 +192,7 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            let reason = KioskError.storage("cannot read \(name) in \(url.path): \(Self.describe(error))")
+            let reason = KioskError.storage("cannot read \(name) in \(url.path): \(KioskError.fileReason(error))")
             state.unreadable = (current, reason)
             throw reason
         }
@@ -206,12 +206,6 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         }
     }
 
-    /// The reason a file could not be read, in the system's words (`Permission denied`), not Foundation's.
-    private static func describe(_ error: any Error) -> String {
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        if let code = underlying.flatMap({ $0.domain == NSPOSIXErrorDomain ? Int32($0.code) : nil }) { return String(cString: strerror(code)) }
-        return (error as NSError).localizedDescription
-    }
 
     private func write(_ value: Value) throws(KioskError) {
         guard let url else { return }
@@ -221,7 +215,7 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try encoder.encode(value).write(to: url, options: .atomic)
         } catch {
-            throw KioskError.storage("cannot save \(name) to \(url.path): \(Self.describe(error))")
+            throw KioskError.storage("cannot save \(name) to \(url.path): \(KioskError.fileReason(error))")
         }
     }
 }

@@ -79,7 +79,11 @@ public final class ProxyAuthority: Sendable {
                                                 + "Delete both to make a new one (and trust it again).")
             }
         }
-        try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw KioskError.storage("cannot create the folder \(directory.path) for the proxy's CA: \(KioskError.fileReason(error))")
+        }
         let signingKey = P256.Signing.PrivateKey()
         let key = Certificate.PrivateKey(signingKey)
         let made = now()

@@ -135,7 +135,7 @@ extension AppDatabase {
             // A folder made here is its owner's only (XDG's data folders are 0700), whatever the umask.
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw KioskError.storage("cannot create the folder \(folder.path) for \(what) \(path): " + reason(error))
+            throw KioskError.storage("cannot create the folder \(folder.path) for \(what) \(path): " + KioskError.fileReason(error, path: folder.path))
         }
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 { close(descriptor) }
@@ -147,7 +147,7 @@ extension AppDatabase {
         switch error {
         case is DecodingError: "stored data could not be decoded"
         case is EncodingError: "data could not be encoded"
-        default: (error as NSError).localizedDescription
+        default: KioskError.fileReason(error)
         }
     }
 }

@@ -72,7 +72,7 @@ public struct TLSMaterial: Sendable {
             do {
                 return try String(contentsOfFile: path, encoding: .utf8)
             } catch {
-                throw KioskError.invalidRequest("cannot read the \(what) \(path): \((error as NSError).localizedDescription)")
+                throw KioskError.invalidRequest("cannot read the \(what) \(path): \(KioskError.fileReason(error, path: path))")
             }
         }
         do {
@@ -153,7 +153,7 @@ public struct TLSMaterial: Sendable {
             try SecretFile.write(keyPEM, to: keyURL)
             try Data(certificatePEM.utf8).write(to: certificateURL, options: .atomic)
         } catch {
-            throw KioskError.storage("cannot write the certificate to \(directory.path): \((error as NSError).localizedDescription)")
+            throw KioskError.storage("cannot write the certificate to \(directory.path): \(KioskError.fileReason(error, path: directory.path))")
         }
         return (try TLSMaterial(certificatePEM: certificatePEM, keyPEM: keyPEM), provenance)
     }

@@ -59,7 +59,7 @@ struct MockCommand: AsyncParsableCommand {
                 var data = Data(body?.utf8 ?? "".utf8)
                 if let bodyFile {
                     do { data = try Data(contentsOf: URL(fileURLWithPath: bodyFile)) } catch {
-                        throw KioskError.invalidRequest("Cannot read \(bodyFile): \((error as NSError).localizedDescription)")
+                        throw KioskError.invalidRequest("Cannot read \(bodyFile): \(KioskError.fileReason(error, path: bodyFile))")
                     }
                 }
                 let fields = headers.map { header -> RequestRecord.HeaderField in

@@ -71,7 +71,7 @@ enum Output {
         let partial = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).\(getpid()).partial")
         func failed(_ error: any Error) -> KioskError {
             try? FileManager.default.removeItem(at: partial)
-            return error as? KioskError ?? KioskError.storage("cannot write \(file): \((error as NSError).localizedDescription)")
+            return error as? KioskError ?? KioskError.storage("cannot write \(file): \(KioskError.fileReason(error, path: file))")
         }
         guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
             throw KioskError.storage("cannot write \(file): cannot create a file in \(target.deletingLastPathComponent().path)")

@@ -262,7 +262,7 @@ struct RuleOptions: ParsableArguments {
         do {
             return String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
         } catch {
-            throw KioskError.invalidRequest("Cannot read \(path): \((error as NSError).localizedDescription)")
+            throw KioskError.invalidRequest("Cannot read \(path): \(KioskError.fileReason(error, path: path))")
         }
     }
 }

@@ -132,6 +132,27 @@ struct CoreTests {
         #expect(Redactor.standard.redactBody(Data(body.utf8), contentType: "text/plain") == Data(body.utf8))
     }
 
+    @Test("A file failure is said in the system's words, or by what the path shows, never Foundation's error domains")
+    func fileReasons() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-file-reason-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: file)
+        // A folder wanted under a file
+        let under = file.appendingPathComponent("sub")
+        let made = #expect(throws: (any Error).self) { try FileManager.default.createDirectory(at: under, withIntermediateDirectories: true) }
+        #expect(KioskError.fileReason(try #require(made), path: under.path) == "\(file.path) is a file, not a folder")
+        // A file that is not there
+        let missing = folder.appendingPathComponent("missing")
+        let absent = #expect(throws: (any Error).self) { try Data(contentsOf: missing) }
+        #expect(KioskError.fileReason(try #require(absent), path: missing.path) == "No such file or directory")
+        // A folder read as a file
+        let read = #expect(throws: (any Error).self) { try Data(contentsOf: folder) }
+        let reason = KioskError.fileReason(try #require(read), path: folder.path)
+        #expect(!reason.contains("NSCocoaErrorDomain") && !reason.contains("could not be completed"), "\(reason)")
+    }
+
     @Test("Redaction replaces credential headers, case-insensitively")
     func redactsHeaders() {
         let headers: HTTPHeaderFields = ["authorization": "Bearer x", "Cookie": "a=b", "Accept": "application/json"]
