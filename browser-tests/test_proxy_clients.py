@@ -12,6 +12,7 @@ import os
 import queue
 import re
 import shutil
+import socket
 import ssl
 import subprocess
 import threading
@@ -139,8 +140,11 @@ class KioskProxy:
 
         threading.Thread(target=read, daemon=True).start()
         self.port, self.console, seen = 0, "", []
+        # Each --reverse listener's port, in the order given.
+        self.reverse_ports: list[int] = []
+        reverses = sum(1 for argument in arguments if argument == "--reverse")
         deadline = time.monotonic() + 60
-        while not (self.port and self.console):
+        while not (self.port and self.console and len(self.reverse_ports) == reverses):
             line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
             assert line is not None and time.monotonic() < deadline, f"kiosk proxy did not start: {seen}"
             seen.append(line)
@@ -148,6 +152,8 @@ class KioskProxy:
                 self.port = int(match.group(1))
             elif match := self._console.search(line):
                 self.console = match.group(1)
+            elif match := re.search(r"Reverse proxy on http://127\.0\.0\.1:(\d+)/", line):
+                self.reverse_ports.append(int(match.group(1)))
         self.ca = subprocess.run([binary, "proxy", "ca", "--path", "--data-dir", str(data_dir)], capture_output=True, text=True,
                                  check=True, timeout=60).stdout.strip()
 
@@ -235,6 +241,51 @@ def test_insecure_upstream_says_so_on_start_in_the_console_and_on_every_exchange
         strict.stop()
         loose.stop()
         upstream.stop()
+
+
+def test_a_websocket_through_a_reverse_listener_is_logged_as_the_forward_listeners_are(kiosk_bin, tmp_path):
+    # Given an app backend that switches to WebSocket and echoes one frame
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+
+    def serve():
+        connection, _ = server.accept()
+        with connection:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                request += connection.recv(4096)
+            connection.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                               b"Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n")
+            connection.sendall(connection.recv(4096))
+
+    threading.Thread(target=serve, daemon=True).start()
+    backend = f"http://127.0.0.1:{server.getsockname()[1]}"
+    proxy = KioskProxy(kiosk_bin, tmp_path / "ws", None, ("--reverse", f"{backend}@0"))
+    try:
+        # When an app opens a WebSocket through the reverse listener, sends a frame and reads it back
+        with socket.create_connection(("127.0.0.1", proxy.reverse_ports[0]), timeout=30) as app:
+            app.sendall(b"GET /socket HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                answer += app.recv(4096)
+            assert answer.startswith(b"HTTP/1.1 101"), answer
+            frame = b"\x81\x85abcd" + bytes(b ^ k for b, k in zip(b"hello", b"abcdabcd"))
+            app.sendall(frame)
+            echoed = answer.split(b"\r\n\r\n", 1)[1]
+            while len(echoed) < len(frame):
+                echoed += app.recv(4096)
+            assert echoed == frame
+        # Then the switch is in the log, as a forward listener's is
+        deadline = time.monotonic() + 15
+        while not (found := [r for r in proxy.api("/debug/api/requests") if r.get("status") == 101]) \
+                and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert found, proxy.api("/debug/api/requests")
+    finally:
+        proxy.stop()
+        server.close()
 
 
 def test_a_debug_token_locks_the_proxy_console_as_it_locks_serves(kiosk_bin, tmp_path):

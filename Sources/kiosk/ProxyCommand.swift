@@ -244,7 +244,9 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 reverse.connections = connections
                 reverse.heldBodies = heldBodies
                 reverse.stop = stop
-                return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) }, onBound: { bound in
+                // Its WebSocket and other protocol switches are logged as the forward listener's are.
+                return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
+                                   onTunnel: { kiosk.recordTunnel($0) }, onBound: { bound in
                     consolePorts.add(bound)
                     listeners.withLock { $0.append(ProxyOverview.Listener(kind: "reverse", address: "\(shownLocalHost):\(bound)",
                                                                            upstream: route.url.absoluteString)) }
