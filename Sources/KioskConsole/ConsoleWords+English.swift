@@ -91,6 +91,7 @@ extension ConsoleWords {
         answerWithThis: "Answer with this response",
         checkAndSend: "Check and send the edit",
         failWithError: "Fail with the error",
+        requestEditNote: "The request goes to its upstream as edited here, marked in the log. Without a decision it goes unchanged at ",
         editNote: "An edited response is shown to the app, marked edited in the log, and never stored. Without a decision the request continues unchanged at ",
         pausedTitle: { "Paused #\($0)" },
         anyConfiguredSource: "any configured source",

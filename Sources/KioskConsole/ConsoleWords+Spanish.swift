@@ -91,6 +91,7 @@ extension ConsoleWords {
         answerWithThis: "Contestar con esta respuesta",
         checkAndSend: "Comprobar y enviar la edición",
         failWithError: "Fallar con el error",
+        requestEditNote: "La solicitud va a su servidor tal como se edite aquí, marcada en el registro. Sin una decisión, va sin cambios a las ",
         editNote: "Una respuesta editada se muestra a la aplicación, se marca como editada en el registro y nunca se guarda. Sin una decisión, la solicitud continúa sin cambios a las ",
         pausedTitle: { "Detenida n.º \($0)" },
         anyConfiguredSource: "cualquier fuente configurada",

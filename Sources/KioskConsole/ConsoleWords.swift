@@ -95,6 +95,8 @@ struct ConsoleWords: Sendable {
     let checkAndSend: String
     let failWithError: String
     /// Under a paused exchange's form, with the time it continues by itself.
+    /// The request phase's note: what an edit does to a request not sent yet.
+    let requestEditNote: String
     let editNote: String
     let pausedTitle: @Sendable (Int) -> String
     let anyConfiguredSource: String

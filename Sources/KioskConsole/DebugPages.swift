@@ -467,7 +467,9 @@ enum DebugPages {
         content.append(E.element("form", [.class("pause-editor"), .attribute("method", "post"), .attribute("action", action)], fields))
         content.append(E.element("form", [.attribute("id", decisionForm), .attribute("method", "post"), .attribute("action", action)],
                                  [Pages.csrfField(context)]))
-        content.append(E.element("p", [.class("status")], [.text(w.editNote), localTime(exchange.deadline, style: .time), "."]))
+        // A request not sent yet is edited, not answered: its note says so.
+        let note = exchange.phase == .request ? w.requestEditNote : w.editNote
+        content.append(E.element("p", [.class("status")], [.text(note), localTime(exchange.deadline, style: .time), "."]))
         return DebugPages.page(context, title: w.pausedTitle(exchange.id), [E.element("article", [.class("detail debug")], content)])
     }
 

@@ -415,6 +415,28 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A request held before it is sent says an edit goes to its upstream, not that an answer is edited")
+    func requestPhaseNote() async throws {
+        try await withWeb { harness, client in
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(String(repeating: "e", count: 64))"]
+            // Given an app's request held at its request breakpoint
+            let breakpoints = harness.kiosk.debugger.breakpoints
+            let url = URL(string: "http://127.0.0.1:9/held")!
+            let held = Task {
+                await breakpoints.pause(phase: .request, request: KioskCore.HTTPRequest(url: url, endpoint: "127.0.0.1:9", purpose: .proxied),
+                                        response: nil, error: nil).decision
+            }
+            for _ in 0..<2000 where breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+            let paused = try #require(breakpoints.paused.first)
+            // When its page is opened, then its note speaks of the request
+            let page = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
+            #expect(page.body.contains("The request goes to its upstream as edited here"))
+            #expect(!page.body.contains("An edited response is shown to the app"))
+            #expect(breakpoints.decide(paused.id, .continueUnchanged))
+            _ = await held.value
+        }
+    }
+
     @Test("An app's text answer held at a breakpoint is edited as text; its JSON answer must stay JSON", arguments: [
         ("text/plain", "hello plain text", "plain edited text, not json", true),
         ("application/json", #"{"a": 1}"#, "plain edited text, not json", false),
