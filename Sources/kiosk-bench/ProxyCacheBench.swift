@@ -122,7 +122,9 @@ private struct NginxCache {
                 ?? executableOnPath("nginx") else { return nil }
         let folder = temporaryDirectory("nginx")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("cache"), withIntermediateDirectories: true)
-        // Its workers may run as another user: they must be able to write the cache.
+        // Its workers may run as another user: they must be able to write the cache, and to pass through the bench's
+        // scratch folder to it (Kiosk makes the folders of its files its owner's only, 0700).
+        try FileManager.default.setAttributes([.posixPermissions: 0o711], ofItemAtPath: scratchFolder.path)
         for path in [folder, folder.appendingPathComponent("cache")] {
             try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: path.path)
         }
