@@ -86,7 +86,7 @@ extension CatalogSource {
 
 /// One upstream endpoint as the network debugger's registry shows it: what is called, how, what comes
 /// back and how long it is kept. Templates show secrets as `<redacted>`.
-public struct EndpointDescription: Sendable, Hashable, Codable {
+public struct EndpointDescription: Sendable, Hashable, Encodable {
     /// The stable name requests carry (`rickandmorty.characters`), which breakpoints and logs use.
     public var name: String
     public var source: SourceID?
@@ -140,7 +140,7 @@ public struct EndpointDescription: Sendable, Hashable, Codable {
 }
 
 /// How an endpoint's answers are kept, as data: each face words it in its own language.
-public enum EndpointCaching: Sendable, Hashable, Codable, CustomStringConvertible {
+public enum EndpointCaching: Sendable, Hashable, Encodable, CustomStringConvertible {
     /// Fresh for the upstream's Cache-Control or Expires, else this many hours; revalidated with ETag and Last-Modified.
     case freshness(hours: Int)
     /// Pictures: a memory cache, then a disk cache of this many MB (least recently used out first); ETag revalidated;
@@ -158,21 +158,6 @@ public enum EndpointCaching: Sendable, Hashable, Codable, CustomStringConvertibl
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
-    }
-
-    /// Read back from its English description.
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        let number = { (before: String) in
-            text.components(separatedBy: before).first.flatMap { $0.split(separator: " ").last.flatMap { Int($0) } }
-        }
-        if text.contains("disk cache"), let megabytes = number(" MB disk cache") {
-            self = .pictures(diskMegabytes: megabytes)
-        } else if let hours = text.components(separatedBy: "else ").dropFirst().first?.split(separator: " ").first.flatMap({ Int($0) }) {
-            self = .freshness(hours: hours)
-        } else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a caching description: \(text)"))
-        }
     }
 }
 
