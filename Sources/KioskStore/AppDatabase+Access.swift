@@ -65,11 +65,32 @@ extension AppDatabase {
         return config
     }
 
-    /// Runs `migrator`'s migrations not applied yet to `writer`'s file. Two processes opening one new file at once (the
+    /// Runs `migrator`'s migrations not applied yet to `writer`'s file, `what` (say "the request log") at `path`; throws
+    /// `KioskError.storage` saying why when it cannot. A file a newer Kiosk has migrated further is refused, untouched:
+    /// this build does not know how that version keeps its rows, and writing them its own way could corrupt them (an
+    /// index it does not maintain, a column it leaves empty). Two processes opening one new file at once (the
     /// CLI beside a server, two proxies) both find a migration unapplied and both run it: the second fails on what the
     /// first made ("table already exists"). Then what counts is that every migration is applied, by whichever process:
     /// it tries again, a few times, and fails only when migrations are still missing.
-    static func migrate(_ migrator: DatabaseMigrator, _ writer: any DatabaseWriter) throws {
+    static func migrate(_ migrator: DatabaseMigrator, _ writer: any DatabaseWriter, what: String, path: String?) throws {
+        let isNewer: Bool
+        do {
+            isNewer = try writer.read(migrator.hasBeenSuperseded)
+        } catch {
+            throw storageError(error, while: "read \(what)'s schema", path: path)
+        }
+        guard !isNewer else {
+            throw KioskError.storage("\(what) \(path ?? "in memory") was written by a newer version of Kiosk: "
+                + "move it aside (or use that version) to use it with this one.")
+        }
+        do {
+            try migrateConcurrently(migrator, writer)
+        } catch {
+            throw storageError(error, while: "prepare \(what)'s schema", path: path)
+        }
+    }
+
+    private static func migrateConcurrently(_ migrator: DatabaseMigrator, _ writer: any DatabaseWriter) throws {
         var attempt = 0
         while true {
             do {

@@ -41,11 +41,7 @@ public final class AppDatabase: Sendable, StoreFile {
         } catch {
             throw Self.storageError(error, while: "open the database", path: path)
         }
-        do {
-            try AppDatabase.migrate(Self.migrator, writer)
-        } catch {
-            throw Self.storageError(error, while: "prepare the database schema", path: path)
-        }
+        try AppDatabase.migrate(Self.migrator, writer, what: "the database", path: path)
     }
 
     /// Opens (creating it and its parent folders if needed) and migrates the database at `path`, dating what it

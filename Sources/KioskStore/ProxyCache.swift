@@ -110,8 +110,8 @@ public final class ProxyCache: Sendable, StoreFile {
     public static let defaultMaxBytes = 500 * 1_000_000
 
     private init(writer: any DatabaseWriter, path: String, maxBytes: Int?) throws {
+        try AppDatabase.migrate(Self.migrator, writer, what: "the proxy cache", path: path)
         do {
-            try AppDatabase.migrate(Self.migrator, writer)
             // The bound is the file's, set by the proxy that opened it last: a command beside it (an import) keeps to it
             // rather than to a default that would have the proxy evict most of what it stored.
             if let maxBytes {

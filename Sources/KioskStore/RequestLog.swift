@@ -119,23 +119,9 @@ public final class RequestLog: Sendable, StoreFile {
         self.writer = writer
         self.path = path
         self.configuration = configuration
-        // A log a newer Kiosk has written may keep its records in a way this build does not know (since
-        // v5, which records are indexed): writing it would corrupt its full-text index, so it is refused.
-        let isNewer: Bool
-        do {
-            isNewer = try writer.read(Self.migrator.hasBeenSuperseded)
-        } catch {
-            throw AppDatabase.storageError(error, while: "read the request log's schema", path: path)
-        }
-        guard !isNewer else {
-            throw KioskError.storage("the request log \(path ?? "in memory") was written by a newer version of Kiosk: "
-                + "move it aside (or use that version) to capture requests with this one.")
-        }
-        do {
-            try AppDatabase.migrate(Self.migrator, writer)
-        } catch {
-            throw AppDatabase.storageError(error, while: "prepare the request log's schema", path: path)
-        }
+        // A log a newer Kiosk has written may keep its records in a way this build does not know (since v5, which
+        // records are indexed): `migrate` refuses it.
+        try AppDatabase.migrate(Self.migrator, writer, what: "the request log", path: path)
         // Records an earlier process stored and did not index yet.
         if (try? writer.read(Self.hasUnindexedRecords)) == true { scheduleIndexing() }
     }

@@ -32,6 +32,33 @@ struct DatabaseFileTests {
         #expect(page.reportedTotal == 1491)
     }
 
+    @Test("A database or proxy cache a newer Kiosk migrated further is refused, naming the file, and left as it was",
+          arguments: ["kiosk.sqlite", "kiosk-proxy-cache.sqlite"])
+    func refusesNewerSchema(file: String) throws {
+        // Given a file a later version migrated further than this one knows
+        let folder = try TemporaryDirectory.make("kiosk-newer-schema")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent(file).path
+        func open() throws {
+            if file == "kiosk.sqlite" { _ = try AppDatabase.open(at: path) } else { _ = try ProxyCache.open(at: path, maxBytes: nil) }
+        }
+        try open()
+        let pool = try DatabasePool(path: path)
+        try pool.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')") }
+        let tables = try pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master ORDER BY name") }
+
+        // When this version opens it
+        // Then it is refused, saying whose file it is and what to do, and its schema is untouched
+        #expect {
+            try open()
+        } throws: { error in
+            let message = (error as? KioskError)?.description ?? ""
+            return message.contains(path) && message.contains("newer version of Kiosk") && message.contains("move it aside")
+        }
+        #expect(try pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master ORDER BY name") } == tables)
+        #expect(try pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }.contains("v99: from the future"))
+    }
+
     @Test("The database is its owner's only, as is a folder made for it (not the umask's 0755 and 0644)")
     func ownerOnly() throws {
         // When a database is opened in a folder that does not exist yet
