@@ -75,7 +75,9 @@ public final class MockRules: Sendable {
 
     /// Adds rules (ids assigned) after the others, each replacing any rule that answers the same requests
     /// (same method, same URL once secret query items and their order are ignored; a wildcard pattern as
-    /// written), a later one in `newRules` replacing an earlier one; saves. Returns the rules added. Throws
+    /// written), a later one in `newRules` replacing an earlier one; saves. An exact URL is kept without its secret
+    /// query items (a recorded request's key or signature, or a log's `<redacted>`), which matching ignores: no key is
+    /// written to the rules file, whether a rule came from an archive, the log or by hand. Returns the rules added. Throws
     /// `invalidRequest`, adding none, when any rule has a `syntaxProblem`.
     @discardableResult
     public func add(_ newRules: [MockRule]) throws -> [MockRule] {
@@ -93,6 +95,7 @@ public final class MockRules: Sendable {
             for (newRule, key) in zip(newRules, keys) {
                 var rule = newRule
                 rule.id = nextID
+                if !rule.urlPattern.contains("*") { rule.urlPattern = URLPattern.withoutItems(rule.urlPattern, named: names) }
                 nextID += 1
                 if let index = position[key] {
                     added[index] = rule

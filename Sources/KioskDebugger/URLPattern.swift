@@ -59,6 +59,16 @@ struct URLPattern: Sendable, Hashable {
         return components.string ?? url
     }
 
+    /// `url` without the query items named in `names` (the redactor's secret ones), everything else as written: what a
+    /// rule keeps of a recorded URL, since matching ignores those items and a key in them must not reach the file.
+    static func withoutItems(_ url: String, named names: Set<String>) -> String {
+        guard var components = URLComponents(string: url), let items = components.percentEncodedQueryItems else { return url }
+        let kept = items.filter { !names.contains(($0.name.removingPercentEncoding ?? $0.name).lowercased()) }
+        guard kept.count < items.count else { return url }
+        components.percentEncodedQueryItems = kept.isEmpty ? nil : kept
+        return components.string ?? url
+    }
+
     /// `*` matches any run of characters (including none); everything else literally.
     static func wildcard(_ pattern: String, _ text: String) -> Bool {
         wildcard(pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init), text)

@@ -143,6 +143,32 @@ struct HARImportTests {
         #expect(try rules.all().count == 1 && rules.match(request)?.body == Data("new".utf8))
     }
 
+    @Test("A rule made from a recorded URL keeps none of its secret query items in the rules file, and still answers signed requests")
+    func noKeyInRulesFile() throws {
+        // Given a Marvel page recorded with its key and signature, and an NYT one with its key, percent-encoded
+        let folder = try TemporaryDirectory.make("kiosk-har-keys")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let marvel = "https://gateway.marvel.com/v1/public/characters?limit=20&ts=1&apikey=pub-4f2a9c&hash=deadbeefcafe"
+        let nyt = "https://api.nytimes.com/svc/mostpopular/v2/viewed/1.json?api%2Dkey=nyt-secret-77&q=caf%C3%A9"
+        let result = try Self.importing(Self.archive([Self.entry(marvel, response: Self.ok("heroes")), Self.entry(nyt, response: Self.ok("news"))]))
+        // When its rules are added to a rules file
+        let file = folder.appendingPathComponent("mocks.json")
+        let rules = MockRules(fileURL: file, redactor: .standard)
+        try rules.add(result.rules)
+        // Then the file holds neither key nor signature, the other query items as recorded
+        let written = try String(contentsOf: file, encoding: .utf8)
+        for secret in ["pub-4f2a9c", "deadbeefcafe", "nyt-secret-77"] { #expect(!written.contains(secret)) }
+        #expect(try rules.all().map(\.urlPattern) == ["https://gateway.marvel.com/v1/public/characters?limit=20",
+                                                       "https://api.nytimes.com/svc/mostpopular/v2/viewed/1.json?q=caf%C3%A9"])
+        // And a request signed anew is still answered by each
+        let signed = HTTPRequest(url: try #require(URL(string: "https://gateway.marvel.com/v1/public/characters?ts=9&limit=20&apikey=real&hash=z")),
+                                 endpoint: "marvel.characters")
+        #expect(rules.match(signed)?.body == Data("heroes".utf8))
+        let keyed = HTTPRequest(url: try #require(URL(string: "https://api.nytimes.com/svc/mostpopular/v2/viewed/1.json?q=caf%C3%A9&api-key=mine")),
+                                endpoint: "nyt.viewed")
+        #expect(rules.match(keyed)?.body == Data("news".utf8))
+    }
+
     @Test("A Playwright body file is read from the archive's folder, never through .., an absolute path, a link out, or standard input")
     func bodyFiles() throws {
         // Given an archive's folder holding a body file (in a subfolder), a secret beside the folder, and a link to it
