@@ -101,6 +101,37 @@ def test_searching_with_kiosk_stopped_filters_the_rows_shown_and_stays_on_the_pa
         driver.quit()
 
 
+def test_a_page_opened_from_the_device_hours_later_says_its_ages_as_of_now(start_server, tmp_path):
+    # Given a phone that read Rick and Morty's first page as it was fetched ("Updated just now") and saved it.
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        open(driver, server.url("/rickandmorty"))
+        status = lambda d: d.find_element(By.CSS_SELECTOR, "#main p.status").text
+        assert status(driver).startswith("Updated just now"), status(driver)
+
+        # When Kiosk stops, and the page is opened from the device three hours later (the phone's clock moved on).
+        server.stop()
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {
+            "source": "{ const real = Date.now; Date.now = () => real() + 3 * 3600 * 1000; }"})
+        open(driver, server.url("/rickandmorty"))
+
+        # Then the list says it was updated 3 h ago, not what the page said when it was saved, and the banner that the
+        # device saved it 3 h ago.
+        wait_for(driver, lambda d: status(d).startswith("Updated 3 h ago"), 10, "the age stayed as saved")
+        wait_for(driver, lambda d: "saved 3 h ago" in unreachable_banner(d), 10, "no banner saying when the page was saved")
+
+        # And a minute later, with the page still open, both have moved on with the clock.
+        driver.execute_script("{ const real = Date.now; Date.now = () => real() + 60 * 60 * 1000; }"
+                              "document.dispatchEvent(new Event('visibilitychange'));")
+        wait_for(driver, lambda d: status(d).startswith("Updated 4 h ago"), 5, "the age did not advance on the open page")
+        assert "saved 4 h ago" in unreachable_banner(driver), unreachable_banner(driver)
+    finally:
+        driver.quit()
+
+
 def test_settings_says_what_the_device_holds_and_clear_empties_it(start_server, tmp_path):
     # Given a device that saved for offline, on its settings page.
     server = start_server(str(tmp_path / "data"))

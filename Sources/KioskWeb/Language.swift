@@ -103,6 +103,18 @@ enum Localized {
         Age(seconds).compact.map(language.strings.ago) ?? language.strings.justNow
     }
 
+    /// `sentence` ("Updated {age}") with the age of `date` at `now` as `<time class="ago" datetime>`, which app.js says
+    /// again as time passes: a page left open, or kept on the device and opened offline a day later, does not go on
+    /// saying "just now".
+    static func ageSentence(_ sentence: (String) -> String, since date: Date, now: Date, language: Language) -> [HTML] {
+        let age = Self.age(now.timeIntervalSince(date), language: language)
+        let marker = "\u{1}"
+        let parts = sentence(marker).components(separatedBy: marker)
+        guard parts.count == 2 else { return [.text(sentence(age))] }
+        let time = HTML.element("time", [.class("ago"), .attribute("datetime", date.ISO8601Format())], [.text(age)])
+        return [.text(parts[0]), time, .text(parts[1])]
+    }
+
     private static func parseDate(_ text: String) -> Date? {
         let day = String(text.prefix(10))
         let parts = day.split(separator: "-")

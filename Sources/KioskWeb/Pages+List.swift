@@ -207,16 +207,19 @@ extension Pages {
     /// offline banner, or a failed-refresh notice.
     static func freshness(_ update: CatalogUpdate, parameters: ListParameters, context: ViewContext) -> [HTML] {
         let strings = context.strings
-        let age = Localized.age(update.age, language: context.language)
-        var status: [HTML] = [.text(strings.updated(age))]
+        // When it was fetched, as its age is counted (never after the moment it is shown).
+        let fetched = update.asOf.addingTimeInterval(-update.age)
+        func sentence(_ words: (String) -> String) -> [HTML] {
+            Localized.ageSentence(words, since: fetched, now: update.asOf, language: context.language)
+        }
+        var status: [HTML] = sentence(strings.updated)
         if update.isStale { status += [" ", E.element("span", [.class("stale")], [.text(strings.stale)])] }
         if update.isRevalidating { status += [" ", E.element("span", [.class("refreshing")], [.text(strings.refreshing)])] }
         status += [" · ", E.element("a", [Attribute.localHref(parameters.path(refresh: true))], [.text(strings.refresh)])]
         var parts = [E.element("p", [.class("status")], status)]
         if update.isOffline {
-            parts.append(E.element("p", [.class("banner offline"), .attribute("id", "offline-banner"), .attribute("role", "status")], [
-                .text(strings.offlineSince(age)),
-            ]))
+            parts.append(E.element("p", [.class("banner offline"), .attribute("id", "offline-banner"), .attribute("role", "status")],
+                                   sentence(strings.offlineSince)))
         } else if let error = update.error {
             parts.append(E.element("p", [.class("banner error"), .attribute("role", "status")], [
                 .text(strings.couldNotRefresh(error.description) + " "),

@@ -48,7 +48,7 @@ struct WebRouteTests {
                 let first = try #require(update.page.items.first)
                 #expect(page.body.contains(HTML.escape(first.title)), "\(source)")
                 #expect(page.body.contains("href=\"/\(source.rawValue)/\(QueryString.encode(first.itemID))\""))
-                #expect(page.body.contains("Updated just now"))
+                #expect(page.body.contains(/Updated <time class="ago" datetime="[^"]+">just now<\/time>/))
                 #expect(page.body.contains("src=\"/image?url=http"))
                 #expect(page.body.contains("loading=\"lazy\""))
                 #expect(page.body.contains("width=\""))

@@ -8,12 +8,39 @@
   // UI strings come localized from the server; English if the attribute is missing or broken.
   const strings = { imageUnavailable: "Image unavailable", loading: "Loading…",
     filtering: "Filtering the rows shown; type 3 or more characters to search", loadFailed: "Could not load.",
-    filteringUnreachable: "Kiosk is unreachable: filtering the rows shown; searching needs Kiosk." };
+    filteringUnreachable: "Kiosk is unreachable: filtering the rows shown; searching needs Kiosk.",
+    ago: "{age} ago", justNow: "just now" };
   try { Object.assign(strings, JSON.parse(document.body.dataset.strings || "{}")); } catch { /* keep English */ }
 
   const $ = (selector, root = document) => root.querySelector(selector);
   const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
   const withoutHash = url => url.split("#")[0];
+
+  // "12 min ago", "hace 3 h": an age as the pages say it (the client table's steps, Age.steps in Swift, and the
+  // page's words). Every <time class="ago" datetime> on the page is said again as time passes and whenever the page
+  // shows: a page left open, or kept on the device and opened offline days later, does not go on saying "just now".
+  function ago(time) {
+    const seconds = Math.max(0, (Date.now() - time) / 1000);
+    const step = self.KioskClient.ages.find(step => step.below === undefined || seconds < step.below);
+    return step.unit === "justNow" ? strings.justNow
+      : strings.ago.replace("{age}", `${Math.floor(seconds / step.divisor)} ${step.symbol}`);
+  }
+  // A <time class="ago"> saying how long ago `time` (ms since 1970) was, kept current like the server's.
+  function agoElement(time) {
+    const element = Object.assign(document.createElement("time"), { className: "ago", dateTime: new Date(time).toISOString() });
+    element.textContent = ago(time);
+    return element;
+  }
+  function refreshAges() {
+    for (const element of $$("time.ago[datetime]")) {
+      const time = Date.parse(element.dateTime);
+      const text = Number.isNaN(time) ? null : ago(time);
+      if (text !== null && element.textContent !== text) element.textContent = text;
+    }
+  }
+  setInterval(() => { if (!document.hidden) refreshAges(); }, 15000);
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) refreshAges(); });
+  window.addEventListener("pageshow", refreshAges);
   let resultsURL = withoutHash(location.href); // what #results shows (the address bar may show the pane's item)
   let shownURL = resultsURL;                   // the address bar, to tell a hash-only popstate apart
   let resultsTitle = document.title;          // restored when the pane closes
@@ -640,10 +667,11 @@
   // The network debugger's script (debug.js, linked by /debug pages only) and offline.js build on these;
   // nothing else is global.
   window.kiosk = Object.freeze({ swapResults, reloadResults, loadResults, isBusy: () => pending > 0, resultsURL: () => resultsURL,
-    onConnectivity, watchConnectivity });
+    onConnectivity, watchConnectivity, ago, agoElement });
 
-  // Start: filter for a query typed before the script ran, page on scroll, watch connectivity,
-  // and wait for a revalidation in progress.
+  // Start: say the ages as of now (a page the service worker kept was written when it was saved), filter for a query
+  // typed before the script ran, page on scroll, watch connectivity, and wait for a revalidation in progress.
+  refreshAges();
   applyLocalFilter();
   // The place comes back first; a revalidation's reload waits for it (it keeps the pages put back).
   const placeRestored = isList() ? restorePlace().finally(observePager) : Promise.resolve(observePager());

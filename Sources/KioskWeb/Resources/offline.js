@@ -19,12 +19,14 @@
   const language = document.documentElement.lang || "en";
   const main = $("#main");
 
-  // "12 min ago", "hace 3 h": an age as the pages say it (the client table's steps, Age.steps in Swift, and the
-  // page's words for "ago" and "just now").
-  function ago(time) {
-    const seconds = Math.max(0, (Date.now() - time) / 1000);
-    const step = client.ages.find(step => step.below === undefined || seconds < step.below);
-    return step.unit === "justNow" ? say("justNow") : say("ago", { age: `${Math.floor(seconds / step.divisor)} ${step.symbol}` });
+  // "12 min ago", "hace 3 h", said as app.js says every age (and, in an element, kept current as time passes).
+  const ago = time => window.kiosk?.ago(time) ?? "";
+  // A sentence of `name`'s with its {ago} as a <time> app.js keeps current: the banner of a page left open offline
+  // does not go on saying what it said when it came.
+  function agoSentence(name, time, values = {}) {
+    const marker = "\u0001", [before, after] = say(name, { ...values, ago: marker }).split(marker);
+    if (after === undefined || !window.kiosk) return say(name, { ...values, ago: ago(time) });
+    return [before, window.kiosk.agoElement(time), after];
   }
   const megabytes = bytes => new Intl.NumberFormat(language, { style: "unit", unit: "megabyte", maximumFractionDigits: 1 })
     .format(bytes / (1024 * 1024));
@@ -49,7 +51,7 @@
   let savedAt = document.body.dataset.savedAt === undefined ? null : Number(document.body.dataset.savedAt);
   function showUnreachable(time) {
     savedAt = time;
-    if (time > 0) banner("unreachable-banner", "unreachable", say("unreachable", { ago: ago(time) }));
+    if (time > 0) banner("unreachable-banner", "unreachable", agoSentence("unreachable", time));
     window.kiosk?.watchConnectivity();
   }
   // While the banner shows, app.js's one connectivity poller asks whether Kiosk answers again; when it does, the
@@ -326,7 +328,8 @@
     list.replaceChildren(...pages.map(entry => {
       const item = document.createElement("li");
       const link = Object.assign(document.createElement("a"), { href: entry.url, textContent: entry.title || entry.url });
-      const when = Object.assign(document.createElement("span"), { className: "hint", textContent: ` · ${ago(entry.savedAt)}` });
+      const when = Object.assign(document.createElement("span"), { className: "hint" });
+      when.append(" · ", window.kiosk ? window.kiosk.agoElement(entry.savedAt) : ago(entry.savedAt));
       item.append(link, when);
       return item;
     }));
