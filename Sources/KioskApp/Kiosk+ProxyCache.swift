@@ -62,7 +62,7 @@ extension Kiosk {
         guard var entry = try proxyCacheEntry(id: id) else { return nil }
         entry.url = URL(string: entry.url).map(redactor.redact) ?? entry.url
         entry.headers = redactor.redact(entry.headers)
-        entry.body = redactor.scrub(entry.body)
+        entry.body = redactor.redactBody(entry.body, contentType: entry.headers["Content-Type"])
         return entry
     }
 
@@ -195,7 +195,8 @@ extension Kiosk {
                 let requestFields = redactor.redact(request).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
                 return RequestRecord(startedAt: entry.requestTime, source: nil, endpoint: entry.host, method: entry.method,
                                      url: redactor.redact(url), requestHeaders: requestFields, status: entry.status, responseHeaders: fields,
-                                     responseBody: CapturedBody(data: redactor.scrub(entry.body), originalSize: entry.body.count),
+                                     responseBody: CapturedBody(redacted: redactor.redactBody(entry.body, contentType: entry.headers["Content-Type"]),
+                                                                ofFirst: entry.body.count, size: entry.body.count, limit: .max),
                                      timings: RequestTimings(total: entry.responseTime.timeIntervalSince(entry.requestTime)),
                                      decision: .fresh, cacheStatus: CacheStatus(.fresh))
             }

@@ -128,11 +128,15 @@ public struct Redactor: Sendable, Hashable {
         }.joined(separator: "&")
     }
 
-    /// A body with the values of secret fields replaced when `contentType` says it is a form
-    /// (`application/x-www-form-urlencoded`: an OAuth token request's `refresh_token`, a login's `password`) or JSON (a
-    /// login's `{"password": …}`, an OAuth token answer's `access_token`); any other body, and one naming no secret field,
-    /// is returned as it is.
+    /// A body as the log, a page or an export may keep it: every secret value replaced (`scrub`), and the values of secret
+    /// fields when `contentType` says it is a form (`application/x-www-form-urlencoded`: an OAuth token request's
+    /// `refresh_token`, a login's `password`) or JSON (a login's `{"password": …}`, an OAuth token answer's
+    /// `access_token`); a body naming neither is returned as it is.
     public func redactBody(_ body: Data, contentType: String?) -> Data {
+        scrub(redactFields(body, contentType: contentType))
+    }
+
+    private func redactFields(_ body: Data, contentType: String?) -> Data {
         guard let type = contentType?.lowercased() else { return body }
         if type.hasPrefix("application/x-www-form-urlencoded") {
             guard let text = String(data: body, encoding: .utf8), let redacted = redactPairs(Substring(text)) else { return body }

@@ -50,6 +50,14 @@ public struct CapturedBody: Sendable, Hashable, Codable {
         self.data = data.count > limit ? data.prefix(max(0, limit)) : data
         originalSize = data.count
     }
+
+    /// The first `limit` bytes of `redacted`, what redaction made of the first `keptCount` bytes of a body of `size`
+    /// bytes. Its size counts what redaction changed, so that a body redacted (`<redacted>` in place of a longer or
+    /// shorter value) is not said to be cut, and one cut by the limit still is.
+    public init(redacted: Data, ofFirst keptCount: Int, size: Int, limit: Int) {
+        data = redacted.count > limit ? redacted.prefix(max(0, limit)) : redacted
+        originalSize = max(data.count, size - keptCount + redacted.count)
+    }
 }
 
 /// The phases of an exchange Kiosk can measure, in seconds; nil when a phase did not happen (a request

@@ -405,7 +405,8 @@ public final class BreakpointTransport: HTTPTransport {
                               url: redactor.redact(request.url),
                               requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },
                               status: status, responseHeaders: redactor.redact(fields).map { .init(name: $0.name, value: $0.value) },
-                              responseBody: CapturedBody(data: redactor.scrub(body), originalSize: body.count),
+                              responseBody: CapturedBody(redacted: redactor.redactBody(body, contentType: fields["Content-Type"]),
+                                                         ofFirst: body.count, size: body.count, limit: .max),
                               timings: elapsed(since: started), decision: .edited, touchedBy: [touch]))
         return response
     }

@@ -154,12 +154,12 @@ public final class CapturingTransport: HTTPTransport {
         var touches = touches
         let contentType = request.headers["Content-Type"]
         var requestBody = request.body.map { body in
-            let scrubbed = CapturedBody(capturing: redactor.scrub(redactor.redactBody(body, contentType: contentType)), limit: bodyLimit)
-            return CapturedBody(data: scrubbed.data, originalSize: requestBodySize ?? scrubbed.originalSize)
+            CapturedBody(redacted: redactor.redactBody(body, contentType: contentType), ofFirst: body.count,
+                         size: requestBodySize ?? body.count, limit: bodyLimit)
         }
         if let (kept, size) = upload {
-            requestBody = CapturedBody(data: redactor.scrub(redactor.redactBody(kept, contentType: contentType)).prefix(bodyLimit),
-                                       originalSize: size)
+            requestBody = CapturedBody(redacted: redactor.redactBody(kept, contentType: contentType), ofFirst: kept.count, size: size,
+                                       limit: bodyLimit)
             touches.append(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint,
                                          detail: "The request body, \(size) bytes, went to the upstream as the app sent it; the log "
                                              + "keeps the first \(bodyLimit) bytes, so it cannot be sent again whole."))
@@ -203,7 +203,7 @@ public final class CapturingTransport: HTTPTransport {
         // Scanned in place: `scrub` copies only a body it changes (a key in it, nearly never), and a body past the limit is
         // scanned as far as the limit plus a key's length (rebased, as `scrub` returns what it is given).
         let kept = data.count > bodyLimit ? Data(data.prefix(bodyLimit + margin)) : data
-        let scrubbed = redactor.scrub(redactor.redactBody(kept, contentType: response.headers["Content-Type"]))
-        return CapturedBody(data: scrubbed.prefix(bodyLimit), originalSize: size ?? data.count)
+        return CapturedBody(redacted: redactor.redactBody(kept, contentType: response.headers["Content-Type"]), ofFirst: kept.count,
+                            size: size ?? data.count, limit: bodyLimit)
     }
 }

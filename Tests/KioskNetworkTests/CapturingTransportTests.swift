@@ -63,6 +63,9 @@ struct CapturingTransportTests {
         #expect(String(decoding: try #require(record.requestBody).data, as: UTF8.self) == #"{"user":"ann","password":"<redacted>"}"#)
         #expect(String(decoding: try #require(record.responseBody).data, as: UTF8.self)
                 == #"{"access_token":"<redacted>","token_type":"Bearer","expires_in":3600}"#)
+        // And a body redacted whole is not said to be cut by the capture limit (its size is what is kept)
+        #expect(record.requestBody?.isTruncated == false && record.responseBody?.isTruncated == false)
+        #expect(record.responseBody?.originalSize == record.responseBody?.data.count)
     }
 
     @Test("A form body's secret fields, and the query secrets of a Location, are redacted at capture; a body that is neither is kept")

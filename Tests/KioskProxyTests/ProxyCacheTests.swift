@@ -636,10 +636,12 @@ struct ProxyCacheTests {
         #expect(!Kiosk.isHidden("session=abc123") && !Kiosk.isHidden("Bearer eyJhbGciOi"))
     }
 
-    @Test("The export is a HAR archive of what is stored, its URL's key and its fields' credentials redacted")
+    @Test("The export is a HAR archive of what is stored, its URL's key, its fields' credentials and its body's secret fields redacted")
     func export() async throws {
         let upstream = try await ScriptedUpstream.start()
-        upstream.answer { _ in (.ok, [("Content-Type", "application/json"), ("X-Api-Key", "k-123456789")], #"{"ok": true}"#) }
+        upstream.answer { _ in
+            (.ok, [("Content-Type", "application/json"), ("X-Api-Key", "k-123456789")], #"{"ok": true, "access_token": "tok-987654321"}"#)
+        }
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
             _ = try await proxy.send(.GET, upstream.url("/data?apikey=s3cr3t-value"))
             let archive = try proxy.kiosk.proxyCacheArchive().whole()
@@ -648,7 +650,10 @@ struct ProxyCacheTests {
             #expect(entries.count == 1)
             let text = String(decoding: archive, as: UTF8.self)
             #expect(text.contains("/data?apikey="))
-            #expect(!text.contains("s3cr3t-value") && !text.contains("k-123456789"))
+            #expect(!text.contains("s3cr3t-value") && !text.contains("k-123456789") && !text.contains("tok-987654321"))
+            // And the body, redacted, is not said to be cut
+            let response = try #require(entries.first?["response"] as? [String: Any])
+            #expect(response["_kioskTruncated"] as? Bool != true)
         }
     }
 }
