@@ -210,8 +210,9 @@ struct DebugController: Sendable {
                 throw WebError.badRequest("Request #\(record.id)'s body was truncated at capture, so it cannot be replayed whole.")
             }
             let headers = record.responseHeaders.filter { !MockRule.droppedHeaderNames.contains($0.name.lowercased()) }
-            try kiosk.debugger.mocks.add([MockRule(method: record.method, urlPattern: record.url, status: status, headers: headers,
-                                          body: body.data, origin: "from request #\(record.id)")])
+            let mocks = kiosk.debugger.mocks
+            try mocks.add([mocks.redactingRecorded(MockRule(method: record.method, urlPattern: record.url, status: status, headers: headers,
+                                                            body: body.data, origin: "from request #\(record.id)"))])
             return WebController.seeOther(ConsoleRoute.mocks.path)
         }
         // Sent again as logged, in one click: the new exchange's page shows how it went.

@@ -52,11 +52,13 @@ public struct CapturedBody: Sendable, Hashable, Codable {
     }
 
     /// The first `limit` bytes of `redacted`, what redaction made of the first `keptCount` bytes of a body of `size`
-    /// bytes. Its size counts what redaction changed, so that a body redacted (`<redacted>` in place of a longer or
-    /// shorter value) is not said to be cut, and one cut by the limit still is.
+    /// bytes. A body kept whole has the size of what is kept, so that one redacted (`<redacted>` in place of a longer or
+    /// shorter value) is not said to be cut; one cut by the limit keeps its whole size.
     public init(redacted: Data, ofFirst keptCount: Int, size: Int, limit: Int) {
+        let isCut = redacted.count > limit || size > keptCount
         data = redacted.count > limit ? redacted.prefix(max(0, limit)) : redacted
-        originalSize = max(data.count, size - keptCount + redacted.count)
+        // Redaction may have lengthened the kept part past the whole size: a cut body is still said to be one.
+        originalSize = isCut ? max(size, data.count + 1) : data.count
     }
 }
 

@@ -15,21 +15,45 @@ public enum SecretFile {
         return mode & 0o066 == 0 ? nil : mode
     }
 
+    /// Makes the folder at `url` and any missing above it, each its owner's only (XDG's data folders are 0700), whatever
+    /// the umask; one that exists is left as it is.
+    public static func makeFolder(_ url: URL) throws {
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
     /// Writes `text` to `url` through a new file that has `mode` (0600 by default: never readable by others, not even for
     /// a moment) from its creation — whatever the umask allows, which only ever takes bits away — then renamed over the
     /// old one. 0644 suits a file others may read and no one else may change (a trust bundle).
     public static func write(_ text: String, to url: URL, mode: mode_t = 0o600) throws {
+        try write(Data(text.utf8), to: url, mode: mode)
+    }
+
+    /// Writes `data` to `url` as `write(_:to:mode:)` writes text: a new file of `mode`, renamed over the old one, so a
+    /// reader sees the old file or the new one whole.
+    public static func write(_ data: Data, to url: URL, mode: mode_t = 0o600) throws {
         let temporary = url.path + ".new-\(getpid())"
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        let closed = close(descriptor)
-        guard written == bytes.count, closed == 0, rename(temporary, url.path) == 0 else {
-            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        // write(2) may take part of a large buffer (or be interrupted): the rest is written until all is, or it fails.
+        var failure: Int32 = 0
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += written
+            }
+        }
+        if close(descriptor) != 0, failure == 0 { failure = errno }
+        if failure == 0, rename(temporary, url.path) != 0 { failure = errno }
+        guard failure == 0 else {
             unlink(temporary)
-            throw error
+            throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
         }
     }
 }

@@ -163,7 +163,8 @@ public final class Debugger: Sendable {
 
     /// Imports the archive at `path` (`-`: standard input) as mock rules: reads it (at most
     /// `HAR.maximumImportBytes`) and the body files its entries name beside it, adds the rules (their
-    /// origin `har: <file name>`) and returns what was imported and skipped, the rules with their ids.
+    /// origin `har: <file name>`, their secrets redacted: `MockRules.redactingRecorded`) and returns what was imported
+    /// and skipped, the rules with their ids.
     /// Throws `HAR.ImportError`, adding nothing, when the archive cannot be read or is malformed.
     public func importHAR(atPath path: String) throws -> HAR.Import {
         let data = try HAR.readArchive(atPath: path)
@@ -178,7 +179,7 @@ public final class Debugger: Sendable {
     /// nothing, for a malformed archive.
     public func importHAR(_ data: consuming Data, origin: String, folder: URL? = nil) throws -> HAR.Import {
         var result = try HAR.importArchive(data, origin: origin, folder: folder, ignoringQueryItems: mocks.ignoredQueryItems)
-        if !result.rules.isEmpty { result.rules = try mocks.add(result.rules) }
+        if !result.rules.isEmpty { result.rules = try mocks.add(result.rules.map(mocks.redactingRecorded)) }
         return result
     }
 

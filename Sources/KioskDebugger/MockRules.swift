@@ -109,6 +109,17 @@ public final class MockRules: Sendable {
         }
     }
 
+    /// `rule`, made from a recorded answer (an archive's, the log's), as a rules file may keep it: without the secret
+    /// fields the answer carried (a token, a key: the recording's, which a mock has no use for), its other fields and its
+    /// body redacted as the log keeps them (a configured key, a JSON or form body's secret fields).
+    public func redactingRecorded(_ rule: MockRule) -> MockRule {
+        var rule = rule
+        let kept = HTTPHeaderFields(rule.headers.filter { !redactor.headers.contains($0.name.lowercased()) }.map { (name: $0.name, value: $0.value) })
+        rule.headers = redactor.redact(kept).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
+        rule.body = redactor.redactBody(rule.body, contentType: kept["Content-Type"])
+        return rule
+    }
+
     /// The query items matching ignores (the redactor's secret ones), lower-cased.
     var ignoredQueryItems: Set<String> { redactor.queryItems }
 

@@ -118,7 +118,7 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     /// Readers take no lock: each write replaces the file whole.
     private func withFileLock<Result>(_ body: () throws(KioskError) -> Result) throws(KioskError) -> Result {
         guard let url, let path else { return try body() }
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? SecretFile.makeFolder(url.deletingLastPathComponent())
         let descriptor = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw KioskError.storage("cannot lock \(name) in \(path) for a change: \(String(cString: strerror(errno)))")
@@ -212,8 +212,10 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try encoder.encode(value).write(to: url, options: .atomic)
+            // Its owner's only, as every file of the data folder: rules and mocks hold recorded answers and the fields
+            // an app sent.
+            try SecretFile.makeFolder(url.deletingLastPathComponent())
+            try SecretFile.write(encoder.encode(value), to: url)
         } catch {
             throw KioskError.storage("cannot save \(name) to \(url.path): \(KioskError.fileReason(error))")
         }

@@ -80,7 +80,7 @@ public final class ProxyAuthority: Sendable {
             }
         }
         do {
-            try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try SecretFile.makeFolder(directory)
         } catch {
             throw KioskError.storage("cannot create the folder \(directory.path) for the proxy's CA: \(KioskError.fileReason(error))")
         }

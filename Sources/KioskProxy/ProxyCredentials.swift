@@ -47,7 +47,7 @@ public struct ProxyCredentials: Sendable {
         let password = Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         let salt = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try SecretFile.makeFolder(directory)
         let credentials = ProxyCredentials(password: password, salt: salt)
         try SecretFile.write("sha256:" + Hex.encode(salt) + ":" + Hex.encode(credentials.digest) + "\n", to: url)
         return (credentials, password)

@@ -153,8 +153,7 @@ extension AppDatabase {
     static func prepareOwnerOnlyFile(at path: String, what: String) throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
-            // A folder made here is its owner's only (XDG's data folders are 0700), whatever the umask.
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try SecretFile.makeFolder(folder)
         } catch {
             throw KioskError.storage("cannot create the folder \(folder.path) for \(what) \(path): " + KioskError.fileReason(error, path: folder.path))
         }

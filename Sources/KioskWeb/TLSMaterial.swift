@@ -149,7 +149,7 @@ public struct TLSMaterial: Sendable {
         }
         let (certificatePEM, keyPEM) = try generate(names: names, addresses: addresses, now: now)
         do {
-            try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+            try SecretFile.makeFolder(directory)
             try SecretFile.write(keyPEM, to: keyURL)
             try Data(certificatePEM.utf8).write(to: certificateURL, options: .atomic)
         } catch {

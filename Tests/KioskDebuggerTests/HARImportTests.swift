@@ -230,6 +230,39 @@ struct HARImportTests {
         #expect(try debugger.mocks.all() == rules)
     }
 
+    @Test("Rules imported from an archive keep none of its secrets: no key in a field or body, no token field, a file its owner's only")
+    func importedRulesKeepNoSecrets() throws {
+        // Given an archive of an app's login answer: a token in a field, in a redirect's query and in its JSON body, the
+        // configured key echoed in the body
+        let folder = try TemporaryDirectory.make("kiosk-har-secrets")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("login.har")
+        let response = #"{"status": 200, "headers": [{"name": "X-Auth-Token", "value": "hdr-7c1e9a"}, "#
+            + #"{"name": "Content-Location", "value": "/next?access_token=loc-55aa33&step=2"}, {"name": "X-Trace", "value": "t-1"}], "#
+            + #""content": {"mimeType": "application/json", "text": "{\"access_token\": \"body-31d0f2\", \"user\": \"ann\", \"echo\": \"CONFIGURED-KEY-9\"}"}}"#
+        try Self.archive([Self.entry("https://app.test/login?token=url-88bb77", response: response)]).write(to: file)
+        let redactor = Redactor(queryItems: Redactor.standard.queryItems, headers: Redactor.standard.headers, secretValues: ["CONFIGURED-KEY-9"])
+        let mocksFile = folder.appendingPathComponent("data/kiosk-mocks.json")
+        let debugger = Debugger(breakpoints: Breakpoints(fileURL: nil, redactor: redactor), mocks: MockRules(fileURL: mocksFile, redactor: redactor),
+                                rules: RewriteRules(fileURL: nil, redactor: redactor), log: nil, sources: [:], epoch: "test",
+                                send: { _ in throw KioskError.offline(host: "app.test") }, sendProxied: { _ in throw KioskError.offline(host: "app.test") })
+        // When it is imported as mock rules
+        _ = try debugger.importHAR(atPath: file.path)
+        // Then the rules file holds none of the secrets, the rest of the answer as recorded
+        let written = try String(contentsOf: mocksFile, encoding: .utf8)
+        for secret in ["hdr-7c1e9a", "loc-55aa33", "body-31d0f2", "CONFIGURED-KEY-9", "url-88bb77"] {
+            #expect(!written.contains(secret), "\(secret)")
+        }
+        let rule = try #require(try debugger.mocks.all().first)
+        #expect(!rule.headers.contains { $0.name == "X-Auth-Token" })
+        #expect(rule.headers.contains { $0.name == "X-Trace" && $0.value == "t-1" })
+        #expect(String(decoding: rule.body, as: UTF8.self).contains(#""user": "ann""#), "\(String(decoding: rule.body, as: UTF8.self))")
+        // And the file and its folder are their owner's only
+        func mode(_ url: URL) throws -> Int { (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int ?? 0) & 0o777 }
+        #expect(try mode(mocksFile) == 0o600)
+        #expect(try mode(mocksFile.deletingLastPathComponent()) == 0o700)
+    }
+
     @Test("Malformed entries refuse the archive with the JSON path of the problem")
     func malformedEntries() {
         let cases: [(String, String)] = [
