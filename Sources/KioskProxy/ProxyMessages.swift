@@ -368,13 +368,24 @@ enum ProxyMessages {
     /// The app's answer: the upstream's status and fields without the hop-by-hop ones, `Via` added, the length
     /// of the body as held (a HEAD's, a 204's and a 304's as the upstream said, with no body; a streamed one's as the
     /// upstream declared it, or none).
-    /// With `relocating`, a `Location` under the reverse listener's upstream base is said under the listener's own
-    /// address instead, so a redirect keeps the app on Kiosk.
+    /// With `relocating`, a `Location` or `Refresh` under the reverse listener's upstream base is said under the
+    /// listener's own address instead, so a redirect keeps the app on Kiosk, and a cookie's `Path` and `Domain` are
+    /// said for the listener (`relocatedCookie`), so the app sends it back (nginx's `proxy_redirect` and
+    /// `proxy_cookie_path`).
     static func responseHead(_ response: HTTPResponse, method: HTTPMethod, version: HTTPVersion, via: String,
                              relocating: (upstream: URL, listener: String)? = nil) -> HTTPResponseHead {
         var fields = forwardable(response.headers.fields)
-        if let relocating, let index = fields.firstIndex(where: { HTTPHeaderFields.sameName($0.name, "location") }) {
-            fields[index].value = relocated(fields[index].value, upstream: relocating.upstream, listener: relocating.listener)
+        if let relocating {
+            for index in fields.indices {
+                let name = fields[index].name
+                if HTTPHeaderFields.sameName(name, "location") {
+                    fields[index].value = relocated(fields[index].value, upstream: relocating.upstream, listener: relocating.listener)
+                } else if HTTPHeaderFields.sameName(name, "refresh") {
+                    fields[index].value = relocatedRefresh(fields[index].value, upstream: relocating.upstream, listener: relocating.listener)
+                } else if HTTPHeaderFields.sameName(name, "set-cookie") {
+                    fields[index].value = relocatedCookie(fields[index].value, upstream: relocating.upstream)
+                }
+            }
         }
         let bodiless = method == .HEAD || response.status == 204 || response.status == 304 || (100..<200).contains(response.status)
         // The framing is set here, whole (the encoder adds none): a HEAD's answer keeps the length the upstream declared,
@@ -431,6 +442,46 @@ enum ProxyMessages {
     }
 
     private static func defaultPort(_ scheme: String) -> Int { scheme == "https" ? 443 : 80 }
+
+    /// A `Refresh` field (`5; url=http://up/base/next`, as HTML's meta refresh reads it) with its URL `relocated`.
+    static func relocatedRefresh(_ value: String, upstream base: URL, listener: String) -> String {
+        guard let equals = value.range(of: "url=", options: .caseInsensitive) else { return value }
+        var target = value[equals.upperBound...].trimmingCharacters(in: .whitespaces)
+        var quote = ""
+        if let first = target.first, first == "'" || first == "\"", target.count >= 2, target.last == first {
+            quote = String(first)
+            target = String(target.dropFirst().dropLast())
+        }
+        return value[..<equals.upperBound] + quote + relocated(target, upstream: base, listener: listener) + quote
+    }
+
+    /// A reverse listener's `Set-Cookie` value as the app's browser must read it to send the cookie back: a `Path` under
+    /// the upstream's base path lacks it (the app's addresses do: `Path=/app/x` is `/x`, `Path=/app` is `/`), and a
+    /// `Domain` naming the upstream's host goes (the cookie is then the listener's host's alone, which a domain the
+    /// app never sees could not be). Everything else — the cookie, its other attributes, their spelling — as it came.
+    static func relocatedCookie(_ value: String, upstream base: URL) -> String {
+        let basePath = base.path(percentEncoded: true).hasSuffix("/") ? String(base.path(percentEncoded: true).dropLast())
+            : base.path(percentEncoded: true)
+        let host = base.host(percentEncoded: true)?.lowercased() ?? ""
+        var parts = value.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count > 1 else { return value }
+        var changed = false
+        for index in parts.indices.dropFirst().reversed() {
+            let attribute = parts[index].trimmingCharacters(in: .whitespaces)
+            guard let equals = attribute.firstIndex(of: "=") else { continue }
+            let name = attribute[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            let argument = attribute[attribute.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if name == "path", !basePath.isEmpty, argument == basePath || argument.hasPrefix(basePath + "/") {
+                let rest = argument.dropFirst(basePath.count)
+                parts[index] = " " + attribute[..<equals] + "=" + (rest.isEmpty ? "/" : rest)
+                changed = true
+            } else if name == "domain", argument.lowercased().trimmingPrefix(".") == host[...] {
+                parts.remove(at: index)
+                changed = true
+            }
+        }
+        return changed ? parts.joined(separator: ";") : value
+    }
 
     /// Whether a body is written after `head` for a request of `method`.
     static func carriesBody(_ head: HTTPResponseHead, method: HTTPMethod) -> Bool {

@@ -523,6 +523,31 @@ struct ReverseProxyTests {
     }
 }
 
+extension ReverseProxyTests {
+    @Test("Behind a base path, an app signs in: the upstream's cookie comes back to it, and its redirects and refreshes stay on the listener")
+    func signInUnderBasePath() async throws {
+        // Given an app's backend under /app, whose sign-in sets a session cookie for /app and one for its host
+        let upstream = try await ScriptedUpstream.start()
+        let up = upstream.url("")
+        upstream.answer { head in
+            guard head.uri == "/app/login" else { return (.ok, [], "cookie=" + head.headers["Cookie"].joined(separator: "; ")) }
+            return (.seeOther, [("Location", "/app/me"), ("Set-Cookie", "sid=abc; Path=/app; HttpOnly"),
+                                ("Set-Cookie", "dom=1; Domain=127.0.0.1; Path=/"), ("Refresh", "0; url=\(up)/app/me")], "")
+        }
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.reverseTo = URL(string: upstream.url("/app/"))
+        try await withProxy(configuration, to: upstream, stop: { await $0.stop() }) { proxy, _ in
+            // When the app posts its sign-in to the listener
+            let answer = try await rawExchange(port: proxy.port, "POST /login HTTP/1.1\r\nHost: 127.0.0.1:\(proxy.port)\r\nContent-Length: 0\r\n\r\n")
+            // Then the cookies are the listener's paths' and host's, the redirect and the refresh its addresses
+            #expect(answer.contains("\r\nSet-Cookie: sid=abc; Path=/; HttpOnly\r\n"), "\(answer)")
+            #expect(answer.contains("\r\nSet-Cookie: dom=1; Path=/\r\n"), "\(answer)")
+            #expect(answer.contains("\r\nLocation: /me\r\n") && answer.contains("\r\nRefresh: 0; url=http://127.0.0.1:\(proxy.port)/me\r\n"),
+                    "\(answer)")
+        }
+    }
+}
+
 @Suite("kiosk proxy: breakpoints on an app's traffic")
 struct ProxyBreakpointTests {
     @Test("A breakpoint on a proxied host pauses its answer; the app receives the body edited at the pause")

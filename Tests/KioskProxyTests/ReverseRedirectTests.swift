@@ -34,6 +34,36 @@ struct ReverseRedirectTests {
     }
 }
 
+@Suite("A reverse listener's cookies and refreshes")
+struct ReverseCookieTests {
+    @Test("A cookie's Path under the upstream base is said under the listener, a Domain of the upstream's host goes; the rest as it came",
+          arguments: [
+            ("sid=abc; Path=/app; HttpOnly", "sid=abc; Path=/; HttpOnly"),
+            ("sid=abc; path=/app/api/v1; Secure", "sid=abc; path=/api/v1; Secure"),
+            ("sid=abc;Path=/app/", "sid=abc; Path=/"),
+            ("dom=1; Domain=Up.Test; Path=/app/x", "dom=1; Path=/x"),
+            ("dom=1; Domain=.up.test", "dom=1"),
+            ("other=1; Domain=elsewhere.test; Path=/application", "other=1; Domain=elsewhere.test; Path=/application"),
+            ("root=1; Path=/", "root=1; Path=/"),
+            ("plain=1", "plain=1"),
+            ("odd=a=b; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/app", "odd=a=b; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/"),
+          ])
+    func cookie(value: String, expected: String) throws {
+        let base = try #require(URL(string: "http://up.test:8080/app/"))
+        #expect(ProxyMessages.relocatedCookie(value, upstream: base) == expected)
+    }
+
+    @Test("A Refresh's URL under the upstream base is said under the listener, quoted or not; another is kept")
+    func refresh() throws {
+        let base = try #require(URL(string: "http://up.test:8080/app"))
+        let listener = "http://127.0.0.1:9000"
+        #expect(ProxyMessages.relocatedRefresh("0; url=http://up.test:8080/app/me", upstream: base, listener: listener) == "0; url=http://127.0.0.1:9000/me")
+        #expect(ProxyMessages.relocatedRefresh("5;URL='/app/next?a=1'", upstream: base, listener: listener) == "5;URL='/next?a=1'")
+        #expect(ProxyMessages.relocatedRefresh("3; url=https://else.test/", upstream: base, listener: listener) == "3; url=https://else.test/")
+        #expect(ProxyMessages.relocatedRefresh("30", upstream: base, listener: listener) == "30")
+    }
+}
+
 @Suite("A reverse listener's paths")
 struct ReversePathTests {
     @Test("Under a base path, dot segments are resolved (`%2E` too) before joining, and one that climbs above the root is refused",
