@@ -15,8 +15,11 @@ import Synchronization
 //   GET's is stored: it answers HEADs alone), of a status that is final and
 //   cacheable by default (§4.2.2) or that carries explicit freshness, without `no-store` (the request's or the
 //   answer's) and without `Vary: *`; `private` is allowed, this cache being the user's own. A body streamed past
-//   the proxy's buffer limit (or an event stream) is not stored. Set-Cookie is not kept: a replayed answer must
-//   not set an old session again.
+//   the proxy's buffer limit (or an event stream) is not stored. Set-Cookie's value is not kept: a replayed answer must
+//   not set an old session again; that the answer set a cookie is (an empty `Set-Cookie`, never given to an app), and
+//   such an answer is given again only when the upstream fails — a hit, or a revalidation's 304, would give the
+//   app the page without the cookie it sets (a session, a CSRF token), as nginx and Varnish, which do not store such
+//   answers, never do.
 // - The key: method, full URL, a SHA-256 of the request's Authorization and Cookie (one identity's answer is never
 //   given to a request made with another; the secrets themselves never reach the file), and the request's values
 //   of the headers the answer's `Vary` names.
@@ -199,6 +202,18 @@ final class ProxyCachingTransport: HTTPTransport {
         let ttl = Self.freshnessLifetime(of: entry) - age
         let staleness = -ttl
         var reason: CacheStatus.Forward = ttl > 0 ? .request : .stale
+        // An answer that set a cookie goes upstream as the app asked, every time (the top of this file says why), and
+        // is given again only when the upstream fails.
+        if entry.setsCookie {
+            let staleIfError = [control.staleIfError, asked.staleIfError].compactMap { $0 }.max()
+            return try await forward(request, key: key, cache: cache, found: .found(entry), reason: .bypass) { failure in
+                guard !control.mustRevalidate, !control.noCache else { return nil }
+                switch failure {
+                case .unreachable: return .offline
+                case .failed, .status: return staleIfError.map { staleness <= TimeInterval($0) } == true ? .staleIfError : nil
+                }
+            }
+        }
         // `max-age=0` (a browser's reload) asks for a revalidation even of an answer whose age rounds to nothing;
         // `min-fresh` for one that stays fresh at least that long (RFC 9111 §5.2.1.3).
         let refused = asked.noCache || asked.maxAge.map { $0 == 0 || age > TimeInterval($0) } ?? false
@@ -359,6 +374,7 @@ final class ProxyCachingTransport: HTTPTransport {
     /// without a body to a HEAD.
     private func answer(from entry: ProxyCacheEntry, to request: HTTPRequest, status: CacheStatus) -> HTTPResponse {
         var headers = entry.headers
+        headers.removeAll(named: "Set-Cookie")
         headers["Age"] = String(Int(Self.currentAge(of: entry, at: now())))
         if Self.validatorMatches(request.headers, entry.headers) {
             for name in ["Content-Length", "Content-Type", "Content-Encoding", "Transfer-Encoding"] { headers.removeAll(named: name) }
@@ -441,12 +457,15 @@ final class ProxyCachingTransport: HTTPTransport {
         Set(value.split(separator: ",").map { $0.split(separator: "=").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" })
     }
 
-    /// What is kept of the answer's fields: not the hop-by-hop ones (the proxy removed them already), not Set-Cookie,
-    /// and not a Cache-Status (made anew at each use). Its `Age` is kept: the age it had when it came counts in its age
-    /// from then on (RFC 9111 §4.2.3), and each use gives the app its current age instead.
+    /// What is kept of the answer's fields: not the hop-by-hop ones (the proxy removed them already), not a
+    /// Cache-Status (made anew at each use), and of its cookies only that it set one (one empty `Set-Cookie`:
+    /// `ProxyCacheEntry.setsCookie`). Its `Age` is kept: the age it had when it came counts in its age from then on (RFC
+    /// 9111 §4.2.3), and each use gives the app its current age instead.
     static func storedHeaders(_ headers: HTTPHeaderFields) -> HTTPHeaderFields {
         var kept = headers
+        let setsCookie = headers["Set-Cookie"] != nil || headers["Set-Cookie2"] != nil
         for name in ["Set-Cookie", "Set-Cookie2", CacheStatus.headerName] { kept.removeAll(named: name) }
+        if setsCookie { kept.add(name: "Set-Cookie", value: "") }
         return kept
     }
 

@@ -12,7 +12,8 @@ public struct ProxyCacheEntry: Sendable, Hashable {
     public var host: String
     /// The status the upstream sent.
     public var status: Int
-    /// The header fields the upstream sent, in order (without hop-by-hop ones and Set-Cookie).
+    /// The header fields the upstream sent, in order (without hop-by-hop ones; a Set-Cookie only as one empty field
+    /// saying the answer set a cookie).
     public var headers: HTTPHeaderFields
     /// The body, exactly as sent (still encoded as its Content-Encoding says).
     public var body: Data
@@ -26,6 +27,9 @@ public struct ProxyCacheEntry: Sendable, Hashable {
     public var hits: Int
     /// What it takes in the cache, in bytes (body and headers).
     public var size: Int
+
+    /// Whether the answer set a cookie (whose value is not kept): it is given again only when the upstream fails.
+    public var setsCookie: Bool { headers["Set-Cookie"] != nil }
 
     /// An entry as the cache holds it.
     public init(id: Int64, method: String, url: String, host: String, status: Int, headers: HTTPHeaderFields, body: Data,

@@ -700,6 +700,35 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    @Test("An answer that sets a cookie is never a hit nor revalidated: each app gets its own cookie; with the upstream gone, the stored page stands in without it")
+    func setsCookie() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let version = Versions()
+        upstream.answer { _ in
+            let token = version.next()
+            return (.ok, [("ETag", #""e1""#), ("Cache-Control", "max-age=300"), ("Set-Cookie", "csrf=\(token); Path=/")], "form")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given a form fresh for five minutes whose answer sets a CSRF cookie, stored
+            let first = try await proxy.send(.GET, upstream.url("/form"))
+            #expect(first.header("Set-Cookie") == ["csrf=v1; Path=/"] && first.header("Cache-Status").first?.contains(";stored") == true)
+
+            // When another app asks a minute later
+            await proxy.harness.now.advance(by: .seconds(60))
+            let second = try await proxy.send(.GET, upstream.url("/form"))
+            // Then it went upstream as the app asked (no validator added) and got its own cookie
+            #expect(second.header("Set-Cookie") == ["csrf=v2; Path=/"], "\(second.header("Cache-Status"))")
+            #expect(upstream.requests.count == 2 && upstream.requests.last?.headers["If-None-Match"] == [])
+            #expect(second.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=bypass;fwd-status=200") == true, "\(second.header("Cache-Status"))")
+
+            // And when the upstream is gone, the stored page stands in, setting no cookie
+            await upstream.stop()
+            let offline = try await proxy.send(.GET, upstream.url("/form"))
+            #expect(offline.status == .ok && offline.text == "form" && offline.header("Set-Cookie") == [])
+            #expect(offline.header("Cache-Status").first?.contains("detail=offline") == true, "\(offline.header("Cache-Status"))")
+        }
+    }
+
     @Test("A request that changes a resource and succeeds drops what is stored for it, every variant and identity, and what its Location names",
           arguments: ["POST", "PUT", "DELETE", "PATCH"])
     func unsafeMethodInvalidates(_ method: String) async throws {
