@@ -184,6 +184,9 @@ public final class MockingTransport: HTTPTransport {
         guard let rule = rules.match(request) else { return try await base.send(request) }
         var headers = HTTPHeaderFields(rule.headers.map { (name: $0.name, value: $0.value) })
         headers[Self.markerHeader] = String(rule.id)
+        // The app is told what the log says of it, as of every answer through Kiosk (an edit's too): a mock's.
+        headers.add(name: CacheStatus.headerName,
+                    value: CacheStatus(recordedAs: .mocked, status: rule.status, isConditional: false, hasError: false).headerValue)
         rules.saveHits()
         request.note(ExchangeTouch(kind: .mock, id: rule.id, name: "\(rule.method) \(rule.urlPattern)",
                                    detail: "answered with status \(rule.status), without the upstream"))

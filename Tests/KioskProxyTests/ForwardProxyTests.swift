@@ -101,7 +101,7 @@ struct ForwardProxyTests {
         }
     }
 
-    @Test("A mock rule matching a proxied URL answers it without the upstream")
+    @Test("A mock rule matching a proxied URL answers it without the upstream, its Cache-Status saying so as the log does")
     func mocked() async throws {
         try await withProxy { proxy, upstream in
             _ = try proxy.kiosk.debugger.mocks.add([MockRule(urlPattern: upstream.url("/echo*"), status: 418,
@@ -111,6 +111,9 @@ struct ForwardProxyTests {
             #expect(answer.status == .imATeapot)
             #expect(answer.text == "mocked\n")
             #expect(upstream.requests == 0)
+            #expect(answer.header("Cache-Status") == ["Kiosk;fwd=miss;fwd-status=418;detail=mocked"])
+            try proxy.kiosk.debugger.flush()
+            #expect(try proxy.records().last?.cacheStatus.headerValue == "Kiosk;fwd=miss;fwd-status=418;detail=mocked")
         }
     }
 
