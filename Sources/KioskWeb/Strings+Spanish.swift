@@ -157,7 +157,7 @@ extension DeviceStrings {
         pending: "pendiente de enviarse",
         failedOne: "1 cambio no se pudo aplicar: {reason}", failedMany: "{n} cambios no se pudieron aplicar: {reason}",
         newVersion: "Hay una nueva versión de Kiosk.", reload: "Recargar",
-        deleted: "{title} eliminado.", undo: "Deshacer")
+        deleted: "Se eliminó {title}.", undo: "Deshacer")
 }
 
 extension PairingStrings {

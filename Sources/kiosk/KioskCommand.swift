@@ -73,8 +73,7 @@ struct KioskCommand: AsyncParsableCommand {
                 exit(withError: error)
             case .validationFailure:
                 let reason = negativeValueReason(message(for: error), arguments) ?? message(for: error)
-                let stop = reason.last.map { ".?!".contains($0) } == true ? "" : "."
-                printErrorLine(reason + stop + " See '\(commandPath(arguments)) --help'.")
+                printErrorLine(endingSentence(reason) + " See '\(commandPath(arguments)) --help'.")
                 Foundation.exit(ExitStatus.badInput.rawValue)
             default:
                 printErrorLine(message(for: error))

@@ -177,6 +177,13 @@ func printErrorLine(_ message: String) {
     printError("error: " + Output.oneLine(message))
 }
 
+/// `text` ending a sentence, for a pointer to the help to follow it: a full stop added unless it ends with one (or a
+/// question or exclamation mark), inside a closing parenthesis too ("(there is nothing here)." but "(see above.)").
+func endingSentence(_ text: String) -> String {
+    let end = text.last == ")" ? text.dropLast().last : text.last
+    return end.map { ".?!".contains($0) } == true ? text : text + "."
+}
+
 /// Runs a command body, turning Kiosk's errors into a one-line message and exit status 2 for bad input
 /// or 1 for a failure of the world (see `KioskCommand.ExitStatus`).
 func reportingErrors(_ body: () async throws -> Void) async throws {
@@ -186,9 +193,7 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
         // Bad input points at the help, as a usage error does.
         let arguments = Array(CommandLine.arguments.dropFirst())
         let pointer = error.isUserError ? " See '\(KioskCommand.commandPath(arguments)) --help'." : ""
-        let message = error.description
-        let stop = !pointer.isEmpty && message.last.map { !".?!)".contains($0) } == true ? "." : ""
-        printErrorLine(message + stop + pointer)
+        printErrorLine((pointer.isEmpty ? error.description : endingSentence(error.description)) + pointer)
         throw error.isUserError ? KioskCommand.ExitStatus.badInput : KioskCommand.ExitStatus.failure
     }
 }

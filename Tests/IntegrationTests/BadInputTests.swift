@@ -81,6 +81,17 @@ struct BadInputTests {
         #expect(try Self.mockRuleCount(cli) == 0)
     }
 
+    @Test("An error that ends in parentheses is a sentence ended with a full stop before the pointer to the help")
+    func errorEndsItsSentence() throws {
+        // Given a catalog of 42 pages on the demo upstream
+        let cli = CLI()
+        // When a page past its end is asked
+        let result = try cli.run(["list", "rickandmorty", "--page", "43"])
+        // Then the reason's parenthesis is followed by a full stop, then the help
+        #expect(result.status == 2)
+        #expect(result.stderr.hasSuffix("(there is nothing here). See 'kiosk list --help'.\n"), "\(result.stderr)")
+    }
+
     @Test("kiosk proxy refuses a host pattern that would match nothing and an --upstream-ca that holds no certificate, naming each")
     func proxyRefusesPatternsAndRootsItCannotUse() throws {
         let cli = CLI()
