@@ -69,9 +69,10 @@ def test_with_kiosk_stopped_the_app_reads_every_page_seen_or_saved_with_pictures
         driver.quit()
 
 
-def test_searching_with_kiosk_stopped_filters_the_rows_shown_and_stays_on_the_page(start_server, tmp_path):
+def test_searching_with_kiosk_stopped_filters_the_rows_shown_and_searches_when_kiosk_is_back(start_server, tmp_path):
     # Given a phone that read Rick and Morty's first page, then lost Kiosk.
     server = start_server(str(tmp_path / "data"))
+    port = server.bound_port
     driver = new_driver(PHONE)
     try:
         open(driver, server.url("/"))
@@ -95,8 +96,18 @@ def test_searching_with_kiosk_stopped_filters_the_rows_shown_and_stays_on_the_pa
         assert driver.find_element(By.CSS_SELECTOR, "#main h1").text != "Not saved on this device"
         assert "q=" not in driver.current_url, driver.current_url
         assert driver.execute_script("return history.length") == history
-        hint = driver.execute_script("return document.getElementById('js-hint')?.textContent || ''")
-        assert "Kiosk is unreachable" in hint, hint
+        hint = lambda d: d.execute_script("return document.getElementById('js-hint')?.textContent || ''")
+        assert "Kiosk is unreachable" in hint(driver), hint(driver)
+
+        # When Kiosk is back on the same address.
+        server = start_server(str(tmp_path / "data"), port=port)
+
+        # Then the search typed is sent (it is in the address, its results shown) and the hint that Kiosk is
+        # unreachable goes.
+        wait_for(driver, lambda d: "q=smith" in d.current_url, 30, "the search was not sent when Kiosk came back")
+        wait_for(driver, lambda d: "Kiosk is unreachable" not in hint(d), 10, "the unreachable hint stayed")
+        rows = driver.find_elements(By.CSS_SELECTOR, "#results ul.items > li")
+        assert rows and all("smith" in row.text.lower() for row in rows if row.is_displayed())
     finally:
         driver.quit()
 

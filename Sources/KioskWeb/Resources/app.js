@@ -258,9 +258,11 @@
       rememberList();
     } catch (error) {
       if (error.unreachable && searchInput) {
-        // Kiosk is unreachable and the device holds no copy of this list: stay, and filter what is shown.
+        // Kiosk is unreachable and the device holds no copy of this list: stay, and filter what is shown; the search
+        // goes when Kiosk answers again (the watcher below).
         searchUnreachable = true;
         applyLocalFilter();
+        watchConnectivity();
       } else if (error.name !== "AbortError") {
         location.assign(url);
       }
@@ -268,6 +270,17 @@
       if (searchController === controller) searchController = null;
     }
   }
+
+  // Kiosk answers again after a search could not reach it: the text typed is searched (or, too short to search,
+  // filters as usual), and the hint saying Kiosk is unreachable goes.
+  connectivityWatchers.set("search-unreachable", {
+    active: () => searchUnreachable,
+    changed: state => {
+      if (state === "unreachable" || !searchUnreachable) return;
+      searchUnreachable = false;
+      if (searchInput.value.trim().length >= 3) loadResults(formURL(true)); else applyLocalFilter();
+    },
+  });
 
   if (searchForm && searchInput) {
     const delay = Number(searchForm.dataset.delay) || 500;
