@@ -83,3 +83,26 @@ def test_pauses_shorter_than_a_second_still_send_one_marvel_search(server, phone
     searches = search_requests(server, "nameStartsWith=")
     assert len(searches) == 1 and sum(searches.values()) == 1 and "nameStartsWith=spid" in next(iter(searches)), (
         f"expected one upstream search for nameStartsWith=spid, got {searches}")
+
+def test_going_back_under_three_characters_after_a_search_filters_the_catalog_not_the_last_results(server, phone_browser):
+    # Given the results of a search for "morty smith" (one character)
+    browser = phone_browser
+    browser.get(server.url("/rickandmorty"))
+    page_ready(browser)
+    catalog = row_titles(browser)
+    field = browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]")
+    type_slowly(field, "morty smith", pause=0.02)
+    wait_for(browser, lambda d: "q=morty+smith" in d.current_url, 10, "the search was not sent")
+    wait_for(browser, lambda d: browser.find_element(By.CSS_SELECTOR, "main#main").get_attribute("data-view") == "search", 10)
+
+    # When the box is cleared and "ri" typed (too short to search)
+    field.clear()
+    field.send_keys("ri")
+
+    # Then the catalog's list comes back, without the search in its address or its count, filtered by "ri"
+    wait_for(browser, lambda d: "q=" not in d.current_url, 10, "the address kept the last search")
+    wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, "main#main").get_attribute("data-view") != "search", 10)
+    assert "morty smith" not in browser.find_element(By.ID, "results").text.lower()
+    expected = [title for title in catalog if "ri" in title.lower()]
+    wait_for(browser, lambda d: row_titles(d, visible_only=True) == expected, 10,
+             f"rows shown for 'ri': {row_titles(browser, visible_only=True)}, expected {expected}")

@@ -291,7 +291,9 @@
       applyLocalFilter();
       const length = searchInput.value.trim().length;
       if (length >= 3) searchTimer = setTimeout(() => loadResults(formURL(true)), delay);
-      else if (length === 0 && showsSearch()) searchTimer = setTimeout(() => loadResults(formURL(false)), delay);
+      // Back under three characters from a search: the catalog's list again (its count, its address), which the
+      // text then filters — not the last search's rows filtered by text they were not searched for.
+      else if (showsSearch()) searchTimer = setTimeout(() => loadResults(formURL(false)), delay);
       else if (length === 0) observePager(); // rows were hidden: the pager may load more now
     });
     searchForm.addEventListener("submit", event => {
