@@ -39,6 +39,8 @@ public struct SearchResult: Sendable, Hashable {
     public var page: Int
     /// How many pages of results there are, when known.
     public var totalPages: Int?
+    /// How many items match in all, on every page, when known (the upstream's count; the store's matches, one page).
+    public var totalItems: Int?
     /// How Kiosk's cache decided the answer, in RFC 9211 terms: the upstream page's decision, or a `hit`
     /// for the store's own search (which, after a failed upstream search, says why it went forward).
     public var cacheStatus: CacheStatus
@@ -124,8 +126,9 @@ extension CatalogService {
                 status = CacheStatus(error.isConnectivityFailure ? .offline : .staleOnError, forward: forwarded.forward,
                                      forwardStatus: forwarded.forwardStatus)
             }
-            return SearchResult(query: query, items: page == 1 ? try self.localSearch(source, query) : [], origin: .store,
-                                error: error, page: page, totalPages: 1, cacheStatus: status)
+            let items = page == 1 ? try self.localSearch(source, query) : []
+            return SearchResult(query: query, items: items, origin: .store, error: error, page: page, totalPages: 1,
+                                totalItems: page == 1 ? items.count : nil, cacheStatus: status)
         }
         if source.search.isRemote(query), policy != .offline {
             do {
@@ -133,7 +136,8 @@ extension CatalogService {
                                                  policy: policy)
                 if let error = update.error, error.isConnectivityFailure { return try stored(error, update.cacheStatus) }
                 return SearchResult(query: query, items: update.page.items, origin: .upstream, error: update.error,
-                                    page: page, totalPages: update.page.totalPages, cacheStatus: update.cacheStatus)
+                                    page: page, totalPages: update.page.totalPages, totalItems: update.page.totalItems,
+                                    cacheStatus: update.cacheStatus)
             } catch let error as KioskError where error.isConnectivityFailure || error.isRetryable {
                 // Nothing was stored for this search: it went forward as a miss, and nothing usable came back.
                 return try stored(error, CacheStatus(.network, forward: .miss, forwardStatus: Self.upstreamStatus(of: error)))

@@ -134,6 +134,8 @@ public struct SearchJSON: Encodable, Sendable {
     public let error: String?
     public let page: Int
     public let totalPages: Int?
+    /// How many items match on every page, when known.
+    public let totalItems: Int?
 
     public init(_ result: SearchResult) {
         query = result.query
@@ -142,5 +144,6 @@ public struct SearchJSON: Encodable, Sendable {
         error = result.error?.description
         page = result.page
         totalPages = result.totalPages
+        totalItems = result.totalItems
     }
 }

@@ -119,7 +119,8 @@ extension Pages {
         let source = parameters.source
         var results: [HTML] = [
             E.element("p", [.class("status")], [
-                .text(strings.results(result.items.count, result.query) + (result.origin == .store ? strings.inSavedData : "")),
+                .text(strings.results(result.totalItems ?? result.items.count, result.query)
+                      + (result.origin == .store ? strings.inSavedData : "")),
             ]),
         ]
         if let error = result.error {

@@ -126,8 +126,10 @@ enum Render {
     }
 
     static func search(_ result: SearchResult, source: SourceID) -> String {
-        var lines = ["\(result.items.count) result\(result.items.count == 1 ? "" : "s") for \"\(result.query)\" in "
-                     + "\(source.displayName) (\(result.origin == .upstream ? "from the upstream" : "from the store"))"]
+        let total = result.totalItems ?? result.items.count
+        let pages = result.totalPages.map { $0 > 1 ? ", page \(result.page) of \($0)" : "" } ?? ""
+        var lines = ["\(total) result\(total == 1 ? "" : "s") for \"\(result.query)\" in "
+                     + "\(source.displayName) (\(result.origin == .upstream ? "from the upstream" : "from the store"))\(pages)"]
         if let error = result.error { lines.append("Offline search: \(error)") }
         if !result.items.isEmpty {
             lines.append(Output.table(["ID", "TITLE", "DETAILS"], result.items.map { [$0.itemID, $0.title, $0.subtitle] },
