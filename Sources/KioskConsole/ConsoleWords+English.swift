@@ -54,7 +54,7 @@ extension ConsoleWords {
         requestBody: "Request body",
         responseBody: "Response body",
         none: "None",
-        bytes: { $0 == 1 ? "1 byte" : "\($0) bytes" },
+        bytes: { $0 == 1 ? "1 byte" : "\($0) bytes" }, decimalSeparator: ".",
         truncatedTo: { ", truncated to \($0) at capture" },
         treeCut: "The tree is cut short; the raw text follows.",
         binary: "(binary, base64) ",

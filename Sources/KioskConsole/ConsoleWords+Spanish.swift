@@ -54,7 +54,7 @@ extension ConsoleWords {
         requestBody: "Cuerpo de la solicitud",
         responseBody: "Cuerpo de la respuesta",
         none: "Ninguna",
-        bytes: { $0 == 1 ? "1 byte" : "\($0) bytes" },
+        bytes: { $0 == 1 ? "1 byte" : "\($0) bytes" }, decimalSeparator: ",",
         truncatedTo: { ", recortado a \($0) al capturar" },
         treeCut: "El árbol se corta aquí; sigue el texto completo.",
         binary: "(binario, base64) ",

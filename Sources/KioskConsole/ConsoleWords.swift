@@ -66,6 +66,8 @@ struct ConsoleWords: Sendable {
     let responseBody: String
     let none: String
     let bytes: @Sendable (Int) -> String
+    /// What marks the decimals of a number ("." in English, "," in Spanish).
+    let decimalSeparator: String
     let truncatedTo: @Sendable (Int) -> String
     let treeCut: String
     let binary: String

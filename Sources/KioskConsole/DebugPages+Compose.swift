@@ -28,7 +28,7 @@ extension DebugPages {
                 E.element("option", [.attribute("value", method)], [])
             }),
             input("url", w.urlWithoutQuery, form.url,
-                  hint: record.source.map { w.urlHint($0.displayName, record.url.contains(Redactor.placeholder)) },
+                  hint: record.source.map { w.urlHint(context.sourceName($0), record.url.contains(Redactor.placeholder)) },
                   extra: [.attribute("inputmode", "url")]),
             textarea("query", w.queryItems, form.query, rows: 6, hint: w.queryHint(Redactor.placeholder)),
             textarea("headers", w.headers, form.headers, rows: 5, hint: w.headersHint(Redactor.placeholder)),

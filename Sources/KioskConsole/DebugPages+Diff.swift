@@ -56,8 +56,8 @@ extension DebugPages {
             (w.started, old.startedAt.formatted(.iso8601), new.startedAt.formatted(.iso8601)),
             (w.status, status(old), status(new)),
             (w.cacheDecision, old.decision.rawValue, new.decision.rawValue),
-            (w.totalFact, milliseconds(old.timings.total), milliseconds(new.timings.total)),
-            (w.timeToFirstByte, old.timings.firstByte.map(milliseconds) ?? "—", new.timings.firstByte.map(milliseconds) ?? "—"),
+            (w.totalFact, milliseconds(old.timings.total, w), milliseconds(new.timings.total, w)),
+            (w.timeToFirstByte, old.timings.firstByte.map { milliseconds($0, w) } ?? "—", new.timings.firstByte.map { milliseconds($0, w) } ?? "—"),
             (w.bodySize, old.responseBody.map { w.bytes($0.originalSize) } ?? w.noBody, new.responseBody.map { w.bytes($0.originalSize) } ?? w.noBody),
         ]
         content.append(E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", w.summary)], [

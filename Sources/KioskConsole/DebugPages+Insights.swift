@@ -43,9 +43,9 @@ extension DebugPages {
                             E.element("tr", [], [
                                 E.element("th", [.attribute("scope", "row")], [.text(endpoint.endpoint)]),
                                 E.element("td", [.class("num")], [.text(String(endpoint.count))]),
-                                E.element("td", [.class("num")], [.text(milliseconds(endpoint.p50))]),
-                                E.element("td", [.class("num")], [.text(milliseconds(endpoint.p95))]),
-                                E.element("td", [.class("num")], [.text(milliseconds(endpoint.maximum))]),
+                                E.element("td", [.class("num")], [.text(milliseconds(endpoint.p50, w))]),
+                                E.element("td", [.class("num")], [.text(milliseconds(endpoint.p95, w))]),
+                                E.element("td", [.class("num")], [.text(milliseconds(endpoint.maximum, w))]),
                                 E.element("td", [.class("wf")], [scaleBar(endpoint.p95, of: slowest)]),
                             ])
                         }),
@@ -61,9 +61,9 @@ extension DebugPages {
                     })]),
                     E.element("tbody", [], insights.sources.map { source in
                         E.element("tr", [], [
-                            E.element("th", [.attribute("scope", "row")], [.text(source.source?.displayName ?? w.otherSources)]),
+                            E.element("th", [.attribute("scope", "row")], [.text(source.source.map(context.sourceName) ?? w.otherSources)]),
                             E.element("td", [.class("num")], [.text(String(source.requests))]),
-                            E.element("td", [.class("num")], [.text(byteCount(source.responseBytes))]),
+                            E.element("td", [.class("num")], [.text(byteCount(source.responseBytes, w))]),
                         ])
                     }),
                 ]),
@@ -83,12 +83,18 @@ extension DebugPages {
         ])
     }
 
-    /// "812 B", "14.2 KB", "3.1 MB" (powers of 1,000, as storage is sold).
-    static func byteCount(_ bytes: Int64) -> String {
+    /// "812 B", "14.2 KB", "3,1 MB" (powers of 1,000, as storage is sold; decimals in the language's way).
+    static func byteCount(_ bytes: Int64, _ w: ConsoleWords) -> String {
         switch bytes {
         case ..<1000: "\(bytes) B"
-        case ..<1_000_000: String(format: "%.1f KB", Double(bytes) / 1000)
-        default: String(format: "%.1f MB", Double(bytes) / 1_000_000)
+        case ..<1_000_000: decimal(Double(bytes) / 1000, w) + " KB"
+        default: decimal(Double(bytes) / 1_000_000, w) + " MB"
         }
+    }
+
+    /// `value` with one decimal, marked as the language marks them ("45.3", "45,3").
+    static func decimal(_ value: Double, _ w: ConsoleWords) -> String {
+        let text = String(format: "%.1f", value)
+        return w.decimalSeparator == "." ? text : text.replacingOccurrences(of: ".", with: w.decimalSeparator)
     }
 }

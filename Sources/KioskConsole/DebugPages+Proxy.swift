@@ -97,7 +97,7 @@ extension DebugPages {
         let rows = listed.map { host, entries in
             E.element("li", [], [
                 E.element("code", [], [.text(host.host)]),
-                E.element("span", [.class("status")], [.text(w.proxyCacheRow(host.entries, byteCount(Int64(host.bytes)), host.hits))]),
+                E.element("span", [.class("status")], [.text(w.proxyCacheRow(host.entries, byteCount(Int64(host.bytes), w), host.hits))]),
                 Pages.postForm(action: action, fields: [("clear", host.host)], label: w.proxyCacheClearHost + " " + host.host,
                                button: .text(w.proxyCacheClearHost), className: "mock delete", context: context),
                 E.element("details", [], [
@@ -112,7 +112,7 @@ extension DebugPages {
                 ]),
             ])
         }
-        let total = byteCount(Int64(hosts.reduce(0) { $0 + $1.bytes }))
+        let total = byteCount(Int64(hosts.reduce(0) { $0 + $1.bytes }), w)
         section += [
             E.element("ul", [.class("cache-hosts")], rows),
             E.element("p", [], [.text(w.proxyCacheTotal(hosts.reduce(0) { $0 + $1.entries }, total))]),

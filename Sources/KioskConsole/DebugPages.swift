@@ -19,7 +19,7 @@ enum DebugPages {
         let filter = query.filter
         let w = context.words
         // The filter form stays outside the results, which the script swaps as the filter is typed.
-        let header: [HTML] = [E.element("h1", [], [.text(w.networkDebugger)]), pausedBanner(paused, w), filterForm(query, hosts: hosts, w)]
+        let header: [HTML] = [E.element("h1", [], [.text(w.networkDebugger)]), pausedBanner(paused, w), filterForm(query, hosts: hosts, context: context)]
         var content: [HTML] = [
             E.element("p", [.class("status")], [
                 live ? E.element("span", [.attribute("id", "live-status"), .attribute("role", "status"), .class("live")], [.text(w.live)])
@@ -109,7 +109,8 @@ enum DebugPages {
 
     /// The filter box and menus; `hosts` are the hosts apps reached lately (a proxy's), offered in a menu of their own
     /// when there are any.
-    static func filterForm(_ query: DebugFilterQuery, hosts: [String] = [], _ w: ConsoleWords) -> HTML {
+    static func filterForm(_ query: DebugFilterQuery, hosts: [String] = [], context: ViewContext) -> HTML {
+        let w = context.words
         func select(_ name: StaticString, _ label: String, _ current: String?, _ options: [(String, String)]) -> HTML {
             let current = current ?? ""
             return E.element("label", [], [.text(label), E.element("select", [.attribute("name", String(describing: name))],
@@ -120,7 +121,7 @@ enum DebugPages {
         return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", ConsoleRoute.requests.path),
                                   .attribute("role", "search"), .attribute("data-live-filter", "")], [
             filterField(query, w),
-            select("source", w.source, query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, $0.displayName) }),
+            select("source", w.source, query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, context.sourceName($0)) }),
             // The host asked for stays offered though it has left the menu's most recent ones.
             hosts.isEmpty && query.host == nil ? .empty
                 : select("host", w.host, query.host, (query.host.map { hosts.contains($0) ? [] : [$0] } ?? []).map { ($0, $0) }
@@ -182,9 +183,9 @@ enum DebugPages {
             statusCell(record, w),
             E.element("td", [.class("host")], [.text(url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host } ?? "")]),
             E.element("td", [.class("type")], [.text(contentType(record) ?? "")]),
-            E.element("td", [.class("num size")], [.text(record.responseSize.map { byteCount(Int64($0)) } ?? "")]),
+            E.element("td", [.class("num size")], [.text(record.responseSize.map { byteCount(Int64($0), w) } ?? "")]),
             E.element("td", [.class("time")], [localTime(record.startedAt, style: .time)]),
-            E.element("td", [.class("num dur")], [.text(milliseconds(record.timings.total))]),
+            E.element("td", [.class("num dur")], [.text(milliseconds(record.timings.total, w))]),
             E.element("td", [.class("cache")], [cacheBadge(record.cacheStatus)]),
             E.element("td", [.class("wf")] + waterfallData(record, w), []),
             E.element("td", [.class("failure")], [.text(record.error ?? "")]),
@@ -236,8 +237,8 @@ enum DebugPages {
     static func phaseSummary(_ timings: RequestTimings, _ w: ConsoleWords) -> String {
         let phases: [(String, TimeInterval?)] = [(w.queued, timings.queued), (w.connect, timings.connect),
                                                  (w.firstByte, timings.firstByte), (w.download, timings.download)]
-        let measured = phases.compactMap { name, value in value.map { "\(name) \(milliseconds($0))" } }
-        return measured.isEmpty ? "\(w.total) \(milliseconds(timings.total))" : measured.joined(separator: ", ")
+        let measured = phases.compactMap { name, value in value.map { "\(name) \(milliseconds($0, w))" } }
+        return measured.isEmpty ? "\(w.total) \(milliseconds(timings.total, w))" : measured.joined(separator: ", ")
     }
 
     /// The status, "store" for an answer that made no exchange, "failed" for an exchange that got no response.
@@ -257,14 +258,14 @@ enum DebugPages {
             E.element("p", [.class("url")], [.text(record.url)]),
         ]
         var facts: [(String, String)] = [
-            (w.source, record.source?.displayName ?? "—"),
+            (w.source, record.source.map(context.sourceName) ?? "—"),
             (w.status, record.status.map(String.init) ?? (answeredLocally(record) ? w.answeredFromStore : w.failed)),
         ] + cacheFacts(record.cacheStatus, w)
         if let error = record.error { facts.append((w.error, error)) }
         let phases: [(String, TimeInterval?)] = [(w.queuedFact, record.timings.queued), (w.connectFact, record.timings.connect),
                                                  (w.timeToFirstByte, record.timings.firstByte),
                                                  (w.downloadFact, record.timings.download), (w.totalFact, record.timings.total)]
-        facts += phases.compactMap { name, value in value.map { (name, milliseconds($0)) } }
+        facts += phases.compactMap { name, value in value.map { (name, milliseconds($0, w)) } }
         content.append(E.element("dl", [.class("facts")], [E.element("dt", [], [.text(w.started)]),
                                                            E.element("dd", [], [localTime(record.startedAt, style: .dateTime)])]
             + facts.flatMap { name, value in
@@ -443,9 +444,9 @@ enum DebugPages {
         case .response, .error:
             let original = exchange.responseText.map { text in (try? OrderedJSON.parse(text).rendered()) ?? text } ?? ""
             let shown = draft ?? original
-            if let reason = BodyNotEditable(exchange, shown: shown) {
+            if let reason = BodyNotEditable(exchange, shown: shown, w) {
                 fields.append(E.element("p", [.class("banner")], [
-                    .text(w.bodyNotEditable(DebugPages.byteCount(Int64(exchange.responseSize)), reason)),
+                    .text(w.bodyNotEditable(DebugPages.byteCount(Int64(exchange.responseSize), w), reason)),
                 ]))
                 fields.append(E.element("p", [.class("actions")], [decision("continue", w.sendUnchanged), decision("abort", w.abort)]))
                 break
@@ -500,7 +501,7 @@ enum DebugPages {
         /// Its text is larger than a form may post back (the limit, written out).
         case tooLarge(String)
 
-        init?(_ exchange: PausedExchange, shown: String) {
+        init?(_ exchange: PausedExchange, shown: String, _ w: ConsoleWords) {
             // The error phase edits an answer of the user's own, however the failed one was.
             guard exchange.phase == .response else { return nil }
             if let coding = exchange.responseHeaders.first(where: { $0.name.lowercased() == "content-encoding" })?.value,
@@ -509,7 +510,7 @@ enum DebugPages {
             } else if !exchange.responseIsText {
                 self = .binary
             } else if shown.utf8.count > DebugPages.maximumEditableText {
-                self = .tooLarge(DebugPages.byteCount(Int64(DebugPages.maximumEditableText)))
+                self = .tooLarge(DebugPages.byteCount(Int64(DebugPages.maximumEditableText), w))
             } else {
                 return nil
             }
@@ -526,13 +527,13 @@ enum DebugPages {
                 E.element("h2", [], [.text(endpoint.name)]),
                 E.element("p", [.class("url")], [.text("\(endpoint.method) \(endpoint.host)\(endpoint.template)")]),
                 E.element("dl", [.class("facts")], [
-                    (w.source, endpoint.source?.displayName ?? w.anyConfiguredSource), (w.contentType, endpoint.contentType),
+                    (w.source, endpoint.source.map(context.sourceName) ?? w.anyConfiguredSource), (w.contentType, endpoint.contentType),
                     (w.response, endpoint.responseModel), (w.cache, w.endpointCaching(endpoint.cachePolicy)),
                     (w.requestHeaders, endpoint.headers.joined(separator: "; ")),
                 ].flatMap { name, value in [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])] }),
                 breakpointForm(endpoint.name, settings[endpoint.name] ?? BreakpointSetting(), context: context),
                 E.element("p", [], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path(QueryString(["source": endpoint.source?.rawValue])))],
-                                               [.text(w.requestsOf(endpoint.source?.displayName ?? w.pictures))])]),
+                                               [.text(w.requestsOf(endpoint.source.map(context.sourceName) ?? w.pictures))])]),
             ])
         }
         let hostSections: [HTML] = hosts.isEmpty ? [] : [
@@ -681,5 +682,5 @@ enum DebugPages {
         E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.requests.path)], [.text(w.allRequests)])])
     }
 
-    static func milliseconds(_ seconds: TimeInterval) -> String { String(format: "%.1f ms", seconds * 1000) }
+    static func milliseconds(_ seconds: TimeInterval, _ w: ConsoleWords) -> String { decimal(seconds * 1000, w) + " ms" }
 }

@@ -1,6 +1,6 @@
 import Hummingbird
 import KioskApp
-import KioskCore
+package import KioskCore
 import NIOCore
 
 /// The web app's request context: Hummingbird's core storage plus what pages need to know about the request
@@ -54,7 +54,7 @@ package struct ViewContext: Sendable {
     func presentation(_ source: SourceID) -> SourcePresentation { catalogs.presentation(source) }
 
     /// The catalog's name in the page's language.
-    func sourceName(_ source: SourceID) -> String { presentation(source).name(language: language.rawValue) }
+    package func sourceName(_ source: SourceID) -> String { presentation(source).name(language: language.rawValue) }
 }
 
 /// What the views know of the configured catalogs: each one's presentation and traits, in tab order.

@@ -50,6 +50,10 @@ struct ConsoleLanguageTests {
             // And how an endpoint's answers are kept, and the tree editor's type names
             #expect(try await client.get(ConsoleRoute.endpoints.path, headers: spanish).body.contains("si no 24 h"))
             #expect(try await client.get(ConsoleRoute.requests.path, headers: spanish).body.contains("verdadero o falso"))
+            // And a catalog is called what the reader calls it (Perros, not Dogs), in the list's menu and the insights
+            #expect(try await client.get(ConsoleRoute.requests.path, headers: spanish).body.contains(">Perros</option>"))
+            _ = try await client.get("/dogs")
+            #expect(try await client.get(ConsoleRoute.insights.path, headers: spanish).body.contains(">Perros<"))
             // And the list carries the script's words in Spanish
             let list = try await client.get(ConsoleRoute.requests.path, headers: spanish)
             #expect(list.body.contains(HTML.text(ConsoleWords.spanish.networkDebugger).rendered))
@@ -71,5 +75,7 @@ struct ConsoleLanguageTests {
         // Then each says so in its own words
         #expect(spanish.contains(">almacén<") && !spanish.contains(">store<"))
         #expect(english.contains(">store<"))
+        // And its duration has the decimals each language writes
+        #expect(spanish.contains(">1,0 ms<") && english.contains(">1.0 ms<"), "\(spanish)")
     }
 }
