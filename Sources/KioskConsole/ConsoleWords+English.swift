@@ -142,6 +142,7 @@ extension ConsoleWords {
         logUnavailable: "The request log cannot be opened",
         filterLabel: "Filter: key:value terms and words to search URLs and bodies",
         filterNotUnderstood: { "The filter is not understood: \($0). " },
+        filterProblem: { $0.english },
         filterApplied: "Filter applied: ",
         filterKeys: "Filter keys",
         filterKeyMeaning: { $0.accepted },

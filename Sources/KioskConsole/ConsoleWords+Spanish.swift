@@ -145,6 +145,24 @@ extension ConsoleWords {
         logUnavailable: "No se puede abrir el registro de solicitudes",
         filterLabel: "Filtro: términos clave:valor y palabras para buscar en URL y cuerpos",
         filterNotUnderstood: { "No se entiende el filtro: \($0). " },
+        filterProblem: { reason in
+            let keys = FilterKey.allCases.map(\.rawValue).joined(separator: ", ")
+            return switch reason {
+            case .unclosedQuote: "estas comillas no se cierran"
+            case .textAfterQuote: "tras unas comillas de cierre debe ir un espacio"
+            case .quoteInWord: "unas comillas solo pueden empezar una palabra"
+            case .negatedWord(let term): "solo se pueden negar términos clave:valor; para buscar la palabra, ponla entre comillas: \"\(term)\""
+            case .unknownKey(let key, let term):
+                (key.isEmpty ? "falta una clave antes de los dos puntos" : "no existe la clave «\(key)»")
+                    + "; las claves son \(keys) (para buscar el texto, ponlo entre comillas: \"\(term)\")"
+            case .missingValue(let key): "\(key.rawValue) necesita un valor, como \(key.example)"
+            case .emptyValue(let key): "\(key.rawValue) tiene un valor vacío entre comas; " + ConsoleWords.spanishAccepted(key)
+            case .oneValueOnly(let key): "\(key.rawValue) admite un solo valor; repite la clave para otro: \(key.example) \(key.secondExample)"
+            case .invalidValue(let key): ConsoleWords.spanishAccepted(key)
+            case .givenTwice(_, let has?): "has:\(has) aparece dos veces"
+            case .givenTwice(let key, nil): "\(key.rawValue) aparece dos veces; pon sus valores separados por comas en un solo término, como status:4xx,5xx"
+            }
+        },
         filterApplied: "Filtro aplicado: ",
         filterKeys: "Claves del filtro",
         filterKeyMeaning: { key in
@@ -364,4 +382,14 @@ extension ConsoleWords {
                 + "el registro podía escribir, o falló una escritura (un disco lleno). El registro sigue con las siguientes."
         }
     )
+}
+
+extension ConsoleWords {
+    /// What a key of the filter language accepts, as a sentence saying what its value must be ("status debe ser 2xx, …"),
+    /// from the key's help line ("status: 2xx, …").
+    static func spanishAccepted(_ key: FilterKey) -> String {
+        let meaning = spanish.filterKeyMeaning(key)
+        let prefix = key.rawValue + ": "
+        return key.rawValue + " debe ser " + (meaning.hasPrefix(prefix) ? String(meaning.dropFirst(prefix.count)) : meaning)
+    }
 }

@@ -151,6 +151,8 @@ struct ConsoleWords: Sendable {
     let logUnavailable: String
     let filterLabel: String
     let filterNotUnderstood: @Sendable (String) -> String
+    /// Why a filter does not parse, and what is accepted there: one sentence, without a final period.
+    let filterProblem: @Sendable (FilterSyntaxError.Reason) -> String
     let filterApplied: String
     let filterKeys: String
     /// What a key of the filter language accepts (its example is the same in every language).

@@ -33,7 +33,9 @@ extension DebugController {
                     recheck: Duration = authorizationRecheckInterval) throws -> Response {
         let (filterQuery, since) = Self.splitSince(request.uri.query)
         let query = try FormInput.decode(DebugFilterQuery.self, from: filterQuery)
-        if let error = query.syntaxError { throw WebError.badRequest(error.description) }
+        if let error = query.syntaxError {
+            throw WebError.badRequest(words.filterNotUnderstood(words.filterProblem(error.reason)) + "(\(error.characterOffsets.lowerBound + 1))")
+        }
         let debugger = try withLog()
         let headerID = request.headers[HTTPFields.Element.Name("Last-Event-ID")!]
         // The browser's own place wins over the page's: it is later.

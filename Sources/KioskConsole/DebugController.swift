@@ -59,9 +59,13 @@ struct DebugController: Sendable {
         debug.on(.apiRequest) { _, context in
             try JSONResponse.ok(RequestJSON(try record(try context.parameters.require("id"))))
         }
-        debug.on(.har) { request, _ in
+        debug.on(.har) { request, context in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
-            if let error = query.syntaxError { throw WebError.badRequest("The filter is not understood: \(error).") }
+            if let error = query.syntaxError {
+                let words = context.view.words
+                throw WebError.badRequest(words.filterNotUnderstood(words.filterProblem(error.reason))
+                                          + "(\(error.characterOffsets.lowerBound + 1))")
+            }
             // The whole log (or all that match) unless a limit is asked for, sent as it is read: a batch of records in
             // memory at a time, however large the log.
             let debugger = try withLog()

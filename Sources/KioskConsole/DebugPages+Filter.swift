@@ -29,7 +29,7 @@ extension DebugPages {
         if let error = query.syntaxError {
             let input = error.input, range = error.range
             parts.append(E.element("p", [.class("banner error"), .attribute("role", "alert"), .attribute("id", "debug-filter-error")], [
-                .text(w.filterNotUnderstood(error.message)),
+                .text(w.filterNotUnderstood(w.filterProblem(error.reason))),
                 E.element("code", [.class("filter-mistake")], [
                     .text(String(input[..<range.lowerBound])),
                     E.element("mark", [], [.text(range.isEmpty ? " " : String(input[range]))]),

@@ -51,22 +51,76 @@ public enum FilterKey: String, Sendable, Hashable, CaseIterable {
 
     /// Whether the key takes several values separated by commas.
     var takesList: Bool { self != .slow && self != .has }
+
+    /// Another term of a key that takes one value, beside `example` (how to give a second one).
+    public var secondExample: String { self == .has ? "has:body" : "-slow:>2s" }
 }
 
 /// A filter that does not parse: what is wrong, and where in the text.
 public struct FilterSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What is wrong, and what is accepted there: one sentence, without a final period.
-    public var message: String
+    /// What is wrong, for a face to say in its language (`message` says it in English).
+    public enum Reason: Sendable, Hashable {
+        /// A quote opened and never closed.
+        case unclosedQuote
+        /// A closing quote followed by something other than a space.
+        case textAfterQuote
+        /// A quote inside a word.
+        case quoteInWord
+        /// A word with a minus (`-term`) that is no key:value term.
+        case negatedWord(String)
+        /// A term whose key is not one of the language's (`key` is empty when the colon comes first).
+        case unknownKey(key: String, term: String)
+        /// A key with nothing after its colon.
+        case missingValue(FilterKey)
+        /// A list of values with an empty one between commas.
+        case emptyValue(FilterKey)
+        /// Several values for a key that takes one.
+        case oneValueOnly(FilterKey)
+        /// A value the key does not accept (`FilterKey.accepted` says what it does).
+        case invalidValue(FilterKey)
+        /// A key given in two terms; `has` names the value given twice (`has:error`).
+        case givenTwice(FilterKey, has: String?)
+    }
+
+    /// What is wrong.
+    public var reason: Reason
     /// The text that was parsed.
     public var input: String
     /// The mistake, in `input`.
     public var range: Range<String.Index>
 
-    public init(message: String, input: String, range: Range<String.Index>) {
-        self.message = message
+    public init(_ reason: Reason, input: String, range: Range<String.Index>) {
+        self.reason = reason
         self.input = input
         self.range = range
     }
+
+    /// What is wrong, and what is accepted there, in English: one sentence, without a final period.
+    public var message: String { reason.english }
+}
+
+extension FilterSyntaxError.Reason {
+    /// The reason in English: one sentence, without a final period.
+    public var english: String {
+        switch self {
+        case .unclosedQuote: "this quote is not closed"
+        case .textAfterQuote: "a closing quote must be followed by a space"
+        case .quoteInWord: "a quote may only begin a word"
+        case .negatedWord(let term): "only key:value terms can be negated; to search for the word, quote it: \"\(term)\""
+        case .unknownKey(let key, let term):
+            (key.isEmpty ? "a key is missing before the colon" : "there is no key “\(key)”")
+                + "; the keys are \(FilterKey.allCases.map(\.rawValue).joined(separator: ", ")) (to search for the text, quote it: \"\(term)\")"
+        case .missingValue(let key): "\(key.rawValue) needs a value, such as \(key.example)"
+        case .emptyValue(let key): "\(key.rawValue) has an empty value between commas; \(key.accepted)"
+        case .oneValueOnly(let key): "\(key.rawValue) takes one value; repeat the key for another: \(key.example) \(key.secondExample)"
+        case .invalidValue(let key): key.accepted
+        case .givenTwice(_, let has?): "has:\(has) is given twice"
+        case .givenTwice(let key, nil): "\(key.rawValue) is given twice; list its values with commas in one term, such as status:4xx,5xx"
+        }
+    }
+}
+
+extension FilterSyntaxError {
 
     /// The mistake's place in characters, as a terminal shows them.
     public var characterOffsets: Range<Int> {
@@ -102,8 +156,8 @@ extension RequestFilter {
         self.init(limit: limit)
         var words: [String] = []
         var index = text.startIndex
-        func fail(_ message: String, _ range: Range<String.Index>) -> FilterSyntaxError {
-            FilterSyntaxError(message: message, input: text, range: range)
+        func fail(_ reason: FilterSyntaxError.Reason, _ range: Range<String.Index>) -> FilterSyntaxError {
+            FilterSyntaxError(reason, input: text, range: range)
         }
         while true {
             while index < text.endIndex, text[index].isWhitespace { index = text.index(after: index) }
@@ -112,12 +166,12 @@ extension RequestFilter {
             if text[index] == "\"" {
                 let opened = text.index(after: index)
                 guard let close = text[opened...].firstIndex(of: "\"") else {
-                    throw fail("this quote is not closed", start..<text.endIndex)
+                    throw fail(.unclosedQuote, start..<text.endIndex)
                 }
                 index = text.index(after: close)
                 if index < text.endIndex, !text[index].isWhitespace {
                     let end = text[index...].firstIndex(where: \.isWhitespace) ?? text.endIndex
-                    throw fail("a closing quote must be followed by a space", index..<end)
+                    throw fail(.textAfterQuote, index..<end)
                 }
                 words.append(String(text[opened..<close]))
                 continue
@@ -125,27 +179,25 @@ extension RequestFilter {
             index = text[start...].firstIndex(where: \.isWhitespace) ?? text.endIndex
             let term = start..<index
             if let quote = text[term].firstIndex(of: "\"") {
-                throw fail("a quote may only begin a word", quote..<text.index(after: quote))
+                throw fail(.quoteInWord, quote..<text.index(after: quote))
             }
             let negated = text[start] == "-" && text[term].count > 1
             let body = negated ? text.index(after: start) : start
             guard let colon = text[body..<index].firstIndex(of: ":") else {
                 if negated {
-                    throw fail("only key:value terms can be negated; to search for the word, quote it: \"\(text[term])\"", term)
+                    throw fail(.negatedWord(String(text[term])), term)
                 }
                 words.append(String(text[term]))
                 continue
             }
             let keyText = text[body..<colon]
             guard let key = FilterKey(rawValue: keyText.lowercased()) else {
-                let keys = FilterKey.allCases.map(\.rawValue).joined(separator: ", ")
-                let what = keyText.isEmpty ? "a key is missing before the colon" : "there is no key “\(keyText)”"
-                throw fail("\(what); the keys are \(keys) (to search for the text, quote it: \"\(text[term])\")",
+                throw fail(.unknownKey(key: String(keyText), term: String(text[term])),
                            keyText.isEmpty ? colon..<text.index(after: colon) : keyText.startIndex..<keyText.endIndex)
             }
             let valueStart = text.index(after: colon)
             guard valueStart < index else {
-                throw fail("\(key.rawValue) needs a value, such as \(key.example)", term)
+                throw fail(.missingValue(key), term)
             }
             try apply(key, text[valueStart..<index], negated: negated, term: term, in: text)
         }
@@ -156,16 +208,15 @@ extension RequestFilter {
     /// face that takes keys one by one (`kiosk log --status 5xx`); errors point into `value`.
     public mutating func apply(_ key: FilterKey, _ value: String, negated: Bool = false) throws(FilterSyntaxError) {
         guard !value.isEmpty else {
-            throw FilterSyntaxError(message: "\(key.rawValue) needs a value, such as \(key.example)", input: value,
-                                    range: value.startIndex..<value.endIndex)
+            throw FilterSyntaxError(.missingValue(key), input: value, range: value.startIndex..<value.endIndex)
         }
         try apply(key, value[...], negated: negated, term: value.startIndex..<value.endIndex, in: value)
     }
 
     private mutating func apply(_ key: FilterKey, _ value: Substring, negated: Bool, term: Range<String.Index>,
                                 in text: String) throws(FilterSyntaxError) {
-        func fail(_ message: String, _ range: Range<String.Index>) -> FilterSyntaxError {
-            FilterSyntaxError(message: message, input: text, range: range)
+        func fail(_ reason: FilterSyntaxError.Reason, _ range: Range<String.Index>) -> FilterSyntaxError {
+            FilterSyntaxError(reason, input: text, range: range)
         }
         // Each part between commas, with its range (for the error that points at it).
         var parts: [Substring] = []
@@ -179,24 +230,23 @@ extension RequestFilter {
             if let empty = parts.first(where: \.isEmpty) {
                 let at = empty.startIndex < text.endIndex ? empty.startIndex..<text.index(after: empty.startIndex)
                     : text.index(before: empty.startIndex)..<empty.startIndex
-                throw fail("\(key.rawValue) has an empty value between commas; \(key.accepted)", at)
+                throw fail(.emptyValue(key), at)
             }
         } else if let comma = value.firstIndex(of: ",") {
-            throw fail("\(key.rawValue) takes one value; repeat the key for another: \(key.example) \(key == .has ? "has:body" : "-slow:>2s")",
-                       comma..<text.index(after: comma))
+            throw fail(.oneValueOnly(key), comma..<text.index(after: comma))
         } else {
             parts = [value]
         }
         func parsed<Value>(_ parse: (String) -> Value?) throws(FilterSyntaxError) -> [Value] {
             var values: [Value] = []
             for part in parts {
-                guard let parsed = parse(String(part)) else { throw fail(key.accepted, part.startIndex..<part.endIndex) }
+                guard let parsed = parse(String(part)) else { throw fail(.invalidValue(key), part.startIndex..<part.endIndex) }
                 values.append(parsed)
             }
             return values
         }
         func twice() -> FilterSyntaxError {
-            fail("\(key.rawValue) is given twice; list its values with commas in one term, such as status:4xx,5xx", term)
+            fail(.givenTwice(key, has: nil), term)
         }
         switch key {
         case .status:
@@ -228,7 +278,7 @@ extension RequestFilter {
             }, negated: negated)
         case .slow:
             guard duration == nil else { throw twice() }
-            guard var bound = try parsed(DurationBound.init(filterValue:)).first else { throw fail(key.accepted, term) }
+            guard var bound = try parsed(DurationBound.init(filterValue:)).first else { throw fail(.invalidValue(key), term) }
             // Negated, "more than N" becomes "N or less" and "at least N" becomes "less than N".
             if negated {
                 bound.isUpper = true
@@ -239,13 +289,13 @@ extension RequestFilter {
             let word = value.lowercased()
             switch word {
             case "error":
-                guard hasError == nil else { throw fail("has:error is given twice", term) }
+                guard hasError == nil else { throw fail(.givenTwice(key, has: "error"), term) }
                 hasError = !negated
             case "body":
-                guard hasResponseBody == nil else { throw fail("has:body is given twice", term) }
+                guard hasResponseBody == nil else { throw fail(.givenTwice(key, has: "body"), term) }
                 hasResponseBody = !negated
             default:
-                throw fail(key.accepted, value.startIndex..<value.endIndex)
+                throw fail(.invalidValue(key), value.startIndex..<value.endIndex)
             }
         }
     }

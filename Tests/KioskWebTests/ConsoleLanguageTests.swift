@@ -54,6 +54,16 @@ struct ConsoleLanguageTests {
             #expect(try await client.get(ConsoleRoute.requests.path, headers: spanish).body.contains(">Perros</option>"))
             _ = try await client.get("/dogs")
             #expect(try await client.get(ConsoleRoute.insights.path, headers: spanish).body.contains(">Perros<"))
+            // And a filter's mistake is said in Spanish, each kind of it
+            let refused = try await client.get(ConsoleRoute.requests.path + "?filter=bogus:1", headers: spanish)
+            #expect(refused.status == .badRequest && refused.body.contains("no existe la clave «bogus»") && !refused.body.contains("there is no key"))
+            for filter in ["\"open", "\"a\"b", "a\"b", "-word", "status:", "status:5xx,", "slow:1s,2s", "status:7xx", "status:5xx status:4xx",
+                           "has:error has:error"] {
+                let page = try await client.get(ConsoleRoute.requests.path + "?filter=" + QueryString.encode(filter), headers: spanish)
+                let error = try #require(RequestFilter.parseError(filter), "\(filter)")
+                #expect(page.body.contains(HTML.text(ConsoleWords.spanish.filterProblem(error.reason)).rendered), "\(filter)")
+                #expect(!page.body.contains(HTML.text(error.message).rendered), "\(filter): English on a Spanish page")
+            }
             // And the list carries the script's words in Spanish
             let list = try await client.get(ConsoleRoute.requests.path, headers: spanish)
             #expect(list.body.contains(HTML.text(ConsoleWords.spanish.networkDebugger).rendered))
@@ -77,5 +87,17 @@ struct ConsoleLanguageTests {
         #expect(english.contains(">store<"))
         // And its duration has the decimals each language writes
         #expect(spanish.contains(">1,0 ms<") && english.contains(">1.0 ms<"), "\(spanish)")
+    }
+}
+
+extension RequestFilter {
+    /// Why `text` does not parse, or nil when it does.
+    static func parseError(_ text: String) -> FilterSyntaxError? {
+        do {
+            _ = try RequestFilter(parsing: text)
+            return nil
+        } catch {
+            return error
+        }
     }
 }
