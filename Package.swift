@@ -41,7 +41,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Already AsyncHTTPClient's: named for the HTTP/2 stream handler the transport's status guard sits behind.
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
-        // Tests only: a real zlib for the PNG decoder of KioskDemoUpstreamTests.
+        // zlib: HAR exports decode gzip and deflate bodies; and the PNG decoder of KioskDemoUpstreamTests.
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
@@ -80,7 +80,10 @@ let package = Package(
         ),
         .target(
             name: "KioskDebugger",
-            dependencies: ["KioskCore", "KioskStore"],
+            dependencies: ["KioskCore", "KioskStore",
+                           // Decoding a gzip or deflate body for a HAR archive, which keeps bodies decoded.
+                           .product(name: "CompressNIO", package: "compress-nio"),
+                           .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .target(

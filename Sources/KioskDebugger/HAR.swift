@@ -222,31 +222,49 @@ public enum HAR {
             headers = record.responseHeaders.map { NameValue(name: $0.name, value: $0.value) }
             redirectURL = record.responseHeaders.first { $0.name.lowercased() == "location" }?.value ?? ""
             let mimeType = record.responseHeaders.first { $0.name.lowercased() == "content-type" }?.value ?? ""
-            content = Content(record.responseBody, mimeType: mimeType)
+            let coding = record.responseHeaders.first { $0.name.lowercased() == "content-encoding" }?.value
+            content = Content(record.responseBody, mimeType: mimeType, contentEncoding: coding)
             bodySize = record.status == 304 ? 0 : (record.responseBody?.originalSize ?? -1)
             _kioskTruncated = record.responseBody?.isTruncated ?? false
         }
     }
 
+    /// A response body as HAR 1.2 keeps it: decoded (`text` "is decoded (decompressed & unchunked)", `size` its decoded
+    /// length, `compression` the bytes the coding saved), as a gzip or deflate body whole is; a body Kiosk cannot decode
+    /// (brotli, one cut by the capture limit, a corrupt one) is kept as sent, base64, and its comment says so.
     struct Content: Encodable {
         let size: Int
+        let compression: Int?
         let mimeType: String
         let text, encoding, comment: String?
 
-        init(_ body: CapturedBody?, mimeType: String) {
+        init(_ body: CapturedBody?, mimeType: String, contentEncoding: String? = nil) {
             self.mimeType = mimeType
-            guard let body else {
+            guard var body else {
                 size = 0
+                compression = nil
                 text = nil
                 encoding = nil
                 comment = nil
                 return
             }
+            var note: String?, saved: Int?
+            if let coding = contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased(), !coding.isEmpty, coding != "identity" {
+                if body.isTruncated {
+                    note = "coded as \(coding) and cut by Kiosk's capture limit, so kept as sent"
+                } else if let decoded = ContentCoding.decoded(body.data, coding: coding) {
+                    saved = body.data.count - decoded.count
+                    body = CapturedBody(data: decoded, originalSize: decoded.count)
+                } else {
+                    note = "kept as sent, coded as \(coding)" + (ContentCoding.decodes(coding) ? " (it does not decode)" : "")
+                }
+            }
+            compression = saved
             size = body.originalSize
             let json = BodyJSON(body)
             text = json.text ?? json.base64
             encoding = json.text == nil ? "base64" : nil
-            comment = body.isTruncated ? "truncated by Kiosk's capture limit to \(body.data.count) of \(body.originalSize) bytes" : nil
+            comment = note ?? (body.isTruncated ? "truncated by Kiosk's capture limit to \(body.data.count) of \(body.originalSize) bytes" : nil)
         }
     }
 

@@ -384,6 +384,8 @@ extension HAR {
             guard let coding = contentEncoding?.trimmingCharacters(in: .whitespaces), !body.isEmpty,
                   !coding.isEmpty, coding.lowercased() != "identity" else { return nil }
             if coding.lowercased().contains("gzip") { return body.starts(with: [0x1F, 0x8B]) ? coding : nil }
+            // `compression` (the bytes the coding saved) is written beside a decoded body, by Chrome and by Kiosk.
+            if content["compression"] is NSNumber { return nil }
             return (content["encoding"] as? String)?.lowercased() == "base64" ? coding : nil
         }
 

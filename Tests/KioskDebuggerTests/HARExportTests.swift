@@ -93,6 +93,34 @@ struct HARExportTests {
         #expect(targets == ["https://example.test/new?page=2", ""])
     }
 
+    @Test("A content-coded body is exported decoded, as HAR 1.2 keeps bodies (gzip, deflate), with what the coding saved; one that cannot be (brotli, cut short, raw deflate) is kept as sent and said so",
+          arguments: [
+            ("gzip", "H4sIAAAAAAACA6tWykvMTVWyUlAKykzOVqoFAB+KiCoQAAAA", true),
+            ("deflate", "eJyrVspLzE1VslJQCspMzlaqBQAq9QUF", true),
+            ("deflate", "q1bKS8xNVbJSUArKTM5WqgUA", false),
+            ("deflate", "eJyrVspLzE1VslJQCspMzlaqBQAq9QUG", false),
+            ("br", "CweAeyJuYW1lIjogIlJpY2sifQM=", false),
+            ("gzip", "H4sIAAAAAAACA6tWykvMTVWyUlAK", false),
+          ])
+    func codedBodies(coding: String, base64: String, decodes: Bool) throws {
+        // Given an answer logged as it came, coded
+        let coded = try #require(Data(base64Encoded: base64))
+        var record = Self.record(1, "https://example.test/coded", status: 200, type: "application/json", body: coded, timings: RequestTimings(total: 0.01))
+        record.responseHeaders.append(.init(name: "Content-Encoding", value: coding))
+        // When it is exported
+        let (_, entries) = try Self.entries(try HAR.export([record]))
+        let content = try #require((entries.first?["response"] as? [String: Any])?["content"] as? [String: Any])
+        if decodes {
+            // Then its text is the content, its size the content's, and `compression` what the coding saved
+            #expect(content["text"] as? String == #"{"name": "Rick"}"# && content["size"] as? Int == 16, "\(content)")
+            #expect(content["compression"] as? Int == coded.count - 16 && content["encoding"] == nil && content["comment"] == nil)
+        } else {
+            // Then it is the bytes as sent, in base64, and the comment says it is still coded
+            #expect(content["text"] as? String == base64 && content["encoding"] as? String == "base64", "\(content)")
+            #expect(content["compression"] == nil && (content["comment"] as? String)?.contains("coded as \(coding)") == true)
+        }
+    }
+
     @Test("An empty log exports as an archive without pages or entries that still imports")
     func emptyLog() throws {
         // Given no record

@@ -1,0 +1,58 @@
+import CompressNIO
+import Foundation
+import NIOCore
+
+/// Undoing an HTTP content coding (RFC 9110 §8.4.1) for what keeps bodies decoded: gzip (and x-gzip) and deflate,
+/// which zlib knows; not brotli, for which no library is at hand.
+enum ContentCoding {
+    /// The most a decoded body may grow to: a body that would inflate further (a bomb) stays as it came.
+    static let maximumDecodedBytes = 64 << 20
+
+    /// Whether `coding` (lower-cased, one coding) is one Kiosk can decode.
+    static func decodes(_ coding: String) -> Bool { ["gzip", "x-gzip", "deflate"].contains(coding) }
+
+    /// `data` decoded from `coding`, or nil when Kiosk cannot decode it, it is corrupt or cut short, or it would grow
+    /// past `maximumDecodedBytes`. "deflate" is zlib's format (RFC 9110 §8.4.1.2); a raw deflate stream, which some
+    /// servers send instead, carries no check of its end and is left as it came.
+    static func decoded(_ data: Data, coding: String) -> Data? {
+        let algorithm: CompressionAlgorithm
+        switch coding {
+        case "gzip", "x-gzip": algorithm = .gzip()
+        case "deflate": algorithm = .zlib()
+        default: return nil
+        }
+        var buffer = ByteBuffer(bytes: data)
+        guard let inflated = try? buffer.decompress(with: algorithm, maxSize: maximumDecodedBytes), buffer.readableBytes == 0 else {
+            return nil
+        }
+        let decoded = Data(inflated.readableBytesView)
+        // zlib stops without a word at the end of what it was given: a stream cut short must be told by its trailer
+        // (gzip's length modulo 2^32, little-endian; zlib's Adler-32 of the content, big-endian).
+        guard data.count >= 4 else { return nil }
+        let trailer = data.suffix(4).map(UInt32.init)
+        if algorithm.description == "gzip" {
+            let length = trailer[0] | trailer[1] << 8 | trailer[2] << 16 | trailer[3] << 24
+            return length == UInt32(truncatingIfNeeded: decoded.count) ? decoded : nil
+        }
+        let checksum = trailer[0] << 24 | trailer[1] << 16 | trailer[2] << 8 | trailer[3]
+        return checksum == adler32(decoded) ? decoded : nil
+    }
+
+    /// RFC 1950's Adler-32 checksum.
+    private static func adler32(_ data: Data) -> UInt32 {
+        var a: UInt32 = 1, b: UInt32 = 0
+        // 5552 bytes is the most that can be summed before the sums must be reduced (zlib's NMAX).
+        var index = data.startIndex
+        while index < data.endIndex {
+            let end = data.index(index, offsetBy: min(5552, data.endIndex - index))
+            for byte in data[index..<end] {
+                a &+= UInt32(byte)
+                b &+= a
+            }
+            a %= 65521
+            b %= 65521
+            index = end
+        }
+        return b << 16 | a
+    }
+}
