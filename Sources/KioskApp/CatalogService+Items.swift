@@ -54,6 +54,7 @@ extension CatalogService {
     public func item(source sourceID: SourceID, itemID: String, policy: RefreshPolicy = .automatic,
                      linkedPage: Int = 1) async throws -> ItemResult {
         var result = try await itemAlone(source: sourceID, itemID: itemID, policy: policy)
+        try checkLinkedPage(linkedPage, of: result.item)
         // After a failed fetch that says the upstream is unreachable, the links are read from the store
         // rather than waiting for the same failure again.
         let linkedPolicy = result.error?.isConnectivityFailure == true ? .offline : policy

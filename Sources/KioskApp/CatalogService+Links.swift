@@ -41,6 +41,21 @@ extension CatalogService {
     /// How many paged links (a location's residents) a page shows.
     public static let linkedPageSize = 20
 
+    /// How many pages `count` paged links take (one at least, empty).
+    static func pageCount(_ count: Int) -> Int { max(1, (count + linkedPageSize - 1) / linkedPageSize) }
+
+    /// Throws `notFound` when `item` has no page `page` of paged links (a location's residents): a page past the end
+    /// is refused as a catalog's is, not shown as its last.
+    func checkLinkedPage(_ page: Int, of item: CatalogItem) throws {
+        guard page > 1, let source = sources[item.source] else { return }
+        let paged = source.links(of: item).filter(\.role.isPaged)
+        let pageCount = Self.pageCount(paged.count)
+        guard page > pageCount else { return }
+        let name = "page \(page) of \(item.source.rawValue) item \(item.itemID)'s linked items"
+        throw KioskError.notFound(paged.isEmpty ? "\(name) (it has no pages of them)"
+                                  : "\(name) (\(paged.count) in \(pageCount) page\(pageCount == 1 ? "" : "s"))")
+    }
+
     /// What `item` links to, page `page` of the paged roles: read from the store, the rest fetched with
     /// the source's multi-id requests (one per kind) and stored. `.force` fetches them all again,
     /// `.offline` reads the store only. Never throws: what is missing says why in `error`.
@@ -49,7 +64,7 @@ extension CatalogService {
         let links = source.links(of: item)
         guard !links.isEmpty else { return .none }
         let paged = links.filter(\.role.isPaged)
-        let pageCount = max(1, (paged.count + Self.linkedPageSize - 1) / Self.linkedPageSize)
+        let pageCount = Self.pageCount(paged.count)
         let page = min(max(1, page), pageCount)
         let shownPaged = Set(paged.dropFirst((page - 1) * Self.linkedPageSize).prefix(Self.linkedPageSize))
         let shown = links.filter { !$0.role.isPaged || shownPaged.contains($0) }

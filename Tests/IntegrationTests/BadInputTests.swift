@@ -81,7 +81,7 @@ struct BadInputTests {
         #expect(try Self.mockRuleCount(cli) == 0)
     }
 
-    @Test("An error that ends in parentheses is a sentence ended with a full stop before the pointer to the help")
+    @Test("A page past the end is refused (a catalog's, a location's residents), the error a sentence ended before the pointer to the help")
     func errorEndsItsSentence() throws {
         // Given a catalog of 42 pages on the demo upstream
         let cli = CLI()
@@ -90,6 +90,9 @@ struct BadInputTests {
         // Then the reason's parenthesis is followed by a full stop, then the help
         #expect(result.status == 2)
         #expect(result.stderr.hasSuffix("(there is nothing here). See 'kiosk list --help'.\n"), "\(result.stderr)")
+        // And a page past a location's residents is refused as a catalog's is, not its last page shown again
+        let residents = try cli.run(["show", "rickandmorty", "location-3", "--page", "3"])
+        #expect(residents.status == 2 && residents.stderr.contains("(35 in 2 pages)"), "\(residents.stderr)")
     }
 
     @Test("kiosk proxy refuses a host pattern that would match nothing and an --upstream-ca that holds no certificate, naming each")

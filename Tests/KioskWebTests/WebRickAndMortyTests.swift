@@ -63,6 +63,12 @@ struct WebRickAndMortyTests {
             #expect(residentLinks.allSatisfy { Int($0.prefix { $0 != "\"" }) != nil })
             #expect(try await client.get("/rickandmorty/location-3?page=0").status == .badRequest)
             #expect(try await client.get("/rickandmorty/location-3?page=two").status == .badRequest)
+            // And a page past the last is not found, as a catalog's is, not the last shown again; an item without
+            // pages of links has no page 2 either
+            let past = try await client.get("/rickandmorty/location-3?page=9")
+            #expect(past.status == .notFound && past.body.contains("<h1>Not found</h1>"), "\(past.body)")
+            #expect(try await client.get("/api/rickandmorty/location-3?page=9").status == .notFound)
+            #expect(try await client.get("/rickandmorty/1?page=5").status == .notFound)
         }
     }
 
