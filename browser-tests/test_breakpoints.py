@@ -8,6 +8,8 @@ import subprocess
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from conftest import PHONE, screenshot
+
 
 def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_server, kiosk_bin, browser):
     server = fresh_server
@@ -60,3 +62,35 @@ def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_serve
     assert first not in [row.text for row in browser.find_elements(By.CSS_SELECTOR, "#results .title")]
     # And the log marks it edited; nothing of it was stored, so the page asks the upstream again next time.
     assert any(record["decision"] == "edited" for record in server.api("/debug/api/requests?decision=edited"))
+
+
+def test_on_a_phone_each_field_of_a_paused_answer_takes_at_most_two_rows_and_nothing_overflows(fresh_server, kiosk_bin, phone_browser):
+    # Given a character's answer paused at a breakpoint, opened on a phone.
+    server, browser = fresh_server, phone_browser
+    result = subprocess.run([kiosk_bin, "breakpoint", "set", "rickandmorty.character", "--response", "pause",
+                             "--data-dir", server.data_dir], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    browser.get(server.url("/debug/paused"))
+    browser.execute_script("window.open(arguments[0], 'waiting')", server.url("/rickandmorty/2?refresh=1"))
+    WebDriverWait(browser, 30).until(lambda d: server.api("/debug/api/paused"))
+    browser.get(server.url("/debug/paused/" + str(server.api("/debug/api/paused")[0]["id"])))
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".json-editor"))
+
+    # When the tree shows the character's fields
+    rows = browser.execute_script("""
+        return [...document.querySelectorAll('.json-editor > details > ul > li')].filter(li => li.querySelector(':scope > input.key'))
+            .map(li => ({ key: li.querySelector('input.key').value, height: li.getBoundingClientRect().height,
+                          remove: li.querySelector(':scope > button').getBoundingClientRect().top - li.getBoundingClientRect().top }));
+    """)
+    control = browser.execute_script("return document.querySelector('.json-editor input.key').getBoundingClientRect().height")
+
+    # Then each scalar field takes at most two rows of controls (its name and removal, then its type and value), its
+    # removal on its name's row, and the page is no wider than the phone
+    scalars = [row for row in rows if row["key"] not in ("origin", "location", "episode")]
+    assert len(scalars) >= 8, rows
+    for row in scalars:
+        assert row["height"] <= 2 * control + 24, (row, control)
+        assert row["remove"] < control, (row, control)
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    browser.switch_to.window(browser.current_window_handle)  # in front of the waiting tab, so that it paints
+    screenshot(browser, "breakpoint-editor-phone", PHONE)
