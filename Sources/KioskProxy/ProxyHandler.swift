@@ -517,8 +517,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func openUpgrade(_ head: HTTPRequestHead, url: URL, protocolName: String, body: ByteBuffer, context: ChannelHandlerContext) {
         settings.configuration.meter.count { $0.upgrades += 1 }
         var bytes: ByteBuffer
+        // The log keeps the request as the upstream got it (its Host, Via), as it does every other exchange's.
+        let sentFields: [(name: String, value: String)]
         do {
-            bytes = try ProxyMessages.upgradeRequest(head, url: url, via: via)
+            (bytes, sentFields) = try ProxyMessages.upgradeRequest(head, url: url, via: via)
         } catch {
             return write(error, to: head, context: context)
         }
@@ -530,7 +532,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let onTunnel = settings.onTunnel
         let opened = ContinuousClock.now
         let upgrade = TunnelSummary.Upgrade(method: head.method.rawValue, url: url, protocolName: protocolName,
-                                            requestHeaders: head.headers.map { RequestRecord.HeaderField(name: $0.name, value: $0.value) })
+                                            requestHeaders: sentFields.map { RequestRecord.HeaderField(name: $0.name, value: $0.value) })
         let meter = TunnelMeter(host: host, port: port, upgrade: upgrade, report: onTunnel)
         let request = bytes
         Self.dial(url, host: host, port: port, tls: secure ? settings.upstreamTLS : nil, vet: settings.vet, forNetwork: remoteClient,

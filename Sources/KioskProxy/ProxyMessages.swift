@@ -290,10 +290,11 @@ enum ProxyMessages {
         return protocols.first { !$0.hasPrefix("h2c") }
     }
 
-    /// An upgrade request as the upstream gets it, in bytes: the request line in origin-form, the app's fields
+    /// An upgrade request as the upstream gets it, in bytes and as fields (for the log): the request line in origin-form, the app's fields
     /// without the hop-by-hop ones except `Upgrade` itself and `Connection: Upgrade`, `Host` naming the target's
     /// authority, `Via` added. The app's body, if any, follows it.
-    static func upgradeRequest(_ head: HTTPRequestHead, url: URL, via: String) throws(Refusal) -> ByteBuffer {
+    static func upgradeRequest(_ head: HTTPRequestHead, url: URL, via: String) throws(Refusal)
+        -> (bytes: ByteBuffer, fields: [(name: String, value: String)]) {
         try checkFraming(head)
         var fields = forwardable(head.headers)
         fields.removeAll { ["expect", "transfer-encoding"].contains($0.name.lowercased()) }
@@ -309,7 +310,7 @@ enum ProxyMessages {
         var text = "\(head.method.rawValue) \(target) HTTP/1.1\r\n"
         for field in fields { text += "\(field.name): \(field.value)\r\n" }
         text += "\r\n"
-        return ByteBuffer(string: text)
+        return (ByteBuffer(string: text), fields)
     }
 
     /// The proxy's own answer to an OPTIONS or TRACE whose `Max-Forwards` is 0 (RFC 9110 §7.6.2: the recipient that

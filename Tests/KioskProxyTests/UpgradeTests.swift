@@ -179,6 +179,10 @@ struct UpgradeTests {
             // Then it switches and frames pass
             #expect(head.hasPrefix("HTTP/1.1 101"), "\(head)")
             #expect(reply == "echo: reverse")
+            // And the log keeps the request as the upstream got it: its Host the upstream's, with Kiosk's Via
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains("/ws") })
+            #expect(record.requestHeaders.filter { $0.name == "Host" }.map(\.value) == ["127.0.0.1:\(upstream.port)"], "\(record.requestHeaders)")
+            #expect(record.requestHeaders.contains { $0.name == "Via" && $0.value.hasPrefix("1.1 kiosk-") })
         }
     }
 
