@@ -219,6 +219,12 @@ public struct ListenerPolicy: Sendable {
             return ListenerRefusal(status: 403, message: "Kiosk serves the machine it runs on and its local networks; \(from) is outside them "
                                        + "(kiosk serve --allow-global-peers admits every address).")
         }
+        return nameRefusal(hosts: hosts)
+    }
+
+    /// The refusal for a request whose Host header values are `hosts` by the names alone (a listener whose peers are
+    /// judged otherwise: `kiosk proxy`'s reverse listeners, on loopback only); nil when it is answered.
+    public func nameRefusal(hosts: [String]) -> ListenerRefusal? {
         if hosts.count == 1, answered.contains(hosts[0]) { return nil }
         guard hosts.count == 1, let host = Self.hostName(ofAuthority: hosts[0]) else {
             return ListenerRefusal(status: 400, message: hosts.isEmpty

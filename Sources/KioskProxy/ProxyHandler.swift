@@ -334,6 +334,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             return write(refusal, to: head, context: context)
         }
         if head.method == .CONNECT, origin == nil { return openTunnel(head, context: context) }
+        // A reverse listener answers its own names only, as every listener of Kiosk does: a web page whose name was made
+        // to point at this machine (DNS rebinding) would otherwise read and write the app behind it, whose own check
+        // of Host it passes, since the upstream gets the Host it expects.
+        if origin?.isReverse == true, let refusal = Self.reverseNames.nameRefusal(hosts: head.headers["Host"]) {
+            return write(ProxyMessages.Refusal(HTTPResponseStatus(statusCode: refusal.status), refusal.message, closes: true),
+                         to: head, context: context)
+        }
         var request: HTTPRequest
         do {
             let url = try ProxyMessages.target(of: head, under: origin?.base)
@@ -676,6 +683,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// The most of a held body written to an app at once (see `write`).
     static let writeSlice = 256 << 10
+
+    /// The names a reverse listener answers, on loopback only: `localhost`, its subdomains and addresses.
+    static let reverseNames = ListenerPolicy.loopback()
 
     /// Writes a streamed body to the app as it arrives, each chunk once the one before has gone out (a slow app holds
     /// the upstream back rather than filling memory), then ends the answer. A body cut short, or an app that went away,

@@ -527,6 +527,23 @@ struct ReverseProxyTests {
 }
 
 extension ReverseProxyTests {
+    @Test("A reverse listener answers its own names only: a page whose name was made to point at this machine (DNS rebinding) gets 421, the upstream nothing")
+    func reverseRefusesOtherNames() async throws {
+        try await withProxy(reverse: true) { proxy, upstream in
+            // When a request comes to the listener under a name that is not the machine's own
+            let rebound = try await rawExchange(port: proxy.port, "GET /echo HTTP/1.1\r\nHost: evil.test:\(proxy.port)\r\n\r\n")
+            // Then it is refused as misdirected, saying why, and the upstream is not asked
+            #expect(rebound.hasPrefix("HTTP/1.1 421"), "\(rebound)")
+            #expect(rebound.contains("DNS rebinding"))
+            #expect(upstream.requests == 0)
+            // And localhost, its subdomains and addresses are answered
+            for host in ["localhost:\(proxy.port)", "app.localhost:\(proxy.port)", "127.0.0.1:\(proxy.port)", "[::1]:\(proxy.port)"] {
+                let answer = try await rawExchange(port: proxy.port, "GET /echo HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+                #expect(answer.hasPrefix("HTTP/1.1 200"), "\(host): \(answer)")
+            }
+        }
+    }
+
     @Test("Behind a base path, an app signs in: the upstream's cookie comes back to it, and its redirects and refreshes stay on the listener")
     func signInUnderBasePath() async throws {
         // Given an app's backend under /app, whose sign-in sets a session cookie for /app and one for its host
