@@ -131,6 +131,24 @@ struct ControlTests {
         }
     }
 
+    @Test("A web page of another origin cannot change the faults or the counts (a form's text/plain needs no preflight)")
+    func crossSiteWritesRefused() async throws {
+        try await withUpstream(DemoUpstreamConfiguration()) { upstream in
+            // When a page on another origin posts faults, as a form would, and asks to reset them and the counts
+            let page = ["Origin": "http://evil.test:8000", "Content-Type": "text/plain"]
+            let posted = try await Client.send(upstream.controlURL("faults"), method: "POST", body: Data(#"{"offline": true}"#.utf8), headers: page)
+            let put = try await Client.send(upstream.controlURL("faults"), method: "PUT", body: Data(#"{"failureRate": 1}"#.utf8), headers: page)
+            let deleted = try await Client.send(upstream.controlURL("stats"), method: "DELETE", headers: page)
+            // Then each is refused and nothing changed
+            #expect(posted.status == 403 && put.status == 403 && deleted.status == 403)
+            #expect(await upstream.faults() == .none)
+            // And the listener's own origin, and a client sending none (the CLI, tests), still may
+            let own = try await Client.send(upstream.controlURL("faults"), method: "PUT", body: Data(#"{"failureRate": 0.5}"#.utf8),
+                                            headers: ["Origin": "http://" + (upstream.controlURL("").host() ?? "") + ":\(upstream.controlURL("").port ?? 0)"])
+            #expect(own.status == 200)
+        }
+    }
+
     @Test("fault settings survive a JSON round trip and a partial object decodes with defaults")
     func faultSettingsCoding() throws {
         // Given settings with every fault set

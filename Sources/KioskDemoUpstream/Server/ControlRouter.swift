@@ -14,6 +14,10 @@ import KioskListener
 /// - `DELETE /faults`: back to no faults; answers the new settings.
 /// - `GET /stats`: `{"total":Int,"byPath":{path:Int},"byRequest":{"path?query":Int}}`
 /// - `DELETE /stats`: resets the counts.
+///
+/// A change asked by a web page (any `Origin` but the control listener's own) is refused with 403: the port is on
+/// loopback, where any page the user opens can post to it (a form's `text/plain` needs no preflight), and its
+/// faults would take the demo reader offline or have it echo credentials.
 enum ControlRouter {
     static func build(upstream: DemoUpstream) -> Router<PeerRequestContext> {
         let router = Router(context: PeerRequestContext.self)
@@ -29,6 +33,7 @@ enum ControlRouter {
             try faultsResponse(upstream.core.state.faults)
         }
         let update: @Sendable (Request, PeerRequestContext) async throws -> Response = { request, _ in
+            if let refusal = crossSite(request) { return refusal }
             let body = try await request.body.collect(upTo: 64 * 1024)
             let data = Data(body.readableBytesView)
             let patch: FaultPatch
@@ -49,7 +54,8 @@ enum ControlRouter {
         }
         router.put("/faults", use: update)
         router.post("/faults", use: update)
-        router.delete("/faults") { _, _ -> Response in
+        router.delete("/faults") { request, _ -> Response in
+            if let refusal = crossSite(request) { return refusal }
             do {
                 try await upstream.setFaults(.none)
             } catch {
@@ -68,11 +74,20 @@ enum ControlRouter {
                 ("byRequest", counts(byRequest)),
             ]).compactBytes)
         }
-        router.delete("/stats") { _, _ -> Response in
+        router.delete("/stats") { request, _ -> Response in
+            if let refusal = crossSite(request) { return refusal }
             upstream.core.state.resetRequestCounts()
             return json(.ok, OrderedJSON.object([("total", .int(0))]).compactBytes)
         }
         return router
+    }
+
+    /// A 403 for a request a web page of another origin sent (its `Origin` is not `http://` and the listener's own
+    /// `Host`); nil for one without `Origin` (the CLI, tests, curl) or from the listener's own origin.
+    static func crossSite(_ request: Request) -> Response? {
+        guard let origin = request.headers[.origin] else { return nil }
+        if let host = request.head.authority, origin.lowercased() == "http://" + host.lowercased() { return nil }
+        return problem(.forbidden, "A web page (\(origin)) may not change the demo upstream's faults or counts.")
     }
 
     private static func faultsResponse(_ faults: FaultSettings) throws -> Response {
