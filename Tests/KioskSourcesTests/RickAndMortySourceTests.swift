@@ -198,6 +198,18 @@ struct RickAndMortySourceTests {
         #expect(page.request.query == "zzzz")
     }
 
+    @Test("the same 404 to the whole list's first page is a failure, never an empty list stored over the kept one",
+          arguments: [#"{"error":"There is nothing here"}"#, #"{"error":"There is nothing here."}"#])
+    func wholeListNotFound(body: String) throws {
+        // Given the API's 404 to an unfiltered first page (a route it does not have: a wrong base URL)
+        // When it is decoded
+        let error = kioskError { _ = try source.decodeList(response(404, body), for: PageRequest(source: .rickandmorty)) }
+        // Then it fails, as any other 404 does
+        #expect(error != nil)
+        // And with a filter it is still an empty result
+        #expect(try source.decodeList(response(404, body), for: PageRequest(source: .rickandmorty, filters: ["status": "dead"])).items.isEmpty)
+    }
+
     @Test("the same 404 past page 1 is notFound for that page")
     func pastTheEnd() {
         let error = kioskError {

@@ -82,10 +82,13 @@ public struct RickAndMortySource: CatalogSource {
         return try endpoint.request(relativeTo: baseURL, source: id)
     }
 
-    /// The page; the API's "nothing here" 404 is an empty first page, or notFound for a later page.
+    /// The page; the API's "nothing here" 404 to a search or a filter is an empty first page, or notFound for a later
+    /// page. To the whole list it is a failure like any other 404 (the API says so of a route it does not have, a wrong
+    /// base URL): an empty page stored in its place would wipe what is kept to read offline.
     public func decodeList(_ response: HTTPResponse, for request: PageRequest) throws -> Page {
         let request = try normalize(request)
-        if response.status == 404, let message = Self.nothingHereMessage(response.body) {
+        let narrowed = !(request.query ?? "").isEmpty || !request.filters.isEmpty
+        if response.status == 404, narrowed || request.page > 1, let message = Self.nothingHereMessage(response.body) {
             // The API answers a search with no match this way: an empty result, not a failure.
             guard request.page == 1 else {
                 throw KioskError.notFound("page \(request.page) of rickandmorty (\(message))")
