@@ -34,7 +34,9 @@ public struct RetryPolicy: Sendable, Hashable {
 }
 
 /// Retries idempotent requests on 5xx, 429 and transient transport failures, with backoff and jitter,
-/// honouring Retry-After. Never retries "offline" (that must fail fast) or non-idempotent requests.
+/// honouring Retry-After. Never retries "offline" (that must fail fast), a timeout (the request had the whole time
+/// the caller gives one: three would keep a reader waiting three times it, under an error that names one) or
+/// non-idempotent requests.
 public final class RetryingTransport: HTTPTransport {
     private let base: any HTTPTransport
     private let policy: RetryPolicy
@@ -68,6 +70,7 @@ public final class RetryingTransport: HTTPTransport {
                 delay = wait
             } catch let error as KioskError {
                 guard attempt < policy.maxAttempts, error.isRetryable else { throw error }
+                if case .timeout = error { throw error }
                 delay = policy.backoff(afterAttempt: attempt, unitRandom: random())
             }
             do {

@@ -57,6 +57,15 @@ struct RetryingTransportTests {
         #expect(upstream.callCount == 1)
     }
 
+    @Test("A timeout is not retried: the request had the caller's whole time, and the error says how long that was")
+    func timeoutIsNotRetried() async throws {
+        let timeout = KioskError.timeout(url: "http://127.0.0.1/slow", seconds: 15)
+        let upstream = ScriptedTransport([.fail(timeout), .respond(200)])
+        let transport = RetryingTransport(base: upstream, clock: ManualClock())
+        await #expect(throws: timeout) { try await transport.send(get()) }
+        #expect(upstream.callCount == 1)
+    }
+
     @Test("After the last attempt the final 503 is returned, not an endless loop")
     func givesUpAfterMaxAttempts() async throws {
         let upstream = ScriptedTransport([.respond(503), .respond(503), .respond(503)])
