@@ -68,11 +68,31 @@ extension CatalogService {
             }
         }
         var totalPages = firsts.count + requests.count
+        // The ids each paged list has brought so far, and the lists stopped: a page past the first that brings none
+        // new (empty, or repeating earlier pages) says the upstream's page count is wrong — one that claims a million
+        // pages would otherwise be asked every one of them.
+        var pending: ArraySlice<PageRequest> = []
+        var seen: [PageRequest: Set<String>] = [:]
+        var stopped: Set<PageRequest> = []
+        let pagedLists = Set(firsts.map(Self.list))
 
         func record(_ request: PageRequest, _ outcome: Result<CatalogUpdate, any Error>) {
             report.pages += 1
             switch outcome {
             case .success(let update):
+                let list = Self.list(request)
+                if pagedLists.contains(list), !stopped.contains(list) {
+                    let ids = Set(update.page.items.map(\.itemID))
+                    if request.page > 1, ids.isSubset(of: seen[list, default: []]) {
+                        stopped.insert(list)
+                        totalPages -= pending.count
+                        pending = pending.filter { Self.list($0) != list }[...]
+                        totalPages += pending.count
+                        report.failures.append(.init(page: Self.describe(request), message: "stopped here: it brings no item the pages "
+                            + "before it did not, though the upstream counts \(update.page.totalPages.map(String.init) ?? "more") pages"))
+                    }
+                    seen[list, default: []].formUnion(ids)
+                }
                 if let error = update.error ?? update.notKept {
                     report.failures.append(.init(page: Self.describe(request), message: error.description))
                 } else if update.origin == .notModified {
@@ -106,7 +126,7 @@ extension CatalogService {
         }
 
         let width = max(1, concurrency)
-        var pending = requests[...]
+        pending = requests[...]
         try await withThrowingTaskGroup(of: (PageRequest, Result<CatalogUpdate, any Error>).self) { group in
             // A sliding window: `width` pages on the wire, the next one starting as each finishes.
             for _ in 0..<width {
@@ -124,6 +144,13 @@ extension CatalogService {
         let elapsed = clock.now - started
         report.seconds = elapsed.seconds
         return report
+    }
+
+    /// The list a page belongs to: the request but its page.
+    private static func list(_ request: PageRequest) -> PageRequest {
+        var list = request
+        list.page = 1
+        return list
     }
 
     /// One page of a sync, revalidated, as a value rather than a throw.

@@ -37,6 +37,23 @@ struct CatalogServiceTests {
         #expect(try database.snapshot(forKey: request.cacheKey) == stored)
     }
 
+    @Test("A sync stops a list whose page brings nothing new, saying so, though the upstream counts a million pages")
+    func syncStopsOnRepeatedPages() async throws {
+        // Given an upstream that says it has a million pages and answers the same one for each
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(try Self.cleanPage().utf8)) as? [String: Any])
+        document["info"] = ["count": 20_000_000, "pages": 1_000_000, "next": NSNull(), "prev": NSNull()]
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+        let upstream = ScriptedTransport(always: .json(body))
+        let service = CatalogService(sources: Sources.make(.live), database: try AppDatabase.inMemory(), transport: upstream,
+                                     now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        // When the catalog is synced
+        let report = try await service.sync(.rickandmorty, concurrency: 4) { _ in }
+        // Then it stopped after a few pages (the first, and those already on the wire when the second came back), saying why
+        #expect(upstream.callCount <= 6, "\(upstream.callCount) requests")
+        #expect(report.failures.contains { $0.message.contains("brings no item the pages before it did not") && $0.message.contains("1000000 pages") },
+                "\(report.failures)")
+    }
+
     /// The Rick and Morty fixture without its unreadable character: a page every item of which reads.
     static func cleanPage() throws -> String {
         var document = try #require(try JSONSerialization.jsonObject(with: Fixture.data("rickandmorty-characters.json")) as? [String: Any])
