@@ -232,12 +232,23 @@ public final class CatalogService: Sendable {
                         ttl: metadata?.remainingFreshness(at: receivedAt), stored: metadata != nil, collapsed: response.isCollapsed)
         }
 
-        if response.status == 304, let stored {
+        // A 304 confirms the copy a conditional request named; one to a request that named none (no validator was
+        // stored) confirms nothing, and is read below as the unexpected status it is, the stored page kept as it was.
+        let asked = httpRequest.headers["If-None-Match"] != nil || httpRequest.headers["If-Modified-Since"] != nil
+        if response.status == 304, asked, let stored {
             var metadata = stored.metadata
             metadata.fetchedAt = receivedAt
             if case .store(let freshUntil, let validators, let staleShownUntil) = decision {
-                metadata.freshUntil = freshUntil
-                metadata.staleShownUntil = staleShownUntil
+                if response.headers["Cache-Control"] != nil || response.headers["Expires"] != nil {
+                    metadata.freshUntil = freshUntil
+                    metadata.staleShownUntil = staleShownUntil
+                } else {
+                    // RFC 9111 §4.3.4: where the 304 says nothing, the stored answer's fields stand — its freshness
+                    // lifetime (a `max-age=0` page stays one to revalidate), not the source's default.
+                    let was = stored.metadata
+                    metadata.freshUntil = receivedAt.addingTimeInterval(max(0, was.freshUntil.timeIntervalSince(was.fetchedAt)))
+                    metadata.staleShownUntil = was.staleShownUntil.map { receivedAt.addingTimeInterval($0.timeIntervalSince(was.fetchedAt)) }
+                }
                 if !validators.isEmpty { metadata.validators = validators }
             }
             let renewed = Snapshot(page: stored.page, metadata: metadata)

@@ -62,6 +62,44 @@ struct CatalogServiceTests {
         return String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
     }
 
+    @Test("A 304 to a request that named no validator confirms nothing: the stored page is kept as it was, and the answer said wrong")
+    func unaskedNotModified() async throws {
+        // Given a page stored from an answer without validators
+        let clock = ManualClock()
+        let upstream = ScriptedTransport([.respond(200, headers: ["Content-Type": "application/json"], body: try Self.cleanPage()),
+                                          .respond(304)])
+        let database = try AppDatabase.inMemory()
+        let service = CatalogService(sources: Sources.make(.live), database: database, transport: upstream, now: clock.dateSource)
+        _ = try await service.page(request)
+        let stored = try #require(try database.snapshot(forKey: request.cacheKey))
+        // When it is refreshed and the upstream answers 304 though nothing was asked conditionally
+        await clock.advance(by: .seconds(60))
+        let update = try await service.page(request, policy: .force)
+        // Then the stored page is shown with an error, never said confirmed, and its freshness is not renewed
+        #expect(update.origin != .notModified && update.error != nil, "\(update.origin) \(String(describing: update.error))")
+        #expect(try database.snapshot(forKey: request.cacheKey)?.metadata == stored.metadata)
+    }
+
+    @Test("A 304 that says nothing of freshness renews the stored answer's own lifetime (max-age=0 stays to revalidate), not the default")
+    func notModifiedKeepsStoredLifetime() async throws {
+        // Given a page stored with max-age=0 and an ETag
+        let clock = ManualClock()
+        let upstream = ScriptedTransport([
+            .respond(200, headers: ["Content-Type": "application/json", "ETag": "\"v1\"", "Cache-Control": "max-age=0"], body: try Self.cleanPage()),
+            .respond(304, headers: ["ETag": "\"v1\""]),
+        ])
+        let database = try AppDatabase.inMemory()
+        let service = CatalogService(sources: Sources.make(.live), database: database, transport: upstream, now: clock.dateSource)
+        _ = try await service.page(request)
+        // When it is revalidated and the 304 carries only the ETag
+        await clock.advance(by: .seconds(60))
+        let update = try await service.page(request, policy: .force)
+        // Then it is confirmed, and fresh for no longer than it was: its next read asks again
+        #expect(update.origin == .notModified)
+        let metadata = try #require(try database.snapshot(forKey: request.cacheKey)?.metadata)
+        #expect(metadata.freshUntil == metadata.fetchedAt, "\(metadata)")
+    }
+
     @Test("A page is fetched once, answered from the store while fresh, and revalidated with its ETag when stale")
     func fetchStoreRevalidate() async throws {
         // Given an upstream that sends a clean Rick and Morty page with an ETag, then confirms it with a 304
