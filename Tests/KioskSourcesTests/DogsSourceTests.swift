@@ -126,6 +126,20 @@ struct DogsSourceTests {
         ])
     }
 
+    @Test("a dog whose age is a fraction or out of range is skipped, said in words rather than in Swift's names")
+    func unreadableNumbers() throws {
+        let page = try source.decodeList(response(200, #"[{"dogName":"Half","age":2.7},{"dogName":"Huge","age":1e400},{"dogName":"Fine","age":3}]"#),
+                                         for: PageRequest(source: .dogs))
+        #expect(page.items.map(\.title) == ["Fine"])
+        #expect(page.skipped.count == 2, "\(page.skipped)")
+        #expect(page.skipped.map(\.message).contains { $0.hasSuffix(": 2.7") } && page.skipped.map(\.message).contains { $0.hasSuffix(": 1e400") },
+                "\(page.skipped)")
+        for issue in page.skipped {
+            #expect(issue.message.hasPrefix("a number its field cannot hold"), "\(issue.message)")
+            #expect(!issue.message.contains("Swift") && !issue.message.contains("parsed:"), "\(issue.message)")
+        }
+    }
+
     @Test("a document that is not an array is a malformedResponse at $", arguments: [
         (#"{"dogs":[]}"#, "expected an array, found an object"),
         (#"[{"dogName":"Rex","age":5},{"dogName":"Sp"#, "the JSON ends early (truncated body)"),

@@ -36,6 +36,27 @@ struct DecodingProblem: Sendable, Hashable {
     }
 
     /// Describes `error`, looking the offending value up in `document` (when it parsed) to say what was there.
+    /// Foundation's account of a value it could not read, in words for a person: its JSON decoder names some problems
+    /// by Swift's own names (`numberIsNotRepresentableInSwift(parsed: "1e400")`,
+    /// `cannotConvertInputStringDataToUTF8(location: …)`), which say nothing to a reader.
+    static func readable(_ description: String, found: String) -> String {
+        if description.contains("numberIsNotRepresentableInSwift") || description.contains("not representable") {
+            // Foundation may name the item rather than the field: then say which number, as it gave it.
+            let number = description.range(of: #"parsed: "?([^")]+)"?"#, options: .regularExpression).map {
+                String(description[$0]).replacingOccurrences(of: "parsed: ", with: "").replacingOccurrences(of: "\"", with: "")
+            }
+            return "a number its field cannot hold (a fraction where a whole number goes, or out of range)"
+                + (number.map { ": \($0)" } ?? (found.hasPrefix("an object") || found.hasPrefix("an array") ? "" : ": found \(found)"))
+        }
+        if description.contains("UTF8") || description.contains("UTF-8") { return "the text is not valid UTF-8" }
+        // Any other name of Swift's own (`someCase(…)`): what was found, without it.
+        if let first = description.first, first.isLowercase, description.contains("("),
+           description.prefix(while: { $0 != "(" }).allSatisfy({ $0.isLetter || $0.isNumber }) {
+            return "the value cannot be read: found \(found)"
+        }
+        return description
+    }
+
     init(_ error: DecodingError, document: OrderedJSON?) {
         func found(at path: [any CodingKey]) -> String {
             guard let document else { return "something else" }
@@ -53,7 +74,7 @@ struct DecodingProblem: Sendable, Hashable {
             message = "required field is missing"
         case .dataCorrupted(let context):
             codingPath = Self.components(context.codingPath)
-            message = context.debugDescription
+            message = Self.readable(context.debugDescription, found: found(at: context.codingPath))
         @unknown default:
             codingPath = []
             message = "\(error)"
