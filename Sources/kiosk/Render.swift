@@ -130,7 +130,10 @@ enum Render {
         let pages = result.totalPages.map { $0 > 1 ? ", page \(result.page) of \($0)" : "" } ?? ""
         var lines = ["\(total) result\(total == 1 ? "" : "s") for \"\(result.query)\" in "
                      + "\(source.displayName) (\(result.origin == .upstream ? "from the upstream" : "from the store"))\(pages)"]
-        if let error = result.error { lines.append("Offline search: \(error)") }
+        if let error = result.error {
+            // The store answered: because the upstream could not be reached, or because it failed.
+            lines.append((error.isConnectivityFailure ? "Offline search" : "Searched what is stored, as the upstream failed") + ": \(error)")
+        }
         if !result.items.isEmpty {
             lines.append(Output.table(["ID", "TITLE", "DETAILS"], result.items.map { [$0.itemID, $0.title, $0.subtitle] },
                                       maxWidths: [20, 60, 50]))

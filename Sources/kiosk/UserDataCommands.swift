@@ -18,7 +18,7 @@ struct DogsCommand: AsyncParsableCommand {
             try await Runtime.command(global) { runtime in
                 _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
                 let dogs = try await runtime.kiosk.catalog.deleteFromUserOrder(source: .dogs, itemID: id)
-                Output.human("Deleted \(id). \(dogs.count) dogs left.")
+                Output.human("Deleted \(id). \(dogs.count) \(dogs.count == 1 ? "dog" : "dogs") left.")
             }
         }
     }

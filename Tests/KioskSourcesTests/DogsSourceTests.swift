@@ -132,6 +132,9 @@ struct DogsSourceTests {
                                          for: PageRequest(source: .dogs))
         #expect(page.items.map(\.title) == ["Fine"])
         #expect(page.skipped.count == 2, "\(page.skipped)")
+        // And a negative age is no age either
+        let negative = try source.decodeList(response(200, #"[{"dogName":"Minus","age":-4}]"#), for: PageRequest(source: .dogs))
+        #expect(negative.items.isEmpty && negative.skipped == [DecodingIssue(path: "[0].age", message: "expected an age of 0 or more, found -4")])
         #expect(page.skipped.map(\.message).contains { $0.hasSuffix(": 2.7") } && page.skipped.map(\.message).contains { $0.hasSuffix(": 1e400") },
                 "\(page.skipped)")
         for issue in page.skipped {
