@@ -207,6 +207,7 @@ let package = Package(
         .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"], swiftSettings: testSwiftSettings),
         .testTarget(name: "KioskNetworkTests", dependencies: ["KioskNetwork", "KioskCore", "KioskTestSupport",
                                                               .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                                                              .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                                                               .product(name: "NIOCore", package: "swift-nio")],
                     swiftSettings: testSwiftSettings),
         .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore", "KioskDebugger", "KioskTestSupport",

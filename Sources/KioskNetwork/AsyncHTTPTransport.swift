@@ -352,6 +352,12 @@ public final class AsyncHTTPTransport: HTTPTransport {
             }
         }
         if let failure = connectionFailure(error, url: url, host: host) { return failure }
+        // The body's coding, undone as it came, went wrong: said so, not as a body cut short (which it also is).
+        if let decompression = error as? NIOHTTPDecompression.DecompressionError {
+            return .transport(url: url, message: decompression == .limit
+                ? "the answer's content coding (gzip, deflate) expands to more than 50 times its size, as a decompression bomb does; refused"
+                : "the answer's content coding (gzip, deflate) is corrupt: it cannot be decoded")
+        }
         if let expectedLength, received < expectedLength {
             return .truncatedBody(url: url, expected: expectedLength, received: received)
         }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import KioskCore
 import NIOCore
+import NIOHTTPCompression
 import Testing
 @testable import KioskNetwork
 
@@ -21,6 +22,21 @@ struct TransportFailureTests {
         }
         #expect(message.contains("open-file limit, ulimit -n, is "), "\(message)")
         #expect(!message.contains("socket(domain"))
+    }
+
+    @Test("A body whose gzip expands past the limit (a decompression bomb) says so, not that it was cut short",
+          arguments: [(NIOHTTPDecompression.DecompressionError.limit, "decompression bomb"),
+                      (.inflationError(-3), "is corrupt: it cannot be decoded")])
+    func decompression(error: NIOHTTPDecompression.DecompressionError, says: String) {
+        // Given the error the decompressor gives part way through a declared 1 MB body
+        let classified = AsyncHTTPTransport.classify(error, url: "http://example.test/", host: "example.test",
+                                                     expectedLength: 1_043_661, received: 0, timeout: .seconds(15))
+        // Then it says what was wrong with the coding, not "received 0 of 1043661 bytes"
+        guard case .transport(_, let message) = classified else {
+            Issue.record("classified as \(classified)")
+            return
+        }
+        #expect(message.contains(says), "\(message)")
     }
 
     @Test("Waiting too long for one of the pool's busy connections is not the upstream being offline")
