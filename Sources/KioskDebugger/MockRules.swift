@@ -66,7 +66,10 @@ public final class MockRules: Sendable {
     /// Rules in `fileURL` (created on the first save); `redactor` names the query items matching ignores; `report` is
     /// told when a version of the file that matching would use cannot be read (the rules read before stay in use).
     public init(fileURL: URL?, redactor: Redactor, report: (@Sendable (String) -> Void)? = nil) {
-        file = SharedJSONFile(url: fileURL, empty: File(), name: "the mock rules", report: report)
+        // Hits counted here and not saved yet go into a version of the file `kiosk mock` wrote meanwhile.
+        file = SharedJSONFile(url: fileURL, empty: File(), name: "the mock rules", report: report) { loaded, memory, read in
+            MockRule.carryHits(loaded: loaded.rules, memory: memory.rules, into: &read.rules)
+        }
         self.redactor = redactor
     }
 

@@ -228,7 +228,10 @@ public final class RewriteRules: Sendable {
     /// version of the file that matching would use cannot be read (the rules read before stay in use).
     public init(fileURL: URL?, redactor: Redactor, endpoints: Set<String>? = nil, now: @escaping @Sendable () -> Date = { Date() },
                 report: (@Sendable (String) -> Void)? = nil) {
-        file = SharedJSONFile(url: fileURL, empty: File(), name: "the rewrite rules", report: report)
+        // Hits counted here and not saved yet go into a version of the file `kiosk rule` wrote meanwhile.
+        file = SharedJSONFile(url: fileURL, empty: File(), name: "the rewrite rules", report: report) { loaded, memory, read in
+            RewriteRule.carryHits(loaded: loaded.rules, memory: memory.rules, into: &read.rules)
+        }
         self.redactor = redactor
         self.endpoints = endpoints
         self.now = now

@@ -23,10 +23,17 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
 
     private struct State {
         var value: Value
+        /// The value as last read from the file or written to it: what `modify`'s changes since are counted from.
+        var loaded: Value
         var stamp: Stamp?
         /// The version of the file last found unreadable, and why: it is not read again until it changes.
         var unreadable: (stamp: Stamp, reason: KioskError)?
     }
+
+    /// Carries changes made with `modify` and not saved yet (hit counts) into a version of the file another process
+    /// wrote meanwhile: given the value as it was read and as it is in memory, changes the newly read one. Without it
+    /// such changes are dropped when the file is read again.
+    private let carry: (@Sendable (_ loaded: Value, _ memory: Value, _ read: inout Value) -> Void)?
 
     /// Told, once per version of the file, that the file cannot be read while exchanges use it (`modify`): they go on
     /// with the value read before, and a running `kiosk serve` or `kiosk proxy` says so rather than ignore the edit.
@@ -50,15 +57,17 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
 
     /// A file at `url` holding `empty` until first written; `name` ("the mock rules") words errors; `report` is told when
     /// a version of the file that exchanges would use cannot be read.
-    init(url: URL?, empty: Value, name: String, report: (@Sendable (String) -> Void)? = nil) {
+    init(url: URL?, empty: Value, name: String, report: (@Sendable (String) -> Void)? = nil,
+         carry: (@Sendable (_ loaded: Value, _ memory: Value, _ read: inout Value) -> Void)? = nil) {
         self.report = report
+        self.carry = carry
         self.url = url
         path = url?.path
         folder = url.map { open($0.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } ?? -1
         fileName = url?.lastPathComponent ?? ""
         self.empty = empty
         self.name = name
-        state = Mutex(State(value: empty, stamp: nil, unreadable: nil))
+        state = Mutex(State(value: empty, loaded: empty, stamp: nil, unreadable: nil))
     }
 
     deinit {
@@ -106,6 +115,7 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
                 let result = try change(&value)
                 try write(value)
                 state.value = value
+                state.loaded = value
                 state.stamp = stamp()
                 return result
             }
@@ -140,10 +150,18 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         try state.withLock { state throws(KioskError) in
             try withFileLock { () throws(KioskError) in
                 guard stamp() == state.stamp else {
+                    // Another process wrote the file meanwhile: its version is read first. What this one counted since
+                    // is carried into it and written; without a way to carry it, it is dropped rather than written
+                    // over that process's edit (a rule the user just added from the command line).
                     try reloadIfChanged(&state, current: stamp())
+                    guard carry != nil else { return }
+                    try write(state.value)
+                    state.loaded = state.value
+                    state.stamp = stamp()
                     return
                 }
                 try write(state.value)
+                state.loaded = state.value
                 state.stamp = stamp()
             }
         }
@@ -183,7 +201,7 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         guard let url else { return }
         guard current != state.stamp else { return }
         guard let current else {
-            state = State(value: empty, stamp: nil, unreadable: nil)
+            state = State(value: empty, loaded: empty, stamp: nil, unreadable: nil)
             return
         }
         // A version already found unreadable is not parsed again on every exchange.
@@ -197,7 +215,10 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
             throw reason
         }
         do {
-            state = State(value: try JSONDecoder().decode(Value.self, from: data), stamp: current, unreadable: nil)
+            let read = try JSONDecoder().decode(Value.self, from: data)
+            var value = read
+            carry?(state.loaded, state.value, &value)
+            state = State(value: value, loaded: read, stamp: current, unreadable: nil)
         } catch {
             let why = (error as? DecodingError)?.readableDescription(root: "the file") ?? String(describing: error)
             let reason = KioskError.storage("cannot read \(name) in \(url.path): \(why)")
@@ -221,3 +242,27 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
         }
     }
 }
+
+/// A rule whose uses are counted in memory and saved now and then (`SharedJSONFile.modify`, `saveIfDue`).
+protocol CountedRule {
+    var id: Int { get }
+    var hits: Int { get set }
+}
+
+extension CountedRule {
+    /// Adds to each rule of `read` (a version of the file another process wrote) the hits `memory` counted since
+    /// `loaded` was read, by id: a rule that process removed loses them, a count it reset starts from them.
+    static func carryHits(loaded: [Self], memory: [Self], into read: inout [Self]) {
+        let before = Dictionary(loaded.map { ($0.id, $0.hits) }, uniquingKeysWith: { first, _ in first })
+        var counted: [Int: Int] = [:]
+        for rule in memory {
+            let delta = rule.hits - (before[rule.id] ?? rule.hits)
+            if delta > 0 { counted[rule.id, default: 0] += delta }
+        }
+        guard !counted.isEmpty else { return }
+        for index in read.indices { read[index].hits += counted[read[index].id] ?? 0 }
+    }
+}
+
+extension MockRule: CountedRule {}
+extension RewriteRule: CountedRule {}

@@ -113,7 +113,7 @@ struct SharedJSONFileTests {
         #expect(server.match(HTTPRequest(method: "GET", url: URL(string: "https://example.test/b")!, endpoint: "x"))?.status == 202)
     }
 
-    @Test("Hit counts not yet written never overwrite a change another process made to the file")
+    @Test("Hit counts not yet written are carried into a change another process made to the file, never written over it")
     func countersNeverOverwriteAnotherWriter() throws {
         // Given a server that counted hits, the last of them not yet written (saves are at most once a second)
         let url = try TemporaryDirectory.make().appendingPathComponent("mocks.json")
@@ -130,10 +130,20 @@ struct SharedJSONFileTests {
         try MockRules(fileURL: url, redactor: .standard).add([MockRule(urlPattern: "https://example.test/b")])
         server.saveHits(force: true)
 
-        // Then the command's rule is still there, and the count written before it too
+        // Then the command's rule is still there, and every hit the server counted too
         let rules = try MockRules(fileURL: url, redactor: .standard).all()
         #expect(rules.map(\.urlPattern) == ["https://example.test/a", "https://example.test/b"])
-        #expect(rules.first?.hits == 1)
+        #expect(rules.first?.hits == 2)
+
+        // And a hit counted after reading the command's edit is added to them, not lost with the reading
+        _ = server.match(request)
+        _ = server.match(request)
+        try MockRules(fileURL: url, redactor: .standard).add([MockRule(urlPattern: "https://example.test/c")])
+        _ = server.match(request)
+        server.saveHits(force: true)
+        let later = try MockRules(fileURL: url, redactor: .standard).all()
+        #expect(later.map(\.urlPattern) == ["https://example.test/a", "https://example.test/b", "https://example.test/c"])
+        #expect(later.first?.hits == 5, "\(later.map(\.hits))")
     }
 
     @Test("A corrupt file is a storage error naming the file, and saving nothing over it")
