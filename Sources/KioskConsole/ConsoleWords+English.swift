@@ -296,6 +296,7 @@ extension ConsoleWords {
         otherSources: "Other (pictures, probes)",
         typeOf: "Type of {path}",
         endpointCaching: { $0.description },
+        responseYields: { $0.english },
         typeString: "string", typeNumber: "number", typeBoolean: "true or false", typeNull: "null",
         valueOf: "Value of {path}",
         keyIn: "Key {key} in {path}",

@@ -334,6 +334,15 @@ extension ConsoleWords {
             case .pictures(let megabytes): "caché en memoria, luego en disco de \(megabytes) MB (sale primero lo menos usado); ETag revalidado; si no, 7 días"
             }
         },
+        responseYields: { yields in
+            switch yields {
+            case .rankedArticles(let count): "\(count) artículos por orden de popularidad"
+            case .oneCharacter: "un personaje"
+            case .oneIDAnswersOne(let model): "con un solo id: \(model)"
+            case .userEditedDogs: "la lista de perros (se conservan tus eliminaciones y tu orden)"
+            case .rasterImage: "bytes de una imagen"
+            }
+        },
         typeString: "texto", typeNumber: "número", typeBoolean: "verdadero o falso", typeNull: "nulo",
         valueOf: "Valor de {path}",
         keyIn: "Clave {key} en {path}",

@@ -320,6 +320,8 @@ struct ConsoleWords: Sendable {
     let typeOf: String
     /// How an endpoint's answers are kept.
     let endpointCaching: @Sendable (EndpointCaching) -> String
+    /// What an endpoint's body yields (`ResponseModel.Yield`), after its shape.
+    let responseYields: @Sendable (ResponseModel.Yield) -> String
     /// The JSON types' names in the tree editor's type menu.
     let typeString: String, typeNumber: String, typeBoolean: String, typeNull: String
     let valueOf: String

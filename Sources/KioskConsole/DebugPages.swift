@@ -528,7 +528,7 @@ enum DebugPages {
                 E.element("p", [.class("url")], [.text("\(endpoint.method) \(endpoint.host)\(endpoint.template)")]),
                 E.element("dl", [.class("facts")], [
                     (w.source, endpoint.source.map(context.sourceName) ?? w.anyConfiguredSource), (w.contentType, endpoint.contentType),
-                    (w.response, endpoint.responseModel), (w.cache, w.endpointCaching(endpoint.cachePolicy)),
+                    (w.response, endpoint.responseModel.described(w.responseYields)), (w.cache, w.endpointCaching(endpoint.cachePolicy)),
                     (w.requestHeaders, endpoint.headers.joined(separator: "; ")),
                 ].flatMap { name, value in [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])] }),
                 breakpointForm(endpoint.name, settings[endpoint.name] ?? BreakpointSetting(), context: context),

@@ -97,7 +97,7 @@ public struct EndpointDescription: Sendable, Hashable, Encodable {
     public var template: String
     public var contentType: String
     /// What the body decodes to.
-    public var responseModel: String
+    public var responseModel: ResponseModel
     /// How its answers are kept (the console says it in the page's language).
     public var cachePolicy: EndpointCaching
     /// The request headers sent (redacted).
@@ -118,7 +118,7 @@ public struct EndpointDescription: Sendable, Hashable, Encodable {
     }
 
     public init(name: String, source: SourceID?, method: String = "GET", host: String, template: String,
-                contentType: String = "application/json", responseModel: String, cachePolicy: EndpointCaching,
+                contentType: String = "application/json", responseModel: ResponseModel, cachePolicy: EndpointCaching,
                 headers: [String] = ["Accept: application/json"], answer: Answer = .page, collection: String? = nil) {
         self.answer = answer
         self.collection = collection
@@ -158,6 +158,70 @@ public enum EndpointCaching: Sendable, Hashable, Encodable, CustomStringConverti
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
+    }
+}
+
+/// What an endpoint's body decodes to, as data: its shape (JSON keys and model names, the same in every language) and,
+/// where the shape alone does not tell, what Kiosk makes of it, which each face words in its own language.
+public struct ResponseModel: Sendable, Hashable, Encodable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The body's shape: `{info: {count, pages, next, prev}, results: [Character]}`; empty for a body that is not JSON.
+    public var shape: String
+    /// What Kiosk makes of the body, when the shape does not say it.
+    public var yields: Yield?
+
+    /// What Kiosk makes of a body.
+    public enum Yield: Sendable, Hashable {
+        /// A ranked list of this many articles.
+        case rankedArticles(Int)
+        /// One character.
+        case oneCharacter
+        /// With one id asked for, one such model rather than a list of one.
+        case oneIDAnswersOne(String)
+        /// The dogs list, the user's deletions and order kept over it.
+        case userEditedDogs
+        /// A picture's bytes.
+        case rasterImage
+    }
+
+    /// A model of `shape` yielding `yields`.
+    public init(_ shape: String, yields: Yield? = nil) {
+        self.shape = shape
+        self.yields = yields
+    }
+
+    /// A model that is its shape alone.
+    public init(stringLiteral shape: String) {
+        self.init(shape)
+    }
+
+    /// In English: what the JSON API says (a string, as it always has) and the console's English page shows.
+    public var description: String { described { $0.english } }
+
+    /// The shape and what it yields, the latter in words `words` gives.
+    public func described(_ words: (Yield) -> String) -> String {
+        guard let yields else { return shape }
+        let said = words(yields)
+        if shape.isEmpty { return said }
+        if case .oneIDAnswersOne = yields { return "\(shape) (\(said))" }
+        return "\(shape) → \(said)"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+extension ResponseModel.Yield {
+    /// In English.
+    public var english: String {
+        switch self {
+        case .rankedArticles(let count): "\(count) ranked articles"
+        case .oneCharacter: "one character"
+        case .oneIDAnswersOne(let model): "one id: \(model)"
+        case .userEditedDogs: "the dogs list (your deletions and order kept)"
+        case .rasterImage: "raster image bytes"
+        }
     }
 }
 

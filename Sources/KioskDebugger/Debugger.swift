@@ -244,7 +244,7 @@ public final class Debugger: Sendable {
         return configured.flatMap(\.endpoints) + [
             EndpointDescription(name: "image", source: nil, host: Set(hosts).sorted().joined(separator: ", "),
                                 template: "{the picture's URL}", contentType: "image/png, image/jpeg, image/gif, image/webp",
-                                responseModel: "raster image bytes",
+                                responseModel: ResponseModel("", yields: .rasterImage),
                                 cachePolicy: .pictures(diskMegabytes: 200),
                                 headers: ["Accept: image/*"]),
         ]

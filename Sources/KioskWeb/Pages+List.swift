@@ -2,6 +2,20 @@ import Foundation
 import KioskApp
 package import KioskCore
 
+/// What is wrong with a list address a person wrote or cut short, with names and values as the page says them.
+enum BadListAddress: Sendable {
+    /// A query parameter the list does not know.
+    case unknownParameter(String)
+    /// `?page=0` or below.
+    case pageBelowOne
+    /// Search text over the limit (in characters).
+    case searchTooLong(Int)
+    /// A filter value over the limit.
+    case filterValueTooLong(name: String)
+    /// A filter value the catalog does not offer, with those it offers.
+    case invalidFilterValue(name: String, value: String, offered: [String])
+}
+
 /// What a list URL asks for, checked: `?page=`, `?q=`, the source's filters and `?refresh=1`.
 struct ListParameters: Sendable {
     static let maximumQueryLength = 200
@@ -18,35 +32,64 @@ struct ListParameters: Sendable {
     /// that value and offer no "any".
     var defaults: [String: String] = [:]
 
-    /// Checks a decoded list query: unknown names (`edit` is one except on a user-ordered catalog), a page out of range and an
-    /// oversized query or filter value are refused with a 400 (a page past any catalog's end with a 404);
-    /// filter values are checked later by the source, whose message lists the valid ones.
+    /// Checks a decoded list query: unknown names (`edit` is one except on a user-ordered catalog), a page out of range,
+    /// an oversized query or filter value and a filter value the source does not offer are refused with a 400 (a page
+    /// past any catalog's end with a 404), each said to a person in the page's language as well.
     init(source: any CatalogSource, query: ListQuery) throws {
         self.source = source.id
         let known = Set(["page", "q", "refresh"] + source.filterValues.keys + (source.ordering == .user ? [Route.editParameter] : []))
         for name in query.names.sorted() where !known.contains(name) {
-            throw WebError.badRequest("Unknown parameter \"\(name.prefix(40))\"; valid: \(known.sorted().joined(separator: ", ")).")
+            let shown = String(name.prefix(40))
+            throw Self.refusal("Unknown parameter \"\(shown)\"; valid: \(known.sorted().joined(separator: ", ")).") { _ in
+                .unknownParameter(shown)
+            }
         }
         if let page = query.page {
-            guard page >= 1 else { throw WebError.badRequest("Pages start at 1.") }
-            guard page <= Self.maximumPage else { throw WebError.notFound("There is no page \(page).") }
+            guard page >= 1 else { throw Self.refusal("Pages start at 1.") { _ in .pageBelowOne } }
+            guard page <= Self.maximumPage else {
+                var error = WebError.notFound("There is no page \(page).")
+                error.said = { $0.pageNotFound }
+                throw error
+            }
             self.page = page
         }
         if let raw = query.q {
             let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             guard trimmed.count <= Self.maximumQueryLength else {
-                throw WebError.badRequest("The search text is longer than \(Self.maximumQueryLength) characters.")
+                throw Self.refusal("The search text is longer than \(Self.maximumQueryLength) characters.") { _ in
+                    .searchTooLong(Self.maximumQueryLength)
+                }
             }
             q = trimmed.isEmpty ? nil : trimmed
         }
-        for name in source.filterValues.keys {
+        for name in source.filterValues.keys.sorted() {
             if let value = query.filters[name], !value.isEmpty {
-                guard value.count <= 40 else { throw WebError.badRequest("The \(name) filter value is too long.") }
+                guard value.count <= 40 else {
+                    throw Self.refusal("The \(name) filter value is too long.") { .filterValueTooLong(name: $0.filterName(name)) }
+                }
+                // The source's own rule says which values it takes; its message (the JSON's) lists them.
+                do {
+                    _ = try source.normalize(PageRequest(source: source.id, filters: [name: value]))
+                } catch KioskError.invalidRequest(let message) {
+                    let offered = source.filterValues[name] ?? []
+                    throw Self.refusal(message) { strings in
+                        .invalidFilterValue(name: strings.filterName(name), value: String(value.prefix(40)),
+                                            offered: offered.map { strings.filterValue(name, $0) })
+                    }
+                }
                 filters[name] = value
             }
         }
         refresh = query.refresh
         edit = query.edit
+    }
+
+    /// A 400 whose JSON says `message` and whose page says `problem` in the page's language.
+    private static func refusal(_ message: String,
+                                _ problem: @escaping @Sendable (Strings) -> BadListAddress) -> WebError {
+        var error = WebError.badRequest(message)
+        error.said = { strings in strings.badListAddress(problem(strings)) }
+        return error
     }
 
     /// The page request (without the query: searching goes through `CatalogService.search`).

@@ -66,6 +66,16 @@ extension Strings {
         goToLastPage: { "Go to the last one (page \($0))" },
         noSuchPage: { name, page in "\(name) has no page \(page)." },
         goToFirstPage: "Go to the first page",
+        badListAddress: { problem in
+            switch problem {
+            case .unknownParameter(let name): "This list has no setting called “\(name)”: the address may have been mistyped."
+            case .pageBelowOne: "Pages start at 1."
+            case .searchTooLong(let limit): "Search text can be at most \(limit) characters long."
+            case .filterValueTooLong(let name): "The value asked for \(name) is too long."
+            case let .invalidFilterValue(name, value, offered):
+                "\(name) can’t be “\(value)” here; choose one of: \(offered.joined(separator: ", "))."
+            }
+        },
         species: { $0 },
         marvelCounts: { comics, series in
             let parts = [comics == 0 ? nil : comics == 1 ? "1 comic" : "\(comics) comics", series == 0 ? nil : "\(series) series"]

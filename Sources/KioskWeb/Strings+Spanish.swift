@@ -101,6 +101,16 @@ extension Strings {
         goToLastPage: { "Ir a la última (página \($0))" },
         noSuchPage: { name, page in "\(name) no tiene página \(page)." },
         goToFirstPage: "Ir a la primera página",
+        badListAddress: { problem in
+            switch problem {
+            case .unknownParameter(let name): "Esta lista no tiene ningún ajuste llamado «\(name)»: puede que la dirección esté mal escrita."
+            case .pageBelowOne: "Las páginas empiezan en la 1."
+            case .searchTooLong(let limit): "El texto de búsqueda puede tener como mucho \(limit) caracteres."
+            case .filterValueTooLong(let name): "El valor pedido para \(name) es demasiado largo."
+            case let .invalidFilterValue(name, value, offered):
+                "\(name) no puede ser «\(value)» aquí; elige entre: \(offered.joined(separator: ", "))."
+            }
+        },
         species: { species in
             switch species.lowercased() {
             case "human": "Humano"

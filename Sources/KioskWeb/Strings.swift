@@ -92,6 +92,9 @@ final class Strings: Sendable {
     let noSuchPage: @Sendable (String, Int) -> String
     /// "Go to the first page".
     let goToFirstPage: String
+    /// A list address that asks for what the list does not offer (a parameter it does not know, a page below 1, an
+    /// overlong search or filter value), written by hand or cut short: the problem, then what the list offers.
+    let badListAddress: @Sendable (BadListAddress) -> String
     /// A Marvel character's counts: "12 comics · 3 series", "No comics".
     let marvelCounts: @Sendable (_ comics: Int, _ series: Int) -> String
 
@@ -165,6 +168,7 @@ final class Strings: Sendable {
          goToLastPage: @escaping @Sendable (Int) -> String,
          noSuchPage: @escaping @Sendable (String, Int) -> String,
          goToFirstPage: String,
+         badListAddress: @escaping @Sendable (BadListAddress) -> String,
          species: @escaping @Sendable (String) -> String,
          marvelCounts: @escaping @Sendable (Int, Int) -> String) {
         self.home = home
@@ -236,6 +240,7 @@ final class Strings: Sendable {
         self.goToLastPage = goToLastPage
         self.noSuchPage = noSuchPage
         self.goToFirstPage = goToFirstPage
+        self.badListAddress = badListAddress
         self.species = species
         self.marvelCounts = marvelCounts
     }

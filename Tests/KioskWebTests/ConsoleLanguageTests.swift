@@ -48,7 +48,14 @@ struct ConsoleLanguageTests {
             #expect(try await client.get(ConsoleRoute.mocks.path, headers: spanish).body.contains("de la solicitud n.º 9"))
             #expect(try await client.get(ConsoleRoute.rules.path, headers: spanish).body.contains("añadida en la consola"))
             // And how an endpoint's answers are kept, and the tree editor's type names
-            #expect(try await client.get(ConsoleRoute.endpoints.path, headers: spanish).body.contains("si no 24 h"))
+            let endpoints = try await client.get(ConsoleRoute.endpoints.path, headers: spanish).body
+            #expect(endpoints.contains("si no 24 h"))
+            // And what each endpoint's body yields, after its shape (the same in every language)
+            for yields in [ResponseModel.Yield.rankedArticles(20), .oneCharacter, .oneIDAnswersOne("Character"), .userEditedDogs, .rasterImage] {
+                #expect(endpoints.contains(HTML.text(ConsoleWords.spanish.responseYields(yields)).rendered), "\(yields)")
+                #expect(!endpoints.contains(HTML.text(yields.english).rendered), "\(yields): English on a Spanish page")
+            }
+            #expect(endpoints.contains("[Character] (con un solo id: Character)"))
             #expect(try await client.get(ConsoleRoute.requests.path, headers: spanish).body.contains("verdadero o falso"))
             // And a catalog is called what the reader calls it (Perros, not Dogs), in the list's menu and the insights
             #expect(try await client.get(ConsoleRoute.requests.path, headers: spanish).body.contains(">Perros</option>"))

@@ -46,6 +46,33 @@ struct ReaderLanguageTests {
         }
     }
 
+    @Test("A list address asking for what the list does not offer is a 400 said in the page's language, the JSON keeping the detail",
+          arguments: [
+            ("/rickandmorty?status=zombie", "Estado no puede ser «zombie» aquí; elige entre: Vivo, Muerto, Desconocido.",
+             "Status can’t be “zombie” here; choose one of: Alive, Dead, Unknown.",
+             "Invalid status \"zombie\" for Rick and Morty; valid values: alive, dead, unknown"),
+            ("/rickandmorty?colour=red", "Esta lista no tiene ningún ajuste llamado «colour»",
+             "This list has no setting called “colour”", "Unknown parameter \"colour\""),
+            ("/rickandmorty?page=0", "Las páginas empiezan en la 1.", "Pages start at 1.", "Pages start at 1."),
+            ("/rickandmorty?q=" + String(repeating: "a", count: 201),
+             "El texto de búsqueda puede tener como mucho 200 caracteres.", "Search text can be at most 200 characters long.",
+             "The search text is longer than 200 characters."),
+          ])
+    func badListAddressInTheReadersLanguage(path: String, spanish: String, english: String, json: String) async throws {
+        try await withWeb { _, client in
+            // Given a list address written by hand
+            // When it is asked for in Spanish, in English and from the JSON API
+            let inSpanish = try await client.get(path, headers: [.acceptLanguage: "es"])
+            let inEnglish = try await client.get(path)
+            let api = try await client.get("/api" + path)
+            // Then each page says what is wrong as a person would, in its language, and the JSON says it technically
+            #expect(inSpanish.status == .badRequest && inSpanish.body.contains(spanish), "\(inSpanish.body)")
+            #expect(inEnglish.status == .badRequest && inEnglish.body.contains(english), "\(inEnglish.body)")
+            let error = try api.json()["error"] as? String
+            #expect(api.status == .badRequest && error?.hasPrefix(json) == true, "\(api.body)")
+        }
+    }
+
     @Test("With nothing saved and the upstream offline, the page says so as a person would, in its language")
     func offlineNothingSaved() async throws {
         var faults = FaultSettings.none

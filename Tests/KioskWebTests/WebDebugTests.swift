@@ -213,6 +213,12 @@ struct WebDebugTests {
                 }
             }
             #expect(json.body.contains("apikey=<redacted>") && json.body.contains("api-key=<redacted>"))
+            // And each model is one string in English, its shape then what it yields
+            let models = Dictionary(uniqueKeysWithValues: endpoints.map { ($0["name"] as? String ?? "", $0["responseModel"] as? String) })
+            #expect(models["rickandmorty.characters.byID"] == "[Character] (one id: Character)")
+            #expect(models["marvel.character"] == "{code, data: {results: [Character]}} → one character")
+            #expect(models["image"] == "raster image bytes")
+            #expect(models["rickandmorty.character"] == "Character")
             let keys = await harness.demo.keys
             for key in [keys.nyt, keys.marvelPublic, keys.marvelPrivate] { #expect(!json.body.contains(key) && !page.body.contains(key)) }
             #expect(page.status == .ok && page.body.contains("<h2>rickandmorty.characters</h2>"))

@@ -27,7 +27,7 @@ public struct DogsSource: CatalogSource {
                 let full = url.redactedString, origin = "\(url.scheme ?? "https")://\(Self.hostAndPort(url))"
                 return full.hasPrefix(origin) ? String(full.dropFirst(origin.count)) : full
             } ?? "",
-            responseModel: "[{dogName, description, age, image}] → the dogs list (your deletions and order kept)",
+            responseModel: ResponseModel("[{dogName, description, age, image}]", yields: .userEditedDogs),
             cachePolicy: EndpointDescription.freshness(defaultFreshness))]
     }
     /// The document has no search: searching means searching stored dogs.

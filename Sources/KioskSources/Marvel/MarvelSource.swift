@@ -49,7 +49,7 @@ public struct MarvelSource: CatalogSource {
             EndpointDescription(
                 name: "marvel.character", source: id, host: Self.hostAndPort(baseURL),
                 template: baseURL.path + "/characters/{id}?" + auth,
-                responseModel: "{code, data: {results: [Character]}} → one character",
+                responseModel: ResponseModel("{code, data: {results: [Character]}}", yields: .oneCharacter),
                 cachePolicy: EndpointDescription.freshness(defaultFreshness), answer: .item),
         ]
     }

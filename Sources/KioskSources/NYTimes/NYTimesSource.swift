@@ -54,7 +54,7 @@ public struct NYTimesSource: CatalogSource {
         [EndpointDescription(
             name: "nyt.mostpopular", source: id, host: Self.hostAndPort(baseURL),
             template: baseURL.path + "/{kind}/{period}.json?api-key=<redacted>",
-            responseModel: "Most Popular v2: {status, num_results, results: [Article]} → 20 ranked articles",
+            responseModel: ResponseModel("Most Popular v2: {status, num_results, results: [Article]}", yields: .rankedArticles(20)),
             cachePolicy: EndpointDescription.freshness(defaultFreshness))]
     }
 

@@ -43,12 +43,12 @@ public struct RickAndMortySource: CatalogSource {
             let filters = resource == .character ? "[&name={q}][&status={status}][&gender={gender}]" : "[&name={q}]"
             return [
                 EndpointDescription(name: resource.listName, source: id, host: host, template: path + "?page={page}" + filters,
-                                    responseModel: "{info: {count, pages, next, prev}, results: [\(model)]}",
+                                    responseModel: ResponseModel("{info: {count, pages, next, prev}, results: [\(model)]}"),
                                     cachePolicy: freshness, collection: resource.collection),
                 EndpointDescription(name: resource.itemName, source: id, host: host, template: path + "/{id}",
-                                    responseModel: model, cachePolicy: freshness, answer: .item),
+                                    responseModel: ResponseModel(model), cachePolicy: freshness, answer: .item),
                 EndpointDescription(name: resource.itemsName, source: id, host: host, template: path + "/{id},{id},...",
-                                    responseModel: "[\(model)] (one id: \(model))", cachePolicy: freshness, answer: .items),
+                                    responseModel: ResponseModel("[\(model)]", yields: .oneIDAnswersOne(model)), cachePolicy: freshness, answer: .items),
             ]
         }
     }
