@@ -12,9 +12,10 @@ public struct RetryPolicy: Sendable, Hashable {
     /// A Retry-After longer than this is not waited for: the 429 is returned to the caller instead.
     public var maxRetryAfter: Duration
 
-    /// 3 attempts, 200 ms base, 5 s cap, Retry-After honoured up to 30 s.
+    /// 3 attempts, 200 ms base, 5 s cap, Retry-After honoured up to 5 s: a reader waits for a refresh, and the
+    /// stored page with "the catalog asks Kiosk to slow down for 30 s" at once serves better than a minute's wait.
     public init(maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(200), maxDelay: Duration = .seconds(5),
-                maxRetryAfter: Duration = .seconds(30)) {
+                maxRetryAfter: Duration = .seconds(5)) {
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay

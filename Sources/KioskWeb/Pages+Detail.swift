@@ -15,7 +15,7 @@ extension Pages {
         if let error = result.error {
             let offline = error.isConnectivityFailure
             content.append(E.element("p", [.class(offline ? "banner offline" : "banner error"), .attribute("role", "status")], [
-                .text(offline ? strings.offlineSaved : strings.couldNotRefresh(error.description)),
+                .text(offline ? strings.offlineSaved : strings.couldNotRefresh(strings.upstreamProblem(error))),
             ]))
         }
         content.append(E.element("div", [.class("favorite-row")], [
@@ -248,7 +248,7 @@ extension Pages {
         let missing = linked.missing.count
         if missing > 0 {
             var text = words.missing(missing)
-            if let error = linked.error { text += " " + context.strings.couldNotRefresh(error.description) }
+            if let error = linked.error { text += " " + context.strings.couldNotRefresh(context.strings.upstreamProblem(error)) }
             notes.append(E.element("p", [.class("banner error"), .attribute("role", "status")], [.text(text)]))
         }
         if !linked.skipped.isEmpty {

@@ -133,6 +133,9 @@ extension Pages {
             results.append(itemList(items, context: context, isFavorite: { favorites.contains($0.itemID) }, returnPath: parameters.path(),
                                     next: next ? parameters.path(page: parameters.page + 1) : nil))
         }
+        if !update.page.skipped.isEmpty {
+            results.append(E.element("p", [.class("status skipped")], [.text(strings.skippedItems(update.page.skipped.count))]))
+        }
         results.append(pager(parameters, totalPages: update.page.totalPages, context: context))
         var content: [HTML] = [
             E.element("h1", [], [.text(context.sourceName(source))]),
@@ -169,7 +172,7 @@ extension Pages {
         if let error = result.error {
             let offline = error.isConnectivityFailure
             results.append(E.element("p", [.class(offline ? "banner offline" : "banner error"), .attribute("role", "status")], [
-                .text(offline ? strings.offlineSearching : strings.couldNotSearch(error.description)),
+                .text(offline ? strings.offlineSearching : strings.couldNotSearch(strings.upstreamProblem(error))),
             ]))
         }
         let next = result.totalPages.map { parameters.page < $0 } ?? false
@@ -266,7 +269,7 @@ extension Pages {
                                    sentence(strings.offlineSince)))
         } else if let error = update.error {
             parts.append(E.element("p", [.class("banner error"), .attribute("role", "status")], [
-                .text(strings.couldNotRefresh(error.description) + " "),
+                .text(strings.couldNotRefresh(strings.upstreamProblem(error)) + " "),
                 E.element("a", [Attribute.localHref(parameters.path(refresh: true))], [.text(strings.retry)]),
             ]))
         }

@@ -1,6 +1,7 @@
 // The web app's words in English: one value per strings type (Strings.swift).
 
 import Foundation
+import KioskCore
 
 extension Strings {
     /// The English words.
@@ -37,7 +38,8 @@ extension Strings {
         offlineSince: { "Offline — showing saved data from \($0)" },
         offlineSaved: "Offline — showing saved data.",
         couldNotRefresh: { "Could not refresh: \($0)" },
-        couldNotSearch: { "Could not search upstream: \($0)" },
+        upstreamProblem: englishUpstreamProblem,
+        couldNotSearch: { "Could not search the catalog: \($0)" },
         results: { count, query in "\(count) result\(count == 1 ? "" : "s") for “\(query)”" },
         addFavorite: { "Add \($0) to favorites" }, removeFavorite: { "Remove \($0) from favorites" },
         moveUp: { "Move \($0) up" }, moveDown: { "Move \($0) down" }, deleteItem: { "Delete \($0)" },
@@ -76,6 +78,8 @@ extension Strings {
                 "\(name) can’t be “\(value)” here; choose one of: \(offered.joined(separator: ", "))."
             }
         },
+        skippedItems: { $0 == 1 ? "1 item of this page came unreadable from the catalog and is left out."
+                                  : "\($0) items of this page came unreadable from the catalog and are left out." },
         species: { $0 },
         marvelCounts: { comics, series in
             let parts = [comics == 0 ? nil : comics == 1 ? "1 comic" : "\(comics) comics", series == 0 ? nil : "\(series) series"]
@@ -138,4 +142,25 @@ extension PairingStrings {
         alreadyPaired: "This browser is already paired: pairing again replaces nothing and adds a new device.",
         attemptsLeft: { $0 == 1 ? "1 more try this minute." : "\($0) more tries this minute." },
         tooMany: { "Too many wrong codes were tried. Try again in \($0) s." })
+}
+
+/// What went wrong with the catalog, in English (`Strings.upstreamProblem`).
+private func englishUpstreamProblem(_ error: KioskError) -> String {
+    switch error {
+    case .httpStatus(let status, _) where status >= 500: "the catalog had a server error (HTTP \(status))."
+    case .httpStatus(let status, _): "the catalog answered HTTP \(status)."
+    case .rateLimited(_, let seconds): "the catalog asks Kiosk to slow down" + (seconds.map { " for \($0) s." } ?? ".")
+    case .unauthorized: "the catalog did not accept Kiosk’s key."
+    case .malformedResponse: "the catalog’s answer could not be read."
+    case .truncatedBody: "the catalog’s answer arrived cut short."
+    case .timeout: "the catalog took too long to answer."
+    case .offline: "the catalog cannot be reached."
+    case .transport: "the connection to the catalog failed."
+    case .refused: "Kiosk’s rules for outbound requests refused the address."
+    case .storage where error.isDiskFull: "the disk is full."
+    case .storage: "Kiosk could not store the answer."
+    case .notFound: "the catalog no longer has it."
+    case .cancelled: "the request was cancelled."
+    case .invalidRequest(let message): message
+    }
 }

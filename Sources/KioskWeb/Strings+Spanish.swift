@@ -1,6 +1,7 @@
 // The web app's words in Spanish: one value per strings type (Strings.swift).
 
 import Foundation
+import KioskCore
 
 extension Strings {
     /// The Spanish words.
@@ -39,7 +40,8 @@ extension Strings {
         offlineSince: { "Sin conexión: se muestran datos guardados de \($0)" },
         offlineSaved: "Sin conexión: se muestran los datos guardados.",
         couldNotRefresh: { "No se pudo actualizar: \($0)" },
-        couldNotSearch: { "No se pudo buscar en el origen: \($0)" },
+        upstreamProblem: spanishUpstreamProblem,
+        couldNotSearch: { "No se pudo buscar en el catálogo: \($0)" },
         results: { count, query in "\(count) resultado\(count == 1 ? "" : "s") para «\(query)»" },
         addFavorite: { "Añadir \($0) a favoritos" }, removeFavorite: { "Quitar \($0) de favoritos" },
         moveUp: { "Subir \($0)" }, moveDown: { "Bajar \($0)" }, deleteItem: { "Eliminar \($0)" },
@@ -111,6 +113,8 @@ extension Strings {
                 "\(name) no puede ser «\(value)» aquí; elige entre: \(offered.joined(separator: ", "))."
             }
         },
+        skippedItems: { $0 == 1 ? "1 elemento de esta página llegó ilegible del catálogo y se omite."
+                                  : "\($0) elementos de esta página llegaron ilegibles del catálogo y se omiten." },
         species: { species in
             switch species.lowercased() {
             case "human": "Humano"
@@ -188,4 +192,25 @@ extension PairingStrings {
         alreadyPaired: "Este navegador ya está vinculado: vincularlo de nuevo no sustituye nada y añade otro dispositivo.",
         attemptsLeft: { $0 == 1 ? "Te queda 1 intento este minuto." : "Te quedan \($0) intentos este minuto." },
         tooMany: { "Se han probado demasiados códigos incorrectos. Vuelve a intentarlo en \($0) s." })
+}
+
+/// What went wrong with the catalog, in Spanish (`Strings.upstreamProblem`).
+private func spanishUpstreamProblem(_ error: KioskError) -> String {
+    switch error {
+    case .httpStatus(let status, _) where status >= 500: "el catálogo tuvo un error de servidor (HTTP \(status))."
+    case .httpStatus(let status, _): "el catálogo respondió HTTP \(status)."
+    case .rateLimited(_, let seconds): "el catálogo pide a Kiosk que espere" + (seconds.map { " \($0) s." } ?? ".")
+    case .unauthorized: "el catálogo no aceptó la clave de Kiosk."
+    case .malformedResponse: "la respuesta del catálogo no se pudo leer."
+    case .truncatedBody: "la respuesta del catálogo llegó cortada."
+    case .timeout: "el catálogo tardó demasiado en responder."
+    case .offline: "no se puede llegar al catálogo."
+    case .transport: "falló la conexión con el catálogo."
+    case .refused: "las reglas de Kiosk para las solicitudes salientes rechazaron la dirección."
+    case .storage where error.isDiskFull: "el disco está lleno."
+    case .storage: "Kiosk no pudo guardar la respuesta."
+    case .notFound: "el catálogo ya no lo tiene."
+    case .cancelled: "se canceló la solicitud."
+    case .invalidRequest(let message): message
+    }
 }

@@ -57,6 +57,9 @@ final class Strings: Sendable {
     let offlineSince: @Sendable (String) -> String
     let offlineSaved: String
     let couldNotRefresh: @Sendable (String) -> String
+    /// What went wrong with the catalog, as a person would say it (the debugger and the JSON keep the technical
+    /// message, with its redacted URL): "the catalog had a server error (HTTP 500)".
+    let upstreamProblem: @Sendable (KioskError) -> String
     let couldNotSearch: @Sendable (String) -> String
     let results: @Sendable (Int, String) -> String
     let addFavorite: @Sendable (String) -> String
@@ -95,6 +98,8 @@ final class Strings: Sendable {
     /// A list address that asks for what the list does not offer (a parameter it does not know, a page below 1, an
     /// overlong search or filter value), written by hand or cut short: the problem, then what the list offers.
     let badListAddress: @Sendable (BadListAddress) -> String
+    /// Under a list: how many of the page's items the catalog sent unreadable, left out (the debugger has the detail).
+    let skippedItems: @Sendable (Int) -> String
     /// A Marvel character's counts: "12 comics · 3 series", "No comics".
     let marvelCounts: @Sendable (_ comics: Int, _ series: Int) -> String
 
@@ -145,6 +150,7 @@ final class Strings: Sendable {
          offlineSince: @escaping @Sendable (String) -> String,
          offlineSaved: String,
          couldNotRefresh: @escaping @Sendable (String) -> String,
+         upstreamProblem: @escaping @Sendable (KioskError) -> String,
          couldNotSearch: @escaping @Sendable (String) -> String,
          results: @escaping @Sendable (Int, String) -> String,
          addFavorite: @escaping @Sendable (String) -> String,
@@ -169,6 +175,7 @@ final class Strings: Sendable {
          noSuchPage: @escaping @Sendable (String, Int) -> String,
          goToFirstPage: String,
          badListAddress: @escaping @Sendable (BadListAddress) -> String,
+         skippedItems: @escaping @Sendable (Int) -> String,
          species: @escaping @Sendable (String) -> String,
          marvelCounts: @escaping @Sendable (Int, Int) -> String) {
         self.home = home
@@ -217,6 +224,7 @@ final class Strings: Sendable {
         self.offlineSince = offlineSince
         self.offlineSaved = offlineSaved
         self.couldNotRefresh = couldNotRefresh
+        self.upstreamProblem = upstreamProblem
         self.couldNotSearch = couldNotSearch
         self.results = results
         self.addFavorite = addFavorite
@@ -241,6 +249,7 @@ final class Strings: Sendable {
         self.noSuchPage = noSuchPage
         self.goToFirstPage = goToFirstPage
         self.badListAddress = badListAddress
+        self.skippedItems = skippedItems
         self.species = species
         self.marvelCounts = marvelCounts
     }

@@ -46,6 +46,42 @@ struct ReaderLanguageTests {
         }
     }
 
+    @Test("A list whose catalog sent an item it could not read says so under the list, in the page's language")
+    func unreadableItemSaid() async throws {
+        try await withWeb(faults: FaultSettings(badItemRate: 1)) { _, client in
+            // Given a catalog whose every list answer carries one item without a name
+            // When its list is read, in English and in Spanish
+            let english = try await client.get("/rickandmorty")
+            let spanish = try await client.get("/rickandmorty", headers: [.acceptLanguage: "es"])
+            // Then the readable items are listed, and the one left out is said, not silently dropped
+            #expect(english.status == .ok && english.body.contains("1 item of this page came unreadable from the catalog and is left out."))
+            #expect(spanish.body.contains("1 elemento de esta página llegó ilegible del catálogo y se omite."))
+            #expect(english.body.components(separatedBy: "<li data-id=").count - 1 == 19, "\(english.body)")
+        }
+    }
+
+    @Test("A refresh that fails says what went wrong as a person would, in the page's language, without the request's URL",
+          arguments: [
+            (FaultSettings(failureRate: 1), "Could not refresh: the catalog had a server error (HTTP 500).",
+             "No se pudo actualizar: el catálogo tuvo un error de servidor (HTTP 500)."),
+            (FaultSettings(rateLimitRate: 1, retryAfterSeconds: 30), "Could not refresh: the catalog asks Kiosk to slow down for 30 s.",
+             "No se pudo actualizar: el catálogo pide a Kiosk que espere 30 s."),
+          ])
+    func failedRefreshSaid(faults: FaultSettings, english: String, spanish: String) async throws {
+        try await withWeb { harness, client in
+            // Given Marvel's first page stored, then an upstream that answers badly
+            _ = try await client.get("/marvel")
+            try await harness.demo.setFaults(faults)
+            // When the page is refreshed, in English and in Spanish
+            let inEnglish = try await client.get("/marvel?refresh=1")
+            let inSpanish = try await client.get("/marvel?refresh=1", headers: [.acceptLanguage: "es"])
+            // Then the stored page is shown with a banner saying what went wrong, and no request URL
+            #expect(inEnglish.status == .ok && inEnglish.body.contains(HTML.text(english).rendered), "\(inEnglish.body)")
+            #expect(inSpanish.body.contains(HTML.text(spanish).rendered), "\(inSpanish.body)")
+            #expect(!inEnglish.body.contains("redacted") && !inEnglish.body.contains("/v1/public/characters?"))
+        }
+    }
+
     @Test("A list address asking for what the list does not offer is a 400 said in the page's language, the JSON keeping the detail",
           arguments: [
             ("/rickandmorty?status=zombie", "Estado no puede ser «zombie» aquí; elige entre: Vivo, Muerto, Desconocido.",
