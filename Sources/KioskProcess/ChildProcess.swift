@@ -113,10 +113,11 @@ public final class ChildProcess: @unchecked Sendable {
         self.pid = pid
     }
 
-    /// Runs `executable` to its end, collecting standard output and error (read together, so neither pipe fills).
+    /// Runs `executable` to its end, collecting standard output (unless `stdout` sends it elsewhere) and error, read
+    /// together so neither pipe fills.
     public static func run(_ executable: URL, arguments: [String], environment: [String: String]? = nil,
-                           stdin: Stream = .null) throws -> Result {
-        let child = try ChildProcess(executable, arguments: arguments, environment: environment, stdin: stdin)
+                           stdin: Stream = .null, stdout: Stream = .pipe) throws -> Result {
+        let child = try ChildProcess(executable, arguments: arguments, environment: environment, stdin: stdin, stdout: stdout)
         let errors = Collected()
         let reader = Thread { [standardError = child.standardError] in
             errors.set(standardError?.readDataToEndOfFile() ?? Data())

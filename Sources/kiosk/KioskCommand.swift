@@ -65,6 +65,7 @@ struct KioskCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            checkStandardOutput()
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
         } catch {
@@ -80,6 +81,19 @@ struct KioskCommand: AsyncParsableCommand {
                 Foundation.exit(ExitStatus.failure.rawValue)
             }
         }
+    }
+
+    /// Exits with status 1 and says why when what the command printed could not all be written (a full disk, a closed
+    /// pipe, /dev/full): stdio's buffer is written at exit, where an error would be lost, and a script running
+    /// `kiosk list --json > page.json && upload page.json` must not go on with an empty file.
+    static func checkStandardOutput() {
+        // Every stream (stdout is a global Swift 6 cannot read safely): only standard output has text waiting, and
+        // after a failed write stdio keeps the text and tries it again here, so a lost write is an error here too.
+        errno = 0
+        guard fflush(nil) != 0 else { return }
+        let reason = errno == 0 ? "an I/O error" : String(cString: strerror(errno))
+        printErrorLine("cannot write to standard output: \(reason).")
+        Foundation.exit(ExitStatus.failure.rawValue)
     }
 
     /// ArgumentParser reads `--port -1` as `--port` followed by an unknown flag and says the value is missing: for an

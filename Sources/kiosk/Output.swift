@@ -62,7 +62,14 @@ enum Output {
     /// (a full disk) leaves any previous file as it was, and is a storage error naming the file.
     static func writeExport(_ archive: HAR.ArchiveStream, to file: String) throws -> Bool {
         if file == "-" {
-            while let part = try archive.next() { FileHandle.standardOutput.write(part) }
+            fflush(nil)  // what was printed first goes first
+            do {
+                while let part = try archive.next() { try FileHandle.standardOutput.write(contentsOf: part) }
+            } catch let error as KioskError {
+                throw error
+            } catch {
+                throw KioskError.storage("cannot write the archive to standard output: \(KioskError.fileReason(error))")
+            }
             return false
         }
         // Written beside the file and renamed over it once whole: a failed export (a full disk) leaves the old file as it

@@ -65,8 +65,9 @@ struct CLI {
     }
 
     /// Runs `kiosk arguments` to the end, with `extra` added to its environment; `input` becomes its standard
-    /// input (else /dev/null).
-    func run(_ arguments: [String], dataDir: Bool = true, input: FileHandle? = nil, environment extra: [String: String] = [:]) throws -> Result {
+    /// input (else /dev/null), `output` its standard output (else a pipe, read into `stdout`).
+    func run(_ arguments: [String], dataDir: Bool = true, input: FileHandle? = nil, output: FileHandle? = nil,
+             environment extra: [String: String] = [:]) throws -> Result {
         var environment = ProcessInfo.processInfo.environment
         for key in ["KIOSK_NYT_BASE_URL", "KIOSK_MARVEL_BASE_URL", "KIOSK_RICKANDMORTY_BASE_URL", "KIOSK_DOGS_URL",
                     "NYT_API_KEY", "MARVEL_PUBLIC_KEY", "MARVEL_PRIVATE_KEY"] {
@@ -75,7 +76,8 @@ struct CLI {
         environment["XDG_CONFIG_HOME"] = dataDirectory.appendingPathComponent("config").path
         environment.merge(extra) { _, new in new }
         let result = try ChildProcess.run(Self.executable, arguments: arguments + (dataDir ? ["--data-dir", dataDirectory.path] : []),
-                                          environment: environment, stdin: input.map { .descriptor($0.fileDescriptor) } ?? .null)
+                                          environment: environment, stdin: input.map { .descriptor($0.fileDescriptor) } ?? .null,
+                                          stdout: output.map { .descriptor($0.fileDescriptor) } ?? .pipe)
         return Result(status: result.status, stdout: result.stdout, stderr: result.stderr, peakResidentKiB: result.peakResidentKiB)
     }
 }
@@ -101,6 +103,22 @@ struct CLITests {
         let offline = try cli.run(["list", "rickandmorty", "--offline", "--page", "2"])
         #expect(offline.status == 2)
         #expect(offline.stderr.hasPrefix("error: "))
+    }
+
+    @Test("Output that cannot be written (a full disk: /dev/full) is an error line and exit 1, never a crash nor a silent 0",
+          arguments: [["list", "dogs"], ["list", "dogs", "--json"], ["har", "export", "-"], ["log", "--json"]])
+    func unwritableOutput(arguments: [String]) throws {
+        let cli = CLI()
+        // Given a stored page and a logged request
+        #expect(try cli.run(["list", "dogs"]).status == 0)
+        // When a command's output goes to a device that is always full
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        defer { try? full.close() }
+        let result = try cli.run(arguments, output: full)
+        // Then it says so in one line and fails, as a script needs to know
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains("No space left on device"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
     }
 
     @Test("Bad input gets a one-line error and a non-zero exit",
