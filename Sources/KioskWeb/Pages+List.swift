@@ -14,6 +14,24 @@ enum BadListAddress: Sendable {
     case filterValueTooLong(name: String)
     /// A filter value the catalog does not offer, with those it offers.
     case invalidFilterValue(name: String, value: String, offered: [String])
+    /// `?page=` that is not a whole number.
+    case pageNotANumber
+
+    /// `error` (a 400 saying it technically) said to a person as `problem`.
+    static func said(_ problem: BadListAddress, _ error: WebError) -> WebError {
+        var error = error
+        error.said = { $0.badListAddress(problem) }
+        return error
+    }
+
+    /// What `work` returns; a refusal it throws said to a person as `problem`.
+    static func said<T>(_ problem: BadListAddress, _ work: () throws -> T) throws -> T {
+        do {
+            return try work()
+        } catch let error as WebError {
+            throw said(problem, error)
+        }
+    }
 }
 
 /// What a list URL asks for, checked: `?page=`, `?q=`, the source's filters and `?refresh=1`.
@@ -87,6 +105,7 @@ struct ListParameters: Sendable {
     /// A 400 whose JSON says `message` and whose page says `problem` in the page's language.
     private static func refusal(_ message: String,
                                 _ problem: @escaping @Sendable (Strings) -> BadListAddress) -> WebError {
+        // (A closure, not `BadListAddress.said`: the problem carries names and values in the page's language.)
         var error = WebError.badRequest(message)
         error.said = { strings in strings.badListAddress(problem(strings)) }
         return error

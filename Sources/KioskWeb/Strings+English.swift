@@ -39,6 +39,7 @@ extension Strings {
         offlineSaved: "Offline — showing saved data.",
         couldNotRefresh: { "Could not refresh: \($0)" },
         upstreamProblem: englishUpstreamProblem,
+        couldNotLoad: { "Could not load this page: \($0)" },
         couldNotSearch: { "Could not search the catalog: \($0)" },
         results: { count, query in "\(count) result\(count == 1 ? "" : "s") for “\(query)”" },
         addFavorite: { "Add \($0) to favorites" }, removeFavorite: { "Remove \($0) from favorites" },
@@ -72,6 +73,7 @@ extension Strings {
             switch problem {
             case .unknownParameter(let name): "This list has no setting called “\(name)”: the address may have been mistyped."
             case .pageBelowOne: "Pages start at 1."
+            case .pageNotANumber: "The page must be a whole number."
             case .searchTooLong(let limit): "Search text can be at most \(limit) characters long."
             case .filterValueTooLong(let name): "The value asked for \(name) is too long."
             case let .invalidFilterValue(name, value, offered):

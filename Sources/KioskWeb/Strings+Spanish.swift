@@ -41,6 +41,7 @@ extension Strings {
         offlineSaved: "Sin conexión: se muestran los datos guardados.",
         couldNotRefresh: { "No se pudo actualizar: \($0)" },
         upstreamProblem: spanishUpstreamProblem,
+        couldNotLoad: { "No se pudo cargar esta página: \($0)" },
         couldNotSearch: { "No se pudo buscar en el catálogo: \($0)" },
         results: { count, query in "\(count) resultado\(count == 1 ? "" : "s") para «\(query)»" },
         addFavorite: { "Añadir \($0) a favoritos" }, removeFavorite: { "Quitar \($0) de favoritos" },
@@ -107,6 +108,7 @@ extension Strings {
             switch problem {
             case .unknownParameter(let name): "Esta lista no tiene ningún ajuste llamado «\(name)»: puede que la dirección esté mal escrita."
             case .pageBelowOne: "Las páginas empiezan en la 1."
+            case .pageNotANumber: "La página debe ser un número entero."
             case .searchTooLong(let limit): "El texto de búsqueda puede tener como mucho \(limit) caracteres."
             case .filterValueTooLong(let name): "El valor pedido para \(name) es demasiado largo."
             case let .invalidFilterValue(name, value, offered):

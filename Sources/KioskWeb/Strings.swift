@@ -60,6 +60,8 @@ final class Strings: Sendable {
     /// What went wrong with the catalog, as a person would say it (the debugger and the JSON keep the technical
     /// message, with its redacted URL): "the catalog had a server error (HTTP 500)".
     let upstreamProblem: @Sendable (KioskError) -> String
+    /// An error page's words when nothing is saved and the catalog failed: "Could not load this page: " + the problem.
+    let couldNotLoad: @Sendable (String) -> String
     let couldNotSearch: @Sendable (String) -> String
     let results: @Sendable (Int, String) -> String
     let addFavorite: @Sendable (String) -> String
@@ -151,6 +153,7 @@ final class Strings: Sendable {
          offlineSaved: String,
          couldNotRefresh: @escaping @Sendable (String) -> String,
          upstreamProblem: @escaping @Sendable (KioskError) -> String,
+         couldNotLoad: @escaping @Sendable (String) -> String,
          couldNotSearch: @escaping @Sendable (String) -> String,
          results: @escaping @Sendable (Int, String) -> String,
          addFavorite: @escaping @Sendable (String) -> String,
@@ -225,6 +228,7 @@ final class Strings: Sendable {
         self.offlineSaved = offlineSaved
         self.couldNotRefresh = couldNotRefresh
         self.upstreamProblem = upstreamProblem
+        self.couldNotLoad = couldNotLoad
         self.couldNotSearch = couldNotSearch
         self.results = results
         self.addFavorite = addFavorite

@@ -284,10 +284,21 @@ package struct WebController: Sendable {
     private func detail(_ rawSource: String, _ rawID: String, request: Request, context: WebRequestContext,
                         api: Bool) async throws -> Response {
         let (source, _) = try self.source(rawSource)
-        let itemID = try Self.itemID(rawID)
+        let itemID: String
+        do {
+            itemID = try Self.itemID(rawID)
+        } catch let error as WebError {
+            throw Self.noSuchItem(error)
+        }
         let query = try FormInput.decode(DetailQuery.self, from: request.uri.query)
-        let result = try await kiosk.catalog.item(source: source, itemID: itemID, policy: query.refresh ? .force : .automatic,
+        let result: ItemResult
+        do {
+            result = try await kiosk.catalog.item(source: source, itemID: itemID, policy: query.refresh ? .force : .automatic,
                                                   linkedPage: query.page)
+        } catch KioskError.invalidRequest(let message) {
+            // An id the catalog cannot have (Marvel's are numbers): to a person, nothing is at this address.
+            throw Self.noSuchItem(.badRequest(message))
+        }
         if api { return try JSONResponse.ok(ItemJSON(result)).with(result.cacheStatus) }
         // Best effort: a history that cannot be written (a full disk) must not keep the page from the reader.
         if Self.isReaderNavigation(request) { try? kiosk.catalog.noteRead(source: source, itemID: itemID) }
@@ -327,6 +338,13 @@ package struct WebController: Sendable {
         var response = Pages.response(Pages.home(context.view, activity: activity))
         response.setCookie(visit.cookie(secure: secureCookies))
         return response
+    }
+
+    /// `error` (a 400 for an id no item can have) said to a person as an address with nothing at it.
+    private static func noSuchItem(_ error: WebError) -> WebError {
+        var error = error
+        error.said = { $0.itemNotFound }
+        return error
     }
 
     /// A decoded item id from a path segment; 400 for bad encoding, or an id no page could list (over

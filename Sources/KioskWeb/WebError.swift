@@ -58,6 +58,7 @@ extension WebError {
             said = { $0.itemNotFound }
         case .refused:
             self.init(status: .forbidden, title: "Refused", message: error.description, retryPath: nil)
+            said = { $0.couldNotLoad($0.upstreamProblem(error)) }
         case .offline, .timeout:
             self.init(status: .serviceUnavailable, title: "Offline",
                       message: "Nothing is saved for this yet and the upstream cannot be reached (\(error.description)).",
@@ -69,8 +70,10 @@ extension WebError {
             let full = error.isDiskFull
             self.init(status: full ? HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage") : .internalServerError, title: full ? "The disk is full" : "Storage error",
                       message: error.description, retryPath: retryPath)
+            said = { $0.couldNotLoad($0.upstreamProblem(error)) }
         default:
             self.init(status: .badGateway, title: "Upstream error", message: error.description, retryPath: retryPath)
+            said = { $0.couldNotLoad($0.upstreamProblem(error)) }
         }
     }
 }

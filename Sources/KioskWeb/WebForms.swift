@@ -138,7 +138,7 @@ struct ListQuery: Decodable {
     init(from decoder: any Decoder) throws {
         let form = try decoder.container(keyedBy: FormKey.self)
         names = form.names
-        page = try form.value(Int.self, "page", invalid: "The page must be a whole number.")
+        page = try BadListAddress.said(.pageNotANumber) { try form.value(Int.self, "page", invalid: "The page must be a whole number.") }
         q = try form.text("q")
         refresh = try form.flag("refresh")
         edit = try form.flag("edit")
@@ -154,8 +154,8 @@ struct DetailQuery: Decodable {
 
     init(from decoder: any Decoder) throws {
         let form = try decoder.container(keyedBy: FormKey.self)
-        page = try form.value(Int.self, "page", invalid: "The page must be a whole number.") ?? 1
-        guard page >= 1 else { throw WebError.badRequest("The page must be 1 or more.") }
+        page = try BadListAddress.said(.pageNotANumber) { try form.value(Int.self, "page", invalid: "The page must be a whole number.") } ?? 1
+        guard page >= 1 else { throw BadListAddress.said(.pageBelowOne, WebError.badRequest("The page must be 1 or more.")) }
         refresh = try form.flag("refresh")
     }
 }

@@ -82,6 +82,21 @@ struct ReaderLanguageTests {
         }
     }
 
+    @Test("A page nothing is saved for, whose catalog fails, says what went wrong as a person would, in the page's language")
+    func failedLoadSaid() async throws {
+        try await withWeb(faults: FaultSettings(failureRate: 1)) { _, client in
+            // Given a catalog that answers every request with a server error, and nothing saved
+            // When its list is opened, in English and in Spanish
+            let english = try await client.get("/rickandmorty")
+            let spanish = try await client.get("/rickandmorty", headers: [.acceptLanguage: "es"])
+            // Then the error page says it without the request's URL
+            #expect(english.status == .badGateway)
+            #expect(english.body.contains("Could not load this page: the catalog had a server error (HTTP 500)."), "\(english.body)")
+            #expect(spanish.body.contains("No se pudo cargar esta página: el catálogo tuvo un error de servidor (HTTP 500)."))
+            #expect(!english.body.contains("/api/character"))
+        }
+    }
+
     @Test("A list address asking for what the list does not offer is a 400 said in the page's language, the JSON keeping the detail",
           arguments: [
             ("/rickandmorty?status=zombie", "Estado no puede ser «zombie» aquí; elige entre: Vivo, Muerto, Desconocido.",
@@ -90,6 +105,10 @@ struct ReaderLanguageTests {
             ("/rickandmorty?colour=red", "Esta lista no tiene ningún ajuste llamado «colour»",
              "This list has no setting called “colour”", "Unknown parameter \"colour\""),
             ("/rickandmorty?page=0", "Las páginas empiezan en la 1.", "Pages start at 1.", "Pages start at 1."),
+            ("/rickandmorty?page=abc", "La página debe ser un número entero.", "The page must be a whole number.",
+             "The page must be a whole number."),
+            ("/marvel/abc", "Este catálogo no tiene nada en esta dirección", "This catalog has nothing at this address",
+             "Marvel character IDs are numbers"),
             ("/rickandmorty?q=" + String(repeating: "a", count: 201),
              "El texto de búsqueda puede tener como mucho 200 caracteres.", "Search text can be at most 200 characters long.",
              "The search text is longer than 200 characters."),
