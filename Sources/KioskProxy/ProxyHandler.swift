@@ -286,6 +286,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             channel.eventLoop.execute { Self.resumeReading(channel) }
         })
         upload = (pipe, first, false)
+        // From now an answer is coming, whatever happens to the body: the protocol errors' handler must not give another.
+        context.triggerUserOutboundEvent(ProxyProtocolErrors.AnswerPending(), promise: nil)
         feed(context)
         handle(head, body: nil, stream: pipe.stream, context: context)
     }

@@ -7,6 +7,9 @@ import NIOHTTP1
 /// nothing else closes it: left open, it would wait for the head deadline, or for ever once a head had been handed on
 /// before the error, as llhttp does with HTTP/2's preface). In place of NIO's `HTTPServerProtocolErrorHandler`, whose
 /// answer is a bare 400; like it, it writes no answer of its own once one has begun, and closes when that one ends.
+/// Nor while a request forwarded with its body still arriving (a streamed upload) waits for its answer: an app cutting
+/// that body short is a parse error to llhttp, and the request's own answer (its upstream's failure) is its one answer,
+/// after which the connection closes. (A held body cut short has no answer coming: that one gets the 400.)
 final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -16,6 +19,11 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
     private let maximumHeaderBytes: Int
     private let via: String
     private var answering = false
+    /// A request forwarded while its body arrives waits for its answer (`AnswerPending`), until that answer ends.
+    private var awaitingAnswer = false
+
+    /// Sent down the pipeline by the proxy's handler when it forwards a request whose body is still arriving.
+    struct AnswerPending {}
     /// A parse error came while an answer was being written: the connection closes once it ends.
     private var closesAfterAnswer = false
 
@@ -68,7 +76,7 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
             return
         }
-        if answering {
+        if answering || awaitingAnswer {
             closesAfterAnswer = true
         } else {
             let (status, sentence) = Self.refusal(for: parserError, maximumHeaderBytes: maximumHeaderBytes)
@@ -83,17 +91,26 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireErrorCaught(error)
     }
 
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard event is AnswerPending else { return context.triggerUserOutboundEvent(event, promise: promise) }
+        awaitingAnswer = true
+        promise?.succeed(())
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status.code >= 200: answering = true
         case .end where closesAfterAnswer:
             answering = false
+            awaitingAnswer = false
             let written = context.eventLoop.makePromise(of: Void.self)
             written.futureResult.cascade(to: promise)
             context.writeAndFlush(data, promise: written)
             written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             return
-        case .end: answering = false
+        case .end:
+            answering = false
+            awaitingAnswer = false
         default: break
         }
         context.write(data, promise: promise)

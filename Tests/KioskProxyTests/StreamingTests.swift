@@ -394,6 +394,37 @@ struct StreamingTests {
         }
     }
 
+    @Test("An app that gives up an upload past the limit halfway ends that exchange only, logged as cut short; the proxy serves on")
+    func uploadGivenUp() async throws {
+        try await withProxy(ProxyConfiguration(port: 0, maximumRequestBodyBytes: 64 << 10), to: try await StreamingUpstream.start(),
+                            stop: { await $0.stop() }) { proxy, upstream in
+            // Given a proxy that holds 64 KiB of a request body, and an app that declares a 4 MiB upload
+            let url = upstream.url("/upload?given-up")
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                    }
+                }
+            // When it sends 256 KiB of it, then closes its connection (a Cancel, a client's timeout)
+            try await channel.executeThenClose { _, outbound in
+                let fields = HTTPHeaders([("Host", "127.0.0.1:\(upstream.port)"), ("Content-Length", String(4 << 20))])
+                try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: .POST, uri: url, headers: fields)))
+                for offset in stride(from: 0, to: 256 << 10, by: 64 << 10) {
+                    try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: StreamingUpstream.pattern(64 << 10, from: offset)))))
+                }
+                _ = try await Self.eventually { upstream.uploaded > 0 }
+            }
+            // Then the exchange is logged as the app cutting its body short
+            let record = try #require(try await Self.record(of: url, in: proxy))
+            #expect(record.error?.contains("before the end of its request body") == true, "\(record.error ?? "no error")")
+            // And the proxy (one answer per request: none given over the upstream's failure) serves the next app
+            let next = try await Self.upload(through: proxy, upstream.url("/upload"), size: 1000, declared: true)
+            #expect(next.head?.status == .ok)
+        }
+    }
+
     @Test("An upstream that answers an upload early: the app gets the answer, may send the rest of its body unreset, then the connection closes; the proxy serves on")
     func uploadAnsweredEarly() async throws {
         try await withProxy(ProxyConfiguration(port: 0, maximumRequestBodyBytes: 64 << 10), to: try await StreamingUpstream.start(),
