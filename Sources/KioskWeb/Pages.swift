@@ -197,7 +197,7 @@ package enum Pages {
     }
 
     /// An item's subtitle in the page's language: what the catalog says in English ("Alive · Human", "5 comics ·
-    /// 14 series", "Almost 3 years") said again from the item's own values; a byline or a date as it is.
+    /// 14 series", "Almost 3 years", an episode's air date) said again from the item's own values; a byline as it is.
     static func subtitle(_ item: CatalogItem, context: ViewContext) -> String {
         let strings = context.strings
         switch item.detail {
@@ -210,6 +210,10 @@ package enum Pages {
             return ([status] + (known(character.species) ? [strings.species(character.species)] : [])).joined(separator: " · ")
         case .marvelCharacter(let character):
             return strings.marvelCounts(character.comics.available, character.series.available)
+        case .rickAndMortyEpisode(let episode):
+            // "S01E01 · 2 de diciembre de 2013": the air date as the episode's own page says it.
+            return [episode.code, episode.airDate(language: context.language.locale.identifier)]
+                .filter { !$0.isEmpty }.joined(separator: " · ")
         default:
             return item.subtitle
         }

@@ -89,6 +89,21 @@ struct WebRickAndMortyTests {
         }
     }
 
+    @Test("An episode among the favorites shows its air date in the page's language, as its own page does")
+    func episodeFavoriteInSpanish() async throws {
+        try await withWeb { harness, client in
+            // Given the first episode stored and made a favorite
+            _ = try await client.get("/rickandmorty/episode-1")
+            try harness.kiosk.catalog.setFavorite(true, source: .rickandmorty, itemID: "episode-1")
+            // When the favorites are read in Spanish and in English
+            let spanish = try await client.get("/favorites", headers: [.acceptLanguage: "es"])
+            let english = try await client.get("/favorites")
+            // Then its row says the date in each language
+            #expect(spanish.body.contains("S01E01 · 2 de diciembre de 2013"), "\(spanish.body)")
+            #expect(english.body.contains("S01E01 · December 2, 2013"))
+        }
+    }
+
     @Test("When episodes cannot be fetched, the character still shows and the page says what is missing")
     func missingEpisodes() async throws {
         try await withWeb { harness, client in
