@@ -172,6 +172,12 @@ extension CatalogService {
         try database.setFavorite(isFavorite, source: source, itemID: itemID)
     }
 
+    /// Stars `item` (as read from its source), storing it as well when the store does not hold it.
+    public func addFavorite(_ item: CatalogItem) throws {
+        _ = try source(item.source)
+        try database.addFavorite(item)
+    }
+
     /// Every starred item, newest first, from the store (works offline).
     public func favorites() throws -> [CatalogItem] { try database.favorites() }
 

@@ -228,6 +228,17 @@ public final class AppDatabase: Sendable, StoreFile {
         }
     }
 
+    /// Stars `item`, storing it first when it is not stored (a favorite always reads offline), in one transaction: a
+    /// full disk is a storage error, and no other process's clearing can come between the two.
+    public func addFavorite(_ item: CatalogItem) throws {
+        try write("add the favorite \(item.source.rawValue)/\(item.itemID)") { db in
+            if try !Self.itemExists(source: item.source, itemID: item.itemID, db) {
+                try Self.upsertItems([item], at: now(), db)
+            }
+            try Self.setFavorite(true, source: item.source, itemID: item.itemID, at: now(), db)
+        }
+    }
+
     /// The favorite items of every source, most recently favorited first.
     public func favorites() throws -> [CatalogItem] {
         try read("read the favorites") { db in try Self.fetchFavorites(db) }

@@ -68,9 +68,9 @@ struct FavoriteCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await Runtime.command(global) { runtime in
-                // Make sure the item is stored (fetching it if the source can), so it reads offline.
+                // The item as stored, else as fetched (and stored with the star, so it reads offline).
                 let result = try await runtime.kiosk.catalog.item(source: item.source, itemID: item.id)
-                try runtime.kiosk.catalog.setFavorite(true, source: item.source, itemID: result.item.itemID)
+                try runtime.kiosk.catalog.addFavorite(result.item)
                 Output.human("★ \(result.item.title)")
             }
         }

@@ -49,4 +49,24 @@ struct CatalogFullDiskTests {
         #expect(third.cacheStatus.isStored)
         #expect(try database.snapshot(forKey: request.cacheKey) != nil)
     }
+
+    @Test("Starring an item the store does not hold stores it with the star; on a full disk that is a disk-full error, not 'not found'")
+    func favoriteOfAnUnstoredItem() async throws {
+        // Given a store holding no item, and an item as its source sent it (larger than the room left in its pages)
+        let database = try AppDatabase.inMemory()
+        let service = CatalogService(sources: Sources.make(.live), database: database, transport: ScriptedTransport(always: .fail(.offline(host: "upstream.test"))),
+                                     now: { Date() })
+        let item = CatalogItem(source: .dogs, itemID: "rex", title: "Rex", subtitle: "", summary: "", imageURL: nil,
+                               detail: .dog(Dog(name: "Rex", description: String(repeating: "A good dog. ", count: 10_000), age: 3, image: nil)))
+        // When the store cannot grow (a full disk) and the item is starred
+        let limit = try await database.writer.write { db in try Int.fetchOne(db, sql: "PRAGMA page_count")! }
+        try await database.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(limit)") }
+        // Then the error says the disk is full (a failure of the world), and nothing is starred
+        #expect { try service.addFavorite(item) } throws: { error in (error as? KioskError)?.isDiskFull == true }
+        #expect(try service.favorites().isEmpty)
+        // And with room again, the star stores the item too, which then reads from the store
+        try await database.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
+        try service.addFavorite(item)
+        #expect(try service.favorites().map(\.itemID) == ["rex"])
+    }
 }
