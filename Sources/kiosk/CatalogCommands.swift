@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KioskApp
 import KioskCore
+import Synchronization
 
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -129,15 +130,25 @@ struct SyncCommand: AsyncParsableCommand {
             var reports: [SyncReport] = []
             let width = concurrency ?? runtime.kiosk.configuration.syncConcurrency
             let terminal = Output.isTerminal && !json
+            // Ctrl-C or SIGTERM stops the sync between pages, as a person expects of a long command: what was stored
+            // stays, the catalogs finished are said, and the one under way says how far it got.
+            let interruption = Interruption()
             for source in target.sources {
                 let bar = ProgressPrinter(source: source, terminal: terminal, quiet: json)
                 let report: SyncReport
                 do {
-                    report = try await runtime.kiosk.catalog.sync(source, includingRelated: related,
-                                                                        concurrency: width) { bar.update($0) }
-                } catch let error as KioskError where target.sources.count > 1 {
+                    let synced = try await interruption.run {
+                        try await runtime.kiosk.catalog.sync(source, includingRelated: related, concurrency: width) { bar.update($0) }
+                    }
+                    if interruption.received != nil { throw CancellationError() }
+                    report = synced
+                } catch let error as KioskError where target.sources.count > 1 && interruption.received == nil {
                     // One catalog failing (say, missing keys) must not stop the others.
                     report = .failed(source, because: error)
+                } catch where interruption.received != nil {
+                    bar.interrupted()
+                    if json { print(try Output.json(reports)) }
+                    throw ExitCode(128 + (interruption.received ?? SIGINT))
                 }
                 bar.finish(report)
                 reports.append(report)
@@ -153,6 +164,8 @@ final class ProgressPrinter: Sendable {
     let source: SourceID
     let terminal: Bool
     let quiet: Bool
+    /// How far the sync got, for a line saying so if it is interrupted.
+    private let lastProgress = Mutex<SyncProgress?>(nil)
 
     init(source: SourceID, terminal: Bool, quiet: Bool) {
         self.source = source
@@ -161,6 +174,7 @@ final class ProgressPrinter: Sendable {
     }
 
     func update(_ progress: SyncProgress) {
+        lastProgress.withLock { $0 = progress }
         guard !quiet else { return }
         let total = max(progress.totalPages, progress.completedPages)
         if terminal {
@@ -174,6 +188,16 @@ final class ProgressPrinter: Sendable {
             fflush(nil)
         }
         // Not on a terminal, standard output is for the result: the lines below, not each page's progress.
+    }
+
+    /// Says where a catalog's sync stopped when it was interrupted, on standard error (standard output keeps the
+    /// finished catalogs' lines).
+    func interrupted() {
+        if terminal { Output.human("") }
+        let last = lastProgress.withLock { $0 }
+        let done = last.map { "after \(Render.count($0.completedPages, "page")) of \(max($0.totalPages, $0.completedPages)), "
+            + "\(Render.count($0.items, "item"))" } ?? "before its first page"
+        printError("\(source.rawValue): interrupted \(done); what was fetched is stored. Run the same command again to finish.")
     }
 
     func finish(_ report: SyncReport) {

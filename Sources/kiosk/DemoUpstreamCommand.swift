@@ -108,6 +108,44 @@ func waitForTerminationSignal() async {
     }
 }
 
+/// Runs work that SIGINT and SIGTERM cancel rather than end the process with (so the command can say where it stopped
+/// and flush what it printed); `received` says which came. Outside `run` a signal ends the process as its default
+/// action would (status 128 + its number).
+final class Interruption: Sendable {
+    private let caught = Mutex<Int32?>(nil)
+    /// Cancels the work running now, if any.
+    private let cancelCurrent = Mutex<(@Sendable () -> Void)?>(nil)
+
+    init() {
+        // Linux's libdispatch takes a signal once per process: a source made for it again after one was cancelled
+        // never fires. So the sources are made once and live as long as the process.
+        let queue = DispatchQueue(label: "kiosk.interruption")
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [self] in
+                guard let cancel = cancelCurrent.withLock({ $0 }) else { Foundation.exit(128 + number) }
+                caught.withLock { $0 = $0 ?? number }
+                cancel()
+            }
+            source.resume()
+            return source
+        }
+        SignalSources.keep(sources)
+    }
+
+    /// The first SIGINT or SIGTERM received while work ran, if any.
+    var received: Int32? { caught.withLock { $0 } }
+
+    /// Runs `work` as a task that the signals cancel.
+    func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await work() }
+        cancelCurrent.withLock { $0 = { task.cancel() } }
+        defer { cancelCurrent.withLock { $0 = nil } }
+        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+    }
+}
+
 /// Ensures a continuation resumes once.
 final class Resumed: Sendable {
     private let done = Mutex(false)

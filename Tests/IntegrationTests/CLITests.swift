@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import KioskDemoUpstream
 import KioskProcess
 import KioskTestSupport
 import Testing
@@ -119,6 +120,32 @@ struct CLITests {
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains("No space left on device"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+
+    @Test("Ctrl-C or SIGTERM during a sync stops it between pages, says how far it got, keeps what was stored, and exits 128 + the signal",
+          arguments: [SIGINT, SIGTERM])
+    func syncInterrupted(signal: CInt) async throws {
+        // Given an upstream answering each page in half a second
+        let upstream = DemoUpstream(configuration: DemoUpstreamConfiguration(faults: FaultSettings(latencyMilliseconds: 500)))
+        try await upstream.start()
+        let cli = CLI()
+        var environment = ProcessInfo.processInfo.environment
+        environment["KIOSK_RICKANDMORTY_BASE_URL"] = await upstream.rickAndMortyBaseURL.absoluteString
+        // When a sync of its 42 pages of characters is interrupted after a second and a half
+        let child = try ChildProcess(CLI.executable, arguments: ["sync", "rickandmorty", "--data-dir", cli.dataDirectory.path],
+                                     environment: environment)
+        try await Task.sleep(for: .milliseconds(1500))
+        child.signal(signal)
+        let errors = child.standardError?.readDataToEndOfFile() ?? Data()
+        let status = child.waitUntilExit()
+        await upstream.stop()
+        // Then it ends at once with the shell's status for the signal, saying where it stopped and what to do
+        let said = String(decoding: errors, as: UTF8.self)
+        #expect(status == 128 + signal, "\(said)")
+        #expect(said.hasPrefix("rickandmorty: interrupted after ") && said.contains("Run the same command again to finish."), "\(said)")
+        // And the pages fetched before are stored and read offline
+        let stored = try cli.run(["list", "rickandmorty", "--offline"])
+        #expect(stored.status == 0 && stored.stdout.contains("Rick Sanchez"), "\(stored.stderr)")
     }
 
     @Test("Bad input gets a one-line error and a non-zero exit",
