@@ -5,6 +5,7 @@ can be cleared."""
 from __future__ import annotations
 
 import os
+import signal
 import shutil
 from pathlib import Path
 
@@ -266,5 +267,29 @@ def test_a_new_version_of_the_app_shell_is_offered_and_never_mixed_with_the_old(
         assert new_sheet != old_sheet
         assert driver.execute_script("return [...document.styleSheets].some(s => s.href && s.href.endsWith(arguments[0]))", new_sheet)
         assert not driver.find_elements(By.ID, "update-bar")
+    finally:
+        driver.quit()
+
+
+def test_a_kiosk_that_does_not_answer_in_time_is_said_to_be_slow_not_unreachable(start_server, tmp_path):
+    # Given a phone that saved the app for offline and read the Rick and Morty list
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        open(driver, server.url("/rickandmorty"))
+        # When the Kiosk server accepts connections but does not answer (stopped, as a machine busy or a Kiosk waiting on
+        # a slow catalog looks from the phone)
+        server.process.send_signal(signal.SIGSTOP)
+        try:
+            open(driver, server.url("/rickandmorty"))
+            # Then the saved copy shows, and the banner says Kiosk is slow to answer, not that it cannot be reached
+            wait_for(driver, lambda d: unreachable_banner(d).startswith("Kiosk is taking too long to answer — showing what this device saved "),
+                     15, f"banner: {unreachable_banner(driver)!r}")
+        finally:
+            server.process.send_signal(signal.SIGCONT)
+        # And once Kiosk answers again, the banner goes by itself
+        wait_for(driver, lambda d: unreachable_banner(d) == "", 30, "the banner stayed after Kiosk answered again")
     finally:
         driver.quit()

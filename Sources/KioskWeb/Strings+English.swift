@@ -113,6 +113,7 @@ extension DeviceStrings {
         offlineMessage: "Kiosk is unreachable, and this page was not saved on this device. These pages were:",
         savedPages: "Saved on this device", noSavedPages: "Nothing is saved on this device yet.",
         unreachable: "Kiosk is unreachable — showing what this device saved {ago}",
+        slow: "Kiosk is taking too long to answer — showing what this device saved {ago}",
         holds: "This device holds {size} of {limit}: {pages} and {images}.",
         savedAgo: "Last saved for offline {ago}.", neverSaved: "Not saved for offline yet.",
         saving: "Saving for offline… {done} of {total}",

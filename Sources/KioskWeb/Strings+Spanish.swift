@@ -162,6 +162,7 @@ extension DeviceStrings {
         offlineMessage: "Kiosk no responde y esta página no se guardó en este dispositivo. Estas sí:",
         savedPages: "Guardado en este dispositivo", noSavedPages: "Todavía no hay nada guardado en este dispositivo.",
         unreachable: "Kiosk no responde: se muestra lo que este dispositivo guardó {ago}",
+        slow: "Kiosk tarda demasiado en responder: se muestra lo que este dispositivo guardó {ago}",
         holds: "Este dispositivo guarda {size} de {limit}: {pages} y {images}.",
         savedAgo: "Guardado para leer sin conexión {ago}.", neverSaved: "Aún no se ha guardado nada para leer sin conexión.",
         saving: "Guardando para leer sin conexión… {done} de {total}",

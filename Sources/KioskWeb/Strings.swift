@@ -284,8 +284,9 @@ extension Language {
 struct DeviceStrings: Sendable {
     let onThisDevice, saveForOffline, saveForOfflineHint, storageLimit, clear: String
     let offlineTitle, offlineMessage, savedPages, noSavedPages: String
-    /// What offline.js says (`{name}` marks a value it fills in).
-    let unreachable, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
+    /// What offline.js says (`{name}` marks a value it fills in). `slow`: Kiosk did not answer in time (it may be up,
+    /// waiting for a slow catalog), where `unreachable` is no answer at all.
+    let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     /// The counts `holds` names: "1 page", "{n} pages", "1 picture", "{n} pictures".
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
@@ -297,7 +298,7 @@ struct DeviceStrings: Sendable {
 /// page's own typed strings, so a word missing in a language is a compile error here as it is in a page.
 struct ScriptStrings: Encodable, Sendable {
     let imageUnavailable, loading, filtering, filteringUnreachable, loadFailed: String
-    let unreachable, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
+    let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
     let deleted, undo: String
@@ -312,6 +313,7 @@ struct ScriptStrings: Encodable, Sendable {
         filteringUnreachable = page.filteringUnreachable
         loadFailed = page.loadFailed
         unreachable = device.unreachable
+        slow = device.slow
         holds = device.holds
         savedAgo = device.savedAgo
         neverSaved = device.neverSaved

@@ -49,9 +49,10 @@
 
   // Set by the worker on a page it served from this device (0 on the offline page, which says so itself).
   let savedAt = document.body.dataset.savedAt === undefined ? null : Number(document.body.dataset.savedAt);
-  function showUnreachable(time) {
+  // "slow": Kiosk did not answer in time (it may be up, waiting for a slow catalog); else it did not answer at all.
+  function showUnreachable(time, reason = document.body.dataset.savedReason) {
     savedAt = time;
-    if (time > 0) banner("unreachable-banner", "unreachable", agoSentence("unreachable", time));
+    if (time > 0) banner("unreachable-banner", "unreachable", agoSentence(reason === "slow" ? "slow" : "unreachable", time));
     window.kiosk?.watchConnectivity();
   }
   // While the banner shows, app.js's one connectivity poller asks whether Kiosk answers again; when it does, the
@@ -162,7 +163,7 @@
 
   navigator.serviceWorker.addEventListener("message", event => {
     const message = event.data || {};
-    if (message.type === "unreachable") showUnreachable(message.savedAt);
+    if (message.type === "unreachable") showUnreachable(message.savedAt, message.reason);
     if (message.type === "outbox") {
       applyPending();
       // What Kiosk now holds replaces what this device showed.

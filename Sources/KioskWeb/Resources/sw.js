@@ -23,6 +23,9 @@ const routes = self.KioskClient.routes;
 const shellCache = `kiosk-shell-${shell.version}`;
 // Long enough for a page rendered from Kiosk's store, short enough that a sleeping server is not waited for.
 const networkTimeout = 3000;
+// A refresh the reader asked for (`?refresh=1`) waits for the catalog through Kiosk (its own limit is 15 s): the page
+// shown stays on screen meanwhile, and giving up early would show the saved copy of a Kiosk that was answering.
+const refreshTimeout = 20000;
 // Kiosk's answers that never come from this device: the JSON API (and the connectivity probe), the debugger,
 // pairing, and this script. A prefix ending in "/" covers what is below it; another covers itself and below.
 const networkOnly = path => routes.networkOnly.some(prefix =>
@@ -125,7 +128,7 @@ async function copy(response) {
 
 function withTimeout(promise, milliseconds) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("timed out")), milliseconds);
+    const timer = setTimeout(() => reject(Object.assign(new Error("timed out"), { timedOut: true })), milliseconds);
     promise.then(value => { clearTimeout(timer); resolve(value); }, error => { clearTimeout(timer); reject(error); });
   });
 }
@@ -202,8 +205,8 @@ async function keepPage(url, response) {
   }
 }
 
-// The saved copy of a page as the device shows it: marked with when it was saved, for the banner.
-async function savedPage(url) {
+// The saved copy of a page as the device shows it: marked with when it was saved and why it is shown, for the banner.
+async function savedPage(url, reason = "unreachable") {
   const saved = await device.saved("page", url);
   let response = saved?.response, savedAt = saved?.savedAt || 0;
   saved?.touched.catch(() => {});
@@ -212,7 +215,7 @@ async function savedPage(url) {
     if (!response) return null;
     savedAt = Number(response.headers.get("X-Kiosk-Saved-At")) || Date.parse(response.headers.get("Date") || "") || 0;
   }
-  const html = (await response.text()).replace("<body ", `<body data-saved-at="${Number(savedAt) || 0}" `);
+  const html = (await response.text()).replace("<body ", `<body data-saved-at="${Number(savedAt) || 0}" data-saved-reason="${reason}" `);
   const headers = new Headers(response.headers);
   headers.delete("Content-Length");
   return { response: new Response(html, { status: 200, headers }), savedAt };
@@ -248,12 +251,15 @@ async function page(event) {
   // Kiosk answered: whatever the outbox holds can go now.
   event.waitUntil(network.then(async response => { await kept; if (response.ok) await flushIfNeeded(); }, () => {}));
   event.waitUntil(tidy());
+  const refresh = new URL(request.url).searchParams.has("refresh");
   try {
-    return await (waits ? network : withTimeout(network, networkTimeout));
-  } catch {
-    const saved = await savedPage(request.url);
+    return await (waits ? network : withTimeout(network, refresh ? refreshTimeout : networkTimeout));
+  } catch (error) {
+    // No answer in time is not no answer: Kiosk may be up, waiting for a slow catalog, and the banner says which.
+    const reason = error?.timedOut ? "slow" : "unreachable";
+    const saved = await savedPage(request.url, reason);
     if (saved) {
-      if (request.mode !== "navigate") event.waitUntil(tellClient(event.clientId, { type: "unreachable", savedAt: saved.savedAt }));
+      if (request.mode !== "navigate") event.waitUntil(tellClient(event.clientId, { type: "unreachable", savedAt: saved.savedAt, reason }));
       return saved.response;
     }
     return request.mode === "navigate" ? offlinePage() : Response.error();
