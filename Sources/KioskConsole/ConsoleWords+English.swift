@@ -343,6 +343,10 @@ extension ConsoleWords {
         requestsUnlogged: { count in
             "\(count) request\(count == 1 ? " was" : "s were") answered but not logged: more came than the log could write, "
                 + "or a write failed (a full disk). The log goes on with the next ones."
-        }
+        },
+        noSuchRequest: { "There is no request \($0) in the log; it may have been evicted." },
+        badRequestID: "A request id is a positive whole number.",
+        diffNeedsTwoIDs: "Give two request ids to compare: a and b, whole numbers from 1.",
+        notPausedAnyMore: { "Request \($0) is not paused any more: it was decided or its timeout continued it." }
     )
 }

@@ -389,7 +389,11 @@ extension ConsoleWords {
         requestsUnlogged: { count in
             "\(count) solicitud\(count == 1 ? " se respondió" : "es se respondieron") sin registrarse: llegaron más de las que "
                 + "el registro podía escribir, o falló una escritura (un disco lleno). El registro sigue con las siguientes."
-        }
+        },
+        noSuchRequest: { "No hay ninguna solicitud n.º \($0) en el registro; puede que se haya descartado." },
+        badRequestID: "Un id de solicitud es un número entero positivo.",
+        diffNeedsTwoIDs: "Indica dos ids de solicitud para comparar: a y b, números enteros desde 1.",
+        notPausedAnyMore: { "La solicitud n.º \($0) ya no está en pausa: se decidió o su tiempo de espera la dejó seguir." }
     )
 }
 

@@ -370,6 +370,12 @@ struct ConsoleWords: Sendable {
     let recordingPaused: String
     /// Exchanges answered but not logged (the log could not keep up, or could not write), by count.
     let requestsUnlogged: @Sendable (Int) -> String
+    /// Error pages: a request id the log does not hold (evicted, or never), one that is not a number, a diff not
+    /// given two ids, and a pause that ended before it was answered.
+    let noSuchRequest: @Sendable (Int64) -> String
+    let badRequestID: String
+    let diffNeedsTwoIDs: String
+    let notPausedAnyMore: @Sendable (Int64) -> String
 }
 
 extension ConsoleWords {
@@ -385,6 +391,22 @@ extension ConsoleWords {
 extension ViewContext {
     /// The console's words in the page's language.
     var words: ConsoleWords { .in(language) }
+}
+
+extension WebError {
+    /// A console page's 404 whose JSON says `words` in English and whose page says them in the page's language.
+    static func consoleNotFound(_ words: @escaping @Sendable (ConsoleWords) -> String) -> WebError {
+        var error = WebError.notFound(words(.english))
+        error.said = { words($0.words) }
+        return error
+    }
+
+    /// The same for a 400.
+    static func consoleBadRequest(_ words: @escaping @Sendable (ConsoleWords) -> String) -> WebError {
+        var error = WebError.badRequest(words(.english))
+        error.said = { words($0.words) }
+        return error
+    }
 }
 
 /// What `debug.js` shows, from the same words: as JSON in the console's `data-words`, by the name the script asks

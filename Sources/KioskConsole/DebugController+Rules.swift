@@ -17,7 +17,7 @@ extension DebugController {
             var form = RuleForm()
             if let id = query.request {
                 guard let record = try kiosk.debugger.record(id: id) else {
-                    throw WebError.notFound("There is no request \(id) in the log; it may have been evicted.")
+                    throw WebError.consoleNotFound { $0.noSuchRequest(id) }
                 }
                 form = RuleForm(kiosk.debugger.ruleDraft(from: record), fromRequest: id)
             }

@@ -247,9 +247,9 @@ struct DebugController: Sendable {
     static let maximumEditBytes = 8 << 20
 
     private func paused(_ rawID: String) throws -> PausedExchange {
-        guard let id = Int(rawID), id > 0 else { throw WebError.badRequest("A paused request's id is a positive whole number.") }
+        guard let id = Int(rawID), id > 0 else { throw WebError.consoleBadRequest { $0.badRequestID } }
         guard let exchange = kiosk.debugger.breakpoints.paused(id: id) else {
-            throw WebError.notFound("Request \(id) is not paused any more: it was decided or its timeout continued it.")
+            throw WebError.consoleNotFound { $0.notPausedAnyMore(Int64(id)) }
         }
         return exchange
     }
@@ -285,7 +285,7 @@ struct DebugController: Sendable {
             }
         }
         guard kiosk.debugger.breakpoints.decide(exchange.id, decision) else {
-            throw WebError.notFound("Request \(exchange.id) is not paused any more: its timeout continued it.")
+            throw WebError.consoleNotFound { [id = exchange.id] in $0.notPausedAnyMore(Int64(id)) }
         }
         return WebController.seeOther(ConsoleRoute.paused.path)
     }
@@ -329,9 +329,9 @@ struct DebugController: Sendable {
     }
 
     func record(_ rawID: String) throws -> RequestRecord {
-        guard let id = Int64(rawID), id > 0 else { throw WebError.badRequest("A request id is a positive whole number.") }
+        guard let id = Int64(rawID), id > 0 else { throw WebError.consoleBadRequest { $0.badRequestID } }
         guard let record = try withLog().record(id: id) else {
-            throw WebError.notFound("There is no request \(id) in the log; it may have been evicted.")
+            throw WebError.consoleNotFound { $0.noSuchRequest(id) }
         }
         return record
     }

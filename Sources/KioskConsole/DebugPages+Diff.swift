@@ -11,9 +11,9 @@ struct DiffQuery: Decodable {
     init(from decoder: any Decoder) throws {
         let form = try decoder.container(keyedBy: FormKey.self)
         try form.refuseUnknownNames(["a", "b"])
-        let message = "Give two request ids to compare: a and b, whole numbers from 1."
-        guard let a = try form.value(Int64.self, "a", invalid: message), let b = try form.value(Int64.self, "b", invalid: message),
-              a > 0, b > 0 else { throw WebError.badRequest(message) }
+        let refusal = WebError.consoleBadRequest { $0.diffNeedsTwoIDs }
+        guard let a = try? form.value(Int64.self, "a", invalid: ""), let b = try? form.value(Int64.self, "b", invalid: ""),
+              a > 0, b > 0 else { throw refusal }
         // The older one first, whichever order they were given in.
         (self.a, self.b) = (min(a, b), max(a, b))
     }

@@ -20,7 +20,7 @@ enum BadListAddress: Sendable {
     /// `error` (a 400 saying it technically) said to a person as `problem`.
     static func said(_ problem: BadListAddress, _ error: WebError) -> WebError {
         var error = error
-        error.said = { $0.badListAddress(problem) }
+        error.said = { $0.strings.badListAddress(problem) }
         return error
     }
 
@@ -66,7 +66,7 @@ struct ListParameters: Sendable {
             guard page >= 1 else { throw Self.refusal("Pages start at 1.") { _ in .pageBelowOne } }
             guard page <= Self.maximumPage else {
                 var error = WebError.notFound("There is no page \(page).")
-                error.said = { $0.pageNotFound }
+                error.said = { $0.strings.pageNotFound }
                 throw error
             }
             self.page = page
@@ -107,7 +107,7 @@ struct ListParameters: Sendable {
                                 _ problem: @escaping @Sendable (Strings) -> BadListAddress) -> WebError {
         // (A closure, not `BadListAddress.said`: the problem carries names and values in the page's language.)
         var error = WebError.badRequest(message)
-        error.said = { strings in strings.badListAddress(problem(strings)) }
+        error.said = { context in context.strings.badListAddress(problem(context.strings)) }
         return error
     }
 

@@ -164,7 +164,7 @@ package enum Pages {
         let title = error.keepsTitle ? error.title : context.strings.errorTitle(Int(error.status.code))
         var content: [HTML] = [
             E.element("h1", [], [.text(title)]),
-            E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text(error.said?(context.strings) ?? error.message)]),
+            E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text(error.said?(context) ?? error.message)]),
         ]
         if let retry = error.retryPath {
             content.append(E.element("p", [], [E.element("a", [Attribute.localHref(retry)], [.text(context.strings.retry)])]))

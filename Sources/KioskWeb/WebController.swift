@@ -181,7 +181,7 @@ package struct WebController: Sendable {
         guard let id = SourceID(rawValue: raw), let source = kiosk.catalog.sources[id] else {
             let name = String(raw.prefix(60))
             var error = WebError.notFound("There is no catalog named “\(name)”.")
-            error.said = { $0.noSuchCatalog(name) }
+            error.said = { $0.strings.noSuchCatalog(name) }
             throw error
         }
         return (id, source)
@@ -257,7 +257,7 @@ package struct WebController: Sendable {
         var error = WebError.notFound(total.map { "There is no page \(page) of \(parameters.source.displayName); it has \($0)." }
                                       ?? "There is no page \(page) of \(parameters.source.displayName).")
         let target = parameters.path(page: max(total ?? 1, 1))
-        error.said = { (strings: Strings) in total.map { strings.pastTheLastPage(name, $0) } ?? strings.noSuchPage(name, page) }
+        error.said = { (context: ViewContext) in total.map { context.strings.pastTheLastPage(name, $0) } ?? context.strings.noSuchPage(name, page) }
         error.extra = { (context: ViewContext) in
             HTML.element("p", [], [HTML.element("a", [Attribute.localHref(target)], [
                 .text(total.map { context.strings.goToLastPage($0) } ?? context.strings.goToFirstPage),
@@ -343,7 +343,7 @@ package struct WebController: Sendable {
     /// `error` (a 400 for an id no item can have) said to a person as an address with nothing at it.
     private static func noSuchItem(_ error: WebError) -> WebError {
         var error = error
-        error.said = { $0.itemNotFound }
+        error.said = { $0.strings.itemNotFound }
         return error
     }
 

@@ -19,7 +19,7 @@ package struct WebError: Error, Sendable {
     var retryAfter: Int?
     /// What a page says instead of `message`, in its language and as a person would (`message` stays the
     /// JSON's, with the technical detail).
-    var said: (@Sendable (Strings) -> String)?
+    package var said: (@Sendable (ViewContext) -> String)?
 
     /// An error page's content: `extra` is drawn under the message; `keepsTitle` keeps `title` (else the
     /// status's, in the page's language); `retryAfter` sends a `Retry-After`.
@@ -55,25 +55,25 @@ extension WebError {
             self.init(status: .badRequest, title: "Bad request", message: message, retryPath: nil)
         case .notFound:
             self.init(status: .notFound, title: "Not found", message: error.description, retryPath: nil)
-            said = { $0.itemNotFound }
+            said = { $0.strings.itemNotFound }
         case .refused:
             self.init(status: .forbidden, title: "Refused", message: error.description, retryPath: nil)
-            said = { $0.couldNotLoad($0.upstreamProblem(error)) }
+            said = { $0.strings.couldNotLoad($0.strings.upstreamProblem(error)) }
         case .offline, .timeout:
             self.init(status: .serviceUnavailable, title: "Offline",
                       message: "Nothing is saved for this yet and the upstream cannot be reached (\(error.description)).",
                       retryPath: retryPath)
             let timedOut = if case .timeout = error { true } else { false }
-            said = { timedOut ? $0.timedOutNotSaved : $0.offlineNotSaved }
+            said = { timedOut ? $0.strings.timedOutNotSaved : $0.strings.offlineNotSaved }
         // Kiosk's own files, not the upstream: 507 (RFC 4918's Insufficient Storage) for a full disk, else a 500.
         case .storage:
             let full = error.isDiskFull
             self.init(status: full ? HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage") : .internalServerError, title: full ? "The disk is full" : "Storage error",
                       message: error.description, retryPath: retryPath)
-            said = { $0.couldNotLoad($0.upstreamProblem(error)) }
+            said = { $0.strings.couldNotLoad($0.strings.upstreamProblem(error)) }
         default:
             self.init(status: .badGateway, title: "Upstream error", message: error.description, retryPath: retryPath)
-            said = { $0.couldNotLoad($0.upstreamProblem(error)) }
+            said = { $0.strings.couldNotLoad($0.strings.upstreamProblem(error)) }
         }
     }
 }
@@ -112,7 +112,7 @@ struct WebErrorMiddleware: RouterMiddleware {
                             message: "What was sent is larger than this address accepts\(limit).", retryPath: nil)
         case let error as HTTPError where error.status == .notFound:
             var notFound = WebError.notFound("There is no page at this address.")
-            notFound.said = { $0.pageNotFound }
+            notFound.said = { $0.strings.pageNotFound }
             return notFound
         case let error as HTTPError where error.status == .methodNotAllowed:
             return WebError(status: .methodNotAllowed, title: "Method not allowed",

@@ -82,6 +82,26 @@ struct ConsoleLanguageTests {
         }
     }
 
+    @Test("The console's error pages (an unknown or malformed request id, a diff without two ids, a pause that ended) speak the page's language",
+          arguments: [
+            ("/debug/requests/99999", "No hay ninguna solicitud n.º 99999 en el registro", "There is no request 99999 in the log"),
+            ("/debug/requests/abc", "Un id de solicitud es un número entero positivo.", "A request id is a positive whole number."),
+            ("/debug/diff?a=x", "Indica dos ids de solicitud para comparar", "Give two request ids to compare"),
+            ("/debug/paused/7", "La solicitud n.º 7 ya no está en pausa", "Request 7 is not paused any more"),
+          ])
+    func consoleErrorsInSpanish(path: String, spanish: String, english: String) async throws {
+        try await withWeb { _, client in
+            // Given a console address that names nothing there is
+            // When it is opened in Spanish and in English
+            let inSpanish = try await client.get(path, headers: [.acceptLanguage: "es"])
+            let inEnglish = try await client.get(path)
+            // Then each page says it in its language
+            #expect((400..<500).contains(inSpanish.status.code) && inSpanish.body.contains(spanish), "\(inSpanish.body)")
+            #expect(inEnglish.body.contains(english), "\(inEnglish.body)")
+            #expect(!inSpanish.body.contains(english))
+        }
+    }
+
     @Test("A row pushed by the live feed is in the language of the console that follows it")
     func liveRowsFollowTheLanguage() {
         // Given a record that made no exchange (answered from the store)
