@@ -111,8 +111,10 @@ public final class Kiosk: Sendable {
                                          now: dependencies.now))
             } catch {
                 requestLog = nil
-                let problem = "The request log cannot be opened, so requests are not captured: "
-                    + redactor.scrub((error as? KioskError)?.description ?? String(describing: error))
+                // The storage error's own words, without its "Storage error: ": a read of the log says that part itself.
+                let reason = if case .storage(let message) = error as? KioskError { message }
+                    else { (error as? KioskError)?.description ?? String(describing: error) }
+                let problem = "The request log cannot be opened, so requests are not captured: " + redactor.scrub(reason)
                 warnings.append(problem)
                 if configuration.capture.isEnabled { logProblem = problem }
             }

@@ -33,7 +33,9 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
         guard (0...65535).contains(port), (0...65535).contains(controlPort) else {
             throw ValidationError("Ports must be between 0 and 65535.")
         }
-        guard latency >= 0 else { throw ValidationError("--latency must be 0 or more.") }
+        guard (0...600_000).contains(latency) else {
+            throw ValidationError("--latency must be between 0 and 600000 milliseconds (got \(latency)).")
+        }
     }
 
     func run() async throws {

@@ -73,7 +73,8 @@ struct KioskCommand: AsyncParsableCommand {
             case .success:
                 exit(withError: error)
             case .validationFailure:
-                let reason = negativeValueReason(message(for: error), arguments) ?? message(for: error)
+                let reason = negativeValueReason(message(for: error), arguments) ?? dashedArgumentReason(message(for: error), arguments)
+                    ?? message(for: error)
                 printErrorLine(endingSentence(reason) + " See '\(commandPath(arguments)) --help'.")
                 Foundation.exit(ExitStatus.badInput.rawValue)
             default:
@@ -104,6 +105,20 @@ struct KioskCommand: AsyncParsableCommand {
         let value = arguments[index + 1]
         guard value.hasPrefix("-"), Double(value) != nil else { return nil }
         return "\(name) cannot be negative (got \(value))"
+    }
+
+    /// ArgumentParser reads an argument starting with "-" (`kiosk show rickandmorty -1`, `kiosk search marvel -rick`) as an
+    /// option, and then says the argument is missing: the sentence that says what happened and how to pass it; nil for
+    /// any other error.
+    static func dashedArgumentReason(_ reason: String, _ arguments: [String]) -> String? {
+        guard reason.hasPrefix("Missing expected argument '"), !arguments.contains("--"),
+              let dashed = arguments.first(where: { $0.count > 1 && $0.hasPrefix("-") && !$0.hasPrefix("--") && $0 != "-h" })
+        else { return nil }
+        let command = commandPath(arguments)
+        let rest = arguments.dropFirst(command.split(separator: " ").count - 1).filter { $0 != dashed }
+        let example = ([command] + rest + ["--", dashed]).joined(separator: " ")
+        return "\(dashed) was read as an option, so \(reason.dropFirst(26).prefix { $0 != "." }) is missing; to give it as "
+            + "an argument, put -- before it: \(example)"
     }
 
     /// The names after `kiosk help` (up to its first option) when one is not a subcommand of the names before it.

@@ -172,6 +172,17 @@ struct CLITests {
         #expect(!result.stderr.contains("Missing value"), "stderr: \(result.stderr)")
     }
 
+    @Test("An argument starting with '-' (a negative id, a search for '-rick') is said to be read as an option, with how to pass it",
+          arguments: [(["show", "rickandmorty", "-1"], "-1 was read as an option, so '<id>' is missing"),
+                      (["search", "marvel", "-rick"], "-rick was read as an option, so '<text>' is missing")])
+    func dashedArgument(arguments: [String], said: String) throws {
+        // When a command is given an argument that starts with '-'
+        let result = try CLI().run(arguments)
+        // Then the one error line says what happened and how to write it, not only that the argument is missing
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("error: " + said) && result.stderr.contains("put -- before it"), "\(result.stderr)")
+    }
+
     @Test("kiosk help names the command it does not know; a known one's help still exits 0")
     func helpTopics() throws {
         let unknown = try CLI().run(["help", "proxy", "nope"])
