@@ -347,6 +347,8 @@ extension ConsoleWords {
         noSuchRequest: { "There is no request \($0) in the log; it may have been evicted." },
         badRequestID: "A request id is a positive whole number.",
         diffNeedsTwoIDs: "Give two request ids to compare: a and b, whole numbers from 1.",
-        notPausedAnyMore: { "Request \($0) is not paused any more: it was decided or its timeout continued it." }
+        notPausedAnyMore: { "Request \($0) is not paused any more: it was decided or its timeout continued it." },
+        touchPhrase: { $0.english },
+        ruleActions: { $0.summary }
     )
 }

@@ -393,7 +393,9 @@ extension ConsoleWords {
         noSuchRequest: { "No hay ninguna solicitud n.º \($0) en el registro; puede que se haya descartado." },
         badRequestID: "Un id de solicitud es un número entero positivo.",
         diffNeedsTwoIDs: "Indica dos ids de solicitud para comparar: a y b, números enteros desde 1.",
-        notPausedAnyMore: { "La solicitud n.º \($0) ya no está en pausa: se decidió o su tiempo de espera la dejó seguir." }
+        notPausedAnyMore: { "La solicitud n.º \($0) ya no está en pausa: se decidió o su tiempo de espera la dejó seguir." },
+        touchPhrase: spanishTouchPhrase,
+        ruleActions: spanishRuleActions
     )
 }
 
@@ -405,4 +407,54 @@ extension ConsoleWords {
         let prefix = key.rawValue + ": "
         return key.rawValue + " debe ser " + (meaning.hasPrefix(prefix) ? String(meaning.dropFirst(prefix.count)) : meaning)
     }
+}
+
+/// What a mock, a breakpoint, a resend or a rule did, in Spanish (`ConsoleWords.touchPhrase`).
+private func spanishTouchPhrase(_ phrase: ExchangeTouch.Phrase) -> String {
+    switch phrase {
+    case .mockAnswered(let status): "respondió con el estado \(status), sin el origen"
+    case .resent(let changes) where changes.isEmpty: "enviada de nuevo sin cambios"
+    case .resent(let changes):
+        "enviada de nuevo con cambios: " + changes.map { change in
+            switch change {
+            case let .method(from, to): "método \(from) → \(to)"
+            case let .url(from, to): "URL \(from) → \(to)"
+            case let .query(from, to): "consulta \(from) → \(to)"
+            case .headerAdded(let name): "cabecera \(name) añadida"
+            case .headerRemoved(let name): "cabecera \(name) quitada"
+            case .headerChanged(let name): "cabecera \(name) cambiada"
+            case .body: "cuerpo cambiado"
+            }
+        }.joined(separator: "; ")
+    case .breakpoint(let outcome):
+        switch outcome {
+        case .requestAborted: "abortada en el punto de interrupción de la solicitud: nunca se envió"
+        case .requestEdited: "la solicitud se editó en el punto de interrupción de la solicitud"
+        case .answeredAtRequest: "respondida en el punto de interrupción de la solicitud, sin enviarla"
+        case .answeredAtError: "respondida en el punto de interrupción del error en lugar del error"
+        case .errorAborted: "abortada en el punto de interrupción del error"
+        case .responseEdited: "la respuesta se editó en el punto de interrupción de la respuesta"
+        case .responseAborted(let status): "abortada en el punto de interrupción de la respuesta: el \(status) del origen nunca llegó a la app"
+        }
+    case .ruleFoundNoAnswer: "la solicitud falló antes de que llegara una respuesta: nada que reescribir"
+    }
+}
+
+/// What a rewrite rule does, in Spanish (`ConsoleWords.ruleActions`): "estado 503 · quitar ETag · JSON Patch · +800 ms".
+private func spanishRuleActions(_ actions: RewriteRule.Actions) -> String {
+    var parts: [String] = []
+    if let status = actions.status { parts.append("estado \(status)") }
+    if !actions.removeHeaders.isEmpty { parts.append("quitar " + actions.removeHeaders.joined(separator: ", ")) }
+    if !actions.setHeaders.isEmpty { parts.append("fijar " + actions.setHeaders.map(\.name).joined(separator: ", ")) }
+    if actions.patch != nil { parts.append("JSON Patch") }
+    if let latency = actions.latencyMilliseconds, latency > 0 { parts.append("+\(latency) ms") }
+    if let failure = actions.failure {
+        let said = switch failure {
+        case .timeout: "agotar el tiempo"
+        case .offline: "no poder conectar (sin conexión)"
+        case .reset: "conexión restablecida"
+        }
+        parts.append("fallar: " + said)
+    }
+    return parts.isEmpty ? "nada" : parts.joined(separator: " · ")
 }

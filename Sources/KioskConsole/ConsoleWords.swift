@@ -376,6 +376,10 @@ struct ConsoleWords: Sendable {
     let badRequestID: String
     let diffNeedsTwoIDs: String
     let notPausedAnyMore: @Sendable (Int64) -> String
+    /// What a mock, a breakpoint, a resend or a rule did to an exchange (`ExchangeTouch.Phrase`).
+    let touchPhrase: @Sendable (ExchangeTouch.Phrase) -> String
+    /// What a rewrite rule does, in short: "status 503 · remove ETag · JSON Patch · +800 ms".
+    let ruleActions: @Sendable (RewriteRule.Actions) -> String
 }
 
 extension ConsoleWords {

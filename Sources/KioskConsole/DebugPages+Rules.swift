@@ -29,7 +29,7 @@ extension DebugPages {
                     E.element("td", [], [E.element("a", [Attribute.localHref(ConsoleRoute.rule(rule.id).path)], [.text(rule.displayName)]),
                                          E.element("span", [.class("subtitle")], [.text(DebugPages.origin(rule.origin, w))])]),
                     E.element("td", [.class("url")], [.text(rule.match.summary)]),
-                    E.element("td", [], [.text(rule.actions.summary)]),
+                    E.element("td", [], [.text(w.ruleActions(rule.actions))]),
                     E.element("td", [.class("num")], [.text(String(rule.hits))]),
                     E.element("td", [], [
                         Pages.postForm(action: ConsoleRoute.ruleAction(rule.id, rule.isEnabled ? .disable : .enable).path, fields: [],
@@ -147,10 +147,12 @@ extension DebugPages {
             case .insecure: link = (ConsoleRoute.proxy.path, w.insecureTouch)
             case .uncleanEnd: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.uncleanEndTouch)
             }
+            // In the page's language where the touch says it as data; else as it was written (in English).
+            let said = touch.phrase.map(w.touchPhrase) ?? touch.detail
             return E.element("li", [.class(touch.applied ? "applied" : "skipped")], [
                 E.element("a", [Attribute.localHref(link.path)], [.text(link.label)]),
-                touch.applied ? .text(w.applied + touch.detail)
-                    : E.group([" — ", E.element("strong", [], [.text(w.didNotApply)]), .text(": " + touch.detail)]),
+                touch.applied ? .text(w.applied + said)
+                    : E.group([" — ", E.element("strong", [], [.text(w.didNotApply)]), .text(": " + said)]),
             ])
         }
         return E.element("section", [.class("touched-by")], [

@@ -31,8 +31,10 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
     public var name: String
     /// Whether it acted; false when it matched but did not apply (its patch failed, say).
     public var applied: Bool
-    /// What it did ("status 503; removed ETag"), or why it did not apply.
+    /// What it did ("status 503; removed ETag"), or why it did not apply, in English.
     public var detail: String
+    /// What `detail` says, as data, for the faces that say it in another language; nil where `detail` is all there is.
+    public var phrase: Phrase?
 
     public init(kind: Kind, id: Int, name: String, applied: Bool = true, detail: String) {
         self.kind = kind
@@ -42,9 +44,102 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         self.detail = detail
     }
 
+    /// A touch whose detail is `phrase`, in English.
+    public init(kind: Kind, id: Int, name: String, applied: Bool = true, phrase: Phrase) {
+        self.init(kind: kind, id: id, name: name, applied: applied, detail: phrase.english)
+        self.phrase = phrase
+    }
+
     /// The same touch with its texts passed through `transform` (to scrub secrets before it is stored).
     public func mapText(_ transform: (String) -> String) -> ExchangeTouch {
-        ExchangeTouch(kind: kind, id: id, name: transform(name), applied: applied, detail: transform(detail))
+        var touch = ExchangeTouch(kind: kind, id: id, name: transform(name), applied: applied, detail: transform(detail))
+        touch.phrase = phrase?.mapText(transform)
+        return touch
+    }
+
+    /// What a mock, a breakpoint, a resend or a rule did, as data (its English is `english`).
+    public enum Phrase: Sendable, Hashable, Codable {
+        /// A mock answered in place of the upstream.
+        case mockAnswered(status: Int)
+        /// A logged request sent again, with what was changed (none: as it was).
+        case resent(changes: [ResendChange])
+        /// At a breakpoint.
+        case breakpoint(BreakpointOutcome)
+        /// A rule matched a request that failed before any answer came.
+        case ruleFoundNoAnswer
+
+        /// In English: what `detail` holds.
+        public var english: String {
+            switch self {
+            case .mockAnswered(let status): "answered with status \(status), without the upstream"
+            case .resent(let changes) where changes.isEmpty: "sent again unchanged"
+            case .resent(let changes): "sent again edited: " + changes.map(\.english).joined(separator: "; ")
+            case .breakpoint(let outcome): outcome.english
+            case .ruleFoundNoAnswer: "the request failed before an answer arrived: nothing to rewrite"
+            }
+        }
+
+        func mapText(_ transform: (String) -> String) -> Phrase {
+            guard case .resent(let changes) = self else { return self }
+            return .resent(changes: changes.map { $0.mapText(transform) })
+        }
+    }
+
+    /// One difference between a request sent again and the logged one.
+    public enum ResendChange: Sendable, Hashable, Codable {
+        case method(from: String, to: String)
+        case url(from: String, to: String)
+        case query(from: String, to: String)
+        case headerAdded(String)
+        case headerRemoved(String)
+        case headerChanged(String)
+        case body
+
+        /// In English: "method GET → POST", "header X-Debug added".
+        public var english: String {
+            switch self {
+            case let .method(from, to): "method \(from) → \(to)"
+            case let .url(from, to): "URL \(from) → \(to)"
+            case let .query(from, to): "query \(from) → \(to)"
+            case .headerAdded(let name): "header \(name) added"
+            case .headerRemoved(let name): "header \(name) removed"
+            case .headerChanged(let name): "header \(name) changed"
+            case .body: "body changed"
+            }
+        }
+
+        func mapText(_ transform: (String) -> String) -> ResendChange {
+            switch self {
+            case let .url(from, to): .url(from: transform(from), to: transform(to))
+            case let .query(from, to): .query(from: transform(from), to: transform(to))
+            default: self
+            }
+        }
+    }
+
+    /// What was done with an exchange at a breakpoint.
+    public enum BreakpointOutcome: Sendable, Hashable, Codable {
+        case requestAborted
+        case requestEdited
+        case answeredAtRequest
+        case answeredAtError
+        case errorAborted
+        case responseEdited
+        /// The upstream's answer, of this status, never reached the app.
+        case responseAborted(status: Int)
+
+        /// In English.
+        public var english: String {
+            switch self {
+            case .requestAborted: "aborted at the request breakpoint: never sent"
+            case .requestEdited: "the request was edited at the request breakpoint"
+            case .answeredAtRequest: "answered at the request breakpoint, without sending it"
+            case .answeredAtError: "answered at the error breakpoint instead of the error"
+            case .errorAborted: "aborted at the error breakpoint"
+            case .responseEdited: "the response was edited at the response breakpoint"
+            case .responseAborted(let status): "aborted at the response breakpoint: the upstream's \(status) never reached the app"
+            }
+        }
     }
 }
 

@@ -342,14 +342,14 @@ public final class BreakpointTransport: HTTPTransport {
         if setting.request == .pause {
             let (id, decision) = await breakpoints.pause(phase: .request, request: request, response: nil, error: nil)
             switch decision {
-            case .abort: throw abort(request, since: started, touch: Self.touch(id, request, "aborted at the request breakpoint: never sent"))
+            case .abort: throw abort(request, since: started, touch: Self.touch(id, request, .requestAborted))
             case .continueWithRequest(let query, let headers):
                 outgoing = try Self.edited(request, query: query, headers: headers)
                 // The capture below records the edit with the exchange it sends.
-                outgoing.touches.append(Self.touch(id, request, "the request was edited at the request breakpoint"))
+                outgoing.touches.append(Self.touch(id, request, .requestEdited))
             case .continueWithResponse(let status, let body):
                 return answer(request, status: status, body: body, since: started,
-                              touch: Self.touch(id, request, "answered at the request breakpoint, without sending it"))
+                              touch: Self.touch(id, request, .answeredAtRequest))
             case .continueUnchanged: break
             }
         }
@@ -362,8 +362,8 @@ public final class BreakpointTransport: HTTPTransport {
             switch decision {
             case .continueWithResponse(let status, let body):
                 return answer(outgoing, status: status, body: body, since: started,
-                              touch: Self.touch(id, outgoing, "answered at the error breakpoint instead of the error"))
-            case .abort: throw abort(outgoing, since: started, touch: Self.touch(id, outgoing, "aborted at the error breakpoint"))
+                              touch: Self.touch(id, outgoing, .answeredAtError))
+            case .abort: throw abort(outgoing, since: started, touch: Self.touch(id, outgoing, .errorAborted))
             case .continueUnchanged, .continueWithRequest: throw error
             }
         }
@@ -373,16 +373,16 @@ public final class BreakpointTransport: HTTPTransport {
         switch decision {
         case .continueWithResponse(let status, let body):
             return answer(outgoing, status: status, body: body, headers: response.headers, since: started,
-                          touch: Self.touch(id, outgoing, "the response was edited at the response breakpoint"))
+                          touch: Self.touch(id, outgoing, .responseEdited))
         case .abort:
             throw abort(outgoing, since: started,
-                        touch: Self.touch(id, outgoing, "aborted at the response breakpoint: the upstream's \(response.status) never reached the app"))
+                        touch: Self.touch(id, outgoing, .responseAborted(status: response.status)))
         case .continueUnchanged, .continueWithRequest: return response
         }
     }
 
-    private static func touch(_ id: Int, _ request: HTTPRequest, _ detail: String) -> ExchangeTouch {
-        ExchangeTouch(kind: .breakpoint, id: id, name: request.endpoint, detail: detail)
+    private static func touch(_ id: Int, _ request: HTTPRequest, _ outcome: ExchangeTouch.BreakpointOutcome) -> ExchangeTouch {
+        ExchangeTouch(kind: .breakpoint, id: id, name: request.endpoint, phrase: .breakpoint(outcome))
     }
 
     /// An answer made at a breakpoint: marked edited (the store never keeps it) and logged as `edited`.

@@ -48,25 +48,25 @@ public struct ComposedRequest: Sendable, Hashable {
                   body: record.requestBody.map { String(decoding: $0.data, as: UTF8.self) })
     }
 
-    /// What differs from `original`, in words, for the new exchange's record ("method GET → POST",
-    /// "page=1 → page=2", "header X-Debug added"); empty when nothing does.
-    public func changes(from original: ComposedRequest) -> [String] {
-        var changes: [String] = []
-        if method != original.method { changes.append("method \(original.method) → \(method)") }
-        if url != original.url { changes.append("URL \(original.url) → \(url)") }
+    /// What differs from `original`, for the new exchange's record ("method GET → POST", "page=1 → page=2",
+    /// "header X-Debug added" in English); empty when nothing does.
+    public func changes(from original: ComposedRequest) -> [ExchangeTouch.ResendChange] {
+        var changes: [ExchangeTouch.ResendChange] = []
+        if method != original.method { changes.append(.method(from: original.method, to: method)) }
+        if url != original.url { changes.append(.url(from: original.url, to: url)) }
         if queryItems != original.queryItems {
             func text(_ items: [QueryItem]) -> String { items.isEmpty ? "none" : items.map { "\($0.name)=\($0.value)" }.joined(separator: "&") }
-            changes.append("query \(text(original.queryItems)) → \(text(queryItems))")
+            changes.append(.query(from: text(original.queryItems), to: text(queryItems)))
         }
         let names = { (headers: [RequestRecord.HeaderField]) in Set(headers.map { $0.name.lowercased() }) }
         let before = names(original.headers), after = names(headers)
-        for name in after.subtracting(before).sorted() { changes.append("header \(name) added") }
-        for name in before.subtracting(after).sorted() { changes.append("header \(name) removed") }
+        for name in after.subtracting(before).sorted() { changes.append(.headerAdded(name)) }
+        for name in before.subtracting(after).sorted() { changes.append(.headerRemoved(name)) }
         for name in before.intersection(after).sorted() {
             let values = { (headers: [RequestRecord.HeaderField]) in headers.filter { $0.name.lowercased() == name }.map(\.value) }
-            if values(original.headers) != values(headers) { changes.append("header \(name) changed") }
+            if values(original.headers) != values(headers) { changes.append(.headerChanged(name)) }
         }
-        if (body ?? "") != (original.body ?? "") { changes.append("body changed") }
+        if (body ?? "") != (original.body ?? "") { changes.append(.body) }
         return changes
     }
 }
@@ -113,8 +113,7 @@ extension Debugger {
             throw KioskError.invalidRequest("Cannot send request #\(record.id) again: a secret of it is not known.")
         }
         let changes = composed.changes(from: original)
-        let touch = ExchangeTouch(kind: .resend, id: Int(record.id), name: "request #\(record.id)",
-                                  detail: changes.isEmpty ? "sent again unchanged" : "sent again edited: " + changes.joined(separator: "; "))
+        let touch = ExchangeTouch(kind: .resend, id: Int(record.id), name: "request #\(record.id)", phrase: .resent(changes: changes))
         let lastBefore = try log?.records(matching: RequestFilter(limit: 1)).first?.id ?? 0
         var result = Resent()
         // An app's exchange through the proxy goes back the way it came: the proxy's pipeline, to any host.

@@ -192,7 +192,7 @@ public final class MockingTransport: HTTPTransport {
                     value: CacheStatus(recordedAs: .mocked, status: rule.status, isConditional: false, hasError: false).headerValue)
         rules.saveHits()
         request.note(ExchangeTouch(kind: .mock, id: rule.id, name: "\(rule.method) \(rule.urlPattern)",
-                                   detail: "answered with status \(rule.status), without the upstream"))
+                                   phrase: .mockAnswered(status: rule.status)))
         return HTTPResponse(status: rule.status, headers: headers, body: rule.body, url: request.url,
                             timings: RequestTimings(total: 0))
     }

@@ -404,6 +404,10 @@ struct CompiledRewriteRule: Sendable {
         ExchangeTouch(kind: .rule, id: rule.id, name: rule.displayName, applied: applied, detail: detail)
     }
 
+    func touch(applied: Bool, _ phrase: ExchangeTouch.Phrase) -> ExchangeTouch {
+        ExchangeTouch(kind: .rule, id: rule.id, name: rule.displayName, applied: applied, phrase: phrase)
+    }
+
     /// What applying the rule to an answer gives.
     enum Outcome {
         /// The rewritten answer and what was done.

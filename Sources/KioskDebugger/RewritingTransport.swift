@@ -55,7 +55,7 @@ public final class RewritingTransport: HTTPTransport {
             response = try await base.send(outgoing)
         } catch {
             for rule in matched {
-                request.note(rule.touch(applied: false, "the request failed before an answer arrived: nothing to rewrite"))
+                request.note(rule.touch(applied: false, .ruleFoundNoAnswer))
             }
             throw error
         }

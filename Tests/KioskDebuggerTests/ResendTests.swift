@@ -112,7 +112,7 @@ struct ResendTests {
         edited.body = "hello"
         // When the changes are listed
         // Then each is named, old → new where it helps
-        #expect(edited.changes(from: original) == [
+        #expect(edited.changes(from: original).map(\.english) == [
             "method GET → HEAD", "query api-key=<redacted> → api-key=<redacted>&page=2",
             "header x-new added", "header authorization removed", "header accept changed", "body changed",
         ])

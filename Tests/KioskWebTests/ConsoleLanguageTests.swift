@@ -102,6 +102,31 @@ struct ConsoleLanguageTests {
         }
     }
 
+    @Test("What a mock did to an exchange, and what a rule does, are said in the page's language")
+    func touchesInSpanish() async throws {
+        try await withWeb { harness, client in
+            // Given a mock answering the dogs list at the address it was read from, and a rule answering Rick and Morty with a 503
+            _ = try await client.get("/dogs")
+            let url = try #require(try harness.kiosk.debugger.records(matching: RequestFilter()).first { $0.endpoint == "dogs.list" }?.url)
+            try harness.kiosk.debugger.mocks.add([MockRule(method: "GET", urlPattern: url, status: 200,
+                                                           headers: [], body: Data("[]".utf8), origin: "test")])
+            _ = try harness.kiosk.debugger.rules.add(try RewriteRule(json: Data(#"{"match": {"endpoint": "rickandmorty.characters"}, "actions": {"status": 503}}"#.utf8),
+                                                                   origin: "test"))
+            // When the dogs list is read (the mock answers) and the console opened in Spanish
+            _ = try await client.get("/dogs?refresh=1")
+            let listed = try #require(try harness.kiosk.debugger.records(matching: RequestFilter()).first { $0.endpoint == "dogs.list" })
+            let record = try #require(try harness.kiosk.debugger.record(id: listed.id))
+            let spanish: HTTPFields = [.acceptLanguage: "es"]
+            let page = try await client.get(ConsoleRoute.request(record.id).path, headers: spanish).body
+            let rules = try await client.get(ConsoleRoute.rules.path, headers: spanish).body
+            // Then the request says what the mock did, and the rules list what the rule does, in Spanish
+            #expect(page.contains("respondió con el estado 200, sin el origen") && !page.contains("without the upstream"), "\(page)")
+            #expect(rules.contains("estado 503"), "\(rules)")
+            // And the log and its JSON keep the English
+            #expect(record.touchedBy.first?.detail == "answered with status 200, without the upstream", "\(record.url) \(record.touchedBy)")
+        }
+    }
+
     @Test("A row pushed by the live feed is in the language of the console that follows it")
     func liveRowsFollowTheLanguage() {
         // Given a record that made no exchange (answered from the store)
