@@ -522,7 +522,9 @@ final class ProxyCachingTransport: HTTPTransport {
         let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
         let ageValue = entry.headers["Age"].flatMap(TimeInterval.init) ?? 0
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
-        return correctedInitialAge + max(0, now.timeIntervalSince(entry.responseTime))
+        // In whole seconds, as `Age` says it (RFC 9111 §5.1): `ttl` is then the lifetime less the `Age` sent beside it,
+        // the two adding up to the lifetime as an app reading them expects.
+        return (correctedInitialAge + max(0, now.timeIntervalSince(entry.responseTime))).rounded(.down)
     }
 
     /// Whether a 304 to a request `asked` with its conditions speaks of the stored `entry`, and so may renew it (RFC 9111

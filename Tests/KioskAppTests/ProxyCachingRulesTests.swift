@@ -80,6 +80,8 @@ struct ProxyCachingRulesTests {
         // A Date 50 s before it came: an apparent age of 50
         let date = HTTPDate.format(received.addingTimeInterval(-50))
         #expect(ProxyCachingTransport.currentAge(of: entry(["Date": date]), at: now) == 150)
+        // In whole seconds, as Age is sent: 102.7 s resident reads 102, so that Age and ttl add up to the lifetime
+        #expect(ProxyCachingTransport.currentAge(of: entry([:]), at: now.addingTimeInterval(0.7)) == 102)
     }
 
     @Test("Freshness lifetime: max-age, else Expires less Date, else a tenth since Last-Modified (at most a day); no-cache is none",
