@@ -211,6 +211,9 @@ extension ConsoleWords {
         proxyCacheEmpty: "Nothing is stored yet.",
         proxyCacheCannotStore: "The cache cannot store answers now; the proxy goes on without storing them. Why: ",
         proxyCacheAnswersOf: { "Its most recently used answers (\($0))" },
+        proxyCacheMoreAnswers: { shown, total, host in
+            "The \(shown) most recently used of \(total); `kiosk proxy cache list --host \(host)` lists every one."
+        },
         proxyCacheEntry: "Stored answer",
         proxyCacheEntryFacts: { status, age, hits in
             "Status \(status), stored \(Age(Double(age)).english), given from the cache \(hits) \(hits == 1 ? "time" : "times")."

@@ -244,6 +244,9 @@ extension ConsoleWords {
         proxyCacheEmpty: "Todavía no hay nada guardado.",
         proxyCacheCannotStore: "La caché no puede guardar respuestas ahora; el proxy sigue sin guardarlas. Motivo: ",
         proxyCacheAnswersOf: { "Sus respuestas usadas más recientemente (\($0))" },
+        proxyCacheMoreAnswers: { shown, total, host in
+            "Las \(shown) usadas más recientemente de \(total); `kiosk proxy cache list --host \(host)` las lista todas."
+        },
         proxyCacheEntry: "Respuesta guardada",
         proxyCacheEntryFacts: { status, age, hits in
             "Estado \(status), guardada \(Age(Double(age)).compact.map { "hace \($0)" } ?? "ahora mismo"), dada desde la caché \(hits) \(hits == 1 ? "vez" : "veces")."

@@ -229,6 +229,8 @@ struct ConsoleWords: Sendable {
     let proxyCacheCannotStore: String
     /// The summary of a host's list of stored answers.
     let proxyCacheAnswersOf: @Sendable (String) -> String
+    /// Under a host's answers when there are more than shown: how many, and the command that lists them all.
+    let proxyCacheMoreAnswers: @Sendable (_ shown: Int, _ total: Int, _ host: String) -> String
     /// One stored answer's page: its title, its status, age in seconds and uses, and the button that removes it.
     let proxyCacheEntry: String
     let proxyCacheEntryFacts: @Sendable (Int, Int, Int) -> String

@@ -105,10 +105,14 @@ extension DebugPages {
                     E.element("ul", [.class("paths")], entries.map { entry in
                         E.element("li", [], [
                             E.element("a", [Attribute.localHref(ConsoleRoute.proxyCacheEntry(entry.id).path)], [
-                                .text("\(entry.status) "), E.element("code", [], [.text(DebugPages.pathAndQuery(entry.url))]),
+                                // The method where it is not GET: a HEAD's answer is not a GET's.
+                                .text("\(entry.status) \(entry.method == "GET" ? "" : entry.method + " ")"),
+                                E.element("code", [], [.text(DebugPages.pathAndQuery(entry.url))]),
                             ]),
                         ])
                     }),
+                    host.entries > entries.count
+                        ? E.element("p", [.class("status")], [.text(w.proxyCacheMoreAnswers(entries.count, host.entries, host.host))]) : .empty,
                 ]),
             ])
         }
@@ -134,7 +138,8 @@ extension DebugPages {
             E.element("p", [], [.text("\(entry.method) "), E.element("code", [], [.text(entry.url)])]),
             E.element("p", [.class("status")], [.text(w.proxyCacheEntryFacts(entry.status, age, entry.hits))]),
             headers(w.responseHeaders, fields, w),
-            bodySection(w.responseBody, CapturedBody(data: entry.body, originalSize: entry.body.count), w),
+            // Its first megabyte, as the request log keeps of a body: a page with a whole 16 MB answer in it is no page.
+            bodySection(w.responseBody, CapturedBody(capturing: entry.body, limit: 1 << 20), w),
             Pages.postForm(action: ConsoleRoute.proxyCache.path, fields: [("remove", String(entry.id))], label: w.proxyCacheRemove,
                            button: .text(w.proxyCacheRemove), className: "mock delete", context: context),
         ])

@@ -206,6 +206,33 @@ struct ConsoleProxyCacheTests {
         }
     }
 
+    @Test("A host with more answers than its list shows says how to list them all; a large stored body shows its first MB; HEAD is named")
+    func cacheSectionAtScale() async throws {
+        try await withWeb(configure: { $0.proxyCache = ProxyCacheConfiguration() }) { harness, client in
+            // Given a proxy whose cache holds 25 answers of one host, one of them a HEAD's and one of 2 MB
+            harness.kiosk.attachProxy { ConsoleProxyPageTests.overview }
+            let big = String(repeating: "x", count: 2 << 20)
+            var entries = (0..<23).map { #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/n\#($0)"}, "response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": "n"}}}"# }
+            entries.append(#"{"startedDateTime": "2026-01-01T00:00:02Z", "request": {"method": "HEAD", "url": "http://app.test/head"}, "response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": ""}}}"#)
+            entries.append(#"{"startedDateTime": "2026-01-01T00:00:01Z", "request": {"method": "GET", "url": "http://app.test/big"}, "response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": "\#(big)"}}}"#)
+            let archive = harness.directory.appendingPathComponent("many.har")
+            try Data(#"{"log": {"entries": [\#(entries.joined(separator: ","))]}}"#.utf8).write(to: archive)
+            #expect(try harness.kiosk.importIntoProxyCache(atPath: archive.path).stored == 25)
+            // When the page is opened
+            let page = try await client.get(ConsoleRoute.proxy.path).body
+            // Then the host's list says how many it shows and how to see them all
+            #expect(page.contains("The 20 most recently used of 25; `kiosk proxy cache list --host app.test` lists every one."), "\(page)")
+            // And the big answer's page carries its first megabyte only, and says so
+            let id = try #require(try harness.kiosk.proxyCacheEntries().first { $0.url.hasSuffix("/big") }?.id)
+            let entry = try await client.get(ConsoleRoute.proxyCacheEntry(id).path).body
+            #expect(entry.utf8.count < (1 << 20) + 100_000 && entry.utf8.count > 1 << 20)
+            #expect(entry.contains(HTML.text(ConsoleWords.english.truncatedTo(1 << 20)).rendered), "\(entry.suffix(2000))")
+            // And a HEAD's answer is named as one in the list
+            let head = try #require(try harness.kiosk.proxyCacheEntries().first { $0.url.hasSuffix("/head") })
+            #expect(page.contains(ConsoleRoute.proxyCacheEntry(head.id).path) && page.contains("200 HEAD <code>/head</code>"))
+        }
+    }
+
     @Test("In Spanish the cache section is Spanish; kiosk serve, with no proxy cache, answers its JSON with a 404")
     func cacheSpanishAndAbsent() async throws {
         try await withWeb(configure: { $0.proxyCache = ProxyCacheConfiguration() }) { harness, client in
