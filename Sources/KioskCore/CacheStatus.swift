@@ -218,6 +218,9 @@ extension CacheMatch {
     public var outcomes: [String]? {
         switch self {
         case .hit: ["hit"]
+        // `miss`, nothing stored could answer, is also what `uri-miss` and `vary-miss` say more precisely (the proxy's
+        // cache says those): a filter for misses finds them all.
+        case .forwarded(.miss): [CacheStatus.Forward.miss, .uriMiss, .varyMiss].map { "fwd=\($0.rawValue)" }
         case .forwarded(let reason): (reason.map { [$0] } ?? CacheStatus.Forward.allCases).map { "fwd=\($0.rawValue)" }
         case .decision, .stale: nil
         }

@@ -90,6 +90,23 @@ struct RequestLogFilterLanguageTests {
         #expect(try Self.names(log, filter) == expected)
     }
 
+    @Test("cache:miss (and fwd=miss) find the proxy's uri-miss and vary-miss too; fwd=uri-miss only its own")
+    func missesOfEveryKind() throws {
+        // Given a proxied answer nothing was stored for, one whose stored variant did not fit, and Kiosk's own miss
+        let log = try RequestLog.inMemory(configuration: Fixture.configuration())
+        for (name, forward) in [("uri", CacheStatus.Forward.uriMiss), ("vary", .varyMiss), ("own", .miss), ("stale", .stale)] {
+            try log.append(RequestRecord(startedAt: Date(), source: nil, endpoint: "app.test", method: "GET", url: "http://app.test/\(name)",
+                                         status: 200, timings: RequestTimings(total: 0.1), decision: .network,
+                                         cacheStatus: CacheStatus(.network, forward: forward, forwardStatus: 200)))
+        }
+        // When misses are asked for, each way the language writes them
+        // Then every miss is found, and the precise reasons find their own
+        #expect(try Self.names(log, "cache:miss") == ["own", "vary", "uri"])
+        #expect(try Self.names(log, "cache:fwd=miss") == ["own", "vary", "uri"])
+        #expect(try Self.names(log, "cache:fwd=uri-miss") == ["uri"])
+        #expect(try Self.names(log, "-cache:miss") == ["stale"])
+    }
+
     @Test("A record's Cache-Status is stored and read back as it was recorded, or as its exchange tells")
     func cacheStatusStored() throws {
         // Given a log with store answers recorded with their freshness, and exchanges recorded as they came
@@ -154,7 +171,7 @@ struct RequestLogFilterLanguageTests {
             }
         }
         // Then one decision, and one outcome of the Cache-Status, read their index in id order (no sort)
-        for filter in ["cache:offline", "cache:hit", "cache:fwd=miss"] {
+        for filter in ["cache:offline", "cache:hit", "cache:fwd=uri-miss"] {
             let plan = try plan(filter)
             #expect(plan.contains("USING INDEX logEntry_on_decision") || plan.contains("USING INDEX logEntryCacheOutcome"), "\(filter): \(plan)")
             #expect(!plan.contains("TEMP B-TREE"), "\(filter): \(plan)")
