@@ -98,12 +98,26 @@ public enum HAR {
         }
     }
 
-    /// A record as a `curl` command line (redacted: the secrets read `<redacted>`), quoted for a POSIX shell.
+    /// A record as a `curl` command line (redacted: the secrets read `<redacted>`), quoted for a POSIX shell. The fields
+    /// curl writes itself from the command, and those of the hop the record was made on, are left to it, as Chrome's
+    /// "Copy as cURL" does: a `Content-Length` kept would frame a body edited (or redacted) to another length wrongly,
+    /// and the proxy's own `Via` would make the command, sent through the proxy again, look like a loop.
     public static func curl(_ record: RequestRecord) -> String {
         var parts = ["curl"]
         if record.method != "GET" { parts += ["-X", quote(record.method)] }
         parts.append(quote(record.url))
-        for header in record.requestHeaders { parts += ["-H", quote("\(header.name): \(header.value)")] }
+        let leftToCurl: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "keep-alive", "via", "expect",
+                                       "proxy-connection", "te", "upgrade"]
+        for header in record.requestHeaders {
+            let name = header.name.lowercased()
+            guard !leftToCurl.contains(name) else { continue }
+            // curl asks for (and decodes) a compressed answer itself with --compressed, as the app did.
+            if name == "accept-encoding", ["gzip", "deflate", "br", "zstd"].contains(where: header.value.lowercased().contains) {
+                if !parts.contains("--compressed") { parts.append("--compressed") }
+                continue
+            }
+            parts += ["-H", quote("\(header.name): \(header.value)")]
+        }
         if let body = record.requestBody, let text = String(data: body.data, encoding: .utf8) {
             parts += ["--data-raw", quote(text)]
         }

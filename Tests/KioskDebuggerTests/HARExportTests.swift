@@ -50,6 +50,24 @@ struct HARExportTests {
         return (log, try #require(log["entries"] as? [[String: Any]]))
     }
 
+    @Test("Copy as cURL leaves to curl the fields it writes itself and the hop's own, so the command runs as the request did")
+    func curlCommand() {
+        // Given a logged POST as the upstream got it: its Host, length, the proxy's Via, a compressed answer asked for
+        let body = #"{"user":"bob","password":"<redacted>"}"#
+        let record = RequestRecord(startedAt: Date(), source: nil, endpoint: "app.test", method: "POST", url: "http://app.test/login",
+                                   requestHeaders: [.init(name: "Host", value: "app.test"), .init(name: "Content-Length", value: "41"),
+                                                    .init(name: "Via", value: "1.1 kiosk-abc"), .init(name: "Accept-Encoding", value: "gzip, br"),
+                                                    .init(name: "Content-Type", value: "application/json"),
+                                                    .init(name: "X-Api-Key", value: "<redacted>")],
+                                   requestBody: CapturedBody(data: Data(body.utf8), originalSize: 41), status: 200,
+                                   timings: RequestTimings(total: 0.1), decision: .network)
+        // When it is copied as cURL
+        let command = HAR.curl(record)
+        // Then the body goes with no stale length, no Host or Via, and curl asks for the compressed answer itself
+        #expect(command == "curl -X 'POST' 'http://app.test/login' --compressed -H 'Content-Type: application/json' "
+                + "-H 'X-Api-Key: <redacted>' --data-raw '\(body)'", "\(command)")
+    }
+
     @Test("The archive has a page holding every entry, a response for every entry, and each time is the sum of its timings")
     func shape() throws {
         // Given a session with every kind of answer and timing
