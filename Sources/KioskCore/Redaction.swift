@@ -63,6 +63,23 @@ public struct Redactor: Sendable, Hashable {
         return copy
     }
 
+    /// The values a request sends under secret names — its secret headers' (and, after an auth scheme such as `Bearer`,
+    /// the credentials alone), its secret query items' and its URL's password — to hide wherever else they appear (an
+    /// upstream echoing them in its body). Those of fewer than 6 characters are left out, as `hiding` leaves them.
+    public func credentials(in fields: HTTPHeaderFields, url: URL) -> [String] {
+        var values: [String] = []
+        for field in fields where headers.contains(field.name.lowercased()) {
+            let value = field.value.trimmingCharacters(in: .whitespaces)
+            values.append(value)
+            if let space = value.firstIndex(of: " ") { values.append(value[value.index(after: space)...].trimmingCharacters(in: .whitespaces)) }
+        }
+        if let password = url.password(percentEncoded: false) { values.append(password) }
+        if url.query?.contains("=") == true, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {
+            for item in items where queryItems.contains(item.name.lowercased()) { values.append(item.value ?? "") }
+        }
+        return values.filter { $0.count >= 6 }
+    }
+
     /// The URL as text with secret query values (and any password) replaced by `<redacted>`.
     /// Works on the text so that nothing else about the URL (order, encoding) changes.
     public func redact(_ url: URL) -> String {

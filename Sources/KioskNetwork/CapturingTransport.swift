@@ -149,8 +149,10 @@ public final class CapturingTransport: HTTPTransport {
     func record(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?,
                 elapsed: Duration, headElapsed: Duration? = nil, touches: [ExchangeTouch] = [], bodySize: Int? = nil,
                 requestBodySize: Int? = nil, upload: (kept: Data, size: Int)? = nil) -> RequestRecord {
-        // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear.
-        let redactor = request.secrets.isEmpty ? redactor : redactor.hiding(request.secrets)
+        // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear; and so are the
+        // credentials it sent under secret names (an app's token), which an upstream may echo in its body (httpbin does).
+        let secrets = request.secrets + redactor.credentials(in: request.headers, url: request.url)
+        let redactor = secrets.isEmpty ? redactor : redactor.hiding(secrets)
         var touches = touches
         let contentType = request.headers["Content-Type"]
         var requestBody = request.body.map { body in

@@ -48,6 +48,24 @@ struct CapturingTransportTests {
         #expect(record.timings.total >= 0)
     }
 
+    @Test("An app's own credentials (a secret header's value, a token, a secret query item) are hidden where the upstream echoes them")
+    func echoedCredentials() async throws {
+        // Given an upstream that echoes the request's headers and query in its body, as httpbin does
+        let upstream = ScriptedTransport([.respond(200, headers: ["Content-Type": "application/json"],
+                                                   body: #"{"headers":{"Authorization":"Bearer APPTOKEN-123456","X-Api-Key":"KEYSECRET9"},"args":{"access_token":"QUERYTOK42"},"user":"bob"}"#)])
+        let sink = RecordSink()
+        let capture = CapturingTransport(base: upstream, redactor: redactor, sink: sink.closure)
+        // When an app sends its token, its key and a query token (none of them Kiosk's own configured keys)
+        _ = try await capture.send(HTTPRequest(url: URL(string: "http://app.test/echo?access_token=QUERYTOK42&page=2")!,
+                                               headers: ["Authorization": "Bearer APPTOKEN-123456", "X-Api-Key": "KEYSECRET9"],
+                                               endpoint: "app.test"))
+        // Then the record's body has none of them, and the rest as it came
+        let record = try #require(sink.all.first)
+        let body = String(decoding: try #require(record.responseBody).data, as: UTF8.self)
+        for secret in ["APPTOKEN-123456", "KEYSECRET9", "QUERYTOK42"] { #expect(!body.contains(secret), "\(body)") }
+        #expect(body.contains(#""user":"bob""#) && body.contains(#""Authorization":"<redacted>""#), "\(body)")
+    }
+
     @Test("A JSON login's password and the token answering it are redacted at capture, in the request and the response bodies")
     func jsonBodies() async throws {
         // Given a JSON login answered with an OAuth token, as a JSON document
