@@ -135,7 +135,7 @@ extension ConsoleWords {
         enableRule: { "Activar la regla \($0)" },
         disableRule: { "Desactivar la regla \($0)" },
         deleteRule: { "Eliminar la regla \($0)" },
-        state: "Estado",
+        state: "Activación",
         hits: "Usos",
         actions: "Acciones",
         debugToken: "Token de depuración",

@@ -208,10 +208,10 @@ extension Pages {
     private static func location(_ item: CatalogItem, _ location: RickAndMortyLocation, linked: LinkedItems,
                                  context: ViewContext) -> [HTML] {
         let words = context.language.linked
-        let known = { (text: String) in text.isEmpty || text.lowercased() == "unknown" ? words.unknown : text }
+        let known = { (text: String, unknown: String) in text.isEmpty || text.lowercased() == "unknown" ? unknown : text }
         let rows: [(String, String)] = [
-            (context.strings.field("Type"), known(location.type)),
-            (words.dimension, known(location.dimension)),
+            (context.strings.field("Type"), known(location.type, words.unknown)),
+            (words.dimension, known(location.dimension, words.unknownDimension)),
             (words.residents, Localized.number(location.residents.count, language: context.language)),
         ]
         return [heading(item), E.element("dl", [], rows.flatMap { name, value in

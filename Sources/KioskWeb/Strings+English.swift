@@ -8,7 +8,7 @@ extension Strings {
     static let english = Strings(
         home: "Home", favorites: "Favorites", catalogs: "Catalogs",
         tagline: "Offline-first reader: everything you have seen stays readable without a network.",
-        skipToContent: "Skip to content", languageSwitch: "Language", search: "Search", go: "Go", any: "any",
+        skipToContent: "Skip to content", languageSwitch: "Language", search: "Search", go: "Go", any: "Any",
         refresh: "Refresh", retry: "Retry", stale: "stale", refreshing: "refreshing…", nothingHere: "Nothing here.",
         noFavorites: "No favorites yet. Tap a star to keep an item here, readable offline.", noMatches: "No matches.",
         previous: "‹ Previous", next: "Next ›", pages: "Pages", edit: "Edit", done: "Done", reset: "Reset",
@@ -95,7 +95,7 @@ extension LinkedStrings {
     static let english = LinkedStrings(
         onThisPage: "On this page", places: "Places", origin: "Origin", lastLocation: "Last known location",
         episode: "Episode", episodes: "Episodes", characters: "Characters", residents: "Residents", aired: "Aired", dimension: "Dimension",
-        unknown: "Unknown", notSaved: "not saved on this device yet",
+        unknown: "Unknown", unknownDimension: "Unknown", notSaved: "not saved on this device yet",
         residentCount: { $0 == "1" ? "1 resident" : "\($0) residents" },
         missing: { $0 == 1 ? "1 linked item is not saved on this device and could not be fetched."
                    : "\($0) linked items are not saved on this device and could not be fetched." },
@@ -115,7 +115,7 @@ extension DeviceStrings {
         unreachable: "Kiosk is unreachable — showing what this device saved {ago}",
         slow: "Kiosk is taking too long to answer — showing what this device saved {ago}",
         holds: "This device holds {size} of {limit}: {pages} and {images}.",
-        savedAgo: "Last saved for offline {ago}.", neverSaved: "Not saved for offline yet.",
+        savedAgo: "Last saved for offline {ago}.", neverSaved: "Pages are kept as you read them; the full save for offline reading has not run yet.",
         saving: "Saving for offline… {done} of {total}",
         persisted: "The browser keeps it until you clear it.",
         notPersisted: "The browser may clear it when the device runs low on space.",

@@ -8,7 +8,7 @@ extension Strings {
     static let spanish = Strings(
         home: "Inicio", favorites: "Favoritos", catalogs: "Catálogos",
         tagline: "Lector sin conexión: todo lo que has visto sigue disponible sin red.",
-        skipToContent: "Saltar al contenido", languageSwitch: "Idioma", search: "Buscar", go: "Ir", any: "todos",
+        skipToContent: "Saltar al contenido", languageSwitch: "Idioma", search: "Buscar", go: "Ir", any: "Todos",
         refresh: "Actualizar", retry: "Reintentar", stale: "desactualizado", refreshing: "actualizando…",
         nothingHere: "No hay nada aquí.",
         noFavorites: "Aún no hay favoritos. Toca una estrella para guardar un elemento aquí, legible sin conexión.",
@@ -144,7 +144,7 @@ extension LinkedStrings {
     static let spanish = LinkedStrings(
         onThisPage: "En esta página", places: "Lugares", origin: "Origen", lastLocation: "Última ubicación conocida",
         episode: "Episodio", episodes: "Episodios", characters: "Personajes", residents: "Residentes", aired: "Emitido", dimension: "Dimensión",
-        unknown: "Desconocido", notSaved: "aún no guardado en este dispositivo",
+        unknown: "Desconocido", unknownDimension: "Desconocida", notSaved: "aún no guardado en este dispositivo",
         residentCount: { $0 == "1" ? "1 residente" : "\($0) residentes" },
         missing: { $0 == 1 ? "1 elemento enlazado no está guardado en este dispositivo y no se pudo obtener."
                    : "\($0) elementos enlazados no están guardados en este dispositivo y no se pudieron obtener." },
@@ -164,7 +164,7 @@ extension DeviceStrings {
         unreachable: "Kiosk no responde: se muestra lo que este dispositivo guardó {ago}",
         slow: "Kiosk tarda demasiado en responder: se muestra lo que este dispositivo guardó {ago}",
         holds: "Este dispositivo guarda {size} de {limit}: {pages} y {images}.",
-        savedAgo: "Guardado para leer sin conexión {ago}.", neverSaved: "Aún no se ha guardado nada para leer sin conexión.",
+        savedAgo: "Guardado para leer sin conexión {ago}.", neverSaved: "Las páginas se guardan al leerlas; el guardado completo para leer sin conexión aún no se ha hecho.",
         saving: "Guardando para leer sin conexión… {done} de {total}",
         persisted: "El navegador lo conserva hasta que lo borres.",
         notPersisted: "El navegador puede borrarlo si el dispositivo se queda sin espacio.",

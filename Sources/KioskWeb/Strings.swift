@@ -267,7 +267,9 @@ extension Language {
 
 /// The words of linked items: a character's episodes and places, a location's residents.
 struct LinkedStrings: Sendable {
-    let onThisPage, places, origin, lastLocation, episode, episodes, characters, residents, aired, dimension, unknown, notSaved: String
+    /// `unknownDimension`: "unknown" said of a dimension, which Spanish says in the feminine ("Desconocida").
+    let onThisPage, places, origin, lastLocation, episode, episodes, characters, residents, aired, dimension, unknown, unknownDimension,
+        notSaved: String
     let residentCount: @Sendable (String) -> String
     let missing, skipped: @Sendable (Int) -> String
 

@@ -97,6 +97,19 @@ struct ReaderLanguageTests {
         }
     }
 
+    @Test("An unknown dimension agrees with its noun in Spanish (Desconocida), and a filter's 'any' is capitalized as its values")
+    func spanishAgreement() async throws {
+        try await withWeb { _, client in
+            // Given a location whose dimension the catalog does not know (the demo's location 3)
+            let page = try await client.get("/rickandmorty/location-3", headers: [.acceptLanguage: "es"])
+            // Then Spanish says it in the feminine, as dimensión is
+            #expect(page.body.contains("<dt>Dimensión</dt><dd>Desconocida</dd>"), "\(page.body)")
+            // And the filters' first choice reads as the others do
+            let list = try await client.get("/rickandmorty", headers: [.acceptLanguage: "es"])
+            #expect(list.body.contains("<option value=\"\">Todos</option>"))
+        }
+    }
+
     @Test("A list address asking for what the list does not offer is a 400 said in the page's language, the JSON keeping the detail",
           arguments: [
             ("/rickandmorty?status=zombie", "Estado no puede ser «zombie» aquí; elige entre: Vivo, Muerto, Desconocido.",
