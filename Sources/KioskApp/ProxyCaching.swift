@@ -124,7 +124,10 @@ final class ProxyCachingTransport: HTTPTransport {
                 if request.method == "GET", let key, let cache, case .found? = try? await lookup(method: "HEAD", key, in: cache, using: false) {
                     return Self.notStored(request, onlyHead: true)
                 }
-                return Self.notStored(request)
+                // Answers of this URL stored for other credentials or headers (an archive's, recorded with its cookies):
+                // said, since "never fetched" would be wrong, and which of them differ is the app's to see.
+                let othersHeld = readable && ((try? cache?.holdsAnswers(method: request.method, url: request.url.absoluteString)) ?? false)
+                return Self.notStored(request, storedForOthers: othersHeld)
             }
             return answer(from: entry, to: request, status: CacheStatus(.offline))
         }
@@ -393,20 +396,26 @@ final class ProxyCachingTransport: HTTPTransport {
     }
 
     /// The offline answer to what is not stored: a 504 saying so.
-    private static func notStored(_ request: HTTPRequest, onlyIfCached: Bool = false, onlyHead: Bool = false) -> HTTPResponse {
+    private static func notStored(_ request: HTTPRequest, onlyIfCached: Bool = false, onlyHead: Bool = false,
+                                  storedForOthers: Bool = false) -> HTTPResponse {
         let text = onlyIfCached
             ? "The request asked for a stored answer only (Cache-Control: only-if-cached), and none fresh is stored for "
                 + "\(request.method) \(request.url.absoluteString).\n"
             : onlyHead
             ? "Kiosk's proxy is offline and has only a HEAD's answer for \(request.url.absoluteString) (its fields, no body): the "
                 + "app never fetched it with GET through the proxy. Go online to fetch it.\n"
+            : storedForOthers
+            ? "Kiosk's proxy is offline and holds answers for \(request.method) \(request.url.absoluteString), but each for other "
+                + "credentials or headers (Authorization, Cookie, or a field the answer's Vary names, as an archive recorded them): "
+                + "one identity's answer is never given to another. Send the request as it was recorded, or go online.\n"
             : request.method == "GET" || request.method == "HEAD"
             ? "Kiosk's proxy is offline and has no stored answer for \(request.method) \(request.url.absoluteString): it was "
                 + "never fetched through the proxy (or not with this request's credentials and headers). Go online to fetch it.\n"
             : "Kiosk's proxy is offline: a \(request.method) is not sent, and only GET and HEAD answers are stored.\n"
         var response = HTTPResponse(status: 504, headers: ["Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"],
                                     body: Data(text.utf8), url: request.url)
-        mark(&response, CacheStatus(.offline, forward: .miss))
+        // Stored, but for another variant or identity: RFC 9211's vary-miss; else nothing stored for the URI.
+        mark(&response, CacheStatus(.offline, forward: storedForOthers ? .varyMiss : .miss))
         return response
     }
 

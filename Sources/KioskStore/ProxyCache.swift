@@ -591,6 +591,13 @@ public final class ProxyCache: Sendable, StoreFile {
         }
     }
 
+    /// Whether any answer to `method` `url` is stored, whatever its credentials and variant (one read of the key's index).
+    public func holdsAnswers(method: String, url: String) throws -> Bool {
+        try read("look for stored answers") { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM cacheEntry WHERE method = ? AND url = ?)", arguments: [method, url]) ?? false
+        }
+    }
+
     /// The entry with this id, nil when there is none.
     public func entry(id: Int64) throws -> ProxyCacheEntry? {
         flush()

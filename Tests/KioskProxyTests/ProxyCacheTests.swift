@@ -230,6 +230,25 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("Offline, a URL stored only for other credentials is a 504 saying so (vary-miss), not that it was never fetched")
+    func offlineOtherIdentity() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [], "alice's page") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given an answer stored for a request made with Alice's cookie
+            _ = try await proxy.send(.GET, upstream.url("/me"), headers: [("Cookie", "session=alice")])
+            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            // When, offline, the URL is asked for without it
+            let other = try await proxy.send(.GET, upstream.url("/me"))
+            // Then the answer is not given, and the 504 says it is stored for other credentials
+            #expect(other.status == .gatewayTimeout && !other.text.contains("alice's page"))
+            #expect(other.text.contains("each for other credentials or headers"), "\(other.text)")
+            #expect(other.header("Cache-Status") == ["Kiosk;fwd=vary-miss;detail=offline"])
+            // And with the cookie it was stored for, it is given
+            #expect(try await proxy.send(.GET, upstream.url("/me"), headers: [("Cookie", "session=alice")]).text == "alice's page")
+        }
+    }
+
     @Test("A HEAD's answer is stored on its own and answers HEADs offline, never a GET; a stored GET's answers HEADs first")
     func headAnswersAreStoredApart() async throws {
         let upstream = try await ScriptedUpstream.start()
