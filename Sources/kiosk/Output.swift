@@ -131,12 +131,23 @@ enum Output {
 
     /// A plain table: columns padded to their widest cell, long cells cut with an ellipsis. Cells are
     /// made one line and terminal-safe before they are measured, so escapes cannot break the columns.
-    static func table(_ headers: [String], _ rows: [[String]], maxWidths: [Int]) -> String {
-        let clipped = rows.map { row in
+    static func table(_ headers: [String], _ rows: [[String]], maxWidths: [Int], width: Int? = Output.width) -> String {
+        var clipped = rows.map { row in
             row.enumerated().map { index, cell in clip(terminalSafe(oneLine(cell)), to: maxWidths[safe: index] ?? 40) }
         }
         var widths = headers.map(\.count)
         for row in clipped { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        // On a terminal (or with COLUMNS), what does not fit comes off the text columns from the right, each kept at least
+        // 16 wide; ids are never cut, as they are what a person copies into the next command.
+        if let width {
+            var excess = widths.reduce(0, +) + 2 * (widths.count - 1) - width
+            for index in widths.indices.reversed() where excess > 0 && headers[index] != "ID" && widths[index] > 16 {
+                let cut = min(excess, widths[index] - 16)
+                widths[index] -= cut
+                excess -= cut
+            }
+            clipped = clipped.map { row in row.enumerated().map { index, cell in clip(cell, to: widths[index]) } }
+        }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
                 index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)

@@ -148,6 +148,23 @@ struct CLITests {
         #expect(stored.status == 0 && stored.stdout.contains("Rick Sanchez"), "\(stored.stderr)")
     }
 
+    @Test("A catalog's table fits an 80-column terminal: its text columns are cut, never its ids; a pipe gets whole lines")
+    func tableFitsTheTerminal() throws {
+        let cli = CLI()
+        // Given NYT's articles, whose titles and bylines are long
+        #expect(try cli.run(["list", "nyt"]).status == 0)
+        // When the list is shown on an 80-column terminal
+        let shown = try cli.runOnTerminal(["list", "nyt", "--offline"]).split(separator: "\n")
+        let table = shown.drop { !$0.hasPrefix("#") }.prefix { !$0.hasPrefix("Next") && !$0.isEmpty }
+        // Then every row of the table fits, and each row still carries its whole id
+        #expect(table.count > 10)
+        #expect(table.allSatisfy { $0.count <= 80 }, "\(table.map(\.count))")
+        #expect(table.dropFirst().allSatisfy { $0.split(separator: " ", omittingEmptySubsequences: true)[1].allSatisfy(\.isNumber) })
+        // And piped, the rows are whole
+        let piped = try cli.run(["list", "nyt", "--offline"]).stdout
+        #expect(piped.split(separator: "\n").contains { $0.count > 80 })
+    }
+
     @Test("Bad input gets a one-line error and a non-zero exit",
           arguments: [
             (["list", "pokemon"], Int32(2)),
