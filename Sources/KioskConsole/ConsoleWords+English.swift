@@ -72,6 +72,9 @@ extension ConsoleWords {
         requestFailed: { "The request failed: \($0)" },
         queryEditor: "Query items (name=value per line; <redacted> keeps the secret)",
         headersEditor: "Headers (Name: value per line)",
+        requestBodyEditor: "Body",
+        requestBodyHoldsRedacted: "Not sent: the edited body still holds <redacted> where Kiosk hid a secret, which would go to the "
+            + "upstream as those letters. Write the value, or send the request unchanged.",
         sendEdited: "Send the edited request",
         sendUnchanged: "Send unchanged",
         abort: "Abort",

@@ -72,6 +72,9 @@ extension ConsoleWords {
         requestFailed: { "La solicitud falló: \($0)" },
         queryEditor: "Parámetros de la consulta (nombre=valor por línea; <redacted> conserva el secreto)",
         headersEditor: "Cabeceras (Nombre: valor por línea)",
+        requestBodyEditor: "Cuerpo",
+        requestBodyHoldsRedacted: "No se envió: el cuerpo editado aún contiene <redacted> donde Kiosk ocultó un secreto, que iría al "
+            + "origen tal cual. Escribe el valor, o envía la solicitud sin cambios.",
         sendEdited: "Enviar la solicitud editada",
         sendUnchanged: "Enviar sin cambios",
         abort: "Abortar",

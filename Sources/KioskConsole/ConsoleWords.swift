@@ -83,6 +83,9 @@ struct ConsoleWords: Sendable {
     let requestFailed: @Sendable (String) -> String
     let queryEditor: String
     let headersEditor: String
+    /// A paused request's body, and what is said when an edit of it still holds a secret Kiosk hid.
+    let requestBodyEditor: String
+    let requestBodyHoldsRedacted: String
     let sendEdited: String
     let sendUnchanged: String
     let abort: String

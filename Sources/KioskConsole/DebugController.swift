@@ -264,8 +264,19 @@ struct DebugController: Sendable {
         case .edit:
             switch exchange.phase {
             case .request:
+                // The body as shown (a JSON one laid out), sent back untouched, is the request's own, secrets and all.
+                let shown = exchange.requestText.map { text in (try? OrderedJSON.parse(text).rendered()) ?? text }?
+                    .replacingOccurrences(of: "\r\n", with: "\n")
+                var body: Data?
+                if let edited = form.body, let shown, edited != shown {
+                    guard !edited.contains(Redactor.placeholder) else {
+                        return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.requestBodyHoldsRedacted,
+                                                                        draft: edited, context: context), status: .unprocessableContent)
+                    }
+                    body = Data(edited.utf8)
+                }
                 decision = .continueWithRequest(query: Self.lines(form.query, separator: "="),
-                                                headers: Self.lines(form.headers, separator: ":"))
+                                                headers: Self.lines(form.headers, separator: ":"), body: body)
             case .response, .error:
                 let body = Data((form.body ?? "").utf8)
                 guard let status = Int(form.status ?? ""), (100...599).contains(status) else {

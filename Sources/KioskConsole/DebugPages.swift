@@ -439,6 +439,11 @@ enum DebugPages {
             fields.append(textarea("query", w.queryEditor, query, rows: 6))
             fields.append(textarea("headers", w.headersEditor,
                                    exchange.requestHeaders.map { "\($0.name): \($0.value)" }.joined(separator: "\n"), rows: 4))
+            if let text = exchange.requestText {
+                // A JSON body laid out to be edited; any other text as it came.
+                let original = (try? OrderedJSON.parse(text).rendered()) ?? text
+                fields.append(textarea("body", w.requestBodyEditor, draft ?? original, rows: 12))
+            }
             fields.append(E.element("p", [.class("actions")], [button("edit", w.sendEdited), decision("continue", w.sendUnchanged),
                                                                decision("abort", w.abort)]))
         case .response, .error:

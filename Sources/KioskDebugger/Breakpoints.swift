@@ -56,6 +56,8 @@ public struct PausedExchange: Sendable, Hashable, Identifiable, Encodable {
     public let responseIsText: Bool
     /// The response body's size in bytes (0 without a response).
     public let responseSize: Int
+    /// The request's body as text (redacted), for editing at a request breakpoint; nil when it has none or it is not text.
+    public var requestText: String? = nil
     public let error: String?
     public let pausedAt: Date
     /// When it continues unchanged by itself.
@@ -89,8 +91,9 @@ public enum PauseChange: Sendable, Hashable {
 public enum PauseDecision: Sendable, Hashable {
     /// As it was.
     case continueUnchanged
-    /// Request phase: send with these query items and headers instead (secret items are kept as they were).
-    case continueWithRequest(query: [(name: String, value: String)], headers: [(name: String, value: String)])
+    /// Request phase: send with these query items and headers instead (secret items are kept as they were), and this body
+    /// (nil: the request's own).
+    case continueWithRequest(query: [(name: String, value: String)], headers: [(name: String, value: String)], body: Data? = nil)
     /// Response or error phase: answer with this status and body instead (marked edited, never stored).
     case continueWithResponse(status: Int, body: Data)
     /// Fail the request: the view shows an error.
@@ -100,8 +103,8 @@ public enum PauseDecision: Sendable, Hashable {
         switch (lhs, rhs) {
         case (.continueUnchanged, .continueUnchanged), (.abort, .abort): true
         case (.continueWithResponse(let a, let b), .continueWithResponse(let c, let d)): a == c && b == d
-        case (.continueWithRequest(let a, let b), .continueWithRequest(let c, let d)):
-            a.elementsEqual(c, by: { $0 == $1 }) && b.elementsEqual(d, by: { $0 == $1 })
+        case (.continueWithRequest(let a, let b, let x), .continueWithRequest(let c, let d, let y)):
+            a.elementsEqual(c, by: { $0 == $1 }) && b.elementsEqual(d, by: { $0 == $1 }) && x == y
         default: false
         }
     }
@@ -111,10 +114,11 @@ public enum PauseDecision: Sendable, Hashable {
         case .continueUnchanged: hasher.combine(0)
         case .abort: hasher.combine(1)
         case .continueWithResponse(let status, let body): hasher.combine(2); hasher.combine(status); hasher.combine(body)
-        case .continueWithRequest(let query, let headers):
+        case .continueWithRequest(let query, let headers, let body):
             hasher.combine(3)
             for item in query { hasher.combine(item.name); hasher.combine(item.value) }
             for item in headers { hasher.combine(item.name); hasher.combine(item.value) }
+            hasher.combine(body)
         }
     }
 }
@@ -287,6 +291,10 @@ public final class Breakpoints: Sendable {
             responseHeaders: response.map { redactor.redact($0.headers).map { .init(name: $0.name, value: $0.value) } } ?? [],
             responseText: response.map { String(decoding: redactor.scrub($0.body), as: UTF8.self) },
             responseIsText: response.map(Self.isEditableText) ?? false, responseSize: response?.body.count ?? 0,
+            requestText: request.body.flatMap { body in
+                Self.isEditableText(HTTPResponse(status: 200, headers: request.headers, body: body, url: request.url))
+                    ? String(decoding: redactor.redactBody(body, contentType: request.headers["Content-Type"]), as: UTF8.self) : nil
+            },
             error: error.map { redactor.scrub(($0 as? KioskError)?.description ?? String(describing: $0)) },
             pausedAt: pausedAt, deadline: pausedAt.addingTimeInterval(timeout.seconds))
         let decision = await withTaskCancellationHandler {
@@ -343,8 +351,8 @@ public final class BreakpointTransport: HTTPTransport {
             let (id, decision) = await breakpoints.pause(phase: .request, request: request, response: nil, error: nil)
             switch decision {
             case .abort: throw abort(request, since: started, touch: Self.touch(id, request, .requestAborted))
-            case .continueWithRequest(let query, let headers):
-                outgoing = try Self.edited(request, query: query, headers: headers)
+            case .continueWithRequest(let query, let headers, let body):
+                outgoing = try Self.edited(request, query: query, headers: headers, body: body)
                 // The capture below records the edit with the exchange it sends.
                 outgoing.touches.append(Self.touch(id, request, .requestEdited))
             case .continueWithResponse(let status, let body):
@@ -435,7 +443,7 @@ public final class BreakpointTransport: HTTPTransport {
     /// The request with its query items and headers replaced. Secret query items and headers keep their
     /// real values: the console only ever saw `<redacted>`, and sending that would break the request.
     static func edited(_ request: HTTPRequest, query: [(name: String, value: String)],
-                       headers: [(name: String, value: String)]) throws -> HTTPRequest {
+                       headers: [(name: String, value: String)], body: Data? = nil) throws -> HTTPRequest {
         guard var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else { return request }
         let original = components.queryItems ?? []
         var items: [URLQueryItem] = []
@@ -456,6 +464,12 @@ public final class BreakpointTransport: HTTPTransport {
         for header in headers {
             let value = header.value == Redactor.placeholder ? (request.headers[header.name] ?? header.value) : header.value
             fields.add(name: header.name, value: value)
+        }
+        if let body {
+            // The new body's framing is the transport's to write: a length kept from the old one would cut or pad it.
+            fields.removeAll(named: "Content-Length")
+            fields.removeAll(named: "Transfer-Encoding")
+            edited.body = body
         }
         edited.headers = fields
         return edited

@@ -86,6 +86,34 @@ struct BreakpointTests {
         #expect(sent.headers["X-Debug"] == "yes")
     }
 
+    @Test("A paused request's body is shown redacted and can be replaced; the new body goes with no stale length")
+    func requestBodyEdited() async throws {
+        // Given a breakpoint on an app's login and its POST, with a password and its length
+        let breakpoints = Breakpoints(fileURL: nil, clock: ManualClock(), redactor: redactor)
+        try breakpoints.set(BreakpointSetting(request: .pause), for: "app.test")
+        let upstream = echoUpstream()
+        let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor)
+        let body = #"{"user":"bob","password":"pw-123456"}"#
+        let request = HTTPRequest(method: "POST", url: URL(string: "http://app.test/login")!,
+                                  headers: ["Content-Type": "application/json", "Content-Length": String(body.utf8.count)],
+                                  body: Data(body.utf8), endpoint: "app.test")
+        let sending = Task { try await transport.send(request) }
+        try await waitForPauses(breakpoints, 1)
+        // Then the pause shows the body, its secret field hidden
+        let paused = try #require(breakpoints.paused.first)
+        #expect(paused.requestText == #"{"user":"bob","password":"<redacted>"}"#)
+        // When it is sent with another body
+        let edited = #"{"user":"alice","password":"other-secret"}"#
+        breakpoints.decide(paused.id, .continueWithRequest(query: [], headers: [("Content-Type", "application/json"),
+                                                                                ("Content-Length", String(body.utf8.count))],
+                                                           body: Data(edited.utf8)))
+        _ = try await sending.value
+        // Then the upstream gets the new body, and no length of the old one
+        let sent = try #require(upstream.requests.last)
+        #expect(sent.body == Data(edited.utf8))
+        #expect(sent.headers["Content-Length"] == nil && sent.headers["Content-Type"] == "application/json")
+    }
+
     @Test("When the process stops, every pause ends unchanged at once, and nothing pauses after")
     func releasedOnStop() async throws {
         // Given a request paused at its request and another at its response
