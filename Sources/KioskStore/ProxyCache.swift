@@ -591,9 +591,13 @@ public final class ProxyCache: Sendable, StoreFile {
         }
     }
 
-    /// Whether any answer to `method` `url` is stored, whatever its credentials and variant (one read of the key's index).
+    /// Whether any answer to `method` `url` is stored or waits to be, whatever its credentials and variant (a look at the
+    /// queue, then one read of the key's index).
     public func holdsAnswers(method: String, url: String) throws -> Bool {
-        try read("look for stored answers") { db in
+        let (prefix, suffix) = (method + " ", " " + url)
+        let waiting = { (key: String) in key.hasPrefix(prefix) && key.hasSuffix(suffix) }
+        if queue.withLock({ $0.queuedKeys.contains(where: waiting) || $0.writingKeys.contains(where: waiting) }) { return true }
+        return try read("look for stored answers") { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM cacheEntry WHERE method = ? AND url = ?)", arguments: [method, url]) ?? false
         }
     }

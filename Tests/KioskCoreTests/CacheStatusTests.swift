@@ -73,7 +73,9 @@ struct CacheStatusTests {
         #expect(parsed == status)
         #expect(header.hasPrefix("Kiosk;" + status.outcome + ";"))
         let match: CacheMatch = status.forward.map { .forwarded($0) } ?? .hit
-        #expect(match.outcomes == [status.outcome])
+        #expect(match.outcomes?.first == status.outcome)
+        // (a miss finds the proxy cache's more precise misses too)
+        #expect(match.outcomes?.count == (status.forward == .miss ? 3 : 1))
         #expect(CacheMatch.forwarded(nil).outcomes?.contains(status.outcome) == !status.isHit)
     }
 
