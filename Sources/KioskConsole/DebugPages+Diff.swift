@@ -63,14 +63,17 @@ extension DebugPages {
         content.append(E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", w.summary)], [
             E.element("table", [.class("requests diff")], [
                 E.element("thead", [], [E.element("tr", [], [
-                    E.element("th", [.attribute("scope", "col")], [""]),
+                    // The row names' column, named for assistive technology (an empty header is none).
+                    E.element("td", [], []),
                     E.element("th", [.attribute("scope", "col")], [link(old)]),
                     E.element("th", [.attribute("scope", "col")], [link(new)]),
                 ])]),
                 E.element("tbody", [], facts.map { name, before, after in
-                    E.element("tr", [before == after ? nil : .class("differs")], [
+                    // Times as every console page says one, in the page's own terms (compared as instants).
+                    let shown = { (text: String, date: Date) -> HTML in name == w.started ? localTime(date, style: .dateTime) : .text(text) }
+                    return E.element("tr", [before == after ? nil : .class("differs")], [
                         E.element("th", [.attribute("scope", "row")], [.text(name)]),
-                        E.element("td", [], [.text(before)]), E.element("td", [], [.text(after)]),
+                        E.element("td", [], [shown(before, old.startedAt)]), E.element("td", [], [shown(after, new.startedAt)]),
                     ])
                 }),
             ]),

@@ -203,8 +203,10 @@ final class ProgressPrinter: Sendable {
     func finish(_ report: SyncReport) {
         guard !quiet else { return }
         if terminal { Output.human("") }
-        Output.human("\(source.rawValue): \(Render.count(report.pages, "page")) (\(report.updatedPages) updated, \(report.unchangedPages) unchanged), "
-                     + "\(Render.count(report.items, "item")) in \(String(format: "%.2f", report.seconds)) s")
+        // Failed pages counted beside the others: "9 pages (0 updated, 0 unchanged)" read as a success when none was stored.
+        let failed = report.failures.isEmpty ? "" : ", \(report.failures.count) failed"
+        Output.human("\(source.rawValue): \(Render.count(report.pages, "page")) (\(report.updatedPages) updated, \(report.unchangedPages) unchanged"
+                     + "\(failed)), \(Render.count(report.items, "item")) in \(String(format: "%.2f", report.seconds)) s")
         for failure in report.failures { printError("  failed \(failure.page): \(failure.message)") }
     }
 }

@@ -39,6 +39,11 @@ struct WebDiffTests {
             #expect(diff.status == .ok)
             #expect(diff.body.contains("<code>$.results[0].name</code>"))
             #expect(diff.body.contains("<del>&quot;Rick Sanchez&quot;</del> → <ins>&quot;Rick Prime&quot;</ins>"))
+            // And the times read as the request pages say them (in the page's language), not as ISO 8601
+            let spanish = try await client.get("/debug/diff?a=\(older.id)&b=\(newer.id)", headers: [.acceptLanguage: "es"])
+            #expect(spanish.body.contains(#"data-local="datetime""#), "\(spanish.body)")
+            let started = try #require(try harness.kiosk.debugger.record(id: older.id)).startedAt
+            #expect(!spanish.body.contains("<td>" + started.formatted(.iso8601)))
         }
     }
 
