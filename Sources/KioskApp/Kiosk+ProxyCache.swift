@@ -124,7 +124,7 @@ extension Kiosk {
             let credentials: String
             if recorded.authorization.isEmpty && recorded.cookies.isEmpty {
                 credentials = ProxyCacheAnswer.importedCredentials
-            } else if (recorded.authorization + recorded.cookies).contains(where: Self.isHidden) {
+            } else if (recorded.authorization + recorded.cookies).contains(where: HAR.isHiddenCredential) {
                 hidden += 1
                 continue
             } else {
@@ -160,14 +160,6 @@ extension Kiosk {
         return ProxyCacheImport(stored: stored, entries: archive.entries, notStorable: archive.rules.count - stored - tooLarge - hidden,
                                 skippedDescription: archive.skippedDescription, hiddenCredentials: hidden, tooLarge: tooLarge,
                                 pushedOut: pushedOut, maxBytes: cache.maxBytes)
-    }
-
-    /// Whether a recorded credential is a redacting exporter's placeholder rather than the credential: Kiosk's
-    /// `<redacted>`, or the words other tools write (`REDACTED`, `[filtered]`, a row of asterisks).
-    package static func isHidden(_ value: String) -> Bool {
-        let trimmed = value.trimmingCharacters(in: .whitespaces).lowercased()
-        return trimmed.contains(Redactor.placeholder) || trimmed.contains("redacted") || trimmed.contains("[filtered]")
-            || (!trimmed.isEmpty && trimmed.allSatisfy { $0 == "*" })
     }
 
     /// The proxy cache's answers as a HAR archive, of one host when given, redacted as every export is (credentials,

@@ -5,6 +5,14 @@ public import KioskCore
 // replay it. Everything here is all or nothing: a malformed archive throws before a rule exists.
 
 extension HAR {
+    /// Whether a recorded credential is a redacting exporter's placeholder rather than the credential: Kiosk's
+    /// `<redacted>`, or the words other tools write (`REDACTED`, `[filtered]`, a row of asterisks).
+    public static func isHiddenCredential(_ value: String) -> Bool {
+        let trimmed = value.trimmingCharacters(in: .whitespaces).lowercased()
+        return trimmed.contains(Redactor.placeholder) || trimmed.contains("redacted") || trimmed.contains("[filtered]")
+            || (!trimmed.isEmpty && trimmed.allSatisfy { $0 == "*" })
+    }
+
     /// Why an archive cannot be imported: the first problem found, named by its JSON path
     /// (`log.entries[3].response.status`) when it lies inside the document.
     public struct ImportError: Error, Sendable, CustomStringConvertible {
@@ -150,6 +158,8 @@ extension HAR {
                     if byRecordedRequest {
                         key += ([details.authorization.joined(separator: "\n"), details.cookies.joined(separator: "\n")]
                             + details.varied.map { "\($0.name.lowercased())=\($0.value)" }.sorted()).map { "\n" + $0 }.joined()
+                        // Credentials an exporter hid may be anyone's: two such entries are not one identity answered again.
+                        if (details.authorization + details.cookies).contains(where: HAR.isHiddenCredential) { key += "\n#\(index)" }
                     }
                     guard let kept = position[key] else {
                         position[key] = rules.count

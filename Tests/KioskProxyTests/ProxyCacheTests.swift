@@ -1,6 +1,7 @@
 import Foundation
 import KioskApp
 import KioskCore
+import KioskDebugger
 import KioskDemoUpstream
 import KioskTestSupport
 import NIOCore
@@ -655,11 +656,30 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("Two answers of one URL whose credentials an exporter hid are each counted as hidden, not as one answered again")
+    func hiddenIdentitiesCountedApart() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given an archive with a URL's answers for two identities, both hidden
+            let entry = { (body: String) in
+                #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "\#(upstream.url("/me"))", "headers": [{"name": "Authorization", "value": "<redacted>"}]}, "response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": "\#(body)"}}}"#
+            }
+            let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent("hidden.har")
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(#"{"log": {"entries": [\#(entry("alice's")), \#(entry("bob's"))]}}"#.utf8).write(to: file)
+            // When it is imported
+            let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
+            // Then neither is stored, both are said to be hidden, and none "answered again later (the last is replayed)"
+            #expect(imported.stored == 0 && imported.hiddenCredentials == 2, "\(imported)")
+            #expect(!imported.skippedDescription.contains("answered again"), "\(imported.skippedDescription)")
+        }
+    }
+
     @Test("An archive's credentials hidden by other tools' words (REDACTED, [filtered], ***) leave its answer out, as Kiosk's own placeholder does",
           arguments: ["REDACTED", "session=[REDACTED]", "[Filtered]", "********", "<redacted>"])
     func otherToolsPlaceholders(value: String) throws {
-        #expect(Kiosk.isHidden(value))
-        #expect(!Kiosk.isHidden("session=abc123") && !Kiosk.isHidden("Bearer eyJhbGciOi"))
+        #expect(HAR.isHiddenCredential(value))
+        #expect(!HAR.isHiddenCredential("session=abc123") && !HAR.isHiddenCredential("Bearer eyJhbGciOi"))
     }
 
     @Test("The export is a HAR archive of what is stored, its URL's key, its fields' credentials and its body's secret fields redacted")
