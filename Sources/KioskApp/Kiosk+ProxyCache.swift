@@ -113,6 +113,8 @@ extension Kiosk {
             // A rule drops the answer's Date and Age (each replay says its own); a cache ages the answer by them.
             if let date = recorded.date { headers["Date"] = date }
             if let age = recorded.age { headers["Age"] = age }
+            // A HEAD's answer says the length of the body a GET would get, as the answer recorded it.
+            if rule.method == "HEAD", let length = recorded.headLength { headers["Content-Length"] = length }
             let response = HTTPResponse(status: rule.status, headers: headers, body: rule.body, url: url)
             // A URL whose secret a redacting export hid (`token=<redacted>`) is not the one any app asks.
             if url.absoluteString.contains("%3Credacted%3E") || url.absoluteString.contains(Redactor.placeholder) {

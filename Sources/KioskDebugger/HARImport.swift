@@ -89,6 +89,9 @@ extension HAR {
             public var cookies: [String] = []
             /// The request's fields that the answer's `Vary` names, as recorded.
             public var varied: [RequestRecord.HeaderField] = []
+            /// A HEAD's answer's `Content-Length`, as recorded: the length its GET's body has (a rule, whose body decides
+            /// its own length, keeps none).
+            public var headLength: String?
 
             /// Nothing recorded beyond the rule.
             public init(startedAt: Date? = nil, date: String? = nil, age: String? = nil, authorization: [String] = [], cookies: [String] = [],
@@ -381,9 +384,13 @@ extension HAR {
                       let value = field["value"] as? String else { return nil }
                 return RequestRecord.HeaderField(name: name, value: value)
             }
-            return Import.Recorded(startedAt: (entry["startedDateTime"] as? String).flatMap(HAR.date),
-                                   date: fields(response, "date").first, age: fields(response, "age").first,
-                                   authorization: fields(request, "authorization"), cookies: fields(request, "cookie"), varied: varied)
+            var recorded = Import.Recorded(startedAt: (entry["startedDateTime"] as? String).flatMap(HAR.date),
+                                           date: fields(response, "date").first, age: fields(response, "age").first,
+                                           authorization: fields(request, "authorization"), cookies: fields(request, "cookie"), varied: varied)
+            if (request["method"] as? String)?.uppercased() == "HEAD" {
+                recorded.headLength = fields(response, "content-length").first { Int($0.trimmingCharacters(in: .whitespaces)) != nil }
+            }
+            return recorded
         }
 
         /// The `Content-Encoding` a recorded body is still coded with, or nil when it is the content itself, as HAR wants

@@ -656,6 +656,24 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("An archive's HEAD answer replays offline with the length its GET's body has, as recorded")
+    func importedHeadKeepsItsLength() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given an archive with a HEAD's answer saying a 106-byte body
+            let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent("head.har")
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "HEAD", "url": "\#(upstream.url("/hd"))", "headers": []}, "response": {"status": 200, "headers": [{"name": "Content-Length", "value": "106"}, {"name": "Content-Type", "value": "text/plain"}], "content": {"mimeType": "text/plain", "size": 0, "text": ""}}}]}}"#.utf8).write(to: file)
+            #expect(try proxy.kiosk.importIntoProxyCache(atPath: file.path).stored == 1)
+            // When it is asked for offline
+            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            let head = try await proxy.send(.HEAD, upstream.url("/hd"))
+            // Then it says the recorded length, with no body
+            #expect(head.status == .ok && head.body.isEmpty)
+            #expect(head.header("Content-Length") == ["106"], "\(head.header("Content-Length"))")
+        }
+    }
+
     @Test("Two answers of one URL whose credentials an exporter hid are each counted as hidden, not as one answered again")
     func hiddenIdentitiesCountedApart() async throws {
         let upstream = try await ScriptedUpstream.start()
