@@ -204,6 +204,17 @@ extension CacheDecision {
     }
 }
 
+extension CacheStatus {
+    /// Puts this value in `fields`' Cache-Status in place of Kiosk's member (an answer Kiosk changed is told as the log
+    /// tells it, not as the cache decided on the answer it replaced); other caches' members stay, in order.
+    public func replaceKiosksMember(in fields: inout HTTPHeaderFields) {
+        let others = fields.values(for: Self.headerName).flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix(Self.cacheName + ";") && !$0.isEmpty }
+        fields.removeAll(named: Self.headerName)
+        fields.add(name: Self.headerName, value: (others + [headerValue]).joined(separator: ", "))
+    }
+}
+
 extension CacheMatch {
     /// The decisions it stands for, when it is a matter of decisions alone (nil for `hit` and `fwd`).
     public var decisions: [CacheDecision]? {

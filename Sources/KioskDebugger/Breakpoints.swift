@@ -402,10 +402,7 @@ public final class BreakpointTransport: HTTPTransport {
         // The app is told what the log says: Kiosk's member of Cache-Status is the edit's, not the cache's decision on
         // the answer it replaces (other caches' members stay).
         let edited = CacheStatus(recordedAs: .edited, status: status, isConditional: false, hasError: false)
-        let others = fields.values(for: CacheStatus.headerName).flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix(CacheStatus.cacheName + ";") && !$0.isEmpty }
-        fields.removeAll(named: CacheStatus.headerName)
-        fields.add(name: CacheStatus.headerName, value: (others + [edited.headerValue]).joined(separator: ", "))
+        edited.replaceKiosksMember(in: &fields)
         var response = HTTPResponse(status: status, headers: fields, body: body, url: request.url, timings: RequestTimings(total: 0))
         response.isEdited = true
         response.cacheStatus = edited

@@ -457,7 +457,13 @@ struct CompiledRewriteRule: Sendable {
             done.append("patched the body (\(count) operation\(count == 1 ? "" : "s"))")
         }
         if let latency = actions.latencyMilliseconds, latency > 0 { done.append("+\(latency) ms") }
-        if rewritten.status != response.status || rewritten.body != response.body { rewritten.isEdited = true }
+        if rewritten.status != response.status || rewritten.body != response.body {
+            rewritten.isEdited = true
+            // The app is told what the log says of an answer a rule changed, as of one edited at a breakpoint or mocked.
+            let edited = CacheStatus(recordedAs: .edited, status: rewritten.status, isConditional: false, hasError: false)
+            edited.replaceKiosksMember(in: &rewritten.headers)
+            rewritten.cacheStatus = edited
+        }
         return .applied(rewritten, done.isEmpty ? "matched; nothing to change" : done.joined(separator: "; "))
     }
 

@@ -101,6 +101,22 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("A rewrite rule's changed answer tells the app, in Cache-Status, what the log says of it: edited, with its status")
+    func rewrittenCacheStatus() async throws {
+        try await withProxy { proxy, upstream in
+            // Given a rule answering the app's URL with a 418
+            _ = try proxy.kiosk.debugger.rules.add(try RewriteRule(json: Data(#"{"match": {"urlPattern": "\#(upstream.url("/echo*"))"}, "actions": {"status": 418}}"#.utf8),
+                                                                 origin: "test"))
+            // When the app asks
+            let answer = try await proxy.send(.GET, upstream.url("/echo?x=1"))
+            // Then it gets the 418, and the same Cache-Status the log records
+            try proxy.kiosk.debugger.flush()
+            let logged = try #require(try proxy.records().last).cacheStatus.headerValue
+            #expect(answer.status == .imATeapot && logged.hasSuffix("detail=edited") && logged.contains("fwd-status=418"), "\(logged)")
+            #expect(answer.header("Cache-Status") == [logged], "\(answer.header("Cache-Status"))")
+        }
+    }
+
     @Test("A mock rule matching a proxied URL answers it without the upstream, its Cache-Status saying so as the log does")
     func mocked() async throws {
         try await withProxy { proxy, upstream in
