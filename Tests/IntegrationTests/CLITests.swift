@@ -131,10 +131,11 @@ struct CLITests {
         let cli = CLI()
         var environment = ProcessInfo.processInfo.environment
         environment["KIOSK_RICKANDMORTY_BASE_URL"] = await upstream.rickAndMortyBaseURL.absoluteString
-        // When a sync of its 42 pages of characters is interrupted after a second and a half
+        // When a sync of its 42 pages of characters is interrupted once a few pages have been asked for
         let child = try ChildProcess(CLI.executable, arguments: ["sync", "rickandmorty", "--data-dir", cli.dataDirectory.path],
                                      environment: environment)
-        try await Task.sleep(for: .milliseconds(1500))
+        for _ in 0..<600 where await upstream.requestCount(pathPrefix: "/api/character") < 3 { try await Task.sleep(for: .milliseconds(20)) }
+        try await Task.sleep(for: .milliseconds(600))
         child.signal(signal)
         let errors = child.standardError?.readDataToEndOfFile() ?? Data()
         let status = child.waitUntilExit()
@@ -143,8 +144,9 @@ struct CLITests {
         let said = String(decoding: errors, as: UTF8.self)
         #expect(status == 128 + signal, "\(said)")
         #expect(said.hasPrefix("rickandmorty: interrupted after ") && said.contains("Run the same command again to finish."), "\(said)")
-        // And the pages fetched before are stored and read offline
-        let stored = try cli.run(["list", "rickandmorty", "--offline"])
+        // And the pages fetched before are stored and read offline (from the store of that upstream's data)
+        let stored = try cli.run(["list", "rickandmorty", "--offline"],
+                                 environment: ["KIOSK_RICKANDMORTY_BASE_URL": environment["KIOSK_RICKANDMORTY_BASE_URL"] ?? ""])
         #expect(stored.status == 0 && stored.stdout.contains("Rick Sanchez"), "\(stored.stderr)")
     }
 
