@@ -265,7 +265,7 @@ struct DebugController: Sendable {
             switch exchange.phase {
             case .request:
                 // The body as shown (a JSON one laid out), sent back untouched, is the request's own, secrets and all.
-                let shown = exchange.requestText.map { text in (try? OrderedJSON.parse(text).rendered()) ?? text }?
+                let shown = exchange.requestText.map(DebugPages.editable)?
                     .replacingOccurrences(of: "\r\n", with: "\n")
                 var body: Data?
                 if let edited = form.body, let shown, edited != shown {

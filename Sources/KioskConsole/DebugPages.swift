@@ -329,6 +329,11 @@ enum DebugPages {
         return E.element("section", [], parts)
     }
 
+    /// A paused body as its editor shows it: JSON laid out, any other text as it came.
+    static func editable(_ text: String) -> String {
+        (try? OrderedJSON.parse(text).rendered()) ?? text
+    }
+
     /// Beyond this many nodes the page would be too heavy to be useful; the raw text is shown too.
     static let maximumTreeNodes = 20_000
 
@@ -440,14 +445,13 @@ enum DebugPages {
             fields.append(textarea("headers", w.headersEditor,
                                    exchange.requestHeaders.map { "\($0.name): \($0.value)" }.joined(separator: "\n"), rows: 4))
             if let text = exchange.requestText {
-                // A JSON body laid out to be edited; any other text as it came.
-                let original = (try? OrderedJSON.parse(text).rendered()) ?? text
+                let original = editable(text)
                 fields.append(textarea("body", w.requestBodyEditor, draft ?? original, rows: 12))
             }
             fields.append(E.element("p", [.class("actions")], [button("edit", w.sendEdited), decision("continue", w.sendUnchanged),
                                                                decision("abort", w.abort)]))
         case .response, .error:
-            let original = exchange.responseText.map { text in (try? OrderedJSON.parse(text).rendered()) ?? text } ?? ""
+            let original = exchange.responseText.map(editable) ?? ""
             let shown = draft ?? original
             if let reason = BodyNotEditable(exchange, shown: shown, w) {
                 fields.append(E.element("p", [.class("banner")], [
