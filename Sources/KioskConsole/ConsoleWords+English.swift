@@ -71,7 +71,17 @@ extension ConsoleWords {
         notSent: { "Not sent: \($0)" },
         requestFailed: { "The request failed: \($0)" },
         queryEditor: "Query items (name=value per line; <redacted> keeps the secret)",
-        headersEditor: "Headers (Name: value per line)",
+        headersEditor: "Headers (Name: value per line; <redacted> keeps the secret)",
+        methodEditor: "Method",
+        pathEditor: "Path",
+        responseHeadersEditor: "Response headers (Name: value per line; <redacted> keeps the secret)",
+        badMethod: "The method is not an HTTP method: letters, digits and !#$%&'*+-.^_`|~ only.",
+        badPath: "The path starts with / and writes any character but letters, digits and -._~!$&'()*+,;=:@/ as %XX.",
+        headerLineWithoutColon: { "Each header is a line “Name: value” (got “\($0)”)." },
+        badHeaderName: { "“\($0)” is not a header name: letters, digits and !#$%&'*+-.^_`|~ only." },
+        badHeaderValue: { "The value of \($0) holds a control character (a header value is one line of text)." },
+        headerHoldsRedacted: { "Not sent: \($0) still holds <redacted> in a value you changed, which would go as those letters. "
+            + "Write the value, or leave the line as it was shown to keep the secret." },
         requestBodyEditor: "Body",
         requestBodyHoldsRedacted: "Not sent: the edited body still holds <redacted> where Kiosk hid a secret, which would go to the "
             + "upstream as those letters. Write the value, or send the request unchanged.",

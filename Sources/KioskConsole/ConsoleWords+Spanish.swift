@@ -71,7 +71,17 @@ extension ConsoleWords {
         notSent: { "No se envió: \($0)" },
         requestFailed: { "La solicitud falló: \($0)" },
         queryEditor: "Parámetros de la consulta (nombre=valor por línea; <redacted> conserva el secreto)",
-        headersEditor: "Cabeceras (Nombre: valor por línea)",
+        headersEditor: "Cabeceras (Nombre: valor por línea; <redacted> conserva el secreto)",
+        methodEditor: "Método",
+        pathEditor: "Ruta",
+        responseHeadersEditor: "Cabeceras de la respuesta (Nombre: valor por línea; <redacted> conserva el secreto)",
+        badMethod: "El método no es un método HTTP: solo letras, dígitos y !#$%&'*+-.^_`|~.",
+        badPath: "La ruta empieza por / y escribe como %XX todo carácter que no sea letra, dígito o -._~!$&'()*+,;=:@/.",
+        headerLineWithoutColon: { "Cada cabecera es una línea «Nombre: valor» (se recibió «\($0)»)." },
+        badHeaderName: { "«\($0)» no es un nombre de cabecera: solo letras, dígitos y !#$%&'*+-.^_`|~." },
+        badHeaderValue: { "El valor de \($0) tiene un carácter de control (el valor de una cabecera es una sola línea de texto)." },
+        headerHoldsRedacted: { "No se envió: \($0) aún contiene <redacted> en un valor que cambiaste, que iría tal cual. "
+            + "Escribe el valor, o deja la línea como se mostró para conservar el secreto." },
         requestBodyEditor: "Cuerpo",
         requestBodyHoldsRedacted: "No se envió: el cuerpo editado aún contiene <redacted> donde Kiosk ocultó un secreto, que iría al "
             + "origen tal cual. Escribe el valor, o envía la solicitud sin cambios.",

@@ -83,6 +83,17 @@ struct ConsoleWords: Sendable {
     let requestFailed: @Sendable (String) -> String
     let queryEditor: String
     let headersEditor: String
+    /// A paused request's method and path fields, and a paused answer's header fields.
+    let methodEditor: String
+    let pathEditor: String
+    let responseHeadersEditor: String
+    /// Why an edit of a paused exchange is not taken: a method, a path, a header line, a header's name or value.
+    let badMethod: String
+    let badPath: String
+    let headerLineWithoutColon: @Sendable (String) -> String
+    let badHeaderName: @Sendable (String) -> String
+    let badHeaderValue: @Sendable (String) -> String
+    let headerHoldsRedacted: @Sendable (String) -> String
     /// A paused request's body, and what is said when an edit of it still holds a secret Kiosk hid.
     let requestBodyEditor: String
     let requestBodyHoldsRedacted: String

@@ -267,32 +267,51 @@ struct DebugController: Sendable {
                 // The body as shown (a JSON one laid out), sent back untouched, is the request's own, secrets and all.
                 let shown = exchange.requestText.map(DebugPages.editable)?
                     .replacingOccurrences(of: "\r\n", with: "\n")
+                func refused(_ problem: String) -> Response {
+                    Pages.response(DebugPages.pausedExchange(exchange, error: problem, draft: form, context: context),
+                                   status: .unprocessableContent)
+                }
                 var body: Data?
                 if let edited = form.body, let shown, edited != shown {
-                    guard !edited.contains(Redactor.placeholder) else {
-                        return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.requestBodyHoldsRedacted,
-                                                                        draft: edited, context: context), status: .unprocessableContent)
-                    }
+                    guard !edited.contains(Redactor.placeholder) else { return refused(context.words.requestBodyHoldsRedacted) }
                     body = Data(edited.utf8)
                 }
-                decision = .continueWithRequest(query: Self.lines(form.query, separator: "="),
-                                                headers: Self.lines(form.headers, separator: ":"), body: body)
+                let method = form.method.flatMap { $0.isEmpty || $0 == exchange.method ? nil : $0 }
+                if let method, !HTTPSyntax.isToken(method) { return refused(context.words.badMethod) }
+                let path = form.path.flatMap { $0 == exchange.path ? nil : $0 }
+                if let path, !HTTPSyntax.isAbsolutePath(path) { return refused(context.words.badPath) }
+                let headers: [(name: String, value: String)]
+                switch Self.editedFields(form.headers ?? "", shown: exchange.requestHeaders, context.words) {
+                case .success(let fields): headers = fields
+                case .failure(let problem): return refused(problem.sentence)
+                }
+                decision = .continueWithRequest(query: Self.lines(form.query, separator: "="), headers: headers, body: body,
+                                                method: method, path: path)
             case .response, .error:
                 let body = Data((form.body ?? "").utf8)
                 guard let status = Int(form.status ?? ""), (100...599).contains(status) else {
                     return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.statusMustBeNumber,
-                                                                    draft: form.body, context: context), status: .unprocessableContent)
+                                                                    draft: form, context: context), status: .unprocessableContent)
                 }
                 do {
                     try kiosk.debugger.validateEdit(endpoint: exchange.endpoint, url: URL(string: exchange.url) ?? URL(string: "http://invalid/")!,
                                                    status: status, body: body, asJSON: exchange.answersJSON)
                 } catch let error as KioskError {
-                    return Pages.response(DebugPages.pausedExchange(exchange, error: error.description, draft: form.body, context: context),
+                    return Pages.response(DebugPages.pausedExchange(exchange, error: error.description, draft: form, context: context),
                                           status: .unprocessableContent)
+                }
+                var headers: [(name: String, value: String)]?
+                if let text = form.headers {
+                    switch Self.editedFields(text, shown: exchange.responseHeaders, context.words) {
+                    case .success(let fields): headers = fields
+                    case .failure(let problem):
+                        return Pages.response(DebugPages.pausedExchange(exchange, error: problem.sentence, draft: form, context: context),
+                                              status: .unprocessableContent)
+                    }
                 }
                 // "Keep returning this": the checked edit also becomes a rule that answers it from now on.
                 if form.keep { try kiosk.debugger.keepReturning(exchange, status: status, body: body) }
-                decision = .continueWithResponse(status: status, body: body)
+                decision = .continueWithResponse(status: status, body: body, headers: headers)
             }
         }
         guard kiosk.debugger.breakpoints.decide(exchange.id, decision) else {
@@ -308,6 +327,28 @@ struct DebugController: Sendable {
             throw KioskError.invalidRequest("\(subject) is a line “Name: value” (got “\(line.prefix(60))”).")
         }
         return lines(text, separator: ":").map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
+    }
+
+    /// Why an edit of header fields is not taken, in the page's words.
+    struct FieldsProblem: Error { let sentence: String }
+
+    /// The header fields of an edit's "Name: value" lines, each checked (a line without a colon, a name that is not a
+    /// token, a value with a control character, `<redacted>` left in a value changed from the one `shown`).
+    static func editedFields(_ text: String, shown: [RequestRecord.HeaderField],
+                             _ w: ConsoleWords) -> Result<[(name: String, value: String)], FieldsProblem> {
+        for line in text.split(whereSeparator: \.isNewline) where !line.contains(":") && !line.allSatisfy(\.isWhitespace) {
+            return .failure(FieldsProblem(sentence: w.headerLineWithoutColon(String(line.prefix(60)))))
+        }
+        let fields = lines(text, separator: ":")
+        for field in fields {
+            guard HTTPSyntax.isToken(field.name) else { return .failure(FieldsProblem(sentence: w.badHeaderName(String(field.name.prefix(60))))) }
+            guard HTTPSyntax.isFieldValue(field.value) else { return .failure(FieldsProblem(sentence: w.badHeaderValue(field.name))) }
+            let wasShown = shown.contains { HTTPHeaderFields.sameName($0.name, field.name) && $0.value == field.value }
+            if field.value.contains(Redactor.placeholder), !wasShown {
+                return .failure(FieldsProblem(sentence: w.headerHoldsRedacted(field.name)))
+            }
+        }
+        return .success(fields)
     }
 
     /// "name=value" or "Name: value" lines; blank lines skipped.

@@ -408,7 +408,7 @@ enum DebugPages {
 
     /// `/debug/paused/{id}`: one paused exchange with the forms that end the pause. `error` is why an edit
     /// was refused (shown with the edit as it was typed, `draft`).
-    static func pausedExchange(_ exchange: PausedExchange, error: String?, draft: String?, context: ViewContext) -> HTML {
+    static func pausedExchange(_ exchange: PausedExchange, error: String?, draft: PauseDecisionForm?, context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [
             E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.paused.path)], [.text(w.backToPaused)])]),
@@ -424,6 +424,13 @@ enum DebugPages {
         let action = ConsoleRoute.pausedExchange(exchange.id).path
         func button(_ value: String, _ label: String) -> HTML {
             E.element("button", [.attribute("type", "submit"), .attribute("name", "action"), .attribute("value", value)], [.text(label)])
+        }
+        func input(_ name: StaticString, _ label: String, _ value: String, class: String) -> HTML {
+            E.element("label", [.class(`class`)], [.text(label), E.void("input", [.attribute("name", "\(name)"), .attribute("value", value),
+                .attribute("spellcheck", "false"), .attribute("autocapitalize", "off"), .attribute("autocomplete", "off")])])
+        }
+        func headerLines(_ fields: [RequestRecord.HeaderField]) -> String {
+            fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
         }
         func textarea(_ name: StaticString, _ label: String, _ text: String, rows: Int) -> HTML {
             E.element("label", [.class("editor")], [.text(label),
@@ -441,18 +448,21 @@ enum DebugPages {
         switch exchange.phase {
         case .request:
             let query = URLComponents(string: exchange.url)?.queryItems?.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "\n") ?? ""
-            fields.append(textarea("query", w.queryEditor, query, rows: 6))
-            fields.append(textarea("headers", w.headersEditor,
-                                   exchange.requestHeaders.map { "\($0.name): \($0.value)" }.joined(separator: "\n"), rows: 4))
+            fields.append(E.element("div", [.class("request-line")], [
+                input("method", w.methodEditor, draft?.method ?? exchange.method, class: "method"),
+                input("path", w.pathEditor, draft?.path ?? exchange.path, class: "path"),
+            ]))
+            fields.append(textarea("query", w.queryEditor, draft?.query ?? query, rows: 6))
+            fields.append(textarea("headers", w.headersEditor, draft?.headers ?? headerLines(exchange.requestHeaders), rows: 4))
             if let text = exchange.requestText {
                 let original = editable(text)
-                fields.append(textarea("body", w.requestBodyEditor, draft ?? original, rows: 12))
+                fields.append(textarea("body", w.requestBodyEditor, draft?.body ?? original, rows: 12))
             }
             fields.append(E.element("p", [.class("actions")], [button("edit", w.sendEdited), decision("continue", w.sendUnchanged),
                                                                decision("abort", w.abort)]))
         case .response, .error:
             let original = exchange.responseText.map(editable) ?? ""
-            let shown = draft ?? original
+            let shown = draft?.body ?? original
             if let reason = BodyNotEditable(exchange, shown: shown, w) {
                 fields.append(E.element("p", [.class("banner")], [
                     .text(w.bodyNotEditable(DebugPages.byteCount(Int64(exchange.responseSize), w), reason)),
@@ -461,7 +471,10 @@ enum DebugPages {
                 break
             }
             fields.append(E.element("label", [], [.text(w.status), E.void("input", [.attribute("type", "number"), .attribute("name", "status"),
-                .attribute("min", "100"), .attribute("max", "599"), .attribute("value", String(exchange.status ?? 200))])]))
+                .attribute("min", "100"), .attribute("max", "599"), .attribute("value", draft?.status ?? String(exchange.status ?? 200))])]))
+            // An answer made at the error has no fields of its own: the JSON it is edited as says its type.
+            let headers = exchange.phase == .response ? headerLines(exchange.responseHeaders) : "Content-Type: application/json"
+            fields.append(textarea("headers", w.responseHeadersEditor, draft?.headers ?? headers, rows: 4))
             fields.append(textarea("body", exchange.phase == .error ? w.answerInsteadEditor
                                    : exchange.answersJSON ? w.responseEditor : w.responseTextEditor, shown, rows: 24))
             fields.append(E.element("label", [.class("inline")], [

@@ -204,8 +204,11 @@ struct PauseDecisionForm: Decodable {
     var action: Action
     /// "name=value" lines (request phase).
     var query: String
-    /// "Name: value" lines (request phase).
-    var headers: String
+    /// "Name: value" lines: the request's (request phase) or the answer's (response and error phases; nil: its own).
+    var headers: String?
+    /// The request's method and percent-encoded path (request phase; nil: its own).
+    var method: String?
+    var path: String?
     /// The response body to answer with (response and error phases).
     var body: String?
     /// The status to answer with, as typed: a bad one is shown again in the editor (422), not refused as a 400.
@@ -217,7 +220,9 @@ struct PauseDecisionForm: Decodable {
         let form = try decoder.container(keyedBy: FormKey.self)
         action = try form.requiredChoice(Action.self, "action", invalid: "The action must be continue, abort or edit.")
         query = try form.text("query") ?? ""
-        headers = try form.text("headers") ?? ""
+        headers = try form.text("headers")?.replacingOccurrences(of: "\r\n", with: "\n")
+        method = try form.text("method")?.trimmingCharacters(in: .whitespaces)
+        path = try form.text("path")?.trimmingCharacters(in: .whitespaces)
         // A browser sends a textarea's line breaks as CR LF whatever they were (the HTML form submission rules): the body
         // goes to the app with the line feeds it was shown with.
         body = try form.text("body")?.replacingOccurrences(of: "\r\n", with: "\n")

@@ -33,6 +33,42 @@ public enum HTTPSyntax {
         return nil
     }
 
+    /// Whether `path` is an `absolute-path` (RFC 3986 §3.3, as a request target's path): "/" then segments of
+    /// unreserved characters, sub-delims, ":", "@" and "%XX" escapes — so it can stand in a URL as it is.
+    public static func isAbsolutePath(_ path: String) -> Bool {
+        let bytes = Array(path.utf8)
+        guard bytes.first == UInt8(ascii: "/") else { return false }
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) else { return false }
+                index += 3
+                continue
+            }
+            guard isPathCharacter(byte) else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
+    }
+
+    /// `pchar` but the escape, and "/": what a path holds as it is.
+    private static func isPathCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
+            true
+        default:
+            pathSymbols.contains(byte)
+        }
+    }
+
+    /// unreserved's and sub-delims' punctuation, ":", "@" and "/".
+    private static let pathSymbols = Set("-._~!$&'()*+,;=:@/".utf8)
+
     /// `tchar`: the bytes a token is made of.
     static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {

@@ -63,6 +63,9 @@ public struct PausedExchange: Sendable, Hashable, Identifiable, Encodable {
     /// When it continues unchanged by itself.
     public let deadline: Date
 
+    /// The URL's percent-encoded path, as the request editor shows it.
+    public var path: String { URLComponents(string: url)?.percentEncodedPath ?? "" }
+
     /// Whether the paused answer is JSON (its body parses, or is empty and its Content-Type says JSON): its edit must be
     /// JSON too; any other is edited as text. An error being answered instead has no answer of its own: JSON.
     public var answersJSON: Bool {
@@ -91,20 +94,23 @@ public enum PauseChange: Sendable, Hashable {
 public enum PauseDecision: Sendable, Hashable {
     /// As it was.
     case continueUnchanged
-    /// Request phase: send with these query items and headers instead (secret items are kept as they were), and this body
-    /// (nil: the request's own).
-    case continueWithRequest(query: [(name: String, value: String)], headers: [(name: String, value: String)], body: Data? = nil)
-    /// Response or error phase: answer with this status and body instead (marked edited, never stored).
-    case continueWithResponse(status: Int, body: Data)
+    /// Request phase: send with these query items and headers instead (secret items are kept as they were), this body
+    /// (nil: the request's own), this method and this percent-encoded path (nil: the request's own).
+    case continueWithRequest(query: [(name: String, value: String)], headers: [(name: String, value: String)], body: Data? = nil,
+                             method: String? = nil, path: String? = nil)
+    /// Response or error phase: answer with this status and body instead (marked edited, never stored), and these header
+    /// fields (nil: the answer's own; a redacted value shown unchanged keeps the real one).
+    case continueWithResponse(status: Int, body: Data, headers: [(name: String, value: String)]? = nil)
     /// Fail the request: the view shows an error.
     case abort
 
     public static func == (lhs: PauseDecision, rhs: PauseDecision) -> Bool {
         switch (lhs, rhs) {
         case (.continueUnchanged, .continueUnchanged), (.abort, .abort): true
-        case (.continueWithResponse(let a, let b), .continueWithResponse(let c, let d)): a == c && b == d
-        case (.continueWithRequest(let a, let b, let x), .continueWithRequest(let c, let d, let y)):
-            a.elementsEqual(c, by: { $0 == $1 }) && b.elementsEqual(d, by: { $0 == $1 }) && x == y
+        case (.continueWithResponse(let a, let b, let x), .continueWithResponse(let c, let d, let y)):
+            a == c && b == d && x?.map { [$0.name, $0.value] } == y?.map { [$0.name, $0.value] }
+        case (.continueWithRequest(let a, let b, let x, let m, let p), .continueWithRequest(let c, let d, let y, let n, let q)):
+            a.elementsEqual(c, by: { $0 == $1 }) && b.elementsEqual(d, by: { $0 == $1 }) && x == y && m == n && p == q
         default: false
         }
     }
@@ -113,12 +119,14 @@ public enum PauseDecision: Sendable, Hashable {
         switch self {
         case .continueUnchanged: hasher.combine(0)
         case .abort: hasher.combine(1)
-        case .continueWithResponse(let status, let body): hasher.combine(2); hasher.combine(status); hasher.combine(body)
-        case .continueWithRequest(let query, let headers, let body):
+        case .continueWithResponse(let status, let body, let headers):
+            hasher.combine(2); hasher.combine(status); hasher.combine(body)
+            hasher.combine(headers?.map { [$0.name, $0.value] })
+        case .continueWithRequest(let query, let headers, let body, let method, let path):
             hasher.combine(3)
             for item in query { hasher.combine(item.name); hasher.combine(item.value) }
             for item in headers { hasher.combine(item.name); hasher.combine(item.value) }
-            hasher.combine(body)
+            hasher.combine(body); hasher.combine(method); hasher.combine(path)
         }
     }
 }
@@ -351,13 +359,14 @@ public final class BreakpointTransport: HTTPTransport {
             let (id, decision) = await breakpoints.pause(phase: .request, request: request, response: nil, error: nil)
             switch decision {
             case .abort: throw abort(request, since: started, touch: Self.touch(id, request, .requestAborted))
-            case .continueWithRequest(let query, let headers, let body):
-                outgoing = try Self.edited(request, query: query, headers: headers, body: body)
+            case .continueWithRequest(let query, let headers, let body, let method, let path):
+                outgoing = try Self.edited(request, query: query, headers: headers, body: body, method: method, path: path,
+                                           shownAs: redactor.redact(request.headers))
                 // The capture below records the edit with the exchange it sends.
                 outgoing.touches.append(Self.touch(id, request, .requestEdited))
-            case .continueWithResponse(let status, let body):
-                return answer(request, status: status, body: body, since: started,
-                              touch: Self.touch(id, request, .answeredAtRequest))
+            case .continueWithResponse(let status, let body, let headers):
+                return answer(request, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
+                              since: started, touch: Self.touch(id, request, .answeredAtRequest))
             case .continueUnchanged: break
             }
         }
@@ -368,9 +377,9 @@ public final class BreakpointTransport: HTTPTransport {
             guard setting.error == .pause, !(error is CancellationError), (error as? KioskError) != .cancelled else { throw error }
             let (id, decision) = await breakpoints.pause(phase: .error, request: outgoing, response: nil, error: error)
             switch decision {
-            case .continueWithResponse(let status, let body):
-                return answer(outgoing, status: status, body: body, since: started,
-                              touch: Self.touch(id, outgoing, .answeredAtError))
+            case .continueWithResponse(let status, let body, let headers):
+                return answer(outgoing, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
+                              since: started, touch: Self.touch(id, outgoing, .answeredAtError))
             case .abort: throw abort(outgoing, since: started, touch: Self.touch(id, outgoing, .errorAborted))
             case .continueUnchanged, .continueWithRequest: throw error
             }
@@ -379,8 +388,10 @@ public final class BreakpointTransport: HTTPTransport {
         guard setting.response == .pause, response.stream == nil else { return response }
         let (id, decision) = await breakpoints.pause(phase: .response, request: outgoing, response: response, error: nil)
         switch decision {
-        case .continueWithResponse(let status, let body):
-            return answer(outgoing, status: status, body: body, headers: response.headers, since: started,
+        case .continueWithResponse(let status, let body, let headers):
+            let fields = headers.map { Self.fields($0, keeping: response.headers, shownAs: redactor.redact(response.headers)) }
+                ?? response.headers
+            return answer(outgoing, status: status, body: body, headers: fields, since: started,
                           touch: Self.touch(id, outgoing, .responseEdited))
         case .abort:
             throw abort(outgoing, since: started,
@@ -397,7 +408,9 @@ public final class BreakpointTransport: HTTPTransport {
     private func answer(_ request: HTTPRequest, status: Int, body: Data, headers: HTTPHeaderFields = [:], since started: Date,
                         touch: ExchangeTouch) -> HTTPResponse {
         var fields = headers
+        // The answer's framing is the transport's to write for the body it now has.
         fields["Content-Length"] = nil
+        fields["Transfer-Encoding"] = nil
         if fields["Content-Type"] == nil { fields["Content-Type"] = "application/json" }
         // The app is told what the log says: Kiosk's member of Cache-Status is the edit's, not the cache's decision on
         // the answer it replaces (other caches' members stay).
@@ -440,8 +453,19 @@ public final class BreakpointTransport: HTTPTransport {
     /// The request with its query items and headers replaced. Secret query items and headers keep their
     /// real values: the console only ever saw `<redacted>`, and sending that would break the request.
     static func edited(_ request: HTTPRequest, query: [(name: String, value: String)],
-                       headers: [(name: String, value: String)], body: Data? = nil) throws -> HTTPRequest {
+                       headers: [(name: String, value: String)], body: Data? = nil,
+                       method: String? = nil, path: String? = nil, shownAs shown: HTTPHeaderFields) throws -> HTTPRequest {
         guard var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else { return request }
+        if let path, path != components.percentEncodedPath {
+            // Checked first: Foundation traps on a percent-encoded path it cannot take.
+            guard HTTPSyntax.isAbsolutePath(path) else {
+                throw KioskError.invalidRequest("The edited path is not a URL path (it starts with / and escapes other characters as %XX).")
+            }
+            components.percentEncodedPath = path
+        }
+        if let method, !HTTPSyntax.isToken(method) {
+            throw KioskError.invalidRequest("The edited method is not an HTTP method (letters, digits and !#$%&'*+-.^_`|~ only).")
+        }
         let original = components.queryItems ?? []
         var items: [URLQueryItem] = []
         for item in query {
@@ -457,11 +481,8 @@ public final class BreakpointTransport: HTTPTransport {
         }
         var edited = request
         edited.url = url
-        var fields = HTTPHeaderFields()
-        for header in headers {
-            let value = header.value == Redactor.placeholder ? (request.headers[header.name] ?? header.value) : header.value
-            fields.add(name: header.name, value: value)
-        }
+        if let method { edited.method = method }
+        var fields = fields(headers, keeping: request.headers, shownAs: shown)
         if let body {
             // The new body's framing is the transport's to write: a length kept from the old one would cut or pad it.
             fields.removeAll(named: "Content-Length")
@@ -470,5 +491,22 @@ public final class BreakpointTransport: HTTPTransport {
         }
         edited.headers = fields
         return edited
+    }
+
+    /// Header fields as edited, where a value left as it was `shown` (redacted) is the `original`'s own: a secret is never
+    /// shown, and sending it on unchanged must not need it typed. The n-th field of a name is matched with the n-th shown.
+    static func fields(_ edited: [(name: String, value: String)]?, keeping original: HTTPHeaderFields,
+                       shownAs shown: HTTPHeaderFields) -> HTTPHeaderFields {
+        var fields = HTTPHeaderFields()
+        var seen: [String: Int] = [:]
+        for header in edited ?? [] {
+            let key = header.name.lowercased()
+            let index = seen[key, default: 0]
+            seen[key] = index + 1
+            let shownValues = shown.values(for: header.name), originalValues = original.values(for: header.name)
+            let kept = index < shownValues.count && index < originalValues.count && shownValues[index] == header.value
+            fields.add(name: header.name, value: kept ? originalValues[index] : header.value)
+        }
+        return fields
     }
 }

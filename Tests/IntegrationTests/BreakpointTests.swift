@@ -114,6 +114,56 @@ struct BreakpointTests {
         #expect(sent.headers["Content-Length"] == nil && sent.headers["Content-Type"] == "application/json")
     }
 
+    @Test("A paused answer's edited fields reach the app, a hidden cookie left as shown being the real one; a paused request's method and path are edited")
+    func fieldsAndRequestLineEdited() async throws {
+        // Given breakpoints on an app's requests and answers, whose upstream sets two cookies
+        let breakpoints = Breakpoints(fileURL: nil, clock: ManualClock(), redactor: redactor)
+        try breakpoints.set(BreakpointSetting(request: .pause, response: .pause), for: "app.test")
+        let upstream = ScriptedTransport(always: .respond(200, headers: ["Content-Type": "application/json", "Set-Cookie": "a=first-secret",
+                                                                         "Set-Cookie": "b=second-secret", "Transfer-Encoding": "chunked"],
+                                                          body: #"{"ok":true}"#))
+        let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor)
+        let request = HTTPRequest(url: URL(string: "http://app.test/v1/items?page=2")!, headers: ["Cookie": "sid=session-secret"],
+                                  endpoint: "app.test")
+        let sending = Task { try await transport.send(request) }
+        // When the request is sent as DELETE to another path, its hidden cookie left as shown
+        try await waitForPauses(breakpoints, 1)
+        let atRequest = try #require(breakpoints.paused.first)
+        #expect(atRequest.path == "/v1/items" && atRequest.requestHeaders.first?.value == Redactor.placeholder)
+        breakpoints.decide(atRequest.id, .continueWithRequest(query: [("page", "2")], headers: [("Cookie", Redactor.placeholder)],
+                                                              method: "DELETE", path: "/v2/items/%C3%A9"))
+        // Then the upstream gets that method and path, and the real cookie
+        try await waitForPauses(breakpoints, 1)
+        let sent = try #require(upstream.requests.last)
+        #expect(sent.method == "DELETE" && sent.url.absoluteString == "http://app.test/v2/items/%C3%A9?page=2")
+        #expect(sent.headers["Cookie"] == "sid=session-secret")
+        // When its answer is sent on with the second cookie left hidden as shown, the first replaced, and a field added
+        let atResponse = try #require(breakpoints.paused.first)
+        #expect(atResponse.responseHeaders.filter { $0.name == "Set-Cookie" }.map(\.value) == [Redactor.placeholder, Redactor.placeholder])
+        breakpoints.decide(atResponse.id, .continueWithResponse(status: 200, body: Data(#"{"ok":1}"#.utf8), headers: [
+            ("Content-Type", "application/json"), ("Set-Cookie", "a=typed"), ("Set-Cookie", Redactor.placeholder), ("X-Edited", "yes"),
+        ]))
+        let answer = try await sending.value
+        // Then the app gets the fields as edited, the hidden one its real value, and no framing of the old body
+        #expect(answer.headers.values(for: "Set-Cookie") == ["a=typed", "b=second-secret"])
+        #expect(answer.headers["X-Edited"] == "yes" && answer.headers["Transfer-Encoding"] == nil && answer.isEdited)
+    }
+
+    @Test("A paused request's edit to a path that is no URL path fails it with why, and nothing is sent")
+    func badPathRefusedByTransport() async throws {
+        let breakpoints = Breakpoints(fileURL: nil, clock: ManualClock(), redactor: redactor)
+        try breakpoints.set(BreakpointSetting(request: .pause), for: "app.test")
+        let upstream = echoUpstream()
+        let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor)
+        let sending = Task { try await transport.send(HTTPRequest(url: URL(string: "http://app.test/a")!, endpoint: "app.test")) }
+        try await waitForPauses(breakpoints, 1)
+        breakpoints.decide(try #require(breakpoints.paused.first).id, .continueWithRequest(query: [], headers: [], path: "/a b"))
+        await #expect(throws: KioskError.invalidRequest("The edited path is not a URL path (it starts with / and escapes other characters as %XX).")) {
+            try await sending.value
+        }
+        #expect(upstream.requests.isEmpty)
+    }
+
     @Test("When the process stops, every pause ends unchanged at once, and nothing pauses after")
     func releasedOnStop() async throws {
         // Given a request paused at its request and another at its response

@@ -16,6 +16,17 @@ struct HTTPSyntaxTests {
         }
     }
 
+    @Test("A URL path starts with / and holds path characters and complete %XX escapes only")
+    func absolutePaths() {
+        // Given paths, good and bad, when they are checked, then only what a URL can hold as it is passes
+        for good in ["/", "/v1/items", "/a/%C3%A9/b;c=d", "/~user/@me:1/!$&'()*+,=", "//double", "/%2f%2F"] {
+            #expect(HTTPSyntax.isAbsolutePath(good), "\(good)")
+        }
+        for bad in ["", "v1/items", "/a b", "/a?b", "/a#b", "/%", "/%2", "/%zz", "/café", "/a\r\nX: 1", "/[x]", "/a\\b", "/\"q\""] {
+            #expect(!HTTPSyntax.isAbsolutePath(bad), "\(bad.debugDescription)")
+        }
+    }
+
     @Test("Field values take visible ASCII, spaces, tabs and UTF-8, but no CR, LF, NUL, DEL or other control")
     func fieldValues() {
         // Given header values, good and bad

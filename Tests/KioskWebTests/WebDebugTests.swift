@@ -391,16 +391,11 @@ struct WebDebugTests {
             let token = String(repeating: "f", count: 64)
             let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
             // Given an app's answer held at a breakpoint
-            let breakpoints = harness.kiosk.debugger.breakpoints
-            let url = URL(string: "http://127.0.0.1:9/answer")!
             var fields = headers
             fields["Content-Type"] = "application/json"
-            let held = Task {
-                await breakpoints.pause(phase: .response, request: KioskCore.HTTPRequest(url: url, endpoint: "127.0.0.1:9", purpose: .proxied),
-                                        response: KioskCore.HTTPResponse(status: 200, headers: fields, body: body, url: url), error: nil).decision
-            }
-            for _ in 0..<2000 where breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
-            let paused = try #require(breakpoints.paused.first)
+            let breakpoints = harness.kiosk.debugger.breakpoints
+            let (held, paused) = try await holdAppExchange(harness, at: .response, url: "http://127.0.0.1:9/answer",
+                                                           answer: (fields, body))
             // When its page is opened
             let page = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
             // Then it says why there is no editor, and its buttons post a form that holds no body
@@ -421,19 +416,83 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A paused answer's header fields are edited in the console; a changed value still holding <redacted> or a bad line is refused")
+    func answerFieldsEdited() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "e", count: 64)
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
+            // Given an app's answer held at a breakpoint, setting a cookie the console shows hidden
+            let breakpoints = harness.kiosk.debugger.breakpoints
+            let (held, paused) = try await holdAppExchange(harness, at: .response, url: "http://127.0.0.1:9/login",
+                                                           answer: (["Content-Type": "application/json", "Set-Cookie": "sid=s3cr3t-session; Path=/"],
+                                                                    Data(#"{"ok":true}"#.utf8)))
+            // Then its page shows the answer's fields for editing, the cookie hidden
+            let page = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
+            #expect(page.body.contains("Response headers (Name: value per line; &lt;redacted&gt; keeps the secret)"))
+            #expect(page.body.contains("Set-Cookie: &lt;redacted&gt;") && !page.body.contains("s3cr3t-session"))
+            // When a changed value still holds <redacted>, or a line is no header, or a name is no token
+            for (headers, problem) in [("Set-Cookie: sid=<redacted>; Path=/", "Set-Cookie still holds &lt;redacted&gt;"),
+                                       ("Content-Type application/json", "Each header is a line “Name: value”"),
+                                       ("Bad Name: 1", "“Bad Name” is not a header name")] {
+                let refused = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("status", "201"),
+                                                                                      ("headers", headers), ("body", #"{"ok":false}"#)], cookie: token)
+                // Then it is shown again with why, as typed, and stays paused
+                #expect(refused.status == .unprocessableContent && refused.body.contains(problem), "\(refused.body)")
+                #expect(refused.body.contains(#"{&quot;ok&quot;:false}"#) && refused.body.contains("value=\"201\""))
+                #expect(breakpoints.paused.count == 1)
+            }
+            // When the hidden cookie is left as shown, a field changed and one added
+            let sent = try await client.post("/debug/paused/\(paused.id)", form: [
+                ("csrf", token), ("action", "edit"), ("status", "200"), ("body", #"{"ok":true}"#),
+                ("headers", "Content-Type: application/json; charset=utf-8\r\nSet-Cookie: <redacted>\r\nX-Edited: yes"),
+            ], cookie: token)
+            // Then the decision carries the fields as edited (the transport puts the real cookie back)
+            #expect(sent.status == .seeOther, "\(sent.body)")
+            #expect(await held.value == .continueWithResponse(status: 200, body: Data(#"{"ok":true}"#.utf8), headers: [
+                ("Content-Type", "application/json; charset=utf-8"), ("Set-Cookie", "<redacted>"), ("X-Edited", "yes"),
+            ]))
+        }
+    }
+
+    @Test("A paused request's method and path are edited in the console; a method or path that cannot be sent is refused")
+    func requestLineEdited() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "e", count: 64)
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
+            // Given an app's request held before it is sent
+            let breakpoints = harness.kiosk.debugger.breakpoints
+            let (held, paused) = try await holdAppExchange(harness, at: .request, url: "http://127.0.0.1:9/v1/items?page=2")
+            // Then its page has its method and path to edit
+            let page = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
+            #expect(page.body.contains(#"name="method" value="GET""#) && page.body.contains(#"name="path" value="/v1/items""#))
+            // When a method that is no token, or a path with a space, is sent
+            for (method, path, problem) in [("GE T", "/v1/items", "The method is not an HTTP method"),
+                                            ("GET", "/v1/my items", "The path starts with /"),
+                                            ("GET", "v1/items", "The path starts with /")] {
+                let refused = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("method", method),
+                                                                                      ("path", path), ("query", "page=2"), ("headers", "")],
+                                                    cookie: token)
+                // Then it is refused, shown again as typed, still paused
+                #expect(refused.status == .unprocessableContent && refused.body.contains(problem), "\(refused.body)")
+                #expect(refused.body.contains("value=\"\(path)\"") && breakpoints.paused.count == 1)
+            }
+            // When another method and path are sent
+            let sent = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("method", "DELETE"),
+                                                                               ("path", "/v2/items/%C3%A9"), ("query", "page=3"), ("headers", "")],
+                                             cookie: token)
+            // Then the decision carries them
+            #expect(sent.status == .seeOther, "\(sent.body)")
+            #expect(await held.value == .continueWithRequest(query: [("page", "3")], headers: [], method: "DELETE", path: "/v2/items/%C3%A9"))
+        }
+    }
+
     @Test("A request held before it is sent says an edit goes to its upstream, not that an answer is edited")
     func requestPhaseNote() async throws {
         try await withWeb { harness, client in
             let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(String(repeating: "e", count: 64))"]
             // Given an app's request held at its request breakpoint
             let breakpoints = harness.kiosk.debugger.breakpoints
-            let url = URL(string: "http://127.0.0.1:9/held")!
-            let held = Task {
-                await breakpoints.pause(phase: .request, request: KioskCore.HTTPRequest(url: url, endpoint: "127.0.0.1:9", purpose: .proxied),
-                                        response: nil, error: nil).decision
-            }
-            for _ in 0..<2000 where breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
-            let paused = try #require(breakpoints.paused.first)
+            let (held, paused) = try await holdAppExchange(harness, at: .request, url: "http://127.0.0.1:9/held")
             // When its page is opened, then its note speaks of the request
             let page = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
             #expect(page.body.contains("The request goes to its upstream as edited here"))
@@ -456,14 +515,8 @@ struct WebDebugTests {
             let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
             // Given an app's answer held at a breakpoint
             let breakpoints = harness.kiosk.debugger.breakpoints
-            let url = URL(string: "http://127.0.0.1:9/text")!
-            let held = Task {
-                await breakpoints.pause(phase: .response, request: KioskCore.HTTPRequest(url: url, endpoint: "127.0.0.1:9", purpose: .proxied),
-                                        response: KioskCore.HTTPResponse(status: 200, headers: ["Content-Type": contentType], body: Data(original.utf8),
-                                                                         url: url), error: nil).decision
-            }
-            for _ in 0..<2000 where breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
-            let paused = try #require(breakpoints.paused.first)
+            let (held, paused) = try await holdAppExchange(harness, at: .response, url: "http://127.0.0.1:9/text",
+                                                           answer: (["Content-Type": contentType], Data(original.utf8)))
             // Then its editor says what it edits
             let page = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
             #expect(page.body.contains(contentType == "text/plain" ? "Response body (text, editable)" : "Response body (JSON, editable)"))
@@ -589,4 +642,18 @@ struct WebDebugTests {
         #expect(!WebConfiguration(host: "192.168.1.4").isLoopback)
         #expect(WebConfiguration(debugToken: "").debugToken == nil)
     }
+}
+
+/// An app's exchange held at a breakpoint, as `kiosk proxy` holds one: its pause's decision to come, and the pause.
+private func holdAppExchange(_ harness: Harness, at phase: PausePhase, url: String,
+                             answer: (headers: HTTPHeaderFields, body: Data)? = nil) async throws -> (Task<PauseDecision, Never>, PausedExchange) {
+    let breakpoints = harness.kiosk.debugger.breakpoints
+    let url = URL(string: url)!
+    let held = Task {
+        await breakpoints.pause(phase: phase, request: KioskCore.HTTPRequest(url: url, endpoint: "127.0.0.1:9", purpose: .proxied),
+                                response: answer.map { KioskCore.HTTPResponse(status: 200, headers: $0.headers, body: $0.body, url: url) },
+                                error: nil).decision
+    }
+    for _ in 0..<2000 where breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+    return (held, try #require(breakpoints.paused.first))
 }
