@@ -309,7 +309,7 @@ extension ConsoleWords {
         p95ToScale: "p95 to scale",
         bytesBySource: "Bytes by source",
         responseBytes: "Response bytes",
-        otherSources: "Other (pictures, probes)",
+        otherSources: "Other (pictures, probes, the rest)",
         typeOf: "Type of {path}",
         endpointCaching: { $0.description },
         responseYields: { $0.english },

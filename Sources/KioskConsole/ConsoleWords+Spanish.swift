@@ -342,7 +342,7 @@ extension ConsoleWords {
         p95ToScale: "p95 a escala",
         bytesBySource: "Bytes por fuente",
         responseBytes: "Bytes de respuesta",
-        otherSources: "Otras (imágenes, sondeos)",
+        otherSources: "Otras (imágenes, sondeos, el resto)",
         typeOf: "Tipo de {path}",
         endpointCaching: { caching in
             switch caching {

@@ -33,7 +33,9 @@ struct DebugController: Sendable {
                                                       paused: kiosk.debugger.breakpoints.paused.count, eventID: eventID,
                                                       isRecording: kiosk.debugger.isRecording, unlogged: kiosk.debugger.unloggedCount,
                                                       live: query.before == nil && query.syntaxError == nil,
-                                                      hosts: (try? kiosk.debugger.proxiedHosts()) ?? [], context: context.view),
+                                                      hosts: (try? kiosk.debugger.proxiedHosts()) ?? [],
+                                                      catalogs: kiosk.proxyOverview() == nil || ((try? kiosk.debugger.holdsCatalogTraffic()) ?? true),
+                                                      context: context.view),
                                   status: query.syntaxError == nil ? .ok : .badRequest)
         }
         debug.on(.events) { request, context in

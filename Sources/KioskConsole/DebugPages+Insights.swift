@@ -56,12 +56,13 @@ extension DebugPages {
             E.element("h2", [.attribute("id", "bytes")], [.text(w.bytesBySource)]),
             E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", w.bytesBySource)], [
                 E.element("table", [.class("requests insights")], [
-                    E.element("thead", [], [E.element("tr", [], [w.source, w.requests, w.responseBytes].map {
+                    E.element("thead", [], [E.element("tr", [], [insights.sources.contains { $0.host != nil } ? "\(w.source) / \(w.host)" : w.source,
+                                                                   w.requests, w.responseBytes].map {
                         E.element("th", [.attribute("scope", "col")], [.text($0)])
                     })]),
                     E.element("tbody", [], insights.sources.map { source in
                         E.element("tr", [], [
-                            E.element("th", [.attribute("scope", "row")], [.text(source.source.map(context.sourceName) ?? w.otherSources)]),
+                            E.element("th", [.attribute("scope", "row")], [.text(source.source.map(context.sourceName) ?? source.host ?? w.otherSources)]),
                             E.element("td", [.class("num")], [.text(String(source.requests))]),
                             E.element("td", [.class("num")], [.text(byteCount(source.responseBytes, w))]),
                         ])

@@ -12,14 +12,16 @@ enum DebugPages {
 
     /// `/debug`: filters, search and the newest requests first. `eventID` is the live feed's latest event
     /// when the records were read: the page's script follows the feed from there, unless the page is not
-    /// `live` (paging back through older requests).
+    /// `live` (paging back through older requests). Without `catalogs` (a proxy's console whose log holds no catalog's
+    /// request) the reader's filters — its sources, its pictures — are left out: they would select nothing.
     static func requests(_ records: [RequestRecord], query: DebugFilterQuery, count: Int, paused: Int = 0,
                          eventID: DebugEvents.EventID, isRecording: Bool = true, unlogged: Int = 0, live: Bool,
-                         hosts: [String] = [], context: ViewContext) -> HTML {
+                         hosts: [String] = [], catalogs: Bool = true, context: ViewContext) -> HTML {
         let filter = query.filter
         let w = context.words
         // The filter form stays outside the results, which the script swaps as the filter is typed.
-        let header: [HTML] = [E.element("h1", [], [.text(w.networkDebugger)]), pausedBanner(paused, w), filterForm(query, hosts: hosts, context: context)]
+        let header: [HTML] = [E.element("h1", [], [.text(w.networkDebugger)]), pausedBanner(paused, w),
+                              filterForm(query, hosts: hosts, catalogs: catalogs, context: context)]
         var content: [HTML] = [
             E.element("p", [.class("status")], [
                 live ? E.element("span", [.attribute("id", "live-status"), .attribute("role", "status"), .class("live")], [.text(w.live)])
@@ -39,7 +41,7 @@ enum DebugPages {
             unlogged == 0 ? .empty : E.element("p", [.attribute("id", "unlogged-banner"), .class("banner offline"), .attribute("role", "status")],
                                                [.text(w.requestsUnlogged(unlogged))]),
             E.element("div", [.class("console-actions")], [
-                chips(query, w),
+                chips(query, catalogs: catalogs, w),
                 Pages.postForm(action: ConsoleRoute.recording.path, fields: [("record", isRecording ? "off" : "on")],
                                label: isRecording ? w.pauseRecording : w.resumeRecording,
                                button: .text(isRecording ? w.pauseRecording : w.resumeRecording), className: "mock",
@@ -92,10 +94,10 @@ enum DebugPages {
 
     /// One-click filters over the filter language (what DevTools calls Fetch/XHR, Img…): each a link to the list
     /// with its filter, marked when it is the filter applied; All clears it.
-    static func chips(_ query: DebugFilterQuery, _ w: ConsoleWords) -> HTML {
+    static func chips(_ query: DebugFilterQuery, catalogs: Bool = true, _ w: ConsoleWords) -> HTML {
         let applied = query.filter.inLanguage
-        let chips: [(String, String)] = [(w.chipAll, ""), (w.chipAPI, "-endpoint:image"), (w.chipPictures, "endpoint:image"),
-                                         (w.chipStore, "cache:hit"), (w.chipErrors, "status:4xx,5xx,error")]
+        let reader: [(String, String)] = catalogs ? [(w.chipAPI, "-endpoint:image"), (w.chipPictures, "endpoint:image")] : []
+        let chips: [(String, String)] = [(w.chipAll, "")] + reader + [(w.chipStore, "cache:hit"), (w.chipErrors, "status:4xx,5xx,error")]
         return E.element("nav", [.class("chips"), .attribute("aria-label", w.quickFilters)], [
             E.element("ul", [], chips.map { label, filter in
                 let canonical = filter.isEmpty ? "" : ((try? RequestFilter(parsing: filter))?.inLanguage ?? filter)
@@ -109,7 +111,7 @@ enum DebugPages {
 
     /// The filter box and menus; `hosts` are the hosts apps reached lately (a proxy's), offered in a menu of their own
     /// when there are any.
-    static func filterForm(_ query: DebugFilterQuery, hosts: [String] = [], context: ViewContext) -> HTML {
+    static func filterForm(_ query: DebugFilterQuery, hosts: [String] = [], catalogs: Bool = true, context: ViewContext) -> HTML {
         let w = context.words
         func select(_ name: StaticString, _ label: String, _ current: String?, _ options: [(String, String)]) -> HTML {
             let current = current ?? ""
@@ -121,7 +123,9 @@ enum DebugPages {
         return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", ConsoleRoute.requests.path),
                                   .attribute("role", "search"), .attribute("data-live-filter", "")], [
             filterField(query, w),
-            select("source", w.source, query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, context.sourceName($0)) }),
+            // A source asked for stays offered, as a host does.
+            catalogs || query.source != nil
+                ? select("source", w.source, query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, context.sourceName($0)) }) : .empty,
             // The host asked for stays offered though it has left the menu's most recent ones.
             hosts.isEmpty && query.host == nil ? .empty
                 : select("host", w.host, query.host, (query.host.map { hosts.contains($0) ? [] : [$0] } ?? []).map { ($0, $0) }

@@ -23,16 +23,20 @@ public struct LogInsights: Sendable, Hashable, Codable {
         }
     }
 
-    /// One source's traffic (nil: images of no catalog, and probes).
+    /// One source's traffic, or one host's of apps through `kiosk proxy` (both nil: other traffic — images of no
+    /// catalog, probes, the hosts past the busiest ones).
     public struct Source: Sendable, Hashable, Codable {
         public var source: SourceID?
+        /// The host an app reached through `kiosk proxy` (with its port when not the scheme's), for traffic of no catalog.
+        public var host: String?
         /// Every record of it, store answers included.
         public var requests: Int
         /// The response bodies' sizes as received (before the capture limit), in bytes.
         public var responseBytes: Int64
 
-        public init(source: SourceID?, requests: Int, responseBytes: Int64) {
+        public init(source: SourceID?, requests: Int, responseBytes: Int64, host: String? = nil) {
             self.source = source
+            self.host = host
             self.requests = requests
             self.responseBytes = responseBytes
         }

@@ -127,7 +127,10 @@ public final class Debugger: Sendable {
     }
 
     /// The slowest endpoints, the bytes per source and the cache decisions over the records kept.
-    public func insights() throws -> LogInsights { try requestLog().insights() }
+    public func insights() throws -> LogInsights { try requestLog().insights(ownEndpoints: Set(endpoints.map(\.name))) }
+
+    /// Whether the log holds any catalog's request: a proxy's console offers the reader's filters only then.
+    public func holdsCatalogTraffic() throws -> Bool { try requestLog().holdsSourceTraffic() }
 
     /// The hosts apps reached through `kiosk proxy`, as the log holds them (names no catalog endpoint has), most
     /// recently seen first: where the console offers their breakpoints.

@@ -5,8 +5,10 @@ import GRDB
 extension RequestLog {
     /// The log's insights over every record kept (see `LogInsights`). Three grouped reads; the
     /// durations of upstream exchanges are read sorted by endpoint and duration, so percentiles are
-    /// picked, not sorted, in Swift.
-    public func insights() throws -> LogInsights {
+    /// picked, not sorted, in Swift. Traffic of no catalog is told by host (an app's, through `kiosk proxy`), but for
+    /// Kiosk's own `ownEndpoints` (images of no catalog, probes) and hosts past the `hosts` with the most bytes, which
+    /// are counted together as other traffic.
+    public func insights(ownEndpoints: Set<String> = [], hosts: Int = 20) throws -> LogInsights {
         storeWaitingRecords()
         return try read("summarize the request log") { db in
             var endpoints: [LogInsights.Endpoint] = []
@@ -34,11 +36,33 @@ extension RequestLog {
             close()
             endpoints.sort { ($0.p95, $0.p50, $1.endpoint) > ($1.p95, $1.p50, $0.endpoint) }
 
-            let sources = try Row.fetchAll(db, sql: """
-                SELECT source, COUNT(*), COALESCE(SUM(responseBodySize), 0) FROM logEntry GROUP BY source
+            // A proxied exchange's endpoint is its host.
+            var groups = try Row.fetchAll(db, sql: """
+                SELECT source, CASE WHEN source IS NULL THEN endpoint END AS host, COUNT(*), COALESCE(SUM(responseBodySize), 0)
+                FROM logEntry GROUP BY source, host
                 """).map { row in
-                LogInsights.Source(source: (row[0] as String?).flatMap(SourceID.init(rawValue:)), requests: row[1], responseBytes: row[2])
+                let host: String? = row[1]
+                return LogInsights.Source(source: (row[0] as String?).flatMap(SourceID.init(rawValue:)), requests: row[2], responseBytes: row[3],
+                                          host: host.flatMap { ownEndpoints.contains($0) ? nil : $0 })
             }.sorted { ($0.responseBytes, $0.requests) > ($1.responseBytes, $1.requests) }
+            // Kiosk's own traffic of no catalog, and the hosts past the first ones, make one row of other traffic.
+            var other = LogInsights.Source(source: nil, requests: 0, responseBytes: 0)
+            var shownHosts = 0
+            groups.removeAll { group in
+                guard group.source == nil else { return false }
+                if group.host != nil, shownHosts < hosts {
+                    shownHosts += 1
+                    return false
+                }
+                other.requests += group.requests
+                other.responseBytes += group.responseBytes
+                return true
+            }
+            if other.requests > 0 {
+                let index = groups.firstIndex { ($0.responseBytes, $0.requests) < (other.responseBytes, other.requests) } ?? groups.endIndex
+                groups.insert(other, at: index)
+            }
+            let sources = groups
 
             var counts: [CacheDecision: Int] = [:]
             var total = 0
@@ -102,6 +126,14 @@ extension RequestLog {
                 host.morePaths = paths[host.endpoint]?.more ?? 0
                 return host
             }
+        }
+    }
+
+    /// Whether any record kept is a catalog's (has a source): what a proxy's console asks before offering the reader's filters.
+    public func holdsSourceTraffic() throws -> Bool {
+        storeWaitingRecords()
+        return try read("look for the catalogs' requests in the request log") { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM logEntry WHERE source IS NOT NULL)") ?? false
         }
     }
 

@@ -75,6 +75,27 @@ struct RequestLogInsightsTests {
         #expect(sources[1].requests == 2)
     }
 
+    @Test("an app's traffic through kiosk proxy is told by host; Kiosk's own endpoints of no catalog and the hosts past the busiest are other traffic")
+    func bytesByHost() throws {
+        // Given an app's answers from two hosts, a picture of no catalog, a probe, and a catalog's answer
+        let log = try Self.log()
+        try log.append(Self.record("localhost:3000", source: nil, seconds: 0.1, bytes: 4000))
+        try log.append(Self.record("localhost:3000", source: nil, seconds: 0.1, bytes: 1000))
+        try log.append(Self.record("api.example.test", source: nil, seconds: 0.1, bytes: 700))
+        try log.append(Self.record("image", source: nil, seconds: 0.1, bytes: 500))
+        try log.append(Self.record("probe", source: nil, seconds: 0.1, bytes: 100))
+        try log.append(Self.record("list", source: .nyt, seconds: 0.1, bytes: 3000))
+        // When the insights are read knowing Kiosk's own endpoints
+        let sources = try log.insights(ownEndpoints: ["image", "probe"]).sources
+        // Then each host is a row of its own, among the sources by bytes, and Kiosk's own traffic of no catalog is one other row
+        #expect(sources.map { $0.source?.rawValue ?? $0.host ?? "other" } == ["localhost:3000", "nyt", "api.example.test", "other"])
+        #expect(sources.map(\.responseBytes) == [5000, 3000, 700, 600] && sources[0].requests == 2 && sources[3].requests == 2)
+        // When only one host may be shown, then the next one joins the other traffic
+        let one = try log.insights(ownEndpoints: ["image", "probe"], hosts: 1).sources
+        #expect(one.map { $0.source?.rawValue ?? $0.host ?? "other" } == ["localhost:3000", "nyt", "other"])
+        #expect(one.last?.responseBytes == 1300 && one.last?.requests == 3)
+    }
+
     @Test("an empty log has no endpoints and no requests")
     func empty() throws {
         let insights = try Self.log().insights()

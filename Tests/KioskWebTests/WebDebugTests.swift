@@ -260,6 +260,38 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A proxy's console offers the reader's source menu and picture chips only once its log holds a catalog's request")
+    func readerFiltersOnProxy() async throws {
+        try await withWeb { harness, client in
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(String(repeating: "d", count: 64))"]
+            let log = try #require(harness.kiosk.debugger.log)
+            func append(_ source: SourceID?, _ endpoint: String, _ url: String) throws {
+                _ = try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: source, endpoint: endpoint, method: "GET", url: url,
+                                                 status: 200, timings: RequestTimings(total: 0.01), decision: .network))
+            }
+            // Given kiosk serve's console with an empty log, then the reader's filters are offered
+            let serve = try await client.get("/debug", headers: cookie)
+            #expect(serve.body.contains(#"name="source""#) && serve.body.contains(">Pictures</a>"))
+            // Given a proxy in the process whose log holds an app's exchange only
+            harness.kiosk.attachProxy { ConsoleProxyPageTests.overview }
+            try append(nil, "localhost:3000", "http://localhost:3000/api/a")
+            // Then its list offers hosts, the cache and errors, but no source menu and no pictures (they would select nothing)
+            let proxy = try await client.get("/debug", headers: cookie)
+            #expect(!proxy.body.contains(#"name="source""#) && !proxy.body.contains(">Pictures</a>") && !proxy.body.contains(">API</a>"))
+            #expect(proxy.body.contains(#"name="host""#) && proxy.body.contains(">Store</a>") && proxy.body.contains(">Errors</a>"))
+            // And a source asked for in the address is still shown chosen
+            let asked = try await client.get("/debug?source=nyt", headers: cookie)
+            #expect(asked.body.contains(#"<option value="nyt" selected>"#))
+            // When the reader on the same console fetches a catalog, then the reader's filters come back
+            try append(.nyt, "nyt.mostPopular", "https://api.nytimes.com/svc/mostpopular/v2/viewed/1.json")
+            let both = try await client.get("/debug", headers: cookie)
+            #expect(both.body.contains(#"name="source""#) && both.body.contains(">Pictures</a>"))
+            // And the insights tell the app's traffic by its host
+            let insights = try await client.get("/debug/insights", headers: cookie)
+            #expect(insights.body.contains("<th scope=\"row\">localhost:3000</th>") && insights.body.contains("Source / Host"))
+        }
+    }
+
     @Test("The request list offers the apps' hosts in a menu of their own, which filters by host, and refuses a host that is no name")
     func hostMenu() async throws {
         try await withWeb { harness, client in
