@@ -73,8 +73,12 @@ package struct CSRFProtection: Sendable {
     }
 
     /// Refuses (403) a request whose Origin header, when present, is not this host: a browser names the
-    /// site a form or a script sent it from.
+    /// site a form or a script sent it from. A browser's `Sec-Fetch-Site` saying another site (or another origin of
+    /// this site, another port) sent it is refused too, Origin or not: Kiosk's own pages send `same-origin`.
     package static func refuseOtherOrigins(_ request: Request) throws {
+        if let site = request.headers[secFetchSite]?.lowercased(), site == "cross-site" || site == "same-site" {
+            throw WebError.forbidden("This form was sent from another site, so it was refused.")
+        }
         guard let origin = request.headers[.origin] else { return }
         let host = request.head.authority ?? request.headers[hostHeader] ?? ""
         guard !host.isEmpty, origin == "http://" + host || origin == "https://" + host else {
@@ -84,6 +88,8 @@ package struct CSRFProtection: Sendable {
 
     // HTTP/1 requests carry Host as a header; HTTPTypes moves it to `authority` when it can.
     static let hostHeader = HTTPFields.Element.Name("Host")!
+    /// Fetch metadata (W3C): who made a browser's request, as the browser knows it.
+    static let secFetchSite = HTTPFields.Element.Name("Sec-Fetch-Site")!
 }
 
 /// A POSTed form whose CSRF token matched; its fields are decoded into the handler's typed form.

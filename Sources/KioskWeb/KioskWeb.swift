@@ -77,8 +77,12 @@ public struct WebConfiguration: Sendable {
         }
     }
 
-    /// Throws `invalidRequest` saying what is wrong when `token` cannot guard the debugger: too short to resist
-    /// guessing, or with characters other than visible ASCII.
+    /// The fewest different characters a debug token may have: a random one of 24 has 13 at the least likely (hex)
+    /// but a few times in a billion; `aaaa…` or `abababab…` has one or two, and is guessed first.
+    public static let minimumDebugTokenVariety = 8
+
+    /// Throws `invalidRequest` saying what is wrong when `token` cannot guard the debugger: too short or too
+    /// repetitive to resist guessing, or with characters other than visible ASCII.
     static func validate(debugToken token: String) throws {
         guard token.utf8.count >= minimumDebugTokenLength else {
             throw KioskError.invalidRequest("KIOSK_DEBUG_TOKEN has \(token.utf8.count) characters; it guards the request log and "
@@ -87,6 +91,11 @@ public struct WebConfiguration: Sendable {
         }
         guard token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw KioskError.invalidRequest("KIOSK_DEBUG_TOKEN holds characters other than visible ASCII (letters, digits, punctuation)")
+        }
+        guard Set(token.utf8).count >= minimumDebugTokenVariety else {
+            throw KioskError.invalidRequest("KIOSK_DEBUG_TOKEN repeats itself: of its characters only \(Set(token.utf8).count) differ, "
+                                            + "and it needs at least \(minimumDebugTokenVariety) different ones to resist guessing "
+                                            + "(`openssl rand -hex 16` makes one)")
         }
     }
 

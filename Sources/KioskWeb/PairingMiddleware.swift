@@ -75,9 +75,11 @@ package final class ClientAttempts: Sendable {
     /// The key attempts are counted under: the address itself for a neighbour (every phone of a home network
     /// shares its IPv6 /64, so counting the /64 would let one of them lock the others out), and a stranger's
     /// whole IPv6 /64 (any host can use any address of its own /64). Only a listener serving any peer meets
-    /// strangers; wherever a peer cannot be read, the listener's guard has refused the request already.
+    /// strangers; wherever a peer cannot be read, the listener's guard has refused the request already. Every loopback
+    /// address is this machine: one client (a local user can send from any of 127.0.0.0/8's 16 million addresses).
     package func client(_ address: IPAddress?) -> String {
         guard let address = address?.unmapped else { return "unknown" }
+        if address.isLoopback { return "loopback" }
         guard address.bytes.count == 16, !peers.isNeighbour(address) else { return address.description }
         return Hex.encode(address.bytes.prefix(8)) + "::/64"
     }

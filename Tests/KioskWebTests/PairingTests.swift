@@ -338,7 +338,7 @@ struct PairingTests {
         }
     }
 
-    @Test("A stranger's IPv6 /64 counts as one client; neighbours count one address each, so one cannot lock the others out")
+    @Test("A stranger's IPv6 /64 counts as one client, and loopback as one; neighbours count one address each, so one cannot lock the others out")
     func clientKeys() {
         // Given the keys wrong codes are counted under by a --lan listener whose machine has 2001:db8:1:2::/64,
         // and by one that serves every peer
@@ -355,6 +355,9 @@ struct PairingTests {
         // And an IPv4 peer of a dual-stack socket counts as itself, other IPv4 hosts apart
         #expect(key(lan, "::ffff:192.168.1.5") == key(lan, "192.168.1.5"))
         #expect(key(lan, "192.168.1.5") != key(lan, "192.168.1.6"))
+        // And every loopback address is this machine, one client however it sends (127.0.0.0/8 has 16 million)
+        #expect(Set(["127.0.0.1", "127.0.9.44", "127.255.0.3", "::1", "::ffff:127.0.0.2"].map { key(open, $0) }).count == 1)
+        #expect(key(open, "127.0.0.1") != key(open, "192.168.1.5"))
     }
 
     @Test("Revoking a device stops its cookie at its next request")

@@ -650,9 +650,11 @@ struct WebDebugTests {
         }
     }
 
-    @Test("A debug token shorter than 24 characters, or not visible ASCII, is refused before the web app starts", arguments: [
+    @Test("A debug token shorter than 24 characters, of fewer than 8 different ones, or not visible ASCII, is refused before the web app starts",
+          arguments: [
         ("short-token", "at least 24"), (String(repeating: "a", count: 23), "at least 24"),
         (String(repeating: "a", count: 24) + " b", "visible ASCII"), (String(repeating: "ä", count: 24), "visible ASCII"),
+        (String(repeating: "a", count: 24), "only 1 differ"), (String(repeating: "abcdefg", count: 4), "only 7 differ"),
     ])
     func shortTokensRefused(token: String, reason: String) async throws {
         // Given a configuration with that token
@@ -661,8 +663,8 @@ struct WebDebugTests {
         #expect { try configuration.validate() } throws: { error in
             (error as? KioskError)?.description.contains(reason) == true
         }
-        // And a token of 24 visible characters is accepted
-        #expect(throws: Never.self) { try WebConfiguration(debugToken: String(repeating: "a", count: 24)).validate() }
+        // And a token of 24 visible characters, 8 of them different, is accepted
+        #expect(throws: Never.self) { try WebConfiguration(debugToken: String(repeating: "abcdefgh", count: 3)).validate() }
     }
 
     @Test("Configurations say which hosts are loopback")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import KioskCore
@@ -190,7 +191,14 @@ struct WebRuleTests {
             #expect(text.status == .unsupportedMediaType)
             let forged = try await send(.post, "/debug/api/rules", definition, headers: [.origin: "http://evil.test"])
             #expect(forged.status == .forbidden)
+            // And so are writes a browser says another site or another port of this one sent, whether or not it names the origin
+            for site in ["cross-site", "same-site"] {
+                let fetched = try await send(.post, "/debug/api/rules", definition, headers: [HTTPField.Name("Sec-Fetch-Site")!: site])
+                #expect(fetched.status == .forbidden, "\(site)")
+            }
             #expect(try harness.kiosk.debugger.rules.all().isEmpty)
+            let own = try await send(.post, "/debug/api/rules", definition, headers: [HTTPField.Name("Sec-Fetch-Site")!: "same-origin"])
+            #expect(own.status == .created)
         }
     }
 
