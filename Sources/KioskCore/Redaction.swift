@@ -53,7 +53,19 @@ public struct Redactor: Sendable, Hashable {
     }
 
     private static func longestFirst(_ secrets: Set<String>) -> [SecretScan] {
-        secrets.sorted { ($0.utf8.count, $0) > ($1.utf8.count, $1) }.map { SecretScan([Array($0.utf8)]) }
+        Set(secrets.flatMap(spellings)).sorted { ($0.utf8.count, $0) > ($1.utf8.count, $1) }.map { SecretScan([Array($0.utf8)]) }
+    }
+
+    /// The ways an upstream may send a secret back besides as it is: in capitals or small letters (a hex digest, Marvel's
+    /// `hash`, in capitals is the same one; and a search index keeps words in small letters, so any echo in capitals of a
+    /// key so written would be the key there), and in base64 (a header carrying it encoded). A JSON body's escapes
+    /// (`\u0061`) are undone where they are read (`scrub(_:)`), as they may spell any character of it either way.
+    private static func spellings(_ secret: String) -> [String] {
+        var spellings = [secret, secret.uppercased(), secret.lowercased()]
+        let base64 = Data(secret.utf8).base64EncodedString()
+        spellings.append(base64)
+        spellings.append(String(base64.prefix { $0 != "=" }))
+        return spellings
     }
 
     /// A copy that also replaces these secret values wherever they appear.
@@ -92,13 +104,60 @@ public struct Redactor: Sendable, Hashable {
         guard !secretsLongestFirst.isEmpty else { return text }
         // Every captured header value is scrubbed: a byte scan first, as a key is almost never there.
         var text = text
-        guard text.withUTF8({ scan.occurs(in: UnsafeRawBufferPointer($0)) }) else { return text }
+        // An upstream's message quoting JSON may spell a key with escapes.
+        guard text.withUTF8({ scan.occurs(in: UnsafeRawBufferPointer($0)) || Self.holdsBackslash(UnsafeRawBufferPointer($0)) })
+        else { return text }
         // Whole keys are whole UTF-8 sequences, so replacing their bytes leaves valid UTF-8.
         return String(decoding: scrub(Data(text.utf8)), as: UTF8.self)
     }
 
-    /// Bytes (a body) with every secret value replaced; unchanged when none occurs.
+    /// Bytes (a body) with every secret value replaced, also where JSON's escapes spell it (`\u0061pikey…`, any of its
+    /// characters either way); unchanged when none occurs.
     public func scrub(_ data: Data) -> Data {
+        let scrubbed = scrubVerbatim(data)
+        guard !secretsLongestFirst.isEmpty,
+              scrubbed.withUnsafeBytes(Self.holdsBackslash) else { return scrubbed }
+        return scrubEscaped(scrubbed)
+    }
+
+    /// Whether the bytes hold a backslash, which starts every JSON escape (memchr: most bodies have none).
+    private static func holdsBackslash(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        return memchr(base, Int32(UInt8(ascii: "\\")), bytes.count) != nil
+    }
+
+    /// `data` with each stretch whose JSON escapes spell a secret replaced: the escapes are undone into a copy, which is
+    /// searched; only when a secret is there is the copy made again knowing where each of its bytes came from (four
+    /// bytes a byte).
+    private func scrubEscaped(_ data: Data) -> Data {
+        guard JSONUnescaped(data, locating: false).bytes.withUnsafeBytes({ scan.occurs(in: $0) }) else { return data }
+        let unescaped = JSONUnescaped(data, locating: true)
+        var stretches: [Range<Int>] = []
+        for secret in secretsLongestFirst {
+            let needle = secret.needles[0]
+            var index = 0
+            while index + needle.count <= unescaped.bytes.count {
+                guard unescaped.bytes[index] == needle[0], unescaped.bytes[index..<index + needle.count].elementsEqual(needle) else {
+                    index += 1
+                    continue
+                }
+                let stretch = unescaped.original(of: index..<index + needle.count)
+                // A longer secret found first keeps its stretch whole.
+                if !stretches.contains(where: { $0.overlaps(stretch) }) { stretches.append(stretch) }
+                index += needle.count
+            }
+        }
+        // The last first, so that the offsets of those before still hold.
+        var result = data
+        let replacement = Data(Self.placeholder.utf8)
+        for stretch in stretches.sorted(by: { $0.lowerBound > $1.lowerBound }) {
+            result.replaceSubrange(result.startIndex + stretch.lowerBound..<result.startIndex + stretch.upperBound, with: replacement)
+        }
+        return result
+    }
+
+    /// `data` with every secret's own bytes replaced.
+    private func scrubVerbatim(_ data: Data) -> Data {
         // One pass for all the keys first: a key is almost never there.
         guard data.withUnsafeBytes({ scan.occurs(in: $0) }) else { return data }
         var result = data
@@ -202,6 +261,94 @@ public struct Redactor: Sendable, Hashable {
 extension URL {
     /// This URL as text with the standard secrets removed, for errors and logs.
     public var redactedString: String { Redactor.standard.redact(self) }
+}
+
+/// A body's bytes with JSON's escapes undone (`\uXXXX`, a surrogate pair of them, `\/`, `\"`, `\\`, `\n`…), and, when
+/// asked, where in the original each byte starts. Escapes are undone wherever they are, in a string or not: a secret is
+/// looked for, not a document read.
+struct JSONUnescaped {
+    /// The bytes, escapes undone.
+    private(set) var bytes: [UInt8] = []
+    /// Per byte, the offset in the original of the escape (or byte) it came from; empty unless asked for.
+    private(set) var starts: [UInt32] = []
+    private let count: Int
+
+    init(_ data: Data, locating: Bool) {
+        let source = [UInt8](data)
+        count = source.count
+        bytes.reserveCapacity(source.count)
+        if locating { starts.reserveCapacity(source.count) }
+        var index = 0
+        func append(_ decoded: some Sequence<UInt8>, from start: Int) {
+            for byte in decoded {
+                bytes.append(byte)
+                if locating { starts.append(UInt32(start)) }
+            }
+        }
+        while index < source.count {
+            guard source[index] == UInt8(ascii: "\\"), index + 1 < source.count else {
+                append(CollectionOfOne(source[index]), from: index)
+                index += 1
+                continue
+            }
+            let next = source[index + 1]
+            if next == UInt8(ascii: "u"), let unit = Self.hex(source, index + 2) {
+                // A high surrogate followed by its low one is one character.
+                if (0xD800..<0xDC00).contains(unit), index + 11 < source.count, source[index + 6] == UInt8(ascii: "\\"),
+                   source[index + 7] == UInt8(ascii: "u"), let low = Self.hex(source, index + 8), (0xDC00..<0xE000).contains(low),
+                   let scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)) {
+                    append(String(scalar).utf8, from: index)
+                    index += 12
+                } else {
+                    append(Unicode.Scalar(unit).map { Array(String($0).utf8) } ?? [0xEF, 0xBF, 0xBD], from: index)
+                    index += 6
+                }
+                continue
+            }
+            let simple: UInt8? = switch next {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): next
+            case UInt8(ascii: "n"): 0x0A
+            case UInt8(ascii: "t"): 0x09
+            case UInt8(ascii: "r"): 0x0D
+            case UInt8(ascii: "b"): 0x08
+            case UInt8(ascii: "f"): 0x0C
+            default: nil
+            }
+            if let simple {
+                append(CollectionOfOne(simple), from: index)
+                index += 2
+            } else {
+                append(CollectionOfOne(source[index]), from: index)
+                index += 1
+            }
+        }
+    }
+
+    /// The stretch of the original that the bytes `range` came from (located ones only).
+    func original(of range: Range<Int>) -> Range<Int> {
+        let lower = Int(starts[range.lowerBound])
+        // The last byte's escape ends where the next escape's bytes start (one escape may make several bytes).
+        let last = starts[range.upperBound - 1]
+        let upper = starts[range.upperBound...].first { $0 != last }.map(Int.init) ?? count
+        return lower..<upper
+    }
+
+    /// The four hex digits at `start` as a number, or nil.
+    private static func hex(_ source: [UInt8], _ start: Int) -> UInt32? {
+        guard start + 4 <= source.count else { return nil }
+        var value: UInt32 = 0
+        for byte in source[start..<start + 4] {
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: return nil
+            }
+            value = value << 4 | digit
+        }
+        return value
+    }
 }
 
 /// Secrets searched for in bytes: Horspool's search over a set of keys (windows as long as the shortest key, each jump

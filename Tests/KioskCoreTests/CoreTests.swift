@@ -66,6 +66,34 @@ struct CoreTests {
         #expect(redactor.scrub("abc") == "abc")
     }
 
+    @Test("A secret an upstream spells otherwise is still replaced: with JSON escapes (some characters or all, a surrogate pair near it), in capitals or small letters, in base64")
+    func scrubsOtherSpellings() {
+        // Given a redactor hiding an API key and a signature (a lowercase hex digest)
+        let key = "nytK3yS3cret1111", digest = "c442c232ab12cd34ef56ab78cd90ef12"
+        let redactor = Redactor(queryItems: [], headers: []).hiding([key, digest])
+        let placeholder = Redactor.placeholder
+        let escaped = key.unicodeScalars.map { String(format: "\\u%04x", $0.value) }.joined()
+        let cases = [
+            // Every character escaped, in a JSON string, beside an emoji escaped as its surrogate pair
+            #"{"title":"ESCKEY:\#(escaped) \ud83d\ude00"}"#: #"{"title":"ESCKEY:\#(placeholder) \ud83d\ude00"}"#,
+            // One character escaped, capitals in the escape, and an escaped slash before it
+            #"{"u":"a\/nytK3y\u0053\u0033cret1111"}"#: #"{"u":"a\/\#(placeholder)"}"#,
+            // The digest in capitals, and the key in base64 (as a header may carry it), with and without padding
+            "hash=\(digest.uppercased())": "hash=\(placeholder)",
+            // The key in capitals or in small letters (a search index's words)
+            "KEY \(key.uppercased()) key \(key.lowercased())": "KEY \(placeholder) key \(placeholder)",
+            "X: \(Data(key.utf8).base64EncodedString())": "X: \(placeholder)",
+        ]
+        // Then each comes back with the secret replaced, the rest as it was, as bytes and as text
+        for (body, expected) in cases {
+            #expect(String(decoding: redactor.scrub(Data(body.utf8)), as: UTF8.self) == expected, "\(body)")
+            #expect(redactor.scrub(body) == expected, "\(body)")
+        }
+        // And escapes that spell no secret are left exactly as they were
+        let other = #"{"a":"\u0041\/\\\"\n\ud83d\ude00\ud800 nytK3yS3cret111"}"#
+        #expect(redactor.scrub(Data(other.utf8)) == Data(other.utf8))
+    }
+
     @Test("Searching for several keys at once finds one exactly where a search for each key in turn does")
     func secretScanAgreesWithSearchingEachKey() {
         // Given keys of different lengths over a small alphabet, one the start of another, one ending like another

@@ -28,8 +28,11 @@ struct CredentialEcho: Sendable {
         }
         guard reply.contentType.hasPrefix("application/json"),
               var body = reply.body.getString(at: reply.body.readerIndex, length: reply.body.readableBytes) else { return echoed }
+        // Also spelled with JSON's escapes, each character \uXXXX, and in capitals (a hex digest so is the same one), as an
+        // upstream's own encoder may write them.
+        let escaped = text.unicodeScalars.map { $0 == " " ? " " : String(format: "\\u%04x", $0.value) }.joined()
         for field in ["name", "title", "status", "message", "error", "faultstring"] {
-            body = body.replacingOccurrences(of: "\"\(field)\":\"", with: "\"\(field)\":\"Invalid ApiKey \(text) ")
+            body = body.replacingOccurrences(of: "\"\(field)\":\"", with: "\"\(field)\":\"Invalid ApiKey \(text) (\(escaped); \(text.uppercased())) ")
         }
         echoed.body = ByteBuffer(string: body)
         return echoed
