@@ -46,7 +46,8 @@ extension Kiosk {
         try (openedProxyCache()?.entries(host: host, limit: limit) ?? []).map { entry in
             var entry = entry
             entry.url = URL(string: entry.url).map(redactor.redact) ?? entry.url
-            entry.headers = redactor.redact(entry.headers)
+            entry.headers = redactor.redact(entry.shownHeaders ?? entry.headers)
+            entry.shownHeaders = nil
             return entry
         }
     }
@@ -61,8 +62,10 @@ extension Kiosk {
     public func redactedProxyCacheEntry(id: Int64) throws -> ProxyCacheEntry? {
         guard var entry = try proxyCacheEntry(id: id) else { return nil }
         entry.url = URL(string: entry.url).map(redactor.redact) ?? entry.url
-        entry.headers = redactor.redact(entry.headers)
-        entry.body = redactor.redactBody(entry.body, contentType: entry.headers["Content-Type"])
+        entry.headers = redactor.redact(entry.shownHeaders ?? entry.headers)
+        entry.body = redactor.redactBody(entry.shownBody ?? entry.body, contentType: entry.headers["Content-Type"])
+        entry.shownHeaders = nil
+        entry.shownBody = nil
         return entry
     }
 
@@ -180,7 +183,7 @@ extension Kiosk {
                 guard let (entry, credentialed, varied) = try cache.exportedEntry(id: listed.id), let url = URL(string: entry.url) else {
                     return nil
                 }
-                let fields = redactor.redact(entry.headers).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
+                let fields = redactor.redact(entry.shownHeaders ?? entry.headers).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
                 // The request as far as the key tells it: the fields its variant was picked by (so an import keeps the
                 // variants apart), and, for an identity's answer, its credentials hidden — so an import leaves it out
                 // rather than give it to anyone. Which of Authorization and Cookie carried them is not kept.
@@ -189,7 +192,8 @@ extension Kiosk {
                 let requestFields = redactor.redact(request).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
                 return RequestRecord(startedAt: entry.requestTime, source: nil, endpoint: entry.host, method: entry.method,
                                      url: redactor.redact(url), requestHeaders: requestFields, status: entry.status, responseHeaders: fields,
-                                     responseBody: CapturedBody(redacted: redactor.redactBody(entry.body, contentType: entry.headers["Content-Type"]),
+                                     responseBody: CapturedBody(redacted: redactor.redactBody(entry.shownBody ?? entry.body,
+                                                                                              contentType: entry.headers["Content-Type"]),
                                                                 ofFirst: entry.body.count, size: entry.body.count, limit: .max),
                                      timings: RequestTimings(total: entry.responseTime.timeIntervalSince(entry.requestTime)),
                                      decision: .fresh, cacheStatus: CacheStatus(.fresh))

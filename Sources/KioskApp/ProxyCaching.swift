@@ -94,13 +94,16 @@ final class ProxyCachingTransport: HTTPTransport {
     /// The entries being revalidated behind a stale answer: one revalidation each at a time, however many requests
     /// get the stale answer meanwhile.
     private let revalidating = Mutex<Set<Int64>>([])
+    /// What tells an app's credentials (its secret fields, query items and password), to hide where its answer echoes them.
+    private let redactor: Redactor
     /// Why the last answer that could not be stored was not, once one was not (said once through `warn`).
     let failure = Mutex<String?>(nil)
 
     init(base: any HTTPTransport, captureBehind: @escaping @Sendable (any HTTPTransport) -> any HTTPTransport = { $0 }, cache: ProxyCache?,
-         settings: ProxyCacheSettings, patience: Duration? = nil, now: @escaping @Sendable () -> Date,
+         settings: ProxyCacheSettings, patience: Duration? = nil, redactor: Redactor = .standard, now: @escaping @Sendable () -> Date,
          warn: @escaping @Sendable (String) -> Void) {
         direct = base
+        self.redactor = redactor
         self.captureBehind = captureBehind
         // An answer that sets a cookie is not shared either: each request that joined would get the same session.
         self.base = CoalescingTransport(base: base, byRedactedURL: false) { response in
@@ -301,7 +304,10 @@ final class ProxyCachingTransport: HTTPTransport {
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
            Self.speaksOf(response.headers, entry, askedWith: request.headers) {
             do {
-                try cache.refresh(id: entry.id, with: response.headers, requestTime: sent, responseTime: received)
+                let hider = Self.hider(for: request, redactor)
+                try cache.refresh(id: entry.id, with: response.headers, requestTime: sent, responseTime: received) { fields in
+                    hider.flatMap { Self.hidden(fields, $0) }
+                }
                 stored = true
             } catch {
                 warnOnce(error)
@@ -317,10 +323,17 @@ final class ProxyCachingTransport: HTTPTransport {
             stored = true
         } else if let storedAs, Self.isStorable(response, for: request) {
             let vary = Key.varyNames(response.headers)
-            let answer = ProxyCacheAnswer(method: storedAs, url: key.url, host: key.host, credentials: key.credentials, vary: vary,
+            var answer = ProxyCacheAnswer(method: storedAs, url: key.url, host: key.host, credentials: key.credentials, vary: vary,
                                           variant: key.variant(for: vary) ?? "", status: response.status,
                                           headers: Self.storedHeaders(response.headers), body: storedAs == "HEAD" ? Data() : response.body,
                                           requestTime: sent, responseTime: received)
+            // An answer echoing the app's own credentials (an echo service, a "hello <token>") keeps a copy without them
+            // for the pages and exports; the log hides them the same way.
+            if let hider = Self.hider(for: request, redactor) {
+                answer.shownHeaders = Self.hidden(answer.headers, hider)
+                let body = hider.scrub(answer.body)
+                if body != answer.body { answer.shownBody = body }
+            }
             stored = cache.store(answer) { [self] error in warnOnce(error) }
         }
         Self.mark(&answered, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status,
@@ -615,6 +628,18 @@ final class ProxyCachingTransport: HTTPTransport {
             // Not dropped: the stored answers would be served though the upstream changed them.
             warnOnce(error)
         }
+    }
+
+    /// What hides `request`'s own credentials, nil when it carries none.
+    private static func hider(for request: HTTPRequest, _ redactor: Redactor) -> Redactor? {
+        let credentials = redactor.credentials(in: request.headers, url: request.url)
+        return credentials.isEmpty ? nil : Redactor(queryItems: [], headers: []).hiding(credentials)
+    }
+
+    /// `fields` with what `hider` hides hidden; nil when they hold none of it.
+    private static func hidden(_ fields: HTTPHeaderFields, _ hider: Redactor) -> HTTPHeaderFields? {
+        let shown = HTTPHeaderFields(fields.map { (name: $0.name, value: hider.scrub($0.value)) })
+        return shown == fields ? nil : shown
     }
 
     /// A request's cache key.

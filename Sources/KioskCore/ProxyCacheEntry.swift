@@ -27,6 +27,10 @@ public struct ProxyCacheEntry: Sendable, Hashable {
     public var hits: Int
     /// What it takes in the cache, in bytes (body and headers).
     public var size: Int
+    /// The fields and the body as a page or an export may show them, when the answer echoed its app's own credentials
+    /// (those hidden); nil when they are shown as stored (a list reads no bodies, a lookup neither).
+    public var shownHeaders: HTTPHeaderFields?
+    public var shownBody: Data?
 
     /// Whether the answer set a cookie (whose value is not kept): it is given again only when the upstream fails.
     public var setsCookie: Bool { headers["Set-Cookie"] != nil }

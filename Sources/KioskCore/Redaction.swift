@@ -76,14 +76,22 @@ public struct Redactor: Sendable, Hashable {
     }
 
     /// The values a request sends under secret names — its secret headers' (and, after an auth scheme such as `Bearer`,
-    /// the credentials alone), its secret query items' and its URL's password — to hide wherever else they appear (an
-    /// upstream echoing them in its body). Those of fewer than 6 characters are left out, as `hiding` leaves them.
+    /// the credentials alone; a cookie's value alone), its secret query items' and its URL's password — to hide wherever
+    /// else they appear (an upstream echoing them in its body). Those of fewer than 6 characters are left out, as `hiding`
+    /// leaves them.
     public func credentials(in fields: HTTPHeaderFields, url: URL) -> [String] {
         var values: [String] = []
         for field in fields where headers.contains(field.name.lowercased()) {
             let value = field.value.trimmingCharacters(in: .whitespaces)
             values.append(value)
             if let space = value.firstIndex(of: " ") { values.append(value[value.index(after: space)...].trimmingCharacters(in: .whitespaces)) }
+            // `a=1; sid=…`: an echo service lists each cookie's value on its own.
+            if HTTPHeaderFields.sameName(field.name, "Cookie") {
+                for cookie in value.split(separator: ";") {
+                    guard let equals = cookie.firstIndex(of: "=") else { continue }
+                    values.append(cookie[cookie.index(after: equals)...].trimmingCharacters(in: .whitespaces))
+                }
+            }
         }
         if let password = url.password(percentEncoded: false) { values.append(password) }
         if url.query?.contains("=") == true, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {

@@ -62,6 +62,10 @@ public struct ProxyCacheAnswer: Sendable {
     public var requestTime: Date
     /// When the answer came.
     public var responseTime: Date
+    /// The fields and the body with the app's own credentials hidden, when the answer echoes them (a page and an export
+    /// show these; the cache replays the answer exactly); nil when it does not.
+    public var shownHeaders: HTTPHeaderFields?
+    public var shownBody: Data?
 
     /// An answer to store; every field as its property says.
     public init(method: String, url: String, host: String, credentials: String, vary: String, variant: String, status: Int,
@@ -528,6 +532,8 @@ public final class ProxyCache: Sendable, StoreFile {
             var fields = 2
             for field in answer.headers { fields += field.name.utf8.count + field.value.utf8.count + 8 }
             size = answer.body.count + answer.url.utf8.count + max(2, fields - 1)
+            if let shown = answer.shownHeaders { size += ProxyCache.encode(shown).count }
+            size += answer.shownBody?.count ?? 0
         }
     }
 
@@ -536,7 +542,8 @@ public final class ProxyCache: Sendable, StoreFile {
     private static func insert(_ encoded: Encoded, _ db: Database) throws -> Int64 {
         let answer = encoded.answer
         let headers = encode(answer.headers)
-        let size = answer.body.count + headers.count + answer.url.utf8.count
+        let shownHeaders = answer.shownHeaders.map(encode)
+        let size = answer.body.count + headers.count + answer.url.utf8.count + (shownHeaders?.count ?? 0) + (answer.shownBody?.count ?? 0)
         let id = try db.executeRaw(db.cachedStatement(sql: insertSQL)) { values in
             values.bind(answer.method)
             values.bind(answer.url)
@@ -551,6 +558,8 @@ public final class ProxyCache: Sendable, StoreFile {
             values.bind(answer.responseTime)
             values.bind(answer.responseTime)
             values.bind(size)
+            values.bind(shownHeaders)
+            values.bind(answer.shownBody)
         }
         guard let id else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the stored answer's id did not come back") }
         return id
@@ -559,19 +568,22 @@ public final class ProxyCache: Sendable, StoreFile {
     /// Inserts an answer or replaces the one stored under its key, returning its entry's id.
     private static let insertSQL = """
             INSERT INTO cacheEntry (method, url, host, credentials, vary, variant, status, headers, body, requestTime,
-                                    responseTime, lastUsed, hits, size)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
+                                    responseTime, lastUsed, hits, size, shownHeaders, shownBody)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
             ON CONFLICT (method, url, credentials, variant) DO UPDATE SET
                 host = excluded.host, vary = excluded.vary, status = excluded.status, headers = excluded.headers,
                 body = excluded.body, requestTime = excluded.requestTime, responseTime = excluded.responseTime,
-                lastUsed = excluded.lastUsed, size = excluded.size
+                lastUsed = excluded.lastUsed, size = excluded.size, shownHeaders = excluded.shownHeaders,
+                shownBody = excluded.shownBody
             RETURNING id
             """
 
 
     /// Refreshes a stored answer with the header fields of a 304 that confirmed it (RFC 9111 §4.3.4): each field the
-    /// 304 carries replaces the stored one of its name; the body stays. Its times become the 304's.
-    public func refresh(id: Int64, with notModified: HTTPHeaderFields, requestTime: Date, responseTime: Date) throws {
+    /// 304 carries replaces the stored one of its name; the body stays. Its times become the 304's. `hiding` makes the
+    /// fields as a page may show them (nil when they hide nothing), as when the answer was stored.
+    public func refresh(id: Int64, with notModified: HTTPHeaderFields, requestTime: Date, responseTime: Date,
+                        hiding: @Sendable (HTTPHeaderFields) -> HTTPHeaderFields? = { _ in nil }) throws {
         try write("refresh an answer in the proxy cache") { db in
             guard let data = try Data.fetchOne(db, sql: "SELECT headers FROM cacheEntry WHERE id = ?", arguments: [id]) else { return }
             var headers = Self.decode(data)
@@ -584,10 +596,12 @@ public final class ProxyCache: Sendable, StoreFile {
             // renews would make it older than it is.
             for name in ["Age", "Date"] where notModified[name] == nil { headers.removeAll(named: name) }
             let encoded = Self.encode(headers)
+            let shown = hiding(headers).map(Self.encode)
             try db.execute(sql: """
-                UPDATE cacheEntry SET headers = ?, requestTime = ?, responseTime = ?, size = size - length(headers) + ?
+                UPDATE cacheEntry SET headers = ?, shownHeaders = ?, requestTime = ?, responseTime = ?,
+                    size = size - length(headers) - COALESCE(length(shownHeaders), 0) + ?
                 WHERE id = ?
-                """, arguments: [encoded, requestTime, responseTime, encoded.count, id])
+                """, arguments: [encoded, shown, requestTime, responseTime, encoded.count + (shown?.count ?? 0), id])
         }
     }
 
@@ -631,7 +645,7 @@ public final class ProxyCache: Sendable, StoreFile {
     public func entries(host: String? = nil, limit: Int = 1000) throws -> [ProxyCacheEntry] {
         flush()
         return try read("list the proxy cache") { db in
-            let columns = "id, method, url, host, status, headers, X'' AS body, requestTime, responseTime, lastUsed, hits, size"
+            let columns = "id, method, url, host, status, headers, X'' AS body, requestTime, responseTime, lastUsed, hits, size, shownHeaders"
             let rows = if let host {
                 try Row.fetchAll(db, sql: "SELECT \(columns) FROM cacheEntry WHERE \(Self.hostCondition) ORDER BY lastUsed DESC LIMIT ?",
                                  arguments: StatementArguments(Self.hostArguments(host) + [limit]))
@@ -769,9 +783,12 @@ public final class ProxyCache: Sendable, StoreFile {
     // MARK: - Rows
 
     private static func entry(_ row: Row) -> ProxyCacheEntry {
-        ProxyCacheEntry(id: row["id"], method: row["method"], url: row["url"], host: row["host"], status: row["status"],
-                        headers: decode(row["headers"]), body: row["body"] ?? Data(), requestTime: row["requestTime"],
-                        responseTime: row["responseTime"], lastUsed: row["lastUsed"], hits: row["hits"], size: row["size"])
+        var entry = ProxyCacheEntry(id: row["id"], method: row["method"], url: row["url"], host: row["host"], status: row["status"],
+                                    headers: decode(row["headers"]), body: row["body"] ?? Data(), requestTime: row["requestTime"],
+                                    responseTime: row["responseTime"], lastUsed: row["lastUsed"], hits: row["hits"], size: row["size"])
+        entry.shownHeaders = (row["shownHeaders"] as Data?).map(decode)
+        entry.shownBody = row["shownBody"]
+        return entry
     }
 
     /// Header fields as a JSON array of [name, value] pairs, keeping their order and repeats (as the request log keeps them).
@@ -831,6 +848,10 @@ public final class ProxyCache: Sendable, StoreFile {
         // The bound the proxy was started with (`--cache-size`), for the commands beside it.
         migrator.registerMigration("v2") { db in
             try db.execute(sql: "ALTER TABLE cacheStats ADD COLUMN maxBytes INTEGER")
+        }
+        // What a page and an export show of an answer that echoed its app's own credentials (ProxyCacheAnswer.shownBody).
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: "ALTER TABLE cacheEntry ADD COLUMN shownHeaders BLOB; ALTER TABLE cacheEntry ADD COLUMN shownBody BLOB")
         }
         return migrator
     }()

@@ -720,6 +720,43 @@ struct ProxyCacheTests {
             #expect(response["_kioskTruncated"] as? Bool != true)
         }
     }
+
+    @Test("An answer echoing its app's own credentials is replayed exactly, but its page, the list and the export hide them")
+    func echoedCredentialsHidden() async throws {
+        // Given an upstream that echoes what it was sent, as httpbin's /anything does, in its body and its fields
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            let echo = "\(head.uri) \(head.headers["Authorization"].first ?? "") \(head.headers["Cookie"].first ?? "")"
+            return (.ok, [("Content-Type", "application/json"), ("X-Echo", echo), ("ETag", "\"\(head.headers["Authorization"].first ?? "")\"")],
+                    #"{"url": "\#(head.uri)", "auth": "\#(head.headers["Authorization"].first ?? "")", "sid": "cookie-sid-7654321"}"#)
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // When an app asks with its token, its cookie and a key in the query
+            let url = upstream.url("/me?token=query-token-123456")
+            let asked = try await proxy.send(.GET, url, headers: [("Authorization", "Bearer bearer-secret-0001"),
+                                                                   ("Cookie", "theme=dark; sid=cookie-sid-7654321")])
+            #expect(asked.status == .ok)
+            // Then offline the app gets the stored answer exactly as it was, its credentials and all
+            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            let replayed = try await proxy.send(.GET, url, headers: [("Authorization", "Bearer bearer-secret-0001"),
+                                                                      ("Cookie", "theme=dark; sid=cookie-sid-7654321")])
+            #expect(replayed.body == asked.body && replayed.header("X-Echo") == asked.header("X-Echo"))
+            #expect(String(decoding: replayed.body, as: UTF8.self).contains("bearer-secret-0001"))
+            // But the entry's page, the list and the export show none of them
+            let id = try #require(try proxy.kiosk.proxyCacheEntries().first?.id)
+            let entry = try #require(try proxy.kiosk.redactedProxyCacheEntry(id: id))
+            let listed = try proxy.kiosk.proxyCacheEntries()
+            let archive = String(decoding: try proxy.kiosk.proxyCacheArchive().whole(), as: UTF8.self)
+            let shown = [String(decoding: entry.body, as: UTF8.self), entry.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"),
+                         listed.flatMap { $0.headers.map(\.value) }.joined(separator: "\n"), archive]
+            for (index, text) in shown.enumerated() {
+                for secret in ["bearer-secret-0001", "cookie-sid-7654321", "query-token-123456"] {
+                    #expect(!text.contains(secret), "\(secret) is shown in \(index)")
+                }
+            }
+            #expect(shown[0].contains(#""auth": "<redacted>""#) && shown[1].contains("X-Echo: "))
+        }
+    }
 }
 
 /// An upstream answer body that counts: "v1", "v2"... at each full answer.
