@@ -83,20 +83,27 @@ extension CatalogService {
         let wanted = policy == .force ? ids : ids.filter { found[$0] == nil }
         if policy != .offline, !wanted.isEmpty {
             do {
-                for request in try source.linkedItemsRequests(itemIDs: wanted) {
-                    do {
-                        let response = try await send(request)
-                        let (items, issues) = try source.decodeLinkedItems(response, for: request)
-                        skipped += issues
-                        // As with pages, an answer edited at a breakpoint is shown but never stored.
-                        if !response.isEdited { _ = try keep { try database.saveItems(items) } }
-                        for item in items { found[item.itemID] = item }
-                    } catch let fetchError as KioskError {
-                        if fetchError == .cancelled { break }
-                        error = error ?? fetchError
-                        // Unreachable: the other requests would wait for the same failure.
-                        if fetchError.isConnectivityFailure { break }
+                let requests = try source.linkedItemsRequests(itemIDs: wanted)
+                // Behind the view: what comes after it stopped waiting is stored all the same, for the next view.
+                let fetching = Task { await fetchLinked(requests, source: source) }
+                let patience = linkedItemsPatience
+                let fetched = await withTaskGroup(of: LinkedFetch?.self) { group in
+                    group.addTask { await fetching.value }
+                    group.addTask {
+                        try? await Task.sleep(for: patience)
+                        return nil
                     }
+                    let first = await group.next() ?? nil
+                    group.cancelAll()
+                    return first
+                }
+                if let fetched {
+                    skipped += fetched.issues
+                    for item in fetched.items { found[item.itemID] = item }
+                    error = error ?? fetched.error
+                } else if let first = requests.first {
+                    error = error ?? .timeout(url: first.url.redactedString, seconds: Double(patience.components.seconds)
+                                                + Double(patience.components.attoseconds) / 1e18)
                 }
             } catch let requestError as KioskError {
                 error = requestError
@@ -105,5 +112,41 @@ extension CatalogService {
         let favorites = (try? database.favoriteIDs(source: item.source))?.intersection(ids) ?? []
         return LinkedItems(entries: shown.map { LinkedItems.Entry(link: $0, item: found[$0.itemID]) }, counts: counts, page: page,
                            pageCount: pageCount, error: error, skipped: skipped, favorites: favorites)
+    }
+
+    /// What the linked items' requests brought: the items (stored as they came), the ones skipped, the first failure.
+    struct LinkedFetch: Sendable {
+        var items: [CatalogItem] = []
+        var issues: [DecodingIssue] = []
+        var error: KioskError?
+    }
+
+    /// Sends `requests` (one per kind of linked item) at once, so a slow upstream costs one wait, not one per kind
+    /// (a character's episodes, then its locations, each waited for its whole timeout); stores what each brings.
+    func fetchLinked(_ requests: [HTTPRequest], source: any CatalogSource) async -> LinkedFetch {
+        await withTaskGroup(of: LinkedFetch.self) { group in
+            for request in requests {
+                group.addTask { [self] in
+                    do {
+                        let response = try await send(request)
+                        let (items, issues) = try source.decodeLinkedItems(response, for: request)
+                        // As with pages, an answer edited at a breakpoint is shown but never stored.
+                        if !response.isEdited { _ = try keep { try database.saveItems(items) } }
+                        return LinkedFetch(items: items, issues: issues)
+                    } catch let error as KioskError {
+                        return LinkedFetch(error: error == .cancelled ? nil : error)
+                    } catch {
+                        return LinkedFetch()
+                    }
+                }
+            }
+            var all = LinkedFetch()
+            for await part in group {
+                all.items += part.items
+                all.issues += part.issues
+                all.error = all.error ?? part.error
+            }
+            return all
+        }
     }
 }

@@ -17,6 +17,8 @@ public final class CatalogService: Sendable {
     private let lastFreshRecord = Mutex<[PageRequest: Date]>([:])
     /// Told once when what is fetched cannot be stored (a full disk), and again after a store that worked.
     private let warn: @Sendable (String) -> Void
+    /// How long a view waits for linked items not stored (`KioskConfiguration.linkedItemsPatience`).
+    let linkedItemsPatience: Duration
     /// Whether the last store failed for want of room or rights (said once until one works again).
     private let cannotStore = Mutex(false)
     /// Idempotency keys of writes being applied now (CatalogService+WriteKeys.swift).
@@ -28,10 +30,11 @@ public final class CatalogService: Sendable {
     /// decision with its freshness, so the network debugger shows cache decisions that made no exchange
     /// on the wire.
     package init(sources: [SourceID: any CatalogSource], database: AppDatabase, transport: any HTTPTransport,
-                now: @escaping @Sendable () -> Date = { Date() },
+                now: @escaping @Sendable () -> Date = { Date() }, linkedItemsPatience: Duration = .seconds(3),
                 recordAnswer: (@Sendable (HTTPRequest, CacheStatus, KioskError?) -> Void)? = nil,
                 warn: @escaping @Sendable (String) -> Void = { _ in }) {
         self.warn = warn
+        self.linkedItemsPatience = linkedItemsPatience
         self.sources = sources
         self.database = database
         self.transport = transport

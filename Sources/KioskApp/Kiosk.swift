@@ -198,7 +198,7 @@ public final class Kiosk: Sendable {
             }
         }
         let catalog = CatalogService(sources: sources, database: database, transport: transport, now: dependencies.now,
-                                     recordAnswer: recordAnswer, warn: warnLate)
+                                     linkedItemsPatience: configuration.linkedItemsPatience, recordAnswer: recordAnswer, warn: warnLate)
         self.catalog = catalog
         images = ImagePipeline(
             configuration: .init(memoryCostLimit: configuration.imageMemoryLimit, diskSizeLimit: configuration.imageDiskLimit,

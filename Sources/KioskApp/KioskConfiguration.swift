@@ -69,6 +69,10 @@ public struct KioskConfiguration: Sendable {
     /// How long a request paused at a breakpoint waits for a decision before it continues unchanged.
     public var breakpointTimeout: Duration = .seconds(300)
 
+    /// How long an item's view waits for the items it links to (a character's episodes) that are not stored: past it,
+    /// the item is shown without them, and they go on loading behind, stored for its next view.
+    public var linkedItemsPatience: Duration = .seconds(3)
+
     /// Whether breakpoints pause: on where a console can decide (`kiosk serve`), off for one-shot commands.
     public var breakpointsActive = true
 

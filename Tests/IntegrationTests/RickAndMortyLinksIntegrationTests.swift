@@ -92,6 +92,39 @@ struct RickAndMortyLinksIntegrationTests {
         }
     }
 
+    @Test("A stored character opens without waiting for a slow upstream's episodes and places: they are asked at once, and stored behind for its next view")
+    func slowLinksDoNotHoldTheItem() async throws {
+        let h = try await Harness.start { $0.linkedItemsPatience = .milliseconds(200) }
+        do {
+            // Given Rick stored by his list, and an upstream that now takes 1.5 s an answer
+            _ = try await h.catalog.page(PageRequest(source: .rickandmorty))
+            try await h.setFaults { $0.latencyMilliseconds = 1500 }
+            await h.demo.resetRequestCounts()
+            // When his detail is opened
+            let first = try await h.catalog.item(source: .rickandmorty, itemID: "1")
+            // Then he is shown from the store, his links not yet there, saying the wait ran out
+            #expect(first.origin == .store && first.linked.entries(.episode).count == 51)
+            #expect(first.linked.entries.allSatisfy { $0.item == nil })
+            #expect(first.linked.error.map { if case .timeout = $0 { true } else { false } } == true, "\(String(describing: first.linked.error))")
+            // And the episodes and the places were both asked for, at once (not one after the other's answer)
+            #expect(await h.demo.requestCount(pathPrefix: "/api/episode") == 1)
+            #expect(await h.demo.requestCount(pathPrefix: "/api/location") == 1)
+            // When their answers come, behind the view, then his next view has them from the store, asking nothing
+            let episodeIDs = first.linked.entries.map(\.link.itemID)
+            for _ in 0..<200 where (try h.database.items(source: .rickandmorty, itemIDs: episodeIDs)).count < episodeIDs.count {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            await h.demo.resetRequestCounts()
+            let next = try await h.catalog.item(source: .rickandmorty, itemID: "1")
+            #expect(next.linked.missing.isEmpty && next.linked.error == nil)
+            #expect(await h.demo.requestCount(pathPrefix: "/api/") == 0)
+        } catch {
+            await h.stop()
+            throw error
+        }
+        await h.stop()
+    }
+
     @Test("Linked ids the upstream does not know are missing, not an error; a single id's bare object is read")
     func missingAndSingle() async throws {
         try await withHarness { h in
