@@ -139,12 +139,21 @@ extension CatalogService {
                 return SearchResult(query: query, items: update.page.items, origin: .upstream, error: update.error,
                                     page: page, totalPages: update.page.totalPages, totalItems: update.page.totalItems,
                                     cacheStatus: update.cacheStatus)
-            } catch let error as KioskError where error.isConnectivityFailure || error.isRetryable {
+            } catch let error as KioskError where error.isConnectivityFailure || error.isRetryable || Self.isUnreadable(error) {
                 // Nothing was stored for this search: it went forward as a miss, and nothing usable came back.
                 return try stored(error, CacheStatus(.network, forward: .miss, forwardStatus: Self.upstreamStatus(of: error)))
             }
         }
         return try stored(nil, nil)
+    }
+
+    /// Whether `error` says the upstream answered what cannot be read (bad JSON, a body cut short): the store's matches
+    /// serve a search better than the error, as when the upstream is unreachable.
+    private static func isUnreadable(_ error: KioskError) -> Bool {
+        switch error {
+        case .malformedResponse, .truncatedBody: true
+        default: false
+        }
     }
 
     /// The status an upstream answered with, as far as `error` tells (UpstreamStatus.check made it).

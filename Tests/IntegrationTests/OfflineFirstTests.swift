@@ -126,6 +126,23 @@ struct OfflineFirstTests {
         }
     }
 
+    @Test("A search the upstream answers unreadably (malformed JSON, a body cut short) answers from the store, saying why", arguments: [
+        FaultSettings(malformedRate: 1), FaultSettings(truncateRate: 1),
+    ])
+    func unreadableSearchFallsBack(faults: FaultSettings) async throws {
+        try await withHarness { h in
+            // Given Morty stored, and an upstream whose every answer then comes unreadable
+            _ = try await h.catalog.page(PageRequest(source: .rickandmorty))
+            try await h.setFaults { $0 = faults }
+            // When Morty is searched for
+            let result = try await h.catalog.search(source: .rickandmorty, text: "morty")
+            // Then the store's matches are given, with what went wrong
+            #expect(result.origin == .store && result.items.contains { $0.title == "Morty Smith" })
+            let unreadable = switch result.error { case .malformedResponse?, .truncatedBody?: true; default: false }
+            #expect(unreadable, "\(String(describing: result.error))")
+        }
+    }
+
     @Test("When the upstream comes back, connectivity reports online by itself, so the web app's poll can refresh")
     func reconnectIsNoticedWithoutARequest() async throws {
         try await withHarness { h in
