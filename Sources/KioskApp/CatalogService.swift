@@ -266,6 +266,11 @@ public final class CatalogService: Sendable {
             throw KioskError.malformedResponse(path: firstIssue.path,
                                                message: "no item of the page could be read (\(firstIssue.message))")
         }
+        // A page within the upstream's count that brings nothing contradicts itself: a bad answer as well, which must not
+        // empty a good stored page (a search, or a page past the end, that matches nothing counts 0 or is past its pages).
+        if page.items.isEmpty, let total = page.totalItems, total > 0, page.totalPages.map({ request.page <= $0 }) ?? true {
+            throw KioskError.malformedResponse(path: "$", message: "the page brings no item, though the upstream counts \(total) in all")
+        }
         // An answer edited at a breakpoint is shown as it is and never stored: the offline store holds
         // only what the upstream really said (and a user-ordered list is not re-merged from it).
         if response.isEdited {

@@ -37,6 +37,34 @@ struct CatalogServiceTests {
         #expect(try database.snapshot(forKey: request.cacheKey) == stored)
     }
 
+    @Test("An empty page within the upstream's own count is an error, and the stored page is kept; one that counts nothing is an empty page", arguments: [
+        (#"{"info": {"count": 60, "pages": 3, "next": null, "prev": null}, "results": []}"#, true),
+        (#"{"info": {"count": 0, "pages": 0, "next": null, "prev": null}, "results": []}"#, false),
+    ])
+    func emptyPageContradictingItsCount(body: String, refused: Bool) async throws {
+        // Given a stored, stale Rick and Morty page
+        let database = try AppDatabase.inMemory()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let item = CatalogItem(source: .rickandmorty, itemID: "1", title: "Rick Sanchez", subtitle: "Alive · Human",
+                               summary: "", imageURL: nil, detail: .dog(Dog(name: "x", description: "", age: 1, image: nil)))
+        let stored = Snapshot(page: Page(request: request, items: [item], totalItems: 60, totalPages: 3),
+                              metadata: SnapshotMetadata(fetchedAt: now.addingTimeInterval(-90_000), freshUntil: now.addingTimeInterval(-3600)))
+        try database.saveSnapshot(stored)
+        // When the upstream answers a page with no item
+        let service = CatalogService(sources: Sources.make(.live), database: database, transport: ScriptedTransport(always: .json(body)),
+                                     now: { now })
+        let update = try await service.page(request)
+        if refused {
+            // Then, counting 60 items in 3 pages, it is refused: the stored page stays, shown with why
+            #expect(update.origin == .store && update.page.items == [item])
+            #expect(update.error?.description.contains("the page brings no item, though the upstream counts 60 in all") == true)
+            #expect(try database.snapshot(forKey: request.cacheKey) == stored)
+        } else {
+            // Or, counting none, the catalog is empty now: so it is shown
+            #expect(update.origin == .network && update.page.items.isEmpty && update.error == nil)
+        }
+    }
+
     @Test("A sync stops a list whose page brings nothing new, saying so, though the upstream counts a million pages")
     func syncStopsOnRepeatedPages() async throws {
         // Given an upstream that says it has a million pages and answers the same one for each
