@@ -1,5 +1,6 @@
 import Foundation
 public import KioskCore
+import KioskStore
 
 /// How far a sync has come.
 public struct SyncProgress: Sendable, Hashable {
@@ -76,23 +77,30 @@ extension CatalogService {
         var stopped: Set<PageRequest> = []
         let pagedLists = Set(firsts.map(Self.list))
 
+        func stop(_ list: PageRequest, at request: PageRequest, counting pages: Int?) {
+            stopped.insert(list)
+            totalPages -= pending.count
+            pending = pending.filter { Self.list($0) != list }[...]
+            totalPages += pending.count
+            report.failures.append(.init(page: Self.describe(request), message: "stopped here: it brings no item the pages "
+                + "before it did not, though the upstream counts \(pages.map(String.init) ?? "more") pages"))
+        }
+
         func record(_ request: PageRequest, _ outcome: Result<CatalogUpdate, any Error>) {
             report.pages += 1
+            let list = Self.list(request)
             switch outcome {
             case .success(let update):
-                let list = Self.list(request)
-                if pagedLists.contains(list), !stopped.contains(list) {
-                    let ids = Set(update.page.items.map(\.itemID))
-                    if request.page > 1, ids.isSubset(of: seen[list, default: []]) {
-                        stopped.insert(list)
-                        totalPages -= pending.count
-                        pending = pending.filter { Self.list($0) != list }[...]
-                        totalPages += pending.count
-                        report.failures.append(.init(page: Self.describe(request), message: "stopped here: it brings no item the pages "
-                            + "before it did not, though the upstream counts \(update.page.totalPages.map(String.init) ?? "more") pages"))
-                    }
-                    seen[list, default: []].formUnion(ids)
+                let ids = Set(update.page.items.map(\.itemID))
+                // A page past the first that repeats the pages before it, stopping its list or answering after that.
+                let repeated = pagedLists.contains(list) && request.page > 1 && ids.isSubset(of: seen[list, default: []])
+                if repeated {
+                    if !stopped.contains(list) { stop(list, at: request, counting: update.page.totalPages) }
+                    // It says nothing true of its page (page 5 showing page 1's items again): it is not kept.
+                    if update.origin == .network { _ = try? keep { try database.removeSnapshot(forKey: request.cacheKey) } }
+                    break
                 }
+                seen[list, default: []].formUnion(ids)
                 if let error = update.error ?? update.notKept {
                     report.failures.append(.init(page: Self.describe(request), message: error.description))
                 } else if update.origin == .notModified {
@@ -102,7 +110,13 @@ extension CatalogService {
                 }
                 report.items += update.page.items.count
             case .failure(let error):
-                report.failures.append(.init(page: Self.describe(request), message: "\(error)"))
+                // A page that brings nothing though within the upstream's count says its count is wrong, as a repeat does.
+                if pagedLists.contains(list), request.page > 1, !stopped.contains(list),
+                   case .malformedResponse(_, let message) = error as? KioskError, message.hasPrefix(Self.emptyPage) {
+                    stop(list, at: request, counting: nil)
+                } else if !stopped.contains(list) || request.page == 1 {
+                    report.failures.append(.init(page: Self.describe(request), message: "\(error)"))
+                }
             }
             progress(SyncProgress(source: source, completedPages: report.pages, totalPages: totalPages, items: report.items))
         }

@@ -17,6 +17,8 @@ public final class CatalogService: Sendable {
     private let lastFreshRecord = Mutex<[PageRequest: Date]>([:])
     /// Told once when what is fetched cannot be stored (a full disk), and again after a store that worked.
     private let warn: @Sendable (String) -> Void
+    /// What a page that brings no item within the upstream's own count is refused with (a sync stops its list there).
+    static let emptyPage = "the page brings no item, though the upstream counts"
     /// How long a view waits for linked items not stored (`KioskConfiguration.linkedItemsPatience`).
     let linkedItemsPatience: Duration
     /// Whether the last store failed for want of room or rights (said once until one works again).
@@ -269,7 +271,7 @@ public final class CatalogService: Sendable {
         // A page within the upstream's count that brings nothing contradicts itself: a bad answer as well, which must not
         // empty a good stored page (a search, or a page past the end, that matches nothing counts 0 or is past its pages).
         if page.items.isEmpty, let total = page.totalItems, total > 0, page.totalPages.map({ request.page <= $0 }) ?? true {
-            throw KioskError.malformedResponse(path: "$", message: "the page brings no item, though the upstream counts \(total) in all")
+            throw KioskError.malformedResponse(path: "$", message: Self.emptyPage + " \(total) in all")
         }
         // An answer edited at a breakpoint is shown as it is and never stored: the offline store holds
         // only what the upstream really said (and a user-ordered list is not re-merged from it).

@@ -98,6 +98,13 @@ public final class AppDatabase: Sendable, StoreFile {
         try write("save the page \(snapshot.page.request.cacheKey)") { db in try Self.saveSnapshot(snapshot, at: now(), db) }
     }
 
+    /// Removes the stored page under `key` (its items stay, as other pages may show them); nothing when there is none.
+    public func removeSnapshot(forKey key: String) throws {
+        try write("remove the stored page \(key)") { db in
+            try db.execute(sql: "DELETE FROM snapshot WHERE key = ?", arguments: [key])
+        }
+    }
+
     /// After a 304 Not Modified: replaces only the freshness and validators of the stored page, or, when
     /// the page is no longer stored (`kiosk cache clear` in another process meanwhile), stores it whole
     /// again from `snapshot`, in one transaction.

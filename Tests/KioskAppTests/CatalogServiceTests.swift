@@ -72,13 +72,40 @@ struct CatalogServiceTests {
         document["info"] = ["count": 20_000_000, "pages": 1_000_000, "next": NSNull(), "prev": NSNull()]
         let body = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
         let upstream = ScriptedTransport(always: .json(body))
-        let service = CatalogService(sources: Sources.make(.live), database: try AppDatabase.inMemory(), transport: upstream,
+        let database = try AppDatabase.inMemory()
+        let service = CatalogService(sources: Sources.make(.live), database: database, transport: upstream,
                                      now: { Date(timeIntervalSince1970: 1_800_000_000) })
         // When the catalog is synced
         let report = try await service.sync(.rickandmorty, concurrency: 4) { _ in }
         // Then it stopped after a few pages (the first, and those already on the wire when the second came back), saying why
         #expect(upstream.callCount <= 6, "\(upstream.callCount) requests")
         #expect(report.failures.contains { $0.message.contains("brings no item the pages before it did not") && $0.message.contains("1000000 pages") },
+                "\(report.failures)")
+        // And the repeats were not kept as pages 2 and on: page 1 is the one stored, and the report counts its items alone
+        #expect(try database.snapshot(forKey: request.cacheKey) != nil)
+        for number in 2...upstream.callCount {
+            #expect(try database.snapshot(forKey: PageRequest(source: .rickandmorty, page: number).cacheKey) == nil, "page \(number)")
+        }
+        let kept = try database.snapshot(forKey: request.cacheKey)?.page.items.count
+        #expect(report.updatedPages == 1 && report.items == kept)
+    }
+
+    @Test("A sync stops a list whose pages come empty though the upstream counts a million, as at a repeat")
+    func syncStopsOnEmptyPages() async throws {
+        // Given an upstream whose first page is whole, and every other one empty, though it counts a million pages
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(try Self.cleanPage().utf8)) as? [String: Any])
+        document["info"] = ["count": 20_000_000, "pages": 1_000_000, "next": NSNull(), "prev": NSNull()]
+        let first = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+        document["results"] = [Any]()
+        let empty = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+        let upstream = ScriptedTransport([.json(first)], otherwise: .json(empty))
+        let service = CatalogService(sources: Sources.make(.live), database: try AppDatabase.inMemory(), transport: upstream,
+                                     now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        // When the catalog is synced
+        let report = try await service.sync(.rickandmorty, concurrency: 4) { _ in }
+        // Then it stopped after the pages on the wire, saying why once
+        #expect(upstream.callCount <= 6, "\(upstream.callCount) requests")
+        #expect(report.failures.count == 1 && report.failures.first?.message.contains("brings no item the pages before it did not") == true,
                 "\(report.failures)")
     }
 
