@@ -35,26 +35,83 @@ package struct HTML: Sendable, ExpressibleByStringLiteral {
         return HTML(trusted: "<\(name)\(attrs)>")
     }
 
-    /// Escapes the five characters that matter in text and quoted attribute values.
+    /// Escapes the five characters that matter in text and quoted attribute values, shows a control character (C0 but
+    /// tab and line breaks, DEL, C1: an upstream's NUL, ESC or NEL, which HTML forbids) as U+FFFD, as a browser shows a
+    /// NUL, and closes the directional overrides, embeddings and isolates a text opens and leaves open, so that an
+    /// upstream's right-to-left override reverses its own text only, never what the page writes after it.
     package static func escape(_ value: String) -> String {
-        // Most text has nothing to escape: return it as it is, without building a copy.
-        let utf8 = value.utf8
-        guard utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">")
-                                     || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") }) else { return value }
+        var value = value
+        return value.withUTF8 { escape($0) } ?? value
+    }
+
+    /// `escape` of UTF-8 bytes; nil when there is nothing to escape (most text: no copy is made).
+    private static func escape(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
+        guard utf8.indices.contains(where: { needsEscape(utf8, at: $0) }) else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count + 16)
-        for byte in utf8 {
+        var index = 0
+        var (embeddings, isolates) = (0, 0)
+        while index < utf8.count {
+            let byte = utf8[index]
+            if let bidi = bidiControl(utf8, at: index) {
+                switch bidi {
+                case 0x2C: embeddings = max(0, embeddings - 1)
+                case 0x2A, 0x2B, 0x2D, 0x2E: embeddings += 1
+                case 0x69: isolates = max(0, isolates - 1)
+                default: isolates += 1
+                }
+            }
             switch byte {
             case UInt8(ascii: "&"): bytes.append(contentsOf: "&amp;".utf8)
             case UInt8(ascii: "<"): bytes.append(contentsOf: "&lt;".utf8)
             case UInt8(ascii: ">"): bytes.append(contentsOf: "&gt;".utf8)
             case UInt8(ascii: "\""): bytes.append(contentsOf: "&quot;".utf8)
             case UInt8(ascii: "'"): bytes.append(contentsOf: "&#39;".utf8)
-            default: bytes.append(byte)
+            default:
+                if isControl(utf8, at: index) {
+                    bytes.append(contentsOf: replacement)
+                    // A C1 control is two bytes in UTF-8.
+                    if byte == 0xC2 { index += 1 }
+                } else {
+                    bytes.append(byte)
+                }
             }
+            index += 1
         }
-        // Only ASCII bytes were replaced, by ASCII, so the UTF-8 stays valid.
+        // U+202C POP DIRECTIONAL FORMATTING and U+2069 POP DIRECTIONAL ISOLATE close what was left open.
+        for _ in 0..<embeddings { bytes.append(contentsOf: [0xE2, 0x80, 0xAC]) }
+        for _ in 0..<isolates { bytes.append(contentsOf: [0xE2, 0x81, 0xA9]) }
+        // Only whole characters were replaced, by whole characters, so the UTF-8 stays valid.
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The last byte of the bidi control starting at `index` (U+202A–U+202E are `E2 80 AA`–`AE`, U+2066–U+2069
+    /// `E2 81 A6`–`A9`), nil when none does.
+    private static func bidiControl(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt8? {
+        guard utf8[index] == 0xE2, index + 2 < utf8.count else { return nil }
+        switch (utf8[index + 1], utf8[index + 2]) {
+        case (0x80, 0xAA...0xAE): return utf8[index + 2] - 0x80
+        case (0x81, 0xA6...0xA9): return utf8[index + 2] - 0x40
+        default: return nil
+        }
+    }
+
+    /// U+FFFD in UTF-8.
+    private static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
+
+    private static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        switch utf8[index] {
+        case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"): true
+        default: isControl(utf8, at: index) || bidiControl(utf8, at: index) != nil
+        }
+    }
+
+    /// Whether a control character starts at `index`: C0 but tab, LF and CR; DEL; C1 (U+0080–U+009F, `C2 80`–`C2 9F`).
+    private static func isControl(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        let byte = utf8[index]
+        if byte < 0x20 { return byte != 0x09 && byte != 0x0A && byte != 0x0D }
+        if byte == 0x7F { return true }
+        return byte == 0xC2 && index + 1 < utf8.count && (0x80...0x9F).contains(utf8[index + 1])
     }
 }
 

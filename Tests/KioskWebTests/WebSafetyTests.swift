@@ -49,6 +49,31 @@ struct WebSafetyTests {
         }
     }
 
+    @Test("An upstream's control characters show as U+FFFD, and a direction override it leaves open is closed at its text's end")
+    func controlsAndOverrides() async throws {
+        // Given texts with NUL, ESC, DEL, NEL, an unclosed right-to-left override and an unclosed isolate
+        let cases: [(String, String)] = [
+            ("a\u{0}b\u{1B}[31mc\u{7F}d\u{85}e", "a\u{FFFD}b\u{FFFD}[31mc\u{FFFD}d\u{FFFD}e"),
+            ("tab\tline\nreturn\r", "tab\tline\nreturn\r"),
+            ("\u{202E}gnp.exe", "\u{202E}gnp.exe\u{202C}"),
+            ("\u{2067}שלום & \u{202B}x\u{202C}", "\u{2067}שלום &amp; \u{202B}x\u{202C}\u{2069}"),
+            ("closed \u{202E}x\u{202C} and \u{2068}y\u{2069}", "closed \u{202E}x\u{202C} and \u{2068}y\u{2069}"),
+            ("café ☕ 😀", "café ☕ 😀"),
+        ]
+        // Then each is escaped so, the rest of the text as it was
+        for (text, expected) in cases {
+            #expect(HTML.escape(text) == expected, "\(text.debugDescription)")
+        }
+        // And a stored title with them renders so on its list
+        try await withWeb { harness, client in
+            let title = "\u{202E}Evil\u{1B} dog"
+            try harness.kiosk.database.saveItems([CatalogItem(source: .dogs, itemID: "rlo", title: title, subtitle: "", summary: "",
+                                                              imageURL: nil, detail: .dog(Dog(name: title, description: "", age: 1, image: nil)))])
+            let page = try await client.get("/dogs/rlo")
+            #expect(page.body.contains("\u{202E}Evil\u{FFFD} dog\u{202C}") && !page.body.contains("\u{1B}"))
+        }
+    }
+
     @Test("Bad input is a clear 4xx page, never a 500", arguments: [
         ("/nowhere", 404), ("/rickandmorty?page=0", 400), ("/rickandmorty?page=-3", 400),
         ("/rickandmorty?page=abc", 400), ("/rickandmorty?page=999", 404), ("/rickandmorty?page=99999999999", 404),
