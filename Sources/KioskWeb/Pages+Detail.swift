@@ -33,7 +33,7 @@ extension Pages {
         // What of the linked items is missing is said at the top, where a refresh error is said too.
         content += linkedProblems(result.linked, context: context)
         content.append(E.element("article", [.class("detail \(item.detail.kind)")], body))
-        return layout(context, title: item.title, current: Route.list(item.source).path, view: .detail, source: item.source, content)
+        return layout(context, title: item.shownTitle, current: Route.list(item.source).path, view: .detail, source: item.source, content)
     }
 
     private static func heading(_ item: CatalogItem) -> HTML {
@@ -73,7 +73,7 @@ extension Pages {
         let strings = context.strings
         var parts: [HTML] = [heading(item)]
         let picture = character.thumbnail?.url(variant: "portrait_uncanny") ?? item.imageURL
-        parts.append(image(picture, width: 300, height: 450, alt: item.title, lazy: false, context: context))
+        parts.append(image(picture, width: 300, height: 450, alt: item.shownTitle, lazy: false, context: context))
         // The original app hid the description when Marvel has none, rather than showing an empty block.
         if !item.summary.isEmpty { parts.append(E.element("p", [.class("abstract")], [.text(item.summary)])) }
         let collections: [(String, MarvelCollection)] = [("Comics", character.comics), ("Series", character.series),
@@ -112,7 +112,7 @@ extension Pages {
         // places and episodes in a wide page but not in the narrower detail pane of the split view.
         return [E.element("div", [.class("character")], [
             E.element("div", [.class("sheet")], [
-                image(item.imageURL, width: 300, height: 300, alt: item.title, lazy: false, context: context),
+                image(item.imageURL, width: 300, height: 300, alt: item.shownTitle, lazy: false, context: context),
                 heading(item),
                 E.element("dl", [], rows.flatMap { name, value in
                     [E.element("dt", [], [.text(context.strings.field(name))]), E.element("dd", [], [.text(value)])]
@@ -143,7 +143,7 @@ extension Pages {
         let words = context.language.linked
         var parts: [HTML] = [E.element("h3", [], [.text(label)])]
         if let item = entry?.item, case .rickAndMortyLocation(let location) = item.detail {
-            parts.append(E.element("p", [.class("place-name")], [E.element("a", [Attribute.localHref(itemPath(item))], [.text(item.title)])]))
+            parts.append(E.element("p", [.class("place-name")], [E.element("a", [Attribute.localHref(itemPath(item))], [.text(item.shownTitle)])]))
             let residents = words.residentCount(Localized.number(location.residents.count, language: context.language))
             let facts = [location.typeAndDimension, residents].filter { !$0.isEmpty }
             parts.append(E.element("p", [.class("status")], [.text(facts.joined(separator: " · "))]))
@@ -179,7 +179,7 @@ extension Pages {
     private static func episodeLine(_ item: CatalogItem, _ episode: RickAndMortyEpisode, context: ViewContext) -> [HTML] {
         var parts: [HTML] = []
         if !episode.code.isEmpty { parts += [E.element("span", [.class("code")], [.text(episode.code)]), .text(" · ")] }
-        parts.append(E.element("span", [.class("name")], [.text(item.title)]))
+        parts.append(E.element("span", [.class("name")], [.text(item.shownTitle)]))
         if !episode.airDate.isEmpty { parts += [.text(" · "), airDate(episode, context: context)] }
         return parts
     }
@@ -269,7 +269,7 @@ extension Pages {
 
     private static func dog(_ item: CatalogItem, _ dog: Dog, context: ViewContext) -> [HTML] {
         [
-            image(dog.image ?? item.imageURL, width: 300, height: 300, alt: item.title, lazy: false, context: context),
+            image(dog.image ?? item.imageURL, width: 300, height: 300, alt: item.shownTitle, lazy: false, context: context),
             heading(item),
             E.element("p", [.class("abstract")], [.text(dog.description)]),
             E.element("p", [.class("status")], [.text(context.strings.almostYears(dog.age))]),

@@ -231,23 +231,23 @@ extension Pages {
             var buttons: [HTML] = []
             if index > 0 {
                 buttons.append(postForm(action: move, fields: [("to", String(index - 1)), back],
-                                        label: strings.moveUp(item.title), button: "↑", className: "move",
+                                        label: strings.moveUp(item.shownTitle), button: "↑", className: "move",
                                         attributes: [.attribute("data-direction", "up")], context: context))
             }
             if index < items.count - 1 {
                 buttons.append(postForm(action: move, fields: [("to", String(index + 1)), back],
-                                        label: strings.moveDown(item.title), button: "↓", className: "move",
+                                        label: strings.moveDown(item.shownTitle), button: "↓", className: "move",
                                         attributes: [.attribute("data-direction", "down")], context: context))
             }
             // `data-undo`: where the script's Undo posts, after the deletion.
-            buttons.append(postForm(action: Route.delete(source, item.itemID).path, fields: [back], label: strings.deleteItem(item.title),
+            buttons.append(postForm(action: Route.delete(source, item.itemID).path, fields: [back], label: strings.deleteItem(item.shownTitle),
                                     button: .text(strings.delete), className: "delete",
                                     attributes: [Attribute.localPath("data-undo", Route.restore(source, item.itemID).path)], context: context))
             return E.element("li", [.attribute("data-id", item.itemID), .attribute("draggable", "true"),
                                     Attribute.localPath("data-move", move)], [
                 E.element("span", [.class("grip"), .attribute("aria-hidden", "true")], ["⠿"]),
                 image(item.imageURL, width: 80, height: 80, alt: "", context: context),
-                E.element("span", [.class("title")], [.text(item.title)]),
+                E.element("span", [.class("title")], [.text(item.shownTitle)]),
                 E.element("span", [.class("actions")], buttons),
             ])
         }

@@ -231,7 +231,7 @@ package enum Pages {
             let presentation = context.presentation(item.source)
             let described = subtitle(item, context: context)
             let subtitle = showSource ? "\(context.sourceName(item.source)) · \(described)" : described
-            var title: [HTML] = [.text(item.title)]
+            var title: [HTML] = [.text(item.shownTitle)]
             if case .rickAndMorty(let character) = item.detail {
                 // The status is also in the subtitle as words; the dot is a glance aid only.
                 title.insert(E.element("span", [.class("dot \(statusClass(character.status))"), .attribute("aria-hidden", "true")], []),
@@ -294,7 +294,7 @@ package enum Pages {
     /// "★ Favorite" — a button whose pressed state is the favorite, never a box that reads like a checkbox.
     static func starForm(_ item: CatalogItem, isFavorite: Bool, returnPath: String, labelled: Bool = false,
                          context: ViewContext) -> HTML {
-        let add = context.strings.addFavorite(item.title), remove = context.strings.removeFavorite(item.title)
+        let add = context.strings.addFavorite(item.shownTitle), remove = context.strings.removeFavorite(item.shownTitle)
         let on = labelled ? "\(starOn) \(context.strings.favorite)" : starOn
         let off = labelled ? "\(starOff) \(context.strings.addToFavorites)" : starOff
         return postForm(action: Route.favorite(item.source, item.itemID).path,
@@ -339,5 +339,13 @@ package enum Pages {
         guard let required = context.presentation(source).requiredAttribution else { return .empty }
         let shown = text.flatMap { $0.isEmpty ? nil : $0 } ?? required
         return E.element("p", [.class("attribution")], [.text(shown)])
+    }
+}
+
+extension CatalogItem {
+    /// The title as a list, a label or a picture's description shows it: at most 300 characters, then "…" (an
+    /// upstream's 1 MB title, said four times on each card, made a 4 MB page). The item's own page shows it whole.
+    var shownTitle: String {
+        title.count <= 300 ? title : String(title.prefix(300)) + "…"
     }
 }

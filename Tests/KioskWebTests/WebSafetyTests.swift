@@ -74,6 +74,24 @@ struct WebSafetyTests {
         }
     }
 
+    @Test("A huge title is shortened wherever a list or a label says it, and shown whole once on its own page")
+    func hugeTitles() async throws {
+        try await withWeb { harness, client in
+            // Given a starred item whose title is 200,000 characters
+            let title = String(repeating: "Long title ", count: 18_182)
+            try harness.kiosk.database.saveItems([CatalogItem(source: .dogs, itemID: "long", title: title, subtitle: "", summary: "",
+                                                              imageURL: nil, detail: .dog(Dog(name: title, description: "", age: 1, image: nil)))])
+            try harness.kiosk.catalog.setFavorite(true, source: .dogs, itemID: "long")
+            // When the favorites list is opened, then it says the title's first 300 characters, the page staying small
+            let list = try await client.get("/favorites")
+            #expect(list.status == .ok && list.body.utf8.count < 50_000, "\(list.body.utf8.count) bytes")
+            #expect(list.body.contains(String(title.prefix(300)) + "…"))
+            // And the item's own page has it whole in its heading
+            let detail = try await client.get("/dogs/long")
+            #expect(detail.body.contains("<h1>\(title)</h1>") && detail.body.utf8.count < title.utf8.count + 50_000)
+        }
+    }
+
     @Test("Bad input is a clear 4xx page, never a 500", arguments: [
         ("/nowhere", 404), ("/rickandmorty?page=0", 400), ("/rickandmorty?page=-3", 400),
         ("/rickandmorty?page=abc", 400), ("/rickandmorty?page=999", 404), ("/rickandmorty?page=99999999999", 404),
