@@ -317,9 +317,12 @@ public final class Kiosk: Sendable {
         set { if let newValue { proxyCaching?.settings.withLock { $0 = newValue } } }
     }
 
-    /// Why `kiosk proxy`'s cache could not store the latest answer it could not store (a full disk), nil while every
-    /// answer it meant to keep was kept.
-    public var proxyCacheFailure: String? { proxyCaching?.failure.withLock { $0 } }
+    /// Why `kiosk proxy`'s cache could not store the latest answer it could not store (a full disk), while its latest
+    /// write of answers failed; nil once one succeeds again (space freed), and while every answer was kept.
+    public var proxyCacheFailure: String? {
+        guard proxyCache?.isFailing == true else { return nil }
+        return proxyCaching?.failure.withLock { $0 }
+    }
 
     /// Makes `overview` the description of this process's `kiosk proxy` (its listeners, CA and live counts) that the
     /// console shows.

@@ -389,6 +389,9 @@ public final class ProxyCache: Sendable, StoreFile {
         for waiter in waiters { waiter.resume(returning: true) }
     }
 
+    /// Whether the latest write of answers behind failed (a full disk): true until one succeeds.
+    public var isFailing: Bool { queue.withLock { $0.isFailing } }
+
     /// The most the answers waiting for their write may add up to: past it an answer goes unstored rather than the
     /// process growing while the disk is slow.
     static let maxQueuedBytes = 64 * 1_000_000

@@ -187,7 +187,7 @@ struct ProxyCachingRulesTests {
         #expect(alice.credentials.count == 64 && !alice.credentials.contains("alice"))
     }
 
-    @Test("On a full disk the proxy goes on answering; once a write has failed answers are not said stored, why is said once, and storing resumes when the disk has room")
+    @Test("On a full disk the proxy goes on answering; once a write has failed answers are not said stored, why is said once, and storing resumes (and the failure is over) when the disk has room")
     func fullDisk() async throws {
         // Given a cache whose file cannot grow (as on a full disk)
         let cache = try ProxyCache.open(at: TemporaryDirectory.url("kiosk-proxy-cache").appendingPathComponent("cache.sqlite").path,
@@ -207,6 +207,7 @@ struct ProxyCachingRulesTests {
         let second = try await send("2")
         let third = try await send("3")
         cache.flush()
+        let failingWhileFull = cache.isFailing
         try await cache.writer.write { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
         let fourth = try await send("4")
         cache.flush()
@@ -224,6 +225,9 @@ struct ProxyCachingRulesTests {
         #expect(warnings.withLock { $0.first?.contains("disk is full") } == true)
         #expect(transport.failure.withLock { $0 }?.contains("disk is full") == true)
         #expect(try cache.entries().map(\.url).sorted() == ["http://app.test/4", "http://app.test/5"])
+        // And the cache says it is failing while the disk is full, and no longer once a write succeeded (the console's
+        // banner goes with it)
+        #expect(failingWhileFull && !cache.isFailing)
     }
 
     @Test("An upstream that cannot be trusted (its certificate, a retired TLS) is the app's error, never hidden behind a stored answer; a plain failure is")
