@@ -41,7 +41,7 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case .transport(let url, let message): "Network error for \(url): \(message)"
         case .httpStatus(let status, let url): "HTTP \(status) from \(url)"
         case .rateLimited(let url, let retry):
-            if let retry { "Rate limited by \(url); retry after \(retry) s" } else { "Rate limited by \(url)" }
+            if let retry { "Rate limited by \(url); retry after \(Self.wait(retry))" } else { "Rate limited by \(url)" }
         case .unauthorized(let source, let message): "Not authorized by \(source.displayName): \(message)"
         case .malformedResponse(let path, let message): "Malformed response at \(path): \(message)"
         case .truncatedBody(let url, let expected, let received):
@@ -104,6 +104,17 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
 
     private static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+    }
+
+    /// A wait as a person says it: "30 s", "5 min", "3 h", "2 days" (an upstream's Retry-After of a date in 2099 is
+    /// no "2300019121 s").
+    static func wait(_ seconds: Int) -> String {
+        switch seconds {
+        case ..<120: "\(seconds) s"
+        case ..<7200: "\((seconds + 59) / 60) min"
+        case ..<172_800: "\((seconds + 3599) / 3600) h"
+        default: "\((seconds + 86_399) / 86_400) days"
+        }
     }
 }
 

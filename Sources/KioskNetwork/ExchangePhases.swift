@@ -318,7 +318,8 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             return offer(buffer, to: pipe, on: task.eventLoop)
         case .pastTheLimit:
             // A failed future ends the exchange with this error (RequestBag.swift:369-420).
-            return task.eventLoop.makeFailedFuture(KioskError.transport(url: url, message: "response larger than \(limit) bytes"))
+            return task.eventLoop.makeFailedFuture(KioskError.transport(url: url, message: "response larger than "
+                + (limit >= 1 << 20 && limit % (1 << 20) == 0 ? "\(limit >> 20) MB" : "\(limit) bytes")))
         case .stream(let pipe):
             return offer(buffer, to: pipe, on: task.eventLoop)
         }

@@ -104,7 +104,8 @@ public enum RetryAfter {
     /// The wait the header asks for, or nil when absent or unreadable.
     public static func parse(_ value: String?, now: Date) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Int(value) { return .seconds(max(0, seconds)) }
+        // delay-seconds is 1*DIGIT: "-5" is no delay at all, not "at once".
+        if let seconds = Int(value) { return seconds >= 0 ? .seconds(seconds) : nil }
         if let date = HTTPDate.parse(value) { return .seconds(max(0, Int(date.timeIntervalSince(now).rounded(.up)))) }
         return nil
     }

@@ -99,10 +99,11 @@ struct RetryingTransportTests {
         #expect(policy.backoff(afterAttempt: 3, unitRandom: 0.5) == .milliseconds(200))
     }
 
-    @Test("Retry-After accepts seconds and HTTP dates")
+    @Test("Retry-After accepts seconds and HTTP dates; a negative delay is no delay at all")
     func retryAfterParsing() {
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         #expect(RetryAfter.parse("7", now: now) == .seconds(7))
+        #expect(RetryAfter.parse("-5", now: now) == nil)
         #expect(RetryAfter.parse(HTTPDate.format(now.addingTimeInterval(10)), now: now) == .seconds(10))
         #expect(RetryAfter.parse("soon", now: now) == nil)
         #expect(RetryAfter.parse(nil, now: now) == nil)
