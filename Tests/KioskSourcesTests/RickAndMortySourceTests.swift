@@ -235,6 +235,11 @@ struct RickAndMortySourceTests {
         (#"{"info":{"count":826,"pages":null},"results":[]}"#, "$.info.pages", "expected a number, found null"),
         (#"[{"id":1,"name":"Rick"}]"#, "$", "expected an object, found an array"),
         ("Service temporarily unavailable", "$", "expected JSON, found text that is not valid JSON"),
+        // What the parser says, in words: trailing text, a number past any type, nesting too deep, a lone surrogate
+        (#"{"info":{"count":1,"pages":1},"results":[]} extra"#, "$", "the JSON is not valid at byte 44"),
+        (#"{"info":{"count":1e999,"pages":1},"results":[]}"#, "$", "a number too large to read: 1e999"),
+        (#"{"info":"#, "$", "the JSON ends early (truncated body)"),
+        (String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000), "$", "the JSON is nested too deeply to read at byte 513"),
     ])
     func wholeResponseFailures(body: String, path: String, message: String) {
         let error = kioskError { _ = try source.decodeList(response(200, body), for: PageRequest(source: .rickandmorty)) }

@@ -48,6 +48,7 @@ struct DecodingProblem: Sendable, Hashable {
             return "a number its field cannot hold (a fraction where a whole number goes, or out of range)"
                 + (number.map { ": \($0)" } ?? (found.hasPrefix("an object") || found.hasPrefix("an array") ? "" : ": found \(found)"))
         }
+        if let syntax = ResponseBody.parserProblem(description) { return syntax }
         if description.contains("UTF8") || description.contains("UTF-8") { return "the text is not valid UTF-8" }
         // Any other name of Swift's own (`someCase(…)`): what was found, without it.
         if let first = description.first, first.isLowercase, description.contains("("),
@@ -74,7 +75,10 @@ struct DecodingProblem: Sendable, Hashable {
             message = "required field is missing"
         case .dataCorrupted(let context):
             codingPath = Self.components(context.codingPath)
-            message = Self.readable(context.debugDescription, found: found(at: context.codingPath))
+            // "The given data was not valid JSON." says nothing; the parser's own error under it says what.
+            let underlying = ((context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String)
+                ?? context.underlyingError.map { String(describing: $0) } ?? ""
+            message = Self.readable(underlying.isEmpty ? context.debugDescription : underlying, found: found(at: context.codingPath))
         @unknown default:
             codingPath = []
             message = "\(error)"
@@ -141,7 +145,10 @@ enum ResponseBody {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {
-            guard let document = OrderedJSON.parseIfValid(data) else {
+            // A document the decoder could not read at all (a number no type holds, which Kiosk's own parser takes) is
+            // said as the parser says it.
+            let unreadable = if case .dataCorrupted(let context) = error, context.codingPath.isEmpty { true } else { false }
+            guard let document = OrderedJSON.parseIfValid(data), !unreadable else {
                 throw KioskError.malformedResponse(path: "$", message: syntaxProblem(in: data))
             }
             throw DecodingProblem(error, document: document).error
@@ -167,13 +174,43 @@ enum ResponseBody {
         return (values, issues)
     }
 
-    /// Says why a body is not JSON: empty, HTML, cut short, or otherwise invalid.
+    /// Says why a body is not JSON: empty, HTML, cut short, nested too deeply, or where else it goes wrong.
     static func syntaxProblem(in data: Data) -> String {
         let bytes = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         guard let first = bytes.first else { return "expected JSON, found an empty body" }
         if first == UInt8(ascii: "<") { return "expected JSON, found HTML or XML" }
         if endsEarly(bytes) { return "the JSON ends early (truncated body)" }
+        // Text that starts no JSON value at all is not JSON gone wrong somewhere.
+        guard Set("{[\"-0123456789tfn".utf8).contains(first) else { return "expected JSON, found text that is not valid JSON" }
+        // The parser's own account, in words: where it stopped, and why.
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+        } catch {
+            if let description = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String,
+               let problem = parserProblem(description) {
+                return problem
+            }
+        }
         return "expected JSON, found text that is not valid JSON"
+    }
+
+    /// Foundation's JSON parser's account of a document it could not read ("Invalid value around character 8.",
+    /// "Too many nested arrays or dictionaries around character 513.") in words for a person; nil for another.
+    static func parserProblem(_ description: String) -> String? {
+        let byte = description.range(of: #"character [0-9]+"#, options: .regularExpression).map { description[$0].dropFirst("character ".count) }
+        let at = byte.map { " at byte \($0)" } ?? ""
+        if description.contains("Too many nested") { return "the JSON is nested too deeply to read" + at }
+        if description.contains("Unexpected end of file") { return "the JSON ends early (truncated body)" }
+        if description.contains("surrogate") { return "a string holds half of a character (a lone \\u surrogate escape)" + at }
+        if description.contains("not representable") {
+            let number = description.range(of: #"Number \S+ is"#, options: .regularExpression)
+                .map { String(description[$0].dropFirst("Number ".count).dropLast(" is".count)) }
+            return "a number too large to read" + (number.map { ": \($0)" } ?? "")
+        }
+        if description.contains("Invalid value") || description.contains("Unexpected character") || description.contains("Badly formed") {
+            return "the JSON is not valid" + at
+        }
+        return nil
     }
 
     /// Whether the text leaves a string, object or array open, which is what a cut-off body looks like.
