@@ -128,11 +128,17 @@ enum Render {
     static func search(_ result: SearchResult, source: SourceID) -> String {
         let total = result.totalItems ?? result.items.count
         let pages = result.totalPages.map { $0 > 1 ? ", page \(result.page) of \($0)" : "" } ?? ""
-        var lines = ["\(total) result\(total == 1 ? "" : "s") for \"\(result.query)\" in "
-                     + "\(source.displayName) (\(result.origin == .upstream ? "from the upstream" : "from the store"))\(pages)"]
+        // The upstream's answer now, its answer kept from before (it failed now), or the store's own search.
+        let origin = result.origin == .store ? "from the store" : result.error == nil ? "from the upstream" : "the upstream's earlier answer, stored"
+        var lines = ["\(total) result\(total == 1 ? "" : "s") for \"\(result.query)\" in \(source.displayName) (\(origin))\(pages)"]
         if let error = result.error {
-            // The store answered: because the upstream could not be reached, or because it failed.
-            lines.append((error.isConnectivityFailure ? "Offline search" : "Searched what is stored, as the upstream failed") + ": \(error)")
+            let said = switch (result.origin == .store, error.isConnectivityFailure) {
+            case (true, true): "Offline search"
+            case (true, false): "Searched what is stored, as the upstream failed"
+            case (false, true): "Offline: the upstream's earlier answer"
+            case (false, false): "The upstream's earlier answer, as it failed now"
+            }
+            lines.append(said + ": \(error)")
         }
         if !result.items.isEmpty {
             lines.append(Output.table(["ID", "TITLE", "DETAILS"], result.items.map { [$0.itemID, $0.title, $0.subtitle] },
