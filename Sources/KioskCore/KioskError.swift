@@ -39,6 +39,8 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case .offline(let host, .refused): "Cannot connect to \(host): it refused the connection (nothing listens on that port)"
         case .timeout(let url, let seconds): "Timed out after \(Self.format(seconds)) s waiting for \(url)"
         case .transport(let url, let message): "Network error for \(url): \(message)"
+        // A 304 reaches here only when nothing stored was named for it to confirm (a confirmed copy is no error).
+        case .httpStatus(304, let url): "HTTP 304 Not Modified from \(url), though no stored copy was named for it to confirm"
         case .httpStatus(let status, let url): "HTTP \(status) from \(url)"
         case .rateLimited(let url, let retry):
             if let retry { "Rate limited by \(url); retry after \(Self.wait(retry))" } else { "Rate limited by \(url)" }

@@ -288,6 +288,7 @@ struct CoreTests {
         #expect(KioskError.offline(host: "x").isConnectivityFailure)
         #expect(KioskError.httpStatus(503, url: "u").isRetryable)
         #expect(!KioskError.httpStatus(404, url: "u").isRetryable)
+        #expect(KioskError.httpStatus(304, url: "u").description == "HTTP 304 Not Modified from u, though no stored copy was named for it to confirm")
         // A wait is said as a person says it, however long
         #expect([7, 119, 300, 7199, 7200, 172_799, 2_300_019_121].map { KioskError.rateLimited(url: "u", retryAfterSeconds: $0).description }
             == ["Rate limited by u; retry after 7 s", "Rate limited by u; retry after 119 s", "Rate limited by u; retry after 5 min",
