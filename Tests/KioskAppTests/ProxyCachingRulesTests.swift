@@ -173,7 +173,7 @@ struct ProxyCachingRulesTests {
         #expect(ProxyCachingTransport.validatorMatches(["If-None-Match": #""v9", *"#], [:]))
     }
 
-    @Test("The key's variant lists the named headers' values, whitespace around commas aside; * never matches")
+    @Test("The key's variant lists the named headers' values, whitespace around commas aside, a secret one's as a digest; * never matches")
     func variant() {
         let key = ProxyCachingTransport.Key(HTTPRequest(url: Self.url, headers: ["Accept-Language": "fr,  en", "Accept": "a/b"], endpoint: "e"))
         let names = ProxyCachingTransport.Key.varyNames(["Vary": "Accept-Language", "vary": " accept , ACCEPT-language"])
@@ -185,6 +185,11 @@ struct ProxyCachingRulesTests {
         #expect(key.credentials.isEmpty)
         let alice = ProxyCachingTransport.Key(HTTPRequest(url: Self.url, headers: ["Authorization": "Bearer alice"], endpoint: "e"))
         #expect(alice.credentials.count == 64 && !alice.credentials.contains("alice"))
+        // And a secret field a Vary names is in the variant as a digest, never its value, still telling values apart
+        let cookie = { (value: String) in ProxyCachingTransport.Key(HTTPRequest(url: Self.url, headers: ["Cookie": value], endpoint: "e")) }
+        let variant = cookie("sid=secret-session").variant(for: "cookie") ?? ""
+        #expect(variant.hasPrefix("cookie=sha256:") && !variant.contains("secret-session"))
+        #expect(variant != cookie("sid=other-session").variant(for: "cookie") && variant == cookie("sid=secret-session").variant(for: "cookie"))
     }
 
     @Test("On a full disk the proxy goes on answering; once a write has failed answers are not said stored, why is said once, and storing resumes (and the failure is over) when the disk has room")
