@@ -21,6 +21,22 @@ public enum SecretFile {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
+    /// Runs `body` holding an exclusive `flock(2)` on the file at `path` (made, mode 0600, when missing), which every
+    /// process that changes what it guards takes first: two at once then run one after the other, the second seeing what
+    /// the first wrote. Closing the descriptor releases the lock, and so does a process killed while holding it. Blocks
+    /// the calling thread while another holds it: never call it on an event loop. Throws `failure` of the system's words
+    /// when the lock cannot be taken, else what `body` throws.
+    public static func withLock<Result, Failure: Error>(_ path: String, failure: (String) -> Failure,
+                                                       _ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure(String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw failure(String(cString: strerror(errno))) }
+        }
+        return try body()
+    }
+
     /// Writes `text` to `url` through a new file that has `mode` (0600 by default: never readable by others, not even for
     /// a moment) from its creation — whatever the umask allows, which only ever takes bits away — then renamed over the
     /// old one. 0644 suits a file others may read and no one else may change (a trust bundle).

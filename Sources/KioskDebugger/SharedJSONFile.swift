@@ -129,18 +129,8 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     private func withFileLock<Result>(_ body: () throws(KioskError) -> Result) throws(KioskError) -> Result {
         guard let url, let path else { return try body() }
         try? SecretFile.makeFolder(url.deletingLastPathComponent())
-        let descriptor = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw KioskError.storage("cannot lock \(name) in \(path) for a change: \(String(cString: strerror(errno)))")
-        }
-        // Closing the descriptor releases the lock, and a process killed while holding it releases it too.
-        defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                throw KioskError.storage("cannot lock \(name) in \(path) for a change: \(String(cString: strerror(errno)))")
-            }
-        }
-        return try body()
+        return try SecretFile.withLock(path + ".lock", failure: { KioskError.storage("cannot lock \(name) in \(path) for a change: \($0)") },
+                                       body)
     }
 
     /// Writes the in-memory value, unless another process changed the file since it was read: then its

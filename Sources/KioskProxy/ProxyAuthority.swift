@@ -53,37 +53,64 @@ public final class ProxyAuthority: Sendable {
         leafKeyForTLS = try NIOSSLPrivateKey(bytes: Array(leafKey.pemRepresentation.utf8), format: .pem)
     }
 
-    /// The authority of `directory`: read from its files, or made and written there when it has none. Throws, saying
-    /// what to do, when the key can be read by others, the files cannot be read, or the certificate is not a CA.
+    /// The authority of `directory`: read from its files, or made and written there when it has none — one CA per directory
+    /// however many processes start on it at once. Throws, saying what to do, when the key can be read by others, the files
+    /// cannot be read or written, or the certificate is not a CA.
     public static func inDirectory(_ directory: URL, now: @escaping @Sendable () -> Date = { Date() }) throws -> ProxyAuthority {
-        let certificateURL = directory.appendingPathComponent(certificateFileName)
-        let keyURL = directory.appendingPathComponent(keyFileName)
-        let manager = FileManager.default
-        if manager.fileExists(atPath: certificateURL.path) || manager.fileExists(atPath: keyURL.path) {
-            if let mode = SecretFile.othersCanRead(keyURL.path) {
-                throw KioskError.invalidRequest("The proxy's CA key \(keyURL.path) can be read by others (mode \(String(mode, radix: 8))): "
-                                                + "anyone who copies it can read this machine's HTTPS through the proxy. chmod 600 it, "
-                                                + "or delete both \(certificateFileName) and \(keyFileName) to make a new CA (and trust it again).")
-            }
-            do {
-                let certificate = try Certificate(pemEncoded: String(contentsOf: certificateURL, encoding: .utf8))
-                let key = try Certificate.PrivateKey(pemEncoded: String(contentsOf: keyURL, encoding: .utf8))
-                guard key.publicKey == certificate.publicKey,
-                      (try? certificate.extensions.basicConstraints) == .isCertificateAuthority(maxPathLength: 0) else {
-                    throw KioskError.invalidRequest("they are not a CA certificate and its key")
-                }
-                return try ProxyAuthority(certificate: certificate, key: key, now: now)
-            } catch {
-                throw KioskError.invalidRequest("The proxy's CA (\(certificateURL.path), \(keyURL.path)) cannot be used: "
-                                                + "\((error as? KioskError)?.description ?? String(describing: error)). "
-                                                + "Delete both to make a new one (and trust it again).")
-            }
-        }
+        // The certificate is renamed into place after its key, both written whole: once it is there, so is the key,
+        // and it is read without the lock (a data directory it cannot write to still serves the CA it holds).
+        if let existing = try stored(in: directory, now: now) { return existing }
         do {
             try SecretFile.makeFolder(directory)
         } catch {
-            throw KioskError.storage("cannot create the folder \(directory.path) for the proxy's CA: \(KioskError.fileReason(error))")
+            throw KioskError.storage("cannot create the folder \(directory.path) for the proxy's CA: "
+                                     + KioskError.fileReason(error, path: directory.path))
         }
+        // Processes starting at once on a fresh directory (ten `kiosk proxy ca`, two `kiosk proxy`) would each make a CA,
+        // print theirs, and leave a key of one beside the certificate of another. Under the lock, the first makes it and
+        // the others read it.
+        let lock = directory.appendingPathComponent(lockFileName).path
+        return try SecretFile.withLock(lock, failure: { reason -> any Error in
+            KioskError.storage("cannot lock \(lock) to make the proxy's CA: \(reason)")
+        }) { () throws -> ProxyAuthority in
+            if let existing = try stored(in: directory, now: now) { return existing }
+            // No certificate: no CA was ever handed out. A key found here is what a process that stopped between its two
+            // writes left (or an empty file): nobody can trust a CA whose certificate was never written, so it is replaced.
+            return try make(in: directory, now: now)
+        }
+    }
+
+    /// The lock file every process takes to make the CA of a data directory.
+    static let lockFileName = "kiosk-proxy-ca.lock"
+
+    /// The authority stored in `directory`, nil when it has no certificate file.
+    private static func stored(in directory: URL, now: @escaping @Sendable () -> Date) throws -> ProxyAuthority? {
+        let certificateURL = directory.appendingPathComponent(certificateFileName)
+        let keyURL = directory.appendingPathComponent(keyFileName)
+        guard FileManager.default.fileExists(atPath: certificateURL.path) else { return nil }
+        if let mode = SecretFile.othersCanRead(keyURL.path) {
+            throw KioskError.invalidRequest("The proxy's CA key \(keyURL.path) can be read by others (mode \(String(mode, radix: 8))): "
+                                            + "anyone who copies it can read this machine's HTTPS through the proxy. chmod 600 it, "
+                                            + "or delete both \(certificateFileName) and \(keyFileName) to make a new CA (and trust it again).")
+        }
+        do {
+            let certificate = try Certificate(pemEncoded: String(contentsOf: certificateURL, encoding: .utf8))
+            let key = try Certificate.PrivateKey(pemEncoded: String(contentsOf: keyURL, encoding: .utf8))
+            guard key.publicKey == certificate.publicKey,
+                  (try? certificate.extensions.basicConstraints) == .isCertificateAuthority(maxPathLength: 0) else {
+                throw KioskError.invalidRequest("they are not a CA certificate and its key")
+            }
+            return try ProxyAuthority(certificate: certificate, key: key, now: now)
+        } catch {
+            throw KioskError.invalidRequest("The proxy's CA (\(certificateURL.path), \(keyURL.path)) cannot be used: "
+                                            + "\((error as? KioskError)?.description ?? String(describing: error)). "
+                                            + "Delete both to make a new one (and trust it again).")
+        }
+    }
+
+    /// A new CA, written to `directory`: its key first, then its certificate, each renamed into place whole, so that the
+    /// certificate's presence means the pair is complete.
+    private static func make(in directory: URL, now: @escaping @Sendable () -> Date) throws -> ProxyAuthority {
         let signingKey = P256.Signing.PrivateKey()
         let key = Certificate.PrivateKey(signingKey)
         let made = now()
@@ -101,9 +128,15 @@ public final class ProxyAuthority: Sendable {
                 SubjectKeyIdentifier(hash: key.publicKey)
             },
             issuerPrivateKey: key)
-        // The key first: a certificate without its key is a CA no one can use.
-        try SecretFile.write(signingKey.pemRepresentation + "\n", to: keyURL)
-        try SecretFile.write(certificate.serializeAsPEM().pemString + "\n", to: certificateURL)
+        for (what, text, url) in [("key", signingKey.pemRepresentation + "\n", directory.appendingPathComponent(keyFileName)),
+                                  ("certificate", try certificate.serializeAsPEM().pemString + "\n",
+                                   directory.appendingPathComponent(certificateFileName))] {
+            do {
+                try SecretFile.write(text, to: url)
+            } catch {
+                throw KioskError.storage("cannot write the proxy's CA \(what) \(url.path): \(KioskError.fileReason(error, path: url.path))")
+            }
+        }
         return try ProxyAuthority(certificate: certificate, key: key, now: now)
     }
 

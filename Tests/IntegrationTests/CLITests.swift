@@ -69,6 +69,25 @@ struct CLI {
     /// input (else /dev/null), `output` its standard output (else a pipe, read into `stdout`).
     func run(_ arguments: [String], dataDir: Bool = true, input: FileHandle? = nil, output: FileHandle? = nil,
              environment extra: [String: String] = [:]) throws -> Result {
+        let result = try ChildProcess.run(Self.executable, arguments: arguments + (dataDir ? ["--data-dir", dataDirectory.path] : []),
+                                          environment: environment(extra), stdin: input.map { .descriptor($0.fileDescriptor) } ?? .null,
+                                          stdout: output.map { .descriptor($0.fileDescriptor) } ?? .pipe)
+        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr, peakResidentKiB: result.peakResidentKiB)
+    }
+
+    /// Starts `kiosk arguments` on the private data folder without waiting for it (its output and errors to pipes), held
+    /// until it reads a line from `gate`, a pipe's reading end: it first prints a line feed, once waiting, so that several
+    /// are let go at one moment (one line each, written at once), as processes a script starts together.
+    func start(_ arguments: [String], heldOn gate: CInt) throws -> ChildProcess {
+        let script = #"echo; read -r _; exec "$0" "$@""#
+        return try ChildProcess(URL(fileURLWithPath: "/bin/sh"),
+                                arguments: ["-c", script, Self.executable.path] + arguments + ["--data-dir", dataDirectory.path],
+                                environment: environment([:]), stdin: .descriptor(gate))
+    }
+
+    /// This process's environment without the upstreams and keys of a developer's shell, configuration in the data
+    /// folder, `extra` added.
+    private func environment(_ extra: [String: String]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for key in ["KIOSK_NYT_BASE_URL", "KIOSK_MARVEL_BASE_URL", "KIOSK_RICKANDMORTY_BASE_URL", "KIOSK_DOGS_URL",
                     "NYT_API_KEY", "MARVEL_PUBLIC_KEY", "MARVEL_PRIVATE_KEY"] {
@@ -76,10 +95,7 @@ struct CLI {
         }
         environment["XDG_CONFIG_HOME"] = dataDirectory.appendingPathComponent("config").path
         environment.merge(extra) { _, new in new }
-        let result = try ChildProcess.run(Self.executable, arguments: arguments + (dataDir ? ["--data-dir", dataDirectory.path] : []),
-                                          environment: environment, stdin: input.map { .descriptor($0.fileDescriptor) } ?? .null,
-                                          stdout: output.map { .descriptor($0.fileDescriptor) } ?? .pipe)
-        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr, peakResidentKiB: result.peakResidentKiB)
+        return environment
     }
 }
 
@@ -441,6 +457,33 @@ struct LogCLITests {
             let run = try cli.run(["proxy", "--port", "0", "--console-port", "0"] + arguments)
             // Then it does not start, and says which flag and why
             #expect(run.status == 2 && run.stderr.contains(says), "\(run.stderr)")
+        }
+    }
+
+    @Test("Ten kiosk proxy ca started at once on a fresh data folder print one CA, the one the next start finds beside its key")
+    func proxyCAStartedAtOnce() throws {
+        // (Three folders: ten processes let go together do not meet in the same instant every time.)
+        for _ in 0..<3 {
+            let cli = CLI()
+            // Given ten `kiosk proxy ca` on a data folder that does not exist yet, each held at its start
+            var gate: [CInt] = [0, 0]
+            try #require(pipe(&gate) == 0)
+            defer { gate.forEach { close($0) } }
+            let children = try (0..<10).map { _ in try cli.start(["proxy", "ca"], heldOn: gate[0]) }
+            for child in children { _ = child.standardOutput?.readData(ofLength: 1) }
+            // When all are let go at the same moment
+            #expect(write(gate[1], String(repeating: "\n", count: children.count), children.count) == children.count)
+            let runs = children.map { child in
+                let printed = String(decoding: child.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+                let errors = String(decoding: child.standardError?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+                return (status: child.waitUntilExit(), printed: printed, errors: errors)
+            }
+            // Then each printed a certificate, and all the same one
+            #expect(runs.allSatisfy { $0.status == 0 && $0.printed.hasPrefix("-----BEGIN CERTIFICATE-----") }, "\(runs.map(\.errors))")
+            #expect(Set(runs.map(\.printed)).count == 1)
+            // And the next start prints it again: the key on disk is that certificate's (a mismatched pair is refused)
+            let again = try cli.run(["proxy", "ca"])
+            #expect(again.status == 0 && again.stdout == runs.first?.printed, "\(again.stderr)")
         }
     }
 

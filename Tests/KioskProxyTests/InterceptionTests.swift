@@ -295,6 +295,84 @@ struct InterceptionTests {
             "\(error)".contains("can be read by others") && "\(error)".contains("chmod 600")
         }
     }
+
+    /// Runs `body` on `count` threads of their own, released together (as many processes starting at once), and returns
+    /// what each returned or threw. Waits off the tests' small cooperative pool, which blocked threads could starve.
+    static func atOnce<Value: Sendable>(_ count: Int, _ body: @escaping @Sendable () throws -> Value) async -> [Result<Value, any Error>] {
+        await withCheckedContinuation { continuation in
+            let outcomes = Mutex<[Result<Value, any Error>]>([])
+            let finished = DispatchGroup()
+            let start = DispatchSemaphore(value: 0)
+            for _ in 0..<count {
+                finished.enter()
+                Thread.detachNewThread {
+                    start.wait()
+                    let outcome = Result { try body() }
+                    outcomes.withLock { $0.append(outcome) }
+                    finished.leave()
+                }
+            }
+            for _ in 0..<count { start.signal() }
+            finished.notify(queue: .global()) { continuation.resume(returning: outcomes.withLock { $0 }) }
+        }
+    }
+
+    /// Whether the CA files in `folder` are a pair: the key's public key is the certificate's.
+    static func filesMatch(in folder: URL) throws -> Bool {
+        let certificate = try Certificate(pemEncoded: String(contentsOf: folder.appendingPathComponent(ProxyAuthority.certificateFileName),
+                                                             encoding: .utf8))
+        let key = try Certificate.PrivateKey(pemEncoded: String(contentsOf: folder.appendingPathComponent(ProxyAuthority.keyFileName),
+                                                                encoding: .utf8))
+        return key.publicKey == certificate.publicKey
+    }
+
+    @Test("Sixteen starts at once on one fresh data folder make one CA: each gets the same certificate, the one on disk beside its key")
+    func authorityMadeOnceByConcurrentStarts() async throws {
+        // Given a data folder that does not exist yet
+        let folder = TemporaryDirectory.url("kiosk-proxy-ca-race")
+        // When sixteen threads ask for its CA at the same moment (as ten `kiosk proxy ca` or two `kiosk proxy` starting together)
+        let outcomes = await Self.atOnce(16) { try ProxyAuthority.inDirectory(folder).certificatePEM }
+        // Then none failed, and all got one certificate
+        let certificates = try outcomes.map { try $0.get() }
+        #expect(Set(certificates).count == 1)
+        // And it is the certificate on disk, whose key is beside it: the next start uses it
+        let onDisk = try String(contentsOf: folder.appendingPathComponent(ProxyAuthority.certificateFileName), encoding: .utf8)
+        #expect(certificates.first == onDisk)
+        #expect(try Self.filesMatch(in: folder))
+        #expect(try ProxyAuthority.inDirectory(folder).certificatePEM == onDisk)
+    }
+
+    @Test("A key left without its certificate (a start that stopped between its two writes), or an empty one, is replaced by a new CA",
+          arguments: [P256.Signing.PrivateKey().pemRepresentation + "\n", ""])
+    func leftoverKeyReplaced(leftover: String) throws {
+        // Given a data folder holding a CA key and no certificate: no CA was ever handed out from it
+        let folder = try TemporaryDirectory.make("kiosk-proxy-ca-leftover")
+        try SecretFile.write(leftover, to: folder.appendingPathComponent(ProxyAuthority.keyFileName))
+        // When the proxy starts on it
+        let authority = try ProxyAuthority.inDirectory(folder)
+        // Then it makes a CA and writes it whole, its key 0600, and the next start reads the same one
+        #expect(try Self.filesMatch(in: folder))
+        #expect(SecretFile.othersCanRead(folder.appendingPathComponent(ProxyAuthority.keyFileName).path) == nil)
+        #expect(try ProxyAuthority.inDirectory(folder).fingerprint == authority.fingerprint)
+    }
+
+    @Test("A CA that cannot be written says so in one sentence naming the file or folder and why, never in Foundation's error codes")
+    func authorityWriteFailures() throws {
+        // Given a data folder whose key file's name is taken by a folder, and a data folder under a file
+        let blocked = try TemporaryDirectory.make("kiosk-proxy-ca-blocked")
+        let keyPath = blocked.appendingPathComponent(ProxyAuthority.keyFileName).path
+        try FileManager.default.createDirectory(atPath: keyPath, withIntermediateDirectories: false)
+        let file = try TemporaryDirectory.make("kiosk-proxy-ca-file").appendingPathComponent("plain")
+        try Data("not a folder".utf8).write(to: file)
+        for (folder, says) in [(blocked, "cannot write the proxy's CA key \(keyPath): Is a directory"),
+                               (file.appendingPathComponent("data"), "cannot create the folder \(file.path)/data for the proxy's CA: "
+                                   + "\(file.path) is a file, not a folder")] {
+            // When the proxy's CA is asked of it
+            let error = #expect(throws: KioskError.self) { _ = try ProxyAuthority.inDirectory(folder) }
+            // Then the error names the place and the cause, in words
+            #expect(error?.description == "Storage error: \(says)")
+        }
+    }
 }
 
 /// An app that pipelines: its CONNECT and its TLS hello leave in one write, and the proxy's 200 is read off the front of
