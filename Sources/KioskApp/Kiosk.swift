@@ -42,6 +42,8 @@ public final class Kiosk: Sendable {
     private let proxyWire: AsyncHTTPTransport?
     /// The pipeline an app's request takes through `kiosk proxy` (`forward(_:)`).
     private let proxyPipeline: any HTTPTransport
+    /// Its capture layer (nil when capture is off), which also logs the requests apps gave up before they could go.
+    private let proxyCapture: CapturingTransport?
     /// The one rule every outbound connection passes (also wrapped around both wires).
     private let outboundPolicy: OutboundPolicy
     /// What describes the `kiosk proxy` running in this process, once one is attached.
@@ -229,11 +231,13 @@ public final class Kiosk: Sendable {
         let proxyRewriting = RewritingTransport(base: MockingTransport(base: proxyCaching ?? proxyPolicy, rules: mocks),
                                                 rules: rules, clock: dependencies.clock,
                                                 timeout: configuration.proxyTransport.requestTimeout)
-        let proxyCapture: any HTTPTransport = captureLog.map { log in
+        let proxyCapture = captureLog.map { log in
             CapturingTransport(base: proxyRewriting, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
                                now: dependencies.now) { log.enqueue($0) }
-        } ?? proxyRewriting
-        let proxyPipeline = BreakpointTransport(base: proxyCapture, breakpoints: breakpoints, redactor: redactor, record: recordEdit)
+        }
+        self.proxyCapture = proxyCapture
+        let proxyPipeline = BreakpointTransport(base: proxyCapture ?? proxyRewriting, breakpoints: breakpoints, redactor: redactor,
+                                                record: recordEdit)
         self.proxyPipeline = proxyPipeline
         debugger = Debugger(breakpoints: breakpoints, mocks: mocks, rules: rules, log: requestLog, logProblem: logProblem, sources: sources,
                             epoch: dependencies.eventEpoch, send: { try await transport.send($0) },
@@ -294,6 +298,12 @@ public final class Kiosk: Sendable {
         var request = request
         if !request.purpose.isProxied { request.purpose = .proxied }
         return try await proxyPipeline.send(request)
+    }
+
+    /// Logs an app's request that `kiosk proxy` never forwarded because the app went away before the end of its body:
+    /// what came of it, and `error` saying so, `elapsed` after its head came. Nothing when capture is off.
+    public func recordCutShort(_ request: HTTPRequest, error: KioskError, after elapsed: Duration) {
+        proxyCapture?.recordUnsent(request, error: error, elapsed: elapsed)
     }
 
     /// Throws the outbound policy's refusal (`KioskError.refused`) unless `kiosk proxy` may open a connection to `url`

@@ -252,6 +252,7 @@ extension ConsoleWords {
         countTunnels: "HTTPS connections passed through unread",
         countUpgrades: "WebSocket and other switches",
         countRefused: "Answered by the proxy with an error",
+        countCutShort: "Given up by the app before the end of their body",
         proxyTrust: "Trust Kiosk's CA",
         proxyFingerprint: "SHA-256 fingerprint: ",
         downloadPEM: "Certificate (PEM)",

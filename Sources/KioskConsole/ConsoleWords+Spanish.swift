@@ -285,6 +285,7 @@ extension ConsoleWords {
         countTunnels: "Conexiones HTTPS transmitidas sin leer",
         countUpgrades: "WebSocket y otros cambios de protocolo",
         countRefused: "Respondidas por el proxy con un error",
+        countCutShort: "Abandonadas por la app antes del final de su cuerpo",
         proxyTrust: "Confiar en la CA de Kiosk",
         proxyFingerprint: "Huella SHA-256: ",
         downloadPEM: "Certificado (PEM)",

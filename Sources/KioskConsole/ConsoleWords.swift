@@ -270,6 +270,7 @@ struct ConsoleWords: Sendable {
     let countTunnels: String
     let countUpgrades: String
     let countRefused: String
+    let countCutShort: String
     let proxyTrust: String
     let proxyFingerprint: String
     let downloadPEM: String

@@ -151,7 +151,7 @@ extension DebugPages {
             (w.countOpenConnections, "openConnections", counts.openConnections), (w.countConnections, "connections", counts.connections),
             (w.countRequests, "requests", counts.requests), (w.countIntercepted, "intercepted", counts.intercepted),
             (w.countTunnels, "tunnels", counts.tunnels), (w.countUpgrades, "upgrades", counts.upgrades),
-            (w.countRefused, "refused", counts.refused),
+            (w.countRefused, "refused", counts.refused), (w.countCutShort, "cutShort", counts.cutShort),
         ]
         return rows.flatMap { label, name, value in
             [E.element("dt", [], [.text(label)]),

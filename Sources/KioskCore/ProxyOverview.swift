@@ -35,6 +35,9 @@ public struct ProxyOverview: Sendable, Encodable {
         public var upgrades = 0
         /// Requests the proxy answered itself with a 4xx or 5xx (bad requests, loops, a missing password, failed upstreams).
         public var refused = 0
+        /// Requests whose app went away before the end of their body (each logged as cut short; a streamed one is among
+        /// `requests` too, as it was already on its way to the upstream).
+        public var cutShort = 0
 
         public init() {}
     }

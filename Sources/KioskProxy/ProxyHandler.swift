@@ -39,6 +39,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let loop: LoopGuard
         let boundPort: @Sendable () -> Int
         let onTunnel: @Sendable (TunnelSummary) -> Void
+        let onCutShort: @Sendable (HTTPRequest, KioskError, Duration) -> Void
     }
 
     /// Where a listener's origin-form requests go: inside an intercepted CONNECT, its host and port over HTTPS;
@@ -63,8 +64,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// request is answered, and the connection closes after that answer.
     private var inputClosed = false
     /// A body larger than the limit, passing to the upstream as the app sends it, until its end: the pipe to the
-    /// upstream's side, what arrived and is not handed over yet, and whether the app's body has ended.
-    private var upload: (pipe: BodyPipe, backlog: CircularBuffer<ByteBuffer>, ended: Bool)?
+    /// upstream's side, what arrived and is not handed over yet, whether the app's body has ended, and the request's URL
+    /// (redacted) for the errors that end it.
+    private var upload: (pipe: BodyPipe, backlog: CircularBuffer<ByteBuffer>, ended: Bool, url: String)?
+    /// When the head of the request being read came: how long an app took before it gave up its body.
+    private var headArrived = ContinuousClock.now
     /// When the app's request body must next have sent something: the head's timeout after its last part (nil when no
     /// body is awaited). An app that stops sending its body would otherwise hold its connection, and its place among
     /// the connections the listener holds, for ever.
@@ -134,6 +138,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func read(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
         switch part {
         case .head(let head):
+            headArrived = .now
             // A length past what a machine counts (2^63 and more, which NIO's parser takes) is no length to wait for.
             if let length = head.headers.first(name: "Content-Length"), Int(length.trimmingCharacters(in: .whitespaces)) == nil {
                 state = .forwarding
@@ -233,7 +238,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(ProxyMessages.Refusal(.requestTimeout, message, closes: true), to: head, context: context)
         default:
             // A streamed upload: the upstream's request ends with this error, and the answer to it goes to the app.
-            upload?.pipe.finish(KioskError.transport(url: "", message: message))
+            upload?.pipe.finish(KioskError.transport(url: upload?.url ?? "", message: message))
             upload = nil
         }
     }
@@ -243,15 +248,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         inputClosed = true
         bodyDeadline = nil
         switch state {
-        case .receiving(_, _, let size):
+        case .receiving(let head, let parts, let size):
             // A body that had not ended never will.
-            settings.configuration.heldBodies?.release(size)
-            state = .idle
-            context.close(promise: nil)
+            abandon(head, parts: parts, size: size, why: "the app closed its side before the end of its request body", context: context)
         case .forwarding:
             // Answered as usual, then closed (`end`); a streamed upload cut short fails the upstream's request instead.
             if let current = upload, !current.ended {
-                current.pipe.finish(KioskError.transport(url: "", message: "the app closed its side before the end of its request body"))
+                settings.configuration.meter.count { $0.cutShort += 1 }
+                current.pipe.finish(KioskError.transport(url: current.url, message: "the app closed its side before the end of its request body"))
                 upload = nil
             }
         case .idle:
@@ -264,15 +268,30 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         bodyTimer?.cancel()
         bodyTimer = nil
         bodyDeadline = nil
-        if case .receiving(_, _, let size) = state {
-            state = .idle
-            settings.configuration.heldBodies?.release(size)
+        if case .receiving(let head, let parts, let size) = state {
+            abandon(head, parts: parts, size: size, why: "the app closed its connection before the end of its request body", context: context)
         }
         inFlight?.cancel()
         inFlight = nil
-        upload?.pipe.finish(KioskError.transport(url: "", message: "the app closed its connection before the end of its request body"))
+        if let current = upload {
+            if !current.ended { settings.configuration.meter.count { $0.cutShort += 1 } }
+            current.pipe.finish(KioskError.transport(url: current.url, message: "the app closed its connection before the end of its request body"))
+        }
         upload = nil
         context.fireChannelInactive()
+    }
+
+    /// A request whose app went away before the end of its body (`why`): not forwarded — no upstream should act on a
+    /// request its app gave up — but logged as cut short, with what came of its body, as a streamed upload given up is
+    /// (through the upstream's failed request); then the connection closes.
+    private func abandon(_ head: HTTPRequestHead, parts: CircularBuffer<ByteBuffer>, size: Int, why: String, context: ChannelHandlerContext) {
+        settings.configuration.heldBodies?.release(size)
+        state = .forwarding
+        var body = Data(capacity: size)
+        for part in parts { body.append(contentsOf: part.readableBytesView) }
+        let declared = head.headers.first(name: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let came = declared.map { "after \(size) of its \($0) bytes" } ?? "after \(size) bytes"
+        handle(head, body: body, cutShort: "\(why), \(came)", context: context)
     }
 
     /// Forwards a request whose body is larger than the limit while the app is still sending it (`first`: what was
@@ -285,7 +304,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             // dropped (the pipe takes no more), and the connection closes after the answer (see `write`).
             channel.eventLoop.execute { Self.resumeReading(channel) }
         })
-        upload = (pipe, first, false)
+        upload = (pipe, first, false, "")
         // From now an answer is coming, whatever happens to the body: the protocol errors' handler must not give another.
         context.triggerUserOutboundEvent(ProxyProtocolErrors.AnswerPending(), promise: nil)
         feed(context)
@@ -325,7 +344,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         channel.read()
     }
 
-    private func handle(_ head: HTTPRequestHead, body: Data?, stream: BodyStream? = nil, context: ChannelHandlerContext) {
+    /// Forwards the request `head` (its whole `body`, or the `stream` of a larger one) and writes the answer, or writes
+    /// why the proxy answers it itself. With `cutShort` (why the app gave it up before its body's end), what would have
+    /// been forwarded is logged as cut short instead, and the connection closes.
+    private func handle(_ head: HTTPRequestHead, body: Data?, stream: BodyStream? = nil, cutShort: String? = nil,
+                        context: ChannelHandlerContext) {
         // The password is asked on the proxy's own listener; requests inside a CONNECT it let through are the same
         // client's, and a reverse listener is reachable from this machine only.
         if origin == nil, let credentials = settings.configuration.credentials, !credentials.admits(head.headers["Proxy-Authorization"]) {
@@ -335,7 +358,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                                 closes: head.method == .CONNECT, challenge: "Basic realm=\"Kiosk proxy\", charset=\"UTF-8\"")
             return write(refusal, to: head, context: context)
         }
-        if head.method == .CONNECT, origin == nil { return openTunnel(head, context: context) }
+        if head.method == .CONNECT, origin == nil { return cutShort == nil ? openTunnel(head, context: context) : context.close(promise: nil) }
         // A reverse listener answers its own names only, as every listener of Kiosk does: a web page whose name was made
         // to point at this machine (DNS rebinding) would otherwise read and write the app behind it, whose own check
         // of Host it passes, since the upstream gets the Host it expects.
@@ -357,7 +380,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             // Max-Forwards 0 on OPTIONS or TRACE: this proxy is the recipient asked for (RFC 9110 §7.6.2).
             if let last = ProxyMessages.lastHop(head) { return write(last, to: head, context: context) }
-            if let protocolName = ProxyMessages.upgrade(of: head), let body {
+            if cutShort == nil, let protocolName = ProxyMessages.upgrade(of: head), let body {
                 return openUpgrade(head, url: url, protocolName: protocolName, body: context.channel.allocator.buffer(bytes: body),
                                    context: context)
             }
@@ -366,9 +389,17 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             request = try ProxyMessages.request(head, url: url, body: sent && stream == nil ? body ?? Data() : nil,
                                                 via: via, forNetwork: remoteClient)
             request.bodyStream = stream
+            // What names the upload's URL when its app gives it up (its errors are the upstream request's failure).
+            if stream != nil { upload?.url = request.url.redactedString }
         } catch {
             write(error, to: head, context: context)
             return
+        }
+        if let cutShort {
+            settings.configuration.meter.count { $0.cutShort += 1 }
+            settings.onCutShort(request, KioskError.transport(url: request.url.redactedString, message: cutShort), .now - headArrived)
+            state = .idle
+            return context.close(promise: nil)
         }
         settings.configuration.meter.count { $0.requests += 1 }
         let promise = context.eventLoop.makePromise(of: Result<HTTPResponse, any Error>.self)

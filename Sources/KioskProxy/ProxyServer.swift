@@ -102,20 +102,24 @@ public final class ProxyServer: Service, Sendable {
     private let vet: @Sendable (URL, Bool) async throws -> Void
     private let onBound: @Sendable (Int) -> Void
     private let onTunnel: @Sendable (TunnelSummary) -> Void
+    private let onCutShort: @Sendable (HTTPRequest, KioskError, Duration) -> Void
     /// This process's name in `Via`: a request already carrying it came round through the proxy to itself.
     private let pseudonym: String
 
     /// A proxy that forwards requests with `forward`, asks `vet` (the outbound policy; its second argument true for a
-    /// client on another machine) before it dials an upstream itself for a tunnel or a protocol switch, reports each tunnel once closed to `onTunnel`, and calls `onBound`
-    /// with the port once it listens.
+    /// client on another machine) before it dials an upstream itself for a tunnel or a protocol switch, reports each tunnel once closed to `onTunnel`,
+    /// hands `onCutShort` each request its app gave up before its body's end (never forwarded; what came of the body, why,
+    /// and how long after its head), and calls `onBound` with the port once it listens.
     public init(configuration: ProxyConfiguration, forward: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse,
                 vet: @escaping @Sendable (URL, Bool) async throws -> Void,
                 onTunnel: @escaping @Sendable (TunnelSummary) -> Void = { _ in },
+                onCutShort: @escaping @Sendable (HTTPRequest, KioskError, Duration) -> Void = { _, _, _ in },
                 onBound: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.configuration = configuration
         self.forward = forward
         self.vet = vet
         self.onTunnel = onTunnel
+        self.onCutShort = onCutShort
         self.onBound = onBound
         pseudonym = "kiosk-" + String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 36)
     }
@@ -127,6 +131,7 @@ public final class ProxyServer: Service, Sendable {
         let forward = forward
         let vet = vet
         let onTunnel = onTunnel
+        let onCutShort = onCutShort
         var tls = AsyncHTTPTransport.upstreamTLS(trusting: configuration.upstreamTrustRoots, verifies: configuration.verifiesUpstream)
         tls.applicationProtocols = ["http/1.1"]
         let upstreamTLS = try NIOSSLContext(configuration: tls)
@@ -159,7 +164,8 @@ public final class ProxyServer: Service, Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     let settings = ProxyHandler.Settings(configuration: configuration, forward: forward, vet: vet, upstreamTLS: upstreamTLS,
                                                          via: via, loop: loop,
-                                                         boundPort: { bound.value.withLock { $0 } }, onTunnel: onTunnel)
+                                                         boundPort: { bound.value.withLock { $0 } }, onTunnel: onTunnel,
+                                                         onCutShort: onCutShort)
                     let origin = configuration.reverseTo.map { ProxyHandler.Origin(base: $0, isReverse: true) }
                     try channel.pipeline.syncOperations.addHandlers(ProxyHandler.httpHandlers(settings, origin: origin))
                 }

@@ -229,7 +229,8 @@ struct ProxyRunCommand: AsyncParsableCommand {
             Output.human("HTTPS is read with Kiosk's CA (SHA-256 \(authority.fingerprint.prefix(23))…); `kiosk proxy ca` prints it "
                          + "for the app to trust.")
             let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
-                                    onTunnel: { kiosk.recordTunnel($0) }) { bound in
+                                    onTunnel: { kiosk.recordTunnel($0) },
+                                    onCutShort: { kiosk.recordCutShort($0, error: $1, after: $2) }) { bound in
                 consolePorts.add(bound)
                 listeners.withLock { $0.insert(ProxyOverview.Listener(kind: "forward", address: "\(shownHost):\(bound)"), at: 0) }
                 Output.human("Kiosk proxy on http://\(shownHost):\(bound)/  (HTTP_PROXY=http://\(shownHost):\(bound); Ctrl-C to stop)")
@@ -246,7 +247,8 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 reverse.stop = stop
                 // Its WebSocket and other protocol switches are logged as the forward listener's are.
                 return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
-                                   onTunnel: { kiosk.recordTunnel($0) }, onBound: { bound in
+                                   onTunnel: { kiosk.recordTunnel($0) }, onCutShort: { kiosk.recordCutShort($0, error: $1, after: $2) },
+                                   onBound: { bound in
                     consolePorts.add(bound)
                     listeners.withLock { $0.append(ProxyOverview.Listener(kind: "reverse", address: "\(shownLocalHost):\(bound)",
                                                                            upstream: route.url.absoluteString)) }

@@ -395,6 +395,57 @@ struct ForwardProxyTests {
         }
     }
 
+    /// How an app gives up a request before the end of its body.
+    enum GivingUp: String, Sendable, CaseIterable {
+        /// It closes its socket after part of a body of declared length.
+        case closes
+        /// It closes its socket in the middle of a chunked body.
+        case closesChunked
+        /// It resets its connection (SO_LINGER 0) after part of a body of declared length.
+        case resets
+    }
+
+    @Test("An app that gives up an upload within the buffer limit before its body's end is logged as cutting it short, with what came, and counted",
+          arguments: GivingUp.allCases)
+    func uploadGivenUpWithinTheLimit(way: GivingUp) async throws {
+        var configuration = ProxyConfiguration(port: 0)
+        let held = HeldBodies(capacity: 1 << 20)
+        configuration.heldBodies = held
+        try await withProxy(configuration) { proxy, upstream in
+            // Given an app that starts a 100,000-byte upload (or a chunked one) through the proxy, well under its 16 MB buffer
+            let url = upstream.url("/up?\(way.rawValue)")
+            let framing = way == .closesChunked ? "Transfer-Encoding: chunked\r\n\r\n3e8\r\n" : "Content-Length: 100000\r\n\r\n"
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                }
+            // SO_LINGER 0: closing then resets the connection.
+            if way == .resets { try await (channel.channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get() }
+            // When it sends 1,000 bytes of its body, and once the proxy holds them, goes away (closing, or resetting, its socket)
+            try await channel.executeThenClose { _, outbound in
+                try await outbound.write(ByteBuffer(string: "POST \(url) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n"
+                                                    + "Content-Type: text/plain\r\n\(framing)" + String(repeating: "a", count: 1000)))
+                #expect(try await StreamingTests.eventually { held.held == 1000 })
+            }
+            // Then the exchange is logged under its URL as the app's, cut short, with the part of its body that came
+            let record = try #require(try await StreamingTests.record(of: url, in: proxy))
+            // (A closed socket reads as the app's side closing, or as its connection closing when the HTTP parser, finding
+            // the body unfinished, closed it first.)
+            let came = way == .closesChunked ? "after 1000 bytes" : "after 1000 of its 100000 bytes"
+            #expect(record.error?.hasPrefix("Network error for \(url): the app closed its \(way == .resets ? "connection" : "")") == true,
+                    "\(record.error ?? "no error")")
+            #expect(record.error?.hasSuffix(" before the end of its request body, \(came)") == true, "\(record.error ?? "no error")")
+            #expect(record.method == "POST" && record.status == nil)
+            #expect(record.requestBody?.data == Data(repeating: UInt8(ascii: "a"), count: 1000))
+            // And it is counted, never reached the upstream, and holds no memory
+            #expect(proxy.meter.snapshot.cutShort == 1 && proxy.meter.snapshot.requests == 0)
+            #expect(upstream.requests == 0)
+            #expect(held.held == 0)
+            // And the proxy serves the next app
+            #expect(try await proxy.send(.POST, upstream.url("/echo"), body: "whole").status == .ok)
+        }
+    }
+
     @Test("The upstream gets Host from the request's URL whatever the app sent; two Hosts, or a body coded other than chunked, are refused")
     func hostAndFraming() async throws {
         try await withProxy { proxy, upstream in

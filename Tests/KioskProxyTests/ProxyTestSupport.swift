@@ -175,7 +175,8 @@ struct ProxyHarness {
         let kiosk = harness.kiosk
         let (bound, continuation) = AsyncStream<Int>.makeStream()
         let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
-                                onTunnel: { kiosk.recordTunnel($0) }) { port in
+                                onTunnel: { kiosk.recordTunnel($0) },
+                                onCutShort: { kiosk.recordCutShort($0, error: $1, after: $2) }) { port in
             continuation.yield(port)
             continuation.finish()
         }

@@ -416,9 +416,11 @@ struct StreamingTests {
                 }
                 _ = try await Self.eventually { upstream.uploaded > 0 }
             }
-            // Then the exchange is logged as the app cutting its body short
+            // Then the exchange is logged under its URL as the app cutting its body short, and counted so
             let record = try #require(try await Self.record(of: url, in: proxy))
-            #expect(record.error?.contains("before the end of its request body") == true, "\(record.error ?? "no error")")
+            #expect(record.error?.hasPrefix("Network error for \(url): the app closed its") == true, "\(record.error ?? "no error")")
+            #expect(record.error?.hasSuffix("before the end of its request body") == true, "\(record.error ?? "no error")")
+            #expect(proxy.meter.snapshot.cutShort == 1)
             // And the proxy (one answer per request: none given over the upstream's failure) serves the next app
             let next = try await Self.upload(through: proxy, upstream.url("/upload"), size: 1000, declared: true)
             #expect(next.head?.status == .ok)
