@@ -132,6 +132,19 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 throw ValidationError("--reverse \(text) is not URL@PORT (http://localhost:3000/api@9000: the upstream, then the "
                                       + "local port to listen on).")
             }
+            // A password here would be printed at start and shown on the console's proxy page; the app's own Authorization
+            // field reaches the upstream anyway. The URL is named without its user information, which may hold a secret.
+            guard url.user(percentEncoded: true) == nil, url.password(percentEncoded: true) == nil else {
+                let shown = URLComponents(url: url, resolvingAgainstBaseURL: false).map { components in
+                    var bare = components
+                    bare.user = nil
+                    bare.password = nil
+                    return bare.string ?? ""
+                } ?? ""
+                throw ValidationError("--reverse \(shown)@\(port) carries a user name or password in its URL (user:password@host), "
+                                      + "which Kiosk would print; give the URL without them (the app's own Authorization field "
+                                      + "reaches the upstream).")
+            }
             return (url, port)
         }
     }

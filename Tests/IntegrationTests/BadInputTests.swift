@@ -1,6 +1,7 @@
 import Foundation
 @testable import KioskApp
 import KioskDebugger
+import KioskDemoUpstream
 import KioskCore
 import Testing
 
@@ -111,6 +112,22 @@ struct BadInputTests {
         for (arguments, message) in cases {
             let result = try cli.run(["proxy", "--port", "0", "--console-port", "0"] + arguments)
             #expect(result.status == 2 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("kiosk proxy refuses a --reverse URL carrying a user name or password, with exit 2, never printing the password")
+    func proxyRefusesCredentialsInReverseURL() throws {
+        let cli = CLI()
+        // (A port held without listening: a proxy that took the URL would stop at once, saying the port is in use.)
+        let held = try #require(PortReservation(host: "127.0.0.1", port: 0))
+        for route in ["http://user:pw-s3cret@127.0.0.1:18001@0", "http://user@127.0.0.1:18001/api@0"] {
+            // When the proxy is started with a reverse route whose URL carries user information
+            let result = try cli.run(["proxy", "--port", String(held.port), "--console-port", "0", "--reverse", route])
+            // Then it does not start, says why in one line naming the URL without it, and prints no password anywhere
+            #expect(result.status == 2, "\(route): \(result.stderr)")
+            #expect(result.stderr.contains("--reverse http://127.0.0.1:18001") && result.stderr.contains("carries a user name or password"),
+                    "\(result.stderr)")
+            #expect(!(result.stdout + result.stderr).contains("pw-s3cret") && !result.stderr.contains("user@"), "\(result.stdout)\(result.stderr)")
         }
     }
 
