@@ -78,7 +78,10 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
         }
         if answering || awaitingAnswer {
             closesAfterAnswer = true
-        } else {
+        } else if context.channel.isActive {
+            // (A closed connection has no one to answer: the decoder reads what was left in it as it closes — part of a
+            // head when a stopping proxy closed it between requests — and NIO's pipelining handler, once such a stop
+            // closed it, ends the process on any write.)
             let (status, sentence) = Self.refusal(for: parserError, maximumHeaderBytes: maximumHeaderBytes)
             let text = sentence + "\n"
             let headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(text.utf8.count)),

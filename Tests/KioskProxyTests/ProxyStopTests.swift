@@ -85,4 +85,33 @@ struct ProxyStopTests {
         #expect(cut.error?.contains("the app's connection closed before the answer came") == true, "\(cut.error ?? "no error")")
         await proxy.stop()
     }
+
+    @Test("A proxy stopped while an app has sent part of its next request head closes that connection and stops, without a crash")
+    func stopWithHalfAHead() async throws {
+        let upstream = try await EchoUpstream.start()
+        let proxy = try await ProxyHarness.start()
+        // Given an app whose one write holds a whole request and the start of its next one (pipelined), answered the first
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+            }
+        let received = try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(string: "GET \(upstream.url("/empty")) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n\r\n"
+                                                + "GET \(upstream.url("/echo")) HTTP/1.1\r\nHost: 127.0"))
+            var received = ""
+            var parts = inbound.makeAsyncIterator()
+            while !received.hasSuffix("\r\n\r\n"), let part = try await parts.next() { received += String(buffer: part) }
+            // When the proxy is told to stop, the rest of that head still to come
+            await proxy.group.triggerGracefulShutdown()
+            _ = try? await proxy.running.value
+            // (Then the connection closes: what else came on it is read to its end.)
+            do { while let part = try await parts.next() { received += String(buffer: part) } } catch {}
+            return received
+        }
+        // Then the proxy stopped (the process lives on), and the app got its first answer and nothing after it
+        #expect(received.hasPrefix("HTTP/1.1 204 No Content") && received.hasSuffix("\r\n\r\n"), "\(received)")
+        #expect(received.components(separatedBy: "HTTP/1.1 ").count == 2, "\(received)")
+        await proxy.stop()
+        await upstream.stop()
+    }
 }
