@@ -28,8 +28,20 @@ public struct ProxyCredentials: Sendable {
 
     /// The credentials of `directory`, and the new password when they were made now (nil when they were read from its
     /// file, whose password was shown when it was made). `renew` makes a new password, replacing the old.
-    /// Throws, saying what to do, when the file is readable by others or is not one Kiosk wrote.
+    /// Throws, saying what to do, when the file is readable by others or is not one Kiosk wrote. Processes starting at
+    /// once on a new folder make one password between them (under a lock): the one shown is the one that works.
     public static func inDirectory(_ directory: URL, renew: Bool = false) throws -> (credentials: ProxyCredentials, newPassword: String?) {
+        try SecretFile.makeFolder(directory)
+        let lock = directory.appendingPathComponent(fileName + ".lock").path
+        return try SecretFile.withLock(lock, failure: { reason -> any Error in
+            KioskError.storage("cannot lock \(lock) to make the proxy's password: \(reason)")
+        }) { () throws -> (credentials: ProxyCredentials, newPassword: String?) in
+            try readOrMake(in: directory, renew: renew)
+        }
+    }
+
+    /// `inDirectory`'s work, under its lock.
+    private static func readOrMake(in directory: URL, renew: Bool) throws -> (credentials: ProxyCredentials, newPassword: String?) {
         let url = directory.appendingPathComponent(fileName)
         if !renew, FileManager.default.fileExists(atPath: url.path) {
             if let mode = SecretFile.othersCanRead(url.path) {
@@ -47,7 +59,6 @@ public struct ProxyCredentials: Sendable {
         let password = Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         let salt = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        try SecretFile.makeFolder(directory)
         let credentials = ProxyCredentials(password: password, salt: salt)
         try SecretFile.write("sha256:" + Hex.encode(salt) + ":" + Hex.encode(credentials.digest) + "\n", to: url)
         return (credentials, password)

@@ -47,6 +47,20 @@ struct ProxyAuthTests {
         }
     }
 
+    @Test("Sixteen starts at once on one fresh data folder make one password: it is shown once, and it is the one that works")
+    func passwordMadeOnceByConcurrentStarts() async throws {
+        // Given a data folder that does not exist yet
+        let folder = TemporaryDirectory.url("proxy-auth-race")
+        // When sixteen threads ask for its credentials at the same moment (as two `kiosk proxy --proxy-auth` starting together)
+        let outcomes = await InterceptionTests.atOnce(16) { try ProxyCredentials.inDirectory(folder).newPassword }
+        // Then none failed, one made the password and showed it, and the others read it
+        let shown = try outcomes.compactMap { try $0.get() }
+        #expect(shown.count == 1)
+        // And that password is the one the folder admits from now on
+        let password = try #require(shown.first)
+        #expect(try ProxyCredentials.inDirectory(folder).credentials.admits([Self.basic(password)]))
+    }
+
     @Test("Without the password every request and CONNECT is answered 407 with a Basic challenge; with it the request goes through, the password not passed on")
     func requestsNeedThePassword() async throws {
         let directory = TemporaryDirectory.url("proxy-auth")
