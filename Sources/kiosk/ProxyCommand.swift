@@ -108,11 +108,17 @@ struct ProxyRunCommand: AsyncParsableCommand {
             throw ValidationError("--host \(host) would let other machines send requests from this one through the proxy; add "
                                   + "--proxy-auth to ask them for a password, or keep loopback (127.0.0.1, ::1, localhost).")
         }
-        // A `*` only as the whole pattern or its first label: anywhere else it would match nothing, silently.
-        for pattern in interceptedHosts + ignoredHosts
-        where pattern.isEmpty || pattern.contains("/") || pattern.contains(":")
-            || (pattern != "*" && (pattern.hasPrefix("*.") ? pattern.dropFirst(2) : Substring(pattern)).contains("*")) {
-            throw ValidationError("\(pattern.isEmpty ? "An empty pattern" : pattern) is not a host pattern (example.com, *.example.com, *).")
+        // A `*` only as the whole pattern or its first label, and the rest a host name or an IPv4 address: anything else
+        // (a space, a port, a `*` further in) would match nothing, silently.
+        for pattern in interceptedHosts + ignoredHosts where pattern != "*" {
+            let host = pattern.hasPrefix("*.") ? String(pattern.dropFirst(2)) : pattern
+            guard !host.isEmpty, !host.hasPrefix("."), ListenerPolicy.isValidName(host) || IPAddress(literal: host) != nil, !host.contains(":") else {
+                throw ValidationError("\(pattern.isEmpty ? "An empty pattern" : pattern) is not a host pattern (example.com, *.example.com, *).")
+            }
+        }
+        if ignoredHosts.contains("*"), !interceptedHosts.isEmpty {
+            throw ValidationError("--ignore '*' tunnels every host unread, so --intercept \(interceptedHosts[0]) would read none: "
+                                  + "leave out one or the other.")
         }
         for file in upstreamCAs {
             if let problem = TransportConfiguration.trustRootProblem(atPath: file) { throw ValidationError("--upstream-ca \(problem).") }

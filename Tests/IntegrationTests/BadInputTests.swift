@@ -96,7 +96,7 @@ struct BadInputTests {
         #expect(residents.status == 2 && residents.stderr.contains("(35 in 2 pages)"), "\(residents.stderr)")
     }
 
-    @Test("kiosk proxy refuses a host pattern that would match nothing and an --upstream-ca that holds no certificate, naming each")
+    @Test("kiosk proxy refuses a host pattern that would match nothing, --ignore '*' beside --intercept, and an --upstream-ca that holds no certificate, naming each")
     func proxyRefusesPatternsAndRootsItCannotUse() throws {
         let cli = CLI()
         let garbage = cli.dataDirectory.appendingPathComponent("not-a-ca.pem")
@@ -106,6 +106,9 @@ struct BadInputTests {
             (["--intercept", "foo.*.com"], "foo.*.com is not a host pattern"),
             (["--ignore", "*example.com"], "*example.com is not a host pattern"),
             (["--intercept", "a.test/x"], "a.test/x is not a host pattern"),
+            (["--intercept", "exa mple.com"], "exa mple.com is not a host pattern"),
+            (["--ignore", "*."], "*. is not a host pattern"),
+            (["--ignore", "*", "--intercept", "*"], "--ignore '*' tunnels every host unread"),
             (["--upstream-ca", garbage.path], "--upstream-ca \(garbage.path) holds no PEM certificate"),
             (["--upstream-ca", "/nonexistent/ca.pem"], "--upstream-ca /nonexistent/ca.pem cannot be read"),
         ]
