@@ -8,12 +8,18 @@ import Synchronization
 /// parts one read of an app's connection brought).
 public final class BodyStream: Sendable {
     private let pull: @Sendable () async throws -> Data?
-    private let stop: @Sendable () -> Void
+    private let stop: @Sendable (any Error) -> Void
 
     /// A stream whose chunks come from `pull` (nil at the end) and which `stop` ends early (the reader went away).
     public init(pull: @escaping @Sendable () async throws -> Data?, stop: @escaping @Sendable () -> Void) {
         self.pull = pull
-        self.stop = stop
+        self.stop = { _ in stop() }
+    }
+
+    /// A stream whose `stop` is told why it ends early.
+    private init(pull: @escaping @Sendable () async throws -> Data?, stopping: @escaping @Sendable (any Error) -> Void) {
+        self.pull = pull
+        self.stop = stopping
     }
 
     /// A body held whole, read back `size` bytes at a time: written to a slow reader a slice after another, so that
@@ -34,10 +40,14 @@ public final class BodyStream: Sendable {
     public func next() async throws -> Data? { try await pull() }
 
     /// Ends the stream early and stops the upstream's side: the reader will read no more.
-    public func cancel() { stop() }
+    public func cancel() { stop(CancellationError()) }
+
+    /// `cancel()`, saying why: `observed`'s `end` is told `reason` (`KioskStopping` when the process stops, not the reader).
+    public func cancel(because reason: any Error) { stop(reason) }
 
     /// The same stream, telling `chunk` every chunk as it is read and `end` once how it ended: nil after the last
-    /// chunk, the error that cut it short, or `CancellationError` when the reader stopped it.
+    /// chunk, the error that cut it short, or `CancellationError` (or the reason given to `cancel(because:)`) when the
+    /// reader stopped it.
     public func observed(chunk: @escaping @Sendable (Data) -> Void,
                          end: @escaping @Sendable ((any Error)?) -> Void) -> BodyStream {
         let ended = Mutex(false)
@@ -56,11 +66,17 @@ public final class BodyStream: Sendable {
                 finish(error)
                 throw error
             }
-        }, stop: { [stop] in
-            stop()
-            finish(CancellationError())
+        }, stopping: { [stop] reason in
+            stop(reason)
+            finish(reason)
         })
     }
+}
+
+/// Why a stream was cut short when the process stopped with it in flight: neither the app's doing nor the upstream's.
+public struct KioskStopping: Error, Sendable, Hashable, CustomStringConvertible {
+    public init() {}
+    public var description: String { "Kiosk stopped" }
 }
 
 /// The meeting point of the side writing a streamed body and the one reader of its `BodyStream`: a writer told to

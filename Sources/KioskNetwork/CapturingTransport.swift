@@ -110,12 +110,13 @@ public final class CapturingTransport: HTTPTransport {
             var whole = answer
             whole.body = kept
             whole.stream = nil
-            let closedByApp = error is CancellationError
+            // Cut by the app, or by Kiosk stopping with it in flight: said, and no failure of the upstream's.
+            let closedByApp = error is CancellationError, stopped = error is KioskStopping
             let detail = "\(size) bytes passed on to the app as they arrived, in \(String(format: "%.1f", elapsed.seconds)) s"
-                + (closedByApp ? ", until the app closed the connection" : "")
+                + (closedByApp ? ", until the app closed the connection" : stopped ? ", until Kiosk stopped" : "")
                 + "; the log keeps the first \(bodyLimit) bytes. Breakpoints and body rules do not act on a streamed body."
             touches.add(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint, detail: detail))
-            sink(deferred(request, startedAt: startedAt, response: whole, error: closedByApp ? nil : error, elapsed: elapsed,
+            sink(deferred(request, startedAt: startedAt, response: whole, error: closedByApp || stopped ? nil : error, elapsed: elapsed,
                           headElapsed: headElapsed, touches: touches.all, bodySize: size, upload: upload?.total))
         })
     }

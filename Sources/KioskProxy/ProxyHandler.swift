@@ -54,6 +54,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let origin: Origin?
     private var state = State.idle
     private var inFlight: Task<Void, Never>?
+    /// The streamed answer being passed to the app, told why it stops when the connection goes (see `pass`).
+    private var passing: BodyStream?
     /// Whether the client is on another machine (its requests then go out as `.proxiedForNetwork`).
     private var remoteClient = true
     /// The connection's event loop as a task executor: its exchanges run there (see `EventLoopTaskExecutor`).
@@ -271,6 +273,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         if case .receiving(let head, let parts, let size) = state {
             abandon(head, parts: parts, size: size, why: "the app closed its connection before the end of its request body", context: context)
         }
+        // A stream cut by the stop is said to be, not the app's doing: told before its task's cancellation reaches it.
+        passing?.cancel(because: settings.configuration.stop.hasStarted ? KioskStopping() : CancellationError())
+        passing = nil
         inFlight?.cancel()
         inFlight = nil
         if let current = upload {
@@ -726,6 +731,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func pass(_ stream: BodyStream, keepAlive: Bool, context: ChannelHandlerContext) {
         context.flush()
         let channel = context.channel
+        let stopping = settings.configuration.stop
         let passed = context.eventLoop.makePromise(of: Bool.self)
         inFlight = Task(executorPreference: executor) {
             do {
@@ -734,12 +740,15 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
                 passed.succeed(true)
             } catch {
-                stream.cancel()
+                // The app's connection went: closed by the app, or by the proxy at the end of its stop's grace.
+                stream.cancel(because: stopping.hasStarted ? KioskStopping() : CancellationError())
                 passed.succeed(false)
             }
         }
+        passing = stream
         passed.futureResult.assumeIsolated().whenSuccess { [self] complete in
             inFlight = nil
+            passing = nil
             if complete { end(keepAlive: keepAlive, context: context) } else { context.close(promise: nil) }
         }
     }

@@ -204,6 +204,9 @@ public final class StopDeadline: Sendable {
         self.onStop = onStop
     }
 
+    /// Whether the stop has begun (its deadline was asked for).
+    var hasStarted: Bool { started.withLock { $0 != nil } }
+
     /// The deadline, fixed by the first call.
     func deadline() -> NIODeadline {
         let (deadline, first) = started.withLock { started -> (NIODeadline, Bool) in
