@@ -106,13 +106,15 @@ enum Output {
 
     /// `text` with every character a terminal would obey rather than show — C0 controls (U+0000–U+001F)
     /// but the line feed and the tab, DEL (U+007F) and C1 controls (U+0080–U+009F): the ESC of colour and
-    /// cursor sequences, BEL, CR, backspace, CSI... — written as a visible escape in Swift's notation,
-    /// `\u{1B}`, so nothing received can recolour, retitle, rewrite or ring the terminal.
+    /// cursor sequences, BEL, CR, backspace, CSI...; and the bidi overrides, embeddings and isolates
+    /// (U+202A–U+202E, U+2066–U+2069), which reverse what follows on a terminal that lays out right-to-left text —
+    /// written as a visible escape in Swift's notation, `\u{1B}`, so nothing received can recolour, retitle,
+    /// rewrite, reorder or ring the terminal.
     static func terminalSafe(_ text: String) -> String {
         func isControl(_ scalar: Unicode.Scalar) -> Bool {
             switch scalar.value {
             case 0x09, 0x0A: false
-            case 0x00...0x1F, 0x7F...0x9F: true
+            case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
             default: false
             }
         }

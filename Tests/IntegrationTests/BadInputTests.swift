@@ -212,10 +212,10 @@ struct BadInputTests {
 
     // MARK: Terminal control characters
 
-    static let evilName = "Evil \u{1B}[31mRed\u{07} Rick\u{9B}2J\u{7F}"
-    static let escapedName = #"Evil \u{1B}[31mRed\u{07} Rick\u{9B}2J\u{7F}"#
+    static let evilName = "Evil \u{1B}[31mRed\u{07} Rick\u{9B}2J\u{7F} \u{202E}kcir"
+    static let escapedName = #"Evil \u{1B}[31mRed\u{07} Rick\u{9B}2J\u{7F} \u{202E}kcir"#
 
-    @Test("Control characters from upstream data are shown escaped by list, show, search and favorite list, exact in --json")
+    @Test("Control characters and bidi overrides from upstream data are shown escaped by list, show, search and favorite list, exact in --json")
     func controlCharactersAreEscaped() throws {
         // Given a Rick and Morty upstream (mocked) whose character's name holds ESC[31m, BEL, C1 CSI and DEL
         let cli = CLI()
@@ -244,7 +244,8 @@ struct BadInputTests {
         for output in outputs {
             #expect(output.status == 0, "\(output.stderr)")
             #expect(output.stdout.contains(Self.escapedName), "\(output.stdout)")
-            let controls = output.stdout.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) }
+            let controls = output.stdout.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value)
+                || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) }
             #expect(controls.isEmpty, "\(output.stdout.debugDescription)")
         }
         #expect(outputs[1].stdout.contains(#"Species: Human\u{1B}]0;pwned\u{07}"#))
