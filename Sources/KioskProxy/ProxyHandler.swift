@@ -234,10 +234,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let seconds = Int(settings.configuration.requestHeadTimeout.components.seconds)
         let message = "The app sent no part of its request body for \(seconds) s: the request is dropped."
         switch state {
-        case .receiving(let head, _, let size):
-            settings.configuration.heldBodies?.release(size)
-            state = .idle
-            write(ProxyMessages.Refusal(.requestTimeout, message, closes: true), to: head, context: context)
+        case .receiving(let head, let parts, let size):
+            // Logged as cut short, as a body the app gave up by closing is, and answered.
+            abandon(head, parts: parts, size: size, why: "the app sent no part of its request body for \(seconds) s (answered 408)",
+                    answering: ProxyMessages.Refusal(.requestTimeout, message, closes: true), context: context)
         default:
             // A streamed upload: the upstream's request ends with this error, and the answer to it goes to the app.
             upload?.pipe.finish(KioskError.transport(url: upload?.url ?? "", message: message))
@@ -288,15 +288,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// A request whose app went away before the end of its body (`why`): not forwarded — no upstream should act on a
     /// request its app gave up — but logged as cut short, with what came of its body, as a streamed upload given up is
-    /// (through the upstream's failed request); then the connection closes.
-    private func abandon(_ head: HTTPRequestHead, parts: CircularBuffer<ByteBuffer>, size: Int, why: String, context: ChannelHandlerContext) {
+    /// (through the upstream's failed request); then the connection closes, after `answering` when the app still waits.
+    private func abandon(_ head: HTTPRequestHead, parts: CircularBuffer<ByteBuffer>, size: Int, why: String,
+                         answering: ProxyMessages.Refusal? = nil, context: ChannelHandlerContext) {
         settings.configuration.heldBodies?.release(size)
         state = .forwarding
         var body = Data(capacity: size)
         for part in parts { body.append(contentsOf: part.readableBytesView) }
         let declared = head.headers.first(name: "Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         let came = declared.map { "after \(size) of its \($0) bytes" } ?? "after \(size) bytes"
-        handle(head, body: body, cutShort: "\(why), \(came)", context: context)
+        handle(head, body: body, cutShort: "\(why), \(came)", answering: answering, context: context)
     }
 
     /// Forwards a request whose body is larger than the limit while the app is still sending it (`first`: what was
@@ -351,9 +352,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Forwards the request `head` (its whole `body`, or the `stream` of a larger one) and writes the answer, or writes
     /// why the proxy answers it itself. With `cutShort` (why the app gave it up before its body's end), what would have
-    /// been forwarded is logged as cut short instead, and the connection closes.
+    /// been forwarded is logged as cut short instead, and the connection closes (after `answering`, when given).
     private func handle(_ head: HTTPRequestHead, body: Data?, stream: BodyStream? = nil, cutShort: String? = nil,
-                        context: ChannelHandlerContext) {
+                        answering: ProxyMessages.Refusal? = nil, context: ChannelHandlerContext) {
         // The password is asked on the proxy's own listener; requests inside a CONNECT it let through are the same
         // client's, and a reverse listener is reachable from this machine only.
         if origin == nil, let credentials = settings.configuration.credentials, !credentials.admits(head.headers["Proxy-Authorization"]) {
@@ -404,6 +405,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             settings.configuration.meter.count { $0.cutShort += 1 }
             settings.onCutShort(request, KioskError.transport(url: request.url.redactedString, message: cutShort), .now - headArrived)
             state = .idle
+            if let answering { return write(answering, to: head, context: context) }
             return context.close(promise: nil)
         }
         settings.configuration.meter.count { $0.requests += 1 }

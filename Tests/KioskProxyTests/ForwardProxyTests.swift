@@ -392,6 +392,12 @@ struct ForwardProxyTests {
             let continued = try await waiting.value
             #expect(continued.contains("HTTP/1.1 100 Continue") && continued.contains("sent no part of its request body"), "\(continued)")
             #expect(ContinuousClock.now - started < .seconds(45))
+            // And each is in the log, with what came of its body and why it ended
+            let records = try proxy.records()
+            for method in ["POST", "PUT"] {
+                let record = try #require(records.first { $0.method == method }, "\(method)")
+                #expect(record.error?.contains("sent no part of its request body for 5 s") == true, "\(record.error ?? "no error")")
+            }
         }
     }
 
