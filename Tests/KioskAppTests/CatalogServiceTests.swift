@@ -11,16 +11,23 @@ import Testing
 struct CatalogServiceTests {
     let request = PageRequest(source: .rickandmorty, page: 1)
 
-    @Test("A page in which no item can be read is an error, and the stored page is kept")
-    func everyItemBadKeepsStoredPage() async throws {
-        // Given a stored, stale Rick and Morty page
+    /// An in-memory store holding one stale page of one Rick and Morty character, counting `totalItems` in `totalPages`; the
+    /// time an hour past its freshness, the item, and the page as stored.
+    func storedStalePage(totalItems: Int, totalPages: Int) throws -> (AppDatabase, Date, CatalogItem, Snapshot) {
         let database = try AppDatabase.inMemory()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let item = CatalogItem(source: .rickandmorty, itemID: "1", title: "Rick Sanchez", subtitle: "Alive · Human",
                                summary: "", imageURL: nil, detail: .dog(Dog(name: "x", description: "", age: 1, image: nil)))
-        let stored = Snapshot(page: Page(request: request, items: [item], totalItems: 1, totalPages: 1),
+        let stored = Snapshot(page: Page(request: request, items: [item], totalItems: totalItems, totalPages: totalPages),
                               metadata: SnapshotMetadata(fetchedAt: now.addingTimeInterval(-90_000), freshUntil: now.addingTimeInterval(-3600)))
         try database.saveSnapshot(stored)
+        return (database, now, item, stored)
+    }
+
+    @Test("A page in which no item can be read is an error, and the stored page is kept")
+    func everyItemBadKeepsStoredPage() async throws {
+        // Given a stored, stale Rick and Morty page
+        let (database, now, item, stored) = try storedStalePage(totalItems: 1, totalPages: 1)
 
         // When the upstream answers 200 with a valid envelope whose every item is malformed
         let body = #"{"info": {"count": 2, "pages": 1, "next": null, "prev": null}, "results": [{"id": 1, "name": null}, {"name": 7}]}"#
@@ -43,13 +50,7 @@ struct CatalogServiceTests {
     ])
     func emptyPageContradictingItsCount(body: String, refused: Bool) async throws {
         // Given a stored, stale Rick and Morty page
-        let database = try AppDatabase.inMemory()
-        let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let item = CatalogItem(source: .rickandmorty, itemID: "1", title: "Rick Sanchez", subtitle: "Alive · Human",
-                               summary: "", imageURL: nil, detail: .dog(Dog(name: "x", description: "", age: 1, image: nil)))
-        let stored = Snapshot(page: Page(request: request, items: [item], totalItems: 60, totalPages: 3),
-                              metadata: SnapshotMetadata(fetchedAt: now.addingTimeInterval(-90_000), freshUntil: now.addingTimeInterval(-3600)))
-        try database.saveSnapshot(stored)
+        let (database, now, item, stored) = try storedStalePage(totalItems: 60, totalPages: 3)
         // When the upstream answers a page with no item
         let service = CatalogService(sources: Sources.make(.live), database: database, transport: ScriptedTransport(always: .json(body)),
                                      now: { now })
