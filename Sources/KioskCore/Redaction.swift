@@ -416,6 +416,72 @@ struct SecretScan: Sendable, Hashable {
     }
 }
 
+/// A search for a field that may carry a secret: a string just before a colon (a JSON field's name) whose last letters,
+/// read as `JSONFields` reads a name (capitals as small letters, `_` and `-` left out), are the last letters of one of
+/// the names — their last four, or the whole name when shorter. Every body captured as JSON meets it first, and names
+/// only end before colons, so it jumps from colon to colon (memchr) and reads a few bytes back from each; the search it
+/// replaced looked at every byte (a fifth of a proxy's CPU on plain JSON answers).
+struct FieldNameScan: Sendable, Hashable {
+    /// The names' last letters (at most 4 bytes), each packed big-endian into the low bytes of a `UInt32`, with its
+    /// length: a stem of 4 bytes never equals a shorter one packed, but `ab` would equal `\0ab`.
+    private let stems: Set<Stem>
+    /// One bit per stem, hashed: a name's end whose bit is clear is none of them, told without hashing it for the set.
+    private let filter: [UInt64]
+
+    private struct Stem: Sendable, Hashable {
+        let packed: UInt32
+        let length: Int
+
+        /// Which of the filter's 4,096 bits stands for this stem (Fibonacci hashing: the product's top 12 bits).
+        var bit: Int { Int(((UInt64(packed) | UInt64(length) << 32) &* 0x9E37_79B9_7F4A_7C15) &>> 52) }
+    }
+
+    /// A search for names ending in `stems` (each at most 4 bytes, ASCII letters already lowercased, without `_` or `-`;
+    /// empty ones are left out).
+    init(_ stems: [[UInt8]]) {
+        self.stems = Set(stems.filter { !$0.isEmpty && $0.count <= 4 }.map { stem in
+            Stem(packed: stem.reduce(0) { $0 << 8 | UInt32($1) }, length: stem.count)
+        })
+        var filter = [UInt64](repeating: 0, count: 64)
+        for stem in self.stems { filter[stem.bit >> 6] |= 1 << UInt64(stem.bit & 63) }
+        self.filter = filter
+    }
+
+    /// Whether some string in `text` followed by a colon (spaces between allowed) ends in one of the stems — every field
+    /// whose name is one of the names, and strings that only look like one.
+    func occurs(in text: UnsafeRawBufferPointer) -> Bool {
+        guard !stems.isEmpty, let base = text.baseAddress else { return false }
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        let count = text.count
+        let quote = UInt8(ascii: "\"")
+        var from = 0
+        while from < count, let found = memchr(bytes + from, Int32(UInt8(ascii: ":")), count - from) {
+            let colon = bytes.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            from = colon + 1
+            var index = colon - 1
+            while index >= 0, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+                index -= 1
+            }
+            guard index > 0, bytes[index] == quote else { continue }
+            // The name's last letters, read backwards up to its opening quote.
+            var packed: UInt32 = 0
+            var length = 0
+            index -= 1
+            while index >= 0, length < 4 {
+                let byte = bytes[index]
+                index -= 1
+                if byte == quote { break }
+                if byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") { continue }
+                packed |= UInt32(byte &- 0x41 < 26 ? byte | 0x20 : byte) << UInt32(8 * length)
+                length += 1
+            }
+            let end = Stem(packed: packed, length: length)
+            if length > 0, filter[end.bit >> 6] & (1 << UInt64(end.bit & 63)) != 0, stems.contains(end) { return true }
+        }
+        return false
+    }
+}
+
 /// The fields of a JSON body whose string values are secrets: the secret query items' names (any case, with or without
 /// `_` and `-`, so `access_token`, `accessToken` and `ACCESS-TOKEN` alike), but for the ones that name ordinary data
 /// in a document (`key`, `hash`, `ts`, `sig`, `signature`). Found by a walk over the body's strings, which runs only
@@ -423,9 +489,9 @@ struct SecretScan: Sendable, Hashable {
 struct JSONFields: Sendable, Hashable {
     /// The names, lowercased, without `_` or `-`.
     let names: Set<[UInt8]>
-    /// Each name's last four letters (all of it when shorter), in the spellings a field may take: lower, upper, and
-    /// each letter raised alone (camelCase: `iKey` of `apiKey`).
-    let scan: SecretScan
+    /// Each name's last four letters (all of it when shorter), looked for at the end of every field's name as the
+    /// names are matched: in any case, and across `_` and `-` (`api_KEY` ends in `ikey`).
+    let scan: FieldNameScan
 
     /// Names that are secrets in a query but ordinary in a JSON document.
     static let ordinary: Set<String> = ["key", "hash", "ts", "sig", "signature"]
@@ -433,21 +499,8 @@ struct JSONFields: Sendable, Hashable {
     init(_ queryItems: Set<String>) {
         let names = Set(queryItems.subtracting(Self.ordinary).map(Self.normalized).filter { !$0.isEmpty })
         self.names = names
-        var needles = Set<[UInt8]>()
-        for name in names {
-            let stem = Array(name.suffix(4))
-            needles.insert(stem)
-            needles.insert(stem.map(Self.upper))
-            for index in stem.indices {
-                var raised = stem
-                raised[index] = Self.upper(raised[index])
-                needles.insert(raised)
-            }
-        }
-        scan = SecretScan(needles.sorted { $0.lexicographicallyPrecedes($1) })
+        scan = FieldNameScan(names.map { Array($0.suffix(4)) })
     }
-
-    private static func upper(_ byte: UInt8) -> UInt8 { byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte }
 
     /// A name as matched: ASCII lowercased, `_` and `-` left out.
     static func normalized<Bytes: Sequence<UInt8>>(_ name: Bytes) -> [UInt8] {

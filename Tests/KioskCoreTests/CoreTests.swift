@@ -99,15 +99,8 @@ struct CoreTests {
         // Given keys of different lengths over a small alphabet, one the start of another, one ending like another
         let keys = ["abcaab", "abcaabcb", "bacbbaca", "cabbacabbc", "aabcaab"]
         let scan = SecretScan(keys.map { Array($0.utf8) })
-        var state: UInt64 = 2026
-        /// SplitMix64: a fixed sequence, so a failure names a body that fails again.
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var random = SplitMix64(seed: 2026)
+        func next() -> UInt64 { random.next() }
 
         // When 4,000 bodies of 0 to 40 bytes of that alphabet, many holding a key or most of one, are searched
         var found = 0
@@ -132,6 +125,63 @@ struct CoreTests {
         #expect(Data("abcaab".utf8).withUnsafeBytes { SecretScan([]).occurs(in: $0) } == false)
     }
 
+    @Test("The search for secret field names finds a name ending in a stem exactly where a JSON object has one, and every field the walk redacts")
+    func fieldNameScanFindsEveryNameTheWalkRedacts() throws {
+        // Given names of two to six letters (stems of one to four: a name's last four letters, all of it when shorter)
+        let names: Set<String> = ["abba", "bab", "cbcbab", "ca"]
+        let fields = JSONFields(names)
+        var random = SplitMix64(seed: 1127)
+        func next() -> UInt64 { random.next() }
+        func word(_ alphabet: String, upTo length: UInt64) -> String {
+            let letters = Array(alphabet)
+            return String((0..<Int(next() % (length + 1))).map { _ in letters[Int(next() % UInt64(letters.count))] })
+        }
+        let stems = Set(names.map { JSONFields.normalized($0).suffix(4) }.map(Array.init))
+
+        // When 4,000 JSON objects of up to four fields are searched, their names of those letters in both cases with
+        // `_` and `-`, spaces around the colons, and values that may hold a colon, a quote or another object
+        var found = 0
+        for _ in 0..<4000 {
+            var keys: [String] = []
+            var members: [String] = []
+            for _ in 0..<Int(next() % 5) {
+                // A third of the names are one of the names, in any case, split by `_` or `-`, after other letters
+                var key = word("abcABC_-", upTo: 8)
+                if next() % 3 == 0 {
+                    let name = names.sorted()[Int(next() % UInt64(names.count))]
+                    key = word("abc_", upTo: 2) + name.map { letter in
+                        let spelled = next() % 2 == 0 ? letter.uppercased() : String(letter)
+                        return spelled + ["", "", "_", "-"][Int(next() % 4)]
+                    }.joined()
+                }
+                keys.append(key)
+                let value: String = switch next() % 4 {
+                case 0: "\"" + word("abc:\\\" ", upTo: 6).replacingOccurrences(of: "\\", with: "\\\\")
+                    .replacingOccurrences(of: "\"", with: "\\\"") + "\""
+                case 1: "{\"" + word("abc", upTo: 3) + "\" :\"x\"}"
+                default: String(next() % 100)
+                }
+                members.append("\"\(key)\"" + [" ", "", "\n "][Int(next() % 3)] + ":" + [" ", ""][Int(next() % 2)] + value)
+            }
+            let body = Data(("{" + members.joined(separator: ",") + "}").utf8)
+            let expected = keys.contains { key in
+                let name = JSONFields.normalized(key)
+                return !name.isEmpty && stems.contains(Array(name.suffix(4)))
+            }
+            let occurs = body.withUnsafeBytes { fields.scan.occurs(in: $0) }
+            found += expected ? 1 : 0
+
+            // Then it finds a stem where a name ends in one (values' own colons may be found too: only more walks)
+            if expected { #expect(occurs, "\(String(decoding: body, as: UTF8.self))") }
+            // And every body the walk redacts a field of was found
+            if fields.redact(body) != nil { #expect(occurs, "\(String(decoding: body, as: UTF8.self))") }
+        }
+        #expect(found > 300 && found < 3700)
+        // And a search for no names finds none; nor a stem that ends no name (`abba` as a value)
+        #expect(Data(#"{"abba":1}"#.utf8).withUnsafeBytes { JSONFields([]).scan.occurs(in: $0) } == false)
+        #expect(Data(#"{"x":"abba"}"#.utf8).withUnsafeBytes { fields.scan.occurs(in: $0) } == false)
+    }
+
     @Test("The setup steps' kiosk proxy env names the proxy's own port and host when they are not the defaults")
     func proxyGuideEnvironment() {
         let downloads = ProxyGuide.Downloads(pem: "/ca.pem", der: "/ca.crt", profile: nil)
@@ -148,6 +198,11 @@ struct CoreTests {
             (#"{"access_token" : "a.b.c", "expires_in": 3600, "refreshToken":"r\"1"}"#,
              #"{"access_token" : "<redacted>", "expires_in": 3600, "refreshToken":"<redacted>"}"#),
             (#"[{"auth":{"API_KEY":"k1","apiKey":"k2"}}]"#, #"[{"auth":{"API_KEY":"<redacted>","apiKey":"<redacted>"}}]"#),
+            // A name found however it is cased and split, alone in the body: its last letters are looked for as names are read
+            (#"{"API_KEY":"k1"}"#, #"{"API_KEY":"<redacted>"}"#),
+            (#"{"Api-Key" : "k2", "n": 1}"#, #"{"Api-Key" : "<redacted>", "n": 1}"#),
+            (#"{"aPiKeY":"k3"}"#, #"{"aPiKeY":"<redacted>"}"#),
+            (#"{"CLIENT_sEcReT":"s1"}"#, #"{"CLIENT_sEcReT":"<redacted>"}"#),
             // Ordinary data under names that are secrets only in a query; a secret's name as a value; a number
             (#"{"key":"id-1","hash":"abc","note":"password","token":42}"#, #"{"key":"id-1","hash":"abc","note":"password","token":42}"#),
             // A body cut short inside a secret value is left as it is: nothing whole to replace

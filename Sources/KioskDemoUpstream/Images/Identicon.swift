@@ -1,3 +1,5 @@
+import KioskCore
+
 /// Generated pictures: a symmetric 5×5 block pattern in flat colours, like the identicons code hosts
 /// give users without a photo.
 ///
