@@ -72,28 +72,47 @@ extension RequestLog {
             if literal?.isEmpty == true { literal = nil }
         case nil: pattern = nil
         }
-        require("logSearch MATCH ?", pattern)
         require("instr(logEntry.url, ?) > 0", literal)
-        // With a text pattern the cursor is on the FTS5 side, so that it starts its walk below it.
-        require(pattern == nil ? "logEntry.id < ?" : "logSearch.rowid < ?", filter.beforeID)
-        require(pattern == nil ? "logEntry.id > ?" : "logSearch.rowid > ?", filter.afterID)
+        // With a text pattern the cursor is on the FTS5 side (below), so that it starts its walk below it.
+        if pattern == nil {
+            require("logEntry.id < ?", filter.beforeID)
+            require("logEntry.id > ?", filter.afterID)
+        }
         for (condition, values) in criteria(filter) {
             conditions.append(condition)
             arguments += StatementArguments(values)
         }
-        arguments += [filter.limit]
 
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let columns = includingBodies ? entryColumns + ", logBody.requestBody, logBody.responseBody" : entryColumns
         let bodies = includingBodies ? "LEFT JOIN logBody ON logBody.id = logEntry.bodyID" : ""
-        // CROSS JOIN keeps the FTS5 table the outer loop, walked newest first.
-        let sql = pattern == nil
-            ? "SELECT \(columns) FROM logEntry \(bodies) \(whereClause) ORDER BY logEntry.id DESC LIMIT ?"
-            : """
-              SELECT \(columns) FROM logSearch CROSS JOIN logEntry ON logEntry.id = logSearch.rowid \(bodies)
-              \(whereClause) ORDER BY logSearch.rowid DESC LIMIT ?
-              """
-        return (sql, arguments)
+        guard let pattern else {
+            let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            return ("SELECT \(columns) FROM logEntry \(bodies) \(whereClause) ORDER BY logEntry.id DESC LIMIT ?",
+                    arguments + [filter.limit])
+        }
+        // Each segment of the index walked newest first, its matches joined to their rows (CROSS JOIN keeps the FTS5
+        // table the outer loop), the newest `limit` of each; then the newest of those. A segment's terms of records
+        // already evicted join to no row.
+        let segments = try searchSegments(db)
+        guard !segments.isEmpty else { return nil }
+        var selects: [String] = []
+        var allArguments = StatementArguments()
+        for segment in segments {
+            var own = ["\(segment.table) MATCH ?"]
+            var ownArguments: StatementArguments = [pattern]
+            if let before = filter.beforeID { own.append("\(segment.table).rowid < ?"); ownArguments += [before] }
+            if let after = filter.afterID { own.append("\(segment.table).rowid > ?"); ownArguments += [after] }
+            selects.append("""
+                SELECT * FROM (SELECT \(columns) FROM \(segment.table) CROSS JOIN logEntry ON logEntry.id = \(segment.table).rowid
+                \(bodies) WHERE \((own + conditions).joined(separator: " AND ")) ORDER BY \(segment.table).rowid DESC LIMIT ?)
+                """)
+            allArguments += ownArguments
+            allArguments += arguments
+            allArguments += [filter.limit]
+        }
+        let sql = segments.count == 1 ? selects[0] : selects.joined(separator: "\nUNION ALL\n") + "\nORDER BY 1 DESC LIMIT ?"
+        if segments.count > 1 { allArguments += [filter.limit] }
+        return (sql, allArguments)
     }
 
     static func fetchRecord(id: Int64, _ db: Database) throws -> RequestRecord? {
@@ -269,9 +288,11 @@ extension RequestLog {
         guard !tokens.isEmpty else { return .noWords }
 
         var groups: [String] = []
-        let expansions = try db.cachedStatement(sql: """
-            SELECT term FROM logSearchVocab WHERE term >= ? AND term < ? LIMIT ?
-            """)
+        // The terms of every segment's vocabulary (UNION: each once).
+        let vocabularies = try searchSegments(db).map(\.vocabulary)
+        guard !vocabularies.isEmpty else { return .noMatch }
+        let expansions = try db.cachedStatement(sql: vocabularies.map { "SELECT term FROM \($0) WHERE term >= ?1 AND term < ?2" }
+            .joined(separator: " UNION ") + " LIMIT ?3")
         for token in tokens {
             if token.unicodeScalars.count <= AppDatabase.indexedPrefixLength {
                 groups.append(quoted(token) + "*")

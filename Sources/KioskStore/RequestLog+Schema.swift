@@ -11,14 +11,9 @@ import KioskCore
 //   detail view; and `searchText`, the distinct words of their indexed UTF-8 prefixes
 //   (RequestLog+SearchText.swift), what the full-text index reads.
 // - `logSearchText`: a view computing the indexed text of a record (its URL, then `searchText`).
-// - `logSearch`: FTS5 over that view as external content. Nothing is stored twice: the index holds
-//   only terms and rowids (`detail=none`: the log is sorted by time, never ranked, and every
-//   query is an AND of prefixes, so positions would only make the index bigger). FTS5 deletes a
-//   row's terms by reading its text back from the view, which is why eviction deletes from
-//   `logSearch` before it deletes the rows the view reads; and since the view is computed from
-//   stored, immutable columns, the text read back is exactly the text indexed.
-//   (SQLite 3.43's `contentless_delete` would avoid reading it back, but Linux builds link the
-//   system SQLite, 3.40 on the current images.)
+// - `logSearch` (until v8): FTS5 over that view as external content, holding only terms and rowids (`detail=none`: the
+//   log is sorted by time, never ranked). FTS5 deleted an evicted row's terms by reading its text back from the view and
+//   tokenizing it again, as costly as indexing it; v8 replaced it with segments that are dropped whole (below).
 // - `logEntry.cacheStatus` (v3): the record's decision as its RFC 9211 Cache-Status value, which says
 //   more than `decision` (the freshness left, why the request went forward, what status came back);
 //   an index on the expression of its outcome (`hit`, `fwd=miss`...) serves `cache:hit` and `cache:fwd=`.
@@ -35,6 +30,9 @@ import KioskCore
 //   eviction frees a body's bytes only with the last record that carries it. A record's own `byteCount`
 //   no longer counts its bodies; the stored size is the sum of both. Rows stored before v6 keep their
 //   bodies in their record's `byteCount`, `size` 0 and no hash: nothing is shared with them.
+// - Index segments (v8): `logSearch` and its vocabulary make way for segments, each a contentless FTS5 table over a run
+//   of consecutive ids, dropped whole once every record it indexes is evicted (RequestLog+SearchSegments.swift): eviction
+//   no longer deletes terms, which cost as much as indexing them. The view stays what indexing reads.
 // - Segment merging (v7): FTS5 merges an index's segments four at a time by default, so a posting is rewritten at every
 //   level it climbs; a busy proxy indexes a burst a second, and that rewriting was a quarter of the log's CPU per record.
 //   Sixteen at a time, little by little after each pass, with a whole level merged at once only past 64 segments.
@@ -77,6 +75,9 @@ extension RequestLog {
             // at a time would always be that whole-level merge, a pass that took twice the longest pass before.
             try db.execute(sql: "INSERT INTO logSearch (logSearch, rank) VALUES ('automerge', 16)")
             try db.execute(sql: "INSERT INTO logSearch (logSearch, rank) VALUES ('crisismerge', 64)")
+        }
+        migrator.registerMigration("v8: the index in segments") { db in
+            try segmentIndex(db)
         }
         return migrator
     }()

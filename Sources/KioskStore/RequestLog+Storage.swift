@@ -223,20 +223,22 @@ extension RequestLog {
     }
 
     /// Adds the oldest stored records not indexed yet, at most `maximum` (all of them when nil), to the
-    /// full-text index within the caller's transaction; returns whether more still wait.
-    static func indexStoredRecords(maximum: Int?, _ db: Database) throws -> Bool {
+    /// full-text index's open segment within the caller's transaction, closing it once it holds its share of a log of
+    /// `maxBytes`; returns whether more still wait.
+    static func indexStoredRecords(maximum: Int?, maxBytes: Int64, _ db: Database) throws -> Bool {
         let through = try indexedThrough(db)
         let ids = try Int64.fetchAll(db.cachedStatement(sql: """
             SELECT id FROM logEntry WHERE id > ? ORDER BY id LIMIT ?
             """), arguments: [through, maximum.map { $0 + 1 } ?? -1])
         let batch = maximum.map { ids.prefix($0) } ?? ids[...]
-        guard let last = batch.last else { return false }
-        // One statement for the whole batch, reading the text through the same view FTS5 reads when
-        // it deletes, so both always agree. FTS5's cost is mostly per statement and commit, which is
-        // why records are indexed a burst at a time.
+        guard let first = batch.first, let last = batch.last else { return false }
+        let (segment, records) = try openSegment(from: first, db)
+        // One statement for the whole batch: FTS5's cost is mostly per statement and commit, which is why
+        // records are indexed a burst at a time.
         try db.cachedStatement(sql: """
-            INSERT INTO logSearch (rowid, text) SELECT id, text FROM logSearchText WHERE id > ? AND id <= ?
+            INSERT INTO \(segment.table) (rowid, text) SELECT id, text FROM logSearchText WHERE id > ? AND id <= ?
             """).execute(arguments: [through, last])
+        try fill(segment, records: records + batch.count, maxBytes: maxBytes, db)
         try db.cachedStatement(sql: "UPDATE logStats SET indexedThrough = ? WHERE id = 1").execute(arguments: [last])
         return ids.count > batch.count
     }
@@ -276,13 +278,10 @@ extension RequestLog {
             }
         }
         guard any else { return }
-        // The index first: FTS5 reads each row's text back through the view to remove its terms
-        // (only from the rows it holds: see `indexedThrough`).
-        try db.execute(sql: "DELETE FROM logSearch WHERE rowid IN (SELECT id FROM logEntry WHERE startedAt < ? AND id <= ?)",
-                       arguments: [cutoff, Self.indexedThrough(db)])
         try released.apply(db)
         try db.execute(sql: "DELETE FROM logEntry WHERE startedAt < ?", arguments: [cutoff])
         try Self.addStoredBytes(-freed, db)
+        try Self.dropEmptiedSegments(db)
     }
 
     /// Over `maxBytes`, deletes the oldest records (one id range) until the stored size is at most
@@ -312,10 +311,10 @@ extension RequestLog {
                 """)
             return
         }
-        try db.execute(sql: "DELETE FROM logSearch WHERE rowid <= ?", arguments: [min(boundary, Self.indexedThrough(db))])
         try released.apply(db)
         try db.execute(sql: "DELETE FROM logEntry WHERE id <= ?", arguments: [boundary])
         try Self.addStoredBytes(-freed, db)
+        try Self.dropEmptiedSegments(db)
     }
 
     /// The stored bodies losing references in one eviction: each deleted with its last record, its bytes freed then,
@@ -342,7 +341,7 @@ extension RequestLog {
         }
 
         /// Deletes the bodies whose every record goes and takes the going references off the others, within the
-        /// caller's transaction (after the index has read the records' text, before the records go).
+        /// caller's transaction (before the records go).
         func apply(_ db: Database) throws {
             let delete = try db.cachedStatement(sql: "DELETE FROM logBody WHERE id = ?")
             let dereference = try db.cachedStatement(sql: "UPDATE logBody SET refs = refs - ? WHERE id = ?")
@@ -361,8 +360,7 @@ extension RequestLog {
 
     /// Deletes every record and returns the freed pages to the disk, within the caller's transaction.
     static func deleteAll(_ db: Database) throws {
-        // 'delete-all' empties an external-content index without reading any text back.
-        try db.execute(sql: "INSERT INTO logSearch (logSearch) VALUES ('delete-all')")
+        try dropAllSegments(db)
         try db.execute(sql: "DELETE FROM logBody")
         try db.execute(sql: "DELETE FROM logEntry")
         try db.execute(sql: "UPDATE logStats SET byteCount = 0")

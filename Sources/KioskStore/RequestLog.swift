@@ -373,7 +373,7 @@ public final class RequestLog: Sendable, StoreFile {
         guard try read("look for requests to index", Self.hasUnindexedRecords) else { return false }
         // A transaction per batch: stores queued meanwhile (the writer runs accesses in order) are not
         // held up by a long backlog.
-        while try write("index the request log", { db in try Self.indexStoredRecords(maximum: Self.indexingBatch, db) }) {}
+        while try write("index the request log", { db in try Self.indexStoredRecords(maximum: Self.indexingBatch, maxBytes: configuration.maxBytes, db) }) {}
         return true
     }
 
@@ -388,7 +388,7 @@ public final class RequestLog: Sendable, StoreFile {
     /// With no indexing delay, indexes what the caller's transaction stored, in it.
     private func indexIfImmediate(_ db: Database) throws {
         guard configuration.indexingDelay <= 0 else { return }
-        _ = try Self.indexStoredRecords(maximum: nil, db)
+        _ = try Self.indexStoredRecords(maximum: nil, maxBytes: configuration.maxBytes, db)
     }
 
     /// Queues one indexing pass `indexingDelay` from now, unless one is queued already; a pass that
@@ -408,7 +408,7 @@ public final class RequestLog: Sendable, StoreFile {
                 var more = false
                 do {
                     try db.inTransaction {
-                        more = try Self.indexStoredRecords(maximum: Self.indexingBatch, db)
+                        more = try Self.indexStoredRecords(maximum: Self.indexingBatch, maxBytes: configuration.maxBytes, db)
                         return .commit
                     }
                     if more { scheduleIndexing(after: 0) }

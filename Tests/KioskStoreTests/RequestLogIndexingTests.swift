@@ -203,6 +203,68 @@ struct RequestLogIndexingTests {
         #expect(try log.count() == 5)
     }
 
+    @Test("eviction drops a segment of the index whole once its records are gone, and a search pages through the kept records of every segment, newest first")
+    func evictionDropsWholeSegments() throws {
+        // Given a log of 512 KB, indexing when asked, and 5,000 small records, each body its own, indexed a hundred at a
+        // time as they come (a segment closes at an eighth of the records the full log holds)
+        let clock = Log.TestClock()
+        var configuration = Log.configuration(maxBytes: 1 << 19, clock: clock)
+        configuration.indexingDelay = 3600
+        let log = try RequestLog.inMemory(configuration: configuration)
+        let total = 5000
+        for index in 0..<total {
+            try log.append(Log.record("https://a.test/\(index)", startedAt: clock.now, responseBody: "{\"w\":\"alpha\(index) common\"}"))
+            if index % 100 == 99 { try log.updateSearchIndex() }
+        }
+
+        // When the segments and the records kept are looked at
+        let kept = try log.records(matching: RequestFilter(limit: total)).map(\.url)
+        let segments = try log.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, firstID FROM logSearchSegment ORDER BY id").map { ($0[0] as Int64, $0[1] as Int64) }
+        }
+        let tables = try log.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name GLOB 'logSearch[0-9]*' AND sql LIKE 'CREATE VIRTUAL%'")
+        }
+
+        // Then eviction kept the newest records under 4 MB and dropped the segments of the evicted ones whole: the
+        // oldest segment left starts at or before the oldest record, the next one after it, and no table is left behind
+        let oldest = try #require(try log.records(matching: RequestFilter(limit: total)).last?.id)
+        #expect(kept.count > 1000 && kept.count < total, "\(kept.count) \(segments)")
+        #expect(try log.sizeInBytes() <= 1 << 19)
+        #expect(segments.count >= 2 && segments.count <= 12, "\(kept.count) \(segments)")
+        #expect(segments[0].0 > 1, "the first segment is dropped: \(segments)")
+        #expect(segments[0].1 <= oldest && (segments.count == 1 || segments[1].1 > oldest), "\(segments), oldest \(oldest)")
+        #expect(Set(tables) == Set(segments.flatMap { ["logSearch\($0.0)", "logSearch\($0.0)Vocab"] }), "\(tables)")
+        try Log.checkIndexIntegrity(log)
+
+        // And a word finds exactly the records kept, an evicted record's word nothing, and paging through a word every
+        // record holds crosses the segments newest first, each record once
+        #expect(try Log.urls(log, RequestFilter(text: "alpha0")).isEmpty)
+        #expect(try Log.urls(log, RequestFilter(text: "alpha4999")) == ["https://a.test/4999"])
+        #expect(try Log.urls(log, RequestFilter(text: "alpha\(total - kept.count)")) == [kept.last])
+        var paged: [String] = []
+        var page = RequestFilter(text: "common", limit: 37)
+        while true {
+            let records = try log.records(matching: page)
+            paged += records.map(\.url)
+            guard records.count == page.limit, let last = records.last else { break }
+            page.beforeID = last.id
+        }
+        let pagedAsKept = paged == kept
+        #expect(pagedAsKept, "\(paged.count) paged, \(kept.count) kept")
+        // And a prefix long enough to be expanded from the vocabularies finds the same
+        let expanded = try log.records(matching: RequestFilter(text: "alpha49", limit: total)).map(\.url)
+            == kept.filter { $0.hasPrefix("https://a.test/49") }
+        #expect(expanded)
+
+        // And a clear drops every segment
+        try log.clear()
+        #expect(try log.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM logSearchSegment") } == 0)
+        #expect(try log.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name GLOB 'logSearch[0-9]*'")
+        } == 0)
+    }
+
     @Test("records a stopped process stored and never indexed are indexed when the log is opened again")
     func indexesWhatAnEarlierProcessLeft() async throws {
         // Given a log file holding records never indexed (the process stopped first)
@@ -227,9 +289,9 @@ struct RequestLogIndexingTests {
         try Log.checkIndexIntegrity(log)
     }
 
-    @Test("a new log's index merges its segments sixteen at a time, not FTS5's four, and so does an upgraded one's")
+    @Test("every segment of a log's index merges its b-trees sixteen at a time, not FTS5's four, in a new log and an upgraded one")
     func mergesSegmentsSixteenAtATime() throws {
-        // Given a new log, and a log file made at the schema before the setting
+        // Given a new log, and a log file made at the schema before the setting, each holding a record
         let (folder, path) = try Log.temporaryLogPath()
         defer { try? FileManager.default.removeItem(at: folder) }
         let fresh = try RequestLog.open(at: path, configuration: Log.configuration())
@@ -240,20 +302,28 @@ struct RequestLogIndexingTests {
             try RequestLog.migrator.migrate(pool, upTo: "v6: shared bodies")
         }
 
-        // When the old one is opened by this version
+        // When the old one is opened by this version, and both index a record
         let upgraded = try RequestLog.open(at: oldPath, configuration: Log.configuration())
+        for log in [fresh, upgraded] {
+            try log.append(Log.record("https://a.test/merging"))
+            try log.updateSearchIndex()
+        }
 
         // Then both indexes say so in FTS5's own settings (a busy proxy indexes a burst a second: merging four at a time
         // rewrote every posting at each level it climbed, a quarter of the log's CPU per record)
-        // — little by little, a whole level merged at once only past 64 segments, so that no pass holds up the writer
+        // — little by little, a whole level merged at once only past 64 b-trees, so that no pass holds up the writer
         for log in [fresh, upgraded] {
-            let settings = try log.writer.read { db in
-                try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT k, v FROM logSearch_config").map { row in
-                    (row["k"] as String, row["v"] as DatabaseValue)
-                })
+            let segments = try log.writer.read(RequestLog.searchSegments)
+            #expect(segments.count == 1)
+            for segment in segments {
+                let settings = try log.writer.read { db in
+                    try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT k, v FROM \(segment.table)_config").map { row in
+                        (row["k"] as String, row["v"] as DatabaseValue)
+                    })
+                }
+                #expect(settings["automerge"] == 16.databaseValue)
+                #expect(settings["crisismerge"] == 64.databaseValue)
             }
-            #expect(settings["automerge"] == 16.databaseValue)
-            #expect(settings["crisismerge"] == 64.databaseValue)
         }
     }
 
@@ -319,10 +389,11 @@ struct RequestLogIndexingTests {
         let log = try RequestLog.open(at: path, configuration: RequestLog.Configuration(
             maxBytes: 50 * 1024 * 1024, now: { Date(timeIntervalSinceReferenceDate: 760_000_000.25) }))
 
-        // Then the old records count as indexed (v5), are found by their body words, the index is
-        // whole, and their size now counts the words stored for the index
-        #expect(try !Self.waitsToIndex(log))
+        // Then the old records wait to be indexed again, into the index's segments (v8); a search finds them by their
+        // body words, the index is whole, and their size now counts the words stored for the index
+        #expect(try Self.waitsToIndex(log))
         #expect(try Log.urls(log, RequestFilter(text: "gazorpazorp")) == ["https://a.test/old/0"])
+        #expect(try !Self.waitsToIndex(log))
         #expect(try Log.urls(log, RequestFilter(text: "old record")).count == 2)
         try Log.checkIndexIntegrity(log)
         let size = try log.sizeInBytes()
