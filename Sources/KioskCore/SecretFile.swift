@@ -16,9 +16,27 @@ public enum SecretFile {
     }
 
     /// Makes the folder at `url` and any missing above it, each its owner's only (XDG's data folders are 0700), whatever
-    /// the umask; one that exists is left as it is.
+    /// the umask; one that exists is left as it is, but one that others may write to is refused (`KioskError.storage`
+    /// saying so): anyone on the machine could put files of their own there for Kiosk to read as its own — a database
+    /// of answers the proxy would replay, rules that mock an app's answers, a WAL the next open would apply.
     public static func makeFolder(_ url: URL) throws {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var info = stat()
+        if stat(url.path, &info) == 0, info.st_mode & S_IWOTH != 0 {
+            let mode = String(Int(info.st_mode) & 0o7777, radix: 8)
+            throw KioskError.storage("other users may write to the folder \(url.path) (mode \(mode)), so any of them could put "
+                                     + "files of their own there for Kiosk to read; use a folder of your own, or make it so with "
+                                     + "chmod o-w \(url.path)")
+        }
+    }
+
+    /// Why the file at `path` must not be used, when it belongs to another user than this process's: another user made
+    /// it where Kiosk's file goes (nil when it is this user's, or is not there).
+    public static func foreignOwner(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_uid != geteuid() else { return nil }
+        return "\(path) belongs to another user (uid \(info.st_uid)), who could have put anything in it; remove it, or run "
+            + "Kiosk as its owner"
     }
 
     /// Runs `body` holding an exclusive `flock(2)` on the file at `path` (made, mode 0600, when missing), which every

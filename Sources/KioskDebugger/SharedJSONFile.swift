@@ -227,6 +227,9 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
             // an app sent.
             try SecretFile.makeFolder(url.deletingLastPathComponent())
             try SecretFile.write(encoder.encode(value), to: url)
+        } catch let error as KioskError {
+            // The folder refused (others may write to it): said in its own words.
+            throw error
         } catch {
             throw KioskError.storage("cannot save \(name) to \(url.path): \(KioskError.fileReason(error))")
         }

@@ -62,6 +62,9 @@ public final class ProxyAuthority: Sendable {
         if let existing = try stored(in: directory, now: now) { return existing }
         do {
             try SecretFile.makeFolder(directory)
+        } catch let error as KioskError {
+            // The folder refused (others may write to it): said in its own words.
+            throw error
         } catch {
             throw KioskError.storage("cannot create the folder \(directory.path) for the proxy's CA: "
                                      + KioskError.fileReason(error, path: directory.path))

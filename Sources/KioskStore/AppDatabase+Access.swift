@@ -154,12 +154,17 @@ extension AppDatabase {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try SecretFile.makeFolder(folder)
+        } catch let error as KioskError {
+            throw error
         } catch {
             throw KioskError.storage("cannot create the folder \(folder.path) for \(what) \(path): " + KioskError.fileReason(error, path: folder.path))
         }
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 { close(descriptor) }
-        for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }
+        for file in [path, path + "-wal", path + "-shm"] {
+            if let problem = SecretFile.foreignOwner(file) { throw KioskError.storage("cannot use \(what): \(problem)") }
+            chmod(file, 0o600)
+        }
     }
 
     /// A short human reason for a non-SQLite error.

@@ -152,6 +152,9 @@ public struct TLSMaterial: Sendable {
             try SecretFile.makeFolder(directory)
             try SecretFile.write(keyPEM, to: keyURL)
             try Data(certificatePEM.utf8).write(to: certificateURL, options: .atomic)
+        } catch let error as KioskError {
+            // The folder refused (others may write to it): said in its own words.
+            throw error
         } catch {
             throw KioskError.storage("cannot write the certificate to \(directory.path): \(KioskError.fileReason(error, path: directory.path))")
         }

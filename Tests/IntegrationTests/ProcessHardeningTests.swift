@@ -80,7 +80,8 @@ struct ProcessHardeningTests {
         func shell(_ command: String) throws -> Int32 {
             try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", command]).status
         }
-        try #require(try shell("mount -t tmpfs -o size=3m kiosk-full '\(folder.path)'") == 0)
+        // Its owner's only: a tmpfs's root is otherwise 1777, which Kiosk refuses (anyone could put files there)
+        try #require(try shell("mount -t tmpfs -o size=3m,mode=0700 kiosk-full '\(folder.path)'") == 0)
         defer { _ = try? shell("umount '\(folder.path)'") }
         #expect(try cli.run(["list", "dogs"]).status == 0)
         #expect(try cli.run(["favorite", "add", "dogs", "rex"]).status == 0)

@@ -80,6 +80,39 @@ struct RequestLogTests {
         }
     }
 
+    @Test("a data folder other users may write to is refused, saying why and what to do, and so is a file another user made where Kiosk's goes")
+    func refusesFoldersAndFilesOfOthers() throws {
+        // Given a data folder anyone may write to (0777, as a folder under /tmp may be made)
+        let (folder, path) = try Self.temporaryLogPath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(chmod(folder.path, 0o777) == 0)
+
+        // When the request log, the store and the proxy cache are opened there
+        // Then each is refused: another user could put files there for Kiosk to read as its own
+        let refusals: [any Error] = [
+            #expect(throws: KioskError.self) { _ = try RequestLog.open(at: path) },
+            #expect(throws: KioskError.self) { _ = try AppDatabase.open(at: folder.appendingPathComponent("kiosk.sqlite").path) },
+            #expect(throws: KioskError.self) { _ = try ProxyCache.open(at: folder.appendingPathComponent("cache.sqlite").path, maxBytes: nil) },
+        ].compactMap { $0 }
+        #expect(refusals.count == 3)
+        for refusal in refusals {
+            #expect("\(refusal)".contains("other users may write to the folder \(folder.path) (mode 777)"), "\(refusal)")
+            #expect("\(refusal)".contains("chmod o-w \(folder.path)"), "\(refusal)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+
+        // And once the folder is its owner's, it opens; but a file in it that another user owns (made by root here, or
+        // skipped where this process cannot give a file away) is refused
+        #expect(chmod(folder.path, 0o700) == 0)
+        _ = try RequestLog.open(at: path)
+        let planted = folder.appendingPathComponent("planted.sqlite").path
+        #expect(FileManager.default.createFile(atPath: planted, contents: nil, attributes: [.posixPermissions: 0o666]))
+        guard chown(planted, 65534, 65534) == 0 else { return }
+        let refused = #expect(throws: KioskError.self) { _ = try RequestLog.open(at: planted) }
+        #expect("\(String(describing: refused))".contains("belongs to another user (uid 65534)"), "\(String(describing: refused))")
+    }
+
     @Test("an appended record reads back equal: every field, headers in order, timings, bodies and truncation")
     func roundTrip() throws {
         // Given a record with every field set, duplicate headers in a deliberate order, a truncated
