@@ -159,6 +159,11 @@ public final class Kiosk: Sendable {
             lateWarnings.add(warning)
             FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
         }
+        // A log that cannot store what it captured (a full disk) drops and counts it: said once, until it stores again.
+        requestLog?.onStoreFailure { reason in
+            warnLate("The request log cannot store exchanges (\(redactor.scrub(reason))); they go unlogged, counted as "
+                     + "dropped on the console's list, until it can again.")
+        }
         let mocks = MockRules(fileURL: configuration.mockRulesURL, redactor: redactor, report: warnLate)
         let rules = RewriteRules(fileURL: configuration.rewriteRulesURL, redactor: redactor,
                                  endpoints: Set(Debugger.endpoints(of: sources).map(\.name)), now: dependencies.now, report: warnLate)

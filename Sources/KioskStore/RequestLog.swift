@@ -86,6 +86,10 @@ public final class RequestLog: Sendable, StoreFile {
         var observer: (@Sendable (Change) -> Void)?
         /// Records that could not be stored.
         var dropped = 0
+        /// Whether the latest write of records failed (a full disk): the first failure of a run of them is told.
+        var isFailing = false
+        /// Told why, when a write of records fails after one that did not (`onStoreFailure`).
+        var failureReport: (@Sendable (String) -> Void)?
         /// When records older than `maxAge` were last looked for; nil before the first write.
         var lastAgeCheck: Date?
         /// Whether enqueued records are kept (false while the console's recording is paused).
@@ -167,6 +171,8 @@ public final class RequestLog: Sendable, StoreFile {
             try indexIfImmediate(db)
             return id
         }
+        // A record stored: the next failure is a new one, told again.
+        state.withLock { $0.isFailing = false }
         scheduleIndexing()
         // Consecutive: this transaction stored the queued records, then this one.
         announce(.stored((taken?.lowerBound ?? id)...id))
@@ -439,6 +445,13 @@ public final class RequestLog: Sendable, StoreFile {
         case cleared
     }
 
+    /// Calls `report` with the reason (a full disk) when storing records fails after a write that did not, on the
+    /// writer's thread: the records are dropped and counted, and the first failure of a run of them is told. Replaces
+    /// any earlier one.
+    public func onStoreFailure(_ report: @escaping @Sendable (String) -> Void) {
+        state.withLock { $0.failureReport = report }
+    }
+
     /// Calls `observer` after every committed change, on the thread that made it (the log's writer
     /// or the caller of `append`, `evict` or `clear`); it must return quickly. Replaces any earlier one.
     public func observe(_ observer: @escaping @Sendable (Change) -> Void) {
@@ -484,11 +497,21 @@ public final class RequestLog: Sendable, StoreFile {
                 scheduleIndexing()
             }
         } catch {
-            state.withLock { $0.dropped += records.count }
+            let report = state.withLock { state in
+                state.dropped += records.count
+                defer { state.isFailing = true }
+                return state.isFailing ? nil : state.failureReport
+            }
+            if let report {
+                let reason = if case .storage(let message) = AppDatabase.storageError(error, while: "store requests in the request log",
+                                                                                    path: path) { message } else { "\(error)" }
+                report(reason)
+            }
             // Dropped, so no read waits for them (the caller, told by the error, settles nothing).
             if isCallersTransaction { settle(records.count) }
             throw error
         }
+        state.withLock { $0.isFailing = false }
         // The ids of one insert are consecutive (this is the only writer).
         let ids = (lastID - Int64(records.count) + 1)...lastID
         if !isCallersTransaction { announce(.stored(ids)) }

@@ -613,6 +613,41 @@ struct RequestLogTests {
         #expect(try log.count() == 0)
     }
 
+    @Test("a log that cannot store tells why once for a run of failures, and again only after a write has worked")
+    func toldOnceOnFailure() throws {
+        // Given a log whose file cannot grow (as on a full disk), told of failures
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        let told = Mutex<[String]>([])
+        log.onStoreFailure { reason in told.withLock { $0.append(reason) } }
+        func limit(_ pages: Int?) throws {
+            try log.writer.writeWithoutTransaction { db in
+                let count = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                try db.execute(sql: "PRAGMA max_page_count = \(pages ?? count)")
+            }
+        }
+        try limit(nil)
+        let large = String(repeating: "x", count: 100_000)
+
+        // When two writes of large records fail in a row
+        for _ in 0..<2 {
+            log.enqueue(Self.record(responseBody: large))
+            _ = try? log.flush()
+        }
+
+        // Then the failure is told once, in the storage error's words
+        #expect(told.withLock { $0.count } == 1)
+        #expect(told.withLock { $0.first }?.contains("disk is full") == true, "\(told.withLock { $0 })")
+
+        // And when the file may grow again and a record is stored, a later failure is told again
+        try limit(1_000_000)
+        try log.append(Self.record("https://a.test/stored"))
+        try limit(nil)
+        log.enqueue(Self.record(responseBody: large))
+        _ = try? log.flush()
+        #expect(told.withLock { $0.count } == 2)
+        #expect(log.droppedCount == 3)
+    }
+
     // MARK: - Files
 
     @Test("a log reopened after being closed keeps its records, index and size")
