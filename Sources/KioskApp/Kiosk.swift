@@ -371,5 +371,6 @@ public final class Kiosk: Sendable {
 private final class LateWarnings: Sendable {
     private let list = Mutex<[String]>([])
     var all: [String] { list.withLock { $0 } }
-    func add(_ warning: String) { list.withLock { $0.append(warning) } }
+    /// Keeps `warning` unless it is already kept: a disk that fills again and again says the same thing each time.
+    func add(_ warning: String) { list.withLock { if !$0.contains(warning) { $0.append(warning) } } }
 }

@@ -161,6 +161,8 @@ extension AppDatabase {
         }
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 { close(descriptor) }
+        // A hot journal (`-journal`) SQLite would roll back into the file on opening it: as much a way in as the WAL.
+        if let problem = SecretFile.foreignOwner(path + "-journal") { throw KioskError.storage("cannot use \(what): \(problem)") }
         for file in [path, path + "-wal", path + "-shm"] {
             if let problem = SecretFile.foreignOwner(file) { throw KioskError.storage("cannot use \(what): \(problem)") }
             chmod(file, 0o600)

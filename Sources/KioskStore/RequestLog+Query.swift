@@ -291,8 +291,11 @@ extension RequestLog {
         // The terms of every segment's vocabulary (UNION: each once).
         let vocabularies = try searchSegments(db).map(\.vocabulary)
         guard !vocabularies.isEmpty else { return .noMatch }
-        let expansions = try db.cachedStatement(sql: vocabularies.map { "SELECT term FROM \($0) WHERE term >= ?1 AND term < ?2" }
-            .joined(separator: " UNION ") + " LIMIT ?3")
+        // UNION ALL under DISTINCT, not UNION: a UNION collects every arm's terms before LIMIT applies (fts5vocab counting
+        // each one's doclist), where this stops at the limit (0.3 against 230 ms over two segments of 20,000 records).
+        let expansions = try db.cachedStatement(sql: "SELECT DISTINCT term FROM ("
+            + vocabularies.map { "SELECT term FROM \($0) WHERE term >= ?1 AND term < ?2" }.joined(separator: " UNION ALL ")
+            + ") LIMIT ?3")
         for token in tokens {
             if token.unicodeScalars.count <= AppDatabase.indexedPrefixLength {
                 groups.append(quoted(token) + "*")

@@ -367,6 +367,7 @@ public final class RequestLog: Sendable, StoreFile {
             try evictOversized(db)
             try indexIfImmediate(db)
         }
+        if taken != nil { state.withLock { $0.isFailing = false } }
         guard let taken else { return }
         scheduleIndexing()
         announce(.stored(taken))
@@ -511,7 +512,8 @@ public final class RequestLog: Sendable, StoreFile {
             if isCallersTransaction { settle(records.count) }
             throw error
         }
-        state.withLock { $0.isFailing = false }
+        // Committed (in the caller's transaction the caller commits, and says so: `append`, `evict`).
+        if !isCallersTransaction { state.withLock { $0.isFailing = false } }
         // The ids of one insert are consecutive (this is the only writer).
         let ids = (lastID - Int64(records.count) + 1)...lastID
         if !isCallersTransaction { announce(.stored(ids)) }

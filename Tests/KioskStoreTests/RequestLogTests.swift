@@ -111,6 +111,13 @@ struct RequestLogTests {
         guard chown(planted, 65534, 65534) == 0 else { return }
         let refused = #expect(throws: KioskError.self) { _ = try RequestLog.open(at: planted) }
         #expect("\(String(describing: refused))".contains("belongs to another user (uid 65534)"), "\(String(describing: refused))")
+        // And so is a hot journal of another user's beside a file of ours, which SQLite would roll back into it
+        let ours = folder.appendingPathComponent("ours.sqlite").path
+        _ = try RequestLog.open(at: ours)
+        #expect(FileManager.default.createFile(atPath: ours + "-journal", contents: Data("planted".utf8)))
+        #expect(chown(ours + "-journal", 65534, 65534) == 0)
+        let journal = #expect(throws: KioskError.self) { _ = try RequestLog.open(at: ours) }
+        #expect("\(String(describing: journal))".contains("\(ours)-journal belongs to another user"), "\(String(describing: journal))")
     }
 
     @Test("an appended record reads back equal: every field, headers in order, timings, bodies and truncation")
