@@ -36,7 +36,11 @@ extension RequestLog {
         let decoder = JSONDecoder()
         // A row this version cannot read (written by a newer Kiosk) is left out rather than
         // making the whole debugger list fail.
-        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).compactMap { row in
+        // A text search names the index's segments, which change as records come and go: its statement is made for the
+        // one read, not cached (each new set of segments would leave one more in every connection's cache).
+        let statement = filter.text?.contains(where: { !$0.isWhitespace }) == true
+            ? try db.makeStatement(sql: sql) : try db.cachedStatement(sql: sql)
+        return try Row.fetchAll(statement, arguments: arguments).compactMap { row in
             guard let record = record(from: row, decoder: decoder, includingHeaders: includingHeaders) else { return nil }
             return includingBodies ? withBodies(record, row) : record
         }
@@ -293,7 +297,7 @@ extension RequestLog {
         guard !vocabularies.isEmpty else { return .noMatch }
         // UNION ALL under DISTINCT, not UNION: a UNION collects every arm's terms before LIMIT applies (fts5vocab counting
         // each one's doclist), where this stops at the limit (0.3 against 230 ms over two segments of 20,000 records).
-        let expansions = try db.cachedStatement(sql: "SELECT DISTINCT term FROM ("
+        let expansions = try db.makeStatement(sql: "SELECT DISTINCT term FROM ("
             + vocabularies.map { "SELECT term FROM \($0) WHERE term >= ?1 AND term < ?2" }.joined(separator: " UNION ALL ")
             + ") LIMIT ?3")
         for token in tokens {

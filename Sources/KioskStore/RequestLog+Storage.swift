@@ -235,7 +235,8 @@ extension RequestLog {
         let (segment, records) = try openSegment(from: first, db)
         // One statement for the whole batch: FTS5's cost is mostly per statement and commit, which is why
         // records are indexed a burst at a time.
-        try db.cachedStatement(sql: """
+        // Made for this pass, not cached: the open segment changes (the writer's cache is cleared by the DDL anyway).
+        try db.makeStatement(sql: """
             INSERT INTO \(segment.table) (rowid, text) SELECT id, text FROM logSearchText WHERE id > ? AND id <= ?
             """).execute(arguments: [through, last])
         try fill(segment, records: records + batch.count, maxBytes: maxBytes, db)
