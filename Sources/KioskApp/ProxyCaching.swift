@@ -105,9 +105,14 @@ final class ProxyCachingTransport: HTTPTransport {
         direct = base
         self.redactor = redactor
         self.captureBehind = captureBehind
-        // An answer that sets a cookie is not shared either: each request that joined would get the same session.
+        // Only an answer the cache could give the requests that joined it without asking the upstream (RFC 9111 §4): one
+        // it may store that is fresh as it comes. One without a freshness lifetime (no max-age, Expires or Last-Modified),
+        // or with no-cache, must be asked again for each: each such request goes upstream, as the app sent it. An answer
+        // that sets a cookie is not shared either: each request that joined would get the same session.
         self.base = CoalescingTransport(base: base, byRedactedURL: false) { response in
             Self.isStorable(response, for: HTTPRequest(url: response.url, endpoint: "")) && response.headers["Set-Cookie"] == nil
+                && Self.freshnessLifetime(status: response.status, headers: response.headers, receivedAt: now())
+                    > (response.headers["Age"].flatMap(TimeInterval.init) ?? 0)
         }
         self.cache = cache
         self.settings = Mutex(settings)
@@ -505,14 +510,20 @@ final class ProxyCachingTransport: HTTPTransport {
     /// `Last-Modified` — the heuristic of §4.2.2, a tenth of the time since it was modified, at most a day; else 0.
     /// `no-cache` makes it 0: stored, but revalidated before each use.
     static func freshnessLifetime(of entry: ProxyCacheEntry) -> TimeInterval {
-        let control = CacheControl(entry.headers.values(for: "Cache-Control").joined(separator: ","))
+        freshnessLifetime(status: entry.status, headers: entry.headers, receivedAt: entry.responseTime)
+    }
+
+    /// `freshnessLifetime(of:)` of an answer with this status and these fields, received at `receivedAt` (its date when it
+    /// carries no `Date`).
+    static func freshnessLifetime(status: Int, headers: HTTPHeaderFields, receivedAt: Date) -> TimeInterval {
+        let control = CacheControl(headers.values(for: "Cache-Control").joined(separator: ","))
         if control.noCache { return 0 }
         if let maxAge = control.maxAge { return TimeInterval(maxAge) }
-        let date = entry.headers["Date"].flatMap(HTTPDate.parse) ?? entry.responseTime
-        if let expires = entry.headers["Expires"] {
+        let date = headers["Date"].flatMap(HTTPDate.parse) ?? receivedAt
+        if let expires = headers["Expires"] {
             return HTTPDate.parse(expires).map { max(0, $0.timeIntervalSince(date)) } ?? 0
         }
-        if cacheableByDefault.contains(entry.status), let modified = entry.headers["Last-Modified"].flatMap(HTTPDate.parse) {
+        if cacheableByDefault.contains(status), let modified = headers["Last-Modified"].flatMap(HTTPDate.parse) {
             return min(86_400, max(0, date.timeIntervalSince(modified) / 10))
         }
         return 0

@@ -5,9 +5,10 @@ import Synchronization
 /// Sends identical in-flight idempotent requests upstream once and gives every caller the same answer,
 /// marked `isCollapsed` for each caller but the one whose request went upstream (a request the debugger acted
 /// on, `HTTPRequest.touches`, always goes alone). An answer that `shares` refuses (one an app's cache may not
-/// store, a body still streaming) is the leader's alone: each caller that joined sends its own request then.
-/// A cancelled caller stops waiting at once; when it was the leader, its request is cancelled and each caller
-/// that joined it sends its own.
+/// store, a body still streaming) is the leader's alone: each caller that joined sends its own request then, and
+/// later requests like it go upstream at once instead of waiting on one in flight, until one of them gets an answer
+/// `shares` takes (Varnish's "hit-for-miss"). A cancelled caller stops waiting at once; when it was the leader, its
+/// request is cancelled and each caller that joined it sends its own.
 public final class CoalescingTransport: HTTPTransport {
     // A Mutex'd table rather than an actor, and the leader sends from its own task rather than a task of the flight's:
     // every proxied GET passes here, and the actor's hops and the flight's task cost a fifth of a proxy's throughput.
@@ -27,16 +28,30 @@ public final class CoalescingTransport: HTTPTransport {
         /// Distinguishes this flight from a later one for the same key, so a finishing flight never answers callers
         /// of a newer one.
         var id: UInt64
-        /// The callers that joined it, each with its own request (sent alone when the answer may not be shared).
-        var waiters: [UInt64: (continuation: CheckedContinuation<HTTPResponse?, any Error>, request: HTTPRequest)] = [:]
+        /// The callers that joined it, each told in the end what to do.
+        var waiters: [UInt64: CheckedContinuation<Turn, any Error>] = [:]
+    }
+
+    /// What a caller does: lead a flight (send, then answer those that joined), take the leader's answer, or send its own
+    /// request (the answer of its kind may not be shared, or the leader gave up).
+    private enum Turn {
+        case lead(flight: UInt64)
+        case joined(HTTPResponse)
+        case alone
     }
 
     private struct State {
         var flights: [Key: Flight] = [:]
+        /// The requests whose last answer, with callers waiting on it, could not be shared, each with when that was (in
+        /// `nextFlight`s): they go upstream at once rather than wait on one in flight only to send their own after it.
+        var unshared: [Key: UInt64] = [:]
         var nextWaiter: UInt64 = 0
         var nextFlight: UInt64 = 0
         var upstreamSends = 0
     }
+
+    /// The most requests remembered as unshared; past it the older half is forgotten (they wait on a flight once more).
+    private static let unsharedCapacity = 1024
 
     private let base: any HTTPTransport
     private let byRedactedURL: Bool
@@ -73,66 +88,79 @@ public final class CoalescingTransport: HTTPTransport {
             state.nextWaiter += 1
             return state.nextWaiter
         }
-        // Joins the flight in the air, or starts one (nil: this caller leads, and sends).
-        var flight: UInt64 = 0
-        let joined = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse?, any Error>) in
-                let joins = state.withLock { state in
+        // Joins the flight in the air, or starts one, or — for a request whose answer was last not to be shared — goes alone.
+        let turn = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Turn, any Error>) in
+                let turn = state.withLock { state -> Turn? in
+                    if state.unshared[key] != nil {
+                        state.upstreamSends += 1
+                        return .alone
+                    }
                     if state.flights[key] != nil {
-                        state.flights[key]?.waiters[waiter] = (continuation, request)
-                        return true
+                        state.flights[key]?.waiters[waiter] = continuation
+                        return nil
                     }
                     state.nextFlight += 1
                     state.upstreamSends += 1
-                    flight = state.nextFlight
-                    state.flights[key] = Flight(id: flight)
-                    return false
+                    state.flights[key] = Flight(id: state.nextFlight)
+                    return .lead(flight: state.nextFlight)
                 }
-                if !joins { continuation.resume(returning: nil) }
+                if let turn { continuation.resume(returning: turn) }
             }
         } onCancel: {
             abandon(key, waiter: waiter)
         }
-        if let joined { return joined }
-        let result: Result<HTTPResponse, any Error>
-        do { result = .success(try await base.send(request)) } catch { result = .failure(error) }
-        finish(key, flight: flight, with: result)
-        return try result.get()
+        switch turn {
+        case .joined(let response):
+            return response
+        case .alone:
+            // Sent from the caller's own task (on its own executor), as any request is.
+            let response = try await base.send(request)
+            if shares(response) { state.withLock { _ = $0.unshared.removeValue(forKey: key) } }
+            return response
+        case .lead(let flight):
+            let result: Result<HTTPResponse, any Error>
+            do { result = .success(try await base.send(request)) } catch { result = .failure(error) }
+            finish(key, flight: flight, with: result)
+            return try result.get()
+        }
     }
 
     /// Ends the flight with its leader's result: the callers that joined get it (collapsed), or — when it may not be
     /// shared, or the leader was cancelled — each sends its own request.
     private func finish(_ key: Key, flight id: UInt64, with result: Result<HTTPResponse, any Error>) {
-        let waiters = state.withLock { state -> [UInt64: (continuation: CheckedContinuation<HTTPResponse?, any Error>, request: HTTPRequest)] in
+        let shared: Bool = switch result {
+        case .success(let response): shares(response)
+        case .failure: !Task.isCancelled
+        }
+        let waiters = state.withLock { state -> [UInt64: CheckedContinuation<Turn, any Error>] in
             guard state.flights[key]?.id == id, let flight = state.flights.removeValue(forKey: key) else { return [:] }
+            if case .success = result, !shared, !flight.waiters.isEmpty {
+                state.unshared[key] = id
+                if state.unshared.count > Self.unsharedCapacity {
+                    let cutoff = state.unshared.values.sorted()[state.unshared.count / 2]
+                    state.unshared = state.unshared.filter { $0.value >= cutoff }
+                }
+            }
+            if !shared { state.upstreamSends += flight.waiters.count }
             return flight.waiters
         }
         guard !waiters.isEmpty else { return }
-        let alone: Bool = switch result {
-        case .success(let response): !shares(response)
-        case .failure: Task.isCancelled
-        }
-        guard !alone else {
-            state.withLock { $0.upstreamSends += waiters.count }
-            let base = self.base
-            for (_, waiter) in waiters {
-                Task {
-                    do { waiter.continuation.resume(returning: try await base.send(waiter.request)) } catch { waiter.continuation.resume(throwing: error) }
-                }
-            }
+        guard shared else {
+            for (_, continuation) in waiters { continuation.resume(returning: .alone) }
             return
         }
-        let collapsed = result.map { response -> HTTPResponse? in
+        let collapsed = result.map { response -> Turn in
             var joined = response
             joined.isCollapsed = true
-            return joined
+            return .joined(joined)
         }
-        for (_, waiter) in waiters { waiter.continuation.resume(with: collapsed) }
+        for (_, continuation) in waiters { continuation.resume(with: collapsed) }
     }
 
     /// A caller that joined a flight and was cancelled stops waiting at once.
     private func abandon(_ key: Key, waiter: UInt64) {
-        let continuation = state.withLock { state in state.flights[key]?.waiters.removeValue(forKey: waiter)?.continuation }
+        let continuation = state.withLock { state in state.flights[key]?.waiters.removeValue(forKey: waiter) }
         continuation?.resume(throwing: KioskError.cancelled)
     }
 }

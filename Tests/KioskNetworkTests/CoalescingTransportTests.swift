@@ -113,4 +113,47 @@ struct CoalescingTransportTests {
         }
         #expect(upstream.callCount == 3)
     }
+
+    @Test("After an answer that could not be shared with the callers waiting on it, requests like it go upstream at once, each its own, until one gets an answer that can be")
+    func unsharedAnswersStopTheWaiting() async throws {
+        // Given an upstream whose first answer may not be shared, held while two more callers join it
+        let upstream = ScriptedTransport([.gate("mine"), .respond(200, body: "mine"), .respond(200, body: "mine"),
+                                          .untilCancelled, .untilCancelled, .respond(200, body: "shareable"), .untilCancelled],
+                                         otherwise: .respond(200, body: "shareable"))
+        let transport = CoalescingTransport(base: upstream) { String(decoding: $0.body, as: UTF8.self) == "shareable" }
+        let leader = Task { try await transport.send(get()) }
+        for _ in 0..<2_000 where upstream.callCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        let joined = (0..<2).map { _ in Task { try await transport.send(get()) } }
+        for _ in 0..<2_000 where transport.joinedCount < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        upstream.release()
+        // Then each that joined sent its own request once the answer came, and none is collapsed
+        for task in [leader] + joined {
+            let response = try await task.value
+            #expect(String(decoding: response.body, as: UTF8.self) == "mine" && !response.isCollapsed)
+        }
+        #expect(upstream.callCount == 3)
+
+        // When two more ask at once, while the upstream has not answered either
+        let both = (0..<2).map { _ in Task { try await transport.send(get()) } }
+        for _ in 0..<2_000 where upstream.callCount < 5 { try await Task.sleep(for: .milliseconds(1)) }
+        // Then both are on the wire, neither waiting on the other
+        for task in both where upstream.callCount != 5 { task.cancel() }
+        try #require(upstream.callCount == 5, "the script's later steps would be taken out of turn")
+        #expect(transport.inFlightCount == 0)
+        for task in both { task.cancel() }
+        for task in both { await #expect(throws: (any Error).self) { try await task.value } }
+
+        // When one of them gets an answer that may be shared
+        #expect(String(decoding: try await transport.send(get()).body, as: UTF8.self) == "shareable")
+        // Then the next two identical requests in flight collapse again: one on the wire, the other waiting on it
+        let next = Task { try await transport.send(get()) }
+        for _ in 0..<2_000 where upstream.callCount < 7 { try await Task.sleep(for: .milliseconds(1)) }
+        let waiting = Task { try await transport.send(get()) }
+        for _ in 0..<2_000 where transport.joinedCount < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(upstream.callCount == 7)
+        #expect(transport.joinedCount == 1)
+        next.cancel()
+        _ = try? await next.value
+        #expect(String(decoding: try await waiting.value.body, as: UTF8.self) == "shareable")
+    }
 }

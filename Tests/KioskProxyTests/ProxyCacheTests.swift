@@ -349,7 +349,7 @@ struct ProxyCacheTests {
         }
     }
 
-    @Test("Identical requests in flight go upstream once when the answer may be kept; one that may not is each request's own; with --cache off every one goes",
+    @Test("Identical requests in flight go upstream once when the answer may be kept and is fresh; one that may not, or says nothing of its freshness, or must be revalidated, is each request's own; with --cache off every one goes",
           arguments: [ProxyCacheMode.fallback, .off])
     func collapsing(_ mode: ProxyCacheMode) async throws {
         let upstream = try await ScriptedUpstream.start()
@@ -357,12 +357,17 @@ struct ProxyCacheTests {
             switch head.uri {
             case "/private": (.ok, [("Cache-Control", "no-store")], "mine")
             case "/session": (.ok, [("Cache-Control", "max-age=60"), ("Set-Cookie", "sid=\(UUID().uuidString)")], "yours")
+            // Storable, but with no freshness lifetime: stale as it comes, so no request may have it without asking.
+            case "/unstated": (.ok, [], "each its own")
+            case "/revalidated": (.ok, [("Cache-Control", "max-age=60, no-cache")], "each its own")
+            case "/aged": (.ok, [("Cache-Control", "max-age=60"), ("Age", "60")], "each its own")
             default: (.ok, [("Cache-Control", "max-age=60")], "shared")
             }
         }
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching(ProxyCacheSettings(mode: mode))) { proxy, upstream in
             // (An answer that sets a cookie is not shared: each app would get the same session.)
-            for (path, expectedRequests) in [("/shared", mode == .off ? 5 : 1), ("/private", 5), ("/session", 5)] {
+            for (path, expectedRequests) in [("/shared", mode == .off ? 5 : 1), ("/private", 5), ("/session", 5), ("/unstated", 5),
+                                             ("/revalidated", 5), ("/aged", 5)] {
                 // Given an upstream that holds its answers, and five identical requests sent meanwhile
                 upstream.hold()
                 let before = upstream.requests.count
