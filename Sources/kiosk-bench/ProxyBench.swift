@@ -43,6 +43,9 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     // Room for every exchange of the run, so that what was logged can be counted against what was sent.
     configuration.capture.logMaxBytes = 8 << 30
     configuration.proxyTransport.additionalTrustRoots = [upstreamCAFile]
+    // With the cache layer `kiosk proxy` has (its default mode, fallback): every answer stored, identical requests in
+    // flight collapsed onto one.
+    configuration.proxyCache = ProxyCacheConfiguration()
     let kiosk = try Kiosk(configuration: configuration)
     let (forward, forwardGroup, forwardRun) = try await startProxy(kiosk, configure: { $0.authority = kioskCA })
     let (reverse, reverseGroup, reverseRun) = try await startProxy(kiosk) { $0.reverseTo = URL(string: "http://127.0.0.1:\(upstream.port)/") }
@@ -72,18 +75,35 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     }
     let mitm = try? await Mitmdump.start(trusting: upstreamCAFile)
     if mitm == nil { print("[proxy] mitmdump not found (pip install mitmproxy, or MITMDUMP=path) — its column is skipped") }
+    // nginx as a plain reverse proxy (it captures nothing, logs nothing): what a proxy in C reaches on this machine.
+    let nginx = try? await Nginx.start(upstream: upstream.port, caching: false)
+    if nginx == nil { print("[proxy] nginx not installed (apt-get install nginx-light) — its column is skipped") }
     for size in ["2k", "18k"] {
         var direct: [Double] = [], kioskForward: [Double] = [], kioskReverse: [Double] = [], mitmForward: [Double] = []
+        var nginxReverse: [Double] = [], kioskUncollapsed: [Double] = []
         var sent = 0
+        // Of the requests Kiosk's forward listener answered, those it sent upstream: the rest waited for an identical
+        // request already in flight and got its answer (RFC 9211 `collapsed`), which nginx and mitmdump never do here.
+        var forwardAnswered = 0, forwardSentUpstream = 0
         try kiosk.debugger.flush()
         let loggedBefore = try kiosk.debugger.count()
         let unloggedBefore = kiosk.debugger.unloggedCount
         for _ in 0..<rounds {
             direct.append(try await wrkRate(wrk, duration, port: upstream.port, path: "/\(size)", host: nil).rate)
+            let upstreamBefore = upstream.answered
             let viaKiosk = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/\(size)",
                                              host: "127.0.0.1:\(upstream.port)")
+            forwardSentUpstream += upstream.answered - upstreamBefore
+            forwardAnswered += viaKiosk.requests
             kioskForward.append(viaKiosk.rate)
             sent += viaKiosk.requests
+            // With the cache layer off, nothing collapses: every request goes upstream, as through nginx and mitmdump.
+            kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .off)
+            let uncollapsed = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/\(size)",
+                                                host: "127.0.0.1:\(upstream.port)")
+            kiosk.proxyCacheSettings = ProxyCacheSettings()
+            kioskUncollapsed.append(uncollapsed.rate)
+            sent += uncollapsed.requests
             let viaReverse = try await wrkRate(wrk, duration, port: reverse, path: "/\(size)", host: nil)
             kioskReverse.append(viaReverse.rate)
             sent += viaReverse.requests
@@ -91,15 +111,25 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
                 mitmForward.append(try await wrkRate(wrk, duration, port: mitm.port, path: "http://127.0.0.1:\(upstream.port)/\(size)",
                                                      host: "127.0.0.1:\(upstream.port)").rate)
             }
+            if let nginx { nginxReverse.append(try await wrkRate(wrk, duration, port: nginx.port, path: "/\(size)", host: nil).rate) }
         }
         try kiosk.debugger.flush()
         let logged = try kiosk.debugger.count() - loggedBefore
         let median = { (values: [Double]) in percentile(values, 50) }
-        var line = String(format: "[proxy] wrk -t2 -c32 -d%@, %@ JSON (median of %d): direct %.0f req/s; Kiosk forward %.0f (%.0f%% of direct), reverse %.0f (%.0f%%)",
+        var line = String(format: "[proxy] wrk -t2 -c32 -d%@, %@ JSON (median of %d): direct %.0f req/s; Kiosk forward %.0f (%.0f%% of direct; "
+                          + "%.0f%% of its answers collapsed onto another request's), with --cache off (none collapsed) %.0f (%.0f%%), "
+                          + "reverse %.0f (%.0f%%)",
                           duration, size, rounds, median(direct), median(kioskForward), 100 * median(kioskForward) / median(direct),
+                          100 * max(0, 1 - Double(forwardSentUpstream) / Double(max(1, forwardAnswered))),
+                          median(kioskUncollapsed), 100 * median(kioskUncollapsed) / median(direct),
                           median(kioskReverse), 100 * median(kioskReverse) / median(direct))
         if !mitmForward.isEmpty {
-            line += String(format: "; mitmdump forward %.0f (Kiosk %.1fx)", median(mitmForward), median(kioskForward) / median(mitmForward))
+            line += String(format: "; mitmdump forward %.0f (Kiosk %.1fx, %.1fx with --cache off)", median(mitmForward),
+                           median(kioskForward) / median(mitmForward), median(kioskUncollapsed) / median(mitmForward))
+        }
+        if !nginxReverse.isEmpty {
+            line += String(format: "; %@ reverse, capturing nothing, %.0f (%.0f%% of direct)", nginx?.version ?? "nginx", median(nginxReverse),
+                           100 * median(nginxReverse) / median(direct))
         }
         print(line + "  (target: >= 40% of direct, >= 20x mitmdump)")
         carried += sent
@@ -129,7 +159,7 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     // HTTPS, read by each proxy with its own CA: the same load client (CONNECT, TLS inside, keep-alive GETs) through each.
     for size in ["2k", "18k"] {
         var direct: [Double] = [], kioskRates: [Double] = [], mitmRates: [Double] = []
-        var sent = 0
+        var sent = 0, sentUpstream = 0
         try kiosk.debugger.flush()
         let loggedBefore = try kiosk.debugger.count()
         let unloggedBefore = kiosk.debugger.unloggedCount
@@ -137,8 +167,10 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
         for _ in 0..<rounds {
             direct.append(try await httpsLoad(proxyPort: nil, targetPort: secureUpstream.port, path: "/\(size)", caPEM: upstreamCA.certificatePEM,
                                               duration: seconds).rate)
+            let upstreamBefore = secureUpstream.answered
             let viaKiosk = try await httpsLoad(proxyPort: forward, targetPort: secureUpstream.port, path: "/\(size)",
                                                caPEM: kioskCA.certificatePEM, duration: seconds)
+            sentUpstream += secureUpstream.answered - upstreamBefore
             kioskRates.append(viaKiosk.rate)
             sent += viaKiosk.requests
             if let mitm, let mitmCA = try? String(contentsOf: mitm.certificate, encoding: .utf8) {
@@ -149,8 +181,10 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
         try kiosk.debugger.flush()
         let logged = try kiosk.debugger.count() - loggedBefore
         let median = { (values: [Double]) in percentile(values, 50) }
-        var line = String(format: "[proxy] HTTPS intercepted, 32 keep-alive clients, %@ JSON (median of %d): direct %.0f req/s; Kiosk %.0f (%.0f%% of direct)",
-                          size, rounds, median(direct), median(kioskRates), 100 * median(kioskRates) / median(direct))
+        var line = String(format: "[proxy] HTTPS intercepted, 32 keep-alive clients, %@ JSON (median of %d): direct %.0f req/s; Kiosk %.0f (%.0f%% of direct; "
+                          + "%.0f%% of its answers collapsed onto another request's)",
+                          size, rounds, median(direct), median(kioskRates), 100 * median(kioskRates) / median(direct),
+                          100 * max(0, 1 - Double(sentUpstream) / Double(max(1, sent))))
         if !mitmRates.isEmpty {
             line += String(format: "; mitmdump %.0f (Kiosk %.1fx)", median(mitmRates), median(kioskRates) / median(mitmRates))
         }
@@ -159,6 +193,7 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
         print("[proxy] HTTPS \(size): \(sent) requests answered through Kiosk, \(logged) logged\(loggedNote(sent: sent, logged: logged, unlogged: kiosk.debugger.unloggedCount - unloggedBefore))")
     }
     await mitm?.stop()
+    await nginx?.stop()
 
     // Minting: a leaf for a host not seen yet (key signature and TLS context), then the same host from the cache.
     let authority = try ProxyAuthority.inDirectory(temporaryDirectory("proxy-ca"))
@@ -175,7 +210,7 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     print("[proxy] RSS after the proxy carried \(carried) exchanges (\(unlogged == 0 ? "all logged" : "\(unlogged) dropped by the log")): "
           + "\(residentMegabytes()) MB")
 
-    try await proxyCacheFigures(demo: demo, upstream: upstream, uncached: forward, wrk: wrk, rounds: rounds, duration: duration, quick: quick)
+    try await proxyCacheFigures(demo: demo, upstream: upstream, wrk: wrk, rounds: rounds, duration: duration, quick: quick)
 
     await forwardGroup.triggerGracefulShutdown()
     await reverseGroup.triggerGracefulShutdown()
@@ -386,16 +421,30 @@ func waitUntilListening(_ port: Int) async -> Bool {
 final class BenchUpstream: Sendable {
     private let channel: any Channel
     let port: Int
+    /// The requests it has answered: what a proxy in front of it sent on (fewer than it answered when it collapsed some).
+    var answered: Int { counter.count.load(ordering: .relaxed) }
+    private let counter: Counter
 
-    private init(channel: any Channel) {
+    private final class Counter: Sendable {
+        let count = Atomic<Int>(0)
+    }
+
+    private init(channel: any Channel, counter: Counter) {
         self.channel = channel
+        self.counter = counter
         port = channel.localAddress?.port ?? 0
     }
+
+    /// The upstreams' own event loops, as if they ran in a process of their own (an app's upstream does): on the proxy's
+    /// loops, an upstream would answer the proxy's request on the thread that sent it, sparing the proxy the wake-ups
+    /// a real upstream costs it.
+    private static let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 
     /// Plain HTTP, or HTTPS with `tls`.
     static func start(tls: NIOSSLContext? = nil) async throws -> BenchUpstream {
         let small = body(bytes: 2 * 1024), large = body(bytes: 18 * 1024)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let counter = Counter()
+        let channel = try await ServerBootstrap(group: loops)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -403,11 +452,11 @@ final class BenchUpstream: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(Handler(small: small, large: large))
+                    try channel.pipeline.syncOperations.addHandler(Handler(small: small, large: large, counter: counter))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return BenchUpstream(channel: channel)
+        return BenchUpstream(channel: channel, counter: counter)
     }
 
     func stop() async { try? await channel.close() }
@@ -433,10 +482,12 @@ final class BenchUpstream: Sendable {
         /// Body bytes of the request being read (an `/upload`).
         private var uploaded = 0
         private let part = ByteBuffer(repeating: 0x61, count: 64 << 10)
+        private let counter: Counter
 
-        init(small: ByteBuffer, large: ByteBuffer) {
+        init(small: ByteBuffer, large: ByteBuffer, counter: Counter) {
             self.small = small
             self.large = large
+            self.counter = counter
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -444,6 +495,7 @@ final class BenchUpstream: Sendable {
             case .head(let head):
                 uri = head.uri
                 uploaded = 0
+                counter.count.add(1, ordering: .relaxed)
             case .body(let part):
                 uploaded += part.readableBytes
             case .end where uri.hasPrefix("/upload"):

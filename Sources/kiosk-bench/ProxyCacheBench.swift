@@ -16,26 +16,23 @@ func proxyCacheBenchmarks(demo: DemoUpstream, quick: Bool) async {
             return
         }
         let upstream = try await BenchUpstream.start()
-        var configuration = try await benchConfiguration(demo, name: "proxy-uncached")
-        configuration.capture.logMaxBytes = 8 << 30
-        let kiosk = try Kiosk(configuration: configuration)
-        let (uncached, group, running) = try await startProxy(kiosk) { _ in }
-        try await proxyCacheFigures(demo: demo, upstream: upstream, uncached: uncached, wrk: wrk, rounds: quick ? 1 : 3,
-                                    duration: quick ? "3s" : "5s", quick: quick)
-        await group.triggerGracefulShutdown()
-        _ = try? await running.value
-        await kiosk.shutdown()
+        try await proxyCacheFigures(demo: demo, upstream: upstream, wrk: wrk, rounds: quick ? 1 : 3, duration: quick ? "3s" : "5s",
+                                    quick: quick)
         await upstream.stop()
     } catch {
         print("[proxy cache] failed: \(error)")
     }
 }
 
-/// `kiosk-bench --proxy`'s cache figures (issue 26): what storing every answer costs on misses (fallback against a
-/// proxy without the cache layer), a hit answered offline from the cache against the upstream asked directly (added
-/// latency at one client, throughput under wrk), and the store itself at 100,000 entries.
-func proxyCacheFigures(demo: DemoUpstream, upstream: BenchUpstream, uncached: Int, wrk: URL, rounds: Int, duration: String,
-                       quick: Bool) async throws {
+/// `kiosk-bench --proxy`'s cache figures (issue 26): what storing every answer costs on misses (fallback against
+/// `--cache off`, and against a proxy without the cache layer), a hit answered offline from the cache against the
+/// upstream asked directly (added latency at one client, throughput under wrk), and the store itself at 100,000 entries.
+func proxyCacheFigures(demo: DemoUpstream, upstream: BenchUpstream, wrk: URL, rounds: Int, duration: String, quick: Bool) async throws {
+    // A proxy of a Kiosk without the cache layer, its log as new as the cached one's.
+    var plainConfiguration = try await benchConfiguration(demo, name: "proxy-uncached")
+    plainConfiguration.capture.logMaxBytes = 8 << 30
+    let plainKiosk = try Kiosk(configuration: plainConfiguration)
+    let (uncached, plainGroup, plainRunning) = try await startProxy(plainKiosk) { _ in }
     var configuration = try await benchConfiguration(demo, name: "proxy-cache")
     configuration.capture.logMaxBytes = 8 << 30
     configuration.proxyCache = ProxyCacheConfiguration()
@@ -62,6 +59,9 @@ func proxyCacheFigures(demo: DemoUpstream, upstream: BenchUpstream, uncached: In
         }
     }
     kiosk.proxyCacheSettings = ProxyCacheSettings()
+    await plainGroup.triggerGracefulShutdown()
+    _ = try? await plainRunning.value
+    await plainKiosk.shutdown()
     let off = median(rates[.off] ?? []), fallback = median(rates[.fallback] ?? []), http = median(rates[.http] ?? [])
     print(String(format: "[proxy cache] misses, wrk -t2 -c32 -d%@, 2k JSON (median of %d, modes in turn): --cache fallback (each answer stored) %.0f req/s, "
                  + "--cache http %.0f, --cache off %.0f: storing costs %.0f%% and %.0f%%  (target: <= 10%%); no cache layer %.0f (fallback %.0f%% "
@@ -90,7 +90,7 @@ func proxyCacheFigures(demo: DemoUpstream, upstream: BenchUpstream, uncached: In
     await kiosk.shutdown()
 
     // nginx's proxy_cache on the same hit, side by side (it logs nothing and sees nothing inside HTTPS).
-    if let nginx = try await NginxCache.start(upstream: upstream.port) {
+    if let nginx = try await Nginx.start(upstream: upstream.port, caching: true) {
         _ = try await sequentialLatencies(port: nginx.port, target: "/2k", count: 10)
         let nginxHits = try await sequentialLatencies(port: nginx.port, target: "/2k", count: count)
         var nginxRates: [Double] = []
@@ -106,89 +106,6 @@ func proxyCacheFigures(demo: DemoUpstream, upstream: BenchUpstream, uncached: In
     }
 
     try await storeFigures(entries: quick ? 20_000 : 100_000)
-}
-
-/// nginx as a caching reverse proxy in front of the bench upstream, for a hit to compare: a config of its own in a
-/// scratch folder, every answer kept for 10 minutes whatever its fields say.
-private struct NginxCache {
-    let process: ChildProcess
-    let port: Int
-    let folder: URL
-    let version: String
-
-    /// nil when nginx is not installed.
-    static func start(upstream: Int) async throws -> NginxCache? {
-        guard let nginx = [URL(fileURLWithPath: "/usr/sbin/nginx")].first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
-                ?? executableOnPath("nginx") else { return nil }
-        let folder = temporaryDirectory("nginx")
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("cache"), withIntermediateDirectories: true)
-        // Its workers may run as another user: they must be able to write the cache, and to pass through the bench's
-        // scratch folder to it (Kiosk makes the folders of its files its owner's only, 0700).
-        try FileManager.default.setAttributes([.posixPermissions: 0o711], ofItemAtPath: scratchFolder.path)
-        for path in [folder, folder.appendingPathComponent("cache")] {
-            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: path.path)
-        }
-        let port = try freePort()
-        let dir = folder.path
-        let config = """
-            worker_processes 2;
-            daemon off;
-            master_process on;
-            pid \(dir)/nginx.pid;
-            error_log \(dir)/error.log warn;
-            events { worker_connections 1024; }
-            http {
-                access_log off;
-                keepalive_requests 1000000;
-                client_body_temp_path \(dir)/body; proxy_temp_path \(dir)/proxy; fastcgi_temp_path \(dir)/fastcgi;
-                uwsgi_temp_path \(dir)/uwsgi; scgi_temp_path \(dir)/scgi;
-                proxy_cache_path \(dir)/cache levels=1:2 keys_zone=bench:10m max_size=500m inactive=1d use_temp_path=off;
-                upstream app { server 127.0.0.1:\(upstream); keepalive 32; }
-                server {
-                    listen 127.0.0.1:\(port);
-                    location / {
-                        proxy_pass http://app;
-                        proxy_http_version 1.1;
-                        proxy_set_header Connection "";
-                        proxy_cache bench;
-                        proxy_cache_valid 200 10m;
-                        proxy_ignore_headers Cache-Control Expires Set-Cookie;
-                        proxy_cache_use_stale error timeout updating http_500 http_502 http_503 http_504;
-                        add_header X-Cache-Status $upstream_cache_status;
-                    }
-                }
-            }
-            """
-        let file = folder.appendingPathComponent("nginx.conf")
-        try Data(config.utf8).write(to: file)
-        let version = (try? ChildProcess.run(nginx, arguments: ["-v"]))
-            .map { ($0.stderr + $0.stdout).trimmingCharacters(in: .whitespacesAndNewlines) }?
-            .components(separatedBy: "/").last ?? "?"
-        let process = try ChildProcess(nginx, arguments: ["-e", folder.appendingPathComponent("error.log").path, "-p", dir, "-c", file.path],
-                                       stdin: .null, stdout: .null, stderr: .null)
-        guard await waitUntilListening(port) else {
-            process.signal(SIGTERM)
-            let log = (try? String(contentsOf: folder.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
-            throw BenchFailure("nginx did not start listening: \(log.suffix(400))")
-        }
-        return NginxCache(process: process, port: port, folder: folder, version: "nginx " + version)
-    }
-
-    /// What nginx said of one more request for the bench's answer (X-Cache-Status: HIT when it came from its cache).
-    func lastCacheStatus() -> String {
-        guard let curl = executableOnPath("curl"),
-              let result = try? ChildProcess.run(curl, arguments: ["-s", "-o", "/dev/null", "-D", "-", "http://127.0.0.1:\(port)/2k"]) else {
-            return "?"
-        }
-        return result.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("x-cache-status:") }
-            .map { String($0.split(separator: ":").last ?? "").trimmingCharacters(in: .whitespaces) } ?? "?"
-    }
-
-    func stop() async {
-        process.signal(SIGQUIT)
-        for _ in 0..<500 where process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
-        if process.isRunning { process.signal(SIGKILL) }
-    }
 }
 
 /// The cache file with `entries` answers of 2 KB: how long filling it took, a lookup's p50 and p95, its size on disk
