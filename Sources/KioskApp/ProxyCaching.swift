@@ -111,8 +111,7 @@ final class ProxyCachingTransport: HTTPTransport {
         // that sets a cookie is not shared either: each request that joined would get the same session.
         self.base = CoalescingTransport(base: base, byRedactedURL: false) { response in
             Self.isStorable(response, for: HTTPRequest(url: response.url, endpoint: "")) && response.headers["Set-Cookie"] == nil
-                && Self.freshnessLifetime(status: response.status, headers: response.headers, receivedAt: now())
-                    > (response.headers["Age"].flatMap(TimeInterval.init) ?? 0)
+                && Self.isFreshOnArrival(status: response.status, headers: response.headers, at: now())
         }
         self.cache = cache
         self.settings = Mutex(settings)
@@ -513,18 +512,29 @@ final class ProxyCachingTransport: HTTPTransport {
         freshnessLifetime(status: entry.status, headers: entry.headers, receivedAt: entry.responseTime)
     }
 
+    /// Whether an answer with this status and these fields, received `at`, is fresh then: its freshness lifetime beyond its
+    /// age as it came (RFC 9111 §4.2.3: its `Age`, or the time since its `Date` when that is more).
+    static func isFreshOnArrival(status: Int, headers: HTTPHeaderFields, at now: Date) -> Bool {
+        let lifetime = freshnessLifetime(status: status, headers: headers, receivedAt: now)
+        guard lifetime > 0 else { return false }
+        let ageValue = max(0, headers["Age"].flatMap(TimeInterval.init) ?? 0)
+        let apparentAge = headers["Date"].flatMap(HTTPDate.parse).map { max(0, now.timeIntervalSince($0)) } ?? 0
+        return lifetime > max(ageValue, apparentAge)
+    }
+
     /// `freshnessLifetime(of:)` of an answer with this status and these fields, received at `receivedAt` (its date when it
     /// carries no `Date`).
     static func freshnessLifetime(status: Int, headers: HTTPHeaderFields, receivedAt: Date) -> TimeInterval {
         let control = CacheControl(headers.values(for: "Cache-Control").joined(separator: ","))
         if control.noCache { return 0 }
         if let maxAge = control.maxAge { return TimeInterval(maxAge) }
-        let date = headers["Date"].flatMap(HTTPDate.parse) ?? receivedAt
+        // The answer's Date is read only when a date is reckoned from it.
+        let date = { headers["Date"].flatMap(HTTPDate.parse) ?? receivedAt }
         if let expires = headers["Expires"] {
-            return HTTPDate.parse(expires).map { max(0, $0.timeIntervalSince(date)) } ?? 0
+            return HTTPDate.parse(expires).map { max(0, $0.timeIntervalSince(date())) } ?? 0
         }
         if cacheableByDefault.contains(status), let modified = headers["Last-Modified"].flatMap(HTTPDate.parse) {
-            return min(86_400, max(0, date.timeIntervalSince(modified) / 10))
+            return min(86_400, max(0, date().timeIntervalSince(modified) / 10))
         }
         return 0
     }

@@ -134,14 +134,57 @@ public enum HTTPDate {
 
     /// Parses an HTTP date, nil when it is not one.
     public static func parse(_ text: String) -> Date? {
-        for format in formats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
+        // The form every current server sends, read directly: this runs on every stored answer a proxy gives (its age)
+        // and every answer it may share, and a DateFormatter is made and dropped in tens of microseconds.
+        if let date = imfFixdate(text) { return date }
+        return formatters.withLock { formatters in
+            for formatter in formatters {
+                if let date = formatter.date(from: text) { return date }
+            }
+            return nil
         }
-        return nil
+    }
+
+    /// A formatter per form, made once; DateFormatter is not safe to share between threads, so they are used locked.
+    private static let formatters = Mutex<[DateFormatter]>(formats.map { format in
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = format
+        return formatter
+    })
+
+    private static let monthNames: [[UInt8]] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        .map { Array($0.utf8) }
+    private static let dayNames: [[UInt8]] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map { Array($0.utf8) }
+
+    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 §5.6.7), nil when `text` is not exactly one.
+    static func imfFixdate(_ text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { bytes -> Date? in
+            guard bytes.count == 29, dayNames.contains(where: { $0.elementsEqual(bytes[0..<3]) }), bytes[3] == 0x2C, bytes[4] == 0x20,
+                  bytes[7] == 0x20, bytes[11] == 0x20, bytes[16] == 0x20, bytes[19] == 0x3A, bytes[22] == 0x3A, bytes[25] == 0x20,
+                  bytes[26] == 0x47, bytes[27] == 0x4D, bytes[28] == 0x54,
+                  let monthIndex = monthNames.firstIndex(where: { $0.elementsEqual(bytes[8..<11]) }) else { return nil }
+            func number(_ range: Range<Int>) -> Int? {
+                var value = 0
+                for index in range {
+                    let digit = Int(bytes[index]) - 0x30
+                    guard (0...9).contains(digit) else { return nil }
+                    value = value * 10 + digit
+                }
+                return value
+            }
+            guard let day = number(5..<7), let year = number(12..<16), let hour = number(17..<19), let minute = number(20..<22),
+                  let second = number(23..<25), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+            // A day the month does not have (31 Apr) is not a date.
+            let month = monthIndex + 1
+            let days = [31, year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+            guard day <= days[monthIndex] else { return nil }
+            // A leap second (:60) counts as the first second of the next minute.
+            let seconds = CivilTime.unixSeconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+            return Date(timeIntervalSince1970: TimeInterval(seconds))
+        }
     }
 
     /// The last second `formatCached` formatted, and its text.

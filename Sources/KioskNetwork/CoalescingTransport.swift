@@ -42,9 +42,12 @@ public final class CoalescingTransport: HTTPTransport {
 
     private struct State {
         var flights: [Key: Flight] = [:]
-        /// The requests whose last answer, with callers waiting on it, could not be shared, each with when that was (in
-        /// `nextFlight`s): they go upstream at once rather than wait on one in flight only to send their own after it.
-        var unshared: [Key: UInt64] = [:]
+        /// The requests whose last answer, with callers waiting on it, could not be shared (by their keys' hashes: no
+        /// request's fields are kept), each with when one was last sent (a count of such sends): they go upstream at once
+        /// rather than wait on one in flight only to send their own after it. A hash shared by chance only keeps another
+        /// request from being collapsed.
+        var unshared: [Int: UInt64] = [:]
+        var unsharedSends: UInt64 = 0
         var nextWaiter: UInt64 = 0
         var nextFlight: UInt64 = 0
         var upstreamSends = 0
@@ -88,12 +91,14 @@ public final class CoalescingTransport: HTTPTransport {
             state.nextWaiter += 1
             return state.nextWaiter
         }
+        let hash = key.hashValue
         // Joins the flight in the air, or starts one, or — for a request whose answer was last not to be shared — goes alone.
         let turn = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Turn, any Error>) in
                 let turn = state.withLock { state -> Turn? in
-                    if state.unshared[key] != nil {
-                        state.upstreamSends += 1
+                    if state.unshared[hash] != nil {
+                        state.unsharedSends += 1
+                        state.unshared[hash] = state.unsharedSends
                         return .alone
                     }
                     if state.flights[key] != nil {
@@ -105,7 +110,12 @@ public final class CoalescingTransport: HTTPTransport {
                     state.flights[key] = Flight(id: state.nextFlight)
                     return .lead(flight: state.nextFlight)
                 }
-                if let turn { continuation.resume(returning: turn) }
+                if let turn {
+                    continuation.resume(returning: turn)
+                } else if Task.isCancelled {
+                    // Cancelled before it joined (the handler then found nothing to abandon): it stops waiting now.
+                    abandon(key, waiter: waiter)
+                }
             }
         } onCancel: {
             abandon(key, waiter: waiter)
@@ -114,9 +124,11 @@ public final class CoalescingTransport: HTTPTransport {
         case .joined(let response):
             return response
         case .alone:
-            // Sent from the caller's own task (on its own executor), as any request is.
+            // Sent from the caller's own task (on its own executor), as any request is; not when it was cancelled waiting.
+            if Task.isCancelled { throw KioskError.cancelled }
+            state.withLock { $0.upstreamSends += 1 }
             let response = try await base.send(request)
-            if shares(response) { state.withLock { _ = $0.unshared.removeValue(forKey: key) } }
+            if shares(response) { state.withLock { _ = $0.unshared.removeValue(forKey: hash) } }
             return response
         case .lead(let flight):
             let result: Result<HTTPResponse, any Error>
@@ -129,24 +141,28 @@ public final class CoalescingTransport: HTTPTransport {
     /// Ends the flight with its leader's result: the callers that joined get it (collapsed), or — when it may not be
     /// shared, or the leader was cancelled — each sends its own request.
     private func finish(_ key: Key, flight id: UInt64, with result: Result<HTTPResponse, any Error>) {
+        let waiters = state.withLock { state -> [UInt64: CheckedContinuation<Turn, any Error>] in
+            guard state.flights[key]?.id == id, let flight = state.flights.removeValue(forKey: key) else { return [:] }
+            return flight.waiters
+        }
+        // Asked only when someone waits: `shares` reads the answer's fields (its dates), on every request that leads.
+        guard !waiters.isEmpty else { return }
         let shared: Bool = switch result {
         case .success(let response): shares(response)
         case .failure: !Task.isCancelled
         }
-        let waiters = state.withLock { state -> [UInt64: CheckedContinuation<Turn, any Error>] in
-            guard state.flights[key]?.id == id, let flight = state.flights.removeValue(forKey: key) else { return [:] }
-            if case .success = result, !shared, !flight.waiters.isEmpty {
-                state.unshared[key] = id
-                if state.unshared.count > Self.unsharedCapacity {
-                    let cutoff = state.unshared.values.sorted()[state.unshared.count / 2]
-                    state.unshared = state.unshared.filter { $0.value >= cutoff }
+        guard shared else {
+            if case .success = result {
+                state.withLock { state in
+                    state.unsharedSends += 1
+                    state.unshared[key.hashValue] = state.unsharedSends
+                    // Bounded: the requests sent alone longest ago are forgotten first, half at a time.
+                    if state.unshared.count > Self.unsharedCapacity {
+                        let cutoff = state.unshared.values.sorted()[state.unshared.count / 2]
+                        state.unshared = state.unshared.filter { $0.value >= cutoff }
+                    }
                 }
             }
-            if !shared { state.upstreamSends += flight.waiters.count }
-            return flight.waiters
-        }
-        guard !waiters.isEmpty else { return }
-        guard shared else {
             for (_, continuation) in waiters { continuation.resume(returning: .alone) }
             return
         }

@@ -74,6 +74,38 @@ struct CachePolicyTests {
     }
 }
 
+@Suite("HTTP dates")
+struct HTTPDateTests {
+    @Test("An IMF-fixdate read directly is the instant a date formatter reads, for thousands of instants from 1970 to 2100")
+    func fixdateMatchesTheFormatter() {
+        // Given instants spread over two centuries (a fixed seed: the same ones every run), written as servers write them
+        var random = SplitMix64(seed: 9111)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        for _ in 0..<3_000 {
+            let instant = Date(timeIntervalSince1970: TimeInterval(random.next() % 4_102_444_800))
+            let text = HTTPDate.format(instant)
+            // When it is read directly and by the formatter, Then both give the instant written
+            #expect(HTTPDate.imfFixdate(text) == instant, "\(text)")
+            #expect(formatter.date(from: text) == HTTPDate.imfFixdate(text), "\(text)")
+        }
+    }
+
+    @Test("What is not an IMF-fixdate is not read as one; the obsolete forms are still read by the formatters")
+    func notFixdates() {
+        for text in ["Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37 GMT ", "Sun 06 Nov 1994 08:49:37 GMT.",
+                     "Sun, 31 Apr 1994 08:49:37 GMT", "Sun, 29 Feb 1900 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
+                     "Sun, 06 Nov 1994 24:49:37 GMT", "Sun, 6 Nov 1994 08:49:37 GMT ", "Xyz, 06 Nov 1994 08:49:37 GMT",
+                     "Sun, 06 Nov 19a4 08:49:37 GMT", "0", ""] {
+            #expect(HTTPDate.imfFixdate(text) == nil, "\(text)")
+        }
+        #expect(HTTPDate.imfFixdate("Tue, 29 Feb 2000 23:59:59 GMT") == Date(timeIntervalSince1970: 951_868_799))
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+    }
+}
+
 @Suite("Connectivity monitor")
 struct ConnectivityMonitorTests {
     @Test("A refused connection goes offline, probes back off, and the first good probe comes back online")

@@ -3,6 +3,7 @@ import KioskApp
 import KioskCore
 import KioskDebugger
 import KioskDemoUpstream
+import KioskNetwork
 import KioskTestSupport
 import NIOCore
 import NIOHTTP1
@@ -361,13 +362,16 @@ struct ProxyCacheTests {
             case "/unstated": (.ok, [], "each its own")
             case "/revalidated": (.ok, [("Cache-Control", "max-age=60, no-cache")], "each its own")
             case "/aged": (.ok, [("Cache-Control", "max-age=60"), ("Age", "60")], "each its own")
+            // Dated two minutes ago, with a minute to live from then: stale as it comes (RFC 9111 §4.2.3's apparent age).
+            case "/dated": (.ok, [("Date", HTTPDate.format(Date().addingTimeInterval(-120))),
+                                  ("Expires", HTTPDate.format(Date().addingTimeInterval(-60)))], "each its own")
             default: (.ok, [("Cache-Control", "max-age=60")], "shared")
             }
         }
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching(ProxyCacheSettings(mode: mode))) { proxy, upstream in
             // (An answer that sets a cookie is not shared: each app would get the same session.)
             for (path, expectedRequests) in [("/shared", mode == .off ? 5 : 1), ("/private", 5), ("/session", 5), ("/unstated", 5),
-                                             ("/revalidated", 5), ("/aged", 5)] {
+                                             ("/revalidated", 5), ("/aged", 5), ("/dated", 5)] {
                 // Given an upstream that holds its answers, and five identical requests sent meanwhile
                 upstream.hold()
                 let before = upstream.requests.count
