@@ -76,124 +76,143 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     let mitm = try? await Mitmdump.start(trusting: upstreamCAFile)
     if mitm == nil { print("[proxy] mitmdump not found (pip install mitmproxy, or MITMDUMP=path) — its column is skipped") }
     // nginx as a plain reverse proxy (it captures nothing, logs nothing): what a proxy in C reaches on this machine.
-    let nginx = try? await Nginx.start(upstream: upstream.port, caching: false)
-    if nginx == nil { print("[proxy] nginx not installed (apt-get install nginx-light) — its column is skipped") }
-    for size in ["2k", "18k"] {
-        var direct: [Double] = [], kioskForward: [Double] = [], kioskReverse: [Double] = [], mitmForward: [Double] = []
-        var nginxReverse: [Double] = [], kioskUncollapsed: [Double] = []
-        var sent = 0
-        // Of the requests Kiosk's forward listener answered, those it sent upstream: the rest waited for an identical
-        // request already in flight and got its answer (RFC 9211 `collapsed`), which nginx and mitmdump never do here.
-        var forwardAnswered = 0, forwardSentUpstream = 0
-        try kiosk.debugger.flush()
-        let loggedBefore = try kiosk.debugger.count()
-        let unloggedBefore = kiosk.debugger.unloggedCount
-        for _ in 0..<rounds {
-            direct.append(try await wrkRate(wrk, duration, port: upstream.port, path: "/\(size)", host: nil).rate)
-            let upstreamBefore = upstream.answered
-            let viaKiosk = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/\(size)",
-                                             host: "127.0.0.1:\(upstream.port)")
-            forwardSentUpstream += upstream.answered - upstreamBefore
-            forwardAnswered += viaKiosk.requests
-            kioskForward.append(viaKiosk.rate)
-            sent += viaKiosk.requests
-            // With the cache layer off, nothing collapses: every request goes upstream, as through nginx and mitmdump.
-            kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .off)
-            let uncollapsed = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/\(size)",
-                                                host: "127.0.0.1:\(upstream.port)")
-            kiosk.proxyCacheSettings = ProxyCacheSettings()
-            kioskUncollapsed.append(uncollapsed.rate)
-            sent += uncollapsed.requests
-            let viaReverse = try await wrkRate(wrk, duration, port: reverse, path: "/\(size)", host: nil)
-            kioskReverse.append(viaReverse.rate)
-            sent += viaReverse.requests
-            if let mitm {
-                mitmForward.append(try await wrkRate(wrk, duration, port: mitm.port, path: "http://127.0.0.1:\(upstream.port)/\(size)",
-                                                     host: "127.0.0.1:\(upstream.port)").rate)
-            }
-            if let nginx { nginxReverse.append(try await wrkRate(wrk, duration, port: nginx.port, path: "/\(size)", host: nil).rate) }
-        }
-        try kiosk.debugger.flush()
-        let logged = try kiosk.debugger.count() - loggedBefore
-        let median = { (values: [Double]) in percentile(values, 50) }
-        var line = String(format: "[proxy] wrk -t2 -c32 -d%@, %@ JSON (median of %d): direct %.0f req/s; Kiosk forward %.0f (%.0f%% of direct; "
-                          + "%.0f%% of its answers collapsed onto another request's), with --cache off (none collapsed) %.0f (%.0f%%), "
-                          + "reverse %.0f (%.0f%%)",
-                          duration, size, rounds, median(direct), median(kioskForward), 100 * median(kioskForward) / median(direct),
-                          100 * max(0, 1 - Double(forwardSentUpstream) / Double(max(1, forwardAnswered))),
-                          median(kioskUncollapsed), 100 * median(kioskUncollapsed) / median(direct),
-                          median(kioskReverse), 100 * median(kioskReverse) / median(direct))
-        if !mitmForward.isEmpty {
-            line += String(format: "; mitmdump forward %.0f (Kiosk %.1fx, %.1fx with --cache off)", median(mitmForward),
-                           median(kioskForward) / median(mitmForward), median(kioskUncollapsed) / median(mitmForward))
-        }
-        if !nginxReverse.isEmpty {
-            line += String(format: "; %@ reverse, capturing nothing, %.0f (%.0f%% of direct)", nginx?.version ?? "nginx", median(nginxReverse),
-                           100 * median(nginxReverse) / median(direct))
-        }
-        print(line + "  (target: >= 40% of direct, >= 20x mitmdump)")
-        carried += sent
-        print("[proxy] \(size): \(sent) requests answered through Kiosk, \(logged) logged\(loggedNote(sent: sent, logged: logged, unlogged: kiosk.debugger.unloggedCount - unloggedBefore))")
-    }
-
-    // The log stores a body once however many exchanges carried it, and the bench's upstream gives one body per size:
-    // misses (every request a URL of its own) whose answers are all the same body, against misses whose answers each
-    // carry their URL, a body of its own to store. Rounds alternating, medians.
+    var nginx: Nginx?
     do {
-        var shared: [Double] = [], unique: [Double] = []
-        for _ in 0..<rounds {
-            let same = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/2k",
-                                         host: "127.0.0.1:\(upstream.port)", distinct: true)
-            let own = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/2k-unique",
-                                        host: "127.0.0.1:\(upstream.port)", distinct: true)
-            shared.append(same.rate)
-            unique.append(own.rate)
-            carried += same.requests + own.requests
-        }
-        let median = { (values: [Double]) in percentile(values, 50) }
-        print(String(format: "[proxy] wrk -t2 -c32 -d%@, misses of 2k JSON (median of %d): every answer the same body (stored once) %.0f req/s; "
-                     + "every answer a body of its own (each stored) %.0f (%.0f%% below)", duration, rounds, median(shared), median(unique),
-                     100 * (1 - median(unique) / median(shared))))
+        nginx = try await Nginx.start(upstream: upstream.port, caching: false)
+        if nginx == nil { print("[proxy] nginx not installed (apt-get install nginx-light) — its column is skipped") }
+    } catch {
+        print("[proxy] nginx did not start (\(error)) — its column is skipped")
     }
-
-    // HTTPS, read by each proxy with its own CA: the same load client (CONNECT, TLS inside, keep-alive GETs) through each.
-    for size in ["2k", "18k"] {
-        var direct: [Double] = [], kioskRates: [Double] = [], mitmRates: [Double] = []
-        var sent = 0, sentUpstream = 0
-        try kiosk.debugger.flush()
-        let loggedBefore = try kiosk.debugger.count()
-        let unloggedBefore = kiosk.debugger.unloggedCount
-        let seconds = Duration.seconds(quick ? 3 : 5)
-        for _ in 0..<rounds {
-            direct.append(try await httpsLoad(proxyPort: nil, targetPort: secureUpstream.port, path: "/\(size)", caPEM: upstreamCA.certificatePEM,
-                                              duration: seconds).rate)
-            let upstreamBefore = secureUpstream.answered
-            let viaKiosk = try await httpsLoad(proxyPort: forward, targetPort: secureUpstream.port, path: "/\(size)",
-                                               caPEM: kioskCA.certificatePEM, duration: seconds)
-            sentUpstream += secureUpstream.answered - upstreamBefore
-            kioskRates.append(viaKiosk.rate)
-            sent += viaKiosk.requests
-            if let mitm, let mitmCA = try? String(contentsOf: mitm.certificate, encoding: .utf8) {
-                mitmRates.append(try await httpsLoad(proxyPort: mitm.port, targetPort: secureUpstream.port, path: "/\(size)", caPEM: mitmCA,
-                                                     duration: seconds).rate)
-            }
-        }
-        try kiosk.debugger.flush()
-        let logged = try kiosk.debugger.count() - loggedBefore
-        let median = { (values: [Double]) in percentile(values, 50) }
-        var line = String(format: "[proxy] HTTPS intercepted, 32 keep-alive clients, %@ JSON (median of %d): direct %.0f req/s; Kiosk %.0f (%.0f%% of direct; "
-                          + "%.0f%% of its answers collapsed onto another request's)",
-                          size, rounds, median(direct), median(kioskRates), 100 * median(kioskRates) / median(direct),
-                          100 * max(0, 1 - Double(sentUpstream) / Double(max(1, sent))))
-        if !mitmRates.isEmpty {
-            line += String(format: "; mitmdump %.0f (Kiosk %.1fx)", median(mitmRates), median(kioskRates) / median(mitmRates))
-        }
-        print(line + "  (target: >= 40% of direct, >= 20x mitmdump)")
-        carried += sent
-        print("[proxy] HTTPS \(size): \(sent) requests answered through Kiosk, \(logged) logged\(loggedNote(sent: sent, logged: logged, unlogged: kiosk.debugger.unloggedCount - unloggedBefore))")
+    do {
+        try await throughputFigures()
+    } catch {
+        // The peers are processes of their own: stopped whatever happened, so none outlives the bench holding its port.
+        await mitm?.stop()
+        await nginx?.stop()
+        throw error
     }
     await mitm?.stop()
     await nginx?.stop()
+    // The throughput lines, plain and HTTPS, with mitmdump and nginx beside Kiosk.
+    func throughputFigures() async throws {
+        for size in ["2k", "18k"] {
+            var direct: [Double] = [], kioskForward: [Double] = [], kioskReverse: [Double] = [], mitmForward: [Double] = []
+            var nginxReverse: [Double] = [], kioskUncollapsed: [Double] = []
+            var sent = 0
+            // Of the requests Kiosk's forward listener answered, those it sent upstream: the rest waited for an identical
+            // request already in flight and got its answer (RFC 9211 `collapsed`), which nginx and mitmdump never do here.
+            var forwardAnswered = 0, forwardSentUpstream = 0
+            try kiosk.debugger.flush()
+            let loggedBefore = try kiosk.debugger.count()
+            let unloggedBefore = kiosk.debugger.unloggedCount
+            for round in 0..<rounds {
+                direct.append(try await wrkRate(wrk, duration, port: upstream.port, path: "/\(size)", host: nil).rate)
+                // The default mode, and with the cache layer off (nothing collapses: every request goes upstream, as through
+                // nginx and mitmdump), taking turns at going first: the proxy slows a little as its log grows.
+                for off in round % 2 == 0 ? [false, true] : [true, false] {
+                    kiosk.proxyCacheSettings = off ? ProxyCacheSettings(mode: .off) : ProxyCacheSettings()
+                    let upstreamBefore = upstream.answered
+                    let viaKiosk = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/\(size)",
+                                                     host: "127.0.0.1:\(upstream.port)")
+                    sent += viaKiosk.requests
+                    if off {
+                        kioskUncollapsed.append(viaKiosk.rate)
+                    } else {
+                        forwardSentUpstream += upstream.answered - upstreamBefore
+                        forwardAnswered += viaKiosk.requests
+                        kioskForward.append(viaKiosk.rate)
+                    }
+                }
+                kiosk.proxyCacheSettings = ProxyCacheSettings()
+                let viaReverse = try await wrkRate(wrk, duration, port: reverse, path: "/\(size)", host: nil)
+                kioskReverse.append(viaReverse.rate)
+                sent += viaReverse.requests
+                if let mitm {
+                    mitmForward.append(try await wrkRate(wrk, duration, port: mitm.port, path: "http://127.0.0.1:\(upstream.port)/\(size)",
+                                                         host: "127.0.0.1:\(upstream.port)").rate)
+                }
+                if let nginx { nginxReverse.append(try await wrkRate(wrk, duration, port: nginx.port, path: "/\(size)", host: nil).rate) }
+            }
+            try kiosk.debugger.flush()
+            let logged = try kiosk.debugger.count() - loggedBefore
+            let median = { (values: [Double]) in percentile(values, 50) }
+            var line = String(format: "[proxy] wrk -t2 -c32 -d%@, %@ JSON (median of %d): direct %.0f req/s; Kiosk forward %.0f (%.0f%% of direct; "
+                              + "%.0f%% of its answers collapsed onto another request's), with --cache off (none collapsed) %.0f (%.0f%%), "
+                              + "reverse %.0f (%.0f%%)",
+                              duration, size, rounds, median(direct), median(kioskForward), 100 * median(kioskForward) / median(direct),
+                              100 * max(0, 1 - Double(forwardSentUpstream) / Double(max(1, forwardAnswered))),
+                              median(kioskUncollapsed), 100 * median(kioskUncollapsed) / median(direct),
+                              median(kioskReverse), 100 * median(kioskReverse) / median(direct))
+            if !mitmForward.isEmpty {
+                line += String(format: "; mitmdump forward %.0f (Kiosk %.1fx, %.1fx with --cache off)", median(mitmForward),
+                               median(kioskForward) / median(mitmForward), median(kioskUncollapsed) / median(mitmForward))
+            }
+            if !nginxReverse.isEmpty {
+                line += String(format: "; %@ reverse, capturing nothing, %.0f (%.0f%% of direct)", nginx?.version ?? "nginx", median(nginxReverse),
+                               100 * median(nginxReverse) / median(direct))
+            }
+            print(line + "  (target: >= 40% of direct, >= 20x mitmdump)")
+            carried += sent
+            print("[proxy] \(size): \(sent) requests answered through Kiosk, \(logged) logged\(loggedNote(sent: sent, logged: logged, unlogged: kiosk.debugger.unloggedCount - unloggedBefore))")
+        }
+
+        // The log stores a body once however many exchanges carried it, and the bench's upstream gives one body per size:
+        // misses (every request a URL of its own) whose answers are all the same body, against misses whose answers each
+        // carry their URL, a body of its own to store. Rounds alternating, medians.
+        do {
+            var shared: [Double] = [], unique: [Double] = []
+            for _ in 0..<rounds {
+                let same = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/2k",
+                                             host: "127.0.0.1:\(upstream.port)", distinct: true)
+                let own = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/2k-unique",
+                                            host: "127.0.0.1:\(upstream.port)", distinct: true)
+                shared.append(same.rate)
+                unique.append(own.rate)
+                carried += same.requests + own.requests
+            }
+            let median = { (values: [Double]) in percentile(values, 50) }
+            print(String(format: "[proxy] wrk -t2 -c32 -d%@, misses of 2k JSON (median of %d): every answer the same body (stored once) %.0f req/s; "
+                         + "every answer a body of its own (each stored) %.0f (%.0f%% below)", duration, rounds, median(shared), median(unique),
+                         100 * (1 - median(unique) / median(shared))))
+        }
+
+        // HTTPS, read by each proxy with its own CA: the same load client (CONNECT, TLS inside, keep-alive GETs) through each.
+        for size in ["2k", "18k"] {
+            var direct: [Double] = [], kioskRates: [Double] = [], mitmRates: [Double] = []
+            var sent = 0, sentUpstream = 0
+            try kiosk.debugger.flush()
+            let loggedBefore = try kiosk.debugger.count()
+            let unloggedBefore = kiosk.debugger.unloggedCount
+            let seconds = Duration.seconds(quick ? 3 : 5)
+            for _ in 0..<rounds {
+                direct.append(try await httpsLoad(proxyPort: nil, targetPort: secureUpstream.port, path: "/\(size)", caPEM: upstreamCA.certificatePEM,
+                                                  duration: seconds).rate)
+                let upstreamBefore = secureUpstream.answered
+                let viaKiosk = try await httpsLoad(proxyPort: forward, targetPort: secureUpstream.port, path: "/\(size)",
+                                                   caPEM: kioskCA.certificatePEM, duration: seconds)
+                sentUpstream += secureUpstream.answered - upstreamBefore
+                kioskRates.append(viaKiosk.rate)
+                sent += viaKiosk.requests
+                if let mitm, let mitmCA = try? String(contentsOf: mitm.certificate, encoding: .utf8) {
+                    mitmRates.append(try await httpsLoad(proxyPort: mitm.port, targetPort: secureUpstream.port, path: "/\(size)", caPEM: mitmCA,
+                                                         duration: seconds).rate)
+                }
+            }
+            try kiosk.debugger.flush()
+            let logged = try kiosk.debugger.count() - loggedBefore
+            let median = { (values: [Double]) in percentile(values, 50) }
+            var line = String(format: "[proxy] HTTPS intercepted, 32 keep-alive clients, %@ JSON (median of %d): direct %.0f req/s; Kiosk %.0f (%.0f%% of direct; "
+                              + "%.0f%% of its answers collapsed onto another request's)",
+                              size, rounds, median(direct), median(kioskRates), 100 * median(kioskRates) / median(direct),
+                              100 * max(0, 1 - Double(sentUpstream) / Double(max(1, sent))))
+            if !mitmRates.isEmpty {
+                line += String(format: "; mitmdump %.0f (Kiosk %.1fx)", median(mitmRates), median(kioskRates) / median(mitmRates))
+            }
+            print(line + "  (target: >= 40% of direct, >= 20x mitmdump)")
+            carried += sent
+            print("[proxy] HTTPS \(size): \(sent) requests answered through Kiosk, \(logged) logged\(loggedNote(sent: sent, logged: logged, unlogged: kiosk.debugger.unloggedCount - unloggedBefore))")
+        }
+    }
 
     // Minting: a leaf for a host not seen yet (key signature and TLS context), then the same host from the cache.
     let authority = try ProxyAuthority.inDirectory(temporaryDirectory("proxy-ca"))
