@@ -88,13 +88,18 @@ extension RequestLog {
     /// least 256, so that a small log does not make and drop a table every few records.
     static func segmentRecords(maxBytes: Int64, _ db: Database) throws -> Int {
         let minimum = 256
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT MIN(id), MAX(id) FROM logEntry")),
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: idSpanSQL)),
               let oldest = row[0] as Int64?, let newest = row[1] as Int64? else { return minimum }
         // The span of ids stands for the count: only an eviction by age leaves gaps, and it is read in two seeks.
         let span = newest - oldest + 1
         let perRecord = max(1, try storedBytes(db) / span)
         return max(minimum, Int(clamping: maxBytes / perRecord / 8))
     }
+
+    /// The log's oldest and newest ids. Two subqueries, each one seek at an end of the table: SQLite reads a lone `MIN` or
+    /// `MAX` from the b-tree's edge, but both in one SELECT scanned every record (15 ms in a full log of 165,000, at every
+    /// indexing pass: a sixth of a busy proxy's log writer).
+    static let idSpanSQL = "SELECT (SELECT MIN(id) FROM logEntry), (SELECT MAX(id) FROM logEntry)"
 
     /// Drops the segments whose every record is gone (all of them when the log is empty), within the caller's
     /// transaction after an eviction.
