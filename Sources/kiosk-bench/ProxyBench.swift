@@ -97,7 +97,7 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     func throughputFigures() async throws {
         for size in ["2k", "18k"] {
             var direct: [Double] = [], kioskForward: [Double] = [], kioskReverse: [Double] = [], mitmForward: [Double] = []
-            var nginxReverse: [Double] = [], kioskUncollapsed: [Double] = []
+            var nginxReverse: [Double] = [], kioskUncollapsed: [Double] = [], kioskUnrecorded: [Double] = []
             var sent = 0
             // Of the requests Kiosk's forward listener answered, those it sent upstream: the rest waited for an identical
             // request already in flight and got its answer (RFC 9211 `collapsed`), which nginx and mitmdump never do here.
@@ -124,6 +124,13 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
                     }
                 }
                 kiosk.proxyCacheSettings = ProxyCacheSettings()
+                // The default mode with the console's recording paused: every debugger layer still acts, nothing is logged
+                // (what the log's writer costs beside the rest). Not counted in `sent`: none of it is to be found logged.
+                kiosk.debugger.isRecording = false
+                let unrecorded = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/\(size)",
+                                                   host: "127.0.0.1:\(upstream.port)")
+                kiosk.debugger.isRecording = true
+                kioskUnrecorded.append(unrecorded.rate)
                 let viaReverse = try await wrkRate(wrk, duration, port: reverse, path: "/\(size)", host: nil)
                 kioskReverse.append(viaReverse.rate)
                 sent += viaReverse.requests
@@ -138,10 +145,11 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
             let median = { (values: [Double]) in percentile(values, 50) }
             var line = String(format: "[proxy] wrk -t2 -c32 -d%@, %@ JSON (median of %d): direct %.0f req/s; Kiosk forward %.0f (%.0f%% of direct; "
                               + "%.0f%% of its answers collapsed onto another request's), with --cache off (none collapsed) %.0f (%.0f%%), "
-                              + "reverse %.0f (%.0f%%)",
+                              + "with recording paused (nothing logged) %.0f (%.0f%%), reverse %.0f (%.0f%%)",
                               duration, size, rounds, median(direct), median(kioskForward), 100 * median(kioskForward) / median(direct),
                               100 * max(0, 1 - Double(forwardSentUpstream) / Double(max(1, forwardAnswered))),
                               median(kioskUncollapsed), 100 * median(kioskUncollapsed) / median(direct),
+                              median(kioskUnrecorded), 100 * median(kioskUnrecorded) / median(direct),
                               median(kioskReverse), 100 * median(kioskReverse) / median(direct))
             if !mitmForward.isEmpty {
                 line += String(format: "; mitmdump forward %.0f (Kiosk %.1fx, %.1fx with --cache off)", median(mitmForward),
