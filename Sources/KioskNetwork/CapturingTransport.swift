@@ -13,6 +13,12 @@ public final class CapturingTransport: HTTPTransport {
     private let bodyLimit: Int
     private let now: @Sendable () -> Date
     private let sink: @Sendable (DeferredRecord) -> Void
+    /// The last few answers' bodies redacted by `redactor` itself (no secrets of their requests' own), as they came and as
+    /// redacted: an app polling a URL gets the same body again and again, and scanning it for keys again finds what it
+    /// found before.
+    private let redactedBodies = Mutex<[(raw: Data, contentType: String?, redacted: Data)]>([])
+    /// How many redacted bodies are kept: as many as the request log's writer keeps worked out (a few URLs polled at once).
+    private static let redactedBodiesKept = 4
 
     /// `bodyLimit` caps each captured body (1 MB by default); the rest is dropped and marked truncated.
     public init(base: any HTTPTransport, redactor: Redactor, bodyLimit: Int = 1 << 20,
@@ -191,7 +197,7 @@ public final class CapturingTransport: HTTPTransport {
             url: redactor.redact(request.url), requestHeaders: fields(request.headers, redactor),
             requestBody: requestBody,
             status: response?.status, responseHeaders: response.map { fields($0.headers, redactor) } ?? [],
-            responseBody: response.map { body($0, redactor, size: bodySize) },
+            responseBody: response.map { body($0, redactor, reusable: secrets.isEmpty, size: bodySize) },
             error: errorText, timings: timings,
             decision: response.map { $0.isEdited || $0.isMocked ? CacheDecision(forwardedAnswer: $0) : $0.cacheStatus?.decision
                                            ?? CacheDecision(forwardedAnswer: $0) } ?? .network,
@@ -205,7 +211,8 @@ public final class CapturingTransport: HTTPTransport {
 
     /// Only the kept prefix is scrubbed (a secret cut in half by the cap cannot be matched, so the
     /// cut is made after scrubbing the kept part plus a secret's length, then trimmed).
-    private func body(_ response: HTTPResponse, _ redactor: Redactor, size: Int? = nil) -> CapturedBody {
+    /// `reusable`: `redactor` is this transport's own, so that the body redacted before stands for the same bytes again.
+    private func body(_ response: HTTPResponse, _ redactor: Redactor, reusable: Bool, size: Int? = nil) -> CapturedBody {
         let data = response.body
         // Scrubbed once already above the wire: the bytes are only capped here.
         if response.isScrubbed { return CapturedBody(data: data.prefix(bodyLimit), originalSize: size ?? data.count) }
@@ -213,7 +220,27 @@ public final class CapturingTransport: HTTPTransport {
         // Scanned in place: `scrub` copies only a body it changes (a key in it, nearly never), and a body past the limit is
         // scanned as far as the limit plus a key's length (rebased, as `scrub` returns what it is given).
         let kept = data.count > bodyLimit ? Data(data.prefix(bodyLimit + margin)) : data
-        return CapturedBody(redacted: redactor.redactBody(kept, contentType: response.headers["Content-Type"]), ofFirst: kept.count,
-                            size: size ?? data.count, limit: bodyLimit)
+        let contentType = response.headers["Content-Type"]
+        let redacted = reusable ? redactedAgain(kept, contentType: contentType, redactor) : redactor.redactBody(kept, contentType: contentType)
+        return CapturedBody(redacted: redacted, ofFirst: kept.count, size: size ?? data.count, limit: bodyLimit)
+    }
+
+    /// `body` redacted by this transport's own redactor: as it was the last time these bytes of this type were, else anew
+    /// (and kept, the least recently redacted let go).
+    private func redactedAgain(_ body: Data, contentType: String?, _ redactor: Redactor) -> Data {
+        let known = redactedBodies.withLock { kept -> Data? in
+            guard let index = kept.firstIndex(where: { $0.raw.count == body.count && $0.contentType == contentType && $0.raw == body })
+            else { return nil }
+            let found = kept.remove(at: index)
+            kept.insert(found, at: 0)
+            return found.redacted
+        }
+        if let known { return known }
+        let redacted = redactor.redactBody(body, contentType: contentType)
+        redactedBodies.withLock { kept in
+            if kept.count == Self.redactedBodiesKept { kept.removeLast() }
+            kept.insert((raw: body, contentType: contentType, redacted: redacted), at: 0)
+        }
+        return redacted
     }
 }

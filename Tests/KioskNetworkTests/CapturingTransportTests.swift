@@ -86,6 +86,33 @@ struct CapturingTransportTests {
         #expect(record.responseBody?.originalSize == record.responseBody?.data.count)
     }
 
+    @Test("An answer's body that comes again is redacted as the first time, as its own type says, and scrubbed of a credential its request carried")
+    func repeatedBodies() async throws {
+        // Given an upstream that answers four times with the same bytes: a token in a JSON field, and an app's token echoed
+        let text = #"{"access_token":"TOKSECRET","echo":"APPTOKEN-123456","user":"bob"}"#
+        let json: HTTPHeaderFields = ["Content-Type": "application/json"]
+        let upstream = ScriptedTransport([.respond(200, headers: json, body: text), .respond(200, headers: json, body: text),
+                                          .respond(200, headers: json, body: text),
+                                          .respond(200, headers: ["Content-Type": "text/plain"], body: text)])
+        let sink = RecordSink()
+        let capture = CapturingTransport(base: upstream, redactor: redactor, sink: sink.closure)
+        let url = URL(string: "http://app.test/poll")!
+        // When the app asks twice with no credential, then once with the echoed token as its own, then gets it as plain text
+        for headers: HTTPHeaderFields in [[:], [:], ["Authorization": "Bearer APPTOKEN-123456"], [:]] {
+            _ = try await capture.send(HTTPRequest(url: url, headers: headers, endpoint: "app.test"))
+        }
+
+        // Then the first two records show the same body, its JSON token field redacted and the rest as it came
+        let bodies = sink.all.map { String(decoding: $0.responseBody?.data ?? Data(), as: UTF8.self) }
+        try #require(bodies.count == 4)
+        #expect(bodies[0] == #"{"access_token":"<redacted>","echo":"APPTOKEN-123456","user":"bob"}"#, "\(bodies[0])")
+        #expect(bodies[1] == bodies[0])
+        // And the third, whose request carried the token, has it scrubbed wherever it stands
+        #expect(!bodies[2].contains("APPTOKEN-123456") && !bodies[2].contains("TOKSECRET"), "\(bodies[2])")
+        // And the same bytes said to be plain text are not read as JSON: kept as they came
+        #expect(bodies[3] == text, "\(bodies[3])")
+    }
+
     @Test("A form body's secret fields, and the query secrets of a Location, are redacted at capture; a body that is neither is kept")
     func formBodiesAndLocations() async throws {
         // Given an OAuth token request as a form, answered with a redirect whose Location carries a token
