@@ -15,10 +15,13 @@ public final class CapturingTransport: HTTPTransport {
     private let sink: @Sendable (DeferredRecord) -> Void
     /// The last few answers' bodies redacted by `redactor` itself (no secrets of their requests' own), as they came and as
     /// redacted: an app polling a URL gets the same body again and again, and scanning it for keys again finds what it
-    /// found before.
+    /// found before. Held for the life of the transport: at most `redactedBodiesKept` bodies of `redactedBodyLimit` bytes.
     private let redactedBodies = Mutex<[(raw: Data, contentType: String?, redacted: Data)]>([])
-    /// How many redacted bodies are kept: as many as the request log's writer keeps worked out (a few URLs polled at once).
+    /// How many redacted bodies are kept: a few URLs polled at once.
     private static let redactedBodiesKept = 4
+    /// The largest body kept redacted: an API's answer (the scan costs ~1 µs a KB), not a download, so that what stays
+    /// in memory after its exchange is at most half a megabyte a transport.
+    private static let redactedBodyLimit = 64 << 10
 
     /// `bodyLimit` caps each captured body (1 MB by default); the rest is dropped and marked truncated.
     public init(base: any HTTPTransport, redactor: Redactor, bodyLimit: Int = 1 << 20,
@@ -40,7 +43,7 @@ public final class CapturingTransport: HTTPTransport {
         var recorded = request
         recorded.recorder = touches
         // A streamed upload is kept as it passes: its first bytes and its whole size, read when the exchange is recorded.
-        let upload = request.bodyStream.map { _ in Tally(keep: bodyLimit + (redactor.secretValues.map(\.utf8.count).max() ?? 0)) }
+        let upload = request.bodyStream.map { _ in Tally(keep: bodyLimit + margin(for: request)) }
         if let stream = request.bodyStream, let upload {
             recorded.bodyStream = stream.observed(chunk: { upload.add($0) }, end: { _ in })
         }
@@ -107,7 +110,7 @@ public final class CapturingTransport: HTTPTransport {
     /// is the record's error; an app that went away is not), and a stream touch saying so.
     private func recording(_ stream: BodyStream, of request: HTTPRequest, answer: HTTPResponse, startedAt: Date,
                            start: ContinuousClock.Instant, touches: ExchangeTouches, upload: Tally?) -> BodyStream {
-        let seen = Tally(keep: bodyLimit + (redactor.secretValues.map(\.utf8.count).max() ?? 0), first: answer.body)
+        let seen = Tally(keep: bodyLimit + margin(for: request), first: answer.body)
         // When the head came: the time after it is the body's download, not a wait before the exchange.
         let headElapsed = ContinuousClock.now - start
         return stream.observed(chunk: { seen.add($0) }, end: { [self] error in
@@ -127,6 +130,14 @@ public final class CapturingTransport: HTTPTransport {
         })
     }
 
+    /// How far past `bodyLimit` a body is kept until it is scrubbed: the longest secret it may hold — a configured key,
+    /// the request's own signature values, or a credential it sent (an answer may echo its token across the cut, and
+    /// the part of it before the cut would otherwise stay, matching nothing whole).
+    private func margin(for request: HTTPRequest) -> Int {
+        let values = Array(redactor.secretValues) + Array(request.secrets) + redactor.credentials(in: request.headers, url: request.url)
+        return values.map(\.utf8.count).max() ?? 0
+    }
+
     /// The record of one exchange that ended, made when the sink asks for it (see `record`). What waits for the writer
     /// holds of each body only what the record keeps of it (the first `bodyLimit` bytes and a key's length more, to
     /// scrub across the cut): the rest of an answer held whole, up to the proxy's 16 MB buffer, is freed with the answer.
@@ -134,9 +145,7 @@ public final class CapturingTransport: HTTPTransport {
                           headElapsed: Duration? = nil, touches: [ExchangeTouch], bodySize: Int? = nil,
                           upload: (kept: Data, size: Int)?) -> DeferredRecord {
         // Worked out only for a body past the limit: nearly every exchange's bodies are within it.
-        let keep = { [redactor, bodyLimit] in
-            bodyLimit + max(redactor.secretValues.map(\.utf8.count).max() ?? 0, request.secrets.map(\.utf8.count).max() ?? 0)
-        }
+        let keep = { [self] in bodyLimit + margin(for: request) }
         var request = request
         var requestBodySize: Int?
         if let body = request.body, body.count > bodyLimit, body.count > keep() {
@@ -221,7 +230,8 @@ public final class CapturingTransport: HTTPTransport {
         // scanned as far as the limit plus a key's length (rebased, as `scrub` returns what it is given).
         let kept = data.count > bodyLimit ? Data(data.prefix(bodyLimit + margin)) : data
         let contentType = response.headers["Content-Type"]
-        let redacted = reusable ? redactedAgain(kept, contentType: contentType, redactor) : redactor.redactBody(kept, contentType: contentType)
+        let redacted = reusable && kept.count <= Self.redactedBodyLimit
+            ? redactedAgain(kept, contentType: contentType, redactor) : redactor.redactBody(kept, contentType: contentType)
         return CapturedBody(redacted: redacted, ofFirst: kept.count, size: size ?? data.count, limit: bodyLimit)
     }
 
@@ -237,9 +247,12 @@ public final class CapturingTransport: HTTPTransport {
         }
         if let known { return known }
         let redacted = redactor.redactBody(body, contentType: contentType)
+        // Copies of their own: a held answer's bytes are counted against the process's budget until freed (HeldBodies),
+        // and what is kept here must not keep them.
+        let ownRaw = Data(body.withUnsafeBytes { Array($0) }), ownRedacted = Data(redacted.withUnsafeBytes { Array($0) })
         redactedBodies.withLock { kept in
             if kept.count == Self.redactedBodiesKept { kept.removeLast() }
-            kept.insert((raw: body, contentType: contentType, redacted: redacted), at: 0)
+            kept.insert((raw: ownRaw, contentType: contentType, redacted: ownRedacted), at: 0)
         }
         return redacted
     }

@@ -127,10 +127,13 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
                 // The default mode with the console's recording paused: every debugger layer still acts, nothing is logged
                 // (what the log's writer costs beside the rest). Not counted in `sent`: none of it is to be found logged.
                 kiosk.debugger.isRecording = false
-                let unrecorded = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/\(size)",
-                                                   host: "127.0.0.1:\(upstream.port)")
-                kiosk.debugger.isRecording = true
-                kioskUnrecorded.append(unrecorded.rate)
+                let unrecorded: Double
+                do {
+                    defer { kiosk.debugger.isRecording = true }
+                    unrecorded = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/\(size)",
+                                                   host: "127.0.0.1:\(upstream.port)").rate
+                }
+                kioskUnrecorded.append(unrecorded)
                 let viaReverse = try await wrkRate(wrk, duration, port: reverse, path: "/\(size)", host: nil)
                 kioskReverse.append(viaReverse.rate)
                 sent += viaReverse.requests

@@ -201,6 +201,24 @@ struct CapturingTransportTests {
         #expect(!text.contains(String(Self.key.prefix(8))))
     }
 
+    @Test("A body over the limit echoing the request's own token across the cut keeps no part of it, though the token is longer than every configured key")
+    func truncatesEchoedCredentials() async throws {
+        // Given a 100-byte limit and an answer of 300 bytes echoing, across the cut, a token twice as long as the configured key
+        let token = "APPTOKEN-" + String(repeating: "7", count: 2 * Self.key.count)
+        let body = String(repeating: "a", count: 80) + token + String(repeating: "b", count: 300 - 80 - token.count)
+        let upstream = ScriptedTransport([.respond(200, body: body)])
+        let sink = RecordSink()
+        let capture = CapturingTransport(base: upstream, redactor: redactor, bodyLimit: 100, sink: sink.closure)
+        // When the app's request carrying that token as its bearer credential is captured
+        _ = try await capture.send(HTTPRequest(url: URL(string: "https://x.example/")!, headers: ["Authorization": "Bearer \(token)"],
+                                               endpoint: "test"))
+        // Then 100 bytes are kept and not even the token's first part, before the cut, survives
+        let captured = try #require(sink.all.first?.responseBody)
+        #expect(captured.data.count == 100)
+        let text = String(decoding: captured.data, as: UTF8.self)
+        #expect(!text.contains("APPTOKEN-7"), "\(text)")
+    }
+
     @Test("A request body over the limit is cut and marked truncated with its whole size, and a secret at the cut is still removed")
     func truncatesRequestBodies() async throws {
         // Given a 100-byte limit and a request body of 300 bytes with the key straddling the cut
