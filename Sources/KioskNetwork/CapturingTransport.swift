@@ -249,7 +249,7 @@ public final class CapturingTransport: HTTPTransport {
         let redacted = redactor.redactBody(body, contentType: contentType)
         // Copies of their own: a held answer's bytes are counted against the process's budget until freed (HeldBodies),
         // and what is kept here must not keep them.
-        let ownRaw = Data(body.withUnsafeBytes { Array($0) }), ownRedacted = Data(redacted.withUnsafeBytes { Array($0) })
+        let ownRaw = body.withUnsafeBytes { Data($0) }, ownRedacted = redacted.withUnsafeBytes { Data($0) }
         redactedBodies.withLock { kept in
             if kept.count == Self.redactedBodiesKept { kept.removeLast() }
             kept.insert((raw: ownRaw, contentType: contentType, redacted: ownRedacted), at: 0)
