@@ -83,21 +83,29 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
     } catch {
         print("[proxy] nginx did not start (\(error)) — its column is skipped")
     }
+    // And bare relays (BareRelay.swift): the least a proxy on SwiftNIO costs here, and with AsyncHTTPClient, capturing nothing.
+    let relay = try await BareRelay.start(upstream: upstream.port, client: .nio)
+    let relayAHC = try await BareRelay.start(upstream: upstream.port, client: .asyncHTTPClient)
     do {
         try await throughputFigures()
     } catch {
         // The peers are processes of their own: stopped whatever happened, so none outlives the bench holding its port.
         await mitm?.stop()
         await nginx?.stop()
+        await relay.stop()
+        await relayAHC.stop()
         throw error
     }
     await mitm?.stop()
     await nginx?.stop()
+    await relay.stop()
+    await relayAHC.stop()
     // The throughput lines, plain and HTTPS, with mitmdump and nginx beside Kiosk.
     func throughputFigures() async throws {
         for size in ["2k", "18k"] {
             var direct: [Double] = [], kioskForward: [Double] = [], kioskReverse: [Double] = [], mitmForward: [Double] = []
-            var nginxReverse: [Double] = [], kioskUncollapsed: [Double] = [], kioskUnrecorded: [Double] = []
+            var nginxReverse: [Double] = [], relayReverse: [Double] = [], relayAHCReverse: [Double] = []
+            var kioskUncollapsed: [Double] = [], kioskUnrecorded: [Double] = []
             var sent = 0
             // Of the requests Kiosk's forward listener answered, those it sent upstream: the rest waited for an identical
             // request already in flight and got its answer (RFC 9211 `collapsed`), which nginx and mitmdump never do here.
@@ -142,6 +150,8 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
                                                          host: "127.0.0.1:\(upstream.port)").rate)
                 }
                 if let nginx { nginxReverse.append(try await wrkRate(wrk, duration, port: nginx.port, path: "/\(size)", host: nil).rate) }
+                relayReverse.append(try await wrkRate(wrk, duration, port: relay.port, path: "/\(size)", host: nil).rate)
+                relayAHCReverse.append(try await wrkRate(wrk, duration, port: relayAHC.port, path: "/\(size)", host: nil).rate)
             }
             try kiosk.debugger.flush()
             let logged = try kiosk.debugger.count() - loggedBefore
@@ -162,6 +172,9 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
                 line += String(format: "; %@ reverse, capturing nothing, %.0f (%.0f%% of direct)", nginx?.version ?? "nginx", median(nginxReverse),
                                100 * median(nginxReverse) / median(direct))
             }
+            line += String(format: "; bare SwiftNIO relays, capturing nothing: NIO's client codec %.0f (%.0f%% of direct), "
+                           + "AsyncHTTPClient %.0f (%.0f%%)", median(relayReverse), 100 * median(relayReverse) / median(direct),
+                           median(relayAHCReverse), 100 * median(relayAHCReverse) / median(direct))
             print(line + "  (target: >= 40% of direct, >= 20x mitmdump)")
             carried += sent
             print("[proxy] \(size): \(sent) requests answered through Kiosk, \(logged) logged\(loggedNote(sent: sent, logged: logged, unlogged: kiosk.debugger.unloggedCount - unloggedBefore))")
