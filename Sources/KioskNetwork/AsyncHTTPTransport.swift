@@ -93,8 +93,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
             if let client = open[pool] { return client }
             var clientConfiguration = HTTPClient.Configuration(
                 redirectConfiguration: .disallow,
-                timeout: .init(connect: Self.timeAmount(configuration.connectTimeout),
-                               read: Self.timeAmount(configuration.requestTimeout)),
+                // No read timeout of AsyncHTTPClient's: each exchange's own timer (`ResponseCollector.watch`) ends an
+                // answer gone quiet, with one timer an exchange rather than one per part read.
+                timeout: .init(connect: Self.timeAmount(configuration.connectTimeout)),
                 proxy: proxy.flatMap { url in url.host.map { .server(host: $0, port: url.port ?? 80) } },
                 decompression: configuration.passesThrough ? .disabled : .enabled(limit: .ratio(50))
             )
@@ -171,8 +172,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
             connectPort = override.port
         }
         let proxy = configuration.proxy.proxy(for: request.url, connectingTo: connectHost, port: connectPort)
-        var headers = HTTPHeaders()
-        for field in request.headers { headers.add(name: field.name, value: field.value) }
+        // Made whole in one list (with room for what is added below), not grown field by field.
+        var fields: [(String, String)] = []
+        fields.reserveCapacity(request.headers.fields.count + 2)
+        for field in request.headers { fields.append((field.name, field.value)) }
+        var headers = HTTPHeaders(fields)
         if let hostHeader { headers.replaceOrAdd(name: "Host", value: hostHeader) }
         if headers["User-Agent"].isEmpty && !configuration.passesThrough { headers.add(name: "User-Agent", value: "Kiosk/1.0") }
 
@@ -239,15 +243,14 @@ public final class AsyncHTTPTransport: HTTPTransport {
             // AsyncHTTPClient's deadline covers the body, but a request still waiting for a connection fails only when
             // the pool gets to it (RequestBag+StateMachine.swift:623-629): this timer reports the timeout on time
             // whatever the pool is doing. It bounds the wait for the answer — for a proxy's (`streams`), for its head:
-            // the body, held or streamed, may then take as long as data keeps coming (the read timeout ends one gone
-            // quiet), as it would without the proxy in between.
-            let timer = loop.scheduleTask(in: Self.timeAmount(timeout)) {
-                if streams, collector.hasHead { return }
+            // the body, held or streamed, may then take as long as data keeps coming, until none came for the
+            // transport's timeout, as it would without the proxy in between.
+            collector.watch(timeout: Self.timeAmount(timeout), idle: Self.timeAmount(configuration.requestTimeout), on: loop) {
                 collector.deliver(.failure(KioskError.timeout(url: url.redactedString, seconds: timeout.seconds)))
                 task.cancel()
             }
-            ready.futureResult.whenComplete { _ in timer.cancel() }
             task.futureResult.whenComplete { result in
+                collector.endWatch()
                 if case .failure(let error) = result { collector.noteFailure(error) }
                 // An answer ended by the connection's closing, over TLS without close_notify (Python's ssl servers, many
                 // embedded ones): AsyncHTTPClient refuses it, since a cut cannot be told from the end; browsers and curl
@@ -270,8 +273,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
             } onCancel: {
                 task.cancel()
             }
-            var fields = HTTPHeaderFields()
-            for header in response.head.headers { fields.add(name: header.name, value: header.value) }
+            // Made whole in one list (with room for what the layers above add: Cache-Status, Age), not grown field by field.
+            var list: [(name: String, value: String)] = []
+            list.reserveCapacity(response.head.headers.count + 2)
+            for header in response.head.headers { list.append((name: header.name, value: header.value)) }
+            let fields = HTTPHeaderFields(list)
             let setup = response.marks.connectionID.flatMap(setups.setup(of:))
             let timings = RequestTimings(start: start, marks: response.marks, setup: setup, end: clock.now)
             var answer = HTTPResponse(status: Int(response.head.status.code), headers: fields,

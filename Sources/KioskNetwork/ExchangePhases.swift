@@ -128,6 +128,11 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         var failure: (any Error)?
         /// The timer that streams a body of unknown length not ended `slowBodyDelay` after its head (see `didReceiveHead`).
         var slowBodyTimer: Scheduled<Void>?
+        /// The exchange's one timer (see `watch`), and whether the exchange ended, after which none is armed again.
+        var watchdog: Scheduled<Void>?
+        var watchEnded = false
+        /// When the latest part of the answer (its head, a part of its body) came.
+        var lastRead: NIODeadline?
     }
 
     /// How long after its head a body of unknown length (chunked, or until the connection closes) may take before it is
@@ -176,8 +181,6 @@ final class ResponseCollector: HTTPClientResponseDelegate {
 
     /// Body bytes received so far, for telling a truncated body from other failures.
     var received: Int { state.withLock { $0.received } }
-    /// Whether the response's head arrived.
-    var hasHead: Bool { state.withLock { $0.head != nil } }
     /// The response's `Content-Length`, once its head arrived.
     var expectedLength: Int? { state.withLock { $0.expectedLength } }
     /// The marks so far.
@@ -194,6 +197,45 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     /// Notes the connection AsyncHTTPClient put the request on (heard by a `ConnectionEventProbe`).
     func noteConnection(_ id: String) {
         state.withLock { $0.marks.connectionID = id }
+    }
+
+    /// Bounds the exchange with one timer, armed once (AsyncHTTPClient's own idle-read timer, cancelled and made again
+    /// for every part it reads, three timers for an answer of one part, is off): `expire` runs when no answer's head
+    /// came within `timeout` of now; once one did, when `streams` and no part of the answer came for `idle` (an answer
+    /// the app gets as it comes may last as long as data keeps coming, as it would without the proxy in between), and
+    /// otherwise at `timeout` however much came. `endWatch` stops it.
+    func watch(timeout: TimeAmount, idle: TimeAmount, on loop: any EventLoop, expire: @escaping @Sendable () -> Void) {
+        arm(at: .now() + timeout, idle: idle, on: loop, expire: expire)
+    }
+
+    private func arm(at deadline: NIODeadline, idle: TimeAmount, on loop: any EventLoop, expire: @escaping @Sendable () -> Void) {
+        let timer = loop.scheduleTask(deadline: deadline) { [self] in
+            enum Next { case ended, expire, wait(NIODeadline) }
+            let next: Next = state.withLock { state in
+                if state.watchEnded { return .ended }
+                guard streams, let lastRead = state.lastRead else { return .expire }
+                return lastRead + idle > .now() ? .wait(lastRead + idle) : .expire
+            }
+            switch next {
+            case .ended: return
+            case .expire: expire()
+            case .wait(let due): arm(at: due, idle: idle, on: loop, expire: expire)
+            }
+        }
+        let ended = state.withLock { state in
+            if !state.watchEnded { state.watchdog = timer }
+            return state.watchEnded
+        }
+        if ended { timer.cancel() }
+    }
+
+    /// Stops the timer `watch` armed: the exchange ended.
+    func endWatch() {
+        state.withLock { state in
+            state.watchEnded = true
+            defer { state.watchdog = nil }
+            return state.watchdog
+        }?.cancel()
     }
 
     /// Completes `ready` with how the request ended, unless the answer was already handed on (then its stream ends
@@ -231,7 +273,9 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         }
         let now = clock.now
         let length = head.headers.first(name: "content-length").flatMap(Int.init)
+        let read = NIODeadline.now()
         state.withLock { state in
+            state.lastRead = read
             state.marks.responseHead = now
             state.head = head
             state.expectedLength = length
@@ -292,7 +336,9 @@ final class ResponseCollector: HTTPClientResponseDelegate {
 
     func didReceiveBodyPart(task: HTTPClient.Task<Collected>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         enum Next { case held, pastTheLimit, stream(BodyPipe) }
+        let read = NIODeadline.now()
         let next: Next = state.withLock { state in
+            state.lastRead = read
             state.received += buffer.readableBytes
             if let pipe = state.pipe { return .stream(pipe) }
             guard state.received <= limit else { return .pastTheLimit }

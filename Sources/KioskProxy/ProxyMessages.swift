@@ -519,22 +519,26 @@ enum ProxyMessages {
     }
 
     /// The fields of a message without those that belong to one connection.
-    private static func forwardable(_ headers: some Sequence<(name: String, value: String)>) -> [(name: String, value: String)] {
-        let all = Array(headers)
+    private static func forwardable(_ headers: some Collection<(name: String, value: String)>) -> [(name: String, value: String)] {
+        // The fields `Connection` names are dropped too; the set of names is copied only when it names any.
         var dropped = hopByHop
-        for field in all where HTTPHeaderFields.sameName(field.name, "connection") {
+        for field in headers where HTTPHeaderFields.sameName(field.name, "connection") {
             for token in field.value.split(separator: ",") {
                 dropped.insert(token.trimmingCharacters(in: .whitespaces).lowercased())
             }
         }
-        return all.filter { field in
+        // Room for what the proxy adds after (Via, a length, Date), so that the list is made once.
+        var kept: [(name: String, value: String)] = []
+        kept.reserveCapacity(headers.count + 3)
+        for field in headers {
             let name = field.name.lowercased()
-            return !dropped.contains(name) && !name.hasPrefix("proxy-")
+            if !dropped.contains(name) && !name.hasPrefix("proxy-") { kept.append(field) }
         }
+        return kept
     }
 
     private static func forwardable(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
-        forwardable(headers.map { (name: $0.name, value: $0.value) })
+        forwardable(headers.lazy.map { (name: $0.name, value: $0.value) })
     }
 
     private static func appendVia(_ fields: inout [(name: String, value: String)], via: String) {
