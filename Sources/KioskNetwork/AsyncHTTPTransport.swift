@@ -236,7 +236,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
             let outgoing = try HTTPClient.Request(url: target.absoluteURL, method: HTTPMethod(rawValue: request.method),
                                                   headers: headers, body: Self.body(of: request, on: loop))
             // `send`'s timer bounds the wait for the answer; a streamed body may then last as long as data keeps coming
-            // (the read timeout ends one gone quiet), so a stream has no deadline.
+            // (the exchange's timer ends one gone quiet: `ResponseCollector.watch`), so a stream has no deadline.
             let timeout = min(request.timeout ?? configuration.requestTimeout, configuration.requestTimeout)
             let task = http.execute(request: outgoing, delegate: collector,
                                     deadline: streams ? nil : .now() + Self.timeAmount(timeout), logger: logger)

@@ -131,8 +131,10 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         /// The exchange's one timer (see `watch`), and whether the exchange ended, after which none is armed again.
         var watchdog: Scheduled<Void>?
         var watchEnded = false
-        /// When the latest part of the answer (its head, a part of its body) came.
-        var lastRead: NIODeadline?
+        /// Whether the request's end was sent: an upload still going is no silence of the upstream's.
+        var requestSent = false
+        /// When the exchange last moved: its request's end sent, a part of the answer read, or one taken by the app.
+        var lastActivity = NIODeadline.now()
     }
 
     /// How long after its head a body of unknown length (chunked, or until the connection closes) may take before it is
@@ -201,11 +203,18 @@ final class ResponseCollector: HTTPClientResponseDelegate {
 
     /// Bounds the exchange with one timer, armed once (AsyncHTTPClient's own idle-read timer, cancelled and made again
     /// for every part it reads, three timers for an answer of one part, is off): `expire` runs when no answer's head
-    /// came within `timeout` of now; once one did, when `streams` and no part of the answer came for `idle` (an answer
-    /// the app gets as it comes may last as long as data keeps coming, as it would without the proxy in between), and
-    /// otherwise at `timeout` however much came. `endWatch` stops it.
+    /// came within `timeout` of now; once one did, when `streams`, after `idle` with nothing sent, read or taken by the app
+    /// since the request's end was sent (an answer the app gets as it comes may last as long as data keeps coming, and
+    /// an upload as long as the app sends it, as they would without the proxy in between; an app reading slowly is no
+    /// silence of the upstream's), and otherwise at `timeout` however much came. `endWatch` stops it.
     func watch(timeout: TimeAmount, idle: TimeAmount, on loop: any EventLoop, expire: @escaping @Sendable () -> Void) {
         arm(at: .now() + timeout, idle: idle, on: loop, expire: expire)
+    }
+
+    /// Notes that the exchange moved now (see `watch`).
+    private func noteActivity() {
+        let now = NIODeadline.now()
+        state.withLock { $0.lastActivity = now }
     }
 
     private func arm(at deadline: NIODeadline, idle: TimeAmount, on loop: any EventLoop, expire: @escaping @Sendable () -> Void) {
@@ -213,8 +222,10 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             enum Next { case ended, expire, wait(NIODeadline) }
             let next: Next = state.withLock { state in
                 if state.watchEnded { return .ended }
-                guard streams, let lastRead = state.lastRead else { return .expire }
-                return lastRead + idle > .now() ? .wait(lastRead + idle) : .expire
+                guard streams, state.head != nil else { return .expire }
+                let now = NIODeadline.now()
+                guard state.requestSent else { return .wait(now + idle) }
+                return state.lastActivity + idle > now ? .wait(state.lastActivity + idle) : .expire
             }
             switch next {
             case .ended: return
@@ -258,6 +269,14 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         state.withLock { $0.marks.headSent = now }
     }
 
+    func didSendRequest(task: HTTPClient.Task<Collected>) {
+        let now = NIODeadline.now()
+        state.withLock { state in
+            state.requestSent = true
+            state.lastActivity = max(state.lastActivity, now)
+        }
+    }
+
     func didReceiveHead(task: HTTPClient.Task<Collected>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         // Answers no request of Kiosk's asks for, refused rather than passed on half-made: a protocol switch (an upgrade
         // goes through a tunnel of its own, never here), and a transfer coding besides chunked, which NIO does not
@@ -275,7 +294,7 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         let length = head.headers.first(name: "content-length").flatMap(Int.init)
         let read = NIODeadline.now()
         state.withLock { state in
-            state.lastRead = read
+            state.lastActivity = read
             state.marks.responseHead = now
             state.head = head
             state.expectedLength = length
@@ -338,7 +357,7 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         enum Next { case held, pastTheLimit, stream(BodyPipe) }
         let read = NIODeadline.now()
         let next: Next = state.withLock { state in
-            state.lastRead = read
+            state.lastActivity = read
             state.received += buffer.readableBytes
             if let pipe = state.pipe { return .stream(pipe) }
             guard state.received <= limit else { return .pastTheLimit }
@@ -408,7 +427,8 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     /// while the reader has not taken the part before.
     private func offer(_ buffer: ByteBuffer, to pipe: BodyPipe, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let promise = eventLoop.makePromise(of: Void.self)
-        if pipe.offer(Data(buffer.readableBytesView), resume: { promise.succeed() }) { promise.succeed() }
+        // The app taking a part it had not taken is the exchange moving (see `watch`).
+        if pipe.offer(Data(buffer.readableBytesView), resume: { [self] in noteActivity(); promise.succeed() }) { promise.succeed() }
         return promise.futureResult
     }
 }

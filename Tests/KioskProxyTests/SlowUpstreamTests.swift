@@ -51,6 +51,42 @@ enum TricklingUpstream {
     }
 }
 
+/// An upstream that answers a request's head at once, before its body (`Content-Length: 4`), and sends that body,
+/// `done`, only once the whole request body (of the `Content-Length` the request declares) has come: a server that
+/// acknowledges an upload from its start and reports on it at its end.
+enum EarlyHeadUpstream {
+    static func start() async throws -> LoopbackServer {
+        try await LoopbackServer.start { channel in
+            try channel.pipeline.syncOperations.addHandler(Handler())
+        }
+    }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        private var received = ""
+        private var headSent = false
+        private var done = false
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            received += String(buffer: unwrapInboundIn(data))
+            guard let end = received.range(of: "\r\n\r\n") else { return }
+            if !headSent {
+                headSent = true
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\n")),
+                                      promise: nil)
+            }
+            let declared = received[..<end.lowerBound].components(separatedBy: "\r\n")
+                .first { $0.lowercased().hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            if !done, received[end.upperBound...].utf8.count >= declared {
+                done = true
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "done")), promise: nil)
+            }
+        }
+    }
+}
+
 @Suite("An upstream that answers slowly")
 struct SlowUpstreamTests {
     @Test("An answer whose head comes in time reaches the app whole however long its body takes, while bytes keep coming")
@@ -79,6 +115,39 @@ struct SlowUpstreamTests {
             // Then it gets a 504 after about the timeout, not a hang
             #expect(reply.status == .gatewayTimeout, "\(reply.status) \(reply.text)")
             #expect(ContinuousClock.now - started < .seconds(30))
+        }
+    }
+
+    @Test("An upload the app sends slowly is not cut while its answer, whose head came at once, waits for its end")
+    func slowUploadWithEarlyHead() async throws {
+        // Given a request timeout of 2 s, a body limit of 4 bytes (so a 10-byte upload streams to the upstream as it
+        // comes), and an upstream that answers the head at once and its body only once the upload has ended
+        let upstream = try await EarlyHeadUpstream.start()
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.maximumRequestBodyBytes = 4
+        try await withProxy(configuration, to: upstream, stop: { await $0.stop() },
+                            configure: { $0.proxyTransport.requestTimeout = .seconds(2) }) { proxy, upstream in
+            // When the app sends its 10 bytes one every 0.4 s (4 s in all, twice the timeout, nothing coming back meanwhile)
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                }
+            let answer = try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(string: "POST \(upstream.url("/upload")) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                     + "Content-Length: 10\r\n\r\n"))
+                for byte in "0123456789" {
+                    try await Task.sleep(for: .milliseconds(400))
+                    try await outbound.write(ByteBuffer(string: String(byte)))
+                }
+                var received = ""
+                for try await chunk in inbound {
+                    received += String(buffer: chunk)
+                    if received.hasSuffix("\r\n\r\ndone") || received.hasPrefix("HTTP/1.1 5") && received.contains("\r\n\r\n") { break }
+                }
+                return received
+            }
+            // Then it gets the upstream's answer whole, not a 504 two seconds after the head came
+            #expect(answer.hasPrefix("HTTP/1.1 200") && answer.hasSuffix("done"), "\(answer)")
         }
     }
 }
