@@ -1,0 +1,69 @@
+import AsyncHTTPClient
+import Foundation
+import KioskCore
+import KioskNetwork
+import KioskProxy
+import NIOCore
+import Testing
+
+/// How Kiosk's one HTTP transport reaches upstreams beyond plain HTTP/1.1: one that speaks only HTTP/2, and one behind
+/// an HTTP proxy. What any replacement of the transport's client must keep.
+@Suite("The transport's ways to an upstream: HTTP/2, and through an outbound HTTP proxy")
+struct UpstreamProtocolTests {
+    @Test("An HTTPS upstream that speaks only HTTP/2 answers apps through the intercepting proxy, several requests at once, each logged")
+    func http2Upstream() async throws {
+        // Given an HTTPS upstream whose TLS offers h2 alone (ALPN), answering every request 200 "hello"
+        let upstream = try await HTTP2StatusUpstream.start(status: "200")
+        try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true) { proxy, upstream in
+            // When an app asks for eight paths at once through the proxy, over HTTP/1.1 inside its CONNECT
+            let answers = try await withThrowingTaskGroup(of: (String, Int, String).self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        let path = "/h2/\(index)"
+                        let answer = try await proxy.http.execute(HTTPClientRequest(url: upstream.secureURL(path)), timeout: .seconds(20))
+                        return (path, Int(answer.status.code), String(buffer: try await answer.body.collect(upTo: 1 << 20)))
+                    }
+                }
+                return try await group.reduce(into: [:]) { $0[$1.0] = ($1.1, $1.2) }
+            }
+            // Then each gets the upstream's answer whole
+            #expect(answers.count == 8)
+            for (path, answer) in answers {
+                #expect(answer.0 == 200 && answer.1 == "hello", "\(path): \(answer)")
+            }
+            // And each exchange is in the log, with its status
+            for index in 0..<8 {
+                let record = try await proxy.waitForRecord { $0.url == upstream.secureURL("/h2/\(index)") }
+                #expect(record?.status == 200, "/h2/\(index)")
+            }
+        }
+    }
+
+    @Test("With an HTTP proxy set (loopback included), the transport's request reaches its upstream through that proxy and the answer comes back whole")
+    func throughOutboundProxy() async throws {
+        // Given an upstream, and Kiosk's own proxy (not intercepting: what it is asked to tunnel passes unread) set as the
+        // transport's HTTP proxy, for loopback destinations too
+        try await withProxy { proxy, upstream in
+            let settings = ProxySettings(httpProxy: URL(string: "http://127.0.0.1:\(proxy.port)")!, proxyLoopback: true)
+            let transport = AsyncHTTPTransport(configuration: TransportConfiguration(proxy: settings))
+            // When the transport asks the upstream for /echo
+            let answer: HTTPResponse
+            do {
+                answer = try await transport.send(HTTPRequest(url: URL(string: upstream.url("/echo?through=proxy"))!, endpoint: "test"))
+            } catch {
+                await transport.shutdown()
+                throw error
+            }
+            // (The proxy logs a tunnel once it closes: the transport's kept-alive connection closes with it.)
+            await transport.shutdown()
+            // Then the answer is the upstream's, which saw the request
+            #expect(answer.status == 200)
+            #expect(String(decoding: answer.body, as: UTF8.self).contains("through=proxy"))
+            #expect(upstream.requests == 1)
+            // And it went through the proxy, whose log holds the exchange (a tunnel to the upstream, or the request itself)
+            let record = try await proxy.waitForRecord { $0.url.contains("127.0.0.1:\(upstream.port)") }
+            let logged = try proxy.records().map { "\($0.method) \($0.url)" }
+            #expect(record != nil, "\(logged)")
+        }
+    }
+}
