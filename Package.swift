@@ -39,7 +39,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        // Already AsyncHTTPClient's: named for the HTTP/2 stream handler the transport's status guard sits behind.
+        // The transport's HTTP/2 to upstreams that offer it.
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         // zlib: HAR exports decode gzip and deflate bodies; and the PNG decoder of KioskDemoUpstreamTests.
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
@@ -52,7 +52,6 @@ let package = Package(
             name: "KioskNetwork",
             dependencies: [
                 "KioskCore",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -60,7 +59,6 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -37,9 +37,9 @@ public final class Kiosk: Sendable {
     package let connectivity: ConnectivityMonitor
     /// Every upstream exchange and store answer, redacted, bounded and searchable; nil when capture is off.
     package let requestLog: RequestLog?
-    private let httpTransport: AsyncHTTPTransport?
+    private let httpTransport: UpstreamTransport?
     /// The wire of the apps' requests through `kiosk proxy` (its own pool, passing bytes through).
-    private let proxyWire: AsyncHTTPTransport?
+    private let proxyWire: UpstreamTransport?
     /// The pipeline an app's request takes through `kiosk proxy` (`forward(_:)`).
     private let proxyPipeline: any HTTPTransport
     /// Its capture layer (nil when capture is off), which also logs the requests apps gave up before they could go.
@@ -51,9 +51,9 @@ public final class Kiosk: Sendable {
 
     /// Dependencies, each replaceable in tests.
     package struct Dependencies: Sendable {
-        /// The bottom transport; nil builds the AsyncHTTPClient one from the configuration.
+        /// The bottom transport; nil builds the real one (`UpstreamTransport`) from the configuration.
         package var transport: (any HTTPTransport)?
-        /// The bottom transport of proxied requests; nil builds a pass-through AsyncHTTPClient one.
+        /// The bottom transport of proxied requests; nil builds a pass-through `UpstreamTransport`.
         package var proxyTransport: (any HTTPTransport)?
         /// Wall time.
         package var now: @Sendable () -> Date
@@ -172,7 +172,7 @@ public final class Kiosk: Sendable {
         let scrubbing = SecretScrubbingTransport(base: rewriting, redactor: redactor)
         let bottom: any HTTPTransport = captureLog.map { log in
             CapturingTransport(base: scrubbing, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
-                               now: dependencies.now) { log.enqueue($0) }
+                               now: dependencies.now, room: { await log.waitForRoom() }) { log.enqueue($0) }
         } ?? scrubbing
         // The probe is given at init so that a failure right at start-up already starts probing.
         let probeTransport = wire
@@ -225,7 +225,7 @@ public final class Kiosk: Sendable {
         let captureBehind: @Sendable (any HTTPTransport) -> any HTTPTransport = { behind in
             captureLog.map { log in
                 CapturingTransport(base: behind, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
-                                   now: dependencies.now) { log.enqueue($0) }
+                                   now: dependencies.now, room: { await log.waitForRoom() }) { log.enqueue($0) }
             } ?? behind
         }
         let proxyCaching = configuration.proxyCache.map { cacheConfiguration in
@@ -238,7 +238,7 @@ public final class Kiosk: Sendable {
                                                 timeout: configuration.proxyTransport.requestTimeout)
         let proxyCapture = captureLog.map { log in
             CapturingTransport(base: proxyRewriting, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
-                               now: dependencies.now) { log.enqueue($0) }
+                               now: dependencies.now, room: { await log.waitForRoom() }) { log.enqueue($0) }
         }
         self.proxyCapture = proxyCapture
         let proxyPipeline = BreakpointTransport(base: proxyCapture ?? proxyRewriting, breakpoints: breakpoints, redactor: redactor,
@@ -251,9 +251,9 @@ public final class Kiosk: Sendable {
 
     /// The bottom of a transport stack: the injected one, or a real one to shut down at the end.
     private static func wire(_ injected: (any HTTPTransport)?,
-                             _ configuration: TransportConfiguration) -> (any HTTPTransport, AsyncHTTPTransport?) {
+                             _ configuration: TransportConfiguration) -> (any HTTPTransport, UpstreamTransport?) {
         if let injected { return (injected, nil) }
-        let real = AsyncHTTPTransport(configuration: configuration)
+        let real = UpstreamTransport(configuration: configuration)
         return (real, real)
     }
 

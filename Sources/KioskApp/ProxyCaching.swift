@@ -620,7 +620,7 @@ final class ProxyCachingTransport: HTTPTransport {
         switch error {
         case .timeout, .truncatedBody: true
         // An upstream that could not be trusted is not one that failed: the app is told why, never given what is stored.
-        case .transport(_, let message): !AsyncHTTPTransport.isTrustFailure(message)
+        case .transport(_, let message): !UpstreamTransport.isTrustFailure(message)
         default: false
         }
     }

@@ -13,6 +13,8 @@ public final class CapturingTransport: HTTPTransport {
     private let bodyLimit: Int
     private let now: @Sendable () -> Date
     private let sink: @Sendable (DeferredRecord) -> Void
+    /// Waits while the sink is too far behind to take another record (the request log's `waitForRoom`).
+    private let room: (@Sendable () async -> Void)?
     /// The last few answers' bodies redacted by `redactor` itself (no secrets of their requests' own), as they came and as
     /// redacted: an app polling a URL gets the same body again and again, and scanning it for keys again finds what it
     /// found before. Held for the life of the transport: at most `redactedBodiesKept` bodies of `redactedBodyLimit` bytes.
@@ -23,9 +25,12 @@ public final class CapturingTransport: HTTPTransport {
     /// in memory after its exchange is at most half a megabyte a transport.
     private static let redactedBodyLimit = 64 << 10
 
-    /// `bodyLimit` caps each captured body (1 MB by default); the rest is dropped and marked truncated.
+    /// `bodyLimit` caps each captured body (1 MB by default); the rest is dropped and marked truncated. `room`, if given,
+    /// is awaited before each exchange: the sink's pace.
     public init(base: any HTTPTransport, redactor: Redactor, bodyLimit: Int = 1 << 20,
-                now: @escaping @Sendable () -> Date = { Date() }, sink: @escaping @Sendable (DeferredRecord) -> Void) {
+                now: @escaping @Sendable () -> Date = { Date() }, room: (@Sendable () async -> Void)? = nil,
+                sink: @escaping @Sendable (DeferredRecord) -> Void) {
+        self.room = room
         self.base = base
         self.redactor = redactor
         self.bodyLimit = bodyLimit
@@ -34,6 +39,8 @@ public final class CapturingTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        // Before the exchange starts, so that a wait for the log is not counted among its phases.
+        if let room { await room() }
         let startedAt = now()
         let clock = ContinuousClock()
         let start = clock.now

@@ -1,58 +1,18 @@
-import AsyncHTTPClient
 import Foundation
 import KioskCore
-import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
 import Synchronization
 
-// What AsyncHTTPClient 1.37 lets a client see of one exchange's phases (paths under
-// async-http-client/Sources/AsyncHTTPClient), and therefore what `RequestTimings` can hold:
-//
-// - The async `execute(_:timeout:logger:)` (AsyncAwait/HTTPClient+execute.swift:70-80, then :39-50 and
-//   :160-197) runs an internal `Transaction`: the caller learns only when the response head has arrived
-//   (the call returns) and when the body ends. Told that the head was written, `Transaction` does nothing
-//   (AsyncAwait/Transaction.swift:212-214).
-// - The delegate API, `execute(request:delegate:deadline:logger:)` (HTTPClient.swift:653-660) with an
-//   `HTTPClientResponseDelegate` (HTTPHandler.swift:739-818), reports each step on the task's event loop:
-//   `didSendRequestHead` once the head has been written and flushed to the connection
-//   (ConnectionPool/HTTP1/HTTP1ClientChannelHandler.swift:221-226, 414-422; RequestBag.swift:156-163),
-//   `didSendRequest` once the body has been written too (RequestBag.swift:160-162 without a body,
-//   233-258 with one), `didReceiveHead`, `didReceiveBodyPart` (whose future is the backpressure), and
-//   `didFinishRequest`. Its deadline covers the whole exchange, body included (HTTPClient.swift:816-823).
-//   So the time before the head is written (waiting for the pool, and a new connection's set-up) is
-//   separable from the server's answer; `AsyncHTTPTransport` uses this API.
-// - Whether that wait was spent opening a NEW connection is not part of any API. Two log statements tell
-//   it, for HTTP/1.1 only: when a request is put on a connection, the request's own logger gets the
-//   connection's `ahc-connection-id` (HTTP1ClientChannelHandler.swift:34-41) and logs "Request was
-//   scheduled on connection" at debug level (:182); and the client's background-activity logger (given at
-//   `HTTPClient.init`, HTTPClient.swift:138-142) logs "Opening fresh connection" (trace, with
-//   `ahc-connection-id`, ConnectionPool/HTTPConnectionPool.swift:380-386) before dialling and "successfully
-//   created connection" (trace, with `ahc-connection-id` and `ahc-http-version`, :502-523) once the
-//   connection is ready to carry requests. An HTTP/2 request logs nothing with its connection
-//   (ConnectionPool/HTTP2/HTTP2ClientRequestHandler.swift has no log statement), so for HTTP/2 the set-up
-//   of a new connection cannot be told apart from waiting for the pool. These are log statements, not API:
-//   `TransportTests` fails if a later AsyncHTTPClient stops emitting them.
-// - DNS, TCP and TLS cannot be split. The `ClientBootstrap` that resolves, connects and adds TLS is built
-//   and run inside the pool's connection factory (ConnectionPool/HTTPConnectionPool+Factory.swift:437-508,
-//   510-684), which logs nothing between those steps; `Configuration.dnsResolver` only chooses between
-//   the system resolver and a shuffled one (HTTPClient.swift:863, 1445-1466); the
-//   `http1_1ConnectionDebugInitializer`/`http2ConnectionDebugInitializer` hooks (HTTPClient.swift:937-940,
-//   Factory.swift:84-93, 113-118) are handed the channel only after TLS and ALPN are done, and without the
-//   connection's id. Distributed tracing (AsyncAwait/HTTPClient+tracing.swift:20-38) makes one span per
-//   request with method, URL and status attributes, no phase events. "Request was queued" (RequestBag.swift:131,
-//   debug) says only that no connection was free, not what the wait was spent on.
-//
-// Hence, per exchange: `queued` is the start until the request head is written, minus `connect`;
-// `connect` is the part of that wait during which the HTTP/1.1 connection that carried the request was
-// being opened (nil when it was already open, and for HTTP/2); `firstByte` is from the head written to the
-// response head (the request body's upload, usually nothing, plus the server's time: HAR's `send` + `wait`;
-// `didSendRequest` would split them, but `RequestTimings` has no upload phase); `download` is from the
-// response head to the last body byte. The delegate's moments are taken on the task's event loop, which
-// may not be the connection's: a hop between the two (tens to hundreds of microseconds) lands in `queued`.
+// What `RequestTimings` holds of one exchange, from what Kiosk's client (UpstreamConnections.swift) sees on the
+// connection's event loop: `queued` is the start until the request head is written, minus `connect`; `connect` is the
+// part of that wait during which the connection that carried the request was being opened — dialled, through a proxy's
+// tunnel, TLS's handshake — (nil when it was already open); `firstByte` is from the head written to the response head
+// (the request body's upload, usually nothing, plus the server's time: HAR's `send` + `wait`); `download` is from the
+// response head to the last body byte.
 
-/// When each step of one exchange happened, as AsyncHTTPClient reported it.
+/// When each step of one exchange happened.
 struct ExchangeMarks: Sendable, Equatable {
     /// The request head was written to a connection.
     var headSent: ContinuousClock.Instant?
@@ -60,8 +20,10 @@ struct ExchangeMarks: Sendable, Equatable {
     var responseHead: ContinuousClock.Instant?
     /// The last body byte arrived.
     var finished: ContinuousClock.Instant?
-    /// The HTTP/1.1 connection that carried the request (AsyncHTTPClient's `ahc-connection-id`); nil for HTTP/2.
-    var connectionID: String?
+    /// Whether the connection that carried the request was open before it (nil: no connection was had).
+    var reused: Bool?
+    /// The set-up of the connection opened for the request (nil when it was already open).
+    var setup: ConnectionSetup?
 }
 
 /// When a connection was being opened: from dialling until it could carry a request.
@@ -95,13 +57,11 @@ extension RequestTimings {
     }
 }
 
-/// Collects one response for `AsyncHTTPTransport`: the head, the body (refused past `limit` bytes while it
+/// Collects one response for `UpstreamTransport`: the head, the body (refused past `limit` bytes while it
 /// streams in, or — for a proxy — streamed on past the limit, or when the process's `HeldBodies` budget has no room
-/// for it) and when each step happened. AsyncHTTPClient calls it on the task's event loop, one call at
-/// a time; the state sits in a `Mutex` because the transport reads it from its own task.
-final class ResponseCollector: HTTPClientResponseDelegate {
-    typealias Response = Collected
-
+/// for it) and when each step happened. The connection's handler calls it on its event loop, one call at a time; the
+/// state sits in a `Mutex` because the transport reads it from its own task.
+final class ResponseCollector: Sendable {
     /// The response and its marks: whole, or (streaming) its head and the bytes before `stream`.
     struct Collected: Sendable {
         var head: HTTPResponseHead
@@ -124,7 +84,7 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         /// Set once the answer is handed on before its end: the rest of the body goes through it.
         var pipe: BodyPipe?
         var delivered = false
-        /// How AsyncHTTPClient said the request failed, before it was put in words.
+        /// How the client said the request failed, before it was put in words.
         var failure: (any Error)?
         /// The timer that streams a body of unknown length not ended `slowBodyDelay` after its head (see `didReceiveHead`).
         var slowBodyTimer: Scheduled<Void>?
@@ -160,6 +120,8 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     var url: String { target.redactedString }
     private let clock = ContinuousClock()
     private let ready: EventLoopPromise<Collected>
+    /// The loop the exchange runs on.
+    private var loop: any EventLoop { ready.futureResult.eventLoop }
 
     /// Holds bodies up to `limit` bytes, naming the (redacted) `url` in errors. Past the limit the body is refused,
     /// unless `streams`: then the answer, and from the head on an event stream's, is handed on (`ready`) with the rest
@@ -188,21 +150,23 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     /// The marks so far.
     var marks: ExchangeMarks { state.withLock { $0.marks } }
 
-    /// How AsyncHTTPClient said the request failed, if it did.
+    /// How the client said the request failed, if it did.
     var failure: (any Error)? { state.withLock { $0.failure } }
 
-    /// Notes how AsyncHTTPClient said the request failed.
+    /// Notes how the client said the request failed.
     func noteFailure(_ error: any Error) {
         state.withLock { $0.failure = error }
     }
 
-    /// Notes the connection AsyncHTTPClient put the request on (heard by a `ConnectionEventProbe`).
-    func noteConnection(_ id: String) {
-        state.withLock { $0.marks.connectionID = id }
+    /// Notes the connection the request was put on: one open before it, or one opened for it (`setup`).
+    func noteConnection(reused: Bool, setup: ConnectionSetup?) {
+        state.withLock { state in
+            state.marks.reused = reused
+            state.marks.setup = setup
+        }
     }
 
-    /// Bounds the exchange with one timer, armed once (AsyncHTTPClient's own idle-read timer, cancelled and made again
-    /// for every part it reads, three timers for an answer of one part, is off): `expire` runs when no answer's head
+    /// Bounds the exchange with one timer, armed once (not one per part read): `expire` runs when no answer's head
     /// came within `timeout` of now; once one did, when `streams`, after `idle` with nothing sent, read or taken by the app
     /// since the request's end was sent (an answer the app gets as it comes may last as long as data keeps coming, and
     /// an upload as long as the app sends it, as they would without the proxy in between; an app reading slowly is no
@@ -264,12 +228,14 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         }
     }
 
-    func didSendRequestHead(task: HTTPClient.Task<Collected>, _ head: HTTPRequestHead) {
+    /// The request's head was written to the connection.
+    func didSendRequestHead() {
         let now = clock.now
         state.withLock { $0.marks.headSent = now }
     }
 
-    func didSendRequest(task: HTTPClient.Task<Collected>) {
+    /// The request's end was written.
+    func didSendRequest() {
         let now = NIODeadline.now()
         state.withLock { state in
             state.requestSent = true
@@ -277,17 +243,18 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         }
     }
 
-    func didReceiveHead(task: HTTPClient.Task<Collected>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+    /// The answer's head came for `exchange`: whether to read on.
+    func didReceiveHead(_ head: HTTPResponseHead, of exchange: UpstreamExchange) -> PartOutcome {
         // Answers no request of Kiosk's asks for, refused rather than passed on half-made: a protocol switch (an upgrade
         // goes through a tunnel of its own, never here), and a transfer coding besides chunked, which NIO does not
         // undo (the body would go on coded, with nothing saying so).
         if head.status == .switchingProtocols {
-            return task.eventLoop.makeFailedFuture(KioskError.transport(
+            return .fail(KioskError.transport(
                 url: url, message: "the upstream switched protocols (101) although the request asked for no upgrade"))
         }
         if head.headers.contains(name: "transfer-encoding"),
            let coding = head.headers[canonicalForm: "transfer-encoding"].map({ $0.lowercased() }).first(where: { $0 != "chunked" }) {
-            return task.eventLoop.makeFailedFuture(KioskError.transport(
+            return .fail(KioskError.transport(
                 url: url, message: "the upstream's answer has the transfer coding \(coding.prefix(40)), which Kiosk does not decode"))
         }
         let now = clock.now
@@ -299,18 +266,18 @@ final class ResponseCollector: HTTPClientResponseDelegate {
             state.head = head
             state.expectedLength = length
         }
-        guard streams else { return task.eventLoop.makeSucceededVoidFuture() }
+        guard streams else { return .more }
         // An event stream never ends by design, and a declared size past the limit would be held in vain.
         let mediaType = head.headers.first(name: "content-type").map { type in
             type.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
         }
         if mediaType.map(Self.streamingMediaTypes.contains) == true || (length ?? 0) > limit {
-            startStreaming(task: task)
+            startStreaming(exchange)
         } else if length == nil, head.status.mayHaveResponseBody {
-            let timer = task.eventLoop.scheduleTask(in: Self.slowBodyDelay) { [self] in _ = streamHeld(task: task) }
+            let timer = loop.scheduleTask(in: Self.slowBodyDelay) { [self] in _ = streamHeld(exchange) }
             state.withLock { $0.slowBodyTimer = timer }
         }
-        return task.eventLoop.makeSucceededVoidFuture()
+        return .more
     }
 
     /// The answer as received so far when it is one whose end only the connection's closing marks (a head with neither
@@ -342,9 +309,9 @@ final class ResponseCollector: HTTPClientResponseDelegate {
     /// Hands the answer on now with what is held of its body, the rest to stream as it comes (a body past the limit, or
     /// one slow to end); nothing when it was handed on already.
     @discardableResult
-    private func streamHeld(task: HTTPClient.Task<Collected>) -> BodyPipe? {
+    private func streamHeld(_ exchange: UpstreamExchange) -> BodyPipe? {
         guard state.withLock({ !$0.delivered && $0.pipe == nil }) else { return nil }
-        let (pipe, held) = startStreaming(task: task)
+        let (pipe, held) = startStreaming(exchange)
         for part in held { _ = pipe.offer(Data(part.readableBytesView), resume: {}) }
         budget?.release(state.withLock { state in
             defer { state.reserved = 0 }
@@ -353,7 +320,8 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         return pipe
     }
 
-    func didReceiveBodyPart(task: HTTPClient.Task<Collected>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+    /// A part of the answer's body came for `exchange`: whether to read on.
+    func didReceiveBodyPart(_ buffer: ByteBuffer, of exchange: UpstreamExchange) -> PartOutcome {
         enum Next { case held, pastTheLimit, stream(BodyPipe) }
         let read = NIODeadline.now()
         let next: Next = state.withLock { state in
@@ -371,42 +339,47 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         }
         switch next {
         case .held:
-            return task.eventLoop.makeSucceededVoidFuture()
+            return .more
         case .pastTheLimit where streams:
             // Past the limit with no size declared: what was held goes first through the stream, then this part; the
             // upstream is read no further until the reader has taken them all.
-            guard let pipe = streamHeld(task: task) else {
+            guard let pipe = streamHeld(exchange) else {
                 // Answered already (the timer won against the head): nobody will read the rest.
-                task.cancel()
-                return task.eventLoop.makeSucceededVoidFuture()
+                return .fail(UpstreamError.cancelled)
             }
-            return offer(buffer, to: pipe, on: task.eventLoop)
+            return offer(buffer, to: pipe)
         case .pastTheLimit:
-            // A failed future ends the exchange with this error (RequestBag.swift:369-420).
-            return task.eventLoop.makeFailedFuture(KioskError.transport(url: url, message: "response larger than "
+            return .fail(KioskError.transport(url: url, message: "response larger than "
                 + (limit >= 1 << 20 && limit % (1 << 20) == 0 ? "\(limit >> 20) MB" : "\(limit) bytes")))
         case .stream(let pipe):
-            return offer(buffer, to: pipe, on: task.eventLoop)
+            return offer(buffer, to: pipe)
         }
     }
 
-    func didFinishRequest(task: HTTPClient.Task<Collected>) throws -> Collected {
+    /// The answer's end was read: the answer whole (or, streamed, as handed on).
+    func didFinish() -> Result<Collected, any Error> {
         let now = clock.now
-        return try state.withLock { state in
+        do {
+            return .success(try state.withLock { state throws(KioskError) in
             state.marks.finished = now
             state.slowBodyTimer?.cancel()
             state.slowBodyTimer = nil
-            // AsyncHTTPClient finishes only after a head; this guards the contract rather than a known path.
+            // The parser ends an answer only after its head; this guards the contract rather than a known path.
             guard let head = state.head else { throw KioskError.transport(url: url, message: "the response ended before its head") }
+            if state.pipe != nil { return Collected(head: head, body: Data(), marks: state.marks) }
             return finish(&state, head: head, at: now)
+        })
+        } catch {
+            return .failure(error)
         }
     }
 
     /// Hands the answer on now, its whole body to come through a pipe; returns the pipe and the parts held so far,
     /// which the caller offers to it first.
     @discardableResult
-    private func startStreaming(task: HTTPClient.Task<Collected>) -> (pipe: BodyPipe, held: CircularBuffer<ByteBuffer>) {
-        let pipe = BodyPipe(onStop: { task.cancel() })
+    private func startStreaming(_ exchange: UpstreamExchange) -> (pipe: BodyPipe, held: CircularBuffer<ByteBuffer>) {
+        let loop = loop
+        let pipe = BodyPipe(onStop: { loop.execute { exchange.cancel() } })
         let (collected, held): (Collected?, CircularBuffer<ByteBuffer>) = state.withLock { state in
             guard let head = state.head, !state.delivered else { return (nil, []) }
             state.pipe = pipe
@@ -416,94 +389,23 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         }
         // Already answered (the timer won against the head): nobody will read the stream.
         guard let collected else {
-            task.cancel()
+            loop.execute { exchange.cancel() }
             return (pipe, [])
         }
         ready.succeed(collected)
         return (pipe, held)
     }
 
-    /// Offers a part to the stream's reader; the future (AsyncHTTPClient reads no more until it completes) waits
-    /// while the reader has not taken the part before.
-    private func offer(_ buffer: ByteBuffer, to pipe: BodyPipe, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        let promise = eventLoop.makePromise(of: Void.self)
+    /// Offers a part to the stream's reader: read on, or wait (the connection is read no further) while the reader has
+    /// not taken the part before.
+    private func offer(_ buffer: ByteBuffer, to pipe: BodyPipe) -> PartOutcome {
+        let promise = loop.makePromise(of: Void.self)
         // The app taking a part it had not taken is the exchange moving (see `watch`).
-        if pipe.offer(Data(buffer.readableBytesView), resume: { [self] in noteActivity(); promise.succeed() }) { promise.succeed() }
-        return promise.futureResult
-    }
-}
-
-/// A logger that prints nothing and reports, for each statement naming a connection (`ahc-connection-id`),
-/// that connection and whether the statement also names its HTTP version (see the notes at the top of this
-/// file). As a request's logger, at debug level (so the per-read trace statements are never even
-/// formatted), it hears which HTTP/1.1 connection carried the request; as a client's background-activity
-/// logger, at trace level, it hears the pool open connections and find them ready.
-struct ConnectionEventProbe: LogHandler {
-    /// Told `(connection id, whether the statement names the HTTP version)`.
-    let report: @Sendable (String, Bool) -> Void
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level
-
-    /// Reports at `logLevel` and above.
-    init(logLevel: Logger.Level, report: @escaping @Sendable (String, Bool) -> Void) {
-        self.logLevel = logLevel
-        self.report = report
-    }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        // Only what `log` reads is kept: AsyncHTTPClient sets a request id on every request's logger, and the connection's
-        // id on it again for every request a kept-alive connection carries.
-        set { if Self.keys.contains(key) { metadata[key] = newValue } }
-    }
-
-    /// The metadata `log` reads.
-    private static let keys: Set<String> = ["ahc-connection-id", "ahc-http-version"]
-
-    func log(event: LogEvent) {
-        // The pool passes the id with the statement; the channel handler and the connection factory set it
-        // on their copy of the logger, so it is in this handler's own metadata.
-        guard let id = event.metadata?["ahc-connection-id"] ?? metadata["ahc-connection-id"] else { return }
-        report("\(id)", (event.metadata?["ahc-http-version"] ?? metadata["ahc-http-version"]) != nil)
-    }
-}
-
-/// When each of one client's recent connections was being set up, heard from its background-activity
-/// logger (a `ConnectionEventProbe`). Keeps the last `capacity` connections.
-final class ConnectionSetups: Sendable {
-    private struct State {
-        var setups: [String: ConnectionSetup] = [:]
-        var order: [String] = []
-    }
-
-    private let state = Mutex(State())
-    private let capacity: Int
-
-    /// Remembers up to `capacity` connections (a request asks about its own right after it was written).
-    init(capacity: Int = 256) {
-        self.capacity = capacity
-    }
-
-    /// Records a pool statement about connection `id` made at `time`: the first one is its opening, the
-    /// first naming its HTTP version is its being ready.
-    func note(_ id: String, announcesVersion: Bool, at time: ContinuousClock.Instant) {
-        state.withLock { state in
-            if var setup = state.setups[id] {
-                if announcesVersion, setup.established == nil {
-                    setup.established = time
-                    state.setups[id] = setup
-                }
-                return
-            }
-            state.setups[id] = ConnectionSetup(opened: time, established: announcesVersion ? time : nil)
-            state.order.append(id)
-            if state.order.count > capacity { state.setups[state.order.removeFirst()] = nil }
+        if pipe.offer(Data(buffer.readableBytesView), resume: { [self] in noteActivity(); promise.succeed() }) {
+            promise.succeed()
+            return .more
         }
-    }
-
-    /// The set-up of connection `id`, if it is among the recent ones.
-    func setup(of id: String) -> ConnectionSetup? {
-        state.withLock { $0.setups[id] }
+        return .wait(promise.futureResult)
     }
 }
 
@@ -519,17 +421,15 @@ enum StaleConnection {
     /// Attempts in all: each pooled connection that went stale at once (a server restarted) costs one.
     static let maxAttempts = 4
 
-    /// Whether an exchange that failed with `error` died unanswered on a connection opened before it began at `start`: it was
-    /// put on that connection, no byte of an answer came, and the connection closed or was reset (while the request was
+    /// Whether an exchange that failed with `error` died unanswered on a connection opened before it: it was put on that
+    /// connection, no byte of an answer came, and the connection closed or was reset (while the request was
     /// written, or after).
-    static func diedUnanswered(_ error: any Error, marks: ExchangeMarks, setups: ConnectionSetups,
-                               since start: ContinuousClock.Instant) -> Bool {
-        guard marks.responseHead == nil, let id = marks.connectionID else { return false }
-        // A connection opened for this exchange is not a stale one; one not among the recent set-ups is older still.
-        if let setup = setups.setup(of: id), setup.opened >= start { return false }
+    static func diedUnanswered(_ error: any Error, marks: ExchangeMarks) -> Bool {
+        // A connection opened for this exchange is not a stale one.
+        guard marks.responseHead == nil, marks.reused == true else { return false }
         switch error {
-        case let error as HTTPClientError:
-            return error == .remoteConnectionClosed || error == .uncleanShutdown
+        case let error as UpstreamError:
+            return error == .closed
         case let error as IOError:
             return [ECONNRESET, EPIPE].contains(error.errnoCode)
         case let error as NIOSSLError:

@@ -644,7 +644,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         if let refusal = error as? ProxyMessages.Refusal { return refusal.message }
         if case KioskError.refused(_, let reason)? = error.kioskError { return "Kiosk refused to connect to \(host):\(port): \(reason)." }
         let place = "\(host.contains(":") ? "[\(host)]" : host):\(port)"
-        switch error.kioskError ?? AsyncHTTPTransport.connectionFailure(error, url: place, host: host) {
+        switch error.kioskError ?? UpstreamTransport.connectionFailure(error, url: place, host: host) {
         case .offline(_, .unresolved)?: return "Kiosk could not connect to \(place): the name does not resolve (DNS)."
         case .offline(_, .refused)?: return "Kiosk could not connect to \(place): it refused the connection (nothing listens on that port)."
         case .offline(_, .unreachable)?: return "Kiosk could not connect to \(place): no route to it, or it did not answer in time."

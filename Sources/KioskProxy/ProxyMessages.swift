@@ -163,8 +163,8 @@ enum ProxyMessages {
 
     /// Refuses a target whose path the upstream would not get as sent: a `%` that does not start a percent escape (two
     /// hex digits), which URL parsing would encode again (`%41%zz` sent as `%2541%25zz`), and escapes in the path that are
-    /// not UTF-8 text (`%FF`, Latin-1's `%E9`), which AsyncHTTPClient, reading the path decoded, would send as `/`:
-    /// `DELETE /items/%FF` must never become `DELETE /`.
+    /// not UTF-8 text (`%FF`, Latin-1's `%E9`), whose path read decoded (by rules, the log, Foundation's URL) is nothing:
+    /// `DELETE /items/%FF` must never be matched, shown or sent as `DELETE /`.
     static func checkEscapes(_ target: String) throws(Refusal) {
         // Nearly every target has no escape at all, and is UTF-8 text as every String is: nothing to check.
         guard target.utf8.contains(UInt8(ascii: "%")) else { return }

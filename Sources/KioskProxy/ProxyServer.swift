@@ -132,7 +132,7 @@ public final class ProxyServer: Service, Sendable {
         let vet = vet
         let onTunnel = onTunnel
         let onCutShort = onCutShort
-        var tls = AsyncHTTPTransport.upstreamTLS(trusting: configuration.upstreamTrustRoots, verifies: configuration.verifiesUpstream)
+        var tls = UpstreamTransport.upstreamTLS(trusting: configuration.upstreamTrustRoots, verifies: configuration.verifiesUpstream)
         tls.applicationProtocols = ["http/1.1"]
         let upstreamTLS = try NIOSSLContext(configuration: tls)
         let via = ProxyMessages.viaToken(pseudonym)

@@ -249,6 +249,26 @@ public final class RequestLog: Sendable, StoreFile {
         set { state.withLock { $0.isRecording = newValue } }
     }
 
+    /// Waits, at most `maximumWait`, while the records waiting for the writer fill more than half of what may wait: an
+    /// exchange whose record would be dropped once the queue is full is held back instead, so a proxy under more load than
+    /// the writer stores goes at the writer's pace and its log loses nothing. Past the wait (a disk that stalled) it goes
+    /// on, its record dropped and counted if there is still no room: proxying never stops for the log. Returns at once
+    /// when there is room, or the task is cancelled.
+    public func waitForRoom(maximumWait: Duration = .seconds(1)) async {
+        guard isCrowded else { return }
+        let deadline = ContinuousClock.now + maximumWait
+        while isCrowded, ContinuousClock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(1)) } catch { return }
+        }
+    }
+
+    /// Whether the records waiting for the writer fill more than half of what may wait (see `waitForRoom`).
+    private var isCrowded: Bool {
+        state.withLock { state in
+            state.isRecording && (state.pending.count > Self.maxPendingRecords / 2 || state.pendingBytes > Self.maxPendingBytes / 2)
+        }
+    }
+
     /// How many enqueued records could not be stored (a failed write, or too many waiting), in this process.
     public var droppedCount: Int {
         state.withLock { $0.dropped }

@@ -201,7 +201,7 @@ do {
 do {
     let kiosk = try await makeKiosk(demo, name: "decode")
     guard let source = kiosk.catalog.sources[.rickandmorty] else { fatalError("no source") }
-    let transport = AsyncHTTPTransport()
+    let transport = UpstreamTransport()
     var bodies: [(PageRequest, HTTPResponse)] = []
     for page in 1...42 {
         let request = PageRequest(source: .rickandmorty, page: page)

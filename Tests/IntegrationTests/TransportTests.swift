@@ -4,7 +4,7 @@ import KioskDemoUpstream
 import KioskNetwork
 import Testing
 
-@Suite("The AsyncHTTPClient transport against the demo upstream")
+@Suite("The upstream transport against the demo upstream")
 struct TransportTests {
     func withDemo(_ faults: FaultSettings = .none, _ body: (DemoUpstream) async throws -> Void) async throws {
         let demo = DemoUpstream(configuration: DemoUpstreamConfiguration(faults: faults))
@@ -19,7 +19,7 @@ struct TransportTests {
     @Test("A response slower than the request timeout is a timeout error that names the redacted URL")
     func timeout() async throws {
         try await withDemo(FaultSettings(latencyMilliseconds: 1500)) { demo in
-            let transport = AsyncHTTPTransport(configuration: TransportConfiguration(requestTimeout: .milliseconds(300)))
+            let transport = UpstreamTransport(configuration: TransportConfiguration(requestTimeout: .milliseconds(300)))
             let url = await demo.nytBaseURL.appendingPathComponent("viewed/7.json")
             var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
             components.queryItems = [URLQueryItem(name: "api-key", value: "SECRET-KEY")]
@@ -39,7 +39,7 @@ struct TransportTests {
     func requestTimeout() async throws {
         try await withDemo(FaultSettings(latencyMilliseconds: 1500)) { demo in
             // Given a transport that would wait a minute, and an upstream that takes 1.5 s
-            let transport = AsyncHTTPTransport(configuration: TransportConfiguration(requestTimeout: .seconds(60)))
+            let transport = UpstreamTransport(configuration: TransportConfiguration(requestTimeout: .seconds(60)))
             var request = HTTPRequest(url: await demo.nytBaseURL.appendingPathComponent("viewed/7.json"), endpoint: "test")
             request.timeout = .milliseconds(300)
             // When a request says it may take 300 ms
@@ -55,7 +55,7 @@ struct TransportTests {
         }
         try await withDemo(FaultSettings(latencyMilliseconds: 1500)) { demo in
             // And given a transport of 300 ms, a request that says it may take a minute still has 300 ms
-            let transport = AsyncHTTPTransport(configuration: TransportConfiguration(requestTimeout: .milliseconds(300)))
+            let transport = UpstreamTransport(configuration: TransportConfiguration(requestTimeout: .milliseconds(300)))
             var request = HTTPRequest(url: await demo.nytBaseURL.appendingPathComponent("viewed/7.json"), endpoint: "test")
             request.timeout = .seconds(60)
             await #expect(throws: KioskError.self) { _ = try await transport.send(request) }
@@ -69,7 +69,7 @@ struct TransportTests {
             // A connect timeout far longer than any run's scheduling delay (this machine under a full
             // build still answers a refusal in well under a second), so the bound below tells a refusal
             // reported at once from one waited out, whatever the load.
-            let transport = AsyncHTTPTransport(configuration: TransportConfiguration(connectTimeout: .seconds(60), requestTimeout: .seconds(90)))
+            let transport = UpstreamTransport(configuration: TransportConfiguration(connectTimeout: .seconds(60), requestTimeout: .seconds(90)))
             let started = ContinuousClock.now
             for _ in 0..<2 {
                 do {
@@ -88,7 +88,7 @@ struct TransportTests {
     @Test("A body cut short is reported as truncated, not as data")
     func truncated() async throws {
         try await withDemo(FaultSettings(truncateRate: 1)) { demo in
-            let transport = AsyncHTTPTransport()
+            let transport = UpstreamTransport()
             do {
                 let response = try await transport.send(HTTPRequest(url: await demo.dogsURL, endpoint: "test"))
                 Issue.record("expected an error, got \(response.status) with \(response.body.count) bytes")
@@ -120,7 +120,7 @@ struct TransportTests {
     func slowAnswerIsFirstByte() async throws {
         // Given an upstream that sleeps 300 ms before answering
         try await withDemo(FaultSettings(latencyMilliseconds: 300)) { demo in
-            let transport = AsyncHTTPTransport()
+            let transport = UpstreamTransport()
             // When a request is sent
             let sent = await outcome { try await transport.send(HTTPRequest(url: await demo.dogsURL, endpoint: "test")) }
             await transport.shutdown()
@@ -141,7 +141,7 @@ struct TransportTests {
         // server's handler shares this process's threads with other tests, and may itself start late; and a loop of this
         // loaded process stalled past a one-second pause once, reading head and rest together)
         let server = try await TrapServer.start()
-        let transport = AsyncHTTPTransport()
+        let transport = UpstreamTransport()
         // When the body is fetched
         let sent = await outcome { try await transport.send(HTTPRequest(url: URL(string: "\(server.origin)/slow-body?ms=2000")!, endpoint: "test")) }
         await transport.shutdown()
@@ -161,7 +161,7 @@ struct TransportTests {
     func newConnectionIsConnect() async throws {
         try await withDemo { demo in
             // Given a transport that has not connected anywhere yet
-            let transport = AsyncHTTPTransport()
+            let transport = UpstreamTransport()
             let url = await demo.dogsURL
             // When two requests are sent one after the other
             let sent = await outcome {
@@ -185,7 +185,7 @@ struct TransportTests {
     func tricklingBodyTimesOut() async throws {
         // Given a server whose body's second half comes 3 s after the head, and a 300 ms request timeout
         let server = try await TrapServer.start()
-        let transport = AsyncHTTPTransport(configuration: TransportConfiguration(requestTimeout: .milliseconds(300)))
+        let transport = UpstreamTransport(configuration: TransportConfiguration(requestTimeout: .milliseconds(300)))
         // When the body is fetched
         do {
             let response = try await transport.send(HTTPRequest(url: URL(string: "\(server.origin)/slow-body?ms=3000")!, endpoint: "test"))
@@ -203,7 +203,7 @@ struct TransportTests {
         try await withDemo { demo in
             // Given a transport already shut down, proxy-style and not
             for passesThrough in [false, true] {
-                let transport = AsyncHTTPTransport(configuration: TransportConfiguration(passesThrough: passesThrough))
+                let transport = UpstreamTransport(configuration: TransportConfiguration(passesThrough: passesThrough))
                 await transport.shutdown()
                 // When a request still comes (NIO traps on a promise dropped unfulfilled, in a debug build)
                 await #expect(throws: KioskError.cancelled) {
@@ -217,7 +217,7 @@ struct TransportTests {
     func bodyOverLimitIsRefused() async throws {
         try await withDemo { demo in
             // Given a transport that accepts bodies of at most 64 bytes
-            let transport = AsyncHTTPTransport(configuration: TransportConfiguration(maximumBodyBytes: 64))
+            let transport = UpstreamTransport(configuration: TransportConfiguration(maximumBodyBytes: 64))
             // When a longer document is fetched
             do {
                 let response = try await transport.send(HTTPRequest(url: await demo.dogsURL, endpoint: "test"))

@@ -3,7 +3,7 @@ import KioskCore
 import Testing
 @testable import KioskNetwork
 
-@Suite("The phases of one exchange, from the moments AsyncHTTPClient reports")
+@Suite("The phases of one exchange, from the moments the client notes")
 struct ExchangePhasesTests {
     let start = ContinuousClock.now
 
@@ -13,7 +13,7 @@ struct ExchangePhasesTests {
     @Test("On a connection already open, the wait before the request is written is queueing, not connecting")
     func reusedConnection() {
         // Given an exchange written at 2 ms, answered at 50 ms, finished at 60 ms, on a connection set up before it started
-        let marks = ExchangeMarks(headSent: at(2), responseHead: at(50), finished: at(60), connectionID: "7")
+        let marks = ExchangeMarks(headSent: at(2), responseHead: at(50), finished: at(60))
         let setup = ConnectionSetup(opened: at(-100), established: at(-90))
         // When its phases are computed
         let timings = RequestTimings(start: start, marks: marks, setup: setup, end: at(61))
@@ -28,7 +28,7 @@ struct ExchangePhasesTests {
     @Test("A connection opened while the request waited is connecting; the rest of the wait is queueing")
     func newConnection() {
         // Given an exchange that waited 1 ms for the pool, then 8 ms for its new connection, then 1 ms more
-        let marks = ExchangeMarks(headSent: at(10), responseHead: at(30), finished: at(31), connectionID: "8")
+        let marks = ExchangeMarks(headSent: at(10), responseHead: at(30), finished: at(31))
         let setup = ConnectionSetup(opened: at(1), established: at(9))
         // When its phases are computed
         let timings = RequestTimings(start: start, marks: marks, setup: setup, end: at(31))
@@ -42,7 +42,7 @@ struct ExchangePhasesTests {
     @Test("Only the part of a connection's set-up after the request started counts as its connecting")
     func setupStartedBefore() {
         // Given a connection opened 5 ms before the request started (for another request) and ready at 3 ms
-        let marks = ExchangeMarks(headSent: at(4), responseHead: at(20), finished: at(21), connectionID: "9")
+        let marks = ExchangeMarks(headSent: at(4), responseHead: at(20), finished: at(21))
         let setup = ConnectionSetup(opened: at(-5), established: at(3))
         // When its phases are computed
         let timings = RequestTimings(start: start, marks: marks, setup: setup, end: at(21))
@@ -51,9 +51,9 @@ struct ExchangePhasesTests {
         #expect(abs(timings.queued! - 0.001) < 1e-9)
     }
 
-    @Test("Without a known connection (HTTP/2) the whole wait is queueing; a mark never reported leaves its phase unmeasured")
+    @Test("Without a connection opened for it the whole wait is queueing; a mark never reported leaves its phase unmeasured")
     func unknownConnectionAndMissingMarks() {
-        // Given an exchange whose connection is unknown
+        // Given an exchange on a connection that was open before it
         let http2 = RequestTimings(start: start, marks: ExchangeMarks(headSent: at(12), responseHead: at(40), finished: at(41)),
                                    setup: nil, end: at(41))
         // Then its wait is all queued
@@ -63,23 +63,5 @@ struct ExchangePhasesTests {
         let partial = RequestTimings(start: start, marks: ExchangeMarks(responseHead: at(40)), setup: nil, end: at(45))
         #expect(partial.queued == nil && partial.connect == nil && partial.download == nil)
         #expect(abs(partial.firstByte! - 0.040) < 1e-9)
-    }
-
-    @Test("A connection's opening is its first event and its readiness the first naming its HTTP version")
-    func connectionSetups() {
-        // Given the pool's events for connection 3: opening, an unrelated event, ready, then closed
-        let setups = ConnectionSetups(capacity: 2)
-        setups.note("3", announcesVersion: false, at: at(1))
-        setups.note("3", announcesVersion: false, at: at(2))
-        setups.note("3", announcesVersion: true, at: at(5))
-        setups.note("3", announcesVersion: true, at: at(50))
-        // Then it was being set up from 1 ms to 5 ms
-        #expect(setups.setup(of: "3") == ConnectionSetup(opened: at(1), established: at(5)))
-        #expect(setups.setup(of: "4") == nil)
-        // And when more connections open than it keeps, the oldest is forgotten
-        setups.note("4", announcesVersion: false, at: at(6))
-        setups.note("5", announcesVersion: false, at: at(7))
-        #expect(setups.setup(of: "3") == nil)
-        #expect(setups.setup(of: "5") == ConnectionSetup(opened: at(7), established: nil))
     }
 }

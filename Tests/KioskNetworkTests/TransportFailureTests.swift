@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import KioskCore
 import NIOCore
@@ -13,8 +12,8 @@ struct TransportFailureTests {
         // Given the error NIO throws when socket(2) fails with EMFILE
         let error = IOError(errnoCode: EMFILE, reason: "socket(domain:type:protocolSubtype:)")
         // When it is classified
-        let classified = AsyncHTTPTransport.classify(error, url: "http://example.test/", host: "example.test",
-                                                     expectedLength: nil, received: 0, timeout: .seconds(15))
+        let classified = UpstreamTransport.classify(error, url: "http://example.test/", host: "example.test",
+                                                     expectedLength: nil, received: 0)
         // Then it is a transport failure naming the open-file limit, not "could not connect to example.test"
         guard case .transport(_, let message) = classified else {
             Issue.record("classified as \(classified)")
@@ -29,8 +28,8 @@ struct TransportFailureTests {
                       (.inflationError(-3), "is corrupt: it cannot be decoded")])
     func decompression(error: NIOHTTPDecompression.DecompressionError, says: String) {
         // Given the error the decompressor gives part way through a declared 1 MB body
-        let classified = AsyncHTTPTransport.classify(error, url: "http://example.test/", host: "example.test",
-                                                     expectedLength: 1_043_661, received: 0, timeout: .seconds(15))
+        let classified = UpstreamTransport.classify(error, url: "http://example.test/", host: "example.test",
+                                                     expectedLength: 1_043_661, received: 0)
         // Then it says what was wrong with the coding, not "received 0 of 1043661 bytes"
         guard case .transport(_, let message) = classified else {
             Issue.record("classified as \(classified)")
@@ -39,23 +38,23 @@ struct TransportFailureTests {
         #expect(message.contains(says), "\(message)")
     }
 
-    @Test("Waiting too long for one of the pool's busy connections is not the upstream being offline")
-    func poolFull() {
-        // Given the error AsyncHTTPClient gives a request that found no connection of the pool free in time
-        let classified = AsyncHTTPTransport.classify(HTTPClientError.getConnectionFromPoolTimeout, url: "http://example.test/",
-                                                     host: "example.test", expectedLength: nil, received: 0, timeout: .seconds(15))
-        // Then it says the connections were busy, and is no "offline" (which a cache takes for an unreachable upstream)
+    @Test("An HTTP proxy that refuses a tunnel is named with its status, not taken for the upstream being offline")
+    func tunnelRefused() {
+        // Given the error the client gives when the outbound proxy answers CONNECT with 403
+        let classified = UpstreamTransport.classify(UpstreamError.tunnelRefused(status: 403), url: "https://example.test/",
+                                                     host: "example.test", expectedLength: nil, received: 0)
+        // Then it says the proxy refused, with the status, and is no "offline" (which a cache takes for an unreachable upstream)
         guard case .transport(_, let message) = classified else {
             Issue.record("classified as \(classified)")
             return
         }
-        #expect(message.contains("no connection to example.test came free in time"), "\(message)")
+        #expect(message.contains("the HTTP proxy refused to open a tunnel to example.test (its status 403)"), "\(message)")
     }
 
     @Test("Out of files system-wide (ENFILE) says the system's limit")
     func systemOutOfFiles() {
-        let classified = AsyncHTTPTransport.classify(IOError(errnoCode: ENFILE, reason: "socket"), url: "http://example.test/",
-                                                     host: "example.test", expectedLength: nil, received: 0, timeout: .seconds(15))
+        let classified = UpstreamTransport.classify(IOError(errnoCode: ENFILE, reason: "socket"), url: "http://example.test/",
+                                                     host: "example.test", expectedLength: nil, received: 0)
         guard case .transport(_, let message) = classified else {
             Issue.record("classified as \(classified)")
             return
@@ -68,8 +67,8 @@ struct TransportFailureTests {
         // Given the error NIO throws when a read meets a TCP reset
         let error = IOError(errnoCode: ECONNRESET, reason: "read(descriptor:pointer:size:)")
         // When it is classified
-        let classified = AsyncHTTPTransport.classify(error, url: "http://example.test/", host: "example.test",
-                                                     expectedLength: nil, received: 0, timeout: .seconds(15))
+        let classified = UpstreamTransport.classify(error, url: "http://example.test/", host: "example.test",
+                                                     expectedLength: nil, received: 0)
         // Then it is a transport failure that says the upstream reset the connection, without NIO's call
         guard case .transport(_, let message) = classified else {
             Issue.record("classified as \(classified)")
@@ -80,9 +79,9 @@ struct TransportFailureTests {
 
     @Test("A reset after part of a body with a known length is a truncated answer, with the bytes received")
     func resetMidBody() {
-        let classified = AsyncHTTPTransport.classify(IOError(errnoCode: ECONNRESET, reason: "read(descriptor:pointer:size:)"),
+        let classified = UpstreamTransport.classify(IOError(errnoCode: ECONNRESET, reason: "read(descriptor:pointer:size:)"),
                                                      url: "http://example.test/", host: "example.test", expectedLength: 100,
-                                                     received: 7, timeout: .seconds(15))
+                                                     received: 7)
         guard case .truncatedBody(_, let expected, let received) = classified else {
             Issue.record("classified as \(classified)")
             return

@@ -11,7 +11,7 @@ struct LoopAffinityTests {
     @Test("An exchange made on an event loop goes out on a connection of that loop's own, kept for its next exchanges")
     func upstreamConnectionOfTheSameLoop() async throws {
         let upstream = try await ScriptedUpstream.start()
-        let transport = AsyncHTTPTransport(configuration: TransportConfiguration(passesThrough: true))
+        let transport = UpstreamTransport(configuration: TransportConfiguration(passesThrough: true))
         let loops = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
         try #require(loops.count >= 2, "the shared group has one loop here")
         let url = try #require(URL(string: upstream.url("/item")))

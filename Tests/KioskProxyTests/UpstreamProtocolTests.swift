@@ -45,7 +45,7 @@ struct UpstreamProtocolTests {
         // transport's HTTP proxy, for loopback destinations too
         try await withProxy { proxy, upstream in
             let settings = ProxySettings(httpProxy: URL(string: "http://127.0.0.1:\(proxy.port)")!, proxyLoopback: true)
-            let transport = AsyncHTTPTransport(configuration: TransportConfiguration(proxy: settings))
+            let transport = UpstreamTransport(configuration: TransportConfiguration(proxy: settings))
             // When the transport asks the upstream for /echo
             let answer: HTTPResponse
             do {

@@ -1,7 +1,5 @@
-import AsyncHTTPClient
 import Foundation
 public import KioskCore
-import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
@@ -59,159 +57,103 @@ public struct TransportConfiguration: Sendable, Hashable {
     }
 }
 
-/// The production `HTTPTransport`, on AsyncHTTPClient. It fails fast when a host refuses connections
-/// (no silent connection retries: the offline fallback must not wait), and turns every transport
-/// failure into a `KioskError` that says what happened. It follows no redirect: `PolicyTransport`
-/// above it follows them, each target checked by the outbound policy.
-public final class AsyncHTTPTransport: HTTPTransport {
-    /// One client (connection pool) per proxy in use (nil: the direct one) and event loop (see `Pool`), with the set-up
-    /// times of its connections; nil once shut down, so a request still running (a background revalidation) cannot
-    /// create a client nobody will close.
-    private let clients = Mutex<[Pool: (client: HTTPClient, setups: ConnectionSetups)]?>([:])
-
-    /// What a connection pool is kept for: a proxy (nil: direct), and the event loop its connections live on, or none
-    /// (the whole group) for a request made off the loops. A request made on an event loop (a proxied one: see KioskProxy's
-    /// EventLoopTaskExecutor) gets a pool of that loop's own: AsyncHTTPClient leases an idle connection of any loop
-    /// before it opens one on the loop asked for, so with one pool an app's connection on one loop and the upstream's
-    /// on the other stayed so, every exchange crossing threads four times (an eventfd wake-up each way, twice).
-    private struct Pool: Hashable {
-        var proxy: URL?
-        var loop: ObjectIdentifier?
-    }
+/// The production `HTTPTransport`, on Kiosk's own client (UpstreamConnections.swift). It fails fast when a host refuses
+/// connections (no silent connection retries: the offline fallback must not wait), and turns every transport failure into
+/// a `KioskError` that says what happened. It follows no redirect: `PolicyTransport` above it follows them, each target
+/// checked by the outbound policy.
+public final class UpstreamTransport: HTTPTransport {
+    /// One pool of connections per event loop of the shared group; nil once shut down, so a request still running (a
+    /// background revalidation) cannot open a connection nobody will close. A request made on an event loop (a proxied
+    /// one: see KioskProxy's EventLoopTaskExecutor) is carried by that loop's pool, so no exchange crosses threads between
+    /// the app's connection and the upstream's; one made off the loops by any loop's.
+    private let pools = Mutex<[ObjectIdentifier: UpstreamPool]?>([:])
     private let configuration: TransportConfiguration
+    private let connector: UpstreamConnector
 
-    /// Creates a transport whose connection pools run on the shared event loop group.
+    /// Creates a transport whose connections run on the shared event loop group.
     public init(configuration: TransportConfiguration = TransportConfiguration()) {
         self.configuration = configuration
+        connector = UpstreamConnector(connectTimeout: Self.timeAmount(configuration.connectTimeout),
+                                      tls: Self.upstreamTLS(trusting: configuration.additionalTrustRoots,
+                                                            verifies: configuration.verifiesCertificates),
+                                      decompresses: !configuration.passesThrough)
     }
 
-    /// The pool for `proxy` on `loop` (nil: any loop of the shared group), made on first use.
-    private func client(proxy: URL?, on loop: (any EventLoop)?) throws(KioskError) -> (client: HTTPClient, setups: ConnectionSetups) {
-        let pool = Pool(proxy: proxy, loop: loop.map { ObjectIdentifier($0) })
-        return try clients.withLock { clients throws(KioskError) in
-            guard let open = clients else { throw KioskError.cancelled }
-            if let client = open[pool] { return client }
-            var clientConfiguration = HTTPClient.Configuration(
-                redirectConfiguration: .disallow,
-                // No read timeout of AsyncHTTPClient's: each exchange's own timer (`ResponseCollector.watch`) ends an
-                // answer gone quiet, with one timer an exchange rather than one per part read.
-                timeout: .init(connect: Self.timeAmount(configuration.connectTimeout)),
-                proxy: proxy.flatMap { url in url.host.map { .server(host: $0, port: url.port ?? 80) } },
-                decompression: configuration.passesThrough ? .disabled : .enabled(limit: .ratio(50))
-            )
-            clientConfiguration.tlsConfiguration = Self.upstreamTLS(trusting: configuration.additionalTrustRoots,
-                                                                    verifies: configuration.verifiesCertificates)
-            // A refused connection must surface at once so the store answers immediately; retries are
-            // the RetryingTransport's decision, made with knowledge of the request.
-            clientConfiguration.connectionPool.retryConnectionEstablishment = false
-            // A proxy carries an app's parallel requests as the app sends them, not queued behind eight connections.
-            if configuration.passesThrough { clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 256 }
-            clientConfiguration.httpVersion = .automatic
-            // Kiosk reports no distributed traces; AsyncHTTPClient would otherwise start a span (a no-op one, found
-            // by a dynamic cast) for every request.
-            clientConfiguration.tracing.tracer = nil
-            // Every connection and HTTP/2 stream gets the guard against statuses AsyncHTTPClient cannot survive (see
-            // `StatusBelow100`), between the parser and the client's own handler.
-            clientConfiguration.http1_1ConnectionDebugInitializer = { channel in
-                StatusBelow100.guardAnswers(of: channel) { try $0.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self) }
-            }
-            clientConfiguration.http2StreamChannelDebugInitializer = { channel in
-                StatusBelow100.guardAnswers(of: channel) { try $0.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self) }
-            }
-            // The pool's own log statements are the only place AsyncHTTPClient says when a connection is
-            // being opened (see ExchangePhases.swift); this logger times them and prints nothing.
-            let setups = ConnectionSetups()
-            let poolLogger = Logger(label: "kiosk.transport.pool") { _ in
-                ConnectionEventProbe(logLevel: .trace) { id, announcesVersion in
-                    setups.note(id, announcesVersion: announcesVersion, at: ContinuousClock.now)
-                }
-            }
-            let group: any EventLoopGroup = loop ?? MultiThreadedEventLoopGroup.singleton
-            let client = HTTPClient(eventLoopGroupProvider: .shared(group),
-                                    configuration: clientConfiguration, backgroundActivityLogger: poolLogger)
-            clients?[pool] = (client, setups)
-            return (client, setups)
+    /// The pool of `loop`, made on first use.
+    private func pool(on loop: any EventLoop) throws(KioskError) -> UpstreamPool {
+        try pools.withLock { pools throws(KioskError) in
+            guard let open = pools else { throw KioskError.cancelled }
+            if let pool = open[ObjectIdentifier(loop)] { return pool }
+            let pool = UpstreamPool(loop: loop, connector: connector)
+            pools?[ObjectIdentifier(loop)] = pool
+            return pool
         }
     }
 
     /// The shared group's loops, which live as long as the process.
     private static let sharedLoops: [any EventLoop] = Array(MultiThreadedEventLoopGroup.singleton.makeIterator())
 
-    /// The loop of the shared group this code runs on, if any. Only those get a pool of their own: a loop of another
-    /// group may be shut down, and its identity given to a new one.
+    /// The loop of the shared group this code runs on, if any. Only those carry exchanges: a loop of another group may be
+    /// shut down, and its identity given to a new one.
     private static func sharedLoop() -> (any EventLoop)? {
         guard let current = MultiThreadedEventLoopGroup.currentEventLoop else { return nil }
         return sharedLoops.first { $0 === current }
     }
 
-    /// Closes the connection pools; call once when the process no longer needs the transport.
+    /// Closes every connection; call once when the process no longer needs the transport.
     public func shutdown() async {
-        let all = clients.withLock { clients in
-            defer { clients = nil }
-            return clients?.values.map(\.client) ?? []
+        let all = pools.withLock { pools in
+            defer { pools = nil }
+            return pools.map { Array($0.values) } ?? []
         }
-        for client in all { try? await client.shutdown() }
+        for pool in all { try? await pool.close().get() }
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try await exchange(request)
-    }
-
-    private func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var target = request.url
+        let scheme = request.url.scheme?.lowercased()
+        let tls = scheme == "https"
         var connectHost = request.url.host(percentEncoded: false) ?? ""
-        var connectPort = request.url.port ?? (request.url.scheme?.lowercased() == "https" ? 443 : 80)
+        var connectPort = request.url.port ?? (tls ? 443 : 80)
         var hostHeader: String?
-        if let origin = Origin(request.url), let override = configuration.connectOverrides[origin],
-           var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) {
-            hostHeader = components.port.map { "\(origin.host):\($0)" } ?? origin.host
-            components.host = override.host
-            components.port = override.port
-            target = components.url ?? request.url
+        if let origin = Origin(request.url), let override = configuration.connectOverrides[origin] {
+            hostHeader = request.url.port.map { "\(origin.host):\($0)" } ?? origin.host
             connectHost = override.host
             connectPort = override.port
         }
+        guard scheme == "http" || tls, !connectHost.isEmpty else {
+            throw KioskError.transport(url: request.url.redactedString, message: "only http:// and https:// URLs with a host can be asked")
+        }
         let proxy = configuration.proxy.proxy(for: request.url, connectingTo: connectHost, port: connectPort)
-        // Made whole in one list (with room for what is added below), not grown field by field.
-        var fields: [(String, String)] = []
-        fields.reserveCapacity(request.headers.fields.count + 2)
-        for field in request.headers { fields.append((field.name, field.value)) }
-        var headers = HTTPHeaders(fields)
-        if let hostHeader { headers.replaceOrAdd(name: "Host", value: hostHeader) }
-        if headers["User-Agent"].isEmpty && !configuration.passesThrough { headers.add(name: "User-Agent", value: "Kiosk/1.0") }
+        let key = UpstreamKey(tls: tls, host: connectHost, port: connectPort,
+                              proxy: proxy.flatMap { url in url.host(percentEncoded: false).map { ProxyAddress(host: $0, port: url.port ?? 80) } })
+        let head = requestHead(request, key: key, hostHeader: hostHeader)
 
-        if !configuration.verifiesCertificates, request.url.scheme?.lowercased() == "https" {
+        if !configuration.verifiesCertificates, tls {
             request.note(ExchangeTouch(kind: .insecure, id: 0, name: request.endpoint, applied: true,
                                        detail: "the upstream's certificate was not checked (kiosk proxy --insecure-upstream): "
                                            + "anyone on the way could have read or changed this exchange"))
         }
-        // The delegate API is the one that reports when the request head was written, which splits the
-        // wait for a connection from the server's answer (see ExchangePhases.swift).
         // A proxy streams what it cannot hold (an event stream, a body past the limit); Kiosk's own requests never do.
         let streams = configuration.passesThrough
-        // An exchange running on an event loop (a proxied one: see KioskProxy's EventLoopTaskExecutor) is answered on
-        // that loop, by a pool whose connections are all on it (`Pool`): no thread hop between the app's connection and
-        // the upstream's. Requiring the loop of a shared pool (`.delegateAndChannel`) would make it open a short-lived
-        // "overflow" connection per request whenever its idle ones are on the other loop.
-        let current = Self.sharedLoop()
-        let (http, setups) = try client(proxy: proxy, on: current)
+        // Off the loops, the loop is the upstream's own (by its key), so that its connections are found again.
+        let loop = Self.sharedLoop() ?? Self.sharedLoops[Int(UInt(bitPattern: key.hashValue) % UInt(Self.sharedLoops.count))]
+        let pool = try pool(on: loop)
+        let body = request.bodyStream == nil ? request.body.map { ByteBuffer(bytes: $0) } : nil
         // A request a server let die unanswered on a connection it had kept open goes again, on another connection,
         // when sending it twice is harmless (see `StaleConnection`).
         let replayable = request.bodyStream == nil && StaleConnection.replayableMethods.contains(request.method)
         var attempt = 1
         while true {
-            let clock = ContinuousClock()
-            let start = clock.now
-            let loop = current ?? MultiThreadedEventLoopGroup.singleton.any()
+            let start = ContinuousClock.now
             let ready = loop.makePromise(of: ResponseCollector.Collected.self)
             let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, budget: configuration.heldBodies,
                                               url: request.url, ready: ready)
             do {
-                return try await send(request, to: target, headers: headers, streams: streams, through: http, setups: setups,
-                                      collector: collector, ready: ready, on: loop, start: start)
+                return try await send(request, head: head, body: body, key: key, streams: streams, pool: pool,
+                                      collector: collector, ready: ready, start: start)
             } catch {
                 if !(error is CancellationError), replayable, attempt < StaleConnection.maxAttempts,
-                   StaleConnection.diedUnanswered(collector.failure ?? error, marks: collector.marks, setups: setups, since: start) {
+                   StaleConnection.diedUnanswered(collector.failure ?? error, marks: collector.marks) {
                     attempt += 1
                     continue
                 }
@@ -221,66 +163,118 @@ public final class AsyncHTTPTransport: HTTPTransport {
         }
     }
 
-    /// One try of `request` on a connection of `http`'s pool: the answer, or AsyncHTTPClient's error as it came.
-    private func send(_ request: HTTPRequest, to target: URL, headers: HTTPHeaders, streams: Bool, through http: HTTPClient,
-                      setups: ConnectionSetups, collector: ResponseCollector, ready: EventLoopPromise<ResponseCollector.Collected>,
-                      on loop: any EventLoop, start: ContinuousClock.Instant) async throws -> HTTPResponse {
-        let clock = ContinuousClock()
-        // The URL is put in words (redacted) only for an error: every request comes through here.
-        let url = request.url
-        let logger = Logger(label: "kiosk.transport.request") { _ in
-            ConnectionEventProbe(logLevel: .debug) { [collector] id, _ in collector.noteConnection(id) }
+    /// The request's head as it goes on the wire: its target in origin form (absolute through an HTTP proxy without a
+    /// tunnel), its fields made whole once, with `Host`, a `Content-Length` for a body held whole, and Kiosk's
+    /// `User-Agent` on its own requests.
+    private func requestHead(_ request: HTTPRequest, key: UpstreamKey, hostHeader: String?) -> HTTPRequestHead {
+        var fields: [(String, String)] = []
+        fields.reserveCapacity(request.headers.fields.count + 3)
+        var hasHost = false, hasLength = false, hasAgent = false
+        for field in request.headers {
+            if HTTPHeaderFields.sameName(field.name, "Host") {
+                if hostHeader != nil { continue }
+                hasHost = true
+            } else if HTTPHeaderFields.sameName(field.name, "Content-Length") || HTTPHeaderFields.sameName(field.name, "Transfer-Encoding") {
+                hasLength = true
+            } else if HTTPHeaderFields.sameName(field.name, "User-Agent") {
+                hasAgent = true
+            }
+            fields.append((field.name, field.value))
         }
-        do {
-            // The URL itself (absolute): given as a string, AsyncHTTPClient would parse it again for every request.
-            let outgoing = try HTTPClient.Request(url: target.absoluteURL, method: HTTPMethod(rawValue: request.method),
-                                                  headers: headers, body: Self.body(of: request, on: loop))
-            // `send`'s timer bounds the wait for the answer; a streamed body may then last as long as data keeps coming
-            // (the exchange's timer ends one gone quiet: `ResponseCollector.watch`), so a stream has no deadline.
-            let timeout = min(request.timeout ?? configuration.requestTimeout, configuration.requestTimeout)
-            let task = http.execute(request: outgoing, delegate: collector,
-                                    deadline: streams ? nil : .now() + Self.timeAmount(timeout), logger: logger)
-            // AsyncHTTPClient's deadline covers the body, but a request still waiting for a connection fails only when
-            // the pool gets to it (RequestBag+StateMachine.swift:623-629): this timer reports the timeout on time
-            // whatever the pool is doing. It bounds the wait for the answer — for a proxy's (`streams`), for its head:
-            // the body, held or streamed, may then take as long as data keeps coming, until none came for the
-            // transport's timeout, as it would without the proxy in between.
-            collector.watch(timeout: Self.timeAmount(timeout), idle: Self.timeAmount(configuration.requestTimeout), on: loop) {
+        if let hostHeader {
+            fields.insert(("Host", hostHeader), at: 0)
+        } else if !hasHost {
+            let host = request.url.host(percentEncoded: true) ?? ""
+            let shown = host.contains(":") ? "[\(host)]" : host
+            fields.insert(("Host", request.url.port.map { "\(shown):\($0)" } ?? shown), at: 0)
+        }
+        // A body held whole is framed by its length, and so is none at all where one is expected (a POST with nothing).
+        let length = request.body?.count ?? 0
+        if !hasLength, request.bodyStream == nil, length > 0 || !Self.bodylessMethods.contains(request.method) {
+            fields.append(("Content-Length", String(length)))
+        }
+        // A streamed upload of no declared length goes chunked, whatever its method (NIO's encoder frames only the
+        // methods that usually carry a body): unframed, its bytes would be read as the next request.
+        if !hasLength, request.bodyStream != nil { fields.append(("Transfer-Encoding", "chunked")) }
+        if !hasAgent && !configuration.passesThrough { fields.append(("User-Agent", "Kiosk/1.0")) }
+        let target: String
+        if key.proxy != nil && !key.tls {
+            // A fragment is the client's alone (RFC 9110 §7.1): never sent.
+            target = String(request.url.absoluteString.prefix { $0 != "#" })
+        } else {
+            let path = request.url.path(percentEncoded: true)
+            let query = request.url.query(percentEncoded: true)
+            target = (path.isEmpty ? "/" : path) + (query.map { "?\($0)" } ?? "")
+        }
+        return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method), uri: target,
+                               headers: HTTPHeaders(fields))
+    }
+
+    /// Methods whose requests carry no body as a rule: sent without one, they say nothing of its length.
+    private static let bodylessMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "DELETE", "CONNECT"]
+
+    /// One try of `request` on a connection of `pool`: the answer, or the error as it came.
+    private func send(_ request: HTTPRequest, head: HTTPRequestHead, body: ByteBuffer?, key: UpstreamKey, streams: Bool,
+                      pool: UpstreamPool, collector: ResponseCollector, ready: EventLoopPromise<ResponseCollector.Collected>,
+                      start: ContinuousClock.Instant) async throws -> HTTPResponse {
+        let loop = pool.loop
+        let url = request.url
+        let timeout = min(request.timeout ?? configuration.requestTimeout, configuration.requestTimeout)
+        let exchange = UpstreamExchange(head: head, body: body, upload: request.bodyStream, collector: collector) { failure in
+            collector.endWatch()
+            guard let failure else { return collector.deliver(collector.didFinish()) }
+            collector.noteFailure(failure)
+            // An answer ended by the connection's closing, over TLS without close_notify (Python's ssl servers, many
+            // embedded ones): refused by a strict client, since a cut cannot be told from the end; browsers and curl
+            // take it, and so does Kiosk, saying so on the exchange.
+            if (failure as? NIOSSLError) == .uncleanShutdown, let answer = collector.closeDelimitedAnswer() {
+                request.note(ExchangeTouch(kind: .uncleanEnd, id: 0, name: request.endpoint, detail: "the upstream closed its TLS "
+                    + "connection without close_notify to end this answer, which declared no length: its end was taken as the "
+                    + "body's, though a cut there could not be told apart"))
+                return collector.deliver(.success(answer))
+            }
+            // A stream cut short ends with the same words as an answer that never came.
+            collector.deliver(.failure(failure is KioskError ? failure : Self.classify(
+                failure, url: url.redactedString, host: url.host ?? url.redactedString, expectedLength: collector.expectedLength,
+                received: collector.received)))
+        }
+        let begin: @Sendable () -> Void = {
+            // The timer bounds the wait for the answer — for a proxy's (`streams`), for its head: the body, held or
+            // streamed, may then take as long as data keeps coming, until none came for the transport's timeout, as it
+            // would without the proxy in between.
+            collector.watch(timeout: Self.timeAmount(timeout), idle: Self.timeAmount(self.configuration.requestTimeout), on: loop) {
                 collector.deliver(.failure(KioskError.timeout(url: url.redactedString, seconds: timeout.seconds)))
-                task.cancel()
+                exchange.cancel()
             }
-            task.futureResult.whenComplete { result in
-                collector.endWatch()
-                if case .failure(let error) = result { collector.noteFailure(error) }
-                // An answer ended by the connection's closing, over TLS without close_notify (Python's ssl servers, many
-                // embedded ones): AsyncHTTPClient refuses it, since a cut cannot be told from the end; browsers and curl
-                // take it, and so does Kiosk, saying so on the exchange.
-                if case .failure(let error) = result, (error as? NIOSSLError) == .uncleanShutdown,
-                   let answer = collector.closeDelimitedAnswer() {
-                    request.note(ExchangeTouch(kind: .uncleanEnd, id: 0, name: request.endpoint, detail: "the upstream closed its TLS "
-                        + "connection without close_notify to end this answer, which declared no length: its end was taken as the "
-                        + "body's, though a cut there could not be told apart"))
-                    return collector.deliver(.success(answer))
+            switch pool.lease(key) {
+            case .reused(let connection):
+                collector.noteConnection(reused: true, setup: nil)
+                connection.start(exchange)
+            case .opening(let opening):
+                opening.assumeIsolatedUnsafeUnchecked().whenComplete { result in
+                    switch result {
+                    case .success(let connection):
+                        collector.noteConnection(reused: false, setup: connection.setup)
+                        connection.start(exchange)
+                    case .failure(let error):
+                        exchange.end(error)
+                    }
                 }
-                // A stream cut short ends with the same words as an answer that never came.
-                collector.deliver(result.mapError { error -> any Error in
-                    error is KioskError ? error : Self.classify(error, url: url.redactedString, host: url.host ?? url.redactedString, expectedLength: collector.expectedLength,
-                                                                received: collector.received, timeout: timeout)
-                })
             }
+        }
+        if loop.inEventLoop { begin() } else { loop.execute(begin) }
+        do {
             let response = try await withTaskCancellationHandler {
                 try await ready.futureResult.get()
             } onCancel: {
-                task.cancel()
+                loop.execute { exchange.cancel() }
             }
             // Made whole in one list (with room for what the layers above add: Cache-Status, Age), not grown field by field.
             var list: [(name: String, value: String)] = []
             list.reserveCapacity(response.head.headers.count + 2)
             for header in response.head.headers { list.append((name: header.name, value: header.value)) }
-            let fields = HTTPHeaderFields(list)
-            let setup = response.marks.connectionID.flatMap(setups.setup(of:))
-            let timings = RequestTimings(start: start, marks: response.marks, setup: setup, end: clock.now)
-            var answer = HTTPResponse(status: Int(response.head.status.code), headers: fields,
+            let timings = RequestTimings(start: start, marks: response.marks, setup: response.marks.setup, end: .now)
+            var answer = HTTPResponse(status: Int(response.head.status.code), headers: HTTPHeaderFields(list),
                                       body: response.body, url: request.url, timings: timings)
             answer.stream = response.stream
             return answer
@@ -295,7 +289,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
         let redacted = collector.url
         let classified = error as? KioskError
             ?? Self.classify(error, url: redacted, host: host, expectedLength: collector.expectedLength,
-                             received: collector.received, timeout: configuration.requestTimeout)
+                             received: collector.received)
         // An untrusted certificate: which of expired, not yet valid or unknown issuer, read from the certificate
         // itself (not through an HTTP proxy, which would have to be asked for a tunnel first).
         if case .transport(_, let message) = classified, message.hasPrefix(Self.untrustedCertificate), proxy == nil,
@@ -305,56 +299,27 @@ public final class AsyncHTTPTransport: HTTPTransport {
         return classified
     }
 
-    /// What AsyncHTTPClient sends as the request's body: its bytes, or a streamed upload written part by part, each once
-    /// the one before was written (the app's side is held back meanwhile), with the app's declared length if it gave
-    /// one (else chunked). An upload that ends early, or a request that ends before its upload, stops the other side.
-    private static func body(of request: HTTPRequest, on loop: any EventLoop) -> HTTPClient.Body? {
-        guard let stream = request.bodyStream else { return request.body.map { .bytes($0) } }
-        let declared = request.headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-        return .stream(contentLength: declared) { writer in
-            let written = loop.makePromise(of: Void.self)
-            written.completeWithTask {
-                do {
-                    while let chunk = try await stream.next() {
-                        try await writer.write(.byteBuffer(ByteBuffer(bytes: chunk))).get()
-                    }
-                } catch {
-                    stream.cancel()
-                    throw error
-                }
-            }
-            return written.futureResult
-        }
-    }
-
-    /// Maps AsyncHTTPClient/NIO errors onto the few cases a user can act on.
-    static func classify(_ error: any Error, url: String, host: String, expectedLength: Int?, received: Int,
-                         timeout: Duration) -> KioskError {
-        let seconds = timeout.seconds
+    /// Maps the client's and NIO's errors onto the few cases a user can act on.
+    static func classify(_ error: any Error, url: String, host: String, expectedLength: Int?, received: Int) -> KioskError {
         if let status = error as? StatusBelow100 {
             return .transport(url: url, message: "the upstream answered with the status \(status.shown), which is not an HTTP "
                 + "status (they start at 100)")
         }
-        if let clientError = error as? HTTPClientError {
-            switch clientError {
-            case .connectTimeout, .tlsHandshakeTimeout:
+        if let upstream = error as? UpstreamError {
+            switch upstream {
+            case .tlsHandshakeTimeout:
                 return .offline(host: host)
-            case .getConnectionFromPoolTimeout:
-                // Waiting for one of the pool's connections (a proxy holds up to 256 to a host), not for the host: it may
-                // well be up, every connection busy with a slow answer.
-                return .transport(url: url, message: "no connection to \(host) came free in time: Kiosk's connections to it were all "
-                                  + "busy (a proxy keeps up to 256 to one host), or a new one could not be opened")
-            case .readTimeout, .deadlineExceeded, .writeTimeout:
-                return .timeout(url: url, seconds: seconds)
-            case .cancelled, .requestStreamCancelled:
+            case .cancelled, .shutDown:
                 return .cancelled
-            case .remoteConnectionClosed, .uncleanShutdown, .bodyLengthMismatch:
+            case .tunnelRefused(let status):
+                return .transport(url: url, message: status == 0
+                    ? "the HTTP proxy did not answer the request for a tunnel to \(host) in HTTP"
+                    : "the HTTP proxy refused to open a tunnel to \(host) (its status \(status))")
+            case .closed:
                 if let expectedLength, received < expectedLength {
                     return .truncatedBody(url: url, expected: expectedLength, received: received)
                 }
                 return .transport(url: url, message: "the connection closed before the response was complete")
-            default:
-                return .transport(url: url, message: "\(clientError)")
             }
         }
         if let failure = connectionFailure(error, url: url, host: host) { return failure }
