@@ -23,7 +23,8 @@ struct UpstreamKey: Hashable, Sendable {
     var host: String
     /// The port dialled.
     var port: Int
-    /// The HTTP proxy the connection goes through: a tunnel (CONNECT) for TLS, else requests in absolute form. nil: direct.
+    /// The HTTP proxy the connection goes through, by a tunnel (CONNECT) to `host` and `port`, for plain HTTP too (so
+    /// that the host dialled, a `--connect-to` override's, is the one the proxy reaches). nil: direct.
     var proxy: ProxyAddress?
 }
 
@@ -531,17 +532,24 @@ final class UpstreamConnector: Sendable {
         let timeout = connectTimeout
         let decompresses = decompresses
         let tls = tls
-        return ClientBootstrap(group: loop)
+        let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(timeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connect(host: dialled.0, port: dialled.1)
+        // An address is dialled as it is: asking the resolver for it (both families, as for a name) waits on a resolver
+        // that may not answer (no network but loopback), and a refusal would then be told as a timeout.
+        let connecting: EventLoopFuture<any Channel>
+        if IPAddress(literal: dialled.0) != nil, let address = try? SocketAddress(ipAddress: dialled.0, port: dialled.1) {
+            connecting = bootstrap.connect(to: address)
+        } else {
+            connecting = bootstrap.connect(host: dialled.0, port: dialled.1)
+        }
+        return connecting
             .flatMap { channel -> EventLoopFuture<UpstreamConnection> in
                 let closeOnFailure: @Sendable (any Error) -> EventLoopFuture<UpstreamConnection> = { error in
                     channel.close(promise: nil)
                     return channel.eventLoop.makeFailedFuture(error)
                 }
                 var ready = channel.eventLoop.makeSucceededFuture(Optional<String>.none)
-                if key.tls, let proxy = key.proxy {
+                if let proxy = key.proxy {
                     ready = Self.tunnel(channel, through: proxy, to: key, timeout: timeout).map { nil }
                 }
                 if key.tls {

@@ -163,8 +163,7 @@ public final class UpstreamTransport: HTTPTransport {
         }
     }
 
-    /// The request's head as it goes on the wire: its target in origin form (absolute through an HTTP proxy without a
-    /// tunnel), its fields made whole once, with `Host`, a `Content-Length` for a body held whole, and Kiosk's
+    /// The request's head as it goes on the wire: its target in origin form, its fields made whole once, with `Host`, a `Content-Length` for a body held whole, and Kiosk's
     /// `User-Agent` on its own requests.
     private func requestHead(_ request: HTTPRequest, key: UpstreamKey, hostHeader: String?) -> HTTPRequestHead {
         var fields: [(String, String)] = []
@@ -197,15 +196,9 @@ public final class UpstreamTransport: HTTPTransport {
         // methods that usually carry a body): unframed, its bytes would be read as the next request.
         if !hasLength, request.bodyStream != nil { fields.append(("Transfer-Encoding", "chunked")) }
         if !hasAgent && !configuration.passesThrough { fields.append(("User-Agent", "Kiosk/1.0")) }
-        let target: String
-        if key.proxy != nil && !key.tls {
-            // A fragment is the client's alone (RFC 9110 §7.1): never sent.
-            target = String(request.url.absoluteString.prefix { $0 != "#" })
-        } else {
-            let path = request.url.path(percentEncoded: true)
-            let query = request.url.query(percentEncoded: true)
-            target = (path.isEmpty ? "/" : path) + (query.map { "?\($0)" } ?? "")
-        }
+        let path = request.url.path(percentEncoded: true)
+        let query = request.url.query(percentEncoded: true)
+        let target = (path.isEmpty ? "/" : path) + (query.map { "?\($0)" } ?? "")
         return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method), uri: target,
                                headers: HTTPHeaders(fields))
     }
