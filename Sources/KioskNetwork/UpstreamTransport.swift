@@ -126,7 +126,7 @@ public final class UpstreamTransport: HTTPTransport {
         let proxy = configuration.proxy.proxy(for: request.url, connectingTo: connectHost, port: connectPort)
         let key = UpstreamKey(tls: tls, host: connectHost, port: connectPort,
                               proxy: proxy.flatMap { url in url.host(percentEncoded: false).map { ProxyAddress(host: $0, port: url.port ?? 80) } })
-        let head = requestHead(request, key: key, hostHeader: hostHeader)
+        let head = requestHead(request, hostHeader: hostHeader)
 
         if !configuration.verifiesCertificates, tls {
             request.note(ExchangeTouch(kind: .insecure, id: 0, name: request.endpoint, applied: true,
@@ -165,7 +165,7 @@ public final class UpstreamTransport: HTTPTransport {
 
     /// The request's head as it goes on the wire: its target in origin form, its fields made whole once, with `Host`, a `Content-Length` for a body held whole, and Kiosk's
     /// `User-Agent` on its own requests.
-    private func requestHead(_ request: HTTPRequest, key: UpstreamKey, hostHeader: String?) -> HTTPRequestHead {
+    private func requestHead(_ request: HTTPRequest, hostHeader: String?) -> HTTPRequestHead {
         var fields: [(String, String)] = []
         fields.reserveCapacity(request.headers.fields.count + 3)
         var hasHost = false, hasLength = false, hasAgent = false
