@@ -198,11 +198,13 @@ enum DebugPages {
 
     /// A response's media type without its parameters, shortened as DevTools does ("json", "jpeg", "html").
     static func contentType(_ record: RequestRecord) -> String? {
-        guard let value = record.responseHeaders.first(where: { HTTPHeaderFields.sameName($0.name, "Content-Type") })?.value,
-              let type = value.split(separator: ";").first?.trimmingCharacters(in: .whitespaces), !type.isEmpty else { return nil }
+        guard let value = record.responseHeaders.first(where: { HTTPHeaderFields.sameName($0.name, "Content-Type") })?.value
+        else { return nil }
+        let type = HTTPSyntax.mediaType(value)
+        guard !type.isEmpty else { return nil }
         let subtype = type.split(separator: "/").last.map(String.init) ?? type
         // "vnd.api+json" reads as "json".
-        return (subtype.split(separator: "+").last.map(String.init) ?? subtype).lowercased()
+        return subtype.split(separator: "+").last.map(String.init) ?? subtype
     }
 
     /// How a time is shown: of the day (a list's row), or date and time (a request's page).

@@ -69,6 +69,16 @@ public enum HTTPSyntax {
     /// unreserved's and sub-delims' punctuation, ":", "@" and "/".
     private static let pathSymbols = Set("-._~!$&'()*+,;=:@/".utf8)
 
+    /// The media type of a Content-Type value (`Text/HTML; charset=utf-8` → `text/html`): before its parameters, without
+    /// the spaces (OWS) around it, lowercased. Byte by byte: Foundation's trimming bridges to NSString, and every answer's
+    /// type is read on the event loop.
+    public static func mediaType(_ contentType: some StringProtocol) -> String {
+        let bytes = Array(contentType.utf8.prefix { $0 != UInt8(ascii: ";") })
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(decoding: bytes[first...last].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
     /// `tchar`: the bytes a token is made of.
     static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {

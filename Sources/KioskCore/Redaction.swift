@@ -94,8 +94,14 @@ public struct Redactor: Sendable, Hashable {
             }
         }
         if let password = url.password(percentEncoded: false) { values.append(password) }
-        if url.query?.contains("=") == true, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {
-            for item in items where queryItems.contains(item.name.lowercased()) { values.append(item.value ?? "") }
+        // The items a URL's redaction hides (`namesSecret`: `token`, `Token`, `user[password]`), read from the query's
+        // text: URLComponents' parse of every query was a fifth of what storing a proxied answer cost the event loops.
+        if let query = url.query(percentEncoded: true), query.utf8.contains(UInt8(ascii: "=")) {
+            for pair in query.split(separator: "&") where namesSecret(pair) {
+                guard let equals = pair.firstIndex(of: "=") else { continue }
+                let value = String(pair[pair.index(after: equals)...])
+                values.append(value.utf8.contains(UInt8(ascii: "%")) ? value.removingPercentEncoding ?? value : value)
+            }
         }
         return values.filter { $0.count >= 6 }
     }

@@ -268,9 +268,7 @@ final class ResponseCollector: Sendable {
         }
         guard streams else { return .more }
         // An event stream never ends by design, and a declared size past the limit would be held in vain.
-        let mediaType = head.headers.first(name: "content-type").map { type in
-            type.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
-        }
+        let mediaType = head.headers.first(name: "content-type").map(HTTPSyntax.mediaType)
         if mediaType.map(Self.streamingMediaTypes.contains) == true || (length ?? 0) > limit {
             startStreaming(exchange)
         } else if length == nil, head.status.mayHaveResponseBody {

@@ -376,7 +376,7 @@ package struct WebController: Sendable {
         }
         let image = try await kiosk.images.image(for: url)
         // Raster types only: an SVG from an allowed host would be a document with scripts on Kiosk's origin.
-        let mediaType = image.contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let mediaType = HTTPSyntax.mediaType(image.contentType)
         guard Self.rasterTypes.contains(mediaType) else {
             throw WebError(status: .badGateway, title: "Upstream error",
                            message: "The upstream sent \(mediaType.prefix(60)), which is not served as an image.", retryPath: nil)

@@ -38,6 +38,28 @@ struct CoreTests {
         #expect(redactor.redact(URL(string: plain)!) == plain)
     }
 
+    @Test("A Content-Type's media type is read without its parameters, the spaces around it, or its capitals")
+    func mediaTypeOfContentType() {
+        #expect(HTTPSyntax.mediaType("Text/Event-Stream; charset=UTF-8") == "text/event-stream")
+        #expect(HTTPSyntax.mediaType(" \tapplication/json\t ;q=1") == "application/json")
+        #expect(HTTPSyntax.mediaType("image/png") == "image/png")
+        #expect(HTTPSyntax.mediaType(" ; charset=utf-8") == "")
+        #expect(HTTPSyntax.mediaType("") == "")
+    }
+
+    @Test("The credentials a request sends are the values of the query items its URL's redaction hides — under any spelling of their names, percent-decoded — besides its secret headers' and its password")
+    func credentialsFollowQueryRedaction() {
+        // Given a redactor hiding `token` and `api-key`, and a URL naming them in several spellings among plain items
+        let redactor = Redactor(queryItems: ["token", "api-key"], headers: ["authorization"])
+        let url = URL(string: "http://user:hunter22@a.test/x?Token=abc%2Fdef1&page=123456789&user%5Btoken%5D=tok-in-brackets&api%2Dkey=escaped-key&token")!
+        // When its credentials are read
+        let values = redactor.credentials(in: ["Authorization": "Bearer sesame-123", "Accept": "application/json-long"], url: url)
+        // Then each secret item's value is there, decoded, and nothing of the plain ones
+        #expect(Set(values) == ["hunter22", "abc/def1", "tok-in-brackets", "escaped-key", "Bearer sesame-123", "sesame-123"])
+        // And every URL the redaction leaves as it is yields none
+        #expect(redactor.credentials(in: [:], url: URL(string: "http://a.test/x?q=caf%C3%A9+au+lait&tokens=123456789")!).isEmpty)
+    }
+
     @Test("A secret value is found and replaced wherever it falls in a body — first, last, among near misses, repeated — and a body without it is kept as it was")
     func scrubsSecretValuesAnywhere() {
         // Given a redactor hiding a key whose bytes repeat, and one that contains another's first letters
