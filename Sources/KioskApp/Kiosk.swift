@@ -139,7 +139,7 @@ public final class Kiosk: Sendable {
         // With capture off, an existing log is still readable (`kiosk log`), but nothing new is captured.
         let captureLog = configuration.capture.isEnabled ? requestLog : nil
 
-        let (raw, httpTransport) = Self.wire(dependencies.transport, configuration.transport)
+        let (raw, httpTransport) = Self.wire(dependencies.transport, configuration.transport, dependencies.resolver)
         self.httpTransport = httpTransport
         var sourceConfiguration = configuration.sources
         sourceConfiguration.now = dependencies.now
@@ -217,7 +217,7 @@ public final class Kiosk: Sendable {
         // retry (an app's POST must not be sent twice), no coalescing (not yet by HTTP's caching rules), no
         // connectivity verdict (an app's hosts are not the catalogs'), and no scrubbing of the answer (the app gets
         // what its upstream sent; the capture still redacts what it records).
-        let (proxyBottom, proxyWire) = Self.wire(dependencies.proxyTransport, configuration.proxyTransport)
+        let (proxyBottom, proxyWire) = Self.wire(dependencies.proxyTransport, configuration.proxyTransport, dependencies.resolver)
         self.proxyWire = proxyWire
         let proxyPolicy = PolicyTransport(base: proxyBottom, policy: policy)
         // What the cache sends behind an answer already given (a revalidation within stale-while-revalidate, a request
@@ -249,11 +249,12 @@ public final class Kiosk: Sendable {
                             sendProxied: { try await proxyPipeline.send($0) })
     }
 
-    /// The bottom of a transport stack: the injected one, or a real one to shut down at the end.
-    private static func wire(_ injected: (any HTTPTransport)?,
-                             _ configuration: TransportConfiguration) -> (any HTTPTransport, UpstreamTransport?) {
+    /// The bottom of a transport stack: the injected one, or a real one to shut down at the end, looking names up with the
+    /// outbound policy's `resolver`.
+    private static func wire(_ injected: (any HTTPTransport)?, _ configuration: TransportConfiguration,
+                             _ resolver: any HostResolver) -> (any HTTPTransport, UpstreamTransport?) {
         if let injected { return (injected, nil) }
-        let real = UpstreamTransport(configuration: configuration)
+        let real = UpstreamTransport(configuration: configuration, resolver: resolver)
         return (real, real)
     }
 
@@ -311,18 +312,20 @@ public final class Kiosk: Sendable {
         proxyCapture?.recordUnsent(request, error: error, elapsed: elapsed)
     }
 
-    /// Throws the outbound policy's refusal (`KioskError.refused`) unless `kiosk proxy` may open a connection to `url`
-    /// for an app: a CONNECT tunnel's or a protocol switch's target, which go round the HTTP pipeline but not round
-    /// the policy.
-    /// `forNetwork`: for a client on another machine (`.proxiedForNetwork`).
-    public func vetProxied(_ url: URL, forNetwork: Bool) async throws {
+    /// The addresses `kiosk proxy` is to dial for an app's connection to `url` (a CONNECT tunnel's or a protocol switch's
+    /// target, which go round the HTTP pipeline but not round the policy), looked up once and checked: throws the outbound
+    /// policy's refusal (`KioskError.refused`) when it may not connect there. `forNetwork`: for a client on another machine
+    /// (`.proxiedForNetwork`), whose connections reach public addresses only — these, not a later answer for the name.
+    public func vetProxied(_ url: URL, forNetwork: Bool) async throws -> [IPAddress] {
         if proxyCacheSettings?.offline == true {
             // Marked as the cache's offline miss: the app gets the 504 any request not stored gets offline.
             throw CacheMarkedFailure(KioskError.refused(url: redactor.redact(url), reason: "the proxy is offline (kiosk proxy --offline, "
                                                         + "or the console's switch): it opens no connection to an upstream"),
                                      cacheStatus: CacheStatus(.offline, forward: .miss))
         }
-        try await outboundPolicy.check(url, purpose: forNetwork ? .proxiedForNetwork : .proxied)
+        let publicOnly = try await outboundPolicy.check(url, purpose: forNetwork ? .proxiedForNetwork : .proxied)
+        return try await DialAddresses.look(up: url.host(percentEncoded: false) ?? "", url: redactor.redact(url), publicOnly: publicOnly,
+                                            resolver: outboundPolicy.resolver)
     }
 
     /// How `kiosk proxy`'s cache answers now (nil when this process has no proxy cache layer); setting it switches it

@@ -43,6 +43,8 @@ extension ConsoleWords {
         error: "Error",
         queuedFact: "Queued",
         connectFact: "Connect",
+        dnsFact: "of which DNS lookup",
+        tlsFact: "of which TLS handshake",
         timeToFirstByte: "Time to first byte",
         downloadFact: "Download",
         totalFact: "Total",

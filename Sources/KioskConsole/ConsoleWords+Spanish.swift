@@ -43,6 +43,8 @@ extension ConsoleWords {
         error: "Error",
         queuedFact: "En cola",
         connectFact: "Conexión",
+        dnsFact: "de ella, consulta DNS",
+        tlsFact: "de ella, negociación TLS",
         timeToFirstByte: "Tiempo hasta el primer byte",
         downloadFact: "Descarga",
         totalFact: "Total",

@@ -54,6 +54,9 @@ struct ConsoleWords: Sendable {
     let error: String
     let queuedFact: String
     let connectFact: String
+    /// The parts of `connectFact`: the DNS lookup and the TLS handshake.
+    let dnsFact: String
+    let tlsFact: String
     let timeToFirstByte: String
     let downloadFact: String
     let totalFact: String

@@ -269,6 +269,7 @@ enum DebugPages {
         ] + cacheFacts(record.cacheStatus, w)
         if let error = record.error { facts.append((w.error, error)) }
         let phases: [(String, TimeInterval?)] = [(w.queuedFact, record.timings.queued), (w.connectFact, record.timings.connect),
+                                                 (w.dnsFact, record.timings.dns), (w.tlsFact, record.timings.tls),
                                                  (w.timeToFirstByte, record.timings.firstByte),
                                                  (w.downloadFact, record.timings.download), (w.totalFact, record.timings.total)]
         facts += phases.compactMap { name, value in value.map { (name, milliseconds($0, w)) } }

@@ -80,6 +80,10 @@ public struct HTTPRequest: Sendable, Hashable {
     /// How long the answer (its head) may take when that is less than the transport's own timeout; nil: the
     /// transport's. A cache that holds an answer to stand in gives a slow upstream this long.
     public var timeout: Duration?
+    /// Set by the outbound policy when the request may reach only public addresses (an app's on another machine, a
+    /// picture from outside the sources): the connection checks the addresses it dials, not only the policy those it
+    /// looked up, so a name resolving otherwise by then (DNS rebinding) is refused too.
+    public var addressesMustBePublic = false
     /// What of the debugger's acted on the request before it reached the capture, travelling with it: the
     /// logged request it sends again (a resend), an edit made at a breakpoint. A request carrying any is the
     /// user's own act: it is never joined onto an identical request in flight (`CoalescingTransport`).

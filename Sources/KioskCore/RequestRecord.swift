@@ -69,6 +69,10 @@ public struct RequestTimings: Sendable, Hashable, Codable {
     public var queued: TimeInterval?
     /// Opening the connection (DNS, TCP and TLS together), when a new one was opened for this exchange.
     public var connect: TimeInterval?
+    /// The part of `connect` spent looking up the host's addresses (absent for an address, or when not measured).
+    public var dns: TimeInterval?
+    /// The part of `connect` spent on the TLS handshake (absent for plain HTTP, or when not measured).
+    public var tls: TimeInterval?
     /// From sending the request to the first byte of the response.
     public var firstByte: TimeInterval?
     /// Receiving the body after the first byte.
@@ -76,10 +80,12 @@ public struct RequestTimings: Sendable, Hashable, Codable {
     /// The whole exchange as the app saw it.
     public var total: TimeInterval
 
-    public init(queued: TimeInterval? = nil, connect: TimeInterval? = nil, firstByte: TimeInterval? = nil,
-                download: TimeInterval? = nil, total: TimeInterval) {
+    public init(queued: TimeInterval? = nil, connect: TimeInterval? = nil, dns: TimeInterval? = nil, tls: TimeInterval? = nil,
+                firstByte: TimeInterval? = nil, download: TimeInterval? = nil, total: TimeInterval) {
         self.queued = queued
         self.connect = connect
+        self.dns = dns
+        self.tls = tls
         self.firstByte = firstByte
         self.download = download
         self.total = total

@@ -286,28 +286,31 @@ public enum HAR {
         let comment: String
     }
 
-    /// The phases of an exchange in milliseconds, -1 for a phase not measured (never counted in `sum`).
+    /// The phases of an exchange in milliseconds, -1 for a phase not measured (never counted in `sum`). HAR 1.2's
+    /// `connect` leaves out `dns` and takes in `ssl` (which is given apart as well): Kiosk's `connect` holds all three.
     struct Timings: Encodable {
         let blocked: Double
-        let dns = -1.0
+        let dns: Double
         let connect: Double
-        let ssl = -1.0
+        let ssl: Double
         let send = 0.0
         let wait, receive: Double
 
         init(_ timings: RequestTimings) {
             blocked = timings.queued.map(HAR.milliseconds) ?? -1
-            connect = timings.connect.map(HAR.milliseconds) ?? -1
+            dns = timings.connect == nil ? -1 : timings.dns.map(HAR.milliseconds) ?? -1
+            connect = timings.connect.map { HAR.milliseconds(max(0, $0 - (timings.dns ?? 0))) } ?? -1
+            ssl = timings.connect == nil ? -1 : timings.tls.map(HAR.milliseconds) ?? -1
             receive = HAR.milliseconds(timings.download ?? 0)
             // Without a measured time to first byte (a store answer), the rest of the time is waiting.
             let unmeasured = timings.total - (timings.queued ?? 0) - (timings.connect ?? 0) - (timings.download ?? 0)
             wait = HAR.milliseconds(timings.firstByte ?? max(0, unmeasured))
         }
 
-        /// The entry's `time`: the phases that were measured, added up (HAR 1.2 defines `time` so), rounded
-        /// to the microsecond so that the sum of the rounded phases is exact.
+        /// The entry's `time`: the phases that were measured, added up (HAR 1.2 defines `time` so; `ssl` is within
+        /// `connect`), rounded to the microsecond so that the sum of the rounded phases is exact.
         var sum: Double {
-            let measured = [blocked, dns, connect, ssl, send, wait, receive].filter { $0 >= 0 }
+            let measured = [blocked, dns, connect, send, wait, receive].filter { $0 >= 0 }
             return (measured.reduce(0, +) * 1000).rounded() / 1000
         }
     }

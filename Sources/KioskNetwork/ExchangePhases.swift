@@ -30,6 +30,10 @@ struct ExchangeMarks: Sendable, Equatable {
 struct ConnectionSetup: Sendable, Equatable {
     /// The pool decided to open it.
     var opened: ContinuousClock.Instant
+    /// The host's addresses were looked up (nil: an address was dialled, no lookup made).
+    var resolved: ContinuousClock.Instant?
+    /// TCP was connected (and a proxy's tunnel opened) and the TLS handshake began (nil: plain HTTP).
+    var connected: ContinuousClock.Instant?
     /// It was ready for requests; nil while it is still being set up (or if setting it up failed).
     var established: ContinuousClock.Instant?
 }
@@ -38,21 +42,27 @@ extension RequestTimings {
     /// The phases of an exchange that started at `start` and ended (as the caller saw it) at `end`; `setup`
     /// is the set-up of the connection that carried it, if known. A phase whose marks are missing is nil.
     init(start: ContinuousClock.Instant, marks: ExchangeMarks, setup: ConnectionSetup?, end: ContinuousClock.Instant) {
-        var connect: Duration?
+        var connect: Duration?, dns: Duration?, tls: Duration?
         var queued: Duration?
         if let headSent = marks.headSent {
             let waited = headSent - start
             // Only the part of the set-up this request waited through counts: a connection that was
-            // already open at the start (reused), or opened for nobody in particular, adds nothing.
-            if let setup, let established = setup.established {
-                let overlap = min(established, headSent) - max(setup.opened, start)
-                if overlap > .zero { connect = overlap }
+            // already open at the start (reused), or opened for nobody in particular, adds nothing. So with its steps:
+            // the lookup (opened → resolved) and the handshake (connected → established), each as far as it was waited.
+            let waitedThrough = { (from: ContinuousClock.Instant, to: ContinuousClock.Instant) -> Duration? in
+                let overlap = min(to, headSent) - max(from, start)
+                return overlap > .zero ? overlap : nil
+            }
+            if let setup, let established = setup.established, let whole = waitedThrough(setup.opened, established) {
+                connect = whole
+                dns = setup.resolved.map { waitedThrough(setup.opened, $0) ?? .zero }
+                tls = setup.connected.map { waitedThrough($0, established) ?? .zero }
             }
             queued = waited - (connect ?? .zero)
         }
         let firstByte = marks.responseHead.map { $0 - (marks.headSent ?? start) }
         let download = marks.responseHead.flatMap { head in marks.finished.map { $0 - head } }
-        self.init(queued: queued?.seconds, connect: connect?.seconds, firstByte: firstByte?.seconds,
+        self.init(queued: queued?.seconds, connect: connect?.seconds, dns: dns?.seconds, tls: tls?.seconds, firstByte: firstByte?.seconds,
                   download: download?.seconds, total: (end - start).seconds)
     }
 }

@@ -90,15 +90,17 @@ public struct OutboundPolicy: Sendable {
         self.resolver = resolver
     }
 
-    /// Throws `KioskError.refused` with the rule's reason unless `url` may be fetched for `purpose`.
-    public func check(_ url: URL, purpose: HTTPRequest.Purpose) async throws {
+    /// Refuses (`KioskError.refused`, with the reason) what `purpose` may not fetch at `url`; returns whether the addresses
+    /// dialled for it must be public (the connection checks them again as it dials).
+    @discardableResult
+    public func check(_ url: URL, purpose: HTTPRequest.Purpose) async throws -> Bool {
         // Put in words only for a refusal: every proxied request passes here, and redacting a URL is not free.
         var shown: String { url.redactedString }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw KioskError.refused(url: shown, reason: "only http and https are fetched")
         }
         guard let origin = Origin(url) else { throw KioskError.refused(url: shown, reason: "the URL has no host") }
-        if purpose == .proxied || (sourceOrigins.contains(origin) && purpose != .proxiedForNetwork) { return }
+        if purpose == .proxied || (sourceOrigins.contains(origin) && purpose != .proxiedForNetwork) { return false }
         guard purpose == .picture || purpose == .proxiedForNetwork else {
             throw KioskError.refused(url: shown, reason: "\(origin) is not the origin of a configured source")
         }
@@ -116,6 +118,7 @@ public struct OutboundPolicy: Sendable {
                                          (address.description == origin.host ? "" : " (\(address))"))
             }
         }
+        return true
     }
 }
 
@@ -136,7 +139,7 @@ public final class PolicyTransport: HTTPTransport {
         var hop = request
         var redirects = 0
         while true {
-            try await policy.check(hop.url, purpose: hop.purpose)
+            hop.addressesMustBePublic = try await policy.check(hop.url, purpose: hop.purpose)
             let response = try await base.send(hop)
             guard !hop.purpose.isProxied, [301, 302, 303, 307, 308].contains(response.status),
                   let location = response.headers["Location"] else {

@@ -26,6 +26,9 @@ struct UpstreamKey: Hashable, Sendable {
     /// The HTTP proxy the connection goes through, by a tunnel (CONNECT) to `host` and `port`, for plain HTTP too (so
     /// that the host dialled, a `--connect-to` override's, is the one the proxy reaches). nil: direct.
     var proxy: ProxyAddress?
+    /// Whether every address dialled must be public (the outbound policy's rule for the request: an app's on another
+    /// machine, a picture from outside the sources), checked on the addresses the connection dials.
+    var publicOnly = false
 }
 
 /// An HTTP proxy's address.
@@ -427,15 +430,15 @@ final class UpstreamPool: @unchecked Sendable {
         case opening(EventLoopFuture<UpstreamConnection>)
     }
 
-    /// A connection for `key`, on this pool's loop.
-    func lease(_ key: UpstreamKey) -> Lease {
+    /// A connection for `key`, on this pool's loop; `url` (as shown) words a refusal of the addresses a new one would dial.
+    func lease(_ key: UpstreamKey, url: String) -> Lease {
         loop.preconditionInEventLoop()
         if shutDown { return .opening(loop.makeFailedFuture(UpstreamError.shutDown)) }
         if let connection = http2[key], connection.channel.isActive, !connection.draining { return .reused(connection) }
         while let connection = idle[key]?.popLast() {
             if case .http1(let handler) = connection.protocolState, handler.isIdle { return .reused(connection) }
         }
-        let opening = connector.open(key, on: loop).assumeIsolatedUnsafeUnchecked().map { [self] connection in
+        let opening = connector.open(key, url: url, on: loop).assumeIsolatedUnsafeUnchecked().map { [self] connection in
             adopt(connection)
             return connection
         }
@@ -516,51 +519,69 @@ final class UpstreamConnector: Sendable {
     private let tls: Result<NIOSSLContext, any Error>
     /// Whether answers' content codings are undone (Kiosk's own requests; never a proxy's).
     let decompresses: Bool
+    /// Looks names up: the outbound policy's resolver, so that what it checked is what is dialled (DialAddresses.swift).
+    private let resolver: any HostResolver
 
-    init(connectTimeout: TimeAmount, tls configuration: TLSConfiguration, decompresses: Bool) {
+    init(connectTimeout: TimeAmount, tls configuration: TLSConfiguration, decompresses: Bool, resolver: any HostResolver) {
         self.connectTimeout = connectTimeout
         var configuration = configuration
         configuration.applicationProtocols = ["h2", "http/1.1"]
         tls = Result { try NIOSSLContext(configuration: configuration) }
         self.decompresses = decompresses
+        self.resolver = resolver
     }
 
-    /// A connection for `key` on `loop`, ready for requests.
-    func open(_ key: UpstreamKey, on loop: any EventLoop) -> EventLoopFuture<UpstreamConnection> {
+    /// A connection for `key` on `loop`, ready for requests; `url` (as shown) words a refusal of its addresses.
+    func open(_ key: UpstreamKey, url: String, on loop: any EventLoop) -> EventLoopFuture<UpstreamConnection> {
         let opened = ContinuousClock.now
         let dialled = key.proxy.map { ($0.host, $0.port) } ?? (key.host, key.port)
         let timeout = connectTimeout
         let decompresses = decompresses
         let tls = tls
-        let bootstrap = ClientBootstrap(group: loop)
-            .connectTimeout(timeout)
-        // An address is dialled as it is: asking the resolver for it (both families, as for a name) waits on a resolver
-        // that may not answer (no network but loopback), and a refusal would then be told as a timeout.
-        let connecting: EventLoopFuture<any Channel>
-        if IPAddress(literal: dialled.0) != nil, let address = try? SocketAddress(ipAddress: dialled.0, port: dialled.1) {
-            connecting = bootstrap.connect(to: address)
+        let bootstrap: @Sendable () -> ClientBootstrap = { ClientBootstrap(group: loop).connectTimeout(timeout) }
+        // An address is dialled as it is, at once: asking a resolver for it (both families, as for a name) waits on one
+        // that may not answer (no network but loopback), and a refusal would then be told as a timeout. A name is looked
+        // up first (timed: the exchange's DNS phase), and its addresses raced as NIO races a name's.
+        let connecting: EventLoopFuture<(any Channel, ContinuousClock.Instant?)>
+        if let address = IPAddress(literal: dialled.0), let socketAddress = try? SocketAddress(ipAddress: address.description, port: dialled.1) {
+            if key.publicOnly, key.proxy == nil, let reason = address.nonPublicReason {
+                return loop.makeFailedFuture(KioskError.refused(url: url, reason: "\(dialled.0) is \(reason)"))
+            }
+            connecting = bootstrap().connect(to: socketAddress).map { ($0, nil) }
         } else {
-            connecting = bootstrap.connect(host: dialled.0, port: dialled.1)
+            let resolver = resolver
+            // Through an HTTP proxy, the name looked up is the proxy's own: the upstream's is the proxy's to resolve.
+            let publicOnly = key.publicOnly && key.proxy == nil
+            connecting = loop.makeFutureWithTask {
+                try DialAddresses.socketAddresses(try await DialAddresses.look(up: dialled.0, url: url, publicOnly: publicOnly, resolver: resolver),
+                                                  port: dialled.1)
+            }.flatMap { addresses in
+                let resolved = ContinuousClock.now
+                return bootstrap().resolver(FixedAddresses(addresses, on: loop)).connect(host: dialled.0, port: dialled.1).map { ($0, resolved) }
+            }
         }
         return connecting
-            .flatMap { channel -> EventLoopFuture<UpstreamConnection> in
+            .flatMap { channel, resolved -> EventLoopFuture<UpstreamConnection> in
                 let closeOnFailure: @Sendable (any Error) -> EventLoopFuture<UpstreamConnection> = { error in
                     channel.close(promise: nil)
                     return channel.eventLoop.makeFailedFuture(error)
                 }
-                var ready = channel.eventLoop.makeSucceededFuture(Optional<String>.none)
+                // The protocol TLS's ALPN chose, and when TCP (and the tunnel) was up and the handshake began: the start
+                // of the exchange's TLS phase.
+                var ready = channel.eventLoop.makeSucceededFuture((negotiated: String?.none, connected: ContinuousClock.Instant?.none))
                 if let proxy = key.proxy {
-                    ready = Self.tunnel(channel, through: proxy, to: key, timeout: timeout).map { nil }
+                    ready = Self.tunnel(channel, through: proxy, to: key, timeout: timeout).map { (nil, nil) }
                 }
                 if key.tls {
                     ready = ready.flatMap { _ in
-                        channel.eventLoop.makeCompletedFuture { try tls.get() }.flatMap { context in
+                        let connected = ContinuousClock.now
+                        return channel.eventLoop.makeCompletedFuture { try tls.get() }.flatMap { context in
                             Self.handshake(channel, context: context, serverName: key.host, timeout: timeout)
-                        }
+                        }.map { (negotiated: $0, connected: connected) }
                     }
                 }
-                return ready.flatMapThrowing { negotiated in
-                    let setup = ConnectionSetup(opened: opened, established: ContinuousClock.now)
+                return ready.flatMapThrowing { negotiated, connected in
+                    let setup = ConnectionSetup(opened: opened, resolved: resolved, connected: connected, established: ContinuousClock.now)
                     let operations = channel.pipeline.syncOperations
                     if negotiated == "h2" {
                         let multiplexer = try operations.configureHTTP2Pipeline(

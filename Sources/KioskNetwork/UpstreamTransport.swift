@@ -70,13 +70,14 @@ public final class UpstreamTransport: HTTPTransport {
     private let configuration: TransportConfiguration
     private let connector: UpstreamConnector
 
-    /// Creates a transport whose connections run on the shared event loop group.
-    public init(configuration: TransportConfiguration = TransportConfiguration()) {
+    /// Creates a transport whose connections run on the shared event loop group, looking names up with `resolver` (the
+    /// outbound policy's: the addresses it checked are the ones dialled).
+    public init(configuration: TransportConfiguration = TransportConfiguration(), resolver: any HostResolver = SystemHostResolver()) {
         self.configuration = configuration
         connector = UpstreamConnector(connectTimeout: Self.timeAmount(configuration.connectTimeout),
                                       tls: Self.upstreamTLS(trusting: configuration.additionalTrustRoots,
                                                             verifies: configuration.verifiesCertificates),
-                                      decompresses: !configuration.passesThrough)
+                                      decompresses: !configuration.passesThrough, resolver: resolver)
     }
 
     /// The pool of `loop`, made on first use.
@@ -125,7 +126,8 @@ public final class UpstreamTransport: HTTPTransport {
         }
         let proxy = configuration.proxy.proxy(for: request.url, connectingTo: connectHost, port: connectPort)
         let key = UpstreamKey(tls: tls, host: connectHost, port: connectPort,
-                              proxy: proxy.flatMap { url in url.host(percentEncoded: false).map { ProxyAddress(host: $0, port: url.port ?? 80) } })
+                              proxy: proxy.flatMap { url in url.host(percentEncoded: false).map { ProxyAddress(host: $0, port: url.port ?? 80) } },
+                              publicOnly: request.addressesMustBePublic)
         let head = requestHead(request, hostHeader: hostHeader)
 
         if !configuration.verifiesCertificates, tls {
@@ -239,7 +241,7 @@ public final class UpstreamTransport: HTTPTransport {
                 collector.deliver(.failure(KioskError.timeout(url: url.redactedString, seconds: timeout.seconds)))
                 exchange.cancel()
             }
-            switch pool.lease(key) {
+            switch pool.lease(key, url: url.redactedString) {
             case .reused(let connection):
                 collector.noteConnection(reused: true, setup: nil)
                 connection.start(exchange)
@@ -294,6 +296,8 @@ public final class UpstreamTransport: HTTPTransport {
 
     /// Maps the client's and NIO's errors onto the few cases a user can act on.
     static func classify(_ error: any Error, url: String, host: String, expectedLength: Int?, received: Int) -> KioskError {
+        // Said already: a name that resolved to nothing, an address the outbound policy refuses (DialAddresses.swift).
+        if let said = error as? KioskError { return said }
         if let status = error as? StatusBelow100 {
             return .transport(url: url, message: "the upstream answered with the status \(status.shown), which is not an HTTP "
                 + "status (they start at 100)")

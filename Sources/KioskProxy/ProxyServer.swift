@@ -99,7 +99,7 @@ public struct ProxyConfiguration: Sendable {
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
     private let forward: @Sendable (HTTPRequest) async throws -> HTTPResponse
-    private let vet: @Sendable (URL, Bool) async throws -> Void
+    private let vet: @Sendable (URL, Bool) async throws -> [IPAddress]
     private let onBound: @Sendable (Int) -> Void
     private let onTunnel: @Sendable (TunnelSummary) -> Void
     private let onCutShort: @Sendable (HTTPRequest, KioskError, Duration) -> Void
@@ -111,7 +111,7 @@ public final class ProxyServer: Service, Sendable {
     /// hands `onCutShort` each request its app gave up before its body's end (never forwarded; what came of the body, why,
     /// and how long after its head), and calls `onBound` with the port once it listens.
     public init(configuration: ProxyConfiguration, forward: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse,
-                vet: @escaping @Sendable (URL, Bool) async throws -> Void,
+                vet: @escaping @Sendable (URL, Bool) async throws -> [IPAddress],
                 onTunnel: @escaping @Sendable (TunnelSummary) -> Void = { _ in },
                 onCutShort: @escaping @Sendable (HTTPRequest, KioskError, Duration) -> Void = { _, _, _ in },
                 onBound: @escaping @Sendable (Int) -> Void = { _ in }) {

@@ -24,7 +24,7 @@ extension RequestLog {
         logEntry.status, logEntry.decision, logEntry.queued, logEntry.connect, logEntry.firstByte,
         logEntry.download, logEntry.duration, logEntry.error, logEntry.requestBodySize,
         logEntry.responseBodySize, logEntry.requestHeaders, logEntry.responseHeaders, logEntry.cacheStatus,
-        logEntry.touchedBy
+        logEntry.touchedBy, logEntry.dns, logEntry.tls
         """
 
     /// The records matching `filter`, newest first; with `includingBodies`, each with its bodies, read by
@@ -134,11 +134,11 @@ extension RequestLog {
         var record = record
         // A NULL size means no body; a zero-length BLOB may read back as NULL, hence `?? Data()`.
         if let size: Int = row[14] {
-            record.requestBody = CapturedBody(data: row[20] ?? Data(), originalSize: size)
+            record.requestBody = CapturedBody(data: row[22] ?? Data(), originalSize: size)
         }
         // A tunnel's (or a WebSocket's) size is the bytes it passed on unread: no body was captured, none is cut.
         if let size: Int = row[15], !record.touchedBy.contains(where: { $0.kind == .tunnel }) {
-            record.responseBody = CapturedBody(data: row[21] ?? Data(), originalSize: size)
+            record.responseBody = CapturedBody(data: row[23] ?? Data(), originalSize: size)
         }
         return record
     }
@@ -168,7 +168,7 @@ extension RequestLog {
             id: row[0], startedAt: Date(timeIntervalSinceReferenceDate: row[1]), source: source,
             endpoint: row[3], method: row[4], url: row[5], requestHeaders: requestHeaders, status: row[6],
             responseHeaders: responseHeaders, error: row[13],
-            timings: RequestTimings(queued: row[8], connect: row[9], firstByte: row[10], download: row[11],
+            timings: RequestTimings(queued: row[8], connect: row[9], dns: row[20], tls: row[21], firstByte: row[10], download: row[11],
                                     total: row[12]),
             // An empty value (a decision added later, when the log was upgraded) is read from the record.
             decision: decision, cacheStatus: CacheStatus(headerValue: row[18]), touchedBy: touchedBy, responseSize: row[15])

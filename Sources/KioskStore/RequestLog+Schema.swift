@@ -37,6 +37,9 @@ import KioskCore
 //   level it climbs; a busy proxy indexes a burst a second, and that rewriting was a quarter of the log's CPU per record.
 //   Sixteen at a time, little by little after each pass, with a whole level merged at once only past 64 segments.
 //
+// - Connection phases (v9): `dns` and `tls`, the parts of `connect` spent on the lookup and the TLS handshake (NULL when
+//   none was made, as for every record stored before).
+//
 // Why the file stays bounded without VACUUM: eviction frees pages that the next inserts reuse,
 // so in steady state the file stays near its high-water mark (records plus index and free pages).
 // Shrinking it after every eviction (incremental_vacuum) would only make SQLite grow it again a
@@ -78,6 +81,13 @@ extension RequestLog {
         }
         migrator.registerMigration("v8: the index in segments") { db in
             try segmentIndex(db)
+        }
+        migrator.registerMigration("v9: connection phases") { db in
+            // The parts of `connect` spent on the DNS lookup and the TLS handshake (NULL: none, or not measured).
+            try db.alter(table: "logEntry") { t in
+                t.add(column: "dns", .double)
+                t.add(column: "tls", .double)
+            }
         }
         return migrator
     }()

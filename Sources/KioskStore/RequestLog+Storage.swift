@@ -17,8 +17,8 @@ extension RequestLog {
         INSERT INTO logEntry (startedAt, source, endpoint, method, url, status, statusClass, decision,
                               queued, connect, firstByte, download, duration, error,
                               requestBodySize, responseBodySize, requestTextLength, responseTextLength,
-                              byteCount, requestHeaders, responseHeaders, cacheStatus, touchedBy, bodyID)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              byteCount, requestHeaders, responseHeaders, cacheStatus, touchedBy, bodyID, dns, tls)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Inserts `records` in order, indexes them, and adds their sizes to the running total, within
@@ -105,6 +105,8 @@ extension RequestLog {
                 values.bind(cacheStatus)
                 values.bind(touchedBy)
                 values.bind(bodyID)
+                values.bind(record.timings.dns)
+                values.bind(record.timings.tls)
             }
             lastID = db.lastInsertedRowID
             addedBytes += Int64(byteCount)

@@ -199,9 +199,15 @@ struct LogCommand: AsyncParsableCommand {
     }
 
     static func timings(_ timings: RequestTimings) -> String {
+        // The connection's DNS lookup and TLS handshake are parts of its connect: said within it.
+        let within = [("DNS", timings.dns), ("TLS", timings.tls)].compactMap { name, value in
+            value.map { String(format: "%@ %.1f ms", name, $0 * 1000) }
+        }
         let parts: [(String, TimeInterval?)] = [("queued", timings.queued), ("connect", timings.connect),
                                                 ("first byte", timings.firstByte), ("download", timings.download)]
-        let shown = parts.compactMap { name, value in value.map { String(format: "%@ %.1f ms", name, $0 * 1000) } }
+        let shown = parts.compactMap { name, value in
+            value.map { String(format: "%@ %.1f ms", name, $0 * 1000) + (name == "connect" && !within.isEmpty ? " (\(within.joined(separator: ", ")))" : "") }
+        }
         return (shown + [String(format: "total %.1f ms", timings.total * 1000)]).joined(separator: " · ")
     }
 }

@@ -25,7 +25,8 @@ struct HARExportTests {
     static let session: [RequestRecord] = [
         record(1, "https://rickandmortyapi.com/api/character?page=1", status: 200, type: "application/json",
                body: Data(#"{"results": [{"name": "Rick Sanchez"}]}"#.utf8),
-               timings: RequestTimings(queued: 0.0021, connect: 0.0104, firstByte: 0.0533, download: 0.0047, total: 0.0705)),
+               timings: RequestTimings(queued: 0.0021, connect: 0.0104, dns: 0.0011, tls: 0.0042, firstByte: 0.0533, download: 0.0047,
+                                       total: 0.0705)),
         record(2, "https://rickandmortyapi.com/api/character?page=2", status: 200, type: "application/json",
                body: Data(#"{"results": []}"#.utf8), timings: RequestTimings(total: 0.0004), decision: .fresh),
         record(3, "https://rickandmortyapi.com/api/location/1", status: 200, type: "application/json", body: Data("{}".utf8),
@@ -84,10 +85,11 @@ struct HARExportTests {
             let response = try #require(entry["response"] as? [String: Any])
             #expect(response["status"] as? Int == record.status ?? 0)
             #expect(response["_error"] as? String == (record.status == nil ? record.error : nil), "#\(record.id)")
-            // And `time` is the sum of the timings that are not -1, to the microsecond, near the measured total
+            // And `time` is the sum of the timings that are not -1 (but `ssl`, which `connect` holds), to the microsecond,
+            // near the measured total
             let timings = try #require(entry["timings"] as? [String: Double])
             let time = try #require(entry["time"] as? Double)
-            let sum = timings.values.filter { $0 >= 0 }.reduce(0, +)
+            let sum = timings.filter { $0.key != "ssl" && $0.value >= 0 }.values.reduce(0, +)
             #expect(abs(time - sum) < 0.000_000_1, "#\(record.id): time \(time), timings \(timings)")
             #expect(abs(time - record.timings.total * 1000) <= 0.002, "#\(record.id): time \(time), total \(record.timings.total)")
             for phase in ["blocked", "dns", "connect", "ssl", "send", "wait", "receive"] {
@@ -96,6 +98,19 @@ struct HARExportTests {
                 #expect(value == (value * 1000).rounded() / 1000, "#\(record.id).\(phase) = \(value) is not whole microseconds")
             }
         }
+    }
+
+    @Test("A new connection's DNS lookup and TLS handshake are HAR's dns and ssl: dns outside connect, ssl within it")
+    func connectionPhases() throws {
+        // Given the session, whose first exchange opened its connection: 10.4 ms, of which 1.1 ms DNS and 4.2 ms TLS
+        // When it is exported
+        let (_, entries) = try Self.entries(try HAR.export(Self.session))
+        // Then its timings say so in HAR's terms
+        let first = try #require(entries.first?["timings"] as? [String: Double])
+        #expect(first["dns"] == 1.1 && first["connect"] == 9.3 && first["ssl"] == 4.2, "\(first)")
+        // And an exchange on a connection already open has neither
+        let stored = try #require(entries[1]["timings"] as? [String: Double])
+        #expect(stored["dns"] == -1 && stored["ssl"] == -1 && stored["connect"] == -1)
     }
 
     @Test("A redirect's entry names its target in redirectURL, as HAR 1.2 says; other entries leave it empty")

@@ -51,6 +51,27 @@ struct ExchangePhasesTests {
         #expect(abs(timings.queued! - 0.001) < 1e-9)
     }
 
+    @Test("A new connection's lookup and handshake are the parts of its connect the request waited through")
+    func lookupAndHandshake() {
+        // Given a connection opened at 1 ms: its name looked up by 4 ms, TCP up at 6 ms, TLS done at 9 ms; the request
+        // written at 10 ms
+        let marks = ExchangeMarks(headSent: at(10), responseHead: at(30), finished: at(31))
+        let setup = ConnectionSetup(opened: at(1), resolved: at(4), connected: at(6), established: at(9))
+        // When its phases are computed
+        let timings = RequestTimings(start: start, marks: marks, setup: setup, end: at(31))
+        // Then connect is 8 ms, of which 3 ms the lookup and 3 ms the handshake
+        #expect(abs(timings.connect! - 0.008) < 1e-9)
+        #expect(abs(timings.dns! - 0.003) < 1e-9)
+        #expect(abs(timings.tls! - 0.003) < 1e-9)
+        // And given a request that started after the lookup (the connection was opened for another), no lookup is its own
+        let late = RequestTimings(start: at(5), marks: marks, setup: setup, end: at(31))
+        #expect(abs(late.connect! - 0.004) < 1e-9)
+        #expect(late.dns == 0 && abs(late.tls! - 0.003) < 1e-9)
+        // And a plain connection to an address has neither part
+        let plain = RequestTimings(start: start, marks: marks, setup: ConnectionSetup(opened: at(1), established: at(9)), end: at(31))
+        #expect(plain.connect != nil && plain.dns == nil && plain.tls == nil)
+    }
+
     @Test("Without a connection opened for it the whole wait is queueing; a mark never reported leaves its phase unmeasured")
     func unknownConnectionAndMissingMarks() {
         // Given an exchange on a connection that was open before it

@@ -136,7 +136,7 @@ struct RequestLogTests {
             responseHeaders: [.init(name: "Retry-After", value: "120"), .init(name: "Content-Type", value: "image/png")],
             responseBody: CapturedBody(data: Data([0x89, 0x50, 0x4E, 0x47, 0x00, 0xFF]), originalSize: 9_000),
             error: "server error \"busy\" — é",
-            timings: RequestTimings(queued: 0.001, connect: nil, firstByte: 0.25, download: 0.003_333, total: 0.3),
+            timings: RequestTimings(queued: 0.001, connect: 0.04, dns: 0.012_5, tls: 0.021, firstByte: 0.25, download: 0.003_333, total: 0.3),
             decision: .staleOnError)
         let bare = RequestRecord(startedAt: Date(timeIntervalSinceReferenceDate: 759_999_000), source: nil, endpoint: "image",
                                  method: "GET", url: "https://img.test/a.png", timings: RequestTimings(total: 0),
