@@ -327,13 +327,23 @@ final class UpstreamConnection: @unchecked Sendable {
     let setup: ConnectionSetup
     /// HTTP/1.1's one handler, or HTTP/2's streams.
     let protocolState: ProtocolState
-    /// When it last went idle (HTTP/1.1).
+    /// When it last went idle: HTTP/1.1 between exchanges, HTTP/2 with no stream open.
     var idleSince = NIODeadline.now()
     /// Whether it takes no new exchange: the upstream sent GOAWAY (HTTP/2), or another connection to the same upstream
     /// was ready first (HTTP/2: one carries them all); it closes once the streams it carries end.
     var draining = false
     /// HTTP/2 streams open on it.
     private var streams = 0
+    /// Whether an HTTP/2 stream is open on it.
+    var carriesStreams: Bool { streams > 0 }
+
+    /// An HTTP/2 stream ended: the connection goes idle with its last, and closes then when draining.
+    private func streamEnded() {
+        streams -= 1
+        guard streams == 0 else { return }
+        idleSince = NIODeadline.now()
+        if draining { channel.close(promise: nil) }
+    }
 
     enum ProtocolState {
         case http1(UpstreamExchangeHandler)
@@ -380,10 +390,7 @@ final class UpstreamConnection: @unchecked Sendable {
             opened.futureResult.assumeIsolatedUnsafeUnchecked().whenComplete { [self] result in
                 switch result {
                 case .success(let stream):
-                    stream.closeFuture.assumeIsolatedUnsafeUnchecked().whenComplete { [self] _ in
-                        streams -= 1
-                        if draining && streams == 0 { channel.close(promise: nil) }
-                    }
+                    stream.closeFuture.assumeIsolatedUnsafeUnchecked().whenComplete { [self] _ in streamEnded() }
                     guard let handler = try? stream.pipeline.syncOperations.handler(type: UpstreamExchangeHandler.self),
                           !exchange.cancelled else {
                         exchange.end(UpstreamError.cancelled)
@@ -391,8 +398,7 @@ final class UpstreamConnection: @unchecked Sendable {
                     }
                     handler.begin(exchange)
                 case .failure(let error):
-                    streams -= 1
-                    if draining && streams == 0 { channel.close(promise: nil) }
+                    streamEnded()
                     exchange.end(error)
                 }
             }
@@ -413,15 +419,16 @@ final class UpstreamPool: @unchecked Sendable {
     private var all: [ObjectIdentifier: UpstreamConnection] = [:]
     private var sweeper: RepeatedTask?
     private var shutDown = false
-
-    /// Connections idle longer than this are closed (servers close theirs after 5 s to a few minutes).
-    static let idleTimeout = TimeAmount.seconds(60)
+    /// Connections idle longer than this are closed, HTTP/1.1 and HTTP/2 alike (servers close theirs after 5 s to a few
+    /// minutes; a proxy that ran for days must not keep one to every host an app ever asked).
+    private let idleTimeout: TimeAmount
     /// Idle connections kept to one upstream at most.
     static let idleLimit = 256
 
-    init(loop: any EventLoop, connector: UpstreamConnector) {
+    init(loop: any EventLoop, connector: UpstreamConnector, idleTimeout: TimeAmount) {
         self.loop = loop
         self.connector = connector
+        self.idleTimeout = idleTimeout
     }
 
     /// A connection for `key`: an open one (`reused`), or one opened now.
@@ -450,7 +457,9 @@ final class UpstreamPool: @unchecked Sendable {
         let id = ObjectIdentifier(connection)
         all[id] = connection
         if sweeper == nil {
-            sweeper = loop.scheduleRepeatedTask(initialDelay: .seconds(10), delay: .seconds(10)) { [self] _ in sweep() }
+            // Looked at every 10 s, or twice per timeout when it is shorter.
+            let every = min(TimeAmount.seconds(10), TimeAmount.nanoseconds(idleTimeout.nanoseconds / 2))
+            sweeper = loop.scheduleRepeatedTask(initialDelay: every, delay: every) { [self] _ in sweep() }
         }
         switch connection.protocolState {
         case .http1(let handler):
@@ -490,11 +499,14 @@ final class UpstreamPool: @unchecked Sendable {
         if idle[connection.key]?.isEmpty == true { idle[connection.key] = nil }
     }
 
-    /// Closes the connections idle past `idleTimeout`.
+    /// Closes the connections idle past `idleTimeout`: HTTP/1.1 ones between exchanges, HTTP/2 ones with no stream open.
     private func sweep() {
-        let oldest = NIODeadline.now() - Self.idleTimeout
+        let oldest = NIODeadline.now() - idleTimeout
         for (_, connections) in idle {
             for connection in connections where connection.idleSince < oldest { connection.channel.close(promise: nil) }
+        }
+        for connection in http2.values where !connection.carriesStreams && connection.idleSince < oldest {
+            connection.channel.close(promise: nil)
         }
     }
 

@@ -28,6 +28,8 @@ public struct TransportConfiguration: Sendable, Hashable {
     /// PEM files of certificate authorities trusted for upstream HTTPS besides the system's (a company CA, a local
     /// development server's).
     public var additionalTrustRoots: [String] = []
+    /// How long a connection to an upstream is kept open with nothing to carry, HTTP/1.1 or HTTP/2: 60 s.
+    public var idleTimeout: Duration = .seconds(60)
 
     /// Why the PEM file at `path` cannot be a trust root (unreadable, or no certificate in it), nil when it can.
     public static func trustRootProblem(atPath path: String) -> String? {
@@ -85,7 +87,7 @@ public final class UpstreamTransport: HTTPTransport {
         try pools.withLock { pools throws(KioskError) in
             guard let open = pools else { throw KioskError.cancelled }
             if let pool = open[ObjectIdentifier(loop)] { return pool }
-            let pool = UpstreamPool(loop: loop, connector: connector)
+            let pool = UpstreamPool(loop: loop, connector: connector, idleTimeout: Self.timeAmount(configuration.idleTimeout))
             pools?[ObjectIdentifier(loop)] = pool
             return pool
         }

@@ -167,6 +167,37 @@ struct UpstreamClientTests {
         }
     }
 
+    @Test("A connection left idle past the timeout is closed, HTTP/1.1 and HTTP/2 alike: the next request opens a new one",
+          arguments: ["http/1.1", "h2"])
+    func idleConnectionsClose(_ protocolName: String) async throws {
+        // Given an upstream speaking the protocol, and a transport that keeps idle connections 300 ms
+        let upstream: (port: Int, stop: @Sendable () async -> Void)
+        if protocolName == "h2" {
+            let server = try await HTTP2StatusUpstream.start(status: "200")
+            upstream = (server.port, { await server.stop() })
+        } else {
+            let server = try await EchoUpstream.start(tls: try TestAuthority.shared.upstreamContext())
+            upstream = (server.port, { await server.stop() })
+        }
+        var configuration = TransportConfiguration()
+        configuration.additionalTrustRoots = [TestAuthority.shared.certificateFile.path]
+        configuration.idleTimeout = .milliseconds(300)
+        let url = URL(string: "https://localhost:\(upstream.port)/echo")!
+        try await withTransport(configuration) { transport in
+            // When it is asked three times: twice at once, then after a second's silence
+            let first = try await transport.send(HTTPRequest(url: url, endpoint: "test"))
+            let second = try await transport.send(HTTPRequest(url: url, endpoint: "test"))
+            try await Task.sleep(for: .seconds(1))
+            let third = try await transport.send(HTTPRequest(url: url, endpoint: "test"))
+            // Then the first opened a connection, the second took it, and the third had to open another
+            #expect([first.status, second.status, third.status] == [Int](repeating: 200, count: 3))
+            #expect(first.timings?.connect != nil)
+            #expect(second.timings?.connect == nil)
+            #expect(third.timings?.connect != nil, "the idle connection was kept past its timeout")
+        }
+        await upstream.stop()
+    }
+
     @Test("An outbound proxy that refuses the tunnel is named with its status, not taken for the upstream being offline")
     func tunnelRefused() async throws {
         // Given a "proxy" that answers every CONNECT with 407
