@@ -313,10 +313,11 @@ public final class Kiosk: Sendable {
     }
 
     /// The addresses `kiosk proxy` is to dial for an app's connection to `url` (a CONNECT tunnel's or a protocol switch's
-    /// target, which go round the HTTP pipeline but not round the policy), looked up once and checked: throws the outbound
-    /// policy's refusal (`KioskError.refused`) when it may not connect there. `forNetwork`: for a client on another machine
-    /// (`.proxiedForNetwork`), whose connections reach public addresses only — these, not a later answer for the name.
-    public func vetProxied(_ url: URL, forNetwork: Bool) async throws -> [IPAddress] {
+    /// target, which go round the HTTP pipeline but not round the policy), looked up for the connection and checked:
+    /// throws the outbound policy's refusal (`KioskError.refused`) when it may not connect there. `forNetwork`: for a
+    /// client on another machine (`.proxiedForNetwork`), whose connections reach public addresses only — these, not the
+    /// answer the policy's check had (DialAddresses.swift).
+    package func vetProxied(_ url: URL, forNetwork: Bool) async throws -> CheckedAddresses {
         if proxyCacheSettings?.offline == true {
             // Marked as the cache's offline miss: the app gets the 504 any request not stored gets offline.
             throw CacheMarkedFailure(KioskError.refused(url: redactor.redact(url), reason: "the proxy is offline (kiosk proxy --offline, "
@@ -324,8 +325,11 @@ public final class Kiosk: Sendable {
                                      cacheStatus: CacheStatus(.offline, forward: .miss))
         }
         let publicOnly = try await outboundPolicy.check(url, purpose: forNetwork ? .proxiedForNetwork : .proxied)
-        return try await DialAddresses.look(up: url.host(percentEncoded: false) ?? "", url: redactor.redact(url), publicOnly: publicOnly,
-                                            resolver: outboundPolicy.resolver)
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        // Within the 10 s a tunnel has to connect (ProxyHandler's dial), as NIO's own lookup was.
+        return CheckedAddresses(try await DialAddresses.look(up: url.host(percentEncoded: false) ?? "", port: port, publicOnly: publicOnly,
+                                                             resolver: outboundPolicy.resolver, within: .seconds(10),
+                                                             url: { redactor.redact(url) }))
     }
 
     /// How `kiosk proxy`'s cache answers now (nil when this process has no proxy cache layer); setting it switches it

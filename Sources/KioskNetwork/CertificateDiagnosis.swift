@@ -6,13 +6,13 @@ import NIOTLS
 
 /// Why an upstream's certificate was not trusted, which BoringSSL reports only as "CERTIFICATE_VERIFY_FAILED": the
 /// certificate is fetched again over a handshake that checks nothing, and its dates and issuer read. The connection
-/// goes to the host and port the refused exchange went to (the outbound policy allowed those), sends nothing but a
-/// TLS hello, and is closed at once.
+/// dials the addresses it is given (the refused exchange's host's, checked as its were: DialAddresses.swift), sends
+/// nothing but a TLS hello, and is closed at once.
 enum CertificateDiagnosis {
-    /// "it expired on …", "it is not valid until …" or "it was issued by …, not among the trusted roots"; nil when the
-    /// certificate cannot be fetched within a few seconds.
-    static func reason(host: String, port: Int, now: Date = Date()) async -> String? {
-        guard let certificate = try? await peerCertificate(host: host, port: port) else { return nil }
+    /// "it expired on …", "it is not valid until …" or "it was issued by …, not among the trusted roots", for `host`'s
+    /// certificate at `addresses`; nil when it cannot be fetched within a few seconds.
+    static func reason(host: String, dialling addresses: [SocketAddress], now: Date = Date()) async -> String? {
+        guard let certificate = try? await peerCertificate(host: host, addresses: addresses) else { return nil }
         let format = Date.ISO8601FormatStyle().year().month().day()
         let notAfter = Date(timeIntervalSince1970: TimeInterval(certificate.notValidAfter))
         let notBefore = Date(timeIntervalSince1970: TimeInterval(certificate.notValidBefore))
@@ -22,7 +22,7 @@ enum CertificateDiagnosis {
         return "it was issued by \(issuer), which is not among the trusted roots (the system's, and any --upstream-ca)"
     }
 
-    private static func peerCertificate(host: String, port: Int) async throws -> NIOSSLCertificate? {
+    private static func peerCertificate(host: String, addresses: [SocketAddress]) async throws -> NIOSSLCertificate? {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateVerification = .none
         let context = try NIOSSLContext(configuration: configuration)
@@ -38,7 +38,8 @@ enum CertificateDiagnosis {
                     try channel.pipeline.syncOperations.addHandler(HandshakeDone(promise: handshake))
                 }
             }
-            .connect(host: host, port: port).get()
+            .resolver(FixedAddresses(addresses, on: eventLoop))
+            .connect(host: host, port: addresses.first?.port ?? 443).get()
         defer { channel.close(promise: nil) }
         let timeout = eventLoop.scheduleTask(in: .seconds(3)) { handshake.fail(ChannelError.connectTimeout(.seconds(3))) }
         defer { timeout.cancel() }

@@ -1,33 +1,54 @@
-package import KioskCore
+import KioskCore
 package import NIOCore
 import NIOPosix
 
-/// The addresses a connection dials, looked up once and dialled as they were checked. The outbound policy checks a
-/// name's addresses before a request goes; were the connection to look the name up again, a name that answers a public
-/// address to the check and this machine's loopback to the connection (DNS rebinding) would pass it. So every dialler —
-/// Kiosk's client, the proxy's tunnels — looks up through the policy's resolver (the same answer, remembered), checks
-/// again what it will dial when the request may reach only public addresses, and dials exactly that.
+/// The addresses a connection dials, checked as it dials them. The outbound policy checks a name's addresses before a
+/// request goes; a name that answers a public address to that check and this machine's loopback to the connection (DNS
+/// rebinding) would pass it. So every dialler — Kiosk's client, the proxy's tunnels and protocol switches — looks the
+/// name up itself (its own lookup, timed: the exchange's DNS phase), and when the request may reach only public
+/// addresses, refuses any of those it was about to dial that is not.
 package enum DialAddresses {
-    /// The addresses for `host`: an address as it is written (any of its spellings), a name's through `resolver`. With
-    /// `publicOnly`, throws `KioskError.refused` (for `url`, as shown) when any of them is not public; `KioskError.offline`
-    /// when the name resolves to nothing.
-    package static func look(up host: String, url: String, publicOnly: Bool, resolver: any HostResolver) async throws -> [IPAddress] {
-        let addresses: [IPAddress]
-        if let literal = IPAddress(literal: host) { addresses = [literal] } else { addresses = try await resolver.addresses(of: host) }
-        if publicOnly {
-            for address in addresses {
-                if let reason = address.nonPublicReason {
-                    throw KioskError.refused(url: url, reason: "\(host) is \(reason)" + (address.description == host ? "" : " (\(address))"))
+    /// The socket addresses for `host:port`: an address as it is written, or what `resolver` finds for a name (or for an
+    /// address spelt otherwise, `127.1`, `fe80::1%eth0`) within `limit` — past it, `KioskError.offline`, as a connection
+    /// that did not open in time is. With `publicOnly`, throws `KioskError.refused` (for `url()`) naming the first that
+    /// is not public.
+    package static func look(up host: String, port: Int, publicOnly: Bool, resolver: any HostResolver, within limit: Duration,
+                             url: () -> String) async throws -> [SocketAddress] {
+        guard (1...65535).contains(port) else { throw KioskError.refused(url: url(), reason: "\(port) is not a TCP port") }
+        let addresses: [SocketAddress]
+        if let exact = try? SocketAddress(ipAddress: host, port: port) {
+            addresses = [exact]
+        } else {
+            addresses = try await withThrowingTaskGroup(of: [SocketAddress].self) { group in
+                group.addTask { try await resolver.dialAddresses(of: host, port: port) }
+                group.addTask {
+                    try await Task.sleep(for: limit)
+                    throw KioskError.offline(host: host)
                 }
+                defer { group.cancelAll() }
+                return try await group.next() ?? []
             }
         }
+        if publicOnly, let reason = refusal(of: addresses, host: host) { throw KioskError.refused(url: url(), reason: reason) }
         return addresses
     }
 
-    /// `addresses` at `port`, as NIO dials them.
-    package static func socketAddresses(_ addresses: [IPAddress], port: Int) throws -> [SocketAddress] {
-        try addresses.map { try SocketAddress(ipAddress: $0.description, port: port) }
+    /// Why `addresses` (`host`'s) may not be dialled by a request that may reach public addresses only; nil when every
+    /// one is public.
+    package static func refusal(of addresses: [SocketAddress], host: String) -> String? {
+        for address in addresses {
+            guard let literal = address.ipAddress, let ip = IPAddress(literal: literal) else { return "\(host) is not an IP address" }
+            if let reason = ip.nonPublicReason { return "\(host) is \(reason)" + (literal == host ? "" : " (\(ip))") }
+        }
+        return nil
     }
+}
+
+/// The addresses the outbound policy let a connection dial (a tunnel's, a protocol switch's), to be dialled as they are.
+package struct CheckedAddresses: Sendable {
+    package let addresses: [SocketAddress]
+
+    package init(_ addresses: [SocketAddress]) { self.addresses = addresses }
 }
 
 /// A NIO resolver that answers with addresses already looked up: a `ClientBootstrap` given it races exactly those, IPv6

@@ -1,19 +1,29 @@
 public import Foundation
 public import KioskCore
+public import NIOCore
 import NIOPosix
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Turns a host name into the addresses a connection to it would use.
 public protocol HostResolver: Sendable {
-    /// Every address `host` resolves to; throws `KioskError.offline` when it resolves to none.
+    /// Every address `host` resolves to (the outbound policy's check: may be remembered a while); throws
+    /// `KioskError.offline` when it resolves to none.
     func addresses(of host: String) async throws -> [IPAddress]
+    /// The socket addresses a connection to `host:port` dials, looked up for it (not remembered: a name's new records
+    /// count at once), IPv6 scopes kept; throws `KioskError.offline` when there are none.
+    func dialAddresses(of host: String, port: Int) async throws -> [SocketAddress]
+}
+
+extension HostResolver {
+    /// `addresses(of:)` at `port`: what a resolver that only knows addresses (a test's) dials.
+    public func dialAddresses(of host: String, port: Int) async throws -> [SocketAddress] {
+        try await addresses(of: host).map { try SocketAddress(ipAddress: $0.description, port: port) }
+    }
 }
 
 /// The system resolver (`getaddrinfo`, run on NIO's blocking-I/O pool so no event loop or task waits
-/// on it), remembering answers for a minute: a page of pictures resolves each host once.
+/// on it): the policy's checks remember answers for a minute (a page of pictures resolves each host once); a
+/// connection's lookup is its own, fresh.
 public final class SystemHostResolver: HostResolver {
     private let cache = Mutex<[String: (expires: ContinuousClock.Instant, addresses: [IPAddress])]>([:])
     private let lifetime: Duration
@@ -24,8 +34,7 @@ public final class SystemHostResolver: HostResolver {
     public func addresses(of host: String) async throws -> [IPAddress] {
         let now = ContinuousClock.now
         if let hit = cache.withLock({ $0[host] }), hit.expires > now { return hit.addresses }
-        let addresses = try await NIOThreadPool.singleton.runIfActive { Self.lookUp(host) }
-        guard !addresses.isEmpty else { throw KioskError.offline(host: host, reason: .unresolved) }
+        let addresses = try await lookUp(host, port: 0).compactMap { $0.ipAddress.flatMap(IPAddress.init(literal:)) }
         cache.withLock { cache in
             if cache.count > 1024 { cache.removeAll() }
             cache[host] = (now + lifetime, addresses)
@@ -33,34 +42,22 @@ public final class SystemHostResolver: HostResolver {
         return addresses
     }
 
-    private static func lookUp(_ host: String) -> [IPAddress] {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return [] }
-        defer { freeaddrinfo(first) }
-        var result: [IPAddress] = []
-        var cursor: UnsafeMutablePointer<addrinfo>? = first
-        while let entry = cursor {
-            if let socketAddress = entry.pointee.ai_addr {
-                switch Int32(socketAddress.pointee.sa_family) {
-                case AF_INET:
-                    socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
-                        var address = pointer.pointee.sin_addr
-                        result.append(IPAddress(bytes: withUnsafeBytes(of: &address) { Array($0) })!)
-                    }
-                case AF_INET6:
-                    socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
-                        var address = pointer.pointee.sin6_addr
-                        result.append(IPAddress(bytes: withUnsafeBytes(of: &address) { Array($0) })!)
-                    }
-                default: break
-                }
+    public func dialAddresses(of host: String, port: Int) async throws -> [SocketAddress] {
+        try await lookUp(host, port: port)
+    }
+
+    /// `getaddrinfo` of `host` on NIO's blocking-I/O pool, its answers at `port`; throws `KioskError.offline` for none.
+    private func lookUp(_ host: String, port: Int) async throws -> [SocketAddress] {
+        let answers = try await NIOThreadPool.singleton.runIfActive { SystemLookup.answers(for: host, port: port) }
+        // Whole, as getaddrinfo gave them: an IPv6 link-local address keeps its scope (its interface).
+        let addresses = answers.map { answer in
+            answer.bytes.withUnsafeBytes { bytes in
+                answer.isIPv6 ? SocketAddress(bytes.loadUnaligned(as: sockaddr_in6.self), host: host)
+                    : SocketAddress(bytes.loadUnaligned(as: sockaddr_in.self), host: host)
             }
-            cursor = entry.pointee.ai_next
         }
-        return result
+        guard !addresses.isEmpty else { throw KioskError.offline(host: host, reason: .unresolved) }
+        return addresses
     }
 }
 

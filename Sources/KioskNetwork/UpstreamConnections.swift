@@ -437,8 +437,8 @@ final class UpstreamPool: @unchecked Sendable {
         case opening(EventLoopFuture<UpstreamConnection>)
     }
 
-    /// A connection for `key`, on this pool's loop; `url` (as shown) words a refusal of the addresses a new one would dial.
-    func lease(_ key: UpstreamKey, url: String) -> Lease {
+    /// A connection for `key`, on this pool's loop; `url` words a refusal of the addresses a new one would dial.
+    func lease(_ key: UpstreamKey, url: URL) -> Lease {
         loop.preconditionInEventLoop()
         if shutDown { return .opening(loop.makeFailedFuture(UpstreamError.shutDown)) }
         if let connection = http2[key], connection.channel.isActive, !connection.draining { return .reused(connection) }
@@ -531,8 +531,8 @@ final class UpstreamConnector: Sendable {
     private let tls: Result<NIOSSLContext, any Error>
     /// Whether answers' content codings are undone (Kiosk's own requests; never a proxy's).
     let decompresses: Bool
-    /// Looks names up: the outbound policy's resolver, so that what it checked is what is dialled (DialAddresses.swift).
-    private let resolver: any HostResolver
+    /// Looks names up for the connections it dials (DialAddresses.swift).
+    let resolver: any HostResolver
 
     init(connectTimeout: TimeAmount, tls configuration: TLSConfiguration, decompresses: Bool, resolver: any HostResolver) {
         self.connectTimeout = connectTimeout
@@ -543,33 +543,35 @@ final class UpstreamConnector: Sendable {
         self.resolver = resolver
     }
 
-    /// A connection for `key` on `loop`, ready for requests; `url` (as shown) words a refusal of its addresses.
-    func open(_ key: UpstreamKey, url: String, on loop: any EventLoop) -> EventLoopFuture<UpstreamConnection> {
+    /// A connection for `key` on `loop`, ready for requests; `url` words a refusal of its addresses.
+    func open(_ key: UpstreamKey, url: URL, on loop: any EventLoop) -> EventLoopFuture<UpstreamConnection> {
         let opened = ContinuousClock.now
         let dialled = key.proxy.map { ($0.host, $0.port) } ?? (key.host, key.port)
         let timeout = connectTimeout
         let decompresses = decompresses
         let tls = tls
-        let bootstrap: @Sendable () -> ClientBootstrap = { ClientBootstrap(group: loop).connectTimeout(timeout) }
+        // Through an HTTP proxy, the addresses dialled are the proxy's: the upstream's name is the proxy's to resolve.
+        let publicOnly = key.publicOnly && key.proxy == nil
         // An address is dialled as it is, at once: asking a resolver for it (both families, as for a name) waits on one
         // that may not answer (no network but loopback), and a refusal would then be told as a timeout. A name is looked
-        // up first (timed: the exchange's DNS phase), and its addresses raced as NIO races a name's.
+        // up first (timed: the exchange's DNS phase) within the connect timeout, and its addresses raced, in the time
+        // left, as NIO races a name's.
         let connecting: EventLoopFuture<(any Channel, ContinuousClock.Instant?)>
-        if let address = IPAddress(literal: dialled.0), let socketAddress = try? SocketAddress(ipAddress: address.description, port: dialled.1) {
-            if key.publicOnly, key.proxy == nil, let reason = address.nonPublicReason {
-                return loop.makeFailedFuture(KioskError.refused(url: url, reason: "\(dialled.0) is \(reason)"))
+        if let address = try? SocketAddress(ipAddress: dialled.0, port: dialled.1) {
+            if publicOnly, let reason = DialAddresses.refusal(of: [address], host: dialled.0) {
+                return loop.makeFailedFuture(KioskError.refused(url: url.redactedString, reason: reason))
             }
-            connecting = bootstrap().connect(to: socketAddress).map { ($0, nil) }
+            connecting = ClientBootstrap(group: loop).connectTimeout(timeout).connect(to: address).map { ($0, nil) }
         } else {
             let resolver = resolver
-            // Through an HTTP proxy, the name looked up is the proxy's own: the upstream's is the proxy's to resolve.
-            let publicOnly = key.publicOnly && key.proxy == nil
             connecting = loop.makeFutureWithTask {
-                try DialAddresses.socketAddresses(try await DialAddresses.look(up: dialled.0, url: url, publicOnly: publicOnly, resolver: resolver),
-                                                  port: dialled.1)
+                try await DialAddresses.look(up: dialled.0, port: dialled.1, publicOnly: publicOnly, resolver: resolver,
+                                             within: Self.duration(timeout), url: { url.redactedString })
             }.flatMap { addresses in
                 let resolved = ContinuousClock.now
-                return bootstrap().resolver(FixedAddresses(addresses, on: loop)).connect(host: dialled.0, port: dialled.1).map { ($0, resolved) }
+                let left = max(TimeAmount.milliseconds(1), timeout - TimeAmount.nanoseconds(Int64(Self.nanoseconds(resolved - opened))))
+                return ClientBootstrap(group: loop).connectTimeout(left).resolver(FixedAddresses(addresses, on: loop))
+                    .connect(host: dialled.0, port: dialled.1).map { ($0, resolved) }
             }
         }
         return connecting
@@ -610,6 +612,14 @@ final class UpstreamConnector: Sendable {
                     return UpstreamConnection(channel: channel, key: key, setup: setup, protocolState: .http1(handler))
                 }.flatMapError(closeOnFailure)
             }
+    }
+
+    /// `amount` as a Duration.
+    private static func duration(_ amount: TimeAmount) -> Duration { .nanoseconds(amount.nanoseconds) }
+
+    /// `duration` in whole nanoseconds.
+    private static func nanoseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
     }
 
     /// Adds TLS to `channel` and waits for its handshake (at most `timeout`): the protocol the upstream chose by ALPN.

@@ -162,7 +162,7 @@ public final class UpstreamTransport: HTTPTransport {
                     continue
                 }
                 throw await failure(error, collector: collector, host: request.url.host ?? collector.url, proxy: proxy,
-                                    connectHost: connectHost, connectPort: connectPort)
+                                    connectHost: connectHost, connectPort: connectPort, publicOnly: key.publicOnly)
             }
         }
     }
@@ -243,7 +243,7 @@ public final class UpstreamTransport: HTTPTransport {
                 collector.deliver(.failure(KioskError.timeout(url: url.redactedString, seconds: timeout.seconds)))
                 exchange.cancel()
             }
-            switch pool.lease(key, url: url.redactedString) {
+            switch pool.lease(key, url: url) {
             case .reused(let connection):
                 collector.noteConnection(reused: true, setup: nil)
                 connection.start(exchange)
@@ -282,15 +282,18 @@ public final class UpstreamTransport: HTTPTransport {
 
     /// What a failed exchange is to its caller: `error` in the words of `classify`, an untrusted certificate's told apart.
     private func failure(_ error: any Error, collector: ResponseCollector, host: String, proxy: URL?,
-                         connectHost: String, connectPort: Int) async -> KioskError {
+                         connectHost: String, connectPort: Int, publicOnly: Bool) async -> KioskError {
         let redacted = collector.url
         let classified = error as? KioskError
             ?? Self.classify(error, url: redacted, host: host, expectedLength: collector.expectedLength,
                              received: collector.received)
         // An untrusted certificate: which of expired, not yet valid or unknown issuer, read from the certificate
         // itself (not through an HTTP proxy, which would have to be asked for a tunnel first).
+        // Its connection dials what the exchange's would: addresses looked up again, refused as the exchange's would be.
         if case .transport(_, let message) = classified, message.hasPrefix(Self.untrustedCertificate), proxy == nil,
-           let reason = await CertificateDiagnosis.reason(host: connectHost, port: connectPort) {
+           let addresses = try? await DialAddresses.look(up: connectHost, port: connectPort, publicOnly: publicOnly,
+                                                         resolver: connector.resolver, within: .seconds(3), url: { redacted }),
+           let reason = await CertificateDiagnosis.reason(host: connectHost, dialling: addresses) {
             return KioskError.transport(url: redacted, message: "the upstream's certificate for \(host) is not trusted: \(reason)")
         }
         return classified
@@ -298,8 +301,6 @@ public final class UpstreamTransport: HTTPTransport {
 
     /// Maps the client's and NIO's errors onto the few cases a user can act on.
     static func classify(_ error: any Error, url: String, host: String, expectedLength: Int?, received: Int) -> KioskError {
-        // Said already: a name that resolved to nothing, an address the outbound policy refuses (DialAddresses.swift).
-        if let said = error as? KioskError { return said }
         if let status = error as? StatusBelow100 {
             return .transport(url: url, message: "the upstream answered with the status \(status.shown), which is not an HTTP "
                 + "status (they start at 100)")

@@ -32,7 +32,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let configuration: ProxyConfiguration
         let forward: @Sendable (HTTPRequest) async throws -> HTTPResponse
         /// The outbound policy, for what the proxy dials itself (a tunnel, a protocol switch): throws the refusal.
-        let vet: @Sendable (URL, Bool) async throws -> [IPAddress]
+        let vet: @Sendable (URL, Bool) async throws -> CheckedAddresses
         /// TLS to an upstream the proxy dials itself (a `wss` switch): the system's roots and `--upstream-ca`'s.
         let upstreamTLS: NIOSSLContext?
         let via: String
@@ -604,12 +604,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// A connection to `host:port` for a tunnel, once the outbound policy allows `url`; over TLS with `tls` (SNI and
     /// the name checked unless the host is an address literal), ready once its handshake is done.
     private static func dial(_ url: URL?, host: String, port: Int, tls: NIOSSLContext?,
-                             vet: @escaping @Sendable (URL, Bool) async throws -> [IPAddress], forNetwork: Bool,
+                             vet: @escaping @Sendable (URL, Bool) async throws -> CheckedAddresses, forNetwork: Bool,
                              on eventLoop: any EventLoop) -> EventLoopFuture<any Channel> {
         guard let url else { return eventLoop.makeFailedFuture(ProxyMessages.Refusal(.badRequest, "\(host):\(port) is not an address.")) }
-        return eventLoop.makeFutureWithTask {
-            try DialAddresses.socketAddresses(try await vet(url, forNetwork), port: port)
-        }.flatMap { addresses in
+        return eventLoop.makeFutureWithTask { try await vet(url, forNetwork).addresses }.flatMap { addresses in
             // The bootstrap's one event loop is this one, so the upstream's handlers complete this promise here.
             let handshake = eventLoop.makePromise(of: Void.self)
             // The addresses the policy checked, and no later answer for the name (DialAddresses.swift).

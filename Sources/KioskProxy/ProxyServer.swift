@@ -1,7 +1,7 @@
 public import Foundation
 public import KioskCore
 import KioskListener
-import KioskNetwork
+package import KioskNetwork
 import NIOCore
 import NIOExtras
 import NIOHTTP1
@@ -99,7 +99,7 @@ public struct ProxyConfiguration: Sendable {
 public final class ProxyServer: Service, Sendable {
     private let configuration: ProxyConfiguration
     private let forward: @Sendable (HTTPRequest) async throws -> HTTPResponse
-    private let vet: @Sendable (URL, Bool) async throws -> [IPAddress]
+    private let vet: @Sendable (URL, Bool) async throws -> CheckedAddresses
     private let onBound: @Sendable (Int) -> Void
     private let onTunnel: @Sendable (TunnelSummary) -> Void
     private let onCutShort: @Sendable (HTTPRequest, KioskError, Duration) -> Void
@@ -107,14 +107,15 @@ public final class ProxyServer: Service, Sendable {
     private let pseudonym: String
 
     /// A proxy that forwards requests with `forward`, asks `vet` (the outbound policy; its second argument true for a
-    /// client on another machine) before it dials an upstream itself for a tunnel or a protocol switch, reports each tunnel once closed to `onTunnel`,
+    /// client on another machine) for the addresses to dial before it dials an upstream itself for a tunnel or a protocol
+    /// switch, reports each tunnel once closed to `onTunnel`,
     /// hands `onCutShort` each request its app gave up before its body's end (never forwarded; what came of the body, why,
     /// and how long after its head), and calls `onBound` with the port once it listens.
-    public init(configuration: ProxyConfiguration, forward: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse,
-                vet: @escaping @Sendable (URL, Bool) async throws -> [IPAddress],
-                onTunnel: @escaping @Sendable (TunnelSummary) -> Void = { _ in },
-                onCutShort: @escaping @Sendable (HTTPRequest, KioskError, Duration) -> Void = { _, _, _ in },
-                onBound: @escaping @Sendable (Int) -> Void = { _ in }) {
+    package init(configuration: ProxyConfiguration, forward: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse,
+                 vet: @escaping @Sendable (URL, Bool) async throws -> CheckedAddresses,
+                 onTunnel: @escaping @Sendable (TunnelSummary) -> Void = { _ in },
+                 onCutShort: @escaping @Sendable (HTTPRequest, KioskError, Duration) -> Void = { _, _, _ in },
+                 onBound: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.configuration = configuration
         self.forward = forward
         self.vet = vet

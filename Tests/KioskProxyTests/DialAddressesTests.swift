@@ -95,6 +95,26 @@ struct DialAddressesTests {
         #expect(second.connect == nil && second.dns == nil && second.tls == nil)
     }
 
+    @Test("A lookup that does not answer is bounded by the connect timeout: the upstream is offline, not a request timed out")
+    func lookupWithinConnectTimeout() async throws {
+        // Given a resolver that takes 10 s to answer, and a transport that gives a connection 300 ms
+        let transport = UpstreamTransport(configuration: TransportConfiguration(connectTimeout: .milliseconds(300), requestTimeout: .seconds(15)),
+                                          resolver: ScriptedResolver([["127.0.0.1"]], delay: .seconds(10)))
+        // When a name is asked for
+        let clock = ContinuousClock()
+        let started = clock.now
+        let outcome = await outcome { try await transport.send(HTTPRequest(url: URL(string: "http://slow-dns.test:9/")!, endpoint: "test")) }
+        let took = clock.now - started
+        await transport.shutdown()
+        // Then it fails as offline, within a moment of the connect timeout
+        guard case .failure(KioskError.offline(let host, _)) = outcome else {
+            Issue.record("expected offline, got \(outcome)")
+            return
+        }
+        #expect(host == "slow-dns.test")
+        #expect(took < .seconds(3), "took \(took)")
+    }
+
     @Test("A plain HTTP connection to an address has a connect phase but neither a lookup nor a handshake")
     func addressNeedsNoLookup() async throws {
         // Given a plain upstream asked for by its address, and a resolver that must not be asked
