@@ -500,12 +500,20 @@ final class UpstreamPool: @unchecked Sendable {
     }
 
     /// Closes the connections idle past `idleTimeout`: HTTP/1.1 ones between exchanges, HTTP/2 ones with no stream open.
+    /// Each leaves the pool first: closing TLS waits for its close_notify to go out, and a connection still open
+    /// meanwhile must not be given to an exchange.
     private func sweep() {
         let oldest = NIODeadline.now() - idleTimeout
-        for (_, connections) in idle {
-            for connection in connections where connection.idleSince < oldest { connection.channel.close(promise: nil) }
+        for (key, connections) in idle {
+            let stale = connections.filter { $0.idleSince < oldest }
+            guard !stale.isEmpty else { continue }
+            idle[key] = connections.filter { $0.idleSince >= oldest }
+            if idle[key]?.isEmpty == true { idle[key] = nil }
+            for connection in stale { connection.channel.close(promise: nil) }
         }
-        for connection in http2.values where !connection.carriesStreams && connection.idleSince < oldest {
+        for (key, connection) in http2 where !connection.carriesStreams && connection.idleSince < oldest {
+            http2[key] = nil
+            connection.draining = true
             connection.channel.close(promise: nil)
         }
     }

@@ -1,6 +1,8 @@
 import Foundation
+import KioskApp
 import KioskCore
 import KioskNetwork
+import KioskTestSupport
 import Synchronization
 import Testing
 
@@ -58,6 +60,29 @@ struct DialAddressesTests {
         // And the name was looked up twice (the check, the connection), and the upstream never asked
         #expect(resolver.lookups.withLock { $0 } == 2)
         #expect(upstream.requests == 0)
+    }
+
+    @Test("A tunnel for an app on another machine gets no loopback address to dial from a name that rebinds; one for an app on this machine does")
+    func tunnelsDialWhatWasChecked() async throws {
+        // Given a Kiosk whose resolver answers a name first with a public address, then with loopback
+        let resolver = ScriptedResolver([["93.184.216.34"], ["127.0.0.1"]])
+        let kiosk = try Kiosk(configuration: KioskConfiguration(dataDirectory: TemporaryDirectory.url("dial-tests")),
+                              dependencies: .init(resolver: resolver))
+        let url = URL(string: "https://rebind.test:8443/")!
+        // When an app on another machine asks the proxy for a tunnel to it
+        var refusal: String?
+        do {
+            let given = try await kiosk.vetProxied(url, forNetwork: true)
+            Issue.record("expected a refusal, got \(given.addresses)")
+        } catch KioskError.refused(_, let reason) {
+            refusal = reason
+        }
+        // Then no address is given to dial: the loopback answer the tunnel would have dialled is refused
+        #expect(refusal?.contains("rebind.test is a loopback address") == true, "\(String(describing: refusal))")
+        // And an app on this machine gets the address its tunnel dials, at the port it asked for
+        let local = try await kiosk.vetProxied(url, forNetwork: false)
+        #expect(local.addresses.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } == ["127.0.0.1:8443"])
+        await kiosk.shutdown()
     }
 
     @Test("An app on this machine may reach a loopback name through the proxy, dialling the addresses the resolver gave")
