@@ -96,8 +96,14 @@ public struct OutboundPolicy: Sendable {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw KioskError.refused(url: shown, reason: "only http and https are fetched")
         }
+        // An app's request from this machine may go to any host: checked for having one, with no Origin made (every
+        // request through the proxy comes here).
+        if purpose == .proxied {
+            guard url.host(percentEncoded: true)?.isEmpty == false else { throw KioskError.refused(url: shown, reason: "the URL has no host") }
+            return false
+        }
         guard let origin = Origin(url) else { throw KioskError.refused(url: shown, reason: "the URL has no host") }
-        if purpose == .proxied || (sourceOrigins.contains(origin) && purpose != .proxiedForNetwork) { return false }
+        if sourceOrigins.contains(origin) && purpose != .proxiedForNetwork { return false }
         guard purpose == .picture || purpose == .proxiedForNetwork else {
             throw KioskError.refused(url: shown, reason: "\(origin) is not the origin of a configured source")
         }

@@ -118,7 +118,8 @@ public final class UpstreamTransport: HTTPTransport {
         var connectHost = request.url.host(percentEncoded: false) ?? ""
         var connectPort = request.url.port ?? (tls ? 443 : 80)
         var hostHeader: String?
-        if let origin = Origin(request.url), let override = configuration.connectOverrides[origin] {
+        // Only the demo upstream's origin has an override: an app's request through the proxy makes no Origin for none.
+        if !configuration.connectOverrides.isEmpty, let origin = Origin(request.url), let override = configuration.connectOverrides[origin] {
             hostHeader = request.url.port.map { "\(origin.host):\($0)" } ?? origin.host
             connectHost = override.host
             connectPort = override.port
