@@ -38,7 +38,14 @@ extension DebugPages {
         ])
     }
 
-    /// `/debug/diff`: status, timing, headers and body of two exchanges side by side in one list of changes.
+    /// An exchange's phases in the order they happen, each named as the request's page names it (nil: not gone through),
+    /// the whole exchange last: what the request's page lists and the diff compares.
+    static func phaseFacts(_ timings: RequestTimings, _ w: ConsoleWords) -> [(String, TimeInterval?)] {
+        [(w.queuedFact, timings.queued), (w.connectFact, timings.connect), (w.dnsFact, timings.dns), (w.tlsFact, timings.tls),
+         (w.timeToFirstByte, timings.firstByte), (w.downloadFact, timings.download), (w.totalFact, timings.total)]
+    }
+
+    /// `/debug/diff`: status, timing (each phase), headers and body of two exchanges side by side in one list of changes.
     static func diff(_ diff: ExchangeDiff, context: ViewContext) -> HTML {
         let old = diff.before, new = diff.after
         let w = context.words
@@ -56,8 +63,11 @@ extension DebugPages {
             (w.started, old.startedAt.formatted(.iso8601), new.startedAt.formatted(.iso8601)),
             (w.status, status(old), status(new)),
             (w.cacheDecision, old.decision.rawValue, new.decision.rawValue),
-            (w.totalFact, milliseconds(old.timings.total, w), milliseconds(new.timings.total, w)),
-            (w.timeToFirstByte, old.timings.firstByte.map { milliseconds($0, w) } ?? "—", new.timings.firstByte.map { milliseconds($0, w) } ?? "—"),
+        ] + zip(phaseFacts(old.timings, w), phaseFacts(new.timings, w)).compactMap { before, after in
+            // A phase neither exchange went through (no new connection, no TLS) is no row; one only one did reads "—" for the other.
+            guard before.1 != nil || after.1 != nil else { return nil }
+            return (before.0, before.1.map { milliseconds($0, w) } ?? "—", after.1.map { milliseconds($0, w) } ?? "—")
+        } + [
             (w.bodySize, old.responseBody.map { w.bytes($0.originalSize) } ?? w.noBody, new.responseBody.map { w.bytes($0.originalSize) } ?? w.noBody),
         ]
         content.append(E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", w.summary)], [

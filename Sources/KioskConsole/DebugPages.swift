@@ -268,11 +268,7 @@ enum DebugPages {
             (w.status, record.status.map(String.init) ?? (answeredLocally(record) ? w.answeredFromStore : w.failed)),
         ] + cacheFacts(record.cacheStatus, w)
         if let error = record.error { facts.append((w.error, error)) }
-        let phases: [(String, TimeInterval?)] = [(w.queuedFact, record.timings.queued), (w.connectFact, record.timings.connect),
-                                                 (w.dnsFact, record.timings.dns), (w.tlsFact, record.timings.tls),
-                                                 (w.timeToFirstByte, record.timings.firstByte),
-                                                 (w.downloadFact, record.timings.download), (w.totalFact, record.timings.total)]
-        facts += phases.compactMap { name, value in value.map { (name, milliseconds($0, w)) } }
+        facts += phaseFacts(record.timings, w).compactMap { name, value in value.map { (name, milliseconds($0, w)) } }
         content.append(E.element("dl", [.class("facts")], [E.element("dt", [], [.text(w.started)]),
                                                            E.element("dd", [], [localTime(record.startedAt, style: .dateTime)])]
             + facts.flatMap { name, value in

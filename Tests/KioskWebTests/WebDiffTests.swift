@@ -2,7 +2,7 @@ import Foundation
 import HummingbirdTesting
 import KioskApp
 import KioskCore
-import KioskDebugger
+@testable import KioskDebugger
 import Testing
 @testable import KioskWeb
 
@@ -44,6 +44,43 @@ struct WebDiffTests {
             #expect(spanish.body.contains(#"data-local="datetime""#), "\(spanish.body)")
             let started = try #require(try harness.kiosk.debugger.record(id: older.id)).startedAt
             #expect(!spanish.body.contains("<td>" + started.formatted(.iso8601)))
+        }
+    }
+
+    @Test("the diff compares every phase either exchange went through, a new connection's lookup and handshake against a reused one's none")
+    func phases() async throws {
+        try await withWeb { harness, client in
+            // Given an app's request that opened a connection (lookup and TLS handshake timed), then the same on a reused one
+            let log = try #require(harness.kiosk.debugger.log)
+            let url = "https://api.example.test/v1/items"
+            let opened = try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: nil, endpoint: "api.example.test", method: "GET",
+                                                      url: url, status: 200,
+                                                      timings: RequestTimings(connect: 0.040, dns: 0.012, tls: 0.021, firstByte: 0.050,
+                                                                              download: 0.003, total: 0.095),
+                                                      decision: .network))
+            let reused = try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: nil, endpoint: "api.example.test", method: "GET",
+                                                      url: url, status: 200, timings: RequestTimings(firstByte: 0.045, download: 0.002, total: 0.048),
+                                                      decision: .network))
+
+            // When the two are compared
+            let diff = try await client.get("/debug/diff?a=\(opened)&b=\(reused)")
+            #expect(diff.status == .ok)
+            let rows = diff.body.components(separatedBy: "<tr").dropFirst().map { String($0) }
+            func row(_ name: String) -> String? { rows.first { $0.contains("<th scope=\"row\">\(name)</th>") } }
+
+            // Then the connection's phases are rows, the reused one's side a dash, and each marked as differing
+            for (name, value) in [("Connect", "40"), ("of which DNS lookup", "12"), ("of which TLS handshake", "21")] {
+                let line = try #require(row(name), "no \(name) row in \(diff.body)")
+                #expect(line.contains("<td>\(value)") && line.contains("<td>—</td>") && line.contains("differs"), "\(line)")
+            }
+            // And the phases both went through are compared as before, in the order they happen
+            let firstByte = try #require(row("Time to first byte"))
+            #expect(firstByte.contains("<td>50") && firstByte.contains("<td>45"))
+            let order = ["Connect", "of which DNS lookup", "of which TLS handshake", "Time to first byte", "Download", "Total"]
+                .compactMap { diff.body.range(of: "<th scope=\"row\">\($0)</th>")?.lowerBound }
+            #expect(order.count == 6 && order == order.sorted())
+            // And a phase neither went through (waiting for a connection) is no row
+            #expect(row("Queued") == nil)
         }
     }
 
