@@ -209,6 +209,7 @@ extension ConsoleWords {
         streamTouch: "Streamed to the app as it arrived",
         insecureTouch: "Certificate not checked",
         uncleanEndTouch: "Ended without TLS close_notify",
+        appClosedTouch: "App closed its side before the answer",
         proxy: "Proxy",
         proxyCache: "Offline cache",
         proxyCacheIntro: "The proxy keeps the answers HTTP lets a cache keep, and gives them back when an upstream cannot answer.",

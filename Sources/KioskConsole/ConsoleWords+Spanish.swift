@@ -242,6 +242,7 @@ extension ConsoleWords {
         streamTouch: "Transmitido a la app a medida que llegaba",
         insecureTouch: "Certificado sin comprobar",
         uncleanEndTouch: "Terminada sin close_notify de TLS",
+        appClosedTouch: "La app cerró su lado antes de la respuesta",
         proxy: "Proxy",
         proxyCache: "Caché sin conexión",
         proxyCacheIntro: "El proxy guarda las respuestas que HTTP deja guardar a una caché y las devuelve cuando un servidor no puede responder.",
@@ -456,6 +457,10 @@ private func spanishTouchPhrase(_ phrase: ExchangeTouch.Phrase) -> String {
         case .responseAborted(let status): "abortada en el punto de interrupción de la respuesta: el \(status) del origen nunca llegó a la app"
         }
     case .ruleFoundNoAnswer: "la solicitud falló antes de que llegara una respuesta: nada que reescribir"
+    case .appClosedFirst(let milliseconds):
+        "la app cerró su lado de la conexión a los \(milliseconds) ms del intercambio, antes de que llegara la respuesta; la "
+            + "respuesta se le envió igualmente (una app que solo dejó de enviar, como hace nc -N, la lee; una que desistió, por un "
+            + "tiempo de espera o una solicitud cancelada, no)"
     }
 }
 

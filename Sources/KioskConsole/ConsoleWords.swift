@@ -226,6 +226,8 @@ struct ConsoleWords: Sendable {
     /// The label of an exchange whose upstream certificate was not checked.
     let insecureTouch: String
     let uncleanEndTouch: String
+    /// An exchange whose app closed its side of the connection before the answer came (`ExchangeTouch.Kind.appClosed`).
+    let appClosedTouch: String
     /// The proxy page's title.
     let proxy: String
     /// The proxy page's cache section: its title, what it does, how it answers now, its switches and table.

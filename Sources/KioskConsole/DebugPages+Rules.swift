@@ -146,6 +146,7 @@ extension DebugPages {
             case .stream: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.streamTouch)
             case .insecure: link = (ConsoleRoute.proxy.path, w.insecureTouch)
             case .uncleanEnd: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.uncleanEndTouch)
+            case .appClosed: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.appClosedTouch)
             }
             // In the page's language where the touch says it as data; else as it was written (in English).
             let said = touch.phrase.map(w.touchPhrase) ?? touch.detail

@@ -22,6 +22,9 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         /// The upstream ended an answer of no declared length by closing its TLS connection without TLS's own
         /// goodbye (close_notify): the body was taken as whole, as browsers take it, though a cut could not be told.
         case uncleanEnd = "unclean-end"
+        /// The app closed its side of the connection while the exchange waited for its answer (it gave up, or — as
+        /// `nc -N` does — only stopped sending): `detail` says when; the answer went to it all the same.
+        case appClosed = "app-closed"
     }
 
     public var kind: Kind
@@ -67,6 +70,8 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         case breakpoint(BreakpointOutcome)
         /// A rule matched a request that failed before any answer came.
         case ruleFoundNoAnswer
+        /// The app closed its side of the connection this many milliseconds into the exchange, before the answer came.
+        case appClosedFirst(milliseconds: Int)
 
         /// In English: what `detail` holds.
         public var english: String {
@@ -76,6 +81,10 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
             case .resent(let changes): "sent again edited: " + changes.map(\.english).joined(separator: "; ")
             case .breakpoint(let outcome): outcome.english
             case .ruleFoundNoAnswer: "the request failed before an answer arrived: nothing to rewrite"
+            case .appClosedFirst(let milliseconds):
+                "the app closed its side of the connection \(milliseconds) ms into the exchange, before the answer came; the answer "
+                    + "went to it all the same (an app that only stopped sending, as nc -N does, reads it; one that gave up, on a "
+                    + "timeout or a cancelled request, does not)"
             }
         }
 

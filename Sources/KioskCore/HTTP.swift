@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// Ordered HTTP header fields with case-insensitive lookup.
 public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
@@ -104,6 +105,13 @@ public struct HTTPRequest: Sendable, Hashable {
         set { uploading = Riding(value: newValue) }
     }
     private var uploading = Riding<BodyStream>(value: nil)
+    /// For an app's request through the proxy: the app's side of its connection, which the proxy notes closing while the
+    /// exchange waits for its answer, for the capture to say. Not part of what is asked, as `recorder`.
+    public var appSide: AppSide? {
+        get { appSideRiding.value }
+        set { appSideRiding = Riding(value: newValue) }
+    }
+    private var appSideRiding = Riding<AppSide>(value: nil)
 
     /// What an outbound request is for.
     public enum Purpose: String, Sendable, Hashable {
@@ -144,6 +152,22 @@ public struct HTTPRequest: Sendable, Hashable {
 }
 
 /// A value carried along that takes no part in equality or hashing.
+/// When the app closed its side of a proxied exchange's connection, if it has (the first close counts); thread-safe.
+public final class AppSide: Sendable {
+    private let closed = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// Not closed yet.
+    public init() {}
+
+    /// Notes that the app closed its side at `instant`; a later close moves nothing.
+    public func close(at instant: ContinuousClock.Instant = .now) {
+        closed.withLock { closed in if closed == nil { closed = instant } }
+    }
+
+    /// When the app closed its side; nil while it has not.
+    public var closedAt: ContinuousClock.Instant? { closed.withLock { $0 } }
+}
+
 private struct Riding<Value: Sendable>: Sendable, Hashable {
     let value: Value?
     static func == (lhs: Riding, rhs: Riding) -> Bool { true }

@@ -58,6 +58,7 @@ public final class CapturingTransport: HTTPTransport {
         request.bodyStream = nil
         do {
             var response = try await base.send(recorded)
+            noteAppClosed(request, since: start, on: touches)
             if let stream = response.stream {
                 // Recorded once the body has passed on to its end, with its first bytes.
                 response.stream = recording(stream, of: request, answer: response, startedAt: startedAt, start: start, touches: touches,
@@ -73,6 +74,7 @@ public final class CapturingTransport: HTTPTransport {
             // Cancellation of Kiosk's own request is Kiosk walking away, not something that happened on the wire. A proxied
             // one is an app's request that was sent and never answered: a debugger shows it, as DevTools shows "(canceled)".
             if !Task.isCancelled {
+                noteAppClosed(request, since: start, on: touches)
                 sink(deferred(request, startedAt: startedAt, response: nil, error: error, elapsed: elapsed, touches: touches.all,
                               upload: upload?.total))
             } else if request.purpose.isProxied {
@@ -83,6 +85,15 @@ public final class CapturingTransport: HTTPTransport {
             }
             throw error
         }
+    }
+
+    /// Notes on the exchange that its app closed its side of the connection before the answer (or the failure) came, when
+    /// it did: the app may have given up (a timeout, a cancelled search), which its answer's record would otherwise hide,
+    /// or only stopped sending (`nc -N`); the proxy cannot tell which, and sends the answer all the same.
+    private func noteAppClosed(_ request: HTTPRequest, since start: ContinuousClock.Instant, on touches: ExchangeTouches) {
+        guard let closed = request.appSide?.closedAt else { return }
+        let milliseconds = Int((max(.zero, closed - start).seconds * 1000).rounded())
+        touches.add(ExchangeTouch(kind: .appClosed, id: 0, name: request.endpoint, phrase: .appClosedFirst(milliseconds: milliseconds)))
     }
 
     /// Records `request` as an exchange that ended with `error` before it went any further (its app gave it up before its

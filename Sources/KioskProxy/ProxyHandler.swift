@@ -65,6 +65,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Whether the app half-closed its connection (`nc -N`, a shell's `printf | socat`): it sends nothing more, but its
     /// request is answered, and the connection closes after that answer.
     private var inputClosed = false
+    /// The app's side of the exchange awaiting its answer, closed when the app closes its side meanwhile.
+    private var awaited: AppSide?
     /// A body larger than the limit, passing to the upstream as the app sends it, until its end: the pipe to the
     /// upstream's side, what arrived and is not handed over yet, whether the app's body has ended, and the request's URL
     /// (redacted) for the errors that end it.
@@ -254,7 +256,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             // A body that had not ended never will.
             abandon(head, parts: parts, size: size, why: "the app closed its side before the end of its request body", context: context)
         case .forwarding:
-            // Answered as usual, then closed (`end`); a streamed upload cut short fails the upstream's request instead.
+            // Answered as usual, then closed (`end`), the record saying the app closed its side first when the answer had
+            // not come (the app may have given up: a fully closed connection reads the same as `nc -N`'s half-close); a
+            // streamed upload cut short fails the upstream's request instead.
+            awaited?.close()
             if let current = upload, !current.ended {
                 settings.configuration.meter.count { $0.cutShort += 1 }
                 current.pipe.finish(KioskError.transport(url: current.url, message: "the app closed its side before the end of its request body"))
@@ -409,6 +414,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             return context.close(promise: nil)
         }
         settings.configuration.meter.count { $0.requests += 1 }
+        // The app closing its side while the answer is awaited is the record's to say (`userInboundEventTriggered`).
+        let side = AppSide()
+        request.appSide = side
+        if inputClosed { side.close() }
+        awaited = side
         let promise = context.eventLoop.makePromise(of: Result<HTTPResponse, any Error>.self)
         let forward = settings.forward
         inFlight = Task(executorPreference: executor) {
@@ -420,6 +430,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         promise.futureResult.assumeIsolated().whenSuccess { [self] result in
             inFlight = nil
+            awaited = nil
             switch result {
             case .success(let response):
                 write(response, to: head, context: context)

@@ -87,8 +87,71 @@ enum EarlyHeadUpstream {
     }
 }
 
+/// An upstream that answers each request whole, `{"ok":true}`, `delay` after its head came: a slow search endpoint.
+enum DelayedUpstream {
+    static func start(delay: Duration) async throws -> LoopbackServer {
+        try await LoopbackServer.start { channel in
+            try channel.pipeline.syncOperations.addHandler(Handler(delay: delay))
+        }
+    }
+
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        private let delay: TimeAmount
+        private var request = ""
+
+        init(delay: Duration) {
+            let (seconds, attoseconds) = delay.components
+            self.delay = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            request += String(buffer: unwrapInboundIn(data))
+            guard let end = request.range(of: "\r\n\r\n") else { return }
+            request = String(request[end.upperBound...])
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: delay) {
+                let (handler, context) = bound.value
+                let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}"
+                context.writeAndFlush(handler.wrapOutboundOut(ByteBuffer(string: answer)), promise: nil)
+            }
+        }
+    }
+}
+
 @Suite("An upstream that answers slowly")
 struct SlowUpstreamTests {
+    @Test("An app that closes its connection before a slow answer comes (a cancelled search) has that said on the exchange's record")
+    func appClosedFirst() async throws {
+        // Given an upstream that answers 1.5 s after each request
+        let upstream = try await DelayedUpstream.start(delay: .milliseconds(1500))
+        try await withProxy(to: upstream, stop: { await $0.stop() }) { proxy, upstream in
+            // When one app gives up after 0.2 s and closes its connection, as a debounced search cancels the last query
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                }
+            try await channel.executeThenClose { _, outbound in
+                try await outbound.write(ByteBuffer(string: "GET \(upstream.url("/search?q=ab")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            // And another waits for its answer
+            let patient = try await proxy.send(.GET, upstream.url("/search?q=abc"))
+            #expect(patient.status == .ok)
+
+            // Then the first one's record says the app closed its side before the answer came, and when
+            let gaveUp = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("q=ab") })
+            let note = try #require(gaveUp.touchedBy.first { $0.kind == .appClosed }, "\(gaveUp.touchedBy)")
+            guard case .appClosedFirst(let milliseconds)? = note.phrase else { Issue.record("\(note)"); return }
+            #expect(milliseconds >= 150 && milliseconds < 1500, "\(milliseconds)")
+            #expect(note.detail.contains("before the answer came"))
+            // And the one that waited carries no such note
+            let waited = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("q=abc") })
+            #expect(waited.status == 200 && !waited.touchedBy.contains { $0.kind == .appClosed }, "\(waited.touchedBy)")
+        }
+    }
+
     @Test("An answer whose head comes in time reaches the app whole however long its body takes, while bytes keep coming")
     func slowBodyIsNotCut() async throws {
         // Given a request timeout of 8 s, and an upstream whose 8-byte body takes about 9.6 s, a byte every 1.2 s
