@@ -108,6 +108,80 @@ struct ProxyCacheStoreTests {
         }
     }
 
+    @Test("The size the cache counts is its entries' sum through every write: new, replaced in one write and across writes, removed, invalidated, evicted, cleared")
+    func sizeFollowsEveryWrite() async throws {
+        let path = Self.newFile()
+        let cache = try ProxyCache.open(at: path, maxBytes: 20_000)
+        let counted = { () throws -> (total: Int, sum: Int) in
+            let total = try cache.sizeInBytes()
+            let sum = try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0) FROM cacheEntry") ?? -1 }
+            return (total, sum)
+        }
+        // Given answers stored behind, one URL twice in the same write (the second replaces the first)
+        for (url, body) in [("http://a.test/1", "one"), ("http://a.test/2", "two"), ("http://a.test/1", "one, longer"),
+                            ("http://b.test/3", "three")] {
+            _ = cache.store(Self.answer(url, body)) { error in Issue.record("\(error)") }
+        }
+        cache.flush()
+        // Then the total is the entries' sum, and counts the replaced one once
+        var now = try counted()
+        #expect(try cache.entries().count == 3 && now.total == now.sum && now.sum > 0, "\(now)")
+        // And so after a replacement in a later write, an archive's batch with a key twice, a removal and an invalidation
+        try await Self.put(cache, "http://a.test/2", "two, and more")
+        try cache.store([Self.answer("http://c.test/4", "four"), Self.answer("http://c.test/4", "four again"),
+                         Self.answer("http://c.test/5", "five")])
+        now = try counted()
+        #expect(now.total == now.sum, "\(now)")
+        let removed = try #require(try cache.entries().first { $0.url == "http://c.test/5" })
+        #expect(try cache.remove(id: removed.id))
+        #expect(try !cache.remove(id: removed.id))
+        #expect(try cache.invalidate(urls: ["http://a.test/1"]) == 1)
+        now = try counted()
+        let afterRemovals = try cache.entries().count
+        #expect(now.total == now.sum && afterRemovals == 3, "\(now)")
+        // And past the bound, as eviction takes the least recently used out
+        let body = String(repeating: "x", count: 1_500)
+        for index in 0..<20 { try await Self.put(cache, "http://d.test/\(index)", body, at: Self.start.addingTimeInterval(Double(index))) }
+        now = try counted()
+        let afterEviction = try cache.entries().count
+        #expect(now.total == now.sum && now.total <= 20_000 && afterEviction < 23, "\(now)")
+        // And after a host is cleared, then all
+        #expect(try cache.clear(host: "d.test") > 0)
+        now = try counted()
+        #expect(now.total == now.sum, "\(now)")
+        try cache.clear()
+        #expect(try counted() == (0, 0))
+    }
+
+    @Test("A file whose total a version before this one kept by triggers opens with the same total, and keeps it exact")
+    func sizeAcrossTheTriggersMigration() async throws {
+        // Given a cache file at schema v3, its total kept by triggers, holding two answers
+        let path = Self.newFile()
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: path)
+        try ProxyCache.migrator.migrate(queue, upTo: "v3")
+        try await queue.write { db in
+            for (url, size) in [("http://a.test/1", 10), ("http://a.test/2", 20)] {
+                try db.execute(sql: """
+                    INSERT INTO cacheEntry (method, url, host, credentials, vary, variant, status, headers, body, requestTime, responseTime,
+                                            lastUsed, hits, size)
+                    VALUES ('GET', ?, 'a.test', '', '', '', 200, X'5B5D', X'00', 0, 0, 0, 0, ?)
+                    """, arguments: [url, size])
+            }
+        }
+        #expect(try await queue.read { db in try Int.fetchOne(db, sql: "SELECT bytes FROM cacheStats") } == 30)
+        try queue.close()
+        // When this version opens it and stores and removes answers
+        let cache = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        #expect(try cache.sizeInBytes() == 30)
+        try await Self.put(cache, "http://a.test/3", "three")
+        let first = try #require(try cache.entries().first { $0.url == "http://a.test/1" })
+        #expect(try cache.remove(id: first.id))
+        // Then the total is still the entries' sum
+        let sum = try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT SUM(size) FROM cacheEntry") ?? -1 }
+        #expect(try cache.sizeInBytes() == sum && sum > 20)
+    }
+
     @Test("Past its size the least recently used answers go first, down to 90%; a use makes an answer recent")
     func leastRecentlyUsedGoFirst() async throws {
         let body = String(repeating: "x", count: 900)
