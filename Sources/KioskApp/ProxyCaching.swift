@@ -353,6 +353,8 @@ final class ProxyCachingTransport: HTTPTransport {
         guard revalidating.withLock({ $0.insert(entry.id).inserted }) else { return }
         var unhurried = request
         unhurried.timeout = nil
+        // Its own exchange, which no app waits for: the app's connection closing is not this one's to note.
+        unhurried.appSide = nil
         // Logged as the exchange it is, with what the cache made of its answer.
         let logged = captureBehind(Behind { [self] request in
             try await forward(request, key: key, cache: cache, found: .found(entry), reason: reason) { _ in nil }

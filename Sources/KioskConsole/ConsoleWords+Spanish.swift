@@ -458,8 +458,9 @@ private func spanishTouchPhrase(_ phrase: ExchangeTouch.Phrase) -> String {
         }
     case .ruleFoundNoAnswer: "la solicitud falló antes de que llegara una respuesta: nada que reescribir"
     case .appClosedFirst(let milliseconds):
-        "la app cerró su lado de la conexión a los \(milliseconds) ms del intercambio, antes de que llegara la respuesta; la "
-            + "respuesta se le envió igualmente (una app que solo dejó de enviar, como hace nc -N, la lee; una que desistió, por un "
+        "la app cerró su lado de la conexión "
+            + (milliseconds.map { "a los \($0) ms del intercambio, antes de que llegara la respuesta" } ?? "antes de que se enviara su solicitud")
+            + "; la respuesta se le envió igualmente (una app que solo dejó de enviar, como hace nc -N, la lee; una que desistió, por un "
             + "tiempo de espera o una solicitud cancelada, no)"
     }
 }

@@ -70,8 +70,9 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         case breakpoint(BreakpointOutcome)
         /// A rule matched a request that failed before any answer came.
         case ruleFoundNoAnswer
-        /// The app closed its side of the connection this many milliseconds into the exchange, before the answer came.
-        case appClosedFirst(milliseconds: Int)
+        /// The app closed its side of the connection this many milliseconds into the exchange, before the answer came
+        /// (nil: before the request was sent, while it was held at a breakpoint, say).
+        case appClosedFirst(milliseconds: Int?)
 
         /// In English: what `detail` holds.
         public var english: String {
@@ -82,8 +83,9 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
             case .breakpoint(let outcome): outcome.english
             case .ruleFoundNoAnswer: "the request failed before an answer arrived: nothing to rewrite"
             case .appClosedFirst(let milliseconds):
-                "the app closed its side of the connection \(milliseconds) ms into the exchange, before the answer came; the answer "
-                    + "went to it all the same (an app that only stopped sending, as nc -N does, reads it; one that gave up, on a "
+                "the app closed its side of the connection "
+                    + (milliseconds.map { "\($0) ms into the exchange, before the answer came" } ?? "before its request was sent")
+                    + "; the answer went to it all the same (an app that only stopped sending, as nc -N does, reads it; one that gave up, on a "
                     + "timeout or a cancelled request, does not)"
             }
         }

@@ -151,7 +151,6 @@ public struct HTTPRequest: Sendable, Hashable {
     public func note(_ touch: ExchangeTouch) { recorder?.add(touch) }
 }
 
-/// A value carried along that takes no part in equality or hashing.
 /// When the app closed its side of a proxied exchange's connection, if it has (the first close counts); thread-safe.
 public final class AppSide: Sendable {
     private let closed = Mutex<ContinuousClock.Instant?>(nil)
@@ -168,6 +167,7 @@ public final class AppSide: Sendable {
     public var closedAt: ContinuousClock.Instant? { closed.withLock { $0 } }
 }
 
+/// A value carried along that takes no part in equality or hashing.
 private struct Riding<Value: Sendable>: Sendable, Hashable {
     let value: Value?
     static func == (lhs: Riding, rhs: Riding) -> Bool { true }

@@ -92,7 +92,8 @@ public final class CapturingTransport: HTTPTransport {
     /// or only stopped sending (`nc -N`); the proxy cannot tell which, and sends the answer all the same.
     private func noteAppClosed(_ request: HTTPRequest, since start: ContinuousClock.Instant, on touches: ExchangeTouches) {
         guard let closed = request.appSide?.closedAt else { return }
-        let milliseconds = Int((max(.zero, closed - start).seconds * 1000).rounded())
+        // Closed before the capture began: the request was held above it (a breakpoint) and not yet sent.
+        let milliseconds = closed < start ? nil : Int(((closed - start).seconds * 1000).rounded())
         touches.add(ExchangeTouch(kind: .appClosed, id: 0, name: request.endpoint, phrase: .appClosedFirst(milliseconds: milliseconds)))
     }
 

@@ -1068,6 +1068,39 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    @Test("A revalidation sent behind an app that half-closed its connection is not noted as closed on: no app waits for it")
+    func revalidationBehindAHalfClose() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let versions = Versions()
+        upstream.answer { _ in (.ok, [("Cache-Control", "max-age=10, stale-while-revalidate=100")], versions.next()) }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given a stored answer gone stale within its stale-while-revalidate window
+            #expect(try await proxy.send(.GET, upstream.url("/h")).text == "v1")
+            await proxy.harness.now.advance(by: .seconds(30))
+            // When an app asks for it and closes its side at once (nc -N), reading what comes
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel,
+                                                                    configuration: .init(isOutboundHalfClosureEnabled: true))
+                    }
+                }
+            let received = try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(string: "GET \(upstream.url("/h")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+                outbound.finish()
+                var all = ByteBuffer()
+                for try await var part in inbound { all.writeBuffer(&part) }
+                return String(buffer: all)
+            }
+            #expect(received.hasPrefix("HTTP/1.1 200") && received.hasSuffix("v1"), "\(received)")
+            // Then the revalidation behind it, its own exchange, carries no note of the app's close
+            let revalidation = try #require(try await proxy.waitForRecord {
+                $0.url.hasSuffix("/h") && $0.cacheStatus.forward == .stale && $0.status == 200
+            })
+            #expect(!revalidation.touchedBy.contains { $0.kind == .appClosed }, "\(revalidation.touchedBy)")
+        }
+    }
+
     @Test("The request's no-cache, max-age=0 and Pragma go forward; only-if-cached with nothing fresh is a 504")
     func requestDirectives() async throws {
         let upstream = try await ScriptedUpstream.start()

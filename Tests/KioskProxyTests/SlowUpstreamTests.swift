@@ -143,7 +143,7 @@ struct SlowUpstreamTests {
             // Then the first one's record says the app closed its side before the answer came, and when
             let gaveUp = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("q=ab") })
             let note = try #require(gaveUp.touchedBy.first { $0.kind == .appClosed }, "\(gaveUp.touchedBy)")
-            guard case .appClosedFirst(let milliseconds)? = note.phrase else { Issue.record("\(note)"); return }
+            guard case .appClosedFirst(let milliseconds?)? = note.phrase else { Issue.record("\(note)"); return }
             #expect(milliseconds >= 150 && milliseconds < 1500, "\(milliseconds)")
             #expect(note.detail.contains("before the answer came"))
             // And the one that waited carries no such note

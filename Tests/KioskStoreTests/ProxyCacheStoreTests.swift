@@ -153,6 +153,29 @@ struct ProxyCacheStoreTests {
         #expect(try counted() == (0, 0))
     }
 
+    @Test("A total another writer left wrong (an older proxy beside this one) is summed again when a proxy opens the file, and every hundred writes")
+    func wrongTotalComesRight() async throws {
+        // Given a file holding answers whose total another writer left at 0
+        let path = Self.newFile()
+        let cache = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        for index in 0..<3 { try await Self.put(cache, "http://a.test/\(index)", "body \(index)") }
+        let sum = try cache.sizeInBytes()
+        let spoil = { try DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE cacheStats SET bytes = 0") } }
+        try spoil()
+        #expect(try cache.sizeInBytes() == 0 && sum > 0)
+        // When a proxy opens it, the total is the entries' sum again
+        let reopened = try ProxyCache.open(at: path, maxBytes: 1_000_000)
+        #expect(try reopened.sizeInBytes() == sum)
+        // And when it is spoiled under a running cache, a hundred writes behind bring it right
+        try spoil()
+        for index in 0..<ProxyCache.writesPerSum {
+            _ = reopened.store(Self.answer("http://b.test/\(index)", "")) { error in Issue.record("\(error)") }
+            reopened.flush()
+        }
+        let entries = try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT SUM(size) FROM cacheEntry") ?? -1 }
+        #expect(try reopened.sizeInBytes() == entries)
+    }
+
     @Test("A file whose total a version before this one kept by triggers opens with the same total, and keeps it exact")
     func sizeAcrossTheTriggersMigration() async throws {
         // Given a cache file at schema v3, its total kept by triggers, holding two answers
