@@ -525,21 +525,8 @@ struct ForwardProxyTests {
     func halfClose(reverse: Bool) async throws {
         try await withProxy(reverse: reverse) { proxy, upstream in
             let target = reverse ? "/echo" : upstream.url("/echo")
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: "127.0.0.1", port: proxy.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel,
-                                                                    configuration: .init(isOutboundHalfClosureEnabled: true))
-                    }
-                }
             // When the app sends its request and closes its side
-            let received = try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(string: "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
-                outbound.finish()
-                var all = ByteBuffer()
-                for try await var part in inbound { all.writeBuffer(&part) }
-                return String(buffer: all)
-            }
+            let received = try await proxy.halfClosedExchange("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             // Then the answer came whole before the proxy closed
             #expect(received.hasPrefix("HTTP/1.1 200 OK") && received.contains("\"method\":\"GET\""), "\(received)")
         }

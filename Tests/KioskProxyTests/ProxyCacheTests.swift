@@ -1078,20 +1078,7 @@ struct ProxyHTTPCacheTests {
             #expect(try await proxy.send(.GET, upstream.url("/h")).text == "v1")
             await proxy.harness.now.advance(by: .seconds(30))
             // When an app asks for it and closes its side at once (nc -N), reading what comes
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: "127.0.0.1", port: proxy.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel,
-                                                                    configuration: .init(isOutboundHalfClosureEnabled: true))
-                    }
-                }
-            let received = try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(string: "GET \(upstream.url("/h")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
-                outbound.finish()
-                var all = ByteBuffer()
-                for try await var part in inbound { all.writeBuffer(&part) }
-                return String(buffer: all)
-            }
+            let received = try await proxy.halfClosedExchange("GET \(upstream.url("/h")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             #expect(received.hasPrefix("HTTP/1.1 200") && received.hasSuffix("v1"), "\(received)")
             // Then the revalidation behind it, its own exchange, carries no note of the app's close
             let revalidation = try #require(try await proxy.waitForRecord {

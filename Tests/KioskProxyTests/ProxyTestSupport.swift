@@ -273,6 +273,25 @@ struct ProxyHarness {
             }
     }
 
+    /// What an app receives, to the proxy's close, that sends `request` (raw HTTP/1.1) on a new connection and then closes
+    /// its side, as `nc -N` does.
+    func halfClosedExchange(_ request: String) async throws -> String {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel,
+                                                                configuration: .init(isOutboundHalfClosureEnabled: true))
+                }
+            }
+        return try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(string: request))
+            outbound.finish()
+            var all = ByteBuffer()
+            for try await var part in inbound { all.writeBuffer(&part) }
+            return String(buffer: all)
+        }
+    }
+
     /// The log's records, newest first, once what was captured is written.
     func records() throws -> [RequestRecord] {
         try kiosk.debugger.flush()
