@@ -242,6 +242,7 @@ let package = Package(
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"),
+                           .product(name: "NIOEmbedded", package: "swift-nio"),
                            .product(name: "NIOWebSocket", package: "swift-nio")],
             swiftSettings: testSwiftSettings
         ),

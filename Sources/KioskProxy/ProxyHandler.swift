@@ -104,6 +104,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             HTTPResponseEncoder(configuration: Self.encoderConfiguration),
             ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop,
                                                     limitConfiguration: limits)),
+            ReadWhileAnswering(),
             HTTPServerPipelineHandler(),
             NIOHTTPResponseHeadersValidator(),
             ProxyProtocolErrors(maximumHeaderBytes: settings.configuration.maximumHeaderBytes, via: settings.via),
@@ -555,6 +556,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func leaveHTTP(context: ChannelHandlerContext, established version: HTTPVersion?) throws {
         let operations = context.pipeline.syncOperations
         operations.removeHandler(try operations.handler(type: HTTPServerPipelineHandler.self), promise: nil)
+        operations.removeHandler(try operations.handler(type: ReadWhileAnswering.self), promise: nil)
         operations.removeHandler(try operations.handler(type: ProxyProtocolErrors.self), promise: nil)
         operations.removeHandler(try operations.handler(type: RequestHeadDeadline<NIOHTTP1Parts>.self), promise: nil)
         operations.removeHandler(try operations.handler(type: NIOHTTPResponseHeadersValidator.self), promise: nil)
