@@ -97,9 +97,9 @@ public struct Redactor: Sendable, Hashable {
         // The items a URL's redaction hides (`namesSecret`: `token`, `Token`, `user[password]`), read from the query's
         // text: URLComponents' parse of every query was a fifth of what storing a proxied answer cost the event loops.
         if let query = url.query(percentEncoded: true), query.utf8.contains(UInt8(ascii: "=")) {
-            for pair in query.split(separator: "&") where namesSecret(pair) {
-                guard let equals = pair.firstIndex(of: "=") else { continue }
-                let value = String(pair[pair.index(after: equals)...])
+            for pair in Self.pairs(Substring(query)) where namesSecret(pair) {
+                guard let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
+                let value = String(pair[pair.utf8.index(after: equals)...])
                 values.append(value.utf8.contains(UInt8(ascii: "%")) ? value.removingPercentEncoding ?? value : value)
             }
         }
@@ -211,11 +211,20 @@ public struct Redactor: Sendable, Hashable {
 
     /// `name=value&…` (a query, a form) with the values of secret names replaced; nil when it names no secret.
     private func redactPairs(_ text: Substring) -> String? {
-        let pairs = text.split(separator: "&", omittingEmptySubsequences: false)
+        let pairs = Self.pairs(text)
         guard pairs.contains(where: namesSecret) else { return nil }
         return pairs.map { pair -> String in
-            namesSecret(pair) ? "\(pair.prefix { $0 != "=" })=\(Self.placeholder)" : String(pair)
+            guard namesSecret(pair) else { return String(pair) }
+            let name = pair.utf8.firstIndex(of: UInt8(ascii: "=")).map { pair[..<$0] } ?? pair
+            return "\(name)=\(Self.placeholder)"
         }.joined(separator: "&")
+    }
+
+    /// `name=value&…` cut at each `&` byte, empty pieces kept. By bytes, as a server reads a query or a form: splitting
+    /// the text's characters (each found by Unicode's grapheme rules) was most of the time the request log's writer
+    /// spent redacting a captured URL.
+    private static func pairs(_ text: Substring) -> [Substring] {
+        text.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     /// A body as the log, a page or an export may keep it: every secret value replaced (`scrub`), and the values of secret
