@@ -10,8 +10,9 @@ import NIOHTTP1
 /// it back when the answer ended: two system calls, ~2% of a proxy's CPU under load. An app that waits for its answer
 /// sends nothing meanwhile, so reading on costs nothing; one that pipelines has what it sends read once more and held by
 /// the pipelining handler (one socket read's worth at most: no read is asked for once the next request has begun), as
-/// before. A request whose body is still arriving is left alone: its reads are the proxy's to pace (`autoRead`), and so
-/// are those of a proxy out of connections (`ConnectionBudget`).
+/// before. A request whose body is still arriving is left alone: its reads are the proxy's to pace (`autoRead`). So is
+/// a CONNECT or a request to switch protocols: the parser reads no request after one, and what the app sends next (a TLS
+/// hello, WebSocket frames) would pile up in the decoder's buffer while the upstream is dialled, not paced by the tunnel.
 final class ReadWhileAnswering: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -22,12 +23,16 @@ final class ReadWhileAnswering: ChannelDuplexHandler, RemovableChannelHandler {
     private var open = 0
     /// Whether the last request begun has been read to its end.
     private var lastEnded = false
+    /// Whether the last request begun asks for a tunnel or another protocol: nothing is read on behind it.
+    private var lastSwitches = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
             open += 1
             lastEnded = false
+            // Any `Upgrade` field counts, whatever `Connection` says: llhttp stops at some of those too (`h2c`).
+            lastSwitches = head.method == .CONNECT || head.headers.contains(name: "Upgrade")
         case .body:
             break
         case .end:
@@ -40,7 +45,7 @@ final class ReadWhileAnswering: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelReadComplete()
         // Exactly one request, read whole, waiting for its answer: read on (see above). NIO then finds a read asked for
         // and leaves the socket watched; the read the pipelining handler holds back changes nothing when it comes.
-        guard open == 1, lastEnded, context.channel.isActive,
+        guard open == 1, lastEnded, !lastSwitches, context.channel.isActive,
               (try? context.channel.syncOptions?.getOption(.autoRead)) == true else { return }
         context.read()
     }

@@ -38,6 +38,23 @@ struct CoreTests {
         #expect(redactor.redact(URL(string: plain)!) == plain)
     }
 
+    @Test("A form's pairs are cut at every '&' and named up to the first '=' by bytes, as a server reads them: a character that joins one of them to its neighbour hides no secret")
+    func formPairsCutByBytes() {
+        // Given form bodies where a prepended-concatenation mark (U+0600) makes one character with the '&' after it, and a
+        // combining accent (U+0301) one with the '=' before it
+        let form = "application/x-www-form-urlencoded"
+        let cases = [
+            "note=\u{0600}&password=hunter2": "note=\u{0600}&password=<redacted>",
+            "password=\u{301}hunter2&a=1": "password=<redacted>&a=1",
+        ]
+        for (body, expected) in cases {
+            // When each is redacted
+            let redacted = String(decoding: Redactor.standard.redactBody(Data(body.utf8), contentType: form), as: UTF8.self)
+            // Then the password's value is gone, and nothing else changed
+            #expect(redacted == expected, "\(body.debugDescription)")
+        }
+    }
+
     @Test("A Content-Type's media type is read without its parameters, the spaces around it, or its capitals")
     func mediaTypeOfContentType() {
         #expect(HTTPSyntax.mediaType("Text/Event-Stream; charset=UTF-8") == "text/event-stream")

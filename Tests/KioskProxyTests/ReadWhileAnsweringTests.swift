@@ -30,9 +30,11 @@ struct ReadWhileAnsweringTests {
     }
 
     /// A request's parts as one socket read hands them on (the read's completion is the test's to fire).
-    private func request(_ channel: EmbeddedChannel, ended: Bool = true) throws {
+    private func request(_ channel: EmbeddedChannel, ended: Bool = true, method: HTTPMethod = .GET, uri: String = "/a",
+                         headers: HTTPHeaders = [:]) throws {
         let operations = channel.pipeline.syncOperations
-        operations.fireChannelRead(NIOAny(HTTPServerRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/a"))))
+        operations.fireChannelRead(NIOAny(HTTPServerRequestPart.head(HTTPRequestHead(version: .http1_1, method: method, uri: uri,
+                                                                                      headers: headers))))
         if ended { operations.fireChannelRead(NIOAny(HTTPServerRequestPart.end(nil))) }
     }
 
@@ -79,6 +81,21 @@ struct ReadWhileAnsweringTests {
         // When the read completes
         channel.pipeline.syncOperations.fireChannelReadComplete()
         // Then the handler itself asked for nothing
+        #expect(counter.reads == 0)
+        _ = try channel.finish(acceptAlreadyClosed: true)
+    }
+
+    @Test("Behind a CONNECT or a request to switch protocols nothing is read on: what the app sends next waits in the kernel while the upstream is dialled",
+          arguments: [(HTTPMethod.CONNECT, "a.test:443", HTTPHeaders()),
+                      (.GET, "/chat", HTTPHeaders([("Upgrade", "websocket"), ("Connection", "Upgrade")])),
+                      (.GET, "/", HTTPHeaders([("Upgrade", "h2c"), ("Connection", "Upgrade, HTTP2-Settings")]))])
+    func noReadBehindASwitch(method: HTTPMethod, uri: String, headers: HTTPHeaders) throws {
+        // Given such a request read whole, its answer (the tunnel, the upstream's 101) not yet begun
+        let (channel, counter) = try channel()
+        try request(channel, method: method, uri: uri, headers: headers)
+        // When the read completes
+        channel.pipeline.syncOperations.fireChannelReadComplete()
+        // Then the handler asked for nothing: the parser would read no request in what follows, and buffer all of it
         #expect(counter.reads == 0)
         _ = try channel.finish(acceptAlreadyClosed: true)
     }
