@@ -77,6 +77,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// body is awaited). An app that stops sending its body would otherwise hold its connection, and its place among
     /// the connections the listener holds, for ever.
     private var bodyDeadline: NIODeadline?
+    /// Whether the request being read stops NIO's parser at its end though the proxy stays in HTTP (`resumeParsing`).
+    private var parserStops = false
     /// The one timer watching `bodyDeadline`, moved on rather than made again for every part.
     private var bodyTimer: Scheduled<Void>?
     private var maximumBodyBytes: Int { settings.configuration.maximumRequestBodyBytes }
@@ -92,9 +94,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// sends inside an intercepted CONNECT. Put together here rather than with `configureHTTPServerPipeline` so
     /// that the decoder hands on the bytes an app sends right after its CONNECT (a TLS hello) when it leaves.
     static func httpHandlers(_ settings: Settings, origin: Origin?) -> [any ChannelHandler] {
-        var limits = NIOHTTPDecoderLimitConfiguration()
-        limits.maxHeaderListSize = settings.configuration.maximumHeaderBytes
-        limits.maxHeaderFieldSize = settings.configuration.maximumHeaderBytes
         let timeout = settings.configuration.requestHeadTimeout.components
         return [
             VersionlessRequestLine(via: settings.via),
@@ -102,8 +101,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             // for, would give a HEAD's answer that declares no length a chunked body's last chunk (`0`), which an app
             // reads as the start of the next answer.
             HTTPResponseEncoder(configuration: Self.encoderConfiguration),
-            ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop,
-                                                    limitConfiguration: limits)),
+            requestDecoder(settings),
             ReadWhileAnswering(),
             HTTPServerPipelineHandler(),
             NIOHTTPResponseHeadersValidator(),
@@ -111,6 +109,37 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             RequestHeadDeadline<NIOHTTP1Parts>(timeout: .nanoseconds(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000)),
             ProxyHandler(settings: settings, origin: origin),
         ]
+    }
+
+    /// NIO's request parser with the proxy's limits, handing on what follows a request the proxy leaves HTTP after (a
+    /// CONNECT, a protocol switch) when it is removed.
+    private static func requestDecoder(_ settings: Settings) -> ByteToMessageHandler<HTTPRequestDecoder> {
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderListSize = settings.configuration.maximumHeaderBytes
+        limits.maxHeaderFieldSize = settings.configuration.maximumHeaderBytes
+        return ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .drop,
+                                                       limitConfiguration: limits))
+    }
+
+    /// Whether NIO's parser reads no further request after this one (llhttp waits for the switch a request with `Upgrade`
+    /// named in `Connection` asks for) though the proxy answers it over HTTP/1.1: `h2c`, which the proxy does not pass on.
+    static func parserStopsUnswitched(_ head: HTTPRequestHead) -> Bool {
+        guard head.method != .CONNECT, head.headers.contains(name: "Upgrade"), ProxyMessages.upgrade(of: head) == nil else { return false }
+        return head.headers["Connection"].contains { $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "upgrade" } }
+    }
+
+    /// Gives the connection a fresh parser in place of one that stopped after a switch the proxy does not make (see
+    /// `parserStopsUnswitched`), handed whatever the app sent after that request: without it the app's next request on
+    /// its kept-alive connection (curl `--http2` asking for two URLs of a plain http:// origin) was never read.
+    private func resumeParsing(context: ChannelHandlerContext) {
+        let operations = context.pipeline.syncOperations
+        guard let stopped = try? operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self) else { return }
+        do {
+            try operations.addHandler(Self.requestDecoder(settings), position: .after(stopped))
+            operations.removeHandler(stopped, promise: nil)
+        } catch {
+            context.close(promise: nil)
+        }
     }
 
     /// The response encoder's settings: framing fields written as the proxy sets them, never added.
@@ -132,10 +161,15 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             if head.headers.contains(name: "Transfer-Encoding") || (head.headers.first(name: "Content-Length").flatMap(Int.init) ?? 0) > 0 {
                 awaitBody(context)
             }
+            parserStops = Self.parserStopsUnswitched(head)
         case .body:
             if bodyDeadline != nil { bodyDeadline = .now() + bodySilence }
         case .end:
             bodyDeadline = nil
+            if parserStops {
+                parserStops = false
+                resumeParsing(context: context)
+            }
         }
         read(part, context: context)
     }

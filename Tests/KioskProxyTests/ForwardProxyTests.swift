@@ -281,6 +281,26 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("A request asking for h2c (curl --http2 on plain http) is answered over HTTP/1.1, and the requests after it on the connection are read, sent with it or after its answer")
+    func h2cUpgradeKeepsTheConnectionReadable() async throws {
+        try await withProxy { proxy, upstream in
+            let h2c = "GET \(upstream.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n"
+                + "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n"
+            let last = "GET \(upstream.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\nConnection: close\r\n\r\n"
+            // Given one connection carrying such a request and two plain ones, sent at once (pipelined)
+            let pipelined = try await rawExchange(port: proxy.port, h2c + h2c + last, toClose: true)
+            // Then the three are answered, in HTTP/1.1 (NIO's parser stops after a request asking to switch, waiting for it)
+            #expect(pipelined.components(separatedBy: "HTTP/1.1 200").count == 4, "\(pipelined.prefix(600))")
+            #expect(!pipelined.contains("101"))
+            // And given one that sends its next request only once the first is answered, as curl does
+            let sequential = try await proxy.send(keptAlive: [.init(method: .GET, url: upstream.url("/echo"), headers: [
+                ("Connection", "Upgrade, HTTP2-Settings"), ("Upgrade", "h2c"), ("HTTP2-Settings", "AAMAAABkAARAAAAAAAIAAAAA")]),
+                .init(method: .GET, url: upstream.url("/echo"))])
+            // Then both are answered on the one connection
+            #expect(sequential.map(\.status) == [.ok, .ok])
+        }
+    }
+
     @Test("An answer that came without Date is dated by the proxy (RFC 9110 §6.6.1); one with a Date keeps the upstream's")
     func dateAdded() async throws {
         let upstream = try await ScriptedUpstream.start()
