@@ -123,9 +123,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Whether NIO's parser reads no further request after this one (llhttp waits for the switch a request with `Upgrade`
     /// named in `Connection` asks for) though the proxy answers it over HTTP/1.1: `h2c`, which the proxy does not pass on.
-    static func parserStopsUnswitched(_ head: HTTPRequestHead) -> Bool {
-        guard head.method != .CONNECT, head.headers.contains(name: "Upgrade"), ProxyMessages.upgrade(of: head) == nil else { return false }
-        return head.headers["Connection"].contains { $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "upgrade" } }
+    private static func parserStopsUnswitched(_ head: HTTPRequestHead) -> Bool {
+        head.method != .CONNECT && head.headers.contains(name: "Upgrade") && ProxyMessages.namesUpgrade(head)
+            && ProxyMessages.upgrade(of: head) == nil
     }
 
     /// Gives the connection a fresh parser in place of one that stopped after a switch the proxy does not make (see

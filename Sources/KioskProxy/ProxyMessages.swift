@@ -281,13 +281,17 @@ enum ProxyMessages {
     /// proxy passes the switch on as a tunnel: `websocket` and any other protocol but `h2c`, which is left out so that
     /// the exchange stays HTTP/1.1 and readable (curl `--http2` on plain http asks for it and takes HTTP/1.1).
     static func upgrade(of head: HTTPRequestHead) -> String? {
-        guard let wanted = head.headers.first(name: "Upgrade")?.trimmingCharacters(in: .whitespaces), !wanted.isEmpty else { return nil }
-        let connection = head.headers["Connection"].flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        guard connection.contains("upgrade") else { return nil }
+        guard let wanted = head.headers.first(name: "Upgrade")?.trimmingCharacters(in: .whitespaces), !wanted.isEmpty,
+              namesUpgrade(head) else { return nil }
         let protocols = wanted.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard !protocols.allSatisfy({ $0.hasPrefix("h2c") }) else { return nil }
         return protocols.first { !$0.hasPrefix("h2c") }
+    }
+
+    /// Whether the request's `Connection` names `Upgrade`: with an `Upgrade` field, a request to switch protocols, after
+    /// which NIO's parser reads no further request.
+    static func namesUpgrade(_ head: HTTPRequestHead) -> Bool {
+        head.headers["Connection"].contains { $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "upgrade" } }
     }
 
     /// An upgrade request as the upstream gets it, in bytes and as fields (for the log): the request line in origin-form, the app's fields
