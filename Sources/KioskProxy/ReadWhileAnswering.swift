@@ -31,7 +31,8 @@ final class ReadWhileAnswering: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             open += 1
             lastEnded = false
-            // Any `Upgrade` field counts, whatever `Connection` says: llhttp stops at some of those too (`h2c`).
+            // Any `Upgrade` field counts, named in `Connection` (where the parser stops) or not: a rare request, not worth
+            // telling apart.
             lastSwitches = head.method == .CONNECT || head.headers.contains(name: "Upgrade")
         case .body:
             break
