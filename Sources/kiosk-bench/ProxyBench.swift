@@ -207,19 +207,19 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
             try kiosk.debugger.flush()
             let loggedBefore = try kiosk.debugger.count()
             let unloggedBefore = kiosk.debugger.unloggedCount
-            let seconds = Duration.seconds(quick ? 3 : 5)
+            let seconds = quick ? 3 : 5
             for _ in 0..<rounds {
-                direct.append(try await httpsLoad(proxyPort: nil, targetPort: secureUpstream.port, path: "/\(size)", caPEM: upstreamCA.certificatePEM,
-                                                  duration: seconds).rate)
+                direct.append(try await httpsLoadProcess(proxyPort: nil, targetPort: secureUpstream.port, path: "/\(size)",
+                                                         caPEM: upstreamCA.certificatePEM, seconds: seconds).rate)
                 let upstreamBefore = secureUpstream.answered
-                let viaKiosk = try await httpsLoad(proxyPort: forward, targetPort: secureUpstream.port, path: "/\(size)",
-                                                   caPEM: kioskCA.certificatePEM, duration: seconds)
+                let viaKiosk = try await httpsLoadProcess(proxyPort: forward, targetPort: secureUpstream.port, path: "/\(size)",
+                                                          caPEM: kioskCA.certificatePEM, seconds: seconds)
                 sentUpstream += secureUpstream.answered - upstreamBefore
                 kioskRates.append(viaKiosk.rate)
                 sent += viaKiosk.requests
                 if let mitm, let mitmCA = try? String(contentsOf: mitm.certificate, encoding: .utf8) {
-                    mitmRates.append(try await httpsLoad(proxyPort: mitm.port, targetPort: secureUpstream.port, path: "/\(size)", caPEM: mitmCA,
-                                                         duration: seconds).rate)
+                    mitmRates.append(try await httpsLoadProcess(proxyPort: mitm.port, targetPort: secureUpstream.port, path: "/\(size)",
+                                                                caPEM: mitmCA, seconds: seconds).rate)
                 }
             }
             try kiosk.debugger.flush()
@@ -272,10 +272,49 @@ private func loggedNote(sent: Int, logged: Int, unlogged: Int) -> String {
 
 /// `kiosk-bench --serve-upstream`: only the bench's upstream (`/2k`, `/18k`, `/2k-unique`, `/stream?bytes=N`, `/upload`), on a free
 /// loopback port it prints, until the process is stopped — for profiling a `kiosk proxy` process on its own.
+/// The proxy benchmark's upstreams alone, plain and HTTPS (its certificate's CA in a folder whose path is printed, for
+/// `kiosk proxy --upstream-ca`), until the process is killed: for measuring and profiling a `kiosk proxy` of its own.
 func serveBenchUpstream() async throws {
     let upstream = try await BenchUpstream.start()
-    print("bench upstream on http://127.0.0.1:\(upstream.port)/")
+    let caFolder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-bench-upstream-ca-\(getpid())")
+    let authority = try ProxyAuthority.inDirectory(caFolder)
+    let secure = try await BenchUpstream.start(tls: try authority.serverContext(for: "127.0.0.1"))
+    print("bench upstream on http://127.0.0.1:\(upstream.port)/ and https://127.0.0.1:\(secure.port)/ "
+          + "(its CA: \(caFolder.appendingPathComponent(ProxyAuthority.certificateFileName).path))")
+    // Written at once, for a script reading the ports from a file or a pipe.
+    fflush(nil)
     while true { try await Task.sleep(for: .seconds(3600)) }
+}
+
+/// `--https-load PROXY-PORT TARGET-PORT CA-FILE PATH SECONDS`: the HTTPS load client alone, through the forward proxy on
+/// PROXY-PORT (0: none, straight to the target) whose CA is CA-FILE, to the bench upstream's HTTPS port; prints the answers
+/// per second and in all.
+func runHTTPSLoad(_ values: ArraySlice<String>) async throws {
+    let values = Array(values)
+    guard values.count == 5, let proxy = Int(values[0]), let target = Int(values[1]), let seconds = Int(values[4]) else {
+        throw BenchFailure("usage: kiosk-bench --https-load PROXY-PORT TARGET-PORT CA-FILE PATH SECONDS")
+    }
+    let caPEM = try String(contentsOfFile: values[2], encoding: .utf8)
+    let result = try await httpsLoad(proxyPort: proxy == 0 ? nil : proxy, targetPort: target, path: values[3], caPEM: caPEM,
+                                     duration: .seconds(seconds))
+    print(String(format: "%.0f req/s, %d answers", result.rate, result.requests))
+}
+
+/// The HTTPS load client in a process of its own (this binary, `--https-load`), as wrk is for plain HTTP: in the bench's
+/// process it would share the proxy's allocator and runtime, and load the proxy's own process with its work.
+func httpsLoadProcess(proxyPort: Int?, targetPort: Int, path: String, caPEM: String, seconds: Int) async throws -> (rate: Double, requests: Int) {
+    let caFile = temporaryDirectory("https-load-ca")
+    try FileManager.default.createDirectory(at: caFile, withIntermediateDirectories: true)
+    let pem = caFile.appendingPathComponent("ca.pem")
+    try Data(caPEM.utf8).write(to: pem)
+    let me = URL(fileURLWithPath: CommandLine.arguments[0])
+    let (status, output) = try await runToCompletion(me, ["--https-load", String(proxyPort ?? 0), String(targetPort), pem.path, path,
+                                                          String(seconds)])
+    let words = output.split(whereSeparator: \.isWhitespace)
+    guard status == 0, let index = words.firstIndex(of: "req/s,"), index > 0, let rate = Double(words[index - 1]),
+          index + 1 < words.count, let requests = Int(words[index + 1])
+    else { throw BenchFailure("the HTTPS load client failed: \(output.suffix(500))") }
+    return (rate, requests)
 }
 
 /// A download of `bytes` (chunked, so past the buffer it streams) through the forward proxy by curl, or with `upload` an

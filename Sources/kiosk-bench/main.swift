@@ -12,6 +12,44 @@ import KioskStore
 let arguments = Set(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
 
+/// What each flag of kiosk-bench runs; with none, everything runs (about an hour).
+let benchUsage = """
+    usage: kiosk-bench [--quick] [PART...]   (no PART: every benchmark, about an hour)
+      --proxy          kiosk proxy against the direct upstream, mitmdump, nginx and bare relays
+      --proxy-cache    the proxy's offline cache: hits, storing on misses, the store at 100,000 entries
+      --capture-only   capture on against off on a sync, with and without rules
+      --log-only       the request log: inserts, searches
+      --web-only       the web app's pages under load
+      --console-only   the debugger console
+      --har            HAR import and export, memory included
+      --serve-upstream the proxy benchmark's upstreams alone, plain and HTTPS, until killed (for profiling a kiosk proxy)
+      --https-load PROXY-PORT TARGET-PORT CA-FILE PATH SECONDS
+                       the HTTPS load client alone: CONNECT through a kiosk proxy, TLS inside, keep-alive GETs
+      --quick          fewer rounds, for iterating
+    """
+let benchFlags: Set<String> = [
+    "--quick", "--proxy", "--proxy-cache", "--capture-only", "--log-only", "--web-only", "--console-only", "--har",
+    "--serve-upstream",
+]
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(benchUsage)
+    exit(0)
+}
+if CommandLine.arguments.dropFirst().first == "--https-load" {
+    do {
+        try await runHTTPSLoad(CommandLine.arguments.dropFirst(2))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("kiosk-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+// A flag misspelled must not start the hour-long run of everything.
+if CommandLine.arguments.dropFirst().first != "--har-child", let unknown = arguments.subtracting(benchFlags).sorted().first {
+    FileHandle.standardError.write(Data("kiosk-bench: unknown argument \(unknown)\n\(benchUsage)\n".utf8))
+    exit(2)
+}
+
 // A child of `--har`: one import, measured from outside.
 if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--har-child" {
     harImportChild(mode: CommandLine.arguments[2], file: CommandLine.arguments[3], directory: CommandLine.arguments[4])
