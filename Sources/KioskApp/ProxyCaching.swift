@@ -22,7 +22,8 @@ import Synchronization
 //   answers, never do.
 // - The key: method, full URL, a SHA-256 of the request's Authorization and Cookie (one identity's answer is never
 //   given to a request made with another; the secrets themselves never reach the file), and the request's values
-//   of the headers the answer's `Vary` names.
+//   of the headers the answer's `Vary` names. A client on another machine (`--proxy-auth`) is one more identity: the
+//   outbound policy keeps it from this machine's own and private addresses, whose answers a local app may have stored.
 // - `fallback` (the default): every request goes upstream as the app sent it; when the upstream cannot be reached,
 //   times out or answers 5xx, the stored answer is given instead, however old, with its `Age`. A 304 to an app's
 //   own conditional request refreshes the stored answer (§4.3.4) and goes to the app as it came.
@@ -162,14 +163,19 @@ final class ProxyCachingTransport: HTTPTransport {
         // The request will take nothing but a stored answer (RFC 9111 §5.2.1.7): none stored is a 504 in either mode; in
         // fallback, which otherwise always asks the upstream, a fresh one is given and a stale one is a 504, as `http`
         // decides below.
-        if Self.requestDirectives(request.headers).onlyIfCached {
-            guard case .found(let entry) = found else { return Self.notStored(request, onlyIfCached: true) }
+        // An answer that set a cookie is given again only when the upstream fails: never to such a request.
+        let asked = Self.requestDirectives(request.headers)
+        if asked.onlyIfCached {
+            guard case .found(let entry) = found, !entry.setsCookie else { return Self.notStored(request, onlyIfCached: true) }
             if settings.mode == .fallback {
                 let now = now()
-                let ttl = Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now)
+                let age = Self.currentAge(of: entry, at: now)
+                let ttl = Self.freshnessLifetime(of: entry) - age
                 let control = CacheControl(entry.headers.values(for: "Cache-Control").joined(separator: ","))
-                let stale = ttl <= 0 && Self.requestAcceptsStale(Self.requestDirectives(request.headers), of: control, staleness: -ttl)
-                guard ttl > 0 || stale else { return Self.notStored(request, onlyIfCached: true) }
+                // The request's own limits hold as in `http` (RFC 9111 §5.2.1): its max-age, min-fresh and no-cache.
+                let refused = Self.refuses(asked, age: age, ttl: ttl)
+                let stale = !refused && ttl <= 0 && Self.requestAcceptsStale(asked, of: control, staleness: -ttl)
+                guard (ttl > 0 && !refused) || stale else { return Self.notStored(request, onlyIfCached: true) }
                 cache.noteUse(id: entry.id, at: now)
                 return answer(from: entry, to: request, status: CacheStatus(stale ? .maxStale : .fresh, ttl: ttl))
             }
@@ -182,6 +188,13 @@ final class ProxyCachingTransport: HTTPTransport {
             }
         }
         return try await answerByHTTP(request, key: key, cache: cache, entry: entry)
+    }
+
+    /// Whether the request's own directives refuse a stored answer of this age and remaining lifetime without asking the
+    /// upstream (RFC 9111 §5.2.1): `no-cache`; `max-age` below its age — and `max-age=0` (a browser's reload) even for one
+    /// whose age rounds to nothing; `min-fresh` beyond what stays fresh (§5.2.1.3).
+    static func refuses(_ asked: CacheControl, age: TimeInterval, ttl: TimeInterval) -> Bool {
+        asked.noCache || asked.maxAge.map { $0 == 0 || age > TimeInterval($0) } ?? false || asked.minFresh.map { ttl < TimeInterval($0) } ?? false
     }
 
     /// Whether the request's `max-stale` takes a stored answer this many seconds stale without asking upstream (RFC 9111
@@ -226,8 +239,7 @@ final class ProxyCachingTransport: HTTPTransport {
         }
         // `max-age=0` (a browser's reload) asks for a revalidation even of an answer whose age rounds to nothing;
         // `min-fresh` for one that stays fresh at least that long (RFC 9111 §5.2.1.3).
-        let refused = asked.noCache || asked.maxAge.map { $0 == 0 || age > TimeInterval($0) } ?? false
-            || asked.minFresh.map { ttl < TimeInterval($0) } ?? false
+        let refused = Self.refuses(asked, age: age, ttl: ttl)
         if ttl > 0 && !refused {
             cache.noteUse(id: entry.id, at: now)
             return answer(from: entry, to: request, status: CacheStatus(.fresh, ttl: ttl))
@@ -246,7 +258,8 @@ final class ProxyCachingTransport: HTTPTransport {
         let revalidation = Self.conditional(request, on: entry)
         let staleIfError = [control.staleIfError, asked.staleIfError].compactMap { $0 }.max()
         let mayServeStale = !control.mustRevalidate && !control.noCache
-        let response = try await forward(revalidation.request, key: key, cache: cache, found: .found(entry), reason: reason) { failure in
+        let response = try await forward(revalidation.request, asked: request, key: key, cache: cache, found: .found(entry),
+                                         reason: reason) { failure in
             guard mayServeStale else { return nil }
             switch failure {
             case .unreachable: return .offline
@@ -260,10 +273,18 @@ final class ProxyCachingTransport: HTTPTransport {
         guard Self.speaksOf(response.headers, entry, askedWith: revalidation.request.headers) else {
             return try await forward(request, key: key, cache: cache, found: .found(entry), reason: reason) { _ in nil }
         }
-        guard let renewed = try? cache.entry(id: entry.id) else { return response }
+        // The answer in hand, renewed as the stored one was (`forward`): read back, it could be gone or another by now
+        // (evicted, invalidated, cleared, replaced), and the app asked for a whole answer, which the 304 is not.
+        var renewed = entry
+        renewed.headers = ProxyCache.renewed(entry.headers, with: Self.storedHeaders(response.headers))
+        renewed.requestTime = self.now()
+        renewed.responseTime = renewed.requestTime
         var status = response.cacheStatus ?? CacheStatus(.revalidated, forward: reason, forwardStatus: 304)
         status.ttl = Int((Self.freshnessLifetime(of: renewed) - Self.currentAge(of: renewed, at: self.now())).rounded(.down))
-        return answer(from: renewed, to: request, status: status)
+        var answer = answer(from: renewed, to: request, status: status)
+        // The cookies the 304 set are this app's: its request is the one the upstream answered.
+        for cookie in response.headers.values(for: "Set-Cookie") { answer.headers.add(name: "Set-Cookie", value: cookie) }
+        return answer
     }
 
     /// Sends the request upstream as it is; stores what may be stored, refreshes the found entry on a 304; when the
@@ -271,8 +292,11 @@ final class ProxyCachingTransport: HTTPTransport {
     /// An entry that would stand in for a failure stands in for a slow upstream too: the request may take `patience`
     /// (the transport's timer: nothing is spent on it per request), and when it has, the same request goes again
     /// behind with the transport's whole time, storing what comes — an endpoint always that slow still renews what is kept.
-    private func forward(_ request: HTTPRequest, key: Key, cache: ProxyCache, found: ProxyCacheLookup, reason forward: CacheStatus.Forward,
-                         standIn: (Failure) -> CacheDecision?) async throws -> HTTPResponse {
+    /// `asked` is the app's own request when `request` is the proxy's revalidation of it (validators added): a stored answer
+    /// standing in is given as the app asked for it — whole, unless the app's own validator matches.
+    private func forward(_ request: HTTPRequest, asked: HTTPRequest? = nil, key: Key, cache: ProxyCache, found: ProxyCacheLookup,
+                         reason forward: CacheStatus.Forward, standIn: (Failure) -> CacheDecision?) async throws -> HTTPResponse {
+        let asked = asked ?? request
         var request = request
         if let patience, case .found = found, standIn(.failed) != nil { request.timeout = patience }
         let sent = now()
@@ -286,15 +310,15 @@ final class ProxyCachingTransport: HTTPTransport {
             }
             if case .timeout = error, request.timeout != nil { renewBehind(request, key: key, cache: cache, entry: entry, reason: forward) }
             cache.noteUse(id: entry.id, at: now())
-            return answer(from: entry, to: request, status: CacheStatus(decision, forward: forward,
-                                                                        ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
+            return answer(from: entry, to: asked, status: CacheStatus(decision, forward: forward,
+                                                                      ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
         }
         let received = now()
         var answered = response
         if response.status >= 500, case .found(let entry) = found, let decision = standIn(.status(response.status)) {
             cache.noteUse(id: entry.id, at: now())
-            return answer(from: entry, to: request, status: CacheStatus(decision, forward: forward, forwardStatus: response.status,
-                                                                        ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
+            return answer(from: entry, to: asked, status: CacheStatus(decision, forward: forward, forwardStatus: response.status,
+                                                                      ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
         }
         var stored = false
         // A GET's answer is stored as a GET's; a HEAD's as a HEAD's (headers only, never given to a GET), unless a GET's
@@ -309,10 +333,11 @@ final class ProxyCachingTransport: HTTPTransport {
            Self.speaksOf(response.headers, entry, askedWith: request.headers) {
             do {
                 let hider = Self.hider(for: request, redactor)
-                try cache.refresh(id: entry.id, with: response.headers, requestTime: sent, responseTime: received) { fields in
+                // Its fields as an answer's are kept: a cookie it sets is this app's alone, its Cache-Status made anew.
+                stored = try cache.refresh(id: entry.id, validators: entry.headers, with: Self.storedHeaders(response.headers),
+                                           requestTime: sent, responseTime: received) { fields in
                     hider.flatMap { Self.hidden(fields, $0) }
                 }
-                stored = true
             } catch {
                 warnOnce(error)
             }
@@ -398,7 +423,8 @@ final class ProxyCachingTransport: HTTPTransport {
         var headers = entry.headers
         headers.removeAll(named: "Set-Cookie")
         headers["Age"] = String(Int(Self.currentAge(of: entry, at: now())))
-        if Self.validatorMatches(request.headers, entry.headers) {
+        // Preconditions speak of a 2xx representation only (RFC 9110 §13.2.1): a stored 404 is given as it is.
+        if (200..<300).contains(entry.status), Self.validatorMatches(request.headers, entry.headers) {
             for name in ["Content-Length", "Content-Type", "Content-Encoding", "Transfer-Encoding"] { headers.removeAll(named: name) }
             var response = HTTPResponse(status: 304, headers: headers, url: request.url)
             Self.mark(&response, status)
@@ -485,12 +511,12 @@ final class ProxyCachingTransport: HTTPTransport {
         Set(value.split(separator: ",").map { $0.split(separator: "=").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" })
     }
 
-    /// What is kept of the answer's fields: not the hop-by-hop ones (the proxy removed them already), not a
+    /// What is kept of the answer's fields: not the hop-by-hop ones (the app's copy is without them too), not a
     /// Cache-Status (made anew at each use), and of its cookies only that it set one (one empty `Set-Cookie`:
     /// `ProxyCacheEntry.setsCookie`). Its `Age` is kept: the age it had when it came counts in its age from then on (RFC
     /// 9111 §4.2.3), and each use gives the app its current age instead.
     static func storedHeaders(_ headers: HTTPHeaderFields) -> HTTPHeaderFields {
-        var kept = headers
+        var kept = HTTPHeaderFields(HTTPSyntax.endToEnd(headers.fields))
         let setsCookie = headers["Set-Cookie"] != nil || headers["Set-Cookie2"] != nil
         for name in ["Set-Cookie", "Set-Cookie2", CacheStatus.headerName] { kept.removeAll(named: name) }
         if setsCookie { kept.add(name: "Set-Cookie", value: "") }
@@ -519,7 +545,7 @@ final class ProxyCachingTransport: HTTPTransport {
     static func isFreshOnArrival(status: Int, headers: HTTPHeaderFields, at now: Date) -> Bool {
         let lifetime = freshnessLifetime(status: status, headers: headers, receivedAt: now)
         guard lifetime > 0 else { return false }
-        let ageValue = max(0, headers["Age"].flatMap(TimeInterval.init) ?? 0)
+        let ageValue = TimeInterval(CacheControl.age(headers["Age"]))
         let apparentAge = headers["Date"].flatMap(HTTPDate.parse).map { max(0, now.timeIntervalSince($0)) } ?? 0
         return lifetime > max(ageValue, apparentAge)
     }
@@ -565,7 +591,7 @@ final class ProxyCachingTransport: HTTPTransport {
         let date = entry.headers["Date"].flatMap(HTTPDate.parse) ?? entry.responseTime
         let apparentAge = max(0, entry.responseTime.timeIntervalSince(date))
         let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
-        let ageValue = entry.headers["Age"].flatMap(TimeInterval.init) ?? 0
+        let ageValue = TimeInterval(CacheControl.age(entry.headers["Age"]))
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
         // In whole seconds, as `Age` says it (RFC 9111 §5.1): `ttl` is then the lifetime less the `Age` sent beside it,
         // the two adding up to the lifetime as an app reading them expects.
@@ -638,11 +664,13 @@ final class ProxyCachingTransport: HTTPTransport {
     private func invalidate(after request: HTTPRequest, answered response: HTTPResponse) {
         guard let cache, !Self.safeMethods.contains(request.method), (200..<400).contains(response.status) else { return }
         var urls = [Key.normalized(request.url)]
+        // The same origin (RFC 9111 §4.4), its scheme's own port written or not.
+        let port = { (url: URL) in url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80) }
         for name in ["Location", "Content-Location"] {
             guard let value = response.headers[name], let target = URL(string: value, relativeTo: request.url)?.absoluteURL,
                   target.scheme?.lowercased() == request.url.scheme?.lowercased(),
                   target.host(percentEncoded: false)?.lowercased() == request.url.host(percentEncoded: false)?.lowercased(),
-                  target.port == request.url.port else { continue }
+                  port(target) == port(request.url) else { continue }
             urls.append(Key.normalized(target))
         }
         do {
@@ -669,7 +697,8 @@ final class ProxyCachingTransport: HTTPTransport {
     struct Key {
         let url: String
         let host: String
-        /// SHA-256 of the request's Authorization and Cookie fields, hex; "" without either.
+        /// SHA-256 of the request's Authorization and Cookie fields, hex; "" without either; for a client on another
+        /// machine, after `ProxyCacheAnswer.networkCredentials`.
         let credentials: String
         let headers: HTTPHeaderFields
 
@@ -679,12 +708,16 @@ final class ProxyCachingTransport: HTTPTransport {
             headers = request.headers
             let authorization = request.headers.values(for: "Authorization")
             let cookies = request.headers.values(for: "Cookie")
+            let digest: String
             if authorization.isEmpty && cookies.isEmpty {
-                credentials = ""
+                digest = ""
             } else {
                 let text = "authorization\n" + authorization.joined(separator: "\n") + "\ncookie\n" + cookies.joined(separator: "; ")
-                credentials = Hex.encode(SHA256.hash(data: Data(text.utf8)))
+                digest = Hex.encode(SHA256.hash(data: Data(text.utf8)))
             }
+            // A client on another machine has answers of its own (`ProxyCacheAnswer.networkCredentials`).
+            credentials = request.purpose != .proxiedForNetwork ? digest
+                : ProxyCacheAnswer.networkCredentials + (digest.isEmpty ? "" : ":" + digest)
         }
 
         /// The URL as a key: one spelling of one resource (RFC 9110 §4.2.3) — scheme and host lowercased, the scheme's

@@ -72,6 +72,14 @@ extension CacheControl {
     /// calculation that overflows) taken as 2^31.
     static let maxDeltaSeconds = 2_147_483_648
 
+    /// An `Age` field's value in seconds (RFC 9111 §5.1): its delta-seconds, at most 2^31 however many digits it has
+    /// (§1.2.2); 0 without one, or for one that is not a non-negative integer (a list, a fraction, `inf`), which a cache
+    /// ignores.
+    public static func age(_ value: String?) -> Int {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.hasPrefix("-") else { return 0 }
+        return deltaSeconds(value) ?? 0
+    }
+
     /// A directive's delta-seconds: at most `maxDeltaSeconds` (the digits of a larger number too), a negative number 0
     /// (stale at once, as RFC 9111 §4.2.1 has invalid freshness taken), anything else nil.
     static func deltaSeconds(_ text: String) -> Int? {
@@ -101,7 +109,7 @@ public struct CachePolicy: Sendable {
         let control = CacheControl(headers["Cache-Control"])
         if control.noStore { return .doNotStore }
         let validators = Validators(etag: headers["ETag"], lastModified: headers["Last-Modified"])
-        let age = TimeInterval(headers["Age"].flatMap(Int.init) ?? 0)
+        let age = TimeInterval(CacheControl.age(headers["Age"]))
         let lifetime: TimeInterval
         if control.noCache {
             lifetime = 0

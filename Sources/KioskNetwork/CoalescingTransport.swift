@@ -22,6 +22,9 @@ public final class CoalescingTransport: HTTPTransport {
         let headers: HTTPHeaderFields
         /// A request with a shorter wait of its own is not joined onto one without, nor the other way round.
         let timeout: Duration?
+        /// A client on another machine (`.proxiedForNetwork`) never joins a local app's request: the outbound policy
+        /// keeps it from this machine's own addresses, which the local app's may reach.
+        let purpose: HTTPRequest.Purpose
     }
 
     private struct Flight {
@@ -86,7 +89,7 @@ public final class CoalescingTransport: HTTPTransport {
             return try await base.send(request)
         }
         let key = Key(method: request.method, url: byRedactedURL ? request.url.redactedString : request.url.absoluteString,
-                      headers: request.headers, timeout: request.timeout)
+                      headers: request.headers, timeout: request.timeout, purpose: request.purpose)
         let waiter = state.withLock { state in
             state.nextWaiter += 1
             return state.nextWaiter

@@ -8,12 +8,6 @@ import NIOTLS
 /// How an app's request line and headers become the request Kiosk forwards, and the upstream's answer the one the
 /// app gets: what a proxy must change (hop-by-hop fields out, `Via` in) and nothing else.
 enum ProxyMessages {
-    /// Fields that describe one connection, not the message (RFC 9110 §7.6.1), removed both ways; `Connection`
-    /// names more, and every `Proxy-*` field goes too (`forwardable`): `Proxy-Authorization` is the proxy's own
-    /// credential, never the upstream's, and the others speak to or of a proxy on one hop.
-    static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
-                                        "upgrade", "proxy-authorization", "proxy-authenticate"]
-
     /// What Kiosk adds to `Via` (RFC 9110 §7.6.3), and looks for to tell a request that came round to itself.
     static func viaToken(_ pseudonym: String) -> String { "1.1 \(pseudonym)" }
 
@@ -522,23 +516,10 @@ enum ProxyMessages {
         return refusal
     }
 
-    /// The fields of a message without those that belong to one connection.
+    /// The fields of a message without those that belong to one connection (`HTTPSyntax.endToEnd`), with room for
+    /// what the proxy adds after (Via, a length, Date), so that the list is made once.
     private static func forwardable(_ headers: some Collection<(name: String, value: String)>) -> [(name: String, value: String)] {
-        // The fields `Connection` names are dropped too; the set of names is copied only when it names any.
-        var dropped = hopByHop
-        for field in headers where HTTPHeaderFields.sameName(field.name, "connection") {
-            for token in field.value.split(separator: ",") {
-                dropped.insert(token.trimmingCharacters(in: .whitespaces).lowercased())
-            }
-        }
-        // Room for what the proxy adds after (Via, a length, Date), so that the list is made once.
-        var kept: [(name: String, value: String)] = []
-        kept.reserveCapacity(headers.count + 3)
-        for field in headers {
-            let name = field.name.lowercased()
-            if !dropped.contains(name) && !name.hasPrefix("proxy-") { kept.append(field) }
-        }
-        return kept
+        HTTPSyntax.endToEnd(headers, reserving: 3)
     }
 
     private static func forwardable(_ headers: HTTPHeaders) -> [(name: String, value: String)] {

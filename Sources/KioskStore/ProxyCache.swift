@@ -45,12 +45,22 @@ public struct ProxyCacheAnswer: Sendable {
     public var url: String
     /// The URL's host, lowercased: what the cache is listed and cleared by.
     public var host: String
-    /// A digest of the request's credentials, "" for none, `importedCredentials` for an archive's answer.
+    /// A digest of the request's credentials, "" for none, `importedCredentials` for an archive's answer; for a client on
+    /// another machine `networkCredentials`, with ":" and the digest after it when there is one.
     public var credentials: String
     /// What an answer seeded from a HAR archive is stored under instead of a digest: an archive's credentials are not
     /// read, so its answers belong to no identity, and answer a request made with any, or none, that nothing stored
     /// for its own credentials answers. (No digest is this word: digests are 64 hex digits.)
     public static let importedCredentials = "imported"
+    /// What the key's credentials start with for a request of a client on another machine (`kiosk proxy --proxy-auth`):
+    /// its answers were fetched under the outbound policy, from public addresses only, and it is given no answer but
+    /// those — never one a local app stored from this machine's own or private addresses.
+    public static let networkCredentials = "network"
+
+    /// Whether an entry stored under `credentials` answered a request that carried credentials of its own.
+    public static func isCredentialed(_ credentials: String) -> Bool {
+        !(credentials.isEmpty || credentials == importedCredentials || credentials == networkCredentials)
+    }
     /// The header names the answer's `Vary` names, as the key's variant is made of.
     public var vary: String
     /// The request's values of those headers.
@@ -627,22 +637,19 @@ public final class ProxyCache: Sendable, StoreFile {
             """
 
 
-    /// Refreshes a stored answer with the header fields of a 304 that confirmed it (RFC 9111 §4.3.4): each field the
-    /// 304 carries replaces the stored one of its name; the body stays. Its times become the 304's. `hiding` makes the
-    /// fields as a page may show them (nil when they hide nothing), as when the answer was stored.
-    public func refresh(id: Int64, with notModified: HTTPHeaderFields, requestTime: Date, responseTime: Date,
-                        hiding: @Sendable (HTTPHeaderFields) -> HTTPHeaderFields? = { _ in nil }) throws {
+    /// Refreshes a stored answer with the header fields of a 304 that confirmed it (RFC 9111 §4.3.4; `renewed(_:with:)`);
+    /// the body stays, and its times become the 304's. Only while the entry still holds the representation the 304 speaks
+    /// of — `validators`, its ETag and Last-Modified when it was revalidated: an answer stored under the key meanwhile (the
+    /// upsert keeps the id) is another, and is left. `hiding` makes the fields as a page may show them (nil when they
+    /// hide nothing), as when the answer was stored. Returns whether the entry was refreshed (false: it is gone or changed).
+    @discardableResult
+    public func refresh(id: Int64, validators: HTTPHeaderFields, with notModified: HTTPHeaderFields, requestTime: Date, responseTime: Date,
+                        hiding: @Sendable (HTTPHeaderFields) -> HTTPHeaderFields? = { _ in nil }) throws -> Bool {
         try write("refresh an answer in the proxy cache") { db in
-            guard let data = try Data.fetchOne(db, sql: "SELECT headers FROM cacheEntry WHERE id = ?", arguments: [id]) else { return }
-            var headers = Self.decode(data)
-            // Content-Length describes the 304's own empty body, not the stored one.
-            for name in Set(notModified.map { $0.name.lowercased() }) where name != "content-length" {
-                headers.removeAll(named: name)
-                for value in notModified.values(for: name) { headers.add(name: name, value: value) }
-            }
-            // The answer's age is reckoned from the 304 now (its times are the 304's): an Age or Date of the answer it
-            // renews would make it older than it is.
-            for name in ["Age", "Date"] where notModified[name] == nil { headers.removeAll(named: name) }
+            guard let data = try Data.fetchOne(db, sql: "SELECT headers FROM cacheEntry WHERE id = ?", arguments: [id]) else { return false }
+            let stored = Self.decode(data)
+            guard stored["ETag"] == validators["ETag"], stored["Last-Modified"] == validators["Last-Modified"] else { return false }
+            let headers = Self.renewed(stored, with: notModified)
             let encoded = Self.encode(headers)
             let shown = hiding(headers).map(Self.encode)
             try db.execute(sql: """
@@ -650,7 +657,21 @@ public final class ProxyCache: Sendable, StoreFile {
                     size = size - length(headers) - COALESCE(length(shownHeaders), 0) + ?
                 WHERE id = ?
                 """, arguments: [encoded, shown, requestTime, responseTime, encoded.count + (shown?.count ?? 0), id])
+            return true
         }
+    }
+
+    /// A stored answer's fields renewed by a 304's (RFC 9111 §4.3.4): each field the 304 carries replaces the stored ones of
+    /// its name, but Content-Length, which describes the 304's own empty body; the stored Age and Date go when the 304
+    /// has none, since the answer's age is reckoned from the 304 from then on.
+    public static func renewed(_ stored: HTTPHeaderFields, with notModified: HTTPHeaderFields) -> HTTPHeaderFields {
+        var headers = stored
+        for name in Set(notModified.map { $0.name.lowercased() }) where name != "content-length" {
+            headers.removeAll(named: name)
+            for value in notModified.values(for: name) { headers.add(name: name, value: value) }
+        }
+        for name in ["Age", "Date"] where notModified[name] == nil { headers.removeAll(named: name) }
+        return headers
     }
 
     /// Whether any answer to `method` `url` is stored or waits to be, whatever its credentials and variant (a look at the
@@ -685,7 +706,7 @@ public final class ProxyCache: Sendable, StoreFile {
                 guard let equals = part.firstIndex(of: "=") else { return nil }
                 return (String(part[..<equals]), String(part[part.index(after: equals)...]))
             }
-            return (Self.entry(row), !credentials.isEmpty && credentials != ProxyCacheAnswer.importedCredentials, fields)
+            return (Self.entry(row), ProxyCacheAnswer.isCredentialed(credentials), fields)
         }
     }
 

@@ -252,11 +252,33 @@ struct ProxyCacheStoreTests {
                                                        body: Data("body".utf8), requestTime: Self.start, responseTime: Self.start)])
         let id = try #require(stored.first ?? nil)
         let later = Self.start.addingTimeInterval(60)
-        try cache.refresh(id: id, with: ["Content-Length": "0", "ETag": #""1""#, "X-A": "b", "X-New": "n"], requestTime: later, responseTime: later)
+        #expect(try cache.refresh(id: id, validators: ["ETag": #""1""#], with: ["Content-Length": "0", "ETag": #""1""#, "X-A": "b", "X-New": "n"],
+                                  requestTime: later, responseTime: later))
         let entry = try #require(try cache.entry(id: id))
         #expect(entry.headers["X-A"] == "b" && entry.headers["X-New"] == "n" && entry.headers["Content-Length"] == "4")
         #expect(String(decoding: entry.body, as: UTF8.self) == "body")
         #expect(entry.responseTime == later)
+    }
+
+    @Test("A 304 renews only the representation it was asked about: an answer stored under the key meanwhile is left as it is")
+    func refreshLeavesAnotherRepresentation() throws {
+        // Given an entry whose ETag is "2": a newer answer stored while a revalidation of the "1" it replaced was in flight
+        let cache = try Self.makeCache(maxBytes: 1_000_000)
+        let stored = try cache.store([ProxyCacheAnswer(method: "GET", url: "http://a.test/x", host: "a.test", credentials: "", vary: "",
+                                                       variant: "", status: 200, headers: ["ETag": #""2""#, "X-A": "a"],
+                                                       body: Data("two".utf8), requestTime: Self.start, responseTime: Self.start)])
+        let id = try #require(stored.first ?? nil)
+        // When the 304 about "1" comes back
+        let later = Self.start.addingTimeInterval(60)
+        let refreshed = try cache.refresh(id: id, validators: ["ETag": #""1""#], with: ["ETag": #""1""#, "X-A": "b"],
+                                          requestTime: later, responseTime: later)
+        // Then the entry keeps its own fields and times, and the caller is told nothing was renewed
+        #expect(!refreshed)
+        let entry = try #require(try cache.entry(id: id))
+        #expect(entry.headers["ETag"] == #""2""# && entry.headers["X-A"] == "a" && entry.responseTime == Self.start)
+        // And a refresh of an entry that is gone says so too
+        #expect(try cache.remove(id: id))
+        #expect(try !cache.refresh(id: id, validators: ["ETag": #""2""#], with: ["ETag": #""2""#], requestTime: later, responseTime: later))
     }
 
     @Test("A file's bound is the one the proxy opened it with: a command opening it beside the proxy (an import) keeps to it; a new file has the default")

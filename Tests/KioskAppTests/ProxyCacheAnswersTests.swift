@@ -1,0 +1,155 @@
+import Foundation
+import KioskCore
+import KioskNetwork
+import KioskTestSupport
+import Testing
+@testable import KioskApp
+@testable import KioskStore
+
+/// What the proxy's cache gives an app in the cases a review found wrong: an `Age` too large to count, a stale answer
+/// standing in for a failed revalidation, `only-if-cached` with the request's own limits, preconditions on a stored
+/// error, the cookies of a 304, and a client on another machine.
+@Suite("kiosk proxy's cache answers")
+struct ProxyCacheAnswersTests {
+    private static func transport(_ upstream: ScriptedTransport, mode: ProxyCacheMode, name: String) throws -> (ProxyCachingTransport, ProxyCache) {
+        let cache = try ProxyCache.open(at: TemporaryDirectory.url(name).appendingPathComponent("cache.sqlite").path, maxBytes: 10_000_000)
+        return (ProxyCachingTransport(base: upstream, cache: cache, settings: ProxyCacheSettings(mode: mode), now: { Date() }) { _ in }, cache)
+    }
+
+    private static func request(_ path: String, _ headers: HTTPHeaderFields = [:], purpose: HTTPRequest.Purpose = .proxied) -> HTTPRequest {
+        HTTPRequest(url: URL(string: "http://app.test/\(path)")!, headers: headers, endpoint: "app.test", purpose: purpose)
+    }
+
+    private static func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+
+    @Test("An Age field counts as its delta-seconds, 2^31 at most however many digits it has, and as 0 when it is not one")
+    func ageValues() {
+        #expect(CacheControl.age("120") == 120 && CacheControl.age(" 7 ") == 7)
+        #expect(CacheControl.age("99999999999999999999999") == 2_147_483_648)
+        #expect(CacheControl.age("-5") == 0 && CacheControl.age("1.5") == 0 && CacheControl.age("inf") == 0
+                && CacheControl.age("1, 2") == 0 && CacheControl.age(nil) == 0)
+    }
+
+    @Test("A stored answer that came with an Age too large to count stands in for a failed upstream, its Age 2^31 and more, never a crash")
+    func hugeAgeStandsIn() async throws {
+        // Given an answer stored with an Age of 23 digits, then an upstream that cannot be reached
+        let upstream = ScriptedTransport([.respond(200, headers: ["Cache-Control": "max-age=60", "Age": "99999999999999999999999"], body: "v1"),
+                                          .fail(.offline(host: "app.test"))])
+        let (transport, cache) = try Self.transport(upstream, mode: .fallback, name: "kiosk-proxy-huge-age")
+        _ = try await transport.send(Self.request("a"))
+        cache.flush()
+
+        // When the app asks again
+        let answer = try await transport.send(Self.request("a"))
+
+        // Then it gets the stored answer, as old as an Age can say
+        #expect(Self.text(answer) == "v1" && answer.cacheStatus?.decision == .fallback)
+        #expect((answer.headers["Age"].flatMap(Int.init) ?? 0) >= 2_147_483_648)
+    }
+
+    @Test("When the revalidation of a stale answer cannot reach the upstream, an app's plain GET gets the stored answer whole, even if it left the store meanwhile, never a 304 to the proxy's validator")
+    func staleStandInIsWhole() async throws {
+        // Given, in http mode, an answer stored stale at once with an ETag, and an upstream that then cannot be reached —
+        // and while the proxy asks it, the answer leaves the store (evicted, cleared from the console)
+        let cache = try ProxyCache.open(at: TemporaryDirectory.url("kiosk-proxy-stale-whole").appendingPathComponent("cache.sqlite").path,
+                                        maxBytes: 10_000_000)
+        let upstream = ScriptedTransport([.respond(200, headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\""], body: "v1"),
+                                          .reply { _ in
+                                              _ = try cache.clear()
+                                              throw KioskError.offline(host: "app.test")
+                                          }])
+        let transport = ProxyCachingTransport(base: upstream, cache: cache, settings: ProxyCacheSettings(mode: .http), now: { Date() }) { _ in }
+        _ = try await transport.send(Self.request("a"))
+        cache.flush()
+
+        // When the app asks again, with no validator of its own
+        let answer = try await transport.send(Self.request("a"))
+
+        // Then the proxy asked the upstream with the stored validator, and, that failing, the app got the body it asked for
+        #expect(upstream.requests.last?.headers["If-None-Match"] == "\"v1\"")
+        #expect(answer.status == 200 && Self.text(answer) == "v1")
+        #expect(answer.cacheStatus?.decision == .offline)
+    }
+
+    @Test("only-if-cached is never given an answer that set a cookie, and holds the request's max-age in fallback mode: both a 504 with no upstream request")
+    func onlyIfCachedLimits() async throws {
+        // Given, in fallback mode, a fresh answer that set a cookie (/a) and a fresh one that did not (/b)
+        let upstream = ScriptedTransport([.respond(200, headers: ["Cache-Control": "max-age=600", "Set-Cookie": "s=1"], body: "a"),
+                                          .respond(200, headers: ["Cache-Control": "max-age=600"], body: "b")])
+        let (transport, cache) = try Self.transport(upstream, mode: .fallback, name: "kiosk-proxy-only-if-cached")
+        _ = try await transport.send(Self.request("a"))
+        _ = try await transport.send(Self.request("b"))
+        cache.flush()
+
+        // When the app asks for each with only-if-cached, and for /b with max-age=0 beside it
+        let cookie = try await transport.send(Self.request("a", ["Cache-Control": "only-if-cached"]))
+        let plain = try await transport.send(Self.request("b", ["Cache-Control": "only-if-cached"]))
+        let tooOld = try await transport.send(Self.request("b", ["Cache-Control": "only-if-cached, max-age=0"]))
+
+        // Then only the plain one is answered from the store; the other two are 504s; none reached the upstream
+        #expect(plain.status == 200 && Self.text(plain) == "b")
+        #expect(cookie.status == 504 && tooOld.status == 504)
+        #expect(upstream.requests.count == 2)
+    }
+
+    @Test("A stored 404 is given as it is to a request whose If-Modified-Since its Last-Modified meets: preconditions speak of 2xx answers only")
+    func storedErrorIgnoresPreconditions() async throws {
+        // Given, in http mode, a fresh 404 stored with a Last-Modified
+        let modified = "Wed, 01 Jan 2025 00:00:00 GMT"
+        let upstream = ScriptedTransport([.respond(404, headers: ["Cache-Control": "max-age=600", "Last-Modified": modified], body: "gone")])
+        let (transport, cache) = try Self.transport(upstream, mode: .http, name: "kiosk-proxy-stored-404")
+        _ = try await transport.send(Self.request("a"))
+        cache.flush()
+
+        // When the app asks again, with If-Modified-Since that date
+        let answer = try await transport.send(Self.request("a", ["If-Modified-Since": modified]))
+
+        // Then it gets the 404 and its body, from the store
+        #expect(answer.status == 404 && Self.text(answer) == "gone")
+        #expect(answer.cacheStatus?.decision == .fresh && upstream.requests.count == 1)
+    }
+
+    @Test("A 304 that confirms a stored answer gives the app the whole answer with the cookie the 304 set, and the store keeps only that it set one")
+    func notModifiedCookies() async throws {
+        // Given, in http mode, an answer stored stale at once with an ETag, and an upstream that confirms it, setting a cookie
+        let upstream = ScriptedTransport([.respond(200, headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\""], body: "v1"),
+                                          .respond(304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=0",
+                                                                  "Set-Cookie": "session=secret-value"])])
+        let (transport, cache) = try Self.transport(upstream, mode: .http, name: "kiosk-proxy-304-cookie")
+        _ = try await transport.send(Self.request("a"))
+        cache.flush()
+
+        // When the app asks again with no validator of its own
+        let answer = try await transport.send(Self.request("a"))
+        cache.flush()
+
+        // Then it gets a 200 with the stored body and the 304's cookie
+        #expect(answer.status == 200 && Self.text(answer) == "v1")
+        #expect(answer.headers.values(for: "Set-Cookie") == ["session=secret-value"])
+        // And the stored answer, refreshed, holds no cookie's value: only the mark that one was set
+        let entry = try #require(try cache.entries().first.flatMap { try cache.entry(id: $0.id) })
+        #expect(entry.headers.values(for: "Set-Cookie") == [""])
+        #expect(!entry.headers.map(\.value).joined().contains("secret-value"))
+    }
+
+    @Test("A client on another machine is never given an answer a local app stored, nor a local app one it stored")
+    func networkClientsHaveTheirOwnAnswers() async throws {
+        // Given a fresh answer stored for a local app
+        let upstream = ScriptedTransport([.respond(200, headers: ["Cache-Control": "max-age=600"], body: "local"),
+                                          .respond(200, headers: ["Cache-Control": "max-age=600"], body: "network")])
+        let (transport, cache) = try Self.transport(upstream, mode: .http, name: "kiosk-proxy-network-identity")
+        _ = try await transport.send(Self.request("a"))
+        cache.flush()
+
+        // When a client on another machine asks for the same URL, and then each asks again
+        let remote = try await transport.send(Self.request("a", purpose: .proxiedForNetwork))
+        cache.flush()
+        let remoteAgain = try await transport.send(Self.request("a", purpose: .proxiedForNetwork))
+        let localAgain = try await transport.send(Self.request("a"))
+
+        // Then the remote client's first request went upstream; after that each is given its own stored answer
+        #expect(Self.text(remote) == "network" && remote.cacheStatus?.decision != .fresh)
+        #expect(Self.text(remoteAgain) == "network" && Self.text(localAgain) == "local")
+        #expect(upstream.requests.count == 2)
+    }
+}
