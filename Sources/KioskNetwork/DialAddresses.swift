@@ -19,18 +19,37 @@ package enum DialAddresses {
         if let exact = try? SocketAddress(ipAddress: host, port: port) {
             addresses = [exact]
         } else {
-            addresses = try await withThrowingTaskGroup(of: [SocketAddress].self) { group in
-                group.addTask { try await resolver.dialAddresses(of: host, port: port) }
-                group.addTask {
-                    try await Task.sleep(for: limit)
-                    throw KioskError.offline(host: host)
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? []
-            }
+            addresses = try await within(limit, host: host) { try await resolver.dialAddresses(of: host, port: port) }
         }
         if publicOnly, let reason = refusal(of: addresses, host: host) { throw KioskError.refused(url: url(), reason: reason) }
         return addresses
+    }
+
+    /// What `lookup` finds, or `KioskError.offline` once `limit` has passed — without waiting for a lookup that does not
+    /// heed cancellation: the system's (getaddrinfo on NIO's thread pool) runs to its own timeout, many seconds with a
+    /// resolver that does not answer, and a task group would wait for it on leaving. It finishes behind, its answer dropped.
+    private static func within(_ limit: Duration, host: String,
+                               _ lookup: @escaping @Sendable () async throws -> [SocketAddress]) async throws -> [SocketAddress] {
+        let (answers, answer) = AsyncThrowingStream<[SocketAddress], any Error>.makeStream()
+        let looking = Task {
+            do {
+                answer.yield(try await lookup())
+                answer.finish()
+            } catch {
+                answer.finish(throwing: error)
+            }
+        }
+        let timer = Task {
+            try await Task.sleep(for: limit)
+            answer.finish(throwing: KioskError.offline(host: host))
+        }
+        defer {
+            looking.cancel()
+            timer.cancel()
+        }
+        for try await addresses in answers { return addresses }
+        // The stream ended with no answer and no error: the caller was cancelled.
+        throw CancellationError()
     }
 
     /// Why `addresses` (`host`'s) may not be dialled by a request that may reach public addresses only; nil when every

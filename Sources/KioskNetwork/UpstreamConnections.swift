@@ -244,9 +244,10 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler, @unchecked Sendable {
         case .end:
             let reusable = keepAlive && requestSent
             detach(exchange)
-            // An answer whose end only the connection's closing marks, closed over TLS without close_notify: the parser
-            // ends it as the connection goes, after TLS said how it went, which the transport notes on the exchange.
-            if let error, (error as? NIOSSLError) == .uncleanShutdown { exchange.end(error) } else { exchange.end(nil) }
+            // An answer whose end only the connection's closing marks: the parser ends it as the connection goes, after the
+            // pipeline said how it went. A plain close is its end; TLS closed without close_notify too, which the transport
+            // notes on the exchange; a reset, or a TLS record that failed, cut it short: a failure, never a shorter answer.
+            exchange.end(error)
             if reusable, let release = self.reusable { release() } else { context.close(promise: nil) }
             return
         }

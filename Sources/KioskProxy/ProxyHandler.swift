@@ -79,6 +79,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var bodyDeadline: NIODeadline?
     /// Whether the request being read stops NIO's parser at its end though the proxy stays in HTTP (`resumeParsing`).
     private var parserStops = false
+    /// Whether NIO's parser stopped after the request being answered, which asked for a switch the proxy would pass on:
+    /// when the proxy answers it itself instead (its setup page, a refusal, a failed dial), `end` gives the connection a
+    /// fresh parser, or the app's next request on it would never be read.
+    private var awaitsSwitch = false
+    /// Whether the app stopped sending a streamed upload's body partway (`checkBody`): the answer to it closes the
+    /// connection, whose unread rest of that body would otherwise stand between the app and its next request.
+    private var bodyAbandoned = false
+    /// Whether an answer that closes the connection was written: a request pipelined behind it is read no further and
+    /// never sent upstream (RFC 9112 §9.6), though NIO's pipelining handler hands it on once that answer has ended.
+    private var closing = false
     /// The one timer watching `bodyDeadline`, moved on rather than made again for every part.
     private var bodyTimer: Scheduled<Void>?
     private var maximumBodyBytes: Int { settings.configuration.maximumRequestBodyBytes }
@@ -124,8 +134,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Whether NIO's parser reads no further request after this one (llhttp waits for the switch a request with `Upgrade`
     /// named in `Connection` asks for) though the proxy answers it over HTTP/1.1: `h2c`, which the proxy does not pass on.
     private static func parserStopsUnswitched(_ head: HTTPRequestHead) -> Bool {
+        stopsParser(head) && ProxyMessages.upgrade(of: head) == nil
+    }
+
+    /// Whether NIO's parser reads no further request after this one: llhttp waits for the switch any request with
+    /// `Upgrade` named in `Connection` asks for.
+    private static func stopsParser(_ head: HTTPRequestHead) -> Bool {
         head.method != .CONNECT && head.headers.contains(name: "Upgrade") && ProxyMessages.namesUpgrade(head)
-            && ProxyMessages.upgrade(of: head) == nil
     }
 
     /// Gives the connection a fresh parser in place of one that stopped after a switch the proxy does not make (see
@@ -155,6 +170,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // (What an upload answered early still sends goes on to `read`, which drops it and closes at its end.)
+        if closing && !draining && upload == nil { return }
         let part = unwrapInboundIn(data)
         switch part {
         case .head(let head):
@@ -162,6 +179,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 awaitBody(context)
             }
             parserStops = Self.parserStopsUnswitched(head)
+            awaitsSwitch = Self.stopsParser(head) && !parserStops
         case .body:
             if bodyDeadline != nil { bodyDeadline = .now() + bodySilence }
         case .end:
@@ -185,8 +203,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                                    + "\(length.prefix(30)).", closes: true), to: head, context: context)
             }
             let declared = head.headers.first(name: "Content-Length").flatMap(Int.init)
-            // The app waits for a go-ahead before sending its body (curl does for large ones): give it.
-            if head.headers["Expect"].contains(where: { $0.lowercased() == "100-continue" }) {
+            // The app waits for a go-ahead before sending its body (curl does for large ones): give it — never to an
+            // HTTP/1.0 app, which knows no interim answer and would read it as the answer (RFC 9110 §15.2).
+            if head.version != .http1_0, head.headers["Expect"].contains(where: { $0.lowercased() == "100-continue" }) {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))),
                                       promise: nil)
             }
@@ -279,6 +298,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             // A streamed upload: the upstream's request ends with this error, and the answer to it goes to the app.
             upload?.pipe.finish(KioskError.transport(url: upload?.url ?? "", message: message))
             upload = nil
+            bodyAbandoned = true
         }
     }
 
@@ -744,7 +764,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let carriesBody = ProxyMessages.carriesBody(head, method: request.method)
         // An HTTP/1.0 app learns where a streamed body of unknown length ends by the connection closing.
         // An upload still arriving when the answer is ready (the upstream answered early) is not read to its end.
-        let keepAlive = request.isKeepAlive && upload == nil
+        let keepAlive = request.isKeepAlive && upload == nil && !bodyAbandoned
             && !(carriesBody && response.stream != nil && request.version == .http1_0 && !head.headers.contains(name: "Content-Length"))
         if !keepAlive {
             head.headers.replaceOrAdd(name: "Connection", value: "close")
@@ -831,7 +851,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                    ("Cache-Control", "no-store"), ("Via", via)])
         if let challenge = refusal.challenge { headers.add(name: "Proxy-Authenticate", value: challenge) }
         if let cacheStatus = refusal.cacheStatus { headers.add(name: CacheStatus.headerName, value: cacheStatus.headerValue) }
-        let keepAlive = request.isKeepAlive && !refusal.closes && upload == nil
+        let keepAlive = request.isKeepAlive && !refusal.closes && upload == nil && !bodyAbandoned
         if !keepAlive { headers.add(name: "Connection", value: "close") } else if request.version == .http1_0 { headers.add(name: "Connection", value: "keep-alive") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: refusal.status, headers: headers))),
                       promise: nil)
@@ -847,9 +867,15 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func end(keepAlive: Bool, context: ChannelHandlerContext) {
-        let keepAlive = keepAlive && !inputClosed
+        let keepAlive = keepAlive && !inputClosed && !bodyAbandoned
+        bodyAbandoned = false
         state = .idle
+        if !keepAlive { closing = true }
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if awaitsSwitch {
+            awaitsSwitch = false
+            if keepAlive { resumeParsing(context: context) }
+        }
         guard !keepAlive else { return }
         // An answer given before the end of the app's upload: closing now, with its body unread, would reset the
         // connection, and the app could lose the answer with it. Its side is shut instead, and what the app still

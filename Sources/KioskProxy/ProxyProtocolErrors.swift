@@ -26,6 +26,9 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
     struct AnswerPending {}
     /// A parse error came while an answer was being written: the connection closes once it ends.
     private var closesAfterAnswer = false
+    /// An answer said the connection closes (RFC 9112 §9.6): nothing is written after it, whatever the app sent behind its
+    /// request — llhttp reads such bytes as an error ("data received after completed connection: close message").
+    private var saidClose = false
 
     init(maximumHeaderBytes: Int, via: String) {
         self.maximumHeaderBytes = maximumHeaderBytes
@@ -76,7 +79,9 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
             return
         }
-        if answering || awaitingAnswer {
+        if saidClose {
+            // The connection closes once that answer is written (`ProxyHandler.end`).
+        } else if answering || awaitingAnswer {
             closesAfterAnswer = true
         } else if context.channel.isActive {
             // (A closed connection has no one to answer: the decoder reads what was left in it as it closes — part of a
@@ -102,7 +107,9 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(let head) where head.status.code >= 200: answering = true
+        case .head(let head) where head.status.code >= 200:
+            answering = true
+            if !head.isKeepAlive { saidClose = true }
         case .end where closesAfterAnswer:
             answering = false
             awaitingAnswer = false

@@ -53,6 +53,13 @@ final class TunnelMeter: Sendable {
         }
     }
 
+    /// Whether the upstream answered a protocol switch with a final status other than 101: it stayed in HTTP, so what
+    /// the app sends next is a new request, which must not reach this upstream through a tunnel that skips the proxy
+    /// (its rules, its log, the host it names).
+    var switchRefused: Bool {
+        upgrade != nil && counts.withLock { ($0.status ?? 0) >= 200 }
+    }
+
     /// One end closed; the second reports the tunnel.
     func closed() {
         let done = counts.withLock { counts -> Counts? in
@@ -111,6 +118,12 @@ final class TunnelEnd: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if isApp, meter.switchRefused {
+            // The app's next request after a refused switch: both connections close, and the app (as any HTTP client
+            // whose kept-alive connection closed) sends it again on a new one, which the proxy reads as HTTP.
+            partner?.context?.close(promise: nil)
+            return context.close(promise: nil)
+        }
         meter.add(unwrapInboundIn(data), fromApp: isApp)
         if hasRead {
             partner?.context?.write(data, promise: nil)

@@ -10,7 +10,8 @@ import Testing
 /// rebinding), and the lookup and the TLS handshake timed apart within the exchange's connect phase.
 @Suite("The addresses Kiosk's client dials, and its connection's phases")
 struct DialAddressesTests {
-    /// A resolver whose answers are scripted: each lookup takes the next answer (the last one stays), after `delay`.
+    /// A resolver whose answers are scripted: each lookup takes the next answer (the last one stays), after `delay`,
+    /// which it waits out whatever cancellation says, as the system's lookup (getaddrinfo on a thread) does.
     final class ScriptedResolver: HostResolver {
         private let answers: Mutex<[[IPAddress]]>
         private let delay: Duration
@@ -23,7 +24,12 @@ struct DialAddressesTests {
         }
 
         func addresses(of host: String) async throws -> [IPAddress] {
-            if delay > .zero { try await Task.sleep(for: delay) }
+            if delay > .zero {
+                let (seconds, attoseconds) = delay.components
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) { done.resume() }
+                }
+            }
             lookups.withLock { $0 += 1 }
             return answers.withLock { answers in answers.count > 1 ? answers.removeFirst() : answers[0] }
         }

@@ -301,6 +301,49 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("A request asking for a switch that the proxy answers itself (its setup page, a refusal) leaves the connection readable for the next")
+    func answeredUpgradeKeepsTheConnectionReadable() async throws {
+        try await withProxy { proxy, upstream in
+            let upgrade = "GET http://kiosk.proxy/ HTTP/1.1\r\nHost: kiosk.proxy\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
+            let last = "GET \(upstream.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\nConnection: close\r\n\r\n"
+            // Given one connection carrying a request for the setup page that asks to switch to WebSocket (NIO's parser stops
+            // after it, waiting for the switch), then a plain one, sent at once
+            let answer = try await rawExchange(port: proxy.port, upgrade + last, toClose: true)
+            // Then both are answered, over HTTP/1.1: the page, then the upstream's answer
+            #expect(answer.components(separatedBy: "HTTP/1.1 200").count == 3, "\(answer.prefix(600))")
+            #expect(answer.contains("\"method\""), "\(answer.suffix(300))")
+        }
+    }
+
+    @Test("A request pipelined behind one whose answer closes the connection is never sent upstream nor answered (RFC 9112 §9.6)",
+          arguments: ["Connection: close\r\n", "Host: another.test\r\n"])
+    func nothingAfterClose(closing: String) async throws {
+        try await withProxy { proxy, upstream in
+            // Given an app that pipelines a request the answer to which closes the connection (it asks to close; or it
+            // has two Host fields, which is refused, closing) and, behind it, a DELETE
+            let first = "GET \(upstream.url("/echo?first")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(closing)\r\n"
+            let second = "DELETE \(upstream.url("/echo?second")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            let answer = try await rawExchange(port: proxy.port, first + second, toClose: true)
+            // Then the first is answered, saying the connection closes, and nothing after it
+            #expect(answer.components(separatedBy: "HTTP/1.1 ").count == 2 && answer.contains("Connection: close"), "\(answer)")
+            // And the DELETE reached neither the upstream nor the log
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try proxy.records().allSatisfy { $0.method != "DELETE" })
+        }
+    }
+
+    @Test("An HTTP/1.0 app that sends Expect: 100-continue gets no interim answer, which it would read as the answer, only the upstream's")
+    func noContinueForHTTP10() async throws {
+        try await withProxy { proxy, upstream in
+            // Given an HTTP/1.0 app that sends Expect: 100-continue and its body at once (RFC 9110 §10.1.1 has it ignored)
+            let answer = try await rawExchange(port: proxy.port, "POST \(upstream.url("/echo")) HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+                                               + "Content-Length: 2\r\nExpect: 100-continue\r\n\r\nab", toClose: true)
+            // Then the first thing it reads is the upstream's answer
+            #expect(answer.hasPrefix("HTTP/1.0 200") || answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(300))")
+            #expect(!answer.contains(" 100 Continue"), "\(answer.prefix(300))")
+        }
+    }
+
     @Test("An answer that came without Date is dated by the proxy (RFC 9110 §6.6.1); one with a Date keeps the upstream's")
     func dateAdded() async throws {
         let upstream = try await ScriptedUpstream.start()
@@ -409,6 +452,8 @@ struct ForwardProxyTests {
             let answer = try await stalled.value
             #expect(answer.hasPrefix(streamed ? "HTTP/1.1 50" : "HTTP/1.1 408"), "\(answer)")
             #expect(answer.contains("sent no part of its request body for 5 s"), "\(answer)")
+            // And the answer says the connection closes: the rest of the body it announced was never read
+            #expect(answer.lowercased().contains("connection: close"), "\(answer)")
             let continued = try await waiting.value
             #expect(continued.contains("HTTP/1.1 100 Continue") && continued.contains("sent no part of its request body"), "\(continued)")
             #expect(ContinuousClock.now - started < .seconds(45))

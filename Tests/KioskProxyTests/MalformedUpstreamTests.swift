@@ -78,6 +78,44 @@ struct MalformedUpstreamTests {
     }
 }
 
+/// An upstream that begins an answer whose end only its connection's closing would mark, then resets the connection
+/// (SO_LINGER 0, then close) a moment later, as a crashed server or a forged RST on the path does.
+private final class ResetMidAnswer: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            + "Cache-Control: max-age=600\r\n\r\n{\"items\":[1,2,")), promise: nil)
+        context.eventLoop.scheduleTask(in: .milliseconds(200)) {
+            (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
+                channel.close(promise: nil)
+            }
+        }
+    }
+}
+
+@Suite("An upstream answer cut short")
+struct CutAnswerTests {
+    @Test("An answer ended by the connection's closing that a reset cuts short is a 502 saying so, never a shorter 200")
+    func resetMidCloseDelimitedAnswer() async throws {
+        // Given an upstream that sends part of an answer with no length, then resets its connection
+        let upstream = try await LoopbackServer.start { try $0.pipeline.syncOperations.addHandler(ResetMidAnswer()) }
+        try await withProxy(to: upstream, stop: { await $0.stop() }) { proxy, upstream in
+            // When an app asks for it through the proxy
+            let reply = try await proxy.send(.GET, upstream.url("/items"))
+            // Then it gets a 502 that says the upstream reset the connection before its answer was complete, not the part
+            // that came as if it were the whole answer (curl without the proxy fails: "Connection reset by peer")
+            #expect(reply.status == .badGateway, "\(reply.status) \(reply.text)")
+            #expect(reply.text.contains("reset the connection"), "\(reply.text)")
+            // And the log says the same
+            let record = try #require(try proxy.records().first { $0.url == upstream.url("/items") })
+            #expect(record.error?.contains("reset the connection") == true, "\(record.error ?? "no error")")
+        }
+    }
+}
+
 /// An HTTPS upstream that speaks HTTP/2 (ALPN h2) and answers every request with the `:status` of the test's choosing
 /// and the body "hello": a status no HTTP/1 parser would let through can be sent this way.
 enum HTTP2StatusUpstream {

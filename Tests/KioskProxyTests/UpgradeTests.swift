@@ -6,7 +6,32 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import Synchronization
 import Testing
+
+/// An upstream that answers every request head it reads `200 ok` and keeps the connection, counting the heads: one that
+/// ignores `Upgrade`, as RFC 9110 §7.8 lets a server.
+private final class KeptAliveOK: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    /// How many request heads one of these read, on any connection.
+    final class Count: Sendable {
+        let value = Mutex(0)
+    }
+    private let heads: Count
+    private var pending = ""
+
+    init(heads: Count) { self.heads = heads }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        pending += String(buffer: unwrapInboundIn(data))
+        while let end = pending.range(of: "\r\n\r\n") {
+            pending = String(pending[end.upperBound...])
+            heads.value.withLock { $0 += 1 }
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")), promise: nil)
+        }
+    }
+}
 
 /// A WebSocket upstream on loopback (swift-nio's server upgrader, a real implementation of RFC 6455): `/ws` switches
 /// and echoes every text frame back as `echo: <text>`; any other path is an ordinary 404 that refuses the switch.
@@ -200,6 +225,43 @@ struct UpgradeTests {
             #expect(reply == nil)
             let record = try #require(try await proxy.waitForRecord { $0.url.contains("/nothing") })
             #expect(record.status == 404)
+        }
+    }
+
+    @Test("After an upstream answers an upgrade request without switching, the app's next request on the connection never reaches that upstream")
+    func refusedSwitchEndsTheTunnel() async throws {
+        // Given an upstream that ignores Upgrade (RFC 9110 lets it), answering every request 200 on a kept-alive connection
+        let heads = KeptAliveOK.Count()
+        let upstream = try await LoopbackServer.start { try $0.pipeline.syncOperations.addHandler(KeptAliveOK(heads: heads)) }
+        defer { Task { await upstream.stop() } }
+        try await withProxy { proxy, other in
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                }
+            // (Closed after 20 s whatever comes, so that a tunnel left open fails the test rather than hanging it.)
+            let raw = channel.channel
+            let closer = Task {
+                try await Task.sleep(for: .seconds(20))
+                try await raw.close()
+            }
+            defer { closer.cancel() }
+            let received = try await channel.executeThenClose { inbound, outbound in
+                // When the app asks it to switch, and reads its 200
+                try await outbound.write(ByteBuffer(string: upgradeRequest("http://127.0.0.1:\(upstream.port)/ws", host: "127.0.0.1:\(upstream.port)")))
+                var received = ""
+                var iterator = inbound.makeAsyncIterator()
+                while !received.hasSuffix("ok"), let chunk = try await iterator.next() { received += String(buffer: chunk) }
+                // And then sends, on the same connection, a request for another host with its cookie
+                try await outbound.write(ByteBuffer(string: "GET \(other.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1:\(other.port)\r\n"
+                                                    + "Cookie: session=for-the-other-host\r\n\r\n"))
+                while let chunk = try await iterator.next() { received += String(buffer: chunk) }
+                return received
+            }
+            // Then the connection closed (an HTTP client sends the request again on a new one) and the upstream that refused
+            // the switch got the upgrade request alone
+            #expect(received.hasPrefix("HTTP/1.1 200") && received.hasSuffix("ok"), "\(received)")
+            #expect(heads.value.withLock { $0 } == 1)
         }
     }
 
