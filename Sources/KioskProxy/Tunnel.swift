@@ -140,7 +140,7 @@ final class TunnelEnd: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        partner?.context?.close(promise: nil)
+        partner?.closeAfterWrites(mode: .all)
         finish()
         context.fireChannelInactive()
     }
@@ -148,9 +148,23 @@ final class TunnelEnd: ChannelDuplexHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, case .inputClosed = event {
             // The peer finished sending: so does this side of the partner's connection.
-            partner?.context?.close(mode: .output, promise: nil)
+            partner?.closeAfterWrites(mode: .output)
         }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Closes this end (`mode`) once what its partner read is written to it: a close, or a half-close that NIO makes a
+    /// whole one (the other direction already closed), fails the writes still pending, and an app reading slowly lost
+    /// the tail of what the upstream sent before it closed. An app that reads nothing more is closed after a minute.
+    private func closeAfterWrites(mode: CloseMode) {
+        guard let context else { return }
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let deadline = context.eventLoop.scheduleTask(in: .seconds(60)) { bound.value.close(promise: nil) }
+        // Writes complete in order: an empty one completes once every write before it has.
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(capacity: 0))).assumeIsolated().whenComplete { _ in
+            deadline.cancel()
+            bound.value.close(mode: mode, promise: nil)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -191,6 +191,43 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("A tunnel's upstream that sends much and closes, to an app that half-closed and reads slowly, reaches the app whole",
+          arguments: [true, false])
+    func tunnelTailReachesASlowApp(appHalfCloses: Bool) async throws {
+        // Given an upstream that, once it reads anything, sends 16 MB and closes its connection
+        let size = 16 << 20
+        let upstream = try await LoopbackServer.start { channel in
+            try channel.pipeline.syncOperations.addHandler(SendsThenCloses(bytes: size))
+        }
+        defer { Task { await upstream.stop() } }
+        try await withProxy { proxy, _ in
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(.allowRemoteHalfClosure, value: true)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                }
+            let received = try await channel.executeThenClose { inbound, outbound in
+                // When an app opens a tunnel to it, sends a word (and, in one case, closes its sending side, as nc -N does)
+                try await outbound.write(ByteBuffer(string: "CONNECT 127.0.0.1:\(upstream.port) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+                var iterator = inbound.makeAsyncIterator()
+                var head = ""
+                while !head.contains("\r\n\r\n"), let chunk = try await iterator.next() { head += String(buffer: chunk) }
+                try await outbound.write(ByteBuffer(string: "go"))
+                if appHalfCloses { outbound.finish() }
+                // And reads nothing for a second, while the upstream sends all it has and closes, then reads slowly
+                try await Task.sleep(for: .seconds(1))
+                var count = 0
+                while let chunk = try await iterator.next() {
+                    count += chunk.readableBytes
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+                return count
+            }
+            // Then every byte reached the app before the tunnel closed
+            #expect(received == size)
+        }
+    }
+
     @Test("A CONNECT to a port nothing listens on is a 502 saying the connection was refused, in words and not NIO's")
     func connectToAClosedPort() async throws {
         let reservation = try #require(PortReservation(host: "127.0.0.1", port: 0))
@@ -793,6 +830,25 @@ private final class ResetOnRead: ChannelInboundHandler {
         let channel = context.channel
         (channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
             channel.close(promise: nil)
+        }
+    }
+}
+
+/// An upstream that answers the first bytes it reads with `bytes` bytes and closes once they are written.
+private final class SendsThenCloses: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private let bytes: Int
+    private var sent = false
+
+    init(bytes: Int) { self.bytes = bytes }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !sent else { return }
+        sent = true
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(repeating: 0x61, count: bytes))).assumeIsolated().whenComplete { _ in
+            bound.value.close(promise: nil)
         }
     }
 }
