@@ -103,7 +103,11 @@ final class ResponseCollector: Sendable {
         var watchEnded = false
         /// Whether the request's end was sent: an upload still going is no silence of the upstream's.
         var requestSent = false
-        /// When the exchange last moved: its request's end sent, a part of the answer read, or one taken by the app.
+        /// When a streamed upload's end was sent: the wait for the answer's head runs from then (see `watch`).
+        var uploadSent: NIODeadline?
+        /// Whether the request's body streams (an upload the app sends as it comes).
+        var uploads = false
+        /// When the exchange last moved: a part of its upload or its end sent, a part of the answer read, or one taken by the app.
         var lastActivity = NIODeadline.now()
     }
 
@@ -177,12 +181,21 @@ final class ResponseCollector: Sendable {
     }
 
     /// Bounds the exchange with one timer, armed once (not one per part read): `expire` runs when no answer's head
-    /// came within `timeout` of now; once one did, when `streams`, after `idle` with nothing sent, read or taken by the app
+    /// came within `timeout` of now — with an upload (`uploads`), within `timeout` of its end, and while it is sent,
+    /// when no part of it went for `idle` (an upstream may answer only once it has read the whole body, as a server
+    /// storing a file does, and a large upload from a slow app takes longer than any timeout); once a head came, when `streams`, after `idle` with nothing sent, read or taken by the app
     /// since the request's end was sent (an answer the app gets as it comes may last as long as data keeps coming, and
     /// an upload as long as the app sends it, as they would without the proxy in between; an app reading slowly is no
     /// silence of the upstream's), and otherwise at `timeout` however much came. `endWatch` stops it.
-    func watch(timeout: TimeAmount, idle: TimeAmount, on loop: any EventLoop, expire: @escaping @Sendable () -> Void) {
-        arm(at: .now() + timeout, idle: idle, on: loop, expire: expire)
+    func watch(timeout: TimeAmount, idle: TimeAmount, uploads: Bool = false, on loop: any EventLoop,
+               expire: @escaping @Sendable () -> Void) {
+        state.withLock { $0.uploads = uploads }
+        arm(at: .now() + timeout, timeout: timeout, idle: idle, on: loop, expire: expire)
+    }
+
+    /// Notes that a part of a streamed upload was written to the upstream (see `watch`).
+    func didSendUploadPart() {
+        noteActivity()
     }
 
     /// Notes that the exchange moved now (see `watch`).
@@ -191,20 +204,27 @@ final class ResponseCollector: Sendable {
         state.withLock { $0.lastActivity = now }
     }
 
-    private func arm(at deadline: NIODeadline, idle: TimeAmount, on loop: any EventLoop, expire: @escaping @Sendable () -> Void) {
+    private func arm(at deadline: NIODeadline, timeout: TimeAmount, idle: TimeAmount, on loop: any EventLoop,
+                     expire: @escaping @Sendable () -> Void) {
         let timer = loop.scheduleTask(deadline: deadline) { [self] in
             enum Next { case ended, expire, wait(NIODeadline) }
             let next: Next = state.withLock { state in
                 if state.watchEnded { return .ended }
-                guard streams, state.head != nil else { return .expire }
                 let now = NIODeadline.now()
+                if state.head == nil, state.uploads {
+                    guard let sent = state.uploadSent else {
+                        return state.lastActivity + idle > now ? .wait(state.lastActivity + idle) : .expire
+                    }
+                    return sent + timeout > now ? .wait(sent + timeout) : .expire
+                }
+                guard streams, state.head != nil else { return .expire }
                 guard state.requestSent else { return .wait(now + idle) }
                 return state.lastActivity + idle > now ? .wait(state.lastActivity + idle) : .expire
             }
             switch next {
             case .ended: return
             case .expire: expire()
-            case .wait(let due): arm(at: due, idle: idle, on: loop, expire: expire)
+            case .wait(let due): arm(at: due, timeout: timeout, idle: idle, on: loop, expire: expire)
             }
         }
         let ended = state.withLock { state in
@@ -249,6 +269,7 @@ final class ResponseCollector: Sendable {
         let now = NIODeadline.now()
         state.withLock { state in
             state.requestSent = true
+            if state.uploads { state.uploadSent = now }
             state.lastActivity = max(state.lastActivity, now)
         }
     }

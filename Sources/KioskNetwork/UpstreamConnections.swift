@@ -182,10 +182,12 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler, @unchecked Sendable {
         let loop = channel.eventLoop
         let handler = NIOLoopBound(self, eventLoop: loop)
         let carried = NIOLoopBound(exchange, eventLoop: loop)
+        let collector = exchange.collector
         Task {
             do {
                 while let chunk = try await upload.next() {
                     try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: chunk)))).get()
+                    collector.didSendUploadPart()
                 }
                 try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
                 loop.execute {

@@ -240,7 +240,8 @@ public final class UpstreamTransport: HTTPTransport {
             // The timer bounds the wait for the answer — for a proxy's (`streams`), for its head: the body, held or
             // streamed, may then take as long as data keeps coming, until none came for the transport's timeout, as it
             // would without the proxy in between.
-            collector.watch(timeout: Self.timeAmount(timeout), idle: Self.timeAmount(self.configuration.requestTimeout), on: loop) {
+            collector.watch(timeout: Self.timeAmount(timeout), idle: Self.timeAmount(self.configuration.requestTimeout),
+                            uploads: request.bodyStream != nil, on: loop) {
                 collector.deliver(.failure(KioskError.timeout(url: url.redactedString, seconds: timeout.seconds)))
                 exchange.cancel()
             }

@@ -181,6 +181,36 @@ struct SlowUpstreamTests {
         }
     }
 
+    @Test("An upload the app sends for longer than the timeout reaches an upstream that answers only once it has read it all, and its answer the app")
+    func slowUploadWithLateHead() async throws {
+        // Given a request timeout of 2 s, a body limit of 4 bytes (so a 10-byte upload streams to the upstream as it
+        // comes), and an upstream that answers only once it has read the whole request (/echo)
+        let upstream = try await EchoUpstream.start()
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.maximumRequestBodyBytes = 4
+        try await withProxy(configuration, to: upstream, stop: { await $0.stop() },
+                            configure: { $0.proxyTransport.requestTimeout = .seconds(2) }) { proxy, upstream in
+            // When the app sends its 10 bytes one every 0.4 s (4 s in all, twice the timeout, nothing coming back meanwhile)
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                }
+            let answer = try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(string: "POST \(upstream.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                     + "Content-Length: 10\r\nConnection: close\r\n\r\n"))
+                for byte in "0123456789" {
+                    try await Task.sleep(for: .milliseconds(400))
+                    try await outbound.write(ByteBuffer(string: String(byte)))
+                }
+                var received = ""
+                for try await chunk in inbound { received += String(buffer: chunk) }
+                return received
+            }
+            // Then it gets the upstream's answer, which saw the whole body, not a 504 two seconds after the upload began
+            #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("0123456789"), "\(answer)")
+        }
+    }
+
     @Test("An upload the app sends slowly is not cut while its answer, whose head came at once, waits for its end")
     func slowUploadWithEarlyHead() async throws {
         // Given a request timeout of 2 s, a body limit of 4 bytes (so a 10-byte upload streams to the upstream as it
