@@ -191,21 +191,7 @@ struct SlowUpstreamTests {
         try await withProxy(configuration, to: upstream, stop: { await $0.stop() },
                             configure: { $0.proxyTransport.requestTimeout = .seconds(2) }) { proxy, upstream in
             // When the app sends its 10 bytes one every 0.4 s (4 s in all, twice the timeout, nothing coming back meanwhile)
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: "127.0.0.1", port: proxy.port) { channel in
-                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
-                }
-            let answer = try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(string: "POST \(upstream.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                                     + "Content-Length: 10\r\nConnection: close\r\n\r\n"))
-                for byte in "0123456789" {
-                    try await Task.sleep(for: .milliseconds(400))
-                    try await outbound.write(ByteBuffer(string: String(byte)))
-                }
-                var received = ""
-                for try await chunk in inbound { received += String(buffer: chunk) }
-                return received
-            }
+            let answer = try await postSlowly(to: upstream.url("/echo"), through: proxy.port, fields: "Connection: close\r\n")
             // Then it gets the upstream's answer, which saw the whole body, not a 504 two seconds after the upload began
             #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("0123456789"), "\(answer)")
         }
@@ -221,26 +207,34 @@ struct SlowUpstreamTests {
         try await withProxy(configuration, to: upstream, stop: { await $0.stop() },
                             configure: { $0.proxyTransport.requestTimeout = .seconds(2) }) { proxy, upstream in
             // When the app sends its 10 bytes one every 0.4 s (4 s in all, twice the timeout, nothing coming back meanwhile)
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: "127.0.0.1", port: proxy.port) { channel in
-                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
-                }
-            let answer = try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(string: "POST \(upstream.url("/upload")) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                                                     + "Content-Length: 10\r\n\r\n"))
-                for byte in "0123456789" {
-                    try await Task.sleep(for: .milliseconds(400))
-                    try await outbound.write(ByteBuffer(string: String(byte)))
-                }
-                var received = ""
-                for try await chunk in inbound {
-                    received += String(buffer: chunk)
-                    if received.hasSuffix("\r\n\r\ndone") || received.hasPrefix("HTTP/1.1 5") && received.contains("\r\n\r\n") { break }
-                }
-                return received
+            let answer = try await postSlowly(to: upstream.url("/upload"), through: proxy.port) { received in
+                received.hasSuffix("\r\n\r\ndone") || received.hasPrefix("HTTP/1.1 5") && received.contains("\r\n\r\n")
             }
             // Then it gets the upstream's answer whole, not a 504 two seconds after the head came
             #expect(answer.hasPrefix("HTTP/1.1 200") && answer.hasSuffix("done"), "\(answer)")
+        }
+    }
+
+    /// Sends a 10-byte POST for `url` through the proxy at `port`, with `fields`, a byte every 0.4 s, and returns what came
+    /// back until `enough` says so or the connection closes.
+    private func postSlowly(to url: String, through port: Int, fields: String = "",
+                            until enough: @escaping @Sendable (String) -> Bool = { _ in false }) async throws -> String {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+            }
+        return try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(string: "POST \(url) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\(fields)\r\n"))
+            for byte in "0123456789" {
+                try await Task.sleep(for: .milliseconds(400))
+                try await outbound.write(ByteBuffer(string: String(byte)))
+            }
+            var received = ""
+            for try await chunk in inbound {
+                received += String(buffer: chunk)
+                if enough(received) { break }
+            }
+            return received
         }
     }
 }
