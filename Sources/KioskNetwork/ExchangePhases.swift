@@ -107,7 +107,8 @@ final class ResponseCollector: Sendable {
         var uploadSent: NIODeadline?
         /// Whether the request's body streams (an upload the app sends as it comes).
         var uploads = false
-        /// When the exchange last moved: a part of its upload or its end sent, a part of the answer read, or one taken by the app.
+        /// When the exchange last moved: a part of its upload or its end sent, a part of the answer read, or one taken by
+        /// the app.
         var lastActivity = NIODeadline.now()
     }
 
@@ -183,10 +184,11 @@ final class ResponseCollector: Sendable {
     /// Bounds the exchange with one timer, armed once (not one per part read): `expire` runs when no answer's head
     /// came within `timeout` of now — with an upload (`uploads`), within `timeout` of its end, and while it is sent,
     /// when no part of it went for `idle` (an upstream may answer only once it has read the whole body, as a server
-    /// storing a file does, and a large upload from a slow app takes longer than any timeout); once a head came, when `streams`, after `idle` with nothing sent, read or taken by the app
-    /// since the request's end was sent (an answer the app gets as it comes may last as long as data keeps coming, and
-    /// an upload as long as the app sends it, as they would without the proxy in between; an app reading slowly is no
-    /// silence of the upstream's), and otherwise at `timeout` however much came. `endWatch` stops it.
+    /// storing a file does, and a large upload from a slow app takes longer than any timeout); once a head came, when
+    /// `streams`, after `idle` with nothing sent, read or taken by the app since the request's end was sent (an answer
+    /// the app gets as it comes may last as long as data keeps coming, and an upload as long as the app sends it, as
+    /// they would without the proxy in between; an app reading slowly is no silence of the upstream's), and otherwise
+    /// at `timeout` however much came. `endWatch` stops it.
     func watch(timeout: TimeAmount, idle: TimeAmount, uploads: Bool = false, on loop: any EventLoop,
                expire: @escaping @Sendable () -> Void) {
         state.withLock { $0.uploads = uploads }
