@@ -217,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "KioskAppTests",
             dependencies: ["KioskApp", "KioskCore", "KioskNetwork", "KioskSources", "KioskStore", "KioskTestSupport",
-                           .product(name: "GRDB", package: "GRDB.swift")],
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

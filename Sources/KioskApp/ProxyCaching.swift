@@ -451,7 +451,8 @@ final class ProxyCachingTransport: HTTPTransport {
                 + "app never fetched it with GET through the proxy. Go online to fetch it.\n"
             : storedForOthers
             ? "Kiosk's proxy is offline and holds answers for \(request.method) \(request.url.absoluteString), but each for other "
-                + "credentials or headers (Authorization, Cookie, or a field the answer's Vary names, as an archive recorded them): "
+                + "credentials or headers (Authorization, Cookie, an API key's header, or a field the answer's Vary names, as an archive "
+                + "recorded them): "
                 + "one identity's answer is never given to another. Send the request as it was recorded, or go online.\n"
             : request.method == "GET" || request.method == "HEAD"
             ? "Kiosk's proxy is offline and has no stored answer for \(request.method) \(request.url.absoluteString): it was "
@@ -697,10 +698,17 @@ final class ProxyCachingTransport: HTTPTransport {
     struct Key {
         let url: String
         let host: String
-        /// SHA-256 of the request's Authorization and Cookie fields, hex; "" without either; for a client on another
+        /// SHA-256 of the request's credential fields (`identityFields`), hex; "" without any; for a client on another
         /// machine, after `ProxyCacheAnswer.networkCredentials`.
         let credentials: String
         let headers: HTTPHeaderFields
+
+        /// The request fields that say who asks, besides Authorization and Cookie: the credential headers redaction hides
+        /// (`X-Api-Key`, `Api-Key`, `X-Auth-Token`, Google's and AWS's), sorted. An answer made for one key is another
+        /// identity's as much as one made for another bearer token, whether or not the upstream's `Vary` says so.
+        /// (Proxy-Authorization is the proxy's own, never sent on; Set-Cookie is an answer's.)
+        static let identityFields = Redactor.standard.headers
+            .subtracting(["authorization", "cookie", "set-cookie", "proxy-authorization"]).sorted()
 
         init(_ request: HTTPRequest) {
             url = Self.normalized(request.url)
@@ -708,11 +716,18 @@ final class ProxyCachingTransport: HTTPTransport {
             headers = request.headers
             let authorization = request.headers.values(for: "Authorization")
             let cookies = request.headers.values(for: "Cookie")
+            // Each other credential field sent, by name: appended after the two, so that an answer stored for
+            // Authorization or Cookie alone keeps the key it had before these were counted.
+            var others = ""
+            for name in Self.identityFields {
+                let values = request.headers.values(for: name)
+                if !values.isEmpty { others += "\n" + name + "\n" + values.joined(separator: "\n") }
+            }
             let digest: String
-            if authorization.isEmpty && cookies.isEmpty {
+            if authorization.isEmpty && cookies.isEmpty && others.isEmpty {
                 digest = ""
             } else {
-                let text = "authorization\n" + authorization.joined(separator: "\n") + "\ncookie\n" + cookies.joined(separator: "; ")
+                let text = "authorization\n" + authorization.joined(separator: "\n") + "\ncookie\n" + cookies.joined(separator: "; ") + others
                 digest = Hex.encode(SHA256.hash(data: Data(text.utf8)))
             }
             // A client on another machine has answers of its own (`ProxyCacheAnswer.networkCredentials`).

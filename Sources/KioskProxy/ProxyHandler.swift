@@ -634,7 +634,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         // The log keeps the request as the upstream got it (its Host, Via), as it does every other exchange's.
         let sentFields: [(name: String, value: String)]
         do {
-            (bytes, sentFields) = try ProxyMessages.upgradeRequest(head, url: url, via: via)
+            (bytes, sentFields) = try ProxyMessages.upgradeRequest(head, url: url, bodyLength: body.readableBytes, via: via)
         } catch {
             return write(error, to: head, context: context)
         }
@@ -830,12 +830,15 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                    ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
                                    ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'"), ("Via", via)])
         headers.add(contentsOf: setup.fields)
-        if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
+        // An upload past the buffer limit still arriving is read to its end and dropped, and the connection then closes,
+        // as after an upstream's early answer (`end`): kept open, its unread body would stall the app and the connection.
+        let keepAlive = request.isKeepAlive && upload == nil && !bodyAbandoned
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: setup.status, headers: headers))), promise: nil)
         if request.method != .HEAD {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: setup.body)))), promise: nil)
         }
-        end(keepAlive: request.isKeepAlive, context: context)
+        end(keepAlive: keepAlive, context: context)
     }
 
     /// A listener's address as a proxy setting names it: `host:port`, an IPv6 address bracketed.

@@ -291,11 +291,14 @@ enum ProxyMessages {
     /// An upgrade request as the upstream gets it, in bytes and as fields (for the log): the request line in origin-form, the app's fields
     /// without the hop-by-hop ones except `Upgrade` itself and `Connection: Upgrade`, `Host` naming the target's
     /// authority, `Via` added. The app's body, if any, follows it.
-    static func upgradeRequest(_ head: HTTPRequestHead, url: URL, via: String) throws(Refusal)
+    static func upgradeRequest(_ head: HTTPRequestHead, url: URL, bodyLength: Int, via: String) throws(Refusal)
         -> (bytes: ByteBuffer, fields: [(name: String, value: String)]) {
         try checkFraming(head)
         var fields = forwardable(head.headers)
         fields.removeAll { ["expect", "transfer-encoding"].contains($0.name.lowercased()) }
+        // The body goes on whole, after the head: one the app sent chunked is framed by its length, or the upstream would
+        // read its bytes as the switched protocol's first (or as the next request, refusing the switch).
+        if head.headers.contains(name: "Transfer-Encoding") { fields.append((name: "Content-Length", value: String(bodyLength))) }
         setHost(&fields, for: url)
         fields.append((name: "Connection", value: "Upgrade"))
         fields += head.headers["Upgrade"].map { (name: "Upgrade", value: $0) }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import KioskCore
 import KioskNetwork
@@ -185,6 +186,16 @@ struct ProxyCachingRulesTests {
         #expect(key.credentials.isEmpty)
         let alice = ProxyCachingTransport.Key(HTTPRequest(url: Self.url, headers: ["Authorization": "Bearer alice"], endpoint: "e"))
         #expect(alice.credentials.count == 64 && !alice.credentials.contains("alice"))
+        // And an answer stored for Authorization alone keeps the key it had before other credential fields counted
+        let before = Hex.encode(SHA256.hash(data: Data("authorization\nBearer alice\ncookie\n".utf8)))
+        #expect(alice.credentials == before)
+        // And an API key's header is an identity of its own, by its value, whatever its name's case
+        let keyed = { (name: String, value: String) in
+            ProxyCachingTransport.Key(HTTPRequest(url: Self.url, headers: [name: value], endpoint: "e")).credentials
+        }
+        #expect(keyed("X-Api-Key", "key-one") != "" && keyed("X-Api-Key", "key-one") != keyed("X-Api-Key", "key-two"))
+        #expect(keyed("x-api-key", "key-one") == keyed("X-API-KEY", "key-one"))
+        #expect(keyed("X-Goog-Api-Key", "key-one") != keyed("X-Api-Key", "key-one"))
         // And a secret field a Vary names is in the variant as a digest, never its value, still telling values apart
         let cookie = { (value: String) in ProxyCachingTransport.Key(HTTPRequest(url: Self.url, headers: ["Cookie": value], endpoint: "e")) }
         let variant = cookie("sid=secret-session").variant(for: "cookie") ?? ""

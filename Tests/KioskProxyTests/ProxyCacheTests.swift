@@ -289,7 +289,8 @@ struct ProxyCacheTests {
         upstream.answer { head in
             let language = head.headers["Accept-Language"].first ?? "none"
             // The body names the identity without its credential, so that the file can be searched for the credential
-            let who = head.headers["Authorization"].first.map { $0.replacingOccurrences(of: "Bearer ", with: "") } ?? "nobody"
+            let who = head.headers["Authorization"].first.map { $0.replacingOccurrences(of: "Bearer ", with: "") }
+                ?? head.headers["X-Api-Key"].first.map { $0.replacingOccurrences(of: "key-", with: "") } ?? "nobody"
             switch head.uri {
             case "/star": return (.ok, [("Vary", "*")], "star")
             case "/nostore": return (.ok, [("Cache-Control", "private, no-store")], "secret")
@@ -301,6 +302,8 @@ struct ProxyCacheTests {
             for (language, who) in [("en", "Bearer alice"), ("fr", "Bearer alice"), ("en", "Bearer bob")] {
                 _ = try await proxy.send(.GET, upstream.url("/greeting"), headers: [("Accept-Language", language), ("Authorization", who)])
             }
+            // and one for an API key sent in a header of its own, which the answer's Vary does not name
+            _ = try await proxy.send(.GET, upstream.url("/greeting"), headers: [("Accept-Language", "en"), ("X-Api-Key", "key-carol-0001")])
             _ = try await proxy.send(.GET, upstream.url("/star"))
             _ = try await proxy.send(.GET, upstream.url("/nostore"))
 
@@ -315,6 +318,12 @@ struct ProxyCacheTests {
             #expect(try await ask("fr", "Bearer alice").text == "fr for alice")
             #expect(try await ask("en", "Bearer alice").text == "en for alice")
             #expect(try await ask("en", "Bearer bob").text == "en for bob")
+            func askWithKey(_ key: String) async throws -> ProxyHarness.Answer {
+                try await proxy.send(.GET, upstream.url("/greeting"), headers: [("Accept-Language", "en"), ("X-Api-Key", key)])
+            }
+            #expect(try await askWithKey("key-carol-0001").text == "en for carol-0001")
+            // And another API key gets nothing stored: the key is an identity as a bearer token is
+            #expect(try await askWithKey("key-mallory-01").status == .badGateway)
             // And another identity, no identity or another language gets nothing stored
             #expect(try await ask("en", "Bearer mallory").status == .badGateway)
             #expect(try await ask("en", nil).status == .badGateway)
@@ -324,8 +333,8 @@ struct ProxyCacheTests {
             // And the credentials are nowhere in the cache's file
             let file = try Data(contentsOf: proxy.harness.directory.appendingPathComponent("kiosk-proxy-cache.sqlite"))
                 + ((try? Data(contentsOf: proxy.harness.directory.appendingPathComponent("kiosk-proxy-cache.sqlite-wal"))) ?? Data())
-            #expect(file.range(of: Data("Bearer alice".utf8)) == nil)
-            #expect(try proxy.kiosk.proxyCacheEntries().count == 3)
+            #expect(file.range(of: Data("Bearer alice".utf8)) == nil && file.range(of: Data("key-carol".utf8)) == nil)
+            #expect(try proxy.kiosk.proxyCacheEntries().count == 4)
         }
     }
 

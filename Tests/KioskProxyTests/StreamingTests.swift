@@ -471,6 +471,57 @@ struct StreamingTests {
         }
     }
 
+    @Test("An answer the proxy makes itself (its setup page, a last hop's OPTIONS) to an upload past the limit waits out the rest of the body, then closes",
+          arguments: [("POST", "http://kiosk.proxy/"), ("OPTIONS", "/last-hop")])
+    func ownAnswerToAnUpload(method: String, target: String) async throws {
+        try await withProxy(ProxyConfiguration(port: 0, maximumRequestBodyBytes: 64 << 10), to: try await StreamingUpstream.start(),
+                            stop: { await $0.stop() }) { proxy, upstream in
+            let url = target.hasPrefix("/") ? upstream.url(target) : target
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(.allowRemoteHalfClosure, value: true)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                    }
+                }
+            // (Closed after 20 s whatever comes, so that a connection left waiting fails the test rather than hanging it.)
+            let raw = channel.channel
+            let closer = Task {
+                try await Task.sleep(for: .seconds(20))
+                try await raw.close()
+            }
+            defer { closer.cancel() }
+            // Given an app sending a 16 MiB body to something the proxy answers itself (never forwarded)
+            let size = 16 << 20
+            let (answer, restSent, closedByProxy) = try await channel.executeThenClose { inbound, outbound in
+                var fields = HTTPHeaders([("Host", URL(string: url)?.host ?? ""), ("Content-Length", String(size))])
+                if method == "OPTIONS" { fields.add(name: "Max-Forwards", value: "0") }
+                try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: url, headers: fields)))
+                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: StreamingUpstream.pattern(128 << 10)))))
+                // When it reads the answer and then sends the rest of its body
+                let answer = try await Self.answer(from: inbound)
+                var sent = 128 << 10
+                while sent < size {
+                    let part = min(256 << 10, size - sent)
+                    try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: StreamingUpstream.pattern(part, from: sent)))))
+                    sent += part
+                }
+                try await outbound.write(.end(nil))
+                return (answer, sent, try await Self.eventually { proxy.meter.snapshot.openConnections == 0 })
+            }
+            // Then the app got the proxy's own answer, told the connection closes; all of its body was read, and the
+            // connection closed at its end
+            #expect(answer.head?.status == (method == "POST" ? .methodNotAllowed : .ok))
+            #expect(answer.head?.headers["Connection"] == ["close"])
+            #expect(restSent == size)
+            #expect(closedByProxy)
+            // And nothing reached the upstream, and the proxy serves the next app
+            let next = try await Self.upload(through: proxy, upstream.url("/upload"), size: 1000, declared: true)
+            #expect(next.head?.status == .ok)
+        }
+    }
+
     @Test("A body within the limit is still held whole, with its exact Content-Length and no streaming note")
     func smallBodiesStayWhole() async throws {
         try await Self.withStreamingProxy(limit: 64 << 10) { proxy, upstream in

@@ -17,6 +17,8 @@ private final class KeptAliveOK: ChannelInboundHandler {
     /// How many request heads one of these read, on any connection.
     final class Count: Sendable {
         let value = Mutex(0)
+        /// Every byte read, as text.
+        let received = Mutex("")
     }
     private let heads: Count
     private var pending = ""
@@ -24,7 +26,9 @@ private final class KeptAliveOK: ChannelInboundHandler {
     init(heads: Count) { self.heads = heads }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        pending += String(buffer: unwrapInboundIn(data))
+        let text = String(buffer: unwrapInboundIn(data))
+        heads.received.withLock { $0 += text }
+        pending += text
         while let end = pending.range(of: "\r\n\r\n") {
             pending = String(pending[end.upperBound...])
             heads.value.withLock { $0 += 1 }
@@ -262,6 +266,28 @@ struct UpgradeTests {
             // the switch got the upgrade request alone
             #expect(received.hasPrefix("HTTP/1.1 200") && received.hasSuffix("ok"), "\(received)")
             #expect(heads.value.withLock { $0 } == 1)
+        }
+    }
+
+    @Test("An upgrade request's chunked body reaches the upstream framed by its length, not as the switched protocol's first bytes")
+    func chunkedUpgradeBody() async throws {
+        // Given an upstream that reads whatever comes
+        let heads = KeptAliveOK.Count()
+        let upstream = try await LoopbackServer.start { try $0.pipeline.syncOperations.addHandler(KeptAliveOK(heads: heads)) }
+        defer { Task { await upstream.stop() } }
+        try await withProxy { proxy, _ in
+            // When an app asks to switch with a request whose body is chunked
+            let target = "http://127.0.0.1:\(upstream.port)/ws"
+            let request = "POST \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\nConnection: Upgrade\r\nUpgrade: example/1\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
+            let (head, _) = try await webSocketExchange(port: proxy.port, request: request, message: "x")
+            #expect(head.hasPrefix("HTTP/1.1 200"), "\(head)")
+            // Then the upstream read one request whose length says where its body ends, and the body whole after it
+            let received = heads.received.withLock { $0 }
+            let parts = received.components(separatedBy: "\r\n\r\n")
+            #expect(parts.count == 2 && parts[1] == "hello world", "\(received)")
+            #expect(parts[0].lowercased().contains("content-length: 11"), "\(received)")
+            #expect(!parts[0].lowercased().contains("transfer-encoding"), "\(received)")
         }
     }
 
