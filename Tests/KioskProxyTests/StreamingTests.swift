@@ -345,6 +345,19 @@ struct StreamingTests {
         return (head, body)
     }
 
+    /// An HTTP client connection to `port` that can go on sending after the other side shuts its own (TCP half-close, as
+    /// curl and browsers can).
+    static func halfClosingClient(port: Int) async throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.allowRemoteHalfClosure, value: true)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+
     /// Waits (at most 10 s) until `condition` holds; false if it never did.
     static func eventually(_ condition: () -> Bool) async throws -> Bool {
         for _ in 0..<500 {
@@ -434,14 +447,7 @@ struct StreamingTests {
             // Given an upstream that refuses an upload at its head, and an app that can go on sending after the proxy
             // shuts its side (TCP half-close, as curl and browsers can)
             let url = upstream.url("/refuse")
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .channelOption(.allowRemoteHalfClosure, value: true)
-                .connect(host: "127.0.0.1", port: proxy.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
-                    }
-                }
+            let channel = try await Self.halfClosingClient(port: proxy.port)
             // When it starts a 4 MiB upload and reads the answer after its first 128 KiB
             let (answer, restSent) = try await channel.executeThenClose { inbound, outbound in
                 let size = 4 << 20
@@ -477,14 +483,7 @@ struct StreamingTests {
         try await withProxy(ProxyConfiguration(port: 0, maximumRequestBodyBytes: 64 << 10), to: try await StreamingUpstream.start(),
                             stop: { await $0.stop() }) { proxy, upstream in
             let url = target.hasPrefix("/") ? upstream.url(target) : target
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .channelOption(.allowRemoteHalfClosure, value: true)
-                .connect(host: "127.0.0.1", port: proxy.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
-                    }
-                }
+            let channel = try await Self.halfClosingClient(port: proxy.port)
             // (Closed after 20 s whatever comes, so that a connection left waiting fails the test rather than hanging it.)
             let raw = channel.channel
             let closer = Task {
