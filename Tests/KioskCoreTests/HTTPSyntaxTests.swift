@@ -39,4 +39,26 @@ struct HTTPSyntaxTests {
             #expect(!HTTPSyntax.isFieldValue(bad), "\(bad.debugDescription)")
         }
     }
+
+    @Test("End to end: the hop-by-hop fields, those Connection names and every Proxy-* one go, in any case; the rest stay, in order")
+    func endToEnd() {
+        // Given an answer's fields: hop-by-hop ones in odd cases, Connection naming two more, and look-alikes of them
+        let fields: [(name: String, value: String)] = [
+            ("Content-Type", "application/json"), ("CONNECTION", "close, X-Hop ,  x-other"), ("Keep-Alive", "timeout=5"),
+            ("te", "trailers"), ("Trailer", "X-Sum"), ("Transfer-Encoding", "chunked"), ("Upgrade", "websocket"),
+            ("Proxy-Authorization", "Basic a2lvc2s="), ("proxy-connection", "keep-alive"), ("PROXY-Thing", "1"), ("Proxy-", "2"),
+            ("x-hop", "named"), ("X-Other", "named"), ("Tea", "kept"), ("Proxying", "kept"), ("X-Proxy-Id", "kept"),
+            ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"), ("Connections", "kept"), ("Upgrades", "kept"),
+        ]
+        // When they are taken end to end
+        let kept = HTTPSyntax.endToEnd(fields)
+        // Then exactly the end-to-end ones stay, in their order, repeats and all
+        #expect(kept.map { "\($0.name): \($0.value)" } == [
+            "Content-Type: application/json", "Tea: kept", "Proxying: kept", "X-Proxy-Id: kept", "Set-Cookie: a=1", "Set-Cookie: b=2",
+            "Connections: kept", "Upgrades: kept",
+        ])
+        // And with no Connection field, nothing beyond the fixed list goes
+        let plain: [(name: String, value: String)] = [("X-Hop", "1"), ("Keep-alive", "x")]
+        #expect(HTTPSyntax.endToEnd(plain).map(\.name) == ["X-Hop"])
+    }
 }
