@@ -35,12 +35,13 @@ public struct Redactor: Sendable, Hashable {
     /// The default list: NYT's `api-key`, Marvel's `apikey`, `hash` and `ts`, the names apps put their keys, tokens and
     /// signatures under (`api_key`, Google's `key`, `token`, OAuth's `access_token`, `refresh_token`, `id_token` and
     /// `client_secret`, `password`, `sig`/`signature`, a pre-signed S3 URL's `X-Amz-Signature`, `X-Amz-Credential` and
-    /// `X-Amz-Security-Token`), and credential headers (Azure's and Google's key headers among them).
+    /// `X-Amz-Security-Token`), and credential headers (Azure's and Google's key headers, and the `X-Access-Token`,
+    /// `X-Session-Token` and `X-Refresh-Token` of many an API, among them).
     public static let standard = Redactor(
         queryItems: ["api-key", "apikey", "hash", "ts", "api_key", "key", "token", "access_token", "refresh_token", "id_token",
                      "client_secret", "password", "sig", "signature", "x-amz-signature", "x-amz-credential", "x-amz-security-token"],
         headers: ["authorization", "cookie", "set-cookie", "proxy-authorization", "x-api-key", "x-auth-token", "api-key",
-                  "x-goog-api-key", "x-amz-security-token"]
+                  "x-goog-api-key", "x-amz-security-token", "x-access-token", "x-session-token", "x-refresh-token"]
     )
 
     public init(queryItems: Set<String>, headers: Set<String>, secretValues: Set<String> = []) {

@@ -428,7 +428,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         // A reverse listener answers its own names only, as every listener of Kiosk does: a web page whose name was made
         // to point at this machine (DNS rebinding) would otherwise read and write the app behind it, whose own check
         // of Host it passes, since the upstream gets the Host it expects.
-        if origin?.isReverse == true, let refusal = Self.reverseNames.nameRefusal(hosts: head.headers["Host"]) {
+        // (An HTTP/1.0 request may come without Host, RFC 9112 §3.2, and no browser sends one so: health checks, old tools.)
+        let hostless = head.version == .http1_0 && !head.headers.contains(name: "Host")
+        if origin?.isReverse == true, !hostless, let refusal = Self.reverseNames.nameRefusal(hosts: head.headers["Host"]) {
             return write(ProxyMessages.Refusal(HTTPResponseStatus(statusCode: refusal.status), refusal.message, closes: true),
                          to: head, context: context)
         }
@@ -756,15 +758,17 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func write(_ response: HTTPResponse, to request: HTTPRequestHead, context: ChannelHandlerContext) {
         // A reverse listener's redirects point back at it, by the address the app used (its Host).
+        // (Without Host, an HTTP/1.0 app's, by the listener's own address.)
         let relocating = origin.flatMap { origin in
-            origin.isReverse ? request.headers.first(name: "Host").map { (origin.base, "http://\($0)") } : nil
+            origin.isReverse ? (request.headers.first(name: "Host") ?? context.channel.localAddress.map(Self.shown))
+                .map { (origin.base, "http://\($0)") } : nil
         }
         var head = ProxyMessages.responseHead(response, method: request.method, version: request.version, via: via,
                                               relocating: relocating)
         let carriesBody = ProxyMessages.carriesBody(head, method: request.method)
         // An HTTP/1.0 app learns where a streamed body of unknown length ends by the connection closing.
         // An upload still arriving when the answer is ready (the upstream answered early) is not read to its end.
-        let keepAlive = request.isKeepAlive && upload == nil && !bodyAbandoned
+        let keepAlive = Self.keepsAlive(request) && upload == nil && !bodyAbandoned
             && !(carriesBody && response.stream != nil && request.version == .http1_0 && !head.headers.contains(name: "Content-Length"))
         if !keepAlive {
             head.headers.replaceOrAdd(name: "Connection", value: "close")
@@ -788,6 +792,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             return end(keepAlive: keepAlive, context: context)
         }
         pass(stream, keepAlive: keepAlive, context: context)
+    }
+
+    /// Whether the connection may stay open after the answer to `request`: as its version and `Connection` say, but never
+    /// after an HTTP/1.0 request with `Transfer-Encoding`, whose framing RFC 9112 §6.1 calls faulty (1.0 has no chunks).
+    private static func keepsAlive(_ request: HTTPRequestHead) -> Bool {
+        request.isKeepAlive && !(request.version == .http1_0 && request.headers.contains(name: "Transfer-Encoding"))
     }
 
     /// The most of a held body written to an app at once (see `write`).
@@ -832,7 +842,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         headers.add(contentsOf: setup.fields)
         // An upload past the buffer limit still arriving is read to its end and dropped, and the connection then closes,
         // as after an upstream's early answer (`end`): kept open, its unread body would stall the app and the connection.
-        let keepAlive = request.isKeepAlive && upload == nil && !bodyAbandoned
+        let keepAlive = Self.keepsAlive(request) && upload == nil && !bodyAbandoned
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: setup.status, headers: headers))), promise: nil)
         if request.method != .HEAD {
@@ -854,7 +864,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                    ("Cache-Control", "no-store"), ("Via", via)])
         if let challenge = refusal.challenge { headers.add(name: "Proxy-Authenticate", value: challenge) }
         if let cacheStatus = refusal.cacheStatus { headers.add(name: CacheStatus.headerName, value: cacheStatus.headerValue) }
-        let keepAlive = request.isKeepAlive && !refusal.closes && upload == nil && !bodyAbandoned
+        let keepAlive = Self.keepsAlive(request) && !refusal.closes && upload == nil && !bodyAbandoned
         if !keepAlive { headers.add(name: "Connection", value: "close") } else if request.version == .http1_0 { headers.add(name: "Connection", value: "keep-alive") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: refusal.status, headers: headers))),
                       promise: nil)

@@ -54,6 +54,12 @@ enum ProxyMessages {
             // Under a base path, `..` must not climb out of it: most upstreams resolve dot segments, and `/base/../admin`
             // would reach what the listener does not forward. They are resolved here first, as nginx does.
             if base.path(percentEncoded: true).contains(where: { $0 != "/" }) {
+                // `..;x` is no dot segment to RFC 3986 (nor to nginx), but Tomcat and Spring read it as `..` with a
+                // parameter: `/..;/admin` under `/base/` would climb out there. Such a segment has no honest use.
+                if hasDotSegmentWithParameters(path) {
+                    throw Refusal(.badRequest, "The request's path has a dot segment with parameters (..;), which servers read "
+                                  + "differently: \(shown(head.uri)).")
+                }
                 guard let resolved = resolvingDotSegments(path) else {
                     throw Refusal(.badRequest, "The request's path climbs above the root with .. segments: \(shown(head.uri)).")
                 }
@@ -88,6 +94,16 @@ enum ProxyMessages {
             }
         }
         return url
+    }
+
+    /// Whether a segment of `target`'s path is `.` or `..` (a dot percent-encoded or not) followed by `;` parameters.
+    static func hasDotSegmentWithParameters(_ target: String) -> Bool {
+        let pathEnd = target.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? target.endIndex
+        return target[..<pathEnd].split(separator: "/").contains { segment in
+            let lowered = segment.lowercased().replacingOccurrences(of: "%2e", with: ".").replacingOccurrences(of: "%3b", with: ";")
+            guard let semicolon = lowered.firstIndex(of: ";") else { return false }
+            return [".", ".."].contains(lowered[..<semicolon])
+        }
     }
 
     /// An origin-form `target` with the dot segments of its path resolved (RFC 3986 §5.2.4), `%2E` read as a dot, its
@@ -266,7 +282,7 @@ enum ProxyMessages {
            let hops = Int(fields[index].value.trimmingCharacters(in: .whitespaces)), hops > 0 {
             fields[index].value = String(hops - 1)
         }
-        appendVia(&fields, via: via)
+        appendVia(&fields, via: via, received: head.version)
         return HTTPRequest(method: head.method.rawValue, url: url, headers: HTTPHeaderFields(fields), body: body,
                            source: nil, endpoint: endpoint(of: url), purpose: forNetwork ? .proxiedForNetwork : .proxied)
     }
@@ -302,7 +318,7 @@ enum ProxyMessages {
         setHost(&fields, for: url)
         fields.append((name: "Connection", value: "Upgrade"))
         fields += head.headers["Upgrade"].map { (name: "Upgrade", value: $0) }
-        appendVia(&fields, via: via)
+        appendVia(&fields, via: via, received: head.version)
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             throw Refusal(.badRequest, "The request's target is not a valid URL: \(shown(url.absoluteString)).")
         }
@@ -529,8 +545,15 @@ enum ProxyMessages {
         forwardable(headers.lazy.map { (name: $0.name, value: $0.value) })
     }
 
-    private static func appendVia(_ fields: inout [(name: String, value: String)], via: String) {
-        if let index = fields.firstIndex(where: { HTTPHeaderFields.sameName($0.name, "via") }) {
+    /// Adds the proxy's member to `Via` (RFC 9110 §7.6.3) — with `received`, the version the message came in, when it
+    /// is not `via`'s own 1.1 (an HTTP/1.0 app's request) — at the end of the last `Via` line: the lines of a field are
+    /// one list, in order (§5.3), and each recipient appends itself after the ones before it.
+    private static func appendVia(_ fields: inout [(name: String, value: String)], via: String, received: HTTPVersion? = nil) {
+        var via = via
+        if let received, received != .http1_1, via.hasPrefix("1.1 ") {
+            via = (received.major >= 2 ? "\(received.major)" : "\(received.major).\(received.minor)") + via.dropFirst(3)
+        }
+        if let index = fields.lastIndex(where: { HTTPHeaderFields.sameName($0.name, "via") }) {
             fields[index].value += ", " + via
         } else {
             fields.append((name: "Via", value: via))

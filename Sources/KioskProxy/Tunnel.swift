@@ -124,19 +124,35 @@ final class TunnelEnd: ChannelDuplexHandler {
             partner?.context?.close(promise: nil)
             return context.close(promise: nil)
         }
-        meter.add(unwrapInboundIn(data), fromApp: isApp)
+        var bytes = unwrapInboundIn(data)
+        meter.add(bytes, fromApp: isApp)
         if hasRead {
             partner?.context?.write(data, promise: nil)
         } else {
             // The first read may be what the app sent right behind its CONNECT or upgrade, handed on by the HTTP
             // decoder as it left — outside any read cycle, so no read-complete would flush it.
             hasRead = true
-            partner?.context?.writeAndFlush(data, promise: nil)
+            if !isApp, meter.switchRefused { Self.sayClose(&bytes) }
+            partner?.context?.writeAndFlush(NIOAny(bytes), promise: nil)
         }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
         partner?.context?.flush()
+    }
+
+    /// An answer that refuses a protocol switch (its head starting `bytes`), told to the app as closing its connection:
+    /// the upstream stayed in HTTP and may keep its connection, but the app's next request must come on a new one, read
+    /// by the proxy (`channelRead` closes the tunnel when it comes). `Connection: close` after the status line.
+    private static func sayClose(_ bytes: inout ByteBuffer) {
+        guard let lineEnd = bytes.readableBytesView.firstRange(of: "\r\n".utf8) else { return }
+        let statusLength = bytes.readableBytesView.distance(from: bytes.readableBytesView.startIndex, to: lineEnd.upperBound)
+        var said = ByteBuffer()
+        said.reserveCapacity(bytes.readableBytes + 19)
+        said.writeBytes(bytes.readableBytesView.prefix(statusLength))
+        said.writeString("Connection: close\r\n")
+        said.writeBytes(bytes.readableBytesView.dropFirst(statusLength))
+        bytes = said
     }
 
     func channelInactive(context: ChannelHandlerContext) {

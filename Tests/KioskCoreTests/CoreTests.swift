@@ -308,10 +308,13 @@ struct CoreTests {
             #expect(Redactor.standard.redact(URL(string: url)!) == expected, "\(url)")
         }
         // And the key headers of Azure and Google are hidden too
-        let headers: HTTPHeaderFields = ["api-key": "k1", "X-Goog-Api-Key": "k2", "X-Amz-Security-Token": "k3", "Accept": "*/*"]
+        let headers: HTTPHeaderFields = ["api-key": "k1", "X-Goog-Api-Key": "k2", "X-Amz-Security-Token": "k3", "Accept": "*/*",
+                                         "X-Access-Token": "k4", "x-session-token": "k5", "X-Refresh-Token": "k6"]
         let redacted = Redactor.standard.redact(headers)
         #expect(redacted["api-key"] == Redactor.placeholder && redacted["x-goog-api-key"] == Redactor.placeholder)
         #expect(redacted["x-amz-security-token"] == Redactor.placeholder && redacted["accept"] == "*/*")
+        // And the access, session and refresh token headers many APIs use
+        #expect(["x-access-token", "x-session-token", "x-refresh-token"].allSatisfy { redacted[$0] == Redactor.placeholder })
     }
 
     @Test("Field names match whatever the case of their letters, and only then")

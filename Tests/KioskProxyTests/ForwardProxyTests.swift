@@ -653,6 +653,35 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("The proxy adds itself at the end of the last Via line, with the version its request came in")
+    func viaAppended() async throws {
+        try await withProxy { proxy, upstream in
+            // When an HTTP/1.0 app's request comes having passed two proxies, on two Via lines
+            let reply = try await rawExchange(port: proxy.port, "GET \(upstream.url("/echo")) HTTP/1.0\r\nHost: 127.0.0.1:\(upstream.port)\r\n"
+                                              + "Via: 1.1 cdn-a\r\nVia: 1.0 cdn-b\r\n\r\n")
+            // Then the upstream reads Kiosk after both, as the third hop, that got it in HTTP/1.0
+            let body = try #require(reply.range(of: "\r\n\r\n")).upperBound
+            let echo = try JSONDecoder().decode(Echo.self, from: Data(reply[body...].utf8))
+            #expect(echo.values("Via").count == 2 && echo.values("Via")[0] == "1.1 cdn-a", "\(echo.values("Via"))")
+            #expect(echo.values("Via").last?.hasPrefix("1.0 cdn-b, 1.0 kiosk-") == true, "\(echo.values("Via"))")
+        }
+    }
+
+    @Test("An HTTP/1.0 request with Transfer-Encoding is answered, then its connection closes (RFC 9112 §6.1: faulty framing)")
+    func http10Chunked() async throws {
+        try await withProxy { proxy, upstream in
+            // When an HTTP/1.0 app sends a chunked body asking to keep the connection, and another request after it
+            let target = upstream.url("/echo")
+            let request = "POST \(target) HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "2\r\nhi\r\n0\r\n\r\nGET \(target) HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n"
+            let reply = try await rawExchange(port: proxy.port, request, timeout: .seconds(8), toClose: true)
+            // Then it gets one answer, said to close, and the connection closed after it, the second request unread
+            #expect(reply.components(separatedBy: "HTTP/1.").count == 2, "\(reply)")
+            #expect(reply.hasPrefix("HTTP/1.0 200") && reply.contains("\r\nConnection: close\r\n"), "\(reply)")
+            #expect(upstream.requests == 1)
+        }
+    }
+
     @Test("curl -x sends through the proxy as an app would")
     func curl() async throws {
         try await withProxy { proxy, upstream in
@@ -703,6 +732,14 @@ extension ReverseProxyTests {
                 let answer = try await rawExchange(port: proxy.port, "GET /echo HTTP/1.1\r\nHost: \(host)\r\n\r\n")
                 #expect(answer.hasPrefix("HTTP/1.1 200"), "\(host): \(answer)")
             }
+            // And an HTTP/1.0 request without Host (a health check, an old tool; no browser sends one) is answered, its
+            // redirects said at the listener's address, while an HTTP/1.1 one without Host is refused
+            let hostless = try await rawExchange(port: proxy.port, "GET /echo HTTP/1.0\r\n\r\n", toClose: true)
+            #expect(hostless.hasPrefix("HTTP/1.0 200"), "\(hostless)")
+            let redirect = try await rawExchange(port: proxy.port, "GET /redirect-absolute HTTP/1.0\r\n\r\n", toClose: true)
+            #expect(redirect.contains("\r\nLocation: http://127.0.0.1:\(proxy.port)/echo?from=redirect\r\n"), "\(redirect)")
+            let hostless11 = try await rawExchange(port: proxy.port, "GET /echo HTTP/1.1\r\n\r\n")
+            #expect(hostless11.hasPrefix("HTTP/1.1 400"), "\(hostless11)")
         }
     }
 

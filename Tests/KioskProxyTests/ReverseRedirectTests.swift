@@ -77,6 +77,13 @@ struct ReversePathTests {
             ("/../secret", nil),
             ("/%2e%2e/secret", nil),
             ("/a/../../secret", nil),
+            // A dot segment with parameters, which Tomcat reads as `..`, is refused; a name that only starts with dots is not
+            ("/..;/admin", nil),
+            ("/a/..;jsessionid=1/b", nil),
+            ("/%2e%2E%3bx/admin", nil),
+            ("/.;/a", nil),
+            ("/...;x/a", "http://up.test/base/...;x/a"),
+            ("/a;v=1/b", "http://up.test/base/a;v=1/b"),
           ] as [(String, String?)])
     func dotSegments(target: String, expected: String?) throws {
         // Given a reverse listener whose upstream has a base path
