@@ -251,7 +251,10 @@ final class ProxyCachingTransport: HTTPTransport {
         if asked.onlyIfCached { return Self.notStored(request, onlyIfCached: true) }
         if !refused, !control.mustRevalidate, !control.noCache, let window = control.staleWhileRevalidate, staleness <= TimeInterval(window) {
             cache.noteUse(id: entry.id, at: now)
-            renewBehind(Self.conditional(request, on: entry).request, key: key, cache: cache, entry: entry, reason: .stale)
+            // A HEAD answered from a GET's stored answer renews it with a GET: a HEAD's answer carries no body to store.
+            var renewal = Self.conditional(request, on: entry).request
+            if request.method == "HEAD", entry.method == "GET" { renewal.method = "GET" }
+            renewBehind(renewal, key: key, cache: cache, entry: entry, reason: .stale)
             return answer(from: entry, to: request, status: CacheStatus(.staleWhileRevalidate, ttl: ttl))
         }
         if refused && ttl > 0 { reason = .request }
@@ -341,6 +344,12 @@ final class ProxyCachingTransport: HTTPTransport {
             } catch {
                 warnOnce(error)
             }
+        } else if request.method == "HEAD", response.status == 200, case .found(let entry) = found, entry.method == "GET",
+                  settings.withLock({ $0.mode == .http }), Self.headSaysChanged(response.headers, entry.headers) {
+            // A HEAD's answer whose validators or length differ from the stored GET's says that one is out of date
+            // (RFC 9111 §4.3.5): it goes, and the next GET fetches the answer as it is now. Not in `fallback`, where the
+            // stored answer is only ever given when the upstream fails, however old: dropped, the app would have none.
+            do { try cache.remove(id: entry.id) } catch { warnOnce(error) }
         } else if storedAs != nil, Self.isStorable(response, for: request), response.isCollapsed {
             // The request that went upstream for this one and its twins stores the answer, once.
             stored = true
@@ -424,7 +433,7 @@ final class ProxyCachingTransport: HTTPTransport {
         headers.removeAll(named: "Set-Cookie")
         headers["Age"] = String(Int(Self.currentAge(of: entry, at: now())))
         // Preconditions speak of a 2xx representation only (RFC 9110 §13.2.1): a stored 404 is given as it is.
-        if (200..<300).contains(entry.status), Self.validatorMatches(request.headers, entry.headers) {
+        if (200..<300).contains(entry.status), Self.validatorMatches(request.headers, entry.headers, receivedAt: entry.responseTime) {
             for name in ["Content-Length", "Content-Type", "Content-Encoding", "Transfer-Encoding"] { headers.removeAll(named: name) }
             var response = HTTPResponse(status: 304, headers: headers, url: request.url)
             Self.mark(&response, status)
@@ -605,17 +614,16 @@ final class ProxyCachingTransport: HTTPTransport {
     /// entry's only when they were the entry's own validator (the proxy's revalidation, or an app holding the same
     /// copy): an app's `If-Modified-Since` later than the stored copy's date, or another ETag, says nothing of it.
     static func speaksOf(_ notModified: HTTPHeaderFields, _ entry: ProxyCacheEntry, askedWith asked: HTTPHeaderFields) -> Bool {
-        if let tag = notModified["ETag"]?.trimmingCharacters(in: .whitespaces) {
-            guard let stored = entry.headers["ETag"]?.trimmingCharacters(in: .whitespaces) else { return false }
-            guard tag.hasPrefix("W/") || stored.hasPrefix("W/") else { return tag == stored }
-            return tag.replacingOccurrences(of: "W/", with: "") == stored.replacingOccurrences(of: "W/", with: "")
+        if let tag = notModified["ETag"].flatMap(EntityTag.init) {
+            guard let stored = entry.headers["ETag"].flatMap(EntityTag.init) else { return false }
+            return tag.isWeak || stored.isWeak ? tag.opaque == stored.opaque : tag == stored
         }
         if let modified = notModified["Last-Modified"], let stored = entry.headers["Last-Modified"] {
             return HTTPDate.parse(modified) == HTTPDate.parse(stored)
         }
-        if let candidates = asked["If-None-Match"] {
-            guard let etag = entry.headers["ETag"] else { return false }
-            return candidates.split(separator: ",").contains { bareTag($0) == bareTag(etag) }
+        if !asked.values(for: "If-None-Match").isEmpty {
+            guard let etag = entry.headers["ETag"].flatMap(EntityTag.init) else { return false }
+            return EntityTag.list(asked.values(for: "If-None-Match")).tags.contains { $0.opaque == etag.opaque }
         }
         if let since = asked["If-Modified-Since"].flatMap(HTTPDate.parse) {
             return entry.headers["Last-Modified"].flatMap(HTTPDate.parse) == since
@@ -623,22 +631,79 @@ final class ProxyCachingTransport: HTTPTransport {
         return false
     }
 
-    /// An entity tag as compared weakly (RFC 9110 §8.8.3.2): without the whitespace around it and its `W/`.
-    private static func bareTag(_ tag: some StringProtocol) -> String {
-        tag.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
+    /// Whether a HEAD's 200 speaks of another representation than the stored GET answer's (RFC 9111 §4.3.5): an ETag or
+    /// Last-Modified that both carry and that differ — or, when they share neither, a Content-Length (many a server
+    /// sends a HEAD's length wrong, where its validators are right).
+    static func headSaysChanged(_ head: HTTPHeaderFields, _ stored: HTTPHeaderFields) -> Bool {
+        let compared = { (name: String) -> Bool? in
+            guard let new = head[name]?.trimmingCharacters(in: .whitespaces),
+                  let old = stored[name]?.trimmingCharacters(in: .whitespaces) else { return nil }
+            return new != old
+        }
+        let validators = ["ETag", "Last-Modified"].compactMap(compared)
+        return validators.isEmpty ? compared("Content-Length") == true : validators.contains(true)
+    }
+
+    /// An entity tag (RFC 9110 §8.8.3): `W/` before the quotes makes it weak; what is between them, commas and `W/`
+    /// included, is its opaque part.
+    struct EntityTag: Equatable {
+        let isWeak: Bool
+        let opaque: String
+
+        /// The first tag of a field's value (an `ETag`), nil when there is none.
+        init?(_ value: String) {
+            guard let first = Self.list([value]).tags.first else { return nil }
+            self = first
+        }
+
+        private init(isWeak: Bool, opaque: String) {
+            self.isWeak = isWeak
+            self.opaque = opaque
+        }
+
+        /// The tags of an `If-None-Match` (its lines one list), and whether it is `*`. A tag a server sent without its
+        /// quotes (they are required, but some omit them) is read up to the next comma, as written.
+        static func list(_ values: [String]) -> (star: Bool, tags: [EntityTag]) {
+            var star = false
+            var tags: [EntityTag] = []
+            for value in values {
+                var rest = Substring(value)
+                while true {
+                    rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "," }
+                    guard !rest.isEmpty else { break }
+                    let isWeak = rest.hasPrefix("W/")
+                    if isWeak { rest = rest.dropFirst(2) }
+                    if rest.first == "\"" {
+                        let body = rest.dropFirst()
+                        let close = body.firstIndex(of: "\"") ?? body.endIndex
+                        tags.append(EntityTag(isWeak: isWeak, opaque: String(body[..<close])))
+                        rest = close == body.endIndex ? "" : body[body.index(after: close)...]
+                    } else {
+                        let end = rest.firstIndex(of: ",") ?? rest.endIndex
+                        let bare = rest[..<end].trimmingCharacters(in: .whitespaces)
+                        if bare == "*" && !isWeak { star = true } else { tags.append(EntityTag(isWeak: isWeak, opaque: bare)) }
+                        rest = rest[end...]
+                    }
+                }
+            }
+            return (star, tags)
+        }
     }
 
     /// Whether the app's own conditional request is satisfied by the stored answer: If-None-Match naming its ETag
-    /// (weak comparison), else If-Modified-Since no earlier than its Last-Modified (RFC 9110 §13.2.2).
-    static func validatorMatches(_ request: HTTPHeaderFields, _ stored: HTTPHeaderFields) -> Bool {
-        if let candidates = request["If-None-Match"] {
+    /// (weak comparison: the opaque parts equal), else If-Modified-Since no earlier than its Last-Modified — or, for an
+    /// answer without one, than its Date, else the time it was received (RFC 9110 §13.2.2, RFC 9111 §4.3.2).
+    static func validatorMatches(_ request: HTTPHeaderFields, _ stored: HTTPHeaderFields, receivedAt: Date? = nil) -> Bool {
+        let asked = request.values(for: "If-None-Match")
+        if !asked.isEmpty {
+            let candidates = EntityTag.list(asked)
             // `*` matches any current representation, one without an ETag too (RFC 9110 §13.1.2).
-            if candidates.split(separator: ",").contains(where: { bareTag($0) == "*" }) { return true }
-            guard let etag = stored["ETag"] else { return false }
-            return candidates.split(separator: ",").contains { bareTag($0) == bareTag(etag) }
+            if candidates.star { return true }
+            guard let etag = stored["ETag"].flatMap(EntityTag.init) else { return false }
+            return candidates.tags.contains { $0.opaque == etag.opaque }
         }
         if let since = request["If-Modified-Since"].flatMap(HTTPDate.parse),
-           let modified = stored["Last-Modified"].flatMap(HTTPDate.parse) {
+           let modified = stored["Last-Modified"].flatMap(HTTPDate.parse) ?? stored["Date"].flatMap(HTTPDate.parse) ?? receivedAt {
             return modified <= since
         }
         return false

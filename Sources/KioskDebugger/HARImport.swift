@@ -38,7 +38,8 @@ extension HAR {
         /// A body kept still compressed (gzip bytes under `Content-Encoding: gzip`, as Polly.JS keeps them; any
         /// coding's bytes in base64) where HAR wants it decoded: a mock answers with content, not coded bytes.
         case compressedBody
-        /// The same method and URL is answered again later in the archive, and the later answer is replayed.
+        /// The same method and URL is answered again in the archive, and the newest answer (the last, in an archive in
+        /// time order) is replayed.
         case answeredAgain
         /// A 304 or a temporary error (429, 5xx) after a full answer to the same request: the full answer is
         /// replayed, since the later one only confirmed it or failed for a while.
@@ -55,7 +56,7 @@ extension HAR {
             case .interim: "\(count) interim (1xx, such as a WebSocket upgrade)"
             case .bodyNotRecorded: "\(count) whose body the archive did not keep whole"
             case .compressedBody: "\(count) whose body is still compressed"
-            case .answeredAgain: "\(count) answered again later (the last answer is replayed)"
+            case .answeredAgain: "\(count) answered again (the newest answer is replayed)"
             case .keptEarlierAnswer: "\(count) 304 or temporary error after a full answer (the full answer is replayed)"
             }
         }
@@ -172,6 +173,10 @@ extension HAR {
                     }
                     if onlyConfirmsOrFails(rule.status), !onlyConfirmsOrFails(rules[kept].status) {
                         skipped[.keptEarlierAnswer, default: 0] += 1
+                    } else if let started = details.startedAt, let keptStarted = recorded[kept].startedAt, started < keptStarted {
+                        // An archive out of time order (HAR 1.2 only recommends sorting its entries): the newest answer
+                        // is the one replayed, as a cache uses the most recent of its answers (RFC 9111 §4.1).
+                        skipped[.answeredAgain, default: 0] += 1
                     } else {
                         rules[kept] = rule
                         recorded[kept] = details

@@ -83,6 +83,8 @@ extension CacheControl {
     /// A directive's delta-seconds: at most `maxDeltaSeconds` (the digits of a larger number too), a negative number 0
     /// (stale at once, as RFC 9111 §4.2.1 has invalid freshness taken), anything else nil.
     static func deltaSeconds(_ text: String) -> Int? {
+        // (Swift's `Int` takes a `+`, which delta-seconds, digits alone, does not.)
+        guard !text.hasPrefix("+") else { return nil }
         if let value = Int(text) { return min(max(0, value), maxDeltaSeconds) }
         return !text.isEmpty && text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) ? maxDeltaSeconds : nil
     }

@@ -121,6 +121,7 @@ struct ProxyCachingRulesTests {
           arguments: [
             ("max-age=60", 60), (#"max-age="60""#, 60), ("max-age=99999999999999999999999", 2_147_483_648),
             ("max-age=4294967296", 2_147_483_648), ("max-age=-5", 0), ("max-age=abc", nil), ("max-age=", nil), ("max-age=1e3", nil),
+            ("max-age=+600", nil),
           ] as [(String, Int?)])
     func deltaSeconds(header: String, expected: Int?) {
         #expect(CacheControl(header).maxAge == expected ?? 0)
@@ -172,6 +173,47 @@ struct ProxyCachingRulesTests {
         // `*` matches a stored answer that has no ETag too: any current representation does
         #expect(ProxyCachingTransport.validatorMatches(["If-None-Match": "*"], ["Last-Modified": "Thu, 01 Jan 2026 00:00:00 GMT"]))
         #expect(ProxyCachingTransport.validatorMatches(["If-None-Match": #""v9", *"#], [:]))
+    }
+
+    @Test("Entity tags are read whole: a comma or W/ inside the quotes is the tag's own, W/ only before them makes it weak; lists span lines")
+    func entityTags() {
+        // Given a stored tag whose opaque part is `W/7` (strong), and one holding a comma
+        #expect(!ProxyCachingTransport.validatorMatches(["If-None-Match": #""7""#], ["ETag": #""W/7""#]))
+        #expect(ProxyCachingTransport.validatorMatches(["If-None-Match": #""W/7""#], ["ETag": #""W/7""#]))
+        #expect(ProxyCachingTransport.validatorMatches(["If-None-Match": #""v1,2""#], ["ETag": #""v1,2""#]))
+        #expect(!ProxyCachingTransport.validatorMatches(["If-None-Match": #""v1""#], ["ETag": #""v1,2""#]))
+        // And a weak tag matches its strong twin (weak comparison), in a list written over two lines
+        let twoLines = HTTPHeaderFields([("If-None-Match", #""a", "b""#), ("If-None-Match", #"W/"c, d""#)])
+        #expect(ProxyCachingTransport.validatorMatches(twoLines, ["ETag": #""c, d""#]))
+        #expect(!ProxyCachingTransport.validatorMatches(twoLines, ["ETag": #""d""#]))
+        // And a tag a server sent without quotes is compared as written
+        #expect(ProxyCachingTransport.validatorMatches(["If-None-Match": "abc"], ["ETag": "abc"]))
+        let parsed = ProxyCachingTransport.EntityTag.list([#" W/"x", "y,z" ,*"#])
+        #expect(parsed.star && parsed.tags == [ProxyCachingTransport.EntityTag(#"W/"x""#)!, ProxyCachingTransport.EntityTag(#""y,z""#)!])
+        #expect(parsed.tags.map(\.opaque) == ["x", "y,z"] && parsed.tags.map(\.isWeak) == [true, false])
+    }
+
+    @Test("A HEAD's answer says the stored GET's is out of date when an ETag or Last-Modified both carry differs, else a Content-Length")
+    func headSaysChanged() {
+        #expect(!ProxyCachingTransport.headSaysChanged(["ETag": #""a""#, "Content-Length": "5"], ["ETag": #""a""#, "Content-Length": "5"]))
+        #expect(ProxyCachingTransport.headSaysChanged(["ETag": #""b""#], ["ETag": #""a""#, "Content-Length": "5"]))
+        // A length is compared only when no validator is: a HEAD's is often wrong
+        #expect(!ProxyCachingTransport.headSaysChanged(["ETag": #""a""#, "Content-Length": "0"], ["ETag": #""a""#, "Content-Length": "5"]))
+        #expect(ProxyCachingTransport.headSaysChanged(["Content-Length": "6"], ["ETag": #""a""#, "Content-Length": "5"]))
+        #expect(ProxyCachingTransport.headSaysChanged(["Last-Modified": "Fri, 02 Jan 2026 00:00:00 GMT"],
+                                                      ["Last-Modified": "Thu, 01 Jan 2026 00:00:00 GMT"]))
+        #expect(!ProxyCachingTransport.headSaysChanged([:], ["ETag": #""a""#]))
+    }
+
+    @Test("If-Modified-Since on an answer stored without Last-Modified is compared with its Date, else the time it came (RFC 9111 §4.3.2)")
+    func modifiedSinceWithoutLastModified() {
+        let dated: HTTPHeaderFields = ["Date": "Thu, 01 Jan 2026 00:00:00 GMT"]
+        #expect(ProxyCachingTransport.validatorMatches(["If-Modified-Since": "Thu, 01 Jan 2026 00:00:00 GMT"], dated))
+        #expect(!ProxyCachingTransport.validatorMatches(["If-Modified-Since": "Wed, 31 Dec 2025 23:59:59 GMT"], dated))
+        let received = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01 00:00:00 UTC
+        #expect(ProxyCachingTransport.validatorMatches(["If-Modified-Since": "Thu, 01 Jan 2026 00:00:00 GMT"], [:], receivedAt: received))
+        #expect(!ProxyCachingTransport.validatorMatches(["If-Modified-Since": "Wed, 31 Dec 2025 00:00:00 GMT"], [:], receivedAt: received))
+        #expect(!ProxyCachingTransport.validatorMatches(["If-Modified-Since": "Thu, 01 Jan 2026 00:00:00 GMT"], [:]))
     }
 
     @Test("The key's variant lists the named headers' values, whitespace around commas aside, a secret one's as a digest; * never matches")

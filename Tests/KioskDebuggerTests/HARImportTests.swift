@@ -19,6 +19,24 @@ struct HARImportTests {
             + (response.map { #", "response": \#($0)}"# } ?? "}")
     }
 
+    @Test("In an archive out of time order, the newest answer of a request is the one replayed, not the last in the file")
+    func newestAnswerReplayed() throws {
+        // Given two answers for one URL, the later in time first in the file (HAR only recommends sorting)
+        let entry = { (time: String, text: String) in
+            Self.entry("https://example.test/order", response: Self.ok(text))
+                .replacingOccurrences(of: "2026-11-23T10:00:00.000Z", with: time)
+        }
+        let data = Self.archive([entry("2024-01-02T00:00:00.000Z", "newer"), entry("2024-01-01T00:00:00.000Z", "older")])
+        // When it is imported
+        let result = try Self.importing(data)
+        // Then the newer answer is replayed, and the other counted as answered again
+        #expect(result.rules.map(\.body) == [Data("newer".utf8)])
+        #expect(result.skipped == [.answeredAgain: 1])
+        // And in time order the last one is
+        let ordered = try Self.importing(Self.archive([entry("2024-01-01T00:00:00.000Z", "older"), entry("2024-01-02T00:00:00.000Z", "newer")]))
+        #expect(ordered.rules.map(\.body) == [Data("newer".utf8)])
+    }
+
     static func ok(_ text: String, status: Int = 200) -> String {
         #"{"status": \#(status), "headers": [], "content": {"mimeType": "text/plain", "size": \#(text.utf8.count), "text": "\#(text)"}}"#
     }
@@ -119,7 +137,7 @@ struct HARImportTests {
         #expect(result.skippedSchemes == ["chrome-extension", "data", "wss"])
         #expect(result.skippedDescription == "2 without a response, 2 failed (status 0 or -1), 3 not http(s) (chrome-extension:, data:, wss:), "
                 + "1 interim (1xx, such as a WebSocket upgrade), 2 whose body the archive did not keep whole, 1 whose body is still compressed, "
-                + "1 answered again later (the last answer is replayed), 2 304 or temporary error after a full answer (the full answer is replayed)")
+                + "1 answered again (the newest answer is replayed), 2 304 or temporary error after a full answer (the full answer is replayed)")
         // And one scheme alone is named as such
         let data2 = try Self.importing(Self.archive([Self.entry("data:,x", response: Self.ok("x"))]))
         #expect(data2.skippedDescription == "1 data: URL")

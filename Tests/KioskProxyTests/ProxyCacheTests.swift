@@ -705,7 +705,7 @@ struct ProxyCacheTests {
             try Data(#"{"log": {"entries": [\#(entry("alice's")), \#(entry("bob's"))]}}"#.utf8).write(to: file)
             // When it is imported
             let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
-            // Then neither is stored, both are said to be hidden, and none "answered again later (the last is replayed)"
+            // Then neither is stored, both are said to be hidden, and none "answered again (the newest answer is replayed)"
             #expect(imported.stored == 0 && imported.hiddenCredentials == 2, "\(imported)")
             #expect(!imported.skippedDescription.contains("answered again"), "\(imported.skippedDescription)")
         }
@@ -1074,6 +1074,49 @@ struct ProxyHTTPCacheTests {
             let revalidation = try await proxy.waitForRecord { $0.url.hasSuffix("/s") && $0.cacheStatus.forward == .stale && $0.status == 200 }
             let logged = try proxy.records().map { "\($0.url) \($0.cacheStatus.headerValue)" }
             #expect(revalidation?.cacheStatus.isStored == true, "\(logged)")
+        }
+    }
+
+    @Test("A HEAD given a stale GET answer within stale-while-revalidate renews it behind with a GET, which the next GET gets")
+    func staleWhileRevalidateForAHead() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let versions = Versions()
+        upstream.answer { _ in (.ok, [("Cache-Control", "max-age=10, stale-while-revalidate=100")], versions.next()) }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given a GET's answer stored and gone stale within its window
+            #expect(try await proxy.send(.GET, upstream.url("/sh")).text == "v1")
+            await proxy.harness.now.advance(by: .seconds(30))
+            // When an app asks for it with HEAD: answered at once from the stored GET's
+            let head = try await proxy.send(.HEAD, upstream.url("/sh"))
+            #expect(head.status == .ok && head.header("Cache-Status") == ["Kiosk;hit;ttl=-20;detail=stale-while-revalidate"])
+            // Then the revalidation behind it is a GET, whose answer is stored, and the next GET gets it
+            let id = try #require(try proxy.kiosk.proxyCacheEntries().first?.id)
+            for _ in 0..<3000 where try proxy.kiosk.proxyCacheEntry(id: id)?.body != Data("v2".utf8) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(upstream.requests.map(\.method) == [.GET, .GET])
+            #expect(try await proxy.send(.GET, upstream.url("/sh")).text == "v2")
+        }
+    }
+
+    @Test("A HEAD's 200 whose ETag differs from the stored GET answer's drops that answer; the next GET goes upstream (RFC 9111 §4.3.5)")
+    func headSaysChanged() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let versions = Versions()
+        upstream.answer { _ in
+            let version = versions.next()
+            return (.ok, [("Cache-Control", "max-age=0"), ("ETag", "\"\(version)\"")], version)
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given a GET's answer stored, stale at once, with ETag "v1"
+            #expect(try await proxy.send(.GET, upstream.url("/hc")).text == "v1")
+            // When a HEAD revalidates it and the upstream answers 200 with ETag "v2"
+            let head = try await proxy.send(.HEAD, upstream.url("/hc"))
+            #expect(head.status == .ok && head.header("ETag") == [#""v2""#])
+            // Then the stored answer is gone, and the next GET fetches the current one
+            #expect(try proxy.kiosk.proxyCacheEntries().isEmpty)
+            let next = try await proxy.send(.GET, upstream.url("/hc"))
+            #expect(next.text == "v3" && next.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=uri-miss;") == true, "\(next.header("Cache-Status"))")
         }
     }
 
