@@ -17,8 +17,9 @@ public final class ProxyAuthority: Sendable {
     public static let certificateFileName = "kiosk-proxy-ca.pem"
     /// Its key's file (mode 0600).
     public static let keyFileName = "kiosk-proxy-ca-key.pem"
-    /// How long a leaf lasts: under the shortest limit clients apply, even to user-installed roots.
-    static let leafLifetime: TimeInterval = 45 * 86_400
+    /// How long a leaf lasts: under the shortest limit clients apply, even to user-installed roots. A second less than
+    /// 45 days, since RFC 5280 §4.1.2.5 counts both ends of the validity period in (a second more than it says apart).
+    static let leafLifetime: TimeInterval = 45 * 86_400 - 1
     /// How long the CA lasts.
     static let authorityLifetime: TimeInterval = 10 * 365 * 86_400
     /// How many hosts' TLS contexts are kept.

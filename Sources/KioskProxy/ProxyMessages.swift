@@ -238,13 +238,36 @@ enum ProxyMessages {
             host = target[..<colon]
             portText = target[target.index(after: colon)...]
         }
-        guard let port = Int(portText), (1...65_535).contains(port) else {
+        guard portText.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let port = Int(portText),
+              (1...65_535).contains(port) else {
             throw Refusal(.badRequest, "CONNECT's port must be between 1 and 65535: \(shown(target)).", closes: true)
         }
-        guard !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || "-._:".contains($0) }) else {
+        guard let name = hostName(host, bracketed: target.hasPrefix("[")) else {
             throw Refusal(.badRequest, "CONNECT's host is not a host name or address: \(shown(target)).", closes: true)
         }
-        return (String(host).lowercased(), port)
+        return (name, port)
+    }
+
+    /// A CONNECT's host as the proxy names it — lowercased, without a final dot — when it is an address (an IPv6 one
+    /// only in brackets, or bare) or a DNS name a certificate can carry: labels of 1 to 63 ASCII letters, digits, `-` or
+    /// `_`, 253 characters at most (RFC 1035, RFC 5280 §4.2.1.6); nil otherwise.
+    static func hostName(_ host: Substring, bracketed: Bool) -> String? {
+        var name = host.lowercased()
+        // An address in its one canonical spelling (`127.1` and `2130706433` are 127.0.0.1), which patterns match.
+        if bracketed || name.contains(":") {
+            guard let address = IPAddress(literal: name), address.bytes.count == 16 else { return nil }
+            return address.description
+        }
+        if name.hasSuffix("."), !name.hasSuffix("..") { name.removeLast() }
+        if let address = IPAddress(literal: name) { return address.description }
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard !name.isEmpty, name.utf8.count <= 253, labels.allSatisfy({ label in
+            (1...63).contains(label.utf8.count) && label.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            }
+        }) else { return nil }
+        return name
     }
 
     /// The name an intercepted connection's leaf is for and its requests go to: the one the app's TLS hello asks for

@@ -68,8 +68,10 @@ public struct ProxyConfiguration: Sendable {
     }
 
     /// `*.example.com` matches example.com's subdomains (not example.com itself), `*` every host, anything else the host
-    /// exactly; a name's absolute form (`example.com.`) is the same name.
+    /// exactly; a name's absolute form (`example.com.`) is the same name, and an address matches however it is spelled
+    /// (`127.1`, `[::1]`, `0:0:0:0:0:0:0:1`).
     static func matches(_ host: String, _ pattern: String) -> Bool {
+        if let address = IPAddress(literal: pattern) { return IPAddress(literal: host) == address }
         let absolute = { (name: String) in name.hasSuffix(".") && name.count > 1 ? String(name.dropLast()) : name }
         let (host, pattern) = (absolute(host.lowercased()), absolute(pattern.lowercased()))
         if pattern == "*" { return true }

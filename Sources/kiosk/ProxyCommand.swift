@@ -108,11 +108,14 @@ struct ProxyRunCommand: AsyncParsableCommand {
             throw ValidationError("--host \(host) would let other machines send requests from this one through the proxy; add "
                                   + "--proxy-auth to ask them for a password, or keep loopback (127.0.0.1, ::1, localhost).")
         }
-        // A `*` only as the whole pattern or its first label, and the rest a host name or an IPv4 address: anything else
-        // (a space, a port, a `*` further in) would match nothing, silently.
+        // A `*` only as the whole pattern or its first label of a name, or a name, or an address (IPv6 bracketed or not):
+        // anything else (a space, a port, a `*` further in, `*.` before an address) would match nothing, silently.
         for pattern in interceptedHosts + ignoredHosts where pattern != "*" {
-            let host = pattern.hasPrefix("*.") ? String(pattern.dropFirst(2)) : pattern
-            guard !host.isEmpty, !host.hasPrefix("."), ListenerPolicy.isValidName(host) || IPAddress(literal: host) != nil, !host.contains(":") else {
+            let wildcard = pattern.hasPrefix("*.")
+            let host = wildcard ? String(pattern.dropFirst(2)) : pattern
+            let isAddress = IPAddress(literal: host) != nil && (!host.contains(":") || !host.contains("%"))
+            guard !host.isEmpty, !host.hasPrefix("."),
+                  wildcard ? ListenerPolicy.isValidName(host) && !isAddress : ListenerPolicy.isValidName(host) || isAddress else {
                 throw ValidationError("\(pattern.isEmpty ? "An empty pattern" : pattern) is not a host pattern (example.com, *.example.com, *).")
             }
         }

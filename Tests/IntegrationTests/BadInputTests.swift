@@ -108,6 +108,8 @@ struct BadInputTests {
             (["--intercept", "a.test/x"], "a.test/x is not a host pattern"),
             (["--intercept", "exa mple.com"], "exa mple.com is not a host pattern"),
             (["--ignore", "*."], "*. is not a host pattern"),
+            (["--ignore", "*.127.0.0.1"], "*.127.0.0.1 is not a host pattern"),
+            (["--ignore", "[::1]:443"], "[::1]:443 is not a host pattern"),
             (["--ignore", "*", "--intercept", "*"], "--ignore '*' tunnels every host unread"),
             (["--upstream-ca", garbage.path], "--upstream-ca \(garbage.path) holds no PEM certificate"),
             (["--upstream-ca", "/nonexistent/ca.pem"], "--upstream-ca /nonexistent/ca.pem cannot be read"),

@@ -1,0 +1,30 @@
+import NIOHTTP1
+import Testing
+@testable import KioskProxy
+
+@Suite("A CONNECT's target and the patterns that choose what is read")
+struct TunnelTargetTests {
+    @Test("A CONNECT names an address (canonical) or a name a certificate can carry (lowercased, no final dot), and a port of digits",
+          arguments: [
+            ("Example.TEST:443", "example.test"), ("dot.test.:443", "dot.test"), ("a_b-c.test:8443", "a_b-c.test"),
+            ("127.1:443", "127.0.0.1"), ("2130706433:443", "127.0.0.1"), ("[::1]:443", "::1"), ("[0:0:0:0:0:0:0:1]:443", "::1"),
+            ("a..b.test:443", nil), (".lead.test:443", nil), ("x.test..:443", nil), ("\(String(repeating: "a", count: 64)).test:443", nil),
+            ("\(String(repeating: "abcdefghi.", count: 26)):443", nil), ("[localhost]:443", nil), ("[v1.x]:443", nil),
+            ("127.0.0.1:+443", nil), ("127.0.0.1:0443x", nil), ("café.test:443", nil), ("*.test:443", nil), ("host:65536", nil),
+          ] as [(String, String?)])
+    func tunnelTargets(target: String, expected: String?) {
+        // Given a CONNECT's authority-form target, when it is read, then it is the host named, or refused
+        let read = try? ProxyMessages.tunnelTarget(of: HTTPRequestHead(version: .http1_1, method: .CONNECT, uri: target))
+        #expect(read?.host == expected, "\(target)")
+        if expected != nil { #expect(read?.port == Int(target.split(separator: ":").last ?? "")) }
+    }
+
+    @Test("An address pattern matches the address however it is spelled; a name pattern names only names")
+    func addressPatterns() {
+        #expect(ProxyConfiguration.matches("127.0.0.1", "127.1") && ProxyConfiguration.matches("127.0.0.1", "127.0.0.1"))
+        #expect(ProxyConfiguration.matches("::1", "[::1]") && ProxyConfiguration.matches("::1", "0:0:0:0:0:0:0:1"))
+        #expect(!ProxyConfiguration.matches("127.0.0.2", "127.0.0.1") && !ProxyConfiguration.matches("localhost", "127.0.0.1"))
+        #expect(ProxyConfiguration.matches("api.example.com", "*.example.com") && !ProxyConfiguration.matches("example.com", "*.example.com"))
+        #expect(ProxyConfiguration.matches("example.com.", "example.com"))
+    }
+}
