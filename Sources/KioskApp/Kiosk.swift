@@ -289,12 +289,17 @@ public final class Kiosk: Sendable {
         // A WebSocket is logged at the address the app opened (ws:, wss:), as browsers' and mitmproxy's archives name it.
         var url = redactor.redact(upgrade.url)
         if upgrade.protocolName == "websocket", url.hasPrefix("http") { url = "ws" + url.dropFirst("http".count) }
+        var touches = [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)]
+        // A switch over TLS to an upstream whose certificate is not checked is marked as every such exchange is.
+        if upgrade.url.scheme?.lowercased() == "https", !configuration.proxyTransport.verifiesCertificates {
+            touches.append(UpstreamTransport.insecureNote(endpoint))
+        }
         requestLog.enqueue(RequestRecord(
             startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: upgrade.method,
             url: url, requestHeaders: redacted(upgrade.requestHeaders), status: tunnel.error == nil ? upgrade.status : nil,
             responseHeaders: redacted(upgrade.responseHeaders),
             error: tunnel.error.map { redactor.scrub($0) }, timings: RequestTimings(total: tunnel.duration), decision: .network,
-            touchedBy: [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)], responseSize: tunnel.received))
+            touchedBy: touches, responseSize: tunnel.received))
     }
 
     /// Sends an app's request, received by `kiosk proxy`, through the debugger (capture, breakpoints, mocks, rewrite

@@ -133,11 +133,7 @@ public final class UpstreamTransport: HTTPTransport {
                               publicOnly: request.addressesMustBePublic)
         let head = requestHead(request, hostHeader: hostHeader)
 
-        if !configuration.verifiesCertificates, tls {
-            request.note(ExchangeTouch(kind: .insecure, id: 0, name: request.endpoint, applied: true,
-                                       detail: "the upstream's certificate was not checked (kiosk proxy --insecure-upstream): "
-                                           + "anyone on the way could have read or changed this exchange"))
-        }
+        if !configuration.verifiesCertificates, tls { request.note(Self.insecureNote(request.endpoint)) }
         // A proxy streams what it cannot hold (an event stream, a body past the limit); Kiosk's own requests never do.
         let streams = configuration.passesThrough
         // Off the loops, the loop is the upstream's own (by its key), so that its connections are found again.
@@ -422,6 +418,13 @@ public final class UpstreamTransport: HTTPTransport {
     /// How `tlsFailure` starts when the certificate did not verify (then `CertificateDiagnosis` may say why).
     static let untrustedCertificate = "the upstream's certificate for "
 
+    /// The note on an exchange with an HTTPS upstream whose certificate was not checked (`--insecure-upstream`).
+    package static func insecureNote(_ endpoint: String) -> ExchangeTouch {
+        ExchangeTouch(kind: .insecure, id: 0, name: endpoint, applied: true,
+                      detail: "the upstream's certificate was not checked (kiosk proxy --insecure-upstream): "
+                          + "anyone on the way could have read or changed this exchange")
+    }
+
     /// Whether a transport failure's message says the upstream could not be trusted (its certificate, or a retired TLS):
     /// an answer stored earlier must not stand in for it, which would hide a certificate gone bad, or an interception,
     /// behind a healthy-looking answer.
@@ -447,6 +450,11 @@ public final class UpstreamTransport: HTTPTransport {
         } else {
             return nil
         }
+        return tlsFailure(described: text, host: host)
+    }
+
+    /// Why a TLS handshake with `host` failed, from BoringSSL's description of its error.
+    static func tlsFailure(described text: String, host: String) -> String {
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
             return untrustedCertificate + "\(host) is not trusted: it has expired or is not yet valid, or its issuer is not "
                 + "among the trusted roots (the system's, and any --upstream-ca)"
@@ -456,6 +464,11 @@ public final class UpstreamTransport: HTTPTransport {
         let reason = text.components(separatedBy: "OPENSSL_internal:").dropFirst().first?
             .prefix { $0.isLetter || $0.isNumber || $0 == "_" }.description ?? ""
         if let words = tlsReasons.first(where: { reason.contains($0.key) })?.value { return words(host) + " (\(reason))" }
+        // Any other refusal of the certificate itself (BAD_ECC_CERT, WRONG_CERTIFICATE_TYPE…) is one too: said so, it is a
+        // trust failure, which no stored answer hides.
+        if reason.contains("CERT") {
+            return untrustedCertificate + "\(host) cannot be used for TLS (\(reason))"
+        }
         return "the TLS handshake with \(host) failed" + (reason.isEmpty ? "" : " (\(reason))")
     }
 
@@ -476,6 +489,8 @@ public final class UpstreamTransport: HTTPTransport {
         "PROTOCOL_VERSION": { "\($0) \(retiredTLS) (RFC 8996 retired TLS 1.0 and 1.1)" },
         "WRONG_VERSION_NUMBER": { "\($0) did not answer in TLS on that port (a plain-HTTP server there? then ask for http://)" },
         "CERTIFICATE_REQUIRED": { "\($0) asks for a client certificate, which Kiosk does not send" },
+        // The certificate's key usage leaves out what the handshake needs of its key (digitalSignature).
+        "KEY_USAGE_BIT_INCORRECT": { "\(untrustedCertificate)\($0) does not allow its key to sign, which TLS needs of it" },
         "HANDSHAKE_FAILURE": { "\($0) and Kiosk have no TLS version or cipher in common" },
         "NO_SHARED_CIPHER": { "\($0) and Kiosk have no TLS version or cipher in common" },
     ]

@@ -51,6 +51,27 @@ struct TransportFailureTests {
         #expect(message.contains("the HTTP proxy refused to open a tunnel to example.test (its status 403)"), "\(message)")
     }
 
+    @Test("A certificate BoringSSL refuses for its own make (key usage, its type) is a trust failure, which no stored answer hides; other handshake failures are not",
+          arguments: [
+            ("KEY_USAGE_BIT_INCORRECT", "the upstream's certificate for up.test does not allow its key to sign", true),
+            ("BAD_ECC_CERT", "the upstream's certificate for up.test cannot be used for TLS (BAD_ECC_CERT)", true),
+            ("CERTIFICATE_VERIFY_FAILED", "the upstream's certificate for up.test is not trusted", true),
+            ("UNSUPPORTED_PROTOCOL", "up.test speaks only TLS older than 1.2", true),
+            ("CERTIFICATE_REQUIRED", "up.test asks for a client certificate", false),
+            ("WRONG_VERSION_NUMBER", "up.test did not answer in TLS on that port", false),
+            ("DECODE_ERROR", "the TLS handshake with up.test failed (DECODE_ERROR)", false),
+          ] as [(String, String, Bool)])
+    func certificateRefusals(reason: String, words: String, trust: Bool) {
+        // Given BoringSSL's description of a failed handshake
+        let text = "error:1000010b:SSL routines:OPENSSL_internal:\(reason) at /src/ssl/handshake.cc:123"
+        // When it is put in words
+        let said = UpstreamTransport.tlsFailure(described: text, host: "up.test")
+        // Then the words say what failed, never BoringSSL's source path, and whether the upstream could be trusted
+        #expect(said.hasPrefix(words), "\(said)")
+        #expect(!said.contains("handshake.cc"))
+        #expect(UpstreamTransport.isTrustFailure(said) == trust, "\(said)")
+    }
+
     @Test("Out of files system-wide (ENFILE) says the system's limit")
     func systemOutOfFiles() {
         let classified = UpstreamTransport.classify(IOError(errnoCode: ENFILE, reason: "socket"), url: "http://example.test/",

@@ -102,6 +102,25 @@ struct InterceptionTests {
         }
     }
 
+    @Test("With --insecure-upstream a protocol switch over TLS (wss:) is marked as every unchecked exchange is; ws: is not")
+    func insecureSwitchMarked() async throws {
+        let upstream = try await EchoUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.verifiesCertificates = false }) { proxy, _ in
+            // Given a WebSocket switched over TLS and one in the clear, through a proxy that checks no certificate
+            for scheme in ["https", "http"] {
+                let url = try #require(URL(string: "\(scheme)://socket.test/\(scheme)-ws"))
+                proxy.kiosk.recordTunnel(TunnelSummary(host: "socket.test", port: scheme == "https" ? 443 : 80, sent: 10, received: 20,
+                                                       duration: 0.5, error: nil,
+                                                       upgrade: .init(method: "GET", url: url, protocolName: "websocket", status: 101)))
+            }
+            // Then the one over TLS says its certificate was not checked, and the other does not
+            let secure = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("/https-ws") })
+            let plain = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("/http-ws") })
+            #expect(secure.url.hasPrefix("wss://") && secure.touchedBy.contains { $0.kind == .insecure && $0.detail.contains("--insecure-upstream") })
+            #expect(!plain.touchedBy.contains { $0.kind == .insecure })
+        }
+    }
+
     @Test("A mock rule answers an intercepted HTTPS request, and an ignored host is tunnelled unread")
     func mockedAndIgnored() async throws {
         var configuration = ProxyConfiguration(port: 0)
