@@ -565,12 +565,34 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     guard let plain = inner("http", defaultPort: 80) else {
                         return channel.close(promise: nil)
                     }
+                    /// A tunnel to the CONNECT's target, passed byte for byte and logged as one: for what is neither TLS
+                    /// nor HTTP, which the proxy cannot read (a database's protocol, SSH), as if the host were not intercepted.
+                    let remoteClient = remoteClient
+                    func rawTunnel() -> RawTunnelOpener {
+                        settings.configuration.meter.count { $0.tunnels += 1 }
+                        let opened = ContinuousClock.now
+                        let onTunnel = settings.onTunnel
+                        let host = target.host.contains(":") ? "[\(target.host)]" : target.host
+                        return RawTunnelOpener(meter: TunnelMeter(host: target.host, port: target.port, report: onTunnel), dial: { loop in
+                            Self.dial(URL(string: "https://\(host):\(target.port)/"), host: target.host, port: target.port, tls: nil,
+                                      vet: settings.vet, forNetwork: remoteClient, on: loop)
+                        }, failed: { error in
+                            let waited = ContinuousClock.now - opened
+                            onTunnel(TunnelSummary(host: target.host, port: target.port, sent: 0, received: 0,
+                                                   duration: Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18,
+                                                   error: Self.dialFailure(error, host: target.host, port: target.port)))
+                        })
+                    }
                     let timeout = settings.configuration.requestHeadTimeout
                     do {
                         // TLS (a handshake record first) is read with a leaf for the host; anything else as plain HTTP, which
                         // some apps send through a CONNECT too (`curl -p`, WebSocket clients for ws:// behind HTTPS_PROXY).
-                        let sniffer = TunnelSniffer(timeout: timeout) { operations, sniffer, isTLS in
-                            guard isTLS else { return try operations.addHandlers(plain, position: .after(sniffer)) }
+                        let sniffer = TunnelSniffer(timeout: timeout) { operations, sniffer, speech in
+                            switch speech {
+                            case .tls: break
+                            case .http: return try operations.addHandlers(plain, position: .after(sniffer))
+                            case .other: return try operations.addHandler(rawTunnel(), position: .after(sniffer))
+                            }
                             // The hello is read whole first, for the name it asks for: an app that connected to an address
                             // (it resolved the name itself) verifies the leaf against that name, not the address. From now
                             // the handshake has the head's timeout to complete.
@@ -907,43 +929,137 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// Tells what an app speaks inside an intercepted CONNECT by its first byte: a TLS handshake record (0x16) or, otherwise,
-/// plain HTTP. `configure` adds the handlers that read it after this one, which then hands on what it read and leaves.
-/// An app that sends nothing within `timeout` is disconnected, as one slow to send a request head is.
+/// Tells what an app speaks inside an intercepted CONNECT by its first bytes: a TLS handshake record (0x16), plain HTTP
+/// (a method's capitals and a space: `curl -p`, ws:// behind HTTPS_PROXY), or anything else — a binary protocol, one a
+/// client starts with its own words (Redis's `PING`), or one where the server speaks first (SSH, SMTP), told by the app
+/// saying nothing for `serverFirstAfter`. `configure` adds the handlers that read it after this one, which then hands
+/// on what it read and leaves. A tunnel that must open to be told apart closes if nothing comes within `timeout`.
 final class TunnelSniffer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
-    typealias Configure = (ChannelPipeline.SynchronousOperations, TunnelSniffer, _ isTLS: Bool) throws -> Void
+    /// What the app speaks.
+    enum Speech { case tls, http, other }
+    typealias Configure = (ChannelPipeline.SynchronousOperations, TunnelSniffer, Speech) throws -> Void
     private let timeout: Duration
+    private let serverFirstAfter: Duration
     private let configure: Configure
     private var deadline: Scheduled<Void>?
+    private var silence: Scheduled<Void>?
     private var decided = false
+    /// What the app sent before it could be told apart (a method's first capitals).
+    private var pending: ByteBuffer?
 
-    init(timeout: Duration, configure: @escaping Configure) {
+    init(timeout: Duration, serverFirstAfter: Duration = .seconds(2), configure: @escaping Configure) {
         self.timeout = timeout
+        self.serverFirstAfter = serverFirstAfter
         self.configure = configure
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         deadline = closing(context.channel, after: timeout)
+        let (seconds, attoseconds) = serverFirstAfter.components
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        silence = context.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+            let (sniffer, context) = bound.value
+            if !sniffer.decided && sniffer.pending == nil { sniffer.decide(.other, context: context) }
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
+        silence?.cancel()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
         guard !decided else { return context.fireChannelRead(data) }
-        guard let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return }
+        var buffer = unwrapInboundIn(data)
+        if var held = pending {
+            held.writeBuffer(&buffer)
+            buffer = held
+        }
+        guard let speech = Self.speech(buffer.readableBytesView) else {
+            pending = buffer
+            return
+        }
+        pending = buffer
+        decide(speech, context: context)
+    }
+
+    /// What `bytes` (the app's first) are in, or nil when too few to tell.
+    static func speech(_ bytes: ByteBufferView) -> Speech? {
+        guard let first = bytes.first else { return nil }
+        if first == 0x16 { return .tls }
+        // A method is a token (RFC 9110 §9.1); llhttp knows capitals only, as every client sends them.
+        let capitals = bytes.prefix { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+        if capitals.count == bytes.count { return capitals.count > 24 ? .other : nil }
+        return !capitals.isEmpty && bytes[bytes.index(bytes.startIndex, offsetBy: capitals.count)] == UInt8(ascii: " ") ? .http : .other
+    }
+
+    private func decide(_ speech: Speech, context: ChannelHandlerContext) {
         decided = true
         deadline?.cancel()
+        silence?.cancel()
         do {
-            try configure(context.pipeline.syncOperations, self, first == 0x16)
+            try configure(context.pipeline.syncOperations, self, speech)
         } catch {
             return context.close(promise: nil)
         }
-        context.fireChannelRead(data)
+        if let held = pending {
+            pending = nil
+            context.fireChannelRead(NIOAny(held))
+        }
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+}
+
+/// Inside an intercepted CONNECT whose app speaks neither TLS nor HTTP: dials the CONNECT's target (through the outbound
+/// policy) while holding what the app sent, then joins the two as a tunnel passed byte for byte and logged as one, as a
+/// host not intercepted is — and leaves. The app's connection closes if the target cannot be reached (its 200 is sent).
+final class RawTunnelOpener: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias Dial = (any EventLoop) -> EventLoopFuture<any Channel>
+    private let dial: Dial
+    private let meter: TunnelMeter
+    private let failed: (any Error) -> Void
+    private var held: [NIOAny] = []
+    private var joined = false
+
+    init(meter: TunnelMeter, dial: @escaping Dial, failed: @escaping (any Error) -> Void) {
+        self.meter = meter
+        self.dial = dial
+        self.failed = failed
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // Nothing more is read until the upstream can take it.
+        try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+        dial(context.eventLoop).assumeIsolated().whenComplete { [self] result in
+            switch result {
+            case .failure(let error):
+                failed(error)
+                context.close(promise: nil)
+            case .success(let upstream):
+                let (appEnd, upstreamEnd) = TunnelEnd.pair(meter: meter)
+                do {
+                    try upstream.pipeline.syncOperations.addHandler(upstreamEnd)
+                    try context.pipeline.syncOperations.addHandler(appEnd, position: .after(self))
+                } catch {
+                    upstream.close(promise: nil)
+                    return context.close(promise: nil)
+                }
+                joined = true
+                for data in held { context.fireChannelRead(data) }
+                held = []
+                context.fireChannelReadComplete()
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+                try? context.channel.syncOptions?.setOption(.autoRead, value: true)
+                context.read()
+            }
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if joined { return context.fireChannelRead(data) }
+        held.append(data)
     }
 }
 

@@ -235,6 +235,37 @@ struct InterceptionTests {
         }
     }
 
+    @Test("Inside an intercepted CONNECT, what is neither TLS nor HTTP passes byte for byte, and is logged as a tunnel: a protocol the client starts, and one the server starts",
+          arguments: [false, true])
+    func otherProtocolsInsideConnect(serverFirst: Bool) async throws {
+        // Given a TCP server that echoes what it reads, after a banner of its own when it speaks first (SSH, SMTP)
+        let upstream = try await LoopbackServer.start { try $0.pipeline.syncOperations.addHandler(BannerEcho(banner: serverFirst ? "SSH-2.0-Test\r\n" : nil)) }
+        defer { Task { await upstream.stop() } }
+        try await withProxy(intercepting: true) { proxy, _ in
+            let received = try await withRawConnection(port: proxy.port) { inbound, outbound in
+                var iterator = inbound.makeAsyncIterator()
+                var received = ""
+                func read(until end: String) async throws {
+                    while !received.hasSuffix(end), let chunk = try await iterator.next() { received += String(buffer: chunk) }
+                }
+                // When the app opens the tunnel, and (the server speaking first) waits for its banner, or (the client
+                // first) starts with a binary message and a Redis command
+                try await outbound.write(ByteBuffer(string: "CONNECT 127.0.0.1:\(upstream.port) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n\r\n"))
+                try await read(until: "\r\n\r\n")
+                if serverFirst { try await read(until: "SSH-2.0-Test\r\n") }
+                try await outbound.write(ByteBuffer(bytes: [0, 0, 0, 8] + Array("*1\r\n$4\r\nPING\r\n".utf8)))
+                try await read(until: "PING\r\n")
+                return received
+            }
+            // Then the bytes went both ways untouched
+            #expect(received.hasPrefix("HTTP/1.1 200"), "\(received)")
+            #expect(received.hasSuffix((serverFirst ? "SSH-2.0-Test\r\n" : "") + "\u{0}\u{0}\u{0}\u{8}*1\r\n$4\r\nPING\r\n"), "\(received.debugDescription)")
+            // And the log holds a tunnel to the server, with its bytes
+            let record = try #require(try await proxy.waitForRecord { $0.method == "CONNECT" && $0.url.contains(":\(upstream.port)") })
+            #expect(record.touchedBy.contains { $0.kind == .tunnel && $0.detail.contains("18 bytes sent") }, "\(record.touchedBy.map(\.detail))")
+        }
+    }
+
     @Test("Plain HTTP inside a CONNECT (curl -p, a ws:// client behind HTTPS_PROXY) is read and forwarded as http://, not dropped")
     func plainHTTPInsideConnect() async throws {
         let upstream = try await EchoUpstream.start()
@@ -534,5 +565,23 @@ struct UncleanEndTests {
             let record = try #require(try proxy.records().first { $0.url.hasSuffix("/ends") })
             #expect(record.touchedBy.contains { $0.kind == .uncleanEnd && $0.detail.contains("close_notify") }, "\(record.touchedBy)")
         }
+    }
+}
+
+/// A TCP server's connection that writes `banner` first (a protocol where the server speaks first), then echoes.
+private final class BannerEcho: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private let banner: String?
+
+    init(banner: String?) { self.banner = banner }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if let banner { context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: banner)), promise: nil) }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.writeAndFlush(data, promise: nil)
     }
 }

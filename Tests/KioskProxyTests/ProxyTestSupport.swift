@@ -347,6 +347,25 @@ func withProxy<Upstream>(_ configuration: ProxyConfiguration = ProxyConfiguratio
 /// Content-Length), or with `toClose` until the server closes the connection. Past `timeout` the connection is
 /// closed and the call throws `RawExchangeTimeout` with what had arrived: a server that never answers or never closes
 /// fails the test that waits for it, rather than hanging the run.
+/// Runs `body` on a raw connection to `port`, closed after 20 s whatever comes, so that a tunnel left open fails the test
+/// rather than hanging it.
+func withRawConnection<Result: Sendable>(
+    port: Int,
+    _ body: (NIOAsyncChannelInboundStream<ByteBuffer>, NIOAsyncChannelOutboundWriter<ByteBuffer>) async throws -> Result
+) async throws -> Result {
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+        }
+    let raw = channel.channel
+    let closer = Task {
+        try await Task.sleep(for: .seconds(20))
+        try await raw.close()
+    }
+    defer { closer.cancel() }
+    return try await channel.executeThenClose { inbound, outbound in try await body(inbound, outbound) }
+}
+
 func rawExchange(port: Int, _ bytes: String, timeout: Duration = .seconds(20), toClose: Bool = false) async throws -> String {
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .connect(host: "127.0.0.1", port: port) { channel in

@@ -240,18 +240,7 @@ struct UpgradeTests {
         let upstream = try await LoopbackServer.start { try $0.pipeline.syncOperations.addHandler(KeptAliveOK(heads: heads)) }
         defer { Task { await upstream.stop() } }
         try await withProxy { proxy, other in
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: "127.0.0.1", port: proxy.port) { channel in
-                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
-                }
-            // (Closed after 20 s whatever comes, so that a tunnel left open fails the test rather than hanging it.)
-            let raw = channel.channel
-            let closer = Task {
-                try await Task.sleep(for: .seconds(20))
-                try await raw.close()
-            }
-            defer { closer.cancel() }
-            let received = try await channel.executeThenClose { inbound, outbound in
+            let received = try await withRawConnection(port: proxy.port) { inbound, outbound in
                 // When the app asks it to switch, and reads its 200
                 try await outbound.write(ByteBuffer(string: upgradeRequest("http://127.0.0.1:\(upstream.port)/ws", host: "127.0.0.1:\(upstream.port)")))
                 var received = ""
