@@ -19,7 +19,10 @@ enum CertificateDiagnosis {
         if now > notAfter { return "it expired on \(notAfter.formatted(format))" }
         if now < notBefore { return "it is not valid until \(notBefore.formatted(format))" }
         let issuer = certificate.issuerName.map(\.value).first(where: { !$0.isEmpty }) ?? "an unnamed issuer"
-        return "it was issued by \(issuer), which is not among the trusted roots (the system's, and any --upstream-ca)"
+        // BoringSSL says no more of a chain that does not verify: when the issuer is trusted after all, the fault is
+        // further along, which the words say too rather than blame a root the user has trusted.
+        return "it was issued by \(issuer), which is not among the trusted roots (the system's, and any --upstream-ca) — or, "
+            + "if it is, an intermediate between them is missing or expired, or the certificate is not one for a server"
     }
 
     private static func peerCertificate(host: String, addresses: [SocketAddress]) async throws -> NIOSSLCertificate? {

@@ -599,6 +599,15 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                             let deadline = HandshakeDeadline(timeout: timeout)
                             let hello = ByteToMessageHandler(SNIHandler { result in
                                 let name = ProxyMessages.serverName(result, connectedTo: target.host)
+                                // A hello naming a host `--ignore` names (an app that CONNECTs to an address it resolved
+                                // itself) is not read either: it goes on to the target, hello and all, unread.
+                                if name != target.host, !settings.configuration.intercepts(name) {
+                                    return channel.eventLoop.makeCompletedFuture {
+                                        let operations = channel.pipeline.syncOperations
+                                        try operations.addHandler(rawTunnel(), position: .after(deadline))
+                                        operations.removeHandler(deadline, promise: nil)
+                                    }.recover { _ in channel.close(promise: nil) }
+                                }
                                 let leaf = name == target.host ? channel.eventLoop.makeSucceededFuture((sslContext, name))
                                     : NIOThreadPool.singleton.runIfActive(eventLoop: channel.eventLoop) { try authority.serverContext(for: name) }
                                         .map { ($0, name) }

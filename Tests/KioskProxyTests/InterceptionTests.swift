@@ -177,6 +177,28 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An app that CONNECTs to an address and names an ignored host in its TLS hello is tunnelled unread, as the host's own CONNECT would be")
+    func ignoredByTheHelloName() async throws {
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.ignoredHosts = ["localhost"]
+        try await withProxy(configuration, intercepting: true) { proxy, upstream in
+            // Given an app pinned to its upstream's own CA that resolved localhost itself: CONNECT 127.0.0.1:port, a hello
+            // for localhost
+            let (status, output) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)",
+                                                   "--cacert", TestAuthority.shared.certificateFile.path,
+                                                   "--connect-to", "localhost:\(upstream.port):127.0.0.1:\(upstream.port)",
+                                                   upstream.secureURL("/echo?pinned=1")])
+            // Then it met the upstream's own certificate (curl accepted it against that CA alone) and reached the upstream
+            // without passing Kiosk's debugger (no Via); the tunnel is logged
+            #expect(status == 0, "\(String(decoding: output, as: UTF8.self))")
+            let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: output)
+            #expect(echo.uri == "/echo?pinned=1" && echo.values("Via").isEmpty)
+            let tunnel = try await proxy.waitForRecord { $0.method == "CONNECT" && $0.url.contains("127.0.0.1:\(upstream.port)") }
+            #expect(tunnel?.touchedBy.first?.kind == .tunnel)
+            #expect(try !proxy.records().contains { $0.url.contains("/echo?pinned=1") })
+        }
+    }
+
     @Test("An app that sends its TLS hello with its CONNECT, before the 200, has it read: the handshake and its request go through")
     func helloBeforeThe200() async throws {
         try await withProxy(intercepting: true) { proxy, upstream in
