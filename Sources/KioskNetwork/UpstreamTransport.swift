@@ -359,21 +359,25 @@ public final class UpstreamTransport: HTTPTransport {
         case .invalidConstant, .invalidVersion, .invalidStatus:
             "the upstream's answer does not begin with an HTTP/1.x status line (a server speaking another protocol, "
                 + "or TLS on a plain http:// port?)"
-        case .invalidHeaderToken, .invalidCharactersUsed, .lfExpected, .strictModeAssertion:
+        case .invalidHeaderToken:
             "the upstream's answer has a header line that is not valid HTTP/1.1 (a control character, a folded line, "
                 + "or a bad field name)"
+        // (llhttp raises these in a header line and at a chunk's end alike.)
+        case .invalidCharactersUsed, .lfExpected, .strictModeAssertion:
+            "the upstream's answer has a line that is not valid HTTP/1.1: a header line with a control character, a folded "
+                + "line or a bad field name, or a chunk whose data does not end where its size says"
         case .invalidContentLength:
             "the upstream's Content-Length is not a valid length"
         case .unexpectedContentLength:
-            "the upstream's answer has two different Content-Lengths, or a Content-Length with Transfer-Encoding "
-                + "(refused: the two could frame the body differently)"
+            "the upstream's answer has more than one Content-Length, or a Content-Length with Transfer-Encoding "
+                + "(refused: they could frame the body differently)"
         case .invalidChunkSize:
             "the upstream's chunked body has a chunk whose size line is not valid"
         // llhttp's codes NIO does not name: a Transfer-Encoding beside a Content-Length or not ending in chunked, a
         // line not ended by CRLF.
         case .unknown:
-            "the upstream's answer is not valid HTTP/1.1: a Transfer-Encoding with a Content-Length (refused: the two "
-                + "could frame the body differently) or not ending in chunked, or a line not ended by CRLF"
+            "the upstream's answer is not valid HTTP/1.1: a line not ended by CRLF, or a Transfer-Encoding with a "
+                + "Content-Length (refused: the two could frame the body differently) or not ending in chunked"
         default:
             "the upstream's answer is not valid HTTP/1.1 (the parser stopped at: \(error.debugDescription))"
         }

@@ -64,9 +64,11 @@ public struct ProxyCredentials: Sendable {
         return (credentials, password)
     }
 
-    /// Whether a request's `Proxy-Authorization` values carry this password for user `kiosk` (Basic, RFC 7617). The
+    /// Whether a request's `Proxy-Authorization` values carry this password for user `kiosk` (Basic, RFC 7617): exactly
+    /// one value, since the field takes one (RFC 9110 §11.7.2) and a request carrying many would try as many guesses. The
     /// digests are compared in constant time.
     public func admits(_ authorization: [String]) -> Bool {
+        guard authorization.count == 1 else { return false }
         for value in authorization {
             let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
             guard parts.count == 2, parts[0].lowercased() == "basic",

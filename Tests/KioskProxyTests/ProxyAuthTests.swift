@@ -32,6 +32,9 @@ struct ProxyAuthTests {
         #expect(!again.admits([Self.basic(secret + "x")]))
         #expect(!again.admits([Self.basic(secret, user: "admin")]))
         #expect(!again.admits(["Bearer " + secret, "Basic !!!", ""]))
+        // And two values, the right one among them, are not one answer: each request tries one guess
+        #expect(!again.admits([Self.basic(secret + "x"), Self.basic(secret)]))
+        #expect(!again.admits([Self.basic(secret), Self.basic(secret)]))
         // When it is renewed, the old password no longer opens it
         let (renewed, newPassword) = try ProxyCredentials.inDirectory(directory, renew: true)
         #expect(newPassword != nil && newPassword != secret)
