@@ -183,39 +183,41 @@ struct SlowUpstreamTests {
 
     @Test("An upload the app sends for longer than the timeout reaches an upstream that answers only once it has read it all, and its answer the app")
     func slowUploadWithLateHead() async throws {
-        // Given a request timeout of 2 s, a body limit of 4 bytes (so a 10-byte upload streams to the upstream as it
+        // Given a request timeout of 4 s, a body limit of 4 bytes (so a 10-byte upload streams to the upstream as it
         // comes), and an upstream that answers only once it has read the whole request (/echo)
         let upstream = try await EchoUpstream.start()
         var configuration = ProxyConfiguration(port: 0)
         configuration.maximumRequestBodyBytes = 4
         try await withProxy(configuration, to: upstream, stop: { await $0.stop() },
-                            configure: { $0.proxyTransport.requestTimeout = .seconds(2) }) { proxy, upstream in
-            // When the app sends its 10 bytes one every 0.4 s (4 s in all, twice the timeout, nothing coming back meanwhile)
+                            configure: { $0.proxyTransport.requestTimeout = .seconds(4) }) { proxy, upstream in
+            // When the app sends its 10 bytes one every 0.5 s (5 s in all, more than the timeout, nothing coming back
+            // meanwhile; each gap an eighth of the timeout, so that a loaded machine's late wake-ups stay within it)
             let answer = try await postSlowly(to: upstream.url("/echo"), through: proxy.port, fields: "Connection: close\r\n")
-            // Then it gets the upstream's answer, which saw the whole body, not a 504 two seconds after the upload began
+            // Then it gets the upstream's answer, which saw the whole body, not a 504 four seconds after the upload began
             #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("0123456789"), "\(answer)")
         }
     }
 
     @Test("An upload the app sends slowly is not cut while its answer, whose head came at once, waits for its end")
     func slowUploadWithEarlyHead() async throws {
-        // Given a request timeout of 2 s, a body limit of 4 bytes (so a 10-byte upload streams to the upstream as it
+        // Given a request timeout of 4 s, a body limit of 4 bytes (so a 10-byte upload streams to the upstream as it
         // comes), and an upstream that answers the head at once and its body only once the upload has ended
         let upstream = try await EarlyHeadUpstream.start()
         var configuration = ProxyConfiguration(port: 0)
         configuration.maximumRequestBodyBytes = 4
         try await withProxy(configuration, to: upstream, stop: { await $0.stop() },
-                            configure: { $0.proxyTransport.requestTimeout = .seconds(2) }) { proxy, upstream in
-            // When the app sends its 10 bytes one every 0.4 s (4 s in all, twice the timeout, nothing coming back meanwhile)
+                            configure: { $0.proxyTransport.requestTimeout = .seconds(4) }) { proxy, upstream in
+            // When the app sends its 10 bytes one every 0.5 s (5 s in all, more than the timeout, nothing coming back
+            // meanwhile; each gap an eighth of the timeout, so that a loaded machine's late wake-ups stay within it)
             let answer = try await postSlowly(to: upstream.url("/upload"), through: proxy.port) { received in
                 received.hasSuffix("\r\n\r\ndone") || received.hasPrefix("HTTP/1.1 5") && received.contains("\r\n\r\n")
             }
-            // Then it gets the upstream's answer whole, not a 504 two seconds after the head came
+            // Then it gets the upstream's answer whole, not a 504 four seconds after the head came
             #expect(answer.hasPrefix("HTTP/1.1 200") && answer.hasSuffix("done"), "\(answer)")
         }
     }
 
-    /// Sends a 10-byte POST for `url` through the proxy at `port`, with `fields`, a byte every 0.4 s, and returns what came
+    /// Sends a 10-byte POST for `url` through the proxy at `port`, with `fields`, a byte every 0.5 s, and returns what came
     /// back until `enough` says so or the connection closes.
     private func postSlowly(to url: String, through port: Int, fields: String = "",
                             until enough: @escaping @Sendable (String) -> Bool = { _ in false }) async throws -> String {
@@ -226,7 +228,7 @@ struct SlowUpstreamTests {
         return try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(ByteBuffer(string: "POST \(url) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10\r\n\(fields)\r\n"))
             for byte in "0123456789" {
-                try await Task.sleep(for: .milliseconds(400))
+                try await Task.sleep(for: .milliseconds(500))
                 try await outbound.write(ByteBuffer(string: String(byte)))
             }
             var received = ""
