@@ -1047,6 +1047,11 @@ final class RawTunnelOpener: ChannelInboundHandler, RemovableChannelHandler {
                 failed(error)
                 context.close(promise: nil)
             case .success(let upstream):
+                // The app went while the target was dialled: nothing to join (its end would never hear it close).
+                guard context.channel.isActive else {
+                    upstream.close(promise: nil)
+                    return
+                }
                 let (appEnd, upstreamEnd) = TunnelEnd.pair(meter: meter)
                 do {
                     try upstream.pipeline.syncOperations.addHandler(upstreamEnd)
