@@ -635,13 +635,14 @@ final class ProxyCachingTransport: HTTPTransport {
     /// Last-Modified that both carry and that differ — or, when they share neither, a Content-Length (many a server
     /// sends a HEAD's length wrong, where its validators are right).
     static func headSaysChanged(_ head: HTTPHeaderFields, _ stored: HTTPHeaderFields) -> Bool {
-        let compared = { (name: String) -> Bool? in
-            guard let new = head[name]?.trimmingCharacters(in: .whitespaces),
-                  let old = stored[name]?.trimmingCharacters(in: .whitespaces) else { return nil }
+        /// Whether the two values of `name` differ as `read` reads them; nil when either lacks it.
+        func differ<Value: Equatable>(_ name: String, _ read: (String) -> Value?) -> Bool? {
+            guard let new = head[name].flatMap(read), let old = stored[name].flatMap(read) else { return nil }
             return new != old
         }
-        let validators = ["ETag", "Last-Modified"].compactMap(compared)
-        return validators.isEmpty ? compared("Content-Length") == true : validators.contains(true)
+        // Tags weakly (a server may say W/ on one and not the other), dates as dates.
+        let validators = [differ("ETag") { EntityTag($0)?.opaque }, differ("Last-Modified", HTTPDate.parse)].compactMap { $0 }
+        return validators.isEmpty ? differ("Content-Length") { Int($0.trimmingCharacters(in: .whitespaces)) } == true : validators.contains(true)
     }
 
     /// An entity tag (RFC 9110 §8.8.3): `W/` before the quotes makes it weak; what is between them, commas and `W/`
