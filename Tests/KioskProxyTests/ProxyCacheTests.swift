@@ -1046,6 +1046,15 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    /// Waits (up to 30 s: the whole suite running at once on two cores once kept a renewal from being stored within 5)
+    /// until the one stored answer's body is `body`, as a revalidation sent behind stores it.
+    private static func waitForStoredBody(_ body: String, in proxy: ProxyHarness) async throws {
+        let id = try #require(try proxy.kiosk.proxyCacheEntries().first?.id)
+        for _ in 0..<3000 where try proxy.kiosk.proxyCacheEntry(id: id)?.body != Data(body.utf8) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     @Test("Within stale-while-revalidate a stale answer is given at once; the next request sees the revalidated body; the revalidation is in the log")
     func staleWhileRevalidate() async throws {
         let upstream = try await ScriptedUpstream.start()
@@ -1060,12 +1069,8 @@ struct ProxyHTTPCacheTests {
             #expect(stale.header("Cache-Status") == ["Kiosk;hit;ttl=-20;detail=stale-while-revalidate"])
             // And a second request at once gets the stale one or the renewed one, never a second revalidation
             #expect(["v1", "v2"].contains(try await proxy.send(.GET, upstream.url("/s")).text))
-            // Then the revalidation behind them stores the new answer, which the next request gets, fresh (waited for up
-            // to 30 s: the whole suite running at once on two cores once kept it from being stored within 5)
-            let id = try #require(try proxy.kiosk.proxyCacheEntries().first?.id)
-            for _ in 0..<3000 where try proxy.kiosk.proxyCacheEntry(id: id)?.body != Data("v2".utf8) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            // Then the revalidation behind them stores the new answer, which the next request gets, fresh
+            try await Self.waitForStoredBody("v2", in: proxy)
             let next = try await proxy.send(.GET, upstream.url("/s"))
             #expect(next.text == "v2")
             #expect(next.header("Cache-Status").first?.hasPrefix("Kiosk;hit;ttl=10;") == true)
@@ -1090,10 +1095,7 @@ struct ProxyHTTPCacheTests {
             let head = try await proxy.send(.HEAD, upstream.url("/sh"))
             #expect(head.status == .ok && head.header("Cache-Status") == ["Kiosk;hit;ttl=-20;detail=stale-while-revalidate"])
             // Then the revalidation behind it is a GET, whose answer is stored, and the next GET gets it
-            let id = try #require(try proxy.kiosk.proxyCacheEntries().first?.id)
-            for _ in 0..<3000 where try proxy.kiosk.proxyCacheEntry(id: id)?.body != Data("v2".utf8) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await Self.waitForStoredBody("v2", in: proxy)
             #expect(upstream.requests.map(\.method) == [.GET, .GET])
             #expect(try await proxy.send(.GET, upstream.url("/sh")).text == "v2")
         }
