@@ -49,7 +49,7 @@ struct BreakpointCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let setting = try await Runtime.offline(global) { kiosk in
+                let setting = try await Runtime.offline(global, creating: true) { kiosk in
                     guard kiosk.debugger.acceptsBreakpoints(on: endpoint) else {
                         let names = kiosk.debugger.endpoints.map(\.name)
                         throw KioskError.invalidRequest("There is no endpoint named \(endpoint); known: \(names.joined(separator: ", ")), "

@@ -23,7 +23,7 @@ struct DevicesCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let window = try await Runtime.offline(global) { kiosk in try kiosk.devices.openPairingWindow() }
+                let window = try await Runtime.offline(global, creating: true) { kiosk in try kiosk.devices.openPairingWindow() }
                 let minutes = Int(PairedDevices.pairingWindow / 60)
                 try Output.emit(PairingCodeJSON(code: window.code.displayed, expiresAt: window.expiresAt), json: json) {
                     """

@@ -33,7 +33,7 @@ struct HARCommand: AsyncParsableCommand {
                 let name = file == "-" ? "standard input" : file
                 let result: HAR.Import
                 do {
-                    result = try await Runtime.offline(global) { try $0.debugger.importHAR(atPath: file) }
+                    result = try await Runtime.offline(global, creating: true) { try $0.debugger.importHAR(atPath: file) }
                 } catch let error as HAR.ImportError {
                     throw KioskError.invalidRequest("\(name): \(error.message) Nothing was imported.")
                 }

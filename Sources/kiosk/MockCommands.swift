@@ -68,7 +68,7 @@ struct MockCommand: AsyncParsableCommand {
                                                      value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
                 }
                 let rule = MockRule(method: method, urlPattern: url, status: status, headers: fields, body: data)
-                let added = try await Runtime.offline(global) { try $0.debugger.mocks.add([rule]) }
+                let added = try await Runtime.offline(global, creating: true) { try $0.debugger.mocks.add([rule]) }
                 Output.human("Added mock rule \(added[0].id): \(rule.method) \(rule.urlPattern) -> \(rule.status)")
             }
         }

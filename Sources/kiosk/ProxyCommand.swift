@@ -530,7 +530,7 @@ extension ProxyCacheCommand {
                 let name = file == "-" ? "standard input" : file
                 let result: ProxyCacheImport
                 do {
-                    result = try await Runtime.offline(global) { try $0.importIntoProxyCache(atPath: file) }
+                    result = try await Runtime.offline(global, creating: true) { try $0.importIntoProxyCache(atPath: file) }
                 } catch let error as HAR.ImportError {
                     throw KioskError.invalidRequest("\(name): \(error.message) Nothing was stored.")
                 }

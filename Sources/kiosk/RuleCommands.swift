@@ -66,7 +66,7 @@ struct RuleCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let added = try await Runtime.offline(global) { kiosk in
+                let added = try await Runtime.offline(global, creating: true) { kiosk in
                     var rule = RewriteRule(match: RewriteRule.Match(), actions: RewriteRule.Actions())
                     if let fromRequest {
                         guard let record = try kiosk.debugger.record(id: fromRequest) else {

@@ -156,6 +156,37 @@ struct BadInputTests {
         }
     }
 
+    @Test("A command that only reads or removes refuses a --data-dir that does not exist, with exit 2, and makes no folder",
+          arguments: [["proxy", "cache", "stats"], ["proxy", "cache", "list"], ["proxy", "cache", "clear"],
+                      ["proxy", "cache", "export", "-"], ["log"], ["mock", "list"], ["favorite", "list"]])
+    func missingDataDirectory(command: [String]) throws {
+        // Given a data folder name with a slip in it, no such folder existing
+        let cli = CLI()
+        let typo = cli.dataDirectory.appendingPathComponent("kiosk-dta").path
+        // When a command that only reads or removes is run on it
+        let result = try cli.run(command + ["--data-dir", typo], dataDir: false)
+        // Then it refuses in one line naming the folder, and the folder is not made
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains("kiosk-dta")
+                && result.stderr.contains("no such folder"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: typo))
+    }
+
+    @Test("A command that adds something, such as a HAR import into the proxy cache, makes a --data-dir that does not exist")
+    func addingMakesDataDirectory() throws {
+        // Given an archive of one storable answer and a data folder not made yet
+        let cli = CLI()
+        let archive = cli.dataDirectory.appendingPathComponent("one.har")
+        try Data(Self.archive().utf8).write(to: archive)
+        let fresh = cli.dataDirectory.appendingPathComponent("fresh").path
+        // When it is imported into the proxy cache there
+        let result = try cli.run(["proxy", "cache", "import", archive.path, "--data-dir", fresh], dataDir: false)
+        // Then the folder is made and the answer stored
+        #expect(result.status == 0, "\(result.stderr)")
+        let stats = try cli.run(["proxy", "cache", "stats", "--data-dir", fresh], dataDir: false)
+        #expect(stats.status == 0 && !stats.stdout.contains("empty"), "\(stats.stdout)\(stats.stderr)")
+    }
+
     /// How many mock rules `kiosk mock list --json` lists.
     static func mockRuleCount(_ cli: CLI) throws -> Int {
         let list = try cli.run(["mock", "list", "--json"])

@@ -9,7 +9,13 @@ import Testing
 
 /// Runs the built `kiosk` executable (it sits next to the test bundle) with a private data folder.
 struct CLI {
-    let dataDirectory = TemporaryDirectory.url("kiosk-cli")
+    /// The private data folder, made at once: commands that only read refuse a `--data-dir` that does not exist.
+    let dataDirectory: URL
+
+    init() {
+        dataDirectory = TemporaryDirectory.url("kiosk-cli")
+        try? FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+    }
 
     static var executable: URL {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
