@@ -59,6 +59,8 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                // Reading an upstream's certificate for what BoringSSL lets pass (CertificateStrength.swift).
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -237,6 +239,8 @@ let package = Package(
                            .product(name: "X509", package: "swift-certificates"),
                            .product(name: "SwiftASN1", package: "swift-asn1"),
                            .product(name: "Crypto", package: "swift-crypto"),
+                           // RSA keys, for upstream certificates too weak to trust.
+                           .product(name: "_CryptoExtras", package: "swift-crypto"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "NIOCore", package: "swift-nio"),

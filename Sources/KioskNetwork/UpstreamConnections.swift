@@ -540,6 +540,8 @@ final class UpstreamConnector: Sendable {
     private let connectTimeout: TimeAmount
     /// The TLS every upstream connection speaks, or why it cannot be made (an unreadable `--upstream-ca`).
     private let tls: Result<NIOSSLContext, any Error>
+    /// Whether certificates are checked, and so refused when too weak (`CertificateStrength`): not with `--insecure-upstream`.
+    private let checksCertificates: Bool
     /// Whether answers' content codings are undone (Kiosk's own requests; never a proxy's).
     let decompresses: Bool
     /// Looks names up for the connections it dials (DialAddresses.swift).
@@ -550,6 +552,7 @@ final class UpstreamConnector: Sendable {
         var configuration = configuration
         configuration.applicationProtocols = ["h2", "http/1.1"]
         tls = Result { try NIOSSLContext(configuration: configuration) }
+        checksCertificates = configuration.certificateVerification != .none
         self.decompresses = decompresses
         self.resolver = resolver
     }
@@ -561,6 +564,7 @@ final class UpstreamConnector: Sendable {
         let timeout = connectTimeout
         let decompresses = decompresses
         let tls = tls
+        let checksCertificates = checksCertificates
         // Through an HTTP proxy, the addresses dialled are the proxy's: the upstream's name is the proxy's to resolve.
         let publicOnly = key.publicOnly && key.proxy == nil
         // An address is dialled as it is, at once: asking a resolver for it (both families, as for a name) waits on one
@@ -601,7 +605,8 @@ final class UpstreamConnector: Sendable {
                     ready = ready.flatMap { _ in
                         let connected = ContinuousClock.now
                         return channel.eventLoop.makeCompletedFuture { try tls.get() }.flatMap { context in
-                            Self.handshake(channel, context: context, serverName: key.host, timeout: timeout)
+                            Self.handshake(channel, context: context, serverName: key.host, checksCertificate: checksCertificates,
+                                           timeout: timeout)
                         }.map { (negotiated: $0, connected: connected) }
                     }
                 }
@@ -633,15 +638,17 @@ final class UpstreamConnector: Sendable {
         Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
     }
 
-    /// Adds TLS to `channel` and waits for its handshake (at most `timeout`): the protocol the upstream chose by ALPN.
-    private static func handshake(_ channel: any Channel, context: NIOSSLContext, serverName: String,
+    /// Adds TLS to `channel` and waits for its handshake (at most `timeout`), refusing a weak certificate when
+    /// `checksCertificate`: the protocol the upstream chose by ALPN.
+    private static func handshake(_ channel: any Channel, context: NIOSSLContext, serverName: String, checksCertificate: Bool,
                                   timeout: TimeAmount) -> EventLoopFuture<String?> {
         let done = channel.eventLoop.makePromise(of: String?.self)
         do {
             // An IP address is no name for SNI (RFC 6066 §3): the certificate is then checked against the peer's address.
             let named = IPAddress(literal: serverName) == nil ? serverName : nil
             try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: named))
-            try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done: done, timeout: timeout))
+            try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done: done, checksCertificate: checksCertificate,
+                                                                                timeout: timeout))
         } catch {
             done.fail(error)
         }
@@ -675,11 +682,13 @@ private func closing<Value>(_ channel: any Channel, after timeout: TimeAmount, f
 private final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
     private let done: EventLoopPromise<String?>
+    private let checksCertificate: Bool
     private let timeout: TimeAmount
     private var timer: Scheduled<Void>?
 
-    init(done: EventLoopPromise<String?>, timeout: TimeAmount) {
+    init(done: EventLoopPromise<String?>, checksCertificate: Bool, timeout: TimeAmount) {
         self.done = done
+        self.checksCertificate = checksCertificate
         self.timeout = timeout
     }
 
@@ -690,6 +699,15 @@ private final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHand
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
             timer?.cancel()
+            if checksCertificate {
+                do {
+                    try context.pipeline.syncOperations.refuseWeakPeerCertificate()
+                } catch {
+                    done.fail(error)
+                    context.close(promise: nil)
+                    return
+                }
+            }
             done.succeed(negotiated)
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }

@@ -288,7 +288,9 @@ public final class UpstreamTransport: HTTPTransport {
         // An untrusted certificate: which of expired, not yet valid or unknown issuer, read from the certificate
         // itself (not through an HTTP proxy, which would have to be asked for a tunnel first).
         // Its connection dials what the exchange's would: addresses looked up again, refused as the exchange's would be.
-        if case .transport(_, let message) = classified, message.hasPrefix(Self.untrustedCertificate), proxy == nil,
+        // Only a chain BoringSSL could not verify: a certificate refused for its make or its strength says why already.
+        if case .transport(_, let message) = classified, message.hasPrefix(Self.untrustedCertificate),
+           message.hasSuffix(Self.unverifiedChain), proxy == nil,
            let addresses = try? await DialAddresses.look(up: connectHost, port: connectPort, publicOnly: publicOnly,
                                                          resolver: connector.resolver, within: .seconds(3), url: { redacted }),
            let reason = await CertificateDiagnosis.reason(host: connectHost, dialling: addresses) {
@@ -421,6 +423,9 @@ public final class UpstreamTransport: HTTPTransport {
 
     /// How `tlsFailure` starts when the certificate did not verify (then `CertificateDiagnosis` may say why).
     static let untrustedCertificate = "the upstream's certificate for "
+    /// What `tlsFailure` says after the host when BoringSSL found no trusted chain (CERTIFICATE_VERIFY_FAILED), and no more.
+    static let unverifiedChain = " is not trusted: it has expired or is not yet valid, or its issuer is not among the trusted roots "
+        + "(the system's, and any --upstream-ca)"
 
     /// The note on an exchange with an HTTPS upstream whose certificate was not checked (`--insecure-upstream`).
     package static func insecureNote(_ endpoint: String) -> ExchangeTouch {
@@ -445,23 +450,23 @@ public final class UpstreamTransport: HTTPTransport {
         if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
             return "the upstream's certificate does not name \(host)"
         }
-        let text: String
-        // TLS 1.3 sends some refusals (a client certificate asked for) after the handshake: BoringSSL's error, unwrapped.
-        if case .handshakeFailed(let cause)? = error as? NIOSSLError {
-            text = String(describing: cause)
-        } else if let boringSSL = error as? BoringSSLError {
-            text = String(describing: boringSSL)
-        } else {
-            return nil
+        if let weak = error as? WeakCertificate {
+            return untrustedCertificate + "\(host) is too weak to trust: \(weak.reason)"
         }
-        return tlsFailure(described: text, host: host)
+        return boringSSLDescription(error).map { tlsFailure(described: $0, host: host) }
+    }
+
+    /// BoringSSL's description of a TLS error; nil for an error that is not TLS's. TLS 1.3 sends some refusals (a
+    /// client certificate asked for) after the handshake: BoringSSL's error, unwrapped.
+    private static func boringSSLDescription(_ error: any Error) -> String? {
+        if case .handshakeFailed(let cause)? = error as? NIOSSLError { return String(describing: cause) }
+        return (error as? BoringSSLError).map { String(describing: $0) }
     }
 
     /// Why a TLS handshake with `host` failed, from BoringSSL's description of its error.
     static func tlsFailure(described text: String, host: String) -> String {
         if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return untrustedCertificate + "\(host) is not trusted: it has expired or is not yet valid, or its issuer is not "
-                + "among the trusted roots (the system's, and any --upstream-ca)"
+            return untrustedCertificate + "\(host)" + unverifiedChain
         }
         // "error:…:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at /path/file.cc:123" → "WRONG_VERSION_NUMBER": the
         // reason's name, never the path of BoringSSL's source it was raised in.

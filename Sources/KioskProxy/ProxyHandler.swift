@@ -682,7 +682,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                             requestHeaders: sentFields.map { RequestRecord.HeaderField(name: $0.name, value: $0.value) })
         let meter = TunnelMeter(host: host, port: port, upgrade: upgrade, report: onTunnel)
         let request = bytes
-        Self.dial(url, host: host, port: port, tls: secure ? settings.upstreamTLS : nil, vet: settings.vet, forNetwork: remoteClient,
+        Self.dial(url, host: host, port: port, tls: secure ? settings.upstreamTLS : nil,
+                  checksCertificate: settings.configuration.verifiesUpstream, vet: settings.vet, forNetwork: remoteClient,
                   on: context.eventLoop)
             .flatMap { upstream in upstream.writeAndFlush(request).map { upstream } }
             .assumeIsolated()
@@ -702,8 +703,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// A connection to `host:port` for a tunnel, once the outbound policy allows `url`; over TLS with `tls` (SNI and
-    /// the name checked unless the host is an address literal), ready once its handshake is done.
-    private static func dial(_ url: URL?, host: String, port: Int, tls: NIOSSLContext?,
+    /// the name checked unless the host is an address literal, a weak certificate refused when `checksCertificate`),
+    /// ready once its handshake is done.
+    private static func dial(_ url: URL?, host: String, port: Int, tls: NIOSSLContext?, checksCertificate: Bool = false,
                              vet: @escaping @Sendable (URL, Bool) async throws -> CheckedAddresses, forNetwork: Bool,
                              on eventLoop: any EventLoop) -> EventLoopFuture<any Channel> {
         guard let url else { return eventLoop.makeFailedFuture(ProxyMessages.Refusal(.badRequest, "\(host):\(port) is not an address.")) }
@@ -720,7 +722,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     return channel.eventLoop.makeCompletedFuture {
                         let name = IPAddress(literal: host) == nil ? host : nil
                         try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: name))
-                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(promise: handshake))
+                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(promise: handshake, checksCertificate: checksCertificate))
                     }
                 }
                 .connect(host: host, port: port)
@@ -1115,12 +1117,26 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
 final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     let promise: EventLoopPromise<Void>
+    /// Whether a certificate too weak to trust is refused (`CertificateStrength`): not with `--insecure-upstream`.
+    private let checksCertificate: Bool
     private var done = false
 
-    init(promise: EventLoopPromise<Void>) { self.promise = promise }
+    init(promise: EventLoopPromise<Void>, checksCertificate: Bool) {
+        self.promise = promise
+        self.checksCertificate = checksCertificate
+    }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .handshakeCompleted? = event as? TLSUserEvent { finish(nil) }
+        if case .handshakeCompleted? = event as? TLSUserEvent {
+            do {
+                if checksCertificate { try context.pipeline.syncOperations.refuseWeakPeerCertificate() }
+                finish(nil)
+            } catch {
+                finish(error)
+                context.close(promise: nil)
+                return
+            }
+        }
         context.fireUserInboundEventTriggered(event)
     }
 

@@ -102,6 +102,35 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An upstream whose trusted certificate is too weak (signed with SHA-1, an RSA key of 1024 bits) is a 502 that says why, as browsers refuse it",
+          arguments: [(TestAuthority.WeakLeaf.sha1, "signed with SHA-1"), (.rsa1024, "RSA key has 1024 bits")])
+    func weakUpstreamCertificate(leaf: TestAuthority.WeakLeaf, says: String) async throws {
+        // Given an HTTPS upstream whose certificate a trusted CA signed, but weakly
+        let upstream = try await EchoUpstream.start(tls: try TestAuthority.shared.upstreamContext(weak: leaf))
+        try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true) { proxy, upstream in
+            // When an app asks for it through the proxy
+            let answer = try await proxy.http.execute(HTTPClientRequest(url: upstream.secureURL("/echo")), timeout: .seconds(10))
+            let body = String(buffer: try await answer.body.collect(upTo: 1 << 20))
+            // Then the 502 says the certificate is too weak, and why; the upstream never got the request
+            #expect(answer.status == .badGateway)
+            #expect(body.contains("certificate for localhost is too weak to trust: ") && body.contains(says), "\(body)")
+            #expect(upstream.requests == 0)
+        }
+    }
+
+    @Test("With --insecure-upstream a weak upstream certificate is used, as every unchecked one is")
+    func weakUpstreamCertificateInsecure() async throws {
+        let upstream = try await EchoUpstream.start(tls: try TestAuthority.shared.upstreamContext(weak: .sha1))
+        try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true,
+                            configure: { $0.proxyTransport.verifiesCertificates = false }) { proxy, upstream in
+            // Given a proxy that checks no certificate, when an app asks the weakly certified upstream
+            let answer = try await proxy.http.execute(HTTPClientRequest(url: upstream.secureURL("/echo")), timeout: .seconds(10))
+            // Then it gets the upstream's answer
+            #expect(answer.status == .ok)
+            #expect(upstream.requests == 1)
+        }
+    }
+
     @Test("With --insecure-upstream a protocol switch over TLS (wss:) is marked as every unchecked exchange is; ws: is not")
     func insecureSwitchMarked() async throws {
         let upstream = try await EchoUpstream.start()

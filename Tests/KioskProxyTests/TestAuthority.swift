@@ -1,3 +1,4 @@
+import _CryptoExtras
 import Crypto
 import Foundation
 import KioskTestSupport
@@ -16,57 +17,80 @@ final class TestAuthority: Sendable {
     private let leafKeyPEM: String
     /// A leaf for localhost from the same CA that expired a day ago.
     private let expiredLeafPEM: String
+    /// Leaves for localhost that BoringSSL's chain check lets pass and browsers refuse, each with its key's PEM.
+    private let weakLeaves: [WeakLeaf: (certificate: String, key: String)]
+
+    /// A leaf too weak to trust, though a trusted CA signed it.
+    enum WeakLeaf: CaseIterable {
+        /// Signed with SHA-1 (by a second CA of the tests', an RSA one, trusted as the first is).
+        case sha1
+        /// Its key RSA of 1024 bits.
+        case rsa1024
+    }
 
     private init() throws {
-        let caKey = P256.Signing.PrivateKey()
-        let caName = try DistinguishedName { CommonName("Kiosk tests' upstream CA") }
         let now = Date()
-        let ca = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(caKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86_400),
-            issuer: caName, subject: caName, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                Critical(KeyUsage(keyCertSign: true))
-                SubjectKeyIdentifier(hash: .init(caKey.publicKey))
-            },
-            issuerPrivateKey: .init(caKey))
+        /// A CA certificate named `name` for `key`, signed by itself.
+        func authority(_ name: DistinguishedName, key: Certificate.PrivateKey, signature: Certificate.SignatureAlgorithm) throws -> Certificate {
+            try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: key.publicKey,
+                notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86_400),
+                issuer: name, subject: name, signatureAlgorithm: signature,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                    Critical(KeyUsage(keyCertSign: true))
+                    SubjectKeyIdentifier(hash: key.publicKey)
+                },
+                issuerPrivateKey: key)
+        }
+        /// A leaf for localhost (and 127.0.0.1) with `key`, signed by `signer`, as PEM.
+        func leaf(_ key: Certificate.PublicKey, issuer: DistinguishedName, signer: Certificate.PrivateKey,
+                  signature: Certificate.SignatureAlgorithm, from start: TimeInterval = -3600, to end: TimeInterval = 86_400) throws -> String {
+            try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: key,
+                notValidBefore: now.addingTimeInterval(start), notValidAfter: now.addingTimeInterval(end),
+                issuer: issuer, subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: signature,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.notCertificateAuthority)
+                    try ExtendedKeyUsage([.serverAuth])
+                    SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+                },
+                issuerPrivateKey: signer).serializeAsPEM().pemString
+        }
+        let caKey = Certificate.PrivateKey(P256.Signing.PrivateKey())
+        let caName = try DistinguishedName { CommonName("Kiosk tests' upstream CA") }
+        let ca = try authority(caName, key: caKey, signature: .ecdsaWithSHA256)
         let leafKey = P256.Signing.PrivateKey()
-        let leaf = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86_400),
-            issuer: caName, subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
-            },
-            issuerPrivateKey: .init(caKey))
-        let expired = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(leafKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-3 * 86_400), notValidAfter: now.addingTimeInterval(-86_400),
-            issuer: caName, subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([.dnsName("localhost")])
-            },
-            issuerPrivateKey: .init(caKey))
-        expiredLeafPEM = try expired.serializeAsPEM().pemString
+        leafPEM = try leaf(.init(leafKey.publicKey), issuer: caName, signer: caKey, signature: .ecdsaWithSHA256)
+        leafKeyPEM = leafKey.pemRepresentation
+        expiredLeafPEM = try leaf(.init(leafKey.publicKey), issuer: caName, signer: caKey, signature: .ecdsaWithSHA256,
+                                  from: -3 * 86_400, to: -86_400)
+        // SHA-1 signatures are RSA's here (swift-certificates signs no ECDSA with SHA-1): an RSA CA beside the first.
+        let rsaCAKey = Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048))
+        let rsaCAName = try DistinguishedName { CommonName("Kiosk tests' RSA upstream CA") }
+        let rsaCA = try authority(rsaCAName, key: rsaCAKey, signature: .sha256WithRSAEncryption)
+        let smallKey = try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024))
+        weakLeaves = [
+            .sha1: (try leaf(.init(leafKey.publicKey), issuer: rsaCAName, signer: rsaCAKey, signature: .sha1WithRSAEncryption),
+                    leafKey.pemRepresentation),
+            .rsa1024: (try leaf(.init(smallKey.publicKey), issuer: caName, signer: caKey, signature: .ecdsaWithSHA256),
+                       smallKey.pemRepresentation),
+        ]
         let folder = TemporaryDirectory.url("kiosk-test-ca")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         certificateFile = folder.appendingPathComponent("test-ca.pem")
-        try (try ca.serializeAsPEM().pemString + "\n").write(to: certificateFile, atomically: true, encoding: .utf8)
-        leafPEM = try leaf.serializeAsPEM().pemString
-        leafKeyPEM = leafKey.pemRepresentation
+        try (try ca.serializeAsPEM().pemString + "\n" + rsaCA.serializeAsPEM().pemString + "\n")
+            .write(to: certificateFile, atomically: true, encoding: .utf8)
     }
 
     /// A TLS server context presenting the upstream's leaf, or (`expired`) one that expired yesterday, offering the
     /// ALPN protocols `alpn` (none: HTTP/1.1 without ALPN).
-    func upstreamContext(expired: Bool = false, alpn: [String] = [], maximumVersion: TLSVersion? = nil) throws -> NIOSSLContext {
+    func upstreamContext(expired: Bool = false, weak: WeakLeaf? = nil, alpn: [String] = [],
+                         maximumVersion: TLSVersion? = nil) throws -> NIOSSLContext {
+        let (certificate, key) = weak.flatMap { weakLeaves[$0] } ?? (expired ? expiredLeafPEM : leafPEM, leafKeyPEM)
         var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array((expired ? expiredLeafPEM : leafPEM).utf8), format: .pem))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(leafKeyPEM.utf8), format: .pem)))
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificate.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(key.utf8), format: .pem)))
         configuration.applicationProtocols = alpn
         if let maximumVersion {
             configuration.minimumTLSVersion = .tlsv1

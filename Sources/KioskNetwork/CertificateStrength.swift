@@ -1,0 +1,82 @@
+import NIOCore
+package import NIOSSL
+import SwiftASN1
+
+/// What makes an upstream's certificate too weak to trust though BoringSSL's chain check lets it pass: a SHA-1 or MD5
+/// signature, or an RSA key under 2048 bits. Browsers refuse both, and so does curl on OpenSSL's default security level
+/// (2, Debian's): an app through Kiosk must not reach an upstream it could not reach directly, and the app, trusting
+/// Kiosk's own leaf, cannot see the upstream's. NIOSSL hands over the leaf alone (the chain only to a verifier that
+/// replaces BoringSSL's), so the leaf is what is read; the public PKI issues no SHA-1 intermediates any more.
+package enum CertificateStrength {
+    /// Why the certificate is too weak ("it is signed with SHA-1…"), nil when it is not, or when its DER cannot be read
+    /// (BoringSSL read it: what this reader does not know is not taken for weakness).
+    package static func weakness(of certificate: NIOSSLCertificate) -> String? {
+        (try? certificate.toDERBytes()).flatMap(weakness(ofDER:))
+    }
+
+    /// `weakness(of:)` for a certificate's DER bytes.
+    static func weakness(ofDER der: [UInt8]) -> String? {
+        // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue } (RFC 5280 §4.1).
+        guard let root = try? DER.parse(der), case .constructed(let parts) = root.content else { return nil }
+        let certificate = Array(parts)
+        guard certificate.count == 3, case .constructed(let tbsParts) = certificate[0].content else { return nil }
+        // TBSCertificate: [0] version (absent for v1), serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo…
+        var tbs = Array(tbsParts)
+        if tbs.first?.identifier.tagClass == .contextSpecific { tbs.removeFirst() }
+        guard tbs.count >= 6 else { return nil }
+        // A self-signed certificate that passed is itself a trusted root (an --upstream-ca): its own signature is
+        // not what makes it trusted, so its hash does not matter (RFC 5280 §6.1; browsers do the same).
+        let selfSigned = tbs[2] == tbs[4]
+        if !selfSigned, let algorithm = firstIdentifier(in: certificate[1]), let hash = weakSignatures[algorithm] {
+            return "it is signed with \(hash), which browsers and curl refuse"
+        }
+        if let bits = rsaModulusBits(of: tbs[5]), bits < 2048 {
+            return "its RSA key has \(bits) bits, where browsers and curl want 2048 at least"
+        }
+        return nil
+    }
+
+    /// The signature algorithms (RFC 3279, RFC 5758) whose hash collisions can be made: MD2, MD5 and SHA-1 (SHAttered).
+    private static let weakSignatures: [ASN1ObjectIdentifier: String] = [
+        [1, 2, 840, 113549, 1, 1, 2]: "MD2", [1, 2, 840, 113549, 1, 1, 4]: "MD5",
+        [1, 2, 840, 113549, 1, 1, 5]: "SHA-1", [1, 3, 14, 3, 2, 29]: "SHA-1",
+        [1, 2, 840, 10045, 4, 1]: "SHA-1", [1, 2, 840, 10040, 4, 3]: "SHA-1",
+    ]
+
+    /// rsaEncryption (RFC 8017 Appendix C).
+    private static let rsaEncryption: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 1, 1]
+
+    /// The object identifier an AlgorithmIdentifier SEQUENCE starts with.
+    private static func firstIdentifier(in node: ASN1Node) -> ASN1ObjectIdentifier? {
+        guard case .constructed(let parts) = node.content, let first = parts.first(where: { _ in true }) else { return nil }
+        return try? ASN1ObjectIdentifier(derEncoded: first)
+    }
+
+    /// The size of an RSA key's modulus, from its SubjectPublicKeyInfo; nil for any other key.
+    private static func rsaModulusBits(of node: ASN1Node) -> Int? {
+        guard case .constructed(let parts) = node.content else { return nil }
+        let info = Array(parts)
+        // A BIT STRING's first byte counts its unused bits: 0 for a key. Inside, RSAPublicKey ::= SEQUENCE { modulus, exponent }.
+        guard info.count == 2, firstIdentifier(in: info[0]) == rsaEncryption, case .primitive(let bits) = info[1].content,
+              bits.first == 0, let key = try? DER.parse(bits.dropFirst()), case .constructed(let numbers) = key.content,
+              let modulus = numbers.first(where: { _ in true }), case .primitive(let digits) = modulus.content else { return nil }
+        let significant = digits.drop { $0 == 0 }
+        guard let top = significant.first else { return 0 }
+        return (significant.count - 1) * 8 + (8 - top.leadingZeroBitCount)
+    }
+}
+
+/// An upstream's certificate that passed BoringSSL's check and is still too weak to trust (`CertificateStrength`).
+package struct WeakCertificate: Error, Equatable {
+    /// Why, as `CertificateStrength.weakness(of:)` says it.
+    package let reason: String
+}
+
+extension ChannelPipeline.SynchronousOperations {
+    /// Throws `WeakCertificate` when the peer's certificate, its TLS handshake done on this pipeline, is too weak.
+    package func refuseWeakPeerCertificate() throws {
+        if let leaf = try nioSSL_peerCertificate(), let reason = CertificateStrength.weakness(of: leaf) {
+            throw WeakCertificate(reason: reason)
+        }
+    }
+}
