@@ -512,7 +512,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(error, to: head, context: context)
             return
         }
-        if settings.configuration.intercepts(target.host), let authority = settings.configuration.authority {
+        if settings.configuration.intercepts(target.host) || settings.configuration.readsHelloToDecide(target.host),
+           let authority = settings.configuration.authority {
             settings.configuration.meter.count { $0.intercepted += 1 }
             return intercept(head, target: target, authority: authority, context: context)
         }
@@ -590,7 +591,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                         let sniffer = TunnelSniffer(timeout: timeout) { operations, sniffer, speech in
                             switch speech {
                             case .tls: break
-                            case .http: return try operations.addHandlers(plain, position: .after(sniffer))
+                            case .http:
+                                // Plain HTTP to an address read only for the name a TLS hello would give: not read.
+                                guard settings.configuration.intercepts(target.host) else {
+                                    return try operations.addHandler(rawTunnel(), position: .after(sniffer))
+                                }
+                                return try operations.addHandlers(plain, position: .after(sniffer))
                             case .other: return try operations.addHandler(rawTunnel(), position: .after(sniffer))
                             }
                             // The hello is read whole first, for the name it asks for: an app that connected to an address
@@ -599,9 +605,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                             let deadline = HandshakeDeadline(timeout: timeout)
                             let hello = ByteToMessageHandler(SNIHandler { result in
                                 let name = ProxyMessages.serverName(result, connectedTo: target.host)
-                                // A hello naming a host `--ignore` names (an app that CONNECTs to an address it resolved
-                                // itself) is not read either: it goes on to the target, hello and all, unread.
-                                if name != target.host, !settings.configuration.intercepts(name) {
+                                // A hello naming a host `--ignore` names, or one `--intercept` leaves out (an app that
+                                // CONNECTs to an address it resolved itself), is not read either: it goes on to the target,
+                                // hello and all, unread. So is a hello naming nothing to an address read for its name alone.
+                                if !settings.configuration.intercepts(name) {
                                     return channel.eventLoop.makeCompletedFuture {
                                         let operations = channel.pipeline.syncOperations
                                         try operations.addHandler(rawTunnel(), position: .after(deadline))

@@ -67,6 +67,14 @@ public struct ProxyConfiguration: Sendable {
         return interceptedHosts.isEmpty || interceptedHosts.contains { Self.matches(host, $0) }
     }
 
+    /// Whether a CONNECT to `host` is read only if its TLS hello names a host `intercepts` takes: an address no
+    /// `--ignore` names, while `--intercept` narrows reading to other hosts. An app that resolved the name itself
+    /// CONNECTs to the address, and its hello still names the host.
+    func readsHelloToDecide(_ host: String) -> Bool {
+        guard authority != nil, !interceptedHosts.isEmpty, IPAddress(literal: host) != nil else { return false }
+        return !intercepts(host) && !ignoredHosts.contains { Self.matches(host, $0) }
+    }
+
     /// `*.example.com` matches example.com's subdomains (not example.com itself), `*` every host, anything else the host
     /// exactly; a name's absolute form (`example.com.`) is the same name, and an address matches however it is spelled
     /// (`127.1`, `[::1]`, `0:0:0:0:0:0:0:1`).

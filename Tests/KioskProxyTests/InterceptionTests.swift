@@ -228,6 +228,34 @@ struct InterceptionTests {
         }
     }
 
+    @Test("With --intercept naming a host, an app that CONNECTs to its address is read when its TLS hello names that host, tunnelled unread when it names another")
+    func interceptedByTheHelloName() async throws {
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.interceptedHosts = ["localhost"]
+        try await withProxy(configuration, intercepting: true) { proxy, upstream in
+            let kioskCA = try #require(proxy.authorityFile)
+            // Given an app that resolved localhost itself (CONNECT 127.0.0.1:port), its hello naming localhost, trusting Kiosk's CA
+            let (status, output) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)", "--cacert", kioskCA,
+                                                   "--connect-to", "localhost:\(upstream.port):127.0.0.1:\(upstream.port)",
+                                                   upstream.secureURL("/echo?named=1")])
+            // Then Kiosk read it (its leaf for localhost, Via added) and logged the request under the name
+            #expect(status == 0, "\(String(decoding: output, as: UTF8.self))")
+            let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: output)
+            #expect(echo.uri == "/echo?named=1" && !echo.values("Via").isEmpty)
+            #expect(try await proxy.waitForRecord { $0.url == "https://localhost:\(upstream.port)/echo?named=1" } != nil)
+            // When an app CONNECTs to the same address with a hello naming 127.0.0.1 itself (no name: curl sends no SNI for
+            // an address), trusting the upstream's own CA
+            let (direct, body) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)",
+                                                 "--cacert", TestAuthority.shared.certificateFile.path,
+                                                 "https://127.0.0.1:\(upstream.port)/echo?address=1"])
+            // Then it met the upstream's own certificate, unread by Kiosk (no Via)
+            #expect(direct == 0, "\(String(decoding: body, as: UTF8.self))")
+            let unread = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: body)
+            #expect(unread.uri == "/echo?address=1" && unread.values("Via").isEmpty)
+            #expect(try !proxy.records().contains { $0.url.contains("/echo?address=1") })
+        }
+    }
+
     @Test("An app that sends its TLS hello with its CONNECT, before the 200, has it read: the handshake and its request go through")
     func helloBeforeThe200() async throws {
         try await withProxy(intercepting: true) { proxy, upstream in
