@@ -43,7 +43,8 @@ extension Kiosk {
     /// The answers `kiosk proxy`'s cache holds, most recently used first, of one host when given; without bodies, their
     /// URLs and fields redacted as the log's are (a page or a terminal shows them).
     public func proxyCacheEntries(host: String? = nil, limit: Int = 1000) throws -> [ProxyCacheEntry] {
-        try (openedProxyCache()?.entries(host: host, limit: limit) ?? []).map { entry in
+        try ProxyCache.check(host: host)
+        return try (openedProxyCache()?.entries(host: host, limit: limit) ?? []).map { entry in
             var entry = entry
             entry.url = URL(string: entry.url).map(redactor.redact) ?? entry.url
             entry.headers = redactor.redact(entry.shownHeaders ?? entry.headers)
@@ -78,7 +79,8 @@ extension Kiosk {
     /// Removes every stored answer, or one host's; returns how many went.
     @discardableResult
     public func clearProxyCache(host: String? = nil) throws -> Int {
-        try openedProxyCache()?.clear(host: host) ?? 0
+        try ProxyCache.check(host: host)
+        return try openedProxyCache()?.clear(host: host) ?? 0
     }
 
     /// The proxy cache of this process, else the data directory's file when it exists (the CLI beside a running
@@ -170,6 +172,7 @@ extension Kiosk {
     /// The proxy cache's answers as a HAR archive, of one host when given, redacted as every export is (credentials,
     /// cookies, configured secrets), oldest first, read a few answers at a time: what `kiosk proxy cache export` writes.
     public func proxyCacheArchive(host: String? = nil) throws -> HAR.ArchiveStream {
+        try ProxyCache.check(host: host)
         guard let cache = try openedProxyCache() else { return HAR.ArchiveStream { nil } }
         // The list has no bodies; each batch reads its answers' bodies.
         let listed = try cache.entries(host: host, limit: Int.max).sorted { ($0.requestTime, $0.id) < ($1.requestTime, $1.id) }

@@ -712,12 +712,13 @@ public final class ProxyCache: Sendable, StoreFile {
 
     /// The entries, most recently used first, at most `limit`, of one host when `host` is given; without their bodies.
     public func entries(host: String? = nil, limit: Int = 1000) throws -> [ProxyCacheEntry] {
+        let hostArguments = try host.map(Self.hostArguments)
         flush()
         return try read("list the proxy cache") { db in
             let columns = "id, method, url, host, status, headers, X'' AS body, requestTime, responseTime, lastUsed, hits, size, shownHeaders"
-            let rows = if let host {
+            let rows = if let hostArguments {
                 try Row.fetchAll(db, sql: "SELECT \(columns) FROM cacheEntry WHERE \(Self.hostCondition) ORDER BY lastUsed DESC LIMIT ?",
-                                 arguments: StatementArguments(Self.hostArguments(host) + [limit]))
+                                 arguments: StatementArguments(hostArguments + [limit]))
             } else {
                 try Row.fetchAll(db, sql: "SELECT \(columns) FROM cacheEntry ORDER BY lastUsed DESC LIMIT ?", arguments: [limit])
             }
@@ -730,22 +731,53 @@ public final class ProxyCache: Sendable, StoreFile {
 
     /// The values of `hostCondition` for `host` as a user writes it: a name or address (`api.example.com`, `::1`),
     /// alone for every port, or with one (`localhost:3000`, `[::1]:8443`) for that port's answers alone — the scheme's
-    /// own port being the one a URL leaves out (`example.com:443` is `https://example.com/`).
-    static func hostArguments(_ host: String) -> [any DatabaseValueConvertible] {
+    /// own port being the one a URL leaves out (`example.com:443` is `https://example.com/`). Anything else is refused:
+    /// read loosely, `localhost:30OO` would be every port of localhost, and a clear would remove them all.
+    static func hostArguments(_ host: String) throws -> [any DatabaseValueConvertible] {
+        let (name, port) = try hostAndPort(host)
+        guard let port else { return [name, "", "", "", "", ""] }
+        let authority = name.contains(":") ? "[\(name)]" : name
+        let origin = { (scheme: String) in port == (scheme == "https" ? 443 : 80) ? "\(scheme)://\(authority)/" : "\(scheme)://\(authority):\(port)/" }
+        return [name, String(port), origin("http"), origin("http"), origin("https"), origin("https")]
+    }
+
+    /// `host` split into a lowercased name or address and its port, if one is given; throws `KioskError.invalidRequest`
+    /// saying what is wrong with it.
+    static func hostAndPort(_ host: String) throws -> (name: String, port: Int?) {
         let host = host.lowercased()
-        var name = host, port: String?
-        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+        var name = host, port: Substring?
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { throw hostRefusal(host, "an address in [ ] lacks its ]") }
             name = String(host[host.index(after: host.startIndex)..<close])
             let rest = host[host.index(after: close)...]
-            if rest.hasPrefix(":") { port = String(rest.dropFirst()) }
+            guard rest.isEmpty || rest.hasPrefix(":") else { throw hostRefusal(host, "only :PORT may follow the ]") }
+            if rest.hasPrefix(":") { port = rest.dropFirst() }
+            guard name.contains(":"), IPAddress(literal: name) != nil else { throw hostRefusal(host, "[ ] hold an IPv6 address") }
         } else if host.filter({ $0 == ":" }).count == 1, let colon = host.firstIndex(of: ":") {
             name = String(host[..<colon])
-            port = String(host[host.index(after: colon)...])
+            port = host[host.index(after: colon)...]
+        } else if host.contains(":"), IPAddress(literal: host) == nil {
+            throw hostRefusal(host, "it is not an IPv6 address")
         }
-        guard let port, !port.isEmpty, port.allSatisfy(\.isNumber) else { return [name, "", "", "", "", ""] }
-        let authority = name.contains(":") ? "[\(name)]" : name
-        let origin = { (scheme: String) in port == (scheme == "https" ? "443" : "80") ? "\(scheme)://\(authority)/" : "\(scheme)://\(authority):\(port)/" }
-        return [name, port, origin("http"), origin("http"), origin("https"), origin("https")]
+        guard !name.isEmpty else { throw hostRefusal(host, "the host's name is missing") }
+        let refused = Set(" \t/?#@[]\\%")
+        guard !name.contains(where: { refused.contains($0) || $0.isNewline }) else {
+            throw hostRefusal(host, "give a host's name or address, with :PORT if you like, not a URL")
+        }
+        guard let port else { return (name, nil) }
+        guard let number = Int(port), port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber), (1...65_535).contains(number) else {
+            throw hostRefusal(host, "the port must be a number from 1 to 65535")
+        }
+        return (name, number)
+    }
+
+    /// Throws `KioskError.invalidRequest` unless `host` is nil or a host as `entries(host:)` and `clear(host:)` take it.
+    public static func check(host: String?) throws {
+        if let host { _ = try hostAndPort(host) }
+    }
+
+    private static func hostRefusal(_ host: String, _ why: String) -> KioskError {
+        .invalidRequest("--host \(host.debugDescription) is not a host: \(why) (example.com, localhost:3000, [::1]:8443).")
     }
 
     /// What is stored per host, the largest first.
@@ -796,13 +828,13 @@ public final class ProxyCache: Sendable, StoreFile {
     /// Removes every entry, or a host's; returns how many went. The file gives the space back.
     @discardableResult
     public func clear(host: String? = nil) throws -> Int {
+        let values: [any DatabaseValueConvertible] = try host.map(Self.hostArguments) ?? []
         // Answers waiting to be written are stored first, so that none comes back after the clear.
         flush()
         let removed = try write("clear the proxy cache") { db in
             let statement = try db.cachedStatement(sql: host == nil
                 ? "DELETE FROM cacheEntry WHERE id IN (SELECT id FROM cacheEntry LIMIT \(Self.entriesPerDelete)) RETURNING size"
                 : "DELETE FROM cacheEntry WHERE id IN (SELECT id FROM cacheEntry WHERE \(Self.hostCondition) LIMIT \(Self.entriesPerDelete)) RETURNING size")
-            let values: [any DatabaseValueConvertible] = host.map(Self.hostArguments) ?? []
             let arguments = StatementArguments(values.map(\.databaseValue))
             var removed = 0
             while true {

@@ -72,9 +72,26 @@ enum Output {
             }
             return false
         }
+        // A device, a pipe or a terminal (/dev/null, a FIFO, /dev/stdout, a process substitution's /dev/fd/N) is written
+        // to as it is: renaming a file over it would replace it, as root a device too.
+        var status = stat()
+        if stat(file, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            guard status.st_mode & S_IFMT != S_IFDIR else { throw KioskError.invalidRequest("\(file) is a folder: give a file name.") }
+            do {
+                guard let handle = FileHandle(forWritingAtPath: file) else {
+                    throw NSError(domain: NSPOSIXErrorDomain, code: Int(errno))
+                }
+                defer { try? handle.close() }
+                while let part = try archive.next() { try handle.write(contentsOf: part) }
+            } catch {
+                throw error as? KioskError ?? KioskError.storage("cannot write \(file): \(KioskError.fileReason(error, path: file))")
+            }
+            return true
+        }
         // Written beside the file and renamed over it once whole: a failed export (a full disk) leaves the old file as it
-        // was, and a part is in memory at a time however large the archive.
-        let target = URL(fileURLWithPath: file)
+        // was, and a part is in memory at a time however large the archive. A symbolic link is followed: the file it
+        // names is replaced, the link kept.
+        let target = URL(fileURLWithPath: file).resolvingSymlinksInPath()
         let partial = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).\(getpid()).partial")
         func failed(_ error: any Error) -> KioskError {
             try? FileManager.default.removeItem(at: partial)

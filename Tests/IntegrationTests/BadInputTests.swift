@@ -187,6 +187,40 @@ struct BadInputTests {
         #expect(stats.status == 0 && !stats.stdout.contains("empty"), "\(stats.stdout)\(stats.stderr)")
     }
 
+    @Test("An export to a named pipe is written into it and leaves it a pipe; one to a symbolic link replaces the file it names, keeping the link")
+    func exportWritesThroughPipesAndLinks() throws {
+        // Given a stored answer, a named pipe with a reader, and a link to an old archive
+        let cli = CLI()
+        let archive = cli.dataDirectory.appendingPathComponent("one.har")
+        try Data(Self.archive().utf8).write(to: archive)
+        #expect(try cli.run(["proxy", "cache", "import", archive.path]).status == 0)
+        let pipe = cli.dataDirectory.appendingPathComponent("pipe").path
+        try #require(mkfifo(pipe, 0o600) == 0)
+        // Held open both ways and read without waiting: the export's open never blocks, and a pipe it replaced reads empty
+        // instead of hanging the test. (One answer's archive fits the pipe's buffer.)
+        let reader = open(pipe, O_RDWR | O_NONBLOCK)
+        try #require(reader >= 0)
+        defer { close(reader) }
+        // When the cache is exported into the pipe
+        let toPipe = try cli.run(["proxy", "cache", "export", pipe])
+        // Then the reader got the archive, and the pipe is still a pipe
+        #expect(toPipe.status == 0, "\(toPipe.stderr)")
+        var received = [UInt8](repeating: 0, count: 1 << 16)
+        let count = read(reader, &received, received.count)
+        #expect(count > 0 && String(decoding: received[..<max(count, 0)], as: UTF8.self).contains("https://example.com/ok"))
+        var status = stat()
+        #expect(stat(pipe, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        // When it is exported to a link whose file holds an old archive
+        let old = cli.dataDirectory.appendingPathComponent("old.har")
+        try Data("old".utf8).write(to: old)
+        let link = cli.dataDirectory.appendingPathComponent("latest.har")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: old)
+        #expect(try cli.run(["proxy", "cache", "export", link.path]).status == 0)
+        // Then the link is kept and the file it names holds the new archive
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == old.path)
+        #expect(try String(contentsOf: old, encoding: .utf8).contains("https://example.com/ok"))
+    }
+
     /// How many mock rules `kiosk mock list --json` lists.
     static func mockRuleCount(_ cli: CLI) throws -> Int {
         let list = try cli.run(["mock", "list", "--json"])

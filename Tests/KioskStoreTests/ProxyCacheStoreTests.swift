@@ -64,6 +64,24 @@ struct ProxyCacheStoreTests {
         #expect(try urls("localhost") == ["http://localhost:3000/a", "http://localhost:3000/b"])
     }
 
+    @Test("A --host that is not a host, or whose port is not one, is refused with what is wrong, and clears nothing",
+          arguments: ["localhost:typo", "localhost:3000x", "localhost:3000/", "localhost:3000 ", "localhost:-1", "localhost:", "localhost:0",
+                      "localhost:65536", ":3000", "http://localhost/", "a b", "[::1", "[localhost]:80", "[::1]x", "::zz"])
+    func badHosts(host: String) async throws {
+        // Given two local servers' answers
+        let cache = try Self.makeCache(maxBytes: 1_000_000)
+        for url in ["http://localhost:3000/a", "http://localhost:4000/b"] { try await Self.put(cache, url, url) }
+        // When a host that is not one is listed, or cleared
+        // Then each is refused as bad input, naming the host, and both answers stay
+        for attempt in [{ _ = try cache.entries(host: host) }, { _ = try cache.clear(host: host) }] {
+            #expect { try attempt() } throws: { error in
+                guard case .invalidRequest(let message)? = error as? KioskError else { return false }
+                return message.contains("--host") && message.contains(host.lowercased().debugDescription)
+            }
+        }
+        #expect(try cache.entries().count == 2)
+    }
+
     @Test("An answer is found again by its key only: another URL is a uri-miss, another variant a vary-miss, other credentials nothing")
     func keys() async throws {
         let cache = try Self.makeCache(maxBytes: 1_000_000)
