@@ -139,7 +139,8 @@ extension HAR {
         } catch {
             throw ImportError("Not a HAR file: it is not JSON (\(error)).")
         }
-        var reader = EntryReader(folder: folder, isPolly: creator == "Polly.JS", origin: origin, keepsContentCoding: keepingContentCoding)
+        var reader = EntryReader(folder: folder, isPolly: creator == "Polly.JS", isKiosk: creator == "Kiosk", origin: origin,
+                                 keepsContentCoding: keepingContentCoding)
         var rules: [MockRule] = []
         var recorded: [Import.Recorded] = []
         var position: [String: Int] = [:]
@@ -296,6 +297,8 @@ extension HAR {
     private struct EntryReader {
         let folder: URL?
         let isPolly: Bool
+        /// Whether Kiosk wrote the archive: its export keeps a body it cannot decode (brotli) as sent, in base64.
+        let isKiosk: Bool
         let origin: String
         /// Whether a body kept as sent, still content-coded, is taken with its `Content-Encoding` (the proxy cache replays
         /// answers byte for byte) rather than skipped (a mock's body is decoded content).
@@ -359,7 +362,8 @@ extension HAR {
                                       path: path + ".response.content") else { return .skipped(.bodyNotRecorded) }
             // Kiosk's own mark of a body cut by its capture limit.
             if response["_kioskTruncated"] as? Bool == true { return .skipped(.bodyNotRecorded) }
-            if let coding = Self.stillCoded(body, contentEncoding: contentEncoding, content: content) {
+            if let coding = Self.stillCoded(body, contentEncoding: contentEncoding, content: content,
+                                            bodySize: HAR.integer(response["bodySize"]), writtenByKiosk: isKiosk) {
                 guard keepsContentCoding else { return .skipped(.compressedBody) }
                 headers.append(RequestRecord.HeaderField(name: "Content-Encoding", value: coding))
             }
@@ -399,16 +403,25 @@ extension HAR {
         }
 
         /// The `Content-Encoding` a recorded body is still coded with, or nil when it is the content itself, as HAR wants
-        /// it (Chrome, Firefox, mitmproxy write it decoded; Polly.JS and Kiosk's proxy cache export keep the bytes as
-        /// sent). A gzip body says so by its first bytes; another coding (br, deflate, zstd) has no such mark, and is taken
-        /// as coded when the body is base64, as a tool keeping bytes as sent writes them (a decoded text body is text).
-        static func stillCoded(_ body: Data, contentEncoding: String?, content: [String: Any]) -> String? {
+        /// it (browsers, mitmproxy, Charles and Playwright write it decoded; Polly.JS keeps the bytes as sent in hex, and
+        /// Kiosk's export a body it cannot decode, brotli, as sent in base64). A gzip body says so by its first bytes;
+        /// another coding (br, deflate, zstd) has no such mark. Then HAR's sizes tell, when they differ — `content.size`
+        /// is the decoded length, `bodySize` the bytes sent — and else who wrote it: a browser's base64 body (an image, a
+        /// font) is decoded, Kiosk's is as sent.
+        static func stillCoded(_ body: Data, contentEncoding: String?, content: [String: Any], bodySize: Int?,
+                               writtenByKiosk: Bool) -> String? {
             guard let coding = contentEncoding?.trimmingCharacters(in: .whitespaces), !body.isEmpty,
                   !coding.isEmpty, coding.lowercased() != "identity" else { return nil }
             if coding.lowercased().contains("gzip") { return body.starts(with: [0x1F, 0x8B]) ? coding : nil }
             // `compression` (the bytes the coding saved) is written beside a decoded body, by Chrome and by Kiosk.
             if content["compression"] is NSNumber { return nil }
-            return (content["encoding"] as? String)?.lowercased() == "base64" ? coding : nil
+            // A decoded text body is text.
+            guard (content["encoding"] as? String)?.lowercased() == "base64" else { return nil }
+            if let size = HAR.integer(content["size"]), let sent = bodySize, size > 0, sent > 0, size != sent {
+                if body.count == size { return nil }
+                if body.count == sent { return coding }
+            }
+            return writtenByKiosk ? coding : nil
         }
 
         /// The body a rule answers with, or nil when the archive did not keep it. `path` is the content's.

@@ -9,8 +9,8 @@ import Testing
 @Suite("HAR import")
 struct HARImportTests {
     /// An archive of `entries` (JSON objects, written out as given).
-    static func archive(_ entries: [String]) -> Data {
-        Data(#"{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": [\#(entries.joined(separator: ",\n"))]}}"#.utf8)
+    static func archive(creator: String = "test", _ entries: [String]) -> Data {
+        Data(#"{"log": {"version": "1.2", "creator": {"name": "\#(creator)", "version": "1"}, "entries": [\#(entries.joined(separator: ",\n"))]}}"#.utf8)
     }
 
     /// One entry: `method url` answered by `response` (a JSON object, or nil for none).
@@ -79,11 +79,11 @@ struct HARImportTests {
         #expect(rules.match(request("https://example.test/items?fields=id")) == nil)
     }
 
-    @Test("A body still coded is told from a decoded one: gzip by its bytes, another coding when kept in base64; a mock skips it, the cache keeps it coded")
+    @Test("A body still coded is told from a decoded one: gzip by its bytes, another coding when Kiosk's export kept it in base64; a mock skips it, the cache keeps it coded")
     func stillCodedBodies() throws {
-        // Given answers under Content-Encoding: gzip bytes, br bytes in base64, and decoded text of each (as Chrome writes it)
+        // Given Kiosk's export of answers under Content-Encoding: gzip bytes, br bytes in base64, and decoded text of each
         let coded = { (coding: String) in #"{"name": "Content-Encoding", "value": "\#(coding)"}"# }
-        let data = Self.archive([
+        let data = Self.archive(creator: "Kiosk", [
             Self.entry("https://example.test/gzip", response: #"{"status": 200, "headers": [\#(coded("gzip"))], "#
                        + #""content": {"encoding": "base64", "text": "H4sIAAAAAAAAAw=="}}"#),
             Self.entry("https://example.test/br", response: #"{"status": 200, "headers": [\#(coded("br"))], "#
@@ -102,6 +102,28 @@ struct HARImportTests {
         let br = try #require(cached.rules.first { $0.urlPattern.hasSuffix("/br") })
         #expect(br.headers.contains { $0.name == "Content-Encoding" && $0.value == "br" })
         #expect(br.body == Data(base64Encoded: "GwMA+CUAoloMfg=="))
+    }
+
+    @Test("A brotli body in base64 is taken as decoded from a browser's archive, as coded from Kiosk's export or when HAR's sizes say so")
+    func brotliInBase64() throws {
+        // Given a br body of 10 bytes in base64, decoded 3 bytes long
+        let brotli = "GwMA+CUAoloMfg=="
+        let response = { (sizes: String) in
+            #"{"status": 200, "headers": [{"name": "Content-Encoding", "value": "br"}], \#(sizes) "#
+                + #""content": {"mimeType": "application/json", "encoding": "base64", "text": "\#(brotli)"\#(sizes.isEmpty ? "" : #", "size": 3"#)}}"#
+        }
+        let entries = [Self.entry("https://example.test/plain", response: response("")),
+                       Self.entry("https://example.test/sized", response: response(#""bodySize": 10,"#))]
+        func coding(_ data: Data, _ url: String) throws -> String? {
+            let cached = try HAR.importArchive(data, origin: "har", folder: nil, ignoringQueryItems: [], keepingContentCoding: true)
+            return try #require(cached.rules.first { $0.urlPattern == url }).headers.first { $0.name == "Content-Encoding" }?.value
+        }
+        // When a browser's archive holds it without sizes, it is the content (Chrome and Firefox write bodies decoded)
+        #expect(try coding(Self.archive(entries), "https://example.test/plain") == nil)
+        // When Kiosk's export holds it, it is as sent
+        #expect(try coding(Self.archive(creator: "Kiosk", entries), "https://example.test/plain") == "br")
+        // When HAR's sizes differ and the body is as long as the bytes sent (10, not the 3 decoded), it is coded, whoever wrote it
+        #expect(try coding(Self.archive(entries), "https://example.test/sized") == "br")
     }
 
     @Test("The summary counts every skipped entry under its reason and says so in one sentence")
