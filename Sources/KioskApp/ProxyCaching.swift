@@ -127,15 +127,21 @@ final class ProxyCachingTransport: HTTPTransport {
         // The key (the URL and a digest of the credentials) is made only when the cache will be read: not with `--cache off`.
         let key = readable && (settings.offline || settings.mode != .off) ? Key(request) : nil
         if settings.offline {
-            guard let key, let cache, case .found(let entry)? = try? await lookup(key, request, in: cache, using: true) else {
+            let found: ProxyCacheLookup? = if let key, let cache { try? await lookup(key, request, in: cache, using: true) } else { nil }
+            guard case .found(let entry)? = found else {
                 // A GET of a URL only ever asked with HEAD: say so, rather than that it was never fetched.
                 if request.method == "GET", let key, let cache, case .found? = try? await lookup(method: "HEAD", key, in: cache, using: false) {
                     return Self.notStored(request, onlyHead: true)
                 }
                 // Answers of this URL stored for other credentials or headers (an archive's, recorded with its cookies):
-                // said, since "never fetched" would be wrong, and which of them differ is the app's to see.
-                let othersHeld = readable && ((try? cache?.holdsAnswers(method: request.method, url: request.url.absoluteString)) ?? false)
-                return Self.notStored(request, storedForOthers: othersHeld)
+                // said to the developer's own app, since "never fetched" would be wrong, and which of them differ is the
+                // app's to see — never to a client on another machine, which would learn that someone's answer is there.
+                // Cache-Status says so too (RFC 9211's vary-miss: the credentials are a secondary key, as a Vary on them
+                // would be), else miss.
+                let othersHeld = readable && request.purpose != .proxiedForNetwork
+                    && ((try? cache?.holdsAnswers(method: request.method, url: request.url.absoluteString)) ?? false)
+                let forward: CacheStatus.Forward = if case .varyMiss? = found { .varyMiss } else { othersHeld ? .varyMiss : .miss }
+                return Self.notStored(request, storedForOthers: othersHeld, forward: forward)
             }
             return answer(from: entry, to: request, status: CacheStatus(.offline))
         }
@@ -166,7 +172,7 @@ final class ProxyCachingTransport: HTTPTransport {
         // An answer that set a cookie is given again only when the upstream fails: never to such a request.
         let asked = Self.requestDirectives(request.headers)
         if asked.onlyIfCached {
-            guard case .found(let entry) = found, !entry.setsCookie else { return Self.notStored(request, onlyIfCached: true) }
+            guard case .found(let entry) = found, !entry.setsCookie else { return Self.notStored(request, onlyIfCached: true, forward: reason) }
             if settings.mode == .fallback {
                 let now = now()
                 let age = Self.currentAge(of: entry, at: now)
@@ -175,7 +181,7 @@ final class ProxyCachingTransport: HTTPTransport {
                 // The request's own limits hold as in `http` (RFC 9111 §5.2.1): its max-age, min-fresh and no-cache.
                 let refused = Self.refuses(asked, age: age, ttl: ttl)
                 let stale = !refused && ttl <= 0 && Self.requestAcceptsStale(asked, of: control, staleness: -ttl)
-                guard (ttl > 0 && !refused) || stale else { return Self.notStored(request, onlyIfCached: true) }
+                guard (ttl > 0 && !refused) || stale else { return Self.notStored(request, onlyIfCached: true, forward: reason) }
                 cache.noteUse(id: entry.id, at: now)
                 return answer(from: entry, to: request, status: CacheStatus(stale ? .maxStale : .fresh, ttl: ttl))
             }
@@ -248,7 +254,7 @@ final class ProxyCachingTransport: HTTPTransport {
             cache.noteUse(id: entry.id, at: now)
             return answer(from: entry, to: request, status: CacheStatus(.maxStale, ttl: ttl))
         }
-        if asked.onlyIfCached { return Self.notStored(request, onlyIfCached: true) }
+        if asked.onlyIfCached { return Self.notStored(request, onlyIfCached: true, forward: .stale) }
         if !refused, !control.mustRevalidate, !control.noCache, let window = control.staleWhileRevalidate, staleness <= TimeInterval(window) {
             cache.noteUse(id: entry.id, at: now)
             // A HEAD answered from a GET's stored answer renews it with a GET: a HEAD's answer carries no body to store.
@@ -451,7 +457,7 @@ final class ProxyCachingTransport: HTTPTransport {
 
     /// The offline answer to what is not stored: a 504 saying so.
     private static func notStored(_ request: HTTPRequest, onlyIfCached: Bool = false, onlyHead: Bool = false,
-                                  storedForOthers: Bool = false) -> HTTPResponse {
+                                  storedForOthers: Bool = false, forward: CacheStatus.Forward = .miss) -> HTTPResponse {
         let text = onlyIfCached
             ? "The request asked for a stored answer only (Cache-Control: only-if-cached), and none fresh is stored for "
                 + "\(request.method) \(request.url.absoluteString).\n"
@@ -469,8 +475,7 @@ final class ProxyCachingTransport: HTTPTransport {
             : "Kiosk's proxy is offline: a \(request.method) is not sent, and only GET and HEAD answers are stored.\n"
         var response = HTTPResponse(status: 504, headers: ["Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"],
                                     body: Data(text.utf8), url: request.url)
-        // Stored, but for another variant or identity: RFC 9211's vary-miss; else nothing stored for the URI.
-        mark(&response, CacheStatus(.offline, forward: storedForOthers ? .varyMiss : .miss))
+        mark(&response, CacheStatus(.offline, forward: forward))
         return response
     }
 

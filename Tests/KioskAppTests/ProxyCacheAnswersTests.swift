@@ -152,4 +152,23 @@ struct ProxyCacheAnswersTests {
         #expect(Self.text(remoteAgain) == "network" && Self.text(localAgain) == "local")
         #expect(upstream.requests.count == 2)
     }
+
+    @Test("Offline, a client on another machine is not told that a local app's answer is stored for a URL: a plain miss")
+    func offlineNetworkClientLearnsNothing() async throws {
+        // Given an answer stored for a local app's request
+        let upstream = ScriptedTransport([.respond(200, headers: ["Cache-Control": "max-age=600"], body: "local")])
+        let (transport, cache) = try Self.transport(upstream, mode: .fallback, name: "kiosk-proxy-network-offline")
+        _ = try await transport.send(Self.request("a"))
+        cache.flush()
+        let offline = ProxyCachingTransport(base: upstream, cache: cache, settings: ProxyCacheSettings(mode: .fallback, offline: true),
+                                            now: { Date() }) { _ in }
+        // When, offline, a client on another machine and the local app without the answer's identity ask for it
+        let remote = try await offline.send(Self.request("a", purpose: .proxiedForNetwork))
+        let local = try await offline.send(Self.request("a", ["Cookie": "session=other"]))
+        // Then the remote one gets a 504 that says nothing of what is stored, the local one that it is held for others
+        #expect(remote.status == 504 && remote.headers["Cache-Status"] == "Kiosk;fwd=miss;detail=offline")
+        #expect(!Self.text(remote).contains("holds answers"))
+        #expect(local.status == 504 && local.headers["Cache-Status"] == "Kiosk;fwd=vary-miss;detail=offline")
+        #expect(Self.text(local).contains("holds answers"))
+    }
 }
