@@ -409,7 +409,7 @@ enum ProxyMessages {
     /// The app's answer: the upstream's status and fields without the hop-by-hop ones, `Via` added, the length
     /// of the body as held (a HEAD's, a 204's and a 304's as the upstream said, with no body; a streamed one's as the
     /// upstream declared it, or none).
-    /// With `relocating`, a `Location` or `Refresh` under the reverse listener's upstream base is said under the
+    /// With `relocating`, a `Location`, `Content-Location` or `Refresh` under the reverse listener's upstream base is said under the
     /// listener's own address instead, so a redirect keeps the app on Kiosk, and a cookie's `Path` and `Domain` are
     /// said for the listener (`relocatedCookie`), so the app sends it back (nginx's `proxy_redirect` and
     /// `proxy_cookie_path`).
@@ -419,7 +419,7 @@ enum ProxyMessages {
         if let relocating {
             for index in fields.indices {
                 let name = fields[index].name
-                if HTTPHeaderFields.sameName(name, "location") {
+                if HTTPHeaderFields.sameName(name, "location") || HTTPHeaderFields.sameName(name, "content-location") {
                     fields[index].value = relocated(fields[index].value, upstream: relocating.upstream, listener: relocating.listener)
                 } else if HTTPHeaderFields.sameName(name, "refresh") {
                     fields[index].value = relocatedRefresh(fields[index].value, upstream: relocating.upstream, listener: relocating.listener)

@@ -743,7 +743,7 @@ extension ReverseProxyTests {
         }
     }
 
-    @Test("Behind a base path, an app signs in: the upstream's cookie comes back to it, and its redirects and refreshes stay on the listener")
+    @Test("Behind a base path, an app signs in: the upstream's cookie comes back to it, and its redirects, refreshes and Content-Location stay on the listener")
     func signInUnderBasePath() async throws {
         // Given an app's backend under /app, whose sign-in sets a session cookie for /app and one for its host
         let upstream = try await ScriptedUpstream.start()
@@ -751,7 +751,8 @@ extension ReverseProxyTests {
         upstream.answer { head in
             guard head.uri == "/app/login" else { return (.ok, [], "cookie=" + head.headers["Cookie"].joined(separator: "; ")) }
             return (.seeOther, [("Location", "/app/me"), ("Set-Cookie", "sid=abc; Path=/app; HttpOnly"),
-                                ("Set-Cookie", "dom=1; Domain=127.0.0.1; Path=/"), ("Refresh", "0; url=\(up)/app/me")], "")
+                                ("Set-Cookie", "dom=1; Domain=127.0.0.1; Path=/"), ("Refresh", "0; url=\(up)/app/me"),
+                                ("Content-Location", "\(up)/app/login/done")], "")
         }
         var configuration = ProxyConfiguration(port: 0)
         configuration.reverseTo = URL(string: upstream.url("/app/"))
@@ -763,6 +764,7 @@ extension ReverseProxyTests {
             #expect(answer.contains("\r\nSet-Cookie: dom=1; Path=/\r\n"), "\(answer)")
             #expect(answer.contains("\r\nLocation: /me\r\n") && answer.contains("\r\nRefresh: 0; url=http://127.0.0.1:\(proxy.port)/me\r\n"),
                     "\(answer)")
+            #expect(answer.contains("\r\nContent-Location: http://127.0.0.1:\(proxy.port)/login/done\r\n"), "\(answer)")
         }
     }
 }
