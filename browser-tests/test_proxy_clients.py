@@ -519,6 +519,6 @@ def test_a_name_that_does_not_resolve_and_a_refused_connection_are_502s_that_eac
     lines = result.stdout.strip().splitlines()
     assert len(lines) == 3, (result.stdout, result.stderr)
     assert lines[0].startswith("502 ") and "no-such-host.example.test: the name does not resolve (DNS)" in lines[0], lines[0]
-    assert lines[1].startswith("502 ") and "127.0.0.1: it refused the connection" in lines[1], lines[1]
+    assert lines[1].startswith("502 ") and "127.0.0.1:9: it refused the connection" in lines[1], lines[1]
     # And a tunnel to that name is refused in the same words, not NIO's
     assert lines[2].startswith("HTTP/1.1 502 ") and "no-such-host.example.test:443: the name does not resolve (DNS)" in lines[2], lines[2]

@@ -158,7 +158,8 @@ public final class UpstreamTransport: HTTPTransport {
                     attempt += 1
                     continue
                 }
-                throw await failure(error, collector: collector, host: request.url.host ?? collector.url, proxy: proxy,
+                throw await failure(error, collector: collector, host: request.url.host ?? collector.url,
+                                    port: request.url.port.flatMap { $0 == (tls ? 443 : 80) ? nil : $0 }, proxy: proxy,
                                     connectHost: connectHost, connectPort: connectPort, publicOnly: key.publicOnly)
             }
         }
@@ -278,8 +279,9 @@ public final class UpstreamTransport: HTTPTransport {
         }
     }
 
-    /// What a failed exchange is to its caller: `error` in the words of `classify`, an untrusted certificate's told apart.
-    private func failure(_ error: any Error, collector: ResponseCollector, host: String, proxy: URL?,
+    /// What a failed exchange is to its caller: `error` in the words of `classify`, an untrusted certificate's told apart,
+    /// a host that refused the connection named with the URL's `port` when it is not the scheme's own.
+    private func failure(_ error: any Error, collector: ResponseCollector, host: String, port: Int?, proxy: URL?,
                          connectHost: String, connectPort: Int, publicOnly: Bool) async -> KioskError {
         let redacted = collector.url
         let classified = error as? KioskError
@@ -295,6 +297,10 @@ public final class UpstreamTransport: HTTPTransport {
                                                          resolver: connector.resolver, within: .seconds(3), url: { redacted }),
            let reason = await CertificateDiagnosis.reason(host: connectHost, dialling: addresses) {
             return KioskError.transport(url: redacted, message: "the upstream's certificate for \(host) is not trusted: \(reason)")
+        }
+        // "Nothing listens on that port" is of a port: a local server on :3000 not started is told from one on :3001.
+        if case .offline(let name, .refused) = classified, let port, proxy == nil, name == host {
+            return .offline(host: (name.contains(":") && !name.hasPrefix("[") ? "[\(name)]" : name) + ":\(port)", reason: .refused)
         }
         return classified
     }

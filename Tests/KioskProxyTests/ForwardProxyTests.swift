@@ -133,7 +133,7 @@ struct ForwardProxyTests {
         }
     }
 
-    @Test("An upstream that refuses connections is a 502 saying so, in the log too; the proxy keeps serving")
+    @Test("An upstream that refuses connections is a 502 saying so and naming the port, in the log too; the proxy keeps serving")
     func unreachable() async throws {
         try await withProxy { proxy, upstream in
             // Given a port held without listening (so no other test's server can be given it meanwhile)
@@ -141,9 +141,9 @@ struct ForwardProxyTests {
             let port = closed.port
             let answer = try await proxy.send(.GET, "http://127.0.0.1:\(port)/x")
             #expect(answer.status == .badGateway)
-            #expect(answer.text.contains("could not connect to 127.0.0.1: it refused the connection"), "\(answer.text)")
+            #expect(answer.text.contains("could not connect to 127.0.0.1:\(port): it refused the connection"), "\(answer.text)")
             let record = try #require(try proxy.records().first { $0.endpoint == "127.0.0.1:\(port)" })
-            #expect(record.error == "Cannot connect to 127.0.0.1: it refused the connection (nothing listens on that port)")
+            #expect(record.error == "Cannot connect to 127.0.0.1:\(port): it refused the connection (nothing listens on that port)")
             // And the next request is served
             #expect(try await proxy.send(.GET, upstream.url("/echo")).status == .ok)
         }
