@@ -98,7 +98,7 @@ extension DebugController {
         try CSRFProtection.refuseOtherOrigins(request)
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
             throw WebError(status: .unsupportedMediaType, title: "Unsupported media type",
-                           message: "Send the rule as JSON, with Content-Type: application/json.", retryPath: nil)
+                           message: "Send the body as JSON, with Content-Type: application/json.", retryPath: nil)
         }
         var request = request
         let buffer = try await request.collectBody(upTo: Self.maximumEditBytes)

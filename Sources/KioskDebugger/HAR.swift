@@ -53,7 +53,8 @@ public enum HAR {
                 guard let batch = try batches() else {
                     // No page in an archive without entries: the page starts with its first request.
                     if count == 0 { part.append(try head(firstStart: nil)) }
-                    part.append(contentsOf: "\n    ]\n  }\n}".utf8)
+                    // A text file ends with a line feed (POSIX): `export -` leaves the shell prompt on a line of its own.
+                    part.append(contentsOf: "\n    ]\n  }\n}\n".utf8)
                     ended = true
                     return part
                 }

@@ -123,7 +123,9 @@ extension AppDatabase {
         let detail = error.message.map { " (\($0))" } ?? ""
         switch error.resultCode {
         case .SQLITE_FULL:
-            return .storage("\(KioskError.diskFullPrefix): could not \(action). Free some disk space or clear the cache.")
+            // A clear that failed for want of space (its journal needs some) cannot be the remedy for itself.
+            return .storage("\(KioskError.diskFullPrefix): could not \(action). Free some disk space"
+                            + (action.hasPrefix("clear") ? " on its disk." : " or clear the cache."))
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
             return .storage("\(file) is corrupt or is not a Kiosk database: could not \(action)\(detail). "
                 + "Move the file aside to start with an empty store.")

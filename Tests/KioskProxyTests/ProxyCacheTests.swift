@@ -1050,7 +1050,9 @@ struct ProxyHTTPCacheTests {
     /// until the one stored answer's body is `body`, as a revalidation sent behind stores it.
     private static func waitForStoredBody(_ body: String, in proxy: ProxyHarness) async throws {
         let id = try #require(try proxy.kiosk.proxyCacheEntries().first?.id)
-        for _ in 0..<3000 where try proxy.kiosk.proxyCacheEntry(id: id)?.body != Data(body.utf8) {
+        // A `for … where` loop would go on reading the entry 3,000 times after it changed: stop once it has.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try proxy.kiosk.proxyCacheEntry(id: id)?.body != Data(body.utf8), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
     }

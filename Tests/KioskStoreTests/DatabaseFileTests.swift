@@ -59,6 +59,18 @@ struct DatabaseFileTests {
         #expect(try pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }.contains("v99: from the future"))
     }
 
+    @Test("A full disk says to free space, and to clear the cache unless clearing is what failed")
+    func fullDiskAdvice() {
+        // Given SQLite's full-disk error while saving a page and while clearing the proxy cache
+        let full = DatabaseError(resultCode: .SQLITE_FULL)
+        let saving = AppDatabase.storageError(full, while: "save the page", path: "/tmp/kiosk.sqlite")
+        let clearing = AppDatabase.storageError(full, while: "clear the proxy cache", path: "/tmp/kiosk.sqlite")
+        // Then both say the disk is full; only the first sends the user to clear the cache
+        #expect(saving.description.contains("Free some disk space or clear the cache."), "\(saving)")
+        #expect(clearing.description.contains("Free some disk space on its disk.") && !clearing.description.contains("clear the cache."),
+                "\(clearing)")
+    }
+
     @Test("The database is its owner's only, as is a folder made for it (not the umask's 0755 and 0644)")
     func ownerOnly() throws {
         // When a database is opened in a folder that does not exist yet
