@@ -200,7 +200,10 @@ public final class UpstreamTransport: HTTPTransport {
         if !hasAgent && !configuration.passesThrough { fields.append(("User-Agent", "Kiosk/1.0")) }
         let path = request.url.path(percentEncoded: true)
         let query = request.url.query(percentEncoded: true)
-        let target = (path.isEmpty ? "/" : path) + (query.map { "?\($0)" } ?? "")
+        // An OPTIONS of a whole server (`OPTIONS http://host:8001`, no path or query) goes as `OPTIONS *`: the last proxy
+        // on the way must send that form (RFC 9112 §3.2.4), where `/` would ask about the root resource instead.
+        let target = request.method == "OPTIONS" && path.isEmpty && query == nil ? "*"
+            : (path.isEmpty ? "/" : path) + (query.map { "?\($0)" } ?? "")
         return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method), uri: target,
                                headers: HTTPHeaders(fields))
     }

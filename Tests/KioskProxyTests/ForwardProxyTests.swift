@@ -381,6 +381,21 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("OPTIONS of a whole server (no path) goes to it as OPTIONS *, RFC 9112 §3.2.4; OPTIONS of / and of a path keep theirs")
+    func optionsAsterisk() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in (.ok, [("Allow", "GET, OPTIONS")], "\(head.method.rawValue) \(head.uri)") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }) { proxy, upstream in
+            // When an app asks OPTIONS of the server itself, of its root, and of a path with a query
+            for (target, seen) in [("", "OPTIONS *"), ("/", "OPTIONS /"), ("/a?b=1", "OPTIONS /a?b=1")] {
+                let answer = try await rawExchange(port: proxy.port, "OPTIONS http://127.0.0.1:\(upstream.port)\(target) HTTP/1.1\r\n"
+                                                   + "Host: 127.0.0.1:\(upstream.port)\r\nConnection: close\r\n\r\n", toClose: true)
+                // Then the upstream saw the asterisk for the server, and each path as it was
+                #expect(answer.hasPrefix("HTTP/1.1 200") && answer.hasSuffix("\r\n\r\n" + seen), "\(answer)")
+            }
+        }
+    }
+
     @Test("An answer that came without Date is dated by the proxy (RFC 9110 §6.6.1); one with a Date keeps the upstream's")
     func dateAdded() async throws {
         let upstream = try await ScriptedUpstream.start()
