@@ -199,7 +199,8 @@ extension Kiosk {
                                                                                               contentType: entry.headers["Content-Type"]),
                                                                 ofFirst: entry.body.count, size: entry.body.count, limit: .max),
                                      timings: RequestTimings(total: entry.responseTime.timeIntervalSince(entry.requestTime)),
-                                     decision: .fresh, cacheStatus: CacheStatus(.fresh))
+                                     // What the entry is: the upstream's answer as the cache stored it, not a hit of now.
+                                     decision: .network, cacheStatus: CacheStatus(.network, forward: .miss, forwardStatus: entry.status, stored: true))
             }
         }
     }

@@ -629,6 +629,9 @@ struct ProxyCacheTests {
             let content = try #require((entry["response"] as? [String: Any])?["content"] as? [String: Any])
             #expect(content["text"] as? String == "hello, proxy\n" && content["size"] as? Int == 13, "\(content)")
             #expect(content["compression"] as? Int == EchoUpstream.gzipped.count - 13 && content["encoding"] == nil)
+            // And says what the entry is, the upstream's answer as stored, not a hit of the export's moment
+            #expect(entry["_kioskDecision"] as? String == "network" && entry["_kioskCacheStatus"] as? String == "Kiosk;fwd=miss;fwd-status=200;stored;detail=network",
+                    "\(entry.filter { $0.key.hasPrefix("_kiosk") })")
             // And, cleared and imported back, offline the app gets that content
             try proxy.kiosk.clearProxyCache()
             let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
