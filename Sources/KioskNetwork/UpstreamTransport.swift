@@ -1,6 +1,6 @@
 import Foundation
 public import KioskCore
-import NIOCore
+package import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOHTTP2
@@ -294,12 +294,11 @@ public final class UpstreamTransport: HTTPTransport {
         // itself (not through an HTTP proxy, which would have to be asked for a tunnel first).
         // Its connection dials what the exchange's would: addresses looked up again, refused as the exchange's would be.
         // Only a chain BoringSSL could not verify: a certificate refused for its make or its strength says why already.
-        if case .transport(_, let message) = classified, message.hasPrefix(Self.untrustedCertificate),
-           message.hasSuffix(Self.unverifiedChain), proxy == nil,
+        if case .transport(_, let message) = classified, Self.isUnverifiedChain(message), proxy == nil,
            let addresses = try? await DialAddresses.look(up: connectHost, port: connectPort, publicOnly: publicOnly,
                                                          resolver: connector.resolver, within: .seconds(3), url: { redacted }),
-           let reason = await CertificateDiagnosis.reason(host: connectHost, dialling: addresses) {
-            return KioskError.transport(url: redacted, message: "the upstream's certificate for \(host) is not trusted: \(reason)")
+           let precise = await Self.diagnosedTrustFailure(message, host: host, certificateOf: connectHost, at: addresses) {
+            return KioskError.transport(url: redacted, message: precise)
         }
         // "Nothing listens on that port" is of a port: a local server on :3000 not started is told from one on :3001.
         if case .offline(let name, .refused) = classified, let port, proxy == nil, name == host {
@@ -432,6 +431,23 @@ public final class UpstreamTransport: HTTPTransport {
 
     /// How `tlsFailure` starts when the certificate did not verify (then `CertificateDiagnosis` may say why).
     static let untrustedCertificate = "the upstream's certificate for "
+    /// Whether `message` is `tlsFailure`'s for a chain BoringSSL could not verify (CERTIFICATE_VERIFY_FAILED), which it
+    /// says no more of.
+    package static func isUnverifiedChain(_ message: String) -> Bool {
+        message.hasPrefix(untrustedCertificate) && message.hasSuffix(unverifiedChain)
+    }
+
+    /// That failure made precise — expired on a date, not yet valid, or which issuer — by reading the certificate of
+    /// `name` at `addresses` over a second handshake that checks nothing (`CertificateDiagnosis`), said of `host`; nil
+    /// when `message` is no such failure or the certificate cannot be read.
+    package static func diagnosedTrustFailure(_ message: String, host: String, certificateOf name: String,
+                                              at addresses: [SocketAddress]) async -> String? {
+        guard isUnverifiedChain(message), let reason = await CertificateDiagnosis.reason(host: name, dialling: addresses) else {
+            return nil
+        }
+        return "the upstream's certificate for \(host) is not trusted: \(reason)"
+    }
+
     /// What `tlsFailure` says after the host when BoringSSL found no trusted chain (CERTIFICATE_VERIFY_FAILED), and no more.
     static let unverifiedChain = " is not trusted: it has expired or is not yet valid, or its issuer is not among the trusted roots "
         + "(the system's, and any --upstream-ca)"

@@ -742,9 +742,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                         handshake.succeed()
                         return channel.eventLoop.makeSucceededFuture(channel)
                     }
-                    return handshake.futureResult.map { channel }.flatMapErrorThrowing { error in
+                    return handshake.futureResult.map { channel }.flatMapError { error in
                         channel.close(promise: nil)
-                        throw error
+                        // A chain BoringSSL could not verify, said precisely (expired when, which issuer), as the
+                        // transport says it of every other exchange.
+                        guard case .transport(_, let message)? = UpstreamTransport.connectionFailure(error, url: url.absoluteString, host: host),
+                              UpstreamTransport.isUnverifiedChain(message) else { return eventLoop.makeFailedFuture(error) }
+                        return eventLoop.makeFutureWithTask {
+                            let precise = await UpstreamTransport.diagnosedTrustFailure(message, host: host, certificateOf: host, at: addresses)
+                            throw KioskError.transport(url: url.absoluteString, message: precise ?? message)
+                        }
                     }
                 }
         }

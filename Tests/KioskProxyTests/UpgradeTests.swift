@@ -296,6 +296,26 @@ struct UpgradeTests {
         }
     }
 
+    @Test("A WebSocket to an HTTPS upstream whose certificate expired is a 502 saying when, as any other exchange's, not BoringSSL's three maybes")
+    func upgradeToExpiredCertificate() async throws {
+        // Given a reverse listener to an HTTPS upstream from a trusted CA whose certificate expired yesterday
+        let upstream = try await EchoUpstream.start(tls: try TestAuthority.shared.upstreamContext(expired: true))
+        defer { Task { await upstream.stop() } }
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.reverseTo = URL(string: upstream.secureURL("/"))
+        configuration.upstreamTrustRoots = [TestAuthority.shared.certificateFile.path]
+        try await withProxy(configuration) { proxy, _ in
+            // When an app opens a WebSocket on it
+            let (head, _) = try await webSocketExchange(port: proxy.port, request: upgradeRequest("/ws", host: "127.0.0.1:\(proxy.port)"),
+                                                        message: "x")
+            // Then the 502 and the log say the certificate expired, and on which day
+            let yesterday = Date().addingTimeInterval(-86_400).formatted(Date.ISO8601FormatStyle().year().month().day())
+            #expect(head.hasPrefix("HTTP/1.1 502"), "\(head)")
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains("/ws") })
+            #expect(record.error?.contains("certificate for localhost is not trusted: it expired on \(yesterday)") == true, "\(record.error ?? "")")
+        }
+    }
+
     @Test("Upgrade: h2c is not a switch: the request is forwarded as HTTP/1.1 and read like any other")
     func h2cStaysHTTP1() async throws {
         try await withProxy { proxy, upstream in
