@@ -692,7 +692,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         Self.dial(url, host: host, port: port, tls: secure ? settings.upstreamTLS : nil,
                   checksCertificate: settings.configuration.verifiesUpstream, vet: settings.vet, forNetwork: remoteClient,
                   on: context.eventLoop)
-            .flatMap { upstream in upstream.writeAndFlush(request).map { upstream } }
+            .flatMap { upstream in
+                // Counted as the app's, as the upstream's 101 head is counted as received: the handshake both ways.
+                meter.add(request, fromApp: true)
+                return upstream.writeAndFlush(request).map { upstream }
+            }
             .assumeIsolated()
             .whenComplete { [self] result in
                 switch result {

@@ -184,6 +184,9 @@ struct UpgradeTests {
             let touch = try #require(record.touchedBy.first)
             #expect(touch.kind == .tunnel)
             #expect(touch.detail.hasPrefix("websocket: "), "\(touch.detail)")
+            // (the bytes sent count the app's handshake request, as those received count the upstream's 101)
+            let sent = touch.detail.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            #expect(sent > upgradeRequest(target, host: "127.0.0.1:\(upstream.port)").utf8.count / 2, "\(touch.detail)")
             #expect(record.responseSize ?? 0 > 0)
             let stored = try #require(try proxy.kiosk.debugger.record(id: record.id))
             #expect(stored.responseBody == nil && stored.responseSize == record.responseSize)
