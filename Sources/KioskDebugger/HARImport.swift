@@ -44,6 +44,9 @@ extension HAR {
         /// A 304 or a temporary error (429, 5xx) after a full answer to the same request: the full answer is
         /// replayed, since the later one only confirmed it or failed for a while.
         case keptEarlierAnswer
+        /// A header section larger than an HTTP/1.1 answer Kiosk reads may have (80 KB, as NIO's parser allows): no
+        /// server gave it, and replayed it would choke the app.
+        case headersTooLarge
 
         /// "3 without a response": `count` entries skipped for this reason; `schemes` names the URL schemes
         /// of `unsupportedScheme`.
@@ -58,6 +61,7 @@ extension HAR {
             case .compressedBody: "\(count) whose body is still compressed"
             case .answeredAgain: "\(count) answered again (the newest answer is replayed)"
             case .keptEarlierAnswer: "\(count) 304 or temporary error after a full answer (the full answer is replayed)"
+            case .headersTooLarge: "\(count) whose header section is over 80 KB, more than an answer may have"
             }
         }
     }
@@ -343,6 +347,10 @@ extension HAR {
             }
             guard status >= 200 else { return .skipped(.interim) }
             var (headers, contentEncoding) = try responseHeaders(response["headers"], path: path + ".response.headers")
+            // Each field as a line: `name: value` and its CRLF.
+            guard headers.reduce(0, { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }) <= HAR.maximumHeaderSectionBytes else {
+                return .skipped(.headersTooLarge)
+            }
             let content: [String: Any]
             switch response["content"] {
             case nil: content = [:]
@@ -551,6 +559,10 @@ extension HAR {
     /// The largest archive an import reads: far above a real session's archive, far below what would
     /// exhaust a laptop's memory (an archive is held whole while it is parsed).
     public static let maximumImportBytes = 256 << 20
+
+    /// The largest header section an imported answer may have: what an upstream's answer may (NIO's HTTP/1 parser,
+    /// llhttp, reads 80 KB of it).
+    static let maximumHeaderSectionBytes = 80 << 10
 
     /// The bytes of the archive at `path` (`-` for standard input), at most `limit` of them. A regular
     /// file (standard input redirected from one included) is refused from its size before a byte is read;
