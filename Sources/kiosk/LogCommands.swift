@@ -22,7 +22,8 @@ struct LogCommand: AsyncParsableCommand {
                 does not parse is refused with a pointer to the mistake (exit status 2).
                 """)
         @OptionGroup var global: GlobalOptions
-        @Option(help: "A filter in the debugger's language (see below).") var filter: String?
+        // Taken whatever it starts with: a negated term (`-source:nyt`) is a filter, not an option.
+        @Option(parsing: .unconditional, help: "A filter in the debugger's language (see below).") var filter: String?
         @Option(help: "Only this source.") var source: SourceID?
         @Option(help: "Full-text search over URLs and bodies.") var search: String?
         @Option(help: "Only this status class: 2xx, 3xx, 4xx, 5xx, or error (no response).") var status: String?
@@ -186,15 +187,17 @@ struct LogCommand: AsyncParsableCommand {
             lines.append(title)
             lines += fields.map { "  \($0.name): \($0.value)" }
         }
-        headers("Request headers", record.requestHeaders)
-        headers("Response headers", record.responseHeaders)
-        if let body = record.responseBody {
-            let json = BodyJSON(body)
+        func body(_ title: String, _ body: CapturedBody?) {
+            guard let body else { return }
             lines.append("")
-            lines.append("Response body (\(Render.bytes(body.originalSize))\(body.isTruncated ? ", truncated to \(Render.bytes(body.data.count))" : ""))")
+            lines.append("\(title) (\(Render.bytes(body.originalSize))\(body.isTruncated ? ", truncated to \(Render.bytes(body.data.count))" : ""))")
             let indented = pretty && !body.isTruncated ? (try? OrderedJSON.parse(body.data))?.rendered() : nil
-            lines.append(indented ?? json.text ?? "(binary, \(body.data.count) bytes)")
+            lines.append(indented ?? BodyJSON(body).text ?? "(binary, \(body.data.count) bytes)")
         }
+        headers("Request headers", record.requestHeaders)
+        body("Request body", record.requestBody)
+        headers("Response headers", record.responseHeaders)
+        body("Response body", record.responseBody)
         return lines.joined(separator: "\n")
     }
 

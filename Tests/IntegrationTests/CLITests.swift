@@ -2,8 +2,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import KioskCore
 import KioskDemoUpstream
 import KioskProcess
+import KioskStore
 import KioskTestSupport
 import Testing
 
@@ -400,6 +402,25 @@ struct LogCLITests {
         #expect(try cli.run(["log"]).stdout.contains("No requests logged yet."))
     }
 
+    @Test("log show prints a request's body as well as its answer's, each under its size")
+    func logShowRequestBody() throws {
+        // Given a logged POST (an app's, through the proxy) with a form body and a JSON answer
+        let cli = CLI()
+        let log = try RequestLog.open(at: cli.dataDirectory.appendingPathComponent("kiosk-demo-log.sqlite").path)
+        let id = try log.append(RequestRecord(
+            startedAt: Date(), source: nil, endpoint: "app.test", method: "POST", url: "http://app.test/orders",
+            requestBody: CapturedBody(data: Data("side=effect".utf8), originalSize: 11), status: 201,
+            responseBody: CapturedBody(data: Data(#"{"ok":true}"#.utf8), originalSize: 11), timings: RequestTimings(total: 0.01), decision: .network))
+        // When it is shown
+        let show = try cli.run(["log", "show", String(id)])
+        // Then both bodies are printed, the request's first
+        #expect(show.status == 0, "\(show.stderr)")
+        let output = show.stdout
+        let request = try #require(output.firstRange(of: "Request body (11 bytes)\nside=effect"), "\(output)")
+        let response = try #require(output.firstRange(of: "Response body (11 bytes)\n{\"ok\":true}"), "\(output)")
+        #expect(request.lowerBound < response.lowerBound)
+    }
+
     @Test("log --filter reads the debugger's filter language; a mistake is printed with a pointer under it and exit status 2")
     func logFilter() throws {
         let cli = CLI()
@@ -418,6 +439,9 @@ struct LogCLITests {
         #expect((records.first?["cacheStatus"] as? String)?.hasSuffix(";detail=fresh") == true)
         let lines = misses.stdout.split(separator: "\n")
         #expect(lines.count == 2 && lines[0].contains("CACHE") && lines[1].contains("fwd=miss network") && lines[1].contains("/api/character"))
+        // And a filter of one negated term, as the help writes it, is the filter, not an option
+        let negated = try cli.run(["log", "--filter", "-source:rickandmorty"])
+        #expect(negated.status == 0 && negated.stdout.split(separator: "\n").count == 2 && negated.stdout.contains("/dogs"), "\(negated.stderr)")
         // And the flags combine with it
         #expect(try cli.run(["log", "--source", "dogs", "--filter", "cache:fwd"]).stdout.split(separator: "\n").count == 2)
         // And log show prints the record's Cache-Status
