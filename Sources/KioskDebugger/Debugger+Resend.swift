@@ -131,8 +131,11 @@ extension Debugger {
         // The newest record this resend made (a retried exchange makes one per attempt; the last is the answer).
         if let log {
             try log.flush()
-            result.recordID = try log.records(matching: RequestFilter(afterID: lastBefore, limit: 100))
-                .first { $0.touchedBy.first == touch }?.id
+            let made = try log.records(matching: RequestFilter(afterID: lastBefore, limit: 100))
+            // Its touch as sent; else as the capture scrubbed it — a secret typed into the edit is hidden in the logged
+            // change ("query api_key=<redacted>"), so the newest resend of this record.
+            result.recordID = (made.first { $0.touchedBy.first == touch }
+                ?? made.first { $0.touchedBy.first.map { $0.kind == .resend && $0.id == touch.id } == true })?.id
         }
         return result
     }

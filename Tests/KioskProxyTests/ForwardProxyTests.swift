@@ -101,6 +101,26 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("A proxied exchange resent with its secrets typed anew says which new exchange it made, though the log hides what was typed")
+    func resentWithSecrets() async throws {
+        try await withProxy { proxy, upstream in
+            // Given a logged exchange whose token and API key the log hides
+            _ = try await proxy.send(.GET, upstream.url("/echo?api_key=first-key-123456"), headers: [("Authorization", "Bearer first-token-123456")])
+            let listed = try #require(try proxy.records().first { $0.url.contains("/echo") })
+            let record = try #require(try proxy.kiosk.debugger.record(id: listed.id))
+            // When it is resent with both typed again, as the composer asks
+            var composed = ComposedRequest(record)
+            composed.queryItems = [.init(name: "api_key", value: "second-key-654321")]
+            composed.headers = composed.headers.map { $0.name == "Authorization" ? .init(name: "Authorization", value: "Bearer second-token-654321") : $0 }
+            let resent = try await proxy.kiosk.debugger.resend(record, as: composed)
+            // Then it went with them, and its answer names the new exchange in the log
+            let echo = try JSONDecoder().decode(Echo.self, from: try #require(resent.response?.body))
+            #expect(echo.uri == "/echo?api_key=second-key-654321" && echo.values("Authorization") == ["Bearer second-token-654321"])
+            let id = try #require(resent.recordID)
+            #expect(try proxy.kiosk.debugger.record(id: id)?.touchedBy.first?.kind == .resend)
+        }
+    }
+
     @Test("A rewrite rule's changed answer tells the app, in Cache-Status, what the log says of it: edited, with its status")
     func rewrittenCacheStatus() async throws {
         try await withProxy { proxy, upstream in
