@@ -176,7 +176,7 @@ enum DebugPages {
     static func row(_ record: RequestRecord, _ w: ConsoleWords) -> HTML {
         let url = URLComponents(string: record.url)
         let path = pathAndQuery(record.url)
-        return E.element("tr", [.attribute("data-id", String(record.id)), record.status == nil && !answeredLocally(record) ? .class("failed") : nil], [
+        return E.element("tr", [.attribute("data-id", String(record.id)), record.status == nil && !record.isAnsweredFromStore ? .class("failed") : nil], [
             E.element("td", [.class("name")], [
                 E.element("a", [Attribute.localHref(ConsoleRoute.request(record.id).path), .attribute("data-pane", ""),
                                 .attribute("title", "#\(record.id) \(record.method) \(record.url)")], [
@@ -234,11 +234,6 @@ enum DebugPages {
     private static let dateAndTime = Date.VerbatimFormatStyle(format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)",
                                                               timeZone: TimeZone(identifier: "UTC")!, calendar: Calendar(identifier: .gregorian))
 
-    /// Whether a record without a status was answered by Kiosk itself (from its store) rather than failed.
-    static func answeredLocally(_ record: RequestRecord) -> Bool {
-        record.error == nil || ![CacheDecision.network, .revalidated].contains(record.decision)
-    }
-
     /// "queued 2 ms, connect 10 ms, first byte 80 ms, download 5 ms": the phases measured, for the waterfall's label.
     static func phaseSummary(_ timings: RequestTimings, _ w: ConsoleWords) -> String {
         let phases: [(String, TimeInterval?)] = [(w.queued, timings.queued), (w.connect, timings.connect),
@@ -250,7 +245,7 @@ enum DebugPages {
     /// The status, "store" for an answer that made no exchange, "failed" for an exchange that got no response.
     static func statusCell(_ record: RequestRecord, _ w: ConsoleWords) -> HTML {
         if let status = record.status { return E.element("td", [.class("st st\(status / 100)")], [.text(String(status))]) }
-        return answeredLocally(record) ? E.element("td", [.class("st st-store")], [.text(w.store)])
+        return record.isAnsweredFromStore ? E.element("td", [.class("st st-store")], [.text(w.store)])
             : E.element("td", [.class("st st0")], [.text(w.failed)])
     }
 
@@ -265,14 +260,14 @@ enum DebugPages {
         ]
         var facts: [(String, String)] = [
             (w.source, record.source.map(context.sourceName) ?? "—"),
-            (w.status, record.status.map(String.init) ?? (answeredLocally(record) ? w.answeredFromStore : w.failed)),
+            (w.status, record.status.map(String.init) ?? (record.isAnsweredFromStore ? w.answeredFromStore : w.failed)),
         ] + cacheFacts(record.cacheStatus, w)
         if let error = record.error { facts.append((w.error, error)) }
         facts += phaseFacts(record.timings, w).compactMap { name, value in value.map { (name, milliseconds($0, w)) } }
         content.append(E.element("dl", [.class("facts")], [E.element("dt", [], [.text(w.started)]),
                                                            E.element("dd", [], [localTime(record.startedAt, style: .dateTime)])]
             + facts.flatMap { name, value in
-                [E.element("dt", [], [.text(name)]), E.element("dd", [!answeredLocally(record) && name == w.status ? .class("st0") : nil], [.text(value)])]
+                [E.element("dt", [], [.text(name)]), E.element("dd", [!record.isAnsweredFromStore && name == w.status ? .class("st0") : nil], [.text(value)])]
             }))
         content.append(E.element("div", [.class("timeline")], [
             // A picture of the phases: its label says them in words.

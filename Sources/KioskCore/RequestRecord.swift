@@ -156,6 +156,12 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
     /// apply, with the reason), in the order they did; empty for an untouched exchange.
     public var touchedBy: [ExchangeTouch]
 
+    /// Whether a record without a status was answered by Kiosk from its store (fresh, or standing in for a failure)
+    /// rather than failed: an error is a failure on the wire, or one made at a breakpoint or by a rule (an abort).
+    public var isAnsweredFromStore: Bool {
+        error == nil || ![CacheDecision.network, .revalidated, .edited].contains(decision)
+    }
+
     /// One header as captured.
     public struct HeaderField: Sendable, Hashable, Codable {
         public var name: String

@@ -132,7 +132,7 @@ struct LogCommand: AsyncParsableCommand {
             let status: (String, Output.Colour?)
             if let code = record.status {
                 status = (String(code), code >= 400 ? .red : code < 300 ? .green : nil)
-            } else if record.error == nil || ![CacheDecision.network, .revalidated].contains(record.decision) {
+            } else if record.isAnsweredFromStore {
                 status = ("store", .dim)
             } else {
                 status = ("failed", .red)
@@ -171,7 +171,7 @@ struct LogCommand: AsyncParsableCommand {
             "#\(record.id)  \(record.method) \(record.url)",
             "Started:   \(record.startedAt.formatted(.iso8601))",
             "Source:    \(record.source?.rawValue ?? "—")  endpoint \(record.endpoint)",
-            "Status:    \(record.status.map(String.init) ?? (record.error == nil ? "answered from the store, no upstream request" : "failed"))"
+            "Status:    \(record.status.map(String.init) ?? (record.isAnsweredFromStore ? "answered from the store, no upstream request" : "failed"))"
                 + (record.error.map { "  error: \($0)" } ?? ""),
             "Decision:  \(record.decision.rawValue)",
             "Cache-Status: \(record.cacheStatus.headerValue)",

@@ -372,6 +372,16 @@ struct CoreTests {
         #expect(character("unknown").statusEmoji == "?")
     }
 
+    @Test("A record without a status was answered from the store unless it failed on the wire or was aborted at a breakpoint",
+          arguments: [(CacheDecision.fresh, nil as String?, true), (.offline, "Offline: cannot connect to x", true),
+                      (.fallback, "HTTP 503 from u", true), (.network, "Offline: cannot connect to x", false),
+                      (.revalidated, "timed out", false), (.edited, "aborted at a breakpoint", false)])
+    func answeredFromStore(decision: CacheDecision, error: String?, fromStore: Bool) {
+        let record = RequestRecord(startedAt: Date(), source: nil, endpoint: "e", method: "GET", url: "http://x/", error: error,
+                                   timings: RequestTimings(total: 0), decision: decision)
+        #expect(record.isAnsweredFromStore == fromStore)
+    }
+
     @Test("Errors say what happened in one line")
     func errorMessages() {
         #expect(KioskError.offline(host: "127.0.0.1").description == "Offline: cannot connect to 127.0.0.1")
