@@ -285,6 +285,7 @@ extension ConsoleWords {
         editAndResend: "Edit and resend",
         replayLabel: "Send this request again unchanged (logged as a new request)",
         replay: "Replay",
+        replayRefused: { "No replay: \($0) Edit and resend asks for it." },
         compare: "Compare",
         compareWithPrevious: { "Compare with the previous answer of this URL (#\($0))" },
         noEarlierAnswer: "No earlier answer of this URL is in the log; another request can be compared by its number.",

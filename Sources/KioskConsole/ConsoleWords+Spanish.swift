@@ -318,6 +318,7 @@ extension ConsoleWords {
         editAndResend: "Editar y reenviar",
         replayLabel: "Enviar de nuevo esta solicitud sin cambios (se registra como una solicitud nueva)",
         replay: "Repetir",
+        replayRefused: { "Sin repetición: \($0) Editar y reenviar lo pide." },
         compare: "Comparar",
         compareWithPrevious: { "Comparar con la respuesta anterior de esta URL (n.º \($0))" },
         noEarlierAnswer: "No hay ninguna respuesta anterior de esta URL en el registro; se puede comparar otra solicitud por su número.",

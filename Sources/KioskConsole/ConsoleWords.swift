@@ -308,6 +308,8 @@ struct ConsoleWords: Sendable {
     let editAndResend: String
     let replayLabel: String
     let replay: String
+    /// Said in place of Replay: why the request cannot be sent again unchanged, and what to do.
+    let replayRefused: @Sendable (String) -> String
     let compare: String
     let compareWithPrevious: @Sendable (Int64) -> String
     let noEarlierAnswer: String

@@ -51,7 +51,7 @@ struct DebugController: Sendable {
             let breakpoint = kiosk.debugger.acceptsBreakpoints(on: record.endpoint)
                 ? kiosk.debugger.breakpoints.setting(for: record.endpoint) : nil
             return Pages.response(DebugPages.request(record, previous: try withLog().previousAnswer(to: record), breakpoint: breakpoint,
-                                                     context: context.view))
+                                                     replayRefusal: kiosk.debugger.replayRefusal(record), context: context.view))
         }
         debug.on(.apiRequests) { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)

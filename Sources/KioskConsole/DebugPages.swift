@@ -251,7 +251,9 @@ enum DebugPages {
 
     /// `/debug/requests/{id}`: everything about one exchange.
     /// `breakpoint` is the setting of the record's endpoint, nil when it is not one a breakpoint can be set on.
-    static func request(_ record: RequestRecord, previous: Int64? = nil, breakpoint: BreakpointSetting? = nil, context: ViewContext) -> HTML {
+    /// `replayRefusal`: why the request cannot be sent again unchanged (said in place of Replay), nil when it can.
+    static func request(_ record: RequestRecord, previous: Int64? = nil, breakpoint: BreakpointSetting? = nil,
+                        replayRefusal: String? = nil, context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [
             backToRequests(w),
@@ -283,7 +285,7 @@ enum DebugPages {
                                           label: w.mockThisResponseLabel, button: .text(w.mockThisResponse), className: "mock", context: context))
         }
         if record.status != nil || record.error != nil { content.append(makeRuleButton(record, w)) }
-        content.append(resendButtons(record, context: context))
+        content.append(resendButtons(record, replayRefusal: replayRefusal, context: context))
         if let breakpoint { content.append(breakpointButton(record.endpoint, breakpoint, context: context)) }
         if record.status != nil { content.append(compareSection(record, previous: previous, w)) }
         content.append(touchedBy(record, w))

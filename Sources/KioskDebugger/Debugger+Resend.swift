@@ -96,22 +96,7 @@ extension Debugger {
     public func resend(_ record: RequestRecord, as composed: ComposedRequest? = nil) async throws -> Resent {
         let original = ComposedRequest(record)
         let composed = composed ?? original
-        var request = try httpRequest(composed, for: record)
-        if let body = record.requestBody, body.isTruncated, composed.body == original.body {
-            throw KioskError.invalidRequest("Request #\(record.id)'s body was truncated at capture, so it cannot be sent again whole; edit it first.")
-        }
-        if let sourceID = record.source, let source = sources[sourceID] {
-            guard let origin = Origin(request.url), source.origins.contains(origin) else {
-                let allowed = source.origins.map(\.description).sorted().joined(separator: ", ")
-                let keys = record.url.contains(Redactor.placeholder) ? " (Kiosk puts its keys back when sending it)" : ""
-                throw KioskError.invalidRequest(
-                    "Request #\(record.id) is \(sourceID.displayName)'s\(keys), so it can only go to \(allowed).")
-            }
-            request = try source.signed(request)
-        }
-        if request.url.absoluteString.contains("%3Credacted%3E") || request.headers.fields.contains(where: { $0.value.contains(Redactor.placeholder) }) {
-            throw KioskError.invalidRequest("Cannot send request #\(record.id) again: a secret of it is not known.")
-        }
+        var request = try sendable(record, as: composed)
         let changes = composed.changes(from: original)
         let touch = ExchangeTouch(kind: .resend, id: Int(record.id), name: "request #\(record.id)", phrase: .resent(changes: changes))
         let lastBefore = try log?.records(matching: RequestFilter(limit: 1)).first?.id ?? 0
@@ -138,6 +123,40 @@ extension Debugger {
                 ?? made.first { $0.touchedBy.first.map { $0.kind == .resend && $0.id == touch.id } == true })?.id
         }
         return result
+    }
+
+    /// Why `record` cannot be sent again as it was logged ("a secret of it is not known": an app's token the log hides),
+    /// nil when it can: what a page says in place of its Replay button.
+    public func replayRefusal(_ record: RequestRecord) -> String? {
+        do {
+            _ = try sendable(record, as: ComposedRequest(record))
+            return nil
+        } catch {
+            return error.kioskError?.description ?? String(describing: error)
+        }
+    }
+
+    /// The request `composed` (of `record`) sends, signed by its source; throws `invalidRequest` (or `unauthorized`) for
+    /// one that cannot be sent: a field that cannot, a body cut at capture and not edited, another origin than its
+    /// source's, a secret the log hides and nothing puts back.
+    private func sendable(_ record: RequestRecord, as composed: ComposedRequest) throws -> HTTPRequest {
+        var request = try httpRequest(composed, for: record)
+        if let body = record.requestBody, body.isTruncated, composed.body == ComposedRequest(record).body {
+            throw KioskError.invalidRequest("Request #\(record.id)'s body was truncated at capture, so it cannot be sent again whole; edit it first.")
+        }
+        if let sourceID = record.source, let source = sources[sourceID] {
+            guard let origin = Origin(request.url), source.origins.contains(origin) else {
+                let allowed = source.origins.map(\.description).sorted().joined(separator: ", ")
+                let keys = record.url.contains(Redactor.placeholder) ? " (Kiosk puts its keys back when sending it)" : ""
+                throw KioskError.invalidRequest(
+                    "Request #\(record.id) is \(sourceID.displayName)'s\(keys), so it can only go to \(allowed).")
+            }
+            request = try source.signed(request)
+        }
+        if request.url.absoluteString.contains("%3Credacted%3E") || request.headers.fields.contains(where: { $0.value.contains(Redactor.placeholder) }) {
+            throw KioskError.invalidRequest("Cannot send request #\(record.id) again: a secret of it is not known.")
+        }
+        return request
     }
 
     /// The request `composed` describes, unsigned, with `record`'s source and endpoint; throws

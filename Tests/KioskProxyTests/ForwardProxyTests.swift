@@ -98,6 +98,8 @@ struct ForwardProxyTests {
             #expect(upstream.requests == 2)
             let again = try #require(try proxy.records().first { $0.touchedBy.first?.kind == .resend })
             #expect(again.endpoint == record.endpoint)
+            // And one without secrets can be replayed as it was
+            #expect(proxy.kiosk.debugger.replayRefusal(record) == nil)
         }
     }
 
@@ -108,6 +110,8 @@ struct ForwardProxyTests {
             _ = try await proxy.send(.GET, upstream.url("/echo?api_key=first-key-123456"), headers: [("Authorization", "Bearer first-token-123456")])
             let listed = try #require(try proxy.records().first { $0.url.contains("/echo") })
             let record = try #require(try proxy.kiosk.debugger.record(id: listed.id))
+            // Then it cannot be replayed as logged, and says why (the page says so in place of Replay)
+            #expect(proxy.kiosk.debugger.replayRefusal(record)?.contains("a secret of it is not known") == true)
             // When it is resent with both typed again, as the composer asks
             var composed = ComposedRequest(record)
             composed.queryItems = [.init(name: "api_key", value: "second-key-654321")]
