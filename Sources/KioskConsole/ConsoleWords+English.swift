@@ -85,8 +85,8 @@ extension ConsoleWords {
         headerHoldsRedacted: { "Not sent: \($0) still holds <redacted> in a value you changed, which would go as those letters. "
             + "Write the value, or leave the line as it was shown to keep the secret." },
         requestBodyEditor: "Body",
-        requestBodyHoldsRedacted: "Not sent: the edited body still holds <redacted> where Kiosk hid a secret, which would go to the "
-            + "upstream as those letters. Write the value, or send the request unchanged.",
+        requestBodyHoldsRedacted: "Not sent: a value you changed in the body still holds <redacted> where Kiosk hid a secret, which "
+            + "would go to the upstream as those letters. Write the value, or leave it as shown to keep the secret.",
         sendEdited: "Send the edited request",
         sendUnchanged: "Send unchanged",
         abort: "Abort",

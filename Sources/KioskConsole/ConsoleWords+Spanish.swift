@@ -85,8 +85,8 @@ extension ConsoleWords {
         headerHoldsRedacted: { "No se envió: \($0) aún contiene <redacted> en un valor que cambiaste, que iría tal cual. "
             + "Escribe el valor, o deja la línea como se mostró para conservar el secreto." },
         requestBodyEditor: "Cuerpo",
-        requestBodyHoldsRedacted: "No se envió: el cuerpo editado aún contiene <redacted> donde Kiosk ocultó un secreto, que iría al "
-            + "origen tal cual. Escribe el valor, o envía la solicitud sin cambios.",
+        requestBodyHoldsRedacted: "No se envió: un valor que cambiaste en el cuerpo aún contiene <redacted> donde Kiosk ocultó un "
+            + "secreto, que iría al origen tal cual. Escribe el valor, o déjalo como se mostró para conservar el secreto.",
         sendEdited: "Enviar la solicitud editada",
         sendUnchanged: "Enviar sin cambios",
         abort: "Abortar",

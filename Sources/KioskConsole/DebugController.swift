@@ -275,8 +275,11 @@ struct DebugController: Sendable {
                 }
                 var body: Data?
                 if let edited = form.body, let shown, edited != shown {
-                    guard !edited.contains(Redactor.placeholder) else { return refused(context.words.requestBodyHoldsRedacted) }
-                    body = Data(edited.utf8)
+                    // What was left as shown goes as the request had it; `<redacted>` typed into a changed part is refused.
+                    guard let restored = kiosk.debugger.breakpoints.restoringHiddenSecrets(in: edited, shown: shown, ofPaused: exchange.id) else {
+                        return refused(context.words.requestBodyHoldsRedacted)
+                    }
+                    body = restored
                 }
                 let method = form.method.flatMap { $0.isEmpty || $0 == exchange.method ? nil : $0 }
                 if let method, !HTTPSyntax.isToken(method) { return refused(context.words.badMethod) }

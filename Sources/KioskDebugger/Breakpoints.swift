@@ -148,6 +148,8 @@ public final class Breakpoints: Sendable {
 
     private struct Waiter {
         var exchange: PausedExchange
+        /// The request's body as it came (`exchange` shows it redacted), to put back what an edit left as shown.
+        var requestBody: Data?
         var continuation: CheckedContinuation<PauseDecision, Never>?
         var timer: Task<Void, Never>?
     }
@@ -314,7 +316,7 @@ public final class Breakpoints: Sendable {
                     self?.decide(id, .continueUnchanged)
                 }
                 let observers = state.withLock { state -> [AsyncStream<PauseChange>.Continuation] in
-                    state.paused[id] = Waiter(exchange: exchange, continuation: continuation, timer: timer)
+                    state.paused[id] = Waiter(exchange: exchange, requestBody: request.body, continuation: continuation, timer: timer)
                     return Array(state.observers.values)
                 }
                 for observer in observers { observer.yield(.paused(id)) }
@@ -324,6 +326,14 @@ public final class Breakpoints: Sendable {
             self.decide(id, .abort)
         }
         return (id, decision)
+    }
+
+    /// The body to send for `edited`, the console's edit of paused request `id`'s body as it was `shown` (redacted): a
+    /// JSON value or a form field left as shown goes as the request had it, secrets and all; nil when `<redacted>`
+    /// stands in a part the user changed (it would go as those letters), or the request is no longer paused.
+    public func restoringHiddenSecrets(in edited: String, shown: String, ofPaused id: Int) -> Data? {
+        guard let original = state.withLock({ $0.paused[id]?.requestBody }) else { return nil }
+        return Self.restoringHiddenSecrets(in: edited, shown: shown, original: original)
     }
 
     private struct File: Codable {

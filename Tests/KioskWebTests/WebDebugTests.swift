@@ -518,6 +518,39 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A paused request's body edited in the console keeps the secrets Kiosk hid where they were left as shown; <redacted> in a changed value is refused",
+          arguments: [("application/json", #"{"x":1,"password":"hunter2"}"#, #"{"x":2,"password":"<redacted>"}"#, #"{"x":2,"password":"hunter2"}"#,
+                       #"{"x":2,"password":"<redacted>!"}"#),
+                      ("application/x-www-form-urlencoded", "x=1&password=hunter2", "x=2&password=<redacted>", "x=2&password=hunter2",
+                       "x=2&password=<redacted>!")])
+    func requestBodySecretsKept(contentType: String, original: String, edited: String, sent: String, changed: String) async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "e", count: 64)
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
+            // Given an app's POST held before it is sent, its password shown as <redacted>
+            let (held, paused) = try await holdAppExchange(harness, at: .request, url: "http://127.0.0.1:9/login",
+                                                           body: (contentType, Data(original.utf8)))
+            let page = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
+            #expect(page.body.contains("&lt;redacted&gt;") && !page.body.contains("hunter2"))
+            // When a secret is typed over with <redacted> in it, the edit is refused and the request stays paused
+            let refused = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("query", ""),
+                                                                                  ("headers", "Content-Type: \(contentType)"), ("body", changed)],
+                                                cookie: token)
+            #expect(refused.status == .unprocessableContent && refused.body.contains("still holds &lt;redacted&gt;"), "\(refused.body)")
+            // When another field is changed and the password left as shown
+            let sentEdit = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("query", ""),
+                                                                                   ("headers", "Content-Type: \(contentType)"), ("body", edited)],
+                                                 cookie: token)
+            // Then the request goes with the edit and its real password
+            #expect(sentEdit.status == .seeOther, "\(sentEdit.body)")
+            guard case .continueWithRequest(_, _, let body, _, _) = await held.value else {
+                Issue.record("expected an edited request")
+                return
+            }
+            #expect(body.map { String(decoding: $0, as: UTF8.self) } == sent)
+        }
+    }
+
     @Test("A request held before it is sent says an edit goes to its upstream, not that an answer is edited")
     func requestPhaseNote() async throws {
         try await withWeb { harness, client in
@@ -679,12 +712,18 @@ struct WebDebugTests {
 }
 
 /// An app's exchange held at a breakpoint, as `kiosk proxy` holds one: its pause's decision to come, and the pause.
-private func holdAppExchange(_ harness: Harness, at phase: PausePhase, url: String,
+private func holdAppExchange(_ harness: Harness, at phase: PausePhase, url: String, body: (contentType: String, data: Data)? = nil,
                              answer: (headers: HTTPHeaderFields, body: Data)? = nil) async throws -> (Task<PauseDecision, Never>, PausedExchange) {
     let breakpoints = harness.kiosk.debugger.breakpoints
     let url = URL(string: url)!
-    let held = Task {
-        await breakpoints.pause(phase: phase, request: KioskCore.HTTPRequest(url: url, endpoint: "127.0.0.1:9", purpose: .proxied),
+    var request = KioskCore.HTTPRequest(url: url, endpoint: "127.0.0.1:9", purpose: .proxied)
+    if let body {
+        request.method = "POST"
+        request.headers["Content-Type"] = body.contentType
+        request.body = body.data
+    }
+    let held = Task { [request] in
+        await breakpoints.pause(phase: phase, request: request,
                                 response: answer.map { KioskCore.HTTPResponse(status: 200, headers: $0.headers, body: $0.body, url: url) },
                                 error: nil).decision
     }
