@@ -138,6 +138,8 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         case responseEdited
         /// The upstream's answer, of this status, never reached the app.
         case responseAborted(status: Int)
+        /// Held at the request breakpoint this many seconds (rounded), then sent as it was: its timings start after.
+        case requestHeld(seconds: Int)
 
         /// In English.
         public var english: String {
@@ -149,6 +151,7 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
             case .errorAborted: "aborted at the error breakpoint"
             case .responseEdited: "the response was edited at the response breakpoint"
             case .responseAborted(let status): "aborted at the response breakpoint: the upstream's \(status) never reached the app"
+            case .requestHeld(let seconds): "held at the request breakpoint for \(seconds) s, then sent unchanged"
             }
         }
     }

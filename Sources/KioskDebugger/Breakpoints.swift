@@ -377,7 +377,10 @@ public final class BreakpointTransport: HTTPTransport {
             case .continueWithResponse(let status, let body, let headers):
                 return answer(request, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
                               since: started, touch: Self.touch(id, request, .answeredAtRequest))
-            case .continueUnchanged: break
+            case .continueUnchanged:
+                // The capture below times the exchange from its sending: the wait before it is said here.
+                let held = Int(max(0, breakpoints.now().timeIntervalSince(started)).rounded())
+                outgoing.touches.append(Self.touch(id, request, .requestHeld(seconds: held)))
             }
         }
         let response: HTTPResponse

@@ -866,6 +866,9 @@ struct PathBreakpointTests {
             #expect(breakpoints.decide(exchange.id, .continueUnchanged))
             #expect(try await sent.value.status == .ok)
             #expect(upstream.requests == 2)
+            // And its record says it was held at the breakpoint, then sent as it was
+            let record = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("/echo?q=1") })
+            #expect(record.touchedBy.contains { $0.kind == .breakpoint && $0.detail.contains("then sent unchanged") }, "\(record.touchedBy)")
         }
     }
 }
