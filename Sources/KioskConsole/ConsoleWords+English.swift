@@ -72,6 +72,7 @@ extension ConsoleWords {
         backToPaused: "‹ Paused requests",
         notSent: { "Not sent: \($0)" },
         requestFailed: { "The request failed: \($0)" },
+        pausedAppClosed: "The app closed its side of the connection while this waited: it may have given up, and may not read what you send.",
         queryEditor: "Query items (name=value per line; <redacted> keeps the secret)",
         headersEditor: "Headers (Name: value per line; <redacted> keeps the secret)",
         methodEditor: "Method",

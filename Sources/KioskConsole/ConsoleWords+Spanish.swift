@@ -72,6 +72,7 @@ extension ConsoleWords {
         backToPaused: "‹ Solicitudes detenidas",
         notSent: { "No se envió: \($0)" },
         requestFailed: { "La solicitud falló: \($0)" },
+        pausedAppClosed: "La app cerró su lado de la conexión mientras esto esperaba: puede que se haya rendido y no lea lo que envíes.",
         queryEditor: "Parámetros de la consulta (nombre=valor por línea; <redacted> conserva el secreto)",
         headersEditor: "Cabeceras (Nombre: valor por línea; <redacted> conserva el secreto)",
         methodEditor: "Método",

@@ -84,6 +84,8 @@ struct ConsoleWords: Sendable {
     let backToPaused: String
     let notSent: @Sendable (String) -> String
     let requestFailed: @Sendable (String) -> String
+    /// Said of a paused exchange whose app closed its side of the connection meanwhile.
+    let pausedAppClosed: String
     let queryEditor: String
     let headersEditor: String
     /// A paused request's method and path fields, and a paused answer's header fields.

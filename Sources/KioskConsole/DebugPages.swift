@@ -421,6 +421,7 @@ enum DebugPages {
         if let failure = exchange.error {
             content.append(E.element("p", [.class("banner error")], [.text(w.requestFailed(failure))]))
         }
+        if exchange.appClosed { content.append(E.element("p", [.class("banner")], [.text(w.pausedAppClosed)])) }
         let action = ConsoleRoute.pausedExchange(exchange.id).path
         func button(_ value: String, _ label: String) -> HTML {
             E.element("button", [.attribute("type", "submit"), .attribute("name", "action"), .attribute("value", value)], [.text(label)])

@@ -62,6 +62,9 @@ public struct PausedExchange: Sendable, Hashable, Identifiable, Encodable {
     public let pausedAt: Date
     /// When it continues unchanged by itself.
     public let deadline: Date
+    /// Whether the app closed its side of the connection while the exchange waited (it may have given up, and may
+    /// not read the answer): read when the paused exchanges are listed.
+    public var appClosed = false
 
     /// The URL's percent-encoded path, as the request editor shows it.
     public var path: String { URLComponents(string: url)?.percentEncodedPath ?? "" }
@@ -78,7 +81,7 @@ public struct PausedExchange: Sendable, Hashable, Identifiable, Encodable {
 
     /// What `/debug/api/paused` lists: the summary, without headers or the body.
     enum CodingKeys: String, CodingKey {
-        case id, phase, endpoint, method, url, status, error, pausedAt, deadline
+        case id, phase, endpoint, method, url, status, error, pausedAt, deadline, appClosed
     }
 }
 
@@ -150,6 +153,15 @@ public final class Breakpoints: Sendable {
         var exchange: PausedExchange
         /// The request's body as it came (`exchange` shows it redacted), to put back what an edit left as shown.
         var requestBody: Data?
+        /// The app's side of a proxied exchange's connection, which may close while the exchange waits.
+        var appSide: AppSide?
+
+        /// The exchange as it stands now: whether its app has closed its side meanwhile.
+        var current: PausedExchange {
+            var exchange = exchange
+            exchange.appClosed = appSide?.closedAt != nil
+            return exchange
+        }
         var continuation: CheckedContinuation<PauseDecision, Never>?
         var timer: Task<Void, Never>?
     }
@@ -228,11 +240,11 @@ public final class Breakpoints: Sendable {
 
     /// The exchanges paused now, oldest first.
     public var paused: [PausedExchange] {
-        state.withLock { $0.paused.values.map(\.exchange).sorted { $0.id < $1.id } }
+        state.withLock { $0.paused.values.map(\.current).sorted { $0.id < $1.id } }
     }
 
     /// One paused exchange.
-    public func paused(id: Int) -> PausedExchange? { state.withLock { $0.paused[id]?.exchange } }
+    public func paused(id: Int) -> PausedExchange? { state.withLock { $0.paused[id]?.current } }
 
     /// Exchanges as they pause and as their pauses end (for live views and tests).
     public func changes() -> AsyncStream<PauseChange> {
@@ -316,7 +328,8 @@ public final class Breakpoints: Sendable {
                     self?.decide(id, .continueUnchanged)
                 }
                 let observers = state.withLock { state -> [AsyncStream<PauseChange>.Continuation] in
-                    state.paused[id] = Waiter(exchange: exchange, requestBody: request.body, continuation: continuation, timer: timer)
+                    state.paused[id] = Waiter(exchange: exchange, requestBody: request.body, appSide: request.appSide,
+                                              continuation: continuation, timer: timer)
                     return Array(state.observers.values)
                 }
                 for observer in observers { observer.yield(.paused(id)) }

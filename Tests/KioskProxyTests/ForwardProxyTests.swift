@@ -873,6 +873,44 @@ struct PathBreakpointTests {
     }
 }
 
+@Suite("kiosk proxy: a paused exchange whose app goes away")
+struct PausedAppClosedTests {
+    @Test("An exchange paused at its response whose app closes its connection meanwhile is listed as such; let go, the proxy goes on")
+    func appClosedWhilePaused() async throws {
+        try await withProxy { proxy, upstream in
+            let breakpoints = proxy.kiosk.debugger.breakpoints
+            try breakpoints.set(BreakpointSetting(response: .pause), for: upstream.url("/echo"))
+            // Given an app's request paused at its response
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                }
+            try await channel.executeThenClose { _, outbound in
+                try await outbound.write(ByteBuffer(string: "GET \(upstream.url("/echo?gone=1")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+                var paused: PausedExchange?
+                for _ in 0..<1000 where paused == nil {
+                    paused = breakpoints.paused.first
+                    if paused == nil { try await Task.sleep(for: .milliseconds(10)) }
+                }
+                let exchange = try #require(paused)
+                // While the app is there, it is not said to have gone
+                #expect(exchange.phase == .response && !exchange.appClosed)
+            }
+            // When the app closes its connection, the paused exchange says so
+            var closed = false
+            for _ in 0..<500 where !closed {
+                closed = breakpoints.paused.first?.appClosed == true
+                if !closed { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(closed)
+            // And, let go, the proxy serves the next app
+            if let id = breakpoints.paused.first?.id { #expect(breakpoints.decide(id, .continueUnchanged)) }
+            try breakpoints.set(BreakpointSetting(), for: upstream.url("/echo"))
+            #expect(try await proxy.send(.GET, upstream.url("/echo?next=1")).status == .ok)
+        }
+    }
+}
+
 @Suite("The filter language's host: key over proxied traffic")
 struct HostFilterTests {
     @Test("host: finds an app's exchanges by their URL's host, one port when it names one, any port when not")
