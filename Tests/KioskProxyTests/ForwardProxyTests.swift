@@ -841,6 +841,13 @@ struct ProxyBreakpointTests {
     }
 }
 
+/// The first exchange paused at `breakpoints`, waited for up to 10 s.
+private func firstPause(_ breakpoints: Breakpoints) async throws -> PausedExchange {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while breakpoints.paused.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    return try #require(breakpoints.paused.first)
+}
+
 @Suite("kiosk proxy: breakpoints on an app's paths")
 struct PathBreakpointTests {
     @Test("A breakpoint on one path pauses that path's requests, whatever their query, and lets the host's other paths through")
@@ -854,12 +861,7 @@ struct PathBreakpointTests {
             #expect(other.status == .noContent && breakpoints.paused.isEmpty)
             // And when it asks for that path with a query, it pauses before it is sent
             let sent = Task { try await proxy.send(.GET, upstream.url("/echo?q=1")) }
-            var paused: PausedExchange?
-            for _ in 0..<1000 where paused == nil {
-                paused = breakpoints.paused.first
-                if paused == nil { try await Task.sleep(for: .milliseconds(10)) }
-            }
-            let exchange = try #require(paused)
+            let exchange = try await firstPause(breakpoints)
             #expect(exchange.phase == .request && exchange.url == upstream.url("/echo?q=1"))
             #expect(upstream.requests == 1)
             // Then, let go, it reaches the upstream
@@ -887,12 +889,7 @@ struct PausedAppClosedTests {
                 }
             try await channel.executeThenClose { _, outbound in
                 try await outbound.write(ByteBuffer(string: "GET \(upstream.url("/echo?gone=1")) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
-                var paused: PausedExchange?
-                for _ in 0..<1000 where paused == nil {
-                    paused = breakpoints.paused.first
-                    if paused == nil { try await Task.sleep(for: .milliseconds(10)) }
-                }
-                let exchange = try #require(paused)
+                let exchange = try await firstPause(breakpoints)
                 // While the app is there, it is not said to have gone
                 #expect(exchange.phase == .response && !exchange.appClosed)
             }
