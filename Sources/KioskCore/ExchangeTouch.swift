@@ -140,6 +140,9 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         case responseAborted(status: Int)
         /// Held at the request breakpoint this many seconds (rounded), then sent as it was: its timings start after.
         case requestHeld(seconds: Int)
+        /// The upstream's answer held at the response breakpoint this many seconds (rounded), then passed on as it was:
+        /// its timings end before.
+        case responseHeld(seconds: Int)
 
         /// In English.
         public var english: String {
@@ -152,6 +155,7 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
             case .responseEdited: "the response was edited at the response breakpoint"
             case .responseAborted(let status): "aborted at the response breakpoint: the upstream's \(status) never reached the app"
             case .requestHeld(let seconds): "held at the request breakpoint for \(seconds) s, then sent unchanged"
+            case .responseHeld(let seconds): "the answer was held at the response breakpoint for \(seconds) s, then passed on unchanged"
             }
         }
     }

@@ -112,6 +112,13 @@ public struct HTTPRequest: Sendable, Hashable {
         set { appSideRiding = Riding(value: newValue) }
     }
     private var appSideRiding = Riding<AppSide>(value: nil)
+    /// Where the capture leaves this exchange's record while a layer above may still hold the answer (a response
+    /// breakpoint), for that layer to log with what it noted; nil: logged at once. Not part of what is asked.
+    public var recordHold: RecordHold? {
+        get { recordHoldRiding.value }
+        set { recordHoldRiding = Riding(value: newValue) }
+    }
+    private var recordHoldRiding = Riding<RecordHold>(value: nil)
 
     /// What an outbound request is for.
     public enum Purpose: String, Sendable, Hashable {
@@ -149,6 +156,50 @@ public struct HTTPRequest: Sendable, Hashable {
 
     /// Notes `touch` on this exchange's record; nothing when nothing records it (capture off).
     public func note(_ touch: ExchangeTouch) { recorder?.add(touch) }
+}
+
+/// An exchange's records kept back while a layer above the capture may still hold its answer (a breakpoint), then
+/// logged with what that layer adds (how long it held it); thread-safe. A record kept after the release is logged at
+/// once: none is ever lost.
+public final class RecordHold: Sendable {
+    private struct Held {
+        var records: [(record: DeferredRecord, log: @Sendable (DeferredRecord) -> Void)] = []
+        var released: [ExchangeTouch]?
+    }
+    private let held = Mutex(Held())
+
+    /// Holds nothing yet.
+    public init() {}
+
+    /// Keeps `record` until the release, then hands it to `log`; hands it at once after the release.
+    public func keep(_ record: DeferredRecord, log: @escaping @Sendable (DeferredRecord) -> Void) {
+        let touches = held.withLock { held -> [ExchangeTouch]? in
+            if held.released == nil { held.records.append((record, log)) }
+            return held.released
+        }
+        if let touches { log(Self.adding(touches, to: record)) }
+    }
+
+    /// Logs every record kept, each with `touches` after its own; later ones are logged at once, with them too.
+    public func release(adding touches: [ExchangeTouch]) {
+        let records = held.withLock { held -> [(record: DeferredRecord, log: @Sendable (DeferredRecord) -> Void)] in
+            guard held.released == nil else { return [] }
+            held.released = touches
+            defer { held.records = [] }
+            return held.records
+        }
+        for (record, log) in records { log(Self.adding(touches, to: record)) }
+    }
+
+    private static func adding(_ touches: [ExchangeTouch], to record: DeferredRecord) -> DeferredRecord {
+        guard !touches.isEmpty else { return record }
+        let make = record.make
+        return DeferredRecord(size: record.size) {
+            var made = make()
+            made.touchedBy += touches
+            return made
+        }
+    }
 }
 
 /// When the app closed its side of a proxied exchange's connection, if it has (the first close counts); thread-safe.

@@ -108,6 +108,12 @@ public struct DeferredRecord: Sendable {
         self.make = make
     }
 
+    /// A record of about `size` bytes made later by `make`.
+    public init(size: Int, make: @escaping @Sendable () -> RequestRecord) {
+        self.size = size
+        self.make = make
+    }
+
     /// A record made already.
     public init(_ record: RequestRecord) {
         self.init(bodyBytes: (record.requestBody?.data.count ?? 0) + (record.responseBody?.data.count ?? 0),

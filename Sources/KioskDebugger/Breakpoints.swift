@@ -396,6 +396,12 @@ public final class BreakpointTransport: HTTPTransport {
                 outgoing.touches.append(Self.touch(id, request, .requestHeld(seconds: held)))
             }
         }
+        // A response breakpoint holds the answer after the capture below has made its record: kept back until the pause
+        // ends, for it to say how long the app waited (the record's timings end when the upstream's answer came).
+        let hold = setting.response == .pause ? RecordHold() : nil
+        outgoing.recordHold = hold
+        var heldTouches: [ExchangeTouch] = []
+        defer { hold?.release(adding: heldTouches) }
         let response: HTTPResponse
         do {
             response = try await base.send(outgoing)
@@ -412,6 +418,7 @@ public final class BreakpointTransport: HTTPTransport {
         }
         // A streamed answer is already on its way to the app: there is no whole body to hold and edit.
         guard setting.response == .pause, response.stream == nil else { return response }
+        let pausedAt = breakpoints.now()
         let (id, decision) = await breakpoints.pause(phase: .response, request: outgoing, response: response, error: nil)
         switch decision {
         case .continueWithResponse(let status, let body, let headers):
@@ -422,7 +429,10 @@ public final class BreakpointTransport: HTTPTransport {
         case .abort:
             throw abort(outgoing, since: started,
                         touch: Self.touch(id, outgoing, .responseAborted(status: response.status)))
-        case .continueUnchanged, .continueWithRequest: return response
+        case .continueUnchanged, .continueWithRequest:
+            let held = Int(max(0, breakpoints.now().timeIntervalSince(pausedAt)).rounded())
+            heldTouches = [Self.touch(id, outgoing, .responseHeld(seconds: held))]
+            return response
         }
     }
 

@@ -66,7 +66,7 @@ public final class CapturingTransport: HTTPTransport {
                 return response
             }
             let elapsed = clock.now - start
-            sink(deferred(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed, touches: touches.all,
+            log(request, deferred(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed, touches: touches.all,
                           upload: upload?.total))
             return response
         } catch {
@@ -75,12 +75,12 @@ public final class CapturingTransport: HTTPTransport {
             // one is an app's request that was sent and never answered: a debugger shows it, as DevTools shows "(canceled)".
             if !Task.isCancelled {
                 noteAppClosed(request, since: start, on: touches)
-                sink(deferred(request, startedAt: startedAt, response: nil, error: error, elapsed: elapsed, touches: touches.all,
+                log(request, deferred(request, startedAt: startedAt, response: nil, error: error, elapsed: elapsed, touches: touches.all,
                               upload: upload?.total))
             } else if request.purpose.isProxied {
                 let cut = KioskError.transport(url: request.url.redactedString,
                                                message: "the app's connection closed before the answer came (the app gave up, or Kiosk stopped)")
-                sink(deferred(request, startedAt: startedAt, response: nil, error: cut, elapsed: elapsed, touches: touches.all,
+                log(request, deferred(request, startedAt: startedAt, response: nil, error: cut, elapsed: elapsed, touches: touches.all,
                               upload: upload?.total))
             }
             throw error
@@ -97,10 +97,15 @@ public final class CapturingTransport: HTTPTransport {
         touches.add(ExchangeTouch(kind: .appClosed, id: 0, name: request.endpoint, phrase: .appClosedFirst(milliseconds: milliseconds)))
     }
 
+    /// Logs `record` of `request`, or leaves it with the request's hold (a layer above may still hold the answer).
+    private func log(_ request: HTTPRequest, _ record: DeferredRecord) {
+        if let hold = request.recordHold { hold.keep(record, log: sink) } else { sink(record) }
+    }
+
     /// Records `request` as an exchange that ended with `error` before it went any further (its app gave it up before its
     /// body's end), `elapsed` after it began: the record any failed exchange gets, redacted the same way.
     public func recordUnsent(_ request: HTTPRequest, error: any Error, elapsed: Duration) {
-        sink(deferred(request, startedAt: now().addingTimeInterval(-elapsed.seconds), response: nil, error: error, elapsed: elapsed,
+        log(request, deferred(request, startedAt: now().addingTimeInterval(-elapsed.seconds), response: nil, error: error, elapsed: elapsed,
                       touches: [], upload: nil))
     }
 
@@ -144,7 +149,7 @@ public final class CapturingTransport: HTTPTransport {
                 + (closedByApp ? ", until the app closed the connection" : stopped ? ", until Kiosk stopped" : "")
                 + "; the log keeps the first \(bodyLimit) bytes. Breakpoints and body rules do not act on a streamed body."
             touches.add(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint, detail: detail))
-            sink(deferred(request, startedAt: startedAt, response: whole, error: closedByApp || stopped ? nil : error, elapsed: elapsed,
+            log(request, deferred(request, startedAt: startedAt, response: whole, error: closedByApp || stopped ? nil : error, elapsed: elapsed,
                           headElapsed: headElapsed, touches: touches.all, bodySize: size, upload: upload?.total))
         })
     }

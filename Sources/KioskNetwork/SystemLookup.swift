@@ -3,9 +3,14 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+// NIO's C shim declares the socket types too: in a compile job that also reads a file importing NIO, their fields are
+// its module's (which of the two owns them depends on how the files are batched), and MemberImportVisibility wants
+// the owner imported.
+#if canImport(CNIOLinux)
+import CNIOLinux
+#endif
 
-/// `getaddrinfo(3)` for stream sockets: what the system resolver answers for a host. Apart from NIO, whose imports
-/// would make the C socket types' fields another module's to name.
+/// `getaddrinfo(3)` for stream sockets: what the system resolver answers for a host.
 enum SystemLookup {
     /// One answer: a `sockaddr_in` or `sockaddr_in6` (an IPv6 link-local address with its scope) as its bytes, port set.
     struct Answer: Sendable {

@@ -877,6 +877,31 @@ struct PathBreakpointTests {
 
 @Suite("kiosk proxy: a paused exchange whose app goes away")
 struct PausedAppClosedTests {
+    @Test("An answer held at its response breakpoint and let go unchanged says so in its record; one aborted keeps the upstream's record too")
+    func responseHeldThenPassed() async throws {
+        try await withProxy { proxy, upstream in
+            let breakpoints = proxy.kiosk.debugger.breakpoints
+            try breakpoints.set(BreakpointSetting(response: .pause), for: upstream.url("/echo"))
+            // Given an app's answer held at its response breakpoint
+            let sent = Task { try await proxy.send(.GET, upstream.url("/echo?held=1")) }
+            let exchange = try await firstPause(breakpoints)
+            // When it is let go unchanged
+            #expect(breakpoints.decide(exchange.id, .continueUnchanged))
+            #expect(try await sent.value.status == .ok)
+            // Then the exchange's one record says the answer was held, then passed on as it was
+            let record = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("/echo?held=1") })
+            #expect(record.touchedBy.contains { $0.kind == .breakpoint && $0.detail.contains("then passed on unchanged") }, "\(record.touchedBy)")
+            #expect(try proxy.records().filter { $0.url.hasSuffix("/echo?held=1") }.count == 1)
+            // And when another is aborted, the upstream's answer is still logged beside the abort
+            let aborted = Task { try await proxy.send(.GET, upstream.url("/echo?aborted=1")) }
+            let second = try await firstPause(breakpoints)
+            #expect(breakpoints.decide(second.id, .abort))
+            #expect(try await aborted.value.status == .badGateway)
+            let records = try await proxy.waitForRecords(count: 2) { $0.url.hasSuffix("/echo?aborted=1") }
+            #expect(Set(records.map(\.status)) == [200, nil], "\(records.map(\.status))")
+        }
+    }
+
     @Test("An exchange paused at its response whose app closes its connection meanwhile is listed as such; let go, the proxy goes on")
     func appClosedWhilePaused() async throws {
         try await withProxy { proxy, upstream in

@@ -300,12 +300,19 @@ struct ProxyHarness {
 
     /// The newest logged record matching `predicate`, waiting up to 10 s for it (a tunnel is logged once both ends close).
     func waitForRecord(_ predicate: (RequestRecord) -> Bool) async throws -> RequestRecord? {
+        try await waitForRecords(count: 1, predicate).first
+    }
+
+    /// The records `predicate` picks, once there are `count` of them (or what there are after 10 s).
+    func waitForRecords(count: Int, _ predicate: (RequestRecord) -> Bool) async throws -> [RequestRecord] {
         let deadline = ContinuousClock.now + .seconds(10)
+        var found: [RequestRecord] = []
         while ContinuousClock.now < deadline {
-            if let record = try records().first(where: predicate) { return record }
+            found = try records().filter(predicate)
+            if found.count >= count { return found }
             try await Task.sleep(for: .milliseconds(50))
         }
-        return nil
+        return found
     }
 }
 
