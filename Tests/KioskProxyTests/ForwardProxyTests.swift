@@ -875,7 +875,7 @@ struct PathBreakpointTests {
     }
 }
 
-@Suite("kiosk proxy: a paused exchange whose app goes away")
+@Suite("kiosk proxy: answers held at a response breakpoint")
 struct PausedAppClosedTests {
     @Test("An answer held at its response breakpoint and let go unchanged says so in its record; one aborted keeps the upstream's record too")
     func responseHeldThenPassed() async throws {
