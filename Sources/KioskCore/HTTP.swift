@@ -205,6 +205,7 @@ public final class RecordHold: Sendable {
 /// When the app closed its side of a proxied exchange's connection, if it has (the first close counts); thread-safe.
 public final class AppSide: Sendable {
     private let closed = Mutex<ContinuousClock.Instant?>(nil)
+    private let resetAsked = Mutex(false)
 
     /// Not closed yet.
     public init() {}
@@ -216,6 +217,13 @@ public final class AppSide: Sendable {
 
     /// When the app closed its side; nil while it has not.
     public var closedAt: ContinuousClock.Instant? { closed.withLock { $0 } }
+
+    /// Asks that the exchange's failure reach the app as a reset of its connection (a TCP RST), as a rule's
+    /// `--fail reset` acts out a real one, rather than as the proxy's 502.
+    public func askReset() { resetAsked.withLock { $0 = true } }
+
+    /// Whether the app's connection is to be reset rather than answered.
+    public var isResetAsked: Bool { resetAsked.withLock { $0 } }
 }
 
 /// A value carried along that takes no part in equality or hashing.

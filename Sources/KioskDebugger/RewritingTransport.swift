@@ -6,8 +6,9 @@ public import KioskCore
 /// rule writes is scrubbed like one an upstream sends). For each request:
 ///
 /// 1. No enabled rule matches: the request goes down and its answer comes back untouched.
-/// 2. A matching rule fails requests: nothing is sent; its latency is waited, then its error thrown
-///    (the first such rule decides; the other rules do nothing).
+/// 2. A matching rule fails requests: nothing is sent; its latency is waited (and, for a timeout, the request
+///    timeout, as long as a real one takes), then its error thrown; a reset also asks that a proxied app's
+///    connection be reset (the first such rule decides; the other rules do nothing).
 /// 3. Otherwise the request is sent — without its validators when a rule patches the body, so that a
 ///    304 does not leave nothing to patch — and each matching rule, in list order, rewrites the answer
 ///    the one before left. A rule whose patch cannot apply leaves the answer as it was and says why.
@@ -37,10 +38,14 @@ public final class RewritingTransport: HTTPTransport {
 
         if let failing = matched.first(where: { $0.rule.actions.failure != nil }),
            let error = failing.error(for: request, timeout: timeout) {
-            try await wait(failing.latency)
+            // A timeout takes as long as a real one: the app sees the wait its own timeout must cope with.
+            let acted = failing.rule.actions.failure == .timeout ? timeout : .zero
+            try await wait(failing.latency + acted)
             rules.countHits([failing.rule.id])
             request.note(failing.touch(applied: true, "failed the request (\(failing.rule.actions.failure?.summary ?? "")) "
-                                               + "without sending it" + Self.latencyNote(failing.rule)))
+                                               + "without sending it" + Self.latencyNote(failing.rule, acted: acted)))
+            // A proxied app's connection is reset as a real reset would: it sees the RST, not a proxy's 502.
+            if failing.rule.actions.failure == .reset { request.appSide?.askReset() }
             throw error
         }
 
@@ -84,8 +89,9 @@ public final class RewritingTransport: HTTPTransport {
         try await clock.sleep(for: latency)
     }
 
-    private static func latencyNote(_ rule: RewriteRule) -> String {
-        guard let milliseconds = rule.actions.latencyMilliseconds, milliseconds > 0 else { return "" }
+    private static func latencyNote(_ rule: RewriteRule, acted: Duration = .zero) -> String {
+        let milliseconds = (rule.actions.latencyMilliseconds ?? 0) + Int(acted / .milliseconds(1))
+        guard milliseconds > 0 else { return "" }
         return " after \(milliseconds) ms"
     }
 }

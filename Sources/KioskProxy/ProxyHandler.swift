@@ -491,10 +491,25 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             switch result {
             case .success(let response):
                 write(response, to: head, context: context)
+            case .failure where side.isResetAsked:
+                reset(context: context)
             case .failure(let error):
                 write(ProxyMessages.failure(error, url: request.url), to: head, context: context)
             }
         }
+    }
+
+    /// Resets the app's connection, as a rule's `--fail reset` asks: SO_LINGER 0, then the socket closed under any TLS
+    /// layer (whose close would first say goodbye with a close_notify), so that the kernel sends a TCP RST and the app
+    /// sees a reset, as from an upstream that crashed.
+    private func reset(context: ChannelHandlerContext) {
+        state = .idle
+        closing = true
+        let pipeline = context.pipeline.syncOperations
+        let below = (try? pipeline.context(handlerType: NIOSSLServerHandler.self)) ?? context
+        let bound = NIOLoopBound(below, eventLoop: context.eventLoop)
+        guard let socket = context.channel as? any SocketOptionProvider else { return below.close(promise: nil) }
+        socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in bound.value.close(promise: nil) }
     }
 
     /// CONNECT: connects to the target, answers 200, then leaves the connection to the two tunnel ends. A target

@@ -189,7 +189,7 @@ struct RuleOptions: ParsableArguments {
     @Option(help: "A file holding an RFC 6902 JSON Patch for the body, or - for standard input.") var patch: String?
     @Option(help: "An RFC 6902 JSON Patch for the body, as text.") var patchJSON: String?
     @Option(help: "Latency to add: 800ms, 1.5s or a number of milliseconds.") var latency: String?
-    @Option(help: "Fail the request instead: timeout, offline or reset.") var fail: RuleFailure?
+    @Option(help: "Fail the request instead: timeout (after the request timeout, as a real one), offline, or reset (a proxied app's connection is reset).") var fail: RuleFailure?
 
     /// The parts `rule edit --clear` removes.
     enum Part: String, CaseIterable, ExpressibleByArgument {

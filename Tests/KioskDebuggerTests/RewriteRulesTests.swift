@@ -161,18 +161,26 @@ struct RewriteRulesTests {
         #expect(touches.first?.detail == "+800 ms")
     }
 
-    @Test("A failing rule fails the request with the chosen error after its latency, without sending anything")
+    @Test("A failing rule fails the request with the chosen error after its latency, a timeout after the request timeout, without sending anything")
     func failure() async throws {
         // Given rules failing images with a reset after 2 s, and characters by a timeout
         let rules = rules()
         let reset = try rules.add(rule(endpoint: "image", RewriteRule.Actions(latencyMilliseconds: 2000, failure: .reset)))
-        try rules.add(rule(RewriteRule.Actions(failure: .timeout)))
+        let timeout = try rules.add(rule(RewriteRule.Actions(failure: .timeout)))
         let upstream = ScriptedTransport([])
         let clock = ManualClock()
         let transport = RewritingTransport(base: upstream, rules: rules, clock: clock, timeout: .seconds(15))
-        // When a character page is fetched, then it times out as the transport would say, at once
-        let (timedOut, _) = await send(request(), through: transport)
+        // When a character page is fetched, then it times out as the transport would say, once the clock moved by the
+        // request timeout, as a real timeout takes
+        let waiting = Task { await self.send(self.request(), through: transport) }
+        await clock.waitForSleepers()
+        await clock.advance(by: .seconds(14))
+        #expect(clock.sleeperCount == 1, "failed before the request timeout")
+        await clock.advance(by: .seconds(1))
+        let (timedOut, timeoutTouches) = await waiting.value
         #expect(throws: KioskError.timeout(url: Self.characters, seconds: 15)) { try timedOut.get() }
+        #expect(timeoutTouches.map(\.detail) == ["failed the request (time out) without sending it after 15000 ms"])
+        #expect(timeoutTouches.map(\.id) == [timeout.id])
         // When an image is fetched, then it fails only once the clock moved by 2 s, as a reset connection
         let task = Task { await self.send(self.request("https://example.test/a.png", endpoint: "image"), through: transport) }
         await clock.waitForSleepers()

@@ -157,6 +157,45 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("A rule failing a proxied URL with a reset resets the app's connection, plain and intercepted: curl sees the reset, the upstream nothing",
+          arguments: [false, true])
+    func ruleResets(intercepting: Bool) async throws {
+        try await withProxy(intercepting: intercepting) { proxy, upstream in
+            // Given a rule failing the app's URL with a reset
+            let url = intercepting ? upstream.secureURL("/echo") : upstream.url("/echo")
+            _ = try proxy.kiosk.debugger.rules.add(try RewriteRule(
+                json: Data(#"{"match": {"urlPattern": "\#(url)*"}, "actions": {"failure": "reset"}}"#.utf8), origin: "test"))
+            // When curl asks through the proxy
+            let trust = intercepting ? ["--cacert", try #require(proxy.authorityFile)] : []
+            let (status, output) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)"] + trust + [url])
+            // Then it sees its connection reset (curl's 56, a failure receiving), not an answer of the proxy's
+            #expect(status == 56, "curl exited \(status): \(String(decoding: output, as: UTF8.self))")
+            #expect(upstream.requests == 0)
+            // And the log says the rule failed it; the proxy serves the next request
+            let record = try #require(try await proxy.waitForRecord { $0.url.hasPrefix(url) })
+            #expect(record.error?.contains("connection closed before the response was complete") == true, "\(record.error ?? "none")")
+            #expect(try await proxy.send(.GET, intercepting ? upstream.secureURL("/other") : upstream.url("/other")).status == .notFound)
+        }
+    }
+
+    @Test("A rule failing a proxied URL with a timeout holds the app for the request timeout, as a real one would, then answers 504")
+    func ruleTimesOut() async throws {
+        let upstream = try await EchoUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.requestTimeout = .seconds(2) }) { proxy, upstream in
+            // Given a rule failing the app's URL with a timeout, and a request timeout of 2 s
+            _ = try proxy.kiosk.debugger.rules.add(try RewriteRule(
+                json: Data(#"{"match": {"urlPattern": "\#(upstream.url("/echo"))*"}, "actions": {"failure": "timeout"}}"#.utf8), origin: "test"))
+            // When the app asks
+            let started = ContinuousClock.now
+            let answer = try await proxy.send(.GET, upstream.url("/echo"))
+            // Then it waited the timeout out before its 504, and nothing reached the upstream
+            #expect(ContinuousClock.now - started >= .seconds(2))
+            #expect(answer.status == .gatewayTimeout, "\(answer.status)")
+            #expect(answer.text.contains("did not answer"), "\(answer.text)")
+            #expect(upstream.requests == 0)
+        }
+    }
+
     @Test("An upstream that refuses connections is a 502 saying so and naming the port, in the log too; the proxy keeps serving")
     func unreachable() async throws {
         try await withProxy { proxy, upstream in
