@@ -35,6 +35,61 @@ public enum HTTPSyntax {
         return isProxyField || hopByHop.contains { HTTPHeaderFields.sameName($0, name) }
     }
 
+    /// What keeps a request target from reaching its upstream as written.
+    public enum EscapeProblem: Sendable, Hashable {
+        /// A `%` that does not start a percent escape (two hex digits), which URL parsing would encode again
+        /// (`%41%zz` sent as `%2541%25zz`).
+        case strayPercent
+        /// Escapes in the path that are not UTF-8 text (`%FF`, Latin-1's `%E9`), whose path read decoded (by rules, the
+        /// log, Foundation's URL) is nothing: `DELETE /items/%FF` must never be matched, shown or sent as `DELETE /`.
+        case pathNotUTF8
+    }
+
+    /// Why the path or query of `target` (absolute or origin form) would not reach an upstream as sent; nil when it
+    /// would. The proxy refuses such a request, and an archive's import skips such an answer: no app could ask for it.
+    public static func escapeProblem(in target: String) -> EscapeProblem? {
+        // Nearly every target has no escape at all, and is UTF-8 text as every String is: nothing to check.
+        guard target.utf8.contains(UInt8(ascii: "%")) else { return nil }
+        let bytes = Array(target.utf8)
+        // The path: after the scheme and authority of an absolute-form target, up to the query.
+        var start = 0
+        if let schemeEnd = schemeEnd(of: target) {
+            let afterAuthority = target[schemeEnd...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? target.endIndex
+            start = target.utf8.distance(from: target.startIndex, to: afterAuthority)
+        }
+        let pathEnd = bytes[start...].firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        var decodedPath: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "%") else {
+                if index >= start && index < pathEnd { decodedPath.append(byte) }
+                index += 1
+                continue
+            }
+            guard index + 2 < bytes.count, let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2]) else {
+                return .strayPercent
+            }
+            if index >= start && index < pathEnd { decodedPath.append(high << 4 | low) }
+            index += 3
+        }
+        return String(validating: decodedPath, as: UTF8.self) == nil ? .pathNotUTF8 : nil
+    }
+
+    /// Where the authority of an absolute-form target starts: just past its first `://` (nil when it has none). Read as
+    /// bytes: Foundation's `range(of:)` goes through NSString, a measurable part of every proxied request.
+    public static func schemeEnd(of target: String) -> String.Index? {
+        let utf8 = target.utf8
+        var index = utf8.startIndex
+        while let colon = utf8[index...].firstIndex(of: UInt8(ascii: ":")) {
+            let rest = utf8[utf8.index(after: colon)...]
+            if rest.starts(with: "//".utf8) { return utf8.index(colon, offsetBy: 3) }
+            index = utf8.index(after: colon)
+        }
+        return nil
+    }
+
+
     /// Whether `text` is a `token` (RFC 9110 §5.6.2), the form of methods and field names: one or more
     /// ASCII letters, digits or ``!#$%&'*+-.^_`|~``.
     public static func isToken(_ text: String) -> Bool {

@@ -47,6 +47,10 @@ extension HAR {
         /// A header section larger than an HTTP/1.1 answer Kiosk reads may have (80 KB, as NIO's parser allows): no
         /// server gave it, and replayed it would choke the app.
         case headersTooLarge
+        /// A URL no app can ask for through Kiosk: a `%` that starts no escape, path escapes that are not UTF-8 text
+        /// (the proxy refuses both, as they would not reach the upstream as written), or a request line longer than the
+        /// proxy reads (64 KB). Kept, it would be listed and exported but never replayed.
+        case unsendableURL
 
         /// "3 without a response": `count` entries skipped for this reason; `schemes` names the URL schemes
         /// of `unsupportedScheme`.
@@ -62,6 +66,7 @@ extension HAR {
             case .answeredAgain: "\(count) answered again (the newest answer is replayed)"
             case .keptEarlierAnswer: "\(count) 304 or temporary error after a full answer (the full answer is replayed)"
             case .headersTooLarge: "\(count) whose header section is over 80 KB, more than an answer may have"
+            case .unsendableURL: "\(count) whose URL no app can send (a % that starts no escape, escapes that are not UTF-8, or over 64 KB)"
             }
         }
     }
@@ -333,6 +338,9 @@ extension HAR {
             // A failed request may have any URL (even ""): it is skipped before the URL is checked.
             guard status > 0 else { return .skipped(.failed) }
             guard scheme != nil else { throw ImportError("\(path).request.url is not an absolute URL.") }
+            guard url.utf8.count <= HAR.maximumRequestTargetBytes, HTTPSyntax.escapeProblem(in: url) == nil else {
+                return .skipped(.unsendableURL)
+            }
             guard let parsed = URL(string: url), parsed.host?.isEmpty == false else {
                 throw ImportError("\(path).request.url is not a valid http(s) URL.")
             }
@@ -563,6 +571,9 @@ extension HAR {
     /// The largest header section an imported answer may have: what an upstream's answer may (NIO's HTTP/1 parser,
     /// llhttp, reads 80 KB of it).
     static let maximumHeaderSectionBytes = 80 << 10
+    /// The longest URL an app's request line can carry through the proxy, whose header section (request line included)
+    /// is read up to 64 KB.
+    static let maximumRequestTargetBytes = 64 << 10
 
     /// The bytes of the archive at `path` (`-` for standard input), at most `limit` of them. A regular
     /// file (standard input redirected from one included) is refused from its size before a byte is read;

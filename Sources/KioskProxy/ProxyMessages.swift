@@ -84,7 +84,7 @@ enum ProxyMessages {
             throw Refusal(.badRequest, "The request line's URL has no host, or carries a user name: \(shown(head.uri)).")
         }
         // The port as written: one too long for a number leaves `url.port` nil, as none at all would.
-        let afterScheme = uri[(schemeEnd(of: uri) ?? uri.startIndex)...]
+        let afterScheme = uri[(HTTPSyntax.schemeEnd(of: uri) ?? uri.startIndex)...]
         let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let hostEnd = authority.hasPrefix("[") ? authority.firstIndex(of: "]") ?? authority.endIndex : authority.startIndex
         if let colon = authority[hostEnd...].lastIndex(of: ":") {
@@ -145,7 +145,7 @@ enum ProxyMessages {
         let utf8 = target.utf8
         // Past the authority of an absolute-form target (an IPv6 host keeps its brackets), else from the start.
         var start = utf8.startIndex
-        if let schemeEnd = schemeEnd(of: target) {
+        if let schemeEnd = HTTPSyntax.schemeEnd(of: target) {
             start = utf8[schemeEnd...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
                 ?? utf8.endIndex
         }
@@ -171,55 +171,18 @@ enum ProxyMessages {
         }
     }
 
-    /// Refuses a target whose path the upstream would not get as sent: a `%` that does not start a percent escape (two
-    /// hex digits), which URL parsing would encode again (`%41%zz` sent as `%2541%25zz`), and escapes in the path that are
-    /// not UTF-8 text (`%FF`, Latin-1's `%E9`), whose path read decoded (by rules, the log, Foundation's URL) is nothing:
-    /// `DELETE /items/%FF` must never be matched, shown or sent as `DELETE /`.
+    /// Refuses a target whose path the upstream would not get as sent (`HTTPSyntax.escapeProblem(in:)`).
     static func checkEscapes(_ target: String) throws(Refusal) {
-        // Nearly every target has no escape at all, and is UTF-8 text as every String is: nothing to check.
-        guard target.utf8.contains(UInt8(ascii: "%")) else { return }
-        let bytes = Array(target.utf8)
-        // The path: after the scheme and authority of an absolute-form target, up to the query.
-        var start = 0
-        if let schemeEnd = schemeEnd(of: target) {
-            let afterAuthority = target[schemeEnd...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? target.endIndex
-            start = target.utf8.distance(from: target.startIndex, to: afterAuthority)
-        }
-        let pathEnd = bytes[start...].firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
-        var decodedPath: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            guard byte == UInt8(ascii: "%") else {
-                if index >= start && index < pathEnd { decodedPath.append(byte) }
-                index += 1
-                continue
-            }
-            guard index + 2 < bytes.count, let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2]) else {
-                throw Refusal(.badRequest, "The request's target has a % that does not start a percent escape (% and two hex digits): "
-                              + "\(shown(target)). Write a % itself as %25.")
-            }
-            if index >= start && index < pathEnd { decodedPath.append(high << 4 | low) }
-            index += 3
-        }
-        guard String(validating: decodedPath, as: UTF8.self) != nil else {
+        switch HTTPSyntax.escapeProblem(in: target) {
+        case nil: return
+        case .strayPercent:
+            throw Refusal(.badRequest, "The request's target has a % that does not start a percent escape (% and two hex digits): "
+                          + "\(shown(target)). Write a % itself as %25.")
+        case .pathNotUTF8:
             throw Refusal(.badRequest, "The request's path has percent escapes that are not UTF-8 text (such as %FF or Latin-1's %E9): "
                           + "\(shown(target)). Kiosk's HTTP client cannot send such a path unchanged, so it is refused rather than "
                           + "sent to another path.")
         }
-    }
-
-    /// Where the authority of an absolute-form target starts: just past its first `://` (nil when it has none). Read as
-    /// bytes: Foundation's `range(of:)` goes through NSString, a measurable part of every proxied request.
-    private static func schemeEnd(of target: String) -> String.Index? {
-        let utf8 = target.utf8
-        var index = utf8.startIndex
-        while let colon = utf8[index...].firstIndex(of: UInt8(ascii: ":")) {
-            let rest = utf8[utf8.index(after: colon)...]
-            if rest.starts(with: "//".utf8) { return utf8.index(colon, offsetBy: 3) }
-            index = utf8.index(after: colon)
-        }
-        return nil
     }
 
     /// Where a CONNECT goes: its authority-form target, `host:port` (RFC 9112 §3.2.3), an IPv6 literal bracketed.

@@ -149,20 +149,24 @@ struct HARImportTests {
             Self.entry("https://example.test/b", response: Self.ok("b")),
             Self.entry("https://example.test/huge", response: #"{"status": 200, "headers": [{"name": "X-Pad", "value": "\#(String(repeating: "p", count: 81 << 10))"}], "#
                        + #""content": {"text": "x"}}"#),
+            Self.entry("https://example.test/100%zz", response: Self.ok("stray")),
+            Self.entry("https://example.test/caf%E9", response: Self.ok("latin-1")),
+            Self.entry("https://example.test/long?q=" + String(repeating: "q", count: 64 << 10), response: Self.ok("long")),
         ])
         // When it is imported
         let result = try Self.importing(data)
         // Then two rules come back, the last full answer for /a, and every other entry is counted once
         #expect(result.rules.map(\.urlPattern) == ["https://example.test/a", "https://example.test/b"])
         #expect(result.rules.first?.body == Data("second".utf8))
-        #expect(result.entries == 17 && result.skippedCount == 15)
+        #expect(result.entries == 20 && result.skippedCount == 18)
         #expect(result.skipped == [.noResponse: 2, .failed: 2, .unsupportedScheme: 3, .interim: 1, .bodyNotRecorded: 2,
-                                   .compressedBody: 1, .answeredAgain: 1, .keptEarlierAnswer: 2, .headersTooLarge: 1])
+                                   .compressedBody: 1, .answeredAgain: 1, .keptEarlierAnswer: 2, .headersTooLarge: 1, .unsendableURL: 3])
         #expect(result.skippedSchemes == ["chrome-extension", "data", "wss"])
         #expect(result.skippedDescription == "2 without a response, 2 failed (status 0 or -1), 3 not http(s) (chrome-extension:, data:, wss:), "
                 + "1 interim (1xx, such as a WebSocket upgrade), 2 whose body the archive did not keep whole, 1 whose body is still compressed, "
                 + "1 answered again (the newest answer is replayed), 2 304 or temporary error after a full answer (the full answer is replayed), "
-                + "1 whose header section is over 80 KB, more than an answer may have")
+                + "1 whose header section is over 80 KB, more than an answer may have, "
+                + "3 whose URL no app can send (a % that starts no escape, escapes that are not UTF-8, or over 64 KB)")
         // And one scheme alone is named as such
         let data2 = try Self.importing(Self.archive([Self.entry("data:,x", response: Self.ok("x"))]))
         #expect(data2.skippedDescription == "1 data: URL")
