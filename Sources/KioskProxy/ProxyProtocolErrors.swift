@@ -55,8 +55,8 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
                     + "the two could frame the body differently).")
         // llhttp's words for these say where it stopped, not what was wrong.
         case .invalidConstant, .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment:
-            return (.badRequest, "The request line is not valid HTTP/1.1: its target has a space or a control character, "
-                    + "or the line does not end with CR LF.")
+            return (.badRequest, "The request line is not valid HTTP/1.1: its target has a space, a control character or a "
+                    + "byte outside ASCII (percent-encode it: é as %C3%A9), or the line does not end with CR LF.")
         case .lfExpected, .strictModeAssertion, .invalidCharactersUsed:
             return (.badRequest, "The request is not valid HTTP/1.1: a line does not end with CR LF (a lone CR or LF), or "
                     + "has a control character.")

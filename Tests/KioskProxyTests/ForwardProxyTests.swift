@@ -335,7 +335,9 @@ struct ForwardProxyTests {
         ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "400 Bad Request", "HTTP/1.1 and HTTP/1.0"),
         ("GET http://example.test/ HTTP/1.1\r\nHost: example.test\r\nBad Header: x\r\n\r\n", "400 Bad Request", "not valid HTTP/1.1"),
         ("GET http://example.test/ HTTP/1.1\nHost: example.test\n\n", "400 Bad Request", "does not end with CR LF"),
-        ("GET http://example.test/a b HTTP/1.1\r\nHost: example.test\r\n\r\n", "400 Bad Request", "a space or a control character"),
+        ("GET http://example.test/a b HTTP/1.1\r\nHost: example.test\r\n\r\n", "400 Bad Request", "a space, a control character"),
+        // curl sends a URL's UTF-8 as typed; llhttp refuses bytes outside ASCII in a target, which the answer says
+        ("GET http://example.test/?raw=\u{FC} HTTP/1.1\r\nHost: example.test\r\n\r\n", "400 Bad Request", "a byte outside ASCII"),
         ("GET http://example.test/\r\n", "400 Bad Request", "names no version (HTTP/0.9"),
         ("\r\nGET /\n", "400 Bad Request", "names no version (HTTP/0.9"),
         ("POST http://example.test/ HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
