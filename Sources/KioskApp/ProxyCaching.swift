@@ -755,7 +755,7 @@ final class ProxyCachingTransport: HTTPTransport {
 
     /// What hides `request`'s own credentials, nil when it carries none.
     private static func hider(for request: HTTPRequest, _ redactor: Redactor) -> Redactor? {
-        let credentials = redactor.credentials(in: request.headers, url: request.url)
+        let credentials = redactor.credentials(of: request)
         return credentials.isEmpty ? nil : Redactor(queryItems: [], headers: []).hiding(credentials)
     }
 

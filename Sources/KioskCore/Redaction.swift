@@ -12,12 +12,15 @@ public struct Redactor: Sendable, Hashable {
     /// Query items whose values are secrets (case-insensitive); JSON bodies' fields of these names too, but for those
     /// that name ordinary data in a document (`JSONFields`).
     public var queryItems: Set<String> {
-        didSet { jsonFields = JSONFields(queryItems) }
+        didSet { jsonFields = JSONFields(queryItems.union(headers)) }
     }
     /// The JSON fields whose string values are secrets, and the search that tells a body naming none at once.
     private var jsonFields: JSONFields
-    /// Header names whose values are secrets (case-insensitive).
-    public var headers: Set<String>
+    /// Header names whose values are secrets (case-insensitive); JSON bodies' fields of these names too (an echo
+    /// service's `{"headers": {"Authorization": …}}`).
+    public var headers: Set<String> {
+        didSet { jsonFields = JSONFields(queryItems.union(headers)) }
+    }
     /// Secret values (API keys) replaced wherever they appear — in a URL, a header or a body — so a
     /// key echoed by an upstream, or sent under a name not on the lists, still never leaves Kiosk.
     /// Values shorter than 6 characters are ignored: they would match ordinary text.
@@ -34,20 +37,22 @@ public struct Redactor: Sendable, Hashable {
 
     /// The default list: NYT's `api-key`, Marvel's `apikey`, `hash` and `ts`, the names apps put their keys, tokens and
     /// signatures under (`api_key`, Google's `key`, `token`, OAuth's `access_token`, `refresh_token`, `id_token` and
-    /// `client_secret`, `password`, `sig`/`signature`, a pre-signed S3 URL's `X-Amz-Signature`, `X-Amz-Credential` and
+    /// `client_secret`, `password` and `passwd`, `secret`, Firebase's `auth`, `session_token`, `private_key`,
+    /// `sig`/`signature`, a pre-signed S3 URL's `X-Amz-Signature`, `X-Amz-Credential` and
     /// `X-Amz-Security-Token`), and credential headers (Azure's and Google's key headers, and the `X-Access-Token`,
     /// `X-Session-Token` and `X-Refresh-Token` of many an API, among them).
     public static let standard = Redactor(
         queryItems: ["api-key", "apikey", "hash", "ts", "api_key", "key", "token", "access_token", "refresh_token", "id_token",
-                     "client_secret", "password", "sig", "signature", "x-amz-signature", "x-amz-credential", "x-amz-security-token"],
+                     "client_secret", "password", "passwd", "secret", "auth", "session_token", "private_key", "sig", "signature",
+                     "x-amz-signature", "x-amz-credential", "x-amz-security-token"],
         headers: ["authorization", "cookie", "set-cookie", "proxy-authorization", "x-api-key", "x-auth-token", "api-key",
                   "x-goog-api-key", "x-amz-security-token", "x-access-token", "x-session-token", "x-refresh-token"]
     )
 
     public init(queryItems: Set<String>, headers: Set<String>, secretValues: Set<String> = []) {
         self.queryItems = Set(queryItems.map { $0.lowercased() })
-        jsonFields = JSONFields(self.queryItems)
         self.headers = Set(headers.map { $0.lowercased() })
+        jsonFields = JSONFields(self.queryItems.union(self.headers))
         self.secretValues = secretValues.filter { $0.count >= 6 }
         secretsLongestFirst = Self.longestFirst(self.secretValues)
         scan = SecretScan(secretsLongestFirst.flatMap(\.needles))
@@ -105,6 +110,13 @@ public struct Redactor: Sendable, Hashable {
             }
         }
         return values.filter { $0.count >= 6 }
+    }
+
+    /// The values `request` sends under secret names, in its fields, its URL and its body (`credentials(in:url:)` and
+    /// `credentials(inBody:contentType:)`), to hide wherever else they appear.
+    public func credentials(of request: HTTPRequest) -> [String] {
+        let fromBody = request.body.map { credentials(inBody: $0, contentType: request.headers["Content-Type"]) } ?? []
+        return credentials(in: request.headers, url: request.url) + fromBody
     }
 
     /// The URL as text with secret query values (and any password) replaced by `<redacted>`.
@@ -199,15 +211,23 @@ public struct Redactor: Sendable, Hashable {
         return redactQuery(text)
     }
 
-    /// A URL or a relative reference as text (a `Location` field's) with its secret query values replaced.
+    /// A URL or a relative reference as text (a `Location` field's) with its secret query values replaced, and those of
+    /// a fragment written as pairs: an OAuth implicit grant's redirect carries its token there (`#access_token=…`).
     private func redactQuery(_ text: String) -> String {
         // Found among the bytes (both are ASCII, so each index falls on a character): walking the characters to find
         // them was most of this function's time on every captured URL.
-        guard let questionMark = text.utf8.firstIndex(of: UInt8(ascii: "?")) else { return text }
-        let afterQuery = text.utf8[questionMark...].firstIndex(of: UInt8(ascii: "#")) ?? text.endIndex
+        let utf8 = text.utf8
+        let hash = utf8.firstIndex(of: UInt8(ascii: "#"))
+        let questionMark = utf8[..<(hash ?? utf8.endIndex)].firstIndex(of: UInt8(ascii: "?"))
+        guard questionMark != nil || hash != nil else { return text }
+        let afterQuery = hash ?? text.endIndex
         // Every captured URL comes through here: one that names no secret (nearly all) is kept as it is.
-        guard let redacted = redactPairs(text[text.index(after: questionMark)..<afterQuery]) else { return text }
-        return String(text[...questionMark]) + redacted + String(text[afterQuery...])
+        let query = questionMark.flatMap { redactPairs(text[text.index(after: $0)..<afterQuery]) }
+        let fragment = hash.flatMap { redactPairs(text[text.index(after: $0)...]) }
+        guard query != nil || fragment != nil else { return text }
+        var result = query.map { String(text[...questionMark!]) + $0 } ?? String(text[..<afterQuery])
+        if let hash { result += fragment.map { "#" + $0 } ?? String(text[hash...]) }
+        return result
     }
 
     /// `name=value&…` (a query, a form) with the values of secret names replaced; nil when it names no secret.
@@ -242,8 +262,117 @@ public struct Redactor: Sendable, Hashable {
             guard let text = String(data: body, encoding: .utf8), let redacted = redactPairs(Substring(text)) else { return body }
             return Data(redacted.utf8)
         }
+        if type.hasPrefix("multipart/form-data") {
+            // The boundary is case-sensitive: read from the field as sent.
+            return Self.replacing(secretParts(of: body, contentType: contentType ?? type), in: body) ?? body
+        }
         guard type.contains("json") else { return body }
-        return jsonFields.redact(body) ?? body
+        return Self.replacing(jsonFields.values(in: body), in: body) ?? body
+    }
+
+    /// The values of a request body's secret fields — a form's (`password=…`), a multipart form's parts, a JSON body's
+    /// strings (`{"password": …}`) — to hide wherever else they appear (an upstream echoing the form it got). Those of
+    /// fewer than 6 characters are left out, as `hiding` leaves them.
+    public func credentials(inBody body: Data, contentType: String?) -> [String] {
+        guard let type = contentType?.lowercased(), !body.isEmpty else { return [] }
+        var values: [String] = []
+        if type.hasPrefix("application/x-www-form-urlencoded") {
+            guard let text = String(data: body, encoding: .utf8) else { return [] }
+            for pair in Self.pairs(Substring(text)) where namesSecret(pair) {
+                guard let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
+                let value = String(pair[pair.utf8.index(after: equals)...]).replacingOccurrences(of: "+", with: " ")
+                values.append(value.removingPercentEncoding ?? value)
+            }
+        } else if type.hasPrefix("multipart/form-data") {
+            values = secretParts(of: body, contentType: contentType ?? type).compactMap { String(data: body[(body.startIndex + $0.lowerBound)..<(body.startIndex + $0.upperBound)], encoding: .utf8) }
+        } else if type.contains("json") {
+            values = jsonFields.values(in: body).compactMap { range in
+                // The string as JSON reads it, escapes undone.
+                let quoted = Data("\"".utf8) + body[(body.startIndex + range.lowerBound)..<(body.startIndex + range.upperBound)] + Data("\"".utf8)
+                return try? JSONDecoder().decode(String.self, from: quoted)
+            }
+        }
+        return values.filter { $0.count >= 6 }
+    }
+
+    /// `body` with each of `ranges` (offsets, in order, apart) replaced by the placeholder; nil when there are none.
+    private static func replacing(_ ranges: [Range<Int>], in body: Data) -> Data? {
+        guard !ranges.isEmpty else { return nil }
+        var result = Data()
+        result.reserveCapacity(body.count)
+        var copied = body.startIndex
+        let placeholder = Data(Redactor.placeholder.utf8)
+        for range in ranges {
+            result.append(body[copied..<(body.startIndex + range.lowerBound)])
+            result.append(placeholder)
+            copied = body.startIndex + range.upperBound
+        }
+        result.append(body[copied...])
+        return result
+    }
+
+    /// Where the contents of a multipart form's secret fields are (RFC 7578): the parts whose `Content-Disposition` names
+    /// a secret field (`name="password"`) and no file. A body cut short (the log's first MB) is read as far as it goes.
+    private func secretParts(of body: Data, contentType: String) -> [Range<Int>] {
+        guard let boundary = Self.boundary(of: contentType) else { return [] }
+        let bytes = [UInt8](body)
+        let delimiter = Array("--\(boundary)".utf8)
+        let headersEnd: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A]
+        var ranges: [Range<Int>] = []
+        var next = Self.find(delimiter, in: bytes, from: 0)
+        while let start = next {
+            let partStart = start + delimiter.count
+            // `--boundary--` closes the form.
+            if partStart + 1 < bytes.count, bytes[partStart] == UInt8(ascii: "-"), bytes[partStart + 1] == UInt8(ascii: "-") { break }
+            guard let headerEnd = Self.find(headersEnd, in: bytes, from: partStart) else { break }
+            let contentStart = headerEnd + 4
+            next = Self.find([0x0D, 0x0A] + delimiter, in: bytes, from: contentStart)
+            let contentEnd = next ?? bytes.count
+            let headers = String(decoding: bytes[partStart..<headerEnd], as: UTF8.self)
+            if let name = Self.dispositionParameter("name", in: headers), Self.dispositionParameter("filename", in: headers) == nil,
+               namesSecret(Substring(name + "=")), contentStart < contentEnd {
+                ranges.append(contentStart..<contentEnd)
+            }
+            next = next.map { $0 + 2 }
+        }
+        return ranges
+    }
+
+    /// A multipart type's `boundary` parameter, unquoted.
+    private static func boundary(of contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
+            let value = pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") && pair[1].count >= 2 ? String(pair[1].dropFirst().dropLast()) : pair[1]
+            return value.isEmpty ? nil : value
+        }
+        return nil
+    }
+
+    /// A parameter of a part's `Content-Disposition` line (`name`, `filename`), unquoted; nil when the line has none.
+    private static func dispositionParameter(_ wanted: String, in headers: String) -> String? {
+        // CR LF is one Character, a newline.
+        for line in headers.split(whereSeparator: \.isNewline)
+        where line.lowercased().hasPrefix("content-disposition:") {
+            for parameter in line.split(separator: ";").dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard pair.count == 2, pair[0].lowercased() == wanted else { continue }
+                return pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") && pair[1].count >= 2 ? String(pair[1].dropFirst().dropLast()) : pair[1]
+            }
+        }
+        return nil
+    }
+
+    /// Where `needle` first occurs in `bytes` at or after `start`.
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty, bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
+        var index = start
+        while index <= bytes.count - needle.count {
+            guard let first = bytes[index...(bytes.count - needle.count)].firstIndex(of: needle[0]) else { return nil }
+            if bytes[first..<(first + needle.count)].elementsEqual(needle) { return first }
+            index = first + 1
+        }
+        return nil
     }
 
     /// Whether the query item `pair` (`name=value`) is a secret: its name, decoded as a form's field name and
@@ -527,10 +656,10 @@ struct JSONFields: Sendable, Hashable {
 
     static func normalized(_ name: String) -> [UInt8] { normalized(Array(name.utf8)) }
 
-    /// `body` with every string value of a secret field replaced by `<redacted>`; nil when it has none. A body cut short
-    /// (the log's first MB) is walked as far as it goes.
-    func redact(_ body: Data) -> Data? {
-        guard body.withUnsafeBytes({ scan.occurs(in: $0) }) else { return nil }
+    /// Where the string values of `body`'s secret fields are (offsets from its start, inside the quotes), in order. A
+    /// body cut short (the log's first MB) is walked as far as it goes.
+    func values(in body: Data) -> [Range<Int>] {
+        guard body.withUnsafeBytes({ scan.occurs(in: $0) }) else { return [] }
         var values: [Range<Int>] = []
         body.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
@@ -569,17 +698,6 @@ struct JSONFields: Sendable, Hashable {
                 index = valueEnd + 1
             }
         }
-        guard !values.isEmpty else { return nil }
-        var result = Data()
-        result.reserveCapacity(body.count)
-        var copied = body.startIndex
-        let placeholder = Data(Redactor.placeholder.utf8)
-        for range in values {
-            result.append(body[copied..<(body.startIndex + range.lowerBound)])
-            result.append(placeholder)
-            copied = body.startIndex + range.upperBound
-        }
-        result.append(body[copied...])
-        return result
+        return values
     }
 }

@@ -158,7 +158,7 @@ public final class CapturingTransport: HTTPTransport {
     /// the request's own signature values, or a credential it sent (an answer may echo its token across the cut, and
     /// the part of it before the cut would otherwise stay, matching nothing whole).
     private func margin(for request: HTTPRequest) -> Int {
-        let values = Array(redactor.secretValues) + Array(request.secrets) + redactor.credentials(in: request.headers, url: request.url)
+        let values = Array(redactor.secretValues) + Array(request.secrets) + redactor.credentials(of: request)
         return values.map(\.utf8.count).max() ?? 0
     }
 
@@ -198,7 +198,9 @@ public final class CapturingTransport: HTTPTransport {
                 requestBodySize: Int? = nil, upload: (kept: Data, size: Int)? = nil) -> RequestRecord {
         // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear; and so are the
         // credentials it sent under secret names (an app's token), which an upstream may echo in its body (httpbin does).
-        let secrets = request.secrets + redactor.credentials(in: request.headers, url: request.url)
+        // A form's or a JSON body's secret fields too (a login's password), which an echo service returns.
+        let uploaded = upload.map { self.redactor.credentials(inBody: $0.kept, contentType: request.headers["Content-Type"]) } ?? []
+        let secrets = request.secrets + self.redactor.credentials(of: request) + uploaded
         let redactor = secrets.isEmpty ? redactor : redactor.hiding(secrets)
         var touches = touches
         let contentType = request.headers["Content-Type"]

@@ -66,6 +66,28 @@ struct CapturingTransportTests {
         #expect(body.contains(#""user":"bob""#) && body.contains(#""Authorization":"<redacted>""#), "\(body)")
     }
 
+    @Test("A login form's password, sent urlencoded or multipart, is hidden where the upstream echoes it in a body that is not a form")
+    func echoedFormSecrets() async throws {
+        // Given an upstream that echoes the form it got as text, as httpbin's /anything does under "form"
+        let forms: [(type: String, body: String)] = [
+            ("application/x-www-form-urlencoded", "user=ann&password=FORMSECRET444"),
+            ("multipart/form-data; boundary=b0", "--b0\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nFORMSECRET444\r\n--b0--\r\n"),
+        ]
+        for form in forms {
+            let upstream = ScriptedTransport([.respond(200, headers: ["Content-Type": "text/plain"], body: "got password FORMSECRET444 from ann")])
+            let sink = RecordSink()
+            let capture = CapturingTransport(base: upstream, redactor: redactor, sink: sink.closure)
+            // When the app posts it
+            _ = try await capture.send(HTTPRequest(method: "POST", url: URL(string: "https://auth.example/login")!,
+                                                   headers: ["Content-Type": form.type], body: Data(form.body.utf8), endpoint: "auth"))
+            // Then neither the request's body nor the answer's keeps the password
+            let record = try #require(sink.all.first)
+            let everything = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
+            #expect(!everything.contains("FORMSECRET444"), "\(form.type)")
+            #expect(String(decoding: try #require(record.responseBody).data, as: UTF8.self) == "got password <redacted> from ann")
+        }
+    }
+
     @Test("A JSON login's password and the token answering it are redacted at capture, in the request and the response bodies")
     func jsonBodies() async throws {
         // Given a JSON login answered with an OAuth token, as a JSON document
