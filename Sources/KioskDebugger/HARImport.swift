@@ -459,6 +459,13 @@ extension HAR {
                 if let encoding = HAR.legacyEncoding(mimeType: content["mimeType"] as? String), let bytes = text.data(using: encoding) {
                     return bytes
                 }
+                // Bytes read as Latin-1, one character each (mitmproxy writes so a body whose type names no charset: an
+                // image it does not find mostly binary, a text/plain): as many characters as `size` says bytes, where
+                // UTF-8 would make more. Encoded as UTF-8, a PNG would grow and break.
+                if let size = HAR.integer(content["size"]), size > 0, text.utf8.count != size, text.unicodeScalars.count == size,
+                   text.unicodeScalars.allSatisfy({ $0.value <= 0xFF }) {
+                    return Data(text.unicodeScalars.map { UInt8($0.value) })
+                }
                 return Data(text.utf8)
             }
             if let value = content["_file"] {

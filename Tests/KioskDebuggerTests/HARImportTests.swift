@@ -104,6 +104,29 @@ struct HARImportTests {
         #expect(br.body == Data(base64Encoded: "GwMA+CUAoloMfg=="))
     }
 
+    @Test("A body mitmproxy wrote as Latin-1 text (a type naming no charset) is its bytes again, as many as its size; UTF-8 text stays UTF-8")
+    func latin1Text() throws {
+        // Given a PNG's first bytes and a UTF-8 text/plain body, as mitmproxy writes them: each byte one character
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF, 0xE9]
+        let pngText = String(png.map { Character(Unicode.Scalar($0)) })
+        let cafe = Array("café".utf8)
+        let cafeText = String(cafe.map { Character(Unicode.Scalar($0)) })
+        func json(_ text: String) throws -> String { String(decoding: try JSONEncoder().encode(text), as: UTF8.self) }
+        let entries = [
+            Self.entry("https://example.test/image.png", response: #"{"status": 200, "content": {"mimeType": "image/png", "size": \#(png.count), "text": \#(try json(pngText))}}"#),
+            Self.entry("https://example.test/plain", response: #"{"status": 200, "content": {"mimeType": "text/plain", "size": \#(cafe.count), "text": \#(try json(cafeText))}}"#),
+            // A browser's UTF-8 text, its size the UTF-8 length, is kept as UTF-8
+            Self.entry("https://example.test/utf8", response: #"{"status": 200, "content": {"mimeType": "text/plain", "size": 5, "text": "café"}}"#),
+        ]
+        // When the archive is imported
+        let result = try Self.importing(Self.archive(creator: "mitmproxy", entries))
+        // Then each body is the bytes sent
+        func body(_ url: String) throws -> [UInt8] { [UInt8](try #require(result.rules.first { $0.urlPattern == url }).body) }
+        #expect(try body("https://example.test/image.png") == png)
+        #expect(try body("https://example.test/plain") == cafe)
+        #expect(try body("https://example.test/utf8") == Array("café".utf8))
+    }
+
     @Test("A brotli body in base64 is taken as decoded from a browser's archive, as coded from Kiosk's export or when HAR's sizes say so")
     func brotliInBase64() throws {
         // Given a br body of 10 bytes in base64, decoded 3 bytes long
