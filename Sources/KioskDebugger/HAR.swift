@@ -268,7 +268,8 @@ public enum HAR {
                 if body.isTruncated {
                     note = "coded as \(coding) and cut by Kiosk's capture limit, so kept as sent"
                 } else if let decoded = ContentCoding.decoded(body.data, coding: coding) {
-                    saved = body.data.count - decoded.count
+                    // HAR's `compression` is the bytes saved: positive for a coding that shrank the body.
+                    saved = decoded.count - body.data.count
                     body = CapturedBody(data: decoded, originalSize: decoded.count)
                 } else {
                     note = "kept as sent, coded as \(coding)" + (ContentCoding.decodes(coding) ? " (it does not decode)" : "")

@@ -146,7 +146,7 @@ struct HARExportTests {
         if decodes {
             // Then its text is the content, its size the content's, and `compression` what the coding saved
             #expect(content["text"] as? String == #"{"name": "Rick"}"# && content["size"] as? Int == 16, "\(content)")
-            #expect(content["compression"] as? Int == coded.count - 16 && content["encoding"] == nil && content["comment"] == nil)
+            #expect(content["compression"] as? Int == 16 - coded.count && content["encoding"] == nil && content["comment"] == nil)
         } else {
             // Then it is the bytes as sent, in base64, and the comment says it is still coded
             #expect(content["text"] as? String == base64 && content["encoding"] as? String == "base64", "\(content)")

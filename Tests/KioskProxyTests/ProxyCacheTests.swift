@@ -628,7 +628,7 @@ struct ProxyCacheTests {
             let entry = try #require(((document["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first)
             let content = try #require((entry["response"] as? [String: Any])?["content"] as? [String: Any])
             #expect(content["text"] as? String == "hello, proxy\n" && content["size"] as? Int == 13, "\(content)")
-            #expect(content["compression"] as? Int == EchoUpstream.gzipped.count - 13 && content["encoding"] == nil)
+            #expect(content["compression"] as? Int == 13 - EchoUpstream.gzipped.count && content["encoding"] == nil)
             // And says what the entry is, the upstream's answer as stored, not a hit of the export's moment
             #expect(entry["_kioskDecision"] as? String == "network" && entry["_kioskCacheStatus"] as? String == "Kiosk;fwd=miss;fwd-status=200;stored;detail=network",
                     "\(entry.filter { $0.key.hasPrefix("_kiosk") })")
