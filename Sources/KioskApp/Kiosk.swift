@@ -337,11 +337,30 @@ public final class Kiosk: Sendable {
                                                              url: { redactor.redact(url) }))
     }
 
-    /// How `kiosk proxy`'s cache answers now (nil when this process has no proxy cache layer); setting it switches it
-    /// for the next request.
+    /// How `kiosk proxy`'s cache answers now (nil when this process has no proxy cache layer).
     public var proxyCacheSettings: ProxyCacheSettings? {
-        get { proxyCaching?.settings.withLock { $0 } }
-        set { if let newValue { proxyCaching?.settings.withLock { $0 = newValue } } }
+        proxyCaching?.settings.withLock { $0 }
+    }
+
+    /// Switches how `kiosk proxy`'s cache answers, from the next request: `mode`, `offline`, or both (nil keeps one as it
+    /// is). Returns the settings now; nil when this process has no proxy cache layer. Offline with mode off is refused
+    /// (`KioskError.invalidRequest`), as `kiosk proxy --offline --cache off` is: offline answers from the cache, which off
+    /// turns off. Checked and set at once, so two switches made together cannot reach it either.
+    @discardableResult
+    public func switchProxyCache(mode: ProxyCacheMode? = nil, offline: Bool? = nil) throws -> ProxyCacheSettings? {
+        guard let proxyCaching else { return nil }
+        return try proxyCaching.settings.withLock { settings in
+            var next = settings
+            if let mode { next.mode = mode }
+            if let offline { next.offline = offline }
+            if next.offline && next.mode == .off {
+                throw KioskError.invalidRequest(mode == nil
+                    ? "Offline answers from the cache, which mode off turns off: choose fallback or http first."
+                    : "Mode off stores and gives nothing, which offline answers from: go online first.")
+            }
+            settings = next
+            return next
+        }
     }
 
     /// Why `kiosk proxy`'s cache could not store the latest answer it could not store (a full disk), while its latest

@@ -99,15 +99,14 @@ struct DebugController: Sendable {
         }
         debug.on(.proxyCache) { request, _ in
             let form = try await CSRFProtection.verifiedForm(request).decode(ProxyCacheForm.self)
-            guard var settings = kiosk.proxyCacheSettings else { throw Self.noProxyCache }
+            guard kiosk.proxyCacheSettings != nil else { throw Self.noProxyCache }
             switch form.change {
-            case .mode(let mode): settings.mode = mode
-            case .offline(let offline): settings.offline = offline
+            case .mode(let mode): try kiosk.switchProxyCache(mode: mode)
+            case .offline(let offline): try kiosk.switchProxyCache(offline: offline)
             case .clear(let host): try kiosk.clearProxyCache(host: host)
             case .remove(let id):
                 guard try kiosk.removeProxyCacheEntry(id: id) else { throw WebError.notFound("No stored answer has the id \(id).") }
             }
-            kiosk.proxyCacheSettings = settings
             return WebController.seeOther(ConsoleRoute.proxy.path(anchor: "proxy-cache"))
         }
         debug.on(.proxyCacheEntry) { _, context in
@@ -133,13 +132,7 @@ struct DebugController: Sendable {
             } catch {
                 throw WebError.badRequest(#"Send {"mode": "fallback", "http" or "off", "offline": true or false}, either or both."#)
             }
-            guard var settings = kiosk.proxyCacheSettings else { throw Self.noProxyCache }
-            if let mode = change.mode { settings.mode = mode }
-            if let offline = change.offline { settings.offline = offline }
-            if settings.offline && settings.mode == .off {
-                throw WebError.badRequest("offline answers from the cache, which mode off turns off: switch one of them.")
-            }
-            kiosk.proxyCacheSettings = settings
+            guard let settings = try kiosk.switchProxyCache(mode: change.mode, offline: change.offline) else { throw Self.noProxyCache }
             return try JSONResponse.ok(ProxyCacheJSON(mode: settings.mode, offline: settings.offline, hosts: try kiosk.proxyCacheStats()))
         }
         debug.on(.apiProxy) { _, _ in

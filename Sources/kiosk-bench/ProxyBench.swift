@@ -118,7 +118,7 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
                 // The default mode, and with the cache layer off (nothing collapses: every request goes upstream, as through
                 // nginx and mitmdump), taking turns at going first: the proxy slows a little as its log grows.
                 for off in round % 2 == 0 ? [false, true] : [true, false] {
-                    kiosk.proxyCacheSettings = off ? ProxyCacheSettings(mode: .off) : ProxyCacheSettings()
+                    try kiosk.switchProxyCache(mode: off ? .off : .fallback, offline: false)
                     let upstreamBefore = upstream.answered
                     let viaKiosk = try await wrkRate(wrk, duration, port: forward, path: "http://127.0.0.1:\(upstream.port)/\(size)",
                                                      host: "127.0.0.1:\(upstream.port)")
@@ -131,7 +131,7 @@ private func runProxyBenchmarks(demo: DemoUpstream, quick: Bool) async throws {
                         kioskForward.append(viaKiosk.rate)
                     }
                 }
-                kiosk.proxyCacheSettings = ProxyCacheSettings()
+                try kiosk.switchProxyCache(mode: .fallback, offline: false)
                 // The default mode with the console's recording paused: every debugger layer still acts, nothing is logged
                 // (what the log's writer costs beside the rest). Not counted in `sent`: none of it is to be found logged.
                 kiosk.debugger.isRecording = false

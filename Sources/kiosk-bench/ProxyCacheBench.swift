@@ -53,12 +53,12 @@ func proxyCacheFigures(demo: DemoUpstream, upstream: BenchUpstream, wrk: URL, ro
     for round in 0..<(2 * rounds) {
         plain.append(try await wrkRate(wrk, duration, port: uncached, path: target, host: "127.0.0.1:\(upstream.port)", distinct: true).rate)
         for mode in modes[(round % modes.count)...] + modes[..<(round % modes.count)] {
-            kiosk.proxyCacheSettings = ProxyCacheSettings(mode: mode)
+            try kiosk.switchProxyCache(mode: mode, offline: false)
             rates[mode, default: []].append(try await wrkRate(wrk, duration, port: cached, path: target,
                                                               host: "127.0.0.1:\(upstream.port)", distinct: true).rate)
         }
     }
-    kiosk.proxyCacheSettings = ProxyCacheSettings()
+    try kiosk.switchProxyCache(mode: .fallback, offline: false)
     await plainGroup.triggerGracefulShutdown()
     _ = try? await plainRunning.value
     await plainKiosk.shutdown()
@@ -70,7 +70,7 @@ func proxyCacheFigures(demo: DemoUpstream, upstream: BenchUpstream, wrk: URL, ro
 
     // Hits: offline, the stored answer without the upstream (asked for once online, to store it).
     _ = try await sequentialLatencies(port: cached, target: target, count: 1)
-    kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+    try kiosk.switchProxyCache(mode: .fallback, offline: true)
     let count = quick ? 500 : 2000
     let direct = try await sequentialLatencies(port: upstream.port, target: "/2k", count: count)
     let hits = try await sequentialLatencies(port: cached, target: target, count: count)

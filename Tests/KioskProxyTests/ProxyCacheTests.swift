@@ -200,7 +200,7 @@ struct ProxyCacheTests {
             let requests = upstream.requests.count
 
             // When the proxy goes offline (the console's switch)
-            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
             let stored = try await proxy.send(.GET, upstream.url("/a"))
             let head = try await proxy.send(.HEAD, upstream.url("/a"))
             let conditional = try await proxy.send(.GET, upstream.url("/a"), headers: [("If-None-Match", #""v1""#)])
@@ -239,7 +239,7 @@ struct ProxyCacheTests {
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
             // Given an answer stored for a request made with Alice's cookie
             _ = try await proxy.send(.GET, upstream.url("/me"), headers: [("Cookie", "session=alice")])
-            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
             // When, offline, the URL is asked for without it
             let other = try await proxy.send(.GET, upstream.url("/me"))
             // Then the answer is not given, and the 504 says it is stored for other credentials
@@ -269,7 +269,7 @@ struct ProxyCacheTests {
             #expect(entries.map { "\($0.method) \(URL(string: $0.url)!.path)" }.sorted() == ["GET /g", "HEAD /h"])
 
             // When the proxy goes offline
-            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
             let head = try await proxy.send(.HEAD, upstream.url("/h"))
             let get = try await proxy.send(.GET, upstream.url("/h"))
             let headOfGET = try await proxy.send(.HEAD, upstream.url("/g"))
@@ -636,7 +636,7 @@ struct ProxyCacheTests {
             try proxy.kiosk.clearProxyCache()
             let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
             #expect(imported.stored == 1, "\(imported)")
-            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
             let replayed = try await proxy.send(.GET, upstream.url("/gzip"))
             #expect(replayed.status == .ok && replayed.header("Content-Encoding") == [])
             #expect(replayed.text == "hello, proxy\n")
@@ -669,7 +669,7 @@ struct ProxyCacheTests {
             #expect(imported.stored == 2 && imported.hiddenCredentials == 1, "\(imported)")
             #expect(!String(decoding: archive, as: UTF8.self).contains("alice-token"))
             // And offline, each language gets its own variant, and nobody gets the signed-in answer
-            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
             #expect(try await proxy.send(.GET, upstream.url("/greet"), headers: [("Accept-Language", "es")]).text == "greeting in es")
             #expect(try await proxy.send(.GET, upstream.url("/greet"), headers: [("Accept-Language", "en")]).text == "greeting in en")
             #expect(try await proxy.send(.GET, upstream.url("/mine")).status == .gatewayTimeout)
@@ -687,7 +687,7 @@ struct ProxyCacheTests {
             try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "HEAD", "url": "\#(upstream.url("/hd"))", "headers": []}, "response": {"status": 200, "headers": [{"name": "Content-Length", "value": "106"}, {"name": "Content-Type", "value": "text/plain"}], "content": {"mimeType": "text/plain", "size": 0, "text": ""}}}]}}"#.utf8).write(to: file)
             #expect(try proxy.kiosk.importIntoProxyCache(atPath: file.path).stored == 1)
             // When it is asked for offline
-            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
             let head = try await proxy.send(.HEAD, upstream.url("/hd"))
             // Then it says the recorded length, with no body
             #expect(head.status == .ok && head.body.isEmpty)
@@ -758,7 +758,7 @@ struct ProxyCacheTests {
                                                                    ("Cookie", "theme=dark; sid=cookie-sid-7654321")])
             #expect(asked.status == .ok)
             // Then offline the app gets the stored answer exactly as it was, its credentials and all
-            proxy.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .fallback, offline: true)
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
             let replayed = try await proxy.send(.GET, url, headers: [("Authorization", "Bearer bearer-secret-0001"),
                                                                       ("Cookie", "theme=dark; sid=cookie-sid-7654321")])
             #expect(replayed.body == asked.body && replayed.header("X-Echo") == asked.header("X-Echo"))

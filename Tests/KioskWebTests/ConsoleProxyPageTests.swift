@@ -135,9 +135,19 @@ struct ConsoleProxyCacheTests {
                 #expect(page.body.components(separatedBy: "aria-pressed=\"true\"").count == 2, "\(mode): one pressed")
             }
             // And offline, off is not offered (offline answers from the cache)
-            harness.kiosk.proxyCacheSettings = ProxyCacheSettings(mode: .http, offline: true)
+            try harness.kiosk.switchProxyCache(mode: .http, offline: true)
             let offline = try await client.get(ConsoleRoute.proxy.path)
             #expect(!offline.body.contains("aria-label=\"\(w.cacheMode): \(w.cacheModeOff)\""))
+            // And a page opened before going offline, whose Off is pressed now, is refused as the JSON API and the command
+            // line refuse it, and nothing changes
+            let stale = try await client.post(ConsoleRoute.proxyCache.path, form: [("csrf", Self.token), ("mode", "off")], cookie: Self.token)
+            #expect(stale.status == .badRequest && stale.body.contains("go online first"), "\(stale.status)")
+            #expect(harness.kiosk.proxyCacheSettings == ProxyCacheSettings(mode: .http, offline: true))
+            // And going offline with mode off is refused the other way round
+            try harness.kiosk.switchProxyCache(mode: .off, offline: false)
+            let offlineOff = try await client.post(ConsoleRoute.proxyCache.path, form: [("csrf", Self.token), ("offline", "on")], cookie: Self.token)
+            #expect(offlineOff.status == .badRequest && harness.kiosk.proxyCacheSettings == ProxyCacheSettings(mode: .off, offline: false))
+            try harness.kiosk.switchProxyCache(mode: .http, offline: true)
             // And in Spanish the modes are Spanish
             let spanish = try await client.get(ConsoleRoute.proxy.path, headers: [.acceptLanguage: "es"])
             #expect(spanish.body.contains(ConsoleWords.spanish.cacheModeHTTP) && spanish.body.contains(ConsoleWords.spanish.cacheMode))
