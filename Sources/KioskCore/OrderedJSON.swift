@@ -264,10 +264,33 @@ public indirect enum OrderedJSON: Sendable, Hashable {
     private static let falseBytes = Array("false".utf8)
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// The one JSON string escaper: `"`, `\` and control characters escaped, everything else as UTF-8.
+    /// The one JSON string escaper: `"`, `\` and control characters escaped; so are the invisible characters that
+    /// reorder or break what is shown — the bidi marks, embeddings, overrides and isolates (U+200E, U+200F, U+202A–U+202E,
+    /// U+2066–U+2069) and the line and paragraph separators (U+2028, U+2029) — so that a value reads as it is, never
+    /// reversed; everything else as UTF-8.
     private static func writeQuoted(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
+        let utf8 = string.utf8
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            // Each of those is E2 80 8E–8F, A8–AE or E2 81 A6–A9 in UTF-8.
+            if byte == 0xE2 {
+                let second = utf8.index(after: index)
+                if second != utf8.endIndex, utf8.index(after: second) != utf8.endIndex {
+                    let (middle, last) = (utf8[second], utf8[utf8.index(after: second)])
+                    let hidden = middle == 0x80 && (last == 0x8E || last == 0x8F || (0xA8...0xAE).contains(last))
+                        || middle == 0x81 && (0xA6...0xA9).contains(last)
+                    if hidden {
+                        let scalar = 0x2000 | UInt32(middle & 0x3F) << 6 | UInt32(last & 0x3F)
+                        out.append(contentsOf: Array("\\u".utf8))
+                        out.append(contentsOf: Array(String(scalar, radix: 16).utf8))
+                        index = utf8.index(index, offsetBy: 3)
+                        continue
+                    }
+                }
+            }
+            index = utf8.index(after: index)
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])

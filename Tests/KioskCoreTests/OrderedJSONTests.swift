@@ -19,6 +19,18 @@ struct OrderedJSONTests {
         #expect(try OrderedJSON.parse(json.rendered()) == json)
     }
 
+    @Test("A string's bidi controls and line separators are written escaped, so a value never shows reversed, and read back the same")
+    func invisibleCharactersEscaped() throws {
+        // Given a value with a right-to-left override, an isolate, a mark, a line separator, BEL and ESC among its text
+        let value = "\u{202E}\u{7}\u{1B}[31mred\u{2066}a\u{200F}b\u{2028}c é"
+        // When it is written as JSON
+        let quoted = OrderedJSON.quoted(value)
+        // Then each invisible character is a \u escape, and the rest as it was
+        #expect(quoted == #""\u202e\u0007\u001b[31mred\u2066a\u200fb\u2028c é""#)
+        // And the JSON reads back as the same value
+        #expect(try JSONDecoder().decode(String.self, from: Data(quoted.utf8)) == value)
+    }
+
     @Test("Invalid documents fail with the JSON path and offset where parsing stopped")
     func errors() {
         let cases: [(String, String)] = [
