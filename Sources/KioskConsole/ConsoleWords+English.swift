@@ -58,6 +58,7 @@ extension ConsoleWords {
         none: "None",
         bytes: { $0 == 1 ? "1 byte" : "\($0) bytes" }, decimalSeparator: ".",
         truncatedTo: { ", truncated to \($0) at capture" },
+        shownFirst: { "; the first \($0) shown here (the whole answer is stored and replayed)" },
         treeCut: "The tree is cut short; the raw text follows.",
         binary: "(binary, base64) ",
         requestTitle: { "Request #\($0)" },

@@ -72,6 +72,8 @@ struct ConsoleWords: Sendable {
     /// What marks the decimals of a number ("." in English, "," in Spanish).
     let decimalSeparator: String
     let truncatedTo: @Sendable (Int) -> String
+    /// A stored answer's body shown in part: its first bytes, though all of it is kept and replayed.
+    let shownFirst: @Sendable (Int) -> String
     let treeCut: String
     let binary: String
     let requestTitle: @Sendable (Int64) -> String

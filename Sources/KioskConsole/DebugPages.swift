@@ -313,11 +313,12 @@ enum DebugPages {
         ])
     }
 
-    /// A body: a collapsible tree when it is JSON (keys in their order, arrays indexed), else its text.
-    static func bodySection(_ title: String, _ body: CapturedBody, _ w: ConsoleWords) -> HTML {
+    /// A body: a collapsible tree when it is JSON (keys in their order, arrays indexed), else its text. `storedWhole` says
+    /// a body cut here is kept whole elsewhere (a stored answer), where the log's was cut at capture.
+    static func bodySection(_ title: String, _ body: CapturedBody, _ w: ConsoleWords, storedWhole: Bool = false) -> HTML {
         let json = BodyJSON(body)
         var note = w.bytes(body.originalSize)
-        if body.isTruncated { note += w.truncatedTo(body.data.count) }
+        if body.isTruncated { note += storedWhole ? w.shownFirst(body.data.count) : w.truncatedTo(body.data.count) }
         var parts: [HTML] = [E.element("h2", [], [.text(title)]), E.element("p", [.class("status")], [.text(note)])]
         if !body.isTruncated, let tree = try? OrderedJSON.parse(body.data) {
             var budget = maximumTreeNodes
