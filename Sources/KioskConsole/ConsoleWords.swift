@@ -402,6 +402,13 @@ struct ConsoleWords: Sendable {
     /// given two ids, and a pause that ended before it was answered.
     let noSuchRequest: @Sendable (Int64) -> String
     let badRequestID: String
+    /// A stored answer's id that names none (evicted, cleared, or never).
+    let noStoredAnswer: @Sendable (Int64) -> String
+    /// The cache page's form said none of its changes, or one it does not know.
+    let proxyCacheFormUnknown: String
+    /// Offline asked with mode off, and mode off asked while offline: refused, as the command line refuses them.
+    let proxyOfflineNeedsCache: String
+    let proxyOffNeedsOnline: String
     let diffNeedsTwoIDs: String
     let notPausedAnyMore: @Sendable (Int64) -> String
     /// What a mock, a breakpoint, a resend or a rule did to an exchange (`ExchangeTouch.Phrase`).

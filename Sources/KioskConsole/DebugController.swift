@@ -101,11 +101,15 @@ struct DebugController: Sendable {
             let form = try await CSRFProtection.verifiedForm(request).decode(ProxyCacheForm.self)
             guard kiosk.proxyCacheSettings != nil else { throw Self.noProxyCache }
             switch form.change {
-            case .mode(let mode): try kiosk.switchProxyCache(mode: mode)
-            case .offline(let offline): try kiosk.switchProxyCache(offline: offline)
+            case .mode(let mode):
+                do { try kiosk.switchProxyCache(mode: mode) } catch KioskError.invalidRequest { throw WebError.consoleBadRequest { $0.proxyOffNeedsOnline } }
+            case .offline(let offline):
+                do { try kiosk.switchProxyCache(offline: offline) } catch KioskError.invalidRequest {
+                    throw WebError.consoleBadRequest { $0.proxyOfflineNeedsCache }
+                }
             case .clear(let host): try kiosk.clearProxyCache(host: host)
             case .remove(let id):
-                guard try kiosk.removeProxyCacheEntry(id: id) else { throw WebError.notFound("No stored answer has the id \(id).") }
+                guard try kiosk.removeProxyCacheEntry(id: id) else { throw WebError.consoleNotFound { $0.noStoredAnswer(id) } }
             }
             return WebController.seeOther(ConsoleRoute.proxy.path(anchor: "proxy-cache"))
         }
@@ -115,7 +119,7 @@ struct DebugController: Sendable {
             }
             guard kiosk.proxyCacheSettings != nil else { throw Self.noProxyCache }
             guard let entry = try kiosk.redactedProxyCacheEntry(id: id) else {
-                throw WebError.notFound("No stored answer has the id \(id); it may have been evicted or cleared.")
+                throw WebError.consoleNotFound { $0.noStoredAnswer(id) }
             }
             return Pages.response(DebugPages.proxyCacheEntry(entry, now: kiosk.now(), context: context.view))
         }

@@ -152,21 +152,21 @@ struct ProxyCacheForm: Decodable {
     init(from decoder: any Decoder) throws {
         let form = try decoder.container(keyedBy: FormKey.self)
         if let mode = try form.text("mode") {
-            guard let parsed = ProxyCacheMode(rawValue: mode) else { throw WebError.badRequest("mode must be fallback, http or off.") }
+            guard let parsed = ProxyCacheMode(rawValue: mode) else { throw WebError.consoleBadRequest { $0.proxyCacheFormUnknown } }
             change = .mode(parsed)
         } else if let offline = try form.text("offline") {
             switch offline {
             case "on": change = .offline(true)
             case "off": change = .offline(false)
-            default: throw WebError.badRequest("offline must be on or off.")
+            default: throw WebError.consoleBadRequest { $0.proxyCacheFormUnknown }
             }
         } else if let host = try form.text("clear") {
             change = .clear(host: host.isEmpty ? nil : host)
         } else if let id = try form.text("remove") {
-            guard let id = Int64(id), id > 0 else { throw WebError.badRequest("remove must be a stored answer's id.") }
+            guard let id = Int64(id), id > 0 else { throw WebError.consoleBadRequest { $0.proxyCacheFormUnknown } }
             change = .remove(id)
         } else {
-            throw WebError.badRequest("Say what to change: mode, offline, clear or remove.")
+            throw WebError.consoleBadRequest { $0.proxyCacheFormUnknown }
         }
     }
 }

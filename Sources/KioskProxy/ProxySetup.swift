@@ -50,8 +50,10 @@ enum ProxySetup {
             return download(ProxyGuide.configurationProfile(certificateDER: authority.certificateDER, fingerprint: authority.fingerprint),
                             type: "application/x-apple-aspen-config", name: "kiosk-proxy.mobileconfig")
         default:
-            return Answer(status: .notFound, contentType: "text/plain; charset=utf-8",
-                          body: Array("Nothing here: http://\(host)/ has the setup page.\n".utf8))
+            let text = language == .spanish ? "Aquí no hay nada: http://\(host)/ tiene la página de configuración.\n"
+                : "Nothing here: http://\(host)/ has the setup page.\n"
+            return Answer(status: .notFound, contentType: "text/plain; charset=utf-8", body: Array(text.utf8),
+                          fields: [("Content-Language", language.rawValue), ("Vary", "Accept-Language")])
         }
     }
 

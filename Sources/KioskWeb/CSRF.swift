@@ -67,7 +67,9 @@ package struct CSRFProtection: Sendable {
         let form = VerifiedForm(body: String(buffer: body), maximumBytes: maximumBytes, allowsLineBreaks: allowsLineBreaks)
         let field = try form.decode(CSRFField.self)
         guard let cookie = cookieToken(request), let token = field.csrf, constantTimeEqual(cookie, token) else {
-            throw WebError.forbidden("The form's security token is missing or out of date. Reload the page and try again.")
+            var stale = WebError.forbidden(Strings.english.formTokenStale)
+            stale.said = { (context: ViewContext) in context.strings.formTokenStale }
+            throw stale
         }
         return form
     }

@@ -63,6 +63,7 @@ extension Strings {
         offlineNotSaved: "You’re offline, and this page hasn’t been saved on this computer yet.",
         timedOutNotSaved: "The catalog is taking too long to answer, and this page hasn’t been saved on this computer yet.",
         itemNotFound: "This catalog has nothing at this address: the item may have been removed, or the link is wrong.",
+        formTokenStale: "The form's security token is missing or out of date. Reload the page and try again.",
         pageNotFound: "There is no page at this address.",
         noSuchCatalog: { "There is no catalog named “\($0)”." },
         pastTheLastPage: { name, total in "\(name) has \(total) page\(total == 1 ? "" : "s")." },

@@ -98,6 +98,7 @@ extension Strings {
         offlineNotSaved: "Estás sin conexión y esta página aún no se ha guardado en este equipo.",
         timedOutNotSaved: "El catálogo tarda demasiado en responder y esta página aún no se ha guardado en este equipo.",
         itemNotFound: "Este catálogo no tiene nada en esta dirección: puede que el elemento se haya quitado o que el enlace esté mal.",
+        formTokenStale: "Falta el código de seguridad del formulario o está caducado. Vuelve a cargar la página e inténtalo de nuevo.",
         pageNotFound: "No hay ninguna página en esta dirección.",
         noSuchCatalog: { "No hay ningún catálogo llamado «\($0)»." },
         pastTheLastPage: { name, total in "\(name) tiene \(total) página\(total == 1 ? "" : "s")." },

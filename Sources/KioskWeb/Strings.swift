@@ -86,6 +86,8 @@ final class Strings: Sendable {
     let timedOutNotSaved: String
     /// A page for an item, or an address, that is not there: what a person is told (the JSON keeps the detail).
     let itemNotFound: String
+    /// A form posted without its page's security token, or with an old one.
+    let formTokenStale: String
     let pageNotFound: String
     /// The catalog a path names does not exist.
     let noSuchCatalog: @Sendable (String) -> String
@@ -171,6 +173,7 @@ final class Strings: Sendable {
          offlineNotSaved: String,
          timedOutNotSaved: String,
          itemNotFound: String,
+         formTokenStale: String,
          pageNotFound: String,
          noSuchCatalog: @escaping @Sendable (String) -> String,
          pastTheLastPage: @escaping @Sendable (String, Int) -> String,
@@ -246,6 +249,7 @@ final class Strings: Sendable {
         self.offlineNotSaved = offlineNotSaved
         self.timedOutNotSaved = timedOutNotSaved
         self.itemNotFound = itemNotFound
+        self.formTokenStale = formTokenStale
         self.pageNotFound = pageNotFound
         self.noSuchCatalog = noSuchCatalog
         self.pastTheLastPage = pastTheLastPage

@@ -52,7 +52,7 @@ struct SetupPageTests {
         }
     }
 
-    @Test("A phone whose first language is Spanish gets the page in Spanish; its steps are the console's")
+    @Test("A phone whose first language is Spanish gets the page in Spanish, its 404 too; its steps are the console's")
     func spanishSetupPage() async throws {
         try await withProxy(intercepting: true) { proxy, _ in
             let page = try await proxy.send(.GET, "http://kiosk.proxy/", headers: [("Accept-Language", "es-MX,es;q=0.9,en;q=0.5")])
@@ -62,6 +62,9 @@ struct SetupPageTests {
             // And an English one (or none) gets English
             let english = try await proxy.send(.GET, "http://kiosk.proxy/", headers: [("Accept-Language", "en-GB,es;q=0.5")])
             #expect(english.text.contains("Settings › Wi-Fi") && english.header("Content-Language") == ["en"])
+            // And an address that has nothing says so in the phone's language
+            let nothing = try await proxy.send(.GET, "http://kiosk.proxy/nope", headers: [("Accept-Language", "es")])
+            #expect(nothing.status == .notFound && nothing.text.hasPrefix("Aquí no hay nada") && nothing.header("Content-Language") == ["es"])
         }
     }
 

@@ -244,13 +244,26 @@ struct ConsoleProxyCacheTests {
         }
     }
 
-    @Test("In Spanish the cache section is Spanish; kiosk serve, with no proxy cache, answers its JSON with a 404")
+    @Test("In Spanish the cache section is Spanish, its refusals too; kiosk serve, with no proxy cache, answers its JSON with a 404")
     func cacheSpanishAndAbsent() async throws {
         try await withWeb(configure: { $0.proxyCache = ProxyCacheConfiguration() }) { harness, client in
             harness.kiosk.attachProxy { ConsoleProxyPageTests.overview }
             let page = try await client.get(ConsoleRoute.proxy.path, headers: [.acceptLanguage: "es"])
             #expect(page.body.contains("Caché sin conexión") && page.body.contains(HTML.text(ConsoleWords.spanish.proxyCacheFallback).rendered))
             #expect(!page.body.contains("Offline cache") && !page.body.contains("Go offline"))
+            // And its refusals: an answer that is not stored, a change it does not know, a stale page's Off while offline,
+            // a form without its token
+            let es: HTTPFields = [.acceptLanguage: "es"]
+            let missing = try await client.get(ConsoleRoute.proxyCacheEntry(99_999).path, headers: es)
+            #expect(missing.status == .notFound && missing.body.contains(HTML.text(ConsoleWords.spanish.noStoredAnswer(99_999)).rendered))
+            let unknown = try await client.post(ConsoleRoute.proxyCache.path, form: [("csrf", Self.token), ("mode", "sometimes")],
+                                                cookie: Self.token, headers: es)
+            #expect(unknown.status == .badRequest && unknown.body.contains(HTML.text(ConsoleWords.spanish.proxyCacheFormUnknown).rendered))
+            try harness.kiosk.switchProxyCache(mode: .fallback, offline: true)
+            let off = try await client.post(ConsoleRoute.proxyCache.path, form: [("csrf", Self.token), ("mode", "off")], cookie: Self.token, headers: es)
+            #expect(off.status == .badRequest && off.body.contains(HTML.text(ConsoleWords.spanish.proxyOffNeedsOnline).rendered))
+            let forged = try await client.post(ConsoleRoute.proxyCache.path, form: [("offline", "off")], cookie: Self.token, headers: es)
+            #expect(forged.status == .forbidden && forged.body.contains("Falta el código de seguridad"), "\(forged.body.suffix(800))")
         }
         try await withWeb(configure: { _ in }) { _, client in
             let absent = try await client.get(ConsoleRoute.apiProxyCache.path)
