@@ -461,6 +461,7 @@ def test_chromium_reads_an_app_through_kiosk_after_its_backend_is_gone_and_offli
         console.get(proxy.console + "/debug/proxy#proxy-cache")
         page_ready(console)
         assert "localhost" in console.find_element(By.CSS_SELECTOR, "ul.cache-hosts").text
+        entries = console.execute_script("return history.length")
         console.find_element(By.XPATH, "//button[normalize-space()='Go offline']").click()
         # Then the page says the proxy is offline, offers to go back online, fits the phone and passes axe (the
         # form's answer is a new page: wait for it rather than for the old page's readyState, which is already
@@ -470,6 +471,9 @@ def test_chromium_reads_an_app_through_kiosk_after_its_backend_is_gone_and_offli
                  20, "the proxy page never said it was offline")
         page_ready(console)
         assert console.find_elements(By.XPATH, "//button[normalize-space()='Go online']")
+        # And the press made no history entry of its own: Back leaves the page, never to the page before the press
+        assert console.execute_script("return history.length") == entries
+        assert console.current_url.endswith("/debug/proxy#proxy-cache")
         assert console.execute_script("return document.documentElement.scrollWidth") <= PHONE[0]
         screenshot(console, "console-proxy-cache-offline-phone", PHONE)
         assert axe_serious_violations(console) == []

@@ -111,6 +111,7 @@ struct DebugController: Sendable {
             case .remove(let id):
                 guard try kiosk.removeProxyCacheEntry(id: id) else { throw WebError.consoleNotFound { $0.noStoredAnswer(id) } }
             }
+            // Where `DebugPages.inPlace` says the script goes.
             return WebController.seeOther(ConsoleRoute.proxy.path(anchor: "proxy-cache"))
         }
         debug.on(.proxyCacheEntry) { _, context in

@@ -83,14 +83,14 @@ extension DebugPages {
             E.element("div", [.class("console-actions"), .attribute("role", "group"), .attribute("aria-label", w.cacheMode)],
                       modes.map { mode, name in
                           Pages.postForm(action: action, fields: [("mode", mode.rawValue)], label: w.cacheMode + ": " + name,
-                                         button: .text(name), className: "mock", pressed: settings.mode == mode, context: context)
+                                         button: .text(name), className: "mock", pressed: settings.mode == mode, attributes: [inPlace], context: context)
                       }),
             settings.mode == .off ? .empty
                 : E.element("div", [.class("console-actions")], [
                     Pages.postForm(action: action, fields: [("offline", settings.offline ? "off" : "on")],
                                    label: settings.offline ? w.goOnline : w.goOffline,
                                    button: .text(settings.offline ? w.goOnline : w.goOffline), className: "mock",
-                                   pressed: settings.offline, context: context),
+                                   pressed: settings.offline, attributes: [inPlace], context: context),
                 ]),
         ]
         guard !hosts.isEmpty else { return section + [E.element("p", [.class("empty")], [.text(w.proxyCacheEmpty)])] }
@@ -99,7 +99,7 @@ extension DebugPages {
                 E.element("code", [], [.text(host.host)]),
                 E.element("span", [.class("status")], [.text(w.proxyCacheRow(host.entries, byteCount(Int64(host.bytes), w), host.hits))]),
                 Pages.postForm(action: action, fields: [("clear", host.host)], label: w.proxyCacheClearHost + " " + host.host,
-                               button: .text(w.proxyCacheClearHost), className: "mock delete", context: context),
+                               button: .text(w.proxyCacheClearHost), className: "mock delete", attributes: [inPlace], context: context),
                 E.element("details", [], [
                     E.element("summary", [], [.text(w.proxyCacheAnswersOf(host.host))]),
                     E.element("ul", [.class("paths")], entries.map { entry in
@@ -121,10 +121,15 @@ extension DebugPages {
             E.element("ul", [.class("cache-hosts")], rows),
             E.element("p", [], [.text(w.proxyCacheTotal(hosts.reduce(0) { $0 + $1.entries }, total))]),
             Pages.postForm(action: action, fields: [("clear", "")], label: w.proxyCacheClearAll, button: .text(w.proxyCacheClearAll),
-                           className: "mock delete", context: context),
+                           className: "mock delete", attributes: [inPlace], context: context),
         ]
         return section
     }
+
+    /// Marks a form of the cache section (a switch, a clear, a remove) as one whose answer is the cache section itself
+    /// (where the server's 303 goes too): `debug.js` sends it and shows that page again in place of the one the press was
+    /// made on, so Back leaves the page rather than walk back through every press, nor to an answer just removed.
+    static let inPlace = Attribute.attribute("data-in-place", ConsoleRoute.proxy.path(anchor: "proxy-cache"))
 
     /// `/debug/proxy/cache/{id}`: one stored answer — what was asked, when it came, how often it was given, its fields
     /// and its body (a JSON tree when it is JSON), redacted as the log's are — with a button to remove it.
@@ -141,7 +146,7 @@ extension DebugPages {
             // Its first megabyte, as the request log keeps of a body: a page with a whole 16 MB answer in it is no page.
             bodySection(w.responseBody, CapturedBody(capturing: entry.body, limit: 1 << 20), w, storedWhole: true),
             Pages.postForm(action: ConsoleRoute.proxyCache.path, fields: [("remove", String(entry.id))], label: w.proxyCacheRemove,
-                           button: .text(w.proxyCacheRemove), className: "mock delete", context: context),
+                           button: .text(w.proxyCacheRemove), className: "mock delete", attributes: [inPlace], context: context),
         ])
     }
 

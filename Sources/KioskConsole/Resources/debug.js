@@ -383,6 +383,32 @@
     }, 2000);
   }
 
+  // 8: a form whose answer is a page the console shows again (the proxy cache's switches, clears and removes, marked
+  // data-in-place with that page's address): sent from here, and that page shown in place of the one the press was made
+  // on, so that Back leaves the page at once, never through each press, nor to an answer just removed. A form the
+  // server refuses (a stale page's switch) is sent again as a form, whose answer page says why; nothing changed.
+  document.addEventListener("submit", async event => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.dataset.inPlace || event.defaultPrevented) return;
+    event.preventDefault();
+    const target = new URL(form.dataset.inPlace, location.href);
+    try {
+      const response = await fetch(form.action, { method: "POST", credentials: "same-origin", redirect: "follow",
+                                                  body: new URLSearchParams(new FormData(form, event.submitter)) });
+      if (response.ok && response.redirected) {
+        // An address that differs from this one by its fragment alone would only scroll: it is read again instead.
+        if (target.pathname === location.pathname && target.search === location.search) {
+          history.replaceState(history.state, "", target.href);
+          location.reload();
+        } else {
+          location.replace(target.href);
+        }
+        return;
+      }
+    } catch { /* sent as a form below */ }
+    form.submit();
+  });
+
   follow();
   localTimes();
   copyButtons();
