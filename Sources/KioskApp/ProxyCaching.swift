@@ -471,7 +471,8 @@ final class ProxyCachingTransport: HTTPTransport {
                 + "one identity's answer is never given to another. Send the request as it was recorded, or go online.\n"
             : request.method == "GET" || request.method == "HEAD"
             ? "Kiosk's proxy is offline and has no stored answer for \(request.method) \(request.url.absoluteString): it was "
-                + "never fetched through the proxy (or not with this request's credentials and headers). Go online to fetch it.\n"
+                + "never fetched through the proxy (or not with this request's credentials and headers), or its answer was not "
+                + "one to keep (it said no-store, say, or came while the cache was off). Go online to fetch it.\n"
             : "Kiosk's proxy is offline: a \(request.method) is not sent, and only GET and HEAD answers are stored.\n"
         var response = HTTPResponse(status: 504, headers: ["Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"],
                                     body: Data(text.utf8), url: request.url)

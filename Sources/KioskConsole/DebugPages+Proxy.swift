@@ -90,7 +90,8 @@ extension DebugPages {
                     Pages.postForm(action: action, fields: [("offline", settings.offline ? "off" : "on")],
                                    label: settings.offline ? w.goOnline : w.goOffline,
                                    button: .text(settings.offline ? w.goOnline : w.goOffline), className: "mock",
-                                   pressed: settings.offline, attributes: [inPlace], context: context),
+                                   // No aria-pressed: its words say what a press does, and they change with the state.
+                                   attributes: [inPlace], context: context),
                 ]),
         ]
         guard !hosts.isEmpty else { return section + [E.element("p", [.class("empty")], [.text(w.proxyCacheEmpty)])] }
