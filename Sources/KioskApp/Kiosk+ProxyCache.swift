@@ -129,16 +129,20 @@ extension Kiosk {
             guard rule.method == "GET" || rule.method == "HEAD",
                   ProxyCachingTransport.isStorable(response, for: HTTPRequest(method: rule.method, url: url, endpoint: "")) else { continue }
             let credentials: String
-            if recorded.authorization.isEmpty && recorded.cookies.isEmpty {
+            var credentialFields: [String] = []
+            if recorded.credentialValues.isEmpty {
                 credentials = ProxyCacheAnswer.importedCredentials
-            } else if (recorded.authorization + recorded.cookies).contains(where: HAR.isHiddenCredential) {
+            } else if recorded.credentialValues.contains(where: HAR.isHiddenCredential) {
                 hidden += 1
                 continue
             } else {
+                // Keyed as the proxy keys a request sending them, so that the same identity asking finds it.
                 var fields = HTTPHeaderFields()
                 for value in recorded.authorization { fields.add(name: "Authorization", value: value) }
                 for value in recorded.cookies { fields.add(name: "Cookie", value: value) }
+                for field in recorded.identities { fields.add(name: field.name, value: field.value) }
                 credentials = ProxyCachingTransport.Key(HTTPRequest(url: url, headers: fields, endpoint: "")).credentials
+                credentialFields = ProxyCachingTransport.Key.credentialFields(fields)
             }
             headers = ProxyCachingTransport.storedHeaders(headers)
             // Kept by the variant its recorded request picked: a request that matches it gets it, any other the newest
@@ -149,11 +153,13 @@ extension Kiosk {
                                                                 endpoint: "")).variant(for: vary) ?? ""
             // Made and answered when the archive says (its entry's start), else now.
             let time = recorded.startedAt.map { min($0, now) } ?? now
-            answers.append(ProxyCacheAnswer(method: rule.method, url: ProxyCachingTransport.Key.normalized(url),
-                                            host: url.host(percentEncoded: false)?.lowercased() ?? "",
-                                            credentials: credentials, vary: vary, variant: variant, status: rule.status, headers: headers,
-                                            body: rule.method == "HEAD" ? Data() : rule.body,
-                                            requestTime: time, responseTime: time))
+            var answer = ProxyCacheAnswer(method: rule.method, url: ProxyCachingTransport.Key.normalized(url),
+                                          host: url.host(percentEncoded: false)?.lowercased() ?? "",
+                                          credentials: credentials, vary: vary, variant: variant, status: rule.status, headers: headers,
+                                          body: rule.method == "HEAD" ? Data() : rule.body,
+                                          requestTime: time, responseTime: time)
+            answer.credentialFields = credentialFields
+            answers.append(answer)
         }
         // A hundred answers a transaction, as the proxy stores a burst: a large archive does not make one transaction
         // of its whole size, and a killed import leaves what it committed.
@@ -183,15 +189,17 @@ extension Kiosk {
             let batch = listed[next..<min(next + 20, listed.count)]
             next += batch.count
             return try batch.compactMap { listed -> RequestRecord? in
-                guard let (entry, credentialed, varied) = try cache.exportedEntry(id: listed.id), let url = URL(string: entry.url) else {
+                guard let (entry, credentialFields, varied) = try cache.exportedEntry(id: listed.id), let url = URL(string: entry.url) else {
                     return nil
                 }
                 let fields = redactor.redact(entry.shownHeaders ?? entry.headers).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
                 // The request as far as the key tells it: the fields its variant was picked by (so an import keeps the
-                // variants apart), and, for an identity's answer, its credentials hidden — so an import leaves it out
-                // rather than give it to anyone. Which of Authorization and Cookie carried them is not kept.
+                // variants apart), and, for an identity's answer, the fields its credentials came in, hidden — so an import
+                // leaves it out rather than give it to anyone.
                 var request = HTTPHeaderFields(varied)
-                if credentialed { request.add(name: "Authorization", value: Redactor.placeholder) }
+                for name in credentialFields ?? [] where !request.contains(where: { HTTPHeaderFields.sameName($0.name, name) }) {
+                    request.add(name: name, value: Redactor.placeholder)
+                }
                 let requestFields = redactor.redact(request).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
                 return RequestRecord(startedAt: entry.requestTime, source: nil, endpoint: entry.host, method: entry.method,
                                      url: redactor.redact(url), requestHeaders: requestFields, status: entry.status, responseHeaders: fields,

@@ -371,6 +371,7 @@ final class ProxyCachingTransport: HTTPTransport {
                                           variant: key.variant(for: vary) ?? "", status: response.status,
                                           headers: Self.storedHeaders(response.headers), body: storedAs == "HEAD" ? Data() : response.body,
                                           requestTime: sent, responseTime: received)
+            if ProxyCacheAnswer.isCredentialed(key.credentials) { answer.credentialFields = Key.credentialFields(request.headers) }
             // An answer echoing the app's own credentials (an echo service, a "hello <token>") keeps a copy without them
             // for the pages and exports; the log hides them the same way.
             if let hider = Self.hider(for: request, redactor) {
@@ -775,12 +776,19 @@ final class ProxyCachingTransport: HTTPTransport {
         let credentials: String
         let headers: HTTPHeaderFields
 
-        /// The request fields that say who asks, besides Authorization and Cookie: the credential headers redaction hides
-        /// (`X-Api-Key`, `Api-Key`, `X-Auth-Token`, Google's and AWS's), sorted. An answer made for one key is another
-        /// identity's as much as one made for another bearer token, whether or not the upstream's `Vary` says so.
-        /// (Proxy-Authorization is the proxy's own, never sent on; Set-Cookie is an answer's.)
-        static let identityFields = Redactor.standard.headers
-            .subtracting(["authorization", "cookie", "set-cookie", "proxy-authorization"]).sorted()
+        /// The request fields that say who asks besides Authorization and Cookie (`Redactor.identityFields`), whether or
+        /// not the upstream's `Vary` names them.
+        static let identityFields = Redactor.identityFields
+
+        /// The names of the fields the request's credentials came in (Authorization, Cookie, X-Api-Key…), as it spelled
+        /// them, once each: what an export names of an identity's answer, never their values.
+        static func credentialFields(_ headers: HTTPHeaderFields) -> [String] {
+            var names: [String] = []
+            for name in ["authorization", "cookie"] + identityFields {
+                if let field = headers.first(where: { HTTPHeaderFields.sameName($0.name, name) }) { names.append(field.name) }
+            }
+            return names
+        }
 
         init(_ request: HTTPRequest) {
             url = Self.normalized(request.url)

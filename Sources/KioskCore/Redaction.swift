@@ -49,6 +49,12 @@ public struct Redactor: Sendable, Hashable {
                   "x-goog-api-key", "x-amz-security-token", "x-access-token", "x-session-token", "x-refresh-token"]
     )
 
+    /// The request fields that say who asks, besides Authorization and Cookie: the credential headers the standard
+    /// redaction hides (`x-api-key`, `api-key`, `x-auth-token`, Google's and AWS's), lowercased and sorted. An answer made
+    /// for one key is another identity's as much as one made for another bearer token. (Proxy-Authorization is a proxy's
+    /// own, never sent on; Set-Cookie is an answer's.)
+    public static let identityFields = standard.headers.subtracting(["authorization", "cookie", "set-cookie", "proxy-authorization"]).sorted()
+
     public init(queryItems: Set<String>, headers: Set<String>, secretValues: Set<String> = []) {
         self.queryItems = Set(queryItems.map { $0.lowercased() })
         self.headers = Set(headers.map { $0.lowercased() })

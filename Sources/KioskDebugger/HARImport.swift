@@ -97,6 +97,8 @@ extension HAR {
             /// The request's `Authorization` and `Cookie` values, as recorded (a redacting exporter's placeholders too).
             public var authorization: [String] = []
             public var cookies: [String] = []
+            /// The request's other credential fields (`Redactor.identityFields`: X-Api-Key, Api-Key…), as recorded.
+            public var identities: [RequestRecord.HeaderField] = []
             /// The request's fields that the answer's `Vary` names, as recorded.
             public var varied: [RequestRecord.HeaderField] = []
             /// A HEAD's answer's `Content-Length`, as recorded: the length its GET's body has (a rule, whose body decides
@@ -109,6 +111,10 @@ extension HAR {
                 (self.startedAt, self.date, self.age, self.authorization, self.cookies) = (startedAt, date, age, authorization, cookies)
                 self.varied = varied
             }
+
+            /// Every credential value the request was recorded with: Authorization's, Cookie's and the other identity fields'.
+            public var credentialValues: [String] { authorization + cookies + identities.map(\.value) }
+
         }
 
         /// How many entries gave no rule.
@@ -171,9 +177,10 @@ extension HAR {
                     var key = MockRules.key(method: rule.method, urlPattern: rule.urlPattern, ignoring: ignored)
                     if byRecordedRequest {
                         key += ([details.authorization.joined(separator: "\n"), details.cookies.joined(separator: "\n")]
+                            + details.identities.map { "\($0.name.lowercased()):\($0.value)" }.sorted()
                             + details.varied.map { "\($0.name.lowercased())=\($0.value)" }.sorted()).map { "\n" + $0 }.joined()
                         // Credentials an exporter hid may be anyone's: two such entries are not one identity answered again.
-                        if (details.authorization + details.cookies).contains(where: HAR.isHiddenCredential) { key += "\n#\(index)" }
+                        if details.credentialValues.contains(where: HAR.isHiddenCredential) { key += "\n#\(index)" }
                     }
                     guard let kept = position[key] else {
                         position[key] = rules.count
@@ -412,6 +419,12 @@ extension HAR {
             var recorded = Import.Recorded(startedAt: (entry["startedDateTime"] as? String).flatMap(HAR.date),
                                            date: fields(response, "date").first, age: fields(response, "age").first,
                                            authorization: fields(request, "authorization"), cookies: fields(request, "cookie"), varied: varied)
+            let identityNames = Set(Redactor.identityFields)
+            recorded.identities = ((request["headers"] as? [Any]) ?? []).compactMap { field -> RequestRecord.HeaderField? in
+                guard let field = field as? [String: Any], let name = field["name"] as? String, identityNames.contains(name.lowercased()),
+                      let value = field["value"] as? String else { return nil }
+                return RequestRecord.HeaderField(name: name, value: value)
+            }
             if (request["method"] as? String)?.uppercased() == "HEAD" {
                 recorded.headLength = fields(response, "content-length").first { Int($0.trimmingCharacters(in: .whitespaces)) != nil }
             }

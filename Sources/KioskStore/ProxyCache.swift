@@ -75,6 +75,9 @@ public struct ProxyCacheAnswer: Sendable {
     public var requestTime: Date
     /// When the answer came.
     public var responseTime: Date
+    /// The names of the request's fields its credentials came in (Authorization, Cookie, X-Api-Key…), which an export
+    /// names with their values hidden; empty for an answer to no identity.
+    public var credentialFields: [String] = []
     /// The fields and the body with the app's own credentials hidden, when the answer echoes them (a page and an export
     /// show these; the cache replays the answer exactly); nil when it does not.
     public var shownHeaders: HTTPHeaderFields?
@@ -598,6 +601,7 @@ public final class ProxyCache: Sendable, StoreFile {
             values.bind(size)
             values.bind(shownHeaders)
             values.bind(answer.shownBody)
+            values.bind(answer.credentialFields.joined(separator: "\n"))
         }
         guard let id else { throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "the stored answer's id did not come back") }
         return (id, size)
@@ -626,13 +630,13 @@ public final class ProxyCache: Sendable, StoreFile {
     /// Inserts an answer or replaces the one stored under its key, returning its entry's id.
     private static let insertSQL = """
             INSERT INTO cacheEntry (method, url, host, credentials, vary, variant, status, headers, body, requestTime,
-                                    responseTime, lastUsed, hits, size, shownHeaders, shownBody)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+                                    responseTime, lastUsed, hits, size, shownHeaders, shownBody, credentialFields)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
             ON CONFLICT (method, url, credentials, variant) DO UPDATE SET
                 host = excluded.host, vary = excluded.vary, status = excluded.status, headers = excluded.headers,
                 body = excluded.body, requestTime = excluded.requestTime, responseTime = excluded.responseTime,
                 lastUsed = excluded.lastUsed, size = excluded.size, shownHeaders = excluded.shownHeaders,
-                shownBody = excluded.shownBody
+                shownBody = excluded.shownBody, credentialFields = excluded.credentialFields
             RETURNING id
             """
 
@@ -693,10 +697,11 @@ public final class ProxyCache: Sendable, StoreFile {
         }
     }
 
-    /// The entry `id` with what its key says of the request it answers, as an export writes it: whether that request
-    /// carried credentials (an identity's answer, not an imported one's), and the fields its `Vary` named with their
-    /// values (a field the request lacked left out); nil when there is no such entry.
-    public func exportedEntry(id: Int64) throws -> (entry: ProxyCacheEntry, credentialed: Bool, variedFields: [(name: String, value: String)])? {
+    /// The entry `id` with what its key says of the request it answers, as an export writes it: the names of the fields
+    /// that request carried credentials in (an identity's answer, not an imported one's; nil for none — for an entry
+    /// stored before the names were kept, `Authorization`), and the fields its `Vary` named with their values (a field
+    /// the request lacked left out); nil when there is no such entry.
+    public func exportedEntry(id: Int64) throws -> (entry: ProxyCacheEntry, credentialFields: [String]?, variedFields: [(name: String, value: String)])? {
         flush()
         return try read("read an answer of the proxy cache") { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM cacheEntry WHERE id = ?", arguments: [id]) else { return nil }
@@ -706,7 +711,10 @@ public final class ProxyCache: Sendable, StoreFile {
                 guard let equals = part.firstIndex(of: "=") else { return nil }
                 return (String(part[..<equals]), String(part[part.index(after: equals)...]))
             }
-            return (Self.entry(row), ProxyCacheAnswer.isCredentialed(credentials), fields)
+            let names: String = row["credentialFields"] ?? ""
+            let credentialFields = ProxyCacheAnswer.isCredentialed(credentials)
+                ? (names.isEmpty ? ["Authorization"] : names.split(separator: "\n").map(String.init)) : nil
+            return (Self.entry(row), credentialFields, fields)
         }
     }
 
@@ -960,6 +968,11 @@ public final class ProxyCache: Sendable, StoreFile {
         // Each entry's size in the index of use, so that the total can be summed again from the index alone (`sumSizes`).
         migrator.registerMigration("v5") { db in
             try db.execute(sql: "DROP INDEX cacheEntryByUse; CREATE INDEX cacheEntryByUse ON cacheEntry (lastUsed, size)")
+        }
+        // The names of the fields an identity's answer was asked with, for an export to name (ProxyCacheAnswer.credentialFields).
+        // A proxy of an earlier version beside this one stores none: its answers are exported as before.
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: "ALTER TABLE cacheEntry ADD COLUMN credentialFields TEXT NOT NULL DEFAULT ''")
         }
         return migrator
     }()

@@ -643,17 +643,19 @@ struct ProxyCacheTests {
         }
     }
 
-    @Test("Exported and imported again, an identity's answer is left out (never given to anyone), and a URL's Vary variants stay apart")
+    @Test("Exported and imported again, an identity's answer is left out (never given to anyone), named by the fields it was asked with, and a URL's Vary variants stay apart")
     func exportKeepsIdentitiesAndVariants() async throws {
         let upstream = try await ScriptedUpstream.start()
         upstream.answer { head in
-            if head.uri == "/mine" { return (.ok, [("Content-Type", "application/json")], #"{"account": "alice"}"#) }
+            if head.uri.hasPrefix("/mine") { return (.ok, [("Content-Type", "application/json")], #"{"account": "alice"}"#) }
             let language = head.headers["Accept-Language"].first ?? "none"
             return (.ok, [("Content-Type", "text/plain"), ("Vary", "Accept-Language")], "greeting in \(language)")
         }
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
             // Given an answer stored for a signed-in request, and two variants of one URL by Accept-Language
             _ = try await proxy.send(.GET, upstream.url("/mine"), headers: [("Authorization", "Bearer alice-token")])
+            _ = try await proxy.send(.GET, upstream.url("/mine?by=cookie"), headers: [("Cookie", "sid=alice-cookie")])
+            _ = try await proxy.send(.GET, upstream.url("/mine?by=key"), headers: [("X-Api-Key", "alice-api-key")])
             _ = try await proxy.send(.GET, upstream.url("/greet"), headers: [("Accept-Language", "es")])
             _ = try await proxy.send(.GET, upstream.url("/greet"), headers: [("Accept-Language", "en")])
 
@@ -666,8 +668,19 @@ struct ProxyCacheTests {
 
             // Then the signed-in answer is left out as one whose credentials the archive hides, the token appears nowhere,
             // and both variants are stored again
-            #expect(imported.stored == 2 && imported.hiddenCredentials == 1, "\(imported)")
-            #expect(!String(decoding: archive, as: UTF8.self).contains("alice-token"))
+            #expect(imported.stored == 2 && imported.hiddenCredentials == 3, "\(imported)")
+            let text = String(decoding: archive, as: UTF8.self)
+            #expect(!text.contains("alice-token") && !text.contains("alice-cookie") && !text.contains("alice-api-key"))
+            // And each signed-in answer's request names the field its credentials came in, hidden, and no other
+            let document = try #require(try JSONSerialization.jsonObject(with: archive) as? [String: Any])
+            let entries = try #require((document["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+            func requestFields(_ path: String) throws -> [String] {
+                let entry = try #require(entries.first { (($0["request"] as? [String: Any])?["url"] as? String)?.hasSuffix(path) == true })
+                return ((entry["request"] as? [String: Any])?["headers"] as? [[String: Any]] ?? []).map { "\($0["name"] ?? ""): \($0["value"] ?? "")" }
+            }
+            #expect(try requestFields("/mine") == ["Authorization: <redacted>"])
+            #expect(try requestFields("/mine?by=cookie") == ["Cookie: <redacted>"])
+            #expect(try requestFields("/mine?by=key") == ["X-Api-Key: <redacted>"])
             // And offline, each language gets its own variant, and nobody gets the signed-in answer
             try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
             #expect(try await proxy.send(.GET, upstream.url("/greet"), headers: [("Accept-Language", "es")]).text == "greeting in es")
@@ -692,6 +705,24 @@ struct ProxyCacheTests {
             // Then it says the recorded length, with no body
             #expect(head.status == .ok && head.body.isEmpty)
             #expect(head.header("Content-Length") == ["106"], "\(head.header("Content-Length"))")
+        }
+    }
+
+    @Test("An archive's answer recorded with an API key's header is that key's alone offline, as one the proxy stored for it would be")
+    func importedAPIKeyIsAnIdentity() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given an archive with an answer asked with X-Api-Key
+            let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent("api-key.har")
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "\#(upstream.url("/account"))", "headers": [{"name": "X-Api-Key", "value": "key-of-alice-42"}]}, "response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": "alice's account"}}}]}}"#.utf8).write(to: file)
+            #expect(try proxy.kiosk.importIntoProxyCache(atPath: file.path).stored == 1)
+            // When it is asked for offline with that key, another, and none
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
+            // Then that key gets it, and nobody else does
+            #expect(try await proxy.send(.GET, upstream.url("/account"), headers: [("X-Api-Key", "key-of-alice-42")]).text == "alice's account")
+            #expect(try await proxy.send(.GET, upstream.url("/account"), headers: [("X-Api-Key", "key-of-mallory")]).status == .gatewayTimeout)
+            #expect(try await proxy.send(.GET, upstream.url("/account")).status == .gatewayTimeout)
         }
     }
 
