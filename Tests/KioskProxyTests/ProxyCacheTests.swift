@@ -475,8 +475,7 @@ struct ProxyCacheTests {
                 #"{"startedDateTime": "\#(started)", "time": 1, "request": {"method": "GET", "url": "\#(upstream.url(path))", "headers": [\#(requestHeaders)]}, "#
                     + #""response": {"status": 200, "headers": [{"name": "Cache-Control", "value": "max-age=3600"}], "content": {"mimeType": "text/plain", "text": "\#(body)"}}}"#
             }
-            let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent("ages.har")
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let file = try archiveURL("ages.har")
             try Data((#"{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": ["#
                       + [entry("/old", old, "", "recorded long ago"), entry("/recent", recent, "", "recorded now"),
                          entry("/mine", recent, #"{"name": "Authorization", "value": "Bearer alice"}"#, "alice's"),
@@ -510,8 +509,7 @@ struct ProxyCacheTests {
                     + #"{"name": "User-Agent", "value": "Recorder/1"}]}, "response": {"status": 200, "headers": [{"name": "Vary", "value": "Accept-Language"}, "#
                     + #"{"name": "Cache-Control", "value": "max-age=60"}], "content": {"mimeType": "text/plain", "text": "\#(body)"}}}"#
             }
-            let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent("variants.har")
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let file = try archiveURL("variants.har")
             try Data((#"{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": ["#
                       + [entry("en", 20, "hello"), entry("fr", 10, "bonjour")].joined(separator: ",") + "]}}").utf8).write(to: file)
             let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
@@ -551,8 +549,7 @@ struct ProxyCacheTests {
     func malformedArchive() async throws {
         let upstream = try await ScriptedUpstream.start()
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, _ in
-            let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent("bad.har")
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let file = try archiveURL("bad.har")
             try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://a.test/"}, "response": {"status": "x"}}]}}"#.utf8)
                 .write(to: file)
             #expect(throws: (any Error).self) { try proxy.kiosk.importIntoProxyCache(atPath: file.path) }
@@ -695,8 +692,7 @@ struct ProxyCacheTests {
         let upstream = try await ScriptedUpstream.start()
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
             // Given an archive with a HEAD's answer saying a 106-byte body
-            let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent("head.har")
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let file = try archiveURL("head.har")
             try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "HEAD", "url": "\#(upstream.url("/hd"))", "headers": []}, "response": {"status": 200, "headers": [{"name": "Content-Length", "value": "106"}, {"name": "Content-Type", "value": "text/plain"}], "content": {"mimeType": "text/plain", "size": 0, "text": ""}}}]}}"#.utf8).write(to: file)
             #expect(try proxy.kiosk.importIntoProxyCache(atPath: file.path).stored == 1)
             // When it is asked for offline
@@ -713,8 +709,7 @@ struct ProxyCacheTests {
         let upstream = try await ScriptedUpstream.start()
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
             // Given an archive with an answer asked with X-Api-Key
-            let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent("api-key.har")
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let file = try archiveURL("api-key.har")
             try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "\#(upstream.url("/account"))", "headers": [{"name": "X-Api-Key", "value": "key-of-alice-42"}]}, "response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": "alice's account"}}}]}}"#.utf8).write(to: file)
             #expect(try proxy.kiosk.importIntoProxyCache(atPath: file.path).stored == 1)
             // When it is asked for offline with that key, another, and none
@@ -734,8 +729,7 @@ struct ProxyCacheTests {
             let entry = { (body: String) in
                 #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "\#(upstream.url("/me"))", "headers": [{"name": "Authorization", "value": "<redacted>"}]}, "response": {"status": 200, "headers": [], "content": {"mimeType": "text/plain", "text": "\#(body)"}}}"#
             }
-            let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent("hidden.har")
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let file = try archiveURL("hidden.har")
             try Data(#"{"log": {"entries": [\#(entry("alice's")), \#(entry("bob's"))]}}"#.utf8).write(to: file)
             // When it is imported
             let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
@@ -1280,3 +1274,9 @@ struct ProxyHTTPCacheTests {
     }
 }
 
+/// A path for an archive named `name` in a scratch folder of its own, the folder made.
+private func archiveURL(_ name: String) throws -> URL {
+    let file = TemporaryDirectory.url("kiosk-proxy-cache-har").appendingPathComponent(name)
+    try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    return file
+}
