@@ -213,6 +213,35 @@ def test_python_urllib_reads_https_through_kiosk_and_the_exchange_is_logged(setu
         opener.open(upstream.url("/api/items"), timeout=60)
 
 
+JAVA_APP = """import java.net.URI; import java.net.http.*;
+public class App { public static void main(String[] args) throws Exception {
+  HttpClient client = HttpClient.newBuilder().proxy(java.net.ProxySelector.getDefault()).build();
+  HttpResponse<String> answer = client.send(HttpRequest.newBuilder(URI.create(args[0])).build(), HttpResponse.BodyHandlers.ofString());
+  System.out.println(answer.statusCode() + " " + answer.headers().firstValue("via").orElse("-"));
+  System.out.println(answer.body()); } }
+"""
+
+
+def test_java_reads_https_through_kiosk_with_nothing_but_the_env_block(setup, tmp_path):
+    proxy, upstream = setup
+    # Given a Java app that knows nothing of Kiosk, and the block `kiosk proxy env` prints, every host through the proxy
+    (tmp_path / "App.java").write_text(JAVA_APP)
+    block = subprocess.run([proxy.binary, "proxy", "env", "--data-dir", str(proxy.data_dir), "--port", str(proxy.port), "--no-proxy", ""],
+                           capture_output=True, text=True, check=True, timeout=60).stdout
+    # When the app asks its HTTPS backend in a shell that evaluated it
+    run = subprocess.run(["bash", "-c", block + "\nexec java App.java \"$0\"", upstream.url("/api/items?from=java")], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=180)
+    # Then it went through Kiosk, trusting the leaf Kiosk made for its host from the trust store the block names
+    status, body = run.stdout.split("\n", 1)
+    assert status.startswith("200 1.1 kiosk-"), run.stdout + run.stderr
+    assert json.loads(body) == ITEMS
+    assert "JAVA_TOOL_OPTIONS" in run.stderr and "kiosk-proxy-truststore.p12" in run.stderr
+    deadline = time.monotonic() + 10
+    while not records_for(proxy, upstream.url("/api/items?from=java")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert records_for(proxy, upstream.url("/api/items?from=java"))
+
+
 def test_insecure_upstream_says_so_on_start_in_the_console_and_on_every_exchange(kiosk_bin, tmp_path):
     # Given an app backend whose CA Kiosk is not told of
     _, leaf, key = make_upstream_certificates(tmp_path)

@@ -21,6 +21,9 @@ command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || missing+=(fonts-noto-color-emoji)
 # certutil puts Kiosk's proxy CA in a test browser's NSS database (test_proxy_clients.py), as a user trusts it.
 command -v certutil >/dev/null 2>&1 || missing+=(libnss3-tools)
+# A Java app reads HTTPS through the proxy with only `kiosk proxy env`'s block (test_proxy_clients.py); keytool reads
+# the trust store it writes (CLITests).
+command -v java >/dev/null 2>&1 && command -v keytool >/dev/null 2>&1 || missing+=(default-jre-headless)
 # The LAN test (test_lan.py) puts `kiosk serve --lan` in a network namespace joined by a veth pair; it needs
 # root and iproute2, and is skipped (saying why) without them. openssl computes the certificate's SPKI pin.
 if [ "$(id -u)" = 0 ]; then

@@ -17,6 +17,8 @@ install_missing() {
 missing=()
 [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
 [ -e /usr/include/zlib.h ] || missing+=(zlib1g-dev)
+# keytool reads the Java trust store `kiosk proxy env` writes (CLITests).
+command -v keytool >/dev/null 2>&1 || missing+=(default-jre-headless)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing ${missing[*]}..."
     install_missing "${missing[@]}"

@@ -375,7 +375,7 @@ struct ProxyEnvCommand: AsyncParsableCommand {
             `kiosk proxy --reverse`, or pass --no-proxy '' to send everything through the proxy); and the CA for \
             OpenSSL programs (SSL_CERT_FILE), curl (CURL_CA_BUNDLE) and Python requests (REQUESTS_CA_BUNDLE) — a bundle \
             of the system's roots and Kiosk's CA, written to the data directory, since those variables replace the \
-            roots rather than add to them — and for Node (NODE_EXTRA_CA_CERTS, which adds).
+            roots rather than add to them — and for Node (NODE_EXTRA_CA_CERTS, which adds). Java reads none of those:             JAVA_TOOL_OPTIONS gives it the proxy (http.proxyHost and the rest, http.nonProxyHosts from --no-proxy) and a             trust store of the same roots (kiosk-proxy-truststore.p12, PKCS #12 with no password), before any options             it had. wget built with GnuTLS (Debian's) reads no variable for its roots: the last line, a comment, says             what to pass it.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -397,13 +397,37 @@ struct ProxyEnvCommand: AsyncParsableCommand {
                 .lazy.compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.first ?? ""
             let separator = systemRoots.isEmpty || systemRoots.hasSuffix("\n") ? "" : "\n"
             // The roots every program pointed at it trusts: never writable by anyone else, whatever the umask.
-            try SecretFile.write(systemRoots + separator + authority.certificatePEM, to: bundle, mode: 0o644)
+            let roots = systemRoots + separator + authority.certificatePEM
+            try SecretFile.write(roots, to: bundle, mode: 0o644)
+            let trustStore = directory.appendingPathComponent(JavaTrustStore.fileName)
+            try SecretFile.write(Data(try JavaTrustStore.pkcs12(pem: roots)), to: trustStore, mode: 0o644)
             let proxy = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
             let lines = [("HTTP_PROXY", proxy), ("HTTPS_PROXY", proxy), ("http_proxy", proxy), ("https_proxy", proxy),
                          ("NO_PROXY", noProxy), ("no_proxy", noProxy), ("SSL_CERT_FILE", bundle.path), ("CURL_CA_BUNDLE", bundle.path), ("REQUESTS_CA_BUNDLE", bundle.path),
                          ("NODE_EXTRA_CA_CERTS", certificate)]
-            Output.human(lines.map { "export \($0.0)=\(Output.shellQuoted($0.1))" }.joined(separator: "\n"))
+            // Java's options go before any the shell had, which come after and so win where they say otherwise.
+            let java = "export JAVA_TOOL_OPTIONS=" + Output.shellQuoted(javaOptions(trustStore: trustStore.path))
+                + #""${JAVA_TOOL_OPTIONS:+ $JAVA_TOOL_OPTIONS}""#
+            let wget = "# wget built with GnuTLS reads none of these for its roots: wget --ca-certificate=" + Output.shellQuoted(bundle.path)
+            Output.human((lines.map { "export \($0.0)=\(Output.shellQuoted($0.1))" } + [java, wget]).joined(separator: "\n"))
         }
+    }
+}
+
+extension ProxyEnvCommand {
+    /// The JVM's options for the proxy: `http(s).proxyHost` and `Port`, `http.nonProxyHosts` (which HTTPS reads too) from
+    /// --no-proxy in Java's spelling (`|` between hosts, `*.example.com` for `.example.com`, an IPv6 address bracketed),
+    /// and the trust store. A value with a space is double-quoted, as the JVM reads JAVA_TOOL_OPTIONS.
+    func javaOptions(trustStore: String) -> String {
+        let quoted = { (value: String) in value.contains(" ") ? "\"\(value)\"" : value }
+        let hosts = noProxy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map { host in
+            host.hasPrefix(".") ? "*" + host : host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        }
+        var options = ["-Dhttp.proxyHost=\(host)", "-Dhttp.proxyPort=\(port)", "-Dhttps.proxyHost=\(host)", "-Dhttps.proxyPort=\(port)"]
+        // Given even when empty: without it, Java leaves out localhost and 127.* by a default of its own.
+        options.append("-Dhttp.nonProxyHosts=" + hosts.joined(separator: "|"))
+        options += ["-Djavax.net.ssl.trustStore=" + quoted(trustStore), "-Djavax.net.ssl.trustStoreType=PKCS12"]
+        return options.joined(separator: " ")
     }
 }
 

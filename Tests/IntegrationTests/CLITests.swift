@@ -517,21 +517,22 @@ struct LogCLITests {
         }
     }
 
-    @Test("kiosk proxy env prints exports a shell reads: the proxy both spellings, NO_PROXY loopback unless told, the CA bundle")
+    @Test("kiosk proxy env prints exports a shell reads: the proxy both spellings, NO_PROXY loopback unless told, the CA bundle, Java's options and trust store")
     func proxyEnvironment() throws {
         let cli = CLI()
         // When the block for a proxy on port 9999 is printed, and once more with every host through the proxy
         let block = try cli.run(["proxy", "env", "--port", "9999"])
         let everything = try cli.run(["proxy", "env", "--port", "9999", "--no-proxy", ""])
         #expect(block.status == 0 && everything.status == 0, "\(block.stderr)\(everything.stderr)")
-        #expect(block.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("export ") }, "\(block.stdout)")
+        #expect(block.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("export ") || $0.hasPrefix("# ") }, "\(block.stdout)")
         // Then a shell that evaluates it has the proxy in both spellings, loopback reached directly by default
         let read = { (block: String) throws -> [String] in
             let shell = try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", block + """
 
-                printf '%s|' "$HTTP_PROXY" "$https_proxy" "$NO_PROXY" "$no_proxy" "$CURL_CA_BUNDLE" "$NODE_EXTRA_CA_CERTS"
-                """])
-            return shell.stdout.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+                printf '%s\\n' "$HTTP_PROXY" "$https_proxy" "$NO_PROXY" "$no_proxy" "$CURL_CA_BUNDLE" "$NODE_EXTRA_CA_CERTS" "$JAVA_TOOL_OPTIONS"
+                """], environment: ["JAVA_TOOL_OPTIONS": "-Xmx64m"])
+            // A line each: Java's list of hosts is written with | between them.
+            return shell.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         }
         let values = try read(block.stdout)
         #expect(Array(values.prefix(4)) == ["http://127.0.0.1:9999", "http://127.0.0.1:9999", "localhost,127.0.0.1,::1", "localhost,127.0.0.1,::1"])
@@ -540,6 +541,20 @@ struct LogCLITests {
         let ca = try String(contentsOf: cli.dataDirectory.appendingPathComponent("kiosk-proxy-ca.pem"), encoding: .utf8)
         #expect(values.count > 5 && values[5] == cli.dataDirectory.appendingPathComponent("kiosk-proxy-ca.pem").path)
         #expect(try String(contentsOfFile: values[4], encoding: .utf8).contains(ca.trimmingCharacters(in: .whitespacesAndNewlines)))
+        // And Java gets the proxy, the hosts it reaches directly in its spelling (none given is none, not Java's own
+        // list), and a trust store of the same roots, before the options it had
+        let store = cli.dataDirectory.appendingPathComponent("kiosk-proxy-truststore.p12").path
+        #expect(values.count > 6 && values[6] == "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=9999 -Dhttps.proxyHost=127.0.0.1 "
+                + "-Dhttps.proxyPort=9999 -Dhttp.nonProxyHosts=localhost|127.0.0.1|[::1] -Djavax.net.ssl.trustStore=\(store) "
+                + "-Djavax.net.ssl.trustStoreType=PKCS12 -Xmx64m", "\(values)")
+        #expect(try read(everything.stdout)[6].contains("-Dhttp.nonProxyHosts= -D"))
+        // And keytool reads the store as trusted entries, one for each root of the bundle and one for Kiosk's CA
+        // (scripts/test.sh installs Java where it is missing.)
+        let keytool = try #require(["/usr/bin/keytool", "/usr/lib/jvm/default-java/bin/keytool"].first(where: FileManager.default.isExecutableFile))
+        let listed = try ChildProcess.run(URL(fileURLWithPath: keytool), arguments: ["-list", "-keystore", store, "-storetype", "PKCS12", "-storepass", ""])
+        let roots = try String(contentsOfFile: values[4], encoding: .utf8).components(separatedBy: "-----BEGIN CERTIFICATE-----").count - 1
+        #expect(listed.stdout.components(separatedBy: "trustedCertEntry").count - 1 == roots, "\(listed.stdout.prefix(500))\(listed.stderr)")
+        #expect(listed.stdout.contains("kiosk-proxy-ca, "), "\(listed.stdout.prefix(500))")
     }
 
     @Test("kiosk breakpoint set takes an app's host through kiosk proxy as well as a catalog's endpoint, and still refuses a typo")
