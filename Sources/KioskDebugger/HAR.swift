@@ -202,12 +202,20 @@ public enum HAR {
             url = record.url
             headers = record.requestHeaders.map { NameValue(name: $0.name, value: $0.value) }
             queryString = URLComponents(string: record.url)?.queryItems?.map { NameValue(name: $0.name, value: $0.value ?? "") } ?? []
-            bodySize = record.requestBody?.originalSize ?? 0
+            bodySize = HAR.sentLength(record.requestHeaders) ?? record.requestBody?.originalSize ?? 0
             postData = record.requestBody.map { body in
                 PostData(mimeType: record.requestHeaders.first { $0.name.lowercased() == "content-type" }?.value ?? "",
                          text: String(decoding: body.data, as: UTF8.self))
             }
         }
+    }
+
+    /// The length a message's `Content-Length` says was sent (HAR's `bodySize`: bytes on the wire, before redaction made
+    /// the kept body longer or shorter); nil without one, or with one that is no length.
+    static func sentLength(_ fields: [RequestRecord.HeaderField]) -> Int? {
+        guard let value = fields.first(where: { $0.name.lowercased() == "content-length" })?.value,
+              let length = Int(value.trimmingCharacters(in: .whitespaces)), length >= 0 else { return nil }
+        return length
     }
 
     struct PostData: Encodable {
@@ -239,7 +247,7 @@ public enum HAR {
             let mimeType = record.responseHeaders.first { $0.name.lowercased() == "content-type" }?.value ?? ""
             let coding = record.responseHeaders.first { $0.name.lowercased() == "content-encoding" }?.value
             content = Content(record.responseBody, mimeType: mimeType, contentEncoding: coding)
-            bodySize = record.status == 304 ? 0 : (record.responseBody?.originalSize ?? -1)
+            bodySize = record.status == 304 ? 0 : (HAR.sentLength(record.responseHeaders) ?? record.responseBody?.originalSize ?? -1)
             _kioskTruncated = record.responseBody?.isTruncated ?? false
         }
     }

@@ -51,6 +51,25 @@ struct HARExportTests {
         return (log, try #require(log["entries"] as? [[String: Any]]))
     }
 
+    @Test("bodySize is what Content-Length says was sent, not the length redaction left; without one, the kept body's")
+    func bodySizeAsSent() throws {
+        // Given a login whose 47-byte JSON body redaction shortened, answered with 120 bytes that redaction shortened too
+        var record = Self.record(1, method: "POST", "https://auth.example/login", status: 200, type: "application/json",
+                                 body: Data(#"{"token":"<redacted>"}"#.utf8), timings: RequestTimings(total: 0.01))
+        record.requestHeaders = [.init(name: "Content-Type", value: "application/json"), .init(name: "Content-Length", value: "47")]
+        record.requestBody = CapturedBody(capturing: Data(#"{"user":"ann","password":"<redacted>"}"#.utf8), limit: 1 << 20)
+        record.responseHeaders.append(.init(name: "Content-Length", value: "120"))
+        var unsized = Self.record(2, "https://auth.example/me", status: 200, type: "application/json", body: Data("{}".utf8),
+                                  timings: RequestTimings(total: 0.01))
+        unsized.requestHeaders = []
+        // When they are exported
+        let (_, entries) = try Self.entries(try HAR.export([record, unsized]))
+        // Then each size is the one sent, and a message without Content-Length has its kept body's
+        #expect((entries[0]["request"] as? [String: Any])?["bodySize"] as? Int == 47)
+        #expect((entries[0]["response"] as? [String: Any])?["bodySize"] as? Int == 120)
+        #expect((entries[1]["response"] as? [String: Any])?["bodySize"] as? Int == 2)
+    }
+
     @Test("Copy as cURL leaves to curl the fields it writes itself and the hop's own, so the command runs as the request did")
     func curlCommand() {
         // Given a logged POST as the upstream got it: its Host, length, the proxy's Via, a compressed answer asked for
