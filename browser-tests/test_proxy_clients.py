@@ -511,6 +511,22 @@ def test_chromium_reads_an_app_through_kiosk_after_its_backend_is_gone_and_offli
         driver.refresh()
         page_ready(driver)
         WebDriverWait(driver, 20).until(lambda d: d.find_element(By.ID, "out").text == "Morty Smith")
+
+        # When the developer presses "Clear the whole cache" and says no to the question it asks, nothing goes
+        clear = "//button[normalize-space()='Clear the whole cache']"
+        console.find_element(By.XPATH, clear).click()
+        WebDriverWait(console, 10).until(lambda d: d.switch_to.alert)
+        assert "stored answer" in console.switch_to.alert.text
+        console.switch_to.alert.dismiss()
+        time.sleep(0.5)
+        assert "localhost" in console.find_element(By.CSS_SELECTOR, "ul.cache-hosts").text
+        assert any(host["host"] == "localhost" for host in proxy.api("/debug/api/proxy/cache")["hosts"])
+        # And when they say yes, the cache is empty and the page says so
+        console.find_element(By.XPATH, clear).click()
+        WebDriverWait(console, 10).until(lambda d: d.switch_to.alert)
+        console.switch_to.alert.accept()
+        wait_for(console, lambda d: not d.find_elements(By.CSS_SELECTOR, "ul.cache-hosts"), 20, "the cache was not cleared")
+        assert proxy.api("/debug/api/proxy/cache")["hosts"] == []
     finally:
         driver.quit()
         console.quit()

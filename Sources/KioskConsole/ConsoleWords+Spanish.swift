@@ -275,6 +275,7 @@ extension ConsoleWords {
         },
         proxyCacheClearHost: "Vaciar",
         proxyCacheClearAll: "Vaciar toda la caché",
+        proxyCacheClearAllConfirm: { "¿Quitar \($0 == 1 ? "la respuesta guardada" : "las \($0) respuestas guardadas")? Sin conexión, las apps recibirán un 504 por cada una." },
         proxyCacheTotal: { count, size in "\(count) \(count == 1 ? "respuesta" : "respuestas"), \(size) en total." },
         proxyNone: "No hay ningún proxy en este proceso: esta consola es la de `kiosk serve`. `kiosk proxy` arranca uno, con su propia consola al lado.",
         proxyListeners: "Direcciones de escucha",

@@ -262,6 +262,8 @@ struct ConsoleWords: Sendable {
     let proxyCacheRow: @Sendable (Int, String, Int) -> String
     let proxyCacheClearHost: String
     let proxyCacheClearAll: String
+    /// What the browser asks before the whole cache is cleared: how many answers go.
+    let proxyCacheClearAllConfirm: @Sendable (Int) -> String
     /// The total line: answers and size, in words.
     let proxyCacheTotal: @Sendable (Int, String) -> String
     let proxyNone: String

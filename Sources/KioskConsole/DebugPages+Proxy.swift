@@ -122,7 +122,10 @@ extension DebugPages {
             E.element("ul", [.class("cache-hosts")], rows),
             E.element("p", [], [.text(w.proxyCacheTotal(hosts.reduce(0) { $0 + $1.entries }, total))]),
             Pages.postForm(action: action, fields: [("clear", "")], label: w.proxyCacheClearAll, button: .text(w.proxyCacheClearAll),
-                           className: "mock delete", attributes: [inPlace], context: context),
+                           className: "mock delete",
+                           // Asked by the script before it sends the form (a page without it clears at once).
+                           attributes: [inPlace, .attribute("data-confirm", w.proxyCacheClearAllConfirm(hosts.reduce(0) { $0 + $1.entries }))],
+                           context: context),
         ]
         return section
     }

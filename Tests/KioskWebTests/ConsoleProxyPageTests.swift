@@ -169,6 +169,8 @@ struct ConsoleProxyCacheTests {
             #expect(page.body.contains(#"<h2 id="proxy-cache">Offline cache</h2>"#))
             #expect(page.body.contains(HTML.text(ConsoleWords.english.proxyCacheFallback).rendered))
             #expect(page.body.contains("<code>app.test</code>") && page.body.contains(">Go offline<"))
+            // And clearing the whole cache asks first (the script asks it), saying how many answers go
+            #expect(page.body.contains("data-confirm=\"Remove all 2 stored answers? Offline, apps will get a 504 for each.\""))
             // And a token in a stored URL is not on it: the cache keeps URLs exact, its lists show them redacted
             #expect(!page.body.contains("tok-SECRET-4242") && page.body.contains("access_token=&lt;redacted&gt;"), "\(page.body)")
 

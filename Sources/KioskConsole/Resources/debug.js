@@ -391,6 +391,8 @@
     const form = event.target;
     if (!(form instanceof HTMLFormElement) || !form.dataset.inPlace || event.defaultPrevented) return;
     event.preventDefault();
+    // What cannot be undone (the whole cache cleared) is asked first.
+    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
     const target = new URL(form.dataset.inPlace, location.href);
     try {
       const response = await fetch(form.action, { method: "POST", credentials: "same-origin", redirect: "follow",
