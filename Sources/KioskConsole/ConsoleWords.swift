@@ -435,10 +435,12 @@ extension ViewContext {
 }
 
 extension WebError {
-    /// A console page's 404 whose JSON says `words` in English and whose page says them in the page's language.
+    /// A console page's 404 whose JSON says `words` in English and whose page says them in the page's language, with a
+    /// way back to the console's list.
     static func consoleNotFound(_ words: @escaping @Sendable (ConsoleWords) -> String) -> WebError {
         var error = WebError.notFound(words(.english))
         error.said = { words($0.words) }
+        error.extra = { DebugPages.backToRequests($0.words) }
         return error
     }
 
@@ -446,6 +448,7 @@ extension WebError {
     static func consoleBadRequest(_ words: @escaping @Sendable (ConsoleWords) -> String) -> WebError {
         var error = WebError.badRequest(words(.english))
         error.said = { words($0.words) }
+        error.extra = { DebugPages.backToRequests($0.words) }
         return error
     }
 }

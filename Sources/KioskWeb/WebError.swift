@@ -12,7 +12,7 @@ package struct WebError: Error, Sendable {
     /// A local path to try again, for failures of the world rather than of the request.
     var retryPath: String?
     /// What the page shows under the message, drawn for the request (the console's token form).
-    var extra: (@Sendable (ViewContext) -> HTML)?
+    package var extra: (@Sendable (ViewContext) -> HTML)?
     /// Whether the page keeps `title` (the console's own words) rather than its status's, in the page's language.
     var keepsTitle = false
     /// Seconds to wait before trying again (a `Retry-After` header), for a throttled attempt.

@@ -258,6 +258,8 @@ struct ConsoleProxyCacheTests {
             let es: HTTPFields = [.acceptLanguage: "es"]
             let missing = try await client.get(ConsoleRoute.proxyCacheEntry(99_999).path, headers: es)
             #expect(missing.status == .notFound && missing.body.contains(HTML.text(ConsoleWords.spanish.noStoredAnswer(99_999)).rendered))
+            // with a way back to the console's list
+            #expect(missing.body.contains(#"<p class="back"><a href="/debug">"#), "\(missing.body.suffix(600))")
             let unknown = try await client.post(ConsoleRoute.proxyCache.path, form: [("csrf", Self.token), ("mode", "sometimes")],
                                                 cookie: Self.token, headers: es)
             #expect(unknown.status == .badRequest && unknown.body.contains(HTML.text(ConsoleWords.spanish.proxyCacheFormUnknown).rendered))
