@@ -109,10 +109,14 @@ final class ProxyCachingTransport: HTTPTransport {
         // Only an answer the cache could give the requests that joined it without asking the upstream (RFC 9111 §4): one
         // it may store that is fresh as it comes. One without a freshness lifetime (no max-age, Expires or Last-Modified),
         // or with no-cache, must be asked again for each: each such request goes upstream, as the app sent it. An answer
-        // that sets a cookie is not shared either: each request that joined would get the same session.
+        // that sets a cookie is not shared either: each request that joined would get the same session. A 304 is: the
+        // requests that joined asked with the same validators at once (the proxy's revalidation of one stored answer as it
+        // expires, most often), and each takes it as its leader does — the stored answer renewed — rather than each
+        // asking the upstream again.
         self.base = CoalescingTransport(base: base, byRedactedURL: false) { response in
-            Self.isStorable(response, for: HTTPRequest(url: response.url, endpoint: "")) && response.headers["Set-Cookie"] == nil
-                && Self.isFreshOnArrival(status: response.status, headers: response.headers, at: now())
+            response.headers["Set-Cookie"] == nil && (response.status == 304
+                || Self.isStorable(response, for: HTTPRequest(url: response.url, endpoint: ""))
+                    && Self.isFreshOnArrival(status: response.status, headers: response.headers, at: now()))
         }
         self.cache = cache
         self.settings = Mutex(settings)
@@ -339,6 +343,10 @@ final class ProxyCachingTransport: HTTPTransport {
         default: nil
         }
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
+           Self.speaksOf(response.headers, entry, askedWith: request.headers), response.isCollapsed {
+            // The request that went upstream for this one and its twins renews the stored answer, once.
+            stored = true
+        } else if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
            Self.speaksOf(response.headers, entry, askedWith: request.headers) {
             do {
                 let hider = Self.hider(for: request, redactor)

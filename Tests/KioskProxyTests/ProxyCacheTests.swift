@@ -406,6 +406,43 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("Identical requests for a stored answer as it expires revalidate it once: the upstream's 304 renews it for every one of them")
+    func collapsedRevalidation() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.headers["If-None-Match"].first == #""e1""#
+                ? (.notModified, [("ETag", #""e1""#), ("Cache-Control", "max-age=60")], "")
+                : (.ok, [("ETag", #""e1""#), ("Cache-Control", "max-age=10")], "the body")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching(ProxyCacheSettings(mode: .http))) { proxy, upstream in
+            // Given an answer stored for 10 s, now stale
+            #expect(try await proxy.send(.GET, upstream.url("/expiring")).text == "the body")
+            await proxy.harness.now.advance(by: .seconds(20))
+            // When five apps ask for it at once, the upstream holding its answer until all have reached the proxy
+            upstream.hold()
+            let before = upstream.requests.count
+            let forwarded = proxy.meter.snapshot.requests
+            let answers = try await withThrowingTaskGroup(of: ProxyHarness.Answer.self) { group in
+                for _ in 0..<5 { group.addTask { try await proxy.send(.GET, upstream.url("/expiring")) } }
+                for _ in 0..<1000 where upstream.requests.count == before || proxy.meter.snapshot.requests < forwarded + 5 {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                try await Task.sleep(for: .seconds(1))
+                upstream.release()
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            // Then one conditional request went upstream, and every app got the whole stored answer, renewed
+            #expect(upstream.requests.count - before == 1, "\(upstream.requests.dropFirst(before).map(\.headers))")
+            #expect(answers.allSatisfy { $0.status == .ok && $0.text == "the body" })
+            let statuses = answers.compactMap { $0.header("Cache-Status").first }
+            #expect(statuses.allSatisfy { $0.contains("fwd=stale;fwd-status=304") && $0.contains("detail=revalidated") }, "\(statuses)")
+            #expect(statuses.filter { $0.contains(";collapsed") }.count == 4, "\(statuses)")
+            // And the next one is fresh for the 304's minute, asking nobody
+            let after = try await proxy.send(.GET, upstream.url("/expiring"))
+            #expect(after.header("Cache-Status").first?.hasPrefix("Kiosk;hit") == true && upstream.requests.count - before == 1)
+        }
+    }
+
     @Test("With --cache off nothing is stored, and every answer says the cache was bypassed, the proxy's own 502 too")
     func cacheOff() async throws {
         let upstream = try await ScriptedUpstream.start()
