@@ -670,9 +670,11 @@ public final class ProxyCache: Sendable, StoreFile {
     /// has none, since the answer's age is reckoned from the 304 from then on.
     public static func renewed(_ stored: HTTPHeaderFields, with notModified: HTTPHeaderFields) -> HTTPHeaderFields {
         var headers = stored
-        for name in Set(notModified.map { $0.name.lowercased() }) where name != "content-length" {
-            headers.removeAll(named: name)
-            for value in notModified.values(for: name) { headers.add(name: name, value: value) }
+        // Each field by the name as the 304 spells it (ETag, not etag), once however many lines it has.
+        var seen = Set<String>()
+        for field in notModified where field.name.lowercased() != "content-length" && seen.insert(field.name.lowercased()).inserted {
+            headers.removeAll(named: field.name)
+            for value in notModified.values(for: field.name) { headers.add(name: field.name, value: value) }
         }
         for name in ["Age", "Date"] where notModified[name] == nil { headers.removeAll(named: name) }
         return headers

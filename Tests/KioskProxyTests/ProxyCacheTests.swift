@@ -437,6 +437,8 @@ struct ProxyCacheTests {
             let statuses = answers.compactMap { $0.header("Cache-Status").first }
             #expect(statuses.allSatisfy { $0.contains("fwd=stale;fwd-status=304") && $0.contains("detail=revalidated") }, "\(statuses)")
             #expect(statuses.filter { $0.contains(";collapsed") }.count == 4, "\(statuses)")
+            // And the fields the 304 renewed keep the names as it spelled them
+            #expect(answers.allSatisfy { answer in answer.head.headers.contains { $0.name == "ETag" } && !answer.head.headers.contains { $0.name == "etag" } })
             // And the next one is fresh for the 304's minute, asking nobody
             let after = try await proxy.send(.GET, upstream.url("/expiring"))
             #expect(after.header("Cache-Status").first?.hasPrefix("Kiosk;hit") == true && upstream.requests.count - before == 1)
