@@ -319,7 +319,9 @@ final class ProxyCachingTransport: HTTPTransport {
         } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) {
             guard case .found(let entry) = found, let decision = standIn(error.isConnectivityFailure ? .unreachable : .failed) else {
                 // Nothing could stand in: the proxy's own 502 or 504 still says what the cache did.
-                throw CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
+                var failure = CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
+                if case .found = found, error.isConnectivityFailure { failure.withheldStale = true }
+                throw failure
             }
             if case .timeout = error, request.timeout != nil { renewBehind(request, key: key, cache: cache, entry: entry, reason: forward) }
             cache.noteUse(id: entry.id, at: now())

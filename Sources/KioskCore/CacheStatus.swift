@@ -245,6 +245,9 @@ public struct CacheMarkedFailure: Error, Sendable, CustomStringConvertible {
     public let error: KioskError
     /// The cache's decision, with no `fwd-status` since no answer came back.
     public let cacheStatus: CacheStatus
+    /// Whether a stored answer was there that its own directives (must-revalidate, no-cache) forbid giving unconfirmed:
+    /// the upstream could not be reached to confirm it, so the proxy's answer is a 504 (RFC 9111 §5.2.2.2), not a 502.
+    public var withheldStale = false
 
     /// `error` marked with `cacheStatus`.
     public init(_ error: KioskError, cacheStatus: CacheStatus) {

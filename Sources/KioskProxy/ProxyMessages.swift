@@ -517,7 +517,12 @@ enum ProxyMessages {
         case nil:
             Refusal(.badGateway, "The exchange with the upstream failed: \(error).")
         }
-        refusal.cacheStatus = (error as? CacheMarkedFailure)?.cacheStatus
+        let marked = error as? CacheMarkedFailure
+        if marked?.withheldStale == true {
+            refusal = Refusal(.gatewayTimeout, "Kiosk's proxy holds an answer for \(shownURL), but its upstream asks that it "
+                              + "never be given unconfirmed (must-revalidate or no-cache), and confirming it failed: " + refusal.message)
+        }
+        refusal.cacheStatus = marked?.cacheStatus
         return refusal
     }
 

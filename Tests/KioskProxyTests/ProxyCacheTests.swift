@@ -1267,7 +1267,7 @@ struct ProxyHTTPCacheTests {
         }
     }
 
-    @Test("stale-if-error lets a stale answer stand in for a 5xx within its window; must-revalidate never lets it")
+    @Test("stale-if-error lets a stale answer stand in for a 5xx within its window; must-revalidate never lets it, and disconnected makes it a 504")
     func staleIfError() async throws {
         let upstream = try await ScriptedUpstream.start()
         upstream.answer { head in
@@ -1286,10 +1286,15 @@ struct ProxyHTTPCacheTests {
             // Past the window the 503 reaches the app
             await proxy.harness.now.advance(by: .seconds(60))
             #expect(try await proxy.send(.GET, upstream.url("/lenient")).status == .serviceUnavailable)
-            // Disconnected, a stale answer stands in unless must-revalidate forbids it (RFC 9111 §4.2.4)
+            // Disconnected, a stale answer stands in unless must-revalidate forbids it (RFC 9111 §4.2.4): then the proxy's
+            // answer is a 504 saying why (§5.2.2.2), where a URL with nothing stored gets the 502 of a refused connection
             await upstream.stop()
             #expect(try await proxy.send(.GET, upstream.url("/lenient")).text == "lenient")
-            #expect(try await proxy.send(.GET, upstream.url("/strict")).status == .badGateway)
+            let strict = try await proxy.send(.GET, upstream.url("/strict"))
+            #expect(strict.status == .gatewayTimeout && strict.text.contains("never be given unconfirmed (must-revalidate or no-cache)"),
+                    "\(strict.status) \(strict.text)")
+            #expect(strict.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=stale") == true, "\(strict.header("Cache-Status"))")
+            #expect(try await proxy.send(.GET, upstream.url("/never-stored")).status == .badGateway)
         }
     }
 
