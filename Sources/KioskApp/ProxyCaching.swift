@@ -460,10 +460,67 @@ final class ProxyCachingTransport: HTTPTransport {
         if request.method == "HEAD", entry.method == "GET", headers["Content-Length"] == nil, headers["Transfer-Encoding"] == nil {
             headers["Content-Length"] = String(entry.body.count)
         }
+        // A range of a whole stored answer (a player seeking, a download resumed) is that part, as the upstream would give
+        // it (RFC 9110 §14): offline too, and without asking for what is in hand.
+        if request.method == "GET", entry.method == "GET", entry.status == 200,
+           let range = Self.range(request.headers, of: entry.body.count, validators: entry.headers) {
+            headers.removeAll(named: "Transfer-Encoding")
+            var response: HTTPResponse
+            if let range {
+                headers["Content-Range"] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(entry.body.count)"
+                headers["Content-Length"] = String(range.count)
+                response = HTTPResponse(status: 206, headers: headers, body: entry.body.subdata(in: range), url: request.url)
+            } else {
+                for name in ["Content-Length", "Content-Type", "Content-Encoding"] { headers.removeAll(named: name) }
+                headers["Content-Range"] = "bytes */\(entry.body.count)"
+                headers["Content-Length"] = "0"
+                response = HTTPResponse(status: 416, headers: headers, url: request.url)
+            }
+            Self.mark(&response, status)
+            return response
+        }
         var response = HTTPResponse(status: entry.status, headers: headers, body: request.method == "HEAD" ? Data() : entry.body,
                                     url: request.url)
         Self.mark(&response, status)
         return response
+    }
+
+    /// The part of a body of `length` bytes a request's `Range` asks for, when a stored whole answer should be given as
+    /// that part: `.some(range)` for a 206, `.some(nil)` when nothing of the body is in range (a 416); nil when the whole
+    /// answer is given — no `Range`, one that is not a single byte range (several ranges: the whole answer is allowed, RFC
+    /// 9110 §14.2), or an `If-Range` that names another representation than the stored one (a strong ETag, or the
+    /// Last-Modified date exactly, §13.1.5).
+    static func range(_ fields: HTTPHeaderFields, of length: Int, validators: HTTPHeaderFields) -> Range<Int>?? {
+        guard let value = fields["Range"]?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if let condition = fields["If-Range"]?.trimmingCharacters(in: .whitespaces) {
+            let matches: Bool = if condition.hasPrefix("\"") || condition.hasPrefix("W/") {
+                EntityTag(condition).map { tag in
+                    !tag.isWeak && validators["ETag"].flatMap(EntityTag.init).map { !$0.isWeak && $0.opaque == tag.opaque } == true
+                } ?? false
+            } else {
+                validators["Last-Modified"].map { $0.trimmingCharacters(in: .whitespaces) == condition } ?? false
+            }
+            guard matches else { return nil }
+        }
+        guard value.lowercased().hasPrefix("bytes="), !value.contains(",") else { return nil }
+        let spec = value.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard let dash = spec.firstIndex(of: "-") else { return nil }
+        let first = spec[..<dash].trimmingCharacters(in: .whitespaces), last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
+        let digits = { (text: String) in text.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard digits(first), digits(last), !(first.isEmpty && last.isEmpty) else { return nil }
+        if first.isEmpty {
+            // The last N bytes; a suffix of 0 bytes is none.
+            guard let suffix = Int(last) else { return nil }
+            guard suffix > 0, length > 0 else { return .some(nil) }
+            return .some(max(0, length - suffix)..<length)
+        }
+        // A first position past what Int holds is past any body.
+        guard let start = Int(first) else { return .some(nil) }
+        let requestedEnd = last.isEmpty ? Int.max : Int(last) ?? Int.max
+        // A last position before the first makes the range invalid, which is ignored (§14.1.1).
+        guard requestedEnd >= start else { return nil }
+        guard start < length else { return .some(nil) }
+        return .some(start..<(min(requestedEnd, length - 1) + 1))
     }
 
     /// The offline answer to what is not stored: a 504 saying so.

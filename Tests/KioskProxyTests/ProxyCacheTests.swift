@@ -1267,6 +1267,32 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    @Test("A range of a stored whole answer is that part (206), offline too; past its end a 416; several ranges, an invalid one or an If-Range of another version get it whole",
+          arguments: [
+            ("bytes=2-4", nil, 206, "234", "bytes 2-4/10"), ("bytes=-3", nil, 206, "789", "bytes 7-9/10"),
+            ("bytes=8-", nil, 206, "89", "bytes 8-9/10"), ("bytes=5-99", nil, 206, "56789", "bytes 5-9/10"),
+            ("bytes=20-", nil, 416, "", "bytes */10"), ("bytes=-0", nil, 416, "", "bytes */10"),
+            ("bytes=0-1,4-5", nil, 200, "0123456789", nil), ("bytes=5-2", nil, 200, "0123456789", nil), ("items=1-2", nil, 200, "0123456789", nil),
+            ("bytes=2-4", #""r1""#, 206, "234", "bytes 2-4/10"), ("bytes=2-4", #""r0""#, 200, "0123456789", nil),
+            ("bytes=2-4", #"W/"r1""#, 200, "0123456789", nil), ("bytes=2-4", "Tue, 01 Jan 2030 00:00:00 GMT", 206, "234", "bytes 2-4/10"),
+          ] as [(String, String?, Int, String, String?)])
+    func rangeOfStored(range: String, ifRange: String?, status: Int, body: String, contentRange: String?) async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("ETag", #""r1""#), ("Last-Modified", "Tue, 01 Jan 2030 00:00:00 GMT"), ("Cache-Control", "max-age=60")], "0123456789") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given a whole answer stored, and the proxy offline
+            _ = try await proxy.send(.GET, upstream.url("/media"))
+            try proxy.kiosk.switchProxyCache(offline: true)
+            // When an app asks for a range of it
+            let answer = try await proxy.send(.GET, upstream.url("/media"), headers: [("Range", range)] + (ifRange.map { [("If-Range", $0)] } ?? []))
+            // Then it gets the part it asked for, or the whole, as the upstream would
+            #expect(Int(answer.status.code) == status && answer.text == body, "\(answer.status) \(answer.text)")
+            #expect(answer.header("Content-Range") == (contentRange.map { [$0] } ?? []))
+            #expect(answer.header("Content-Length") == [String(body.utf8.count)])
+            #expect(upstream.requests.count == 1)
+        }
+    }
+
     @Test("stale-if-error lets a stale answer stand in for a 5xx within its window; must-revalidate never lets it, and disconnected makes it a 504")
     func staleIfError() async throws {
         let upstream = try await ScriptedUpstream.start()
