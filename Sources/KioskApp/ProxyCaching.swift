@@ -509,8 +509,8 @@ final class ProxyCachingTransport: HTTPTransport {
         let digits = { (text: String) in text.allSatisfy { $0.isASCII && $0.isNumber } }
         guard digits(first), digits(last), !(first.isEmpty && last.isEmpty) else { return nil }
         if first.isEmpty {
-            // The last N bytes; a suffix of 0 bytes is none.
-            guard let suffix = Int(last) else { return nil }
+            // The last N bytes (all of them for an N past the length, however long its digits); a suffix of 0 bytes is none.
+            let suffix = Int(last) ?? Int.max
             guard suffix > 0, length > 0 else { return .some(nil) }
             return .some(max(0, length - suffix)..<length)
         }
