@@ -455,7 +455,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let sent = (body?.count ?? 0) > 0 || head.headers.contains(name: "Content-Length")
                 || head.headers.contains(name: "Transfer-Encoding")
             request = try ProxyMessages.request(head, url: url, body: sent && stream == nil ? body ?? Data() : nil,
-                                                via: via, forNetwork: remoteClient)
+                                                via: via, forNetwork: remoteClient, reverse: reverseAddresses(head, context: context))
             request.bodyStream = stream
             // What names the upload's URL when its app gives it up (its errors are the upstream request's failure).
             if stream != nil { upload?.url = request.url.redactedString }
@@ -689,7 +689,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         // The log keeps the request as the upstream got it (its Host, Via), as it does every other exchange's.
         let sentFields: [(name: String, value: String)]
         do {
-            (bytes, sentFields) = try ProxyMessages.upgradeRequest(head, url: url, bodyLength: body.readableBytes, via: via)
+            (bytes, sentFields) = try ProxyMessages.upgradeRequest(head, url: url, bodyLength: body.readableBytes, via: via,
+                                                                   reverse: reverseAddresses(head, context: context))
         } catch {
             return write(error, to: head, context: context)
         }
@@ -822,13 +823,19 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func write(_ response: HTTPResponse, to request: HTTPRequestHead, context: ChannelHandlerContext) {
-        // A reverse listener's redirects point back at it, by the address the app used (its Host).
-        // (Without Host, an HTTP/1.0 app's, by the listener's own address.)
-        let relocating = origin.flatMap { origin in
+    /// A reverse listener's upstream base and its own address as the app used it (its Host; without one, an HTTP/1.0
+    /// app's, the listener's own address), between which redirects and origins are said both ways; nil on the forward
+    /// listener.
+    private func reverseAddresses(_ request: HTTPRequestHead, context: ChannelHandlerContext) -> (upstream: URL, listener: String)? {
+        origin.flatMap { origin in
             origin.isReverse ? (request.headers.first(name: "Host") ?? context.channel.localAddress.map(Self.shown))
                 .map { (origin.base, "http://\($0)") } : nil
         }
+    }
+
+    private func write(_ response: HTTPResponse, to request: HTTPRequestHead, context: ChannelHandlerContext) {
+        // A reverse listener's redirects point back at it, by the address the app used.
+        let relocating = reverseAddresses(request, context: context)
         var head = ProxyMessages.responseHead(response, method: request.method, version: request.version, via: via,
                                               relocating: relocating)
         let carriesBody = ProxyMessages.carriesBody(head, method: request.method)

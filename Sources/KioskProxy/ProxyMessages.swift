@@ -257,11 +257,12 @@ enum ProxyMessages {
     /// target; on a reverse listener the upstream rather than the listener). `forNetwork`: the client is on another machine
     /// (`.proxiedForNetwork`).
     static func request(_ head: HTTPRequestHead, url: URL, body: Data?, via: String,
-                        forNetwork: Bool = false) throws(Refusal) -> HTTPRequest {
+                        forNetwork: Bool = false, reverse: (upstream: URL, listener: String)? = nil) throws(Refusal) -> HTTPRequest {
         try checkFraming(head)
         var fields = forwardable(head.headers)
         fields.removeAll { HTTPHeaderFields.sameName($0.name, "expect") }
         setHost(&fields, for: url)
+        if let reverse { unrelocate(&fields, upstream: reverse.upstream, listener: reverse.listener) }
         // One hop less for the next recipient (RFC 9110 §7.6.2; 0 was answered by `lastHop`).
         if head.method == .OPTIONS || head.method == .TRACE,
            let index = fields.firstIndex(where: { HTTPHeaderFields.sameName($0.name, "max-forwards") }),
@@ -293,11 +294,13 @@ enum ProxyMessages {
     /// An upgrade request as the upstream gets it, in bytes and as fields (for the log): the request line in origin-form, the app's fields
     /// without the hop-by-hop ones except `Upgrade` itself and `Connection: Upgrade`, `Host` naming the target's
     /// authority, `Via` added. The app's body, if any, follows it.
-    static func upgradeRequest(_ head: HTTPRequestHead, url: URL, bodyLength: Int, via: String) throws(Refusal)
+    static func upgradeRequest(_ head: HTTPRequestHead, url: URL, bodyLength: Int, via: String,
+                               reverse: (upstream: URL, listener: String)? = nil) throws(Refusal)
         -> (bytes: ByteBuffer, fields: [(name: String, value: String)]) {
         try checkFraming(head)
         var fields = forwardable(head.headers)
         fields.removeAll { ["expect", "transfer-encoding"].contains($0.name.lowercased()) }
+        if let reverse { unrelocate(&fields, upstream: reverse.upstream, listener: reverse.listener) }
         // The body goes on whole, after the head: one the app sent chunked is framed by its length, or the upstream would
         // read its bytes as the switched protocol's first (or as the next request, refusing the switch).
         if head.headers.contains(name: "Transfer-Encoding") { fields.append((name: "Content-Length", value: String(bodyLength))) }
@@ -446,6 +449,30 @@ enum ProxyMessages {
     }
 
     private static func defaultPort(_ scheme: String) -> Int { scheme == "https" ? 443 : 80 }
+
+    /// A reverse listener's request as its upstream should read it, the other way from `relocated`: an `Origin` naming the
+    /// listener (`listener`, the address the app used) names the upstream's origin instead, and a `Referer` under the
+    /// listener the same page under the upstream base — so an app that checks them (Django's and Rails' CSRF checks,
+    /// a WebSocket server's origin check) sees a request from its own pages, as it would without Kiosk, since Host
+    /// names it too. Any other origin (a page elsewhere) is left as it is, for the app to refuse as it would.
+    static func unrelocate(_ fields: inout [(name: String, value: String)], upstream base: URL, listener: String) {
+        let scheme = base.scheme?.lowercased() ?? "http"
+        var origin = scheme + "://" + (base.host(percentEncoded: true) ?? "")
+        if let port = base.port, port != defaultPort(scheme) { origin += ":\(port)" }
+        let basePath = base.path(percentEncoded: true).hasSuffix("/") ? String(base.path(percentEncoded: true).dropLast())
+            : base.path(percentEncoded: true)
+        let listener = listener.lowercased()
+        for index in fields.indices {
+            let value = fields[index].value.trimmingCharacters(in: .whitespaces)
+            if HTTPHeaderFields.sameName(fields[index].name, "origin"), value.lowercased() == listener {
+                fields[index].value = origin
+            } else if HTTPHeaderFields.sameName(fields[index].name, "referer"), value.lowercased().hasPrefix(listener) {
+                let rest = value.dropFirst(listener.count)
+                guard rest.isEmpty || rest.hasPrefix("/") || rest.hasPrefix("?") else { continue }
+                fields[index].value = origin + basePath + (rest.hasPrefix("/") ? rest : "/" + rest)
+            }
+        }
+    }
 
     /// A `Refresh` field (`5; url=http://up/base/next`, as HTML's meta refresh reads it) with its URL `relocated`.
     static func relocatedRefresh(_ value: String, upstream base: URL, listener: String) -> String {

@@ -847,6 +847,30 @@ extension ReverseProxyTests {
             #expect(answer.contains("\r\nContent-Location: http://127.0.0.1:\(proxy.port)/login/done\r\n"), "\(answer)")
         }
     }
+
+    @Test("A page of the listener's posting to it is a page of the app's own to the app: Origin and Referer name the upstream as Host does; a foreign origin is left for the app to refuse",
+          arguments: [false, true])
+    func originsUnrelocated(upgrade: Bool) async throws {
+        // Given an app behind a base path that says which Origin and Referer it got
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in (.ok, [], "origin=\(head.headers["Origin"].joined()) referer=\(head.headers["Referer"].joined())") }
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.reverseTo = URL(string: upstream.url("/app/"))
+        try await withProxy(configuration, to: upstream, stop: { await $0.stop() }) { proxy, upstream in
+            let listener = "http://localhost:\(proxy.port)"
+            // (A WebSocket's opening request is checked for its Origin too; the upstream here answers it as a plain request.)
+            let switching = upgrade ? "Connection: Upgrade\r\nUpgrade: websocket\r\n" : ""
+            // When the browser posts a form of the listener's page, by the name it used for the listener
+            let own = try await rawExchange(port: proxy.port, "POST /form HTTP/1.1\r\nHost: localhost:\(proxy.port)\r\n\(switching)"
+                                            + "Origin: \(listener)\r\nReferer: \(listener)/page?x=1\r\nContent-Length: 0\r\n\r\n")
+            // Then the app sees its own origin and page, under its base path
+            #expect(own.contains("origin=\(upstream.url("")) referer=\(upstream.url("/app/page?x=1"))"), "\(own)")
+            // And a page elsewhere is not made the app's own
+            let foreign = try await rawExchange(port: proxy.port, "POST /form HTTP/1.1\r\nHost: localhost:\(proxy.port)\r\n\(switching)"
+                                                + "Origin: https://evil.example\r\nReferer: https://evil.example/x\r\nContent-Length: 0\r\n\r\n")
+            #expect(foreign.contains("origin=https://evil.example referer=https://evil.example/x"), "\(foreign)")
+        }
+    }
 }
 
 @Suite("kiosk proxy: breakpoints on an app's traffic")
