@@ -112,6 +112,26 @@ public struct HTTPRequest: Sendable, Hashable {
         set { appSideRiding = Riding(value: newValue) }
     }
     private var appSideRiding = Riding<AppSide>(value: nil)
+    /// The URL the app asked for, when a reverse listener sends the request on to another (its upstream's): rules, mocks
+    /// and breakpoints written with the address the app uses match it as well as `url`. Not part of what is asked.
+    public var appURL: URL? {
+        get { appURLRiding.value }
+        set { appURLRiding = Riding(value: newValue) }
+    }
+    private var appURLRiding = Riding<URL>(value: nil)
+
+    /// What a rule or a breakpoint is matched against: `url`, then `appURL` when there is one.
+    public var matchedURLs: [URL] { appURL.map { [url, $0] } ?? [url] }
+
+    /// An app's host as the debugger names its endpoint: the host, lowercased (an IPv6 address bracketed), and the port
+    /// unless it is the scheme's own.
+    public static func endpoint(of url: URL) -> String {
+        let host = url.host(percentEncoded: false)?.lowercased() ?? ""
+        let shownHost = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
+        let standard = url.scheme?.lowercased() == "https" ? 443 : 80
+        guard let port = url.port, port != standard else { return shownHost }
+        return "\(shownHost):\(port)"
+    }
     /// Where the capture leaves this exchange's record while a layer above may still hold the answer (a response
     /// breakpoint), for that layer to log with what it noted; nil: logged at once. Not part of what is asked.
     public var recordHold: RecordHold? {

@@ -146,11 +146,13 @@ public final class MockRules: Sendable {
     public func match(_ request: HTTPRequest) -> MockRule? {
         // Every upstream request asks: with no rule enabled, answer before normalising the URL.
         guard file.modify({ $0.rules.contains(where: \.isEnabled) }) else { return nil }
-        let key = URLPattern.normalized(request.url.absoluteString, ignoring: redactor.queryItems)
+        // The URL sent, or the one the app asked a reverse listener for.
+        let keys = request.matchedURLs.map { URLPattern.normalized($0.absoluteString, ignoring: redactor.queryItems) }
         let rule = file.modify { file -> MockRule? in
             guard let index = file.rules.firstIndex(where: { rule in
-                rule.isEnabled && (rule.method == "*" || rule.method == request.method.uppercased())
-                    && URLPattern(rule.urlPattern, ignoring: redactor.queryItems).matches(key)
+                guard rule.isEnabled && (rule.method == "*" || rule.method == request.method.uppercased()) else { return false }
+                let pattern = URLPattern(rule.urlPattern, ignoring: redactor.queryItems)
+                return keys.contains(where: pattern.matches)
             }) else { return nil }
             file.rules[index].hits += 1
             return file.rules[index]

@@ -338,15 +338,19 @@ public final class RewriteRules: Sendable {
             return compiled
         }
         guard !compiled.isEmpty else { return [] }
-        var key: String?
+        var keys: [Int: String] = [:]
+        let urls = request.matchedURLs
         return compiled.filter { rule in
             if let endpoint = rule.rule.match.endpoint, endpoint != request.endpoint { return false }
             if let method = rule.method, method != request.method, method != request.method.uppercased() { return false }
             guard let pattern = rule.pattern else { return true }
-            guard pattern.mayMatch(request.url.absoluteString) else { return false }
-            let normalized = key ?? URLPattern.normalized(request.url.absoluteString, ignoring: redactor.queryItems)
-            key = normalized
-            return pattern.matches(normalized)
+            // The URL sent, or the one the app asked a reverse listener for.
+            return urls.indices.contains { index in
+                guard pattern.mayMatch(urls[index].absoluteString) else { return false }
+                let normalized = keys[index] ?? URLPattern.normalized(urls[index].absoluteString, ignoring: redactor.queryItems)
+                keys[index] = normalized
+                return pattern.matches(normalized)
+            }
         }
     }
 

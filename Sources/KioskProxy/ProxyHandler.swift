@@ -443,7 +443,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return write(setup, to: head, context: context)
             }
             if loop.isLoop(url, headers: head.headers, proxyPort: settings.boundPort()) {
-                throw ProxyMessages.Refusal(.loopDetected, "\(ProxyMessages.endpoint(of: url)) is Kiosk itself: the request would "
+                throw ProxyMessages.Refusal(.loopDetected, "\(HTTPRequest.endpoint(of: url)) is Kiosk itself: the request would "
                                             + "come back through the proxy for ever.")
             }
             // Max-Forwards 0 on OPTIONS or TRACE: this proxy is the recipient asked for (RFC 9110 §7.6.2).
@@ -457,6 +457,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             request = try ProxyMessages.request(head, url: url, body: sent && stream == nil ? body ?? Data() : nil,
                                                 via: via, forNetwork: remoteClient, reverse: reverseAddresses(head, context: context))
             request.bodyStream = stream
+            // The address the app asked a reverse listener for, which a rule or a breakpoint may name.
+            if head.uri.hasPrefix("/"), let reverse = reverseAddresses(head, context: context) {
+                request.appURL = URL(string: reverse.listener + head.uri)
+            }
             // What names the upload's URL when its app gives it up (its errors are the upstream request's failure).
             if stream != nil { upload?.url = request.url.redactedString }
         } catch {

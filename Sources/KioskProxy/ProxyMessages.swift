@@ -271,7 +271,7 @@ enum ProxyMessages {
         }
         appendVia(&fields, via: via, received: head.version)
         return HTTPRequest(method: head.method.rawValue, url: url, headers: HTTPHeaderFields(fields), body: body,
-                           source: nil, endpoint: endpoint(of: url), purpose: forNetwork ? .proxiedForNetwork : .proxied)
+                           source: nil, endpoint: HTTPRequest.endpoint(of: url), purpose: forNetwork ? .proxiedForNetwork : .proxied)
     }
 
     /// The protocol a request asks to switch to (RFC 9110 §7.8: `Upgrade`, named in `Connection`), lowercased, when the
@@ -361,15 +361,6 @@ enum ProxyMessages {
         fields.removeAll { HTTPHeaderFields.sameName($0.name, "host") }
         let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         fields.insert((name: "Host", value: url.port.map { "\(name):\($0)" } ?? name), at: 0)
-    }
-
-    /// The name a proxied exchange is logged and paused under: its host, with the port when not the scheme's own.
-    static func endpoint(of url: URL) -> String {
-        let host = url.host(percentEncoded: false)?.lowercased() ?? ""
-        let shownHost = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
-        let standard = url.scheme?.lowercased() == "https" ? 443 : 80
-        guard let port = url.port, port != standard else { return shownHost }
-        return "\(shownHost):\(port)"
     }
 
     /// The app's answer: the upstream's status and fields without the hop-by-hop ones, `Via` added, the length

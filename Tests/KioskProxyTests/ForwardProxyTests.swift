@@ -848,6 +848,38 @@ extension ReverseProxyTests {
         }
     }
 
+    @Test("A rule, a mock and a breakpoint written with the listener's address, as the app knows it, act on its requests as on the upstream's address")
+    func rulesByTheListenersAddress() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in (.ok, [("Content-Type", "application/json")], #"{"path": "\#(head.uri)"}"#) }
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.reverseTo = URL(string: upstream.url("/app/"))
+        try await withProxy(configuration, to: upstream, stop: { await $0.stop() }) { proxy, upstream in
+            // Given a rule and a mock named by the listener's address (under which the app's base path is not)
+            let listener = "http://127.0.0.1:\(proxy.port)"
+            _ = try proxy.kiosk.debugger.rules.add(try RewriteRule(json: Data(#"{"match": {"urlPattern": "\#(listener)/api/*"}, "actions": {"status": 418}}"#.utf8),
+                                                                 origin: "test"))
+            _ = try proxy.kiosk.debugger.mocks.add([MockRule(urlPattern: listener + "/mocked", status: 200,
+                                                             headers: [.init(name: "Content-Type", value: "text/plain")], body: Data("mocked\n".utf8))])
+            let ask = { (path: String) in
+                try await rawExchange(port: proxy.port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(proxy.port)\r\n\r\n")
+            }
+            // When the app asks the listener, then the rule changed the API's answer, the mock answered, the rest passed
+            #expect(try await ask("/api/items").hasPrefix("HTTP/1.1 418"))
+            let mocked = try await ask("/mocked")
+            #expect(mocked.hasPrefix("HTTP/1.1 200") && mocked.hasSuffix("mocked\n"), "\(mocked)")
+            #expect(try await ask("/other").contains(#"{"path": "/app/other"}"#))
+            // And a breakpoint set on the listener's address (or its host) applies to the request sent on
+            var request = HTTPRequest(url: URL(string: upstream.url("/app/api/items"))!, endpoint: "127.0.0.1:\(upstream.port)")
+            request.appURL = URL(string: listener + "/api/items")
+            try proxy.kiosk.debugger.breakpoints.set(BreakpointSetting(response: .pause), for: listener + "/api/*")
+            #expect(proxy.kiosk.debugger.breakpoints.setting(for: request).response == .pause)
+            try proxy.kiosk.debugger.breakpoints.set(BreakpointSetting(), for: listener + "/api/*")
+            try proxy.kiosk.debugger.breakpoints.set(BreakpointSetting(request: .pause), for: "127.0.0.1:\(proxy.port)")
+            #expect(proxy.kiosk.debugger.breakpoints.setting(for: request).request == .pause)
+        }
+    }
+
     @Test("A page of the listener's posting to it is a page of the app's own to the app: Origin and Referer name the upstream as Host does; a foreign origin is left for the app to refuse",
           arguments: [false, true])
     func originsUnrelocated(upgrade: Bool) async throws {
