@@ -366,7 +366,7 @@ enum ProxyMessages {
     /// The app's answer: the upstream's status and fields without the hop-by-hop ones, `Via` added, the length
     /// of the body as held (a HEAD's, a 204's and a 304's as the upstream said, with no body; a streamed one's as the
     /// upstream declared it, or none).
-    /// With `relocating`, a `Location`, `Content-Location` or `Refresh` under the reverse listener's upstream base is said under the
+    /// With `relocating`, a `Location`, `Content-Location`, `Refresh` or `Link` under the reverse listener's upstream base is said under the
     /// listener's own address instead, so a redirect keeps the app on Kiosk, and a cookie's `Path` and `Domain` are
     /// said for the listener (`relocatedCookie`), so the app sends it back (nginx's `proxy_redirect` and
     /// `proxy_cookie_path`).
@@ -380,6 +380,8 @@ enum ProxyMessages {
                     fields[index].value = relocated(fields[index].value, upstream: relocating.upstream, listener: relocating.listener)
                 } else if HTTPHeaderFields.sameName(name, "refresh") {
                     fields[index].value = relocatedRefresh(fields[index].value, upstream: relocating.upstream, listener: relocating.listener)
+                } else if HTTPHeaderFields.sameName(name, "link") {
+                    fields[index].value = relocatedLink(fields[index].value, upstream: relocating.upstream, listener: relocating.listener)
                 } else if HTTPHeaderFields.sameName(name, "set-cookie") {
                     fields[index].value = relocatedCookie(fields[index].value, upstream: relocating.upstream)
                 }
@@ -463,6 +465,18 @@ enum ProxyMessages {
                 fields[index].value = origin + basePath + (rest.hasPrefix("/") ? rest : "/" + rest)
             }
         }
+    }
+
+    /// A `Link` field (RFC 8288: `</base/app.js>; rel=preload, <http://up/base/?page=2>; rel=next`) with each target
+    /// between its angle brackets `relocated`, the parameters as they are.
+    static func relocatedLink(_ value: String, upstream base: URL, listener: String) -> String {
+        var result = ""
+        var rest = Substring(value)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += rest[...open] + relocated(String(rest[rest.index(after: open)..<close]), upstream: base, listener: listener) + ">"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
     }
 
     /// A `Refresh` field (`5; url=http://up/base/next`, as HTML's meta refresh reads it) with its URL `relocated`.

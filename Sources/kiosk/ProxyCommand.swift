@@ -66,7 +66,9 @@ struct ProxyRunCommand: AsyncParsableCommand {
     var ignoredHosts: [String] = []
     @Option(name: .customLong("reverse"),
             help: ArgumentHelp("Also listen on PORT as a reverse proxy to URL (repeatable): an app whose base URL is "
-                               + "http://127.0.0.1:PORT needs no proxy setting and no CA.", valueName: "URL@PORT"))
+                               + "http://127.0.0.1:PORT needs no proxy setting and no CA. Host, Origin and Referer are said "
+                               + "for URL, and Location, Content-Location, Refresh, Link and cookies for the listener; bodies are "
+                               + "passed as they are.", valueName: "URL@PORT"))
     var reverse: [String] = []
     @Option(name: .customLong("upstream-ca"),
             help: ArgumentHelp("Also trust this PEM CA for upstream HTTPS (repeatable: a company CA, a local server's).",

@@ -823,7 +823,7 @@ extension ReverseProxyTests {
         }
     }
 
-    @Test("Behind a base path, an app signs in: the upstream's cookie comes back to it, and its redirects, refreshes and Content-Location stay on the listener")
+    @Test("Behind a base path, an app signs in: the upstream's cookie comes back to it, and its redirects, refreshes, Content-Location and Link stay on the listener")
     func signInUnderBasePath() async throws {
         // Given an app's backend under /app, whose sign-in sets a session cookie for /app and one for its host
         let upstream = try await ScriptedUpstream.start()
@@ -831,6 +831,7 @@ extension ReverseProxyTests {
         upstream.answer { head in
             guard head.uri == "/app/login" else { return (.ok, [], "cookie=" + head.headers["Cookie"].joined(separator: "; ")) }
             return (.seeOther, [("Location", "/app/me"), ("Set-Cookie", "sid=abc; Path=/app; HttpOnly"),
+                                ("Link", "</app/static/app.js>; rel=preload; as=script, <\(up)/app/?page=2>; rel=next, <https://cdn.example/x.css>; rel=stylesheet"),
                                 ("Set-Cookie", "dom=1; Domain=127.0.0.1; Path=/"), ("Refresh", "0; url=\(up)/app/me"),
                                 ("Content-Location", "\(up)/app/login/done")], "")
         }
@@ -845,6 +846,9 @@ extension ReverseProxyTests {
             #expect(answer.contains("\r\nLocation: /me\r\n") && answer.contains("\r\nRefresh: 0; url=http://127.0.0.1:\(proxy.port)/me\r\n"),
                     "\(answer)")
             #expect(answer.contains("\r\nContent-Location: http://127.0.0.1:\(proxy.port)/login/done\r\n"), "\(answer)")
+            // And a Link's targets under the base are the listener's, another site's kept
+            #expect(answer.contains("\r\nLink: </static/app.js>; rel=preload; as=script, <http://127.0.0.1:\(proxy.port)/?page=2>; rel=next, "
+                                    + "<https://cdn.example/x.css>; rel=stylesheet\r\n"), "\(answer)")
         }
     }
 
