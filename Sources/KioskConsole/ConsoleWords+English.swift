@@ -59,6 +59,7 @@ extension ConsoleWords {
         bytes: { $0 == 1 ? "1 byte" : "\($0) bytes" }, decimalSeparator: ".",
         truncatedTo: { ", truncated to \($0) at capture" },
         shownFirst: { "; the first \($0) shown here (the whole answer is stored and replayed)" },
+        decodedFrom: { " decoded from \($0) (\($1 == 1 ? "1 byte" : "\($1) bytes") as sent)" },
         treeCut: "The tree is cut short; the raw text follows.",
         binary: "(binary, base64) ",
         requestTitle: { "Request #\($0)" },

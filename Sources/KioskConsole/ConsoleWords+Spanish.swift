@@ -59,6 +59,7 @@ extension ConsoleWords {
         bytes: { $0 == 1 ? "1 byte" : "\($0) bytes" }, decimalSeparator: ",",
         truncatedTo: { ", recortado a \($0) al capturar" },
         shownFirst: { "; aquí se muestran los primeros \($0) (la respuesta se guarda y se reproduce entera)" },
+        decodedFrom: { " descomprimidos de \($0) (\($1 == 1 ? "1 byte" : "\($1) bytes") tal como se enviaron)" },
         treeCut: "El árbol se corta aquí; sigue el texto completo.",
         binary: "(binario, base64) ",
         requestTitle: { "Solicitud n.º \($0)" },

@@ -74,6 +74,8 @@ struct ConsoleWords: Sendable {
     let truncatedTo: @Sendable (Int) -> String
     /// A stored answer's body shown in part: its first bytes, though all of it is kept and replayed.
     let shownFirst: @Sendable (Int) -> String
+    /// A body shown decoded from its content coding (gzip), with how many bytes were sent.
+    let decodedFrom: @Sendable (_ coding: String, _ sent: Int) -> String
     let treeCut: String
     let binary: String
     let requestTitle: @Sendable (Int64) -> String

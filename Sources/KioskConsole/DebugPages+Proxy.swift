@@ -148,7 +148,8 @@ extension DebugPages {
             E.element("p", [.class("status")], [.text(w.proxyCacheEntryFacts(entry.status, age, entry.hits))]),
             headers(w.responseHeaders, fields, w),
             // Its first megabyte, as the request log keeps of a body: a page with a whole 16 MB answer in it is no page.
-            bodySection(w.responseBody, CapturedBody(capturing: entry.body, limit: 1 << 20), w, storedWhole: true),
+            bodySection(w.responseBody, CapturedBody(capturing: entry.body, limit: 1 << 20), w, storedWhole: true,
+                        contentEncoding: entry.headers["Content-Encoding"]),
             Pages.postForm(action: ConsoleRoute.proxyCache.path, fields: [("remove", String(entry.id))], label: w.proxyCacheRemove,
                            button: .text(w.proxyCacheRemove), className: "mock delete", attributes: [inPlace], context: context),
         ])

@@ -298,8 +298,11 @@ enum DebugPages {
         ]))
         content.append(headers(w.requestHeaders, record.requestHeaders, w))
         content.append(headers(w.responseHeaders, record.responseHeaders, w))
-        if let body = record.requestBody { content.append(bodySection(w.requestBody, body, w)) }
-        if let body = record.responseBody { content.append(bodySection(w.responseBody, body, w)) }
+        let coding = { (fields: [RequestRecord.HeaderField]) in fields.first { $0.name.lowercased() == "content-encoding" }?.value }
+        if let body = record.requestBody { content.append(bodySection(w.requestBody, body, w, contentEncoding: coding(record.requestHeaders))) }
+        if let body = record.responseBody {
+            content.append(bodySection(w.responseBody, body, w, contentEncoding: coding(record.responseHeaders)))
+        }
         return DebugPages.page(context, title: w.requestTitle(record.id), [E.element("article", [.class("detail debug")], content)])
     }
 
@@ -315,10 +318,19 @@ enum DebugPages {
 
     /// A body: a collapsible tree when it is JSON (keys in their order, arrays indexed), else its text. `storedWhole` says
     /// a body cut here is kept whole elsewhere (a stored answer), where the log's was cut at capture.
-    static func bodySection(_ title: String, _ body: CapturedBody, _ w: ConsoleWords, storedWhole: Bool = false) -> HTML {
-        let json = BodyJSON(body)
-        var note = w.bytes(body.originalSize)
+    static func bodySection(_ title: String, _ body: CapturedBody, _ w: ConsoleWords, storedWhole: Bool = false,
+                            contentEncoding: String? = nil) -> HTML {
+        // A body kept as sent in a coding Kiosk can undo (gzip, deflate) is shown as its content, as DevTools shows it.
+        let coding = contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased()
+        let decoded = coding.flatMap { coding in
+            body.isTruncated || !ContentCoding.decodes(coding) ? nil : ContentCoding.decoded(body.data, coding: coding)
+        }
+        let shown = decoded.map { CapturedBody(data: $0, originalSize: $0.count) } ?? body
+        let json = BodyJSON(shown)
+        var note = w.bytes(shown.originalSize)
+        if let coding, decoded != nil { note += w.decodedFrom(coding, body.originalSize) }
         if body.isTruncated { note += storedWhole ? w.shownFirst(body.data.count) : w.truncatedTo(body.data.count) }
+        let body = shown
         var parts: [HTML] = [E.element("h2", [], [.text(title)]), E.element("p", [.class("status")], [.text(note)])]
         if !body.isTruncated, let tree = try? OrderedJSON.parse(body.data) {
             var budget = maximumTreeNodes

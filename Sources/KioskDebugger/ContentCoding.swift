@@ -1,20 +1,20 @@
 import CompressNIO
-import Foundation
+public import Foundation
 import NIOCore
 
 /// Undoing an HTTP content coding (RFC 9110 §8.4.1) for what keeps bodies decoded: gzip (and x-gzip) and deflate,
 /// which zlib knows; not brotli, for which no library is at hand.
-enum ContentCoding {
+public enum ContentCoding {
     /// The most a decoded body may grow to: a body that would inflate further (a bomb) stays as it came.
     static let maximumDecodedBytes = 64 << 20
 
     /// Whether `coding` (lower-cased, one coding) is one Kiosk can decode.
-    static func decodes(_ coding: String) -> Bool { ["gzip", "x-gzip", "deflate"].contains(coding) }
+    public static func decodes(_ coding: String) -> Bool { ["gzip", "x-gzip", "deflate"].contains(coding) }
 
     /// `data` decoded from `coding`, or nil when Kiosk cannot decode it, it is corrupt or cut short, or it would grow
     /// past `maximumDecodedBytes`. "deflate" is zlib's format (RFC 9110 §8.4.1.2); a raw deflate stream, which some
     /// servers send instead, carries no check of its end and is left as it came.
-    static func decoded(_ data: Data, coding: String) -> Data? {
+    public static func decoded(_ data: Data, coding: String) -> Data? {
         let algorithm: CompressionAlgorithm
         switch coding {
         case "gzip", "x-gzip": algorithm = .gzip()

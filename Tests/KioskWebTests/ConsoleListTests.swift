@@ -10,6 +10,27 @@ import Testing
 
 @Suite("The console's list and request pages as a developer reads them")
 struct ConsoleListTests {
+    @Test("A body kept gzipped, as sent, is shown as its content — a JSON tree — saying it was decoded and how many bytes came; one that does not decode is shown as it came")
+    func gzipBodyShownDecoded() throws {
+        // Given an answer logged as it came: {"name": "Rick"} gzipped, and a body that only claims to be
+        let gzipped = try #require(Data(base64Encoded: "H4sIAAAAAAACA6tWykvMTVWyUlAKykzOVqoFAB+KiCoQAAAA"))
+        let record = { (body: Data) in
+            RequestRecord(id: 7, startedAt: Date(timeIntervalSince1970: 0), source: nil, endpoint: "app.test", method: "GET",
+                          url: "https://app.test/who", status: 200,
+                          responseHeaders: [.init(name: "Content-Type", value: "application/json"), .init(name: "Content-Encoding", value: "gzip")],
+                          responseBody: CapturedBody(capturing: body, limit: 1 << 20), timings: RequestTimings(total: 0.01), decision: .network)
+        }
+        let context = ViewContext(language: .en, csrfToken: "t", path: "/debug/requests/7", catalogs: Catalogs(sources: []))
+        // When its page is drawn
+        let page = DebugPages.request(record(gzipped), context: context).rendered
+        // Then the body is the JSON tree of its content, and the note says it was decoded from gzip and its size as sent
+        #expect(page.contains(#"<span class="key">name</span>"#) && page.contains("&quot;Rick&quot;"), "\(page.suffix(1500))")
+        #expect(page.contains(HTML.text("16 bytes" + ConsoleWords.english.decodedFrom("gzip", gzipped.count)).rendered), "\(page.suffix(1500))")
+        // And a body that is not gzip is shown as it came, with no such note
+        let plain = DebugPages.request(record(Data("not gzip".utf8)), context: context).rendered
+        #expect(plain.contains("not gzip") && !plain.contains("decoded from"))
+    }
+
     @Test("A row is the method and path with the host apart, then status, type, size, time (UTC until the script says it locally) and duration")
     func rowColumns() async throws {
         try await withWeb { harness, client in
