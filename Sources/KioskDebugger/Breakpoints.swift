@@ -203,8 +203,9 @@ public final class Breakpoints: Sendable {
             guard !file.breakpoints.isEmpty else { return nil }
             var best: (length: Int, setting: BreakpointSetting)?
             // The URL sent, or the one the app asked a reverse listener for (and that one's host).
+            let urls = request.matchedURLs
             for (key, setting) in file.breakpoints where Self.isURLPattern(key) && key.count > (best?.length ?? -1) {
-                if request.matchedURLs.contains(where: { Self.url($0, matches: key) }) { best = (key.count, setting) }
+                if urls.contains(where: { Self.url($0, matches: key) }) { best = (key.count, setting) }
             }
             return best?.setting ?? file.breakpoints[request.endpoint]
                 ?? request.appURL.flatMap { file.breakpoints[HTTPRequest.endpoint(of: $0)] }
