@@ -167,6 +167,17 @@ public enum HTTPSyntax {
         return String(decoding: bytes[first...last].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
+    /// A parameter of a field value with parameters (`multipart/form-data; boundary="b0"`, `form-data; name="password"`):
+    /// the value of the first one named `name` (any case) after the first `;`, its quotes taken off; nil when none is.
+    public static func parameter(_ name: String, in value: some StringProtocol) -> String? {
+        for parameter in value.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == name.lowercased() else { continue }
+            return pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") && pair[1].count >= 2 ? String(pair[1].dropFirst().dropLast()) : pair[1]
+        }
+        return nil
+    }
+
     /// `tchar`: the bytes a token is made of.
     static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {

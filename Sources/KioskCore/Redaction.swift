@@ -346,27 +346,14 @@ public struct Redactor: Sendable, Hashable {
 
     /// A multipart type's `boundary` parameter, unquoted.
     private static func boundary(of contentType: String) -> String? {
-        for parameter in contentType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
-            let value = pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") && pair[1].count >= 2 ? String(pair[1].dropFirst().dropLast()) : pair[1]
-            return value.isEmpty ? nil : value
-        }
-        return nil
+        HTTPSyntax.parameter("boundary", in: contentType).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// A parameter of a part's `Content-Disposition` line (`name`, `filename`), unquoted; nil when the line has none.
     private static func dispositionParameter(_ wanted: String, in headers: String) -> String? {
         // CR LF is one Character, a newline.
-        for line in headers.split(whereSeparator: \.isNewline)
-        where line.lowercased().hasPrefix("content-disposition:") {
-            for parameter in line.split(separator: ";").dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard pair.count == 2, pair[0].lowercased() == wanted else { continue }
-                return pair[1].hasPrefix("\"") && pair[1].hasSuffix("\"") && pair[1].count >= 2 ? String(pair[1].dropFirst().dropLast()) : pair[1]
-            }
-        }
-        return nil
+        headers.split(whereSeparator: \.isNewline).first { $0.lowercased().hasPrefix("content-disposition:") }
+            .flatMap { HTTPSyntax.parameter(wanted, in: $0) }
     }
 
     /// Where `needle` first occurs in `bytes` at or after `start`.

@@ -636,10 +636,7 @@ extension HAR {
     /// nil: UTF-8, which is also what a HAR's text is when no charset is named.
     static func legacyEncoding(mimeType: String?) -> String.Encoding? {
         guard let mimeType else { return nil }
-        let charset = mimeType.split(separator: ";").dropFirst().lazy
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            .first { $0.hasPrefix("charset=") }?.dropFirst("charset=".count)
-            .trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
+        let charset = HTTPSyntax.parameter("charset", in: mimeType)?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
         switch charset {
         case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "iso_8859-1", "cp819": return .isoLatin1
         case "windows-1252", "cp1252", "x-cp1252": return .windowsCP1252
