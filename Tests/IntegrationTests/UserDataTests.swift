@@ -1,6 +1,7 @@
 import Foundation
 import KioskApp
 import KioskCore
+import KioskDemoUpstream
 import KioskTestSupport
 import Testing
 
@@ -103,31 +104,38 @@ struct UserDataTests {
 
     @Test("A stored image is served from disk after a restart, and revalidated with its ETag when stale")
     func imageDiskCache() async throws {
-        // Given a picture fetched once into a data folder
+        // Given a picture fetched once into a data folder, from an upstream that outlives each Kiosk below
         let now = ManualClock()
         let folder = TemporaryDirectory.url("kiosk-img")
-        let first = try await Harness.start(directory: folder, now: now)
-        let url = try #require(try await first.catalog.item(source: .rickandmorty, itemID: "3").item.imageURL)
-        let fetched = try await first.kiosk.images.image(for: url)
-        #expect(fetched.origin == .network)
-        let port = try #require(await first.demo.baseURL.port)
-        await first.stop()
+        let demo = DemoUpstream(configuration: DemoUpstreamConfiguration(port: 0))
+        try await demo.start()
+        do {
+            let first = try await Harness.start(directory: folder, now: now, upstream: demo)
+            let url = try #require(try await first.catalog.item(source: .rickandmorty, itemID: "3").item.imageURL)
+            let fetched = try await first.kiosk.images.image(for: url)
+            #expect(fetched.origin == .network)
+            await first.stop()
 
-        // When Kiosk restarts on that folder (an empty memory cache), the upstream back on the same address
-        let second = try await Harness.start(directory: folder, now: now, port: port)
-        let fromDisk = try await second.kiosk.images.image(for: url)
-        // Then the picture comes from disk, whole, without asking the upstream
-        #expect(fromDisk.origin == .disk && fromDisk.data == fetched.data)
-        #expect(await second.demo.requestCount(pathPrefix: url.path) == 0)
-        await second.stop()
+            // When Kiosk restarts on that folder (an empty memory cache)
+            let second = try await Harness.start(directory: folder, now: now, upstream: demo)
+            let fromDisk = try await second.kiosk.images.image(for: url)
+            // Then the picture comes from disk, whole, without asking the upstream again
+            #expect(fromDisk.origin == .disk && fromDisk.data == fetched.data)
+            #expect(await demo.requestCount(pathPrefix: url.path) == 1)
+            await second.stop()
 
-        // When it restarts again after the picture's week of freshness has passed
-        await now.advance(by: .seconds(8 * 86400))
-        let third = try await Harness.start(directory: folder, now: now, port: port)
-        let revalidated = try await third.kiosk.images.image(for: url)
-        // Then one conditional request is made, and its 304 keeps the stored bytes
-        #expect(revalidated.origin == .notModified && revalidated.data == fetched.data)
-        #expect(await third.demo.requestCount(pathPrefix: url.path) == 1)
-        await third.stop()
+            // When it restarts again after the picture's week of freshness has passed
+            await now.advance(by: .seconds(8 * 86400))
+            let third = try await Harness.start(directory: folder, now: now, upstream: demo)
+            let revalidated = try await third.kiosk.images.image(for: url)
+            // Then one conditional request is made, and its 304 keeps the stored bytes
+            #expect(revalidated.origin == .notModified && revalidated.data == fetched.data)
+            #expect(await demo.requestCount(pathPrefix: url.path) == 2)
+            await third.stop()
+        } catch {
+            await demo.stop()
+            throw error
+        }
+        await demo.stop()
     }
 }

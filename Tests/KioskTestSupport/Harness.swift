@@ -14,18 +14,27 @@ public struct Harness: Sendable {
     /// Kiosk's wall time: it moves only when a test advances it, so freshness and ages are exact.
     public let now: ManualClock
     public let directory: URL
+    /// Whether `stop()` stops the demo upstream too: false when the test passed in one it keeps across restarts.
+    let ownsUpstream: Bool
 
     public var catalog: CatalogService { kiosk.catalog }
     public var database: AppDatabase { kiosk.database }
 
-    /// `port` 0 lets the demo upstream pick a free one; a test that restarts Kiosk on the same data passes the
-    /// first harness's, so stored URLs still reach an upstream.
+    /// Starts a demo upstream on a free port, or, given `upstream`, wires Kiosk to that running one and leaves it
+    /// running on `stop()`: a test that restarts Kiosk on the same data keeps one upstream, so stored URLs still
+    /// reach it (restarting the upstream on the old port raced other tests for it).
     public static func start(faults: FaultSettings = .none, directory: URL? = nil, now: ManualClock = ManualClock(),
-                             port: Int = 0, configure: (inout KioskConfiguration) -> Void = { _ in }) async throws -> Harness {
-        var demoConfiguration = DemoUpstreamConfiguration(port: port)
-        demoConfiguration.faults = faults
-        let demo = DemoUpstream(configuration: demoConfiguration)
-        try await demo.start()
+                             upstream: DemoUpstream? = nil,
+                             configure: (inout KioskConfiguration) -> Void = { _ in }) async throws -> Harness {
+        let demo: DemoUpstream
+        if let upstream {
+            demo = upstream
+        } else {
+            var demoConfiguration = DemoUpstreamConfiguration(port: 0)
+            demoConfiguration.faults = faults
+            demo = DemoUpstream(configuration: demoConfiguration)
+            try await demo.start()
+        }
         let folder = directory ?? TemporaryDirectory.url("kiosk-tests")
         var configuration = KioskConfiguration(dataDirectory: folder)
         configuration.use(await demo.endpoints, connecting: nil, to: nil)
@@ -36,7 +45,7 @@ public struct Harness: Sendable {
                                           maxRetryAfter: .seconds(2))
         configure(&configuration)
         let kiosk = try Kiosk(configuration: configuration, dependencies: .init(now: now.dateSource))
-        return Harness(demo: demo, kiosk: kiosk, now: now, directory: folder)
+        return Harness(demo: demo, kiosk: kiosk, now: now, directory: folder, ownsUpstream: upstream == nil)
     }
 
     /// Changes the demo upstream's faults.
@@ -51,10 +60,11 @@ public struct Harness: Sendable {
         try await setFaults { $0.offline = offline }
     }
 
-    /// Stops Kiosk and the demo upstream (the folder goes with the process's scratch folder).
+    /// Stops Kiosk, and the demo upstream unless the test passed it in (the folder goes with the process's
+    /// scratch folder).
     public func stop() async {
         await kiosk.shutdown()
-        await demo.stop()
+        if ownsUpstream { await demo.stop() }
     }
 }
 
