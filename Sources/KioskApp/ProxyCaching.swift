@@ -165,8 +165,8 @@ final class ProxyCachingTransport: HTTPTransport {
         let reason: CacheStatus.Forward = switch found {
         // In fallback a stored answer goes forward however fresh: by the cache's configuration (RFC 9211 `bypass`) while
         // fresh, `stale` once it is.
-        case .found(let entry): settings.mode == .fallback && Self.freshnessLifetime(of: entry) > Self.currentAge(of: entry, at: now())
-            ? .bypass : .stale
+        case .found(let entry): settings.mode == .fallback && entry.changedAt == nil
+            && Self.freshnessLifetime(of: entry) > Self.currentAge(of: entry, at: now()) ? .bypass : .stale
         case .varyMiss: .varyMiss
         case .uriMiss: .uriMiss
         }
@@ -176,7 +176,10 @@ final class ProxyCachingTransport: HTTPTransport {
         // An answer that set a cookie is given again only when the upstream fails: never to such a request.
         let asked = Self.requestDirectives(request.headers)
         if asked.onlyIfCached {
-            guard case .found(let entry) = found, !entry.setsCookie else { return Self.notStored(request, onlyIfCached: true, forward: reason) }
+            // Nor one whose URL was changed since it was stored: it must be confirmed first.
+            guard case .found(let entry) = found, !entry.setsCookie, entry.changedAt == nil else {
+                return Self.notStored(request, onlyIfCached: true, forward: reason)
+            }
             if settings.mode == .fallback {
                 let now = now()
                 let age = Self.currentAge(of: entry, at: now)
@@ -234,13 +237,16 @@ final class ProxyCachingTransport: HTTPTransport {
         let age = Self.currentAge(of: entry, at: now)
         let ttl = Self.freshnessLifetime(of: entry) - age
         let staleness = -ttl
-        var reason: CacheStatus.Forward = ttl > 0 ? .request : .stale
+        // A request that changed the URL succeeded since the answer was stored (RFC 9111 §4.4): it is given only once the
+        // upstream confirms it — never fresh, stale by any directive, nor in place of a failure.
+        let changed = entry.changedAt != nil
+        var reason: CacheStatus.Forward = ttl > 0 && !changed ? .request : .stale
         // An answer that set a cookie goes upstream as the app asked, every time (the top of this file says why), and
         // is given again only when the upstream fails.
         if entry.setsCookie {
             let staleIfError = [control.staleIfError, asked.staleIfError].compactMap { $0 }.max()
             return try await forward(request, key: key, cache: cache, found: .found(entry), reason: .bypass) { failure in
-                guard !control.mustRevalidate, !control.noCache else { return nil }
+                guard !changed, !control.mustRevalidate, !control.noCache else { return nil }
                 switch failure {
                 case .unreachable: return .offline
                 case .failed, .status: return staleIfError.map { staleness <= TimeInterval($0) } == true ? .staleIfError : nil
@@ -249,7 +255,7 @@ final class ProxyCachingTransport: HTTPTransport {
         }
         // `max-age=0` (a browser's reload) asks for a revalidation even of an answer whose age rounds to nothing;
         // `min-fresh` for one that stays fresh at least that long (RFC 9111 §5.2.1.3).
-        let refused = Self.refuses(asked, age: age, ttl: ttl)
+        let refused = Self.refuses(asked, age: age, ttl: ttl) || changed
         if ttl > 0 && !refused {
             cache.noteUse(id: entry.id, at: now)
             return answer(from: entry, to: request, status: CacheStatus(.fresh, ttl: ttl))
@@ -267,10 +273,10 @@ final class ProxyCachingTransport: HTTPTransport {
             renewBehind(renewal, key: key, cache: cache, entry: entry, reason: .stale)
             return answer(from: entry, to: request, status: CacheStatus(.staleWhileRevalidate, ttl: ttl))
         }
-        if refused && ttl > 0 { reason = .request }
+        if refused && ttl > 0 && !changed { reason = .request }
         let revalidation = Self.conditional(request, on: entry)
         let staleIfError = [control.staleIfError, asked.staleIfError].compactMap { $0 }.max()
-        let mayServeStale = !control.mustRevalidate && !control.noCache
+        let mayServeStale = !changed && !control.mustRevalidate && !control.noCache
         let response = try await forward(revalidation.request, asked: request, key: key, cache: cache, found: .found(entry),
                                          reason: reason) { failure in
             guard mayServeStale else { return nil }
@@ -311,7 +317,8 @@ final class ProxyCachingTransport: HTTPTransport {
                          reason forward: CacheStatus.Forward, standIn: (Failure) -> CacheDecision?) async throws -> HTTPResponse {
         let asked = asked ?? request
         var request = request
-        if let patience, case .found = found, standIn(.failed) != nil { request.timeout = patience }
+        // Not for an answer whose URL was changed since (an app reading back its write must get the write, however slow).
+        if let patience, case .found(let entry) = found, entry.changedAt == nil, standIn(.failed) != nil { request.timeout = patience }
         let sent = now()
         let response: HTTPResponse
         do {
@@ -320,7 +327,9 @@ final class ProxyCachingTransport: HTTPTransport {
             guard case .found(let entry) = found, let decision = standIn(error.isConnectivityFailure ? .unreachable : .failed) else {
                 // Nothing could stand in: the proxy's own 502 or 504 still says what the cache did.
                 var failure = CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
-                if case .found = found, error.isConnectivityFailure { failure.withheldStale = true }
+                if case .found(let entry) = found, error.isConnectivityFailure {
+                    failure.withheld = entry.changedAt.map(CacheMarkedFailure.Withheld.changed) ?? .unconfirmable
+                }
                 throw failure
             }
             if case .timeout = error, request.timeout != nil { renewBehind(request, key: key, cache: cache, entry: entry, reason: forward) }
@@ -798,10 +807,12 @@ final class ProxyCachingTransport: HTTPTransport {
     /// cache holds for its URL.
     static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
 
-    /// After an unsafe request (POST, PUT, DELETE, PATCH...) the upstream answered without error (2xx or 3xx), drops
+    /// After an unsafe request (POST, PUT, DELETE, PATCH...) the upstream answered without error (2xx or 3xx), marks
     /// every answer stored for its URL — each variant, each identity — and for the URLs its `Location` and
-    /// `Content-Location` name on the same origin (RFC 9111 §4.4): an app that changes a record and reads it back must
-    /// not be given the record as it was. Whatever the mode, since a stored answer outlives a switch to `off`.
+    /// `Content-Location` name on the same origin as changed (RFC 9111 §4.4): an app that changes a record and reads it
+    /// back must not be given the record as it was, so such an answer is given only once the upstream confirms it, or
+    /// when it cannot answer at all (fallback, offline: the last list an app saw stays readable offline after it adds to
+    /// it). Whatever the mode, since a stored answer outlives a switch to `off`.
     private func invalidate(after request: HTTPRequest, answered response: HTTPResponse) {
         guard let cache, !Self.safeMethods.contains(request.method), (200..<400).contains(response.status) else { return }
         var urls = [Key.normalized(request.url)]
@@ -815,9 +826,9 @@ final class ProxyCachingTransport: HTTPTransport {
             urls.append(Key.normalized(target))
         }
         do {
-            try cache.invalidate(urls: urls)
+            try cache.invalidate(urls: urls, at: now())
         } catch {
-            // Not dropped: the stored answers would be served though the upstream changed them.
+            // Not marked: the stored answers would be served though the upstream changed them.
             warnOnce(error)
         }
     }

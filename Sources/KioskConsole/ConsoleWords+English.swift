@@ -237,6 +237,11 @@ extension ConsoleWords {
         proxyCacheEntryFacts: { status, age, hits in
             "Status \(status), stored \(Age(Double(age)).english), given from the cache \(hits) \(hits == 1 ? "time" : "times")."
         },
+        proxyCacheEntryChanged: { age in
+            "A request that changed this URL (a POST, PUT or DELETE) succeeded \(Age(Double(age)).english), after this answer "
+                + "was stored, so it may be out of date: it is given only once the upstream confirms it, or, in fallback and "
+                + "offline, when the upstream cannot answer. The next answer the upstream sends replaces it."
+        },
         proxyCacheRemove: "Remove this answer",
         proxyCacheRow: { count, size, hits in
             "\(count) \(count == 1 ? "answer" : "answers"), \(size); given from the cache \(hits) \(hits == 1 ? "time" : "times")"

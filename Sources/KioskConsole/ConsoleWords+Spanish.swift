@@ -270,6 +270,12 @@ extension ConsoleWords {
         proxyCacheEntryFacts: { status, age, hits in
             "Estado \(status), guardada \(Age(Double(age)).compact.map { "hace \($0)" } ?? "ahora mismo"), dada desde la caché \(hits) \(hits == 1 ? "vez" : "veces")."
         },
+        proxyCacheEntryChanged: { age in
+            "Una petición que cambió esta URL (un POST, PUT o DELETE) tuvo éxito "
+                + "\(Age(Double(age)).compact.map { "hace \($0)" } ?? "ahora mismo"), después de guardarse esta respuesta, así que "
+                + "puede estar desfasada: solo se da cuando el servidor la confirma o, en los modos fallback y sin conexión, cuando "
+                + "el servidor no puede responder. La próxima respuesta del servidor la sustituye."
+        },
         proxyCacheRemove: "Quitar esta respuesta",
         proxyCacheRow: { count, size, hits in
             "\(count) \(count == 1 ? "respuesta" : "respuestas"), \(size); dadas desde la caché \(hits) \(hits == 1 ? "vez" : "veces")"

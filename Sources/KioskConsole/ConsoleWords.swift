@@ -259,6 +259,8 @@ struct ConsoleWords: Sendable {
     /// One stored answer's page: its title, its status, age in seconds and uses, and the button that removes it.
     let proxyCacheEntry: String
     let proxyCacheEntryFacts: @Sendable (Int, Int, Int) -> String
+    /// A stored answer whose URL a request changed this many seconds ago, after it was stored: when it is given.
+    let proxyCacheEntryChanged: @Sendable (Int) -> String
     let proxyCacheRemove: String
     /// One host's line: its answers, their size, and how many times they were given instead of the upstream's.
     let proxyCacheRow: @Sendable (Int, String, Int) -> String

@@ -146,6 +146,9 @@ extension DebugPages {
             E.element("h1", [], [.text(w.proxyCacheEntry)]),
             E.element("p", [], [.text("\(entry.method) "), E.element("code", [], [.text(entry.url)])]),
             E.element("p", [.class("status")], [.text(w.proxyCacheEntryFacts(entry.status, age, entry.hits))]),
+        ] + (entry.changedAt.map { changed in
+            [E.element("p", [.class("status changed")], [.text(w.proxyCacheEntryChanged(Int(max(0, now.timeIntervalSince(changed)))))])]
+        } ?? []) + [
             headers(w.responseHeaders, fields, w),
             // Its first megabyte, as the request log keeps of a body: a page with a whole 16 MB answer in it is no page.
             bodySection(w.responseBody, CapturedBody(capturing: entry.body, limit: 1 << 20), w, storedWhole: true,

@@ -245,9 +245,17 @@ public struct CacheMarkedFailure: Error, Sendable, CustomStringConvertible {
     public let error: KioskError
     /// The cache's decision, with no `fwd-status` since no answer came back.
     public let cacheStatus: CacheStatus
-    /// Whether a stored answer was there that its own directives (must-revalidate, no-cache) forbid giving unconfirmed:
-    /// the upstream could not be reached to confirm it, so the proxy's answer is a 504 (RFC 9111 §5.2.2.2), not a 502.
-    public var withheldStale = false
+    /// Why a stored answer that was there could not be given unconfirmed, nil when none was withheld: the upstream could
+    /// not be reached to confirm it, so the proxy's answer is a 504 (RFC 9111 §5.2.2.2), not a 502.
+    public var withheld: Withheld?
+
+    /// Why a stored answer may not be given unless the upstream confirms it.
+    public enum Withheld: Sendable, Hashable {
+        /// Its own directives (must-revalidate, no-cache) forbid it.
+        case unconfirmable
+        /// A request that changed its URL succeeded at this time, after it was stored (RFC 9111 §4.4).
+        case changed(Date)
+    }
 
     /// `error` marked with `cacheStatus`.
     public init(_ error: KioskError, cacheStatus: CacheStatus) {

@@ -31,6 +31,9 @@ public struct ProxyCacheEntry: Sendable, Hashable {
     /// (those hidden); nil when they are shown as stored (a list reads no bodies, a lookup neither).
     public var shownHeaders: HTTPHeaderFields?
     public var shownBody: Data?
+    /// When a request that changes its URL (a POST, PUT, DELETE…) succeeded after it was stored (RFC 9111 §4.4), nil if
+    /// none has: it then may be out of date, so it is given only once the upstream confirms it, or cannot answer at all.
+    public var changedAt: Date?
 
     /// Whether the answer set a cookie (whose value is not kept): it is given again only when the upstream fails.
     public var setsCookie: Bool { headers["Set-Cookie"] != nil }

@@ -550,9 +550,16 @@ enum ProxyMessages {
             Refusal(.badGateway, "The exchange with the upstream failed: \(error).")
         }
         let marked = error as? CacheMarkedFailure
-        if marked?.withheldStale == true {
+        switch marked?.withheld {
+        case .unconfirmable?:
             refusal = Refusal(.gatewayTimeout, "Kiosk's proxy holds an answer for \(shownURL), but its upstream asks that it "
                               + "never be given unconfirmed (must-revalidate or no-cache), and confirming it failed: " + refusal.message)
+        case .changed?:
+            refusal = Refusal(.gatewayTimeout, "Kiosk's proxy holds an answer for \(shownURL), but a request that changed it "
+                              + "succeeded after it was stored, so it is given only once the upstream confirms it (the `fallback` "
+                              + "mode and --offline give it when the upstream cannot answer), and confirming it failed: " + refusal.message)
+        case nil:
+            break
         }
         refusal.cacheStatus = marked?.cacheStatus
         return refusal

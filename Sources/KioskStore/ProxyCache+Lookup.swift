@@ -132,7 +132,8 @@ private final class LookupConnection: @unchecked Sendable {
     private let statement: OpaquePointer
 
     static let sql = """
-        SELECT id, method, url, host, status, headers, body, requestTime, responseTime, lastUsed, hits, size, vary, variant
+        SELECT id, method, url, host, status, headers, body, requestTime, responseTime, lastUsed, hits, size, vary, variant,
+            changedAt
         FROM cacheEntry WHERE method = ? AND url = ? AND credentials = ?
         """
 
@@ -183,12 +184,13 @@ private final class LookupConnection: @unchecked Sendable {
             }
             return date
         }
-        let entry = ProxyCacheEntry(
+        var entry = ProxyCacheEntry(
             id: Int64(sqliteStatement: statement, index: 0), method: text(1), url: text(2), host: text(3),
             status: Int(Int64(sqliteStatement: statement, index: 4)), headers: ProxyCache.decode(Data(sqliteStatement: statement, index: 5)),
             body: Data(sqliteStatement: statement, index: 6), requestTime: try date(7), responseTime: try date(8),
             lastUsed: try date(9), hits: Int(Int64(sqliteStatement: statement, index: 10)),
             size: Int(Int64(sqliteStatement: statement, index: 11)))
+        entry.changedAt = sqlite3_column_type(statement, 14) == SQLITE_NULL ? nil : try date(14)
         return ProxyCacheLookups.StoredRow(entry: entry, vary: text(12), variant: text(13))
     }
 

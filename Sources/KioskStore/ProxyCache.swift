@@ -261,7 +261,8 @@ public final class ProxyCache: Sendable, StoreFile {
         for (id, use) in pending.uses { try update.execute(arguments: [use.last, use.count, id]) }
         let stored = try db.cachedStatement(sql: "SELECT headers FROM cacheEntry WHERE id = ? AND responseTime < ?")
         let confirm = try db.cachedStatement(sql: """
-            UPDATE cacheEntry SET requestTime = ?, responseTime = ?, headers = ?, size = size - length(headers) + ? WHERE id = ?
+            UPDATE cacheEntry SET changedAt = \(Self.changedAfter("?1")), requestTime = ?1, responseTime = ?2, headers = ?3,
+                size = size - length(headers) + ?4 WHERE id = ?5
             """)
         for (id, confirmed) in pending.confirmed {
             // An older confirmation than the stored answer moves nothing back.
@@ -636,7 +637,8 @@ public final class ProxyCache: Sendable, StoreFile {
                 host = excluded.host, vary = excluded.vary, status = excluded.status, headers = excluded.headers,
                 body = excluded.body, requestTime = excluded.requestTime, responseTime = excluded.responseTime,
                 lastUsed = excluded.lastUsed, size = excluded.size, shownHeaders = excluded.shownHeaders,
-                shownBody = excluded.shownBody, credentialFields = excluded.credentialFields
+                shownBody = excluded.shownBody, credentialFields = excluded.credentialFields,
+                changedAt = \(changedAfter("excluded.requestTime"))
             RETURNING id
             """
 
@@ -657,9 +659,9 @@ public final class ProxyCache: Sendable, StoreFile {
             let encoded = Self.encode(headers)
             let shown = hiding(headers).map(Self.encode)
             try db.execute(sql: """
-                UPDATE cacheEntry SET headers = ?, shownHeaders = ?, requestTime = ?, responseTime = ?,
-                    size = size - length(headers) - COALESCE(length(shownHeaders), 0) + ?
-                WHERE id = ?
+                UPDATE cacheEntry SET headers = ?1, shownHeaders = ?2, changedAt = \(Self.changedAfter("?3")), requestTime = ?3,
+                    responseTime = ?4, size = size - length(headers) - COALESCE(length(shownHeaders), 0) + ?5
+                WHERE id = ?6
                 """, arguments: [encoded, shown, requestTime, responseTime, encoded.count + (shown?.count ?? 0), id])
             return true
         }
@@ -725,7 +727,7 @@ public final class ProxyCache: Sendable, StoreFile {
         let hostArguments = try host.map(Self.hostArguments)
         flush()
         return try read("list the proxy cache") { db in
-            let columns = "id, method, url, host, status, headers, X'' AS body, requestTime, responseTime, lastUsed, hits, size, shownHeaders"
+            let columns = "id, method, url, host, status, headers, X'' AS body, requestTime, responseTime, lastUsed, hits, size, shownHeaders, changedAt"
             let rows = if let hostArguments {
                 try Row.fetchAll(db, sql: "SELECT \(columns) FROM cacheEntry WHERE \(Self.hostCondition) ORDER BY lastUsed DESC LIMIT ?",
                                  arguments: StatementArguments(hostArguments + [limit]))
@@ -820,19 +822,32 @@ public final class ProxyCache: Sendable, StoreFile {
         }
     }
 
-    /// Removes every answer stored for each of `urls` (as keys spell them), of any variant and identity: what an unsafe
-    /// request that succeeded does to its URL (RFC 9111 §4.4). Answers of theirs still waiting to be written go first.
-    /// Returns how many went.
+    /// Marks every answer stored for each of `urls` (as keys spell them), of any variant and identity, as changed `at`
+    /// (`ProxyCacheEntry.changedAt`): what an unsafe request that succeeded does to its URL (RFC 9111 §4.4 lets a cache
+    /// remove them or mark them as needing validation; marked, they can still stand in when the upstream is gone, so a
+    /// list an app adds to stays readable offline). Answers of theirs still waiting to be written go first. Returns how
+    /// many were marked.
     @discardableResult
-    public func invalidate(urls: [String]) throws -> Int {
+    public func invalidate(urls: [String], at now: Date) throws -> Int {
         flush()
-        return try write("drop changed answers from the proxy cache") { db in
-            var removed = 0
+        return try write("mark changed answers in the proxy cache") { db in
+            var marked = 0
             // The unique index leads with the method and the URL.
-            let statement = try db.cachedStatement(sql: "DELETE FROM cacheEntry WHERE method IN ('GET', 'HEAD') AND url = ? RETURNING size")
-            for url in Set(urls) { removed += try Self.delete(statement, [url], db) }
-            return removed
+            let statement = try db.cachedStatement(sql: "UPDATE cacheEntry SET changedAt = ? WHERE method IN ('GET', 'HEAD') AND url = ?")
+            for url in Set(urls) {
+                try statement.execute(arguments: [now, url])
+                marked += db.changesCount
+            }
+            return marked
         }
+    }
+
+    /// What an upsert, a refresh or a confirmation sets `changedAt` to: cleared by an answer asked for after the change
+    /// (it is the resource as changed; one asked in the same millisecond counts as after), kept by one asked for before it
+    /// and stored after (it may be the old one).
+    /// `requestTime` names the parameter or column holding the new answer's request time.
+    private static func changedAfter(_ requestTime: String) -> String {
+        "CASE WHEN changedAt <= \(requestTime) THEN NULL ELSE changedAt END"
     }
 
     /// Removes every entry, or a host's; returns how many went. The file gives the space back.
@@ -896,6 +911,7 @@ public final class ProxyCache: Sendable, StoreFile {
                                     responseTime: row["responseTime"], lastUsed: row["lastUsed"], hits: row["hits"], size: row["size"])
         entry.shownHeaders = (row["shownHeaders"] as Data?).map(decode)
         entry.shownBody = row["shownBody"]
+        entry.changedAt = row["changedAt"]
         return entry
     }
 
@@ -975,6 +991,12 @@ public final class ProxyCache: Sendable, StoreFile {
         // A proxy of an earlier version beside this one stores none: its answers are exported as before.
         migrator.registerMigration("v6") { db in
             try db.execute(sql: "ALTER TABLE cacheEntry ADD COLUMN credentialFields TEXT NOT NULL DEFAULT ''")
+        }
+        // When a write to an answer's URL succeeded after it was stored (ProxyCacheEntry.changedAt). A proxy of an earlier
+        // version beside this one still removes such answers, and stores without clearing the mark: its own answers to a
+        // URL marked before are given only once confirmed or when the upstream is gone, as a marked one is.
+        migrator.registerMigration("v7") { db in
+            try db.execute(sql: "ALTER TABLE cacheEntry ADD COLUMN changedAt DATETIME")
         }
         return migrator
     }()

@@ -443,8 +443,9 @@ struct ProxyCacheCommand: AsyncParsableCommand {
             The proxy stores each answer HTTP lets a cache store (a GET's or a HEAD's, without no-store) in kiosk-proxy-cache.sqlite \
             (kiosk-demo-proxy-cache.sqlite on the demo data) in the data directory (readable by you alone: it holds the \
             bodies as they came), keyed by URL, the request's credentials and the headers its Vary names, at most \
-            --cache-size MB, the least recently used going first; an app's successful POST, PUT, DELETE or PATCH drops \
-            what is stored for its URL. These commands work beside a running proxy.
+            --cache-size MB, the least recently used going first; after an app's successful POST, PUT, DELETE or PATCH, \
+            what is stored for its URL is given only once the upstream confirms it, or when the upstream cannot answer \
+            (fallback, --offline); `list` says "changed since" of it. These commands work beside a running proxy.
             """,
         subcommands: [Stats.self, List.self, Clear.self, Import.self, Export.self],
         defaultSubcommand: Stats.self)
@@ -505,7 +506,9 @@ struct ProxyCacheCommand: AsyncParsableCommand {
                 let now = Date()
                 Output.human(entries.map { entry in
                     "\(entry.id)\t\(entry.status)\t\(Render.bytes(entry.size))\t\(entry.hits) hits\t"
-                        + "\(Age(now.timeIntervalSince(entry.responseTime)).compact.map { "\($0) old" } ?? "new")\t\(entry.method) \(entry.url)"
+                        + "\(Age(now.timeIntervalSince(entry.responseTime)).compact.map { "\($0) old" } ?? "new")"
+                        + (entry.changedAt == nil ? "" : ", changed since")
+                        + "\t\(entry.method) \(entry.url)"
                 }.joined(separator: "\n"))
             }
         }
@@ -610,6 +613,8 @@ private struct ProxyCacheEntryJSON: Encodable {
     let hits: Int
     let storedAt: Date
     let lastUsed: Date
+    /// When a request that changed the URL succeeded after the answer was stored (absent: none did).
+    let changedAt: Date?
 
     init(_ entry: ProxyCacheEntry) {
         id = entry.id
@@ -621,5 +626,6 @@ private struct ProxyCacheEntryJSON: Encodable {
         hits = entry.hits
         storedAt = entry.responseTime
         lastUsed = entry.lastUsed
+        changedAt = entry.changedAt
     }
 }

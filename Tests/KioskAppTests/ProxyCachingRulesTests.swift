@@ -353,4 +353,50 @@ struct ProxyCachingRulesTests {
         #expect(upstream.requests.last?.url.path == "/b" && upstream.requests.last?.timeout == nil)
     }
 
+    @Test("A write to a URL keeps its stored answer for when the upstream cannot answer: fallback and offline give it, http gives it only confirmed, a slow upstream is waited for")
+    func changedAnswerStandsInOnlyForFailures() async throws {
+        // Given /dogs stored as v1 in fallback, with 8 s for the upstream before a stored answer stands in for it
+        let cache = try ProxyCache.open(at: TemporaryDirectory.url("kiosk-proxy-changed").appendingPathComponent("cache.sqlite").path,
+                                        maxBytes: 10_000_000)
+        let url = "http://app.test/dogs"
+        let offline = KioskError.offline(host: "app.test")
+        let upstream = ScriptedTransport([.respond(200, body: "v1"), .respond(201, headers: ["Location": "/dogs/7"]),
+                                          .fail(.timeout(url: url, seconds: 60)), .fail(offline), .fail(offline), .fail(offline)])
+        let transport = ProxyCachingTransport(base: upstream, cache: cache, settings: ProxyCacheSettings(), patience: .seconds(8),
+                                              now: { Date() }) { _ in }
+        let get = HTTPRequest(url: URL(string: url)!, endpoint: "app.test")
+        var post = get
+        post.method = "POST"
+        _ = try await transport.send(get)
+        cache.flush()
+
+        // When the app adds a dog, and the upstream says it did
+        #expect(try await transport.send(post).status == 201)
+
+        // Then the list is kept, marked changed
+        #expect(try cache.entries().first { $0.url == url }?.changedAt != nil)
+        // And the next read waits for the upstream as long as the transport allows, not 8 s: the app reads back its write
+        let slow = try await transport.send(get)
+        #expect(upstream.requests.count == 3 && upstream.requests.last?.timeout == nil)
+        // And past that, and when the upstream cannot be reached at all, the list as it was stands in: what the app saw last
+        #expect(String(decoding: slow.body, as: UTF8.self) == "v1" && slow.cacheStatus?.decision == .fallback)
+        let gone = try await transport.send(get)
+        #expect(String(decoding: gone.body, as: UTF8.self) == "v1" && gone.cacheStatus?.decision == .fallback)
+        #expect(gone.cacheStatus?.forward == .stale)
+        // And offline it is given too
+        transport.settings.withLock { $0.offline = true }
+        let replayed = try await transport.send(get)
+        #expect(String(decoding: replayed.body, as: UTF8.self) == "v1" && replayed.cacheStatus?.decision == .offline)
+
+        // When the mode is http, then it is given only once confirmed: with the upstream gone, a 504 that says why
+        transport.settings.withLock { $0 = ProxyCacheSettings(mode: .http) }
+        await #expect { try await transport.send(get) } throws: { error in
+            (error as? CacheMarkedFailure).map { if case .changed? = $0.withheld { true } else { false } } ?? false
+        }
+        // And a request that takes nothing but a stored answer gets none
+        var onlyIfCached = get
+        onlyIfCached.headers["Cache-Control"] = "only-if-cached"
+        #expect(try await transport.send(onlyIfCached).status == 504)
+        #expect(upstream.requests.count == 5)
+    }
 }

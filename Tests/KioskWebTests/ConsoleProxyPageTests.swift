@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import KioskApp
 import KioskCore
+import KioskStore
 import KioskTestSupport
 import NIOCore
 import Testing
@@ -203,6 +204,13 @@ struct ConsoleProxyCacheTests {
             // And its age reads as every face says one (it said "stored 116043306 s ago")
             #expect(entry.body.contains(/stored (just now|\d{1,2} (s|min|h) ago|\d+ d ago), given from the cache/), "\(entry.body)")
             #expect(try await client.get(ConsoleRoute.proxyCacheEntry(id + 100).path).status == .notFound)
+            #expect(!entry.body.contains("A request that changed this URL"))
+            // And once a request that changed its URL succeeded (as a proxy beside it marks it), the page says when it is given
+            let file = try ProxyCache.open(at: harness.directory.appendingPathComponent("kiosk-proxy-cache.sqlite").path, maxBytes: nil)
+            #expect(try file.invalidate(urls: ["http://app.test/a"], at: harness.now.date.addingTimeInterval(-120)) == 1)
+            let changed = try await client.get(ConsoleRoute.proxyCacheEntry(id).path).body
+            #expect(changed.contains("A request that changed this URL (a POST, PUT or DELETE) succeeded 2 min ago, after this answer "
+                                     + "was stored"), "\(changed)")
 
             // And its secret field is shown redacted, and the button removes it alone
             #expect(!entry.body.contains("k-0123456789"))
