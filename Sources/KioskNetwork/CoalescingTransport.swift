@@ -7,8 +7,11 @@ import Synchronization
 /// on, `HTTPRequest.touches`, always goes alone). An answer that `shares` refuses (one an app's cache may not
 /// store, a body still streaming) is the leader's alone: each caller that joined sends its own request then, and
 /// later requests like it go upstream at once instead of waiting on one in flight, until one of them gets an answer
-/// `shares` takes (Varnish's "hit-for-miss"). A cancelled caller stops waiting at once; when it was the leader, its
-/// request is cancelled and each caller that joined it sends its own.
+/// `shares` takes (Varnish's "hit-for-miss"). A failure is shared only when it speaks of the upstream for every caller
+/// (it cannot be reached, or did not answer in time: asking again would wait as long); any other — an answer cut
+/// short, a connection reset — is the leader's alone, and each caller that joined sends its own (one bad exchange must
+/// not become five). A cancelled caller stops waiting at once; when it was the leader, its request is cancelled and
+/// each caller that joined it sends its own.
 public final class CoalescingTransport: HTTPTransport {
     // A Mutex'd table rather than an actor, and the leader sends from its own task rather than a task of the flight's:
     // every proxied GET passes here, and the actor's hops and the flight's task cost a fifth of a proxy's throughput.
@@ -152,7 +155,7 @@ public final class CoalescingTransport: HTTPTransport {
         guard !waiters.isEmpty else { return }
         let shared: Bool = switch result {
         case .success(let response): shares(response)
-        case .failure: !Task.isCancelled
+        case .failure(let error): !Task.isCancelled && Self.sharesFailure(error)
         }
         guard shared else {
             if case .success = result {
@@ -175,6 +178,15 @@ public final class CoalescingTransport: HTTPTransport {
             return .joined(joined)
         }
         for (_, continuation) in waiters { continuation.resume(with: collapsed) }
+    }
+
+    /// Whether a failure is every caller's: the upstream unreachable or out of time. Not an exchange that broke (a cut
+    /// answer, a reset), which the next connection may not repeat.
+    static func sharesFailure(_ error: any Error) -> Bool {
+        switch error.kioskError {
+        case .offline?, .timeout?: true
+        default: false
+        }
     }
 
     /// A caller that joined a flight and was cancelled stops waiting at once.

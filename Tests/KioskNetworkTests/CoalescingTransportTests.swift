@@ -72,6 +72,36 @@ struct CoalescingTransportTests {
         #expect(String(decoding: try await b.value.body, as: UTF8.self) == "/b")
     }
 
+    @Test("A failure of the upstream itself (unreachable, out of time) is every caller's; a broken exchange (cut short, reset) is the leader's, and those that joined send their own",
+          arguments: [(KioskError.truncatedBody(url: "http://127.0.0.1:9/page", expected: 1000, received: 500), false),
+                      (KioskError.transport(url: "http://127.0.0.1:9/page", message: "connection reset by peer"), false),
+                      (KioskError.offline(host: "127.0.0.1"), true),
+                      (KioskError.timeout(url: "http://127.0.0.1:9/page", seconds: 60), true)])
+    func failuresShared(_ failure: KioskError, shared: Bool) async throws {
+        // Given an upstream whose first exchange fails this way once it is released, and answers every later one
+        let upstream = ScriptedTransport([.held(.fail(failure))], otherwise: .respond(200, body: "fine"))
+        let transport = CoalescingTransport(base: upstream)
+        let first = Task { try await transport.send(get()) }
+        while upstream.callCount == 0 { await Task.yield() }
+
+        // When four more callers ask for the same URL while it is in flight, and then it fails
+        let joined = (0..<4).map { _ in Task { try await transport.send(get()) } }
+        while transport.joinedCount < 4 { await Task.yield() }
+        upstream.release()
+
+        // Then the first caller gets the failure
+        await #expect(throws: KioskError.self) { try await first.value }
+        // And the others get it too only when it is the upstream's; else each sent its own request and got its answer
+        for task in joined {
+            if shared {
+                await #expect(throws: KioskError.self) { try await task.value }
+            } else {
+                #expect(String(decoding: try await task.value.body, as: UTF8.self) == "fine")
+            }
+        }
+        #expect(upstream.callCount == (shared ? 1 : 5))
+    }
+
     @Test("A cancelled caller that joined stops waiting at once while the others still get the one answer")
     func cancellationOfOneWaiter() async throws {
         // Given a request on the wire, and a second caller joined to it
