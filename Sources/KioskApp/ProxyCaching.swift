@@ -354,6 +354,14 @@ final class ProxyCachingTransport: HTTPTransport {
         default: nil
         }
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
+           Self.speaksOf(response.headers, entry, askedWith: request.headers), Self.forbidsKeeping(response.headers, asked: request.headers) {
+            // A 304 whose fields (or the request's) say no-store, or Vary: *, would renew the stored answer into one this
+            // cache may not keep (RFC 9111 §3, §4.3.4): it goes, as a browser's cache drops it; the app still gets it.
+            // (Once, by the request that went upstream for its twins.)
+            if !response.isCollapsed {
+                do { try cache.remove(id: entry.id) } catch { warnOnce(error) }
+            }
+        } else if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
            Self.speaksOf(response.headers, entry, askedWith: request.headers), response.isCollapsed {
             // The request that went upstream for this one and its twins renews the stored answer, once.
             stored = true
@@ -583,17 +591,23 @@ final class ProxyCachingTransport: HTTPTransport {
     /// Statuses a cache may store without explicit freshness (RFC 9110 §15.1, "heuristically cacheable").
     static let cacheableByDefault: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
+    /// Whether an answer with these fields, to a request with `asked`, may not be kept whatever its status: `no-store` on
+    /// either side, or `Vary: *` (RFC 9111 §3).
+    static func forbidsKeeping(_ fields: HTTPHeaderFields, asked: HTTPHeaderFields) -> Bool {
+        let control = fields.values(for: "Cache-Control").joined(separator: ",").lowercased()
+        let requested = asked.values(for: "Cache-Control").joined(separator: ",").lowercased()
+        return directives(control).contains("no-store") || directives(requested).contains("no-store")
+            || Key.varyNames(fields).split(separator: ",").contains("*")
+    }
+
     /// Whether RFC 9111 §3 lets this private cache store the answer to `request` (a GET).
     static func isStorable(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
         // A 304 is never a representation of its own: it only renews one stored (`forward`), and stored, it would
         // answer an app that has nothing cached with an empty body.
         guard response.stream == nil, !response.isEdited, !response.isMocked, (200...599).contains(response.status),
               response.status != 206, response.status != 304, request.headers["Range"] == nil else { return false }
-        let control = response.headers.values(for: "Cache-Control").joined(separator: ",").lowercased()
-        let asked = request.headers.values(for: "Cache-Control").joined(separator: ",").lowercased()
-        if directives(control).contains("no-store") || directives(asked).contains("no-store") { return false }
-        if Key.varyNames(response.headers).split(separator: ",").contains("*") { return false }
-        let names = directives(control)
+        if forbidsKeeping(response.headers, asked: request.headers) { return false }
+        let names = directives(response.headers.values(for: "Cache-Control").joined(separator: ",").lowercased())
         let explicit = response.headers["Expires"] != nil || names.contains("max-age") || names.contains("public")
             || names.contains("private")
         return explicit || cacheableByDefault.contains(response.status)

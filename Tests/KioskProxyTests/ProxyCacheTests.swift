@@ -983,6 +983,31 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    @Test("A 304 that says no-store, or Vary: *, drops the answer it confirms: the app gets it, nothing stays to stand in later",
+          arguments: ["no-store", "vary"])
+    func notModifiedForbidsKeeping(_ forbids: String) async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.headers["If-None-Match"].isEmpty
+                ? (.ok, [("ETag", #""v1""#), ("Cache-Control", "max-age=0")], "original")
+                : (.notModified, [("ETag", #""v1""#)] + (forbids == "vary" ? [("Vary", "*")] : [("Cache-Control", "no-store")]), "")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given an answer stored stale at once
+            #expect(try await proxy.send(.GET, upstream.url("/r")).text == "original")
+            #expect(try proxy.kiosk.proxyCacheEntries().count == 1)
+            // When its revalidation's 304 says the answer may not be kept
+            let renewed = try await proxy.send(.GET, upstream.url("/r"))
+            // Then the app gets the answer, not said stored, and the cache holds nothing for it
+            #expect(renewed.status == .ok && renewed.text == "original")
+            #expect(renewed.header("Cache-Status").first?.contains("stored") == false, "\(renewed.header("Cache-Status"))")
+            #expect(try proxy.kiosk.proxyCacheEntries().isEmpty)
+            // And with the upstream gone there is nothing to give
+            await upstream.stop()
+            #expect(try await proxy.send(.GET, upstream.url("/r")).status == .badGateway)
+        }
+    }
+
     @Test("A 304 is never stored: an app that asked for the whole answer and got a 304 leaves nothing to answer the next one with")
     func notModifiedIsNotStored() async throws {
         let upstream = try await ScriptedUpstream.start()
