@@ -39,14 +39,17 @@ public struct Redactor: Sendable, Hashable {
     /// signatures under (`api_key`, Google's `key`, `token`, OAuth's `access_token`, `refresh_token`, `id_token` and
     /// `client_secret`, `password` and `passwd`, `secret`, Firebase's `auth`, `session_token`, `private_key`,
     /// `sig`/`signature`, a pre-signed S3 URL's `X-Amz-Signature`, `X-Amz-Credential` and
-    /// `X-Amz-Security-Token`), and credential headers (Azure's and Google's key headers, and the `X-Access-Token`,
-    /// `X-Session-Token` and `X-Refresh-Token` of many an API, among them).
+    /// `X-Amz-Security-Token`, OAuth's authorization `code` and PKCE `code_verifier`, a `jwt`, a `session` id),
+    /// and credential headers (Azure's and Google's key headers, GitLab's `Private-Token`, CSRF tokens, and the
+    /// `X-Access-Token`, `X-Session-Token` and `X-Refresh-Token` of many an API, among them).
     public static let standard = Redactor(
         queryItems: ["api-key", "apikey", "hash", "ts", "api_key", "key", "token", "access_token", "refresh_token", "id_token",
                      "client_secret", "password", "passwd", "secret", "auth", "session_token", "private_key", "sig", "signature",
-                     "x-amz-signature", "x-amz-credential", "x-amz-security-token"],
+                     "x-amz-signature", "x-amz-credential", "x-amz-security-token", "code", "code_verifier", "jwt", "session",
+                     "sessionid", "session_id"],
         headers: ["authorization", "cookie", "set-cookie", "proxy-authorization", "x-api-key", "x-auth-token", "api-key",
-                  "x-goog-api-key", "x-amz-security-token", "x-access-token", "x-session-token", "x-refresh-token"]
+                  "x-goog-api-key", "x-amz-security-token", "x-access-token", "x-session-token", "x-refresh-token",
+                  "private-token", "x-csrf-token", "x-xsrf-token"]
     )
 
     /// The request fields that say who asks, besides Authorization and Cookie: the credential headers the standard
@@ -622,7 +625,7 @@ struct FieldNameScan: Sendable, Hashable {
 
 /// The fields of a JSON body whose string values are secrets: the secret query items' names (any case, with or without
 /// `_` and `-`, so `access_token`, `accessToken` and `ACCESS-TOKEN` alike), but for the ones that name ordinary data
-/// in a document (`key`, `hash`, `ts`, `sig`, `signature`). Found by a walk over the body's strings, which runs only
+/// in a document (`key`, `hash`, `ts`, `sig`, `signature`, `code`, `session`). Found by a walk over the body's strings, which runs only
 /// when a cheap search finds a name's last four letters somewhere in it.
 struct JSONFields: Sendable, Hashable {
     /// The names, lowercased, without `_` or `-`.
@@ -632,7 +635,7 @@ struct JSONFields: Sendable, Hashable {
     let scan: FieldNameScan
 
     /// Names that are secrets in a query but ordinary in a JSON document.
-    static let ordinary: Set<String> = ["key", "hash", "ts", "sig", "signature"]
+    static let ordinary: Set<String> = ["key", "hash", "ts", "sig", "signature", "code", "session"]
 
     init(_ queryItems: Set<String>) {
         let names = Set(queryItems.subtracting(Self.ordinary).map(Self.normalized).filter { !$0.isEmpty })

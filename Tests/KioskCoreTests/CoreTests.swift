@@ -251,6 +251,9 @@ struct CoreTests {
              #"{"headers":{"Authorization":"<redacted>","Cookie":"<redacted>","X-Api-Key":"<redacted>","Accept":"*/*"}}"#),
             (#"{"passwd":"p1","secret":"s1","auth":"a1","session_token":"t1","private_key":"k1","pin_code":"1234"}"#,
              #"{"passwd":"<redacted>","secret":"<redacted>","auth":"<redacted>","session_token":"<redacted>","private_key":"<redacted>","pin_code":"1234"}"#),
+            // A JWT and a session id are secrets; an error's code and a session's description are data
+            (#"{"jwt":"j1","session_id":"s1","code":"NOT_FOUND","session":"spring","Private-Token":"g1","X-CSRF-Token":"c1"}"#,
+             #"{"jwt":"<redacted>","session_id":"<redacted>","code":"NOT_FOUND","session":"spring","Private-Token":"<redacted>","X-CSRF-Token":"<redacted>"}"#),
           ])
     func redactsJSONBodies(body: String, expected: String) {
         let redacted = Redactor.standard.redactBody(Data(body.utf8), contentType: "application/json; charset=utf-8")
@@ -340,6 +343,10 @@ struct CoreTests {
             "https://b.test/o?X-Amz-Credential=c&X-Amz-Signature=s&X-Amz-Security-Token=t&X-Amz-Expires=60":
                 "https://b.test/o?X-Amz-Credential=<redacted>&X-Amz-Signature=<redacted>&X-Amz-Security-Token=<redacted>&X-Amz-Expires=60",
             "https://c.test/img?sig=abc&w=100": "https://c.test/img?sig=<redacted>&w=100",
+            // An OAuth redirect's authorization code, a PKCE verifier, a JWT and session ids in a query
+            "https://app.test/cb?code=4%2F0Ab&state=xyz": "https://app.test/cb?code=<redacted>&state=xyz",
+            "https://e.test/?jwt=eyJ.a.b&session=s1&sessionid=s2&session_id=s3&code_verifier=v":
+                "https://e.test/?jwt=<redacted>&session=<redacted>&sessionid=<redacted>&session_id=<redacted>&code_verifier=<redacted>",
             // A form's array and map fields, and an escaped name
             "https://d.test/?token%5B%5D=a&user%5Bpassword%5D=b&%74oken=c&list%5B%5D=d":
                 "https://d.test/?token%5B%5D=<redacted>&user%5Bpassword%5D=<redacted>&%74oken=<redacted>&list%5B%5D=d",
@@ -350,12 +357,15 @@ struct CoreTests {
         }
         // And the key headers of Azure and Google are hidden too
         let headers: HTTPHeaderFields = ["api-key": "k1", "X-Goog-Api-Key": "k2", "X-Amz-Security-Token": "k3", "Accept": "*/*",
-                                         "X-Access-Token": "k4", "x-session-token": "k5", "X-Refresh-Token": "k6"]
+                                         "X-Access-Token": "k4", "x-session-token": "k5", "X-Refresh-Token": "k6",
+                                         "Private-Token": "glpat-1", "X-CSRF-Token": "c1", "X-XSRF-TOKEN": "c2"]
         let redacted = Redactor.standard.redact(headers)
         #expect(redacted["api-key"] == Redactor.placeholder && redacted["x-goog-api-key"] == Redactor.placeholder)
         #expect(redacted["x-amz-security-token"] == Redactor.placeholder && redacted["accept"] == "*/*")
         // And the access, session and refresh token headers many APIs use
         #expect(["x-access-token", "x-session-token", "x-refresh-token"].allSatisfy { redacted[$0] == Redactor.placeholder })
+        // And GitLab's token header and the CSRF tokens web frameworks send
+        #expect(["private-token", "x-csrf-token", "x-xsrf-token"].allSatisfy { redacted[$0] == Redactor.placeholder })
     }
 
     @Test("Field names match whatever the case of their letters, and only then")
