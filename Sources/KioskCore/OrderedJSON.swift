@@ -47,6 +47,9 @@ public indirect enum OrderedJSON: Sendable, Hashable {
         public let path: String
         public let message: String
 
+        /// The message of a parse that reached its `maximumValues`.
+        public static let tooManyValues = "more values than the parse builds"
+
         public var description: String { "Invalid JSON at \(path) (byte \(offset)): \(message)" }
     }
 
@@ -74,11 +77,16 @@ public indirect enum OrderedJSON: Sendable, Hashable {
     /// Parses a document whose array at `streaming` (object keys from the top, `["log", "entries"]`) is handed to
     /// `element` one element at a time, with its index, as it is read, and not kept (it comes back empty): a huge
     /// list is read in the memory of one of its elements. An error `element` throws ends the parse as it is.
-    public static func parse(_ data: Data, streaming: [String], element: (Int, OrderedJSON) throws -> Void) throws -> OrderedJSON {
+    /// With `maximumValues`, the document around the list, or one element, holding more values than that is refused
+    /// (a `ParseError` whose message is `tooManyValues`): a value built costs tens of times the bytes that write it
+    /// (`{}` is two), so this is what keeps the memory of a parse within a few times the document's size.
+    public static func parse(_ data: Data, streaming: [String], maximumValues: Int? = nil,
+                             element: (Int, OrderedJSON) throws -> Void) throws -> OrderedJSON {
         try data.withUnsafeBytes { raw in
             try withoutActuallyEscaping(element) { element in
                 var parser = Parser(bytes: raw.bindMemory(to: UInt8.self))
                 parser.streamPath = streaming.map { "." + $0 }
+                parser.maximumValues = maximumValues
                 parser.onElement = element
                 return try parser.parseDocument()
             }
@@ -333,6 +341,10 @@ private struct Parser {
     /// The elements of the array at this path go to `onElement` as they are read, instead of into the array.
     var streamPath: [String]?
     var onElement: ((Int, OrderedJSON) throws -> Void)?
+    /// The most values built for the document around the streamed list, and for each of its elements (nil: no bound).
+    var maximumValues: Int?
+    /// The values built so far for the tree being built (the document's, or the streamed element's).
+    var valuesBuilt = 0
     static let maximumDepth = 512
 
     init(bytes: UnsafeBufferPointer<UInt8>, building: Bool = true) {
@@ -359,6 +371,10 @@ private struct Parser {
     mutating func parseValue() throws -> OrderedJSON {
         guard index < bytes.count else { throw error("unexpected end of the document") }
         guard path.count < Self.maximumDepth else { throw error("nested more than \(Self.maximumDepth) levels deep") }
+        if building, let maximumValues {
+            valuesBuilt += 1
+            if valuesBuilt > maximumValues { throw error(OrderedJSON.ParseError.tooManyValues) }
+        }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
@@ -426,7 +442,11 @@ private struct Parser {
         while true {
             skipWhitespace()
             path.append("[\(count)]")
+            // A streamed element is a tree of its own, not kept: it is counted alone.
+            let around = valuesBuilt
+            if streaming { valuesBuilt = 0 }
             let value = try parseValue()
+            if streaming { valuesBuilt = around }
             path.removeLast()
             if streaming, let onElement {
                 try onElement(count, value)

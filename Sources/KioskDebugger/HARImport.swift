@@ -165,44 +165,52 @@ extension HAR {
         // The entries are read one by one as the parse reaches them and not kept: an archive is held once, as bytes,
         // beside the rules it makes. The first entry's error is thrown after the archive's own fields are checked.
         var entryError: (any Error)?
-        let root = try OrderedJSON.parse(json, streaming: ["log", "entries"]) { index, entry in
-            entryCount = index + 1
-            guard entryError == nil else { return }
-            do {
-                switch try reader.read(entry.foundationValue, path: "log.entries[\(index)]") {
-                case .skipped(let reason, let scheme):
-                    skipped[reason, default: 0] += 1
-                    if let scheme { schemes.insert(scheme) }
-                case .rule(let rule, let details):
-                    var key = MockRules.key(method: rule.method, urlPattern: rule.urlPattern, ignoring: ignored)
-                    if byRecordedRequest {
-                        key += ([details.authorization.joined(separator: "\n"), details.cookies.joined(separator: "\n")]
-                            + details.identities.map { "\($0.name.lowercased()):\($0.value)" }.sorted()
-                            + details.varied.map { "\($0.name.lowercased())=\($0.value)" }.sorted()).map { "\n" + $0 }.joined()
-                        // Credentials an exporter hid may be anyone's: two such entries are not one identity answered again.
-                        if details.credentialValues.contains(where: HAR.isHiddenCredential) { key += "\n#\(index)" }
+        let root: OrderedJSON
+        do {
+            root = try OrderedJSON.parse(json, streaming: ["log", "entries"], maximumValues: maximumValues) { index, entry in
+                entryCount = index + 1
+                guard entryError == nil else { return }
+                do {
+                    switch try reader.read(entry.foundationValue, path: "log.entries[\(index)]") {
+                    case .skipped(let reason, let scheme):
+                        skipped[reason, default: 0] += 1
+                        if let scheme { schemes.insert(scheme) }
+                    case .rule(let rule, let details):
+                        var key = MockRules.key(method: rule.method, urlPattern: rule.urlPattern, ignoring: ignored)
+                        if byRecordedRequest {
+                            key += ([details.authorization.joined(separator: "\n"), details.cookies.joined(separator: "\n")]
+                                + details.identities.map { "\($0.name.lowercased()):\($0.value)" }.sorted()
+                                + details.varied.map { "\($0.name.lowercased())=\($0.value)" }.sorted()).map { "\n" + $0 }.joined()
+                            // Credentials an exporter hid may be anyone's: two such entries are not one identity answered again.
+                            if details.credentialValues.contains(where: HAR.isHiddenCredential) { key += "\n#\(index)" }
+                        }
+                        guard let kept = position[key] else {
+                            position[key] = rules.count
+                            rules.append(rule)
+                            recorded.append(details)
+                            return
+                        }
+                        if onlyConfirmsOrFails(rule.status), !onlyConfirmsOrFails(rules[kept].status) {
+                            skipped[.keptEarlierAnswer, default: 0] += 1
+                        } else if let started = details.startedAt, let keptStarted = recorded[kept].startedAt, started < keptStarted {
+                            // An archive out of time order (HAR 1.2 only recommends sorting its entries): the newest answer
+                            // is the one replayed, as a cache uses the most recent of its answers (RFC 9111 §4.1).
+                            skipped[.answeredAgain, default: 0] += 1
+                        } else {
+                            rules[kept] = rule
+                            recorded[kept] = details
+                            skipped[.answeredAgain, default: 0] += 1
+                        }
                     }
-                    guard let kept = position[key] else {
-                        position[key] = rules.count
-                        rules.append(rule)
-                        recorded.append(details)
-                        return
-                    }
-                    if onlyConfirmsOrFails(rule.status), !onlyConfirmsOrFails(rules[kept].status) {
-                        skipped[.keptEarlierAnswer, default: 0] += 1
-                    } else if let started = details.startedAt, let keptStarted = recorded[kept].startedAt, started < keptStarted {
-                        // An archive out of time order (HAR 1.2 only recommends sorting its entries): the newest answer
-                        // is the one replayed, as a cache uses the most recent of its answers (RFC 9111 §4.1).
-                        skipped[.answeredAgain, default: 0] += 1
-                    } else {
-                        rules[kept] = rule
-                        recorded[kept] = details
-                        skipped[.answeredAgain, default: 0] += 1
-                    }
+                } catch {
+                    entryError = error
                 }
-            } catch {
-                entryError = error
             }
+        } catch let error as OrderedJSON.ParseError where error.message == OrderedJSON.ParseError.tooManyValues {
+            // Checked above as JSON: what stops this parse is its size, the archive around its entries or one entry.
+            let path = error.path.hasPrefix("$.") ? String(error.path.dropFirst(2)) : error.path
+            throw ImportError("\(path): the archive holds more than \(maximumValues.formatted(.number.locale(Locale(identifier: "en_US")))) JSON values around its entries, or in one "
+                              + "entry, where a real one holds hundreds; Kiosk does not read it (it would take gigabytes).")
         }
         _ = consume data
         let log = try logObject(root.foundationValue)
@@ -222,6 +230,11 @@ extension HAR {
     // MARK: - The document
 
     /// The `log` object of an archive's document, its log-level fields checked when present.
+    /// The most JSON values an import builds of the archive around its entries, and of each entry: a real entry holds
+    /// hundreds (a big body is one string); each costs ~100 bytes built, so 20 million `{}` in 40 MB of an archive would
+    /// take 2 GB. This keeps an import within a few times the archive's size, valid or not.
+    static let maximumValues = 500_000
+
     private static func logObject(_ root: Any) throws -> [String: Any] {
         guard let log = (root as? [String: Any])?["log"] as? [String: Any] else {
             throw ImportError("Not a HAR file: there is no \"log\" object at the top.")

@@ -371,6 +371,28 @@ struct HARImportTests {
         }
     }
 
+    @Test("An archive whose fields around its entries, or one entry, hold more values than any real one is refused where the count ran out; many small entries are not")
+    func tooManyValues() throws {
+        // Given archives of 1.8 MB holding 600,000 empty objects in a custom field of the log, and in one entry
+        let junk = Array(repeating: "{}", count: 600_000).joined(separator: ",")
+        let entry = #"{"request": {"method": "GET", "url": "https://x/a"}, "response": \#(Self.ok("a"))"#
+        let archives = [(#"{"log": {"version": "1.2", "entries": [], "_x": [\#(junk)]}}"#, "log._x["),
+                        (#"{"log": {"entries": [\#(entry)}, \#(entry), "_x": [\#(junk)]}]}}"#, "log.entries[1]._x[")]
+        for (text, path) in archives {
+            // When each is imported, then it is refused, naming where the count ran out and why
+            do {
+                let result = try Self.importing(Data(text.utf8))
+                Issue.record("imported \(result.rules.count) rules")
+            } catch let error as HAR.ImportError {
+                #expect(error.message.hasPrefix(path) && error.message.contains("more than 500,000 JSON values"), "\(error.message)")
+            }
+        }
+        // And an archive of 30,000 small entries (600,000 values in all) is read, each entry counted alone
+        let many = #"{"log": {"entries": ["# + (0..<30_000).map { #"{"request": {"method": "GET", "url": "https://x/\#($0)"}, "response": \#(Self.ok("b"))}"# }
+            .joined(separator: ",") + "]}}"
+        #expect(try Self.importing(Data(many.utf8)).rules.count == 30_000)
+    }
+
     @Test("A text body that looks like hex stays text unless Polly.JS wrote it")
     func hexOnlyFromPolly() throws {
         // Given the same hex text, once from an ordinary tool and once from Polly.JS
