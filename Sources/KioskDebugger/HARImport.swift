@@ -343,7 +343,10 @@ extension HAR {
                 throw ImportError("\(path).request is missing or not an object.")
             }
             guard let method = request["method"] as? String else { throw ImportError("\(path).request.method is missing or not a string.") }
-            guard let url = request["url"] as? String else { throw ImportError("\(path).request.url is missing or not a string.") }
+            guard let written = request["url"] as? String else { throw ImportError("\(path).request.url is missing or not a string.") }
+            // Without its fragment, which no request carries (a browser records an OAuth redirect's `#access_token=`):
+            // kept, the rule would never match, and a page would show the token.
+            let url = written.firstIndex(of: "#").map { String(written[..<$0]) } ?? written
             let response: [String: Any]
             switch entry["response"] {
             case nil, is NSNull: return .skipped(.noResponse)

@@ -60,6 +60,19 @@ struct HARImportTests {
         #expect(result.rules.first?.body == Data(bytes))
     }
 
+    @Test("A recorded URL's fragment, which no request carries, is left out: the rule answers the URL, and keeps no token written there")
+    func fragmentLeftOut() throws {
+        // Given an OAuth redirect recorded with its token in the fragment, as a browser records it
+        let result = try Self.importing(Self.archive([
+            Self.entry("https://app.test/cb?x=1#access_token=IQSECRETFRAG&state=s", response: Self.ok("signed in")),
+        ]))
+        // Then its rule names the URL without the fragment, and answers the request the app sends
+        #expect(result.rules.map(\.urlPattern) == ["https://app.test/cb?x=1"])
+        let rules = MockRules(fileURL: nil, redactor: .standard)
+        try rules.add(result.rules)
+        #expect(rules.match(HTTPRequest(url: URL(string: "https://app.test/cb?x=1")!, endpoint: "app.test"))?.body == Data("signed in".utf8))
+    }
+
     @Test("A * in a recorded URL is that character, not a wildcard: its rule answers that address and no other")
     func starInARecordedURL() throws {
         // Given answers recorded for /users/* and for ?fields=*
