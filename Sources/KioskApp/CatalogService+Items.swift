@@ -66,6 +66,8 @@ extension CatalogService {
         let source = try source(sourceID)
         let id = itemID.trimmingCharacters(in: .whitespaces)
         guard !id.isEmpty else { throw KioskError.invalidRequest("An item id is required") }
+        // A dog deleted from the list is gone for the reader until the list is reset, its page and star too.
+        if source.ordering == .user { try database.checkNotDeleted(sourceID, itemID: id) }
         let stored = try database.item(source: sourceID, itemID: id)
         let favorite = { try self.database.favoriteIDs(source: sourceID).contains(id) }
         // An id the upstream cannot be asked about (a duplicate renumbered `0-2`) is read from the store.

@@ -12,6 +12,7 @@ extension AppDatabase {
             guard exists else {
                 throw KioskError.notFound("\(source.displayName) item \(itemID) is not stored, so it cannot be a favorite")
             }
+            if try isDeleted(source, itemID: itemID, db) { throw deletedError(source, itemID: itemID) }
             // Already a favorite: keep its original date and place in the list.
             try FavoriteRecord(id: nil, source: source.rawValue, itemID: itemID, createdAt: date)
                 .insert(db, onConflict: .ignore)
@@ -26,6 +27,7 @@ extension AppDatabase {
     private static let favoritesSQL = """
         SELECT item.payload FROM favorite
         JOIN item ON item.source = favorite.source AND item.itemID = favorite.itemID
+        WHERE \(notDeleted("favorite"))
         ORDER BY favorite.id DESC
         """
 

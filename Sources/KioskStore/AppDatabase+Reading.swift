@@ -31,7 +31,7 @@ extension AppDatabase {
             let rows = try Row.fetchAll(db, sql: """
                 SELECT item.payload, reading.readAt FROM reading
                 JOIN item ON item.source = reading.source AND item.itemID = reading.itemID
-                WHERE reading.source IN (\(databaseQuestionMarks(count: sources.count)))
+                WHERE reading.source IN (\(databaseQuestionMarks(count: sources.count))) AND \(Self.notDeleted("reading"))
                 ORDER BY reading.readAt DESC LIMIT ?
                 """, arguments: StatementArguments(sources.map(\.rawValue) + [limit]))
             return rows.compactMap { row -> ReadItem? in

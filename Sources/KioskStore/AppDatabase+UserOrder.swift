@@ -55,6 +55,22 @@ extension AppDatabase {
         return try fetchUserOrdered(source, db)
     }
 
+    /// An SQL condition true when the item that `table`'s `source` and `itemID` columns name is not deleted from its
+    /// user-ordered list: what keeps a deleted dog out of the favorites and the reading history as out of its list.
+    static func notDeleted(_ table: String) -> String {
+        "NOT EXISTS (SELECT 1 FROM userDeletion WHERE userDeletion.source = \(table).source AND userDeletion.itemID = \(table).itemID)"
+    }
+
+    static func isDeleted(_ source: SourceID, itemID: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM userDeletion WHERE source = ? AND itemID = ?)"),
+                          arguments: [source.rawValue, itemID]) ?? false
+    }
+
+    /// The error for an item deleted from its list: it is not found, as one never listed is, and how to have it back.
+    static func deletedError(_ source: SourceID, itemID: String) -> KioskError {
+        .notFound("\(itemID) was deleted from the \(source.displayName) list (resetting the list brings it back)")
+    }
+
     static func deleteFromUserOrder(_ source: SourceID, itemID: String, at date: Date, _ db: Database) throws -> Int {
         let visible = try visibleIDs(source, db)
         guard visible.contains(itemID) else {

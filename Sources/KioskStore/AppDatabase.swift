@@ -204,6 +204,13 @@ public final class AppDatabase: Sendable, StoreFile {
         }
     }
 
+    /// Throws `.notFound`, saying so, when the item was deleted from its user-ordered list (and not restored): it is
+    /// then not found anywhere.
+    public func checkNotDeleted(_ source: SourceID, itemID: String) throws {
+        let deleted = try read("read the \(source.displayName) list's deletions") { db in try Self.isDeleted(source, itemID: itemID, db) }
+        if deleted { throw Self.deletedError(source, itemID: itemID) }
+    }
+
     /// Takes back the deletion of an item from a user-ordered list: it shows again in the place it had (deleted
     /// items keep theirs); throws `.notFound` when the item is not deleted.
     public func restoreInUserOrder(_ source: SourceID, itemID: String) throws {

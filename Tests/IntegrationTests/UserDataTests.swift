@@ -25,6 +25,38 @@ struct UserDataTests {
         }
     }
 
+    @Test("A deleted dog is not found until it is restored: its page, its star, the favorites and the reading history leave it out")
+    func deletedDogIsGone() async throws {
+        try await withHarness { h in
+            // Given a dog read and starred, and another read
+            let dogs = try await h.catalog.page(PageRequest(source: .dogs)).page.items
+            let (gone, kept) = (dogs[1].itemID, dogs[2].itemID)
+            _ = try await h.catalog.item(source: .dogs, itemID: gone)
+            try h.catalog.setFavorite(true, source: .dogs, itemID: gone)
+            try h.catalog.setFavorite(true, source: .dogs, itemID: kept)
+            try h.database.noteRead(source: .dogs, itemID: gone)
+            try h.database.noteRead(source: .dogs, itemID: kept)
+
+            // When the first is deleted from the list
+            try await h.catalog.deleteFromUserOrder(source: .dogs, itemID: gone)
+
+            // Then its page is not found, saying it was deleted, and it cannot be starred again
+            await #expect { try await h.catalog.item(source: .dogs, itemID: gone) } throws: { error in
+                guard case .notFound(let message)? = error as? KioskError else { return false }
+                return message.contains("was deleted from the Dogs list")
+            }
+            #expect(throws: KioskError.self) { try h.catalog.setFavorite(true, source: .dogs, itemID: gone) }
+            // And the favorites and the reading history show the other alone
+            #expect(try h.catalog.favorites().map(\.itemID) == [kept])
+            #expect(try h.database.recentlyRead(limit: 10, sources: [.dogs]).map(\.item.itemID) == [kept])
+
+            // When it is restored (the web app's Undo), then it is back everywhere, its star kept
+            _ = try h.catalog.restoreToUserOrder(source: .dogs, itemID: gone)
+            #expect(try await h.catalog.item(source: .dogs, itemID: gone).item.itemID == gone)
+            #expect(Set(try h.catalog.favorites().map(\.itemID)) == [gone, kept])
+        }
+    }
+
     @Test("Deleting the last dog fetches the list again")
     func deletingLastDogRefetches() async throws {
         try await withHarness { h in
