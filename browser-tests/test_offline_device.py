@@ -4,9 +4,11 @@ can be cleared."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import shutil
+import urllib.request
 from pathlib import Path
 
 from selenium.webdriver.common.by import By
@@ -291,5 +293,38 @@ def test_a_kiosk_that_does_not_answer_in_time_is_said_to_be_slow_not_unreachable
             server.process.send_signal(signal.SIGCONT)
         # And once Kiosk answers again, the banner goes by itself
         wait_for(driver, lambda d: unreachable_banner(d) == "", 30, "the banner stayed after Kiosk answered again")
+    finally:
+        driver.quit()
+
+
+def test_a_page_made_from_an_answer_the_debugger_edited_is_shown_but_never_saved_on_the_device(start_server, tmp_path):
+    # Given a phone that read a character, saved on the device as it was read (once its service worker runs)
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        # (asked of the upstream, so that his exchange is logged: the list had stored him; his page asks for his
+        # episodes too, so his own exchange names the endpoint)
+        open(driver, server.url("/rickandmorty/2?refresh=1"))
+        assert driver.find_element(By.CSS_SELECTOR, "#main h1").text == "Morty Smith"
+        endpoint = next(r["endpoint"] for r in server.api("/debug/api/requests?source=rickandmorty&limit=1000")
+                        if r["url"].split("?")[0].endswith("/character/2"))
+
+        # When a rewrite rule renames him and the page is read again: the edit is shown
+        rule = {"match": {"endpoint": endpoint},
+                "actions": {"patch": [{"op": "replace", "path": "/name", "value": "Edited Morty"}]}}
+        request = urllib.request.Request(server.url("/debug/api/rules"), data=json.dumps(rule).encode(), method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 201
+        open(driver, server.url("/rickandmorty/2?refresh=1"))
+        wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#main h1").text == "Edited Morty", 30, "the edit is not shown")
+
+        # Then, with the Kiosk server stopped, the device shows the character as the upstream said, never the edit
+        server.stop()
+        open(driver, server.url("/rickandmorty/2"))
+        wait_for(driver, lambda d: unreachable_banner(d), 10, "no unreachable banner")
+        assert driver.find_element(By.CSS_SELECTOR, "#main h1").text == "Morty Smith"
     finally:
         driver.quit()

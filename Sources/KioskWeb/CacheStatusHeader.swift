@@ -14,10 +14,13 @@ extension HTTPFields.Element.Name {
 
 extension Response {
     /// The response with `status` as its Cache-Status (the only member: nothing upstream of Kiosk's store
-    /// is passed on, as the store keeps pages and items, not the headers they came with).
+    /// is passed on, as the store keeps pages and items, not the headers they came with). One made from an answer
+    /// the debugger edited (a breakpoint, a rule) is `no-store`: Kiosk's store never keeps such an answer, and
+    /// neither may the browser or the phone's saved copy (the service worker keeps nothing `no-store`).
     func with(_ status: CacheStatus) -> Response {
         var response = self
         response.headers[.cacheStatus] = status.headerValue
+        if status.decision == .edited { response.headers[.cacheControl] = "no-store" }
         return response
     }
 }

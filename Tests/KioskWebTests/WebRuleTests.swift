@@ -31,8 +31,9 @@ struct WebRuleTests {
     @Test("Make a rule on a logged request opens the form filled in from it; saved, the rule changes the next answer and the request's page names it")
     func makeRuleFromRequest() async throws {
         try await withWeb { harness, client in
-            // Given the Rick and Morty list, fetched once and logged
-            _ = try await client.get("/rickandmorty")
+            // Given the Rick and Morty list, fetched once and logged, a page a browser may keep
+            let first = try await client.get("/rickandmorty")
+            #expect(first.header("Cache-Control") == "private, no-cache")
             let id = try await newestID(client)
             // When Make a rule is pressed on its page
             let detail = try await client.get("/debug/requests/\(id)")
@@ -56,6 +57,8 @@ struct WebRuleTests {
             let refreshed = try await client.get("/rickandmorty?refresh=1")
             #expect(refreshed.body.contains("Console Rule Rick"))
             #expect(harness.kiosk.debugger.breakpoints.paused.isEmpty)
+            // And, Kiosk's store keeping none of it, the page is one no browser or phone may keep either
+            #expect(refreshed.header("Cache-Control") == "no-store" && refreshed.header("Cache-Status")?.hasSuffix("detail=edited") == true)
             // And that request's page says the rule touched it, with a link to the rule
             let touched = try await client.get("/debug/requests/\(try await newestID(client))")
             #expect(touched.body.contains("Touched by") && touched.body.contains("href=\"/debug/rules/1\""))

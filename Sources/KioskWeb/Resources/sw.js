@@ -193,10 +193,12 @@ function describe(html) {
   return { title, assets };
 }
 
-// Saves a page Kiosk just served (not a redirect, an error, or anything but HTML).
+// Saves a page Kiosk just served (not a redirect, an error, anything but HTML, or one Kiosk says must not be kept:
+// a page made from an answer the debugger edited is no-store, as Kiosk's own store keeps none).
 async function keepPage(url, response) {
   const type = response.headers.get("Content-Type") || "";
   if (!response.ok || response.redirected || response.type !== "basic" || !type.startsWith("text/html")) return;
+  if (/(^|,)\s*no-store\s*(,|$)/i.test(response.headers.get("Cache-Control") || "")) return;
   const html = await response.clone().text();
   await device.save("page", url, response, describe(html)).catch(() => { /* full: shown, not kept */ });
   if (new URL(url).pathname === routes.home) {
