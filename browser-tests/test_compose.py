@@ -22,7 +22,7 @@ def test_a_logged_request_is_edited_sent_again_and_linked_to_its_original(fresh_
 
     # Its page in the console: "Edit and resend" opens the composer with the request as logged.
     browser.get(server.url(f"/debug/requests/{original['id']}"))
-    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Edit this request and send it again']").click()
+    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Edit and resend: edit this request and send it again']").click()
     WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "form.composer"))
     query = browser.find_element(By.CSS_SELECTOR, "textarea[name=query]")
     assert logged in query.get_attribute("value")

@@ -148,3 +148,24 @@ def test_the_waterfall_is_drawn_for_every_row_and_for_the_request(fresh_server, 
     page_ready(browser)
     assert browser.find_elements(By.CSS_SELECTOR, ".timeline .wf svg rect.wait")
     assert "first byte" in browser.find_element(By.CSS_SELECTOR, ".timeline .legend").text
+
+
+def test_clear_asks_first_and_a_no_keeps_the_log(fresh_server, browser):
+    # Given a logged request
+    fetch(fresh_server, "/api/dogs")
+    browser.get(fresh_server.url("/debug"))
+    page_ready(browser)
+    before = len(fresh_server.api("/debug/api/requests"))
+    assert before > 0
+
+    # When Clear is pressed and the question answered no, then nothing is cleared and the page stays
+    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Clear the request log']").click()
+    alert = WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert)
+    assert alert.text.startswith("Clear ") and alert.text.endswith("This cannot be undone.")
+    alert.dismiss()
+    assert len(fresh_server.api("/debug/api/requests")) >= before
+
+    # When it is pressed again and answered yes, then the log is empty
+    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Clear the request log']").click()
+    WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert).accept()
+    WebDriverWait(browser, 10).until(lambda d: fresh_server.api("/debug/api/requests") == [])

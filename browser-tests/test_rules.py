@@ -20,7 +20,7 @@ def test_a_rule_made_from_a_logged_exchange_changes_the_next_answer_without_paus
 
     # Its page in the console: "Make a rule" opens the rule form filled in from the exchange.
     browser.get(server.url(f"/debug/requests/{logged[0]['id']}"))
-    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Make a rewrite rule from this request']").click()
+    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Make a rule: a rewrite rule from this request']").click()
     WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "form.rule-editor"))
     endpoint = browser.find_element(By.CSS_SELECTOR, "select[name=endpoint] option:checked")
     assert endpoint.get_attribute("value") == "rickandmorty.characters"

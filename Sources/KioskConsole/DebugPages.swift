@@ -47,7 +47,8 @@ enum DebugPages {
                                button: .text(isRecording ? w.pauseRecording : w.resumeRecording), className: "mock",
                                pressed: !isRecording, context: context),
                 Pages.postForm(action: ConsoleRoute.clear.path, fields: [], label: w.clearLabel, button: .text(w.clear),
-                               className: "mock delete", context: context),
+                               className: "mock delete", attributes: [.attribute("data-confirm", w.clearConfirm(count))],
+                               context: context),
             ]),
             filterNotice(query, w),
         ]

@@ -80,7 +80,8 @@ final class Strings: Sendable {
     let resetWarning: @Sendable (String) -> String
     /// The labelled star of an item's page when it is not a favorite ("Add to favorites").
     let addToFavorites: String
-    /// An error page's words when nothing is saved and the upstream cannot be reached.
+    /// An error page's words when Kiosk saved nothing for it and the catalog's upstream cannot be reached (Kiosk
+    /// itself answers: the device is online, so neither "offline" nor the device is the subject).
     let offlineNotSaved: String
     /// The same when the upstream took too long.
     let timedOutNotSaved: String

@@ -149,9 +149,9 @@ struct ReaderLanguageTests {
             let english = try await client.get("/rickandmorty")
             let spanish = try await client.get("/rickandmorty", headers: [.acceptLanguage: "es"])
             #expect(english.status == .serviceUnavailable)
-            #expect(english.body.contains("You’re offline, and this page hasn’t been saved on this computer yet."))
+            #expect(english.body.contains("The catalog can’t be reached right now, and Kiosk hasn’t saved this page yet."))
             #expect(!english.body.contains("cannot connect to"))
-            #expect(spanish.body.contains("Estás sin conexión y esta página aún no se ha guardado en este equipo."))
+            #expect(spanish.body.contains("No se puede contactar con el catálogo ahora mismo y Kiosk aún no ha guardado esta página."))
         }
     }
 

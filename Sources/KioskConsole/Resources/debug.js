@@ -383,6 +383,16 @@
     }, 2000);
   }
 
+  // 7b: what cannot be undone (the whole log or cache cleared, marked data-confirm) is asked first, before any other
+  // handler sends the form (this one listens as the event goes down; a "no" stops it there).
+  document.addEventListener("submit", event => {
+    const form = event.target;
+    if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
+
   // 8: a form whose answer is a page the console shows again (the proxy cache's switches, clears and removes, marked
   // data-in-place with that page's address): sent from here, and that page shown in place of the one the press was made
   // on, so that Back leaves the page at once, never through each press, nor to an answer just removed. A form the
@@ -391,8 +401,6 @@
     const form = event.target;
     if (!(form instanceof HTMLFormElement) || !form.dataset.inPlace || event.defaultPrevented) return;
     event.preventDefault();
-    // What cannot be undone (the whole cache cleared) is asked first.
-    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
     const target = new URL(form.dataset.inPlace, location.href);
     try {
       const response = await fetch(form.action, { method: "POST", credentials: "same-origin", redirect: "follow",
