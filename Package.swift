@@ -208,6 +208,7 @@ let package = Package(
         .testTarget(name: "KioskNetworkTests", dependencies: ["KioskNetwork", "KioskCore", "KioskTestSupport",
                                                               .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                               .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                                                              .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                                                               .product(name: "NIOCore", package: "swift-nio")],
                     swiftSettings: testSwiftSettings),
         .testTarget(name: "KioskStoreTests", dependencies: ["KioskStore", "KioskCore", "KioskDebugger", "KioskTestSupport",

@@ -337,6 +337,8 @@ public final class UpstreamTransport: HTTPTransport {
                 ? "the answer's content coding (gzip, deflate) expands to more than 50 times its size, as a decompression bomb does; refused"
                 : "the answer's content coding (gzip, deflate) is corrupt: it cannot be decoded")
         }
+        // Before the count of bytes, which an HTTP/2 answer's body does not keep: its length is checked by NIO's codec.
+        if let reason = http2Failure(error) { return .transport(url: url, message: reason) }
         if let expectedLength, received < expectedLength {
             return .truncatedBody(url: url, expected: expectedLength, received: received)
         }
@@ -358,6 +360,41 @@ public final class UpstreamTransport: HTTPTransport {
             return .truncatedBody(url: url, expected: expectedLength ?? 0, received: received)
         }
         return .transport(url: url, message: text)
+    }
+
+    /// An HTTP/2 upstream's failure in words a user can act on (NIO prints its errors as Swift values:
+    /// "StreamClosed(streamID: HTTP2StreamID(13), errorCode: HTTP2ErrorCode<0x2 Internal Error>, location: …)"); nil for
+    /// any other error.
+    static func http2Failure(_ error: any Error) -> String? {
+        switch error {
+        case let stream as NIOHTTP2Errors.StreamError:
+            return http2Failure(stream.baseError)
+        case let closed as NIOHTTP2Errors.StreamClosed:
+            // RFC 9113 §7's names, as a server's log and curl say them.
+            let names = ["NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED",
+                         "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM",
+                         "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED"]
+            let code = closed.errorCode.networkCode
+            let name = names.indices.contains(code) ? names[code] : "error code 0x" + String(code, radix: 16)
+            return "the HTTP/2 stream of the answer was reset (\(name)) before the answer was complete: the upstream reset it, "
+                + "or its answer broke HTTP/2 (a header name in capitals, a connection-specific field, no :status) and Kiosk did"
+        case is NIOHTTP2Errors.ContentLengthViolated:
+            return "the upstream's HTTP/2 answer has a body of another length than its content-length says"
+        case let forbidden as NIOHTTP2Errors.ForbiddenHeaderField:
+            return "the upstream's HTTP/2 answer carries \(forbidden.name), a field HTTP/2 forbids (RFC 9113 §8.2.2)"
+        case let invalid as NIOHTTP2Errors.InvalidHTTP2HeaderFieldName:
+            return "the upstream's HTTP/2 answer has a field name HTTP/2 forbids (\(invalid.fieldName): capitals or other "
+                + "characters, RFC 9113 §8.2.1)"
+        case is any NIOHTTP2Error:
+            // The type's name in words ("MissingPseudoHeader": "missing pseudo header"); its description names NIO's source.
+            let words = String(describing: type(of: error)).reduce(into: "") { text, character in
+                if character.isUppercase, !text.isEmpty { text += " " }
+                text.append(character.lowercased())
+            }
+            return "the upstream broke HTTP/2 (\(words))"
+        default:
+            return nil
+        }
     }
 
     /// What was wrong with an upstream's answer that NIO's HTTP/1 parser could not read, in words a user can act on

@@ -1,6 +1,7 @@
 import Foundation
 import KioskCore
 import NIOCore
+import NIOHTTP2
 import NIOHTTPCompression
 import Testing
 @testable import KioskNetwork
@@ -36,6 +37,25 @@ struct TransportFailureTests {
             return
         }
         #expect(message.contains(says), "\(message)")
+    }
+
+    @Test("An HTTP/2 upstream's failures are said in words, never as NIO's Swift values, and a wrong length is not a count of bytes",
+          arguments: [(NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(13), errorCode: .internalError) as any Error,
+                       "the HTTP/2 stream of the answer was reset (INTERNAL_ERROR)"),
+                      (NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: .protocolError), "(PROTOCOL_ERROR)"),
+                      (NIOHTTP2Errors.contentLengthViolated(), "a body of another length than its content-length says"),
+                      (NIOHTTP2Errors.forbiddenHeaderField(name: "transfer-encoding", value: "chunked"), "carries transfer-encoding, a field HTTP/2 forbids"),
+                      (NIOHTTP2Errors.missingPseudoHeader(":status"), "the upstream broke HTTP/2 (missing pseudo header)")])
+    func http2(error: any Error, says: String) {
+        // Given what NIO's HTTP/2 codec throws for an answer of a declared 1,000 bytes
+        let classified = UpstreamTransport.classify(error, url: "https://example.test/", host: "example.test",
+                                                     expectedLength: 1_000, received: 0)
+        // Then the words say what happened, not "StreamClosed(streamID: …)" nor "after 0 of 1000 bytes"
+        guard case .transport(_, let message) = classified else {
+            Issue.record("classified as \(classified)")
+            return
+        }
+        #expect(message.contains(says) && !message.contains("HTTP2StreamID") && !message.contains("location:"), "\(message)")
     }
 
     @Test("An HTTP proxy that refuses a tunnel is named with its status, not taken for the upstream being offline")
