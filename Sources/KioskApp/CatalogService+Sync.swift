@@ -87,6 +87,10 @@ extension CatalogService {
         }
 
         func record(_ request: PageRequest, _ outcome: Result<CatalogUpdate, any Error>) {
+            // A page the sync's cancellation (Ctrl-C) cut short was neither fetched nor failed (whatever error it ended
+            // in, a "not found" of the store it fell back to among them): it is not counted, so that the line saying how
+            // far the sync got does not count it.
+            if case .failure = outcome, Task.isCancelled { return }
             report.pages += 1
             let list = Self.list(request)
             switch outcome {

@@ -194,10 +194,13 @@ final class ProgressPrinter: Sendable {
     /// finished catalogs' lines).
     func interrupted() {
         if terminal { Output.human("") }
-        let last = lastProgress.withLock { $0 }
-        let done = last.map { "after \(Render.count($0.completedPages, "page")) of \(max($0.totalPages, $0.completedPages)), "
-            + "\(Render.count($0.items, "item"))" } ?? "before its first page"
-        printError("\(source.rawValue): interrupted \(done); what was fetched is stored. Run the same command again to finish.")
+        guard let last = lastProgress.withLock({ $0 }), last.completedPages > 0 else {
+            printError("\(source.rawValue): interrupted before its first page came; nothing of it was stored. Run the same command again to sync it.")
+            return
+        }
+        printError("\(source.rawValue): interrupted after \(Render.count(last.completedPages, "page")) of "
+                   + "\(max(last.totalPages, last.completedPages)), \(Render.count(last.items, "item")); what was fetched is stored. "
+                   + "Run the same command again to finish.")
     }
 
     func finish(_ report: SyncReport) {

@@ -174,6 +174,30 @@ struct CLITests {
         #expect(stored.status == 0 && stored.stdout.contains("Rick Sanchez"), "\(stored.stderr)")
     }
 
+    @Test("A sync interrupted while its first page is on its way says that nothing was stored, not a page done")
+    func syncInterruptedBeforeFirstPage() async throws {
+        // Given an upstream answering each page in 3 s
+        let upstream = DemoUpstream(configuration: DemoUpstreamConfiguration(faults: FaultSettings(latencyMilliseconds: 3000)))
+        try await upstream.start()
+        let cli = CLI()
+        var environment = ProcessInfo.processInfo.environment
+        environment["KIOSK_RICKANDMORTY_BASE_URL"] = await upstream.rickAndMortyBaseURL.absoluteString
+        // When a sync is interrupted while its first page is asked
+        let child = try ChildProcess(CLI.executable, arguments: ["sync", "rickandmorty", "--data-dir", cli.dataDirectory.path],
+                                     environment: environment)
+        for _ in 0..<600 where await upstream.requestCount(pathPrefix: "/api/character") < 1 { try await Task.sleep(for: .milliseconds(20)) }
+        try await Task.sleep(for: .milliseconds(200))
+        child.signal(SIGINT)
+        let errors = child.standardError?.readDataToEndOfFile() ?? Data()
+        let status = child.waitUntilExit()
+        await upstream.stop()
+        // Then it says nothing was stored ("after 1 page of 1" counted the page it cut short)
+        let said = String(decoding: errors, as: UTF8.self)
+        #expect(status == 128 + SIGINT, "\(said)")
+        #expect(said == "rickandmorty: interrupted before its first page came; nothing of it was stored. Run the same command again to sync it.\n",
+                "\(said)")
+    }
+
     @Test("A catalog's table fits an 80-column terminal: its text columns are cut, never its ids; a pipe gets whole lines")
     func tableFitsTheTerminal() throws {
         let cli = CLI()
