@@ -19,18 +19,60 @@ extension Kiosk {
         let logURL = configuration.requestLogURL
         if try clearUnlessDiskFull(path) { return CacheClearReport(clearedRequestLog: false) }
         if emptyRequestLog(at: logURL), try clearUnlessDiskFull(path) { return CacheClearReport(clearedRequestLog: true) }
-        // A running `kiosk serve` or `kiosk proxy` writing the log would go on writing files no longer in any folder: its
-        // log lost, and the space they hold not given back until it stops.
-        guard !AppDatabase.isOpenElsewhere(path: logURL.path) else {
+        guard removeStoreFiles(logURL) else {
             throw KioskError.storage("the disk is full, so the cache cannot be cleared; the request log \(logURL.path), which "
                                      + "would make room, is open in a running Kiosk: stop it (or clear its log from its "
                                      + "console) and clear the cache again, or free space elsewhere")
         }
-        for suffix in ["", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(atPath: logURL.path + suffix)
-        }
         try AppDatabase.open(at: path).clearCache()
         return CacheClearReport(clearedRequestLog: true)
+    }
+
+    /// Empties the request log of the configured data directory from a process that does not hold it (`kiosk log
+    /// clear`); returns how many records it held. On a full disk SQLite cannot write even a delete, and a checkpoint
+    /// cannot move the WAL into the file: then the log's files go, which is the same empty log, when no running Kiosk
+    /// holds them (a `kiosk proxy` warned "clear the cache": clearing must give the space back).
+    public static func clearRequestLog(_ configuration: KioskConfiguration) throws -> Int {
+        let url = configuration.requestLogURL
+        guard FileManager.default.fileExists(atPath: url.path) else { return 0 }
+        var count = 0
+        do {
+            let log = try RequestLog.open(at: url.path)
+            defer { try? log.close() }
+            count = try log.count()
+            try log.clear()
+        } catch let error as KioskError where error.isDiskFull {
+            guard removeStoreFiles(url) else { throw heldOnFullDisk(error, "the request log", url) }
+            return count
+        }
+        giveBackStrandedWAL(url)
+        return count
+    }
+
+    /// The error of a store that cannot be cleared on a full disk because a running Kiosk holds its file.
+    static func heldOnFullDisk(_ error: KioskError, _ what: String, _ url: URL) -> KioskError {
+        .storage("\(error.description.replacingOccurrences(of: "Storage error: ", with: "")); \(what) (\(url.path)) is open in a "
+                 + "running Kiosk, so its files cannot be removed to make room: stop it and clear again, or free space elsewhere")
+    }
+
+    /// Removes a store's files (the database, its WAL, its shared memory), giving their space back, unless a running
+    /// Kiosk holds them: one writing them would go on writing files no longer in any folder, its data lost and the
+    /// space not given back until it stops. Returns whether they went. This process must not hold them open.
+    static func removeStoreFiles(_ url: URL) -> Bool {
+        guard !AppDatabase.isOpenElsewhere(path: url.path) else { return false }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: url.path + suffix)
+        }
+        return true
+    }
+
+    /// After a store emptied whole and closed: a WAL that outlived its last connection is one whose checkpoint failed
+    /// (a full disk, the file unable to grow to take it in), holding the space of what was deleted. The store being
+    /// empty, its files go, unless a running Kiosk holds them.
+    static func giveBackStrandedWAL(_ url: URL) {
+        let wal = url.path + "-wal"
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int, size > 0 else { return }
+        _ = removeStoreFiles(url)
     }
 
     /// Clears the store's cache: true when done, false when the disk was full; any other failure is thrown.

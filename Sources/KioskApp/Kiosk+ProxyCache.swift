@@ -76,11 +76,26 @@ extension Kiosk {
         try openedProxyCache()?.remove(id: id) ?? false
     }
 
-    /// Removes every stored answer, or one host's; returns how many went.
+    /// Removes every stored answer, or one host's; returns how many went. From a process that does not hold the file
+    /// (`kiosk proxy cache clear`), clearing it whole on a full disk removes its files, which SQLite cannot write even a
+    /// delete to there, when no running proxy holds them (`Kiosk.clearRequestLog` says why).
     @discardableResult
     public func clearProxyCache(host: String? = nil) throws -> Int {
         try ProxyCache.check(host: host)
-        return try openedProxyCache()?.clear(host: host) ?? 0
+        if let proxyCache { return try proxyCache.clear(host: host) }
+        let url = configuration.proxyCacheURL
+        guard FileManager.default.fileExists(atPath: url.path) else { return 0 }
+        let count: Int
+        do {
+            // Opened here, and closed (released) before the files are looked at: this process must not hold them.
+            count = try { try ProxyCache.open(at: url.path, maxBytes: configuration.proxyCache?.maxBytes).clear(host: host) }()
+        } catch let error as KioskError where error.isDiskFull && host == nil {
+            let held = try ProxyCache.countEntries(at: url.path)
+            guard Self.removeStoreFiles(url) else { throw Self.heldOnFullDisk(error, "the proxy cache", url) }
+            return held
+        }
+        if host == nil { Self.giveBackStrandedWAL(url) }
+        return count
     }
 
     /// The proxy cache of this process, else the data directory's file when it exists (the CLI beside a running

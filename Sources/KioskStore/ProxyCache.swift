@@ -792,6 +792,17 @@ public final class ProxyCache: Sendable, StoreFile {
         .invalidRequest("--host \(host.debugDescription) is not a host: \(why) (example.com, localhost:3000, [::1]:8443).")
     }
 
+    /// How many answers the cache file at `path` holds, read without writing anything (opening the cache writes: on
+    /// a full disk it cannot be opened, and this still counts what clearing it removes).
+    public static func countEntries(at path: String) throws -> Int {
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+            return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cacheEntry") ?? 0 }
+        } catch {
+            throw AppDatabase.storageError(error, while: "count the proxy cache", path: path)
+        }
+    }
+
     /// What is stored per host, the largest first.
     public func hostStats() throws -> [ProxyCacheHostStats] {
         flush()

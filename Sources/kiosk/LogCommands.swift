@@ -113,7 +113,9 @@ struct LogCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let count = try await Runtime.offline(global) { try $0.debugger.clear() }
+                // Not through a Kiosk, which would hold the log open: on a full disk its files may have to go.
+                try Runtime.checkDataDirectory(global)
+                let count = try Kiosk.clearRequestLog(try Runtime.configuration(global))
                 Output.human("Cleared \(count) request\(count == 1 ? "" : "s").")
             }
         }

@@ -39,12 +39,17 @@ struct Runtime {
     /// Unless `creating` (the command adds something), an explicit `--data-dir` that does not exist is refused.
     static func offline<T>(_ options: GlobalOptions, creating: Bool = false,
                            _ body: (Kiosk) async throws -> T) async throws -> T {
-        // Opening the stores makes the folder: a typo would become a new empty data directory, and a command that
-        // only reads or removes would report it empty ("the proxy cache is empty") instead of the slip.
-        if !creating, let directory = options.dataDir, !FileManager.default.fileExists(atPath: directory) {
+        if !creating { try checkDataDirectory(options) }
+        return try await using(try Kiosk(configuration: configuration(options)), stop: { await $0.shutdown() }, body)
+    }
+
+    /// Refuses a `--data-dir` that does not exist, for a command that only reads or removes: opening the stores makes
+    /// the folder, so a typo would become a new empty data directory, reported empty ("the proxy cache is empty")
+    /// instead of the slip.
+    static func checkDataDirectory(_ options: GlobalOptions) throws {
+        if let directory = options.dataDir, !FileManager.default.fileExists(atPath: directory) {
             throw KioskError.invalidRequest("--data-dir \(directory): there is no such folder, so nothing is stored there.")
         }
-        return try await using(try Kiosk(configuration: configuration(options)), stop: { await $0.shutdown() }, body)
     }
 
     /// The configuration for these options, with the database file chosen for demo or real data.

@@ -106,6 +106,53 @@ struct ProcessHardeningTests {
     }
 }
 
+extension ProcessHardeningTests {
+    @Test("on a full disk, kiosk proxy cache clear and kiosk log clear give the space back, as the proxy's warning tells the user to",
+          .enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func clearsFreeAFullDisk() throws {
+        // Given a data folder on a 3 MB file system, a request log, and a proxy cache seeded until the disk filled
+        let cli = CLI()
+        let folder = cli.dataDirectory
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        func shell(_ command: String) throws -> Int32 {
+            try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", command]).status
+        }
+        try #require(try shell("mount -t tmpfs -o size=3m,mode=0700 kiosk-full '\(folder.path)'") == 0)
+        defer { _ = try? shell("umount '\(folder.path)'") }
+        #expect(try cli.run(["list", "dogs"]).status == 0)
+        let body = String(repeating: "0123456789abcdef", count: 20_000)
+        let entries = (0..<12).map { index in
+            #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/\#(index)"}, "#
+                + #""response": {"status": 200, "headers": [{"name": "Cache-Control", "value": "max-age=60"}], "#
+                + #""content": {"mimeType": "text/plain", "text": "\#(body)"}}}"#
+        }
+        // (an archive each: an import is one transaction, all of it stored or none)
+        let archives = TemporaryDirectory.url("kiosk-full-har")
+        try FileManager.default.createDirectory(at: archives, withIntermediateDirectories: true)
+        for (index, entry) in entries.enumerated() {
+            let archive = archives.appendingPathComponent("\(index).har")
+            try Data(#"{"log": {"entries": [\#(entry)]}}"#.utf8).write(to: archive)
+            _ = try cli.run(["proxy", "cache", "import", archive.path])
+        }
+        // (what space is left, taken by a file of its own: the disk is full)
+        _ = try shell("dd if=/dev/zero of='\(folder.path)/filler' bs=16k 2>/dev/null")
+        let free = { ((try FileManager.default.attributesOfFileSystem(forPath: folder.path))[.systemFreeSize] as? NSNumber)?.intValue ?? 0 }
+        let before = try free()
+        #expect(before < 100_000)
+
+        // When the cache is cleared, then it says how many answers went, and the space they held is free again
+        let cleared = try cli.run(["proxy", "cache", "clear"])
+        #expect(cleared.status == 0 && cleared.stdout.hasPrefix("Removed "), "\(cleared.stderr)")
+        #expect(!cleared.stdout.hasPrefix("Removed 0 "), "\(cleared.stdout)")
+        #expect(try free() > before + 300_000)
+        #expect(try cli.run(["proxy", "cache", "stats"]).stdout.contains("empty"))
+        // And the request log clears too, where it said the disk was full
+        _ = try shell("dd if=/dev/zero of='\(folder.path)/filler2' bs=16k 2>/dev/null")
+        let log = try cli.run(["log", "clear"])
+        #expect(log.status == 0 && log.stdout.hasPrefix("Cleared "), "\(log.stderr)")
+    }
+}
+
 @Suite("Secrets echoed to the command line and the web app", .serialized)
 struct EchoedSecretsProcessTests {
     /// Runs `kiosk` with `environment` added; stdout and stderr together.
