@@ -17,6 +17,8 @@ install_missing() {
 missing=()
 [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
 [ -e /usr/include/zlib.h ] || missing+=(zlib1g-dev)
+# The system's brotli decoder, which Kiosk loads to show and export brotli bodies decoded (HARExportTests).
+[ -n "$(find /usr/lib /lib -name 'libbrotlidec.so.1' -print -quit 2>/dev/null)" ] || missing+=(libbrotli1)
 # keytool reads the Java trust store `kiosk proxy env` writes (CLITests).
 command -v keytool >/dev/null 2>&1 || missing+=(default-jre-headless)
 if [ ${#missing[@]} -gt 0 ]; then

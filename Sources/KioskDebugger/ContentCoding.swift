@@ -3,13 +3,15 @@ public import Foundation
 import NIOCore
 
 /// Undoing an HTTP content coding (RFC 9110 §8.4.1) for what keeps bodies decoded: gzip (and x-gzip) and deflate,
-/// which zlib knows; not brotli, for which no library is at hand.
+/// which zlib knows, and brotli (br), which the system's libbrotlidec knows where it is installed (`Brotli`).
 public enum ContentCoding {
     /// The most a decoded body may grow to: a body that would inflate further (a bomb) stays as it came.
     static let maximumDecodedBytes = 64 << 20
 
     /// Whether `coding` (lower-cased, one coding) is one Kiosk can decode.
-    public static func decodes(_ coding: String) -> Bool { ["gzip", "x-gzip", "deflate"].contains(coding) }
+    public static func decodes(_ coding: String) -> Bool {
+        ["gzip", "x-gzip", "deflate"].contains(coding) || (coding == "br" && Brotli.isAvailable)
+    }
 
     /// `data` decoded from `coding`, or nil when Kiosk cannot decode it, it is corrupt or cut short, or it would grow
     /// past `maximumDecodedBytes`. "deflate" is zlib's format (RFC 9110 §8.4.1.2); a raw deflate stream, which some
@@ -19,6 +21,7 @@ public enum ContentCoding {
         switch coding {
         case "gzip", "x-gzip": algorithm = .gzip()
         case "deflate": algorithm = .zlib()
+        case "br": return Brotli.decoded(data, maximumBytes: maximumDecodedBytes)
         default: return nil
         }
         var buffer = ByteBuffer(bytes: data)

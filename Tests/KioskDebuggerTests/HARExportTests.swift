@@ -145,12 +145,14 @@ struct HARExportTests {
         #expect(targets == ["https://example.test/new?page=2", ""])
     }
 
-    @Test("A content-coded body is exported decoded, as HAR 1.2 keeps bodies (gzip, deflate), with what the coding saved; one that cannot be (brotli, cut short, raw deflate) is kept as sent and said so",
+    @Test("A content-coded body is exported decoded, as HAR 1.2 keeps bodies (gzip, deflate, brotli), with what the coding saved; one that cannot be (cut short, corrupt, raw deflate) is kept as sent and said so",
           arguments: [
             ("gzip", "H4sIAAAAAAACA6tWykvMTVWyUlAKykzOVqoFAB+KiCoQAAAA", true),
             ("deflate", "eJyrVspLzE1VslJQCspMzlaqBQAq9QUF", true),
             ("deflate", "q1bKS8xNVbJSUArKTM5WqgUA", false),
             ("deflate", "eJyrVspLzE1VslJQCspMzlaqBQAq9QUG", false),
+            ("br", "iweAeyJuYW1lIjogIlJpY2sifQM=", true),
+            ("br", "iweAeyJuYW1lIjogIlJpY2si", false),
             ("br", "CweAeyJuYW1lIjogIlJpY2sifQM=", false),
             ("gzip", "H4sIAAAAAAACA6tWykvMTVWyUlAK", false),
           ])
@@ -171,6 +173,17 @@ struct HARExportTests {
             #expect(content["text"] as? String == base64 && content["encoding"] as? String == "base64", "\(content)")
             #expect(content["compression"] == nil && (content["comment"] as? String)?.contains("coded as \(coding)") == true)
         }
+    }
+
+    @Test("A brotli body that would decode past 64 MB (a bomb: 80 MB of zeros in 132 bytes) is not decoded, and brotli decodes here")
+    func brotliBomb() throws {
+        // Given the system's brotli decoder (Debian's libbrotli1, which curl needs, is on every machine Kiosk is tested on)
+        #expect(ContentCoding.decodes("br"))
+        // When a bomb is decoded, then it is not
+        let bomb = try #require(Data(base64Encoded: "y///P/gnAOKxQCD3/o///3/wTwDEYRGA7v0f////4J8AiMMCAN37P/7//8E/ARCHBQC693/8//+DfwIgDgsAdO//+P//B/8EQBwWAOje//H//w/+CYA4LADQvf/j//8f/BMAcVgAoHv/x///P/gnAOKwAED3/o///3/wTwDEYQGA7v3f"))
+        #expect(ContentCoding.decoded(bomb, coding: "br") == nil)
+        // And an empty body is no brotli stream
+        #expect(ContentCoding.decoded(Data(), coding: "br") == nil)
     }
 
     @Test("An empty log exports as an archive without pages or entries that still imports")
