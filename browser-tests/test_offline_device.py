@@ -328,3 +328,27 @@ def test_a_page_made_from_an_answer_the_debugger_edited_is_shown_but_never_saved
         assert driver.find_element(By.CSS_SELECTOR, "#main h1").text == "Morty Smith"
     finally:
         driver.quit()
+
+
+def test_after_a_switch_of_language_the_device_saves_its_pages_again_in_the_language_chosen(start_server, tmp_path):
+    # Given a phone that saved Kiosk for offline in English
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        assert driver.execute_script("return document.documentElement.lang") == "en"
+
+        # When the reader switches to Spanish (the header's button)
+        driver.find_element(By.CSS_SELECTOR, "form.lang button").click()
+        wait_for(driver, lambda d: d.execute_script("return document.documentElement.lang") == "es", 15, "no switch to Spanish")
+        # Then the device saves its pages again, in Spanish, at once rather than at the next day's run
+        wait_for(driver, lambda d: device_call(d, "setting", "savedLanguage", "") == "es", 90, "no saving in Spanish")
+
+        # And, with the Kiosk server stopped, a catalog saved before reads in Spanish
+        server.stop()
+        open(driver, server.url("/rickandmorty"))
+        wait_for(driver, lambda d: unreachable_banner(d), 10, "no unreachable banner")
+        assert driver.execute_script("return document.documentElement.lang") == "es"
+    finally:
+        driver.quit()

@@ -222,7 +222,11 @@
   async function saveForOffline(force = false) {
     if (saving || savedAt !== null || !navigator.serviceWorker.controller) return;
     if (!(await device.setting("saveForOffline", true))) return;
-    if (!force && Date.now() - (await device.setting("savedAt", 0)) < saveInterval) return;
+    // Pages are saved in the language they were read in: after a switch of language the device saves them again, so
+    // that, Kiosk unreachable, they read in the language chosen (they read in the old one until then).
+    const language = document.documentElement.lang;
+    const sameLanguage = (await device.setting("savedLanguage", language)) === language;
+    if (!force && sameLanguage && Date.now() - (await device.setting("savedAt", 0)) < saveInterval) return;
     const run = async () => {
       saving = true;
       // What the device saves should outlive the browser's clean-ups when space runs low (Chromium decides
@@ -259,7 +263,10 @@
       await pool(pictures, url => fetch(url, { credentials: "same-origin" }).finally(() => { done += 1; progress(); }));
       const finished = saving;
       saving = false;
-      if (finished) await device.setSetting("savedAt", Date.now());
+      if (finished) {
+        await device.setSetting("savedAt", Date.now());
+        await device.setSetting("savedLanguage", language);
+      }
       showUsage();
     };
     if (navigator.locks) await navigator.locks.request("kiosk-save-for-offline", { ifAvailable: true }, lock => lock && run());
