@@ -71,3 +71,32 @@ def test_undo_while_kiosk_is_unreachable_waits_in_the_outbox_with_the_deletion(s
         assert dog_ids(driver) == dogs
     finally:
         driver.quit()
+
+
+def test_a_favorite_removed_on_the_favorites_page_comes_back_with_undo(fresh_server):
+    driver = new_driver(PHONE)
+    try:
+        # Given a dog starred from its list, and the favorites page
+        open(driver, fresh_server.url("/dogs"))
+        first = driver.find_element(By.CSS_SELECTOR, "#results ul.items > li[data-id]")
+        dog = first.get_attribute("data-id")
+        first.find_element(By.CSS_SELECTOR, "form.star button").click()
+        wait_for(driver, lambda d: any(item["itemID"] == dog for item in fresh_server.api("/api/favorites")["items"]),
+                 15, "the star was not saved")
+        open(driver, fresh_server.url("/favorites"))
+        row = lambda d: d.find_elements(By.CSS_SELECTOR, f"#results li[data-id='{dog}']")
+        assert row(driver)
+
+        # When its star is pressed there, then it leaves the page and a toast offers Undo
+        row(driver)[0].find_element(By.CSS_SELECTOR, "form.star button").click()
+        wait_for(driver, lambda d: not row(d), 15, "the removed favorite is still shown")
+        toast = driver.find_element(By.ID, "undo-toast")
+        wait_for(driver, lambda d: toast.is_displayed() and "removed from favorites." in toast.text, 10, "no Undo toast")
+        assert axe_serious_violations(driver) == []
+
+        # And Undo makes it a favorite again, on the page and in Kiosk
+        press_undo(driver)
+        wait_for(driver, lambda d: row(d), 15, "Undo did not bring the favorite back")
+        assert any(item["itemID"] == dog for item in fresh_server.api("/api/favorites")["items"])
+    finally:
+        driver.quit()

@@ -188,7 +188,8 @@ package enum Pages {
                 guard let group = groups.removeValue(forKey: source) else { continue }
                 content.append(E.element("section", [.class("favorites-group"), .attribute("aria-label", context.sourceName(source))], [
                     E.element("h2", [], [.text("\(context.sourceName(source)) (\(Localized.number(group.count, language: context.language)))")]),
-                    itemList(group, context: context, rows: true, isFavorite: { _ in true }, returnPath: Route.favorites.path),
+                    itemList(group, context: context, rows: true, isFavorite: { _ in true }, returnPath: Route.favorites.path,
+                             undoesUnstar: true),
                 ]))
             }
         }
@@ -224,7 +225,7 @@ package enum Pages {
     /// `rows` keeps a catalog that shows a grid in rows (the favorites' one row size).
     static func itemList(_ items: [CatalogItem], context: ViewContext, showSource: Bool = false, rows: Bool = false,
                          isFavorite: (CatalogItem) -> Bool = { _ in false }, returnPath: String = Route.favorites.path,
-                         next: String? = nil) -> HTML {
+                         next: String? = nil, undoesUnstar: Bool = false) -> HTML {
         let grid = !showSource && !rows && items.first.map { context.presentation($0.source).layout == .grid } == true
         return E.element("ul", [.class(grid ? "items grid" : "items"), next.flatMap { Attribute.localPath("data-next", $0) }],
                          items.enumerated().map { index, item in
@@ -253,7 +254,7 @@ package enum Pages {
                           lazy: index >= eagerRows, context: context),
                     E.element("span", [.class("text")], text),
                 ]),
-                starForm(item, isFavorite: isFavorite(item), returnPath: returnPath, context: context),
+                starForm(item, isFavorite: isFavorite(item), returnPath: returnPath, undoable: undoesUnstar, context: context),
             ])
         })
     }
@@ -292,8 +293,10 @@ package enum Pages {
     /// symbols, so the script can show a change made offline (waiting in the outbox) in the page's language.
     /// A star, or with `labelled` (an item's own page) a star that says what it is: "☆ Add to favorites",
     /// "★ Favorite" — a button whose pressed state is the favorite, never a box that reads like a checkbox.
+    /// With `undoable` (the favorites page, where a removed favorite leaves the page), its removal offers Undo: the
+    /// script posts `add` to the same address (`data-undo`, `data-undo-action`).
     static func starForm(_ item: CatalogItem, isFavorite: Bool, returnPath: String, labelled: Bool = false,
-                         context: ViewContext) -> HTML {
+                         undoable: Bool = false, context: ViewContext) -> HTML {
         let add = context.strings.addFavorite(item.shownTitle), remove = context.strings.removeFavorite(item.shownTitle)
         let on = labelled ? "\(starOn) \(context.strings.favorite)" : starOn
         let off = labelled ? "\(starOff) \(context.strings.addToFavorites)" : starOff
@@ -302,7 +305,9 @@ package enum Pages {
                         label: isFavorite ? remove : add, button: .text(isFavorite ? on : off),
                         className: labelled ? "star labelled" : "star", pressed: isFavorite,
                         attributes: [.attribute("data-label-add", add), .attribute("data-label-remove", remove),
-                                     .attribute("data-symbol-on", on), .attribute("data-symbol-off", off)],
+                                     .attribute("data-symbol-on", on), .attribute("data-symbol-off", off)]
+                            + (undoable && isFavorite ? [Attribute.localPath("data-undo", Route.favorite(item.source, item.itemID).path),
+                                                         .attribute("data-undo-action", "add")] : []),
                         context: context)
     }
 

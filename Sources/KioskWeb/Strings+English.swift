@@ -126,7 +126,7 @@ extension DeviceStrings {
         pending: "waiting to be sent",
         failedOne: "1 change could not be applied: {reason}", failedMany: "{n} changes could not be applied: {reason}",
         newVersion: "A new version of Kiosk is ready.", reload: "Reload",
-        deleted: "{title} deleted.", undo: "Undo")
+        deleted: "{title} deleted.", undo: "Undo", unstarred: "{title} removed from favorites.")
 }
 
 extension PairingStrings {

@@ -175,7 +175,7 @@ extension DeviceStrings {
         pending: "pendiente de enviarse",
         failedOne: "1 cambio no se pudo aplicar: {reason}", failedMany: "{n} cambios no se pudieron aplicar: {reason}",
         newVersion: "Hay una nueva versión de Kiosk.", reload: "Recargar",
-        deleted: "Se eliminó {title}.", undo: "Deshacer")
+        deleted: "Se eliminó {title}.", undo: "Deshacer", unstarred: "Se quitó {title} de favoritos.")
 }
 
 extension PairingStrings {

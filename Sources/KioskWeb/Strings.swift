@@ -297,8 +297,9 @@ struct DeviceStrings: Sendable {
     /// The counts `holds` names: "1 page", "{n} pages", "1 picture", "{n} pictures".
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
-    /// The toast after a deletion ("{title} deleted.") and its button.
-    let deleted, undo: String
+    /// The toast after a deletion ("{title} deleted.") and its button; after a favorite's removal, on the favorites
+    /// page ("{title} removed from favorites.").
+    let deleted, undo, unstarred: String
 }
 
 /// Every word the scripts show, for one language, as JSON in `<body data-strings>`: a field each, built from the
@@ -308,7 +309,7 @@ struct ScriptStrings: Encodable, Sendable {
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
-    let deleted, undo: String
+    let deleted, undo, unstarred: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
 
@@ -341,6 +342,7 @@ struct ScriptStrings: Encodable, Sendable {
         reload = device.reload
         deleted = device.deleted
         undo = device.undo
+        unstarred = device.unstarred
         ago = page.ago("{age}")
         justNow = page.justNow
     }

@@ -384,12 +384,13 @@
       if (form) sending.delete(form);
     }
   }
-  // After a deletion from a list its user orders, a toast offers Undo for ten seconds. Undo posts where the
-  // deleted row's form said (`data-undo`), with the same token and return; when Kiosk is unreachable the worker
-  // queues it after the deletion, and offline.js shows the two as cancelling out.
+  // After a deletion from a list its user orders, or a favorite's removal from the favorites page, a toast offers
+  // Undo for ten seconds. Undo posts where the row's form said (`data-undo`), with the same token and return (and the
+  // `action` its `data-undo-action` names: a star's removal is undone by adding it); when Kiosk is unreachable the
+  // worker queues it after the first write, and offline.js shows the two as cancelling out.
   let toastTimer = 0;
-  // `focusKey` is the deleted row's Delete button: Undo brings the row back with the focus on it (not on the page).
-  function offerUndo(title, undoPath, body, focusKey) {
+  // `focusKey` is the row's button: Undo brings the row back with the focus on it (not on the page).
+  function offerUndo(title, undoPath, body, focusKey, said = strings.deleted || "{title} deleted.") {
     let toast = document.getElementById("undo-toast");
     if (!toast) {
       toast = Object.assign(document.createElement("div"), { id: "undo-toast", className: "toast" });
@@ -404,7 +405,7 @@
       post(undoPath, body, focusKey, () => location.assign(resultsURL));
     });
     toast.replaceChildren(Object.assign(document.createElement("span"),
-      { textContent: (strings.deleted || "{title} deleted.").replace("{title}", title) }), " ", button);
+      { textContent: said.replace("{title}", title) }), " ", button);
     toast.hidden = false;
     toastTimer = setTimeout(() => { toast.hidden = true; }, 10000);
   }
@@ -419,7 +420,11 @@
     const fallback = navigator.serviceWorker?.controller ? () => location.assign(resultsURL) : () => form.submit();
     const body = new URLSearchParams(new FormData(form));
     const undo = form.dataset.undo, title = form.closest("li[data-id]")?.querySelector(".title")?.textContent || "";
-    post(form.getAttribute("action"), body, key, fallback, form).then(done => { if (done && undo) offerUndo(title, undo, body, key); });
+    const undoBody = new URLSearchParams(body);
+    if (form.dataset.undoAction) undoBody.set("action", form.dataset.undoAction);
+    const said = form.dataset.undoAction ? strings.unstarred : undefined;
+    post(form.getAttribute("action"), body, key, fallback, form)
+      .then(done => { if (done && undo) offerUndo(title, undo, undoBody, key, said); });
   });
 
   // 5: drag and drop in the dogs editor. The upper half of a row means "before it", the lower "after".
