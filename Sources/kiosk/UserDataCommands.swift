@@ -14,6 +14,10 @@ struct DogsCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The dog's id, as `kiosk list dogs` prints it.") var id: String
 
+        func validate() throws {
+            try refuseEmpty(["<id>": id])
+        }
+
         func run() async throws {
             try await Runtime.command(global) { runtime in
                 _ = try await runtime.kiosk.catalog.page(PageRequest(source: .dogs))
@@ -30,6 +34,7 @@ struct DogsCommand: AsyncParsableCommand {
         @Argument(help: "The new 1-based position.") var position: Int
 
         func validate() throws {
+            try refuseEmpty(["<id>": id])
             guard position >= 1 else { throw ValidationError("position must be 1 or more (got \(position)).") }
         }
 

@@ -336,6 +336,7 @@ struct BadInputTests {
             (["list"], "<source>", "kiosk list --help"),
             (["frobnicate"], "frobnicate", "kiosk --help"),
             (["list", "rickandmorty", "--data-dir", ""], "--data-dir must not be empty", "kiosk list --help"),
+            (["dogs", "delete", ""], "<id> must not be empty", "kiosk dogs delete --help"),
           ])
     func argumentErrors(arguments: [String], reason: String, hint: String) throws {
         // Given a command line that cannot be run as written
