@@ -135,16 +135,18 @@ extension FilterSyntaxError {
     }
 
     /// The input with carets under the mistake (at least one, after the end for a missing part), as two
-    /// lines for a terminal; control characters in the input are shown as spaces so the carets line up.
+    /// lines for a terminal; control characters in the input are shown as spaces, and wide characters (CJK, an emoji)
+    /// counted as the two columns a terminal gives them, so the carets line up.
     public var pointer: String {
-        let offsets = characterOffsets
         let shown = String(input.map { character -> Character in
             let invisible = character.isWhitespace || character.unicodeScalars.contains {
                 $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
             }
             return invisible ? " " : character
         })
-        return shown + "\n" + String(repeating: " ", count: offsets.lowerBound) + String(repeating: "^", count: max(1, offsets.count))
+        let before = TerminalColumns.of(shown[..<shown.index(shown.startIndex, offsetBy: characterOffsets.lowerBound)])
+        let under = TerminalColumns.of(input[range])
+        return shown + "\n" + String(repeating: " ", count: before) + String(repeating: "^", count: max(1, under))
     }
 
     public var description: String { "\(message) (at character \(characterOffsets.lowerBound + 1))" }

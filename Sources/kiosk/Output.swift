@@ -154,8 +154,8 @@ enum Output {
         var clipped = rows.map { row in
             row.enumerated().map { index, cell in clip(terminalSafe(oneLine(cell)), to: maxWidths[safe: index] ?? 40) }
         }
-        var widths = headers.map(\.count)
-        for row in clipped { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        var widths = headers.map(TerminalColumns.of)
+        for row in clipped { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TerminalColumns.of(cell)) } }
         // On a terminal (or with COLUMNS), what does not fit comes off the text columns from the right, each kept at least
         // 16 wide; ids are never cut, as they are what a person copies into the next command.
         if let width {
@@ -169,7 +169,7 @@ enum Output {
         }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
-                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                index == cells.count - 1 ? cell : TerminalColumns.padded(cell, to: widths[index])
             }.joined(separator: "  ")
         }
         return ([line(headers)] + clipped.map(line)).joined(separator: "\n")
@@ -180,8 +180,9 @@ enum Output {
         text.split(whereSeparator: { $0.isNewline || $0 == "\t" }).joined(separator: " ")
     }
 
+    /// `text` within `width` terminal columns, an ellipsis ending what was cut.
     static func clip(_ text: String, to width: Int) -> String {
-        text.count <= width ? text : String(text.prefix(max(1, width - 1))) + "…"
+        TerminalColumns.clipped(text, to: width)
     }
 
     /// "fresh, fetched just now" / "stale, updated 3 h ago — offline: ..." for a page status line.
