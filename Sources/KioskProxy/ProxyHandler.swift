@@ -639,10 +639,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                         .map { ($0, name) }
                                         // A name no leaf can be made for: the CONNECT's host's, which the app may still accept.
                                         .flatMapErrorThrowing { _ in (sslContext, target.host) }
+                                // The requests go to the name the hello asks for only when the CONNECT named an address (the
+                                // app resolved the name itself); a CONNECT to a name is where they go, whatever the hello asks
+                                // for (curl's --connect-to sends one name in the hello and CONNECTs to another).
+                                let connectedToName = IPAddress(literal: target.host) == nil
                                 // On the connection's loop (the SNI handler's callback runs there, and so does this).
-                                return leaf.assumeIsolated().flatMapThrowing { context, name in
+                                return leaf.assumeIsolated().flatMapThrowing { context, leafName in
                                     let operations = channel.pipeline.syncOperations
-                                    guard let secure = inner("https", name: name, defaultPort: 443) else { throw ChannelError.inappropriateOperationForState }
+                                    guard let secure = inner("https", name: connectedToName ? target.host : leafName, defaultPort: 443) else {
+                                        throw ChannelError.inappropriateOperationForState
+                                    }
                                     // Before the deadline, which must follow TLS to see its handshake end.
                                     try operations.addHandler(NIOSSLServerHandler(context: context), position: .before(deadline))
                                     try operations.addHandlers(secure, position: .after(deadline))

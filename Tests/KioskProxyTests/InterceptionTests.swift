@@ -206,6 +206,25 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An app that CONNECTs to a name and asks another in its TLS hello gets a leaf for the hello's name, and its requests go where it CONNECTed")
+    func connectNameWins() async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            // Given curl told to reach other.invalid (a name that resolves nowhere) at localhost: CONNECT localhost:port,
+            // then a TLS hello for other.invalid
+            let authority = try #require(proxy.authorityFile)
+            let url = "https://other.invalid:\(upstream.port)/echo?connect=1"
+            let (status, output) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)", "--cacert", authority,
+                                                   "--connect-to", "other.invalid:\(upstream.port):localhost:\(upstream.port)", url])
+            // Then the leaf names other.invalid (curl accepted it), and the request reached localhost, where it CONNECTed
+            // (it went to other.invalid, and failed: the name does not resolve)
+            #expect(status == 0, "\(String(decoding: output, as: UTF8.self))")
+            let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: output)
+            #expect(echo.uri == "/echo?connect=1" && echo.values("Host") == ["localhost:\(upstream.port)"])
+            let record = try #require(try proxy.records().first { $0.url.contains("/echo?connect=1") })
+            #expect(record.url == "https://localhost:\(upstream.port)/echo?connect=1")
+        }
+    }
+
     @Test("An app that CONNECTs to an address and names an ignored host in its TLS hello is tunnelled unread, as the host's own CONNECT would be")
     func ignoredByTheHelloName() async throws {
         var configuration = ProxyConfiguration(port: 0)
