@@ -1045,6 +1045,18 @@ final class TunnelSniffer: ChannelInboundHandler, RemovableChannelHandler {
         decide(speech, context: context)
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The app finished sending before its first bytes could be told apart (it CONNECTed, read the 200 and closed):
+        // there is nothing to read or tunnel, and a target dialled now would be held open by no one.
+        if !decided, let event = event as? ChannelEvent, case .inputClosed = event {
+            decided = true
+            deadline?.cancel()
+            silence?.cancel()
+            return context.close(promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     /// What `bytes` (the app's first) are in, or nil when too few to tell.
     static func speech(_ bytes: ByteBufferView) -> Speech? {
         guard let first = bytes.first else { return nil }

@@ -206,6 +206,37 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An app that CONNECTs, reads the 200 and closes before a byte dials nothing: no upstream connection is left open")
+    func connectThenClose() async throws {
+        // Given a target that accepts connections and never says a word, counting them
+        let accepted = Mutex(0)
+        let silent = try await LoopbackServer.start { _ in accepted.withLock { $0 += 1 } }
+        try await withProxy(intercepting: true) { proxy, _ in
+            // When an app CONNECTs to it, reads the 200 and closes, three times
+            for _ in 0..<3 {
+                let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                        channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                    }
+                let answer = try await channel.executeThenClose { inbound, outbound in
+                    try await outbound.write(ByteBuffer(string: "CONNECT 127.0.0.1:\(silent.port) HTTP/1.1\r\nHost: 127.0.0.1:\(silent.port)\r\n\r\n"))
+                    var received = ""
+                    for try await chunk in inbound {
+                        received += String(buffer: chunk)
+                        if received.contains("\r\n\r\n") { break }
+                    }
+                    return received
+                }
+                #expect(answer.hasPrefix("HTTP/1.1 200"))
+            }
+            // Then, past the 2 s the proxy waits for a server that speaks first, no connection was opened to the target
+            // (each was held open by no one, until the proxy stopped)
+            try await Task.sleep(for: .seconds(3))
+            #expect(accepted.withLock { $0 } == 0)
+        }
+        await silent.stop()
+    }
+
     @Test("An app that CONNECTs to a name and asks another in its TLS hello gets a leaf for the hello's name, and its requests go where it CONNECTed")
     func connectNameWins() async throws {
         try await withProxy(intercepting: true) { proxy, upstream in
