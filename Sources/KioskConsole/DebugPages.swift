@@ -132,7 +132,7 @@ enum DebugPages {
                 : select("host", w.host, query.host, (query.host.map { hosts.contains($0) ? [] : [$0] } ?? []).map { ($0, $0) }
                          + hosts.map { ($0, $0) }),
             select("status", w.status, query.status,
-                   StatusClass.filterable.map { ($0.description, $0 == .error ? w.noResponse : $0.description) }),
+                   StatusClass.filterable.map { ($0.description, $0 == .error ? w.noResponse : $0 == .store ? w.store : $0.description) }),
             select("decision", w.cacheDecision, query.decision?.rawValue, CacheDecision.allCases.map { ($0.rawValue, $0.rawValue) }),
             E.element("label", [], [.text(w.slowerThan),
                                     E.void("input", [.attribute("type", "number"), .attribute("name", "min_ms"), .attribute("min", "0"),

@@ -150,6 +150,9 @@ public enum StatusClass: Int, Sendable, Hashable, Codable, CaseIterable, CustomS
     case redirection = 3
     case clientError = 4
     case serverError = 5
+    /// No response from the upstream, and none needed: Kiosk answered from its store (fresh, or standing in for a
+    /// failure). Not a failure, so not `error`.
+    case store = 6
 
     /// The class of `status`, `error` when there is none.
     public init(status: Int?) {
@@ -157,10 +160,11 @@ public enum StatusClass: Int, Sendable, Hashable, Codable, CaseIterable, CustomS
         self = StatusClass(rawValue: status / 100) ?? .error
     }
 
-    /// Parses "2xx" (or "2", "2XX") … "5xx" and "error"; nil for anything else.
+    /// Parses "2xx" (or "2", "2XX") … "5xx", "error" and "store"; nil for anything else.
     public init?(_ text: String) {
         let lowered = text.lowercased()
         if lowered == "error" { self = .error; return }
+        if lowered == "store" { self = .store; return }
         let digit = lowered.hasSuffix("xx") ? String(lowered.dropLast(2)) : lowered
         guard digit.count == 1, let value = Int(digit), (1...5).contains(value), let parsed = StatusClass(rawValue: value) else {
             return nil
@@ -168,9 +172,15 @@ public enum StatusClass: Int, Sendable, Hashable, Codable, CaseIterable, CustomS
         self = parsed
     }
 
-    /// "2xx" … "5xx", or "error".
-    public var description: String { self == .error ? "error" : "\(rawValue)xx" }
+    /// "2xx" … "5xx", "error" or "store".
+    public var description: String {
+        switch self {
+        case .error: "error"
+        case .store: "store"
+        default: "\(rawValue)xx"
+        }
+    }
 
     /// The classes a filter offers, in order.
-    public static let filterable: [StatusClass] = [.success, .redirection, .clientError, .serverError, .error]
+    public static let filterable: [StatusClass] = [.success, .redirection, .clientError, .serverError, .error, .store]
 }

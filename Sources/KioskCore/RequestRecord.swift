@@ -209,8 +209,9 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
         self.touchedBy = touchedBy
     }
 
-    /// The status class: `.success` for 2xx … `.serverError` for 5xx; `.error` without a response.
-    public var statusClass: StatusClass { StatusClass(status: status) }
+    /// The status class: `.success` for 2xx … `.serverError` for 5xx; `.store` without a response because Kiosk answered
+    /// from its store; `.error` without one because the exchange failed.
+    public var statusClass: StatusClass { status == nil && isAnsweredFromStore ? .store : StatusClass(status: status) }
 }
 
 /// Which records a log query returns. Empty criteria match everything. The filter language

@@ -8,7 +8,8 @@ public import KioskCore
 public enum HAR {
     /// The archive of `records` (oldest first in the file, as HAR viewers expect), pretty-printed JSON:
     /// one page holding every entry, every entry with a response (status 0 and `_error` for a failure),
-    /// and each entry's `time` the sum of its measured `timings` phases, as the spec requires.
+    /// and each entry's `time` the sum of its measured `timings` phases, as the spec requires. Answers Kiosk gave
+    /// from its store are left out (`ArchiveStream.leftOut`): no exchange was made.
     public static func export(_ records: [RequestRecord]) throws -> Data {
         let sorted = records.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
         var given = false
@@ -32,6 +33,9 @@ public enum HAR {
         private var ended = false
         /// The entries handed on so far.
         public private(set) var count = 0
+        /// The records left out so far: those Kiosk answered from its store, which made no exchange to archive (HAR
+        /// has no entry without a response but a failed one, which they are not).
+        public private(set) var leftOut = 0
 
         /// An archive of the records `batches` gives, batch after batch, until it gives nil.
         public init(batches: @escaping () throws -> [RequestRecord]?) {
@@ -59,6 +63,10 @@ public enum HAR {
                     return part
                 }
                 for record in batch {
+                    guard record.statusClass != .store else {
+                        leftOut += 1
+                        continue
+                    }
                     let entry = Entry(record)
                     part.append(count == 0 ? try head(firstStart: entry.startedDateTime) : Data(",\n".utf8))
                     part.append(Self.indented(try encoder.encode(entry), by: 6))

@@ -36,7 +36,7 @@ public enum FilterKey: String, Sendable, Hashable, CaseIterable {
     /// What the key accepts, in a sentence (the help and every error about the key's value say it).
     public var accepted: String {
         switch self {
-        case .status: "status must be 2xx, 3xx, 4xx, 5xx, error (no response) or a code from 100 to 599"
+        case .status: "status must be 2xx, 3xx, 4xx, 5xx, error (no response), store (answered from Kiosk's store) or a code from 100 to 599"
         case .source: "source must be one of " + SourceID.allCases.map(\.rawValue).joined(separator: ", ")
         case .cache:
             "cache must be hit, fwd, fwd=miss, fwd=stale, fwd=request, miss, stale (" + CacheDecision.servedStale.map(\.rawValue)

@@ -89,6 +89,14 @@ extension RequestLog {
                 t.add(column: "tls", .double)
             }
         }
+        migrator.registerMigration("v10: answers from the store are not failures") { db in
+            // `StatusClass.store` (6): a record without a status that Kiosk answered from its store, as
+            // `RequestRecord.isAnsweredFromStore` says, had the failures' class 0, so `status:error` listed every hit.
+            try db.execute(sql: """
+                UPDATE logEntry SET statusClass = 6 WHERE status IS NULL
+                    AND (error IS NULL OR decision NOT IN ('network', 'revalidated', 'edited'))
+                """)
+        }
         return migrator
     }()
 

@@ -63,7 +63,7 @@ struct HARCommand: AsyncParsableCommand {
         @Argument(help: "The file to write (replaced if it exists; `-` for standard output).") var file: String
         @Option(help: "Only this source.") var source: SourceID?
         @Option(help: "Full-text search over URLs and bodies.") var search: String?
-        @Option(help: "Only this status class: 2xx, 3xx, 4xx, 5xx, or error.") var status: String?
+        @Option(help: "Only this status class: 2xx, 3xx, 4xx, 5xx, or error (no response).") var status: String?
         @Option(help: "Only this cache decision.") var decision: String?
         @Option(help: "At most this many requests, newest first.") var limit = 100_000
 
@@ -83,12 +83,13 @@ struct HARCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let filter = RequestFilter(text: search, source: source, statusClass: status.flatMap(StatusClass.init),
                                            decision: decision.flatMap(CacheDecision.init(rawValue:)))
-                let (toFile, count) = try await Runtime.offline(global) { kiosk in
+                let (toFile, count, leftOut) = try await Runtime.offline(global) { kiosk in
                     let archive = try kiosk.debugger.harArchive(matching: filter, maximum: limit)
-                    return (try Output.writeExport(archive, to: file), archive.count)
+                    return (try Output.writeExport(archive, to: file), archive.count, archive.leftOut)
                 }
                 guard toFile else { return }
-                printError("Wrote \(count) request\(count == 1 ? "" : "s") to \(file).")
+                printError("Wrote \(count) request\(count == 1 ? "" : "s") to \(file)."
+                           + (leftOut == 0 ? "" : " \(Render.count(leftOut, "answer")) Kiosk gave from its store, with no exchange, left out."))
             }
         }
     }
