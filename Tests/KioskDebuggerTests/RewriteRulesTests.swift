@@ -257,6 +257,14 @@ struct RewriteRulesTests {
             (rule(RewriteRule.Actions(status: 503, failure: .offline)), "A rule that fails the request has no answer to rewrite"),
             (rule(RewriteRule.Actions(patch: #"[{"op": "replace", "path": "/a", "value": 1}, {"op": "add", "path": "/b"}]"#)),
              "The JSON Patch is not valid: operation 2 (add /b): “value” is missing"),
+            // Slips that would match or change nothing, and sizes no hand-made rule reaches
+            (rule(endpoint: nil, url: "http://demo.invalid/\r\n*", RewriteRule.Actions(status: 500)), "The URL pattern must be one line"),
+            (rule(RewriteRule.Actions(patch: "[]")), "The JSON Patch has no operation"),
+            (rule(RewriteRule.Actions(setHeaders: (0..<101).map { .init(name: "X-\($0)", value: "v") })), "more than 100 headers"),
+            (rule(RewriteRule.Actions(setHeaders: [.init(name: "X-Big", value: String(repeating: "v", count: 20_000))])),
+             "longer than 16 KB"),
+            (rule(RewriteRule.Actions(patch: "[" + Array(repeating: #"{"op": "remove", "path": "/a"}"#, count: 10_000).joined(separator: ",") + "]")),
+             "The JSON Patch is longer than 256 KB"),
         ]
         for (rule, reason) in cases {
             let message = refusal { try rules.add(rule) }
