@@ -51,8 +51,9 @@ extension Kiosk {
 
     /// The error of a store that cannot be cleared on a full disk because a running Kiosk holds its file.
     static func heldOnFullDisk(_ error: KioskError, _ what: String, _ url: URL) -> KioskError {
-        .storage("\(error.description.replacingOccurrences(of: "Storage error: ", with: "")); \(what) (\(url.path)) is open in a "
-                 + "running Kiosk, so its files cannot be removed to make room: stop it and clear again, or free space elsewhere")
+        let said = if case .storage(let message) = error { message } else { error.description }
+        return .storage("\(said); \(what) (\(url.path)) is open in a running Kiosk, so its files cannot be removed to make "
+                        + "room: stop it and clear again, or free space elsewhere")
     }
 
     /// Removes a store's files (the database, its WAL, its shared memory), giving their space back, unless a running

@@ -150,22 +150,10 @@ struct CLITests {
           arguments: [SIGINT, SIGTERM])
     func syncInterrupted(signal: CInt) async throws {
         // Given an upstream answering each page in half a second
-        let upstream = DemoUpstream(configuration: DemoUpstreamConfiguration(faults: FaultSettings(latencyMilliseconds: 500)))
-        try await upstream.start()
-        let cli = CLI()
-        var environment = ProcessInfo.processInfo.environment
-        environment["KIOSK_RICKANDMORTY_BASE_URL"] = await upstream.rickAndMortyBaseURL.absoluteString
         // When a sync of its 42 pages of characters is interrupted once a few pages have been asked for
-        let child = try ChildProcess(CLI.executable, arguments: ["sync", "rickandmorty", "--data-dir", cli.dataDirectory.path],
-                                     environment: environment)
-        for _ in 0..<600 where await upstream.requestCount(pathPrefix: "/api/character") < 3 { try await Task.sleep(for: .milliseconds(20)) }
-        try await Task.sleep(for: .milliseconds(600))
-        child.signal(signal)
-        let errors = child.standardError?.readDataToEndOfFile() ?? Data()
-        let status = child.waitUntilExit()
-        await upstream.stop()
+        let (cli, environment, status, said) = try await interruptedSync(latencyMilliseconds: 500, afterRequests: 3,
+                                                                         waiting: .milliseconds(600), signal: signal)
         // Then it ends at once with the shell's status for the signal, saying where it stopped and what to do
-        let said = String(decoding: errors, as: UTF8.self)
         #expect(status == 128 + signal, "\(said)")
         #expect(said.hasPrefix("rickandmorty: interrupted after ") && said.contains("Run the same command again to finish."), "\(said)")
         // And the pages fetched before are stored and read offline (from the store of that upstream's data)
@@ -174,25 +162,36 @@ struct CLITests {
         #expect(stored.status == 0 && stored.stdout.contains("Rick Sanchez"), "\(stored.stderr)")
     }
 
-    @Test("A sync interrupted while its first page is on its way says that nothing was stored, not a page done")
-    func syncInterruptedBeforeFirstPage() async throws {
-        // Given an upstream answering each page in 3 s
-        let upstream = DemoUpstream(configuration: DemoUpstreamConfiguration(faults: FaultSettings(latencyMilliseconds: 3000)))
+    /// Runs `kiosk sync rickandmorty` against a demo upstream answering each page in `latencyMilliseconds`, and sends it
+    /// `signal` once it has asked for `afterRequests` pages and `waiting` more has passed: the CLI, the environment naming
+    /// that upstream, the exit status and what the sync said on standard error.
+    private func interruptedSync(latencyMilliseconds: Int, afterRequests: Int, waiting: Duration,
+                                 signal: CInt) async throws -> (CLI, [String: String], Int32, String) {
+        let upstream = DemoUpstream(configuration: DemoUpstreamConfiguration(faults: FaultSettings(latencyMilliseconds: latencyMilliseconds)))
         try await upstream.start()
         let cli = CLI()
         var environment = ProcessInfo.processInfo.environment
         environment["KIOSK_RICKANDMORTY_BASE_URL"] = await upstream.rickAndMortyBaseURL.absoluteString
-        // When a sync is interrupted while its first page is asked
         let child = try ChildProcess(CLI.executable, arguments: ["sync", "rickandmorty", "--data-dir", cli.dataDirectory.path],
                                      environment: environment)
-        for _ in 0..<600 where await upstream.requestCount(pathPrefix: "/api/character") < 1 { try await Task.sleep(for: .milliseconds(20)) }
-        try await Task.sleep(for: .milliseconds(200))
-        child.signal(SIGINT)
+        for _ in 0..<600 where await upstream.requestCount(pathPrefix: "/api/character") < afterRequests {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: waiting)
+        child.signal(signal)
         let errors = child.standardError?.readDataToEndOfFile() ?? Data()
         let status = child.waitUntilExit()
         await upstream.stop()
+        return (cli, environment, status, String(decoding: errors, as: UTF8.self))
+    }
+
+    @Test("A sync interrupted while its first page is on its way says that nothing was stored, not a page done")
+    func syncInterruptedBeforeFirstPage() async throws {
+        // Given an upstream answering each page in 3 s
+        // When a sync is interrupted while its first page is asked
+        let (_, _, status, said) = try await interruptedSync(latencyMilliseconds: 3000, afterRequests: 1,
+                                                             waiting: .milliseconds(200), signal: SIGINT)
         // Then it says nothing was stored ("after 1 page of 1" counted the page it cut short)
-        let said = String(decoding: errors, as: UTF8.self)
         #expect(status == 128 + SIGINT, "\(said)")
         #expect(said == "rickandmorty: interrupted before its first page came; nothing of it was stored. Run the same command again to sync it.\n",
                 "\(said)")

@@ -75,34 +75,42 @@ struct ProcessHardeningTests {
     func fullDisk() throws {
         // Given a data folder on a 3 MB file system, with a favorite dog
         let cli = CLI()
+        try Self.onSmallDisk(cli) { folder, _ in
+            #expect(try cli.run(["list", "dogs"]).status == 0)
+            #expect(try cli.run(["favorite", "add", "dogs", "rex"]).status == 0)
+
+            // When a sync fills the disk
+            let sync = try cli.run(["sync", "all"])
+            #expect(sync.status != 0)
+            #expect((sync.stdout + sync.stderr).contains("disk is full"))
+
+            // Then the offline list still answers from the store
+            let offline = try cli.run(["list", "dogs", "--offline"])
+            #expect(offline.status == 0, "\(offline.stderr)")
+            #expect(offline.stdout.contains("Rex"))
+
+            // And clearing works, frees the space and keeps the favorite
+            let clear = try cli.run(["cache", "clear"])
+            #expect(clear.status == 0, "\(clear.stderr)")
+            let attributes = try FileManager.default.attributesOfFileSystem(forPath: folder.path)
+            let free = (attributes[.systemFreeSize] as? NSNumber)?.intValue ?? 0
+            #expect(free > 1_000_000)
+            #expect(try cli.run(["favorite", "list"]).stdout.contains("Rex"))
+        }
+    }
+
+    /// Mounts a 3 MB tmpfs on `cli`'s data folder for `body`, given the folder and a shell to run commands in, and
+    /// unmounts it after. Its owner's only: a tmpfs's root is otherwise 1777, which Kiosk refuses (anyone could put files
+    /// there).
+    static func onSmallDisk(_ cli: CLI, _ body: (URL, (String) throws -> Int32) throws -> Void) throws {
         let folder = cli.dataDirectory
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         func shell(_ command: String) throws -> Int32 {
             try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", command]).status
         }
-        // Its owner's only: a tmpfs's root is otherwise 1777, which Kiosk refuses (anyone could put files there)
         try #require(try shell("mount -t tmpfs -o size=3m,mode=0700 kiosk-full '\(folder.path)'") == 0)
         defer { _ = try? shell("umount '\(folder.path)'") }
-        #expect(try cli.run(["list", "dogs"]).status == 0)
-        #expect(try cli.run(["favorite", "add", "dogs", "rex"]).status == 0)
-
-        // When a sync fills the disk
-        let sync = try cli.run(["sync", "all"])
-        #expect(sync.status != 0)
-        #expect((sync.stdout + sync.stderr).contains("disk is full"))
-
-        // Then the offline list still answers from the store
-        let offline = try cli.run(["list", "dogs", "--offline"])
-        #expect(offline.status == 0, "\(offline.stderr)")
-        #expect(offline.stdout.contains("Rex"))
-
-        // And clearing works, frees the space and keeps the favorite
-        let clear = try cli.run(["cache", "clear"])
-        #expect(clear.status == 0, "\(clear.stderr)")
-        let attributes = try FileManager.default.attributesOfFileSystem(forPath: folder.path)
-        let free = (attributes[.systemFreeSize] as? NSNumber)?.intValue ?? 0
-        #expect(free > 1_000_000)
-        #expect(try cli.run(["favorite", "list"]).stdout.contains("Rex"))
+        try body(folder, shell)
     }
 }
 
@@ -112,44 +120,39 @@ extension ProcessHardeningTests {
     func clearsFreeAFullDisk() throws {
         // Given a data folder on a 3 MB file system, a request log, and a proxy cache seeded until the disk filled
         let cli = CLI()
-        let folder = cli.dataDirectory
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        func shell(_ command: String) throws -> Int32 {
-            try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", command]).status
-        }
-        try #require(try shell("mount -t tmpfs -o size=3m,mode=0700 kiosk-full '\(folder.path)'") == 0)
-        defer { _ = try? shell("umount '\(folder.path)'") }
-        #expect(try cli.run(["list", "dogs"]).status == 0)
-        let body = String(repeating: "0123456789abcdef", count: 20_000)
-        let entries = (0..<12).map { index in
-            #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/\#(index)"}, "#
-                + #""response": {"status": 200, "headers": [{"name": "Cache-Control", "value": "max-age=60"}], "#
-                + #""content": {"mimeType": "text/plain", "text": "\#(body)"}}}"#
-        }
-        // (an archive each: an import is one transaction, all of it stored or none)
-        let archives = TemporaryDirectory.url("kiosk-full-har")
-        try FileManager.default.createDirectory(at: archives, withIntermediateDirectories: true)
-        for (index, entry) in entries.enumerated() {
-            let archive = archives.appendingPathComponent("\(index).har")
-            try Data(#"{"log": {"entries": [\#(entry)]}}"#.utf8).write(to: archive)
-            _ = try cli.run(["proxy", "cache", "import", archive.path])
-        }
-        // (what space is left, taken by a file of its own: the disk is full)
-        _ = try shell("dd if=/dev/zero of='\(folder.path)/filler' bs=16k 2>/dev/null")
-        let free = { ((try FileManager.default.attributesOfFileSystem(forPath: folder.path))[.systemFreeSize] as? NSNumber)?.intValue ?? 0 }
-        let before = try free()
-        #expect(before < 100_000)
+        try Self.onSmallDisk(cli) { folder, shell in
+            #expect(try cli.run(["list", "dogs"]).status == 0)
+            let body = String(repeating: "0123456789abcdef", count: 20_000)
+            let entries = (0..<12).map { index in
+                #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test/\#(index)"}, "#
+                    + #""response": {"status": 200, "headers": [{"name": "Cache-Control", "value": "max-age=60"}], "#
+                    + #""content": {"mimeType": "text/plain", "text": "\#(body)"}}}"#
+            }
+            // (an archive each: an import is one transaction, all of it stored or none)
+            let archives = TemporaryDirectory.url("kiosk-full-har")
+            try FileManager.default.createDirectory(at: archives, withIntermediateDirectories: true)
+            for (index, entry) in entries.enumerated() {
+                let archive = archives.appendingPathComponent("\(index).har")
+                try Data(#"{"log": {"entries": [\#(entry)]}}"#.utf8).write(to: archive)
+                _ = try cli.run(["proxy", "cache", "import", archive.path])
+            }
+            // (what space is left, taken by a file of its own: the disk is full)
+            _ = try shell("dd if=/dev/zero of='\(folder.path)/filler' bs=16k 2>/dev/null")
+            let free = { ((try FileManager.default.attributesOfFileSystem(forPath: folder.path))[.systemFreeSize] as? NSNumber)?.intValue ?? 0 }
+            let before = try free()
+            #expect(before < 100_000)
 
-        // When the cache is cleared, then it says how many answers went, and the space they held is free again
-        let cleared = try cli.run(["proxy", "cache", "clear"])
-        #expect(cleared.status == 0 && cleared.stdout.hasPrefix("Removed "), "\(cleared.stderr)")
-        #expect(!cleared.stdout.hasPrefix("Removed 0 "), "\(cleared.stdout)")
-        #expect(try free() > before + 300_000)
-        #expect(try cli.run(["proxy", "cache", "stats"]).stdout.contains("empty"))
-        // And the request log clears too, where it said the disk was full
-        _ = try shell("dd if=/dev/zero of='\(folder.path)/filler2' bs=16k 2>/dev/null")
-        let log = try cli.run(["log", "clear"])
-        #expect(log.status == 0 && log.stdout.hasPrefix("Cleared "), "\(log.stderr)")
+            // When the cache is cleared, then it says how many answers went, and the space they held is free again
+            let cleared = try cli.run(["proxy", "cache", "clear"])
+            #expect(cleared.status == 0 && cleared.stdout.hasPrefix("Removed "), "\(cleared.stderr)")
+            #expect(!cleared.stdout.hasPrefix("Removed 0 "), "\(cleared.stdout)")
+            #expect(try free() > before + 300_000)
+            #expect(try cli.run(["proxy", "cache", "stats"]).stdout.contains("empty"))
+            // And the request log clears too, where it said the disk was full
+            _ = try shell("dd if=/dev/zero of='\(folder.path)/filler2' bs=16k 2>/dev/null")
+            let log = try cli.run(["log", "clear"])
+            #expect(log.status == 0 && log.stdout.hasPrefix("Cleared "), "\(log.stderr)")
+        }
     }
 }
 
