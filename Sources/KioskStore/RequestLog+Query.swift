@@ -220,17 +220,26 @@ extension RequestLog {
         }
         if !filter.hosts.isEmpty {
             // The URL's authority, http or https (ws or wss for a WebSocket's record): exactly `host:port` when a port is
-            // named, else the host on any port.
+            // named, else the host on any port. A URL leaves its scheme's own port out (http://name/ is on 80): `name:80`
+            // is the bare name's http and ws URLs too, `name:443` its https and wss ones.
             var alternatives: [(String, [(any DatabaseValueConvertible)?])] = []
+            let escape = { (text: String) in
+                text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+            }
             for host in filter.hosts.values {
-                let escaped = host.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-                    .replacingOccurrences(of: "_", with: "\\_")
-                let namesPort = host.hasPrefix("[") ? host.contains("]:") : host.contains(":")
+                let portStart = host.hasPrefix("[") ? host.range(of: "]:").map { host.index(after: $0.lowerBound) } : host.lastIndex(of: ":")
                 for scheme in ["http://", "https://", "ws://", "wss://"] {
-                    var patterns = [scheme + escaped + "/%", scheme + escaped + "?%"]
-                    if !namesPort { patterns.append(scheme + escaped + ":%") }
-                    alternatives.append(("(logEntry.url = ? OR " + patterns.map { _ in "logEntry.url LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")",
-                                         [scheme + host] + patterns))
+                    var authorities = [host]
+                    if let portStart, host[host.index(after: portStart)...] == (scheme.hasPrefix("https") || scheme.hasPrefix("wss") ? "443" : "80") {
+                        authorities.append(String(host[..<portStart]))
+                    }
+                    for authority in authorities {
+                        let escaped = escape(authority)
+                        var patterns = [scheme + escaped + "/%", scheme + escaped + "?%"]
+                        if portStart == nil { patterns.append(scheme + escaped + ":%") }
+                        alternatives.append(("(logEntry.url = ? OR " + patterns.map { _ in "logEntry.url LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")",
+                                             [scheme + authority] + patterns))
+                    }
                 }
             }
             anyOf(alternatives, negated: filter.hosts.isNegated)

@@ -59,6 +59,10 @@ struct RequestLogFilterLanguageTests {
         ("source:nyt,dogs", ["new", "offline", "fresh", "miss"]),
         ("-source:rickandmorty", ["new", "offline", "cat.png", "fresh", "miss"]),
         ("method:head", ["new"]),
+        // A host with its scheme's own port is its URLs that leave the port out (https on 443), and no others
+        ("host:nyt.test", ["fresh", "miss"]),
+        ("host:nyt.test:443", ["fresh", "miss"]),
+        ("host:nyt.test:80", []),
         ("-method:GET", ["new"]),
         ("endpoint:image", ["cat.png"]),
         ("-endpoint:rickandmorty.characters,dogs.list", ["cat.png", "fresh", "miss"]),
