@@ -622,12 +622,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                             // (it resolved the name itself) verifies the leaf against that name, not the address. From now
                             // the handshake has the head's timeout to complete.
                             let deadline = HandshakeDeadline(timeout: timeout)
-                            let hello = ByteToMessageHandler(SNIHandler { result in
-                                let name = ProxyMessages.serverName(result, connectedTo: target.host)
+                            let hello = ByteToMessageHandler(ClientHelloReader { hello in
+                                let name = ProxyMessages.serverName(hello?.serverName, connectedTo: target.host)
                                 // A hello naming a host `--ignore` names, or one `--intercept` leaves out (an app that
                                 // CONNECTs to an address it resolved itself), is not read either: it goes on to the target,
-                                // hello and all, unread. So is a hello naming nothing to an address read for its name alone.
-                                if !settings.configuration.intercepts(name) {
+                                // hello and all, unread. So is a hello naming nothing to an address read for its name alone,
+                                // and one offering only protocols the proxy cannot read (`h2` alone: gRPC), which would
+                                // otherwise fail: the app keeps working, unread, rather than broken.
+                                if !settings.configuration.intercepts(name) || hello?.speaksHTTP1 == false {
                                     return channel.eventLoop.makeCompletedFuture {
                                         let operations = channel.pipeline.syncOperations
                                         try operations.addHandler(rawTunnel(), position: .after(deadline))
@@ -643,7 +645,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                 // app resolved the name itself); a CONNECT to a name is where they go, whatever the hello asks
                                 // for (curl's --connect-to sends one name in the hello and CONNECTs to another).
                                 let connectedToName = IPAddress(literal: target.host) == nil
-                                // On the connection's loop (the SNI handler's callback runs there, and so does this).
+                                // On the connection's loop (the hello reader's callback runs there, and so does this).
                                 return leaf.assumeIsolated().flatMapThrowing { context, leafName in
                                     let operations = channel.pipeline.syncOperations
                                     guard let secure = inner("https", name: connectedToName ? target.host : leafName, defaultPort: 443) else {

@@ -3,7 +3,6 @@ import KioskCore
 import KioskNetwork
 import NIOCore
 import NIOHTTP1
-import NIOTLS
 
 /// How an app's request line and headers become the request Kiosk forwards, and the upstream's answer the one the
 /// app gets: what a proxy must change (hop-by-hop fields out, `Via` in) and nothing else.
@@ -236,8 +235,8 @@ enum ProxyMessages {
     /// The name an intercepted connection's leaf is for and its requests go to: the one the app's TLS hello asks for
     /// (SNI, lowercased, without a final dot) when it is a host name, else the CONNECT's host — as when the hello names
     /// none, or an address (RFC 6066 allows names only), or something no certificate can carry.
-    static func serverName(_ result: SNIResult, connectedTo host: String) -> String {
-        guard case .hostname(var name) = result else { return host }
+    static func serverName(_ asked: String?, connectedTo host: String) -> String {
+        guard var name = asked else { return host }
         name = name.lowercased()
         if name.hasSuffix(".") { name.removeLast() }
         let labels = name.split(separator: ".", omittingEmptySubsequences: false)

@@ -278,6 +278,55 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An app whose TLS hello is split across two TLS records, naming an ignored host in the second, is tunnelled unread")
+    func ignoredByASplitHello() async throws {
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.ignoredHosts = ["localhost"]
+        try await withProxy(configuration, intercepting: true) { proxy, upstream in
+            // Given an app pinned to its upstream's own CA that CONNECTs to 127.0.0.1 and sends a hello for localhost in two
+            // records, the name in the second
+            let pinned = try NIOSSLCertificate.fromPEMFile(TestAuthority.shared.certificateFile.path)
+            let answer = try await EagerTLSClient.get(proxyPort: proxy.port, host: "localhost", connectTo: "127.0.0.1", port: upstream.port,
+                                                      path: "/echo?split=1", roots: pinned, splitHello: true)
+            // Then it met the upstream's own certificate and reached it without passing Kiosk's debugger (no Via)
+            #expect(answer.status == .ok)
+            let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: answer.body)
+            #expect(echo.uri == "/echo?split=1" && echo.values("Via").isEmpty)
+            #expect(try !proxy.records().contains { $0.url.contains("/echo?split=1") })
+        }
+    }
+
+    @Test("An app whose TLS hello is split across records is read like any other: the leaf names the host, Via is added")
+    func interceptedSplitHello() async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            // Given an app trusting Kiosk's CA that CONNECTs to 127.0.0.1 and names localhost in a hello split in two records
+            let roots = try NIOSSLCertificate.fromPEMFile(try #require(proxy.authorityFile))
+            let answer = try await EagerTLSClient.get(proxyPort: proxy.port, host: "localhost", connectTo: "127.0.0.1", port: upstream.port,
+                                                      path: "/echo?split=2", roots: roots, splitHello: true)
+            // Then its leaf named localhost (the handshake completed) and the request went through the debugger
+            #expect(answer.status == .ok)
+            let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: answer.body)
+            #expect(echo.uri == "/echo?split=2" && !echo.values("Via").isEmpty)
+        }
+    }
+
+    @Test("An app offering only h2 in its TLS hello (gRPC) is tunnelled unread rather than handed a TLS it cannot use")
+    func h2OnlyTunnelled() async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            // Given an app that trusts its upstream's own CA and offers only h2 (the upstream, speaking HTTP/1.1, answers
+            // without ALPN, and the app's request is HTTP/1.1: what matters is who answered the handshake)
+            let pinned = try NIOSSLCertificate.fromPEMFile(TestAuthority.shared.certificateFile.path)
+            let answer = try await EagerTLSClient.get(proxyPort: proxy.port, host: "localhost", port: upstream.port,
+                                                      path: "/echo?h2only=1", roots: pinned, alpn: ["h2"])
+            // Then the upstream's own certificate answered (the app was not given Kiosk's leaf), and Kiosk did not read it
+            #expect(answer.status == .ok)
+            let echo = try JSONDecoder().decode(ForwardProxyTests.Echo.self, from: answer.body)
+            #expect(echo.uri == "/echo?h2only=1" && echo.values("Via").isEmpty)
+            // And the tunnel is logged
+            #expect(try await proxy.waitForRecord { $0.method == "CONNECT" && $0.url.contains("localhost:\(upstream.port)") } != nil)
+        }
+    }
+
     @Test("With --intercept naming a host, an app that CONNECTs to its address is read when its TLS hello names that host, tunnelled unread when it names another")
     func interceptedByTheHelloName() async throws {
         var configuration = ProxyConfiguration(port: 0)
@@ -333,18 +382,17 @@ struct InterceptionTests {
 
     @Test("The name a leaf is made for: the hello's host name, lowercased and without a final dot; else the CONNECT's host",
           arguments: [
-              (SNIResult.hostname("API.Example.COM."), "api.example.com"),
-              (.hostname("under_score.internal"), "under_score.internal"),
-              (.hostname("localhost"), "localhost"),
-              (.fallback, "10.0.0.7"),
-              (.hostname("192.0.2.1"), "10.0.0.7"),
-              (.hostname("a b.test"), "10.0.0.7"),
-              (.hostname("bad..dots.test"), "10.0.0.7"),
-              (.hostname(String(repeating: "a", count: 64) + ".test"), "10.0.0.7"),
-              (.hostname("caf\u{E9}.test"), "10.0.0.7"),
+              ("API.Example.COM." as String?, "api.example.com"),
+              ("under_score.internal", "under_score.internal"),
+              ("localhost", "localhost"),
+              (nil, "10.0.0.7"),
+              ("192.0.2.1", "10.0.0.7"),
+              ("a b.test", "10.0.0.7"),
+              ("bad..dots.test", "10.0.0.7"),
+              (String(repeating: "a", count: 64) + ".test", "10.0.0.7"),
           ])
-    func helloName(result: SNIResult, expected: String) {
-        #expect(ProxyMessages.serverName(result, connectedTo: "10.0.0.7") == expected)
+    func helloName(asked: String?, expected: String) {
+        #expect(ProxyMessages.serverName(asked, connectedTo: "10.0.0.7") == expected)
     }
 
     @Test("An app that sends part of a TLS hello and stops is disconnected after the head's timeout, not held for ever")
@@ -564,23 +612,50 @@ private enum EagerTLSClient {
         let body: Data
     }
 
-    static func get(proxyPort: Int, host: String, port: Int, path: String, roots: [NIOSSLCertificate]) async throws -> Answer {
+    /// `connectTo` is the CONNECT's host (else `host`, which the hello names); `alpn` what the hello offers; with
+    /// `splitHello` the hello's handshake message goes in two TLS records, its name in the second.
+    static func get(proxyPort: Int, host: String, connectTo: String? = nil, port: Int, path: String, roots: [NIOSSLCertificate],
+                    alpn: [String] = [], splitHello: Bool = false) async throws -> Answer {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(roots)
+        tls.applicationProtocols = alpn
         let context = try NIOSSLContext(configuration: tls)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: proxyPort).get()
         defer { channel.close(promise: nil) }
         let promise = channel.eventLoop.makePromise(of: Answer.self)
+        let target = connectTo ?? host
         try await channel.eventLoop.submit {
             let operations = channel.pipeline.syncOperations
             // Written, not flushed: the TLS handler's hello flushes both at once.
-            operations.write(NIOAny(ByteBuffer(string: "CONNECT \(host):\(port) HTTP/1.1\r\nHost: \(host):\(port)\r\n\r\n")), promise: nil)
+            operations.write(NIOAny(ByteBuffer(string: "CONNECT \(target):\(port) HTTP/1.1\r\nHost: \(target):\(port)\r\n\r\n")), promise: nil)
             try operations.addHandler(ConnectAnswerStripper())
+            if splitHello { try operations.addHandler(HelloSplitter()) }
             try operations.addHandler(NIOSSLClientHandler(context: context, serverHostname: host))
             try operations.addHTTPClientHandlers()
             try operations.addHandler(OneGet(host: "\(host):\(port)", path: path, promise: promise))
         }.get()
         return try await promise.futureResult.get()
+    }
+
+    /// Re-frames the first TLS record written (the hello) as two, cut 40 bytes into its handshake message — before the
+    /// extensions, so the server name is in the second — as some TLS stacks and middleboxes send it (RFC 8446 §5.1).
+    final class HelloSplitter: ChannelOutboundHandler {
+        typealias OutboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        private var done = false
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            let bytes = Array(unwrapOutboundIn(data).readableBytesView)
+            guard !done, bytes.count > 5 + 40, bytes[0] == 0x16 else { return context.write(data, promise: promise) }
+            done = true
+            let length = Int(bytes[3]) << 8 | Int(bytes[4])
+            let payload = bytes[5..<(5 + length)]
+            func record(_ fragment: ArraySlice<UInt8>) -> [UInt8] {
+                [bytes[0], bytes[1], bytes[2], UInt8(fragment.count >> 8), UInt8(fragment.count & 0xFF)] + fragment
+            }
+            let split = record(payload.prefix(40)) + record(payload.dropFirst(40)) + bytes[(5 + length)...]
+            context.write(wrapOutboundOut(ByteBuffer(bytes: split)), promise: promise)
+        }
     }
 
     /// Drops the proxy's answer to the CONNECT (up to its blank line), then passes every byte on.
