@@ -593,7 +593,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                         let opened = ContinuousClock.now
                         let onTunnel = settings.onTunnel
                         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
-                        return RawTunnelOpener(meter: TunnelMeter(host: target.host, port: target.port, report: onTunnel), dial: { loop in
+                        return RawTunnelOpener(meter: TunnelMeter(host: target.host, port: target.port, report: onTunnel),
+                                               quietAfterHalfClose: settings.configuration.tunnelQuietAfterHalfClose, dial: { loop in
                             Self.dial(URL(string: "https://\(host):\(target.port)/"), host: target.host, port: target.port, tls: nil,
                                       vet: settings.vet, forNetwork: remoteClient, on: loop)
                         }, failed: { error in
@@ -821,7 +822,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// A tunnel: the two ends join, and the HTTP handlers leave (`leaveHTTP`), with a 200 for a CONNECT (`established`)
     /// or nothing for a protocol switch.
     private func join(context: ChannelHandlerContext, upstream: any Channel, meter: TunnelMeter, established version: HTTPVersion?) {
-        let (appEnd, upstreamEnd) = TunnelEnd.pair(meter: meter)
+        let (appEnd, upstreamEnd) = TunnelEnd.pair(meter: meter, quietAfterHalfClose: settings.configuration.tunnelQuietAfterHalfClose)
         do {
             if let waiter = try? upstream.pipeline.syncOperations.handler(type: HandshakeWaiter.self) {
                 upstream.pipeline.syncOperations.removeHandler(waiter, promise: nil)
@@ -1094,12 +1095,14 @@ final class RawTunnelOpener: ChannelInboundHandler, RemovableChannelHandler {
     typealias Dial = (any EventLoop) -> EventLoopFuture<any Channel>
     private let dial: Dial
     private let meter: TunnelMeter
+    private let quietAfterHalfClose: Duration
     private let failed: (any Error) -> Void
     private var held: [NIOAny] = []
     private var joined = false
 
-    init(meter: TunnelMeter, dial: @escaping Dial, failed: @escaping (any Error) -> Void) {
+    init(meter: TunnelMeter, quietAfterHalfClose: Duration, dial: @escaping Dial, failed: @escaping (any Error) -> Void) {
         self.meter = meter
+        self.quietAfterHalfClose = quietAfterHalfClose
         self.dial = dial
         self.failed = failed
     }
@@ -1118,7 +1121,7 @@ final class RawTunnelOpener: ChannelInboundHandler, RemovableChannelHandler {
                     upstream.close(promise: nil)
                     return
                 }
-                let (appEnd, upstreamEnd) = TunnelEnd.pair(meter: meter)
+                let (appEnd, upstreamEnd) = TunnelEnd.pair(meter: meter, quietAfterHalfClose: quietAfterHalfClose)
                 do {
                     try upstream.pipeline.syncOperations.addHandler(upstreamEnd)
                     try context.pipeline.syncOperations.addHandler(appEnd, position: .after(self))

@@ -23,6 +23,8 @@ public struct ProxyConfiguration: Sendable {
     public var maximumRequestBodyBytes: Int
     /// How long a connection may take to deliver a request head (slow clients are closed).
     public var requestHeadTimeout: Duration
+    /// How long a tunnel one side of which finished sending may carry nothing the other way before it closes.
+    public var tunnelQuietAfterHalfClose: Duration = .seconds(120)
     /// The ports of the process's other listeners on this machine (the console's), read at each request: a listener
     /// bound to port 0 learns its port after the proxy starts.
     public var ownPorts: @Sendable () -> Set<Int>

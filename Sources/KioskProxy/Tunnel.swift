@@ -93,15 +93,24 @@ final class TunnelEnd: ChannelDuplexHandler {
     private let isApp: Bool
     private var counted = false
     private var hasRead = false
+    /// How long the one direction still open after a half-close may carry nothing before the tunnel closes.
+    private let quietLimit: TimeAmount
+    private var lastRead = NIODeadline.now()
+    private var quietWatch: Scheduled<Void>?
 
-    private init(meter: TunnelMeter, isApp: Bool) {
+    private init(meter: TunnelMeter, isApp: Bool, quietLimit: TimeAmount) {
         self.meter = meter
         self.isApp = isApp
+        self.quietLimit = quietLimit
     }
 
-    /// The app's end and the upstream's, joined.
-    static func pair(meter: TunnelMeter) -> (app: TunnelEnd, upstream: TunnelEnd) {
-        let app = TunnelEnd(meter: meter, isApp: true), upstream = TunnelEnd(meter: meter, isApp: false)
+    /// The app's end and the upstream's, joined. Once one side has finished sending (a half-close), the tunnel closes
+    /// when the other sends nothing for `quietAfterHalfClose`: a peer that went away without a word (a phone that lost
+    /// its network) would otherwise hold both connections for ever, as HAProxy's `timeout client-fin` guards against.
+    static func pair(meter: TunnelMeter, quietAfterHalfClose: Duration) -> (app: TunnelEnd, upstream: TunnelEnd) {
+        let (seconds, attoseconds) = quietAfterHalfClose.components
+        let limit = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let app = TunnelEnd(meter: meter, isApp: true, quietLimit: limit), upstream = TunnelEnd(meter: meter, isApp: false, quietLimit: limit)
         app.partner = upstream
         upstream.partner = app
         return (app, upstream)
@@ -114,10 +123,12 @@ final class TunnelEnd: ChannelDuplexHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         partner = nil
+        quietWatch?.cancel()
         finish()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if quietWatch != nil { lastRead = .now() }
         if isApp, meter.switchRefused {
             // The app's next request after a refused switch: both connections close, and the app (as any HTTP client
             // whose kept-alive connection closed) sends it again on a new one, which the proxy reads as HTTP.
@@ -163,8 +174,10 @@ final class TunnelEnd: ChannelDuplexHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, case .inputClosed = event {
-            // The peer finished sending: so does this side of the partner's connection.
+            // The peer finished sending: so does this side of the partner's connection, and the partner's peer, the one
+            // still sending, must say something now and then.
             partner?.closeAfterWrites(mode: .output)
+            partner?.watchForQuiet()
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -180,6 +193,24 @@ final class TunnelEnd: ChannelDuplexHandler {
         context.writeAndFlush(NIOAny(context.channel.allocator.buffer(capacity: 0))).assumeIsolated().whenComplete { _ in
             deadline.cancel()
             bound.value.close(mode: mode, promise: nil)
+        }
+    }
+
+    /// Closes both ends when this one reads nothing for `quietLimit`, checked at the limit after its last read.
+    private func watchForQuiet() {
+        guard quietWatch == nil else { return }
+        lastRead = .now()
+        checkForQuiet(at: lastRead + quietLimit)
+    }
+
+    private func checkForQuiet(at deadline: NIODeadline) {
+        guard let context else { return }
+        quietWatch = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            guard self.context != nil else { return }
+            let due = lastRead + quietLimit
+            if due > .now() { return checkForQuiet(at: due) }
+            partner?.context?.close(promise: nil)
+            self.context?.close(promise: nil)
         }
     }
 

@@ -259,7 +259,9 @@ struct ForwardProxyTests {
     func tunnelTailReachesASlowApp(appHalfCloses: Bool) async throws {
         // Given an upstream that, once it reads anything, sends 16 MB and closes its connection
         let size = 16 << 20
+        // (keeping its side open when the app finishes sending, as nc -N's peer does: NIO's default closes on the end of input)
         let upstream = try await LoopbackServer.start { channel in
+            try channel.syncOptions?.setOption(.allowRemoteHalfClosure, value: true)
             try channel.pipeline.syncOperations.addHandler(SendsThenCloses(bytes: size))
         }
         defer { Task { await upstream.stop() } }
@@ -267,7 +269,8 @@ struct ForwardProxyTests {
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelOption(.allowRemoteHalfClosure, value: true)
                 .connect(host: "127.0.0.1", port: proxy.port) { channel in
-                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel,
+                                                                                      configuration: .init(isOutboundHalfClosureEnabled: appHalfCloses)) }
                 }
             let received = try await channel.executeThenClose { inbound, outbound in
                 // When an app opens a tunnel to it, sends a word (and, in one case, closes its sending side, as nc -N does)
@@ -288,6 +291,55 @@ struct ForwardProxyTests {
             }
             // Then every byte reached the app before the tunnel closed
             #expect(received == size)
+        }
+    }
+
+    @Test("A tunnel whose app finished sending closes when the upstream then says nothing for the quiet limit; one that still talks stays",
+          arguments: [false, true])
+    func quietAfterHalfClose(upstreamTalks: Bool) async throws {
+        // Given an upstream that, once it reads a word, says nothing, or says a byte every 300 ms
+        // (keeping its side open when the proxy finishes sending to it, as a server waiting on a slow answer does)
+        let upstream = try await LoopbackServer.start { channel in
+            try channel.syncOptions?.setOption(.allowRemoteHalfClosure, value: true)
+            try channel.pipeline.syncOperations.addHandler(Ticker(every: upstreamTalks ? .milliseconds(300) : nil))
+        }
+        defer { Task { await upstream.stop() } }
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.tunnelQuietAfterHalfClose = .seconds(1)
+        try await withProxy(configuration) { proxy, _ in
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(.allowRemoteHalfClosure, value: true)
+                .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel,
+                                                                                      configuration: .init(isOutboundHalfClosureEnabled: true)) }
+                }
+            let start = ContinuousClock.now
+            let (closedAfter, received) = try await channel.executeThenClose { inbound, outbound in
+                // When an app opens a tunnel to it, sends a word and finishes sending (nc -N)
+                try await outbound.write(ByteBuffer(string: "CONNECT 127.0.0.1:\(upstream.port) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+                var iterator = inbound.makeAsyncIterator()
+                var head = ""
+                while !head.contains("\r\n\r\n"), let chunk = try await iterator.next() { head += String(buffer: chunk) }
+                try await outbound.write(ByteBuffer(string: "go"))
+                outbound.finish()
+                // (A talking upstream is heard for 2.5 s, past the limit, and then the app closes.)
+                var received = 0
+                while let chunk = try await iterator.next() {
+                    received += chunk.readableBytes
+                    if upstreamTalks, ContinuousClock.now - start > .milliseconds(2500) { return (nil as Duration?, received) }
+                }
+                return (ContinuousClock.now - start, received)
+            }
+            if upstreamTalks {
+                // Then a tunnel that still carries bytes is not cut (the app saw no close in 2.5 s)
+                #expect(closedAfter == nil && received > 0)
+            } else {
+                // Then the proxy closed the tunnel about a second after the upstream last said anything, not never
+                let closed = try #require(closedAfter)
+                #expect(closed >= .milliseconds(900) && closed < .seconds(8), "closed after \(closed)")
+                let tunnel = try await proxy.waitForRecord { $0.method == "CONNECT" }
+                #expect(tunnel?.touchedBy.first?.kind == .tunnel)
+            }
         }
     }
 
@@ -1092,5 +1144,33 @@ private final class SendsThenCloses: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(repeating: 0x61, count: bytes))).assumeIsolated().whenComplete { _ in
             bound.value.close(promise: nil)
         }
+    }
+}
+
+/// Once it reads anything, says a byte every `every`, or (nil) nothing at all for 10 s, keeping its connection open.
+private final class Ticker: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private let every: TimeAmount?
+    private var ticking: RepeatedTask?
+
+    init(every: TimeAmount?) { self.every = every }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard ticking == nil else { return }
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        // A silent one hangs up after 10 s, so that a proxy holding the tunnel fails the test rather than hangs it.
+        guard let every else {
+            ticking = context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(10), delay: .seconds(10)) { _ in bound.value.close(promise: nil) }
+            return
+        }
+        ticking = context.eventLoop.scheduleRepeatedTask(initialDelay: every, delay: every) { _ in
+            bound.value.writeAndFlush(NIOAny(ByteBuffer(string: ".")), promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        ticking?.cancel()
+        context.fireChannelInactive()
     }
 }
