@@ -37,16 +37,14 @@ public enum HTTPSyntax {
 
     /// What keeps a request target from reaching its upstream as written.
     public enum EscapeProblem: Sendable, Hashable {
-        /// A `%` that does not start a percent escape (two hex digits), which URL parsing would encode again
-        /// (`%41%zz` sent as `%2541%25zz`).
-        case strayPercent
         /// Escapes in the path that are not UTF-8 text (`%FF`, Latin-1's `%E9`), whose path read decoded (by rules, the
         /// log, Foundation's URL) is nothing: `DELETE /items/%FF` must never be matched, shown or sent as `DELETE /`.
         case pathNotUTF8
     }
 
-    /// Why the path or query of `target` (absolute or origin form) would not reach an upstream as sent; nil when it
-    /// would. The proxy refuses such a request, and an archive's import skips such an answer: no app could ask for it.
+    /// Why the path of `target` (absolute or origin form, as `escapingDisallowed` leaves it) would not reach an upstream
+    /// as sent; nil when it would. The proxy refuses such a request, and an archive's import skips such an answer: no
+    /// app could ask for it.
     public static func escapeProblem(in target: String) -> EscapeProblem? {
         // Nearly every target has no escape at all, and is UTF-8 text as every String is: nothing to check.
         guard target.utf8.contains(UInt8(ascii: "%")) else { return nil }
@@ -59,21 +57,60 @@ public enum HTTPSyntax {
         }
         let pathEnd = bytes[start...].firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
         var decodedPath: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
+        var index = start
+        while index < pathEnd {
             let byte = bytes[index]
-            guard byte == UInt8(ascii: "%") else {
-                if index >= start && index < pathEnd { decodedPath.append(byte) }
+            // (A `%` that starts no escape is the character itself.)
+            if byte == UInt8(ascii: "%"), index + 2 < pathEnd, let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2]) {
+                decodedPath.append(high << 4 | low)
+                index += 3
+            } else {
+                decodedPath.append(byte)
                 index += 1
-                continue
             }
-            guard index + 2 < bytes.count, let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2]) else {
-                return .strayPercent
-            }
-            if index >= start && index < pathEnd { decodedPath.append(high << 4 | low) }
-            index += 3
         }
         return String(validating: decodedPath, as: UTF8.self) == nil ? .pathNotUTF8 : nil
+    }
+
+    /// The target with every byte RFC 3986 does not allow after the authority (`[ ] | { } ^ \` " < >`, a space, a control
+    /// character, non-ASCII) percent-encoded, and a `%` that starts no escape (`?q=100%`, which browsers send as typed)
+    /// written `%25`, and nothing else: Foundation's URL parse, given one such byte, encodes the whole target again, its
+    /// valid escapes too (`?ids[]=1&q=a%20b` would reach the upstream as `…q=a%2520b`). A server reads the result as the
+    /// app meant it; only a signature over the raw bytes would differ.
+    public static func escapingDisallowed(_ target: String) -> String {
+        let utf8 = Array(target.utf8)
+        // Past the authority of an absolute-form target (an IPv6 host keeps its brackets), else from the start.
+        var start = 0
+        if let schemeEnd = schemeEnd(of: target) {
+            let from = target.utf8.distance(from: target.utf8.startIndex, to: schemeEnd)
+            start = utf8[from...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+                ?? utf8.endIndex
+        }
+        func isStrayPercent(at index: Int) -> Bool {
+            utf8[index] == UInt8(ascii: "%")
+                && !(index + 2 < utf8.count && Hex.value(of: utf8[index + 1]) != nil && Hex.value(of: utf8[index + 2]) != nil)
+        }
+        guard utf8.indices[start...].contains(where: { !allowedInTarget(utf8[$0]) || isStrayPercent(at: $0) }) else { return target }
+        var escaped = Array(utf8[..<start])
+        for index in utf8.indices[start...] {
+            let byte = utf8[index]
+            if allowedInTarget(byte) && !isStrayPercent(at: index) {
+                escaped.append(byte)
+            } else {
+                escaped.append(UInt8(ascii: "%"))
+                escaped.append(contentsOf: Hex.encode([byte]).uppercased().utf8)
+            }
+        }
+        return String(decoding: escaped, as: UTF8.self)
+    }
+
+    /// Whether RFC 3986 allows the byte in a path or query as it is: unreserved, sub-delims, `: @ / ?`, `%` (an escape's)
+    /// and `#` (a fragment, which URL parsing sets apart).
+    private static func allowedInTarget(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "-._~!$&'()*+,;=:@/?%#".utf8.contains(byte)
+        }
     }
 
     /// Where the authority of an absolute-form target starts: just past its first `://` (nil when it has none). Read as

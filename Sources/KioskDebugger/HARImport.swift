@@ -47,8 +47,8 @@ extension HAR {
         /// A header section larger than an HTTP/1.1 answer Kiosk reads may have (80 KB, as NIO's parser allows): no
         /// server gave it, and replayed it would choke the app.
         case headersTooLarge
-        /// A URL no app can ask for through Kiosk: a `%` that starts no escape, path escapes that are not UTF-8 text
-        /// (the proxy refuses both, as they would not reach the upstream as written), or a request line longer than the
+        /// A URL no app can ask for through Kiosk: path escapes that are not UTF-8 text (the proxy refuses them, as they
+        /// would not reach the upstream as written), or a request line longer than the
         /// proxy reads (64 KB). Kept, it would be listed and exported but never replayed.
         case unsendableURL
 
@@ -66,7 +66,7 @@ extension HAR {
             case .answeredAgain: "\(count) answered again (the newest answer is replayed)"
             case .keptEarlierAnswer: "\(count) 304 or temporary error after a full answer (the full answer is replayed)"
             case .headersTooLarge: "\(count) whose header section is over 80 KB, more than an answer may have"
-            case .unsendableURL: "\(count) whose URL no app can send (a % that starts no escape, escapes that are not UTF-8, or over 64 KB)"
+            case .unsendableURL: "\(count) whose URL no app can send (path escapes that are not UTF-8, or over 64 KB)"
             }
         }
     }
@@ -346,7 +346,8 @@ extension HAR {
             guard let written = request["url"] as? String else { throw ImportError("\(path).request.url is missing or not a string.") }
             // Without its fragment, which no request carries (a browser records an OAuth redirect's `#access_token=`):
             // kept, the rule would never match, and a page would show the token.
-            let url = written.firstIndex(of: "#").map { String(written[..<$0]) } ?? written
+            // Written as the proxy writes an app's target (a stray `%` as `%25`...), so a replay finds it.
+            let url = HTTPSyntax.escapingDisallowed(written.firstIndex(of: "#").map { String(written[..<$0]) } ?? written)
             let response: [String: Any]
             switch entry["response"] {
             case nil, is NSNull: return .skipped(.noResponse)

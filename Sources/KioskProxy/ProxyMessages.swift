@@ -33,8 +33,8 @@ enum ProxyMessages {
     /// listener; origin-form under `base` inside an intercepted CONNECT (`https://host:port`) or on a reverse
     /// listener (its upstream URL, base path included).
     static func target(of head: HTTPRequestHead, under base: URL? = nil) throws(Refusal) -> URL {
-        try checkEscapes(head.uri)
-        let uri = escapingDisallowed(head.uri)
+        let uri = HTTPSyntax.escapingDisallowed(head.uri)
+        try checkEscapes(uri)
         if let base {
             if head.method == .CONNECT { throw Refusal(.badRequest, "CONNECT is answered by the forward proxy's listener only.", closes: true) }
             // An absolute-form target (RFC 9112 §3.2.2: a server must take one) names this listener's upstream whatever
@@ -137,51 +137,12 @@ enum ProxyMessages {
         return "/" + kept.joined(separator: "/") + target[pathEnd...]
     }
 
-    /// The target with every byte RFC 3986 does not allow after the authority (`[ ] | { } ^ \` " < >`, a space, a control
-    /// character, non-ASCII) percent-encoded, and nothing else: Foundation's URL parse, given one such byte, encodes the
-    /// whole target again, its valid escapes too (`?ids[]=1&q=a%20b` would reach the upstream as `…q=a%2520b`).
-    static func escapingDisallowed(_ target: String) -> String {
-        let utf8 = target.utf8
-        // Past the authority of an absolute-form target (an IPv6 host keeps its brackets), else from the start.
-        var start = utf8.startIndex
-        if let schemeEnd = HTTPSyntax.schemeEnd(of: target) {
-            start = utf8[schemeEnd...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
-                ?? utf8.endIndex
-        }
-        guard utf8[start...].contains(where: { !allowedInTarget($0) }) else { return target }
-        var escaped = Array(utf8[..<start])
-        for byte in utf8[start...] {
-            if allowedInTarget(byte) {
-                escaped.append(byte)
-            } else {
-                escaped.append(UInt8(ascii: "%"))
-                escaped.append(contentsOf: Hex.encode([byte]).uppercased().utf8)
-            }
-        }
-        return String(decoding: escaped, as: UTF8.self)
-    }
-
-    /// Whether RFC 3986 allows the byte in a path or query as it is: unreserved, sub-delims, `: @ / ?`, `%` (escapes are
-    /// checked by `checkEscapes`) and `#` (a fragment, which URL parsing sets apart).
-    private static func allowedInTarget(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: "-._~!$&'()*+,;=:@/?%#".utf8.contains(byte)
-        }
-    }
-
     /// Refuses a target whose path the upstream would not get as sent (`HTTPSyntax.escapeProblem(in:)`).
     static func checkEscapes(_ target: String) throws(Refusal) {
-        switch HTTPSyntax.escapeProblem(in: target) {
-        case nil: return
-        case .strayPercent:
-            throw Refusal(.badRequest, "The request's target has a % that does not start a percent escape (% and two hex digits): "
-                          + "\(shown(target)). Write a % itself as %25.")
-        case .pathNotUTF8:
-            throw Refusal(.badRequest, "The request's path has percent escapes that are not UTF-8 text (such as %FF or Latin-1's %E9): "
-                          + "\(shown(target)). Kiosk's HTTP client cannot send such a path unchanged, so it is refused rather than "
-                          + "sent to another path.")
-        }
+        guard HTTPSyntax.escapeProblem(in: target) != nil else { return }
+        throw Refusal(.badRequest, "The request's path has percent escapes that are not UTF-8 text (such as %FF or Latin-1's %E9): "
+                      + "\(shown(target)). Kiosk's HTTP client cannot send such a path unchanged, so it is refused rather than "
+                      + "sent to another path.")
     }
 
     /// Where a CONNECT goes: its authority-form target, `host:port` (RFC 9112 §3.2.3), an IPv6 literal bracketed.

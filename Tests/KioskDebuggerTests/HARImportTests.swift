@@ -73,6 +73,18 @@ struct HARImportTests {
         #expect(rules.match(HTTPRequest(url: URL(string: "https://app.test/cb?x=1")!, endpoint: "app.test"))?.body == Data("signed in".utf8))
     }
 
+    @Test("A recorded URL with a % that starts no escape (a search for 100%) is kept as the proxy writes the app's request: %25")
+    func strayPercentKept() throws {
+        // Given a search for "100%" recorded as a browser sends it, the % as typed, and a path with a stray % and a valid escape
+        let result = try Self.importing(Self.archive([
+            Self.entry("https://shop.test/search?q=100%", response: Self.ok("found")),
+            Self.entry("https://shop.test/50%off/%41", response: Self.ok("sale")),
+        ]))
+        // Then both are imported, each stray % written %25 and the valid escape as it was, as the proxy sends the app's target
+        #expect(result.skippedCount == 0)
+        #expect(result.rules.map(\.urlPattern) == ["https://shop.test/search?q=100%25", "https://shop.test/50%25off/%41"])
+    }
+
     @Test("A * in a recorded URL is that character, not a wildcard: its rule answers that address and no other")
     func starInARecordedURL() throws {
         // Given answers recorded for /users/* and for ?fields=*
@@ -185,7 +197,7 @@ struct HARImportTests {
             Self.entry("https://example.test/b", response: Self.ok("b")),
             Self.entry("https://example.test/huge", response: #"{"status": 200, "headers": [{"name": "X-Pad", "value": "\#(String(repeating: "p", count: 81 << 10))"}], "#
                        + #""content": {"text": "x"}}"#),
-            Self.entry("https://example.test/100%zz", response: Self.ok("stray")),
+            Self.entry("https://example.test/caf%FF", response: Self.ok("not text")),
             Self.entry("https://example.test/caf%E9", response: Self.ok("latin-1")),
             Self.entry("https://example.test/long?q=" + String(repeating: "q", count: 64 << 10), response: Self.ok("long")),
         ])
@@ -202,7 +214,7 @@ struct HARImportTests {
                 + "1 interim (1xx, such as a WebSocket upgrade), 2 whose body the archive did not keep whole, 1 whose body is still compressed, "
                 + "1 answered again (the newest answer is replayed), 2 304 or temporary error after a full answer (the full answer is replayed), "
                 + "1 whose header section is over 80 KB, more than an answer may have, "
-                + "3 whose URL no app can send (a % that starts no escape, escapes that are not UTF-8, or over 64 KB)")
+                + "3 whose URL no app can send (path escapes that are not UTF-8, or over 64 KB)")
         // And one scheme alone is named as such
         let data2 = try Self.importing(Self.archive([Self.entry("data:,x", response: Self.ok("x"))]))
         #expect(data2.skippedDescription == "1 data: URL")

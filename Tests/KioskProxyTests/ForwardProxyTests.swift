@@ -705,10 +705,10 @@ struct ForwardProxyTests {
     }
 
     @Test("A path whose escapes the upstream would not get as sent is refused with a 400, never sent to another path",
-          arguments: ["/items/%FF", "/files/caf%E9.txt", "/a/%80/b?x=1", "/%41%zz", "/a%", "/a%4"])
+          arguments: ["/items/%FF", "/files/caf%E9.txt", "/a/%80/b?x=1", "/%E9%zz"])
     func escapesNotSentAsTheyAre(_ path: String) async throws {
         try await withProxy { proxy, upstream in
-            // When an app asks for a path with an escape that is not UTF-8, or a % that starts no escape
+            // When an app asks for a path with an escape that is not UTF-8
             let reply = try await rawExchange(port: proxy.port, "DELETE http://127.0.0.1:\(upstream.port)\(path) HTTP/1.1\r\n"
                                               + "Host: 127.0.0.1\r\n\r\n")
             // Then it gets a 400 that says why, and the upstream is not asked (before: DELETE / for %FF)
@@ -722,7 +722,9 @@ struct ForwardProxyTests {
 
     @Test("Characters a URL may not hold as they are are escaped one by one; escapes already there pass unchanged, through either listener",
           arguments: [("/echo?ids[]=1&q=a%20b", "/echo?ids%5B%5D=1&q=a%20b"), ("/echo?q=a%20b|c", "/echo?q=a%20b%7Cc"),
-                      ("/echo?a={x}^y\"b\"<>%21", "/echo?a=%7Bx%7D%5Ey%22b%22%3C%3E%21")])
+                      ("/echo?a={x}^y\"b\"<>%21", "/echo?a=%7Bx%7D%5Ey%22b%22%3C%3E%21"),
+                      // A % that starts no escape, as a browser sends `?q=100%` typed in a search box: %25, the rest as written
+                      ("/echo?q=100%&r=%41%zz%4", "/echo?q=100%25&r=%41%25zz%254"), ("/echo?%", "/echo?%25")])
     func disallowedCharactersEscapedAlone(_ sent: String, _ received: String) async throws {
         for reverse in [false, true] {
             try await withProxy(reverse: reverse) { proxy, upstream in
