@@ -531,8 +531,14 @@ enum ProxyMessages {
         HTTPSyntax.endToEnd(headers, reserving: 3)
     }
 
+    /// An app's request fields as forwarded: end to end ones only, and without Kiosk's own cookies (`KioskCookies`), which a
+    /// browser sends to an app on the host Kiosk's pages are on, whatever its port, and which are Kiosk's secrets.
     private static func forwardable(_ headers: HTTPHeaders) -> [(name: String, value: String)] {
-        forwardable(headers.lazy.map { (name: $0.name, value: $0.value) })
+        var fields = forwardable(headers.lazy.map { (name: $0.name, value: $0.value) })
+        for index in fields.indices.reversed() where HTTPHeaderFields.sameName(fields[index].name, "cookie") {
+            if let kept = KioskCookies.withoutKiosks(fields[index].value) { fields[index].value = kept } else { fields.remove(at: index) }
+        }
+        return fields
     }
 
     /// Adds the proxy's member to `Via` (RFC 9110 §7.6.3) — with `received`, the version the message came in, when it

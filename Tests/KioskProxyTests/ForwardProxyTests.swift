@@ -343,6 +343,24 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("Kiosk's own cookies, which a browser sends to every port of Kiosk's host, are not forwarded; the app's are, as written",
+          arguments: [("kiosk_debug=s1; app=1; __Host-kiosk_device=d2;kiosk_csrf=c3;  theme=dark", ["app=1; theme=dark"]),
+                      ("kiosk_lang=es; kiosk_visit=v", []), ("app=1", ["app=1"]), ("notkiosk_x=1; x=kiosk_debug", ["notkiosk_x=1; x=kiosk_debug"])])
+    func kiosksCookiesNotForwarded(sent: String, forwarded: [String]) async throws {
+        for reverse in [false, true] {
+            try await withProxy(reverse: reverse) { proxy, upstream in
+                // When a browser's request for an app on Kiosk's host carries Kiosk's cookies beside the app's
+                let target = reverse ? "/echo" : upstream.url("/echo")
+                let reply = try await rawExchange(port: proxy.port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n"
+                                                  + "Cookie: \(sent)\r\n\r\n")
+                // Then the upstream gets the app's cookies alone, in order, and no Cookie field when none is left
+                let body = try #require(reply.range(of: "\r\n\r\n").map { reply[$0.upperBound...] })
+                let echo = try JSONDecoder().decode(Echo.self, from: Data(body.utf8))
+                #expect(echo.values("Cookie") == forwarded, "reverse: \(reverse)")
+            }
+        }
+    }
+
     @Test("A CONNECT to a port nothing listens on is a 502 saying the connection was refused, in words and not NIO's")
     func connectToAClosedPort() async throws {
         let reservation = try #require(PortReservation(host: "127.0.0.1", port: 0))

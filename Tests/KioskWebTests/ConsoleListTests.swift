@@ -160,3 +160,15 @@ struct ConsoleListTests {
         }
     }
 }
+
+@Suite("Kiosk's cookies, told apart from an app's")
+struct KioskCookieNameTests {
+    @Test("Every cookie the web app and the console set is one the proxy knows as Kiosk's, and keeps from the apps it forwards to")
+    func everyCookieIsKnown() {
+        // Given the names of the cookies Kiosk's faces set
+        let names = [CSRFProtection.cookieName, Language.cookieName, ReaderVisit.cookieName, PairingGate.cookieName, DebugAccess.cookieName]
+        // Then each is Kiosk's by the proxy's rule, and a Cookie field of them alone is forwarded as nothing
+        for name in names { #expect(KioskCookies.isKiosks(name), "\(name)") }
+        #expect(KioskCookies.withoutKiosks(names.map { "\($0)=x" }.joined(separator: "; ")) == nil)
+    }
+}
