@@ -42,8 +42,23 @@ def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_serve
     count = browser.find_element(By.CSS_SELECTOR, "input[aria-label='Value of $.info.count']")
     count.send_keys("x")
     assert count.get_attribute("aria-invalid") == "true"
+    # Sent so, nothing is sent: the field is named, focused, and the request stays paused (the app never gets 826).
+    browser.find_element(By.CSS_SELECTOR, "button[name=action][value=edit]").click()
+    alert = browser.find_element(By.CSS_SELECTOR, ".json-editor ~ [role=alert], [role=alert].banner.error")
+    WebDriverWait(browser, 5).until(lambda d: alert.is_displayed() and "$.info.count" in alert.text)
+    assert "/debug/paused/" in browser.current_url and server.api("/debug/api/paused")
+    assert browser.switch_to.active_element == count
     count.send_keys("\b")
     assert count.get_attribute("aria-invalid") == "false"
+    # A text that reads as no number, made a number, is an empty field to fill in, not a 0 the app would get.
+    Select(browser.find_element(By.CSS_SELECTOR, "select[aria-label='Type of $.results[0].status']")).select_by_value("n")
+    status = browser.find_element(By.CSS_SELECTOR, "input[aria-label='Value of $.results[0].status']")
+    assert status.get_attribute("value") == "" and status.get_attribute("aria-invalid") == "true"
+    Select(browser.find_element(By.CSS_SELECTOR, "select[aria-label='Type of $.results[0].status']")).select_by_value("s")
+    # A key added is focused with its name selected: typing names it.
+    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Add to $']").click()
+    browser.switch_to.active_element.send_keys("note")
+    assert '"note": ""' in browser.execute_script("return document.querySelector('textarea[name=body]').value")
     # Its type changed, the value carries over: 826 becomes "826", and back again 826.
     kind = Select(browser.find_element(By.CSS_SELECTOR, "select[aria-label='Type of $.info.count']"))
     kind.select_by_value("s")

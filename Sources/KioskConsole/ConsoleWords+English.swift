@@ -339,6 +339,7 @@ extension ConsoleWords {
         editAsText: "Edit as text",
         editAsTree: "Edit as a tree",
         notJSON: "Not JSON: {reason}",
+        notANumber: "{path} is not a number (such as 12, -3.5 or 1e6): nothing was sent. Correct it, or choose another type.",
         requestsLoggedOne: "{count} request logged",
         requestsLoggedOther: "{count} requests logged",
         pausedOne: "{count} request is paused at a breakpoint. ",

@@ -386,6 +386,7 @@ extension ConsoleWords {
         editAsText: "Editar como texto",
         editAsTree: "Editar como árbol",
         notJSON: "No es JSON: {reason}",
+        notANumber: "{path} no es un número (como 12, -3.5 o 1e6): no se envió nada. Corrígelo o elige otro tipo.",
         requestsLoggedOne: "{count} solicitud registrada",
         requestsLoggedOther: "{count} solicitudes registradas",
         pausedOne: "{count} solicitud está detenida en un punto de interrupción. ",

@@ -370,6 +370,8 @@ struct ConsoleWords: Sendable {
     let editAsText: String
     let editAsTree: String
     let notJSON: String
+    /// A number field of the tree editor that holds no number, when its form is sent ({path}).
+    let notANumber: String
     /// The script's counts, one and several ({count}).
     let requestsLoggedOne: String
     let requestsLoggedOther: String
@@ -492,6 +494,7 @@ enum ScriptWords {
             "editAsText": w.editAsText,
             "editAsTree": w.editAsTree,
             "notJSON": w.notJSON,
+            "notANumber": w.notANumber,
             "requestsLoggedOne": w.requestsLoggedOne,
             "requestsLoggedOther": w.requestsLoggedOther,
             "pausedOne": w.pausedOne,

@@ -293,17 +293,24 @@
           b: { t: "b", v: node.t === "b" ? node.v : node.t === "n" ? Number(node.v) !== 0 : text.trim() === "true" },
           z: { t: "z" },
         }[kind.value];
+        // A value that reads as no number leaves the field empty, to be filled in, rather than a 0 the app would get.
+        if (kind.value === "n" && !numberPattern.test(text.trim()) && node.t !== "b") next.blank = true;
         replace(next); sync(); draw();
       });
       span.append(kind);
       if (node.t === "s" || node.t === "n") {
-        const input = make("input", { type: "text", value: node.v });
+        const input = make("input", { type: "text", value: node.blank ? "" : node.v });
         input.setAttribute("aria-label", say("valueOf", { path }));
-        input.addEventListener("input", () => {
+        input.dataset.path = path;
+        // A number field that holds no number keeps the form from being sent (`refuseInvalid`): what the app would get
+        // is the field's text, or nothing.
+        const check = () => {
           const ok = node.t === "s" || numberPattern.test(input.value.trim());
           input.setAttribute("aria-invalid", String(!ok));
           if (ok) { node.v = node.t === "n" ? input.value.trim() : input.value; sync(); }
-        });
+        };
+        input.addEventListener("input", check);
+        if (node.blank) { delete node.blank; check(); input.dataset.focus = ""; }
         span.append(input);
       } else if (node.t === "b") {
         const flag = make("select");
@@ -325,6 +332,8 @@
         if (node.t === "o") {
           const key = make("input", { type: "text", value: item.k, className: "key" });
           key.setAttribute("aria-label", say("keyIn", { key: item.k, path }));
+          // A key just added is focused with its name selected: typing replaces it.
+          if (item.fresh) { delete item.fresh; key.dataset.focus = "select"; }
           key.addEventListener("input", () => { item.k = key.value; sync(); });
           li.append(key, ": ", nodeView(item.v, `${path}.${item.k}`, depth + 1, next => { item.v = next; }));
         } else {
@@ -338,7 +347,7 @@
       });
       const add = make("li");
       add.append(button(say("addTo", { path }), say(node.t === "o" ? "addKey" : "addItem"), () => {
-        if (node.t === "o") node.items.push({ k: "newKey", v: { t: "s", v: "" } }); else node.items.push({ t: "s", v: "" });
+        if (node.t === "o") node.items.push({ k: "newKey", v: { t: "s", v: "" }, fresh: true }); else node.items.push({ t: "s", v: "", blank: true });
         sync(); draw();
       }));
       list.append(add);
@@ -346,8 +355,31 @@
       return details;
     }
     function draw() {
+      const hadFocus = tree.contains(document.activeElement);
       tree.replaceChildren(nodeView(root, "$", 0, next => { root = next; }));
+      // The field a change asks to be filled next (a key added, a value to type) takes the focus.
+      const next = tree.querySelector("[data-focus]");
+      if (next && hadFocus) {
+        for (let open = next.closest("details"); open; open = open.parentElement.closest("details")) open.open = true;
+        next.focus();
+        if (next.dataset.focus === "select") next.select();
+      }
+      tree.querySelectorAll("[data-focus]").forEach(field => delete field.dataset.focus);
     }
+    // Sent only when every number field holds a number: else the first such field is named and focused, nothing sent.
+    const alert = make("p", { className: "banner error" });
+    alert.setAttribute("role", "alert");
+    alert.hidden = true;
+    textarea.form?.addEventListener("submit", event => {
+      const invalid = tree.hidden ? null : tree.querySelector("input[aria-invalid=true]");
+      alert.hidden = !invalid;
+      if (!invalid) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      alert.textContent = say("notANumber", { path: invalid.dataset.path });
+      for (let open = invalid.closest("details"); open; open = open.parentElement.closest("details")) open.open = true;
+      invalid.focus();
+    });
     // Tree or text: switching to the tree reads the text again, so an edit made as text is kept.
     const toggle = make("button", { type: "button", textContent: say("editAsText") });
     toggle.addEventListener("click", () => {
@@ -360,7 +392,7 @@
       toggle.textContent = say(showingTree ? "editAsTree" : "editAsText");
     });
     textarea.parentElement.hidden = true;
-    textarea.parentElement.before(toggle, tree);
+    textarea.parentElement.before(toggle, alert, tree);
     draw();
   }
   const bodyEditor = $("form.pause-editor textarea[name=body]");
