@@ -128,8 +128,11 @@ final class ProxyCachingTransport: HTTPTransport {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let settings = settings.withLock { $0 }
         let readable = request.method == "GET" || request.method == "HEAD"
+        // A request the developer sent again from the console (edited, perhaps) is asked of the upstream as `--cache off`
+        // asks: its answer is the developer's, never stored for the app nor joined to the app's own requests.
+        let resent = request.touches.contains { $0.kind == .resend }
         // The key (the URL and a digest of the credentials) is made only when the cache will be read: not with `--cache off`.
-        let key = readable && (settings.offline || settings.mode != .off) ? Key(request) : nil
+        let key = readable && !resent && (settings.offline || settings.mode != .off) ? Key(request) : nil
         if settings.offline {
             let found: ProxyCacheLookup? = if let key, let cache { try? await lookup(key, request, in: cache, using: true) } else { nil }
             guard case .found(let entry)? = found else {
@@ -153,7 +156,7 @@ final class ProxyCachingTransport: HTTPTransport {
             let forward: CacheStatus.Forward = readable ? .bypass : .method
             var response: HTTPResponse
             do {
-                response = try await (settings.mode == .off ? direct : base).send(request)
+                response = try await (settings.mode == .off || resent ? direct : base).send(request)
             } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) {
                 throw CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
             }

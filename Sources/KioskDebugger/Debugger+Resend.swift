@@ -152,6 +152,11 @@ extension Debugger {
                     "Request #\(record.id) is \(sourceID.displayName)'s\(keys), so it can only go to \(allowed).")
             }
             request = try source.signed(request)
+        } else if let logged = URL(string: ComposedRequest(record).url), let origin = Origin(logged), Origin(request.url) != origin {
+            // An app's exchange (or Kiosk's own without a source) goes again where it went: an edit changes what is asked,
+            // not of whom — the proxy's guards (its own listeners, which it answers 508) and the log's endpoint stay true.
+            throw KioskError.invalidRequest("Request #\(record.id) went to \(origin); an edit may change its method, path, query, "
+                                            + "headers and body, not where it goes. Copy it as cURL to send it elsewhere.")
         }
         if request.url.absoluteString.contains("%3Credacted%3E") || request.headers.fields.contains(where: { $0.value.contains(Redactor.placeholder) }) {
             throw KioskError.invalidRequest("Cannot send request #\(record.id) again: a secret of it is not known.")

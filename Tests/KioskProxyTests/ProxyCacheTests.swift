@@ -140,6 +140,39 @@ private func caching(_ settings: ProxyCacheSettings = ProxyCacheSettings()) -> (
 
 @Suite("kiosk proxy's cache: an app's answers kept and given back when the upstream fails or the proxy is offline")
 struct ProxyCacheTests {
+    @Test("A request sent again from the console goes to the upstream, edited or not, only where it went; its answer is never stored for the app")
+    func resendNotStored() async throws {
+        // Given an upstream whose answers are fresh for ten minutes, each naming what was asked, and a cache in http mode
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in (.ok, [("Cache-Control", "max-age=600")], head.uri) }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching(ProxyCacheSettings(mode: .http))) { proxy, upstream in
+            // And an app's GET of page 1, stored
+            _ = try await proxy.send(.GET, upstream.url("/items?page=1"))
+            #expect(try proxy.kiosk.proxyCacheEntries().count == 1)
+            let listed = try #require(try await proxy.waitForRecord { $0.url == upstream.url("/items?page=1") })
+            let record = try #require(try proxy.kiosk.debugger.record(id: listed.id))
+            // When it is sent again as it was, and edited to ask for page 2
+            let again = try await proxy.kiosk.debugger.resend(record)
+            var composed = ComposedRequest(record)
+            composed.queryItems = [.init(name: "page", value: "2")]
+            let edited = try await proxy.kiosk.debugger.resend(record, as: composed)
+            // Then both went to the upstream (the fresh stored page 1 did not answer the first), and nothing more is stored
+            #expect(again.response?.body == Data("/items?page=1".utf8) && edited.response?.body == Data("/items?page=2".utf8))
+            #expect(upstream.requests.count == 3)
+            #expect(try proxy.kiosk.proxyCacheEntries().count == 1)
+            // And the app's own page 2 is asked of the upstream, not given the console's answer
+            _ = try await proxy.send(.GET, upstream.url("/items?page=2"))
+            #expect(upstream.requests.count == 4)
+            // When the edit names another place (another port: Kiosk's own console, say)
+            composed = ComposedRequest(record)
+            composed.url = "http://127.0.0.1:\(proxy.port)/items"
+            // Then it is refused before anything is sent, saying it may change what is asked, not where
+            let refusal = await #expect(throws: KioskError.self) { try await proxy.kiosk.debugger.resend(record, as: composed) }
+            #expect(refusal?.description.contains("not where it goes") == true)
+            #expect(upstream.requests.count == 4)
+        }
+    }
+
     @Test("With the upstream gone, curl still gets the stored answer, with Cache-Status and Age; what was never stored is a 502 saying a miss")
     func fallbackWhenTheUpstreamIsGone() async throws {
         let upstream = try await ScriptedUpstream.start()
