@@ -28,7 +28,8 @@ extension DebugPages {
                     E.element("td", [], [.text(rule.isEnabled ? w.on : w.off)]),
                     E.element("td", [], [E.element("a", [Attribute.localHref(ConsoleRoute.rule(rule.id).path)], [.text(rule.displayName)]),
                                          E.element("span", [.class("subtitle")], [.text(DebugPages.origin(rule.origin, w))])]),
-                    E.element("td", [.class("url")], [.text(rule.match.summary)]),
+                    // A pattern of thousands of characters (an archive's long URL) is cut here; its rule's page has it whole.
+                    E.element("td", [.class("url")], [.text(rule.match.summary.count > 300 ? rule.match.summary.prefix(300) + "…" : rule.match.summary)]),
                     E.element("td", [], [.text(w.ruleActions(rule.actions))]),
                     E.element("td", [.class("num")], [.text(String(rule.hits))]),
                     E.element("td", [], [

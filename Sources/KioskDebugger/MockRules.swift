@@ -44,9 +44,9 @@ extension MockRule {
                                                          // Said anew by each answer the rule gives, never the logged one's.
                                                          "cache-status", "date", "age"]
 
-    /// Why the rule cannot be kept, or nil: its method must be an RFC 9110 token (`*` is one) and its
-    /// headers valid fields, since they are written back out verbatim in every answer the rule gives.
-    public var syntaxProblem: String? { HTTPSyntax.problem(method: method, headers: headers) }
+    /// Why the rule cannot be kept, or nil: its URL pattern must be one (`URLPattern.problem`), its method an RFC 9110
+    /// token (`*` is one) and its headers valid fields, since they are written back out verbatim in every answer it gives.
+    public var syntaxProblem: String? { URLPattern.problem(urlPattern) ?? HTTPSyntax.problem(method: method, headers: headers) }
 }
 
 /// The mock rules, persisted as JSON in the data directory (so `kiosk mock add` in a terminal is seen by

@@ -179,13 +179,7 @@ public struct RewriteRule: Sendable, Hashable, Codable, Identifiable {
         if let endpoint = match.endpoint, let endpoints, !endpoints.contains(endpoint) {
             return "There is no endpoint named “\(endpoint.prefix(60))”; known: \(endpoints.sorted().joined(separator: ", "))."
         }
-        if let pattern = match.urlPattern,
-           !(pattern.hasPrefix("http://") || pattern.hasPrefix("https://") || pattern.hasPrefix("*")) {
-            return "The URL pattern must be an http(s) URL or a pattern starting with *."
-        }
-        if let pattern = match.urlPattern, pattern.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "The URL pattern must be one line, without control characters (no request's URL has them)."
-        }
+        if let pattern = match.urlPattern, let problem = URLPattern.problem(pattern) { return problem }
         guard HTTPSyntax.isToken(match.method) else {
             return "The method is not an HTTP method (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only)."
         }

@@ -1,4 +1,5 @@
 import Foundation
+import KioskCore
 
 /// The URL a mock or rewrite rule matches, read once when the rule is loaded: an exact URL (compared
 /// after normalisation, so secret query items and the order of the others do not matter), or a pattern
@@ -15,6 +16,30 @@ struct URLPattern: Sendable, Hashable {
     /// What every matching URL starts with, up to its query: normalisation changes only the query and the
     /// fragment, so a request's URL as it is can be ruled out without normalising it.
     private let prefix: String
+
+    /// The longest pattern a rule may have: the longest URL an app can send through the proxy (an archive's longest
+    /// replayable one), far past any a person writes, short of what breaks a rules page.
+    static var maximumBytes: Int { HAR.maximumRequestTargetBytes }
+
+    /// Why `pattern` cannot be a rule's URL pattern, in a sentence; nil when it can: an http(s) URL with a host (a `*` may
+    /// stand for any run of characters in it) or a pattern starting with `*`, one line, at most 8 KB.
+    package static func problem(_ pattern: String) -> String? {
+        guard pattern.hasPrefix("http://") || pattern.hasPrefix("https://") || pattern.hasPrefix("*") else {
+            return "The URL pattern must be an http(s) URL or a pattern starting with *."
+        }
+        if pattern.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "The URL pattern must be one line, without control characters (no request's URL has them)."
+        }
+        if pattern.utf8.count > maximumBytes { return "The URL pattern is longer than \(maximumBytes / 1024) KB." }
+        // With each * as a letter, what starts with a scheme must read as a URL with a host (`http://[::1` never matches).
+        if !pattern.hasPrefix("*") {
+            let example = pattern.replacingOccurrences(of: "*", with: "x")
+            guard let components = URLComponents(string: HTTPSyntax.escapingDisallowed(example)), components.host?.isEmpty == false else {
+                return "The URL pattern is not a URL with a host (“\(pattern.prefix(80))”): write it as a request's URL, with * where anything may be."
+            }
+        }
+        return nil
+    }
 
     /// `pattern` as given by a rule; `names` are the query items normalisation drops (the redactor's).
     init(_ pattern: String, ignoring names: Set<String>) {

@@ -44,9 +44,6 @@ struct MockCommand: AsyncParsableCommand {
 
         func validate() throws {
             guard (100...599).contains(status) else { throw ValidationError("--status must be between 100 and 599.") }
-            guard url.hasPrefix("http://") || url.hasPrefix("https://") || url.hasPrefix("*") else {
-                throw ValidationError("--url must be an http(s) URL or a pattern starting with *.")
-            }
             try refuseEmpty(["--body-file": bodyFile])
             guard body == nil || bodyFile == nil else { throw ValidationError("Give --body or --body-file, not both.") }
             for header in headers where !header.contains(":") {

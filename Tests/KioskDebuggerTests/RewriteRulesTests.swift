@@ -259,6 +259,10 @@ struct RewriteRulesTests {
              "The JSON Patch is not valid: operation 2 (add /b): “value” is missing"),
             // Slips that would match or change nothing, and sizes no hand-made rule reaches
             (rule(endpoint: nil, url: "http://demo.invalid/\r\n*", RewriteRule.Actions(status: 500)), "The URL pattern must be one line"),
+            (rule(endpoint: nil, url: "http://[::1", RewriteRule.Actions(status: 500)), "not a URL with a host"),
+            (rule(endpoint: nil, url: "https:///path", RewriteRule.Actions(status: 500)), "not a URL with a host"),
+            (rule(endpoint: nil, url: "https://a.test/" + String(repeating: "a", count: 200_000), RewriteRule.Actions(status: 201)),
+             "The URL pattern is longer than 64 KB"),
             (rule(RewriteRule.Actions(patch: "[]")), "The JSON Patch has no operation"),
             (rule(RewriteRule.Actions(setHeaders: (0..<101).map { .init(name: "X-\($0)", value: "v") })), "more than 100 headers"),
             (rule(RewriteRule.Actions(setHeaders: [.init(name: "X-Big", value: String(repeating: "v", count: 20_000))])),
@@ -271,6 +275,10 @@ struct RewriteRulesTests {
             #expect(message?.contains(reason) == true, "\(reason): \(message ?? "added")")
         }
         #expect(try rules.all().isEmpty)
+        // And patterns a person writes are kept: stars for any host or path, an IPv6 loopback, a query
+        for pattern in ["https://*.example.com/*", "*/api/*", "http://[::1]:8080/x?q=*", "https://a.test/search?q=100%"] {
+            #expect(refusal { try rules.add(rule(endpoint: nil, url: pattern, RewriteRule.Actions(status: 204))) } == nil, "\(pattern)")
+        }
     }
 
     @Test("Rules, their switches and hit counts survive a reopen; a deleted rule's id is never given again")
