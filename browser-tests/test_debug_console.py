@@ -9,7 +9,7 @@ import urllib.request
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import page_ready
 
@@ -67,6 +67,23 @@ def test_a_filtered_console_receives_only_matching_requests(fresh_server, browse
     fetch(fresh_server, "/api/dogs")
     WebDriverWait(browser, 15).until(lambda d: any("dogs.json" in row for row in rows(d)))
     assert not any("character" in row or "mostpopular" in row for row in rows(browser))
+
+
+def test_a_menu_chosen_beside_a_typed_filter_replaces_the_same_key_in_the_box(fresh_server, browser):
+    # Given a filter typed with a status term and a word
+    fetch(fresh_server, "/api/dogs")
+    browser.get(fresh_server.url("/debug"))
+    page_ready(browser)
+    box = browser.find_element(By.ID, "debug-filter")
+    box.send_keys("status:4xx method:GET")
+    WebDriverWait(browser, 10).until(lambda d: "filter=status" in d.current_url)
+    # When the Status menu is set to 2xx
+    Select(browser.find_element(By.CSS_SELECTOR, "select[name=status]")).select_by_value("2xx")
+    # Then the box loses its status term and keeps the rest, and the list is the menu's, not an error page
+    WebDriverWait(browser, 10).until(lambda d: "status=2xx" in d.current_url)
+    assert box.get_attribute("value") == "method:GET"
+    WebDriverWait(browser, 10).until(lambda d: any("dogs.json" in row for row in rows(d)))
+    assert not browser.find_elements(By.CSS_SELECTOR, "[role=alert].error")
 
 
 def test_the_split_view_follows_the_keyboard_and_the_address_bar_follows_the_selection(fresh_server, browser):

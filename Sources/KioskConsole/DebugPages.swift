@@ -114,9 +114,11 @@ enum DebugPages {
     /// when there are any.
     static func filterForm(_ query: DebugFilterQuery, hosts: [String] = [], catalogs: Bool = true, context: ViewContext) -> HTML {
         let w = context.words
-        func select(_ name: StaticString, _ label: String, _ current: String?, _ options: [(String, String)]) -> HTML {
+        // Each menu names the filter language's key it sets, whose terms the script takes out of the box when it is chosen.
+        func select(_ name: StaticString, _ label: String, _ current: String?, _ options: [(String, String)], key: FilterKey) -> HTML {
             let current = current ?? ""
-            return E.element("label", [], [.text(label), E.element("select", [.attribute("name", String(describing: name))],
+            return E.element("label", [], [.text(label), E.element("select", [.attribute("name", String(describing: name)),
+                                                                               .attribute("data-filter-key", key.rawValue)],
                 [E.element("option", [.attribute("value", "")], [.text(w.any)])] + options.map { value, text in
                     E.element("option", [.attribute("value", value), value == current ? .flag("selected") : nil], [.text(text)])
                 })])
@@ -126,14 +128,16 @@ enum DebugPages {
             filterField(query, w),
             // A source asked for stays offered, as a host does.
             catalogs || query.source != nil
-                ? select("source", w.source, query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, context.sourceName($0)) }) : .empty,
+                ? select("source", w.source, query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, context.sourceName($0)) }, key: .source)
+                : .empty,
             // The host asked for stays offered though it has left the menu's most recent ones.
             hosts.isEmpty && query.host == nil ? .empty
                 : select("host", w.host, query.host, (query.host.map { hosts.contains($0) ? [] : [$0] } ?? []).map { ($0, $0) }
-                         + hosts.map { ($0, $0) }),
+                         + hosts.map { ($0, $0) }, key: .host),
             select("status", w.status, query.status,
-                   StatusClass.filterable.map { ($0.description, $0 == .error ? w.noResponse : $0 == .store ? w.store : $0.description) }),
-            select("decision", w.cacheDecision, query.decision?.rawValue, CacheDecision.allCases.map { ($0.rawValue, $0.rawValue) }),
+                   StatusClass.filterable.map { ($0.description, $0 == .error ? w.noResponse : $0 == .store ? w.store : $0.description) },
+                   key: .status),
+            select("decision", w.cacheDecision, query.decision?.rawValue, CacheDecision.allCases.map { ($0.rawValue, $0.rawValue) }, key: .cache),
             E.element("label", [], [.text(w.slowerThan),
                                     E.void("input", [.attribute("type", "number"), .attribute("name", "min_ms"), .attribute("min", "0"),
                                                      .attribute("value", query.minMillisecondsText)])]),

@@ -77,15 +77,27 @@ struct DebugFilterQuery: Decodable {
             }
             filterText = raw
             do {
-                let parsed = try RequestFilter(parsing: raw)
-                if let key = fields.sharedKey(with: parsed) {
-                    throw WebError.badRequest("\(key.rawValue) is given both in the filter and as a separate parameter; give it once.")
-                }
-                self.parsed = parsed
+                let (text, parsed) = try Self.menusStand(raw, chosen: fields)
+                filterText = text.isEmpty ? nil : text
+                self.parsed = text.isEmpty ? nil : parsed
             } catch let error as FilterSyntaxError {
                 syntaxError = error
             }
         }
+    }
+
+    /// The filter text `raw` parsed, without the terms of a key a menu chose too (`chosen`): the menu's choice stands
+    /// (the script takes the box's terms out as the menu is chosen: `debug.js`), and the box keeps the rest.
+    private static func menusStand(_ raw: String, chosen: RequestFilter) throws -> (text: String, parsed: RequestFilter) {
+        var text = raw
+        var parsed = try RequestFilter(parsing: text)
+        while let key = chosen.sharedKey(with: parsed) {
+            let rest = RequestFilter.removingTerms(of: key, from: text)
+            guard rest != text else { break }  // (no term of the key to take out: the text's criterion is added over the menu's)
+            text = rest
+            parsed = try RequestFilter(parsing: text)
+        }
+        return (text, parsed)
     }
 
     /// The separate fields' filter, before the filter text is added.

@@ -328,6 +328,28 @@ extension RequestFilter {
         return terms.joined(separator: " ")
     }
 
+    /// `text` (in the filter language) without its terms of `key` (`status:5xx`, `-status:4xx,5xx`), every other word
+    /// and term as written: what a menu's choice of that key leaves of a filter typed beside it.
+    public static func removingTerms(of key: FilterKey, from text: String) -> String {
+        var words: [Substring] = []
+        var start: String.Index?
+        var quoted = false
+        for index in text.indices {
+            let character = text[index]
+            if character == "\"" { quoted.toggle() }
+            if character.isWhitespace && !quoted {
+                if let begun = start { words.append(text[begun..<index]) }
+                start = nil
+            } else if start == nil {
+                start = index
+            }
+        }
+        if let begun = start { words.append(text[begun...]) }
+        let prefix = key.rawValue + ":"
+        return words.filter { word in !(word.hasPrefix("-") ? word.dropFirst() : word).lowercased().hasPrefix(prefix) }
+            .joined(separator: " ")
+    }
+
     /// The first key both this filter and `other` set: combining them would drop one of the two.
     public func sharedKey(with other: RequestFilter) -> FilterKey? {
         let pairs: [(FilterKey, Bool, Bool)] = [

@@ -195,7 +195,15 @@
       clearTimeout(typing);
       typing = setTimeout(apply, 400);
     });
-    filterForm.addEventListener("change", event => { if (event.target.matches("select")) apply(); });
+    // A menu chosen takes its key's terms out of the box (the server lets the menu's choice stand the same way).
+    const dropTerms = (text, key) => (text.match(/(?:[^\s"]+|"[^"]*"?)+/g) || [])
+      .filter(word => !word.replace(/^-/, "").toLowerCase().startsWith(key + ":")).join(" ");
+    filterForm.addEventListener("change", event => {
+      if (!event.target.matches("select")) return;
+      const box = filterForm.elements.namedItem("filter"), key = event.target.dataset.filterKey;
+      if (box && key && event.target.value) box.value = dropTerms(box.value, key);
+      apply();
+    });
     filterForm.addEventListener("submit", event => { event.preventDefault(); apply(); });
     // Esc (or the clear button) empties a search box with a "search" event and no "input": the list follows the box.
     filterForm.addEventListener("search", apply, true);
