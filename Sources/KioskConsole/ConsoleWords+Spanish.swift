@@ -185,7 +185,7 @@ extension ConsoleWords {
         filterKeys: "Claves del filtro",
         filterKeyMeaning: { key in
         switch key {
-        case .status: "status: 2xx, 3xx, 4xx, 5xx, error (sin respuesta) o un código del 100 al 599"
+        case .status: "status: 1xx, 2xx, 3xx, 4xx, 5xx, error (sin respuesta), store (respondida desde el almacén de Kiosk) o un código del 100 al 599"
         case .source: "source: una de " + SourceID.allCases.map(\.rawValue).joined(separator: ", ")
         case .cache: "cache: hit, fwd, fwd=miss, fwd=stale, fwd=request, miss, stale o una decisión: " + CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")
         case .method: "method: un método HTTP en letras, como GET o HEAD"

@@ -36,7 +36,7 @@ public enum FilterKey: String, Sendable, Hashable, CaseIterable {
     /// What the key accepts, in a sentence (the help and every error about the key's value say it).
     public var accepted: String {
         switch self {
-        case .status: "status must be 2xx, 3xx, 4xx, 5xx, error (no response), store (answered from Kiosk's store) or a code from 100 to 599"
+        case .status: "status must be 1xx, 2xx, 3xx, 4xx, 5xx, error (no response), store (answered from Kiosk's store) or a code from 100 to 599"
         case .source: "source must be one of " + SourceID.allCases.map(\.rawValue).joined(separator: ", ")
         case .cache:
             "cache must be hit, fwd, fwd=miss, fwd=stale, fwd=request, miss, stale (" + CacheDecision.servedStale.map(\.rawValue)
@@ -389,9 +389,9 @@ extension RequestFilter {
 }
 
 extension StatusMatch {
-    /// `2xx` … `5xx`, `error`, or a code from 100 to 599.
+    /// `1xx` … `5xx`, `error`, `store`, or a code from 100 to 599.
     init?(filterValue text: String) {
-        if let statusClass = StatusClass(text.lowercased()), statusClass != .informational, text.count > 1 || statusClass == .error {
+        if let statusClass = StatusClass(text.lowercased()), text.count > 1 || statusClass == .error {
             self = .statusClass(statusClass)
         } else if text.count == 3, text.allSatisfy(\.isASCII), let code = Int(text), (100...599).contains(code) {
             self = .code(code)

@@ -208,8 +208,16 @@ extension RequestLog {
                 }
             }
             // A record without a status (no response) has no code: COALESCE keeps it out of a code's match.
+            // An answer the store gave in place of the upstream's (fallback, stale-if-error) matches the upstream's status too,
+            // as its Cache-Status says it (`fwd-status=500`): the server error a developer looks for is not hidden by it.
+            let forwarded = classes.compactMap { $0 as? Int }.filter { (1...5).contains($0) }.map { "fwd-status=\($0)__" }
+                + codes.compactMap { $0 as? Int }.map { "fwd-status=\($0)" }
+            let upstreams: (String, [(any DatabaseValueConvertible)?])? = forwarded.isEmpty ? nil : (
+                "(" + Array(repeating: "logEntry.cacheStatus LIKE ? OR logEntry.cacheStatus LIKE ?", count: forwarded.count)
+                    .joined(separator: " OR ") + ")",
+                forwarded.flatMap { ["%;\($0);%", "%;\($0)"] as [(any DatabaseValueConvertible)?] })
             anyOf([classes.isEmpty ? nil : oneOf("logEntry.statusClass", classes),
-                   codes.isEmpty ? nil : oneOf("COALESCE(logEntry.status, 0)", codes)].compactMap { $0 },
+                   codes.isEmpty ? nil : oneOf("COALESCE(logEntry.status, 0)", codes), upstreams].compactMap { $0 },
                   negated: filter.statuses.isNegated)
         }
         if !filter.methods.isEmpty {

@@ -26,7 +26,7 @@ struct LogCommand: AsyncParsableCommand {
         @Option(parsing: .unconditional, help: "A filter in the debugger's language (see below).") var filter: String?
         @Option(help: "Only this source.") var source: SourceID?
         @Option(help: "Full-text search over URLs and bodies.") var search: String?
-        @Option(help: "Only this status class: 2xx, 3xx, 4xx, 5xx, error (no response), or store (answered from the store).") var status: String?
+        @Option(help: "Only this status class: 1xx, 2xx, 3xx, 4xx, 5xx, error (no response), or store (answered from the store).") var status: String?
         @Option(help: "Only this method (GET, HEAD...).") var method: String?
         @Option(help: "Only this cache decision: \(CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")).")
         var decision: String?
@@ -38,7 +38,7 @@ struct LogCommand: AsyncParsableCommand {
             try refuseEmpty(["--search": search, "--method": method, "--filter": filter])
             guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 10000.") }
             if let status, StatusClass(status) == nil {
-                throw ValidationError("--status must be 2xx, 3xx, 4xx, 5xx, error or store (got \(status)).")
+                throw ValidationError("--status must be 1xx, 2xx, 3xx, 4xx, 5xx, error or store (got \(status)).")
             }
             if let decision, CacheDecision(rawValue: decision) == nil {
                 throw ValidationError("--decision must be one of \(CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")).")

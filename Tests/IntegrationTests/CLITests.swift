@@ -476,7 +476,7 @@ struct LogCLITests {
         let bad = try cli.run(["log", "--filter", "source:rickandmorty status:6xx"])
         #expect(bad.status == 2)
         #expect(bad.stdout.isEmpty)
-        #expect(bad.stderr == "error: --filter: status must be 2xx, 3xx, 4xx, 5xx, error (no response), store (answered from Kiosk's store) or a code from 100 to 599.\n"
+        #expect(bad.stderr == "error: --filter: status must be 1xx, 2xx, 3xx, 4xx, 5xx, error (no response), store (answered from Kiosk's store) or a code from 100 to 599.\n"
                 + "  source:rickandmorty status:6xx\n" + String(repeating: " ", count: 2 + 27) + "^^^\n")
         // And a key given both as an option and in the filter is refused
         let twice = try cli.run(["log", "--source", "nyt", "--filter", "source:dogs"])

@@ -50,7 +50,7 @@ struct WebDebugFilterTests {
             #expect(answer.status == .badRequest)
             let body = try answer.json()
             #expect(body["error"] as? String
-                    == "The filter is not understood: status must be 2xx, 3xx, 4xx, 5xx, error (no response), store (answered from Kiosk's store) or a code from 100 to 599.")
+                    == "The filter is not understood: status must be 1xx, 2xx, 3xx, 4xx, 5xx, error (no response), store (answered from Kiosk's store) or a code from 100 to 599.")
             #expect(body["filter"] as? String == "😀 status:6xx")
             let position = try #require(body["position"] as? [String: Any])
             #expect(position["start"] as? Int == 10 && position["end"] as? Int == 13)
@@ -70,7 +70,7 @@ struct WebDebugFilterTests {
             let bad = try await client.get("/debug?filter=" + QueryString.encode("source:dogs status:6xx"))
             // Then it is a 400 page that marks the mistake, keeps what was typed, and lists the keys
             #expect(bad.status == .badRequest)
-            #expect(bad.body.contains("The filter is not understood: status must be 2xx"))
+            #expect(bad.body.contains("The filter is not understood: status must be 1xx"))
             #expect(bad.body.contains("source:dogs status:<mark>6xx</mark>"))
             #expect(bad.body.contains("name=\"filter\""))
             #expect(bad.body.contains("value=\"source:dogs status:6xx\""))
