@@ -228,6 +228,18 @@ final class ProxyCachingTransport: HTTPTransport {
         case failed
         /// It answered with this 5xx.
         case status(Int)
+
+        /// What `http` mode gives in place of the failure: disconnection allows a stale answer (RFC 9111 §4.2.4);
+        /// `stale-if-error` (`window`, seconds) one at most that stale, for an error RFC 5861 §4 names — one that
+        /// would be a 500, 502, 503 or 504, not a 501 or 505, which are the server's answer, not an outage.
+        func standIn(staleIfError window: Int?, staleness: TimeInterval) -> CacheDecision? {
+            let withinWindow = window.map { staleness <= TimeInterval($0) } == true
+            switch self {
+            case .unreachable: return .offline
+            case .failed: return withinWindow ? .staleIfError : nil
+            case .status(let code): return withinWindow && [500, 502, 503, 504].contains(code) ? .staleIfError : nil
+            }
+        }
     }
 
     /// The `http` mode with an answer stored for the request (RFC 9111 §4): fresh and allowed by the request, a hit;
@@ -250,10 +262,7 @@ final class ProxyCachingTransport: HTTPTransport {
             let staleIfError = [control.staleIfError, asked.staleIfError].compactMap { $0 }.max()
             return try await forward(request, key: key, cache: cache, found: .found(entry), reason: .bypass) { failure in
                 guard !changed, !control.mustRevalidate, !control.noCache else { return nil }
-                switch failure {
-                case .unreachable: return .offline
-                case .failed, .status: return staleIfError.map { staleness <= TimeInterval($0) } == true ? .staleIfError : nil
-                }
+                return failure.standIn(staleIfError: staleIfError, staleness: staleness)
             }
         }
         // `max-age=0` (a browser's reload) asks for a revalidation even of an answer whose age rounds to nothing;
@@ -283,10 +292,7 @@ final class ProxyCachingTransport: HTTPTransport {
         let response = try await forward(revalidation.request, asked: request, key: key, cache: cache, found: .found(entry),
                                          reason: reason) { failure in
             guard mayServeStale else { return nil }
-            switch failure {
-            case .unreachable: return .offline
-            case .failed, .status: return staleIfError.map { staleness <= TimeInterval($0) } == true ? .staleIfError : nil
-            }
+            return failure.standIn(staleIfError: staleIfError, staleness: staleness)
         }
         // A 304 to validators the proxy added: the app asked for the whole answer, which is the stored one, renewed —
         // unless the 304 names another representation than the stored one: then nothing stored may be given, and the
@@ -325,7 +331,11 @@ final class ProxyCachingTransport: HTTPTransport {
         let sent = now()
         let response: HTTPResponse
         do {
-            response = try await base.send(request)
+            var came = try await base.send(request)
+            // Dated when it came, if the upstream did not (RFC 9110 §6.6.1), the app's copy and the stored one alike: a
+            // stored answer is given with the date it was received, not its use's.
+            if came.headers["Date"] == nil { came.headers["Date"] = HTTPDate.formatCached(now()) }
+            response = came
         } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) {
             guard case .found(let entry) = found, let decision = standIn(error.isConnectivityFailure ? .unreachable : .failed) else {
                 // Nothing could stand in: the proxy's own 502 or 504 still says what the cache did.
@@ -338,14 +348,14 @@ final class ProxyCachingTransport: HTTPTransport {
             if case .timeout = error, request.timeout != nil { renewBehind(request, key: key, cache: cache, entry: entry, reason: forward) }
             cache.noteUse(id: entry.id, at: now())
             return answer(from: entry, to: asked, status: CacheStatus(decision, forward: forward,
-                                                                      ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
+                                                                      ttl: Self.remainingFreshness(of: entry, at: now())))
         }
         let received = now()
         var answered = response
         if response.status >= 500, case .found(let entry) = found, let decision = standIn(.status(response.status)) {
             cache.noteUse(id: entry.id, at: now())
             return answer(from: entry, to: asked, status: CacheStatus(decision, forward: forward, forwardStatus: response.status,
-                                                                      ttl: Self.freshnessLifetime(of: entry) - Self.currentAge(of: entry, at: now())))
+                                                                      ttl: Self.remainingFreshness(of: entry, at: now())))
         }
         var stored = false
         // A GET's answer is stored as a GET's; a HEAD's as a HEAD's (headers only, never given to a GET), unless a GET's
@@ -469,6 +479,9 @@ final class ProxyCachingTransport: HTTPTransport {
         var headers = entry.headers
         headers.removeAll(named: "Set-Cookie")
         headers["Age"] = String(Int(Self.currentAge(of: entry, at: now())))
+        // An answer that came without a `Date` is dated when it was received (RFC 9110 §6.6.1: a cache adds one then), the
+        // same at every use; the listener would date it anew each time, younger than its `Age` says.
+        if headers["Date"] == nil { headers["Date"] = HTTPDate.formatCached(entry.responseTime) }
         // Preconditions speak of a 2xx representation only (RFC 9110 §13.2.1): a stored 404 is given as it is.
         if (200..<300).contains(entry.status), Self.validatorMatches(request.headers, entry.headers, receivedAt: entry.responseTime) {
             for name in ["Content-Length", "Content-Type", "Content-Encoding", "Transfer-Encoding"] { headers.removeAll(named: name) }
@@ -640,6 +653,13 @@ final class ProxyCachingTransport: HTTPTransport {
             storedHeaders(headers).filter { !["date", "age"].contains($0.name.lowercased()) }.map { [$0.name.lowercased(), $0.value] }
         }
         return fields(entry.headers) == fields(response.headers)
+    }
+
+    /// What is left of `entry`'s freshness lifetime (Cache-Status's `ttl`): none once a write to its URL marked it
+    /// changed (RFC 9111 §4.4: an invalidated answer is not fresh, whatever its lifetime said).
+    static func remainingFreshness(of entry: ProxyCacheEntry, at now: Date) -> TimeInterval {
+        let left = freshnessLifetime(of: entry) - currentAge(of: entry, at: now)
+        return entry.changedAt == nil ? left : min(0, left)
     }
 
     /// RFC 9111 §4.2.1's freshness lifetime, in seconds: `max-age` (this cache being private, not `s-maxage`), else

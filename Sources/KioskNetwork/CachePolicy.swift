@@ -45,11 +45,15 @@ public struct CacheControl: Sendable, Hashable {
     public init(_ header: String?) {
         guard let header else { return }
         for directive in header.split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1).map {
+            let parts = directive.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
                 $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             }
             guard let name = parts.first?.lowercased(), !name.isEmpty else { continue }
-            let number = parts.count > 1 ? Self.deltaSeconds(parts[1]) : nil
+            // The grammar (RFC 9111 §5.2: `token [ "=" ( token / quoted-string ) ]`) has no space around `=`: `max-age = 60`
+            // is invalid, and its freshness taken as none, as `max-age=60a` is.
+            let spaced = parts.count > 1 && (directive.prefix { $0 != "=" }.last?.isWhitespace == true
+                                             || directive.drop { $0 != "=" }.dropFirst().first?.isWhitespace == true)
+            let number = parts.count > 1 && !spaced ? Self.deltaSeconds(parts[1]) : nil
             switch name {
             case "max-age": maxAge = maxAge ?? number ?? 0
             case "no-store": noStore = true
@@ -73,11 +77,14 @@ extension CacheControl {
     static let maxDeltaSeconds = 2_147_483_648
 
     /// An `Age` field's value in seconds (RFC 9111 §5.1): its delta-seconds, at most 2^31 however many digits it has
-    /// (§1.2.2); 0 without one, or for one that is not a non-negative integer (a list, a fraction, `inf`), which a cache
-    /// ignores.
+    /// (§1.2.2); 0 without one, or for one that is not a non-negative integer (a fraction, `inf`), which a cache
+    /// ignores. Of a list (`Age: 7200, 7200`, the same field as two lines of it, RFC 9110 §5.3) the first member counts,
+    /// as the first line does.
     public static func age(_ value: String?) -> Int {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.hasPrefix("-") else { return 0 }
-        return deltaSeconds(value) ?? 0
+        guard let first = value?.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first else { return 0 }
+        let member = first.trimmingCharacters(in: .whitespaces)
+        guard !member.hasPrefix("-") else { return 0 }
+        return deltaSeconds(member) ?? 0
     }
 
     /// A directive's delta-seconds: at most `maxDeltaSeconds` (the digits of a larger number too), a negative number 0

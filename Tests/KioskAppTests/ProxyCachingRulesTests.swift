@@ -122,10 +122,28 @@ struct ProxyCachingRulesTests {
             ("max-age=60", 60), (#"max-age="60""#, 60), ("max-age=99999999999999999999999", 2_147_483_648),
             ("max-age=4294967296", 2_147_483_648), ("max-age=-5", 0), ("max-age=abc", nil), ("max-age=", nil), ("max-age=1e3", nil),
             ("max-age=+600", nil),
+            // No space around `=` in the grammar (RFC 9111 §5.2): taken as invalid, as max-age=60a is; around the directive is fine
+            ("max-age = 60", nil), ("max-age =60", nil), ("max-age= 60", nil), ("  max-age=60  ", 60),
           ] as [(String, Int?)])
     func deltaSeconds(header: String, expected: Int?) {
         #expect(CacheControl(header).maxAge == expected ?? 0)
         #expect(CacheControl(header.replacingOccurrences(of: "max-age", with: "stale-if-error")).staleIfError == expected)
+    }
+
+    @Test("An Age that is a list counts as its first member, as an Age sent twice does (RFC 9110 §5.3: the same field)",
+          arguments: [("7200, 7200", 7200), (" 60 ,1", 60), ("7200", 7200), ("x, 60", 0), ("", 0), ("-5, 60", 0)])
+    func ageList(value: String, seconds: Int) {
+        #expect(CacheControl.age(value) == seconds)
+    }
+
+    @Test("stale-if-error stands in for 500, 502, 503, 504 and a broken exchange within its window, never for a 501 or 505; an unreachable upstream is disconnection",
+          arguments: [(ProxyCachingTransport.Failure.status(500), true), (.status(502), true), (.status(503), true), (.status(504), true),
+                      (.status(501), false), (.status(505), false), (.status(507), false), (.failed, true)])
+    func staleIfErrorStatuses(failure: ProxyCachingTransport.Failure, standsIn: Bool) {
+        #expect(failure.standIn(staleIfError: 60, staleness: 30) == (standsIn ? .staleIfError : nil))
+        #expect(failure.standIn(staleIfError: 60, staleness: 61) == nil)
+        #expect(failure.standIn(staleIfError: nil, staleness: 1) == nil)
+        #expect(ProxyCachingTransport.Failure.unreachable.standIn(staleIfError: nil, staleness: 1_000_000) == .offline)
     }
 
     @Test("A repeated max-age counts as its first value, whichever is larger (RFC 9111 §4.2.1), in one field or two")

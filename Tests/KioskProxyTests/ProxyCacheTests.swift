@@ -228,8 +228,8 @@ struct ProxyCacheTests {
             // Then the list the app saw last still answers, saying it stands in for the upstream
             let offline = try await curl([upstream.url("/dogs")])
             #expect(offline.hasPrefix("HTTP/1.1 200") && offline.hasSuffix(#"["Rex","Fido"]"#), "\(offline)")
-            #expect(offline.contains("Cache-Status: Kiosk;fwd=stale;ttl="), "\(offline)")
-            #expect(offline.contains(";detail=fallback"), "\(offline)")
+            // (and with no freshness left, though its max-age had ten minutes: RFC 9111 §4.4, the write made it not fresh)
+            #expect(offline.contains("Cache-Status: Kiosk;fwd=stale;ttl=0;detail=fallback"), "\(offline)")
         }
     }
 
@@ -945,6 +945,25 @@ struct ProxyHTTPCacheTests {
             // And it is fresh again
             #expect(try await proxy.send(.GET, upstream.url("/r")).header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true)
             #expect(upstream.requests.count == 2)
+        }
+    }
+
+    @Test("An answer that came without a Date is dated when it came, and keeps that date at every use, its Age counting from it")
+    func dateOfADatelessAnswer() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("Cache-Control", "max-age=60")], "undated") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given an answer with no Date, stored
+            let first = try await proxy.send(.GET, upstream.url("/undated"))
+            let dated = try #require(first.header("Date").first)
+            // (kept with it: the date it came, not one made at each use)
+            #expect(try proxy.kiosk.proxyCacheEntries().first?.headers["Date"] == dated)
+            // When it is given again 20 s later, from the store
+            await proxy.harness.now.advance(by: .seconds(20))
+            let hit = try await proxy.send(.GET, upstream.url("/undated"))
+            // Then it carries the date it came with, 20 s older than its use, as its Age says
+            #expect(hit.header("Cache-Status").first?.hasPrefix("Kiosk;hit") == true)
+            #expect(hit.header("Date") == [dated] && hit.header("Age") == ["20"])
         }
     }
 
