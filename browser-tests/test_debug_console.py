@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import urllib.request
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -140,7 +141,9 @@ def test_a_phone_goes_from_the_list_to_the_request(fresh_server, phone_browser):
     link = phone_browser.find_element(By.CSS_SELECTOR, "#results a[data-pane]")
     target = link.get_attribute("href")
     phone_browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
-    link.click()
+    # A tap on the row's second line (the host, the size), not on the name's link, opens it: the whole row is the target.
+    host = link.find_element(By.XPATH, "ancestor::tr//td[contains(@class, 'host')]")
+    ActionChains(phone_browser).move_to_element(host).click().perform()
     WebDriverWait(phone_browser, 10).until(lambda d: d.current_url == target)
     assert not phone_browser.find_elements(By.CSS_SELECTOR, "#results")
 

@@ -249,7 +249,7 @@ extension ConsoleWords {
         proxyCacheClearHost: "Clear",
         proxyCacheClearAll: "Clear the whole cache",
         proxyCacheClearAllConfirm: { "Remove all \($0) stored answer\($0 == 1 ? "" : "s")? Offline, apps will get a 504 for each." },
-        clearConfirm: { "Clear \($0 == 1 ? "the logged request" : "all \($0) logged requests")? This cannot be undone." },
+        clearConfirm: "Clear every logged request? This cannot be undone.",
         proxyCacheTotal: { count, size in "\(count) \(count == 1 ? "answer" : "answers"), \(size) in all." },
         proxyNone: "No proxy runs in this process: this console belongs to `kiosk serve`. `kiosk proxy` starts one, with a console of its own beside it.",
         proxyListeners: "Listeners",

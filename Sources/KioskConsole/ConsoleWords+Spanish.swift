@@ -283,7 +283,7 @@ extension ConsoleWords {
         proxyCacheClearHost: "Vaciar",
         proxyCacheClearAll: "Vaciar toda la caché",
         proxyCacheClearAllConfirm: { "¿Quitar \($0 == 1 ? "la respuesta guardada" : "las \($0) respuestas guardadas")? Sin conexión, las apps recibirán un 504 por cada una." },
-        clearConfirm: { "¿Vaciar \($0 == 1 ? "la solicitud registrada" : "las \($0) solicitudes registradas")? No se puede deshacer." },
+        clearConfirm: "¿Vaciar todas las solicitudes registradas? No se puede deshacer.",
         proxyCacheTotal: { count, size in "\(count) \(count == 1 ? "respuesta" : "respuestas"), \(size) en total." },
         proxyNone: "No hay ningún proxy en este proceso: esta consola es la de `kiosk serve`. `kiosk proxy` arranca uno, con su propia consola al lado.",
         proxyListeners: "Direcciones de escucha",

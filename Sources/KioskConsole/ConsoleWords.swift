@@ -268,8 +268,8 @@ struct ConsoleWords: Sendable {
     let proxyCacheClearAll: String
     /// What the browser asks before the whole cache is cleared: how many answers go.
     let proxyCacheClearAllConfirm: @Sendable (Int) -> String
-    /// What the browser asks before the request log is cleared: how many records go.
-    let clearConfirm: @Sendable (Int) -> String
+    /// What the browser asks before the request log is cleared (no count: live rows arrive after the page was made).
+    let clearConfirm: String
     /// The total line: answers and size, in words.
     let proxyCacheTotal: @Sendable (Int, String) -> String
     let proxyNone: String
