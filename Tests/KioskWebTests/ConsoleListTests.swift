@@ -99,8 +99,8 @@ struct ConsoleListTests {
             let page = try await client.get("/debug")
             let csrf = try issuedToken(page)
             #expect(try harness.kiosk.debugger.count() > 0)
-            // And Clear asks first, saying how many records go (the console's script asks it)
-            #expect(page.body.contains(/data-confirm="Clear (the logged request|all \d+ logged requests)\? This cannot be undone\."/), "\(page.body)")
+            // And Clear asks first (the console's script asks it), with no count that rows arriving live would make wrong
+            #expect(page.body.contains(#"data-confirm="Clear every logged request? This cannot be undone.""#), "\(page.body)")
             // When recording is paused, a catalog read, and the log cleared
             #expect(try await client.post("/debug/recording", form: [("csrf", csrf), ("record", "off")], cookie: csrf).status == .seeOther)
             #expect(try await client.get("/debug").body.contains("Recording is paused"))
