@@ -282,9 +282,11 @@ extension ConsoleWords {
         urlWithoutQuery: "URL (without its query)",
         urlHint: { name, keys in "It can go to \(name)'s servers only" + (keys ? ", since Kiosk puts \(name)'s keys back when sending it." : ".") },
         queryItems: "Query items",
-        queryHint: { "“name=value” per line, as they read (Kiosk encodes them). A secret reads \($0): the source puts its key back when sending." },
+        queryHint: { placeholder, fromSource in "“name=value” per line, as they read (Kiosk encodes them). A secret reads \(placeholder): "
+            + (fromSource ? "the source puts its key back when sending." : "Kiosk hid it when logging it; type it again to send it.") },
         headers: "Headers",
-        headersHint: { "“Name: value” per line. A header logged as \($0) is left out; Host and Content-Length are the transport's." },
+        headersHint: { placeholder, fromSource in "“Name: value” per line. A header logged as \(placeholder) "
+            + (fromSource ? "is left out" : "must be typed again or removed") + "; Host and Content-Length are the transport's." },
         body: "Body",
         bodyHint: "Sent as typed (UTF-8); empty for none.",
         send: "Send",

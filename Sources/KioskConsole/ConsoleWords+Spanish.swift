@@ -316,9 +316,11 @@ extension ConsoleWords {
         urlWithoutQuery: "URL (sin su consulta)",
         urlHint: { name, keys in "Solo puede ir a los servidores de \(name)" + (keys ? ", ya que Kiosk vuelve a poner las claves de \(name) al enviarla." : ".") },
         queryItems: "Parámetros de la consulta",
-        queryHint: { "«nombre=valor» por línea, tal como se leen (Kiosk los codifica). Un secreto se lee \($0): la fuente vuelve a poner su clave al enviar." },
+        queryHint: { placeholder, fromSource in "«nombre=valor» por línea, tal como se leen (Kiosk los codifica). Un secreto se lee \(placeholder): "
+            + (fromSource ? "la fuente vuelve a poner su clave al enviar." : "Kiosk lo ocultó al registrarlo; escríbelo de nuevo para enviarlo.") },
         headers: "Cabeceras",
-        headersHint: { "«Nombre: valor» por línea. Una cabecera registrada como \($0) se omite; Host y Content-Length son cosa del transporte." },
+        headersHint: { placeholder, fromSource in "«Nombre: valor» por línea. Una cabecera registrada como \(placeholder) "
+            + (fromSource ? "se omite" : "debe escribirse de nuevo o quitarse") + "; Host y Content-Length son cosa del transporte." },
         body: "Cuerpo",
         bodyHint: "Se envía tal como se escribe (UTF-8); vacío para ninguno.",
         send: "Enviar",

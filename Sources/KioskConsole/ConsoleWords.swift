@@ -307,9 +307,9 @@ struct ConsoleWords: Sendable {
     /// The composer's URL hint: the source's name, and whether its keys are put back.
     let urlHint: @Sendable (String, Bool) -> String
     let queryItems: String
-    let queryHint: @Sendable (String) -> String
+    let queryHint: @Sendable (_ placeholder: String, _ fromSource: Bool) -> String
     let headers: String
-    let headersHint: @Sendable (String) -> String
+    let headersHint: @Sendable (_ placeholder: String, _ fromSource: Bool) -> String
     let body: String
     let bodyHint: String
     let send: String

@@ -30,8 +30,8 @@ extension DebugPages {
             input("url", w.urlWithoutQuery, form.url,
                   hint: record.source.map { w.urlHint(context.sourceName($0), record.url.contains(Redactor.placeholder)) },
                   extra: [.attribute("inputmode", "url")]),
-            textarea("query", w.queryItems, form.query, rows: 6, hint: w.queryHint(Redactor.placeholder)),
-            textarea("headers", w.headers, form.headers, rows: 5, hint: w.headersHint(Redactor.placeholder)),
+            textarea("query", w.queryItems, form.query, rows: 6, hint: w.queryHint(Redactor.placeholder, record.source != nil)),
+            textarea("headers", w.headers, form.headers, rows: 5, hint: w.headersHint(Redactor.placeholder, record.source != nil)),
             textarea("body", w.body, form.body, rows: 6, hint: w.bodyHint),
             E.element("p", [.class("actions")], [
                 E.element("button", [.attribute("type", "submit")], [.text(w.send)]),

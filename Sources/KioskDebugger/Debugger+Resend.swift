@@ -159,7 +159,13 @@ extension Debugger {
                                             + "headers and body, not where it goes. Copy it as cURL to send it elsewhere.")
         }
         if request.url.absoluteString.contains("%3Credacted%3E") || request.headers.fields.contains(where: { $0.value.contains(Redactor.placeholder) }) {
-            throw KioskError.invalidRequest("Cannot send request #\(record.id) again: a secret of it is not known.")
+            // Named, so that the developer knows what to type in the composer.
+            let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            let names = query.filter { $0.value?.contains(Redactor.placeholder) == true }.map { "\($0.name) (query)" }
+                + request.headers.fields.filter { $0.value.contains(Redactor.placeholder) }.map { "\($0.name) (header)" }
+            let listed = names.isEmpty ? "a secret" : Array(Set(names)).sorted().joined(separator: ", ")
+            throw KioskError.invalidRequest("Cannot send request #\(record.id) again as it was: Kiosk hid \(listed) when it logged it, "
+                                            + "and does not know it. Type it in Edit and resend (or remove it).")
         }
         return request
     }
@@ -186,8 +192,11 @@ extension Debugger {
         guard let url = components.url else { throw KioskError.invalidRequest("The URL cannot be sent: “\(text.prefix(200))”.") }
         var headers = HTTPHeaderFields()
         for header in fields {
-            // A header logged as `<redacted>` (Authorization, Cookie) is one Kiosk never learns back: left out.
-            guard header.value != Redactor.placeholder, !Self.composerDroppedHeaders.contains(header.name.lowercased()) else { continue }
+            // A header logged as `<redacted>` (Authorization, Cookie) is one Kiosk never learns back: left out of a source's
+            // request, which its source signs anew; kept in an app's, so that sending it asks for it (`sendable`) rather than
+            // sending the app's request without its credentials.
+            guard header.value != Redactor.placeholder || record.source == nil,
+                  !Self.composerDroppedHeaders.contains(header.name.lowercased()) else { continue }
             headers.add(name: header.name, value: header.value.trimmingCharacters(in: .whitespaces))
         }
         let body = composed.body.flatMap { $0.isEmpty ? nil : Data($0.utf8) }
