@@ -255,7 +255,9 @@ public enum HAR {
             let mimeType = record.responseHeaders.first { $0.name.lowercased() == "content-type" }?.value ?? ""
             let coding = record.responseHeaders.first { $0.name.lowercased() == "content-encoding" }?.value
             content = Content(record.responseBody, mimeType: mimeType, contentEncoding: coding)
-            bodySize = record.status == 304 ? 0 : (HAR.sentLength(record.responseHeaders) ?? record.responseBody?.originalSize ?? -1)
+            // No body follows a HEAD's answer, a 204, a 304 or a 1xx (RFC 9110 §6.4.1), whatever Content-Length says of a GET's.
+            let bodiless = record.method.uppercased() == "HEAD" || record.status.map { $0 == 204 || $0 == 304 || (100..<200).contains($0) } ?? false
+            bodySize = bodiless ? 0 : (HAR.sentLength(record.responseHeaders) ?? record.responseBody?.originalSize ?? -1)
             _kioskTruncated = record.responseBody?.isTruncated ?? false
         }
     }

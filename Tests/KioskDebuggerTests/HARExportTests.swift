@@ -68,6 +68,15 @@ struct HARExportTests {
         #expect((entries[0]["request"] as? [String: Any])?["bodySize"] as? Int == 47)
         #expect((entries[0]["response"] as? [String: Any])?["bodySize"] as? Int == 120)
         #expect((entries[1]["response"] as? [String: Any])?["bodySize"] as? Int == 2)
+        // And a HEAD's answer and a 204 received no body, whatever Content-Length says a GET's would be (HAR: bytes received)
+        var head = Self.record(3, method: "HEAD", "https://auth.example/file", status: 200, type: "application/zip", body: nil,
+                               timings: RequestTimings(total: 0.01))
+        head.responseHeaders.append(.init(name: "Content-Length", value: "12345"))
+        var noContent = Self.record(4, method: "DELETE", "https://auth.example/file", status: 204, type: "text/plain", body: nil,
+                                    timings: RequestTimings(total: 0.01))
+        noContent.responseHeaders.append(.init(name: "Content-Length", value: "0"))
+        let (_, bodiless) = try Self.entries(try HAR.export([head, noContent]))
+        #expect(bodiless.map { ($0["response"] as? [String: Any])?["bodySize"] as? Int } == [0, 0])
     }
 
     @Test("Copy as cURL leaves to curl the fields it writes itself and the hop's own, so the command runs as the request did")
