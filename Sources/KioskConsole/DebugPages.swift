@@ -325,15 +325,11 @@ enum DebugPages {
     /// a body cut here is kept whole elsewhere (a stored answer), where the log's was cut at capture.
     static func bodySection(_ title: String, _ body: CapturedBody, _ w: ConsoleWords, storedWhole: Bool = false,
                             contentEncoding: String? = nil) -> HTML {
-        // A body kept as sent in a coding Kiosk can undo (gzip, deflate) is shown as its content, as DevTools shows it.
-        let coding = contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased()
-        let decoded = coding.flatMap { coding in
-            body.isTruncated || !ContentCoding.decodes(coding) ? nil : ContentCoding.decoded(body.data, coding: coding)
-        }
-        let shown = decoded.map { CapturedBody(data: $0, originalSize: $0.count) } ?? body
+        // A body kept as sent in a coding Kiosk can undo (gzip, deflate, br) is shown as its content, as DevTools shows it.
+        let (shown, coding) = body.decoded(contentEncoding: contentEncoding)
         let json = BodyJSON(shown)
         var note = w.bytes(shown.originalSize)
-        if let coding, decoded != nil { note += w.decodedFrom(coding, body.originalSize) }
+        if let coding { note += w.decodedFrom(coding, body.originalSize) }
         if body.isTruncated { note += storedWhole ? w.shownFirst(body.data.count) : w.truncatedTo(body.data.count) }
         let body = shown
         var parts: [HTML] = [E.element("h2", [], [.text(title)]), E.element("p", [.class("status")], [.text(note)])]

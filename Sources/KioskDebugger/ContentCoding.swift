@@ -1,4 +1,5 @@
 import CompressNIO
+public import KioskCore
 public import Foundation
 import NIOCore
 
@@ -57,5 +58,16 @@ public enum ContentCoding {
             index = end
         }
         return b << 16 | a
+    }
+}
+
+extension CapturedBody {
+    /// The body as its content, as DevTools shows one: decoded from `contentEncoding` (the answer's field) when it was
+    /// kept whole as sent in a coding Kiosk undoes, with that coding; else itself, and no coding. The console's request
+    /// page and `kiosk log show` read a body through this.
+    public func decoded(contentEncoding: String?) -> (body: CapturedBody, coding: String?) {
+        guard let coding = contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased(), !isTruncated, ContentCoding.decodes(coding),
+              let data = ContentCoding.decoded(data, coding: coding) else { return (self, nil) }
+        return (CapturedBody(data: data, originalSize: data.count), coding)
     }
 }

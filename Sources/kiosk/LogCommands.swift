@@ -189,17 +189,20 @@ struct LogCommand: AsyncParsableCommand {
             lines.append(title)
             lines += fields.map { "  \($0.name): \($0.value)" }
         }
-        func body(_ title: String, _ body: CapturedBody?) {
-            guard let body else { return }
+        func body(_ title: String, _ sent: CapturedBody?, headers: [RequestRecord.HeaderField]) {
+            guard let sent else { return }
+            // Shown as its content when it came coded (gzip, br), as the console shows it.
+            let (body, coding) = sent.decoded(contentEncoding: headers.first { $0.name.lowercased() == "content-encoding" }?.value)
             lines.append("")
-            lines.append("\(title) (\(Render.bytes(body.originalSize))\(body.isTruncated ? ", truncated to \(Render.bytes(body.data.count))" : ""))")
+            let decoded = coding.map { ", decoded from \($0): \(Render.bytes(sent.originalSize)) as sent" } ?? ""
+            lines.append("\(title) (\(Render.bytes(body.originalSize))\(decoded)\(body.isTruncated ? ", truncated to \(Render.bytes(body.data.count))" : ""))")
             let indented = pretty && !body.isTruncated ? (try? OrderedJSON.parse(body.data))?.rendered() : nil
             lines.append(indented ?? BodyJSON(body).text ?? "(binary, \(body.data.count) bytes)")
         }
         headers("Request headers", record.requestHeaders)
-        body("Request body", record.requestBody)
+        body("Request body", record.requestBody, headers: record.requestHeaders)
         headers("Response headers", record.responseHeaders)
-        body("Response body", record.responseBody)
+        body("Response body", record.responseBody, headers: record.responseHeaders)
         return lines.joined(separator: "\n")
     }
 

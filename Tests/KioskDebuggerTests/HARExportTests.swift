@@ -154,6 +154,20 @@ struct HARExportTests {
         #expect(targets == ["https://example.test/new?page=2", ""])
     }
 
+    @Test("A body is read as its content where it came coded and whole: gzip and br decoded with their coding named; cut, unknown or not coded as it is")
+    func bodyReadAsContent() throws {
+        let gzip = CapturedBody(data: try #require(Data(base64Encoded: "H4sIAAAAAAACA6tWykvMTVWyUlAKykzOVqoFAB+KiCoQAAAA")), originalSize: 36)
+        let (content, coding) = gzip.decoded(contentEncoding: " GZIP ")
+        #expect(coding == "gzip" && content.data == Data(#"{"name": "Rick"}"#.utf8) && content.originalSize == 16)
+        let brotli = CapturedBody(data: try #require(Data(base64Encoded: "iweAeyJuYW1lIjogIlJpY2sifQM=")), originalSize: 20)
+        #expect(brotli.decoded(contentEncoding: "br").coding == "br")
+        // Cut at capture, in a coding Kiosk does not know, or not coded: as it is
+        let cut = CapturedBody(data: gzip.data.prefix(10), originalSize: 36)
+        for (body, encoding) in [(cut, "gzip"), (gzip, "zstd"), (gzip, nil)] as [(CapturedBody, String?)] {
+            #expect(body.decoded(contentEncoding: encoding).coding == nil && body.decoded(contentEncoding: encoding).body == body)
+        }
+    }
+
     @Test("A content-coded body is exported decoded, as HAR 1.2 keeps bodies (gzip, deflate, brotli), with what the coding saved; one that cannot be (cut short, corrupt, raw deflate) is kept as sent and said so",
           arguments: [
             ("gzip", "H4sIAAAAAAACA6tWykvMTVWyUlAKykzOVqoFAB+KiCoQAAAA", true),
