@@ -52,7 +52,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Address the proxy listens on. Loopback unless --proxy-auth: then any (0.0.0.0 for every network); "
                                + "the console and reverse listeners stay on loopback."))
     var host = "127.0.0.1"
-    @Flag(help: ArgumentHelp("Ask every client for a password (Proxy-Authorization, user kiosk), made and printed once; other "
+    @Flag(help: ArgumentHelp("Ask every client for a password (Proxy-Authorization, user kiosk), made and printed once (on a terminal); other "
                              + "machines' requests may not reach this machine's loopback or private addresses."))
     var proxyAuth = false
     @Option(help: "Port of the proxy.") var port = 8888
@@ -173,10 +173,15 @@ struct ProxyRunCommand: AsyncParsableCommand {
             if proxyAuth {
                 let (made, newPassword) = try ProxyCredentials.inDirectory(directory)
                 credentials = made
-                if let newPassword {
+                // Printed on a terminal only, as serve's pairing code: a service manager's journal or a container's log
+                // would keep a password that does not expire.
+                if let newPassword, Output.isTerminal {
                     Output.human("Proxy password, shown this once (user \(ProxyCredentials.user)): \(newPassword)\n"
                                  + "  Clients: http://\(ProxyCredentials.user):\(newPassword)@HOST:PORT as their proxy; "
                                  + "`kiosk proxy password` makes a new one.")
+                } else if newPassword != nil {
+                    Output.human("Proxy password: made, and not printed (this output is not a terminal, and a log would keep it). "
+                                 + "Run `kiosk proxy password` in a terminal for one, then start the proxy again.")
                 }
             }
             let roots = upstreamCAs.map { URL(fileURLWithPath: $0).path }
