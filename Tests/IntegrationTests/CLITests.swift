@@ -502,6 +502,25 @@ struct LogCLITests {
         #expect(!stored.contains(password))
     }
 
+    @Test("kiosk proxy --proxy-auth run with no terminal does not print the password it made, and says how to get one")
+    func proxyPasswordNotInALog() throws {
+        let cli = CLI()
+        // Given a proxy started for other machines, its output a pipe (a service manager's journal, a container's log)
+        let child = try ChildProcess(CLI.executable, arguments: ["proxy", "--proxy-auth", "--port", "0", "--console-port", "0",
+                                                                  "--data-dir", cli.dataDirectory.path])
+        // When it has made its password (the digest file is written just before the password would be said), and stops
+        let digest = cli.dataDirectory.appendingPathComponent("kiosk-proxy-auth")
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: digest.path), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        Thread.sleep(forTimeInterval: 1)
+        child.signal(SIGINT)
+        _ = child.waitUntilExit()
+        let output = String(decoding: child.standardOutput?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        // Then the output says a password was made and not printed, and holds no password nor a URL carrying one
+        #expect(output.contains("Proxy password: made, and not printed"), "\(output)")
+        #expect(!output.contains("shown this once") && !output.contains("http://kiosk:"), "\(output)")
+    }
+
     @Test("kiosk proxy refuses cache settings out of range, naming the flag: --cache-size, --fallback-after")
     func proxyCacheFlagsOutOfRange() throws {
         let cli = CLI()
