@@ -487,15 +487,23 @@ enum ProxyMessages {
     /// What the proxy answers itself when forwarding failed, in the log's words: 504 for a timeout, 502 for the rest.
     static func failure(_ error: any Error, url: URL) -> Refusal {
         let shownURL = url.redactedString
+        // The host with its port, which tells apart a machine's several servers (the error names the host alone).
+        func place(_ host: String) -> String {
+            let isAddress = IPAddress(literal: host) != nil
+            // (Some errors name the authority, port and all, already.)
+            guard isAddress || !host.contains(":") else { return host }
+            let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+            return (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+        }
         var refusal = switch error.kioskError {
         case .timeout(_, let seconds)?:
             Refusal(.gatewayTimeout, "The upstream did not answer \(shownURL) within \(Int(seconds)) s.")
         case .offline(let host, .unresolved)?:
             Refusal(.badGateway, "Kiosk could not connect to \(host): the name does not resolve (DNS).")
         case .offline(let host, .refused)?:
-            Refusal(.badGateway, "Kiosk could not connect to \(host): it refused the connection (nothing listens on that port).")
+            Refusal(.badGateway, "Kiosk could not connect to \(place(host)): it refused the connection (nothing listens on that port).")
         case .offline(let host, .unreachable)?:
-            Refusal(.badGateway, "Kiosk could not connect to \(host): no route to it, or it (or its TLS handshake) did not answer in time.")
+            Refusal(.badGateway, "Kiosk could not connect to \(place(host)): no route to it, or it (or its TLS handshake) did not answer in time.")
         case .refused(_, let reason)?:
             Refusal(.badGateway, "Kiosk refused to forward \(shownURL): \(reason).")
         case .truncatedBody(_, let expected, let received)?:

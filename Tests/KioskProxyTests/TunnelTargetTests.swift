@@ -1,9 +1,19 @@
+import Foundation
+import KioskCore
 import NIOHTTP1
 import Testing
 @testable import KioskProxy
 
 @Suite("A CONNECT's target and the patterns that choose what is read")
 struct TunnelTargetTests {
+    @Test("An upstream that cannot be reached is named with its port, which tells a machine's servers apart, whether or not the error had it",
+          arguments: [("127.0.0.1", "http://127.0.0.1:8081/x", "127.0.0.1:8081"), ("api.test", "https://api.test/x", "api.test:443"),
+                      ("::1", "http://[::1]:3000/", "[::1]:3000"), ("127.0.0.1:9", "http://127.0.0.1:9/", "127.0.0.1:9")])
+    func unreachableNamesThePort(host: String, url: String, shown: String) throws {
+        let refusal = ProxyMessages.failure(KioskError.offline(host: host, reason: .unreachable), url: try #require(URL(string: url)))
+        #expect(refusal.message.hasPrefix("Kiosk could not connect to \(shown): no route to it"), "\(refusal.message)")
+    }
+
     @Test("A CONNECT names an address (canonical) or a name a certificate can carry (lowercased, no final dot), and a port of digits",
           arguments: [
             ("Example.TEST:443", "example.test"), ("dot.test.:443", "dot.test"), ("a_b-c.test:8443", "a_b-c.test"),
