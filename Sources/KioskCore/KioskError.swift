@@ -47,7 +47,9 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case .unauthorized(let source, let message): "Not authorized by \(source.displayName): \(message)"
         case .malformedResponse(let path, let message): "Malformed response at \(path): \(message)"
         case .truncatedBody(let url, let expected, let received):
-            "Truncated response from \(url): received \(received) of \(expected) bytes"
+            // Of a body whose length was not said (chunked), how much came.
+            expected > 0 ? "Truncated response from \(url): received \(received) of \(expected) bytes"
+                : "Truncated response from \(url): the connection closed after \(received) bytes, before the end of the body"
         case .notFound(let what): "Not found: \(what)"
         case .invalidRequest(let message): message
         case .storage(let message): "Storage error: \(message)"

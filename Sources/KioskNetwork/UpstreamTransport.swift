@@ -342,7 +342,10 @@ public final class UpstreamTransport: HTTPTransport {
         if let expectedLength, received < expectedLength {
             return .truncatedBody(url: url, expected: expectedLength, received: received)
         }
-        if let parserError = error as? HTTPParserError, parserError != .invalidEOFState {
+        if let parserError = error as? HTTPParserError {
+            // The connection closed inside a body whose end only its framing marks (a chunked one's last chunk): cut short,
+            // with how much came (NIO says "stream ended at an unexpected time").
+            guard parserError != .invalidEOFState else { return .truncatedBody(url: url, expected: expectedLength ?? 0, received: received) }
             return .transport(url: url, message: unreadableAnswer(parserError))
         }
         // NIO's own words name the system call that saw it ("read(descriptor:pointer:size:): Connection reset by peer").

@@ -507,7 +507,9 @@ enum ProxyMessages {
         case .refused(_, let reason)?:
             Refusal(.badGateway, "Kiosk refused to forward \(shownURL): \(reason).")
         case .truncatedBody(_, let expected, let received)?:
-            Refusal(.badGateway, "The upstream closed the connection after \(received) of \(expected) bytes of \(shownURL).")
+            Refusal(.badGateway, expected > 0 ? "The upstream closed the connection after \(received) of \(expected) bytes of \(shownURL)."
+                    : "The upstream closed the connection after \(received) bytes of \(shownURL), before the end of its body (a chunked "
+                      + "body's last chunk never came).")
         case .transport(_, let message)?:
             Refusal(.badGateway, "The exchange with the upstream failed: \(message).")
         case .cancelled?:
