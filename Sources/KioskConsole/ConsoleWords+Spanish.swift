@@ -433,6 +433,7 @@ extension ConsoleWords {
         proxyOffNeedsOnline: "El modo off no guarda ni da nada, y sin conexión se responde con eso: vuelve antes a estar en línea.",
         diffNeedsTwoIDs: "Indica dos ids de solicitud para comparar: a y b, números enteros desde 1.",
         notPausedAnyMore: { "La solicitud n.º \($0) ya no está en pausa: se decidió o su tiempo de espera la dejó seguir." },
+        editNotSent: "Lo que escribiste no se envió; está abajo, para copiarlo.",
         touchPhrase: spanishTouchPhrase,
         ruleActions: spanishRuleActions
     )

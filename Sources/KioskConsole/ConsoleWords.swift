@@ -421,6 +421,8 @@ struct ConsoleWords: Sendable {
     let proxyOffNeedsOnline: String
     let diffNeedsTwoIDs: String
     let notPausedAnyMore: @Sendable (Int64) -> String
+    /// Under `notPausedAnyMore` when an edit came too late: it is shown, not lost.
+    let editNotSent: String
     /// What a mock, a breakpoint, a resend or a rule did to an exchange (`ExchangeTouch.Phrase`).
     let touchPhrase: @Sendable (ExchangeTouch.Phrase) -> String
     /// What a rewrite rule does, in short: "status 503 · remove ETag · JSON Patch · +800 ms".

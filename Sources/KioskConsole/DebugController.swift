@@ -174,8 +174,13 @@ struct DebugController: Sendable {
         }
         debug.on(.decide) { request, context in
             let form = try await CSRFProtection.verifiedForm(request, maximumBytes: Self.maximumEditBytes, allowsLineBreaks: true)
-            let exchange = try paused(try context.parameters.require("id"))
-            return try decide(exchange, form: try form.decode(PauseDecisionForm.self), context: context.view)
+            let decision = try form.decode(PauseDecisionForm.self)
+            let rawID = try context.parameters.require("id")
+            // Gone on meanwhile (its timeout, another tab): what was typed is given back, not lost with a bare 404.
+            if let id = Int(rawID), id > 0, kiosk.debugger.breakpoints.paused(id: id) == nil {
+                return Pages.response(DebugPages.pauseEnded(id, draft: decision, context: context.view), status: .conflict)
+            }
+            return try decide(try paused(rawID), form: decision, context: context.view)
         }
         debug.on(.breakpoint) { request, context in
             let form = try await CSRFProtection.verifiedForm(request)
@@ -318,7 +323,7 @@ struct DebugController: Sendable {
             }
         }
         guard kiosk.debugger.breakpoints.decide(exchange.id, decision) else {
-            throw WebError.consoleNotFound { [id = exchange.id] in $0.notPausedAnyMore(Int64(id)) }
+            return Pages.response(DebugPages.pauseEnded(exchange.id, draft: form, context: context), status: .conflict)
         }
         return WebController.seeOther(ConsoleRoute.paused.path)
     }

@@ -422,6 +422,25 @@ enum DebugPages {
 
     /// `/debug/paused/{id}`: one paused exchange with the forms that end the pause. `error` is why an edit
     /// was refused (shown with the edit as it was typed, `draft`).
+    /// What an edit sent after its request went on (its timeout, another tab's decision) gets: the request is not paused
+    /// any more, and what was typed is shown to copy rather than lost.
+    static func pauseEnded(_ id: Int, draft: PauseDecisionForm, context: ViewContext) -> HTML {
+        let w = context.words
+        var content: [HTML] = [
+            E.element("p", [.class("back")], [E.element("a", [Attribute.localHref(ConsoleRoute.paused.path)], [.text(w.backToPaused)])]),
+            E.element("h1", [], [.text("#\(id)")]),
+            E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text(w.notPausedAnyMore(Int64(id)))]),
+        ]
+        let typed = [draft.method, draft.path, draft.status, draft.query.isEmpty ? nil : draft.query, draft.headers, draft.body]
+            .compactMap { $0 }.filter { !$0.isEmpty }
+        if draft.action == .edit, !typed.isEmpty {
+            content.append(E.element("p", [], [.text(w.editNotSent)]))
+            content.append(E.element("textarea", [.attribute("readonly", ""), .attribute("rows", "16"), .attribute("spellcheck", "false"),
+                                                  .attribute("aria-label", w.editNotSent)], [.text(typed.joined(separator: "\n\n"))]))
+        }
+        return DebugPages.page(context, title: "#\(id)", content)
+    }
+
     static func pausedExchange(_ exchange: PausedExchange, error: String?, draft: PauseDecisionForm?, context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [

@@ -411,9 +411,13 @@ struct WebDebugTests {
             // And the edit is logged as edited and was not stored
             #expect(try await client.get("/debug/api/requests?decision=edited").body.contains("\"decision\" : \"edited\""))
             #expect(try harness.kiosk.database.snapshot(forKey: PageRequest(source: .rickandmorty).cacheKey) == nil)
-            // And a decision for a request no longer paused is a clear 404
-            #expect(try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "continue")], cookie: token)
-                .status == .notFound)
+            // And a decision for a request no longer paused is a 409 that says so; an edit sent too late is shown back, not lost
+            let late = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "continue")], cookie: token)
+            #expect(late.status == .conflict && late.body.contains("is not paused any more"))
+            let lateEdit = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("status", "200"),
+                                                                                   ("body", #"{"typed":"too late"}"#)], cookie: token)
+            #expect(lateEdit.status == .conflict && lateEdit.body.contains("What you typed was not sent"))
+            #expect(lateEdit.body.contains("{&quot;typed&quot;:&quot;too late&quot;}") || lateEdit.body.contains(#"{"typed":"too late"}"#))
         }
     }
 
