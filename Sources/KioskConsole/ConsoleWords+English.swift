@@ -379,6 +379,10 @@ extension ConsoleWords {
                 + "or a write failed (a full disk). The log goes on with the next ones."
         },
         noSuchRequest: { "There is no request \($0) in the log; it may have been evicted." },
+        noSuchPair: { "Request \($0) or \($1) is not in the log; it may have been evicted." },
+        noSuchRule: { "There is no rewrite rule \($0)." },
+        noSuchMock: { "There is no mock rule \($0)." },
+        noSuchEndpoint: { "There is no endpoint named “\($0)”." },
         badRequestID: "A request id is a positive whole number.",
         noStoredAnswer: { "No stored answer has the id \($0); it may have been evicted or cleared." },
         proxyCacheFormUnknown: "Say what to change: mode (fallback, http or off), offline (on or off), clear (a host, or none for all) or remove (a stored answer's id).",

@@ -426,6 +426,10 @@ extension ConsoleWords {
                 + "el registro podía escribir, o falló una escritura (un disco lleno). El registro sigue con las siguientes."
         },
         noSuchRequest: { "No hay ninguna solicitud n.º \($0) en el registro; puede que se haya descartado." },
+        noSuchPair: { "La solicitud n.º \($0) o la n.º \($1) no está en el registro; puede que se haya descartado." },
+        noSuchRule: { "No hay ninguna regla de reescritura n.º \($0)." },
+        noSuchMock: { "No hay ninguna regla de simulación n.º \($0)." },
+        noSuchEndpoint: { "No hay ningún endpoint llamado «\($0)»." },
         badRequestID: "Un id de solicitud es un número entero positivo.",
         noStoredAnswer: { "Ninguna respuesta guardada tiene el id \($0); puede que se haya descartado o borrado." },
         proxyCacheFormUnknown: "Indica qué cambiar: el modo (fallback, http u off), offline (on u off), clear (un host, o ninguno para todos) o remove (el id de una respuesta guardada).",

@@ -411,6 +411,12 @@ struct ConsoleWords: Sendable {
     /// Error pages: a request id the log does not hold (evicted, or never), one that is not a number, a diff not
     /// given two ids, and a pause that ended before it was answered.
     let noSuchRequest: @Sendable (Int64) -> String
+    /// A comparison of two requests one of which is not in the log.
+    let noSuchPair: @Sendable (Int64, Int64) -> String
+    /// A rewrite rule, a mock rule or an endpoint the console has not.
+    let noSuchRule: @Sendable (Int) -> String
+    let noSuchMock: @Sendable (Int) -> String
+    let noSuchEndpoint: @Sendable (String) -> String
     let badRequestID: String
     /// A stored answer's id that names none (evicted, cleared, or never).
     let noStoredAnswer: @Sendable (Int64) -> String

@@ -53,7 +53,7 @@ extension DebugController {
                 default: throw WebError.notFound("There is no such action on a rewrite rule.")
                 }
             } catch KioskError.notFound {
-                throw WebError.notFound("There is no rewrite rule \(id).")
+                throw WebError.consoleNotFound { $0.noSuchRule(id) }
             }
             return WebController.seeOther(ConsoleRoute.rules.path(anchor: "rule-\(id)"))
         }
@@ -114,7 +114,7 @@ extension DebugController {
         do {
             return try kiosk.debugger.rules.rule(id: id)
         } catch KioskError.notFound {
-            throw WebError.notFound("There is no rewrite rule \(id).")
+            throw WebError.consoleNotFound { $0.noSuchRule(id) }
         }
     }
 

@@ -188,7 +188,7 @@ struct DebugController: Sendable {
             let raw = try context.parameters.require("endpoint")
             let endpoint = raw.removingPercentEncoding ?? raw
             guard kiosk.debugger.acceptsBreakpoints(on: endpoint) else {
-                throw WebError.notFound("There is no endpoint named “\(endpoint.prefix(60))”.")
+                throw WebError.consoleNotFound { [name = String(endpoint.prefix(60))] in $0.noSuchEndpoint(name) }
             }
             try kiosk.debugger.breakpoints.set(try form.decode(BreakpointForm.self).setting, for: endpoint)
             return WebController.seeOther(ConsoleRoute.endpoints.path(anchor: endpoint))
@@ -242,7 +242,7 @@ struct DebugController: Sendable {
                 default: throw WebError.notFound("There is no such action on a mock rule.")
                 }
             } catch KioskError.notFound {
-                throw WebError.notFound("There is no mock rule \(id).")
+                throw WebError.consoleNotFound { $0.noSuchMock(id) }
             }
             return WebController.seeOther(ConsoleRoute.mocks.path)
         }
@@ -383,7 +383,7 @@ struct DebugController: Sendable {
     private func diff(_ request: Request) throws -> ExchangeDiff {
         let query = try FormInput.decode(DiffQuery.self, from: request.uri.query)
         guard let diff = try withLog().diff(before: query.a, after: query.b) else {
-            throw WebError.notFound("Request \(query.a) or \(query.b) is not in the log; it may have been evicted.")
+            throw WebError.consoleNotFound { [a = query.a, b = query.b] in $0.noSuchPair(a, b) }
         }
         return diff
     }

@@ -26,8 +26,9 @@ struct ProxyCacheAnswersTests {
     func ageValues() {
         #expect(CacheControl.age("120") == 120 && CacheControl.age(" 7 ") == 7)
         #expect(CacheControl.age("99999999999999999999999") == 2_147_483_648)
-        #expect(CacheControl.age("-5") == 0 && CacheControl.age("1.5") == 0 && CacheControl.age("inf") == 0
-                && CacheControl.age("1, 2") == 0 && CacheControl.age(nil) == 0)
+        #expect(CacheControl.age("-5") == 0 && CacheControl.age("1.5") == 0 && CacheControl.age("inf") == 0 && CacheControl.age(nil) == 0)
+        // A list is the field sent twice: its first member counts, as the first line does
+        #expect(CacheControl.age("1, 2") == 1)
     }
 
     @Test("A stored answer that came with an Age too large to count stands in for a failed upstream, its Age 2^31 and more, never a crash")
