@@ -6,6 +6,7 @@ import KioskConsole
 import KioskCore
 import KioskDemoUpstream
 import KioskWeb
+import NIOCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -214,7 +215,9 @@ struct ServeCommand: AsyncParsableCommand {
         let probe = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
         guard probe >= 0 else { return false }
         close(probe)
-        return true
+        // And `::` must resolve as the listener binds it (NIO asks getaddrinfo with no hints, so AI_ADDRCONFIG): where
+        // ::1 is the only IPv6 address (a container's network namespace), it does not, and binding it would fail.
+        return (try? SocketAddress.makeAddressResolvingHost("::", port: 0)) != nil
     }
 
     private static func time(_ date: Date) -> String {
