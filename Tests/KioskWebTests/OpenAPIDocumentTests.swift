@@ -37,6 +37,19 @@ struct OpenAPIDocumentTests {
         }
     }
 
+    @Test("Every operation lists the 421 every listener gives a request for a name it is not served under, as plain text")
+    func everyOperationListsTheListenersRefusal() throws {
+        let paths = try #require(try Self.document()["paths"] as? [String: [String: Any]])
+        for (path, operations) in paths {
+            for (method, operation) in operations {
+                let responses = (operation as? [String: Any])?["responses"] as? [String: Any]
+                let refusal = responses?["421"] as? [String: Any]
+                #expect((refusal?["content"] as? [String: Any])?["text/plain"] != nil, "\(method) \(path) does not list the 421")
+            }
+        }
+        // (The refusal itself, status and text, is the listener guard's: WebListenerGuardTests.)
+    }
+
     /// Answers of every documented operation, errors included, from a real demo upstream.
     static let samples: [(path: String, uri: String, status: Int)] = [
         ("/api/{source}", "/api/rickandmorty?page=2", 200),
