@@ -391,6 +391,7 @@ extension ConsoleWords {
         diffNeedsTwoIDs: "Give two request ids to compare: a and b, whole numbers from 1.",
         notPausedAnyMore: { "Request \($0) is not paused any more: it was decided or its timeout continued it." },
         editNotSent: "What you typed was not sent; it is below, to copy.",
+        ruleProblem: { $0.english },
         touchPhrase: { $0.english },
         ruleActions: { $0.summary }
     )

@@ -438,6 +438,32 @@ extension ConsoleWords {
         diffNeedsTwoIDs: "Indica dos ids de solicitud para comparar: a y b, números enteros desde 1.",
         notPausedAnyMore: { "La solicitud n.º \($0) ya no está en pausa: se decidió o su tiempo de espera la dejó seguir." },
         editNotSent: "Lo que escribiste no se envió; está abajo, para copiarlo.",
+        ruleProblem: { problem in
+            switch problem {
+            case .nameTooLong: "El nombre tiene más de 200 caracteres."
+            case .nameNotOneLine: "El nombre debe ser una sola línea de texto."
+            case .noTarget: "Indica a qué solicitudes se aplica la regla: un endpoint, un patrón de URL o ambos."
+            case .unknownEndpoint(let name, let known): "No hay ningún endpoint llamado «\(name)»; los conocidos: \(known.joined(separator: ", "))."
+            case .urlPattern(.notHTTP): "El patrón de URL debe ser una URL http(s) o un patrón que empiece por *."
+            case .urlPattern(.notOneLine): "El patrón de URL debe ser una sola línea, sin caracteres de control (ninguna URL los tiene)."
+            case .urlPattern(.tooLong(let kilobytes)): "El patrón de URL ocupa más de \(kilobytes) KB."
+            case .urlPattern(.noHost(let pattern)):
+                "El patrón de URL no es una URL con host («\(pattern)»): escríbelo como la URL de una solicitud, con * donde pueda ir cualquier cosa."
+            case .badMethod: "El método no es un método HTTP (token de RFC 9110: solo letras, dígitos y !#$%&'*+-.^_`|~)."
+            case .doesNothing: "La regla no hace nada: dale un estado, cabeceras, un JSON Patch, una latencia o un fallo."
+            case .tooManyHeaders(let maximum): "La regla cambia más de \(maximum) cabeceras."
+            case .headerValueTooLong(let name, let kilobytes): "El valor de la cabecera \(name) ocupa más de \(kilobytes) KB."
+            case .statusOutOfRange: "El estado debe ser un número del 100 al 599."
+            case .badHeaderName(let name): "«\(name)» no es un nombre de cabecera HTTP válido (token de RFC 9110)."
+            case .badHeaderValue(let name):
+                "El valor de la cabecera \(name) no es un valor de campo HTTP válido (no se admiten CR, LF, NUL ni otros caracteres de control salvo el tabulador)."
+            case .latencyOutOfRange(let maximum): "La latencia debe ir de 0 a \(maximum) ms."
+            case .failureWithAnswer: "Una regla que hace fallar la solicitud no tiene respuesta que reescribir: dale solo un fallo (y una latencia)."
+            case .patchTooLong(let kilobytes): "El JSON Patch ocupa más de \(kilobytes) KB."
+            case .patchEmpty: "El JSON Patch no tiene ninguna operación."
+            case .patchInvalid(let error): "El JSON Patch no es válido: \(error)"
+            }
+        },
         touchPhrase: spanishTouchPhrase,
         ruleActions: spanishRuleActions
     )

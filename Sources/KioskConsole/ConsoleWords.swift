@@ -429,6 +429,8 @@ struct ConsoleWords: Sendable {
     let notPausedAnyMore: @Sendable (Int64) -> String
     /// Under `notPausedAnyMore` when an edit came too late: it is shown, not lost.
     let editNotSent: String
+    /// Why a rewrite rule the form describes cannot be kept.
+    let ruleProblem: @Sendable (RuleProblem) -> String
     /// What a mock, a breakpoint, a resend or a rule did to an exchange (`ExchangeTouch.Phrase`).
     let touchPhrase: @Sendable (ExchangeTouch.Phrase) -> String
     /// What a rewrite rule does, in short: "status 503 · remove ETag · JSON Patch · +800 ms".

@@ -84,6 +84,11 @@ extension DebugController {
     private func save(_ form: RuleForm, id: Int?, context: ViewContext) throws -> Response {
         do {
             let rule = try form.rule()
+            // Said in the page's language; the store checks the same again, in English, for the CLI and the JSON API.
+            if let problem = rule.ruleProblem(endpoints: Set(endpointNames())) {
+                return Pages.response(DebugPages.ruleForm(form, id: id, endpoints: endpointNames(), error: context.words.ruleProblem(problem),
+                                                          context: context), status: .unprocessableContent)
+            }
             let saved = try id.map { try kiosk.debugger.rules.update(id: $0, to: rule) } ?? kiosk.debugger.rules.add(rule)
             return WebController.seeOther(ConsoleRoute.rules.path(anchor: "rule-\(saved.id)"))
         } catch KioskError.invalidRequest(let message) {

@@ -46,7 +46,7 @@ extension MockRule {
 
     /// Why the rule cannot be kept, or nil: its URL pattern must be one (`URLPattern.problem`), its method an RFC 9110
     /// token (`*` is one) and its headers valid fields, since they are written back out verbatim in every answer it gives.
-    public var syntaxProblem: String? { URLPattern.problem(urlPattern) ?? HTTPSyntax.problem(method: method, headers: headers) }
+    public var syntaxProblem: String? { URLPattern.problem(urlPattern)?.english ?? HTTPSyntax.problem(method: method, headers: headers) }
 }
 
 /// The mock rules, persisted as JSON in the data directory (so `kiosk mock add` in a terminal is seen by

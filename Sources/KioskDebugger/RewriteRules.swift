@@ -161,68 +161,100 @@ public struct RewriteRule: Sendable, Hashable, Codable, Identifiable {
     /// The longest latency a rule may add: past it a request would outlive any sensible timeout.
     public static let maximumLatencyMilliseconds = 300_000
 
-    /// Why the rule cannot be kept, or nil. `endpoints`, when given, are the names a rule may match.
     /// The most headers a rule sets and removes, and the longest value it sets.
     static let maximumHeaders = 100
     static let maximumHeaderValueBytes = 16 * 1024
     /// The longest JSON Patch a rule carries (a patch of 100,000 operations took seconds of CPU a save).
     static let maximumPatchBytes = 256 * 1024
 
-    public func problem(endpoints: Set<String>? = nil) -> String? {
-        if name.count > 200 { return "The name is longer than 200 characters." }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "The name must be one line of text."
-        }
-        if match.endpoint == nil && match.urlPattern == nil {
-            return "Say which requests the rule is for: an endpoint, a URL pattern, or both."
-        }
+    /// Why the rule cannot be kept, in English (the CLI's and the JSON API's words), or nil. `endpoints`, when given,
+    /// are the names a rule may match.
+    public func problem(endpoints: Set<String>? = nil) -> String? { ruleProblem(endpoints: endpoints)?.english }
+
+    /// Why the rule cannot be kept, for each face to say in its language, or nil.
+    public func ruleProblem(endpoints: Set<String>? = nil) -> RuleProblem? {
+        if name.count > 200 { return .nameTooLong }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return .nameNotOneLine }
+        if match.endpoint == nil && match.urlPattern == nil { return .noTarget }
         if let endpoint = match.endpoint, let endpoints, !endpoints.contains(endpoint) {
-            return "There is no endpoint named “\(endpoint.prefix(60))”; known: \(endpoints.sorted().joined(separator: ", "))."
+            return .unknownEndpoint(String(endpoint.prefix(60)), known: endpoints.sorted())
         }
-        if let pattern = match.urlPattern, let problem = URLPattern.problem(pattern) { return problem }
-        guard HTTPSyntax.isToken(match.method) else {
-            return "The method is not an HTTP method (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only)."
-        }
-        if actions.isEmpty { return "The rule does nothing: give it a status, headers, a JSON Patch, a latency or a failure." }
+        if let pattern = match.urlPattern, let problem = URLPattern.problem(pattern) { return .urlPattern(problem) }
+        guard HTTPSyntax.isToken(match.method) else { return .badMethod }
+        if actions.isEmpty { return .doesNothing }
         // Bounds no hand-made rule reaches, so that a rule's file, page and JSON stay readable and quick to save.
-        if actions.setHeaders.count + actions.removeHeaders.count > Self.maximumHeaders {
-            return "The rule changes more than \(Self.maximumHeaders) headers."
-        }
+        if actions.setHeaders.count + actions.removeHeaders.count > Self.maximumHeaders { return .tooManyHeaders(Self.maximumHeaders) }
         if let long = actions.setHeaders.first(where: { $0.value.utf8.count > Self.maximumHeaderValueBytes }) {
-            return "The value of header \(long.name.prefix(60)) is longer than \(Self.maximumHeaderValueBytes / 1024) KB."
+            return .headerValueTooLong(String(long.name.prefix(60)), kilobytes: Self.maximumHeaderValueBytes / 1024)
         }
-        if let status = actions.status, !(100...599).contains(status) { return "The status must be a number from 100 to 599." }
+        if let status = actions.status, !(100...599).contains(status) { return .statusOutOfRange }
         for header in actions.setHeaders {
-            guard HTTPSyntax.isToken(header.name) else {
-                return "“\(header.name.prefix(60))” is not a valid HTTP header name (RFC 9110 token)."
-            }
-            guard HTTPSyntax.isFieldValue(header.value) else {
-                return "The value of header \(header.name) is not a valid HTTP field value "
-                    + "(CR, LF, NUL and other control characters but the tab are not allowed)."
-            }
+            guard HTTPSyntax.isToken(header.name) else { return .badHeaderName(String(header.name.prefix(60))) }
+            guard HTTPSyntax.isFieldValue(header.value) else { return .badHeaderValue(header.name) }
         }
-        for name in actions.removeHeaders where !HTTPSyntax.isToken(name) {
-            return "“\(name.prefix(60))” is not a valid HTTP header name (RFC 9110 token)."
-        }
+        for name in actions.removeHeaders where !HTTPSyntax.isToken(name) { return .badHeaderName(String(name.prefix(60))) }
         if let latency = actions.latencyMilliseconds, !(0...Self.maximumLatencyMilliseconds).contains(latency) {
-            return "The latency must be from 0 to \(Self.maximumLatencyMilliseconds) ms."
+            return .latencyOutOfRange(maximum: Self.maximumLatencyMilliseconds)
         }
         if actions.failure != nil, actions.status != nil || !actions.setHeaders.isEmpty || !actions.removeHeaders.isEmpty
             || actions.patch != nil {
-            return "A rule that fails the request has no answer to rewrite: give it a failure (and a latency) only."
+            return .failureWithAnswer
         }
         if let patch = actions.patch {
-            guard patch.utf8.count <= Self.maximumPatchBytes else {
-                return "The JSON Patch is longer than \(Self.maximumPatchBytes / 1024) KB."
-            }
+            guard patch.utf8.count <= Self.maximumPatchBytes else { return .patchTooLong(kilobytes: Self.maximumPatchBytes / 1024) }
             do {
                 // A patch of no operation changes nothing, yet makes the rule act on the answer (its validators go).
-                guard try !JSONPatch(parsing: patch).operations.isEmpty else { return "The JSON Patch has no operation." }
+                guard try !JSONPatch(parsing: patch).operations.isEmpty else { return .patchEmpty }
             } catch {
-                return "The JSON Patch is not valid: \(error.description)"
+                return .patchInvalid(error.description)
             }
         }
         return nil
+    }
+}
+
+/// Why a rewrite rule cannot be kept: `english` for the CLI, the JSON API and the log; the console says it in the
+/// page's language (ConsoleWords).
+public enum RuleProblem: Sendable, Hashable {
+    case nameTooLong, nameNotOneLine, noTarget
+    /// An endpoint name the debugger does not know (cut to 60 characters), and the names it does.
+    case unknownEndpoint(String, known: [String])
+    case urlPattern(URLPatternProblem)
+    case badMethod, doesNothing
+    case tooManyHeaders(Int)
+    case headerValueTooLong(String, kilobytes: Int)
+    case statusOutOfRange
+    case badHeaderName(String)
+    case badHeaderValue(String)
+    case latencyOutOfRange(maximum: Int)
+    case failureWithAnswer
+    case patchTooLong(kilobytes: Int)
+    case patchEmpty
+    /// The JSON Patch's own error, in English (where in the patch, and what).
+    case patchInvalid(String)
+
+    /// The problem in an English sentence.
+    public var english: String {
+        switch self {
+        case .nameTooLong: "The name is longer than 200 characters."
+        case .nameNotOneLine: "The name must be one line of text."
+        case .noTarget: "Say which requests the rule is for: an endpoint, a URL pattern, or both."
+        case .unknownEndpoint(let name, let known): "There is no endpoint named “\(name)”; known: \(known.joined(separator: ", "))."
+        case .urlPattern(let problem): problem.english
+        case .badMethod: "The method is not an HTTP method (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only)."
+        case .doesNothing: "The rule does nothing: give it a status, headers, a JSON Patch, a latency or a failure."
+        case .tooManyHeaders(let maximum): "The rule changes more than \(maximum) headers."
+        case .headerValueTooLong(let name, let kilobytes): "The value of header \(name) is longer than \(kilobytes) KB."
+        case .statusOutOfRange: "The status must be a number from 100 to 599."
+        case .badHeaderName(let name): "“\(name)” is not a valid HTTP header name (RFC 9110 token)."
+        case .badHeaderValue(let name):
+            "The value of header \(name) is not a valid HTTP field value (CR, LF, NUL and other control characters but the tab are not allowed)."
+        case .latencyOutOfRange(let maximum): "The latency must be from 0 to \(maximum) ms."
+        case .failureWithAnswer: "A rule that fails the request has no answer to rewrite: give it a failure (and a latency) only."
+        case .patchTooLong(let kilobytes): "The JSON Patch is longer than \(kilobytes) KB."
+        case .patchEmpty: "The JSON Patch has no operation."
+        case .patchInvalid(let error): "The JSON Patch is not valid: \(error)"
+        }
     }
 }
 

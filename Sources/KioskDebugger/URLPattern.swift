@@ -21,21 +21,17 @@ struct URLPattern: Sendable, Hashable {
     /// replayable one), far past any a person writes, short of what breaks a rules page.
     static var maximumBytes: Int { HAR.maximumRequestTargetBytes }
 
-    /// Why `pattern` cannot be a rule's URL pattern, in a sentence; nil when it can: an http(s) URL with a host (a `*` may
-    /// stand for any run of characters in it) or a pattern starting with `*`, one line, at most 8 KB.
-    package static func problem(_ pattern: String) -> String? {
-        guard pattern.hasPrefix("http://") || pattern.hasPrefix("https://") || pattern.hasPrefix("*") else {
-            return "The URL pattern must be an http(s) URL or a pattern starting with *."
-        }
-        if pattern.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return "The URL pattern must be one line, without control characters (no request's URL has them)."
-        }
-        if pattern.utf8.count > maximumBytes { return "The URL pattern is longer than \(maximumBytes / 1024) KB." }
+    /// Why `pattern` cannot be a rule's URL pattern; nil when it can: an http(s) URL with a host (a `*` may stand for any
+    /// run of characters in it) or a pattern starting with `*`, one line, at most `maximumBytes`.
+    static func problem(_ pattern: String) -> URLPatternProblem? {
+        guard pattern.hasPrefix("http://") || pattern.hasPrefix("https://") || pattern.hasPrefix("*") else { return .notHTTP }
+        if pattern.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { return .notOneLine }
+        if pattern.utf8.count > maximumBytes { return .tooLong(kilobytes: maximumBytes / 1024) }
         // With each * as a letter, what starts with a scheme must read as a URL with a host (`http://[::1` never matches).
         if !pattern.hasPrefix("*") {
             let example = pattern.replacingOccurrences(of: "*", with: "x")
             guard let components = URLComponents(string: HTTPSyntax.escapingDisallowed(example)), components.host?.isEmpty == false else {
-                return "The URL pattern is not a URL with a host (“\(pattern.prefix(80))”): write it as a request's URL, with * where anything may be."
+                return .noHost(String(pattern.prefix(80)))
             }
         }
         return nil
@@ -108,5 +104,23 @@ struct URLPattern: Sendable, Hashable {
             rest = rest[range.upperBound...]
         }
         return rest.hasSuffix(parts.last ?? "")
+    }
+}
+
+/// Why a text cannot be a mock's or rewrite rule's URL pattern.
+public enum URLPatternProblem: Sendable, Hashable {
+    case notHTTP, notOneLine
+    case tooLong(kilobytes: Int)
+    /// Not a URL with a host (the pattern, cut to 80 characters).
+    case noHost(String)
+
+    /// The problem in an English sentence.
+    public var english: String {
+        switch self {
+        case .notHTTP: "The URL pattern must be an http(s) URL or a pattern starting with *."
+        case .notOneLine: "The URL pattern must be one line, without control characters (no request's URL has them)."
+        case .tooLong(let kilobytes): "The URL pattern is longer than \(kilobytes) KB."
+        case .noHost(let pattern): "The URL pattern is not a URL with a host (“\(pattern)”): write it as a request's URL, with * where anything may be."
+        }
     }
 }
