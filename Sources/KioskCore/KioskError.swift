@@ -36,6 +36,7 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         switch self {
         case .offline(let host, .unreachable): "Offline: cannot connect to \(host)"
         case .offline(let host, .unresolved): "Cannot connect to \(host): the name does not resolve (DNS)"
+        case .offline(let host, .noAnswer): "Cannot connect to \(host): it did not answer the connection in time (it is down, or a firewall drops it)"
         case .offline(let host, .refused): "Cannot connect to \(host): it refused the connection (nothing listens on that port)"
         case .timeout(let url, let seconds): "Timed out after \(Self.format(seconds)) s waiting for \(url)"
         case .transport(let url, let message): "Network error for \(url): \(message)"
@@ -83,8 +84,10 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
 
     /// How an upstream could not be reached.
     public enum OfflineReason: String, Sendable, Hashable {
-        /// No route, or no answer to the connection in time: the network or the host is down.
+        /// No route to it: the network is down.
         case unreachable
+        /// No answer to the connection (or its TLS handshake) in time: the host is down, or a firewall drops the connection.
+        case noAnswer
         /// Its name does not resolve (DNS).
         case unresolved
         /// It refused the connection: the host is up, nothing listens on the port.

@@ -9,8 +9,8 @@ import NIOPosix
 /// addresses, refuses any of those it was about to dial that is not.
 package enum DialAddresses {
     /// The socket addresses for `host:port`: an address as it is written, or what `resolver` finds for a name (or for an
-    /// address spelt otherwise, `127.1`, `fe80::1%eth0`) within `limit` — past it, `KioskError.offline`, as a connection
-    /// that did not open in time is. With `publicOnly`, throws `KioskError.refused` (for `url()`) naming the first that
+    /// address spelt otherwise, `127.1`, `fe80::1%eth0`) within `limit` — past it, `KioskError.offline` with the name
+    /// not resolved. With `publicOnly`, throws `KioskError.refused` (for `url()`) naming the first that
     /// is not public.
     package static func look(up host: String, port: Int, publicOnly: Bool, resolver: any HostResolver, within limit: Duration,
                              url: () -> String) async throws -> [SocketAddress] {
@@ -41,7 +41,8 @@ package enum DialAddresses {
         }
         let timer = Task {
             try await Task.sleep(for: limit)
-            answer.finish(throwing: KioskError.offline(host: host))
+            // No answer for the name in time: said as DNS's failure, not as a connection's.
+            answer.finish(throwing: KioskError.offline(host: host, reason: .unresolved))
         }
         defer {
             looking.cancel()

@@ -300,9 +300,10 @@ public final class UpstreamTransport: HTTPTransport {
            let precise = await Self.diagnosedTrustFailure(message, host: host, certificateOf: connectHost, at: addresses) {
             return KioskError.transport(url: redacted, message: precise)
         }
-        // "Nothing listens on that port" is of a port: a local server on :3000 not started is told from one on :3001.
-        if case .offline(let name, .refused) = classified, let port, proxy == nil, name == host {
-            return .offline(host: (name.contains(":") && !name.hasPrefix("[") ? "[\(name)]" : name) + ":\(port)", reason: .refused)
+        // "Nothing listens on that port" is of a port: a local server on :3000 not started is told from one on :3001; and
+        // a firewall may drop one port's connections and not another's.
+        if case .offline(let name, let reason) = classified, reason == .refused || reason == .noAnswer, let port, proxy == nil, name == host {
+            return .offline(host: (name.contains(":") && !name.hasPrefix("[") ? "[\(name)]" : name) + ":\(port)", reason: reason)
         }
         return classified
     }
@@ -444,14 +445,19 @@ public final class UpstreamTransport: HTTPTransport {
             if connection.connectionErrors.isEmpty, connection.dnsAError != nil || connection.dnsAAAAError != nil {
                 return .offline(host: host, reason: .unresolved)
             }
-            return .offline(host: host, reason: !codes.isEmpty && codes.allSatisfy { $0 == ECONNREFUSED } ? .refused : .unreachable)
+            let reason: KioskError.OfflineReason = if !codes.isEmpty, codes.allSatisfy({ $0 == ECONNREFUSED }) { .refused }
+                else if !codes.isEmpty, codes.allSatisfy({ $0 == ETIMEDOUT }) { .noAnswer }
+                else { .unreachable }
+            return .offline(host: host, reason: reason)
         }
         if let ioError = error as? IOError,
            [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ECONNABORTED, ETIMEDOUT].contains(ioError.errnoCode) {
-            return .offline(host: host, reason: ioError.errnoCode == ECONNREFUSED ? .refused : .unreachable)
+            return .offline(host: host, reason: ioError.errnoCode == ECONNREFUSED ? .refused : ioError.errnoCode == ETIMEDOUT ? .noAnswer : .unreachable)
         }
+        // NIO's own deadline for the connection (or Kiosk's for its TLS handshake): nothing answered, which is not
+        // "no route" — a firewall that drops packets, or a host that is down.
         if let channelError = error as? ChannelError, case .connectTimeout = channelError {
-            return .offline(host: host)
+            return .offline(host: host, reason: .noAnswer)
         }
         return nil
     }

@@ -543,7 +543,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
         let eventLoop = context.eventLoop
         Self.dial(URL(string: "https://\(host):\(target.port)/"), host: target.host, port: target.port, tls: nil,
-                  vet: settings.vet, forNetwork: remoteClient, on: eventLoop)
+                  within: settings.configuration.connectTimeout, vet: settings.vet, forNetwork: remoteClient, on: eventLoop)
             .assumeIsolated()
             .whenComplete { [self] result in
                 switch result {
@@ -596,7 +596,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                         return RawTunnelOpener(meter: TunnelMeter(host: target.host, port: target.port, report: onTunnel),
                                                quietAfterHalfClose: settings.configuration.tunnelQuietAfterHalfClose, dial: { loop in
                             Self.dial(URL(string: "https://\(host):\(target.port)/"), host: target.host, port: target.port, tls: nil,
-                                      vet: settings.vet, forNetwork: remoteClient, on: loop)
+                                      within: settings.configuration.connectTimeout, vet: settings.vet, forNetwork: remoteClient, on: loop)
                         }, failed: { error in
                             let waited = ContinuousClock.now - opened
                             onTunnel(TunnelSummary(host: target.host, port: target.port, sent: 0, received: 0,
@@ -719,7 +719,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let meter = TunnelMeter(host: host, port: port, upgrade: upgrade, report: onTunnel)
         let request = bytes
         Self.dial(url, host: host, port: port, tls: secure ? settings.upstreamTLS : nil,
-                  checksCertificate: settings.configuration.verifiesUpstream, vet: settings.vet, forNetwork: remoteClient,
+                  checksCertificate: settings.configuration.verifiesUpstream, within: settings.configuration.connectTimeout,
+                  vet: settings.vet, forNetwork: remoteClient,
                   on: context.eventLoop)
             .flatMap { upstream in
                 // Counted as the app's, as the upstream's 101 head is counted as received: the handshake both ways.
@@ -744,10 +745,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// A connection to `host:port` for a tunnel, once the outbound policy allows `url`; over TLS with `tls` (SNI and
     /// the name checked unless the host is an address literal, a weak certificate refused when `checksCertificate`),
-    /// ready once its handshake is done.
+    /// ready once its handshake is done. The connection, and then the handshake, each get `timeout`.
     private static func dial(_ url: URL?, host: String, port: Int, tls: NIOSSLContext?, checksCertificate: Bool = false,
-                             vet: @escaping @Sendable (URL, Bool) async throws -> CheckedAddresses, forNetwork: Bool,
-                             on eventLoop: any EventLoop) -> EventLoopFuture<any Channel> {
+                             within timeout: Duration, vet: @escaping @Sendable (URL, Bool) async throws -> CheckedAddresses,
+                             forNetwork: Bool, on eventLoop: any EventLoop) -> EventLoopFuture<any Channel> {
+        let deadline = TimeAmount.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
         guard let url else { return eventLoop.makeFailedFuture(ProxyMessages.Refusal(.badRequest, "\(host):\(port) is not an address.")) }
         return eventLoop.makeFutureWithTask { try await vet(url, forNetwork).addresses }.flatMap { addresses in
             // The bootstrap's one event loop is this one, so the upstream's handlers complete this promise here.
@@ -755,7 +757,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             // The addresses the policy checked, and no later answer for the name (DialAddresses.swift).
             return ClientBootstrap(group: eventLoop)
                 .resolver(FixedAddresses(addresses, on: eventLoop))
-                .connectTimeout(.seconds(10))
+                .connectTimeout(deadline)
                 .channelOption(.allowRemoteHalfClosure, value: true)
                 .channelInitializer { channel in
                     guard let tls else { return channel.eventLoop.makeSucceededVoidFuture() }
@@ -775,6 +777,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                         handshake.succeed()
                         return channel.eventLoop.makeSucceededFuture(channel)
                     }
+                    // An upstream that takes the connection and never finishes the handshake would hold the app forever.
+                    let stalled = eventLoop.scheduleTask(in: deadline) { handshake.fail(ChannelError.connectTimeout(deadline)) }
+                    handshake.futureResult.whenComplete { _ in stalled.cancel() }
                     return handshake.futureResult.map { channel }.flatMapError { error in
                         channel.close(promise: nil)
                         // A chain BoringSSL could not verify, said precisely (expired when, which issuer), as the
@@ -798,7 +803,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch error.kioskError ?? UpstreamTransport.connectionFailure(error, url: place, host: host) {
         case .offline(_, .unresolved)?: return "Kiosk could not connect to \(place): the name does not resolve (DNS)."
         case .offline(_, .refused)?: return "Kiosk could not connect to \(place): it refused the connection (nothing listens on that port)."
-        case .offline(_, .unreachable)?: return "Kiosk could not connect to \(place): no route to it, or it did not answer in time."
+        case .offline(_, .unreachable)?: return "Kiosk could not connect to \(place): no route to it."
+        case .offline(_, .noAnswer)?: return "Kiosk could not connect to \(place): it did not answer the connection in time."
         case .transport(_, let message)?: return "Kiosk could not connect to \(place): \(message)."
         case let other?: return other.description + "."
         case nil:
@@ -813,8 +819,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// offline the 504 of an answer not stored, with the cache's `Cache-Status`, as any request then gets.
     private static func dialRefusal(_ error: any Error, host: String, port: Int) -> ProxyMessages.Refusal {
         let marked = error as? CacheMarkedFailure
-        var refusal = ProxyMessages.Refusal(marked?.cacheStatus.decision == .offline ? .gatewayTimeout : .badGateway,
-                                            dialFailure(error, host: host, port: port), closes: true)
+        // Offline, or an upstream that did not answer the connection in time: a gateway's timeout, as for any request.
+        var timedOut = marked?.cacheStatus.decision == .offline
+        if case .offline(_, .noAnswer)? = error.kioskError ?? UpstreamTransport.connectionFailure(error, url: "", host: host) { timedOut = true }
+        var refusal = ProxyMessages.Refusal(timedOut ? .gatewayTimeout : .badGateway, dialFailure(error, host: host, port: port), closes: true)
         refusal.cacheStatus = marked?.cacheStatus
         return refusal
     }

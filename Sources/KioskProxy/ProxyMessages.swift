@@ -503,7 +503,10 @@ enum ProxyMessages {
         case .offline(let host, .refused)?:
             Refusal(.badGateway, "Kiosk could not connect to \(place(host)): it refused the connection (nothing listens on that port).")
         case .offline(let host, .unreachable)?:
-            Refusal(.badGateway, "Kiosk could not connect to \(place(host)): no route to it, or it (or its TLS handshake) did not answer in time.")
+            Refusal(.badGateway, "Kiosk could not connect to \(place(host)): no route to it.")
+        // A gateway's timeout (RFC 9110 §15.6.5), as nginx answers its connect timeout.
+        case .offline(let host, .noAnswer)?:
+            Refusal(.gatewayTimeout, "Kiosk could not connect to \(place(host)): it (or its TLS handshake) did not answer in time.")
         case .refused(_, let reason)?:
             Refusal(.badGateway, "Kiosk refused to forward \(shownURL): \(reason).")
         case .truncatedBody(_, let expected, let received)?:

@@ -44,6 +44,9 @@ public struct ProxyConfiguration: Sendable {
     /// Whether the certificates of upstreams the proxy dials itself (a `wss` switch) are checked; off only with
     /// `--insecure-upstream`, as for the HTTP transport.
     public var verifiesUpstream = true
+    /// How long a connection the proxy dials itself (a tunnel, a protocol switch) may take to open, its TLS handshake
+    /// included: the HTTP transport's connect timeout, so that every upstream of an app gets the same.
+    public var connectTimeout: Duration = .seconds(5)
     /// With credentials, every request on the forward proxy's listener (a CONNECT included) must carry them in
     /// `Proxy-Authorization`, or is answered 407: required when the listener is reachable from other machines.
     public var credentials: ProxyCredentials?

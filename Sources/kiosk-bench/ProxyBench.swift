@@ -356,6 +356,7 @@ private func streamingFigure(forward: Int, upstream: Int, bytes: Int, upload: Bo
 func startProxy(_ kiosk: Kiosk, configure: (inout ProxyConfiguration) -> Void) async throws
     -> (port: Int, group: ServiceGroup, running: Task<Void, any Error>) {
     var configuration = ProxyConfiguration(port: 0)
+    configuration.connectTimeout = kiosk.configuration.proxyTransport.connectTimeout
     configure(&configuration)
     let (bound, continuation) = AsyncStream<Int>.makeStream()
     let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },

@@ -254,6 +254,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             configuration.ignoredHosts = ignoredHosts
             configuration.upstreamTrustRoots = roots
             configuration.verifiesUpstream = verifies
+            configuration.connectTimeout = kiosk.configuration.proxyTransport.connectTimeout
             configuration.credentials = credentials
             Output.human("HTTPS is read with Kiosk's CA (SHA-256 \(authority.fingerprint.prefix(23))…); `kiosk proxy ca` prints it "
                          + "for the app to trust.")
@@ -270,6 +271,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 reverse.reverseTo = route.url
                 reverse.upstreamTrustRoots = roots
                 reverse.verifiesUpstream = verifies
+                reverse.connectTimeout = kiosk.configuration.proxyTransport.connectTimeout
                 reverse.meter = meter
                 reverse.connections = connections
                 reverse.heldBodies = heldBodies

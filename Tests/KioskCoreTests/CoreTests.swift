@@ -441,6 +441,9 @@ struct CoreTests {
         #expect(KioskError.offline(host: "127.0.0.1", reason: .refused).description
             == "Cannot connect to 127.0.0.1: it refused the connection (nothing listens on that port)")
         #expect(KioskError.offline(host: "x.test", reason: .refused).isConnectivityFailure)
+        // A connection nothing answered in time is not "no route": the host is down or a firewall drops it
+        #expect(KioskError.offline(host: "x.test:443", reason: .noAnswer).description
+            == "Cannot connect to x.test:443: it did not answer the connection in time (it is down, or a firewall drops it)")
         #expect(KioskError.malformedResponse(path: "results[3].name", message: "expected a string").description
             == "Malformed response at results[3].name: expected a string")
         #expect(KioskError.offline(host: "x").isConnectivityFailure)

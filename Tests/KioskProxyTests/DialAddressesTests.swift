@@ -137,8 +137,8 @@ struct DialAddressesTests {
         let outcome = await outcome { try await transport.send(HTTPRequest(url: URL(string: "http://slow-dns.test:9/")!, endpoint: "test")) }
         let took = clock.now - started
         await transport.shutdown()
-        // Then it fails as offline, within a moment of the connect timeout
-        guard case .failure(KioskError.offline(let host, _)) = outcome else {
+        // Then it fails as offline, the name not resolved, within a moment of the connect timeout
+        guard case .failure(KioskError.offline(let host, .unresolved)) = outcome else {
             Issue.record("expected offline, got \(outcome)")
             return
         }

@@ -363,6 +363,33 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("An upstream that takes no connection (a firewall dropping it) is a 504 after the connect timeout that says so, for a request and a tunnel, in the log too")
+    func unansweredConnection() async throws {
+        // Given a loopback port whose listener's queue is full, so that a connection to it is never answered, and a
+        // connect timeout of 500 ms
+        let silent = try #require(UnansweringPort())
+        try await withProxy(to: silent, stop: { _ in }, configure: { $0.proxyTransport.connectTimeout = .milliseconds(500) }) { proxy, silent in
+            // When an app asks for a URL there, and for a tunnel there
+            let started = ContinuousClock.now
+            let answer = try await proxy.send(.GET, "http://127.0.0.1:\(silent.port)/x")
+            let tunnel = try await rawExchange(port: proxy.port, "CONNECT 127.0.0.1:\(silent.port) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            // Then each is a gateway's timeout that says the upstream did not answer the connection (not "offline", not
+            // "no route"), well before a request's own timeout
+            #expect(ContinuousClock.now - started < .seconds(30))
+            #expect(answer.status == .gatewayTimeout, "\(answer.status)")
+            #expect(answer.text.contains("could not connect to 127.0.0.1:\(silent.port): it (or its TLS handshake) did not answer in time"),
+                    "\(answer.text)")
+            #expect(tunnel.hasPrefix("HTTP/1.1 504 Gateway Timeout\r\n"), "\(tunnel)")
+            #expect(tunnel.contains("could not connect to 127.0.0.1:\(silent.port): it did not answer the connection in time"), "\(tunnel)")
+            // And the log says the same of each
+            let record = try #require(try await proxy.waitForRecord { $0.method == "GET" && $0.url.hasSuffix("/x") })
+            #expect(record.error == "Cannot connect to 127.0.0.1:\(silent.port): it did not answer the connection in time "
+                        + "(it is down, or a firewall drops it)", "\(record.error ?? "")")
+            let logged = try #require(try await proxy.waitForRecord { $0.method == "CONNECT" })
+            #expect(logged.error?.contains("did not answer the connection in time") == true, "\(logged.error ?? "")")
+        }
+    }
+
     @Test("A CONNECT to a port nothing listens on is a 502 saying the connection was refused, in words and not NIO's")
     func connectToAClosedPort() async throws {
         let reservation = try #require(PortReservation(host: "127.0.0.1", port: 0))

@@ -171,6 +171,7 @@ struct ProxyHarness {
         }
         var configuration = configuration
         if intercepting { configuration.authority = try ProxyAuthority.inDirectory(harness.directory) }
+        configuration.connectTimeout = harness.kiosk.configuration.proxyTransport.connectTimeout
         let meter = configuration.meter
         let kiosk = harness.kiosk
         let (bound, continuation) = AsyncStream<Int>.makeStream()
