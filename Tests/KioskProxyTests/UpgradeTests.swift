@@ -2,6 +2,7 @@ import Foundation
 import KioskCore
 import KioskDemoUpstream
 import KioskProxy
+import KioskTestSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -316,6 +317,24 @@ struct UpgradeTests {
             #expect(head.hasPrefix("HTTP/1.1 502"), "\(head)")
             let record = try #require(try await proxy.waitForRecord { $0.url.contains("/ws") })
             #expect(record.error?.contains("certificate for localhost is not trusted: it expired on \(yesterday)") == true, "\(record.error ?? "")")
+        }
+    }
+
+    @Test("A WebSocket to an HTTPS upstream that takes the connection and never answers its TLS hello is a 504 after the connect timeout, not a hung app")
+    func upgradeToASilentTLSUpstream() async throws {
+        // Given a reverse listener to an HTTPS upstream whose connections open and never hear a byte, and a connect
+        // timeout of 500 ms
+        let silent = try #require(UnansweringPort(taking: true))
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.reverseTo = URL(string: "https://127.0.0.1:\(silent.port)/")
+        try await withProxy(configuration, to: silent, stop: { _ in }, configure: { $0.proxyTransport.connectTimeout = .milliseconds(500) }) { proxy, _ in
+            // When an app opens a WebSocket on it
+            let head = try await rawExchange(port: proxy.port, upgradeRequest("/ws", host: "127.0.0.1:\(proxy.port)"), timeout: .seconds(15))
+            // Then it gets a gateway's timeout saying the upstream did not answer, long before its own patience ends
+            #expect(head.hasPrefix("HTTP/1.1 504"), "\(head)")
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains("/ws") })
+            #expect(record.error == "Kiosk could not connect to 127.0.0.1:\(silent.port): it did not answer the connection in time.",
+                    "\(record.error ?? "")")
         }
     }
 
