@@ -191,7 +191,10 @@ final class ProxyCachingTransport: HTTPTransport {
                 // The request's own limits hold as in `http` (RFC 9111 §5.2.1): its max-age, min-fresh and no-cache.
                 let refused = Self.refuses(asked, age: age, ttl: ttl)
                 let stale = !refused && ttl <= 0 && Self.requestAcceptsStale(asked, of: control, staleness: -ttl)
-                guard (ttl > 0 && !refused) || stale else { return Self.notStored(request, onlyIfCached: true, forward: reason) }
+                // (What it would have gone on for: the request's own limits, or the answer's age.)
+                guard (ttl > 0 && !refused) || stale else {
+                    return Self.notStored(request, onlyIfCached: true, forward: refused ? .request : .stale)
+                }
                 cache.noteUse(id: entry.id, at: now)
                 return answer(from: entry, to: request, status: CacheStatus(stale ? .maxStale : .fresh, ttl: ttl))
             }
@@ -276,7 +279,7 @@ final class ProxyCachingTransport: HTTPTransport {
             cache.noteUse(id: entry.id, at: now)
             return answer(from: entry, to: request, status: CacheStatus(.maxStale, ttl: ttl))
         }
-        if asked.onlyIfCached { return Self.notStored(request, onlyIfCached: true, forward: .stale) }
+        if asked.onlyIfCached { return Self.notStored(request, onlyIfCached: true, forward: reason) }
         if !refused, !control.mustRevalidate, !control.noCache, let window = control.staleWhileRevalidate, staleness <= TimeInterval(window) {
             cache.noteUse(id: entry.id, at: now)
             // A HEAD answered from a GET's stored answer renews it with a GET: a HEAD's answer carries no body to store.
@@ -577,7 +580,8 @@ final class ProxyCachingTransport: HTTPTransport {
             : "Kiosk's proxy is offline: a \(request.method) is not sent, and only GET and HEAD answers are stored.\n"
         var response = HTTPResponse(status: 504, headers: ["Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"],
                                     body: Data(text.utf8), url: request.url)
-        mark(&response, CacheStatus(.offline, forward: forward))
+        // Asked for nothing but a stored answer is no sign of being offline: the detail says which it was.
+        mark(&response, CacheStatus(onlyIfCached ? .onlyIfCached : .offline, forward: forward))
         return response
     }
 

@@ -86,6 +86,9 @@ public struct CacheStatus: Sendable, Hashable, Codable, CustomStringConvertible 
             self.init(decision)
         case .offline:
             self.init(decision, forward: hasError ? .stale : nil)
+        // Never forwarded: `fwd` says why it would have had to go, as an offline 504's does.
+        case .onlyIfCached:
+            self.init(decision, forward: isConditional ? .stale : .miss)
         case .staleOnError, .staleIfError, .fallback, .revalidated:
             self.init(decision, forward: .stale, forwardStatus: status)
         case .network, .mocked, .edited:

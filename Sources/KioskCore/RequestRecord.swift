@@ -21,6 +21,9 @@ public enum CacheDecision: String, Sendable, Hashable, Codable, CaseIterable {
     /// `kiosk proxy --cache fallback`: the stored answer stood in, however old, because the upstream failed (could not
     /// be reached, timed out, broke the connection or answered 5xx).
     case fallback
+    /// `kiosk proxy`: the request asked for a stored answer only (`Cache-Control: only-if-cached`, RFC 9111 §5.2.1.7)
+    /// and none that fits is stored: a 504, nothing forwarded.
+    case onlyIfCached = "only-if-cached"
     /// A new response from the upstream.
     case network
     /// Answered by a mock rule, without the upstream.

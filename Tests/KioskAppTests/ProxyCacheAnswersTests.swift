@@ -91,6 +91,11 @@ struct ProxyCacheAnswersTests {
         #expect(plain.status == 200 && Self.text(plain) == "b")
         #expect(cookie.status == 504 && tooOld.status == 504)
         #expect(upstream.requests.count == 2)
+        // And each 504 says it was the request's only-if-cached, not an offline proxy, with why it would have gone on
+        #expect(tooOld.headers["Cache-Status"] == "Kiosk;fwd=request;detail=only-if-cached", "\(tooOld.headers)")
+        let never = try await transport.send(Self.request("c", ["Cache-Control": "only-if-cached"]))
+        #expect(never.status == 504 && never.headers["Cache-Status"] == "Kiosk;fwd=uri-miss;detail=only-if-cached",
+                "\(never.headers)")
     }
 
     @Test("A stored 404 is given as it is to a request whose If-Modified-Since its Last-Modified meets: preconditions speak of 2xx answers only")

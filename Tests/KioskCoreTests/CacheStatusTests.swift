@@ -17,6 +17,7 @@ struct CacheStatusTests {
         (CacheStatus(.staleIfError, forward: .stale, forwardStatus: 503, ttl: -20),
          "Kiosk;fwd=stale;fwd-status=503;ttl=-20;detail=stale-if-error", "fwd=stale stale-if-error"),
         (CacheStatus(.maxStale, ttl: -30), "Kiosk;hit;ttl=-30;detail=max-stale", "hit max-stale"),
+        (CacheStatus(.onlyIfCached, forward: .stale), "Kiosk;fwd=stale;detail=only-if-cached", "fwd=stale only-if-cached"),
         (CacheStatus(.fallback, forward: .uriMiss, ttl: -86_400), "Kiosk;fwd=uri-miss;ttl=-86400;detail=fallback", "fwd=uri-miss fallback"),
         (CacheStatus(.revalidated, forward: .stale, forwardStatus: 304, ttl: 3600, stored: true),
          "Kiosk;fwd=stale;fwd-status=304;ttl=3600;stored;detail=revalidated", "fwd=stale revalidated"),
