@@ -405,12 +405,16 @@ public final class BreakpointTransport: HTTPTransport {
         outgoing.recordHold = hold
         var heldTouches: [ExchangeTouch] = []
         defer { hold?.release(adding: heldTouches) }
+        // What came from below is logged before what the pause made of it (an edit, an abort): the log's order is the
+        // exchange's, so comparing a row with the one before it shows the edit, not its undoing.
+        let logReceived = { hold?.release(adding: []) }
         let response: HTTPResponse
         do {
             response = try await base.send(outgoing)
         } catch {
             guard setting.error == .pause, !(error is CancellationError), (error as? KioskError) != .cancelled else { throw error }
             let (id, decision) = await breakpoints.pause(phase: .error, request: outgoing, response: nil, error: error)
+            if case .continueWithResponse = decision { logReceived() } else if case .abort = decision { logReceived() }
             switch decision {
             case .continueWithResponse(let status, let body, let headers):
                 return answer(outgoing, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
@@ -423,6 +427,7 @@ public final class BreakpointTransport: HTTPTransport {
         guard setting.response == .pause, response.stream == nil else { return response }
         let pausedAt = breakpoints.now()
         let (id, decision) = await breakpoints.pause(phase: .response, request: outgoing, response: response, error: nil)
+        if case .continueWithResponse = decision { logReceived() } else if case .abort = decision { logReceived() }
         switch decision {
         case .continueWithResponse(let status, let body, let headers):
             let fields = headers.map { Self.fields($0, keeping: response.headers, shownAs: redactor.redact(response.headers)) }

@@ -1012,7 +1012,7 @@ extension ReverseProxyTests {
 
 @Suite("kiosk proxy: breakpoints on an app's traffic")
 struct ProxyBreakpointTests {
-    @Test("A breakpoint on a proxied host pauses its answer; the app receives the body edited at the pause")
+    @Test("A breakpoint on a proxied host pauses its answer; the app receives the body edited at the pause, logged after the upstream's")
     func pausedAndEdited() async throws {
         try await withProxy { proxy, upstream in
             // Given a breakpoint on the upstream's host, on answers
@@ -1039,6 +1039,12 @@ struct ProxyBreakpointTests {
             // And its Cache-Status says it was edited, as the log does, not the cache's decision on the answer it replaced
             #expect(answer.header("Cache-Status").last?.hasSuffix("detail=edited") == true, "\(answer.header("Cache-Status"))")
             #expect(answer.header("Cache-Status").joined().components(separatedBy: "Kiosk;").count == 2)
+            // And the log has the upstream's answer first and the edit after it, so that comparing the edit with the answer
+            // before it shows what was changed, not its undoing
+            let rows = try await proxy.waitForRecords(count: 2) { $0.url.hasSuffix("/echo") }
+            let received = try #require(rows.first { $0.decision != .edited }), made = try #require(rows.first { $0.decision == .edited })
+            #expect(received.id < made.id, "upstream's \(received.id), edit's \(made.id)")
+            #expect(try proxy.kiosk.debugger.previousAnswer(to: made) == received.id)
         }
     }
 }
