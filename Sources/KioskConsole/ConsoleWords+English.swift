@@ -392,6 +392,7 @@ extension ConsoleWords {
         notPausedAnyMore: { "Request \($0) is not paused any more: it was decided or its timeout continued it." },
         editNotSent: "What you typed was not sent; it is below, to copy.",
         ruleProblem: { $0.english },
+        resendProblem: { $0.english },
         touchPhrase: { $0.english },
         ruleActions: { $0.summary }
     )

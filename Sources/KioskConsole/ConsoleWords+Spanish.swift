@@ -464,6 +464,28 @@ extension ConsoleWords {
             case .patchInvalid(let error): "El JSON Patch no es válido: \(error)"
             }
         },
+        resendProblem: { problem in
+            switch problem {
+            case .badMethod: "El método no es un método HTTP (token de RFC 9110: solo letras, dígitos y !#$%&'*+-.^_`|~)."
+            case .badHeaderName(let position): "El nombre de la cabecera \(position) no es un nombre de cabecera HTTP válido (token de RFC 9110)."
+            case .badHeaderValue(let name):
+                "El valor de la cabecera \(name) no es un valor de campo HTTP válido (no se admiten CR, LF, NUL ni otros caracteres de control salvo el tabulador)."
+            case .notHTTPURL(let text): "La URL debe ser una URL http(s) con host (se recibió «\(text)»)."
+            case .unsendableURL(let text): "La URL no se puede enviar: «\(text)»."
+            case .truncatedBody(let id):
+                "El cuerpo de la solicitud n.º \(id) se recortó al capturarla, así que no se puede volver a enviar entera: edítalo antes."
+            case .notSourceOrigin(let id, let source, let allowed, let keysPutBack):
+                "La solicitud n.º \(id) es de \(source)\(keysPutBack ? " (Kiosk vuelve a poner sus claves al enviarla)" : ""), así que solo puede ir a \(allowed)."
+            case .otherOrigin(let id, let origin):
+                "La solicitud n.º \(id) fue a \(origin); una edición puede cambiar su método, ruta, consulta, cabeceras y cuerpo, no adónde va. "
+                    + "Cópiala como cURL para enviarla a otro sitio."
+            case .hiddenSecrets(let id, let secrets):
+                "No se puede volver a enviar la solicitud n.º \(id) tal cual: Kiosk ocultó "
+                    + ResendProblem.listed(secrets, query: "consulta", header: "cabecera", none: "un secreto")
+                    + " al registrarla y no lo conoce. Escríbelo en Editar y reenviar (o quítalo)."
+            case .cannotSign(let reason): "Kiosk no puede firmar la solicitud: \(reason)"
+            }
+        },
         touchPhrase: spanishTouchPhrase,
         ruleActions: spanishRuleActions
     )

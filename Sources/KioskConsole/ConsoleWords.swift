@@ -431,6 +431,8 @@ struct ConsoleWords: Sendable {
     let editNotSent: String
     /// Why a rewrite rule the form describes cannot be kept.
     let ruleProblem: @Sendable (RuleProblem) -> String
+    /// Why a logged request cannot be sent again, as it was or as edited.
+    let resendProblem: @Sendable (ResendProblem) -> String
     /// What a mock, a breakpoint, a resend or a rule did to an exchange (`ExchangeTouch.Phrase`).
     let touchPhrase: @Sendable (ExchangeTouch.Phrase) -> String
     /// What a rewrite rule does, in short: "status 503 · remove ETag · JSON Patch · +800 ms".

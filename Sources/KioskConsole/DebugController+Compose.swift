@@ -19,8 +19,8 @@ extension DebugController {
             do {
                 let resent = try await kiosk.debugger.resend(logged, as: try form.request())
                 return WebController.seeOther((resent.recordID.map(ConsoleRoute.request) ?? .requests).path)
-            } catch let error as KioskError where error.isRefusalToSend {
-                return Pages.response(DebugPages.composer(logged, form: form, error: error.description, context: context.view),
+            } catch let problem as ResendProblem {
+                return Pages.response(DebugPages.composer(logged, form: form, error: context.view.words.resendProblem(problem), context: context.view),
                                       status: .unprocessableContent)
             }
         }
@@ -37,8 +37,8 @@ extension DebugController {
             let resent: Resent
             do {
                 resent = try await kiosk.debugger.resend(logged, as: changes.applied(to: ComposedRequest(logged)))
-            } catch let error as KioskError where error.isRefusalToSend {
-                throw WebError.badRequest(error.description)
+            } catch let problem as ResendProblem {
+                throw WebError.badRequest(problem.english)
             }
             var response = try JSONResponse.ok(ResentJSON(resent))
             response.status = .created
@@ -59,16 +59,5 @@ private struct ResentJSON: Encodable {
         id = resent.recordID
         status = resent.response?.status
         error = resent.error?.description
-    }
-}
-
-extension KioskError {
-    /// Whether the debugger refused to send the request at all (a bad field, a key not configured), as
-    /// opposed to a failure on the way, which is logged like an answer.
-    fileprivate var isRefusalToSend: Bool {
-        switch self {
-        case .invalidRequest, .unauthorized: true
-        default: false
-        }
     }
 }

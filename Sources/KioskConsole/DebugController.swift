@@ -227,7 +227,12 @@ struct DebugController: Sendable {
         // Sent again as logged, in one click: the new exchange's page shows how it went.
         debug.on(.replay) { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
-            let resent = try await kiosk.debugger.resend(try record(try context.parameters.require("id")))
+            let resent: Resent
+            do {
+                resent = try await kiosk.debugger.resend(try record(try context.parameters.require("id")))
+            } catch let problem as ResendProblem {
+                throw WebError.consoleBadRequest { $0.resendProblem(problem) }
+            }
             return WebController.seeOther((resent.recordID.map(ConsoleRoute.request) ?? .requests).path)
         }
         registerComposer(on: debug)

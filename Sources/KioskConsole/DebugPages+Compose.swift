@@ -56,7 +56,7 @@ extension DebugPages {
 
     /// A logged request's "Edit and resend" and "Replay" buttons, for an exchange that went to the wire; with
     /// `replayRefusal`, that reason in place of Replay (a secret the log hides is typed in the editor).
-    static func resendButtons(_ record: RequestRecord, replayRefusal: String?, context: ViewContext) -> HTML {
+    static func resendButtons(_ record: RequestRecord, replayRefusal: ResendProblem?, context: ViewContext) -> HTML {
         // A tunnel or a protocol switch (WebSocket) is no request to send again: its bytes were passed on unread.
         guard [CacheDecision.network, .revalidated, .mocked, .edited].contains(record.decision),
               !record.touchedBy.contains(where: { $0.kind == .tunnel }) else { return .empty }
@@ -65,7 +65,7 @@ extension DebugPages {
             E.element("form", [.class("mock"), .attribute("method", "get"), .attribute("action", ConsoleRoute.compose(record.id).path)], [
                 E.element("button", [.attribute("type", "submit"), .attribute("aria-label", w.editAndResendLabel)], [.text(w.editAndResend)]),
             ]),
-            replayRefusal.map { E.element("p", [.class("status replay-refused")], [.text(w.replayRefused($0))]) }
+            replayRefusal.map { E.element("p", [.class("status replay-refused")], [.text(w.replayRefused(w.resendProblem($0)))]) }
                 ?? Pages.postForm(action: ConsoleRoute.replay(record.id).path, fields: [],
                                   label: w.replayLabel, button: .text(w.replay), className: "mock", context: context),
         ])

@@ -258,7 +258,7 @@ enum DebugPages {
     /// `breakpoint` is the setting of the record's endpoint, nil when it is not one a breakpoint can be set on.
     /// `replayRefusal`: why the request cannot be sent again unchanged (said in place of Replay), nil when it can.
     static func request(_ record: RequestRecord, previous: Int64? = nil, breakpoint: BreakpointSetting? = nil,
-                        replayRefusal: String? = nil, context: ViewContext) -> HTML {
+                        replayRefusal: ResendProblem? = nil, context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [
             backToRequests(w),

@@ -127,60 +127,64 @@ extension Debugger {
 
     /// Why `record` cannot be sent again as it was logged ("a secret of it is not known": an app's token the log hides),
     /// nil when it can: what a page says in place of its Replay button.
-    public func replayRefusal(_ record: RequestRecord) -> String? {
+    public func replayRefusal(_ record: RequestRecord) -> ResendProblem? {
         do {
             _ = try sendable(record, as: ComposedRequest(record))
             return nil
         } catch {
-            return error.kioskError?.description ?? String(describing: error)
+            return error
         }
     }
 
-    /// The request `composed` (of `record`) sends, signed by its source; throws `invalidRequest` (or `unauthorized`) for
-    /// one that cannot be sent: a field that cannot, a body cut at capture and not edited, another origin than its
-    /// source's, a secret the log hides and nothing puts back.
-    private func sendable(_ record: RequestRecord, as composed: ComposedRequest) throws -> HTTPRequest {
+    /// The request `composed` (of `record`) sends, signed by its source; throws the `ResendProblem` of one that cannot be
+    /// sent: a field that cannot, a body cut at capture and not edited, another origin than its source's, a secret the
+    /// log hides and nothing puts back, keys its source lacks.
+    private func sendable(_ record: RequestRecord, as composed: ComposedRequest) throws(ResendProblem) -> HTTPRequest {
         var request = try httpRequest(composed, for: record)
         if let body = record.requestBody, body.isTruncated, composed.body == ComposedRequest(record).body {
-            throw KioskError.invalidRequest("Request #\(record.id)'s body was truncated at capture, so it cannot be sent again whole; edit it first.")
+            throw .truncatedBody(id: record.id)
         }
         if let sourceID = record.source, let source = sources[sourceID] {
             guard let origin = Origin(request.url), source.origins.contains(origin) else {
-                let allowed = source.origins.map(\.description).sorted().joined(separator: ", ")
-                let keys = record.url.contains(Redactor.placeholder) ? " (Kiosk puts its keys back when sending it)" : ""
-                throw KioskError.invalidRequest(
-                    "Request #\(record.id) is \(sourceID.displayName)'s\(keys), so it can only go to \(allowed).")
+                throw .notSourceOrigin(id: record.id, source: sourceID.displayName,
+                                       allowed: source.origins.map(\.description).sorted().joined(separator: ", "),
+                                       keysPutBack: record.url.contains(Redactor.placeholder))
             }
-            request = try source.signed(request)
+            do {
+                request = try source.signed(request)
+            } catch {
+                throw .cannotSign(error.kioskError?.description ?? String(describing: error))
+            }
         } else if let logged = URL(string: ComposedRequest(record).url), let origin = Origin(logged), Origin(request.url) != origin {
             // An app's exchange (or Kiosk's own without a source) goes again where it went: an edit changes what is asked,
             // not of whom — the proxy's guards (its own listeners, which it answers 508) and the log's endpoint stay true.
-            throw KioskError.invalidRequest("Request #\(record.id) went to \(origin); an edit may change its method, path, query, "
-                                            + "headers and body, not where it goes. Copy it as cURL to send it elsewhere.")
+            throw .otherOrigin(id: record.id, origin: origin.description)
         }
         if request.url.absoluteString.contains("%3Credacted%3E") || request.headers.fields.contains(where: { $0.value.contains(Redactor.placeholder) }) {
             // Named, so that the developer knows what to type in the composer.
             let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            let names = query.filter { $0.value?.contains(Redactor.placeholder) == true }.map { "\($0.name) (query)" }
-                + request.headers.fields.filter { $0.value.contains(Redactor.placeholder) }.map { "\($0.name) (header)" }
-            let listed = names.isEmpty ? "a secret" : Array(Set(names)).sorted().joined(separator: ", ")
-            throw KioskError.invalidRequest("Cannot send request #\(record.id) again as it was: Kiosk hid \(listed) when it logged it, "
-                                            + "and does not know it. Type it in Edit and resend (or remove it).")
+            let names = query.filter { $0.value?.contains(Redactor.placeholder) == true }.map { ResendProblem.HiddenSecret(name: $0.name, inQuery: true) }
+                + request.headers.fields.filter { $0.value.contains(Redactor.placeholder) }.map { ResendProblem.HiddenSecret(name: $0.name, inQuery: false) }
+            throw .hiddenSecrets(id: record.id, Array(Set(names)).sorted { ($0.name, $0.inQuery ? 1 : 0) < ($1.name, $1.inQuery ? 1 : 0) })
         }
         return request
     }
 
-    /// The request `composed` describes, unsigned, with `record`'s source and endpoint; throws
-    /// `invalidRequest` for a method, URL or header that cannot be sent.
-    private func httpRequest(_ composed: ComposedRequest, for record: RequestRecord) throws -> HTTPRequest {
+    /// The request `composed` describes, unsigned, with `record`'s source and endpoint; throws the `ResendProblem` of a
+    /// method, URL or header that cannot be sent.
+    private func httpRequest(_ composed: ComposedRequest, for record: RequestRecord) throws(ResendProblem) -> HTTPRequest {
         let method = composed.method.trimmingCharacters(in: .whitespaces)
         let fields = composed.headers.map { RequestRecord.HeaderField(name: $0.name.trimmingCharacters(in: .whitespaces), value: $0.value) }
-        if let problem = HTTPSyntax.problem(method: method, headers: fields) { throw KioskError.invalidRequest(problem) }
+        guard HTTPSyntax.isToken(method) else { throw .badMethod }
+        for (position, header) in fields.enumerated() {
+            guard HTTPSyntax.isToken(header.name) else { throw .badHeaderName(position: position + 1) }
+            guard HTTPSyntax.isFieldValue(header.value) else { throw .badHeaderValue(name: header.name) }
+        }
         let text = composed.url.trimmingCharacters(in: .whitespaces)
         guard var components = URLComponents(string: text.replacingOccurrences(of: Redactor.placeholder, with: "%3Credacted%3E")),
               let scheme = components.scheme?.lowercased(),
               scheme == "http" || scheme == "https", components.host?.isEmpty == false else {
-            throw KioskError.invalidRequest("The URL must be an http(s) URL with a host (got “\(text.prefix(200))”).")
+            throw .notHTTPURL(String(text.prefix(200)))
         }
         // A query typed into the URL comes first, then the listed items; the placeholder is percent-encoded
         // like any value, which the source's signing reads back as `<redacted>`.
@@ -189,7 +193,7 @@ extension Debugger {
         components.percentEncodedQuery = items.isEmpty ? nil : items.map { item in
             PercentEncoding.unreserved(item.name) + "=" + PercentEncoding.unreserved(item.value ?? "")
         }.joined(separator: "&")
-        guard let url = components.url else { throw KioskError.invalidRequest("The URL cannot be sent: “\(text.prefix(200))”.") }
+        guard let url = components.url else { throw .unsendableURL(String(text.prefix(200))) }
         var headers = HTTPHeaderFields()
         for header in fields {
             // A header logged as `<redacted>` (Authorization, Cookie) is one Kiosk never learns back: left out of a source's
@@ -202,5 +206,62 @@ extension Debugger {
         let body = composed.body.flatMap { $0.isEmpty ? nil : Data($0.utf8) }
         return HTTPRequest(method: method, url: url, headers: headers, body: body,
                            source: record.source, endpoint: record.endpoint)
+    }
+}
+
+/// Why a logged request cannot be sent again, as it was or as edited: `english` for the CLI, the JSON API and the log;
+/// the console says it in the page's language (ConsoleWords).
+public enum ResendProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A secret the log hid in place of its value: a query item's or a header's.
+    public struct HiddenSecret: Sendable, Hashable {
+        public let name: String
+        public let inQuery: Bool
+    }
+
+    case badMethod
+    /// The header at this position (from 1) has a name that is no RFC 9110 token.
+    case badHeaderName(position: Int)
+    case badHeaderValue(name: String)
+    /// The URL typed (cut to 200 characters) is no http(s) URL with a host.
+    case notHTTPURL(String)
+    case unsendableURL(String)
+    /// The request's body was cut at capture and the edit did not replace it.
+    case truncatedBody(id: Int64)
+    /// A catalog's request sent elsewhere than its source's origins (`allowed`); `keysPutBack` when its URL carries keys.
+    case notSourceOrigin(id: Int64, source: String, allowed: String, keysPutBack: Bool)
+    /// An app's request sent to another origin than the one it went to.
+    case otherOrigin(id: Int64, origin: String)
+    /// Secrets the log hid, which nothing puts back (an app's own token): typed in Edit and resend, or removed.
+    case hiddenSecrets(id: Int64, [HiddenSecret])
+    /// Its source could not sign it (its keys are not configured): the reason, in English.
+    case cannotSign(String)
+
+    /// The problem in an English sentence.
+    public var english: String {
+        switch self {
+        case .badMethod: "The method is not an HTTP method (RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only)."
+        case .badHeaderName(let position): "Header \(position)'s name is not a valid HTTP header name (RFC 9110 token)."
+        case .badHeaderValue(let name):
+            "The value of header \(name) is not a valid HTTP field value (CR, LF, NUL and other control characters but the tab are not allowed)."
+        case .notHTTPURL(let text): "The URL must be an http(s) URL with a host (got “\(text)”)."
+        case .unsendableURL(let text): "The URL cannot be sent: “\(text)”."
+        case .truncatedBody(let id): "Request #\(id)'s body was truncated at capture, so it cannot be sent again whole; edit it first."
+        case .notSourceOrigin(let id, let source, let allowed, let keysPutBack):
+            "Request #\(id) is \(source)'s\(keysPutBack ? " (Kiosk puts its keys back when sending it)" : ""), so it can only go to \(allowed)."
+        case .otherOrigin(let id, let origin):
+            "Request #\(id) went to \(origin); an edit may change its method, path, query, headers and body, not where it goes. "
+                + "Copy it as cURL to send it elsewhere."
+        case .hiddenSecrets(let id, let secrets):
+            "Cannot send request #\(id) again as it was: Kiosk hid \(Self.listed(secrets, query: "query", header: "header", none: "a secret")) "
+                + "when it logged it, and does not know it. Type it in Edit and resend (or remove it)."
+        case .cannotSign(let reason): reason
+        }
+    }
+
+    public var description: String { english }
+
+    /// The hidden secrets named for a sentence, each with where it was (`query` or `header` in the sentence's language).
+    public static func listed(_ secrets: [HiddenSecret], query: String, header: String, none: String) -> String {
+        secrets.isEmpty ? none : secrets.map { "\($0.name) (\($0.inQuery ? query : header))" }.joined(separator: ", ")
     }
 }

@@ -84,6 +84,12 @@ struct WebComposerTests {
             #expect(refused.status == .unprocessableContent)
             #expect(refused.body.contains("Not sent:") && refused.body.contains("can only go to"))
             #expect(refused.body.contains(elsewhere) && refused.body.contains("offset=40"))
+            // And a page in Spanish says why in Spanish
+            let spanish = try await client.post("/debug/requests/\(id)/compose", form: try Self.form(original, setting: "offset", to: "40", url: elsewhere),
+                                                cookie: Self.token, headers: [.acceptLanguage: "es"])
+            #expect(spanish.status == .unprocessableContent)
+            #expect(spanish.body.contains("es de Marvel") && spanish.body.contains("así que solo puede ir a"), "\(spanish.body.prefix(3000))")
+            #expect(!spanish.body.contains("can only go to"))
             // And nothing was sent
             #expect(try await Self.newestMarvel(client)["id"] as? Int == id)
             // And a post without the CSRF token is refused
