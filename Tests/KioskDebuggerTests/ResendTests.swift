@@ -144,13 +144,13 @@ struct ResendTests {
         await #expect {
             _ = try await Self.debugger(sent).resend(Self.logged, as: composed)
         } throws: { error in
-            guard case KioskError.invalidRequest(let text) = error else { return false }
-            return text.contains(message)
+            guard let problem = error as? ResendProblem else { return false }
+            return problem.english.contains(message)
         }
         #expect(sent.all.isEmpty)
     }
 
-    @Test("A request of a source whose key is not configured is refused as unauthorized, nothing sent")
+    @Test("A request of a source whose key is not configured is refused, saying which keys to set; nothing sent")
     func keyMissing() async throws {
         // Given a logged Marvel request and no Marvel keys
         let sent = Sent()
@@ -160,7 +160,12 @@ struct ResendTests {
         record.url = "https://gateway.marvel.com/v1/public/characters?ts=<redacted>&apikey=<redacted>&hash=<redacted>"
         // When it is resent unchanged
         // Then it is refused, saying which keys to set
-        await #expect(throws: KioskError.self) { _ = try await Self.debugger(sent).resend(record) }
+        await #expect {
+            _ = try await Self.debugger(sent).resend(record)
+        } throws: { error in
+            guard case .cannotSign(let reason)? = error as? ResendProblem else { return false }
+            return reason.contains("Marvel")
+        }
         #expect(sent.all.isEmpty)
     }
 }

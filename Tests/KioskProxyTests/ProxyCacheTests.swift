@@ -167,8 +167,8 @@ struct ProxyCacheTests {
             composed = ComposedRequest(record)
             composed.url = "http://127.0.0.1:\(proxy.port)/items"
             // Then it is refused before anything is sent, saying it may change what is asked, not where
-            let refusal = await #expect(throws: KioskError.self) { try await proxy.kiosk.debugger.resend(record, as: composed) }
-            #expect(refusal?.description.contains("not where it goes") == true)
+            let refusal = await #expect(throws: ResendProblem.self) { try await proxy.kiosk.debugger.resend(record, as: composed) }
+            #expect(refusal?.english.contains("not where it goes") == true)
             #expect(upstream.requests.count == 4)
         }
     }
