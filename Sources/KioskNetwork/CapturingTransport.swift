@@ -52,7 +52,7 @@ public final class CapturingTransport: HTTPTransport {
         // A streamed upload is kept as it passes: its first bytes and its whole size, read when the exchange is recorded.
         let upload = request.bodyStream.map { _ in Tally(keep: bodyLimit + margin(for: request)) }
         if let stream = request.bodyStream, let upload {
-            recorded.bodyStream = stream.observed(chunk: { upload.add($0) }, end: { _ in })
+            recorded.bodyStream = stream.observed(chunk: { upload.add($0) }, end: { if $0 == nil { upload.finish() } })
         }
         var request = request
         request.bodyStream = nil
@@ -111,12 +111,12 @@ public final class CapturingTransport: HTTPTransport {
 
     /// A streamed body as it passed: its first `keep` bytes and how many passed in all.
     final class Tally: Sendable {
-        private let seen: Mutex<(kept: Data, size: Int)>
+        private let seen: Mutex<(kept: Data, size: Int, ended: Bool)>
         private let keep: Int
 
         init(keep: Int, first: Data = Data()) {
             self.keep = keep
-            seen = Mutex((kept: first.prefix(keep), size: first.count))
+            seen = Mutex((kept: first.prefix(keep), size: first.count, ended: false))
         }
 
         func add(_ chunk: Data) {
@@ -126,7 +126,11 @@ public final class CapturingTransport: HTTPTransport {
             }
         }
 
-        var total: (kept: Data, size: Int) { seen.withLock { $0 } }
+        /// Notes that the body reached its end (not cut, nor left unread).
+        func finish() { seen.withLock { $0.ended = true } }
+
+        /// What passed so far: the first bytes, how many in all, and whether that was the whole body.
+        var total: (kept: Data, size: Int, ended: Bool) { seen.withLock { $0 } }
     }
 
     /// `stream`, recording the exchange when it ends: the answer's head, the body's first `bodyLimit` bytes (and a
@@ -139,7 +143,7 @@ public final class CapturingTransport: HTTPTransport {
         let headElapsed = ContinuousClock.now - start
         return stream.observed(chunk: { seen.add($0) }, end: { [self] error in
             let elapsed = ContinuousClock.now - start
-            let (kept, size) = seen.total
+            let (kept, size, _) = seen.total
             var whole = answer
             whole.body = kept
             whole.stream = nil
@@ -167,7 +171,7 @@ public final class CapturingTransport: HTTPTransport {
     /// scrub across the cut): the rest of an answer held whole, up to the proxy's 16 MB buffer, is freed with the answer.
     private func deferred(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?, elapsed: Duration,
                           headElapsed: Duration? = nil, touches: [ExchangeTouch], bodySize: Int? = nil,
-                          upload: (kept: Data, size: Int)?) -> DeferredRecord {
+                          upload: (kept: Data, size: Int, ended: Bool)?) -> DeferredRecord {
         // Worked out only for a body past the limit: nearly every exchange's bodies are within it.
         let keep = { [self] in bodyLimit + margin(for: request) }
         var request = request
@@ -195,7 +199,7 @@ public final class CapturingTransport: HTTPTransport {
     /// whole size).
     func record(_ request: HTTPRequest, startedAt: Date, response: HTTPResponse?, error: (any Error)?,
                 elapsed: Duration, headElapsed: Duration? = nil, touches: [ExchangeTouch] = [], bodySize: Int? = nil,
-                requestBodySize: Int? = nil, upload: (kept: Data, size: Int)? = nil) -> RequestRecord {
+                requestBodySize: Int? = nil, upload: (kept: Data, size: Int, ended: Bool)? = nil) -> RequestRecord {
         // The request's own signature values (Marvel's ts and hash) are secrets too, wherever they appear; and so are the
         // credentials it sent under secret names (an app's token), which an upstream may echo in its body (httpbin does).
         // A form's or a JSON body's secret fields too (a login's password), which an echo service returns.
@@ -208,12 +212,16 @@ public final class CapturingTransport: HTTPTransport {
             CapturedBody(redacted: redactor.redactBody(body, contentType: contentType), ofFirst: body.count,
                          size: requestBodySize ?? body.count, limit: bodyLimit)
         }
-        if let (kept, size) = upload {
+        if let (kept, size, ended) = upload {
             requestBody = CapturedBody(redacted: redactor.redactBody(kept, contentType: contentType), ofFirst: kept.count, size: size,
                                        limit: bodyLimit)
+            // An upstream may answer before it has read the whole upload (a 413, a 401): what the app sent after that
+            // never went, which "went to the upstream" alone would hide.
+            let passed = ended || response == nil ? "The request body, \(size) bytes, went to the upstream as the app sent it"
+                : "The upstream answered before the end of the request body, which went to it as the app sent it: \(size) bytes "
+                    + "of it went, and the rest did not"
             touches.append(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint,
-                                         detail: "The request body, \(size) bytes, went to the upstream as the app sent it; the log "
-                                             + "keeps the first \(bodyLimit) bytes, so it cannot be sent again whole."))
+                                         detail: passed + "; the log keeps the first \(bodyLimit) bytes, so it cannot be sent again whole."))
         }
         let total = elapsed.seconds
         var timings = response?.timings ?? RequestTimings(total: total)

@@ -471,9 +471,17 @@ struct StreamingTests {
             #expect(answer.head?.status == .forbidden && answer.body == "no uploads here")
             #expect(answer.head?.headers["Connection"] == ["close"])
             #expect(restSent == 4 << 20)
-            // And the proxy serves the next app
-            let next = try await Self.upload(through: proxy, upstream.url("/upload"), size: 1000, declared: true)
+            // And the log says the upstream answered before the upload's end, and that the rest never went
+            let refused = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("/refuse") })
+            let streamed = try #require(refused.touchedBy.first { $0.kind == .stream }, "\(refused.touchedBy)")
+            #expect(streamed.detail.contains("The upstream answered before the end of the request body") && streamed.detail.contains("the rest did not"),
+                    "\(streamed.detail)")
+            // And the proxy serves the next app, whose whole upload is said to have gone
+            let next = try await Self.upload(through: proxy, upstream.url("/upload"), size: 100_000, declared: true)
             #expect(next.head?.status == .ok)
+            let uploaded = try #require(try await proxy.waitForRecord { $0.url.hasSuffix("/upload") })
+            let whole = try #require(uploaded.touchedBy.first { $0.kind == .stream }, "\(uploaded.touchedBy)")
+            #expect(whole.detail.hasPrefix("The request body, 100000 bytes, went to the upstream as the app sent it"), "\(whole.detail)")
         }
     }
 
