@@ -266,12 +266,16 @@ public final class Kiosk: Sendable {
         let authority = (tunnel.host.contains(":") ? "[\(tunnel.host)]" : tunnel.host) + ":\(tunnel.port)"
         let endpoint = tunnel.port == 443 ? (tunnel.host.contains(":") ? "[\(tunnel.host)]" : tunnel.host) : authority
         let detail = "\(tunnel.sent) bytes sent, \(tunnel.received) received, in \(String(format: "%.3f", tunnel.duration)) s"
+            + (tunnel.cutByStop ? Self.cutByStop : "")
         requestLog.enqueue(RequestRecord(
             startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: "CONNECT", url: "https://\(authority)",
             status: tunnel.error == nil ? 200 : nil, error: tunnel.error.map { redactor.scrub($0) },
             timings: RequestTimings(total: tunnel.duration), decision: .network,
             touchedBy: [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)], responseSize: tunnel.received))
     }
+
+    /// What a tunnel's note adds when Kiosk's stop closed it: neither end ended it, which its length alone would hide.
+    private static let cutByStop = "; cut when Kiosk stopped with it open"
 
     /// Header fields as the log keeps them: credentials and configured secrets redacted.
     private func redacted(_ fields: [RequestRecord.HeaderField]) -> [RequestRecord.HeaderField] {
@@ -285,7 +289,7 @@ public final class Kiosk: Sendable {
         let standard = upgrade.url.scheme?.lowercased() == "https" ? 443 : 80
         let endpoint = tunnel.port == standard ? name : "\(name):\(tunnel.port)"
         let detail = "\(upgrade.protocolName): \(tunnel.sent) bytes sent, \(tunnel.received) received, in "
-            + String(format: "%.3f", tunnel.duration) + " s"
+            + String(format: "%.3f", tunnel.duration) + " s" + (tunnel.cutByStop ? Self.cutByStop : "")
         // A WebSocket is logged at the address the app opened (ws:, wss:), as browsers' and mitmproxy's archives name it.
         var url = redactor.redact(upgrade.url)
         if upgrade.protocolName == "websocket", url.hasPrefix("http") { url = "ws" + url.dropFirst("http".count) }

@@ -39,10 +39,14 @@ public struct TunnelSummary: Sendable, Hashable {
     public var error: String?
     /// Set when the tunnel is a protocol switch rather than a CONNECT.
     public var upgrade: Upgrade?
+    /// Whether it was still open when Kiosk stopped, which closed it (neither the app nor the upstream did).
+    public var cutByStop: Bool
 
-    /// A tunnel's summary; `upgrade` for a protocol switch.
-    public init(host: String, port: Int, sent: Int, received: Int, duration: TimeInterval, error: String?, upgrade: Upgrade? = nil) {
+    /// A tunnel's summary; `upgrade` for a protocol switch; `cutByStop` when Kiosk's stop closed it.
+    public init(host: String, port: Int, sent: Int, received: Int, duration: TimeInterval, error: String?, upgrade: Upgrade? = nil,
+                cutByStop: Bool = false) {
         self.upgrade = upgrade
+        self.cutByStop = cutByStop
         self.host = host
         self.port = port
         self.sent = sent

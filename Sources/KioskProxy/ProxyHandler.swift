@@ -539,7 +539,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         settings.configuration.meter.count { $0.tunnels += 1 }
         let opened = ContinuousClock.now
         let onTunnel = settings.onTunnel
-        let meter = TunnelMeter(host: target.host, port: target.port, report: onTunnel)
+        let meter = TunnelMeter(host: target.host, port: target.port, stopping: settings.configuration.stop, report: onTunnel)
         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
         let eventLoop = context.eventLoop
         Self.dial(URL(string: "https://\(host):\(target.port)/"), host: target.host, port: target.port, tls: nil,
@@ -593,7 +593,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                         let opened = ContinuousClock.now
                         let onTunnel = settings.onTunnel
                         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
-                        return RawTunnelOpener(meter: TunnelMeter(host: target.host, port: target.port, report: onTunnel),
+                        return RawTunnelOpener(meter: TunnelMeter(host: target.host, port: target.port, stopping: settings.configuration.stop,
+                                                                                          report: onTunnel),
                                                quietAfterHalfClose: settings.configuration.tunnelQuietAfterHalfClose, dial: { loop in
                             Self.dial(URL(string: "https://\(host):\(target.port)/"), host: target.host, port: target.port, tls: nil,
                                       within: settings.configuration.connectTimeout, vet: settings.vet, forNetwork: remoteClient, on: loop)
@@ -716,7 +717,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let opened = ContinuousClock.now
         let upgrade = TunnelSummary.Upgrade(method: head.method.rawValue, url: url, protocolName: protocolName,
                                             requestHeaders: sentFields.map { RequestRecord.HeaderField(name: $0.name, value: $0.value) })
-        let meter = TunnelMeter(host: host, port: port, upgrade: upgrade, report: onTunnel)
+        let meter = TunnelMeter(host: host, port: port, upgrade: upgrade, stopping: settings.configuration.stop, report: onTunnel)
         let request = bytes
         Self.dial(url, host: host, port: port, tls: secure ? settings.upstreamTLS : nil,
                   checksCertificate: settings.configuration.verifiesUpstream, within: settings.configuration.connectTimeout,

@@ -7,6 +7,8 @@ import Synchronization
 final class TunnelMeter: Sendable {
     private struct Counts {
         var sent = 0, received = 0, open = 2
+        /// Whether the first end closed after the process began to stop: then Kiosk closed it, not either side.
+        var cutByStop = false
         var status: Int?
         var responseHeaders: [RequestRecord.HeaderField] = []
     }
@@ -16,12 +18,16 @@ final class TunnelMeter: Sendable {
     private let started = ContinuousClock.now
     private let report: @Sendable (TunnelSummary) -> Void
     private let upgrade: TunnelSummary.Upgrade?
+    private let stopping: StopDeadline
 
-    /// A meter for a CONNECT tunnel to `host:port`, or, with `upgrade`, for a protocol switch.
-    init(host: String, port: Int, upgrade: TunnelSummary.Upgrade? = nil, report: @escaping @Sendable (TunnelSummary) -> Void) {
+    /// A meter for a CONNECT tunnel to `host:port`, or, with `upgrade`, for a protocol switch; `stopping` tells whether
+    /// the process has begun to stop (its listeners then close what is still open).
+    init(host: String, port: Int, upgrade: TunnelSummary.Upgrade? = nil, stopping: StopDeadline,
+         report: @escaping @Sendable (TunnelSummary) -> Void) {
         self.host = host
         self.port = port
         self.upgrade = upgrade
+        self.stopping = stopping
         self.report = report
     }
 
@@ -62,7 +68,9 @@ final class TunnelMeter: Sendable {
 
     /// One end closed; the second reports the tunnel.
     func closed() {
+        let stopped = stopping.hasStarted
         let done = counts.withLock { counts -> Counts? in
+            if counts.open == 2 { counts.cutByStop = stopped }
             counts.open -= 1
             return counts.open == 0 ? counts : nil
         }
@@ -73,7 +81,7 @@ final class TunnelMeter: Sendable {
         upgrade?.responseHeaders = done.responseHeaders
         report(TunnelSummary(host: host, port: port, sent: done.sent, received: done.received,
                              duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                             error: nil, upgrade: upgrade))
+                             error: nil, upgrade: upgrade, cutByStop: done.cutByStop))
     }
 }
 

@@ -184,7 +184,7 @@ struct UpgradeTests {
             #expect(record.url == "ws://127.0.0.1:\(upstream.port)/ws?room=1")
             let touch = try #require(record.touchedBy.first)
             #expect(touch.kind == .tunnel)
-            #expect(touch.detail.hasPrefix("websocket: "), "\(touch.detail)")
+            #expect(touch.detail.hasPrefix("websocket: ") && !touch.detail.contains("Kiosk stopped"), "\(touch.detail)")
             // (the bytes sent count the app's handshake request, as those received count the upstream's 101)
             let sent = touch.detail.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
             #expect(sent > upgradeRequest(target, host: "127.0.0.1:\(upstream.port)").utf8.count / 2, "\(touch.detail)")
@@ -336,6 +336,39 @@ struct UpgradeTests {
             #expect(record.error == "Kiosk could not connect to 127.0.0.1:\(silent.port): it did not answer the connection in time.",
                     "\(record.error ?? "")")
         }
+    }
+
+    @Test("A WebSocket still open when the proxy stops is closed after the grace, and its record says Kiosk's stop cut it")
+    func webSocketCutByTheStop() async throws {
+        // Given a proxy whose stop grace is 1 s, and an app with a WebSocket open through it
+        let upstream = try await WebSocketUpstream.start()
+        defer { Task { await upstream.stop() } }
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.stop = StopDeadline(grace: .seconds(1))
+        let proxy = try await ProxyHarness.start(configuration)
+        let target = "http://127.0.0.1:\(upstream.port)/ws"
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: proxy.port) { channel in
+                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+            }
+        let closed = try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(string: upgradeRequest(target, host: "127.0.0.1:\(upstream.port)")))
+            var parts = inbound.makeAsyncIterator()
+            var head = ""
+            while !head.contains("\r\n\r\n"), let part = try await parts.next() { head += String(buffer: part) }
+            #expect(head.hasPrefix("HTTP/1.1 101"), "\(head)")
+            // When the proxy is told to stop while it is open
+            await proxy.group.triggerGracefulShutdown()
+            _ = try? await proxy.running.value
+            // Then the app's connection is closed
+            do { while try await parts.next() != nil {} } catch {}
+            return true
+        }
+        #expect(closed)
+        // And the log says the tunnel was cut by Kiosk's stop, neither end having closed it
+        let record = try #require(try await proxy.waitForRecord { $0.url.contains("/ws") })
+        #expect(record.touchedBy.first?.detail.contains("cut when Kiosk stopped with it open") == true, "\(record.touchedBy)")
+        await proxy.stop()
     }
 
     @Test("Upgrade: h2c is not a switch: the request is forwarded as HTTP/1.1 and read like any other")
