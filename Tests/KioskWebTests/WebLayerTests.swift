@@ -170,7 +170,7 @@ struct TypedFormTests {
         ("/api/rickandmorty?page=2&page", "The parameter \"page\" is given twice."),
         ("/debug/api/requests?limit=5000", "limit must be from 1 to 1000."),
         ("/debug/api/requests?decision=magic",
-         "The decision must be one of fresh, revalidated, stale-while-revalidate, stale-on-error, stale-if-error, max-stale, offline, fallback, network, mocked, edited."),
+         "The decision must be one of fresh, revalidated, stale-while-revalidate, stale-on-error, stale-if-error, max-stale, offline, fallback, only-if-cached, network, mocked, edited."),
     ])
     func queryDecodeErrors(uri: String, message: String) async throws {
         try await withWeb { _, client in
