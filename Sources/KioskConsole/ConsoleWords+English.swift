@@ -392,6 +392,8 @@ extension ConsoleWords {
         notPausedAnyMore: { "Request \($0) is not paused any more: it was decided or its timeout continued it." },
         editNotSent: "What you typed was not sent; it is below, to copy.",
         ruleProblem: { $0.english },
+        latencyNotANumber: "The latency must be a whole number of milliseconds.",
+        unknownFailure: { "The failure must be one of \($0)." },
         resendProblem: { $0.english },
         touchPhrase: { $0.english },
         ruleActions: { $0.summary }

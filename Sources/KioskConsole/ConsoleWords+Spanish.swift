@@ -464,6 +464,8 @@ extension ConsoleWords {
             case .patchInvalid(let error): "El JSON Patch no es válido: \(error)"
             }
         },
+        latencyNotANumber: "La latencia debe ser un número entero de milisegundos.",
+        unknownFailure: { "El fallo debe ser uno de estos: \($0)." },
         resendProblem: { problem in
             switch problem {
             case .badMethod: "El método no es un método HTTP (token de RFC 9110: solo letras, dígitos y !#$%&'*+-.^_`|~)."

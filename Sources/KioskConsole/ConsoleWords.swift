@@ -431,6 +431,10 @@ struct ConsoleWords: Sendable {
     let editNotSent: String
     /// Why a rewrite rule the form describes cannot be kept.
     let ruleProblem: @Sendable (RuleProblem) -> String
+    /// A rule form's latency that is no whole number.
+    let latencyNotANumber: String
+    /// A rule form's failure that is none of these (listed).
+    let unknownFailure: @Sendable (String) -> String
     /// Why a logged request cannot be sent again, as it was or as edited.
     let resendProblem: @Sendable (ResendProblem) -> String
     /// What a mock, a breakpoint, a resend or a rule did to an exchange (`ExchangeTouch.Phrase`).

@@ -17,8 +17,11 @@ extension DebugController {
             let logged = try self.record(try context.parameters.require("id"))
             let form = try fields.decode(ComposeForm.self)
             do {
-                let resent = try await kiosk.debugger.resend(logged, as: try form.request())
+                let resent = try await kiosk.debugger.resend(logged, as: try form.request(context.view.words))
                 return WebController.seeOther((resent.recordID.map(ConsoleRoute.request) ?? .requests).path)
+            } catch let problem as FieldsProblem {
+                return Pages.response(DebugPages.composer(logged, form: form, error: problem.sentence, context: context.view),
+                                      status: .unprocessableContent)
             } catch let problem as ResendProblem {
                 return Pages.response(DebugPages.composer(logged, form: form, error: context.view.words.resendProblem(problem), context: context.view),
                                       status: .unprocessableContent)

@@ -83,7 +83,7 @@ extension DebugController {
     /// Saves the form as a new rule or over rule `id`; a rule that cannot be kept is shown again with why (422).
     private func save(_ form: RuleForm, id: Int?, context: ViewContext) throws -> Response {
         do {
-            let rule = try form.rule()
+            let rule = try form.rule(context.words)
             // Said in the page's language; the store checks the same again, in English, for the CLI and the JSON API.
             if let problem = rule.ruleProblem(endpoints: Set(endpointNames())) {
                 return Pages.response(DebugPages.ruleForm(form, id: id, endpoints: endpointNames(), error: context.words.ruleProblem(problem),
@@ -91,8 +91,8 @@ extension DebugController {
             }
             let saved = try id.map { try kiosk.debugger.rules.update(id: $0, to: rule) } ?? kiosk.debugger.rules.add(rule)
             return WebController.seeOther(ConsoleRoute.rules.path(anchor: "rule-\(saved.id)"))
-        } catch KioskError.invalidRequest(let message) {
-            return Pages.response(DebugPages.ruleForm(form, id: id, endpoints: endpointNames(), error: message, context: context),
+        } catch let problem as FieldsProblem {
+            return Pages.response(DebugPages.ruleForm(form, id: id, endpoints: endpointNames(), error: problem.sentence, context: context),
                                   status: .unprocessableContent)
         }
     }

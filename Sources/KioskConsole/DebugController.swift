@@ -335,14 +335,14 @@ struct DebugController: Sendable {
 
     /// The header fields of "Name: value" lines (blank lines skipped); throws `invalidRequest` naming a
     /// line without a colon, as "`subject` is a line “Name: value”".
-    static func headerFields(_ text: String, subject: String = "Each header") throws -> [RequestRecord.HeaderField] {
+    static func headerFields(_ text: String, _ w: ConsoleWords) throws(FieldsProblem) -> [RequestRecord.HeaderField] {
         for line in text.split(whereSeparator: \.isNewline) where !line.contains(":") && !line.allSatisfy(\.isWhitespace) {
-            throw KioskError.invalidRequest("\(subject) is a line “Name: value” (got “\(line.prefix(60))”).")
+            throw FieldsProblem(sentence: w.headerLineWithoutColon(String(line.prefix(60))))
         }
         return lines(text, separator: ":").map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
     }
 
-    /// Why an edit of header fields is not taken, in the page's words.
+    /// Why a form's fields are not taken (an edit's header lines, a rule's number), in the page's words.
     struct FieldsProblem: Error { let sentence: String }
 
     /// The header fields of an edit's "Name: value" lines, each checked (a line without a colon, a name that is not a

@@ -35,13 +35,13 @@ struct ComposeForm: Decodable, Sendable {
         body = try form.text("body") ?? ""
     }
 
-    /// The request the form describes (the debugger checks it when sending); throws `invalidRequest` for a
-    /// header line without a colon.
-    func request() throws -> ComposedRequest {
+    /// The request the form describes (the debugger checks it when sending); throws, in `w`'s words, for a header line
+    /// without a colon.
+    func request(_ w: ConsoleWords) throws(DebugController.FieldsProblem) -> ComposedRequest {
         return ComposedRequest(
             method: method.trimmingCharacters(in: .whitespaces), url: url.trimmingCharacters(in: .whitespaces),
             queryItems: DebugController.lines(query, separator: "=").map { ComposedRequest.QueryItem(name: $0.name, value: $0.value) },
-            headers: try DebugController.headerFields(headers),
+            headers: try DebugController.headerFields(headers, w),
             body: body.isEmpty ? nil : body)
     }
 }

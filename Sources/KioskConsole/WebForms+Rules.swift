@@ -63,35 +63,35 @@ struct RuleForm: Decodable, Sendable {
         fromRequest = try form.value(Int64.self, "from_request", invalid: "from_request must be a request id.")
     }
 
-    /// The rule the form describes, not yet checked by the rules (they say what else is wrong); throws
-    /// `invalidRequest` for a field that does not convert.
-    func rule() throws -> RewriteRule {
+    /// The rule the form describes, not yet checked by the rules (they say what else is wrong); throws, in `w`'s words,
+    /// for a field that does not convert.
+    func rule(_ w: ConsoleWords) throws(DebugController.FieldsProblem) -> RewriteRule {
         func trimmed(_ text: String) -> String? {
             let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
             return text.isEmpty ? nil : text
         }
-        func number(_ text: String, _ message: String) throws -> Int? {
+        func number(_ text: String, _ sentence: String) throws(DebugController.FieldsProblem) -> Int? {
             guard let text = trimmed(text) else { return nil }
-            guard let value = Int(text) else { throw KioskError.invalidRequest(message) }
+            guard let value = Int(text) else { throw DebugController.FieldsProblem(sentence: sentence) }
             return value
         }
         var failure: RuleFailure?
         if let name = trimmed(fail) {
             guard let known = RuleFailure(rawValue: name) else {
-                throw KioskError.invalidRequest("The failure must be one of \(RuleFailure.allCases.map(\.rawValue).joined(separator: ", ")).")
+                throw DebugController.FieldsProblem(sentence: w.unknownFailure(RuleFailure.allCases.map(\.rawValue).joined(separator: ", ")))
             }
             failure = known
         }
-        let headers = try DebugController.headerFields(setHeaders, subject: "Each header to set")
+        let headers = try DebugController.headerFields(setHeaders, w)
         let removed = removeHeaders.split(whereSeparator: { $0.isNewline || $0 == "," })
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return RewriteRule(
             name: name.trimmingCharacters(in: .whitespaces), isEnabled: enabled,
             match: RewriteRule.Match(endpoint: trimmed(endpoint), urlPattern: trimmed(urlPattern), method: trimmed(method) ?? "*"),
             actions: RewriteRule.Actions(
-                status: try number(status, "The status must be a number from 100 to 599."), setHeaders: headers,
+                status: try number(status, w.ruleProblem(.statusOutOfRange)), setHeaders: headers,
                 removeHeaders: removed, patch: trimmed(patch),
-                latencyMilliseconds: try number(latency, "The latency must be a whole number of milliseconds."), failure: failure),
+                latencyMilliseconds: try number(latency, w.latencyNotANumber), failure: failure),
             origin: fromRequest.map { "from request #\($0)" } ?? "added in the console")
     }
 }

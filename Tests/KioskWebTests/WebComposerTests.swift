@@ -90,6 +90,11 @@ struct WebComposerTests {
             #expect(spanish.status == .unprocessableContent)
             #expect(spanish.body.contains("es de Marvel") && spanish.body.contains("así que solo puede ir a"), "\(spanish.body.prefix(3000))")
             #expect(!spanish.body.contains("can only go to"))
+            // And a header line that is no "Name: value" is shown again in place too, with what was typed
+            let fields = try Self.form(original, setting: "offset", to: "60").map { $0.0 == "headers" ? ($0.0, "Accept application/json") : $0 }
+            let noColon = try await client.post("/debug/requests/\(id)/compose", form: fields, cookie: Self.token)
+            #expect(noColon.status == .unprocessableContent && noColon.body.contains("Each header is a line “Name: value”"), "\(noColon.status)")
+            #expect(noColon.body.contains("offset=60"))
             // And nothing was sent
             #expect(try await Self.newestMarvel(client)["id"] as? Int == id)
             // And a post without the CSRF token is refused

@@ -115,11 +115,14 @@ struct WebRuleTests {
             #expect(try harness.kiosk.debugger.rules.all().isEmpty)
             // And an unknown field is a plain 400
             #expect(try await client.post("/debug/rules", form: form() + [("colour", "red")], cookie: Self.token).status == .badRequest)
-            // And in Spanish the reason is Spanish, a URL pattern's too, the fields still as typed
+            // And in Spanish the reason is Spanish, a URL pattern's and a field that is no number too, the fields still as typed
             let spanish: HTTPFields = [.acceptLanguage: "es"]
             for (fields, reason) in [(form(endpoint: "", status: "503"), "Indica a qué solicitudes se aplica la regla"),
                                      (form(endpoint: "", status: "503").map { $0.0 == "url_pattern" ? ($0.0, "http://[::1") : $0 },
-                                      "El patrón de URL no es una URL con host")] {
+                                      "El patrón de URL no es una URL con host"),
+                                     (form(status: "abc"), "El estado debe ser un número del 100 al 599."),
+                                     (form(latency: "fast"), "La latencia debe ser un número entero de milisegundos."),
+                                     (form(fail: "boom"), "El fallo debe ser uno de estos: timeout, offline, reset.")] {
                 let page = try await client.post("/debug/rules", form: fields, cookie: Self.token, headers: spanish)
                 #expect(page.status == .unprocessableContent && page.body.contains(HTML.escape(reason)), "\(reason): \(page.body.prefix(300))")
             }
