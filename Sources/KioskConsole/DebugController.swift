@@ -333,8 +333,8 @@ struct DebugController: Sendable {
         return WebController.seeOther(ConsoleRoute.paused.path)
     }
 
-    /// The header fields of "Name: value" lines (blank lines skipped); throws `invalidRequest` naming a
-    /// line without a colon, as "`subject` is a line “Name: value”".
+    /// The header fields of "Name: value" lines (blank lines skipped); throws, in `w`'s words, naming a line without a
+    /// colon.
     static func headerFields(_ text: String, _ w: ConsoleWords) throws(FieldsProblem) -> [RequestRecord.HeaderField] {
         for line in text.split(whereSeparator: \.isNewline) where !line.contains(":") && !line.allSatisfy(\.isWhitespace) {
             throw FieldsProblem(sentence: w.headerLineWithoutColon(String(line.prefix(60))))
