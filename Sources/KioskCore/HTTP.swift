@@ -226,6 +226,7 @@ public final class RecordHold: Sendable {
 public final class AppSide: Sendable {
     private let closed = Mutex<ContinuousClock.Instant?>(nil)
     private let resetAsked = Mutex(false)
+    private let interimRelay = Mutex<(@Sendable (Int, [(name: String, value: String)]) -> Void)?>(nil)
 
     /// Not closed yet.
     public init() {}
@@ -244,6 +245,17 @@ public final class AppSide: Sendable {
 
     /// Whether the app's connection is to be reset rather than answered.
     public var isResetAsked: Bool { resetAsked.withLock { $0 } }
+
+    /// Where the upstream's interim answers (103 Early Hints, 102) go before its final one: the proxy passes them to the
+    /// app, as RFC 9110 §15.2 asks of a proxy.
+    public func onInterim(_ relay: @escaping @Sendable (_ status: Int, _ fields: [(name: String, value: String)]) -> Void) {
+        interimRelay.withLock { $0 = relay }
+    }
+
+    /// Hands an interim answer of the upstream's to the app's side; nothing when none listens.
+    public func interim(status: Int, fields: [(name: String, value: String)]) {
+        interimRelay.withLock { $0 }?(status, fields)
+    }
 }
 
 /// A value carried along that takes no part in equality or hashing.

@@ -68,6 +68,8 @@ final class UpstreamExchange: @unchecked Sendable {
     let body: ByteBuffer?
     let upload: BodyStream?
     let collector: ResponseCollector
+    /// Told of each interim answer (1xx other than 100 and 101) before the final one, when someone passes them on.
+    let interim: ((HTTPResponseHead) -> Void)?
     /// Told once how the exchange ended (see `end`).
     private let ended: (_ failure: (any Error)?) -> Void
     private var done = false
@@ -77,11 +79,12 @@ final class UpstreamExchange: @unchecked Sendable {
     private(set) var cancelled = false
 
     init(head: HTTPRequestHead, body: ByteBuffer?, upload: BodyStream?, collector: ResponseCollector,
-         ended: @escaping (_ failure: (any Error)?) -> Void) {
+         interim: ((HTTPResponseHead) -> Void)? = nil, ended: @escaping (_ failure: (any Error)?) -> Void) {
         self.head = head
         self.body = body
         self.upload = upload
         self.collector = collector
+        self.interim = interim
         self.ended = ended
     }
 
@@ -236,9 +239,12 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler, @unchecked Sendable {
         case .head(let head):
             // A status below 100 is no HTTP status: NIO's parser reads it as a final answer, Kiosk refuses it.
             if head.status.code < 100 { return stop(exchange, StatusBelow100(code: head.status.code)) }
-            // An informational answer (103 Early Hints; HTTP/2's codec passes them on, HTTP/1's parser drops them) is passed
-            // over: the final one follows.
-            if head.status.code < 200 && head.status != .switchingProtocols { return }
+            // An informational answer (103 Early Hints, 102) goes to whoever passes them on (the proxy's app) and the final
+            // one follows; a 100 Continue is the proxy's own to give its app, never the upstream's.
+            if head.status.code < 200 && head.status != .switchingProtocols {
+                if head.status != .continue { exchange.interim?(head) }
+                return
+            }
             if !head.isKeepAlive { keepAlive = false }
             outcome = exchange.collector.didReceiveHead(head, of: exchange)
         case .body(let buffer):
@@ -621,7 +627,12 @@ final class UpstreamConnector: Sendable {
                         return UpstreamConnection(channel: channel, key: key, setup: setup,
                                                   protocolState: .http2(multiplexer, decompresses: decompresses))
                     }
-                    try operations.addHTTPClientHandlers(leftOverBytesStrategy: .fireError)
+                    // What addHTTPClientHandlers adds, with a proxy's interim answers read rather than dropped (a
+                    // decompressing client, Kiosk's own, has no use for them).
+                    try operations.addHandler(HTTPRequestEncoder())
+                    try operations.addHandler(ByteToMessageHandler(HTTPResponseDecoder(
+                        leftOverBytesStrategy: .fireError, informationalResponseStrategy: decompresses ? .drop : .forward)))
+                    try operations.addHandler(NIOHTTPRequestHeadersValidator())
                     if decompresses { try operations.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(50))) }
                     let handler = UpstreamExchangeHandler()
                     try operations.addHandler(handler)

@@ -218,7 +218,11 @@ public final class UpstreamTransport: HTTPTransport {
         let loop = pool.loop
         let url = request.url
         let timeout = min(request.timeout ?? configuration.requestTimeout, configuration.requestTimeout)
-        let exchange = UpstreamExchange(head: head, body: body, upload: request.bodyStream, collector: collector) { failure in
+        let side = request.appSide
+        let interim: ((HTTPResponseHead) -> Void)? = side.map { side in
+            { head in side.interim(status: Int(head.status.code), fields: head.headers.map { (name: $0.name, value: $0.value) }) }
+        }
+        let exchange = UpstreamExchange(head: head, body: body, upload: request.bodyStream, collector: collector, interim: interim) { failure in
             collector.endWatch()
             guard let failure else { return collector.deliver(collector.didFinish()) }
             collector.noteFailure(failure)

@@ -480,6 +480,23 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         request.appSide = side
         if inputClosed { side.close() }
         awaited = side
+        // The upstream's interim answers (103 Early Hints) reach the app before the final one, as RFC 9110 §15.2 asks of
+        // a proxy — never an HTTP/1.0 app, which cannot read them, nor once the exchange is over.
+        if (head.version.major, head.version.minor) >= (1, 1) {
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let loop = context.eventLoop
+            let url = request.url
+            side.onInterim { status, fields in
+                loop.execute {
+                    let (handler, context) = bound.value
+                    guard handler.awaited === side else { return }
+                    let interim = ProxyMessages.responseHead(HTTPResponse(status: status, headers: HTTPHeaderFields(fields), body: Data(), url: url),
+                                                             method: head.method, version: head.version, via: handler.via,
+                                                             relocating: handler.reverseAddresses(head, context: context))
+                    context.writeAndFlush(handler.wrapOutboundOut(.head(interim)), promise: nil)
+                }
+            }
+        }
         let promise = context.eventLoop.makePromise(of: Result<HTTPResponse, any Error>.self)
         let forward = settings.forward
         inFlight = Task(executorPreference: executor) {

@@ -365,8 +365,10 @@ enum ProxyMessages {
         if !fields.contains(where: { HTTPHeaderFields.sameName($0.name, "date") }) {
             fields.append((name: "Date", value: HTTPDate.formatCached(Date())))
         }
-        return HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: response.status),
-                                headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
+        // NIO names no 103 (RFC 8297): said as its RFC does.
+        let status = response.status == 103 ? HTTPResponseStatus(statusCode: 103, reasonPhrase: "Early Hints")
+            : HTTPResponseStatus(statusCode: response.status)
+        return HTTPResponseHead(version: version, status: status, headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
     }
 
     /// A reverse listener's `location` as the app should follow it: one under the upstream base (`http://up/base`) — as

@@ -190,4 +190,28 @@ struct InformationalAnswerTests {
             #expect(reply.status == .ok && reply.text == "hi", "\(reply.status) \(reply.text)")
         }
     }
+
+    @Test("An upstream's 103 Early Hints reach the app before the final answer, as RFC 9110 asks of a proxy; a 100 the upstream sends does not, nor any to an HTTP/1.0 app")
+    func earlyHintsPassedOn() async throws {
+        // Given an upstream that sends a 103 with a preload hint, a 100 and a 102 before its final answer
+        let upstream = try await RawBytesUpstream.start(["/hinted": "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload; as=style\r\n\r\n"
+                                                         + "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 102 Processing\r\n\r\n"
+                                                         + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"])
+        try await withProxy(to: upstream, stop: { await $0.stop() }) { proxy, upstream in
+            // When an HTTP/1.1 app asks for it through the proxy
+            let answer = try await rawExchange(port: proxy.port, "GET \(upstream.url("/hinted")) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n\r\n")
+            // Then the 103 comes first, with its hint and the proxy's Via, then the 102, then the final answer; no 100
+            let heads = answer.components(separatedBy: "\r\n\r\n")
+            #expect(heads.count == 4, "\(answer)")
+            #expect(heads.first?.hasPrefix("HTTP/1.1 103 Early Hints\r\n") == true && heads.first?.contains("Link: </style.css>; rel=preload; as=style") == true
+                    && heads.first?.contains("Via: 1.1 ") == true, "\(answer)")
+            #expect(!(heads.first?.lowercased().contains("content-length") ?? true) && !(heads.first?.lowercased().contains("transfer-encoding") ?? true))
+            #expect(heads.dropFirst().first?.hasPrefix("HTTP/1.1 102") == true, "\(answer)")
+            #expect(!answer.contains(" 100 Continue"), "\(answer)")
+            #expect(heads.dropFirst(2).first?.hasPrefix("HTTP/1.1 200 OK") == true && answer.hasSuffix("\r\n\r\nhi"), "\(answer)")
+            // And an HTTP/1.0 app, which cannot read an interim answer, gets the final one alone
+            let old = try await rawExchange(port: proxy.port, "GET \(upstream.url("/hinted")) HTTP/1.0\r\n\r\n", toClose: true)
+            #expect(old.hasPrefix("HTTP/1.0 200 OK\r\n") && old.hasSuffix("hi"), "\(old)")
+        }
+    }
 }
