@@ -102,8 +102,7 @@ extension CatalogService {
                     for item in fetched.items { found[item.itemID] = item }
                     error = error ?? fetched.error
                 } else if let first = requests.first {
-                    error = error ?? .timeout(url: first.url.redactedString, seconds: Double(patience.components.seconds)
-                                                + Double(patience.components.attoseconds) / 1e18)
+                    error = error ?? .timeout(url: first.url.redactedString, seconds: patience.seconds)
                 }
             } catch let requestError as KioskError {
                 error = requestError

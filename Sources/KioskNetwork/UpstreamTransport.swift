@@ -76,7 +76,7 @@ public final class UpstreamTransport: HTTPTransport {
     /// outbound policy's: the addresses it checked are the ones dialled).
     public init(configuration: TransportConfiguration = TransportConfiguration(), resolver: any HostResolver = SystemHostResolver()) {
         self.configuration = configuration
-        connector = UpstreamConnector(connectTimeout: Self.timeAmount(configuration.connectTimeout),
+        connector = UpstreamConnector(connectTimeout: TimeAmount(configuration.connectTimeout),
                                       tls: Self.upstreamTLS(trusting: configuration.additionalTrustRoots,
                                                             verifies: configuration.verifiesCertificates),
                                       decompresses: !configuration.passesThrough, resolver: resolver)
@@ -87,7 +87,7 @@ public final class UpstreamTransport: HTTPTransport {
         try pools.withLock { pools throws(KioskError) in
             guard let open = pools else { throw KioskError.cancelled }
             if let pool = open[ObjectIdentifier(loop)] { return pool }
-            let pool = UpstreamPool(loop: loop, connector: connector, idleTimeout: Self.timeAmount(configuration.idleTimeout))
+            let pool = UpstreamPool(loop: loop, connector: connector, idleTimeout: TimeAmount(configuration.idleTimeout))
             pools?[ObjectIdentifier(loop)] = pool
             return pool
         }
@@ -244,7 +244,7 @@ public final class UpstreamTransport: HTTPTransport {
             // The timer bounds the wait for the answer — for a proxy's (`streams`), for its head: the body, held or
             // streamed, may then take as long as data keeps coming, until none came for the transport's timeout, as it
             // would without the proxy in between.
-            collector.watch(timeout: Self.timeAmount(timeout), idle: Self.timeAmount(self.configuration.requestTimeout),
+            collector.watch(timeout: TimeAmount(timeout), idle: TimeAmount(self.configuration.requestTimeout),
                             uploads: request.bodyStream != nil, on: loop) {
                 collector.deliver(.failure(KioskError.timeout(url: url.redactedString, seconds: timeout.seconds)))
                 exchange.cancel()
@@ -578,9 +578,4 @@ public final class UpstreamTransport: HTTPTransport {
         "HANDSHAKE_FAILURE": { "\($0) and Kiosk have no TLS version or cipher in common" },
         "NO_SHARED_CIPHER": { "\($0) and Kiosk have no TLS version or cipher in common" },
     ]
-
-    private static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
 }

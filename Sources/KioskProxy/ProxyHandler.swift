@@ -104,7 +104,6 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// sends inside an intercepted CONNECT. Put together here rather than with `configureHTTPServerPipeline` so
     /// that the decoder hands on the bytes an app sends right after its CONNECT (a TLS hello) when it leaves.
     static func httpHandlers(_ settings: Settings, origin: Origin?) -> [any ChannelHandler] {
-        let timeout = settings.configuration.requestHeadTimeout.components
         return [
             VersionlessRequestLine(via: settings.via),
             // Framing is the proxy's (`ProxyMessages.responseHead`): the encoder, not told which request an answer is
@@ -116,7 +115,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             HTTPServerPipelineHandler(),
             NIOHTTPResponseHeadersValidator(),
             ProxyProtocolErrors(maximumHeaderBytes: settings.configuration.maximumHeaderBytes, via: settings.via),
-            RequestHeadDeadline<NIOHTTP1Parts>(timeout: .nanoseconds(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000)),
+            RequestHeadDeadline<NIOHTTP1Parts>(timeout: TimeAmount(settings.configuration.requestHeadTimeout)),
             ProxyHandler(settings: settings, origin: origin),
         ]
     }
@@ -254,10 +253,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// How long an app's request body may send nothing while it is read: the head's timeout.
-    private var bodySilence: TimeAmount {
-        let (seconds, attoseconds) = settings.configuration.requestHeadTimeout.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
+    private var bodySilence: TimeAmount { TimeAmount(settings.configuration.requestHeadTimeout) }
 
     /// Starts timing the silences of the body a request head announced.
     private func awaitBody(_ context: ChannelHandlerContext) {
@@ -567,7 +563,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 case .failure(let error):
                     let waited = ContinuousClock.now - opened
                     onTunnel(TunnelSummary(host: target.host, port: target.port, sent: 0, received: 0,
-                                           duration: Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18,
+                                           duration: waited.seconds,
                                            error: Self.dialFailure(error, host: target.host, port: target.port)))
                     write(Self.dialRefusal(error, host: target.host, port: target.port), to: head, context: context)
                 case .success(let upstream):
@@ -618,7 +614,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                         }, failed: { error in
                             let waited = ContinuousClock.now - opened
                             onTunnel(TunnelSummary(host: target.host, port: target.port, sent: 0, received: 0,
-                                                   duration: Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18,
+                                                   duration: waited.seconds,
                                                    error: Self.dialFailure(error, host: target.host, port: target.port)))
                         })
                     }
@@ -752,7 +748,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     let waited = ContinuousClock.now - opened
                     let reason = Self.dialFailure(error, host: host, port: port)
                     onTunnel(TunnelSummary(host: host, port: port, sent: 0, received: 0,
-                                           duration: Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18,
+                                           duration: waited.seconds,
                                            error: reason, upgrade: upgrade))
                     write(Self.dialRefusal(error, host: host, port: port), to: head, context: context)
                 case .success(let upstream):
@@ -767,7 +763,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     private static func dial(_ url: URL?, host: String, port: Int, tls: NIOSSLContext?, checksCertificate: Bool = false,
                              within timeout: Duration, vet: @escaping @Sendable (URL, Bool) async throws -> CheckedAddresses,
                              forNetwork: Bool, on eventLoop: any EventLoop) -> EventLoopFuture<any Channel> {
-        let deadline = TimeAmount.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+        let deadline = TimeAmount(timeout)
         guard let url else { return eventLoop.makeFailedFuture(ProxyMessages.Refusal(.badRequest, "\(host):\(port) is not an address.")) }
         return eventLoop.makeFutureWithTask { try await vet(url, forNetwork).addresses }.flatMap { addresses in
             // The bootstrap's one event loop is this one, so the upstream's handlers complete this promise here.
@@ -1046,9 +1042,8 @@ final class TunnelSniffer: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         deadline = closing(context.channel, after: timeout)
-        let (seconds, attoseconds) = serverFirstAfter.components
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        silence = context.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+        silence = context.eventLoop.scheduleTask(in: TimeAmount(serverFirstAfter)) {
             let (sniffer, context) = bound.value
             if !sniffer.decided && sniffer.pending == nil { sniffer.decide(.other, context: context) }
         }
@@ -1174,8 +1169,7 @@ final class RawTunnelOpener: ChannelInboundHandler, RemovableChannelHandler {
 
 /// Closes `channel` `timeout` from now, unless the task returned is cancelled first.
 private func closing(_ channel: any Channel, after timeout: Duration) -> Scheduled<Void> {
-    let (seconds, attoseconds) = timeout.components
-    return channel.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+    return channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
         channel.close(promise: nil)
     }
 }

@@ -227,8 +227,7 @@ public final class StopDeadline: Sendable {
     func deadline() -> NIODeadline {
         let (deadline, first) = started.withLock { started -> (NIODeadline, Bool) in
             if let started { return (started, false) }
-            let (seconds, attoseconds) = grace.components
-            let deadline = NIODeadline.now() + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            let deadline = NIODeadline.now() + TimeAmount(grace)
             started = deadline
             return (deadline, true)
         }

@@ -80,7 +80,7 @@ final class TunnelMeter: Sendable {
         upgrade?.status = done.status
         upgrade?.responseHeaders = done.responseHeaders
         report(TunnelSummary(host: host, port: port, sent: done.sent, received: done.received,
-                             duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                             duration: elapsed.seconds,
                              error: nil, upgrade: upgrade, cutByStop: done.cutByStop))
     }
 }
@@ -116,8 +116,7 @@ final class TunnelEnd: ChannelDuplexHandler {
     /// when the other sends nothing for `quietAfterHalfClose`: a peer that went away without a word (a phone that lost
     /// its network) would otherwise hold both connections for ever, as HAProxy's `timeout client-fin` guards against.
     static func pair(meter: TunnelMeter, quietAfterHalfClose: Duration) -> (app: TunnelEnd, upstream: TunnelEnd) {
-        let (seconds, attoseconds) = quietAfterHalfClose.components
-        let limit = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let limit = TimeAmount(quietAfterHalfClose)
         let app = TunnelEnd(meter: meter, isApp: true, quietLimit: limit), upstream = TunnelEnd(meter: meter, isApp: false, quietLimit: limit)
         app.partner = upstream
         upstream.partner = app
