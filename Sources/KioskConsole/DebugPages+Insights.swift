@@ -36,16 +36,17 @@ extension DebugPages {
             insights.endpoints.isEmpty ? E.element("p", [.class("empty")], [.text(w.noUpstreamYet)]) :
                 E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", w.slowestEndpoints)], [
                     E.element("table", [.class("requests insights")], [
-                        E.element("thead", [], [E.element("tr", [], [w.endpoint, w.requests, "p50", "p95", w.slowest, w.p95ToScale].map {
+                        E.element("thead", [], [E.element("tr", [], [w.endpoint, w.requests, "p50", "p95"].map {
                             E.element("th", [.attribute("scope", "col")], [.text($0)])
-                        })]),
+                        } + [E.element("th", [.attribute("scope", "col"), .class("max")], [.text(w.slowest)]),
+                             E.element("th", [.attribute("scope", "col"), .class("wf")], [.text(w.p95ToScale)])])]),
                         E.element("tbody", [], insights.endpoints.map { endpoint in
                             E.element("tr", [], [
                                 E.element("th", [.attribute("scope", "row")], [.text(endpoint.endpoint)]),
                                 E.element("td", [.class("num")], [.text(String(endpoint.count))]),
                                 E.element("td", [.class("num")], [.text(milliseconds(endpoint.p50, w))]),
                                 E.element("td", [.class("num")], [.text(milliseconds(endpoint.p95, w))]),
-                                E.element("td", [.class("num")], [.text(milliseconds(endpoint.maximum, w))]),
+                                E.element("td", [.class("num max")], [.text(milliseconds(endpoint.maximum, w))]),
                                 E.element("td", [.class("wf")], [scaleBar(endpoint.p95, of: slowest)]),
                             ])
                         }),
