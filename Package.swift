@@ -46,7 +46,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "KioskCore",
-                dependencies: [.product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")],
+                dependencies: [.product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
+                               // A body in a content coding, decoded to be shown and to be redacted (ContentCoding.swift).
+                               .product(name: "CompressNIO", package: "compress-nio"),
+                               .product(name: "NIOCore", package: "swift-nio")],
                 swiftSettings: swiftSettings),
         .target(
             name: "KioskNetwork",
@@ -80,10 +83,7 @@ let package = Package(
         ),
         .target(
             name: "KioskDebugger",
-            dependencies: ["KioskCore", "KioskStore",
-                           // Decoding a gzip or deflate body for a HAR archive, which keeps bodies decoded.
-                           .product(name: "CompressNIO", package: "compress-nio"),
-                           .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["KioskCore", "KioskStore"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -64,7 +64,8 @@ extension Kiosk {
         guard var entry = try proxyCacheEntry(id: id) else { return nil }
         entry.url = URL(string: entry.url).map(redactor.redact) ?? entry.url
         entry.headers = redactor.redact(entry.shownHeaders ?? entry.headers)
-        entry.body = redactor.redactBody(entry.shownBody ?? entry.body, contentType: entry.headers["Content-Type"])
+        entry.body = redactor.redactBody(entry.shownBody ?? entry.body, contentType: entry.headers["Content-Type"],
+                                         contentEncoding: entry.headers["Content-Encoding"])
         entry.shownHeaders = nil
         entry.shownBody = nil
         return entry
@@ -219,7 +220,8 @@ extension Kiosk {
                 return RequestRecord(startedAt: entry.requestTime, source: nil, endpoint: entry.host, method: entry.method,
                                      url: redactor.redact(url), requestHeaders: requestFields, status: entry.status, responseHeaders: fields,
                                      responseBody: CapturedBody(redacted: redactor.redactBody(entry.shownBody ?? entry.body,
-                                                                                              contentType: entry.headers["Content-Type"]),
+                                                                                              contentType: entry.headers["Content-Type"],
+                                                                                              contentEncoding: entry.headers["Content-Encoding"]),
                                                                 ofFirst: entry.body.count, size: entry.body.count, limit: .max),
                                      timings: RequestTimings(total: entry.responseTime.timeIntervalSince(entry.requestTime)),
                                      // What the entry is: the upstream's answer as the cache stored it, not a hit of now.

@@ -277,8 +277,9 @@ public final class Kiosk: Sendable {
     /// What a tunnel's note adds when Kiosk's stop closed it: neither end ended it, which its length alone would hide.
     private static let cutByStop = "; cut when Kiosk stopped with it open"
 
-    /// Header fields as the log keeps them: credentials and configured secrets redacted.
-    private func redacted(_ fields: [RequestRecord.HeaderField]) -> [RequestRecord.HeaderField] {
+    /// Header fields as the log keeps them: credentials and configured secrets redacted (by `redactor`, the app's own
+    /// credentials added where they may be echoed).
+    private static func redacted(_ fields: [RequestRecord.HeaderField], by redactor: Redactor) -> [RequestRecord.HeaderField] {
         redactor.redact(HTTPHeaderFields(fields.map { (name: $0.name, value: $0.value) })).map { .init(name: $0.name, value: $0.value) }
     }
 
@@ -290,6 +291,9 @@ public final class Kiosk: Sendable {
         let endpoint = tunnel.port == standard ? name : "\(name):\(tunnel.port)"
         let detail = "\(upgrade.protocolName): \(tunnel.sent) bytes sent, \(tunnel.received) received, in "
             + String(format: "%.3f", tunnel.duration) + " s" + (tunnel.cutByStop ? Self.cutByStop : "")
+        // The handshake's answer may echo what the app sent (its token, its cookie), as any answer may: hidden the same way.
+        let sent = HTTPHeaderFields(upgrade.requestHeaders.map { (name: $0.name, value: $0.value) })
+        let redactor = redactor.hiding(redactor.credentials(in: sent, url: upgrade.url))
         // A WebSocket is logged at the address the app opened (ws:, wss:), as browsers' and mitmproxy's archives name it.
         var url = redactor.redact(upgrade.url)
         if upgrade.protocolName == "websocket", url.hasPrefix("http") { url = "ws" + url.dropFirst("http".count) }
@@ -300,8 +304,8 @@ public final class Kiosk: Sendable {
         }
         requestLog.enqueue(RequestRecord(
             startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: upgrade.method,
-            url: url, requestHeaders: redacted(upgrade.requestHeaders), status: tunnel.error == nil ? upgrade.status : nil,
-            responseHeaders: redacted(upgrade.responseHeaders),
+            url: url, requestHeaders: Self.redacted(upgrade.requestHeaders, by: redactor), status: tunnel.error == nil ? upgrade.status : nil,
+            responseHeaders: Self.redacted(upgrade.responseHeaders, by: redactor),
             error: tunnel.error.map { redactor.scrub($0) }, timings: RequestTimings(total: tunnel.duration), decision: .network,
             touchedBy: touches, responseSize: tunnel.received))
     }

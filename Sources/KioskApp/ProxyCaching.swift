@@ -419,7 +419,9 @@ final class ProxyCachingTransport: HTTPTransport {
             // for the pages and exports; the log hides them the same way.
             if let hider = Self.hider(for: request, redactor) {
                 answer.shownHeaders = Self.hidden(answer.headers, hider)
-                let body = hider.scrub(answer.body)
+                // (Inside its content coding too: decoded, hidden, coded again.)
+                let body = hider.redactBody(answer.body, contentType: answer.headers["Content-Type"],
+                                            contentEncoding: answer.headers["Content-Encoding"])
                 if body != answer.body { answer.shownBody = body }
             }
             stored = cache.store(answer) { [self] error in warnOnce(error) }

@@ -104,7 +104,10 @@ public struct Redactor: Sendable, Hashable {
             if HTTPHeaderFields.sameName(field.name, "Cookie") {
                 for cookie in value.split(separator: ";") {
                     guard let equals = cookie.firstIndex(of: "=") else { continue }
-                    values.append(cookie[cookie.index(after: equals)...].trimmingCharacters(in: .whitespaces))
+                    let sent = cookie[cookie.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                    values.append(sent)
+                    // A server reads a cookie's %XX escapes (Express's `s%3A…` session): an echo says it decoded.
+                    if sent.utf8.contains(UInt8(ascii: "%")), let decoded = sent.removingPercentEncoding, decoded != sent { values.append(decoded) }
                 }
             }
         }
@@ -115,7 +118,9 @@ public struct Redactor: Sendable, Hashable {
             for pair in Self.pairs(Substring(query)) where namesSecret(pair) {
                 guard let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
                 let value = String(pair[pair.utf8.index(after: equals)...])
-                values.append(value.utf8.contains(UInt8(ascii: "%")) ? value.removingPercentEncoding ?? value : value)
+                values.append(value)
+                // Decoded too, as a server reads it; an echo of the raw query (httpbin's `url`) keeps it as sent.
+                if value.utf8.contains(UInt8(ascii: "%")), let decoded = value.removingPercentEncoding, decoded != value { values.append(decoded) }
             }
         }
         return values.filter { $0.count >= 6 }
@@ -263,6 +268,20 @@ public struct Redactor: Sendable, Hashable {
     /// `access_token`); a body naming neither is returned as it is.
     public func redactBody(_ body: Data, contentType: String?) -> Data {
         scrub(redactFields(body, contentType: contentType))
+    }
+
+    /// `redactBody` of a body sent in `contentEncoding` (its `Content-Encoding` field): one in a coding Kiosk reads
+    /// (gzip, deflate, br) is decoded, redacted and, when that changed it, coded again — an upstream echoes an app's token
+    /// inside a gzip answer as readily as in a plain one. A brotli body that held a secret, and one that does not decode
+    /// (cut at the capture's limit, or corrupt), are withheld (empty): what they hide cannot be looked for or hidden. A
+    /// coding Kiosk cannot read (zstd) goes as it came, unreadable to every page too.
+    public func redactBody(_ body: Data, contentType: String?, contentEncoding: String?) -> Data {
+        guard let coding = ContentCoding.single(contentEncoding) else { return redactBody(body, contentType: contentType) }
+        guard ContentCoding.decodes(coding), !body.isEmpty else { return body }
+        guard let decoded = ContentCoding.decoded(body, coding: coding) else { return Data() }
+        let redacted = redactBody(decoded, contentType: contentType)
+        guard redacted != decoded else { return body }
+        return ContentCoding.encoded(redacted, coding: coding) ?? Data()
     }
 
     private func redactFields(_ body: Data, contentType: String?) -> Data {

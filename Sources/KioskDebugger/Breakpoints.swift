@@ -318,7 +318,8 @@ public final class Breakpoints: Sendable {
             responseIsText: response.map(Self.isEditableText) ?? false, responseSize: response?.body.count ?? 0,
             requestText: request.body.flatMap { body in
                 Self.isEditableText(HTTPResponse(status: 200, headers: request.headers, body: body, url: request.url))
-                    ? String(decoding: redactor.redactBody(body, contentType: request.headers["Content-Type"]), as: UTF8.self) : nil
+                    ? String(decoding: redactor.redactBody(body, contentType: request.headers["Content-Type"],
+                                                           contentEncoding: request.headers["Content-Encoding"]), as: UTF8.self) : nil
             },
             error: error.map { redactor.scrub(($0 as? KioskError)?.description ?? String(describing: $0)) },
             pausedAt: pausedAt, deadline: pausedAt.addingTimeInterval(timeout.seconds))

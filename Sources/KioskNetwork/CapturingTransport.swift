@@ -18,7 +18,7 @@ public final class CapturingTransport: HTTPTransport {
     /// The last few answers' bodies redacted by `redactor` itself (no secrets of their requests' own), as they came and as
     /// redacted: an app polling a URL gets the same body again and again, and scanning it for keys again finds what it
     /// found before. Held for the life of the transport: at most `redactedBodiesKept` bodies of `redactedBodyLimit` bytes.
-    private let redactedBodies = Mutex<[(raw: Data, contentType: String?, redacted: Data)]>([])
+    private let redactedBodies = Mutex<[(raw: Data, contentType: String?, coding: String?, redacted: Data)]>([])
     /// How many redacted bodies are kept: a few URLs polled at once.
     private static let redactedBodiesKept = 4
     /// The largest body kept redacted: an API's answer (the scan costs ~1 µs a KB), not a download, so that what stays
@@ -207,14 +207,14 @@ public final class CapturingTransport: HTTPTransport {
         let secrets = request.secrets + self.redactor.credentials(of: request) + uploaded
         let redactor = secrets.isEmpty ? redactor : redactor.hiding(secrets)
         var touches = touches
-        let contentType = request.headers["Content-Type"]
+        let contentType = request.headers["Content-Type"], coding = request.headers["Content-Encoding"]
         var requestBody = request.body.map { body in
-            CapturedBody(redacted: redactor.redactBody(body, contentType: contentType), ofFirst: body.count,
+            CapturedBody(redacted: redactor.redactBody(body, contentType: contentType, contentEncoding: coding), ofFirst: body.count,
                          size: requestBodySize ?? body.count, limit: bodyLimit)
         }
         if let (kept, size, ended) = upload {
-            requestBody = CapturedBody(redacted: redactor.redactBody(kept, contentType: contentType), ofFirst: kept.count, size: size,
-                                       limit: bodyLimit)
+            requestBody = CapturedBody(redacted: redactor.redactBody(kept, contentType: contentType, contentEncoding: coding), ofFirst: kept.count,
+                                       size: size, limit: bodyLimit)
             // An upstream may answer before it has read the whole upload (a 413, a 401): what the app sent after that
             // never went, which "went to the upstream" alone would hide.
             let passed = ended || response == nil ? "The request body, \(size) bytes, went to the upstream as the app sent it"
@@ -263,30 +263,32 @@ public final class CapturingTransport: HTTPTransport {
         // Scanned in place: `scrub` copies only a body it changes (a key in it, nearly never), and a body past the limit is
         // scanned as far as the limit plus a key's length (rebased, as `scrub` returns what it is given).
         let kept = data.count > bodyLimit ? Data(data.prefix(bodyLimit + margin)) : data
-        let contentType = response.headers["Content-Type"]
+        let contentType = response.headers["Content-Type"], coding = response.headers["Content-Encoding"]
         let redacted = reusable && kept.count <= Self.redactedBodyLimit
-            ? redactedAgain(kept, contentType: contentType, redactor) : redactor.redactBody(kept, contentType: contentType)
+            ? redactedAgain(kept, contentType: contentType, coding: coding, redactor)
+            : redactor.redactBody(kept, contentType: contentType, contentEncoding: coding)
         return CapturedBody(redacted: redacted, ofFirst: kept.count, size: size ?? data.count, limit: bodyLimit)
     }
 
     /// `body` redacted by this transport's own redactor: as it was the last time these bytes of this type were, else anew
     /// (and kept, the least recently redacted let go).
-    private func redactedAgain(_ body: Data, contentType: String?, _ redactor: Redactor) -> Data {
+    private func redactedAgain(_ body: Data, contentType: String?, coding: String?, _ redactor: Redactor) -> Data {
         let known = redactedBodies.withLock { kept -> Data? in
-            guard let index = kept.firstIndex(where: { $0.raw.count == body.count && $0.contentType == contentType && $0.raw == body })
+            guard let index = kept.firstIndex(where: { $0.raw.count == body.count && $0.contentType == contentType && $0.coding == coding
+                                                       && $0.raw == body })
             else { return nil }
             let found = kept.remove(at: index)
             kept.insert(found, at: 0)
             return found.redacted
         }
         if let known { return known }
-        let redacted = redactor.redactBody(body, contentType: contentType)
+        let redacted = redactor.redactBody(body, contentType: contentType, contentEncoding: coding)
         // Copies of their own: a held answer's bytes are counted against the process's budget until freed (HeldBodies),
         // and what is kept here must not keep them.
         let ownRaw = body.withUnsafeBytes { Data($0) }, ownRedacted = redacted.withUnsafeBytes { Data($0) }
         redactedBodies.withLock { kept in
             if kept.count == Self.redactedBodiesKept { kept.removeLast() }
-            kept.insert((raw: ownRaw, contentType: contentType, redacted: ownRedacted), at: 0)
+            kept.insert((raw: ownRaw, contentType: contentType, coding: coding, redacted: ownRedacted), at: 0)
         }
         return redacted
     }

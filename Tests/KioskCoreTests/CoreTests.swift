@@ -64,17 +64,45 @@ struct CoreTests {
         #expect(HTTPSyntax.mediaType("") == "")
     }
 
-    @Test("The credentials a request sends are the values of the query items its URL's redaction hides — under any spelling of their names, percent-decoded — besides its secret headers' and its password")
+    @Test("The credentials a request sends are the values of the query items its URL's redaction hides — under any spelling of their names, as sent and percent-decoded — besides its secret headers', its cookies' and its password")
     func credentialsFollowQueryRedaction() {
         // Given a redactor hiding `token` and `api-key`, and a URL naming them in several spellings among plain items
         let redactor = Redactor(queryItems: ["token", "api-key"], headers: ["authorization"])
         let url = URL(string: "http://user:hunter22@a.test/x?Token=abc%2Fdef1&page=123456789&user%5Btoken%5D=tok-in-brackets&api%2Dkey=escaped-key&token")!
         // When its credentials are read
         let values = redactor.credentials(in: ["Authorization": "Bearer sesame-123", "Accept": "application/json-long"], url: url)
-        // Then each secret item's value is there, decoded, and nothing of the plain ones
-        #expect(Set(values) == ["hunter22", "abc/def1", "tok-in-brackets", "escaped-key", "Bearer sesame-123", "sesame-123"])
+        // Then each secret item's value is there, as sent and decoded (an echo of the raw query keeps the escapes), and
+        // nothing of the plain ones
+        #expect(Set(values) == ["hunter22", "abc%2Fdef1", "abc/def1", "tok-in-brackets", "escaped-key", "Bearer sesame-123", "sesame-123"])
+        // And a cookie's value too, as sent and as a server reads its escapes (Express's signed session)
+        let cookies = Redactor(queryItems: [], headers: ["cookie"]).credentials(in: ["Cookie": "sid=s%3Asigned-session"], url: URL(string: "http://a.test/")!)
+        #expect(Set(cookies) == ["sid=s%3Asigned-session", "s%3Asigned-session", "s:signed-session"])
         // And every URL the redaction leaves as it is yields none
         #expect(redactor.credentials(in: [:], url: URL(string: "http://a.test/x?q=caf%C3%A9+au+lait&tokens=123456789")!).isEmpty)
+    }
+
+    @Test("A body in a content coding is redacted inside it: gzip and deflate coded again, kept byte for byte when nothing was hidden, withheld when cut; a coding Kiosk cannot read goes as it came")
+    func codedBodies() throws {
+        // Given a redactor hiding a token, and a JSON answer echoing it and a password field
+        let redactor = Redactor.standard.hiding(["tok-1234567"])
+        let json = Data(#"{"echo": "Bearer tok-1234567", "password": "pw-7654321", "n": 1}"#.utf8)
+        for coding in ["gzip", "deflate", "x-gzip"] {
+            let coded = try #require(ContentCoding.encoded(json, coding: coding))
+            // When it is redacted as the capture does, with its Content-Encoding
+            let redacted = redactor.redactBody(coded, contentType: "application/json", contentEncoding: " \(coding.uppercased()) ")
+            // Then it is still in its coding, and decodes to the body with both hidden
+            let text = String(decoding: try #require(ContentCoding.decoded(redacted, coding: coding)), as: UTF8.self)
+            #expect(text == #"{"echo": "Bearer <redacted>", "password": "<redacted>", "n": 1}"#, "\(coding): \(text)")
+            // And a coded body that hides nothing is kept byte for byte
+            let plain = try #require(ContentCoding.encoded(Data(#"{"n": 1}"#.utf8), coding: coding))
+            #expect(redactor.redactBody(plain, contentType: "application/json", contentEncoding: coding) == plain)
+            // And one cut short (at the capture's limit), which cannot be read for secrets, is withheld
+            #expect(redactor.redactBody(coded.prefix(coded.count - 6), contentType: "application/json", contentEncoding: coding).isEmpty)
+        }
+        // And a coding Kiosk cannot read, or none, is as the plain redaction says
+        #expect(redactor.redactBody(json, contentType: "application/json", contentEncoding: "zstd") == json)
+        #expect(redactor.redactBody(json, contentType: "application/json", contentEncoding: "identity")
+            == redactor.redactBody(json, contentType: "application/json"))
     }
 
     @Test("A secret value is found and replaced wherever it falls in a body — first, last, among near misses, repeated — and a body without it is kept as it was")

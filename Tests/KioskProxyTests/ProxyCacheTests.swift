@@ -868,6 +868,41 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("An answer echoing its app's credentials inside a gzip or deflate coding reaches the app exactly; the log, the cache's page and both exports hide them in the decoded body",
+          arguments: ["/echo-gzip", "/echo-deflate"])
+    func echoedInsideACoding(path: String) async throws {
+        try await withProxy(to: try await EchoUpstream.start(), stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given an app asking, with its token, its cookie (percent-encoded, as Express writes one) and a key in the query
+            // (escaped), for an answer that echoes the request inside a content coding
+            let url = upstream.url(path + "?token=query-token-123456%2F%2B")
+            let asked = try await proxy.send(.GET, url, headers: [("Authorization", "Bearer bearer-secret-0001"),
+                                                                   ("Cookie", "theme=dark; sid=s%3Acookie-sid-7654321")])
+            // Then the app gets the coded answer exactly, its credentials inside
+            let coding = String(path.dropFirst("/echo-".count))
+            let decoded = try #require(ContentCoding.decoded(asked.body, coding: coding))
+            let sent = String(decoding: decoded, as: UTF8.self)
+            #expect(sent.contains("bearer-secret-0001") && sent.contains("query-token-123456%2F%2B") && sent.contains("s%3Acookie-sid-7654321"))
+            let secrets = ["bearer-secret-0001", "query-token-123456", "cookie-sid-7654321"]
+            // And the log's record, decoded as the console and `kiosk log show` read it, holds none of them
+            let listed = try #require(try await proxy.waitForRecord { $0.url.contains(path) })
+            let record = try #require(try proxy.kiosk.debugger.record(id: listed.id))
+            let body = try #require(record.responseBody)
+            let (shown, undone) = body.decoded(contentEncoding: coding)
+            #expect(undone == coding)
+            let logged = String(decoding: shown.data, as: UTF8.self)
+            #expect(logged.contains("<redacted>") && !secrets.contains { logged.contains($0) }, "\(logged)")
+            // And nor does the cache's page of the stored answer, nor either export
+            let entry = try #require(try proxy.kiosk.proxyCacheEntries().first)
+            let page = try #require(try proxy.kiosk.redactedProxyCacheEntry(id: entry.id))
+            let pageText = String(decoding: ContentCoding.decoded(page.body, coding: coding) ?? page.body, as: UTF8.self)
+            #expect(pageText.contains("<redacted>") && !secrets.contains { pageText.contains($0) }, "\(pageText)")
+            for archive in [try proxy.kiosk.proxyCacheArchive().whole(), try proxy.kiosk.debugger.harArchive(matching: RequestFilter()).whole()] {
+                let text = String(decoding: archive, as: UTF8.self)
+                #expect(!secrets.contains { text.contains($0) }, "\(text.prefix(2000))")
+            }
+        }
+    }
+
     @Test("An answer echoing its app's own credentials is replayed exactly, but its page, the list and the export hide them")
     func echoedCredentialsHidden() async throws {
         // Given an upstream that echoes what it was sent, as httpbin's /anything does, in its body and its fields

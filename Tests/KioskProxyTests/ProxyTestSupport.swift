@@ -109,6 +109,13 @@ final class EchoUpstream: Sendable {
         private func answer(_ head: HTTPRequestHead) -> (HTTPResponseStatus, [(String, String)], Data) {
             let path = head.uri.split(separator: "?").first.map(String.init) ?? head.uri
             switch path {
+            case "/echo-gzip", "/echo-deflate":
+                // What /echo answers, in a content coding (an echo service behind a compressing server).
+                let query = head.uri.firstIndex(of: "?").map { String(head.uri[$0...]) } ?? ""
+                let (status, fields, data) = answer(HTTPRequestHead(version: head.version, method: head.method, uri: "/echo" + query,
+                                                                    headers: head.headers))
+                let coding = path == "/echo-gzip" ? "gzip" : "deflate"
+                return (status, fields + [("Content-Encoding", coding)], ContentCoding.encoded(data, coding: coding) ?? Data())
             case "/echo":
                 let echo: [String: Any] = [
                     "method": head.method.rawValue, "uri": head.uri,

@@ -55,7 +55,9 @@ private final class WebSocketUpstream: Sendable {
             .childChannelInitializer { channel in
                 let upgrader = NIOWebSocketServerUpgrader(
                     shouldUpgrade: { channel, head in
-                        channel.eventLoop.makeSucceededFuture(head.uri.hasPrefix("/ws") ? HTTPHeaders([("X-Upstream", "ws")]) : nil)
+                        // (Echoing the app's token in its answer, as a debugging server may.)
+                        channel.eventLoop.makeSucceededFuture(head.uri.hasPrefix("/ws")
+                            ? HTTPHeaders([("X-Upstream", "ws"), ("X-Echo-Authorization", head.headers["Authorization"].first ?? "")]) : nil)
                     },
                     upgradePipelineHandler: { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
@@ -196,6 +198,11 @@ struct UpgradeTests {
             #expect(stored.requestHeaders.contains { $0.name == "Authorization" && $0.value == Redactor.placeholder })
             #expect(stored.responseHeaders.contains { $0.name == "Sec-WebSocket-Accept" && $0.value == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" })
             #expect(!String(describing: record).contains("ws-secret-token"))
+            // (the token echoed in the upstream's 101 too, which the app gets as sent)
+            #expect(head.contains("X-Echo-Authorization: Bearer ws-secret-token"))
+            #expect(stored.responseHeaders.contains { $0.name == "X-Echo-Authorization" && $0.value.contains(Redactor.placeholder) },
+                    "\(stored.responseHeaders)")
+            #expect(!String(describing: stored).contains("ws-secret-token"))
         }
     }
 

@@ -1,5 +1,4 @@
 import CompressNIO
-public import KioskCore
 public import Foundation
 import NIOCore
 
@@ -40,6 +39,27 @@ public enum ContentCoding {
         }
         let checksum = trailer[0] << 24 | trailer[1] << 16 | trailer[2] << 8 | trailer[3]
         return checksum == adler32(decoded) ? decoded : nil
+    }
+
+    /// `data` coded in `coding` (gzip, x-gzip or deflate, which zlib writes), or nil for a coding Kiosk cannot write
+    /// (brotli: the system has its decoder only).
+    public static func encoded(_ data: Data, coding: String) -> Data? {
+        let algorithm: CompressionAlgorithm
+        switch coding {
+        case "gzip", "x-gzip": algorithm = .gzip()
+        case "deflate": algorithm = .zlib()
+        default: return nil
+        }
+        var buffer = ByteBuffer(bytes: data)
+        guard let compressed = try? buffer.compress(with: algorithm) else { return nil }
+        return Data(compressed.readableBytesView)
+    }
+
+    /// The one coding a `Content-Encoding` field names, lower-cased; nil for none or `identity`, and for a list of
+    /// several (`gzip, br`), which Kiosk does not undo.
+    public static func single(_ field: String?) -> String? {
+        guard let coding = field?.trimmingCharacters(in: .whitespaces).lowercased(), !coding.isEmpty, coding != "identity" else { return nil }
+        return coding
     }
 
     /// RFC 1950's Adler-32 checksum.
