@@ -410,9 +410,10 @@ final class ProxyCachingTransport: HTTPTransport {
             stored = true
         } else if let storedAs, Self.isStorable(response, for: request) {
             let vary = Key.varyNames(response.headers)
+            let (status, headers) = Self.storedForm(response)
             var answer = ProxyCacheAnswer(method: storedAs, url: key.url, host: key.host, credentials: key.credentials, vary: vary,
-                                          variant: key.variant(for: vary) ?? "", status: response.status,
-                                          headers: Self.storedHeaders(response.headers), body: storedAs == "HEAD" ? Data() : response.body,
+                                          variant: key.variant(for: vary) ?? "", status: status,
+                                          headers: headers, body: storedAs == "HEAD" ? Data() : response.body,
                                           requestTime: sent, responseTime: received)
             if ProxyCacheAnswer.isCredentialed(key.credentials) { answer.credentialFields = Key.credentialFields(request.headers) }
             // An answer echoing the app's own credentials (an echo service, a "hello <token>") keeps a copy without them
@@ -626,13 +627,36 @@ final class ProxyCachingTransport: HTTPTransport {
     static func isStorable(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
         // A 304 is never a representation of its own: it only renews one stored (`forward`), and stored, it would
         // answer an app that has nothing cached with an empty body.
+        // A 206 is a part, not the representation (nor an answer to a Range) — unless it holds the whole of it (`isWhole`).
+        let whole = isWhole(response)
         guard response.stream == nil, !response.isEdited, !response.isMocked, (200...599).contains(response.status),
-              response.status != 206, response.status != 304, request.headers["Range"] == nil else { return false }
+              response.status != 206 || whole, response.status != 304, request.headers["Range"] == nil || whole else { return false }
         if forbidsKeeping(response.headers, asked: request.headers) { return false }
         let names = directives(response.headers.values(for: "Cache-Control").joined(separator: ",").lowercased())
         let explicit = response.headers["Expires"] != nil || names.contains("max-age") || names.contains("public")
             || names.contains("private")
-        return explicit || cacheableByDefault.contains(response.status)
+        return explicit || cacheableByDefault.contains(whole ? 200 : response.status)
+    }
+
+    /// Whether `response` is a 206 holding its whole representation (`Content-Range: bytes 0-(N-1)/N`, N bytes): what a
+    /// media element's `Range: bytes=0-` gets (browsers fetch every audio and video so). RFC 9111 §3.4 lets a cache make
+    /// the complete answer of it: it is stored as its 200 (`storedStatus`), so that offline a player gets it, whole or in
+    /// the ranges it asks for.
+    static func isWhole(_ response: HTTPResponse) -> Bool {
+        guard response.status == 206, let range = response.headers["Content-Range"]?.trimmingCharacters(in: .whitespaces).lowercased(),
+              range.hasPrefix("bytes 0-") else { return false }
+        let parts = range.dropFirst("bytes 0-".count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let last = Int(parts[0]), let total = Int(parts[1]), total > 0 else { return false }
+        return last == total - 1 && response.body.count == total
+    }
+
+    /// The status and fields an answer is stored with: a whole 206's as its 200 (no `Content-Range`, its length said).
+    static func storedForm(_ response: HTTPResponse) -> (status: Int, headers: HTTPHeaderFields) {
+        guard isWhole(response) else { return (response.status, storedHeaders(response.headers)) }
+        var headers = storedHeaders(response.headers)
+        headers.removeAll(named: "Content-Range")
+        headers["Content-Length"] = String(response.body.count)
+        return (200, headers)
     }
 
     /// The directive names of a Cache-Control value.

@@ -1433,6 +1433,38 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    @Test("A 206 holding the whole of its representation (a media element's bytes=0-) is stored as its 200, and plays offline whole or by range; a part is not stored")
+    func wholeRangeStored() async throws {
+        // Given an upstream answering ranges as a file server does, with an ETag and no freshness of its own
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            let range = head.headers["Range"].first ?? ""
+            if range == "bytes=0-" { return (.partialContent, [("ETag", #""a1""#), ("Content-Range", "bytes 0-9/10")], "0123456789") }
+            if range == "bytes=0-3" { return (.partialContent, [("ETag", #""a1""#), ("Content-Range", "bytes 0-3/10")], "0123") }
+            return (.ok, [("ETag", #""a1""#)], "0123456789")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // When a player asks for /part's first bytes and for /audio's from its start, as Chromium does
+            let part = try await proxy.send(.GET, upstream.url("/part"), headers: [("Range", "bytes=0-3")])
+            let first = try await proxy.send(.GET, upstream.url("/audio"), headers: [("Range", "bytes=0-")])
+            // Then each gets the upstream's 206, and only the whole one is stored, as a 200 of ten bytes
+            #expect(part.status == .partialContent && first.status == .partialContent && first.text == "0123456789")
+            #expect(first.header("Cache-Status").first?.contains(";stored") == true, "\(first.header("Cache-Status"))")
+            #expect(part.header("Cache-Status").first?.contains(";stored") == false, "\(part.header("Cache-Status"))")
+            let entries = try proxy.kiosk.proxyCacheEntries()
+            #expect(entries.count == 1 && entries.first?.url.hasSuffix("/audio") == true && entries.first?.status == 200)
+            // And offline the player gets it, from its start as it asked, or a range of it
+            try proxy.kiosk.switchProxyCache(offline: true)
+            let replayed = try await proxy.send(.GET, upstream.url("/audio"), headers: [("Range", "bytes=0-")])
+            #expect(replayed.status == .partialContent && replayed.text == "0123456789" && replayed.header("Content-Range") == ["bytes 0-9/10"],
+                    "\(replayed.status) \(replayed.header("Content-Range"))")
+            let middle = try await proxy.send(.GET, upstream.url("/audio"), headers: [("Range", "bytes=4-6")])
+            #expect(middle.status == .partialContent && middle.text == "456")
+            #expect(try await proxy.send(.GET, upstream.url("/audio")).text == "0123456789")
+            #expect(try await proxy.send(.GET, upstream.url("/part"), headers: [("Range", "bytes=0-3")]).status == .gatewayTimeout)
+        }
+    }
+
     @Test("stale-if-error lets a stale answer stand in for a 5xx within its window; must-revalidate never lets it, and disconnected makes it a 504")
     func staleIfError() async throws {
         let upstream = try await ScriptedUpstream.start()
