@@ -39,14 +39,16 @@ public struct Redactor: Sendable, Hashable {
     /// signatures under (`api_key`, Google's `key`, `token`, OAuth's `access_token`, `refresh_token`, `id_token` and
     /// `client_secret`, `password` and `passwd`, `secret`, Firebase's `auth`, `session_token`, `private_key`,
     /// `sig`/`signature`, a pre-signed S3 URL's `X-Amz-Signature`, `X-Amz-Credential` and
-    /// `X-Amz-Security-Token`, OAuth's authorization `code` and PKCE `code_verifier`, a `jwt`, a `session` id),
+    /// `X-Amz-Security-Token`, OAuth's authorization `code` and PKCE `code_verifier`, a `jwt`, a `session` id, and the
+    /// camel-case and dashed spellings of an access, auth, API or refresh token and a client secret),
     /// and credential headers (Azure's and Google's key headers, GitLab's `Private-Token`, CSRF tokens, and the
     /// `X-Access-Token`, `X-Session-Token` and `X-Refresh-Token` of many an API, among them).
     public static let standard = Redactor(
         queryItems: ["api-key", "apikey", "hash", "ts", "api_key", "key", "token", "access_token", "refresh_token", "id_token",
                      "client_secret", "password", "passwd", "secret", "auth", "session_token", "private_key", "sig", "signature",
                      "x-amz-signature", "x-amz-credential", "x-amz-security-token", "code", "code_verifier", "jwt", "session",
-                     "sessionid", "session_id"],
+                     "sessionid", "session_id", "accesstoken", "access-token", "auth_token", "authtoken", "auth-token", "api_token",
+                     "apitoken", "refreshtoken", "clientsecret"],
         headers: ["authorization", "cookie", "set-cookie", "proxy-authorization", "x-api-key", "x-auth-token", "api-key",
                   "x-goog-api-key", "x-amz-security-token", "x-access-token", "x-session-token", "x-refresh-token",
                   "private-token", "x-csrf-token", "x-xsrf-token"]
@@ -99,7 +101,15 @@ public struct Redactor: Sendable, Hashable {
         for field in fields where headers.contains(field.name.lowercased()) {
             let value = field.value.trimmingCharacters(in: .whitespaces)
             values.append(value)
-            if let space = value.firstIndex(of: " ") { values.append(value[value.index(after: space)...].trimmingCharacters(in: .whitespaces)) }
+            if let space = value.firstIndex(of: " ") {
+                let credential = value[value.index(after: space)...].trimmingCharacters(in: .whitespaces)
+                values.append(credential)
+                // Basic's `user:password`, which an echo service may say decoded (httpbin's /basic-auth), and the password.
+                if value[..<space].lowercased() == "basic", let pair = Data(base64Encoded: credential).flatMap({ String(data: $0, encoding: .utf8) }) {
+                    values.append(pair)
+                    if let colon = pair.firstIndex(of: ":") { values.append(String(pair[pair.index(after: colon)...])) }
+                }
+            }
             // `a=1; sid=…`: an echo service lists each cookie's value on its own.
             if HTTPHeaderFields.sameName(field.name, "Cookie") {
                 for cookie in value.split(separator: ";") {

@@ -217,7 +217,9 @@ public final class CapturingTransport: HTTPTransport {
                                        size: size, limit: bodyLimit)
             // An upstream may answer before it has read the whole upload (a 413, a 401): what the app sent after that
             // never went, which "went to the upstream" alone would hide.
-            let passed = ended || response == nil ? "The request body, \(size) bytes, went to the upstream as the app sent it"
+            // (Whole when its stream ended, or when it held the length it declared: the transport needs no end to read then.)
+            let whole = ended || request.headers["Content-Length"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } == size
+            let passed = whole || response == nil ? "The request body, \(size) bytes, went to the upstream as the app sent it"
                 : "The upstream answered before the end of the request body, which went to it as the app sent it: \(size) bytes "
                     + "of it went, and the rest did not"
             touches.append(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint,

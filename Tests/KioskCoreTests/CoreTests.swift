@@ -77,6 +77,13 @@ struct CoreTests {
         // And a cookie's value too, as sent and as a server reads its escapes (Express's signed session)
         let cookies = Redactor(queryItems: [], headers: ["cookie"]).credentials(in: ["Cookie": "sid=s%3Asigned-session"], url: URL(string: "http://a.test/")!)
         #expect(Set(cookies) == ["sid=s%3Asigned-session", "s%3Asigned-session", "s:signed-session"])
+        // And Basic's pair, as sent and decoded (httpbin's /basic-auth says it so), and its password
+        let basic = Data("alice:pw-secret-99".utf8).base64EncodedString()
+        let pair = redactor.credentials(in: ["Authorization": "Basic \(basic)"], url: URL(string: "http://a.test/")!)
+        #expect(Set(pair) == ["Basic \(basic)", basic, "alice:pw-secret-99", "pw-secret-99"])
+        // And the standard list hides a token's camel-case and dashed names in a URL as it does in JSON
+        let standard = Redactor.standard.redact(URL(string: "http://a.test/x?accessToken=at-123456&auth_token=au-123456&page=2")!)
+        #expect(standard == "http://a.test/x?accessToken=<redacted>&auth_token=<redacted>&page=2", "\(standard)")
         // And every URL the redaction leaves as it is yields none
         #expect(redactor.credentials(in: [:], url: URL(string: "http://a.test/x?q=caf%C3%A9+au+lait&tokens=123456789")!).isEmpty)
     }
