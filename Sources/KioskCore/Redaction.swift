@@ -254,6 +254,26 @@ public struct Redactor: Sendable, Hashable {
         return result
     }
 
+    /// A field's address (a `Location`, a `Refresh`'s `0; url=…`) with its secret query values and its password replaced.
+    private func redactAddress(_ text: String) -> String {
+        if text.utf8.contains(UInt8(ascii: "@")), let url = URL(string: text.trimmingCharacters(in: .whitespaces)),
+           url.password(percentEncoded: true)?.isEmpty == false {
+            return redactQuery(url)
+        }
+        return redactQuery(text)
+    }
+
+    /// A `Link` field (RFC 8288) with each `<address>` it lists redacted as an address is.
+    private func redactLinks(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "<")) else { return text }
+        var result = "", rest = Substring(text)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += rest[...open] + redactAddress(String(rest[rest.index(after: open)..<close])) + ">"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
     /// `name=value&…` (a query, a form) with the values of secret names replaced; nil when it names no secret.
     private func redactPairs(_ text: Substring) -> String? {
         let pairs = Self.pairs(text)
@@ -422,15 +442,17 @@ public struct Redactor: Sendable, Hashable {
 
     /// The header fields whose value is a URL, lowercased: `Referer` carries the whole address of the page before,
     /// query included.
-    private static let urlFields: Set<String> = ["location", "content-location", "referer"]
+    private static let urlFields: Set<String> = ["location", "content-location", "referer", "refresh"]
 
     /// The headers with secret values replaced.
     public func redact(_ fields: HTTPHeaderFields) -> HTTPHeaderFields {
         HTTPHeaderFields(fields.map { field in
             let name = field.name.lowercased()
             if headers.contains(name) { return (name: field.name, value: Self.placeholder) }
-            // A redirect's, a representation's or the previous page's address carries its query's secrets as any URL does.
-            if Self.urlFields.contains(name) { return (name: field.name, value: scrub(redactQuery(field.value))) }
+            // A redirect's, a representation's or the previous page's address carries its query's secrets (and its
+            // password) as any URL does; so does each address a `Link` field lists (`<…?sig=…>; rel=next`).
+            if Self.urlFields.contains(name) { return (name: field.name, value: scrub(redactAddress(field.value))) }
+            if name == "link" { return (name: field.name, value: scrub(redactLinks(field.value))) }
             return (name: field.name, value: scrub(field.value))
         })
     }

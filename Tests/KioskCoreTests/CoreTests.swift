@@ -337,6 +337,13 @@ struct CoreTests {
         #expect(hiddenFragments["location"] == "https://app.test/cb#access_token=<redacted>&token_type=bearer&state=s")
         #expect(hiddenFragments["content-location"] == "/docs?q=1#section-2")
         #expect(hiddenFragments["referer"] == "https://a.test/?token=<redacted>#id_token=<redacted>")
+        // And a redirect's password, a Refresh's address and each address a Link lists, the rest of each field kept
+        let more: HTTPHeaderFields = ["Location": "http://admin:pass-word-1@a.test/z", "Refresh": "0; url=/x?token=t4&page=2",
+                                      "Link": #"</n?sig=s5>; rel="next", </p?page=1>; rel="prev""#]
+        let hiddenMore = Redactor.standard.redact(more)
+        #expect(hiddenMore["location"] == "http://admin:<redacted>@a.test/z")
+        #expect(hiddenMore["refresh"] == "0; url=/x?token=<redacted>&page=2")
+        #expect(hiddenMore["link"] == #"</n?sig=<redacted>>; rel="next", </p?page=1>; rel="prev""#)
     }
 
     @Test("A multipart form's secret fields are redacted, its files and other fields kept byte for byte; a body cut inside one is read as far as it goes")
