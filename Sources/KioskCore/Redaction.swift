@@ -124,16 +124,27 @@ public struct Redactor: Sendable, Hashable {
         if let password = url.password(percentEncoded: false) { values.append(password) }
         // The items a URL's redaction hides (`namesSecret`: `token`, `Token`, `user[password]`), read from the query's
         // text: URLComponents' parse of every query was a fifth of what storing a proxied answer cost the event loops.
-        if let query = url.query(percentEncoded: true), query.utf8.contains(UInt8(ascii: "=")) {
-            for pair in Self.pairs(Substring(query)) where namesSecret(pair) {
-                guard let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
-                let value = String(pair[pair.utf8.index(after: equals)...])
-                values.append(value)
-                // Decoded too, as a server reads it; an echo of the raw query (httpbin's `url`) keeps it as sent.
-                if value.utf8.contains(UInt8(ascii: "%")), let decoded = value.removingPercentEncoding, decoded != value { values.append(decoded) }
-            }
+        if let query = url.query(percentEncoded: true) { values += secretValues(inQuery: Substring(query)) }
+        // The previous page's address says its own secrets (an OAuth callback's `access_token`), which an echo repeats.
+        if let referer = fields["Referer"], let mark = referer.firstIndex(of: "?") {
+            values += secretValues(inQuery: referer[referer.index(after: mark)...].split(separator: "#", maxSplits: 1).first ?? "")
+            if let hash = referer.firstIndex(of: "#") { values += secretValues(inQuery: referer[referer.index(after: hash)...]) }
         }
         return values.filter { $0.count >= 6 }
+    }
+
+    /// The values of a query's (or a fragment's) secret items, as sent and, when escaped, decoded as a server reads them
+    /// (an echo of the raw query, httpbin's `url`, keeps them as sent).
+    private func secretValues(inQuery query: Substring) -> [String] {
+        guard query.utf8.contains(UInt8(ascii: "=")) else { return [] }
+        var values: [String] = []
+        for pair in Self.pairs(query) where namesSecret(pair) {
+            guard let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let value = String(pair[pair.utf8.index(after: equals)...])
+            values.append(value)
+            if value.utf8.contains(UInt8(ascii: "%")), let decoded = value.removingPercentEncoding, decoded != value { values.append(decoded) }
+        }
+        return values
     }
 
     /// The values `request` sends under secret names, in its fields, its URL and its body (`credentials(in:url:)` and

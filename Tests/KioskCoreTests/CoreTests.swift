@@ -81,6 +81,10 @@ struct CoreTests {
         let basic = Data("alice:pw-secret-99".utf8).base64EncodedString()
         let pair = redactor.credentials(in: ["Authorization": "Basic \(basic)"], url: URL(string: "http://a.test/")!)
         #expect(Set(pair) == ["Basic \(basic)", basic, "alice:pw-secret-99", "pw-secret-99"])
+        // And a Referer's secret items, query and fragment (an OAuth callback's), which an echo would repeat
+        let referred = Redactor.standard.credentials(in: ["Referer": "http://app.test/cb?access_token=at-7777777&x=1#id_token=it-8888888"],
+                                                     url: URL(string: "http://a.test/")!)
+        #expect(Set(referred) == ["at-7777777", "it-8888888"], "\(referred)")
         // And the standard list hides a token's camel-case and dashed names in a URL as it does in JSON
         let standard = Redactor.standard.redact(URL(string: "http://a.test/x?accessToken=at-123456&auth_token=au-123456&page=2")!)
         #expect(standard == "http://a.test/x?accessToken=<redacted>&auth_token=<redacted>&page=2", "\(standard)")
