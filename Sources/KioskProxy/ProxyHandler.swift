@@ -482,7 +482,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             let loop = context.eventLoop
             let url = request.url
-            side.onInterim { status, fields in
+            // (The side weakly: it keeps this relay, which would otherwise keep it, and with it the exchange's head, for ever.)
+            side.onInterim { [weak side] status, fields in
+                guard let side else { return }
                 loop.execute {
                     let (handler, context) = bound.value
                     guard handler.awaited === side else { return }
