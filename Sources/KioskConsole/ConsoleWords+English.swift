@@ -90,6 +90,8 @@ extension ConsoleWords {
         requestBodyEditor: "Body",
         requestBodyHoldsRedacted: "Not sent: a value you changed in the body still holds <redacted> where Kiosk hid a secret, which "
             + "would go to the upstream as those letters. Write the value, or leave it as shown to keep the secret.",
+        answerBodyHoldsRedacted: "Not sent: a value you changed in the body still holds <redacted> where Kiosk hid a secret your "
+            + "app sent, which would reach the app as those letters. Write the value, or leave it as shown to keep it.",
         sendEdited: "Send the edited request",
         sendUnchanged: "Send unchanged",
         abort: "Abort",

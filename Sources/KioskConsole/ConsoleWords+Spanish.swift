@@ -90,6 +90,8 @@ extension ConsoleWords {
         requestBodyEditor: "Cuerpo",
         requestBodyHoldsRedacted: "No se envió: un valor que cambiaste en el cuerpo aún contiene <redacted> donde Kiosk ocultó un "
             + "secreto, que iría al origen tal cual. Escribe el valor, o déjalo como se mostró para conservar el secreto.",
+        answerBodyHoldsRedacted: "No se envió: un valor que cambiaste en el cuerpo aún contiene <redacted> donde Kiosk ocultó un "
+            + "secreto que tu app envió, que le llegaría tal cual. Escribe el valor, o déjalo como se mostró para conservarlo.",
         sendEdited: "Enviar la solicitud editada",
         sendUnchanged: "Enviar sin cambios",
         abort: "Abortar",

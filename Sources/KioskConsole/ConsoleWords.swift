@@ -106,6 +106,8 @@ struct ConsoleWords: Sendable {
     /// A paused request's body, and what is said when an edit of it still holds a secret Kiosk hid.
     let requestBodyEditor: String
     let requestBodyHoldsRedacted: String
+    /// A paused answer's edit that typed `<redacted>` into a part it changed.
+    let answerBodyHoldsRedacted: String
     let sendEdited: String
     let sendUnchanged: String
     let abort: String

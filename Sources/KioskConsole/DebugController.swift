@@ -301,7 +301,18 @@ struct DebugController: Sendable {
                 decision = .continueWithRequest(query: Self.lines(form.query, separator: "="), headers: headers, body: body,
                                                 method: method, path: path)
             case .response, .error:
-                let body = Data((form.body ?? "").utf8)
+                // The answer as shown, its echoes of the request's secrets hidden: what was left as shown goes as the
+                // upstream sent it; `<redacted>` typed into a changed part is refused.
+                var body = Data((form.body ?? "").utf8)
+                let typed = body
+                if let edited = form.body, edited.contains(Redactor.placeholder),
+                   let shown = exchange.responseText.map(DebugPages.editable)?.replacingOccurrences(of: "\r\n", with: "\n") {
+                    guard let restored = kiosk.debugger.breakpoints.restoringHiddenSecrets(inAnswer: edited, shown: shown, ofPaused: exchange.id) else {
+                        return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.answerBodyHoldsRedacted, draft: form,
+                                                                        context: context), status: .unprocessableContent)
+                    }
+                    body = restored
+                }
                 guard let status = Int(form.status ?? ""), (100...599).contains(status) else {
                     return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.statusMustBeNumber,
                                                                     draft: form, context: context), status: .unprocessableContent)
@@ -323,7 +334,8 @@ struct DebugController: Sendable {
                     }
                 }
                 // "Keep returning this": the checked edit also becomes a rule that answers it from now on.
-                if form.keep { try kiosk.debugger.keepReturning(exchange, status: status, body: body) }
+                // (As typed: a rule is a file, which no secret reaches.)
+                if form.keep { try kiosk.debugger.keepReturning(exchange, status: status, body: typed) }
                 decision = .continueWithResponse(status: status, body: body, headers: headers)
             }
         }

@@ -153,6 +153,8 @@ public final class Breakpoints: Sendable {
         var exchange: PausedExchange
         /// The request's body as it came (`exchange` shows it redacted), to put back what an edit left as shown.
         var requestBody: Data?
+        /// The answer's body as it came (shown with the request's own credentials hidden, where it echoes them).
+        var responseBody: Data?
         /// The app's side of a proxied exchange's connection, which may close while the exchange waits.
         var appSide: AppSide?
 
@@ -304,6 +306,7 @@ public final class Breakpoints: Sendable {
     func pause(phase: PausePhase, request: HTTPRequest, response: HTTPResponse?,
                error: (any Error)?) async -> (id: Int, decision: PauseDecision) {
         let pausedAt = now()
+        let shown = shownRedactor(for: request)
         let id = state.withLock { state -> Int in
             defer { state.nextID += 1 }
             return state.nextID
@@ -313,8 +316,8 @@ public final class Breakpoints: Sendable {
             url: redactor.redact(request.url),
             requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },
             status: response?.status,
-            responseHeaders: response.map { redactor.redact($0.headers).map { .init(name: $0.name, value: $0.value) } } ?? [],
-            responseText: response.map { String(decoding: redactor.scrub($0.body), as: UTF8.self) },
+            responseHeaders: response.map { shown.redact($0.headers).map { .init(name: $0.name, value: $0.value) } } ?? [],
+            responseText: response.map { String(decoding: shown.scrub($0.body), as: UTF8.self) },
             responseIsText: response.map(Self.isEditableText) ?? false, responseSize: response?.body.count ?? 0,
             requestText: request.body.flatMap { body in
                 Self.isEditableText(HTTPResponse(status: 200, headers: request.headers, body: body, url: request.url))
@@ -332,7 +335,8 @@ public final class Breakpoints: Sendable {
                     self?.decide(id, .continueUnchanged)
                 }
                 let observers = state.withLock { state -> [AsyncStream<PauseChange>.Continuation] in
-                    state.paused[id] = Waiter(exchange: exchange, requestBody: request.body, appSide: request.appSide,
+                    state.paused[id] = Waiter(exchange: exchange, requestBody: request.body, responseBody: response?.body,
+                                              appSide: request.appSide,
                                               continuation: continuation, timer: timer)
                     return Array(state.observers.values)
                 }
@@ -343,6 +347,20 @@ public final class Breakpoints: Sendable {
             self.decide(id, .abort)
         }
         return (id, decision)
+    }
+
+    /// What a paused answer is shown through: the redactor, hiding as well what its request sent under secret names (its
+    /// token, its cookies), which an upstream may echo — as the log hides them.
+    func shownRedactor(for request: HTTPRequest) -> Redactor {
+        let credentials = redactor.credentials(of: request)
+        return credentials.isEmpty ? redactor : redactor.hiding(credentials)
+    }
+
+    /// The answer body to send for `edited`, the console's edit of paused answer `id`'s body as it was `shown`: what was
+    /// left as shown goes as the upstream sent it, echoed secrets and all; nil when `<redacted>` stands in a changed part.
+    public func restoringHiddenSecrets(inAnswer edited: String, shown: String, ofPaused id: Int) -> Data? {
+        guard let original = state.withLock({ $0.paused[id]?.responseBody }) else { return nil }
+        return Self.restoringHiddenSecrets(in: edited, shown: shown, original: original)
     }
 
     /// The body to send for `edited`, the console's edit of paused request `id`'s body as it was `shown` (redacted): a
@@ -431,7 +449,9 @@ public final class BreakpointTransport: HTTPTransport {
         if case .continueWithResponse = decision { logReceived() } else if case .abort = decision { logReceived() }
         switch decision {
         case .continueWithResponse(let status, let body, let headers):
-            let fields = headers.map { Self.fields($0, keeping: response.headers, shownAs: redactor.redact(response.headers)) }
+            let fields = headers.map {
+                Self.fields($0, keeping: response.headers, shownAs: breakpoints.shownRedactor(for: outgoing).redact(response.headers))
+            }
                 ?? response.headers
             return answer(outgoing, status: status, body: body, headers: fields, since: started,
                           touch: Self.touch(id, outgoing, .responseEdited))

@@ -495,6 +495,33 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A paused answer echoing its request's token shows it hidden; an edit leaving it as shown sends the upstream's own, one typing <redacted> into a changed value is refused")
+    func answerEchoHidden() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "f", count: 64)
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
+            // Given an app's answer held at a breakpoint, echoing the app's token in its body and a field
+            let (held, paused) = try await holdAppExchange(harness, at: .response, url: "http://127.0.0.1:9/me",
+                                                           headers: ["Authorization": "Bearer app-token-424242"],
+                                                           answer: (["Content-Type": "application/json", "X-Echo": "Bearer app-token-424242"],
+                                                                    Data(#"{"echo": "Bearer app-token-424242", "n": 1}"#.utf8)))
+            // Then its page shows neither echo
+            let page = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
+            #expect(page.status == .ok && !page.body.contains("app-token-424242"), "\(page.body.prefix(300))")
+            // When an edit changes the echo yet keeps <redacted> in it, it is refused, and the answer stays paused
+            let refused = try await client.post("/debug/paused/\(paused.id)", form: [
+                ("csrf", token), ("action", "edit"), ("status", "200"), ("body", #"{"echo": "Token <redacted>", "n": 2}"#)], cookie: token)
+            #expect(refused.status == .unprocessableContent && refused.body.contains("still holds &lt;redacted&gt;"), "\(refused.status)")
+            #expect(harness.kiosk.debugger.breakpoints.paused.count == 1)
+            // When an edit leaves the echo as shown and changes another value
+            let sent = try await client.post("/debug/paused/\(paused.id)", form: [
+                ("csrf", token), ("action", "edit"), ("status", "200"), ("body", #"{"echo": "<redacted>", "n": 2}"#)], cookie: token)
+            // Then the app gets the upstream's own echo with the edit
+            #expect(sent.status == .seeOther, "\(sent.body.prefix(300))")
+            #expect(await held.value == .continueWithResponse(status: 200, body: Data(#"{"echo":"Bearer app-token-424242","n":2}"#.utf8)))
+        }
+    }
+
     @Test("A paused request's method and path are edited in the console; a method or path that cannot be sent is refused")
     func requestLineEdited() async throws {
         try await withWeb { harness, client in
@@ -721,11 +748,12 @@ struct WebDebugTests {
 }
 
 /// An app's exchange held at a breakpoint, as `kiosk proxy` holds one: its pause's decision to come, and the pause.
-private func holdAppExchange(_ harness: Harness, at phase: PausePhase, url: String, body: (contentType: String, data: Data)? = nil,
+private func holdAppExchange(_ harness: Harness, at phase: PausePhase, url: String, headers: HTTPHeaderFields = [:],
+                             body: (contentType: String, data: Data)? = nil,
                              answer: (headers: HTTPHeaderFields, body: Data)? = nil) async throws -> (Task<PauseDecision, Never>, PausedExchange) {
     let breakpoints = harness.kiosk.debugger.breakpoints
     let url = URL(string: url)!
-    var request = KioskCore.HTTPRequest(url: url, endpoint: "127.0.0.1:9", purpose: .proxied)
+    var request = KioskCore.HTTPRequest(url: url, headers: headers, endpoint: "127.0.0.1:9", purpose: .proxied)
     if let body {
         request.method = "POST"
         request.headers["Content-Type"] = body.contentType
