@@ -640,7 +640,7 @@ final class ProxyCachingTransport: HTTPTransport {
 
     /// Whether `response` is a 206 holding its whole representation (`Content-Range: bytes 0-(N-1)/N`, N bytes): what a
     /// media element's `Range: bytes=0-` gets (browsers fetch every audio and video so). RFC 9111 §3.4 lets a cache make
-    /// the complete answer of it: it is stored as its 200 (`storedStatus`), so that offline a player gets it, whole or in
+    /// the complete answer of it: it is stored as its 200 (`storedForm`), so that offline a player gets it, whole or in
     /// the ranges it asks for.
     static func isWhole(_ response: HTTPResponse) -> Bool {
         guard response.status == 206, let range = response.headers["Content-Range"]?.trimmingCharacters(in: .whitespaces).lowercased(),

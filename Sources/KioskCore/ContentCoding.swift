@@ -86,7 +86,7 @@ extension CapturedBody {
     /// kept whole as sent in a coding Kiosk undoes, with that coding; else itself, and no coding. The console's request
     /// page and `kiosk log show` read a body through this.
     public func decoded(contentEncoding: String?) -> (body: CapturedBody, coding: String?) {
-        guard let coding = contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased(), !isTruncated, ContentCoding.decodes(coding),
+        guard let coding = ContentCoding.single(contentEncoding), !isTruncated, ContentCoding.decodes(coding),
               let data = ContentCoding.decoded(data, coding: coding) else { return (self, nil) }
         return (CapturedBody(data: data, originalSize: data.count), coding)
     }

@@ -293,10 +293,7 @@ public final class Breakpoints: Sendable {
 
     /// Whether `response`'s body reads as editable text (`PausedExchange.responseIsText`).
     static func isEditableText(_ response: HTTPResponse) -> Bool {
-        if let coding = response.headers["Content-Encoding"], !coding.allSatisfy({ $0 == " " || $0 == "\t" }),
-           coding.trimmingCharacters(in: .whitespaces).lowercased() != "identity" {
-            return false
-        }
+        if ContentCoding.single(response.headers["Content-Encoding"]) != nil { return false }
         guard let text = String(validating: response.body, as: UTF8.self) else { return false }
         return !text.unicodeScalars.contains { $0.properties.generalCategory == .control && !["\t", "\n", "\r"].contains($0) }
     }
