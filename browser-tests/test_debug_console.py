@@ -134,6 +134,43 @@ def test_the_split_view_follows_the_keyboard_and_the_address_bar_follows_the_sel
     assert f"#{second_id} " in browser.find_element(By.TAG_NAME, "h1").text
 
 
+def test_a_reloaded_request_on_a_wide_screen_keeps_its_filtered_list_beside_it_and_the_filter_still_works(fresh_server, browser):
+    for path in ("/api/dogs", "/api/rickandmorty", "/api/nyt"):
+        fetch(fresh_server, path)
+    # Given the console's list filtered, as typed, to the Rick and Morty requests, with one of them open beside it
+    browser.get(fresh_server.url("/debug"))
+    page_ready(browser)
+    box = browser.find_element(By.ID, "debug-filter")
+    box.send_keys("character")
+    WebDriverWait(browser, 10).until(lambda d: "filter=character" in d.current_url)
+    WebDriverWait(browser, 10).until(lambda d: rows(d) and all("character" in row for row in rows(d)))
+    # (a row is read by its first line, method and path: with the pane open the list shows fewer columns)
+    shown = [row.split("\n")[0] for row in rows(browser)]
+    link = browser.find_element(By.CSS_SELECTOR, "#results a[data-pane]")
+    request_url = link.get_attribute("href")
+    link.click()
+    WebDriverWait(browser, 10).until(lambda d: d.current_url == request_url)
+
+    # When the page is reloaded
+    browser.refresh()
+
+    # Then the same filtered list comes back beside the request, under the request's address, its row marked
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#results table.requests tbody tr")
+        and d.find_element(By.ID, "detail-pane").is_displayed(), "the list did not come back beside the request")
+    assert browser.current_url == request_url
+    assert [row.split("\n")[0] for row in rows(browser)] == shown
+    assert browser.find_element(By.ID, "debug-filter").get_attribute("value") == "character"
+    marked = browser.find_element(By.CSS_SELECTOR, "#results a[aria-current=true]")
+    assert marked.get_attribute("href") == request_url
+    # And the filter box still filters as typed (the list is a page of its own, not a copy pasted beside the request)
+    box = browser.find_element(By.ID, "debug-filter")
+    box.clear()
+    box.send_keys("dogs")
+    WebDriverWait(browser, 10).until(lambda d: "filter=dogs" in d.current_url)
+    WebDriverWait(browser, 10).until(lambda d: rows(d) and all("dogs.json" in row for row in rows(d)))
+
+
 def test_a_phone_goes_from_the_list_to_the_request(fresh_server, phone_browser):
     fetch(fresh_server, "/api/dogs")
     phone_browser.get(fresh_server.url("/debug"))

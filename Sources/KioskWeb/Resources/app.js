@@ -582,9 +582,9 @@
   // 9: the reader's place. Back brings a list back as it was left: the same rows (the pages the infinite
   // scroll appended) at the same position. The back/forward cache does that when the browser keeps the page;
   // when it does not (memory, the worker, a reload), the list has remembered, per address in sessionStorage,
-  // the pages it appended and the row at the top of the screen, and puts them back. Each catalog also
-  // remembers the list last shown (page, filters, search), which a detail page's "‹ Catalog" link and the
-  // wide screen's split view return to.
+  // the pages it appended and the row at the top of the screen, and puts them back. Each list with a pane (a
+  // catalog, the debugger's requests) also remembers the address last shown (page, filters, search), which a
+  // page's "‹ Catalog" or "‹ All requests" link and the wide screen's split view return to.
   const session = {
     get(key) { try { return JSON.parse(sessionStorage.getItem(key) || "null"); } catch { return null; } },
     set(key, value) { try { sessionStorage.setItem(key, JSON.stringify(value)); } catch { /* private mode: no place kept */ } },
@@ -592,14 +592,15 @@
   };
   const pathAndQuery = url => { const u = new URL(url, location.href); return u.pathname + u.search; };
   const placeKey = url => "kiosk:place:" + pathAndQuery(url);
-  const listKey = source => "kiosk:list:" + source;
+  // Keyed by the list's path: a page's back link names the same path, whatever filter the list had.
+  const listKey = url => "kiosk:list:" + new URL(url, location.href).pathname;
   const mainView = () => $("#main")?.dataset.view;
   const isList = () => ["list", "search"].includes(mainView()) && !!$("#results ul.items");
   // At most this many appended pages are put back (a reader who scrolled further starts near the end of them).
   const maximumRestoredPages = 20;
+  const hasPane = () => !!$("#results") && !!$("#detail-pane");
   function rememberList() {
-    const source = $("#main")?.dataset.source;
-    if (source && isList()) session.set(listKey(source), pathAndQuery(resultsURL));
+    if (hasPane()) session.set(listKey(resultsURL), pathAndQuery(resultsURL));
   }
   // The first row still on the screen, and how far below the top it is.
   function topRow() {
@@ -639,15 +640,14 @@
     // The browser's own restoring would come before the appended pages are back, and clamp to the short page.
     if ("scrollRestoration" in history) history.scrollRestoration = "manual";
     window.addEventListener("pagehide", savePlace);
-    rememberList();
   }
-  // A detail page's "‹ Catalog" returns to the list it was opened from: Back when that is the previous page
-  // (the cache or the saved place bring it back whole), else the remembered address, its place put back.
-  const backLink = mainView() === "detail" ? $("#main > p.back a") : null;
-  const rememberedList = backLink && session.get(listKey($("#main").dataset.source));
-  if (backLink && rememberedList && new URL(rememberedList, location.href).pathname === new URL(backLink.href).pathname) {
-    backLink.href = rememberedList;
-  }
+  rememberList();
+  // A page's back link ("‹ Catalog" on an item, "‹ All requests" in the debugger) returns to the list it was opened
+  // from: Back when that is the previous page (the cache or the saved place bring it back whole), else the
+  // remembered address, its place put back.
+  const backLink = $("#results") ? null : $("#main p.back a");
+  const rememberedList = backLink && session.get(listKey(backLink.href));
+  if (rememberedList) backLink.href = new URL(rememberedList, location.href).href;
   backLink?.addEventListener("click", event => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     session.set("kiosk:returning", pathAndQuery(backLink.href));
@@ -657,31 +657,34 @@
     }
   });
   // An item that was open beside its list on a wide screen, reloaded (or come back to through history), gets its
-  // list back beside it: the remembered list (else the catalog's first page) is fetched and the item moves into its
-  // pane. The history entry says so (the pane's `{ detail }` state survives a reload); an item opened by itself,
-  // from a shared link, stays a page of its own.
+  // list back beside it: the page becomes the list it was opened from (the remembered address, its filter and place
+  // put back, else the back link's), which opens the item in its pane under the item's address. The list is a whole
+  // page of its own, so its search box, live filter and feed work as on any other load. It is asked for first: when
+  // it cannot be had (offline, and not kept), the item stays as served. The history entry says the item was in the
+  // pane (its `{ detail }` state survives a reload); an item opened by itself, from a shared link, stays a page of
+  // its own.
+  const splitKey = "kiosk:split";
   async function splitAround() {
-    const itemURL = withoutHash(location.href), listURL = backLink?.href;
+    const itemURL = withoutHash(location.href);
     if (!backLink || !wide.matches || history.state?.detail !== itemURL) return;
+    const listURL = withoutHash(backLink.href);
     try {
-      const doc = await fetchPage(listURL), freshMain = doc.getElementById("main"), main = $("#main");
-      const pane = doc.getElementById("detail-pane");
-      if (!freshMain || !pane || !doc.getElementById("results") || !main || withoutHash(location.href) !== itemURL) return;
-      pane.replaceChildren(...[...main.children].filter(child => !child.matches("p.back")));
-      pane.hidden = false;
-      main.replaceChildren(...[...freshMain.children].map(child => document.adoptNode(child)));
-      main.dataset.view = freshMain.dataset.view;
-      resultsURL = withoutHash(new URL(listURL, location.href).href);
-      shownURL = itemURL;
-      resultsTitle = doc.title || resultsTitle;
-      history.replaceState({ detail: itemURL }, "", itemURL);
-      markCurrent(itemURL);
-      $$("#main a[aria-current=true]")[0]?.scrollIntoView({ block: "nearest" });
-      changed(main);
-      applyLocalFilter();
-      observePager();
-      watchConnectivity();
-    } catch { /* the item alone, as served */ }
+      const doc = await fetchPage(listURL);
+      if (!doc.getElementById("results") || !doc.getElementById("detail-pane") || withoutHash(location.href) !== itemURL) return;
+    } catch {
+      return;
+    }
+    session.set(splitKey, { list: pathAndQuery(listURL), item: itemURL });
+    session.set("kiosk:returning", pathAndQuery(listURL));
+    location.replace(listURL);
+  }
+  // The list side of it: the item goes into the pane and the address bar, the history entry keeping the pane's state.
+  function openSplitItem() {
+    const split = session.get(splitKey);
+    session.remove(splitKey);
+    if (!split || split.list !== pathAndQuery(resultsURL) || !hasPane() || !wide.matches) return;
+    history.replaceState({ detail: split.item }, "", split.item);
+    openDetail(split.item, false).then(() => $$("#main a[aria-current=true]")[0]?.scrollIntoView({ block: "nearest" }));
   }
 
   // The network debugger's script (debug.js, linked by /debug pages only) and offline.js build on these;
@@ -697,5 +700,6 @@
   const placeRestored = isList() ? restorePlace().finally(observePager) : Promise.resolve(observePager());
   watchConnectivity();
   if ($("#results")?.dataset.revalidating === "true") placeRestored.finally(reloadResults);
+  placeRestored.finally(openSplitItem);
   splitAround();
 })();
