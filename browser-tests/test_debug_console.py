@@ -87,11 +87,16 @@ def test_a_menu_chosen_beside_a_typed_filter_replaces_the_same_key_in_the_box(fr
     assert not browser.find_elements(By.CSS_SELECTOR, "[role=alert].error")
 
 
-def test_the_split_view_follows_the_keyboard_and_the_address_bar_follows_the_selection(fresh_server, browser):
+def open_console_after_each_source(server, browser) -> None:
+    """One request to each catalog, then the console's list."""
     for path in ("/api/dogs", "/api/rickandmorty", "/api/nyt"):
-        fetch(fresh_server, path)
-    browser.get(fresh_server.url("/debug"))
+        fetch(server, path)
+    browser.get(server.url("/debug"))
     page_ready(browser)
+
+
+def test_the_split_view_follows_the_keyboard_and_the_address_bar_follows_the_selection(fresh_server, browser):
+    open_console_after_each_source(fresh_server, browser)
     links = browser.find_elements(By.CSS_SELECTOR, "#results a[data-pane]")
     assert len(links) >= 3
     # (a row's link reads as its method and path; its address names the request)
@@ -135,11 +140,8 @@ def test_the_split_view_follows_the_keyboard_and_the_address_bar_follows_the_sel
 
 
 def test_a_reloaded_request_on_a_wide_screen_keeps_its_filtered_list_beside_it_and_the_filter_still_works(fresh_server, browser):
-    for path in ("/api/dogs", "/api/rickandmorty", "/api/nyt"):
-        fetch(fresh_server, path)
     # Given the console's list filtered, as typed, to the Rick and Morty requests, with one of them open beside it
-    browser.get(fresh_server.url("/debug"))
-    page_ready(browser)
+    open_console_after_each_source(fresh_server, browser)
     box = browser.find_element(By.ID, "debug-filter")
     box.send_keys("character")
     WebDriverWait(browser, 10).until(lambda d: "filter=character" in d.current_url)
