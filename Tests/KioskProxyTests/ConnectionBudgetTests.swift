@@ -10,7 +10,7 @@ struct ConnectionBudgetTests {
     @Test("With its budget spent the proxy accepts no more connections; one closing lets the next app in, and the owner is told once")
     func spentBudgetHoldsNewConnections() async throws {
         let told = Mutex<[Int]>([])
-        var configuration = ProxyConfiguration(port: 0)
+        var configuration = ProxyConfiguration(port: 0, requestHeadTimeout: idleAppsStay)
         configuration.connections = ConnectionBudget(maximum: 2) { most in told.withLock { $0.append(most) } }
         let budget = configuration.connections
         try await withProxy(configuration) { proxy, upstream in
@@ -41,7 +41,7 @@ struct ConnectionBudgetTests {
     @Test("A reverse listener held by the forward listener's connections is let in when one of those closes (one budget for both)")
     func budgetSharedAcrossListeners() async throws {
         let budget = ConnectionBudget(maximum: 2)
-        var forward = ProxyConfiguration(port: 0)
+        var forward = ProxyConfiguration(port: 0, requestHeadTimeout: idleAppsStay)
         forward.connections = budget
         try await withProxy(forward) { proxy, upstream in
             var reverse = ProxyConfiguration(port: 0)
@@ -78,6 +78,11 @@ struct ConnectionBudgetTests {
         #expect(ConnectionBudget.maximum(forOpenFileLimit: limit) == maximum)
     }
 }
+
+/// The apps holding connections send nothing: on a machine slow enough for a test to take a minute (a loaded CI
+/// runner), the proxy's default deadline for a request head (20 s) would close one of them and free the budget
+/// before the test closes it, which the test would read as the budget not holding.
+private let idleAppsStay: Duration = .seconds(600)
 
 /// Polls `condition` every 10 ms for up to 10 s; throws when it never holds.
 private func waitUntil(_ condition: () -> Bool) async throws {
