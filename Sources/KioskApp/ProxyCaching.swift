@@ -924,12 +924,25 @@ final class ProxyCachingTransport: HTTPTransport {
         /// The request fields that say who asks besides Authorization and Cookie (`Redactor.identityFields`), whether or
         /// not the upstream's `Vary` names them.
         static let identityFields = Redactor.identityFields
+        private static let listedIdentityFields = Set(identityFields)
+
+        /// The fields of `headers` that say who asks besides Authorization and Cookie, lowercased, in the order the key
+        /// counts them: the listed ones first (an answer stored before the others were counted keeps its key), then
+        /// those whose names say they hold a secret (`X-Client-Secret`, `Redactor.isIdentityField`), sorted.
+        static func identityFieldNames(in headers: HTTPHeaderFields) -> [String] {
+            var others: Set<String> = []
+            for field in headers {
+                let name = field.name.lowercased()
+                if !listedIdentityFields.contains(name), Redactor.isIdentityField(name) { others.insert(name) }
+            }
+            return identityFields + others.sorted()
+        }
 
         /// The names of the fields the request's credentials came in (Authorization, Cookie, X-Api-Key…), as it spelled
         /// them, once each: what an export names of an identity's answer, never their values.
         static func credentialFields(_ headers: HTTPHeaderFields) -> [String] {
             var names: [String] = []
-            for name in ["authorization", "cookie"] + identityFields {
+            for name in ["authorization", "cookie"] + identityFieldNames(in: headers) {
                 if let field = headers.first(where: { HTTPHeaderFields.sameName($0.name, name) }) { names.append(field.name) }
             }
             return names
@@ -944,7 +957,7 @@ final class ProxyCachingTransport: HTTPTransport {
             // Each other credential field sent, by name: appended after the two, so that an answer stored for
             // Authorization or Cookie alone keeps the key it had before these were counted.
             var others = ""
-            for name in Self.identityFields {
+            for name in Self.identityFieldNames(in: request.headers) {
                 let values = request.headers.values(for: name)
                 if !values.isEmpty { others += "\n" + name + "\n" + values.joined(separator: "\n") }
             }
@@ -1002,7 +1015,7 @@ final class ProxyCachingTransport: HTTPTransport {
                 let value = values.flatMap { $0.split(separator: ",") }
                     .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ",")
                 // A secret field (`Vary: Cookie`) is matched by its digest: the file never holds the credential itself.
-                let kept = Redactor.standard.headers.contains(name) ? "sha256:" + Hex.encode(SHA256.hash(data: Data(value.utf8))) : value
+                let kept = Redactor.standard.namesSecretHeader(name) ? "sha256:" + Hex.encode(SHA256.hash(data: Data(value.utf8))) : value
                 parts.append(name + "=" + kept)
             }
             return parts.joined(separator: "\n")

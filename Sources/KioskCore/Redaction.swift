@@ -58,7 +58,16 @@ public struct Redactor: Sendable, Hashable {
     /// redaction hides (`x-api-key`, `api-key`, `x-auth-token`, Google's and AWS's), lowercased and sorted. An answer made
     /// for one key is another identity's as much as one made for another bearer token. (Proxy-Authorization is a proxy's
     /// own, never sent on; Set-Cookie is an answer's.)
-    public static let identityFields = standard.headers.subtracting(["authorization", "cookie", "set-cookie", "proxy-authorization"]).sorted()
+    public static let identityFields = standard.headers.subtracting(notIdentity).sorted()
+
+    /// Whether a request field of this name (lowercased) says who asks besides Authorization and Cookie: one of
+    /// `identityFields`, or a name the standard redaction takes for a secret's by its last word (`X-Client-Secret`).
+    public static func isIdentityField(_ name: String) -> Bool {
+        standard.namesSecretHeader(name) && !notIdentity.contains(name)
+    }
+
+    /// Secret fields that are no identity's besides the two counted first (a proxy's own credential, an answer's field).
+    private static let notIdentity: Set<String> = ["authorization", "cookie", "set-cookie", "proxy-authorization"]
 
     public init(queryItems: Set<String>, headers: Set<String>, secretValues: Set<String> = []) {
         self.queryItems = Set(queryItems.map { $0.lowercased() })
@@ -98,7 +107,7 @@ public struct Redactor: Sendable, Hashable {
     /// leaves them.
     public func credentials(in fields: HTTPHeaderFields, url: URL) -> [String] {
         var values: [String] = []
-        for field in fields where headers.contains(field.name.lowercased()) {
+        for field in fields where namesSecretHeader(field.name.lowercased()) {
             let value = field.value.trimmingCharacters(in: .whitespaces)
             values.append(value)
             if let space = value.firstIndex(of: " ") {
@@ -183,7 +192,7 @@ public struct Redactor: Sendable, Hashable {
     }
 
     /// Whether the bytes hold a backslash, which starts every JSON escape (memchr: most bodies have none).
-    private static func holdsBackslash(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func holdsBackslash(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         return memchr(base, Int32(UInt8(ascii: "\\")), bytes.count) != nil
     }
@@ -451,6 +460,18 @@ public struct Redactor: Sendable, Hashable {
             || decoded.contains("[") && decoded.split(whereSeparator: { $0 == "[" || $0 == "]" }).contains { queryItems.contains(String($0)) }
     }
 
+    /// Whether a header field of this name (lowercased) holds a secret: one of `headers`, or a name whose last word
+    /// says so (`Secret`, `X-Secret`, `X-Client-Secret`, `CF-Access-Client-Secret`, `X-Auth-Password`, `X-Request-Signature`,
+    /// `X-Shop-Api-Key`): an app's own credential headers are seldom on any list.
+    public func namesSecretHeader(_ name: String) -> Bool {
+        if headers.contains(name) { return true }
+        let lastWord = name.utf8.lastIndex(of: UInt8(ascii: "-")).map { name[name.utf8.index(after: $0)...] } ?? Substring(name)
+        return Self.secretLastWords.contains(String(lastWord)) || name.hasSuffix("-api-key")
+    }
+
+    /// The last words of a header's name that make it a secret's.
+    private static let secretLastWords: Set<String> = ["token", "secret", "password", "passwd", "signature", "apikey", "credential"]
+
     /// The header fields whose value is a URL, lowercased: `Referer` carries the whole address of the page before,
     /// query included.
     private static let urlFields: Set<String> = ["location", "content-location", "referer", "refresh"]
@@ -459,7 +480,7 @@ public struct Redactor: Sendable, Hashable {
     public func redact(_ fields: HTTPHeaderFields) -> HTTPHeaderFields {
         HTTPHeaderFields(fields.map { field in
             let name = field.name.lowercased()
-            if headers.contains(name) { return (name: field.name, value: Self.placeholder) }
+            if namesSecretHeader(name) { return (name: field.name, value: Self.placeholder) }
             // A redirect's, a representation's or the previous page's address carries its query's secrets (and its
             // password) as any URL does; so does each address a `Link` field lists (`<…?sig=…>; rel=next`).
             if Self.urlFields.contains(name) { return (name: field.name, value: scrub(redactAddress(field.value))) }
@@ -714,10 +735,21 @@ struct JSONFields: Sendable, Hashable {
 
     static func normalized(_ name: String) -> [UInt8] { normalized(Array(name.utf8)) }
 
+    /// A field's name as written between its quotes, as matched: escapes undone (a name of more than 64 bytes, as read,
+    /// is no name on the lists).
+    private static func name(_ written: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        guard written.contains(UInt8(ascii: "\\")) else { return written.count <= 64 ? normalized(written) : [] }
+        let read = JSONUnescaped(Data(written), locating: false).bytes
+        return read.count <= 64 ? normalized(read) : []
+    }
+
     /// Where the string values of `body`'s secret fields are (offsets from its start, inside the quotes), in order. A
     /// body cut short (the log's first MB) is walked as far as it goes.
+    /// A name written with JSON's escapes (`"p\u0061ssword"`, which every parser reads as `password`) is matched as it
+    /// reads: the cheap search looks at the bytes as written, so a body holding a backslash is walked whatever it finds.
     func values(in body: Data) -> [Range<Int>] {
-        guard body.withUnsafeBytes({ scan.occurs(in: $0) }) else { return [] }
+        guard body.withUnsafeBytes({ scan.occurs(in: $0) || Redactor.holdsBackslash($0) })
+        else { return [] }
         var values: [Range<Int>] = []
         body.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
@@ -741,8 +773,8 @@ struct JSONFields: Sendable, Hashable {
                 var next = end + 1
                 while next < count, isSpace(bytes[next]) { next += 1 }
                 // A string followed by a colon is a field's name.
-                guard next < count, bytes[next] == UInt8(ascii: ":"), end - index - 1 <= 64,
-                      names.contains(Self.normalized(UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end]))) else {
+                guard next < count, bytes[next] == UInt8(ascii: ":"), end - index - 1 <= 64 * 6,
+                      names.contains(Self.name(UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end]))) else {
                     index = end + 1
                     continue
                 }

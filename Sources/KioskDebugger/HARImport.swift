@@ -97,7 +97,7 @@ extension HAR {
             /// The request's `Authorization` and `Cookie` values, as recorded (a redacting exporter's placeholders too).
             public var authorization: [String] = []
             public var cookies: [String] = []
-            /// The request's other credential fields (`Redactor.identityFields`: X-Api-Key, Api-Key…), as recorded.
+            /// The request's other credential fields (`Redactor.isIdentityField`: X-Api-Key, Api-Key, X-Client-Secret…), as recorded.
             public var identities: [RequestRecord.HeaderField] = []
             /// The request's fields that the answer's `Vary` names, as recorded.
             public var varied: [RequestRecord.HeaderField] = []
@@ -436,9 +436,8 @@ extension HAR {
             var recorded = Import.Recorded(startedAt: (entry["startedDateTime"] as? String).flatMap(HAR.date),
                                            date: fields(response, "date").first, age: fields(response, "age").first,
                                            authorization: fields(request, "authorization"), cookies: fields(request, "cookie"), varied: varied)
-            let identityNames = Set(Redactor.identityFields)
             recorded.identities = ((request["headers"] as? [Any]) ?? []).compactMap { field -> RequestRecord.HeaderField? in
-                guard let field = field as? [String: Any], let name = field["name"] as? String, identityNames.contains(name.lowercased()),
+                guard let field = field as? [String: Any], let name = field["name"] as? String, Redactor.isIdentityField(name.lowercased()),
                       let value = field["value"] as? String else { return nil }
                 return RequestRecord.HeaderField(name: name, value: value)
             }

@@ -117,7 +117,7 @@ public final class MockRules: Sendable {
     /// body redacted as the log keeps them (a configured key, a JSON or form body's secret fields).
     public func redactingRecorded(_ rule: MockRule) -> MockRule {
         var rule = rule
-        let kept = HTTPHeaderFields(rule.headers.filter { !redactor.headers.contains($0.name.lowercased()) }.map { (name: $0.name, value: $0.value) })
+        let kept = HTTPHeaderFields(rule.headers.filter { !redactor.namesSecretHeader($0.name.lowercased()) }.map { (name: $0.name, value: $0.value) })
         rule.headers = redactor.redact(kept).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
         rule.body = redactor.redactBody(rule.body, contentType: kept["Content-Type"], contentEncoding: kept["Content-Encoding"])
         return rule

@@ -260,6 +260,11 @@ struct ProxyCachingRulesTests {
         #expect(keyed("X-Api-Key", "key-one") != "" && keyed("X-Api-Key", "key-one") != keyed("X-Api-Key", "key-two"))
         #expect(keyed("x-api-key", "key-one") == keyed("X-API-KEY", "key-one"))
         #expect(keyed("X-Goog-Api-Key", "key-one") != keyed("X-Api-Key", "key-one"))
+        // And so is a field off the list whose name says it holds a secret (an app's own `X-Client-Secret`); an
+        // ordinary field is no identity
+        #expect(keyed("X-Client-Secret", "s-one") != "" && keyed("X-Client-Secret", "s-one") != keyed("X-Client-Secret", "s-two"))
+        #expect(keyed("X-Client-Secret", "s-one") != keyed("X-Shop-Token", "s-one"))
+        #expect(keyed("X-Trace-Id", "t-one") == "")
         // And a secret field a Vary names is in the variant as a digest, never its value, still telling values apart
         let cookie = { (value: String) in ProxyCachingTransport.Key(HTTPRequest(url: Self.url, headers: ["Cookie": value], endpoint: "e")) }
         let variant = cookie("sid=secret-session").variant(for: "cookie") ?? ""

@@ -293,6 +293,9 @@ struct CoreTests {
             // A JWT and a session id are secrets; an error's code and a session's description are data
             (#"{"jwt":"j1","session_id":"s1","code":"NOT_FOUND","session":"spring","Private-Token":"g1","X-CSRF-Token":"c1"}"#,
              #"{"jwt":"<redacted>","session_id":"<redacted>","code":"NOT_FOUND","session":"spring","Private-Token":"<redacted>","X-CSRF-Token":"<redacted>"}"#),
+            // A name written with escapes is the name every parser reads, whichever letters are escaped, even the last four
+            (#"{"p\u0061ssword":"p1","access_t\u006Fken":"t1","note\/path":"https:\/\/x"}"#,
+             #"{"p\u0061ssword":"<redacted>","access_t\u006Fken":"<redacted>","note\/path":"https:\/\/x"}"#),
           ])
     func redactsJSONBodies(body: String, expected: String) {
         let redacted = Redactor.standard.redactBody(Data(body.utf8), contentType: "application/json; charset=utf-8")
@@ -320,6 +323,23 @@ struct CoreTests {
         let read = #expect(throws: (any Error).self) { try Data(contentsOf: folder) }
         let reason = KioskError.fileReason(try #require(read), path: folder.path)
         #expect(!reason.contains("NSCocoaErrorDomain") && !reason.contains("could not be completed"), "\(reason)")
+    }
+
+    @Test("A header whose name ends in a secret's word is redacted, off the lists too, and its value hidden where it is echoed; ordinary names ending alike are kept",
+          arguments: [("X-Secret", true), ("X-Client-Secret", true), ("CF-Access-Client-Secret", true), ("X-Auth-Password", true),
+                      ("X-Request-Signature", true), ("X-Shop-Api-Key", true), ("X-My-Token", true), ("X-Amz-Credential", true),
+                      ("Sec-WebSocket-Key", false), ("Idempotency-Key", false), ("X-Token-Expires", false), ("Secret", true),
+                      ("X-Secretary", false)])
+    func redactsHeadersNamedAsSecrets(name: String, secret: Bool) {
+        // Given a request sending a value under that name
+        let fields: HTTPHeaderFields = [name: "value-1234567", "Accept": "*/*"]
+        // When its fields are redacted, and the values to hide elsewhere are taken from it
+        let redacted = Redactor.standard.redact(fields)
+        let hidden = Redactor.standard.credentials(in: fields, url: URL(string: "http://app.test/")!)
+        // Then a secret's name loses its value, everywhere, and another keeps it
+        #expect(redacted[name] == (secret ? Redactor.placeholder : "value-1234567"))
+        #expect(hidden.contains("value-1234567") == secret)
+        #expect(redacted["Accept"] == "*/*")
     }
 
     @Test("Redaction replaces credential headers, case-insensitively")
