@@ -85,33 +85,54 @@ public final class ConnectionBudget: Sendable {
 /// it, even one that accepted nothing, and on again once a connection anywhere closes; new connections wait in the
 /// kernel's queue meanwhile. (Hummingbird's `AvailableConnectionsChannelHandler`, which the console uses, counts one
 /// listener's own connections and holds its reads only after its own next accept: with a budget shared by several
-/// listeners, an idle one would still accept while the others spent it.)
+/// listeners, an idle one would still accept while the others spent it.) Another listener's spending reaches this one
+/// by a turn of its event loop, which handles the sockets it found ready before such a task: a connection accepted in
+/// that moment waits here, unread, until the budget has room.
 final class AcceptGate: ChannelInboundHandler {
     typealias InboundIn = any Channel
     typealias InboundOut = any Channel
 
     private let budget: ConnectionBudget
+    /// Connections accepted while the budget was spent, oldest first, let in as it has room.
+    private var waiting: [any Channel] = []
 
     init(budget: ConnectionBudget) { self.budget = budget }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let channel = NIOLoopBound(context.channel, eventLoop: context.eventLoop)
+        // Held by the budget until the handler goes (`forget`).
+        let bound = NIOLoopBound((gate: self, context: context), eventLoop: context.eventLoop)
         let loop = context.eventLoop
-        let budget = budget
         // Evaluated on the listener's loop when it runs, not when told: two notices crossing each other still end on
         // the budget's state at the last one.
         budget.listen(ObjectIdentifier(self)) {
-            loop.execute { try? channel.value.syncOptions?.setOption(.autoRead, value: !budget.isSpent) }
+            loop.execute { bound.value.gate.lookAgain(bound.value.context) }
         }
         if budget.isSpent { try? context.channel.syncOptions?.setOption(.autoRead, value: false) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         budget.forget(ObjectIdentifier(self))
+        for channel in waiting { channel.close(promise: nil) }
+        waiting = []
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        budget.opened(unwrapInboundIn(data).closeFuture)
-        context.fireChannelRead(data)
+        let channel = unwrapInboundIn(data)
+        guard waiting.isEmpty, !budget.isSpent else {
+            waiting.append(channel)
+            try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+            return
+        }
+        admit(channel, context)
+    }
+
+    private func lookAgain(_ context: ChannelHandlerContext) {
+        while !waiting.isEmpty, !budget.isSpent { admit(waiting.removeFirst(), context) }
+        try? context.channel.syncOptions?.setOption(.autoRead, value: waiting.isEmpty && !budget.isSpent)
+    }
+
+    private func admit(_ channel: any Channel, _ context: ChannelHandlerContext) {
+        budget.opened(channel.closeFuture)
+        context.fireChannelRead(wrapInboundOut(channel))
     }
 }

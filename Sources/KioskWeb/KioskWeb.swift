@@ -189,7 +189,8 @@ package func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
     }
     let made = features(WebFeatureContext(kiosk: kiosk, configuration: configuration, isSecure: secure, peers: policy.peers))
     let http1 = HTTP1Channel.Configuration(
-        additionalChannelHandlers: [RequestHeadDeadline<HTTPTypesParts>(timeout: TimeAmount(configuration.requestHeadTimeout))],
+        additionalChannelHandlers: [AbsoluteFormHostInstaller(),
+                                    RequestHeadDeadline<HTTPTypesParts>(timeout: TimeAmount(configuration.requestHeadTimeout))],
         idleTimeout: TimeAmount(configuration.idleTimeout))
     let tlsConfiguration = try configuration.tls?.serverConfiguration()
     return Application(

@@ -1,5 +1,6 @@
 import Foundation
-import KioskProxy
+@testable import KioskProxy
+import NIOEmbedded
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -70,6 +71,32 @@ struct ConnectionBudgetTests {
             try await idle[1].close()
             await reverseProxy.stop()
         }
+    }
+
+    @Test("A connection a listener accepts in the moment another listener spent the budget waits, unread, until one closes")
+    func acceptedWhileSpentWaits() throws {
+        // Given a listener of a budget of one, which another listener's connection has just spent: the notice of it
+        // waits on this listener's loop, which handles a socket found ready first
+        let budget = ConnectionBudget(maximum: 1)
+        let loop = EmbeddedEventLoop()
+        let listener = EmbeddedChannel(handler: AcceptGate(budget: budget), loop: loop)
+        let otherListenersConnection = loop.makePromise(of: Void.self)
+        budget.opened(otherListenersConnection.futureResult)
+        // When this listener accepts a connection before the notice is run
+        let app = EmbeddedChannel(loop: loop)
+        try listener.writeInbound(app as any Channel)
+        loop.run()
+        // Then the connection is not let in, nor counted
+        let early = try listener.readInbound(as: (any Channel).self)
+        #expect(early == nil)
+        #expect(budget.open == 1)
+        // And once the other connection closes, it is let in and counted
+        otherListenersConnection.succeed()
+        loop.run()
+        let admitted = try listener.readInbound(as: (any Channel).self)
+        #expect(admitted != nil)
+        #expect(budget.open == 1)
+        _ = try listener.finish()
     }
 
     @Test("The budget is half the open-file limit less a reserve, and never below a few connections",

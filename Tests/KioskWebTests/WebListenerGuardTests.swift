@@ -136,6 +136,27 @@ struct WebListenerGuardTests {
         }
     }
 
+    @Test("A request whose target is a whole URL is judged by the URL's host, not its Host header (RFC 9112 §3.2.2)")
+    func absoluteFormJudgedByItsAuthority() async throws {
+        try await withLiveWeb { _, _, _, port in
+            // Given requests whose target names a host of its own, sent as a proxy-minded client would send them
+            let foreign = "GET http://rebound.example:\(port)/api/connectivity HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
+            let own = "GET http://127.0.0.1:\(port)/api/connectivity HTTP/1.1\r\nHost: rebound.example\r\nConnection: close\r\n\r\n"
+            let withUser = "GET http://127.0.0.1@rebound.example/api/connectivity HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
+            // When each is sent to the listener
+            // Then the one for a rebound name is refused though its Host is the listener's, the one for the listener's
+            // own name is answered though its Host is not, and a target with user information names no valid host
+            let answers = [try await rawAnswer(port: port, foreign), try await rawAnswer(port: port, own),
+                           try await rawAnswer(port: port, withUser)]
+            #expect(answers[0].hasPrefix("HTTP/1.1 421"), "\(answers[0].prefix(200))")
+            #expect(answers[1].hasPrefix("HTTP/1.1 200"), "\(answers[1].prefix(200))")
+            #expect(answers[2].hasPrefix("HTTP/1.1 400"), "\(answers[2].prefix(200))")
+            // And an ordinary request is answered as before
+            let ordinary = try await rawAnswer(port: port, "GET /api/connectivity HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            #expect(ordinary.hasPrefix("HTTP/1.1 200"))
+        }
+    }
+
     @Test("The demo upstream's API and control listeners refuse a rebound name too, changing no fault")
     func demoUpstreamRefusesReboundNames() async throws {
         // Given an embedded demo upstream, whose answers name demo.invalid
@@ -160,6 +181,10 @@ struct WebListenerGuardTests {
             #expect(try await exchange(http, port: api, path: "/dogs.json", host: "127.0.0.1:\(api)").status == 200)
             #expect(try await exchange(http, port: control, path: "/faults", host: "localhost:\(control)").status == 200)
             #expect(try await exchange(http, port: control, path: "/faults", host: "demo.invalid").status == 421)
+            // And a whole URL naming a rebound host is refused whatever Host says
+            let whole = "GET http://rebound.example:\(api)/dogs.json HTTP/1.1\r\nHost: 127.0.0.1:\(api)\r\nConnection: close\r\n\r\n"
+            let wholeAnswer = try await rawAnswer(port: api, whole)
+            #expect(wholeAnswer.hasPrefix("HTTP/1.1 421"))
         } catch {
             try? await http.shutdown()
             await demo.stop()
@@ -197,5 +222,19 @@ struct WebListenerGuardTests {
 
     static func firstDog(_ harness: Harness) async throws -> String {
         try #require(try await harness.kiosk.catalog.page(PageRequest(source: .dogs)).page.items.first?.itemID)
+    }
+}
+
+/// What a listener on loopback `port` sends back for `request` (raw bytes, the request asking it to close), as text.
+func rawAnswer(port: Int, _ request: String) async throws -> String {
+    let socket = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+        }
+    return try await socket.executeThenClose { inbound, outbound in
+        try await outbound.write(ByteBuffer(string: request))
+        var received = ""
+        for try await chunk in inbound { received += String(buffer: chunk) }
+        return received
     }
 }

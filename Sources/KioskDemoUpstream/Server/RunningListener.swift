@@ -27,6 +27,7 @@ struct RunningListener: Sendable {
         let (events, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
         var application = Application(
             responder: GuardedResponder(policy: policy, base: responder),
+            server: .http1(configuration: .init(additionalChannelHandlers: [AbsoluteFormHostInstaller()])),
             // A deep backlog: benchmarks open many connections at once.
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), backlog: 1024),
             onServerRunning: { channel in

@@ -1,0 +1,62 @@
+public import NIOCore
+import NIOHTTP1
+import NIOHTTPTypesHTTP1
+
+/// Makes a request whose target is in absolute form (`GET http://name/path HTTP/1.1`) name, in `Host`, the host its
+/// target names. RFC 9112 §3.2.2: a server given such a target uses its authority and ignores `Host`. Hummingbird's
+/// conversion to swift-http-types keeps `Host` and drops the target's authority, so a listener judging `Host` alone
+/// would answer a request for `http://rebound.example/` sent with `Host: 127.0.0.1` as one for its own name. With the
+/// authority moved into `Host` before the conversion, the listener's policy (`GuardedResponder`) judges the name
+/// asked for. A request with no `Host`, or several, keeps them: HTTP/1.1 refuses it either way (400).
+final class AbsoluteFormHost: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(var head) = unwrapInboundIn(data), let authority = Self.authority(ofTarget: head.uri),
+              head.headers["Host"].count == 1 else {
+            context.fireChannelRead(data)
+            return
+        }
+        head.headers.replaceOrAdd(name: "Host", value: authority)
+        context.fireChannelRead(wrapInboundOut(.head(head)))
+    }
+
+    /// The authority of an `http` or `https` target in absolute form (user information included, which no Host may
+    /// hold: such a request is refused as naming no valid host); nil for an origin-form target (`/path`) or another scheme.
+    static func authority(ofTarget target: String) -> String? {
+        let bytes = target.utf8
+        guard let first = bytes.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*"),
+              let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let scheme = target[..<colon].lowercased()
+        guard scheme == "http" || scheme == "https", target[colon...].hasPrefix("://") else { return nil }
+        let start = target.utf8.index(colon, offsetBy: 3)
+        let rest = target[start...]
+        let end = rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
+        return String(rest[..<end])
+    }
+}
+
+/// Puts an `AbsoluteFormHost` ahead of Hummingbird's HTTP/1 conversion when a listener's channel is set up, for
+/// `HTTP1Channel.Configuration.additionalChannelHandlers`: Hummingbird adds those after the conversion, where a target's
+/// authority is already gone. Without that conversion in the pipeline (another server), adding it fails the channel's
+/// setup rather than leave the listener judging `Host` alone.
+public final class AbsoluteFormHostInstaller: ChannelInboundHandler, RemovableChannelHandler {
+    /// Whatever comes, passed on (NIO's default) in the moment before it goes: a pipeline's handlers must be inbound or
+    /// outbound.
+    public typealias InboundIn = NIOAny
+
+    public init() {}
+
+    public func handlerAdded(context: ChannelHandlerContext) {
+        let operations = context.pipeline.syncOperations
+        do {
+            let conversion = try operations.handler(type: HTTP1ToHTTPServerCodec.self)
+            try operations.addHandler(AbsoluteFormHost(), position: .before(conversion))
+            operations.removeHandler(context: context, promise: nil)
+        } catch {
+            context.fireErrorCaught(error)
+            context.close(promise: nil)
+        }
+    }
+}
