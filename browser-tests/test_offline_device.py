@@ -350,5 +350,12 @@ def test_after_a_switch_of_language_the_device_saves_its_pages_again_in_the_lang
         open(driver, server.url("/rickandmorty"))
         wait_for(driver, lambda d: unreachable_banner(d), 10, "no unreachable banner")
         assert driver.execute_script("return document.documentElement.lang") == "es"
+        # And a page the device never saved gets the offline page in Spanish too, its frame and ages included (its copy
+        # was saved when the worker was installed, in English)
+        open(driver, server.url("/rickandmorty/555"))
+        assert driver.execute_script("return document.documentElement.lang") == "es"
+        text = driver.find_element(By.TAG_NAME, "body").text
+        assert "No guardada en este dispositivo" in text or "no se guardó" in text.lower(), text[:400]
+        assert "Not saved" not in text and " ago" not in text, text[:400]
     finally:
         driver.quit()

@@ -50,16 +50,32 @@ self.addEventListener("install", event => {
     await assets.addAll(missing);
     // The device's database is made here, where no back/forward cache can freeze it half made (device.js).
     await device.prepare().catch(() => { /* made by the first write instead */ });
-    // The shell's documents are best effort: a redirect (a device not paired yet) or an error is not kept.
-    const documents = await caches.open(shellCache);
-    await Promise.all(shell.pages.map(async path => {
-      try {
-        const response = await fetch(path, { cache: "reload", credentials: "same-origin" });
-        if (response.ok && !response.redirected) await documents.put(path, await copy(response));
-      } catch { /* kept from the network later */ }
-    }));
+    await saveShellDocuments();
   })());
 });
+
+// The shell's documents (home, offline page, manifest), in the language Kiosk speaks to this device now. Best effort:
+// a redirect (a device not paired yet) or an error is not kept.
+async function saveShellDocuments() {
+  const documents = await caches.open(shellCache);
+  await Promise.all(shell.pages.map(async path => {
+    try {
+      const response = await fetch(path, { cache: "reload", credentials: "same-origin" });
+      if (response.ok && !response.redirected) await documents.put(path, await copy(response));
+    } catch { /* kept from the network later */ }
+  }));
+}
+
+// A page that comes in another language than the shell's documents were saved in (the reader switched, with the
+// header's button or the browser's languages) has them saved again: the offline page, shown for a page this device
+// never saved, speaks the reader's language, as the pages saved do.
+async function keepShellLanguage(response) {
+  const language = response.headers.get("Content-Language");
+  if (!response.ok || !language) return;
+  const offline = await caches.match(routes.offline, { cacheName: shellCache });
+  if (!offline || offline.headers.get("Content-Language") === language) return;
+  await saveShellDocuments();
+}
 
 // Activation waits for nothing but the caches: until it is done, every navigation of a page this worker controls
 // waits for it, so the device's database (which another context can hold up) is read afterwards (`tidy`).
@@ -252,6 +268,7 @@ async function page(event) {
   });
   // Kiosk answered: whatever the outbox holds can go now.
   event.waitUntil(network.then(async response => { await kept; if (response.ok) await flushIfNeeded(); }, () => {}));
+  event.waitUntil(network.then(keepShellLanguage).catch(() => {}));
   event.waitUntil(tidy());
   const refresh = new URL(request.url).searchParams.has("refresh");
   try {
