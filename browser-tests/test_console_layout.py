@@ -4,6 +4,7 @@ light and dark, with screenshots."""
 
 from __future__ import annotations
 
+import subprocess
 import urllib.request
 
 import pytest
@@ -120,5 +121,25 @@ def test_on_a_phone_the_insights_page_fits_the_screen_in_both_languages(fresh_se
                 const range = document.createRange(); range.selectNodeContents(dd);
                 return new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size; });""")
             assert lines and all(count == 1 for count in lines), (language, lines)
+    finally:
+        driver.quit()
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_the_rules_page_fits_the_screen_with_every_rules_buttons_in_reach(fresh_server, size):
+    # Given a rule named by what it does (a long name) with its three buttons, added from the command line
+    subprocess.run([fresh_server.binary, "rule", "add", "--data-dir", fresh_server.data_dir, "--url", "http://nowhere.invalid/*",
+                    "--status", "418", "--set-header", "X-Test: 1", "--remove-header", "ETag", "--latency", "250"],
+                   check=True, capture_output=True)
+    driver = new_driver(size, language="es")
+    try:
+        # When the rules page is opened in Spanish (the longer words)
+        driver.get(fresh_server.url("/debug/rules"))
+        page_ready(driver)
+        # Then neither the page nor its table scrolls sideways, and the last button (Delete) is on the screen
+        assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        assert driver.execute_script("const t = document.querySelector('#results .table-scroll'); return t.scrollWidth <= t.clientWidth")
+        delete = driver.find_element(By.CSS_SELECTOR, "#rule-1 form.delete button, #rule-1 button.delete, #rule-1 form:last-of-type button")
+        assert driver.execute_script("const r = arguments[0].getBoundingClientRect(); return r.right <= window.innerWidth", delete)
     finally:
         driver.quit()

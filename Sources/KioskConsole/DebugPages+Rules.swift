@@ -26,13 +26,13 @@ extension DebugPages {
                 return E.element("tr", [.attribute("id", "rule-\(rule.id)"), .attribute("data-id", String(rule.id))], [
                     E.element("td", [], [.text("#\(rule.id)")]),
                     E.element("td", [], [.text(rule.isEnabled ? w.on : w.off)]),
-                    E.element("td", [], [E.element("a", [Attribute.localHref(ConsoleRoute.rule(rule.id).path)], [.text(rule.displayName)]),
+                    E.element("td", [.class("rule-name")], [E.element("a", [Attribute.localHref(ConsoleRoute.rule(rule.id).path)], [.text(w.ruleName(rule))]),
                                          E.element("span", [.class("subtitle")], [.text(DebugPages.origin(rule.origin, w))])]),
                     // A pattern of thousands of characters (an archive's long URL) is cut here; its rule's page has it whole.
                     E.element("td", [.class("url")], [.text(rule.match.summary.count > 300 ? rule.match.summary.prefix(300) + "…" : rule.match.summary)]),
-                    E.element("td", [], [.text(w.ruleActions(rule.actions))]),
+                    E.element("td", [.class("does")], [.text(w.ruleActions(rule.actions))]),
                     E.element("td", [.class("num")], [.text(String(rule.hits))]),
-                    E.element("td", [], [
+                    E.element("td", [.class("actions")], [
                         Pages.postForm(action: ConsoleRoute.ruleAction(rule.id, rule.isEnabled ? .disable : .enable).path, fields: [],
                                        label: rule.isEnabled ? w.disableRule(rule.id) : w.enableRule(rule.id),
                                        button: .text(rule.isEnabled ? w.disable : w.enable), className: "move", context: context),
@@ -44,7 +44,7 @@ extension DebugPages {
                 ])
             }
             content.append(E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", w.rewriteRules)], [
-                E.element("table", [.class("requests")], [
+                E.element("table", [.class("requests rules")], [
                     E.element("thead", [], [E.element("tr", [], ["#", w.state, w.name, w.matches, w.does, w.hits, w.actions].map {
                         E.element("th", [.attribute("scope", "col")], [.text($0)])
                     })]),

@@ -29,7 +29,7 @@ extension RequestLog {
 
     /// The records matching `filter`, newest first; with `includingBodies`, each with its bodies, read by
     /// the same statement (an export reads hundreds at a time).
-    /// Without `includingHeaders`, the headers are left empty rather than decoded (the live feed's rows).
+    /// Without `includingHeaders`, the headers are left empty rather than decoded (an export's first pass over ids).
     static func fetchRecords(matching filter: RequestFilter, includingBodies: Bool = false, includingHeaders: Bool = true,
                              _ db: Database) throws -> [RequestRecord] {
         guard let (sql, arguments) = try listQuery(matching: filter, includingBodies: includingBodies, db) else { return [] }

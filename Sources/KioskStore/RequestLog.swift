@@ -285,8 +285,8 @@ public final class RequestLog: Sendable, StoreFile {
         return try read("search the request log") { db in try Self.fetchRecords(matching: filter, db) }
     }
 
-    /// The records among `ids` matching `filter`, newest first, without bodies or headers: what a live
-    /// console shows of records just committed. Those ids are stored already, so unlike `records(matching:)`
+    /// The records among `ids` matching `filter`, newest first, without bodies: what a live console shows of
+    /// records just committed (their row's type is the answer's `Content-Type`). Those ids are stored already, so unlike `records(matching:)`
     /// this neither stores the queued records nor waits for the writer (which would break its batches up),
     /// unless `filter` matches text: the records are then indexed first.
     public func committedRecords(_ ids: ClosedRange<Int64>, matching filter: RequestFilter) throws -> [RequestRecord] {
@@ -295,7 +295,7 @@ public final class RequestLog: Sendable, StoreFile {
         range.afterID = ids.lowerBound - 1
         range.beforeID = ids.upperBound + 1
         range.limit = ids.count
-        return try read("read the new requests") { db in try Self.fetchRecords(matching: range, includingHeaders: false, db) }
+        return try read("read the new requests") { db in try Self.fetchRecords(matching: range, db) }
     }
 
     /// The records matching `filter` with their bodies, newest first, at most `maximum` (the filter's own

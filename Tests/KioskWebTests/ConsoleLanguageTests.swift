@@ -122,6 +122,8 @@ struct ConsoleLanguageTests {
             // Then the request says what the mock did, and the rules list what the rule does, in Spanish
             #expect(page.contains("respondió con el estado 200, sin el origen") && !page.contains("without the upstream"), "\(page)")
             #expect(rules.contains("estado 503"), "\(rules)")
+            // And so does the rule's name, which it was not given: the name is what it does (it said "status 503")
+            #expect(rules.contains("rickandmorty.characters → estado 503</a>") && !rules.contains("→ status 503"), "\(rules)")
             // And the log and its JSON keep the English
             #expect(record.touchedBy.first?.detail == "answered with status 200, without the upstream", "\(record.url) \(record.touchedBy)")
         }

@@ -114,6 +114,8 @@ struct WebLiveFeedTests {
             #expect(event.id?.contains("-") == true)
             #expect(rows.rows.contains { $0.request.endpoint.hasPrefix("dogs") && $0.request.source == "dogs" })
             #expect(rows.rows.allSatisfy { $0.html.hasPrefix("<tr data-id=\"\($0.request.id)\"") })
+            // And its row says the answer's type as the page's row does (the feed read records without headers: blank)
+            #expect(rows.rows.contains { $0.html.contains("<td class=\"type\">json</td>") }, "\(rows.rows.map(\.html))")
             #expect(event.data?.contains("responseBody") == false)
             #expect(event.data?.contains("\"html\"") == true)
             // The stream is still open when the server stops: stopping must not wait for it.
