@@ -430,6 +430,9 @@ struct DebugAccess: Sendable {
     var attempts = ClientAttempts(now: { Date() })
     /// The peer wrong tokens are counted under.
     var peer: PeerReader = socketPeer
+    /// On this machine, the local user who owns the peer's socket: wrong tokens are counted per user, so another
+    /// user's program guessing cannot lock the console's owner out.
+    var owner: @Sendable (Request, WebRequestContext) -> UInt32? = { _, context in context.peerOwner }
     /// How often an open live stream asks whether its browser may still read it.
     var recheckInterval: Duration = DebugController.authorizationRecheckInterval
 
@@ -455,12 +458,13 @@ struct DebugAccess: Sendable {
 
     /// `POST /debug/login`: a correct token sets a session cookie (derived from the token, never the token
     /// itself) that opens the console for `sessionLifetime`. Wrong tokens are limited per client like
-    /// pairing codes (429 with `Retry-After`).
+    /// pairing codes (429 with `Retry-After`), on this machine per local user.
     func login(_ request: Request, context: WebRequestContext) async throws -> Response {
         let form = try await CSRFProtection.verifiedForm(request).decode(DebugLoginForm.self)
         let words = context.view.words
         guard let token else { return WebController.seeOther(ConsoleRoute.requests.path) }
-        let client = attempts.client(peer(request, context))
+        let address = peer(request, context)
+        let client = attempts.client(address, owner: address?.unmapped.isLoopback == true ? owner(request, context) : nil)
         if case .limited(let seconds) = attempts.attempt(by: client) {
             throw WebError(status: .tooManyRequests, title: words.debuggerLocked, message: words.tooManyTokens(seconds),
                            retryPath: nil, extra: DebugPages.loginForm, keepsTitle: true, retryAfter: seconds)

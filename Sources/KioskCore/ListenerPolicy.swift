@@ -250,6 +250,20 @@ public struct ListenerPolicy: Sendable {
         return domains.contains { host == $0 || host.hasSuffix("." + $0) }
     }
 
+    /// The authority of an `http` or `https` target in absolute form (user information included, which no Host may
+    /// hold: such a request is refused as naming no valid host); nil for an origin-form target (`/path`) or another scheme.
+    public static func authority(ofTarget target: String) -> String? {
+        let bytes = target.utf8
+        guard let first = bytes.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*"),
+              let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let scheme = target[..<colon].lowercased()
+        guard scheme == "http" || scheme == "https", target[colon...].hasPrefix("://") else { return nil }
+        let start = target.utf8.index(colon, offsetBy: 3)
+        let rest = target[start...]
+        let end = rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
+        return String(rest[..<end])
+    }
+
     /// The host of a Host header value (`name`, `name:port`, `1.2.3.4:80`, `[::1]:8080`), lowercased and
     /// without a trailing dot; nil when the value is anything else (userinfo, a path, spaces, an empty or
     /// non-numeric port, characters no host name has).

@@ -1,4 +1,5 @@
 public import NIOCore
+import KioskCore
 import NIOHTTP1
 import NIOHTTPTypesHTTP1
 
@@ -13,27 +14,13 @@ final class AbsoluteFormHost: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundOut = HTTPServerRequestPart
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .head(var head) = unwrapInboundIn(data), let authority = Self.authority(ofTarget: head.uri),
+        guard case .head(var head) = unwrapInboundIn(data), let authority = ListenerPolicy.authority(ofTarget: head.uri),
               head.headers["Host"].count == 1 else {
             context.fireChannelRead(data)
             return
         }
         head.headers.replaceOrAdd(name: "Host", value: authority)
         context.fireChannelRead(wrapInboundOut(.head(head)))
-    }
-
-    /// The authority of an `http` or `https` target in absolute form (user information included, which no Host may
-    /// hold: such a request is refused as naming no valid host); nil for an origin-form target (`/path`) or another scheme.
-    static func authority(ofTarget target: String) -> String? {
-        let bytes = target.utf8
-        guard let first = bytes.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*"),
-              let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let scheme = target[..<colon].lowercased()
-        guard scheme == "http" || scheme == "https", target[colon...].hasPrefix("://") else { return nil }
-        let start = target.utf8.index(colon, offsetBy: 3)
-        let rest = target[start...]
-        let end = rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
-        return String(rest[..<end])
     }
 }
 

@@ -5,7 +5,7 @@ package import KioskCore
 import Synchronization
 
 /// Wrong secrets (pairing codes, the debug token) per client over a sliding window: at most `perClient`
-/// attempts a window per client address (an IPv6 client's whole /64). There is no overall limit: one host
+/// attempts a window per client address (an IPv6 client's whole /64; on this machine, per local user). There is no overall limit: one host
 /// spending it would lock everyone else out. What bounds guessing overall is the secret itself — a pairing
 /// code is burned after `PairedDevices.maximumPairingFailures` wrong tries, a debug token is long. Every
 /// attempt counts when it is made (two at once cannot both slip under the limit); a right one clears its
@@ -76,10 +76,11 @@ package final class ClientAttempts: Sendable {
     /// shares its IPv6 /64, so counting the /64 would let one of them lock the others out), and a stranger's
     /// whole IPv6 /64 (any host can use any address of its own /64). Only a listener serving any peer meets
     /// strangers; wherever a peer cannot be read, the listener's guard has refused the request already. Every loopback
-    /// address is this machine: one client (a local user can send from any of 127.0.0.0/8's 16 million addresses).
-    package func client(_ address: IPAddress?) -> String {
+    /// address is this machine: one client per local user who owns the connecting socket (`owner`, when it could be
+    /// told: `SocketOwner`), whatever its address (a local user can send from any of 127.0.0.0/8's 16 million).
+    package func client(_ address: IPAddress?, owner: UInt32? = nil) -> String {
         guard let address = address?.unmapped else { return "unknown" }
-        if address.isLoopback { return "loopback" }
+        if address.isLoopback { return owner.map { "loopback uid \($0)" } ?? "loopback" }
         guard address.bytes.count == 16, !peers.isNeighbour(address) else { return address.description }
         return Hex.encode(address.bytes.prefix(8)) + "::/64"
     }

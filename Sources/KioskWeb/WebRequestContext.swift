@@ -11,6 +11,8 @@ package struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
     /// Who connected: the pairing gate lets loopback peers through (nil under HummingbirdTesting's router,
     /// which has no socket; the gate reads that as "not loopback").
     var remoteAddress: SocketAddress?
+    /// The listener's end of the connection (with `remoteAddress`, what names a loopback client's socket: `SocketOwner`).
+    var localAddress: SocketAddress?
     /// The negotiated language (`LanguageMiddleware`).
     var language: Language = .en
     /// The token every form of the page carries: the browser's cookie, or a new one (`CSRFMiddleware`).
@@ -29,7 +31,12 @@ package struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
     init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
         remoteAddress = source.channel.remoteAddress
+        localAddress = source.channel.localAddress
     }
+
+    /// On this machine, the local user who owns the connecting socket (`SocketOwner`); nil for another machine's,
+    /// or where it cannot be told.
+    package var peerOwner: UInt32? { SocketOwner.uid(of: remoteAddress, connectedTo: localAddress) }
 
     /// What the views of this request are given.
     package var view: ViewContext { ViewContext(language: language, csrfToken: csrfToken, path: path, catalogs: catalogs) }

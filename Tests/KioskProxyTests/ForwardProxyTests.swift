@@ -921,6 +921,10 @@ extension ReverseProxyTests {
             #expect(redirect.contains("\r\nLocation: http://127.0.0.1:\(proxy.port)/echo?from=redirect\r\n"), "\(redirect)")
             let hostless11 = try await rawExchange(port: proxy.port, "GET /echo HTTP/1.1\r\n\r\n")
             #expect(hostless11.hasPrefix("HTTP/1.1 400"), "\(hostless11)")
+            // And a whole URL as the target is judged by its own host, not by Host (RFC 9112 §3.2.2)
+            let whole = try await rawExchange(port: proxy.port, "GET http://evil.test:\(proxy.port)/echo HTTP/1.1\r\nHost: localhost:\(proxy.port)\r\n\r\n")
+            #expect(whole.hasPrefix("HTTP/1.1 421"), "\(whole)")
+            #expect(upstream.requests == 6)
         }
     }
 

@@ -719,6 +719,38 @@ struct WebDebugTests {
         }
     }
 
+    @Test("On this machine wrong debug tokens are counted per local user: another user's program guessing does not lock the owner out")
+    func loopbackLoginCountedPerUser() async throws {
+        try await withHarness { harness in
+            // Given a token, and loopback clients whose sockets belong to users 1001 (guessing) and 1000 (the owner)
+            let token = String(repeating: "t", count: 32)
+            let ownerHeader = HTTPFields.Element.Name("X-Test-Owner")!
+            let access = DebugAccess(token: token, isLoopback: true, now: harness.now.dateSource,
+                                     attempts: ClientAttempts(now: harness.now.dateSource), peer: testPeer,
+                                     owner: { request, _ in request.headers[ownerHeader].flatMap { UInt32($0) } })
+            try await Application(router: buildRouter(kiosk: harness.kiosk, debugAccess: access)).test(.router) { (client: any TestClientProtocol) async throws in
+                let csrf = String(repeating: "a", count: 64)
+                func login(_ guess: String, from address: String, user: String?) async throws -> Fetched {
+                    var headers: HTTPFields = [testPeerHeader: address]
+                    if let user { headers[ownerHeader] = user }
+                    return try await client.post("/debug/login", form: [("csrf", csrf), ("token", guess)], cookie: csrf, headers: headers)
+                }
+                // When user 1001 sends five wrong tokens, from two loopback addresses
+                for guess in 1...5 {
+                    #expect(try await login("wrong-\(guess)", from: guess.isMultiple(of: 2) ? "127.0.0.2" : "::1", user: "1001").status == .forbidden)
+                }
+                // Then its next try is held back, from any loopback address
+                #expect(try await login(token, from: "127.0.0.9", user: "1001").status == .tooManyRequests)
+                // And the owner's right token is let in
+                #expect(try await login(token, from: "127.0.0.1", user: "1000").status == .seeOther)
+                // And where the socket's user cannot be told, loopback stays one client, apart from both
+                for guess in 1...5 { #expect(try await login("wrong-\(guess)", from: "127.0.0.1", user: nil).status == .forbidden) }
+                #expect(try await login(token, from: "127.0.0.1", user: nil).status == .tooManyRequests)
+                #expect(try await login(token, from: "127.0.0.1", user: "1000").status == .seeOther)
+            }
+        }
+    }
+
     @Test("A debug token shorter than 24 characters, of fewer than 8 different ones, or not visible ASCII, is refused before the web app starts",
           arguments: [
         ("short-token", "at least 24"), (String(repeating: "a", count: 23), "at least 24"),
