@@ -83,6 +83,7 @@ extension ConsoleWords {
         badMethod: "The method is not an HTTP method: letters, digits and !#$%&'*+-.^_`|~ only.",
         badPath: "The path starts with / and writes any character but letters, digits and -._~!$&'()*+,;=:@/ as %XX.",
         headerLineWithoutColon: { "Each header is a line “Name: value” (got “\($0)”)." },
+        queryLineWithoutName: { "Each query item is a line “name=value” with a name (got “\($0)”)." },
         badHeaderName: { "“\($0)” is not a header name: letters, digits and !#$%&'*+-.^_`|~ only." },
         badHeaderValue: { "The value of \($0) holds a control character (a header value is one line of text)." },
         headerHoldsRedacted: { "Not sent: \($0) still holds <redacted> in a value you changed, which would go as those letters. "

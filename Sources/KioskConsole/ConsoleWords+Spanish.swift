@@ -83,6 +83,7 @@ extension ConsoleWords {
         badMethod: "El método no es un método HTTP: solo letras, dígitos y !#$%&'*+-.^_`|~.",
         badPath: "La ruta empieza por / y escribe como %XX todo carácter que no sea letra, dígito o -._~!$&'()*+,;=:@/.",
         headerLineWithoutColon: { "Cada cabecera es una línea «Nombre: valor» (se recibió «\($0)»)." },
+        queryLineWithoutName: { "Cada parámetro de la consulta es una línea «nombre=valor» con nombre (se recibió «\($0)»)." },
         badHeaderName: { "«\($0)» no es un nombre de cabecera: solo letras, dígitos y !#$%&'*+-.^_`|~." },
         badHeaderValue: { "El valor de \($0) tiene un carácter de control (el valor de una cabecera es una sola línea de texto)." },
         headerHoldsRedacted: { "No se envió: \($0) aún contiene <redacted> en un valor que cambiaste, que iría tal cual. "

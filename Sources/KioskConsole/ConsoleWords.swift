@@ -100,6 +100,8 @@ struct ConsoleWords: Sendable {
     let badMethod: String
     let badPath: String
     let headerLineWithoutColon: @Sendable (String) -> String
+    /// A query line of the composer with nothing before its `=`.
+    let queryLineWithoutName: @Sendable (String) -> String
     let badHeaderName: @Sendable (String) -> String
     let badHeaderValue: @Sendable (String) -> String
     let headerHoldsRedacted: @Sendable (String) -> String

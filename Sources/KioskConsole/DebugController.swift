@@ -354,6 +354,15 @@ struct DebugController: Sendable {
         return lines(text, separator: ":").map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
     }
 
+    /// The query items of the composer's "name=value" lines (a line without `=` is a name with an empty value); a line
+    /// with nothing before its `=` is refused rather than left out.
+    static func queryItems(_ text: String, _ w: ConsoleWords) throws(FieldsProblem) -> [(name: String, value: String)] {
+        for line in text.split(whereSeparator: \.isNewline) where line.trimmingCharacters(in: .whitespaces).hasPrefix("=") {
+            throw FieldsProblem(sentence: w.queryLineWithoutName(String(line.prefix(60))))
+        }
+        return lines(text, separator: "=")
+    }
+
     /// Why a form's fields are not taken (an edit's header lines, a rule's number), in the page's words.
     struct FieldsProblem: Error { let sentence: String }
 

@@ -40,7 +40,7 @@ struct ComposeForm: Decodable, Sendable {
     func request(_ w: ConsoleWords) throws(DebugController.FieldsProblem) -> ComposedRequest {
         return ComposedRequest(
             method: method.trimmingCharacters(in: .whitespaces), url: url.trimmingCharacters(in: .whitespaces),
-            queryItems: DebugController.lines(query, separator: "=").map { ComposedRequest.QueryItem(name: $0.name, value: $0.value) },
+            queryItems: try DebugController.queryItems(query, w).map { ComposedRequest.QueryItem(name: $0.name, value: $0.value) },
             headers: try DebugController.headerFields(headers, w),
             body: body.isEmpty ? nil : body)
     }

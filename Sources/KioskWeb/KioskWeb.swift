@@ -222,6 +222,10 @@ package func buildRouter(kiosk: Kiosk, features: [any WebFeature], csrf: CSRFPro
     if let pairing {
         router.add(middleware: PairingMiddleware(gate: pairing))
         PairingController(gate: pairing).register(on: router)
+    } else {
+        // A browser sent to /pair (a bookmark, the docs) learns there is nothing to pair here, rather than of a catalog
+        // called "pair".
+        router.get(Route.Kind.pair.pattern) { _, context in Pages.response(PairingPages.notNeeded(context: context.view)) }
     }
     // The features first: their constant segments ("/debug") must exist before the catalog's "/{source}" routes.
     for feature in features { feature.register(on: router) }

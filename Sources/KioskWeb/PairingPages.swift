@@ -95,6 +95,15 @@ enum PairingPages {
         case alreadyPaired
     }
 
+    /// What `/pair` says where Kiosk serves this machine alone: there is nothing to pair, and how a phone would read it.
+    static func notNeeded(context: ViewContext) -> HTML {
+        let strings = context.language.pairing
+        return Pages.layout(context, title: strings.title, current: nil, view: .pair, [
+            E.element("h1", [], [.text(strings.title)]),
+            E.element("p", [], [.text(strings.notNeeded)]),
+        ])
+    }
+
     /// The form: the code (numeric keyboard, one-time-code autofill), the hidden CSRF and `next` fields. It takes
     /// the look of the search forms (class `search`, as the debugger's token form does); the script's search
     /// behaviour needs a `q` field, which it has not.

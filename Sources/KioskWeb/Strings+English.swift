@@ -144,6 +144,9 @@ extension PairingStrings {
         noOpenCode: "No pairing code is open: a code works once, for 10 minutes. Run kiosk devices pair on the computer running "
             + "Kiosk and enter the code it shows.",
         alreadyPaired: "This browser is already paired: pairing again replaces nothing and adds a new device.",
+        notNeeded: "This Kiosk answers this computer only, whose browsers need no pairing. To read it on a phone or another "
+            + "computer on the same network, start it with kiosk serve --lan: it prints the address to open there, and that "
+            + "device is asked for a code, which kiosk devices pair shows.",
         attemptsLeft: { $0 == 1 ? "1 more try this minute." : "\($0) more tries this minute." },
         tooMany: { "Too many wrong codes were tried. Try again in \($0) s." })
 }

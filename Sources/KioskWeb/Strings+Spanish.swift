@@ -194,6 +194,9 @@ extension PairingStrings {
         noOpenCode: "No hay ningún código de vinculación abierto: un código sirve una vez, durante 10 minutos. Ejecuta kiosk "
             + "devices pair en el ordenador donde se ejecuta Kiosk y escribe el código que muestra.",
         alreadyPaired: "Este navegador ya está vinculado: vincularlo de nuevo no sustituye nada y añade otro dispositivo.",
+        notNeeded: "Este Kiosk solo responde a este ordenador, cuyos navegadores no necesitan vincularse. Para leerlo en un "
+            + "teléfono u otro ordenador de la misma red, inícialo con kiosk serve --lan: muestra la dirección que hay que abrir "
+            + "allí, y ese dispositivo pide un código, que muestra kiosk devices pair.",
         attemptsLeft: { $0 == 1 ? "Te queda 1 intento este minuto." : "Te quedan \($0) intentos este minuto." },
         tooMany: { "Se han probado demasiados códigos incorrectos. Vuelve a intentarlo en \($0) s." })
 }

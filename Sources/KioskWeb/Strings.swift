@@ -356,6 +356,8 @@ extension Language {
 /// The words of `/pair`: what the code is, where to find it, and why an attempt failed.
 struct PairingStrings: Sendable {
     let title, intro, codeLabel, codeHint, submit, fingerprintHint, wrongCode, burned, noOpenCode, alreadyPaired: String
+    /// `/pair` where Kiosk serves this machine alone (no `--lan`): nothing to pair, and how to reach it from a phone.
+    let notNeeded: String
     let attemptsLeft: @Sendable (Int) -> String
     let tooMany: @Sendable (Int) -> String
 

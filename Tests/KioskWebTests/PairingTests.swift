@@ -105,6 +105,19 @@ final class Browser: Sendable {
 struct PairingTests {
     static let remote = "192.168.1.23"
 
+    @Test("Where Kiosk serves this machine alone, /pair says there is nothing to pair and how a phone reaches it, in the page's language")
+    func pairWithoutLAN() async throws {
+        try await withWeb { _, client in
+            // Given `kiosk serve` without --lan, when a browser opens /pair in English and in Spanish
+            let english = try await client.get("/pair")
+            let spanish = try await client.get("/pair", headers: [.acceptLanguage: "es"])
+            // Then each is a page saying how, not a catalog that is not found
+            #expect(english.status == .ok && english.body.contains("start it with kiosk serve --lan"), "\(english.body.prefix(400))")
+            #expect(spanish.status == .ok && spanish.body.contains("inícialo con kiosk serve --lan"))
+            #expect(!english.body.contains("pair</") && !spanish.body.contains("«pair»"))
+        }
+    }
+
     @Test("An unpaired remote browser's navigation goes to the pairing page with where it was going, and the API answers 401 JSON")
     func unpairedIsSentToPair() async throws {
         try await withPairing { _, client in

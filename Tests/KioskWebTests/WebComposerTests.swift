@@ -95,6 +95,11 @@ struct WebComposerTests {
             let noColon = try await client.post("/debug/requests/\(id)/compose", form: fields, cookie: Self.token)
             #expect(noColon.status == .unprocessableContent && noColon.body.contains("Each header is a line “Name: value”"), "\(noColon.status)")
             #expect(noColon.body.contains("offset=60"))
+            // And so is a query line with no name before its "=", which was left out without a word, in Spanish too
+            let noName = try Self.form(original, setting: "offset", to: "80").map { $0.0 == "query" ? ($0.0, $0.1 + "\n=x") : $0 }
+            let nameless = try await client.post("/debug/requests/\(id)/compose", form: noName, cookie: Self.token, headers: [.acceptLanguage: "es"])
+            #expect(nameless.status == .unprocessableContent && nameless.body.contains("con nombre (se recibió «=x»)"), "\(nameless.status)")
+            #expect(nameless.body.contains("offset=80"))
             // And nothing was sent
             #expect(try await Self.newestMarvel(client)["id"] as? Int == id)
             // And a post without the CSRF token is refused
