@@ -359,3 +359,24 @@ def test_after_a_switch_of_language_the_device_saves_its_pages_again_in_the_lang
         assert "Not saved" not in text and " ago" not in text, text[:400]
     finally:
         driver.quit()
+
+
+def test_the_offline_page_tells_saved_pages_of_one_title_apart_by_their_addresses(start_server, tmp_path):
+    # Given a phone that read two pages of Rick and Morty's list (one title) and a character (a title of its own)
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        for path in ("/rickandmorty?page=2", "/rickandmorty/2"):
+            open(driver, server.url(path))
+        # When Kiosk stops and a page never saved is asked for
+        server.stop()
+        open(driver, server.url("/rickandmorty?page=9"))
+        # Then the offline page lists the saved pages, those of one title with their addresses, the others without
+        shown = driver.execute_script("""return Object.fromEntries([...document.querySelectorAll('#saved-pages li')].map(li =>
+            [li.querySelector('a').getAttribute('href'), li.querySelector('code')?.textContent || null]))""")
+        assert shown.get("/rickandmorty?page=2") == "/rickandmorty?page=2" and shown.get("/rickandmorty") == "/rickandmorty", shown
+        assert "/rickandmorty/2" in shown and shown["/rickandmorty/2"] is None, shown
+    finally:
+        driver.quit()
