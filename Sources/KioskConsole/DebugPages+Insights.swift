@@ -9,7 +9,12 @@ extension DebugPages {
         let w = context.words
         let decisions = insights.decisions
         let total = max(insights.requests, 1)
-        func share(_ count: Int) -> String { "\(count) (\(Int((Double(count) * 100 / Double(total)).rounded())) %)" }
+        // A share that rounds to 0 % or 100 % but is not (1 of 244, 243 of 244) says so: "< 1 %", "> 99 %".
+        func share(_ count: Int) -> String {
+            let percent = Double(count) * 100 / Double(total)
+            let shown = count > 0 && percent < 0.5 ? "< 1" : count < total && percent >= 99.5 ? "> 99" : String(Int(percent.rounded()))
+            return "\(count) (\(shown) %)"
+        }
         let slowest = insights.endpoints.first?.p95 ?? 0
         var content: [HTML] = [
             backToRequests(w),
@@ -42,7 +47,7 @@ extension DebugPages {
                              E.element("th", [.attribute("scope", "col"), .class("wf")], [.text(w.p95ToScale)])])]),
                         E.element("tbody", [], insights.endpoints.map { endpoint in
                             E.element("tr", [], [
-                                E.element("th", [.attribute("scope", "row")], [.text(endpoint.endpoint)]),
+                                E.element("th", [.attribute("scope", "row")], breakingAfterDots(endpoint.endpoint)),
                                 E.element("td", [.class("num")], [.text(String(endpoint.count))]),
                                 E.element("td", [.class("num")], [.text(milliseconds(endpoint.p50, w))]),
                                 E.element("td", [.class("num")], [.text(milliseconds(endpoint.p95, w))]),
@@ -98,5 +103,14 @@ extension DebugPages {
     static func decimal(_ value: Double, _ w: ConsoleWords) -> String {
         let text = String(format: "%.1f", value)
         return w.decimalSeparator == "." ? text : text.replacingOccurrences(of: ".", with: w.decimalSeparator)
+    }
+
+    /// A name such as `rickandmorty.episodes.byID` with a line break allowed after each dot, where a narrow column breaks it
+    /// rather than inside a word (`marvel.characte` / `rs`).
+    static func breakingAfterDots(_ name: String) -> [HTML] {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.enumerated().flatMap { index, part -> [HTML] in
+            index == parts.count - 1 ? [.text(String(part))] : [.text(part + "."), E.void("wbr", [])]
+        }
     }
 }

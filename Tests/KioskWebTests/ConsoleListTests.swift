@@ -10,6 +10,22 @@ import Testing
 
 @Suite("The console's list and request pages as a developer reads them")
 struct ConsoleListTests {
+    @Test("Insights say a share too small or too large to round to 0 % or 100 % as such (1 of 244 is < 1 %, not 0 %), and break endpoint names at their dots")
+    func insightsSharesNeverRoundToNothing() {
+        // Given 244 requests: 1 served stale, 243 from the network
+        let insights = LogInsights(requests: 244, endpoints: [.init(endpoint: "rickandmorty.episodes.byID", count: 1, p50: 0.01, p95: 0.01, maximum: 0.01)],
+                                   sources: [],
+                                   decisions: LogInsights.Decisions(counts: [.staleOnError: 1, .network: 243]))
+        // When the insights page is drawn
+        let page = DebugPages.insights(insights, context: ViewContext(language: .en, csrfToken: "t", path: "/debug/insights",
+                                                                        catalogs: Catalogs(sources: []))).rendered
+        // Then the one is "< 1 %" and the 243 "> 99 %", and no share of something reads as nothing or everything
+        #expect(page.contains("1 (&lt; 1 %)") && page.contains("243 (&gt; 99 %)"), "\(page)")
+        #expect(!page.contains("1 (0 %)") && !page.contains("243 (100 %)"))
+        // And an endpoint's name may break after its dots only, where a phone's narrow column breaks it
+        #expect(page.contains(">rickandmorty.<wbr>episodes.<wbr>byID</th>"), "\(page)")
+    }
+
     @Test("A body kept gzipped, as sent, is shown as its content — a JSON tree — saying it was decoded and how many bytes came; one that does not decode is shown as it came")
     func gzipBodyShownDecoded() throws {
         // Given an answer logged as it came: {"name": "Rick"} gzipped, and a body that only claims to be
