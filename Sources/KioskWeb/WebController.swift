@@ -204,7 +204,11 @@ package struct WebController: Sendable {
         let (id, source) = try self.source(rawSource)
         var parameters = try ListParameters(source: source, query: try FormInput.decode(ListQuery.self, from: request.uri.query))
         parameters.defaults = (try? source.normalize(PageRequest(source: id)).filters) ?? [:]
-        let policy: RefreshPolicy = parameters.refresh ? .force : .automatic
+        // Another site's page (`<img src=http://127.0.0.1:8080/nyt?refresh=1>`, a hundred times) must not spend the
+        // reader's API quota: its refresh is read as a plain visit, which asks the upstream only for what is stale.
+        // (Its page is still never kept: the address would serve the reader's own refresh later.)
+        let forced = parameters.refresh && !Self.isFromAnotherSite(request)
+        let policy: RefreshPolicy = forced ? .force : .automatic
         if let text = parameters.q {
             _ = try kiosk.catalog.normalize(parameters.request)
             let result = try await kiosk.catalog.search(source: id, text: text, page: parameters.page, filters: parameters.filters,
@@ -221,9 +225,9 @@ package struct WebController: Sendable {
         // request wait for the final state instead.
         let update: CatalogUpdate
         do {
-            if !waits, !parameters.refresh, let offline = try await storedWhileOffline(parameters.request) {
+            if !waits, !forced, let offline = try await storedWhileOffline(parameters.request) {
                 update = offline
-            } else if waits || parameters.refresh {
+            } else if waits || forced {
                 update = try await kiosk.catalog.page(parameters.request, policy: policy)
             } else {
                 update = try await kiosk.catalog.firstUpdate(for: parameters.request, policy: policy)
@@ -293,7 +297,8 @@ package struct WebController: Sendable {
         let query = try FormInput.decode(DetailQuery.self, from: request.uri.query)
         let result: ItemResult
         do {
-            result = try await kiosk.catalog.item(source: source, itemID: itemID, policy: query.refresh ? .force : .automatic,
+            result = try await kiosk.catalog.item(source: source, itemID: itemID,
+                                                  policy: query.refresh && !Self.isFromAnotherSite(request) ? .force : .automatic,
                                                   linkedPage: query.page)
         } catch KioskError.invalidRequest(let message) {
             // An id the catalog cannot have (Marvel's are numbers): to a person, nothing is at this address.
@@ -320,6 +325,12 @@ package struct WebController: Sendable {
         // A document: the navigation itself, or the service worker passing it on (its fetch of a navigation says
         // mode same-origin, still destination document).
         return request.headers[values: .init("Sec-Fetch-Dest")!] == ["document"]
+    }
+
+    /// Whether the browser says another site's page made the request (`Sec-Fetch-Site`: cross-site, or same-site: another
+    /// origin of the site, such as another port of this machine).
+    static func isFromAnotherSite(_ request: Request) -> Bool {
+        request.headers[values: .init("Sec-Fetch-Site")!].contains { $0.lowercased() == "cross-site" || $0.lowercased() == "same-site" }
     }
 
     /// How many items each of Home's parts lists.
@@ -361,7 +372,7 @@ package struct WebController: Sendable {
     private func image(_ request: Request) async throws -> Response {
         // Another site's page (`<img src=http://127.0.0.1:8080/image?url=...>`) must not make Kiosk fetch
         // anything: browsers say where a request comes from, and only Kiosk's own pages may ask.
-        if let site = request.headers[.init("Sec-Fetch-Site")!], site == "cross-site" || site == "same-site" {
+        if Self.isFromAnotherSite(request) {
             throw WebError.forbidden("Pictures are served to Kiosk's own pages only.")
         }
         let raw = try FormInput.decode(ImageQuery.self, from: request.uri.query).url

@@ -227,7 +227,7 @@ struct WebLiveFeedTests {
             // Then both upstream endpoints are ranked, the store answer counted fresh, nothing stale, bytes per source
             #expect(page.status == .ok)
             #expect(page.body.contains("<h1>Insights</h1>"))
-            #expect(page.body.contains("dogs.list") && page.body.contains("rickandmorty.characters"))
+            #expect(page.body.contains("dogs.<wbr>list") && page.body.contains("rickandmorty.<wbr>characters"))
             #expect(Set(insights.endpoints.map(\.endpoint)).isSuperset(of: ["dogs.list", "rickandmorty.characters"]))
             #expect(insights.decisions.fresh >= 1)
             #expect(insights.decisions.stale == 0)

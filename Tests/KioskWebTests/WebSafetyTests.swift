@@ -181,6 +181,27 @@ struct WebSafetyTests {
         }
     }
 
+    @Test("Another site's page cannot spend the reader's API quota: its refresh=1 of a list or an item reads as a plain visit, Kiosk's own forces the upstream")
+    func refreshFromOtherSites() async throws {
+        try await withWeb { harness, client in
+            // Given a list and an item read once, fresh in the store
+            let list = try await client.get("/rickandmorty"), item = try await client.get("/rickandmorty/2")
+            #expect(list.status == .ok && item.status == .ok)
+            let before = await harness.demo.requestCount(pathPrefix: "/api/character")
+            // When another site's page embeds them with refresh=1, from another site and another port of this machine
+            for site in ["cross-site", "same-site"] {
+                #expect(try await client.get("/rickandmorty?refresh=1", headers: [.init("Sec-Fetch-Site")!: site]).status == .ok)
+                #expect(try await client.get("/rickandmorty/2?refresh=1", headers: [.init("Sec-Fetch-Site")!: site]).status == .ok)
+            }
+            // Then the upstream is not asked: what was fresh is answered from the store
+            #expect(await harness.demo.requestCount(pathPrefix: "/api/character") == before)
+            // And Kiosk's own page's refresh asks it
+            let own = try await client.get("/rickandmorty?refresh=1", headers: [.init("Sec-Fetch-Site")!: "same-origin"])
+            #expect(own.status == .ok)
+            #expect(await harness.demo.requestCount(pathPrefix: "/api/character") > before, "\(own.headers)")
+        }
+    }
+
     @Test("With nothing stored and the upstream offline, a list is a 503 page with a Retry link")
     func offlineNothingStored() async throws {
         var faults = FaultSettings.none
