@@ -281,6 +281,14 @@ async function page(event) {
       if (request.mode !== "navigate") event.waitUntil(tellClient(event.clientId, { type: "unreachable", savedAt: saved.savedAt, reason }));
       return saved.response;
     }
+    // Nothing saved, and Kiosk took the request but has not answered yet (a search waiting on a slow catalog, whose
+    // own limit is 15 s): its answer is waited for, as long as a refresh is, rather than a page saying Kiosk cannot be
+    // reached while it is working on it.
+    if (error?.timedOut && !refresh) {
+      try {
+        return await withTimeout(network, refreshTimeout - networkTimeout);
+      } catch { /* no answer in that time either */ }
+    }
     return request.mode === "navigate" ? offlinePage() : Response.error();
   }
 }
