@@ -262,7 +262,15 @@ public final class CatalogService: Sendable {
                                cacheStatus: status(storedWith: kept ? metadata : nil))
         }
 
-        let page = try source.decodeList(response, for: request).withUniqueItemIDs()
+        let decoded: Page
+        do {
+            decoded = try source.decodeList(response, for: request)
+        } catch KioskError.notFound where request.page == 1 && response.status == 404 {
+            // A 404 to a list's first page is no item the reader asked for that is missing: the API lost the route, or
+            // the source's base URL is wrong. A failure of the upstream, then (the CLI's exit 1, the web's 502).
+            throw KioskError.httpStatus(404, url: response.url.redactedString)
+        }
+        let page = decoded.withUniqueItemIDs()
         if page.items.isEmpty, let firstIssue = page.skipped.first {
             // Every item was bad: that is a bad response, and it must not replace good stored data.
             throw KioskError.malformedResponse(path: firstIssue.path,

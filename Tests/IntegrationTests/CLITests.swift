@@ -146,6 +146,21 @@ struct CLITests {
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
     }
 
+    @Test("A list whose upstream answers 404 to its first page (a wrong base URL) is a failure of the world: exit 1, saying the status, not bad input")
+    func firstPageNotFoundIsAnUpstreamFailure() async throws {
+        // Given Rick and Morty's base URL set to a path its upstream does not have
+        let upstream = DemoUpstream(configuration: DemoUpstreamConfiguration())
+        try await upstream.start()
+        defer { Task { await upstream.stop() } }
+        let wrong = await upstream.rickAndMortyBaseURL.appendingPathComponent("wrong").absoluteString
+        // When the list is asked for
+        let result = try CLI().run(["list", "rickandmorty", "--live"], environment: ["KIOSK_RICKANDMORTY_BASE_URL": wrong])
+        // Then it fails as the upstream's failure, saying the 404 and where, with no pointer to the command's help
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains("404") && result.stderr.contains("/wrong/"), "\(result.stderr)")
+        #expect(!result.stderr.contains("--help"), "\(result.stderr)")
+    }
+
     @Test("Ctrl-C or SIGTERM during a sync stops it between pages, says how far it got, keeps what was stored, and exits 128 + the signal",
           arguments: [SIGINT, SIGTERM])
     func syncInterrupted(signal: CInt) async throws {
