@@ -239,6 +239,8 @@ struct RickAndMortySourceTests {
         (#"{"info":{"count":1,"pages":1},"results":[]} extra"#, "$", "the JSON is not valid at byte 44"),
         (#"{"info":{"count":1e999,"pages":1},"results":[]}"#, "$", "a number too large to read: 1e999"),
         (#"{"info":"#, "$", "the JSON ends early (truncated body)"),
+        // A mistake well before the end is said where it is, though the brackets it leaves open look like a cut body
+        (#"{"info":{"count":1,,"pages":1},"results":[}"#, "$", "the JSON is not valid at byte 19"),
         (String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000), "$", "the JSON is nested too deeply to read at byte 513"),
     ])
     func wholeResponseFailures(body: String, path: String, message: String) {

@@ -179,19 +179,27 @@ enum ResponseBody {
         let bytes = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         guard let first = bytes.first else { return "expected JSON, found an empty body" }
         if first == UInt8(ascii: "<") { return "expected JSON, found HTML or XML" }
-        if endsEarly(bytes) { return "the JSON ends early (truncated body)" }
         // Text that starts no JSON value at all is not JSON gone wrong somewhere.
-        guard Set("{[\"-0123456789tfn".utf8).contains(first) else { return "expected JSON, found text that is not valid JSON" }
-        // The parser's own account, in words: where it stopped, and why.
+        guard Set("{[\"-0123456789tfn".utf8).contains(first) else {
+            return endsEarly(bytes) ? "the JSON ends early (truncated body)" : "expected JSON, found text that is not valid JSON"
+        }
+        // The parser's own account, in words: where it stopped, and why. A body left open (a string, an object or an
+        // array) reads as cut short, unless the parser stopped well before its end: `{"a": 1,, "b": [}` is a mistake
+        // at byte 14, however its brackets count.
+        var problem: String?
+        var stoppedAt: Int?
         do {
             _ = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
         } catch {
-            if let description = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String,
-               let problem = parserProblem(description) {
-                return problem
+            if let description = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String {
+                problem = parserProblem(description)
+                stoppedAt = description.range(of: #"character [0-9]+"#, options: .regularExpression)
+                    .flatMap { Int(description[$0].dropFirst("character ".count)) }
             }
         }
-        return "expected JSON, found text that is not valid JSON"
+        let stoppedBeforeTheEnd = stoppedAt.map { $0 < data.count - 2 } ?? false
+        if endsEarly(bytes), !stoppedBeforeTheEnd { return "the JSON ends early (truncated body)" }
+        return problem ?? "expected JSON, found text that is not valid JSON"
     }
 
     /// Foundation's JSON parser's account of a document it could not read ("Invalid value around character 8.",
