@@ -14,7 +14,8 @@ public struct SyncProgress: Sendable, Hashable {
 /// What a sync did.
 public struct SyncReport: Sendable, Hashable, Codable {
     public var source: SourceID
-    /// Pages asked for.
+    /// Pages asked for and answered: updated, unchanged or failed (one that answers after its list stopped, a repeat
+    /// of pages before it, is not counted).
     public var pages: Int
     /// Pages that came back 200 and were stored.
     public var updatedPages: Int
@@ -75,15 +76,30 @@ extension CatalogService {
         var pending: ArraySlice<PageRequest> = []
         var seen: [PageRequest: Set<String>] = [:]
         var stopped: Set<PageRequest> = []
+        // Where each stopped list stopped, and its failure's place in the report.
+        var stops: [PageRequest: (page: Int, failure: Int)] = [:]
         let pagedLists = Set(firsts.map(Self.list))
 
+        /// Stops `list` at `request`, a page that brings nothing new; one already stopped stops at the lower page of the
+        /// two (pages are asked several at a time, so page 3's repeat may answer before page 2's), and a page answering
+        /// after its list stopped is not counted: the report's pages are those updated, unchanged or failed.
         func stop(_ list: PageRequest, at request: PageRequest, counting pages: Int?) {
+            let failure = SyncReport.Failure(page: Self.describe(request), message: "stopped here: it brings no item the pages "
+                + "before it did not, though the upstream counts \(pages.map(String.init) ?? "more") pages")
+            if let earlier = stops[list] {
+                report.pages -= 1
+                if request.page < earlier.page {
+                    report.failures[earlier.failure] = failure
+                    stops[list] = (request.page, earlier.failure)
+                }
+                return
+            }
             stopped.insert(list)
+            stops[list] = (request.page, report.failures.count)
             totalPages -= pending.count
             pending = pending.filter { Self.list($0) != list }[...]
             totalPages += pending.count
-            report.failures.append(.init(page: Self.describe(request), message: "stopped here: it brings no item the pages "
-                + "before it did not, though the upstream counts \(pages.map(String.init) ?? "more") pages"))
+            report.failures.append(failure)
         }
 
         func record(_ request: PageRequest, _ outcome: Result<CatalogUpdate, any Error>) {
@@ -99,7 +115,7 @@ extension CatalogService {
                 // A page past the first that repeats the pages before it, stopping its list or answering after that.
                 let repeated = pagedLists.contains(list) && request.page > 1 && ids.isSubset(of: seen[list, default: []])
                 if repeated {
-                    if !stopped.contains(list) { stop(list, at: request, counting: update.page.totalPages) }
+                    stop(list, at: request, counting: update.page.totalPages)
                     // It says nothing true of its page (page 5 showing page 1's items again): it is not kept.
                     if update.origin == .network { _ = try? keep { try database.removeSnapshot(forKey: request.cacheKey) } }
                     break
@@ -115,7 +131,7 @@ extension CatalogService {
                 report.items += update.page.items.count
             case .failure(let error):
                 // A page that brings nothing though within the upstream's count says its count is wrong, as a repeat does.
-                if pagedLists.contains(list), request.page > 1, !stopped.contains(list),
+                if pagedLists.contains(list), request.page > 1,
                    case .malformedResponse(_, let message) = error as? KioskError, message.hasPrefix(Self.emptyPage) {
                     stop(list, at: request, counting: nil)
                 } else if !stopped.contains(list) || request.page == 1 {

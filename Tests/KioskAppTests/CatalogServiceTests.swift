@@ -89,6 +89,10 @@ struct CatalogServiceTests {
         }
         let kept = try database.snapshot(forKey: request.cacheKey)?.page.items.count
         #expect(report.updatedPages == 1 && report.items == kept)
+        // And the report names page 2, the first page that repeats, however the pages on the wire came back, and its
+        // counts add up: each page counted was updated, unchanged or failed
+        #expect(report.failures.map(\.page) == ["rickandmorty page 2"], "\(report.failures)")
+        #expect(report.pages == report.updatedPages + report.unchangedPages + report.failures.count, "\(report)")
     }
 
     @Test("A sync stops a list whose pages come empty though the upstream counts a million, as at a repeat")
@@ -108,6 +112,9 @@ struct CatalogServiceTests {
         #expect(upstream.callCount <= 6, "\(upstream.callCount) requests")
         #expect(report.failures.count == 1 && report.failures.first?.message.contains("brings no item the pages before it did not") == true,
                 "\(report.failures)")
+        // And it names page 2, the first empty one, and its counts add up
+        #expect(report.failures.map(\.page) == ["rickandmorty page 2"], "\(report.failures)")
+        #expect(report.pages == report.updatedPages + report.unchangedPages + report.failures.count, "\(report)")
     }
 
     /// The Rick and Morty fixture without its unreadable character: a page every item of which reads.
