@@ -87,7 +87,7 @@ extension CatalogService {
             let failure = SyncReport.Failure(page: Self.describe(request), message: "stopped here: it brings no item the pages "
                 + "before it did not, though the upstream counts \(pages.map(String.init) ?? "more") pages")
             if let earlier = stops[list] {
-                report.pages -= 1
+                uncount()
                 if request.page < earlier.page {
                     report.failures[earlier.failure] = failure
                     stops[list] = (request.page, earlier.failure)
@@ -100,6 +100,12 @@ extension CatalogService {
             pending = pending.filter { Self.list($0) != list }[...]
             totalPages += pending.count
             report.failures.append(failure)
+        }
+
+        /// A page that answered after its list stopped: neither in the report's pages nor in the progress's total.
+        func uncount() {
+            report.pages -= 1
+            totalPages -= 1
         }
 
         func record(_ request: PageRequest, _ outcome: Result<CatalogUpdate, any Error>) {
@@ -136,6 +142,8 @@ extension CatalogService {
                     stop(list, at: request, counting: nil)
                 } else if !stopped.contains(list) || request.page == 1 {
                     report.failures.append(.init(page: Self.describe(request), message: "\(error)"))
+                } else {
+                    uncount()
                 }
             }
             progress(SyncProgress(source: source, completedPages: report.pages, totalPages: totalPages, items: report.items))

@@ -61,9 +61,11 @@ public struct Redactor: Sendable, Hashable {
     public static let identityFields = standard.headers.subtracting(notIdentity).sorted()
 
     /// Whether a request field of this name (lowercased) says who asks besides Authorization and Cookie: one of
-    /// `identityFields`, or a name the standard redaction takes for a secret's by its last word (`X-Client-Secret`).
+    /// `identityFields`, or a name the standard redaction takes for a secret's by its last word (`X-Client-Secret`),
+    /// but for a signature: made anew for each request (over its time and body), it says nothing of who asks, and
+    /// counted as an identity it would keep every request from matching any answer stored before.
     public static func isIdentityField(_ name: String) -> Bool {
-        standard.namesSecretHeader(name) && !notIdentity.contains(name)
+        standard.namesSecretHeader(name) && !notIdentity.contains(name) && !name.hasSuffix("signature")
     }
 
     /// Secret fields that are no identity's besides the two counted first (a proxy's own credential, an answer's field).

@@ -146,3 +146,22 @@ struct CSRFMiddleware: RouterMiddleware {
         return String(template.description.dropFirst(CSRFProtection.cookieName.count + 1))
     }
 }
+
+/// Another site's page may link to Kiosk — a navigation the reader makes, which opens a page as it would from Kiosk's own —
+/// but not use it as a resource: an `<img>`, `<script>`, `<iframe>` or `fetch()` of a page, a picture or the JSON API
+/// is refused (403) before any route runs. Each would make Kiosk ask the catalogs (spending the reader's API quota, a
+/// hundred addresses at a time) for a page that cannot even read the answer. Browsers say where a request comes from
+/// (Fetch Metadata: another site, or another origin of this one such as another port, and the request's destination);
+/// one that says nothing (curl, a script) is not a page of another site, and passes.
+struct CrossSiteReadGuard: RouterMiddleware {
+    func handle(_ request: Request, context: WebRequestContext,
+                next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
+        guard request.method == .get || request.method == .head, WebController.isFromAnotherSite(request),
+              request.headers[values: Self.secFetchDest] != ["document"] else {
+            return try await next(request, context)
+        }
+        throw WebError.forbidden("Kiosk's pages, pictures and API answer Kiosk's own pages, and links followed from elsewhere.")
+    }
+
+    static let secFetchDest = HTTPFields.Element.Name("Sec-Fetch-Dest")!
+}

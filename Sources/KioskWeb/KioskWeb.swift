@@ -219,6 +219,7 @@ package func buildRouter(kiosk: Kiosk, features: [any WebFeature], csrf: CSRFPro
     router.add(middleware: LanguageMiddleware())
     router.add(middleware: CatalogsMiddleware(catalogs: Catalogs(sources: Array(kiosk.catalog.sources.values), features: features)))
     router.add(middleware: WebErrorMiddleware(jsonPrefixes: features.flatMap(\.jsonPrefixes)))
+    router.add(middleware: CrossSiteReadGuard())
     if let pairing {
         router.add(middleware: PairingMiddleware(gate: pairing))
         PairingController(gate: pairing).register(on: router)

@@ -14,10 +14,17 @@ enum SocketOwner {
     /// The user id owning the socket at `peer` connected to `local`, read from `tables` (the kernel's, by default).
     static func uid(of peer: SocketAddress?, connectedTo local: SocketAddress?,
                             tables: [String] = ["/proc/net/tcp", "/proc/net/tcp6"]) -> UInt32? {
-        guard let peer, let local, let clientKey = key(peer), let serverKey = key(local) else { return nil }
+        guard let peer, let local else { return nil }
+        // A listener on `::` sees an IPv4 client as `::ffff:127.0.0.1`, whose own socket is an IPv4 one, listed in
+        // `tcp` in IPv4's form: each end is looked for in both forms.
+        let clients = keys(peer), servers = keys(local)
         for table in tables {
             guard let text = read(table) else { continue }
-            if let uid = uid(in: text, client: clientKey, server: serverKey) { return uid }
+            for client in clients {
+                for server in servers {
+                    if let uid = uid(in: text, client: client, server: server) { return uid }
+                }
+            }
         }
         return nil
     }
@@ -40,15 +47,27 @@ enum SocketOwner {
     }
 
     /// The uid of the row of `table` (the text of `/proc/net/tcp` or `tcp6`) whose local end is `client` and whose
-    /// remote end is `server`, each written as the table writes it (`key`).
+    /// remote end is `server`, each written as the table writes it (`key`), while the connection is established. A
+    /// client that closed at once leaves a row in TIME_WAIT, which the kernel lists as root's: it says nothing of who
+    /// sent the request, and is no one's.
     static func uid(in table: String, client: String, server: String) -> UInt32? {
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid …
             guard fields.count > 7, fields[1] == client, fields[2] == server else { continue }
-            return UInt32(fields[7])
+            return fields[3] == "01" ? UInt32(fields[7]) : nil
         }
         return nil
+    }
+
+    /// `address` as the tables may write it: as it is, and an IPv4-mapped IPv6 address also as its IPv4 one.
+    static func keys(_ address: SocketAddress) -> [String] {
+        guard let key = key(address) else { return [] }
+        guard let port = address.port, let ip = address.ipAddress.flatMap(IPAddress.init(literal:)), ip.bytes.count == 16,
+              ip.bytes.prefix(10).allSatisfy({ $0 == 0 }), ip.bytes[10] == 0xFF, ip.bytes[11] == 0xFF,
+              let v4 = try? SocketAddress(ipAddress: ip.bytes.suffix(4).map(String.init).joined(separator: "."), port: port),
+              let mapped = Self.key(v4) else { return [key] }
+        return [key, mapped]
     }
 
     /// An address and port as the kernel's table writes them: the address's 32-bit words each in the machine's byte

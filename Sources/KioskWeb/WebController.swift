@@ -204,8 +204,8 @@ package struct WebController: Sendable {
         let (id, source) = try self.source(rawSource)
         var parameters = try ListParameters(source: source, query: try FormInput.decode(ListQuery.self, from: request.uri.query))
         parameters.defaults = (try? source.normalize(PageRequest(source: id)).filters) ?? [:]
-        // Another site's page (`<img src=http://127.0.0.1:8080/nyt?refresh=1>`, a hundred times) must not spend the
-        // reader's API quota: its refresh is read as a plain visit, which asks the upstream only for what is stale.
+        // A link followed from another site (`CrossSiteReadGuard` refuses its pages' other requests) is a plain visit
+        // even when it says refresh: it asks the upstream only for what is stale, however often a page makes it.
         // (Its page is still never kept: the address would serve the reader's own refresh later.)
         let forced = parameters.refresh && !Self.isFromAnotherSite(request)
         let policy: RefreshPolicy = forced ? .force : .automatic
@@ -370,11 +370,9 @@ package struct WebController: Sendable {
 
     /// `/image?url=`: only http(s) URLs on hosts of configured sources, through the image pipeline's caches.
     private func image(_ request: Request) async throws -> Response {
-        // Another site's page (`<img src=http://127.0.0.1:8080/image?url=...>`) must not make Kiosk fetch
-        // anything: browsers say where a request comes from, and only Kiosk's own pages may ask.
-        if Self.isFromAnotherSite(request) {
-            throw WebError.forbidden("Pictures are served to Kiosk's own pages only.")
-        }
+        // Another site's page (`<img src=http://127.0.0.1:8080/image?url=...>`) is refused before this
+        // (`CrossSiteReadGuard`); a link followed from it to a picture is the reader's, and the picture is not
+        // shared with other sites' pages (Cross-Origin-Resource-Policy, below).
         let raw = try FormInput.decode(ImageQuery.self, from: request.uri.query).url
         guard raw.count <= Self.maximumImageURLLength, let url = URL(string: raw), SafeURL.isWeb(url) else {
             throw WebError.badRequest("The url parameter must be an absolute http(s) URL.")

@@ -265,6 +265,8 @@ struct ProxyCachingRulesTests {
         #expect(keyed("X-Client-Secret", "s-one") != "" && keyed("X-Client-Secret", "s-one") != keyed("X-Client-Secret", "s-two"))
         #expect(keyed("X-Client-Secret", "s-one") != keyed("X-Shop-Token", "s-one"))
         #expect(keyed("X-Trace-Id", "t-one") == "")
+        // And a signature, made anew for each request, is none: a signed app's requests still find their stored answers
+        #expect(keyed("X-Request-Signature", "sig-1") == "")
         // And a secret field a Vary names is in the variant as a digest, never its value, still telling values apart
         let cookie = { (value: String) in ProxyCachingTransport.Key(HTTPRequest(url: Self.url, headers: ["Cookie": value], endpoint: "e")) }
         let variant = cookie("sid=secret-session").variant(for: "cookie") ?? ""

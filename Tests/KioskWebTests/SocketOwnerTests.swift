@@ -14,6 +14,10 @@ struct SocketOwnerTests {
         #expect(SocketOwner.key(try SocketAddress(ipAddress: "127.0.0.1", port: 8080)) == "0100007F:1F90")
         #expect(SocketOwner.key(try SocketAddress(ipAddress: "::1", port: 80)) == "00000000000000000000000001000000:0050")
         #expect(SocketOwner.key(try SocketAddress(ipAddress: "::ffff:127.0.0.1", port: 443)) == "0000000000000000FFFF00000100007F:01BB")
+        // An IPv4-mapped address is looked for in both forms (its socket may be IPv4's)
+        #expect(SocketOwner.keys(try SocketAddress(ipAddress: "::ffff:127.0.0.1", port: 443))
+                == ["0000000000000000FFFF00000100007F:01BB", "0100007F:01BB"])
+        #expect(SocketOwner.keys(try SocketAddress(ipAddress: "127.0.0.1", port: 443)) == ["0100007F:01BB"])
     }
 
     @Test("The user of the row whose ends are the client's and the server's is read, and no other")
@@ -24,10 +28,13 @@ struct SocketOwnerTests {
                0: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000     0        0 11 1 0 20 4 30 10 -1
                1: 0100007F:C350 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1001        0 12 1 0 20 4 30 10 -1
                2: 0100007F:C351 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1000        0 13 1 0 20 4 30 10 -1
+               3: 0100007F:C352 0100007F:1F90 06 00000000:00000000 03:00000DD1 00000000     0        0 0 3 0
             """
         // Then each client's own user is told, and a connection not in it is nobody's
         #expect(SocketOwner.uid(in: table, client: "0100007F:C350", server: "0100007F:1F90") == 1001)
         #expect(SocketOwner.uid(in: table, client: "0100007F:C351", server: "0100007F:1F90") == 1000)
+        #expect(SocketOwner.uid(in: table, client: "0100007F:C353", server: "0100007F:1F90") == nil)
+        // And a client that closed at once (its row in TIME_WAIT, which the kernel lists as root's) is no one's
         #expect(SocketOwner.uid(in: table, client: "0100007F:C352", server: "0100007F:1F90") == nil)
     }
 
@@ -45,6 +52,9 @@ struct SocketOwnerTests {
         let owner = SocketOwner.uid(of: client.localAddress, connectedTo: server.localAddress)
         // Then it is this process's user
         #expect(owner == getuid())
+        // And so it is as a listener on `::` sees the same connection: both ends IPv4-mapped, the client's socket IPv4's
+        let mapped = { (address: SocketAddress?) in try SocketAddress(ipAddress: "::ffff:127.0.0.1", port: try #require(address?.port)) }
+        #expect(SocketOwner.uid(of: try mapped(client.localAddress), connectedTo: try mapped(server.localAddress)) == getuid())
         try await client.close()
         for other in others { try await other.close() }
         try await server.close()

@@ -181,22 +181,33 @@ struct WebSafetyTests {
         }
     }
 
-    @Test("Another site's page cannot spend the reader's API quota: its refresh=1 of a list or an item reads as a plain visit, Kiosk's own forces the upstream")
+    @Test("Another site's page cannot spend the reader's API quota: its images, frames and fetches of pages and the API are refused, a link it offers is a plain visit, Kiosk's own refresh asks the upstream")
     func refreshFromOtherSites() async throws {
         try await withWeb { harness, client in
             // Given a list and an item read once, fresh in the store
             let list = try await client.get("/rickandmorty"), item = try await client.get("/rickandmorty/2")
             #expect(list.status == .ok && item.status == .ok)
             let before = await harness.demo.requestCount(pathPrefix: "/api/character")
-            // When another site's page embeds them with refresh=1, from another site and another port of this machine
-            for site in ["cross-site", "same-site"] {
-                #expect(try await client.get("/rickandmorty?refresh=1", headers: [.init("Sec-Fetch-Site")!: site]).status == .ok)
-                #expect(try await client.get("/rickandmorty/2?refresh=1", headers: [.init("Sec-Fetch-Site")!: site]).status == .ok)
+            let fetchSite = HTTPFields.Element.Name("Sec-Fetch-Site")!, fetchDest = HTTPFields.Element.Name("Sec-Fetch-Dest")!
+            // When another site's page (or another port of this machine's) embeds searches, pages and the API, each new
+            for (site, destination) in [("cross-site", "image"), ("same-site", "iframe"), ("cross-site", "empty"), ("cross-site", nil)] {
+                var headers: HTTPFields = [fetchSite: site]
+                if let destination { headers[fetchDest] = destination }
+                for path in ["/rickandmorty?q=Sanchez\(site)", "/rickandmorty?page=7", "/rickandmorty/999?refresh=1", "/api/rickandmorty?page=8"] {
+                    let answer = try await client.get(path, headers: headers)
+                    // Then each is refused before any route
+                    #expect(answer.status == .forbidden, "\(site) \(destination ?? "-") \(path)")
+                }
             }
-            // Then the upstream is not asked: what was fresh is answered from the store
+            // And a link it offers, followed by the reader, opens the page, its refresh read as a plain visit
+            for path in ["/rickandmorty?refresh=1", "/rickandmorty/2?refresh=1"] {
+                let followed = try await client.get(path, headers: [fetchSite: "cross-site", fetchDest: "document"])
+                #expect(followed.status == .ok, "\(path)")
+            }
+            // And the upstream was not asked for any of it
             #expect(await harness.demo.requestCount(pathPrefix: "/api/character") == before)
             // And Kiosk's own page's refresh asks it
-            let own = try await client.get("/rickandmorty?refresh=1", headers: [.init("Sec-Fetch-Site")!: "same-origin"])
+            let own = try await client.get("/rickandmorty?refresh=1", headers: [fetchSite: "same-origin", fetchDest: "document"])
             #expect(own.status == .ok)
             #expect(await harness.demo.requestCount(pathPrefix: "/api/character") > before, "\(own.headers)")
         }

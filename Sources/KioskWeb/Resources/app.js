@@ -683,6 +683,8 @@
     const split = session.get(splitKey);
     session.remove(splitKey);
     if (!split || split.list !== pathAndQuery(resultsURL) || !hasPane() || !wide.matches) return;
+    // The reader may have opened another row, or gone elsewhere, while the list's place came back: that choice stands.
+    if (withoutHash(location.href) !== resultsURL || history.state !== null) return;
     history.replaceState({ detail: split.item }, "", split.item);
     openDetail(split.item, false).then(() => $$("#main a[aria-current=true]")[0]?.scrollIntoView({ block: "nearest" }));
   }

@@ -142,6 +142,16 @@ async function copy(response) {
   return new Response(await response.blob(), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+// Whether Kiosk answers its connectivity probe (which reads Kiosk's own state, never a catalog) within a second.
+async function kioskAnswers() {
+  try {
+    const response = await withTimeout(fetch(routes.connectivity, { cache: "no-store", credentials: "same-origin" }), 1000);
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
 function withTimeout(promise, milliseconds) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(Object.assign(new Error("timed out"), { timedOut: true })), milliseconds);
@@ -281,10 +291,11 @@ async function page(event) {
       if (request.mode !== "navigate") event.waitUntil(tellClient(event.clientId, { type: "unreachable", savedAt: saved.savedAt, reason }));
       return saved.response;
     }
-    // Nothing saved, and Kiosk took the request but has not answered yet (a search waiting on a slow catalog, whose
-    // own limit is 15 s): its answer is waited for, as long as a refresh is, rather than a page saying Kiosk cannot be
-    // reached while it is working on it.
-    if (error?.timedOut && !refresh) {
+    // Nothing saved, and no answer yet: Kiosk may be working on it (a search waiting on a slow catalog, whose own limit
+    // is 15 s), or be out of reach (a laptop asleep). Its connectivity answer, which asks no catalog, tells which at
+    // once: if Kiosk gives it, the page is waited for, as long as a refresh is, rather than a page saying Kiosk cannot
+    // be reached while it is working on it.
+    if (error?.timedOut && !refresh && await kioskAnswers()) {
       try {
         return await withTimeout(network, refreshTimeout - networkTimeout);
       } catch { /* no answer in that time either */ }
