@@ -450,9 +450,7 @@ struct ConsoleWords: Sendable {
 extension ConsoleWords {
     /// A rule's name as the console shows it: the one it was given, else what it matches and does, in these words
     /// (`RewriteRule.displayName` says it in English, for the command line).
-    func ruleName(_ rule: RewriteRule) -> String {
-        rule.name.isEmpty ? "\(rule.match.summary) → \(ruleActions(rule.actions))" : rule.name
-    }
+    func ruleName(_ rule: RewriteRule) -> String { rule.displayName(sayingActions: ruleActions) }
 
     /// The console's words in `language`.
     static func `in`(_ language: Language) -> ConsoleWords {

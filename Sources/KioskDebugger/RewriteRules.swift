@@ -156,7 +156,12 @@ public struct RewriteRule: Sendable, Hashable, Codable, Identifiable {
     }
 
     /// The name, or a summary of what the rule does when it has none.
-    public var displayName: String { name.isEmpty ? "\(match.summary) → \(actions.summary)" : name }
+    public var displayName: String { displayName(sayingActions: \.summary) }
+
+    /// The name given, else what the rule matches and does, its actions said by `say` (a page's language).
+    public func displayName(sayingActions say: (Actions) -> String) -> String {
+        name.isEmpty ? "\(match.summary) → \(say(actions))" : name
+    }
 
     /// The longest latency a rule may add: past it a request would outlive any sensible timeout.
     public static let maximumLatencyMilliseconds = 300_000
