@@ -78,7 +78,7 @@ package struct CSRFProtection: Sendable {
     /// site a form or a script sent it from. A browser's `Sec-Fetch-Site` saying another site (or another origin of
     /// this site, another port) sent it is refused too, Origin or not: Kiosk's own pages send `same-origin`.
     package static func refuseOtherOrigins(_ request: Request) throws {
-        if let site = request.headers[secFetchSite]?.lowercased(), site == "cross-site" || site == "same-site" {
+        if isFromAnotherSite(request) {
             throw WebError.forbidden("This form was sent from another site, so it was refused.")
         }
         guard let origin = request.headers[.origin] else { return }
@@ -92,6 +92,12 @@ package struct CSRFProtection: Sendable {
     static let hostHeader = HTTPFields.Element.Name("Host")!
     /// Fetch metadata (W3C): who made a browser's request, as the browser knows it.
     static let secFetchSite = HTTPFields.Element.Name("Sec-Fetch-Site")!
+
+    /// Whether the browser says another site's page made the request (`Sec-Fetch-Site`: cross-site, or same-site: another
+    /// origin of the site, such as another port of this machine).
+    package static func isFromAnotherSite(_ request: Request) -> Bool {
+        request.headers[values: secFetchSite].contains { $0.lowercased() == "cross-site" || $0.lowercased() == "same-site" }
+    }
 }
 
 /// A POSTed form whose CSRF token matched; its fields are decoded into the handler's typed form.
@@ -156,7 +162,7 @@ struct CSRFMiddleware: RouterMiddleware {
 struct CrossSiteReadGuard: RouterMiddleware {
     func handle(_ request: Request, context: WebRequestContext,
                 next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
-        guard request.method == .get || request.method == .head, WebController.isFromAnotherSite(request),
+        guard request.method == .get || request.method == .head, CSRFProtection.isFromAnotherSite(request),
               request.headers[values: Self.secFetchDest] != ["document"] else {
             return try await next(request, context)
         }

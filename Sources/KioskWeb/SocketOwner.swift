@@ -62,20 +62,20 @@ enum SocketOwner {
 
     /// `address` as the tables may write it: as it is, and an IPv4-mapped IPv6 address also as its IPv4 one.
     static func keys(_ address: SocketAddress) -> [String] {
-        guard let key = key(address) else { return [] }
-        guard let port = address.port, let ip = address.ipAddress.flatMap(IPAddress.init(literal:)), ip.bytes.count == 16,
-              ip.bytes.prefix(10).allSatisfy({ $0 == 0 }), ip.bytes[10] == 0xFF, ip.bytes[11] == 0xFF,
-              let v4 = try? SocketAddress(ipAddress: ip.bytes.suffix(4).map(String.init).joined(separator: "."), port: port),
-              let mapped = Self.key(v4) else { return [key] }
-        return [key, mapped]
+        guard let port = address.port, let ip = address.ipAddress.flatMap(IPAddress.init(literal:)) else { return [] }
+        return (ip.unmapped == ip ? [ip] : [ip, ip.unmapped]).compactMap { key($0.bytes, port: port) }
     }
 
     /// An address and port as the kernel's table writes them: the address's 32-bit words each in the machine's byte
     /// order, in hex (`127.0.0.1:8080` is `0100007F:1F90` on x86), an IPv4-mapped IPv6 address in `tcp6` as such.
     static func key(_ address: SocketAddress) -> String? {
-        // The address as written by NIO, read back as its bytes (4 for IPv4, 16 for IPv6, a mapped one as such).
-        guard let port = address.port, let bytes = address.ipAddress.flatMap(IPAddress.init(literal:))?.bytes,
-              bytes.count == 4 || bytes.count == 16 else { return nil }
+        guard let port = address.port, let bytes = address.ipAddress.flatMap(IPAddress.init(literal:))?.bytes else { return nil }
+        return key(bytes, port: port)
+    }
+
+    /// `key` of an address's bytes (4 for IPv4, 16 for IPv6) and a port.
+    private static func key(_ bytes: [UInt8], port: Int) -> String? {
+        guard bytes.count == 4 || bytes.count == 16 else { return nil }
         var words = ""
         for start in stride(from: 0, to: bytes.count, by: 4) {
             // The word as the machine reads it, printed most significant digit first.

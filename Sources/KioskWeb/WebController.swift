@@ -207,7 +207,7 @@ package struct WebController: Sendable {
         // A link followed from another site (`CrossSiteReadGuard` refuses its pages' other requests) is a plain visit
         // even when it says refresh: it asks the upstream only for what is stale, however often a page makes it.
         // (Its page is still never kept: the address would serve the reader's own refresh later.)
-        let forced = parameters.refresh && !Self.isFromAnotherSite(request)
+        let forced = parameters.refresh && !CSRFProtection.isFromAnotherSite(request)
         let policy: RefreshPolicy = forced ? .force : .automatic
         if let text = parameters.q {
             _ = try kiosk.catalog.normalize(parameters.request)
@@ -298,7 +298,7 @@ package struct WebController: Sendable {
         let result: ItemResult
         do {
             result = try await kiosk.catalog.item(source: source, itemID: itemID,
-                                                  policy: query.refresh && !Self.isFromAnotherSite(request) ? .force : .automatic,
+                                                  policy: query.refresh && !CSRFProtection.isFromAnotherSite(request) ? .force : .automatic,
                                                   linkedPage: query.page)
         } catch KioskError.invalidRequest(let message) {
             // An id the catalog cannot have (Marvel's are numbers): to a person, nothing is at this address.
@@ -325,12 +325,6 @@ package struct WebController: Sendable {
         // A document: the navigation itself, or the service worker passing it on (its fetch of a navigation says
         // mode same-origin, still destination document).
         return request.headers[values: .init("Sec-Fetch-Dest")!] == ["document"]
-    }
-
-    /// Whether the browser says another site's page made the request (`Sec-Fetch-Site`: cross-site, or same-site: another
-    /// origin of the site, such as another port of this machine).
-    static func isFromAnotherSite(_ request: Request) -> Bool {
-        request.headers[values: .init("Sec-Fetch-Site")!].contains { $0.lowercased() == "cross-site" || $0.lowercased() == "same-site" }
     }
 
     /// How many items each of Home's parts lists.
