@@ -863,7 +863,7 @@ final class ProxyCachingTransport: HTTPTransport {
     /// Failures that are the upstream's (not the request's or the policy's): a timeout, or a connection that broke.
     private static func isUpstreamFailure(_ error: KioskError) -> Bool {
         switch error {
-        case .timeout, .truncatedBody: true
+        case .timeout, .truncatedBody, .unreadableAnswer: true
         // An upstream that could not be trusted is not one that failed: the app is told why, never given what is stored.
         case .transport(_, let message): !UpstreamTransport.isTrustFailure(message)
         default: false

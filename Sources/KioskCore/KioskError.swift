@@ -10,6 +10,9 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     case timeout(url: String, seconds: Double)
     /// Some other transport failure (TLS, reset connection...).
     case transport(url: String, message: String)
+    /// The upstream answered, but with a body Kiosk will not read: `problem` says why (too large, a decompression bomb, a
+    /// content coding that does not decode). Retrying gets the same answer.
+    case unreadableAnswer(url: String, problem: AnswerProblem)
     /// The upstream answered with an error status.
     case httpStatus(Int, url: String)
     /// The upstream asked us to slow down.
@@ -40,6 +43,7 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case .offline(let host, .refused): "Cannot connect to \(host): it refused the connection (nothing listens on that port)"
         case .timeout(let url, let seconds): "Timed out after \(Self.format(seconds)) s waiting for \(url)"
         case .transport(let url, let message): "Network error for \(url): \(message)"
+        case .unreadableAnswer(let url, let problem): "Refused the answer from \(url): \(problem)"
         // A 304 reaches here only when nothing stored was named for it to confirm (a confirmed copy is no error).
         case .httpStatus(304, let url): "HTTP 304 Not Modified from \(url), though no stored copy was named for it to confirm"
         case .httpStatus(let status, let url): "HTTP \(status) from \(url)"
@@ -66,6 +70,7 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case .offline(let host, let reason): .offline(host: transform(host), reason: reason)
         case .timeout(let url, let seconds): .timeout(url: transform(url), seconds: seconds)
         case .transport(let url, let message): .transport(url: transform(url), message: transform(message))
+        case .unreadableAnswer(let url, let problem): .unreadableAnswer(url: transform(url), problem: problem)
         case .httpStatus(let status, let url): .httpStatus(status, url: transform(url))
         case .rateLimited(let url, let retry): .rateLimited(url: transform(url), retryAfterSeconds: retry)
         case .unauthorized(let source, let message): .unauthorized(source, message: transform(message))
@@ -92,6 +97,30 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case unresolved
         /// It refused the connection: the host is up, nothing listens on the port.
         case refused
+    }
+
+    /// Why an upstream's answer was not read.
+    public enum AnswerProblem: Sendable, Hashable, CustomStringConvertible {
+        /// Its body is larger than the limit, in bytes.
+        case larger(than: Int)
+        /// Its content coding (gzip, deflate) expands past the decoder's ratio, as a decompression bomb does.
+        case expandsTooMuch(ratio: Int)
+        /// Its content coding does not decode.
+        case corruptCoding
+
+        public var description: String {
+            switch self {
+            case .larger(let limit): "it is larger than \(Self.size(limit)), more than Kiosk reads"
+            case .expandsTooMuch(let ratio):
+                "its content coding (gzip, deflate) expands to more than \(ratio) times its size, as a decompression bomb does"
+            case .corruptCoding: "its content coding (gzip, deflate) is corrupt: it cannot be decoded"
+            }
+        }
+
+        /// A limit as its setting is written: "32 MB" for a whole number of MB, else bytes.
+        public static func size(_ bytes: Int) -> String {
+            bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MB" : "\(bytes) bytes"
+        }
     }
 
     /// Whether the failure means the upstream is unreachable (drives the offline banner).

@@ -380,8 +380,7 @@ final class ResponseCollector: Sendable {
             }
             return offer(buffer, to: pipe)
         case .pastTheLimit:
-            return .fail(KioskError.transport(url: url, message: "response larger than "
-                + (limit >= 1 << 20 && limit % (1 << 20) == 0 ? "\(limit >> 20) MB" : "\(limit) bytes")))
+            return .fail(KioskError.unreadableAnswer(url: url, problem: .larger(than: limit)))
         case .stream(let pipe):
             return offer(buffer, to: pipe)
         }

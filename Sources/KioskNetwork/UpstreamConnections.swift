@@ -392,7 +392,7 @@ final class UpstreamConnection: @unchecked Sendable {
                 stream.eventLoop.makeCompletedFuture {
                     let operations = stream.pipeline.syncOperations
                     try operations.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: .https))
-                    if decompresses { try operations.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(50))) }
+                    if decompresses { try operations.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(UpstreamTransport.decompressionRatio))) }
                     try operations.addHandler(UpstreamExchangeHandler(watchesWrites: true))
                 }
             }
@@ -633,7 +633,7 @@ final class UpstreamConnector: Sendable {
                     try operations.addHandler(ByteToMessageHandler(HTTPResponseDecoder(
                         leftOverBytesStrategy: .fireError, informationalResponseStrategy: decompresses ? .drop : .forward)))
                     try operations.addHandler(NIOHTTPRequestHeadersValidator())
-                    if decompresses { try operations.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(50))) }
+                    if decompresses { try operations.addHandler(NIOHTTPResponseDecompressor(limit: .ratio(UpstreamTransport.decompressionRatio))) }
                     let handler = UpstreamExchangeHandler()
                     try operations.addHandler(handler)
                     return UpstreamConnection(channel: channel, key: key, setup: setup, protocolState: .http1(handler))

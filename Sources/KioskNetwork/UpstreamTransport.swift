@@ -312,6 +312,9 @@ public final class UpstreamTransport: HTTPTransport {
         return classified
     }
 
+    /// How many times its size an answer's content coding may expand before it is refused as a decompression bomb.
+    static let decompressionRatio = 50
+
     /// Maps the client's and NIO's errors onto the few cases a user can act on.
     static func classify(_ error: any Error, url: String, host: String, expectedLength: Int?, received: Int) -> KioskError {
         if let status = error as? StatusBelow100 {
@@ -338,9 +341,7 @@ public final class UpstreamTransport: HTTPTransport {
         if let failure = connectionFailure(error, url: url, host: host) { return failure }
         // The body's coding, undone as it came, went wrong: said so, not as a body cut short (which it also is).
         if let decompression = error as? NIOHTTPDecompression.DecompressionError {
-            return .transport(url: url, message: decompression == .limit
-                ? "the answer's content coding (gzip, deflate) expands to more than 50 times its size, as a decompression bomb does; refused"
-                : "the answer's content coding (gzip, deflate) is corrupt: it cannot be decoded")
+            return .unreadableAnswer(url: url, problem: decompression == .limit ? .expandsTooMuch(ratio: decompressionRatio) : .corruptCoding)
         }
         // Before the count of bytes, which an HTTP/2 answer's body does not keep: its length is checked by NIO's codec.
         if let reason = http2Failure(error) { return .transport(url: url, message: reason) }

@@ -517,6 +517,8 @@ enum ProxyMessages {
                       + "body's last chunk never came).")
         case .transport(_, let message)?:
             Refusal(.badGateway, "The exchange with the upstream failed: \(message).")
+        case .unreadableAnswer(_, let problem)?:
+            Refusal(.badGateway, "Kiosk refused the upstream's answer to \(shownURL): \(problem).")
         case .cancelled?:
             Refusal(.badGateway, "The request was cancelled before the upstream answered.")
         case let other?:

@@ -163,6 +163,11 @@ private func englishUpstreamProblem(_ error: KioskError) -> String {
     case .timeout: "the catalog took too long to answer."
     case .offline: "the catalog cannot be reached."
     case .transport: "the connection to the catalog failed."
+    case .unreadableAnswer(_, .larger(let limit)):
+        "the catalog’s answer is larger than \(KioskError.AnswerProblem.size(limit)), more than Kiosk reads."
+    case .unreadableAnswer(_, .expandsTooMuch(let ratio)):
+        "the catalog’s answer unpacks to more than \(ratio) times its size, as a decompression bomb does, so Kiosk refused it."
+    case .unreadableAnswer(_, .corruptCoding): "the catalog’s answer is compressed in a way that cannot be unpacked."
     case .refused: "Kiosk’s rules for outbound requests refused the address."
     case .storage where error.isDiskFull: "the disk is full."
     case .storage: "Kiosk could not store the answer."

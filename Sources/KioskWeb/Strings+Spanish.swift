@@ -213,6 +213,11 @@ private func spanishUpstreamProblem(_ error: KioskError) -> String {
     case .timeout: "el catálogo tardó demasiado en responder."
     case .offline: "no se puede llegar al catálogo."
     case .transport: "falló la conexión con el catálogo."
+    case .unreadableAnswer(_, .larger(let limit)):
+        "la respuesta del catálogo ocupa más de \(KioskError.AnswerProblem.size(limit)), más de lo que Kiosk lee."
+    case .unreadableAnswer(_, .expandsTooMuch(let ratio)):
+        "la respuesta del catálogo se descomprime a más de \(ratio) veces su tamaño, como una bomba de descompresión, así que Kiosk la rechazó."
+    case .unreadableAnswer(_, .corruptCoding): "la respuesta del catálogo está comprimida de un modo que no se puede descomprimir."
     case .refused: "las reglas de Kiosk para las solicitudes salientes rechazaron la dirección."
     case .storage where error.isDiskFull: "el disco está lleno."
     case .storage: "Kiosk no pudo guardar la respuesta."

@@ -224,8 +224,8 @@ struct TransportTests {
                 Issue.record("expected an error, got \(response.status) with \(response.body.count) bytes")
             } catch let error as KioskError {
                 // Then the error names the limit
-                guard case .transport(_, let message) = error else { Issue.record("expected a transport error, got \(error)"); return }
-                #expect(message.contains("larger than 64 bytes"), "\(message)")
+                guard case .unreadableAnswer(_, .larger(than: 64)) = error else { Issue.record("expected a refused answer, got \(error)"); return }
+                #expect(error.description.contains("larger than 64 bytes"), "\(error)")
             }
             await transport.shutdown()
         }

@@ -25,18 +25,17 @@ struct TransportFailureTests {
     }
 
     @Test("A body whose gzip expands past the limit (a decompression bomb) says so, not that it was cut short",
-          arguments: [(NIOHTTPDecompression.DecompressionError.limit, "decompression bomb"),
-                      (.inflationError(-3), "is corrupt: it cannot be decoded")])
-    func decompression(error: NIOHTTPDecompression.DecompressionError, says: String) {
+          arguments: [(NIOHTTPDecompression.DecompressionError.limit, KioskError.AnswerProblem.expandsTooMuch(ratio: 50),
+                       "decompression bomb"),
+                      (.inflationError(-3), .corruptCoding, "is corrupt: it cannot be decoded")])
+    func decompression(error: NIOHTTPDecompression.DecompressionError, problem: KioskError.AnswerProblem, says: String) {
         // Given the error the decompressor gives part way through a declared 1 MB body
         let classified = UpstreamTransport.classify(error, url: "http://example.test/", host: "example.test",
                                                      expectedLength: 1_043_661, received: 0)
-        // Then it says what was wrong with the coding, not "received 0 of 1043661 bytes"
-        guard case .transport(_, let message) = classified else {
-            Issue.record("classified as \(classified)")
-            return
-        }
-        #expect(message.contains(says), "\(message)")
+        // Then it is an answer refused for its coding, not "received 0 of 1043661 bytes", nor worth asking again
+        #expect(classified == .unreadableAnswer(url: "http://example.test/", problem: problem))
+        #expect(classified.description.contains(says), "\(classified)")
+        #expect(!classified.isRetryable)
     }
 
     @Test("An HTTP/2 upstream's failures are said in words, never as NIO's Swift values, and a wrong length is not a count of bytes",

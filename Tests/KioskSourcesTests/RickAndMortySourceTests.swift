@@ -248,6 +248,18 @@ struct RickAndMortySourceTests {
         #expect(error == .malformedResponse(path: path, message: message))
     }
 
+    @Test("numbers written as strings of digits (ids and counts) are read as the numbers they are")
+    func numbersAsStrings() throws {
+        // Given a page whose counts and whose items' ids are quoted, one with spaces around it
+        let body = #"{"info":{"count":"826","pages":" 42 "},"results":[{"id":"7","name":"Abradolf Lincler"},{"id":8,"name":"Adjudicator Rick"}]}"#
+        // When it is decoded
+        let page = try source.decodeList(response(200, body), for: PageRequest(source: .rickandmorty))
+        // Then both items are read, with their ids, and the count is the one sent
+        #expect(page.items.map(\.itemID) == ["7", "8"])
+        #expect(page.skipped.isEmpty)
+        #expect(page.totalItems == 826 && page.totalPages == 42)
+    }
+
     @Test("a detail response is a bare character")
     func decodeDetail() throws {
         let body = #"{"id":2,"name":"Morty Smith","status":"Alive","species":"Human","type":"","gender":"Male","origin":{"name":"unknown","url":""},"location":{"name":"Citadel of Ricks","url":"https://rickandmortyapi.com/api/location/3"},"image":"https://rickandmortyapi.com/api/character/avatar/2.jpeg","episode":[],"url":"https://rickandmortyapi.com/api/character/2","created":"2017-11-04T18:50:21.651Z"}"#

@@ -97,6 +97,22 @@ struct ReaderLanguageTests {
         }
     }
 
+    @Test("A catalog answer larger than Kiosk reads is said as such, in the page's language, not as a failed connection")
+    func answerTooLargeSaid() async throws {
+        try await withWeb(configure: { $0.transport.maximumBodyBytes = 256 }) { _, client in
+            // Given a Kiosk that reads answers of at most 256 bytes, and nothing saved
+            // When a list (whose answer is larger) is opened, in English and in Spanish
+            let english = try await client.get("/rickandmorty")
+            let spanish = try await client.get("/rickandmorty", headers: [.acceptLanguage: "es"])
+            // Then the error page is the upstream's (502) and names the limit, not the connection
+            #expect(english.status == .badGateway)
+            #expect(english.body.contains(HTML.text("Could not load this page: the catalog’s answer is larger than 256 bytes, "
+                                                    + "more than Kiosk reads.").rendered), "\(english.body)")
+            #expect(spanish.body.contains(HTML.text("No se pudo cargar esta página: la respuesta del catálogo ocupa más de 256 bytes, "
+                                                    + "más de lo que Kiosk lee.").rendered), "\(spanish.body)")
+        }
+    }
+
     @Test("An unknown dimension agrees with its noun in Spanish (Desconocida), and a filter's 'any' is capitalized as its values")
     func spanishAgreement() async throws {
         try await withWeb { _, client in

@@ -16,7 +16,7 @@ struct DogDTO: Decodable {
         dogName = try c.decode(String.self, forKey: .dogName)
         description = try c.lenientString(.description)
         // The age is the row's whole subtitle; inventing one would be showing wrong data, so it is required.
-        age = try c.decode(Int.self, forKey: .age)
+        age = try c.wholeNumber(.age)
         // "Almost -4 years" is no age: a negative one is as unreadable as a missing one.
         guard age >= 0 else {
             throw DecodingError.dataCorruptedError(forKey: .age, in: c, debugDescription: "expected an age of 0 or more, found \(age)")

@@ -13,6 +13,17 @@ struct MarvelDataDTO: Decodable {
     var offset: Int?
     var total: Int
     var results: [Tolerant<MarvelCharacterDTO>]
+
+    enum CodingKeys: String, CodingKey {
+        case offset, total, results
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        offset = try c.wholeNumberIfPresent(.offset)
+        total = try c.wholeNumber(.total)
+        results = try c.decode([Tolerant<MarvelCharacterDTO>].self, forKey: .results)
+    }
 }
 
 /// One character.
@@ -29,7 +40,7 @@ struct MarvelCharacterDTO: Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decode(Int.self, forKey: .id)
+        id = try c.wholeNumber(.id)
         name = try c.decode(String.self, forKey: .name)
         description = try c.lenientString(.description)
         modified = try c.lenientString(.modified)

@@ -12,6 +12,12 @@ struct NYTimesResponseDTO: Decodable {
         case numResults = "num_results"
         case results
     }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        numResults = try c.wholeNumberIfPresent(.numResults)
+        results = try c.decode([Tolerant<NYTimesArticleDTO>].self, forKey: .results)
+    }
 }
 
 /// One ranked article.
@@ -37,7 +43,7 @@ struct NYTimesArticleDTO: Decodable {
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         // id and title are what make an article; everything else has a harmless default.
-        id = try c.decode(Int.self, forKey: .id)
+        id = try c.wholeNumber(.id)
         title = try c.decode(String.self, forKey: .title)
         url = try c.optionalURL(.url)
         byline = try c.lenientString(.byline)
@@ -94,7 +100,7 @@ struct NYTimesMediaMetadataDTO: Decodable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         url = try c.optionalURL(.url)
         format = try c.lenientString(.format)
-        width = try c.decodeIfPresent(Int.self, forKey: .width)
-        height = try c.decodeIfPresent(Int.self, forKey: .height)
+        width = try c.wholeNumberIfPresent(.width)
+        height = try c.wholeNumberIfPresent(.height)
     }
 }

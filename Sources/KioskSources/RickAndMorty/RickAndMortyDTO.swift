@@ -26,6 +26,16 @@ struct RickAndMortyByIDsDTO<Item: Decodable>: Decodable {
 /// `{ count, pages, next, prev }`.
 struct RickAndMortyInfoDTO: Decodable {
     var count, pages: Int
+
+    enum CodingKeys: String, CodingKey {
+        case count, pages
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        count = try c.wholeNumber(.count)
+        pages = try c.wholeNumber(.pages)
+    }
 }
 
 /// One character.
@@ -43,7 +53,7 @@ struct RickAndMortyCharacterDTO: Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decode(Int.self, forKey: .id)
+        id = try c.wholeNumber(.id)
         name = try c.decode(String.self, forKey: .name)
         // "unknown" is the API's own word for a value it does not know, so it is the natural default.
         status = try c.lenientString(.status, default: "unknown")
@@ -94,7 +104,7 @@ struct RickAndMortyEpisodeDTO: Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decode(Int.self, forKey: .id)
+        id = try c.wholeNumber(.id)
         name = try c.decode(String.self, forKey: .name)
         airDate = try c.lenientString(.airDate)
         code = try c.lenientString(.code)
@@ -115,7 +125,7 @@ struct RickAndMortyLocationDTO: Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decode(Int.self, forKey: .id)
+        id = try c.wholeNumber(.id)
         name = try c.decode(String.self, forKey: .name)
         type = try c.lenientString(.type)
         dimension = try c.lenientString(.dimension)

@@ -257,10 +257,28 @@ extension KeyedDecodingContainer {
         return try decode(String.self, forKey: key)
     }
 
-    /// The integer at `key`; missing or null gives `fallback`.
+    /// The integer at `key`, as `wholeNumber` reads it; missing or null gives `fallback`.
     func lenientInt(_ key: Key, default fallback: Int) throws -> Int {
         guard contains(key), try !decodeNil(forKey: key) else { return fallback }
-        return try decode(Int.self, forKey: key)
+        return try wholeNumber(key)
+    }
+
+    /// The integer at `key`, or nil when it is missing or null.
+    func wholeNumberIfPresent(_ key: Key) throws -> Int? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try wholeNumber(key)
+    }
+
+    /// The integer at `key`, also when written as a string of digits (`"42"`, as APIs written in languages whose JSON
+    /// libraries quote large numbers send ids and counts): a number is the same whichever way it came. Any other string
+    /// is the type mismatch it was.
+    func wholeNumber(_ key: Key) throws -> Int {
+        guard let text = try? decode(String.self, forKey: key) else { return try decode(Int.self, forKey: key) }
+        // Int(_:) takes digits with an optional sign, nothing else ("", "1e3", "0x1F" and "12abc" are nil).
+        guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else {
+            throw DecodingError.typeMismatch(Int.self, .init(codingPath: codingPath + [key], debugDescription: "expected a whole number"))
+        }
+        return number
     }
 
     /// The array at `key`; missing, null or `""` (which older APIs send for "none") gives `[]`.
