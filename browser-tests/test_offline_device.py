@@ -386,6 +386,16 @@ def test_after_a_switch_of_language_the_device_saves_its_pages_again_in_the_lang
         text = driver.find_element(By.TAG_NAME, "body").text
         assert "No guardada en este dispositivo" in text or "no se guardó" in text.lower(), text[:400]
         assert "Not saved" not in text and " ago" not in text, text[:400]
+
+        # And the switch, tapped while Kiosk is out of reach, leaves the page being read and says why (never the browser's
+        # error page)
+        open(driver, server.url("/rickandmorty"))
+        driver.find_element(By.CSS_SELECTOR, "form.lang button").click()
+        wait_for(driver, lambda d: "el idioma se podrá cambiar cuando responda" in
+                 (d.execute_script("return document.getElementById('undo-toast')?.textContent") or ""), 10, "no toast")
+        assert driver.current_url == server.url("/rickandmorty")
+        assert driver.execute_script("return document.documentElement.lang") == "es"
+        assert driver.find_elements(By.CSS_SELECTOR, "#results ul.items > li")
     finally:
         driver.quit()
 

@@ -39,8 +39,11 @@ public struct SearchResult: Sendable, Hashable {
     public var page: Int
     /// How many pages of results there are, when known.
     public var totalPages: Int?
-    /// How many items match in all, on every page, when known (the upstream's count; the store's matches, one page).
+    /// How many items match in all, on every page, when known (the upstream's count; the store's matches, one page:
+    /// unknown when more match than it gives).
     public var totalItems: Int?
+    /// Whether the store holds more matches than the best ones it gave (its search is one page: a word more narrows it).
+    public var moreMatch = false
     /// How Kiosk's cache decided the answer, in RFC 9211 terms: the upstream page's decision, or a `hit`
     /// for the store's own search (which, after a failed upstream search, says why it went forward).
     public var cacheStatus: CacheStatus
@@ -129,9 +132,9 @@ extension CatalogService {
                 status = CacheStatus(error.isConnectivityFailure ? .offline : .staleOnError, forward: forwarded.forward,
                                      forwardStatus: forwarded.forwardStatus)
             }
-            let items = page == 1 ? try self.localSearch(source, query) : []
+            let (items, more) = page == 1 ? try self.localSearch(source, query) : ([], false)
             return SearchResult(query: query, items: items, origin: .store, error: error, page: page, totalPages: 1,
-                                totalItems: page == 1 ? items.count : nil, cacheStatus: status)
+                                totalItems: page == 1 && !more ? items.count : nil, moreMatch: more, cacheStatus: status)
         }
         if source.search.isRemote(query), policy != .offline {
             do {
@@ -167,13 +170,20 @@ extension CatalogService {
         }
     }
 
-    private func localSearch(_ source: any CatalogSource, _ query: String) throws -> [CatalogItem] {
-        let items = try database.search(query, source: source.id, limit: 50)
-        guard source.ordering == .user else { return items }
-        // Deleted items stay deleted, in search too.
-        let visible = Set(try database.userOrdered(source.id).map(\.itemID))
-        return items.filter { visible.contains($0.itemID) }
+    /// The store's best matches for `query`, and whether more match than those.
+    private func localSearch(_ source: any CatalogSource, _ query: String) throws -> (items: [CatalogItem], more: Bool) {
+        // One more than a page: whether it comes says whether more match.
+        var items = try database.search(query, source: source.id, limit: Self.storeSearchPage + 1)
+        if source.ordering == .user {
+            // Deleted items stay deleted, in search too.
+            let visible = Set(try database.userOrdered(source.id).map(\.itemID))
+            items = items.filter { visible.contains($0.itemID) }
+        }
+        return (Array(items.prefix(Self.storeSearchPage)), items.count > Self.storeSearchPage)
     }
+
+    /// How many of the store's best matches a search gives.
+    static let storeSearchPage = 50
 
     // MARK: Favorites
 

@@ -21,8 +21,8 @@ public final class CatalogService: Sendable {
     static let emptyPage = "the page brings no item, though the upstream counts"
     /// How long a view waits for linked items not stored (`KioskConfiguration.linkedItemsPatience`).
     let linkedItemsPatience: Duration
-    /// Whether the last store failed for want of room or rights (said once until one works again).
-    private let cannotStore = Mutex(false)
+    /// Whether the last store failed for want of room or rights, and when that was last said (`keeping`).
+    private let cannotStore = Mutex<(failing: Bool, warned: Date?)>((false, nil))
     /// Idempotency keys of writes being applied now (CatalogService+WriteKeys.swift).
     let writesInFlight = Mutex<Set<String>>([])
 
@@ -45,8 +45,9 @@ public final class CatalogService: Sendable {
     }
 
     /// Stores what was fetched with `write`; returns false when the store cannot be written now (a full disk, a
-    /// read-only folder): the answer is then shown unstored, and that is said once — reading must not stop because
-    /// keeping does. Any other failure is thrown.
+    /// read-only folder): the answer is then shown unstored, and that is said once (again only after a write has
+    /// succeeded and ten minutes have passed: a disk nearly full fails one write and takes the next) — reading must not
+    /// stop because keeping does. Any other failure is thrown.
     func keep(_ write: () throws -> Void) throws -> Bool {
         try keeping(write) == nil
     }
@@ -55,12 +56,15 @@ public final class CatalogService: Sendable {
     func keeping(_ write: () throws -> Void) throws -> KioskError? {
         do {
             try write()
-            cannotStore.withLock { $0 = false }
+            cannotStore.withLock { $0.failing = false }
             return nil
         } catch let error as KioskError where AppDatabase.cannotWrite(error) {
-            let first = cannotStore.withLock { failing in
-                defer { failing = true }
-                return !failing
+            let now = now()
+            let first = cannotStore.withLock { state in
+                defer { state.failing = true }
+                guard !state.failing, state.warned.map({ now.timeIntervalSince($0) >= 600 }) ?? true else { return false }
+                state.warned = now
+                return true
             }
             if first { warn("What is fetched is shown but not kept for offline reading: \(error.description)") }
             return error

@@ -136,6 +136,8 @@ public struct SearchJSON: Encodable, Sendable {
     public let totalPages: Int?
     /// How many items match on every page, when known.
     public let totalItems: Int?
+    /// Whether the store holds more matches than the best ones given.
+    public let moreMatch: Bool
 
     public init(_ result: SearchResult) {
         query = result.query
@@ -145,5 +147,6 @@ public struct SearchJSON: Encodable, Sendable {
         page = result.page
         totalPages = result.totalPages
         totalItems = result.totalItems
+        moreMatch = result.moreMatch
     }
 }

@@ -185,7 +185,7 @@ extension Pages {
         var results: [HTML] = [
             E.element("p", [.class("status")], [
                 .text(strings.results(result.totalItems ?? result.items.count, result.query)
-                      + (result.origin == .store ? strings.inSavedData : "")),
+                      + (result.origin == .store ? strings.inSavedData : "") + (result.moreMatch ? strings.moreMatch : "")),
             ]),
         ]
         if let error = result.error {

@@ -32,6 +32,7 @@ extension Strings {
         filteringUnreachable: "Kiosk is unreachable: filtering the items shown; searching needs Kiosk.",
         loadFailed: "Could not load. Try again.",
         offlineSearching: "Offline — searching saved data only.", inSavedData: " in saved data",
+        moreMatch: "; more match: add a word to narrow them.",
         backToCatalogs: "Back to the catalogs", justNow: "just now",
         ago: { "\($0) ago" },
         updated: { "Updated \($0)" },
@@ -126,7 +127,8 @@ extension DeviceStrings {
         pending: "waiting to be sent",
         failedOne: "1 change could not be applied: {reason}", failedMany: "{n} changes could not be applied: {reason}",
         newVersion: "A new version of Kiosk is ready.", reload: "Reload",
-        deleted: "{title} deleted.", undo: "Undo", unstarred: "{title} removed from favorites.")
+        deleted: "{title} deleted.", undo: "Undo", unstarred: "{title} removed from favorites.",
+        languageNeedsKiosk: "Kiosk is unreachable: the language can be switched once it answers.")
 }
 
 extension PairingStrings {

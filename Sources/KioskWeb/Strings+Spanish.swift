@@ -34,6 +34,7 @@ extension Strings {
         filteringUnreachable: "Kiosk no responde: filtrando lo que se muestra; para buscar hace falta Kiosk.",
         loadFailed: "No se pudo cargar. Inténtalo de nuevo.",
         offlineSearching: "Sin conexión: solo se buscan los datos guardados.", inSavedData: " en los datos guardados",
+        moreMatch: "; hay más: añade una palabra para acotarlos.",
         backToCatalogs: "Volver a los catálogos", justNow: "ahora mismo",
         ago: { "hace \($0)" },
         updated: { "Actualizado \($0)" },
@@ -175,7 +176,8 @@ extension DeviceStrings {
         pending: "pendiente de enviarse",
         failedOne: "1 cambio no se pudo aplicar: {reason}", failedMany: "{n} cambios no se pudieron aplicar: {reason}",
         newVersion: "Hay una nueva versión de Kiosk.", reload: "Recargar",
-        deleted: "Se eliminó {title}.", undo: "Deshacer", unstarred: "Se quitó {title} de favoritos.")
+        deleted: "Se eliminó {title}.", undo: "Deshacer", unstarred: "Se quitó {title} de favoritos.",
+        languageNeedsKiosk: "Kiosk no responde: el idioma se podrá cambiar cuando responda.")
 }
 
 extension PairingStrings {

@@ -50,6 +50,8 @@ final class Strings: Sendable {
     let loadFailed: String
     let offlineSearching: String
     let inSavedData: String
+    /// After a count of the store's results, when more stored items match than the best ones shown.
+    let moreMatch: String
     let backToCatalogs: String
     let justNow: String
     let ago: @Sendable (String) -> String
@@ -148,6 +150,7 @@ final class Strings: Sendable {
          loadFailed: String,
          offlineSearching: String,
          inSavedData: String,
+         moreMatch: String,
          backToCatalogs: String,
          justNow: String,
          ago: @escaping @Sendable (String) -> String,
@@ -224,6 +227,7 @@ final class Strings: Sendable {
         self.loadFailed = loadFailed
         self.offlineSearching = offlineSearching
         self.inSavedData = inSavedData
+        self.moreMatch = moreMatch
         self.backToCatalogs = backToCatalogs
         self.justNow = justNow
         self.ago = ago
@@ -300,6 +304,8 @@ struct DeviceStrings: Sendable {
     /// The toast after a deletion ("{title} deleted.") and its button; after a favorite's removal, on the favorites
     /// page ("{title} removed from favorites.").
     let deleted, undo, unstarred: String
+    /// The toast when the language switch cannot reach Kiosk.
+    let languageNeedsKiosk: String
 }
 
 /// Every word the scripts show, for one language, as JSON in `<body data-strings>`: a field each, built from the
@@ -309,7 +315,7 @@ struct ScriptStrings: Encodable, Sendable {
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
-    let deleted, undo, unstarred: String
+    let deleted, undo, unstarred, languageNeedsKiosk: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
 
@@ -343,6 +349,7 @@ struct ScriptStrings: Encodable, Sendable {
         deleted = device.deleted
         undo = device.undo
         unstarred = device.unstarred
+        languageNeedsKiosk = device.languageNeedsKiosk
         ago = page.ago("{age}")
         justNow = page.justNow
     }

@@ -154,8 +154,28 @@ struct SyncCommand: AsyncParsableCommand {
                 reports.append(report)
             }
             if json { print(try Output.json(reports)) }
-            if reports.contains(where: { !$0.failures.isEmpty }) { throw KioskCommand.ExitStatus.failure }
+            if let summary = SyncReport.failureSummary(reports) {
+                printErrorLine(summary)
+                throw KioskCommand.ExitStatus.failure
+            }
         }
+    }
+}
+
+extension SyncReport {
+    /// The one line that says a sync failed (each failed page has its own line above it): how many pages of which
+    /// catalogs, the first one's reason, and that nothing stored was lost; nil when nothing failed.
+    static func failureSummary(_ reports: [SyncReport]) -> String? {
+        let failed = reports.filter { !$0.failures.isEmpty }
+        guard let first = failed.first?.failures.first else { return nil }
+        // A catalog that could not be synced at all (its keys missing) has one failure named after itself, and no pages.
+        let parts = failed.map { report in
+            report.pages == 0 && report.failures.count == 1 && report.failures[0].page == report.source.rawValue
+                ? report.source.rawValue : "\(Render.count(report.failures.count, "page")) of \(report.source.rawValue)"
+        }
+        let count = failed.map(\.failures.count).reduce(0, +)
+        return "sync failed for " + parts.joined(separator: ", ") + (count > 1 ? ", the first: " : ": ")
+            + endingSentence(first.message) + " What was stored before stays readable offline."
     }
 }
 

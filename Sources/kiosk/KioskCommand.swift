@@ -84,14 +84,21 @@ struct KioskCommand: AsyncParsableCommand {
         }
     }
 
-    /// Exits with status 1 and says why when what the command printed could not all be written (a full disk, a closed
-    /// pipe, /dev/full): stdio's buffer is written at exit, where an error would be lost, and a script running
+    /// Exits with status 1 and says why when what the command printed could not all be written (a full disk, /dev/full;
+    /// a pipe closed by its reader ends it by SIGPIPE): stdio's buffer is written at exit, where an error would be lost, and a script running
     /// `kiosk list --json > page.json && upload page.json` must not go on with an empty file.
     static func checkStandardOutput() {
         // Every stream (stdout is a global Swift 6 cannot read safely): only standard output has text waiting, and
         // after a failed write stdio keeps the text and tries it again here, so a lost write is an error here too.
         errno = 0
         guard fflush(nil) != 0 else { return }
+        // A reader that stopped reading (`kiosk list --json | head -1`) is no failure to report: Kiosk ends as any tool
+        // does when its pipe closes, by SIGPIPE (the shell's status 141), silently. (Something in the process ignores
+        // SIGPIPE, so the write failed with EPIPE instead of ending it.)
+        if errno == EPIPE {
+            signal(SIGPIPE, SIG_DFL)
+            raise(SIGPIPE)
+        }
         let reason = errno == 0 ? "an I/O error" : String(cString: strerror(errno))
         printErrorLine("cannot write to standard output: \(reason).")
         Foundation.exit(ExitStatus.failure.rawValue)

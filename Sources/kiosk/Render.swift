@@ -130,7 +130,8 @@ enum Render {
         let pages = result.totalPages.map { $0 > 1 ? ", page \(result.page) of \($0)" : "" } ?? ""
         // The upstream's answer now, its answer kept from before (it failed now), or the store's own search.
         let origin = result.origin == .store ? "from the store" : result.error == nil ? "from the upstream" : "the upstream's earlier answer, stored"
-        var lines = ["\(total) result\(total == 1 ? "" : "s") for \"\(result.query)\" in \(source.displayName) (\(origin))\(pages)"]
+        var lines = ["\(total) result\(total == 1 ? "" : "s") for \"\(result.query)\" in \(source.displayName) (\(origin))\(pages)"
+                     + (result.moreMatch ? "; more match: add a word to narrow them" : "")]
         if let error = result.error {
             let said = switch (result.origin == .store, error.isConnectivityFailure) {
             case (true, true): "Offline search"

@@ -333,6 +333,32 @@ struct CLITests {
         #expect(!result.stdout.contains("1/1") && !result.stdout.contains("\r"))
     }
 
+    @Test("A sync whose pages fail ends with one error line saying how many failed and why, after each page's own line")
+    func syncFailureSaid() throws {
+        let cli = CLI()
+        // Given a dogs list whose address nothing listens on
+        let result = try cli.run(["sync", "dogs"], environment: ["KIOSK_DOGS_URL": "http://127.0.0.1:1/dogs"])
+        // Then the sync fails, and its last line of errors is the one that starts with "error: "
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("error: ") }.count == 1, "\(result.stderr)")
+        #expect(lines.last?.hasPrefix("error: sync failed for 1 page of dogs: Cannot connect to 127.0.0.1:1") == true, "\(result.stderr)")
+        #expect(lines.last?.hasSuffix("What was stored before stays readable offline.") == true)
+    }
+
+    @Test("JSON written to a pipe its reader closed ends Kiosk as it ends any tool, by SIGPIPE, with nothing on standard error")
+    func closedPipe() throws {
+        let cli = CLI()
+        // Given a pipe whose reading end is closed, as `| head -1` leaves it
+        let pipe = Pipe()
+        try pipe.fileHandleForReading.close()
+        // When a list's JSON is written to it
+        let result = try cli.run(["list", "rickandmorty", "--json"], output: pipe.fileHandleForWriting)
+        // Then the shell sees the status of SIGPIPE, and no error is said
+        #expect(result.status == 128 + SIGPIPE, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+
     @Test("On a terminal, sync draws its progress bar and log colours its statuses; piped, neither has a control character")
     func terminalOnly() throws {
         let cli = CLI()

@@ -25,8 +25,9 @@ struct CatalogFullDiskTests {
         }
         let body = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
         let upstream = ScriptedTransport(always: .respond(200, headers: ["Content-Type": "application/json"], body: body))
-        let service = CatalogService(sources: Sources.make(.live), database: database, transport: upstream, now: { Date() },
-                                     warn: { warning in warnings.withLock { $0.append(warning) } })
+        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let service = CatalogService(sources: Sources.make(.live), database: database, transport: upstream,
+                                     now: { clock.withLock { $0 } }, warn: { warning in warnings.withLock { $0.append(warning) } })
         let request = PageRequest(source: .rickandmorty, page: 1)
 
         // When the page is asked for twice
@@ -48,6 +49,25 @@ struct CatalogFullDiskTests {
         let third = try await service.page(request, policy: .force)
         #expect(third.cacheStatus.isStored)
         #expect(try database.snapshot(forKey: request.cacheKey) != nil)
+
+        // When the disk fills again a minute later (a disk nearly full takes one write and fails the next), then that is
+        // not said again; ten minutes after it was said, it is
+        func fill() async throws {
+            try await database.writer.writeWithoutTransaction { db in
+                try db.execute(sql: "DELETE FROM snapshot; DELETE FROM item; VACUUM")
+                try db.execute(sql: "PRAGMA max_page_count = \(try Int.fetchOne(db, sql: "PRAGMA page_count")!)")
+            }
+        }
+        clock.withLock { $0 += 60 }
+        try await fill()
+        #expect(try await service.page(request, policy: .force).cacheStatus.isStored == false)
+        #expect(warnings.withLock { $0.count } == 1)
+        try await database.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
+        #expect(try await service.page(request, policy: .force).cacheStatus.isStored)
+        clock.withLock { $0 += 600 }
+        try await fill()
+        #expect(try await service.page(request, policy: .force).cacheStatus.isStored == false)
+        #expect(warnings.withLock { $0.count } == 2)
     }
 
     @Test("Starring an item the store does not hold stores it with the star; on a full disk that is a disk-full error, not 'not found'")

@@ -24,6 +24,23 @@ struct CatalogServiceTests {
         return (database, now, item, stored)
     }
 
+    @Test("The store's search gives its best 50 matches and says when more match, with no count it does not know",
+          arguments: [(60, true), (50, false)])
+    func storeSearchSaysMoreMatch(stored: Int, more: Bool) async throws {
+        // Given a stored page of `stored` characters all called Rick
+        let results = (1...stored).map { #"{"id":\#($0),"name":"Rick \#($0)"}"# }.joined(separator: ",")
+        let body = #"{"info":{"count":\#(stored),"pages":1},"results":[\#(results)]}"#
+        let service = CatalogService(sources: Sources.make(.live), database: try AppDatabase.inMemory(),
+                                     transport: ScriptedTransport([.respond(200, headers: ["Content-Type": "application/json"], body: body)]))
+        _ = try await service.page(request)
+        // When the store is searched for them (a short query is the store's)
+        let found = try await service.search(source: .rickandmorty, text: "ri")
+        // Then 50 are given; the count is known only when they are all
+        #expect(found.origin == .store && found.items.count == 50)
+        #expect(found.moreMatch == more)
+        #expect(found.totalItems == (more ? nil : 50))
+    }
+
     @Test("A page in which no item can be read is an error, and the stored page is kept")
     func everyItemBadKeepsStoredPage() async throws {
         // Given a stored, stale Rick and Morty page

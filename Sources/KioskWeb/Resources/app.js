@@ -389,8 +389,8 @@
   // `action` its `data-undo-action` names: a star's removal is undone by adding it); when Kiosk is unreachable the
   // worker queues it after the first write, and offline.js shows the two as cancelling out.
   let toastTimer = 0;
-  // `focusKey` is the row's button: Undo brings the row back with the focus on it (not on the page).
-  function offerUndo(title, undoPath, body, focusKey, said = strings.deleted || "{title} deleted.") {
+  // The toast at the foot of the page, saying `text` (and holding `button`, if any) for ten seconds.
+  function showToast(text, button) {
     let toast = document.getElementById("undo-toast");
     if (!toast) {
       toast = Object.assign(document.createElement("div"), { id: "undo-toast", className: "toast" });
@@ -398,17 +398,40 @@
       document.body.append(toast);
     }
     clearTimeout(toastTimer);
+    toast.replaceChildren(Object.assign(document.createElement("span"), { textContent: text }), ...(button ? [" ", button] : []));
+    toast.hidden = false;
+    toastTimer = setTimeout(() => { toast.hidden = true; }, 10000);
+    return toast;
+  }
+  // `focusKey` is the row's button: Undo brings the row back with the focus on it (not on the page).
+  function offerUndo(title, undoPath, body, focusKey, said = strings.deleted || "{title} deleted.") {
     const button = Object.assign(document.createElement("button"), { type: "button", textContent: strings.undo || "Undo" });
+    const toast = showToast(said.replace("{title}", title), button);
     button.addEventListener("click", () => {
       clearTimeout(toastTimer);
       toast.hidden = true;
       post(undoPath, body, focusKey, () => location.assign(resultsURL));
     });
-    toast.replaceChildren(Object.assign(document.createElement("span"),
-      { textContent: said.replace("{title}", title) }), " ", button);
-    toast.hidden = false;
-    toastTimer = setTimeout(() => { toast.hidden = true; }, 10000);
   }
+  // The language switch sets a cookie on Kiosk and shows the page again in the other language: with Kiosk out of reach
+  // the browser's own error page would replace the page being read, so it is sent with fetch first and, when Kiosk does
+  // not answer, the page stays and says why. Answered, the page is opened again (the cookie is set by then).
+  document.addEventListener("submit", async event => {
+    const form = event.target;
+    if (event.defaultPrevented || !form.matches("form.lang")) return;
+    event.preventDefault();
+    let answer;
+    try {
+      answer = await fetch(form.action, { method: "POST", body: new URLSearchParams(new FormData(form)),
+        credentials: "same-origin", redirect: "manual" });
+    } catch {
+      showToast(strings.languageNeedsKiosk || "Kiosk is unreachable: the language can be switched once it answers.");
+      return;
+    }
+    // Refused (a stale form's token, say): the form's own POST shows Kiosk's page saying why.
+    if (answer.type !== "opaqueredirect" && !answer.ok) return form.submit();
+    location.assign($("input[name=return]", form)?.value || "/");
+  });
   document.addEventListener("submit", event => {
     const form = event.target;
     if (event.defaultPrevented || !form.matches("#results form[method=post], form.reset[method=post]") || !$("#results")) return;
