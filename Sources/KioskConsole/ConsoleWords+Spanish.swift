@@ -486,7 +486,7 @@ extension ConsoleWords {
                     + "Cópiala como cURL para enviarla a otro sitio."
             case .hiddenSecrets(let id, let secrets):
                 "No se puede volver a enviar la solicitud n.º \(id) tal cual: Kiosk ocultó "
-                    + ResendProblem.listed(secrets, query: "consulta", header: "cabecera", none: "un secreto")
+                    + ResendProblem.listed(secrets, query: "consulta", header: "cabecera", body: "cuerpo", none: "un secreto")
                     + " al registrarla y no lo conoce. Escríbelo en Editar y reenviar (o quítalo)."
             case .cannotSign(let reason): "Kiosk no puede firmar la solicitud: \(reason)"
             }

@@ -92,8 +92,10 @@ extension Debugger {
     /// exchange whose `touchedBy` names the original and what was changed). Its source signs it anew; a
     /// source's request may only go to that source's origins, so a key never leaves for another host.
     /// Throws `invalidRequest` (or `unauthorized`) for a request that cannot be sent, sending nothing;
-    /// a failure on the way is returned in `Resent.error`, like an answer.
-    public func resend(_ record: RequestRecord, as composed: ComposedRequest? = nil) async throws -> Resent {
+    /// a failure on the way is returned in `Resent.error`, like an answer. An answer that streams (an event stream) is
+    /// read until it ends, for at most `window` or its first MB, then closed: what came is the answer, and the log's.
+    public func resend(_ record: RequestRecord, as composed: ComposedRequest? = nil,
+                       window: Duration = Debugger.streamedAnswerWindow) async throws -> Resent {
         let original = ComposedRequest(record)
         let composed = composed ?? original
         var request = try sendable(record, as: composed)
@@ -106,7 +108,13 @@ extension Debugger {
         if proxied { request.purpose = .proxied }
         do {
             request.touches.append(touch)
-            result.response = try await (proxied ? sendProxied : send)(request)
+            var response = try await (proxied ? sendProxied : send)(request)
+            // Nobody else reads the rest of a streamed answer: unread, the exchange would wait on it for good, never logged.
+            if let stream = response.stream {
+                response.body.append(await Self.drained(stream, within: window, upTo: Self.streamedAnswerBytes))
+                response.stream = nil
+            }
+            result.response = response
         } catch is CancellationError {
             throw KioskError.cancelled
         } catch {
@@ -123,6 +131,30 @@ extension Debugger {
                 ?? made.first { $0.touchedBy.first.map { $0.kind == .resend && $0.id == touch.id } == true })?.id
         }
         return result
+    }
+
+    /// How long a resend reads an answer that streams: an event stream may never end by itself.
+    public static let streamedAnswerWindow: Duration = .seconds(10)
+    /// How much of an answer that streams a resend reads (the log keeps a streamed body's first MB too).
+    static let streamedAnswerBytes = 1 << 20
+
+    /// What `stream` brings until it ends, `window` passes or `limit` bytes came, whichever is first; then it is closed
+    /// (the capture logs it as cut where it was). A failure of the stream ends what it brings.
+    static func drained(_ stream: BodyStream, within window: Duration, upTo limit: Int) async -> Data {
+        let reading = Task {
+            var collected = Data()
+            while collected.count < limit, let chunk = try? await stream.next() { collected.append(chunk) }
+            return collected
+        }
+        let timer = Task {
+            try? await Task.sleep(for: window)
+            if !Task.isCancelled { stream.cancel() }
+        }
+        let collected = await reading.value
+        timer.cancel()
+        // Ended by the limit (or the window), not by the upstream: closed, so that the exchange ends and is logged.
+        stream.cancel()
+        return collected
     }
 
     /// Why `record` cannot be sent again as it was logged ("a secret of it is not known": an app's token the log hides),
@@ -160,14 +192,45 @@ extension Debugger {
             // not of whom — the proxy's guards (its own listeners, which it answers 508) and the log's endpoint stay true.
             throw .otherOrigin(id: record.id, origin: origin.description)
         }
-        if request.url.absoluteString.contains("%3Credacted%3E") || request.headers.fields.contains(where: { $0.value.contains(Redactor.placeholder) }) {
+        // The body too: a login's `{"password": "<redacted>"}` sent again would set the app's password to that text.
+        let bodyHidesSecrets = request.body.map { $0.range(of: Data(Redactor.placeholder.utf8)) != nil } ?? false
+        if bodyHidesSecrets || request.url.absoluteString.contains("%3Credacted%3E")
+            || request.headers.fields.contains(where: { $0.value.contains(Redactor.placeholder) }) {
             // Named, so that the developer knows what to type in the composer.
             let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            let names = query.filter { $0.value?.contains(Redactor.placeholder) == true }.map { ResendProblem.HiddenSecret(name: $0.name, inQuery: true) }
-                + request.headers.fields.filter { $0.value.contains(Redactor.placeholder) }.map { ResendProblem.HiddenSecret(name: $0.name, inQuery: false) }
-            throw .hiddenSecrets(id: record.id, Array(Set(names)).sorted { ($0.name, $0.inQuery ? 1 : 0) < ($1.name, $1.inQuery ? 1 : 0) })
+            let names = query.filter { $0.value?.contains(Redactor.placeholder) == true }.map { ResendProblem.HiddenSecret(name: $0.name, place: .query) }
+                + request.headers.fields.filter { $0.value.contains(Redactor.placeholder) }.map { ResendProblem.HiddenSecret(name: $0.name, place: .header) }
+                + (bodyHidesSecrets ? Self.hiddenBodyFields(request.body ?? Data()) : [])
+            throw .hiddenSecrets(id: record.id, Array(Set(names)).sorted { ($0.name ?? "", $0.place) < ($1.name ?? "", $1.place) })
         }
         return request
+    }
+
+    /// The fields of a body holding the log's placeholder: a JSON document's members (at any depth) or a form's pairs
+    /// whose value it is; one secret of the body unnamed when it is elsewhere (inside a text, a body of another kind).
+    static func hiddenBodyFields(_ body: Data) -> [ResendProblem.HiddenSecret] {
+        var names: [String] = []
+        if let document = try? OrderedJSON.parse(body) {
+            func walk(_ value: OrderedJSON) {
+                switch value {
+                case .object(let members):
+                    for member in members {
+                        if case .string(Redactor.placeholder) = member.value { names.append(member.key) } else { walk(member.value) }
+                    }
+                case .array(let elements): elements.forEach(walk)
+                default: break
+                }
+            }
+            walk(document)
+        } else if let text = String(data: body, encoding: .utf8) {
+            for pair in text.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2 else { continue }
+                let value = String(parts[1]).removingPercentEncoding ?? String(parts[1])
+                if value == Redactor.placeholder { names.append(String(parts[0]).removingPercentEncoding ?? String(parts[0])) }
+            }
+        }
+        return names.isEmpty ? [ResendProblem.HiddenSecret(name: nil, place: .body)] : names.map { ResendProblem.HiddenSecret(name: $0, place: .body) }
     }
 
     /// The request `composed` describes, unsigned, with `record`'s source and endpoint; throws the `ResendProblem` of a
@@ -212,10 +275,23 @@ extension Debugger {
 /// Why a logged request cannot be sent again, as it was or as edited: `english` for the CLI, the JSON API and the log;
 /// the console says it in the page's language (ConsoleWords).
 public enum ResendProblem: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A secret the log hid in place of its value: a query item's or a header's.
+    /// A secret the log hid in place of its value: a query item's, a header's or a body's (a field of it, named when it
+    /// can be).
     public struct HiddenSecret: Sendable, Hashable {
-        public let name: String
-        public let inQuery: Bool
+        /// Where a secret was hidden.
+        public enum Place: Int, Sendable, Hashable, Comparable {
+            case query, header, body
+            public static func < (lhs: Place, rhs: Place) -> Bool { lhs.rawValue < rhs.rawValue }
+        }
+
+        /// The item's, header's or field's name; nil for a secret somewhere in a body.
+        public let name: String?
+        public let place: Place
+
+        public init(name: String?, place: Place) {
+            self.name = name
+            self.place = place
+        }
     }
 
     case badMethod
@@ -252,7 +328,7 @@ public enum ResendProblem: Error, Sendable, Hashable, CustomStringConvertible {
             "Request #\(id) went to \(origin); an edit may change its method, path, query, headers and body, not where it goes. "
                 + "Copy it as cURL to send it elsewhere."
         case .hiddenSecrets(let id, let secrets):
-            "Cannot send request #\(id) again as it was: Kiosk hid \(Self.listed(secrets, query: "query", header: "header", none: "a secret")) "
+            "Cannot send request #\(id) again as it was: Kiosk hid \(Self.listed(secrets, query: "query", header: "header", body: "body", none: "a secret")) "
                 + "when it logged it, and does not know it. Type it in Edit and resend (or remove it)."
         case .cannotSign(let reason): reason
         }
@@ -260,8 +336,12 @@ public enum ResendProblem: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { english }
 
-    /// The hidden secrets named for a sentence, each with where it was (`query` or `header` in the sentence's language).
-    public static func listed(_ secrets: [HiddenSecret], query: String, header: String, none: String) -> String {
-        secrets.isEmpty ? none : secrets.map { "\($0.name) (\($0.inQuery ? query : header))" }.joined(separator: ", ")
+    /// The hidden secrets named for a sentence, each with where it was (`query`, `header` or `body` in the sentence's
+    /// language); a secret of a body with no name is the body's own.
+    public static func listed(_ secrets: [HiddenSecret], query: String, header: String, body: String, none: String) -> String {
+        secrets.isEmpty ? none : secrets.map { secret in
+            let place = switch secret.place { case .query: query; case .header: header; case .body: body }
+            return secret.name.map { "\($0) (\(place))" } ?? none + " (\(place))"
+        }.joined(separator: ", ")
     }
 }

@@ -53,6 +53,8 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     private struct PendingSave {
         var isDirty = false
         var lastSave = Date.distantPast
+        /// Whether a save is waiting for its second to come (so that the last changes of a burst are written too).
+        var isScheduled = false
     }
 
     /// A file at `url` holding `empty` until first written; `name` ("the mock rules") words errors; `report` is told when
@@ -161,16 +163,31 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     func noteUnsavedChange() { pendingSave.withLock { $0.isDirty = true } }
 
     /// Writes changes noted since the last save, at most once a second unless `force`d: an offline replay
-    /// answers dozens of requests a second, and counters need not be exact to the moment on disk.
+    /// answers dozens of requests a second, and counters need not be exact to the moment on disk. Changes made within
+    /// the second of a save are written when it has passed (else the last hits of a burst would wait for the next hit,
+    /// and `kiosk mock list` in another process would show counts behind the log's).
     func saveIfDue(force: Bool = false) {
         let now = Date()
-        let due = pendingSave.withLock { pending -> Bool in
-            guard pending.isDirty, force || now.timeIntervalSince(pending.lastSave) >= 1 else { return false }
+        // nil: nothing to write now; 0: write now; more: write in that many seconds.
+        let wait = pendingSave.withLock { pending -> TimeInterval? in
+            guard pending.isDirty else { return nil }
+            let wait = 1 - now.timeIntervalSince(pending.lastSave)
+            guard force || wait <= 0 else {
+                if pending.isScheduled { return nil }
+                pending.isScheduled = true
+                return wait
+            }
             pending.isDirty = false
             pending.lastSave = now
-            return true
+            return 0
         }
-        if due { try? save() }
+        guard let wait else { return }
+        guard wait > 0 else { try? save(); return }
+        Task { [weak self] in
+            try? await Task.sleep(for: .seconds(wait))
+            self?.pendingSave.withLock { $0.isScheduled = false }
+            self?.saveIfDue()
+        }
     }
 
     /// The file's stamp, nil when it does not exist. One fstatat(2) call: every upstream request asks

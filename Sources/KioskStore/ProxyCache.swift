@@ -803,14 +803,19 @@ public final class ProxyCache: Sendable, StoreFile {
         }
     }
 
-    /// What is stored per host, the largest first.
+    /// What is stored per host — with its port when the URLs name one (`localhost:3000`, as the log and `--host` write
+    /// it: a machine's several local servers are told apart) —, the largest first.
     public func hostStats() throws -> [ProxyCacheHostStats] {
         flush()
         return try read("count the proxy cache") { db in
+            // The URL's authority (stored normalized: lowercased, its scheme's own port left out), up to its path or query.
             try Row.fetchAll(db, sql: """
-                SELECT host, COUNT(*) AS entries, SUM(size) AS bytes, SUM(hits) AS hits, MIN(responseTime) AS oldest,
-                       MAX(responseTime) AS newest
-                FROM cacheEntry GROUP BY host ORDER BY bytes DESC, host
+                WITH after AS (SELECT *, substr(url, instr(url, '://') + 3) AS rest FROM cacheEntry),
+                     cut AS (SELECT *, CASE WHEN instr(rest, '/') = 0 THEN instr(rest, '?') WHEN instr(rest, '?') = 0 THEN instr(rest, '/')
+                                            ELSE min(instr(rest, '/'), instr(rest, '?')) END AS end FROM after)
+                SELECT lower(CASE WHEN end = 0 THEN rest ELSE substr(rest, 1, end - 1) END) AS host, COUNT(*) AS entries,
+                       SUM(size) AS bytes, SUM(hits) AS hits, MIN(responseTime) AS oldest, MAX(responseTime) AS newest
+                FROM cut GROUP BY 1 ORDER BY bytes DESC, host
                 """).map { row in
                 ProxyCacheHostStats(host: row["host"], entries: row["entries"], bytes: row["bytes"], hits: row["hits"],
                                     oldest: row["oldest"], newest: row["newest"])

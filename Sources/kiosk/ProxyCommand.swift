@@ -474,11 +474,9 @@ struct ProxyCacheCommand: AsyncParsableCommand {
                     return
                 }
                 let now = Date()
-                var lines = ["HOST\tANSWERS\tSIZE\tHITS\tNEWEST"]
-                for host in stats {
-                    lines.append("\(host.host)\t\(host.entries)\t\(Render.bytes(host.bytes))\t\(host.hits)\t"
-                                 + Age(now.timeIntervalSince(host.newest)).english)
-                }
+                var lines = [Output.table(["HOST", "ANSWERS", "SIZE", "HITS", "NEWEST"], stats.map { host in
+                    [host.host, String(host.entries), Render.bytes(host.bytes), String(host.hits), Age(now.timeIntervalSince(host.newest)).english]
+                }, maxWidths: [60, 10, 10, 10, 20])]
                 let total = stats.reduce(0) { $0 + $1.bytes }
                 lines.append("\(Render.count(stats.reduce(0) { $0 + $1.entries }, "answer")), \(Render.bytes(total)) in all"
                              + (bound.map { " of at most \(Render.bytes($0)) (--cache-size)" } ?? ""))
@@ -511,12 +509,12 @@ struct ProxyCacheCommand: AsyncParsableCommand {
                     return
                 }
                 let now = Date()
-                Output.human(entries.map { entry in
-                    "\(entry.id)\t\(entry.status)\t\(Render.bytes(entry.size))\t\(entry.hits) hits\t"
-                        + "\(Age(now.timeIntervalSince(entry.responseTime)).compact.map { "\($0) old" } ?? "new")"
-                        + (entry.changedAt == nil ? "" : ", changed since")
-                        + "\t\(entry.method) \(entry.url)"
-                }.joined(separator: "\n"))
+                // STORED: when the upstream gave the answer; "changed since": a request that changed it succeeded after.
+                Output.human(Output.table(["ID", "STATUS", "SIZE", "HITS", "STORED", "REQUEST"], entries.map { entry in
+                    [String(entry.id), String(entry.status), Render.bytes(entry.size), String(entry.hits),
+                     Age(now.timeIntervalSince(entry.responseTime)).english + (entry.changedAt == nil ? "" : ", changed since"),
+                     "\(entry.method) \(entry.url)"]
+                }, maxWidths: [10, 6, 10, 8, 30, 200]))
             }
         }
     }
@@ -601,9 +599,12 @@ extension ProxyCacheCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let toFile = try await Runtime.offline(global) { try Output.writeExport(try $0.proxyCacheArchive(host: host), to: file) }
+                let (toFile, count) = try await Runtime.offline(global) { kiosk in
+                    let archive = try kiosk.proxyCacheArchive(host: host)
+                    return (try Output.writeExport(archive, to: file), archive.count)
+                }
                 guard toFile else { return }
-                printError("Wrote the proxy cache\(host.map { "'s answers of \($0)" } ?? "") to \(file).")
+                printError("Wrote \(Render.count(count, "stored answer"))\(host.map { " of \($0)" } ?? "") to \(file).")
             }
         }
     }

@@ -67,6 +67,27 @@ struct ProxyCacheProcessTests {
                 "\(stats.stdout)")
     }
 
+    @Test("The cache's list and stats are tables with a header, and its export says how many answers it wrote")
+    func listStatsAndExportSaid() async throws {
+        let folder = TemporaryDirectory.url("kiosk-proxy-cache-said")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let data = folder.appendingPathComponent("data").path
+        // Given three answers imported
+        let archive = try Self.archive(folder, "three.har", prefix: "t", count: 3)
+        #expect(try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data]).status == 0)
+        // When they are listed, counted and exported
+        let list = try await Self.runOffPool(["proxy", "cache", "list", "--data-dir", data])
+        let stats = try await Self.runOffPool(["proxy", "cache", "stats", "--data-dir", data])
+        let export = try await Self.runOffPool(["proxy", "cache", "export", folder.appendingPathComponent("out.har").path, "--data-dir", data])
+        // Then each list starts with its columns' names, a row an answer (or a host) below
+        let rows = list.stdout.split(separator: "\n")
+        #expect(rows.first?.hasPrefix("ID") == true && rows.first?.contains("REQUEST") == true && rows.count == 4, "\(list.stdout)")
+        #expect(rows.dropFirst().allSatisfy { $0.contains("GET http://app.test/t/") })
+        #expect(stats.stdout.hasPrefix("HOST") && stats.stdout.contains("\napp.test "), "\(stats.stdout)")
+        // And the export says what it wrote
+        #expect(export.status == 0 && export.stderr.contains("Wrote 3 stored answers to "), "\(export.stderr)")
+    }
+
     @Test("kill -9 in the middle of storing leaves a whole file whose answers add up, and the next run stores them all")
     func killedMidWrite() async throws {
         let folder = TemporaryDirectory.url("kiosk-proxy-cache-kill")

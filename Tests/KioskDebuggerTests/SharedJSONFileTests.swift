@@ -146,6 +146,28 @@ struct SharedJSONFileTests {
         #expect(later.first?.hits == 5, "\(later.map(\.hits))")
     }
 
+    @Test("The last hits of a burst are written once their second has passed, with no hit after them to write them")
+    func lastHitsOfABurstWritten() async throws {
+        // Given a server that counted a hit (written at once) and two more within the same second
+        let url = try TemporaryDirectory.make().appendingPathComponent("mocks.json")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let server = MockRules(fileURL: url, redactor: .standard)
+        try server.add([MockRule(urlPattern: "https://example.test/a")])
+        let request = HTTPRequest(method: "GET", url: URL(string: "https://example.test/a")!, endpoint: "x")
+        for _ in 0..<3 {
+            _ = server.match(request)
+            server.saveHits()
+        }
+        #expect(try MockRules(fileURL: url, redactor: .standard).all().first?.hits == 1)
+        // When no request comes after them, then another process reads all three once that second has passed
+        var hits = 0
+        for _ in 0..<40 where hits < 3 {
+            try await Task.sleep(for: .milliseconds(100))
+            hits = try MockRules(fileURL: url, redactor: .standard).all().first?.hits ?? 0
+        }
+        #expect(hits == 3)
+    }
+
     @Test("A corrupt file is a storage error naming the file, and saving nothing over it")
     func corruptFileIsAClearError() throws {
         // Given a breakpoints file that is not JSON

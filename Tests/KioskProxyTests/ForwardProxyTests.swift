@@ -126,6 +126,30 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("A proxied request whose body held a secret the log hid is not replayed with the placeholder in its place",
+          arguments: [("application/json", #"{"name":"New thing","auth":{"password":"first-pass-123456"}}"#, "password (body)"),
+                      ("application/x-www-form-urlencoded", "user=ann&password=first-pass-123456", "password (body)")])
+    func bodySecretsRefuseReplay(type: String, body: String, named: String) async throws {
+        try await withProxy { proxy, upstream in
+            // Given a logged POST whose body's password the log hides (a login, an account created)
+            _ = try await proxy.send(.POST, upstream.url("/echo"), headers: [("Content-Type", type)], body: body)
+            let listed = try #require(try proxy.records().first { $0.url.contains("/echo") })
+            let record = try #require(try proxy.kiosk.debugger.record(id: listed.id))
+            #expect(record.requestBody.map { String(decoding: $0.data, as: UTF8.self) }?.contains("first-pass") == false)
+            // Then it cannot be replayed as logged, and says which field to type again
+            let refusal = proxy.kiosk.debugger.replayRefusal(record)
+            #expect(refusal?.english.contains("Kiosk hid \(named) when it logged it") == true, "\(String(describing: refusal))")
+            await #expect(throws: ResendProblem.self) { _ = try await proxy.kiosk.debugger.resend(record) }
+            #expect(upstream.requests == 1)
+            // And with the password typed in the body, it goes
+            var composed = ComposedRequest(record)
+            composed.body = composed.body?.replacingOccurrences(of: Redactor.placeholder, with: "second-pass-654321")
+            let resent = try await proxy.kiosk.debugger.resend(record, as: composed)
+            let echo = try JSONDecoder().decode(Echo.self, from: try #require(resent.response?.body))
+            #expect(echo.body.contains("second-pass-654321"))
+        }
+    }
+
     @Test("A rewrite rule's changed answer tells the app, in Cache-Status, what the log says of it: edited, with its status")
     func rewrittenCacheStatus() async throws {
         try await withProxy { proxy, upstream in

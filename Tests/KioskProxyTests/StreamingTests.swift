@@ -229,6 +229,42 @@ struct StreamingTests {
         }
     }
 
+    @Test("An event stream sent again from the log is read to its end, or for a while when it holds on, and logged as the resend")
+    func resentEventStream() async throws {
+        try await Self.withStreamingProxy { proxy, upstream in
+            // Given an event stream an app read through the proxy
+            let url = upstream.url("/events")
+            _ = try await Self.read(through: proxy, url) { reading in
+                if !reading.body.isEmpty { upstream.release() }
+                return false
+            }
+            let record = try #require(try await Self.record(of: url, in: proxy))
+            // When it is sent again while the upstream ends it (its held event let go as it comes)
+            let releasing = Task {
+                while !Task.isCancelled {
+                    upstream.release()
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            let resent = try await proxy.kiosk.debugger.resend(record)
+            releasing.cancel()
+            // Then the resend's answer is the whole stream, and it names the new exchange, logged with both events
+            #expect(resent.response.map { String(decoding: $0.body, as: UTF8.self) } == "data: one\n\ndata: two\n\n")
+            let id = try #require(resent.recordID)
+            let again = try #require(try proxy.kiosk.debugger.record(id: id))
+            #expect(again.touchedBy.first?.kind == .resend)
+            #expect(again.responseBody.map { String(decoding: $0.data, as: UTF8.self) } == "data: one\n\ndata: two\n\n")
+
+            // When it is sent again and the upstream holds its second event
+            let held = try await proxy.kiosk.debugger.resend(record, window: .milliseconds(300))
+            // Then the resend answers with what came within its window, and that exchange is logged too
+            #expect(held.response.map { String(decoding: $0.body, as: UTF8.self) } == "data: one\n\n")
+            let heldID = try #require(held.recordID)
+            #expect(try proxy.kiosk.debugger.record(id: heldID)?.responseBody.map { String(decoding: $0.data, as: UTF8.self) } == "data: one\n\n")
+            upstream.release()
+        }
+    }
+
     @Test("A stream by its media type (NDJSON), and any body of no declared length not ended a second after its head, reach the app as they come",
           arguments: ["/feed", "/slow"])
     func slowOrStreamingBodies(path: String) async throws {

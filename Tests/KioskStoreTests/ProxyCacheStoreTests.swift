@@ -404,6 +404,22 @@ struct ProxyCacheStoreTests {
         #expect(try cache.sizeInBytes() == 0)
     }
 
+    @Test("What is stored is counted per host and port, as --host names them, so that a machine's local servers are told apart")
+    func statsByHostAndPort() throws {
+        // Given answers of two local servers on one address, one of them over two paths, and of a host on its default port
+        let cache = try Self.makeCache(maxBytes: 500_000_000)
+        try cache.store([Self.answer("http://127.0.0.1:18401/a", "one"), Self.answer("http://127.0.0.1:18401/b?x=1", "two"),
+                         Self.answer("http://127.0.0.1:18402?q=1", "three"), Self.answer("https://api.test/c", "four")])
+        // When the cache is counted
+        let stats = try cache.hostStats()
+        // Then each server has its own line, named as --host takes it
+        #expect(Set(stats.map(\.host)) == ["127.0.0.1:18401", "127.0.0.1:18402", "api.test"])
+        #expect(stats.first { $0.host == "127.0.0.1:18401" }?.entries == 2)
+        // And clearing one of them by that name leaves the other
+        #expect(try cache.clear(host: "127.0.0.1:18401") == 2)
+        #expect(Set(try cache.hostStats().map(\.host)) == ["127.0.0.1:18402", "api.test"])
+    }
+
     @Test("A lookup sees at once what another opening of the file stored, replaced or cleared, with its connections kept between lookups")
     func lookupsFollowOtherWriters() async throws {
         // Given two openings of one file (as the proxy and `kiosk proxy cache clear` in another process)
