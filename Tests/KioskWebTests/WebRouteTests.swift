@@ -170,7 +170,7 @@ struct WebRouteTests {
             #expect(Set(itemJSON.keys) == ["item", "favorite", "origin", "linked"])
             #expect((itemJSON["item"] as? [String: Any])?["title"] as? String == "Rick Sanchez")
             let searchJSON = try search.json()
-            #expect(Set(searchJSON.keys) == ["query", "origin", "items", "page", "totalPages", "totalItems"])
+            #expect(Set(searchJSON.keys) == ["query", "origin", "items", "page", "totalPages", "totalItems", "moreMatch"])
             #expect(searchJSON["query"] as? String == "morty")
             // The count of every match, not of the page's
             let matches = try #require(searchJSON["totalItems"] as? Int)
