@@ -141,3 +141,47 @@ def test_a_write_replayed_after_its_answer_was_lost_is_applied_once(start_server
         assert [item["itemID"] for item in server.api("/api/dogs")["items"]] == after
     finally:
         driver.quit()
+
+
+def visible_move_buttons(driver) -> list[str]:
+    """Each row's shown move buttons, as "↑↓", "↓" or "↑"."""
+    return driver.execute_script("""
+        return [...document.querySelectorAll(arguments[0])].map(li =>
+            [...li.querySelectorAll('form.move')].filter(form => !form.hidden).map(form => form.textContent.trim()).join(''))
+    """, EDIT_ROWS)
+
+
+def test_offline_moves_and_deletions_show_in_the_order_made_with_each_rows_buttons_for_its_place(start_server, tmp_path):
+    # Given a phone that saved the dogs editor for offline, then lost Kiosk
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        open(driver, server.url("/dogs?edit=1"))
+        dogs = dog_ids(driver)
+        server.stop()
+        open(driver, server.url("/dogs?edit=1"))
+
+        # When the fourth dog is moved up a place, and then the first is deleted
+        press_in_dog_row(driver, dogs[3], "move", "↑")
+        moved = [dogs[0], dogs[1], dogs[3], dogs[2], *dogs[4:]]
+        wait_for(driver, lambda d: dog_ids(d) == moved, 15, f"the moved dog is not shown where it went: {dog_ids(driver)}")
+        # (the banner saying it waits, above the list, is in place before the next tap: it moves the rows down)
+        wait_for(driver, lambda d: "1 change is waiting" in (d.execute_script(
+            "return document.getElementById('pending-edits')?.textContent") or ""), 10, "no banner for the move")
+        press_in_dog_row(driver, dogs[0], "delete")
+
+        # Then both show, the move kept under the deletion
+        expected = moved[1:]
+        wait_for(driver, lambda d: dog_ids(d) == expected, 15, f"not shown in the order made: {dog_ids(driver)}")
+        # And each row has the buttons of its place: none up for the first, none down for the last
+        buttons = visible_move_buttons(driver)
+        assert buttons == ["↓"] + ["↑↓"] * (len(expected) - 2) + ["↑"], buttons
+
+        # And a reload shows the same
+        open(driver, server.url("/dogs?edit=1"))
+        wait_for(driver, lambda d: dog_ids(d) == expected, 15, f"not kept across a reload: {dog_ids(driver)}")
+        assert visible_move_buttons(driver) == ["↓"] + ["↑↓"] * (len(expected) - 2) + ["↑"], visible_move_buttons(driver)
+    finally:
+        driver.quit()

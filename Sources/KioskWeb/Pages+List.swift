@@ -228,17 +228,17 @@ extension Pages {
         let back = ("return", Route.editor(source).path)
         let rows = items.enumerated().map { index, item in
             let move = Route.move(source, item.itemID).path
-            var buttons: [HTML] = []
-            if index > 0 {
-                buttons.append(postForm(action: move, fields: [("to", String(index - 1)), back],
-                                        label: strings.moveUp(item.shownTitle), button: "↑", className: "move",
-                                        attributes: [.attribute("data-direction", "up")], context: context))
-            }
-            if index < items.count - 1 {
-                buttons.append(postForm(action: move, fields: [("to", String(index + 1)), back],
-                                        label: strings.moveDown(item.shownTitle), button: "↓", className: "move",
-                                        attributes: [.attribute("data-direction", "down")], context: context))
-            }
+            // Both on every row, the first's up and the last's down hidden: when the device shows edits waiting to be sent
+            // (rows moved, deleted), its script shows each row the buttons of the place it has then.
+            var buttons: [HTML] = [
+                postForm(action: move, fields: [("to", String(max(0, index - 1))), back],
+                         label: strings.moveUp(item.shownTitle), button: "↑", className: "move",
+                         attributes: [.attribute("data-direction", "up")] + (index > 0 ? [] : [.flag("hidden")]), context: context),
+                postForm(action: move, fields: [("to", String(index + 1)), back],
+                         label: strings.moveDown(item.shownTitle), button: "↓", className: "move",
+                         attributes: [.attribute("data-direction", "down")] + (index < items.count - 1 ? [] : [.flag("hidden")]),
+                         context: context),
+            ]
             // `data-undo`: where the script's Undo posts, after the deletion.
             buttons.append(postForm(action: Route.delete(source, item.itemID).path, fields: [back], label: strings.deleteItem(item.shownTitle),
                                     button: .text(strings.delete), className: "delete",

@@ -97,7 +97,10 @@
     applying = applying.then(async () => {
       let writes;
       try { writes = await device.pending(); } catch { return; }
-      for (const element of $$("form.star.pending, ul.items > li.pending")) element.classList.remove("pending");
+      // A list that showed edits already keeps them (and their marks): each edit is shown once on the rows as the page
+      // showed them then, since a move names a place among them (applied again after a later deletion, it would land a
+      // place further). A list swapped in since is as Kiosk or this device saved it, and shows them all.
+      for (const element of $$("form.star.pending, ul.items:not([data-shown-edits]) > li.pending")) element.classList.remove("pending");
       const lists = new Set();
       // A deletion taken back later in the queue (Undo while unreachable) shows as neither.
       const restored = writes.map((write, index) => write.effect?.kind === "restore" ? { index, ...write.effect } : null).filter(Boolean);
@@ -106,6 +109,7 @@
         const effect = write.effect || {};
         if (effect.kind === "remove" && undone(effect, index)) continue;
         const list = orderedList(effect.source);
+        if (list && effect.kind !== "star" && Number(list.dataset.shownEdits || 0) >= write.seq) continue;
         if (effect.kind === "star") {
           for (const star of $$("form.star")) if (star.getAttribute("action") === write.path) setStar(star, effect.on, true);
         } else if (effect.kind === "remove") {
@@ -121,7 +125,11 @@
         }
         if (list) lists.add(list);
       }
-      for (const list of lists) renumberMoves(list);
+      const last = writes.length ? writes[writes.length - 1].seq : 0;
+      for (const list of lists) {
+        list.dataset.shownEdits = String(Math.max(last, Number(list.dataset.shownEdits || 0)));
+        renumberMoves(list);
+      }
       const failures = await device.takeFailures().catch(() => []);
       if (failures.length) {
         banner("failed-edits", "error", say(failures.length === 1 ? "failedOne" : "failedMany",
@@ -133,14 +141,17 @@
   }
 
   // The editor's Move up / Move down forms name a position: after a local delete or move they must name the
-  // rows as this device shows them, or the next move would land elsewhere.
+  // rows as this device shows them, or the next move would land elsewhere; and a row shows the buttons of the place it
+  // has now (none up for the first, none down for the last), which every row's page holds, hidden where they do not apply.
   function renumberMoves(list) {
     if (!list?.classList.contains("edit")) return;
-    $$(":scope > li", list).forEach((li, index) => {
+    const rows = $$(":scope > li", list);
+    rows.forEach((li, index) => {
       for (const form of $$("form.move", li)) {
-        const to = form.dataset.direction === "up" ? Math.max(0, index - 1) : index + 1;
+        const up = form.dataset.direction === "up";
         const field = $("input[name=to]", form);
-        if (field) field.value = String(to);
+        if (field) field.value = String(up ? Math.max(0, index - 1) : index + 1);
+        form.hidden = up ? index === 0 : index === rows.length - 1;
       }
     });
   }
