@@ -84,6 +84,30 @@ def test_a_detail_pages_back_link_returns_to_the_filtered_page_it_came_from(serv
         driver.quit()
 
 
+def test_after_back_to_an_earlier_page_an_items_back_link_returns_to_that_page(server):
+    driver = new_driver(PHONE)  # with the back/forward cache, which keeps page 2 whole and runs no script again
+    try:
+        # Given page 2, then page 5, then Back to page 2
+        second, fifth = server.url("/rickandmorty?page=2"), server.url("/rickandmorty?page=5")
+        for url in (second, fifth):
+            driver.get(url)
+            page_ready(driver)
+        driver.back()
+        wait_for(driver, lambda d: d.current_url == second, 10, "Back did not return to page 2")
+        page_ready(driver)
+        # When one of its rows is opened
+        link = rows(driver)[0].find_element(By.CSS_SELECTOR, "a")
+        href = link.get_attribute("href")
+        driver.execute_script("arguments[0].click()", link)
+        wait_for(driver, lambda d: d.current_url == href, 10, "the row did not open")
+        page_ready(driver)
+        # Then its back link returns to page 2, where it was opened, not to page 5, the list last loaded
+        back = driver.find_element(By.CSS_SELECTOR, "#main > p.back a")
+        wait_for(driver, lambda d: back.get_attribute("href") == second, 5, f"the back link is {back.get_attribute('href')}")
+    finally:
+        driver.quit()
+
+
 def test_a_reloaded_item_on_a_wide_screen_keeps_its_list_beside_it(server):
     driver = new_driver(DESKTOP)
     try:

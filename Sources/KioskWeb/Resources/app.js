@@ -199,7 +199,12 @@
   document.addEventListener("visibilitychange", () => { if (!document.hidden) watchConnectivity({ now: true }); });
   // Back to a list kept in the back/forward cache: it shows at once as it was left, then its rows are
   // fetched again (a star set on a detail meanwhile, a fresher snapshot) and swapped in.
-  window.addEventListener("pageshow", event => { if (event.persisted && $("#results")) reloadResults(); });
+  // It is the list last shown again, which its items' back links return to (the script that noted it does not run again).
+  window.addEventListener("pageshow", event => {
+    if (!event.persisted || !$("#results")) return;
+    rememberList();
+    reloadResults();
+  });
 
   // 3: the search form. Typing waits data-delay ms after the last keystroke; a newer keystroke
   // cancels both the timer and the request in flight, so typing fast sends one request.
