@@ -69,6 +69,26 @@
     },
   });
   window.addEventListener("online", () => { flush(); window.kiosk?.watchConnectivity({ now: true }); });
+  // Kiosk going away while a page is read (the laptop asleep, the server stopped, the phone off the network) is noticed
+  // without a tap: every 30 s while the page shows, and at once when the device says it went offline, Kiosk's
+  // connectivity answer (which asks no catalog) is asked for. No answer shows the banner, what is on the screen being
+  // what was loaded; the poller above then watches for Kiosk's return.
+  const loadedAt = Date.now();
+  async function checkKiosk() {
+    if (savedAt !== null || document.hidden || !navigator.serviceWorker.controller) return;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), 5000);
+    try {
+      await fetch(routes.connectivity, { credentials: "same-origin", cache: "no-store", signal: abort.signal,
+        headers: { Accept: "application/json" } });
+    } catch {
+      if (savedAt === null) showUnreachable(loadedAt, "unreachable");
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  setInterval(checkKiosk, 30000);
+  window.addEventListener("offline", checkKiosk);
 
   // Edits waiting in the outbox -------------------------------------------------------------------------
 
