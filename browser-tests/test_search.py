@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from conftest import page_ready, row_titles, wait_for
 
@@ -106,3 +107,23 @@ def test_going_back_under_three_characters_after_a_search_filters_the_catalog_no
     expected = [title for title in catalog if "ri" in title.lower()]
     wait_for(browser, lambda d: row_titles(d, visible_only=True) == expected, 10,
              f"rows shown for 'ri': {row_titles(browser, visible_only=True)}, expected {expected}")
+
+
+def test_escape_in_the_search_box_clears_the_search_and_its_results_and_a_second_leaves_the_box(server, browser):
+    # Given a search for "sum" on a desktop, its results shown
+    browser.get(server.url("/rickandmorty"))
+    page_ready(browser)
+    catalog = row_titles(browser)
+    field = browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]")
+    type_slowly(field, "sum", pause=0.02)
+    wait_for(browser, lambda d: "q=sum" in d.current_url, 10, "the search was not sent")
+    # When Escape is pressed in the box
+    field.send_keys(Keys.ESCAPE)
+    # Then the box is empty, and the catalog's list and address come back with it
+    wait_for(browser, lambda d: "q=" not in d.current_url, 10, "the address kept the search")
+    assert field.get_attribute("value") == ""
+    wait_for(browser, lambda d: row_titles(d, visible_only=True) == catalog, 10, "the list stayed filtered")
+    assert browser.switch_to.active_element == field
+    # And a second Escape leaves the box
+    field.send_keys(Keys.ESCAPE)
+    assert browser.switch_to.active_element != field

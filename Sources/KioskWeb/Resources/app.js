@@ -577,7 +577,14 @@
     if (event.defaultPrevented || event.metaKey || event.ctrlKey || event.altKey) return;
     const target = event.target instanceof Element ? event.target : null;
     if (target?.closest("input, textarea, select, [contenteditable]")) {
-      if (event.key === "Escape" && target === searchField) searchField.blur();
+      // Esc in the search box clears it, and with it what it searched or filtered (as the browser's own clearing of a
+      // search field does, but said to the page, which the browser's does not always); on an empty box it leaves it.
+      if (event.key === "Escape" && target === searchField) {
+        event.preventDefault();
+        if (searchField.value === "") return searchField.blur();
+        searchField.value = "";
+        searchField.dispatchEvent(new Event("input", { bubbles: true }));
+      }
       return;
     }
     const links = $$(paneLinks).filter(a => a.offsetParent !== null); // rows hidden by the local filter are skipped
