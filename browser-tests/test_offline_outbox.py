@@ -185,3 +185,27 @@ def test_offline_moves_and_deletions_show_in_the_order_made_with_each_rows_butto
         assert visible_move_buttons(driver) == ["↓"] + ["↑↓"] * (len(expected) - 2) + ["↑"], visible_move_buttons(driver)
     finally:
         driver.quit()
+
+
+def test_a_reload_right_after_a_deletion_shows_the_list_without_the_dog(start_server, tmp_path):
+    # Given the dogs editor, its page under the service worker
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        for attempt in range(3):
+            open(driver, server.url("/dogs?edit=1"))
+            dogs = dog_ids(driver)
+            # When a dog is deleted and the page reloaded in the same moment
+            driver.execute_script("""
+                window.beforeTheReload = true;
+                document.querySelector(`#results ul.items.edit > li[data-id='${arguments[0]}'] form.delete button`).click();
+                location.reload();
+            """, dogs[0])
+            wait_for(driver, lambda d: d.execute_script("return !window.beforeTheReload && document.readyState === 'complete'"), 10)
+            # Then the reloaded list is the one without it, as Kiosk holds it
+            assert [item["itemID"] for item in server.api("/api/dogs")["items"]] == dogs[1:]
+            assert dog_ids(driver) == dogs[1:], f"attempt {attempt}: {dog_ids(driver)}"
+    finally:
+        driver.quit()

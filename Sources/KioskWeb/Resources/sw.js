@@ -127,7 +127,12 @@ self.addEventListener("fetch", event => {
     // Only a fetch from one of this worker's own windows: a navigation may come from any site (a form posted here,
     // with or without a referrer), and queueing it would sign it with this device's token.
     const queued = queuedWrite(url.pathname);
-    if (request.mode !== "navigate" && event.clientId && queued) event.respondWith(write(event, queued));
+    if (request.mode !== "navigate" && event.clientId && queued) {
+      const writing = write(event, queued);
+      writesUnderWay.add(writing);
+      writing.finally(() => writesUnderWay.delete(writing)).catch(() => {});
+      event.respondWith(writing);
+    }
     return;
   }
   if (request.method !== "GET") return;
@@ -136,6 +141,9 @@ self.addEventListener("fetch", event => {
   else if (request.mode === "navigate" || (request.headers.get("Accept") || "").includes("text/html")) event.respondWith(page(event));
   else if (shell.pages.includes(url.pathname)) event.respondWith(shellDocument(request));
 });
+
+// The writes of this worker's pages being queued and sent now (`write`): a page asked for meanwhile waits for them.
+const writesUnderWay = new Set();
 
 // A response this worker may keep and hand to a navigation: same body, status and headers, no redirect flag.
 async function copy(response) {
@@ -270,9 +278,14 @@ async function page(event) {
   // A script waiting for a revalidation (X-Kiosk-Wait) waits for the network; a person does not.
   const waits = request.headers.has("X-Kiosk-Wait");
   const preloaded = request.mode === "navigate" && event.preloadResponse ? event.preloadResponse.catch(() => undefined) : null;
+  // A write on its way (a deletion, and a reload at once) goes first: the page asked for meanwhile (the preload's too)
+  // would show what it changes as it was. Not for long: a write waiting on a slow Kiosk is shown as waiting anyway.
+  const afterWrites = writesUnderWay.size > 0
+    ? Promise.race([Promise.allSettled([...writesUnderWay]), new Promise(resolve => setTimeout(resolve, 3000))]) : null;
   // The page goes to the browser as soon as it arrives; keeping a copy happens beside it, not before it.
   let kept = Promise.resolve();
-  const network = Promise.resolve(preloaded).then(response => response || fetch(request)).then(response => {
+  const asked = afterWrites ? afterWrites.then(() => fetch(request)) : Promise.resolve(preloaded).then(response => response || fetch(request));
+  const network = asked.then(response => {
     kept = keepPage(request.url, response.clone()).catch(() => {});
     return response;
   });
