@@ -145,7 +145,7 @@ public struct PairedDevices: Sendable {
     /// within seconds); the idempotency keys of its writes are forgotten. Throws `notFound` when there is none.
     public func revoke(id: Int64) throws {
         guard try database.removeDevice(id: id, at: now()) else {
-            throw KioskError.notFound("There is no paired device \(id); `kiosk devices list` shows them")
+            throw KioskError.notFound("paired device \(id) (`kiosk devices list` shows them)")
         }
     }
 

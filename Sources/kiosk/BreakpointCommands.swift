@@ -42,6 +42,9 @@ struct BreakpointCommand: AsyncParsableCommand {
         @Option(help: "pause or ignore, when the request fails.") var error: BreakpointMode?
 
         func validate() throws {
+            guard !endpoint.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ValidationError("Give an endpoint's name (kiosk breakpoint list shows them), an app's host or a URL pattern.")
+            }
             guard request != nil || response != nil || error != nil else {
                 throw ValidationError("Give at least one of --request, --response, --error (pause or ignore).")
             }

@@ -210,9 +210,13 @@ func printError(_ text: String) {
     FileHandle.standardError.write(Data((Output.terminalSafe(text) + "\n").utf8))
 }
 
-/// Prints `error: <message>` as one line on standard error, whatever the message holds.
+/// Prints `error: <message>` as one line on standard error, whatever the message holds: a word of it longer than a
+/// screen's few lines (an id of 5,000 digits, a 100 KB value echoed back) is cut, saying how long it was.
 func printErrorLine(_ message: String) {
-    printError("error: " + Output.oneLine(message))
+    let words = Output.oneLine(message).split(separator: " ", omittingEmptySubsequences: false).map { word in
+        word.count <= 300 ? String(word) : "\(word.prefix(120))… (\(word.count) characters)"
+    }
+    printError("error: " + words.joined(separator: " "))
 }
 
 /// `text` ending a sentence, for a pointer to the help to follow it: a full stop added unless it ends with one (or a

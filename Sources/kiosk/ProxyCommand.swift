@@ -105,6 +105,10 @@ struct ProxyRunCommand: AsyncParsableCommand {
             throw ValidationError("\(name) must be between 0 and 65535 (got \(value)); 0 picks a free one.")
         }
         guard port == 0 || port != consolePort else { throw ValidationError("--port and --console-port must differ.") }
+        if let problem = ListenerPolicy.listeningProblem(host) {
+            throw ValidationError("--host \(host.isEmpty ? "\"\"" : host) is \(problem): give an address of this machine (127.0.0.1, ::1, "
+                                  + "0.0.0.0) or a name.")
+        }
         // Anyone who can reach a proxy can make requests from this machine, to its own loopback services too.
         guard IPAddress.isLoopback(host: host) || proxyAuth else {
             throw ValidationError("--host \(host) would let other machines send requests from this one through the proxy; add "
@@ -137,6 +141,9 @@ struct ProxyRunCommand: AsyncParsableCommand {
     /// The `--reverse URL@PORT` routes; throws saying what is wrong with one.
     func reverseRoutes() throws -> [(url: URL, port: Int)] {
         try reverse.map { text in
+            if let at = text.lastIndex(of: "@"), let port = Int(text[text.index(after: at)...]), !(0...65_535).contains(port) {
+                throw ValidationError("--reverse \(text): the port after @ must be between 0 and 65535 (got \(port)); 0 picks a free one.")
+            }
             guard let at = text.lastIndex(of: "@"), let port = Int(text[text.index(after: at)...]), (0...65_535).contains(port),
                   let url = URL(string: String(text[..<at])), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                   url.host?.isEmpty == false, url.query == nil, url.fragment == nil else {

@@ -56,6 +56,9 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535 (got \(port)); 0 picks a free one.") }
         guard host?.isEmpty != true else { throw ValidationError("--host must not be empty.") }
+        if let host, let problem = ListenerPolicy.listeningProblem(host) {
+            throw ValidationError("--host \(host) is \(problem): give an address of this machine (127.0.0.1, ::1, 0.0.0.0) or a name.")
+        }
         try refuseEmpty(["--tls-cert": tlsCert, "--tls-key": tlsKey])
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together.") }
         guard !(usesTLS && allowPlainHTTP) else {

@@ -253,6 +253,19 @@ struct CLITests {
         #expect(!result.stderr.contains("Missing value"), "stderr: \(result.stderr)")
     }
 
+    @Test("Bad input is said for what it is: a wrong address, a port out of range, an empty endpoint, a huge id cut in the error",
+          arguments: [(["proxy", "--host", "999.1.1.1"], "--host 999.1.1.1 is not an IPv4 address"),
+                      (["serve", "--host", "[::1]"], "give it without them (::1)"),
+                      (["proxy", "--reverse", "http://127.0.0.1:1@99999"], "the port after @ must be between 0 and 65535 (got 99999)"),
+                      (["breakpoint", "set", "", "--request", "pause"], "Give an endpoint's name"),
+                      (["show", "rickandmorty", String(repeating: "7", count: 5_000)], "7777… (500")])
+    func badInputSaid(arguments: [String], said: String) throws {
+        let result = try CLI().run(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains(said), "\(result.stderr)")
+        #expect(result.stderr.utf8.count < 1_000, "\(result.stderr.utf8.count) bytes")
+    }
+
     @Test("An argument starting with '-' (a negative id, a search for '-rick') is said to be read as an option, with how to pass it",
           arguments: [(["show", "rickandmorty", "-1"], "-1 was read as an option, so '<id>' is missing"),
                       (["search", "marvel", "-rick"], "-rick was read as an option, so '<text>' is missing")])

@@ -90,6 +90,6 @@ struct LANServeTests {
         #expect(json.status == 0)
         #expect((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any])?.isEmpty == true)
         #expect(revoke.status == 2)
-        #expect(revoke.stderr.hasPrefix("error: ") && revoke.stderr.contains("no paired device 7"))
+        #expect(revoke.stderr.hasPrefix("error: ") && revoke.stderr.contains("Not found: paired device 7 (`kiosk devices list` shows them)"))
     }
 }

@@ -4,6 +4,15 @@ import Testing
 
 @Suite("Listener policy: the names and peers a listener answers")
 struct ListenerPolicyTests {
+    @Test("An address to listen on is an IP address or a host name; a wrong IPv4 address, an empty one or a bracketed one is said",
+          arguments: [("127.0.0.1", nil), ("::1", nil), ("0.0.0.0", nil), ("localhost", nil), ("kiosk.lan", nil),
+                      ("999.1.1.1", "not an IPv4 address"), ("", "an empty address"), ("my host", "neither an IP address nor a host name"),
+                      ("[::1]", "give it without them (::1)")])
+    func listeningAddresses(host: String, problem: String?) {
+        let said = ListenerPolicy.listeningProblem(host)
+        #expect(problem == nil ? said == nil : said?.contains(problem!) == true, "\(String(describing: said))")
+    }
+
     @Test("A Host header's host is read with or without a port, lowercased, without a trailing dot or brackets", arguments: [
         ("localhost", "localhost"), ("LocalHost:8080", "localhost"), ("localhost.", "localhost"), ("127.0.0.1:80", "127.0.0.1"),
         ("[::1]:8080", "::1"), ("[::1]", "::1"), ("[::ffff:127.0.0.1]:1", "::ffff:127.0.0.1"), ("kiosk_box.lan", "kiosk_box.lan"),
