@@ -31,10 +31,12 @@ extension Kiosk {
     /// Empties the request log of the configured data directory from a process that does not hold it (`kiosk log
     /// clear`); returns how many records it held. On a full disk SQLite cannot write even a delete, and a checkpoint
     /// cannot move the WAL into the file: then the log's files go, which is the same empty log, when no running Kiosk
-    /// holds them (a `kiosk proxy` warned "clear the cache": clearing must give the space back).
-    public static func clearRequestLog(_ configuration: KioskConfiguration) throws -> Int {
+    /// holds them (a `kiosk proxy` warned "clear the cache": clearing must give the space back). A log that cannot be
+    /// read at all (a corrupt file, one a newer Kiosk wrote) is moved aside whole, never deleted, when no running Kiosk
+    /// holds it: a new one starts (`ClearedLog.movedAside` names where the old one went).
+    public static func clearRequestLog(_ configuration: KioskConfiguration) throws -> ClearedLog {
         let url = configuration.requestLogURL
-        guard FileManager.default.fileExists(atPath: url.path) else { return 0 }
+        guard FileManager.default.fileExists(atPath: url.path) else { return ClearedLog(count: 0) }
         var count = 0
         do {
             let log = try RequestLog.open(at: url.path)
@@ -43,10 +45,38 @@ extension Kiosk {
             try log.clear()
         } catch let error as KioskError where error.isDiskFull {
             guard removeStoreFiles(url) else { throw heldOnFullDisk(error, "the request log", url) }
-            return count
+            return ClearedLog(count: count)
+        } catch let error as KioskError {
+            guard case .storage = error, let aside = moveStoreFilesAside(url) else { throw error }
+            return ClearedLog(count: 0, movedAside: aside)
         }
         giveBackStrandedWAL(url)
-        return count
+        return ClearedLog(count: count)
+    }
+
+    /// What `kiosk log clear` did.
+    public struct ClearedLog: Sendable, Equatable {
+        /// The records the log held.
+        public var count: Int
+        /// Where a log that could not be read went (its path), a new one starting in its place; nil when it was read.
+        public var movedAside: String?
+    }
+
+    /// Renames a store's files (the database, its WAL, its shared memory) to `<name>.unreadable-<time>`, unless a running
+    /// Kiosk holds them; returns the database's new path, nil when they stayed.
+    static func moveStoreFilesAside(_ url: URL) -> String? {
+        guard !AppDatabase.isOpenElsewhere(path: url.path) else { return nil }
+        let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withFullDate, .withTime])
+        let aside = url.path + ".unreadable-" + stamp
+        do {
+            try FileManager.default.moveItem(atPath: url.path, toPath: aside)
+        } catch {
+            return nil
+        }
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: url.path + suffix) {
+            try? FileManager.default.moveItem(atPath: url.path + suffix, toPath: aside + suffix)
+        }
+        return aside
     }
 
     /// The error of a store that cannot be cleared on a full disk because a running Kiosk holds its file.

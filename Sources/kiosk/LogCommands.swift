@@ -115,8 +115,12 @@ struct LogCommand: AsyncParsableCommand {
             try await reportingErrors {
                 // Not through a Kiosk, which would hold the log open: on a full disk its files may have to go.
                 try Runtime.checkDataDirectory(global)
-                let count = try Kiosk.clearRequestLog(try Runtime.configuration(global))
-                Output.human("Cleared \(count) request\(count == 1 ? "" : "s").")
+                let cleared = try Kiosk.clearRequestLog(try Runtime.configuration(global))
+                if let aside = cleared.movedAside {
+                    Output.human("The request log could not be read, so it was moved aside to \(aside); a new one starts empty.")
+                } else {
+                    Output.human("Cleared \(cleared.count) request\(cleared.count == 1 ? "" : "s").")
+                }
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -264,6 +265,28 @@ struct CLITests {
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains(said), "\(result.stderr)")
         #expect(result.stderr.utf8.count < 1_000, "\(result.stderr.utf8.count) bytes")
+    }
+
+    @Test("log clear on a request log that cannot be read moves it aside whole and starts a new one, the catalogs untouched")
+    func unreadableLogMovedAside() throws {
+        let cli = CLI()
+        // Given a request log whose pages after the first were overwritten (a disk's fault), beside a stored catalog
+        #expect(try cli.run(["list", "dogs"]).status == 0)
+        let log = cli.dataDirectory.appendingPathComponent("kiosk-demo-log.sqlite")
+        try DatabaseQueue(path: log.path).writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        var bytes = try Data(contentsOf: log)
+        try #require(bytes.count > 8_192)
+        bytes.replaceSubrange(4_096..<bytes.count, with: Data(repeating: 0x5A, count: bytes.count - 4_096))
+        try bytes.write(to: log)
+        #expect(try cli.run(["log"]).status == 1)
+        // When it is cleared
+        let cleared = try cli.run(["log", "clear"])
+        // Then it was moved aside, not deleted, and said where; a new log answers, and the catalog is as it was
+        #expect(cleared.status == 0 && cleared.stdout.contains("moved aside to \(log.path).unreadable-"), "\(cleared.stdout)\(cleared.stderr)")
+        let aside = try FileManager.default.contentsOfDirectory(atPath: cli.dataDirectory.path).filter { $0.hasPrefix("kiosk-demo-log.sqlite.unreadable-") }
+        #expect(aside.count == 1)
+        #expect(try cli.run(["log"]).status == 0)
+        #expect(try cli.run(["list", "dogs", "--offline"]).status == 0)
     }
 
     @Test("An argument starting with '-' (a negative id, a search for '-rick') is said to be read as an option, with how to pass it",
