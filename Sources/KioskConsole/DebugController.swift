@@ -313,6 +313,11 @@ struct DebugController: Sendable {
                     }
                     body = restored
                 }
+                // The editor shows JSON indented; an answer the upstream wrote on one line goes on in one line (an app
+                // reading it byte for byte, or comparing lengths, sees the edit and not a change of layout).
+                if exchange.responseText?.contains("\n") == false, body.contains(UInt8(ascii: "\n")), let edited = try? OrderedJSON.parse(body) {
+                    body = Data(edited.compactBytes)
+                }
                 guard let status = Int(form.status ?? ""), (100...599).contains(status) else {
                     return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.statusMustBeNumber,
                                                                     draft: form, context: context), status: .unprocessableContent)
