@@ -395,6 +395,7 @@ public final class BreakpointTransport: HTTPTransport {
         let setting = breakpoints.setting(for: request)
         guard !setting.isOff, breakpoints.isActive else { return try await base.send(request) }
         var outgoing = request
+        var requestChanged = false
         // What the log says an edit or an abort took: the app waited through the pause too.
         let started = breakpoints.now()
         if setting.request == .pause {
@@ -406,6 +407,9 @@ public final class BreakpointTransport: HTTPTransport {
                                            shownAs: redactor.redact(request.headers))
                 // The capture below records the edit with the exchange it sends.
                 outgoing.touches.append(Self.touch(id, request, .requestEdited))
+                // The answer to another request than the one asked is no answer to that one: shown, never stored under it.
+                requestChanged = outgoing.method != request.method || outgoing.url != request.url
+                    || outgoing.headers != request.headers || outgoing.body != request.body
             case .continueWithResponse(let status, let body, let headers):
                 return answer(request, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
                               since: started, touch: Self.touch(id, request, .answeredAtRequest))
@@ -424,9 +428,10 @@ public final class BreakpointTransport: HTTPTransport {
         // What came from below is logged before what the pause made of it (an edit, an abort): the log's order is the
         // exchange's, so comparing a row with the one before it shows the edit, not its undoing.
         let logReceived = { hold?.release(adding: []) }
-        let response: HTTPResponse
+        var response: HTTPResponse
         do {
             response = try await base.send(outgoing)
+            if requestChanged { response.isEdited = true }
         } catch {
             guard setting.error == .pause, !(error is CancellationError), (error as? KioskError) != .cancelled else { throw error }
             let (id, decision) = await breakpoints.pause(phase: .error, request: outgoing, response: nil, error: error)

@@ -86,6 +86,26 @@ struct BreakpointTests {
         #expect(sent.headers["X-Debug"] == "yes")
     }
 
+    @Test("The answer to a request changed at a breakpoint is marked edited (never stored under the request asked); one sent as it was is not")
+    func changedRequestsAnswerIsEdited() async throws {
+        // Given a breakpoint on Rick and Morty's list
+        let breakpoints = Breakpoints(fileURL: nil, clock: ManualClock(), redactor: redactor)
+        try breakpoints.set(BreakpointSetting(request: .pause), for: "rickandmorty.characters")
+        let transport = BreakpointTransport(base: echoUpstream(), breakpoints: breakpoints, redactor: redactor)
+        let request = HTTPRequest(url: URL(string: "https://rickandmortyapi.com/api/character?page=1")!, source: .rickandmorty,
+                                  endpoint: "rickandmorty.characters")
+        // When one request is sent on to another page, and one is sent on as it was (its fields as shown)
+        let changed = Task { try await transport.send(request) }
+        try await waitForPauses(breakpoints, 1)
+        breakpoints.decide(try #require(breakpoints.paused.first).id, .continueWithRequest(query: [("page", "7")], headers: []))
+        let same = Task { try await transport.send(request) }
+        try await waitForPauses(breakpoints, 1)
+        breakpoints.decide(try #require(breakpoints.paused.first).id, .continueWithRequest(query: [("page", "1")], headers: []))
+        // Then the first's answer is an edit, which the catalog shows and never stores; the second's is the upstream's
+        #expect(try await changed.value.isEdited)
+        #expect(try await !same.value.isEdited)
+    }
+
     @Test("A paused request's body is shown redacted and can be replaced; the new body goes with no stale length")
     func requestBodyEdited() async throws {
         // Given a breakpoint on an app's login and its POST, with a password and its length
