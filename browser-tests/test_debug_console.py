@@ -87,6 +87,23 @@ def test_a_menu_chosen_beside_a_typed_filter_replaces_the_same_key_in_the_box(fr
     assert not browser.find_elements(By.CSS_SELECTOR, "[role=alert].error")
 
 
+def test_a_key_typed_in_the_box_sets_the_menu_of_that_key_back_to_any(fresh_server, browser):
+    # Given the console's list narrowed to Rick and Morty by its Source menu, and a slower-than field
+    for path in ("/api/dogs", "/api/rickandmorty"):
+        fetch(fresh_server, path)
+    browser.get(fresh_server.url("/debug?source=rickandmorty&min_ms=0"))
+    page_ready(browser)
+    # When the box is given a source of its own
+    box = browser.find_element(By.ID, "debug-filter")
+    box.send_keys("source:dogs slow:>0ms")
+    # Then the menu and the field say "any" again, the address has the box alone, and the list is the box's
+    WebDriverWait(browser, 10).until(lambda d: "filter=source" in d.current_url and "source=rickandmorty" not in d.current_url)
+    assert Select(browser.find_element(By.CSS_SELECTOR, "select[name=source]")).first_selected_option.get_attribute("value") == ""
+    assert browser.find_element(By.CSS_SELECTOR, "input[name=min_ms]").get_attribute("value") == ""
+    WebDriverWait(browser, 10).until(lambda d: any("dogs.json" in row for row in rows(d)))
+    assert not any("character" in row for row in rows(browser))
+
+
 def open_console_after_each_source(server, browser) -> None:
     """One request to each catalog, then the console's list."""
     for path in ("/api/dogs", "/api/rickandmorty", "/api/nyt"):

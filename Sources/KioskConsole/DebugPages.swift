@@ -140,7 +140,8 @@ enum DebugPages {
             select("decision", w.cacheDecision, query.decision?.rawValue, CacheDecision.allCases.map { ($0.rawValue, $0.rawValue) }, key: .cache),
             E.element("label", [], [.text(w.slowerThan),
                                     E.void("input", [.attribute("type", "number"), .attribute("name", "min_ms"), .attribute("min", "0"),
-                                                     .attribute("value", query.minMillisecondsText)])]),
+                                                     .attribute("value", query.minMillisecondsText),
+                                                     .attribute("data-filter-key", FilterKey.slow.rawValue)])]),
             E.element("button", [.attribute("type", "submit")], [.text(w.filter)]),
         ])
     }

@@ -190,16 +190,23 @@
     };
     let typing = 0;
     const apply = () => { clearTimeout(typing); if (addressOf() !== kiosk.resultsURL()) kiosk.loadResults(addressOf(), { errorPages: true }); };
+    // A menu chosen takes its key's terms out of the box (the server lets the menu's choice stand the same way); a term
+    // of a menu's key typed into the box sets that menu back to "any": what was done last wins, and the box and the
+    // menus never say two things, one of them silently ignored.
+    const terms = text => text.match(/(?:[^\s"]+|"[^"]*"?)+/g) || [];
+    const keyOf = word => word.replace(/^-/, "").toLowerCase().split(":")[0];
+    const dropTerms = (text, key) => terms(text).filter(word => !word.includes(":") || keyOf(word) !== key).join(" ");
     filterForm.addEventListener("input", event => {
       if (!event.target.matches("input")) return;
+      if (event.target.name === "filter") {
+        const typed = new Set(terms(event.target.value).filter(word => word.includes(":")).map(keyOf));
+        for (const field of filterForm.querySelectorAll("[data-filter-key]")) if (field.value && typed.has(field.dataset.filterKey)) field.value = "";
+      }
       clearTimeout(typing);
       typing = setTimeout(apply, 400);
     });
-    // A menu chosen takes its key's terms out of the box (the server lets the menu's choice stand the same way).
-    const dropTerms = (text, key) => (text.match(/(?:[^\s"]+|"[^"]*"?)+/g) || [])
-      .filter(word => !word.replace(/^-/, "").toLowerCase().startsWith(key + ":")).join(" ");
     filterForm.addEventListener("change", event => {
-      if (!event.target.matches("select")) return;
+      if (!event.target.matches("select, input[data-filter-key]")) return;
       const box = filterForm.elements.namedItem("filter"), key = event.target.dataset.filterKey;
       if (box && key && event.target.value) box.value = dropTerms(box.value, key);
       apply();
