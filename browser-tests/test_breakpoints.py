@@ -66,6 +66,19 @@ def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_serve
     Select(browser.find_element(By.CSS_SELECTOR, "select[aria-label='Type of $.info.count']")).select_by_value("n")
     body = browser.execute_script("return document.querySelector('textarea[name=body]').value")
     assert '"name": "Tree Rick"' in body and '"count": 826' in body
+    # A key removed hands the focus to the next key's ×, or after the last to the Add of its object.
+    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Add to $']").click()
+    browser.switch_to.active_element.send_keys("spare")
+    keys = lambda: browser.execute_script("return [...document.querySelectorAll('.json-editor > details > ul > li > input.key')].map(k => k.value)")
+    assert keys()[-2:] == ["note", "spare"], keys()
+    browser.find_element(By.CSS_SELECTOR, "button[aria-label^='Remove note']").click()
+    assert browser.switch_to.active_element.get_attribute("aria-label").startswith("Remove spare"), browser.switch_to.active_element.get_attribute("aria-label")
+    browser.switch_to.active_element.click()
+    assert browser.switch_to.active_element.get_attribute("aria-label") == "Add to $"
+    assert "note" not in keys() and "spare" not in keys()
+    # And leaving the page with the edit not sent would ask first (the browser's own prompt)
+    assert browser.execute_script(
+        "const e = new Event('beforeunload', { cancelable: true }); window.dispatchEvent(e); return e.defaultPrevented")
     browser.find_element(By.CSS_SELECTOR, "button[name=action][value=edit]").click()
     WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith("/debug/paused"))
 

@@ -100,3 +100,28 @@ def test_a_favorite_removed_on_the_favorites_page_comes_back_with_undo(fresh_ser
         assert any(item["itemID"] == dog for item in fresh_server.api("/api/favorites")["items"])
     finally:
         driver.quit()
+
+
+def test_a_dog_moved_to_the_top_keeps_the_focus_on_its_row_and_esc_dismisses_the_toast(fresh_server):
+    driver = new_driver(PHONE)
+    try:
+        # Given the dogs editor, the keyboard on the second dog's Move up
+        open(driver, fresh_server.url("/dogs?edit=1"))
+        dogs = dog_ids(driver)
+        up = driver.find_element(By.CSS_SELECTOR, f"#results ul.items.edit > li[data-id='{dogs[1]}'] form.move[data-direction=up] button")
+        driver.execute_script("arguments[0].focus()", up)
+        # When it is pressed (the dog becomes the first, whose Move up is not shown)
+        driver.switch_to.active_element.send_keys("\ue007")  # Enter
+        wait_for(driver, lambda d: dog_ids(d)[0] == dogs[1], 15, "the dog did not move up")
+        # Then the focus is on its row still, on its Move down, not thrown to the page
+        wait_for(driver, lambda d: d.execute_script(
+            "const a = document.activeElement; return a.closest('li[data-id]')?.dataset.id + ' ' + a.closest('form')?.dataset.direction")
+            == f"{dogs[1]} down", 5, "the focus left the moved dog's row")
+        # And after a deletion, Esc dismisses the toast
+        press_in_dog_row(driver, dogs[2], "delete")
+        shown = lambda d: d.execute_script("const t = document.getElementById('undo-toast'); return !!t && !t.hidden")
+        wait_for(driver, shown, 10, "no toast")
+        driver.find_element(By.TAG_NAME, "body").send_keys("\ue00c")  # Escape
+        wait_for(driver, lambda d: not shown(d), 5, "Esc left the toast")
+    finally:
+        driver.quit()

@@ -274,6 +274,8 @@ struct ConsoleWords: Sendable {
     let proxyCacheClearAllConfirm: @Sendable (Int) -> String
     /// What the browser asks before the request log is cleared (no count: live rows arrive after the page was made).
     let clearConfirm: String
+    /// What the browser asks before a mock rule or a rewrite rule (its number) is deleted: nothing brings it back.
+    let deleteRuleConfirm: @Sendable (Int) -> String
     /// The total line: answers and size, in words.
     let proxyCacheTotal: @Sendable (Int, String) -> String
     let proxyNone: String

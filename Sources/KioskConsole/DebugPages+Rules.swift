@@ -39,7 +39,8 @@ extension DebugPages {
                         Pages.postForm(action: ConsoleRoute.ruleAction(rule.id, .resetHits).path, fields: [], label: w.resetHitsLabel(rule.id),
                                        button: .text(w.resetHits), className: "move", context: context),
                         Pages.postForm(action: ConsoleRoute.ruleAction(rule.id, .delete).path, fields: [], label: w.deleteRule(rule.id),
-                                       button: .text(w.delete), className: "delete", context: context),
+                                       button: .text(w.delete), className: "delete",
+                                       attributes: [.attribute("data-confirm", w.deleteRuleConfirm(rule.id))], context: context),
                     ]),
                 ])
             }

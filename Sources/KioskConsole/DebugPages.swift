@@ -707,7 +707,8 @@ enum DebugPages {
                                        label: rule.isEnabled ? w.disableRule(rule.id) : w.enableRule(rule.id),
                                        button: .text(rule.isEnabled ? w.disable : w.enable), className: "move", context: context),
                         Pages.postForm(action: ConsoleRoute.mockAction(rule.id, .delete).path, fields: [], label: w.deleteRule(rule.id),
-                                       button: .text(w.delete), className: "delete", context: context),
+                                       button: .text(w.delete), className: "delete",
+                                       attributes: [.attribute("data-confirm", w.deleteRuleConfirm(rule.id))], context: context),
                     ]),
                 ])
             }

@@ -172,7 +172,15 @@
         try {
           await navigator.clipboard.writeText(source?.textContent || "");
           button.textContent = say("copied");
-          setTimeout(() => { button.textContent = label; }, 2000);
+          // Said to a screen reader too: the button's own name (its aria-label) does not change with its text.
+          let status = document.getElementById("copy-status");
+          if (!status) {
+            status = Object.assign(document.createElement("span"), { id: "copy-status", className: "visually-hidden" });
+            status.setAttribute("role", "status");
+            document.body.append(status);
+          }
+          status.textContent = say("copied");
+          setTimeout(() => { button.textContent = label; status.textContent = ""; }, 2000);
         } catch { /* the text stays selectable */ }
       });
     }
@@ -355,16 +363,22 @@
           li.append(make("span", { className: "key", textContent: `[${index}] ` }),
                     nodeView(item, `${path}[${index}]`, depth + 1, next => { node.items[index] = next; }));
         }
-        li.append(" ", button(node.t === "o" ? say("removeKey", { key: item.k, path }) : say("removeItem", { index, path }), "×", () => {
-          node.items.splice(index, 1); sync(); draw();
-        }));
+        const remove = button(node.t === "o" ? say("removeKey", { key: item.k, path }) : say("removeItem", { index, path }), "×", () => {
+          // The focus goes to the next member's ×, or to the Add of this object or array after its last.
+          node.items.splice(index, 1); node.removedAt = index; sync(); draw();
+        });
+        if (node.removedAt === index) remove.dataset.focus = "";
+        li.append(" ", remove);
         list.append(li);
       });
       const add = make("li");
-      add.append(button(say("addTo", { path }), say(node.t === "o" ? "addKey" : "addItem"), () => {
+      const adding = button(say("addTo", { path }), say(node.t === "o" ? "addKey" : "addItem"), () => {
         if (node.t === "o") node.items.push({ k: "newKey", v: { t: "s", v: "" }, fresh: true }); else node.items.push({ t: "s", v: "", blank: true });
         sync(); draw();
-      }));
+      });
+      if (node.removedAt !== undefined && node.removedAt >= node.items.length) adding.dataset.focus = "";
+      delete node.removedAt;
+      add.append(adding);
       list.append(add);
       details.append(list);
       return details;
@@ -412,6 +426,20 @@
   }
   const bodyEditor = $("form.pause-editor textarea[name=body]");
   if (bodyEditor) treeEditor(bodyEditor);
+
+  // 6b: an editor with changes not sent (a paused exchange's, the composer's, a rule's) asks before the page is left
+  // or reloaded: the work is in the page alone. Any form sent from the page is the developer's choice, and leaves freely.
+  let unsent = false;
+  for (const editor of $$("form.pause-editor")) {
+    editor.addEventListener("input", () => { unsent = true; });
+    editor.addEventListener("change", () => { unsent = true; });
+  }
+  document.addEventListener("submit", () => { unsent = false; });
+  window.addEventListener("beforeunload", event => {
+    if (!unsent) return;
+    event.preventDefault();
+    event.returnValue = "";
+  });
 
   // 7: the proxy page's counts, read again from its JSON every 2 s while the page is shown.
   const proxyCounts = $("#proxy-counts[data-source]");

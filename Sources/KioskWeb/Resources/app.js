@@ -107,7 +107,8 @@
   function findByKey(key, root) {
     if (!key || !root) return null;
     if (key.href) return $$("a[href]", root).find(a => a.getAttribute("href") === key.href) || null;
-    const buttons = $$("form", root).filter(f => f.getAttribute("action") === key.action).flatMap(f => $$("button", f));
+    // Only a button shown: a dog moved to the top has its Move up hidden, and the focus goes to its Move down (same action).
+    const buttons = $$("form", root).filter(f => f.getAttribute("action") === key.action && !f.closest("[hidden]")).flatMap(f => $$("button", f));
     // The star's label flips between "Add" and "Remove": then any button of the same form will do.
     return buttons.find(b => b.getAttribute("aria-label") === key.label) || buttons[0] || null;
   }
@@ -601,6 +602,10 @@
       event.preventDefault();
       searchField.focus();
       searchField.select();
+    } else if (event.key === "Escape" && document.getElementById("undo-toast")?.hidden === false) {
+      // Esc dismisses the toast first (its Undo is gone with it, as after its ten seconds).
+      clearTimeout(toastTimer);
+      document.getElementById("undo-toast").hidden = true;
     } else if (event.key === "Escape" && $("#detail-pane") && !$("#detail-pane").hidden) {
       event.preventDefault();
       const opened = $$(paneLinks).find(a => a.getAttribute("aria-current") === "true");
