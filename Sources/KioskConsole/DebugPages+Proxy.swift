@@ -4,6 +4,14 @@ import KioskCore
 import KioskWeb
 
 extension DebugPages {
+    /// `text` with each stretch between backticks (a command, as the words write it: `kiosk serve`) as code, the rest as
+    /// text; escaped as all text is.
+    static func withCode(_ text: String) -> [HTML] {
+        text.split(separator: "`", omittingEmptySubsequences: false).enumerated().map { index, part in
+            index.isMultiple(of: 2) ? .text(String(part)) : E.element("code", [], [.text(String(part))])
+        }
+    }
+
     /// `/debug/proxy`: the `kiosk proxy` of this process — its listeners, live counts (the script reads them again from
     /// the JSON every few seconds), and how a device or a tool trusts its CA, in the page's language; or, in `kiosk serve`,
     /// that none runs here.
@@ -13,7 +21,7 @@ extension DebugPages {
         let w = context.words
         var content: [HTML] = [backToRequests(w), E.element("h1", [], [.text(w.proxy)])]
         guard let overview else {
-            return DebugPages.page(context, title: w.proxy, content + [E.element("p", [.class("empty")], [.text(w.proxyNone)])])
+            return DebugPages.page(context, title: w.proxy, content + [E.element("p", [.class("empty")], DebugPages.withCode(w.proxyNone))])
         }
         let forward = overview.listeners.first { $0.kind == "forward" }
         content += [
@@ -113,7 +121,7 @@ extension DebugPages {
                         ])
                     }),
                     host.entries > entries.count
-                        ? E.element("p", [.class("status")], [.text(w.proxyCacheMoreAnswers(entries.count, host.entries, host.host))]) : .empty,
+                        ? E.element("p", [.class("status")], DebugPages.withCode(w.proxyCacheMoreAnswers(entries.count, host.entries, host.host))) : .empty,
                 ]),
             ])
         }
