@@ -209,3 +209,32 @@ def test_a_reload_right_after_a_deletion_shows_the_list_without_the_dog(start_se
             assert dog_ids(driver) == dogs[1:], f"attempt {attempt}: {dog_ids(driver)}"
     finally:
         driver.quit()
+
+
+def test_the_star_of_an_item_page_is_set_in_place_with_the_focus_kept_online_and_with_kiosk_stopped(start_server, tmp_path):
+    # Given a phone reading an item's page, under the service worker
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        open(driver, server.url("/rickandmorty/3"))
+        driver.execute_script("window.notReloaded = true; window.scrollTo(0, 200)")
+        star = lambda d: d.find_element(By.CSS_SELECTOR, "#main form.star button")
+        # When its star is pressed from the keyboard
+        driver.execute_script("arguments[0].focus()", star(driver))
+        driver.switch_to.active_element.send_keys("\ue007")  # Enter
+        # Then it is starred in place: no page load, the focus on the star, and Kiosk holds it
+        wait_for(driver, lambda d: [item["itemID"] for item in server.api("/api/favorites")["items"]] == ["3"], 10, "not starred")
+        wait_for(driver, lambda d: "Remove" in (d.switch_to.active_element.get_attribute("aria-label") or ""), 10,
+                 f"focus: {driver.switch_to.active_element.get_attribute('aria-label')!r}")
+        assert driver.execute_script("return window.notReloaded === true")
+        # And with Kiosk stopped, the star taken off waits in place, marked as waiting
+        server.stop()
+        driver.switch_to.active_element.send_keys("\ue007")
+        wait_for(driver, lambda d: d.execute_script("return !!document.querySelector('#main form.star.pending')"), 15,
+                 "the star is not shown as waiting")
+        assert driver.execute_script("return window.notReloaded === true")
+        assert "Add" in (driver.switch_to.active_element.get_attribute("aria-label") or "")
+    finally:
+        driver.quit()

@@ -16,6 +16,7 @@
   const say = (name, values = {}) => (strings[name] || name).replace(/\{(\w+)\}/g, (_, key) => String(values[key] ?? ""));
   const $ = (selector, root = document) => root.querySelector(selector);
   const $$ = (selector, root = document) => [...root.querySelectorAll(selector)];
+  const pathAndQuery = url => { const u = new URL(url || location.href, location.href); return u.pathname + u.search; };
   const language = document.documentElement.lang || "en";
   const main = $("#main");
 
@@ -177,19 +178,34 @@
   }
   document.addEventListener("kiosk:updated", applyPending);
 
-  // A star outside the lists (a detail's) is sent with fetch too, as app.js sends the lists' writes, and the page
-  // it returns to is opened: the worker queues only writes a page of Kiosk sends with fetch, never a form's own
-  // POST, which any site can make (sw.js).
-  document.addEventListener("submit", event => {
+  // A star outside the lists (a detail's) is sent with fetch too, as app.js sends the lists' writes: the worker queues
+  // only writes a page of Kiosk sends with fetch, never a form's own POST, which any site can make (sw.js). The star of
+  // the page it returns to takes this one's place, the focus on it and the reader's place kept; when that page has none
+  // (or nothing came), that page is opened.
+  document.addEventListener("submit", async event => {
     const form = event.target;
     if (event.defaultPrevented || !navigator.serviceWorker.controller || !form.matches("form.star[method=post]")
         || form.closest("#results")) return;
     event.preventDefault();
     const asked = $("input[name=return]", form)?.value || "";
     const back = /^\/(?![\/\\])/.test(asked) ? asked : location.pathname + location.search;
-    fetch(form.getAttribute("action"), {
-      method: "POST", body: new URLSearchParams(new FormData(form)), credentials: "same-origin", headers: { Accept: "text/html" },
-    }).catch(() => {}).finally(() => location.assign(back));
+    const action = form.getAttribute("action");
+    try {
+      const answer = await fetch(action, {
+        method: "POST", body: new URLSearchParams(new FormData(form)), credentials: "same-origin", headers: { Accept: "text/html" },
+      });
+      const doc = new DOMParser().parseFromString(await answer.text(), "text/html");
+      const fresh = answer.ok && $$("form.star[method=post]", doc).find(star => star.getAttribute("action") === action && !star.closest("#results"));
+      // The page it returns to is this one (Kiosk's redirect followed), or the worker's answer in its place when Kiosk is
+      // out of reach (under the write's own address).
+      if (fresh && [pathAndQuery(location.href), action].includes(pathAndQuery(answer.url))) {
+        form.replaceWith(document.adoptNode(fresh));
+        $("button", fresh)?.focus();
+        await applyPending();
+        return;
+      }
+    } catch { /* the page is opened below */ }
+    location.assign(back);
   });
 
   navigator.serviceWorker.addEventListener("message", event => {
