@@ -1,6 +1,7 @@
 public import Foundation
 public import KioskCore
 package import KioskStore
+import Synchronization
 
 /// The network debugger, as the faces use it: the request log (read, exported, cleared), breakpoints,
 /// mock rules, HAR import, replay and the checking of edited answers. It never reaches the store of
@@ -25,6 +26,8 @@ public final class Debugger: Sendable {
     /// The names of Kiosk's own endpoints: a record of any other name is an app's exchange through the proxy.
     let ownEndpoints: Set<String>
     private let pauseWatch: Task<Void, Never>
+    /// Follows the log's file for records other processes stored while a live console listens.
+    private let logWatch: Task<Void, Never>
 
     /// A debugger over `log` (nil: capture is off), sending replays of Kiosk's own requests with `send` (the top of
     /// the transport stack) and of apps' with `sendProxied` (the proxy's pipeline), checking edits with the
@@ -44,10 +47,39 @@ public final class Debugger: Sendable {
         ownEndpoints = Set(Self.endpoints(of: sources).map(\.name))
         let events = DebugEvents(epoch: epoch)
         self.events = events
+        // The records announced so far, this process's and those another one stored (`kiosk sync`, a second `kiosk
+        // proxy` on one data folder), which the watch below finds: each is announced once, whoever finds it first.
+        let announced = Mutex<Int64>((try? log?.newestID()) ?? 0)
+        let announce: @Sendable (ClosedRange<Int64>) -> Void = { ids in
+            let fresh = announced.withLock { last -> ClosedRange<Int64>? in
+                defer { last = max(last, ids.upperBound) }
+                return ids.upperBound > last ? max(ids.lowerBound, last + 1)...ids.upperBound : nil
+            }
+            if let fresh { events.publish(.stored(fresh)) }
+        }
         log?.observe { change in
             switch change {
-            case .stored(let ids): events.publish(.stored(ids))
-            case .cleared: events.publish(.cleared)
+            case .stored(let ids): announce(ids)
+            case .cleared:
+                announced.withLock { $0 = 0 }
+                events.publish(.cleared)
+            }
+        }
+        // While a live console listens, the file is looked at every second for what other processes stored or cleared.
+        logWatch = Task { [log] in
+            guard let log else { return }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard events.subscriberCount > 0, let newest = try? log.newestID() else { continue }
+                let last = announced.withLock { $0 }
+                if newest > last {
+                    announce(last + 1...newest)
+                } else if newest < last {
+                    // Fewer than announced: another process cleared the log (its newest is what came since).
+                    announced.withLock { $0 = newest }
+                    events.publish(.cleared)
+                    if newest > 0 { announce(1...newest) }
+                }
             }
         }
         // Subscribed here, before the task runs, so that no pause is missed.
@@ -63,6 +95,7 @@ public final class Debugger: Sendable {
     /// Ends the live consoles' streams and stops following pauses (the server is stopping).
     public func stop() {
         pauseWatch.cancel()
+        logWatch.cancel()
         events.finishAll()
     }
 

@@ -346,6 +346,12 @@ public final class RequestLog: Sendable, StoreFile {
         return try read("read a request from the request log") { db in try Self.fetchRecord(id: id, db) }
     }
 
+    /// The newest record's id in the file, whichever process stored it (0 for none); records this process has not
+    /// stored yet are not counted.
+    public func newestID() throws -> Int64 {
+        try read("read the request log's newest id") { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM logEntry") ?? 0 }
+    }
+
     /// How many records the log holds.
     public func count() throws -> Int {
         storeWaitingRecords()

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import KioskApp
 import KioskCore
 import KioskDebugger
+import KioskStore
 import NIOCore
 import Testing
 @testable import KioskWeb
@@ -182,6 +183,28 @@ struct WebLiveFeedTests {
             var sources: [String?] = []
             while !sources.contains("dogs") { sources += try LiveRows(try await feed.next("exchanges")).rows.map(\.request.source) }
             #expect(sources.contains("dogs"))
+        }
+    }
+
+    @Test("requests another process logs (kiosk sync beside kiosk serve) reach a live console, once each, and its clear too")
+    func anotherProcessesRequests() async throws {
+        try await withLiveWeb { harness, client, http, port in
+            // Given a console following the feed, one exchange of this process's announced already
+            let feed = try await EventStreamReader.open(http, port: port, path: "/debug/events")
+            #expect(try await client.get("/api/dogs").status == .ok)
+            let own = try LiveRows(try await feed.next("exchanges")).rows.map(\.request.id)
+            // When another opening of the log's file (as another process's) stores a record
+            let other = try RequestLog.open(at: harness.kiosk.configuration.requestLogURL.path)
+            let id = try other.append(RequestRecord(startedAt: Date(), source: .rickandmorty, endpoint: "rickandmorty.characters",
+                                                    method: "GET", url: "https://rickandmortyapi.test/api/character?page=9", status: 200,
+                                                    timings: RequestTimings(total: 0.1), decision: .network))
+            // Then the console is told of it, and of nothing it had already
+            let rows = try LiveRows(try await feed.next("exchanges", within: 5)).rows.map(\.request.id)
+            #expect(rows == [id] && !own.contains(id), "\(rows) after \(own)")
+            // And when that process clears the log, the console is told
+            try other.clear()
+            #expect(try await feed.next("cleared", within: 5).data == "{}")
+            try other.close()
         }
     }
 
