@@ -492,7 +492,8 @@ struct DebugAccess: Sendable {
         }
         attempts.succeeded(by: client)
         let expiry = Int(now().addingTimeInterval(Self.sessionLifetime).timeIntervalSince1970)
-        var response = WebController.seeOther(ConsoleRoute.requests.path)
+        let back = WebController.localReturnPath(form.returnPath).flatMap { $0.hasPrefix(ConsoleRoute.prefix + "/") || $0 == ConsoleRoute.prefix ? $0 : nil }
+        var response = WebController.seeOther(back ?? ConsoleRoute.requests.path)
         response.setCookie(Cookie(name: Self.cookieName, value: session(expiringAt: expiry, token: token),
                                   maxAge: Int(Self.sessionLifetime), path: ConsoleRoute.prefix, secure: secureCookies, httpOnly: true,
                                   sameSite: .strict))

@@ -727,8 +727,11 @@ enum DebugPages {
     /// The token form of a locked debugger.
     static func loginForm(_ context: ViewContext) -> HTML {
         let w = context.words
+        // The page the token is asked on is where the console opens once it is given (not always its list).
+        let back = context.path.hasPrefix(ConsoleRoute.prefix) && !context.path.hasPrefix(ConsoleRoute.login.path) ? context.path : nil
         return E.element("form", [.class("search"), .attribute("method", "post"), .attribute("action", ConsoleRoute.login.path)], [
             Pages.csrfField(context),
+            back.map { E.void("input", [.attribute("type", "hidden"), .attribute("name", "return"), .attribute("value", $0)]) } ?? .empty,
             E.element("label", [], [.text(w.debugToken), E.void("input", [.attribute("type", "password"), .attribute("name", "token"),
                                                                     .attribute("autocomplete", "current-password")])]),
             E.element("button", [.attribute("type", "submit")], [.text(w.openDebugger)]),

@@ -246,8 +246,12 @@ struct PauseDecisionForm: Decodable {
 /// `POST /debug/login`: `token=`.
 struct DebugLoginForm: Decodable {
     var token: String?
+    /// The console page the token was asked on, to go back to.
+    var returnPath: String?
 
     init(from decoder: any Decoder) throws {
-        token = try decoder.container(keyedBy: FormKey.self).text("token")
+        let form = try decoder.container(keyedBy: FormKey.self)
+        token = try form.text("token")
+        returnPath = try form.text("return")
     }
 }

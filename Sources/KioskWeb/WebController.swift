@@ -168,7 +168,7 @@ package struct WebController: Sendable {
     /// browser reads as another site), no backslash (which some browsers read as "/"), and only visible
     /// ASCII (Kiosk's own links are percent-encoded, and a Location header must not carry controls).
     /// Anything else is an open-redirect attempt and the caller falls back.
-    static func localReturnPath(_ raw: String?) -> String? {
+    package static func localReturnPath(_ raw: String?) -> String? {
         guard let raw, raw.utf8.count <= 2048, raw.hasPrefix("/"), !raw.hasPrefix("//"), !raw.contains("\\"),
               raw.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             return nil

@@ -50,7 +50,7 @@ package struct ViewContext: Sendable {
     /// The token the page's forms carry.
     var csrfToken: String
     /// Path and query of the request, or "/" for a page not tied to one.
-    var path: String
+    package var path: String
     /// The configured catalogs.
     var catalogs: Catalogs
 

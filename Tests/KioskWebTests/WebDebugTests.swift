@@ -149,6 +149,14 @@ struct WebDebugTests {
                 #expect(!opened.body.contains(token))
                 // And the raw token as a cookie opens nothing
                 #expect(try await client.get("/debug", headers: [.cookie: "kiosk_debug=\(token)"]).status == .forbidden)
+                // And a token given on another console page opens that page, never an address elsewhere
+                let rules = try await client.get("/debug/rules?x=1")
+                #expect(rules.body.contains(#"<input type="hidden" name="return" value="/debug/rules?x=1">"#), "\(rules.body)")
+                let back = try await client.post("/debug/login", form: [("csrf", csrf), ("token", token), ("return", "/debug/rules?x=1")], cookie: csrf)
+                #expect(back.header("Location") == "/debug/rules?x=1")
+                let elsewhere = try await client.post("/debug/login", form: [("csrf", csrf), ("token", token), ("return", "//evil.example/debug")],
+                                                      cookie: csrf)
+                #expect(elsewhere.header("Location") == "/debug")
             }
         } catch {
             await harness.stop()
