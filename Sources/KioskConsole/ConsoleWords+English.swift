@@ -311,6 +311,7 @@ extension ConsoleWords {
         summary: "Summary",
         theSame: "The same.",
         sameBytes: "The same bytes.",
+        notModifiedNoBody: { "#\($0) is a 304: the upstream confirmed the answer Kiosk held without sending it again, so there is no body to compare." },
         sameJSON: "The same JSON (written differently).",
         changeCounts: { count, more, added, removed, changed in "\(count)\(more ? "+" : "") change\(count == 1 ? "" : "s"): \(added) added, \(removed) removed, \(changed) changed" },
         added: " added ",

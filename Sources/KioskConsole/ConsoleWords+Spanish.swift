@@ -345,6 +345,7 @@ extension ConsoleWords {
         summary: "Resumen",
         theSame: "Iguales.",
         sameBytes: "Los mismos bytes.",
+        notModifiedNoBody: { "La n.º \($0) es un 304: el servidor confirmó la respuesta que Kiosk guardaba sin volver a enviarla, así que no hay cuerpo que comparar." },
         sameJSON: "El mismo JSON (escrito de otra forma).",
         changeCounts: { count, more, added, removed, changed in "\(count)\(more ? "+" : "") cambio\(count == 1 ? "" : "s"): \(added) añadido\(added == 1 ? "" : "s"), \(removed) quitado\(removed == 1 ? "" : "s"), \(changed) modificado\(changed == 1 ? "" : "s")" },
         added: " añadido ",

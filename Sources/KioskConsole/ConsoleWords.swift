@@ -337,6 +337,8 @@ struct ConsoleWords: Sendable {
     let summary: String
     let theSame: String
     let sameBytes: String
+    /// In place of a body comparison when a side (its number) is a 304, which has no body.
+    let notModifiedNoBody: @Sendable (Int64) -> String
     let sameJSON: String
     /// “3 changes: 1 added, 1 removed, 1 changed” (`more` when the list was cut).
     let changeCounts: @Sendable (Int, Bool, Int, Int, Int) -> String

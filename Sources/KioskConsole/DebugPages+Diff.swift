@@ -100,7 +100,11 @@ extension DebugPages {
                     ])
                 }),
         ]))
-        content.append(E.element("section", [], [E.element("h2", [], [.text(w.responseBody)]), bodyChanges(diff.body, w)]))
+        // A 304 carries no body: compared with one that does, every line would read removed.
+        let notModified = [old, new].first { $0.status == 304 && ($0.responseBody?.originalSize ?? 0) == 0 }
+        content.append(E.element("section", [], [E.element("h2", [], [.text(w.responseBody)]),
+                                                 notModified.map { E.element("p", [.class("status")], [.text(w.notModifiedNoBody($0.id))]) }
+                                                     ?? bodyChanges(diff.body, w)]))
         return DebugPages.page(context, title: "#\(old.id) → #\(new.id) · \(w.networkDebugger)", [E.element("article", [.class("detail debug")], content)])
     }
 

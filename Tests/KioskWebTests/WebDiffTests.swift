@@ -84,6 +84,27 @@ struct WebDiffTests {
         }
     }
 
+    @Test("a 304 compared with the answer it confirmed says it has no body, not that every line of the other was removed")
+    func notModified() async throws {
+        try await withWeb { harness, client in
+            // Given an answer with a body, then a 304 revalidating it
+            let log = try #require(harness.kiosk.debugger.log)
+            let url = "https://api.example.test/v1/items"
+            let body = #"{"items":[1,2,3]}"#
+            let full = try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: nil, endpoint: "api.example.test", method: "GET",
+                                                    url: url, status: 200,
+                                                    responseBody: CapturedBody(data: Data(body.utf8), originalSize: body.utf8.count),
+                                                    timings: RequestTimings(total: 0.01), decision: .network))
+            let confirmed = try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: nil, endpoint: "api.example.test", method: "GET",
+                                                         url: url, status: 304, timings: RequestTimings(total: 0.01), decision: .revalidated))
+            // When they are compared
+            let diff = try await client.get("/debug/diff?a=\(full)&b=\(confirmed)")
+            // Then the body's section says the 304 has none, and lists no removed line
+            #expect(diff.body.contains("#\(confirmed) is a 304: the upstream confirmed the answer Kiosk held"), "\(diff.body)")
+            #expect(!diff.body.contains("<del>- "))
+        }
+    }
+
     @Test("the diff refuses missing or unknown ids clearly")
     func badIDs() async throws {
         try await withWeb { _, client in
