@@ -63,10 +63,10 @@ struct DebugController: Sendable {
         }
         debug.on(.har) { request, context in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
-            if let error = query.syntaxError {
-                let words = context.view.words
-                throw WebError.badRequest(words.filterNotUnderstood(words.filterProblem(error.reason))
-                                          + "(\(error.characterOffsets.lowerBound + 1))")
+            // A filter that does not parse is shown where it is made: the list, which marks the mistake under it and
+            // keeps the console's links (an error page here said only a position, and led back to the catalogs).
+            if query.syntaxError != nil {
+                return WebController.seeOther(ConsoleRoute.requests.path + (request.uri.query.map { "?" + $0 } ?? ""))
             }
             // The whole log (or all that match) unless a limit is asked for, sent as it is read: a batch of records in
             // memory at a time, however large the log.
