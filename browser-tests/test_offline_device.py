@@ -313,7 +313,7 @@ def test_an_open_page_notices_kiosk_going_away_and_coming_back_without_a_tap(sta
         server.stop()
         driver.execute_script("window.dispatchEvent(new Event('offline'))")
         # Then the banner says Kiosk is unreachable, with nothing tapped
-        wait_for(driver, lambda d: unreachable_banner(d).startswith("Kiosk is unreachable — showing what this device saved "),
+        wait_for(driver, lambda d: unreachable_banner(d).startswith("Kiosk is unreachable — this page is as it was loaded "),
                  15, f"banner: {unreachable_banner(driver)!r}")
         # And when Kiosk answers again, it goes by itself
         start_server(data_dir, port=port)

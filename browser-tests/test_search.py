@@ -117,6 +117,9 @@ def test_escape_in_the_search_box_clears_the_search_and_its_results_and_a_second
     field = browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]")
     type_slowly(field, "sum", pause=0.02)
     wait_for(browser, lambda d: "q=sum" in d.current_url, 10, "the search was not sent")
+    # (its count said to a screen reader in a few words, not its rows)
+    wait_for(browser, lambda d: "for “sum”" in d.execute_script("return document.getElementById('results-said').textContent"), 10,
+             "the search's count was not said")
     # When Escape is pressed in the box
     field.send_keys(Keys.ESCAPE)
     # Then the box is empty, and the catalog's list and address come back with it

@@ -172,8 +172,9 @@ extension CatalogService {
 
     /// The store's best matches for `query`, and whether more match than those.
     private func localSearch(_ source: any CatalogSource, _ query: String) throws -> (items: [CatalogItem], more: Bool) {
-        // One more than a page: whether it comes says whether more match.
-        var items = try database.search(query, source: source.id, limit: Self.storeSearchPage + 1)
+        // One more than a page: whether it comes says whether more match. A list its user orders leaves out what the user
+        // deleted after the search: it is asked for whole (such a list is short), so that a deletion does not hide a 51st.
+        var items = try database.search(query, source: source.id, limit: source.ordering == .user ? 10_000 : Self.storeSearchPage + 1)
         if source.ordering == .user {
             // Deleted items stay deleted, in search too.
             let visible = Set(try database.userOrdered(source.id).map(\.itemID))

@@ -47,7 +47,7 @@ extension Kiosk {
             guard removeStoreFiles(url) else { throw heldOnFullDisk(error, "the request log", url) }
             return ClearedLog(count: count)
         } catch let error as KioskError {
-            guard case .storage = error, let aside = moveStoreFilesAside(url) else { throw error }
+            guard AppDatabase.isUnreadable(error), let aside = moveStoreFilesAside(url) else { throw error }
             return ClearedLog(count: 0, movedAside: aside)
         }
         giveBackStrandedWAL(url)

@@ -253,7 +253,7 @@ extension ConsoleWords {
         proxyCacheClearAll: "Clear the whole cache",
         proxyCacheClearAllConfirm: { "Remove all \($0) stored answer\($0 == 1 ? "" : "s")? Offline, apps will get a 504 for each." },
         clearConfirm: "Clear every logged request? This cannot be undone.",
-        deleteRuleConfirm: { "Delete rule \($0)? What it answers or changes cannot be brought back." },
+        deleteRuleConfirm: { "Delete rule \($0)? It cannot be restored." },
         proxyCacheTotal: { count, size in "\(count) \(count == 1 ? "answer" : "answers"), \(size) in all." },
         proxyNone: "No proxy runs in this process: this console belongs to `kiosk serve`. `kiosk proxy` starts one, with a console of its own beside it.",
         proxyListeners: "Listeners",

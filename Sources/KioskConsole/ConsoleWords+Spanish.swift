@@ -287,7 +287,7 @@ extension ConsoleWords {
         proxyCacheClearAll: "Vaciar toda la caché",
         proxyCacheClearAllConfirm: { "¿Quitar \($0 == 1 ? "la respuesta guardada" : "las \($0) respuestas guardadas")? Sin conexión, las apps recibirán un 504 por cada una." },
         clearConfirm: "¿Vaciar todas las solicitudes registradas? No se puede deshacer.",
-        deleteRuleConfirm: { "¿Eliminar la regla \($0)? Lo que responde o cambia no se podrá recuperar." },
+        deleteRuleConfirm: { "¿Eliminar la regla \($0)? No se podrá recuperar." },
         proxyCacheTotal: { count, size in "\(count) \(count == 1 ? "respuesta" : "respuestas"), \(size) en total." },
         proxyNone: "No hay ningún proxy en este proceso: esta consola es la de `kiosk serve`. `kiosk proxy` arranca uno, con su propia consola al lado.",
         proxyListeners: "Direcciones de escucha",

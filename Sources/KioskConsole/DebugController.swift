@@ -91,7 +91,7 @@ struct DebugController: Sendable {
             // Each host with its most recently used answers (20), to open one.
             let cache = kiosk.proxyCacheSettings.map { settings in
                 let hosts = ((try? kiosk.proxyCacheStats()) ?? []).map { host in
-                    (host, (try? kiosk.proxyCacheEntries(host: host.host, limit: 20)) ?? [])
+                    (host, (try? kiosk.proxyCacheEntries(host: host.key, limit: 20)) ?? [])
                 }
                 return (settings, hosts, failure: kiosk.proxyCacheFailure)
             }

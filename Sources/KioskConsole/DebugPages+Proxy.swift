@@ -107,7 +107,7 @@ extension DebugPages {
             E.element("li", [], [
                 E.element("code", [], [.text(host.host)]),
                 E.element("span", [.class("status")], [.text(w.proxyCacheRow(host.entries, byteCount(Int64(host.bytes), w), host.hits))]),
-                Pages.postForm(action: action, fields: [("clear", host.host)], label: w.proxyCacheClearHost + " " + host.host,
+                Pages.postForm(action: action, fields: [("clear", host.key)], label: w.proxyCacheClearHost + " " + host.host,
                                button: .text(w.proxyCacheClearHost), className: "mock delete", attributes: [inPlace], context: context),
                 E.element("details", [], [
                     E.element("summary", [], [.text(w.proxyCacheAnswersOf(host.host))]),
@@ -121,7 +121,7 @@ extension DebugPages {
                         ])
                     }),
                     host.entries > entries.count
-                        ? E.element("p", [.class("status")], DebugPages.withCode(w.proxyCacheMoreAnswers(entries.count, host.entries, host.host))) : .empty,
+                        ? E.element("p", [.class("status")], DebugPages.withCode(w.proxyCacheMoreAnswers(entries.count, host.entries, host.key))) : .empty,
                 ]),
             ])
         }

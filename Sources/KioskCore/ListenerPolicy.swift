@@ -198,14 +198,12 @@ public struct ListenerPolicy: Sendable {
         ListenerPolicy(names: names, peers: .loopback, hint: hint)
     }
 
-    /// Whether an `--allowed-host` value is a name this policy can hold: an exact name or `.domain`, of
-    /// letters, digits, `-`, `_` and dots, not an address (addresses are always answered).
     /// Why `host` cannot be an address to listen on (empty, "999.1.1.1", "my host"); nil for an IP address or a host
     /// name, which the system looks up.
     public static func listeningProblem(_ host: String) -> String? {
         if host.isEmpty { return "an empty address" }
         if host.hasPrefix("["), host.hasSuffix("]"), IPAddress(literal: String(host.dropFirst().dropLast())) != nil {
-            return "an IPv6 address in [ ], which a URL needs and a listener does not: give it without them (\(host.dropFirst().dropLast()))"
+            return "an IPv6 address in [ ], which a URL needs and a listener does not (\(host.dropFirst().dropLast()) without them)"
         }
         if IPAddress(literal: host) != nil { return nil }
         // All digits and dots is an IPv4 address written wrong, never a name (a browser reads it as an address too).
@@ -213,6 +211,8 @@ public struct ListenerPolicy: Sendable {
         return isValidName(host) ? nil : "neither an IP address nor a host name"
     }
 
+    /// Whether an `--allowed-host` value is a name this policy can hold: an exact name or `.domain`, of
+    /// letters, digits, `-`, `_` and dots, not an address (addresses are always answered).
     public static func isValidName(_ text: String) -> Bool {
         let name = normalized(text)
         let body = name.hasPrefix(".") ? String(name.dropFirst()) : name

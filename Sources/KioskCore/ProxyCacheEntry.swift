@@ -58,8 +58,11 @@ public struct ProxyCacheEntry: Sendable, Hashable {
 
 /// What the cache holds for one host.
 public struct ProxyCacheHostStats: Sendable, Hashable, Codable {
-    /// The host.
+    /// The host, with its port when the URLs name one (`localhost:3000`; a scheme's own port left out, as in a URL).
     public var host: String
+    /// What `--host` (and the console's Clear) takes to list or clear exactly these answers: the host with its port
+    /// always (`api.example.com:443`), since a name alone means every port of it.
+    public var key: String
     /// How many answers are stored for it.
     public var entries: Int
     /// Their size in bytes.
@@ -72,8 +75,9 @@ public struct ProxyCacheHostStats: Sendable, Hashable, Codable {
     public var newest: Date
 
     /// The figures of one host.
-    public init(host: String, entries: Int, bytes: Int, hits: Int, oldest: Date, newest: Date) {
+    public init(host: String, key: String, entries: Int, bytes: Int, hits: Int, oldest: Date, newest: Date) {
         self.host = host
+        self.key = key
         self.entries = entries
         self.bytes = bytes
         self.hits = hits

@@ -408,8 +408,10 @@ public final class BreakpointTransport: HTTPTransport {
                 // The capture below records the edit with the exchange it sends.
                 outgoing.touches.append(Self.touch(id, request, .requestEdited))
                 // The answer to another request than the one asked is no answer to that one: shown, never stored under it.
-                requestChanged = outgoing.method != request.method || outgoing.url != request.url
-                    || outgoing.headers != request.headers || outgoing.body != request.body
+                // Compared as read, not as written: the edit writes the query again (`%2C` as `,`), which asks the same.
+                let read = { (url: URL) in URLComponents(url: url, resolvingAgainstBaseURL: false).map { ($0.path, $0.queryItems ?? []) } }
+                requestChanged = outgoing.method != request.method || read(outgoing.url)?.0 != read(request.url)?.0
+                    || read(outgoing.url)?.1 != read(request.url)?.1 || outgoing.headers != request.headers || outgoing.body != request.body
             case .continueWithResponse(let status, let body, let headers):
                 return answer(request, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
                               since: started, touch: Self.touch(id, request, .answeredAtRequest))

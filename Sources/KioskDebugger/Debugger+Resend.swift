@@ -141,16 +141,18 @@ extension Debugger {
     /// What `stream` brings until it ends, `window` passes or `limit` bytes came, whichever is first; then it is closed
     /// (the capture logs it as cut where it was). A failure of the stream ends what it brings.
     static func drained(_ stream: BodyStream, within window: Duration, upTo limit: Int) async -> Data {
-        let reading = Task {
-            var collected = Data()
-            while collected.count < limit, let chunk = try? await stream.next() { collected.append(chunk) }
-            return collected
-        }
         let timer = Task {
             try? await Task.sleep(for: window)
             if !Task.isCancelled { stream.cancel() }
         }
-        let collected = await reading.value
+        // The caller gone (a console's request closed) closes the stream too, rather than reading on for the window.
+        let collected = await withTaskCancellationHandler {
+            var collected = Data()
+            while collected.count < limit, !Task.isCancelled, let chunk = try? await stream.next() { collected.append(chunk) }
+            return collected
+        } onCancel: {
+            stream.cancel()
+        }
         timer.cancel()
         // Ended by the limit (or the window), not by the upstream: closed, so that the exchange ends and is logged.
         stream.cancel()

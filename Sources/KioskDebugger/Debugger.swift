@@ -48,12 +48,16 @@ public final class Debugger: Sendable {
         let events = DebugEvents(epoch: epoch)
         self.events = events
         // The records announced so far, this process's and those another one stored (`kiosk sync`, a second `kiosk
-        // proxy` on one data folder), which the watch below finds: each is announced once, whoever finds it first.
-        let announced = Mutex<Int64>((try? log?.newestID()) ?? 0)
+        // proxy` on one data folder), which the watch below finds: each is announced once, whoever finds it first. Ids
+        // are handed out in the order their transactions commit (one writer at a time), so a range stored here is
+        // announced from the last one announced on: ids of another process's before it are committed already.
+        // `gone`: the last one announced is known deleted (a clear said already), not to be said again each second.
+        let announced = Mutex<(last: Int64, gone: Bool)>(((try? log?.newestID()) ?? 0, false))
         let announce: @Sendable (ClosedRange<Int64>) -> Void = { ids in
-            let fresh = announced.withLock { last -> ClosedRange<Int64>? in
-                defer { last = max(last, ids.upperBound) }
-                return ids.upperBound > last ? max(ids.lowerBound, last + 1)...ids.upperBound : nil
+            let fresh = announced.withLock { state -> ClosedRange<Int64>? in
+                guard ids.upperBound > state.last else { return nil }
+                defer { state = (ids.upperBound, false) }
+                return state.last + 1...ids.upperBound
             }
             if let fresh { events.publish(.stored(fresh)) }
         }
@@ -61,24 +65,38 @@ public final class Debugger: Sendable {
             switch change {
             case .stored(let ids): announce(ids)
             case .cleared:
-                announced.withLock { $0 = 0 }
+                // Ids go on from where they were (AUTOINCREMENT): the next is announced as any other.
+                announced.withLock { $0.gone = true }
                 events.publish(.cleared)
             }
         }
-        // While a live console listens, the file is looked at every second for what other processes stored or cleared.
+        // Every second the file is looked at for what other processes stored, or cleared: the last record announced
+        // gone means the log was emptied (eviction takes the oldest first, never the newest). With no console
+        // listening, the place moves on silently, so one opened later is not sent what came before it.
         logWatch = Task { [log] in
             guard let log else { return }
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
-                guard events.subscriberCount > 0, let newest = try? log.newestID() else { continue }
-                let last = announced.withLock { $0 }
+                let (last, gone) = announced.withLock { $0 }
+                guard let (newest, lastKept) = try? log.newest(keeping: last) else { continue }
+                guard events.subscriberCount > 0 else {
+                    announced.withLock { state in
+                        if !lastKept, state.last == last { state.gone = true }
+                        if newest > state.last { state = (newest, false) }
+                    }
+                    continue
+                }
+                if !lastKept && !gone {
+                    let first = announced.withLock { state -> Bool in
+                        defer { state.gone = true }
+                        return !state.gone && state.last == last
+                    }
+                    if first { events.publish(.cleared) }
+                }
                 if newest > last {
+                    // At most the latest 1,000 at once: a console asks for the rows of what it is sent.
+                    if newest - last > 1_000 { announced.withLock { state in if state.last == last { state.last = newest - 1_000 } } }
                     announce(last + 1...newest)
-                } else if newest < last {
-                    // Fewer than announced: another process cleared the log (its newest is what came since).
-                    announced.withLock { $0 = newest }
-                    events.publish(.cleared)
-                    if newest > 0 { announce(1...newest) }
                 }
             }
         }

@@ -65,6 +65,18 @@ extension AppDatabase {
         return config
     }
 
+    /// How a storage error says a file is not a database Kiosk can read (`isUnreadable`).
+    static let corruptWords = "is corrupt or is not a Kiosk database"
+    /// How a storage error says a newer Kiosk wrote the file.
+    static let newerVersionWords = "was written by a newer version of Kiosk"
+
+    /// Whether `error` says its file cannot be read at all — corrupt, not a database, or a newer Kiosk's — rather than
+    /// that reading it failed this time (a full disk, a lock, a permission).
+    public static func isUnreadable(_ error: KioskError) -> Bool {
+        guard case .storage(let message) = error else { return false }
+        return message.contains(corruptWords) || message.contains(newerVersionWords)
+    }
+
     /// Runs `migrator`'s migrations not applied yet to `writer`'s file, `what` (say "the request log") at `path`; throws
     /// `KioskError.storage` saying why when it cannot. A file a newer Kiosk has migrated further is refused, untouched:
     /// this build does not know how that version keeps its rows, and writing them its own way could corrupt them (an
@@ -80,7 +92,7 @@ extension AppDatabase {
             throw storageError(error, while: "read \(what)'s schema", path: path)
         }
         guard !isNewer else {
-            throw KioskError.storage("\(what) \(path ?? "in memory") was written by a newer version of Kiosk: "
+            throw KioskError.storage("\(what) \(path ?? "in memory") \(AppDatabase.newerVersionWords): "
                 + "move it aside (or use that version) to use it with this one.")
         }
         do {
@@ -127,7 +139,7 @@ extension AppDatabase {
             return .storage("\(KioskError.diskFullPrefix): could not \(action). Free some disk space"
                             + (action.hasPrefix("clear") ? " on its disk." : " or clear the cache."))
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-            return .storage("\(file) is corrupt or is not a Kiosk database: could not \(action)\(detail). "
+            return .storage("\(file) \(AppDatabase.corruptWords): could not \(action)\(detail). "
                 + "Move the file aside to start with an empty store.")
         case .SQLITE_READONLY:
             return .storage("\(file) is read-only: could not \(action). Check the file's permissions.")

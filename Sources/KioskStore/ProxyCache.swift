@@ -804,23 +804,39 @@ public final class ProxyCache: Sendable, StoreFile {
     }
 
     /// What is stored per host — with its port when the URLs name one (`localhost:3000`, as the log and `--host` write
-    /// it: a machine's several local servers are told apart) —, the largest first.
+    /// it: a machine's several local servers are told apart) —, the largest first; each with the `key` that lists or
+    /// clears exactly its answers.
     public func hostStats() throws -> [ProxyCacheHostStats] {
         flush()
-        return try read("count the proxy cache") { db in
-            // The URL's authority (stored normalized: lowercased, its scheme's own port left out), up to its path or query.
+        let rows = try read("count the proxy cache") { db in
+            // Grouped by the URL's scheme and authority (stored normalized: lowercased, the scheme's own port left out).
             try Row.fetchAll(db, sql: """
-                WITH after AS (SELECT *, substr(url, instr(url, '://') + 3) AS rest FROM cacheEntry),
+                WITH after AS (SELECT *, instr(url, '://') AS mark, substr(url, instr(url, '://') + 3) AS rest FROM cacheEntry),
                      cut AS (SELECT *, CASE WHEN instr(rest, '/') = 0 THEN instr(rest, '?') WHEN instr(rest, '?') = 0 THEN instr(rest, '/')
                                             ELSE min(instr(rest, '/'), instr(rest, '?')) END AS end FROM after)
-                SELECT lower(CASE WHEN end = 0 THEN rest ELSE substr(rest, 1, end - 1) END) AS host, COUNT(*) AS entries,
-                       SUM(size) AS bytes, SUM(hits) AS hits, MIN(responseTime) AS oldest, MAX(responseTime) AS newest
-                FROM cut GROUP BY 1 ORDER BY bytes DESC, host
-                """).map { row in
-                ProxyCacheHostStats(host: row["host"], entries: row["entries"], bytes: row["bytes"], hits: row["hits"],
-                                    oldest: row["oldest"], newest: row["newest"])
+                SELECT lower(substr(url, 1, mark - 1)) AS scheme, lower(CASE WHEN end = 0 THEN rest ELSE substr(rest, 1, end - 1) END) AS authority,
+                       COUNT(*) AS entries, SUM(size) AS bytes, SUM(hits) AS hits, MIN(responseTime) AS oldest, MAX(responseTime) AS newest
+                FROM cut GROUP BY 1, 2
+                """)
+        }
+        // http://example.com:443 and https://example.com are the same answers to `--host example.com:443`: one line.
+        var byKey: [String: ProxyCacheHostStats] = [:]
+        for row in rows {
+            let scheme: String = row["scheme"], authority: String = row["authority"]
+            let hasPort = authority.hasPrefix("[") ? authority.contains("]:") : authority.contains(":")
+            let key = hasPort ? authority : authority + (scheme == "https" ? ":443" : ":80")
+            let line = ProxyCacheHostStats(host: authority, key: key, entries: row["entries"], bytes: row["bytes"], hits: row["hits"],
+                                           oldest: row["oldest"], newest: row["newest"])
+            if let merged = byKey[key] {
+                byKey[key] = ProxyCacheHostStats(host: merged.host.count <= authority.count ? merged.host : authority, key: key,
+                                                 entries: merged.entries + line.entries, bytes: merged.bytes + line.bytes,
+                                                 hits: merged.hits + line.hits, oldest: min(merged.oldest, line.oldest),
+                                                 newest: max(merged.newest, line.newest))
+            } else {
+                byKey[key] = line
             }
         }
+        return byKey.values.sorted { ($1.bytes, $0.host) < ($0.bytes, $1.host) }
     }
 
     /// The sum of the entries' sizes, in bytes.

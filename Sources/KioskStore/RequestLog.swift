@@ -349,7 +349,16 @@ public final class RequestLog: Sendable, StoreFile {
     /// The newest record's id in the file, whichever process stored it (0 for none); records this process has not
     /// stored yet are not counted.
     public func newestID() throws -> Int64 {
-        try read("read the request log's newest id") { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM logEntry") ?? 0 }
+        try newest(keeping: 0).id
+    }
+
+    /// The newest record's id in the file (0 for none), and whether the record `id` is still there (true for 0).
+    public func newest(keeping id: Int64) throws -> (id: Int64, kept: Bool) {
+        try read("read the request log's newest id") { db in
+            let row = try Row.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0), ? = 0 OR EXISTS (SELECT 1 FROM logEntry WHERE id = ?) FROM logEntry",
+                                       arguments: [id, id])
+            return (row?[0] ?? 0, row?[1] ?? true)
+        }
     }
 
     /// How many records the log holds.

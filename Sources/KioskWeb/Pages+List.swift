@@ -165,12 +165,15 @@ extension Pages {
         return layout(context, title: context.sourceName(source), current: Route.list(source).path, view: .list, source: source, content)
     }
 
-    /// `#results` and, beside it, the detail pane the script fills on a wide screen. A list that changes
-    /// on its own all the time (the debugger's) does not announce its changes (`announcesChanges`).
+    /// `#results` and, beside it, the detail pane the script fills on a wide screen. What a new list says of itself (its
+    /// count, its age, a banner) is announced by `#results-said`, which the script fills after each swap — not the rows,
+    /// which a live region round the list would read out one by one. A list that changes on its own all the time (the
+    /// debugger's) announces nothing (`announcesChanges`).
     package static func split(_ results: [HTML], revalidating: Bool, announcesChanges: Bool = true, className: String = "split",
                       attributes: [Attribute?] = [], context: ViewContext) -> HTML {
         E.element("div", [.class(className)], [
-            E.element("div", [.attribute("id", "results"), .attribute("aria-live", announcesChanges ? "polite" : "off"),
+            announcesChanges ? E.element("p", [.attribute("id", "results-said"), .class("visually-hidden"), .attribute("role", "status")], []) : .empty,
+            E.element("div", [.attribute("id", "results"),
                               .attribute("data-revalidating", revalidating ? "true" : "false")] + attributes, results),
             E.element("aside", [.attribute("id", "detail-pane"), .attribute("aria-label", context.strings.details),
                                 .attribute("tabindex", "-1"), .flag("hidden")], []),

@@ -128,7 +128,8 @@ extension DeviceStrings {
         failedOne: "1 change could not be applied: {reason}", failedMany: "{n} changes could not be applied: {reason}",
         newVersion: "A new version of Kiosk is ready.", reload: "Reload",
         deleted: "{title} deleted.", undo: "Undo", unstarred: "{title} removed from favorites.",
-        languageNeedsKiosk: "Kiosk is unreachable: the language can be switched once it answers.")
+        languageNeedsKiosk: "Kiosk is unreachable: the language can be switched once it answers.",
+        unreachableLoaded: "Kiosk is unreachable — this page is as it was loaded {ago}")
 }
 
 extension PairingStrings {

@@ -177,7 +177,8 @@ extension DeviceStrings {
         failedOne: "1 cambio no se pudo aplicar: {reason}", failedMany: "{n} cambios no se pudieron aplicar: {reason}",
         newVersion: "Hay una nueva versión de Kiosk.", reload: "Recargar",
         deleted: "Se eliminó {title}.", undo: "Deshacer", unstarred: "Se quitó {title} de favoritos.",
-        languageNeedsKiosk: "Kiosk no responde: el idioma se podrá cambiar cuando responda.")
+        languageNeedsKiosk: "Kiosk no responde: el idioma se podrá cambiar cuando responda.",
+        unreachableLoaded: "Kiosk no responde: esta página es tal como se cargó {ago}")
 }
 
 extension PairingStrings {

@@ -306,6 +306,8 @@ struct DeviceStrings: Sendable {
     let deleted, undo, unstarred: String
     /// The toast when the language switch cannot reach Kiosk.
     let languageNeedsKiosk: String
+    /// The banner when Kiosk went away while a page loaded from it is read (`{ago}`: when it was loaded).
+    let unreachableLoaded: String
 }
 
 /// Every word the scripts show, for one language, as JSON in `<body data-strings>`: a field each, built from the
@@ -315,7 +317,7 @@ struct ScriptStrings: Encodable, Sendable {
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
-    let deleted, undo, unstarred, languageNeedsKiosk: String
+    let deleted, undo, unstarred, languageNeedsKiosk, unreachableLoaded: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
 
@@ -350,6 +352,7 @@ struct ScriptStrings: Encodable, Sendable {
         undo = device.undo
         unstarred = device.unstarred
         languageNeedsKiosk = device.languageNeedsKiosk
+        unreachableLoaded = device.unreachableLoaded
         ago = page.ago("{age}")
         justNow = page.justNow
     }

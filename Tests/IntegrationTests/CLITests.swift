@@ -256,7 +256,7 @@ struct CLITests {
 
     @Test("Bad input is said for what it is: a wrong address, a port out of range, an empty endpoint, a huge id cut in the error",
           arguments: [(["proxy", "--host", "999.1.1.1"], "--host 999.1.1.1 is not an IPv4 address"),
-                      (["serve", "--host", "[::1]"], "give it without them (::1)"),
+                      (["serve", "--host", "[::1]"], "(::1 without them)"),
                       (["proxy", "--reverse", "http://127.0.0.1:1@99999"], "the port after @ must be between 0 and 65535 (got 99999)"),
                       (["breakpoint", "set", "", "--request", "pause"], "Give an endpoint's name"),
                       (["show", "rickandmorty", String(repeating: "7", count: 5_000)], "7777… (500")])

@@ -7,7 +7,7 @@ struct ListenerPolicyTests {
     @Test("An address to listen on is an IP address or a host name; a wrong IPv4 address, an empty one or a bracketed one is said",
           arguments: [("127.0.0.1", nil), ("::1", nil), ("0.0.0.0", nil), ("localhost", nil), ("kiosk.lan", nil),
                       ("999.1.1.1", "not an IPv4 address"), ("", "an empty address"), ("my host", "neither an IP address nor a host name"),
-                      ("[::1]", "give it without them (::1)")])
+                      ("[::1]", "(::1 without them)")])
     func listeningAddresses(host: String, problem: String?) {
         let said = ListenerPolicy.listeningProblem(host)
         #expect(problem == nil ? said == nil : said?.contains(problem!) == true, "\(String(describing: said))")

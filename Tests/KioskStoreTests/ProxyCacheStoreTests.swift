@@ -412,12 +412,15 @@ struct ProxyCacheStoreTests {
                          Self.answer("http://127.0.0.1:18402?q=1", "three"), Self.answer("https://api.test/c", "four")])
         // When the cache is counted
         let stats = try cache.hostStats()
-        // Then each server has its own line, named as --host takes it
+        // Then each server has its own line, named as a URL names it, with the key --host takes to reach it alone
         #expect(Set(stats.map(\.host)) == ["127.0.0.1:18401", "127.0.0.1:18402", "api.test"])
+        #expect(Set(stats.map(\.key)) == ["127.0.0.1:18401", "127.0.0.1:18402", "api.test:443"])
         #expect(stats.first { $0.host == "127.0.0.1:18401" }?.entries == 2)
-        // And clearing one of them by that name leaves the other
+        // And clearing one of them by its key leaves the others, a host's own port as well as another of its ports
         #expect(try cache.clear(host: "127.0.0.1:18401") == 2)
-        #expect(Set(try cache.hostStats().map(\.host)) == ["127.0.0.1:18402", "api.test"])
+        try cache.store([Self.answer("https://api.test:8443/d", "five")])
+        #expect(try cache.clear(host: try #require(try cache.hostStats().first { $0.host == "api.test" }).key) == 1)
+        #expect(Set(try cache.hostStats().map(\.host)) == ["127.0.0.1:18402", "api.test:8443"])
     }
 
     @Test("A lookup sees at once what another opening of the file stored, replaced or cleared, with its connections kept between lookups")

@@ -243,7 +243,7 @@ struct ConsoleProxyCacheTests {
             // When the page is opened
             let page = try await client.get(ConsoleRoute.proxy.path).body
             // Then the host's list says how many it shows and how to see them all
-            #expect(page.contains("The 20 most recently used of 25; <code>kiosk proxy cache list --host app.test</code> lists every one."), "\(page)")
+            #expect(page.contains("The 20 most recently used of 25; <code>kiosk proxy cache list --host app.test:80</code> lists every one."), "\(page)")
             // And the big answer's page carries its first megabyte only, and says so
             let id = try #require(try harness.kiosk.proxyCacheEntries().first { $0.url.hasSuffix("/big") }?.id)
             let entry = try await client.get(ConsoleRoute.proxyCacheEntry(id).path).body

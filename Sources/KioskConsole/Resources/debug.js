@@ -166,21 +166,22 @@
     for (const button of $$("button.copy[data-copy]", root)) {
       if (!navigator.clipboard || button.dataset.ready) continue;
       button.dataset.ready = "1";
+      if (!document.getElementById("copy-status")) {
+        const status = Object.assign(document.createElement("span"), { id: "copy-status", className: "visually-hidden" });
+        status.setAttribute("role", "status");
+        document.body.append(status);
+      }
       button.hidden = false;
       button.addEventListener("click", async () => {
         const source = document.getElementById(button.dataset.copy), label = button.textContent;
         try {
           await navigator.clipboard.writeText(source?.textContent || "");
           button.textContent = say("copied");
-          // Said to a screen reader too: the button's own name (its aria-label) does not change with its text.
-          let status = document.getElementById("copy-status");
-          if (!status) {
-            status = Object.assign(document.createElement("span"), { id: "copy-status", className: "visually-hidden" });
-            status.setAttribute("role", "status");
-            document.body.append(status);
-          }
-          status.textContent = say("copied");
-          setTimeout(() => { button.textContent = label; status.textContent = ""; }, 2000);
+          // Said to a screen reader too: the button's own name (its aria-label) does not change with its text. (The
+          // status is made, empty, when the button is: a live region's first content is often not read.)
+          const status = document.getElementById("copy-status");
+          if (status) status.textContent = say("copied");
+          setTimeout(() => { button.textContent = label; if (status) status.textContent = ""; }, 2000);
         } catch { /* the text stays selectable */ }
       });
     }
@@ -434,7 +435,7 @@
     editor.addEventListener("input", () => { unsent = true; });
     editor.addEventListener("change", () => { unsent = true; });
   }
-  document.addEventListener("submit", () => { unsent = false; });
+  document.addEventListener("submit", event => { if (!event.defaultPrevented) unsent = false; });
   window.addEventListener("beforeunload", event => {
     if (!unsent) return;
     event.preventDefault();

@@ -141,6 +141,13 @@
     observePager();
     watchConnectivity();
     changed(fresh);
+    // Said once, in a few words: the new list's status line and its banner (a count, "updated", "offline").
+    const said = document.getElementById("results-said");
+    if (said) {
+      const text = $$(":scope > p.status, :scope > .banner", fresh).map(p => p.textContent.trim()).filter(Boolean).join(" ");
+      said.textContent = "";
+      requestAnimationFrame(() => { said.textContent = text; });
+    }
     // A page that is itself still revalidating gets one waited reload (never a loop).
     if (!fromWait && fresh.dataset.revalidating === "true") reloadResults();
     return true;
@@ -436,7 +443,9 @@
     }
     // Refused (a stale form's token, say): the form's own POST shows Kiosk's page saying why.
     if (answer.type !== "opaqueredirect" && !answer.ok) return form.submit();
-    location.assign($("input[name=return]", form)?.value || "/");
+    // Only a path of this origin, as the server's own check allows (an error page's return is the address asked for).
+    const back = $("input[name=return]", form)?.value || "";
+    location.assign(/^\/(?![\/\\])/.test(back) ? back : "/");
   });
   document.addEventListener("submit", event => {
     const form = event.target;
@@ -580,7 +589,7 @@
     if (target?.closest("input, textarea, select, [contenteditable]")) {
       // Esc in the search box clears it, and with it what it searched or filtered (as the browser's own clearing of a
       // search field does, but said to the page, which the browser's does not always); on an empty box it leaves it.
-      if (event.key === "Escape" && target === searchField) {
+      if (event.key === "Escape" && target === searchField && !event.isComposing) {
         event.preventDefault();
         if (searchField.value === "") return searchField.blur();
         searchField.value = "";

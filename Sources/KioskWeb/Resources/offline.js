@@ -53,7 +53,8 @@
   // "slow": Kiosk did not answer in time (it may be up, waiting for a slow catalog); else it did not answer at all.
   function showUnreachable(time, reason = document.body.dataset.savedReason) {
     savedAt = time;
-    if (time > 0) banner("unreachable-banner", "unreachable", agoSentence(reason === "slow" ? "slow" : "unreachable", time));
+    const words = { slow: "slow", loaded: "unreachableLoaded" }[reason] || "unreachable";
+    if (time > 0) banner("unreachable-banner", "unreachable", agoSentence(words, time));
     window.kiosk?.watchConnectivity();
   }
   // While the banner shows, app.js's one connectivity poller asks whether Kiosk answers again; when it does, the
@@ -83,7 +84,7 @@
       await fetch(routes.connectivity, { credentials: "same-origin", cache: "no-store", signal: abort.signal,
         headers: { Accept: "application/json" } });
     } catch {
-      if (savedAt === null) showUnreachable(loadedAt, "unreachable");
+      if (savedAt === null) showUnreachable(loadedAt, "loaded");
     } finally {
       clearTimeout(timer);
     }

@@ -295,6 +295,8 @@ async function page(event) {
   event.waitUntil(tidy());
   const refresh = new URL(request.url).searchParams.has("refresh");
   try {
+    // The page's own time starts once the writes before it are through (they may take up to 3 s of their own).
+    if (afterWrites) await afterWrites;
     return await (waits ? network : withTimeout(network, refresh ? refreshTimeout : networkTimeout));
   } catch (error) {
     // No answer in time is not no answer: Kiosk may be up, waiting for a slow catalog, and the banner says which.
