@@ -244,6 +244,23 @@ def start_server(kiosk_bin):
         instance.stop()
 
 
+@pytest.fixture
+def saved_phone(start_server, tmp_path):
+    """A phone that opened a fresh Kiosk once and let it save for offline: `.server`, `.driver` (quit after the test),
+    `.data_dir` (to start the server again on its port, `.server.bound_port`)."""
+    from types import SimpleNamespace
+    from device import open as open_page, wait_until_saved_for_offline
+    data_dir = str(tmp_path / "data")
+    server = start_server(data_dir)
+    driver = new_driver(PHONE)
+    try:
+        open_page(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        yield SimpleNamespace(server=server, driver=driver, data_dir=data_dir)
+    finally:
+        driver.quit()
+
+
 # ---------------------------------------------------------------------------------------------
 # The browser
 

@@ -298,28 +298,21 @@ def test_a_kiosk_that_does_not_answer_in_time_is_said_to_be_slow_not_unreachable
         driver.quit()
 
 
-def test_an_open_page_notices_kiosk_going_away_and_coming_back_without_a_tap(start_server, tmp_path):
+def test_an_open_page_notices_kiosk_going_away_and_coming_back_without_a_tap(saved_phone, start_server):
     # Given a phone reading the Rick and Morty list, loaded from Kiosk
-    data_dir = str(tmp_path / "data")
-    server = start_server(data_dir)
+    server, driver = saved_phone.server, saved_phone.driver
     port = server.bound_port
-    driver = new_driver(PHONE)
-    try:
-        open(driver, server.url("/"))
-        wait_until_saved_for_offline(driver)
-        open(driver, server.url("/rickandmorty"))
-        assert unreachable_banner(driver) == ""
-        # When the Kiosk server stops while the page is read, and the device says it went offline
-        server.stop()
-        driver.execute_script("window.dispatchEvent(new Event('offline'))")
-        # Then the banner says Kiosk is unreachable, with nothing tapped
-        wait_for(driver, lambda d: unreachable_banner(d).startswith("Kiosk is unreachable — this page is as it was loaded "),
-                 15, f"banner: {unreachable_banner(driver)!r}")
-        # And when Kiosk answers again, it goes by itself
-        start_server(data_dir, port=port)
-        wait_for(driver, lambda d: unreachable_banner(d) == "", 30, "the banner stayed after Kiosk answered again")
-    finally:
-        driver.quit()
+    open(driver, server.url("/rickandmorty"))
+    assert unreachable_banner(driver) == ""
+    # When the Kiosk server stops while the page is read, and the device says it went offline
+    server.stop()
+    driver.execute_script("window.dispatchEvent(new Event('offline'))")
+    # Then the banner says Kiosk is unreachable, with nothing tapped
+    wait_for(driver, lambda d: unreachable_banner(d).startswith("Kiosk is unreachable — this page is as it was loaded "),
+             15, f"banner: {unreachable_banner(driver)!r}")
+    # And when Kiosk answers again, it goes by itself
+    start_server(saved_phone.data_dir, port=port)
+    wait_for(driver, lambda d: unreachable_banner(d) == "", 30, "the banner stayed after Kiosk answered again")
 
 
 def test_a_page_never_saved_waits_for_a_kiosk_slowed_by_its_catalog_and_not_for_one_out_of_reach(start_server, tmp_path):

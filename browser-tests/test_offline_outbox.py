@@ -151,90 +151,72 @@ def visible_move_buttons(driver) -> list[str]:
     """, EDIT_ROWS)
 
 
-def test_offline_moves_and_deletions_show_in_the_order_made_with_each_rows_buttons_for_its_place(start_server, tmp_path):
+def test_offline_moves_and_deletions_show_in_the_order_made_with_each_rows_buttons_for_its_place(saved_phone):
     # Given a phone that saved the dogs editor for offline, then lost Kiosk
-    server = start_server(str(tmp_path / "data"))
-    driver = new_driver(PHONE)
-    try:
-        open(driver, server.url("/"))
-        wait_until_saved_for_offline(driver)
+    server, driver = saved_phone.server, saved_phone.driver
+    open(driver, server.url("/dogs?edit=1"))
+    dogs = dog_ids(driver)
+    server.stop()
+    open(driver, server.url("/dogs?edit=1"))
+
+    # When the fourth dog is moved up a place, and then the first is deleted
+    press_in_dog_row(driver, dogs[3], "move", "↑")
+    moved = [dogs[0], dogs[1], dogs[3], dogs[2], *dogs[4:]]
+    wait_for(driver, lambda d: dog_ids(d) == moved, 15, f"the moved dog is not shown where it went: {dog_ids(driver)}")
+    # (the banner saying it waits, above the list, is in place before the next tap: it moves the rows down)
+    wait_for(driver, lambda d: "1 change is waiting" in (d.execute_script(
+        "return document.getElementById('pending-edits')?.textContent") or ""), 10, "no banner for the move")
+    press_in_dog_row(driver, dogs[0], "delete")
+
+    # Then both show, the move kept under the deletion
+    expected = moved[1:]
+    wait_for(driver, lambda d: dog_ids(d) == expected, 15, f"not shown in the order made: {dog_ids(driver)}")
+    # And each row has the buttons of its place: none up for the first, none down for the last
+    buttons = visible_move_buttons(driver)
+    assert buttons == ["↓"] + ["↑↓"] * (len(expected) - 2) + ["↑"], buttons
+
+    # And a reload shows the same
+    open(driver, server.url("/dogs?edit=1"))
+    wait_for(driver, lambda d: dog_ids(d) == expected, 15, f"not kept across a reload: {dog_ids(driver)}")
+    assert visible_move_buttons(driver) == ["↓"] + ["↑↓"] * (len(expected) - 2) + ["↑"], visible_move_buttons(driver)
+
+
+def test_a_reload_right_after_a_deletion_shows_the_list_without_the_dog(saved_phone):
+    # Given the dogs editor, its page under the service worker
+    server, driver = saved_phone.server, saved_phone.driver
+    for attempt in range(3):
         open(driver, server.url("/dogs?edit=1"))
         dogs = dog_ids(driver)
-        server.stop()
-        open(driver, server.url("/dogs?edit=1"))
-
-        # When the fourth dog is moved up a place, and then the first is deleted
-        press_in_dog_row(driver, dogs[3], "move", "↑")
-        moved = [dogs[0], dogs[1], dogs[3], dogs[2], *dogs[4:]]
-        wait_for(driver, lambda d: dog_ids(d) == moved, 15, f"the moved dog is not shown where it went: {dog_ids(driver)}")
-        # (the banner saying it waits, above the list, is in place before the next tap: it moves the rows down)
-        wait_for(driver, lambda d: "1 change is waiting" in (d.execute_script(
-            "return document.getElementById('pending-edits')?.textContent") or ""), 10, "no banner for the move")
-        press_in_dog_row(driver, dogs[0], "delete")
-
-        # Then both show, the move kept under the deletion
-        expected = moved[1:]
-        wait_for(driver, lambda d: dog_ids(d) == expected, 15, f"not shown in the order made: {dog_ids(driver)}")
-        # And each row has the buttons of its place: none up for the first, none down for the last
-        buttons = visible_move_buttons(driver)
-        assert buttons == ["↓"] + ["↑↓"] * (len(expected) - 2) + ["↑"], buttons
-
-        # And a reload shows the same
-        open(driver, server.url("/dogs?edit=1"))
-        wait_for(driver, lambda d: dog_ids(d) == expected, 15, f"not kept across a reload: {dog_ids(driver)}")
-        assert visible_move_buttons(driver) == ["↓"] + ["↑↓"] * (len(expected) - 2) + ["↑"], visible_move_buttons(driver)
-    finally:
-        driver.quit()
+        # When a dog is deleted and the page reloaded in the same moment
+        driver.execute_script("""
+            window.beforeTheReload = true;
+            document.querySelector(`#results ul.items.edit > li[data-id='${arguments[0]}'] form.delete button`).click();
+            location.reload();
+        """, dogs[0])
+        wait_for(driver, lambda d: d.execute_script("return !window.beforeTheReload && document.readyState === 'complete'"), 10)
+        # Then the reloaded list is the one without it, as Kiosk holds it
+        assert [item["itemID"] for item in server.api("/api/dogs")["items"]] == dogs[1:]
+        assert dog_ids(driver) == dogs[1:], f"attempt {attempt}: {dog_ids(driver)}"
 
 
-def test_a_reload_right_after_a_deletion_shows_the_list_without_the_dog(start_server, tmp_path):
-    # Given the dogs editor, its page under the service worker
-    server = start_server(str(tmp_path / "data"))
-    driver = new_driver(PHONE)
-    try:
-        open(driver, server.url("/"))
-        wait_until_saved_for_offline(driver)
-        for attempt in range(3):
-            open(driver, server.url("/dogs?edit=1"))
-            dogs = dog_ids(driver)
-            # When a dog is deleted and the page reloaded in the same moment
-            driver.execute_script("""
-                window.beforeTheReload = true;
-                document.querySelector(`#results ul.items.edit > li[data-id='${arguments[0]}'] form.delete button`).click();
-                location.reload();
-            """, dogs[0])
-            wait_for(driver, lambda d: d.execute_script("return !window.beforeTheReload && document.readyState === 'complete'"), 10)
-            # Then the reloaded list is the one without it, as Kiosk holds it
-            assert [item["itemID"] for item in server.api("/api/dogs")["items"]] == dogs[1:]
-            assert dog_ids(driver) == dogs[1:], f"attempt {attempt}: {dog_ids(driver)}"
-    finally:
-        driver.quit()
-
-
-def test_the_star_of_an_item_page_is_set_in_place_with_the_focus_kept_online_and_with_kiosk_stopped(start_server, tmp_path):
+def test_the_star_of_an_item_page_is_set_in_place_with_the_focus_kept_online_and_with_kiosk_stopped(saved_phone):
     # Given a phone reading an item's page, under the service worker
-    server = start_server(str(tmp_path / "data"))
-    driver = new_driver(PHONE)
-    try:
-        open(driver, server.url("/"))
-        wait_until_saved_for_offline(driver)
-        open(driver, server.url("/rickandmorty/3"))
-        driver.execute_script("window.notReloaded = true; window.scrollTo(0, 200)")
-        star = lambda d: d.find_element(By.CSS_SELECTOR, "#main form.star button")
-        # When its star is pressed from the keyboard
-        driver.execute_script("arguments[0].focus()", star(driver))
-        driver.switch_to.active_element.send_keys("\ue007")  # Enter
-        # Then it is starred in place: no page load, the focus on the star, and Kiosk holds it
-        wait_for(driver, lambda d: [item["itemID"] for item in server.api("/api/favorites")["items"]] == ["3"], 10, "not starred")
-        wait_for(driver, lambda d: "Remove" in (d.switch_to.active_element.get_attribute("aria-label") or ""), 10,
-                 f"focus: {driver.switch_to.active_element.get_attribute('aria-label')!r}")
-        assert driver.execute_script("return window.notReloaded === true")
-        # And with Kiosk stopped, the star taken off waits in place, marked as waiting
-        server.stop()
-        driver.switch_to.active_element.send_keys("\ue007")
-        wait_for(driver, lambda d: d.execute_script("return !!document.querySelector('#main form.star.pending')"), 15,
-                 "the star is not shown as waiting")
-        assert driver.execute_script("return window.notReloaded === true")
-        assert "Add" in (driver.switch_to.active_element.get_attribute("aria-label") or "")
-    finally:
-        driver.quit()
+    server, driver = saved_phone.server, saved_phone.driver
+    open(driver, server.url("/rickandmorty/3"))
+    driver.execute_script("window.notReloaded = true; window.scrollTo(0, 200)")
+    star = lambda d: d.find_element(By.CSS_SELECTOR, "#main form.star button")
+    # When its star is pressed from the keyboard
+    driver.execute_script("arguments[0].focus()", star(driver))
+    driver.switch_to.active_element.send_keys("\ue007")  # Enter
+    # Then it is starred in place: no page load, the focus on the star, and Kiosk holds it
+    wait_for(driver, lambda d: [item["itemID"] for item in server.api("/api/favorites")["items"]] == ["3"], 10, "not starred")
+    wait_for(driver, lambda d: "Remove" in (d.switch_to.active_element.get_attribute("aria-label") or ""), 10,
+             f"focus: {driver.switch_to.active_element.get_attribute('aria-label')!r}")
+    assert driver.execute_script("return window.notReloaded === true")
+    # And with Kiosk stopped, the star taken off waits in place, marked as waiting
+    server.stop()
+    driver.switch_to.active_element.send_keys("\ue007")
+    wait_for(driver, lambda d: d.execute_script("return !!document.querySelector('#main form.star.pending')"), 15,
+             "the star is not shown as waiting")
+    assert driver.execute_script("return window.notReloaded === true")
+    assert "Add" in (driver.switch_to.active_element.get_attribute("aria-label") or "")
