@@ -110,6 +110,12 @@ public final class Debugger: Sendable {
         }
     }
 
+    // A debugger dropped without `stop()` (a CLI command's, a test's) leaves no task polling the log's file.
+    deinit {
+        pauseWatch.cancel()
+        logWatch.cancel()
+    }
+
     /// Ends the live consoles' streams and stops following pauses (the server is stopping).
     public func stop() {
         pauseWatch.cancel()
