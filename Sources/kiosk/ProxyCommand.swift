@@ -271,6 +271,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 consolePorts.add(bound)
                 listeners.withLock { $0.insert(ProxyOverview.Listener(kind: "forward", address: "\(shownHost):\(bound)"), at: 0) }
                 Output.human("Kiosk proxy on http://\(shownHost):\(bound)/  (HTTP_PROXY=http://\(shownHost):\(bound); Ctrl-C to stop)")
+                Output.human("A shell's programs through it: " + envCommand(port: bound))
                 fflush(nil)
             }
             let reverseServers: [any Service] = try reverseRoutes().map { route in
@@ -378,6 +379,18 @@ struct ProxyCACommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data(authority.certificatePEM.utf8))
             }
         }
+    }
+}
+
+extension ProxyRunCommand {
+    /// The `kiosk proxy env` line for this proxy as it listens on `port`: the options that differ from env's defaults (a
+    /// port of 0 or another, another address, another data folder, whose CA it trusts), so that the line works as printed.
+    func envCommand(port: Int) -> String {
+        var arguments = ["kiosk", "proxy", "env"]
+        if let dataDir = global.dataDir { arguments += ["--data-dir", Output.shellQuoted(dataDir)] }
+        if host != "127.0.0.1" { arguments += ["--host", Output.shellQuoted(host)] }
+        if port != 8888 { arguments += ["--port", String(port)] }
+        return "eval \"$(" + arguments.joined(separator: " ") + ")\""
     }
 }
 

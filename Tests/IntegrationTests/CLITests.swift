@@ -678,6 +678,30 @@ struct LogCLITests {
         #expect(listed.stdout.contains("kiosk-proxy-ca, "), "\(listed.stdout.prefix(500))")
     }
 
+    @Test("kiosk proxy on a port of its choosing prints the proxy env line for that port and data folder, which a shell evaluates as printed")
+    func proxyPrintsItsEnvLine() throws {
+        // Given a proxy started on port 0 in a data folder of its own (a space in its name)
+        let cli = CLI()
+        let folder = cli.dataDirectory.appendingPathComponent("my proxy")
+        let process = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0", "--data-dir", folder.path],
+                                       stdout: .pipe, stderr: .null)
+        defer { process.signal(); _ = process.waitUntilExit() }
+        let out = try #require(process.standardOutput)
+        var text = ""
+        while !text.contains("proxy env") || !text.hasSuffix("\n") {
+            let chunk = out.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        // When the line it printed is evaluated by a shell whose kiosk is this one
+        let address = try #require(text.firstMatch(of: /Kiosk proxy on (http:\/\/127\.0\.0\.1:\d+)\//)?.1)
+        let line = try #require(text.split(separator: "\n").first { $0.contains("proxy env") }?.firstMatch(of: /eval .*/)?.0, "\(text)")
+        let shell = try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", line + "\nprintf '%s\\n' \"$HTTP_PROXY\" \"$NODE_EXTRA_CA_CERTS\""],
+                                         environment: ["PATH": CLI.executable.deletingLastPathComponent().path + ":/usr/bin:/bin"])
+        // Then the shell's programs are sent to that proxy, trusting that folder's CA
+        #expect(shell.stdout == "\(address)\n\(folder.appendingPathComponent("kiosk-proxy-ca.pem").path)\n", "\(line)\n\(shell.stderr)")
+    }
+
     @Test("kiosk breakpoint set takes an app's host through kiosk proxy as well as a catalog's endpoint, and still refuses a typo")
     func breakpointOnAProxiedHost() throws {
         let cli = CLI()
