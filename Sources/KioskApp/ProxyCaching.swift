@@ -14,7 +14,8 @@ import Synchronization
 // - What is stored is what RFC 9111 §3 lets a cache store: the answer to a GET (or a HEAD's, headers only, when no
 //   GET's is stored: it answers HEADs alone), of a status that is final and
 //   cacheable by default (§4.2.2) or that carries explicit freshness, without `no-store` (the request's or the
-//   answer's) and without `Vary: *`; `private` is allowed, this cache being the user's own. A body streamed past
+//   answer's) and without `Vary: *`; `private` is allowed, this cache being the user's own — but for a client on another machine
+//   (`--proxy-auth`), to which it is a shared cache, as `s-maxage` and `proxy-revalidate` are read then. A body streamed past
 //   the proxy's buffer limit (or an event stream) is not stored. Set-Cookie's value is not kept: a replayed answer must
 //   not set an old session again; that the answer set a cookie is (an empty `Set-Cookie`, never given to an app), and
 //   such an answer is given again only when the upstream fails — a hit, or a revalidation's 304, would give the
@@ -113,10 +114,12 @@ final class ProxyCachingTransport: HTTPTransport {
         // requests that joined asked with the same validators at once (the proxy's revalidation of one stored answer as it
         // expires, most often), and each takes it as its leader does — the stored answer renewed — rather than each
         // asking the upstream again.
+        // Read as a shared cache reads it (`private` is not given to another request, `s-maxage` counts): joined requests
+        // may be other machines' (`--proxy-auth`).
         self.base = CoalescingTransport(base: base, byRedactedURL: false) { response in
             response.headers["Set-Cookie"] == nil && (response.status == 304
-                || Self.isStorable(response, for: HTTPRequest(url: response.url, endpoint: ""))
-                    && Self.isFreshOnArrival(status: response.status, headers: response.headers, at: now()))
+                || Self.isStorable(response, for: HTTPRequest(url: response.url, endpoint: "", purpose: .proxiedForNetwork))
+                    && Self.isFreshOnArrival(status: response.status, headers: response.headers, at: now(), shared: true))
         }
         self.cache = cache
         self.settings = Mutex(settings)
@@ -165,11 +168,12 @@ final class ProxyCachingTransport: HTTPTransport {
             return response
         }
         let found = (try? await lookup(key, request, in: cache, using: false)) ?? .uriMiss
+        let shared = Self.isShared(request)
         let reason: CacheStatus.Forward = switch found {
         // In fallback a stored answer goes forward however fresh: by the cache's configuration (RFC 9211 `bypass`) while
         // fresh, `stale` once it is.
         case .found(let entry): settings.mode == .fallback && entry.changedAt == nil
-            && Self.freshnessLifetime(of: entry) > Self.currentAge(of: entry, at: now()) ? .bypass : .stale
+            && Self.freshnessLifetime(of: entry, shared: shared) > Self.currentAge(of: entry, at: now()) ? .bypass : .stale
         case .varyMiss: .varyMiss
         case .uriMiss: .uriMiss
         }
@@ -186,8 +190,8 @@ final class ProxyCachingTransport: HTTPTransport {
             if settings.mode == .fallback {
                 let now = now()
                 let age = Self.currentAge(of: entry, at: now)
-                let ttl = Self.freshnessLifetime(of: entry) - age
-                let control = CacheControl(entry.headers.values(for: "Cache-Control").joined(separator: ","))
+                let ttl = Self.freshnessLifetime(of: entry, shared: shared) - age
+                let control = Self.control(of: entry.headers, shared: shared)
                 // The request's own limits hold as in `http` (RFC 9111 §5.2.1): its max-age, min-fresh and no-cache.
                 let refused = Self.refuses(asked, age: age, ttl: ttl)
                 let stale = !refused && ttl <= 0 && Self.requestAcceptsStale(asked, of: control, staleness: -ttl)
@@ -250,10 +254,11 @@ final class ProxyCachingTransport: HTTPTransport {
     /// given stale when the upstream fails as `stale-if-error`, or disconnection (§4.2.4), allows.
     private func answerByHTTP(_ request: HTTPRequest, key: Key, cache: ProxyCache, entry: ProxyCacheEntry) async throws -> HTTPResponse {
         let now = now()
-        let control = CacheControl(entry.headers.values(for: "Cache-Control").joined(separator: ","))
+        let shared = Self.isShared(request)
+        let control = Self.control(of: entry.headers, shared: shared)
         let asked = Self.requestDirectives(request.headers)
         let age = Self.currentAge(of: entry, at: now)
-        let ttl = Self.freshnessLifetime(of: entry) - age
+        let ttl = Self.freshnessLifetime(of: entry, shared: shared) - age
         let staleness = -ttl
         // A request that changed the URL succeeded since the answer was stored (RFC 9111 §4.4): it is given only once the
         // upstream confirms it — never fresh, stale by any directive, nor in place of a failure.
@@ -311,7 +316,7 @@ final class ProxyCachingTransport: HTTPTransport {
         renewed.requestTime = self.now()
         renewed.responseTime = renewed.requestTime
         var status = response.cacheStatus ?? CacheStatus(.revalidated, forward: reason, forwardStatus: 304)
-        status.ttl = Int((Self.freshnessLifetime(of: renewed) - Self.currentAge(of: renewed, at: self.now())).rounded(.down))
+        status.ttl = Int((Self.freshnessLifetime(of: renewed, shared: shared) - Self.currentAge(of: renewed, at: self.now())).rounded(.down))
         var answer = answer(from: renewed, to: request, status: status)
         // The cookies the 304 set are this app's: its request is the one the upstream answered.
         for cookie in response.headers.values(for: "Set-Cookie") { answer.headers.add(name: "Set-Cookie", value: cookie) }
@@ -351,14 +356,14 @@ final class ProxyCachingTransport: HTTPTransport {
             if case .timeout = error, request.timeout != nil { renewBehind(request, key: key, cache: cache, entry: entry, reason: forward) }
             cache.noteUse(id: entry.id, at: now())
             return answer(from: entry, to: asked, status: CacheStatus(decision, forward: forward,
-                                                                      ttl: Self.remainingFreshness(of: entry, at: now())))
+                                                                      ttl: Self.remainingFreshness(of: entry, at: now(), shared: Self.isShared(asked))))
         }
         let received = now()
         var answered = response
         if response.status >= 500, case .found(let entry) = found, let decision = standIn(.status(response.status)) {
             cache.noteUse(id: entry.id, at: now())
             return answer(from: entry, to: asked, status: CacheStatus(decision, forward: forward, forwardStatus: response.status,
-                                                                      ttl: Self.remainingFreshness(of: entry, at: now())))
+                                                                      ttl: Self.remainingFreshness(of: entry, at: now(), shared: Self.isShared(asked))))
         }
         var stored = false
         // A GET's answer is stored as a GET's; a HEAD's as a HEAD's (headers only, never given to a GET), unless a GET's
@@ -623,7 +628,18 @@ final class ProxyCachingTransport: HTTPTransport {
             || Key.varyNames(fields).split(separator: ",").contains("*")
     }
 
-    /// Whether RFC 9111 §3 lets this private cache store the answer to `request` (a GET).
+    /// Whether the cache is a shared one to `request`'s client (RFC 9111 §1): to one on another machine (`--proxy-auth`),
+    /// whose answers other machines' clients are given too, it is; to this machine's apps, their user's own, private.
+    static func isShared(_ request: HTTPRequest) -> Bool { request.purpose == .proxiedForNetwork }
+
+    /// The answer's Cache-Control as this cache reads it for a client to which it is `shared` or private.
+    static func control(of headers: HTTPHeaderFields, shared: Bool) -> CacheControl {
+        let control = CacheControl(headers.values(for: "Cache-Control").joined(separator: ","))
+        return shared ? control.asShared : control
+    }
+
+    /// Whether RFC 9111 §3 lets this cache store the answer to `request` (a GET): `private` answers not for a client to
+    /// which it is shared (§5.2.2.7), `s-maxage` explicit freshness only for one.
     static func isStorable(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
         // A 304 is never a representation of its own: it only renews one stored (`forward`), and stored, it would
         // answer an app that has nothing cached with an empty body.
@@ -633,8 +649,10 @@ final class ProxyCachingTransport: HTTPTransport {
               response.status != 206 || whole, response.status != 304, request.headers["Range"] == nil || whole else { return false }
         if forbidsKeeping(response.headers, asked: request.headers) { return false }
         let names = directives(response.headers.values(for: "Cache-Control").joined(separator: ",").lowercased())
+        let shared = isShared(request)
+        if shared && names.contains("private") { return false }
         let explicit = response.headers["Expires"] != nil || names.contains("max-age") || names.contains("public")
-            || names.contains("private")
+            || names.contains("private") || shared && names.contains("s-maxage")
         return explicit || cacheableByDefault.contains(whole ? 200 : response.status)
     }
 
@@ -687,23 +705,23 @@ final class ProxyCachingTransport: HTTPTransport {
 
     /// What is left of `entry`'s freshness lifetime (Cache-Status's `ttl`): none once a write to its URL marked it
     /// changed (RFC 9111 §4.4: an invalidated answer is not fresh, whatever its lifetime said).
-    static func remainingFreshness(of entry: ProxyCacheEntry, at now: Date) -> TimeInterval {
-        let left = freshnessLifetime(of: entry) - currentAge(of: entry, at: now)
+    static func remainingFreshness(of entry: ProxyCacheEntry, at now: Date, shared: Bool) -> TimeInterval {
+        let left = freshnessLifetime(of: entry, shared: shared) - currentAge(of: entry, at: now)
         return entry.changedAt == nil ? left : min(0, left)
     }
 
-    /// RFC 9111 §4.2.1's freshness lifetime, in seconds: `max-age` (this cache being private, not `s-maxage`), else
+    /// RFC 9111 §4.2.1's freshness lifetime, in seconds: `max-age` (`s-maxage` first where the cache is `shared`), else
     /// `Expires` less `Date` (an invalid `Expires` is already expired), else — for a status cacheable by default with a
     /// `Last-Modified` — the heuristic of §4.2.2, a tenth of the time since it was modified, at most a day; else 0.
     /// `no-cache` makes it 0: stored, but revalidated before each use.
-    static func freshnessLifetime(of entry: ProxyCacheEntry) -> TimeInterval {
-        freshnessLifetime(status: entry.status, headers: entry.headers, receivedAt: entry.responseTime)
+    static func freshnessLifetime(of entry: ProxyCacheEntry, shared: Bool) -> TimeInterval {
+        freshnessLifetime(status: entry.status, headers: entry.headers, receivedAt: entry.responseTime, shared: shared)
     }
 
     /// Whether an answer with this status and these fields, received `at`, is fresh then: its freshness lifetime beyond its
     /// age as it came (RFC 9111 §4.2.3: its `Age`, or the time since its `Date` when that is more).
-    static func isFreshOnArrival(status: Int, headers: HTTPHeaderFields, at now: Date) -> Bool {
-        let lifetime = freshnessLifetime(status: status, headers: headers, receivedAt: now)
+    static func isFreshOnArrival(status: Int, headers: HTTPHeaderFields, at now: Date, shared: Bool) -> Bool {
+        let lifetime = freshnessLifetime(status: status, headers: headers, receivedAt: now, shared: shared)
         guard lifetime > 0 else { return false }
         let ageValue = TimeInterval(CacheControl.age(headers["Age"]))
         let apparentAge = headers["Date"].flatMap(HTTPDate.parse).map { max(0, now.timeIntervalSince($0)) } ?? 0
@@ -712,8 +730,8 @@ final class ProxyCachingTransport: HTTPTransport {
 
     /// `freshnessLifetime(of:)` of an answer with this status and these fields, received at `receivedAt` (its date when it
     /// carries no `Date`).
-    static func freshnessLifetime(status: Int, headers: HTTPHeaderFields, receivedAt: Date) -> TimeInterval {
-        let control = CacheControl(headers.values(for: "Cache-Control").joined(separator: ","))
+    static func freshnessLifetime(status: Int, headers: HTTPHeaderFields, receivedAt: Date, shared: Bool) -> TimeInterval {
+        let control = control(of: headers, shared: shared)
         if control.noCache { return 0 }
         if let maxAge = control.maxAge { return TimeInterval(maxAge) }
         // The answer's Date is read only when a date is reckoned from it.

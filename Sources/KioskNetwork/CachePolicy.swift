@@ -14,8 +14,8 @@ public import KioskCore
 //   page, marked with why: the offline-first contract is stronger than `stale-if-error` and the
 //   disconnected exception of RFC 9111 §4.2.4, so the catalogs do not read `stale-if-error` (`kiosk proxy`'s
 //   `http` cache mode does: an app's answers follow HTTP's rules, not the catalogs' contract).
-// - `s-maxage` and `public` are for shared caches and are not read; `private` only by the proxy's cache, which
-//   may store such answers, being its user's own.
+// - `s-maxage`, `proxy-revalidate` and `private` are for shared caches: the catalogs do not read them; the proxy's
+//   cache reads them for clients on other machines (`--proxy-auth`), to which it is a shared cache (`asShared`).
 
 /// The Cache-Control directives (RFC 9111, RFC 5861) Kiosk's policy reads.
 public struct CacheControl: Sendable, Hashable {
@@ -38,6 +38,12 @@ public struct CacheControl: Sendable, Hashable {
     /// `max-stale` (a request's), in seconds: a stored answer stale by at most that long will do; `Int.max` when the
     /// directive has no value (any staleness will do, RFC 9111 §5.2.1.2).
     public var maxStale: Int?
+    /// `s-maxage`, in seconds: a shared cache's `max-age` (RFC 9111 §5.2.2.10).
+    public var sharedMaxAge: Int?
+    /// `proxy-revalidate`: `must-revalidate` for a shared cache (RFC 9111 §5.2.2.8).
+    public var proxyRevalidate = false
+    /// `private`: a shared cache must not store the answer (RFC 9111 §5.2.2.7).
+    public var isPrivate = false
 
     /// Parses a Cache-Control header value; unknown directives are ignored, malformed numbers dropped — but a
     /// `max-age` is the first one given, and one without a valid number is 0 (RFC 9111 §4.2.1: a cache uses the first
@@ -56,6 +62,9 @@ public struct CacheControl: Sendable, Hashable {
             let number = parts.count > 1 && !spaced ? Self.deltaSeconds(parts[1]) : nil
             switch name {
             case "max-age": maxAge = maxAge ?? number ?? 0
+            case "s-maxage": sharedMaxAge = sharedMaxAge ?? number ?? 0
+            case "proxy-revalidate": proxyRevalidate = true
+            case "private": isPrivate = true
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "must-revalidate": mustRevalidate = true
@@ -72,6 +81,15 @@ public struct CacheControl: Sendable, Hashable {
 }
 
 extension CacheControl {
+    /// The directives as a shared cache reads them (RFC 9111 §5.2.2.8, §5.2.2.10): `s-maxage` in place of `max-age`,
+    /// and with it, or `proxy-revalidate`, `must-revalidate`.
+    public var asShared: CacheControl {
+        var shared = self
+        if let sharedMaxAge { shared.maxAge = sharedMaxAge }
+        shared.mustRevalidate = mustRevalidate || proxyRevalidate || sharedMaxAge != nil
+        return shared
+    }
+
     /// The most seconds a directive's value stands for: RFC 9111 §1.2.2 has a value too large to represent (or a
     /// calculation that overflows) taken as 2^31.
     static let maxDeltaSeconds = 2_147_483_648

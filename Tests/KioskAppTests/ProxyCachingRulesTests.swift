@@ -53,6 +53,20 @@ struct ProxyCachingRulesTests {
         #expect(ProxyCachingTransport.isStorable(Self.response(status, headers), for: Self.request(asked)) == expected)
     }
 
+    @Test("To a client on another machine the cache is shared: a private answer is not stored for it, s-maxage is explicit freshness",
+          arguments: [
+            (201, ["Cache-Control": "private"], false, true),
+            (201, ["Cache-Control": "private"], true, false),
+            (200, ["Cache-Control": "private, max-age=60"], true, false),
+            (201, ["Cache-Control": "s-maxage=60"], true, true),
+            (201, ["Cache-Control": "s-maxage=60"], false, false),
+          ] as [(Int, HTTPHeaderFields, Bool, Bool)])
+    func storableWhenShared(status: Int, headers: HTTPHeaderFields, network: Bool, expected: Bool) {
+        var request = Self.request()
+        if network { request.purpose = .proxiedForNetwork }
+        #expect(ProxyCachingTransport.isStorable(Self.response(status, headers), for: request) == expected)
+    }
+
     @Test("An edited, mocked or streamed answer is not stored")
     func notTheUpstreamsBytes() {
         var edited = Self.response(200)
@@ -100,7 +114,23 @@ struct ProxyCachingRulesTests {
         let received = Date(timeIntervalSince1970: 1_735_689_600)
         let entry = ProxyCacheEntry(id: 1, method: "GET", url: "u", host: "h", status: status, headers: headers, body: Data(),
                                     requestTime: received, responseTime: received, lastUsed: received, hits: 0, size: 0)
-        #expect(ProxyCachingTransport.freshnessLifetime(of: entry) == expected)
+        #expect(ProxyCachingTransport.freshnessLifetime(of: entry, shared: false) == expected)
+    }
+
+    @Test("Freshness lifetime where the cache is shared: s-maxage before max-age, and it or proxy-revalidate is must-revalidate; a private cache reads neither",
+          arguments: [
+            (["Cache-Control": "max-age=60, s-maxage=5"], true, 5.0, true),
+            (["Cache-Control": "max-age=60, s-maxage=5"], false, 60, false),
+            (["Cache-Control": "s-maxage=5"], false, 0, false),
+            (["Cache-Control": "max-age=60, proxy-revalidate"], true, 60, true),
+            (["Cache-Control": "max-age=60, proxy-revalidate"], false, 60, false),
+          ] as [(HTTPHeaderFields, Bool, Double, Bool)])
+    func sharedLifetime(headers: HTTPHeaderFields, shared: Bool, expected: Double, mustRevalidate: Bool) {
+        let received = Date(timeIntervalSince1970: 1_735_689_600)
+        let entry = ProxyCacheEntry(id: 1, method: "GET", url: "u", host: "h", status: 200, headers: headers, body: Data(),
+                                    requestTime: received, responseTime: received, lastUsed: received, hits: 0, size: 0)
+        #expect(ProxyCachingTransport.freshnessLifetime(of: entry, shared: shared) == expected)
+        #expect(ProxyCachingTransport.control(of: headers, shared: shared).mustRevalidate == mustRevalidate)
     }
 
     @Test("An answer is unchanged when its status, body and fields are, Date and Age aside")
