@@ -185,7 +185,9 @@ final class ProxyCachingTransport: HTTPTransport {
         if asked.onlyIfCached {
             // Nor one whose URL was changed since it was stored: it must be confirmed first.
             guard case .found(let entry) = found, !entry.setsCookie, entry.changedAt == nil else {
-                return Self.notStored(request, onlyIfCached: true, forward: reason)
+                // (One that set a cookie is passed over by the cache's own rule, however fresh: `bypass`, not `stale`.)
+                let passedOver: Bool = if case .found(let entry) = found { entry.setsCookie && entry.changedAt == nil } else { false }
+                return Self.notStored(request, onlyIfCached: true, forward: passedOver ? .bypass : reason)
             }
             if settings.mode == .fallback {
                 let now = now()

@@ -72,7 +72,7 @@ struct ProxyCacheAnswersTests {
         #expect(answer.cacheStatus?.decision == .offline)
     }
 
-    @Test("only-if-cached is never given an answer that set a cookie, and holds the request's max-age in fallback mode: both a 504 with no upstream request")
+    @Test("only-if-cached is never given an answer that set a cookie (a bypass), and holds the request's max-age in fallback mode: both a 504 with no upstream request")
     func onlyIfCachedLimits() async throws {
         // Given, in fallback mode, a fresh answer that set a cookie (/a) and a fresh one that did not (/b)
         let upstream = ScriptedTransport([.respond(200, headers: ["Cache-Control": "max-age=600", "Set-Cookie": "s=1"], body: "a"),
@@ -96,6 +96,11 @@ struct ProxyCacheAnswersTests {
         let never = try await transport.send(Self.request("c", ["Cache-Control": "only-if-cached"]))
         #expect(never.status == 504 && never.headers["Cache-Status"] == "Kiosk;fwd=uri-miss;detail=only-if-cached",
                 "\(never.headers)")
+        // And the answer that set a cookie was passed over by the cache's rule, fresh as it is — in http mode too, not "stale"
+        let http = ProxyCachingTransport(base: upstream, cache: cache, settings: ProxyCacheSettings(mode: .http), now: { Date() }) { _ in }
+        for passedOver in [cookie, try await http.send(Self.request("a", ["Cache-Control": "only-if-cached"]))] {
+            #expect(passedOver.headers["Cache-Status"] == "Kiosk;fwd=bypass;detail=only-if-cached", "\(passedOver.headers)")
+        }
     }
 
     @Test("A stored 404 is given as it is to a request whose If-Modified-Since its Last-Modified meets: preconditions speak of 2xx answers only")
