@@ -260,12 +260,15 @@ extension Debugger {
         }.joined(separator: "&")
         guard let url = components.url else { throw .unsendableURL(String(text.prefix(200))) }
         var headers = HTTPHeaderFields()
+        // The headers capture hid in this record, by name.
+        let hiddenAtCapture = Set(record.requestHeaders.filter { $0.value == Redactor.placeholder }.map { $0.name.lowercased() })
         for header in fields {
             // A header logged as `<redacted>` (Authorization, Cookie) is one Kiosk never learns back: left out of a source's
             // request, which its source signs anew; kept in an app's, so that sending it asks for it (`sendable`) rather than
-            // sending the app's request without its credentials.
-            guard header.value != Redactor.placeholder || record.source == nil,
-                  !Self.composerDroppedHeaders.contains(header.name.lowercased()) else { continue }
+            // sending the app's request without its credentials. One the developer typed so (added, or renamed) is theirs:
+            // kept too, and asked for, rather than left out while the log says it was added.
+            let leftOut = header.value == Redactor.placeholder && record.source != nil && hiddenAtCapture.contains(header.name.lowercased())
+            guard !leftOut, !Self.composerDroppedHeaders.contains(header.name.lowercased()) else { continue }
             headers.add(name: header.name, value: header.value.trimmingCharacters(in: .whitespaces))
         }
         let body = composed.body.flatMap { $0.isEmpty ? nil : Data($0.utf8) }

@@ -126,6 +126,7 @@ struct ResendTests {
             ("header", "X-Bad: a\r\nInjected: 1", "not a valid HTTP field value"),
             ("header", "Bad Name: 1", "not a valid HTTP header name"),
             ("query", "token=<redacted>", "the secret token is not known"),
+            ("header", "X-Leak: <redacted>", "X-Leak"),
           ])
     func refused(part: String, value: String, message: String) async throws {
         // Given a logged request composed with one bad part
