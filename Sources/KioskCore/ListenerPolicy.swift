@@ -263,14 +263,19 @@ public struct ListenerPolicy: Sendable {
         return domains.contains { host == $0 || host.hasSuffix("." + $0) }
     }
 
-    /// The authority of an `http` or `https` target in absolute form (user information included, which no Host may
-    /// hold: such a request is refused as naming no valid host); nil for an origin-form target (`/path`) or another scheme.
+    /// The authority of a target in absolute form, `scheme://authority…` (user information included, which no Host may
+    /// hold: such a request is refused as naming no valid host); nil for an origin-form target (`/path`). Of any scheme: a
+    /// server reads the path of `ftp://rebound.example/api` as it does `http://`'s, so its name is judged alike.
     public static func authority(ofTarget target: String) -> String? {
         let bytes = target.utf8
         guard let first = bytes.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*"),
               let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let scheme = target[..<colon].lowercased()
-        guard scheme == "http" || scheme == "https", target[colon...].hasPrefix("://") else { return nil }
+        // RFC 3986 §3.1: a letter, then letters, digits, `+`, `-` and `.`.
+        let scheme = target.utf8[..<colon]
+        let isLetter = { (byte: UInt8) in (65...90).contains(byte) || (97...122).contains(byte) }
+        guard let letter = scheme.first, isLetter(letter),
+              scheme.allSatisfy({ isLetter($0) || (48...57).contains($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }),
+              target[colon...].hasPrefix("://") else { return nil }
         let start = target.utf8.index(colon, offsetBy: 3)
         let rest = target[start...]
         let end = rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex

@@ -426,10 +426,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         // of Host it passes, since the upstream gets the Host it expects.
         // (An HTTP/1.0 request may come without Host, RFC 9112 §3.2, and no browser sends one so: health checks, old tools.)
         // A whole URL as the target names the host asked for itself, whatever Host says (RFC 9112 §3.2.2).
+        // (An HTTP/1.0 one without Host whose target is a whole URL still names a host: that one is judged.)
         let hostless = head.version == .http1_0 && !head.headers.contains(name: "Host")
-        let named = ListenerPolicy.authority(ofTarget: head.uri).map { head.headers["Host"].count == 1 ? [$0] : head.headers["Host"] }
-            ?? head.headers["Host"]
-        if origin?.isReverse == true, !hostless, let refusal = Self.reverseNames.nameRefusal(hosts: named) {
+        let targetAuthority = ListenerPolicy.authority(ofTarget: head.uri)
+        let named = targetAuthority.map { head.headers["Host"].count == 1 || hostless ? [$0] : head.headers["Host"] } ?? head.headers["Host"]
+        if origin?.isReverse == true, !hostless || targetAuthority != nil, let refusal = Self.reverseNames.nameRefusal(hosts: named) {
             return write(ProxyMessages.Refusal(HTTPResponseStatus(statusCode: refusal.status), refusal.message, closes: true),
                          to: head, context: context)
         }

@@ -29,6 +29,15 @@ struct ListenerPolicyTests {
         #expect(ListenerPolicy.hostName(ofAuthority: authority) == nil, "\(authority)")
     }
 
+    @Test("A whole URL as a request's target names its authority, of any scheme; a path, `*` or what is no URL names none", arguments: [
+        ("http://evil.test:80/a", "evil.test:80"), ("HTTPS://Evil.Test/a?b", "Evil.Test"), ("ftp://evil.test/api", "evil.test"),
+        ("ws://evil.test:1/", "evil.test:1"), ("git+ssh://h.test/x", "h.test"), ("http://u@h.test/", "u@h.test"),
+        ("/api/x", nil), ("*", nil), ("h.test:80", nil), ("1http://h.test/", nil), ("ht_tp://h.test/", nil), ("mailto:a@b.test", nil),
+    ] as [(String, String?)])
+    func targetAuthorities(target: String, authority: String?) {
+        #expect(ListenerPolicy.authority(ofTarget: target) == authority, "\(target)")
+    }
+
     @Test("A loopback listener answers localhost, *.localhost and addresses, and refuses other names with 421 saying how to allow one")
     func loopbackNames() throws {
         let policy = ListenerPolicy.loopback(hint: "Use --allowed-host NAME.")

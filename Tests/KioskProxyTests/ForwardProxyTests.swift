@@ -948,6 +948,11 @@ extension ReverseProxyTests {
             // And a whole URL as the target is judged by its own host, not by Host (RFC 9112 §3.2.2)
             let whole = try await rawExchange(port: proxy.port, "GET http://evil.test:\(proxy.port)/echo HTTP/1.1\r\nHost: localhost:\(proxy.port)\r\n\r\n")
             #expect(whole.hasPrefix("HTTP/1.1 421"), "\(whole)")
+            // And so is one of another scheme, and an HTTP/1.0 one without Host
+            let ftp = try await rawExchange(port: proxy.port, "GET ftp://evil.test:\(proxy.port)/echo HTTP/1.1\r\nHost: localhost:\(proxy.port)\r\n\r\n")
+            #expect(ftp.hasPrefix("HTTP/1.1 421"), "\(ftp)")
+            let wholeHostless = try await rawExchange(port: proxy.port, "GET http://evil.test:\(proxy.port)/echo HTTP/1.0\r\n\r\n", toClose: true)
+            #expect(wholeHostless.contains(" 421 "), "\(wholeHostless)")
             #expect(upstream.requests == 6)
         }
     }

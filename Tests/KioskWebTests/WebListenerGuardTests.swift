@@ -146,8 +146,16 @@ struct WebListenerGuardTests {
             // When each is sent to the listener
             // Then the one for a rebound name is refused though its Host is the listener's, the one for the listener's
             // own name is answered though its Host is not, and a target with user information names no valid host
+            // (Of any scheme: the path of ftp:// or ws:// is read as http://'s.)
+            let otherSchemes = ["ftp", "ws", "wss"].map {
+                "GET \($0)://rebound.example:\(port)/api/connectivity HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
+            }
             let answers = [try await rawAnswer(port: port, foreign), try await rawAnswer(port: port, own),
                            try await rawAnswer(port: port, withUser)]
+            for request in otherSchemes {
+                let answer = try await rawAnswer(port: port, request)
+                #expect(answer.hasPrefix("HTTP/1.1 421"), "\(request.prefix(40)): \(answer.prefix(200))")
+            }
             #expect(answers[0].hasPrefix("HTTP/1.1 421"), "\(answers[0].prefix(200))")
             #expect(answers[1].hasPrefix("HTTP/1.1 200"), "\(answers[1].prefix(200))")
             #expect(answers[2].hasPrefix("HTTP/1.1 400"), "\(answers[2].prefix(200))")
