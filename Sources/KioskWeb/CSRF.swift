@@ -81,11 +81,17 @@ package struct CSRFProtection: Sendable {
         if isFromAnotherSite(request) {
             throw WebError.forbidden("This form was sent from another site, so it was refused.")
         }
-        guard let origin = request.headers[.origin] else { return }
-        let host = request.head.authority ?? request.headers[hostHeader] ?? ""
-        guard !host.isEmpty, origin == "http://" + host || origin == "https://" + host else {
+        if let origin = foreignOrigin(request) {
             throw WebError.forbidden("This form was sent from another site (\(origin.prefix(80))), so it was refused.")
         }
+    }
+
+    /// The request's Origin header when it names another origin than this host (`null` included: a sandboxed frame, a
+    /// redirect across sites); nil without one, or with this host's.
+    package static func foreignOrigin(_ request: Request) -> String? {
+        guard let origin = request.headers[.origin] else { return nil }
+        let host = request.head.authority ?? request.headers[hostHeader] ?? ""
+        return !host.isEmpty && (origin == "http://" + host || origin == "https://" + host) ? nil : origin
     }
 
     // HTTP/1 requests carry Host as a header; HTTPTypes moves it to `authority` when it can.
@@ -157,12 +163,15 @@ struct CSRFMiddleware: RouterMiddleware {
 /// but not use it as a resource: an `<img>`, `<script>`, `<iframe>` or `fetch()` of a page, a picture or the JSON API
 /// is refused (403) before any route runs. Each would make Kiosk ask the catalogs (spending the reader's API quota, a
 /// hundred addresses at a time) for a page that cannot even read the answer. Browsers say where a request comes from
-/// (Fetch Metadata: another site, or another origin of this one such as another port, and the request's destination);
-/// one that says nothing (curl, a script) is not a page of another site, and passes.
+/// (Fetch Metadata: another site, or another origin of this one such as another port, and the request's destination; or
+/// an Origin header naming another); one that says nothing (curl, a script) is not a page of another site, and passes.
 struct CrossSiteReadGuard: RouterMiddleware {
     func handle(_ request: Request, context: WebRequestContext,
                 next: (Request, WebRequestContext) async throws -> Response) async throws -> Response {
-        guard request.method == .get || request.method == .head, CSRFProtection.isFromAnotherSite(request),
+        // Origin too, for a browser that sends no Fetch Metadata (Safari before 16.4): it names the page that made a CORS
+        // request, an EventSource or a WebSocket; never a navigation's GET.
+        guard request.method == .get || request.method == .head,
+              CSRFProtection.isFromAnotherSite(request) || CSRFProtection.foreignOrigin(request) != nil,
               request.headers[values: Self.secFetchDest] != ["document"] else {
             return try await next(request, context)
         }

@@ -199,6 +199,14 @@ struct WebSafetyTests {
                     #expect(answer.status == .forbidden, "\(site) \(destination ?? "-") \(path)")
                 }
             }
+            // And so is each sent by a browser without Fetch Metadata, which names the other site in Origin alone (a CORS
+            // fetch, an EventSource; `null` from a sandboxed frame)
+            for origin in ["http://evil.test", "null", "http://127.0.0.1:1"] {
+                for path in ["/rickandmorty?q=Origin\(origin.count)", "/api/rickandmorty?page=9", "/debug/events"] {
+                    let answer = try await client.get(path, headers: [.origin: origin])
+                    #expect(answer.status == .forbidden, "\(origin) \(path)")
+                }
+            }
             // And a link it offers, followed by the reader, opens the page, its refresh read as a plain visit
             for path in ["/rickandmorty?refresh=1", "/rickandmorty/2?refresh=1"] {
                 let followed = try await client.get(path, headers: [fetchSite: "cross-site", fetchDest: "document"])
