@@ -61,6 +61,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         try refuseEmpty(["--tls-cert": tlsCert, "--tls-key": tlsKey])
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together.") }
+        // Pairing is for the network's devices, which a loopback listener never hears from: said, not served half.
+        if lan, let host, IPAddress.isLoopback(host: host) {
+            throw ValidationError("--lan serves the phones and computers of your network, which --host \(host) (this machine only) "
+                                  + "does not reach: leave out --host, or give this machine's network address.")
+        }
         guard !(usesTLS && allowPlainHTTP) else {
             throw ValidationError("--allow-plain-http cannot be combined with HTTPS (--lan or --tls-cert): Kiosk serves one or the other.")
         }

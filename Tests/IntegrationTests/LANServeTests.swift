@@ -45,8 +45,10 @@ struct LANServeTests {
         #expect(try FileManager.default.attributesOfItem(atPath: key)[.posixPermissions] as? Int == 0o600)
     }
 
-    @Test("serve refuses --lan with --allow-plain-http, and --tls-cert without --tls-key, saying why", arguments: [
+    @Test("serve refuses --lan with --allow-plain-http or a loopback --host, and --tls-cert without --tls-key, saying why", arguments: [
         (["--lan", "--allow-plain-http"], "--allow-plain-http cannot be combined with HTTPS"),
+        (["--lan", "--host", "127.0.0.1"], "--host 127.0.0.1 (this machine only) does not reach"),
+        (["--lan", "--host", "::1"], "does not reach"),
         (["--tls-cert", "cert.pem"], "--tls-cert and --tls-key go together"),
         (["--lan", "--tls-cert", "/nonexistent/cert.pem", "--tls-key", "/nonexistent/key.pem"], "cannot read the certificate file"),
     ])
