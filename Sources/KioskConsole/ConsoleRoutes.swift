@@ -18,6 +18,8 @@ enum ConsoleRoute: Sendable, Hashable {
     case paused
     case pausedExchange(Int)
     case mocks
+    /// One mock rule's answer, to read and edit (its `GET`), and what the form posts to.
+    case mock(Int)
     case rules
     /// The rule form, empty or (`?request=`) filled in from a logged request.
     case newRule
@@ -91,6 +93,7 @@ enum ConsoleRoute: Sendable, Hashable {
         case .paused: base + "/paused"
         case .pausedExchange(let id): base + "/paused/\(id)"
         case .mocks: base + "/mocks"
+        case .mock(let id): base + "/mocks/\(id)"
         case .rules: base + "/rules"
         case .newRule: base + "/rules/new"
         case .rule(let id): base + "/rules/\(id)"
@@ -130,7 +133,7 @@ enum ConsoleRoute: Sendable, Hashable {
     /// The kinds of address, each with the method and pattern the router registers it under.
     enum Kind: String, CaseIterable, Sendable {
         case requests, request, composeForm, compose, diff, insights, endpoints, paused, pausedExchange, decide
-        case mocks, rules, newRule, rule, saveNewRule, saveRule, events, har, proxy, proxyCertificate, proxyCache, proxyCacheEntry
+        case mocks, mock, saveMock, rules, newRule, rule, saveNewRule, saveRule, events, har, proxy, proxyCertificate, proxyCache, proxyCacheEntry
         case login, replay, mockFrom, breakpoint, mockAction, ruleAction, clear, recording
         case apiRequests, apiRequest, apiResend, apiInsights, apiEndpoints, apiPaused
         case apiRules, apiRule, apiAddRule, apiReplaceRule, apiDeleteRule, apiProxy, apiProxyCache, apiSwitchProxyCache
@@ -138,7 +141,7 @@ enum ConsoleRoute: Sendable, Hashable {
         /// The method the route answers.
         var method: HTTPRequest.Method {
             switch self {
-            case .compose, .decide, .saveNewRule, .saveRule, .login, .replay, .mockFrom, .breakpoint, .mockAction, .ruleAction,
+            case .compose, .decide, .saveMock, .saveNewRule, .saveRule, .login, .replay, .mockFrom, .breakpoint, .mockAction, .ruleAction,
                  .clear, .recording, .apiResend, .apiAddRule, .proxyCache:
                 .post
             case .apiReplaceRule, .apiSwitchProxyCache: .put
@@ -159,6 +162,7 @@ enum ConsoleRoute: Sendable, Hashable {
             case .paused: "/debug/paused"
             case .pausedExchange, .decide: "/debug/paused/{id}"
             case .mocks: "/debug/mocks"
+            case .mock, .saveMock: "/debug/mocks/{id}"
             case .rules, .saveNewRule: "/debug/rules"
             case .newRule: "/debug/rules/new"
             case .rule, .saveRule: "/debug/rules/{id}"

@@ -159,6 +159,16 @@ struct ConsoleWords: Sendable {
     let mocksIntroBefore: String
     let mocksIntroAfter: String
     let noMockRules: String
+    /// A mock rule's page: its title (the rule's number), the way back, the answer's legend and hints, its button.
+    let editMockTitle: @Sendable (Int) -> String
+    let backToMocks: String
+    let mockAnswer: String
+    let mockStatusHint: String
+    let mockHeadersHint: String
+    let mockBodyHint: String
+    /// A body that is not UTF-8 text (its size): kept as it is, the form editing the rest.
+    let mockBinaryBody: @Sendable (String) -> String
+    let saveMock: String
     let on: String
     let off: String
     let enable: String

@@ -205,25 +205,7 @@ struct DebugController: Sendable {
             return WebController.seeOther(ConsoleRoute.requests.path)
         }
         registerRules(on: debug)
-        debug.on(.mocks) { _, context in
-            Pages.response(DebugPages.mocks(try kiosk.debugger.mocks.all(), context: context.view))
-        }
-        // One click from a logged response to a rule that answers it from now on.
-        debug.on(.mockFrom) { request, context in
-            _ = try await CSRFProtection.verifiedForm(request)
-            let record = try record(try context.parameters.require("id"))
-            guard let status = record.status, let body = record.responseBody else {
-                throw WebError.badRequest("Request #\(record.id) has no response to mock.")
-            }
-            guard !body.isTruncated else {
-                throw WebError.badRequest("Request #\(record.id)'s body was truncated at capture, so it cannot be replayed whole.")
-            }
-            let headers = record.responseHeaders.filter { !MockRule.droppedHeaderNames.contains($0.name.lowercased()) }
-            let mocks = kiosk.debugger.mocks
-            try mocks.add([mocks.redactingRecorded(MockRule(method: record.method, urlPattern: record.url, status: status, headers: headers,
-                                                            body: body.data, origin: "from request #\(record.id)"))])
-            return WebController.seeOther(ConsoleRoute.mocks.path)
-        }
+        registerMocks(on: debug)
         // Sent again as logged, in one click: the new exchange's page shows how it went.
         debug.on(.replay) { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
@@ -236,21 +218,6 @@ struct DebugController: Sendable {
             return WebController.seeOther((resent.recordID.map(ConsoleRoute.request) ?? .requests).path)
         }
         registerComposer(on: debug)
-        debug.on(.mockAction) { request, context in
-            _ = try await CSRFProtection.verifiedForm(request)
-            guard let id = Int(try context.parameters.require("id")) else { throw WebError.badRequest("A rule id is a whole number.") }
-            do {
-                switch try context.parameters.require("action") {
-                case "enable": try kiosk.debugger.mocks.setEnabled(true, id: id)
-                case "disable": try kiosk.debugger.mocks.setEnabled(false, id: id)
-                case "delete": try kiosk.debugger.mocks.remove(id: id)
-                default: throw WebError.notFound("There is no such action on a mock rule.")
-                }
-            } catch KioskError.notFound {
-                throw WebError.consoleNotFound { $0.noSuchMock(id) }
-            }
-            return WebController.seeOther(ConsoleRoute.mocks.path)
-        }
     }
 
     /// The largest edit form accepted: a response body may be big (a Marvel page is ~75 KB).
@@ -372,8 +339,9 @@ struct DebugController: Sendable {
     struct FieldsProblem: Error { let sentence: String }
 
     /// The header fields of an edit's "Name: value" lines, each checked (a line without a colon, a name that is not a
-    /// token, a value with a control character, `<redacted>` left in a value changed from the one `shown`).
-    static func editedFields(_ text: String, shown: [RequestRecord.HeaderField],
+    /// token, a value with a control character, `<redacted>` left in a value changed from the one `shown` — unless nothing
+    /// is `shown`: a mock's answer is sent as typed, and no secret stands behind its placeholder).
+    static func editedFields(_ text: String, shown: [RequestRecord.HeaderField]?,
                              _ w: ConsoleWords) -> Result<[(name: String, value: String)], FieldsProblem> {
         for line in text.split(whereSeparator: \.isNewline) where !line.contains(":") && !line.allSatisfy(\.isWhitespace) {
             return .failure(FieldsProblem(sentence: w.headerLineWithoutColon(String(line.prefix(60)))))
@@ -382,6 +350,7 @@ struct DebugController: Sendable {
         for field in fields {
             guard HTTPSyntax.isToken(field.name) else { return .failure(FieldsProblem(sentence: w.badHeaderName(String(field.name.prefix(60))))) }
             guard HTTPSyntax.isFieldValue(field.value) else { return .failure(FieldsProblem(sentence: w.badHeaderValue(field.name))) }
+            guard let shown else { continue }
             let wasShown = shown.contains { HTTPHeaderFields.sameName($0.name, field.name) && $0.value == field.value }
             if field.value.contains(Redactor.placeholder), !wasShown {
                 return .failure(FieldsProblem(sentence: w.headerHoldsRedacted(field.name)))

@@ -681,49 +681,6 @@ enum DebugPages {
         ])
     }
 
-    /// `/debug/mocks`: the rules in the order they are tried, each with its switches.
-    static func mocks(_ rules: [MockRule], context: ViewContext) -> HTML {
-        let w = context.words
-        var content: [HTML] = [
-            backToRequests(w),
-            E.element("h1", [], [.text(w.mockRules)]),
-            E.element("p", [.class("status")], [
-                .text(w.mocksIntroBefore), E.element("code", [], ["kiosk har import"]), .text(w.mocksIntroAfter),
-            ]),
-        ]
-        if rules.isEmpty {
-            content.append(E.element("p", [.class("empty")], [.text(w.noMockRules)]))
-        } else {
-            let rows = rules.map { rule in
-                return E.element("tr", [], [
-                    E.element("td", [], [.text("#\(rule.id)")]),
-                    E.element("td", [], [.text(rule.isEnabled ? w.on : w.off)]),
-                    E.element("td", [.class("num")], [.text(String(rule.status))]),
-                    E.element("td", [.class("num")], [.text(String(rule.hits))]),
-                    E.element("td", [.class("url")], [.text("\(rule.method) \(rule.urlPattern)"),
-                                                      E.element("span", [.class("subtitle")], [.text(DebugPages.origin(rule.origin, w))])]),
-                    E.element("td", [], [
-                        Pages.postForm(action: ConsoleRoute.mockAction(rule.id, rule.isEnabled ? .disable : .enable).path, fields: [],
-                                       label: rule.isEnabled ? w.disableRule(rule.id) : w.enableRule(rule.id),
-                                       button: .text(rule.isEnabled ? w.disable : w.enable), className: "move", context: context),
-                        Pages.postForm(action: ConsoleRoute.mockAction(rule.id, .delete).path, fields: [], label: w.deleteRule(rule.id),
-                                       button: .text(w.delete), className: "delete",
-                                       attributes: [.attribute("data-confirm", w.deleteRuleConfirm(rule.id))], context: context),
-                    ]),
-                ])
-            }
-            content.append(E.element("div", [.class("table-scroll"), .attribute("tabindex", "0"), .attribute("aria-label", w.mockRules)], [
-                E.element("table", [.class("requests")], [
-                    E.element("thead", [], [E.element("tr", [], ["#", w.state, w.status, w.hits, w.request, w.actions].map {
-                        E.element("th", [.attribute("scope", "col")], [.text($0)])
-                    })]),
-                    E.element("tbody", [], rows),
-                ]),
-            ]))
-        }
-        return DebugPages.page(context, title: w.mockRules, [E.element("div", [.attribute("id", "results")], content)])
-    }
-
     /// The token form of a locked debugger.
     static func loginForm(_ context: ViewContext) -> HTML {
         let w = context.words

@@ -255,3 +255,54 @@ struct DebugLoginForm: Decodable {
         returnPath = try form.text("return")
     }
 }
+
+/// `POST /debug/mocks/{id}`: a mock rule's answer as the form holds it, each field kept as typed, so that one not saved is
+/// shown again with its reason and nothing typed is lost.
+struct MockForm: Decodable, Sendable {
+    static let names: Set<String> = ["csrf", "status", "headers", "body"]
+
+    var status: String
+    /// "Name: value" lines.
+    var headers: String
+    /// The body as text; nil where the form has none (a body that is not text, which stays as it is).
+    var body: String?
+
+    /// The form showing `rule`'s answer, a JSON body laid out.
+    init(_ rule: MockRule) {
+        status = String(rule.status)
+        headers = rule.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+        body = Self.text(of: rule.body).map(DebugPages.editable)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let form = try decoder.container(keyedBy: FormKey.self)
+        try form.refuseUnknownNames(Self.names)
+        status = try form.text("status") ?? ""
+        headers = try form.text("headers") ?? ""
+        // A browser sends a textarea's line breaks as CR LF whatever they were (the HTML form submission rules): the body
+        // is kept with the line feeds it was shown with.
+        body = try form.text("body")?.replacingOccurrences(of: "\r\n", with: "\n")
+    }
+
+    /// A body as the form can show it: UTF-8 text without control characters but tab and line breaks (which a form
+    /// could not send back); nil for any other.
+    static func text(of body: Data) -> String? {
+        guard let text = String(data: body, encoding: .utf8),
+              !text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" || $0.value == 0x7F })
+        else { return nil }
+        return text
+    }
+
+    /// The body to keep for a rule whose body was `stored`: that one where the form had no body or sent it back as shown
+    /// (its bytes and layout kept), else the text typed — a JSON answer stored on one line kept on one line.
+    func body(replacing stored: Data) -> Data {
+        guard let body else { return stored }
+        let original = Self.text(of: stored)
+        guard body != original.map(DebugPages.editable) else { return stored }
+        let typed = Data(body.utf8)
+        if let original, !original.contains("\n"), body.contains("\n"), let edited = try? OrderedJSON.parse(typed) {
+            return Data(edited.compactBytes)
+        }
+        return typed
+    }
+}

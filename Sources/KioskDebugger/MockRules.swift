@@ -134,6 +134,30 @@ public final class MockRules: Sendable {
         }
     }
 
+    /// The rule `id`; throws `notFound` for an unknown id.
+    public func rule(id: Int) throws -> MockRule {
+        guard let rule = try all().first(where: { $0.id == id }) else { throw KioskError.notFound("mock rule \(id)") }
+        return rule
+    }
+
+    /// Gives rule `id` another answer — `status`, `headers` and `body` — keeping what it matches, its state, hits and
+    /// origin; saves and returns it. Throws `notFound` for an unknown id, `invalidRequest` for a status outside 100–599 or
+    /// a field a rule cannot keep (`syntaxProblem`).
+    @discardableResult
+    public func update(id: Int, status: Int, headers: [RequestRecord.HeaderField], body: Data) throws -> MockRule {
+        guard (100...599).contains(status) else { throw KioskError.invalidRequest("A mock's status is between 100 and 599 (got \(status)).") }
+        return try file.update { file throws(KioskError) in
+            guard let index = file.rules.firstIndex(where: { $0.id == id }) else { throw KioskError.notFound("mock rule \(id)") }
+            var rule = file.rules[index]
+            rule.status = status
+            rule.headers = headers
+            rule.body = body
+            if let problem = rule.syntaxProblem { throw KioskError.invalidRequest(problem) }
+            file.rules[index] = rule
+            return rule
+        }
+    }
+
     /// Enables or disables a rule; throws `notFound` for an unknown id.
     public func setEnabled(_ enabled: Bool, id: Int) throws {
         try file.update { file throws(KioskError) in

@@ -8,7 +8,7 @@ import KioskDebugger
 struct MockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock", abstract: "Answer matching requests with a fixed response, without the upstream.",
-        subcommands: [List.self, Add.self, Remove.self, Enable.self, Disable.self])
+        subcommands: [List.self, Add.self, Edit.self, Remove.self, Enable.self, Disable.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The rules, in the order they are tried.")
@@ -38,35 +38,47 @@ struct MockCommand: AsyncParsableCommand {
         @Option(help: "The URL, exact (secret query items ignored) or with * wildcards.") var url: String
         @Option(help: "The method to match, or * for any.") var method = "GET"
         @Option(help: "The status to answer.") var status = 200
-        @Option(name: .customLong("header"), help: "A response header, \"Name: value\" (repeatable).") var headers: [String] = []
-        @Option(name: .customLong("body-file"), help: "A file holding the response body.") var bodyFile: String?
-        @Option(help: "The response body as text.") var body: String?
+        @OptionGroup var answer: MockAnswerOptions
 
         func validate() throws {
             guard (100...599).contains(status) else { throw ValidationError("--status must be between 100 and 599.") }
-            try refuseEmpty(["--body-file": bodyFile])
-            guard body == nil || bodyFile == nil else { throw ValidationError("Give --body or --body-file, not both.") }
-            for header in headers where !header.contains(":") {
-                throw ValidationError("--header must look like \"Name: value\" (got \(header)).")
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let rule = MockRule(method: method, urlPattern: url, status: status, headers: answer.fields, body: try answer.bodyData() ?? Data())
+                let added = try await Runtime.offline(global, creating: true) { try $0.debugger.mocks.add([rule]) }
+                Output.human("Added mock rule \(added[0].id): \(rule.method) \(rule.urlPattern) -> \(rule.status)")
+            }
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a rule another answer: what is not given stays (--header given replaces all its headers).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The rule's id, as `kiosk mock list` prints it.") var id: Int
+        @Option(help: "The status to answer.") var status: Int?
+        @OptionGroup var answer: MockAnswerOptions
+
+        func validate() throws {
+            if let status, !(100...599).contains(status) { throw ValidationError("--status must be between 100 and 599.") }
+            guard status != nil || !answer.headers.isEmpty || answer.body != nil || answer.bodyFile != nil else {
+                throw ValidationError("Say what to change: --status, --header, --body or --body-file.")
             }
         }
 
         func run() async throws {
             try await reportingErrors {
-                var data = Data(body?.utf8 ?? "".utf8)
-                if let bodyFile {
-                    do { data = try Data(contentsOf: URL(fileURLWithPath: bodyFile)) } catch {
-                        throw KioskError.invalidRequest("Cannot read \(bodyFile): \(KioskError.fileReason(error, path: bodyFile))")
-                    }
+                let body = try answer.bodyData()
+                let rule = try await Runtime.offline(global) { kiosk in
+                    let mocks = kiosk.debugger.mocks
+                    let rule = try mocks.rule(id: id)
+                    return try mocks.update(id: id, status: status ?? rule.status, headers: answer.headers.isEmpty ? rule.headers : answer.fields,
+                                            body: body ?? rule.body)
                 }
-                let fields = headers.map { header -> RequestRecord.HeaderField in
-                    let parts = header.split(separator: ":", maxSplits: 1)
-                    return RequestRecord.HeaderField(name: parts[0].trimmingCharacters(in: .whitespaces),
-                                                     value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
-                }
-                let rule = MockRule(method: method, urlPattern: url, status: status, headers: fields, body: data)
-                let added = try await Runtime.offline(global, creating: true) { try $0.debugger.mocks.add([rule]) }
-                Output.human("Added mock rule \(added[0].id): \(rule.method) \(rule.urlPattern) -> \(rule.status)")
+                Output.human("Mock rule \(rule.id) now answers \(rule.method) \(rule.urlPattern) with \(rule.status), "
+                             + "\(rule.headers.count) header\(rule.headers.count == 1 ? "" : "s") and \(Render.bytes(rule.body.count)).")
             }
         }
     }
@@ -131,5 +143,39 @@ struct MockJSON: Encodable {
         origin = rule.origin
         headers = rule.headers
         body = BodyJSON(CapturedBody(data: rule.body, originalSize: rule.body.count))
+    }
+}
+
+/// A mock rule's answer as `mock add` and `mock edit` take it: its headers and its body, as text or from a file.
+struct MockAnswerOptions: ParsableArguments {
+    @Option(name: .customLong("header"), help: "A response header, \"Name: value\" (repeatable).") var headers: [String] = []
+    @Option(name: .customLong("body-file"), help: "A file holding the response body.") var bodyFile: String?
+    @Option(help: "The response body as text.") var body: String?
+
+    func validate() throws {
+        try refuseEmpty(["--body-file": bodyFile])
+        guard body == nil || bodyFile == nil else { throw ValidationError("Give --body or --body-file, not both.") }
+        for header in headers where !header.contains(":") {
+            throw ValidationError("--header must look like \"Name: value\" (got \(header)).")
+        }
+    }
+
+    /// The headers given, as fields.
+    var fields: [RequestRecord.HeaderField] {
+        headers.map { header in
+            let parts = header.split(separator: ":", maxSplits: 1)
+            return RequestRecord.HeaderField(name: parts[0].trimmingCharacters(in: .whitespaces),
+                                             value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+        }
+    }
+
+    /// The body given (the file's bytes, or the text in UTF-8); nil when neither was.
+    func bodyData() throws -> Data? {
+        if let bodyFile {
+            do { return try Data(contentsOf: URL(fileURLWithPath: bodyFile)) } catch {
+                throw KioskError.invalidRequest("Cannot read \(bodyFile): \(KioskError.fileReason(error, path: bodyFile))")
+            }
+        }
+        return body.map { Data($0.utf8) }
     }
 }

@@ -82,6 +82,26 @@ struct BadInputTests {
         #expect(try Self.mockRuleCount(cli) == 0)
     }
 
+    @Test("kiosk mock edit gives a rule another answer, keeping what is not given; a bad status, a field no header can carry, nothing to change or an unknown id is refused")
+    func mockEdit() throws {
+        // Given a rule added by hand
+        let cli = CLI()
+        let added = try cli.run(["mock", "add", "--url", "https://example.com/x", "--header", "Content-Type: text/plain", "--body", "old"])
+        #expect(added.status == 0, "\(added.stderr)")
+        // When its status and body are changed
+        let edited = try cli.run(["mock", "edit", "1", "--status", "503", "--body", "new"])
+        // Then it says what the rule answers now, and lists it so, its header kept
+        #expect(edited.status == 0 && edited.stdout.contains("Mock rule 1 now answers GET https://example.com/x with 503, 1 header"), "\(edited.stdout)\(edited.stderr)")
+        let listed = try cli.run(["mock", "list", "--json"])
+        #expect(listed.stdout.contains("\"status\" : 503") && listed.stdout.contains("new") && listed.stdout.contains("text/plain"), "\(listed.stdout)")
+        // And what cannot be kept is refused, each with one line and exit 2, the rule as it was
+        for arguments in [["1", "--status", "42"], ["1", "--header", "X-Note: a\rb"], ["1"], ["7", "--status", "200"]] {
+            let refused = try cli.run(["mock", "edit"] + arguments)
+            #expect(refused.status == 2 && refused.stderr.split(separator: "\n").count == 1, "\(arguments): \(refused.stderr)")
+        }
+        #expect(try cli.run(["mock", "list", "--json"]).stdout == listed.stdout)
+    }
+
     @Test("A page past the end is refused (a catalog's, a location's residents), the error a sentence ended before the pointer to the help")
     func errorEndsItsSentence() throws {
         // Given a catalog of 42 pages on the demo upstream

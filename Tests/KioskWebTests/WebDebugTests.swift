@@ -165,15 +165,20 @@ struct WebDebugTests {
         await harness.stop()
     }
 
+    /// The log's id of the dogs list, fetched once by the reader.
+    static func loggedDogsList(_ client: some TestClientProtocol) async throws -> Int {
+        _ = try await client.get("/dogs")
+        let list = try await client.get("/debug/api/requests?source=dogs&status=2xx")
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(list.bytes)) as? [[String: Any]])
+        return try #require(records.first?["id"] as? Int)
+    }
+
     @Test("A logged response becomes a mock rule in one click, answers offline, and can be switched off and deleted")
     func mockFromRequest() async throws {
         try await withWeb { harness, client in
             let token = String(repeating: "e", count: 64)
             // Given the dogs list fetched once and logged
-            _ = try await client.get("/dogs")
-            let list = try await client.get("/debug/api/requests?source=dogs&status=2xx")
-            let records = try #require(try JSONSerialization.jsonObject(with: Data(list.bytes)) as? [[String: Any]])
-            let id = try #require(records.first?["id"] as? Int)
+            let id = try await Self.loggedDogsList(client)
             let detail = try await client.get("/debug/requests/\(id)")
             #expect(detail.body.contains("action=\"/debug/requests/\(id)/mock\""))
             // When "Mock this response" is pressed (without the token it is refused)
@@ -198,6 +203,53 @@ struct WebDebugTests {
             #expect(try harness.kiosk.debugger.mocks.all().isEmpty)
             #expect(try await client.post("/debug/mocks/\(rule.id)/delete", form: [("csrf", token)], cookie: token).status == .notFound)
             #expect(try await client.post("/debug/mocks/1/explode", form: [("csrf", token)], cookie: token).status == .notFound)
+        }
+    }
+
+    @Test("A mock rule's answer is read and edited on its page: the JSON laid out, saved on one line as it came, and the next request gets it; a bad status is said with what was typed kept")
+    func editMock() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "e", count: 64)
+            // Given a mock rule made from the dogs list as fetched (a JSON array on one line)
+            let id = try await Self.loggedDogsList(client)
+            _ = try await client.post("/debug/requests/\(id)/mock", form: [("csrf", token)], cookie: token)
+            let rule = try #require(try harness.kiosk.debugger.mocks.all().first)
+            #expect(!String(decoding: rule.body, as: UTF8.self).contains("\n"))
+
+            // When its page is opened from the list
+            let mocks = try await client.get("/debug/mocks")
+            #expect(mocks.body.contains("href=\"/debug/mocks/\(rule.id)\""))
+            let page = try await client.get("/debug/mocks/\(rule.id)")
+            // Then it shows the answer in a form: the status, the headers and the body laid out
+            #expect(page.status == .ok)
+            #expect(page.body.contains("action=\"/debug/mocks/\(rule.id)\"") && page.body.contains("name=\"status\" value=\"200\""))
+            #expect(page.body.contains("{\n    &quot;dogName&quot;: &quot;Rex&quot;,\n"),
+                    "\(page.body.components(separatedBy: "name=\"body\"").last?.prefix(300) ?? "")")
+
+            // When a status out of range is sent, with an edited body
+            let edited = "[\r\n  {\"dogName\": \"Rexford\", \"description\": \"Renamed in the console.\", \"age\": 6}\r\n]"
+            let refused = try await client.post("/debug/mocks/\(rule.id)", form: [("csrf", token), ("status", "99"), ("headers", "Content-Type: application/json"),
+                                                                              ("body", edited)], cookie: token)
+            // Then it is not saved, said above the form that holds what was typed
+            #expect(refused.status == .unprocessableContent && refused.body.contains("role=\"alert\"") && refused.body.contains("Rexford"))
+            #expect(try harness.kiosk.debugger.mocks.rule(id: rule.id).body == rule.body)
+
+            // When it is sent with a good status
+            let saved = try await client.post("/debug/mocks/\(rule.id)", form: [("csrf", token), ("status", "200"),
+                                                                            ("headers", "Content-Type: application/json\r\nX-Edited: yes"),
+                                                                            ("body", edited)], cookie: token)
+            #expect(saved.status == .seeOther && saved.header("Location") == "/debug/mocks#mock-\(rule.id)")
+            // Then the rule keeps it, on one line as the answer came, its match, hits and origin unchanged
+            let kept = try harness.kiosk.debugger.mocks.rule(id: rule.id)
+            #expect(String(decoding: kept.body, as: UTF8.self) == #"[{"dogName":"Rexford","description":"Renamed in the console.","age":6}]"#)
+            #expect(kept.headers.map(\.name) == ["Content-Type", "X-Edited"] && kept.urlPattern == rule.urlPattern && kept.origin == rule.origin)
+            // And with the upstream offline, the reader's refresh gets the edited answer
+            try await harness.setOffline(true)
+            let refreshed = try await client.get("/dogs?refresh=1")
+            #expect(refreshed.body.contains("Rexford"), "\(refreshed.body.prefix(2000))")
+            // And an unknown rule's page is the console's 404
+            #expect(try await client.get("/debug/mocks/999").status == .notFound)
+            #expect(try await client.post("/debug/mocks/999", form: [("csrf", token), ("status", "200")], cookie: token).status == .notFound)
         }
     }
 

@@ -1,0 +1,46 @@
+import Foundation
+import KioskCore
+import KioskDebugger
+import Testing
+
+/// The mock rules' own operations, on a real rules file.
+@Suite("Mock rules")
+struct MockRulesTests {
+    @Test("A rule's answer is replaced whole — status, headers, body — keeping its match, state, hits and origin; the file holds it for the next reader")
+    func updateAnswer() throws {
+        // Given a rules file with a rule that answered twice, switched off
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-mocks-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("mocks.json")
+        let rules = MockRules(fileURL: file, redactor: .standard)
+        let added = try rules.add([MockRule(urlPattern: "http://app.test/items", status: 200, headers: [.init(name: "A", value: "1")],
+                                            body: Data("old".utf8), origin: "from request #4")])[0]
+        for _ in 0..<2 { _ = rules.match(HTTPRequest(url: URL(string: "http://app.test/items")!, endpoint: "app.test")) }
+        try rules.setEnabled(false, id: added.id)
+
+        // When its answer is replaced
+        let updated = try rules.update(id: added.id, status: 503, headers: [.init(name: "Retry-After", value: "5")], body: Data("new".utf8))
+
+        // Then the rule answers with it, and is otherwise the same rule — as another reader of the file sees it
+        let read = try MockRules(fileURL: file, redactor: .standard).rule(id: added.id)
+        for rule in [updated, read] {
+            #expect(rule.status == 503 && rule.headers == [.init(name: "Retry-After", value: "5")] && rule.body == Data("new".utf8))
+            #expect(rule.urlPattern == added.urlPattern && rule.method == "GET" && !rule.isEnabled && rule.origin == "from request #4")
+        }
+        #expect(read.hits == 2)
+    }
+
+    @Test("A status outside 100-599, a header that is no field, or an unknown id changes nothing and says why",
+          arguments: [(99, "X-Fine", 1), (600, "X-Fine", 1), (200, "Bad Name", 1), (200, "X-Fine", 99)])
+    func updateRefused(status: Int, header: String, idOffset: Int) throws {
+        // Given a rule kept in memory
+        let rules = MockRules(fileURL: nil, redactor: .standard)
+        let added = try rules.add([MockRule(urlPattern: "http://app.test/items", body: Data("old".utf8))])[0]
+        // When an answer that cannot be kept is given
+        #expect(throws: KioskError.self) {
+            try rules.update(id: added.id + idOffset - 1, status: status, headers: [.init(name: header, value: "1")], body: Data("new".utf8))
+        }
+        // Then the rule is as it was
+        #expect(try rules.rule(id: added.id).body == Data("old".utf8))
+    }
+}
