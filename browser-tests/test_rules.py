@@ -3,6 +3,8 @@ request page's button changes the next answer, without pausing anything."""
 
 from __future__ import annotations
 
+import subprocess
+
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -50,3 +52,33 @@ def test_a_rule_made_from_a_logged_exchange_changes_the_next_answer_without_paus
     touched = browser.find_element(By.CSS_SELECTOR, "section.touched-by")
     assert "Browser rename" in touched.text and "applied" in touched.text
     assert server.api("/debug/api/rules")[0]["hits"] >= 1
+
+
+def test_a_mock_rule_is_edited_as_a_json_tree_on_a_phone_and_its_next_answer_is_the_edit(fresh_server, kiosk_bin, phone_browser):
+    server, phone = fresh_server, phone_browser
+    # A mock rule of the dogs list, added from the command line while the server runs (a JSON array on one line).
+    result = subprocess.run([kiosk_bin, "mock", "add", "--url", "*/dogs.json", "--header", "Content-Type: application/json",
+                             "--body", '[{"dogName":"Rex","description":"A loyal dog.","age":5}]', "--data-dir", server.data_dir],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    # The rules page links the rule to its page, whose body is a tree.
+    phone.get(server.url("/debug/mocks"))
+    phone.find_element(By.CSS_SELECTOR, "#mock-1 a[href='/debug/mocks/1']").click()
+    WebDriverWait(phone, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".json-editor"))
+    name = phone.find_element(By.CSS_SELECTOR, "input[aria-label='Value of $[0].dogName']")
+    phone.execute_script("arguments[0].scrollIntoView({block: 'center'})", name)
+    name.clear()
+    name.send_keys("Rexford")
+    assert axe_serious_violations(phone) == []
+    # Saved, the list is back with the rule, which keeps the answer on one line as it came.
+    save = phone.find_element(By.CSS_SELECTOR, "form.pause-editor button[type=submit]")
+    phone.execute_script("arguments[0].scrollIntoView({block: 'center'})", save)
+    save.click()
+    WebDriverWait(phone, 10).until(lambda d: d.current_url.endswith("/debug/mocks#mock-1"))
+    listed = subprocess.run([kiosk_bin, "mock", "list", "--json", "--data-dir", server.data_dir],
+                            capture_output=True, text=True, timeout=60)
+    assert '\\"dogName\\":\\"Rexford\\"' in listed.stdout, listed.stdout
+    # And the reader's next dogs list is the edit.
+    phone.get(server.url("/dogs?refresh=1"))
+    page_ready(phone)
+    WebDriverWait(phone, 30).until(lambda d: "Rexford" in d.page_source)
