@@ -200,7 +200,8 @@ public final class CatalogService: Sendable {
                 if !willRevalidate { return }
             }
         } else if policy == .offline {
-            throw KioskError.notFound("nothing stored for page \(request.page) of \(request.source.rawValue)")
+            throw KioskError.notFound("nothing stored for page \(request.page) of \(request.source.rawValue) (a page is kept once read "
+                                      + "online, by a list or a sync, and read offline from then on)")
         }
 
         // Why the request goes forward (RFC 9211 §2.2): nothing stored, a stale copy, or a fresh copy the

@@ -39,7 +39,8 @@ struct ListCommand: AsyncParsableCommand {
             let update = try await catalog.page(request, policy: policy)
             let favorites = try catalog.favoriteIDs(source: source)
             try Output.emit(PageJSON(update, favorites: favorites), json: json) {
-                Render.page(update, of: try catalog.source(source), favorites: favorites)
+                Render.page(update, of: try catalog.source(source), favorites: favorites,
+                            carried: global.carried + (offline ? ["--offline"] : []))
             }
         }
     }

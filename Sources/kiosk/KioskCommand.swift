@@ -166,6 +166,11 @@ struct GlobalOptions: ParsableArguments {
     func validate() throws {
         try refuseEmpty(["--data-dir": dataDir])
     }
+
+    /// These options as typed, for a command line this one suggests next (quoted for a shell).
+    var carried: [String] {
+        (dataDir.map { ["--data-dir", Output.shellQuoted($0)] } ?? []) + (live ? ["--live"] : [])
+    }
 }
 
 /// Refuses an option given as an empty (or blank) value where emptiness means nothing: read as "not

@@ -4,7 +4,9 @@ import KioskCore
 
 /// Human-readable renderings of pages, items and search results.
 enum Render {
-    static func page(_ update: CatalogUpdate, of catalog: any CatalogSource, favorites: Set<String>) -> String {
+    /// The page as a table, with a `Next:` line that asks for the next page with the same filters and `carried` options
+    /// (a data folder, --live, --offline), as typed.
+    static func page(_ update: CatalogUpdate, of catalog: any CatalogSource, favorites: Set<String>, carried: [String] = []) -> String {
         let page = update.page
         let source = page.request.source
         var header = "\(source.displayName)"
@@ -34,7 +36,9 @@ enum Render {
         }
         for issue in page.skipped { lines.append("skipped a malformed item at \(issue.path): \(issue.message)") }
         if page.hasNext {
-            lines.append("Next: kiosk list \(source.rawValue) --page \(page.request.page + 1)")
+            // The filters are the list command's options of the same names.
+            let options = page.request.filters.sorted { $0.key < $1.key }.flatMap { ["--\($0.key)", Output.shellQuoted($0.value)] }
+            lines.append((["Next: kiosk list", source.rawValue] + options + carried + ["--page", String(page.request.page + 1)]).joined(separator: " "))
         }
         if let attribution = page.attribution { lines.append(attribution) }
         return lines.joined(separator: "\n")

@@ -128,7 +128,12 @@ struct CLITests {
 
         let offline = try cli.run(["list", "rickandmorty", "--offline", "--page", "2"])
         #expect(offline.status == 2)
-        #expect(offline.stderr.hasPrefix("error: "))
+        #expect(offline.stderr.hasPrefix("error: ") && offline.stderr.contains("kept once read online"), "\(offline.stderr)")
+
+        // And a filtered list's next page is asked with the same filters and data folder
+        let filtered = try cli.run(["list", "rickandmorty", "--status", "alive", "--gender", "female"])
+        #expect(filtered.stdout.contains("Next: kiosk list rickandmorty --gender female --status alive --data-dir "
+                                         + cli.dataDirectory.path + " --page 2\n"), "\(filtered.stdout)")
     }
 
     @Test("Output that cannot be written (a full disk: /dev/full) is an error line and exit 1, never a crash nor a silent 0",
