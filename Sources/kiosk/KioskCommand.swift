@@ -58,6 +58,13 @@ struct KioskCommand: AsyncParsableCommand {
             printErrorLine("there is no command '\(unknown)'. See 'kiosk --help'.")
             Foundation.exit(ExitStatus.badInput.rawValue)
         }
+        // A mistyped command reads to ArgumentParser as the root's arguments, which it has none of: it would blame the
+        // options after it ("Unknown option '--port'") or list every word as unexpected.
+        if let first = arguments.first, !first.hasPrefix("-"), first != "help", unknownHelpTopic([first]) != nil {
+            let nearest = nearestCommand(to: first).map { " Did you mean '\($0)'?" } ?? ""
+            printErrorLine("there is no command '\(first)'.\(nearest) See 'kiosk --help'.")
+            Foundation.exit(ExitStatus.badInput.rawValue)
+        }
         do {
             var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -139,6 +146,32 @@ struct KioskCommand: AsyncParsableCommand {
             command = next
         }
         return nil
+    }
+
+    /// The command whose name is nearest `typed`: two edits at most (a letter missing, added, changed or two swapped:
+    /// `serv`, `lsit`), or the one it starts; nil when none is that near.
+    static func nearestCommand(to typed: String) -> String? {
+        let names = configuration.subcommands.map { $0._commandName }
+        let typed = typed.lowercased()
+        let prefixed = names.filter { $0.hasPrefix(typed) }
+        if typed.count >= 2, prefixed.count == 1 { return prefixed[0] }
+        let scored = names.map { (name: $0, distance: editDistance(Array(typed), Array($0))) }.filter { $0.distance <= 2 }
+        return scored.min { $0.distance < $1.distance }?.name
+    }
+
+    /// The optimal string alignment distance: insertions, deletions, substitutions and swaps of two neighbours.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { d[i][0] = i }
+        for j in 0...b.count { d[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+            }
+        }
+        return d[a.count][b.count]
     }
 
     /// "kiosk har import" for `har import x.har`: the subcommands named at the start of `arguments`,

@@ -311,6 +311,14 @@ struct CLITests {
         #expect(unknown.stderr == "error: there is no command 'proxy nope'. See 'kiosk --help'.\n")
         let known = try CLI().run(["help", "proxy", "cache"], dataDir: false)
         #expect(known.status == 0 && known.stdout.contains("USAGE: kiosk proxy cache"))
+        // And a mistyped command is named, with the one meant, whatever options follow it
+        for (typed, meant) in [(["serv", "--port", "0"], "serve"), (["lst", "dogs"], "list"), (["shwo", "rickandmorty", "1"], "show"),
+                               (["prox"], "proxy"), (["frobnicate"], nil)] as [([String], String?)] {
+            let mistyped = try CLI().run(typed)
+            let suggestion = meant.map { " Did you mean '\($0)'?" } ?? ""
+            #expect(mistyped.status == 2 && mistyped.stderr == "error: there is no command '\(typed[0])'.\(suggestion) See 'kiosk --help'.\n",
+                    "\(mistyped.stderr)")
+        }
         let negative = try CLI().run(["list", "rickandmorty", "--page", "-2"])
         #expect(negative.stderr.hasPrefix("error: --page cannot be negative (got -2)."), "stderr: \(negative.stderr)")
     }
