@@ -16,6 +16,14 @@ struct ProxyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proxy",
         abstract: "Put an app behind Kiosk: an HTTP proxy whose every exchange the network debugger records, pauses and rewrites.",
+        usage: """
+            kiosk proxy [--port <port>] [--console-port <port>] [--host <host>] [--reverse <URL@PORT> ...] [--cache <mode>] ...
+            kiosk proxy <subcommand>
+            """,
+        discussion: """
+            `kiosk proxy` alone runs the proxy (8888) and its console (8081): `kiosk proxy run --help` lists its options — \
+            --port, --console-port, --host, --reverse, --intercept, --ignore, --cache, --offline, --upstream-ca and more.
+            """,
         subcommands: [ProxyRunCommand.self, ProxyCACommand.self, ProxyEnvCommand.self, ProxyPasswordCommand.self, ProxyCacheCommand.self],
         defaultSubcommand: ProxyRunCommand.self)
 }
@@ -404,7 +412,11 @@ struct ProxyEnvCommand: AsyncParsableCommand {
             `kiosk proxy --reverse`, or pass --no-proxy '' to send everything through the proxy); and the CA for \
             OpenSSL programs (SSL_CERT_FILE), curl (CURL_CA_BUNDLE) and Python requests (REQUESTS_CA_BUNDLE) — a bundle \
             of the system's roots and Kiosk's CA, written to the data directory, since those variables replace the \
-            roots rather than add to them — and for Node (NODE_EXTRA_CA_CERTS, which adds). Java reads none of those:             JAVA_TOOL_OPTIONS gives it the proxy (http.proxyHost and the rest, http.nonProxyHosts from --no-proxy) and a             trust store of the same roots (kiosk-proxy-truststore.p12, PKCS #12 with no password), before any options             it had. wget built with GnuTLS (Debian's) reads no variable for its roots: the last line, a comment, says             what to pass it.
+            roots rather than add to them — and for Node (NODE_EXTRA_CA_CERTS, which adds). Java reads none of those: \
+            JAVA_TOOL_OPTIONS gives it the proxy (http.proxyHost and the rest, http.nonProxyHosts from --no-proxy) and a \
+            trust store of the same roots (kiosk-proxy-truststore.p12, PKCS #12 with no password), before any options \
+            it had. wget built with GnuTLS (Debian's) reads no variable for its roots: the last line, a comment, says \
+            what to pass it.
             """)
 
     @OptionGroup var global: GlobalOptions
