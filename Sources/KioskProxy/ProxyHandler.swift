@@ -53,6 +53,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Nil on the forward proxy's listener; the intercepted CONNECT's target inside one; a reverse listener's upstream.
     private let origin: Origin?
     private var state = State.idle
+    /// The request could not be read to its end (a malformed body) and `ProxyProtocolErrors` answered it: nothing more is
+    /// written on the connection, which closes (a second answer ends the process in NIO's pipelining handler).
+    private var answeredAsUnreadable = false
     private var inFlight: Task<Void, Never>?
     /// The streamed answer being passed to the app, told why it stops when the connection goes (see `pass`).
     private var passing: BodyStream?
@@ -322,6 +325,26 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
+    /// A request NIO's parser stopped reading partway (a malformed body: a bad chunk size, a Transfer-Encoding that does
+    /// not end in chunked) is logged as refused by the proxy, with the 400 `ProxyProtocolErrors` wrote — not as given up by
+    /// its app when the connection then closes; a streamed upload's upstream request fails saying so.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // (The end of the input within a body is its app giving it up, which `channelInactive` or the half-close says.)
+        if let parserError = error as? HTTPParserError, parserError != .invalidEOFState {
+            let (status, sentence) = ProxyProtocolErrors.refusal(for: parserError, maximumHeaderBytes: settings.configuration.maximumHeaderBytes)
+            let why = "Kiosk answered \(status.code) and closed the connection, the rest of the request not being valid HTTP: \(sentence)"
+            if case .receiving(let head, let parts, let size) = state {
+                answeredAsUnreadable = true
+                abandon(head, parts: parts, size: size, why: why, context: context)
+            } else if let current = upload, !current.ended {
+                settings.configuration.meter.count { $0.cutShort += 1 }
+                current.pipe.finish(KioskError.transport(url: current.url, message: why))
+                upload = nil
+            }
+        }
+        context.fireErrorCaught(error)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         bodyTimer?.cancel()
         bodyTimer = nil
@@ -472,6 +495,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             settings.onCutShort(request, KioskError.transport(url: request.url.redactedString, message: cutShort), .now - headArrived)
             state = .idle
             if let answering { return write(answering, to: head, context: context) }
+            // (One the parser could not read is answered and closed by `ProxyProtocolErrors`, once this has logged it.)
+            if answeredAsUnreadable { return }
             return context.close(promise: nil)
         }
         settings.configuration.meter.count { $0.requests += 1 }
@@ -875,6 +900,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func write(_ response: HTTPResponse, to request: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard !answeredAsUnreadable else { return }  // (`ProxyProtocolErrors` closes the connection once its 400 is written.)
         // A reverse listener's redirects point back at it, by the address the app used.
         let relocating = reverseAddresses(request, context: context)
         var head = ProxyMessages.responseHead(response, method: request.method, version: request.version, via: via,
@@ -950,6 +976,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// An answer the proxy makes itself — the setup page's, a last hop's OPTIONS or TRACE — nothing forwarded or logged.
     private func write(_ setup: ProxySetup.Answer, to request: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard !answeredAsUnreadable else { return }  // (`ProxyProtocolErrors` closes the connection once its 400 is written.)
         var headers = HTTPHeaders([("Content-Type", setup.contentType), ("Content-Length", String(setup.body.count)),
                                    ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
                                    ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'"), ("Via", via)])
@@ -972,6 +999,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func write(_ refusal: ProxyMessages.Refusal, to request: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard !answeredAsUnreadable else { return }  // (`ProxyProtocolErrors` closes the connection once its 400 is written.)
         settings.configuration.meter.count { $0.refused += 1 }
         let text = refusal.message + "\n"
         var headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(text.utf8.count)),

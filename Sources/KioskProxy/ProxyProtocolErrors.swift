@@ -87,6 +87,11 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
             // (A closed connection has no one to answer: the decoder reads what was left in it as it closes — part of a
             // head when a stopping proxy closed it between requests — and NIO's pipelining handler, once such a stop
             // closed it, ends the process on any write.)
+            // The handlers after this one learn of the error first, while the connection is open: the proxy's logs the
+            // request whose body could not be read as refused here, and writes nothing of its own (`ProxyHandler.errorCaught`);
+            // the close that follows this answer would otherwise reach it first, as its app giving the body up.
+            context.fireErrorCaught(error)
+            guard context.channel.isActive else { return }
             let (status, sentence) = Self.refusal(for: parserError, maximumHeaderBytes: maximumHeaderBytes)
             let text = sentence + "\n"
             let headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(text.utf8.count)),
@@ -95,6 +100,7 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: text)))), promise: nil)
             let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
             written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            return
         }
         context.fireErrorCaught(error)
     }

@@ -465,6 +465,12 @@ struct ForwardProxyTests {
         ("\r\nGET /\n", "400 Bad Request", "names no version (HTTP/0.9"),
         ("POST http://example.test/ HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
          "400 Bad Request", "given twice"),
+        // A head NIO hands on before its framing fails: answered once (a second answer ended the process)
+        ("GET http://example.test/ HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: identity\r\n\r\n", "400 Bad Request", "does not end in chunked"),
+        ("POST http://example.test/ HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: xchunked\r\n\r\n", "400 Bad Request", "does not end in chunked"),
+        ("POST http://example.test/ HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked;q=1\r\n\r\n", "400 Bad Request", "not valid HTTP/1.1"),
+        ("POST http://example.test/ HTTP/1.1\r\nHost: example.test\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nhello\r\n0\r\n\r\n",
+         "400 Bad Request", "chunk-size line"),
     ])
     func unreadable(_ request: String, _ status: String, _ says: String) async throws {
         try await withProxy { proxy, upstream in
@@ -476,6 +482,22 @@ struct ForwardProxyTests {
             #expect(answer.contains(says) && answer.contains("Connection: close"), "\(answer.prefix(300))")
             // And the next app is served as ever
             #expect(try await proxy.send(.GET, upstream.url("/echo")).status == .ok)
+        }
+    }
+
+    @Test("A request whose chunked body the proxy cannot read is logged as refused by the proxy with its 400, not as given up by its app")
+    func unreadableBodyLogged() async throws {
+        try await withProxy { proxy, upstream in
+            // When an app sends a chunked body whose chunk size is not hex
+            let answer = try await rawExchange(port: proxy.port, "POST \(upstream.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\nZZ\r\nhello\r\n0\r\n\r\n", timeout: .seconds(5), toClose: true)
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(300))")
+            // Then the record says the proxy refused it, and why; the upstream was not asked
+            let record = try #require(try await proxy.waitForRecord { $0.method == "POST" })
+            #expect(record.error?.contains("Kiosk answered 400") == true && record.error?.contains("chunk-size line") == true,
+                    "\(record.error ?? "-")")
+            #expect(record.error?.contains("the app closed") == false)
+            #expect(upstream.requests == 0)
         }
     }
 
