@@ -224,6 +224,7 @@ extension ConsoleWords {
         insecureTouch: "Certificate not checked",
         uncleanEndTouch: "Ended without TLS close_notify",
         appClosedTouch: "App closed its side before the answer",
+        bodyCutTouch: "Request body incomplete",
         proxy: "Proxy",
         proxyCache: "Offline cache",
         proxyCacheIntro: "The proxy keeps the answers HTTP lets a cache keep, and gives them back when an upstream cannot answer.",

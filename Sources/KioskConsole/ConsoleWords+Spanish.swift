@@ -257,6 +257,7 @@ extension ConsoleWords {
         insecureTouch: "Certificado sin comprobar",
         uncleanEndTouch: "Terminada sin close_notify de TLS",
         appClosedTouch: "La app cerró su lado antes de la respuesta",
+        bodyCutTouch: "Cuerpo de la solicitud incompleto",
         proxy: "Proxy",
         proxyCache: "Caché sin conexión",
         proxyCacheIntro: "El proxy guarda las respuestas que HTTP deja guardar a una caché y las devuelve cuando un servidor no puede responder.",
@@ -489,6 +490,8 @@ extension ConsoleWords {
             case .unsendableURL(let text): "La URL no se puede enviar: «\(text)»."
             case .truncatedBody(let id):
                 "El cuerpo de la solicitud n.º \(id) se recortó al capturarla, así que no se puede volver a enviar entera: edítalo antes."
+            case .incompleteBody(let id):
+                "El cuerpo de la solicitud n.º \(id) nunca llegó entero de su app, así que no se envió ni se reenvía a medias: escribe el cuerpo en Editar y reenviar."
             case .notSourceOrigin(let id, let source, let allowed, let keysPutBack):
                 "La solicitud n.º \(id) es de \(source)\(keysPutBack ? " (Kiosk vuelve a poner sus claves al enviarla)" : ""), así que solo puede ir a \(allowed)."
             case .otherOrigin(let id, let origin):
@@ -551,6 +554,9 @@ private func spanishTouchPhrase(_ phrase: ExchangeTouch.Phrase) -> String {
             + (milliseconds.map { "a los \($0) ms del intercambio, antes de que llegara la respuesta" } ?? "antes de que se enviara su solicitud")
             + "; la respuesta se le envió igualmente (una app que solo dejó de enviar, como hace nc -N, la lee; una que desistió, por un "
             + "tiempo de espera o una solicitud cancelada, no)"
+    case .bodyCut(let received):
+        "su cuerpo no llegó entero (\(received) byte\(received == 1 ? "" : "s")): la solicitud nunca se envió, y no se reenvía tal cual "
+            + "(Editar y reenviar envía un cuerpo escrito entero)"
     }
 }
 

@@ -248,6 +248,8 @@ struct ConsoleWords: Sendable {
     let uncleanEndTouch: String
     /// An exchange whose app closed its side of the connection before the answer came (`ExchangeTouch.Kind.appClosed`).
     let appClosedTouch: String
+    /// A request whose body did not come whole, never sent (`ExchangeTouch.Kind.bodyCut`).
+    let bodyCutTouch: String
     /// The proxy page's title.
     let proxy: String
     /// The proxy page's cache section: its title, what it does, how it answers now, its switches and table.

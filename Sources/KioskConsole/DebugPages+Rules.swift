@@ -149,6 +149,7 @@ extension DebugPages {
             case .insecure: link = (ConsoleRoute.proxy.path, w.insecureTouch)
             case .uncleanEnd: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.uncleanEndTouch)
             case .appClosed: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.appClosedTouch)
+            case .bodyCut: link = (ConsoleRoute.endpoints.path(anchor: touch.name), w.bodyCutTouch)
             }
             // In the page's language where the touch says it as data; else as it was written (in English).
             let said = touch.phrase.map(w.touchPhrase) ?? touch.detail

@@ -25,6 +25,9 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         /// The app closed its side of the connection while the exchange waited for its answer (it gave up, or — as
         /// `nc -N` does — only stopped sending): `detail` says when; the answer went to it all the same.
         case appClosed = "app-closed"
+        /// The request's body did not come whole (its app stopped sending, or the rest was not valid HTTP): it was never
+        /// sent, and is not sent again as it was.
+        case bodyCut = "body-cut"
     }
 
     public var kind: Kind
@@ -73,6 +76,8 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         /// The app closed its side of the connection this many milliseconds into the exchange, before the answer came
         /// (nil: before the request was sent, while it was held at a breakpoint, say).
         case appClosedFirst(milliseconds: Int?)
+        /// The request's body ended after this many bytes, short of its end: the request was not sent.
+        case bodyCut(received: Int)
 
         /// In English: what `detail` holds.
         public var english: String {
@@ -87,6 +92,9 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
                     + (milliseconds.map { "\($0) ms into the exchange, before the answer came" } ?? "before its request was sent")
                     + "; the answer went to it all the same (an app that only stopped sending, as nc -N does, reads it; one that gave up, on a "
                     + "timeout or a cancelled request, does not)"
+            case .bodyCut(let received):
+                "its body did not come whole (\(received) byte\(received == 1 ? "" : "s") of it): the request was never sent, and "
+                    + "is not sent again as it was (Edit and resend sends a body typed in full)"
             }
         }
 

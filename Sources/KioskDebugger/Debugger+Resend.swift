@@ -178,6 +178,10 @@ extension Debugger {
         if let body = record.requestBody, body.isTruncated, composed.body == ComposedRequest(record).body {
             throw .truncatedBody(id: record.id)
         }
+        // What came of a body its app never finished is not the request it meant to send: an upstream would act on a part.
+        if record.touchedBy.contains(where: { $0.kind == .bodyCut }), composed.body == ComposedRequest(record).body {
+            throw .incompleteBody(id: record.id)
+        }
         if let sourceID = record.source, let source = sources[sourceID] {
             guard let origin = Origin(request.url), source.origins.contains(origin) else {
                 throw .notSourceOrigin(id: record.id, source: sourceID.displayName,
@@ -308,6 +312,8 @@ public enum ResendProblem: Error, Sendable, Hashable, CustomStringConvertible {
     case unsendableURL(String)
     /// The request's body was cut at capture and the edit did not replace it.
     case truncatedBody(id: Int64)
+    /// The request's body never came whole from its app (it was not sent), and the edit did not replace it.
+    case incompleteBody(id: Int64)
     /// A catalog's request sent elsewhere than its source's origins (`allowed`); `keysPutBack` when its URL carries keys.
     case notSourceOrigin(id: Int64, source: String, allowed: String, keysPutBack: Bool)
     /// An app's request sent to another origin than the one it went to.
@@ -327,6 +333,8 @@ public enum ResendProblem: Error, Sendable, Hashable, CustomStringConvertible {
         case .notHTTPURL(let text): "The URL must be an http(s) URL with a host (got “\(text)”)."
         case .unsendableURL(let text): "The URL cannot be sent: “\(text)”."
         case .truncatedBody(let id): "Request #\(id)'s body was truncated at capture, so it cannot be sent again whole; edit it first."
+        case .incompleteBody(let id):
+            "Request #\(id)'s body never came whole from its app, so it was not sent, nor is it sent again as a part; type the body in Edit and resend."
         case .notSourceOrigin(let id, let source, let allowed, let keysPutBack):
             "Request #\(id) is \(source)'s\(keysPutBack ? " (Kiosk puts its keys back when sending it)" : ""), so it can only go to \(allowed)."
         case .otherOrigin(let id, let origin):

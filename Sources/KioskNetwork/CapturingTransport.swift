@@ -105,8 +105,9 @@ public final class CapturingTransport: HTTPTransport {
     /// Records `request` as an exchange that ended with `error` before it went any further (its app gave it up before its
     /// body's end), `elapsed` after it began: the record any failed exchange gets, redacted the same way.
     public func recordUnsent(_ request: HTTPRequest, error: any Error, elapsed: Duration) {
+        let cut = ExchangeTouch(kind: .bodyCut, id: 0, name: request.endpoint, phrase: .bodyCut(received: request.body?.count ?? 0))
         log(request, deferred(request, startedAt: now().addingTimeInterval(-elapsed.seconds), response: nil, error: error, elapsed: elapsed,
-                      touches: [], upload: nil))
+                      touches: [cut], upload: nil))
     }
 
     /// A streamed body as it passed: its first `keep` bytes and how many passed in all.

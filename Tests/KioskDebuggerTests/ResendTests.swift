@@ -151,6 +151,29 @@ struct ResendTests {
         #expect(sent.all.isEmpty)
     }
 
+    @Test("An app's request whose body never came whole is not sent again as it was; with a body typed in full it is")
+    func incompleteBody() async throws {
+        // Given an app's POST through the proxy whose app sent 10 of its 100 bytes, logged as never sent
+        let sent = Sent()
+        let debugger = Self.debugger(sent)
+        let record = RequestRecord(id: 9, startedAt: Date(timeIntervalSince1970: 1_800_000_000), source: nil, endpoint: "127.0.0.1:9",
+                                   method: "POST", url: "http://127.0.0.1:9/upload",
+                                   requestHeaders: [.init(name: "Content-Type", value: "text/plain")],
+                                   requestBody: CapturedBody(data: Data("0123456789".utf8), originalSize: 10), status: nil,
+                                   timings: RequestTimings(total: 0.1), decision: .network,
+                                   touchedBy: [ExchangeTouch(kind: .bodyCut, id: 0, name: "127.0.0.1:9", phrase: .bodyCut(received: 10))])
+        // When it is replayed as logged
+        // Then it is refused, saying why, and nothing is sent
+        #expect(debugger.replayRefusal(record) == .incompleteBody(id: 9))
+        await #expect(throws: ResendProblem.incompleteBody(id: 9)) { _ = try await debugger.resend(record) }
+        #expect(sent.all.isEmpty)
+        // And with a body typed in Edit and resend, it goes
+        var composed = ComposedRequest(record)
+        composed.body = "the whole body"
+        _ = try await debugger.resend(record, as: composed)
+        #expect(sent.all.count == 1 && sent.all.first?.body == Data("the whole body".utf8))
+    }
+
     @Test("A request of a source whose key is not configured is refused, saying which keys to set; nothing sent")
     func keyMissing() async throws {
         // Given a logged Marvel request and no Marvel keys

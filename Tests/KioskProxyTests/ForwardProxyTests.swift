@@ -770,6 +770,8 @@ struct ForwardProxyTests {
             #expect(record.error?.hasSuffix(" before the end of its request body, \(came)") == true, "\(record.error ?? "no error")")
             #expect(record.method == "POST" && record.status == nil)
             #expect(record.requestBody?.data == Data(repeating: UInt8(ascii: "a"), count: 1000))
+            // And it is marked as a body that did not come whole, which Replay refuses to send as it is
+            #expect(record.touchedBy.map(\.kind) == [.bodyCut] && record.touchedBy.first?.phrase == .bodyCut(received: 1000))
             // And it is counted, never reached the upstream, and holds no memory
             #expect(proxy.meter.snapshot.cutShort == 1 && proxy.meter.snapshot.requests == 0)
             #expect(upstream.requests == 0)
