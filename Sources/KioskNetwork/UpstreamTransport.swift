@@ -324,7 +324,9 @@ public final class UpstreamTransport: HTTPTransport {
         if let upstream = error as? UpstreamError {
             switch upstream {
             case .tlsHandshakeTimeout:
-                return .offline(host: host)
+                // Connected, and nothing answered the handshake in time (a server that is no TLS server, one that hangs):
+                // not "no route" — the route was there.
+                return .offline(host: host, reason: .noAnswer)
             case .cancelled, .shutDown:
                 return .cancelled
             case .tunnelRefused(let status):

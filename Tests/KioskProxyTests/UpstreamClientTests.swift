@@ -1,7 +1,7 @@
 import Foundation
 import KioskCore
 import KioskNetwork
-import KioskProxy
+@testable import KioskProxy
 import NIOCore
 import NIOPosix
 import Testing
@@ -29,6 +29,24 @@ struct UpstreamClientTests {
         let echo = try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
         let pairs = try #require(echo["headers"] as? [[String]])
         return Dictionary(pairs.map { ($0[0].lowercased(), $0[1]) }) { first, _ in first }
+    }
+
+    @Test("An HTTPS upstream that takes the connection and never answers its TLS handshake is one that did not answer, not one with no route")
+    func silentHandshake() async throws {
+        // Given a server that accepts connections and says nothing
+        let silent = try await LoopbackServer.start { _ in }
+        defer { Task { await silent.stop() } }
+        try await withTransport(TransportConfiguration(connectTimeout: .milliseconds(500))) { transport in
+            // When an HTTPS request goes to it
+            let url = URL(string: "https://127.0.0.1:\(silent.port)/x")!
+            await #expect {
+                _ = try await transport.send(HTTPRequest(url: url, endpoint: "test", purpose: .proxied))
+            } throws: { error in
+                // Then it fails as an upstream that did not answer in time, which the proxy says of its handshake too
+                guard case .offline(_, .noAnswer)? = error.kioskError else { return false }
+                return ProxyMessages.failure(error, url: url).message.contains("its TLS handshake) did not answer in time")
+            }
+        }
     }
 
     @Test("Kiosk's own request asks for gzip and reads the body decoded; a proxy's gets the upstream's bytes and coding as sent")
