@@ -465,9 +465,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                              proxy: Self.shown(local), language: ProxySetup.language(head.headers.first(name: "Accept-Language"))) {
                 return write(setup, to: head, context: context)
             }
-            if loop.isLoop(url, headers: head.headers, proxyPort: settings.boundPort()) {
-                throw ProxyMessages.Refusal(.loopDetected, "\(HTTPRequest.endpoint(of: url)) is Kiosk itself: the request would "
-                                            + "come back through the proxy for ever.")
+            if let loop = loop.loop(url, headers: head.headers, proxyPort: settings.boundPort()) {
+                throw LoopGuard.refusal(loop, target: HTTPRequest.endpoint(of: url), tunnel: false)
             }
             // Max-Forwards 0 on OPTIONS or TRACE: this proxy is the recipient asked for (RFC 9110 §7.6.2).
             if let last = ProxyMessages.lastHop(head) { return write(last, to: head, context: context) }
@@ -567,9 +566,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         do {
             target = try ProxyMessages.tunnelTarget(of: head)
             let url = URL(string: "https://\(target.host.contains(":") ? "[\(target.host)]" : target.host):\(target.port)/")
-            if let url, loop.isLoop(url, headers: head.headers, proxyPort: settings.boundPort()) {
-                throw ProxyMessages.Refusal(.loopDetected, "\(target.host):\(target.port) is Kiosk itself: the tunnel would come back "
-                                            + "through the proxy for ever.", closes: true)
+            if let url, let loop = loop.loop(url, headers: head.headers, proxyPort: settings.boundPort()) {
+                throw LoopGuard.refusal(loop, target: "\(target.host):\(target.port)", tunnel: true)
             }
         } catch {
             write(error, to: head, context: context)

@@ -260,12 +260,34 @@ struct LoopGuard: Sendable {
     let ownPorts: @Sendable () -> Set<Int>
     let pseudonym: String
 
-    func isLoop(_ url: URL, headers: HTTPHeaders, proxyPort: Int) -> Bool {
-        if headers["Via"].contains(where: { $0.contains(pseudonym) }) { return true }
+    /// How a request to `url` would come back here.
+    enum Loop {
+        /// Its `Via` names this proxy: it went through it already (whatever its target, another proxy sent it back).
+        case passedHere
+        /// Its target is one of this process's listeners.
+        case ownListener
+    }
+
+    /// The loop a request to `url` with `headers` would make; nil when it makes none.
+    func loop(_ url: URL, headers: HTTPHeaders, proxyPort: Int) -> Loop? {
+        if headers["Via"].contains(where: { $0.contains(pseudonym) }) { return .passedHere }
         let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
-        guard port == proxyPort || ownPorts().contains(port) else { return false }
+        guard port == proxyPort || ownPorts().contains(port) else { return nil }
         let target = url.host(percentEncoded: false)?.lowercased() ?? ""
         let bare = target.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return IPAddress.isLoopback(host: bare) || bare == host.lowercased() || bare == "0.0.0.0" || bare == "::"
+        return IPAddress.isLoopback(host: bare) || bare == host.lowercased() || bare == "0.0.0.0" || bare == "::" ? .ownListener : nil
+    }
+
+    /// The 508 for `loop`, of a request (or a tunnel) to `target`.
+    static func refusal(_ loop: Loop, target: String, tunnel: Bool) -> ProxyMessages.Refusal {
+        let what = tunnel ? "tunnel" : "request"
+        return switch loop {
+        case .passedHere:
+            ProxyMessages.Refusal(.loopDetected, "This \(what) has come through this Kiosk proxy already (its Via names it): another "
+                                  + "proxy sent it back, and it would go round for ever.", closes: tunnel)
+        case .ownListener:
+            ProxyMessages.Refusal(.loopDetected, "\(target) is Kiosk itself: the \(what) would come back through the proxy for ever.",
+                                  closes: tunnel)
+        }
     }
 }

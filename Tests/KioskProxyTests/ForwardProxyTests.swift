@@ -896,6 +896,23 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("A request that comes back carrying this proxy's Via (another proxy sent it round) is a 508 saying so, not naming its upstream as Kiosk")
+    func viaLoop() async throws {
+        try await withProxy { proxy, upstream in
+            // Given the Via this proxy adds, as its upstream reads it
+            let reply = try await rawExchange(port: proxy.port, "GET \(upstream.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n\r\n")
+            let body = try #require(reply.range(of: "\r\n\r\n")).upperBound
+            let via = try #require(try JSONDecoder().decode(Echo.self, from: Data(reply[body...].utf8)).values("Via").last)
+            // When a request to the same upstream comes to the proxy carrying it
+            let looped = try await rawExchange(port: proxy.port, "GET \(upstream.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1:\(upstream.port)\r\n"
+                                               + "Via: \(via)\r\n\r\n")
+            // Then it is refused as a loop through this proxy, and the upstream is not called Kiosk
+            #expect(looped.hasPrefix("HTTP/1.1 508"), "\(looped)")
+            #expect(looped.contains("has come through this Kiosk proxy already") && !looped.contains("is Kiosk itself"), "\(looped)")
+            #expect(upstream.requests == 1)
+        }
+    }
+
     @Test("An HTTP/1.0 request with Transfer-Encoding is answered, then its connection closes (RFC 9112 §6.1: faulty framing)")
     func http10Chunked() async throws {
         try await withProxy { proxy, upstream in
