@@ -237,8 +237,8 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler, @unchecked Sendable {
         let outcome: PartOutcome
         switch part {
         case .head(let head):
-            // A status below 100 is no HTTP status: NIO's parser reads it as a final answer, Kiosk refuses it.
-            if head.status.code < 100 { return stop(exchange, StatusBelow100(code: head.status.code)) }
+            // A status outside 100–599 is no HTTP status: NIO's parser reads it as a final answer, Kiosk refuses it.
+            if !(100...599).contains(head.status.code) { return stop(exchange, NotAnHTTPStatus(code: head.status.code)) }
             // An informational answer (103 Early Hints, 102) goes to whoever passes them on (the proxy's app) and the final
             // one follows; a 100 Continue is the proxy's own to give its app, never the upstream's.
             if head.status.code < 200 && head.status != .switchingProtocols {

@@ -317,9 +317,9 @@ public final class UpstreamTransport: HTTPTransport {
 
     /// Maps the client's and NIO's errors onto the few cases a user can act on.
     static func classify(_ error: any Error, url: String, host: String, expectedLength: Int?, received: Int) -> KioskError {
-        if let status = error as? StatusBelow100 {
+        if let status = error as? NotAnHTTPStatus {
             return .transport(url: url, message: "the upstream answered with the status \(status.shown), which is not an HTTP "
-                + "status (they start at 100)")
+                + "status (they run from 100 to 599)")
         }
         if let upstream = error as? UpstreamError {
             switch upstream {

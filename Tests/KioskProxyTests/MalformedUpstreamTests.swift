@@ -62,6 +62,8 @@ struct MalformedUpstreamTests {
               ("/status-099", "HTTP/1.1 099 Odd\r\nContent-Length: 5\r\n\r\nhello", "the status 099, which is not an HTTP status"),
               ("/status-000", "HTTP/1.1 000 Zero\r\nContent-Length: 0\r\n\r\n", "the status 000, which is not an HTTP status"),
               ("/status-042-to-close", "HTTP/1.1 042 Read until close\r\n\r\nhello", "the status 042, which is not an HTTP status"),
+              ("/status-600", "HTTP/1.1 600 Custom\r\nContent-Length: 5\r\n\r\nhello", "the status 600, which is not an HTTP status"),
+              ("/status-999", "HTTP/1.1 999 Request Denied\r\nContent-Length: 0\r\n\r\n", "the status 999, which is not an HTTP status"),
               // A chunked body the connection's close cuts before its last chunk: how much came, not NIO's "unexpected time"
               ("/chunked-cut", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", "after 5 bytes"),
           ])
