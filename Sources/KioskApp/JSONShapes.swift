@@ -45,6 +45,27 @@ public struct PageJSON: Encodable, Sendable {
         attribution = update.page.attribution
         status = StatusJSON(update)
     }
+
+    // Encoded by hand so that what a page lacks is `null`, never an absent key: the shape is the same for every source.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(source, forKey: .source)
+        try container.encode(page, forKey: .page)
+        try container.encode(totalPages, forKey: .totalPages)
+        try container.encode(totalItems, forKey: .totalItems)
+        try container.encode(reportedTotal, forKey: .reportedTotal)
+        try container.encode(query, forKey: .query)
+        try container.encode(filters, forKey: .filters)
+        try container.encode(items, forKey: .items)
+        try container.encode(favorites, forKey: .favorites)
+        try container.encode(skipped, forKey: .skipped)
+        try container.encode(attribution, forKey: .attribution)
+        try container.encode(status, forKey: .status)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case source, page, totalPages, totalItems, reportedTotal, query, filters, items, favorites, skipped, attribution, status
+    }
 }
 
 /// Where data came from and how old it is.
@@ -66,6 +87,20 @@ public struct StatusJSON: Encodable, Sendable {
         ageSeconds = Int(update.age)
         error = update.error?.description
     }
+
+    // Encoded by hand so that no error is `null`, never an absent key.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(origin, forKey: .origin)
+        try container.encode(stale, forKey: .stale)
+        try container.encode(offline, forKey: .offline)
+        try container.encode(fetchedAt, forKey: .fetchedAt)
+        try container.encode(freshUntil, forKey: .freshUntil)
+        try container.encode(ageSeconds, forKey: .ageSeconds)
+        try container.encode(error, forKey: .error)
+    }
+
+    private enum CodingKeys: String, CodingKey { case origin, stale, offline, fetchedAt, freshUntil, ageSeconds, error }
 }
 
 /// One item: `kiosk show --json`.

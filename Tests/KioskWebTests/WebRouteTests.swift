@@ -160,12 +160,14 @@ struct WebRouteTests {
             #expect(page.status == .ok)
             #expect(page.header("Content-Type") == "application/json; charset=utf-8")
             let pageJSON = try page.json()
-            #expect(Set(pageJSON.keys) == ["source", "page", "totalPages", "totalItems", "filters", "items",
-                                             "favorites", "skipped", "status"])
+            // (every key there, null where Rick and Morty has none)
+            #expect(Set(pageJSON.keys) == ["source", "page", "totalPages", "totalItems", "reportedTotal", "query", "filters", "items",
+                                             "favorites", "skipped", "attribution", "status"])
+            #expect(pageJSON["query"] is NSNull && pageJSON["attribution"] is NSNull)
             #expect(pageJSON["page"] as? Int == 2)
             #expect(pageJSON["totalPages"] as? Int == 42)
             let status = try #require(pageJSON["status"] as? [String: Any])
-            #expect(Set(status.keys) == ["origin", "stale", "offline", "fetchedAt", "freshUntil", "ageSeconds"])
+            #expect(Set(status.keys) == ["origin", "stale", "offline", "fetchedAt", "freshUntil", "ageSeconds", "error"])
             let itemJSON = try item.json()
             #expect(Set(itemJSON.keys) == ["item", "favorite", "origin", "linked"])
             #expect((itemJSON["item"] as? [String: Any])?["title"] as? String == "Rick Sanchez")
