@@ -123,3 +123,21 @@ def test_a_starred_character_is_still_a_favorite_after_a_restart_on_the_same_dat
     starred = browser.find_elements(By.CSS_SELECTOR, f"{LIST_ROWS} form.star button[aria-pressed=true]")
     assert any(b.get_attribute("aria-label") == f"Remove {character['title']} from favorites" for b in starred)
     assert [item["itemID"] for item in second.api("/api/favorites")["items"]] == [character["itemID"]]
+
+
+def test_on_a_phone_the_reset_question_opens_in_view_above_the_tab_bar(server, phone_browser):
+    # The dogs list in edit mode on a phone, scrolled so that Reset… sits just above the tab bar.
+    phone_browser.get(server.url("/dogs?edit=1"))
+    page_ready(phone_browser)
+    summary = phone_browser.find_element(By.CSS_SELECTOR, "details.confirm-reset summary")
+    phone_browser.execute_script("arguments[0].scrollIntoView({block: 'end'})", summary)
+    summary.click()
+    # Opened, its question and its button are in view, above the tab bar: tapped where they are, they answer.
+    button = phone_browser.find_element(By.CSS_SELECTOR, "details.confirm-reset form button")
+    wait_for(phone_browser, lambda d: d.execute_script(
+        "const b = arguments[0].getBoundingClientRect(), tabs = document.querySelector('nav.tabs').getBoundingClientRect();"
+        "return b.top >= 0 && b.bottom <= tabs.top;", button), 5, "the Reset button is hidden under the tab bar")
+    hit = phone_browser.execute_script(
+        "const b = arguments[0].getBoundingClientRect();"
+        "return arguments[0].contains(document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2));", button)
+    assert hit, "the Reset button's middle is covered"

@@ -743,6 +743,15 @@
   window.kiosk = Object.freeze({ swapResults, reloadResults, loadResults, isBusy: () => pending > 0, resultsURL: () => resultsURL,
     onConnectivity, watchConnectivity, ago, agoElement });
 
+  // A confirmation opened at the foot of a list (the dogs list's Reset…) is brought into view, above the tab bar a phone
+  // keeps over the page's end (the page's scroll-padding): its question and button opened out of sight.
+  document.addEventListener("toggle", event => {
+    const details = event.target;
+    if (details instanceof HTMLDetailsElement && details.open && details.classList.contains("confirm-reset")) {
+      details.querySelector("form")?.scrollIntoView({ block: "nearest" });
+    }
+  }, true);
+
   // Start: say the ages as of now (a page the service worker kept was written when it was saved), filter for a query
   // typed before the script ran, page on scroll, watch connectivity, and wait for a revalidation in progress.
   refreshAges();
