@@ -321,6 +321,8 @@ extension ConsoleWords {
         theSame: "The same.",
         sameBytes: "The same bytes.",
         notModifiedNoBody: { "#\($0) is a 304: the upstream confirmed the answer Kiosk held without sending it again, so there is no body to compare." },
+        pausedNotModified: "This is a 304 Not Modified: the upstream confirmed the copy Kiosk holds, without a body, and the page will show that copy. "
+            + "To edit an answer, pause a page Kiosk has not stored yet, or answer this one with status 200 and a body typed below.",
         sameJSON: "The same JSON (written differently).",
         changeCounts: { count, more, added, removed, changed in "\(count)\(more ? "+" : "") change\(count == 1 ? "" : "s"): \(added) added, \(removed) removed, \(changed) changed" },
         added: " added ",

@@ -355,6 +355,8 @@ extension ConsoleWords {
         theSame: "Iguales.",
         sameBytes: "Los mismos bytes.",
         notModifiedNoBody: { "La n.º \($0) es un 304: el servidor confirmó la respuesta que Kiosk guardaba sin volver a enviarla, así que no hay cuerpo que comparar." },
+        pausedNotModified: "Es un 304 Not Modified: el servidor confirmó la copia que Kiosk guarda, sin cuerpo, y la página mostrará esa copia. "
+            + "Para editar una respuesta, pausa una página que Kiosk aún no haya guardado, o responde a esta con el estado 200 y un cuerpo escrito abajo.",
         sameJSON: "El mismo JSON (escrito de otra forma).",
         changeCounts: { count, more, added, removed, changed in "\(count)\(more ? "+" : "") cambio\(count == 1 ? "" : "s"): \(added) añadido\(added == 1 ? "" : "s"), \(removed) quitado\(removed == 1 ? "" : "s"), \(changed) modificado\(changed == 1 ? "" : "s")" },
         added: " añadido ",

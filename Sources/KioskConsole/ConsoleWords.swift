@@ -351,6 +351,8 @@ struct ConsoleWords: Sendable {
     let sameBytes: String
     /// In place of a body comparison when a side (its number) is a 304, which has no body.
     let notModifiedNoBody: @Sendable (Int64) -> String
+    /// A paused 304 (a revalidation): no body to edit, and what to do to edit one.
+    let pausedNotModified: String
     let sameJSON: String
     /// “3 changes: 1 added, 1 removed, 1 changed” (`more` when the list was cut).
     let changeCounts: @Sendable (Int, Bool, Int, Int, Int) -> String

@@ -505,6 +505,10 @@ enum DebugPages {
                 fields.append(E.element("p", [.class("actions")], [decision("continue", w.sendUnchanged), decision("abort", w.abort)]))
                 break
             }
+            // A revalidation's 304 has no body to edit: the page will show the copy it confirmed.
+            if exchange.phase == .response, exchange.status == 304, original.isEmpty {
+                fields.append(E.element("p", [.class("banner")], [.text(w.pausedNotModified)]))
+            }
             fields.append(E.element("label", [], [.text(w.status), E.void("input", [.attribute("type", "number"), .attribute("name", "status"),
                 .attribute("min", "100"), .attribute("max", "599"), .attribute("value", draft?.status ?? String(exchange.status ?? 200))])]))
             // An answer made at the error has no fields of its own: the JSON it is edited as says its type.

@@ -433,6 +433,29 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A revalidation paused at a response breakpoint is a 304 with no body: its page says so, and how to edit an answer")
+    func pausedNotModified() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "f", count: 64)
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(token)"]
+            // Given the list stored once, then a response breakpoint on its endpoint
+            _ = try await client.get("/rickandmorty")
+            _ = try await client.post("/debug/breakpoints/rickandmorty.characters",
+                                      form: [("csrf", token), ("request", "ignore"), ("response", "pause"), ("error", "ignore")], cookie: token)
+            // When the reader refreshes it, and the upstream's 304 waits at the breakpoint
+            let page = Task { try await client.get("/rickandmorty?refresh=1", headers: cookie) }
+            for _ in 0..<2000 where harness.kiosk.debugger.breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+            let paused = try #require(harness.kiosk.debugger.breakpoints.paused.first)
+            #expect(paused.status == 304)
+            // Then its page says there is no body, the copy held is what the page gets, and how to edit an answer
+            let editor = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
+            #expect(editor.body.contains("This is a 304 Not Modified") && editor.body.contains("status 200 and a body"), "\(editor.body.prefix(200))")
+            // And sent on unchanged, the page shows the stored list
+            _ = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "continue")], cookie: token)
+            #expect(try await page.value.body.contains("Rick Sanchez"))
+        }
+    }
+
     @Test("A response breakpoint set in the console pauses a page; a bad edit stays paused with its reason, a good one reaches the page")
     func pauseAndEdit() async throws {
         try await withWeb { harness, client in
