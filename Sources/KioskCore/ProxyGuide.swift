@@ -119,9 +119,25 @@ package struct ProxyGuide: Sendable {
             "Las apps que fijan sus certificados rechazan cualquier otra CA: arranca el proxy con --ignore HOST para que pasen sin leerse.")
     }
 
-    /// Every section as `<section><h2>title</h2><ol>steps</ol></section>` (`<h3>` when `nested`), then the pinning note.
+    /// Where the proxy listens on loopback, what a phone needs instead (its steps name an address it cannot reach); nil
+    /// for a proxy other machines reach.
+    package var loopbackNote: HTML? {
+        let host = proxy.lastIndex(of: ":").map { String(proxy[..<$0]) } ?? proxy
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        guard IPAddress.isLoopback(host: bare) else { return nil }
+        return .group([say("This proxy listens on this machine only (\(proxy)): a phone or another computer cannot reach it. For one, "
+                           + "start it with ", "Este proxy solo escucha en esta máquina (\(proxy)): un teléfono u otro ordenador no "
+                           + "llegan a él. Para uno, arráncalo con "),
+                       code("kiosk proxy --host 0.0.0.0 --proxy-auth"),
+                       say(" and give the device this machine's network address, the port and the password it prints.",
+                           " y dale al dispositivo la dirección de red de esta máquina, el puerto y la contraseña que imprime.")])
+    }
+
+    /// Every section as `<section><h2>title</h2><ol>steps</ol></section>` (`<h3>` when `nested`), then the pinning note; a
+    /// proxy on loopback's note first.
     package func rendered(nested: Bool = false) -> HTML {
-        .group(sections.map { section in
+        let note: [HTML] = loopbackNote.map { [.element("p", [.class("banner")], [$0])] } ?? []
+        return .group(note + sections.map { section in
             let title: HTML = nested ? .element("h3", [], [.text(section.title)]) : .element("h2", [], [.text(section.title)])
             return .element("section", [], [title, .element("ol", [], section.steps.map { .element("li", [], [$0]) })])
         } + [.element("p", [], [pinning])])

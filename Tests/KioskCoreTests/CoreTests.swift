@@ -270,6 +270,17 @@ struct CoreTests {
             == "kiosk proxy env --port 9000 --host ::1")
     }
 
+    @Test("The setup steps of a proxy on loopback say first that a phone cannot reach it, and how to start one it can")
+    func proxyGuideLoopback() {
+        let downloads = ProxyGuide.Downloads(pem: "/ca.pem", der: "/ca.crt", profile: nil)
+        for proxy in ["127.0.0.1:8888", "[::1]:9000", "localhost:8888"] {
+            let guide = ProxyGuide(language: .english, proxy: proxy, downloads: downloads)
+            #expect(guide.loopbackNote != nil, "\(proxy)")
+            #expect(guide.rendered().rendered.contains("--host 0.0.0.0 --proxy-auth"), "\(proxy)")
+        }
+        #expect(ProxyGuide(language: .english, proxy: "192.168.1.4:8888", downloads: downloads).loopbackNote == nil)
+    }
+
     @Test("A JSON body's secret fields are redacted under any spelling, in any nesting, and nothing else is changed",
           arguments: [
             (#"{"user":"ann","password":"hunter2"}"#, #"{"user":"ann","password":"<redacted>"}"#),
