@@ -352,6 +352,8 @@ final class ProxyCachingTransport: HTTPTransport {
                 var failure = CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
                 if case .found(let entry) = found, error.isConnectivityFailure {
                     failure.withheld = entry.changedAt.map(CacheMarkedFailure.Withheld.changed) ?? .unconfirmable
+                } else if case .varyMiss = found, error.isConnectivityFailure, asked.purpose != .proxiedForNetwork {
+                    failure.withheld = .otherVariants
                 }
                 throw failure
             }

@@ -258,6 +258,9 @@ public struct CacheMarkedFailure: Error, Sendable, CustomStringConvertible {
         case unconfirmable
         /// A request that changed its URL succeeded at this time, after it was stored (RFC 9111 §4.4).
         case changed(Date)
+        /// None is held for this request, but some for the URL with other values of the headers its `Vary` names, or
+        /// other credentials (said to this machine's apps only: a client on another machine learns nothing of others').
+        case otherVariants
     }
 
     /// `error` marked with `cacheStatus`.

@@ -535,6 +535,10 @@ enum ProxyMessages {
             refusal = Refusal(.gatewayTimeout, "Kiosk's proxy holds an answer for \(shownURL), but a request that changed it "
                               + "succeeded after it was stored, so it is given only once the upstream confirms it (the `fallback` "
                               + "mode and --offline give it when the upstream cannot answer), and confirming it failed: " + refusal.message)
+        case .otherVariants?:
+            refusal = Refusal(refusal.status, "Kiosk's proxy holds answers for \(shownURL), but for other values of the request "
+                              + "headers they vary by (Vary: Accept-Encoding, say) or for other credentials, not for this request's, and "
+                              + "the upstream could not be asked: " + refusal.message)
         case nil:
             break
         }

@@ -195,6 +195,25 @@ struct ProxyCacheAnswersTests {
         #expect(upstream.requests.count == 6)
     }
 
+    @Test("In fallback, an unreachable upstream with only another variant stored says so to a local app, and nothing to a client on another machine")
+    func otherVariantWithheld() async throws {
+        // Given, in fallback mode, a URL's gzip variant stored (Vary: Accept-Encoding), then an upstream that cannot be reached
+        let upstream = ScriptedTransport([.respond(200, headers: ["Cache-Control": "max-age=600", "Vary": "Accept-Encoding"], body: "gz"),
+                                          .fail(.offline(host: "app.test")), .fail(.offline(host: "app.test"))])
+        let (transport, cache) = try Self.transport(upstream, mode: .fallback, name: "kiosk-proxy-other-variant")
+        _ = try await transport.send(Self.request("a", ["Accept-Encoding": "gzip"]))
+        cache.flush()
+        // When a local app and a client on another machine ask for it without gzip
+        for (purpose, expected) in [(HTTPRequest.Purpose.proxied, CacheMarkedFailure.Withheld.otherVariants), (.proxiedForNetwork, nil)] {
+            await #expect {
+                _ = try await transport.send(Self.request("a", ["Accept-Encoding": "identity"], purpose: purpose))
+            } throws: { error in
+                // Then the local app's failure says answers are held for other variants; the other machine's says nothing of them
+                (error as? CacheMarkedFailure)?.withheld == expected
+            }
+        }
+    }
+
     @Test("Offline, a client on another machine is not told that a local app's answer is stored for a URL: a plain miss")
     func offlineNetworkClientLearnsNothing() async throws {
         // Given an answer stored for a local app's request
