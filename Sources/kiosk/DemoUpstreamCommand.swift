@@ -82,6 +82,8 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
               export KIOSK_RICKANDMORTY_BASE_URL=\(await upstream.rickAndMortyBaseURL.absoluteString)
               export KIOSK_DOGS_URL=\(await upstream.dogsURL.absoluteString)
               export NYT_API_KEY=\(keys.nyt) MARVEL_PUBLIC_KEY=\(keys.marvelPublic) MARVEL_PRIVATE_KEY=\(keys.marvelPrivate)
+              kiosk list rickandmorty --data-dir \(Output.shellQuoted(NSTemporaryDirectory() + "kiosk-on-demo-upstream"))
+            (A data folder of its own: Kiosk keeps what it reads with these settings as the real APIs' data, in kiosk.sqlite.)
             Press Ctrl-C to stop.
             """)
         fflush(nil)

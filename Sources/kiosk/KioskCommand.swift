@@ -190,7 +190,7 @@ struct KioskCommand: AsyncParsableCommand {
 
 /// Options every data command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: "Folder for kiosk.sqlite (default: $XDG_DATA_HOME/kiosk).")
+    @Option(name: .long, help: "Folder for Kiosk's data: its stores, request log, rules and keys (default: $XDG_DATA_HOME/kiosk, else ~/.local/share/kiosk).")
     var dataDir: String?
 
     @Flag(name: .long, help: "Use the real APIs instead of the embedded demo upstream (needs keys).")

@@ -170,7 +170,8 @@ extension Render {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
+    /// A size as people read it ("1.2 MB", "512 bytes"); nothing as "0 bytes", not Foundation's "Zero KB".
     static func bytes(_ count: Int) -> String {
-        ByteCountFormatter.string(fromByteCount: Int64(count), countStyle: .file)
+        count == 0 ? "0 bytes" : ByteCountFormatter.string(fromByteCount: Int64(count), countStyle: .file)
     }
 }

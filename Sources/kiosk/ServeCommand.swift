@@ -117,6 +117,12 @@ struct ServeCommand: AsyncParsableCommand {
             // the system picked for --port 0).
             let app = try buildApplication(kiosk: kiosk, configuration: configuration, features: { [Console($0)] }) { bound in
                 var lines = Self.listeningLines(host: host, port: bound, tls: tls, allowsGlobalPeers: allowGlobalPeers)
+                // Where the debugger is, and who may open it: a new user learns of it here, not in the docs.
+                let console = (lines.first?.split(separator: " ").dropFirst(2).first).map { $0 + "debug" } ?? "/debug"
+                let debugger = configuration.debugToken != nil ? "Network debugger on \(console)  (locked: the token in KIOSK_DEBUG_TOKEN opens it)"
+                    : configuration.isLoopback ? "Network debugger on \(console)  (open to this machine; KIOSK_DEBUG_TOKEN locks it)"
+                    : "Network debugger: off on a listener other machines reach, unless KIOSK_DEBUG_TOKEN sets a token to open it"
+                lines.insert(debugger, at: 1)
                 if pairing != nil { lines.append(Self.pairingLine(kiosk: kiosk, onTerminal: Output.isTerminal, command: pairCommand)) }
                 Output.human(lines.joined(separator: "\n"))
                 fflush(nil)

@@ -46,6 +46,17 @@ final class ServeProcess: Sendable {
 
 @Suite("Processes that share a data folder", .serialized)
 struct ProcessHardeningTests {
+    @Test("kiosk serve says where its network debugger is and who may open it, on the line after its address")
+    func saysWhereTheDebuggerIs() throws {
+        // Given serve started on loopback without a token, and with one
+        let cli = CLI()
+        let open = try ServeProcess(dataDirectory: cli.dataDirectory, readyLine: "Network debugger")
+        defer { open.stop() }
+        // Then it names the console's address, open to this machine
+        #expect(open.output.contains("\nNetwork debugger on http://127.0.0.1:\(open.port)/debug  (open to this machine; KIOSK_DEBUG_TOKEN locks it)"),
+                "\(open.output)")
+    }
+
     @Test("demo data stored by another process stays valid after it exits: its pictures are served by kiosk serve")
     func demoDataIndependentOfPort() async throws {
         // Given `kiosk serve` running on a data folder
