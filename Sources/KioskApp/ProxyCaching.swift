@@ -114,12 +114,15 @@ final class ProxyCachingTransport: HTTPTransport {
         // requests that joined asked with the same validators at once (the proxy's revalidation of one stored answer as it
         // expires, most often), and each takes it as its leader does — the stored answer renewed — rather than each
         // asking the upstream again.
-        // Read as a shared cache reads it (`private` is not given to another request, `s-maxage` counts): joined requests
-        // may be other machines' (`--proxy-auth`).
+        // Read as a shared cache reads it (`private` is not given to another request): joined requests may be other
+        // machines' (`--proxy-auth`).
+        // (Fresh under both readings: the requests joined may be this machine's, to which `s-maxage` means nothing.)
         self.base = CoalescingTransport(base: base, byRedactedURL: false) { response in
-            response.headers["Set-Cookie"] == nil && (response.status == 304
+            let now = now()
+            return response.headers["Set-Cookie"] == nil && (response.status == 304
                 || Self.isStorable(response, for: HTTPRequest(url: response.url, endpoint: "", purpose: .proxiedForNetwork))
-                    && Self.isFreshOnArrival(status: response.status, headers: response.headers, at: now(), shared: true))
+                    && Self.isFreshOnArrival(status: response.status, headers: response.headers, at: now, shared: true)
+                    && Self.isFreshOnArrival(status: response.status, headers: response.headers, at: now, shared: false))
         }
         self.cache = cache
         self.settings = Mutex(settings)
@@ -484,8 +487,11 @@ final class ProxyCachingTransport: HTTPTransport {
         guard case .uriMiss = found else { return found }
         // Nothing stored for these credentials: an archive's answer, which belongs to no identity, may stand — the variant
         // the request matches, else the newest (a recorded browser's Accept-Encoding or User-Agent is seldom the app's).
-        return try await cache.lookup(method: method, url: key.url, credentials: ProxyCacheAnswer.importedCredentials,
-                                      variant: { key.variant(for: $0) }, orNewest: true, using: using, at: now())
+        let imported = try await cache.lookup(method: method, url: key.url, credentials: ProxyCacheAnswer.importedCredentials,
+                                              variant: { key.variant(for: $0) }, orNewest: true, using: using, at: now())
+        // Not a `private` one to a client on another machine, to which the cache is shared: it was someone's own.
+        if key.isShared, case .found(let entry) = imported, Self.control(of: entry.headers, shared: true).isPrivate { return .uriMiss }
+        return imported
     }
 
     /// A stored answer as the app gets it: with its current `Age`, as a 304 when the app's own validator matches it,
@@ -626,9 +632,7 @@ final class ProxyCachingTransport: HTTPTransport {
     /// Whether an answer with these fields, to a request with `asked`, may not be kept whatever its status: `no-store` on
     /// either side, or `Vary: *` (RFC 9111 §3).
     static func forbidsKeeping(_ fields: HTTPHeaderFields, asked: HTTPHeaderFields) -> Bool {
-        let control = fields.values(for: "Cache-Control").joined(separator: ",").lowercased()
-        let requested = asked.values(for: "Cache-Control").joined(separator: ",").lowercased()
-        return directives(control).contains("no-store") || directives(requested).contains("no-store")
+        control(of: fields, shared: false).noStore || control(of: asked, shared: false).noStore
             || Key.varyNames(fields).split(separator: ",").contains("*")
     }
 
@@ -652,11 +656,11 @@ final class ProxyCachingTransport: HTTPTransport {
         guard response.stream == nil, !response.isEdited, !response.isMocked, (200...599).contains(response.status),
               response.status != 206 || whole, response.status != 304, request.headers["Range"] == nil || whole else { return false }
         if forbidsKeeping(response.headers, asked: request.headers) { return false }
-        let names = directives(response.headers.values(for: "Cache-Control").joined(separator: ",").lowercased())
         let shared = isShared(request)
-        if shared && names.contains("private") { return false }
-        let explicit = response.headers["Expires"] != nil || names.contains("max-age") || names.contains("public")
-            || names.contains("private") || shared && names.contains("s-maxage")
+        let control = control(of: response.headers, shared: shared)
+        if shared && control.isPrivate { return false }
+        // (Read as shared, `s-maxage` is `maxAge`.)
+        let explicit = response.headers["Expires"] != nil || control.maxAge != nil || control.isPublic || control.isPrivate
         return explicit || cacheableByDefault.contains(whole ? 200 : response.status)
     }
 
@@ -679,11 +683,6 @@ final class ProxyCachingTransport: HTTPTransport {
         headers.removeAll(named: "Content-Range")
         headers["Content-Length"] = String(response.body.count)
         return (200, headers)
-    }
-
-    /// The directive names of a Cache-Control value.
-    private static func directives(_ value: String) -> Set<String> {
-        Set(value.split(separator: ",").map { $0.split(separator: "=").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" })
     }
 
     /// What is kept of the answer's fields: not the hop-by-hop ones (the app's copy is without them too), not a
@@ -941,6 +940,8 @@ final class ProxyCachingTransport: HTTPTransport {
         /// SHA-256 of the request's credential fields (`identityFields`), hex; "" without any; for a client on another
         /// machine, after `ProxyCacheAnswer.networkCredentials`.
         let credentials: String
+        /// Whether the request's client is on another machine, to which the cache is shared (`isShared`).
+        var isShared: Bool { credentials.hasPrefix(ProxyCacheAnswer.networkCredentials) }
         let headers: HTTPHeaderFields
 
         /// The request fields that say who asks besides Authorization and Cookie (`Redactor.identityFields`), whether or

@@ -31,11 +31,15 @@ package struct ProxyGuide: Sendable {
     /// The proxy's address as a device sets it (`host:port`).
     package let proxy: String
     package let downloads: Downloads
+    /// The address the proxy is bound to, when the one a device reached it at (`proxy`) says nothing of who else can (a
+    /// browser on its machine reaches a proxy bound to every address at 127.0.0.1); nil: `proxy`'s host.
+    package let boundHost: String?
 
-    package init(language: Language, proxy: String, downloads: Downloads) {
+    package init(language: Language, proxy: String, downloads: Downloads, boundHost: String? = nil) {
         self.language = language
         self.proxy = proxy
         self.downloads = downloads
+        self.boundHost = boundHost
     }
 
     private var spanish: Bool { language == .spanish }
@@ -122,12 +126,12 @@ package struct ProxyGuide: Sendable {
     /// Where the proxy listens on loopback, what a phone needs instead (its steps name an address it cannot reach); nil
     /// for a proxy other machines reach.
     package var loopbackNote: HTML? {
-        let host = proxy.lastIndex(of: ":").map { String(proxy[..<$0]) } ?? proxy
+        let host = boundHost ?? proxy.lastIndex(of: ":").map { String(proxy[..<$0]) } ?? proxy
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         guard IPAddress.isLoopback(host: bare) else { return nil }
-        return .group([say("This proxy listens on this machine only (\(proxy)): a phone or another computer cannot reach it. For one, "
-                           + "start it with ", "Este proxy solo escucha en esta máquina (\(proxy)): un teléfono u otro ordenador no "
-                           + "llegan a él. Para uno, arráncalo con "),
+        return .group([say("This proxy listens on this machine only (\(proxy)): a phone or another computer cannot reach it. To let one "
+                           + "reach it, start it with ", "Este proxy solo escucha en esta máquina (\(proxy)): un teléfono u otro ordenador "
+                           + "no llegan a él. Para que uno llegue, arráncalo con "),
                        code("kiosk proxy --host 0.0.0.0 --proxy-auth"),
                        say(" and give the device this machine's network address, the port and the password it prints.",
                            " y dale al dispositivo la dirección de red de esta máquina, el puerto y la contraseña que imprime.")])

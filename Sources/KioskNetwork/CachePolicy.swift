@@ -44,6 +44,8 @@ public struct CacheControl: Sendable, Hashable {
     public var proxyRevalidate = false
     /// `private`: a shared cache must not store the answer (RFC 9111 §5.2.2.7).
     public var isPrivate = false
+    /// `public`: any cache may store the answer, even one it would not by default (RFC 9111 §5.2.2.9).
+    public var isPublic = false
 
     /// Parses a Cache-Control header value; unknown directives are ignored, malformed numbers dropped — but a
     /// `max-age` is the first one given, and one without a valid number is 0 (RFC 9111 §4.2.1: a cache uses the first
@@ -65,6 +67,7 @@ public struct CacheControl: Sendable, Hashable {
             case "s-maxage": sharedMaxAge = sharedMaxAge ?? number ?? 0
             case "proxy-revalidate": proxyRevalidate = true
             case "private": isPrivate = true
+            case "public": isPublic = true
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "must-revalidate": mustRevalidate = true

@@ -225,6 +225,11 @@ public final class CapturingTransport: HTTPTransport {
                     + "of it went, and the rest did not"
             touches.append(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint,
                                          detail: passed + "; the log keeps the first \(bodyLimit) bytes, so it cannot be sent again whole."))
+            // Cut before its end with no answer (its app stopped sending): what came is no request to send again, however
+            // little of it there was (the log keeps it whole then, and Replay would send it as the whole).
+            if !whole && response == nil {
+                touches.append(ExchangeTouch(kind: .bodyCut, id: 0, name: request.endpoint, phrase: .bodyCut(received: size)))
+            }
         }
         let total = elapsed.seconds
         var timings = response?.timings ?? RequestTimings(total: total)

@@ -462,7 +462,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let url = try ProxyMessages.target(of: head, under: origin?.base)
             if origin?.isReverse != true, ProxySetup.isAddressed(url), let local = context.channel.localAddress,
                let setup = ProxySetup.answer(url, method: head.method, authority: settings.configuration.authority,
-                                             proxy: Self.shown(local), language: ProxySetup.language(head.headers.first(name: "Accept-Language"))) {
+                                             proxy: Self.shown(local), boundHost: settings.configuration.host,
+                                             language: ProxySetup.language(head.headers.first(name: "Accept-Language"))) {
                 return write(setup, to: head, context: context)
             }
             if let loop = loop.loop(url, headers: head.headers, proxyPort: settings.boundPort()) {

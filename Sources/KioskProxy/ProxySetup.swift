@@ -31,7 +31,7 @@ enum ProxySetup {
 
     /// The answer for `path` (its query ignored), with `proxy` the address the app used to reach the proxy, or nil
     /// for a request that is not the setup page's.
-    static func answer(_ url: URL, method: HTTPMethod, authority: ProxyAuthority?, proxy: String,
+    static func answer(_ url: URL, method: HTTPMethod, authority: ProxyAuthority?, proxy: String, boundHost: String? = nil,
                        language: ProxyGuide.Language = .english) -> Answer? {
         guard isAddressed(url) else { return nil }
         guard method == .GET || method == .HEAD else {
@@ -40,7 +40,7 @@ enum ProxySetup {
         }
         switch (url.path, authority) {
         case ("/", _), ("", _):
-            return Answer(status: .ok, contentType: "text/html; charset=utf-8", body: Array(page(authority: authority, proxy: proxy, language: language).utf8),
+            return Answer(status: .ok, contentType: "text/html; charset=utf-8", body: Array(page(authority: authority, proxy: proxy, boundHost: boundHost, language: language).utf8),
                           fields: [("Content-Language", language.rawValue), ("Vary", "Accept-Language")])
         case ("/ca.pem", let authority?):
             return download(Array(authority.certificatePEM.utf8), type: "application/x-pem-file", name: "kiosk-proxy-ca.pem")
@@ -71,7 +71,7 @@ enum ProxySetup {
     private static func code(_ text: String) -> HTML { .element("code", [], [.text(text)]) }
 
     /// The page: what this is, the downloads, and the steps per platform (ProxyGuide, in `language`).
-    static func page(authority: ProxyAuthority?, proxy: String, language: ProxyGuide.Language = .english) -> String {
+    static func page(authority: ProxyAuthority?, proxy: String, boundHost: String? = nil, language: ProxyGuide.Language = .english) -> String {
         let spanish = language == .spanish
         var body: [HTML] = [
             .element("h1", [], [.text(spanish ? "Confiar en el proxy de Kiosk" : "Trust Kiosk's proxy")]),
@@ -93,7 +93,7 @@ enum ProxySetup {
             ]))
             body.append(.element("p", [], [.text(spanish ? "Huella SHA-256: " : "SHA-256 fingerprint: "), code(authority.fingerprint)]))
             let guide = ProxyGuide(language: language, proxy: proxy,
-                                   downloads: .init(pem: "/ca.pem", der: "/ca.crt", profile: "/ca.mobileconfig"))
+                                   downloads: .init(pem: "/ca.pem", der: "/ca.crt", profile: "/ca.mobileconfig"), boundHost: boundHost)
             body.append(guide.rendered())
         } else {
             body.append(.element("p", [], [.text(spanish

@@ -271,6 +271,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             configuration.verifiesUpstream = verifies
             configuration.connectTimeout = kiosk.configuration.proxyTransport.connectTimeout
             configuration.credentials = credentials
+            let printsEnvLine = credentials == nil
             Output.human("HTTPS is read with Kiosk's CA (SHA-256 \(authority.fingerprint.prefix(23))…); `kiosk proxy ca` prints it "
                          + "for the app to trust.")
             let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
@@ -279,7 +280,9 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 consolePorts.add(bound)
                 listeners.withLock { $0.insert(ProxyOverview.Listener(kind: "forward", address: "\(shownHost):\(bound)"), at: 0) }
                 Output.human("Kiosk proxy on http://\(shownHost):\(bound)/  (HTTP_PROXY=http://\(shownHost):\(bound); Ctrl-C to stop)")
-                Output.human("A shell's programs through it: " + envCommand(port: bound))
+                // (Not for a proxy that asks for its password, which HTTP_PROXY as proxy env writes it does not carry: the
+                // line would give 407s.)
+                if printsEnvLine { Output.human("A shell's programs through it: " + envCommand(port: bound)) }
                 fflush(nil)
             }
             let reverseServers: [any Service] = try reverseRoutes().map { route in

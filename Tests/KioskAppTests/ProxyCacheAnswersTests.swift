@@ -195,6 +195,27 @@ struct ProxyCacheAnswersTests {
         #expect(upstream.requests.count == 6)
     }
 
+    @Test("An archive's private answer, imported into the cache, stands in for this machine's apps but never for a client on another machine")
+    func importedPrivateNotShared() async throws {
+        // Given, offline, an imported answer marked private, and another one public
+        let (_, cache) = try Self.transport(ScriptedTransport([]), mode: .fallback, name: "kiosk-proxy-imported-private")
+        let now = Date()
+        for (path, control) in [("me", "private, max-age=600"), ("list", "max-age=600")] {
+            _ = try cache.store([ProxyCacheAnswer(method: "GET", url: "http://app.test/\(path)", host: "app.test",
+                                                  credentials: ProxyCacheAnswer.importedCredentials, vary: "", variant: "", status: 200,
+                                                  headers: ["Cache-Control": control], body: Data(path.utf8), requestTime: now, responseTime: now)])
+        }
+        let offline = ProxyCachingTransport(base: ScriptedTransport([]), cache: cache, settings: ProxyCacheSettings(mode: .fallback, offline: true),
+                                            now: { Date() }) { _ in }
+        // When a local app and a client on another machine ask for each
+        let local = try await offline.send(Self.request("me"))
+        let remote = try await offline.send(Self.request("me", purpose: .proxiedForNetwork))
+        let remoteList = try await offline.send(Self.request("list", purpose: .proxiedForNetwork))
+        // Then the private one is the local app's alone; the public one stands for both
+        #expect(Self.text(local) == "me" && remote.status == 504)
+        #expect(Self.text(remoteList) == "list")
+    }
+
     @Test("In fallback, an unreachable upstream with only another variant stored says so to a local app, and nothing to a client on another machine")
     func otherVariantWithheld() async throws {
         // Given, in fallback mode, a URL's gzip variant stored (Vary: Accept-Encoding), then an upstream that cannot be reached

@@ -279,6 +279,8 @@ struct CoreTests {
             #expect(guide.rendered().rendered.contains("--host 0.0.0.0 --proxy-auth"), "\(proxy)")
         }
         #expect(ProxyGuide(language: .english, proxy: "192.168.1.4:8888", downloads: downloads).loopbackNote == nil)
+        // (One bound to every address, reached at 127.0.0.1 by a browser on its machine, is reachable: no note)
+        #expect(ProxyGuide(language: .english, proxy: "127.0.0.1:8888", downloads: downloads, boundHost: "0.0.0.0").loopbackNote == nil)
     }
 
     @Test("A JSON body's secret fields are redacted under any spelling, in any nesting, and nothing else is changed",

@@ -469,6 +469,8 @@ struct StreamingTests {
             let record = try #require(try await Self.record(of: url, in: proxy))
             #expect(record.error?.hasPrefix("Network error for \(url): the app closed its") == true, "\(record.error ?? "no error")")
             #expect(record.error?.hasSuffix("before the end of its request body") == true, "\(record.error ?? "no error")")
+            // (marked as a body that never came whole, which Replay does not send as it is)
+            #expect(record.touchedBy.contains { $0.kind == .bodyCut && $0.phrase == .bodyCut(received: 256 << 10) }, "\(record.touchedBy)")
             #expect(proxy.meter.snapshot.cutShort == 1)
             // And the proxy (one answer per request: none given over the upstream's failure) serves the next app
             let next = try await Self.upload(through: proxy, upstream.url("/upload"), size: 1000, declared: true)
