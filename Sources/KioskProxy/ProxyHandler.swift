@@ -302,6 +302,19 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // A request the parser could not read to its end, answered by `ProxyProtocolErrors` now: logged as refused by the
+        // proxy, with its answer's sentence, and nothing more written on the connection, which it closes.
+        if let answering = event as? ProxyProtocolErrors.Answering {
+            if case .receiving(let head, let parts, let size) = state {
+                answeredAsUnreadable = true
+                // (The input ending within the body is its app giving it up, which that answer tells it, if it still reads.)
+                let why = answering.error == .invalidEOFState ? "the app closed its side before the end of its request body"
+                    : "Kiosk answered \(answering.status.code) and closed the connection, the rest of the request not being valid "
+                        + "HTTP: \(answering.sentence)"
+                abandon(head, parts: parts, size: size, why: why, context: context)
+            }
+            return
+        }
         guard let event = event as? ChannelEvent, case .inputClosed = event else { return context.fireUserInboundEventTriggered(event) }
         inputClosed = true
         bodyDeadline = nil
@@ -325,22 +338,16 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
-    /// A request NIO's parser stopped reading partway (a malformed body: a bad chunk size, a Transfer-Encoding that does
-    /// not end in chunked) is logged as refused by the proxy, with the 400 `ProxyProtocolErrors` wrote — not as given up by
-    /// its app when the connection then closes; a streamed upload's upstream request fails saying so.
+    /// A streamed upload whose body NIO's parser stopped reading partway (a bad chunk size) fails its upstream request
+    /// saying so, not as given up by its app when the connection then closes. (A held one is answered by
+    /// `ProxyProtocolErrors`, which says so first: `ProxyProtocolErrors.Answering`.)
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // (The end of the input within a body is its app giving it up, which `channelInactive` or the half-close says.)
-        if let parserError = error as? HTTPParserError, parserError != .invalidEOFState {
-            let (status, sentence) = ProxyProtocolErrors.refusal(for: parserError, maximumHeaderBytes: settings.configuration.maximumHeaderBytes)
-            let why = "Kiosk answered \(status.code) and closed the connection, the rest of the request not being valid HTTP: \(sentence)"
-            if case .receiving(let head, let parts, let size) = state {
-                answeredAsUnreadable = true
-                abandon(head, parts: parts, size: size, why: why, context: context)
-            } else if let current = upload, !current.ended {
-                settings.configuration.meter.count { $0.cutShort += 1 }
-                current.pipe.finish(KioskError.transport(url: current.url, message: why))
-                upload = nil
-            }
+        if let parserError = error as? HTTPParserError, parserError != .invalidEOFState, let current = upload, !current.ended {
+            let (_, sentence) = ProxyProtocolErrors.refusal(for: parserError, maximumHeaderBytes: settings.configuration.maximumHeaderBytes)
+            settings.configuration.meter.count { $0.cutShort += 1 }
+            current.pipe.finish(KioskError.transport(url: current.url, message: "the rest of its request body is not valid HTTP: \(sentence)"))
+            upload = nil
         }
         context.fireErrorCaught(error)
     }

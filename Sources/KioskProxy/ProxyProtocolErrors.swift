@@ -24,6 +24,13 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Sent down the pipeline by the proxy's handler when it forwards a request whose body is still arriving.
     struct AnswerPending {}
+    /// Sent up the pipeline, just before this handler answers a request it could not read to its end (`status`,
+    /// `sentence`) and closes the connection: the proxy's handler logs the request so, and writes nothing more.
+    struct Answering {
+        let error: HTTPParserError
+        let status: HTTPResponseStatus
+        let sentence: String
+    }
     /// A parse error came while an answer was being written: the connection closes once it ends.
     private var closesAfterAnswer = false
     /// An answer said the connection closes (RFC 9112 §9.6): nothing is written after it, whatever the app sent behind its
@@ -87,12 +94,11 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
             // (A closed connection has no one to answer: the decoder reads what was left in it as it closes — part of a
             // head when a stopping proxy closed it between requests — and NIO's pipelining handler, once such a stop
             // closed it, ends the process on any write.)
-            // The handlers after this one learn of the error first, while the connection is open: the proxy's logs the
-            // request whose body could not be read as refused here, and writes nothing of its own (`ProxyHandler.errorCaught`);
-            // the close that follows this answer would otherwise reach it first, as its app giving the body up.
-            context.fireErrorCaught(error)
-            guard context.channel.isActive else { return }
             let (status, sentence) = Self.refusal(for: parserError, maximumHeaderBytes: maximumHeaderBytes)
+            // The handlers after this one learn of the answer first, while the connection is open: the proxy's logs the
+            // request whose body could not be read as refused here, and writes nothing of its own; the close that follows
+            // would otherwise reach it first, as its app giving the body up.
+            context.fireUserInboundEventTriggered(Answering(error: parserError, status: status, sentence: sentence))
             let text = sentence + "\n"
             let headers = HTTPHeaders([("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(text.utf8.count)),
                                        ("Cache-Control", "no-store"), ("Connection", "close"), ("Via", via)])
@@ -100,7 +106,6 @@ final class ProxyProtocolErrors: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: text)))), promise: nil)
             let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
             written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-            return
         }
         context.fireErrorCaught(error)
     }
