@@ -46,7 +46,7 @@ public struct PageJSON: Encodable, Sendable {
         status = StatusJSON(update)
     }
 
-    // Encoded by hand so that what a page lacks is `null`, never an absent key: the shape is the same for every source.
+    /// Encodes every key, `null` where the page has no value (the shape is the same for every source).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(source, forKey: .source)
@@ -88,7 +88,7 @@ public struct StatusJSON: Encodable, Sendable {
         error = update.error?.description
     }
 
-    // Encoded by hand so that no error is `null`, never an absent key.
+    /// Encodes every key, `error` `null` when there was none.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(origin, forKey: .origin)

@@ -6,6 +6,15 @@ import KioskDemoUpstream
 import Synchronization
 
 struct DemoUpstreamCommand: AsyncParsableCommand {
+    /// A data folder for Kiosk pointed at a demo upstream, beside the user's own (`$XDG_DATA_HOME`, else ~/.local/share):
+    /// theirs, unlike a fixed name in the shared /tmp another user could make first.
+    static var ownDataFolder: String {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share").path
+        return (base as NSString).appendingPathComponent("kiosk-on-demo-upstream")
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "demo-upstream",
         abstract: "Run the embedded demo upstream alone (the four APIs, images and fault injection).")
@@ -82,7 +91,7 @@ struct DemoUpstreamCommand: AsyncParsableCommand {
               export KIOSK_RICKANDMORTY_BASE_URL=\(await upstream.rickAndMortyBaseURL.absoluteString)
               export KIOSK_DOGS_URL=\(await upstream.dogsURL.absoluteString)
               export NYT_API_KEY=\(keys.nyt) MARVEL_PUBLIC_KEY=\(keys.marvelPublic) MARVEL_PRIVATE_KEY=\(keys.marvelPrivate)
-              kiosk list rickandmorty --data-dir \(Output.shellQuoted(NSTemporaryDirectory() + "kiosk-on-demo-upstream"))
+              kiosk list rickandmorty --data-dir \(Output.shellQuoted(Self.ownDataFolder))
             (A data folder of its own: Kiosk keeps what it reads with these settings as the real APIs' data, in kiosk.sqlite.)
             Press Ctrl-C to stop.
             """)

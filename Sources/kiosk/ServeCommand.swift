@@ -118,7 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
             let app = try buildApplication(kiosk: kiosk, configuration: configuration, features: { [Console($0)] }) { bound in
                 var lines = Self.listeningLines(host: host, port: bound, tls: tls, allowsGlobalPeers: allowGlobalPeers)
                 // Where the debugger is, and who may open it: a new user learns of it here, not in the docs.
-                let console = (lines.first?.split(separator: " ").dropFirst(2).first).map { $0 + "debug" } ?? "/debug"
+                let console = Self.address(host: host, port: bound, tls: tls) + "debug"
                 let debugger = configuration.debugToken != nil ? "Network debugger on \(console)  (locked: the token in KIOSK_DEBUG_TOKEN opens it)"
                     : configuration.isLoopback ? "Network debugger on \(console)  (open to this machine; KIOSK_DEBUG_TOKEN locks it)"
                     : "Network debugger: off on a listener other machines reach, unless KIOSK_DEBUG_TOKEN sets a token to open it"
@@ -195,12 +195,17 @@ struct ServeCommand: AsyncParsableCommand {
         return material
     }
 
+    /// The web app's address on this machine, `http(s)://host:port/` (localhost for a listener on every address).
+    static func address(host: String, port: Int, tls: TLSMaterial?) -> String {
+        let shownHost = host == "::" || host == "0.0.0.0" ? "localhost" : (host.contains(":") ? "[\(host)]" : host)
+        return "\(tls == nil ? "http" : "https")://\(shownHost):\(port)/"
+    }
+
     /// What `serve` prints once listening: where, and for HTTPS the network URLs (saying which are global
     /// addresses) and the fingerprint.
     static func listeningLines(host: String, port: Int, tls: TLSMaterial?, allowsGlobalPeers: Bool) -> [String] {
         let wildcard = host == "::" || host == "0.0.0.0"
-        let shownHost = wildcard ? "localhost" : (host.contains(":") ? "[\(host)]" : host)
-        var lines = ["Kiosk on \(tls == nil ? "http" : "https")://\(shownHost):\(port)/  (Ctrl-C to stop)"]
+        var lines = ["Kiosk on \(address(host: host, port: port, tls: tls))  (Ctrl-C to stop)"]
         guard let tls else { return lines }
         if wildcard {
             let addresses = MachineAddresses.current().filter { host == "::" || $0.bytes.count == 4 }

@@ -15,9 +15,11 @@ final class ServeProcess: Sendable {
 
     /// Starts `kiosk serve --port 0` with `arguments`, and waits for the whole line that starts with `readyLine`
     /// (by default the one that comes once the port is bound).
-    init(dataDirectory: URL, arguments: [String] = [], readyLine: String = "Kiosk on http://127.0.0.1:") throws {
+    init(dataDirectory: URL, arguments: [String] = [], readyLine: String = "Kiosk on http://127.0.0.1:",
+         environment extra: [String: String] = [:]) throws {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = dataDirectory.appendingPathComponent("config").path
+        environment.merge(extra) { _, new in new }
         process = try ChildProcess(CLI.executable, arguments: ["serve", "--port", "0", "--data-dir", dataDirectory.path] + arguments,
                                    environment: environment, stdout: .pipe, stderr: .null)
         let out = try #require(process.standardOutput)
@@ -52,9 +54,14 @@ struct ProcessHardeningTests {
         let cli = CLI()
         let open = try ServeProcess(dataDirectory: cli.dataDirectory, readyLine: "Network debugger")
         defer { open.stop() }
-        // Then it names the console's address, open to this machine
+        let locked = try ServeProcess(dataDirectory: CLI().dataDirectory, readyLine: "Network debugger",
+                                      environment: ["KIOSK_DEBUG_TOKEN": "3f9a1c07d2b84e6f5a0c9e1d7b2f4a86"])
+        defer { locked.stop() }
+        // Then each names the console's address, and who may open it
         #expect(open.output.contains("\nNetwork debugger on http://127.0.0.1:\(open.port)/debug  (open to this machine; KIOSK_DEBUG_TOKEN locks it)"),
                 "\(open.output)")
+        #expect(locked.output.contains("\nNetwork debugger on http://127.0.0.1:\(locked.port)/debug  (locked: the token in KIOSK_DEBUG_TOKEN opens it)"),
+                "\(locked.output)")
     }
 
     @Test("demo data stored by another process stays valid after it exits: its pictures are served by kiosk serve")
