@@ -713,6 +713,20 @@ struct LogCLITests {
                                          environment: ["PATH": CLI.executable.deletingLastPathComponent().path + ":/usr/bin:/bin"])
         // Then the shell's programs are sent to that proxy, trusting that folder's CA
         #expect(shell.stdout == "\(address)\n\(folder.appendingPathComponent("kiosk-proxy-ca.pem").path)\n", "\(line)\n\(shell.stderr)")
+
+        // And a proxy that asks for its password prints no such line (HTTP_PROXY as env writes it carries none: 407s)
+        let guarded = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0", "--proxy-auth",
+                                                                   "--data-dir", cli.dataDirectory.appendingPathComponent("guarded").path],
+                                       stdout: .pipe, stderr: .null)
+        defer { guarded.signal(); _ = guarded.waitUntilExit() }
+        let guardedOut = try #require(guarded.standardOutput)
+        var said = ""
+        while !said.contains("Kiosk proxy on") || !said.hasSuffix("\n") {
+            let chunk = guardedOut.availableData
+            if chunk.isEmpty { break }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(said.contains("Kiosk proxy on") && !said.contains("proxy env"), "\(said)")
     }
 
     @Test("kiosk breakpoint set takes an app's host through kiosk proxy as well as a catalog's endpoint, and still refuses a typo")
