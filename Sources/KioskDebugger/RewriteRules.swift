@@ -515,8 +515,14 @@ struct CompiledRewriteRule: Sendable {
         if let latency = actions.latencyMilliseconds, latency > 0 { done.append("+\(latency) ms") }
         if rewritten.status != response.status || rewritten.body != response.body {
             rewritten.isEdited = true
-            // The app is told what the log says of an answer a rule changed, as of one edited at a breakpoint or mocked.
-            let edited = CacheStatus(recordedAs: .edited, status: rewritten.status, isConditional: false, hasError: false)
+            // The app is told what the log says of an answer a rule changed, as of one edited at a breakpoint or mocked —
+            // of one a cache below gave (a hit, a stored answer standing in for an unreachable upstream), still that it
+            // did, only now edited: "fwd=miss" would say the upstream was asked and answered.
+            var edited = CacheStatus(recordedAs: .edited, status: rewritten.status, isConditional: false, hasError: false)
+            if var came = response.cacheStatus, came.decision != .network {
+                came.decision = .edited
+                edited = came
+            }
             edited.replaceKiosksMember(in: &rewritten.headers)
             rewritten.cacheStatus = edited
         }

@@ -73,6 +73,26 @@ struct RewriteRulesTests {
         #expect(try rules.all().allSatisfy { $0.hits == 0 })
     }
 
+    @Test("An answer a cache below gave (a hit, a stored answer standing in) and a rule changed is said as the cache's, edited, not as a miss the upstream answered",
+          arguments: [(CacheStatus(.fresh, ttl: 59), "Kiosk;hit;ttl=59;detail=edited"),
+                      (CacheStatus(.fallback, forward: .stale, ttl: -30), "Kiosk;fwd=stale;ttl=-30;detail=edited")])
+    func editedFromTheCache(came: CacheStatus, said: String) async throws {
+        // Given a rule that sets a header and patches the body, over an answer the cache gave
+        let rules = rules()
+        try rules.add(rule(RewriteRule.Actions(setHeaders: [.init(name: "X-Rule", value: "yes")],
+                                               patch: #"[{"op": "replace", "path": "/results/0/name", "value": "Rule Rick"}]"#)))
+        let upstream = ScriptedTransport(always: .reply { request in
+            var answer = HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(Self.body.utf8), url: request.url)
+            answer.cacheStatus = came
+            return answer
+        })
+        // When it is fetched through the rule
+        let response = try await send(request(), through: RewritingTransport(base: upstream, rules: rules)).result.get()
+        // Then the answer is edited, and its Cache-Status says where it came from
+        #expect(response.isEdited && response.cacheStatus?.headerValue == said, "\(response.cacheStatus?.headerValue ?? "-")")
+        #expect(response.headers["Cache-Status"] == said)
+    }
+
     @Test("Status, removed and set headers and a JSON Patch apply in that order; the answer is marked edited and the touch says what was done")
     func actionsApply() async throws {
         // Given a rule with every answer-changing action
