@@ -71,10 +71,11 @@ extension ConsoleWords {
             case .response: "paused at the response"
             case .error: "paused at the error" } },
         continuesIn: { "continues by itself in \($0) s" },
+        appGoneAbortsIn: { "its app has gone: left alone, it is aborted in \($0) s (Send unchanged still sends it)" },
         backToPaused: "‹ Paused requests",
         notSent: { "Not sent: \($0)" },
         requestFailed: { "The request failed: \($0)" },
-        pausedAppClosed: "The app closed its side of the connection while this waited: it may have given up, and may not read what you send.",
+        pausedAppClosed: "The app closed its side of the connection while this waited: it may have given up, and may not read what you send. Left alone, it is aborted at its timeout, not sent.",
         queryEditor: "Query items (name=value per line; <redacted> keeps the secret)",
         headersEditor: "Headers (Name: value per line; <redacted> keeps the secret)",
         methodEditor: "Method",

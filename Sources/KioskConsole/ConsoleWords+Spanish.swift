@@ -71,10 +71,11 @@ extension ConsoleWords {
             case .response: "detenida en la respuesta"
             case .error: "detenida en el error" } },
         continuesIn: { "continúa por sí sola en \($0) s" },
+        appGoneAbortsIn: { "su app se ha ido: si nadie decide, se aborta en \($0) s (Enviar sin cambios aún la envía)" },
         backToPaused: "‹ Solicitudes detenidas",
         notSent: { "No se envió: \($0)" },
         requestFailed: { "La solicitud falló: \($0)" },
-        pausedAppClosed: "La app cerró su lado de la conexión mientras esto esperaba: puede que se haya rendido y no lea lo que envíes.",
+        pausedAppClosed: "La app cerró su lado de la conexión mientras esto esperaba: puede que se haya rendido y no lea lo que envíes. Si nadie decide, se aborta al agotarse su tiempo, sin enviarse.",
         queryEditor: "Parámetros de la consulta (nombre=valor por línea; <redacted> conserva el secreto)",
         headersEditor: "Cabeceras (Nombre: valor por línea; <redacted> conserva el secreto)",
         methodEditor: "Método",

@@ -85,6 +85,8 @@ struct ConsoleWords: Sendable {
     let nothingPaused: String
     let pausedAt: @Sendable (PausePhase) -> String
     let continuesIn: @Sendable (Int) -> String
+    /// A paused exchange whose app has gone: left alone, it is aborted in this many seconds.
+    let appGoneAbortsIn: @Sendable (Int) -> String
     let backToPaused: String
     let notSent: @Sendable (String) -> String
     let requestFailed: @Sendable (String) -> String

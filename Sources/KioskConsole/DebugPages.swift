@@ -408,7 +408,8 @@ enum DebugPages {
                         E.element("span", [.class("text")], [
                             E.element("span", [.class("title")], [.text("#\(exchange.id) \(exchange.endpoint) — \(w.pausedAt(exchange.phase))")]),
                             E.element("span", [.class("subtitle url")], [.text("\(exchange.method) \(exchange.url)")]),
-                            E.element("span", [.class("subtitle")], [.text(w.continuesIn(max(0, Int(exchange.deadline.timeIntervalSince(now)))))]),
+                            E.element("span", [.class("subtitle")], [.text((exchange.appClosed ? w.appGoneAbortsIn : w.continuesIn)(
+                                max(0, Int(exchange.deadline.timeIntervalSince(now)))))]),
                         ]),
                     ]),
                 ])

@@ -326,10 +326,14 @@ public final class Breakpoints: Sendable {
         let decision = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<PauseDecision, Never>) in
                 let clock = self.clock, timeout = self.timeout
-                // The timer continues the exchange unchanged: a pause nobody answers must not hang the app.
+                // The timer continues the exchange unchanged: a pause nobody answers must not hang the app. Unless its app has
+                // gone meanwhile (a client's timeout, a cancelled search): then nobody waits for it, and a request sent
+                // now would act for an app that gave up (a POST creating what its retry creates again) — it is aborted.
                 let timer = Task { [weak self] in
                     do { try await clock.sleep(for: timeout) } catch { return }
-                    self?.decide(id, .continueUnchanged)
+                    guard let self else { return }
+                    let gone = self.state.withLock { $0.paused[id]?.current.appClosed } ?? false
+                    self.decide(id, gone ? .abort : .continueUnchanged)
                 }
                 let observers = state.withLock { state -> [AsyncStream<PauseChange>.Continuation] in
                     state.paused[id] = Waiter(exchange: exchange, requestBody: request.body, responseBody: response?.body,

@@ -226,6 +226,29 @@ struct BreakpointTests {
         #expect(breakpoints.paused.isEmpty)
     }
 
+    @Test("A paused request whose app has gone is aborted, not sent, when its timeout passes; its list says so")
+    func timeoutWithAppGone() async throws {
+        // Given a request breakpoint with a 5-minute timeout on a manual clock, and a request paused at it
+        let clock = ManualClock()
+        let breakpoints = Breakpoints(fileURL: nil, timeout: .seconds(300), clock: clock, redactor: redactor)
+        try breakpoints.set(BreakpointSetting(request: .pause), for: "marvel.characters")
+        let upstream = echoUpstream()
+        let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor)
+        var request = HTTPRequest(method: "POST", url: url, endpoint: "marvel.characters")
+        let side = AppSide()
+        request.appSide = side
+        let pending = Task { [request] in try await transport.send(request) }
+        try await waitForPauses(breakpoints, 1)
+        // When its app gives up (a client's timeout) and nobody decides
+        side.close()
+        #expect(breakpoints.paused.first?.appClosed == true)
+        await clock.waitForSleepers(1)
+        await clock.advance(by: .seconds(300))
+        // Then it ends aborted, and the upstream never got it
+        await #expect(throws: KioskError.self) { _ = try await pending.value }
+        #expect(upstream.requests.isEmpty && breakpoints.paused.isEmpty)
+    }
+
     @Test("Ten requests paused at once are all listed and each ends on its own decision")
     func concurrentPauses() async throws {
         let clock = ManualClock()
