@@ -215,8 +215,16 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 cacheConfiguration.fallbackAfter = .milliseconds(Int(fallbackAfter * 1000))
                 $0.proxyCache = cacheConfiguration
             }
+            // How the cache answers, said once: a mode chosen days ago in a script is easy to forget.
             if offline {
                 Output.human("Offline: no upstream is asked; stored answers are given, anything else is a 504.")
+            } else {
+                let mode = switch cache {
+                case .fallback: "Cache: fallback — every request goes upstream; a stored answer stands in when the upstream fails."
+                case .http: "Cache: http — fresh stored answers are given without asking the upstream (RFC 9111), stale ones revalidated."
+                case .off: "Cache: off — nothing is stored or given from the cache."
+                }
+                Output.human(mode)
             }
             // Each app's connection costs two open files; the budget keeps the process from running out (see ConnectionBudget).
             let fileLimit = OpenFileLimit.raise()

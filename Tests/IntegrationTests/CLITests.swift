@@ -706,6 +706,8 @@ struct LogCLITests {
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
+        // (It said how its cache answers, the default: fallback)
+        #expect(text.contains("Cache: fallback — every request goes upstream"), "\(text)")
         // When the line it printed is evaluated by a shell whose kiosk is this one
         let address = try #require(text.firstMatch(of: /Kiosk proxy on (http:\/\/127\.0\.0\.1:\d+)\//)?.1)
         let line = try #require(text.split(separator: "\n").first { $0.contains("proxy env") }?.firstMatch(of: /eval .*/)?.0, "\(text)")
