@@ -21,9 +21,10 @@ extension DebugPages {
             let rows = rules.map { rule in
                 return E.element("tr", [.attribute("id", "mock-\(rule.id)")], [
                     E.element("td", [], [.text("#\(rule.id)")]),
-                    E.element("td", [], [.text(rule.isEnabled ? w.on : w.off)]),
-                    E.element("td", [.class("num")], [.text(String(rule.status))]),
-                    E.element("td", [.class("num")], [.text(String(rule.hits))]),
+                    // (Labelled on a phone, whose rows show no column heads.)
+                    E.element("td", [.attribute("data-label", w.state)], [.text(rule.isEnabled ? w.on : w.off)]),
+                    E.element("td", [.class("num"), .attribute("data-label", w.status)], [.text(String(rule.status))]),
+                    E.element("td", [.class("num"), .attribute("data-label", w.hits)], [.text(String(rule.hits))]),
                     // The rule's page shows its answer, to read and change.
                     E.element("td", [.class("url")], [E.element("a", [Attribute.localHref(ConsoleRoute.mock(rule.id).path)],
                                                                 [.text("\(rule.method) \(rule.urlPattern)")]),

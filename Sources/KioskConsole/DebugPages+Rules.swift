@@ -25,13 +25,14 @@ extension DebugPages {
             let rows = rules.map { rule in
                 return E.element("tr", [.attribute("id", "rule-\(rule.id)"), .attribute("data-id", String(rule.id))], [
                     E.element("td", [], [.text("#\(rule.id)")]),
-                    E.element("td", [], [.text(rule.isEnabled ? w.on : w.off)]),
+                    // (Labelled on a phone, whose rows show no column heads.)
+                    E.element("td", [.attribute("data-label", w.state)], [.text(rule.isEnabled ? w.on : w.off)]),
                     E.element("td", [.class("rule-name")], [E.element("a", [Attribute.localHref(ConsoleRoute.rule(rule.id).path)], [.text(w.ruleName(rule))]),
                                          E.element("span", [.class("subtitle")], [.text(DebugPages.origin(rule.origin, w))])]),
                     // A pattern of thousands of characters (an archive's long URL) is cut here; its rule's page has it whole.
                     E.element("td", [.class("url")], [.text(rule.match.summary.count > 300 ? rule.match.summary.prefix(300) + "…" : rule.match.summary)]),
                     E.element("td", [.class("does")], [.text(w.ruleActions(rule.actions))]),
-                    E.element("td", [.class("num")], [.text(String(rule.hits))]),
+                    E.element("td", [.class("num"), .attribute("data-label", w.hits)], [.text(String(rule.hits))]),
                     E.element("td", [.class("actions")], [
                         Pages.postForm(action: ConsoleRoute.ruleAction(rule.id, rule.isEnabled ? .disable : .enable).path, fields: [],
                                        label: rule.isEnabled ? w.disableRule(rule.id) : w.enableRule(rule.id),

@@ -219,6 +219,8 @@ struct WebDebugTests {
             // When its page is opened from the list
             let mocks = try await client.get("/debug/mocks")
             #expect(mocks.body.contains("href=\"/debug/mocks/\(rule.id)\""))
+            // (its numbers labelled for a phone, whose rows show no column heads)
+            #expect(mocks.body.contains("data-label=\"Status\"") && mocks.body.contains("data-label=\"Hits\""))
             let page = try await client.get("/debug/mocks/\(rule.id)")
             // Then it shows the answer in a form: the status, the headers and the body laid out
             #expect(page.status == .ok)
