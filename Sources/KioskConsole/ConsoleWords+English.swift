@@ -19,6 +19,7 @@ extension ConsoleWords {
         noRequestMatches: "No request matches.",
         olderRequests: "Older requests ›",
         pausedCount: { "\($0) request\($0 == 1 ? " is" : "s are") paused at a breakpoint. " },
+        proxyIsOffline: "The proxy is offline: it asks no upstream, and answers apps from its cache or with a 504. ",
         decide: "Decide",
         any: "any",
         source: "Source",

@@ -19,6 +19,7 @@ extension ConsoleWords {
         noRequestMatches: "Ninguna solicitud coincide.",
         olderRequests: "Solicitudes anteriores ›",
         pausedCount: { "\($0) solicitud\($0 == 1 ? " está detenida" : "es están detenidas") en un punto de interrupción. " },
+        proxyIsOffline: "El proxy está sin conexión: no pregunta a ningún origen y responde a las apps desde su caché o con un 504. ",
         decide: "Decidir",
         any: "cualquiera",
         source: "Fuente",

@@ -28,6 +28,8 @@ struct ConsoleWords: Sendable {
     let olderRequests: String
     /// “2 requests are paused at a breakpoint. ”, before Decide.
     let pausedCount: @Sendable (Int) -> String
+    /// The list's banner while `kiosk proxy` is offline (its link goes to the proxy's page, where it is switched).
+    let proxyIsOffline: String
     let decide: String
     let any: String
     let source: String

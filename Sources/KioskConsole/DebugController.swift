@@ -30,7 +30,8 @@ struct DebugController: Sendable {
             // A filter that does not parse is shown with its mistake marked, in place of the list.
             let records = query.syntaxError == nil ? try withLog().records(matching: query.filter) : []
             return Pages.response(DebugPages.requests(records, query: query, count: try withLog().count(),
-                                                      paused: kiosk.debugger.breakpoints.paused.count, eventID: eventID,
+                                                      paused: kiosk.debugger.breakpoints.paused.count,
+                                                      proxyOffline: kiosk.proxyCacheSettings?.offline == true, eventID: eventID,
                                                       isRecording: kiosk.debugger.isRecording, unlogged: kiosk.debugger.unloggedCount,
                                                       live: query.before == nil && query.syntaxError == nil,
                                                       hosts: (try? kiosk.debugger.proxiedHosts()) ?? [],

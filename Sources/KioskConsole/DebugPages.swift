@@ -15,12 +15,17 @@ enum DebugPages {
     /// `live` (paging back through older requests). Without `catalogs` (a proxy's console whose log holds no catalog's
     /// request) the reader's filters — its sources, its pictures — are left out: they would select nothing.
     static func requests(_ records: [RequestRecord], query: DebugFilterQuery, count: Int, paused: Int = 0,
-                         eventID: DebugEvents.EventID, isRecording: Bool = true, unlogged: Int = 0, live: Bool,
+                         proxyOffline: Bool = false, eventID: DebugEvents.EventID, isRecording: Bool = true, unlogged: Int = 0, live: Bool,
                          hosts: [String] = [], catalogs: Bool = true, context: ViewContext) -> HTML {
         let filter = query.filter
         let w = context.words
         // The filter form stays outside the results, which the script swaps as the filter is typed.
-        let header: [HTML] = [E.element("h1", [], [.text(w.networkDebugger)]), pausedBanner(paused, w),
+        // An offline proxy answers every app from its cache, or with a 504: said where the 504s are read, not only on the
+        // proxy's page where it was switched.
+        let offline: HTML = proxyOffline ? E.element("p", [.class("banner offline")], [
+            .text(w.proxyIsOffline), E.element("a", [Attribute.localHref(ConsoleRoute.proxy.path)], [.text(w.goOnline)]),
+        ]) : .empty
+        let header: [HTML] = [E.element("h1", [], [.text(w.networkDebugger)]), pausedBanner(paused, w), offline,
                               filterForm(query, hosts: hosts, catalogs: catalogs, context: context)]
         var content: [HTML] = [
             E.element("p", [.class("status")], [

@@ -28,6 +28,23 @@ struct ConsoleProxyPageTests {
             fingerprint: "AB:CD:EF", interceptedHosts: [], ignoredHosts: ["pinned.example.test"], asksPassword: true, counts: counts)
     }()
 
+    @Test("While the proxy is offline, the request list says so, with the way to its switch")
+    func offlineBanner() async throws {
+        var cache = ProxyCacheConfiguration()
+        cache.settings = ProxyCacheSettings(mode: .fallback, offline: true)
+        try await withWeb(configure: { $0.proxyCache = cache }) { harness, client in
+            // Given a proxy cache switched offline
+            // When the list is opened
+            let offline = try await client.get(ConsoleRoute.requests.path)
+            // Then it says so, linking to the proxy's page
+            #expect(offline.body.contains(HTML.text(ConsoleWords.english.proxyIsOffline).rendered), "\(offline.body.prefix(800))")
+            #expect(offline.body.contains("href=\"/debug/proxy\">Go online"))
+            // And once online, it does not
+            _ = try harness.kiosk.switchProxyCache(mode: nil, offline: false)
+            #expect(!(try await client.get(ConsoleRoute.requests.path)).body.contains(HTML.text(ConsoleWords.english.proxyIsOffline).rendered))
+        }
+    }
+
     @Test("kiosk serve's console says no proxy runs there, and its JSON is a 404 that says so")
     func noProxy() async throws {
         try await withWeb { _, client in
