@@ -299,8 +299,11 @@ public final class CatalogService: Sendable {
         case .doNotStore:
             return try unstored(page, source: source, partlyBad: partlyBad, at: receivedAt, cacheStatus: status(storedWith: nil))
         case .store(let freshUntil, let validators, let staleShownUntil):
+            // A mock's answer keeps no validators: a mock made from a logged answer carries the upstream's ETag, and the
+            // upstream, asked with it once the mock is gone, would confirm the mock's page as its own (304).
             let metadata = SnapshotMetadata(fetchedAt: receivedAt, freshUntil: partlyBad ? receivedAt : freshUntil,
-                                            validators: partlyBad ? Validators() : validators, staleShownUntil: staleShownUntil)
+                                            validators: partlyBad || response.isMocked ? Validators() : validators,
+                                            staleShownUntil: staleShownUntil)
             let snapshot = Snapshot(page: page, metadata: metadata)
             if let notKept = try keeping({ try database.saveSnapshot(snapshot) }) {
                 var update = try unstored(page, source: source, partlyBad: partlyBad, at: receivedAt, cacheStatus: status(storedWith: nil))

@@ -206,6 +206,28 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A page a mock answered is stored without the upstream's validators: once the mock is gone, a refresh brings the upstream's page, not a 304 confirming the mock's")
+    func mockedPageKeepsNoValidators() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "e", count: 64)
+            // Given the dogs list mocked from its logged answer (whose ETag the upstream gave), one dog renamed
+            let id = try await Self.loggedDogsList(client)
+            _ = try await client.post("/debug/requests/\(id)/mock", form: [("csrf", token)], cookie: token)
+            let rule = try #require(try harness.kiosk.debugger.mocks.all().first)
+            let renamed = String(decoding: rule.body, as: UTF8.self).replacingOccurrences(of: "\"Rex\"", with: "\"Mocked Rex\"")
+            try harness.kiosk.debugger.mocks.update(id: rule.id, status: 200, headers: rule.headers + [.init(name: "ETag", value: "\"v-upstream\"")],
+                                                   body: Data(renamed.utf8))
+            // When the reader refreshes the list (the mock answers, and its page is stored), then the mock is removed
+            #expect(try await client.get("/dogs?refresh=1").body.contains("Mocked Rex"))
+            let stored = try harness.kiosk.database.snapshot(forKey: PageRequest(source: .dogs).cacheKey)
+            try harness.kiosk.debugger.mocks.remove(id: rule.id)
+            // Then the stored page names no validator, and the next refresh shows the upstream's list again
+            #expect(stored?.metadata.validators.etag == nil && stored?.metadata.validators.lastModified == nil)
+            let after = try await client.get("/dogs?refresh=1")
+            #expect(!after.body.contains("Mocked Rex") && after.body.contains("Rex"))
+        }
+    }
+
     @Test("A mock rule's answer is read and edited on its page: the JSON laid out, saved on one line as it came, and the next request gets it; a bad status is said with what was typed kept")
     func editMock() async throws {
         try await withWeb { harness, client in
