@@ -367,7 +367,7 @@ extension ConsoleWords {
         enterToken: "Enter the debug token (KIOSK_DEBUG_TOKEN) to open the network debugger.",
         loopbackOnly: "The network debugger is served without a token only when Kiosk listens on loopback; set KIOSK_DEBUG_TOKEN to use it from another machine.",
         tooManyTokens: { "Too many wrong tokens were tried from this address. Try again in \($0) s." },
-        wrongToken: "That is not the debug token.",
+        wrongToken: "That is not the debug token: the value of KIOSK_DEBUG_TOKEN where this Kiosk was started.",
         captureOffMessage: "The request log is disabled in the configuration (\"capture\": false).",
         host: "Host",
         type: "Type",

@@ -414,7 +414,7 @@ extension ConsoleWords {
         enterToken: "Escribe el token de depuración (KIOSK_DEBUG_TOKEN) para abrir el depurador de red.",
         loopbackOnly: "El depurador de red se sirve sin token solo cuando Kiosk escucha en loopback; define KIOSK_DEBUG_TOKEN para usarlo desde otra máquina.",
         tooManyTokens: { "Se han probado demasiados tokens erróneos desde esta dirección. Vuelve a intentarlo dentro de \($0) s." },
-        wrongToken: "Ese no es el token de depuración.",
+        wrongToken: "Ese no es el token de depuración: el valor de KIOSK_DEBUG_TOKEN donde se arrancó este Kiosk.",
         captureOffMessage: "El registro de solicitudes está desactivado en la configuración (\"capture\": false).",
         host: "Servidor",
         type: "Tipo",

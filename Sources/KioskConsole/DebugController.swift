@@ -430,7 +430,7 @@ struct DebugAccess: Sendable {
         if token != nil {
             guard let expiry = request.cookies[Self.cookieName].flatMap({ sessionExpiry($0.value) }) else {
                 throw WebError(status: .forbidden, title: words.debuggerLocked, message: words.enterToken,
-                               retryPath: nil, extra: DebugPages.loginForm, keepsTitle: true)
+                               retryPath: nil, extra: { DebugPages.loginForm($0) }, keepsTitle: true)
             }
             return expiry
         }
@@ -449,20 +449,22 @@ struct DebugAccess: Sendable {
         guard let token else { return WebController.seeOther(ConsoleRoute.requests.path) }
         let address = peer(request, context)
         let client = attempts.client(address, owner: address?.unmapped.isLoopback == true ? owner(request, context) : nil)
+        // The console page the token was asked on: where a right token opens, after a wrong one too.
+        let back = WebController.localReturnPath(form.returnPath).flatMap { $0.hasPrefix(ConsoleRoute.prefix + "/") || $0 == ConsoleRoute.prefix ? $0 : nil }
+        let formAgain: @Sendable (ViewContext) -> HTML = { DebugPages.loginForm($0, returning: back) }
         if case .limited(let seconds) = attempts.attempt(by: client) {
             throw WebError(status: .tooManyRequests, title: words.debuggerLocked, message: words.tooManyTokens(seconds),
-                           retryPath: nil, extra: DebugPages.loginForm, keepsTitle: true, retryAfter: seconds)
+                           retryPath: nil, extra: formAgain, keepsTitle: true, retryAfter: seconds)
         }
         // Digests of equal length, so the comparison's time does not even tell the token's length.
         guard let presented = form.token,
               CSRFProtection.constantTimeEqual(Hex.encode(SHA256.hash(data: Data(presented.utf8))),
                                                Hex.encode(SHA256.hash(data: Data(token.utf8)))) else {
             throw WebError(status: .forbidden, title: words.debuggerLocked, message: words.wrongToken,
-                           retryPath: nil, extra: DebugPages.loginForm, keepsTitle: true)
+                           retryPath: nil, extra: formAgain, keepsTitle: true)
         }
         attempts.succeeded(by: client)
         let expiry = Int(now().addingTimeInterval(Self.sessionLifetime).timeIntervalSince1970)
-        let back = WebController.localReturnPath(form.returnPath).flatMap { $0.hasPrefix(ConsoleRoute.prefix + "/") || $0 == ConsoleRoute.prefix ? $0 : nil }
         var response = WebController.seeOther(back ?? ConsoleRoute.requests.path)
         response.setCookie(Cookie(name: Self.cookieName, value: session(expiringAt: expiry, token: token),
                                   maxAge: Int(Self.sessionLifetime), path: ConsoleRoute.prefix, secure: secureCookies, httpOnly: true,

@@ -691,11 +691,12 @@ enum DebugPages {
         ])
     }
 
-    /// The token form of a locked debugger.
-    static func loginForm(_ context: ViewContext) -> HTML {
+    /// The token form of a locked debugger, returning to `returning` (the form asked again after a wrong token), else to
+    /// the console page it is shown on.
+    static func loginForm(_ context: ViewContext, returning: String? = nil) -> HTML {
         let w = context.words
         // The page the token is asked on is where the console opens once it is given (not always its list).
-        let back = context.path.hasPrefix(ConsoleRoute.prefix) && !context.path.hasPrefix(ConsoleRoute.login.path) ? context.path : nil
+        let back = returning ?? (context.path.hasPrefix(ConsoleRoute.prefix) && !context.path.hasPrefix(ConsoleRoute.login.path) ? context.path : nil)
         return E.element("form", [.class("search"), .attribute("method", "post"), .attribute("action", ConsoleRoute.login.path)], [
             Pages.csrfField(context),
             back.map { E.void("input", [.attribute("type", "hidden"), .attribute("name", "return"), .attribute("value", $0)]) } ?? .empty,

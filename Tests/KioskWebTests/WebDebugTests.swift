@@ -152,6 +152,11 @@ struct WebDebugTests {
                 // And a token given on another console page opens that page, never an address elsewhere
                 let rules = try await client.get("/debug/rules?x=1")
                 #expect(rules.body.contains(#"<input type="hidden" name="return" value="/debug/rules?x=1">"#), "\(rules.body)")
+                // (after a wrong token too: the form asked again keeps the page)
+                let wrongAgain = try await client.post("/debug/login", form: [("csrf", csrf), ("token", "nope"), ("return", "/debug/rules?x=1")],
+                                                       cookie: csrf)
+                #expect(wrongAgain.status == .forbidden && wrongAgain.body.contains(#"<input type="hidden" name="return" value="/debug/rules?x=1">"#))
+                #expect(wrongAgain.body.contains("KIOSK_DEBUG_TOKEN"))
                 let back = try await client.post("/debug/login", form: [("csrf", csrf), ("token", token), ("return", "/debug/rules?x=1")], cookie: csrf)
                 #expect(back.header("Location") == "/debug/rules?x=1")
                 let elsewhere = try await client.post("/debug/login", form: [("csrf", csrf), ("token", token), ("return", "//evil.example/debug")],
