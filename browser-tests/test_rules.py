@@ -36,6 +36,8 @@ def test_a_rule_made_from_a_logged_exchange_changes_the_next_answer_without_paus
     browser.find_element(By.CSS_SELECTOR, "form.rule-editor button[type=submit]").click()
     WebDriverWait(browser, 10).until(lambda d: "/debug/rules" in d.current_url and d.find_elements(By.ID, "rule-1"))
     assert "Browser rename" in browser.find_element(By.ID, "rule-1").text
+    # The focus is on the rule saved, not at the top of the page.
+    assert browser.execute_script("return document.activeElement.id") == "rule-1"
     assert axe_serious_violations(browser) == []
 
     # The next answer is rewritten, and nothing paused on the way.
@@ -82,3 +84,15 @@ def test_a_mock_rule_is_edited_as_a_json_tree_on_a_phone_and_its_next_answer_is_
     phone.get(server.url("/dogs?refresh=1"))
     page_ready(phone)
     WebDriverWait(phone, 30).until(lambda d: "Rexford" in d.page_source)
+
+
+def test_a_rule_refused_by_the_server_puts_the_focus_on_its_reason(fresh_server, browser):
+    server = fresh_server
+    # The new-rule form, given a JSON Patch that is not JSON, sent.
+    browser.get(server.url("/debug/rules/new"))
+    browser.find_element(By.CSS_SELECTOR, "textarea[name=patch]").send_keys("[")
+    browser.find_element(By.CSS_SELECTOR, "form.rule-editor button[type=submit]").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "[role=alert].banner.error"))
+    # The form comes back with why; the focus is on the reason, read first, not at the top of the page.
+    focused = browser.execute_script("return document.activeElement.matches('[role=alert].banner.error')")
+    assert focused, browser.execute_script("return document.activeElement.outerHTML.slice(0, 200)")

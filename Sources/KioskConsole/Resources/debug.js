@@ -495,8 +495,20 @@
     form.submit();
   });
 
+  // 9: where the focus starts after a form's answer: on what it is about — a refusal's reason (a 422 or 403 shown with
+  // its form), else the row the answer's address names (a rule or a mock saved: /debug/rules#rule-3) — not at the top
+  // of the page, where a keyboard or a screen reader would start over.
+  function focusAnswer() {
+    const refusal = $("main [role=alert].banner.error, main .banner.error[role=alert]");
+    const target = refusal || (location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1))));
+    if (!target || target.contains(document.activeElement)) return;
+    if (!target.matches("a, button, input, select, textarea, [tabindex]")) target.setAttribute("tabindex", "-1");
+    target.focus({ preventScroll: !refusal });
+  }
+
   follow();
   localTimes();
   copyButtons();
   drawWaterfall();
+  focusAnswer();
 })();
