@@ -64,10 +64,18 @@ def test_a_filtered_console_receives_only_matching_requests(fresh_server, browse
     browser.get(fresh_server.url("/debug?source=dogs"))
     page_ready(browser)
     WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "live-status").text.startswith("Live"))
+    logged = lambda d: int(d.find_element(By.ID, "log-count").get_attribute("data-count"))
+    before = logged(browser)
     fetch(fresh_server, "/api/rickandmorty")
     fetch(fresh_server, "/api/dogs")
     WebDriverWait(browser, 15).until(lambda d: any("dogs.json" in row for row in rows(d)))
     assert not any("character" in row or "mostpopular" in row for row in rows(browser))
+    # The count of all logged moves by both, shown or not: what a reload says too.
+    WebDriverWait(browser, 5).until(lambda d: logged(d) >= before + 2)
+    shown = logged(browser)
+    browser.refresh()
+    page_ready(browser)
+    assert logged(browser) == shown
 
 
 def test_a_menu_chosen_beside_a_typed_filter_replaces_the_same_key_in_the_box(fresh_server, browser):

@@ -109,12 +109,12 @@ extension DebugController {
         let event: String
         let data: Data
         switch update {
-        case .exchanges(let eventID, let records):
+        case .exchanges(let eventID, let records, let logged):
             id = eventID
-            // Filtered out: the id alone moves the browser's place on (the standard dispatches nothing).
-            guard !records.isEmpty else { return ByteBuffer(string: "id: \(eventID)\n\n") }
+            // Filtered out, the rows are none; the count of all logged still moves the page's "N requests logged" on.
             event = "exchanges"
-            data = (try? encoder.encode(["rows": records.map { LiveRowJSON($0, words) }])) ?? Data("{}".utf8)
+            data = (try? encoder.encode(LiveExchangesJSON(rows: records.map { LiveRowJSON($0, words) },
+                                                          logged: [logged.lowerBound, logged.upperBound]))) ?? Data("{}".utf8)
         case .cleared(let eventID):
             (id, event, data) = (eventID, "cleared", Data("{}".utf8))
         case .paused(let eventID, let count):
@@ -126,6 +126,12 @@ extension DebugController {
         text += "event: \(event)\ndata: " + String(decoding: data, as: UTF8.self) + "\n\n"
         return ByteBuffer(string: text)
     }
+}
+
+/// An `exchanges` event's data: the rows of the console's filter, and the first and last ids of all that were logged.
+struct LiveExchangesJSON: Encodable {
+    let rows: [LiveRowJSON]
+    let logged: [Int64]
 }
 
 /// A new exchange on the live feed: its summary (the list's JSON, without headers or bodies) and the

@@ -29,7 +29,8 @@ struct DebugController: Sendable {
             let eventID = kiosk.debugger.events.latestID
             // A filter that does not parse is shown with its mistake marked, in place of the list.
             let records = query.syntaxError == nil ? try withLog().records(matching: query.filter) : []
-            return Pages.response(DebugPages.requests(records, query: query, count: try withLog().count(),
+            let (count, newest) = try withLog().countAndNewestID()
+            return Pages.response(DebugPages.requests(records, query: query, count: count, newestCounted: newest,
                                                       paused: kiosk.debugger.breakpoints.paused.count,
                                                       proxyOffline: kiosk.proxyCacheSettings?.offline == true, eventID: eventID,
                                                       isRecording: kiosk.debugger.isRecording, unlogged: kiosk.debugger.unloggedCount,

@@ -14,7 +14,7 @@ enum DebugPages {
     /// when the records were read: the page's script follows the feed from there, unless the page is not
     /// `live` (paging back through older requests). Without `catalogs` (a proxy's console whose log holds no catalog's
     /// request) the reader's filters — its sources, its pictures — are left out: they would select nothing.
-    static func requests(_ records: [RequestRecord], query: DebugFilterQuery, count: Int, paused: Int = 0,
+    static func requests(_ records: [RequestRecord], query: DebugFilterQuery, count: Int, newestCounted: Int64 = 0, paused: Int = 0,
                          proxyOffline: Bool = false, eventID: DebugEvents.EventID, isRecording: Bool = true, unlogged: Int = 0, live: Bool,
                          hosts: [String] = [], catalogs: Bool = true, context: ViewContext) -> HTML {
         let filter = query.filter
@@ -31,7 +31,9 @@ enum DebugPages {
             E.element("p", [.class("status")], [
                 live ? E.element("span", [.attribute("id", "live-status"), .attribute("role", "status"), .class("live")], [.text(w.live)])
                     : .empty,
-                E.element("span", [.attribute("id", "log-count"), .attribute("data-count", String(count))],
+                // (The newest id counted: the live feed counts on from it, each record once.)
+                E.element("span", [.attribute("id", "log-count"), .attribute("data-count", String(count)),
+                                   .attribute("data-newest", String(newestCounted))],
                           [.text(w.requestsLogged(count))]),
                 .text(w.logNotes),
                 E.element("a", [Attribute.localHref(ConsoleRoute.apiRequests.path(query.queryString))], ["JSON"]), " · ",

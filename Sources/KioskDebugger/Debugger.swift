@@ -170,6 +170,9 @@ public final class Debugger: Sendable {
     /// How many records the log holds.
     public func count() throws -> Int { try requestLog().count() }
 
+    /// How many exchanges are logged, and the newest one's id, read at one moment (`RequestLog.countAndNewestID`).
+    public func countAndNewestID() throws -> (count: Int, newest: Int64) { try requestLog().countAndNewestID() }
+
     /// The differences between two logged exchanges (`before` the older one); nil when either is not in the log.
     public func diff(before: Int64, after: Int64) throws -> ExchangeDiff? {
         let log = try requestLog()
@@ -314,8 +317,8 @@ public final class Debugger: Sendable {
 /// One update of a live console.
 public enum LiveUpdate: Sendable, Hashable {
     /// New exchanges matching the console's filter, oldest first (empty when none matched: the event's
-    /// id still moves the console's place on).
-    case exchanges(DebugEvents.EventID, [RequestRecord])
+    /// id still moves the console's place on), and the ids of all that were logged (the log's count moves by them).
+    case exchanges(DebugEvents.EventID, [RequestRecord], logged: ClosedRange<Int64>)
     /// The log was emptied.
     case cleared(DebugEvents.EventID)
     /// This many exchanges are paused at breakpoints now.
@@ -341,7 +344,7 @@ public struct LiveUpdates: AsyncSequence, Sendable {
             switch event.change {
             case .stored(let ids):
                 guard let records = try? read(ids) else { return .reset }
-                return .exchanges(event.id, records)
+                return .exchanges(event.id, records, logged: ids)
             case .cleared: return .cleared(event.id)
             case .paused(let count): return .paused(event.id, count: count)
             }

@@ -367,6 +367,15 @@ public final class RequestLog: Sendable, StoreFile {
         return try read("count the request log") { db in try Self.fetchCount(db) }
     }
 
+    /// How many records the log holds, and the newest one's id (0 for none), read at one moment: a live console counts
+    /// on from there, each record once.
+    public func countAndNewestID() throws -> (count: Int, newest: Int64) {
+        storeWaitingRecords()
+        return try read("count the request log") { db in
+            (try Self.fetchCount(db), try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM logEntry") ?? 0)
+        }
+    }
+
     /// The sum of the stored records' sizes (bodies plus text) in bytes: what `maxBytes` bounds.
     public func sizeInBytes() throws -> Int64 {
         storeWaitingRecords()

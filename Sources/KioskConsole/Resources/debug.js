@@ -31,7 +31,11 @@
     source.onerror = () => {
       if (status && source.readyState !== EventSource.OPEN) { status.textContent = say("reconnecting"); status.classList.add("stalled"); }
     };
-    source.addEventListener("exchanges", event => addRows(JSON.parse(event.data).rows || []));
+    source.addEventListener("exchanges", event => {
+      const data = JSON.parse(event.data);
+      countLogged(data.logged);
+      addRows(data.rows || []);
+    });
     source.addEventListener("cleared", () => {
       const body = $("#results table.requests tbody");
       if (body) body.replaceChildren();
@@ -58,6 +62,19 @@
     const text = $("[data-count]", banner);
     if (text) text.textContent = say(count === 1 ? "pausedOne" : "pausedOther", { count });
   }
+  // The log's count moves by every exchange logged (a filtered list gets the rows it shows alone): `logged` is the
+  // first and last id of an event's, each counted once — those up to the newest the page (or an earlier event) counted
+  // are not counted again.
+  function countLogged(logged) {
+    const element = $("#log-count");
+    if (!element || !Array.isArray(logged) || logged.length !== 2) return;
+    const [first, last] = logged.map(Number);
+    const newest = Number(element.dataset.newest || 0);
+    const more = last - Math.max(first - 1, newest);
+    if (more <= 0) return;
+    element.dataset.newest = String(last);
+    setCount(Number(element.dataset.count || 0) + more);
+  }
   // Rows come oldest first; each goes on top unless it is shown already (a page read while the event
   // was in flight lists it too). The list keeps the length it was served with.
   function addRows(rows) {
@@ -78,7 +95,6 @@
     while (body.rows.length > limit) body.lastElementChild.remove();
     if (added) {
       $("#results p.empty")?.remove();
-      setCount(Number($("#log-count")?.dataset.count || 0) + added);
       localTimes(body);
       drawWaterfall();
     }
