@@ -317,6 +317,8 @@ extension ConsoleWords {
         compareWithPrevious: { "Compare with the previous answer of this URL (#\($0))" },
         noEarlierAnswer: "No earlier answer of this URL is in the log; another request can be compared by its number.",
         compareWithRequest: "Compare with request #",
+        compareTwo: "Compare two requests",
+        compareFirst: "Request #",
         bodySize: "Body size",
         noBody: "none",
         summary: "Summary",

@@ -351,6 +351,8 @@ extension ConsoleWords {
         compareWithPrevious: { "Comparar con la respuesta anterior de esta URL (n.º \($0))" },
         noEarlierAnswer: "No hay ninguna respuesta anterior de esta URL en el registro; se puede comparar otra solicitud por su número.",
         compareWithRequest: "Comparar con la solicitud n.º ",
+        compareTwo: "Comparar dos solicitudes",
+        compareFirst: "Solicitud n.º ",
         bodySize: "Tamaño del cuerpo",
         noBody: "ninguno",
         summary: "Resumen",

@@ -348,6 +348,9 @@ struct ConsoleWords: Sendable {
     let compareWithPrevious: @Sendable (Int64) -> String
     let noEarlierAnswer: String
     let compareWithRequest: String
+    /// The form that picks two requests to compare (`/debug/diff` asked with none): its title and its two fields.
+    let compareTwo: String
+    let compareFirst: String
     let bodySize: String
     let noBody: String
     let summary: String

@@ -44,7 +44,9 @@ struct DebugController: Sendable {
             try liveEvents(request, words: context.view.words, stillAuthorized: context.stillAuthorized, recheck: access.recheckInterval)
         }
         debug.on(.diff) { request, context in
-            Pages.response(DebugPages.diff(try diff(request), context: context.view))
+            // Asked with nothing to compare (a bookmark, the address typed): the form that picks the two.
+            if (request.uri.query ?? "").isEmpty { return Pages.response(DebugPages.diffForm(context: context.view)) }
+            return Pages.response(DebugPages.diff(try diff(request), context: context.view))
         }
         debug.on(.insights) { _, context in Pages.response(DebugPages.insights(try withLog().insights(), context: context.view)) }
         debug.on(.apiInsights) { _, _ in try JSONResponse.ok(try withLog().insights()) }
@@ -384,7 +386,11 @@ struct DebugController: Sendable {
 
     private func diff(_ request: Request) throws -> ExchangeDiff {
         let query = try FormInput.decode(DiffQuery.self, from: request.uri.query)
-        guard let diff = try withLog().diff(before: query.a, after: query.b) else {
+        let log = try withLog()
+        guard let diff = try log.diff(before: query.a, after: query.b) else {
+            // Which one is missing, when one is: the other is there to compare.
+            let missing = try [query.a, query.b].filter { try log.record(id: $0) == nil }
+            if missing.count == 1, let id = missing.first { throw WebError.consoleNotFound { $0.noSuchRequest(id) } }
             throw WebError.consoleNotFound { [a = query.a, b = query.b] in $0.noSuchPair(a, b) }
         }
         return diff

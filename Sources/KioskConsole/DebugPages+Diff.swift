@@ -38,6 +38,23 @@ extension DebugPages {
         ])
     }
 
+    /// `/debug/diff` asked with no requests: the form that picks the two (their ids, as the list shows them).
+    static func diffForm(context: ViewContext) -> HTML {
+        let w = context.words
+        func field(_ name: String, _ label: String) -> HTML {
+            E.element("label", [], [.text(label), E.void("input", [.attribute("type", "number"), .attribute("name", name), .attribute("min", "1"),
+                                                                   .attribute("required", "required"), .attribute("inputmode", "numeric")])])
+        }
+        return DebugPages.page(context, title: w.compareTwo, [E.element("article", [.class("detail debug")], [
+            backToRequests(w),
+            E.element("h1", [], [.text(w.compareTwo)]),
+            E.element("form", [.attribute("method", "get"), .attribute("action", ConsoleRoute.diff.path), .class("inline")], [
+                field("a", w.compareFirst), field("b", w.compareWithRequest),
+                E.element("button", [.attribute("type", "submit")], [.text(w.compare)]),
+            ]),
+        ])])
+    }
+
     /// An exchange's phases in the order they happen, each named as the request's page names it (nil: not gone through),
     /// the whole exchange last: what the request's page lists and the diff compares.
     static func phaseFacts(_ timings: RequestTimings, _ w: ConsoleWords) -> [(String, TimeInterval?)] {

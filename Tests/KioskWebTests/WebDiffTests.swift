@@ -105,7 +105,7 @@ struct WebDiffTests {
         }
     }
 
-    @Test("the diff refuses missing or unknown ids clearly")
+    @Test("the diff refuses missing or unknown ids clearly, naming the one it has not; asked with none, it is the form that picks two")
     func badIDs() async throws {
         try await withWeb { _, client in
             let missing = try await client.get("/debug/diff?a=1")
@@ -114,6 +114,16 @@ struct WebDiffTests {
             #expect(missing.status == .badRequest)
             #expect(garbled.status == .badRequest)
             #expect(unknown.status == .notFound)
+            // One there and one not: the missing one is named
+            _ = try await client.get("/api/dogs")
+            let list = try await client.get("/debug/api/requests?limit=1")
+            let records = try #require(try JSONSerialization.jsonObject(with: Data(list.bytes)) as? [[String: Any]])
+            let id = try #require(records.first?["id"] as? Int)
+            let one = try await client.get("/debug/diff?a=\(id)&b=999")
+            #expect(one.status == .notFound && one.body.contains("999") && !one.body.contains("\(id) or"), "\(one.body.prefix(600))")
+            // And with nothing asked, the form to pick the two
+            let form = try await client.get("/debug/diff")
+            #expect(form.status == .ok && form.body.contains(#"name="a""#) && form.body.contains(#"name="b""#))
         }
     }
 }
