@@ -318,6 +318,7 @@ extension ConsoleWords {
         noEarlierAnswer: "No earlier answer of this URL is in the log; another request can be compared by its number.",
         compareWithRequest: "Compare with request #",
         compareTwo: "Compare two requests",
+        keptEditName: { "Keep returning the edit of \($0)" },
         compareFirst: "Request #",
         bodySize: "Body size",
         noBody: "none",

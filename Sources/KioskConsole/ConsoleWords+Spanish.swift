@@ -352,6 +352,7 @@ extension ConsoleWords {
         noEarlierAnswer: "No hay ninguna respuesta anterior de esta URL en el registro; se puede comparar otra solicitud por su número.",
         compareWithRequest: "Comparar con la solicitud n.º ",
         compareTwo: "Comparar dos solicitudes",
+        keptEditName: { "Seguir devolviendo la edición de \($0)" },
         compareFirst: "Solicitud n.º ",
         bodySize: "Tamaño del cuerpo",
         noBody: "ninguno",

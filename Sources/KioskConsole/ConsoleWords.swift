@@ -350,6 +350,8 @@ struct ConsoleWords: Sendable {
     let compareWithRequest: String
     /// The form that picks two requests to compare (`/debug/diff` asked with none): its title and its two fields.
     let compareTwo: String
+    /// The name of a rule made by "Keep returning this" at a breakpoint (the endpoint's): data, stored in the page's language.
+    let keptEditName: @Sendable (String) -> String
     let compareFirst: String
     let bodySize: String
     let noBody: String

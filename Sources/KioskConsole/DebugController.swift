@@ -311,7 +311,9 @@ struct DebugController: Sendable {
                 }
                 // "Keep returning this": the checked edit also becomes a rule that answers it from now on.
                 // (As typed: a rule is a file, which no secret reaches.)
-                if form.keep { try kiosk.debugger.keepReturning(exchange, status: status, body: typed) }
+                if form.keep {
+                    try kiosk.debugger.keepReturning(exchange, status: status, body: typed, name: context.words.keptEditName(exchange.endpoint))
+                }
                 decision = .continueWithResponse(status: status, body: body, headers: headers)
             }
         }

@@ -21,9 +21,10 @@ extension Debugger {
 
     /// "Keep returning this": adds a rule that answers the paused exchange's request (its endpoint, method
     /// and URL, secrets ignored) with `status` and `body` from now on, as a JSON Patch replacing the whole
-    /// body. Throws `invalidRequest` when the body is not JSON.
+    /// body, named `name` (in the language of the page it was made on; English by default). Throws `invalidRequest` when the
+    /// body is not JSON.
     @discardableResult
-    public func keepReturning(_ exchange: PausedExchange, status: Int, body: Data) throws -> RewriteRule {
+    public func keepReturning(_ exchange: PausedExchange, status: Int, body: Data, name: String? = nil) throws -> RewriteRule {
         let document: OrderedJSON
         do {
             document = try OrderedJSON.parse(body)
@@ -33,7 +34,7 @@ extension Debugger {
         let patch = OrderedJSON.array([.object([(key: "op", value: .string("replace")), (key: "path", value: .string("")),
                                                 (key: "value", value: document)])])
         let rule = RewriteRule(
-            name: "Keep returning the edit of \(exchange.endpoint)",
+            name: name ?? "Keep returning the edit of \(exchange.endpoint)",
             match: RewriteRule.Match(endpoint: exchange.endpoint, urlPattern: exchange.url, method: exchange.method),
             actions: RewriteRule.Actions(status: status, patch: patch.rendered()),
             origin: "from a breakpoint edit of paused #\(exchange.id)")

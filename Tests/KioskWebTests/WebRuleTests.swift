@@ -228,14 +228,17 @@ struct WebRuleTests {
             #expect(editor.body.contains("name=\"keep\""))
             // When the edit is sent with Keep returning this
             let renamed = try #require(paused.responseText).replacingOccurrences(of: "\"name\":\"Rick Sanchez\"", with: "\"name\":\"Kept Rick\"")
+            // (from a Spanish console: the rule is named in its language)
             let sent = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", Self.token), ("action", "edit"), ("status", "200"),
-                                                                               ("body", renamed), ("keep", "1")], cookie: Self.token)
+                                                                               ("body", renamed), ("keep", "1")], cookie: Self.token,
+                                             headers: [.acceptLanguage: "es"])
             #expect(sent.status == .seeOther)
             #expect(try await page.value.body.contains("Kept Rick"))
             // Then a rule replaces that request's whole body with the edit, from now on
             let rule = try #require(try harness.kiosk.debugger.rules.all().first)
             #expect(rule.actions.status == 200 && rule.actions.patch?.contains("\"path\": \"\"") == true)
             #expect(rule.origin == "from a breakpoint edit of paused #\(paused.id)")
+            #expect(rule.name == "Seguir devolviendo la edición de rickandmorty.characters", "\(rule.name)")
             try harness.kiosk.debugger.breakpoints.set(BreakpointSetting(), for: "rickandmorty.characters")
             let again = try await client.get("/rickandmorty?refresh=1")
             #expect(again.body.contains("Kept Rick") && harness.kiosk.debugger.breakpoints.paused.isEmpty)
