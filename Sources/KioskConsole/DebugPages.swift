@@ -308,6 +308,9 @@ enum DebugPages {
             E.element("button", [.attribute("type", "button"), .class("copy"), .attribute("data-copy", "curl-\(record.id)"),
                                  .attribute("aria-label", w.copyCurl), .flag("hidden")], [.text(w.copy)]),
             E.element("pre", [.class("raw"), .attribute("id", "curl-\(record.id)"), .attribute("tabindex", "0")], [.text(HAR.curl(record))]),
+            // This exchange alone as an HTTP Archive: the list's export, of the one record before the next id.
+            E.element("p", [], [E.element("a", [Attribute.localHref(ConsoleRoute.har.path(QueryString(["before": String(record.id + 1), "limit": "1"]))),
+                                                .attribute("download", "kiosk-request-\(record.id).har")], [.text(w.exportHAR)])]),
         ]))
         content.append(headers(w.requestHeaders, record.requestHeaders, w))
         content.append(headers(w.responseHeaders, record.responseHeaders, w))

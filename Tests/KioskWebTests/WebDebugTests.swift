@@ -55,6 +55,12 @@ struct WebDebugTests {
             let entries = try #require((document["log"] as? [String: Any])?["entries"] as? [[String: Any]])
             #expect(entries.count == 1 && entries[0]["_kioskSource"] as? String == "marvel")
             for key in [keys.nyt, keys.marvelPublic, keys.marvelPrivate] { #expect(!har.body.contains(key)) }
+            // And one request's page exports that request alone (Rick and Morty's, the older of the two)
+            let link = try #require(detail.body.firstMatch(of: /href="(\/debug\/har\?[^"]+)" download=/)?.1)
+            let one = try await client.get(String(link).replacingOccurrences(of: "&amp;", with: "&"))
+            let oneDocument = try #require(try JSONSerialization.jsonObject(with: Data(one.bytes)) as? [String: Any])
+            let oneEntries = try #require((oneDocument["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+            #expect(oneEntries.count == 1 && oneEntries[0]["_kioskSource"] as? String == "rickandmorty", "\(link)")
         }
     }
 
