@@ -141,7 +141,7 @@ struct WebRuleTests {
             // Then the page lists it with its hit and its switches
             let page = try await client.get("/debug/rules", headers: Self.cookie)
             #expect(page.body.contains("id=\"rule-\(rule.id)\"") && page.body.contains("rickandmorty.characters → set X-Kiosk-Test"))
-            #expect(page.body.contains("<td class=\"num\">1</td>"))
+            #expect(page.body.contains("<td class=\"num\" data-label=\"Hits\">1</td>"))
             #expect(page.body.contains("action=\"/debug/rules/\(rule.id)/disable\""))
             // When it is edited in its form
             let editor = try await client.get("/debug/rules/\(rule.id)", headers: Self.cookie)
