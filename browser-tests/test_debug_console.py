@@ -253,3 +253,21 @@ def test_clear_asks_first_and_a_no_keeps_the_log(fresh_server, browser):
     browser.find_element(By.CSS_SELECTOR, "button[aria-label='Clear the request log']").click()
     WebDriverWait(browser, 5).until(lambda d: d.switch_to.alert).accept()
     WebDriverWait(browser, 10).until(lambda d: fresh_server.api("/debug/api/requests") == [])
+
+
+def test_recording_paused_in_one_tab_shows_in_another_open_console(fresh_server, browser):
+    # Two consoles open on the list, both live.
+    browser.get(fresh_server.url("/debug"))
+    page_ready(browser)
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "live-status").text.startswith("Live"))
+    first = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    browser.get(fresh_server.url("/debug"))
+    page_ready(browser)
+    # The second pauses recording.
+    browser.find_element(By.CSS_SELECTOR, "button[aria-label='Pause recording']").click()
+    WebDriverWait(browser, 10).until(lambda d: "Recording is paused" in d.page_source)
+    # The first shows it by itself, switch and banner, without a reload.
+    browser.switch_to.window(first)
+    WebDriverWait(browser, 10).until(lambda d: "Recording is paused" in d.find_element(By.ID, "results").text)
+    assert browser.find_elements(By.CSS_SELECTOR, "button[aria-label='Resume recording']")

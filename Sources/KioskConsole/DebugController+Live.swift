@@ -119,6 +119,8 @@ extension DebugController {
             (id, event, data) = (eventID, "cleared", Data("{}".utf8))
         case .paused(let eventID, let count):
             (id, event, data) = (eventID, "paused", Data("{\"count\":\(count)}".utf8))
+        case .recording(let eventID, let on):
+            (id, event, data) = (eventID, "recording", Data("{\"on\":\(on)}".utf8))
         case .reset:
             (id, event, data) = (nil, "reset", Data("{}".utf8))
         }

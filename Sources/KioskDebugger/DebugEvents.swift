@@ -42,6 +42,8 @@ public final class DebugEvents: Sendable {
         case cleared
         /// The exchanges paused at breakpoints changed; this many are paused now.
         case paused(count: Int)
+        /// Recording was paused (false) or resumed (true) from a console.
+        case recording(Bool)
     }
 
     /// One numbered change.

@@ -143,7 +143,13 @@ public final class Debugger: Sendable {
     /// on without a log does nothing.
     public var isRecording: Bool {
         get { log?.isRecording ?? false }
-        set { log?.isRecording = newValue }
+        set {
+            guard let log else { return }
+            let changed = log.isRecording != newValue
+            log.isRecording = newValue
+            // Every open console shows the switch and its banner: told, not left saying "Live" over a log that stopped.
+            if changed { events.publish(.recording(newValue)) }
+        }
     }
 
     /// How many exchanges this process answered and could not log (more came than the log could write, or a write
@@ -323,6 +329,8 @@ public enum LiveUpdate: Sendable, Hashable {
     case cleared(DebugEvents.EventID)
     /// This many exchanges are paused at breakpoints now.
     case paused(DebugEvents.EventID, count: Int)
+    /// Recording was paused or resumed.
+    case recording(DebugEvents.EventID, on: Bool)
     /// Changes were missed (or the log could not be read): reload the list, then follow the updates.
     case reset
 }
@@ -347,6 +355,7 @@ public struct LiveUpdates: AsyncSequence, Sendable {
                 return .exchanges(event.id, records, logged: ids)
             case .cleared: return .cleared(event.id)
             case .paused(let count): return .paused(event.id, count: count)
+            case .recording(let on): return .recording(event.id, on: on)
             }
         }
     }

@@ -125,6 +125,21 @@ struct WebLiveFeedTests {
         }
     }
 
+    @Test("recording paused or resumed in one console is told to every open one")
+    func recordingSwitched() async throws {
+        try await withLiveWeb { harness, _, http, port in
+            // Given a console following the feed
+            let feed = try await EventStreamReader.open(http, port: port, path: "/debug/events")
+            // When another pauses recording, then resumes it
+            harness.kiosk.debugger.isRecording = false
+            let paused = try await feed.next("recording")
+            harness.kiosk.debugger.isRecording = true
+            let resumed = try await feed.next("recording")
+            // Then it is told each
+            #expect(paused.data == #"{"on":false}"# && resumed.data == #"{"on":true}"#, "\(paused.data ?? "-") \(resumed.data ?? "-")")
+        }
+    }
+
     @Test("a filtered console receives only the rows its filter matches")
     func filtered() async throws {
         try await withLiveWeb { _, client, http, port in

@@ -48,6 +48,8 @@
       if ($("#results")?.dataset.reloadOnPaused) kiosk.reloadResults();
     });
     source.addEventListener("reset", () => kiosk.reloadResults());
+    // Recording paused or resumed in another tab: the list is read again, with the switch and its banner as they are now.
+    source.addEventListener("recording", () => kiosk.reloadResults());
   }
   function setCount(count) {
     const element = $("#log-count");
