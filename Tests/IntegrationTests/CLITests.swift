@@ -696,16 +696,8 @@ struct LogCLITests {
         // Given a proxy started on port 0 in a data folder of its own (a space in its name)
         let cli = CLI()
         let folder = cli.dataDirectory.appendingPathComponent("my proxy")
-        let process = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0", "--data-dir", folder.path],
-                                       stdout: .pipe, stderr: .null)
+        let (process, text) = try Self.startedProxy(["--data-dir", folder.path], printingUpTo: "proxy env")
         defer { process.signal(); _ = process.waitUntilExit() }
-        let out = try #require(process.standardOutput)
-        var text = ""
-        while !text.contains("proxy env") || !text.hasSuffix("\n") {
-            let chunk = out.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
         // (It said how its cache answers, the default: fallback)
         #expect(text.contains("Cache: fallback — every request goes upstream"), "\(text)")
         // When the line it printed is evaluated by a shell whose kiosk is this one
@@ -717,18 +709,25 @@ struct LogCLITests {
         #expect(shell.stdout == "\(address)\n\(folder.appendingPathComponent("kiosk-proxy-ca.pem").path)\n", "\(line)\n\(shell.stderr)")
 
         // And a proxy that asks for its password prints no such line (HTTP_PROXY as env writes it carries none: 407s)
-        let guarded = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0", "--proxy-auth",
-                                                                   "--data-dir", cli.dataDirectory.appendingPathComponent("guarded").path],
-                                       stdout: .pipe, stderr: .null)
+        // (its lines are written at once, the env line with the address line when there is one)
+        let (guarded, said) = try Self.startedProxy(["--proxy-auth", "--data-dir", cli.dataDirectory.appendingPathComponent("guarded").path],
+                                                    printingUpTo: "Kiosk proxy on")
         defer { guarded.signal(); _ = guarded.waitUntilExit() }
-        let guardedOut = try #require(guarded.standardOutput)
-        var said = ""
-        while !said.contains("Kiosk proxy on") || !said.hasSuffix("\n") {
-            let chunk = guardedOut.availableData
-            if chunk.isEmpty { break }
-            said += String(decoding: chunk, as: UTF8.self)
-        }
         #expect(said.contains("Kiosk proxy on") && !said.contains("proxy env"), "\(said)")
+    }
+
+    /// Starts `kiosk proxy` on ports 0 with `arguments`, and what it printed up to the end of the line holding `marker`.
+    private static func startedProxy(_ arguments: [String], printingUpTo marker: String) throws -> (process: ChildProcess, printed: String) {
+        let process = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0"] + arguments,
+                                       stdout: .pipe, stderr: .null)
+        let out = try #require(process.standardOutput)
+        var text = ""
+        while !text.contains(marker) || !text.hasSuffix("\n") {
+            let chunk = out.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return (process, text)
     }
 
     @Test("kiosk breakpoint set takes an app's host through kiosk proxy as well as a catalog's endpoint, and still refuses a typo")

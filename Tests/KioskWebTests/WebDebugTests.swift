@@ -176,6 +176,13 @@ struct WebDebugTests {
         await harness.stop()
     }
 
+    /// The mock rule "Mock this response" makes of the dogs list, fetched once by the reader.
+    static func mockedDogsList(_ client: some TestClientProtocol, _ harness: Harness, token: String) async throws -> MockRule {
+        let id = try await loggedDogsList(client)
+        _ = try await client.post("/debug/requests/\(id)/mock", form: [("csrf", token)], cookie: token)
+        return try #require(try harness.kiosk.debugger.mocks.all().first)
+    }
+
     /// The log's id of the dogs list, fetched once by the reader.
     static func loggedDogsList(_ client: some TestClientProtocol) async throws -> Int {
         _ = try await client.get("/dogs")
@@ -222,9 +229,7 @@ struct WebDebugTests {
         try await withWeb { harness, client in
             let token = String(repeating: "e", count: 64)
             // Given the dogs list mocked from its logged answer (whose ETag the upstream gave), one dog renamed
-            let id = try await Self.loggedDogsList(client)
-            _ = try await client.post("/debug/requests/\(id)/mock", form: [("csrf", token)], cookie: token)
-            let rule = try #require(try harness.kiosk.debugger.mocks.all().first)
+            let rule = try await Self.mockedDogsList(client, harness, token: token)
             let renamed = String(decoding: rule.body, as: UTF8.self).replacingOccurrences(of: "\"Rex\"", with: "\"Mocked Rex\"")
             try harness.kiosk.debugger.mocks.update(id: rule.id, status: 200, headers: rule.headers + [.init(name: "ETag", value: "\"v-upstream\"")],
                                                    body: Data(renamed.utf8))
@@ -244,9 +249,7 @@ struct WebDebugTests {
         try await withWeb { harness, client in
             let token = String(repeating: "e", count: 64)
             // Given a mock rule made from the dogs list as fetched (a JSON array on one line)
-            let id = try await Self.loggedDogsList(client)
-            _ = try await client.post("/debug/requests/\(id)/mock", form: [("csrf", token)], cookie: token)
-            let rule = try #require(try harness.kiosk.debugger.mocks.all().first)
+            let rule = try await Self.mockedDogsList(client, harness, token: token)
             #expect(!String(decoding: rule.body, as: UTF8.self).contains("\n"))
 
             // When its page is opened from the list
