@@ -77,6 +77,18 @@ extension RequestLog {
         case nil: pattern = nil
         }
         require("instr(logEntry.url, ?) > 0", literal)
+        // Words typed joined by symbols (`per_page=5`, `list.json`) must be found together, as typed: the index, whose
+        // detail is too coarse for phrases, found them anywhere apart. Looked for, ASCII letters in any case, in the URL
+        // or a body of each record the index gives.
+        if pattern != nil {
+            for run in joinedRuns(in: filter.text ?? "") {
+                conditions.append("""
+                    (instr(lower(logEntry.url), ?1) > 0 OR EXISTS (SELECT 1 FROM logBody WHERE logBody.id = logEntry.bodyID
+                     AND (instr(lower(CAST(logBody.requestBody AS TEXT)), ?1) > 0 OR instr(lower(CAST(logBody.responseBody AS TEXT)), ?1) > 0)))
+                    """.replacingOccurrences(of: "?1", with: "?"))
+                arguments += [run, run, run]
+            }
+        }
         // With a text pattern the cursor is on the FTS5 side (below), so that it starts its walk below it.
         if pattern == nil {
             require("logEntry.id < ?", filter.beforeID)
@@ -331,6 +343,23 @@ extension RequestLog {
                 : "(" + terms.map(quoted).joined(separator: " OR ") + ")")
         }
         return .match(groups.joined(separator: " AND "))
+    }
+
+    /// The runs of `text` between spaces that hold a symbol between two letters or digits (`per_page=5`, not `rick`
+    /// nor `rick!`), ASCII lowercased, each once.
+    static func joinedRuns(in text: String) -> [String] {
+        var runs: [String] = []
+        for run in text.split(whereSeparator: \.isWhitespace) {
+            let word = run.drop(while: { !$0.isLetter && !$0.isNumber })
+            let trimmed = String(word.reversed().drop(while: { !$0.isLetter && !$0.isNumber }).reversed())
+            guard trimmed.contains(where: { !$0.isLetter && !$0.isNumber }) else { continue }
+            // ASCII only, as SQLite's lower() folds the stored text.
+            let lowered = String(String.UnicodeScalarView(trimmed.unicodeScalars.map {
+                ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0
+            }))
+            if !runs.contains(lowered) { runs.append(lowered) }
+        }
+        return runs
     }
 
     private static func quoted(_ token: String) -> String {
