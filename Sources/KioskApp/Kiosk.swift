@@ -271,7 +271,8 @@ public final class Kiosk: Sendable {
             startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: "CONNECT", url: "https://\(authority)",
             status: tunnel.error == nil ? 200 : nil, error: tunnel.error.map { redactor.scrub($0) },
             timings: RequestTimings(total: tunnel.duration), decision: .network,
-            touchedBy: [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)], responseSize: tunnel.received))
+            touchedBy: tunnel.wasToBeRead ? [] : [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)],
+            responseSize: tunnel.wasToBeRead ? nil : tunnel.received))
     }
 
     /// What a tunnel's note adds when Kiosk's stop closed it: neither end ended it, which its length alone would hide.

@@ -41,6 +41,9 @@ public struct TunnelSummary: Sendable, Hashable {
     public var upgrade: Upgrade?
     /// Whether it was still open when Kiosk stopped, which closed it (neither the app nor the upstream did).
     public var cutByStop: Bool
+    /// Whether Kiosk was to read it (an intercepted CONNECT whose TLS with the app failed, `error` saying why): nothing
+    /// passed through unread.
+    public var wasToBeRead = false
 
     /// A tunnel's summary; `upgrade` for a protocol switch; `cutByStop` when Kiosk's stop closed it.
     public init(host: String, port: Int, sent: Int, received: Int, duration: TimeInterval, error: String?, upgrade: Upgrade? = nil,

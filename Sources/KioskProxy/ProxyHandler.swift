@@ -673,7 +673,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                             // The hello is read whole first, for the name it asks for: an app that connected to an address
                             // (it resolved the name itself) verifies the leaf against that name, not the address. From now
                             // the handshake has the head's timeout to complete.
-                            let deadline = HandshakeDeadline(timeout: timeout)
+                            let began = ContinuousClock.now
+                            let deadline = HandshakeDeadline(timeout: timeout) { problem in
+                                var failed = TunnelSummary(host: target.host, port: target.port, sent: 0, received: 0,
+                                                           duration: (ContinuousClock.now - began).seconds, error: problem)
+                                failed.wasToBeRead = true
+                                settings.onTunnel(failed)
+                            }
                             let hello = ByteToMessageHandler(ClientHelloReader { hello in
                                 let name = ProxyMessages.serverName(hello?.serverName, connectedTo: target.host)
                                 // A hello naming a host `--ignore` names, or one `--intercept` leaves out (an app that
@@ -703,8 +709,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                     guard let secure = inner("https", name: connectedToName ? target.host : leafName, defaultPort: 443) else {
                                         throw ChannelError.inappropriateOperationForState
                                     }
-                                    // Before the deadline, which must follow TLS to see its handshake end.
+                                    // Before the deadline, which must follow TLS to see its handshake end (and how it failed).
                                     try operations.addHandler(NIOSSLServerHandler(context: context), position: .before(deadline))
+                                    deadline.leafName = leafName
                                     try operations.addHandlers(secure, position: .after(deadline))
                                 }.recover { _ in channel.close(promise: nil) }.nonisolated()
                             })
@@ -1216,27 +1223,84 @@ private func closing(_ channel: any Channel, after timeout: Duration) -> Schedul
 
 /// Closes an app's intercepted connection whose TLS handshake has not completed within `timeout` of its hello's first
 /// byte, else leaves once it has: an app that sends half a hello, or never its last flight, does not hold its
-/// connection for ever.
+/// connection for ever. A handshake that fails is reported once, saying why: most often the app does not trust
+/// Kiosk's CA, the first thing a developer setting up interception meets, which was seen nowhere.
 final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     private let timeout: Duration
     private var deadline: Scheduled<Void>?
+    /// The name of the leaf Kiosk answers the app's hello with, once chosen: its handshake has begun.
+    var leafName: String?
+    private var report: ((String) -> Void)?
 
-    init(timeout: Duration) { self.timeout = timeout }
+    init(timeout: Duration, report: @escaping (String) -> Void) {
+        self.timeout = timeout
+        self.report = report
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        deadline = closing(context.channel, after: timeout)
+        let timeout = timeout
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(timeout)) { [self] in
+            let within = "The app's TLS handshake did not complete within " + String(format: "%g", timeout.seconds) + " s"
+            tell(within + (leafName.map { ", after Kiosk's certificate for \($0): the app stopped answering." }
+                           ?? ": it sent part of its hello and stopped."))
+            context.channel.close(promise: nil)
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
+        report = nil
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         context.fireUserInboundEventTriggered(event)
         if case .handshakeCompleted? = event as? TLSUserEvent {
+            report = nil
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let leafName { tell(Self.failure(error, leafName: leafName)) }
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        // Closed with no alert after Kiosk's certificate went to it: what an app that refuses a certificate often does.
+        if let leafName {
+            tell("The app closed its connection during the TLS handshake, after Kiosk's certificate for \(leafName): most likely it "
+                 + "does not trust Kiosk's CA. `kiosk proxy ca` prints the CA for the app to trust; the console's proxy page says how.")
+        }
+        context.fireChannelInactive()
+    }
+
+    private func tell(_ problem: String) {
+        report?(problem)
+        report = nil
+    }
+
+    /// Why the app's side of the handshake failed, from the alert it sent (BoringSSL names it in its error).
+    static func failure(_ error: any Error, leafName: String) -> String {
+        let text = String(describing: error)
+        // BoringSSL's reasons (`…:OPENSSL_internal:TLSV1_ALERT_UNKNOWN_CA at file:line`), without its source paths.
+        let reasons = text.components(separatedBy: "OPENSSL_internal:").dropFirst()
+            .map { String($0.prefix { $0.isLetter || $0.isNumber || $0 == "_" }) }.filter { !$0.isEmpty }
+        let trust = "`kiosk proxy ca` prints the CA for the app to trust; the console's proxy page says how."
+        let refusals = [("ALERT_UNKNOWN_CA", "unknown CA"), ("ALERT_BAD_CERTIFICATE", "bad certificate"),
+                        ("ALERT_CERTIFICATE_UNKNOWN", "certificate unknown"), ("ALERT_UNSUPPORTED_CERTIFICATE", "unsupported certificate"),
+                        ("ALERT_CERTIFICATE_EXPIRED", "certificate expired"), ("ALERT_ACCESS_DENIED", "access denied")]
+        if let (_, alert) = refusals.first(where: { refusal in reasons.contains { $0.hasSuffix(refusal.0) } }) {
+            let clock = alert == "certificate expired" ? " (or its clock is wrong: the certificate is valid from a day ago for 45 days)" : ""
+            return "The app refused Kiosk's certificate for \(leafName) (TLS alert: \(alert))\(clock): it does not trust Kiosk's CA. " + trust
+        }
+        if reasons.contains(where: { ["NO_SHARED_CIPHER", "NO_SHARED_GROUP", "UNSUPPORTED_PROTOCOL", "ALERT_PROTOCOL_VERSION"].contains($0) }) {
+            return "The app's TLS and Kiosk's have nothing in common (Kiosk speaks TLS 1.2 and 1.3, with current ciphers): "
+                + reasons.joined(separator: ", ") + "."
+        }
+        // Most often an app that refused the certificate with an alert Kiosk could not read (curl's, under TLS 1.3).
+        return "The app ended the TLS handshake after Kiosk's certificate for \(leafName) ("
+            + (reasons.isEmpty ? text : reasons.joined(separator: ", ")) + "): most likely it does not trust Kiosk's CA. " + trust
     }
 }
 

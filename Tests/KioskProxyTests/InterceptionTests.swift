@@ -188,6 +188,34 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An app that does not trust Kiosk's CA is logged: its CONNECT, failed, saying it refused the certificate for the host and what to do",
+          arguments: [false, true])
+    func appRefusesTheCertificate(tls12: Bool) async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            // Given curl trusting only the system's roots, which Kiosk's CA is not among, speaking TLS 1.3 or 1.2
+            let (status, _) = try await runCurl(["-sS", "--max-time", "10", "-x", "http://127.0.0.1:\(proxy.port)"]
+                                                + (tls12 ? ["--tls-max", "1.2"] : []) + [upstream.secureURL("/echo")])
+            // Then curl refused the certificate (60), the upstream was never asked
+            #expect(status == 60)
+            #expect(upstream.requests == 0)
+            // And the log holds the CONNECT, failed, saying why and what to do, and no tunnel passed unread
+            let record = try #require(try await proxy.waitForRecord { $0.method == "CONNECT" })
+            #expect(record.status == nil)
+            #expect(record.touchedBy.isEmpty)
+            let error = record.error ?? ""
+            if tls12 {
+                // The alert the app sent, read
+                #expect(error.hasPrefix("The app refused Kiosk's certificate for localhost (TLS alert: unknown CA): it does not trust Kiosk's CA."), "\(error)")
+            } else {
+                // (curl's alert, under TLS 1.3, reaches BoringSSL as a record it cannot decrypt: no alert is read)
+                #expect(error.hasPrefix("The app ended the TLS handshake after Kiosk's certificate for localhost ("), "\(error)")
+                #expect(error.contains("most likely it does not trust Kiosk's CA."))
+            }
+            #expect(error.hasSuffix("`kiosk proxy ca` prints the CA for the app to trust; the console's proxy page says how."))
+            #expect(!error.contains("/"), "no source paths: \(error)")
+        }
+    }
+
     @Test("An app that CONNECTs to an address and names the host in its TLS hello (SNI) gets a leaf for that name, and its requests go to it")
     func leafForTheHelloName() async throws {
         try await withProxy(intercepting: true) { proxy, upstream in
@@ -409,6 +437,9 @@ struct InterceptionTests {
             // Then the proxy answered the CONNECT, and closed the connection at the deadline, well before the client's 10 s
             #expect(answer.hasPrefix("HTTP/1.1 200"))
             #expect(ContinuousClock.now - start < .seconds(5))
+            // And logged it, saying why
+            let record = try #require(try await proxy.waitForRecord { $0.method == "CONNECT" })
+            #expect(record.error == "The app's TLS handshake did not complete within 1 s: it sent part of its hello and stopped.")
         }
     }
 
