@@ -341,7 +341,11 @@ enum DebugPages {
         let json = BodyJSON(shown)
         var note = w.bytes(shown.originalSize)
         if let coding { note += w.decodedFrom(coding, body.originalSize) }
-        if body.isTruncated { note += storedWhole ? w.shownFirst(body.data.count) : w.truncatedTo(body.data.count) }
+        if body.isWithheld {
+            note += w.withheld(ContentCoding.single(contentEncoding))
+        } else if body.isTruncated {
+            note += storedWhole ? w.shownFirst(body.data.count) : w.truncatedTo(body.data.count)
+        }
         let body = shown
         var parts: [HTML] = [E.element("h2", [], [.text(title)]), E.element("p", [.class("status")], [.text(note)])]
         if !body.isTruncated, let tree = try? OrderedJSON.parse(body.data) {

@@ -41,6 +41,18 @@ public enum ContentCoding {
         return checksum == adler32(decoded) ? decoded : nil
     }
 
+    /// Whether `data` begins as a body in `coding` does (gzip's magic bytes, zlib's header; brotli has no mark, so any
+    /// body may be one): a body that does not is no coded body at all, whatever its `Content-Encoding` says (a server's
+    /// mislabelled plain answer).
+    public static func carries(_ data: Data, coding: String) -> Bool {
+        let bytes = data.prefix(2).map(UInt16.init)
+        switch coding {
+        case "gzip", "x-gzip": return bytes == [0x1F, 0x8B]
+        case "deflate": return bytes.count == 2 && bytes[0] & 0x0F == 8 && (bytes[0] << 8 | bytes[1]) % 31 == 0
+        default: return true
+        }
+    }
+
     /// `data` coded in `coding` (gzip, x-gzip or deflate, which zlib writes), or nil for a coding Kiosk cannot write
     /// (brotli: the system has its decoder only).
     public static func encoded(_ data: Data, coding: String) -> Data? {

@@ -325,12 +325,15 @@ public struct Redactor: Sendable, Hashable {
     /// `redactBody` of a body sent in `contentEncoding` (its `Content-Encoding` field): one in a coding Kiosk reads
     /// (gzip, deflate, br) is decoded, redacted and, when that changed it, coded again — an upstream echoes an app's token
     /// inside a gzip answer as readily as in a plain one. A brotli body that held a secret, and one that does not decode
-    /// (cut at the capture's limit, or corrupt), are withheld (empty): what they hide cannot be looked for or hidden. A
-    /// coding Kiosk cannot read (zstd) goes as it came, unreadable to every page too.
+    /// (cut at the capture's limit, or corrupt), are withheld (empty): what they hide cannot be looked for or hidden. One
+    /// that is not in its coding at all (a server's plain answer labelled gzip, a bug worth seeing) is redacted as plain.
+    /// A coding Kiosk cannot read (zstd) goes as it came, unreadable to every page too.
     public func redactBody(_ body: Data, contentType: String?, contentEncoding: String?) -> Data {
         guard let coding = ContentCoding.single(contentEncoding) else { return redactBody(body, contentType: contentType) }
         guard ContentCoding.decodes(coding), !body.isEmpty else { return body }
-        guard let decoded = ContentCoding.decoded(body, coding: coding) else { return Data() }
+        guard let decoded = ContentCoding.decoded(body, coding: coding) else {
+            return ContentCoding.carries(body, coding: coding) ? Data() : redactBody(body, contentType: contentType)
+        }
         let redacted = redactBody(decoded, contentType: contentType)
         guard redacted != decoded else { return body }
         return ContentCoding.encoded(redacted, coding: coding) ?? Data()

@@ -40,8 +40,12 @@ public struct CapturedBody: Sendable, Hashable, Codable {
     /// The size of the whole body as sent or received.
     public var originalSize: Int
 
-    /// Whether bytes were dropped to respect the capture limit.
+    /// Whether bytes were dropped to respect the capture limit (or all of them withheld: `isWithheld`).
     public var isTruncated: Bool { originalSize > data.count }
+
+    /// Whether nothing was kept of a body that had bytes: one in a content coding that does not decode, which could not be
+    /// looked through for secrets (`Redactor.redactBody`), or any body under a capture limit of 0.
+    public var isWithheld: Bool { data.isEmpty && originalSize > 0 }
 
     public init(data: Data, originalSize: Int) {
         self.data = data
@@ -56,9 +60,10 @@ public struct CapturedBody: Sendable, Hashable, Codable {
 
     /// The first `limit` bytes of `redacted`, what redaction made of the first `keptCount` bytes of a body of `size`
     /// bytes. A body kept whole has the size of what is kept, so that one redacted (`<redacted>` in place of a longer or
-    /// shorter value) is not said to be cut; one cut by the limit keeps its whole size.
+    /// shorter value) is not said to be cut; one cut by the limit keeps its whole size, and so does one redaction
+    /// withheld whole (`isWithheld`).
     public init(redacted: Data, ofFirst keptCount: Int, size: Int, limit: Int) {
-        let isCut = redacted.count > limit || size > keptCount
+        let isCut = redacted.count > limit || size > keptCount || (redacted.isEmpty && keptCount > 0)
         data = redacted.count > limit ? redacted.prefix(max(0, limit)) : redacted
         // Redaction may have lengthened the kept part past the whole size: a cut body is still said to be one.
         originalSize = isCut ? max(size, data.count + 1) : data.count

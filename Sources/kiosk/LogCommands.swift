@@ -199,6 +199,13 @@ struct LogCommand: AsyncParsableCommand {
             let (body, coding) = sent.decoded(contentEncoding: headers.first { $0.name.lowercased() == "content-encoding" }?.value)
             lines.append("")
             let decoded = coding.map { ", decoded from \($0): \(Render.bytes(sent.originalSize)) as sent" } ?? ""
+            if sent.isWithheld {
+                let coding = ContentCoding.single(headers.first { $0.name.lowercased() == "content-encoding" }?.value)
+                lines.append("\(title) (\(Render.bytes(sent.originalSize)), not kept: "
+                             + (coding.map { "coded as \($0) and it does not decode, so it could not be looked through for secrets)" }
+                                ?? "the capture limit is 0)"))
+                return
+            }
             lines.append("\(title) (\(Render.bytes(body.originalSize))\(decoded)\(body.isTruncated ? ", truncated to \(Render.bytes(body.data.count))" : ""))")
             let indented = pretty && !body.isTruncated ? (try? OrderedJSON.parse(body.data))?.rendered() : nil
             lines.append(indented ?? BodyJSON(body).text ?? "(binary, \(body.data.count) bytes)")

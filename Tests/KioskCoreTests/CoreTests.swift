@@ -109,7 +109,14 @@ struct CoreTests {
             #expect(redactor.redactBody(plain, contentType: "application/json", contentEncoding: coding) == plain)
             // And one cut short (at the capture's limit), which cannot be read for secrets, is withheld
             #expect(redactor.redactBody(coded.prefix(coded.count - 6), contentType: "application/json", contentEncoding: coding).isEmpty)
+            // And one that is no coded body at all (a plain answer mislabelled) is redacted as the plain body it is, not withheld
+            #expect(redactor.redactBody(json, contentType: "application/json", contentEncoding: coding)
+                == redactor.redactBody(json, contentType: "application/json"))
         }
+        // And a body withheld is one nothing of which was kept, said so by its size
+        let withheld = CapturedBody(redacted: Data(), ofFirst: 24, size: 24, limit: 1 << 20)
+        #expect(withheld.isWithheld && withheld.originalSize == 24)
+        #expect(!CapturedBody(redacted: Data(), ofFirst: 0, size: 0, limit: 1 << 20).isWithheld)
         // And a coding Kiosk cannot read, or none, is as the plain redaction says
         #expect(redactor.redactBody(json, contentType: "application/json", contentEncoding: "zstd") == json)
         #expect(redactor.redactBody(json, contentType: "application/json", contentEncoding: "identity")

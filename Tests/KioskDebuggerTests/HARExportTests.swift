@@ -198,6 +198,25 @@ struct HARExportTests {
         }
     }
 
+    @Test("A coded body withheld at capture (it did not decode) is exported as not kept, saying why, and an import of the export skips it rather than store an empty answer")
+    func withheldBody() throws {
+        // Given an answer whose gzip body did not decode: nothing of its 28 bytes kept
+        var record = Self.record(1, "https://example.test/corrupt", status: 200, type: "application/json", timings: RequestTimings(total: 0.01))
+        record.responseBody = CapturedBody(redacted: Data(), ofFirst: 28, size: 28, limit: 1 << 20)
+        record.responseHeaders.append(.init(name: "Content-Encoding", value: "gzip"))
+        // When it is exported
+        let archive = try HAR.export([record])
+        let (_, entries) = try Self.entries(archive)
+        let response = try #require(entries.first?["response"] as? [String: Any])
+        let content = try #require(response["content"] as? [String: Any])
+        // Then its comment says it was not kept and why, never "kept as sent", and it is marked as not whole
+        #expect((content["comment"] as? String)?.hasPrefix("not kept: coded as gzip and it does not decode") == true, "\(content)")
+        #expect(response["_kioskTruncated"] as? Bool == true)
+        // And an import of the archive skips it as a body not kept whole
+        let imported = try HARImportTests.importing(archive)
+        #expect(imported.rules.isEmpty && imported.skipped[.bodyNotRecorded] == 1, "\(imported.skipped)")
+    }
+
     @Test("A brotli body that would decode past 64 MB (a bomb: 80 MB of zeros in 132 bytes) is not decoded, and brotli decodes here")
     func brotliBomb() throws {
         // Given the system's brotli decoder (Debian's libbrotli1, which curl needs, is on every machine Kiosk is tested on)

@@ -48,6 +48,33 @@ struct CapturingTransportTests {
         #expect(record.timings.total >= 0)
     }
 
+    @Test("A body labelled gzip that is not gzip at all is kept as the plain body it is, redacted; a gzip body that does not decode is withheld and said so by its size")
+    func mislabelledAndCorruptCodings() async throws {
+        // Given an upstream answering plain JSON (echoing the key) under Content-Encoding: gzip, then gzip's magic bytes and garbage
+        let plain = #"{"mislabelled":"plain json","key":"\#(Self.key)"}"#
+        let corrupt = Data([0x1F, 0x8B, 0x08, 0x00]) + Data("garbage-not-really-gzip!".utf8)
+        let upstream = ScriptedTransport([
+            .respond(200, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: plain),
+            .reply { request in HTTPResponse(status: 200, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"],
+                                             body: corrupt, url: request.url) },
+        ])
+        let sink = RecordSink()
+        let capture = CapturingTransport(base: upstream, redactor: redactor, sink: sink.closure)
+        // When both are fetched
+        for path in ["plain", "corrupt"] {
+            _ = try await capture.send(HTTPRequest(url: URL(string: "http://app.test/\(path)")!, endpoint: "app.test"))
+        }
+        // Then the mislabelled one is logged as it came, the key hidden: a server's bug a developer comes to see
+        let records = sink.all
+        #expect(records.count == 2)
+        let kept = try #require(records.first?.responseBody)
+        #expect(String(decoding: kept.data, as: UTF8.self) == #"{"mislabelled":"plain json","key":"<redacted>"}"#)
+        #expect(!kept.isWithheld)
+        // And of the corrupt one nothing is kept, its size saying there were bytes: withheld, not an empty answer
+        let withheld = try #require(records.last?.responseBody)
+        #expect(withheld.isWithheld && withheld.originalSize == corrupt.count && withheld.data.isEmpty)
+    }
+
     @Test("An app's own credentials (a secret header's value, a token, a secret query item) are hidden where the upstream echoes them")
     func echoedCredentials() async throws {
         // Given an upstream that echoes the request's headers and query in its body, as httpbin does
