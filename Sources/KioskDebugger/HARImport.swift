@@ -303,6 +303,23 @@ extension HAR {
         (value as? NSNumber).flatMap { Int(exactly: $0.doubleValue) }
     }
 
+    /// `url` with its scheme and its host in lower case, and without the scheme's default port (RFC 3986 §6.2.3:
+    /// `HTTP://A.TEST:80/` is `http://a.test/`, one request); user information is left as written.
+    static func normalizingOrigin(_ url: String) -> String {
+        guard let separator = url.range(of: "://") else { return url }
+        let scheme = url[..<separator.lowerBound].lowercased()
+        let rest = url[separator.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        let hostStart = authority.lastIndex(of: "@").map { authority.index(after: $0) } ?? authority.startIndex
+        var host = authority[hostStart...].lowercased()
+        if let defaultPort = ["http": ":80", "https": ":443"][scheme], host.hasSuffix(defaultPort) {
+            host.removeLast(defaultPort.count)
+        }
+        let normalized = scheme + "://" + authority[..<hostStart] + host
+        return normalized == url[..<authorityEnd] ? url : normalized + rest[authorityEnd...]
+    }
+
     /// The scheme of `url`, lower-cased (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`, then a
     /// colon), or nil when it has none.
     static func scheme(of url: String) -> String? {
@@ -347,7 +364,9 @@ extension HAR {
             // Without its fragment, which no request carries (a browser records an OAuth redirect's `#access_token=`):
             // kept, the rule would never match, and a page would show the token.
             // Written as the proxy writes an app's target (a stray `%` as `%25`...), so a replay finds it.
-            let url = HTTPSyntax.escapingDisallowed(written.firstIndex(of: "#").map { String(written[..<$0]) } ?? written)
+            // Its scheme and host in lower case, without a default port, as apps send them (`HTTP://A.TEST:80/` is `http://a.test/`).
+            let url = HAR.normalizingOrigin(
+                HTTPSyntax.escapingDisallowed(written.firstIndex(of: "#").map { String(written[..<$0]) } ?? written))
             let response: [String: Any]
             switch entry["response"] {
             case nil, is NSNull: return .skipped(.noResponse)

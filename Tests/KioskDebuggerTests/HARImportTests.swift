@@ -73,6 +73,25 @@ struct HARImportTests {
         #expect(rules.match(HTTPRequest(url: URL(string: "https://app.test/cb?x=1")!, endpoint: "app.test"))?.body == Data("signed in".utf8))
     }
 
+    @Test("A recorded URL whose scheme or host is in capitals, or that names its scheme's default port (RFC 3986: the same URL), is imported as apps send it; its path keeps its case")
+    func capitalSchemeAndHost() throws {
+        // Given entries recorded with an upper-case scheme, host, and a user's name in capitals before the host
+        let result = try Self.importing(Self.archive([
+            Self.entry("HTTP://A.TEST/Items/10?Q=X", response: Self.ok("ten")),
+            Self.entry("HTTPS://Bob@API.Test:8443", response: Self.ok("root")),
+            Self.entry("http://b.test:80/x", response: Self.ok("x")),
+            Self.entry("https://b.test:443?y", response: Self.ok("y")),
+            Self.entry("http://b.test:443/z", response: Self.ok("z")),
+        ]))
+        // Then each is a rule at the lower-cased address without a default port, path, query and user as written
+        #expect(result.skippedCount == 0)
+        #expect(result.rules.map(\.urlPattern) == ["http://a.test/Items/10?Q=X", "https://Bob@api.test:8443", "http://b.test/x",
+                                                   "https://b.test?y", "http://b.test:443/z"])
+        let rules = MockRules(fileURL: nil, redactor: .standard)
+        try rules.add(result.rules)
+        #expect(rules.match(HTTPRequest(url: URL(string: "http://a.test/Items/10?Q=X")!, endpoint: "a.test"))?.body == Data("ten".utf8))
+    }
+
     @Test("A recorded URL with a % that starts no escape (a search for 100%) is kept as the proxy writes the app's request: %25")
     func strayPercentKept() throws {
         // Given a search for "100%" recorded as a browser sends it, the % as typed, and a path with a stray % and a valid escape
