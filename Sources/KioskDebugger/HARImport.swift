@@ -493,7 +493,8 @@ extension HAR {
                                    path: String) throws -> Data? {
             // These answers have no body whatever the archive holds (a browser fills a 304's from its cache).
             if [204, 205, 304].contains(status) || method.uppercased() == "HEAD" { return Data() }
-            if let value = content["text"] {
+            // A null text is none, as some writers put it for a body they did not keep.
+            if let value = content["text"], !(value is NSNull) {
                 guard let text = value as? String else { throw ImportError("\(path).text is not a string.") }
                 if (content["encoding"] as? String)?.lowercased() == "base64" {
                     // Whitespace is allowed (MIME-style line breaks); anything else that is not base64 is not.

@@ -208,6 +208,7 @@ struct HARImportTests {
             Self.entry("https://example.test/socket", response: #"{"status": 101}"#),
             Self.entry("https://example.test/image", response: #"{"status": 200, "content": {"size": 5120, "mimeType": "image/png"}}"#),
             Self.entry("https://example.test/cut", response: #"{"status": 200, "_kioskTruncated": true, "content": {"size": 9, "text": "cut"}}"#),
+            Self.entry("https://example.test/nulltext", response: #"{"status": 200, "content": {"size": 7, "mimeType": "text/plain", "text": null}}"#),
             Self.entry("https://example.test/gzip", response: #"{"status": 200, "headers": [{"name": "Content-Encoding", "value": "gzip"}], "#
                        + #""content": {"encoding": "base64", "text": "H4sIAAAAAAAAAw=="}}"#),
             Self.entry("https://example.test/a", response: Self.ok("second")),
@@ -225,12 +226,12 @@ struct HARImportTests {
         // Then two rules come back, the last full answer for /a, and every other entry is counted once
         #expect(result.rules.map(\.urlPattern) == ["https://example.test/a", "https://example.test/b"])
         #expect(result.rules.first?.body == Data("second".utf8))
-        #expect(result.entries == 20 && result.skippedCount == 18)
-        #expect(result.skipped == [.noResponse: 2, .failed: 2, .unsupportedScheme: 3, .interim: 1, .bodyNotRecorded: 2,
+        #expect(result.entries == 21 && result.skippedCount == 19)
+        #expect(result.skipped == [.noResponse: 2, .failed: 2, .unsupportedScheme: 3, .interim: 1, .bodyNotRecorded: 3,
                                    .compressedBody: 1, .answeredAgain: 1, .keptEarlierAnswer: 2, .headersTooLarge: 1, .unsendableURL: 3])
         #expect(result.skippedSchemes == ["chrome-extension", "data", "wss"])
         #expect(result.skippedDescription == "2 without a response, 2 failed (status 0 or -1), 3 not http(s) (chrome-extension:, data:, wss:), "
-                + "1 interim (1xx, such as a WebSocket upgrade), 2 whose body the archive did not keep whole, 1 whose body is still compressed, "
+                + "1 interim (1xx, such as a WebSocket upgrade), 3 whose body the archive did not keep whole, 1 whose body is still compressed, "
                 + "1 answered again (the newest answer is replayed), 2 304 or temporary error after a full answer (the full answer is replayed), "
                 + "1 whose header section is over 80 KB, more than an answer may have, "
                 + "3 whose URL no app can send (path escapes that are not UTF-8, or over 64 KB)")
