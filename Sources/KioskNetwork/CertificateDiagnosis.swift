@@ -10,9 +10,20 @@ import NIOTLS
 /// nothing but a TLS hello, and is closed at once.
 enum CertificateDiagnosis {
     /// "it expired on …", "it is not valid until …" or "it was issued by …, not among the trusted roots", for `host`'s
-    /// certificate at `addresses`; nil when it cannot be fetched within a few seconds.
-    static func reason(host: String, dialling addresses: [SocketAddress], now: Date = Date()) async -> String? {
+    /// certificate at `addresses`; nil when it cannot be fetched within a few seconds. `roots` are the --upstream-ca files:
+    /// a certificate one of them holds, refused all the same, is one that may not sign certificates.
+    static func reason(host: String, dialling addresses: [SocketAddress], trusting roots: [String] = [], now: Date = Date()) async -> String? {
         guard let certificate = try? await peerCertificate(host: host, addresses: addresses) else { return nil }
+        // A server's own self-signed certificate given to --upstream-ca: BoringSSL takes it as its own issuer only if its key
+        // usage, when it has one, allows signing certificates (keyCertSign), where curl's OpenSSL takes it regardless.
+        if let der = try? certificate.toDERBytes(),
+           let file = roots.first(where: { path in
+               ((try? NIOSSLCertificate.fromPEMFile(path)) ?? []).contains { (try? $0.toDERBytes()) == der }
+           }) {
+            return "it is the certificate \(file) (--upstream-ca) holds, but its key usage leaves out signing certificates "
+                + "(keyCertSign), which Kiosk wants of a root, self-signed or not: make it again without a key usage or with "
+                + "keyCertSign (`openssl req -x509` does either by default), or give --upstream-ca the CA that issued it"
+        }
         let format = Date.ISO8601FormatStyle().year().month().day()
         let notAfter = Date(timeIntervalSince1970: TimeInterval(certificate.notValidAfter))
         let notBefore = Date(timeIntervalSince1970: TimeInterval(certificate.notValidBefore))

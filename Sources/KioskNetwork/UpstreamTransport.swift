@@ -301,7 +301,8 @@ public final class UpstreamTransport: HTTPTransport {
         if case .transport(_, let message) = classified, Self.isUnverifiedChain(message), proxy == nil,
            let addresses = try? await DialAddresses.look(up: connectHost, port: connectPort, publicOnly: publicOnly,
                                                          resolver: connector.resolver, within: .seconds(3), url: { redacted }),
-           let precise = await Self.diagnosedTrustFailure(message, host: host, certificateOf: connectHost, at: addresses) {
+           let precise = await Self.diagnosedTrustFailure(message, host: host, certificateOf: connectHost, at: addresses,
+                                                          trusting: configuration.additionalTrustRoots) {
             return KioskError.transport(url: redacted, message: precise)
         }
         // "Nothing listens on that port" is of a port: a local server on :3000 not started is told from one on :3001; and
@@ -492,10 +493,11 @@ public final class UpstreamTransport: HTTPTransport {
 
     /// That failure made precise — expired on a date, not yet valid, or which issuer — by reading the certificate of
     /// `name` at `addresses` over a second handshake that checks nothing (`CertificateDiagnosis`), said of `host`; nil
-    /// when `message` is no such failure or the certificate cannot be read.
+    /// when `message` is no such failure or the certificate cannot be read. `roots` are the --upstream-ca files.
     package static func diagnosedTrustFailure(_ message: String, host: String, certificateOf name: String,
-                                              at addresses: [SocketAddress]) async -> String? {
-        guard isUnverifiedChain(message), let reason = await CertificateDiagnosis.reason(host: name, dialling: addresses) else {
+                                              at addresses: [SocketAddress], trusting roots: [String]) async -> String? {
+        guard isUnverifiedChain(message),
+              let reason = await CertificateDiagnosis.reason(host: name, dialling: addresses, trusting: roots) else {
             return nil
         }
         return "the upstream's certificate for \(host) is not trusted: \(reason)"

@@ -777,7 +777,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let meter = TunnelMeter(host: host, port: port, upgrade: upgrade, stopping: settings.configuration.stop, report: onTunnel)
         let request = bytes
         Self.dial(url, host: host, port: port, tls: secure ? settings.upstreamTLS : nil,
-                  checksCertificate: settings.configuration.verifiesUpstream, within: settings.configuration.connectTimeout,
+                  checksCertificate: settings.configuration.verifiesUpstream, trustRoots: settings.configuration.upstreamTrustRoots,
+                  within: settings.configuration.connectTimeout,
                   vet: settings.vet, forNetwork: remoteClient,
                   on: context.eventLoop)
             .flatMap { upstream in
@@ -805,7 +806,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// the name checked unless the host is an address literal, a weak certificate refused when `checksCertificate`),
     /// ready once its handshake is done. The connection, and then the handshake, each get `timeout`.
     private static func dial(_ url: URL?, host: String, port: Int, tls: NIOSSLContext?, checksCertificate: Bool = false,
-                             within timeout: Duration, vet: @escaping @Sendable (URL, Bool) async throws -> CheckedAddresses,
+                             trustRoots: [String] = [], within timeout: Duration, vet: @escaping @Sendable (URL, Bool) async throws -> CheckedAddresses,
                              forNetwork: Bool, on eventLoop: any EventLoop) -> EventLoopFuture<any Channel> {
         let deadline = TimeAmount(timeout)
         guard let url else { return eventLoop.makeFailedFuture(ProxyMessages.Refusal(.badRequest, "\(host):\(port) is not an address.")) }
@@ -845,7 +846,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                         guard case .transport(_, let message)? = UpstreamTransport.connectionFailure(error, url: url.absoluteString, host: host),
                               UpstreamTransport.isUnverifiedChain(message) else { return eventLoop.makeFailedFuture(error) }
                         return eventLoop.makeFutureWithTask {
-                            let precise = await UpstreamTransport.diagnosedTrustFailure(message, host: host, certificateOf: host, at: addresses)
+                            let precise = await UpstreamTransport.diagnosedTrustFailure(message, host: host, certificateOf: host, at: addresses,
+                                                                                        trusting: trustRoots)
                             throw KioskError.transport(url: url.absoluteString, message: precise ?? message)
                         }
                     }

@@ -68,6 +68,26 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An upstream's own self-signed certificate whose key usage leaves out keyCertSign, given to --upstream-ca, is a 502 that says why that file does not make it trusted and what to do")
+    func selfSignedNonCAUpstream() async throws {
+        // Given an HTTPS upstream whose self-signed certificate's key usage is digitalSignature alone, and Kiosk told to trust that very file
+        let (context, file) = try TestAuthority.selfSignedNonCA()
+        let upstream = try await EchoUpstream.start(tls: context)
+        try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true, configure: { kiosk in
+            kiosk.proxyTransport.additionalTrustRoots = [file.path]
+        }) { proxy, upstream in
+            // When an app asks for it through the proxy
+            let answer = try await proxy.http.execute(HTTPClientRequest(url: upstream.secureURL("/echo")), timeout: .seconds(10))
+            let body = String(buffer: try await answer.body.collect(upTo: 1 << 20))
+            // Then the 502 names the file and the mark that keeps it from being a root, and how to make one that is
+            #expect(answer.status == .badGateway, "\(body)")
+            #expect(body.contains("it is the certificate \(file.path) (--upstream-ca) holds, but its key usage leaves out signing "
+                                  + "certificates (keyCertSign)"), "\(body)")
+            #expect(body.contains("`openssl req -x509`"))
+            #expect(upstream.requests == 0)
+        }
+    }
+
     @Test("An upstream that speaks only TLS 1.0 or 1.1 is a 502 that says Kiosk refuses them, never reached over them")
     func retiredTLSUpstream() async throws {
         for version in [TLSVersion.tlsv1, .tlsv11] {

@@ -83,6 +83,33 @@ final class TestAuthority: Sendable {
             .write(to: certificateFile, atomically: true, encoding: .utf8)
     }
 
+    /// A server's own self-signed certificate for localhost whose key usage is digitalSignature alone (as some
+    /// development tools make theirs), with a TLS server context presenting it and a PEM file of it for --upstream-ca.
+    static func selfSignedNonCA() throws -> (context: NIOSSLContext, file: URL) {
+        let key = P256.Signing.PrivateKey()
+        let name = try DistinguishedName { CommonName("localhost") }
+        let certificate = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
+            notValidBefore: Date().addingTimeInterval(-3600), notValidAfter: Date().addingTimeInterval(86_400),
+            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+            },
+            issuerPrivateKey: .init(key))
+        let pem = try certificate.serializeAsPEM().pemString
+        let folder = TemporaryDirectory.url("kiosk-test-self-signed")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("server.pem")
+        try pem.write(to: file, atomically: true, encoding: .utf8)
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)))
+        return (try NIOSSLContext(configuration: configuration), file)
+    }
+
     /// A TLS server context presenting the upstream's leaf, or (`expired`) one that expired yesterday, offering the
     /// ALPN protocols `alpn` (none: HTTP/1.1 without ALPN).
     func upstreamContext(expired: Bool = false, weak: WeakLeaf? = nil, alpn: [String] = [],
