@@ -266,7 +266,7 @@ public final class Kiosk: Sendable {
         let authority = (tunnel.host.contains(":") ? "[\(tunnel.host)]" : tunnel.host) + ":\(tunnel.port)"
         let endpoint = tunnel.port == 443 ? (tunnel.host.contains(":") ? "[\(tunnel.host)]" : tunnel.host) : authority
         let detail = "\(tunnel.sent) bytes sent, \(tunnel.received) received, in \(String(format: "%.3f", tunnel.duration)) s"
-            + (tunnel.cutByStop ? Self.cutByStop : "")
+            + (tunnel.cutByStop ? Self.cutByStop : "") + (tunnel.note.map { "; " + $0 } ?? "")
         requestLog.enqueue(RequestRecord(
             startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: "CONNECT", url: "https://\(authority)",
             status: tunnel.error == nil ? 200 : nil, error: tunnel.error.map { redactor.scrub($0) },

@@ -41,6 +41,8 @@ public struct TunnelSummary: Sendable, Hashable {
     public var upgrade: Upgrade?
     /// Whether it was still open when Kiosk stopped, which closed it (neither the app nor the upstream did).
     public var cutByStop: Bool
+    /// Why it went unread when Kiosk reads its host (the app said nothing first), or nil.
+    public var note: String?
     /// Whether Kiosk was to read it (an intercepted CONNECT whose TLS with the app failed, `error` saying why): nothing
     /// passed through unread.
     public var wasToBeRead = false

@@ -623,6 +623,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     write(ProxyMessages.Refusal(.badGateway, "Kiosk could not make a certificate for \(target.host): \(error).",
                                                 closes: true), to: head, context: context)
                 case .success(let sslContext):
+                    // The CONNECT's time, from which a tunnel opened later (the app silent first) is said to have lasted.
+                    let opened = ContinuousClock.now
                     let channel = context.channel
                     let settings = settings
                     /// The handlers reading the app's requests as `scheme` URLs of `name` (the CONNECT's host unless the
@@ -638,13 +640,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                     /// A tunnel to the CONNECT's target, passed byte for byte and logged as one: for what is neither TLS
                     /// nor HTTP, which the proxy cannot read (a database's protocol, SSH), as if the host were not intercepted.
                     let remoteClient = remoteClient
-                    func rawTunnel() -> RawTunnelOpener {
+                    func rawTunnel(note: String? = nil) -> RawTunnelOpener {
                         settings.configuration.meter.count { $0.tunnels += 1 }
-                        let opened = ContinuousClock.now
                         let onTunnel = settings.onTunnel
                         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
-                        return RawTunnelOpener(meter: TunnelMeter(host: target.host, port: target.port, stopping: settings.configuration.stop,
-                                                                                          report: onTunnel),
+                        return RawTunnelOpener(meter: TunnelMeter(host: target.host, port: target.port, started: opened, note: note,
+                                                                  stopping: settings.configuration.stop, report: onTunnel),
                                                quietAfterHalfClose: settings.configuration.tunnelQuietAfterHalfClose, dial: { loop in
                             Self.dial(URL(string: "https://\(host):\(target.port)/"), host: target.host, port: target.port, tls: nil,
                                       within: settings.configuration.connectTimeout, vet: settings.vet, forNetwork: remoteClient, on: loop)
@@ -669,6 +670,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                 }
                                 return try operations.addHandlers(plain, position: .after(sniffer))
                             case .other: return try operations.addHandler(rawTunnel(), position: .after(sniffer))
+                            // Said so on its record: an app that only waited (before a TLS hello of its own) meets the
+                            // upstream's own certificate, which the record alone would leave unexplained.
+                            case .silent: return try operations.addHandler(rawTunnel(note: Self.silentAppNote), position: .after(sniffer))
                             }
                             // The hello is read whole first, for the name it asks for: an app that connected to an address
                             // (it resolved the name itself) verifies the leaf against that name, not the address. From now
@@ -728,6 +732,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
     }
+
+    /// The note on a tunnel passed on unread because the app said nothing after its CONNECT.
+    static let silentAppNote = "the app sent nothing for 2 s after its CONNECT, so Kiosk passed it on unread, as it does a protocol "
+        + "whose server speaks first (SSH, SMTP); an app that waits that long before its TLS hello meets the upstream's own certificate"
 
     /// The proxy's HTTP handlers and this one leave the connection (the decoder last, handing on what the app sent
     /// past the CONNECT), after the 200 is written as bytes (NIO's encoder, not knowing the request was a CONNECT,
@@ -1071,8 +1079,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
 /// on what it read and leaves. A tunnel that must open to be told apart closes if nothing comes within `timeout`.
 final class TunnelSniffer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
-    /// What the app speaks.
-    enum Speech { case tls, http, other }
+    /// What the app speaks; `silent` when it said nothing for `serverFirstAfter` (a protocol whose server speaks first).
+    enum Speech { case tls, http, other, silent }
     typealias Configure = (ChannelPipeline.SynchronousOperations, TunnelSniffer, Speech) throws -> Void
     private let timeout: Duration
     private let serverFirstAfter: Duration
@@ -1094,7 +1102,7 @@ final class TunnelSniffer: ChannelInboundHandler, RemovableChannelHandler {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         silence = context.eventLoop.scheduleTask(in: TimeAmount(serverFirstAfter)) {
             let (sniffer, context) = bound.value
-            if !sniffer.decided && sniffer.pending == nil { sniffer.decide(.other, context: context) }
+            if !sniffer.decided && sniffer.pending == nil { sniffer.decide(.silent, context: context) }
         }
     }
 

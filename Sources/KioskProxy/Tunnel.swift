@@ -15,15 +15,19 @@ final class TunnelMeter: Sendable {
     private let counts = Mutex(Counts())
     private let host: String
     private let port: Int
-    private let started = ContinuousClock.now
+    private let started: ContinuousClock.Instant
+    private let note: String?
     private let report: @Sendable (TunnelSummary) -> Void
     private let upgrade: TunnelSummary.Upgrade?
     private let stopping: StopDeadline
 
-    /// A meter for a CONNECT tunnel to `host:port`, or, with `upgrade`, for a protocol switch; `stopping` tells whether
-    /// the process has begun to stop (its listeners then close what is still open).
-    init(host: String, port: Int, upgrade: TunnelSummary.Upgrade? = nil, stopping: StopDeadline,
-         report: @escaping @Sendable (TunnelSummary) -> Void) {
+    /// A meter for a CONNECT tunnel to `host:port`, or, with `upgrade`, for a protocol switch, open since `started`, its
+    /// record carrying `note`; `stopping` tells whether the process has begun to stop (its listeners then close what is
+    /// still open).
+    init(host: String, port: Int, upgrade: TunnelSummary.Upgrade? = nil, started: ContinuousClock.Instant = .now, note: String? = nil,
+         stopping: StopDeadline, report: @escaping @Sendable (TunnelSummary) -> Void) {
+        self.started = started
+        self.note = note
         self.host = host
         self.port = port
         self.upgrade = upgrade
@@ -79,9 +83,10 @@ final class TunnelMeter: Sendable {
         var upgrade = upgrade
         upgrade?.status = done.status
         upgrade?.responseHeaders = done.responseHeaders
-        report(TunnelSummary(host: host, port: port, sent: done.sent, received: done.received,
-                             duration: elapsed.seconds,
-                             error: nil, upgrade: upgrade, cutByStop: done.cutByStop))
+        var summary = TunnelSummary(host: host, port: port, sent: done.sent, received: done.received, duration: elapsed.seconds,
+                                    error: nil, upgrade: upgrade, cutByStop: done.cutByStop)
+        summary.note = note
+        report(summary)
     }
 }
 

@@ -491,6 +491,10 @@ struct InterceptionTests {
             // And the log holds a tunnel to the server, with its bytes
             let record = try #require(try await proxy.waitForRecord { $0.method == "CONNECT" && $0.url.contains(":\(upstream.port)") })
             #expect(record.touchedBy.contains { $0.kind == .tunnel && $0.detail.contains("18 bytes sent") }, "\(record.touchedBy.map(\.detail))")
+            // And a tunnel opened because the app said nothing says so, and is timed from the CONNECT, its 2 s of silence in
+            let silent = record.touchedBy.contains { $0.detail.contains("; the app sent nothing for 2 s after its CONNECT, so Kiosk passed it on unread") }
+            #expect(silent == serverFirst, "\(record.touchedBy.map(\.detail))")
+            if serverFirst { #expect(record.timings.total >= 2, "\(record.timings.total)") }
         }
     }
 
