@@ -40,6 +40,8 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
         case .offline(let host, .unreachable): "Offline: cannot connect to \(host)"
         case .offline(let host, .unresolved): "Cannot connect to \(host): the name does not resolve (DNS)"
         case .offline(let host, .noAnswer): "Cannot connect to \(host): it did not answer the connection in time (it is down, or a firewall drops it)"
+        case .offline(let host, .noHandshake):
+            "Cannot connect to \(host): it took the connection but did not answer its TLS handshake in time (no TLS server on that port, or one that hangs)"
         case .offline(let host, .refused): "Cannot connect to \(host): it refused the connection (nothing listens on that port)"
         case .timeout(let url, let seconds): "Timed out after \(Self.format(seconds)) s waiting for \(url)"
         case .transport(let url, let message): "Network error for \(url): \(message)"
@@ -91,8 +93,10 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
     public enum OfflineReason: String, Sendable, Hashable {
         /// No route to it: the network is down.
         case unreachable
-        /// No answer to the connection (or its TLS handshake) in time: the host is down, or a firewall drops the connection.
+        /// No answer to the connection in time: the host is down, or a firewall drops the connection.
         case noAnswer
+        /// The connection was taken, and its TLS handshake not answered in time (no TLS server there, or a hung one).
+        case noHandshake
         /// Its name does not resolve (DNS).
         case unresolved
         /// It refused the connection: the host is up, nothing listens on the port.

@@ -307,7 +307,8 @@ public final class UpstreamTransport: HTTPTransport {
         }
         // "Nothing listens on that port" is of a port: a local server on :3000 not started is told from one on :3001; and
         // a firewall may drop one port's connections and not another's.
-        if case .offline(let name, let reason) = classified, reason == .refused || reason == .noAnswer, let port, proxy == nil, name == host {
+        if case .offline(let name, let reason) = classified, [.refused, .noAnswer, .noHandshake].contains(reason), let port, proxy == nil,
+           name == host {
             return .offline(host: (name.contains(":") && !name.hasPrefix("[") ? "[\(name)]" : name) + ":\(port)", reason: reason)
         }
         return classified
@@ -326,8 +327,8 @@ public final class UpstreamTransport: HTTPTransport {
             switch upstream {
             case .tlsHandshakeTimeout:
                 // Connected, and nothing answered the handshake in time (a server that is no TLS server, one that hangs):
-                // not "no route" — the route was there.
-                return .offline(host: host, reason: .noAnswer)
+                // not "no route", nor "no answer to the connection" — the connection was taken.
+                return .offline(host: host, reason: .noHandshake)
             case .cancelled, .shutDown:
                 return .cancelled
             case .tunnelRefused(let status):
@@ -557,6 +558,11 @@ public final class UpstreamTransport: HTTPTransport {
         // trust failure, which no stored answer hides.
         if reason.contains("CERT") {
             return untrustedCertificate + "\(host) cannot be used for TLS (\(reason))"
+        }
+        // NIOSSL's own word for a peer that closed mid-handshake (no BoringSSL reason then).
+        if reason.isEmpty, text.contains("EOF during handshake") {
+            return "the TLS handshake with \(host) failed: it closed the connection during the handshake (a server that refused "
+                + "Kiosk's TLS hello, or no TLS server on that port)"
         }
         return "the TLS handshake with \(host) failed" + (reason.isEmpty ? "" : " (\(reason))")
     }

@@ -845,7 +845,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                         return channel.eventLoop.makeSucceededFuture(channel)
                     }
                     // An upstream that takes the connection and never finishes the handshake would hold the app forever.
-                    let stalled = eventLoop.scheduleTask(in: deadline) { handshake.fail(ChannelError.connectTimeout(deadline)) }
+                    let stalled = eventLoop.scheduleTask(in: deadline) { handshake.fail(KioskError.offline(host: host, reason: .noHandshake)) }
                     handshake.futureResult.whenComplete { _ in stalled.cancel() }
                     return handshake.futureResult.map { channel }.flatMapError { error in
                         channel.close(promise: nil)
@@ -873,6 +873,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .offline(_, .refused)?: return "Kiosk could not connect to \(place): it refused the connection (nothing listens on that port)."
         case .offline(_, .unreachable)?: return "Kiosk could not connect to \(place): no route to it."
         case .offline(_, .noAnswer)?: return "Kiosk could not connect to \(place): it did not answer the connection in time."
+        case .offline(_, .noHandshake)?:
+            return "Kiosk could not connect to \(place): it took the connection but did not answer its TLS handshake in time."
         case .transport(_, let message)?: return "Kiosk could not connect to \(place): \(message)."
         case let other?: return other.description + "."
         case nil:
@@ -889,7 +891,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let marked = error as? CacheMarkedFailure
         // Offline, or an upstream that did not answer the connection in time: a gateway's timeout, as for any request.
         var timedOut = marked?.cacheStatus.decision == .offline
-        if case .offline(_, .noAnswer)? = error.kioskError ?? UpstreamTransport.connectionFailure(error, url: "", host: host) { timedOut = true }
+        if case .offline(_, let reason)? = error.kioskError ?? UpstreamTransport.connectionFailure(error, url: "", host: host),
+           reason == .noAnswer || reason == .noHandshake { timedOut = true }
         var refusal = ProxyMessages.Refusal(timedOut ? .gatewayTimeout : .badGateway, dialFailure(error, host: host, port: port), closes: true)
         refusal.cacheStatus = marked?.cacheStatus
         return refusal

@@ -508,7 +508,9 @@ enum ProxyMessages {
             Refusal(.badGateway, "Kiosk could not connect to \(place(host)): no route to it.")
         // A gateway's timeout (RFC 9110 §15.6.5), as nginx answers its connect timeout.
         case .offline(let host, .noAnswer)?:
-            Refusal(.gatewayTimeout, "Kiosk could not connect to \(place(host)): it (or its TLS handshake) did not answer in time.")
+            Refusal(.gatewayTimeout, "Kiosk could not connect to \(place(host)): it did not answer the connection in time.")
+        case .offline(let host, .noHandshake)?:
+            Refusal(.gatewayTimeout, "Kiosk could not connect to \(place(host)): it took the connection but did not answer its TLS handshake in time.")
         case .refused(_, let reason)?:
             Refusal(.badGateway, "Kiosk refused to forward \(shownURL): \(reason).")
         case .truncatedBody(_, let expected, let received)?:

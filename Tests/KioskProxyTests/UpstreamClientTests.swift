@@ -31,7 +31,7 @@ struct UpstreamClientTests {
         return Dictionary(pairs.map { ($0[0].lowercased(), $0[1]) }) { first, _ in first }
     }
 
-    @Test("An HTTPS upstream that takes the connection and never answers its TLS handshake is one that did not answer, not one with no route")
+    @Test("An HTTPS upstream that takes the connection and never answers its TLS handshake is said to be one, not one with no route nor one that took no connection")
     func silentHandshake() async throws {
         // Given a server that accepts connections and says nothing
         let silent = try await LoopbackServer.start { _ in }
@@ -42,11 +42,37 @@ struct UpstreamClientTests {
             await #expect {
                 _ = try await transport.send(HTTPRequest(url: url, endpoint: "test", purpose: .proxied))
             } throws: { error in
-                // Then it fails as an upstream that did not answer in time, which the proxy says of its handshake too
-                guard case .offline(_, .noAnswer)? = error.kioskError else { return false }
-                return ProxyMessages.failure(error, url: url).message.contains("its TLS handshake) did not answer in time")
+                // Then it fails as an upstream that took the connection and did not answer its handshake, in the log and to the app
+                guard case .offline(_, .noHandshake)? = error.kioskError else { return false }
+                let failure = ProxyMessages.failure(error, url: url)
+                return failure.status == .gatewayTimeout
+                    && failure.message.contains("it took the connection but did not answer its TLS handshake in time")
+                    && error.kioskError?.description.contains("it took the connection but did not answer its TLS handshake in time") == true
             }
         }
+    }
+
+    @Test("An HTTPS upstream that reads the TLS hello and closes is said to have closed during the handshake")
+    func closedDuringHandshake() async throws {
+        // Given a server that closes each connection once it has read anything (the app's hello)
+        let closing = try await LoopbackServer.start { try $0.pipeline.syncOperations.addHandler(CloseOnRead()) }
+        defer { Task { await closing.stop() } }
+        try await withTransport(TransportConfiguration(connectTimeout: .seconds(5))) { transport in
+            // When an HTTPS request goes to it
+            let url = URL(string: "https://127.0.0.1:\(closing.port)/x")!
+            await #expect {
+                _ = try await transport.send(HTTPRequest(url: url, endpoint: "test", purpose: .proxied))
+            } throws: { error in
+                // Then the failure says it closed during the handshake, not only that the handshake failed
+                (error.kioskError?.description ?? "\(error)").contains("the TLS handshake with 127.0.0.1 failed: it closed the connection during the handshake")
+            }
+        }
+    }
+
+    /// Closes its connection at the first bytes it reads.
+    private final class CloseOnRead: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) { context.close(promise: nil) }
     }
 
     @Test("Kiosk's own request asks for gzip and reads the body decoded; a proxy's gets the upstream's bytes and coding as sent")
