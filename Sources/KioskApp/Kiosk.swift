@@ -404,6 +404,10 @@ public final class Kiosk: Sendable {
         await connectivity.stop()
         await httpTransport?.shutdown()
         await proxyWire?.shutdown()
+        // Each file holds its data once the process has ended, not only its write-ahead log beside it.
+        database.foldWriteAheadLog()
+        requestLog?.foldWriteAheadLog()
+        proxyCache?.foldWriteAheadLog()
     }
 }
 

@@ -221,3 +221,19 @@ extension StoreFile {
         }
     }
 }
+
+extension DatabaseWriter {
+    /// Copies what the write-ahead log holds into the database's own file, as far as no other process's reader keeps it
+    /// (best effort, never waiting): else the file alone, copied or moved aside as a backup, holds little or nothing of
+    /// a small store, which never reaches SQLite's automatic checkpoint (16 MB of log).
+    func foldWriteAheadLog() {
+        _ = try? writeWithoutTransaction { db in try db.checkpoint(.passive) }
+    }
+}
+
+extension AppDatabase {
+    /// What the write-ahead log holds copied into `path`'s file (before the process ends): see `foldWriteAheadLog`.
+    public func foldWriteAheadLog() {
+        if path != nil { writer.foldWriteAheadLog() }
+    }
+}

@@ -275,6 +275,11 @@ public final class ProxyCache: Sendable, StoreFile {
         }
     }
 
+    /// What the write-ahead log holds copied into the cache's file (before the process ends): see `foldWriteAheadLog`.
+    public func foldWriteAheadLog() {
+        if path != nil { writer.foldWriteAheadLog() }
+    }
+
     /// Writes what waits to be written behind (answers, uses, confirmations): before what reads them (lists, counts) or
     /// removes entries, and before the process ends. An answer that cannot be stored is said to its `failed`.
     public func flush() {

@@ -232,6 +232,11 @@ public final class RequestLog: Sendable, StoreFile {
         }
     }
 
+    /// What the write-ahead log holds copied into the log's file (before the process ends): see `foldWriteAheadLog`.
+    public func foldWriteAheadLog() {
+        if path != nil { writer.foldWriteAheadLog() }
+    }
+
     /// Closes the log's connections, so that its files hold no space once removed; every later use
     /// of this log fails.
     public func close() throws {

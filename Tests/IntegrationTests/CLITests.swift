@@ -423,6 +423,22 @@ struct CLITests {
         #expect(try cli.runOnTerminal(["log"], environment: ["NO_COLOR": "1"]).contains("\u{1B}") == false)
     }
 
+    @Test("Once a command has ended, the store's own file holds its data: a copy of that file alone, without its write-ahead log, has the favorite")
+    func storeFileHoldsItsData() throws {
+        // Given a favorite added by a command that has ended
+        let cli = CLI()
+        #expect(try cli.run(["favorite", "add", "rickandmorty", "1"]).status == 0)
+        // When the store's file alone is copied elsewhere, as a backup would be
+        let copy = TemporaryDirectory.url("kiosk-store-copy")
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: cli.dataDirectory.path).first { $0.hasSuffix(".sqlite") && !$0.contains("-log") && !$0.contains("-proxy-cache") })
+        try FileManager.default.copyItem(at: cli.dataDirectory.appendingPathComponent(file), to: copy.appendingPathComponent("copy.sqlite"))
+        // Then the copy holds the favorite (it held no table at all: everything was in the log beside the file)
+        let database = try DatabaseQueue(path: copy.appendingPathComponent("copy.sqlite").path)
+        let favorites = try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM favorite") }
+        #expect(favorites == 1)
+    }
+
     @Test("Favorites and dogs edits are kept by cache clear and read offline")
     func favoritesAndDogsSurviveClear() throws {
         let cli = CLI()
