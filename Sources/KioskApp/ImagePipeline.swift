@@ -198,9 +198,9 @@ public actor ImagePipeline {
                 if let etag = validators.etag { stored.etag = etag }
             }
             stored.fetchedAt = received
-            try database.saveImage(stored, sizeLimit: configuration.diskSizeLimit)
+            let kept = try keep { try database.saveImage(stored, sizeLimit: configuration.diskSizeLimit) }
             let image = Self.response(from: stored, origin: .notModified, isStale: false,
-                                      cacheStatus: status(CacheDecision(forwardedAnswer: response), freshUntil: stored.freshUntil))
+                                      cacheStatus: status(CacheDecision(forwardedAnswer: response), freshUntil: kept ? stored.freshUntil : nil))
             memory.insert(image, for: url)
             return image
         }
@@ -217,18 +217,29 @@ public actor ImagePipeline {
             throw KioskError.malformedResponse(path: "$", message: "expected an image, got \(contentType)")
         }
         var storedUntil: Date?
-        if case .store(let freshUntil, let validators, _) = decision {
+        if case .store(let freshUntil, let validators, _) = decision,
+           try keep({ try database.saveImage(StoredImage(url: url.absoluteString, data: response.body, contentType: contentType,
+                                                        etag: validators.etag, lastModified: validators.lastModified,
+                                                        fetchedAt: received, freshUntil: freshUntil),
+                                            sizeLimit: configuration.diskSizeLimit) }) {
             storedUntil = freshUntil
-            try database.saveImage(StoredImage(url: url.absoluteString, data: response.body, contentType: contentType,
-                                               etag: validators.etag, lastModified: validators.lastModified,
-                                               fetchedAt: received, freshUntil: freshUntil),
-                                   sizeLimit: configuration.diskSizeLimit)
         }
         let image = ImageResponse(data: response.body, contentType: contentType, origin: .network,
                                   etag: response.headers["ETag"], isStale: false,
                                   cacheStatus: status(CacheDecision(forwardedAnswer: response), freshUntil: storedUntil))
         memory.insert(image, for: url)
         return image
+    }
+
+    /// Stores a picture with `write`; false when the store cannot be written now (a full disk, a read-only folder): the
+    /// picture is then shown unstored, as a page is (`CatalogService.keep`, which says so once). Any other failure is thrown.
+    private func keep(_ write: () throws -> Void) throws -> Bool {
+        do {
+            try write()
+            return true
+        } catch let error as KioskError where AppDatabase.cannotWrite(error) {
+            return false
+        }
     }
 
     private static func response(from stored: StoredImage, origin: ImageOrigin, isStale: Bool,

@@ -89,4 +89,31 @@ struct CatalogFullDiskTests {
         try service.addFavorite(item)
         #expect(try service.favorites().map(\.itemID) == ["rex"])
     }
+
+    @Test("On a full disk a fetched picture is shown, not stored and not an error; storing resumes when there is room")
+    func fullDiskShowsFetchedPictures() async throws {
+        // Given a store that cannot grow, and an upstream answering a picture larger than the room left
+        let database = try AppDatabase.inMemory()
+        let limit = try await database.writer.write { db in try Int.fetchOne(db, sql: "PRAGMA page_count")! }
+        try await database.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(limit)") }
+        let bytes = String(repeating: "p", count: 200_000)
+        let upstream = ScriptedTransport(always: .respond(200, headers: ["Content-Type": "image/png", "Cache-Control": "max-age=60"], body: bytes))
+        let pipeline = ImagePipeline(transport: upstream, database: database)
+        let url = URL(string: "https://i.annihil.test/u/prod/marvel/i/mg/1/portrait_xlarge.jpg")!
+
+        // When it is asked for
+        let picture = try await pipeline.image(for: url)
+
+        // Then it is shown as fetched, and said not stored (it was a 507 before)
+        #expect(picture.data == Data(bytes.utf8) && picture.origin == .network)
+        #expect(picture.cacheStatus.isStored == false)
+        #expect(try database.image(forURL: url.absoluteString) == nil)
+
+        // When the disk has room again, Then the next fetch is stored
+        try await database.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
+        pipeline.memory.removeAll()
+        let again = try await pipeline.image(for: url)
+        #expect(again.cacheStatus.isStored)
+        #expect(try database.image(forURL: url.absoluteString) != nil)
+    }
 }
