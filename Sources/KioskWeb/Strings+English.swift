@@ -41,6 +41,7 @@ extension Strings {
         couldNotRefresh: { "Could not refresh: \($0)" },
         upstreamProblem: englishUpstreamProblem,
         couldNotLoad: { "Could not load this page: \($0)" },
+        couldNotSave: { "Could not save this change: \($0)" },
         couldNotSearch: { "Could not search the catalog: \($0)" },
         results: { count, query in "\(count) result\(count == 1 ? "" : "s") for “\(query)”" },
         addFavorite: { "Add \($0) to favorites" }, removeFavorite: { "Remove \($0) from favorites" },
@@ -127,6 +128,7 @@ extension DeviceStrings {
         pending: "waiting to be sent",
         failedOne: "1 change could not be applied: {reason}", failedMany: "{n} changes could not be applied: {reason}",
         newVersion: "A new version of Kiosk is ready.", reload: "Reload",
+        pendingRefused: "Kiosk could not take it yet ({reason}); it is sent again on its own.",
         deleted: "{title} deleted.", undo: "Undo", unstarred: "{title} removed from favorites.",
         languageNeedsKiosk: "Kiosk is unreachable: the language can be switched once it answers.",
         unreachableLoaded: "Kiosk is unreachable — this page is as it was loaded {ago}")

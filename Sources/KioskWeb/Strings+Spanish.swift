@@ -43,6 +43,7 @@ extension Strings {
         couldNotRefresh: { "No se pudo actualizar: \($0)" },
         upstreamProblem: spanishUpstreamProblem,
         couldNotLoad: { "No se pudo cargar esta página: \($0)" },
+        couldNotSave: { "No se pudo guardar este cambio: \($0)" },
         couldNotSearch: { "No se pudo buscar en el catálogo: \($0)" },
         results: { count, query in "\(count) resultado\(count == 1 ? "" : "s") para «\(query)»" },
         addFavorite: { "Añadir \($0) a favoritos" }, removeFavorite: { "Quitar \($0) de favoritos" },
@@ -176,6 +177,7 @@ extension DeviceStrings {
         pending: "pendiente de enviarse",
         failedOne: "1 cambio no se pudo aplicar: {reason}", failedMany: "{n} cambios no se pudieron aplicar: {reason}",
         newVersion: "Hay una nueva versión de Kiosk.", reload: "Recargar",
+        pendingRefused: "Kiosk aún no pudo aceptarlo ({reason}); se volverá a enviar solo.",
         deleted: "Se eliminó {title}.", undo: "Deshacer", unstarred: "Se quitó {title} de favoritos.",
         languageNeedsKiosk: "Kiosk no responde: el idioma se podrá cambiar cuando responda.",
         unreachableLoaded: "Kiosk no responde: esta página es tal como se cargó {ago}")

@@ -64,6 +64,8 @@ final class Strings: Sendable {
     let upstreamProblem: @Sendable (KioskError) -> String
     /// An error page's words when nothing is saved and the catalog failed: "Could not load this page: " + the problem.
     let couldNotLoad: @Sendable (String) -> String
+    /// A change (a star, a deletion) Kiosk could not store: "Could not save this change: " + the problem.
+    let couldNotSave: @Sendable (String) -> String
     let couldNotSearch: @Sendable (String) -> String
     let results: @Sendable (Int, String) -> String
     let addFavorite: @Sendable (String) -> String
@@ -160,6 +162,7 @@ final class Strings: Sendable {
          couldNotRefresh: @escaping @Sendable (String) -> String,
          upstreamProblem: @escaping @Sendable (KioskError) -> String,
          couldNotLoad: @escaping @Sendable (String) -> String,
+         couldNotSave: @escaping @Sendable (String) -> String,
          couldNotSearch: @escaping @Sendable (String) -> String,
          results: @escaping @Sendable (Int, String) -> String,
          addFavorite: @escaping @Sendable (String) -> String,
@@ -237,6 +240,7 @@ final class Strings: Sendable {
         self.couldNotRefresh = couldNotRefresh
         self.upstreamProblem = upstreamProblem
         self.couldNotLoad = couldNotLoad
+        self.couldNotSave = couldNotSave
         self.couldNotSearch = couldNotSearch
         self.results = results
         self.addFavorite = addFavorite
@@ -301,6 +305,9 @@ struct DeviceStrings: Sendable {
     /// The counts `holds` names: "1 page", "{n} pages", "1 picture", "{n} pictures".
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
+    /// After `pendingOne`/`pendingMany` when Kiosk was reached and could not take the first change yet (a full disk):
+    /// `{reason}` its words.
+    let pendingRefused: String
     /// The toast after a deletion ("{title} deleted.") and its button; after a favorite's removal, on the favorites
     /// page ("{title} removed from favorites.").
     let deleted, undo, unstarred: String
@@ -316,7 +323,7 @@ struct ScriptStrings: Encodable, Sendable {
     let imageUnavailable, loading, filtering, filteringUnreachable, loadFailed: String
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
-    let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload: String
+    let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload, pendingRefused: String
     let deleted, undo, unstarred, languageNeedsKiosk, unreachableLoaded: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
@@ -343,6 +350,7 @@ struct ScriptStrings: Encodable, Sendable {
         pictureMany = device.pictureMany
         pendingOne = device.pendingOne
         pendingMany = device.pendingMany
+        pendingRefused = device.pendingRefused
         pending = device.pending
         failedOne = device.failedOne
         failedMany = device.failedMany

@@ -92,7 +92,8 @@ struct WebErrorMiddleware: RouterMiddleware {
         } catch {
             let path = request.uri.path
             let isAPI = path.hasPrefix(Route.apiPrefix) || path + "/" == Route.apiPrefix || jsonPrefixes.contains { path.hasPrefix($0) }
-            let webError = Self.webError(for: error, path: request.uri.path, query: request.uri.query)
+            let webError = Self.webError(for: error, path: request.uri.path, query: request.uri.query,
+                                         isWrite: request.method != .get && request.method != .head)
             response = isAPI ? JSONResponse.error(webError) : Pages.errorResponse(webError, context: context.view)
             if let seconds = webError.retryAfter { response.headers[.retryAfter] = String(seconds) }
         }
@@ -100,8 +101,17 @@ struct WebErrorMiddleware: RouterMiddleware {
         return response
     }
 
-    static func webError(for error: any Error, path: String, query: String?) -> WebError {
-        let retry = path + (query.map { "?" + $0 } ?? "")
+    /// The page or JSON `error` of a request to `path` that failed with `error`. A write's (`isWrite`: a star on a full
+    /// disk) has no Retry, its address taking POST alone, and a storage failure of it says the change was not saved.
+    static func webError(for error: any Error, path: String, query: String?, isWrite: Bool = false) -> WebError {
+        var webError = webError(for: error, retry: isWrite ? nil : path + (query.map { "?" + $0 } ?? ""))
+        if isWrite, let failure = error as? KioskError, case .storage = failure {
+            webError.said = { $0.strings.couldNotSave($0.strings.upstreamProblem(failure)) }
+        }
+        return webError
+    }
+
+    private static func webError(for error: any Error, retry: String?) -> WebError {
         switch error {
         case let error as WebError: return error
         case let error as KioskError: return WebError(error, retryPath: retry)

@@ -19,6 +19,26 @@ struct WebSafetyTests {
         #expect(WebError(.httpStatus(500, url: "http://up.test/"), retryPath: nil).status == .badGateway)
     }
 
+    @Test("A write that fails on a full disk says the change was not saved, in the page's language, with no Retry to an address that takes POST alone; a page's failure keeps its Retry")
+    func failedWriteIsNotAPageToReload() {
+        let full = KioskError.storage("the disk is full: could not add the favorite rickandmorty/5. Free some disk space.")
+        // Given the failure of a star's POST, and of a page's GET
+        let write = WebErrorMiddleware.webError(for: full, path: "/favorites/rickandmorty/5", query: nil, isWrite: true)
+        let read = WebErrorMiddleware.webError(for: full, path: "/rickandmorty", query: "page=2")
+        // Then the write's page says what was not saved, and offers no Retry
+        #expect(write.status.code == 507 && write.retryPath == nil)
+        for (language, words) in [(Language.en, "Could not save this change: "), (.es, "No se pudo guardar este cambio: ")] {
+            let said = write.said?(ViewContext(language: language, csrfToken: "t", path: "/favorites/rickandmorty/5", catalogs: Catalogs(sources: [])))
+            #expect(said?.hasPrefix(words) == true, "\(said ?? "")")
+        }
+        // And the page's failure is one to load again
+        #expect(read.retryPath == "/rickandmorty?page=2")
+        let said = read.said?(ViewContext(language: .en, csrfToken: "t", path: "/rickandmorty", catalogs: Catalogs(sources: [])))
+        #expect(said?.hasPrefix("Could not load this page: ") == true)
+        // And any other failure of a write has no Retry either
+        #expect(WebErrorMiddleware.webError(for: CancellationError(), path: "/dogs/rex/delete", query: nil, isWrite: true).retryPath == nil)
+    }
+
     @Test("A hostile item title and a javascript: link render as inert text")
     func escaping() async throws {
         try await withWeb { harness, client in

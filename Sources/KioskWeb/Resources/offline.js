@@ -157,7 +157,8 @@
         banner("failed-edits", "error", say(failures.length === 1 ? "failedOne" : "failedMany",
                                             { n: failures.length, reason: failures[failures.length - 1].reason }));
       }
-      banner("pending-edits", "outbox", writes.length === 0 ? "" : say(writes.length === 1 ? "pendingOne" : "pendingMany", { n: writes.length }));
+      const refused = writes[0]?.refused ? " " + say("pendingRefused", { reason: writes[0].refused }) : "";
+      banner("pending-edits", "outbox", writes.length === 0 ? "" : say(writes.length === 1 ? "pendingOne" : "pendingMany", { n: writes.length }) + refused);
     });
     return applying;
   }

@@ -418,7 +418,14 @@ async function sendAll() {
     // Kiosk is there but cannot take it now: failing (5xx), busy (429, 408), or this device is not paired (any
     // more) and is sent to the pairing page. The write waits, with those after it, for a later run.
     const toPairing = response.redirected && new URL(response.url).pathname.startsWith(routes.pair);
-    if (response.status >= 500 || [401, 408, 429].includes(response.status) || toPairing) break;
+    if (response.status >= 500 || [401, 408, 429].includes(response.status) || toPairing) {
+      // Kiosk's own words on why (a full disk), for the banner to say beside "waiting": it was reached.
+      if (response.status >= 500) {
+        queued.refused = (await reason(response.clone())).replace(/[.\s]+$/, "");
+        await device.updateWrite(queued).catch(() => {});
+      }
+      break;
+    }
     if (response.status >= 400) await device.recordFailure(queued, response.status, await reason(response.clone()));
     await device.dequeue(queued.seq);
     delivered.set(queued.seq, response);
