@@ -1,0 +1,34 @@
+import Foundation
+import KioskCore
+import Testing
+
+@Suite("Files written whole")
+struct SecretFileTests {
+    @Test("A write removes the new file a killed process left beside its file, and leaves one a running process is writing")
+    func abandonedNewFilesRemoved() throws {
+        // Given a folder with a file, the new file of a writer that was killed (its process has ended), and the new file
+        // of a writer still running (this test's parent, alive while the test runs)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-secret-file-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("rules.json")
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let abandoned = folder.appendingPathComponent("rules.json.new-\(ended.processIdentifier)")
+        let underWay = folder.appendingPathComponent("rules.json.new-\(getppid())")
+        let other = folder.appendingPathComponent("other.json.new-\(ended.processIdentifier)")
+        for leftover in [abandoned, underWay, other] { try Data(repeating: 0x61, count: 1024).write(to: leftover) }
+
+        // When the file is written
+        try SecretFile.write("{}", to: file)
+
+        // Then the file holds what was written, the killed writer's new file is gone, the running one's and another
+        // file's are left
+        #expect(try String(contentsOf: file, encoding: .utf8) == "{}")
+        #expect(!FileManager.default.fileExists(atPath: abandoned.path))
+        #expect(FileManager.default.fileExists(atPath: underWay.path))
+        #expect(FileManager.default.fileExists(atPath: other.path))
+    }
+}
