@@ -81,7 +81,9 @@ extension Kiosk {
 
     /// The error of a store that cannot be cleared on a full disk because a running Kiosk holds its file.
     static func heldOnFullDisk(_ error: KioskError, _ what: String, _ url: URL) -> KioskError {
-        let said = if case .storage(let message) = error { message } else { error.description }
+        var said = if case .storage(let message) = error { message } else { error.description }
+        // Its own sentence ends where this one goes on.
+        while said.hasSuffix(".") { said.removeLast() }
         return .storage("\(said); \(what) (\(url.path)) is open in a running Kiosk, so its files cannot be removed to make "
                         + "room: stop it and clear again, or free space elsewhere")
     }

@@ -116,7 +116,9 @@ public final class Kiosk: Sendable {
                 // The storage error's own words, without its "Storage error: ": a read of the log says that part itself.
                 let reason = if case .storage(let message) = error as? KioskError { message }
                     else { (error as? KioskError)?.description ?? String(describing: error) }
+                // A log that cannot be read is set aside by `log clear`, which a reader of this needs to be told.
                 let problem = "The request log cannot be opened, so requests are not captured: " + redactor.scrub(reason)
+                    + (reason.contains("corrupt") ? " `kiosk log clear` moves it aside and starts a new one." : "")
                 warnings.append(problem)
                 if configuration.capture.isEnabled { logProblem = problem }
             }

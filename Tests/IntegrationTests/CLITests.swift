@@ -283,7 +283,10 @@ struct CLITests {
         try #require(bytes.count > 8_192)
         bytes.replaceSubrange(4_096..<bytes.count, with: Data(repeating: 0x5A, count: bytes.count - 4_096))
         try bytes.write(to: log)
-        #expect(try cli.run(["log"]).status == 1)
+        let failed = try cli.run(["log"])
+        #expect(failed.status == 1)
+        // And the failure says what sets it right
+        #expect(failed.stderr.contains("`kiosk log clear` moves it aside and starts a new one."), "\(failed.stderr)")
         // When it is cleared
         let cleared = try cli.run(["log", "clear"])
         // Then it was moved aside, not deleted, and said where; a new log answers, and the catalog is as it was
