@@ -203,6 +203,11 @@ extension KioskError {
         case .fileWriteVolumeReadOnly: return String(cString: strerror(EROFS))
         case .fileReadNoPermission, .fileWriteNoPermission: return String(cString: strerror(EACCES))
         case .fileReadCorruptFile: return "it is not in the expected format"
+        // Foundation's "the file name is invalid" of a name the file system refuses for its length (ENAMETOOLONG).
+        case .fileWriteInvalidFileName, .fileReadInvalidFileName:
+            let tooLong = path.map { $0.utf8.count >= PATH_MAX || $0.split(separator: "/").contains { $0.utf8.count > NAME_MAX } } ?? false
+            return tooLong ? "a name in it is longer than the file system allows (\(NAME_MAX) bytes a name, \(PATH_MAX) a path)"
+                : error.localizedDescription
         default: return error.localizedDescription
         }
     }

@@ -214,7 +214,10 @@ func printError(_ text: String) {
 /// screen's few lines (an id of 5,000 digits, a 100 KB value echoed back) is cut, saying how long it was.
 func printErrorLine(_ message: String) {
     let words = Output.oneLine(message).split(separator: " ", omittingEmptySubsequences: false).map { word in
-        word.count <= 300 ? String(word) : "\(word.prefix(120))… (\(word.count) characters)"
+        // The punctuation that ends it is the sentence's, kept after the cut ("…/kiosk.sqlite: why" keeps its colon).
+        guard word.count > 300 else { return String(word) }
+        let ending = word.last.map { ":;,.".contains($0) } == true ? String(word.last!) : ""
+        return "\(word.prefix(120))… (\(word.count) characters)" + ending
     }
     printError("error: " + words.joined(separator: " "))
 }

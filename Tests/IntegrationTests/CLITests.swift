@@ -442,6 +442,15 @@ struct CLITests {
         #expect(favorites == 1)
     }
 
+    @Test("A data folder whose name is longer than the file system allows is said to be, the sentence's colon kept after the cut path")
+    func overlongDataFolder() throws {
+        let cli = CLI()
+        let folder = cli.dataDirectory.appendingPathComponent(String(repeating: "x", count: 300)).path
+        let result = try cli.run(["list", "dogs", "--data-dir", folder], dataDir: false)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(" characters): a name in it is longer than the file system allows (255 bytes a name"), "\(result.stderr)")
+    }
+
     @Test("Favorites and dogs edits are kept by cache clear and read offline")
     func favoritesAndDogsSurviveClear() throws {
         let cli = CLI()
