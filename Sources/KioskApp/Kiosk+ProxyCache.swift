@@ -1,6 +1,7 @@
 import Foundation
 public import KioskCore
 public import KioskDebugger
+import KioskNetwork
 import KioskStore
 
 // The faces' way to `kiosk proxy`'s cache (see ProxyCaching.swift): what it holds, removing from it, and HAR in and
@@ -12,9 +13,16 @@ public struct ProxyCacheImport: Sendable, Hashable {
     public var stored: Int
     /// How many entries the archive holds.
     public var entries: Int
-    /// Entries whose answer HTTP would not let a cache store (another method than GET or HEAD, no-store, a status not
-    /// cacheable without freshness, Vary: *).
-    public var notStorable: Int
+    /// Entries whose answer HTTP would not let a cache store: the sum of the three below.
+    public var notStorable: Int { notRead + noStore + notCacheable }
+    /// Entries of another method than GET or HEAD.
+    public var notRead = 0
+    /// Answers whose `Cache-Control` says no-store (or, to a shared cache, private).
+    public var noStore = 0
+    /// Other answers a cache may not keep: a status not cacheable without a lifetime given (a 500, a 302), `Vary: *`.
+    public var notCacheable = 0
+    /// Answers stored for the credentials (Authorization, Cookie) recorded with them: only a request sending those gets one.
+    public var forCredentials = 0
     /// The archive's other entries left out, and why ("3 without a response, 1 data: URL"); empty when none.
     public var skippedDescription: String
     /// Entries whose request carried credentials the archive hides (a redacting export's placeholders): whose answer
@@ -125,7 +133,7 @@ extension Kiosk {
         let cache = try openedProxyCache() ?? ProxyCache.open(at: configuration.proxyCacheURL.path, maxBytes: configuration.proxyCache?.maxBytes)
         let now = now()
         var answers: [ProxyCacheAnswer] = []
-        var hidden = 0
+        var hidden = 0, notRead = 0, noStore = 0, notCacheable = 0
         for (index, rule) in archive.rules.enumerated() {
             // The archive's address as recorded (`kiosk har import` writes a `*` in it as %2A, for its rules' patterns).
             guard let url = URL(string: rule.urlPattern.replacingOccurrences(of: "%2A", with: "*")) else { continue }
@@ -142,8 +150,14 @@ extension Kiosk {
                 hidden += 1
                 continue
             }
-            guard rule.method == "GET" || rule.method == "HEAD",
-                  ProxyCachingTransport.isStorable(response, for: HTTPRequest(method: rule.method, url: url, endpoint: "")) else { continue }
+            guard rule.method == "GET" || rule.method == "HEAD" else {
+                notRead += 1
+                continue
+            }
+            guard ProxyCachingTransport.isStorable(response, for: HTTPRequest(method: rule.method, url: url, endpoint: "")) else {
+                if ProxyCachingTransport.control(of: headers, shared: false).noStore { noStore += 1 } else { notCacheable += 1 }
+                continue
+            }
             let credentials: String
             var credentialFields: [String] = []
             if recorded.credentialValues.isEmpty {
@@ -186,9 +200,10 @@ extension Kiosk {
         let stored = ids.compactMap { $0 }.count
         let tooLarge = ids.count - stored
         let pushedOut = try cache.missing(ids: ids.compactMap { $0 })
-        return ProxyCacheImport(stored: stored, entries: archive.entries, notStorable: archive.rules.count - stored - tooLarge - hidden,
-                                skippedDescription: archive.skippedDescription, hiddenCredentials: hidden, tooLarge: tooLarge,
-                                pushedOut: pushedOut, maxBytes: cache.maxBytes)
+        let forCredentials = zip(answers, ids).filter { $0.1 != nil && $0.0.credentials != ProxyCacheAnswer.importedCredentials }.count
+        return ProxyCacheImport(stored: stored, entries: archive.entries, notRead: notRead, noStore: noStore, notCacheable: notCacheable,
+                                forCredentials: forCredentials, skippedDescription: archive.skippedDescription, hiddenCredentials: hidden,
+                                tooLarge: tooLarge, pushedOut: pushedOut, maxBytes: cache.maxBytes)
     }
 
     /// The proxy cache's answers as a HAR archive, of one host when given, redacted as every export is (credentials,

@@ -612,7 +612,11 @@ extension ProxyCacheCommand {
                     throw KioskError.invalidRequest("\(name): \(error.message) Nothing was stored.")
                 }
                 var notes: [String] = []
-                if result.notStorable > 0 { notes.append("\(result.notStorable) not storable (not a GET or HEAD, no-store, or not cacheable)") }
+                if result.notRead > 0 { notes.append("\(result.notRead) not a GET or HEAD") }
+                if result.noStore > 0 { notes.append("\(result.noStore) whose answer says no-store") }
+                if result.notCacheable > 0 {
+                    notes.append("\(result.notCacheable) whose answer a cache may not keep (a status such as 500 or 302 with no lifetime given, or Vary: *)")
+                }
                 if result.tooLarge > 0 {
                     notes.append("\(result.tooLarge) each larger than a tenth of the cache (\(Render.bytes(result.maxBytes)), its --cache-size)")
                 }
@@ -622,6 +626,8 @@ extension ProxyCacheCommand {
                 if !result.skippedDescription.isEmpty { notes.append(result.skippedDescription) }
                 Output.human("Stored \(Render.count(result.stored, "answer")) of \(result.entries) entr\(result.entries == 1 ? "y" : "ies")"
                              + (notes.isEmpty ? "." : "; left out: " + notes.joined(separator: ", ") + ".")
+                             + (result.forCredentials > 0 ? " \(result.forCredentials) of them answer only a request sending the credentials "
+                                + "(Authorization, Cookie) recorded with them." : "")
                              + (result.pushedOut > 0 ? " \(result.pushedOut) of them no longer fit: the cache keeps \(Render.bytes(result.maxBytes)) "
                                 + "(the proxy's --cache-size), the least recently used going first." : ""))
             }

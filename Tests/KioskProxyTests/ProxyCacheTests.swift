@@ -576,14 +576,24 @@ struct ProxyCacheTests {
                 #"{"startedDateTime": "\#(started)", "time": 1, "request": {"method": "GET", "url": "\#(upstream.url(path))", "headers": [\#(requestHeaders)]}, "#
                     + #""response": {"status": 200, "headers": [{"name": "Cache-Control", "value": "max-age=3600"}], "content": {"mimeType": "text/plain", "text": "\#(body)"}}}"#
             }
+            // and three a cache may not keep, each for its own reason
+            let raw = { (method: String, path: String, status: Int, control: String) -> String in
+                let fields: String = control.isEmpty ? "" : #"{"name": "Cache-Control", "value": "\#(control)"}"#
+                let request: String = #"{"startedDateTime": "\#(recent)", "time": 1, "request": {"method": "\#(method)", "url": "\#(upstream.url(path))", "headers": []}, "#
+                return request + #""response": {"status": \#(status), "headers": [\#(fields)], "content": {"mimeType": "text/plain", "text": "x"}}}"#
+            }
+            let leftOut: [String] = [raw("POST", "/posted", 200, ""), raw("GET", "/secret", 200, "no-store"), raw("GET", "/broken", 500, "")]
             let file = try archiveURL("ages.har")
             try Data((#"{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": ["#
                       + [entry("/old", old, "", "recorded long ago"), entry("/recent", recent, "", "recorded now"),
                          entry("/mine", recent, #"{"name": "Authorization", "value": "Bearer alice"}"#, "alice's"),
-                         entry("/hidden", recent, #"{"name": "Cookie", "value": "<redacted>"}"#, "someone's")].joined(separator: ",")
+                         entry("/hidden", recent, #"{"name": "Cookie", "value": "<redacted>"}"#, "someone's")
+                        ].joined(separator: ",") + "," + leftOut.joined(separator: ",")
                       + "]}}").utf8).write(to: file)
             let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
-            #expect(imported.stored == 3 && imported.hiddenCredentials == 1 && imported.notStorable == 0, "\(imported)")
+            #expect(imported.stored == 3 && imported.hiddenCredentials == 1 && imported.forCredentials == 1, "\(imported)")
+            // And those left out are counted by why: not a read, no-store, a status kept by no cache without a lifetime
+            #expect(imported.notRead == 1 && imported.noStore == 1 && imported.notCacheable == 1 && imported.notStorable == 3, "\(imported)")
             // When each is asked for: the old one is stale (30 minutes past its hour) and goes upstream; the recent one is a hit
             let stale = try await proxy.send(.GET, upstream.url("/old"))
             #expect(stale.text == "from the upstream" && stale.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=stale;") == true,
