@@ -337,10 +337,11 @@ struct UpgradeTests {
         try await withProxy(configuration, to: silent, stop: { _ in }, configure: { $0.proxyTransport.connectTimeout = .milliseconds(500) }) { proxy, _ in
             // When an app opens a WebSocket on it
             let head = try await rawExchange(port: proxy.port, upgradeRequest("/ws", host: "127.0.0.1:\(proxy.port)"), timeout: .seconds(15))
-            // Then it gets a gateway's timeout saying the upstream did not answer, long before its own patience ends
+            // Then it gets a gateway's timeout saying the upstream took the connection and did not answer its handshake,
+            // long before its own patience ends
             #expect(head.hasPrefix("HTTP/1.1 504"), "\(head)")
             let record = try #require(try await proxy.waitForRecord { $0.url.contains("/ws") })
-            #expect(record.error == "Kiosk could not connect to 127.0.0.1:\(silent.port): it did not answer the connection in time.",
+            #expect(record.error == "Kiosk could not connect to 127.0.0.1:\(silent.port): it took the connection but did not answer its TLS handshake in time.",
                     "\(record.error ?? "")")
         }
     }
