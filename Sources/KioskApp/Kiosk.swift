@@ -392,6 +392,10 @@ public final class Kiosk: Sendable {
         proxy.withLock { $0 }?()
     }
 
+    /// The origins this process reaches at another listener than their host's (the embedded demo upstream's
+    /// `demo.invalid`, at its loopback port), as curl's `--connect-to` does: for a copied cURL to reach them too.
+    public var connectOverrides: [Origin: Origin] { configuration.transport.connectOverrides }
+
     /// Whether the upstreams answer, as far as the latest requests and probes tell.
     public func connectivityStatus() async -> ConnectivityStatus { await connectivity.status }
 

@@ -55,7 +55,8 @@ struct DebugController: Sendable {
             let breakpoint = kiosk.debugger.acceptsBreakpoints(on: record.endpoint)
                 ? kiosk.debugger.breakpoints.setting(for: record.endpoint) : nil
             return Pages.response(DebugPages.request(record, previous: try withLog().previousAnswer(to: record), breakpoint: breakpoint,
-                                                     replayRefusal: kiosk.debugger.replayRefusal(record), context: context.view))
+                                                     replayRefusal: kiosk.debugger.replayRefusal(record),
+                                                     connectOverrides: kiosk.connectOverrides, context: context.view))
         }
         debug.on(.apiRequests) { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)

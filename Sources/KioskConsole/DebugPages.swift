@@ -265,8 +265,9 @@ enum DebugPages {
     /// `/debug/requests/{id}`: everything about one exchange.
     /// `breakpoint` is the setting of the record's endpoint, nil when it is not one a breakpoint can be set on.
     /// `replayRefusal`: why the request cannot be sent again unchanged (said in place of Replay), nil when it can.
+    /// `connectOverrides`: the origins this process reaches elsewhere (the demo upstream's), for the cURL to reach them too.
     static func request(_ record: RequestRecord, previous: Int64? = nil, breakpoint: BreakpointSetting? = nil,
-                        replayRefusal: ResendProblem? = nil, context: ViewContext) -> HTML {
+                        replayRefusal: ResendProblem? = nil, connectOverrides: [Origin: Origin] = [:], context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [
             backToRequests(w),
@@ -307,7 +308,7 @@ enum DebugPages {
             // Shown by the script, which can copy (the clipboard needs it).
             E.element("button", [.attribute("type", "button"), .class("copy"), .attribute("data-copy", "curl-\(record.id)"),
                                  .attribute("aria-label", w.copyCurl), .flag("hidden")], [.text(w.copy)]),
-            E.element("pre", [.class("raw"), .attribute("id", "curl-\(record.id)"), .attribute("tabindex", "0")], [.text(HAR.curl(record))]),
+            E.element("pre", [.class("raw"), .attribute("id", "curl-\(record.id)"), .attribute("tabindex", "0")], [.text(HAR.curl(record, connectOverrides: connectOverrides))]),
             // This exchange alone as an HTTP Archive: the list's export, of the one record before the next id.
             E.element("p", [], [E.element("a", [Attribute.localHref(ConsoleRoute.har.path(QueryString(["before": String(record.id + 1), "limit": "1"]))),
                                                 .attribute("download", "kiosk-request-\(record.id).har")], [.text(w.exportHAR)])]),

@@ -110,11 +110,17 @@ public enum HAR {
     /// A record as a `curl` command line (redacted: the secrets read `<redacted>`), quoted for a POSIX shell. The fields
     /// curl writes itself from the command, and those of the hop the record was made on, are left to it, as Chrome's
     /// "Copy as cURL" does: a `Content-Length` kept would frame a body edited (or redacted) to another length wrongly,
-    /// and the proxy's own `Via` would make the command, sent through the proxy again, look like a loop.
-    public static func curl(_ record: RequestRecord) -> String {
+    /// and the proxy's own `Via` would make the command, sent through the proxy again, look like a loop. An origin
+    /// `connectOverrides` reaches elsewhere (the embedded demo upstream's `demo.invalid`, which resolves nowhere) gets
+    /// curl's `--connect-to` to that listener, as Kiosk itself connects to it.
+    public static func curl(_ record: RequestRecord, connectOverrides: [Origin: Origin] = [:]) -> String {
         var parts = ["curl"]
         if record.method != "GET" { parts += ["-X", quote(record.method)] }
         parts.append(quote(record.url))
+        if let origin = URL(string: record.url).flatMap(Origin.init), let listener = connectOverrides[origin] {
+            let host = { (host: String) in host.contains(":") ? "[\(host)]" : host }
+            parts += ["--connect-to", quote("\(host(origin.host)):\(origin.port):\(host(listener.host)):\(listener.port)")]
+        }
         let leftToCurl: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "keep-alive", "via", "expect",
                                        "proxy-connection", "te", "upgrade"]
         for header in record.requestHeaders {

@@ -83,7 +83,7 @@ struct SecretEchoTests {
             #expect(records.contains { $0.responseHeaders.contains { $0.name.lowercased() == "x-echo" } })
             shown.append(String(decoding: try JSONEncoder().encode(records), as: UTF8.self))
             shown.append(String(decoding: try HAR.export(records), as: UTF8.self))
-            shown += records.map(HAR.curl)
+            shown += records.map { HAR.curl($0) }
             var files = Data()
             let folder = h.directory
             for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {

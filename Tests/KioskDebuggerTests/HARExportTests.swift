@@ -97,6 +97,22 @@ struct HARExportTests {
                 + "-H 'X-Api-Key: <redacted>' --data-raw '\(body)'", "\(command)")
     }
 
+    @Test("A cURL of an origin reached at another listener (the demo's demo.invalid) carries curl's --connect-to to it; others do not")
+    func curlConnectsWhereKioskDid() throws {
+        let record = RequestRecord(startedAt: Date(), source: .dogs, endpoint: "dogs.list", method: "GET", url: "http://demo.invalid/dogs/list.json",
+                                   status: 200, timings: RequestTimings(total: 0.1), decision: .network)
+        let overrides = [Origin(scheme: "http", host: "demo.invalid", port: 80): Origin(scheme: "http", host: "127.0.0.1", port: 41234),
+                         Origin(scheme: "https", host: "v6.invalid", port: 443): Origin(scheme: "https", host: "::1", port: 8443)]
+        #expect(HAR.curl(record, connectOverrides: overrides)
+            == "curl 'http://demo.invalid/dogs/list.json' --connect-to 'demo.invalid:80:127.0.0.1:41234'")
+        var v6 = record
+        v6.url = "https://v6.invalid/x"
+        #expect(HAR.curl(v6, connectOverrides: overrides) == "curl 'https://v6.invalid/x' --connect-to 'v6.invalid:443:[::1]:8443'")
+        var other = record
+        other.url = "http://demo.invalid:8080/x"
+        #expect(HAR.curl(other, connectOverrides: overrides) == "curl 'http://demo.invalid:8080/x'")
+    }
+
     @Test("The archive has a page holding every entry, a response for every entry, and each time is the sum of its timings")
     func shape() throws {
         // Given a session with every kind of answer and timing

@@ -162,6 +162,46 @@ struct ConsoleListTests {
         }
     }
 
+    @Test("An exchange's copied cURL, run in a shell as it is, is answered as Kiosk's request was")
+    func copiedCurlRuns() async throws {
+        try await withWeb { harness, client in
+            // Given the dogs list read from the demo upstream (its name, where Kiosk reaches it elsewhere, is HAR.curl's test's)
+            _ = try await client.get("/dogs")
+            let exchange = try #require(try harness.kiosk.debugger.records(matching: RequestFilter(source: .dogs)).first { $0.status != nil })
+            // When the cURL its page offers is run in a shell as copied
+            let page = try await client.get("/debug/requests/\(exchange.id)").body
+            let start = try #require(page.range(of: #"id="curl-\#(exchange.id)" tabindex="0">"#))
+            let end = try #require(page[start.upperBound...].range(of: "</pre>"))
+            let command = String(page[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&#39;", with: "'")
+                .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
+                .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+            let status = try await Self.shell(command + " -sS -o /dev/null -w '%{http_code}'")
+            // Then it is answered as Kiosk's request was
+            #expect(status == "200", "\(command)")
+        }
+    }
+
+    /// What `/bin/sh -c command` prints, run on a thread of its own (not one of the tests' cooperative pool).
+    private static func shell(_ command: String) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                do {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                    process.arguments = ["-c", command]
+                    let pipe = Pipe()
+                    process.standardOutput = pipe
+                    try process.run()
+                    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    continuation.resume(returning: String(decoding: output, as: UTF8.self))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
     @Test("The console has no catalog tabs, and every reader page links to it from the top bar, in its language, short on a phone")
     func navigation() async throws {
         try await withWeb { _, client in
