@@ -42,8 +42,7 @@ public enum ContentCoding {
     }
 
     /// Whether `data` begins as a body in `coding` does (gzip's magic bytes, zlib's header; brotli has no mark, so any
-    /// body may be one): a body that does not is no coded body at all, whatever its `Content-Encoding` says (a server's
-    /// mislabelled plain answer).
+    /// body may be one). One that does not may still be coded otherwise (raw deflate carries no header).
     public static func carries(_ data: Data, coding: String) -> Bool {
         let bytes = data.prefix(2).map(UInt16.init)
         switch coding {

@@ -326,13 +326,15 @@ public struct Redactor: Sendable, Hashable {
     /// (gzip, deflate, br) is decoded, redacted and, when that changed it, coded again — an upstream echoes an app's token
     /// inside a gzip answer as readily as in a plain one. A brotli body that held a secret, and one that does not decode
     /// (cut at the capture's limit, or corrupt), are withheld (empty): what they hide cannot be looked for or hidden. One
-    /// that is not in its coding at all (a server's plain answer labelled gzip, a bug worth seeing) is redacted as plain.
+    /// that is plain text, not in its coding at all (a server's JSON labelled gzip, a bug worth seeing), is redacted as the
+    /// plain text it is; bytes that are not text may be another coding (raw deflate, brotli labelled gzip) and are withheld.
     /// A coding Kiosk cannot read (zstd) goes as it came, unreadable to every page too.
     public func redactBody(_ body: Data, contentType: String?, contentEncoding: String?) -> Data {
         guard let coding = ContentCoding.single(contentEncoding) else { return redactBody(body, contentType: contentType) }
         guard ContentCoding.decodes(coding), !body.isEmpty else { return body }
         guard let decoded = ContentCoding.decoded(body, coding: coding) else {
-            return ContentCoding.carries(body, coding: coding) ? Data() : redactBody(body, contentType: contentType)
+            let isPlainText = !ContentCoding.carries(body, coding: coding) && String(data: body, encoding: .utf8) != nil
+            return isPlainText ? redactBody(body, contentType: contentType) : Data()
         }
         let redacted = redactBody(decoded, contentType: contentType)
         guard redacted != decoded else { return body }

@@ -113,6 +113,13 @@ struct CoreTests {
             #expect(redactor.redactBody(json, contentType: "application/json", contentEncoding: coding)
                 == redactor.redactBody(json, contentType: "application/json"))
         }
+        // And bytes that are not text under a coding that does not decode them (raw deflate, as old servers send for
+        // "deflate"; zlib labelled gzip) may hide a secret in another coding: withheld, never kept as they came
+        let zlib = try #require(ContentCoding.encoded(json, coding: "deflate"))
+        let rawDeflate = zlib.dropFirst(2).dropLast(4)
+        #expect(ContentCoding.decoded(Data(rawDeflate), coding: "deflate") == nil)
+        #expect(redactor.redactBody(Data(rawDeflate), contentType: "application/json", contentEncoding: "deflate").isEmpty)
+        #expect(redactor.redactBody(zlib, contentType: "application/json", contentEncoding: "gzip").isEmpty)
         // And a body withheld is one nothing of which was kept, said so by its size
         let withheld = CapturedBody(redacted: Data(), ofFirst: 24, size: 24, limit: 1 << 20)
         #expect(withheld.isWithheld && withheld.originalSize == 24)
