@@ -14,9 +14,15 @@ enum CertificateDiagnosis {
     /// a certificate one of them holds, refused all the same, is one that may not sign certificates.
     static func reason(host: String, dialling addresses: [SocketAddress], trusting roots: [String] = [], now: Date = Date()) async -> String? {
         guard let certificate = try? await peerCertificate(host: host, addresses: addresses) else { return nil }
-        // A server's own self-signed certificate given to --upstream-ca: BoringSSL takes it as its own issuer only if its key
-        // usage, when it has one, allows signing certificates (keyCertSign), where curl's OpenSSL takes it regardless.
-        if let der = try? certificate.toDERBytes(),
+        let format = Date.ISO8601FormatStyle().year().month().day()
+        let notAfter = Date(timeIntervalSince1970: TimeInterval(certificate.notValidAfter))
+        let notBefore = Date(timeIntervalSince1970: TimeInterval(certificate.notValidBefore))
+        if now > notAfter { return "it expired on \(notAfter.formatted(format))" }
+        if now < notBefore { return "it is not valid until \(notBefore.formatted(format))" }
+        // A server's own self-signed certificate given to --upstream-ca, in date: BoringSSL takes it as its own issuer only
+        // if its key usage, when it has one, allows signing certificates (keyCertSign), where curl's OpenSSL takes it regardless.
+        let selfSigned = certificate.issuerName == certificate.subjectName
+        if selfSigned, let der = try? certificate.toDERBytes(),
            let file = roots.first(where: { path in
                ((try? NIOSSLCertificate.fromPEMFile(path)) ?? []).contains { (try? $0.toDERBytes()) == der }
            }) {
@@ -24,11 +30,6 @@ enum CertificateDiagnosis {
                 + "(keyCertSign), which Kiosk wants of a root, self-signed or not: make it again without a key usage or with "
                 + "keyCertSign (`openssl req -x509` does either by default), or give --upstream-ca the CA that issued it"
         }
-        let format = Date.ISO8601FormatStyle().year().month().day()
-        let notAfter = Date(timeIntervalSince1970: TimeInterval(certificate.notValidAfter))
-        let notBefore = Date(timeIntervalSince1970: TimeInterval(certificate.notValidBefore))
-        if now > notAfter { return "it expired on \(notAfter.formatted(format))" }
-        if now < notBefore { return "it is not valid until \(notBefore.formatted(format))" }
         let issuer = certificate.issuerName.map(\.value).first(where: { !$0.isEmpty }) ?? "an unnamed issuer"
         // BoringSSL says no more of a chain that does not verify: when the issuer is trusted after all, the fault is
         // further along, which the words say too rather than blame a root the user has trusted.

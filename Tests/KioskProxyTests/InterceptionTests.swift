@@ -71,7 +71,13 @@ struct InterceptionTests {
     @Test("An upstream's own self-signed certificate whose key usage leaves out keyCertSign, given to --upstream-ca, is a 502 that says why that file does not make it trusted and what to do")
     func selfSignedNonCAUpstream() async throws {
         // Given an HTTPS upstream whose self-signed certificate's key usage is digitalSignature alone, and Kiosk told to trust that very file
-        let (context, file) = try TestAuthority.selfSignedNonCA()
+        try await expired(false)
+        // And one that has expired too is said to have expired, first
+        try await expired(true)
+    }
+
+    private func expired(_ expired: Bool) async throws {
+        let (context, file) = try TestAuthority.selfSignedNonCA(expired: expired)
         let upstream = try await EchoUpstream.start(tls: context)
         try await withProxy(to: upstream, stop: { await $0.stop() }, intercepting: true, configure: { kiosk in
             kiosk.proxyTransport.additionalTrustRoots = [file.path]
@@ -81,6 +87,10 @@ struct InterceptionTests {
             let body = String(buffer: try await answer.body.collect(upTo: 1 << 20))
             // Then the 502 names the file and the mark that keeps it from being a root, and how to make one that is
             #expect(answer.status == .badGateway, "\(body)")
+            if expired {
+                #expect(body.contains("certificate for localhost is not trusted: it expired on "), "\(body)")
+                return
+            }
             #expect(body.contains("it is the certificate \(file.path) (--upstream-ca) holds, but its key usage leaves out signing "
                                   + "certificates (keyCertSign)"), "\(body)")
             #expect(body.contains("`openssl req -x509`"))

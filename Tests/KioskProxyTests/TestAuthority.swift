@@ -85,12 +85,14 @@ final class TestAuthority: Sendable {
 
     /// A server's own self-signed certificate for localhost whose key usage is digitalSignature alone (as some
     /// development tools make theirs), with a TLS server context presenting it and a PEM file of it for --upstream-ca.
-    static func selfSignedNonCA() throws -> (context: NIOSSLContext, file: URL) {
+    /// `expired`: it ended yesterday.
+    static func selfSignedNonCA(expired: Bool = false) throws -> (context: NIOSSLContext, file: URL) {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName { CommonName("localhost") }
         let certificate = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
-            notValidBefore: Date().addingTimeInterval(-3600), notValidAfter: Date().addingTimeInterval(86_400),
+            notValidBefore: Date().addingTimeInterval(expired ? -3 * 86_400 : -3600),
+            notValidAfter: Date().addingTimeInterval(expired ? -86_400 : 86_400),
             issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
