@@ -15,7 +15,10 @@ import KioskCore
 //   longer ones are replaced by the exact terms they stand for (from `logSearchVocab`), an OR of
 //   exact terms being read lazily (0.2 ms).
 // The worst case is a filter combination that matches almost nothing among many text matches:
-// it reads every match (tens of milliseconds at 100,000), and only when a user asks for it.
+// it reads every match (tens of milliseconds at 100,000), and only when a user asks for it. Words
+// joined by symbols (`page=7`) are a phrase the index cannot tell (its detail is per record): each
+// match of all their words is then checked for the phrase as typed, in its URL and the indexed part
+// of its bodies, which a phrase found nowhere does for every match (kiosk-bench --log measures it).
 
 extension RequestLog {
     /// The columns of a record without its bodies, in the order `record(from:)` reads them.
@@ -79,12 +82,15 @@ extension RequestLog {
         require("instr(logEntry.url, ?) > 0", literal)
         // Words typed joined by symbols (`per_page=5`, `list.json`) must be found together, as typed: the index, whose
         // detail is too coarse for phrases, found them anywhere apart. Looked for, ASCII letters in any case, in the URL
-        // or a body of each record the index gives.
+        // or in the indexed part of a body (its first 256 KB, as the words are) of each record the index gives: a check
+        // bounded per record, the URL's first.
         if pattern != nil {
+            let prefix = Self.maxIndexedBodyBytes
             for run in joinedRuns(in: filter.text ?? "") {
                 conditions.append("""
                     (instr(lower(logEntry.url), ?1) > 0 OR EXISTS (SELECT 1 FROM logBody WHERE logBody.id = logEntry.bodyID
-                     AND (instr(lower(CAST(logBody.requestBody AS TEXT)), ?1) > 0 OR instr(lower(CAST(logBody.responseBody AS TEXT)), ?1) > 0)))
+                     AND (instr(lower(CAST(substr(logBody.requestBody, 1, \(prefix)) AS TEXT)), ?1) > 0
+                          OR instr(lower(CAST(substr(logBody.responseBody, 1, \(prefix)) AS TEXT)), ?1) > 0)))
                     """.replacingOccurrences(of: "?1", with: "?"))
                 arguments += [run, run, run]
             }
