@@ -679,6 +679,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                             // the handshake has the head's timeout to complete.
                             let began = ContinuousClock.now
                             let deadline = HandshakeDeadline(timeout: timeout) { problem in
+                                // A handshake Kiosk's own stop cut is no fault of the app's.
+                                guard !settings.configuration.stop.hasStarted else { return }
                                 var failed = TunnelSummary(host: target.host, port: target.port, sent: 0, received: 0,
                                                            duration: (ContinuousClock.now - began).seconds, error: problem)
                                 failed.wasToBeRead = true
@@ -1280,12 +1282,15 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        // Closed with no alert after Kiosk's certificate went to it: what an app that refuses a certificate often does.
-        if let leafName {
-            tell("The app closed its connection during the TLS handshake, after Kiosk's certificate for \(leafName): most likely it "
-                 + "does not trust Kiosk's CA. `kiosk proxy ca` prints the CA for the app to trust; the console's proxy page says how.")
-        }
+        if let leafName { tell(Self.closed(leafName)) }
         context.fireChannelInactive()
+    }
+
+    /// Closed with no alert after Kiosk's certificate went to it: what an app that refuses a certificate often does.
+    /// (NIOSSL tells it as an error first, "EOF during handshake".)
+    private static func closed(_ leafName: String) -> String {
+        "The app closed its connection during the TLS handshake, after Kiosk's certificate for \(leafName): most likely it "
+            + "does not trust Kiosk's CA. `kiosk proxy ca` prints the CA for the app to trust; the console's proxy page says how."
     }
 
     private func tell(_ problem: String) {
@@ -1296,6 +1301,7 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
     /// Why the app's side of the handshake failed, from the alert it sent (BoringSSL names it in its error).
     static func failure(_ error: any Error, leafName: String) -> String {
         let text = String(describing: error)
+        if text.contains("EOF during handshake") { return closed(leafName) }
         // BoringSSL's reasons (`…:OPENSSL_internal:TLSV1_ALERT_UNKNOWN_CA at file:line`), without its source paths.
         let reasons = text.components(separatedBy: "OPENSSL_internal:").dropFirst()
             .map { String($0.prefix { $0.isLetter || $0.isNumber || $0 == "_" }) }.filter { !$0.isEmpty }

@@ -246,6 +246,29 @@ struct InterceptionTests {
         }
     }
 
+    @Test("An app that closes its connection after Kiosk's certificate, with no alert, is logged as one that most likely does not trust the CA")
+    func appClosesAfterTheCertificate() async throws {
+        try await withProxy(intercepting: true) { proxy, _ in
+            // Given an app that CONNECTs, sends a real TLS hello for example.test, reads the start of Kiosk's answer and closes
+            let hello = try #require(Data(base64Encoded: Self.clientHello))
+            try await withRawConnection(port: proxy.port) { inbound, outbound in
+                var iterator = inbound.makeAsyncIterator()
+                try await outbound.write(ByteBuffer(string: "CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n"))
+                var received = ""
+                while !received.hasSuffix("\r\n\r\n"), let chunk = try await iterator.next() { received += String(buffer: chunk) }
+                try await outbound.write(ByteBuffer(bytes: hello))
+                _ = try await iterator.next()
+            }
+            // Then the log holds its CONNECT, failed, saying it closed after the certificate, not BoringSSL's words
+            let record = try #require(try await proxy.waitForRecord { $0.method == "CONNECT" })
+            #expect(record.error?.hasPrefix("The app closed its connection during the TLS handshake, after Kiosk's certificate for "
+                                            + "example.test: most likely it does not trust Kiosk's CA.") == true, "\(record.error ?? "")")
+        }
+    }
+
+    /// A TLS 1.2–1.3 ClientHello for example.test offering http/1.1, as Python's ssl wrote it.
+    private static let clientHello = "FgMBAgABAAH8AwPw/ckLrdRN78VNd2m2qYr9B60zQFl9j+A6FSP+3k+ZriDRx9WgJEea7eQGIsumEMAVXkJBqZNuyekpabhcpd8c6AAkEwITAxMBwCzAMMArwC/MqcyowCTAKMAjwCcAnwCeAGsAZwD/AQABjwAAABEADwAADGV4YW1wbGUudGVzdAALAAQDAAECAAoAFgAUAB0AFwAeABkAGAEAAQEBAgEDAQQAIwAAABAACwAJCGh0dHAvMS4xABYAAAAXAAAADQAqACgEAwUDBgMIBwgICAkICggLCAQIBQgGBAEFAQYBAwMDAQMCBAIFAgYCACsABQQDBAMDAC0AAgEBADMAJgAkAB0AIKk58+BLX4VTnfSjgK48qkJPh7uwCdBtFxJcG5j9r5lHABUA0gAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="
+
     @Test("An app that CONNECTs to an address and names the host in its TLS hello (SNI) gets a leaf for that name, and its requests go to it")
     func leafForTheHelloName() async throws {
         try await withProxy(intercepting: true) { proxy, upstream in
