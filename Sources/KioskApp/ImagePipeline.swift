@@ -232,7 +232,8 @@ public actor ImagePipeline {
     }
 
     /// Stores a picture with `write`; false when the store cannot be written now (a full disk, a read-only folder): the
-    /// picture is then shown unstored, as a page is (`CatalogService.keep`, which says so once). Any other failure is thrown.
+    /// picture is then shown unstored, as a page is (`CatalogService.keep`, whose warning, once, covers pictures too: they
+    /// fail on the same disk). Any other failure is thrown.
     private func keep(_ write: () throws -> Void) throws -> Bool {
         do {
             try write()

@@ -17,7 +17,7 @@ public struct ProxyCacheImport: Sendable, Hashable {
     public var notStorable: Int { notRead + noStore + notCacheable }
     /// Entries of another method than GET or HEAD.
     public var notRead = 0
-    /// Answers whose `Cache-Control` says no-store (or, to a shared cache, private).
+    /// Answers whose `Cache-Control` says no-store.
     public var noStore = 0
     /// Other answers a cache may not keep: a status not cacheable without a lifetime given (a 500, a 302), `Vary: *`.
     public var notCacheable = 0

@@ -62,7 +62,7 @@ extension ConsoleWords {
         shownFirst: { "; the first \($0) shown here (the whole answer is stored and replayed)" },
         decodedFrom: { " decoded from \($0) (\($1 == 1 ? "1 byte" : "\($1) bytes") as sent)" },
         withheld: { coding in
-            coding.map { ", not kept: coded as \($0) and it does not decode, so it could not be looked through for secrets" }
+            coding.map { ", not kept: coded as \($0), and it could not be kept whole with its secrets hidden (cut by the capture limit, corrupt, or brotli holding a secret)" }
                 ?? ", not kept (the capture limit is 0)"
         },
         treeCut: "The tree is cut short; the raw text follows.",

@@ -92,15 +92,19 @@ public enum SecretFile {
         removeAbandonedTemporaries(of: url)
     }
 
-    /// Deletes the new files of writes to `url` that a killed process left (`.new-PID` of a process no longer running):
-    /// a HAR import's rules, stopped by kill -9, left 48 MB for good. Another process's write under way is left alone.
+    /// Deletes the new files of writes to `url` that a killed process left (`.new-PID` of a process no longer running, not
+    /// written for a minute): a HAR import's rules, stopped by kill -9, left 48 MB for good. Another process's write under
+    /// way is left alone, one in another PID namespace (a container sharing the folder) too: it is being written.
     private static func removeAbandonedTemporaries(of url: URL) {
         let prefix = url.lastPathComponent + ".new-"
         let folder = url.deletingLastPathComponent()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
         for name in names where name.hasPrefix(prefix) {
             guard let pid = pid_t(name.dropFirst(prefix.count)), pid > 0, pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
-            unlink(folder.appendingPathComponent(name).path)
+            let path = folder.appendingPathComponent(name).path
+            var status = stat()
+            guard stat(path, &status) == 0, time(nil) - status.st_mtim.tv_sec > 60 else { continue }
+            unlink(path)
         }
     }
 }

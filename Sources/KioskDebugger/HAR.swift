@@ -269,9 +269,9 @@ public enum HAR {
     }
 
     /// A response body as HAR 1.2 keeps it: decoded (`text` "is decoded (decompressed & unchunked)", `size` its decoded
-    /// length, `compression` the bytes the coding saved), as a gzip or deflate body whole is; a body Kiosk cannot decode
-    /// (brotli without its library, one cut by the capture limit) is kept as sent, base64, and its comment says so, as
-    /// it does of one withheld at capture (`CapturedBody.isWithheld`).
+    /// length, `compression` the bytes the coding saved), as a gzip or deflate body whole is; one Kiosk cannot decode
+    /// (brotli without its library, a text body mislabelled) is kept as sent, base64, and its comment says so, as it says
+    /// of one withheld at capture (`CapturedBody.isWithheld`: cut, corrupt, or brotli holding a secret).
     struct Content: Encodable {
         let size: Int
         let compression: Int?
@@ -291,8 +291,8 @@ public enum HAR {
             var note: String?, saved: Int?
             if let coding = contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased(), !coding.isEmpty, coding != "identity" {
                 if body.isWithheld {
-                    note = "not kept: coded as \(coding) and it does not decode, so Kiosk could not look through it for secrets "
-                        + "(\(body.originalSize) bytes as sent)"
+                    note = "not kept: coded as \(coding), and it could not be kept whole with its secrets hidden (cut by the capture "
+                        + "limit, corrupt, or brotli holding a secret; \(body.originalSize) bytes as sent)"
                 } else if body.isTruncated {
                     note = "coded as \(coding) and cut by Kiosk's capture limit, so kept as sent"
                 } else if let decoded = ContentCoding.decoded(body.data, coding: coding) {

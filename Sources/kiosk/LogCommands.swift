@@ -202,7 +202,8 @@ struct LogCommand: AsyncParsableCommand {
             if sent.isWithheld {
                 let coding = ContentCoding.single(headers.first { $0.name.lowercased() == "content-encoding" }?.value)
                 lines.append("\(title) (\(Render.bytes(sent.originalSize)), not kept: "
-                             + (coding.map { "coded as \($0) and it does not decode, so it could not be looked through for secrets)" }
+                             + (coding.map { "coded as \($0), and it could not be kept whole with its secrets hidden: cut by the capture "
+                                 + "limit, corrupt, or brotli holding a secret)" }
                                 ?? "the capture limit is 0)"))
                 return
             }

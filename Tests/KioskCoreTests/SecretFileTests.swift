@@ -19,7 +19,10 @@ struct SecretFileTests {
         let abandoned = folder.appendingPathComponent("rules.json.new-\(ended.processIdentifier)")
         let underWay = folder.appendingPathComponent("rules.json.new-\(getppid())")
         let other = folder.appendingPathComponent("other.json.new-\(ended.processIdentifier)")
-        for leftover in [abandoned, underWay, other] { try Data(repeating: 0x61, count: 1024).write(to: leftover) }
+        let recent = folder.appendingPathComponent("rules.json.new-\(ended.processIdentifier + 1_000_000)")
+        for leftover in [abandoned, underWay, other, recent] { try Data(repeating: 0x61, count: 1024).write(to: leftover) }
+        // (the killed one's last written two minutes ago; one of a process this namespace does not see, a moment ago)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: abandoned.path)
 
         // When the file is written
         try SecretFile.write("{}", to: file)
@@ -30,5 +33,6 @@ struct SecretFileTests {
         #expect(!FileManager.default.fileExists(atPath: abandoned.path))
         #expect(FileManager.default.fileExists(atPath: underWay.path))
         #expect(FileManager.default.fileExists(atPath: other.path))
+        #expect(FileManager.default.fileExists(atPath: recent.path))
     }
 }

@@ -413,15 +413,19 @@ async function sendAll() {
         }
       }
     } catch {
-      break; // unreachable: the rest waits, in order
+      // Unreachable: the rest waits, in order (and what Kiosk said of it before is no longer why).
+      if (queued.refused) { delete queued.refused; await device.updateWrite(queued).catch(() => {}); }
+      break;
     }
     // Kiosk is there but cannot take it now: failing (5xx), busy (429, 408), or this device is not paired (any
     // more) and is sent to the pairing page. The write waits, with those after it, for a later run.
     const toPairing = response.redirected && new URL(response.url).pathname.startsWith(routes.pair);
     if (response.status >= 500 || [401, 408, 429].includes(response.status) || toPairing) {
-      // Kiosk's own words on why (a full disk), for the banner to say beside "waiting": it was reached.
-      if (response.status >= 500) {
-        queued.refused = (await reason(response.clone())).replace(/[.\s]+$/, "");
+      // Kiosk's own words on why (a full disk), for the banner to say beside "waiting": it was reached. Any other
+      // reason to wait (busy, pairing) clears them.
+      const refused = response.status >= 500 ? (await reason(response.clone())).replace(/[.\s]+$/, "") : undefined;
+      if (refused !== queued.refused) {
+        if (refused) queued.refused = refused; else delete queued.refused;
         await device.updateWrite(queued).catch(() => {});
       }
       break;
