@@ -6,11 +6,11 @@ extension Debugger {
     /// A rule to start from, for a logged exchange: its endpoint and method, its status as the status to
     /// answer with, no patch yet; not added (the console shows it in the rule form to be finished).
     public func ruleDraft(from record: RequestRecord) -> RewriteRule {
-        // An app's exchange through `kiosk proxy` is matched by its URL (its path, any query): the endpoint it is logged
-        // under is its host, which no rule's endpoint menu names.
+        // An app's exchange through `kiosk proxy` is matched by its URL, query and all (as a mock made from it is: a rule
+        // made without its query matched every request but the one it was made from): the endpoint it is logged under is
+        // its host, which no rule's endpoint menu names.
         guard endpoints.contains(where: { $0.name == record.endpoint }) else {
             var components = URLComponents(string: record.url)
-            components?.query = nil
             components?.fragment = nil
             return RewriteRule(match: RewriteRule.Match(urlPattern: components?.string ?? record.url, method: record.method),
                                actions: RewriteRule.Actions(status: record.status), origin: "from request #\(record.id)")
@@ -35,7 +35,9 @@ extension Debugger {
                                                 (key: "value", value: document)])])
         let rule = RewriteRule(
             name: name ?? "Keep returning the edit of \(exchange.endpoint)",
-            match: RewriteRule.Match(endpoint: exchange.endpoint, urlPattern: exchange.url, method: exchange.method),
+            // An app's exchange through `kiosk proxy` is logged under its host, no endpoint of Kiosk's: its URL alone says it.
+            match: RewriteRule.Match(endpoint: endpoints.contains { $0.name == exchange.endpoint } ? exchange.endpoint : nil,
+                                     urlPattern: exchange.url, method: exchange.method),
             actions: RewriteRule.Actions(status: status, patch: patch.rendered()),
             origin: "from a breakpoint edit of paused #\(exchange.id)")
         return try rules.add(rule)

@@ -1184,6 +1184,26 @@ struct PausedAppClosedTests {
         }
     }
 
+    @Test("Keep returning an edit of an app's paused answer makes a rule for its URL, which answers the app's next request so")
+    func keepReturningAnAppsAnswer() async throws {
+        try await withProxy { proxy, upstream in
+            let breakpoints = proxy.kiosk.debugger.breakpoints
+            try breakpoints.set(BreakpointSetting(response: .pause), for: upstream.url("/echo"))
+            // Given an app's answer held at its response breakpoint
+            let sent = Task { try await proxy.send(.GET, upstream.url("/echo?kept=1")) }
+            let exchange = try await firstPause(breakpoints)
+            // When its edit is kept as a rule (the app's host is no endpoint of Kiosk's) and it is let go
+            let rule = try proxy.kiosk.debugger.keepReturning(exchange, status: 202, body: Data(#"{"kept": true}"#.utf8))
+            #expect(rule.match.endpoint == nil && rule.match.urlPattern == upstream.url("/echo?kept=1"))
+            #expect(breakpoints.decide(exchange.id, .continueUnchanged))
+            _ = try await sent.value
+            // Then the app's next request for it is answered by the rule, breakpoint off
+            try breakpoints.set(BreakpointSetting(), for: upstream.url("/echo"))
+            let next = try await proxy.send(.GET, upstream.url("/echo?kept=1"))
+            #expect(next.status.code == 202 && next.text == #"{"kept":true}"#, "\(next.status) \(next.text)")
+        }
+    }
+
     @Test("An exchange paused at its response whose app closes its connection meanwhile is listed as such; let go, the proxy goes on")
     func appClosedWhilePaused() async throws {
         try await withProxy { proxy, upstream in

@@ -79,9 +79,9 @@ struct WebRuleTests {
                                                   timings: RequestTimings(total: 0.01), decision: .network))
             // When Make a rule is pressed on it
             let new = try await client.get("/debug/rules/new?request=\(id)", headers: Self.cookie)
-            // Then the form matches its URL (path, any query) with any endpoint
+            // Then the form matches its URL, query and all (the request it was made from), with any endpoint
             #expect(new.status == .ok)
-            #expect(new.body.contains("name=\"url_pattern\" value=\"http://localhost:3000/api/data.json\""), "\(new.body)")
+            #expect(new.body.contains("name=\"url_pattern\" value=\"http://localhost:3000/api/data.json?page=2\""), "\(new.body)")
             #expect(new.body.contains("<option value=\"\" selected>"))
             // And saved as offered, with a status to answer with, the rule is kept
             var fields = form(name: "App data", endpoint: "", status: "503", extra: [("from_request", String(id))])
