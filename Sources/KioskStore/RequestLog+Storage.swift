@@ -59,8 +59,8 @@ extension RequestLog {
                     bodyID = shared
                 } else {
                     let searchText = searchText(of: [
-                        requestTextLength.flatMap { record.requestBody?.data.prefix($0) },
-                        responseTextLength.flatMap { record.responseBody?.data.prefix($0) },
+                        indexedText(of: record.requestBody, length: requestTextLength, headers: record.requestHeaders),
+                        indexedText(of: record.responseBody, length: responseTextLength, headers: record.responseHeaders),
                     ].compactMap { $0 })
                     let size = (record.requestBody?.data.count ?? 0) + (record.responseBody?.data.count ?? 0)
                         + (searchText?.utf8.count ?? 0)
@@ -188,6 +188,18 @@ extension RequestLog {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
+
+    /// The text of `body` the index reads: its first `length` bytes when it is text; else, when it came whole in a content
+    /// coding Kiosk undoes (`headers`' Content-Encoding: gzip, deflate, br, as most APIs answer), the indexed part of its
+    /// decoded content, so that its words are found as the console shows them; nil when it has no text.
+    static func indexedText(of body: CapturedBody?, length: Int?, headers: [RequestRecord.HeaderField]) -> Data? {
+        guard let body else { return nil }
+        if let length { return body.data.prefix(length) }
+        let coding = headers.last { $0.name.lowercased() == "content-encoding" }?.value
+        let (decoded, decodedFrom) = body.decoded(contentEncoding: coding)
+        guard decodedFrom != nil, let decodedLength = indexedTextLength(of: decoded.data) else { return nil }
+        return decoded.data.prefix(decodedLength)
+    }
 
     /// How many leading bytes of `data` (a body) are indexed: up to `maxIndexedBodyBytes`, cut before a
     /// character that does not fit, or nil when the body is empty or not UTF-8 text (an image).

@@ -282,6 +282,24 @@ struct RequestLogTests {
                                                                      "https://api.test/items?per_page=5&page=2"])
     }
 
+    @Test("A body that came in a content coding (gzip, deflate) is searched by the words of its content, as the console shows it")
+    func codedBodiesSearched() throws {
+        // Given answers whose JSON came gzip- and deflate-coded, kept as sent with their Content-Encoding, and one cut short
+        let log = try RequestLog.inMemory(configuration: Self.configuration())
+        for (coding, word) in [("gzip", "gzippedword"), ("deflate", "deflatedword")] {
+            let content = Data(#"{"note": "lorem \#(word) ipsum"}"#.utf8)
+            var record = Self.record("https://api.test/\(coding)")
+            record.responseHeaders = [.init(name: "Content-Encoding", value: coding)]
+            let coded = try #require(ContentCoding.encoded(content, coding: coding))
+            record.responseBody = CapturedBody(data: coded, originalSize: coded.count)
+            try log.append(record)
+        }
+        // Then each is found by a word of its content
+        #expect(try Self.urls(log, RequestFilter(text: "gzippedword")) == ["https://api.test/gzip"])
+        #expect(try Self.urls(log, RequestFilter(text: "deflatedw")) == ["https://api.test/deflate"])
+        #expect(try Self.urls(log, RequestFilter(text: "lorem")).count == 2)
+    }
+
     @Test("only UTF-8 text is indexed, and only the first 256 KB of a body, cut on a character boundary")
     func indexedText() throws {
         // Given a binary body that happens to contain ASCII letters, and a long body whose word
