@@ -406,6 +406,7 @@ extension ConsoleWords {
         noSuchRequest: { "There is no request \($0) in the log; it may have been evicted." },
         noSuchPair: { "Request \($0) or \($1) is not in the log; it may have been evicted." },
         noSuchRule: { "There is no rewrite rule \($0)." },
+        ruleChangedElsewhere: "Not saved: this rule was changed elsewhere (another console, or kiosk rule edit) since this page was opened. Your edit is below as typed: save it again to replace that change, or open the rule again to see it.",
         noSuchMock: { "There is no mock rule \($0)." },
         noSuchEndpoint: { "There is no endpoint named “\($0)”." },
         badRequestID: "A request id is a positive whole number.",

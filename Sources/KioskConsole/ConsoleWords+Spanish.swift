@@ -453,6 +453,7 @@ extension ConsoleWords {
         noSuchRequest: { "No hay ninguna solicitud n.º \($0) en el registro; puede que se haya descartado." },
         noSuchPair: { "La solicitud n.º \($0) o la n.º \($1) no está en el registro; puede que se haya descartado." },
         noSuchRule: { "No hay ninguna regla de reescritura n.º \($0)." },
+        ruleChangedElsewhere: "No se guardó: esta regla cambió en otro sitio (otra consola, o kiosk rule edit) desde que se abrió esta página. Tu cambio está abajo tal como lo escribiste: guárdalo otra vez para reemplazar ese cambio, o abre la regla de nuevo para verlo.",
         noSuchMock: { "No hay ninguna regla de simulación n.º \($0)." },
         noSuchEndpoint: { "No hay ningún endpoint llamado «\($0)»." },
         badRequestID: "Un id de solicitud es un número entero positivo.",

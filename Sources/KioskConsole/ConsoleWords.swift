@@ -448,6 +448,8 @@ struct ConsoleWords: Sendable {
     let noSuchPair: @Sendable (Int64, Int64) -> String
     /// A rewrite rule, a mock rule or an endpoint the console has not.
     let noSuchRule: @Sendable (Int) -> String
+    /// A rule's edit saved after the rule changed elsewhere (another console, `kiosk rule edit`).
+    let ruleChangedElsewhere: String
     let noSuchMock: @Sendable (Int) -> String
     let noSuchEndpoint: @Sendable (String) -> String
     let badRequestID: String

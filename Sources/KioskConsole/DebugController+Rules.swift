@@ -89,8 +89,17 @@ extension DebugController {
                 return Pages.response(DebugPages.ruleForm(form, id: id, endpoints: endpointNames(), error: context.words.ruleProblem(problem),
                                                           context: context), status: .unprocessableContent)
             }
-            let saved = try id.map { try kiosk.debugger.rules.update(id: $0, to: rule) } ?? kiosk.debugger.rules.add(rule)
+            let saved = try id.map { id in
+                try kiosk.debugger.rules.update(id: id, to: rule, unchangedSince: form.version.map(Date.init(timeIntervalSinceReferenceDate:)))
+            } ?? kiosk.debugger.rules.add(rule)
             return WebController.seeOther(ConsoleRoute.rules.path(anchor: "rule-\(saved.id)"))
+        } catch let changed as RewriteRules.RuleChanged {
+            // Changed elsewhere since the form was shown: the edit comes back as typed, saying so; saved again, it replaces
+            // that change knowingly.
+            var form = form
+            form.version = changed.current.updatedAt.timeIntervalSinceReferenceDate
+            return Pages.response(DebugPages.ruleForm(form, id: id, endpoints: endpointNames(), error: context.words.ruleChangedElsewhere,
+                                                      context: context), status: .conflict)
         } catch let problem as FieldsProblem {
             return Pages.response(DebugPages.ruleForm(form, id: id, endpoints: endpointNames(), error: problem.sentence, context: context),
                                   status: .unprocessableContent)

@@ -88,6 +88,9 @@ extension DebugPages {
         if let request = form.fromRequest {
             fields.append(E.void("input", [.attribute("type", "hidden"), .attribute("name", "from_request"), .attribute("value", String(request))]))
         }
+        if let version = form.version, id != nil {
+            fields.append(E.void("input", [.attribute("type", "hidden"), .attribute("name", "version"), .attribute("value", String(version))]))
+        }
         fields += [
             input("name", w.name, form.name, hint: w.nameHint),
             E.element("label", [.class("inline")], [

@@ -8,7 +8,7 @@ import KioskWeb
 /// conversion (`rule()`) says what is wrong in words.
 struct RuleForm: Decodable, Sendable {
     static let names: Set<String> = ["csrf", "name", "enabled", "endpoint", "url_pattern", "method", "status", "set_headers",
-                                     "remove_headers", "patch", "latency_ms", "fail", "from_request"]
+                                     "remove_headers", "patch", "latency_ms", "fail", "from_request", "version"]
 
     var name = ""
     var enabled = true
@@ -25,6 +25,8 @@ struct RuleForm: Decodable, Sendable {
     var fail = ""
     /// The logged request the rule was made from, when it was ("Make a rule" on a request's page).
     var fromRequest: Int64?
+    /// The rule's `updatedAt` when the form was shown (seconds since 2001), for a save to tell a change made since.
+    var version: Double?
 
     /// An empty form.
     init() {}
@@ -43,6 +45,7 @@ struct RuleForm: Decodable, Sendable {
         latency = rule.actions.latencyMilliseconds.map(String.init) ?? ""
         fail = rule.actions.failure?.rawValue ?? ""
         self.fromRequest = fromRequest
+        version = rule.updatedAt.timeIntervalSinceReferenceDate
     }
 
     init(from decoder: any Decoder) throws {
@@ -61,6 +64,7 @@ struct RuleForm: Decodable, Sendable {
         latency = try form.text("latency_ms") ?? ""
         fail = try form.text("fail") ?? ""
         fromRequest = try form.value(Int64.self, "from_request", invalid: "from_request must be a request id.")
+        version = try form.value(Double.self, "version", invalid: "version must be a number.")
     }
 
     /// The rule the form describes, not yet checked by the rules (they say what else is wrong); throws, in `w`'s words,

@@ -324,18 +324,26 @@ public final class RewriteRules: Sendable {
 
     /// Replaces a rule's name, switch, match and actions with `definition`'s (its id, hits, creation date
     /// and origin stay), dated now, and saves; `notFound` for an unknown id, `invalidRequest` for a rule
-    /// that cannot be kept.
+    /// that cannot be kept. With `unchangedSince` (the `updatedAt` of the rule the edit was made on), `RuleChanged` when
+    /// it has changed since (another console, the CLI): an edit of an older rule would undo that change unseen.
     @discardableResult
-    public func update(id: Int, to definition: RewriteRule) throws -> RewriteRule {
+    public func update(id: Int, to definition: RewriteRule, unchangedSince: Date? = nil) throws -> RewriteRule {
         try validate(definition)
         let date = now()
-        return try edit(id) { rule in
+        var changed: RewriteRule?
+        let updated = try edit(id) { rule in
+            if let unchangedSince, rule.updatedAt != unchangedSince {
+                changed = rule
+                return
+            }
             rule.name = definition.name
             rule.isEnabled = definition.isEnabled
             rule.match = definition.match
             rule.actions = definition.actions
             rule.updatedAt = date
         }
+        if let changed { throw RuleChanged(current: changed) }
+        return updated
     }
 
     /// Enables or disables a rule; throws `notFound` for an unknown id.
@@ -365,6 +373,11 @@ public final class RewriteRules: Sendable {
             file.rules.removeAll { $0.id == id }
             file.compiled = nil
         }
+    }
+
+    /// An edit made on a version of a rule that has changed since: `current` is the rule as it is now.
+    public struct RuleChanged: Error, Sendable {
+        public let current: RewriteRule
     }
 
     @discardableResult

@@ -92,6 +92,34 @@ struct WebRuleTests {
         }
     }
 
+    @Test("A rule's edit saved after the rule changed elsewhere is refused, not written over that change; saved again, it replaces it")
+    func editOfAChangedRule() async throws {
+        try await withWeb { harness, client in
+            // Given a rule, and its form opened in the console
+            let rule = try harness.kiosk.debugger.rules.add(RewriteRule(name: "Slow", match: .init(endpoint: "rickandmorty.characters"),
+                                                                         actions: .init(latencyMilliseconds: 100)))
+            let page = try await client.get("/debug/rules/\(rule.id)", headers: Self.cookie).body
+            let version = try #require(page.range(of: #"name="version" value=""#).map { page[$0.upperBound...].prefix { $0 != "\"" } })
+            // When the CLI changes its status a moment later, and then the console's form is saved with its latency changed
+            await harness.now.advance(by: .seconds(1))
+            var changed = rule
+            changed.actions.status = 418
+            try harness.kiosk.debugger.rules.update(id: rule.id, to: changed)
+            var fields = form(name: "Slow", status: "", latency: "250")
+            fields.append(("version", String(version)))
+            let saved = try await client.post("/debug/rules/\(rule.id)", form: fields, cookie: Self.token)
+            // Then the save is refused, saying why, the CLI's 418 kept
+            #expect(saved.status == .conflict)
+            #expect(saved.body.contains("this rule was changed elsewhere"), "\(saved.body.prefix(300))")
+            #expect(try harness.kiosk.debugger.rules.rule(id: rule.id).actions.status == 418)
+            // And the form it came back with, saved again, replaces it knowingly
+            let again = try #require(saved.body.range(of: #"name="version" value=""#).map { saved.body[$0.upperBound...].prefix { $0 != "\"" } })
+            fields[fields.count - 1] = ("version", String(again))
+            #expect(try await client.post("/debug/rules/\(rule.id)", form: fields, cookie: Self.token).status == .seeOther)
+            #expect(try harness.kiosk.debugger.rules.rule(id: rule.id).actions.latencyMilliseconds == 250)
+        }
+    }
+
     @Test("A rule that cannot be saved comes back with the reason and every field as typed; nothing is added")
     func errorsShownInPlace() async throws {
         try await withWeb { harness, client in
