@@ -220,3 +220,36 @@ def test_the_star_of_an_item_page_is_set_in_place_with_the_focus_kept_online_and
              "the star is not shown as waiting")
     assert driver.execute_script("return window.notReloaded === true")
     assert "Add" in (driver.switch_to.active_element.get_attribute("aria-label") or "")
+
+
+def saved_page_holds(driver, path: str, text: str) -> bool:
+    """Whether the device's saved copy of `path` holds `text`."""
+    return driver.execute_async_script("""
+        const [path, text, done] = arguments;
+        caches.open("kiosk-pages").then(c => c.match(new URL(path, location.origin).href))
+          .then(r => r ? r.text() : "").then(html => done(html.includes(text)), () => done(false));
+    """, path, text)
+
+
+def test_a_star_set_online_shows_on_every_saved_page_holding_it_with_kiosk_stopped(saved_phone):
+    # Given a phone that saved Rick and Morty's first page and Beth's page (4) for offline, reading her page online
+    server, driver = saved_phone.server, saved_phone.driver
+    open(driver, server.url("/rickandmorty/4"))
+    # When she is starred there, online
+    driver.find_element(By.CSS_SELECTOR, "#main form.star button").click()
+    wait_for(driver, lambda d: [item["itemID"] for item in server.api("/api/favorites")["items"]] == ["4"], 10, "not starred")
+    # Then the saved copies of the pages holding her star are saved again as Kiosk shows them now
+    starred = 'action="/favorites/rickandmorty/4"'
+    wait_for(driver, lambda d: saved_page_holds(d, "/rickandmorty", starred) and driver.execute_async_script("""
+        const done = arguments[0];
+        caches.open("kiosk-pages").then(c => c.match(new URL("/rickandmorty", location.origin).href)).then(r => r.text())
+          .then(html => { const doc = new DOMParser().parseFromString(html, "text/html");
+                          done(doc.querySelector("li[data-id='4'] form.star button")?.getAttribute("aria-pressed") === "true"); });
+    """), 20, "the saved list still shows her unstarred")
+    # And with Kiosk stopped, her page and the list both show her starred (they showed the star as before it)
+    server.stop()
+    open(driver, server.url("/rickandmorty/4"))
+    assert driver.find_element(By.CSS_SELECTOR, "#main form.star button").get_attribute("aria-pressed") == "true"
+    open(driver, server.url("/rickandmorty"))
+    row_star = driver.find_element(By.CSS_SELECTOR, "#results ul.items > li[data-id='4'] form.star button")
+    assert row_star.get_attribute("aria-pressed") == "true"

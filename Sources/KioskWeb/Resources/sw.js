@@ -115,6 +115,7 @@ self.addEventListener("message", event => {
 // Kiosk page is open.
 self.addEventListener("sync", event => {
   if (event.tag === "kiosk-outbox") event.waitUntil(flush().then(async () => {
+    await refreshing;
     if ((await device.pending()).length) throw new Error("Kiosk is still unreachable");
   }));
 });
@@ -290,7 +291,7 @@ async function page(event) {
     return response;
   });
   // Kiosk answered: whatever the outbox holds can go now.
-  event.waitUntil(network.then(async response => { await kept; if (response.ok) await flushIfNeeded(); }, () => {}));
+  event.waitUntil(network.then(async response => { await kept; if (response.ok) { await flushIfNeeded(); await refreshing; } }, () => {}));
   event.waitUntil(network.then(keepShellLanguage).catch(() => {}));
   event.waitUntil(tidy());
   const refresh = new URL(request.url).searchParams.has("refresh");
@@ -359,6 +360,7 @@ async function write(event, kind) {
   queued.seq = await device.enqueue(queued);
   mayHoldWrites = true;
   await flush();
+  event.waitUntil(refreshing);
   // Whichever run of the outbox sent it (one already under way may have), its answer is here.
   const answer = delivered.get(queued.seq);
   delivered.delete(queued.seq);
@@ -431,6 +433,7 @@ async function sendAll() {
       break;
     }
     if (response.status >= 400) await device.recordFailure(queued, response.status, await reason(response.clone()));
+    else refreshing = refreshing.then(() => refreshSavedPagesShowing(queued.path)).catch(() => {});
     await device.dequeue(queued.seq);
     delivered.set(queued.seq, response);
     if (delivered.size > 50) delivered.delete(delivered.keys().next().value);
@@ -438,6 +441,22 @@ async function sendAll() {
   }
   if (sent === queue.length) mayHoldWrites = false;
   if (sent > 0) await notify({ type: "outbox", sent });
+}
+
+// Saved pages showing what a write Kiosk took has changed — every page holding that write's form: an item's star on
+// its page, its catalog's lists, the favorites and Home; a dog's row on each dogs list — saved again as Kiosk shows them
+// now, in the background: offline, they showed the item unstarred and the deleted dog back. Stops at the first page
+// Kiosk does not answer.
+let refreshing = Promise.resolve();
+async function refreshSavedPagesShowing(path) {
+  const form = `action="${path}"`;
+  const pages = await caches.open(device.caches.pages);
+  for (const entry of await device.entries("page")) {
+    const url = new URL(entry.url, self.location.origin).href;
+    const saved = await pages.match(url);
+    if (!saved || !(await saved.text()).includes(form)) continue;
+    await keepPage(url, await fetch(url, { credentials: "same-origin", cache: "no-store" }));
+  }
 }
 
 function send(queued) {
