@@ -38,3 +38,26 @@ def test_back_restores_the_list_from_the_back_forward_cache_and_refreshes_its_st
             10, "the restored list never showed the new star")
     finally:
         driver.quit()
+
+
+def test_back_to_a_page_kept_from_before_a_language_switch_shows_it_whole_in_the_new_language(fresh_server):
+    driver = new_driver(PHONE, arguments=STANDARD_BFCACHE)
+    try:
+        # Given the dogs list read in English, kept in the back/forward cache once another page opens
+        driver.get(fresh_server.url("/dogs"))
+        page_ready(driver)
+        wait_until_saved_for_offline(driver)
+        assert driver.execute_script("return document.documentElement.lang") == "en"
+        driver.get(fresh_server.url("/nyt"))
+        page_ready(driver)
+        # When Spanish is chosen there, and Back pressed
+        driver.find_element(By.CSS_SELECTOR, "form.lang button").click()
+        wait_for(driver, lambda d: d.execute_script("return document.documentElement.lang") == "es", 10, "no switch")
+        driver.back()
+        page_ready(driver)
+        # Then the dogs list is all Spanish, its words and its rows alike (its kept English page beside Spanish rows, before)
+        wait_for(driver, lambda d: d.execute_script("return document.documentElement.lang") == "es", 10,
+                 "the page came back in English")
+        assert "Perros" in driver.title, driver.title
+    finally:
+        driver.quit()

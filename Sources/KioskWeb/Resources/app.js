@@ -209,7 +209,12 @@
   // fetched again (a star set on a detail meanwhile, a fresher snapshot) and swapped in.
   // It is the list last shown again, which its items' back links return to (the script that noted it does not run again).
   window.addEventListener("pageshow", event => {
-    if (!event.persisted || !$("#results")) return;
+    if (!event.persisted) return;
+    // A page kept from before the language was switched comes back whole in the new one: its rows, fetched again below,
+    // came in the new language beside the old page's words.
+    const chosen = /(?:^|;\s*)kiosk_lang=([a-z]+)/.exec(document.cookie)?.[1];
+    if (chosen && chosen !== document.documentElement.lang) { location.reload(); return; }
+    if (!$("#results")) return;
     rememberList();
     reloadResults();
   });
