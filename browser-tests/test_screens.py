@@ -76,6 +76,21 @@ def test_every_screen_renders_a_heading_without_script_errors_or_sideways_scroll
             f"{overflow['innerWidth']} px")
 
 
+@pytest.mark.parametrize("screen", ["rickandmorty", "dogs", "home"])
+def test_a_phone_screen_at_twice_the_text_size_does_not_scroll_sideways(server, paths, drivers, screen):
+    # Given a reader whose text is twice the size (the page's root font at 200%)
+    driver = drivers("phone")
+    open_screen(driver, server, paths, screen)
+    driver.execute_script("document.documentElement.style.fontSize = '200%'")
+    try:
+        # Then the page, and its tab bar, still fit the screen's width (the tab bar's long names pushed it past)
+        widths = driver.execute_script("return {page: document.documentElement.scrollWidth, screen: innerWidth, "
+                                       "tabs: document.querySelector('nav.tabs ul')?.scrollWidth ?? 0}")
+        assert widths["page"] <= widths["screen"] and widths["tabs"] <= widths["screen"], widths
+    finally:
+        driver.execute_script("document.documentElement.style.fontSize = ''")
+
+
 @pytest.mark.parametrize("screen", SCREEN_NAMES)
 def test_every_screen_names_its_view_on_main(server, paths, drivers, screen):
     driver = drivers("phone")
