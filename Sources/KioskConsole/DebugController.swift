@@ -52,8 +52,7 @@ struct DebugController: Sendable {
         debug.on(.apiInsights) { _, _ in try JSONResponse.ok(try withLog().insights()) }
         debug.on(.request) { _, context in
             let record = try record(try context.parameters.require("id"))
-            let breakpoint = kiosk.debugger.acceptsBreakpoints(on: record.endpoint)
-                ? kiosk.debugger.breakpoints.setting(for: record.endpoint) : nil
+            let breakpoint = kiosk.debugger.breakpointKey(for: record).map { (key: $0, setting: kiosk.debugger.breakpoints.setting(for: $0)) }
             return Pages.response(DebugPages.request(record, previous: try withLog().previousAnswer(to: record), breakpoint: breakpoint,
                                                      replayRefusal: kiosk.debugger.replayRefusal(record),
                                                      connectOverrides: kiosk.connectOverrides, context: context.view))

@@ -263,10 +263,11 @@ enum DebugPages {
     }
 
     /// `/debug/requests/{id}`: everything about one exchange.
-    /// `breakpoint` is the setting of the record's endpoint, nil when it is not one a breakpoint can be set on.
+    /// `breakpoint` is what a breakpoint for the record's requests is set on (`Debugger.breakpointKey`) and its setting, nil
+    /// when it can have none.
     /// `replayRefusal`: why the request cannot be sent again unchanged (said in place of Replay), nil when it can.
     /// `connectOverrides`: the origins this process reaches elsewhere (the demo upstream's), for the cURL to reach them too.
-    static func request(_ record: RequestRecord, previous: Int64? = nil, breakpoint: BreakpointSetting? = nil,
+    static func request(_ record: RequestRecord, previous: Int64? = nil, breakpoint: (key: String, setting: BreakpointSetting)? = nil,
                         replayRefusal: ResendProblem? = nil, connectOverrides: [Origin: Origin] = [:], context: ViewContext) -> HTML {
         let w = context.words
         var content: [HTML] = [
@@ -300,7 +301,7 @@ enum DebugPages {
         }
         if record.status != nil || record.error != nil { content.append(makeRuleButton(record, w)) }
         content.append(resendButtons(record, replayRefusal: replayRefusal, context: context))
-        if let breakpoint { content.append(breakpointButton(record.endpoint, breakpoint, context: context)) }
+        if let breakpoint { content.append(breakpointButton(breakpoint.key, breakpoint.setting, context: context)) }
         if record.status != nil { content.append(compareSection(record, previous: previous, w)) }
         content.append(touchedBy(record, w))
         content.append(E.element("section", [], [

@@ -306,6 +306,20 @@ public final class Debugger: Sendable {
         return ListenerPolicy.hostName(ofAuthority: endpoint) != nil && endpoint == endpoint.lowercased()
     }
 
+    /// What a breakpoint for `record`'s requests is set on: its catalog endpoint; for an app's exchange through `kiosk
+    /// proxy`, its URL without the query (that address's requests, whatever their query: its host would pause every one
+    /// the app sends there); nil when it can have none.
+    public func breakpointKey(for record: RequestRecord) -> String? {
+        if endpoints.contains(where: { $0.name == record.endpoint }) { return record.endpoint }
+        var components = URLComponents(string: record.url)
+        components?.query = nil
+        components?.fragment = nil
+        guard let address = components?.string, !address.contains("*"), acceptsBreakpoints(on: address) else {
+            return acceptsBreakpoints(on: record.endpoint) ? record.endpoint : nil
+        }
+        return address
+    }
+
     /// The endpoints of `sources`, then the image fetches.
     package static func endpoints(of sources: [SourceID: any CatalogSource]) -> [EndpointDescription] {
         let configured = SourceID.allCases.compactMap { sources[$0] }

@@ -120,6 +120,28 @@ struct WebRuleTests {
         }
     }
 
+    @Test("Pause on an app's proxied request sets a breakpoint on its address, query aside, not on its whole host")
+    func pauseAnAppsAddress() async throws {
+        try await withWeb { harness, client in
+            // Given an app's request logged under its host, as the proxy logs it
+            let log = try #require(harness.kiosk.debugger.log)
+            let id = try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: nil, endpoint: "localhost:3000", method: "GET",
+                                                  url: "http://localhost:3000/api/data.json?page=2", status: 200,
+                                                  timings: RequestTimings(total: 0.01), decision: .network))
+            // When its page is opened, Then its pause button is for its address
+            let page = try await client.get("/debug/requests/\(id)", headers: Self.cookie).body
+            #expect(page.contains(#"action="/debug/breakpoints/http%3A%2F%2Flocalhost%3A3000%2Fapi%2Fdata.json""#), "\(page)")
+            // And pressed, the next request to that address pauses, another of the host does not
+            let set = try await client.post("/debug/breakpoints/http%3A%2F%2Flocalhost%3A3000%2Fapi%2Fdata.json",
+                                             form: [("csrf", Self.token), ("request", "pause"), ("response", "ignore"), ("error", "ignore")],
+                                             cookie: Self.token)
+            #expect(set.status == .seeOther)
+            let breakpoints = harness.kiosk.debugger.breakpoints
+            #expect(breakpoints.setting(for: "http://localhost:3000/api/data.json").request == .pause)
+            #expect(breakpoints.setting(for: "localhost:3000").request != .pause)
+        }
+    }
+
     @Test("A rule that cannot be saved comes back with the reason and every field as typed; nothing is added")
     func errorsShownInPlace() async throws {
         try await withWeb { harness, client in
