@@ -21,6 +21,14 @@ struct WebRuleTests {
         return try #require(records.first?["id"] as? Int)
     }
 
+    /// Logs an app's GET of http://localhost:3000/api/data.json?page=2 under its host, as `kiosk proxy` logs it; its id.
+    private static func appendAppsRequest(_ harness: Harness) throws -> Int64 {
+        let log = try #require(harness.kiosk.debugger.log)
+        return try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: nil, endpoint: "localhost:3000", method: "GET",
+                                            url: "http://localhost:3000/api/data.json?page=2", status: 200,
+                                            timings: RequestTimings(total: 0.01), decision: .network))
+    }
+
     /// A rule form with every field, as the browser sends it.
     private func form(name: String = "", endpoint: String = "rickandmorty.characters", status: String = "", patch: String = "",
                       latency: String = "", fail: String = "", extra: [(String, String)] = []) -> [(String, String)] {
@@ -73,10 +81,7 @@ struct WebRuleTests {
     func makeRuleFromProxiedRequest() async throws {
         try await withWeb { harness, client in
             // Given an app's request logged under its host, as the proxy logs it
-            let log = try #require(harness.kiosk.debugger.log)
-            let id = try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: nil, endpoint: "localhost:3000", method: "GET",
-                                                  url: "http://localhost:3000/api/data.json?page=2", status: 200,
-                                                  timings: RequestTimings(total: 0.01), decision: .network))
+            let id = try Self.appendAppsRequest(harness)
             // When Make a rule is pressed on it
             let new = try await client.get("/debug/rules/new?request=\(id)", headers: Self.cookie)
             // Then the form matches its URL, query and all (the request it was made from), with any endpoint
@@ -124,10 +129,7 @@ struct WebRuleTests {
     func pauseAnAppsAddress() async throws {
         try await withWeb { harness, client in
             // Given an app's request logged under its host, as the proxy logs it
-            let log = try #require(harness.kiosk.debugger.log)
-            let id = try log.append(RequestRecord(startedAt: harness.kiosk.now(), source: nil, endpoint: "localhost:3000", method: "GET",
-                                                  url: "http://localhost:3000/api/data.json?page=2", status: 200,
-                                                  timings: RequestTimings(total: 0.01), decision: .network))
+            let id = try Self.appendAppsRequest(harness)
             // When its page is opened, Then its pause button is for its address
             let page = try await client.get("/debug/requests/\(id)", headers: Self.cookie).body
             #expect(page.contains(#"action="/debug/breakpoints/http%3A%2F%2Flocalhost%3A3000%2Fapi%2Fdata.json""#), "\(page)")
