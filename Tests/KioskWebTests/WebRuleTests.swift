@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import KioskCore
+import KioskTestSupport
 @testable import KioskDebugger
 import Testing
 @testable import KioskWeb
