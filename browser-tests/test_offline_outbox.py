@@ -253,3 +253,20 @@ def test_a_star_set_online_shows_on_every_saved_page_holding_it_with_kiosk_stopp
     open(driver, server.url("/rickandmorty"))
     row_star = driver.find_element(By.CSS_SELECTOR, "#results ul.items > li[data-id='4'] form.star button")
     assert row_star.get_attribute("aria-pressed") == "true"
+
+
+def test_a_reset_made_with_kiosk_stopped_says_it_waits_above_the_list(saved_phone):
+    # Given a phone that saved the dogs editor for offline, then lost Kiosk
+    server, driver = saved_phone.server, saved_phone.driver
+    open(driver, server.url("/dogs?edit=1"))
+    server.stop()
+    open(driver, server.url("/dogs?edit=1"))
+    # When Reset is confirmed
+    # (clicked by script: the phone's banners and tab bar cover the bottom of the list)
+    driver.execute_script("document.querySelector('details.confirm-reset summary').click()")
+    driver.execute_script("document.querySelector('details.confirm-reset form button').click()")
+    # Then the list says its Reset waits for Kiosk, above its rows (it looked untouched), and still after a reload
+    note = lambda d: d.execute_script("return document.getElementById('reset-pending')?.textContent || ''")
+    wait_for(driver, lambda d: "Reset waits to be sent" in note(d), 15, "no word that the Reset waits")
+    open(driver, server.url("/dogs?edit=1"))
+    wait_for(driver, lambda d: "Reset waits to be sent" in note(d), 15, "no word after a reload")

@@ -211,7 +211,7 @@ struct ClientRoutes: Encodable, Sendable {
                 Write(pattern: "^/" + sources + "/([^/]+)/delete$", effect: "remove"),
                 Write(pattern: "^/" + sources + "/([^/]+)/move$", effect: "move"),
                 Write(pattern: "^/" + sources + "/([^/]+)/restore$", effect: "restore"),
-                Write(pattern: "^/" + sources + "/" + Route.resetSegment + "$", effect: "none"),
+                Write(pattern: "^/" + sources + "/" + Route.resetSegment + "$", effect: "reset"),
             ]
         }
         self.writes = writes

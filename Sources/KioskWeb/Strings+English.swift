@@ -129,6 +129,7 @@ extension DeviceStrings {
         failedOne: "1 change could not be applied: {reason}", failedMany: "{n} changes could not be applied: {reason}",
         newVersion: "A new version of Kiosk is ready.", reload: "Reload",
         pendingRefused: "Kiosk could not take it yet ({reason}); it is sent again on its own.",
+        resetPending: "Reset waits to be sent: the list goes back to its original order once Kiosk answers.",
         deleted: "{title} deleted.", undo: "Undo", unstarred: "{title} removed from favorites.",
         languageNeedsKiosk: "Kiosk is unreachable: the language can be switched once it answers.",
         unreachableLoaded: "Kiosk is unreachable — this page is as it was loaded {ago}")

@@ -178,6 +178,7 @@ extension DeviceStrings {
         failedOne: "1 cambio no se pudo aplicar: {reason}", failedMany: "{n} cambios no se pudieron aplicar: {reason}",
         newVersion: "Hay una nueva versión de Kiosk.", reload: "Recargar",
         pendingRefused: "Kiosk aún no pudo aceptarlo ({reason}); se volverá a enviar solo.",
+        resetPending: "El restablecimiento está pendiente de enviarse: la lista volverá a su orden original cuando Kiosk responda.",
         deleted: "Se eliminó {title}.", undo: "Deshacer", unstarred: "Se quitó {title} de favoritos.",
         languageNeedsKiosk: "Kiosk no responde: el idioma se podrá cambiar cuando responda.",
         unreachableLoaded: "Kiosk no responde: esta página es tal como se cargó {ago}")

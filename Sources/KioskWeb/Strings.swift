@@ -308,6 +308,8 @@ struct DeviceStrings: Sendable {
     /// After `pendingOne`/`pendingMany` when Kiosk was reached and could not take the first change yet (a full disk):
     /// `{reason}` its words.
     let pendingRefused: String
+    /// Above a user-ordered list whose Reset waits to be sent (its original order is Kiosk's to give).
+    let resetPending: String
     /// The toast after a deletion ("{title} deleted.") and its button; after a favorite's removal, on the favorites
     /// page ("{title} removed from favorites.").
     let deleted, undo, unstarred: String
@@ -323,7 +325,7 @@ struct ScriptStrings: Encodable, Sendable {
     let imageUnavailable, loading, filtering, filteringUnreachable, loadFailed: String
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
-    let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload, pendingRefused: String
+    let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload, pendingRefused, resetPending: String
     let deleted, undo, unstarred, languageNeedsKiosk, unreachableLoaded: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
@@ -351,6 +353,7 @@ struct ScriptStrings: Encodable, Sendable {
         pendingOne = device.pendingOne
         pendingMany = device.pendingMany
         pendingRefused = device.pendingRefused
+        resetPending = device.resetPending
         pending = device.pending
         failedOne = device.failedOne
         failedMany = device.failedMany

@@ -127,8 +127,11 @@
       // A deletion taken back later in the queue (Undo while unreachable) shows as neither.
       const restored = writes.map((write, index) => write.effect?.kind === "restore" ? { index, ...write.effect } : null).filter(Boolean);
       const undone = (effect, index) => restored.some(r => r.index > index && r.source === effect.source && r.id === effect.id);
+      // The lists whose Reset waits: their original order is Kiosk's to give, so they say so rather than look untouched.
+      const resetWaits = new Set();
       for (const [index, write] of writes.entries()) {
         const effect = write.effect || {};
+        if (effect.kind === "reset") resetWaits.add(effect.source);
         if (effect.kind === "remove" && undone(effect, index)) continue;
         const list = orderedList(effect.source);
         if (list && effect.kind !== "star" && Number(list.dataset.shownEdits || 0) >= write.seq) continue;
@@ -146,6 +149,20 @@
           }
         }
         if (list) lists.add(list);
+      }
+      const ordered = main?.dataset.ordering === "user" ? $("#results ul.items") : null;
+      let note = $("#reset-pending");
+      if (ordered && resetWaits.has(main.dataset.source)) {
+        if (!note) {
+          note = document.createElement("p");
+          note.id = "reset-pending";
+          note.className = "status pending";
+          note.setAttribute("role", "status");
+          ordered.before(note);
+        }
+        note.textContent = say("resetPending");
+      } else {
+        note?.remove();
       }
       const last = writes.length ? writes[writes.length - 1].seq : 0;
       for (const list of lists) {
