@@ -450,6 +450,8 @@ struct ConsoleWords: Sendable {
     let noSuchRule: @Sendable (Int) -> String
     /// A rule's edit saved after the rule changed elsewhere (another console, `kiosk rule edit`).
     let ruleChangedElsewhere: String
+    /// A mock's edit saved after its answer changed elsewhere (another console, `kiosk mock edit`).
+    let mockChangedElsewhere: String
     let noSuchMock: @Sendable (Int) -> String
     let noSuchEndpoint: @Sendable (String) -> String
     let badRequestID: String

@@ -50,9 +50,17 @@ extension DebugController {
             case .failure(let problem): return refused(problem.sentence)
             }
             do {
-                try kiosk.debugger.mocks.update(id: rule.id, status: status, headers: headers, body: form.body(replacing: rule.body))
+                try kiosk.debugger.mocks.update(id: rule.id, status: status, headers: headers, body: form.body(replacing: rule.body),
+                                                unchangedFrom: form.version)
             } catch KioskError.notFound {
                 throw WebError.consoleNotFound { $0.noSuchMock(rule.id) }
+            } catch let changed as MockRules.MockChanged {
+                // Changed elsewhere since the form was shown (kiosk mock edit, another console): the edit comes back as
+                // typed, saying so; saved again, it replaces that change knowingly.
+                var form = form
+                form.version = changed.current.answerVersion
+                return Pages.response(DebugPages.mockForm(changed.current, form, error: w.mockChangedElsewhere, context: context.view),
+                                      status: .conflict)
             }
             return WebController.seeOther(ConsoleRoute.mocks.path(anchor: "mock-\(rule.id)"))
         }

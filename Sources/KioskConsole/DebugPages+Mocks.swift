@@ -92,6 +92,7 @@ extension DebugPages {
         content.append(E.element("form", [.class("pause-editor rule-editor"), .attribute("method", "post"),
                                           .attribute("action", ConsoleRoute.mock(rule.id).path)], [
             Pages.csrfField(context),
+            form.version.map { E.void("input", [.attribute("type", "hidden"), .attribute("name", "version"), .attribute("value", $0)]) } ?? .empty,
             E.element("fieldset", [], answer),
             E.element("p", [.class("actions")], [E.element("button", [.attribute("type", "submit")], [.text(w.saveMock)])]),
         ]))

@@ -259,16 +259,19 @@ struct DebugLoginForm: Decodable {
 /// `POST /debug/mocks/{id}`: a mock rule's answer as the form holds it, each field kept as typed, so that one not saved is
 /// shown again with its reason and nothing typed is lost.
 struct MockForm: Decodable, Sendable {
-    static let names: Set<String> = ["csrf", "status", "headers", "body"]
+    static let names: Set<String> = ["csrf", "status", "headers", "body", "version"]
 
     var status: String
     /// "Name: value" lines.
     var headers: String
     /// The body as text; nil where the form has none (a body that is not text, which stays as it is).
     var body: String?
+    /// The answer's `MockRule.answerVersion` when the form was shown, for a save to tell a change made since.
+    var version: String?
 
     /// The form showing `rule`'s answer, a JSON body laid out.
     init(_ rule: MockRule) {
+        version = rule.answerVersion
         status = String(rule.status)
         headers = rule.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
         body = Self.text(of: rule.body).map(DebugPages.editable)
@@ -282,6 +285,7 @@ struct MockForm: Decodable, Sendable {
         // A browser sends a textarea's line breaks as CR LF whatever they were (the HTML form submission rules): the body
         // is kept with the line feeds it was shown with.
         body = try form.text("body")?.replacingOccurrences(of: "\r\n", with: "\n")
+        version = try form.text("version")
     }
 
     /// A body as the form can show it: UTF-8 text without control characters but tab and line breaks (which a form

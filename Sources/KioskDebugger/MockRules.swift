@@ -4,6 +4,20 @@ public import KioskCore
 /// One "map local" rule of the network debugger: requests it matches are answered with its response,
 /// without the upstream, and logged as `mocked`.
 public struct MockRule: Sendable, Hashable, Codable, Identifiable {
+    /// A fingerprint of the answer (status, headers, body), the same in every process (FNV-1a): an edit made on one
+    /// version is told from a change made since (`MockRules.update(unchangedFrom:)`).
+    public var answerVersion: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            hash = (hash ^ 0xFF) &* 0x0000_0100_0000_01B3
+        }
+        add(String(status).utf8)
+        for header in headers { add(header.name.utf8); add(header.value.utf8) }
+        add(body)
+        return String(hash, radix: 16)
+    }
+
     /// Stable within the rules file.
     public var id: Int
     /// GET, HEAD... (`*` for any).
@@ -144,10 +158,16 @@ public final class MockRules: Sendable {
     /// origin; saves and returns it. Throws `notFound` for an unknown id, `invalidRequest` for a status outside 100–599 or
     /// a field a rule cannot keep (`syntaxProblem`).
     @discardableResult
-    public func update(id: Int, status: Int, headers: [RequestRecord.HeaderField], body: Data) throws -> MockRule {
+    public func update(id: Int, status: Int, headers: [RequestRecord.HeaderField], body: Data, unchangedFrom version: String? = nil)
+        throws -> MockRule {
         guard (100...599).contains(status) else { throw KioskError.invalidRequest("A mock's status is between 100 and 599 (got \(status)).") }
-        return try file.update { file throws(KioskError) in
+        var changed: MockRule?
+        let updated = try file.update { file throws(KioskError) -> MockRule in
             guard let index = file.rules.firstIndex(where: { $0.id == id }) else { throw KioskError.notFound("mock rule \(id)") }
+            if let version, file.rules[index].answerVersion != version {
+                changed = file.rules[index]
+                return file.rules[index]
+            }
             var rule = file.rules[index]
             rule.status = status
             rule.headers = headers
@@ -156,6 +176,13 @@ public final class MockRules: Sendable {
             file.rules[index] = rule
             return rule
         }
+        if let changed { throw MockChanged(current: changed) }
+        return updated
+    }
+
+    /// An edit of a mock's answer made on a version of it that has changed since: `current` is the rule as it is now.
+    public struct MockChanged: Error, Sendable {
+        public let current: MockRule
     }
 
     /// Enables or disables a rule; throws `notFound` for an unknown id.

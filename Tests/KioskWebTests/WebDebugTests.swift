@@ -244,6 +244,30 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A mock's edit saved after its answer changed elsewhere (kiosk mock edit) is refused, that change kept; saved again, it replaces it")
+    func editOfAChangedMock() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "e", count: 64)
+            // Given a mock rule, its page opened in the console
+            let rule = try await Self.mockedDogsList(client, harness, token: token)
+            let page = try await client.get("/debug/mocks/\(rule.id)").body
+            let version = try #require(page.range(of: #"name="version" value=""#).map { page[$0.upperBound...].prefix { $0 != "\"" } })
+            // When the CLI changes its status, and the console's form is then saved with its own
+            try harness.kiosk.debugger.mocks.update(id: rule.id, status: 503, headers: rule.headers, body: rule.body)
+            var fields = [("csrf", token), ("status", "201"), ("headers", "Content-Type: application/json"), ("version", String(version))]
+            let saved = try await client.post("/debug/mocks/\(rule.id)", form: fields, cookie: token)
+            // Then it is refused, saying why, the CLI's 503 kept
+            #expect(saved.status == .conflict)
+            #expect(saved.body.contains("answer was changed elsewhere"), "\(saved.body.prefix(300))")
+            #expect(try harness.kiosk.debugger.mocks.rule(id: rule.id).status == 503)
+            // And the form it came back with, saved again, replaces it knowingly
+            let again = try #require(saved.body.range(of: #"name="version" value=""#).map { saved.body[$0.upperBound...].prefix { $0 != "\"" } })
+            fields[3] = ("version", String(again))
+            #expect(try await client.post("/debug/mocks/\(rule.id)", form: fields, cookie: token).status == .seeOther)
+            #expect(try harness.kiosk.debugger.mocks.rule(id: rule.id).status == 201)
+        }
+    }
+
     @Test("A mock rule's answer is read and edited on its page: the JSON laid out, saved on one line as it came, and the next request gets it; a bad status is said with what was typed kept")
     func editMock() async throws {
         try await withWeb { harness, client in
