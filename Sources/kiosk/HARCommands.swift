@@ -58,9 +58,13 @@ struct HARCommand: AsyncParsableCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write the whole log, or the requests matching the filters, to a .har file.")
+            abstract: "Write the whole log, or the requests matching the filters, to a .har file.",
+            discussion: "--filter takes the debugger's filter language, as `kiosk log --filter` and the console's box do "
+                + "(`kiosk help log list` says it whole): 'status:5xx host:api.example.test slow:>1s'.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The file to write (replaced if it exists; `-` for standard output).") var file: String
+        // Taken whatever it starts with: a negated term (`-source:nyt`) is a filter, not an option.
+        @Option(parsing: .unconditional, help: "A filter in the debugger's language, as kiosk log's.") var filter: String?
         @Option(help: "Only this source.") var source: SourceID?
         @Option(help: "Full-text search over URLs and bodies.") var search: String?
         @Option(help: "Only this status class: 2xx, 3xx, 4xx, 5xx, or error (no response).") var status: String?
@@ -69,7 +73,7 @@ struct HARCommand: AsyncParsableCommand {
 
         func validate() throws {
             guard !file.isEmpty else { throw ValidationError("Give a file name to write the archive to.") }
-            try refuseEmpty(["--search": search])
+            try refuseEmpty(["--search": search, "--filter": filter])
             guard limit >= 1 else { throw ValidationError("--limit must be 1 or more.") }
             if let status, StatusClass(status) == nil {
                 throw ValidationError("--status must be 2xx, 3xx, 4xx, 5xx or error (got \(status)).")
@@ -81,8 +85,8 @@ struct HARCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let filter = RequestFilter(text: search, source: source, statusClass: status.flatMap(StatusClass.init),
-                                           decision: decision.flatMap(CacheDecision.init(rawValue:)))
+                let filter = try LogCommand.adding(filter, to: RequestFilter(text: search, source: source, statusClass: status.flatMap(StatusClass.init),
+                                                                             decision: decision.flatMap(CacheDecision.init(rawValue:))))
                 let (toFile, count, leftOut) = try await Runtime.offline(global) { kiosk in
                     let archive = try kiosk.debugger.harArchive(matching: filter, maximum: limit)
                     return (try Output.writeExport(archive, to: file), archive.count, archive.leftOut)

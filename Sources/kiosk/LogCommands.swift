@@ -62,27 +62,31 @@ struct LogCommand: AsyncParsableCommand {
             }
         }
 
-        /// The options' filter with --filter's added. A --filter that does not parse is printed with the
-        /// mistake marked under it (after the one `error:` line), and so is a key given twice.
+        /// The options' filter with --filter's added (`LogCommand.adding`).
         func combinedFilter() throws -> RequestFilter {
-            let options = RequestFilter(text: search, source: source, statusClass: status.flatMap(StatusClass.init),
-                                        method: method?.uppercased(), decision: decision.flatMap(CacheDecision.init(rawValue:)),
-                                        minimumDuration: minMs.map { $0 / 1000 }, limit: limit)
-            guard let filter else { return options }
-            let parsed: RequestFilter
-            do throws(FilterSyntaxError) {
-                parsed = try RequestFilter(parsing: filter, limit: limit)
-            } catch {
-                printErrorLine("--filter: \(error.message).")
-                printError(error.pointer.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n"))
-                throw KioskCommand.ExitStatus.badInput
-            }
-            if let key = options.sharedKey(with: parsed) {
-                printErrorLine("\(key.rawValue) is given both in --filter and as its own option; give it once.")
-                throw KioskCommand.ExitStatus.badInput
-            }
-            return options.adding(parsed)
+            try LogCommand.adding(filter, to: RequestFilter(text: search, source: source, statusClass: status.flatMap(StatusClass.init),
+                                                            method: method?.uppercased(), decision: decision.flatMap(CacheDecision.init(rawValue:)),
+                                                            minimumDuration: minMs.map { $0 / 1000 }, limit: limit))
         }
+    }
+
+    /// `options` with a --filter in the debugger's language added (`kiosk log`, `kiosk har export`). A --filter that does
+    /// not parse is printed with the mistake marked under it (after the one `error:` line), and so is a key given twice.
+    static func adding(_ filter: String?, to options: RequestFilter) throws -> RequestFilter {
+        guard let filter else { return options }
+        let parsed: RequestFilter
+        do throws(FilterSyntaxError) {
+            parsed = try RequestFilter(parsing: filter, limit: options.limit)
+        } catch {
+            printErrorLine("--filter: \(error.message).")
+            printError(error.pointer.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n"))
+            throw KioskCommand.ExitStatus.badInput
+        }
+        if let key = options.sharedKey(with: parsed) {
+            printErrorLine("\(key.rawValue) is given both in --filter and as its own option; give it once.")
+            throw KioskCommand.ExitStatus.badInput
+        }
+        return options.adding(parsed)
     }
 
     struct Show: AsyncParsableCommand {

@@ -535,6 +535,12 @@ struct LogCLITests {
                 && export.stderr.contains("1 answer Kiosk gave from its store, with no exchange, left out."), "\(export.stderr)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: har)) as? [String: Any])
         #expect(((document["log"] as? [String: Any])?["entries"] as? [Any])?.count == 2)
+        // And an export takes the debugger's filter language, as kiosk log does: the Marvel exchange alone, none of Rick and Morty's
+        let filtered = try cli.run(["har", "export", "-", "--filter", "source:marvel -has:error"])
+        let marvel = try #require(try JSONSerialization.jsonObject(with: Data(filtered.stdout.utf8)) as? [String: Any])
+        let urls = (((marvel["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []).compactMap { ($0["request"] as? [String: Any])?["url"] as? String }
+        #expect(filtered.status == 0 && urls.count == 1 && urls.allSatisfy { $0.contains("/v1/public/characters") }, "\(urls) \(filtered.stderr)")
+        #expect(try cli.run(["har", "export", "-", "--filter", "status:6xx"]).status == 2)
         let curl = try cli.run(["log", "show", String(newest), "--curl"])
         #expect(curl.stdout.hasPrefix("curl '") && curl.stdout.contains("hash=<redacted>"))
         // And an export to a folder that does not exist fails clearly and writes nothing
