@@ -270,3 +270,29 @@ def test_a_reset_made_with_kiosk_stopped_says_it_waits_above_the_list(saved_phon
     wait_for(driver, lambda d: "Reset waits to be sent" in note(d), 15, "no word that the Reset waits")
     open(driver, server.url("/dogs?edit=1"))
     wait_for(driver, lambda d: "Reset waits to be sent" in note(d), 15, "no word after a reload")
+
+
+def test_a_change_kiosk_refuses_is_said_in_the_tab_that_made_it_not_in_another(saved_phone):
+    # Given two tabs on the dogs editor
+    server, driver = saved_phone.server, saved_phone.driver
+    open(driver, server.url("/dogs?edit=1"))
+    first = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    open(driver, server.url("/dogs?edit=1"))
+    second = driver.current_window_handle
+    # When the first tab sends a change Kiosk refuses (the deletion of a dog there is not), as its page would
+    driver.switch_to.window(first)
+    status = driver.execute_async_script("""
+        const done = arguments[0];
+        const csrf = document.querySelector("input[name=csrf]").value;
+        fetch("/dogs/no-such-dog/delete", {method: "POST", body: new URLSearchParams({csrf, return: "/dogs?edit=1"}),
+                                            headers: {"Content-Type": "application/x-www-form-urlencoded"}})
+          .then(r => done(r.status), () => done(0));
+    """)
+    assert status == 404, status
+    # Then the first tab says it could not be applied, and the second says nothing of it
+    failed = lambda d: d.execute_script("return document.getElementById('failed-edits')?.textContent || ''")
+    wait_for(driver, lambda d: "could not be applied" in failed(d), 15, "the tab that made it says nothing")
+    driver.switch_to.window(second)
+    driver.execute_script("return new Promise(resolve => setTimeout(resolve, 1500))")
+    assert failed(driver) == "", failed(driver)

@@ -169,11 +169,7 @@
         list.dataset.shownEdits = String(Math.max(last, Number(list.dataset.shownEdits || 0)));
         renumberMoves(list);
       }
-      const failures = await device.takeFailures().catch(() => []);
-      if (failures.length) {
-        banner("failed-edits", "error", say(failures.length === 1 ? "failedOne" : "failedMany",
-                                            { n: failures.length, reason: failures[failures.length - 1].reason }));
-      }
+      showFailures(await device.takeFailures().catch(() => []));
       const refused = writes[0]?.refused ? " " + say("pendingRefused", { reason: writes[0].refused }) : "";
       banner("pending-edits", "outbox", writes.length === 0 ? "" : say(writes.length === 1 ? "pendingOne" : "pendingMany", { n: writes.length }) + refused);
     });
@@ -227,9 +223,18 @@
     location.assign(back);
   });
 
+  // Writes Kiosk refused: told to the tab that made them (the worker's message), else, made by a tab since closed, to the
+  // next one that looks (the device's record).
+  function showFailures(failures) {
+    if (!failures.length) return;
+    banner("failed-edits", "error", say(failures.length === 1 ? "failedOne" : "failedMany",
+                                        { n: failures.length, reason: failures[failures.length - 1].reason }));
+  }
+
   navigator.serviceWorker.addEventListener("message", event => {
     const message = event.data || {};
     if (message.type === "unreachable") showUnreachable(message.savedAt, message.reason);
+    if (message.type === "failed") showFailures(message.failures || []);
     if (message.type === "outbox") {
       applyPending();
       // What Kiosk now holds replaces what this device showed.

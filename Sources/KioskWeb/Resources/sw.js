@@ -355,7 +355,7 @@ async function write(event, kind) {
   const queued = {
     key: request.headers.get("Idempotency-Key") || self.crypto.randomUUID(),
     path: url.pathname, body, createdAt: Date.now(), returnTo: returnPath(form, request.referrer),
-    effect: effectOf(kind, url.pathname, form), fromPage: true,
+    effect: effectOf(kind, url.pathname, form), fromPage: true, clientId: event.clientId,
   };
   queued.seq = await device.enqueue(queued);
   mayHoldWrites = true;
@@ -432,8 +432,14 @@ async function sendAll() {
       }
       break;
     }
-    if (response.status >= 400) await device.recordFailure(queued, response.status, await reason(response.clone()));
-    else refreshing = refreshing.then(() => refreshSavedPagesShowing(queued.path)).catch(() => {});
+    if (response.status >= 400) {
+      // Said in the tab that made it (another tab of the same list took its own edit); a tab since closed leaves it to
+      // the next that looks.
+      const why = await reason(response.clone());
+      const maker = queued.clientId && await self.clients.get(queued.clientId);
+      if (maker) maker.postMessage({ type: "failed", failures: [{ path: queued.path, status: response.status, reason: why }] });
+      else await device.recordFailure(queued, response.status, why);
+    } else refreshing = refreshing.then(() => refreshSavedPagesShowing(queued.path)).catch(() => {});
     await device.dequeue(queued.seq);
     delivered.set(queued.seq, response);
     if (delivered.size > 50) delivered.delete(delivered.keys().next().value);
