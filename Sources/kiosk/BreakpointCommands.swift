@@ -9,7 +9,7 @@ public import KioskDebugger
 struct BreakpointCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "breakpoint", abstract: "Pause an endpoint's requests, responses or errors in kiosk serve's debugger.",
-        subcommands: [List.self, Set.self])
+        subcommands: [List.self, Set.self, Remove.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every endpoint and its three switches.")
@@ -67,6 +67,35 @@ struct BreakpointCommand: AsyncParsableCommand {
                     return setting
                 }
                 Output.human("\(endpoint): request \(setting.request.rawValue), response \(setting.response.rawValue), error \(setting.error.rawValue)")
+            }
+        }
+    }
+}
+
+extension BreakpointCommand {
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Turn every switch of an endpoint, host or URL pattern off (set --request --response --error ignore at once).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("As `kiosk breakpoint set` takes it; `kiosk breakpoint list` shows those with a switch on.",
+                                     valueName: "endpoint|host|url-pattern")) var endpoint: String
+
+        func validate() throws {
+            guard !endpoint.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ValidationError("Give the endpoint, host or URL pattern whose breakpoints to remove (kiosk breakpoint list shows them).")
+            }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let had = try await Runtime.offline(global) { kiosk in
+                    let had = try kiosk.debugger.breakpoints.settings()[endpoint]
+                    if had != nil { try kiosk.debugger.breakpoints.set(BreakpointSetting(), for: endpoint) }
+                    return had
+                }
+                // Nothing set there is no failure (the wanted state holds), but said, for a name mistyped.
+                Output.human(had == nil ? "\(endpoint) had no breakpoint on; kiosk breakpoint list shows those that do."
+                                        : "\(endpoint): every breakpoint off.")
             }
         }
     }

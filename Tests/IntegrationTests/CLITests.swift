@@ -779,6 +779,11 @@ struct LogCLITests {
             #expect(refused.status == 2, "\(wrong)")
             #expect(refused.stderr.contains("rickandmorty.characters") && refused.stderr.contains("kiosk proxy"), "\(refused.stderr)")
         }
+        // And remove turns a host's every switch off, and says so of one that had none on
+        let removed = try cli.run(["breakpoint", "remove", "localhost:3000"])
+        #expect(removed.status == 0 && removed.stdout.contains("localhost:3000: every breakpoint off."), "\(removed.stderr)")
+        #expect(!(try cli.run(["breakpoint", "list"]).stdout.contains("localhost:3000")))
+        #expect(try cli.run(["breakpoint", "remove", "localhost:3000"]).stdout.contains("had no breakpoint on"))
     }
 }
 
