@@ -17,8 +17,8 @@ import KioskCore
 // The worst case is a filter combination that matches almost nothing among many text matches:
 // it reads every match (tens of milliseconds at 100,000), and only when a user asks for it. Words
 // joined by symbols (`page=7`) are a phrase the index cannot tell (its detail is per record): each
-// match of all their words is then checked for the phrase as typed, in its URL and the indexed part
-// of its bodies, which a phrase found nowhere does for every match (kiosk-bench --log measures it).
+// match of all their words whose URL holds each of them is then checked for the phrase in its URL
+// (a few LIKEs on a short column: kiosk-bench --log measures it).
 
 extension RequestLog {
     /// The columns of a record without its bodies, in the order `record(from:)` reads them.
@@ -80,19 +80,22 @@ extension RequestLog {
         case nil: pattern = nil
         }
         require("instr(logEntry.url, ?) > 0", literal)
-        // Words typed joined by symbols (`per_page=5`, `list.json`) must be found together, as typed: the index, whose
-        // detail is too coarse for phrases, found them anywhere apart. Looked for, ASCII letters in any case, in the URL
-        // or in the indexed part of a body (its first 256 KB, as the words are) of each record the index gives: a check
-        // bounded per record, the URL's first.
+        // Words typed joined by symbols (`per_page=5`, `api/character`) are found together in a URL: the index, whose detail
+        // is too coarse for phrases, matched a URL holding them apart (`?per=1&page=5`). A URL holding each of them is a
+        // match only with the phrase as typed (ASCII letters in any case); a record whose words are (some) in a body is
+        // matched by them, as any other words are: reading every candidate's body for the phrase cost ~20 ms a search at
+        // 100,000 records. Checked last, after every cheaper criterion (below).
+        var phrases: [(condition: String, arguments: StatementArguments)] = []
         if pattern != nil {
-            let prefix = Self.maxIndexedBodyBytes
             for run in joinedRuns(in: filter.text ?? "") {
-                conditions.append("""
-                    (instr(lower(logEntry.url), ?1) > 0 OR EXISTS (SELECT 1 FROM logBody WHERE logBody.id = logEntry.bodyID
-                     AND (instr(lower(CAST(substr(logBody.requestBody, 1, \(prefix)) AS TEXT)), ?1) > 0
-                          OR instr(lower(CAST(substr(logBody.responseBody, 1, \(prefix)) AS TEXT)), ?1) > 0)))
-                    """.replacingOccurrences(of: "?1", with: "?"))
-                arguments += [run, run, run]
+                let words = run.lowered.split { !$0.isLetter && !$0.isNumber }.map(String.init)
+                let like = { (text: String) in
+                    "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                        .replacingOccurrences(of: "_", with: "\\_") + "%"
+                }
+                let apart = words.map { _ in "logEntry.url LIKE ? ESCAPE '\\'" }.joined(separator: " AND ")
+                phrases.append(("(logEntry.url LIKE ? ESCAPE '\\' OR NOT (\(apart)))",
+                                StatementArguments([like(run.lowered)] + words.map(like))))
             }
         }
         // With a text pattern the cursor is on the FTS5 side (below), so that it starts its walk below it.
@@ -103,6 +106,10 @@ extension RequestLog {
         for (condition, values) in criteria(filter) {
             conditions.append(condition)
             arguments += StatementArguments(values)
+        }
+        for phrase in phrases {
+            conditions.append(phrase.condition)
+            arguments += phrase.arguments
         }
 
         let columns = includingBodies ? entryColumns + ", logBody.requestBody, logBody.responseBody" : entryColumns
@@ -352,9 +359,9 @@ extension RequestLog {
     }
 
     /// The runs of `text` between spaces that hold a symbol between two letters or digits (`per_page=5`, not `rick`
-    /// nor `rick!`), ASCII lowercased, each once.
-    static func joinedRuns(in text: String) -> [String] {
-        var runs: [String] = []
+    /// nor `rick!`), as typed and ASCII lowercased, each once.
+    static func joinedRuns(in text: String) -> [(typed: String, lowered: String)] {
+        var runs: [(typed: String, lowered: String)] = []
         for run in text.split(whereSeparator: \.isWhitespace) {
             let word = run.drop(while: { !$0.isLetter && !$0.isNumber })
             let trimmed = String(word.reversed().drop(while: { !$0.isLetter && !$0.isNumber }).reversed())
@@ -363,7 +370,7 @@ extension RequestLog {
             let lowered = String(String.UnicodeScalarView(trimmed.unicodeScalars.map {
                 ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0
             }))
-            if !runs.contains(lowered) { runs.append(lowered) }
+            if !runs.contains(where: { $0.typed == trimmed }) { runs.append((trimmed, lowered)) }
         }
         return runs
     }

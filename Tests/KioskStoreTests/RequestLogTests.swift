@@ -259,7 +259,7 @@ struct RequestLogTests {
         #expect(try Self.urls(log, RequestFilter(text: "zzz")).isEmpty)
     }
 
-    @Test("words joined by symbols are found only in that order, side by side, the last as a prefix; words apart by spaces anywhere")
+    @Test("words joined by symbols are found in a URL only in that order, side by side, the last as a prefix; in a body as words; words apart by spaces anywhere")
     func joinedWords() throws {
         // Given one URL asking for per_page=5, and another whose words per, page and 5 are all there but apart
         let log = try RequestLog.inMemory(configuration: Self.configuration())
@@ -273,10 +273,9 @@ struct RequestLogTests {
         #expect(try Self.urls(log, RequestFilter(text: "items?per_pag")) == ["https://api.test/items?per_page=5&page=2"])
         // And out of order, nothing
         #expect(try log.records(matching: RequestFilter(text: "page_per")).isEmpty)
-        // And joined words are found in a body too, in any ASCII case
-        try log.append(Self.record("https://api.test/other", responseBody: "{\"next\":\"/items?sort_by=name\",\"sort\":\"by\"}"))
+        // And joined words in a body (not in its URL) are found as its words, in any case
+        try log.append(Self.record("https://api.test/other", responseBody: "{\"next\":\"/items?sort_by=name\"}"))
         #expect(try Self.urls(log, RequestFilter(text: "SORT_BY")) == ["https://api.test/other"])
-        #expect(try log.records(matching: RequestFilter(text: "sort-by")).isEmpty)
         // And words apart by spaces match wherever they are
         #expect(try Self.urls(log, RequestFilter(text: "per 5")) == ["https://api.test/items?per=1&page=5",
                                                                      "https://api.test/items?per_page=5&page=2"])
