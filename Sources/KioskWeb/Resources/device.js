@@ -129,7 +129,8 @@
   // Saved pages and pictures --------------------------------------------------------------------------
 
   // Saves `response` under `url` (a page or a picture), then evicts the least recently used entries until the
-  // device is within its limit. `meta` holds a page's title and the content-addressed assets it links.
+  // device is within its limit. `meta` holds a page's title, the content-addressed assets it links and the paths its
+  // forms post to.
   async function save(kind, url, response, meta = {}) {
     const path = key(url);
     const body = await response.blob();
@@ -140,6 +141,7 @@
     await cache.put(absolute(path), new Response(body, { status: response.status, statusText: response.statusText, headers }));
     await transaction(["entries"], "readwrite", tx => done(tx.objectStore("entries").put({
       url: path, kind, bytes: body.size, savedAt: now, usedAt: now, title: meta.title || "", assets: meta.assets || [],
+      actions: meta.actions,
     })));
     // The full count (every entry read) only when an estimate says the limit may be passed: the estimate
     // counts a page saved again twice, so it errs towards counting, never towards a device over its limit.

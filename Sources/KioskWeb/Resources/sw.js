@@ -225,7 +225,9 @@ const linkedAsset = new RegExp(`"(${routes.staticPrefix.replace(/[.*+?^${}()|[\]
 function describe(html) {
   const title = unescapeHTML(/<title>([^<]*)<\/title>/.exec(html)?.[1] || "");
   const assets = [...new Set([...html.matchAll(linkedAsset)].map(match => match[1]))];
-  return { title, assets };
+  // The writes its forms post to, for a change Kiosk takes to find the saved pages showing it without reading them.
+  const actions = [...new Set([...html.matchAll(/<form[^>]* action="(\/[^"]*)"/g)].map(match => unescapeHTML(match[1])))];
+  return { title, assets, actions };
 }
 
 // Saves a page Kiosk just served (not a redirect, an error, anything but HTML, or one Kiosk says must not be kept:
@@ -459,8 +461,8 @@ async function refreshSavedPagesShowing(path) {
   const pages = await caches.open(device.caches.pages);
   for (const entry of await device.entries("page")) {
     const url = new URL(entry.url, self.location.origin).href;
-    const saved = await pages.match(url);
-    if (!saved || !(await saved.text()).includes(form)) continue;
+    // Known by the forms noted when it was saved; a page saved by an older worker, which noted none, is read.
+    if (entry.actions ? !entry.actions.includes(path) : !(await (await pages.match(url))?.text() ?? "").includes(form)) continue;
     await keepPage(url, await fetch(url, { credentials: "same-origin", cache: "no-store" }));
   }
 }
