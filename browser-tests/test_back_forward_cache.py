@@ -13,14 +13,18 @@ from device import wait_until_saved_for_offline
 STANDARD_BFCACHE = ("--disable-features=CacheControlNoStoreEnterBackForwardCache",)
 
 
+def first_visit(driver, url: str) -> None:
+    """Opens `url` and waits past the first visit: the service worker took the page over (a page it claims while kept
+    is evicted) and the background save for offline is done (a fetch under way also keeps a page out)."""
+    driver.get(url)
+    page_ready(driver)
+    wait_until_saved_for_offline(driver)
+
+
 def test_back_restores_the_list_from_the_back_forward_cache_and_refreshes_its_stars(fresh_server):
     driver = new_driver(PHONE, arguments=STANDARD_BFCACHE)
     try:
-        driver.get(fresh_server.url("/rickandmorty"))
-        page_ready(driver)
-        # Past the first visit: the service worker took the page over (a page it claims while kept is evicted)
-        # and the background save for offline is done (a fetch under way also keeps a page out).
-        wait_until_saved_for_offline(driver)
+        first_visit(driver, fresh_server.url("/rickandmorty"))
         # A mark only the same, kept document can still have after Back
         driver.execute_script("window.kioskKept = 42")
         first = driver.find_element(By.CSS_SELECTOR, "#results ul.items > li").get_attribute("data-id")
@@ -44,9 +48,7 @@ def test_back_to_a_page_kept_from_before_a_language_switch_shows_it_whole_in_the
     driver = new_driver(PHONE, arguments=STANDARD_BFCACHE)
     try:
         # Given the dogs list read in English, kept in the back/forward cache once another page opens
-        driver.get(fresh_server.url("/dogs"))
-        page_ready(driver)
-        wait_until_saved_for_offline(driver)
+        first_visit(driver, fresh_server.url("/dogs"))
         assert driver.execute_script("return document.documentElement.lang") == "en"
         driver.get(fresh_server.url("/nyt"))
         page_ready(driver)
