@@ -103,7 +103,9 @@ extension RequestLog {
             require("logEntry.id < ?", filter.beforeID)
             require("logEntry.id > ?", filter.afterID)
         }
-        for (condition, values) in criteria(filter) {
+        // Without text, a status criterion is two walks (below): as one condition, its OR made SQLite walk every GET.
+        let splitsStatuses = pattern == nil && !filter.statuses.isEmpty && !filter.statuses.isNegated
+        for (condition, values) in criteria(filter, includingStatuses: !splitsStatuses) {
             conditions.append(condition)
             arguments += StatementArguments(values)
         }
@@ -115,9 +117,30 @@ extension RequestLog {
         let columns = includingBodies ? entryColumns + ", logBody.requestBody, logBody.responseBody" : entryColumns
         let bodies = includingBodies ? "LEFT JOIN logBody ON logBody.id = logEntry.bodyID" : ""
         guard let pattern else {
-            let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-            return ("SELECT \(columns) FROM logEntry \(bodies) \(whereClause) ORDER BY logEntry.id DESC LIMIT ?",
-                    arguments + [filter.limit])
+            guard splitsStatuses, let (direct, hidden) = statusClauses(filter) else {
+                let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+                return ("SELECT \(columns) FROM logEntry \(bodies) \(whereClause) ORDER BY logEntry.id DESC LIMIT ?",
+                        arguments + [filter.limit])
+            }
+            // The records with the status asked for, walked by the status classes' index when every status asked for is
+            // one a log holds few of (a failure, 1xx, 4xx, 5xx): SQLite, without statistics of each value, takes any index
+            // of an equality for as good as another, and walked every GET for `status:5xx method:GET`. Then those answered
+            // with another status than the upstream's, by the partial index holding only them (migration v11).
+            let rare = filter.statuses.values.allSatisfy { match in
+                switch match {
+                case .statusClass(let statusClass): [.error, .informational, .clientError, .serverError].contains(statusClass)
+                case .code(let code): !(200..<400).contains(code)
+                }
+            }
+            let statusWalk = "SELECT \(columns) FROM logEntry \(rare ? "INDEXED BY logEntry_on_statusClass" : "") \(bodies) WHERE "
+                + ([direct.0] + conditions).joined(separator: " AND ") + " ORDER BY logEntry.id DESC LIMIT ?"
+            let directArguments = StatementArguments(direct.1) + arguments + [filter.limit]
+            guard let hidden else { return (statusWalk, directArguments) }
+            let hiddenWalk = "SELECT \(columns) FROM logEntry INDEXED BY logEntryHiddenStatus \(bodies) WHERE "
+                + ([hiddenStatusCondition, hidden.0, "NOT \(direct.0)"] + conditions).joined(separator: " AND ")
+                + " ORDER BY logEntry.id DESC LIMIT ?"
+            return ("SELECT * FROM (\(statusWalk))\nUNION ALL\nSELECT * FROM (\(hiddenWalk))\nORDER BY 1 DESC LIMIT ?",
+                    directArguments + StatementArguments(hidden.1) + StatementArguments(direct.1) + arguments + [filter.limit, filter.limit])
         }
         // Each segment of the index walked newest first, its matches joined to their rows (CROSS JOIN keeps the FTS5
         // table the outer loop), the newest `limit` of each; then the newest of those. A segment's terms of records
@@ -203,10 +226,52 @@ extension RequestLog {
     /// written exactly as the index of migration v3 is, so that SQLite reads that index for it.
     static let cacheOutcomeExpression = "substr(cacheStatus, 7, instr(substr(cacheStatus, 7), ';') - 1)"
 
+    /// The status that came back from below the cache, as a record's Cache-Status says it (`fwd-status=500`), NULL
+    /// when none did; written exactly as the partial index of migration v11 is, so that SQLite reads that index for it.
+    static let forwardedStatusExpression = "CAST(substr(cacheStatus, nullif(instr(cacheStatus, ';fwd-status='), 0) + 12, 4) AS INTEGER)"
+
+    /// The condition of migration v11's partial index: a record answered with another status than the upstream's.
+    static let hiddenStatusCondition = "\(forwardedStatusExpression) <> COALESCE(status, 0)"
+
+    /// The status criterion in two parts: `direct`, on the status the app got, with the status classes' index's
+    /// column first; and `hidden`, what follows `forwardedStatusExpression` for the upstream's status an answer from
+    /// the store stood in for (`fallback`, `stale-if-error`: the server error a developer looks for is not hidden by
+    /// it), nil when no class or code can have been hidden. Nil without a status criterion.
+    private static func statusClauses(_ filter: RequestFilter)
+        -> (direct: (String, [(any DatabaseValueConvertible)?]), hidden: (String, [(any DatabaseValueConvertible)?])?)? {
+        guard !filter.statuses.isEmpty else { return nil }
+        var classes: [Int] = [], codes: [Int] = []
+        for match in filter.statuses.values {
+            switch match {
+            case .statusClass(let statusClass): classes.append(statusClass.rawValue)
+            case .code(let code): codes.append(code)
+            }
+        }
+        let list = { (values: [Int]) in Array(repeating: "?", count: values.count).joined(separator: ", ") }
+        // A code is looked for among its class's records, so that the classes' index serves it too. A record without
+        // a status (no response) has no code: COALESCE keeps it out of a code's match.
+        let codeClasses = codes.map { $0 / 100 }.filter { !classes.contains($0) }
+        let indexed = Array(Set(classes + codeClasses)).sorted()
+        var direct = "logEntry.statusClass IN (\(list(indexed)))"
+        var directArguments: [(any DatabaseValueConvertible)?] = indexed
+        if !codes.isEmpty {
+            let coded = "COALESCE(logEntry.status, 0) IN (\(list(codes)))"
+            direct += classes.isEmpty ? " AND " + coded : " AND (logEntry.statusClass IN (\(list(classes))) OR \(coded))"
+            directArguments += (classes.isEmpty ? [] : classes as [(any DatabaseValueConvertible)?]) + codes
+        }
+        let ranges = classes.filter { (1...5).contains($0) }
+        let hidden = ranges.map { _ in "\(forwardedStatusExpression) BETWEEN ? AND ?" }
+            + (codes.isEmpty ? [] : ["\(forwardedStatusExpression) IN (\(list(codes)))"])
+        let hiddenArguments: [(any DatabaseValueConvertible)?] = ranges.flatMap { [$0 * 100, $0 * 100 + 99] } + codes
+        return (("(" + direct + ")", directArguments),
+                hidden.isEmpty ? nil : ("(" + hidden.joined(separator: " OR ") + ")", hiddenArguments))
+    }
+
     /// The SQL conditions of the filter's criteria besides text and cursors, each with its arguments.
     /// One value of an indexed column is compared with `=`, so its index serves `ORDER BY id DESC`
     /// directly; several are an `IN` list.
-    private static func criteria(_ filter: RequestFilter) -> [(String, [(any DatabaseValueConvertible)?])] {
+    /// Without `includingStatuses`, the status criterion is left to the caller (`listQuery`).
+    private static func criteria(_ filter: RequestFilter, includingStatuses: Bool = true) -> [(String, [(any DatabaseValueConvertible)?])] {
         var result: [(String, [(any DatabaseValueConvertible)?])] = []
         /// `column` is one of `values`.
         func oneOf(_ column: String, _ values: [any DatabaseValueConvertible]) -> (String, [(any DatabaseValueConvertible)?]) {
@@ -224,26 +289,9 @@ extension RequestLog {
             let column = filter.sources.isNegated ? "COALESCE(logEntry.source, '')" : "logEntry.source"
             anyOf([oneOf(column, filter.sources.values.map(\.rawValue))], negated: filter.sources.isNegated)
         }
-        if !filter.statuses.isEmpty {
-            var classes: [any DatabaseValueConvertible] = [], codes: [any DatabaseValueConvertible] = []
-            for match in filter.statuses.values {
-                switch match {
-                case .statusClass(let statusClass): classes.append(statusClass.rawValue)
-                case .code(let code): codes.append(code)
-                }
-            }
-            // A record without a status (no response) has no code: COALESCE keeps it out of a code's match.
-            // An answer the store gave in place of the upstream's (fallback, stale-if-error) matches the upstream's status too,
-            // as its Cache-Status says it (`fwd-status=500`): the server error a developer looks for is not hidden by it.
-            let forwarded = classes.compactMap { $0 as? Int }.filter { (1...5).contains($0) }.map { "fwd-status=\($0)__" }
-                + codes.compactMap { $0 as? Int }.map { "fwd-status=\($0)" }
-            let upstreams: (String, [(any DatabaseValueConvertible)?])? = forwarded.isEmpty ? nil : (
-                "(" + Array(repeating: "logEntry.cacheStatus LIKE ? OR logEntry.cacheStatus LIKE ?", count: forwarded.count)
-                    .joined(separator: " OR ") + ")",
-                forwarded.flatMap { ["%;\($0);%", "%;\($0)"] as [(any DatabaseValueConvertible)?] })
-            anyOf([classes.isEmpty ? nil : oneOf("logEntry.statusClass", classes),
-                   codes.isEmpty ? nil : oneOf("COALESCE(logEntry.status, 0)", codes), upstreams].compactMap { $0 },
-                  negated: filter.statuses.isNegated)
+        if !filter.statuses.isEmpty, includingStatuses, let (direct, hidden) = statusClauses(filter) {
+            // A record without an upstream's status compares as NULL: COALESCE keeps it in a negation's match.
+            anyOf([direct] + (hidden.map { [("COALESCE(\($0.0), 0)", $0.1)] } ?? []), negated: filter.statuses.isNegated)
         }
         if !filter.methods.isEmpty {
             anyOf([oneOf("logEntry.method", filter.methods.values)], negated: filter.methods.isNegated)

@@ -39,6 +39,9 @@ import KioskCore
 //
 // - Connection phases (v9): `dns` and `tls`, the parts of `connect` spent on the lookup and the TLS handshake (NULL when
 //   none was made, as for every record stored before).
+// - Hidden statuses (v11): a partial index on the upstream's status (`fwd-status`) of the records answered with another
+//   (the store's answer standing in for a 500, a 304 revalidating a stored 200), so few that `status:5xx` walks them
+//   apart from the records whose own status is 5xx (RequestLog+Query.swift).
 //
 // Why the file stays bounded without VACUUM: eviction frees pages that the next inserts reuse,
 // so in steady state the file stays near its high-water mark (records plus index and free pages).
@@ -95,6 +98,13 @@ extension RequestLog {
             try db.execute(sql: """
                 UPDATE logEntry SET statusClass = 6 WHERE status IS NULL
                     AND (error IS NULL OR decision NOT IN ('network', 'revalidated', 'edited'))
+                """)
+        }
+        migrator.registerMigration("v11: statuses hidden by the store") { db in
+            // The records answered with another status than the upstream's (a stored answer standing in for a 500, a
+            // 304 revalidating one): few, so `status:5xx` finds them without reading every record's Cache-Status.
+            try db.execute(sql: """
+                CREATE INDEX logEntryHiddenStatus ON logEntry(\(forwardedStatusExpression)) WHERE \(hiddenStatusCondition)
                 """)
         }
         return migrator

@@ -185,4 +185,18 @@ struct RequestLogFilterLanguageTests {
             #expect(!plan.contains("TEMP B-TREE"), "\(filter): \(plan)")
         }
     }
+
+    @Test("A status a log holds few of is walked by the statuses' index, and the store's stand-ins by the hidden statuses' index, not every GET")
+    func rareStatusPlans() throws {
+        // Given a log
+        let log = try RequestLog.inMemory(configuration: Fixture.configuration())
+        // When the plan of a server error filter beside other equalities (the example) is asked for
+        let plan = try log.writer.read { db in
+            try RequestLog.queryPlan(matching: try RequestFilter(parsing: "status:5xx source:nyt cache:stale method:GET slow:>500ms has:error"), db)
+        }
+        // Then it reads the statuses' index and the partial index of hidden statuses, never the method's or source's
+        #expect(plan.contains("USING INDEX logEntry_on_statusClass"), "\(plan)")
+        #expect(plan.contains("USING INDEX logEntryHiddenStatus"), "\(plan)")
+        #expect(!plan.contains("logEntry_on_method") && !plan.contains("logEntry_on_source"), "\(plan)")
+    }
 }
