@@ -317,6 +317,8 @@ struct DeviceStrings: Sendable {
     let languageNeedsKiosk: String
     /// The banner when Kiosk went away while a page loaded from it is read (`{ago}`: when it was loaded).
     let unreachableLoaded: String
+    /// Beside a row of a list shown from the device (Kiosk unreachable) whose page this device has not saved.
+    let notSaved: String
 }
 
 /// Every word the scripts show, for one language, as JSON in `<body data-strings>`: a field each, built from the
@@ -326,7 +328,7 @@ struct ScriptStrings: Encodable, Sendable {
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload, pendingRefused, resetPending: String
-    let deleted, undo, unstarred, languageNeedsKiosk, unreachableLoaded: String
+    let deleted, undo, unstarred, languageNeedsKiosk, unreachableLoaded, notSaved: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
 
@@ -364,6 +366,7 @@ struct ScriptStrings: Encodable, Sendable {
         unstarred = device.unstarred
         languageNeedsKiosk = device.languageNeedsKiosk
         unreachableLoaded = device.unreachableLoaded
+        notSaved = device.notSaved
         ago = page.ago("{age}")
         justNow = page.justNow
     }

@@ -161,6 +161,11 @@
     return { response, savedAt: Number(response.headers.get("X-Kiosk-Saved-At")) || 0, touched };
   }
 
+  // Whether a page or picture is saved for `url`, without counting it as a use.
+  async function has(kind, url) {
+    return !!(await caches.match(absolute(key(url)), { cacheName: kind === "page" ? caches_.pages : caches_.images }));
+  }
+
   function touch(path) {
     return transaction(["entries"], "readwrite", async tx => {
       const store = tx.objectStore("entries");
@@ -251,7 +256,7 @@
   const prepare = () => database(true).then(() => undefined);
 
   self.KioskDevice = Object.freeze({
-    caches: caches_, defaultLimit, key, prepare, setting, setSetting, limit, save, saved, entries, totals, evict, remove, clear,
+    caches: caches_, defaultLimit, key, prepare, setting, setSetting, limit, save, saved, has, entries, totals, evict, remove, clear,
     enqueue, pending, dequeue, updateWrite, recordFailure, takeFailures,
   });
 })();

@@ -56,6 +56,24 @@
     const words = { slow: "slow", loaded: "unreachableLoaded" }[reason] || "unreachable";
     if (time > 0) banner("unreachable-banner", "unreachable", agoSentence(words, time));
     window.kiosk?.watchConnectivity();
+    markUnsaved();
+  }
+
+  // With Kiosk unreachable, a list's rows whose page this device has not saved say so, before a tap finds out: what
+  // the background saving keeps is each catalog's first page, and a list read further or searched shows rows of items
+  // never opened. The words are the link's own, so a screen reader says them with the row.
+  async function markUnsaved() {
+    for (const link of $$("#results ul.items li > a[href]")) {
+      const href = link.getAttribute("href");
+      if (!href.startsWith("/") || href.startsWith("//") || link.querySelector(".not-saved")) continue;
+      if (await device.has("page", href).catch(() => true)) continue;
+      if (savedAt === null) return;
+      link.closest("li").classList.add("unsaved");
+      (link.querySelector(".text") || link).append(Object.assign(document.createElement("span"), { className: "not-saved", textContent: say("notSaved") }));
+    }
+  }
+  function unmarkUnsaved() {
+    for (const note of $$("#results .not-saved")) { note.closest("li")?.classList.remove("unsaved"); note.remove(); }
   }
   // While the banner shows, app.js's one connectivity poller asks whether Kiosk answers again; when it does, the
   // banner goes, what waits is sent, and the list is fetched again.
@@ -66,6 +84,7 @@
       savedAt = null;
       delete document.body.dataset.savedAt;
       banner("unreachable-banner", "", "");
+      unmarkUnsaved();
       flush();
       if ($("#results")) window.kiosk?.reloadResults();
     },
