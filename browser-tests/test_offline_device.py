@@ -467,6 +467,12 @@ def test_with_kiosk_stopped_a_lists_rows_whose_pages_the_device_lacks_say_so_bef
         screenshot(driver, "offline-rows-not-saved-phone", PHONE)
         assert axe_serious_violations(driver) == []
 
+        # And scrolled to its end, the next page (never saved) is said to wait for Kiosk, not to be tried again.
+        driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+        more = lambda d: d.execute_script("return document.getElementById('js-more')?.textContent || ''")
+        wait_for(driver, lambda d: more(d) not in ("", "Loading…"), 10, "no note below the list")
+        assert more(driver) == "Kiosk is unreachable: the next page can be loaded once it answers.", more(driver)
+
         # And the first page, saved whole in the background, marks none.
         open(driver, server.url("/rickandmorty"))
         wait_for(driver, lambda d: unreachable_banner(d), 10, "no unreachable banner")

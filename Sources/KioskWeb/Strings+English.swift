@@ -133,7 +133,8 @@ extension DeviceStrings {
         deleted: "{title} deleted.", undo: "Undo", unstarred: "{title} removed from favorites.",
         languageNeedsKiosk: "Kiosk is unreachable: the language can be switched once it answers.",
         unreachableLoaded: "Kiosk is unreachable — this page is as it was loaded {ago}",
-        notSaved: "Not saved on this device")
+        notSaved: "Not saved on this device",
+        nextUnreachable: "Kiosk is unreachable: the next page can be loaded once it answers.")
 }
 
 extension PairingStrings {

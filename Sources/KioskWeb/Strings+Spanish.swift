@@ -182,7 +182,8 @@ extension DeviceStrings {
         deleted: "Se eliminó {title}.", undo: "Deshacer", unstarred: "Se quitó {title} de favoritos.",
         languageNeedsKiosk: "Kiosk no responde: el idioma se podrá cambiar cuando responda.",
         unreachableLoaded: "Kiosk no responde: esta página es tal como se cargó {ago}",
-        notSaved: "No guardado en este dispositivo")
+        notSaved: "No guardado en este dispositivo",
+        nextUnreachable: "Kiosk no responde: la página siguiente se podrá cargar cuando responda.")
 }
 
 extension PairingStrings {

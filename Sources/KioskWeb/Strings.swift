@@ -319,6 +319,8 @@ struct DeviceStrings: Sendable {
     let unreachableLoaded: String
     /// Beside a row of a list shown from the device (Kiosk unreachable) whose page this device has not saved.
     let notSaved: String
+    /// Below a list whose next page could not be appended because Kiosk is unreachable (and the device has no copy).
+    let nextUnreachable: String
 }
 
 /// Every word the scripts show, for one language, as JSON in `<body data-strings>`: a field each, built from the
@@ -328,7 +330,7 @@ struct ScriptStrings: Encodable, Sendable {
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload, pendingRefused, resetPending: String
-    let deleted, undo, unstarred, languageNeedsKiosk, unreachableLoaded, notSaved: String
+    let deleted, undo, unstarred, languageNeedsKiosk, unreachableLoaded, notSaved, nextUnreachable: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
 
@@ -367,6 +369,7 @@ struct ScriptStrings: Encodable, Sendable {
         languageNeedsKiosk = device.languageNeedsKiosk
         unreachableLoaded = device.unreachableLoaded
         notSaved = device.notSaved
+        nextUnreachable = device.nextUnreachable
         ago = page.ago("{age}")
         justNow = page.justNow
     }

@@ -366,9 +366,10 @@
       if (focusKey) focusOn(findByKey(focusKey, freshPager) || freshPager || list);
       note("js-more", null, "");
       return true;
-    } catch {
-      // The pager links stay, and no retry loop: the observer fires again only when the pager moves.
-      note("js-more", pager, strings.loadFailed);
+    } catch (error) {
+      // The pager links stay, and no retry loop: the observer fires again only when the pager moves (and the list is
+      // fetched again when an unreachable Kiosk answers: offline.js).
+      note("js-more", pager, error.unreachable && strings.nextUnreachable || strings.loadFailed);
       return false;
     } finally {
       loadingMore = false;
