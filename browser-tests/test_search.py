@@ -10,6 +10,7 @@ import time
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 from conftest import page_ready, row_titles, wait_for
 
@@ -132,3 +133,47 @@ def test_escape_in_the_search_box_clears_the_search_and_its_results_and_a_second
     # And a second Escape leaves the box
     field.send_keys(Keys.ESCAPE)
     assert browser.switch_to.active_element != field
+
+
+def test_back_after_a_search_or_a_filter_brings_the_list_it_started_from(server, phone_browser):
+    # Given Rick and Morty's list
+    browser = phone_browser
+    browser.get(server.url("/rickandmorty"))
+    page_ready(browser)
+    catalog = row_titles(browser)
+    entries = browser.execute_script("return history.length")
+    field = browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]")
+
+    # When a search is typed, then refined
+    type_slowly(field, "rick", pause=0.02)
+    wait_for(browser, lambda d: d.current_url.endswith("?q=rick"), 10, "the search was not sent")
+    field.send_keys(" s")
+    wait_for(browser, lambda d: d.current_url.endswith("?q=rick+s"), 10, "the refined search was not sent")
+
+    # Then the search is one entry of the history, refined in place
+    assert browser.execute_script("return history.length") == entries + 1
+
+    # When Back is pressed
+    browser.back()
+
+    # Then the list it started from comes back, its box empty
+    wait_for(browser, lambda d: d.current_url == server.url("/rickandmorty"), 10, f"at {browser.current_url}")
+    wait_for(browser, lambda d: row_titles(d) == catalog, 10, f"rows: {row_titles(browser)[:5]}")
+    assert field.get_attribute("value") == ""
+
+    # When a filter is chosen, then Back pressed
+    Select(browser.find_element(By.CSS_SELECTOR, "form.search select[name=gender]")).select_by_value("female")
+    wait_for(browser, lambda d: "gender=female" in d.current_url, 10, "the filter was not applied")
+    wait_for(browser, lambda d: row_titles(d) != catalog, 10, "the filtered rows did not come")
+    browser.back()
+
+    # Then the unfiltered list comes back, and its filter says so
+    wait_for(browser, lambda d: d.current_url == server.url("/rickandmorty"), 10, f"at {browser.current_url}")
+    wait_for(browser, lambda d: row_titles(d) == catalog, 10, f"rows: {row_titles(browser)[:5]}")
+    assert Select(browser.find_element(By.CSS_SELECTOR, "form.search select[name=gender]")).first_selected_option.get_attribute("value") == ""
+
+    # And Forward brings the filtered list back, its filter shown
+    browser.forward()
+    wait_for(browser, lambda d: "gender=female" in d.current_url, 10, f"at {browser.current_url}")
+    wait_for(browser, lambda d: Select(d.find_element(By.CSS_SELECTOR, "form.search select[name=gender]"))
+             .first_selected_option.get_attribute("value") == "female", 10, "the filter shown is not the list's")

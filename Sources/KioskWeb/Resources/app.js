@@ -255,8 +255,10 @@
     return url.href;
   }
 
-  // Fetches a list or search URL into #results, and puts it in the address bar.
-  async function loadResults(url, { errorPages = false } = {}) {
+  // Fetches a list or search URL into #results, and puts it in the address bar: in place of the list's entry, or, with
+  // `push`, as a new one (a search started, a filter chosen: Back brings the list as it was before it), which notes the
+  // address it came from.
+  async function loadResults(url, { errorPages = false, push = false } = {}) {
     clearTimeout(searchTimer);
     searchController?.abort();
     const controller = searchController = new AbortController();
@@ -266,10 +268,19 @@
       if (!doc.getElementById("results") || !$("#results")) throw new Error("no #results");
       searchUnreachable = false;
       // Set before the swap, which may start a waited reload of resultsURL.
+      const from = resultsURL;
       resultsURL = shownURL = withoutHash(url);
-      history.replaceState(null, "", url); // the query lives in the URL: reload and share keep it
+      // The query lives in the URL: reload and share keep it. A refined search keeps its entry's origin.
+      if (push && resultsURL !== from) history.pushState({ from }, "", url);
+      else history.replaceState(history.state?.from ? { from: history.state.from } : null, "", url);
       const view = doc.getElementById("main")?.dataset.view;
       if (view) $("#main").dataset.view = view;
+      // The filters show what this list was asked with, as the page would (Back to a list of another filter; a
+      // source's own defaults where none is named).
+      for (const select of searchForm ? $$("select[name]", searchForm) : []) {
+        const asked = doc.querySelector(`form.search select[name="${CSS.escape(select.name)}"]`);
+        if (asked && select.value !== asked.value) select.value = asked.value;
+      }
       resultsTitle = document.title = doc.title || document.title;
       closePane();
       swapResults(doc);
@@ -308,7 +319,12 @@
       searchController?.abort();
       applyLocalFilter();
       const length = searchInput.value.trim().length;
-      if (length >= 3) searchTimer = setTimeout(() => loadResults(formURL(true)), delay);
+      // A search started from a list is an entry of its own (Back brings the list back); one refined replaces it.
+      const starting = () => !new URL(resultsURL).searchParams.has("q");
+      if (length >= 3) searchTimer = setTimeout(() => loadResults(formURL(true), { push: starting() }), delay);
+      // The box emptied on the search that started from this very list: Back to that list's own entry, rather than a
+      // second entry of it.
+      else if (length === 0 && showsSearch() && history.state?.from === withoutHash(formURL(false))) history.back();
       // Back under three characters from a search: the catalog's list again (its count, its address), which the
       // text then filters — not the last search's rows filtered by text they were not searched for.
       else if (showsSearch()) searchTimer = setTimeout(() => loadResults(formURL(false)), delay);
@@ -316,10 +332,10 @@
     });
     searchForm.addEventListener("submit", event => {
       event.preventDefault();
-      loadResults(formURL(true));
+      loadResults(formURL(true), { push: !new URL(resultsURL).searchParams.has("q") });
     });
-    // A filter applies at once, like a submit.
-    searchForm.addEventListener("change", event => { if (event.target.matches("select")) loadResults(formURL(true)); });
+    // A filter applies at once, like a submit, as an entry of its own.
+    searchForm.addEventListener("change", event => { if (event.target.matches("select")) loadResults(formURL(true), { push: true }); });
   }
 
   // 4: infinite scroll. When the pager nears the viewport, the next page's rows are appended; the URL
@@ -581,6 +597,7 @@
     closePane();
     // Back to a list address other than what #results shows (a search replaced it meanwhile).
     if (here !== resultsURL) {
+      // The box says what the list shown was searched for (its filters are set from the page that comes).
       if (searchInput) searchInput.value = new URL(here).searchParams.get("q") || "";
       loadResults(here);
     }
