@@ -1320,6 +1320,74 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    @Test("A newer answer this cache may not keep (no-store, Vary: *) drops the stored one: the next request is not given the older as fresh",
+          arguments: ["no-store", "vary"])
+    func newerAnswerNotKept(_ forbids: String) async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let versions = Versions()
+        upstream.answer { _ in
+            let version = versions.next()
+            return version == "v1" ? (.ok, [("Cache-Control", "max-age=600")], version)
+                : (.ok, forbids == "vary" ? [("Cache-Control", "max-age=600"), ("Vary", "*")] : [("Cache-Control", "no-store")], version)
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given an answer stored fresh for 10 minutes
+            #expect(try await proxy.send(.GET, upstream.url("/u")).text == "v1")
+            // When a reload gets a newer answer that may not be kept
+            let reload = try await proxy.send(.GET, upstream.url("/u"), headers: [("Cache-Control", "no-cache")])
+            #expect(reload.text == "v2")
+            // Then the older answer is gone, and the next request goes upstream for the answer as it is now
+            #expect(try proxy.kiosk.proxyCacheEntries().isEmpty)
+            let next = try await proxy.send(.GET, upstream.url("/u"))
+            #expect(next.text == "v3" && next.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=uri-miss;") == true, "\(next.header("Cache-Status"))")
+        }
+    }
+
+    @Test("A newer answer that is a server error or a 429 leaves the stored answer, still fresh")
+    func newerFailureKeepsTheStored() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let versions = Versions()
+        upstream.answer { _ in
+            let version = versions.next()
+            return switch version {
+            case "v1": (.ok, [("Cache-Control", "max-age=600")], version)
+            case "v2": (.serviceUnavailable, [("Cache-Control", "no-store")], version)
+            default: (.tooManyRequests, [("Cache-Control", "no-store")], version)
+            }
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given an answer stored fresh for 10 minutes
+            #expect(try await proxy.send(.GET, upstream.url("/f")).text == "v1")
+            // When reloads get a 503 and a 429, neither of which may be kept
+            #expect(try await proxy.send(.GET, upstream.url("/f"), headers: [("Cache-Control", "no-cache")]).status == .serviceUnavailable)
+            #expect(try await proxy.send(.GET, upstream.url("/f"), headers: [("Cache-Control", "no-cache")]).status == .tooManyRequests)
+            // Then the stored answer stays, and is given fresh
+            let next = try await proxy.send(.GET, upstream.url("/f"))
+            #expect(next.text == "v1" && next.header("Cache-Status").first?.hasPrefix("Kiosk;hit") == true, "\(next.header("Cache-Status"))")
+        }
+    }
+
+    @Test("In fallback a newer answer that may not be kept leaves the stored one to stand in for a failure, however old")
+    func fallbackKeepsTheStoredPastANewerNoStore() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let versions = Versions()
+        upstream.answer { _ in
+            let version = versions.next()
+            return (.ok, version == "v1" ? [] : [("Cache-Control", "no-store")], version)
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given an answer stored by --cache fallback, then a newer one that may not be kept
+            #expect(try await proxy.send(.GET, upstream.url("/p")).text == "v1")
+            #expect(try await proxy.send(.GET, upstream.url("/p")).text == "v2")
+            #expect(try proxy.kiosk.proxyCacheEntries().count == 1)
+            // When the upstream goes away
+            await upstream.stop()
+            // Then the stored answer stands in, said to
+            let offline = try await proxy.send(.GET, upstream.url("/p"))
+            #expect(offline.text == "v1" && offline.header("Cache-Status").first?.hasSuffix("detail=fallback") == true, "\(offline.header("Cache-Status"))")
+        }
+    }
+
     @Test("A HEAD's 200 whose ETag differs from the stored GET answer's drops that answer; the next GET goes upstream (RFC 9111 §4.3.5)")
     func headSaysChanged() async throws {
         let upstream = try await ScriptedUpstream.start()
