@@ -355,8 +355,11 @@ final class ProxyCachingTransport: HTTPTransport {
                 var failure = CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
                 if case .found(let entry) = found, error.isConnectivityFailure {
                     failure.withheld = entry.changedAt.map(CacheMarkedFailure.Withheld.changed) ?? .unconfirmable
-                } else if case .varyMiss = found, error.isConnectivityFailure, asked.purpose != .proxiedForNetwork {
-                    failure.withheld = .otherVariants
+                } else if case .varyMiss(let names) = found, error.isConnectivityFailure, asked.purpose != .proxiedForNetwork {
+                    failure.withheld = .otherVariants(varyBy: names)
+                } else if case .uriMiss = found, error.isConnectivityFailure, asked.purpose != .proxiedForNetwork {
+                    // (To a client on another machine a plain failure: it may not tell its miss from someone else's answer.)
+                    failure.withheld = .noneStored
                 }
                 throw failure
             }

@@ -258,9 +258,11 @@ public struct CacheMarkedFailure: Error, Sendable, CustomStringConvertible {
         case unconfirmable
         /// A request that changed its URL succeeded at this time, after it was stored (RFC 9111 §4.4).
         case changed(Date)
-        /// None is held for this request, but some for the URL with other values of the headers its `Vary` names, or
-        /// other credentials (said to this machine's apps only: a client on another machine learns nothing of others').
-        case otherVariants
+        /// None is held for this request, but some for the URL with other values of the headers their `Vary` names
+        /// (`varyBy`, lowercased), said to this machine's apps only: a client on another machine learns nothing of others'.
+        case otherVariants(varyBy: [String])
+        /// None is held for the URL (for these credentials): nothing could stand in for the failure.
+        case noneStored
     }
 
     /// `error` marked with `cacheStatus`.

@@ -537,10 +537,15 @@ enum ProxyMessages {
             refusal = Refusal(.gatewayTimeout, "Kiosk's proxy holds an answer for \(shownURL), but a request that changed it "
                               + "succeeded after it was stored, so it is given only once the upstream confirms it (the `fallback` "
                               + "mode and --offline give it when the upstream cannot answer), and confirming it failed: " + refusal.message)
-        case .otherVariants?:
+        case .otherVariants(let names)?:
+            // As a server spells them (Accept-Language), from the names stored lowercased.
+            let spelled = names.map { $0.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: "-") }
             refusal = Refusal(refusal.status, "Kiosk's proxy holds answers for \(shownURL), but for other values of the request "
-                              + "headers they vary by (Vary: Accept-Encoding, say) or for other credentials, not for this request's, and "
-                              + "the upstream could not be asked: " + refusal.message)
+                              + "headers they vary by (Vary: \(spelled.isEmpty ? "*" : spelled.joined(separator: ", "))), not this request's, "
+                              + "and the upstream could not be asked: " + refusal.message)
+        case .noneStored?:
+            refusal = Refusal(refusal.status, "Kiosk's proxy has no answer stored for \(shownURL) to give in its place (none came "
+                              + "through it yet, or none could be kept), and the upstream could not be asked: " + refusal.message)
         case nil:
             break
         }

@@ -31,8 +31,9 @@ import Synchronization
 public enum ProxyCacheLookup: Sendable, Hashable {
     /// An answer stored for this request.
     case found(ProxyCacheEntry)
-    /// Answers are stored for the URL, but their `Vary` headers do not match this request's (RFC 9211 `vary-miss`).
-    case varyMiss
+    /// Answers are stored for the URL, but their `Vary` headers do not match this request's (RFC 9211 `vary-miss`):
+    /// `varyBy`, the names those answers vary by, lowercased and sorted.
+    case varyMiss(varyBy: [String])
     /// Nothing stored for the URL and these credentials (RFC 9211 `uri-miss`).
     case uriMiss
 }
@@ -199,7 +200,7 @@ public final class ProxyCache: Sendable, StoreFile {
         }
         guard let row = newest(rows.filter { row in variant(row.vary).map { $0 == row.variant } ?? false })
                 ?? (orNewest ? newest(rows) : nil) else {
-            return .varyMiss
+            return .varyMiss(varyBy: Set(rows.flatMap { $0.vary.split(separator: ",").map(String.init) }).sorted())
         }
         var entry = row.entry
         if using {

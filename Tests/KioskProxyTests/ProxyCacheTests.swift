@@ -196,6 +196,7 @@ struct ProxyCacheTests {
             // And a URL never fetched is the proxy's 502, saying the cache had nothing and no answer came back
             let never = try await proxy.send(.GET, upstream.url("/never"))
             #expect(never.status == .badGateway)
+            #expect(never.text.contains("has no answer stored for ") && never.text.contains("refused the connection"), "\(never.text)")
             #expect(never.header("Cache-Status") == ["Kiosk;fwd=uri-miss;detail=network"])
             // And the log records both with the same decisions as the answers said
             let records = try proxy.records()
@@ -230,6 +231,23 @@ struct ProxyCacheTests {
             #expect(offline.hasPrefix("HTTP/1.1 200") && offline.hasSuffix(#"["Rex","Fido"]"#), "\(offline)")
             // (and with no freshness left, though its max-age had ten minutes: RFC 9111 §4.4, the write made it not fresh)
             #expect(offline.contains("Cache-Status: Kiosk;fwd=stale;ttl=0;detail=fallback"), "\(offline)")
+        }
+    }
+
+    @Test("In fallback, an upstream gone with only another language's answer stored names the header it varies by")
+    func fallbackNamesTheVaryHeader() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("Vary", "accept-language"), ("Content-Language", "fr")], "bonjour") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given the French answer stored
+            #expect(try await proxy.send(.GET, upstream.url("/hello"), headers: [("Accept-Language", "fr")]).text == "bonjour")
+            // When the upstream goes away and German is asked for
+            await upstream.stop()
+            let german = try await proxy.send(.GET, upstream.url("/hello"), headers: [("Accept-Language", "de")])
+            // Then the proxy's 502 says answers are held for other values of the header they vary by, named as servers spell it
+            #expect(german.status == .badGateway)
+            #expect(german.text.contains("for other values of the request headers they vary by (Vary: Accept-Language), not this request's"),
+                    "\(german.text)")
         }
     }
 

@@ -137,12 +137,12 @@ struct ProxyCacheStoreTests {
         let fr = { (_: String) in "accept-language=fr" }, de = { (_: String) in "accept-language=de" }
         #expect(Self.body(try await cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: fr, using: false, at: Self.start))
                 == "fr answer")
-        #expect(try await cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: de, using: false, at: Self.start) == .varyMiss)
+        #expect(try await cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: de, using: false, at: Self.start) == .varyMiss(varyBy: ["accept-language"]))
         #expect(try await cache.lookup(method: "GET", url: "http://a.test/x", credentials: "bob", variant: fr, using: false, at: Self.start) == .uriMiss)
         #expect(try await cache.lookup(method: "GET", url: "http://a.test/y", credentials: "alice", variant: fr, using: false, at: Self.start) == .uriMiss)
         // A variant that can never match (Vary: *) is a vary-miss
         #expect(try await cache.lookup(method: "GET", url: "http://a.test/x", credentials: "alice", variant: { _ in nil }, using: false,
-                                 at: Self.start) == .varyMiss)
+                                 at: Self.start) == .varyMiss(varyBy: ["accept-language"]))
     }
 
     @Test("Storing again under one key replaces the answer, and the size follows")
