@@ -90,10 +90,33 @@ public struct Redactor: Sendable, Hashable {
     /// (`\u0061`) are undone where they are read (`scrub(_:)`), as they may spell any character of it either way.
     private static func spellings(_ secret: String) -> [String] {
         var spellings = [secret, secret.uppercased(), secret.lowercased()]
+        // As a URL carries it (a key of `+`, `/`, `=` sent as `%2B%2F%3D`, which an upstream's echo of its path repeats),
+        // in both cases of hex digits.
+        if let encoded = secret.addingPercentEncoding(withAllowedCharacters: unreserved), encoded != secret {
+            spellings.append(encoded)
+            spellings.append(lowercasingEscapes(encoded))
+        }
         let base64 = Data(secret.utf8).base64EncodedString()
         spellings.append(base64)
         spellings.append(String(base64.prefix { $0 != "=" }))
         return spellings
+    }
+
+    /// RFC 3986's unreserved characters: what a URL carries as it is; any other is escaped.
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// `text` with the hex digits of its `%XX` escapes in small letters.
+    private static func lowercasingEscapes(_ text: String) -> String {
+        var result = "", escape = 0
+        for character in text {
+            if character == "%" { escape = 2; result.append(character) } else if escape > 0 {
+                escape -= 1
+                result += character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
     }
 
     /// A copy that also replaces these secret values wherever they appear.
@@ -163,6 +186,14 @@ public struct Redactor: Sendable, Hashable {
     public func credentials(of request: HTTPRequest) -> [String] {
         let fromBody = request.body.map { credentials(inBody: $0, contentType: request.headers["Content-Type"]) } ?? []
         return credentials(in: request.headers, url: request.url) + fromBody
+    }
+
+    /// This redactor hiding as well what an exchange of `request` may echo: its own secrets (a signature Kiosk made) and
+    /// its credentials (`credentials(of:)`), with `extra` ones (a streamed upload's): what the log keeps of the exchange,
+    /// whatever records it (the capture, an edit at a breakpoint).
+    public func hidingCredentials(of request: HTTPRequest, extra: [String] = []) -> Redactor {
+        let secrets = Array(request.secrets) + credentials(of: request) + extra
+        return secrets.isEmpty ? self : hiding(secrets)
     }
 
     /// The URL as text with secret query values (and any password) replaced by `<redacted>`.

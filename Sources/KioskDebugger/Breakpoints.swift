@@ -353,8 +353,7 @@ public final class Breakpoints: Sendable {
     /// What a paused answer is shown through: the redactor, hiding as well what its request sent under secret names (its
     /// token, its cookies), which an upstream may echo — as the log hides them.
     func shownRedactor(for request: HTTPRequest) -> Redactor {
-        let credentials = redactor.credentials(of: request)
-        return credentials.isEmpty ? redactor : redactor.hiding(credentials)
+        redactor.hidingCredentials(of: request)
     }
 
     /// The answer body to send for `edited`, the console's edit of paused answer `id`'s body as it was `shown`: what was
@@ -492,6 +491,9 @@ public final class BreakpointTransport: HTTPTransport {
         var response = HTTPResponse(status: status, headers: fields, body: body, url: request.url, timings: RequestTimings(total: 0))
         response.isEdited = true
         response.cacheStatus = edited
+        // Logged as the capture logs an exchange: what the app sent is hidden wherever the answer repeats it (an edit left
+        // the echoed token as the upstream sent it, which the console showed hidden).
+        let redactor = redactor.hidingCredentials(of: request)
         record?(RequestRecord(startedAt: started, source: request.source, endpoint: request.endpoint, method: request.method,
                               url: redactor.redact(request.url),
                               requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },
@@ -506,6 +508,7 @@ public final class BreakpointTransport: HTTPTransport {
     /// the upstream's answer that never reached it).
     private func abort(_ request: HTTPRequest, since started: Date, touch: ExchangeTouch) -> KioskError {
         let error = Self.aborted(request)
+        let redactor = redactor.hidingCredentials(of: request)
         record?(RequestRecord(startedAt: started, source: request.source, endpoint: request.endpoint, method: request.method,
                               url: redactor.redact(request.url),
                               requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },

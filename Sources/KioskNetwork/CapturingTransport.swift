@@ -164,7 +164,8 @@ public final class CapturingTransport: HTTPTransport {
     /// the part of it before the cut would otherwise stay, matching nothing whole).
     private func margin(for request: HTTPRequest) -> Int {
         let values = Array(redactor.secretValues) + Array(request.secrets) + redactor.credentials(of: request)
-        return values.map(\.utf8.count).max() ?? 0
+        // (Three times it: a secret may come back %XX-escaped, each of its bytes as three.)
+        return 3 * (values.map(\.utf8.count).max() ?? 0)
     }
 
     /// The record of one exchange that ended, made when the sink asks for it (see `record`). What waits for the writer
@@ -205,8 +206,9 @@ public final class CapturingTransport: HTTPTransport {
         // credentials it sent under secret names (an app's token), which an upstream may echo in its body (httpbin does).
         // A form's or a JSON body's secret fields too (a login's password), which an echo service returns.
         let uploaded = upload.map { self.redactor.credentials(inBody: $0.kept, contentType: request.headers["Content-Type"]) } ?? []
-        let secrets = request.secrets + self.redactor.credentials(of: request) + uploaded
-        let redactor = secrets.isEmpty ? redactor : redactor.hiding(secrets)
+        let redactor = redactor.hidingCredentials(of: request, extra: uploaded)
+        // (Only added to: none of the request's own, and a redaction made for another exchange reads the same.)
+        let reusable = redactor.secretValues.count == self.redactor.secretValues.count
         var touches = touches
         let contentType = request.headers["Content-Type"], coding = request.headers["Content-Encoding"]
         var requestBody = request.body.map { body in
@@ -248,7 +250,7 @@ public final class CapturingTransport: HTTPTransport {
             url: redactor.redact(request.url), requestHeaders: fields(request.headers, redactor),
             requestBody: requestBody,
             status: response?.status, responseHeaders: response.map { fields($0.headers, redactor) } ?? [],
-            responseBody: response.map { body($0, redactor, reusable: secrets.isEmpty, size: bodySize) },
+            responseBody: response.map { body($0, redactor, reusable: reusable, size: bodySize) },
             error: errorText, timings: timings,
             decision: response.map { $0.isEdited || $0.isMocked ? CacheDecision(forwardedAnswer: $0) : $0.cacheStatus?.decision
                                            ?? CacheDecision(forwardedAnswer: $0) } ?? .network,

@@ -49,6 +49,31 @@ struct BreakpointTests {
         #expect(!breakpoints.decide(paused.id, .abort))
     }
 
+    @Test("An answer edited at a breakpoint that echoes the request's own token is logged with the token hidden, as the capture logs the answer")
+    func editedEchoLoggedHidden() async throws {
+        // Given a response breakpoint, and an upstream that echoes the app's token
+        let clock = ManualClock()
+        let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
+        try breakpoints.set(BreakpointSetting(response: .pause), for: "app.test")
+        let token = "Bearer BPTOKEN-1-abcdef"
+        let logged = Mutex<[RequestRecord]>([])
+        let transport = BreakpointTransport(base: ScriptedTransport(always: .json(#"{"auth_seen":"\#(token)","name":"a"}"#)),
+                                            breakpoints: breakpoints, redactor: redactor,
+                                            record: { record in logged.withLock { $0.append(record) } })
+        let pending = Task { try await transport.send(HTTPRequest(url: URL(string: "http://app.test/items")!,
+                                                                  headers: ["Authorization": token], endpoint: "app.test")) }
+        try await waitForPauses(breakpoints, 1)
+        let paused = try #require(breakpoints.paused.first)
+        // When its name alone is edited, the echoed token left as the upstream sent it
+        let body = #"{"auth_seen":"\#(token)","name":"edited"}"#
+        #expect(breakpoints.decide(paused.id, .continueWithResponse(status: 200, body: Data(body.utf8))))
+        // Then the app gets the token, and the log's record of the edit does not hold it
+        #expect(String(decoding: try await pending.value.body, as: UTF8.self) == body)
+        let record = try #require(logged.withLock { $0.first })
+        let kept = String(decoding: record.responseBody?.data ?? Data(), as: UTF8.self)
+        #expect(!kept.contains("BPTOKEN") && kept.contains("edited"), "\(kept)")
+    }
+
     @Test("Abort fails the request; a request edit changes the query and headers and keeps secret values")
     func abortAndRequestEdit() async throws {
         let clock = ManualClock()

@@ -186,6 +186,21 @@ struct CoreTests {
         #expect(redactor.scrub(Data(other.utf8)) == Data(other.utf8))
     }
 
+    @Test("A key of characters a URL escapes is replaced in its escaped form too, in capital or small hex digits, as an echo of the URL carries it")
+    func scrubsEscapedSpelling() {
+        // Given a redactor hiding a key holding +, / and =
+        let key = "nyt+KEY/with=Chars~SECRET0042"
+        let redactor = Redactor(queryItems: [], headers: []).hiding([key])
+        let placeholder = Redactor.placeholder
+        // When an upstream echoes the path it was asked for, with the key %XX-escaped, in either case of hex
+        for echoed in ["nyt%2BKEY%2Fwith%3DChars~SECRET0042", "nyt%2bKEY%2fwith%3dChars~SECRET0042"] {
+            let body = #"{"title":"asked /svc?api-key=\#(echoed)&x=1"}"#
+            // Then the key is replaced, the rest as it was
+            #expect(redactor.scrub(body) == #"{"title":"asked /svc?api-key=\#(placeholder)&x=1"}"#, "\(echoed)")
+            #expect(String(decoding: redactor.scrub(Data(body.utf8)), as: UTF8.self) == redactor.scrub(body))
+        }
+    }
+
     @Test("Searching for several keys at once finds one exactly where a search for each key in turn does")
     func secretScanAgreesWithSearchingEachKey() {
         // Given keys of different lengths over a small alphabet, one the start of another, one ending like another
