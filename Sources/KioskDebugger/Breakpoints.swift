@@ -314,7 +314,9 @@ public final class Breakpoints: Sendable {
             requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },
             status: response?.status,
             responseHeaders: response.map { shown.redact($0.headers).map { .init(name: $0.name, value: $0.value) } } ?? [],
-            responseText: response.map { String(decoding: shown.scrub($0.body), as: UTF8.self) },
+            // As the log shows it: a JSON answer's secret fields (`token`, `password`) hidden as well as the values the request sent.
+            responseText: response.map { String(decoding: shown.redactBody($0.body, contentType: $0.headers["Content-Type"],
+                                                                           contentEncoding: $0.headers["Content-Encoding"]), as: UTF8.self) },
             responseIsText: response.map(Self.isEditableText) ?? false, responseSize: response?.body.count ?? 0,
             requestText: request.body.flatMap { body in
                 Self.isEditableText(HTTPResponse(status: 200, headers: request.headers, body: body, url: request.url))

@@ -74,6 +74,29 @@ struct BreakpointTests {
         #expect(!kept.contains("BPTOKEN") && kept.contains("edited"), "\(kept)")
     }
 
+    @Test("A paused JSON answer's secret fields are shown hidden, as the log shows them, and an edit leaving them as shown sends them as they came")
+    func pausedAnswerSecretFields() async throws {
+        // Given a response breakpoint, and an upstream answering a login's token
+        let clock = ManualClock()
+        let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
+        try breakpoints.set(BreakpointSetting(response: .pause), for: "app.test")
+        let transport = BreakpointTransport(base: ScriptedTransport(always: .json(#"{"token":"BODYTOKEN-xyz","name":"a"}"#)),
+                                            breakpoints: breakpoints, redactor: redactor)
+        let pending = Task { try await transport.send(HTTPRequest(url: URL(string: "http://app.test/login")!, endpoint: "app.test")) }
+        try await waitForPauses(breakpoints, 1)
+        // When it is paused
+        let paused = try #require(breakpoints.paused.first)
+        // Then the token is shown hidden
+        let shown = try #require(paused.responseText)
+        #expect(!shown.contains("BODYTOKEN") && shown.contains(Redactor.placeholder), "\(shown)")
+        // And an edit of the name alone goes with the token as it came
+        let edited = shown.replacingOccurrences(of: #""name":"a""#, with: #""name":"b""#)
+        let body = try #require(breakpoints.restoringHiddenSecrets(inAnswer: edited, shown: shown, ofPaused: paused.id))
+        #expect(String(decoding: body, as: UTF8.self).contains("BODYTOKEN-xyz"))
+        #expect(breakpoints.decide(paused.id, .continueWithResponse(status: 200, body: body)))
+        #expect(String(decoding: try await pending.value.body, as: UTF8.self).contains(#""name":"b""#))
+    }
+
     @Test("Abort fails the request; a request edit changes the query and headers and keeps secret values")
     func abortAndRequestEdit() async throws {
         let clock = ManualClock()
