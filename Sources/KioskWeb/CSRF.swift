@@ -39,10 +39,21 @@ package struct CSRFProtection: Sendable {
         token.utf8.count == tokenLength && token.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
-    /// The request's token cookie, if it is well formed.
+    /// The request's token cookie: of the well-formed ones, the last. Another server of this machine (another port, an
+    /// app behind `kiosk proxy --reverse`) can set a cookie of this name under a longer path, which a browser sends
+    /// first, and for ever: read first, a malformed one left forms refused for good, and a well-formed one made the token
+    /// one that server knows. Kiosk's own, set for `/`, comes after any set for a longer path.
     static func cookieToken(_ request: Request) -> String? {
-        guard let value = request.cookies[cookieName]?.value, isWellFormed(value) else { return nil }
-        return value
+        var token: String?
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " }
+                guard trimmed.hasPrefix(cookieName + "=") else { continue }
+                let value = String(trimmed.dropFirst(cookieName.count + 1)).trimmingCharacters(in: .whitespaces)
+                if isWellFormed(value) { token = value }
+            }
+        }
+        return token
     }
 
     /// Equality that takes the same time wherever the first difference is, so a forger cannot learn

@@ -149,6 +149,30 @@ struct ReaderHomeTests {
         }
     }
 
+    @Test("A token cookie another server of this machine set under a longer path refuses none of Kiosk's forms and is not the token: the last well-formed one is")
+    func tossedTokenCookie() async throws {
+        try await withWeb { _, client in
+            // Given Kiosk's token, and cookies of its name another server set for /settings, sent first as browsers do
+            let settings = try await client.get("/settings")
+            let csrf = try issuedToken(settings)
+            let planted = String(repeating: "c", count: 64)
+            for first in ["junk", planted] {
+                let cookies = "\(CSRFProtection.cookieName)=\(first); kiosk_visit=1; \(CSRFProtection.cookieName)=\(csrf)"
+                // When Kiosk's form is posted with Kiosk's token
+                let cleared = try await client.post("/settings/clear-history", form: [("csrf", csrf)], headers: [.cookie: cookies])
+                // Then it is taken
+                #expect(cleared.status == .seeOther, "\(first)")
+                // And the page hands out Kiosk's token, not the planted one, and sets no new cookie
+                let page = try await client.get("/settings", headers: [.cookie: cookies])
+                #expect(page.body.contains(csrf) && !page.body.contains(planted))
+                #expect(page.headers[values: .setCookie].allSatisfy { !$0.hasPrefix(CSRFProtection.cookieName) })
+            }
+            // And the planted token is no token: a form carrying it is refused
+            let cookies = "\(CSRFProtection.cookieName)=\(planted); \(CSRFProtection.cookieName)=\(csrf)"
+            #expect(try await client.post("/settings/clear-history", form: [("csrf", planted)], headers: [.cookie: cookies]).status == .forbidden)
+        }
+    }
+
     @Test("Home and Settings speak Spanish")
     func spanish() async throws {
         try await withWeb { harness, client in
