@@ -17,8 +17,8 @@ extension DebugController {
             let logged = try self.record(try context.parameters.require("id"))
             let form = try fields.decode(ComposeForm.self)
             do {
-                let resent = try await kiosk.debugger.resend(logged, as: try form.request(context.view.words))
-                return WebController.seeOther((resent.recordID.map(ConsoleRoute.request) ?? .requests).path)
+                let outcome = try await kiosk.debugger.resendUnlessPaused(logged, as: try form.request(context.view.words))
+                return WebController.seeOther(Self.page(of: outcome))
             } catch let problem as FieldsProblem {
                 return Pages.response(DebugPages.composer(logged, form: form, error: problem.sentence, context: context.view),
                                       status: .unprocessableContent)

@@ -213,15 +213,23 @@ struct DebugController: Sendable {
         // Sent again as logged, in one click: the new exchange's page shows how it went.
         debug.on(.replay) { request, context in
             _ = try await CSRFProtection.verifiedForm(request)
-            let resent: Resent
+            let outcome: ResendOutcome
             do {
-                resent = try await kiosk.debugger.resend(try record(try context.parameters.require("id")))
+                outcome = try await kiosk.debugger.resendUnlessPaused(try record(try context.parameters.require("id")))
             } catch let problem as ResendProblem {
                 throw WebError.consoleBadRequest { $0.resendProblem(problem) }
             }
-            return WebController.seeOther((resent.recordID.map(ConsoleRoute.request) ?? .requests).path)
+            return WebController.seeOther(Self.page(of: outcome))
         }
         registerComposer(on: debug)
+    }
+
+    /// Where the console goes after a resend: the new exchange's page, or the pause a breakpoint made of it.
+    static func page(of outcome: ResendOutcome) -> String {
+        switch outcome {
+        case .ended(let resent): (resent.recordID.map(ConsoleRoute.request) ?? .requests).path
+        case .paused(let id): ConsoleRoute.pausedExchange(id).path
+        }
     }
 
     /// The largest edit form accepted: a response body may be big (a Marvel page is ~75 KB).

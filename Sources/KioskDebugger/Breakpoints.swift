@@ -65,6 +65,8 @@ public struct PausedExchange: Sendable, Hashable, Identifiable, Encodable {
     /// Whether the app closed its side of the connection while the exchange waited (it may have given up, and may
     /// not read the answer): read when the paused exchanges are listed.
     public var appClosed = false
+    /// The logged request this exchange sends again (the console's Replay or edit and resend); nil for an app's own.
+    public var resending: Int64? = nil
 
     /// The URL's percent-encoded path, as the request editor shows it.
     public var path: String { URLComponents(string: url)?.percentEncodedPath ?? "" }
@@ -324,7 +326,8 @@ public final class Breakpoints: Sendable {
                                                            contentEncoding: request.headers["Content-Encoding"]), as: UTF8.self) : nil
             },
             error: error.map { redactor.scrub(($0 as? KioskError)?.description ?? String(describing: $0)) },
-            pausedAt: pausedAt, deadline: pausedAt.addingTimeInterval(timeout.seconds))
+            pausedAt: pausedAt, deadline: pausedAt.addingTimeInterval(timeout.seconds),
+            resending: request.touches.first { $0.kind == .resend }.map { Int64($0.id) })
         let decision = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<PauseDecision, Never>) in
                 let clock = self.clock, timeout = self.timeout

@@ -81,6 +81,14 @@ public struct Resent: Sendable {
     public var recordID: Int64?
 }
 
+/// How a resend the console waits for went (`Debugger.resendUnlessPaused`).
+public enum ResendOutcome: Sendable {
+    /// It ended: its answer or its error, and its record.
+    case ended(Resent)
+    /// A breakpoint paused it: the pause's id.
+    case paused(Int)
+}
+
 // Edit and resend: a logged request sent again, as it was or edited, through the whole transport stack.
 extension Debugger {
     /// The request headers the composer never sends: the transport writes them for the body and connection
@@ -131,6 +139,27 @@ extension Debugger {
                 ?? made.first { $0.touchedBy.first.map { $0.kind == .resend && $0.id == touch.id } == true })?.id
         }
         return result
+    }
+
+    /// `resend(_:as:)`, returning as soon as a breakpoint pauses the exchange it sends (`.paused`, with the pause's id):
+    /// a page waiting for the resend would wait for a decision taken on another page, for as long as the pause lasts.
+    /// The resend goes on meanwhile, and is logged once the pause is decided.
+    public func resendUnlessPaused(_ record: RequestRecord, as composed: ComposedRequest? = nil) async throws -> ResendOutcome {
+        let (outcomes, continuation) = AsyncThrowingStream.makeStream(of: ResendOutcome.self)
+        let pauses = breakpoints.changes()
+        // Unstructured, both: the resend outlives this call when it pauses (a task group would wait for it).
+        let watching = Task { [breakpoints] in
+            for await change in pauses {
+                if case .paused(let id) = change, breakpoints.paused(id: id)?.resending == record.id { continuation.yield(.paused(id)) }
+            }
+        }
+        defer { watching.cancel() }
+        Task {
+            do { continuation.yield(.ended(try await resend(record, as: composed))) } catch { continuation.finish(throwing: error) }
+            continuation.finish()
+        }
+        for try await outcome in outcomes { return outcome }
+        throw CancellationError()
     }
 
     /// How long a resend reads an answer that streams: an event stream may never end by itself.

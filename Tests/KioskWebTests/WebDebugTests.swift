@@ -811,6 +811,36 @@ struct WebDebugTests {
         }
     }
 
+    @Test("Replay of a request a breakpoint pauses takes the browser to the pause at once; the resend goes on once it is decided")
+    func replayPaused() async throws {
+        try await withWeb(configure: { $0.breakpointTimeout = .seconds(20) }) { harness, client in
+            let token = String(repeating: "9", count: 64)
+            // Given a logged Rick and Morty request, and a request breakpoint on its endpoint
+            _ = try await client.get("/rickandmorty")
+            let before = try JSONSerialization.jsonObject(with: Data(try await client.get("/debug/api/requests?source=rickandmorty").bytes)) as? [[String: Any]]
+            let id = try #require(before?.first?["id"] as? Int)
+            let endpoint = try #require(before?.first?["endpoint"] as? String)
+            try harness.kiosk.debugger.breakpoints.set(BreakpointSetting(request: .pause), for: endpoint)
+            // When it is replayed
+            let replayed = try await client.post("/debug/requests/\(id)/replay", form: [("csrf", token)], cookie: token)
+            // Then the browser goes to the paused exchange, which is the replay's
+            let paused = try #require(harness.kiosk.debugger.breakpoints.paused.first)
+            #expect(replayed.status == .seeOther && replayed.header("Location") == "/debug/paused/\(paused.id)")
+            #expect(paused.resending == Int64(id))
+            // And once it is let go, the resend is logged
+            #expect(harness.kiosk.debugger.breakpoints.decide(paused.id, .continueUnchanged))
+            var after: [[String: Any]] = []
+            for _ in 0..<200 {
+                try harness.kiosk.requestLog?.flush()
+                after = try #require(try JSONSerialization.jsonObject(with: Data(try await client.get("/debug/api/requests?source=rickandmorty").bytes))
+                    as? [[String: Any]])
+                if after.count == 2 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(after.count == 2)
+        }
+    }
+
     @Test("A debugger session lasts 12 hours, and a cookie with a changed expiry opens nothing")
     func sessionExpiry() async throws {
         try await withHarness { harness in
