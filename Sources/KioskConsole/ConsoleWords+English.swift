@@ -412,6 +412,22 @@ extension ConsoleWords {
         noSuchEndpoint: { "There is no endpoint named “\($0)”." },
         badRequestID: "A request id is a positive whole number.",
         noStoredAnswer: { "No stored answer has the id \($0); it may have been evicted or cleared." },
+        noProxyCache: "No proxy cache runs in this process: kiosk proxy keeps one, with this console beside it.",
+        listQueryProblem: { problem in
+            switch problem {
+            case .textTooLong(let most): "The search text is longer than \(most) characters."
+            case .noSuchSource(let name): "There is no source named “\(name)”."
+            case .notAHost(let host): "“\(host)” is not a host name or address (api.example.com, 127.0.0.1:8080)."
+            case .badStatus: "The status must be 2xx, 3xx, 4xx, 5xx, error or store."
+            case .badMethod: "That is not an HTTP method."
+            case .badDecision: "The decision must be one of \(CacheDecision.allCases.map(\.rawValue).joined(separator: ", "))."
+            case .badMinimum: "min_ms must be a number of milliseconds from 0 to a day."
+            case .badBefore: "before must be a request id."
+            case .badLimit: "limit must be from 1 to 1000."
+            case .filterTooLong(let most): "The filter is longer than \(most) characters."
+            }
+        },
+        pictureAddress: "{the picture's address}",
         proxyCacheFormUnknown: "Say what to change: mode (fallback, http or off), offline (on or off), clear (a host, or none for all) or remove (a stored answer's id).",
         proxyOfflineNeedsCache: "Offline answers from the cache, which mode off turns off: choose fallback or http first.",
         proxyOffNeedsOnline: "Mode off stores and gives nothing, which offline answers from: go online first.",

@@ -459,6 +459,22 @@ extension ConsoleWords {
         noSuchEndpoint: { "No hay ningún endpoint llamado «\($0)»." },
         badRequestID: "Un id de solicitud es un número entero positivo.",
         noStoredAnswer: { "Ninguna respuesta guardada tiene el id \($0); puede que se haya descartado o borrado." },
+        noProxyCache: "Este proceso no tiene caché de proxy: la tiene kiosk proxy, con esta consola a su lado.",
+        listQueryProblem: { problem in
+            switch problem {
+            case .textTooLong(let most): "El texto de búsqueda tiene más de \(most) caracteres."
+            case .noSuchSource(let name): "No hay ninguna fuente llamada «\(name)»."
+            case .notAHost(let host): "«\(host)» no es un nombre de host ni una dirección (api.example.com, 127.0.0.1:8080)."
+            case .badStatus: "El estado debe ser 2xx, 3xx, 4xx, 5xx, error o store."
+            case .badMethod: "Eso no es un método HTTP."
+            case .badDecision: "La decisión debe ser una de \(CacheDecision.allCases.map(\.rawValue).joined(separator: ", "))."
+            case .badMinimum: "min_ms debe ser un número de milisegundos entre 0 y un día."
+            case .badBefore: "before debe ser el id de una petición."
+            case .badLimit: "limit debe estar entre 1 y 1000."
+            case .filterTooLong(let most): "El filtro tiene más de \(most) caracteres."
+            }
+        },
+        pictureAddress: "{la dirección de la imagen}",
         proxyCacheFormUnknown: "Indica qué cambiar: el modo (fallback, http u off), offline (on u off), clear (un host, o ninguno para todos) o remove (el id de una respuesta guardada).",
         proxyOfflineNeedsCache: "Sin conexión se responde desde la caché, que el modo off desactiva: elige antes fallback o http.",
         proxyOffNeedsOnline: "El modo off no guarda ni da nada, y sin conexión se responde con eso: vuelve antes a estar en línea.",

@@ -457,6 +457,12 @@ struct ConsoleWords: Sendable {
     let badRequestID: String
     /// A stored answer's id that names none (evicted, cleared, or never).
     let noStoredAnswer: @Sendable (Int64) -> String
+    /// A proxy cache's page asked of `kiosk serve`, which runs none.
+    let noProxyCache: String
+    /// What is wrong with a list's address.
+    let listQueryProblem: @Sendable (ListQueryProblem) -> String
+    /// What stands for the address in the image endpoint's URL: any picture's.
+    let pictureAddress: String
     /// The cache page's form said none of its changes, or one it does not know.
     let proxyCacheFormUnknown: String
     /// Offline asked with mode off, and mode off asked while offline: refused, as the command line refuses them.

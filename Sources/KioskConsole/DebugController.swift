@@ -385,7 +385,7 @@ struct DebugController: Sendable {
 
     /// What a proxy cache route answers in a process without one (`kiosk serve`).
     static var noProxyCache: WebError {
-        WebError.notFound("No proxy cache runs in this process: `kiosk proxy` keeps one, with this console beside it.")
+        WebError.consoleNotFound { $0.noProxyCache }
     }
 
     /// The debugger, when it has a request log to read; else `CaptureOff`, a 404 page saying so.

@@ -603,7 +603,9 @@ enum DebugPages {
         let sections = endpoints.map { endpoint in
             E.element("section", [.class("endpoint"), .attribute("id", endpoint.name)], [
                 E.element("h2", [], [.text(endpoint.name)]),
-                E.element("p", [.class("url")], [.text("\(endpoint.method) \(endpoint.host)\(endpoint.template)")]),
+                // The pictures' fetches have no address of their own: any picture's, on the hosts listed.
+                E.element("p", [.class("url")], [.text(endpoint.source == nil ? "\(endpoint.method) \(w.pictureAddress) · \(endpoint.host)"
+                                                       : "\(endpoint.method) \(endpoint.host)\(endpoint.template)")]),
                 E.element("dl", [.class("facts")], [
                     (w.source, endpoint.source.map(context.sourceName) ?? w.anyConfiguredSource), (w.contentType, endpoint.contentType),
                     (w.response, endpoint.responseModel.described(w.responseYields)), (w.cache, w.endpointCaching(endpoint.cachePolicy)),

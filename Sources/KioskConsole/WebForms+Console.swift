@@ -9,6 +9,12 @@ import KioskWeb
 
 /// The debugger's list filter: `?q=&source=&host=&status=&method=&decision=&min_ms=&before=&limit=`; anything
 /// unknown or malformed is a 400.
+/// What is wrong with a console list's address (its query typed or pasted by hand: the form's fields allow none of it).
+enum ListQueryProblem: Sendable {
+    case textTooLong(Int), noSuchSource(String), notAHost(String), badStatus, badMethod, badDecision, badMinimum, badBefore, badLimit
+    case filterTooLong(Int)
+}
+
 struct DebugFilterQuery: Decodable {
     static let names: Set<String> = ["filter", "q", "source", "host", "status", "method", "decision", "min_ms", "before", "limit"]
     /// The longest filter text accepted.
@@ -39,41 +45,42 @@ struct DebugFilterQuery: Decodable {
         let form = try decoder.container(keyedBy: FormKey.self)
         try form.refuseUnknownNames(Self.names)
         if let text = try form.text("q")?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
-            guard text.count <= 200 else { throw WebError.badRequest("The search text is longer than 200 characters.") }
+            guard text.count <= 200 else { throw WebError.consoleBadRequest { $0.listQueryProblem(.textTooLong(200)) } }
             self.text = text
         }
         let sourceName = try form.text("source") ?? ""
-        source = try form.choice(SourceID.self, "source", invalid: "There is no source named “\(sourceName.prefix(40))”.")
+        source = try form.choice(SourceID.self, "source", refusal: .consoleBadRequest { $0.listQueryProblem(.noSuchSource(String(sourceName.prefix(40)))) })
         if let host = try form.text("host")?.trimmingCharacters(in: .whitespaces), !host.isEmpty {
             // The filter language's own check of a host, so the field and `host:` accept the same names.
             guard !host.contains(where: { $0 == "," || $0 == "\"" || $0.isWhitespace }), let parsed = try? RequestFilter(parsing: "host:" + host),
                   parsed.hosts.values.count == 1, !parsed.hosts.isNegated else {
-                throw WebError.badRequest("“\(host.prefix(60))” is not a host name or address (api.example.com, 127.0.0.1:8080).")
+                throw WebError.consoleBadRequest { $0.listQueryProblem(.notAHost(String(host.prefix(60)))) }
             }
             self.host = parsed.hosts.values[0]
         }
         if let status = try form.text("status"), !status.isEmpty {
-            guard StatusClass(status) != nil else { throw WebError.badRequest("The status must be 2xx, 3xx, 4xx, 5xx or error.") }
+            guard StatusClass(status) != nil else { throw WebError.consoleBadRequest { $0.listQueryProblem(.badStatus) } }
             self.status = status
         }
         if let method = try form.text("method"), !method.isEmpty {
-            guard method.count <= 10, method.allSatisfy(\.isLetter) else { throw WebError.badRequest("That is not an HTTP method.") }
+            guard method.count <= 10, method.allSatisfy(\.isLetter) else { throw WebError.consoleBadRequest { $0.listQueryProblem(.badMethod) } }
             self.method = method.uppercased()
         }
-        decision = try form.choice(CacheDecision.self, "decision",
-                                   invalid: "The decision must be one of \(CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")).")
-        let minimumMessage = "min_ms must be a number of milliseconds from 0."
-        if let milliseconds = try form.value(Double.self, "min_ms", invalid: minimumMessage) {
-            guard milliseconds >= 0, milliseconds < 86_400_000 else { throw WebError.badRequest(minimumMessage) }
+        decision = try form.choice(CacheDecision.self, "decision", refusal: .consoleBadRequest { $0.listQueryProblem(.badDecision) })
+        let minimum = WebError.consoleBadRequest { $0.listQueryProblem(.badMinimum) }
+        if let milliseconds = try form.value(Double.self, "min_ms", refusal: minimum) {
+            guard milliseconds >= 0, milliseconds < 86_400_000 else { throw minimum }
             minMilliseconds = milliseconds
         }
-        before = try form.value(Int64.self, "before", invalid: "before must be a request id.")
-        guard (before ?? 1) > 0 else { throw WebError.badRequest("before must be a request id.") }
-        limit = try form.value(Int.self, "limit", invalid: "limit must be from 1 to 1000.")
-        guard (1...1000).contains(limit ?? 1) else { throw WebError.badRequest("limit must be from 1 to 1000.") }
+        let badBefore = WebError.consoleBadRequest { $0.listQueryProblem(.badBefore) }
+        before = try form.value(Int64.self, "before", refusal: badBefore)
+        guard (before ?? 1) > 0 else { throw badBefore }
+        let badLimit = WebError.consoleBadRequest { $0.listQueryProblem(.badLimit) }
+        limit = try form.value(Int.self, "limit", refusal: badLimit)
+        guard (1...1000).contains(limit ?? 1) else { throw badLimit }
         if let raw = try form.text("filter")?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
             guard raw.count <= Self.maximumFilterLength else {
-                throw WebError.badRequest("The filter is longer than \(Self.maximumFilterLength) characters.")
+                throw WebError.consoleBadRequest { $0.listQueryProblem(.filterTooLong(Self.maximumFilterLength)) }
             }
             filterText = raw
             do {

@@ -80,7 +80,10 @@ enum StaticAssets {
     /// upgrade) — is a 404 rather than a redirect: an immutable address must never answer with other content.
     static func response(asset: StaticAsset?, servedName: String, request: Request) throws -> Response {
         guard let asset else {
-            throw WebError.notFound("There is no file named “\(servedName.prefix(80))” here; reload the page for the current ones.")
+            let name = String(servedName.prefix(80))
+            var error = WebError.notFound(Language.en.refusals.noSuchFile(name))
+            error.said = { $0.language.refusals.noSuchFile(name) }
+            throw error
         }
         if request.matchesETag(asset.etag) { return Response(status: .notModified, headers: asset.notModifiedHeaders) }
         return Response(status: .ok, headers: asset.headers, body: ResponseBody(byteBuffer: asset.body))

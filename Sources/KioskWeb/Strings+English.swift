@@ -184,3 +184,9 @@ private func englishUpstreamProblem(_ error: KioskError) -> String {
     case .invalidRequest(let message): message
     }
 }
+
+extension RefusalStrings {
+    static let english = RefusalStrings(
+        noSuchFile: { "There is no file named “\($0)” here; reload the page for the current ones." },
+        badPictureAddress: "The url parameter must be an absolute http(s) URL.")
+}

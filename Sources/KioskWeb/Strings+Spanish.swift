@@ -234,3 +234,9 @@ private func spanishUpstreamProblem(_ error: KioskError) -> String {
     case .invalidRequest(let message): message
     }
 }
+
+extension RefusalStrings {
+    static let spanish = RefusalStrings(
+        noSuchFile: { "Aquí no hay ningún archivo llamado «\($0)»; recarga la página para obtener los actuales." },
+        badPictureAddress: "El parámetro url debe ser una URL http(s) absoluta.")
+}

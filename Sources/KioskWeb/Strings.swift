@@ -289,6 +289,19 @@ struct LinkedStrings: Sendable {
 }
 
 extension Language {
+    /// The words of refusals of addresses no page of Kiosk's links: a file of an old version, a picture's bad address.
+    var refusals: RefusalStrings { self == .es ? .spanish : .english }
+}
+
+/// Refusals of addresses typed, or kept by a page of an older version.
+struct RefusalStrings: Sendable {
+    /// A static file Kiosk does not have (a page from before an upgrade asks for its old files).
+    let noSuchFile: @Sendable (String) -> String
+    /// `/image?url=` without an absolute http(s) address.
+    let badPictureAddress: String
+}
+
+extension Language {
     /// The words of what the browser keeps on the device: the offline page, the storage panel, and the
     /// script's banners (Kiosk unreachable, edits waiting, a new version).
     var device: DeviceStrings { self == .es ? .spanish : .english }

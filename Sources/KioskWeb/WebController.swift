@@ -369,7 +369,9 @@ package struct WebController: Sendable {
         // shared with other sites' pages (Cross-Origin-Resource-Policy, below).
         let raw = try FormInput.decode(ImageQuery.self, from: request.uri.query).url
         guard raw.count <= Self.maximumImageURLLength, let url = URL(string: raw), SafeURL.isWeb(url) else {
-            throw WebError.badRequest("The url parameter must be an absolute http(s) URL.")
+            var error = WebError.badRequest(Language.en.refusals.badPictureAddress)
+            error.said = { $0.language.refusals.badPictureAddress }
+            throw error
         }
         do {
             try kiosk.images.validate(url)

@@ -82,16 +82,27 @@ extension KeyedDecodingContainer where Key == FormKey {
     /// A parameter converted to `T`: nil when absent or empty (an empty number field, a select's "any"), a 400
     /// with `message` when it does not convert.
     package func value<T: LosslessStringConvertible>(_ type: T.Type, _ name: String, invalid message: @autoclosure () -> String) throws -> T? {
+        try value(type, name, refusal: WebError.badRequest(message()))
+    }
+
+    /// `value(_:_:invalid:)` refusing with `refusal` (one said in the page's language).
+    package func value<T: LosslessStringConvertible>(_ type: T.Type, _ name: String, refusal: @autoclosure () -> WebError) throws -> T? {
         guard let raw = try text(name), !raw.isEmpty else { return nil }
-        guard let value = T(raw) else { throw WebError.badRequest(message()) }
+        guard let value = T(raw) else { throw refusal() }
         return value
     }
 
     /// One of an enumeration's raw values: nil when absent or empty, a 400 with `message` for anything else.
     package func choice<T: RawRepresentable>(_ type: T.Type, _ name: String, invalid message: @autoclosure () -> String) throws -> T?
     where T.RawValue == String {
+        try choice(type, name, refusal: WebError.badRequest(message()))
+    }
+
+    /// `choice(_:_:invalid:)` refusing with `refusal` (one said in the page's language).
+    package func choice<T: RawRepresentable>(_ type: T.Type, _ name: String, refusal: @autoclosure () -> WebError) throws -> T?
+    where T.RawValue == String {
         guard let raw = try text(name), !raw.isEmpty else { return nil }
-        guard let value = T(rawValue: raw) else { throw WebError.badRequest(message()) }
+        guard let value = T(rawValue: raw) else { throw refusal() }
         return value
     }
 

@@ -56,6 +56,7 @@ struct ConsoleLanguageTests {
                 #expect(!endpoints.contains(HTML.text(yields.english).rendered), "\(yields): English on a Spanish page")
             }
             #expect(endpoints.contains("[Character] (con un solo id: Character)"))
+            #expect(endpoints.contains("GET {la dirección de la imagen} · ") && !endpoints.contains("picture&#39;s") && !endpoints.contains("picture's"))
             #expect(try await client.get(ConsoleRoute.requests.path, headers: spanish).body.contains("verdadero o falso"))
             // And a catalog is called what the reader calls it (Perros, not Dogs), in the list's menu and the insights
             #expect(try await client.get(ConsoleRoute.requests.path, headers: spanish).body.contains(">Perros</option>"))
@@ -82,8 +83,15 @@ struct ConsoleLanguageTests {
         }
     }
 
-    @Test("The console's error pages (an unknown or malformed request id, a diff without two ids, a pause that ended) speak the page's language",
+    @Test("The console's error pages (an unknown or malformed request id, a diff without two ids, a pause that ended, a list address typed wrong, a proxy cache asked of serve) and the reader's refusals of addresses it never links speak the page's language",
           arguments: [
+            ("/debug?min_ms=-5", "min_ms debe ser un número de milisegundos entre 0 y un día.", "min_ms must be a number of milliseconds"),
+            ("/debug?status=zz", "El estado debe ser 2xx, 3xx, 4xx, 5xx, error o store.", "The status must be"),
+            ("/debug?limit=0", "limit debe estar entre 1 y 1000.", "limit must be from 1 to 1000."),
+            ("/debug?source=nope", "No hay ninguna fuente llamada «nope».", "There is no source named"),
+            ("/debug/proxy/cache/999", "Este proceso no tiene caché de proxy", "No proxy cache runs in this process"),
+            ("/static/none.js", "Aquí no hay ningún archivo llamado «none.js»", "There is no file named"),
+            ("/image?url=x", "El parámetro url debe ser una URL http(s) absoluta.", "The url parameter must be"),
             ("/debug/requests/99999", "No hay ninguna solicitud n.º 99999 en el registro", "There is no request 99999 in the log"),
             ("/debug/requests/abc", "Un id de solicitud es un número entero positivo.", "A request id is a positive whole number."),
             ("/debug/diff?a=x", "Indica dos ids de solicitud para comparar", "Give two request ids to compare"),
