@@ -125,3 +125,29 @@ def test_a_dog_moved_to_the_top_keeps_the_focus_on_its_row_and_esc_dismisses_the
         wait_for(driver, lambda d: not shown(d), 5, "Esc left the toast")
     finally:
         driver.quit()
+
+
+def test_two_deletions_in_a_row_are_both_undone_by_the_one_undo_each_in_its_place(fresh_server):
+    driver = new_driver(PHONE)
+    try:
+        # Given the dogs editor
+        open(driver, fresh_server.url("/dogs?edit=1"))
+        dogs = dog_ids(driver)
+        titles = driver.execute_script(
+            "return Object.fromEntries([...document.querySelectorAll('#results li[data-id]')].map(li => [li.dataset.id, li.querySelector('.title').textContent]))")
+        # When the second dog is deleted, then the fourth while the toast still offers Undo
+        press_in_dog_row(driver, dogs[1], "delete")
+        wait_for(driver, lambda d: dog_ids(d) == [dogs[0], *dogs[2:]], 15, "the first deleted dog is still shown")
+        press_in_dog_row(driver, dogs[3], "delete")
+        wait_for(driver, lambda d: dog_ids(d) == [dogs[0], dogs[2], *dogs[4:]], 15, "the second deleted dog is still shown")
+        # Then the toast names both
+        toast = driver.find_element(By.ID, "undo-toast")
+        expected = f"{titles[dogs[1]]} and {titles[dogs[3]]} deleted."
+        wait_for(driver, lambda d: toast.is_displayed() and expected in toast.text, 10, f"toast: {toast.text}")
+        # And its Undo brings both back, each where it was, on the page and in Kiosk
+        press_undo(driver)
+        wait_for(driver, lambda d: dog_ids(d) == dogs, 15, f"after Undo: {dog_ids(driver)}")
+        wait_for(driver, lambda d: [item["itemID"] for item in fresh_server.api("/api/dogs")["items"]] == dogs, 10,
+                 "Kiosk's list is not the original")
+    finally:
+        driver.quit()

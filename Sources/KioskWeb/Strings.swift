@@ -326,6 +326,8 @@ struct DeviceStrings: Sendable {
     /// The toast after a deletion ("{title} deleted.") and its button; after a favorite's removal, on the favorites
     /// page ("{title} removed from favorites.").
     let deleted, undo, unstarred: String
+    /// The same toast after a second deletion (removal) within its ten seconds: one Undo brings back all of them.
+    let deletedMany, unstarredMany: String
     /// The toast when the language switch cannot reach Kiosk.
     let languageNeedsKiosk: String
     /// The banner when Kiosk went away while a page loaded from it is read (`{ago}`: when it was loaded).
@@ -343,7 +345,7 @@ struct ScriptStrings: Encodable, Sendable {
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload, pendingRefused, resetPending: String
-    let deleted, undo, unstarred, languageNeedsKiosk, unreachableLoaded, notSaved, nextUnreachable: String
+    let deleted, undo, unstarred, deletedMany, unstarredMany, languageNeedsKiosk, unreachableLoaded, notSaved, nextUnreachable: String
     /// An age as the pages say it: "{age} ago" (the age as `Age` writes it, "3 h"), and "just now".
     let ago, justNow: String
 
@@ -379,6 +381,8 @@ struct ScriptStrings: Encodable, Sendable {
         deleted = device.deleted
         undo = device.undo
         unstarred = device.unstarred
+        deletedMany = device.deletedMany
+        unstarredMany = device.unstarredMany
         languageNeedsKiosk = device.languageNeedsKiosk
         unreachableLoaded = device.unreachableLoaded
         notSaved = device.notSaved

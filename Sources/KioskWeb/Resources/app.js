@@ -438,14 +438,28 @@
     toastTimer = setTimeout(() => { toast.hidden = true; }, 10000);
     return toast;
   }
-  // `focusKey` is the row's button: Undo brings the row back with the focus on it (not on the page).
+  // `focusKey` is the row's button: Undo brings the row back with the focus on it (not on the page). A deletion made
+  // while the toast still offers Undo joins it: one Undo brings back every one, the last first (each goes back where
+  // it was), rather than the first being lost with its toast.
+  let undoable = [];
   function offerUndo(title, undoPath, body, focusKey, said = strings.deleted || "{title} deleted.") {
+    const toast = document.getElementById("undo-toast");
+    if (!toast || toast.hidden || !undoable.length) undoable = [];
+    undoable.push({ title, undoPath, body, focusKey, said });
     const button = Object.assign(document.createElement("button"), { type: "button", textContent: strings.undo || "Undo" });
-    const toast = showToast(said.replace("{title}", title), button);
-    button.addEventListener("click", () => {
+    const many = said === strings.unstarred ? strings.unstarredMany || "{titles} removed from favorites." : strings.deletedMany || "{titles} deleted.";
+    const text = undoable.length === 1 ? said.replace("{title}", title)
+      : many.replace("{titles}", new Intl.ListFormat(document.documentElement.lang || "en", { type: "conjunction" })
+          .format(undoable.map(entry => entry.title)));
+    const shown = showToast(text, button);
+    const entries = undoable;
+    button.addEventListener("click", async () => {
       clearTimeout(toastTimer);
-      toast.hidden = true;
-      post(undoPath, body, focusKey, () => location.assign(resultsURL));
+      shown.hidden = true;
+      undoable = [];
+      for (const entry of [...entries].reverse()) {
+        if (!(await post(entry.undoPath, entry.body, entry.focusKey, () => location.assign(resultsURL)))) break;
+      }
     });
   }
   // The language switch sets a cookie on Kiosk and shows the page again in the other language: with Kiosk out of reach
