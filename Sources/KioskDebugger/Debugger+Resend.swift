@@ -58,7 +58,10 @@ public struct ComposedRequest: Sendable, Hashable {
             func text(_ items: [QueryItem]) -> String { items.isEmpty ? "none" : items.map { "\($0.name)=\($0.value)" }.joined(separator: "&") }
             changes.append(.query(from: text(original.queryItems), to: text(queryItems)))
         }
-        let names = { (headers: [RequestRecord.HeaderField]) in Set(headers.map { $0.name.lowercased() }) }
+        // Not those the composer never sends (the transport writes them): "content-length added" would say what did not go.
+        let names = { (headers: [RequestRecord.HeaderField]) in
+            Set(headers.map { $0.name.lowercased() }).subtracting(Debugger.composerDroppedHeaders)
+        }
         let before = names(original.headers), after = names(headers)
         for name in after.subtracting(before).sorted() { changes.append(.headerAdded(name)) }
         for name in before.subtracting(after).sorted() { changes.append(.headerRemoved(name)) }

@@ -108,10 +108,10 @@ struct ResendTests {
         var edited = original
         edited.method = "HEAD"
         edited.queryItems = [.init(name: "api-key", value: Redactor.placeholder), .init(name: "page", value: "2")]
-        edited.headers = [.init(name: "Accept", value: "text/plain"), .init(name: "X-New", value: "1")]
+        edited.headers = [.init(name: "Accept", value: "text/plain"), .init(name: "X-New", value: "1"), .init(name: "Content-Length", value: "5")]
         edited.body = "hello"
         // When the changes are listed
-        // Then each is named, old → new where it helps
+        // Then each is named, old → new where it helps; a header the composer never sends (Content-Length) is no change
         #expect(edited.changes(from: original).map(\.english) == [
             "method GET → HEAD", "query api-key=<redacted> → api-key=<redacted>&page=2",
             "header x-new added", "header authorization removed", "header accept changed", "body changed",
