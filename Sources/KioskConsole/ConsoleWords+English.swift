@@ -103,6 +103,7 @@ extension ConsoleWords {
         sendUnchanged: "Send unchanged",
         abort: "Abort",
         statusMustBeNumber: "The status must be a number from 100 to 599.",
+        statusCarriesNoBody: { "A \($0) answer carries no body, so the app would never see this one\($0 == 304 ? " (it keeps the copy it has)" : ""): answer with 200 to send it." },
         answerInsteadEditor: "A response to answer with instead (JSON)",
         responseEditor: "Response body (JSON, editable)",
         responseTextEditor: "Response body (text, editable)",

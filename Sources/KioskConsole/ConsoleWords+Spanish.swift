@@ -103,6 +103,7 @@ extension ConsoleWords {
         sendUnchanged: "Enviar sin cambios",
         abort: "Abortar",
         statusMustBeNumber: "El estado debe ser un número del 100 al 599.",
+        statusCarriesNoBody: { "Una respuesta \($0) no lleva cuerpo, así que la app nunca vería este\($0 == 304 ? " (se queda con la copia que tiene)" : ""): responde con 200 para enviarlo." },
         answerInsteadEditor: "Una respuesta con la que contestar en su lugar (JSON)",
         responseEditor: "Cuerpo de la respuesta (JSON, editable)",
         responseTextEditor: "Cuerpo de la respuesta (texto, editable)",

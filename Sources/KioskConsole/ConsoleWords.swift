@@ -120,6 +120,8 @@ struct ConsoleWords: Sendable {
     let sendUnchanged: String
     let abort: String
     let statusMustBeNumber: String
+    /// An edited body given a status that carries none (304, 204, 1xx): the app would never see it.
+    let statusCarriesNoBody: @Sendable (Int) -> String
     let answerInsteadEditor: String
     let responseEditor: String
     let responseTextEditor: String

@@ -301,6 +301,12 @@ struct DebugController: Sendable {
                     return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.statusMustBeNumber,
                                                                     draft: form, context: context), status: .unprocessableContent)
                 }
+                // A body given to a status that carries none would be dropped on the way, the edit taken and lost unsaid.
+                if status < 200 || status == 204 || status == 304, !typed.isEmpty,
+                   (form.body ?? "").replacingOccurrences(of: "\r\n", with: "\n") != exchange.responseText.map(DebugPages.editable) {
+                    return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.statusCarriesNoBody(status),
+                                                                    draft: form, context: context), status: .unprocessableContent)
+                }
                 do {
                     try kiosk.debugger.validateEdit(endpoint: exchange.endpoint, url: URL(string: exchange.url) ?? URL(string: "http://invalid/")!,
                                                    status: status, body: body, asJSON: exchange.answersJSON)

@@ -640,6 +640,29 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A body typed into a paused answer given a status that carries none (304, 204) is refused with why, not taken and dropped")
+    func bodyForAStatusWithoutOne() async throws {
+        try await withWeb { harness, client in
+            let token = String(repeating: "e", count: 64)
+            // Given an app's 304 held at a breakpoint
+            let (held, paused) = try await holdAppExchange(harness, at: .response, url: "http://127.0.0.1:9/items",
+                                                           answer: (["ETag": "\"v1\""], Data()), status: 304)
+            for status in ["304", "204"] {
+                // When a body is typed and the status left at one that carries none
+                let refused = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("status", status),
+                                                                                      ("body", #"[{"dogName": 5}]"#)], cookie: token)
+                // Then it is refused with why, and stays paused
+                #expect(refused.status == .unprocessableContent && refused.body.contains("answer carries no body"), "\(refused.body.suffix(600))")
+                #expect(harness.kiosk.debugger.breakpoints.paused.count == 1)
+            }
+            // And with 200 the body goes
+            let sent = try await client.post("/debug/paused/\(paused.id)", form: [("csrf", token), ("action", "edit"), ("status", "200"),
+                                                                               ("body", #"[{"dogName": 5}]"#)], cookie: token)
+            #expect(sent.status == .seeOther)
+            #expect(await held.value == .continueWithResponse(status: 200, body: Data(#"[{"dogName": 5}]"#.utf8), headers: nil))
+        }
+    }
+
     @Test("A paused answer echoing its request's token shows it hidden; an edit leaving it as shown sends the upstream's own, one typing <redacted> into a changed value is refused")
     func answerEchoHidden() async throws {
         try await withWeb { harness, client in
@@ -960,7 +983,8 @@ struct WebDebugTests {
 /// An app's exchange held at a breakpoint, as `kiosk proxy` holds one: its pause's decision to come, and the pause.
 private func holdAppExchange(_ harness: Harness, at phase: PausePhase, url: String, headers: HTTPHeaderFields = [:],
                              body: (contentType: String, data: Data)? = nil,
-                             answer: (headers: HTTPHeaderFields, body: Data)? = nil) async throws -> (Task<PauseDecision, Never>, PausedExchange) {
+                             answer: (headers: HTTPHeaderFields, body: Data)? = nil,
+                             status: Int = 200) async throws -> (Task<PauseDecision, Never>, PausedExchange) {
     let breakpoints = harness.kiosk.debugger.breakpoints
     let url = URL(string: url)!
     var request = KioskCore.HTTPRequest(url: url, headers: headers, endpoint: "127.0.0.1:9", purpose: .proxied)
@@ -971,7 +995,7 @@ private func holdAppExchange(_ harness: Harness, at phase: PausePhase, url: Stri
     }
     let held = Task { [request] in
         await breakpoints.pause(phase: phase, request: request,
-                                response: answer.map { KioskCore.HTTPResponse(status: 200, headers: $0.headers, body: $0.body, url: url) },
+                                response: answer.map { KioskCore.HTTPResponse(status: status, headers: $0.headers, body: $0.body, url: url) },
                                 error: nil).decision
     }
     for _ in 0..<2000 where breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
