@@ -81,6 +81,13 @@ public final class RewritingTransport: HTTPTransport {
         }
         rules.countHits(applied)
         try await wait(latency)
+        // The app's first byte came that much later: the exchange's wait, as a slow server's would be (counted nowhere,
+        // the capture above took it for time queued before the exchange).
+        if latency > .zero, var timings = answer.timings {
+            timings.firstByte = (timings.firstByte ?? 0) + latency.seconds
+            timings.total += latency.seconds
+            answer.timings = timings
+        }
         return answer
     }
 

@@ -75,7 +75,7 @@ struct RewriteRuleTests {
         }
     }
 
-    @Test("Latency is waited on Kiosk's injected clock: the page arrives only once the clock has moved by it")
+    @Test("Latency is waited on Kiosk's injected clock: the page arrives only once the clock has moved by it, its first byte that much later in the log")
     func latencyEndToEnd() async throws {
         try await withHarness { h in
             // Given a Kiosk whose clock moves only when told, with a rule adding 800 ms
@@ -96,6 +96,9 @@ struct RewriteRuleTests {
             let update = try await pending.value
             #expect(update.page.items.first?.title == "Rick Sanchez")
             #expect(try records(kiosk).first?.touchedBy.first?.detail == "+800 ms")
+            // And the log says the answer's first byte came 800 ms later, not that the request waited in a queue
+            let timings = try #require(try records(kiosk).first?.timings)
+            #expect((timings.firstByte ?? 0) >= 0.8 && (timings.queued ?? 0) < 0.8, "\(timings)")
             await kiosk.shutdown()
         }
     }
