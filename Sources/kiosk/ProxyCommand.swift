@@ -249,6 +249,9 @@ struct ProxyRunCommand: AsyncParsableCommand {
             // which ask for none, stay on this machine (`localHost`).
             let shownLocalHost = localHost.contains(":") ? "[\(localHost)]" : localHost
             let consolePorts = ListenerPorts()
+            // A reverse listener forwards to its own upstream: a request the forward listener sends it goes on from there,
+            // no loop (a route to itself is one, which its own check sees: every port counts for it).
+            let reversePorts = ListenerPorts()
             // The console's few browser tabs need few connections; the files are the proxy's budget (its reserve covers these).
             // KIOSK_DEBUG_TOKEN locks this console as it locks serve's: on a shared machine the apps' traffic is no
             // one else's to read.
@@ -294,7 +297,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 fflush(nil)
             }
             let reverseServers: [any Service] = try reverseRoutes().map { route in
-                var reverse = ProxyConfiguration(host: localHost, port: route.port, ownPorts: { consolePorts.all })
+                var reverse = ProxyConfiguration(host: localHost, port: route.port, ownPorts: { consolePorts.all.union(reversePorts.all) })
                 reverse.reverseTo = route.url
                 reverse.upstreamTrustRoots = roots
                 reverse.verifiesUpstream = verifies
@@ -307,7 +310,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
                                    onTunnel: { kiosk.recordTunnel($0) }, onCutShort: { kiosk.recordCutShort($0, error: $1, after: $2) },
                                    onBound: { bound in
-                    consolePorts.add(bound)
+                    reversePorts.add(bound)
                     listeners.withLock { $0.append(ProxyOverview.Listener(kind: "reverse", address: "\(shownLocalHost):\(bound)",
                                                                            upstream: route.url.absoluteString)) }
                     Output.human("Reverse proxy on http://\(shownLocalHost):\(bound)/ → \(route.url.absoluteString)")

@@ -750,6 +750,32 @@ struct LogCLITests {
         #expect(said.contains("Kiosk proxy on") && !said.contains("proxy env"), "\(said)")
     }
 
+    @Test("A request the forward listener sends to one of the process's reverse listeners goes on to that listener's upstream: no loop")
+    func forwardToReverse() throws {
+        let cli = CLI()
+        // Given the demo upstream, and kiosk proxy with a reverse listener in front of it
+        let upstream = try ChildProcess(CLI.executable, arguments: ["demo-upstream", "--port", "0"], stdout: .pipe, stderr: .null)
+        defer { upstream.signal(); upstream.waitUntilExit() }
+        let banner = try #require(upstream.standardOutput)
+        var text = ""
+        while !text.contains("Fault control on") {
+            let chunk = banner.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let base = try #require(text.firstMatch(of: /Demo upstream on (http:\/\/127\.0\.0\.1:\d+)/)?.1)
+        let (proxy, said) = try Self.startedProxy(["--reverse", "\(base)@0", "--data-dir", cli.dataDirectory.path],
+                                                  printingUpTo: "Reverse proxy on")
+        defer { proxy.signal(); _ = proxy.waitUntilExit() }
+        let forward = try #require(said.firstMatch(of: /Kiosk proxy on (http:\/\/127\.0\.0\.1:\d+)\//)?.1)
+        let reverse = try #require(said.firstMatch(of: /Reverse proxy on (http:\/\/127\.0\.0\.1:\d+)\//)?.1)
+        // When a client of the forward listener asks the reverse listener for a dogs list
+        let curl = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"),
+                                        arguments: ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-x", String(forward), "\(reverse)/dogs.json"])
+        // Then the upstream's answer comes back, not a 508
+        #expect(curl.stdout == "200", "\(curl.stdout) \(curl.stderr)")
+    }
+
     /// Starts `kiosk proxy` on ports 0 with `arguments`, and what it printed up to the end of the line holding `marker`.
     private static func startedProxy(_ arguments: [String], printingUpTo marker: String) throws -> (process: ChildProcess, printed: String) {
         let process = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0"] + arguments,
