@@ -58,8 +58,12 @@ extension DebugPages {
             overview.ignoredHosts.isEmpty ? .empty
                 : E.element("p", [.class("status")], [.text(w.proxyIgnores(overview.ignoredHosts.joined(separator: ", ")))]),
             E.element("p", [], [.text(w.proxySetupPage), E.element("code", [], ["http://kiosk.proxy/"]), "."]),
-            ProxyGuide(language: context.language == .es ? .spanish : .english, proxy: forward?.address ?? "127.0.0.1:8888",
-                       downloads: .init(pem: pem, der: der, profile: profile)).rendered(nested: true),
+            {
+                var guide = ProxyGuide(language: context.language == .es ? .spanish : .english, proxy: forward?.address ?? "127.0.0.1:8888",
+                                       downloads: .init(pem: pem, der: der, profile: profile))
+                guide.dataFolder = overview.dataDirectoryArgument.map(ProxyGuide.DataFolder.given) ?? .standard
+                return guide.rendered(nested: true)
+            }(),
         ]
         return DebugPages.page(context, title: w.proxy, content)
     }

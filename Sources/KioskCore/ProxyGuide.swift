@@ -35,6 +35,17 @@ package struct ProxyGuide: Sendable {
     /// browser on its machine reaches a proxy bound to every address at 127.0.0.1); nil: `proxy`'s host.
     package let boundHost: String?
 
+    /// The proxy's data folder as its commands take it, when the page knows it (the console, beside the proxy).
+    package enum DataFolder: Sendable {
+        /// Not known here (the proxy's own page): the steps say to add the proxy's `--data-dir`.
+        case unknown
+        /// The default folder: no option needed.
+        case standard
+        /// `--data-dir` with this shell-quoted folder.
+        case given(String)
+    }
+    package var dataFolder: DataFolder = .unknown
+
     package init(language: Language, proxy: String, downloads: Downloads, boundHost: String? = nil) {
         self.language = language
         self.proxy = proxy
@@ -60,7 +71,17 @@ package struct ProxyGuide: Sendable {
         if !port.isEmpty, port != "8888" { command += " --port \(port)" }
         let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         if !bareHost.isEmpty, bareHost != "127.0.0.1" { command += " --host \(bareHost)" }
+        if case .given(let folder) = dataFolder { command += " --data-dir \(folder)" }
         return command
+    }
+
+    /// The CA's file as a shell names it: the path `kiosk proxy ca --path` prints, for its data folder, where known.
+    private var caFile: String {
+        switch dataFolder {
+        case .unknown: "kiosk-proxy-ca.pem"
+        case .standard: "\"$(kiosk proxy ca --path)\""
+        case .given(let folder): "\"$(kiosk proxy ca --path --data-dir \(folder))\""
+        }
     }
 
     package var sections: [Section] {
@@ -102,17 +123,23 @@ package struct ProxyGuide: Sendable {
             Section(title: "Chrome / Chromium", steps: [
                 .group([say("Start it with ", "Ábrelo con "), code("--proxy-server=\(proxyURL)"),
                         say(" (or set the system's proxy).", " (o configura el proxy del sistema).")]),
-                .group([say("Linux: ", "Linux: "), code("certutil -d sql:$HOME/.pki/nssdb -A -t C,, -n kiosk -i kiosk-proxy-ca.pem"),
+                .group([say("Linux: ", "Linux: "), code("certutil -d sql:$HOME/.pki/nssdb -A -t C,, -n kiosk -i \(caFile)"),
                         say("; macOS and Windows: add the certificate to the system's trusted roots.",
                             "; macOS y Windows: añade el certificado a las raíces de confianza del sistema.")]),
             ]),
             Section(title: spanish ? "curl y la terminal" : "curl and the shell", steps: [
-                code("curl -x \(proxyURL) --cacert kiosk-proxy-ca.pem https://example.com/"),
+                code("curl -x \(proxyURL) --cacert \(caFile) https://example.com/"),
                 .group([say("On Kiosk's machine: ", "En la máquina de Kiosk: "), code("eval \"$(\(environmentCommand))\""),
-                        say(" sets HTTP_PROXY, HTTPS_PROXY and the CA for curl, OpenSSL, Python and Node (with kiosk proxy's "
-                            + "--data-dir, if it was given one).",
-                            " define HTTP_PROXY, HTTPS_PROXY y la CA para curl, OpenSSL, Python y Node (con el --data-dir de "
-                            + "kiosk proxy, si se le dio uno).")]),
+                        {
+                            if case .unknown = dataFolder {
+                                return say(" sets HTTP_PROXY, HTTPS_PROXY and the CA for curl, OpenSSL, Python and Node (with kiosk proxy's "
+                                           + "--data-dir, if it was given one).",
+                                           " define HTTP_PROXY, HTTPS_PROXY y la CA para curl, OpenSSL, Python y Node (con el --data-dir de "
+                                           + "kiosk proxy, si se le dio uno).")
+                            }
+                            return say(" sets HTTP_PROXY, HTTPS_PROXY and the CA for curl, OpenSSL, Python and Node.",
+                                       " define HTTP_PROXY, HTTPS_PROXY y la CA para curl, OpenSSL, Python y Node.")
+                        }()]),
             ]),
         ]
     }

@@ -55,6 +55,9 @@ public struct ProxyOverview: Sendable, Encodable {
     public var asksPassword: Bool
     /// Whether upstream certificates are checked (false with `--insecure-upstream`).
     public var verifiesUpstream = true
+    /// The `--data-dir` the proxy was started with, shell-quoted; nil when it was started without one (the default
+    /// folder). The commands the setup steps give name it, so they find this proxy's CA.
+    public var dataDirectoryArgument: String?
     public var counts: Counts
 
     public init(listeners: [Listener], startedAt: Date, certificatePEM: String?, fingerprint: String?, interceptedHosts: [String],

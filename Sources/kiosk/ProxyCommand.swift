@@ -318,12 +318,14 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 })
             }
             let startedAt = kiosk.now()
+            let dataDirectoryArgument = global.dataDir.map(Output.shellQuoted)
             let intercepted = interceptedHosts, ignored = ignoredHosts, asksPassword = credentials != nil
             kiosk.attachProxy {
                 var overview = ProxyOverview(listeners: listeners.withLock { $0 }, startedAt: startedAt, certificatePEM: authority.certificatePEM,
                                              fingerprint: authority.fingerprint, interceptedHosts: intercepted, ignoredHosts: ignored,
                                              asksPassword: asksPassword, counts: meter.snapshot)
                 overview.verifiesUpstream = verifies
+                overview.dataDirectoryArgument = dataDirectoryArgument
                 return overview
             }
             var logger = Logger(label: "kiosk.proxy")

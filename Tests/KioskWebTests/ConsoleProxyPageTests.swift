@@ -45,6 +45,28 @@ struct ConsoleProxyPageTests {
         }
     }
 
+    @Test("The proxy page's commands name the proxy's own data folder, as the command line printed them; the default one none")
+    func commandsNameTheDataFolder() async throws {
+        try await withWeb { harness, client in
+            // Given a proxy started with --data-dir '/tmp/my data'
+            var overview = Self.overview
+            overview.dataDirectoryArgument = "'/tmp/my data'"
+            harness.kiosk.attachProxy { [overview] in overview }
+            // When its page is opened
+            let page = try await client.get(ConsoleRoute.proxy.path).body
+            // Then the env line, certutil and curl name that folder, and no step says to add it
+            #expect(page.contains("eval &quot;$(kiosk proxy env --data-dir &#39;/tmp/my data&#39;)&quot;"), "\(page)")
+            #expect(page.contains("-i &quot;$(kiosk proxy ca --path --data-dir &#39;/tmp/my data&#39;)&quot;"))
+            #expect(page.contains("--cacert &quot;$(kiosk proxy ca --path --data-dir &#39;/tmp/my data&#39;)&quot;"))
+            #expect(!page.contains("if it was given one") && !page.contains(" kiosk-proxy-ca.pem"))
+            // And started in the default folder, they name none
+            harness.kiosk.attachProxy { Self.overview }
+            let standard = try await client.get(ConsoleRoute.proxy.path).body
+            #expect(standard.contains("eval &quot;$(kiosk proxy env)&quot;") && standard.contains("--cacert &quot;$(kiosk proxy ca --path)&quot;"))
+            #expect(!standard.contains("if it was given one"))
+        }
+    }
+
     @Test("kiosk serve's console says no proxy runs there, and its JSON is a 404 that says so")
     func noProxy() async throws {
         try await withWeb { _, client in
