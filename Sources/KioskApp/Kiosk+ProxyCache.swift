@@ -34,6 +34,8 @@ public struct ProxyCacheImport: Sendable, Hashable {
     public var pushedOut: Int = 0
     /// The cache's bound, in bytes (the file's, set by the proxy's `--cache-size`).
     public var maxBytes: Int = 0
+    /// Answers the cache holds already, as the proxy stored them (an export of this cache imported again).
+    public var alreadyHeld: Int = 0
 }
 
 extension Kiosk {
@@ -133,7 +135,7 @@ extension Kiosk {
         let cache = try openedProxyCache() ?? ProxyCache.open(at: configuration.proxyCacheURL.path, maxBytes: configuration.proxyCache?.maxBytes)
         let now = now()
         var answers: [ProxyCacheAnswer] = []
-        var hidden = 0, notRead = 0, noStore = 0, notCacheable = 0
+        var hidden = 0, notRead = 0, noStore = 0, notCacheable = 0, alreadyHeld = 0
         for (index, rule) in archive.rules.enumerated() {
             // The archive's address as recorded (`kiosk har import` writes a `*` in it as %2A, for its rules' patterns).
             guard let url = URL(string: rule.urlPattern.replacingOccurrences(of: "%2A", with: "*")) else { continue }
@@ -174,6 +176,13 @@ extension Kiosk {
                 credentials = ProxyCachingTransport.Key(HTTPRequest(url: url, headers: fields, endpoint: "")).credentials
                 credentialFields = ProxyCachingTransport.Key.credentialFields(fields)
             }
+            // The very answer the proxy stored itself (this cache exported, then imported again) is not kept twice.
+            let storedURL = ProxyCachingTransport.Key.normalized(url), storedBody = rule.method == "HEAD" ? Data() : rule.body
+            if credentials == ProxyCacheAnswer.importedCredentials,
+               try cache.holdsStored(method: rule.method, url: storedURL, status: rule.status, body: storedBody) {
+                alreadyHeld += 1
+                continue
+            }
             headers = ProxyCachingTransport.storedHeaders(headers)
             // Kept by the variant its recorded request picked: a request that matches it gets it, any other the newest
             // (one recorded for an identity is that identity's one answer for the URL: a lookup under real credentials
@@ -183,11 +192,10 @@ extension Kiosk {
                                                                 endpoint: "")).variant(for: vary) ?? ""
             // Made and answered when the archive says (its entry's start), else now.
             let time = recorded.startedAt.map { min($0, now) } ?? now
-            var answer = ProxyCacheAnswer(method: rule.method, url: ProxyCachingTransport.Key.normalized(url),
+            var answer = ProxyCacheAnswer(method: rule.method, url: storedURL,
                                           host: url.host(percentEncoded: false)?.lowercased() ?? "",
                                           credentials: credentials, vary: vary, variant: variant, status: rule.status, headers: headers,
-                                          body: rule.method == "HEAD" ? Data() : rule.body,
-                                          requestTime: time, responseTime: time)
+                                          body: storedBody, requestTime: time, responseTime: time)
             answer.credentialFields = credentialFields
             answers.append(answer)
         }
@@ -203,7 +211,7 @@ extension Kiosk {
         let forCredentials = zip(answers, ids).filter { $0.1 != nil && $0.0.credentials != ProxyCacheAnswer.importedCredentials }.count
         return ProxyCacheImport(stored: stored, entries: archive.entries, notRead: notRead, noStore: noStore, notCacheable: notCacheable,
                                 forCredentials: forCredentials, skippedDescription: archive.skippedDescription, hiddenCredentials: hidden,
-                                tooLarge: tooLarge, pushedOut: pushedOut, maxBytes: cache.maxBytes)
+                                tooLarge: tooLarge, pushedOut: pushedOut, maxBytes: cache.maxBytes, alreadyHeld: alreadyHeld)
     }
 
     /// The proxy cache's answers as a HAR archive, of one host when given, redacted as every export is (credentials,

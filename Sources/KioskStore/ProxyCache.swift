@@ -531,6 +531,17 @@ public final class ProxyCache: Sendable, StoreFile {
         return ids
     }
 
+    /// Whether the cache holds this very answer (`status` and `body`) for `method` and `url`, stored by the proxy itself
+    /// (not from an archive): an archive of this cache imported again would hold each answer twice.
+    public func holdsStored(method: String, url: String, status: Int, body: Data) throws -> Bool {
+        try read("look up the proxy cache") { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM cacheEntry WHERE method = ? AND url = ? AND credentials <> ? AND status = ?
+                               AND length(body) = ? AND body = ?)
+                """, arguments: [method, url, ProxyCacheAnswer.importedCredentials, status, body.count, body]) ?? false
+        }
+    }
+
     /// How many of the entries `ids` name are no longer stored (pushed out by the bound, removed).
     public func missing(ids: [Int64]) throws -> Int {
         let unique = Array(Set(ids))

@@ -625,6 +625,7 @@ extension ProxyCacheCommand {
                 if result.tooLarge > 0 {
                     notes.append("\(result.tooLarge) each larger than a tenth of the cache (\(Render.bytes(result.maxBytes)), its --cache-size)")
                 }
+                if result.alreadyHeld > 0 { notes.append("\(result.alreadyHeld) the cache holds already, as the proxy stored them") }
                 if result.hiddenCredentials > 0 {
                     notes.append("\(result.hiddenCredentials) made with credentials the archive hides (whose answers they were cannot be told)")
                 }

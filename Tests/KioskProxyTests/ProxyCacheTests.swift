@@ -542,6 +542,33 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("An export of the cache imported again holds each answer once, saying the rest were held already; a cleared host's come back")
+    func exportImportedAgain() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in (.ok, [("Cache-Control", "max-age=600")], "answer of \(head.uri)") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given two answers the proxy stored, exported
+            #expect(try await proxy.send(.GET, upstream.url("/a")).text == "answer of /a")
+            #expect(try await proxy.send(.GET, upstream.url("/b")).text == "answer of /b")
+            try await Task.sleep(for: .milliseconds(100))
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-cache-export-\(UUID().uuidString).har")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try proxy.kiosk.proxyCacheArchive().whole().write(to: file)
+            #expect(try proxy.kiosk.proxyCacheEntries().count == 2)
+            // When the export is imported again
+            let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
+            // Then nothing is stored twice, and the summary says why
+            #expect(imported.stored == 0 && imported.alreadyHeld == 2, "\(imported)")
+            #expect(try proxy.kiosk.proxyCacheEntries().count == 2)
+            // And after one answer is removed, importing brings that one back alone
+            let removed = try #require(try proxy.kiosk.proxyCacheEntries().first { $0.url.hasSuffix("/a") })
+            #expect(try proxy.kiosk.removeProxyCacheEntry(id: removed.id))
+            let again = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
+            #expect(again.stored == 1 && again.alreadyHeld == 1, "\(again)")
+            #expect(try proxy.kiosk.proxyCacheEntries().count == 2)
+        }
+    }
+
     /// `../shared/corpus/har` from the repository's root.
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("../shared/corpus/har").standardizedFileURL
