@@ -254,7 +254,9 @@ public final class CapturingTransport: HTTPTransport {
             error: errorText, timings: timings,
             decision: response.map { $0.isEdited || $0.isMocked ? CacheDecision(forwardedAnswer: $0) : $0.cacheStatus?.decision
                                            ?? CacheDecision(forwardedAnswer: $0) } ?? .network,
-            cacheStatus: response.map { $0.isEdited || $0.isMocked ? nil : $0.cacheStatus } ?? (error as? CacheMarkedFailure)?.cacheStatus,
+            // An answer a rule changed carries what the app is told (the cache's word on the answer it changed: a stored one
+            // standing in for a 503 says so, edited); a mocked one had no cache's word.
+            cacheStatus: response.map { $0.isMocked ? nil : $0.cacheStatus } ?? (error as? CacheMarkedFailure)?.cacheStatus,
             touchedBy: touches.map { $0.mapText(redactor.scrub) })
     }
 

