@@ -542,6 +542,26 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("A rule's change to a stored answer standing in for an upstream gone is logged with the Cache-Status the app gets: stale, edited")
+    func ruleOnAFallback() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("Content-Type", "application/json")], #"{"n":1}"#) }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given an answer stored, a rule answering its URL with a 203, and the upstream gone
+            #expect(try await proxy.send(.GET, upstream.url("/r")).text == #"{"n":1}"#)
+            _ = try proxy.kiosk.debugger.rules.add(try RewriteRule(json: Data(#"{"match": {"urlPattern": "\#(upstream.url("/r"))"}, "actions": {"status": 203}}"#.utf8),
+                                                                 origin: "test"))
+            await upstream.stop()
+            // When the app asks
+            let answer = try await proxy.send(.GET, upstream.url("/r"))
+            // Then it gets the stored answer changed, said to stand in for the upstream, and the log says the same
+            let told = try #require(answer.header("Cache-Status").last)
+            #expect(answer.status.code == 203 && told.contains("fwd=stale") && told.hasSuffix("detail=edited"), "\(told)")
+            let logged = try await proxy.waitForRecords(count: 2) { $0.url.hasSuffix("/r") }.max { $0.id < $1.id }
+            #expect(logged?.cacheStatus.headerValue == told, "\(logged?.cacheStatus.headerValue ?? "none")")
+        }
+    }
+
     @Test("An export of the cache imported again holds each answer once, saying the rest were held already; a cleared host's come back")
     func exportImportedAgain() async throws {
         let upstream = try await ScriptedUpstream.start()
