@@ -510,6 +510,21 @@ final class ProxyCachingTransport: HTTPTransport {
     private func answer(from entry: ProxyCacheEntry, to request: HTTPRequest, status: CacheStatus) -> HTTPResponse {
         var headers = entry.headers
         headers.removeAll(named: "Set-Cookie")
+        // An answer stored coded (gzip, for a browser that asked for it) given to a client that did not ask for that coding
+        // (curl, a script) is given decoded, as nginx's gunzip does: the bytes it would get could only be read by one that
+        // did. Another representation then: its validator weak (RFC 9110 §8.8.1), and it varies by Accept-Encoding.
+        var body = entry.body
+        if let coding = ContentCoding.single(headers["Content-Encoding"]), !ContentCoding.accepts(coding, in: request.headers["Accept-Encoding"]),
+           let decoded = ContentCoding.decoded(entry.body, coding: coding) {
+            body = decoded
+            headers.removeAll(named: "Content-Encoding")
+            headers.removeAll(named: "Transfer-Encoding")
+            headers["Content-Length"] = String(decoded.count)
+            if let tag = headers["ETag"]?.trimmingCharacters(in: .whitespaces), tag.hasPrefix("\"") { headers["ETag"] = "W/" + tag }
+            if !headers.values(for: "Vary").contains(where: { $0.lowercased().contains("accept-encoding") }) {
+                headers.add(name: "Vary", value: "Accept-Encoding")
+            }
+        }
         headers["Age"] = String(Int(Self.currentAge(of: entry, at: now())))
         // An answer that came without a `Date` is dated when it was received (RFC 9110 §6.6.1: a cache adds one then), the
         // same at every use; the listener would date it anew each time, younger than its `Age` says.
@@ -523,28 +538,28 @@ final class ProxyCachingTransport: HTTPTransport {
         }
         // A HEAD given a GET's answer says the length its body has, as the GET would (an archive's answer may not say it).
         if request.method == "HEAD", entry.method == "GET", headers["Content-Length"] == nil, headers["Transfer-Encoding"] == nil {
-            headers["Content-Length"] = String(entry.body.count)
+            headers["Content-Length"] = String(body.count)
         }
         // A range of a whole stored answer (a player seeking, a download resumed) is that part, as the upstream would give
         // it (RFC 9110 §14): offline too, and without asking for what is in hand.
         if request.method == "GET", entry.method == "GET", entry.status == 200,
-           let range = Self.range(request.headers, of: entry.body.count, validators: entry.headers) {
+           let range = Self.range(request.headers, of: body.count, validators: headers) {
             headers.removeAll(named: "Transfer-Encoding")
             var response: HTTPResponse
             if let range {
-                headers["Content-Range"] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(entry.body.count)"
+                headers["Content-Range"] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(body.count)"
                 headers["Content-Length"] = String(range.count)
-                response = HTTPResponse(status: 206, headers: headers, body: entry.body.subdata(in: range), url: request.url)
+                response = HTTPResponse(status: 206, headers: headers, body: body.subdata(in: range), url: request.url)
             } else {
                 for name in ["Content-Length", "Content-Type", "Content-Encoding"] { headers.removeAll(named: name) }
-                headers["Content-Range"] = "bytes */\(entry.body.count)"
+                headers["Content-Range"] = "bytes */\(body.count)"
                 headers["Content-Length"] = "0"
                 response = HTTPResponse(status: 416, headers: headers, url: request.url)
             }
             Self.mark(&response, status)
             return response
         }
-        var response = HTTPResponse(status: entry.status, headers: headers, body: request.method == "HEAD" ? Data() : entry.body,
+        var response = HTTPResponse(status: entry.status, headers: headers, body: request.method == "HEAD" ? Data() : body,
                                     url: request.url)
         Self.mark(&response, status)
         return response

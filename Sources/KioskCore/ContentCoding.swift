@@ -68,6 +68,27 @@ public enum ContentCoding {
 
     /// The one coding a `Content-Encoding` field names, lower-cased; nil for none or `identity`, and for a list of
     /// several (`gzip, br`), which Kiosk does not undo.
+    /// Whether a request's `Accept-Encoding` (`field`) takes `coding` (lower-cased): named, or `*`, with a weight above 0
+    /// (RFC 9110 §12.5.3; `x-gzip` is `gzip`). A request without the field takes none here: RFC 9110 lets any coding go
+    /// to it, but a client that sends none (curl, a script) reads what it gets as it is, as servers know.
+    public static func accepts(_ coding: String, in field: String?) -> Bool {
+        guard let field else { return false }
+        let wanted = coding == "x-gzip" ? "gzip" : coding
+        var named: Bool?, any: Bool?
+        for member in field.split(separator: ",") {
+            let parts = member.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let name = parts.first, !name.isEmpty else { continue }
+            let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            let taken = weight > 0
+            switch name == "x-gzip" ? "gzip" : name {
+            case wanted: named = taken
+            case "*": any = taken
+            default: break
+            }
+        }
+        return named ?? any ?? false
+    }
+
     public static func single(_ field: String?) -> String? {
         guard let coding = field?.trimmingCharacters(in: .whitespaces).lowercased(), !coding.isEmpty, coding != "identity" else { return nil }
         return coding

@@ -816,6 +816,30 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("A stored gzip answer is given decoded to a client that does not take gzip (curl, a script), coded to one that does",
+          arguments: [(nil as String?, false), ("gzip, deflate, br", true), ("identity", false), ("gzip;q=0, identity", false), ("*", true),
+                      ("x-gzip", true), ("br", false)])
+    func storedCodingAsAccepted(acceptEncoding: String?, coded: Bool) async throws {
+        let upstream = try await EchoUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given a gzip answer stored as it came (for a browser, which takes gzip), and the proxy offline
+            _ = try await proxy.send(.GET, upstream.url("/gzip"), headers: [("Accept-Encoding", "gzip")])
+            try await Task.sleep(for: .milliseconds(100))
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
+            // When a client asks for it with this Accept-Encoding
+            let answer = try await proxy.send(.GET, upstream.url("/gzip"), headers: acceptEncoding.map { [("Accept-Encoding", $0)] } ?? [])
+            // Then one that takes gzip gets the stored bytes, any other the content, with its length, varying by Accept-Encoding
+            #expect(answer.status == .ok && answer.header("Cache-Status").first?.hasPrefix("Kiosk;hit") == true)
+            if coded {
+                #expect(answer.header("Content-Encoding") == ["gzip"] && answer.body == EchoUpstream.gzipped)
+            } else {
+                #expect(answer.header("Content-Encoding") == [] && answer.text == "hello, proxy\n", "\(answer.header("Content-Encoding"))")
+                #expect(answer.header("Content-Length") == ["13"])
+                #expect(answer.header("Vary").joined().lowercased().contains("accept-encoding"))
+            }
+        }
+    }
+
     @Test("Exported and imported again, an identity's answer is left out (never given to anyone), named by the fields it was asked with, and a URL's Vary variants stay apart")
     func exportKeepsIdentitiesAndVariants() async throws {
         let upstream = try await ScriptedUpstream.start()
