@@ -122,29 +122,35 @@ enum DebugPages {
     static func filterForm(_ query: DebugFilterQuery, hosts: [String] = [], catalogs: Bool = true, context: ViewContext) -> HTML {
         let w = context.words
         // Each menu names the filter language's key it sets, whose terms the script takes out of the box when it is chosen.
-        func select(_ name: StaticString, _ label: String, _ current: String?, _ options: [(String, String)], key: FilterKey) -> HTML {
+        // `current` is the menu's value; `chosen` whether the menu itself chose it, else it shows the box's term, and a hidden
+        // field says so (`DebugFilterQuery`: sent back unchanged, the box's term stands).
+        func select(_ name: StaticString, _ label: String, _ current: String?, chosen: Bool, _ options: [(String, String)], key: FilterKey) -> HTML {
             let current = current ?? ""
-            return E.element("label", [], [.text(label), E.element("select", [.attribute("name", String(describing: name)),
-                                                                               .attribute("data-filter-key", key.rawValue)],
-                [E.element("option", [.attribute("value", "")], [.text(w.any)])] + options.map { value, text in
-                    E.element("option", [.attribute("value", value), value == current ? .flag("selected") : nil], [.text(text)])
-                })])
+            return .group([
+                E.element("label", [], [.text(label), E.element("select", [.attribute("name", String(describing: name)),
+                                                                            .attribute("data-filter-key", key.rawValue)],
+                    [E.element("option", [.attribute("value", "")], [.text(w.any)])] + options.map { value, text in
+                        E.element("option", [.attribute("value", value), value == current ? .flag("selected") : nil], [.text(text)])
+                    })]),
+                chosen || current.isEmpty ? .empty
+                    : E.void("input", [.attribute("type", "hidden"), .attribute("name", "shown_\(name)"), .attribute("value", current)]),
+            ])
         }
         return E.element("form", [.class("search"), .attribute("method", "get"), .attribute("action", ConsoleRoute.requests.path),
                                   .attribute("role", "search"), .attribute("data-live-filter", "")], [
             filterField(query, w),
             // A source asked for stays offered, as a host does.
             catalogs || query.source != nil
-                ? select("source", w.source, query.source?.rawValue, SourceID.allCases.map { ($0.rawValue, context.sourceName($0)) }, key: .source)
+                ? select("source", w.source, query.menuSource, chosen: query.source != nil, SourceID.allCases.map { ($0.rawValue, context.sourceName($0)) }, key: .source)
                 : .empty,
             // The host asked for stays offered though it has left the menu's most recent ones.
-            hosts.isEmpty && query.host == nil ? .empty
-                : select("host", w.host, query.host, (query.host.map { hosts.contains($0) ? [] : [$0] } ?? []).map { ($0, $0) }
+            hosts.isEmpty && query.menuHost == nil ? .empty
+                : select("host", w.host, query.menuHost, chosen: query.host != nil, (query.menuHost.map { hosts.contains($0) ? [] : [$0] } ?? []).map { ($0, $0) }
                          + hosts.map { ($0, $0) }, key: .host),
-            select("status", w.status, query.status,
+            select("status", w.status, query.menuStatus, chosen: query.status != nil,
                    StatusClass.filterable.map { ($0.description, $0 == .error ? w.noResponse : $0 == .store ? w.store : $0.description) },
                    key: .status),
-            select("decision", w.cacheDecision, query.decision?.rawValue, CacheDecision.allCases.map { ($0.rawValue, $0.rawValue) }, key: .cache),
+            select("decision", w.cacheDecision, query.menuDecision, chosen: query.decision != nil, CacheDecision.allCases.map { ($0.rawValue, $0.rawValue) }, key: .cache),
             E.element("label", [], [.text(w.slowerThan),
                                     E.void("input", [.attribute("type", "number"), .attribute("name", "min_ms"), .attribute("min", "0"),
                                                      .attribute("value", query.minMillisecondsText),

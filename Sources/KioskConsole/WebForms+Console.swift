@@ -16,7 +16,8 @@ enum ListQueryProblem: Sendable {
 }
 
 struct DebugFilterQuery: Decodable {
-    static let names: Set<String> = ["filter", "q", "source", "host", "status", "method", "decision", "min_ms", "before", "limit"]
+    static let names: Set<String> = ["filter", "q", "source", "host", "status", "method", "decision", "min_ms", "before", "limit",
+                                     "shown_source", "shown_host", "shown_status", "shown_decision"]
     /// The longest filter text accepted.
     static let maximumFilterLength = 500
 
@@ -67,6 +68,12 @@ struct DebugFilterQuery: Decodable {
             self.method = method.uppercased()
         }
         decision = try form.choice(CacheDecision.self, "decision", refusal: .consoleBadRequest { $0.listQueryProblem(.badDecision) })
+        // A menu that only showed the box's term (`menuStatus`), sent back as it was shown: the box's term stands, edited or
+        // not (a menu changed from what it showed is the reader's choice, and stands over the box's term).
+        if let shown = try form.text("shown_source"), shown == source?.rawValue { source = nil }
+        if let shown = try form.text("shown_host"), shown == host { host = nil }
+        if let shown = try form.text("shown_status"), shown == status { status = nil }
+        if let shown = try form.text("shown_decision"), shown == decision?.rawValue { decision = nil }
         let minimum = WebError.consoleBadRequest { $0.listQueryProblem(.badMinimum) }
         if let milliseconds = try form.value(Double.self, "min_ms", refusal: minimum) {
             guard milliseconds >= 0, milliseconds < 86_400_000 else { throw minimum }
@@ -118,6 +125,27 @@ struct DebugFilterQuery: Decodable {
 
     /// The request log's filter (100 records unless a limit is given): the fields and the filter text.
     var filter: RequestFilter { parsed.map(fields.adding) ?? fields }
+
+    // What each menu shows: its own choice, else the one value the box's text gives its key (`status:2xx` shows in the
+    // Status menu, which said "any" beside it). Choosing another takes the box's term out (`menusStand`).
+    /// The Source menu's value.
+    var menuSource: String? { source?.rawValue ?? Self.single(parsed?.sources)?.rawValue }
+    /// The Host menu's value.
+    var menuHost: String? { host ?? Self.single(parsed?.hosts) }
+    /// The Status menu's value: a class (`2xx`, `error`, `store`).
+    var menuStatus: String? {
+        status ?? Self.single(parsed?.statuses).flatMap { if case .statusClass(let statusClass) = $0 { statusClass.description } else { nil } }
+    }
+    /// The Cache decision menu's value: one decision.
+    var menuDecision: String? {
+        decision?.rawValue ?? Self.single(parsed?.cache).flatMap { if case .decision(let decision) = $0 { decision.rawValue } else { nil } }
+    }
+
+    /// The one value of a criterion that is not negated.
+    private static func single<Value>(_ criterion: FilterCriterion<Value>?) -> Value? {
+        guard let criterion, !criterion.isNegated, criterion.values.count == 1 else { return nil }
+        return criterion.values[0]
+    }
 
     /// `min_ms` as it is shown in the filter form: whole numbers without a decimal point.
     var minMillisecondsText: String {

@@ -41,6 +41,27 @@ struct WebDebugFilterTests {
         }
     }
 
+    @Test("A menu shows the one value the box gives its key; sent back as shown the box's term stands, changed the menu's does")
+    func menusShowTheBox() async throws {
+        try await withWeb { _, client in
+            _ = try await client.get("/api/dogs")
+            let selected = { (page: String, value: String) in page.contains(#"<option value="\#(value)" selected>"#) }
+            // Given the list filtered by the box alone
+            let page = try await client.get("/debug?filter=" + QueryString.encode("status:2xx source:dogs")).body
+            // Then the Status and Source menus show the box's values, saying they only show them
+            #expect(selected(page, "2xx") && selected(page, "dogs"), "\(page)")
+            #expect(page.contains(#"<input type="hidden" name="shown_status" value="2xx">"#))
+            // When the box is edited to 5xx and the form sent with the menu as it was shown (no script)
+            let edited = try await client.get("/debug?filter=status:5xx&status=2xx&shown_status=2xx").body
+            // Then the box's 5xx stands, and the menu shows it
+            #expect(edited.contains(#"value="status:5xx""#) && selected(edited, "5xx") && !selected(edited, "2xx"), "\(edited)")
+            // When the menu is changed to 4xx from the 2xx it showed
+            let chosen = try await client.get("/debug?filter=status:2xx&status=4xx&shown_status=2xx").body
+            // Then the menu's choice stands, the box's term taken out, and no field says the menu only shows it
+            #expect(selected(chosen, "4xx") && !chosen.contains(#"value="status:2xx""#) && !chosen.contains(#"name="shown_status""#), "\(chosen)")
+        }
+    }
+
     @Test("A bad filter is a 400 saying what is accepted and where the mistake is, counted as JavaScript counts")
     func badFilterJSON() async throws {
         try await withWeb { _, client in

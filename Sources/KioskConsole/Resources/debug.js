@@ -212,7 +212,10 @@
   if (filterForm) {
     const addressOf = () => {
       const url = new URL(filterForm.getAttribute("action") || location.pathname, location.href);
-      for (const [name, value] of new FormData(filterForm)) if (String(value).trim()) url.searchParams.set(name, String(value).trim());
+      // (Not the `shown_` fields: here a term typed sets its menu back to "any", below, so a menu never only mirrors the box.)
+      for (const [name, value] of new FormData(filterForm)) {
+        if (String(value).trim() && !name.startsWith("shown_")) url.searchParams.set(name, String(value).trim());
+      }
       return url.href;
     };
     let typing = 0;

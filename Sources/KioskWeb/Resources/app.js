@@ -258,7 +258,7 @@
   // Fetches a list or search URL into #results, and puts it in the address bar: in place of the list's entry, or, with
   // `push`, as a new one (a search started, a filter chosen: Back brings the list as it was before it), which notes the
   // address it came from.
-  async function loadResults(url, { errorPages = false, push = false } = {}) {
+  async function loadResults(url, { errorPages = false, push = false, fromHistory = false } = {}) {
     clearTimeout(searchTimer);
     searchController?.abort();
     const controller = searchController = new AbortController();
@@ -275,9 +275,10 @@
       else history.replaceState(history.state?.from ? { from: history.state.from } : null, "", url);
       const view = doc.getElementById("main")?.dataset.view;
       if (view) $("#main").dataset.view = view;
-      // The filters show what this list was asked with, as the page would (Back to a list of another filter; a
-      // source's own defaults where none is named).
-      for (const select of searchForm ? $$("select[name]", searchForm) : []) {
+      // Back or Forward to a list of other filters: they show what it was asked with, as the page would (a source's own
+      // defaults where none is named). Not while they are being chosen or typed (the console's say "any" as a term of
+      // their key is typed: debug.js).
+      for (const select of searchForm && fromHistory ? $$("select[name]", searchForm) : []) {
         const asked = doc.querySelector(`form.search select[name="${CSS.escape(select.name)}"]`);
         if (asked && select.value !== asked.value) select.value = asked.value;
       }
@@ -613,7 +614,7 @@
     if (here !== resultsURL) {
       // The box says what the list shown was searched for (its filters are set from the page that comes).
       if (searchInput) searchInput.value = new URL(here).searchParams.get("q") || "";
-      loadResults(here);
+      loadResults(here, { fromHistory: true });
     }
   });
 
