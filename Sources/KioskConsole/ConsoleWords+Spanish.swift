@@ -208,7 +208,7 @@ extension ConsoleWords {
         case .cache: "cache: hit, fwd, fwd=miss, fwd=stale, fwd=request, miss, stale o una decisión: " + CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")
         case .method: "method: un método HTTP en letras, como GET o HEAD"
         case .endpoint: "endpoint: el nombre de un endpoint, como rickandmorty.characters (letras, dígitos, . _ -)"
-        case .host: "host: un nombre de host o una dirección, con :puerto para un solo puerto (api.example.com, 127.0.0.1:8080, [::1]:3000)"
+        case .host: "host: un nombre de host o una dirección, con :puerto para un solo puerto (api.example.com, 127.0.0.1:8080, [::1]:3000), o *.example.com para sus subdominios"
         case .slow: "slow: una duración con su unidad, como slow:>500ms, slow:>=2s o slow:1.5s (como mínimo)"
         case .has: "has: error (la solicitud falló) o body (se capturó un cuerpo de respuesta)"
         }

@@ -307,7 +307,19 @@ extension RequestLog {
             let escape = { (text: String) in
                 text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
             }
-            for host in filter.hosts.values {
+            for host in filter.hosts.values where host.hasPrefix("*.") {
+                // Its subdomains: the URL's authority (up to the first /, ? or #) ends with `.name`, on any port unless one is
+                // named. Read as the authority, not LIKE over the URL: `%.example.com/%` matched `http://evil.test/x.example.com/`.
+                let name = String(host.dropFirst(2))
+                let hasPort = name.lastIndex(of: ":").map { !name[$0...].contains("]") } ?? false
+                let afterScheme = "substr(logEntry.url, instr(logEntry.url, '://') + 3)"
+                let authority = "substr(\(afterScheme), 1, min(instr(\(afterScheme) || '/', '/'), instr(\(afterScheme) || '?', '?'), "
+                    + "instr(\(afterScheme) || '#', '#')) - 1)"
+                let escaped = "%." + escape(name)
+                alternatives.append((hasPort ? "\(authority) LIKE ? ESCAPE '\\'" : "(\(authority) LIKE ? ESCAPE '\\' OR \(authority) LIKE ? ESCAPE '\\')",
+                                     hasPort ? [escaped] : [escaped, escaped + ":%"]))
+            }
+            for host in filter.hosts.values where !host.hasPrefix("*.") {
                 let portStart = host.hasPrefix("[") ? host.range(of: "]:").map { host.index(after: $0.lowerBound) } : host.lastIndex(of: ":")
                 for scheme in ["http://", "https://", "ws://", "wss://"] {
                     var authorities = [host]

@@ -764,9 +764,15 @@ struct LogCLITests {
             text += String(decoding: chunk, as: UTF8.self)
         }
         let base = try #require(text.firstMatch(of: /Demo upstream on (http:\/\/127\.0\.0\.1:\d+)/)?.1)
-        let (proxy, said) = try Self.startedProxy(["--reverse", "\(base)@0", "--data-dir", cli.dataDirectory.path],
+        var (proxy, said) = try Self.startedProxy(["--reverse", "\(base)@0", "--data-dir", cli.dataDirectory.path],
                                                   printingUpTo: "Reverse proxy on")
         defer { proxy.signal(); _ = proxy.waitUntilExit() }
+        // (The listeners start side by side: either may say so first.)
+        while !said.contains("Kiosk proxy on"), let out = proxy.standardOutput {
+            let chunk = out.availableData
+            if chunk.isEmpty { break }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
         let forward = try #require(said.firstMatch(of: /Kiosk proxy on (http:\/\/127\.0\.0\.1:\d+)\//)?.1)
         let reverse = try #require(said.firstMatch(of: /Reverse proxy on (http:\/\/127\.0\.0\.1:\d+)\//)?.1)
         // When a client of the forward listener asks the reverse listener for a dogs list

@@ -167,6 +167,22 @@ struct RequestLogFilterLanguageTests {
         #expect(try log.records(matching: try RequestFilter(parsing: "cache:hit")).isEmpty)
     }
 
+    @Test("host:*.name is the name's subdomains, on any port or the one given, never the name itself nor a URL holding it in its path",
+          arguments: [("host:*.example.test", ["img", "api"]), ("host:*.example.test:8443", ["img"]), ("-host:*.example.test", ["query", "path", "bare"]),
+                      ("host:*.test", ["query", "img", "path", "api", "bare"])])
+    func subdomains(filter: String, expected: [String]) throws {
+        // Given records of a name, its subdomains, and URLs holding the name elsewhere
+        let log = try RequestLog.inMemory(configuration: Fixture.configuration())
+        for url in ["http://example.test/bare", "http://api.example.test/api", "http://evil.test/x.example.test/path",
+                    "https://img.cdn.example.test:8443/img", "http://evil.test?u=a.example.test/query"] {
+            try log.append(RequestRecord(startedAt: Date(), source: nil, endpoint: "app", method: "GET", url: url, status: 200,
+                                         timings: RequestTimings(total: 0.1), decision: .network))
+        }
+        // When the list is filtered by the subdomains
+        // Then exactly theirs come back, newest first
+        #expect(try Self.names(log, filter) == expected)
+    }
+
     @Test("A single decision or Cache-Status outcome is read from its index in id order, without a sort")
     func queryPlans() throws {
         // Given a log
