@@ -413,6 +413,12 @@ def test_after_a_switch_of_language_the_device_saves_its_pages_again_in_the_lang
         assert driver.current_url == server.url("/rickandmorty")
         assert driver.execute_script("return document.documentElement.lang") == "es"
         assert driver.find_elements(By.CSS_SELECTOR, "#results ul.items > li")
+
+        # And once Kiosk answers again, the sentence saying it does not goes, before its ten seconds are up
+        port = server.bound_port
+        server = start_server(str(tmp_path / "data"), port=port)
+        wait_for(driver, lambda d: d.execute_script("return document.getElementById('undo-toast')?.hidden") is True, 6,
+                 "the toast stayed after Kiosk came back")
     finally:
         driver.quit()
 

@@ -475,7 +475,19 @@
       answer = await fetch(form.action, { method: "POST", body: new URLSearchParams(new FormData(form)),
         credentials: "same-origin", redirect: "manual" });
     } catch {
-      showToast(strings.languageNeedsKiosk || "Kiosk is unreachable: the language can be switched once it answers.");
+      const toast = showToast(strings.languageNeedsKiosk || "Kiosk is unreachable: the language can be switched once it answers.");
+      // Kiosk answering again makes the sentence untrue: it goes then, not ten seconds on.
+      let waiting = true;
+      connectivityWatchers.set("language-toast", {
+        active: () => waiting && !toast.hidden,
+        changed: state => {
+          if (state === "unreachable") return;
+          waiting = false;
+          clearTimeout(toastTimer);
+          toast.hidden = true;
+        },
+      });
+      watchConnectivity();
       return;
     }
     // Refused (a stale form's token, say): the form's own POST shows Kiosk's page saying why.
