@@ -271,3 +271,21 @@ def test_recording_paused_in_one_tab_shows_in_another_open_console(fresh_server,
     browser.switch_to.window(first)
     WebDriverWait(browser, 10).until(lambda d: "Recording is paused" in d.find_element(By.ID, "results").text)
     assert browser.find_elements(By.CSS_SELECTOR, "button[aria-label='Resume recording']")
+
+
+def test_a_menu_showing_the_box_term_follows_the_box_when_it_is_emptied(fresh_server, browser):
+    # Given the list opened with a status term in the box, which the Status menu shows
+    fetch(fresh_server, "/api/dogs")
+    browser.get(fresh_server.url("/debug?filter=" + "status%3A5xx"))
+    page_ready(browser)
+    status = Select(browser.find_element(By.CSS_SELECTOR, "select[name=status]"))
+    assert status.first_selected_option.get_attribute("value") == "5xx"
+    assert not rows(browser)
+    # When the box is emptied in one go
+    box = browser.find_element(By.ID, "debug-filter")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(Keys.DELETE)
+    # Then the filter is gone: the menu says "any", the address has no status, and the list is every request
+    WebDriverWait(browser, 10).until(lambda d: "status" not in d.current_url)
+    assert status.first_selected_option.get_attribute("value") == ""
+    WebDriverWait(browser, 10).until(lambda d: any("dogs.json" in row for row in rows(d)))

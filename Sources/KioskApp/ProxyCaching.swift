@@ -443,11 +443,13 @@ final class ProxyCachingTransport: HTTPTransport {
             stored = cache.store(answer) { [self] error in warnOnce(error) }
         } else if let storedAs, case .found(let entry) = found, entry.method == storedAs, !response.isCollapsed, !response.isMocked,
                   !response.isEdited, (200..<400).contains(response.status) || [404, 410].contains(response.status),
+                  response.status != 206, response.status != 304, request.headers["Range"] == nil,
                   settings.withLock({ $0.mode == .http }) {
             // A newer whole answer this cache may not keep (no-store, Vary: *, too large, streamed past the buffer) makes
             // the stored one out of date: it goes, as a browser's cache drops it, or the next request would get the older
             // answer as fresh (RFC 9111 §4: the most recent response is the one used). Not for a server error or a 429,
-            // which say nothing of the content; not in `fallback`, whose stored answer stands in for a failure however old.
+            // which say nothing of the content, nor a part (a 206, an answer to a Range) or a 304 of another
+            // representation; not in `fallback`, whose stored answer stands in for a failure however old.
             do { try cache.remove(id: entry.id) } catch { warnOnce(error) }
         }
         Self.mark(&answered, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status,

@@ -115,7 +115,7 @@ extension ConsoleWords {
                 + "and a rewrite rule can change it."
             }
         },
-        keepReturning: "Keep returning this: also make a rewrite rule that answers this request with this status and body from now on",
+        keepReturning: "Keep returning this: also make a rewrite rule that answers this request with this status and body from now on (a value shown <redacted> stays so in the rule, which no secret reaches)",
         answerWithThis: "Answer with this response",
         checkAndSend: "Check and send the edit",
         failWithError: "Fail with the error",

@@ -115,7 +115,7 @@ extension ConsoleWords {
                 + "sin cambios o abortar, y una regla de reescritura puede cambiarlo."
             }
         },
-        keepReturning: "Seguir devolviendo esto: crear también una regla de reescritura que conteste a esta solicitud con este estado y este cuerpo a partir de ahora",
+        keepReturning: "Seguir devolviendo esto: crear también una regla de reescritura que conteste a esta solicitud con este estado y este cuerpo a partir de ahora (un valor mostrado como <redacted> sigue así en la regla, a la que no llega ningún secreto)",
         answerWithThis: "Contestar con esta respuesta",
         checkAndSend: "Comprobar y enviar la edición",
         failWithError: "Fallar con el error",

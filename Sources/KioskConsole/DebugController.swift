@@ -303,7 +303,8 @@ struct DebugController: Sendable {
                 }
                 // A body given to a status that carries none would be dropped on the way, the edit taken and lost unsaid.
                 if status < 200 || status == 204 || status == 304, !typed.isEmpty,
-                   (form.body ?? "").replacingOccurrences(of: "\r\n", with: "\n") != exchange.responseText.map(DebugPages.editable) {
+                   (form.body ?? "").replacingOccurrences(of: "\r\n", with: "\n")
+                    != exchange.responseText.map(DebugPages.editable)?.replacingOccurrences(of: "\r\n", with: "\n") {
                     return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.statusCarriesNoBody(status),
                                                                     draft: form, context: context), status: .unprocessableContent)
                 }

@@ -49,8 +49,17 @@ extension Breakpoints {
             let shownItems = Self.items(of: shown), originalItems = Self.items(of: original)
             var result: [OrderedJSON] = []
             for (index, item) in items.enumerated() {
-                guard let value = merged(item, shown: shownItems.indices.contains(index) ? shownItems[index] : nil,
-                                         original: originalItems.indices.contains(index) ? originalItems[index] : nil) else { return nil }
+                // An item deleted or added moves the rest: one is then paired only with the one shown item it equals (two
+                // shown alike could hide two different secrets), never with another item's secrets at its old place.
+                let pair: Int?
+                if items.count == shownItems.count {
+                    pair = index
+                } else {
+                    let alike = shownItems.indices.filter { shownItems[$0] == item }
+                    pair = alike.count == 1 ? alike[0] : nil
+                }
+                guard let value = merged(item, shown: pair.map { shownItems[$0] },
+                                         original: pair.flatMap { originalItems.indices.contains($0) ? originalItems[$0] : nil }) else { return nil }
                 result.append(value)
             }
             return .array(result)

@@ -313,8 +313,10 @@ extension RequestLog {
                 let name = String(host.dropFirst(2))
                 let hasPort = name.lastIndex(of: ":").map { !name[$0...].contains("]") } ?? false
                 let afterScheme = "substr(logEntry.url, instr(logEntry.url, '://') + 3)"
-                let authority = "substr(\(afterScheme), 1, min(instr(\(afterScheme) || '/', '/'), instr(\(afterScheme) || '?', '?'), "
+                let withUser = "substr(\(afterScheme), 1, min(instr(\(afterScheme) || '/', '/'), instr(\(afterScheme) || '?', '?'), "
                     + "instr(\(afterScheme) || '#', '#')) - 1)"
+                // (Without a user name before an @: `http://a.example.com:x@evil.test/` is evil.test's.)
+                let authority = "substr(\(withUser), instr(\(withUser), '@') + 1)"
                 let escaped = "%." + escape(name)
                 alternatives.append((hasPort ? "\(authority) LIKE ? ESCAPE '\\'" : "(\(authority) LIKE ? ESCAPE '\\' OR \(authority) LIKE ? ESCAPE '\\')",
                                      hasPort ? [escaped] : [escaped, escaped + ":%"]))

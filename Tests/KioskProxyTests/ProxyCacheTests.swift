@@ -1432,6 +1432,26 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    @Test("A part of the answer (a 206 to a Range the cache could not serve) leaves the stored whole answer to stand in")
+    func partialKeepsTheStored() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.headers["Range"].isEmpty ? (.ok, [("Cache-Control", "max-age=0")], "0123456789")
+                : (.partialContent, [("Content-Range", "bytes 0-3/10"), ("Cache-Control", "max-age=0")], "0123")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given a whole answer stored, stale at once, without validators
+            let whole = try await proxy.send(.GET, upstream.url("/v"))
+            #expect(whole.text == "0123456789")
+            // When a Range request goes upstream and a 206 comes back
+            let part = try await proxy.send(.GET, upstream.url("/v"), headers: [("Range", "bytes=0-3")])
+            #expect(part.status.code == 206)
+            // Then the whole answer is still stored, to stand in when the upstream cannot answer
+            let stored = try proxy.kiosk.proxyCacheEntries()
+            #expect(stored.count == 1)
+        }
+    }
+
     @Test("A newer answer that is a server error or a 429 leaves the stored answer, still fresh")
     func newerFailureKeepsTheStored() async throws {
         let upstream = try await ScriptedUpstream.start()

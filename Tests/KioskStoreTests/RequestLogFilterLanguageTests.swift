@@ -168,13 +168,13 @@ struct RequestLogFilterLanguageTests {
     }
 
     @Test("host:*.name is the name's subdomains, on any port or the one given, never the name itself nor a URL holding it in its path",
-          arguments: [("host:*.example.test", ["img", "api"]), ("host:*.example.test:8443", ["img"]), ("-host:*.example.test", ["query", "path", "bare"]),
-                      ("host:*.test", ["query", "img", "path", "api", "bare"])])
+          arguments: [("host:*.example.test", ["img", "api"]), ("host:*.example.test:8443", ["img"]), ("-host:*.example.test", ["user", "query", "path", "bare"]),
+                      ("host:*.test", ["user", "query", "img", "path", "api", "bare"])])
     func subdomains(filter: String, expected: [String]) throws {
         // Given records of a name, its subdomains, and URLs holding the name elsewhere
         let log = try RequestLog.inMemory(configuration: Fixture.configuration())
         for url in ["http://example.test/bare", "http://api.example.test/api", "http://evil.test/x.example.test/path",
-                    "https://img.cdn.example.test:8443/img", "http://evil.test?u=a.example.test/query"] {
+                    "https://img.cdn.example.test:8443/img", "http://evil.test?u=a.example.test/query", "http://a.example.test:x@evil.test/user"] {
             try log.append(RequestRecord(startedAt: Date(), source: nil, endpoint: "app", method: "GET", url: url, status: 200,
                                          timings: RequestTimings(total: 0.1), decision: .network))
         }

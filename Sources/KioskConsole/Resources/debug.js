@@ -210,11 +210,14 @@
   // keeps only the fields that filter.
   const filterForm = $("form[data-live-filter]");
   if (filterForm) {
+    // The hidden field of a menu that shows the value the box's text gives its key (the server's `shown_` field).
+    const mirror = name => filterForm.querySelector(`input[type=hidden][name="shown_${CSS.escape(name)}"]`);
     const addressOf = () => {
       const url = new URL(filterForm.getAttribute("action") || location.pathname, location.href);
-      // (Not the `shown_` fields: here a term typed sets its menu back to "any", below, so a menu never only mirrors the box.)
+      // Not the `shown_` fields, nor a menu that only shows the box's term (`mirror`): the box says it.
       for (const [name, value] of new FormData(filterForm)) {
-        if (String(value).trim() && !name.startsWith("shown_")) url.searchParams.set(name, String(value).trim());
+        if (!String(value).trim() || name.startsWith("shown_") || mirror(name)?.value === String(value)) continue;
+        url.searchParams.set(name, String(value).trim());
       }
       return url.href;
     };
@@ -230,7 +233,14 @@
       if (!event.target.matches("input")) return;
       if (event.target.name === "filter") {
         const typed = new Set(terms(event.target.value).filter(word => word.includes(":")).map(keyOf));
-        for (const field of filterForm.querySelectorAll("[data-filter-key]")) if (field.value && typed.has(field.dataset.filterKey)) field.value = "";
+        for (const field of filterForm.querySelectorAll("[data-filter-key]")) {
+          const shown = mirror(field.name);
+          // A menu that only showed the box's term follows the box: "any" once the term is gone or being typed anew.
+          if (field.value && (typed.has(field.dataset.filterKey) || shown?.value === field.value)) {
+            field.value = "";
+            shown?.remove();
+          }
+        }
       }
       clearTimeout(typing);
       typing = setTimeout(apply, 400);
@@ -238,6 +248,7 @@
     filterForm.addEventListener("change", event => {
       if (!event.target.matches("select, input[data-filter-key]")) return;
       const box = filterForm.elements.namedItem("filter"), key = event.target.dataset.filterKey;
+      mirror(event.target.name)?.remove();  // chosen now, no longer the box's
       if (box && key && event.target.value) box.value = dropTerms(box.value, key);
       apply();
     });
