@@ -11,6 +11,21 @@ import KioskTestSupport
 import Testing
 
 /// Runs the built `kiosk` executable (it sits next to the test bundle) with a private data folder.
+extension ChildProcess {
+    /// What the process printed on its piped standard output until it has printed every one of `markers` to the end of a
+    /// line (or closed it): a server's lines saying where it listens, in whatever order they come.
+    func printed(until markers: String...) throws -> String {
+        let out = try #require(standardOutput)
+        var text = ""
+        while !markers.allSatisfy({ marker in text.range(of: marker).map { text[$0.upperBound...].contains("\n") } ?? false }) {
+            let chunk = out.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return text
+    }
+}
+
 struct CLI {
     /// The private data folder, made at once: commands that only read refuse a `--data-dir` that does not exist.
     let dataDirectory: URL
@@ -756,23 +771,13 @@ struct LogCLITests {
         // Given the demo upstream, and kiosk proxy with a reverse listener in front of it
         let upstream = try ChildProcess(CLI.executable, arguments: ["demo-upstream", "--port", "0"], stdout: .pipe, stderr: .null)
         defer { upstream.signal(); upstream.waitUntilExit() }
-        let banner = try #require(upstream.standardOutput)
-        var text = ""
-        while !text.contains("Fault control on") {
-            let chunk = banner.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        let text = try upstream.printed(until: "Fault control on")
         let base = try #require(text.firstMatch(of: /Demo upstream on (http:\/\/127\.0\.0\.1:\d+)/)?.1)
-        var (proxy, said) = try Self.startedProxy(["--reverse", "\(base)@0", "--data-dir", cli.dataDirectory.path],
-                                                  printingUpTo: "Reverse proxy on")
+        let proxy = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0", "--reverse", "\(base)@0",
+                                                                 "--data-dir", cli.dataDirectory.path], stdout: .pipe, stderr: .null)
         defer { proxy.signal(); _ = proxy.waitUntilExit() }
         // (The listeners start side by side: either may say so first.)
-        while !said.contains("Kiosk proxy on"), let out = proxy.standardOutput {
-            let chunk = out.availableData
-            if chunk.isEmpty { break }
-            said += String(decoding: chunk, as: UTF8.self)
-        }
+        let said = try proxy.printed(until: "Reverse proxy on", "Kiosk proxy on")
         let forward = try #require(said.firstMatch(of: /Kiosk proxy on (http:\/\/127\.0\.0\.1:\d+)\//)?.1)
         let reverse = try #require(said.firstMatch(of: /Reverse proxy on (http:\/\/127\.0\.0\.1:\d+)\//)?.1)
         // When a client of the forward listener asks the reverse listener for a dogs list
@@ -786,14 +791,7 @@ struct LogCLITests {
     private static func startedProxy(_ arguments: [String], printingUpTo marker: String) throws -> (process: ChildProcess, printed: String) {
         let process = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0"] + arguments,
                                        stdout: .pipe, stderr: .null)
-        let out = try #require(process.standardOutput)
-        var text = ""
-        while !text.contains(marker) || !text.hasSuffix("\n") {
-            let chunk = out.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        return (process, text)
+        return (process, try process.printed(until: marker))
     }
 
     @Test("kiosk breakpoint set takes an app's host through kiosk proxy as well as a catalog's endpoint, and still refuses a typo")
@@ -875,14 +873,7 @@ struct OpenFileLimitTests {
     private static func proxy(after ulimit: String, cli: CLI) throws -> (process: ChildProcess, output: String) {
         let command = "\(ulimit) && exec '\(CLI.executable.path)' proxy --port 0 --console-port 0 --data-dir '\(cli.dataDirectory.path)'"
         let process = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", command], stdout: .pipe, stderr: .null)
-        let out = try #require(process.standardOutput)
-        var text = ""
-        while !text.contains("Kiosk proxy on") {
-            let chunk = out.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        return (process, text)
+        return (process, try process.printed(until: "Kiosk proxy on"))
     }
 
     /// The soft limit of open files of process `pid`, from /proc.

@@ -22,13 +22,7 @@ final class ServeProcess: Sendable {
         environment.merge(extra) { _, new in new }
         process = try ChildProcess(CLI.executable, arguments: ["serve", "--port", "0", "--data-dir", dataDirectory.path] + arguments,
                                    environment: environment, stdout: .pipe, stderr: .null)
-        let out = try #require(process.standardOutput)
-        var text = ""
-        while !(text.range(of: readyLine).map { text[$0.upperBound...].contains("\n") } ?? false) {
-            let chunk = out.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        let text = try process.printed(until: readyLine)
         // "Kiosk on http://127.0.0.1:PORT/" (or https://localhost:PORT/) names the port bound.
         let url = text.range(of: "Kiosk on ").map { text[$0.upperBound...].prefix { !$0.isWhitespace } }
         guard text.contains(readyLine), let port = url.flatMap({ URL(string: String($0))?.port }) else {
@@ -196,13 +190,7 @@ struct EchoedSecretsProcessTests {
                                         environment: ProcessInfo.processInfo.environment.merging(keys) { $1 },
                                         stdout: .pipe, stderr: .inherit)
         defer { upstream.signal(); upstream.waitUntilExit() }
-        let banner = try #require(upstream.standardOutput)
-        var text = ""
-        while !text.contains("KIOSK_DOGS_URL=") {
-            let chunk = banner.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        let text = try upstream.printed(until: "KIOSK_DOGS_URL=")
         func exported(_ name: String) -> String {
             guard let rest = text.components(separatedBy: "export \(name)=").dropFirst().first else { return "" }
             return String(rest.prefix { !$0.isWhitespace })
@@ -225,13 +213,7 @@ struct EchoedSecretsProcessTests {
         let serve = try ChildProcess(CLI.executable, arguments: ["serve", "--port", "0"] + data,
                                      environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
                                      stdout: .pipe, stderr: .inherit)
-        let served = try #require(serve.standardOutput)
-        var line = ""
-        while !line.contains("Kiosk on http://127.0.0.1:") {
-            let chunk = served.availableData
-            if chunk.isEmpty { break }
-            line += String(decoding: chunk, as: UTF8.self)
-        }
+        let line = try serve.printed(until: "Kiosk on http://127.0.0.1:")
         let port = line.components(separatedBy: "Kiosk on http://127.0.0.1:").last?.prefix { $0.isNumber } ?? ""
         for path in ["/marvel", "/marvel/1011334", "/api/marvel", "/nyt", "/debug/api/requests", "/debug"] {
             let (body, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!)
