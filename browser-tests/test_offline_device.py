@@ -452,6 +452,7 @@ def test_with_kiosk_stopped_a_lists_rows_whose_pages_the_device_lacks_say_so_bef
     try:
         open(driver, server.url("/"))
         wait_until_saved_for_offline(driver)
+        open(driver, server.url("/rickandmorty?page=3"))
         open(driver, server.url("/rickandmorty?page=2"))
         hrefs = driver.execute_script("return [...document.querySelectorAll('#results ul.items li > a')].map(a => a.getAttribute('href'))")
         assert len(hrefs) > 2, hrefs
@@ -473,10 +474,17 @@ def test_with_kiosk_stopped_a_lists_rows_whose_pages_the_device_lacks_say_so_bef
         screenshot(driver, "offline-rows-not-saved-phone", PHONE)
         assert axe_serious_violations(driver) == []
 
-        # And scrolled to its end, the next page (never saved) is said to wait for Kiosk, not to be tried again.
+        # And scrolled to its end, the next page (saved when it was read) is appended from the device, its rows marked too
+        count = lambda d: d.execute_script("return document.querySelectorAll('#results ul.items li > a').length")
         driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+        wait_for(driver, lambda d: count(d) > len(hrefs), 10, "the saved next page was not appended")
+        wait_for(driver, lambda d: len(unsaved(d)) == count(d) - 1, 10, f"rows marked: {len(unsaved(driver))} of {count(driver)}")
+        # And the page after it (never saved) is said to wait for Kiosk, not to be tried again
         more = lambda d: d.execute_script("return document.getElementById('js-more')?.textContent || ''")
-        wait_for(driver, lambda d: more(d) not in ("", "Loading…"), 10, "no note below the list")
+        def scrolled_to_note(d):
+            d.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+            return more(d) not in ("", "Loading…")
+        wait_for(driver, scrolled_to_note, 10, "no note below the list")
         assert more(driver) == "Kiosk is unreachable: the next page can be loaded once it answers.", more(driver)
 
         # And the first page, saved whole in the background, marks none.
