@@ -444,53 +444,47 @@ def test_the_offline_page_tells_saved_pages_of_one_title_apart_by_their_addresse
         driver.quit()
 
 
-def test_with_kiosk_stopped_a_lists_rows_whose_pages_the_device_lacks_say_so_before_a_tap(start_server, tmp_path):
+def test_with_kiosk_stopped_a_lists_rows_whose_pages_the_device_lacks_say_so_before_a_tap(saved_phone):
     # Given a phone that saved for offline (each catalog's first page and its items), then read Rick and Morty's
     # second page online and opened one of its characters.
-    server = start_server(str(tmp_path / "data"))
-    driver = new_driver(PHONE)
-    try:
-        open(driver, server.url("/"))
-        wait_until_saved_for_offline(driver)
-        open(driver, server.url("/rickandmorty?page=3"))
-        open(driver, server.url("/rickandmorty?page=2"))
-        hrefs = driver.execute_script("return [...document.querySelectorAll('#results ul.items li > a')].map(a => a.getAttribute('href'))")
-        assert len(hrefs) > 2, hrefs
-        open(driver, server.url(hrefs[1]))
+    server, driver = saved_phone.server, saved_phone.driver
+    open(driver, server.url("/rickandmorty?page=3"))
+    open(driver, server.url("/rickandmorty?page=2"))
+    hrefs = driver.execute_script("return [...document.querySelectorAll('#results ul.items li > a')].map(a => a.getAttribute('href'))")
+    assert len(hrefs) > 2, hrefs
+    open(driver, server.url(hrefs[1]))
 
-        # When Kiosk stops and the second page is read from the device.
-        server.stop()
-        open(driver, server.url("/rickandmorty?page=2"))
-        wait_for(driver, lambda d: unreachable_banner(d), 10, "no unreachable banner")
+    # When Kiosk stops and the second page is read from the device.
+    server.stop()
+    open(driver, server.url("/rickandmorty?page=2"))
+    wait_for(driver, lambda d: unreachable_banner(d), 10, "no unreachable banner")
 
-        # Then every row but the character opened says it is not saved on this device, in its link's words.
-        unsaved = lambda d: d.execute_script("""
-            return [...document.querySelectorAll('#results ul.items li > a')]
-                .filter(a => a.querySelector('.not-saved')).map(a => a.getAttribute('href'))""")
-        wait_for(driver, lambda d: len(unsaved(d)) == len(hrefs) - 1, 10, f"rows marked: {unsaved(driver)}")
-        assert hrefs[1] not in unsaved(driver)
-        note = driver.find_element(By.CSS_SELECTOR, "#results li.unsaved .not-saved")
-        assert note.text == "Not saved on this device" and note.is_displayed()
-        screenshot(driver, "offline-rows-not-saved-phone", PHONE)
-        assert axe_serious_violations(driver) == []
+    # Then every row but the character opened says it is not saved on this device, in its link's words.
+    unsaved = lambda d: d.execute_script("""
+        return [...document.querySelectorAll('#results ul.items li > a')]
+            .filter(a => a.querySelector('.not-saved')).map(a => a.getAttribute('href'))""")
+    wait_for(driver, lambda d: len(unsaved(d)) == len(hrefs) - 1, 10, f"rows marked: {unsaved(driver)}")
+    assert hrefs[1] not in unsaved(driver)
+    note = driver.find_element(By.CSS_SELECTOR, "#results li.unsaved .not-saved")
+    assert note.text == "Not saved on this device" and note.is_displayed()
+    screenshot(driver, "offline-rows-not-saved-phone", PHONE)
+    assert axe_serious_violations(driver) == []
 
-        # And scrolled to its end, the next page (saved when it was read) is appended from the device, its rows marked too
-        count = lambda d: d.execute_script("return document.querySelectorAll('#results ul.items li > a').length")
-        driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
-        wait_for(driver, lambda d: count(d) > len(hrefs), 10, "the saved next page was not appended")
-        wait_for(driver, lambda d: len(unsaved(d)) == count(d) - 1, 10, f"rows marked: {len(unsaved(driver))} of {count(driver)}")
-        # And the page after it (never saved) is said to wait for Kiosk, not to be tried again
-        more = lambda d: d.execute_script("return document.getElementById('js-more')?.textContent || ''")
-        def scrolled_to_note(d):
-            d.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
-            return more(d) not in ("", "Loading…")
-        wait_for(driver, scrolled_to_note, 10, "no note below the list")
-        assert more(driver) == "Kiosk is unreachable: the next page can be loaded once it answers.", more(driver)
+    # And scrolled to its end, the next page (saved when it was read) is appended from the device, its rows marked too
+    count = lambda d: d.execute_script("return document.querySelectorAll('#results ul.items li > a').length")
+    driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+    wait_for(driver, lambda d: count(d) > len(hrefs), 10, "the saved next page was not appended")
+    wait_for(driver, lambda d: len(unsaved(d)) == count(d) - 1, 10, f"rows marked: {len(unsaved(driver))} of {count(driver)}")
+    # And the page after it (never saved) is said to wait for Kiosk, not to be tried again
+    more = lambda d: d.execute_script("return document.getElementById('js-more')?.textContent || ''")
+    def scrolled_to_note(d):
+        d.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+        return more(d) not in ("", "Loading…")
+    wait_for(driver, scrolled_to_note, 10, "no note below the list")
+    assert more(driver) == "Kiosk is unreachable: the next page can be loaded once it answers.", more(driver)
 
-        # And the first page, saved whole in the background, marks none.
-        open(driver, server.url("/rickandmorty"))
-        wait_for(driver, lambda d: unreachable_banner(d), 10, "no unreachable banner")
-        time.sleep(0.5)
-        assert unsaved(driver) == []
-    finally:
-        driver.quit()
+    # And the first page, saved whole in the background, marks none.
+    open(driver, server.url("/rickandmorty"))
+    wait_for(driver, lambda d: unreachable_banner(d), 10, "no unreachable banner")
+    time.sleep(0.5)
+    assert unsaved(driver) == []

@@ -75,6 +75,8 @@
   function unmarkUnsaved() {
     for (const note of $$("#results .not-saved")) { note.closest("li")?.classList.remove("unsaved"); note.remove(); }
   }
+  // Rows that come later while Kiosk is unreachable (a saved next page appended after the worker said so) are marked too.
+  document.addEventListener("kiosk:updated", () => { if (savedAt !== null) markUnsaved(); });
   // While the banner shows, app.js's one connectivity poller asks whether Kiosk answers again; when it does, the
   // banner goes, what waits is sent, and the list is fetched again.
   window.kiosk?.onConnectivity("kiosk-unreachable", {
