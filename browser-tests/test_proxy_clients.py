@@ -79,13 +79,17 @@ class AppUpstream:
     def __init__(self, leaf: Path, key: Path, cacheable: bool = False):
         owner = self
         self.requests: list[str] = []
+        # `/api/slow` answers once this is set: a request the test holds in flight.
+        self.release = threading.Event()
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
                 owner.requests.append(self.path)
+                if self.path.startswith("/api/slow"):
+                    owner.release.wait(60)
                 if self.path == "/":
                     body, kind = APP_PAGE, "text/html; charset=utf-8"
-                elif self.path.startswith("/api/items"):
+                elif self.path.startswith("/api/items") or self.path.startswith("/api/slow"):
                     body, kind = json.dumps(ITEMS).encode(), "application/json"
                 else:
                     self.send_error(404)
@@ -405,6 +409,38 @@ def test_an_apps_request_shows_live_in_the_console_and_a_breakpoint_edit_reaches
     answer = json.loads(received.get(timeout=30))
     assert answer["items"][0]["name"] == "Edited Morty"
     assert answer["count"] == 1
+
+
+def test_a_request_in_flight_heads_the_live_list_until_it_ends_then_its_record_takes_its_place(setup, browser):
+    proxy, upstream = setup
+    # Given the console open on the app's host
+    browser.get(proxy.console + f"/debug?filter=host:localhost:{upstream.port}")
+    page_ready(browser)
+    # When the app asks for something its backend is slow to answer (a token in its URL)
+    received: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: received.put(urllib_get(proxy, upstream.url("/api/slow?token=app-secret-77"))), daemon=True).start()
+    # Then the list shows it as it waits: pending, its token hidden, its time in flight counting
+    pending = "#results table.requests tbody tr[data-inflight]"
+    WebDriverWait(browser, 20).until(lambda d: any("/api/slow" in row.text for row in d.find_elements(By.CSS_SELECTOR, pending)))
+    row = browser.find_element(By.CSS_SELECTOR, pending)
+    assert "pending" in row.text and "app-secret-77" not in row.text and "token=<redacted>" in row.text
+    assert "app-secret-77" not in browser.page_source
+    WebDriverWait(browser, 10).until(lambda d: int(d.find_element(By.CSS_SELECTOR, pending + " td.dur").text.split()[0]) >= 3)
+    # And it heads the list, above what was logged before it
+    assert browser.find_element(By.CSS_SELECTOR, "#results table.requests tbody tr").get_attribute("data-inflight")
+    # And a script reads it too
+    flying = proxy.api(f"/debug/api/in-flight?filter=host:localhost:{upstream.port}")
+    assert [entry["url"] for entry in flying] == [upstream.url("/api/slow?token=<redacted>")] and "status" not in flying[0]
+    # But not through a filter of another host
+    assert proxy.api("/debug/api/in-flight?filter=host:elsewhere.test") == []
+
+    # When the backend answers
+    upstream.release.set()
+    assert json.loads(received.get(timeout=30))["count"] == 1
+    # Then the pending row goes and the exchange's record takes its place, without a reload
+    WebDriverWait(browser, 20).until(lambda d: not d.find_elements(By.CSS_SELECTOR, pending) and any(
+        "/api/slow" in row.text for row in d.find_elements(By.CSS_SELECTOR, "#results table.requests tbody tr[data-id]")))
+    assert proxy.api("/debug/api/in-flight") == []
 
 
 def test_the_consoles_proxy_page_counts_live_and_passes_axe_on_a_phone(setup):

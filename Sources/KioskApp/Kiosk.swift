@@ -172,9 +172,11 @@ public final class Kiosk: Sendable {
         let rewriting = RewritingTransport(base: MockingTransport(base: wire, rules: mocks), rules: rules,
                                            clock: dependencies.clock, timeout: configuration.transport.requestTimeout)
         let scrubbing = SecretScrubbingTransport(base: rewriting, redactor: redactor)
+        // Every exchange the capture has begun and not yet ended, Kiosk's own and apps', for the console to list as it goes.
+        let inFlight = ExchangesInFlight(redactor: redactor)
         let bottom: any HTTPTransport = captureLog.map { log in
             CapturingTransport(base: scrubbing, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
-                               now: dependencies.now, room: { await log.waitForRoom() }) { log.enqueue($0) }
+                               now: dependencies.now, room: { await log.waitForRoom() }, inFlight: inFlight) { log.enqueue($0) }
         } ?? scrubbing
         // The probe is given at init so that a failure right at start-up already starts probing.
         let probeTransport = wire
@@ -227,7 +229,7 @@ public final class Kiosk: Sendable {
         let captureBehind: @Sendable (any HTTPTransport) -> any HTTPTransport = { behind in
             captureLog.map { log in
                 CapturingTransport(base: behind, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
-                                   now: dependencies.now, room: { await log.waitForRoom() }) { log.enqueue($0) }
+                                   now: dependencies.now, room: { await log.waitForRoom() }, inFlight: inFlight) { log.enqueue($0) }
             } ?? behind
         }
         let proxyCaching = configuration.proxyCache.map { cacheConfiguration in
@@ -240,14 +242,14 @@ public final class Kiosk: Sendable {
                                                 timeout: configuration.proxyTransport.requestTimeout)
         let proxyCapture = captureLog.map { log in
             CapturingTransport(base: proxyRewriting, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
-                               now: dependencies.now, room: { await log.waitForRoom() }) { log.enqueue($0) }
+                               now: dependencies.now, room: { await log.waitForRoom() }, inFlight: inFlight) { log.enqueue($0) }
         }
         self.proxyCapture = proxyCapture
         let proxyPipeline = BreakpointTransport(base: proxyCapture ?? proxyRewriting, breakpoints: breakpoints, redactor: redactor,
                                                 record: recordEdit)
         self.proxyPipeline = proxyPipeline
         debugger = Debugger(breakpoints: breakpoints, mocks: mocks, rules: rules, log: requestLog, logProblem: logProblem, sources: sources,
-                            epoch: dependencies.eventEpoch, send: { try await transport.send($0) },
+                            epoch: dependencies.eventEpoch, inFlight: inFlight, send: { try await transport.send($0) },
                             sendProxied: { try await proxyPipeline.send($0) })
     }
 

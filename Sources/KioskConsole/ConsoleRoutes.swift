@@ -57,6 +57,8 @@ enum ConsoleRoute: Sendable, Hashable {
     case apiInsights
     case apiEndpoints
     case apiPaused
+    /// The exchanges in flight (begun, not yet ended), through the list's filter.
+    case apiInFlight
     case apiRules
     case apiRule(Int)
     case apiProxy
@@ -117,6 +119,7 @@ enum ConsoleRoute: Sendable, Hashable {
         case .apiInsights: base + "/api/insights"
         case .apiEndpoints: base + "/api/endpoints"
         case .apiPaused: base + "/api/paused"
+        case .apiInFlight: base + "/api/in-flight"
         case .apiRules: base + "/api/rules"
         case .apiRule(let id): base + "/api/rules/\(id)"
         case .apiProxy: base + "/api/proxy"
@@ -135,7 +138,7 @@ enum ConsoleRoute: Sendable, Hashable {
         case requests, request, composeForm, compose, diff, insights, endpoints, paused, pausedExchange, decide
         case mocks, mock, saveMock, rules, newRule, rule, saveNewRule, saveRule, events, har, proxy, proxyCertificate, proxyCache, proxyCacheEntry
         case login, replay, mockFrom, breakpoint, mockAction, ruleAction, clear, recording
-        case apiRequests, apiRequest, apiResend, apiInsights, apiEndpoints, apiPaused
+        case apiRequests, apiRequest, apiResend, apiInsights, apiEndpoints, apiPaused, apiInFlight
         case apiRules, apiRule, apiAddRule, apiReplaceRule, apiDeleteRule, apiProxy, apiProxyCache, apiSwitchProxyCache
 
         /// The method the route answers.
@@ -184,6 +187,7 @@ enum ConsoleRoute: Sendable, Hashable {
             case .apiInsights: "/debug/api/insights"
             case .apiEndpoints: "/debug/api/endpoints"
             case .apiPaused: "/debug/api/paused"
+            case .apiInFlight: "/debug/api/in-flight"
             case .apiRules, .apiAddRule: "/debug/api/rules"
             case .apiRule, .apiReplaceRule, .apiDeleteRule: "/debug/api/rules/{id}"
             case .apiProxy: "/debug/api/proxy"

@@ -383,6 +383,8 @@ extension ConsoleWords {
         time: "Time",
         failureColumn: "Failure",
         failed: "failed",
+        pending: "pending",
+        inFlightNote: "In flight: its record, with its answer, is listed once it ends",
         answeredFromStore: "Answered from the store — no upstream request",
         copy: "Copy",
         copied: "Copied",

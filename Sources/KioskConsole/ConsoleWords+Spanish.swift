@@ -430,6 +430,8 @@ extension ConsoleWords {
         time: "Hora",
         failureColumn: "Fallo",
         failed: "falló",
+        pending: "pendiente",
+        inFlightNote: "En curso: su registro, con su respuesta, aparece cuando termina",
         answeredFromStore: "Contestada desde el almacén, sin solicitud al servidor remoto",
         copy: "Copiar",
         copied: "Copiado",

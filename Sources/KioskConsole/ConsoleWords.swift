@@ -424,6 +424,10 @@ struct ConsoleWords: Sendable {
     let failureColumn: String
     /// The status cell of an exchange that got no response.
     let failed: String
+    /// The status cell of an exchange in flight whose answer has not come.
+    let pending: String
+    /// An exchange in flight's row, said on its name: it is listed in full once it ends.
+    let inFlightNote: String
     let answeredFromStore: String
     let copy: String
     let copied: String

@@ -24,6 +24,9 @@ extension DebugController {
     /// its debugger session not expired); it ends once not.
     static let authorizationRecheckInterval: Duration = .seconds(5)
 
+    /// How often an open stream looks at the exchanges in flight, and sends them when they changed.
+    static let inFlightInterval: Duration = .seconds(1)
+
     /// How long a browser waits before reconnecting a dropped stream, in milliseconds (SSE's `retry:`).
     static let reconnectDelayMilliseconds = 1000
 
@@ -57,6 +60,19 @@ extension DebugController {
             }
             // A revoked device or an expired session is not told anything more: the stream ends, and the
             // browser's reconnection is refused at the gate.
+            // The exchanges in flight, as a whole each time they change (begun, ended, their answer's head come, more of a
+            // streamed body passed): a snapshot, not numbered — a reconnected stream sends the current one first.
+            let inFlight = Task {
+                var sent: [InFlightRowJSON]?
+                while !Task.isCancelled {
+                    let rows = debugger.inFlight(matching: query.filter).map { InFlightRowJSON($0, words) }
+                    if rows != sent {
+                        sent = rows
+                        feed.yield(Self.inFlightFrame(rows))
+                    }
+                    do { try await Task.sleep(for: Self.inFlightInterval) } catch { return }
+                }
+            }
             let authorization = Task {
                 while !Task.isCancelled {
                     do { try await Task.sleep(for: recheck) } catch { return }
@@ -69,6 +85,7 @@ extension DebugController {
             defer {
                 forward.cancel()
                 heartbeat.cancel()
+                inFlight.cancel()
                 authorization.cancel()
             }
             // A stream never ends on its own, and a stopping server waits for its requests: it ends
@@ -127,6 +144,59 @@ extension DebugController {
         var text = id.map { "id: \($0)\n" } ?? ""
         text += "event: \(event)\ndata: " + String(decoding: data, as: UTF8.self) + "\n\n"
         return ByteBuffer(string: text)
+    }
+}
+
+extension DebugController {
+    /// An `inflight` frame: the rows of the exchanges in flight the console's filter may select, the latest begun first.
+    static func inFlightFrame(_ rows: [InFlightRowJSON]) -> ByteBuffer {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(["rows": rows])) ?? Data("{\"rows\":[]}".utf8)
+        return ByteBuffer(string: "event: inflight\ndata: " + String(decoding: data, as: UTF8.self) + "\n\n")
+    }
+}
+
+/// An exchange in flight on the live feed: its number in the process and its row (`DebugPages.inFlightRow`).
+struct InFlightRowJSON: Encodable, Equatable {
+    let id: UInt64
+    let html: String
+    /// What changes its row, besides the time (which the script counts on): compared, not sent.
+    private let state: [Int?]
+
+    init(_ exchange: ExchangesInFlight.Exchange, _ words: ConsoleWords) {
+        id = exchange.id
+        html = DebugPages.inFlightRow(exchange, words).rendered
+        state = [exchange.status, exchange.received]
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, html }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id && lhs.state == rhs.state }
+}
+
+/// `/debug/api/in-flight`: one exchange in flight.
+struct InFlightJSON: Encodable {
+    let id: UInt64
+    let startedAt: Date
+    let elapsedMs: Int
+    let method: String
+    let url: String
+    let source: SourceID?
+    let endpoint: String
+    let status: Int?
+    let receivedBytes: Int?
+
+    init(_ exchange: ExchangesInFlight.Exchange) {
+        id = exchange.id
+        startedAt = exchange.startedAt
+        elapsedMs = Int(exchange.elapsed.seconds * 1000)
+        method = exchange.method
+        url = exchange.url
+        source = exchange.source
+        endpoint = exchange.endpoint
+        status = exchange.status
+        receivedBytes = exchange.received
     }
 }
 

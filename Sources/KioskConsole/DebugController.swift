@@ -37,6 +37,7 @@ struct DebugController: Sendable {
                                                       live: query.before == nil && query.syntaxError == nil,
                                                       hosts: (try? kiosk.debugger.proxiedHosts()) ?? [],
                                                       catalogs: kiosk.proxyOverview() == nil || ((try? kiosk.debugger.holdsCatalogTraffic()) ?? true),
+                                                      inFlight: query.syntaxError == nil ? kiosk.debugger.inFlight(matching: query.filter) : [],
                                                       context: context.view),
                                   status: query.syntaxError == nil ? .ok : .badRequest)
         }
@@ -172,6 +173,12 @@ struct DebugController: Sendable {
             Pages.response(DebugPages.paused(kiosk.debugger.breakpoints.paused, now: kiosk.now(), context: context.view))
         }
         debug.on(.apiPaused) { _, _ in try JSONResponse.ok(kiosk.debugger.breakpoints.paused) }
+        debug.on(.apiInFlight) { request, _ in
+            let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
+            if let error = query.syntaxError { return try JSONResponse.badRequest(FilterErrorJSON(error)) }
+            // Every one in flight, however briefly: a script asks when it wants to know (the list waits a second).
+            return try JSONResponse.ok(kiosk.debugger.inFlight(matching: query.filter, olderThan: .zero).map(InFlightJSON.init))
+        }
         debug.on(.pausedExchange) { _, context in
             let exchange = try paused(try context.parameters.require("id"))
             return Pages.response(DebugPages.pausedExchange(exchange, error: nil, draft: nil, context: context.view))

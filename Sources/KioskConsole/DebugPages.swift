@@ -16,7 +16,8 @@ enum DebugPages {
     /// request) the reader's filters — its sources, its pictures — are left out: they would select nothing.
     static func requests(_ records: [RequestRecord], query: DebugFilterQuery, count: Int, newestCounted: Int64 = 0, paused: Int = 0,
                          proxyOffline: Bool = false, eventID: DebugEvents.EventID, isRecording: Bool = true, unlogged: Int = 0, live: Bool,
-                         hosts: [String] = [], catalogs: Bool = true, context: ViewContext) -> HTML {
+                         hosts: [String] = [], catalogs: Bool = true, inFlight: [ExchangesInFlight.Exchange] = [],
+                         context: ViewContext) -> HTML {
         let filter = query.filter
         let w = context.words
         // The filter form stays outside the results, which the script swaps as the filter is typed.
@@ -59,13 +60,13 @@ enum DebugPages {
             ]),
             filterNotice(query, w),
         ]
-        if records.isEmpty {
+        if records.isEmpty && inFlight.isEmpty {
             if query.syntaxError == nil { content.append(E.element("p", [.class("empty")], [
                 .text(count == 0 ? w.nothingLogged : w.noRequestMatches),
             ])) }
         }
         // The table is there even when empty, so that live rows have a home.
-        content.append(table(records, w))
+        content.append(table(records, inFlight: live ? inFlight : [], w))
         if !records.isEmpty {
             if records.count == filter.limit, let last = records.last {
                 var older = query
@@ -162,7 +163,8 @@ enum DebugPages {
     /// The request list as DevTools' Network panel has it: the name (method and path) first and the host apart,
     /// then narrow columns. The classes let the stylesheet make each row two lines on a phone (method, status and
     /// path; host, time, duration and size below) and keep only the name and status beside an open request.
-    static func table(_ records: [RequestRecord], _ w: ConsoleWords) -> HTML {
+    /// `inFlight`: exchanges not yet ended, listed first (the live feed keeps them as they are).
+    static func table(_ records: [RequestRecord], inFlight: [ExchangesInFlight.Exchange] = [], _ w: ConsoleWords) -> HTML {
         let columns: [(String, String)] = [(w.name, "name"), (w.status, "st"), (w.host, "host"), (w.type, "type"), (w.size, "num size"),
                                            (w.time, "time"), (w.duration, "num dur"), (w.cache, "cache"), (w.waterfall, "wf"),
                                            (w.failureColumn, "failure")]
@@ -171,7 +173,7 @@ enum DebugPages {
                 E.element("thead", [], [E.element("tr", [], columns.map { name, className in
                     E.element("th", [.attribute("scope", "col"), .class(className)], [.text(name)])
                 })]),
-                E.element("tbody", [], records.map { row($0, w) }),
+                E.element("tbody", [], inFlight.map { inFlightRow($0, w) } + records.map { row($0, w) }),
             ]),
         ])
     }
@@ -212,6 +214,33 @@ enum DebugPages {
             E.element("td", [.class("cache")], [cacheBadge(record.cacheStatus)]),
             E.element("td", [.class("wf")] + waterfallData(record, w), []),
             E.element("td", [.class("failure")], [.text(record.error ?? "")]),
+        ])
+    }
+
+    /// The row of an exchange in flight, as a record's row has it as far as it is known: no link (there is no record
+    /// yet), "pending" until its answer's head comes, then its status, and the bytes of a streamed body so far. Its
+    /// duration cell carries the time in flight when it was read (`data-elapsed`, ms), which the script counts on from.
+    static func inFlightRow(_ exchange: ExchangesInFlight.Exchange, _ w: ConsoleWords) -> HTML {
+        let url = URLComponents(string: exchange.url)
+        let elapsed = exchange.elapsed.seconds
+        return E.element("tr", [.attribute("data-inflight", String(exchange.id)), .class("pending")], [
+            E.element("td", [.class("name")], [
+                E.element("span", [.attribute("title", "\(w.inFlightNote): \(exchange.method) \(exchange.url)")], [
+                    E.element("span", [.class("method")], [.text(exchange.method)]), " ",
+                    E.element("span", [.class("path")], [.text(pathAndQuery(exchange.url))]),
+                ]),
+            ]),
+            exchange.status.map { E.element("td", [.class("st st\($0 / 100)")], [.text(String($0))]) }
+                ?? E.element("td", [.class("st st-pending")], [.text(w.pending)]),
+            E.element("td", [.class("host")], [.text(url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host } ?? "")]),
+            E.element("td", [.class("type")], []),
+            E.element("td", [.class("num size")], [.text(exchange.received.map { byteCount(Int64($0), w) + "…" } ?? "")]),
+            E.element("td", [.class("time")], [localTime(exchange.startedAt, style: .time)]),
+            E.element("td", [.class("num dur"), .attribute("data-elapsed", String(Int(elapsed * 1000)))],
+                      [.text("\(Int(elapsed)) s…")]),
+            E.element("td", [.class("cache")], []),
+            E.element("td", [.class("wf")], []),
+            E.element("td", [.class("failure")], []),
         ])
     }
 

@@ -25,15 +25,17 @@ public final class Debugger: Sendable {
     public let logProblem: String?
     /// The names of Kiosk's own endpoints: a record of any other name is an app's exchange through the proxy.
     let ownEndpoints: Set<String>
+    /// The exchanges begun and not yet ended (nil: none are listed, capture off).
+    let exchangesInFlight: ExchangesInFlight?
     private let pauseWatch: Task<Void, Never>
     /// Follows the log's file for records other processes stored while a live console listens.
     private let logWatch: Task<Void, Never>
 
     /// A debugger over `log` (nil: capture is off), sending replays of Kiosk's own requests with `send` (the top of
     /// the transport stack) and of apps' with `sendProxied` (the proxy's pipeline), checking edits with the
-    /// `sources`' decoders; its events are numbered under `epoch`.
+    /// `sources`' decoders; its events are numbered under `epoch`; `inFlight` lists the exchanges the capture has begun.
     package init(breakpoints: Breakpoints, mocks: MockRules, rules: RewriteRules, log: RequestLog?, logProblem: String? = nil,
-                 sources: [SourceID: any CatalogSource], epoch: String,
+                 sources: [SourceID: any CatalogSource], epoch: String, inFlight: ExchangesInFlight? = nil,
                  send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse,
                  sendProxied: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
         self.breakpoints = breakpoints
@@ -44,6 +46,7 @@ public final class Debugger: Sendable {
         self.sources = sources
         self.send = send
         self.sendProxied = sendProxied
+        exchangesInFlight = inFlight
         ownEndpoints = Set(Self.endpoints(of: sources).map(\.name))
         let events = DebugEvents(epoch: epoch)
         self.events = events
@@ -132,6 +135,16 @@ public final class Debugger: Sendable {
             guard let log else { return [] }
             return try log.committedRecords(ids, matching: filter).reversed()
         }
+    }
+
+    /// How long an exchange is in flight before a console lists it: a quick one is listed once, when it ends.
+    public static let inFlightListedAfter: Duration = .seconds(1)
+
+    /// The exchanges in flight for at least `minimumAge` that `filter` may select once they end (`RequestFilter.mayMatch`),
+    /// the latest begun first; none while recording is paused (they will not be logged).
+    public func inFlight(matching filter: RequestFilter, olderThan minimumAge: Duration = inFlightListedAfter) -> [ExchangesInFlight.Exchange] {
+        guard isRecording, let exchangesInFlight else { return [] }
+        return exchangesInFlight.snapshot(olderThan: minimumAge).filter(filter.mayMatch)
     }
 
     // MARK: The request log

@@ -15,6 +15,8 @@ public final class CapturingTransport: HTTPTransport {
     private let sink: @Sendable (DeferredRecord) -> Void
     /// Waits while the sink is too far behind to take another record (the request log's `waitForRoom`).
     private let room: (@Sendable () async -> Void)?
+    /// Where the exchanges it has begun and not yet ended are listed, for a debugger to show them as they go.
+    private let inFlight: ExchangesInFlight?
     /// The last few answers' bodies redacted by `redactor` itself (no secrets of their requests' own), as they came and as
     /// redacted: an app polling a URL gets the same body again and again, and scanning it for keys again finds what it
     /// found before. Held for the life of the transport: at most `redactedBodiesKept` bodies of `redactedBodyLimit` bytes.
@@ -26,11 +28,12 @@ public final class CapturingTransport: HTTPTransport {
     private static let redactedBodyLimit = 64 << 10
 
     /// `bodyLimit` caps each captured body (1 MB by default); the rest is dropped and marked truncated. `room`, if given,
-    /// is awaited before each exchange: the sink's pace.
+    /// is awaited before each exchange: the sink's pace. `inFlight`, if given, lists each exchange from its start to its end.
     public init(base: any HTTPTransport, redactor: Redactor, bodyLimit: Int = 1 << 20,
                 now: @escaping @Sendable () -> Date = { Date() }, room: (@Sendable () async -> Void)? = nil,
-                sink: @escaping @Sendable (DeferredRecord) -> Void) {
+                inFlight: ExchangesInFlight? = nil, sink: @escaping @Sendable (DeferredRecord) -> Void) {
         self.room = room
+        self.inFlight = inFlight
         self.base = base
         self.redactor = redactor
         self.bodyLimit = bodyLimit
@@ -56,20 +59,23 @@ public final class CapturingTransport: HTTPTransport {
         }
         var request = request
         request.bodyStream = nil
+        let flight = inFlight?.begin(request, startedAt: startedAt, start: start)
         do {
             var response = try await base.send(recorded)
             noteAppClosed(request, since: start, on: touches)
             if let stream = response.stream {
                 // Recorded once the body has passed on to its end, with its first bytes.
                 response.stream = recording(stream, of: request, answer: response, startedAt: startedAt, start: start, touches: touches,
-                                            upload: upload)
+                                            upload: upload, flight: flight)
                 return response
             }
+            if let flight { inFlight?.end(flight) }
             let elapsed = clock.now - start
             log(request, deferred(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed, touches: touches.all,
                           upload: upload?.total))
             return response
         } catch {
+            if let flight { inFlight?.end(flight) }
             let elapsed = clock.now - start
             // Cancellation of Kiosk's own request is Kiosk walking away, not something that happened on the wire. A proxied
             // one is an app's request that was sent and never answered: a debugger shows it, as DevTools shows "(canceled)".
@@ -138,11 +144,13 @@ public final class CapturingTransport: HTTPTransport {
     /// secret's length more, to scrub across the cut), its whole size, how it ended (an upstream that closed early
     /// is the record's error; an app that went away is not), and a stream touch saying so.
     private func recording(_ stream: BodyStream, of request: HTTPRequest, answer: HTTPResponse, startedAt: Date,
-                           start: ContinuousClock.Instant, touches: ExchangeTouches, upload: Tally?) -> BodyStream {
+                           start: ContinuousClock.Instant, touches: ExchangeTouches, upload: Tally?, flight: UInt64?) -> BodyStream {
         let seen = Tally(keep: bodyLimit + margin(for: request), first: answer.body)
+        if let flight { inFlight?.answered(flight, status: answer.status) { seen.total.size } }
         // When the head came: the time after it is the body's download, not a wait before the exchange.
         let headElapsed = ContinuousClock.now - start
         return stream.observed(chunk: { seen.add($0) }, end: { [self] error in
+            if let flight { inFlight?.end(flight) }
             let elapsed = ContinuousClock.now - start
             let (kept, size, _) = seen.total
             var whole = answer

@@ -307,35 +307,39 @@ extension RequestLog {
             let escape = { (text: String) in
                 text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
             }
-            for host in filter.hosts.values where host.hasPrefix("*.") {
-                // Its subdomains: the URL's authority (up to the first /, ? or #) ends with `.name`, on any port unless one is
-                // named. Read as the authority, not LIKE over the URL: `%.example.com/%` matched `http://evil.test/x.example.com/`.
-                let name = String(host.dropFirst(2))
-                let hasPort = name.lastIndex(of: ":").map { !name[$0...].contains("]") } ?? false
-                let afterScheme = "substr(logEntry.url, instr(logEntry.url, '://') + 3)"
-                let withUser = "substr(\(afterScheme), 1, min(instr(\(afterScheme) || '/', '/'), instr(\(afterScheme) || '?', '?'), "
-                    + "instr(\(afterScheme) || '#', '#')) - 1)"
-                // (Without a user name before an @: `http://a.example.com:x@evil.test/` is evil.test's.)
-                let authority = "substr(\(withUser), instr(\(withUser), '@') + 1)"
-                let escaped = "%." + escape(name)
-                alternatives.append((hasPort ? "\(authority) LIKE ? ESCAPE '\\'" : "(\(authority) LIKE ? ESCAPE '\\' OR \(authority) LIKE ? ESCAPE '\\')",
-                                     hasPort ? [escaped] : [escaped, escaped + ":%"]))
-            }
-            for host in filter.hosts.values where !host.hasPrefix("*.") {
-                let portStart = host.hasPrefix("[") ? host.range(of: "]:").map { host.index(after: $0.lowerBound) } : host.lastIndex(of: ":")
-                for scheme in ["http://", "https://", "ws://", "wss://"] {
-                    var authorities = [host]
-                    if let portStart, host[host.index(after: portStart)...] == (scheme.hasPrefix("https") || scheme.hasPrefix("wss") ? "443" : "80") {
-                        authorities.append(String(host[..<portStart]))
-                    }
-                    for authority in authorities {
-                        let escaped = escape(authority)
-                        var patterns = [scheme + escaped + "/%", scheme + escaped + "?%"]
-                        if portStart == nil { patterns.append(scheme + escaped + ":%") }
-                        alternatives.append(("(logEntry.url = ? OR " + patterns.map { _ in "logEntry.url LIKE ? ESCAPE '\\'" }.joined(separator: " OR ") + ")",
-                                             [scheme + authority] + patterns))
-                    }
+            // The URL's authority (up to the first /, ? or #), without a user name before an @: `http://a.example.com:x@evil.test/`
+            // is evil.test's. Read as the authority, not LIKE over the URL: `%.example.com/%` matched `http://evil.test/x.example.com/`.
+            let afterScheme = "substr(logEntry.url, instr(logEntry.url, '://') + 3)"
+            let withUser = "substr(\(afterScheme), 1, min(instr(\(afterScheme) || '/', '/'), instr(\(afterScheme) || '?', '?'), "
+                + "instr(\(afterScheme) || '#', '#')) - 1)"
+            let authority = "substr(\(withUser), instr(\(withUser), '@') + 1)"
+            let scheme = "lower(substr(logEntry.url, 1, instr(logEntry.url, '://') - 1))"
+            for host in filter.hosts.values {
+                let name = host.hasPrefix("*.") ? String(host.dropFirst(2)) : host
+                let portStart = name.hasPrefix("[") ? name.range(of: "]:").map { name.index(after: $0.lowerBound) } : name.lastIndex(of: ":")
+                // (First a search for the name anywhere in the URL, which SQLite makes fast: the authority is read only then.)
+                var condition = "logEntry.url LIKE ? ESCAPE '\\' AND "
+                var arguments: [(any DatabaseValueConvertible)?] = ["%" + escape(portStart.map { String(name[..<$0]) } ?? name) + "%"]
+                if host.hasPrefix("*.") {
+                    // Its subdomains: the authority ends with `.name`, on any port unless one is named.
+                    let escaped = "%." + escape(name)
+                    condition += portStart != nil ? "\(authority) LIKE ? ESCAPE '\\'"
+                        : "(\(authority) LIKE ? ESCAPE '\\' OR \(authority) LIKE ? ESCAPE '\\')"
+                    arguments += portStart != nil ? [escaped] : [escaped, escaped + ":%"]
+                } else if let portStart {
+                    // `name:port`, or the bare name on its scheme's own port, which a URL leaves out (`name:80` is the bare
+                    // name's http and ws URLs too, `name:443` its https and wss ones).
+                    let port = name[name.index(after: portStart)...], bare = String(name[..<portStart])
+                    let schemes = port == "80" ? ["http", "ws"] : port == "443" ? ["https", "wss"] : []
+                    condition += "\(scheme) IN ('http', 'https', 'ws', 'wss') AND (\(authority) LIKE ? ESCAPE '\\'"
+                        + (schemes.isEmpty ? ")" : " OR (\(scheme) IN ('\(schemes[0])', '\(schemes[1])') AND \(authority) LIKE ? ESCAPE '\\'))")
+                    arguments += [escape(name)] + (schemes.isEmpty ? [] : [escape(bare)])
+                } else {
+                    // The name on any port.
+                    condition += "\(scheme) IN ('http', 'https', 'ws', 'wss') AND (\(authority) LIKE ? ESCAPE '\\' OR \(authority) LIKE ? ESCAPE '\\')"
+                    arguments += [escape(name), escape(name) + ":%"]
                 }
+                alternatives.append(("(" + condition + ")", arguments))
             }
             anyOf(alternatives, negated: filter.hosts.isNegated)
         }

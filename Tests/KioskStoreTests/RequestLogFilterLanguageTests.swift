@@ -183,6 +183,38 @@ struct RequestLogFilterLanguageTests {
         #expect(try Self.names(log, filter) == expected)
     }
 
+    @Test("An exchange in flight is selected by a host, method, source or endpoint filter exactly when its record will be",
+          arguments: ["host:*.example.test", "host:*.example.test:8443", "-host:*.example.test", "host:*.test", "host:example.test",
+                      "host:example.test:80", "host:img.cdn.example.test:443", "host:img.cdn.example.test:8443", "host:[::1]:8080",
+                      "host:[::1]", "-host:evil.test", "host:api.example.test,evil.test", "method:post", "-method:GET",
+                      "source:nyt", "-source:nyt", "endpoint:app", "-endpoint:app", "method:GET host:*.example.test"])
+    func inFlightAgreesWithTheLog(filter text: String) throws {
+        // Given records of many authorities (a name, its subdomains, ports, IPv6, a user name before an @, a name in a
+        // path or a query) and the same requests in flight
+        let urls = ["http://example.test/bare", "http://api.example.test/api", "http://evil.test/x.example.test/path",
+                    "https://img.cdn.example.test:8443/img", "https://img.cdn.example.test/img443", "http://evil.test?u=a.example.test/query",
+                    "http://a.example.test:x@evil.test/user", "http://example.test:8080/port", "http://[::1]:8080/v6", "http://[::1]/v6bare",
+                    "https://example.test/secure"]
+        let log = try RequestLog.inMemory(configuration: Fixture.configuration())
+        let inFlight = ExchangesInFlight(redactor: .standard)
+        for (index, url) in urls.enumerated() {
+            let method = index % 2 == 0 ? "GET" : "POST", source: SourceID? = index % 3 == 0 ? .nyt : nil
+            let endpoint = index % 4 == 0 ? "app" : "other"
+            try log.append(RequestRecord(startedAt: Date(), source: source, endpoint: endpoint, method: method, url: url, status: 200,
+                                         timings: RequestTimings(total: 0.1), decision: .network))
+            _ = inFlight.begin(HTTPRequest(method: method, url: URL(string: url)!, source: source, endpoint: endpoint),
+                               startedAt: Date(), start: .now)
+        }
+        // When the log is filtered, and the exchanges in flight are
+        let filter = try RequestFilter(parsing: text)
+        // (Named by their URLs' last parts: the one with a password before its @ is shown with it hidden in flight.)
+        let name = { (url: String) in String(url.split(separator: "/").last ?? "") }
+        let logged = Set(try log.records(matching: filter).map { name($0.url) })
+        let flying = Set(inFlight.snapshot().filter(filter.mayMatch).map { name($0.url) })
+        // Then both select the same requests
+        #expect(flying == logged, "\(text): in flight \(flying.sorted()), logged \(logged.sorted())")
+    }
+
     @Test("A single decision or Cache-Status outcome is read from its index in id order, without a sort")
     func queryPlans() throws {
         // Given a log

@@ -15,7 +15,7 @@ struct ConsoleRouteTableTests {
         (.rule(2), .rule), (.rule(2), .saveRule), (.events, .events), (.har, .har), (.login, .login), (.replay(7), .replay),
         (.mockFrom(7), .mockFrom), (.breakpoint(endpoint: "rickandmorty.characters"), .breakpoint),
         (.breakpoint(endpoint: "a b/c"), .breakpoint), (.apiRequests, .apiRequests), (.apiRequest(7), .apiRequest),
-        (.apiResend(7), .apiResend), (.apiInsights, .apiInsights), (.apiEndpoints, .apiEndpoints), (.apiPaused, .apiPaused),
+        (.apiResend(7), .apiResend), (.apiInsights, .apiInsights), (.apiEndpoints, .apiEndpoints), (.apiPaused, .apiPaused), (.apiInFlight, .apiInFlight),
         (.apiRules, .apiRules), (.apiRules, .apiAddRule), (.apiRule(2), .apiRule), (.apiRule(2), .apiReplaceRule),
         (.apiRule(2), .apiDeleteRule), (.clear, .clear), (.recording, .recording), (.proxy, .proxy),
         (.proxyCertificate("ca.pem"), .proxyCertificate), (.apiProxy, .apiProxy), (.proxyCache, .proxyCache), (.proxyCacheEntry(5), .proxyCacheEntry), (.apiProxyCache, .apiProxyCache), (.apiProxyCache, .apiSwitchProxyCache),

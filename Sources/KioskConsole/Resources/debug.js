@@ -36,9 +36,11 @@
       countLogged(data.logged);
       addRows(data.rows || []);
     });
+    source.addEventListener("inflight", event => showInFlight(JSON.parse(event.data).rows || []));
     source.addEventListener("cleared", () => {
       const body = $("#results table.requests tbody");
-      if (body) body.replaceChildren();
+      // (The exchanges in flight are not the log's: they stay.)
+      if (body) for (const tr of $$("tr:not([data-inflight])", body)) tr.remove();
       setCount(0);
       drawWaterfall();
     });
@@ -91,7 +93,8 @@
       const tr = template.content.querySelector("tr");
       if (!tr) continue;
       tr.classList.add("new");
-      body.prepend(tr);
+      // Below the exchanges in flight, which stay on top until they end.
+      body.insertBefore(tr, $("tr:not([data-inflight])", body));
       added += 1;
     }
     while (body.rows.length > limit) body.lastElementChild.remove();
@@ -101,6 +104,38 @@
       drawWaterfall();
     }
   }
+
+  // 1b: the exchanges in flight (a slow answer, an open event stream) head the list until they end; the feed sends
+  // them whole whenever they change, and their time in flight is counted on here from when each was read.
+  function showInFlight(rows) {
+    const body = $("#results table.requests tbody");
+    if (!body) return;
+    for (const tr of $$("tr[data-inflight]", body)) tr.remove();
+    const first = body.firstElementChild, now = String(performance.now());
+    for (const row of rows) {
+      const template = document.createElement("template");
+      template.innerHTML = `<table><tbody>${row.html}</tbody></table>`; // server-rendered, escaped there
+      const tr = template.content.querySelector("tr");
+      if (!tr) continue;
+      tr.dataset.read = now;
+      body.insertBefore(tr, first);
+    }
+    if (rows.length) {
+      $("#results p.empty")?.remove();
+      localTimes(body);
+    }
+  }
+  function countInFlight() {
+    const now = performance.now();
+    for (const tr of $$("#results tr[data-inflight]")) {
+      const cell = $("td.dur[data-elapsed]", tr);
+      if (!cell) continue;
+      if (!tr.dataset.read) tr.dataset.read = String(now);
+      const elapsed = Number(cell.dataset.elapsed) + (now - Number(tr.dataset.read));
+      cell.textContent = `${Math.floor(elapsed / 1000)} s…`;
+    }
+  }
+  setInterval(countInFlight, 1000);
 
   // 2: the waterfall. Each row's cell holds its start and phases; the bars are drawn to the scale of
   // the rows in view (from the earliest start to the latest end among them), so the burst on screen reads like

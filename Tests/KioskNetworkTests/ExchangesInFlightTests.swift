@@ -1,0 +1,117 @@
+import Foundation
+import KioskCore
+import Synchronization
+import Testing
+@testable import KioskNetwork
+
+/// A transport whose answer waits until the test lets it go: the exchange stays in flight meanwhile.
+private final class HeldTransport: HTTPTransport {
+    private let gate: AsyncStream<Result<HTTPResponse, any Error>>
+    private let release: AsyncStream<Result<HTTPResponse, any Error>>.Continuation
+
+    init() {
+        (gate, release) = AsyncStream.makeStream(of: Result<HTTPResponse, any Error>.self)
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        for await outcome in gate { return try outcome.get() }
+        throw CancellationError()
+    }
+
+    func answer(_ outcome: Result<HTTPResponse, any Error>) { release.yield(outcome) }
+}
+
+@Suite("Exchanges in flight")
+struct ExchangesInFlightTests {
+    static let key = "in-flight-secret-0123456789"
+    let redactor = Redactor.standard.hiding([ExchangesInFlightTests.key])
+
+    /// Waits until `inFlight` holds `count` exchanges (the send runs in a task of its own).
+    private func waitFor(_ count: Int, in inFlight: ExchangesInFlight) async throws {
+        for _ in 0..<500 where inFlight.count != count { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(inFlight.count == count)
+    }
+
+    @Test("An exchange waiting for its answer is listed, its secrets hidden, until the answer comes")
+    func listedUntilAnswered() async throws {
+        // Given a capture listing its exchanges in flight, over an upstream that holds its answer
+        let upstream = HeldTransport()
+        let inFlight = ExchangesInFlight(redactor: redactor)
+        let capture = CapturingTransport(base: upstream, redactor: redactor, inFlight: inFlight) { _ in }
+        let url = URL(string: "https://api.example/v1/items?api-key=\(Self.key)&token=app-token-42")!
+
+        // When a request is sent and its answer has not come
+        let sending = Task { try await capture.send(HTTPRequest(method: "POST", url: url, endpoint: "api.example")) }
+        try await waitFor(1, in: inFlight)
+
+        // Then it is listed: its method and URL, the configured key and the app's own token hidden, no status yet
+        let listed = try #require(inFlight.snapshot().first)
+        #expect(listed.method == "POST" && listed.endpoint == "api.example")
+        #expect(listed.url == "https://api.example/v1/items?api-key=<redacted>&token=<redacted>")
+        #expect(listed.status == nil && listed.received == nil)
+        // And one not yet a second old is left out when only older ones are asked for
+        #expect(inFlight.snapshot(olderThan: .seconds(60)).isEmpty)
+
+        // When the answer comes
+        upstream.answer(.success(HTTPResponse(status: 200, body: Data("{}".utf8), url: url)))
+        _ = try await sending.value
+        // Then it is no longer in flight
+        #expect(inFlight.count == 0)
+    }
+
+    @Test("A failed exchange leaves the list as it fails")
+    func leavesOnFailure() async throws {
+        let upstream = HeldTransport()
+        let inFlight = ExchangesInFlight(redactor: redactor)
+        let capture = CapturingTransport(base: upstream, redactor: redactor, inFlight: inFlight) { _ in }
+        // Given a request in flight
+        let sending = Task { try await capture.send(HTTPRequest(url: URL(string: "http://app.test/slow")!, endpoint: "app.test")) }
+        try await waitFor(1, in: inFlight)
+        // When its upstream fails
+        upstream.answer(.failure(URLError(.timedOut)))
+        _ = await sending.result
+        // Then it is gone from the list
+        #expect(inFlight.count == 0)
+    }
+
+    @Test("A streamed answer stays listed with its status and the bytes passed so far until its body ends")
+    func streamedAnswer() async throws {
+        // Given an upstream answering with a body that comes part by part
+        let upstream = HeldTransport()
+        let inFlight = ExchangesInFlight(redactor: redactor)
+        let capture = CapturingTransport(base: upstream, redactor: redactor, inFlight: inFlight) { _ in }
+        let parts = Mutex<[Data]>([Data("data: 1\n\n".utf8), Data("data: 22\n\n".utf8)])
+        let stream = BodyStream(pull: { parts.withLock { $0.isEmpty ? nil : $0.removeFirst() } }, stop: {})
+        var answer = HTTPResponse(status: 200, headers: ["Content-Type": "text/event-stream"], body: Data(),
+                                  url: URL(string: "http://app.test/events")!)
+        answer.stream = stream
+        let sending = Task { try await capture.send(HTTPRequest(url: URL(string: "http://app.test/events")!, endpoint: "app.test")) }
+        try await waitFor(1, in: inFlight)
+        upstream.answer(.success(answer))
+        let response = try await sending.value
+        let body = try #require(response.stream)
+
+        // When its head has come and one part was read
+        _ = try await body.next()
+        // Then it is still listed, with its status and that part's bytes
+        let listed = try #require(inFlight.snapshot().first)
+        #expect(listed.status == 200 && listed.received == 9)
+
+        // When the rest is read to the end
+        while try await body.next() != nil {}
+        // Then it has left the list
+        #expect(inFlight.count == 0)
+    }
+
+    @Test("At most the capacity is held: an exchange whose end never came does not hold memory for ever")
+    func bounded() {
+        let inFlight = ExchangesInFlight(redactor: redactor, capacity: 3)
+        let ids = (0..<5).map { index in
+            inFlight.begin(HTTPRequest(url: URL(string: "http://app.test/\(index)")!, endpoint: "app.test"), startedAt: Date(),
+                           start: .now)
+        }
+        #expect(inFlight.count == 3)
+        // The oldest went first
+        #expect(Set(inFlight.snapshot().map(\.id)) == Set(ids.suffix(3)))
+    }
+}
