@@ -107,6 +107,10 @@ extension ConsoleWords {
         answerInsteadEditor: "A response to answer with instead (JSON)",
         responseEditor: "Response body (JSON, editable)",
         responseTextEditor: "Response body (text, editable)",
+        shownDecodedForEditing: { coding, size in
+            "The answer came compressed (\(coding), \(size)) and is shown decoded. Edited, it is sent uncompressed, without "
+                + "Content-Encoding; sent unchanged, it goes as it came."
+        },
         bodyNotEditable: { size, reason in
             switch reason {
             case .coded(let coding): "The body (\(size)) is compressed (\(coding)): it can be sent unchanged or aborted here, not edited."

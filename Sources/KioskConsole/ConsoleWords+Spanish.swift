@@ -107,6 +107,10 @@ extension ConsoleWords {
         answerInsteadEditor: "Una respuesta con la que contestar en su lugar (JSON)",
         responseEditor: "Cuerpo de la respuesta (JSON, editable)",
         responseTextEditor: "Cuerpo de la respuesta (texto, editable)",
+        shownDecodedForEditing: { coding, size in
+            "La respuesta llegó comprimida (\(coding), \(size)) y se muestra descomprimida. Editada, se envía sin comprimir, sin "
+                + "Content-Encoding; enviada sin cambios, va tal como llegó."
+        },
         bodyNotEditable: { size, reason in
             switch reason {
             case .coded(let coding): "El cuerpo (\(size)) está comprimido (\(coding)): aquí se puede enviar sin cambios o abortar, no editar."

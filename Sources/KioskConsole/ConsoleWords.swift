@@ -125,6 +125,8 @@ struct ConsoleWords: Sendable {
     let answerInsteadEditor: String
     let responseEditor: String
     let responseTextEditor: String
+    /// A paused answer shown decoded from its coding ({coding}, {size} as it came), and what an edit of it sends.
+    let shownDecodedForEditing: @Sendable (_ coding: String, _ size: String) -> String
     /// Instead of the editor, for a body that cannot be edited as text: the size, then why (`BodyNotEditable`).
     let bodyNotEditable: @Sendable (String, DebugPages.BodyNotEditable) -> String
     let keepReturning: String

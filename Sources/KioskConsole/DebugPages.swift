@@ -557,6 +557,11 @@ enum DebugPages {
                 fields.append(E.element("p", [.class("actions")], [decision("continue", w.sendUnchanged), decision("abort", w.abort)]))
                 break
             }
+            if let coding = exchange.decodedFrom {
+                fields.append(E.element("p", [.class("banner")], [
+                    .text(w.shownDecodedForEditing(coding, DebugPages.byteCount(Int64(exchange.responseSize), w))),
+                ]))
+            }
             // A revalidation's 304 has no body to edit: the page will show the copy it confirmed.
             if exchange.phase == .response, exchange.status == 304, original.isEmpty {
                 fields.append(E.element("p", [.class("banner")], [.text(w.pausedNotModified)]))

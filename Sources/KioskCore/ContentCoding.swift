@@ -66,8 +66,6 @@ public enum ContentCoding {
         return Data(compressed.readableBytesView)
     }
 
-    /// The one coding a `Content-Encoding` field names, lower-cased; nil for none or `identity`, and for a list of
-    /// several (`gzip, br`), which Kiosk does not undo.
     /// Whether a request's `Accept-Encoding` (`field`) takes `coding` (lower-cased): named, or `*`, with a weight above 0
     /// (RFC 9110 §12.5.3; `x-gzip` is `gzip`). A request without the field takes none here: RFC 9110 lets any coding go
     /// to it, but a client that sends none (curl, a script) reads what it gets as it is, as servers know.
@@ -89,6 +87,8 @@ public enum ContentCoding {
         return named ?? any ?? false
     }
 
+    /// The one coding a `Content-Encoding` field names, lower-cased; nil for none or `identity`. A list of several
+    /// (`gzip, br`) is returned as it is, which no coding is, so that `decodes` and `decoded` refuse it.
     public static func single(_ field: String?) -> String? {
         guard let coding = field?.trimmingCharacters(in: .whitespaces).lowercased(), !coding.isEmpty, coding != "identity" else { return nil }
         return coding

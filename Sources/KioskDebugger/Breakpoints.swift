@@ -54,8 +54,11 @@ public struct PausedExchange: Sendable, Hashable, Identifiable, Encodable {
     /// (a gzip answer's text would be its compressed bytes), valid UTF-8, without control characters but tabs and
     /// line breaks (what a form's textarea carries back unchanged).
     public let responseIsText: Bool
-    /// The response body's size in bytes (0 without a response).
+    /// The response body's size in bytes as it came (0 without a response).
     public let responseSize: Int
+    /// The content coding (gzip, deflate, br) the answer came in when its body is shown decoded for editing: an edit is
+    /// sent uncoded, without `Content-Encoding`; sent unchanged, it goes as it came. nil for an answer without one.
+    public var decodedFrom: String? = nil
     /// The request's body as text (redacted), for editing at a request breakpoint; nil when it has none or it is not text.
     public var requestText: String? = nil
     public let error: String?
@@ -293,6 +296,14 @@ public final class Breakpoints: Sendable {
         set { state.withLock { $0.isActive = newValue } }
     }
 
+    /// A coded answer's body decoded for editing at a breakpoint, with its coding: one Kiosk decodes (gzip, deflate, br)
+    /// whose bytes decode whole; nil otherwise (no coding, another one, or bytes that do not decode).
+    static func decodedForEditing(_ response: HTTPResponse) -> (body: Data, coding: String)? {
+        guard let coding = ContentCoding.single(response.headers["Content-Encoding"]), ContentCoding.decodes(coding),
+              let body = ContentCoding.decoded(response.body, coding: coding) else { return nil }
+        return (body, coding)
+    }
+
     /// Whether `response`'s body reads as editable text (`PausedExchange.responseIsText`).
     static func isEditableText(_ response: HTTPResponse) -> Bool {
         if ContentCoding.single(response.headers["Content-Encoding"]) != nil { return false }
@@ -306,6 +317,15 @@ public final class Breakpoints: Sendable {
                error: (any Error)?) async -> (id: Int, decision: PauseDecision) {
         let pausedAt = now()
         let shown = shownRedactor(for: request)
+        // A coded answer (a browser's request nearly always takes gzip or br) is shown and edited as its content, as DevTools
+        // shows it; its coding and length are the original bytes' and are not shown to be edited.
+        let decoded = phase == .response ? response.flatMap(Self.decodedForEditing) : nil
+        var editable = response
+        if let decoded {
+            editable?.body = decoded.body
+            editable?.headers["Content-Encoding"] = nil
+            editable?.headers["Content-Length"] = nil
+        }
         let id = state.withLock { state -> Int in
             defer { state.nextID += 1 }
             return state.nextID
@@ -315,11 +335,12 @@ public final class Breakpoints: Sendable {
             url: redactor.redact(request.url),
             requestHeaders: redactor.redact(request.headers).map { .init(name: $0.name, value: $0.value) },
             status: response?.status,
-            responseHeaders: response.map { shown.redact($0.headers).map { .init(name: $0.name, value: $0.value) } } ?? [],
+            responseHeaders: editable.map { shown.redact($0.headers).map { .init(name: $0.name, value: $0.value) } } ?? [],
             // As the log shows it: a JSON answer's secret fields (`token`, `password`) hidden as well as the values the request sent.
-            responseText: response.map { String(decoding: shown.redactBody($0.body, contentType: $0.headers["Content-Type"],
+            responseText: editable.map { String(decoding: shown.redactBody($0.body, contentType: $0.headers["Content-Type"],
                                                                            contentEncoding: $0.headers["Content-Encoding"]), as: UTF8.self) },
-            responseIsText: response.map(Self.isEditableText) ?? false, responseSize: response?.body.count ?? 0,
+            responseIsText: editable.map(Self.isEditableText) ?? false, responseSize: response?.body.count ?? 0,
+            decodedFrom: decoded?.coding,
             requestText: request.body.flatMap { body in
                 Self.isEditableText(HTTPResponse(status: 200, headers: request.headers, body: body, url: request.url))
                     ? String(decoding: redactor.redactBody(body, contentType: request.headers["Content-Type"],
@@ -341,7 +362,7 @@ public final class Breakpoints: Sendable {
                     self.decide(id, gone ? .abort : .continueUnchanged)
                 }
                 let observers = state.withLock { state -> [AsyncStream<PauseChange>.Continuation] in
-                    state.paused[id] = Waiter(exchange: exchange, requestBody: request.body, responseBody: response?.body,
+                    state.paused[id] = Waiter(exchange: exchange, requestBody: request.body, responseBody: editable?.body,
                                               appSide: request.appSide,
                                               continuation: continuation, timer: timer)
                     return Array(state.observers.values)
@@ -461,10 +482,12 @@ public final class BreakpointTransport: HTTPTransport {
         if case .continueWithResponse = decision { logReceived() } else if case .abort = decision { logReceived() }
         switch decision {
         case .continueWithResponse(let status, let body, let headers):
-            let fields = headers.map {
+            var fields = headers.map {
                 Self.fields($0, keeping: response.headers, shownAs: breakpoints.shownRedactor(for: outgoing).redact(response.headers))
             }
                 ?? response.headers
+            // An answer edited as its decoded content goes uncoded: its own coding named the bytes it came in.
+            if headers == nil, Breakpoints.decodedForEditing(response) != nil { fields["Content-Encoding"] = nil }
             return answer(outgoing, status: status, body: body, headers: fields, since: started,
                           touch: Self.touch(id, outgoing, .responseEdited))
         case .abort:

@@ -199,10 +199,10 @@ public final class Debugger: Sendable {
         return ExchangeDiff(before: old, after: new)
     }
 
-    /// The latest answer logged before `record` to the same URL (what changed on revalidation): what it is
-    /// compared with in one click; another URL of its endpoint is compared by id.
+    /// The latest answer logged before `record` to the same method and URL (what changed on revalidation; a GET is not
+    /// compared with its CORS preflight): what it is compared with in one click; another URL of its endpoint is compared by id.
     public func previousAnswer(to record: RequestRecord) throws -> Int64? {
-        try requestLog().previousAnswer(before: record.id, url: record.url)
+        try requestLog().previousAnswer(before: record.id, method: record.method, url: record.url)
     }
 
     /// The slowest endpoints, the bytes per source and the cache decisions over the records kept.

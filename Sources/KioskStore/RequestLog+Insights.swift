@@ -77,15 +77,15 @@ extension RequestLog {
 }
 
 extension RequestLog {
-    /// The id of the latest answer (a record with a status) before `id` to the same URL, or failing
-    /// that to the same endpoint; nil when there is none: what "compare with the previous answer" opens.
-    public func previousAnswer(before id: Int64, url: String) throws -> Int64? {
+    /// The id of the latest answer (a record with a status) before `id` to the same method and URL (a GET's, not the CORS
+    /// preflight its browser sent first), nil when there is none: what "compare with the previous answer" opens.
+    public func previousAnswer(before id: Int64, method: String, url: String) throws -> Int64? {
         storeWaitingRecords()
         return try read("find the previous answer in the request log") { db in
             // No index is needed: the walk goes back by id and stops at the first match.
             try Int64.fetchOne(db, sql: """
-                SELECT id FROM logEntry WHERE id < ? AND url = ? AND status IS NOT NULL ORDER BY id DESC LIMIT 1
-                """, arguments: [id, url])
+                SELECT id FROM logEntry WHERE id < ? AND url = ? AND method = ? AND status IS NOT NULL ORDER BY id DESC LIMIT 1
+                """, arguments: [id, url, method])
         }
     }
 }

@@ -97,6 +97,60 @@ struct BreakpointTests {
         #expect(String(decoding: try await pending.value.body, as: UTF8.self).contains(#""name":"b""#))
     }
 
+    @Test("A compressed answer (gzip, deflate) is paused as its decoded content: an edit goes uncompressed, one sent unchanged as it came",
+          arguments: ["gzip", "deflate"])
+    func compressedAnswerEdited(coding: String) async throws {
+        // Given a response breakpoint, and an upstream answering compressed JSON holding the app's token, as a browser gets it
+        let clock = ManualClock()
+        let breakpoints = Breakpoints(fileURL: nil, clock: clock, redactor: redactor)
+        try breakpoints.set(BreakpointSetting(response: .pause), for: "app.test")
+        let json = Data(#"{"items":[{"name":"Morty"}],"token":"BODYTOKEN-xyz"}"#.utf8)
+        let compressed = try #require(ContentCoding.encoded(json, coding: coding))
+        let upstream = ScriptedTransport(always: .reply { request in
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/json", "Content-Encoding": coding,
+                                                "Content-Length": String(compressed.count)], body: compressed, url: request.url)
+        })
+        let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor)
+        let request = HTTPRequest(url: URL(string: "http://app.test/items")!, headers: ["Accept-Encoding": "gzip, deflate, br"],
+                                  endpoint: "app.test")
+
+        // When an answer is paused
+        let first = Task { try await transport.send(request) }
+        try await waitForPauses(breakpoints, 1)
+        let paused = try #require(breakpoints.paused.first)
+        // Then it is shown as its JSON, editable, its token hidden, its coding said; its coding and length are not offered
+        let shown = try #require(paused.responseText)
+        #expect(paused.responseIsText && paused.answersJSON && paused.decodedFrom == coding)
+        #expect(shown.contains(#""name":"Morty""#) && !shown.contains("BODYTOKEN"), "\(shown)")
+        #expect(!paused.responseHeaders.contains { ["content-encoding", "content-length"].contains($0.name.lowercased()) })
+        #expect(paused.responseSize == compressed.count)
+        // When the name is edited, the headers as shown
+        let edited = shown.replacingOccurrences(of: "Morty", with: "Edited Morty")
+        let body = try #require(breakpoints.restoringHiddenSecrets(inAnswer: edited, shown: shown, ofPaused: paused.id))
+        #expect(breakpoints.decide(paused.id, .continueWithResponse(status: 200, body: body,
+                                                                    headers: paused.responseHeaders.map { ($0.name, $0.value) })))
+        // Then the app gets the edit uncompressed, its token as it came, no coding named
+        let answer = try await first.value
+        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"items":[{"name":"Edited Morty"}],"token":"BODYTOKEN-xyz"}"#)
+        #expect(answer.headers["Content-Encoding"] == nil)
+
+        // When an edit names no headers (the answer's own)
+        let second = Task { try await transport.send(request) }
+        try await waitForPauses(breakpoints, 1)
+        #expect(breakpoints.decide(try #require(breakpoints.paused.first).id, .continueWithResponse(status: 200, body: Data("[]".utf8))))
+        // Then it goes uncompressed too: the answer's coding named the bytes it came in
+        let plain = try await second.value
+        #expect(plain.body == Data("[]".utf8) && plain.headers["Content-Encoding"] == nil)
+
+        // When one is sent unchanged
+        let third = Task { try await transport.send(request) }
+        try await waitForPauses(breakpoints, 1)
+        #expect(breakpoints.decide(try #require(breakpoints.paused.first).id, .continueUnchanged))
+        // Then it goes as it came, compressed
+        let unchanged = try await third.value
+        #expect(unchanged.body == compressed && unchanged.headers["Content-Encoding"] == coding)
+    }
+
     @Test("Abort fails the request; a request edit changes the query and headers and keeps secret values")
     func abortAndRequestEdit() async throws {
         let clock = ManualClock()

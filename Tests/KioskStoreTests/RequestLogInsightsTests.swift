@@ -17,6 +17,24 @@ struct RequestLogInsightsTests {
         try RequestLog.inMemory(configuration: .init(now: { Date(timeIntervalSinceReferenceDate: 760_000_000) }))
     }
 
+    @Test("The previous answer of a GET is the last GET of its URL, not the CORS preflight its browser sent just before")
+    func previousAnswerOfTheSameMethod() throws {
+        // Given a GET of a URL, then its preflight (OPTIONS, 204) and a second GET
+        let log = try Self.log()
+        let url = "https://api.example.test/items"
+        func record(_ method: String, _ status: Int) -> RequestRecord {
+            RequestRecord(startedAt: Date(timeIntervalSinceReferenceDate: 760_000_000), source: nil, endpoint: "api.example.test",
+                          method: method, url: url, status: status, timings: RequestTimings(total: 0.1), decision: .network)
+        }
+        let first = try log.append(record("GET", 200))
+        let preflight = try log.append(record("OPTIONS", 204))
+        let second = try log.append(record("GET", 200))
+        // When the second GET's previous answer is asked for
+        // Then it is the first GET; and the preflight's is none
+        #expect(try log.previousAnswer(before: second, method: "GET", url: url) == first)
+        #expect(try log.previousAnswer(before: preflight, method: "OPTIONS", url: url) == nil)
+    }
+
     @Test("endpoints are ranked by the p95 of their upstream exchanges, by nearest rank; store answers and failures are left out")
     func slowest() throws {
         // Given 20 exchanges of a list taking 10…200 ms, 4 of a detail taking 300 ms, and store answers and a

@@ -602,6 +602,27 @@ struct WebDebugTests {
         }
     }
 
+    @Test("A paused gzip answer is shown decoded in the editor, saying it came compressed and goes uncompressed if edited")
+    func compressedAnswerShownDecoded() async throws {
+        try await withWeb { harness, client in
+            let cookie: HTTPFields = [.cookie: "\(CSRFProtection.cookieName)=\(String(repeating: "c", count: 64))"]
+            // Given an app's gzip answer held at a breakpoint
+            let json = Data(#"{"name":"Zipped Rick"}"#.utf8)
+            let gzip = try #require(ContentCoding.encoded(json, coding: "gzip"))
+            let (held, paused) = try await holdAppExchange(harness, at: .response, url: "http://127.0.0.1:9/zipped",
+                                                           answer: (["Content-Type": "application/json", "Content-Encoding": "gzip"], gzip))
+            // When its page is opened
+            let page = try await client.get("/debug/paused/\(paused.id)", headers: cookie)
+            // Then its JSON is in the editor, with what an edit sends, and no Content-Encoding among the fields to edit
+            #expect(page.status == .ok && page.body.contains("<textarea name=\"body\""))
+            #expect(page.body.contains("Zipped Rick"))
+            #expect(page.body.contains("The answer came compressed (gzip, \(gzip.count) B) and is shown decoded"))
+            #expect(!page.body.contains("Content-Encoding: gzip"))
+            harness.kiosk.debugger.breakpoints.decide(paused.id, .continueUnchanged)
+            _ = await held.value
+        }
+    }
+
     @Test("A paused answer's header fields are edited in the console; a changed value still holding <redacted> or a bad line is refused")
     func answerFieldsEdited() async throws {
         try await withWeb { harness, client in
