@@ -21,6 +21,11 @@ import Synchronization
 //   such an answer is given again only when the upstream fails — a hit, or a revalidation's 304, would give the
 //   app the page without the cookie it sets (a session, a CSRF token), as nginx and Varnish, which do not store such
 //   answers, never do.
+// - A browser's CORS preflight (an OPTIONS with Origin and Access-Control-Request-Method, which a cross-origin request
+//   with a token or a JSON body is sent after) is kept too, when it allowed an origin, by its Origin and the method and
+//   headers it asked for: never given while the upstream answers (the browser keeps it for Access-Control-Max-Age
+//   itself), only in its place when it cannot be reached or offline, in any mode — else the stored answers of a
+//   cross-origin API would never reach the page that asks for them.
 // - The key: method, full URL, a SHA-256 of the request's Authorization and Cookie (one identity's answer is never
 //   given to a request made with another; the secrets themselves never reach the file), and the request's values
 //   of the headers the answer's `Vary` names. A client on another machine (`--proxy-auth`) is one more identity: the
@@ -134,11 +139,12 @@ final class ProxyCachingTransport: HTTPTransport {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let settings = settings.withLock { $0 }
         let readable = request.method == "GET" || request.method == "HEAD"
+        let preflight = request.isCORSPreflight
         // A request the developer sent again from the console (edited, perhaps) is asked of the upstream as `--cache off`
         // asks: its answer is the developer's, never stored for the app nor joined to the app's own requests.
         let resent = request.touches.contains { $0.kind == .resend }
         // The key (the URL and a digest of the credentials) is made only when the cache will be read: not with `--cache off`.
-        let key = readable && !resent && (settings.offline || settings.mode != .off) ? Key(request) : nil
+        let key = (readable || preflight) && !resent && (settings.offline || settings.mode != .off) ? Key(request) : nil
         if settings.offline {
             let found: ProxyCacheLookup? = if let key, let cache { try? await lookup(key, request, in: cache, using: true) } else { nil }
             guard case .found(let entry)? = found else {
@@ -208,11 +214,12 @@ final class ProxyCachingTransport: HTTPTransport {
                 return answer(from: entry, to: request, status: CacheStatus(stale ? .maxStale : .fresh, ttl: ttl))
             }
         }
-        guard settings.mode == .http, case .found(let entry) = found else {
-            // fallback, or nothing stored: forward; in fallback any failure has the stored answer stand in.
+        guard settings.mode == .http, !preflight, case .found(let entry) = found else {
+            // fallback, or nothing stored: forward; in fallback any failure has the stored answer stand in, and a preflight's in
+            // either mode (it is never given while the upstream answers).
             return try await forward(request, key: key, cache: cache, found: found, reason: reason) { failure in
                 // The mode's own word, whatever failed: the stored answer stood in because the mode says it does.
-                settings.mode == .fallback ? .fallback : nil
+                settings.mode == .fallback || preflight ? .fallback : nil
             }
         }
         return try await answerByHTTP(request, key: key, cache: cache, entry: entry)
@@ -378,12 +385,17 @@ final class ProxyCachingTransport: HTTPTransport {
         var stored = false
         // A GET's answer is stored as a GET's; a HEAD's as a HEAD's (headers only, never given to a GET), unless a GET's
         // answer for the URL is stored already: that one answers a HEAD as well, and stays the one kept.
+        let preflight = request.isCORSPreflight
         let storedAs: String? = switch (request.method, found) {
         case ("GET", _): "GET"
         case ("HEAD", .found(let entry)) where entry.method == "GET": nil
         case ("HEAD", _): "HEAD"
+        case ("OPTIONS", _) where preflight: "OPTIONS"
         default: nil
         }
+        // A preflight's answer is kept when it allowed an origin: a refusal is the upstream's to say again.
+        let storable = Self.isStorable(response, for: request)
+            && (!preflight || ((200..<300).contains(response.status) && response.headers["Access-Control-Allow-Origin"] != nil))
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
            Self.speaksOf(response.headers, entry, askedWith: request.headers), Self.forbidsKeeping(response.headers, asked: request.headers) {
             // A 304 whose fields (or the request's) say no-store, or Vary: *, would renew the stored answer into one this
@@ -414,17 +426,20 @@ final class ProxyCachingTransport: HTTPTransport {
             // (RFC 9111 §4.3.5): it goes, and the next GET fetches the answer as it is now. Not in `fallback`, where the
             // stored answer is only ever given when the upstream fails, however old: dropped, the app would have none.
             do { try cache.remove(id: entry.id) } catch { warnOnce(error) }
-        } else if storedAs != nil, Self.isStorable(response, for: request), response.isCollapsed {
+        } else if storedAs != nil, storable, response.isCollapsed {
             // The request that went upstream for this one and its twins stores the answer, once.
             stored = true
-        } else if let storedAs, case .found(let entry) = found, entry.method == storedAs, Self.isStorable(response, for: request),
+        } else if let storedAs, case .found(let entry) = found, entry.method == storedAs, storable,
                   Self.isUnchanged(entry, response) {
             // The same answer again: only its times move, written behind.
             cache.noteConfirmed(id: entry.id, requestTime: sent, responseTime: received, date: response.headers["Date"],
                                 age: response.headers["Age"])
             stored = true
-        } else if let storedAs, Self.isStorable(response, for: request) {
-            let vary = Key.varyNames(response.headers)
+        } else if let storedAs, storable {
+            var varied = response.headers
+            // A preflight's answer is for the origin, method and headers asked (the Fetch standard's CORS-preflight cache).
+            if preflight { varied.add(name: "Vary", value: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers") }
+            let vary = Key.varyNames(varied)
             let (status, headers) = Self.storedForm(response)
             var answer = ProxyCacheAnswer(method: storedAs, url: key.url, host: key.host, credentials: key.credentials, vary: vary,
                                           variant: key.variant(for: vary) ?? "", status: status,
@@ -487,8 +502,10 @@ final class ProxyCachingTransport: HTTPTransport {
 
     // MARK: - Looking up and answering
 
-    /// What is stored for the request: a GET's answer (which answers a HEAD too), else for a HEAD a HEAD's.
+    /// What is stored for the request: a GET's answer (which answers a HEAD too), else for a HEAD a HEAD's; a preflight's
+    /// for a preflight.
     private func lookup(_ key: Key, _ request: HTTPRequest, in cache: ProxyCache, using: Bool) async throws -> ProxyCacheLookup {
+        if request.isCORSPreflight { return try await lookup(method: "OPTIONS", key, in: cache, using: using) }
         let found = try await lookup(method: "GET", key, in: cache, using: using)
         guard request.method == "HEAD", case .uriMiss = found else { return found }
         return try await lookup(method: "HEAD", key, in: cache, using: using)
@@ -619,11 +636,12 @@ final class ProxyCachingTransport: HTTPTransport {
                 + "credentials or headers (Authorization, Cookie, an API key's header, or a field the answer's Vary names, as an archive "
                 + "recorded them): "
                 + "one identity's answer is never given to another. Send the request as it was recorded, or go online.\n"
-            : request.method == "GET" || request.method == "HEAD"
+            : request.method == "GET" || request.method == "HEAD" || request.isCORSPreflight
             ? "Kiosk's proxy is offline and has no stored answer for \(request.method) \(request.url.absoluteString): it was "
                 + "never fetched through the proxy (or not with this request's credentials and headers), or its answer was not "
                 + "one to keep (it said no-store, say, or came while the cache was off). Go online to fetch it.\n"
-            : "Kiosk's proxy is offline: a \(request.method) is not sent, and only GET and HEAD answers are stored.\n"
+            : "Kiosk's proxy is offline: a \(request.method) is not sent, and only GET and HEAD answers (and browsers' CORS "
+                + "preflights) are stored.\n"
         var response = HTTPResponse(status: 504, headers: ["Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"],
                                     body: Data(text.utf8), url: request.url)
         // Asked for nothing but a stored answer is no sign of being offline: the detail says which it was.

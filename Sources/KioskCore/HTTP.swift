@@ -159,6 +159,12 @@ public struct HTTPRequest: Sendable, Hashable {
         public var isProxied: Bool { self == .proxied || self == .proxiedForNetwork }
     }
 
+    /// Whether it is a browser's CORS preflight: an OPTIONS with `Origin` and `Access-Control-Request-Method`, sent by the
+    /// browser on its own before a cross-origin request with a token or a JSON body.
+    public var isCORSPreflight: Bool {
+        method == "OPTIONS" && headers["Origin"] != nil && headers["Access-Control-Request-Method"] != nil
+    }
+
     public init(method: String = "GET", url: URL, headers: HTTPHeaderFields = [:], body: Data? = nil,
                 source: SourceID? = nil, endpoint: String, purpose: Purpose = .catalog, secrets: Set<String> = []) {
         self.method = method

@@ -422,7 +422,9 @@ public final class BreakpointTransport: HTTPTransport {
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let setting = breakpoints.setting(for: request)
-        guard !setting.isOff, breakpoints.isActive else { return try await base.send(request) }
+        // A browser's CORS preflight is the browser's own, before the request the developer paused its URL for: it goes on
+        // (a rule or a mock of method OPTIONS changes it).
+        guard !setting.isOff, breakpoints.isActive, !request.isCORSPreflight else { return try await base.send(request) }
         var outgoing = request
         var requestChanged = false
         // What the log says an edit or an abort took: the app waited through the pause too.

@@ -151,6 +151,26 @@ struct BreakpointTests {
         #expect(unchanged.body == compressed && unchanged.headers["Content-Encoding"] == coding)
     }
 
+    @Test("A browser's CORS preflight goes on past a breakpoint on its URL; the request after it pauses")
+    func preflightNotPaused() async throws {
+        // Given request and response breakpoints on an app's host
+        let breakpoints = Breakpoints(fileURL: nil, clock: ManualClock(), redactor: redactor)
+        try breakpoints.set(BreakpointSetting(request: .pause, response: .pause), for: "app.test")
+        let transport = BreakpointTransport(base: echoUpstream(), breakpoints: breakpoints, redactor: redactor)
+        let url = URL(string: "http://app.test/items")!
+        // When the browser's preflight is sent
+        let preflight = try await transport.send(HTTPRequest(method: "OPTIONS", url: url, headers: [
+            "Origin": "https://page.test", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "authorization",
+        ], endpoint: "app.test"))
+        // Then it was answered without a pause
+        #expect(preflight.status == 200 && breakpoints.paused.isEmpty)
+        // And an OPTIONS of the app's own (no preflight) pauses, as the GET after it does
+        let own = Task { try await transport.send(HTTPRequest(method: "OPTIONS", url: url, endpoint: "app.test")) }
+        try await waitForPauses(breakpoints, 1)
+        breakpoints.decide(try #require(breakpoints.paused.first).id, .abort)
+        _ = await own.result
+    }
+
     @Test("Abort fails the request; a request edit changes the query and headers and keeps secret values")
     func abortAndRequestEdit() async throws {
         let clock = ManualClock()

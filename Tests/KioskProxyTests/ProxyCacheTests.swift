@@ -312,6 +312,54 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("A browser's CORS preflight answered online stands in, for its origin and what it asked, when the upstream is gone (fallback and http) and offline; never while the upstream answers")
+    func preflightStandsIn() async throws {
+        // Given an API that allows a page's origin to send it a token, and answers its GETs with JSON
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            guard head.method == .OPTIONS else { return (.ok, [("Content-Type", "application/json")], #"{"items":[]}"#) }
+            guard head.headers["Origin"].first == "https://app.test" else { return (.forbidden, [], "") }
+            return (.noContent, [("Access-Control-Allow-Origin", "https://app.test"), ("Access-Control-Allow-Credentials", "true"),
+                                 ("Access-Control-Allow-Methods", "GET"), ("Access-Control-Allow-Headers", "authorization"),
+                                 ("Access-Control-Max-Age", "5")], "")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            func preflight(origin: String = "https://app.test", headers: String = "authorization") async throws -> ProxyHarness.Answer {
+                try await proxy.send(.OPTIONS, upstream.url("/api/items"), headers: [
+                    ("Origin", origin), ("Access-Control-Request-Method", "GET"), ("Access-Control-Request-Headers", headers),
+                ])
+            }
+            // And the page's preflight answered once through the proxy: stored
+            let first = try await preflight()
+            #expect(first.status == .noContent && first.header("Cache-Status").first?.contains(";stored;") == true, "\(first.header("Cache-Status"))")
+            // When it is sent again while the upstream answers
+            let again = try await preflight()
+            // Then it went to the upstream, not the store
+            #expect(again.status == .noContent && upstream.requests.count == 2)
+            // And a refused one (another origin) is not stored
+            #expect(try await preflight(origin: "https://evil.test").status == .forbidden)
+
+            // When the upstream goes away
+            await upstream.stop()
+            // Then the stored preflight stands in for the page's origin and the headers it asked for
+            let standIn = try await preflight()
+            #expect(standIn.status == .noContent && standIn.header("Access-Control-Allow-Origin") == ["https://app.test"])
+            #expect(standIn.header("Cache-Status").first?.hasSuffix("detail=fallback") == true, "\(standIn.header("Cache-Status"))")
+            // But not for another origin, nor other headers asked: those were never allowed
+            #expect(try await preflight(origin: "https://evil.test").status == .badGateway)
+            #expect(try await preflight(headers: "authorization,x-other").status == .badGateway)
+            // And in http mode as well: a preflight is never fresh, only a stand-in
+            try proxy.kiosk.switchProxyCache(mode: .http, offline: false)
+            #expect(try await preflight().status == .noContent)
+            // And offline it is a hit; an OPTIONS that is no preflight is not stored
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
+            let offline = try await preflight()
+            #expect(offline.status == .noContent && offline.header("Cache-Status") == ["Kiosk;hit;detail=offline"])
+            let plain = try await proxy.send(.OPTIONS, upstream.url("/api/items"))
+            #expect(plain.status == .gatewayTimeout && plain.text.contains("browsers' CORS preflights"), "\(plain.text)")
+        }
+    }
+
     @Test("Offline, a URL stored only for other credentials is a 504 saying so (vary-miss), not that it was never fetched")
     func offlineOtherIdentity() async throws {
         let upstream = try await ScriptedUpstream.start()
