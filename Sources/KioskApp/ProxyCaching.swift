@@ -138,7 +138,10 @@ final class ProxyCachingTransport: HTTPTransport {
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let settings = settings.withLock { $0 }
-        let readable = request.method == "GET" || request.method == "HEAD"
+        // A GET with a body (a search engine's query) asks for what its body says, which the key does not hold: it is
+        // neither answered from the store nor stored, as if its method were another.
+        let bodied = request.body.map { !$0.isEmpty } ?? (request.bodyStream != nil)
+        let readable = (request.method == "GET" || request.method == "HEAD") && !bodied
         let preflight = request.isCORSPreflight
         // A request the developer sent again from the console (edited, perhaps) is asked of the upstream as `--cache off`
         // asks: its answer is the developer's, never stored for the app nor joined to the app's own requests.
@@ -165,7 +168,8 @@ final class ProxyCachingTransport: HTTPTransport {
             return answer(from: entry, to: request, status: CacheStatus(.offline))
         }
         guard settings.mode != .off, let key, let cache else {
-            let forward: CacheStatus.Forward = readable ? .bypass : .method
+            let forward: CacheStatus.Forward = readable ? .bypass
+                : bodied && (request.method == "GET" || request.method == "HEAD") ? .request : .method
             var response: HTTPResponse
             do {
                 response = try await (settings.mode == .off || resent ? direct : base).send(request)

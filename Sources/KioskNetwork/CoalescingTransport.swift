@@ -87,7 +87,8 @@ public final class CoalescingTransport: HTTPTransport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // A request something of the debugger's acted on (a resend, an edit) is the user's own exchange: joined
         // onto another, it would leave no record of its own (and, leading, would tag another's).
-        guard request.isIdempotent, request.body == nil, request.touches.isEmpty else {
+        // One with a body (a GET's search query, streamed or whole) asks for what its body says: never joined by URL.
+        guard request.isIdempotent, request.body == nil, request.bodyStream == nil, request.touches.isEmpty else {
             state.withLock { $0.upstreamSends += 1 }
             return try await base.send(request)
         }

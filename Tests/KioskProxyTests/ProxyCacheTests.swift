@@ -269,6 +269,27 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("A GET with a body (a search's query) is never answered from the store nor stored, nor joined to another: its answer is its body's")
+    func getWithBody() async throws {
+        // Given an upstream whose answers are fresh for five minutes, and a cache in http mode
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("Cache-Control", "max-age=300"), ("Content-Type", "application/json")], #"{"hits":[]}"#) }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching(ProxyCacheSettings(mode: .http))) { proxy, upstream in
+            // When three searches are sent as GETs with their queries in their bodies
+            for query in ["alpha", "beta", "gamma"] {
+                let answer = try await proxy.send(.GET, upstream.url("/_search"), headers: [("Content-Type", "application/json")],
+                                                  body: #"{"q":"\#(query)"}"#)
+                // Then each went upstream, said so, and was not stored
+                #expect(answer.header("Cache-Status") == ["Kiosk;fwd=request;fwd-status=200;detail=network"], "\(answer.header("Cache-Status"))")
+            }
+            #expect(upstream.requests.count == 3)
+            #expect(try proxy.kiosk.proxyCacheEntries().isEmpty)
+            // And offline, one is not given another's answer
+            try proxy.kiosk.switchProxyCache(mode: .http, offline: true)
+            #expect(try await proxy.send(.GET, upstream.url("/_search"), body: #"{"q":"beta"}"#).status == .gatewayTimeout)
+        }
+    }
+
     @Test("Offline, the proxy opens no connection at all: stored answers are hits, the rest a 504 that says it is not stored")
     func offlineNeverDials() async throws {
         let upstream = try await ScriptedUpstream.start()
