@@ -307,7 +307,11 @@ extension Debugger {
             guard !leftOut, !Self.composerDroppedHeaders.contains(header.name.lowercased()) else { continue }
             headers.add(name: header.name, value: header.value.trimmingCharacters(in: .whitespaces))
         }
-        let body = composed.body.flatMap { $0.isEmpty ? nil : Data($0.utf8) }
+        // A body left as logged goes as its bytes: the composer's text of a binary one (a protobuf, a file in a form)
+        // holds U+FFFD for what is not UTF-8, and sent, it would be another body.
+        let unchanged = composed.body == ComposedRequest(record).body
+        let body = unchanged ? record.requestBody.flatMap { $0.data.isEmpty ? nil : $0.data }
+            : composed.body.flatMap { $0.isEmpty ? nil : Data($0.utf8) }
         return HTTPRequest(method: method, url: url, headers: headers, body: body,
                            source: record.source, endpoint: record.endpoint)
     }

@@ -135,8 +135,28 @@ public enum HAR {
         }
         if let body = record.requestBody, let text = String(data: body.data, encoding: .utf8) {
             parts += ["--data-raw", quote(text)]
+        } else if let body = record.requestBody, !body.data.isEmpty {
+            // Not text (a protobuf, a file in a form): its bytes written by printf, whose format's octal escapes hold every
+            // byte, NUL too (a shell's quoted word cannot), piped to curl.
+            return "printf " + quote(printfFormat(body.data)) + " | " + (parts + ["--data-binary", "@-"]).joined(separator: " ")
         }
         return parts.joined(separator: " ")
+    }
+
+    /// A printf format writing `bytes` (POSIX): printable ASCII as itself (`%` and a backslash escaped), every other byte
+    /// as its three-digit octal escape — and a first `-` (a multipart body's boundary), which printf would take for an option.
+    static func printfFormat(_ bytes: Data) -> String {
+        var text = ""
+        for (offset, byte) in bytes.enumerated() {
+            switch byte {
+            case UInt8(ascii: "-") where offset == 0: text += "\\055"
+            case UInt8(ascii: "%"): text += "%%"
+            case UInt8(ascii: "\\"): text += "\\\\"
+            case 0x20...0x7E: text.unicodeScalars.append(Unicode.Scalar(byte))
+            default: text += "\\" + String(format: "%03o", byte)
+            }
+        }
+        return text
     }
 
     /// Single-quoted for a POSIX shell: nothing inside is interpreted, and a quote is closed, escaped, reopened.

@@ -97,6 +97,31 @@ struct HARExportTests {
                 + "-H 'X-Api-Key: <redacted>' --data-raw '\(body)'", "\(command)")
     }
 
+    @Test("Copy as cURL of a binary body (every byte, NUL and quotes too) gives a command whose shell writes those very bytes to curl")
+    func curlBinaryBody() throws {
+        // Given a logged upload of every byte value, and a form's file part around them
+        let bytes = Data("--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"it's 100%.bin\"\r\n\r\n".utf8)
+            + Data((0...255).map(UInt8.init)) + Data("\\x41\r\n--b--\r\n".utf8)
+        let record = RequestRecord(startedAt: Date(), source: nil, endpoint: "app.test", method: "POST", url: "http://app.test/upload",
+                                   requestHeaders: [.init(name: "Content-Type", value: "multipart/form-data; boundary=b")],
+                                   requestBody: CapturedBody(data: bytes, originalSize: bytes.count), status: 200,
+                                   timings: RequestTimings(total: 0.1), decision: .network)
+        // When it is copied as cURL
+        let command = HAR.curl(record)
+        // Then curl reads the body from its input, and the shell's printf before the pipe writes exactly the logged bytes
+        let pipe = try #require(command.range(of: " | curl -X 'POST' 'http://app.test/upload' "))
+        #expect(command.hasSuffix("--data-binary @-"), "\(command)")
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", String(command[..<pipe.lowerBound])]
+        let output = Pipe()
+        shell.standardOutput = output
+        try shell.run()
+        let written = output.fileHandleForReading.readDataToEndOfFile()
+        shell.waitUntilExit()
+        #expect(written == bytes)
+    }
+
     @Test("A cURL of an origin reached at another listener (the demo's demo.invalid) carries curl's --connect-to to it; others do not")
     func curlConnectsWhereKioskDid() throws {
         let record = RequestRecord(startedAt: Date(), source: .dogs, endpoint: "dogs.list", method: "GET", url: "http://demo.invalid/dogs/list.json",

@@ -65,6 +65,28 @@ struct ResendTests {
         requestHeaders: [.init(name: "Accept", value: "application/json"), .init(name: "Authorization", value: Redactor.placeholder)],
         status: 200, timings: RequestTimings(total: 0.1), decision: .network)
 
+    @Test("A binary body (a protobuf) is sent again as its bytes, unchanged or with another field edited; a body typed instead goes as typed")
+    func binaryBodyResent() async throws {
+        // Given an app's logged upload whose body is not UTF-8
+        let sent = Sent()
+        let debugger = Self.debugger(sent)
+        let bytes = Data([0x0A, 0x03, 0x66, 0x6F, 0x6F, 0x10, 0xFF, 0x01, 0x00, 0xC3, 0x28])
+        let app = RequestRecord(id: 9, startedAt: Date(timeIntervalSince1970: 1_800_000_000), source: nil, endpoint: "api.example.test",
+                                method: "POST", url: "https://api.example.test/rpc",
+                                requestHeaders: [.init(name: "Content-Type", value: "application/x-protobuf")],
+                                requestBody: CapturedBody(data: bytes, originalSize: bytes.count),
+                                status: 200, timings: RequestTimings(total: 0.1), decision: .network)
+        // When it is sent again as it was, then with a header added, then with a body typed
+        _ = try await debugger.resend(app)
+        var composed = ComposedRequest(app)
+        composed.headers.append(.init(name: "X-Debug", value: "1"))
+        _ = try await debugger.resend(app, as: composed)
+        composed.body = "typed"
+        _ = try await debugger.resend(app, as: composed)
+        // Then the first two carried the very bytes logged, the third what was typed
+        #expect(sent.all.map(\.body) == [bytes, bytes, Data("typed".utf8)])
+    }
+
     @Test("The composer starts from the request as logged: URL without its query, items decoded, secrets as placeholders")
     func startsAsLogged() {
         // Given a logged request
