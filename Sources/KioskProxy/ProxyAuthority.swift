@@ -160,6 +160,9 @@ public final class ProxyAuthority: Sendable {
             certificateChain: [.certificate(leaf)], privateKey: .privateKey(leafKeyForTLS))
         configuration.applicationProtocols = ["http/1.1"]
         configuration.minimumTLSVersion = .tlsv12
+        // Closing its side, the proxy waits this long for the app's close_notify, not NIO's 5 s: a stop, whose grace has
+        // already waited for the app, took twice as long with an intercepted WebSocket open, and its record was lost.
+        configuration.shutdownTimeout = .seconds(1)
         let context = try NIOSSLContext(configuration: configuration)
         contexts.withLock { cache in
             if cache.count >= Self.cacheLimit, let oldest = cache.min(by: { $0.value.used < $1.value.used })?.key {

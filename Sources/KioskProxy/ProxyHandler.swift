@@ -911,6 +911,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             try upstream.pipeline.syncOperations.addHandler(upstreamEnd)
             try context.pipeline.syncOperations.addHandler(appEnd, position: .after(self))
             try leaveHTTP(context: context, established: version)
+            if version == nil { appEnd.watchForSwitchAnswer(within: settings.configuration.switchAnswerTimeout) }
         } catch {
             upstream.close(promise: nil)
             context.close(promise: nil)

@@ -47,6 +47,9 @@ public struct ProxyConfiguration: Sendable {
     /// How long a connection the proxy dials itself (a tunnel, a protocol switch) may take to open, its TLS handshake
     /// included: the HTTP transport's connect timeout, so that every upstream of an app gets the same.
     public var connectTimeout: Duration = .seconds(5)
+    /// How long an upstream may take to begin its answer to a protocol switch (a WebSocket's handshake) before the app gets
+    /// a 504: the HTTP transport's request timeout, as for any request.
+    public var switchAnswerTimeout: Duration = .seconds(60)
     /// With credentials, every request on the forward proxy's listener (a CONNECT included) must carry them in
     /// `Proxy-Authorization`, or is answered 407: required when the listener is reachable from other machines.
     public var credentials: ProxyCredentials?

@@ -11,6 +11,10 @@ final class TunnelMeter: Sendable {
         var cutByStop = false
         var status: Int?
         var responseHeaders: [RequestRecord.HeaderField] = []
+        /// Why the tunnel failed (a protocol switch the upstream never answered), for its record.
+        var error: String?
+        /// Whether the tunnel was reported (once).
+        var reported = false
     }
     private let counts = Mutex(Counts())
     private let host: String
@@ -70,13 +74,27 @@ final class TunnelMeter: Sendable {
         upgrade != nil && counts.withLock { ($0.status ?? 0) >= 200 }
     }
 
+    /// Whether this is a protocol switch whose upstream has sent nothing yet: no answer has begun.
+    var awaitsSwitchAnswer: Bool {
+        upgrade != nil && counts.withLock { $0.received == 0 }
+    }
+
+    /// Notes why the tunnel failed (the first reason given stands), for its record.
+    func fail(_ reason: String) {
+        counts.withLock { counts in if counts.error == nil { counts.error = reason } }
+    }
+
     /// One end closed; the second reports the tunnel.
     func closed() {
         let stopped = stopping.hasStarted
         let done = counts.withLock { counts -> Counts? in
             if counts.open == 2 { counts.cutByStop = stopped }
             counts.open -= 1
-            return counts.open == 0 ? counts : nil
+            // Cut by the stop, it is reported as its first end closes: the process may be gone before the other's close
+            // completes (a TLS upstream's waits for its close_notify), and the record with it.
+            guard !counts.reported, counts.open == 0 || counts.cutByStop else { return nil }
+            counts.reported = true
+            return counts
         }
         guard let done else { return }
         let elapsed = ContinuousClock.now - started
@@ -84,7 +102,7 @@ final class TunnelMeter: Sendable {
         upgrade?.status = done.status
         upgrade?.responseHeaders = done.responseHeaders
         var summary = TunnelSummary(host: host, port: port, sent: done.sent, received: done.received, duration: elapsed.seconds,
-                                    error: nil, upgrade: upgrade, cutByStop: done.cutByStop)
+                                    error: done.error, upgrade: upgrade, cutByStop: done.cutByStop)
         summary.note = note
         report(summary)
     }
@@ -179,13 +197,55 @@ final class TunnelEnd: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if meter.awaitsSwitchAnswer {
+            // The app gave up first (its first reason stands), or the upstream ended without a word.
+            if isApp { meter.fail("The app closed its connection before the upstream answered the protocol switch.") } else { refuseUnanswered() }
+        }
         partner?.closeAfterWrites(mode: .all)
         finish()
         context.fireChannelInactive()
     }
 
+    /// The upstream of a protocol switch ended before it began an answer: the app, which waits for one, is told so with a
+    /// 502 (rather than a connection closed without a word), and the record says why.
+    private func refuseUnanswered() {
+        let reason = "The upstream closed the connection without answering the protocol switch (no status line came)."
+        meter.fail(reason)
+        partner?.answer(status: "502 Bad Gateway", reason)
+    }
+
+    /// Writes the proxy's own plain-text answer to this end (the app's), its connection closing after it.
+    func answer(status: String, _ text: String) {
+        guard let context else { return }
+        let body = text + "\n"
+        let head = "HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n"
+            + "Cache-Control: no-store\r\nConnection: close\r\n\r\n"
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: head + body)), promise: nil)
+    }
+
+    /// For a protocol switch: when the upstream has begun no answer `timeout` after it was sent the request, the app gets a
+    /// 504 and both connections close, as any request the upstream does not answer in time.
+    func watchForSwitchAnswer(within timeout: Duration) {
+        guard isApp, let context else { return }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
+            let end = bound.value
+            guard end.context != nil, end.meter.awaitsSwitchAnswer else { return }
+            let reason = "The upstream did not answer the protocol switch within \(String(format: "%g", timeout.seconds)) s."
+            end.meter.fail(reason)
+            end.answer(status: "504 Gateway Timeout", reason)
+            end.partner?.context?.close(promise: nil)
+            end.closeAfterWrites(mode: .all)
+        }
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? ChannelEvent, case .inputClosed = event {
+        if let event = event as? ChannelEvent, case .inputClosed = event, !isApp, meter.awaitsSwitchAnswer {
+            // The upstream finished sending before any answer: nothing more will come, and the app is told so.
+            refuseUnanswered()
+            partner?.closeAfterWrites(mode: .all)
+            context.close(promise: nil)
+        } else if let event = event as? ChannelEvent, case .inputClosed = event {
             // The peer finished sending: so does this side of the partner's connection, and the partner's peer, the one
             // still sending, must say something now and then.
             partner?.closeAfterWrites(mode: .output)

@@ -155,6 +155,12 @@ private func webSocketExchange(port: Int, request: String, message: String) asyn
     }
 }
 
+/// Closes its connection as soon as anything is read: an upstream that takes a request and goes without a word.
+private final class CloseOnRead: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { context.close(promise: nil) }
+}
+
 private func upgradeRequest(_ target: String, host: String) -> String {
     "GET \(target) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ws-secret-token\r\n\r\n"
@@ -304,6 +310,43 @@ struct UpgradeTests {
             #expect(record.status == nil)
             #expect(record.error == "Kiosk could not connect to 127.0.0.1:\(reservation.port): it refused the connection "
                 + "(nothing listens on that port).", "\(record.error ?? "")")
+        }
+    }
+
+    @Test("A WebSocket whose upstream reads the switch and closes without a word is a 502 saying so, logged as failed, not as an answer")
+    func upgradeClosedUnanswered() async throws {
+        // Given an upstream that closes every connection once the request came
+        let closing = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(CloseOnRead()) } }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(closing.localAddress?.port)
+        try await withProxy { proxy, _ in
+            // When an app opens a WebSocket to it through the forward proxy
+            let target = "http://127.0.0.1:\(port)/ws"
+            let head = try await rawExchange(port: proxy.port, upgradeRequest(target, host: "127.0.0.1:\(port)"), timeout: .seconds(15))
+            // Then it gets a 502 saying the upstream never answered, and the log has the exchange failed with why
+            #expect(head.hasPrefix("HTTP/1.1 502") && head.contains("closed the connection without answering the protocol switch"), "\(head)")
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains(":\(port)/ws") })
+            #expect(record.status == nil && !record.isAnsweredFromStore)
+            #expect(record.error?.contains("closed the connection without answering the protocol switch") == true, "\(record.error ?? "")")
+        }
+        try await closing.close()
+    }
+
+    @Test("A WebSocket whose upstream takes the connection and never answers the switch is a 504 after the switch timeout, logged so")
+    func upgradeNeverAnswered() async throws {
+        // Given an upstream whose connections open and never hear a byte, and a switch timeout of half a second
+        let silent = try #require(UnansweringPort(taking: true))
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.switchAnswerTimeout = .milliseconds(500)
+        try await withProxy(configuration, to: silent, stop: { _ in }) { proxy, _ in
+            // When an app opens a WebSocket to it
+            let target = "http://127.0.0.1:\(silent.port)/ws"
+            let head = try await rawExchange(port: proxy.port, upgradeRequest(target, host: "127.0.0.1:\(silent.port)"), timeout: .seconds(15))
+            // Then it gets a gateway's timeout, and the log says why
+            #expect(head.hasPrefix("HTTP/1.1 504") && head.contains("did not answer the protocol switch within 0.5 s"), "\(head)")
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains(":\(silent.port)/ws") })
+            #expect(record.status == nil && record.error?.contains("did not answer the protocol switch") == true, "\(record.error ?? "")")
         }
     }
 
