@@ -75,7 +75,7 @@ extension Kiosk {
         entry.url = URL(string: entry.url).map(redactor.redact) ?? entry.url
         entry.headers = redactor.redact(entry.shownHeaders ?? entry.headers)
         entry.body = redactor.redactBody(entry.shownBody ?? entry.body, contentType: entry.headers["Content-Type"],
-                                         contentEncoding: entry.headers["Content-Encoding"])
+                                         contentEncoding: entry.headers.combined("Content-Encoding"))
         entry.shownHeaders = nil
         entry.shownBody = nil
         return entry
@@ -244,7 +244,7 @@ extension Kiosk {
                                      url: redactor.redact(url), requestHeaders: requestFields, status: entry.status, responseHeaders: fields,
                                      responseBody: CapturedBody(redacted: redactor.redactBody(entry.shownBody ?? entry.body,
                                                                                               contentType: entry.headers["Content-Type"],
-                                                                                              contentEncoding: entry.headers["Content-Encoding"]),
+                                                                                              contentEncoding: entry.headers.combined("Content-Encoding")),
                                                                 ofFirst: entry.body.count, size: entry.body.count, limit: .max),
                                      timings: RequestTimings(total: entry.responseTime.timeIntervalSince(entry.requestTime)),
                                      // What the entry is: the upstream's answer as the cache stored it, not a hit of now.

@@ -456,7 +456,7 @@ final class ProxyCachingTransport: HTTPTransport {
                 answer.shownHeaders = Self.hidden(answer.headers, hider)
                 // (Inside its content coding too: decoded, hidden, coded again.)
                 let body = hider.redactBody(answer.body, contentType: answer.headers["Content-Type"],
-                                            contentEncoding: answer.headers["Content-Encoding"])
+                                            contentEncoding: answer.headers.combined("Content-Encoding"))
                 if body != answer.body { answer.shownBody = body }
             }
             stored = cache.store(answer) { [self] error in warnOnce(error) }
@@ -537,7 +537,7 @@ final class ProxyCachingTransport: HTTPTransport {
         // (curl, a script) is given decoded, as nginx's gunzip does: the bytes it would get could only be read by one that
         // did. Another representation then: its validator weak (RFC 9110 §8.8.1), and it varies by Accept-Encoding.
         var body = entry.body
-        if let coding = ContentCoding.single(headers["Content-Encoding"]), !ContentCoding.accepts(coding, in: request.headers["Accept-Encoding"]),
+        if let coding = ContentCoding.single(headers.combined("Content-Encoding")), !ContentCoding.accepts(coding, in: request.headers["Accept-Encoding"]),
            let decoded = ContentCoding.decoded(entry.body, coding: coding) {
             body = decoded
             headers.removeAll(named: "Content-Encoding")

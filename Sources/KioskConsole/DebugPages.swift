@@ -351,7 +351,7 @@ enum DebugPages {
         ]))
         content.append(headers(w.requestHeaders, record.requestHeaders, w))
         content.append(headers(w.responseHeaders, record.responseHeaders, w))
-        let coding = { (fields: [RequestRecord.HeaderField]) in fields.first { $0.name.lowercased() == "content-encoding" }?.value }
+        let coding = { (fields: [RequestRecord.HeaderField]) in RequestRecord.HeaderField.combined("Content-Encoding", in: fields) }
         if let body = record.requestBody { content.append(bodySection(w.requestBody, body, w, contentEncoding: coding(record.requestHeaders))) }
         if let body = record.responseBody {
             content.append(bodySection(w.responseBody, body, w, contentEncoding: coding(record.responseHeaders)))
@@ -622,7 +622,7 @@ enum DebugPages {
         init?(_ exchange: PausedExchange, shown: String, _ w: ConsoleWords) {
             // The error phase edits an answer of the user's own, however the failed one was.
             guard exchange.phase == .response else { return nil }
-            if let coding = exchange.responseHeaders.first(where: { $0.name.lowercased() == "content-encoding" })?.value,
+            if let coding = RequestRecord.HeaderField.combined("Content-Encoding", in: exchange.responseHeaders),
                !exchange.responseIsText, !coding.trimmingCharacters(in: .whitespaces).isEmpty {
                 self = .coded(String(coding.prefix(40)))
             } else if !exchange.responseIsText {

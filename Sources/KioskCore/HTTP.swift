@@ -10,6 +10,13 @@ public struct HTTPHeaderFields: Sendable, Hashable, Sequence, ExpressibleByDicti
         self.fields = elements.map { (name: $0.0, value: $0.1) }
     }
 
+    /// Every value of `name` as one list, comma-joined (RFC 9110 §5.3: fields of one name are one list, however many
+    /// lines carry it); nil when there is none. `Content-Encoding: gzip` twice is `gzip, gzip`, not one gzip.
+    public func combined(_ name: String) -> String? {
+        let values = fields.filter { Self.sameName($0.name, name) }.map(\.value)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+
     /// The first value for `name`, compared case-insensitively.
     public subscript(name: String) -> String? {
         get { fields.first { Self.sameName($0.name, name) }?.value }

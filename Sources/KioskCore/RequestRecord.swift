@@ -178,6 +178,12 @@ public struct RequestRecord: Sendable, Hashable, Codable, Identifiable {
 
     /// One header as captured.
     public struct HeaderField: Sendable, Hashable, Codable {
+        /// Every value of `name` in `fields` as one comma-joined list (`HTTPHeaderFields.combined`); nil when there is none.
+        public static func combined(_ name: String, in fields: [HeaderField]) -> String? {
+            let values = fields.filter { HTTPHeaderFields.sameName($0.name, name) }.map(\.value)
+            return values.isEmpty ? nil : values.joined(separator: ", ")
+        }
+
         public var name: String
         public var value: String
 

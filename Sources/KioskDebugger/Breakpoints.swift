@@ -299,14 +299,14 @@ public final class Breakpoints: Sendable {
     /// A coded answer's body decoded for editing at a breakpoint, with its coding: one Kiosk decodes (gzip, deflate, br)
     /// whose bytes decode whole; nil otherwise (no coding, another one, or bytes that do not decode).
     static func decodedForEditing(_ response: HTTPResponse) -> (body: Data, coding: String)? {
-        guard let coding = ContentCoding.single(response.headers["Content-Encoding"]), ContentCoding.decodes(coding),
+        guard let coding = ContentCoding.single(response.headers.combined("Content-Encoding")), ContentCoding.decodes(coding),
               let body = ContentCoding.decoded(response.body, coding: coding) else { return nil }
         return (body, coding)
     }
 
     /// Whether `response`'s body reads as editable text (`PausedExchange.responseIsText`).
     static func isEditableText(_ response: HTTPResponse) -> Bool {
-        if ContentCoding.single(response.headers["Content-Encoding"]) != nil { return false }
+        if ContentCoding.single(response.headers.combined("Content-Encoding")) != nil { return false }
         guard let text = String(validating: response.body, as: UTF8.self) else { return false }
         return !text.unicodeScalars.contains { $0.properties.generalCategory == .control && !["\t", "\n", "\r"].contains($0) }
     }
@@ -338,13 +338,13 @@ public final class Breakpoints: Sendable {
             responseHeaders: editable.map { shown.redact($0.headers).map { .init(name: $0.name, value: $0.value) } } ?? [],
             // As the log shows it: a JSON answer's secret fields (`token`, `password`) hidden as well as the values the request sent.
             responseText: editable.map { String(decoding: shown.redactBody($0.body, contentType: $0.headers["Content-Type"],
-                                                                           contentEncoding: $0.headers["Content-Encoding"]), as: UTF8.self) },
+                                                                           contentEncoding: $0.headers.combined("Content-Encoding")), as: UTF8.self) },
             responseIsText: editable.map(Self.isEditableText) ?? false, responseSize: response?.body.count ?? 0,
             decodedFrom: decoded?.coding,
             requestText: request.body.flatMap { body in
                 Self.isEditableText(HTTPResponse(status: 200, headers: request.headers, body: body, url: request.url))
                     ? String(decoding: redactor.redactBody(body, contentType: request.headers["Content-Type"],
-                                                           contentEncoding: request.headers["Content-Encoding"]), as: UTF8.self) : nil
+                                                           contentEncoding: request.headers.combined("Content-Encoding")), as: UTF8.self) : nil
             },
             error: error.map { redactor.scrub(($0 as? KioskError)?.description ?? String(describing: $0)) },
             pausedAt: pausedAt, deadline: pausedAt.addingTimeInterval(timeout.seconds),

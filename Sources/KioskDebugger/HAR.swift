@@ -279,7 +279,7 @@ public enum HAR {
             headers = record.responseHeaders.map { NameValue(name: $0.name, value: $0.value) }
             redirectURL = record.responseHeaders.first { $0.name.lowercased() == "location" }?.value ?? ""
             let mimeType = record.responseHeaders.first { $0.name.lowercased() == "content-type" }?.value ?? ""
-            let coding = record.responseHeaders.first { $0.name.lowercased() == "content-encoding" }?.value
+            let coding = RequestRecord.HeaderField.combined("Content-Encoding", in: record.responseHeaders)
             content = Content(record.responseBody, mimeType: mimeType, contentEncoding: coding)
             // No body follows a HEAD's answer, a 204, a 304 or a 1xx (RFC 9110 §6.4.1), whatever Content-Length says of a GET's.
             let bodiless = record.method.uppercased() == "HEAD" || record.status.map { $0 == 204 || $0 == 304 || (100..<200).contains($0) } ?? false

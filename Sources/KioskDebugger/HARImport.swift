@@ -574,7 +574,7 @@ extension HAR {
                                   + "(RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~ only).")
             }
             let lowercased = name.lowercased()
-            if lowercased == "content-encoding" { contentEncoding = value }
+            if lowercased == "content-encoding" { contentEncoding = contentEncoding.map { $0 + ", " + value } ?? value }
             if isPseudo || MockRule.droppedHeaderNames.contains(lowercased) { continue }
             guard HTTPSyntax.isFieldValue(value) else { throw ImportError("\(path)[\(position)].value \(invalidValue)") }
             fields.append(RequestRecord.HeaderField(name: name, value: value))

@@ -133,7 +133,7 @@ public final class MockRules: Sendable {
         var rule = rule
         let kept = HTTPHeaderFields(rule.headers.filter { !redactor.namesSecretHeader($0.name.lowercased()) }.map { (name: $0.name, value: $0.value) })
         rule.headers = redactor.redact(kept).map { RequestRecord.HeaderField(name: $0.name, value: $0.value) }
-        rule.body = redactor.redactBody(rule.body, contentType: kept["Content-Type"], contentEncoding: kept["Content-Encoding"])
+        rule.body = redactor.redactBody(rule.body, contentType: kept["Content-Type"], contentEncoding: kept.combined("Content-Encoding"))
         return rule
     }
 

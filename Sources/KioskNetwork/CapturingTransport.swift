@@ -218,7 +218,7 @@ public final class CapturingTransport: HTTPTransport {
         // (Only added to: none of the request's own, and a redaction made for another exchange reads the same.)
         let reusable = redactor.secretValues.count == self.redactor.secretValues.count
         var touches = touches
-        let contentType = request.headers["Content-Type"], coding = request.headers["Content-Encoding"]
+        let contentType = request.headers["Content-Type"], coding = request.headers.combined("Content-Encoding")
         var requestBody = request.body.map { body in
             CapturedBody(redacted: redactor.redactBody(body, contentType: contentType, contentEncoding: coding), ofFirst: body.count,
                          size: requestBodySize ?? body.count, limit: bodyLimit)
@@ -283,7 +283,7 @@ public final class CapturingTransport: HTTPTransport {
         // Scanned in place: `scrub` copies only a body it changes (a key in it, nearly never), and a body past the limit is
         // scanned as far as the limit plus a key's length (rebased, as `scrub` returns what it is given).
         let kept = data.count > bodyLimit ? Data(data.prefix(bodyLimit + margin)) : data
-        let contentType = response.headers["Content-Type"], coding = response.headers["Content-Encoding"]
+        let contentType = response.headers["Content-Type"], coding = response.headers.combined("Content-Encoding")
         let redacted = reusable && kept.count <= Self.redactedBodyLimit
             ? redactedAgain(kept, contentType: contentType, coding: coding, redactor)
             : redactor.redactBody(kept, contentType: contentType, contentEncoding: coding)

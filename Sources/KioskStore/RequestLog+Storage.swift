@@ -195,7 +195,7 @@ extension RequestLog {
     static func indexedText(of body: CapturedBody?, length: Int?, headers: [RequestRecord.HeaderField]) -> Data? {
         guard let body else { return nil }
         if let length { return body.data.prefix(length) }
-        let coding = headers.last { $0.name.lowercased() == "content-encoding" }?.value
+        let coding = RequestRecord.HeaderField.combined("Content-Encoding", in: headers)
         let (decoded, decodedFrom) = body.decoded(contentEncoding: coding)
         guard decodedFrom != nil, let decodedLength = indexedTextLength(of: decoded.data) else { return nil }
         return decoded.data.prefix(decodedLength)

@@ -200,11 +200,11 @@ struct LogCommand: AsyncParsableCommand {
         func body(_ title: String, _ sent: CapturedBody?, headers: [RequestRecord.HeaderField]) {
             guard let sent else { return }
             // Shown as its content when it came coded (gzip, br), as the console shows it.
-            let (body, coding) = sent.decoded(contentEncoding: headers.first { $0.name.lowercased() == "content-encoding" }?.value)
+            let (body, coding) = sent.decoded(contentEncoding: RequestRecord.HeaderField.combined("Content-Encoding", in: headers))
             lines.append("")
             let decoded = coding.map { ", decoded from \($0): \(Render.bytes(sent.originalSize)) as sent" } ?? ""
             if sent.isWithheld {
-                let coding = ContentCoding.single(headers.first { $0.name.lowercased() == "content-encoding" }?.value)
+                let coding = ContentCoding.single(RequestRecord.HeaderField.combined("Content-Encoding", in: headers))
                 lines.append("\(title) (\(Render.bytes(sent.originalSize)), not kept: "
                              + (coding.map { "coded as \($0), and it could not be kept whole with its secrets hidden: cut by the capture "
                                  + "limit, corrupt, or brotli holding a secret)" }

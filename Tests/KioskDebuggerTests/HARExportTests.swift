@@ -239,6 +239,23 @@ struct HARExportTests {
         }
     }
 
+    @Test("Two Content-Encoding fields are one list of codings: a body gzipped twice is kept as sent, coded as gzip, gzip, not decoded once and called content")
+    func twoCodingFields() throws {
+        // Given an answer gzipped twice, its codings in two fields
+        let json = Data(#"{"name": "Rick"}"#.utf8)
+        let once = try #require(ContentCoding.encoded(json, coding: "gzip"))
+        let twice = try #require(ContentCoding.encoded(once, coding: "gzip"))
+        var record = Self.record(1, "https://example.test/twice", status: 200, type: "application/json", body: twice, timings: RequestTimings(total: 0.01))
+        record.responseHeaders += [.init(name: "Content-Encoding", value: "gzip"), .init(name: "content-encoding", value: "gzip")]
+        // When it is read as the console reads it, and exported
+        #expect(RequestRecord.HeaderField.combined("Content-Encoding", in: record.responseHeaders) == "gzip, gzip")
+        let (_, entries) = try Self.entries(try HAR.export([record]))
+        let content = try #require((entries.first?["response"] as? [String: Any])?["content"] as? [String: Any])
+        // Then it is the bytes as sent, said to be coded as both
+        #expect(content["encoding"] as? String == "base64" && content["compression"] == nil, "\(content)")
+        #expect((content["comment"] as? String)?.contains("coded as gzip, gzip") == true, "\(content)")
+    }
+
     @Test("A coded body withheld at capture (it did not decode) is exported as not kept, saying why, and an import of the export skips it rather than store an empty answer")
     func withheldBody() throws {
         // Given an answer whose gzip body did not decode: nothing of its 28 bytes kept
