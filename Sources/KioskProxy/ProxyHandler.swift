@@ -287,11 +287,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         bodyDeadline = nil
         let seconds = Int(settings.configuration.requestHeadTimeout.components.seconds)
-        let message = "The app sent no part of its request body for \(seconds) s: the request is dropped."
+        let message = "The app sent nothing more of its request body for \(seconds) s: the request is dropped."
         switch state {
         case .receiving(let head, let parts, let size):
             // Logged as cut short, as a body the app gave up by closing is, and answered.
-            abandon(head, parts: parts, size: size, why: "the app sent no part of its request body for \(seconds) s (answered 408)",
+            abandon(head, parts: parts, size: size, why: "the app sent nothing more of its request body for \(seconds) s (answered 408)",
                     answering: ProxyMessages.Refusal(.requestTimeout, message, closes: true), context: context)
         default:
             // A streamed upload: the upstream's request ends with this error, and the answer to it goes to the app.

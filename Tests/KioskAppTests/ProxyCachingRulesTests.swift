@@ -408,6 +408,25 @@ struct ProxyCachingRulesTests {
         #expect(upstream.requests.last?.url.path == "/b" && upstream.requests.last?.timeout == nil)
     }
 
+    @Test("A request that takes no stored answer unconfirmed (no-cache, as a long poll asks) gets the upstream's whole time; a failure still has the stored answer stand in")
+    func noCacheRequestIsWaitedFor() async throws {
+        // Given a stored answer for /poll, and an upstream that then fails
+        let cache = try ProxyCache.open(at: TemporaryDirectory.url("kiosk-proxy-poll").appendingPathComponent("cache.sqlite").path,
+                                        maxBytes: 10_000_000)
+        let upstream = ScriptedTransport([.respond(200, body: "event 1"), .fail(.offline(host: "app.test"))])
+        let transport = ProxyCachingTransport(base: upstream, cache: cache, settings: ProxyCacheSettings(), patience: .seconds(8),
+                                              now: { Date() }) { _ in }
+        var poll = HTTPRequest(url: URL(string: "http://app.test/poll")!, headers: ["Cache-Control": "no-cache"], endpoint: "app.test")
+        _ = try await transport.send(poll)
+        cache.flush()
+        // When the app polls again, saying no-cache
+        poll.headers["Cache-Control"] = "no-cache"
+        let answer = try await transport.send(poll)
+        // Then the upstream was given its whole time (no 8 s patience), and its failure had the stored answer stand in
+        #expect(upstream.requests.count == 2 && upstream.requests.last?.timeout == nil)
+        #expect(answer.status == 200 && answer.cacheStatus?.decision == .fallback)
+    }
+
     @Test("A write to a URL keeps its stored answer for when the upstream cannot answer: fallback and offline give it, http gives it only confirmed, a slow upstream is waited for")
     func changedAnswerStandsInOnlyForFailures() async throws {
         // Given /dogs stored as v1 in fallback, with 8 s for the upstream before a stored answer stands in for it
