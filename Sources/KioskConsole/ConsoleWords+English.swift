@@ -313,6 +313,7 @@ extension ConsoleWords {
             + (fromSource ? "is left out" : "must be typed again or removed") + "; Host and Content-Length are the transport's." },
         body: "Body",
         bodyHint: "Sent as typed (UTF-8); empty for none.",
+        binaryBodyKept: { "The body (\($0)) is not text: it is sent as logged, byte for byte, and cannot be edited here." },
         send: "Send",
         revertTo: { "Revert to #\($0) as logged" },
         backToRequest: { "‹ Request #\($0)" },

@@ -347,6 +347,7 @@ extension ConsoleWords {
             + (fromSource ? "se omite" : "debe escribirse de nuevo o quitarse") + "; Host y Content-Length son cosa del transporte." },
         body: "Cuerpo",
         bodyHint: "Se envía tal como se escribe (UTF-8); vacío para ninguno.",
+        binaryBodyKept: { "El cuerpo (\($0)) no es texto: se envía tal como se registró, byte a byte, y no se puede editar aquí." },
         send: "Enviar",
         revertTo: { "Volver a n.º \($0) tal como se registró" },
         backToRequest: { "‹ Solicitud n.º \($0)" },

@@ -340,6 +340,8 @@ struct ConsoleWords: Sendable {
     let headersHint: @Sendable (_ placeholder: String, _ fromSource: Bool) -> String
     let body: String
     let bodyHint: String
+    /// In place of the composer's body, for one that is no text: its size, and that it goes as logged.
+    let binaryBodyKept: @Sendable (String) -> String
     let send: String
     let revertTo: @Sendable (Int64) -> String
     let backToRequest: @Sendable (Int64) -> String

@@ -10,14 +10,14 @@ extension DebugController {
     func registerComposer(on debug: RouterGroup<WebRequestContext>) {
         debug.on(.composeForm) { _, context in
             let logged = try self.record(try context.parameters.require("id"))
-            return Pages.response(DebugPages.composer(logged, form: ComposeForm(ComposedRequest(logged)), error: nil, context: context.view))
+            return Pages.response(DebugPages.composer(logged, form: ComposeForm(logged), error: nil, context: context.view))
         }
         debug.on(.compose) { request, context in
             let fields = try await CSRFProtection.verifiedForm(request, maximumBytes: Self.maximumEditBytes, allowsLineBreaks: true)
             let logged = try self.record(try context.parameters.require("id"))
             let form = try fields.decode(ComposeForm.self)
             do {
-                let outcome = try await kiosk.debugger.resendUnlessPaused(logged, as: try form.request(context.view.words))
+                let outcome = try await kiosk.debugger.resendUnlessPaused(logged, as: try form.request(context.view.words, original: ComposedRequest(logged)))
                 return WebController.seeOther(Self.page(of: outcome))
             } catch let problem as FieldsProblem {
                 return Pages.response(DebugPages.composer(logged, form: form, error: problem.sentence, context: context.view),

@@ -5,6 +5,7 @@ import KioskCore
 import KioskDebugger
 import KioskWeb
 import ServiceLifecycle
+import Synchronization
 
 // `/debug/events`: the console's live feed as Server-Sent Events (the HTML standard's EventSource).
 // A stream follows the debugger's numbered events (DebugEvents): new exchanges arrive as summary rows
@@ -47,9 +48,24 @@ extension DebugController {
         let updates = debugger.liveUpdates(matching: query.filter, after: after)
         let body = ResponseBody { writer in
             let (frames, feed) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(64))
+            // The exchanges in flight, as a whole each time they change (begun, ended, their answer's head come, more of a
+            // streamed body passed): a snapshot, not numbered — a reconnected stream sends the current one first. Looked at
+            // every second, and as soon as exchanges are logged (one that ended leaves the list as its record comes).
+            let inFlightSent = Mutex<[InFlightRowJSON]?>(nil)
+            let sendInFlight = { @Sendable in
+                let rows = debugger.inFlight(matching: query.filter).map { InFlightRowJSON($0, words) }
+                let changed = inFlightSent.withLock { sent in
+                    defer { sent = rows }
+                    return sent != rows
+                }
+                if changed { feed.yield(Self.inFlightFrame(rows)) }
+            }
             let forward = Task {
                 if resumesUnknown { feed.yield(Self.frame(LiveUpdate.reset, words)) }
-                for await update in updates { feed.yield(Self.frame(update, words)) }
+                for await update in updates {
+                    feed.yield(Self.frame(update, words))
+                    if case .exchanges = update { sendInFlight() }
+                }
                 feed.finish()
             }
             let heartbeat = Task {
@@ -60,16 +76,9 @@ extension DebugController {
             }
             // A revoked device or an expired session is not told anything more: the stream ends, and the
             // browser's reconnection is refused at the gate.
-            // The exchanges in flight, as a whole each time they change (begun, ended, their answer's head come, more of a
-            // streamed body passed): a snapshot, not numbered — a reconnected stream sends the current one first.
             let inFlight = Task {
-                var sent: [InFlightRowJSON]?
                 while !Task.isCancelled {
-                    let rows = debugger.inFlight(matching: query.filter).map { InFlightRowJSON($0, words) }
-                    if rows != sent {
-                        sent = rows
-                        feed.yield(Self.inFlightFrame(rows))
-                    }
+                    sendInFlight()
                     do { try await Task.sleep(for: Self.inFlightInterval) } catch { return }
                 }
             }

@@ -32,7 +32,12 @@ extension DebugPages {
                   extra: [.attribute("inputmode", "url")]),
             textarea("query", w.queryItems, form.query, rows: 6, hint: w.queryHint(Redactor.placeholder, record.source != nil)),
             textarea("headers", w.headers, form.headers, rows: 5, hint: w.headersHint(Redactor.placeholder, record.source != nil)),
-            textarea("body", w.body, form.body, rows: 6, hint: w.bodyHint),
+            form.keepsBody
+                ? E.element("p", [.class("status")], [
+                    E.void("input", [.attribute("type", "hidden"), .attribute("name", "keep_body"), .attribute("value", "1")]),
+                    .text(w.binaryBodyKept(DebugPages.byteCount(Int64(record.requestBody?.data.count ?? 0), w))),
+                ])
+                : textarea("body", w.body, form.body, rows: 6, hint: w.bodyHint),
             E.element("p", [.class("actions")], [
                 E.element("button", [.attribute("type", "submit")], [.text(w.send)]),
                 .text(" "),

@@ -164,7 +164,7 @@ extension DebugPages {
             headers(w.responseHeaders, fields, w),
             // Its first megabyte, as the request log keeps of a body: a page with a whole 16 MB answer in it is no page.
             bodySection(w.responseBody, CapturedBody(capturing: entry.body, limit: 1 << 20), w, storedWhole: true,
-                        contentEncoding: entry.headers.combined("Content-Encoding")),
+                        contentEncoding: entry.headers.combined("Content-Encoding"), contentType: entry.headers["Content-Type"]),
             Pages.postForm(action: ConsoleRoute.proxyCache.path, fields: [("remove", String(entry.id))], label: w.proxyCacheRemove,
                            button: .text(w.proxyCacheRemove), className: "mock delete", attributes: [inPlace], context: context),
         ])

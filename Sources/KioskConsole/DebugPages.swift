@@ -352,9 +352,13 @@ enum DebugPages {
         content.append(headers(w.requestHeaders, record.requestHeaders, w))
         content.append(headers(w.responseHeaders, record.responseHeaders, w))
         let coding = { (fields: [RequestRecord.HeaderField]) in RequestRecord.HeaderField.combined("Content-Encoding", in: fields) }
-        if let body = record.requestBody { content.append(bodySection(w.requestBody, body, w, contentEncoding: coding(record.requestHeaders))) }
+        let type = { (fields: [RequestRecord.HeaderField]) in fields.first { HTTPHeaderFields.sameName($0.name, "Content-Type") }?.value }
+        if let body = record.requestBody {
+            content.append(bodySection(w.requestBody, body, w, contentEncoding: coding(record.requestHeaders), contentType: type(record.requestHeaders)))
+        }
         if let body = record.responseBody {
-            content.append(bodySection(w.responseBody, body, w, contentEncoding: coding(record.responseHeaders)))
+            content.append(bodySection(w.responseBody, body, w, contentEncoding: coding(record.responseHeaders),
+                                       contentType: type(record.responseHeaders)))
         }
         return DebugPages.page(context, title: w.requestTitle(record.id), [E.element("article", [.class("detail debug")], content)])
     }
@@ -372,10 +376,10 @@ enum DebugPages {
     /// A body: a collapsible tree when it is JSON (keys in their order, arrays indexed), else its text. `storedWhole` says
     /// a body cut here is kept whole elsewhere (a stored answer), where the log's was cut at capture.
     static func bodySection(_ title: String, _ body: CapturedBody, _ w: ConsoleWords, storedWhole: Bool = false,
-                            contentEncoding: String? = nil) -> HTML {
+                            contentEncoding: String? = nil, contentType: String? = nil) -> HTML {
         // A body kept as sent in a coding Kiosk can undo (gzip, deflate, br) is shown as its content, as DevTools shows it.
         let (shown, coding) = body.decoded(contentEncoding: contentEncoding)
-        let json = BodyJSON(shown)
+        let json = BodyJSON(shown, contentType: contentType)
         var note = w.bytes(shown.originalSize)
         if let coding { note += w.decodedFrom(coding, body.originalSize) }
         if body.isWithheld {

@@ -6,7 +6,7 @@ import KioskWeb
 /// `POST /debug/requests/{id}/compose`: the composer's fields as typed, so a request that cannot be sent
 /// is shown again with the reason and nothing typed is lost.
 struct ComposeForm: Decodable, Sendable {
-    static let names: Set<String> = ["csrf", "method", "url", "query", "headers", "body"]
+    static let names: Set<String> = ["csrf", "method", "url", "query", "headers", "body", "keep_body"]
 
     var method = "GET"
     var url = ""
@@ -15,14 +15,25 @@ struct ComposeForm: Decodable, Sendable {
     /// "Name: value" lines.
     var headers = ""
     var body = ""
+    /// Whether the logged body goes as it was, unedited: one that is no text (a protobuf, a file in a form), which a
+    /// textarea cannot carry (its bytes would come back as U+FFFD, or be refused as control characters).
+    var keepsBody = false
 
-    /// The form showing `request`.
-    init(_ request: ComposedRequest) {
+    /// The form showing `record` as logged.
+    init(_ record: RequestRecord) {
+        let request = ComposedRequest(record)
         method = request.method
         url = request.url
         query = request.queryItems.map { "\($0.name)=\($0.value)" }.joined(separator: "\n")
         headers = request.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
-        body = request.body ?? ""
+        keepsBody = record.requestBody.map { !Self.isText($0.data) } ?? false
+        body = keepsBody ? "" : request.body ?? ""
+    }
+
+    /// Whether `data` reads as text a textarea carries back: UTF-8 without control characters but tabs and line breaks.
+    static func isText(_ data: Data) -> Bool {
+        guard let text = String(validating: data, as: UTF8.self) else { return false }
+        return !text.unicodeScalars.contains { $0.properties.generalCategory == .control && !["\t", "\n", "\r"].contains($0) }
     }
 
     init(from decoder: any Decoder) throws {
@@ -33,16 +44,23 @@ struct ComposeForm: Decodable, Sendable {
         query = try form.text("query") ?? ""
         headers = try form.text("headers") ?? ""
         body = try form.text("body") ?? ""
+        keepsBody = try form.text("keep_body") == "1"
     }
 
-    /// The request the form describes (the debugger checks it when sending); throws, in `w`'s words, for a header line
-    /// without a colon.
-    func request(_ w: ConsoleWords) throws(DebugController.FieldsProblem) -> ComposedRequest {
+    /// The request the form describes, of `original` (the request as logged; the debugger checks it when sending); throws,
+    /// in `w`'s words, for a header line without a colon. A body kept, or sent back as shown (a textarea returns its line
+    /// breaks as CRLF and drops a first one), is the logged one: sent as its bytes.
+    func request(_ w: ConsoleWords, original: ComposedRequest) throws(DebugController.FieldsProblem) -> ComposedRequest {
+        let normal = { (text: String) -> String in
+            let lines = text.replacingOccurrences(of: "\r\n", with: "\n")
+            return lines.hasPrefix("\n") ? String(lines.dropFirst()) : lines
+        }
+        let asLogged = keepsBody || normal(body) == normal(original.body ?? "")
         return ComposedRequest(
             method: method.trimmingCharacters(in: .whitespaces), url: url.trimmingCharacters(in: .whitespaces),
             queryItems: try DebugController.queryItems(query, w).map { ComposedRequest.QueryItem(name: $0.name, value: $0.value) },
             headers: try DebugController.headerFields(headers, w),
-            body: body.isEmpty ? nil : body)
+            body: asLogged ? original.body : body.isEmpty ? nil : body)
     }
 }
 

@@ -57,7 +57,14 @@ public final class ExchangesInFlight: Sendable {
 
     /// Notes that `request` began at `startedAt` (`start` on the continuous clock); the number given ends it.
     public func begin(_ request: HTTPRequest, startedAt: Date, start: ContinuousClock.Instant) -> UInt64 {
-        state.withLock { state in
+        // What showing it needs (its method, URL and the credentials its headers carry), not its body nor its app's
+        // connection: an entry whose end is never seen holds little.
+        var request = request
+        request.body = nil
+        request.bodyStream = nil
+        request.appSide = nil
+        request.recordHold = nil
+        return state.withLock { state in
             state.next += 1
             state.entries[state.next] = Entry(request: request, startedAt: startedAt, start: start)
             if state.entries.count > capacity, let oldest = state.entries.keys.min() { state.entries[oldest] = nil }
@@ -108,9 +115,17 @@ extension RequestFilter {
             && check(methods) { $0.caseInsensitiveCompare(exchange.method) == .orderedSame }
             && check(endpoints) { $0 == exchange.endpoint }
             && check(hosts) { Self.authority(of: exchange.url, matches: $0) }
-        // An answer's criteria: none of them is met yet (nor a `has:` of either kind).
-        let unanswered = (statuses.isEmpty || statuses.isNegated) && (cache.isEmpty || cache.isNegated)
-            && hasError != true && hasResponseBody != true
+        // An answer's criteria: none of them is met yet (nor a `has:` of either kind) — but a streamed answer's status,
+        // which came with its head.
+        let status = exchange.status.map { status in
+            check(statuses) { match in
+                switch match {
+                case .code(let code): code == status
+                case .statusClass(let statusClass): statusClass == StatusClass(status: status)
+                }
+            }
+        } ?? (statuses.isEmpty || statuses.isNegated)
+        let unanswered = status && (cache.isEmpty || cache.isNegated) && hasError != true && hasResponseBody != true
         let slowEnough = duration.map { bound in
             let seconds = exchange.elapsed.seconds
             // An upper bound (`-slow:`) may still be met: the exchange is not over. A lower one is met once passed.

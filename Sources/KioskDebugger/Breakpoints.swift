@@ -488,8 +488,8 @@ public final class BreakpointTransport: HTTPTransport {
                 Self.fields($0, keeping: response.headers, shownAs: breakpoints.shownRedactor(for: outgoing).redact(response.headers))
             }
                 ?? response.headers
-            // An answer edited as its decoded content goes uncoded: its own coding named the bytes it came in.
-            if headers == nil, Breakpoints.decodedForEditing(response) != nil { fields["Content-Encoding"] = nil }
+            // An edited body is the user's, uncoded: the answer's own coding named the bytes it came in.
+            if headers == nil { fields["Content-Encoding"] = nil }
             return answer(outgoing, status: status, body: body, headers: fields, since: started,
                           touch: Self.touch(id, outgoing, .responseEdited))
         case .abort:

@@ -43,22 +43,26 @@ public struct RequestJSON: Encodable, Sendable {
         timings = record.timings
         requestHeaders = includingHeaders ? record.requestHeaders : nil
         responseHeaders = includingHeaders ? record.responseHeaders : nil
-        requestBody = record.requestBody.map(BodyJSON.init)
-        responseBody = record.responseBody.map(BodyJSON.init)
+        let type = { (fields: [RequestRecord.HeaderField]) in fields.first { HTTPHeaderFields.sameName($0.name, "Content-Type") }?.value }
+        requestBody = record.requestBody.map { BodyJSON($0, contentType: type(record.requestHeaders)) }
+        responseBody = record.responseBody.map { BodyJSON($0, contentType: type(record.responseHeaders)) }
         touchedBy = record.touchedBy
     }
 }
 
-/// A captured body in JSON: `text` when it is UTF-8, else `base64`.
+/// A captured body in JSON: `text` when it is UTF-8 (or in the one-byte charset its Content-Type names), else `base64`.
 public struct BodyJSON: Encodable, Sendable {
     public let text: String?
     public let base64: String?
     public let size: Int
     public let truncated: Bool
 
-    public init(_ body: CapturedBody) {
+    /// `body` as text when it is UTF-8, or in the one-byte charset its `contentType` names (ISO-8859-1, Windows-1252, as an
+    /// older server answers `text/plain; charset=iso-8859-1`); else in base64.
+    public init(_ body: CapturedBody, contentType: String? = nil) {
         // A cut made by the capture limit can split a multi-byte character: drop up to 3 bytes to read it.
         let text = (0...(body.isTruncated ? 3 : 0)).lazy.compactMap { String(data: body.data.dropLast($0), encoding: .utf8) }.first
+            ?? HAR.legacyEncoding(mimeType: contentType).flatMap { String(data: body.data, encoding: $0) }
         self.text = text
         base64 = text == nil ? body.data.base64EncodedString() : nil
         size = body.originalSize

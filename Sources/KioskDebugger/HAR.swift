@@ -280,7 +280,7 @@ public enum HAR {
             redirectURL = record.responseHeaders.first { $0.name.lowercased() == "location" }?.value ?? ""
             let mimeType = record.responseHeaders.first { $0.name.lowercased() == "content-type" }?.value ?? ""
             let coding = RequestRecord.HeaderField.combined("Content-Encoding", in: record.responseHeaders)
-            content = Content(record.responseBody, mimeType: mimeType, contentEncoding: coding)
+            content = Content(record.responseBody, mimeType: mimeType, contentEncoding: coding, contentType: mimeType)
             // No body follows a HEAD's answer, a 204, a 304 or a 1xx (RFC 9110 §6.4.1), whatever Content-Length says of a GET's.
             let bodiless = record.method.uppercased() == "HEAD" || record.status.map { $0 == 204 || $0 == 304 || (100..<200).contains($0) } ?? false
             bodySize = bodiless ? 0 : (HAR.sentLength(record.responseHeaders) ?? record.responseBody?.originalSize ?? -1)
@@ -298,7 +298,7 @@ public enum HAR {
         let mimeType: String
         let text, encoding, comment: String?
 
-        init(_ body: CapturedBody?, mimeType: String, contentEncoding: String? = nil) {
+        init(_ body: CapturedBody?, mimeType: String, contentEncoding: String? = nil, contentType: String? = nil) {
             self.mimeType = mimeType
             guard var body else {
                 size = 0
@@ -325,7 +325,7 @@ public enum HAR {
             }
             compression = saved
             size = body.originalSize
-            let json = BodyJSON(body)
+            let json = BodyJSON(body, contentType: contentType)
             text = json.text ?? json.base64
             encoding = json.text == nil ? "base64" : nil
             comment = note ?? (body.isTruncated ? "truncated by Kiosk's capture limit to \(body.data.count) of \(body.originalSize) bytes" : nil)

@@ -929,7 +929,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func write(_ response: HTTPResponse, to request: HTTPRequestHead, context: ChannelHandlerContext) {
-        guard !answeredAsUnreadable else { return }  // (`ProxyProtocolErrors` closes the connection once its 400 is written.)
+        guard !answeredAsUnreadable else {
+            // (`ProxyProtocolErrors` closes the connection once its 400 is written.) A streamed answer nobody will read is
+            // stopped, for its exchange to end and be logged.
+            response.stream?.cancel()
+            return
+        }
         // A reverse listener's redirects point back at it, by the address the app used.
         let relocating = reverseAddresses(request, context: context)
         var head = ProxyMessages.responseHead(response, method: request.method, version: request.version, via: via,

@@ -15,6 +15,8 @@ final class TunnelMeter: Sendable {
         var error: String?
         /// Whether the tunnel was reported (once).
         var reported = false
+        /// Whether the switch's outcome is settled without the upstream's answer (the app was answered, or left).
+        var settled = false
     }
     private let counts = Mutex(Counts())
     private let host: String
@@ -76,12 +78,16 @@ final class TunnelMeter: Sendable {
 
     /// Whether this is a protocol switch whose upstream has sent nothing yet: no answer has begun.
     var awaitsSwitchAnswer: Bool {
-        upgrade != nil && counts.withLock { $0.received == 0 }
+        upgrade != nil && counts.withLock { $0.received == 0 && !$0.settled }
     }
 
-    /// Notes why the tunnel failed (the first reason given stands), for its record.
+    /// Notes why the tunnel failed (the first reason given stands), for its record; the switch is settled by it: the app
+    /// is answered (or gone) once.
     func fail(_ reason: String) {
-        counts.withLock { counts in if counts.error == nil { counts.error = reason } }
+        counts.withLock { counts in
+            if counts.error == nil { counts.error = reason }
+            counts.settled = true
+        }
     }
 
     /// One end closed; the second reports the tunnel.
@@ -128,6 +134,7 @@ final class TunnelEnd: ChannelDuplexHandler {
     private let quietLimit: TimeAmount
     private var lastRead = NIODeadline.now()
     private var quietWatch: Scheduled<Void>?
+    private var switchWatch: Scheduled<Void>?
 
     private init(meter: TunnelMeter, isApp: Bool, quietLimit: TimeAmount) {
         self.meter = meter
@@ -154,6 +161,7 @@ final class TunnelEnd: ChannelDuplexHandler {
         self.context = nil
         partner = nil
         quietWatch?.cancel()
+        switchWatch?.cancel()
         finish()
     }
 
@@ -228,7 +236,7 @@ final class TunnelEnd: ChannelDuplexHandler {
     func watchForSwitchAnswer(within timeout: Duration) {
         guard isApp, let context else { return }
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        context.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
+        switchWatch = context.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
             let end = bound.value
             guard end.context != nil, end.meter.awaitsSwitchAnswer else { return }
             let reason = "The upstream did not answer the protocol switch within \(String(format: "%g", timeout.seconds)) s."

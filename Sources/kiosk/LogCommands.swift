@@ -213,7 +213,8 @@ struct LogCommand: AsyncParsableCommand {
             }
             lines.append("\(title) (\(Render.bytes(body.originalSize))\(decoded)\(body.isTruncated ? ", truncated to \(Render.bytes(body.data.count))" : ""))")
             let indented = pretty && !body.isTruncated ? (try? OrderedJSON.parse(body.data))?.rendered() : nil
-            lines.append(indented ?? BodyJSON(body).text ?? "(binary, \(body.data.count) bytes)")
+            let type = headers.first { HTTPHeaderFields.sameName($0.name, "Content-Type") }?.value
+            lines.append(indented ?? BodyJSON(body, contentType: type).text ?? "(binary, \(body.data.count) bytes)")
         }
         headers("Request headers", record.requestHeaders)
         body("Request body", record.requestBody, headers: record.requestHeaders)

@@ -276,6 +276,24 @@ struct HARExportTests {
         #expect(imported.rules.isEmpty && imported.skipped[.bodyNotRecorded] == 1, "\(imported.skipped)")
     }
 
+    @Test("A body in the Latin-1 charset its Content-Type names is text in the export and the JSON, not base64, and an import of the export gives the same bytes")
+    func latin1Text() throws {
+        // Given an answer sent in ISO-8859-1: "Café crème über £ 5", one byte a character
+        let bytes = Data([0x43, 0x61, 0x66, 0xE9, 0x20, 0x63, 0x72, 0xE8, 0x6D, 0x65, 0x20, 0xFC, 0x62, 0x65, 0x72, 0x20, 0xA3, 0x20, 0x35])
+        let record = Self.record(1, "https://example.test/latin", status: 200, type: "text/plain; charset=iso-8859-1", body: bytes,
+                                 timings: RequestTimings(total: 0.01))
+        // When it is exported, and read as the JSON API reads it
+        let archive = try HAR.export([record])
+        let (_, entries) = try Self.entries(archive)
+        let content = try #require((entries.first?["response"] as? [String: Any])?["content"] as? [String: Any])
+        // Then both hold its text
+        #expect(content["text"] as? String == "Café crème über £ 5" && content["encoding"] == nil, "\(content)")
+        #expect(RequestJSON(record).responseBody?.text == "Café crème über £ 5")
+        // And the export imported again answers with the bytes it was sent in
+        let imported = try HARImportTests.importing(archive)
+        #expect(imported.rules.first?.body == bytes)
+    }
+
     @Test("A brotli body that would decode past 64 MB (a bomb: 80 MB of zeros in 132 bytes) is not decoded, and brotli decodes here")
     func brotliBomb() throws {
         // Given the system's brotli decoder (Debian's libbrotli1, which curl needs, is on every machine Kiosk is tested on)

@@ -96,6 +96,9 @@ struct ExchangesInFlightTests {
         // Then it is still listed, with its status and that part's bytes
         let listed = try #require(inFlight.snapshot().first)
         #expect(listed.status == 200 && listed.received == 9)
+        // And a filter of its status lists it, one of another status or its negation does not
+        #expect(try RequestFilter(parsing: "status:200").mayMatch(listed) && RequestFilter(parsing: "status:2xx").mayMatch(listed))
+        #expect(try !RequestFilter(parsing: "status:5xx").mayMatch(listed) && !RequestFilter(parsing: "-status:200").mayMatch(listed))
 
         // When the rest is read to the end
         while try await body.next() != nil {}

@@ -323,9 +323,11 @@ struct UpgradeTests {
         try await withProxy { proxy, _ in
             // When an app opens a WebSocket to it through the forward proxy
             let target = "http://127.0.0.1:\(port)/ws"
-            let head = try await rawExchange(port: proxy.port, upgradeRequest(target, host: "127.0.0.1:\(port)"), timeout: .seconds(15))
-            // Then it gets a 502 saying the upstream never answered, and the log has the exchange failed with why
+            let head = try await rawExchange(port: proxy.port, upgradeRequest(target, host: "127.0.0.1:\(port)"), timeout: .seconds(15),
+                                             toClose: true)
+            // Then it gets a 502 saying the upstream never answered, once, and the log has the exchange failed with why
             #expect(head.hasPrefix("HTTP/1.1 502") && head.contains("closed the connection without answering the protocol switch"), "\(head)")
+            #expect(head.components(separatedBy: "HTTP/1.1 ").count == 2, "\(head)")
             let record = try #require(try await proxy.waitForRecord { $0.url.contains(":\(port)/ws") })
             #expect(record.status == nil && !record.isAnsweredFromStore)
             #expect(record.error?.contains("closed the connection without answering the protocol switch") == true, "\(record.error ?? "")")
@@ -342,9 +344,11 @@ struct UpgradeTests {
         try await withProxy(configuration, to: silent, stop: { _ in }) { proxy, _ in
             // When an app opens a WebSocket to it
             let target = "http://127.0.0.1:\(silent.port)/ws"
-            let head = try await rawExchange(port: proxy.port, upgradeRequest(target, host: "127.0.0.1:\(silent.port)"), timeout: .seconds(15))
-            // Then it gets a gateway's timeout, and the log says why
+            let head = try await rawExchange(port: proxy.port, upgradeRequest(target, host: "127.0.0.1:\(silent.port)"), timeout: .seconds(15),
+                                             toClose: true)
+            // Then it gets a gateway's timeout, one answer only, and the log says why
             #expect(head.hasPrefix("HTTP/1.1 504") && head.contains("did not answer the protocol switch within 0.5 s"), "\(head)")
+            #expect(head.components(separatedBy: "HTTP/1.1 ").count == 2, "\(head)")
             let record = try #require(try await proxy.waitForRecord { $0.url.contains(":\(silent.port)/ws") })
             #expect(record.status == nil && record.error?.contains("did not answer the protocol switch") == true, "\(record.error ?? "")")
         }

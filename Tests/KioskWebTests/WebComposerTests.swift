@@ -4,10 +4,12 @@ import Hummingbird
 import HummingbirdTesting
 import KioskApp
 import KioskCore
+import KioskDebugger
 import KioskDemoUpstream
 import KioskSources
 import NIOCore
 import Testing
+@testable import KioskConsole
 @testable import KioskWeb
 
 /// The console's composer: a logged request edited and sent again, over the demo upstream.
@@ -138,5 +140,46 @@ struct WebComposerTests {
                 .status == .unsupportedMediaType)
             #expect(try await post("/debug/api/requests/999999/resend", "{}").status == .notFound)
         }
+    }
+}
+
+/// The composer's form and the body it sends: what a browser's textarea does to a body, and a body no textarea carries.
+@Suite("The composer's form")
+struct ComposeFormTests {
+    static func record(body: Data, type: String) -> RequestRecord {
+        RequestRecord(id: 3, startedAt: Date(), source: nil, endpoint: "api.example.test", method: "POST", url: "https://api.example.test/rpc",
+                      requestHeaders: [.init(name: "Content-Type", value: type)], requestBody: CapturedBody(data: body, originalSize: body.count),
+                      status: 200, timings: RequestTimings(total: 0.1), decision: .network)
+    }
+
+    @Test("A binary body (a protobuf starting with a line feed) is not put in a textarea: it is kept, and goes as logged whatever else is edited")
+    func binaryBodyKept() throws {
+        // Given a logged protobuf upload
+        let record = Self.record(body: Data([0x0A, 0x03, 0x66, 0x6F, 0x6F, 0x10, 0xFF, 0x01, 0x00]), type: "application/x-protobuf")
+        // When its composer is made
+        var form = ComposeForm(record)
+        // Then its body is kept, not shown as text
+        #expect(form.keepsBody && form.body.isEmpty)
+        // And the form sent with a header changed asks for the logged body, which the debugger sends as its bytes
+        form.headers += "\nX-Debug: 1"
+        let original = ComposedRequest(record)
+        let request = try form.request(.english, original: original)
+        #expect(request.body == original.body && request.headers.contains { $0.name == "X-Debug" })
+    }
+
+    @Test("A text body sent back as the textarea gives it (CRLF line breaks, a first line break dropped) is the body as logged; an edit is the edit")
+    func textareaLineBreaks() throws {
+        // Given a logged body of several lines, starting with a line break
+        let record = Self.record(body: Data("\n{\n  \"a\": 1\n}".utf8), type: "application/json")
+        let original = ComposedRequest(record)
+        var form = ComposeForm(record)
+        #expect(!form.keepsBody)
+        // When the browser posts it back as its textarea holds it
+        form.body = "{\r\n  \"a\": 1\r\n}"
+        // Then it is the logged body
+        #expect(try form.request(.english, original: original).body == original.body)
+        // And an edit is sent as typed
+        form.body = "{\r\n  \"a\": 2\r\n}"
+        #expect(try form.request(.english, original: original).body == "{\r\n  \"a\": 2\r\n}")
     }
 }
