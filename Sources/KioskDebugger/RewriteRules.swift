@@ -509,9 +509,12 @@ struct CompiledRewriteRule: Sendable {
         case .success where response.stream != nil:
             return .skipped("the answer is streamed to the app as it arrives: its body cannot be patched")
         case .success(let patch)?:
+            // A coded answer (gzip, br: what a browser asks for) is patched as its content, and goes on uncoded.
+            let coding = ContentCoding.single(response.headers.combined("Content-Encoding"))
+            let decoded = coding.flatMap { ContentCoding.decodes($0) ? ContentCoding.decoded(response.body, coding: $0) : nil }
             let document: OrderedJSON
             do {
-                document = try OrderedJSON.parse(response.body)
+                document = try OrderedJSON.parse(decoded ?? response.body)
             } catch {
                 let reason = (error as? OrderedJSON.ParseError)?.description ?? "not JSON"
                 return .skipped(response.body.isEmpty ? "the answer has no body to patch" : "the body is not JSON (\(reason))")
@@ -521,9 +524,10 @@ struct CompiledRewriteRule: Sendable {
             } catch {
                 return .skipped("its JSON Patch did not apply: \(error.description)")
             }
+            if decoded != nil { rewritten.headers["Content-Encoding"] = nil }
             if rewritten.headers["Content-Length"] != nil { rewritten.headers["Content-Length"] = String(rewritten.body.count) }
             let count = patch.operations.count
-            done.append("patched the body (\(count) operation\(count == 1 ? "" : "s"))")
+            done.append("patched the body (\(count) operation\(count == 1 ? "" : "s"))" + (decoded != nil ? ", decoded from \(coding ?? "")" : ""))
         }
         if let latency = actions.latencyMilliseconds, latency > 0 { done.append("+\(latency) ms") }
         if rewritten.status != response.status || rewritten.body != response.body {

@@ -119,6 +119,26 @@ struct RewriteRulesTests {
         #expect(try rules.rule(id: added.id).hits == 1)
     }
 
+    @Test("A JSON Patch applies to a compressed answer (gzip, deflate) as its content, which goes on uncompressed", arguments: ["gzip", "deflate"])
+    func patchCodedAnswer(coding: String) async throws {
+        // Given a rule patching a name, and an upstream answering its JSON compressed, as a browser gets it
+        let rules = rules()
+        _ = try rules.add(rule(RewriteRule.Actions(patch: #"[{"op": "replace", "path": "/results/0/name", "value": "Rule Rick"}]"#)))
+        let coded = try #require(ContentCoding.encoded(Data(Self.body.utf8), coding: coding))
+        let upstream = ScriptedTransport(always: .reply { request in
+            HTTPResponse(status: 200, headers: ["Content-Type": "application/json", "Content-Encoding": coding,
+                                                "Content-Length": String(coded.count)], body: coded, url: request.url)
+        })
+        // When a page is fetched through it
+        let (result, touches) = await send(request(headers: ["Accept-Encoding": "gzip, deflate, br"]),
+                                           through: RewritingTransport(base: upstream, rules: rules))
+        // Then the app gets the patched JSON, uncompressed, its length its own
+        let response = try result.get()
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"info":{"count":826,"pages":42},"results":[{"name":"Rule Rick","id":1}]}"#)
+        #expect(response.headers["Content-Encoding"] == nil && response.headers["Content-Length"] == String(response.body.count))
+        #expect(touches.first?.applied == true && touches.first?.detail.hasSuffix("decoded from \(coding)") == true, "\(touches)")
+    }
+
     @Test("Several matching rules apply in list order, each to the answer the one before left")
     func order() async throws {
         // Given two rules patching the same member, and a third matching by URL wildcard and method
