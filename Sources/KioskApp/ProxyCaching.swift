@@ -644,6 +644,9 @@ final class ProxyCachingTransport: HTTPTransport {
                 + "credentials or headers (Authorization, Cookie, an API key's header, or a field the answer's Vary names, as an archive "
                 + "recorded them): "
                 + "one identity's answer is never given to another. Send the request as it was recorded, or go online.\n"
+            : (request.method == "GET" || request.method == "HEAD") && (request.body.map { !$0.isEmpty } ?? (request.bodyStream != nil))
+            ? "Kiosk's proxy is offline, and a \(request.method) with a body (a search's query) is never stored: what it asks for is in "
+                + "its body, which the cache does not key by. Go online to send it.\n"
             : request.method == "GET" || request.method == "HEAD" || request.isCORSPreflight
             ? "Kiosk's proxy is offline and has no stored answer for \(request.method) \(request.url.absoluteString): it was "
                 + "never fetched through the proxy (or not with this request's credentials and headers), or its answer was not "
@@ -1089,8 +1092,11 @@ final class ProxyCachingTransport: HTTPTransport {
                     parts.append(name)
                     continue
                 }
-                let value = values.flatMap { $0.split(separator: ",") }
-                    .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ",")
+                var members = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+                // A preflight's list of header names is one whatever their case and order (`Authorization, X-Id` is what
+                // a browser sends as `authorization,x-id`).
+                if name == "access-control-request-headers" { members = members.map { $0.lowercased() }.sorted() }
+                let value = members.joined(separator: ",")
                 // A secret field (`Vary: Cookie`) is matched by its digest: the file never holds the credential itself.
                 let kept = Redactor.standard.namesSecretHeader(name) ? "sha256:" + Hex.encode(SHA256.hash(data: Data(value.utf8))) : value
                 parts.append(name + "=" + kept)

@@ -390,6 +390,7 @@ extension ConsoleWords {
         failed: "failed",
         pending: "pending",
         inFlightNote: "In flight: its record, with its answer, is listed once it ends",
+        appGoneInFlight: "The app closed its connection: it may have given up",
         answeredFromStore: "Answered from the store — no upstream request",
         copy: "Copy",
         copied: "Copied",

@@ -437,6 +437,7 @@ extension ConsoleWords {
         failed: "falló",
         pending: "pendiente",
         inFlightNote: "En curso: su registro, con su respuesta, aparece cuando termina",
+        appGoneInFlight: "La app cerró su conexión: puede que se haya rendido",
         answeredFromStore: "Contestada desde el almacén, sin solicitud al servidor remoto",
         copy: "Copiar",
         copied: "Copiado",

@@ -432,6 +432,8 @@ struct ConsoleWords: Sendable {
     let pending: String
     /// An exchange in flight's row, said on its name: it is listed in full once it ends.
     let inFlightNote: String
+    /// An exchange in flight whose app closed its connection (it goes on until it ends).
+    let appGoneInFlight: String
     let answeredFromStore: String
     let copy: String
     let copied: String

@@ -176,7 +176,7 @@ struct InFlightRowJSON: Encodable, Equatable {
     init(_ exchange: ExchangesInFlight.Exchange, _ words: ConsoleWords) {
         id = exchange.id
         html = DebugPages.inFlightRow(exchange, words).rendered
-        state = [exchange.status, exchange.received]
+        state = [exchange.status, exchange.received, exchange.appClosed ? 1 : 0]
     }
 
     private enum CodingKeys: String, CodingKey { case id, html }
@@ -195,6 +195,7 @@ struct InFlightJSON: Encodable {
     let endpoint: String
     let status: Int?
     let receivedBytes: Int?
+    let appClosed: Bool
 
     init(_ exchange: ExchangesInFlight.Exchange) {
         id = exchange.id
@@ -206,6 +207,7 @@ struct InFlightJSON: Encodable {
         endpoint = exchange.endpoint
         status = exchange.status
         receivedBytes = exchange.received
+        appClosed = exchange.appClosed
     }
 }
 

@@ -240,7 +240,7 @@ enum DebugPages {
                       [.text("\(Int(elapsed)) s…")]),
             E.element("td", [.class("cache")], []),
             E.element("td", [.class("wf")], []),
-            E.element("td", [.class("failure")], []),
+            E.element("td", [.class("failure")], [.text(exchange.appClosed ? w.appGoneInFlight : "")]),
         ])
     }
 

@@ -28,6 +28,8 @@ public final class ExchangesInFlight: Sendable {
         public let status: Int?
         /// How many bytes of the answer's body passed so far (a streamed answer); nil while its head is awaited.
         public let received: Int?
+        /// Whether the app closed its connection meanwhile (it may have given up): the exchange goes on until it ends.
+        public let appClosed: Bool
     }
 
     /// What one exchange in flight holds until shown.
@@ -37,6 +39,8 @@ public final class ExchangesInFlight: Sendable {
         let start: ContinuousClock.Instant
         var status: Int?
         var received: (@Sendable () -> Int)?
+        /// The app's side of a proxied exchange, to tell whether it closed (held weakly: the exchange holds it).
+        weak var appSide: AppSide?
     }
 
     private struct State {
@@ -60,13 +64,14 @@ public final class ExchangesInFlight: Sendable {
         // What showing it needs (its method, URL and the credentials its headers carry), not its body nor its app's
         // connection: an entry whose end is never seen holds little.
         var request = request
+        let appSide = request.appSide
         request.body = nil
         request.bodyStream = nil
         request.appSide = nil
         request.recordHold = nil
         return state.withLock { state in
             state.next += 1
-            state.entries[state.next] = Entry(request: request, startedAt: startedAt, start: start)
+            state.entries[state.next] = Entry(request: request, startedAt: startedAt, start: start, appSide: appSide)
             if state.entries.count > capacity, let oldest = state.entries.keys.min() { state.entries[oldest] = nil }
             return state.next
         }
@@ -97,7 +102,8 @@ public final class ExchangesInFlight: Sendable {
             let request = entry.request
             return Exchange(id: id, startedAt: entry.startedAt, elapsed: max(.zero, now - entry.start), method: request.method,
                             url: redactor.hidingCredentials(of: request).redact(request.url), source: request.source,
-                            endpoint: request.endpoint, status: entry.status, received: entry.received?())
+                            endpoint: request.endpoint, status: entry.status, received: entry.received?(),
+                            appClosed: entry.appSide?.closedAt != nil)
         }
     }
 }

@@ -59,6 +59,26 @@ struct ExchangesInFlightTests {
         #expect(inFlight.count == 0)
     }
 
+    @Test("An app that closes its connection while its exchange is in flight is said to have gone; the exchange stays listed until it ends")
+    func appGone() async throws {
+        let upstream = HeldTransport()
+        let inFlight = ExchangesInFlight(redactor: redactor)
+        let capture = CapturingTransport(base: upstream, redactor: redactor, inFlight: inFlight) { _ in }
+        // Given an app's request in flight
+        let app = AppSide()
+        var request = HTTPRequest(url: URL(string: "http://app.test/slow")!, endpoint: "app.test", purpose: .proxied)
+        request.appSide = app
+        let sending = Task { [request] in try await capture.send(request) }
+        try await waitFor(1, in: inFlight)
+        #expect(inFlight.snapshot().first?.appClosed == false)
+        // When the app closes its connection
+        app.close()
+        // Then the exchange is still listed, saying so
+        #expect(inFlight.snapshot().first?.appClosed == true)
+        upstream.answer(.success(HTTPResponse(status: 200, url: request.url)))
+        _ = try await sending.value
+    }
+
     @Test("A failed exchange leaves the list as it fails")
     func leavesOnFailure() async throws {
         let upstream = HeldTransport()
