@@ -177,7 +177,8 @@ final class ProxyCachingTransport: HTTPTransport {
                 throw CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
             }
             invalidate(after: request, answered: response)
-            Self.mark(&response, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status))
+            Self.mark(&response, CacheStatus(CacheDecision(forwardedAnswer: response, conditional: Self.isConditional(request.headers)),
+                                             forward: forward, forwardStatus: response.status))
             return response
         }
         let found = (try? await lookup(key, request, in: cache, using: false)) ?? .uriMiss
@@ -475,7 +476,8 @@ final class ProxyCachingTransport: HTTPTransport {
             // representation; not in `fallback`, whose stored answer stands in for a failure however old.
             do { try cache.remove(id: entry.id) } catch { warnOnce(error) }
         }
-        Self.mark(&answered, CacheStatus(CacheDecision(forwardedAnswer: response), forward: forward, forwardStatus: response.status,
+        Self.mark(&answered, CacheStatus(CacheDecision(forwardedAnswer: response, conditional: Self.isConditional(request.headers)),
+                                         forward: forward, forwardStatus: response.status,
                                          stored: stored, collapsed: response.isCollapsed))
         return answered
     }
@@ -691,6 +693,11 @@ final class ProxyCachingTransport: HTTPTransport {
     static func forbidsKeeping(_ fields: HTTPHeaderFields, asked: HTTPHeaderFields) -> Bool {
         control(of: fields, shared: false).noStore || control(of: asked, shared: false).noStore
             || Key.varyNames(fields).split(separator: ",").contains("*")
+    }
+
+    /// Whether a request with `headers` names a validator (`If-None-Match`, `If-Modified-Since`): a 304 to it revalidated.
+    static func isConditional(_ headers: HTTPHeaderFields) -> Bool {
+        headers["If-None-Match"] != nil || headers["If-Modified-Since"] != nil
     }
 
     /// Whether the cache is a shared one to `request`'s client (RFC 9111 §1): to one on another machine (`--proxy-auth`),

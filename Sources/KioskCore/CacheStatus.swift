@@ -196,13 +196,14 @@ extension CacheDecision {
 
     /// How an answer that came from below Kiosk's cache is decided: edited at a breakpoint, answered by
     /// a mock rule, a 304 that confirmed the stored copy, or a plain network answer.
-    public init(forwardedAnswer response: HTTPResponse) {
+    public init(forwardedAnswer response: HTTPResponse, conditional: Bool = true) {
         if response.isEdited {
             self = .edited
         } else if response.isMocked {
             self = .mocked
         } else {
-            self = response.status == 304 ? .revalidated : .network
+            // A 304 to a request that named no validator revalidated nothing: the upstream's own doing.
+            self = response.status == 304 && conditional ? .revalidated : .network
         }
     }
 }

@@ -291,6 +291,21 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("A 304 to a request that named no validator is the upstream's own answer, not a revalidation")
+    func unsolicitedNotModified() async throws {
+        // Given an upstream that answers 304 to anything
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.notModified, [], "") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // When an app asks without a validator, then with one
+            let plain = try await proxy.send(.GET, upstream.url("/odd"))
+            let conditional = try await proxy.send(.GET, upstream.url("/odd"), headers: [("If-None-Match", #""v1""#)])
+            // Then the first is said to be the network's answer, the second a revalidation
+            #expect(plain.header("Cache-Status").first?.hasSuffix("detail=network") == true, "\(plain.header("Cache-Status"))")
+            #expect(conditional.header("Cache-Status").first?.hasSuffix("detail=revalidated") == true, "\(conditional.header("Cache-Status"))")
+        }
+    }
+
     @Test("Offline, the proxy opens no connection at all: stored answers are hits, the rest a 504 that says it is not stored")
     func offlineNeverDials() async throws {
         let upstream = try await ScriptedUpstream.start()
