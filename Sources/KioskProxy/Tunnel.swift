@@ -17,6 +17,9 @@ final class TunnelMeter: Sendable {
         var reported = false
         /// Whether the switch's outcome is settled without the upstream's answer (the app was answered, or left).
         var settled = false
+        /// Where a refused switch's answer ends among the upstream's bytes (its head and Content-Length), when its first
+        /// read told: past it the upstream stays in HTTP for requests the app will send on a new connection.
+        var refusalEnd: Int?
     }
     private let counts = Mutex(Counts())
     private let host: String
@@ -51,6 +54,7 @@ final class TunnelMeter: Sendable {
                    line.hasPrefix("HTTP/1."), line.count == 12 {
                     counts.status = Int(line.dropFirst(9).prefix(3))
                     counts.responseHeaders = Self.fields(ofHeadIn: bytes)
+                    counts.refusalEnd = Self.refusalEnd(status: counts.status, in: bytes, fields: counts.responseHeaders)
                 }
                 counts.received += bytes.readableBytes
             }
@@ -67,6 +71,23 @@ final class TunnelMeter: Sendable {
             return RequestRecord.HeaderField(name: String(line[..<colon]),
                                              value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
+    }
+
+    /// Where the answer refusing a switch (a final status, `bytes` its first read) ends: its head, and a body of the
+    /// Content-Length it names or none (204, 304); nil when that cannot be told (a switch, a chunked body, a head cut).
+    private static func refusalEnd(status: Int?, in bytes: ByteBuffer, fields: [RequestRecord.HeaderField]) -> Int? {
+        guard let status, status >= 200, let end = bytes.readableBytesView.prefix(16 << 10).firstRange(of: "\r\n\r\n".utf8) else { return nil }
+        let head = bytes.readableBytesView.distance(from: bytes.readableBytesView.startIndex, to: end.upperBound)
+        if status == 204 || status == 304 { return head }
+        let lengths = fields.filter { HTTPHeaderFields.sameName($0.name, "Content-Length") }.compactMap { Int($0.value) }
+        guard !fields.contains(where: { HTTPHeaderFields.sameName($0.name, "Transfer-Encoding") }), lengths.count == 1,
+              let length = lengths.first, length >= 0 else { return nil }
+        return head + length
+    }
+
+    /// Whether all of the answer refusing a switch has come: the tunnel has nothing more to carry.
+    var refusalEnded: Bool {
+        counts.withLock { counts in counts.refusalEnd.map { counts.received >= $0 } ?? false }
     }
 
     /// Whether the upstream answered a protocol switch with a final status other than 101: it stayed in HTTP, so what
@@ -183,6 +204,12 @@ final class TunnelEnd: ChannelDuplexHandler {
             hasRead = true
             if !isApp, meter.switchRefused { Self.sayClose(&bytes) }
             partner?.context?.writeAndFlush(NIOAny(bytes), promise: nil)
+        }
+        // A refused switch's answer has all come: the app, told `Connection: close`, gets it and its connection closes, as
+        // the upstream's (which stays in HTTP) — neither is held until one side thinks of closing.
+        if !isApp, meter.refusalEnded {
+            partner?.closeAfterWrites(mode: .all)
+            context.close(promise: nil)
         }
     }
 

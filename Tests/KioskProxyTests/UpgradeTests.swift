@@ -263,16 +263,35 @@ struct UpgradeTests {
                 var received = ""
                 var iterator = inbound.makeAsyncIterator()
                 while !received.hasSuffix("ok"), let chunk = try await iterator.next() { received += String(buffer: chunk) }
-                // And then sends, on the same connection, a request for another host with its cookie
-                try await outbound.write(ByteBuffer(string: "GET \(other.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1:\(other.port)\r\n"
-                                                    + "Cookie: session=for-the-other-host\r\n\r\n"))
-                while let chunk = try await iterator.next() { received += String(buffer: chunk) }
+                // And then sends, on the same connection, a request for another host with its cookie (if the proxy has not
+                // closed the connection already, as it does once the refusal's whole answer came)
+                try? await outbound.write(ByteBuffer(string: "GET \(other.url("/echo")) HTTP/1.1\r\nHost: 127.0.0.1:\(other.port)\r\n"
+                                                     + "Cookie: session=for-the-other-host\r\n\r\n"))
+                while let chunk = try? await iterator.next() { received += String(buffer: chunk) }
                 return received
             }
             // Then the connection closed (an HTTP client sends the request again on a new one) and the upstream that refused
             // the switch got the upgrade request alone
             #expect(received.hasPrefix("HTTP/1.1 200") && received.hasSuffix("ok"), "\(received)")
             #expect(heads.value.withLock { $0 } == 1)
+        }
+    }
+
+    @Test("A refused switch's answer, once all of it came, closes the app's connection at once, not when the kept-alive upstream does; the log times the answer")
+    func refusedSwitchCloses() async throws {
+        // Given an upstream that ignores Upgrade and keeps its connection open after a 200 of 2 bytes
+        let heads = KeptAliveOK.Count()
+        let upstream = try await LoopbackServer.start { try $0.pipeline.syncOperations.addHandler(KeptAliveOK(heads: heads)) }
+        defer { Task { await upstream.stop() } }
+        try await withProxy { proxy, _ in
+            // When an app asks it to switch and reads until its connection closes
+            let target = "http://127.0.0.1:\(upstream.port)/ws"
+            let received = try await rawExchange(port: proxy.port, upgradeRequest(target, host: "127.0.0.1:\(upstream.port)"),
+                                                 timeout: .seconds(5), toClose: true)
+            // Then the answer came whole and the connection closed (no timeout), and the record is not the tunnel's idle time
+            #expect(received.hasPrefix("HTTP/1.1 200") && received.hasSuffix("ok"), "\(received)")
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains(":\(upstream.port)/ws") })
+            #expect(record.status == 200 && record.timings.total < 2, "\(record.timings.total)")
         }
     }
 
