@@ -44,6 +44,9 @@ public final class Kiosk: Sendable {
     private let proxyPipeline: any HTTPTransport
     /// Its capture layer (nil when capture is off), which also logs the requests apps gave up before they could go.
     private let proxyCapture: CapturingTransport?
+    /// The exchanges the capture has begun and not yet ended, where `kiosk proxy` lists its open protocol switches too
+    /// (nil when capture is off).
+    public let exchangesInFlight: ExchangesInFlight?
     /// The one rule every outbound connection passes (also wrapped around both wires).
     private let outboundPolicy: OutboundPolicy
     /// What describes the `kiosk proxy` running in this process, once one is attached.
@@ -174,6 +177,7 @@ public final class Kiosk: Sendable {
         let scrubbing = SecretScrubbingTransport(base: rewriting, redactor: redactor)
         // Every exchange the capture has begun and not yet ended, Kiosk's own and apps', for the console to list as it goes.
         let inFlight = ExchangesInFlight(redactor: redactor)
+        exchangesInFlight = captureLog == nil ? nil : inFlight
         let bottom: any HTTPTransport = captureLog.map { log in
             CapturingTransport(base: scrubbing, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
                                now: dependencies.now, room: { await log.waitForRoom() }, inFlight: inFlight) { log.enqueue($0) }

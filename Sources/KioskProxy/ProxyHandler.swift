@@ -807,6 +807,17 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                            error: reason, upgrade: upgrade))
                     write(Self.dialRefusal(error, host: host, port: port), to: head, context: context)
                 case .success(let upstream):
+                    if let list = settings.configuration.exchangesInFlight {
+                        // Listed at the address the app opened (ws:, wss:), as its record will be.
+                        var shown = URLComponents(url: url, resolvingAgainstBaseURL: false)
+                        if protocolName == "websocket" { shown?.scheme = secure ? "wss" : "ws" }
+                        let standard = secure ? 443 : 80
+                        let name = host.contains(":") ? "[\(host)]" : host
+                        meter.track(in: list, as: HTTPRequest(method: head.method.rawValue, url: shown?.url ?? url,
+                                                              headers: HTTPHeaderFields(sentFields), endpoint: port == standard ? name : "\(name):\(port)",
+                                                              purpose: .proxied),
+                                    startedAt: Date())
+                    }
                     self.join(context: context, upstream: upstream, meter: meter, established: nil)
                 }
             }

@@ -50,6 +50,9 @@ public struct ProxyConfiguration: Sendable {
     /// How long an upstream may take to begin its answer to a protocol switch (a WebSocket's handshake) before the app gets
     /// a 504: the HTTP transport's request timeout, as for any request.
     public var switchAnswerTimeout: Duration = .seconds(60)
+    /// Where a protocol switch (a WebSocket) is listed while it is open, as the capture lists the exchanges in flight (nil:
+    /// not listed, capture off).
+    public var exchangesInFlight: ExchangesInFlight?
     /// With credentials, every request on the forward proxy's listener (a CONNECT included) must carry them in
     /// `Proxy-Authorization`, or is answered 407: required when the listener is reachable from other machines.
     public var credentials: ProxyCredentials?

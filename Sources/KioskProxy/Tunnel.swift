@@ -29,6 +29,8 @@ final class TunnelMeter: Sendable {
     private let report: @Sendable (TunnelSummary) -> Void
     private let upgrade: TunnelSummary.Upgrade?
     private let stopping: StopDeadline
+    /// Where the tunnel is listed while open, and its number there (`track`).
+    private let flight = Mutex<(list: ExchangesInFlight, id: UInt64)?>(nil)
 
     /// A meter for a CONNECT tunnel to `host:port`, or, with `upgrade`, for a protocol switch, open since `started`, its
     /// record carrying `note`; `stopping` tells whether the process has begun to stop (its listeners then close what is
@@ -44,7 +46,22 @@ final class TunnelMeter: Sendable {
         self.report = report
     }
 
+    /// Lists the tunnel in `list` as `request` until it is reported; its status once the upstream's answer begins, and the
+    /// bytes it sent so far.
+    func track(in list: ExchangesInFlight, as request: HTTPRequest, startedAt: Date) {
+        flight.withLock { $0 = (list, list.begin(request, startedAt: startedAt, start: started)) }
+    }
+
     func add(_ bytes: ByteBuffer, fromApp: Bool) {
+        let answered = counts.withLock { counts -> Int? in
+            guard !fromApp, upgrade != nil, counts.received == 0 else { return nil }
+            return bytes.getString(at: bytes.readerIndex, length: min(bytes.readableBytes, 12)).flatMap { line in
+                line.hasPrefix("HTTP/1.") && line.count == 12 ? Int(line.dropFirst(9).prefix(3)) : nil
+            }
+        }
+        if let answered, let (list, id) = flight.withLock({ $0 }) {
+            list.answered(id, status: answered) { [weak self] in self?.counts.withLock { $0.received } ?? 0 }
+        }
         counts.withLock { counts in
             if fromApp {
                 counts.sent += bytes.readableBytes
@@ -124,6 +141,7 @@ final class TunnelMeter: Sendable {
             return counts
         }
         guard let done else { return }
+        if let (list, id) = flight.withLock({ $0 }) { list.end(id) }
         let elapsed = ContinuousClock.now - started
         var upgrade = upgrade
         upgrade?.status = done.status

@@ -269,6 +269,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             configuration.meter = meter
             configuration.connections = connections
             configuration.heldBodies = heldBodies
+            configuration.exchangesInFlight = kiosk.exchangesInFlight
             // Ctrl-C gives exchanges in flight 5 s, then every listener closes what is still open at once: an endless
             // event stream, or an upstream that never answers, would otherwise keep the proxy from ever stopping.
             // Pauses at breakpoints end unchanged at once: their apps are answered within the 5 s, not cut off after them.
@@ -299,6 +300,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             let reverseServers: [any Service] = try reverseRoutes().map { route in
                 var reverse = ProxyConfiguration(host: localHost, port: route.port, ownPorts: { consolePorts.all.union(reversePorts.all) })
                 reverse.reverseTo = route.url
+                reverse.exchangesInFlight = kiosk.exchangesInFlight
                 reverse.upstreamTrustRoots = roots
                 reverse.verifiesUpstream = verifies
                 reverse.connectTimeout = kiosk.configuration.proxyTransport.connectTimeout

@@ -181,6 +181,8 @@ struct ProxyHarness {
         configuration.connectTimeout = harness.kiosk.configuration.proxyTransport.connectTimeout
         let meter = configuration.meter
         let kiosk = harness.kiosk
+        // As `kiosk proxy` lists its open protocol switches.
+        configuration.exchangesInFlight = kiosk.exchangesInFlight
         let (bound, continuation) = AsyncStream<Int>.makeStream()
         let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
                                 onTunnel: { kiosk.recordTunnel($0) },

@@ -212,6 +212,31 @@ struct UpgradeTests {
         }
     }
 
+    @Test("An open WebSocket is listed in flight at the address the app opened, with its 101, until it closes")
+    func webSocketListedInFlight() async throws {
+        // Given an upstream that switches /ws
+        let upstream = try await WebSocketUpstream.start()
+        defer { Task { await upstream.stop() } }
+        try await withProxy { proxy, _ in
+            let target = "http://127.0.0.1:\(upstream.port)/ws?token=ws-secret-1"
+            try await withRawConnection(port: proxy.port) { inbound, outbound in
+                // When an app opens a WebSocket and keeps it open
+                try await outbound.write(ByteBuffer(string: upgradeRequest(target, host: "127.0.0.1:\(upstream.port)")))
+                var head = ""
+                var parts = inbound.makeAsyncIterator()
+                while !head.contains("\r\n\r\n"), let part = try await parts.next() { head += String(buffer: part) }
+                #expect(head.hasPrefix("HTTP/1.1 101"), "\(head)")
+                // Then it is in flight, at its ws: address, its token hidden, switched
+                let listed = proxy.kiosk.debugger.inFlight(matching: RequestFilter(), olderThan: .zero)
+                #expect(listed.map(\.url) == ["ws://127.0.0.1:\(upstream.port)/ws?token=<redacted>"], "\(listed)")
+                #expect(listed.first?.status == 101 && listed.first?.method == "GET")
+            }
+            // And once it closed and was logged, it is not
+            _ = try #require(try await proxy.waitForRecord { $0.url.contains(":\(upstream.port)/ws") })
+            #expect(proxy.kiosk.debugger.inFlight(matching: RequestFilter(), olderThan: .zero).isEmpty)
+        }
+    }
+
     @Test("A WebSocket through a reverse listener switches with Host naming the upstream")
     func webSocketThroughAReverseListener() async throws {
         let upstream = try await WebSocketUpstream.start()
