@@ -426,6 +426,8 @@ def test_a_request_in_flight_heads_the_live_list_until_it_ends_then_its_record_t
     assert "pending" in row.text and "app-secret-77" not in row.text and "token=<redacted>" in row.text
     assert "app-secret-77" not in browser.page_source
     WebDriverWait(browser, 10).until(lambda d: int(d.find_element(By.CSS_SELECTOR, pending + " td.dur").text.split()[0]) >= 3)
+    # And the row the feed updated meanwhile is the same element (changed in place: a selection in it survives)
+    assert row.get_attribute("data-inflight") and "/api/slow" in row.text
     # And it heads the list, above what was logged before it
     assert browser.find_element(By.CSS_SELECTOR, "#results table.requests tbody tr").get_attribute("data-inflight")
     # And a script reads it too

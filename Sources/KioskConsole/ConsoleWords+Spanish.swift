@@ -437,7 +437,7 @@ extension ConsoleWords {
         failed: "falló",
         pending: "pendiente",
         inFlightNote: "En curso: su registro, con su respuesta, aparece cuando termina",
-        appGoneInFlight: "La app cerró su conexión: puede que se haya rendido",
+        appGoneInFlight: "La app cerró su conexión: puede que haya desistido",
         answeredFromStore: "Contestada desde el almacén, sin solicitud al servidor remoto",
         copy: "Copiar",
         copied: "Copiado",
@@ -590,7 +590,7 @@ private func spanishTouchPhrase(_ phrase: ExchangeTouch.Phrase) -> String {
     case .appClosedFirst(let milliseconds):
         "la app cerró su lado de la conexión "
             + (milliseconds.map { "a los \($0) ms del intercambio, antes de que llegara la respuesta" } ?? "antes de que se enviara su solicitud")
-            + "; la respuesta se le envió igualmente (una app que solo dejó de enviar, como hace nc -N, la lee; una que desistió, por un "
+            + "; lo que resultó del intercambio (su respuesta, o el aviso del proxy sobre su fallo) se le envió igualmente (una app que solo dejó de enviar, como hace nc -N, la lee; una que desistió, por un "
             + "tiempo de espera o una solicitud cancelada, no)"
     case .bodyCut(let received):
         "su cuerpo no llegó entero (\(received) byte\(received == 1 ? "" : "s")): la solicitud nunca se envió, y no se reenvía tal cual "

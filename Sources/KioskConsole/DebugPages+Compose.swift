@@ -35,6 +35,7 @@ extension DebugPages {
             form.keepsBody
                 ? E.element("p", [.class("status")], [
                     E.void("input", [.attribute("type", "hidden"), .attribute("name", "keep_body"), .attribute("value", "1")]),
+                    E.element("strong", [], [.text(w.body + ": ")]),
                     .text(w.binaryBodyKept(DebugPages.byteCount(Int64(record.requestBody?.data.count ?? 0), w))),
                 ])
                 : textarea("body", w.body, form.body, rows: 6, hint: w.bodyHint),

@@ -39,7 +39,9 @@ extension DebugPages {
             E.element("dl", [.class("facts"), .attribute("id", "proxy-counts"),
                              Attribute.localPath("data-source", ConsoleRoute.apiProxy.path)], counts(overview.counts, w)),
         ]
-        if let (settings, hosts, failure) = cache { content += proxyCache(settings, hosts, failure: failure, context: context) }
+        if let (settings, hosts, failure) = cache {
+            content += proxyCache(settings, hosts, failure: failure, dataDirectory: overview.dataDirectoryArgument, context: context)
+        }
         content.append(E.element("h2", [], [.text(w.proxyTrust)]))
         guard let fingerprint = overview.fingerprint, overview.certificatePEM != nil else {
             return DebugPages.page(context, title: w.proxy, content + [E.element("p", [], [.text(w.proxyNotReading)])])
@@ -69,8 +71,9 @@ extension DebugPages {
     }
 
     /// The cache section: how it answers now, its two switches, and what it holds per host with a clear button each.
+    /// `dataDirectory`: the proxy's data folder as its commands must name it (nil: the standard one).
     private static func proxyCache(_ settings: ProxyCacheSettings, _ listed: [(ProxyCacheHostStats, [ProxyCacheEntry])], failure: String?,
-                                   context: ViewContext) -> [HTML] {
+                                   dataDirectory: String? = nil, context: ViewContext) -> [HTML] {
         let hosts = listed.map(\.0)
         let w = context.words
         let action = ConsoleRoute.proxyCache.path
@@ -125,7 +128,8 @@ extension DebugPages {
                         ])
                     }),
                     host.entries > entries.count
-                        ? E.element("p", [.class("status")], DebugPages.withCode(w.proxyCacheMoreAnswers(entries.count, host.entries, host.key))) : .empty,
+                        ? E.element("p", [.class("status")], DebugPages.withCode(w.proxyCacheMoreAnswers(entries.count, host.entries,
+                            host.key + (dataDirectory.map { " --data-dir " + $0 } ?? "")))) : .empty,
                 ]),
             ])
         }

@@ -226,6 +226,8 @@ enum DebugPages {
         return E.element("tr", [.attribute("data-inflight", String(exchange.id)), .class("pending")], [
             E.element("td", [.class("name")], [
                 E.element("span", [.attribute("title", "\(w.inFlightNote): \(exchange.method) \(exchange.url)")], [
+                    // (What the title says, for those who get no tooltip: a screen reader, a phone.)
+                    E.element("span", [.class("visually-hidden")], [.text(w.inFlightNote + ": ")]),
                     E.element("span", [.class("method")], [.text(exchange.method)]), " ",
                     E.element("span", [.class("path")], [.text(pathAndQuery(exchange.url))]),
                 ]),
@@ -233,7 +235,7 @@ enum DebugPages {
             exchange.status.map { E.element("td", [.class("st st\($0 / 100)")], [.text(String($0))]) }
                 ?? E.element("td", [.class("st st-pending")], [.text(w.pending)]),
             E.element("td", [.class("host")], [.text(url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host } ?? "")]),
-            E.element("td", [.class("type")], []),
+            E.element("td", [.class("type")], [.text(exchange.contentType.flatMap(shortType) ?? "")]),
             E.element("td", [.class("num size")], [.text(exchange.received.map { byteCount(Int64($0), w) + "…" } ?? "")]),
             E.element("td", [.class("time")], [localTime(exchange.startedAt, style: .time)]),
             E.element("td", [.class("num dur"), .attribute("data-elapsed", String(Int(elapsed * 1000)))],
@@ -248,6 +250,11 @@ enum DebugPages {
     static func contentType(_ record: RequestRecord) -> String? {
         guard let value = record.responseHeaders.first(where: { HTTPHeaderFields.sameName($0.name, "Content-Type") })?.value
         else { return nil }
+        return shortType(value)
+    }
+
+    /// A Content-Type value shortened as DevTools does ("json", "jpeg", "html"); nil for an empty one.
+    static func shortType(_ value: String) -> String? {
         let type = HTTPSyntax.mediaType(value)
         guard !type.isEmpty else { return nil }
         let subtype = type.split(separator: "/").last.map(String.init) ?? type
@@ -562,7 +569,7 @@ enum DebugPages {
                 break
             }
             if let coding = exchange.decodedFrom {
-                fields.append(E.element("p", [.class("banner")], [
+                fields.append(E.element("p", [.class("banner note"), .attribute("role", "note")], [
                     .text(w.shownDecodedForEditing(coding, DebugPages.byteCount(Int64(exchange.responseSize), w))),
                 ]))
             }

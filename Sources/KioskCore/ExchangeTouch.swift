@@ -90,7 +90,7 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
             case .appClosedFirst(let milliseconds):
                 "the app closed its side of the connection "
                     + (milliseconds.map { "\($0) ms into the exchange, before the answer came" } ?? "before its request was sent")
-                    + "; the answer went to it all the same (an app that only stopped sending, as nc -N does, reads it; one that gave up, on a "
+                    + "; what came of the exchange (its answer, or the proxy's word on its failure) went to it all the same (an app that only stopped sending, as nc -N does, reads it; one that gave up, on a "
                     + "timeout or a cancelled request, does not)"
             case .bodyCut(let received):
                 "its body did not come whole (\(received) byte\(received == 1 ? "" : "s") of it): the request was never sent, and "

@@ -30,6 +30,8 @@ public final class ExchangesInFlight: Sendable {
         public let received: Int?
         /// Whether the app closed its connection meanwhile (it may have given up): the exchange goes on until it ends.
         public let appClosed: Bool
+        /// The answer's Content-Type, once its head came.
+        public let contentType: String?
     }
 
     /// What one exchange in flight holds until shown.
@@ -38,6 +40,7 @@ public final class ExchangesInFlight: Sendable {
         let startedAt: Date
         let start: ContinuousClock.Instant
         var status: Int?
+        var contentType: String?
         var received: (@Sendable () -> Int)?
         /// The app's side of a proxied exchange, to tell whether it closed (held weakly: the exchange holds it).
         weak var appSide: AppSide?
@@ -77,10 +80,12 @@ public final class ExchangesInFlight: Sendable {
         }
     }
 
-    /// Notes that exchange `id`'s answer began with `status`, its body still coming; `received` says how much of it passed.
-    public func answered(_ id: UInt64, status: Int, received: @escaping @Sendable () -> Int) {
+    /// Notes that exchange `id`'s answer began with `status` (of `contentType`), its body still coming; `received` says how
+    /// much of it passed.
+    public func answered(_ id: UInt64, status: Int, contentType: String? = nil, received: @escaping @Sendable () -> Int) {
         state.withLock { state in
             state.entries[id]?.status = status
+            state.entries[id]?.contentType = contentType
             state.entries[id]?.received = received
         }
     }
@@ -103,7 +108,7 @@ public final class ExchangesInFlight: Sendable {
             return Exchange(id: id, startedAt: entry.startedAt, elapsed: max(.zero, now - entry.start), method: request.method,
                             url: redactor.hidingCredentials(of: request).redact(request.url), source: request.source,
                             endpoint: request.endpoint, status: entry.status, received: entry.received?(),
-                            appClosed: entry.appSide?.closedAt != nil)
+                            appClosed: entry.appSide?.closedAt != nil, contentType: entry.contentType)
         }
     }
 }

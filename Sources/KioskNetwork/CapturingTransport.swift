@@ -146,7 +146,7 @@ public final class CapturingTransport: HTTPTransport {
     private func recording(_ stream: BodyStream, of request: HTTPRequest, answer: HTTPResponse, startedAt: Date,
                            start: ContinuousClock.Instant, touches: ExchangeTouches, upload: Tally?, flight: UInt64?) -> BodyStream {
         let seen = Tally(keep: bodyLimit + margin(for: request), first: answer.body)
-        if let flight { inFlight?.answered(flight, status: answer.status) { seen.total.size } }
+        if let flight { inFlight?.answered(flight, status: answer.status, contentType: answer.headers["Content-Type"]) { seen.total.size } }
         // When the head came: the time after it is the body's download, not a wait before the exchange.
         let headElapsed = ContinuousClock.now - start
         return stream.observed(chunk: { seen.add($0) }, end: { [self] error in

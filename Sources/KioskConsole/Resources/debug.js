@@ -107,18 +107,33 @@
 
   // 1b: the exchanges in flight (a slow answer, an open event stream) head the list until they end; the feed sends
   // them whole whenever they change, and their time in flight is counted on here from when each was read.
+  // A row still listed is changed in place, cell by cell, and only where it changed: a selection in it (its URL being
+  // copied) and a screen reader's place survive the feed's updates; its counting time is left to count on.
   function showInFlight(rows) {
     const body = $("#results table.requests tbody");
     if (!body) return;
-    for (const tr of $$("tr[data-inflight]", body)) tr.remove();
-    const first = body.firstElementChild, now = String(performance.now());
+    const wanted = new Set(rows.map(row => String(Number(row.id))));
+    for (const tr of $$("tr[data-inflight]", body)) if (!wanted.has(tr.dataset.inflight)) tr.remove();
+    const now = String(performance.now());
+    let previous = null;
     for (const row of rows) {
       const template = document.createElement("template");
       template.innerHTML = `<table><tbody>${row.html}</tbody></table>`; // server-rendered, escaped there
-      const tr = template.content.querySelector("tr");
-      if (!tr) continue;
-      tr.dataset.read = now;
-      body.insertBefore(tr, first);
+      const fresh = template.content.querySelector("tr");
+      if (!fresh) continue;
+      let tr = body.querySelector(`tr[data-inflight="${Number(row.id)}"]`);
+      if (tr) {
+        [...fresh.cells].forEach((cell, index) => {
+          const shown = tr.cells[index];
+          if (shown && !shown.classList.contains("dur") && shown.outerHTML !== cell.outerHTML) shown.replaceWith(cell.cloneNode(true));
+        });
+      } else {
+        tr = fresh;
+        tr.dataset.read = now;
+      }
+      const place = previous ? previous.nextElementSibling : body.firstElementChild;
+      if (place !== tr) body.insertBefore(tr, place);
+      previous = tr;
     }
     if (rows.length) {
       $("#results p.empty")?.remove();
