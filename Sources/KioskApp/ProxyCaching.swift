@@ -22,10 +22,10 @@ import Synchronization
 //   app the page without the cookie it sets (a session, a CSRF token), as nginx and Varnish, which do not store such
 //   answers, never do.
 // - A browser's CORS preflight (an OPTIONS with Origin and Access-Control-Request-Method, which a cross-origin request
-//   with a token or a JSON body is sent after) is kept too, when it allowed an origin, by its Origin and the method and
-//   headers it asked for: never given while the upstream answers (the browser keeps it for Access-Control-Max-Age
-//   itself), only in its place when it cannot be reached or offline, in any mode — else the stored answers of a
-//   cross-origin API would never reach the page that asks for them.
+//   with a token or a JSON body is sent after) is kept too, when it allowed the origin asking, by its Origin and the
+//   method and headers it asked for: never given in place of an answer the upstream gives (the browser keeps it for
+//   Access-Control-Max-Age itself), only when the upstream fails (unreachable, timed out, a 5xx) or offline, in any
+//   mode — else the stored answers of a cross-origin API would never reach the page that asks for them.
 // - The key: method, full URL, a SHA-256 of the request's Authorization and Cookie (one identity's answer is never
 //   given to a request made with another; the secrets themselves never reach the file), and the request's values
 //   of the headers the answer's `Vary` names. A client on another machine (`--proxy-auth`) is one more identity: the
@@ -402,9 +402,11 @@ final class ProxyCachingTransport: HTTPTransport {
         case ("OPTIONS", _) where preflight: "OPTIONS"
         default: nil
         }
-        // A preflight's answer is kept when it allowed an origin: a refusal is the upstream's to say again.
+        // A preflight's answer is kept when it allowed the origin that asked (by name, or any): a refusal is the upstream's to
+        // say again.
+        let allowed = response.headers["Access-Control-Allow-Origin"]?.trimmingCharacters(in: .whitespaces)
         let storable = Self.isStorable(response, for: request)
-            && (!preflight || ((200..<300).contains(response.status) && response.headers["Access-Control-Allow-Origin"] != nil))
+            && (!preflight || ((200..<300).contains(response.status) && (allowed == "*" || allowed == request.headers["Origin"])))
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
            Self.speaksOf(response.headers, entry, askedWith: request.headers), Self.forbidsKeeping(response.headers, asked: request.headers) {
             // A 304 whose fields (or the request's) say no-store, or Vary: *, would renew the stored answer into one this

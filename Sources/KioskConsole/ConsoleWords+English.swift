@@ -113,7 +113,8 @@ extension ConsoleWords {
         },
         bodyNotEditable: { size, reason in
             switch reason {
-            case .coded(let coding): "The body (\(size)) is compressed (\(coding)): it can be sent unchanged or aborted here, not edited."
+            case .coded(let coding): "The body (\(size)) is compressed (\(coding)) in a way Kiosk could not decode (corrupt, a coding it "
+                + "does not know, or more than 64 MB decoded): it can be sent unchanged or aborted here, not edited."
             case .binary: "The body (\(size)) is not text: it can be sent unchanged or aborted here, not edited."
             case .tooLarge(let limit): "The body (\(size)) is too large to edit here (at most \(limit)): it can be sent unchanged or aborted, "
                 + "and a rewrite rule can change it."
@@ -314,6 +315,7 @@ extension ConsoleWords {
         body: "Body",
         bodyHint: "Sent as typed (UTF-8); empty for none.",
         binaryBodyKept: { "The body (\($0)) is not text: it is sent as logged, byte for byte, and cannot be edited here." },
+        binaryBodyCut: { "The body (\($0)) is not text and was cut by the capture limit: this request cannot be sent again, as logged or edited here." },
         send: "Send",
         revertTo: { "Revert to #\($0) as logged" },
         backToRequest: { "‹ Request #\($0)" },

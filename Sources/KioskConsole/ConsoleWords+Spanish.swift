@@ -113,7 +113,8 @@ extension ConsoleWords {
         },
         bodyNotEditable: { size, reason in
             switch reason {
-            case .coded(let coding): "El cuerpo (\(size)) está comprimido (\(coding)): aquí se puede enviar sin cambios o abortar, no editar."
+            case .coded(let coding): "El cuerpo (\(size)) está comprimido (\(coding)) de un modo que Kiosk no pudo descomprimir (dañado, "
+                + "una codificación que no conoce, o más de 64 MB descomprimido): aquí se puede enviar sin cambios o abortar, no editar."
             case .binary: "El cuerpo (\(size)) no es texto: aquí se puede enviar sin cambios o abortar, no editar."
             case .tooLarge(let limit): "El cuerpo (\(size)) es demasiado grande para editarlo aquí (como mucho \(limit)): se puede enviar "
                 + "sin cambios o abortar, y una regla de reescritura puede cambiarlo."
@@ -348,6 +349,7 @@ extension ConsoleWords {
         body: "Cuerpo",
         bodyHint: "Se envía tal como se escribe (UTF-8); vacío para ninguno.",
         binaryBodyKept: { "El cuerpo (\($0)) no es texto: se envía tal como se registró, byte a byte, y no se puede editar aquí." },
+        binaryBodyCut: { "El cuerpo (\($0)) no es texto y lo cortó el límite de captura: esta solicitud no se puede volver a enviar, ni tal cual ni editada aquí." },
         send: "Enviar",
         revertTo: { "Volver a n.º \($0) tal como se registró" },
         backToRequest: { "‹ Solicitud n.º \($0)" },

@@ -342,6 +342,8 @@ struct ConsoleWords: Sendable {
     let bodyHint: String
     /// In place of the composer's body, for one that is no text: its size, and that it goes as logged.
     let binaryBodyKept: @Sendable (String) -> String
+    /// The same for a body that is no text and was cut at capture: it cannot be sent again.
+    let binaryBodyCut: @Sendable (String) -> String
     let send: String
     let revertTo: @Sendable (Int64) -> String
     let backToRequest: @Sendable (Int64) -> String

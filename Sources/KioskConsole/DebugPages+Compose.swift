@@ -36,7 +36,9 @@ extension DebugPages {
                 ? E.element("p", [.class("status")], [
                     E.void("input", [.attribute("type", "hidden"), .attribute("name", "keep_body"), .attribute("value", "1")]),
                     E.element("strong", [], [.text(w.body + ": ")]),
-                    .text(w.binaryBodyKept(DebugPages.byteCount(Int64(record.requestBody?.data.count ?? 0), w))),
+                    .text(record.requestBody?.isTruncated == true
+                          ? w.binaryBodyCut(DebugPages.byteCount(Int64(record.requestBody?.originalSize ?? 0), w))
+                          : w.binaryBodyKept(DebugPages.byteCount(Int64(record.requestBody?.data.count ?? 0), w))),
                 ])
                 : textarea("body", w.body, form.body, rows: 6, hint: w.bodyHint),
             E.element("p", [.class("actions")], [

@@ -563,7 +563,9 @@ enum DebugPages {
             let shown = draft?.body ?? original
             if let reason = BodyNotEditable(exchange, shown: shown, w) {
                 fields.append(E.element("p", [.class("banner")], [
-                    .text(w.bodyNotEditable(DebugPages.byteCount(Int64(exchange.responseSize), w), reason)),
+                    // (Of a body shown decoded, its content's size: what the editor would hold.)
+                    .text(w.bodyNotEditable(DebugPages.byteCount(Int64(exchange.decodedFrom == nil ? exchange.responseSize
+                                                                       : (exchange.responseText?.utf8.count ?? 0)), w), reason)),
                 ]))
                 fields.append(E.element("p", [.class("actions")], [decision("continue", w.sendUnchanged), decision("abort", w.abort)]))
                 break

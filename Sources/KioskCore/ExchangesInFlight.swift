@@ -44,6 +44,8 @@ public final class ExchangesInFlight: Sendable {
         var received: (@Sendable () -> Int)?
         /// The app's side of a proxied exchange, to tell whether it closed (held weakly: the exchange holds it).
         weak var appSide: AppSide?
+        /// Its URL as shown, once a console asked: redacted once, not at every look.
+        var shown: String?
     }
 
     private struct State {
@@ -103,10 +105,20 @@ public final class ExchangesInFlight: Sendable {
         let entries = state.withLock { state in
             state.entries.filter { now - $0.value.start >= minimumAge }
         }
+        // Redacted outside the lock, and kept: a console looks every second, and thousands may be in flight.
+        var shown: [UInt64: String] = [:]
+        for (id, entry) in entries where entry.shown == nil {
+            shown[id] = redactor.hidingCredentials(of: entry.request).redact(entry.request.url)
+        }
+        if !shown.isEmpty {
+            state.withLock { state in
+                for (id, url) in shown { state.entries[id]?.shown = url }
+            }
+        }
         return entries.sorted { $0.key > $1.key }.map { id, entry in
             let request = entry.request
             return Exchange(id: id, startedAt: entry.startedAt, elapsed: max(.zero, now - entry.start), method: request.method,
-                            url: redactor.hidingCredentials(of: request).redact(request.url), source: request.source,
+                            url: entry.shown ?? shown[id] ?? "", source: request.source,
                             endpoint: request.endpoint, status: entry.status, received: entry.received?(),
                             appClosed: entry.appSide?.closedAt != nil, contentType: entry.contentType)
         }

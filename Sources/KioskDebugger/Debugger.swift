@@ -141,10 +141,10 @@ public final class Debugger: Sendable {
     public static let inFlightListedAfter: Duration = .seconds(1)
 
     /// The exchanges in flight for at least `minimumAge` that `filter` may select once they end (`RequestFilter.mayMatch`),
-    /// the latest begun first; none while recording is paused (they will not be logged).
+    /// the latest begun first, at most the filter's limit (a list's length); none while recording is paused.
     public func inFlight(matching filter: RequestFilter, olderThan minimumAge: Duration = inFlightListedAfter) -> [ExchangesInFlight.Exchange] {
         guard isRecording, let exchangesInFlight else { return [] }
-        return exchangesInFlight.snapshot(olderThan: minimumAge).filter(filter.mayMatch)
+        return Array(exchangesInFlight.snapshot(olderThan: minimumAge).lazy.filter(filter.mayMatch).prefix(max(1, filter.limit)))
     }
 
     // MARK: The request log

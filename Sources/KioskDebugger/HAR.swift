@@ -133,14 +133,18 @@ public enum HAR {
             }
             parts += ["-H", quote("\(header.name): \(header.value)")]
         }
+        // A body cut by the capture limit is sent as far as it was kept: said before the command, which a shell skips.
+        let cut = record.requestBody.flatMap { body in
+            body.isTruncated ? "# The body was cut by Kiosk's capture limit: this sends its first \(body.data.count) of \(body.originalSize) bytes.\n" : nil
+        } ?? ""
         if let body = record.requestBody, let text = String(data: body.data, encoding: .utf8) {
             parts += ["--data-raw", quote(text)]
         } else if let body = record.requestBody, !body.data.isEmpty {
             // Not text (a protobuf, a file in a form): its bytes written by printf, whose format's octal escapes hold every
             // byte, NUL too (a shell's quoted word cannot), piped to curl.
-            return "printf " + quote(printfFormat(body.data)) + " | " + (parts + ["--data-binary", "@-"]).joined(separator: " ")
+            return cut + "printf " + quote(printfFormat(body.data)) + " | " + (parts + ["--data-binary", "@-"]).joined(separator: " ")
         }
-        return parts.joined(separator: " ")
+        return cut + parts.joined(separator: " ")
     }
 
     /// A printf format writing `bytes` (POSIX): printable ASCII as itself (`%` and a backslash escaped), every other byte

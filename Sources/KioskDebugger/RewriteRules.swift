@@ -512,6 +512,12 @@ struct CompiledRewriteRule: Sendable {
             // A coded answer (gzip, br: what a browser asks for) is patched as its content, and goes on uncoded.
             let coding = ContentCoding.single(response.headers.combined("Content-Encoding"))
             let decoded = coding.flatMap { ContentCoding.decodes($0) ? ContentCoding.decoded(response.body, coding: $0) : nil }
+            // One that does not decode is not patched as if it were its content (a JSON body labelled gzip would go on
+            // patched and still labelled so, which no client reads).
+            if let coding, decoded == nil, !response.body.isEmpty {
+                return .skipped("the body is compressed (\(coding)) in a way Kiosk could not decode (corrupt, a coding it does not "
+                                + "know, or more than 64 MB decoded): it cannot be patched")
+            }
             let document: OrderedJSON
             do {
                 document = try OrderedJSON.parse(decoded ?? response.body)

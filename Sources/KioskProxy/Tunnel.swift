@@ -102,6 +102,9 @@ final class TunnelMeter: Sendable {
         return head + length
     }
 
+    /// Whether the process has begun to stop (its listeners close what is still open).
+    var isStopping: Bool { stopping.hasStarted }
+
     /// Whether all of the answer refusing a switch has come: the tunnel has nothing more to carry.
     var refusalEnded: Bool {
         counts.withLock { counts in counts.refusalEnd.map { counts.received >= $0 } ?? false }
@@ -140,8 +143,12 @@ final class TunnelMeter: Sendable {
             counts.reported = true
             return counts
         }
-        guard let done else { return }
+        guard var done else { return }
         if let (list, id) = flight.withLock({ $0 }) { list.end(id) }
+        // A switch's answer that began and ended before its status line did: no HTTP answer at all.
+        if upgrade != nil, done.status == nil, done.error == nil, done.received > 0 {
+            done.error = "The upstream's answer to the protocol switch ended before its status line did (\(done.received) bytes came)."
+        }
         let elapsed = ContinuousClock.now - started
         var upgrade = upgrade
         upgrade?.status = done.status
@@ -251,8 +258,13 @@ final class TunnelEnd: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         if meter.awaitsSwitchAnswer {
-            // The app gave up first (its first reason stands), or the upstream ended without a word.
-            if isApp { meter.fail("The app closed its connection before the upstream answered the protocol switch.") } else { refuseUnanswered() }
+            // The app gave up first, or Kiosk's stop closed it (the first reason stands), or the upstream ended without a word.
+            if isApp {
+                meter.fail(meter.isStopping ? "Kiosk stopped before the upstream answered the protocol switch."
+                           : "The app closed its connection before the upstream answered the protocol switch.")
+            } else {
+                refuseUnanswered()
+            }
         }
         partner?.closeAfterWrites(mode: .all)
         finish()

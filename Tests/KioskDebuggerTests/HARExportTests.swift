@@ -88,7 +88,7 @@ struct HARExportTests {
                                                     .init(name: "Via", value: "1.1 kiosk-abc"), .init(name: "Accept-Encoding", value: "gzip, br"),
                                                     .init(name: "Content-Type", value: "application/json"),
                                                     .init(name: "X-Api-Key", value: "<redacted>")],
-                                   requestBody: CapturedBody(data: Data(body.utf8), originalSize: 41), status: 200,
+                                   requestBody: CapturedBody(data: Data(body.utf8), originalSize: body.utf8.count), status: 200,
                                    timings: RequestTimings(total: 0.1), decision: .network)
         // When it is copied as cURL
         let command = HAR.curl(record)
@@ -120,6 +120,11 @@ struct HARExportTests {
         let written = output.fileHandleForReading.readDataToEndOfFile()
         shell.waitUntilExit()
         #expect(written == bytes)
+        // And a body cut at capture says so before the command
+        let cut = RequestRecord(startedAt: Date(), source: nil, endpoint: "app.test", method: "POST", url: "http://app.test/upload",
+                                requestBody: CapturedBody(capturing: bytes, limit: 100), status: 200, timings: RequestTimings(total: 0.1),
+                                decision: .network)
+        #expect(HAR.curl(cut).hasPrefix("# The body was cut by Kiosk's capture limit: this sends its first 100 of \(bytes.count) bytes.\ncurl "))
     }
 
     @Test("A cURL of an origin reached at another listener (the demo's demo.invalid) carries curl's --connect-to to it; others do not")

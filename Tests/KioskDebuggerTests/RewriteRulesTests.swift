@@ -139,6 +139,18 @@ struct RewriteRulesTests {
         #expect(touches.first?.applied == true && touches.first?.detail.hasSuffix("decoded from \(coding)") == true, "\(touches)")
     }
 
+    @Test("A body labelled gzip that does not decode is not patched as if it were its content: the rule says why")
+    func patchUndecodableCoding() async throws {
+        let rules = rules()
+        _ = try rules.add(rule(RewriteRule.Actions(patch: #"[{"op": "add", "path": "/patched", "value": true}]"#)))
+        let upstream = ScriptedTransport(always: .respond(200, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"],
+                                                          body: #"{"not":"gzip"}"#))
+        let (result, touches) = await send(request(), through: RewritingTransport(base: upstream, rules: rules))
+        let response = try result.get()
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"not":"gzip"}"# && !response.isEdited)
+        #expect(touches.first?.applied == false && touches.first?.detail.contains("could not decode") == true, "\(touches)")
+    }
+
     @Test("Several matching rules apply in list order, each to the answer the one before left")
     func order() async throws {
         // Given two rules patching the same member, and a third matching by URL wildcard and method

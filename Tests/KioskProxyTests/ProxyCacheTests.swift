@@ -355,6 +355,10 @@ struct ProxyCacheTests {
         let upstream = try await ScriptedUpstream.start()
         upstream.answer { head in
             guard head.method == .OPTIONS else { return (.ok, [("Content-Type", "application/json")], #"{"items":[]}"#) }
+            // (One API's answer names another origin than the one asking: allowed for none but that one.)
+            if head.headers["Origin"].first == "https://other.test" {
+                return (.noContent, [("Access-Control-Allow-Origin", "https://app.test"), ("Access-Control-Allow-Methods", "GET")], "")
+            }
             guard head.headers["Origin"].first == "https://app.test" else { return (.forbidden, [], "") }
             return (.noContent, [("Access-Control-Allow-Origin", "https://app.test"), ("Access-Control-Allow-Credentials", "true"),
                                  ("Access-Control-Allow-Methods", "GET"), ("Access-Control-Allow-Headers", "authorization"),
@@ -373,8 +377,10 @@ struct ProxyCacheTests {
             let again = try await preflight()
             // Then it went to the upstream, not the store
             #expect(again.status == .noContent && upstream.requests.count == 2)
-            // And a refused one (another origin) is not stored
+            // And a refused one (another origin) is not stored, nor one that allowed another origin than the one asking
             #expect(try await preflight(origin: "https://evil.test").status == .forbidden)
+            let otherOrigin = try await preflight(origin: "https://other.test")
+            #expect(otherOrigin.status == .noContent && otherOrigin.header("Cache-Status").first?.contains(";stored") == false)
 
             // When the upstream goes away
             await upstream.stop()
@@ -384,6 +390,7 @@ struct ProxyCacheTests {
             #expect(standIn.header("Cache-Status").first?.hasSuffix("detail=fallback") == true, "\(standIn.header("Cache-Status"))")
             // But not for another origin, nor other headers asked: those were never allowed
             #expect(try await preflight(origin: "https://evil.test").status == .badGateway)
+            #expect(try await preflight(origin: "https://other.test").status == .badGateway)
             #expect(try await preflight(headers: "authorization,x-other").status == .badGateway)
             // And the headers asked are one list whatever their case
             #expect(try await preflight(headers: "Authorization").status == .noContent)

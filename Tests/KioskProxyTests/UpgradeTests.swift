@@ -155,10 +155,17 @@ private func webSocketExchange(port: Int, request: String, message: String) asyn
     }
 }
 
-/// Closes its connection as soon as anything is read: an upstream that takes a request and goes without a word.
+/// Closes its connection as soon as anything is read, having written `first` (nothing: an upstream that takes a request
+/// and goes without a word; half a status line: one that dies answering).
 private final class CloseOnRead: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) { context.close(promise: nil) }
+    typealias OutboundOut = ByteBuffer
+    let first: String
+    init(first: String = "") { self.first = first }
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if !first.isEmpty { context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: first)), promise: nil) }
+        context.close(promise: nil)
+    }
 }
 
 private func upgradeRequest(_ target: String, host: String) -> String {
@@ -377,6 +384,26 @@ struct UpgradeTests {
             #expect(record.error?.contains("closed the connection without answering the protocol switch") == true, "\(record.error ?? "")")
         }
         try await closing.close()
+    }
+
+    @Test("A WebSocket whose upstream dies after half a status line is logged as failed, saying so, not as an answer from the store")
+    func upgradeHalfStatusLine() async throws {
+        let dying = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(CloseOnRead(first: "HTTP/1.1 10")) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(dying.localAddress?.port)
+        try await withProxy { proxy, _ in
+            // When an app opens a WebSocket to it
+            _ = try await rawExchange(port: proxy.port, upgradeRequest("http://127.0.0.1:\(port)/ws", host: "127.0.0.1:\(port)"),
+                                      timeout: .seconds(15), toClose: true)
+            // Then the record fails, saying the answer ended before its status line
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains(":\(port)/ws") })
+            #expect(record.status == nil && !record.isAnsweredFromStore)
+            #expect(record.error?.contains("ended before its status line did") == true, "\(record.error ?? "")")
+        }
+        try await dying.close()
     }
 
     @Test("A WebSocket whose upstream takes the connection and never answers the switch is a 504 after the switch timeout, logged so")
