@@ -394,6 +394,11 @@ def test_an_apps_request_shows_live_in_the_console_and_a_breakpoint_edit_reaches
     received: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: received.put(urllib_get(proxy, upstream.url("/api/items?paused=1"))), daemon=True).start()
     WebDriverWait(browser, 30).until(lambda d: proxy.api("/debug/api/paused"))
+    # And the open list shows it at its top, paused, leading to the pause
+    paused_row = "#results table.requests tbody tr[data-inflight^='p']"
+    WebDriverWait(browser, 20).until(lambda d: any("/api/items?paused=1" in row.text for row in d.find_elements(By.CSS_SELECTOR, paused_row)))
+    assert "paused" in browser.find_element(By.CSS_SELECTOR, paused_row).text
+    assert browser.find_element(By.CSS_SELECTOR, paused_row + " a").get_attribute("href").split("/debug/paused/")[1].isdigit()
     # And the developer edits the paused JSON in the console's tree and sends it
     browser.get(proxy.console + "/debug/paused")
     browser.find_element(By.CSS_SELECTOR, "#results a[href^='/debug/paused/']").click()

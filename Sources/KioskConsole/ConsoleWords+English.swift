@@ -393,6 +393,8 @@ extension ConsoleWords {
         pending: "pending",
         inFlightNote: "In flight: its record, with its answer, is listed once it ends",
         appGoneInFlight: "The app closed its connection: it may have given up",
+        pausedRowStatus: "paused",
+        pausedRowNote: "Paused at a breakpoint: open it to decide",
         answeredFromStore: "Answered from the store — no upstream request",
         copy: "Copy",
         copied: "Copied",

@@ -440,6 +440,8 @@ extension ConsoleWords {
         pending: "pendiente",
         inFlightNote: "En curso: su registro, con su respuesta, aparece cuando termina",
         appGoneInFlight: "La app cerró su conexión: puede que haya desistido",
+        pausedRowStatus: "detenida",
+        pausedRowNote: "Detenida en un punto de interrupción: ábrela para decidir",
         answeredFromStore: "Contestada desde el almacén, sin solicitud al servidor remoto",
         copy: "Copiar",
         copied: "Copiado",

@@ -436,6 +436,9 @@ struct ConsoleWords: Sendable {
     let inFlightNote: String
     /// An exchange in flight whose app closed its connection (it goes on until it ends).
     let appGoneInFlight: String
+    /// The status cell of an exchange held at a breakpoint, and what its row's link says.
+    let pausedRowStatus: String
+    let pausedRowNote: String
     let answeredFromStore: String
     let copy: String
     let copied: String

@@ -53,7 +53,8 @@ extension DebugController {
             // every second, and as soon as exchanges are logged (one that ended leaves the list as its record comes).
             let inFlightSent = Mutex<[InFlightRowJSON]?>(nil)
             let sendInFlight = { @Sendable in
-                let rows = debugger.inFlight(matching: query.filter).map { InFlightRowJSON($0, words) }
+                let rows = debugger.pausedInFlight(matching: query.filter).map { InFlightRowJSON(paused: $0, words) }
+                    + debugger.inFlight(matching: query.filter).map { InFlightRowJSON($0, words) }
                 let changed = inFlightSent.withLock { sent in
                     defer { sent = rows }
                     return sent != rows
@@ -64,7 +65,10 @@ extension DebugController {
                 if resumesUnknown { feed.yield(Self.frame(LiveUpdate.reset, words)) }
                 for await update in updates {
                     feed.yield(Self.frame(update, words))
-                    if case .exchanges = update { sendInFlight() }
+                    switch update {
+                    case .exchanges, .paused: sendInFlight()
+                    default: break
+                    }
                 }
                 feed.finish()
             }
@@ -166,22 +170,29 @@ extension DebugController {
     }
 }
 
-/// An exchange in flight on the live feed: its number in the process and its row (`DebugPages.inFlightRow`).
+/// An exchange in flight on the live feed, or one paused at a breakpoint: its row's key (`data-inflight`: its number in
+/// the process, or `p` and its pause's) and its row (`DebugPages.inFlightRow`, `pausedRow`).
 struct InFlightRowJSON: Encodable, Equatable {
-    let id: UInt64
+    let key: String
     let html: String
     /// What changes its row, besides the time (which the script counts on): compared, not sent.
     private let state: [Int?]
 
     init(_ exchange: ExchangesInFlight.Exchange, _ words: ConsoleWords) {
-        id = exchange.id
+        key = String(exchange.id)
         html = DebugPages.inFlightRow(exchange, words).rendered
         state = [exchange.status, exchange.received, exchange.appClosed ? 1 : 0]
     }
 
-    private enum CodingKeys: String, CodingKey { case id, html }
+    init(paused: PausedExchange, _ words: ConsoleWords) {
+        key = "p\(paused.id)"
+        html = DebugPages.pausedRow(paused, now: Date(), words).rendered
+        state = [paused.status, paused.appClosed ? 1 : 0]
+    }
 
-    static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id && lhs.state == rhs.state }
+    private enum CodingKeys: String, CodingKey { case key, html }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.key == rhs.key && lhs.state == rhs.state }
 }
 
 /// `/debug/api/in-flight`: one exchange in flight.

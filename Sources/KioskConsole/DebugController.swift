@@ -38,6 +38,7 @@ struct DebugController: Sendable {
                                                       hosts: (try? kiosk.debugger.proxiedHosts()) ?? [],
                                                       catalogs: kiosk.proxyOverview() == nil || ((try? kiosk.debugger.holdsCatalogTraffic()) ?? true),
                                                       inFlight: query.syntaxError == nil ? kiosk.debugger.inFlight(matching: query.filter) : [],
+                                                      pausedRows: query.syntaxError == nil ? kiosk.debugger.pausedInFlight(matching: query.filter) : [],
                                                       context: context.view),
                                   status: query.syntaxError == nil ? .ok : .badRequest)
         }

@@ -17,7 +17,7 @@ enum DebugPages {
     static func requests(_ records: [RequestRecord], query: DebugFilterQuery, count: Int, newestCounted: Int64 = 0, paused: Int = 0,
                          proxyOffline: Bool = false, eventID: DebugEvents.EventID, isRecording: Bool = true, unlogged: Int = 0, live: Bool,
                          hosts: [String] = [], catalogs: Bool = true, inFlight: [ExchangesInFlight.Exchange] = [],
-                         context: ViewContext) -> HTML {
+                         pausedRows: [PausedExchange] = [], now: Date = Date(), context: ViewContext) -> HTML {
         let filter = query.filter
         let w = context.words
         // The filter form stays outside the results, which the script swaps as the filter is typed.
@@ -60,13 +60,13 @@ enum DebugPages {
             ]),
             filterNotice(query, w),
         ]
-        if records.isEmpty && inFlight.isEmpty {
+        if records.isEmpty && inFlight.isEmpty && pausedRows.isEmpty {
             if query.syntaxError == nil { content.append(E.element("p", [.class("empty")], [
                 .text(count == 0 ? w.nothingLogged : w.noRequestMatches),
             ])) }
         }
         // The table is there even when empty, so that live rows have a home.
-        content.append(table(records, inFlight: live ? inFlight : [], w))
+        content.append(table(records, inFlight: live ? inFlight : [], paused: live ? pausedRows : [], now: now, w))
         if !records.isEmpty {
             if records.count == filter.limit, let last = records.last {
                 var older = query
@@ -163,8 +163,10 @@ enum DebugPages {
     /// The request list as DevTools' Network panel has it: the name (method and path) first and the host apart,
     /// then narrow columns. The classes let the stylesheet make each row two lines on a phone (method, status and
     /// path; host, time, duration and size below) and keep only the name and status beside an open request.
-    /// `inFlight`: exchanges not yet ended, listed first (the live feed keeps them as they are).
-    static func table(_ records: [RequestRecord], inFlight: [ExchangesInFlight.Exchange] = [], _ w: ConsoleWords) -> HTML {
+    /// `paused` (exchanges held at breakpoints) and `inFlight` (exchanges not yet ended) are listed first, in that order (the
+    /// live feed keeps them as they are).
+    static func table(_ records: [RequestRecord], inFlight: [ExchangesInFlight.Exchange] = [], paused: [PausedExchange] = [],
+                      now: Date = Date(), _ w: ConsoleWords) -> HTML {
         let columns: [(String, String)] = [(w.name, "name"), (w.status, "st"), (w.host, "host"), (w.type, "type"), (w.size, "num size"),
                                            (w.time, "time"), (w.duration, "num dur"), (w.cache, "cache"), (w.waterfall, "wf"),
                                            (w.failureColumn, "failure")]
@@ -173,7 +175,7 @@ enum DebugPages {
                 E.element("thead", [], [E.element("tr", [], columns.map { name, className in
                     E.element("th", [.attribute("scope", "col"), .class(className)], [.text(name)])
                 })]),
-                E.element("tbody", [], inFlight.map { inFlightRow($0, w) } + records.map { row($0, w) }),
+                E.element("tbody", [], paused.map { pausedRow($0, now: now, w) } + inFlight.map { inFlightRow($0, w) } + records.map { row($0, w) }),
             ]),
         ])
     }
@@ -243,6 +245,32 @@ enum DebugPages {
             E.element("td", [.class("cache")], []),
             E.element("td", [.class("wf")], []),
             E.element("td", [.class("failure")], [.text(exchange.appClosed ? w.appGoneInFlight : "")]),
+        ])
+    }
+
+    /// The row of an exchange held at a breakpoint: its name leads to the pause, where it is decided; "paused" in place of
+    /// a status (the upstream's, at a response breakpoint, after it); its time held counting (`data-elapsed`, ms).
+    static func pausedRow(_ paused: PausedExchange, now: Date, _ w: ConsoleWords) -> HTML {
+        let url = URLComponents(string: paused.url)
+        let elapsed = max(0, now.timeIntervalSince(paused.pausedAt))
+        return E.element("tr", [.attribute("data-inflight", "p\(paused.id)"), .class("pending paused")], [
+            E.element("td", [.class("name")], [
+                E.element("a", [Attribute.localHref(ConsoleRoute.pausedExchange(paused.id).path),
+                                .attribute("title", "\(w.pausedRowNote): \(paused.method) \(paused.url)")], [
+                    E.element("span", [.class("visually-hidden")], [.text(w.pausedRowNote + ": ")]),
+                    E.element("span", [.class("method")], [.text(paused.method)]), " ",
+                    E.element("span", [.class("path")], [.text(pathAndQuery(paused.url))]),
+                ]),
+            ]),
+            E.element("td", [.class("st st-pending")], [.text(w.pausedRowStatus + (paused.status.map { " · \($0)" } ?? ""))]),
+            E.element("td", [.class("host")], [.text(url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host } ?? "")]),
+            E.element("td", [.class("type")], []),
+            E.element("td", [.class("num size")], []),
+            E.element("td", [.class("time")], [localTime(paused.pausedAt, style: .time)]),
+            E.element("td", [.class("num dur"), .attribute("data-elapsed", String(Int(elapsed * 1000)))], [.text("\(Int(elapsed)) s…")]),
+            E.element("td", [.class("cache")], []),
+            E.element("td", [.class("wf")], []),
+            E.element("td", [.class("failure")], [.text(paused.appClosed ? w.appGoneInFlight : "")]),
         ])
     }
 

@@ -32,6 +32,23 @@ public final class ExchangesInFlight: Sendable {
         public let appClosed: Bool
         /// The answer's Content-Type, once its head came.
         public let contentType: String?
+
+        /// An exchange in flight as a debugger shows it (`url` redacted already): one listed here, or one held elsewhere (a
+        /// breakpoint's), read through the same filter.
+        public init(id: UInt64, startedAt: Date, elapsed: Duration, method: String, url: String, source: SourceID?, endpoint: String,
+                    status: Int?, received: Int?, appClosed: Bool, contentType: String?) {
+            self.id = id
+            self.startedAt = startedAt
+            self.elapsed = elapsed
+            self.method = method
+            self.url = url
+            self.source = source
+            self.endpoint = endpoint
+            self.status = status
+            self.received = received
+            self.appClosed = appClosed
+            self.contentType = contentType
+        }
     }
 
     /// What one exchange in flight holds until shown.

@@ -147,6 +147,17 @@ public final class Debugger: Sendable {
         return Array(exchangesInFlight.snapshot(olderThan: minimumAge).lazy.filter(filter.mayMatch).prefix(max(1, filter.limit)))
     }
 
+    /// The exchanges paused at breakpoints that `filter` may select (as `inFlight` reads it), the latest paused first: the
+    /// live list shows them among those in flight, each leading to its pause. None while recording is paused.
+    public func pausedInFlight(matching filter: RequestFilter, at now: Date = Date()) -> [PausedExchange] {
+        guard isRecording else { return [] }
+        return breakpoints.paused.sorted { $0.id > $1.id }.filter { paused in
+            filter.mayMatch(ExchangesInFlight.Exchange(id: 0, startedAt: paused.pausedAt, elapsed: .seconds(max(0, now.timeIntervalSince(paused.pausedAt))),
+                                                       method: paused.method, url: paused.url, source: paused.source, endpoint: paused.endpoint,
+                                                       status: paused.status, received: nil, appClosed: paused.appClosed, contentType: nil))
+        }
+    }
+
     // MARK: The request log
 
     /// Whether a request log is open to read (capture on, or off with a log kept from before).

@@ -602,6 +602,24 @@ struct WebDebugTests {
         }
     }
 
+    @Test("An exchange paused at a breakpoint heads the live list, paused, its row leading to the pause; a filter that cannot select it leaves it out")
+    func pausedRowInTheList() async throws {
+        try await withWeb { harness, client in
+            // Given an app's answer held at a breakpoint
+            let (held, paused) = try await holdAppExchange(harness, at: .response, url: "http://127.0.0.1:9/held?token=app-secret-5",
+                                                           answer: (["Content-Type": "application/json"], Data("{}".utf8)))
+            // When the list is read
+            let page = try await client.get("/debug")
+            // Then its first row is the pause's, saying so, its token hidden, leading to it
+            #expect(page.body.contains("<tr data-inflight=\"p\(paused.id)\" class=\"pending paused\">"), "\(page.body)")
+            #expect(page.body.contains("href=\"/debug/paused/\(paused.id)\"") && !page.body.contains("app-secret-5"))
+            // And a filter of another host leaves it out
+            #expect(!(try await client.get("/debug?filter=host:elsewhere.test")).body.contains("data-inflight=\"p\(paused.id)\""))
+            harness.kiosk.debugger.breakpoints.decide(paused.id, .continueUnchanged)
+            _ = await held.value
+        }
+    }
+
     @Test("A paused gzip answer is shown decoded in the editor, saying it came compressed and goes uncompressed if edited")
     func compressedAnswerShownDecoded() async throws {
         try await withWeb { harness, client in

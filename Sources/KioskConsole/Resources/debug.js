@@ -112,7 +112,7 @@
   function showInFlight(rows) {
     const body = $("#results table.requests tbody");
     if (!body) return;
-    const wanted = new Set(rows.map(row => String(Number(row.id))));
+    const wanted = new Set(rows.map(row => String(row.key)));
     for (const tr of $$("tr[data-inflight]", body)) if (!wanted.has(tr.dataset.inflight)) tr.remove();
     const now = String(performance.now());
     let previous = null;
@@ -121,7 +121,7 @@
       template.innerHTML = `<table><tbody>${row.html}</tbody></table>`; // server-rendered, escaped there
       const fresh = template.content.querySelector("tr");
       if (!fresh) continue;
-      let tr = body.querySelector(`tr[data-inflight="${Number(row.id)}"]`);
+      let tr = body.querySelector(`tr[data-inflight="${CSS.escape(String(row.key))}"]`);
       if (tr) {
         [...fresh.cells].forEach((cell, index) => {
           const shown = tr.cells[index];
