@@ -140,7 +140,7 @@ final class ProxyCachingTransport: HTTPTransport {
         let settings = settings.withLock { $0 }
         // A GET with a body (a search engine's query) asks for what its body says, which the key does not hold: it is
         // neither answered from the store nor stored, as if its method were another.
-        let bodied = request.body.map { !$0.isEmpty } ?? (request.bodyStream != nil)
+        let bodied = request.hasBody
         let readable = (request.method == "GET" || request.method == "HEAD") && !bodied
         let preflight = request.isCORSPreflight
         // A request the developer sent again from the console (edited, perhaps) is asked of the upstream as `--cache off`
@@ -648,7 +648,7 @@ final class ProxyCachingTransport: HTTPTransport {
                 + "credentials or headers (Authorization, Cookie, an API key's header, or a field the answer's Vary names, as an archive "
                 + "recorded them): "
                 + "one identity's answer is never given to another. Send the request as it was recorded, or go online.\n"
-            : (request.method == "GET" || request.method == "HEAD") && (request.body.map { !$0.isEmpty } ?? (request.bodyStream != nil))
+            : (request.method == "GET" || request.method == "HEAD") && request.hasBody
             ? "Kiosk's proxy is offline, and a \(request.method) with a body (a search's query) is never stored: what it asks for is in "
                 + "its body, which the cache does not key by. Go online to send it.\n"
             : request.method == "GET" || request.method == "HEAD" || request.isCORSPreflight

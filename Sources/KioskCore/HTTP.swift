@@ -166,6 +166,9 @@ public struct HTTPRequest: Sendable, Hashable {
         public var isProxied: Bool { self == .proxied || self == .proxiedForNetwork }
     }
 
+    /// Whether it carries a body, held whole (not empty) or streamed.
+    public var hasBody: Bool { body.map { !$0.isEmpty } ?? (bodyStream != nil) }
+
     /// Whether it is a browser's CORS preflight: an OPTIONS with `Origin` and `Access-Control-Request-Method`, sent by the
     /// browser on its own before a cross-origin request with a token or a JSON body.
     public var isCORSPreflight: Bool {

@@ -54,27 +54,22 @@ final class TunnelMeter: Sendable {
 
     func add(_ bytes: ByteBuffer, fromApp: Bool) {
         let answered = counts.withLock { counts -> Int? in
-            guard !fromApp, upgrade != nil, counts.received == 0 else { return nil }
-            return bytes.getString(at: bytes.readerIndex, length: min(bytes.readableBytes, 12)).flatMap { line in
-                line.hasPrefix("HTTP/1.") && line.count == 12 ? Int(line.dropFirst(9).prefix(3)) : nil
-            }
-        }
-        if let answered, let (list, id) = flight.withLock({ $0 }) {
-            list.answered(id, status: answered) { [weak self] in self?.counts.withLock { $0.received } ?? 0 }
-        }
-        counts.withLock { counts in
             if fromApp {
                 counts.sent += bytes.readableBytes
-            } else {
-                // A protocol switch's first upstream bytes are its answer's status line: "HTTP/1.1 101 ...".
-                if upgrade != nil, counts.received == 0, let line = bytes.getString(at: bytes.readerIndex, length: min(bytes.readableBytes, 12)),
-                   line.hasPrefix("HTTP/1."), line.count == 12 {
-                    counts.status = Int(line.dropFirst(9).prefix(3))
-                    counts.responseHeaders = Self.fields(ofHeadIn: bytes)
-                    counts.refusalEnd = Self.refusalEnd(status: counts.status, in: bytes, fields: counts.responseHeaders)
-                }
-                counts.received += bytes.readableBytes
+                return nil
             }
+            defer { counts.received += bytes.readableBytes }
+            // A protocol switch's first upstream bytes are its answer's status line: "HTTP/1.1 101 ...".
+            guard upgrade != nil, counts.received == 0, let line = bytes.getString(at: bytes.readerIndex, length: min(bytes.readableBytes, 12)),
+                  line.hasPrefix("HTTP/1."), line.count == 12 else { return nil }
+            counts.status = Int(line.dropFirst(9).prefix(3))
+            counts.responseHeaders = Self.fields(ofHeadIn: bytes)
+            counts.refusalEnd = Self.refusalEnd(status: counts.status, in: bytes, fields: counts.responseHeaders)
+            return counts.status
+        }
+        // (Told outside the meter's lock: the list reads the bytes so far through it.)
+        if let answered, let (list, id) = flight.withLock({ $0 }) {
+            list.answered(id, status: answered) { [weak self] in self?.counts.withLock { $0.received } ?? 0 }
         }
     }
 
