@@ -65,6 +65,36 @@ extension AppDatabase {
         return config
     }
 
+    /// Opens a WAL pool on the file at `path` (`what` names it in an error, say "the proxy cache"), trying again when
+    /// another opening of the same file at once holds it; throws `KioskError.storage` saying why when it cannot.
+    /// Two processes (or connections) opening one new file at once both switch it to WAL, each holding a read lock and
+    /// asking for the exclusive one: SQLite answers one of them SQLITE_BUSY at once, without waiting (its busy handler is
+    /// skipped where waiting could deadlock), and what it asks is to begin again. Only a file still held after a few tries
+    /// (its 5 s busy timeout each) is said to be locked.
+    static func openPool(at path: String, configuration: Configuration, what: String) throws -> DatabasePool {
+        var attempt = 0
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) && attempt < 5 {
+                attempt += 1
+                usleep(UInt32(10_000 * attempt))
+            } catch {
+                throw storageError(error, while: "open \(what)", path: path)
+            }
+        }
+    }
+
+    /// The configuration of a connection that only reads (a watcher of another process's commits, a count): it waits
+    /// 5 s for another process's write, as the writer does — by default GRDB fails at once, and its opening already reads
+    /// the file (to tell a database from another file), which a process making the file at that moment holds.
+    static func readOnlyConfiguration() -> Configuration {
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(5)
+        return config
+    }
+
     /// How a storage error says a file is not a database Kiosk can read (`isUnreadable`).
     static let corruptWords = "is corrupt or is not a Kiosk database"
     /// How a storage error says a newer Kiosk wrote the file.

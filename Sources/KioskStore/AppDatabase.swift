@@ -34,10 +34,8 @@ public final class AppDatabase: Sendable, StoreFile {
         self.writer = writer
         self.path = path
         self.now = now
-        var watcherConfiguration = Configuration()
-        watcherConfiguration.readonly = true
         do {
-            watcher = try path.map { try DatabaseQueue(path: $0, configuration: watcherConfiguration) }
+            watcher = try path.map { try DatabaseQueue(path: $0, configuration: Self.readOnlyConfiguration()) }
         } catch {
             throw Self.storageError(error, while: "open the database", path: path)
         }
@@ -49,13 +47,8 @@ public final class AppDatabase: Sendable, StoreFile {
     public static func open(at path: String, now: @escaping @Sendable () -> Date = { Date() }) throws -> AppDatabase {
         // Its owner's only, as the log and the proxy cache are: it holds the paired devices' token hashes too.
         try prepareOwnerOnlyFile(at: path, what: "the database")
-        let pool: DatabasePool
-        do {
-            // A pool gives WAL mode: readers (web requests) never wait for the writer (a sync).
-            pool = try DatabasePool(path: path, configuration: makeConfiguration())
-        } catch {
-            throw storageError(error, while: "open the database", path: path)
-        }
+        // A pool gives WAL mode: readers (web requests) never wait for the writer (a sync).
+        let pool = try openPool(at: path, configuration: makeConfiguration(), what: "the database")
         return try AppDatabase(writer: pool, path: path, now: now)
     }
 

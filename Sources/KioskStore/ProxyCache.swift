@@ -158,12 +158,7 @@ public final class ProxyCache: Sendable, StoreFile {
     /// throws `KioskError.storage` saying why when the file cannot be used.
     public static func open(at path: String, maxBytes: Int?) throws -> ProxyCache {
         try AppDatabase.prepareOwnerOnlyFile(at: path, what: "the proxy cache")
-        let pool: DatabasePool
-        do {
-            pool = try DatabasePool(path: path, configuration: makeDatabaseConfiguration())
-        } catch {
-            throw AppDatabase.storageError(error, while: "open the proxy cache", path: path)
-        }
+        let pool = try AppDatabase.openPool(at: path, configuration: makeDatabaseConfiguration(), what: "the proxy cache")
         return try ProxyCache(writer: pool, path: path, maxBytes: maxBytes)
     }
 
@@ -813,7 +808,7 @@ public final class ProxyCache: Sendable, StoreFile {
     /// a full disk it cannot be opened, and this still counts what clearing it removes).
     public static func countEntries(at path: String) throws -> Int {
         do {
-            let queue = try DatabaseQueue(path: path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+            let queue = try DatabaseQueue(path: path, configuration: AppDatabase.readOnlyConfiguration())
             return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cacheEntry") ?? 0 }
         } catch {
             throw AppDatabase.storageError(error, while: "count the proxy cache", path: path)

@@ -135,12 +135,7 @@ public final class RequestLog: Sendable, StoreFile {
     public static func open(at path: String, configuration: Configuration = Configuration()) throws -> RequestLog {
         // Readable by its owner only: it holds apps' exchanges, redacted but whole.
         try AppDatabase.prepareOwnerOnlyFile(at: path, what: "the request log")
-        let pool: DatabasePool
-        do {
-            pool = try DatabasePool(path: path, configuration: makeDatabaseConfiguration())
-        } catch {
-            throw AppDatabase.storageError(error, while: "open the request log", path: path)
-        }
+        let pool = try AppDatabase.openPool(at: path, configuration: makeDatabaseConfiguration(), what: "the request log")
         return try RequestLog(writer: pool, path: path, configuration: configuration)
     }
 

@@ -305,3 +305,41 @@ struct DatabaseFileTests {
         #expect(try pool.read { db in try Int.fetchOne(db, sql: "SELECT bytes FROM total") } == 256 * (lastSize - 4000))
     }
 }
+
+@Suite("Database files opened at once")
+struct DatabaseFilesOpenedAtOnceTests {
+    @Test("Eight openings of one new store, log and proxy cache at once, over and over, all open: none is refused as locked by another")
+    func openingsAtOnce() async throws {
+        let folder = try TemporaryDirectory.make("KioskStoreOpenings")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for round in 0..<25 {
+            // Given three files that do not exist yet
+            let store = folder.appendingPathComponent("store-\(round).sqlite").path
+            let log = folder.appendingPathComponent("log-\(round).sqlite").path
+            let cache = folder.appendingPathComponent("cache-\(round).sqlite").path
+            // When eight threads each open all three at once (as processes started together do: a CLI beside a server)
+            let failures = await withTaskGroup(of: String?.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        await withCheckedContinuation { (done: CheckedContinuation<String?, Never>) in
+                            Thread.detachNewThread {
+                                do {
+                                    _ = try AppDatabase.open(at: store)
+                                    _ = try RequestLog.open(at: log)
+                                    _ = try ProxyCache.open(at: cache, maxBytes: nil)
+                                    done.resume(returning: nil)
+                                } catch {
+                                    done.resume(returning: "\(error)")
+                                }
+                            }
+                        }
+                    }
+                }
+                return await group.compactMap { $0 }.reduce(into: [String]()) { $0.append($1) }
+            }
+            // Then every opening succeeded
+            #expect(failures.isEmpty, "round \(round): \(failures)")
+            if !failures.isEmpty { break }
+        }
+    }
+}
