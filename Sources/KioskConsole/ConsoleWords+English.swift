@@ -266,6 +266,9 @@ extension ConsoleWords {
                 + "was stored, so it may be out of date: it is given only once the upstream confirms it, or, in fallback and "
                 + "offline, when the upstream cannot answer. The next answer the upstream sends replaces it."
         },
+        proxyCacheVaried: { fields in
+            "Asked with " + fields.map { field in field.value.map { "\(field.name): \($0)" } ?? "no \(field.name)" }.joined(separator: "; ")
+        },
         proxyCacheRemove: "Remove this answer",
         proxyCacheRow: { count, size, hits in
             "\(count) \(count == 1 ? "answer" : "answers"), \(size); given from the cache \(hits) \(hits == 1 ? "time" : "times")"

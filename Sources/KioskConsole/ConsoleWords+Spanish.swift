@@ -300,6 +300,9 @@ extension ConsoleWords {
                 + "puede estar desfasada: solo se da cuando el servidor la confirma o, en los modos fallback y sin conexión, cuando "
                 + "el servidor no puede responder. La próxima respuesta del servidor la sustituye."
         },
+        proxyCacheVaried: { fields in
+            "Pedida con " + fields.map { field in field.value.map { "\(field.name): \($0)" } ?? "sin \(field.name)" }.joined(separator: "; ")
+        },
         proxyCacheRemove: "Quitar esta respuesta",
         proxyCacheRow: { count, size, hits in
             "\(count) \(count == 1 ? "respuesta" : "respuestas"), \(size); dadas desde la caché \(hits) \(hits == 1 ? "vez" : "veces")"

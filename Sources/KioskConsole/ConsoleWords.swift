@@ -287,6 +287,9 @@ struct ConsoleWords: Sendable {
     let proxyCacheEntryFacts: @Sendable (Int, Int, Int) -> String
     /// A stored answer whose URL a request changed this many seconds ago, after it was stored: when it is given.
     let proxyCacheEntryChanged: @Sendable (Int) -> String
+    /// The request fields a stored answer varies on, with the values it was asked with (nil: without the field), in a
+    /// line: what tells two answers to one URL apart.
+    let proxyCacheVaried: @Sendable ([ProxyCacheEntry.VariedField]) -> String
     let proxyCacheRemove: String
     /// One host's line: its answers, their size, and how many times they were given instead of the upstream's.
     let proxyCacheRow: @Sendable (Int, String, Int) -> String

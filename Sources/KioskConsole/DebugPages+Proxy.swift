@@ -111,7 +111,8 @@ extension DebugPages {
         ]
         guard !hosts.isEmpty else { return section + [E.element("p", [.class("empty")], [.text(w.proxyCacheEmpty)])] }
         let rows = listed.map { host, entries in
-            E.element("li", [], [
+            let toTellApart = entries.idsToTellApart
+            return E.element("li", [], [
                 E.element("code", [], [.text(host.host)]),
                 E.element("span", [.class("status")], [.text(w.proxyCacheRow(host.entries, byteCount(Int64(host.bytes), w), host.hits))]),
                 Pages.postForm(action: action, fields: [("clear", host.key)], label: w.proxyCacheClearHost + " " + host.host,
@@ -125,6 +126,9 @@ extension DebugPages {
                                 .text("\(entry.status) \(entry.method == "GET" ? "" : entry.method + " ")"),
                                 E.element("code", [], [.text(DebugPages.pathAndQuery(entry.url))]),
                             ]),
+                            // Two answers to one URL (preflights from two origins) would read alike: what they vary on.
+                            toTellApart.contains(entry.id) && !entry.varied.isEmpty
+                                ? E.element("span", [.class("status")], [.text(" " + w.proxyCacheVaried(entry.varied))]) : .empty,
                         ])
                     }),
                     host.entries > entries.count
@@ -162,6 +166,7 @@ extension DebugPages {
             E.element("h1", [], [.text(w.proxyCacheEntry)]),
             E.element("p", [], [.text("\(entry.method) "), E.element("code", [], [.text(entry.url)])]),
             E.element("p", [.class("status")], [.text(w.proxyCacheEntryFacts(entry.status, age, entry.hits))]),
+            entry.varied.isEmpty ? .empty : E.element("p", [.class("status")], [.text(w.proxyCacheVaried(entry.varied) + ".")]),
         ] + (entry.changedAt.map { changed in
             [E.element("p", [.class("status changed")], [.text(w.proxyCacheEntryChanged(Int(max(0, now.timeIntervalSince(changed)))))])]
         } ?? []) + [

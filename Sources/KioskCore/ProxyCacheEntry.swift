@@ -35,6 +35,24 @@ public struct ProxyCacheEntry: Sendable, Hashable {
     /// none has: it then may be out of date, so it is given only once the upstream confirms it, or cannot answer at all.
     public var changedAt: Date?
 
+    /// The request fields its answer's `Vary` named, with the values the request that got it carried: what tells two
+    /// answers to one URL apart (a CORS preflight's Origin and what it asked for, an answer per Accept-Language). Read
+    /// where the entry is listed or shown; empty for one that varies on nothing (or not read).
+    public var varied: [VariedField] = []
+
+    /// A request field an answer varies on (its name lowercased, as the cache keys it) and the value the request that
+    /// got it carried: nil when it carried none, `sha256:…` for a secret one (`Vary: Cookie`), whose value is never kept.
+    public struct VariedField: Sendable, Hashable, Codable {
+        public var name: String
+        public var value: String?
+
+        /// A field `name` of `value` (nil: the request carried none).
+        public init(name: String, value: String?) {
+            self.name = name
+            self.value = value
+        }
+    }
+
     /// Whether the answer set a cookie (whose value is not kept): it is given again only when the upstream fails.
     public var setsCookie: Bool { headers["Set-Cookie"] != nil }
 
@@ -53,6 +71,15 @@ public struct ProxyCacheEntry: Sendable, Hashable {
         self.lastUsed = lastUsed
         self.hits = hits
         self.size = size
+    }
+}
+
+extension Array where Element == ProxyCacheEntry {
+    /// The ids of the entries that share their method and URL with another of the list: a list shows what they vary on
+    /// (`varied`), the one thing that tells them apart.
+    public var idsToTellApart: Set<Int64> {
+        let counts = Dictionary(map { ($0.method + " " + $0.url, 1) }, uniquingKeysWith: +)
+        return Set(filter { counts[$0.method + " " + $0.url, default: 0] > 1 }.map(\.id))
     }
 }
 

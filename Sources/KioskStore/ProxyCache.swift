@@ -722,15 +722,11 @@ public final class ProxyCache: Sendable, StoreFile {
         return try read("read an answer of the proxy cache") { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM cacheEntry WHERE id = ?", arguments: [id]) else { return nil }
             let credentials: String = row["credentials"]
-            let variant: String = row["variant"]
-            let fields = variant.split(separator: "\n").compactMap { part -> (name: String, value: String)? in
-                guard let equals = part.firstIndex(of: "=") else { return nil }
-                return (String(part[..<equals]), String(part[part.index(after: equals)...]))
-            }
             let names: String = row["credentialFields"] ?? ""
             let credentialFields = ProxyCacheAnswer.isCredentialed(credentials)
                 ? (names.isEmpty ? ["Authorization"] : names.split(separator: "\n").map(String.init)) : nil
-            return (Self.entry(row), credentialFields, fields)
+            let entry = Self.entry(row)
+            return (entry, credentialFields, entry.varied.compactMap { field in field.value.map { (field.name, $0) } })
         }
     }
 
@@ -739,7 +735,7 @@ public final class ProxyCache: Sendable, StoreFile {
         let hostArguments = try host.map(Self.hostArguments)
         flush()
         return try read("list the proxy cache") { db in
-            let columns = "id, method, url, host, status, headers, X'' AS body, requestTime, responseTime, lastUsed, hits, size, shownHeaders, changedAt"
+            let columns = "id, method, url, host, status, headers, X'' AS body, requestTime, responseTime, lastUsed, hits, size, shownHeaders, changedAt, variant"
             let rows = if let hostArguments {
                 try Row.fetchAll(db, sql: "SELECT \(columns) FROM cacheEntry WHERE \(Self.hostCondition) ORDER BY lastUsed DESC LIMIT ?",
                                  arguments: StatementArguments(hostArguments + [limit]))
@@ -956,7 +952,17 @@ public final class ProxyCache: Sendable, StoreFile {
         entry.shownHeaders = (row["shownHeaders"] as Data?).map(decode)
         entry.shownBody = row["shownBody"]
         entry.changedAt = row["changedAt"]
+        if let variant: String = row["variant"] { entry.varied = variedFields(variant) }
         return entry
+    }
+
+    /// The fields a key's variant names (`ProxyCachingTransport`'s `variant(for:)`: `name=value` lines, a name alone for a
+    /// field the request lacked), in its order.
+    static func variedFields(_ variant: String) -> [ProxyCacheEntry.VariedField] {
+        variant.split(separator: "\n").map { part in
+            guard let equals = part.firstIndex(of: "=") else { return ProxyCacheEntry.VariedField(name: String(part), value: nil) }
+            return ProxyCacheEntry.VariedField(name: String(part[..<equals]), value: String(part[part.index(after: equals)...]))
+        }
     }
 
     /// Header fields as a JSON array of [name, value] pairs, keeping their order and repeats (as the request log keeps them).

@@ -559,12 +559,16 @@ struct ProxyCacheCommand: AsyncParsableCommand {
                     return
                 }
                 let now = Date()
+                let toTellApart = entries.idsToTellApart
                 // STORED: when the upstream gave the answer; "changed since": a request that changed it succeeded after.
+                // Answers to one URL that vary (preflights from two origins) say what they were asked with, else alike.
                 Output.human(Output.table(["ID", "STATUS", "SIZE", "HITS", "STORED", "REQUEST"], entries.map { entry in
                     [String(entry.id), String(entry.status), Render.bytes(entry.size), String(entry.hits),
                      Age(now.timeIntervalSince(entry.responseTime)).english + (entry.changedAt == nil ? "" : ", changed since"),
-                     "\(entry.method) \(entry.url)"]
-                }, maxWidths: [10, 6, 10, 8, 30, 200]))
+                     "\(entry.method) \(entry.url)" + (toTellApart.contains(entry.id) && !entry.varied.isEmpty
+                        ? " (" + entry.varied.map { field in field.value.map { "\(field.name): \($0)" } ?? "no \(field.name)" }
+                            .joined(separator: "; ") + ")" : "")]
+                }, maxWidths: [10, 6, 10, 8, 30, 300]))
             }
         }
     }
@@ -680,6 +684,8 @@ private struct ProxyCacheEntryJSON: Encodable {
     let lastUsed: Date
     /// When a request that changed the URL succeeded after the answer was stored (absent: none did).
     let changedAt: Date?
+    /// The request fields the answer varies on, with the values it was asked with (a null value: without the field).
+    let varied: [ProxyCacheEntry.VariedField]
 
     init(_ entry: ProxyCacheEntry) {
         id = entry.id
@@ -692,5 +698,6 @@ private struct ProxyCacheEntryJSON: Encodable {
         storedAt = entry.responseTime
         lastUsed = entry.lastUsed
         changedAt = entry.changedAt
+        varied = entry.varied
     }
 }

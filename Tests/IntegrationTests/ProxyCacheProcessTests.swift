@@ -67,6 +67,44 @@ struct ProxyCacheProcessTests {
                 "\(stats.stdout)")
     }
 
+    @Test("Two answers to one URL that vary (by language, a preflight's origin) are listed each with what it was asked with; one alone is listed plain")
+    func variantsListedApart() async throws {
+        let folder = TemporaryDirectory.url("kiosk-proxy-cache-variants")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let data = folder.appendingPathComponent("data").path
+        // Given an archive with /greeting asked in English and in Spanish (its answers vary on Accept-Language), one asked
+        // without the field, and /plain, which varies on nothing
+        func entry(_ path: String, language: String?, text: String, vary: Bool = true) -> String {
+            let asked = language.map { #"[{"name": "Accept-Language", "value": "\#($0)"}]"# } ?? "[]"
+            let fields = vary ? #"[{"name": "Vary", "value": "Accept-Language"}, {"name": "Cache-Control", "value": "max-age=60"}]"# : "[]"
+            return #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test\#(path)", "headers": \#(asked)}, "#
+                + #""response": {"status": 200, "headers": \#(fields), "content": {"mimeType": "text/plain", "text": "\#(text)"}}}"#
+        }
+        let archive = folder.appendingPathComponent("variants.har")
+        let entries = [entry("/greeting", language: "en", text: "hello"), entry("/greeting", language: "es", text: "hola"),
+                       entry("/greeting", language: nil, text: "hi"), entry("/plain", language: "en", text: "plain", vary: false)]
+        try Data((#"{"log": {"version": "1.2", "entries": ["# + entries.joined(separator: ",") + #"]}}"#).utf8).write(to: archive)
+        #expect(try await Self.runOffPool(["proxy", "cache", "import", archive.path, "--data-dir", data]).status == 0)
+        // When they are listed
+        let list = try await Self.runOffPool(["proxy", "cache", "list", "--data-dir", data])
+        let json = try await Self.runOffPool(["proxy", "cache", "list", "--json", "--data-dir", data])
+        // Then each answer to /greeting says what it was asked with, and /plain is listed as it was
+        let rows = list.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.contains { $0.hasSuffix("GET http://app.test/greeting (accept-language: en)") }, "\(list.stdout)")
+        #expect(rows.contains { $0.hasSuffix("GET http://app.test/greeting (accept-language: es)") }, "\(list.stdout)")
+        #expect(rows.contains { $0.hasSuffix("GET http://app.test/greeting (no accept-language)") }, "\(list.stdout)")
+        #expect(rows.contains { $0.hasSuffix("GET http://app.test/plain") }, "\(list.stdout)")
+        // And the JSON gives every answer's varied fields, a field the request lacked without a value
+        struct Listed: Decodable {
+            struct Field: Decodable, Equatable { let name: String; let value: String? }
+            let url: String
+            let varied: [Field]
+        }
+        let listed = try JSONDecoder().decode([Listed].self, from: Data(json.stdout.utf8))
+        #expect(Set(listed.filter { $0.url.hasSuffix("/greeting") }.map { $0.varied.first?.value ?? "none" }) == ["en", "es", "none"])
+        #expect(listed.first { $0.url.hasSuffix("/plain") }?.varied == [])
+    }
+
     @Test("The cache's list and stats are tables with a header, and its export says how many answers it wrote")
     func listStatsAndExportSaid() async throws {
         let folder = TemporaryDirectory.url("kiosk-proxy-cache-said")

@@ -295,6 +295,33 @@ struct ConsoleProxyCacheTests {
         }
     }
 
+    @Test("Two answers to one URL that vary on a preflight's origin are each listed with what they were asked with; an answer's page says it, in Spanish too")
+    func variantsToldApart() async throws {
+        try await withWeb(configure: { $0.proxyCache = ProxyCacheConfiguration() }) { harness, client in
+            // Given a proxy whose cache holds /api/items asked from two origins (its answers vary on Origin), and /one alone
+            harness.kiosk.attachProxy { ConsoleProxyPageTests.overview }
+            func entry(_ path: String, origin: String) -> String {
+                #"{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "GET", "url": "http://app.test\#(path)", "headers": [{"name": "Origin", "value": "\#(origin)"}]}, "#
+                    + #""response": {"status": 200, "headers": [{"name": "Vary", "value": "Origin"}, {"name": "Access-Control-Allow-Origin", "value": "\#(origin)"}], "content": {"mimeType": "text/plain", "text": "n"}}}"#
+            }
+            let archive = harness.directory.appendingPathComponent("origins.har")
+            let entries = [entry("/api/items", origin: "https://a.test"), entry("/api/items", origin: "https://b.test"), entry("/one", origin: "https://a.test")]
+            try Data(#"{"log": {"entries": [\#(entries.joined(separator: ","))]}}"#.utf8).write(to: archive)
+            #expect(try harness.kiosk.importIntoProxyCache(atPath: archive.path).stored == 3)
+            // When the page is opened
+            let page = try await client.get(ConsoleRoute.proxy.path).body
+            // Then each answer to /api/items says the origin it was asked from; /one, alone, says nothing more
+            #expect(page.contains("<code>/api/items</code></a><span class=\"status\"> Asked with origin: https://a.test</span>"), "\(page)")
+            #expect(page.contains("<code>/api/items</code></a><span class=\"status\"> Asked with origin: https://b.test</span>"), "\(page)")
+            #expect(page.contains("<code>/one</code></a></li>"), "\(page)")
+            // And an answer's own page says it, in English and in Spanish
+            let id = try #require(try harness.kiosk.proxyCacheEntries().first { $0.url.hasSuffix("/one") }?.id)
+            #expect(try await client.get(ConsoleRoute.proxyCacheEntry(id).path).body.contains("Asked with origin: https://a.test."))
+            let spanish = try await client.get(ConsoleRoute.proxyCacheEntry(id).path, headers: [.acceptLanguage: "es"]).body
+            #expect(spanish.contains("Pedida con origin: https://a.test."), "\(spanish)")
+        }
+    }
+
     @Test("In Spanish the cache section is Spanish, its refusals too; kiosk serve, with no proxy cache, answers its JSON with a 404")
     func cacheSpanishAndAbsent() async throws {
         try await withWeb(configure: { $0.proxyCache = ProxyCacheConfiguration() }) { harness, client in
