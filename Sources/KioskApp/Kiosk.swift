@@ -176,7 +176,8 @@ public final class Kiosk: Sendable {
                                            clock: dependencies.clock, timeout: configuration.transport.requestTimeout)
         let scrubbing = SecretScrubbingTransport(base: rewriting, redactor: redactor)
         // Every exchange the capture has begun and not yet ended, Kiosk's own and apps', for the console to list as it goes.
-        let inFlight = ExchangesInFlight(redactor: redactor)
+        let generation: (@Sendable () -> UInt64)? = captureLog.map { log in { @Sendable in log.recordingGeneration } }
+        let inFlight = ExchangesInFlight(redactor: redactor, generation: generation)
         exchangesInFlight = captureLog == nil ? nil : inFlight
         let bottom: any HTTPTransport = captureLog.map { log in
             CapturingTransport(base: scrubbing, redactor: redactor, bodyLimit: configuration.capture.bodyLimit,
@@ -271,16 +272,22 @@ public final class Kiosk: Sendable {
     public func recordTunnel(_ tunnel: TunnelSummary) {
         guard configuration.capture.isEnabled, let requestLog else { return }
         if let upgrade = tunnel.upgrade { return recordUpgrade(tunnel, upgrade, in: requestLog) }
-        let authority = (tunnel.host.contains(":") ? "[\(tunnel.host)]" : tunnel.host) + ":\(tunnel.port)"
-        let endpoint = tunnel.port == 443 ? (tunnel.host.contains(":") ? "[\(tunnel.host)]" : tunnel.host) : authority
+        let (endpoint, url) = TunnelSummary.connectName(host: tunnel.host, port: tunnel.port)
         let detail = "\(tunnel.sent) bytes sent, \(tunnel.received) received, in \(String(format: "%.3f", tunnel.duration)) s"
             + (tunnel.cutByStop ? Self.cutByStop : "") + (tunnel.note.map { "; " + $0 } ?? "")
-        requestLog.enqueue(RequestRecord(
-            startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: "CONNECT", url: "https://\(authority)",
+        enqueue(RequestRecord(
+            startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: "CONNECT", url: url,
             status: tunnel.error == nil ? 200 : nil, error: tunnel.error.map { redactor.scrub($0) },
             timings: RequestTimings(total: tunnel.duration), decision: .network,
             touchedBy: tunnel.wasToBeRead ? [] : [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)],
-            responseSize: tunnel.wasToBeRead ? nil : tunnel.received))
+            responseSize: tunnel.wasToBeRead ? nil : tunnel.received), of: tunnel, in: requestLog)
+    }
+
+    /// Logs a tunnel's record, if recording has stayed as it was since the tunnel opened.
+    private func enqueue(_ record: RequestRecord, of tunnel: TunnelSummary, in requestLog: RequestLog) {
+        var deferred = DeferredRecord(record)
+        deferred.generation = tunnel.generation
+        requestLog.enqueue(deferred)
     }
 
     /// What a tunnel's note adds when Kiosk's stop closed it: neither end ended it, which its length alone would hide.
@@ -311,12 +318,12 @@ public final class Kiosk: Sendable {
         if upgrade.url.scheme?.lowercased() == "https", !configuration.proxyTransport.verifiesCertificates {
             touches.append(UpstreamTransport.insecureNote(endpoint))
         }
-        requestLog.enqueue(RequestRecord(
+        enqueue(RequestRecord(
             startedAt: now().addingTimeInterval(-tunnel.duration), source: nil, endpoint: endpoint, method: upgrade.method,
             url: url, requestHeaders: Self.redacted(upgrade.requestHeaders, by: redactor), status: tunnel.error == nil ? upgrade.status : nil,
             responseHeaders: Self.redacted(upgrade.responseHeaders, by: redactor),
             error: tunnel.error.map { redactor.scrub($0) }, timings: RequestTimings(total: tunnel.duration), decision: .network,
-            touchedBy: touches, responseSize: tunnel.received))
+            touchedBy: touches, responseSize: tunnel.received), of: tunnel, in: requestLog)
     }
 
     /// Sends an app's request, received by `kiosk proxy`, through the debugger (capture, breakpoints, mocks, rewrite

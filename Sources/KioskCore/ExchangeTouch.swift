@@ -173,9 +173,18 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
 /// exchange (each retry is its own), starting with what acted on the request above it (`HTTPRequest.touches`),
 /// and hands it down with the request (`HTTPRequest.recorder`); the layers below note what they did on the
 /// request they were given, and the record is made from it, even when a layer fails the exchange (a rule
-/// answering with a timeout).
+/// answering with a timeout). The wire notes on it too how far the answer has come (`answerProgress`), for a debugger's
+/// list of exchanges in flight to show an answer held whole as it comes, as it shows a streamed one.
 public final class ExchangeTouches: Sendable {
     private let touches: Mutex<[ExchangeTouch]>
+    private let progress = Mutex<AnswerProgress>(AnswerProgress())
+
+    /// How far an answer has come from the wire: its status and type once its head came, and its body's bytes read.
+    public struct AnswerProgress: Sendable, Equatable {
+        public var status: Int?
+        public var contentType: String?
+        public var received = 0
+    }
 
     /// A collector holding `initial` (what layers above the capture did).
     public init(_ initial: [ExchangeTouch] = []) { touches = Mutex(initial) }
@@ -185,4 +194,16 @@ public final class ExchangeTouches: Sendable {
 
     /// Adds `touch`.
     public func add(_ touch: ExchangeTouch) { touches.withLock { $0.append(touch) } }
+
+    /// Notes that the answer's head came from the wire, with `status` and `contentType` (an answer after an earlier
+    /// one on the same exchange — a revalidation's — starts its count again).
+    public func answerBegan(status: Int, contentType: String?) {
+        progress.withLock { $0 = AnswerProgress(status: status, contentType: contentType, received: 0) }
+    }
+
+    /// Notes `count` more bytes of the answer's body read from the wire.
+    public func answerReceived(_ count: Int) { progress.withLock { $0.received += count } }
+
+    /// How far the answer has come from the wire so far.
+    public var answerProgress: AnswerProgress { progress.withLock { $0 } }
 }

@@ -2,9 +2,10 @@ public import Foundation
 import Synchronization
 
 // The exchanges a capturing transport has begun and not yet ended: what a debugger lists as in flight (a slow answer,
-// an open event stream, a long download), as Charles, Proxyman and DevTools list a request still pending. The capture
-// path pays a lock and a dictionary's insert and removal an exchange; the redaction of what is shown is made only when a
-// console asks.
+// an open event stream, a long download, a tunnel), as Charles, Proxyman and DevTools list a request still pending. The
+// capture path pays a lock and a dictionary's insert and removal an exchange; the redaction of what is shown is made only
+// when a console asks. Each exchange carries the request log's recording generation it began under: its record is
+// logged only if recording was neither paused nor resumed since, and until then it is listed only if it will be.
 
 /// The exchanges begun and not yet ended, shared by every capturing transport of a process.
 public final class ExchangesInFlight: Sendable {
@@ -51,11 +52,21 @@ public final class ExchangesInFlight: Sendable {
         }
     }
 
+    /// An exchange begun: its number (`answered`, `end`), and the recording generation it began under, which its record
+    /// carries (`DeferredRecord.generation`; nil without a log to tell it).
+    public struct Ticket: Sendable {
+        public let id: UInt64
+        public let generation: UInt64?
+    }
+
     /// What one exchange in flight holds until shown.
     private struct Entry {
         let request: HTTPRequest
         let startedAt: Date
         let start: ContinuousClock.Instant
+        let generation: UInt64?
+        /// Where the wire notes how far an answer held whole has come (the capture's touches of the exchange).
+        let progress: ExchangeTouches?
         var status: Int?
         var contentType: String?
         var received: (@Sendable () -> Int)?
@@ -74,15 +85,20 @@ public final class ExchangesInFlight: Sendable {
     private let redactor: Redactor
     /// The most exchanges held: past it the oldest is let go (an exchange whose end was never seen must not hold memory).
     private let capacity: Int
+    /// The request log's recording generation now (`RequestLog.recordingGeneration`), if there is a log.
+    private let generation: (@Sendable () -> UInt64)?
 
-    /// An empty set, showing URLs through `redactor` (the capture's), holding at most `capacity` exchanges.
-    public init(redactor: Redactor, capacity: Int = 10_000) {
+    /// An empty set, showing URLs through `redactor` (the capture's), holding at most `capacity` exchanges, each begun
+    /// under the recording `generation` of the log its records go to.
+    public init(redactor: Redactor, capacity: Int = 10_000, generation: (@Sendable () -> UInt64)? = nil) {
         self.redactor = redactor
         self.capacity = max(1, capacity)
+        self.generation = generation
     }
 
-    /// Notes that `request` began at `startedAt` (`start` on the continuous clock); the number given ends it.
-    public func begin(_ request: HTTPRequest, startedAt: Date, start: ContinuousClock.Instant) -> UInt64 {
+    /// Notes that `request` began at `startedAt` (`start` on the continuous clock), the wire noting on `progress` how far
+    /// its answer came until the capture says (`answered`); the ticket given ends it.
+    public func begin(_ request: HTTPRequest, startedAt: Date, start: ContinuousClock.Instant, progress: ExchangeTouches? = nil) -> Ticket {
         // What showing it needs (its method, URL and the credentials its headers carry), not its body nor its app's
         // connection: an entry whose end is never seen holds little.
         var request = request
@@ -91,12 +107,15 @@ public final class ExchangesInFlight: Sendable {
         request.bodyStream = nil
         request.appSide = nil
         request.recordHold = nil
-        return state.withLock { state in
+        let generation = generation?()
+        let id = state.withLock { state in
             state.next += 1
-            state.entries[state.next] = Entry(request: request, startedAt: startedAt, start: start, appSide: appSide)
+            state.entries[state.next] = Entry(request: request, startedAt: startedAt, start: start, generation: generation, progress: progress,
+                                              appSide: appSide)
             if state.entries.count > capacity, let oldest = state.entries.keys.min() { state.entries[oldest] = nil }
             return state.next
         }
+        return Ticket(id: id, generation: generation)
     }
 
     /// Notes that exchange `id`'s answer began with `status` (of `contentType`), its body still coming; `received` says how
@@ -117,10 +136,12 @@ public final class ExchangesInFlight: Sendable {
     /// How many exchanges are in flight.
     public var count: Int { state.withLock { $0.entries.count } }
 
-    /// The exchanges in flight for at least `minimumAge` at `now`, the latest begun first, their URLs redacted.
+    /// The exchanges in flight for at least `minimumAge` at `now`, the latest begun first, their URLs redacted; not those
+    /// begun before recording was last paused or resumed (they will not be logged).
     public func snapshot(olderThan minimumAge: Duration = .zero, now: ContinuousClock.Instant = .now) -> [Exchange] {
+        let current = generation?()
         let entries = state.withLock { state in
-            state.entries.filter { now - $0.value.start >= minimumAge }
+            state.entries.filter { now - $0.value.start >= minimumAge && $0.value.generation == current }
         }
         // Redacted outside the lock, and kept: a console looks every second, and thousands may be in flight.
         var shown: [UInt64: String] = [:]
@@ -134,10 +155,15 @@ public final class ExchangesInFlight: Sendable {
         }
         return entries.sorted { $0.key > $1.key }.map { id, entry in
             let request = entry.request
+            // Until the capture has the answer (streamed, it says so itself), what the wire read of it: a large answer
+            // held whole shows its head and its bytes as they come rather than nothing until its end.
+            let wire = entry.status == nil ? entry.progress?.answerProgress : nil
+            let status = entry.status ?? wire?.status
             return Exchange(id: id, startedAt: entry.startedAt, elapsed: max(.zero, now - entry.start), method: request.method,
                             url: entry.shown ?? shown[id] ?? "", source: request.source,
-                            endpoint: request.endpoint, status: entry.status, received: entry.received?(),
-                            appClosed: entry.appSide?.closedAt != nil, contentType: entry.contentType)
+                            endpoint: request.endpoint, status: status,
+                            received: entry.received?() ?? (wire?.status == nil ? nil : wire?.received),
+                            appClosed: entry.appSide?.closedAt != nil, contentType: entry.contentType ?? wire?.contentType)
         }
     }
 }

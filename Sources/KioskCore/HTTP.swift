@@ -230,11 +230,13 @@ public final class RecordHold: Sendable {
     private static func adding(_ touches: [ExchangeTouch], to record: DeferredRecord) -> DeferredRecord {
         guard !touches.isEmpty else { return record }
         let make = record.make
-        return DeferredRecord(size: record.size) {
+        var added = DeferredRecord(size: record.size) {
             var made = make()
             made.touchedBy += touches
             return made
         }
+        added.generation = record.generation
+        return added
     }
 }
 

@@ -109,6 +109,9 @@ public struct DeferredRecord: Sendable {
     public let size: Int
     /// Makes the record (redacted, like every record).
     public let make: @Sendable () -> RequestRecord
+    /// The request log's recording generation when the exchange began (`RequestLog.recordingGeneration`): the record is
+    /// stored only if recording was neither paused nor resumed since. Nil: stored whenever recording is on.
+    public var generation: UInt64?
 
     /// A record made later by `make`, holding about `bodyBytes` of bodies and a URL of `urlBytes`.
     public init(bodyBytes: Int, urlBytes: Int, make: @escaping @Sendable () -> RequestRecord) {

@@ -46,6 +46,16 @@ public struct TunnelSummary: Sendable, Hashable {
     /// Whether Kiosk was to read it (an intercepted CONNECT whose TLS with the app failed, `error` saying why): nothing
     /// passed through unread.
     public var wasToBeRead = false
+    /// The request log's recording generation it opened under (`ExchangesInFlight.Ticket`), nil if not told: its record
+    /// is logged only if recording was neither paused nor resumed since.
+    public var generation: UInt64?
+
+    /// How a CONNECT tunnel to `host:port` is named in the log and the list in flight: its endpoint (the host, with the
+    /// port unless 443) and its URL (`https://host:port`).
+    public static func connectName(host: String, port: Int) -> (endpoint: String, url: String) {
+        let name = host.contains(":") ? "[\(host)]" : host
+        return (port == 443 ? name : "\(name):\(port)", "https://\(name):\(port)")
+    }
 
     /// A tunnel's summary; `upgrade` for a protocol switch; `cutByStop` when Kiosk's stop closed it.
     public init(host: String, port: Int, sent: Int, received: Int, duration: TimeInterval, error: String?, upgrade: Upgrade? = nil,

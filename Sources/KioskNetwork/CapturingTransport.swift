@@ -59,7 +59,7 @@ public final class CapturingTransport: HTTPTransport {
         }
         var request = request
         request.bodyStream = nil
-        let flight = inFlight?.begin(request, startedAt: startedAt, start: start)
+        let flight = inFlight?.begin(request, startedAt: startedAt, start: start, progress: touches)
         do {
             var response = try await base.send(recorded)
             noteAppClosed(request, since: start, on: touches)
@@ -69,25 +69,25 @@ public final class CapturingTransport: HTTPTransport {
                                             upload: upload, flight: flight)
                 return response
             }
-            if let flight { inFlight?.end(flight) }
+            if let flight { inFlight?.end(flight.id) }
             let elapsed = clock.now - start
             log(request, deferred(request, startedAt: startedAt, response: response, error: nil, elapsed: elapsed, touches: touches.all,
-                          upload: upload?.total))
+                          upload: upload?.total), generation: flight?.generation)
             return response
         } catch {
-            if let flight { inFlight?.end(flight) }
+            if let flight { inFlight?.end(flight.id) }
             let elapsed = clock.now - start
             // Cancellation of Kiosk's own request is Kiosk walking away, not something that happened on the wire. A proxied
             // one is an app's request that was sent and never answered: a debugger shows it, as DevTools shows "(canceled)".
             if !Task.isCancelled {
                 noteAppClosed(request, since: start, on: touches)
                 log(request, deferred(request, startedAt: startedAt, response: nil, error: error, elapsed: elapsed, touches: touches.all,
-                              upload: upload?.total))
+                              upload: upload?.total), generation: flight?.generation)
             } else if request.purpose.isProxied {
                 let cut = KioskError.transport(url: request.url.redactedString,
                                                message: "the app's connection closed before the answer came (the app gave up, or Kiosk stopped)")
                 log(request, deferred(request, startedAt: startedAt, response: nil, error: cut, elapsed: elapsed, touches: touches.all,
-                              upload: upload?.total))
+                              upload: upload?.total), generation: flight?.generation)
             }
             throw error
         }
@@ -103,8 +103,11 @@ public final class CapturingTransport: HTTPTransport {
         touches.add(ExchangeTouch(kind: .appClosed, id: 0, name: request.endpoint, phrase: .appClosedFirst(milliseconds: milliseconds)))
     }
 
-    /// Logs `record` of `request`, or leaves it with the request's hold (a layer above may still hold the answer).
-    private func log(_ request: HTTPRequest, _ record: DeferredRecord) {
+    /// Logs `record` of `request`, begun under the log's recording `generation` (`ExchangesInFlight.Ticket`), or leaves it
+    /// with the request's hold (a layer above may still hold the answer).
+    private func log(_ request: HTTPRequest, _ record: DeferredRecord, generation: UInt64? = nil) {
+        var record = record
+        record.generation = generation
         if let hold = request.recordHold { hold.keep(record, log: sink) } else { sink(record) }
     }
 
@@ -144,13 +147,13 @@ public final class CapturingTransport: HTTPTransport {
     /// secret's length more, to scrub across the cut), its whole size, how it ended (an upstream that closed early
     /// is the record's error; an app that went away is not), and a stream touch saying so.
     private func recording(_ stream: BodyStream, of request: HTTPRequest, answer: HTTPResponse, startedAt: Date,
-                           start: ContinuousClock.Instant, touches: ExchangeTouches, upload: Tally?, flight: UInt64?) -> BodyStream {
+                           start: ContinuousClock.Instant, touches: ExchangeTouches, upload: Tally?, flight: ExchangesInFlight.Ticket?) -> BodyStream {
         let seen = Tally(keep: bodyLimit + margin(for: request), first: answer.body)
-        if let flight { inFlight?.answered(flight, status: answer.status, contentType: answer.headers["Content-Type"]) { seen.total.size } }
+        if let flight { inFlight?.answered(flight.id, status: answer.status, contentType: answer.headers["Content-Type"]) { seen.total.size } }
         // When the head came: the time after it is the body's download, not a wait before the exchange.
         let headElapsed = ContinuousClock.now - start
         return stream.observed(chunk: { seen.add($0) }, end: { [self] error in
-            if let flight { inFlight?.end(flight) }
+            if let flight { inFlight?.end(flight.id) }
             let elapsed = ContinuousClock.now - start
             let (kept, size, _) = seen.total
             var whole = answer
@@ -163,7 +166,7 @@ public final class CapturingTransport: HTTPTransport {
                 + "; the log keeps the first \(bodyLimit) bytes. Breakpoints and body rules do not act on a streamed body."
             touches.add(ExchangeTouch(kind: .stream, id: 0, name: request.endpoint, detail: detail))
             log(request, deferred(request, startedAt: startedAt, response: whole, error: closedByApp || stopped ? nil : error, elapsed: elapsed,
-                          headElapsed: headElapsed, touches: touches.all, bodySize: size, upload: upload?.total))
+                          headElapsed: headElapsed, touches: touches.all, bodySize: size, upload: upload?.total), generation: flight?.generation)
         })
     }
 

@@ -131,6 +131,8 @@ final class ResponseCollector: Sendable {
     private let budget: HeldBodies?
     /// The request's URL, named (redacted) in errors.
     let target: URL
+    /// Where the exchange's capture learns how far the answer came (its head, its bytes), for its list in flight.
+    private let progress: ExchangeTouches?
     /// The request's URL as errors name it: redacted, and made only for an error.
     var url: String { target.redactedString }
     private let clock = ContinuousClock()
@@ -141,8 +143,9 @@ final class ResponseCollector: Sendable {
     /// Holds bodies up to `limit` bytes, naming the (redacted) `url` in errors. Past the limit the body is refused,
     /// unless `streams`: then the answer, and from the head on an event stream's, is handed on (`ready`) with the rest
     /// of its body streaming — as is one `budget` has no room for. `ready` gets the whole answer otherwise (from
-    /// `deliver`).
-    init(limit: Int, streams: Bool, budget: HeldBodies? = nil, url: URL, ready: EventLoopPromise<Collected>) {
+    /// `deliver`). `progress` is told of the head and each part of the body as they come.
+    init(limit: Int, streams: Bool, budget: HeldBodies? = nil, url: URL, progress: ExchangeTouches? = nil, ready: EventLoopPromise<Collected>) {
+        self.progress = progress
         self.limit = limit
         self.streams = streams
         self.budget = streams ? budget : nil
@@ -299,6 +302,7 @@ final class ResponseCollector: Sendable {
             state.head = head
             state.expectedLength = length
         }
+        progress?.answerBegan(status: Int(head.status.code), contentType: head.headers.first(name: "content-type"))
         guard streams else { return .more }
         // An event stream never ends by design, and a declared size past the limit would be held in vain.
         let mediaType = head.headers.first(name: "content-type").map(HTTPSyntax.mediaType)
@@ -355,6 +359,7 @@ final class ResponseCollector: Sendable {
     func didReceiveBodyPart(_ buffer: ByteBuffer, of exchange: UpstreamExchange) -> PartOutcome {
         enum Next { case held, pastTheLimit, stream(BodyPipe) }
         let read = NIODeadline.now()
+        progress?.answerReceived(buffer.readableBytes)
         let next: Next = state.withLock { state in
             state.lastActivity = read
             state.received += buffer.readableBytes

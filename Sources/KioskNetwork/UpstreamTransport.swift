@@ -148,7 +148,7 @@ public final class UpstreamTransport: HTTPTransport {
             let start = ContinuousClock.now
             let ready = loop.makePromise(of: ResponseCollector.Collected.self)
             let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, budget: configuration.heldBodies,
-                                              url: request.url, ready: ready)
+                                              url: request.url, progress: request.recorder, ready: ready)
             do {
                 return try await send(request, head: head, body: body, key: key, streams: streams, pool: pool,
                                       collector: collector, ready: ready, start: start)

@@ -589,7 +589,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         settings.configuration.meter.count { $0.tunnels += 1 }
         let opened = ContinuousClock.now
         let onTunnel = settings.onTunnel
-        let meter = TunnelMeter(host: target.host, port: target.port, stopping: settings.configuration.stop, report: onTunnel)
+        let meter = TunnelMeter(host: target.host, port: target.port, listedIn: settings.configuration.exchangesInFlight,
+                                stopping: settings.configuration.stop, report: onTunnel)
         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
         let eventLoop = context.eventLoop
         Self.dial(URL(string: "https://\(host):\(target.port)/"), host: target.host, port: target.port, tls: nil,
@@ -645,6 +646,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                         let onTunnel = settings.onTunnel
                         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
                         return RawTunnelOpener(meter: TunnelMeter(host: target.host, port: target.port, started: opened, note: note,
+                                                                  listedIn: settings.configuration.exchangesInFlight,
                                                                   stopping: settings.configuration.stop, report: onTunnel),
                                                quietAfterHalfClose: settings.configuration.tunnelQuietAfterHalfClose, dial: { loop in
                             Self.dial(URL(string: "https://\(host):\(target.port)/"), host: target.host, port: target.port, tls: nil,
@@ -784,7 +786,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let opened = ContinuousClock.now
         let upgrade = TunnelSummary.Upgrade(method: head.method.rawValue, url: url, protocolName: protocolName,
                                             requestHeaders: sentFields.map { RequestRecord.HeaderField(name: $0.name, value: $0.value) })
-        let meter = TunnelMeter(host: host, port: port, upgrade: upgrade, stopping: settings.configuration.stop, report: onTunnel)
+        let meter = TunnelMeter(host: host, port: port, upgrade: upgrade, listedIn: settings.configuration.exchangesInFlight,
+                                stopping: settings.configuration.stop, report: onTunnel)
         let request = bytes
         Self.dial(url, host: host, port: port, tls: secure ? settings.upstreamTLS : nil,
                   checksCertificate: settings.configuration.verifiesUpstream, trustRoots: settings.configuration.upstreamTrustRoots,
@@ -807,17 +810,14 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                                            error: reason, upgrade: upgrade))
                     write(Self.dialRefusal(error, host: host, port: port), to: head, context: context)
                 case .success(let upstream):
-                    if let list = settings.configuration.exchangesInFlight {
-                        // Listed at the address the app opened (ws:, wss:), as its record will be.
-                        var shown = URLComponents(url: url, resolvingAgainstBaseURL: false)
-                        if protocolName == "websocket" { shown?.scheme = secure ? "wss" : "ws" }
-                        let standard = secure ? 443 : 80
-                        let name = host.contains(":") ? "[\(host)]" : host
-                        meter.track(in: list, as: HTTPRequest(method: head.method.rawValue, url: shown?.url ?? url,
-                                                              headers: HTTPHeaderFields(sentFields), endpoint: port == standard ? name : "\(name):\(port)",
-                                                              purpose: .proxied),
-                                    startedAt: Date())
-                    }
+                    // Listed at the address the app opened (ws:, wss:), as its record will be.
+                    var shown = URLComponents(url: url, resolvingAgainstBaseURL: false)
+                    if protocolName == "websocket" { shown?.scheme = secure ? "wss" : "ws" }
+                    let standard = secure ? 443 : 80
+                    let name = host.contains(":") ? "[\(host)]" : host
+                    meter.track(as: HTTPRequest(method: head.method.rawValue, url: shown?.url ?? url, headers: HTTPHeaderFields(sentFields),
+                                                endpoint: port == standard ? name : "\(name):\(port)", purpose: .proxied),
+                                startedAt: Date())
                     self.join(context: context, upstream: upstream, meter: meter, established: nil)
                 }
             }
@@ -922,7 +922,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             try upstream.pipeline.syncOperations.addHandler(upstreamEnd)
             try context.pipeline.syncOperations.addHandler(appEnd, position: .after(self))
             try leaveHTTP(context: context, established: version)
-            if version == nil { appEnd.watchForSwitchAnswer(within: settings.configuration.switchAnswerTimeout) }
+            if version == nil { appEnd.watchForSwitchAnswer(within: settings.configuration.switchAnswerTimeout) } else { meter.trackConnect() }
         } catch {
             upstream.close(promise: nil)
             context.close(promise: nil)
@@ -1230,6 +1230,7 @@ final class RawTunnelOpener: ChannelInboundHandler, RemovableChannelHandler {
                     return context.close(promise: nil)
                 }
                 joined = true
+                meter.trackConnect()
                 for data in held { context.fireChannelRead(data) }
                 held = []
                 context.fireChannelReadComplete()

@@ -29,14 +29,17 @@ final class TunnelMeter: Sendable {
     private let report: @Sendable (TunnelSummary) -> Void
     private let upgrade: TunnelSummary.Upgrade?
     private let stopping: StopDeadline
-    /// Where the tunnel is listed while open, and its number there (`track`).
-    private let flight = Mutex<(list: ExchangesInFlight, id: UInt64)?>(nil)
+    /// Where the tunnel is listed while open (nil: not listed, capture off).
+    private let list: ExchangesInFlight?
+    /// Its ticket there, once listed (`track`, `trackConnect`).
+    private let flight = Mutex<ExchangesInFlight.Ticket?>(nil)
 
     /// A meter for a CONNECT tunnel to `host:port`, or, with `upgrade`, for a protocol switch, open since `started`, its
-    /// record carrying `note`; `stopping` tells whether the process has begun to stop (its listeners then close what is
-    /// still open).
+    /// record carrying `note`, listed in `list` once open; `stopping` tells whether the process has begun to stop (its
+    /// listeners then close what is still open).
     init(host: String, port: Int, upgrade: TunnelSummary.Upgrade? = nil, started: ContinuousClock.Instant = .now, note: String? = nil,
-         stopping: StopDeadline, report: @escaping @Sendable (TunnelSummary) -> Void) {
+         listedIn list: ExchangesInFlight?, stopping: StopDeadline, report: @escaping @Sendable (TunnelSummary) -> Void) {
+        self.list = list
         self.started = started
         self.note = note
         self.host = host
@@ -46,10 +49,23 @@ final class TunnelMeter: Sendable {
         self.report = report
     }
 
-    /// Lists the tunnel in `list` as `request` until it is reported; its status once the upstream's answer begins, and the
+    /// Lists the protocol switch as `request` until it is reported; its status once the upstream's answer begins, and the
     /// bytes it sent so far.
-    func track(in list: ExchangesInFlight, as request: HTTPRequest, startedAt: Date) {
-        flight.withLock { $0 = (list, list.begin(request, startedAt: startedAt, start: started)) }
+    func track(as request: HTTPRequest, startedAt: Date) {
+        guard let list else { return }
+        flight.withLock { $0 = list.begin(request, startedAt: startedAt, start: started) }
+    }
+
+    /// Lists the CONNECT tunnel, open now (its 200 given), until it is reported, under its name in the log and with the
+    /// bytes the upstream sent so far: as Charles and Proxyman list a tunnel they do not read.
+    func trackConnect() {
+        guard let list, upgrade == nil else { return }
+        let (endpoint, url) = TunnelSummary.connectName(host: host, port: port)
+        guard let address = URL(string: url) else { return }
+        let ticket = list.begin(HTTPRequest(method: "CONNECT", url: address, endpoint: endpoint, purpose: .proxied),
+                                startedAt: Date().addingTimeInterval(-(ContinuousClock.now - started).seconds), start: started)
+        flight.withLock { $0 = ticket }
+        list.answered(ticket.id, status: 200) { [weak self] in self?.counts.withLock { $0.received } ?? 0 }
     }
 
     func add(_ bytes: ByteBuffer, fromApp: Bool) {
@@ -68,8 +84,8 @@ final class TunnelMeter: Sendable {
             return counts.status
         }
         // (Told outside the meter's lock: the list reads the bytes so far through it.)
-        if let answered, let (list, id) = flight.withLock({ $0 }) {
-            list.answered(id, status: answered) { [weak self] in self?.counts.withLock { $0.received } ?? 0 }
+        if let answered, let list, let ticket = flight.withLock({ $0 }) {
+            list.answered(ticket.id, status: answered) { [weak self] in self?.counts.withLock { $0.received } ?? 0 }
         }
     }
 
@@ -139,7 +155,8 @@ final class TunnelMeter: Sendable {
             return counts
         }
         guard var done else { return }
-        if let (list, id) = flight.withLock({ $0 }) { list.end(id) }
+        let ticket = flight.withLock { $0 }
+        if let list, let ticket { list.end(ticket.id) }
         // A switch's answer that began and ended before its status line did: no HTTP answer at all.
         if upgrade != nil, done.status == nil, done.error == nil, done.received > 0 {
             done.error = "The upstream's answer to the protocol switch ended before its status line did (\(done.received) bytes came)."
@@ -151,6 +168,7 @@ final class TunnelMeter: Sendable {
         var summary = TunnelSummary(host: host, port: port, sent: done.sent, received: done.received, duration: elapsed.seconds,
                                     error: done.error, upgrade: upgrade, cutByStop: done.cutByStop)
         summary.note = note
+        summary.generation = ticket?.generation
         report(summary)
     }
 }

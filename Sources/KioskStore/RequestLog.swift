@@ -94,6 +94,8 @@ public final class RequestLog: Sendable, StoreFile {
         var lastAgeCheck: Date?
         /// Whether enqueued records are kept (false while the console's recording is paused).
         var isRecording = true
+        /// Counts the changes of `isRecording` (`recordingGeneration`).
+        var generation: UInt64 = 0
         /// What the records in `pending` hold, roughly (`DeferredRecord.size`).
         var pendingBytes = 0
     }
@@ -185,7 +187,9 @@ public final class RequestLog: Sendable, StoreFile {
     /// stored is counted in `droppedCount`.
     public func enqueue(_ record: DeferredRecord) {
         let shouldSchedule = state.withLock { state in
-            guard state.isRecording else { return false }
+            // An exchange begun before a pause or a resume since is not logged: one begun while paused is not a "new
+            // request" of the recording resumed, and one begun before a pause and ended after the resume straddles a gap.
+            guard state.isRecording, record.generation.map({ $0 == state.generation }) ?? true else { return false }
             let size = record.size
             // One record is always taken into an empty buffer, however large: the cap bounds what waits, not what fits.
             guard state.pending.count < Self.maxPendingRecords,
@@ -246,8 +250,17 @@ public final class RequestLog: Sendable, StoreFile {
     /// uncounted); this process only, and on again at the next start.
     public var isRecording: Bool {
         get { state.withLock { $0.isRecording } }
-        set { state.withLock { $0.isRecording = newValue } }
+        set {
+            state.withLock { state in
+                if state.isRecording != newValue { state.generation += 1 }
+                state.isRecording = newValue
+            }
+        }
     }
+
+    /// A number that changes each time recording is paused or resumed: what an exchange begins under, for its record
+    /// (`DeferredRecord.generation`) to be logged only if recording has stayed as it was.
+    public var recordingGeneration: UInt64 { state.withLock { $0.generation } }
 
     /// Waits, at most `maximumWait`, while the records waiting for the writer fill more than half of what may wait: an
     /// exchange whose record would be dropped once the queue is full is held back instead, so a proxy under more load than

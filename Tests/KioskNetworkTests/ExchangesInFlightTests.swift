@@ -21,6 +21,29 @@ private final class HeldTransport: HTTPTransport {
     func answer(_ outcome: Result<HTTPResponse, any Error>) { release.yield(outcome) }
 }
 
+/// A transport that notes on each request's recorder what the test says its wire read, as `UpstreamTransport` does.
+private final class WireProgressTransport: HTTPTransport {
+    private let base: any HTTPTransport
+    private let recorder = Mutex<ExchangeTouches?>(nil)
+
+    init(base: any HTTPTransport) { self.base = base }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        recorder.withLock { $0 = request.recorder }
+        return try await base.send(request)
+    }
+
+    /// Whether a request reached it.
+    var hasRequest: Bool { recorder.withLock { $0 != nil } }
+
+    /// The wire read the answer's head (when `status` is given) and `bytes` of its body.
+    func read(status: Int? = nil, contentType: String? = nil, bytes: Int) {
+        let recorder = recorder.withLock { $0 }
+        if let status { recorder?.answerBegan(status: status, contentType: contentType) }
+        recorder?.answerReceived(bytes)
+    }
+}
+
 @Suite("Exchanges in flight")
 struct ExchangesInFlightTests {
     static let key = "in-flight-secret-0123456789"
@@ -126,6 +149,54 @@ struct ExchangesInFlightTests {
         #expect(inFlight.count == 0)
     }
 
+    @Test("An exchange carries to its record the recording generation it began under, and is listed only while that generation lasts")
+    func generationCarried() async throws {
+        // Given a capture whose log's recording generation is 7, over an upstream that holds its answer
+        let generation = Mutex<UInt64>(7)
+        let records = Mutex<[DeferredRecord]>([])
+        let upstream = HeldTransport()
+        let inFlight = ExchangesInFlight(redactor: redactor, generation: { generation.withLock { $0 } })
+        let capture = CapturingTransport(base: upstream, redactor: redactor, inFlight: inFlight) { record in records.withLock { $0.append(record) } }
+        let url = URL(string: "http://app.test/slow")!
+        let sending = Task { try await capture.send(HTTPRequest(url: url, endpoint: "app.test")) }
+        try await waitFor(1, in: inFlight)
+        #expect(inFlight.snapshot().count == 1)
+        // When recording is paused while it is in flight (the generation changes)
+        generation.withLock { $0 = 8 }
+        // Then it is no longer listed (its record would not be logged), though still in flight
+        #expect(inFlight.snapshot().isEmpty && inFlight.count == 1)
+        // And its record, when it ends, carries the generation it began under, for the log to drop it
+        upstream.answer(.success(HTTPResponse(status: 200, url: url)))
+        _ = try await sending.value
+        #expect(records.withLock { $0.map(\.generation) } == [7])
+    }
+
+    @Test("An answer held whole shows, while it comes, the status, type and bytes the wire read of it; the capture's word on a streamed one comes first")
+    func heldAnswerProgress() async throws {
+        // Given a wire that reads an answer's head and part of its body, and then waits for the rest
+        let upstream = HeldTransport()
+        let wire = WireProgressTransport(base: upstream)
+        let inFlight = ExchangesInFlight(redactor: redactor)
+        let capture = CapturingTransport(base: wire, redactor: redactor, inFlight: inFlight) { _ in }
+        let url = URL(string: "http://app.test/download")!
+        let sending = Task { try await capture.send(HTTPRequest(url: url, endpoint: "app.test")) }
+        try await waitFor(1, in: inFlight)
+        for _ in 0..<500 where !wire.hasRequest { try await Task.sleep(for: .milliseconds(5)) }
+        // When nothing has come yet, it is pending
+        #expect(inFlight.snapshot().first?.status == nil && inFlight.snapshot().first?.received == nil)
+        // When the head and 4,096 bytes have come
+        wire.read(status: 200, contentType: "application/zip", bytes: 4_096)
+        // Then it is listed with them, still in flight
+        let listed = try #require(inFlight.snapshot().first)
+        #expect(listed.status == 200 && listed.contentType == "application/zip" && listed.received == 4_096)
+        // And as more comes, the count grows
+        wire.read(bytes: 1_000)
+        #expect(inFlight.snapshot().first?.received == 5_096)
+        upstream.answer(.success(HTTPResponse(status: 200, url: url)))
+        _ = try await sending.value
+        #expect(inFlight.count == 0)
+    }
+
     @Test("At most the capacity is held: an exchange whose end never came does not hold memory for ever")
     func bounded() {
         let inFlight = ExchangesInFlight(redactor: redactor, capacity: 3)
@@ -135,6 +206,6 @@ struct ExchangesInFlightTests {
         }
         #expect(inFlight.count == 3)
         // The oldest went first
-        #expect(Set(inFlight.snapshot().map(\.id)) == Set(ids.suffix(3)))
+        #expect(Set(inFlight.snapshot().map(\.id)) == Set(ids.suffix(3).map(\.id)))
     }
 }

@@ -10,6 +10,7 @@ import KioskTestSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 import Testing
 
 @Suite("kiosk proxy: an app's HTTP requests forwarded through Kiosk's debugger")
@@ -366,6 +367,108 @@ struct ForwardProxyTests {
                 let tunnel = try await proxy.waitForRecord { $0.method == "CONNECT" }
                 #expect(tunnel?.touchedBy.first?.kind == .tunnel)
             }
+        }
+    }
+
+    /// Opens a CONNECT tunnel to `port` through the proxy on `proxyPort`, and runs `body` with it open once its 200 came
+    /// and the upstream's first byte.
+    private func withTunnel(through proxyPort: Int, to port: Int, _ body: () async throws -> Void) async throws {
+        try await withRawConnection(port: proxyPort) { inbound, outbound in
+            try await outbound.write(ByteBuffer(string: "CONNECT 127.0.0.1:\(port) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"))
+            var iterator = inbound.makeAsyncIterator()
+            var head = ""
+            while !head.contains("\r\n\r\n"), let chunk = try await iterator.next() { head += String(buffer: chunk) }
+            #expect(head.hasPrefix("HTTP/1.1 200"), "\(head)")
+            try await outbound.write(ByteBuffer(string: "go"))
+            _ = try await iterator.next()
+            try await body()
+        }
+    }
+
+    @Test("An open CONNECT tunnel is listed in flight under its host, 200, with the bytes the upstream sent so far, until it closes and is logged")
+    func tunnelListedInFlight() async throws {
+        // Given an upstream that says a byte every 50 ms once spoken to
+        let upstream = try await LoopbackServer.start { channel in
+            try channel.pipeline.syncOperations.addHandler(Ticker(every: .milliseconds(50)))
+        }
+        defer { Task { await upstream.stop() } }
+        try await withProxy { proxy, _ in
+            // When an app opens a tunnel to it (a host the proxy does not read) and keeps it open
+            try await withTunnel(through: proxy.port, to: upstream.port) {
+                // Then it is in flight: CONNECT, at the address its record will have, 200, bytes counting
+                let listed = proxy.kiosk.debugger.inFlight(matching: RequestFilter(), olderThan: .zero)
+                #expect(listed.map { "\($0.method) \($0.url) \($0.endpoint)" } == ["CONNECT https://127.0.0.1:\(upstream.port) 127.0.0.1:\(upstream.port)"],
+                        "\(listed)")
+                #expect(listed.first?.status == 200 && (listed.first?.received ?? 0) > 0)
+                // And a filter of its host lists it, one of another host does not
+                let (itsHost, another) = (try RequestFilter(parsing: "host:127.0.0.1"), try RequestFilter(parsing: "host:example.com"))
+                #expect(!proxy.kiosk.debugger.inFlight(matching: itsHost, olderThan: .zero).isEmpty)
+                #expect(proxy.kiosk.debugger.inFlight(matching: another, olderThan: .zero).isEmpty)
+            }
+            // And once it closed and was logged, it is not
+            let record = try #require(try await proxy.waitForRecord { $0.method == "CONNECT" })
+            #expect(record.url == "https://127.0.0.1:\(upstream.port)")
+            #expect(proxy.kiosk.debugger.inFlight(matching: RequestFilter(), olderThan: .zero).isEmpty)
+        }
+    }
+
+    @Test("A large answer the proxy holds whole is listed in flight with its status, type and the bytes read so far as it comes, not as pending until its end")
+    func heldAnswerListedAsItComes() async throws {
+        // Given an upstream that sends a 100,000-byte answer's head and first 10,000 bytes, and the rest only when let go
+        let letGo = Mutex(false)
+        let upstream = try await LoopbackServer.start { channel in
+            try channel.pipeline.syncOperations.addHandler(SlowAnswer(size: 100_000, first: 10_000, letGo: { letGo.withLock { $0 } }))
+        }
+        defer { Task { await upstream.stop() } }
+        try await withProxy { proxy, _ in
+            // When an app asks for it through the proxy
+            let asking = Task { try await proxy.send(.GET, upstream.url("/download")) }
+            // Then, while the rest has not come, it is listed with the upstream's status and type and the bytes so far
+            var listed: ExchangesInFlight.Exchange?
+            for _ in 0..<500 {
+                listed = proxy.kiosk.debugger.inFlight(matching: RequestFilter(), olderThan: .zero).first
+                if listed?.received == 10_000 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(listed?.status == 200 && listed?.contentType == "application/octet-stream" && listed?.received == 10_000, "\(String(describing: listed))")
+            // And once let go, the app gets it whole
+            letGo.withLock { $0 = true }
+            let answer = try await asking.value
+            #expect(answer.status == .ok && answer.body.count == 100_000)
+        }
+    }
+
+    @Test("A tunnel opened while recording was paused, or before a pause and resume, is neither listed nor logged once recording resumes; one opened since is both")
+    func tunnelsAroundAPause() async throws {
+        // Given three upstreams that talk once spoken to, one for each tunnel
+        var upstreams: [LoopbackServer] = []
+        for _ in 0..<3 {
+            upstreams.append(try await LoopbackServer.start { channel in
+                try channel.pipeline.syncOperations.addHandler(Ticker(every: .milliseconds(50)))
+            })
+        }
+        defer { for upstream in upstreams { Task { await upstream.stop() } } }
+        let (straddling, whilePaused, since) = (upstreams[0].port, upstreams[1].port, upstreams[2].port)
+        try await withProxy { proxy, _ in
+            // When a tunnel opens while recording, recording is paused, a second opens, recording resumes, and a third opens
+            try await withTunnel(through: proxy.port, to: straddling) {
+                proxy.kiosk.debugger.isRecording = false
+                try await withTunnel(through: proxy.port, to: whilePaused) {
+                    proxy.kiosk.debugger.isRecording = true
+                    try await withTunnel(through: proxy.port, to: since) {
+                        // Then only the third is listed in flight
+                        let listed = proxy.kiosk.debugger.inFlight(matching: RequestFilter(), olderThan: .zero)
+                        #expect(listed.map(\.endpoint) == ["127.0.0.1:\(since)"], "\(listed)")
+                    }
+                }
+            }
+            // And once all three closed (none is left in flight, listed or not), only the third is logged
+            _ = try #require(try await proxy.waitForRecord { $0.endpoint == "127.0.0.1:\(since)" })
+            for _ in 0..<200 where proxy.kiosk.exchangesInFlight?.count != 0 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(proxy.kiosk.exchangesInFlight?.count == 0)
+            try await Task.sleep(for: .milliseconds(200))
+            let logged = try proxy.records().filter { $0.method == "CONNECT" }.map(\.endpoint)
+            #expect(logged == ["127.0.0.1:\(since)"], "\(logged)")
         }
     }
 
@@ -1297,6 +1400,37 @@ private final class SendsThenCloses: ChannelInboundHandler {
 }
 
 /// Once it reads anything, says a byte every `every`, or (nil) nothing at all for 10 s, keeping its connection open.
+/// Answers any request with `size` bytes: its head and `first` bytes at once, the rest once `letGo` says so.
+private final class SlowAnswer: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private let size: Int, first: Int
+    private let letGo: @Sendable () -> Bool
+    private var waiting: RepeatedTask?
+
+    init(size: Int, first: Int, letGo: @escaping @Sendable () -> Bool) {
+        (self.size, self.first, self.letGo) = (size, first, letGo)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard waiting == nil else { return }
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(size)\r\n\r\n"
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: head + String(repeating: "a", count: first))), promise: nil)
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let (rest, letGo) = (size - first, letGo)
+        waiting = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(20), delay: .milliseconds(20)) { task in
+            guard letGo() else { return }
+            task.cancel()
+            bound.value.writeAndFlush(NIOAny(ByteBuffer(string: String(repeating: "b", count: rest))), promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        waiting?.cancel()
+        context.fireChannelInactive()
+    }
+}
+
 private final class Ticker: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer

@@ -46,3 +46,39 @@ struct RequestLogBackPressureTests {
         #expect(waited < .seconds(1))
     }
 }
+
+@Suite("Request log: what is logged around a pause of recording")
+struct RequestLogRecordingGenerationTests {
+    typealias Log = RequestLogTests
+
+    /// A record of an exchange begun under `generation`.
+    private func deferred(_ url: String, begunUnder generation: UInt64?) -> DeferredRecord {
+        var record = DeferredRecord(Log.record(url))
+        record.generation = generation
+        return record
+    }
+
+    @Test("A record of an exchange begun while recording was paused, or before a pause and the resume after it, is not stored; one begun since the resume is")
+    func onlyWhatBeganUnderThisRecording() throws {
+        // Given a log, and the generation an exchange begins under while it records
+        let log = try RequestLog.inMemory(configuration: Log.configuration())
+        let before = log.recordingGeneration
+        // When recording is paused, an exchange begins, and recording resumes
+        log.isRecording = false
+        let paused = log.recordingGeneration
+        log.isRecording = true
+        let after = log.recordingGeneration
+        // (turning it on again changes nothing)
+        log.isRecording = true
+        #expect(Set([before, paused, after]).count == 3 && log.recordingGeneration == after)
+        // And each exchange's record comes now
+        log.enqueue(deferred("https://a.test/straddled", begunUnder: before))
+        log.enqueue(deferred("https://a.test/while-paused", begunUnder: paused))
+        log.enqueue(deferred("https://a.test/since", begunUnder: after))
+        log.enqueue(deferred("https://a.test/untold", begunUnder: nil))
+        try log.flush()
+        // Then only the one begun since the resume, and one that told no generation, are stored; none is counted dropped
+        #expect(Set(try log.records(matching: RequestFilter()).map(\.url)) == ["https://a.test/since", "https://a.test/untold"])
+        #expect(log.droppedCount == 0)
+    }
+}
