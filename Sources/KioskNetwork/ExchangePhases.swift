@@ -113,10 +113,10 @@ final class ResponseCollector: Sendable {
     }
 
     /// How long after its head a body of unknown length (chunked, or until the connection closes) may take before it is
-    /// streamed rather than held: an endless feed (NDJSON, a token stream, a long poll's drip) would otherwise never
-    /// reach the app, while a whole answer merely chunked ends well within it and is held (and so can be paused and
-    /// rewritten).
-    static let slowBodyDelay = TimeAmount.seconds(1)
+    /// streamed rather than held (`TransportConfiguration.slowBodyDelay`): an endless feed (NDJSON, a token stream, a
+    /// long poll's drip) would otherwise never reach the app, while a whole answer merely chunked ends well within it and
+    /// is held (and so can be paused and rewritten).
+    private let slowBodyDelay: TimeAmount
 
     /// Media types whose bodies are streams by design, passed on from their head like `text/event-stream`.
     static let streamingMediaTypes: Set<String> = [
@@ -143,8 +143,11 @@ final class ResponseCollector: Sendable {
     /// Holds bodies up to `limit` bytes, naming the (redacted) `url` in errors. Past the limit the body is refused,
     /// unless `streams`: then the answer, and from the head on an event stream's, is handed on (`ready`) with the rest
     /// of its body streaming — as is one `budget` has no room for. `ready` gets the whole answer otherwise (from
-    /// `deliver`). `progress` is told of the head and each part of the body as they come.
-    init(limit: Int, streams: Bool, budget: HeldBodies? = nil, url: URL, progress: ExchangeTouches? = nil, ready: EventLoopPromise<Collected>) {
+    /// `deliver`); a body of unknown length not ended `slowBodyDelay` after its head streams. `progress` is told of the
+    /// head and each part of the body as they come.
+    init(limit: Int, streams: Bool, budget: HeldBodies? = nil, slowBodyDelay: TimeAmount = .seconds(1), url: URL,
+         progress: ExchangeTouches? = nil, ready: EventLoopPromise<Collected>) {
+        self.slowBodyDelay = slowBodyDelay
         self.progress = progress
         self.limit = limit
         self.streams = streams
@@ -309,7 +312,7 @@ final class ResponseCollector: Sendable {
         if mediaType.map(Self.streamingMediaTypes.contains) == true || (length ?? 0) > limit {
             startStreaming(exchange)
         } else if length == nil, head.status.mayHaveResponseBody {
-            let timer = loop.scheduleTask(in: Self.slowBodyDelay) { [self] in _ = streamHeld(exchange) }
+            let timer = loop.scheduleTask(in: slowBodyDelay) { [self] in _ = streamHeld(exchange) }
             state.withLock { $0.slowBodyTimer = timer }
         }
         return .more

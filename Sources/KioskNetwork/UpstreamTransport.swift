@@ -30,6 +30,9 @@ public struct TransportConfiguration: Sendable, Hashable {
     public var additionalTrustRoots: [String] = []
     /// How long a connection to an upstream is kept open with nothing to carry, HTTP/1.1 or HTTP/2: 60 s.
     public var idleTimeout: Duration = .seconds(60)
+    /// For a proxy (`passesThrough`): how long after its head a body of unknown length may take to end before it is
+    /// streamed on rather than held whole (see `ResponseCollector`): 1 s.
+    public var slowBodyDelay: Duration = .seconds(1)
 
     /// Why the PEM file at `path` cannot be a trust root (unreadable, or no certificate in it), nil when it can.
     public static func trustRootProblem(atPath path: String) -> String? {
@@ -148,7 +151,8 @@ public final class UpstreamTransport: HTTPTransport {
             let start = ContinuousClock.now
             let ready = loop.makePromise(of: ResponseCollector.Collected.self)
             let collector = ResponseCollector(limit: configuration.maximumBodyBytes, streams: streams, budget: configuration.heldBodies,
-                                              url: request.url, progress: request.recorder, ready: ready)
+                                              slowBodyDelay: TimeAmount(configuration.slowBodyDelay), url: request.url,
+                                              progress: request.recorder, ready: ready)
             do {
                 return try await send(request, head: head, body: body, key: key, streams: streams, pool: pool,
                                       collector: collector, ready: ready, start: start)

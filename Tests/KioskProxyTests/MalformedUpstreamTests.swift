@@ -86,9 +86,7 @@ struct MalformedUpstreamTests {
 }
 
 /// An upstream that begins an answer whose end only its connection's closing would mark, then resets the connection
-/// (SO_LINGER 0, then close) a moment later, as a crashed server or a forged RST on the path does. (20 ms later: a body
-/// of unknown length still coming a second after its head streams on to the app, and on a loaded machine a 200 ms
-/// timer fired past that once, in a whole run.)
+/// (SO_LINGER 0, then close) a moment later, as a crashed server or a forged RST on the path does.
 private final class ResetMidAnswer: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -111,7 +109,10 @@ struct CutAnswerTests {
     func resetMidCloseDelimitedAnswer() async throws {
         // Given an upstream that sends part of an answer with no length, then resets its connection
         let upstream = try await LoopbackServer.start { try $0.pipeline.syncOperations.addHandler(ResetMidAnswer()) }
-        try await withProxy(to: upstream, stop: { await $0.stop() }) { proxy, upstream in
+        // (A body of unknown length still coming past the slow-body delay streams on to the app, after which the app can
+        // only be cut, not told 502: a loaded machine once let the reset come a second after the head. The test gives it a
+        // minute, for what it checks is the answer held.)
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: { $0.proxyTransport.slowBodyDelay = .seconds(60) }) { proxy, upstream in
             // When an app asks for it through the proxy
             let reply = try await proxy.send(.GET, upstream.url("/items"))
             // Then it gets a 502 that says the upstream reset the connection before its answer was complete, not the part
