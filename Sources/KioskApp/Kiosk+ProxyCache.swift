@@ -59,7 +59,18 @@ extension Kiosk {
             entry.url = URL(string: entry.url).map(redactor.redact) ?? entry.url
             entry.headers = redactor.redact(entry.shownHeaders ?? entry.headers)
             entry.shownHeaders = nil
+            entry.varied = redactedVaried(entry.varied)
             return entry
+        }
+    }
+
+    /// The request fields an answer varies on as a page shows them: a value of a field the log hides (a configured
+    /// `redactHeaders` name, a secret in a URL) redacted as the log's are — the cache keeps the values exact to match on.
+    private func redactedVaried(_ varied: [ProxyCacheEntry.VariedField]) -> [ProxyCacheEntry.VariedField] {
+        let present = varied.compactMap { field in field.value.map { (name: field.name, value: $0) } }
+        var shown = redactor.redact(HTTPHeaderFields(present)).makeIterator()
+        return varied.map { field in
+            field.value == nil ? field : ProxyCacheEntry.VariedField(name: field.name, value: shown.next()?.value ?? field.value)
         }
     }
 
@@ -78,6 +89,7 @@ extension Kiosk {
                                          contentEncoding: entry.headers.combined("Content-Encoding"))
         entry.shownHeaders = nil
         entry.shownBody = nil
+        entry.varied = redactedVaried(entry.varied)
         return entry
     }
 

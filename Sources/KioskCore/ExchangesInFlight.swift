@@ -96,9 +96,15 @@ public final class ExchangesInFlight: Sendable {
         self.generation = generation
     }
 
-    /// Notes that `request` began at `startedAt` (`start` on the continuous clock), the wire noting on `progress` how far
-    /// its answer came until the capture says (`answered`); the ticket given ends it.
-    public func begin(_ request: HTTPRequest, startedAt: Date, start: ContinuousClock.Instant, progress: ExchangeTouches? = nil) -> Ticket {
+    /// The request log's recording generation now (nil without a log): what an exchange beginning now begins under.
+    public var currentGeneration: UInt64? { generation?() }
+
+    /// Notes that `request` began at `startedAt` (`start` on the continuous clock), under the recording generation read
+    /// then (`currentGeneration`) unless `begunUnder` says it (a tunnel listed once open, its generation read as it was
+    /// asked for), the wire noting on `progress` how far its answer came until the capture says (`answered`); the
+    /// ticket given ends it.
+    public func begin(_ request: HTTPRequest, startedAt: Date, start: ContinuousClock.Instant, progress: ExchangeTouches? = nil,
+                      begunUnder: UInt64? = nil) -> Ticket {
         // What showing it needs (its method, URL and the credentials its headers carry), not its body nor its app's
         // connection: an entry whose end is never seen holds little.
         var request = request
@@ -107,7 +113,7 @@ public final class ExchangesInFlight: Sendable {
         request.bodyStream = nil
         request.appSide = nil
         request.recordHold = nil
-        let generation = generation?()
+        let generation = begunUnder ?? generation?()
         let id = state.withLock { state in
             state.next += 1
             state.entries[state.next] = Entry(request: request, startedAt: startedAt, start: start, generation: generation, progress: progress,

@@ -51,6 +51,15 @@ public struct ProxyCacheEntry: Sendable, Hashable {
             self.name = name
             self.value = value
         }
+
+        private enum CodingKeys: String, CodingKey { case name, value }
+
+        /// Writes `value` null when the request carried none (a synthesized encoding would leave the key out).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(value, forKey: .value)
+        }
     }
 
     /// Whether the answer set a cookie (whose value is not kept): it is given again only when the upstream fails.

@@ -914,6 +914,11 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// A tunnel: the two ends join, and the HTTP handlers leave (`leaveHTTP`), with a 200 for a CONNECT (`established`)
     /// or nothing for a protocol switch.
     private func join(context: ChannelHandlerContext, upstream: any Channel, meter: TunnelMeter, established version: HTTPVersion?) {
+        // The app went while the upstream was dialled: its end would never hear it close, nor close the upstream.
+        guard context.channel.isActive else {
+            upstream.close(promise: nil)
+            return meter.abandon("The app closed its connection before the tunnel opened.")
+        }
         let (appEnd, upstreamEnd) = TunnelEnd.pair(meter: meter, quietAfterHalfClose: settings.configuration.tunnelQuietAfterHalfClose)
         do {
             if let waiter = try? upstream.pipeline.syncOperations.handler(type: HandshakeWaiter.self) {

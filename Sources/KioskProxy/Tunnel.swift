@@ -31,6 +31,8 @@ final class TunnelMeter: Sendable {
     private let stopping: StopDeadline
     /// Where the tunnel is listed while open (nil: not listed, capture off).
     private let list: ExchangesInFlight?
+    /// The request log's recording generation when the tunnel was asked for: its record is logged only if it stays.
+    private let generation: UInt64?
     /// Its ticket there, once listed (`track`, `trackConnect`).
     private let flight = Mutex<ExchangesInFlight.Ticket?>(nil)
 
@@ -40,6 +42,7 @@ final class TunnelMeter: Sendable {
     init(host: String, port: Int, upgrade: TunnelSummary.Upgrade? = nil, started: ContinuousClock.Instant = .now, note: String? = nil,
          listedIn list: ExchangesInFlight?, stopping: StopDeadline, report: @escaping @Sendable (TunnelSummary) -> Void) {
         self.list = list
+        generation = list?.currentGeneration
         self.started = started
         self.note = note
         self.host = host
@@ -52,18 +55,19 @@ final class TunnelMeter: Sendable {
     /// Lists the protocol switch as `request` until it is reported; its status once the upstream's answer begins, and the
     /// bytes it sent so far.
     func track(as request: HTTPRequest, startedAt: Date) {
-        guard let list else { return }
-        flight.withLock { $0 = list.begin(request, startedAt: startedAt, start: started) }
+        guard let list, isOpen else { return }
+        flight.withLock { $0 = list.begin(request, startedAt: startedAt, start: started, begunUnder: generation) }
     }
 
     /// Lists the CONNECT tunnel, open now (its 200 given), until it is reported, under its name in the log and with the
     /// bytes the upstream sent so far: as Charles and Proxyman list a tunnel they do not read.
     func trackConnect() {
-        guard let list, upgrade == nil else { return }
+        guard let list, upgrade == nil, isOpen else { return }
         let (endpoint, url) = TunnelSummary.connectName(host: host, port: port)
         guard let address = URL(string: url) else { return }
         let ticket = list.begin(HTTPRequest(method: "CONNECT", url: address, endpoint: endpoint, purpose: .proxied),
-                                startedAt: Date().addingTimeInterval(-(ContinuousClock.now - started).seconds), start: started)
+                                startedAt: Date().addingTimeInterval(-(ContinuousClock.now - started).seconds), start: started,
+                                begunUnder: generation)
         flight.withLock { $0 = ticket }
         list.answered(ticket.id, status: 200) { [weak self] in self?.counts.withLock { $0.received } ?? 0 }
     }
@@ -116,6 +120,10 @@ final class TunnelMeter: Sendable {
     /// Whether the process has begun to stop (its listeners close what is still open).
     var isStopping: Bool { stopping.hasStarted }
 
+    /// Whether neither end has closed yet: a tunnel whose end closed as it was joined (the app gone during the dial) is
+    /// not listed, for nothing would end its entry.
+    private var isOpen: Bool { counts.withLock { !$0.reported && $0.open == 2 } }
+
     /// Whether all of the answer refusing a switch has come: the tunnel has nothing more to carry.
     var refusalEnded: Bool {
         counts.withLock { counts in counts.refusalEnd.map { counts.received >= $0 } ?? false }
@@ -140,6 +148,22 @@ final class TunnelMeter: Sendable {
             if counts.error == nil { counts.error = reason }
             counts.settled = true
         }
+    }
+
+    /// Reports the tunnel failed for `reason` before it was joined (its app left while the upstream was dialled): its
+    /// ends will never close to report it.
+    func abandon(_ reason: String) {
+        let first = counts.withLock { counts -> Bool in
+            defer { counts.reported = true }
+            return !counts.reported
+        }
+        guard first else { return }
+        if let list, let ticket = flight.withLock({ $0 }) { list.end(ticket.id) }
+        var summary = TunnelSummary(host: host, port: port, sent: 0, received: 0, duration: (ContinuousClock.now - started).seconds,
+                                    error: reason, upgrade: upgrade)
+        summary.note = note
+        summary.generation = generation
+        report(summary)
     }
 
     /// One end closed; the second reports the tunnel.
@@ -168,7 +192,7 @@ final class TunnelMeter: Sendable {
         var summary = TunnelSummary(host: host, port: port, sent: done.sent, received: done.received, duration: elapsed.seconds,
                                     error: done.error, upgrade: upgrade, cutByStop: done.cutByStop)
         summary.note = note
-        summary.generation = ticket?.generation
+        summary.generation = generation
         report(summary)
     }
 }

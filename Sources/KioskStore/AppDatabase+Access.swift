@@ -69,14 +69,16 @@ extension AppDatabase {
     /// another opening of the same file at once holds it; throws `KioskError.storage` saying why when it cannot.
     /// Two processes (or connections) opening one new file at once both switch it to WAL, each holding a read lock and
     /// asking for the exclusive one: SQLite answers one of them SQLITE_BUSY at once, without waiting (its busy handler is
-    /// skipped where waiting could deadlock), and what it asks is to begin again. Only a file still held after a few tries
-    /// (its 5 s busy timeout each) is said to be locked.
+    /// skipped where waiting could deadlock), and what it asks is to begin again. Only that answer, which comes at once,
+    /// is tried again (a few times); a file another process holds past the 5 s busy timeout is said to be locked then.
     static func openPool(at path: String, configuration: Configuration, what: String) throws -> DatabasePool {
         var attempt = 0
         while true {
+            let began = ContinuousClock.now
             do {
                 return try DatabasePool(path: path, configuration: configuration)
-            } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) && attempt < 5 {
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 5
+                        && ContinuousClock.now - began < .milliseconds(500) {
                 attempt += 1
                 usleep(UInt32(10_000 * attempt))
             } catch {

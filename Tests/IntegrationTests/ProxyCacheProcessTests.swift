@@ -103,6 +103,7 @@ struct ProxyCacheProcessTests {
         let listed = try JSONDecoder().decode([Listed].self, from: Data(json.stdout.utf8))
         #expect(Set(listed.filter { $0.url.hasSuffix("/greeting") }.map { $0.varied.first?.value ?? "none" }) == ["en", "es", "none"])
         #expect(listed.first { $0.url.hasSuffix("/plain") }?.varied == [])
+        #expect(json.stdout.contains(#""name" : "accept-language","#) && json.stdout.contains(#""value" : null"#), "\(json.stdout)")
     }
 
     @Test("The cache's list and stats are tables with a header, and its export says how many answers it wrote")
