@@ -192,13 +192,21 @@ enum DebugPages {
         return tail.isEmpty ? "/" : tail.hasPrefix("?") ? "/" + tail : String(tail)
     }
 
+    /// What a row names after the method: the path and query, or a CONNECT tunnel's target, its host and port (what the
+    /// app asked to be connected to, as Charles and mitmproxy show it; it has no path).
+    static func target(method: String, url: String) -> String {
+        guard method == "CONNECT", let schemeEnd = url.range(of: "://") else { return pathAndQuery(url) }
+        let rest = url[schemeEnd.upperBound...]
+        return String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
+    }
+
     /// One request's row: the page's rows and the live feed's are made here. Its name links to the request, in
     /// the split view's pane on a wide screen; its time is UTC until the script says it in local time; its
     /// waterfall cell carries the start (ms since 1970) and the phases (queued, connect, first byte, download,
     /// total, in ms; empty when not measured), which the script draws to the scale of the rows in view.
     static func row(_ record: RequestRecord, _ w: ConsoleWords) -> HTML {
         let url = URLComponents(string: record.url)
-        let path = pathAndQuery(record.url)
+        let path = target(method: record.method, url: record.url)
         return E.element("tr", [.attribute("data-id", String(record.id)), record.status == nil && !record.isAnsweredFromStore ? .class("failed") : nil], [
             E.element("td", [.class("name")], [
                 E.element("a", [Attribute.localHref(ConsoleRoute.request(record.id).path), .attribute("data-pane", ""),
@@ -231,7 +239,7 @@ enum DebugPages {
                     // (What the title says, for those who get no tooltip: a screen reader, a phone.)
                     E.element("span", [.class("visually-hidden")], [.text(w.inFlightNote + ": ")]),
                     E.element("span", [.class("method")], [.text(exchange.method)]), " ",
-                    E.element("span", [.class("path")], [.text(pathAndQuery(exchange.url))]),
+                    E.element("span", [.class("path")], [.text(target(method: exchange.method, url: exchange.url))]),
                 ]),
             ]),
             exchange.status.map { E.element("td", [.class("st st\($0 / 100)")], [.text(String($0))]) }

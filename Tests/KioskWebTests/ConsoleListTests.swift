@@ -77,6 +77,19 @@ struct ConsoleListTests {
         #expect(DebugPages.pathAndQuery(url) == shown)
     }
 
+    @Test("A CONNECT tunnel's row names the host and port it joined, logged or in flight, not a path it does not have; any other method its path",
+          arguments: [("CONNECT", "https://api.test:8443", "api.test:8443"), ("CONNECT", "https://[::1]:443", "[::1]:443"),
+                      ("GET", "https://api.test:8443", "/")])
+    func connectRow(method: String, url: String, shown: String) throws {
+        let record = RequestRecord(id: 7, startedAt: Date(), source: nil, endpoint: "api.test", method: method, url: url, status: 200,
+                                   timings: RequestTimings(total: 1), decision: .network)
+        let inFlight = ExchangesInFlight.Exchange(id: 1, startedAt: Date(), elapsed: .seconds(2), method: method, url: url, source: nil,
+                                                  endpoint: "api.test", status: 200, received: 10, appClosed: false, contentType: nil)
+        for row in [DebugPages.row(record, .english).rendered, DebugPages.inFlightRow(inFlight, .english).rendered] {
+            #expect(row.contains(#"<span class="method">\#(method)</span> <span class="path">\#(HTML.text(shown).rendered)</span>"#), "\(row)")
+        }
+    }
+
     @Test("Quick filters are links over the filter language, the one applied marked; empty fields stay out of the address")
     func chipsAndCleanAddresses() async throws {
         try await withWeb { _, client in
