@@ -41,7 +41,7 @@ public final class Kiosk: Sendable {
     /// The wire of the apps' requests through `kiosk proxy` (its own pool, passing bytes through).
     private let proxyWire: UpstreamTransport?
     /// The pipeline an app's request takes through `kiosk proxy` (`forward(_:)`).
-    private let proxyPipeline: any HTTPTransport
+    private let proxyPipeline: BreakpointTransport
     /// Its capture layer (nil when capture is off), which also logs the requests apps gave up before they could go.
     private let proxyCapture: CapturingTransport?
     /// The exchanges the capture has begun and not yet ended, where `kiosk proxy` lists its open protocol switches too
@@ -313,7 +313,7 @@ public final class Kiosk: Sendable {
         // A WebSocket is logged at the address the app opened (ws:, wss:), as browsers' and mitmproxy's archives name it.
         var url = redactor.redact(upgrade.url)
         if upgrade.protocolName == "websocket", url.hasPrefix("http") { url = "ws" + url.dropFirst("http".count) }
-        var touches = [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)]
+        var touches = [ExchangeTouch(kind: .tunnel, id: 0, name: endpoint, detail: detail)] + tunnel.touches
         // A switch over TLS to an upstream whose certificate is not checked is marked as every such exchange is.
         if upgrade.url.scheme?.lowercased() == "https", !configuration.proxyTransport.verifiesCertificates {
             touches.append(UpstreamTransport.insecureNote(endpoint))
@@ -324,6 +324,14 @@ public final class Kiosk: Sendable {
             responseHeaders: Self.redacted(upgrade.responseHeaders, by: redactor),
             error: tunnel.error.map { redactor.scrub($0) }, timings: RequestTimings(total: tunnel.duration), decision: .network,
             touchedBy: touches, responseSize: tunnel.received), of: tunnel, in: requestLog)
+    }
+
+    /// Holds an app's protocol switch (a WebSocket's handshake) received by `kiosk proxy` at its request breakpoint, if
+    /// one is set for it, before it goes upstream: what the console decided (see `SwitchHold`).
+    public func holdSwitch(_ request: HTTPRequest) async -> SwitchHold {
+        var request = request
+        if !request.purpose.isProxied { request.purpose = .proxied }
+        return await proxyPipeline.holdSwitch(request)
     }
 
     /// Sends an app's request, received by `kiosk proxy`, through the debugger (capture, breakpoints, mocks, rewrite

@@ -46,6 +46,8 @@ public struct TunnelSummary: Sendable, Hashable {
     /// Whether Kiosk was to read it (an intercepted CONNECT whose TLS with the app failed, `error` saying why): nothing
     /// passed through unread.
     public var wasToBeRead = false
+    /// What the debugger did to it (a protocol switch held or edited at a request breakpoint), for its record.
+    public var touches: [ExchangeTouch] = []
     /// The request log's recording generation it opened under (`ExchangesInFlight.Ticket`), nil if not told: its record
     /// is logged only if recording was neither paused nor resumed since.
     public var generation: UInt64?
@@ -69,4 +71,15 @@ public struct TunnelSummary: Sendable, Hashable {
         self.duration = duration
         self.error = error
     }
+}
+
+/// What the debugger made of a protocol switch (a WebSocket's handshake) that a request breakpoint held before it went
+/// upstream.
+public enum SwitchHold: Sendable {
+    /// Send it — as it was or edited — its record carrying `touches` (held, edited).
+    case send(HTTPRequest, touches: [ExchangeTouch])
+    /// Answer the app with this instead of switching (logged already).
+    case answer(HTTPResponse)
+    /// Fail it with this error (aborted at the breakpoint; logged already).
+    case fail(KioskError)
 }

@@ -502,6 +502,33 @@ public final class BreakpointTransport: HTTPTransport {
         }
     }
 
+    /// Holds a protocol switch (a WebSocket's handshake, which goes through a tunnel, not through `send`) at its
+    /// request breakpoint, as `send` holds any request there: it is sent as it was or edited, answered in its place, or
+    /// aborted — the last two logged here. Sent at once when no request breakpoint is set for it.
+    public func holdSwitch(_ request: HTTPRequest) async -> SwitchHold {
+        guard breakpoints.setting(for: request).request == .pause, breakpoints.isActive else { return .send(request, touches: []) }
+        let started = breakpoints.now()
+        let (id, decision) = await breakpoints.pause(phase: .request, request: request, response: nil, error: nil)
+        switch decision {
+        case .abort:
+            return .fail(abort(request, since: started, touch: Self.touch(id, request, .requestAborted)))
+        case .continueWithRequest(let query, let headers, let body, let method, let path):
+            do {
+                let edited = try Self.edited(request, query: query, headers: headers, body: body, method: method, path: path,
+                                             shownAs: redactor.redact(request.headers))
+                return .send(edited, touches: [Self.touch(id, request, .requestEdited)])
+            } catch {
+                return .fail((error as? KioskError) ?? .invalidRequest("\(error)"))
+            }
+        case .continueWithResponse(let status, let body, let headers):
+            return .answer(answer(request, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
+                                  since: started, touch: Self.touch(id, request, .answeredAtRequest)))
+        case .continueUnchanged:
+            let held = Int(max(0, breakpoints.now().timeIntervalSince(started)).rounded())
+            return .send(request, touches: [Self.touch(id, request, .requestHeld(seconds: held))])
+        }
+    }
+
     private static func touch(_ id: Int, _ request: HTTPRequest, _ outcome: ExchangeTouch.BreakpointOutcome) -> ExchangeTouch {
         ExchangeTouch(kind: .breakpoint, id: id, name: request.endpoint, phrase: .breakpoint(outcome))
     }

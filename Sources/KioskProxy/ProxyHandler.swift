@@ -765,7 +765,9 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// A request that switches protocols (WebSocket): the upstream is dialled through the outbound policy (over TLS
     /// for https, verified as every upstream is), sent the request, and the two connections joined as a tunnel — the
     /// upstream's answer, 101 or not, and every frame after it pass untouched, and the exchange is logged once both
-    /// ends close. A refusal or a failed dial is answered as any other failed exchange (502 saying why).
+    /// ends close. A refusal or a failed dial is answered as any other failed exchange (502 saying why). A request
+    /// breakpoint set for it holds it first (`ProxyConfiguration.holdSwitch`): sent as it was or edited, answered in its
+    /// place, or aborted, as any request held there.
     private func openUpgrade(_ head: HTTPRequestHead, url: URL, protocolName: String, body: ByteBuffer, context: ChannelHandlerContext) {
         settings.configuration.meter.count { $0.upgrades += 1 }
         var bytes: ByteBuffer
@@ -778,7 +780,47 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             return write(error, to: head, context: context)
         }
         var body = body
-        bytes.writeBuffer(&body)
+        guard let hold = settings.configuration.holdSwitch else {
+            bytes.writeBuffer(&body)
+            return dialUpgrade(head, url: url, protocolName: protocolName, request: bytes, fields: sentFields, touches: [], context: context)
+        }
+        var asked = HTTPRequest(method: head.method.rawValue, url: url, headers: HTTPHeaderFields(sentFields),
+                                body: body.readableBytes == 0 ? nil : Data(body.readableBytesView), endpoint: HTTPRequest.endpoint(of: url),
+                                purpose: remoteClient ? .proxiedForNetwork : .proxied)
+        // The address the app asked a reverse listener for, which a breakpoint may name.
+        if head.uri.hasPrefix("/"), let reverse = reverseAddresses(head, context: context) { asked.appURL = URL(string: reverse.listener + head.uri) }
+        let request = asked
+        let decided = context.eventLoop.makePromise(of: SwitchHold.self)
+        decided.completeWithTask { await hold(request) }
+        decided.futureResult.assumeIsolated().whenSuccess { [self] outcome in
+            // The app went while its switch was held: nothing to open it for.
+            guard context.channel.isActive else { return }
+            switch outcome {
+            case .send(let sent, let touches):
+                var message = bytes
+                var fields = sentFields
+                if sent != request {
+                    do {
+                        (message, fields) = try ProxyMessages.upgradeRequest(method: sent.method, url: sent.url, fields: Array(sent.headers))
+                    } catch {
+                        return write(error, to: head, context: context)
+                    }
+                    body = ByteBuffer(bytes: sent.body ?? Data())
+                }
+                message.writeBuffer(&body)
+                dialUpgrade(head, url: sent.url, protocolName: protocolName, request: message, fields: fields, touches: touches, context: context)
+            case .answer(let response):
+                write(response, to: head, context: context)
+            case .fail(let error):
+                write(ProxyMessages.failure(error, url: url), to: head, context: context)
+            }
+        }
+    }
+
+    /// Dials the upstream of a protocol switch and sends it `request` (its head, as `fields` say, and body), then joins the
+    /// two as a tunnel (see `openUpgrade`); its record carries `touches`.
+    private func dialUpgrade(_ head: HTTPRequestHead, url: URL, protocolName: String, request: ByteBuffer,
+                             fields sentFields: [(name: String, value: String)], touches: [ExchangeTouch], context: ChannelHandlerContext) {
         let host = (url.host(percentEncoded: false) ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let secure = url.scheme?.lowercased() == "https"
         let port = url.port ?? (secure ? 443 : 80)
@@ -786,9 +828,8 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let opened = ContinuousClock.now
         let upgrade = TunnelSummary.Upgrade(method: head.method.rawValue, url: url, protocolName: protocolName,
                                             requestHeaders: sentFields.map { RequestRecord.HeaderField(name: $0.name, value: $0.value) })
-        let meter = TunnelMeter(host: host, port: port, upgrade: upgrade, listedIn: settings.configuration.exchangesInFlight,
+        let meter = TunnelMeter(host: host, port: port, upgrade: upgrade, touches: touches, listedIn: settings.configuration.exchangesInFlight,
                                 stopping: settings.configuration.stop, report: onTunnel)
-        let request = bytes
         Self.dial(url, host: host, port: port, tls: secure ? settings.upstreamTLS : nil,
                   checksCertificate: settings.configuration.verifiesUpstream, trustRoots: settings.configuration.upstreamTrustRoots,
                   within: settings.configuration.connectTimeout,
@@ -805,9 +846,10 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 case .failure(let error):
                     let waited = ContinuousClock.now - opened
                     let reason = Self.dialFailure(error, host: host, port: port)
-                    onTunnel(TunnelSummary(host: host, port: port, sent: 0, received: 0,
-                                           duration: waited.seconds,
-                                           error: reason, upgrade: upgrade))
+                    var failed = TunnelSummary(host: host, port: port, sent: 0, received: 0, duration: waited.seconds, error: reason,
+                                               upgrade: upgrade)
+                    failed.touches = touches
+                    onTunnel(failed)
                     write(Self.dialRefusal(error, host: host, port: port), to: head, context: context)
                 case .success(let upstream):
                     // Listed at the address the app opened (ws:, wss:), as its record will be.

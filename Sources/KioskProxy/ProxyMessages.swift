@@ -268,12 +268,19 @@ enum ProxyMessages {
         fields.append((name: "Connection", value: "Upgrade"))
         fields += head.headers["Upgrade"].map { (name: "Upgrade", value: $0) }
         appendVia(&fields, via: via, received: head.version)
+        return try upgradeRequest(method: head.method.rawValue, url: url, fields: fields)
+    }
+
+    /// The head of a protocol switch as it goes upstream: `method`, `url`'s path and query in origin form, and `fields` as
+    /// they are (made by `upgradeRequest`, or edited at a breakpoint).
+    static func upgradeRequest(method: String, url: URL, fields: [(name: String, value: String)]) throws(Refusal)
+        -> (bytes: ByteBuffer, fields: [(name: String, value: String)]) {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             throw Refusal(.badRequest, "The request's target is not a valid URL: \(shown(url.absoluteString)).")
         }
         var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { target += "?" + query }
-        var text = "\(head.method.rawValue) \(target) HTTP/1.1\r\n"
+        var text = "\(method) \(target) HTTP/1.1\r\n"
         for field in fields { text += "\(field.name): \(field.value)\r\n" }
         text += "\r\n"
         return (ByteBuffer(string: text), fields)

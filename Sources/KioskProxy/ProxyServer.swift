@@ -53,6 +53,9 @@ public struct ProxyConfiguration: Sendable {
     /// Where a protocol switch (a WebSocket) is listed while it is open, as the capture lists the exchanges in flight (nil:
     /// not listed, capture off).
     public var exchangesInFlight: ExchangesInFlight?
+    /// Asked before a protocol switch (a WebSocket's handshake) goes upstream: a request breakpoint set for it holds it,
+    /// and the console sends it as it was or edited, answers it, or aborts it (nil: sent as asked).
+    public var holdSwitch: (@Sendable (HTTPRequest) async -> SwitchHold)?
     /// With credentials, every request on the forward proxy's listener (a CONNECT included) must carry them in
     /// `Proxy-Authorization`, or is answered 407: required when the listener is reachable from other machines.
     public var credentials: ProxyCredentials?

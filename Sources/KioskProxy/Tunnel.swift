@@ -33,14 +33,17 @@ final class TunnelMeter: Sendable {
     private let list: ExchangesInFlight?
     /// The request log's recording generation when the tunnel was asked for: its record is logged only if it stays.
     private let generation: UInt64?
+    /// What the debugger did to it before it opened (a switch held at a breakpoint), for its record.
+    private let touches: [ExchangeTouch]
     /// Its ticket there, once listed (`track`, `trackConnect`).
     private let flight = Mutex<ExchangesInFlight.Ticket?>(nil)
 
     /// A meter for a CONNECT tunnel to `host:port`, or, with `upgrade`, for a protocol switch, open since `started`, its
     /// record carrying `note`, listed in `list` once open; `stopping` tells whether the process has begun to stop (its
     /// listeners then close what is still open).
-    init(host: String, port: Int, upgrade: TunnelSummary.Upgrade? = nil, started: ContinuousClock.Instant = .now, note: String? = nil,
-         listedIn list: ExchangesInFlight?, stopping: StopDeadline, report: @escaping @Sendable (TunnelSummary) -> Void) {
+    init(host: String, port: Int, upgrade: TunnelSummary.Upgrade? = nil, touches: [ExchangeTouch] = [], started: ContinuousClock.Instant = .now,
+         note: String? = nil, listedIn list: ExchangesInFlight?, stopping: StopDeadline, report: @escaping @Sendable (TunnelSummary) -> Void) {
+        self.touches = touches
         self.list = list
         generation = list?.currentGeneration
         self.started = started
@@ -163,6 +166,7 @@ final class TunnelMeter: Sendable {
                                     error: reason, upgrade: upgrade)
         summary.note = note
         summary.generation = generation
+        summary.touches = touches
         report(summary)
     }
 
@@ -193,6 +197,7 @@ final class TunnelMeter: Sendable {
                                     error: done.error, upgrade: upgrade, cutByStop: done.cutByStop)
         summary.note = note
         summary.generation = generation
+        summary.touches = touches
         report(summary)
     }
 }

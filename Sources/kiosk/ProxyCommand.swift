@@ -270,6 +270,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             configuration.connections = connections
             configuration.heldBodies = heldBodies
             configuration.exchangesInFlight = kiosk.exchangesInFlight
+            configuration.holdSwitch = { await kiosk.holdSwitch($0) }
             // Ctrl-C gives exchanges in flight 5 s, then every listener closes what is still open at once: an endless
             // event stream, or an upstream that never answers, would otherwise keep the proxy from ever stopping.
             // Pauses at breakpoints end unchanged at once: their apps are answered within the 5 s, not cut off after them.
@@ -301,6 +302,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 var reverse = ProxyConfiguration(host: localHost, port: route.port, ownPorts: { consolePorts.all.union(reversePorts.all) })
                 reverse.reverseTo = route.url
                 reverse.exchangesInFlight = kiosk.exchangesInFlight
+                reverse.holdSwitch = { await kiosk.holdSwitch($0) }
                 reverse.upstreamTrustRoots = roots
                 reverse.verifiesUpstream = verifies
                 reverse.connectTimeout = kiosk.configuration.proxyTransport.connectTimeout

@@ -183,6 +183,7 @@ struct ProxyHarness {
         let kiosk = harness.kiosk
         // As `kiosk proxy` lists its open protocol switches.
         configuration.exchangesInFlight = kiosk.exchangesInFlight
+        configuration.holdSwitch = { await kiosk.holdSwitch($0) }
         let (bound, continuation) = AsyncStream<Int>.makeStream()
         let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
                                 onTunnel: { kiosk.recordTunnel($0) },

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskDebugger
 import KioskDemoUpstream
 import KioskProxy
 import KioskTestSupport
@@ -241,6 +242,64 @@ struct UpgradeTests {
             // And once it closed and was logged, it is not
             _ = try #require(try await proxy.waitForRecord { $0.url.contains(":\(upstream.port)/ws") })
             #expect(proxy.kiosk.debugger.inFlight(matching: RequestFilter(), olderThan: .zero).isEmpty)
+        }
+    }
+
+    @Test("A request breakpoint holds a WebSocket's handshake: sent edited, it switches with the edit and is logged so; answered or aborted there, the app gets that and nothing goes upstream")
+    func handshakeHeldAtABreakpoint() async throws {
+        let upstream = try await WebSocketUpstream.start()
+        defer { Task { await upstream.stop() } }
+        try await withProxy { proxy, _ in
+            // Given a request breakpoint on the WebSocket's host
+            let breakpoints = proxy.kiosk.debugger.breakpoints
+            try breakpoints.set(BreakpointSetting(request: .pause), for: "127.0.0.1:\(upstream.port)")
+            let target = "http://127.0.0.1:\(upstream.port)/ws?room=1"
+            func open() -> Task<(head: String, reply: String?), any Error> {
+                Task { try await webSocketExchange(port: proxy.port, request: upgradeRequest(target, host: "127.0.0.1:\(upstream.port)"),
+                                                   message: "held") }
+            }
+            func pause() async throws -> PausedExchange {
+                let deadline = ContinuousClock.now + .seconds(10)
+                while breakpoints.paused.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                return try #require(breakpoints.paused.first)
+            }
+
+            // When an app opens it, it is held before it goes upstream, its token hidden, listed in flight as paused
+            let edited = open()
+            let held = try await pause()
+            #expect(held.phase == .request && held.method == "GET" && held.url.contains("/ws?room=1"), "\(held.url)")
+            #expect(held.requestHeaders.contains { $0.name == "Authorization" && $0.value == Redactor.placeholder })
+            #expect(proxy.kiosk.debugger.pausedInFlight(matching: RequestFilter()).map(\.id) == [held.id])
+            // And sent edited (another room, another token)
+            let headers = held.requestHeaders.map { field in
+                (name: field.name, value: field.name == "Authorization" ? "Bearer edited-token" : field.value)
+            }
+            #expect(breakpoints.decide(held.id, .continueWithRequest(query: [(name: "room", value: "2")], headers: headers)))
+            // Then it switches with the edit (the upstream echoes the token it got), frames pass
+            let (head, reply) = try await edited.value
+            #expect(head.hasPrefix("HTTP/1.1 101") && head.contains("X-Echo-Authorization: Bearer edited-token"), "\(head)")
+            #expect(reply == "echo: held")
+            // And its record is the switch as sent, saying it was edited at the breakpoint
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains("/ws?room=2") })
+            #expect(record.status == 101 && record.touchedBy.contains { $0.kind == .breakpoint }, "\(record.touchedBy)")
+
+            // When the next is answered at the breakpoint instead
+            let answered = open()
+            let second = try await pause()
+            #expect(breakpoints.decide(second.id, .continueWithResponse(status: 403, body: Data(#"{"error":"closed"}"#.utf8))))
+            // Then the app gets that answer, no switch
+            let (refused, none) = try await answered.value
+            #expect(refused.hasPrefix("HTTP/1.1 403") && none == nil, "\(refused)")
+
+            // When the last is aborted
+            let aborted = open()
+            let third = try await pause()
+            #expect(breakpoints.decide(third.id, .abort))
+            // Then the app gets a 502 saying so, and both are logged as made at the breakpoint
+            let (failed, _) = try await aborted.value
+            #expect(failed.hasPrefix("HTTP/1.1 502"), "\(failed)")
+            let made = try await proxy.waitForRecords(count: 2) { $0.decision == .edited && $0.url.contains("/ws?room=1") }
+            #expect(made.count == 2)
         }
     }
 
