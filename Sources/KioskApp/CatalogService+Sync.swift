@@ -79,6 +79,8 @@ extension CatalogService {
         // Where each stopped list stopped, and its failure's place in the report.
         var stops: [PageRequest: (page: Int, failure: Int)] = [:]
         let pagedLists = Set(firsts.map(Self.list))
+        // How many pages each paged list's first page counted, for a stop's word on a page refused before it was read.
+        var counted: [PageRequest: Int] = [:]
 
         /// Stops `list` at `request`, a page that brings nothing new; one already stopped stops at the lower page of the
         /// two (pages are asked several at a time, so page 3's repeat may answer before page 2's), and a page answering
@@ -138,8 +140,9 @@ extension CatalogService {
             case .failure(let error):
                 // A page that brings nothing though within the upstream's count says its count is wrong, as a repeat does.
                 if pagedLists.contains(list), request.page > 1,
-                   case .malformedResponse(_, let message) = error as? KioskError, message.hasPrefix(Self.emptyPage) {
-                    stop(list, at: request, counting: nil)
+                   case .malformedResponse(_, let message) = error as? KioskError,
+                   message.hasPrefix(Self.emptyPage) || message.hasPrefix(Self.repeatedPage) {
+                    stop(list, at: request, counting: counted[list])
                 } else if !stopped.contains(list) || request.page == 1 {
                     report.failures.append(.init(page: Self.describe(request), message: "\(error)"))
                 } else {
@@ -154,6 +157,7 @@ extension CatalogService {
             let outcome: Result<CatalogUpdate, any Error>
             do { outcome = .success(try await page(first, policy: .force)) } catch { outcome = .failure(error) }
             if case .success(let update) = outcome, let pages = update.page.totalPages, pages > 1 {
+                counted[Self.list(first)] = pages
                 totalPages += pages - 1
                 requests += (2...pages).map { number in
                     var next = first

@@ -19,6 +19,8 @@ public final class CatalogService: Sendable {
     private let warn: @Sendable (String) -> Void
     /// What a page that brings no item within the upstream's own count is refused with (a sync stops its list there).
     static let emptyPage = "the page brings no item, though the upstream counts"
+    /// What a page past the first is refused with when the pages before it, as stored, show every item it brings.
+    static let repeatedPage = "the page brings only items the pages before it show"
     /// How long a view waits for linked items not stored (`KioskConfiguration.linkedItemsPatience`).
     let linkedItemsPatience: Duration
     /// Whether the last store failed for want of room or rights, and when that was last said (`keeping`).
@@ -285,6 +287,13 @@ public final class CatalogService: Sendable {
         // empty a good stored page (a search, or a page past the end, that matches nothing counts 0 or is past its pages).
         if page.items.isEmpty, let total = page.totalItems, total > 0, page.totalPages.map({ request.page <= $0 }) ?? true {
             throw KioskError.malformedResponse(path: "$", message: Self.emptyPage + " \(total) in all")
+        }
+        // A page past the first all of whose items the stored pages before it show (page 2 answered with page 1: an
+        // upstream that ignores the page asked, or numbers its items anew on each) says nothing true of its page: stored,
+        // it would replace its own good copy, and its items those pages' items of the same ids.
+        let ids = Set(page.items.map(\.itemID))
+        if request.page > 1, !ids.isEmpty, try database.countShownBefore(request, itemIDs: ids) == ids.count {
+            throw KioskError.malformedResponse(path: "$", message: Self.repeatedPage + " (page \(request.page) of \(page.totalPages.map(String.init) ?? "more"))")
         }
         // An answer edited at a breakpoint is shown as it is and never stored: the offline store holds
         // only what the upstream really said (and a user-ordered list is not re-merged from it).

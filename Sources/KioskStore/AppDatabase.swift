@@ -91,6 +91,24 @@ public final class AppDatabase: Sendable, StoreFile {
         try write("save the page \(snapshot.page.request.cacheKey)") { db in try Self.saveSnapshot(snapshot, at: now(), db) }
     }
 
+    /// How many of `itemIDs` the stored pages of `request`'s list before its page show (pages 1 to `request.page - 1`,
+    /// of its source, collection, filters and query): a page every item of which they show repeats them.
+    public func countShownBefore(_ request: PageRequest, itemIDs: Set<String>) throws -> Int {
+        guard request.page > 1, !itemIDs.isEmpty else { return 0 }
+        let keys = (1..<request.page).map { number in
+            var before = request
+            before.page = number
+            return before.cacheKey
+        }
+        return try read("read the pages before \(request.cacheKey)") { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(DISTINCT itemID) FROM snapshotItem
+                WHERE source = ? AND snapshotKey IN (\(databaseQuestionMarks(count: keys.count)))
+                AND itemID IN (\(databaseQuestionMarks(count: itemIDs.count)))
+                """, arguments: StatementArguments([request.source.rawValue] + keys + Array(itemIDs))) ?? 0
+        }
+    }
+
     /// Removes the stored page under `key` (its items stay, as other pages may show them); nothing when there is none.
     public func removeSnapshot(forKey key: String) throws {
         try write("remove the stored page \(key)") { db in

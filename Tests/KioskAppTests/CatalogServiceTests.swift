@@ -134,6 +134,59 @@ struct CatalogServiceTests {
         #expect(report.pages == report.updatedPages + report.unchangedPages + report.failures.count, "\(report)")
     }
 
+    /// A Rick and Morty page of 20 characters named `Character first…first+19`, with ids `id(n)`, of 2 pages in all.
+    static func numberedPage(from first: Int, id: (Int) -> Int) -> String {
+        let results = (first..<first + 20).map { #"{"id":\#(id($0)),"name":"Character \#($0)","status":"Alive","species":"Human"}"# }
+        return #"{"info":{"count":40,"pages":2,"next":null,"prev":null},"results":[\#(results.joined(separator: ","))]}"#
+    }
+
+    /// A transport answering each Rick and Morty page with `pages[n]`.
+    static func paged(_ pages: [Int: String]) -> ScriptedTransport {
+        ScriptedTransport([], otherwise: .reply { request in
+            let number = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "page" }?.value
+            let body = pages[Int(number ?? "1") ?? 1] ?? pages[1]!
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8), url: request.url)
+        })
+    }
+
+    @Test("A sync refuses a page whose every item the pages before it show, before storing it: page 1's items keep their own content though page 2 reuses their ids")
+    func syncRefusesReusedIDs() async throws {
+        // Given an upstream whose two pages give each of their 20 characters the id 7 (Characters 1–20, then 21–40)
+        let upstream = Self.paged([1: Self.numberedPage(from: 1) { _ in 7 }, 2: Self.numberedPage(from: 21) { _ in 7 }])
+        let database = try AppDatabase.inMemory()
+        let service = CatalogService(sources: Sources.make(.live), database: database, transport: upstream,
+                                     now: { Date(timeIntervalSince1970: 1_800_000_000) })
+        // When the catalog is synced
+        let report = try await service.sync(.rickandmorty, concurrency: 2) { _ in }
+        // Then page 2 is the failure, and nothing of it was stored: page 1 reads Characters 1–20 as they came
+        #expect(report.failures.map(\.page) == ["rickandmorty page 2"], "\(report.failures)")
+        let first = try #require(try database.snapshot(forKey: request.cacheKey))
+        #expect(first.page.items.map(\.title) == (1...20).map { "Character \($0)" })
+        #expect(try database.snapshot(forKey: PageRequest(source: .rickandmorty, page: 2).cacheKey) == nil)
+    }
+
+    @Test("A later page answered with the pages before it is refused when read too: its good stored copy stays, shown with why")
+    func repeatedPageKeepsStoredCopy() async throws {
+        // Given pages 1 and 2 stored as the upstream gave them (Characters 1–20, 21–40)
+        let database = try AppDatabase.inMemory()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let good = CatalogService(sources: Sources.make(.live), database: database,
+                                  transport: Self.paged([1: Self.numberedPage(from: 1) { $0 }, 2: Self.numberedPage(from: 21) { $0 }]),
+                                  now: { start })
+        let second = PageRequest(source: .rickandmorty, page: 2)
+        _ = try await good.page(request)
+        let stored = try await good.page(second)
+        // When, a day later, the upstream answers page 2 with page 1 and the reader asks for page 2
+        let service = CatalogService(sources: Sources.make(.live), database: database,
+                                     transport: Self.paged([1: Self.numberedPage(from: 1) { $0 }, 2: Self.numberedPage(from: 1) { $0 }]),
+                                     now: { start.addingTimeInterval(86_400) })
+        let update = try await service.page(second)
+        // Then the stored page 2 is shown, saying the answer repeated the pages before it, and the store still holds it
+        #expect(update.origin == .store && update.page.items.map(\.title) == stored.page.items.map(\.title))
+        #expect(update.error?.description.contains("the page brings only items the pages before it show") == true, "\(String(describing: update.error))")
+        #expect(try database.snapshot(forKey: second.cacheKey)?.page.items.map(\.title) == (21...40).map { "Character \($0)" })
+    }
+
     /// The Rick and Morty fixture without its unreadable character: a page every item of which reads.
     static func cleanPage() throws -> String {
         var document = try #require(try JSONSerialization.jsonObject(with: Fixture.data("rickandmorty-characters.json")) as? [String: Any])
