@@ -67,7 +67,10 @@
       const href = link.getAttribute("href");
       if (!href.startsWith("/") || href.startsWith("//") || link.querySelector(".not-saved")) continue;
       if (await device.has("page", href).catch(() => true)) continue;
+      // (Asked again after the wait: the list's updates and the banner each mark the rows, and two passes at once
+      // would both find a row unmarked before either marked it.)
       if (savedAt === null) return;
+      if (link.querySelector(".not-saved")) continue;
       link.closest("li").classList.add("unsaved");
       (link.querySelector(".text") || link).append(Object.assign(document.createElement("span"), { className: "not-saved", textContent: say("notSaved") }));
     }
