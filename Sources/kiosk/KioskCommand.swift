@@ -58,11 +58,18 @@ struct KioskCommand: AsyncParsableCommand {
             printErrorLine("there is no command '\(unknown)'. See 'kiosk --help'.")
             Foundation.exit(ExitStatus.badInput.rawValue)
         }
-        // A mistyped command reads to ArgumentParser as the root's arguments, which it has none of: it would blame the
-        // options after it ("Unknown option '--port'") or list every word as unexpected.
-        if let first = arguments.first, !first.hasPrefix("-"), first != "help", unknownHelpTopic([first]) != nil {
-            let nearest = nearestCommand(to: first).map { " Did you mean '\($0)'?" } ?? ""
-            printErrorLine("there is no command '\(first)'.\(nearest) See 'kiosk --help'.")
+        // A mistyped command (`kiosk serv`, `kiosk cache clearr`) reads to ArgumentParser as the arguments of the command
+        // before it, which takes none: it would blame the options after it ("Unknown option '--data-dir'") or list every
+        // word as unexpected. So would a command made of subcommands given none before its options (`kiosk cache --data-dir D`).
+        if arguments.first != "help", let missing = missingSubcommand(arguments) {
+            let path = missing.path.isEmpty ? "" : missing.path + " "
+            if let word = missing.word {
+                let nearest = missing.nearest.map { " Did you mean '\(path)\($0)'?" } ?? ""
+                printErrorLine("there is no command '\(path)\(word)'.\(nearest) See 'kiosk \(path)--help'.")
+            } else {
+                printErrorLine("'kiosk \(missing.path)' needs one of its commands first: \(missing.names.joined(separator: ", ")). "
+                    + "See 'kiosk \(path)--help'.")
+            }
             Foundation.exit(ExitStatus.badInput.rawValue)
         }
         do {
@@ -81,7 +88,7 @@ struct KioskCommand: AsyncParsableCommand {
                 exit(withError: error)
             case .validationFailure:
                 let reason = negativeValueReason(message(for: error), arguments) ?? dashedArgumentReason(message(for: error), arguments)
-                    ?? message(for: error)
+                    ?? mistypedSubcommandReason(message(for: error), arguments) ?? message(for: error)
                 printErrorLine(endingSentence(reason) + " See '\(commandPath(arguments)) --help'.")
                 Foundation.exit(ExitStatus.badInput.rawValue)
             default:
@@ -135,6 +142,24 @@ struct KioskCommand: AsyncParsableCommand {
             + "an argument, put -- before it: \(example)"
     }
 
+    /// A word a command's default subcommand does not take (`kiosk proxy cache lst`: its default, `stats`, takes none) that
+    /// is near one of the command's subcommands: the sentence naming the one meant; nil for any other error.
+    static func mistypedSubcommandReason(_ reason: String, _ arguments: [String]) -> String? {
+        guard reason.hasPrefix("Unexpected argument '"), let word = reason.dropFirst(21).split(separator: "'").first.map(String.init) else {
+            return nil
+        }
+        var command: any ParsableCommand.Type = Self.self
+        var path: [String] = []
+        for argument in arguments {
+            guard let next = command.configuration.subcommands.first(where: { $0._commandName == argument }) else { break }
+            command = next
+            path.append(argument)
+        }
+        guard let nearest = nearestCommand(to: word, among: command.configuration.subcommands.map { $0._commandName }) else { return nil }
+        let named = path.map { $0 + " " }.joined()
+        return "there is no command '\(named)\(word)'. Did you mean '\(named)\(nearest)'?"
+    }
+
     /// The names after `kiosk help` (up to its first option) when one is not a subcommand of the names before it.
     static func unknownHelpTopic(_ arguments: [String]) -> String? {
         let names = arguments.prefix { !$0.hasPrefix("-") }
@@ -148,10 +173,36 @@ struct KioskCommand: AsyncParsableCommand {
         return nil
     }
 
-    /// The command whose name is nearest `typed`: two edits at most (a letter missing, added, changed or two swapped:
-    /// `serv`, `lsit`), or the one it starts; nil when none is that near.
-    static func nearestCommand(to typed: String) -> String? {
-        let names = configuration.subcommands.map { $0._commandName }
+    /// Where `arguments` leave a command made only of subcommands (no default one) without one: at a word naming none of
+    /// them (`cache clearr`: its `word`, and the `nearest` name), or at an option or their end after it (`cache --data-dir D`);
+    /// `path` is the commands before it (`cache`, "" for the root), `names` its subcommands'. Nil when the words name
+    /// commands all the way to one that takes arguments.
+    static func missingSubcommand(_ arguments: [String]) -> (path: String, word: String?, nearest: String?, names: [String])? {
+        var command: any ParsableCommand.Type = Self.self
+        var path: [String] = []
+        for argument in arguments {
+            let subcommands = command.configuration.subcommands
+            guard !subcommands.isEmpty else { return nil }
+            if let next = subcommands.first(where: { $0._commandName == argument }) {
+                command = next
+                path.append(argument)
+                continue
+            }
+            // Words and options a default subcommand takes (`kiosk proxy --port 0`, `kiosk log --filter …`) are its own;
+            // `--help`, `-h` and `--version` ArgumentParser's to answer at any command.
+            if command.configuration.defaultSubcommand != nil || ["--help", "-h", "--version", "help"].contains(argument) { return nil }
+            let names = subcommands.map { $0._commandName }
+            if argument.hasPrefix("-") {
+                return path.isEmpty ? nil : (path.joined(separator: " "), nil, nil, names)
+            }
+            return (path.joined(separator: " "), argument, nearestCommand(to: argument, among: names), names)
+        }
+        return nil
+    }
+
+    /// The name among `names` (the root's commands by default) nearest `typed`: two edits at most (a letter missing,
+    /// added, changed or two swapped: `serv`, `lsit`), or the one it starts; nil when none is that near.
+    static func nearestCommand(to typed: String, among names: [String] = configuration.subcommands.map { $0._commandName }) -> String? {
         let typed = typed.lowercased()
         let prefixed = names.filter { $0.hasPrefix(typed) }
         if typed.count >= 2, prefixed.count == 1 { return prefixed[0] }

@@ -8,6 +8,14 @@ import KioskDebugger
 struct LogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log", abstract: "The request log: every upstream exchange and cache decision, redacted.",
+        usage: """
+            kiosk log [--filter <filter>] [--source <source>] [--search <search>] [--status <status>] [--limit <limit>] [--json] ...
+            kiosk log <subcommand>
+            """,
+        discussion: """
+            `kiosk log` alone lists recent requests, newest first: `kiosk log list --help` lists its options — --filter (the \
+            debugger's filter language), --source, --search, --status, --method, --decision, --min-ms, --limit, --json.
+            """,
         subcommands: [List.self, Show.self, Clear.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {

@@ -337,6 +337,19 @@ struct CLITests {
             #expect(mistyped.status == 2 && mistyped.stderr == "error: there is no command '\(typed[0])'.\(suggestion) See 'kiosk --help'.\n",
                     "\(mistyped.stderr)")
         }
+        // And so is a mistyped subcommand, whatever options follow it (they were blamed: "Unknown option '--data-dir'"), and
+        // a command made of subcommands given only options
+        for (typed, said) in [(["cache", "clearr", "--data-dir", "/tmp/x"], "there is no command 'cache clearr'. Did you mean 'cache clear'? See 'kiosk cache --help'."),
+                              (["proxy", "cache", "lst"], "there is no command 'proxy cache lst'. Did you mean 'proxy cache list'? See 'kiosk proxy cache --help'."),
+                              (["favorite", "zzz"], "there is no command 'favorite zzz'. See 'kiosk favorite --help'."),
+                              (["cache", "--data-dir", "/tmp/x"], "'kiosk cache' needs one of its commands first: stats, clear. See 'kiosk cache --help'.")] {
+            let mistyped = try CLI().run(typed, dataDir: false)
+            #expect(mistyped.status == 2 && mistyped.stderr == "error: \(said)\n", "\(mistyped.stderr)")
+        }
+        // And `kiosk log --help` says where the options of `kiosk log` alone are, which its errors point to
+        let logHelp = try CLI().run(["log", "--help"], dataDir: false)
+        #expect(logHelp.stdout.contains("`kiosk log list --help`") && logHelp.stdout.contains("USAGE: kiosk log [--filter <filter>]"),
+                "\(logHelp.stdout)")
         let negative = try CLI().run(["list", "rickandmorty", "--page", "-2"])
         #expect(negative.stderr.hasPrefix("error: --page cannot be negative (got -2)."), "stderr: \(negative.stderr)")
     }
