@@ -200,7 +200,10 @@ public final class Kiosk: Sendable {
         var recordEdit: (@Sendable (RequestRecord) -> Void)?
         if let requestLog = captureLog { recordEdit = { @Sendable record in requestLog.enqueue(record) } }
         let pausing = BreakpointTransport(base: retrying, breakpoints: breakpoints, redactor: redactor, record: recordEdit)
-        let transport = CoalescingTransport(base: MonitoredTransport(base: pausing, monitor: connectivity))
+        // The gate above the connectivity monitor: an origin that asked Kiosk to wait is not asked meanwhile, nor its
+        // stand-in answer taken for a sign of the network's state.
+        let transport = CoalescingTransport(base: RateLimitGate(base: MonitoredTransport(base: pausing, monitor: connectivity),
+                                                                longerThan: configuration.retry.maxRetryAfter, now: dependencies.now))
 
         let now = dependencies.now
         var recordAnswer: (@Sendable (HTTPRequest, CacheStatus, KioskError?) -> Void)?

@@ -54,6 +54,30 @@ struct OfflineFirstTests {
         }
     }
 
+    @Test("A catalog that asks Kiosk to wait a minute (429, Retry-After 60) is not asked again within it: its stored page is shown, saying how long is left")
+    func retryAfterHonoured() async throws {
+        try await withHarness { h in
+            // Given a stored, stale page, and an upstream that now answers 429 asking for a minute
+            let request = PageRequest(source: .rickandmorty, page: 2)
+            let good = try await h.catalog.page(request)
+            await h.now.advance(by: .seconds(2 * 86400))
+            try await h.setFaults { $0.rateLimitRate = 1; $0.retryAfterSeconds = 60 }
+            let first = try await h.catalog.page(request)
+            #expect(first.origin == .store, "\(first.origin)")
+            if case .rateLimited(_, let seconds) = first.error { #expect(seconds == 60) } else { Issue.record("\(String(describing: first.error))") }
+            let asked = await h.demo.requestCount(pathPrefix: "/api/character")
+            // When the page, and another of the catalog, are read 20 s later
+            await h.now.advance(by: .seconds(20))
+            let again = try await h.catalog.page(request)
+            _ = try? await h.catalog.page(PageRequest(source: .rickandmorty, page: 3))
+            // Then the upstream was not asked, and the stored page says 40 s are left
+            let askedSince = await h.demo.requestCount(pathPrefix: "/api/character")
+            #expect(askedSince == asked)
+            #expect(again.origin == .store && again.page.items == good.page.items)
+            if case .rateLimited(_, let seconds) = again.error { #expect(seconds == 40) } else { Issue.record("\(String(describing: again.error))") }
+        }
+    }
+
     @Test("Every injected fault leaves the stored page intact and reports the right error",
           arguments: ["500", "429", "truncated", "malformed", "offline"])
     func faultsKeepStoredData(fault: String) async throws {
