@@ -19,6 +19,9 @@ public final class CatalogService: Sendable {
     private let warn: @Sendable (String) -> Void
     /// What a page that brings no item within the upstream's own count is refused with (a sync stops its list there).
     static let emptyPage = "the page brings no item, though the upstream counts"
+    /// The most items a page may bring: the four APIs give 20 (a dogs list a handful); one of thousands is a broken or
+    /// hostile upstream's, and shown whole it would make a page of megabytes, each view of it, and hold them in memory.
+    static let maxItemsPerPage = 1_000
     /// What a page past the first is refused with when the pages before it, as stored, show every item it brings.
     static let repeatedPage = "the page brings only items the pages before it show"
     /// How long a view waits for linked items not stored (`KioskConfiguration.linkedItemsPatience`).
@@ -276,6 +279,10 @@ public final class CatalogService: Sendable {
             // A 404 to a list's first page is no item the reader asked for that is missing: the API lost the route, or
             // the source's base URL is wrong. A failure of the upstream, then (the CLI's exit 1, the web's 502).
             throw KioskError.httpStatus(404, url: response.url.redactedString)
+        }
+        if decoded.items.count > Self.maxItemsPerPage {
+            throw KioskError.malformedResponse(path: "$", message: "the page brings \(decoded.items.count) items, more than the "
+                + "\(Self.maxItemsPerPage) a page of Kiosk holds")
         }
         let page = decoded.withUniqueItemIDs()
         if page.items.isEmpty, let firstIssue = page.skipped.first {

@@ -83,6 +83,23 @@ struct CatalogServiceTests {
         }
     }
 
+    @Test("A page of thousands of items (a broken or hostile upstream's) is refused, and the stored page is kept")
+    func hugePageRefused() async throws {
+        // Given a stored, stale Rick and Morty page
+        let (database, now, item, stored) = try storedStalePage(totalItems: 1, totalPages: 1)
+        // When the upstream answers with 10,000 characters on it
+        let results = (1...10_000).map { #"{"id":\#($0),"name":"Rick \#($0)"}"# }.joined(separator: ",")
+        let body = #"{"info":{"count":10000,"pages":1,"next":null,"prev":null},"results":[\#(results)]}"#
+        let service = CatalogService(sources: Sources.make(.live), database: database, transport: ScriptedTransport(always: .json(body)),
+                                     now: { now })
+        let update = try await service.page(request)
+        // Then the stored page is shown, saying why the answer was not taken, and the store is unchanged
+        #expect(update.origin == .store && update.page.items == [item])
+        #expect(update.error?.description.contains("the page brings 10000 items, more than the 1000 a page of Kiosk holds") == true,
+                "\(String(describing: update.error))")
+        #expect(try database.snapshot(forKey: request.cacheKey) == stored)
+    }
+
     @Test("A sync stops a list whose page brings nothing new, saying so, though the upstream counts a million pages")
     func syncStopsOnRepeatedPages() async throws {
         // Given an upstream that says it has a million pages and answers the same one for each
