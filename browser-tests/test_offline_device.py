@@ -444,6 +444,23 @@ def test_the_offline_page_tells_saved_pages_of_one_title_apart_by_their_addresse
         driver.quit()
 
 
+def test_a_page_saved_while_the_upstream_was_offline_shows_one_banner_once_kiosk_is_unreachable(saved_phone):
+    # Given a phone that read a list page while Kiosk's upstream was offline (Kiosk answered from its store, saying so)
+    server, driver = saved_phone.server, saved_phone.driver
+    open(driver, server.url("/rickandmorty?page=2"))
+    server.set_offline(True)
+    open(driver, server.url("/rickandmorty?page=2"))
+    wait_for(driver, lambda d: d.execute_script("return !!document.getElementById('offline-banner')"), 10, "no upstream-offline banner")
+    time.sleep(1)
+    # When Kiosk stops and the page is read again from the device
+    server.stop()
+    open(driver, server.url("/rickandmorty?page=2"))
+    wait_for(driver, lambda d: unreachable_banner(d), 10, "no unreachable banner")
+    # Then one banner says what holds now: Kiosk is unreachable; the upstream's offline banner of then is gone
+    banners = driver.execute_script("return [...document.querySelectorAll('main .banner')].filter(b => b.offsetParent).map(b => b.textContent)")
+    assert len(banners) == 1 and "unreachable" in banners[0], banners
+
+
 def test_with_kiosk_stopped_a_lists_rows_whose_pages_the_device_lacks_say_so_before_a_tap(saved_phone):
     # Given a phone that saved for offline (each catalog's first page and its items), then read Rick and Morty's
     # second page online and opened one of its characters.

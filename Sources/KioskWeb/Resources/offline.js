@@ -54,7 +54,12 @@
   function showUnreachable(time, reason = document.body.dataset.savedReason) {
     savedAt = time;
     const words = { slow: "slow", loaded: "unreachableLoaded" }[reason] || "unreachable";
-    if (time > 0) banner("unreachable-banner", "unreachable", agoSentence(words, time));
+    if (time > 0) {
+      banner("unreachable-banner", "unreachable", agoSentence(words, time));
+      // A page saved while the catalog's upstream was offline carries Kiosk's banner of then ("Offline — showing saved
+      // data from 2 min ago"): beside this one it is a second, older word on the same page; this one is what holds now.
+      for (const old of $$("main .banner.offline")) old.remove();
+    }
     window.kiosk?.watchConnectivity();
     markUnsaved();
   }
