@@ -116,8 +116,8 @@ public enum KioskError: Error, Sendable, Hashable, CustomStringConvertible, Loca
             switch self {
             case .larger(let limit): "it is larger than \(Self.size(limit)), more than Kiosk reads"
             case .expandsTooMuch(let ratio):
-                "its content coding (gzip, deflate) expands to more than \(ratio) times its size, as a decompression bomb does"
-            case .corruptCoding: "its content coding (gzip, deflate) is corrupt: it cannot be decoded"
+                "its content coding (its Content-Encoding) expands to more than \(ratio) times its size, as a decompression bomb does"
+            case .corruptCoding: "its content coding (its Content-Encoding) is corrupt: it cannot be decoded"
             }
         }
 

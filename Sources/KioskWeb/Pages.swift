@@ -81,7 +81,9 @@ package enum Pages {
                     E.void("meta", [.attribute("charset", "utf-8")]),
                     E.void("meta", [.attribute("name", "viewport"), .attribute("content", "width=device-width, initial-scale=1")]),
                     E.void("meta", [.attribute("name", "color-scheme"), .attribute("content", "light dark")]),
-                    E.element("title", [], [.text(title == "Kiosk" ? title : "\(title) · Kiosk")]),
+                    // The page's own title escaped apart from Kiosk's name: a direction override it opens is closed
+                    // before " · Kiosk", which a tab would otherwise show reversed.
+                    E.element("title", [], title == "Kiosk" ? [.text(title)] : [.text(title), .text(" · Kiosk")]),
                     E.void("link", [.attribute("rel", "stylesheet"), Attribute.localHref(StaticAssets.stylesheet.path)]),
                 ] + installability + scripts),
                 E.element("body", [.attribute("data-strings", scriptStrings(language))], [

@@ -91,6 +91,8 @@ struct WebSafetyTests {
                                                               imageURL: nil, detail: .dog(Dog(name: title, description: "", age: 1, image: nil)))])
             let page = try await client.get("/dogs/rlo")
             #expect(page.body.contains("\u{202E}Evil\u{FFFD} dog\u{202C}") && !page.body.contains("\u{1B}"))
+            // And its tab's title closes the override before Kiosk's name, which it would show reversed
+            #expect(page.body.contains("<title>\u{202E}Evil\u{FFFD} dog\u{202C} · Kiosk</title>"), "\(page.body.prefix(600))")
         }
     }
 
