@@ -296,3 +296,35 @@ def test_a_change_kiosk_refuses_is_said_in_the_tab_that_made_it_not_in_another(s
     driver.switch_to.window(second)
     driver.execute_script("return new Promise(resolve => setTimeout(resolve, 1500))")
     assert failed(driver) == "", failed(driver)
+
+
+def test_an_item_starred_with_kiosk_stopped_is_on_the_favorites_page_as_waiting_until_it_is_unstarred(saved_phone):
+    # Given a phone that saved for offline (each catalog's first page, its items and the favorites, none yet)
+    server, driver = saved_phone.server, saved_phone.driver
+    open(driver, server.url("/rickandmorty"))
+    first = driver.execute_script("return document.querySelector('#results ul.items > li').dataset.id")
+    title = driver.execute_script("return document.querySelector('#results ul.items > li .title').textContent.trim()")
+
+    # When, with Kiosk stopped, its first character is starred and the favorites are opened from the device
+    server.stop()
+    open(driver, server.url("/rickandmorty"))
+    press_star(driver, first, True)
+    open(driver, server.url("/favorites"))
+
+    # Then the character is among Rick and Morty's favorites, marked waiting, with its title from its own saved page
+    rows = lambda d: d.execute_script("""return [...document.querySelectorAll('#results li.starred-here')].map(li =>
+        [li.dataset.id, li.querySelector('.title').textContent, li.querySelector('a').getAttribute('href'),
+         li.closest('section').getAttribute('aria-label'), li.classList.contains('pending')])""")
+    wait_for(driver, lambda d: rows(d) == [[first, title, f"/rickandmorty/{first}", "Rick and Morty", True]], 10, f"rows: {rows(driver)}")
+    assert driver.find_elements(By.CSS_SELECTOR, "#results p.empty") == []
+    screenshot(driver, "offline-favorites-starred-here-phone", PHONE)
+    assert axe_serious_violations(driver) == []
+
+    # And when it is unstarred again (both wait), it is no longer listed
+    open(driver, server.url("/rickandmorty"))
+    press_star(driver, first, False)
+    open(driver, server.url("/favorites"))
+    wait_for(driver, lambda d: d.execute_script("return document.readyState") == "complete", 10)
+    import time
+    time.sleep(1)
+    assert rows(driver) == []

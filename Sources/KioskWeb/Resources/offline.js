@@ -193,6 +193,7 @@
       } else {
         note?.remove();
       }
+      await showStarredHere(writes);
       const last = writes.length ? writes[writes.length - 1].seq : 0;
       for (const list of lists) {
         list.dataset.shownEdits = String(Math.max(last, Number(list.dataset.shownEdits || 0)));
@@ -203,6 +204,58 @@
       banner("pending-edits", "outbox", writes.length === 0 ? "" : say(writes.length === 1 ? "pendingOne" : "pendingMany", { n: writes.length }) + refused);
     });
     return applying;
+  }
+
+  // On the Favorites page (as Kiosk or this device gave it), an item starred on this device and not yet taken by Kiosk
+  // is among its catalog's favorites, marked waiting: its row made from its own page as this device saved it (the one
+  // copy of its title and picture here), without a star of its own (its item's page has one). An item unstarred here
+  // shows its star off (above); a row added here goes when its star is taken back.
+  async function showStarredHere(writes) {
+    if (main?.dataset.view !== "favorites" || !$("#results")) return;
+    // The last star of each item decides: starred, then unstarred, is neither.
+    const stars = new Map();
+    for (const write of writes) if (write.effect?.kind === "star") stars.set(write.path, write.effect);
+    for (const row of $$("#results li.starred-here")) {
+      if (stars.get(row.dataset.starPath)?.on) continue;
+      const group = row.closest("section.favorites-group");
+      row.remove();
+      if (group && !group.querySelector("li")) group.remove();
+    }
+    for (const [path, effect] of stars) {
+      if (!effect.on || $$("#results form.star").some(form => form.getAttribute("action") === path)
+          || $$("#results li.starred-here").some(row => row.dataset.starPath === path)) continue;
+      const href = `/${encodeURIComponent(effect.source)}/${encodeURIComponent(effect.id)}`;
+      let page = null;
+      try {
+        const saved = await device.saved("page", href);
+        if (saved) page = new DOMParser().parseFromString(await saved.response.text(), "text/html");
+      } catch { /* made from what the write says */ }
+      const title = page?.querySelector("main h1")?.textContent.trim() || effect.id;
+      const picture = page?.querySelector("main img[src]");
+      const row = Object.assign(document.createElement("li"), { className: "pending starred-here" });
+      row.dataset.id = effect.id;
+      row.dataset.starPath = path;
+      const link = Object.assign(document.createElement("a"), { href });
+      if (picture) link.append(Object.assign(document.createElement("img"), { src: picture.getAttribute("src"), alt: "", width: 64, height: 64 }));
+      const text = Object.assign(document.createElement("span"), { className: "text" });
+      text.append(Object.assign(document.createElement("span"), { className: "title", textContent: title }),
+                  Object.assign(document.createElement("span"), { className: "subtitle", textContent: say("pending") }));
+      link.append(text);
+      row.append(link);
+      // In its catalog's group, named as the tabs name the catalog; a group of its own when it is the catalog's first.
+      const tab = $$("a[href]").find(a => a.getAttribute("href") === `/${effect.source}`);
+      const name = (tab?.querySelector(".long") || tab)?.textContent.trim() || effect.source;
+      let group = $$("#results section.favorites-group").find(section => section.getAttribute("aria-label") === name);
+      if (!group) {
+        group = Object.assign(document.createElement("section"), { className: "favorites-group" });
+        group.setAttribute("aria-label", name);
+        group.append(Object.assign(document.createElement("h2"), { textContent: name }),
+                     Object.assign(document.createElement("ul"), { className: "items" }));
+        $("#results").append(group);
+        $("#results p.empty")?.remove();
+      }
+      $("ul.items", group)?.prepend(row);
+    }
   }
 
   // The editor's Move up / Move down forms name a position: after a local delete or move they must name the
