@@ -15,8 +15,8 @@ public final class RateLimitGate: HTTPTransport {
     /// The longest a gate stays closed, whatever the upstream asks: a hostile or broken `Retry-After` (a year) must not
     /// keep a catalog from ever being asked again while the process runs.
     private let longest: Duration
-    /// Each closed origin (`scheme://host:port`): until when, and the status it answered.
-    private let closed = Mutex<[String: (until: Date, status: Int)]>([:])
+    /// Each closed origin: until when, and the status it answered.
+    private let closed = Mutex<[Origin: (until: Date, status: Int)]>([:])
 
     /// Wraps `base`, closing an origin for the `Retry-After` it asks past `longerThan`, at most `longest`, on `now`'s clock.
     public init(base: any HTTPTransport, longerThan: Duration = RetryPolicy().maxRetryAfter, longest: Duration = .seconds(3600),
@@ -28,7 +28,8 @@ public final class RateLimitGate: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let origin = Self.origin(of: request.url)
+        // (A URL with no origin, which the outbound policy refuses below, is no origin's to close.)
+        guard let origin = Origin(request.url) else { return try await base.send(request) }
         let at = now()
         if request.touches.isEmpty, let gate = closed.withLock({ $0[origin] }) {
             let left = gate.until.timeIntervalSince(at)
@@ -45,11 +46,5 @@ public final class RateLimitGate: HTTPTransport {
             closed.withLock { $0[origin] = (until, response.status) }
         }
         return response
-    }
-
-    /// The origin a gate is kept for: the URL's scheme, host and port, lowercased.
-    static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        return "\(scheme)://\(url.host(percentEncoded: false)?.lowercased() ?? ""):\(url.port ?? (scheme == "https" ? 443 : 80))"
     }
 }

@@ -148,13 +148,7 @@ struct KioskCommand: AsyncParsableCommand {
         guard reason.hasPrefix("Unexpected argument '"), let word = reason.dropFirst(21).split(separator: "'").first.map(String.init) else {
             return nil
         }
-        var command: any ParsableCommand.Type = Self.self
-        var path: [String] = []
-        for argument in arguments {
-            guard let next = command.configuration.subcommands.first(where: { $0._commandName == argument }) else { break }
-            command = next
-            path.append(argument)
-        }
+        let (command, path) = namedCommand(arguments)
         guard let nearest = nearestCommand(to: word, among: command.configuration.subcommands.map { $0._commandName }) else { return nil }
         let named = path.map { $0 + " " }.joined()
         return "there is no command '\(named)\(word)'. Did you mean '\(named)\(nearest)'?"
@@ -228,14 +222,20 @@ struct KioskCommand: AsyncParsableCommand {
     /// "kiosk har import" for `har import x.har`: the subcommands named at the start of `arguments`,
     /// for the help hint of a usage error.
     static func commandPath(_ arguments: [String]) -> String {
+        ([configuration.commandName ?? "kiosk"] + namedCommand(arguments).path).joined(separator: " ")
+    }
+
+    /// The command the subcommand names at the start of `arguments` lead to, and those names (`har import x.har`:
+    /// `kiosk har import`'s, `har import`).
+    static func namedCommand(_ arguments: [String]) -> (command: any ParsableCommand.Type, path: [String]) {
         var command: any ParsableCommand.Type = Self.self
-        var names = [configuration.commandName ?? "kiosk"]
+        var path: [String] = []
         for argument in arguments {
             guard let next = command.configuration.subcommands.first(where: { $0._commandName == argument }) else { break }
             command = next
-            names.append(argument)
+            path.append(argument)
         }
-        return names.joined(separator: " ")
+        return (command, path)
     }
 }
 
