@@ -120,5 +120,21 @@ def test_on_a_phone_each_field_of_a_paused_answer_takes_at_most_two_rows_and_not
         assert row["height"] <= 2 * control + 24, (row, control)
         assert row["remove"] < control, (row, control)
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+
+    # And a field made true or false shows its type's whole name beside its value menu (it was cut to "true or f")
+    Select(browser.execute_script("""
+        return [...document.querySelectorAll('.json-editor li')].find(li => li.querySelector(':scope > input.key')?.value === 'status')
+            .querySelector('.scalar select');""")).select_by_value("b")
+    widths = browser.execute_script("""
+        const kind = [...document.querySelectorAll('.json-editor li')].find(li => li.querySelector(':scope > input.key')?.value === 'status')
+            .querySelector('.scalar select');
+        const natural = kind.cloneNode(true);
+        natural.style.cssText = 'position: absolute; visibility: hidden; max-width: none; width: auto';
+        kind.parentElement.append(natural);
+        const needed = natural.getBoundingClientRect().width;
+        natural.remove();
+        return { shown: kind.getBoundingClientRect().width, needed, value: kind.nextElementSibling.tagName };""")
+    assert widths["value"] == "SELECT" and widths["shown"] >= widths["needed"] - 1, widths
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     browser.switch_to.window(browser.current_window_handle)  # in front of the waiting tab, so that it paints
     screenshot(browser, "breakpoint-editor-phone", PHONE)

@@ -365,8 +365,11 @@ final class ProxyCachingTransport: HTTPTransport {
             // stored answer is given with the date it was received, not its use's.
             if came.headers["Date"] == nil { came.headers["Date"] = HTTPDate.formatCached(now()) }
             response = came
-        } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) {
-            guard case .found(let entry) = found, let decision = standIn(error.isConnectivityFailure ? .unreachable : .failed) else {
+        } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) || Self.isDistrusted(error) {
+            // An upstream that could not be trusted is not one that failed: the app is told why, never given what is stored
+            // (but still told what the cache did, as for any failure).
+            guard case .found(let entry) = found, !Self.isDistrusted(error),
+                  let decision = standIn(error.isConnectivityFailure ? .unreachable : .failed) else {
                 // Nothing could stand in: the proxy's own 502 or 504 still says what the cache did.
                 var failure = CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
                 if case .found(let entry) = found, error.isConnectivityFailure {
@@ -375,7 +378,14 @@ final class ProxyCachingTransport: HTTPTransport {
                     failure.withheld = .otherVariants(varyBy: names)
                 } else if case .uriMiss = found, error.isConnectivityFailure, asked.purpose != .proxiedForNetwork {
                     // (To a client on another machine a plain failure: it may not tell its miss from someone else's answer.)
-                    failure.withheld = .noneStored
+                    // Answers of the URL stored for other credentials are said, as offline says them (vary-miss: the
+                    // credentials are a secondary key): "none stored" sent the developer looking for a cache that was full.
+                    if (try? cache.holdsAnswers(method: asked.method, url: asked.url.absoluteString)) == true {
+                        failure = CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: .varyMiss))
+                        failure.withheld = .otherCredentials
+                    } else {
+                        failure.withheld = .noneStored
+                    }
                 }
                 throw failure
             }
@@ -951,10 +961,14 @@ final class ProxyCachingTransport: HTTPTransport {
     private static func isUpstreamFailure(_ error: KioskError) -> Bool {
         switch error {
         case .timeout, .truncatedBody, .unreadableAnswer: true
-        // An upstream that could not be trusted is not one that failed: the app is told why, never given what is stored.
-        case .transport(_, let message): !UpstreamTransport.isTrustFailure(message)
+        case .transport: !isDistrusted(error)
         default: false
         }
+    }
+
+    /// Whether the upstream's certificate (or its TLS version) was refused: a failure nothing stored may stand in for.
+    private static func isDistrusted(_ error: KioskError) -> Bool {
+        if case .transport(_, let message) = error { UpstreamTransport.isTrustFailure(message) } else { false }
     }
 
     /// The methods that change nothing on the server (RFC 9110 §9.2.1); an answer to any other may change what the

@@ -61,7 +61,7 @@ struct DebugController: Sendable {
         }
         debug.on(.apiRequests) { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
-            if let error = query.syntaxError { return try JSONResponse.badRequest(FilterErrorJSON(error)) }
+            if let refusal = FilterErrorJSON(query) { return try JSONResponse.badRequest(refusal) }
             return try JSONResponse.ok(try withLog().records(matching: query.filter).map { RequestJSON($0) })
         }
         debug.on(.apiRequest) { _, context in
@@ -176,7 +176,7 @@ struct DebugController: Sendable {
         debug.on(.apiPaused) { _, _ in try JSONResponse.ok(kiosk.debugger.breakpoints.paused) }
         debug.on(.apiInFlight) { request, _ in
             let query = try FormInput.decode(DebugFilterQuery.self, from: request.uri.query)
-            if let error = query.syntaxError { return try JSONResponse.badRequest(FilterErrorJSON(error)) }
+            if let refusal = FilterErrorJSON(query) { return try JSONResponse.badRequest(refusal) }
             // Every one in flight, however briefly: a script asks when it wants to know (the list waits a second).
             return try JSONResponse.ok(kiosk.debugger.inFlight(matching: query.filter, olderThan: .zero).map(InFlightJSON.init))
         }
@@ -563,11 +563,29 @@ struct FilterErrorJSON: Encodable {
 
     let error: String
     let filter: String
-    let position: Position
+    /// Where in `filter` the mistake is; nil when the filter parses but names a key a parameter gives too.
+    let position: Position?
+
+    private init(error: String, filter: String, position: Position?) {
+        self.error = error
+        self.filter = filter
+        self.position = position
+    }
 
     init(_ error: FilterSyntaxError) {
-        self.error = "The filter is not understood: \(error.message)."
-        filter = error.input
-        position = Position(start: error.utf16Offsets.lowerBound, end: error.utf16Offsets.upperBound)
+        self.init(error: "The filter is not understood: \(error.message).", filter: error.input,
+                  position: Position(start: error.utf16Offsets.lowerBound, end: error.utf16Offsets.upperBound))
+    }
+
+    /// Why a JSON route refuses `query`: its filter does not parse, or gives a key its own parameter gives too (combined,
+    /// one of the two would be dropped); nil when it is fine.
+    init?(_ query: DebugFilterQuery) {
+        if let error = query.syntaxError {
+            self.init(error)
+        } else if let (key, text) = query.doubledKey {
+            self.init(error: "\(key.rawValue) is given both in filter and as its own parameter; give it once.", filter: text, position: nil)
+        } else {
+            return nil
+        }
     }
 }

@@ -38,6 +38,9 @@ struct DebugFilterQuery: Decodable {
     var syntaxError: FilterSyntaxError?
     /// `filterText` parsed.
     private var parsed: RequestFilter?
+    /// A key given both in `filterText` and as its own parameter: the console's menu stands over the box's term, a script
+    /// of the JSON routes is told (a 400) rather than have one of the two dropped without a word.
+    private(set) var doubledKey: (key: FilterKey, filter: String)?
 
     /// No filter.
     init() {}
@@ -90,6 +93,7 @@ struct DebugFilterQuery: Decodable {
                 throw WebError.consoleBadRequest { $0.listQueryProblem(.filterTooLong(Self.maximumFilterLength)) }
             }
             filterText = raw
+            doubledKey = (try? RequestFilter(parsing: raw)).flatMap(fields.sharedKey(with:)).map { ($0, raw) }
             do {
                 let (text, parsed) = try Self.menusStand(raw, chosen: fields)
                 filterText = text.isEmpty ? nil : text

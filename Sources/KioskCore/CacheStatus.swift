@@ -264,6 +264,9 @@ public struct CacheMarkedFailure: Error, Sendable, CustomStringConvertible {
         case otherVariants(varyBy: [String])
         /// None is held for the URL (for these credentials): nothing could stand in for the failure.
         case noneStored
+        /// Some are held for the URL, each for other credentials (Authorization, Cookie, an API key's header), said to this
+        /// machine's apps only: one identity's answer is never given to another.
+        case otherCredentials
     }
 
     /// `error` marked with `cacheStatus`.

@@ -382,8 +382,15 @@ public struct Redactor: Sendable, Hashable {
             // The boundary is case-sensitive: read from the field as sent.
             return Self.replacing(secretParts(of: body, contentType: contentType ?? type), in: body) ?? body
         }
-        guard type.contains("json") else { return body }
+        guard Self.mayCarryJSON(type) else { return body }
         return Self.replacing(jsonFields.values(in: body), in: body) ?? body
+    }
+
+    /// Whether a body of this (lowercased) type is looked through for JSON's secret fields: JSON's own types, and text
+    /// that often carries JSON without saying so — an event stream's `data:` lines, JSON sent as text/plain (a beacon, a
+    /// misconfigured server), a page's or a script's embedded state.
+    private static func mayCarryJSON(_ type: String) -> Bool {
+        type.contains("json") || type.hasPrefix("text/") || type.contains("javascript")
     }
 
     /// The values of a request body's secret fields — a form's (`password=…`), a multipart form's parts, a JSON body's
@@ -401,7 +408,7 @@ public struct Redactor: Sendable, Hashable {
             }
         } else if type.hasPrefix("multipart/form-data") {
             values = secretParts(of: body, contentType: contentType ?? type).compactMap { String(data: body[(body.startIndex + $0.lowerBound)..<(body.startIndex + $0.upperBound)], encoding: .utf8) }
-        } else if type.contains("json") {
+        } else if Self.mayCarryJSON(type) {
             values = jsonFields.values(in: body).compactMap { range in
                 // The string as JSON reads it, escapes undone.
                 let quoted = Data("\"".utf8) + body[(body.startIndex + range.lowerBound)..<(body.startIndex + range.upperBound)] + Data("\"".utf8)
@@ -792,14 +799,16 @@ struct JSONFields: Sendable, Hashable {
         body.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             let count = bytes.count
-            let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+            let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), lineFeed = UInt8(0x0A)
             func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
-            /// Where the string opening at `start` (its quote) closes, or nil when the body ends first.
+            /// Where the string opening at `start` (its quote) closes, or the line feed that came first: no JSON string
+            /// holds one, so a quote left open on its line is a stray one in the text around the JSON (an event stream's
+            /// lines, a page's prose) and the walk goes on from the next line. Nil when the body ends first.
             func close(from start: Int) -> Int? {
                 var index = start + 1
                 while index < count {
-                    if bytes[index] == backslash { index += 2; continue }
-                    if bytes[index] == quote { return index }
+                    if bytes[index] == backslash, index + 1 < count, bytes[index + 1] != lineFeed { index += 2; continue }
+                    if bytes[index] == quote || bytes[index] == lineFeed { return index }
                     index += 1
                 }
                 return nil
@@ -808,6 +817,7 @@ struct JSONFields: Sendable, Hashable {
             while index < count {
                 guard bytes[index] == quote else { index += 1; continue }
                 guard let end = close(from: index) else { return }
+                guard bytes[end] == quote else { index = end + 1; continue }
                 var next = end + 1
                 while next < count, isSpace(bytes[next]) { next += 1 }
                 // A string followed by a colon is a field's name.
@@ -818,7 +828,7 @@ struct JSONFields: Sendable, Hashable {
                 }
                 var value = next + 1
                 while value < count, isSpace(bytes[value]) { value += 1 }
-                guard value < count, bytes[value] == quote, let valueEnd = close(from: value) else {
+                guard value < count, bytes[value] == quote, let valueEnd = close(from: value), bytes[valueEnd] == quote else {
                     index = next + 1
                     continue
                 }

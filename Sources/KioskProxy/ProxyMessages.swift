@@ -550,6 +550,10 @@ enum ProxyMessages {
             refusal = Refusal(refusal.status, "Kiosk's proxy holds answers for \(shownURL), but for other values of the request "
                               + "headers they vary by (Vary: \(spelled.isEmpty ? "*" : spelled.joined(separator: ", "))), not this request's, "
                               + "and the upstream could not be asked: " + refusal.message)
+        case .otherCredentials?:
+            refusal = Refusal(refusal.status, "Kiosk's proxy holds answers for \(shownURL), but each for other credentials (an "
+                              + "Authorization, a Cookie, an API key's header: a session's cookie that changed since is another), and one "
+                              + "identity's answer is never given to another; the upstream could not be asked: " + refusal.message)
         case .noneStored?:
             refusal = Refusal(refusal.status, "Kiosk's proxy has no answer stored for \(shownURL) to give in its place (none came "
                               + "through it yet, or none could be kept), and the upstream could not be asked: " + refusal.message)

@@ -255,6 +255,12 @@ struct GlobalOptions: ParsableArguments {
     var carried: [String] {
         (dataDir.map { ["--data-dir", Output.shellQuoted($0)] } ?? []) + (live ? ["--live"] : [])
     }
+
+    /// `--data-dir` as an absolute path, for a line printed to be run from any folder (a relative one, run elsewhere,
+    /// made another data folder with another CA).
+    var absoluteDataDir: String? {
+        dataDir.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+    }
 }
 
 /// Refuses an option given as an empty (or blank) value where emptiness means nothing: read as "not

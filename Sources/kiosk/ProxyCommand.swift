@@ -322,7 +322,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 })
             }
             let startedAt = kiosk.now()
-            let dataDirectoryArgument = global.dataDir.map(Output.shellQuoted)
+            let dataDirectoryArgument = global.absoluteDataDir.map(Output.shellQuoted)
             let intercepted = interceptedHosts, ignored = ignoredHosts, asksPassword = credentials != nil
             kiosk.attachProxy {
                 var overview = ProxyOverview(listeners: listeners.withLock { $0 }, startedAt: startedAt, certificatePEM: authority.certificatePEM,
@@ -415,7 +415,7 @@ extension ProxyRunCommand {
     /// port of 0 or another, another address, another data folder, whose CA it trusts), so that the line works as printed.
     func envCommand(port: Int) -> String {
         var arguments = ["kiosk", "proxy", "env"]
-        if let dataDir = global.dataDir { arguments += ["--data-dir", Output.shellQuoted(dataDir)] }
+        if let dataDir = global.absoluteDataDir { arguments += ["--data-dir", Output.shellQuoted(dataDir)] }
         if host != "127.0.0.1" { arguments += ["--host", Output.shellQuoted(host)] }
         if port != 8888 { arguments += ["--port", String(port)] }
         return "eval \"$(" + arguments.joined(separator: " ") + ")\""

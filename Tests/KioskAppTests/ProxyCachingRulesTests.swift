@@ -347,7 +347,7 @@ struct ProxyCachingRulesTests {
         #expect(failingWhileFull && !cache.isFailing)
     }
 
-    @Test("An upstream that cannot be trusted (its certificate, a retired TLS) is the app's error, never hidden behind a stored answer; a plain failure is")
+    @Test("An upstream that cannot be trusted (its certificate, a retired TLS) is the app's error, marked with the cache's status, never hidden behind a stored answer; a plain failure is")
     func trustFailuresAreNotStoodIn() async throws {
         // Given a stored answer for /a in fallback, then an upstream whose certificate fails, then one that breaks the connection
         let cache = try ProxyCache.open(at: TemporaryDirectory.url("kiosk-proxy-trust").appendingPathComponent("cache.sqlite").path,
@@ -360,9 +360,11 @@ struct ProxyCachingRulesTests {
         _ = try await transport.send(request)
         cache.flush()
 
-        // When the app asks again and the certificate fails, then it gets the failure, saying why
+        // When the app asks again and the certificate fails, then it gets the failure, saying why, marked with what the cache
+        // did (as any failure the proxy answers with its own 502 is: the header and the log say the same)
         await #expect { try await transport.send(request) } throws: { error in
             String(describing: error).contains(untrusted)
+                && (error as? CacheMarkedFailure)?.cacheStatus.headerValue == "Kiosk;fwd=stale;detail=network"
         }
         // And when the connection merely breaks, the stored answer stands in as before
         let standIn = try await transport.send(request)

@@ -342,8 +342,30 @@ struct CoreTests {
     func redactsJSONBodies(body: String, expected: String) {
         let redacted = Redactor.standard.redactBody(Data(body.utf8), contentType: "application/json; charset=utf-8")
         #expect(String(decoding: redacted, as: UTF8.self) == expected)
-        // And only a body that says it is JSON (or a form) is read as one
-        #expect(Redactor.standard.redactBody(Data(body.utf8), contentType: "text/plain") == Data(body.utf8))
+        // And so is text, which carries JSON without saying so (a beacon's text/plain, a page's state), but not bytes that
+        // say they are no text
+        #expect(String(decoding: Redactor.standard.redactBody(Data(body.utf8), contentType: "text/plain;charset=UTF-8"), as: UTF8.self)
+                == expected)
+        #expect(Redactor.standard.redactBody(Data(body.utf8), contentType: "application/octet-stream") == Data(body.utf8))
+    }
+
+    @Test("An event stream's JSON events are redacted, a stray quote in the text around them (on its line) hiding none")
+    func redactsEventStreams() {
+        // Given a token stream as a server sends it: events of JSON data, a comment with an unpaired quote, JSON as text
+        let stream = """
+            : the server said "hello
+            event: token
+            data: {"n":0,"access_token":"SSESECRETTOKEN0"}
+
+            data: {"n":1, "access_token": "SSESECRETTOKEN1", "note": "a \\"quoted\\" word"}
+
+            """
+        // When it is redacted as an event stream
+        let redacted = String(decoding: Redactor.standard.redactBody(Data(stream.utf8), contentType: "text/event-stream"), as: UTF8.self)
+        // Then each event's token is hidden, the rest kept as it was
+        #expect(!redacted.contains("SSESECRETTOKEN"), "\(redacted)")
+        #expect(redacted.contains(#"data: {"n":0,"access_token":"<redacted>"}"#) && redacted.contains(#": the server said "hello"#), "\(redacted)")
+        #expect(redacted.contains(#""note": "a \"quoted\" word""#), "\(redacted)")
     }
 
     @Test("A file failure is said in the system's words, or by what the path shows, never Foundation's error domains")

@@ -173,7 +173,7 @@ struct ProxyCacheTests {
         }
     }
 
-    @Test("With the upstream gone, curl still gets the stored answer, with Cache-Status and Age; what was never stored is a 502 saying a miss")
+    @Test("With the upstream gone, curl still gets the stored answer, with Cache-Status and Age; what was never stored is a 502 saying a miss, and what was stored for others says so")
     func fallbackWhenTheUpstreamIsGone() async throws {
         let upstream = try await ScriptedUpstream.start()
         upstream.answer { _ in (.ok, [("Content-Type", "application/json")], #"{"n": 1}"#) }
@@ -198,6 +198,12 @@ struct ProxyCacheTests {
             #expect(never.status == .badGateway)
             #expect(never.text.contains("has no answer stored for ") && never.text.contains("refused the connection"), "\(never.text)")
             #expect(never.header("Cache-Status") == ["Kiosk;fwd=uri-miss;detail=network"])
+            // And the stored URL asked with another identity (a session's cookie renewed since) is a 502 saying answers are
+            // held for other credentials, not that none is (vary-miss, as offline says it)
+            let other = try await proxy.send(.GET, upstream.url("/items"), headers: [("Cookie", "sid=renewed")])
+            #expect(other.status == .badGateway)
+            #expect(other.text.contains("holds answers for ") && other.text.contains("each for other credentials"), "\(other.text)")
+            #expect(other.header("Cache-Status") == ["Kiosk;fwd=vary-miss;detail=network"])
             // And the log records both with the same decisions as the answers said
             let records = try proxy.records()
             #expect(records.contains { $0.url.hasSuffix("/items") && $0.cacheStatus.headerValue == "Kiosk;fwd=stale;ttl=0;detail=fallback" })

@@ -62,7 +62,7 @@ struct WebDebugFilterTests {
         }
     }
 
-    @Test("A bad filter is a 400 saying what is accepted and where the mistake is, counted as JavaScript counts")
+    @Test("A bad filter is a 400 saying what is accepted and where the mistake is, counted as JavaScript counts; so is a key given twice, to a script")
     func badFilterJSON() async throws {
         try await withWeb { _, client in
             // When the filter has a mistake after a character JavaScript counts as two
@@ -75,8 +75,18 @@ struct WebDebugFilterTests {
             #expect(body["filter"] as? String == "😀 status:6xx")
             let position = try #require(body["position"] as? [String: Any])
             #expect(position["start"] as? Int == 10 && position["end"] as? Int == 13)
-            // And an overlong filter is a 400 too (a key given both ways is not: the menu's stands)
-            #expect(try await client.get("/debug/api/requests?source=dogs&filter=source:nyt").status == .ok)
+            // And a key given both in the filter and as its own parameter is a 400 naming it, to a script of this route and of
+            // the in-flight one (the console's page lets its menu's choice stand; here one of the two would be dropped unsaid)
+            for route in ["/debug/api/requests", "/debug/api/in-flight"] {
+                let doubled = try await client.get(route + "?status=5xx&filter=" + QueryString.encode("status:2xx cache:network"))
+                #expect(doubled.status == .badRequest, "\(route)")
+                let said = try doubled.json()
+                #expect(said["error"] as? String == "status is given both in filter and as its own parameter; give it once.")
+                #expect(said["filter"] as? String == "status:2xx cache:network" && said["position"] == nil)
+            }
+            #expect(try await client.get("/debug/api/requests?source=dogs&filter=status:2xx").status == .ok)
+            #expect(try await client.get("/debug?source=dogs&filter=source:nyt").status == .ok)
+            // And an overlong filter is a 400 too
             #expect(try await client.get("/debug/api/requests?filter=" + String(repeating: "a", count: 501)).status == .badRequest)
             // And the HAR export of a bad filter leads to the list, which marks the mistake where it is
             let har = try await client.get("/debug/har?filter=has:nothing")
