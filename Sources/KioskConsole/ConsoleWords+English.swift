@@ -61,6 +61,7 @@ extension ConsoleWords {
         truncatedTo: { ", truncated to \($0) at capture" },
         shownFirst: { "; the first \($0) shown here (the whole answer is stored and replayed)" },
         decodedFrom: { " decoded from \($0) (\($1 == 1 ? "1 byte" : "\($1) bytes") as sent)" },
+        decodedShownFirst: { "; the first \($0) bytes of it shown here" },
         withheld: { coding in
             coding.map { ", not kept: coded as \($0), and it could not be kept whole with its secrets hidden (cut by the capture limit, corrupt, or brotli holding a secret)" }
                 ?? ", not kept (the capture limit is 0)"

@@ -61,6 +61,7 @@ extension ConsoleWords {
         truncatedTo: { ", recortado a \($0) al capturar" },
         shownFirst: { "; aquí se muestran los primeros \($0) (la respuesta se guarda y se reproduce entera)" },
         decodedFrom: { " descomprimidos de \($0) (\($1 == 1 ? "1 byte" : "\($1) bytes") tal como se enviaron)" },
+        decodedShownFirst: { "; aquí se muestran sus primeros \($0) bytes" },
         withheld: { coding in
             coding.map { ", no se guardó: viene comprimido en \($0) y no se pudo guardar entero con sus secretos ocultos (recortado por el límite de captura, dañado, o brotli con un secreto)" }
                 ?? ", no se guardó (el límite de captura es 0)"

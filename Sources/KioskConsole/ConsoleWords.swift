@@ -78,6 +78,8 @@ struct ConsoleWords: Sendable {
     let shownFirst: @Sendable (Int) -> String
     /// A body shown decoded from its content coding (gzip), with how many bytes were sent.
     let decodedFrom: @Sendable (_ coding: String, _ sent: Int) -> String
+    /// After `decodedFrom`, of a content larger than a page is given (a gzip bomb): how many of its bytes are shown.
+    let decodedShownFirst: @Sendable (Int) -> String
     /// After the size of a body nothing of which was kept: why (its coding, nil for a capture limit of 0).
     let withheld: @Sendable (_ coding: String?) -> String
     let treeCut: String

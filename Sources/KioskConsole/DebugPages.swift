@@ -425,6 +425,7 @@ enum DebugPages {
         let json = BodyJSON(shown, contentType: contentType)
         var note = w.bytes(shown.originalSize)
         if let coding { note += w.decodedFrom(coding, body.originalSize) }
+        if coding != nil, shown.isTruncated { note += w.decodedShownFirst(shown.data.count) }
         if body.isWithheld {
             note += w.withheld(ContentCoding.single(contentEncoding))
         } else if body.isTruncated {

@@ -8,6 +8,10 @@ public enum ContentCoding {
     /// The most a decoded body may grow to: a body that would inflate further (a bomb) stays as it came.
     static let maximumDecodedBytes = 64 << 20
 
+    /// The most of a decoded body a page, a terminal or a HAR file is given, as the capture keeps at most this much of a
+    /// body sent uncoded: a 64 KB gzip answer of 66 MB made a 198 MB console page and a 410 MB HAR entry.
+    public static let shownDecodedBytes = 1 << 20
+
     /// Whether `coding` (lower-cased, one coding) is one Kiosk can decode.
     public static func decodes(_ coding: String) -> Bool {
         ["gzip", "x-gzip", "deflate"].contains(coding) || (coding == "br" && Brotli.isAvailable)
@@ -116,10 +120,11 @@ public enum ContentCoding {
 extension CapturedBody {
     /// The body as its content, as DevTools shows one: decoded from `contentEncoding` (the answer's field) when it was
     /// kept whole as sent in a coding Kiosk undoes, with that coding; else itself, and no coding. The console's request
-    /// page and `kiosk log show` read a body through this.
+    /// page and `kiosk log show` read a body through this. Of a decoded body the first `ContentCoding.shownDecodedBytes`
+    /// are kept, the rest marked cut as the capture marks it.
     public func decoded(contentEncoding: String?) -> (body: CapturedBody, coding: String?) {
         guard let coding = ContentCoding.single(contentEncoding), !isTruncated, ContentCoding.decodes(coding),
               let data = ContentCoding.decoded(data, coding: coding) else { return (self, nil) }
-        return (CapturedBody(data: data, originalSize: data.count), coding)
+        return (CapturedBody(capturing: data, limit: ContentCoding.shownDecodedBytes), coding)
     }
 }

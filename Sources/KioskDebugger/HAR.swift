@@ -322,7 +322,7 @@ public enum HAR {
                 } else if let decoded = ContentCoding.decoded(body.data, coding: coding) {
                     // HAR's `compression` is the bytes saved: positive for a coding that shrank the body.
                     saved = decoded.count - body.data.count
-                    body = CapturedBody(data: decoded, originalSize: decoded.count)
+                    body = CapturedBody(capturing: decoded, limit: ContentCoding.shownDecodedBytes)
                 } else {
                     note = "kept as sent, coded as \(coding)" + (ContentCoding.decodes(coding) ? " (it does not decode)" : "")
                 }

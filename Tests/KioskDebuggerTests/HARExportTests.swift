@@ -214,6 +214,27 @@ struct HARExportTests {
         }
     }
 
+    @Test("A small coded body that decodes to more than a page is given (a gzip bomb) is shown and exported as its first MB, its whole size said")
+    func codedBombIsCut() throws {
+        // Given an answer of 5 MB of JSON-ish text, some 5 KB as sent in gzip
+        let content = Data(repeating: UInt8(ascii: "a"), count: 5 << 20)
+        let gzipped = try #require(ContentCoding.encoded(content, coding: "gzip"))
+        #expect(gzipped.count < 64 << 10)
+        let sent = CapturedBody(capturing: gzipped, limit: 1 << 20)
+        // When the console's pages and the terminal read it as its content
+        let (shown, coding) = sent.decoded(contentEncoding: "gzip")
+        // Then they get its first MB, its size the content's, marked cut
+        #expect(coding == "gzip" && shown.data.count == 1 << 20 && shown.originalSize == 5 << 20 && shown.isTruncated)
+        // And a HAR export keeps the same first MB, its size and what the coding saved whole, and says it was cut
+        var record = Self.record(1, "https://example.test/bomb", status: 200, type: "text/plain", body: gzipped, timings: RequestTimings(total: 0.01))
+        record.responseHeaders.append(.init(name: "Content-Encoding", value: "gzip"))
+        let (_, entries) = try Self.entries(try HAR.export([record]))
+        let exported = try #require((entries.first?["response"] as? [String: Any])?["content"] as? [String: Any])
+        #expect((exported["text"] as? String)?.utf8.count == 1 << 20 && exported["size"] as? Int == 5 << 20, "\(exported.keys)")
+        #expect(exported["compression"] as? Int == (5 << 20) - gzipped.count)
+        #expect((exported["comment"] as? String)?.contains("truncated") == true, "\(exported["comment"] ?? "")")
+    }
+
     @Test("A content-coded body is exported decoded, as HAR 1.2 keeps bodies (gzip, deflate, brotli), with what the coding saved; one that cannot be (cut short, corrupt, raw deflate) is kept as sent and said so",
           arguments: [
             ("gzip", "H4sIAAAAAAACA6tWykvMTVWyUlAKykzOVqoFAB+KiCoQAAAA", true),

@@ -45,6 +45,10 @@ struct ConsoleListTests {
         // And a body that is not gzip is shown as it came, with no such note
         let plain = DebugPages.request(record(Data("not gzip".utf8)), context: context).rendered
         #expect(plain.contains("not gzip") && !plain.contains("decoded from"))
+        // And a small body that decodes to megabytes (a gzip bomb) shows its first MB, saying so: a page, not 200 MB of one
+        let bomb = try #require(ContentCoding.encoded(Data(repeating: 0, count: 8 << 20), coding: "gzip"))
+        let cut = DebugPages.request(record(bomb), context: context).rendered
+        #expect(cut.contains(ConsoleWords.english.decodedShownFirst(1 << 20)) && cut.utf8.count < 8 << 20, "\(cut.utf8.count)")
     }
 
     @Test("A row is the method and path with the host apart, then status, type, size, time (UTC until the script says it locally) and duration")
