@@ -245,6 +245,9 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler, @unchecked Sendable {
                 if head.status != .continue { exchange.interim?(head) }
                 return
             }
+            // The limit NIO's parser keeps on names and values, kept on the section as it came: short fields by the thousand
+            // passed it.
+            if head.headers.sectionSize > UpstreamTransport.maximumAnswerHeadBytes { return stop(exchange, HTTPParserError.headerOverflow) }
             if !head.isKeepAlive { keepAlive = false }
             outcome = exchange.collector.didReceiveHead(head, of: exchange)
         case .body(let buffer):

@@ -416,6 +416,9 @@ public final class UpstreamTransport: HTTPTransport {
 
     /// What was wrong with an upstream's answer that NIO's HTTP/1 parser could not read, in words a user can act on
     /// (llhttp's own, "invalid constant string" or "unknown", say where it stopped, not what the server sent).
+    /// The largest header section of an answer read (NIO's parser's own limit on its names and values, 80 KB).
+    static let maximumAnswerHeadBytes = 80 * 1024
+
     static func unreadableAnswer(_ error: HTTPParserError) -> String {
         switch error {
         case .headerOverflow:

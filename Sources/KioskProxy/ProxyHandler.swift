@@ -204,6 +204,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return write(ProxyMessages.Refusal(.badRequest, "The request's Content-Length is not a length Kiosk can count: "
                                                    + "\(length.prefix(30)).", closes: true), to: head, context: context)
             }
+            // NIO's parser limits the fields' names and values: the head as sent, separators and request line included, is
+            // held to the same limit here (a 431, as NIO's is).
+            if head.uri.utf8.count + head.headers.sectionSize + 16 > settings.configuration.maximumHeaderBytes {
+                state = .forwarding
+                let (status, sentence) = ProxyProtocolErrors.refusal(for: .headerOverflow, maximumHeaderBytes: settings.configuration.maximumHeaderBytes)
+                return write(ProxyMessages.Refusal(status, sentence, closes: true), to: head, context: context)
+            }
             let declared = head.headers.first(name: "Content-Length").flatMap(Int.init)
             // The app waits for a go-ahead before sending its body (curl does for large ones): give it — never to an
             // HTTP/1.0 app, which knows no interim answer and would read it as the answer (RFC 9110 §15.2).
