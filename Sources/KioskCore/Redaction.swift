@@ -813,6 +813,32 @@ struct JSONFields: Sendable, Hashable {
                 }
                 return nil
             }
+            /// Adds the string values (not the names) inside the list or object opening at `start`; returns where the walk
+            /// goes on: after its closing bracket, or at the end of the body or line that came first.
+            func containedValues(from start: Int) -> Int {
+                var depth = 0, index = start
+                while index < count {
+                    switch bytes[index] {
+                    case UInt8(ascii: "["), UInt8(ascii: "{"):
+                        depth += 1
+                        index += 1
+                    case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                        depth -= 1
+                        index += 1
+                        if depth == 0 { return index }
+                    case quote:
+                        guard let end = close(from: index) else { return count }
+                        guard bytes[end] == quote else { return end + 1 }
+                        var after = end + 1
+                        while after < count, isSpace(bytes[after]) { after += 1 }
+                        if after >= count || bytes[after] != UInt8(ascii: ":") { values.append((index + 1)..<end) }
+                        index = end + 1
+                    default:
+                        index += 1
+                    }
+                }
+                return count
+            }
             var index = 0
             while index < count {
                 guard bytes[index] == quote else { index += 1; continue }
@@ -828,6 +854,12 @@ struct JSONFields: Sendable, Hashable {
                 }
                 var value = next + 1
                 while value < count, isSpace(bytes[value]) { value += 1 }
+                // A list or an object under a secret's name (`"password": ["…"]`, `"credentials": {"v": "…"}`): every string
+                // value in it is the secret's, to its closing bracket.
+                if value < count, bytes[value] == UInt8(ascii: "[") || bytes[value] == UInt8(ascii: "{") {
+                    index = containedValues(from: value)
+                    continue
+                }
                 guard value < count, bytes[value] == quote, let valueEnd = close(from: value), bytes[valueEnd] == quote else {
                     index = next + 1
                     continue
