@@ -463,7 +463,9 @@ struct CoreTests {
                                      contentType: "application/x-www-form-urlencoded") == ["p@ss word"])
         #expect(redactor.credentials(inBody: Data(#"{"login":{"password":"secret-1"},"token":"short"}"#.utf8),
                                      contentType: "application/json") == ["secret-1"])
-        #expect(redactor.credentials(inBody: Data(#"{"password":"secret-1"}"#.utf8), contentType: "text/plain").isEmpty)
+        // (JSON sent as text is read as JSON; bytes that say they are no text are not)
+        #expect(redactor.credentials(inBody: Data(#"{"password":"secret-1"}"#.utf8), contentType: "text/plain") == ["secret-1"])
+        #expect(redactor.credentials(inBody: Data(#"{"password":"secret-1"}"#.utf8), contentType: "application/octet-stream").isEmpty)
     }
 
     @Test("The standard redaction hides the query items apps put tokens, keys and signatures under, and the key headers of the big clouds")
