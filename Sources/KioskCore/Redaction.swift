@@ -382,15 +382,38 @@ public struct Redactor: Sendable, Hashable {
             // The boundary is case-sensitive: read from the field as sent.
             return Self.replacing(secretParts(of: body, contentType: contentType ?? type), in: body) ?? body
         }
-        guard Self.mayCarryJSON(type) else { return body }
-        return Self.replacing(jsonFields.values(in: body), in: body) ?? body
+        guard let reading = Self.jsonReading(type) else { return body }
+        return Self.replacing(secretValues(in: body, reading, inLists: true), in: body) ?? body
     }
 
-    /// Whether a body of this (lowercased) type is looked through for JSON's secret fields: JSON's own types, and text
-    /// that often carries JSON without saying so — an event stream's `data:` lines, JSON sent as text/plain (a beacon, a
-    /// misconfigured server), a page's or a script's embedded state.
-    private static func mayCarryJSON(_ type: String) -> Bool {
-        type.contains("json") || type.hasPrefix("text/") || type.contains("javascript")
+    /// Where the values of `body`'s secret JSON fields are, in order and apart. Text is walked both line by line (a quote
+    /// left open on its line, in an event stream's comment, does not hide the events after it) and as JSON (a line feed
+    /// inside a string does not put the quotes after it out of step): what either finds is hidden.
+    private func secretValues(in body: Data, _ reading: JSONReading, inLists: Bool) -> [Range<Int>] {
+        let asJSON = jsonFields.values(in: body, inLists: inLists)
+        guard reading == .inText else { return asJSON }
+        let found = (asJSON + jsonFields.values(in: body, lineByLine: true, inLists: inLists)).sorted { $0.lowerBound < $1.lowerBound }
+        var merged: [Range<Int>] = []
+        for range in found {
+            if let last = merged.last, range.lowerBound <= last.upperBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        return merged
+    }
+
+    /// How a body carries JSON.
+    private enum JSONReading { case json, inText }
+
+    /// How a body of this (lowercased) type is looked through for JSON's secret fields, nil when it is not: as JSON for
+    /// JSON's own types; line by line for the text that most often carries JSON without saying so — an event stream's
+    /// `data:` lines, JSON sent as text/plain (a beacon, a misconfigured server). (Not HTML or scripts: a page's label
+    /// `"password":"Password"` would withhold a whole brotli page, which cannot be coded again here.)
+    private static func jsonReading(_ type: String) -> JSONReading? {
+        if type.contains("json") { return .json }
+        return type.hasPrefix("text/plain") || type.hasPrefix("text/event-stream") ? .inText : nil
     }
 
     /// The values of a request body's secret fields — a form's (`password=…`), a multipart form's parts, a JSON body's
@@ -408,8 +431,10 @@ public struct Redactor: Sendable, Hashable {
             }
         } else if type.hasPrefix("multipart/form-data") {
             values = secretParts(of: body, contentType: contentType ?? type).compactMap { String(data: body[(body.startIndex + $0.lowerBound)..<(body.startIndex + $0.upperBound)], encoding: .utf8) }
-        } else if Self.mayCarryJSON(type) {
-            values = jsonFields.values(in: body).compactMap { range in
+        } else if let reading = Self.jsonReading(type) {
+            // (The strings right under a secret's name, or in its list: an object under one is more often a schema's
+            // description of the field than the secret, and its words would be hidden wherever they appear.)
+            values = secretValues(in: body, reading, inLists: false).compactMap { range in
                 // The string as JSON reads it, escapes undone.
                 let quoted = Data("\"".utf8) + body[(body.startIndex + range.lowerBound)..<(body.startIndex + range.upperBound)] + Data("\"".utf8)
                 return try? JSONDecoder().decode(String.self, from: quoted)
@@ -792,29 +817,38 @@ struct JSONFields: Sendable, Hashable {
     /// body cut short (the log's first MB) is walked as far as it goes.
     /// A name written with JSON's escapes (`"p\u0061ssword"`, which every parser reads as `password`) is matched as it
     /// reads: the cheap search looks at the bytes as written, so a body holding a backslash is walked whatever it finds.
-    func values(in body: Data) -> [Range<Int>] {
+    func values(in body: Data, lineByLine: Bool = false, inLists: Bool = true) -> [Range<Int>] {
         guard body.withUnsafeBytes({ scan.occurs(in: $0) || Redactor.holdsBackslash($0) })
         else { return [] }
         var values: [Range<Int>] = []
         body.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             let count = bytes.count
-            let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), lineFeed = UInt8(0x0A)
+            let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\"), lineFeed = UInt8(0x0A), carriageReturn = UInt8(0x0D)
             func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
-            /// Where the string opening at `start` (its quote) closes, or the line feed that came first: no JSON string
-            /// holds one, so a quote left open on its line is a stray one in the text around the JSON (an event stream's
-            /// lines, a page's prose) and the walk goes on from the next line. Nil when the body ends first.
+            /// Where the string opening at `start` (its quote) closes, nil when the body ends first; `lineByLine`, or the
+            /// line break that came first: no JSON string holds one, so in text around JSON (an event stream's lines,
+            /// prose) a quote left open on its line is a stray one, and the walk goes on from the next line. (Not in a JSON
+            /// body: a server's raw line feed inside a string would put the quotes after it out of step.)
             func close(from start: Int) -> Int? {
                 var index = start + 1
                 while index < count {
-                    if bytes[index] == backslash, index + 1 < count, bytes[index + 1] != lineFeed { index += 2; continue }
-                    if bytes[index] == quote || bytes[index] == lineFeed { return index }
+                    let byte = bytes[index]
+                    if lineByLine, byte == lineFeed || byte == carriageReturn { return index }
+                    if byte == backslash {
+                        // (A backslash ending its line escapes no line break.)
+                        if lineByLine, index + 1 < count, bytes[index + 1] == lineFeed || bytes[index + 1] == carriageReturn { return index + 1 }
+                        index += 2
+                        continue
+                    }
+                    if byte == quote { return index }
                     index += 1
                 }
                 return nil
             }
-            /// Adds the string values (not the names) inside the list or object opening at `start`; returns where the walk
-            /// goes on: after its closing bracket, or at the end of the body or line that came first.
+            /// Adds the strings inside the list opening at `start` (its lists' too; of an object in it, the values, not the
+            /// names); returns where the walk goes on: after its closing bracket, or at the end of the body or line that
+            /// came first.
             func containedValues(from start: Int) -> Int {
                 var depth = 0, index = start
                 while index < count {
@@ -854,9 +888,10 @@ struct JSONFields: Sendable, Hashable {
                 }
                 var value = next + 1
                 while value < count, isSpace(bytes[value]) { value += 1 }
-                // A list or an object under a secret's name (`"password": ["…"]`, `"credentials": {"v": "…"}`): every string
-                // value in it is the secret's, to its closing bracket.
-                if value < count, bytes[value] == UInt8(ascii: "[") || bytes[value] == UInt8(ascii: "{") {
+                // A list under a secret's name (`"password": ["…"]`): every string in it is the secret's, to its closing
+                // bracket. (An object is not: one under a secret's name is more often a schema's description of the field,
+                // `"api_key": {"type": "string"}`, than the secret.)
+                if inLists, value < count, bytes[value] == UInt8(ascii: "[") {
                     index = containedValues(from: value)
                     continue
                 }
