@@ -178,6 +178,9 @@ extension HAR {
                     case .rule(let rule, let details):
                         var key = MockRules.key(method: rule.method, urlPattern: rule.urlPattern, ignoring: ignored)
                         if byRecordedRequest {
+                            // The cache keys by the URL as sent: a query in another order is another answer (the mock rules'
+                            // match reads a query in any order, and keep one).
+                            key += "\n" + rule.urlPattern
                             key += ([details.authorization.joined(separator: "\n"), details.cookies.joined(separator: "\n")]
                                 + details.identities.map { "\($0.name.lowercased()):\($0.value)" }.sorted()
                                 + details.varied.map { "\($0.name.lowercased())=\($0.value)" }.sorted()).map { "\n" + $0 }.joined()
@@ -292,7 +295,8 @@ extension HAR {
 
     static func checkDate(_ value: Any?, path: String) throws {
         guard let value else { return }
-        let pattern = #/\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)/#
+        // RFC 3339's too: a `t` or a space for the `T`, a `z` for the `Z`, a leap second.
+        let pattern = #/\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d(:([0-5]\d|60)(\.\d+)?)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)/#
         guard let text = value as? String, (try? pattern.wholeMatch(in: text)) != nil else {
             throw ImportError("\(path) is not an ISO 8601 date and time with a time zone (such as 2024-05-22T08:41:18.352Z).")
         }
@@ -304,7 +308,8 @@ extension HAR {
     }
 
     /// `url` with its scheme and its host in lower case, and without the scheme's default port (RFC 3986 §6.2.3:
-    /// `HTTP://A.TEST:80/` is `http://a.test/`, one request); user information is left as written.
+    /// `HTTP://A.TEST:80/` is `http://a.test/`, one request), and without user information: no app's request carries it
+    /// (a client sends it as Authorization), so a rule keeping it would never match, and would keep a password in clear.
     static func normalizingOrigin(_ url: String) -> String {
         guard let separator = url.range(of: "://") else { return url }
         let scheme = url[..<separator.lowerBound].lowercased()
@@ -316,7 +321,7 @@ extension HAR {
         if let defaultPort = ["http": ":80", "https": ":443"][scheme], host.hasSuffix(defaultPort) {
             host.removeLast(defaultPort.count)
         }
-        let normalized = scheme + "://" + authority[..<hostStart] + host
+        let normalized = scheme + "://" + host
         return normalized == url[..<authorityEnd] ? url : normalized + rest[authorityEnd...]
     }
 
@@ -384,7 +389,7 @@ extension HAR {
             guard url.utf8.count <= HAR.maximumRequestTargetBytes, HTTPSyntax.escapeProblem(in: url) == nil else {
                 return .skipped(.unsendableURL)
             }
-            guard let parsed = URL(string: url), parsed.host?.isEmpty == false else {
+            guard let parsed = URL(string: url), parsed.host?.isEmpty == false, (1...65_535).contains(parsed.port ?? 80) else {
                 throw ImportError("\(path).request.url is not a valid http(s) URL.")
             }
             // A rule keeps the method and the response's fields verbatim, so a CR or LF in one would become
@@ -505,7 +510,7 @@ extension HAR {
                 }
                 if isPolly, let bytes = HAR.pollyBytes(text, content: content, isEncoded: contentEncoding != nil) { return bytes }
                 // The text is the body decoded by its charset: encoded back by it, the app gets the bytes it was sent.
-                if let encoding = HAR.legacyEncoding(mimeType: content["mimeType"] as? String), let bytes = text.data(using: encoding) {
+                if let bytes = HAR.legacyEncodings(mimeType: content["mimeType"] as? String).lazy.compactMap({ text.data(using: $0) }).first {
                     return bytes
                 }
                 // Bytes read as Latin-1, one character each (mitmproxy writes so a body whose type names no charset: an
@@ -541,6 +546,13 @@ extension HAR {
             // Only a symbolic link can lead out now; "." names the folder itself, which fails below as one.
             guard target == base || target.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
                 throw ImportError("\(path) (\(name)) leads outside the archive's folder through a symbolic link.")
+            }
+            // Only a file: a pipe would be waited on for ever (an archive may be one, `<(…)`; a body beside it is not), and
+            // a folder is no body.
+            var info = stat()
+            if stat(target, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+                throw ImportError("\(path) (\(name)) is " + ((info.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file (a pipe, a device)")
+                                  + ", not a body's file.")
             }
             do {
                 let data = try HAR.readArchive(atPath: target, limit: bodyFileBudget)
@@ -668,15 +680,23 @@ extension HAR {
         return data
     }
 
-    /// The single-byte encoding a MIME type's charset names (Latin-1 and Windows-1252, what servers still send), else
-    /// nil: UTF-8, which is also what a HAR's text is when no charset is named.
-    static func legacyEncoding(mimeType: String?) -> String.Encoding? {
-        guard let mimeType else { return nil }
+    /// The encodings a MIME type's charset names, other than UTF-8, in the order to try them (none: UTF-8, which is also
+    /// what a HAR's text is when no charset is named). A Latin-1 label is read as Windows-1252 first, as browsers read it
+    /// (WHATWG's Encoding Standard), so that a `€` or a `’` a server sent under it has its byte; Latin-1 then, for the C1
+    /// controls Windows-1252 leaves out. Then the legacy charsets servers still send that Foundation reads here.
+    static func legacyEncodings(mimeType: String?) -> [String.Encoding] {
+        guard let mimeType else { return [] }
         let charset = HTTPSyntax.parameter("charset", in: mimeType)?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
         switch charset {
-        case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "iso_8859-1", "cp819": return .isoLatin1
-        case "windows-1252", "cp1252", "x-cp1252": return .windowsCP1252
-        default: return nil
+        case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "iso_8859-1", "cp819", "us-ascii", "ascii":
+            return [.windowsCP1252, .isoLatin1]
+        case "windows-1252", "cp1252", "x-cp1252": return [.windowsCP1252, .isoLatin1]
+        case "shift_jis", "shift-jis", "sjis", "x-sjis", "ms_kanji", "csshiftjis", "windows-31j", "ms932", "cp932": return [.shiftJIS]
+        case "iso-2022-jp", "csiso2022jp": return [.iso2022JP]
+        case "iso-8859-2", "iso8859-2", "latin2", "l2": return [.isoLatin2]
+        case "windows-1250", "cp1250": return [.windowsCP1250]
+        case "windows-1251", "cp1251": return [.windowsCP1251]
+        default: return []
         }
     }
 

@@ -19,6 +19,20 @@ struct HARImportTests {
             + (response.map { #", "response": \#($0)}"# } ?? "}")
     }
 
+    @Test("For the proxy's cache a URL whose query is in another order is another answer, both kept; as mock rules (which match a query in any order) one")
+    func queryOrderForTheCache() throws {
+        // Given answers to one query in two orders
+        let data = Self.archive([Self.entry("https://example.test/o?x=1&y=2", response: Self.ok("XY")),
+                                 Self.entry("https://example.test/o?y=2&x=1", response: Self.ok("YX"))])
+        // When it is imported for the cache, which keys by the URL as sent, then both are kept
+        let cached = try HAR.importArchive(data, origin: "har: test.har", folder: nil, ignoringQueryItems: Redactor.standard.queryItems,
+                                           byRecordedRequest: true)
+        #expect(cached.rules.map(\.urlPattern) == ["https://example.test/o?x=1&y=2", "https://example.test/o?y=2&x=1"])
+        #expect(cached.skipped.isEmpty)
+        // And as mock rules, one: the newest
+        #expect(try Self.importing(data).rules.map(\.body) == [Data("YX".utf8)])
+    }
+
     @Test("In an archive out of time order, the newest answer of a request is the one replayed, not the last in the file")
     func newestAnswerReplayed() throws {
         // Given two answers for one URL, the later in time first in the file (HAR only recommends sorting)
@@ -60,6 +74,18 @@ struct HARImportTests {
         #expect(result.rules.first?.body == Data(bytes))
     }
 
+    @Test("A text body under a Latin-1 label is encoded as browsers read that label (Windows-1252: its euro sign has a byte), and Shift_JIS's in Shift_JIS",
+          arguments: [("text/plain; charset=iso-8859-1", "café €", [0x63, 0x61, 0x66, 0xE9, 0x20, 0x80]),
+                      ("text/plain; charset=Shift_JIS", "日本", [0x93, 0xFA, 0x96, 0x7B])] as [(String, String, [UInt8])])
+    func legacyCharsets(mimeType: String, text: String, bytes: [UInt8]) throws {
+        // Given an answer recorded as text under a MIME type naming a legacy charset (Chrome reads iso-8859-1 as Windows-1252)
+        let response = #"{"status": 200, "headers": [], "content": {"mimeType": "\#(mimeType)", "size": \#(bytes.count), "text": "\#(text)"}}"#
+        // When it is imported
+        let result = try Self.importing(Self.archive([Self.entry("https://example.test/t", response: response)]))
+        // Then the rule answers with the bytes the server sent (they were UTF-8 under the label: mojibake to the app)
+        #expect(result.rules.first?.body == Data(bytes))
+    }
+
     @Test("A recorded URL's fragment, which no request carries, is left out: the rule answers the URL, and keeps no token written there")
     func fragmentLeftOut() throws {
         // Given an OAuth redirect recorded with its token in the fragment, as a browser records it
@@ -83,9 +109,10 @@ struct HARImportTests {
             Self.entry("https://b.test:443?y", response: Self.ok("y")),
             Self.entry("http://b.test:443/z", response: Self.ok("z")),
         ]))
-        // Then each is a rule at the lower-cased address without a default port, path, query and user as written
+        // Then each is a rule at the lower-cased address without a default port or user (no app's request carries one), path
+        // and query as written
         #expect(result.skippedCount == 0)
-        #expect(result.rules.map(\.urlPattern) == ["http://a.test/Items/10?Q=X", "https://Bob@api.test:8443", "http://b.test/x",
+        #expect(result.rules.map(\.urlPattern) == ["http://a.test/Items/10?Q=X", "https://api.test:8443", "http://b.test/x",
                                                    "https://b.test?y", "http://b.test:443/z"])
         let rules = MockRules(fileURL: nil, redactor: .standard)
         try rules.add(result.rules)
@@ -295,6 +322,8 @@ struct HARImportTests {
         try Data("secret".utf8).write(to: root.appendingPathComponent("secret.txt"))
         try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("link.txt").path,
                                                    withDestinationPath: root.appendingPathComponent("secret.txt").path)
+        // (and a pipe, which reading would wait on for ever)
+        #expect(mkfifo(folder.appendingPathComponent("pipe").path, 0o600) == 0)
         func archive(_ file: String) -> Data {
             Self.archive([Self.entry("https://example.test/", response: Self.ok("fine")),
                           Self.entry("https://example.test/main",
@@ -307,7 +336,8 @@ struct HARImportTests {
         for (name, reason) in [("../secret.txt", "an absolute path or .. is refused"), ("bodies/../../secret.txt", "an absolute path or .. is refused"),
                                (root.appendingPathComponent("secret.txt").path, "an absolute path or .. is refused"),
                                ("link.txt", "leads outside the archive's folder through a symbolic link"),
-                               ("missing.txt", "Cannot read it")] {
+                               ("missing.txt", "Cannot read it"), ("pipe", "not a regular file (a pipe, a device)"),
+                               ("bodies", "a folder, not a body's file")] {
             do {
                 let result = try Self.importing(archive(name), folder: folder)
                 Issue.record("\(name) imported \(result.rules.map(\.body))")
@@ -378,6 +408,15 @@ struct HARImportTests {
         #expect(try mode(mocksFile.deletingLastPathComponent()) == 0o700)
     }
 
+    @Test("RFC 3339's other spellings of a date are taken: a t or a space for the T, a z for the Z, a leap second")
+    func rfc3339Dates() throws {
+        for date in ["2016-12-31T23:59:60Z", "2024-05-22T08:41:18.352z", "2024-05-22 08:41:18Z", "2024-05-22t08:41:18+02:00"] {
+            let archive = #"{"log": {"entries": [{"startedDateTime": "\#(date)", "request": {"method": "GET", "url": "https://x/"}, "#
+                + #""response": {"status": 200, "content": {"text": "a"}}}]}}"#
+            #expect(throws: Never.self, "\(date)") { try Self.importing(Data(archive.utf8)) }
+        }
+    }
+
     @Test("Malformed entries refuse the archive with the JSON path of the problem")
     func malformedEntries() {
         let cases: [(String, String)] = [
@@ -389,6 +428,8 @@ struct HARImportTests {
              "log.entries[0].startedDateTime is not an ISO 8601"),
             (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": "200"}]}}"#, "log.entries[0].response is not an object"),
             (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https:///nohost"}, "response": {"status": 200}}]}}"#,
+             "log.entries[0].request.url is not a valid http(s) URL"),
+            (#"{"log": {"entries": [{"request": {"method": "GET", "url": "http://a.test:99999/p"}, "response": {"status": 200}}]}}"#,
              "log.entries[0].request.url is not a valid http(s) URL"),
             (#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 600}}]}}"#,
              "log.entries[0].response.status (600) is not an HTTP status"),
