@@ -160,8 +160,7 @@ final class ProxyCachingTransport: HTTPTransport {
                 // app's to see — never to a client on another machine, which would learn that someone's answer is there.
                 // Cache-Status says so too (RFC 9211's vary-miss: the credentials are a secondary key, as a Vary on them
                 // would be), else miss.
-                let othersHeld = readable && request.purpose != .proxiedForNetwork
-                    && ((try? cache?.holdsAnswers(method: request.method, url: request.url.absoluteString)) ?? false)
+                let othersHeld = readable && Self.othersHeld(for: request, in: cache)
                 let forward: CacheStatus.Forward = if case .varyMiss? = found { .varyMiss } else { othersHeld ? .varyMiss : .miss }
                 return Self.notStored(request, storedForOthers: othersHeld, forward: forward)
             }
@@ -173,7 +172,7 @@ final class ProxyCachingTransport: HTTPTransport {
             var response: HTTPResponse
             do {
                 response = try await (settings.mode == .off || resent ? direct : base).send(request)
-            } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) {
+            } catch let error as KioskError where Self.isMarkedFailure(error) {
                 throw CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
             }
             invalidate(after: request, answered: response)
@@ -365,7 +364,7 @@ final class ProxyCachingTransport: HTTPTransport {
             // stored answer is given with the date it was received, not its use's.
             if came.headers["Date"] == nil { came.headers["Date"] = HTTPDate.formatCached(now()) }
             response = came
-        } catch let error as KioskError where error.isConnectivityFailure || Self.isUpstreamFailure(error) || Self.isDistrusted(error) {
+        } catch let error as KioskError where Self.isMarkedFailure(error) {
             // An upstream that could not be trusted is not one that failed: the app is told why, never given what is stored
             // (but still told what the cache did, as for any failure).
             guard case .found(let entry) = found, !Self.isDistrusted(error),
@@ -380,7 +379,7 @@ final class ProxyCachingTransport: HTTPTransport {
                     // (To a client on another machine a plain failure: it may not tell its miss from someone else's answer.)
                     // Answers of the URL stored for other credentials are said, as offline says them (vary-miss: the
                     // credentials are a secondary key): "none stored" sent the developer looking for a cache that was full.
-                    if (try? cache.holdsAnswers(method: asked.method, url: asked.url.absoluteString)) == true {
+                    if Self.othersHeld(for: asked, in: cache) {
                         failure = CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: .varyMiss))
                         failure.withheld = .otherCredentials
                     } else {
@@ -964,6 +963,18 @@ final class ProxyCachingTransport: HTTPTransport {
         case .transport: !isDistrusted(error)
         default: false
         }
+    }
+
+    /// Whether answers of `request`'s method and URL are held for other credentials or headers, as only this machine's own
+    /// apps are told: a client on another machine would learn that someone's answer is there.
+    private static func othersHeld(for request: HTTPRequest, in cache: ProxyCache?) -> Bool {
+        request.purpose != .proxiedForNetwork && ((try? cache?.holdsAnswers(method: request.method, url: request.url.absoluteString)) ?? false)
+    }
+
+    /// Whether the proxy answers `error` with its own 502 or 504 marked with what the cache did: the upstream could not be
+    /// reached, failed, or could not be trusted.
+    private static func isMarkedFailure(_ error: KioskError) -> Bool {
+        error.isConnectivityFailure || isUpstreamFailure(error) || isDistrusted(error)
     }
 
     /// Whether the upstream's certificate (or its TLS version) was refused: a failure nothing stored may stand in for.

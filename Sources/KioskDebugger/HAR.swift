@@ -319,10 +319,13 @@ public enum HAR {
                         + "limit, corrupt, or brotli holding a secret; \(body.originalSize) bytes as sent)"
                 } else if body.isTruncated {
                     note = "coded as \(coding) and cut by Kiosk's capture limit, so kept as sent"
-                } else if let decoded = ContentCoding.decoded(body.data, coding: coding) {
+                } else if case let (decoded, from?) = body.decoded(contentEncoding: coding) {
                     // HAR's `compression` is the bytes saved: positive for a coding that shrank the body.
-                    saved = decoded.count - body.data.count
-                    body = CapturedBody(capturing: decoded, limit: ContentCoding.shownDecodedBytes)
+                    saved = decoded.originalSize - body.data.count
+                    body = decoded
+                    if decoded.isTruncated {
+                        note = "decoded from \(from); the first \(decoded.data.count) of its \(decoded.originalSize) bytes exported"
+                    }
                 } else {
                     note = "kept as sent, coded as \(coding)" + (ContentCoding.decodes(coding) ? " (it does not decode)" : "")
                 }

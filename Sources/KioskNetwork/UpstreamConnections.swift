@@ -239,15 +239,15 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler, @unchecked Sendable {
         case .head(let head):
             // A status outside 100–599 is no HTTP status: NIO's parser reads it as a final answer, Kiosk refuses it.
             if !(100...599).contains(head.status.code) { return stop(exchange, NotAnHTTPStatus(code: head.status.code)) }
+            // The limit NIO's parser keeps on names and values, kept on the section as it came (an interim answer's too):
+            // short fields by the thousand passed it.
+            if head.headers.sectionSize > UpstreamTransport.maximumAnswerHeadBytes { return stop(exchange, HTTPParserError.headerOverflow) }
             // An informational answer (103 Early Hints, 102) goes to whoever passes them on (the proxy's app) and the final
             // one follows; a 100 Continue is the proxy's own to give its app, never the upstream's.
             if head.status.code < 200 && head.status != .switchingProtocols {
                 if head.status != .continue { exchange.interim?(head) }
                 return
             }
-            // The limit NIO's parser keeps on names and values, kept on the section as it came: short fields by the thousand
-            // passed it.
-            if head.headers.sectionSize > UpstreamTransport.maximumAnswerHeadBytes { return stop(exchange, HTTPParserError.headerOverflow) }
             if !head.isKeepAlive { keepAlive = false }
             outcome = exchange.collector.didReceiveHead(head, of: exchange)
         case .body(let buffer):

@@ -414,15 +414,15 @@ public final class UpstreamTransport: HTTPTransport {
         }
     }
 
-    /// What was wrong with an upstream's answer that NIO's HTTP/1 parser could not read, in words a user can act on
-    /// (llhttp's own, "invalid constant string" or "unknown", say where it stopped, not what the server sent).
     /// The largest header section of an answer read (NIO's parser's own limit on its names and values, 80 KB).
     static let maximumAnswerHeadBytes = 80 * 1024
 
+    /// What was wrong with an upstream's answer that NIO's HTTP/1 parser could not read, in words a user can act on
+    /// (llhttp's own, "invalid constant string" or "unknown", say where it stopped, not what the server sent).
     static func unreadableAnswer(_ error: HTTPParserError) -> String {
         switch error {
         case .headerOverflow:
-            "the upstream's answer has a header section larger than 80 KB, more than Kiosk reads"
+            "the upstream's answer has a header section larger than \(maximumAnswerHeadBytes / 1024) KB, more than Kiosk reads"
         case .invalidConstant, .invalidVersion, .invalidStatus:
             "the upstream's answer does not begin with an HTTP/1.x status line (a server speaking another protocol, "
                 + "or TLS on a plain http:// port?)"

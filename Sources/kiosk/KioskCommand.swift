@@ -256,10 +256,10 @@ struct GlobalOptions: ParsableArguments {
         (dataDir.map { ["--data-dir", Output.shellQuoted($0)] } ?? []) + (live ? ["--live"] : [])
     }
 
-    /// `--data-dir` as an absolute path, for a line printed to be run from any folder (a relative one, run elsewhere,
-    /// made another data folder with another CA).
-    var absoluteDataDir: String? {
-        dataDir.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+    /// `--data-dir`, when given, as the folder `kiosk` opened (absolute): for a line printed to be run from any folder (a
+    /// relative one, run elsewhere, made another data folder, with another CA).
+    func openedDataDir(_ kiosk: Kiosk) -> String? {
+        dataDir.map { _ in kiosk.configuration.dataDirectory.path }
     }
 }
 

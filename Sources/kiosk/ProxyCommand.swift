@@ -285,6 +285,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
             configuration.connectTimeout = kiosk.configuration.proxyTransport.connectTimeout
             configuration.credentials = credentials
             let printsEnvLine = credentials == nil
+            let dataDir = global.openedDataDir(kiosk)
             Output.human("HTTPS is read with Kiosk's CA (SHA-256 \(authority.fingerprint.prefix(23))…); `kiosk proxy ca` prints it "
                          + "for the app to trust.")
             let proxy = ProxyServer(configuration: configuration, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
@@ -295,7 +296,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 Output.human("Kiosk proxy on http://\(shownHost):\(bound)/  (HTTP_PROXY=http://\(shownHost):\(bound); Ctrl-C to stop)")
                 // (Not for a proxy that asks for its password, which HTTP_PROXY as proxy env writes it does not carry: the
                 // line would give 407s.)
-                if printsEnvLine { Output.human("A shell's programs through it: " + envCommand(port: bound)) }
+                if printsEnvLine { Output.human("A shell's programs through it: " + envCommand(port: bound, dataDir: dataDir)) }
                 fflush(nil)
             }
             let reverseServers: [any Service] = try reverseRoutes().map { route in
@@ -322,7 +323,7 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 })
             }
             let startedAt = kiosk.now()
-            let dataDirectoryArgument = global.absoluteDataDir.map(Output.shellQuoted)
+            let dataDirectoryArgument = dataDir.map(Output.shellQuoted)
             let intercepted = interceptedHosts, ignored = ignoredHosts, asksPassword = credentials != nil
             kiosk.attachProxy {
                 var overview = ProxyOverview(listeners: listeners.withLock { $0 }, startedAt: startedAt, certificatePEM: authority.certificatePEM,
@@ -412,10 +413,11 @@ struct ProxyCACommand: AsyncParsableCommand {
 
 extension ProxyRunCommand {
     /// The `kiosk proxy env` line for this proxy as it listens on `port`: the options that differ from env's defaults (a
-    /// port of 0 or another, another address, another data folder, whose CA it trusts), so that the line works as printed.
-    func envCommand(port: Int) -> String {
+    /// port of 0 or another, another address, another data folder, `dataDir`, whose CA it trusts), so that the line works
+    /// as printed.
+    func envCommand(port: Int, dataDir: String?) -> String {
         var arguments = ["kiosk", "proxy", "env"]
-        if let dataDir = global.absoluteDataDir { arguments += ["--data-dir", Output.shellQuoted(dataDir)] }
+        if let dataDir { arguments += ["--data-dir", Output.shellQuoted(dataDir)] }
         if host != "127.0.0.1" { arguments += ["--host", Output.shellQuoted(host)] }
         if port != 8888 { arguments += ["--port", String(port)] }
         return "eval \"$(" + arguments.joined(separator: " ") + ")\""

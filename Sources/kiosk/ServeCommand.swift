@@ -111,7 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
             }) : nil
             let configuration = webConfiguration(tls: tls, pairing: pairing)
             let kiosk = runtime.kiosk
-            let pairCommand = pairCommand
+            let pairCommand = pairCommand(dataDir: global.openedDataDir(kiosk))
             let allowGlobalPeers = allowGlobalPeers
             // The lines are printed once the port is bound, so a script can wait for them (and learn the port
             // the system picked for --port 0).
@@ -137,9 +137,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// `kiosk devices pair` with the options that reach this store.
-    var pairCommand: String {
-        "kiosk devices pair" + (global.dataDir.map { " --data-dir " + Output.shellQuoted($0) } ?? "") + (global.live ? " --live" : "")
+    /// `kiosk devices pair` with the options that reach this store, its data folder `dataDir` (absolute: run from anywhere).
+    func pairCommand(dataDir: String?) -> String {
+        "kiosk devices pair" + (dataDir.map { " --data-dir " + Output.shellQuoted($0) } ?? "") + (global.live ? " --live" : "")
     }
 
     /// The pairing line: on a terminal, a new code (the one place it is written); elsewhere — a service

@@ -753,12 +753,16 @@ struct LogCLITests {
         #expect(listed.stdout.contains("kiosk-proxy-ca, "), "\(listed.stdout.prefix(500))")
     }
 
-    @Test("kiosk proxy on a port of its choosing prints the proxy env line for that port and data folder, which a shell evaluates as printed")
+    @Test("kiosk proxy on a port of its choosing prints the proxy env line for that port and data folder, which a shell evaluates as printed, from any folder")
     func proxyPrintsItsEnvLine() throws {
-        // Given a proxy started on port 0 in a data folder of its own (a space in its name)
+        // Given a proxy started on port 0 in a data folder of its own (a space in its name), named relative to where it ran
         let cli = CLI()
         let folder = cli.dataDirectory.appendingPathComponent("my proxy")
-        let (process, text) = try Self.startedProxy(["--data-dir", folder.path], printingUpTo: "proxy env")
+        try FileManager.default.createDirectory(at: cli.dataDirectory, withIntermediateDirectories: true)
+        let process = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), arguments: [
+            "-c", "cd \"$1\" && exec \"$2\" proxy --port 0 --console-port 0 --data-dir 'my proxy'", "sh", cli.dataDirectory.path, CLI.executable.path,
+        ], stdout: .pipe, stderr: .null)
+        let text = try process.printed(until: "proxy env")
         defer { process.signal(); _ = process.waitUntilExit() }
         // (It said how its cache answers, the default: fallback)
         #expect(text.contains("Cache: fallback — every request goes upstream"), "\(text)")
