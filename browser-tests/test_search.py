@@ -177,3 +177,26 @@ def test_back_after_a_search_or_a_filter_brings_the_list_it_started_from(server,
     wait_for(browser, lambda d: "gender=female" in d.current_url, 10, f"at {browser.current_url}")
     wait_for(browser, lambda d: Select(d.find_element(By.CSS_SELECTOR, "form.search select[name=gender]"))
              .first_selected_option.get_attribute("value") == "female", 10, "the filter shown is not the list's")
+
+
+def test_a_short_search_opened_by_its_address_shows_every_row_kiosk_found(server, phone_browser):
+    # Given the store's search for "hu" opened by its address (a link, a reload), which matches a species the rows do not show
+    browser = phone_browser
+    browser.get(server.url("/rickandmorty"))
+    page_ready(browser)
+    browser.get(server.url("/rickandmorty?q=hu"))
+    page_ready(browser)
+    found = row_titles(browser)
+    # Then every row Kiosk found is shown, as many as its count says (the page's own filter hid those whose title lacks "hu")
+    assert found, "the store found nothing for 'hu'"
+    assert row_titles(browser, visible_only=True) == found
+    assert any("hu" not in title.lower() for title in found), f"every row's title holds 'hu': {found}"
+    # And an emoji and a quote are two characters, as Kiosk counts them: they filter the page, and search nothing
+    browser.get(server.url("/rickandmorty"))
+    page_ready(browser)
+    field = browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]")
+    # (typed by the page's own event: ChromeDriver types no character outside Unicode's first plane)
+    browser.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input', {bubbles: true}))",
+                           field, '😀"')
+    time.sleep(1.5)
+    assert "q=" not in browser.current_url, browser.current_url

@@ -132,7 +132,7 @@ extension CatalogService {
                 status = CacheStatus(error.isConnectivityFailure ? .offline : .staleOnError, forward: forwarded.forward,
                                      forwardStatus: forwarded.forwardStatus)
             }
-            let (items, more) = page == 1 ? try self.localSearch(source, query) : ([], false)
+            let (items, more) = page == 1 ? try self.localSearch(source, query, filters: filters) : ([], false)
             return SearchResult(query: query, items: items, origin: .store, error: error, page: page, totalPages: 1,
                                 totalItems: page == 1 && !more ? items.count : nil, moreMatch: more, cacheStatus: status)
         }
@@ -170,11 +170,16 @@ extension CatalogService {
         }
     }
 
-    /// The store's best matches for `query`, and whether more match than those.
-    private func localSearch(_ source: any CatalogSource, _ query: String) throws -> (items: [CatalogItem], more: Bool) {
+    /// The store's best matches for `query` within `filters` (as the upstream's search keeps them), and whether more match
+    /// than those.
+    private func localSearch(_ source: any CatalogSource, _ query: String, filters: [String: String]) throws -> (items: [CatalogItem], more: Bool) {
         // One more than a page: whether it comes says whether more match. A list its user orders leaves out what the user
-        // deleted after the search: it is asked for whole (such a list is short), so that a deletion does not hide a 51st.
-        var items = try database.search(query, source: source.id, limit: source.ordering == .user ? 10_000 : Self.storeSearchPage + 1)
+        // deleted after the search, and filters what they do not match: such searches are asked for whole (a catalog's
+        // store is thousands of items at most), so that what is left out does not hide a 51st.
+        let filters = try source.normalize(PageRequest(source: source.id, filters: filters)).filters
+        let whole = source.ordering == .user || !filters.isEmpty
+        var items = try database.search(query, source: source.id, limit: whole ? 10_000 : Self.storeSearchPage + 1)
+        items = items.filter { source.matches($0, filters: filters) }
         if source.ordering == .user {
             // Deleted items stay deleted, in search too.
             let visible = Set(try database.userOrdered(source.id).map(\.itemID))

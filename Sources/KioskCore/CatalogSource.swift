@@ -33,6 +33,9 @@ public protocol CatalogSource: Sendable {
     var origins: Set<Origin> { get }
     /// The names of the filters this source accepts, with their allowed values.
     var filterValues: [String: [String]] { get }
+    /// Whether a stored item belongs in a list with these (normalised) filters, for a search of the store, which the
+    /// upstream's filters cannot reach; true for a filter the item does not tell (a ranking an article was listed in).
+    func matches(_ item: CatalogItem, filters: [String: String]) -> Bool
     /// The endpoints this source calls, for the network debugger's registry.
     var endpoints: [EndpointDescription] { get }
     /// A request rebuilt from the log (its secrets read `<redacted>`) with this source's current
@@ -64,6 +67,8 @@ public protocol CatalogSource: Sendable {
 extension CatalogSource {
     /// Default: no filters.
     public var filterValues: [String: [String]] { [:] }
+    /// Default: every item (no filter an item tells).
+    public func matches(_ item: CatalogItem, filters: [String: String]) -> Bool { true }
     /// Default: page 1, then as many pages as its answer names.
     public var syncPlan: SyncPlan { SyncPlan(requests: [PageRequest(source: id)], followsTotalPages: true) }
     /// Default: the upstream's order.

@@ -50,6 +50,9 @@ extension Pages {
             ]))
         }
         content.append(homeSection("home-catalogs", title: strings.catalogs, [catalogCards(context)]))
+        // Marvel's terms ask for its credit wherever its data is shown: a character read or starred is shown here.
+        content.append(attributions(for: activity.changes.flatMap(\.latest) + activity.recentlyRead.map(\.item) + activity.favorites,
+                                    context: context))
         return layout(context, title: strings.home, current: Route.home.path, view: .home, content)
     }
 

@@ -192,6 +192,7 @@ package enum Pages {
                     E.element("h2", [], [.text("\(context.sourceName(source)) (\(Localized.number(group.count, language: context.language)))")]),
                     itemList(group, context: context, rows: true, isFavorite: { _ in true }, returnPath: Route.favorites.path,
                              undoesUnstar: true),
+                    attributions(for: group, context: context),
                 ]))
             }
         }
@@ -346,6 +347,16 @@ package enum Pages {
         guard let required = context.presentation(source).requiredAttribution else { return .empty }
         let shown = text.flatMap { $0.isEmpty ? nil : $0 } ?? required
         return E.element("p", [.class("attribution")], [.text(shown)])
+    }
+
+    /// The credits of the catalogs among `items` whose terms require one (Marvel's), once each: for a page that lists
+    /// items of several catalogs (Home, Favorites), each credit in the words the first of its items came with.
+    static func attributions(for items: [CatalogItem], context: ViewContext) -> HTML {
+        var seen: Set<SourceID> = []
+        return .group(items.compactMap { item in
+            guard seen.insert(item.source).inserted, context.presentation(item.source).requiredAttribution != nil else { return nil }
+            return attribution(itemAttribution(item), source: item.source, context: context)
+        })
     }
 }
 

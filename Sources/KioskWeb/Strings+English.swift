@@ -87,7 +87,8 @@ extension Strings {
                                   : "\($0) items of this page came unreadable from the catalog and are left out." },
         species: { $0 },
         marvelCounts: { comics, series in
-            let parts = [comics == 0 ? nil : comics == 1 ? "1 comic" : "\(comics) comics", series == 0 ? nil : "\(series) series"]
+            let count = { Localized.number($0, language: .en) }
+            let parts = [comics == 0 ? nil : comics == 1 ? "1 comic" : "\(count(comics)) comics", series == 0 ? nil : "\(count(series)) series"]
             return parts.contains { $0 != nil } ? parts.compactMap { $0 }.joined(separator: " · ") : "No comics"
         }
     )

@@ -136,7 +136,9 @@ extension Strings {
             }
         },
         marvelCounts: { comics, series in
-            let parts = [comics == 0 ? nil : comics == 1 ? "1 cómic" : "\(comics) cómics", series == 0 ? nil : "\(series) series"]
+            let count = { Localized.number($0, language: .es) }
+            let parts = [comics == 0 ? nil : comics == 1 ? "1 cómic" : "\(count(comics)) cómics",
+                         series == 0 ? nil : series == 1 ? "1 serie" : "\(count(series)) series"]
             return parts.contains { $0 != nil } ? parts.compactMap { $0 }.joined(separator: " · ") : "Sin cómics"
         }
     )

@@ -41,6 +41,24 @@ struct CatalogServiceTests {
         #expect(found.totalItems == (more ? nil : 50))
     }
 
+    @Test("The store's search keeps a list's status and gender filters, as the upstream's does: only characters that match them")
+    func storeSearchKeepsFilters() async throws {
+        // Given stored characters called Rick, alive and dead, male and female
+        let body = #"{"info":{"count":3,"pages":1},"results":["#
+            + #"{"id":1,"name":"Rick A","status":"Alive","gender":"Male"},{"id":2,"name":"Rick B","status":"Dead","gender":"Male"},"#
+            + #"{"id":3,"name":"Rick C","status":"Dead","gender":"Female"}]}"#
+        let service = CatalogService(sources: Sources.make(.live), database: try AppDatabase.inMemory(),
+                                     transport: ScriptedTransport([.respond(200, headers: ["Content-Type": "application/json"], body: body)]))
+        _ = try await service.page(request)
+        // When the store is searched for them within the dead (a short query is the store's), and the dead men offline
+        let dead = try await service.search(source: .rickandmorty, text: "ri", filters: ["status": "dead"])
+        let deadMen = try await service.search(source: .rickandmorty, text: "rick", filters: ["status": "Dead", "gender": "male"], policy: .offline)
+        // Then only those match, and the count says so
+        #expect(dead.items.map(\.itemID).sorted() == ["2", "3"] && dead.totalItems == 2)
+        #expect(deadMen.items.map(\.itemID) == ["2"])
+        #expect(try await service.search(source: .rickandmorty, text: "ri").items.count == 3)
+    }
+
     @Test("A page in which no item can be read is an error, and the stored page is kept")
     func everyItemBadKeepsStoredPage() async throws {
         // Given a stored, stale Rick and Morty page

@@ -199,6 +199,9 @@ struct ReaderLanguageTests {
             #expect(rick.contains("Vivo · Humano") && !rick.contains("Alive · Human"))
             let marvel = try await client.get("/marvel", headers: headers).body
             #expect(marvel.contains("cómics") && !marvel.contains(" comics"))
+            // (One series is one serie; counts are grouped as each language groups them)
+            #expect(Language.es.strings.marvelCounts(1121, 1) == "1121 cómics · 1 serie")
+            #expect(Language.en.strings.marvelCounts(1121, 726) == "1,121 comics · 726 series")
             let dogs = try await client.get("/dogs", headers: headers).body
             #expect(dogs.contains("Casi ") && !dogs.contains("Almost "))
             let sheet = try await client.get("/rickandmorty/1", headers: headers).body

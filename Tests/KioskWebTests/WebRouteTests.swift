@@ -121,6 +121,12 @@ struct WebRouteTests {
             #expect(marvel.status == .ok)
             #expect(marvel.body.contains("Comics ("))
             #expect(marvel.body.contains("Data provided by Marvel"))
+            // And Marvel's credit goes wherever its characters are shown: on Favorites and Home once one is starred
+            let home = try await client.get("/")
+            #expect(!home.body.contains("Data provided by Marvel"))
+            try catalog.setFavorite(true, source: .marvel, itemID: try await firstID(.marvel))
+            #expect(try await client.get("/favorites").body.contains("Data provided by Marvel"))
+            #expect(try await client.get("/").body.contains("Data provided by Marvel"))
             #expect(rick.status == .ok)
             #expect(rick.body.contains("Rick Sanchez"))
             #expect(rick.body.contains("🕺 Alive"))

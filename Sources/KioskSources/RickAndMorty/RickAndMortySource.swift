@@ -57,6 +57,17 @@ public struct RickAndMortySource: CatalogSource {
         ["status": ["alive", "dead", "unknown"], "gender": ["female", "male", "genderless", "unknown"]]
     }
 
+    /// A character whose status and gender are those asked (as the API compares them, whatever the case); an episode or a
+    /// place, which the character filters leave out upstream, only when none is asked.
+    public func matches(_ item: CatalogItem, filters: [String: String]) -> Bool {
+        let asked = filters.filter { filterValues[$0.key] != nil }
+        guard !asked.isEmpty else { return true }
+        guard case .rickAndMorty(let character) = item.detail else { return false }
+        return asked.allSatisfy { key, value in
+            (key == "status" ? character.status : character.gender).lowercased() == value
+        }
+    }
+
     /// The episodes (51 in 3 pages) and locations (126 in 7 pages), which `kiosk sync --related` fetches too.
     public var relatedCollections: [String] { ["episode", "location"] }
 

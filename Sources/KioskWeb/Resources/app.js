@@ -230,11 +230,17 @@
   // stays (navigating to the search would show only "not saved on this device"). Cleared by the next search answered.
   let searchUnreachable = false;
 
+  // Characters as Kiosk counts a search's (Swift's: what a reader sees as one, an emoji included), not UTF-16 units.
+  const segmenter = typeof Intl !== "undefined" && Intl.Segmenter ? new Intl.Segmenter() : null;
+  const characters = text => segmenter ? [...segmenter.segment(text)].length : [...text].length;
   // 1–2 characters send no request (too broad to search); they filter the rows already shown, as any text does while
-  // Kiosk is unreachable.
+  // Kiosk is unreachable — but not the rows Kiosk found for that very text (a search opened by its address, which matched
+  // words the rows do not show: its count said 10, the filter left 4).
   function localFilterText() {
     const text = searchInput ? searchInput.value.trim() : "";
-    return text.length >= 1 && (text.length <= 2 || searchUnreachable) ? text.toLocaleLowerCase() : "";
+    if (!searchUnreachable && text !== "" && new URL(resultsURL, location.href).searchParams.get("q")?.trim() === text) return "";
+    const length = characters(text);
+    return length >= 1 && (length <= 2 || searchUnreachable) ? text.toLocaleLowerCase() : "";
   }
   function applyLocalFilter() {
     const needle = localFilterText();
@@ -308,7 +314,7 @@
     changed: state => {
       if (state === "unreachable" || !searchUnreachable) return;
       searchUnreachable = false;
-      if (searchInput.value.trim().length >= 3) loadResults(formURL(true)); else applyLocalFilter();
+      if (characters(searchInput.value.trim()) >= 3) loadResults(formURL(true)); else applyLocalFilter();
     },
   });
 
@@ -319,7 +325,7 @@
       clearTimeout(searchTimer);
       searchController?.abort();
       applyLocalFilter();
-      const length = searchInput.value.trim().length;
+      const length = characters(searchInput.value.trim());
       // A search started from a list is an entry of its own (Back brings the list back); one refined replaces it.
       const starting = () => !new URL(resultsURL).searchParams.has("q");
       if (length >= 3) searchTimer = setTimeout(() => loadResults(formURL(true), { push: starting() }), delay);
