@@ -67,8 +67,14 @@ extension CatalogService {
 
     private func itemAlone(source sourceID: SourceID, itemID: String, policy: RefreshPolicy) async throws -> ItemResult {
         let source = try source(sourceID)
-        let id = itemID.trimmingCharacters(in: .whitespaces)
+        var id = itemID.trimmingCharacters(in: .whitespaces)
         guard !id.isEmpty else { throw KioskError.invalidRequest("An item id is required") }
+        // A number written with leading zeros (`/rickandmorty/01`) is the item the upstream answers for it, stored and
+        // starred under its own id: read as that one (it was fetched every time, and shown unstarred).
+        if id.count > 1, id.hasPrefix("0"), id.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            id = String(id.drop { $0 == "0" })
+            if id.isEmpty { id = "0" }
+        }
         // A dog deleted from the list is gone for the reader until the list is reset, its page and star too.
         if source.ordering == .user { try database.checkNotDeleted(sourceID, itemID: id) }
         let stored = try database.item(source: sourceID, itemID: id)

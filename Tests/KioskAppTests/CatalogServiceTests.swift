@@ -59,6 +59,23 @@ struct CatalogServiceTests {
         #expect(try await service.search(source: .rickandmorty, text: "ri").items.count == 3)
     }
 
+    @Test("An item's number written with leading zeros is that item: read from the store, starred as it is")
+    func leadingZerosNameTheItem() async throws {
+        // Given a stored, starred character 1, and an upstream that could answer nothing more
+        let body = #"{"info":{"count":1,"pages":1},"results":[{"id":1,"name":"Rick Sanchez","status":"Alive","gender":"Male"}]}"#
+        let upstream = ScriptedTransport([.respond(200, headers: ["Content-Type": "application/json"], body: body)])
+        let service = CatalogService(sources: Sources.make(.live), database: try AppDatabase.inMemory(), transport: upstream)
+        _ = try await service.page(request)
+        try service.setFavorite(true, source: .rickandmorty, itemID: "1")
+        // When it is opened as 01 (and 001)
+        for written in ["01", "001"] {
+            let item = try await service.item(source: .rickandmorty, itemID: written)
+            // Then it is the stored character 1, starred, and the upstream is not asked
+            #expect(item.item.itemID == "1" && item.origin == .store && item.isFavorite, "\(written)")
+        }
+        #expect(upstream.callCount == 1)
+    }
+
     @Test("A page in which no item can be read is an error, and the stored page is kept")
     func everyItemBadKeepsStoredPage() async throws {
         // Given a stored, stale Rick and Morty page
