@@ -44,7 +44,7 @@ struct DogsSourceTests {
     @Test("only page 1 exists and there are no filters")
     func normalize() {
         #expect(kioskError { _ = try source.normalize(PageRequest(source: .dogs, page: 2)) }
-            == .invalidRequest("The dogs list is a single page; there is no page 2"))
+            == .notFound("The dogs list is a single page; there is no page 2"))
         #expect(kioskError { _ = try source.normalize(PageRequest(source: .dogs, filters: ["breed": "pug"])) }
             == .invalidRequest("Unknown filter \"breed\" for Dogs; it takes no filters"))
     }

@@ -118,17 +118,17 @@ struct NYTimesSourceTests {
         #expect(name == .invalidRequest("Unknown filter \"section\" for New York Times; valid filters: kind, period"))
     }
 
-    @Test("only page 1 exists", arguments: [0, 2, 5])
+    @Test("only page 1 exists: a page below it is invalid, one past it not found", arguments: [0, 2, 5])
     func singlePage(page: Int) {
         // Given a page other than 1
         let error = kioskError { _ = try source.listRequest(for: PageRequest(source: .nyt, page: page)) }
 
-        // Then the request is invalid
-        guard case .invalidRequest(let message)? = error else {
-            Issue.record("expected invalidRequest, got \(String(describing: error))")
-            return
+        // Then a page 0 is invalid, and a later page is past the last (a 404, as any catalog's)
+        switch error {
+        case .invalidRequest(let message)?: #expect(page == 0 && message.contains("start at 1"), "\(message)")
+        case .notFound(let message)?: #expect(page > 1 && message.contains("single page of 20"), "\(message)")
+        default: Issue.record("expected invalidRequest or notFound, got \(String(describing: error))")
         }
-        #expect(page == 0 ? message.contains("start at 1") : message.contains("single page of 20"))
     }
 
     @Test("the catalog description matches the API")

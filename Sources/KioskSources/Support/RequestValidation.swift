@@ -13,10 +13,10 @@ enum RequestValidation {
         }
     }
 
-    /// Rejects any page but the first, for catalogs that are one document.
+    /// Refuses any page but the first, for catalogs that are one document: a page past the last is not found (404).
     static func requireSinglePage(_ request: PageRequest, description: String) throws {
         guard request.page == 1 else {
-            throw KioskError.invalidRequest("\(description); there is no page \(request.page)")
+            throw KioskError.notFound("\(description); there is no page \(request.page)")
         }
     }
 
