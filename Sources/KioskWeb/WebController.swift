@@ -209,17 +209,25 @@ package struct WebController: Sendable {
         // (Its page is still never kept: the address would serve the reader's own refresh later.)
         let forced = parameters.refresh && !CSRFProtection.isFromAnotherSite(request)
         let policy: RefreshPolicy = forced ? .force : .automatic
-        if let text = parameters.q {
+        // A catalog of one page (NYT, dogs) has no page 2: past its last, said as for any catalog.
+        do {
             _ = try kiosk.catalog.normalize(parameters.request)
+        } catch KioskError.notFound where parameters.page > 1 {
+            throw Self.pastTheEnd(parameters, total: 1, name: context.view.sourceName(id))
+        }
+        if let text = parameters.q {
             let result = try await kiosk.catalog.search(source: id, text: text, page: parameters.page, filters: parameters.filters,
                                                         policy: policy)
+            // A page past a search's last (the store's search is one page) is one past its end, as a list's is.
+            if let total = result.totalPages, parameters.page > max(total, 1) {
+                throw Self.pastTheEnd(parameters, total: total, name: context.view.sourceName(id))
+            }
             if api { return try JSONResponse.ok(SearchJSON(result)).with(result.cacheStatus) }
             return Pages.response(Pages.search(parameters, result: result, filterValues: source.filterValues,
                                                favorites: try kiosk.catalog.favoriteIDs(source: id), context: context.view))
                 .with(result.cacheStatus)
         }
-        // Checked before any I/O so a bad filter is a 400 even when offline.
-        _ = try kiosk.catalog.normalize(parameters.request)
+        // (Checked above, before any I/O, so a bad filter is a 400 even when offline.)
         // A page shows stored data at once and revalidates in the background (the script then asks again
         // with X-Kiosk-Wait to swap the fresh snapshot in). The JSON API, a forced refresh and that second
         // request wait for the final state instead.
