@@ -194,6 +194,9 @@ def test_a_short_search_opened_by_its_address_shows_every_row_kiosk_found(server
     # And an emoji and a quote are two characters, as Kiosk counts them: they filter the page, and search nothing
     browser.get(server.url("/rickandmorty"))
     page_ready(browser)
+    # (and the current tab's label is whole on a phone: it was "Rick & Mo…" in bold)
+    label = browser.find_element(By.CSS_SELECTOR, 'nav.tabs a[aria-current="page"] .short')
+    assert browser.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth", label), label.text
     field = browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]")
     # (typed by the page's own event: ChromeDriver types no character outside Unicode's first plane)
     browser.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input', {bubbles: true}))",
