@@ -203,3 +203,20 @@ def test_a_short_search_opened_by_its_address_shows_every_row_kiosk_found(server
                            field, '😀"')
     time.sleep(1.5)
     assert "q=" not in browser.current_url, browser.current_url
+
+
+def test_the_next_page_the_upstream_cannot_give_says_why_below_the_list(fresh_server, phone_browser):
+    # Given Rick and Morty's first page read on a phone, then the upstream gone
+    server, browser = fresh_server, phone_browser
+    browser.get(server.url("/rickandmorty"))
+    page_ready(browser)
+    server.set_offline(True)
+    # When the list is scrolled to its end, and its next page (never read) cannot be fetched
+    more = lambda d: d.execute_script("return document.getElementById('js-more')?.textContent || ''")
+    def scrolled_to_note(d):
+        d.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+        return more(d) not in ("", "Loading…")
+    wait_for(browser, scrolled_to_note, 15, "no note below the list")
+    # Then the note says what Kiosk's answer said (nothing saved, the upstream unreachable), not "Could not load"
+    assert more(browser) != "Could not load. Try again.", more(browser)
+    assert "saved" in more(browser), more(browser)

@@ -284,7 +284,7 @@ extension Pages {
         var status: [HTML] = sentence(strings.updated)
         if update.isStale { status += [" ", E.element("span", [.class("stale")], [.text(strings.stale)])] }
         if update.isRevalidating { status += [" ", E.element("span", [.class("refreshing")], [.text(strings.refreshing)])] }
-        status += [" · ", E.element("a", [Attribute.localHref(parameters.path(refresh: true))], [.text(strings.refresh)])]
+        status += [" · ", E.element("a", [.class("refresh"), Attribute.localHref(parameters.path(refresh: true))], [.text(strings.refresh)])]
         var parts = [E.element("p", [.class("status")], status)]
         if update.isOffline {
             parts.append(E.element("p", [.class("banner offline"), .attribute("id", "offline-banner"), .attribute("role", "status")],

@@ -70,7 +70,13 @@
       const type = response.headers.get("Content-Type") || "";
       const acceptable = response.ok || (errorPages && response.status >= 400 && response.status < 500);
       if (!acceptable || !type.startsWith("text/html") || new URL(response.url).origin !== location.origin) {
-        throw new Error(`${response.status} from ${url}`);
+        const failure = new Error(`${response.status} from ${url}`);
+        // Kiosk's own error page says what failed ("The catalog can't be reached right now…"): kept for a note to say it.
+        if (type.startsWith("text/html") && new URL(response.url).origin === location.origin) {
+          const said = new DOMParser().parseFromString(await response.text(), "text/html").querySelector("#main [role=alert]");
+          if (said?.textContent.trim()) failure.said = said.textContent.trim();
+        }
+        throw failure;
       }
       return new DOMParser().parseFromString(await response.text(), "text/html");
     } finally {
@@ -392,7 +398,7 @@
     } catch (error) {
       // The pager links stay, and no retry loop: the observer fires again only when the pager moves (and the list is
       // fetched again when an unreachable Kiosk answers: offline.js).
-      note("js-more", pager, error.unreachable && strings.nextUnreachable || strings.loadFailed);
+      note("js-more", pager, error.unreachable && strings.nextUnreachable || error.said || strings.loadFailed);
       return false;
     } finally {
       loadingMore = false;
