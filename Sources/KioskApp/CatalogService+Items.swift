@@ -67,14 +67,10 @@ extension CatalogService {
 
     private func itemAlone(source sourceID: SourceID, itemID: String, policy: RefreshPolicy) async throws -> ItemResult {
         let source = try source(sourceID)
-        var id = itemID.trimmingCharacters(in: .whitespaces)
-        guard !id.isEmpty else { throw KioskError.invalidRequest("An item id is required") }
         // A number written with leading zeros (`/rickandmorty/01`) is the item the upstream answers for it, stored and
         // starred under its own id: read as that one (it was fetched every time, and shown unstarred).
-        if id.count > 1, id.hasPrefix("0"), id.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            id = String(id.drop { $0 == "0" })
-            if id.isEmpty { id = "0" }
-        }
+        let id = source.canonicalItemID(itemID.trimmingCharacters(in: .whitespaces))
+        guard !id.isEmpty else { throw KioskError.invalidRequest("An item id is required") }
         // A dog deleted from the list is gone for the reader until the list is reset, its page and star too.
         if source.ordering == .user { try database.checkNotDeleted(sourceID, itemID: id) }
         let stored = try database.item(source: sourceID, itemID: id)
@@ -183,7 +179,7 @@ extension CatalogService {
         // deleted after the search, and filters what they do not match: such searches are asked for whole (a catalog's
         // store is thousands of items at most), so that what is left out does not hide a 51st.
         let filters = try source.normalize(PageRequest(source: source.id, filters: filters)).filters
-        let whole = source.ordering == .user || !filters.isEmpty
+        let whole = source.ordering == .user || filters.keys.contains(where: source.itemFilterNames.contains)
         var items = try database.search(query, source: source.id, limit: whole ? 10_000 : Self.storeSearchPage + 1)
         items = items.filter { source.matches($0, filters: filters) }
         if source.ordering == .user {
@@ -201,8 +197,7 @@ extension CatalogService {
 
     /// Stars or unstars a stored item.
     public func setFavorite(_ isFavorite: Bool, source: SourceID, itemID: String) throws {
-        _ = try self.source(source)
-        try database.setFavorite(isFavorite, source: source, itemID: itemID)
+        try database.setFavorite(isFavorite, source: source, itemID: try self.source(source).canonicalItemID(itemID))
     }
 
     /// Stars `item` (as read from its source), storing it as well when the store does not hold it.

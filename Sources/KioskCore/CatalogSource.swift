@@ -36,6 +36,11 @@ public protocol CatalogSource: Sendable {
     /// Whether a stored item belongs in a list with these (normalised) filters, for a search of the store, which the
     /// upstream's filters cannot reach; true for a filter the item does not tell (a ranking an article was listed in).
     func matches(_ item: CatalogItem, filters: [String: String]) -> Bool
+    /// The filters `matches` reads from an item (a store search with none of them is its best page, read as such).
+    var itemFilterNames: Set<String> { get }
+    /// The id an item is stored and starred under, for an id as written in an address (`01` is character 1 where ids are
+    /// numbers); the id itself where ids are names.
+    func canonicalItemID(_ itemID: String) -> String
     /// The endpoints this source calls, for the network debugger's registry.
     var endpoints: [EndpointDescription] { get }
     /// A request rebuilt from the log (its secrets read `<redacted>`) with this source's current
@@ -69,6 +74,18 @@ extension CatalogSource {
     public var filterValues: [String: [String]] { [:] }
     /// Default: every item (no filter an item tells).
     public func matches(_ item: CatalogItem, filters: [String: String]) -> Bool { true }
+    /// Default: none.
+    public var itemFilterNames: Set<String> { [] }
+    /// Default: the id as written (a name's slug, `007`, is its own).
+    public func canonicalItemID(_ itemID: String) -> String { itemID }
+
+    /// `itemID` without the leading zeros of a number, for sources whose ids are numbers.
+    public static func withoutLeadingZeros(_ itemID: String) -> String {
+        guard itemID.count > 1, itemID.hasPrefix("0"), itemID.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return itemID }
+        let trimmed = itemID.drop { $0 == "0" }
+        return trimmed.isEmpty ? "0" : String(trimmed)
+    }
     /// Default: page 1, then as many pages as its answer names.
     public var syncPlan: SyncPlan { SyncPlan(requests: [PageRequest(source: id)], followsTotalPages: true) }
     /// Default: the upstream's order.

@@ -432,8 +432,8 @@ public struct Redactor: Sendable, Hashable {
         } else if type.hasPrefix("multipart/form-data") {
             values = secretParts(of: body, contentType: contentType ?? type).compactMap { String(data: body[(body.startIndex + $0.lowerBound)..<(body.startIndex + $0.upperBound)], encoding: .utf8) }
         } else if let reading = Self.jsonReading(type) {
-            // (The strings right under a secret's name, or in its list: an object under one is more often a schema's
-            // description of the field than the secret, and its words would be hidden wherever they appear.)
+            // (The strings right under a secret's name only: those of a list under one, hidden where they stand, are not
+            // hidden wherever else they appear, where a short word of a list would hide ordinary text.)
             values = secretValues(in: body, reading, inLists: false).compactMap { range in
                 // The string as JSON reads it, escapes undone.
                 let quoted = Data("\"".utf8) + body[(body.startIndex + range.lowerBound)..<(body.startIndex + range.upperBound)] + Data("\"".utf8)

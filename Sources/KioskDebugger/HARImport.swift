@@ -66,7 +66,7 @@ extension HAR {
             case .answeredAgain: "\(count) answered again (the newest answer is replayed)"
             case .keptEarlierAnswer: "\(count) 304 or temporary error after a full answer (the full answer is replayed)"
             case .headersTooLarge: "\(count) whose header section is over 80 KB, more than an answer may have"
-            case .unsendableURL: "\(count) whose URL no app can send (path escapes that are not UTF-8, or over 64 KB)"
+            case .unsendableURL: "\(count) whose URL no app can send (a user's name before the host, path escapes that are not UTF-8, or over 64 KB)"
             }
         }
     }
@@ -289,7 +289,16 @@ extension HAR {
     /// `startedDateTime` must be (`2024-05-22T08:41:18.352-04:00`, `…Z`).
     /// An archive's ISO 8601 date and time (`2024-05-22T08:41:18.352-04:00`, fractions of a second or not), as a `Date`.
     static func date(_ text: String) -> Date? {
-        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+        // RFC 3339's other spellings as ISO 8601's: a `t` or a space for the `T`, a `z` for the `Z`, a leap second as the
+        // second before it (Foundation takes none of them).
+        var text = text
+        if text.count > 10, let separator = text.index(text.startIndex, offsetBy: 10, limitedBy: text.endIndex),
+           text[separator] == " " || text[separator] == "t" {
+            text.replaceSubrange(separator...separator, with: "T")
+        }
+        if text.hasSuffix("z") { text = text.dropLast() + "Z" }
+        if let leap = text.range(of: #"(?<=T\d\d:\d\d):60"#, options: .regularExpression) { text.replaceSubrange(leap, with: ":59") }
+        return (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
             ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 
@@ -308,8 +317,8 @@ extension HAR {
     }
 
     /// `url` with its scheme and its host in lower case, and without the scheme's default port (RFC 3986 §6.2.3:
-    /// `HTTP://A.TEST:80/` is `http://a.test/`, one request), and without user information: no app's request carries it
-    /// (a client sends it as Authorization), so a rule keeping it would never match, and would keep a password in clear.
+    /// `HTTP://A.TEST:80/` is `http://a.test/`, one request); user information is left as written (such an entry is
+    /// skipped: `unsendableURL`).
     static func normalizingOrigin(_ url: String) -> String {
         guard let separator = url.range(of: "://") else { return url }
         let scheme = url[..<separator.lowerBound].lowercased()
@@ -321,7 +330,7 @@ extension HAR {
         if let defaultPort = ["http": ":80", "https": ":443"][scheme], host.hasSuffix(defaultPort) {
             host.removeLast(defaultPort.count)
         }
-        let normalized = scheme + "://" + host
+        let normalized = scheme + "://" + authority[..<hostStart] + host
         return normalized == url[..<authorityEnd] ? url : normalized + rest[authorityEnd...]
     }
 
@@ -392,6 +401,10 @@ extension HAR {
             guard let parsed = URL(string: url), parsed.host?.isEmpty == false, (1...65_535).contains(parsed.port ?? 80) else {
                 throw ImportError("\(path).request.url is not a valid http(s) URL.")
             }
+            // User information before the host: no app's request carries it (a client sends it as Authorization, which the
+            // entry's headers may not show), so a rule would never match it, would keep a password in clear, and in the
+            // proxy's cache, without it, would be an answer for no identity — anyone's.
+            if parsed.user(percentEncoded: true) != nil { return .skipped(.unsendableURL) }
             // A rule keeps the method and the response's fields verbatim, so a CR or LF in one would become
             // a second header wherever it is written back out: refuse the archive, naming the spot.
             guard HTTPSyntax.isToken(method) else {
@@ -510,7 +523,10 @@ extension HAR {
                 }
                 if isPolly, let bytes = HAR.pollyBytes(text, content: content, isEncoded: contentEncoding != nil) { return bytes }
                 // The text is the body decoded by its charset: encoded back by it, the app gets the bytes it was sent.
-                if let bytes = HAR.legacyEncodings(mimeType: content["mimeType"] as? String).lazy.compactMap({ text.data(using: $0) }).first {
+                // (Unless the size the archive gives is its UTF-8's and not those bytes': Kiosk's own export of an answer that
+                // was UTF-8 under a Latin-1 label, which it read as UTF-8.)
+                if let bytes = HAR.legacyEncodings(mimeType: content["mimeType"] as? String).lazy.compactMap({ text.data(using: $0) }).first,
+                   !(HAR.integer(content["size"]) == text.utf8.count && bytes.count != text.utf8.count) {
                     return bytes
                 }
                 // Bytes read as Latin-1, one character each (mitmproxy writes so a body whose type names no charset: an
@@ -547,15 +563,8 @@ extension HAR {
             guard target == base || target.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
                 throw ImportError("\(path) (\(name)) leads outside the archive's folder through a symbolic link.")
             }
-            // Only a file: a pipe would be waited on for ever (an archive may be one, `<(…)`; a body beside it is not), and
-            // a folder is no body.
-            var info = stat()
-            if stat(target, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
-                throw ImportError("\(path) (\(name)) is " + ((info.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file (a pipe, a device)")
-                                  + ", not a body's file.")
-            }
             do {
-                let data = try HAR.readArchive(atPath: target, limit: bodyFileBudget)
+                let data = try HAR.readArchive(atPath: target, limit: bodyFileBudget, regularFileOnly: true)
                 bodyFileBudget -= data.count
                 return data
             } catch let error as ImportError {
@@ -646,10 +655,28 @@ extension HAR {
     /// The bytes of the archive at `path` (`-` for standard input), at most `limit` of them. A regular
     /// file (standard input redirected from one included) is refused from its size before a byte is read;
     /// a pipe, or a file that grows while read, as soon as it passes the limit, so memory stays bounded.
-    public static func readArchive(atPath path: String, limit: Int = maximumImportBytes) throws -> Data {
+    /// `regularFileOnly` (a body's file beside an archive) refuses anything else: a pipe, waited on for ever (an archive may
+    /// be one, `<(…)`), a device, a folder.
+    public static func readArchive(atPath path: String, limit: Int = maximumImportBytes, regularFileOnly: Bool = false) throws -> Data {
         let handle: FileHandle
         if path == "-" {
             handle = .standardInput
+        } else if regularFileOnly {
+            // Opened without waiting for a pipe's writer, and what it is told by the descriptor itself (no second look at
+            // the path, which could be swapped in between).
+            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                let failure = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                throw ImportError("Cannot read it: \(KioskError.fileReason(failure, path: path)).")
+            }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                close(descriptor)
+                throw ImportError((info.st_mode & S_IFMT) == S_IFDIR ? "It is a folder, not a body's file."
+                                  : "It is not a regular file (a pipe, a device), not a body's file.")
+            }
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+            handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         } else {
             do {
                 handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
@@ -688,7 +715,7 @@ extension HAR {
         guard let mimeType else { return [] }
         let charset = HTTPSyntax.parameter("charset", in: mimeType)?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
         switch charset {
-        case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "iso_8859-1", "cp819", "us-ascii", "ascii":
+        case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "iso_8859-1", "cp819":
             return [.windowsCP1252, .isoLatin1]
         case "windows-1252", "cp1252", "x-cp1252": return [.windowsCP1252, .isoLatin1]
         case "shift_jis", "shift-jis", "sjis", "x-sjis", "ms_kanji", "csshiftjis", "windows-31j", "ms932", "cp932": return [.shiftJIS]

@@ -216,10 +216,17 @@ package struct WebController: Sendable {
             throw Self.pastTheEnd(parameters, total: 1, name: context.view.sourceName(id))
         }
         if let text = parameters.q {
-            let result = try await kiosk.catalog.search(source: id, text: text, page: parameters.page, filters: parameters.filters,
+            let result: SearchResult
+            do {
+                result = try await kiosk.catalog.search(source: id, text: text, page: parameters.page, filters: parameters.filters,
                                                         policy: policy)
-            // A page past a search's last (the store's search is one page) is one past its end, as a list's is.
-            if let total = result.totalPages, parameters.page > max(total, 1) {
+            } catch KioskError.notFound where parameters.page > 1 {
+                // An upstream that answers a search's page past its last with a 404 (Rick and Morty, Marvel).
+                throw Self.pastTheEnd(parameters, total: nil, name: context.view.sourceName(id))
+            }
+            // A page past a search's last (the store's own search is one page) is one past its end, as a list's is — not
+            // the store's stand-in for a failed upstream search, whose one page says nothing of the upstream's.
+            if result.error == nil, let total = result.totalPages, parameters.page > max(total, 1) {
                 throw Self.pastTheEnd(parameters, total: total, name: context.view.sourceName(id))
             }
             if api { return try JSONResponse.ok(SearchJSON(result)).with(result.cacheStatus) }
@@ -314,7 +321,8 @@ package struct WebController: Sendable {
         }
         if api { return try JSONResponse.ok(ItemJSON(result)).with(result.cacheStatus) }
         // Best effort: a history that cannot be written (a full disk) must not keep the page from the reader.
-        if Self.isReaderNavigation(request) { try? kiosk.catalog.noteRead(source: source, itemID: itemID) }
+        // (Under the item's own id: `/rickandmorty/01` is character 1.)
+        if Self.isReaderNavigation(request) { try? kiosk.catalog.noteRead(source: source, itemID: result.item.itemID) }
         return Pages.response(Pages.detail(result, context: context.view)).with(result.cacheStatus)
     }
 

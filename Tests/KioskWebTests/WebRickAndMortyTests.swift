@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import KioskCore
 import KioskDemoUpstream
+import KioskSources
 import Testing
 
 @Suite("Rick and Morty character sheet, episodes and locations in the web app", .serialized)
@@ -120,5 +121,28 @@ struct WebRickAndMortyTests {
             #expect(page.body.contains("53 linked items are not saved on this device and could not be fetched."))
             #expect(page.body.contains("class=\"missing\""))
         }
+    }
+
+    @Test("A search's page 2 with the upstream offline is the store's stand-in, not 'no such page'; past an upstream search's last it is")
+    func searchPagesPastTheEnd() async throws {
+        try await withWeb { harness, client in
+            // Given the first page of characters seen
+            _ = try await client.get("/rickandmorty")
+            // When the upstream's search is asked for a page past its last
+            let past = try await client.get("/rickandmorty?q=rick%20sanchez&page=40")
+            // Then it is a 404 saying there is no such page, not that an item is missing
+            #expect(past.status == .notFound, "\(past.status)")
+            #expect(!past.body.contains("the item may have been removed"), "\(past.body.prefix(600))")
+            // And with the upstream offline, page 2 of a search is the store's stand-in, with its banner, not a 404
+            var faults = FaultSettings.none
+            faults.offline = true
+            try await harness.demo.setFaults(faults)
+            let offline = try await client.get("/rickandmorty?q=rick&page=2")
+            #expect(offline.status != .notFound, "\(offline.status)")
+        }
+        // And the ids of names keep their zeros, where numbers lose them
+        #expect(Sources.make(.live)[.dogs]?.canonicalItemID("007") == "007")
+        #expect(Sources.make(.live)[.rickandmorty]?.canonicalItemID("007") == "7")
+        #expect(Sources.make(.live)[.rickandmorty]?.canonicalItemID("episode-07") == "episode-07")
     }
 }

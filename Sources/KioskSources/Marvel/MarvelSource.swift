@@ -56,6 +56,9 @@ public struct MarvelSource: CatalogSource {
     /// None: Marvel characters have no filters in Kiosk.
     public var filterValues: [String: [String]] { [:] }
 
+    /// A character's number without leading zeros.
+    public func canonicalItemID(_ itemID: String) -> String { Self.withoutLeadingZeros(itemID) }
+
     /// Rejects pages below 1 and any filter.
     public func normalize(_ request: PageRequest) throws -> PageRequest {
         try RequestValidation.checkBasics(request, source: id)

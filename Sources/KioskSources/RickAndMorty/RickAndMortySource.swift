@@ -59,6 +59,11 @@ public struct RickAndMortySource: CatalogSource {
 
     /// A character whose status and gender are those asked (as the API compares them, whatever the case); an episode or a
     /// place, which the character filters leave out upstream, only when none is asked.
+    public var itemFilterNames: Set<String> { Set(filterValues.keys) }
+
+    /// A character's number without leading zeros (episodes and places, `episode-3`, are names).
+    public func canonicalItemID(_ itemID: String) -> String { Self.withoutLeadingZeros(itemID) }
+
     public func matches(_ item: CatalogItem, filters: [String: String]) -> Bool {
         let asked = filters.filter { filterValues[$0.key] != nil }
         guard !asked.isEmpty else { return true }
