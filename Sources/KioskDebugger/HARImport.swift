@@ -285,8 +285,6 @@ extension HAR {
         return body[(open + 1)..<end]
     }
 
-    /// Throws unless `value` is absent or an ISO 8601 date and time with a time zone, as HAR's
-    /// `startedDateTime` must be (`2024-05-22T08:41:18.352-04:00`, `…Z`).
     /// An archive's ISO 8601 date and time (`2024-05-22T08:41:18.352-04:00`, fractions of a second or not), as a `Date`.
     static func date(_ text: String) -> Date? {
         // RFC 3339's other spellings as ISO 8601's: a `t` or a space for the `T`, a `z` for the `Z`, a leap second as the
@@ -302,12 +300,22 @@ extension HAR {
             ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 
+    /// Throws unless `value` is absent or an ISO 8601 date and time with a time zone on a day the calendar has, as
+    /// HAR's `startedDateTime` must be (`2024-05-22T08:41:18.352-04:00`, `…Z`).
     static func checkDate(_ value: Any?, path: String) throws {
         guard let value else { return }
         // RFC 3339's too: a `t` or a space for the `T`, a `z` for the `Z`, a leap second.
-        let pattern = #/\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d(:([0-5]\d|60)(\.\d+)?)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)/#
-        guard let text = value as? String, (try? pattern.wholeMatch(in: text)) != nil else {
+        let pattern = #/(?<year>\d{4})-(?<month>0[1-9]|1[0-2])-(?<day>0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d(:([0-5]\d|60)(\.\d+)?)?([Zz]|[+-]([01]\d|2[0-3]):?[0-5]\d)/#
+        guard let text = value as? String, let match = try? pattern.wholeMatch(in: text) else {
             throw ImportError("\(path) is not an ISO 8601 date and time with a time zone (such as 2024-05-22T08:41:18.352Z).")
+        }
+        // Foundation's parser rolls a day past its month's last into the next month (2024-02-30 is March 1st): the
+        // archive is wrong, and an entry would be dated and ordered by a day it does not name.
+        let (year, month, day) = (Int(match.year) ?? 0, Int(match.month) ?? 1, Int(match.day) ?? 1)
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard day <= days else {
+            throw ImportError("\(path) names a day its month does not have (\(text.prefix(10))).")
         }
     }
 

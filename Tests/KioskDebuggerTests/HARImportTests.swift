@@ -410,10 +410,11 @@ struct HARImportTests {
         #expect(try mode(mocksFile.deletingLastPathComponent()) == 0o700)
     }
 
-    @Test("RFC 3339's other spellings of a date are taken: a t or a space for the T, a z for the Z, a leap second")
+    @Test("RFC 3339's other spellings of a date are taken: a t or a space for the T, a z for the Z, a leap second; and a leap year's February 29th")
     func rfc3339Dates() throws {
         for (date, seconds) in [("2016-12-31T23:59:60Z", 1_483_228_799.0), ("2024-05-22T08:41:18.352z", 1_716_367_278.352),
-                                ("2024-05-22 08:41:18Z", 1_716_367_278.0), ("2024-05-22t08:41:18+02:00", 1_716_360_078.0)] {
+                                ("2024-05-22 08:41:18Z", 1_716_367_278.0), ("2024-05-22t08:41:18+02:00", 1_716_360_078.0),
+                                ("2024-02-29T12:00:00Z", 1_709_208_000.0)] {
             let archive = #"{"log": {"entries": [{"startedDateTime": "\#(date)", "request": {"method": "GET", "url": "https://x/"}, "#
                 + #""response": {"status": 200, "content": {"text": "a"}}}]}}"#
             #expect(throws: Never.self, "\(date)") { try Self.importing(Data(archive.utf8)) }
@@ -429,6 +430,10 @@ struct HARImportTests {
             (#"{"log": {"version": 1.2, "entries": []}}"#, "log.version is not a string"),
             (#"{"log": {"pages": {}, "entries": []}}"#, "log.pages is not an array"),
             (#"{"log": {"pages": [{"startedDateTime": "2015-02-10T07:33:17.146"}], "entries": []}}"#, "log.pages[0].startedDateTime is not an ISO 8601"),
+            (#"{"log": {"pages": [{"startedDateTime": "2024-02-30T07:33:17Z"}], "entries": []}}"#,
+             "log.pages[0].startedDateTime names a day its month does not have (2024-02-30)"),
+            (#"{"log": {"entries": [{"startedDateTime": "2023-02-29T00:00:00Z", "request": {"method": "GET", "url": "https://x/"}}]}}"#,
+             "log.entries[0].startedDateTime names a day its month does not have (2023-02-29)"),
             (#"{"log": {"entries": [3]}}"#, "log.entries[0] is not an object"),
             (#"{"log": {"entries": [{"startedDateTime": "yesterday", "request": {"method": "GET", "url": "https://x/"}}]}}"#,
              "log.entries[0].startedDateTime is not an ISO 8601"),
