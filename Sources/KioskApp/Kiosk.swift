@@ -242,7 +242,9 @@ public final class Kiosk: Sendable {
         }
         let proxyCaching = configuration.proxyCache.map { cacheConfiguration in
             ProxyCachingTransport(base: proxyPolicy, captureBehind: captureBehind, cache: proxyCache, settings: cacheConfiguration.settings,
-                                  patience: cacheConfiguration.fallbackAfter, redactor: redactor, now: dependencies.now, warn: warnLate)
+                                  patience: cacheConfiguration.fallbackAfter, redactor: redactor,
+                                  bufferLimit: configuration.proxyTransport.maximumBodyBytes,
+                                  heldBodies: configuration.proxyTransport.heldBodies, now: dependencies.now, warn: warnLate)
         }
         self.proxyCaching = proxyCaching
         let proxyRewriting = RewritingTransport(base: MockingTransport(base: proxyCaching ?? proxyPolicy, rules: mocks),

@@ -105,11 +105,18 @@ final class ProxyCachingTransport: HTTPTransport {
     private let redactor: Redactor
     /// Why the last answer that could not be stored was not, once one was not (said once through `warn`).
     let failure = Mutex<String?>(nil)
+    /// The most bytes of an answer slow to end kept as it passes, to be stored once it ended: the proxy's buffer limit,
+    /// as for an answer held whole.
+    private let bufferLimit: Int
+    /// What the bytes kept of answers slow to end count against, as held bodies do (nil: no budget).
+    private let heldBodies: HeldBodies?
 
     init(base: any HTTPTransport, captureBehind: @escaping @Sendable (any HTTPTransport) -> any HTTPTransport = { $0 }, cache: ProxyCache?,
-         settings: ProxyCacheSettings, patience: Duration? = nil, redactor: Redactor = .standard, now: @escaping @Sendable () -> Date,
-         warn: @escaping @Sendable (String) -> Void) {
+         settings: ProxyCacheSettings, patience: Duration? = nil, redactor: Redactor = .standard, bufferLimit: Int = 16 << 20,
+         heldBodies: HeldBodies? = nil, now: @escaping @Sendable () -> Date, warn: @escaping @Sendable (String) -> Void) {
         direct = base
+        self.bufferLimit = bufferLimit
+        self.heldBodies = heldBodies
         self.redactor = redactor
         self.captureBehind = captureBehind
         // Only an answer the cache could give the requests that joined it without asking the upstream (RFC 9111 §4): one
@@ -164,7 +171,8 @@ final class ProxyCachingTransport: HTTPTransport {
                 let forward: CacheStatus.Forward = if case .varyMiss? = found { .varyMiss } else { othersHeld ? .varyMiss : .miss }
                 return Self.notStored(request, storedForOthers: othersHeld, forward: forward)
             }
-            return answer(from: entry, to: request, status: CacheStatus(.offline))
+            return answer(from: entry, to: request, status: CacheStatus(.offline, ttl: Self.remainingFreshness(of: entry, at: now(),
+                                                                                                      shared: Self.isShared(request))))
         }
         guard settings.mode != .off, let key, let cache else {
             let forward: CacheStatus.Forward = readable ? .bypass
@@ -413,11 +421,15 @@ final class ProxyCachingTransport: HTTPTransport {
         }
         // A preflight's answer is kept when it allowed the origin that asked (by name, or any): a refusal is the upstream's to
         // say again.
-        let allowed = response.headers["Access-Control-Allow-Origin"]?.trimmingCharacters(in: .whitespaces)
-        let storable = Self.isStorable(response, for: request)
-            && (!preflight || ((200..<300).contains(response.status) && (allowed == "*" || allowed == request.headers["Origin"])))
+        func keepable(_ response: HTTPResponse) -> Bool {
+            let allowed = response.headers["Access-Control-Allow-Origin"]?.trimmingCharacters(in: .whitespaces)
+            return Self.isStorable(response, for: request)
+                && (!preflight || ((200..<300).contains(response.status) && (allowed == "*" || allowed == request.headers["Origin"])))
+        }
+        let storable = keepable(response)
         if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
-           Self.speaksOf(response.headers, entry, askedWith: request.headers), Self.forbidsKeeping(response.headers, asked: request.headers) {
+           Self.speaksOf(response.headers, entry, askedWith: request.headers),
+           Self.forbidsKeeping(response.headers, status: entry.status, asked: request.headers) {
             // A 304 whose fields (or the request's) say no-store, or Vary: *, would renew the stored answer into one this
             // cache may not keep (RFC 9111 §3, §4.3.4): it goes, as a browser's cache drops it; the app still gets it.
             // (Once, by the request that went upstream for its twins.)
@@ -428,11 +440,16 @@ final class ProxyCachingTransport: HTTPTransport {
            Self.speaksOf(response.headers, entry, askedWith: request.headers), response.isCollapsed {
             // The request that went upstream for this one and its twins renews the stored answer, once.
             stored = true
-        } else if response.status == 304, case .found(let entry) = found, !response.isMocked, !response.isEdited,
-           Self.speaksOf(response.headers, entry, askedWith: request.headers) {
+        } else if case .found(let entry) = found, !response.isMocked, !response.isEdited,
+                  response.status == 304 && Self.speaksOf(response.headers, entry, askedWith: request.headers)
+                    // A HEAD's 200 with the stored GET answer's validators speaks of it too (RFC 9111 §4.3.5).
+                    || request.method == "HEAD" && response.status == 200 && entry.method == "GET"
+                    && !Self.headSaysChanged(response.headers, entry.headers) && Self.speaksOf(response.headers, entry, askedWith: [:])
+                    && !Self.forbidsKeeping(response.headers, status: entry.status, asked: request.headers) {
             do {
                 let hider = Self.hider(for: request, redactor)
-                // Its fields as an answer's are kept: a cookie it sets is this app's alone, its Cache-Status made anew.
+                // Its fields as an answer's are kept (its Content-Length aside): a cookie it sets is this app's alone, its
+                // Cache-Status made anew.
                 stored = try cache.refresh(id: entry.id, validators: entry.headers, with: Self.storedHeaders(response.headers),
                                            requestTime: sent, responseTime: received) { fields in
                     hider.flatMap { Self.hidden(fields, $0) }
@@ -456,47 +473,153 @@ final class ProxyCachingTransport: HTTPTransport {
                                 age: response.headers["Age"])
             stored = true
         } else if let storedAs, storable {
-            var varied = response.headers
-            // A preflight's answer is for the origin, method and headers asked (the Fetch standard's CORS-preflight cache).
-            if preflight { varied.add(name: "Vary", value: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers") }
-            let vary = Key.varyNames(varied)
-            let (status, headers) = Self.storedForm(response)
-            var answer = ProxyCacheAnswer(method: storedAs, url: key.url, host: key.host, credentials: key.credentials, vary: vary,
-                                          variant: key.variant(for: vary) ?? "", status: status,
-                                          headers: headers, body: storedAs == "HEAD" ? Data() : response.body,
-                                          requestTime: sent, responseTime: received)
-            if ProxyCacheAnswer.isCredentialed(key.credentials) { answer.credentialFields = Key.credentialFields(request.headers) }
-            // An answer echoing the app's own credentials (an echo service, a "hello <token>") keeps a copy without them
-            // for the pages and exports; the log hides them the same way.
-            if let hider = Self.hider(for: request, redactor) {
-                answer.shownHeaders = Self.hidden(answer.headers, hider)
-                // (Inside its content coding too: decoded, hidden, coded again.)
-                let body = hider.redactBody(answer.body, contentType: answer.headers["Content-Type"],
-                                            contentEncoding: answer.headers.combined("Content-Encoding"))
-                if body != answer.body { answer.shownBody = body }
+            stored = keep(response, as: storedAs, key: key, request: request, preflight: preflight, sent: sent, received: received, in: cache)
+        } else if let storedAs, let stream = response.stream, !response.isCollapsed, !response.isMocked, !response.isEdited {
+            // An answer handed on before its end is kept or outdates the stored one only once it ended whole: one cut short
+            // (the upstream gone mid-body) is no answer, and the stored one stays to stand in for it. One streamed only for
+            // being slow to end (a server that sends its head, then works) is kept as it passes, as it would have been held.
+            let whole = { @Sendable (body: Data) in
+                var whole = response
+                whole.stream = nil
+                whole.body = body
+                return whole
             }
-            stored = cache.store(answer) { [self] error in warnOnce(error) }
+            let keeps = response.isSlowToEnd && keepable(whole(Data()))
+            let outdated: ProxyCacheEntry? = if case .found(let entry) = found, entry.method == storedAs,
+                                                Self.outdates(response, request) { entry } else { nil }
+            if keeps || outdated != nil {
+                answered.stream = keptWhenWhole(stream, keeps: keeps) { [self, request] body in
+                    if let body {
+                        _ = keep(whole(body), as: storedAs, key: key, request: request, preflight: preflight, sent: sent, received: received, in: cache)
+                    } else if let outdated, settings.withLock({ $0.mode == .http }) {
+                        do { try cache.remove(id: outdated.id) } catch { warnOnce(error) }
+                    }
+                }
+            }
         } else if let storedAs, case .found(let entry) = found, entry.method == storedAs, !response.isCollapsed, !response.isMocked,
-                  !response.isEdited, (200..<400).contains(response.status) || [404, 410].contains(response.status),
-                  response.status != 206, response.status != 304, request.headers["Range"] == nil,
-                  settings.withLock({ $0.mode == .http }) {
-            // A newer whole answer this cache may not keep (no-store, Vary: *, too large, streamed past the buffer) makes
-            // the stored one out of date: it goes, as a browser's cache drops it, or the next request would get the older
-            // answer as fresh (RFC 9111 §4: the most recent response is the one used). Not for a server error or a 429,
-            // which say nothing of the content, nor a part (a 206, an answer to a Range) or a 304 of another
-            // representation; not in `fallback`, whose stored answer stands in for a failure however old.
+                  !response.isEdited, Self.outdates(response, request), settings.withLock({ $0.mode == .http }) {
+            // A newer whole answer this cache may not keep (no-store, Vary: *, too large) makes the stored one out of date:
+            // it goes, as a browser's cache drops it, or the next request would get the older answer as fresh (RFC 9111
+            // §4: the most recent response is the one used). Not in `fallback`, whose stored answer stands in for a failure
+            // however old.
             do { try cache.remove(id: entry.id) } catch { warnOnce(error) }
         }
+        // What was stored (or renewed, by a 304) is fresh for so long from now: RFC 9211's ttl.
+        var ttl: TimeInterval?
+        if stored {
+            var (status, headers) = (response.status, response.headers)
+            // (A 304, or a HEAD's 200, renewed the stored answer: its fields as they are now.)
+            if case .found(let entry) = found, response.status == 304 || (request.method == "HEAD" && entry.method == "GET") {
+                (status, headers) = (entry.status, ProxyCache.renewed(entry.headers, with: Self.storedHeaders(response.headers)))
+            }
+            ttl = Self.freshnessLifetime(status: status, headers: headers, receivedAt: received, shared: Self.isShared(request))
+                - Self.currentAge(headers: headers, requestTime: sent, responseTime: received, at: received)
+        }
         Self.mark(&answered, CacheStatus(CacheDecision(forwardedAnswer: response, conditional: Self.isConditional(request.headers)),
-                                         forward: forward, forwardStatus: response.status,
+                                         forward: forward, forwardStatus: response.status, ttl: ttl,
                                          stored: stored, collapsed: response.isCollapsed))
         return answered
+    }
+
+    /// Stores `response`, the answer to `request` (sent and received at those moments), as `storedAs`'s under `key`;
+    /// whether it is to be stored (see `ProxyCache.store`).
+    private func keep(_ response: HTTPResponse, as storedAs: String, key: Key, request: HTTPRequest, preflight: Bool,
+                      sent: Date, received: Date, in cache: ProxyCache) -> Bool {
+        var varied = response.headers
+        // A preflight's answer is for the origin, method and headers asked (the Fetch standard's CORS-preflight cache).
+        if preflight { varied.add(name: "Vary", value: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers") }
+        let vary = Key.varyNames(varied)
+        let (status, headers) = Self.storedForm(response)
+        var answer = ProxyCacheAnswer(method: storedAs, url: key.url, host: key.host, credentials: key.credentials, vary: vary,
+                                      variant: key.variant(for: vary) ?? "", status: status,
+                                      headers: headers, body: storedAs == "HEAD" ? Data() : response.body,
+                                      requestTime: sent, responseTime: received)
+        if ProxyCacheAnswer.isCredentialed(key.credentials) { answer.credentialFields = Key.credentialFields(request.headers) }
+        // An answer echoing the app's own credentials (an echo service, a "hello <token>") keeps a copy without them
+        // for the pages and exports; the log hides them the same way.
+        if let hider = Self.hider(for: request, redactor) {
+            answer.shownHeaders = Self.hidden(answer.headers, hider)
+            // (Inside its content coding too: decoded, hidden, coded again.)
+            let body = hider.redactBody(answer.body, contentType: answer.headers["Content-Type"],
+                                        contentEncoding: answer.headers.combined("Content-Encoding"))
+            if body != answer.body { answer.shownBody = body }
+        }
+        return cache.store(answer) { [self] error in warnOnce(error) }
+    }
+
+    /// Whether `response`, a newer answer to `request` than the one stored, makes that one out of date when this cache
+    /// may not keep it: not a server error or a 429, which say nothing of the content, nor a part (a 206, an answer to a
+    /// Range) or a 304 of another representation.
+    private static func outdates(_ response: HTTPResponse, _ request: HTTPRequest) -> Bool {
+        ((200..<400).contains(response.status) || [404, 410].contains(response.status))
+            && response.status != 206 && response.status != 304 && request.headers["Range"] == nil
+    }
+
+    /// `stream`, telling `ended` once it ended whole (never when it was cut short, or left by its reader): with its body
+    /// when `keeps` and the body stayed within the buffer limit and the held bodies' budget as it passed, else nil.
+    private func keptWhenWhole(_ stream: BodyStream, keeps: Bool, ended: @escaping @Sendable (Data?) -> Void) -> BodyStream {
+        let kept = KeptBody(limit: keeps ? bufferLimit : -1, budget: heldBodies)
+        return stream.observed(chunk: { kept.add($0) }, end: { error in
+            guard error == nil else { return }
+            ended(kept.whole())
+        })
+    }
+
+    /// The parts of a streamed body kept as they pass (see `keptWhenWhole`); what they hold of the budget is given back
+    /// when they are dropped, past the limit or with the stream however it ended.
+    private final class KeptBody: Sendable {
+        private struct Parts {
+            var list: [Data] = []
+            var count = 0
+            var reserved = 0
+            var dropped = false
+        }
+        private let parts: Mutex<Parts>
+        private let limit: Int
+        private let budget: HeldBodies?
+
+        /// Keeps up to `limit` bytes (none when it is negative), counted against `budget`.
+        init(limit: Int, budget: HeldBodies?) {
+            self.limit = limit
+            self.budget = budget
+            parts = Mutex(Parts(dropped: limit < 0))
+        }
+
+        deinit { budget?.release(parts.withLock { $0.reserved }) }
+
+        /// Keeps `chunk`, or drops all kept when it would pass the limit or the budget has no room for it.
+        func add(_ chunk: Data) {
+            let freed = parts.withLock { parts -> Int in
+                guard !parts.dropped else { return 0 }
+                guard parts.count + chunk.count <= limit, budget?.reserve(chunk.count) ?? true else {
+                    defer { parts = Parts(dropped: true) }
+                    return parts.reserved
+                }
+                parts.list.append(chunk)
+                parts.count += chunk.count
+                if budget != nil { parts.reserved += chunk.count }
+                return 0
+            }
+            budget?.release(freed)
+        }
+
+        /// The body kept, in one copy that holds its part of the budget while it lives; nil when it was dropped.
+        func whole() -> Data? {
+            let taken = parts.withLock { parts -> Parts in
+                defer { parts = Parts(dropped: true) }
+                return parts
+            }
+            guard !taken.dropped else { return nil }
+            return HeldBodies.joined(taken.list, count: taken.count, budget: budget, reserved: taken.reserved) { part, use in
+                part.withUnsafeBytes(use)
+            }
+        }
     }
 
     /// Sends `request` again behind the answer an app already got (a stale one within `stale-while-revalidate`, one that
     /// stood in for a slow upstream), with the transport's whole time, for what the upstream answers to be stored; one
     /// at a time per entry, however many requests got it meanwhile. An answer streamed past the buffer, which no one
-    /// reads, is closed.
+    /// reads, is closed; one streamed for being slow to end is read to its end, to be stored.
     private func renewBehind(_ request: HTTPRequest, key: Key, cache: ProxyCache, entry: ProxyCacheEntry, reason: CacheStatus.Forward) {
         guard revalidating.withLock({ $0.insert(entry.id).inserted }) else { return }
         var unhurried = request
@@ -509,7 +632,14 @@ final class ProxyCachingTransport: HTTPTransport {
         })
         Task { [self] in
             let answer = try? await logged.send(unhurried)
-            answer?.stream?.cancel()
+            if let answer, answer.isSlowToEnd, let stream = answer.stream {
+                // Read to its end, for it to be stored: as held, up to the buffer limit.
+                var read = 0
+                while read <= bufferLimit, let part = try? await stream.next() { read += part.count }
+                if read > bufferLimit { stream.cancel() }
+            } else {
+                answer?.stream?.cancel()
+            }
             _ = revalidating.withLock { $0.remove(entry.id) }
         }
     }
@@ -701,10 +831,18 @@ final class ProxyCachingTransport: HTTPTransport {
 
     /// Whether an answer with these fields, to a request with `asked`, may not be kept whatever its status: `no-store` on
     /// either side, or `Vary: *` (RFC 9111 §3).
-    static func forbidsKeeping(_ fields: HTTPHeaderFields, asked: HTTPHeaderFields) -> Bool {
-        control(of: fields, shared: false).noStore || control(of: asked, shared: false).noStore
+    static func forbidsKeeping(_ fields: HTTPHeaderFields, status: Int, asked: HTTPHeaderFields) -> Bool {
+        let control = control(of: fields, shared: false)
+        // `must-understand` (RFC 9111 §5.2.2.3): an answer of a status whose caching rules this cache does not know is not
+        // kept; of one it does, its `no-store` — there for caches that do not understand the directive — is ignored.
+        let noStore = control.mustUnderstand ? !understoodStatuses.contains(status) : control.noStore
+        return noStore || self.control(of: asked, shared: false).noStore
             || Key.varyNames(fields).split(separator: ",").contains("*")
     }
+
+    /// The final status codes whose caching rules this cache knows: RFC 9110's (§15), as `must-understand` asks.
+    static let understoodStatuses: Set<Int> = Set(200...206).union(Set(300...308).subtracting([306]))
+        .union(Set(400...417)).union([421, 422, 426]).union(Set(500...505))
 
     /// Whether a request with `headers` names a validator (`If-None-Match`, `If-Modified-Since`): a 304 to it revalidated.
     static func isConditional(_ headers: HTTPHeaderFields) -> Bool {
@@ -730,7 +868,7 @@ final class ProxyCachingTransport: HTTPTransport {
         let whole = isWhole(response)
         guard response.stream == nil, !response.isEdited, !response.isMocked, (200...599).contains(response.status),
               response.status != 206 || whole, response.status != 304, request.headers["Range"] == nil || whole else { return false }
-        if forbidsKeeping(response.headers, asked: request.headers) { return false }
+        if forbidsKeeping(response.headers, status: whole ? 200 : response.status, asked: request.headers) { return false }
         let shared = isShared(request)
         let control = control(of: response.headers, shared: shared)
         if shared && control.isPrivate { return false }
@@ -844,14 +982,19 @@ final class ProxyCachingTransport: HTTPTransport {
 
     /// RFC 9111 §4.2.3's current_age, in seconds.
     static func currentAge(of entry: ProxyCacheEntry, at now: Date) -> TimeInterval {
-        let date = entry.headers["Date"].flatMap(HTTPDate.parse) ?? entry.responseTime
-        let apparentAge = max(0, entry.responseTime.timeIntervalSince(date))
-        let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
-        let ageValue = TimeInterval(CacheControl.age(entry.headers["Age"]))
+        currentAge(headers: entry.headers, requestTime: entry.requestTime, responseTime: entry.responseTime, at: now)
+    }
+
+    /// RFC 9111 §4.2.3's current_age, in seconds, of an answer with `headers` asked at `requestTime`, come at `responseTime`.
+    static func currentAge(headers: HTTPHeaderFields, requestTime: Date, responseTime: Date, at now: Date) -> TimeInterval {
+        let date = headers["Date"].flatMap(HTTPDate.parse) ?? responseTime
+        let apparentAge = max(0, responseTime.timeIntervalSince(date))
+        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
+        let ageValue = TimeInterval(CacheControl.age(headers["Age"]))
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
         // In whole seconds, as `Age` says it (RFC 9111 §5.1): `ttl` is then the lifetime less the `Age` sent beside it,
         // the two adding up to the lifetime as an app reading them expects.
-        return (correctedInitialAge + max(0, now.timeIntervalSince(entry.responseTime))).rounded(.down)
+        return (correctedInitialAge + max(0, now.timeIntervalSince(responseTime))).rounded(.down)
     }
 
     /// Whether a 304 to a request `asked` with its conditions speaks of the stored `entry`, and so may renew it (RFC 9111

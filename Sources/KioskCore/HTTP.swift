@@ -309,6 +309,10 @@ public struct HTTPResponse: Sendable, Hashable {
         set { streaming = Riding(value: newValue) }
     }
     private var streaming = Riding<BodyStream>(value: nil)
+    /// Whether `stream` carries the body only because it was slow to end (no length, not ended a second after its head),
+    /// not because it is an event stream or past the buffer limit: whole, it is an answer like any held one (a cache
+    /// may keep it once it ends).
+    public var isSlowToEnd = false
 
     /// The header a mock rule marks its answers with (its value is the rule's id).
     public static let mockMarkerHeader = "X-Kiosk-Mock"

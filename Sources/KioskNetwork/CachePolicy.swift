@@ -46,6 +46,9 @@ public struct CacheControl: Sendable, Hashable {
     public var isPrivate = false
     /// `public`: any cache may store the answer, even one it would not by default (RFC 9111 §5.2.2.9).
     public var isPublic = false
+    /// `must-understand`: store the answer only when its status code's caching rules are understood, and then ignore
+    /// `no-store` (RFC 9111 §5.2.2.3).
+    public var mustUnderstand = false
 
     /// Parses a Cache-Control header value; unknown directives are ignored, malformed numbers dropped — but a
     /// `max-age` is the first one given, and one without a valid number is 0 (RFC 9111 §4.2.1: a cache uses the first
@@ -68,6 +71,7 @@ public struct CacheControl: Sendable, Hashable {
             case "proxy-revalidate": proxyRevalidate = true
             case "private": isPrivate = true
             case "public": isPublic = true
+            case "must-understand": mustUnderstand = true
             case "no-store": noStore = true
             case "no-cache": noCache = true
             case "must-revalidate": mustRevalidate = true

@@ -79,6 +79,8 @@ final class ResponseCollector: Sendable {
         var body: Data
         var marks: ExchangeMarks
         var stream: BodyStream?
+        /// Whether it streams only because its body was slow to end (`slowBodyDelay`), within the limit so far.
+        var slow = false
     }
 
     private struct State {
@@ -312,7 +314,7 @@ final class ResponseCollector: Sendable {
         if mediaType.map(Self.streamingMediaTypes.contains) == true || (length ?? 0) > limit {
             startStreaming(exchange)
         } else if length == nil, head.status.mayHaveResponseBody {
-            let timer = loop.scheduleTask(in: slowBodyDelay) { [self] in _ = streamHeld(exchange) }
+            let timer = loop.scheduleTask(in: slowBodyDelay) { [self] in _ = streamHeld(exchange, slow: true) }
             state.withLock { $0.slowBodyTimer = timer }
         }
         return .more
@@ -345,11 +347,11 @@ final class ResponseCollector: Sendable {
     }
 
     /// Hands the answer on now with what is held of its body, the rest to stream as it comes (a body past the limit, or
-    /// one slow to end); nothing when it was handed on already.
+    /// one `slow` to end); nothing when it was handed on already.
     @discardableResult
-    private func streamHeld(_ exchange: UpstreamExchange) -> BodyPipe? {
+    private func streamHeld(_ exchange: UpstreamExchange, slow: Bool = false) -> BodyPipe? {
         guard state.withLock({ !$0.delivered && $0.pipe == nil }) else { return nil }
-        let (pipe, held) = startStreaming(exchange)
+        let (pipe, held) = startStreaming(exchange, slow: slow)
         for part in held { _ = pipe.offer(Data(part.readableBytesView), resume: {}) }
         budget?.release(state.withLock { state in
             defer { state.reserved = 0 }
@@ -412,10 +414,10 @@ final class ResponseCollector: Sendable {
         }
     }
 
-    /// Hands the answer on now, its whole body to come through a pipe; returns the pipe and the parts held so far,
-    /// which the caller offers to it first.
+    /// Hands the answer on now, its whole body to come through a pipe (only because it is `slow` to end, or not); returns
+    /// the pipe and the parts held so far, which the caller offers to it first.
     @discardableResult
-    private func startStreaming(_ exchange: UpstreamExchange) -> (pipe: BodyPipe, held: CircularBuffer<ByteBuffer>) {
+    private func startStreaming(_ exchange: UpstreamExchange, slow: Bool = false) -> (pipe: BodyPipe, held: CircularBuffer<ByteBuffer>) {
         let loop = loop
         let pipe = BodyPipe(onStop: { loop.execute { exchange.cancel() } })
         let (collected, held): (Collected?, CircularBuffer<ByteBuffer>) = state.withLock { state in
@@ -423,7 +425,7 @@ final class ResponseCollector: Sendable {
             state.pipe = pipe
             state.delivered = true
             defer { state.parts = [] }
-            return (Collected(head: head, body: Data(), marks: state.marks, stream: pipe.stream), state.parts)
+            return (Collected(head: head, body: Data(), marks: state.marks, stream: pipe.stream, slow: slow), state.parts)
         }
         // Already answered (the timer won against the head): nobody will read the stream.
         guard let collected else {

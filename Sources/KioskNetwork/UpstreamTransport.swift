@@ -284,6 +284,7 @@ public final class UpstreamTransport: HTTPTransport {
             var answer = HTTPResponse(status: Int(response.head.status.code), headers: HTTPHeaderFields(list),
                                       body: response.body, url: request.url, timings: timings)
             answer.stream = response.stream
+            answer.isSlowToEnd = response.slow
             return answer
         } catch is CancellationError {
             throw KioskError.cancelled

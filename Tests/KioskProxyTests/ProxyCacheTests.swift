@@ -24,6 +24,9 @@ final class ScriptedUpstream: Sendable {
         /// While set, answers wait for `release()`.
         var holding = false
         var held: [@Sendable () -> Void] = []
+        /// While set, answers are chunked, their second half sent `pause` after the first (or, `cut`, never: the
+        /// connection closes instead).
+        var slowly: (pause: TimeAmount, cut: Bool)?
     }
     private let state = Mutex(State())
     private let listener = Mutex<(any Channel)?>(nil)
@@ -57,6 +60,10 @@ final class ScriptedUpstream: Sendable {
 
     /// Answers every request from now on with what `answer` returns for its head.
     func answer(_ answer: @escaping @Sendable (HTTPRequestHead) -> Answer) { state.withLock { $0.answer = answer } }
+
+    /// Sends every answer from now on chunked and slow to end: its first half, then after `pause` its second (or with
+    /// `cut`, the connection closed in its place); nil, as they come again.
+    func answerSlowly(_ slowly: (pause: TimeAmount, cut: Bool)?) { state.withLock { $0.slowly = slowly } }
 
     /// Holds every answer from now on until `release()`.
     func hold() { state.withLock { $0.holding = true } }
@@ -118,6 +125,21 @@ final class ScriptedUpstream: Sendable {
         }
 
         private func write(_ answer: Answer, _ head: HTTPRequestHead, _ context: ChannelHandlerContext) {
+            if let (pause, cut) = upstream?.state.withLock({ $0.slowly }), head.method != .HEAD, answer.status != .notModified {
+                let body = Array(answer.body.utf8)
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: answer.status,
+                                                                     headers: HTTPHeaders(answer.headers + [("Transfer-Encoding", "chunked")])))),
+                              promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body.prefix(body.count / 2))))), promise: nil)
+                let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                context.eventLoop.scheduleTask(in: pause) {
+                    let (handler, context) = bound.value
+                    guard !cut else { return context.close(promise: nil) }
+                    context.write(handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body.dropFirst(body.count / 2))))), promise: nil)
+                    context.writeAndFlush(handler.wrapOutboundOut(.end(nil)), promise: nil)
+                }
+                return
+            }
             var fields = HTTPHeaders(answer.headers)
             fields.replaceOrAdd(name: "Content-Length", value: String(answer.body.utf8.count))
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: answer.status, headers: fields))), promise: nil)
@@ -181,7 +203,7 @@ struct ProxyCacheTests {
             // Given an answer fetched once through the proxy, by curl
             let first = try await runCurl(["-sS", "-i", "-x", "http://127.0.0.1:\(proxy.port)", upstream.url("/items")])
             let firstText = String(decoding: first.output, as: UTF8.self)
-            #expect(firstText.contains("Cache-Status: Kiosk;fwd=uri-miss;fwd-status=200;stored;detail=network"), "\(firstText)")
+            #expect(firstText.contains("Cache-Status: Kiosk;fwd=uri-miss;fwd-status=200;ttl=0;stored;detail=network"), "\(firstText)")
 
             // When the upstream goes away
             await upstream.stop()
@@ -228,7 +250,7 @@ struct ProxyCacheTests {
             #expect(try await curl(["-X", "POST", "--data", #"{"name":"Fido"}"#, upstream.url("/dogs")]).hasPrefix("HTTP/1.1 201"))
             // Then the read after the write goes upstream, though the list stored was fresh, and gets the new list
             let fresh = try await curl([upstream.url("/dogs")])
-            #expect(fresh.hasSuffix(#"["Rex","Fido"]"#) && fresh.contains("Cache-Status: Kiosk;fwd=stale;fwd-status=200;stored"), "\(fresh)")
+            #expect(fresh.hasSuffix(#"["Rex","Fido"]"#) && fresh.contains("Cache-Status: Kiosk;fwd=stale;fwd-status=200;ttl=") && fresh.contains(";stored;detail=network"), "\(fresh)")
             // When the app adds another dog and the upstream then goes away
             #expect(try await curl(["-X", "POST", "--data", #"{"name":"Fido"}"#, upstream.url("/dogs")]).hasPrefix("HTTP/1.1 201"))
             await upstream.stop()
@@ -332,7 +354,7 @@ struct ProxyCacheTests {
 
             // Then the stored answer is a hit, a HEAD gets no body, a matching validator a 304
             #expect(stored.status == .ok && stored.text == "stored body")
-            #expect(stored.header("Cache-Status") == ["Kiosk;hit;detail=offline"])
+            #expect(stored.header("Cache-Status") == ["Kiosk;hit;ttl=0;detail=offline"])
             #expect(head.status == .ok && head.body.isEmpty)
             #expect(conditional.status == .notModified && conditional.body.isEmpty)
             // And what is not stored is a 504 saying so
@@ -406,7 +428,7 @@ struct ProxyCacheTests {
             // And offline it is a hit; an OPTIONS that is no preflight is not stored
             try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
             let offline = try await preflight()
-            #expect(offline.status == .noContent && offline.header("Cache-Status") == ["Kiosk;hit;detail=offline"])
+            #expect(offline.status == .noContent && offline.header("Cache-Status") == ["Kiosk;hit;ttl=0;detail=offline"])
             let plain = try await proxy.send(.OPTIONS, upstream.url("/api/items"))
             #expect(plain.status == .gatewayTimeout && plain.text.contains("browsers' CORS preflights"), "\(plain.text)")
         }
@@ -440,10 +462,11 @@ struct ProxyCacheTests {
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
             // Given an app that only ever asked HEAD of /h, and both GET and then HEAD of /g, while online
             let first = try await proxy.send(.HEAD, upstream.url("/h"))
-            #expect(first.header("Cache-Status") == ["Kiosk;fwd=uri-miss;fwd-status=200;stored;detail=network"])
+            #expect(first.header("Cache-Status") == ["Kiosk;fwd=uri-miss;fwd-status=200;ttl=0;stored;detail=network"])
             _ = try await proxy.send(.GET, upstream.url("/g"))
             let headOfStored = try await proxy.send(.HEAD, upstream.url("/g"))
-            #expect(headOfStored.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=200;detail=network"])
+            // (its 200, with the stored GET answer's ETag, renews that answer's fields: RFC 9111 §4.3.5)
+            #expect(headOfStored.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=200;ttl=0;stored;detail=network"])
             let entries = try proxy.kiosk.proxyCacheEntries()
             // Then /g keeps one answer, the GET's, and /h a HEAD's without a body
             #expect(entries.map { "\($0.method) \(URL(string: $0.url)!.path)" }.sorted() == ["GET /g", "HEAD /h"])
@@ -455,11 +478,12 @@ struct ProxyCacheTests {
             let headOfGET = try await proxy.send(.HEAD, upstream.url("/g"))
             // Then a HEAD of /h is answered from its HEAD's answer, headers and all
             #expect(head.status == .ok && head.body.isEmpty && head.header("X-Method") == ["HEAD"])
-            #expect(head.header("Cache-Status") == ["Kiosk;hit;detail=offline"])
+            #expect(head.header("Cache-Status") == ["Kiosk;hit;ttl=0;detail=offline"])
             // And a GET of /h is not given the HEAD's empty answer: it was never stored
             #expect(get.status == .gatewayTimeout && get.text.contains("has only a HEAD's answer"), "\(get.text)")
-            // And a HEAD of /g gets the GET's answer's headers
-            #expect(headOfGET.status == .ok && headOfGET.body.isEmpty && headOfGET.header("X-Method") == ["GET"])
+            // And a HEAD of /g gets the GET's answer's headers, its body's length too (renewed by the HEAD's fields)
+            #expect(headOfGET.status == .ok && headOfGET.body.isEmpty && headOfGET.header("X-Method") == ["HEAD"])
+            #expect(headOfGET.header("Content-Length") == ["\("body of /g".utf8.count)"], "\(headOfGET.header("Content-Length"))")
         }
     }
 
@@ -530,7 +554,7 @@ struct ProxyCacheTests {
             }
             let revalidated = try await proxy.send(.GET, upstream.url("/doc"), headers: [("If-None-Match", #""v1""#)])
             #expect(revalidated.status == .notModified)
-            #expect(revalidated.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=304;stored;detail=revalidated"])
+            #expect(revalidated.header("Cache-Status") == ["Kiosk;fwd=stale;fwd-status=304;ttl=0;stored;detail=revalidated"])
 
             await upstream.stop()
             let stored = try await proxy.send(.GET, upstream.url("/doc"))
@@ -714,7 +738,7 @@ struct ProxyCacheTests {
 
             // Then it gets the archived answer, marked as a stored one
             #expect(status == 0)
-            #expect(text.contains("Cache-Status: Kiosk;hit;detail=offline"), "\(text.prefix(600))")
+            #expect(text.contains("Cache-Status: Kiosk;hit;ttl=-") && text.contains(";detail=offline"), "\(text.prefix(600))")
             let entry = try #require(try proxy.kiosk.proxyCacheEntry(id: stored.id))
             #expect(output.range(of: entry.body) != nil)
             #expect(String(decoding: entry.body, as: UTF8.self).contains("Luke Skywalker"))
@@ -724,7 +748,7 @@ struct ProxyCacheTests {
                                                                      "--cacert", authority, "-H", "Cookie: session=abc",
                                                                      "-H", "Authorization: Bearer token", stored.url])
             #expect(withCredentials == 0)
-            #expect(String(decoding: credentialed, as: UTF8.self).contains("Cache-Status: Kiosk;hit;detail=offline"))
+            #expect(String(decoding: credentialed, as: UTF8.self).contains("Cache-Status: Kiosk;hit;ttl=-"))
         }
     }
 
@@ -815,9 +839,9 @@ struct ProxyCacheTests {
         }
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
             let cdn = try await proxy.send(.GET, upstream.url("/cdn"))
-            #expect(cdn.header("Cache-Status") == ["ExampleCDN; hit; ttl=30, Kiosk;fwd=uri-miss;fwd-status=200;stored;detail=network"])
+            #expect(cdn.header("Cache-Status") == ["ExampleCDN; hit; ttl=30, Kiosk;fwd=uri-miss;fwd-status=200;ttl=0;stored;detail=network"])
             let bad = try await proxy.send(.GET, upstream.url("/bad"))
-            #expect(bad.header("Cache-Status") == ["Kiosk;fwd=uri-miss;fwd-status=200;stored;detail=network"])
+            #expect(bad.header("Cache-Status") == ["Kiosk;fwd=uri-miss;fwd-status=200;ttl=0;stored;detail=network"])
         }
     }
 
@@ -1151,6 +1175,62 @@ private final class Versions: Sendable {
 struct ProxyHTTPCacheTests {
     private static var http: (inout KioskConfiguration) -> Void { caching(ProxyCacheSettings(mode: .http)) }
 
+    @Test("An answer slow to end (its head, then a pause) is stored once it ended whole, and stands in when the upstream is gone")
+    func slowAnswerIsStoredWhenWhole() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("Content-Type", "application/json"), ("Cache-Control", "max-age=100")], #"{"items": [1, 2, 3, 4]}"#) }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.slowAfterATenth(caching())) { proxy, upstream in
+            // Given an upstream that sends the head and half the body, then the rest after a pause past the proxy's wait
+            // for a body's end (a tenth of a second here), so that the answer reaches the app as it comes
+            upstream.answerSlowly((pause: .milliseconds(400), cut: false))
+            let first = try await proxy.send(.GET, upstream.url("/slow"))
+            #expect(first.status == .ok && first.text == #"{"items": [1, 2, 3, 4]}"#, "\(first.text)")
+            let record = try #require(try await StreamingTests.record(of: upstream.url("/slow"), in: proxy))
+            #expect(record.touchedBy.contains { $0.kind == .stream }, "it streamed: \(record.touchedBy)")
+
+            // When the upstream goes away
+            await upstream.stop()
+            let again = try await proxy.send(.GET, upstream.url("/slow"))
+
+            // Then the answer kept as it passed stands in, whole
+            #expect(again.status == .ok && again.text == #"{"items": [1, 2, 3, 4]}"#, "\(again.text)")
+            #expect(again.header("Cache-Status").first?.hasSuffix("detail=fallback") == true, "\(again.header("Cache-Status"))")
+        }
+    }
+
+    @Test("An answer cut short as it streams stores nothing and leaves the stored one to stand in, in http and fallback",
+          arguments: [ProxyCacheMode.http, .fallback])
+    func cutAnswerKeepsTheStoredOne(mode: ProxyCacheMode) async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let body = Mutex("GOOD COPY")
+        upstream.answer { _ in (.ok, [("Cache-Control", "max-age=1, stale-if-error=600")], body.withLock { $0 }) }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.slowAfterATenth(caching(ProxyCacheSettings(mode: mode)))) { proxy, upstream in
+            // Given a stored answer, stale two seconds later
+            #expect(try await proxy.send(.GET, upstream.url("/crash")).text == "GOOD COPY")
+            await proxy.harness.now.advance(by: .seconds(2))
+
+            // When the upstream's next answer, newer and slow to end, is cut before its end
+            body.withLock { $0 = String(repeating: "half a new copy ", count: 64) }
+            upstream.answerSlowly((pause: .milliseconds(400), cut: true))
+            let cut = try? await proxy.send(.GET, upstream.url("/crash"))
+            #expect(cut.map { $0.text.count < 1024 } ?? true, "the app sees it cut: \(String(describing: cut?.text.count))")
+
+            // Then, the upstream gone, the stored answer still stands in
+            await upstream.stop()
+            let again = try await proxy.send(.GET, upstream.url("/crash"))
+            #expect(again.status == .ok && again.text == "GOOD COPY", "\(again.status) \(again.text)")
+            #expect(again.header("Cache-Status").first?.contains("fwd=stale") == true, "\(again.header("Cache-Status"))")
+        }
+    }
+
+    /// `configure`, with the proxy's wait for a body of unknown length to end cut to a tenth of a second.
+    private static func slowAfterATenth(_ configure: @escaping (inout KioskConfiguration) -> Void) -> (inout KioskConfiguration) -> Void {
+        { configuration in
+            configure(&configuration)
+            configuration.proxyTransport.slowBodyDelay = .milliseconds(100)
+        }
+    }
+
     @Test("A fresh answer is given without asking, with Age and its ttl; once stale it is revalidated, and a 304 renews it")
     func freshThenRevalidated() async throws {
         let upstream = try await ScriptedUpstream.start()
@@ -1161,7 +1241,7 @@ struct ProxyHTTPCacheTests {
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
             // Given an answer fresh for 60 s
             let first = try await proxy.send(.GET, upstream.url("/r"))
-            #expect(first.header("Cache-Status") == ["Kiosk;fwd=uri-miss;fwd-status=200;stored;detail=network"])
+            #expect(first.header("Cache-Status") == ["Kiosk;fwd=uri-miss;fwd-status=200;ttl=60;stored;detail=network"])
 
             // When asked again 20 s later: a hit, without the upstream
             await proxy.harness.now.advance(by: .seconds(20))
@@ -1597,6 +1677,25 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    @Test("must-understand keeps an answer only of a status RFC 9110 defines, and then overrides its no-store (RFC 9111 §5.2.2.3)")
+    func mustUnderstand() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.uri == "/299" ? (HTTPResponseStatus(statusCode: 299), [("Cache-Control", "max-age=100, must-understand")], "odd")
+                : (.ok, [("Cache-Control", "max-age=100, no-store, must-understand")], "known")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given an answer of a status no RFC defines, and a 200 whose no-store is there for caches that do not understand
+            for path in ["/299", "/200"] { _ = try await proxy.send(.GET, upstream.url(path)) }
+            // When each is asked again
+            let odd = try await proxy.send(.GET, upstream.url("/299"))
+            let known = try await proxy.send(.GET, upstream.url("/200"))
+            // Then the 299 goes upstream again (never stored), the 200 is a hit
+            #expect(odd.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=uri-miss;") == true, "\(odd.header("Cache-Status"))")
+            #expect(known.text == "known" && known.header("Cache-Status").first?.hasPrefix("Kiosk;hit;") == true, "\(known.header("Cache-Status"))")
+        }
+    }
+
     @Test("A HEAD's 200 whose ETag differs from the stored GET answer's drops that answer; the next GET goes upstream (RFC 9111 §4.3.5)")
     func headSaysChanged() async throws {
         let upstream = try await ScriptedUpstream.start()
@@ -1615,6 +1714,28 @@ struct ProxyHTTPCacheTests {
             #expect(try proxy.kiosk.proxyCacheEntries().isEmpty)
             let next = try await proxy.send(.GET, upstream.url("/hc"))
             #expect(next.text == "v3" && next.header("Cache-Status").first?.hasPrefix("Kiosk;fwd=uri-miss;") == true, "\(next.header("Cache-Status"))")
+        }
+    }
+
+    @Test("A HEAD's 200 with the stored GET answer's ETag renews that answer's fields: fresh again, the next GET is a hit (RFC 9111 §4.3.5)")
+    func headRenews() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let renewed = Mutex(false)
+        upstream.answer { _ in
+            (.ok, [("Cache-Control", renewed.withLock { $0 } ? "max-age=100" : "max-age=0"), ("ETag", #""g""#)], "the body")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // Given a GET's answer stored, stale at once, with ETag "g"
+            #expect(try await proxy.send(.GET, upstream.url("/hr")).text == "the body")
+            // When a HEAD goes upstream and the answer, the same ETag, says fresh for 100 s now
+            renewed.withLock { $0 = true }
+            let head = try await proxy.send(.HEAD, upstream.url("/hr"))
+            #expect(head.status == .ok && head.header("Cache-Status").first?.contains(";ttl=100;stored;") == true, "\(head.header("Cache-Status"))")
+            // Then the next GET is answered from the store, fresh, without asking the upstream
+            let asked = upstream.requests.count
+            let next = try await proxy.send(.GET, upstream.url("/hr"))
+            #expect(next.text == "the body" && next.header("Cache-Status").first?.hasPrefix("Kiosk;hit;ttl=") == true, "\(next.header("Cache-Status"))")
+            #expect(upstream.requests.count == asked)
         }
     }
 
