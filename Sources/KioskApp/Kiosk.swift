@@ -162,7 +162,8 @@ public final class Kiosk: Sendable {
         let lateWarnings = lateWarnings
         let warnLate: @Sendable (String) -> Void = { warning in
             lateWarnings.add(warning)
-            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+            // (A standard error that cannot be written loses it: the faces still show it, from `lateWarnings`.)
+            try? FileHandle.standardError.write(contentsOf: Data("warning: \(warning)\n".utf8))
         }
         // A log that cannot store what it captured (a full disk) drops and counts it: said once, until it stores again.
         requestLog?.onStoreFailure { reason in

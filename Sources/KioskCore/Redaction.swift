@@ -373,7 +373,10 @@ public struct Redactor: Sendable, Hashable {
     }
 
     private func redactFields(_ body: Data, contentType: String?) -> Data {
-        guard let type = contentType?.lowercased() else { return body }
+        let type = contentType?.lowercased() ?? ""
+        if let reading = Self.jsonReading(type, of: body) {
+            return Self.replacing(secretValues(in: body, reading, inLists: true), in: body) ?? body
+        }
         if type.hasPrefix("application/x-www-form-urlencoded") {
             guard let text = String(data: body, encoding: .utf8), let redacted = redactPairs(Substring(text)) else { return body }
             return Data(redacted.utf8)
@@ -382,8 +385,7 @@ public struct Redactor: Sendable, Hashable {
             // The boundary is case-sensitive: read from the field as sent.
             return Self.replacing(secretParts(of: body, contentType: contentType ?? type), in: body) ?? body
         }
-        guard let reading = Self.jsonReading(type) else { return body }
-        return Self.replacing(secretValues(in: body, reading, inLists: true), in: body) ?? body
+        return body
     }
 
     /// Where the values of `body`'s secret JSON fields are, in order and apart. Text is walked both line by line (a quote
@@ -411,18 +413,32 @@ public struct Redactor: Sendable, Hashable {
     /// JSON's own types; line by line for the text that most often carries JSON without saying so — an event stream's
     /// `data:` lines, JSON sent as text/plain (a beacon, a misconfigured server). (Not HTML or scripts: a page's label
     /// `"password":"Password"` would withhold a whole brotli page, which cannot be coded again here.)
-    private static func jsonReading(_ type: String) -> JSONReading? {
+    private static func jsonReading(_ type: String, of body: Data) -> JSONReading? {
         if type.contains("json") { return .json }
-        return type.hasPrefix("text/plain") || type.hasPrefix("text/event-stream") ? .inText : nil
+        if type.hasPrefix("text/plain") || type.hasPrefix("text/event-stream") { return .inText }
+        // A body that starts as JSON's object or array does is read as JSON whatever its label says: none, bytes
+        // (`application/octet-stream`), or a form's (what Python's `urlopen(url, data=json.dumps(…))` sends). The
+        // console shows it as JSON too. (A form, an HTML page or a multipart body never starts so.)
+        let first = body.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        return first == UInt8(ascii: "{") || first == UInt8(ascii: "[") ? .json : nil
     }
 
     /// The values of a request body's secret fields — a form's (`password=…`), a multipart form's parts, a JSON body's
     /// strings (`{"password": …}`) — to hide wherever else they appear (an upstream echoing the form it got). Those of
     /// fewer than 6 characters are left out, as `hiding` leaves them.
     public func credentials(inBody body: Data, contentType: String?) -> [String] {
-        guard let type = contentType?.lowercased(), !body.isEmpty else { return [] }
+        guard !body.isEmpty else { return [] }
+        let type = contentType?.lowercased() ?? ""
         var values: [String] = []
-        if type.hasPrefix("application/x-www-form-urlencoded") {
+        if let reading = Self.jsonReading(type, of: body) {
+            // (The strings right under a secret's name only: those of a list under one, hidden where they stand, are not
+            // hidden wherever else they appear, where a short word of a list would hide ordinary text.)
+            values = secretValues(in: body, reading, inLists: false).compactMap { range in
+                // The string as JSON reads it, escapes undone.
+                let quoted = Data("\"".utf8) + body[(body.startIndex + range.lowerBound)..<(body.startIndex + range.upperBound)] + Data("\"".utf8)
+                return try? JSONDecoder().decode(String.self, from: quoted)
+            }
+        } else if type.hasPrefix("application/x-www-form-urlencoded") {
             guard let text = String(data: body, encoding: .utf8) else { return [] }
             for pair in Self.pairs(Substring(text)) where namesSecret(pair) {
                 guard let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
@@ -431,14 +447,6 @@ public struct Redactor: Sendable, Hashable {
             }
         } else if type.hasPrefix("multipart/form-data") {
             values = secretParts(of: body, contentType: contentType ?? type).compactMap { String(data: body[(body.startIndex + $0.lowerBound)..<(body.startIndex + $0.upperBound)], encoding: .utf8) }
-        } else if let reading = Self.jsonReading(type) {
-            // (The strings right under a secret's name only: those of a list under one, hidden where they stand, are not
-            // hidden wherever else they appear, where a short word of a list would hide ordinary text.)
-            values = secretValues(in: body, reading, inLists: false).compactMap { range in
-                // The string as JSON reads it, escapes undone.
-                let quoted = Data("\"".utf8) + body[(body.startIndex + range.lowerBound)..<(body.startIndex + range.upperBound)] + Data("\"".utf8)
-                return try? JSONDecoder().decode(String.self, from: quoted)
-            }
         }
         return values.filter { $0.count >= 6 }
     }
@@ -535,6 +543,9 @@ public struct Redactor: Sendable, Hashable {
     /// `X-Shop-Api-Key`): an app's own credential headers are seldom on any list.
     public func namesSecretHeader(_ name: String) -> Bool {
         if headers.contains(name) { return true }
+        // Underscores for hyphens (`access_token`, `X_API_KEY`: nginx drops such fields by default, but an app's own server
+        // may take them, and they are sent) name the same secrets.
+        if name.utf8.contains(UInt8(ascii: "_")) { return namesSecretHeader(name.replacingOccurrences(of: "_", with: "-")) }
         let lastWord = name.utf8.lastIndex(of: UInt8(ascii: "-")).map { name[name.utf8.index(after: $0)...] } ?? Substring(name)
         return Self.secretLastWords.contains(String(lastWord)) || name.hasSuffix("-api-key")
     }

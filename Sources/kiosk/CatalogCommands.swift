@@ -76,18 +76,22 @@ struct SearchCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "nyt, marvel, rickandmorty or dogs.") var source: SourceID
     @Argument(help: "What to look for.") var text: String
+    @Option(help: "1-based page of an upstream search's results.") var page = 1
     @Flag(help: "Search only what is stored.") var offline = false
     @Flag(help: "Print JSON instead of a table.") var json = false
 
     func validate() throws {
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("Search text is empty.") }
+        guard page >= 1 else { throw ValidationError("--page must be 1 or more (got \(page)).") }
     }
 
     func run() async throws {
         try await Runtime.command(global) { runtime in
-            let result = try await runtime.kiosk.catalog.search(source: source, text: text,
+            let result = try await runtime.kiosk.catalog.search(source: source, text: text, page: page,
                                                                policy: offline ? .offline : .automatic)
-            try Output.emit(SearchJSON(result), json: json) { Render.search(result, source: source) }
+            try Output.emit(SearchJSON(result), json: json) {
+                Render.search(result, source: source, carried: global.carried + (offline ? ["--offline"] : []))
+            }
         }
     }
 }

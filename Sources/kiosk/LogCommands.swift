@@ -51,7 +51,8 @@ struct LogCommand: AsyncParsableCommand {
             if let decision, CacheDecision(rawValue: decision) == nil {
                 throw ValidationError("--decision must be one of \(CacheDecision.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
-            if let minMs, minMs < 0 { throw ValidationError("--min-ms must not be negative.") }
+            // (NaN and infinity compare false with everything: no record would ever match, and the filter would say none did.)
+            if let minMs, !(minMs >= 0 && minMs.isFinite) { throw ValidationError("--min-ms must be a number of milliseconds, 0 or more (got \(minMs)).") }
         }
 
         func run() async throws {

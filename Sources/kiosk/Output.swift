@@ -35,6 +35,22 @@ enum Output {
         return "\u{1B}[\(colour.rawValue)m\(text)\u{1B}[0m"
     }
 
+    /// Writes `data` (bytes, not text: a DER certificate) to standard output after what was printed before it; throws
+    /// when it cannot be written (a full disk), and ends the process by SIGPIPE, silently, when its reader went away, as
+    /// `KioskCommand.checkStandardOutput` does for text.
+    static func writeBytes(_ data: Data) throws {
+        fflush(nil)
+        do {
+            try FileHandle.standardOutput.write(contentsOf: data)
+        } catch {
+            if errno == EPIPE || (error as NSError).code == Int(EPIPE) {
+                signal(SIGPIPE, SIG_DFL)
+                raise(SIGPIPE)
+            }
+            throw KioskError.storage("cannot write to standard output: \(String(cString: strerror(errno == 0 ? EIO : errno))).")
+        }
+    }
+
     /// Prints text whose every received part was made terminal-safe already (`terminalSafe`), so that its only
     /// control sequences are `coloured`'s.
     static func printPrepared(_ text: String) {
@@ -211,9 +227,10 @@ extension Array {
     subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
 
-/// Prints to standard error, terminal-safe like `Output.human` (errors quote upstream words too).
+/// Prints to standard error, terminal-safe like `Output.human` (errors quote upstream words too). A standard error that
+/// cannot be written (a full disk) loses the line: there is nowhere else to say it, and the exit status still tells.
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((Output.terminalSafe(text) + "\n").utf8))
+    try? FileHandle.standardError.write(contentsOf: Data((Output.terminalSafe(text) + "\n").utf8))
 }
 
 /// Prints `error: <message>` as one line on standard error, whatever the message holds: a word of it longer than a

@@ -403,9 +403,14 @@ struct ProxyCACommand: AsyncParsableCommand {
             if path {
                 Output.human(directory.appendingPathComponent(ProxyAuthority.certificateFileName).path)
             } else if der {
-                FileHandle.standardOutput.write(authority.certificateDER)
+                // Bytes, not text: on a terminal they would only scramble it (curl refuses the same).
+                guard isatty(STDOUT_FILENO) == 0 else {
+                    throw KioskError.invalidRequest("--der writes the certificate's binary DER bytes, not text: send them to a file "
+                        + "(kiosk proxy ca --der > kiosk-ca.der) or a pipe")
+                }
+                try Output.writeBytes(authority.certificateDER)
             } else {
-                FileHandle.standardOutput.write(Data(authority.certificatePEM.utf8))
+                try Output.writeBytes(Data(authority.certificatePEM.utf8))
             }
         }
     }

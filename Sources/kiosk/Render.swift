@@ -129,7 +129,8 @@ enum Render {
         return lines
     }
 
-    static func search(_ result: SearchResult, source: SourceID) -> String {
+    /// A search's results; `carried`, the options the command to the next page repeats.
+    static func search(_ result: SearchResult, source: SourceID, carried: [String]) -> String {
         let total = result.totalItems ?? result.items.count
         let pages = result.totalPages.map { $0 > 1 ? ", page \(result.page) of \($0)" : "" } ?? ""
         // The upstream's answer now, its answer kept from before (it failed now), or the store's own search.
@@ -148,6 +149,10 @@ enum Render {
         if !result.items.isEmpty {
             lines.append(Output.table(["ID", "TITLE", "DETAILS"], result.items.map { [$0.itemID, $0.title, $0.subtitle] },
                                       maxWidths: [20, 60, 50]))
+        }
+        if let pages = result.totalPages, result.page < pages, !result.items.isEmpty {
+            lines.append((["Next: kiosk search", source.rawValue, Output.shellQuoted(result.query)] + carried
+                          + ["--page", String(result.page + 1)]).joined(separator: " "))
         }
         return lines.joined(separator: "\n")
     }

@@ -92,7 +92,13 @@ struct RuleCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("A part to remove (repeatable).", valueName: RuleOptions.Part.allValueStrings.joined(separator: "|")))
         var clear: [RuleOptions.Part] = []
 
-        func validate() throws { try definition.check() }
+        func validate() throws {
+            try definition.check()
+            // Both would leave one of them unsaid: the part set was kept, and the --clear silently ignored.
+            if let both = clear.first(where: definition.gives) {
+                throw ValidationError("--clear \(both.rawValue) and the option that sets it were both given: give one.")
+            }
+        }
 
         func run() async throws {
             try await reportingErrors {
@@ -211,6 +217,20 @@ struct RuleOptions: ParsableArguments {
         }
     }
 
+    /// Whether an option setting `part` was given.
+    func gives(_ part: Part) -> Bool {
+        switch part {
+        case .endpoint: endpoint != nil
+        case .urlPattern: urlPattern != nil
+        case .status: status != nil
+        case .setHeaders: !setHeaders.isEmpty
+        case .removeHeaders: !removeHeaders.isEmpty
+        case .patch: patch != nil || patchJSON != nil
+        case .latency: latency != nil
+        case .fail: fail != nil
+        }
+    }
+
     /// The usage mistakes the parser can see; the rules check the rest when the rule is saved.
     func check() throws {
         try refuseEmpty(["--endpoint": endpoint, "--url-pattern": urlPattern, "--method": method, "--patch": patch])
@@ -251,9 +271,11 @@ struct RuleOptions: ParsableArguments {
             guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value >= 0, value.isFinite else { return nil }
             return value
         }
-        if trimmed.hasSuffix("ms") { return number(trimmed.dropLast(2)).map { Int($0.rounded()) } }
-        if trimmed.hasSuffix("s") { return number(trimmed.dropLast()).map { Int(($0 * 1000).rounded()) } }
-        return number(Substring(trimmed)).map { Int($0.rounded()) }
+        // A number too large for an Int is as far out of range as any past the limit, and said so (not a trap).
+        func whole(_ value: Double) -> Int { Int(exactly: value.rounded()) ?? Int.max }
+        if trimmed.hasSuffix("ms") { return number(trimmed.dropLast(2)).map(whole) }
+        if trimmed.hasSuffix("s") { return number(trimmed.dropLast()).map { whole($0 * 1000) } }
+        return number(Substring(trimmed)).map(whole)
     }
 
     /// The text of a patch file, or of standard input for `-`.

@@ -152,7 +152,7 @@ struct CLITests {
     }
 
     @Test("Output that cannot be written (a full disk: /dev/full) is an error line and exit 1, never a crash nor a silent 0",
-          arguments: [["list", "dogs"], ["list", "dogs", "--json"], ["har", "export", "-"], ["log", "--json"]])
+          arguments: [["list", "dogs"], ["list", "dogs", "--json"], ["har", "export", "-"], ["log", "--json"], ["proxy", "ca"], ["proxy", "ca", "--der"]])
     func unwritableOutput(arguments: [String]) throws {
         let cli = CLI()
         // Given a stored page and a logged request
@@ -165,6 +165,29 @@ struct CLITests {
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("error: ") && result.stderr.contains("No space left on device"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+
+    @Test("An error that cannot be written (standard error on a full disk) still ends with its exit status, never a crash")
+    func unwritableErrors() throws {
+        let cli = CLI()
+        // Given standard error on a device that is always full
+        // When a command fails on bad input
+        let result = try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: [
+            "-c", #"exec "$0" "$@" 2>/dev/full"#, CLI.executable.path, "list", "nowhere", "--data-dir", cli.dataDirectory.path,
+        ])
+        // Then it exits 2 as it would have with the line said (a crash is 132)
+        #expect(result.status == 2, "\(result.status)")
+    }
+
+    @Test("kiosk proxy ca --der refuses to write its binary bytes to a terminal, saying where to send them")
+    func derNotToATerminal() throws {
+        // Given a terminal: `script` gives the command one
+        let cli = CLI()
+        let result = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/script"), arguments: [
+            "-qec", "\(CLI.executable.path) proxy ca --der --data-dir \(cli.dataDirectory.path)", "/dev/null",
+        ])
+        // Then it is bad input, pointing to a file
+        #expect(result.status == 2 && result.stdout.contains("> kiosk-ca.der"), "\(result.status) \(result.stdout)")
     }
 
     @Test("A list whose upstream answers 404 to its first page (a wrong base URL) is a failure of the world: exit 1, saying the status, not bad input")
@@ -376,6 +399,23 @@ struct CLITests {
         // And the store then finds an episode by name
         let search = try cli.run(["search", "rickandmorty", "Rickmurai", "--offline"])
         #expect(search.stdout.contains("episode-51"))
+    }
+
+    @Test("An upstream search's results are paged: the first page says the command for the next, and --page reaches it")
+    func searchPages() throws {
+        let cli = CLI()
+        // Given a search with more results than a page
+        let first = try cli.run(["search", "rickandmorty", "rick"])
+        #expect(first.status == 0 && first.stdout.contains(", page 1 of "), "\(first.stdout)")
+        let next = try #require(first.stdout.split(separator: "\n").first { $0.hasPrefix("Next: kiosk search rickandmorty rick ") })
+        #expect(next.hasSuffix(" --page 2"), "\(next)")
+        // When the second page is asked for
+        let second = try cli.run(["search", "rickandmorty", "rick", "--page", "2"])
+        // Then it is the upstream's second page, other characters
+        #expect(second.status == 0 && second.stdout.contains(", page 2 of "), "\(second.stdout)")
+        let ids = { (text: String) in Set(text.split(separator: "\n").dropFirst().compactMap { $0.split(separator: " ").first }) }
+        #expect(ids(first.stdout).isDisjoint(with: ids(second.stdout).subtracting(["ID", "Next:"])), "\(second.stdout)")
+        #expect(try cli.run(["search", "rickandmorty", "rick", "--page", "0"]).status == 2)
     }
 
     @Test("serve refuses plain HTTP on an address other than loopback unless asked for explicitly")

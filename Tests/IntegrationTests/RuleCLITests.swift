@@ -82,6 +82,8 @@ struct RuleCLITests {
         (["--endpoint", "rickandmorty.characters", "--patch-json", #"[{"op": "add", "path": "/x"}]"#],
          "The JSON Patch is not valid: operation 1 (add /x): “value” is missing"),
         (["--endpoint", "rickandmorty.characters", "--latency", "soon"], "--latency must be like 800ms"),
+        (["--endpoint", "rickandmorty.characters", "--latency", "1e300s"], "The latency must be from 0 to"),
+        (["--endpoint", "rickandmorty.characters", "--latency", "1e19ms"], "The latency must be from 0 to"),
         (["--endpoint", "rickandmorty.characters", "--fail", "explode"], "--fail"),
         (["--endpoint", "rickandmorty.characters", "--patch", "/nonexistent/patch.json"], "Cannot read /nonexistent/patch.json"),
         (["--endpoint", "rickandmorty.characters", "--status", "503", "--fail", "timeout"], "A rule that fails the request has no answer"),

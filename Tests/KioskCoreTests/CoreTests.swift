@@ -348,11 +348,28 @@ struct CoreTests {
     func redactsJSONBodies(body: String, expected: String) {
         let redacted = Redactor.standard.redactBody(Data(body.utf8), contentType: "application/json; charset=utf-8")
         #expect(String(decoding: redacted, as: UTF8.self) == expected)
-        // And so is text, which carries JSON without saying so (a beacon's text/plain, a page's state), but not bytes that
-        // say they are no text
-        #expect(String(decoding: Redactor.standard.redactBody(Data(body.utf8), contentType: "text/plain;charset=UTF-8"), as: UTF8.self)
-                == expected)
-        #expect(Redactor.standard.redactBody(Data(body.utf8), contentType: "application/octet-stream") == Data(body.utf8))
+        // And so is text, which carries JSON without saying so (a beacon's text/plain, a page's state), and a body that
+        // starts as JSON does whatever its label: none, bytes, a form's (Python's urlopen(url, data=json.dumps(…)))
+        for type in ["text/plain;charset=UTF-8", nil, "application/octet-stream", "application/x-www-form-urlencoded", "text/html"] {
+            #expect(String(decoding: Redactor.standard.redactBody(Data(body.utf8), contentType: type), as: UTF8.self) == expected,
+                    "\(type ?? "no type")")
+        }
+        // But not bytes that do not start as JSON, nor a form
+        let bytes = Data("GIF89a".utf8) + Data(body.utf8)
+        #expect(Redactor.standard.redactBody(bytes, contentType: "application/octet-stream") == bytes)
+        #expect(Redactor.standard.redactBody(bytes, contentType: nil) == bytes)
+    }
+
+    @Test("Header names written with underscores for hyphens name the same secrets", arguments: [
+        "access_token", "client_secret", "X_Auth_Token", "X_API_KEY", "Api_Key", "x_my_token",
+    ])
+    func underscoredSecretHeaders(name: String) {
+        // Given a request sending a credential under the name with underscores
+        let fields: HTTPHeaderFields = [name: "value-1234567", "Accept": "*/*"]
+        // When its fields are redacted
+        // Then the value is hidden, as under the hyphenated name
+        #expect(Redactor.standard.redact(fields)[name] == Redactor.placeholder)
+        #expect(Redactor.standard.credentials(in: fields, url: URL(string: "http://app.test/")!).contains("value-1234567"))
     }
 
     @Test("An event stream's JSON events are redacted, a stray quote in the text around them (on its line) hiding none")
@@ -466,9 +483,11 @@ struct CoreTests {
                                      contentType: "application/x-www-form-urlencoded") == ["p@ss word"])
         #expect(redactor.credentials(inBody: Data(#"{"login":{"password":"secret-1"},"token":"short"}"#.utf8),
                                      contentType: "application/json") == ["secret-1"])
-        // (JSON sent as text is read as JSON; bytes that say they are no text are not)
+        // (JSON sent as text, or under no label or a wrong one, is read as JSON; bytes that do not start as JSON are not)
         #expect(redactor.credentials(inBody: Data(#"{"password":"secret-1"}"#.utf8), contentType: "text/plain") == ["secret-1"])
-        #expect(redactor.credentials(inBody: Data(#"{"password":"secret-1"}"#.utf8), contentType: "application/octet-stream").isEmpty)
+        #expect(redactor.credentials(inBody: Data(#"{"password":"secret-1"}"#.utf8), contentType: "application/octet-stream") == ["secret-1"])
+        #expect(redactor.credentials(inBody: Data(#" {"password":"secret-1"}"#.utf8), contentType: nil) == ["secret-1"])
+        #expect(redactor.credentials(inBody: Data(#"x{"password":"secret-1"}"#.utf8), contentType: "application/octet-stream").isEmpty)
     }
 
     @Test("The standard redaction hides the query items apps put tokens, keys and signatures under, and the key headers of the big clouds")
