@@ -167,6 +167,13 @@ public struct ListenerRefusal: Sendable, Hashable, Error {
 /// The names and peers one listener answers. A request passes when its `Host` is one of the listener's
 /// names (or an IP address, which no DNS answer can stand for) and its peer is in the listener's scope.
 public struct ListenerPolicy: Sendable {
+    /// The TLS 1.2 suites Kiosk's TLS listeners offer (`serve --lan`, the proxy's interception), in OpenSSL's names,
+    /// strongest first: forward-secret AEAD suites only, no CBC, no SHA-1 MAC, no RSA key exchange (TLS 1.3's are all so).
+    public static let tls12CipherSuites = [
+        "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",
+        "ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+    ].joined(separator: ":")
+
     /// Exact host names (lowercased, no trailing dot), beyond `localhost` and `*.localhost`, which every
     /// listener answers (browsers resolve them to loopback themselves, never through DNS).
     public let names: Set<String>

@@ -160,6 +160,8 @@ public final class ProxyAuthority: Sendable {
             certificateChain: [.certificate(leaf)], privateKey: .privateKey(leafKeyForTLS))
         configuration.applicationProtocols = ["http/1.1"]
         configuration.minimumTLSVersion = .tlsv12
+        // An intercepted tunnel may cross a Wi-Fi (a phone's app): the suites of Kiosk's own HTTPS, none with CBC or SHA-1.
+        configuration.cipherSuites = ListenerPolicy.tls12CipherSuites
         // Closing its side, the proxy waits this long for the app's close_notify, not NIO's 5 s: a stop, whose grace has
         // already waited for the app, took twice as long with an intercepted WebSocket open, and its record was lost.
         configuration.shutdownTimeout = .seconds(1)

@@ -148,6 +148,13 @@ enum ProxyMessages {
     /// Where a CONNECT goes: its authority-form target, `host:port` (RFC 9112 §3.2.3), an IPv6 literal bracketed.
     static func tunnelTarget(of head: HTTPRequestHead) throws(Refusal) -> (host: String, port: Int) {
         let target = head.uri
+        // (Which Host counts would be a guess, as for any other request.)
+        if head.headers["Host"].count > 1 {
+            throw Refusal(.badRequest, "The request has more than one Host field.", closes: true)
+        }
+        if target.contains("://") {
+            throw Refusal(.badRequest, "CONNECT takes host:port (such as example.com:443), not a URL: \(shown(target)).", closes: true)
+        }
         let host: Substring, portText: Substring
         if target.hasPrefix("["), let close = target.firstIndex(of: "]") {
             host = target[target.index(after: target.startIndex)..<close]

@@ -90,15 +90,9 @@ public struct TLSMaterial: Sendable {
             certificateChain: try chain.map { .certificate(try NIOSSLCertificate(bytes: $0, format: .der)) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)))
         configuration.minimumTLSVersion = .tlsv12
-        configuration.cipherSuites = Self.tls12CipherSuites
+        configuration.cipherSuites = ListenerPolicy.tls12CipherSuites
         return configuration
     }
-
-    /// The TLS 1.2 suites offered, in OpenSSL's names, strongest first.
-    static let tls12CipherSuites = [
-        "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",
-        "ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
-    ].joined(separator: ":")
 
     // MARK: - The self-signed certificate of `serve --lan`
 

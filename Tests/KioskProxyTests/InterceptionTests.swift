@@ -39,6 +39,40 @@ struct InterceptionTests {
         }
     }
 
+    @Test("Kiosk's side of an intercepted tunnel refuses an app offering only CBC suites over TLS 1.2, and serves one offering AES-GCM")
+    func interceptionSuites() async throws {
+        try await withProxy(intercepting: true) { proxy, upstream in
+            // Given two TLS 1.2 apps that trust Kiosk's CA and use the proxy: one offering only CBC, one only AES-GCM
+            let authority = try #require(proxy.authorityFile)
+            func tls12Client(_ suites: String) throws -> HTTPClient {
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(authority))
+                tls.maximumTLSVersion = .tlsv12
+                tls.cipherSuites = suites
+                var configuration = HTTPClient.Configuration(tlsConfiguration: tls, proxy: .server(host: "127.0.0.1", port: proxy.port))
+                configuration.redirectConfiguration = .disallow
+                return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            }
+            let cbc = try tls12Client("ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:ECDHE-ECDSA-AES128-SHA256")
+            let gcm = try tls12Client("ECDHE-ECDSA-AES128-GCM-SHA256")
+            // When each asks for an https:// URL through the proxy
+            let served = try? await gcm.execute(HTTPClientRequest(url: upstream.secureURL("/echo")), timeout: .seconds(10))
+            let refused: (any Error)?
+            do {
+                _ = try await cbc.execute(HTTPClientRequest(url: upstream.secureURL("/echo")), timeout: .seconds(5))
+                refused = nil
+            } catch {
+                refused = error
+            }
+            try await cbc.shutdown()
+            try await gcm.shutdown()
+            // Then the AES-GCM one is served and the CBC one fails its handshake with Kiosk
+            #expect(served?.status == .ok)
+            let error = try #require(refused, "an app offering only CBC suites was served")
+            #expect(String(reflecting: error).contains("HANDSHAKE_FAILURE"), "\(String(reflecting: error))")
+        }
+    }
+
     @Test("An upstream whose certificate Kiosk does not trust is a 502 that says so; --insecure-upstream sends it and marks it")
     func untrustedUpstream() async throws {
         for insecure in [false, true] {

@@ -29,6 +29,23 @@ struct TunnelTargetTests {
         if expected != nil { #expect(read?.port == Int(target.split(separator: ":").last ?? "")) }
     }
 
+    @Test("A CONNECT with two Host fields, or a URL for its target, is refused saying so")
+    func refusedConnects() {
+        // Given a CONNECT carrying two Hosts, which one counts would be a guess
+        let twoHosts = HTTPRequestHead(version: .http1_1, method: .CONNECT, uri: "a.test:443",
+                                       headers: HTTPHeaders([("Host", "a.test:443"), ("Host", "evil.example:443")]))
+        func refusal(_ head: HTTPRequestHead) -> String? {
+            do { _ = try ProxyMessages.tunnelTarget(of: head); return nil } catch { return error.message }
+        }
+        #expect(refusal(twoHosts)?.contains("more than one Host") == true)
+        // And one whose target is a URL, not host:port, is told what CONNECT takes
+        let url = HTTPRequestHead(version: .http1_1, method: .CONNECT, uri: "http://localhost:443/")
+        #expect(refusal(url)?.contains("not a URL") == true, "\(refusal(url) ?? "taken")")
+        // And one Host is read as before
+        let one = HTTPRequestHead(version: .http1_1, method: .CONNECT, uri: "a.test:443", headers: HTTPHeaders([("Host", "a.test:443")]))
+        #expect((try? ProxyMessages.tunnelTarget(of: one))?.host == "a.test")
+    }
+
     @Test("An address pattern matches the address however it is spelled; a name pattern names only names")
     func addressPatterns() {
         #expect(ProxyConfiguration.matches("127.0.0.1", "127.1") && ProxyConfiguration.matches("127.0.0.1", "127.0.0.1"))
