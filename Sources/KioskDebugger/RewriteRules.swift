@@ -541,7 +541,9 @@ struct CompiledRewriteRule: Sendable {
             // The app is told what the log says of an answer a rule changed, as of one edited at a breakpoint or mocked —
             // of one a cache below gave (a hit, a stored answer standing in for an unreachable upstream), still that it
             // did, only now edited: "fwd=miss" would say the upstream was asked and answered.
-            var edited = CacheStatus(recordedAs: .edited, status: rewritten.status, isConditional: false, hasError: false)
+            // Its fwd-status stays what came from below (RFC 9211: the next hop's): a 500 a rule made a 200 is still found
+            // by status:5xx.
+            var edited = CacheStatus(recordedAs: .edited, status: response.status, isConditional: false, hasError: false)
             if var came = response.cacheStatus, came.decision != .network {
                 came.decision = .edited
                 edited = came

@@ -112,8 +112,10 @@ struct RewriteRulesTests {
         #expect(String(decoding: response.body, as: UTF8.self)
                 == #"{"info":{"count":826,"pages":42},"results":[{"name":"Rule Rick","id":1}]}"#)
         #expect(response.headers["Content-Length"] == String(response.body.count))
-        // And it is marked edited (shown, never stored), the touch says what was done, and the hit is counted
+        // And it is marked edited (shown, never stored), its fwd-status still the upstream's (RFC 9211: the next hop's),
+        // the touch says what was done, and the hit is counted
         #expect(response.isEdited)
+        #expect(response.cacheStatus?.headerValue == "Kiosk;fwd=miss;fwd-status=200;detail=edited", "\(response.cacheStatus?.headerValue ?? "-")")
         #expect(touches == [ExchangeTouch(kind: .rule, id: added.id, name: "Everything", applied: true,
                                           detail: "status 200 → 503; removed ETag; set X-Kiosk-Test, Cache-Control; patched the body (1 operation)")])
         #expect(try rules.rule(id: added.id).hits == 1)
