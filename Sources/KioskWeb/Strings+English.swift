@@ -21,7 +21,8 @@ extension Strings {
             case 405: "Method not allowed"
             case 429: "Too many requests"
             case 502: "Upstream error"
-            case 503, 504: "Offline"
+            case 503: "Offline"
+            case 504: "Timed out"
             case 507: "The disk is full"
             default: "Something went wrong"
             }

@@ -22,7 +22,8 @@ extension Strings {
             case 405: "Método no permitido"
             case 429: "Demasiados intentos"
             case 502: "Error del servidor de origen"
-            case 503, 504: "Sin conexión"
+            case 503: "Sin conexión"
+            case 504: "Sin respuesta a tiempo"
             case 507: "No queda espacio en el disco"
             default: "Algo salió mal"
             }

@@ -48,7 +48,8 @@ package struct WebError: Error, Sendable {
 }
 
 extension WebError {
-    /// Kiosk's errors by whose fault they are: the request's (4xx), the network's (503, retry), the upstream's (502).
+    /// Kiosk's errors by whose fault they are: the request's (4xx), the network's (503, 504: retry), the upstream's (429,
+    /// 502).
     init(_ error: KioskError, retryPath: String?) {
         switch error {
         case .invalidRequest(let message):
@@ -59,12 +60,18 @@ extension WebError {
         case .refused:
             self.init(status: .forbidden, title: "Refused", message: error.description, retryPath: nil)
             said = { $0.strings.couldNotLoad($0.strings.upstreamProblem(error)) }
+        // Unreachable is 503; too slow, a gateway's timeout, 504 (docs/API.md).
         case .offline, .timeout:
-            self.init(status: .serviceUnavailable, title: "Offline",
+            let timedOut = if case .timeout = error { true } else { false }
+            self.init(status: timedOut ? .gatewayTimeout : .serviceUnavailable, title: timedOut ? "Timed out" : "Offline",
                       message: "Nothing is saved for this yet and the upstream cannot be reached (\(error.description)).",
                       retryPath: retryPath)
-            let timedOut = if case .timeout = error { true } else { false }
             said = { timedOut ? $0.strings.timedOutNotSaved : $0.strings.offlineNotSaved }
+        // The upstream's own 429 passed on, with when to try again, as the API documents it.
+        case .rateLimited(_, let retryAfter):
+            self.init(status: .tooManyRequests, title: "Too many requests", message: error.description, retryPath: retryPath,
+                      retryAfter: retryAfter)
+            said = { $0.strings.couldNotLoad($0.strings.upstreamProblem(error)) }
         // Kiosk's own files, not the upstream: 507 (RFC 4918's Insufficient Storage) for a full disk, else a 500.
         case .storage:
             let full = error.isDiskFull

@@ -97,6 +97,20 @@ struct ReaderLanguageTests {
         }
     }
 
+    @Test("A page nothing is saved for, whose catalog rate-limits, is a 429 with Retry-After, page and API alike, as docs/API.md says")
+    func rateLimitedLoad() async throws {
+        try await withWeb(faults: FaultSettings(rateLimitRate: 1, retryAfterSeconds: 30)) { _, client in
+            // Given a catalog that answers every request with a 429, and nothing saved
+            // When its list is opened as a page, in Spanish, and through the API
+            let page = try await client.get("/rickandmorty", headers: [.acceptLanguage: "es"])
+            let api = try await client.get("/api/rickandmorty")
+            // Then both pass the 429 on with when to try again, and the page's title says too many requests, not a server error
+            #expect(page.status == .tooManyRequests && api.status == .tooManyRequests, "\(page.status) \(api.status)")
+            #expect(page.headers[.retryAfter] == "30" && api.headers[.retryAfter] == "30")
+            #expect(page.body.contains("<title>Demasiados intentos") && page.body.contains("espere 30 s"), "\(page.body.prefix(1500))")
+        }
+    }
+
     @Test("A catalog answer larger than Kiosk reads is said as such, in the page's language, not as a failed connection")
     func answerTooLargeSaid() async throws {
         try await withWeb(configure: { $0.transport.maximumBodyBytes = 256 }) { _, client in
