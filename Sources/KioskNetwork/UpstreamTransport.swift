@@ -535,7 +535,7 @@ public final class UpstreamTransport: HTTPTransport {
 
     /// Why a TLS handshake with `host` failed, in words (BoringSSL's own say where in its sources it failed, not why);
     /// nil for an error that is not TLS's.
-    static func tlsFailure(_ error: any Error, host: String) -> String? {
+    package static func tlsFailure(_ error: any Error, host: String) -> String? {
         if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
             return "the upstream's certificate does not name \(host)"
         }

@@ -1,5 +1,6 @@
 import Foundation
 import KioskCore
+import KioskNetwork
 import NIOCore
 import Synchronization
 
@@ -23,6 +24,8 @@ final class TunnelMeter: Sendable {
     }
     private let counts = Mutex(Counts())
     private let host: String
+    /// The host the tunnel or switch goes to, as errors name it.
+    var hostName: String { host }
     private let port: Int
     private let started: ContinuousClock.Instant
     private let note: String?
@@ -315,8 +318,9 @@ final class TunnelEnd: ChannelDuplexHandler {
 
     /// The upstream of a protocol switch ended before it began an answer: the app, which waits for one, is told so with a
     /// 502 (rather than a connection closed without a word), and the record says why.
-    private func refuseUnanswered() {
-        let reason = "The upstream closed the connection without answering the protocol switch (no status line came)."
+    private func refuseUnanswered(_ why: String? = nil) {
+        let reason = why.map { "The upstream ended the connection without answering the protocol switch: \($0)." }
+            ?? "The upstream closed the connection without answering the protocol switch (no status line came)."
         meter.fail(reason)
         partner?.answer(status: "502 Bad Gateway", reason)
     }
@@ -394,6 +398,15 @@ final class TunnelEnd: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !isApp, meter.awaitsSwitchAnswer {
+            // An upstream's TLS that ended in an error before any answer (TLS 1.3 refuses a missing client certificate
+            // after its handshake; a close without close_notify) is a switch left unanswered: the app, which waits, is told
+            // why with a 502 before its connection closes, as on the plain path.
+            refuseUnanswered(UpstreamTransport.tlsFailure(error, host: meter.hostName))
+            partner?.closeAfterWrites(mode: .all)
+            context.close(promise: nil)
+            return
+        }
         partner?.context?.close(promise: nil)
         context.close(promise: nil)
     }

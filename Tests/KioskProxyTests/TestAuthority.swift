@@ -115,12 +115,17 @@ final class TestAuthority: Sendable {
     /// A TLS server context presenting the upstream's leaf, or (`expired`) one that expired yesterday, offering the
     /// ALPN protocols `alpn` (none: HTTP/1.1 without ALPN).
     func upstreamContext(expired: Bool = false, weak: WeakLeaf? = nil, alpn: [String] = [],
-                         maximumVersion: TLSVersion? = nil) throws -> NIOSSLContext {
+                         maximumVersion: TLSVersion? = nil, requiresClientCertificate: Bool = false) throws -> NIOSSLContext {
         let (certificate, key) = weak.flatMap { weakLeaves[$0] } ?? (expired ? expiredLeafPEM : leafPEM, leafKeyPEM)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificate.utf8), format: .pem))],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(key.utf8), format: .pem)))
         configuration.applicationProtocols = alpn
+        if requiresClientCertificate {
+            // A client without one of the CA's certificates is refused: in TLS 1.3, after the client's side of the handshake.
+            configuration.certificateVerification = .noHostnameVerification
+            configuration.trustRoots = .file(certificateFile.path)
+        }
         if let maximumVersion {
             configuration.minimumTLSVersion = .tlsv1
             configuration.maximumTLSVersion = maximumVersion

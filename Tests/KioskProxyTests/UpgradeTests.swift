@@ -504,6 +504,26 @@ struct UpgradeTests {
         }
     }
 
+    @Test("A WebSocket to an HTTPS upstream that refuses it after the TLS handshake (a client certificate asked for) is a 502 saying why, not a closed connection")
+    func upgradeRefusedAfterTheHandshake() async throws {
+        // Given a reverse listener to an HTTPS upstream that asks for a client certificate, which TLS 1.3 refuses only after
+        // the client's side of the handshake ended
+        let upstream = try await EchoUpstream.start(tls: try TestAuthority.shared.upstreamContext(requiresClientCertificate: true))
+        defer { Task { await upstream.stop() } }
+        var configuration = ProxyConfiguration(port: 0)
+        configuration.reverseTo = URL(string: upstream.secureURL("/"))
+        configuration.upstreamTrustRoots = [TestAuthority.shared.certificateFile.path]
+        try await withProxy(configuration) { proxy, _ in
+            // When an app opens a WebSocket on it
+            let head = try await rawExchange(port: proxy.port, upgradeRequest("/ws", host: "127.0.0.1:\(proxy.port)"), timeout: .seconds(15),
+                                             toClose: true)
+            // Then it gets a 502, and it and the log say the upstream asks for a client certificate
+            #expect(head.hasPrefix("HTTP/1.1 502") && head.contains("asks for a client certificate"), "\(head)")
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains("/ws") })
+            #expect(record.status == nil && record.error?.contains("asks for a client certificate") == true, "\(record.error ?? "")")
+        }
+    }
+
     @Test("A WebSocket to an HTTPS upstream that takes the connection and never answers its TLS hello is a 504 after the connect timeout, not a hung app")
     func upgradeToASilentTLSUpstream() async throws {
         // Given a reverse listener to an HTTPS upstream whose connections open and never hear a byte, and a connect
