@@ -273,11 +273,13 @@ def _executable(env: str, name: str) -> str:
 
 
 def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None, javascript: bool = True,
-               arguments: tuple[str, ...] = (), environment: dict[str, str] | None = None) -> webdriver.Chrome:
+               arguments: tuple[str, ...] = (), environment: dict[str, str] | None = None,
+               text_size: int | None = None) -> webdriver.Chrome:
     """Headless Chromium at `size`. Phone widths are emulated with device metrics, because headless
     Chromium does not make a window narrower than 500 px. `javascript=False` blocks pages' scripts (the
     driver's own commands still work), as a browser with JavaScript turned off would. `environment` is added to
-    the browser's (a HOME whose NSS database trusts a CA)."""
+    the browser's (a HOME whose NSS database trusts a CA). `text_size` is the browser's default font size in px (16
+    is Chromium's; 32 is a reader's text at 200%), which rem and em follow, media queries' included."""
     width, height = size
     options = webdriver.ChromeOptions()
     options.binary_location = _executable("CHROMIUM", "chromium")
@@ -294,6 +296,8 @@ def new_driver(size: tuple[int, int] = DESKTOP, language: str | None = None, jav
         prefs["intl.accept_languages"] = language
     if not javascript:
         prefs["profile.managed_default_content_settings.javascript"] = 2
+    if text_size:
+        prefs["webkit.webprefs.default_font_size"] = text_size
     if prefs:
         options.add_experimental_option("prefs", prefs)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})

@@ -401,7 +401,7 @@ def test_after_a_switch_of_language_the_device_saves_its_pages_again_in_the_lang
         open(driver, server.url("/rickandmorty/555"))
         assert driver.execute_script("return document.documentElement.lang") == "es"
         text = driver.find_element(By.TAG_NAME, "body").text
-        assert "No guardada en este dispositivo" in text or "no se guardó" in text.lower(), text[:400]
+        assert "Página no guardada en este dispositivo" in text or "no se guardó" in text.lower(), text[:400]
         assert "Not saved" not in text and " ago" not in text, text[:400]
 
         # And the switch, tapped while Kiosk is out of reach, leaves the page being read and says why (never the browser's

@@ -91,6 +91,43 @@ def test_a_phone_screen_at_twice_the_text_size_does_not_scroll_sideways(server, 
         driver.execute_script("document.documentElement.style.fontSize = ''")
 
 
+def test_a_phone_whose_browser_text_is_twice_its_size_neither_scrolls_sideways_nor_cuts_a_word(server):
+    # Given a phone whose browser is set to text at 200% (its default font size, which media queries' em follow too,
+    # unlike a page's own root font size), in Spanish, whose words are longer
+    driver = new_driver(PHONE, language="es", text_size=32)
+    try:
+        for path in ("/", "/rickandmorty/1", "/dogs?edit=1"):
+            # When the home page, a character's sheet (its places' cards) and the dogs editor (a row's buttons) open
+            driver.get(server.url(path))
+            page_ready(driver)
+            assert driver.execute_script("return getComputedStyle(document.documentElement).fontSize") == "32px"
+            screenshot(driver, "text-200-" + (path.strip("/").replace("/", "-").replace("?edit=1", "-edit") or "home"), PHONE)
+            # Then nothing is wider than the screen (its width, not innerWidth: a phone's layout viewport grows to a page
+            # too wide, and innerWidth with it)
+            widths = driver.execute_script("return {page: document.documentElement.scrollWidth, screen: innerWidth}")
+            assert widths["page"] <= PHONE[0] and widths["screen"] == PHONE[0], (path, widths)
+            # And no tab's name, nor a row's button, is cut or broken inside a word: each word of it is on one line
+            # whole (a name may wrap between its words: "Rick &" / "Morty")
+            broken = driver.execute_script("""
+                const cut = [];
+                for (const label of document.querySelectorAll('nav.tabs .short, ul.items.edit .actions button')) {
+                    if (label.scrollWidth > label.clientWidth + 1) cut.push(label.textContent + ' cut');
+                    const text = [...label.childNodes].find(node => node.nodeType === Node.TEXT_NODE && node.textContent.trim());
+                    if (!text) continue;
+                    for (const match of text.textContent.matchAll(/\\S+/g)) {
+                        const range = document.createRange();
+                        range.setStart(text, match.index);
+                        range.setEnd(text, match.index + match[0].length);
+                        const tops = new Set([...range.getClientRects()].map(rect => Math.round(rect.top)));
+                        if (tops.size > 1) cut.push(match[0] + ' broken');
+                    }
+                }
+                return cut;""")
+            assert broken == [], (path, broken)
+    finally:
+        driver.quit()
+
+
 @pytest.mark.parametrize("screen", SCREEN_NAMES)
 def test_every_screen_names_its_view_on_main(server, paths, drivers, screen):
     driver = drivers("phone")

@@ -3,6 +3,9 @@ wait in the outbox together, shown as cancelling out, and are sent in order)."""
 
 from __future__ import annotations
 
+import time
+
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
 from conftest import DESKTOP, PHONE, axe_serious_violations, new_driver, screenshot, wait_for
@@ -149,5 +152,41 @@ def test_two_deletions_in_a_row_are_both_undone_by_the_one_undo_each_in_its_plac
         wait_for(driver, lambda d: dog_ids(d) == dogs, 15, f"after Undo: {dog_ids(driver)}")
         wait_for(driver, lambda d: [item["itemID"] for item in fresh_server.api("/api/dogs")["items"]] == dogs, 10,
                  "Kiosk's list is not the original")
+    finally:
+        driver.quit()
+
+
+def test_the_undo_toast_waits_while_focused_or_hovered_and_gives_the_focus_to_the_list_when_it_goes(fresh_server):
+    # (WCAG 2.2.1, Timing Adjustable: a reader on their way to Undo is not timed out.)
+    driver = new_driver(DESKTOP)
+    try:
+        open(driver, fresh_server.url("/dogs?edit=1"))
+        dogs = dog_ids(driver)
+        shown = lambda d: d.execute_script("const t = document.getElementById('undo-toast'); return !!t && !t.hidden")
+        # Given a deletion's toast, the keyboard on its Undo
+        press_in_dog_row(driver, dogs[1], "delete")
+        wait_for(driver, shown, 10, "no toast")
+        driver.execute_script("document.querySelector('#undo-toast button').focus()")
+        # When more than its ten seconds pass
+        time.sleep(11)
+        # Then it is still there
+        assert shown(driver), "the toast hid with the focus on its Undo"
+        # And when Esc hides it, the focus goes to the list, not to the page's body
+        driver.switch_to.active_element.send_keys("\ue00c")  # Escape
+        wait_for(driver, lambda d: not shown(d), 5, "Esc left the toast")
+        focused = driver.execute_script("const a = document.activeElement; return a.matches('#results ul.items') ? 'list' : a.tagName")
+        assert focused == "list", focused
+
+        # Given another deletion's toast, the pointer over it
+        press_in_dog_row(driver, dogs[2], "delete")
+        wait_for(driver, shown, 10, "no toast after the second deletion")
+        ActionChains(driver).move_to_element(driver.find_element(By.ID, "undo-toast")).perform()
+        time.sleep(11)
+        assert shown(driver), "the toast hid with the pointer on it"
+        # When the pointer leaves, its ten seconds start again, in full
+        ActionChains(driver).move_to_element(driver.find_element(By.TAG_NAME, "h1")).perform()
+        time.sleep(5)
+        assert shown(driver), "the toast hid before ten seconds after the pointer left"
+        wait_for(driver, lambda d: not shown(d), 10, "the toast stayed after the pointer left")
     finally:
         driver.quit()

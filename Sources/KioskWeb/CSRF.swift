@@ -90,10 +90,11 @@ package struct CSRFProtection: Sendable {
     /// this site, another port) sent it is refused too, Origin or not: Kiosk's own pages send `same-origin`.
     package static func refuseOtherOrigins(_ request: Request) throws {
         if isFromAnotherSite(request) {
-            throw WebError.forbidden("This form was sent from another site, so it was refused.")
+            throw WebError.forbidden(said: { $0.fromAnotherSite(nil) })
         }
         if let origin = foreignOrigin(request) {
-            throw WebError.forbidden("This form was sent from another site (\(origin.prefix(80))), so it was refused.")
+            let shown = String(origin.prefix(80))
+            throw WebError.forbidden(said: { $0.fromAnotherSite(shown) })
         }
     }
 
@@ -186,7 +187,7 @@ struct CrossSiteReadGuard: RouterMiddleware {
               request.headers[values: Self.secFetchDest] != ["document"] else {
             return try await next(request, context)
         }
-        throw WebError.forbidden("Kiosk's pages, pictures and API answer Kiosk's own pages, and links followed from elsewhere.")
+        throw WebError.forbidden(said: { $0.notForOtherSites })
     }
 
     static let secFetchDest = HTTPFields.Element.Name("Sec-Fetch-Dest")!

@@ -86,7 +86,7 @@ extension Pages {
             parts.append(E.element("section", [.class("collection")], [
                 E.element("h2", [], [.text("\(strings.collection(name)) (\(Localized.number(collection.available, language: context.language)))")]),
                 // Focusable and labelled, so the sideways-scrolling row can be scrolled from the keyboard.
-                tiles.isEmpty ? E.element("p", [.class("status")], [.text(strings.none)])
+                tiles.isEmpty ? E.element("p", [.class("status")], [.text(strings.noneInCollection(name))])
                     : E.element("ul", [.attribute("tabindex", "0"), .attribute("aria-label", strings.collection(name))], tiles),
             ]))
         }
@@ -100,12 +100,15 @@ extension Pages {
                                      context: ViewContext) -> [HTML] {
         let words = context.language.linked
         let episodes = linked.entries(.episode)
-        let rows: [(String, String)] = [
-            ("Status", "\(character.statusEmoji) \(context.strings.filterValue("status", character.status.lowercased()))"),
-            ("Gender", "\(genderEmoji(character.gender)) \(context.strings.filterValue("gender", character.gender.lowercased()))"),
-            ("Species", context.strings.species(character.species)),
-            ("Type", character.type.isEmpty ? "—" : character.type),
-            ("Episodes", Localized.number(character.episodes.count, language: context.language)),
+        // The signs are the original app's glance aids: hidden from screen readers, which would read "man dancing" before
+        // the word that says the same.
+        let sign = { (emoji: String) in E.element("span", [.attribute("aria-hidden", "true")], [.text(emoji + " ")]) }
+        let rows: [(String, [HTML])] = [
+            ("Status", [sign(character.statusEmoji), .text(characterStatus(character, strings: context.strings))]),
+            ("Gender", [sign(genderEmoji(character.gender)), .text(context.strings.filterValue("gender", character.gender.lowercased()))]),
+            ("Species", [.text(characterSpecies(character, strings: context.strings))]),
+            ("Type", [.text(character.type.isEmpty ? "—" : character.type)]),
+            ("Episodes", [.text(Localized.number(character.episodes.count, language: context.language))]),
         ]
         let episodesHeading = "\(words.episodes) (\(Localized.number(character.episodes.count, language: context.language)))"
         // One wrapper, laid out by the article's width (a container query), so the sheet sits beside the
@@ -115,7 +118,7 @@ extension Pages {
                 image(item.imageURL, width: 300, height: 300, alt: item.shownTitle, lazy: false, context: context),
                 heading(item),
                 E.element("dl", [], rows.flatMap { name, value in
-                    [E.element("dt", [], [.text(context.strings.field(name))]), E.element("dd", [], [.text(value)])]
+                    [E.element("dt", [], [.text(context.strings.field(name))]), E.element("dd", [], value)]
                 }),
             ]),
             E.element("nav", [.class("jump"), .attribute("aria-label", words.onThisPage)], [E.element("ul", [], [

@@ -209,9 +209,9 @@ package enum Pages {
             return strings.almostYears(dog.age)
         case .rickAndMorty(let character):
             let known = { (text: String) in !text.isEmpty && text.lowercased() != "unknown" }
-            let status = known(character.status) ? strings.filterValue("status", character.status.lowercased())
+            let status = known(character.status) ? characterStatus(character, strings: strings)
                 : strings.field("Status") + " " + strings.filterValue("status", "unknown").lowercased()
-            return ([status] + (known(character.species) ? [strings.species(character.species)] : [])).joined(separator: " · ")
+            return ([status] + (known(character.species) ? [characterSpecies(character, strings: strings)] : [])).joined(separator: " · ")
         case .marvelCharacter(let character):
             return strings.marvelCounts(character.comics.available, character.series.available)
         case .rickAndMortyEpisode(let episode):
@@ -221,6 +221,19 @@ package enum Pages {
         default:
             return item.subtitle
         }
+    }
+
+    /// A Rick and Morty character's status in the page's language, agreeing with the character where the language
+    /// inflects it (Summer is "Viva"): the list's subtitle and the character's sheet say it alike.
+    static func characterStatus(_ character: RickAndMortyCharacter, strings: Strings) -> String {
+        let word = strings.filterValue("status", character.status.lowercased())
+        return character.gender.lowercased() == "female" ? strings.ofFemaleCharacter(word) : word
+    }
+
+    /// A character's species as `characterStatus` says its status ("Humana" of Summer).
+    static func characterSpecies(_ character: RickAndMortyCharacter, strings: Strings) -> String {
+        let word = strings.species(character.species)
+        return character.gender.lowercased() == "female" ? strings.ofFemaleCharacter(word) : word
     }
 
     /// Rows: picture through the image route at a fixed size, title, subtitle.

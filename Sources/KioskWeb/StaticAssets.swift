@@ -81,9 +81,7 @@ enum StaticAssets {
     static func response(asset: StaticAsset?, servedName: String, request: Request) throws -> Response {
         guard let asset else {
             let name = String(servedName.prefix(80))
-            var error = WebError.notFound(Language.en.refusals.noSuchFile(name))
-            error.said = { $0.language.refusals.noSuchFile(name) }
-            throw error
+            throw WebError.notFound(said: { $0.noSuchFile(name) })
         }
         if request.matchesETag(asset.etag) { return Response(status: .notModified, headers: asset.notModifiedHeaders) }
         return Response(status: .ok, headers: asset.headers, body: ResponseBody(byteBuffer: asset.body))

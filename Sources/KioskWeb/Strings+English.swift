@@ -87,6 +87,8 @@ extension Strings {
         skippedItems: { $0 == 1 ? "1 item of this page came unreadable from the catalog and is left out."
                                   : "\($0) items of this page came unreadable from the catalog and are left out." },
         species: { $0 },
+        ofFemaleCharacter: { $0 },
+        noneInCollection: { _ in "None" },
         marvelCounts: { comics, series in
             let count = { Localized.number($0, language: .en) }
             let parts = [comics == 0 ? nil : comics == 1 ? "1 comic" : "\(count(comics)) comics", series == 0 ? nil : "\(count(series)) series"]
@@ -191,5 +193,18 @@ private func englishUpstreamProblem(_ error: KioskError) -> String {
 extension RefusalStrings {
     static let english = RefusalStrings(
         noSuchFile: { "There is no file named “\($0)” here; reload the page for the current ones." },
-        badPictureAddress: "The url parameter must be an absolute http(s) URL.")
+        badPictureAddress: "The url parameter must be an absolute http(s) URL.",
+        pictureAddressRequired: "The url parameter is required.",
+        picturesNotServed: { "Images from \($0 ?? "that host") are not served." },
+        givenTwice: { "The parameter \"\($0)\" is given twice." },
+        badPercentEncoding: "The query string is not validly percent-encoded.",
+        controlCharacters: "The query string contains control characters.",
+        queryTooLong: { "The query string is longer than \($0) characters." },
+        malformedNear: { "The query string is malformed near \"\($0)\"." },
+        notPlainValues: "The query string is malformed: each parameter takes one plain value.",
+        fromAnotherSite: { origin in "This form was sent from another site\(origin.map { " (\($0))" } ?? ""), so it was refused." },
+        notForOtherSites: "Kiosk's pages, pictures and API answer Kiosk's own pages, and links followed from elsewhere.",
+        noFormHere: "There is no form at this address.",
+        tooLarge: { limit in "What was sent is larger than this address accepts\(limit.map { " (at most \($0))" } ?? "")." },
+        unknownLanguage: { "The language must be one of: \($0)." })
 }

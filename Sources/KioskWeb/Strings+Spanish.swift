@@ -136,6 +136,16 @@ extension Strings {
             default: species
             }
         },
+        ofFemaleCharacter: { word in
+            switch word {
+            case "Vivo": "Viva"
+            case "Muerto": "Muerta"
+            case "Humano": "Humana"
+            // "Desconocido" stays: it is the status that is unknown, not the character; the other species do not inflect.
+            default: word
+            }
+        },
+        noneInCollection: { name in name == "Series" || name == "Stories" ? "Ninguna" : "Ninguno" },
         marvelCounts: { comics, series in
             let count = { Localized.number($0, language: .es) }
             let parts = [comics == 0 ? nil : comics == 1 ? "1 cómic" : "\(count(comics)) cómics",
@@ -164,9 +174,9 @@ extension DeviceStrings {
         saveForOfflineHint: "Mientras Kiosk responde, este dispositivo guarda la página 1 de cada catálogo y tus favoritos, "
             + "con sus detalles e imágenes, para leerlos cuando no responda.",
         storageLimit: "Espacio para páginas guardadas", clear: "Borrar páginas guardadas",
-        offlineTitle: "No guardada en este dispositivo",
+        offlineTitle: "Página no guardada en este dispositivo",
         offlineMessage: "Kiosk no responde y esta página no se guardó en este dispositivo. Estas sí:",
-        savedPages: "Guardado en este dispositivo", noSavedPages: "Todavía no hay nada guardado en este dispositivo.",
+        savedPages: "Páginas guardadas en este dispositivo", noSavedPages: "Todavía no hay nada guardado en este dispositivo.",
         unreachable: "Kiosk no responde: se muestra lo que este dispositivo guardó {ago}",
         slow: "Kiosk tarda demasiado en responder: se muestra lo que este dispositivo guardó {ago}",
         holds: "Este dispositivo guarda {size} de {limit}: {pages} y {images}.",
@@ -242,5 +252,18 @@ private func spanishUpstreamProblem(_ error: KioskError) -> String {
 extension RefusalStrings {
     static let spanish = RefusalStrings(
         noSuchFile: { "Aquí no hay ningún archivo llamado «\($0)»; recarga la página para obtener los actuales." },
-        badPictureAddress: "El parámetro url debe ser una URL http(s) absoluta.")
+        badPictureAddress: "El parámetro url debe ser una URL http(s) absoluta.",
+        pictureAddressRequired: "El parámetro url es obligatorio.",
+        picturesNotServed: { host in host.map { "No se sirven imágenes de \($0)." } ?? "No se sirven imágenes de ese servidor." },
+        givenTwice: { "El parámetro «\($0)» aparece dos veces." },
+        badPercentEncoding: "La consulta de la dirección no está bien codificada con «%».",
+        controlCharacters: "La consulta de la dirección contiene caracteres de control.",
+        queryTooLong: { "La consulta de la dirección tiene más de \($0) caracteres." },
+        malformedNear: { "La consulta de la dirección está mal formada cerca de «\($0)»." },
+        notPlainValues: "La consulta de la dirección está mal formada: cada parámetro lleva un solo valor simple.",
+        fromAnotherSite: { origin in "Este formulario se envió desde otro sitio\(origin.map { " (\($0))" } ?? ""), así que se rechazó." },
+        notForOtherSites: "Las páginas, imágenes y API de Kiosk responden a las propias páginas de Kiosk y a los enlaces que se siguen desde otros sitios.",
+        noFormHere: "No hay ningún formulario en esta dirección.",
+        tooLarge: { limit in "Lo enviado ocupa más de lo que acepta esta dirección\(limit.map { " (como mucho \($0))" } ?? "")." },
+        unknownLanguage: { "El idioma debe ser uno de: \($0)." })
 }

@@ -80,6 +80,11 @@ final class Strings: Sendable {
     let collection: @Sendable (String) -> String
     /// A Rick and Morty species as the API writes it ("Human"), in the language; unknown ones as they are.
     let species: @Sendable (String) -> String
+    /// A word said of a character (its status, its species, as `filterValue` and `species` say them) agreeing with a
+    /// female character: Spanish "Vivo" is "Viva" of Summer; a language or a word that does not inflect keeps it.
+    let ofFemaleCharacter: @Sendable (String) -> String
+    /// "None" under a Marvel collection named in English ("Stories"): Spanish agrees with its noun ("Ninguna").
+    let noneInCollection: @Sendable (String) -> String
     /// What Reset does, asked before it is done: "Forget your deletions and order of the Dogs list?".
     let resetWarning: @Sendable (String) -> String
     /// The labelled star of an item's page when it is not a favorite ("Add to favorites").
@@ -190,6 +195,8 @@ final class Strings: Sendable {
          badListAddress: @escaping @Sendable (BadListAddress) -> String,
          skippedItems: @escaping @Sendable (Int) -> String,
          species: @escaping @Sendable (String) -> String,
+         ofFemaleCharacter: @escaping @Sendable (String) -> String,
+         noneInCollection: @escaping @Sendable (String) -> String,
          marvelCounts: @escaping @Sendable (Int, Int) -> String) {
         self.home = home
         self.favorites = favorites
@@ -268,6 +275,8 @@ final class Strings: Sendable {
         self.badListAddress = badListAddress
         self.skippedItems = skippedItems
         self.species = species
+        self.ofFemaleCharacter = ofFemaleCharacter
+        self.noneInCollection = noneInCollection
         self.marvelCounts = marvelCounts
     }
 
@@ -299,6 +308,39 @@ struct RefusalStrings: Sendable {
     let noSuchFile: @Sendable (String) -> String
     /// `/image?url=` without an absolute http(s) address.
     let badPictureAddress: String
+    /// `/image` without `url=`.
+    let pictureAddressRequired: String
+    /// `/image?url=` on a host no configured catalog takes pictures from (nil: an address without one).
+    let picturesNotServed: @Sendable (_ host: String?) -> String
+    /// A query string or form (`FormInput`) with a parameter twice, named.
+    let givenTwice: @Sendable (String) -> String
+    /// A query string or form with a `%` not followed by two hex digits of UTF-8.
+    let badPercentEncoding: String
+    /// A query string or form with control characters once decoded.
+    let controlCharacters: String
+    /// A query string or form over its limit, in characters.
+    let queryTooLong: @Sendable (Int) -> String
+    /// A query string or form the decoder cannot read near the text given.
+    let malformedNear: @Sendable (String) -> String
+    /// A list or a map (`q[]=a`) where a form takes one plain value.
+    let notPlainValues: String
+    /// A form sent from another site (Fetch Metadata, or its Origin, named when known).
+    let fromAnotherSite: @Sendable (_ origin: String?) -> String
+    /// Another site's page using a page, picture or the API as a resource (`CrossSiteReadGuard`).
+    let notForOtherSites: String
+    /// A POST to an address that takes none.
+    let noFormHere: String
+    /// A body over what the address reads, with the limit as `byteSize` says it.
+    let tooLarge: @Sendable (_ limit: String?) -> String
+    /// `POST /language` with a language Kiosk does not speak, and those it speaks.
+    let unknownLanguage: @Sendable (_ offered: String) -> String
+}
+
+extension RefusalStrings {
+    /// A limit in bytes as the refusals say it: whole megabytes, else kilobytes (a form's 4096 bytes is "4 KB", not "1 MB").
+    static func byteSize(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? "\(bytes >> 20) MB" : "\(max(1, bytes >> 10)) KB"
+    }
 }
 
 extension Language {

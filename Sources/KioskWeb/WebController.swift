@@ -93,13 +93,13 @@ package struct WebController: Sendable {
     /// A catalog whose list its user orders, named as in URLs; anything else is a 404.
     private func userOrdered(_ raw: String) throws -> SourceID {
         let (id, source) = try self.source(raw)
-        guard source.ordering == .user else { throw WebError.notFound("There is no form at this address.") }
+        guard source.ordering == .user else { throw WebError.notFound(said: { $0.noFormHere }) }
         return id
     }
 
     /// `POST /{source}/reset` of a user-ordered catalog; any other two-segment POST is a 404.
     private func reset(_ rawSource: String, _ segment: String, request: Request) async throws -> Response {
-        guard segment == Route.resetSegment else { throw WebError.notFound("There is no form at this address.") }
+        guard segment == Route.resetSegment else { throw WebError.notFound(said: { $0.noFormHere }) }
         let source = try userOrdered(rawSource)
         _ = try await CSRFProtection.verifiedForm(request)
         try await kiosk.catalog.resetUserOrder(source: source)
@@ -121,14 +121,14 @@ package struct WebController: Sendable {
         let source = try userOrdered(rawSource)
         let itemID = try Self.itemID(rawID)
         guard let route = Route.userOrderWrite(source: source, id: itemID, action: action) else {
-            throw WebError.notFound("There is no form at this address.")
+            throw WebError.notFound(said: { $0.noFormHere })
         }
         let verified = try await CSRFProtection.verifiedForm(request)
         switch route {
         case .delete: try await kiosk.catalog.deleteFromUserOrder(source: source, itemID: itemID)
         case .move: try kiosk.catalog.moveInUserOrder(source: source, itemID: itemID, to: try verified.decode(MoveForm.self).to)
         case .restore: try kiosk.catalog.restoreToUserOrder(source: source, itemID: itemID)
-        default: throw WebError.notFound("There is no form at this address.")
+        default: throw WebError.notFound(said: { $0.noFormHere })
         }
         return Self.seeOther(Route.editor(source).path)
     }
@@ -385,15 +385,14 @@ package struct WebController: Sendable {
         // shared with other sites' pages (Cross-Origin-Resource-Policy, below).
         let raw = try FormInput.decode(ImageQuery.self, from: request.uri.query).url
         guard raw.count <= Self.maximumImageURLLength, let url = URL(string: raw), SafeURL.isWeb(url) else {
-            var error = WebError.badRequest(Language.en.refusals.badPictureAddress)
-            error.said = { $0.language.refusals.badPictureAddress }
-            throw error
+            throw WebError.badRequest(said: { $0.badPictureAddress })
         }
         do {
             try kiosk.images.validate(url)
         } catch {
             // The only refusal left is the host: not an image host of a configured source (no open proxy).
-            throw WebError.forbidden("Images from \(url.host ?? "that host") are not served.")
+            let host = url.host
+            throw WebError.forbidden(said: { $0.picturesNotServed(host) })
         }
         let image = try await kiosk.images.image(for: url)
         // Raster types only: an SVG from an allowed host would be a document with scripts on Kiosk's origin.

@@ -45,6 +45,29 @@ package struct WebError: Error, Sendable {
     package static func forbidden(_ message: String) -> WebError {
         WebError(status: .forbidden, title: "Forbidden", message: message, retryPath: nil)
     }
+
+    /// A 400 whose page says `words` of the page's language, and whose JSON (and `message`) says them in English: the
+    /// JSON API speaks English whatever the browser's language.
+    static func badRequest(said words: @escaping @Sendable (RefusalStrings) -> String) -> WebError {
+        badRequest(words(.english)).said(by: words)
+    }
+
+    /// A 404 said as `badRequest(said:)` is.
+    static func notFound(said words: @escaping @Sendable (RefusalStrings) -> String) -> WebError {
+        notFound(words(.english)).said(by: words)
+    }
+
+    /// A 403 said as `badRequest(said:)` is.
+    static func forbidden(said words: @escaping @Sendable (RefusalStrings) -> String) -> WebError {
+        forbidden(words(.english)).said(by: words)
+    }
+
+    /// This error with its page saying `words` in the page's language.
+    func said(by words: @escaping @Sendable (RefusalStrings) -> String) -> WebError {
+        var error = self
+        error.said = { words($0.language.refusals) }
+        return error
+    }
 }
 
 extension WebError {
@@ -124,9 +147,9 @@ struct WebErrorMiddleware: RouterMiddleware {
         case let error as KioskError: return WebError(error, retryPath: retry)
         case let error as NIOTooManyBytesError:
             // A form or upload past what its route reads: the request's fault, said as such (not a 500).
-            let limit = error.maxBytes.map { " (at most \(max(1, $0 >> 20)) MB)" } ?? ""
-            return WebError(status: .contentTooLarge, title: "Too large",
-                            message: "What was sent is larger than this address accepts\(limit).", retryPath: nil)
+            let limit = error.maxBytes.map(RefusalStrings.byteSize)
+            return WebError(status: .contentTooLarge, title: "Too large", message: RefusalStrings.english.tooLarge(limit), retryPath: nil)
+                .said { $0.tooLarge(limit) }
         case let error as HTTPError where error.status == .notFound:
             var notFound = WebError.notFound("There is no page at this address.")
             notFound.said = { $0.strings.pageNotFound }

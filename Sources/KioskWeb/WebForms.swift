@@ -19,7 +19,7 @@ package enum FormInput {
                                         allowsLineBreaks: Bool = false) throws -> Form {
         let raw = raw ?? ""
         guard raw.utf8.count <= maximumLength else {
-            throw WebError.badRequest("The query string is longer than \(maximumLength) characters.")
+            throw WebError.badRequest(said: { $0.queryTooLong(maximumLength) })
         }
         try refuseControlCharacters(raw, allowsLineBreaks: allowsLineBreaks)
         do {
@@ -28,13 +28,17 @@ package enum FormInput {
             throw error
         } catch let error as URLEncodedFormError {
             switch error.code {
-            case .duplicateKeys: throw WebError.badRequest("The parameter \"\(error.value.prefix(40))\" is given twice.")
-            case .failedToPercentDecode: throw WebError.badRequest("The query string is not validly percent-encoded.")
-            default: throw WebError.badRequest("The query string is malformed near \"\(error.value.prefix(40))\".")
+            case .duplicateKeys:
+                let name = String(error.value.prefix(40))
+                throw WebError.badRequest(said: { $0.givenTwice(name) })
+            case .failedToPercentDecode: throw WebError.badRequest(said: { $0.badPercentEncoding })
+            default:
+                let near = String(error.value.prefix(40))
+                throw WebError.badRequest(said: { $0.malformedNear(near) })
             }
         } catch {
             // A DecodingError: a list or a map (`q[]=a`, `q[x]=a`) where a form takes one plain value.
-            throw WebError.badRequest("The query string is malformed: each parameter takes one plain value.")
+            throw WebError.badRequest(said: { $0.notPlainValues })
         }
     }
 
@@ -51,11 +55,11 @@ package enum FormInput {
         // Most queries are plain ASCII without escapes: nothing to decode to find out.
         guard raw.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 < 0x20 || $0 >= 0x7F }) else { return }
         guard let decoded = raw.removingPercentEncoding else {
-            throw WebError.badRequest("The query string is not validly percent-encoded.")
+            throw WebError.badRequest(said: { $0.badPercentEncoding })
         }
         let allowed: Set<Unicode.Scalar> = allowsLineBreaks ? ["\t", "\n", "\r"] : []
         guard !decoded.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !allowed.contains($0) }) else {
-            throw WebError.badRequest("The query string contains control characters.")
+            throw WebError.badRequest(said: { $0.controlCharacters })
         }
     }
 }
@@ -109,7 +113,13 @@ extension KeyedDecodingContainer where Key == FormKey {
     /// A choice the form cannot do without: absent is as wrong as invalid.
     package func requiredChoice<T: RawRepresentable>(_ type: T.Type, _ name: String, invalid message: @autoclosure () -> String) throws -> T
     where T.RawValue == String {
-        guard let value = try choice(T.self, name, invalid: message()) else { throw WebError.badRequest(message()) }
+        try requiredChoice(type, name, refusal: WebError.badRequest(message()))
+    }
+
+    /// `requiredChoice(_:_:invalid:)` refusing with `refusal` (one said in the page's language).
+    package func requiredChoice<T: RawRepresentable>(_ type: T.Type, _ name: String, refusal: @autoclosure () -> WebError) throws -> T
+    where T.RawValue == String {
+        guard let value = try choice(T.self, name, refusal: refusal()) else { throw refusal() }
         return value
     }
 
@@ -177,7 +187,7 @@ struct ImageQuery: Decodable {
 
     init(from decoder: any Decoder) throws {
         guard let url = try decoder.container(keyedBy: FormKey.self).text("url"), !url.isEmpty else {
-            throw WebError.badRequest("The url parameter is required.")
+            throw WebError.badRequest(said: { $0.pictureAddressRequired })
         }
         self.url = url
     }
@@ -222,8 +232,8 @@ struct LanguageForm: Decodable {
 
     init(from decoder: any Decoder) throws {
         let form = try decoder.container(keyedBy: FormKey.self)
-        language = try form.requiredChoice(Language.self, "lang",
-                                           invalid: "The language must be one of: \(Language.allCases.map(\.rawValue).joined(separator: ", ")).")
+        let offered = Language.allCases.map(\.rawValue).joined(separator: ", ")
+        language = try form.requiredChoice(Language.self, "lang", refusal: WebError.badRequest(said: { $0.unknownLanguage(offered) }))
         returnPath = try formReturnPath(form)
     }
 }

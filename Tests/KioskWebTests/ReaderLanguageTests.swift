@@ -140,6 +140,53 @@ struct ReaderLanguageTests {
         }
     }
 
+    @Test("A female character's status and species agree with her in Spanish (Viva · Humana), in the list and on her sheet; a male one's do not change")
+    func spanishCharacterAgreement() async throws {
+        try await withWeb { _, client in
+            // Given Summer Smith (the demo's character 3: alive, human, female) and Rick (1: alive, human, male)
+            let spanish: HTTPFields = [.acceptLanguage: "es"]
+            // When the list and their sheets are opened in Spanish
+            let list = try await client.get("/rickandmorty", headers: spanish).body
+            let summer = try await client.get("/rickandmorty/3", headers: spanish).body
+            let rick = try await client.get("/rickandmorty/1", headers: spanish).body
+            // Then Summer's words are feminine, in the list's row and on her sheet
+            let summerRow = try #require(list.components(separatedBy: "<li data-id=\"3\"").dropFirst().first?
+                .components(separatedBy: "<li data-id=").first)
+            #expect(summerRow.contains("Viva · Humana") && !summerRow.contains("Vivo"), "\(summerRow)")
+            #expect(summer.contains("</span>Viva</dd>") && summer.contains("<dd>Humana</dd>"), "\(summer)")
+            // And Rick's stay masculine
+            #expect(rick.contains("</span>Vivo</dd>") && rick.contains("<dd>Humano</dd>"), "\(rick)")
+            // And English has nothing to agree
+            #expect(try await client.get("/rickandmorty/3").body.contains("</span>Alive</dd>"))
+        }
+    }
+
+    @Test("A character's status and gender signs are hidden from screen readers, which read the words beside them")
+    func signsHidden() async throws {
+        try await withWeb { _, client in
+            // When Rick's sheet is opened
+            let sheet = try await client.get("/rickandmorty/1", headers: [.acceptLanguage: "es"]).body
+            // Then each sign is in an aria-hidden span, and the words are outside it
+            #expect(sheet.contains("<dd><span aria-hidden=\"true\">🕺 </span>Vivo</dd>"), "\(sheet)")
+            #expect(sheet.contains("<dd><span aria-hidden=\"true\">♂️ </span>Masculino</dd>"), "\(sheet)")
+        }
+    }
+
+    @Test("An empty Marvel collection's 'none' agrees with its noun in Spanish: Ninguna under Historias and Series, Ninguno under Cómics and Eventos")
+    func spanishNoneAgrees() async throws {
+        // Given each collection's Spanish name and the word said under it when empty
+        let strings = Language.es.strings
+        let said = ["Comics", "Series", "Stories", "Events"].map { "\(strings.collection($0)): \(strings.noneInCollection($0))" }
+        // Then each agrees with its noun
+        #expect(said == ["Cómics: Ninguno", "Series: Ninguna", "Historias: Ninguna", "Eventos: Ninguno"])
+        #expect(Language.en.strings.noneInCollection("Stories") == "None")
+        try await withWeb { _, client in
+            // And a character with no stories (the demo's 1009144) says so in the feminine
+            let page = try await client.get("/marvel/1009144", headers: [.acceptLanguage: "es"]).body
+            #expect(page.contains("<h2>Historias (0)</h2><p class=\"status\">Ninguna</p>"), "\(page)")
+        }
+    }
+
     @Test("A list address asking for what the list does not offer is a 400 said in the page's language, the JSON keeping the detail",
           arguments: [
             ("/rickandmorty?status=zombie", "Estado no puede ser «zombie» aquí; elige entre: Vivo, Muerto, Desconocido.",
@@ -220,6 +267,107 @@ struct ReaderLanguageTests {
             #expect(dogs.contains("Casi ") && !dogs.contains("Almost "))
             let sheet = try await client.get("/rickandmorty/1", headers: headers).body
             #expect(sheet.contains("Humano") && sheet.contains("Masculino"))
+        }
+    }
+}
+
+/// A request the reader refuses before any catalog is asked, with what its page says in each language.
+struct RefusedRequest: Sendable, CustomTestStringConvertible {
+    /// A form POST when set (its CSRF token is filled in when `withToken`), else a GET.
+    var form: [(String, String)]?
+    let path: String
+    var headers: HTTPFields = [:]
+    var withToken = false
+    let status: HTTPResponse.Status
+    let spanish: String
+    let english: String
+
+    var testDescription: String { (form == nil ? "GET " : "POST ") + path.prefix(60) }
+
+    static let all: [RefusedRequest] = [
+        RefusedRequest(path: "/rickandmorty?page=1&page=2", status: .badRequest,
+                       spanish: "El parámetro «page» aparece dos veces.", english: "The parameter \"page\" is given twice."),
+        RefusedRequest(path: "/rickandmorty?q=%zz", status: .badRequest,
+                       spanish: "La consulta de la dirección no está bien codificada con «%».",
+                       english: "The query string is not validly percent-encoded."),
+        RefusedRequest(path: "/rickandmorty?q=%01", status: .badRequest,
+                       spanish: "La consulta de la dirección contiene caracteres de control.",
+                       english: "The query string contains control characters."),
+        RefusedRequest(path: "/rickandmorty?q=" + String(repeating: "a", count: 4100), status: .badRequest,
+                       spanish: "La consulta de la dirección tiene más de 4096 caracteres.",
+                       english: "The query string is longer than 4096 characters."),
+        RefusedRequest(path: "/image", status: .badRequest,
+                       spanish: "El parámetro url es obligatorio.", english: "The url parameter is required."),
+        RefusedRequest(path: "/image?url=http://evil.example/x.png", status: .forbidden,
+                       spanish: "No se sirven imágenes de evil.example.", english: "Images from evil.example are not served."),
+        RefusedRequest(form: [("action", "add")], path: "/favorites/dogs/rex", headers: [.origin: "http://evil.example"],
+                       status: .forbidden,
+                       spanish: "Este formulario se envió desde otro sitio (http://evil.example), así que se rechazó.",
+                       english: "This form was sent from another site (http://evil.example), so it was refused."),
+        RefusedRequest(path: "/rickandmorty/1", headers: [HTTPFields.Element.Name("Sec-Fetch-Site")!: "cross-site"], status: .forbidden,
+                       spanish: "Las páginas, imágenes y API de Kiosk responden a las propias páginas de Kiosk",
+                       english: "Kiosk's pages, pictures and API answer Kiosk's own pages"),
+        RefusedRequest(form: [], path: "/dogs/rex/frobnicate", status: .notFound,
+                       spanish: "No hay ningún formulario en esta dirección.", english: "There is no form at this address."),
+        RefusedRequest(form: [("body", String(repeating: "x", count: 3 << 20))], path: "/favorites/dogs/rex", status: .contentTooLarge,
+                       spanish: "Lo enviado ocupa más de lo que acepta esta dirección (como mucho 4 KB).",
+                       english: "What was sent is larger than this address accepts (at most 4 KB)."),
+        RefusedRequest(form: [("lang", "fr"), ("return", "/")], path: "/language", withToken: true, status: .badRequest,
+                       spanish: "El idioma debe ser uno de: en, es.", english: "The language must be one of: en, es."),
+    ]
+}
+
+@Suite("The reader's refusals in the browser's language")
+struct ReaderRefusalLanguageTests {
+    @Test("A malformed query, a picture address refused, a form from another site or to no form, too large or naming no language Kiosk speaks, is said in the page's language",
+          arguments: RefusedRequest.all)
+    func refusalsInTheReadersLanguage(request: RefusedRequest) async throws {
+        try await withWeb { _, client in
+            // Given the CSRF token of a page already read, for a form that gets past its check
+            let token = try issuedToken(try await client.get("/dogs"))
+            func send(_ language: String) async throws -> Fetched {
+                var headers = request.headers
+                headers[.acceptLanguage] = language
+                guard let form = request.form else { return try await client.get(request.path, headers: headers) }
+                return try await client.post(request.path, form: request.withToken ? [("csrf", token)] + form : form,
+                                             cookie: request.withToken ? token : nil, headers: headers)
+            }
+            // When it is sent by a Spanish browser and by an English one
+            let spanish = try await send("es")
+            let english = try await send("en")
+            // Then the Spanish page says it in Spanish, under a Spanish title, and the English page in English
+            #expect(spanish.status == request.status && spanish.body.contains(HTML.text(request.spanish).rendered), "\(spanish.body)")
+            let inEnglish = HTML.text(request.english).rendered
+            #expect(spanish.body.contains("<html lang=\"es\"") && !spanish.body.contains(inEnglish), "\(spanish.body)")
+            #expect(english.status == request.status && english.body.contains(inEnglish), "\(english.body)")
+        }
+    }
+
+    @Test("A 413 page has the Spanish title a failure without one of its own has")
+    func tooLargeTitled() async throws {
+        try await withWeb { _, client in
+            // When a Spanish browser posts more than a form may be
+            let page = try await client.post("/favorites/dogs/rex", form: [("body", String(repeating: "x", count: 5000))],
+                                             headers: [.acceptLanguage: "es"])
+            // Then its title is Spanish too
+            #expect(page.status == .contentTooLarge && page.body.contains("<h1>Algo salió mal</h1>"), "\(page.body)")
+        }
+    }
+
+    @Test("The JSON API's refusals stay English whatever language the browser asks for",
+          arguments: ["/api/rickandmorty?page=1&page=2", "/api/rickandmorty?q=%01", "/api/rickandmorty/1"])
+    func apiStaysEnglish(path: String) async throws {
+        try await withWeb { _, client in
+            // Given a Spanish browser (a cross-site one for the item, which is refused)
+            var headers: HTTPFields = [.acceptLanguage: "es"]
+            if path == "/api/rickandmorty/1" { headers[HTTPFields.Element.Name("Sec-Fetch-Site")!] = "cross-site" }
+            // When the API refuses its request
+            let answer = try await client.get(path, headers: headers)
+            // Then the error is in English, the JSON's one language
+            let error = try #require(try answer.json()["error"] as? String, "\(answer.body)")
+            #expect((400..<500).contains(answer.status.code))
+            #expect(error.hasPrefix("The ") || error.hasPrefix("Kiosk's "), "\(error)")
+            #expect(!error.contains("dirección") && !error.contains("Kiosk responden"), "\(error)")
         }
     }
 }

@@ -129,7 +129,7 @@ struct WebRouteTests {
             #expect(try await client.get("/").body.contains("Data provided by Marvel"))
             #expect(rick.status == .ok)
             #expect(rick.body.contains("Rick Sanchez"))
-            #expect(rick.body.contains("🕺 Alive"))
+            #expect(rick.body.contains("<dd><span aria-hidden=\"true\">🕺 </span>Alive</dd>"))
             #expect(rick.body.contains("<dt>Episodes</dt>"))
             #expect(dog.status == .ok)
             #expect(dog.body.contains("Almost "))
