@@ -143,3 +143,27 @@ def test_the_rules_page_fits_the_screen_with_every_rules_buttons_in_reach(fresh_
         assert driver.execute_script("const r = arguments[0].getBoundingClientRect(); return r.right <= window.innerWidth", delete)
     finally:
         driver.quit()
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_every_console_control_whose_name_is_set_apart_names_it_by_its_visible_label_first(fresh_server, language):
+    # Given a logged exchange, a rewrite rule and a mock rule, so that every page shows its buttons
+    fetch(fresh_server, "/api/rickandmorty")
+    subprocess.run([fresh_server.binary, "rule", "add", "--data-dir", fresh_server.data_dir, "--url", "http://nowhere.invalid/*",
+                    "--status", "418"], check=True, capture_output=True)
+    subprocess.run([fresh_server.binary, "mock", "add", "--data-dir", fresh_server.data_dir, "--url", "http://nowhere.invalid/m",
+                    "--body", "{}"], check=False, capture_output=True)
+    driver = new_driver(DESKTOP, language=language)
+    try:
+        for path in ("/debug", "/debug/rules", "/debug/mocks", "/debug/requests/1"):
+            # When each page is read as a voice-control user reads it
+            driver.get(fresh_server.url(path))
+            page_ready(driver)
+            # Then a control named apart from its text (aria-label) names it by what it shows first (WCAG 2.5.3)
+            mismatched = driver.execute_script("""return [...document.querySelectorAll('button[aria-label], a[aria-label], [role=button][aria-label]')]
+                .filter(element => element.offsetParent !== null)
+                .map(element => [element.innerText.trim().replace(/\\s+/g, ' '), element.getAttribute('aria-label')])
+                .filter(([shown, name]) => shown && /\\p{L}/u.test(shown) && !name.toLowerCase().startsWith(shown.toLowerCase()));""")
+            assert mismatched == [], (path, mismatched)
+    finally:
+        driver.quit()

@@ -195,7 +195,7 @@ extension ConsoleWords {
         rulesHowTo: " Open a logged request and choose Make a rule, or use ",
         newRule: "New rule",
         noRewriteRules: "No rewrite rules.",
-        resetHitsLabel: { "Reset the hit count of rule \($0)" },
+        resetHitsLabel: { "Reset hits of rule \($0)" },
         resetHits: "Reset hits",
         name: "Name",
         matches: "Matches",

@@ -97,7 +97,8 @@ extension DebugPages {
                 ?? .empty,
             E.element("div", [.class("console-actions"), .attribute("role", "group"), .attribute("aria-label", w.cacheMode)],
                       modes.map { mode, name in
-                          Pages.postForm(action: action, fields: [("mode", mode.rawValue)], label: w.cacheMode + ": " + name,
+                          // (Named by its word alone: the group around the buttons says what they choose, WCAG 2.5.3.)
+                          Pages.postForm(action: action, fields: [("mode", mode.rawValue)], label: name,
                                          button: .text(name), className: "mock", pressed: settings.mode == mode, attributes: [inPlace], context: context)
                       }),
             settings.mode == .off ? .empty

@@ -45,8 +45,10 @@ package enum Pages {
             csrfField(context),
             E.void("input", [.attribute("type", "hidden"), .attribute("name", "lang"), .attribute("value", other.rawValue)]),
             E.void("input", [.attribute("type", "hidden"), .attribute("name", "return"), .attribute("value", context.path)]),
+            // Named in the language it switches to, its label first ("Español (idioma)"): one voice reads it all, and a
+            // voice-control user says what is shown, "Español" (or "ES" on a phone), to press it (WCAG 2.5.3).
             E.element("button", [.attribute("type", "submit"), .attribute("lang", other.rawValue),
-                                 .attribute("aria-label", "\(strings.languageSwitch): \(other.nativeName)")], [
+                                 .attribute("aria-label", "\(other.nativeName) (\(other.strings.languageSwitch.lowercased()))")], [
                 E.element("span", [.class("long")], [.text(other.nativeName)]),
                 E.element("span", [.class("short"), .attribute("aria-hidden", "true")], [.text(other.rawValue.uppercased())]),
             ]),
