@@ -96,6 +96,9 @@ public struct HTTPRequest: Sendable, Hashable {
     /// logged request it sends again (a resend), an edit made at a breakpoint. A request carrying any is the
     /// user's own act: it is never joined onto an identical request in flight (`CoalescingTransport`).
     public var touches: [ExchangeTouch] = []
+    /// How long, in seconds, the app's request was held at a request breakpoint before it went on (sent as it was or
+    /// edited): the record of its exchange starts when the app asked, the wait counted as queueing.
+    public var heldAtBreakpoint: TimeInterval = 0
     /// Where the layers below the capture note what they do to this exchange (a mock that answered it, a rule
     /// that rewrote it); set by the capture, nil when nothing records the exchange. Not part of what is asked:
     /// two requests differing only in it are equal.

@@ -436,8 +436,9 @@ public final class BreakpointTransport: HTTPTransport {
             case .continueWithRequest(let query, let headers, let body, let method, let path):
                 outgoing = try Self.edited(request, query: query, headers: headers, body: body, method: method, path: path,
                                            shownAs: redactor.redact(request.headers))
-                // The capture below records the edit with the exchange it sends.
+                // The capture below records the edit with the exchange it sends, and the app's wait through the pause.
                 outgoing.touches.append(Self.touch(id, request, .requestEdited))
+                outgoing.heldAtBreakpoint = max(0, breakpoints.now().timeIntervalSince(started))
                 // The answer to another request than the one asked is no answer to that one: shown, never stored under it.
                 // Compared as read, not as written: the edit writes the query again (`%2C` as `,`), which asks the same.
                 let read = { (url: URL) in URLComponents(url: url, resolvingAgainstBaseURL: false).map { ($0.path, $0.queryItems ?? []) } }
@@ -447,9 +448,9 @@ public final class BreakpointTransport: HTTPTransport {
                 return answer(request, status: status, body: body, headers: Self.fields(headers, keeping: [:], shownAs: [:]),
                               since: started, touch: Self.touch(id, request, .answeredAtRequest))
             case .continueUnchanged:
-                // The capture below times the exchange from its sending: the wait before it is said here.
-                let held = Int(max(0, breakpoints.now().timeIntervalSince(started)).rounded())
-                outgoing.touches.append(Self.touch(id, request, .requestHeld(seconds: held)))
+                // The capture below counts the wait before it as the exchange's (queued), and the touch says it.
+                outgoing.heldAtBreakpoint = max(0, breakpoints.now().timeIntervalSince(started))
+                outgoing.touches.append(Self.touch(id, request, .requestHeld(seconds: Int(outgoing.heldAtBreakpoint.rounded()))))
             }
         }
         // A response breakpoint holds the answer after the capture below has made its record: kept back until the pause

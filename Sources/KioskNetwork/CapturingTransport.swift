@@ -244,12 +244,14 @@ public final class CapturingTransport: HTTPTransport {
                 touches.append(ExchangeTouch(kind: .bodyCut, id: 0, name: request.endpoint, phrase: .bodyCut(received: size)))
             }
         }
-        let total = elapsed.seconds
-        var timings = response?.timings ?? RequestTimings(total: total)
+        // A request held at a breakpoint before it came here was the app's wait too: the record starts when it asked.
+        let held = request.heldAtBreakpoint
+        let total = elapsed.seconds + held
+        var timings = response?.timings ?? RequestTimings(queued: held > 0 ? held : nil, total: total)
         // The transport measured its own exchange, its own wait for a connection included; anything above
-        // it in time (the outbound policy's checks, a slot wait) is queueing too. A streamed body's time after its head
-        // (`headElapsed`) is its download.
-        let untilHead = headElapsed?.seconds ?? total
+        // it in time (the outbound policy's checks, a slot wait, a breakpoint's pause) is queueing too. A streamed body's
+        // time after its head (`headElapsed`) is its download.
+        let untilHead = (headElapsed?.seconds ?? elapsed.seconds) + held
         timings.queued = (timings.queued ?? 0) + max(0, untilHead - timings.total)
         if headElapsed != nil { timings.download = (timings.download ?? 0) + max(0, total - untilHead) }
         timings.total = total
@@ -257,7 +259,7 @@ public final class CapturingTransport: HTTPTransport {
             redactor.scrub((error as? KioskError)?.description ?? String(describing: error))
         }
         return RequestRecord(
-            startedAt: startedAt, source: request.source, endpoint: request.endpoint, method: request.method,
+            startedAt: startedAt.addingTimeInterval(-held), source: request.source, endpoint: request.endpoint, method: request.method,
             url: redactor.redact(request.url), requestHeaders: fields(request.headers, redactor),
             requestBody: requestBody,
             status: response?.status, responseHeaders: response.map { fields($0.headers, redactor) } ?? [],

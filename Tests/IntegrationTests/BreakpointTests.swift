@@ -1,6 +1,7 @@
 import Foundation
 import KioskApp
 import KioskDebugger
+import KioskNetwork
 import KioskCore
 import KioskStore
 import KioskTestSupport
@@ -206,6 +207,34 @@ struct BreakpointTests {
         let sent = try #require(upstream.requests.last)
         #expect(sent.url.query == "limit=5&apikey=\(Self.secret)&ts=1&hash=abc")
         #expect(sent.headers["X-Debug"] == "yes")
+    }
+
+    @Test("A request held at its breakpoint, then sent edited or as it was, is logged with the app's wait: from when it asked, the pause queued")
+    func heldRequestLoggedWithItsWait() async throws {
+        // Given a request breakpoint, with the capture below it as in the pipeline
+        let clock = ManualClock()
+        let breakpoints = Breakpoints(fileURL: nil, clock: clock, now: clock.dateSource, redactor: redactor)
+        try breakpoints.set(BreakpointSetting(request: .pause), for: "marvel.characters")
+        let logged = Mutex<[RequestRecord]>([])
+        let capture = CapturingTransport(base: echoUpstream(), redactor: redactor, now: clock.dateSource) { record in
+            logged.withLock { $0.append(record.make()) }
+        }
+        let transport = BreakpointTransport(base: capture, breakpoints: breakpoints, redactor: redactor)
+        let request = HTTPRequest(url: url, source: .marvel, endpoint: "marvel.characters")
+        for decision in [PauseDecision.continueWithRequest(query: [("limit", "5")], headers: []), .continueUnchanged] {
+            // When the app's request is held a minute, then sent on
+            let asked = clock.dateSource()
+            let sent = Task { try await transport.send(request) }
+            try await waitForPauses(breakpoints, 1)
+            await clock.advance(by: .seconds(60))
+            _ = breakpoints.decide(try #require(breakpoints.paused.first).id, decision)
+            _ = try await sent.value
+            // Then its record starts when the app asked, and takes the minute it waited, as queueing
+            let record = try #require(logged.withLock { $0.last })
+            #expect(abs(record.startedAt.timeIntervalSince(asked)) < 1, "\(decision): \(record.startedAt) vs \(asked)")
+            #expect(record.timings.total >= 60 && (record.timings.queued ?? 0) >= 60, "\(decision): \(record.timings)")
+        }
+        #expect(logged.withLock { $0.count } == 2)
     }
 
     @Test("The answer to a request changed at a breakpoint is marked edited (never stored under the request asked); one sent as it was is not")
