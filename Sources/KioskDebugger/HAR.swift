@@ -27,7 +27,9 @@ public enum HAR {
         private let batches: () throws -> [RequestRecord]?
         private let encoder: JSONEncoder = {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+            // Keys sorted: the same records make the same bytes, export after export (a dictionary's order is not kept),
+            // so archives can be diffed and kept under version control.
+            encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes, .sortedKeys]
             return encoder
         }()
         private var ended = false
@@ -83,18 +85,19 @@ public enum HAR {
             // starting with its first request.
             let pages = firstStart.map { [Page(startedDateTime: $0, id: Entry.pageID, title: "Kiosk request log", pageTimings: PageTimings())] } ?? []
             var head = Data("{\n  \"log\" : {\n    \"version\" : \"1.2\",\n    \"creator\" : ".utf8)
-            head.append(Self.indented(try encoder.encode(creator), by: 4))
+            head.append(Self.indented(try encoder.encode(creator), by: 4, firstLine: false))
             head.append(contentsOf: ",\n    \"pages\" : ".utf8)
-            head.append(Self.indented(try encoder.encode(pages), by: 4))
+            head.append(Self.indented(try encoder.encode(pages), by: 4, firstLine: false))
             head.append(contentsOf: ",\n    \"entries\" : [\n".utf8)
             return head
         }
 
-        /// Pretty-printed JSON moved right by `spaces`, its first line included, for its place in the document.
-        private static func indented(_ json: Data, by spaces: Int) -> Data {
+        /// Pretty-printed JSON moved right by `spaces` for its place in the document, its first line too unless it
+        /// follows a key on that line (`"creator" : {`).
+        private static func indented(_ json: Data, by spaces: Int, firstLine: Bool = true) -> Data {
             let pad = [UInt8](repeating: UInt8(ascii: " "), count: spaces)
             var result = Data(capacity: json.count + json.count / 8)
-            result.append(contentsOf: pad)
+            if firstLine { result.append(contentsOf: pad) }
             // A newline in JSON text is always the encoder's: inside strings it is escaped. Copied a line at a time.
             var start = json.startIndex
             while let newline = json[start...].firstIndex(of: UInt8(ascii: "\n")) {

@@ -91,9 +91,14 @@ struct HARCommand: AsyncParsableCommand {
                     let archive = try kiosk.debugger.harArchive(matching: filter, maximum: limit)
                     return (try Output.writeExport(archive, to: file), archive.count, archive.leftOut)
                 }
-                guard toFile else { return }
-                printError("Wrote \(count) request\(count == 1 ? "" : "s") to \(file)."
-                           + (leftOut == 0 ? "" : " \(Render.count(leftOut, "answer")) Kiosk gave from its store, with no exchange, left out."))
+                let leftOutSaid = leftOut == 0 ? "" : "\(Render.count(leftOut, "answer")) Kiosk gave from its store, with no exchange, left out."
+                // On standard output the archive is the output: what it leaves out is said on standard error alone, and only
+                // then (an archive emptier than the records counted would otherwise be a mystery).
+                guard toFile else {
+                    if !leftOutSaid.isEmpty { printError("The archive holds \(Render.count(count, "request")); " + leftOutSaid) }
+                    return
+                }
+                printError("Wrote \(count) request\(count == 1 ? "" : "s") to \(file)." + (leftOutSaid.isEmpty ? "" : " " + leftOutSaid))
             }
         }
     }

@@ -603,6 +603,11 @@ struct LogCLITests {
                 && export.stderr.contains("1 answer Kiosk gave from its store, with no exchange, left out."), "\(export.stderr)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: har)) as? [String: Any])
         #expect(((document["log"] as? [String: Any])?["entries"] as? [Any])?.count == 2)
+        // (and to standard output, what is left out is said on standard error alone, the archive unchanged on stdout)
+        let piped = try cli.run(["har", "export", "-"])
+        #expect(piped.stderr.contains("The archive holds 2 requests; 1 answer Kiosk gave from its store, with no exchange, left out."),
+                "\(piped.stderr)")
+        #expect(piped.stdout.hasPrefix("{") && !piped.stdout.contains("left out"))
         // And an export takes the debugger's filter language, as kiosk log does: the Marvel exchange alone, none of Rick and Morty's
         let filtered = try cli.run(["har", "export", "-", "--filter", "source:marvel -has:error"])
         let marvel = try #require(try JSONSerialization.jsonObject(with: Data(filtered.stdout.utf8)) as? [String: Any])

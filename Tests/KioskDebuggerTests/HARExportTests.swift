@@ -174,6 +174,16 @@ struct HARExportTests {
         }
     }
 
+    @Test("The same records make the same bytes, export after export, keys sorted and the creator on its key's line")
+    func deterministicBytes() throws {
+        // Given a session's records exported twice
+        let exports = try (0..<5).map { _ in try HAR.export(Self.session) }
+        // Then every export is byte for byte the first (a dictionary's order changes from one to the next)
+        #expect(Set(exports).count == 1)
+        let text = String(decoding: exports[0], as: UTF8.self)
+        #expect(text.contains("\"creator\" : {\n") && text.contains("\"pages\" : [\n"), "\(text.prefix(300))")
+    }
+
     @Test("A new connection's DNS lookup and TLS handshake are HAR's dns and ssl: dns outside connect, ssl within it")
     func connectionPhases() throws {
         // Given the session, whose first exchange opened its connection: 10.4 ms, of which 1.1 ms DNS and 4.2 ms TLS
