@@ -119,6 +119,19 @@ public struct ItemJSON: Encodable, Sendable {
         error = result.error?.description
         linked = result.linked.entries.isEmpty && result.linked.counts.isEmpty ? nil : LinkedJSON(result.linked)
     }
+
+    // By hand, so that no error is `null`, never an absent key (docs/API.md); `linked` is absent for an item that links
+    // to nothing, as documented.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(item, forKey: .item)
+        try container.encode(favorite, forKey: .favorite)
+        try container.encode(origin, forKey: .origin)
+        try container.encode(error, forKey: .error)
+        try container.encodeIfPresent(linked, forKey: .linked)
+    }
+
+    private enum CodingKeys: String, CodingKey { case item, favorite, origin, error, linked }
 }
 
 /// An item's links: `{page, pageCount, counts: {episode: 51}, entries: [{role, itemID, item|null}], error, skipped}`.
@@ -159,6 +172,26 @@ public struct LinkedJSON: Encodable, Sendable {
         error = linked.error?.description
         skipped = linked.skipped
     }
+
+    // By hand, so that no error is `null`, never an absent key.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(page, forKey: .page)
+        try container.encode(pageCount, forKey: .pageCount)
+        try container.encode(counts, forKey: .counts)
+        try container.encode(entries, forKey: .entries)
+        try container.encode(error, forKey: .error)
+        try container.encode(skipped, forKey: .skipped)
+    }
+
+    private enum CodingKeys: String, CodingKey { case page, pageCount, counts, entries, error, skipped }
+}
+
+/// Every starred item, newest first: `kiosk favorite list --json` and `/api/favorites`.
+public struct FavoritesJSON: Encodable, Sendable {
+    public let items: [CatalogItem]
+
+    public init(_ items: [CatalogItem]) { self.items = items }
 }
 
 /// A search: `kiosk search --json`.
@@ -184,4 +217,19 @@ public struct SearchJSON: Encodable, Sendable {
         totalItems = result.totalItems
         moreMatch = result.moreMatch
     }
+
+    // By hand, so that what is not known is `null`, never an absent key (docs/API.md).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(query, forKey: .query)
+        try container.encode(origin, forKey: .origin)
+        try container.encode(items, forKey: .items)
+        try container.encode(error, forKey: .error)
+        try container.encode(page, forKey: .page)
+        try container.encode(totalPages, forKey: .totalPages)
+        try container.encode(totalItems, forKey: .totalItems)
+        try container.encode(moreMatch, forKey: .moreMatch)
+    }
+
+    private enum CodingKeys: String, CodingKey { case query, origin, items, error, page, totalPages, totalItems, moreMatch }
 }

@@ -37,7 +37,7 @@ package struct WebController: Sendable {
             Pages.response(Pages.favorites(try kiosk.catalog.favorites(), context: context.view)).with(CatalogService.storeAnswer)
         }
         router.get(Route.Kind.apiFavorites.pattern) { _, _ in
-            try JSONResponse.ok(FavoritesJSON(items: try kiosk.catalog.favorites())).with(CatalogService.storeAnswer)
+            try JSONResponse.ok(FavoritesJSON(try kiosk.catalog.favorites())).with(CatalogService.storeAnswer)
         }
         // The stylesheet and scripts, at addresses that carry their content's fingerprint (see `StaticAssets`).
         // Installability: fetched by the browser without cookies, so outside any check.
@@ -439,7 +439,4 @@ struct ConnectivityJSON: Encodable {
     }
 }
 
-/// `/api/favorites`: every starred item, newest first.
-struct FavoritesJSON: Encodable {
-    let items: [CatalogItem]
-}
+

@@ -107,7 +107,7 @@ struct FavoriteCommand: AsyncParsableCommand {
                 // Favorites come from the store alone: no upstream needed.
                 let items = try await Runtime.offline(global) { try $0.catalog.favorites() }
                 if json {
-                    print(try Output.json(items))
+                    print(try Output.json(FavoritesJSON(items)))
                 } else if items.isEmpty {
                     Output.human("No favorites yet. Add one with: kiosk favorite add <source> <id>")
                 } else {

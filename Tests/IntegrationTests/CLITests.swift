@@ -494,6 +494,19 @@ struct CLITests {
         #expect(try cli.runOnTerminal(["log"], environment: ["NO_COLOR": "1"]).contains("\u{1B}") == false)
     }
 
+    @Test("favorite list --json is /api/favorites' shape: an object whose items are the starred items")
+    func favoritesJSONShape() throws {
+        // Given a starred item
+        let cli = CLI()
+        #expect(try cli.run(["favorite", "add", "rickandmorty", "1"]).status == 0)
+        // When the favorites are listed as JSON
+        let listed = try cli.run(["favorite", "list", "--json"])
+        // Then it is {"items": [...]}, as the API answers, not a bare array
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any], "\(listed.stdout)")
+        #expect(Set(object.keys) == ["items"])
+        #expect(((object["items"] as? [[String: Any]])?.first?["itemID"] as? String) == "1")
+    }
+
     @Test("Once a command has ended, the store's own file holds its data: a copy of that file alone, without its write-ahead log, has the favorite")
     func storeFileHoldsItsData() throws {
         // Given a favorite added by a command that has ended
