@@ -97,12 +97,25 @@ public final class ProxyAuthority: Sendable {
                                             + "anyone who copies it can read this machine's HTTPS through the proxy. chmod 600 it, "
                                             + "or delete both \(certificateFileName) and \(keyFileName) to make a new CA (and trust it again).")
         }
+        // A file that cannot be read (the key deleted, a folder in its place) is said in a person's words, not Foundation's.
+        func text(of url: URL) throws -> String {
+            do {
+                return try String(contentsOf: url, encoding: .utf8)
+            } catch {
+                throw KioskError.invalidRequest("\(url.lastPathComponent) cannot be read (\(KioskError.fileReason(error, path: url.path)))")
+            }
+        }
         do {
-            let certificate = try Certificate(pemEncoded: String(contentsOf: certificateURL, encoding: .utf8))
-            let key = try Certificate.PrivateKey(pemEncoded: String(contentsOf: keyURL, encoding: .utf8))
+            let certificate = try Certificate(pemEncoded: text(of: certificateURL))
+            let key = try Certificate.PrivateKey(pemEncoded: text(of: keyURL))
             guard key.publicKey == certificate.publicKey,
                   (try? certificate.extensions.basicConstraints) == .isCertificateAuthority(maxPathLength: 0) else {
                 throw KioskError.invalidRequest("they are not a CA certificate and its key")
+            }
+            // Every client refuses what an expired CA signs: starting with it would fail each HTTPS app without a word.
+            guard certificate.notValidAfter > now() else {
+                throw KioskError.invalidRequest("the CA certificate expired on "
+                                                + certificate.notValidAfter.formatted(Date.ISO8601FormatStyle().year().month().day()))
             }
             return try ProxyAuthority(certificate: certificate, key: key, now: now)
         } catch {

@@ -647,6 +647,28 @@ struct InterceptionTests {
         }
     }
 
+    @Test("A CA whose key is gone, or whose certificate expired, is refused saying so in words, with what to do")
+    func authorityUnusable() throws {
+        // Given a data directory's CA
+        let folder = TemporaryDirectory.url("kiosk-proxy-ca")
+        _ = try ProxyAuthority.inDirectory(folder)
+        // When it is read once it has expired (a hundred years on)
+        let later = Date().addingTimeInterval(100 * 365 * 86_400)
+        // Then it is refused, saying when it expired and to make a new one
+        #expect {
+            _ = try ProxyAuthority.inDirectory(folder, now: { later })
+        } throws: { error in
+            "\(error)".contains("the CA certificate expired on ") && "\(error)".contains("Delete both")
+        }
+        // And with its key deleted, the missing file is named in words, not Foundation's error domain
+        try FileManager.default.removeItem(at: folder.appendingPathComponent(ProxyAuthority.keyFileName))
+        #expect {
+            _ = try ProxyAuthority.inDirectory(folder)
+        } throws: { error in
+            "\(error)".contains("\(ProxyAuthority.keyFileName) cannot be read") && !"\(error)".contains("NSCocoaErrorDomain")
+        }
+    }
+
     /// Runs `body` on `count` threads of their own, released together (as many processes starting at once), and returns
     /// what each returned or threw. Waits off the tests' small cooperative pool, which blocked threads could starve.
     static func atOnce<Value: Sendable>(_ count: Int, _ body: @escaping @Sendable () throws -> Value) async -> [Result<Value, any Error>] {
