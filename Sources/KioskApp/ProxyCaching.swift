@@ -485,12 +485,21 @@ final class ProxyCachingTransport: HTTPTransport {
                 return whole
             }
             let keeps = response.isSlowToEnd && keepable(whole(Data()))
-            let outdated: ProxyCacheEntry? = if case .found(let entry) = found, entry.method == storedAs,
+            var outdated: ProxyCacheEntry? = if case .found(let entry) = found, entry.method == storedAs,
                                                 Self.outdates(response, request) { entry } else { nil }
+            // A head whose validators are not the stored answer's says it is out of date already, however the body ends
+            // (an app that stops reading, an event stream that never ends): it goes now, unless this one may replace it.
+            if let entry = outdated, !keeps, Self.headSaysChanged(response.headers, entry.headers), settings.withLock({ $0.mode == .http }) {
+                do { try cache.remove(id: entry.id) } catch { warnOnce(error) }
+                outdated = nil
+            }
             if keeps || outdated != nil {
-                answered.stream = keptWhenWhole(stream, keeps: keeps) { [self, request] body in
+                answered.stream = keptWhenWhole(stream, keeps: keeps) { [self, request, outdated] body in
                     if let body {
-                        _ = keep(whole(body), as: storedAs, key: key, request: request, preflight: preflight, sent: sent, received: received, in: cache)
+                        // Stored behind the body's end, not in the app's last read: redacting and coding up to 16 MB again
+                        // would hold its answer's end back.
+                        Task { _ = self.keep(whole(body), as: storedAs, key: key, request: request, preflight: preflight,
+                                             sent: sent, received: received, in: cache) }
                     } else if let outdated, settings.withLock({ $0.mode == .http }) {
                         do { try cache.remove(id: outdated.id) } catch { warnOnce(error) }
                     }
@@ -507,7 +516,8 @@ final class ProxyCachingTransport: HTTPTransport {
         // What was stored (or renewed, by a 304) is fresh for so long from now: RFC 9211's ttl.
         var ttl: TimeInterval?
         if stored {
-            var (status, headers) = (response.status, response.headers)
+            // (A whole 206 is stored as its 200: its lifetime is that one's.)
+            var (status, headers) = Self.storedForm(response)
             // (A 304, or a HEAD's 200, renewed the stored answer: its fields as they are now.)
             if case .found(let entry) = found, response.status == 304 || (request.method == "HEAD" && entry.method == "GET") {
                 (status, headers) = (entry.status, ProxyCache.renewed(entry.headers, with: Self.storedHeaders(response.headers)))
@@ -624,6 +634,8 @@ final class ProxyCachingTransport: HTTPTransport {
         guard revalidating.withLock({ $0.insert(entry.id).inserted }) else { return }
         var unhurried = request
         unhurried.timeout = nil
+        // Nothing of the app's wait is this exchange's: it was never held at a breakpoint.
+        unhurried.heldAtBreakpoint = 0
         // Its own exchange, which no app waits for: the app's connection closing is not this one's to note.
         unhurried.appSide = nil
         // Logged as the exchange it is, with what the cache made of its answer.
@@ -633,10 +645,12 @@ final class ProxyCachingTransport: HTTPTransport {
         Task { [self] in
             let answer = try? await logged.send(unhurried)
             if let answer, answer.isSlowToEnd, let stream = answer.stream {
-                // Read to its end, for it to be stored: as held, up to the buffer limit.
+                // Read to its end, for it to be stored: as held, up to the buffer limit, and for a minute at most (an
+                // upstream that trickles would hold the entry's one revalidation for ever).
                 var read = 0
-                while read <= bufferLimit, let part = try? await stream.next() { read += part.count }
-                if read > bufferLimit { stream.cancel() }
+                let until = ContinuousClock.now + .seconds(60)
+                while read <= bufferLimit, ContinuousClock.now < until, let part = try? await stream.next() { read += part.count }
+                if read > bufferLimit || ContinuousClock.now >= until { stream.cancel() }
             } else {
                 answer?.stream?.cancel()
             }

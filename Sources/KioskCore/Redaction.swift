@@ -411,7 +411,8 @@ public struct Redactor: Sendable, Hashable {
 
     /// How a body of this (lowercased) type is looked through for JSON's secret fields, nil when it is not: as JSON for
     /// JSON's own types; line by line for the text that most often carries JSON without saying so — an event stream's
-    /// `data:` lines, JSON sent as text/plain (a beacon, a misconfigured server). (Not HTML or scripts: a page's label
+    /// `data:` lines, JSON sent as text/plain (a beacon, a misconfigured server); as JSON for a body of any other label
+    /// that starts as JSON does. (HTML pages and scripts do not, and are not read for JSON: a page's label
     /// `"password":"Password"` would withhold a whole brotli page, which cannot be coded again here.)
     private static func jsonReading(_ type: String, of body: Data) -> JSONReading? {
         if type.contains("json") { return .json }

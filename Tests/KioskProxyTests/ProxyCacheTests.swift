@@ -1223,6 +1223,44 @@ struct ProxyHTTPCacheTests {
         }
     }
 
+    @Test("In http, a newer answer the cache may not keep whose head names another ETag drops the stored one at its head, however its body ends")
+    func changedHeadDropsTheStoredOne() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let newer = Mutex(false)
+        upstream.answer { _ in
+            newer.withLock { $0 } ? (.ok, [("ETag", #""v2""#), ("Cache-Control", "no-store")], String(repeating: "new ", count: 64))
+                : (.ok, [("ETag", #""v1""#), ("Cache-Control", "max-age=0")], "old copy")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.slowAfterATenth(Self.http)) { proxy, upstream in
+            // Given a stored answer with ETag "v1"
+            #expect(try await proxy.send(.GET, upstream.url("/v")).text == "old copy")
+            let stored = try proxy.kiosk.proxyCacheEntries()
+            #expect(stored.count == 1)
+            // When the upstream's next answer, ETag "v2" and no-store, streams and is cut before its end
+            newer.withLock { $0 = true }
+            upstream.answerSlowly((pause: .milliseconds(400), cut: true))
+            _ = try? await proxy.send(.GET, upstream.url("/v"))
+            // Then the stored "v1" is gone: the head said it is out of date, whatever became of the body
+            let left = try proxy.kiosk.proxyCacheEntries()
+            #expect(left.isEmpty, "\(left.map(\.url))")
+        }
+    }
+
+    @Test("A whole 206 stored as its 200 says the lifetime the stored 200 has (Last-Modified's heuristic), not a 206's none")
+    func wholePartialContentTTL() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        let modified = HTTPDate.format(Date().addingTimeInterval(-20 * 86_400))
+        upstream.answer { _ in
+            (.partialContent, [("Content-Range", "bytes 0-3/4"), ("Last-Modified", modified), ("Content-Type", "audio/mpeg")], "abcd")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: Self.http) { proxy, upstream in
+            // When a player asks for the whole of it as a range, and it comes whole
+            let answer = try await proxy.send(.GET, upstream.url("/song"), headers: [("Range", "bytes=0-")])
+            // Then it is stored, fresh for a tenth of the time since it changed, at most a day (RFC 9111 §4.2.2)
+            #expect(answer.header("Cache-Status").first?.contains(";ttl=86400;stored;") == true, "\(answer.header("Cache-Status"))")
+        }
+    }
+
     /// `configure`, with the proxy's wait for a body of unknown length to end cut to a tenth of a second.
     private static func slowAfterATenth(_ configure: @escaping (inout KioskConfiguration) -> Void) -> (inout KioskConfiguration) -> Void {
         { configuration in
