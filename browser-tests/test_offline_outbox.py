@@ -100,7 +100,7 @@ def test_edits_made_with_kiosk_stopped_are_applied_once_and_in_order_when_it_ans
         assert driver.execute_script("return document.getElementById('pending-edits')") is None
         listed = json.loads(subprocess.run([kiosk_bin, "favorite", "list", "--json", "--data-dir", data_dir],
                                            capture_output=True, text=True, check=True, timeout=60).stdout)
-        assert sorted(item["itemID"] for item in listed) == sorted(characters[1:]), listed
+        assert sorted(item["itemID"] for item in listed["items"]) == sorted(characters[1:]), listed
         open(driver, server.url("/dogs?edit=1"))
         assert dog_ids(driver) == expected
     finally:
