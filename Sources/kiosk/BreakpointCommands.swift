@@ -14,6 +14,7 @@ struct BreakpointCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every endpoint and its three switches.")
         @OptionGroup var global: GlobalOptions
+        @Flag(help: "Print JSON: [{endpoint, request, response, error}], each switch pause or ignore.") var json = false
 
         func run() async throws {
             try await reportingErrors {
@@ -22,9 +23,13 @@ struct BreakpointCommand: AsyncParsableCommand {
                 }
                 // The catalogs' endpoints, then the apps' hosts and URL patterns that have a switch on.
                 let others = settings.keys.filter { !names.contains($0) }.sorted()
-                Output.human(Output.table(["ENDPOINT", "REQUEST", "RESPONSE", "ERROR"], (names + others).map { name in
-                    let setting = settings[name] ?? BreakpointSetting()
-                    return [name, setting.request.rawValue, setting.response.rawValue, setting.error.rawValue]
+                let rows = (names + others).map { BreakpointJSON(endpoint: $0, setting: settings[$0] ?? BreakpointSetting()) }
+                if json {
+                    print(try Output.json(rows))
+                    return
+                }
+                Output.human(Output.table(["ENDPOINT", "REQUEST", "RESPONSE", "ERROR"], rows.map { row in
+                    [row.endpoint, row.request.rawValue, row.response.rawValue, row.error.rawValue]
                 }, maxWidths: [60, 8, 8, 8]))
             }
         }
@@ -102,3 +107,18 @@ extension BreakpointCommand {
 }
 
 extension BreakpointMode: ExpressibleByArgument {}
+
+/// One row of `kiosk breakpoint list --json`: an endpoint, host or URL pattern and its three switches.
+struct BreakpointJSON: Encodable {
+    let endpoint: String
+    let request: BreakpointMode
+    let response: BreakpointMode
+    let error: BreakpointMode
+
+    init(endpoint: String, setting: BreakpointSetting) {
+        self.endpoint = endpoint
+        request = setting.request
+        response = setting.response
+        error = setting.error
+    }
+}

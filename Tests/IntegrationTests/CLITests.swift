@@ -878,6 +878,13 @@ struct LogCLITests {
         #expect(set.status == 0, "\(set.stderr)")
         #expect(set.stdout.contains("localhost:3000: request ignore, response pause"))
         #expect(try cli.run(["breakpoint", "set", "api.example.com", "--request", "pause"]).status == 0)
+        // And a script reads every switch from breakpoint list --json: the catalogs' endpoints, then the hosts set
+        let listed = try cli.run(["breakpoint", "list", "--json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: String]], "\(listed.stdout)")
+        #expect(rows.first(where: { $0["endpoint"] == "localhost:3000" })
+                == ["endpoint": "localhost:3000", "request": "ignore", "response": "pause", "error": "ignore"])
+        #expect(rows.first(where: { $0["endpoint"] == "api.example.com" })?["request"] == "pause")
+        #expect(rows.contains { $0["endpoint"] == "rickandmorty.characters" && $0["request"] == "ignore" })
         // And a misspelt catalog endpoint, or what is no host, is refused with the names it could be
         for wrong in ["rickandmorty.charactrs", "Not A Host", "localhost:port", "API.EXAMPLE.COM"] {
             let refused = try cli.run(["breakpoint", "set", wrong, "--response", "pause"])
