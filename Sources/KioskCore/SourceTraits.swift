@@ -54,11 +54,14 @@ public struct SourcePresentation: Sendable, Hashable {
     public var shortNames: [String: String]
     /// One sentence saying what the catalog holds, by language code.
     public var taglines: [String: String]
+    /// The language the upstream writes its items in (a BCP 47 code): a page in another language marks their text
+    /// with it, so a screen reader reads an English title in English on a Spanish page.
+    public var contentLanguage: String
 
     /// A presentation; `names`, `shortNames` and `taglines` need at least an `en` entry.
     public init(icon: String, layout: Layout = .list, thumbnailWidth: Int, thumbnailHeight: Int, showsSummary: Bool = false,
                 requiredAttribution: String? = nil, names: [String: String], shortNames: [String: String],
-                taglines: [String: String]) {
+                taglines: [String: String], contentLanguage: String = "en") {
         self.icon = icon
         self.layout = layout
         self.thumbnailWidth = thumbnailWidth
@@ -68,6 +71,7 @@ public struct SourcePresentation: Sendable, Hashable {
         self.names = names
         self.shortNames = shortNames
         self.taglines = taglines
+        self.contentLanguage = contentLanguage
     }
 
     /// The name in `language`, else English.

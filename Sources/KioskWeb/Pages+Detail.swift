@@ -36,8 +36,8 @@ extension Pages {
         return layout(context, title: item.shownTitle, current: Route.list(item.source).path, view: .detail, source: item.source, content)
     }
 
-    private static func heading(_ item: CatalogItem) -> HTML {
-        E.element("h1", [], [.text(item.title)])
+    private static func heading(_ item: CatalogItem, context: ViewContext) -> HTML {
+        E.element("h1", [context.contentLanguage(item.source)], [.text(item.title)])
     }
 
     private static func article(_ item: CatalogItem, _ article: Article, context: ViewContext) -> [HTML] {
@@ -47,18 +47,19 @@ extension Pages {
                                alt: article.caption ?? "", lazy: false, context: context))
         }
         let section = [article.section, article.subsection].filter { !$0.isEmpty }.joined(separator: " · ")
-        if !section.isEmpty { parts.append(E.element("p", [.class("status")], [.text(section)])) }
-        parts.append(heading(item))
-        if !article.byline.isEmpty { parts.append(E.element("p", [.class("byline")], [.text(article.byline)])) }
+        let lang = context.contentLanguage(item.source)
+        if !section.isEmpty { parts.append(E.element("p", [.class("status"), lang], [.text(section)])) }
+        parts.append(heading(item, context: context))
+        if !article.byline.isEmpty { parts.append(E.element("p", [.class("byline"), lang], [.text(article.byline)])) }
         if !article.publishedDate.isEmpty {
             parts.append(E.element("p", [.class("status")], [
                 E.element("time", [.attribute("datetime", article.publishedDate)], [.text(Localized.date(article.publishedDate, language: context.language))]),
             ]))
         }
-        if !item.summary.isEmpty { parts.append(E.element("p", [.class("abstract")], [.text(item.summary)])) }
+        if !item.summary.isEmpty { parts.append(E.element("p", [.class("abstract"), lang], [.text(item.summary)])) }
         if !article.keywords.isEmpty {
             parts.append(E.element("ul", [.class("keywords"), .attribute("aria-label", context.strings.keywords)],
-                                   article.keywords.map { E.element("li", [], [.text($0)]) }))
+                                   article.keywords.map { E.element("li", [lang], [.text($0)]) }))
         }
         if let link = Attribute.externalHref(article.url) {
             parts.append(E.element("p", [], [
@@ -71,15 +72,16 @@ extension Pages {
 
     private static func marvel(_ item: CatalogItem, _ character: MarvelCharacter, context: ViewContext) -> [HTML] {
         let strings = context.strings
-        var parts: [HTML] = [heading(item)]
+        var parts: [HTML] = [heading(item, context: context)]
         let picture = character.thumbnail?.url(variant: "portrait_uncanny") ?? item.imageURL
         parts.append(image(picture, width: 300, height: 450, alt: item.shownTitle, lazy: false, context: context))
         // The original app hid the description when Marvel has none, rather than showing an empty block.
-        if !item.summary.isEmpty { parts.append(E.element("p", [.class("abstract")], [.text(item.summary)])) }
+        let lang = context.contentLanguage(item.source)
+        if !item.summary.isEmpty { parts.append(E.element("p", [.class("abstract"), lang], [.text(item.summary)])) }
         let collections: [(String, MarvelCollection)] = [("Comics", character.comics), ("Series", character.series),
                                                          ("Stories", character.stories), ("Events", character.events)]
         for (name, collection) in collections {
-            var tiles = collection.items.prefix(20).map { E.element("li", [], [.text($0)]) }
+            var tiles = collection.items.prefix(20).map { E.element("li", [lang], [.text($0)]) }
             if collection.hasMore || collection.items.count > 20 {
                 tiles.append(E.element("li", [.class("more"), .attribute("aria-label", strings.andMore)], ["…"]))
             }
@@ -107,7 +109,8 @@ extension Pages {
             ("Status", [sign(character.statusEmoji), .text(characterStatus(character, strings: context.strings))]),
             ("Gender", [sign(genderEmoji(character.gender)), .text(context.strings.filterValue("gender", character.gender.lowercased()))]),
             ("Species", [.text(characterSpecies(character, strings: context.strings))]),
-            ("Type", [.text(character.type.isEmpty ? "—" : character.type)]),
+            ("Type", [character.type.isEmpty ? .text("—")
+                      : context.contentText(character.type, of: item.source)]),
             ("Episodes", [.text(Localized.number(character.episodes.count, language: context.language))]),
         ]
         let episodesHeading = "\(words.episodes) (\(Localized.number(character.episodes.count, language: context.language)))"
@@ -116,7 +119,7 @@ extension Pages {
         return [E.element("div", [.class("character")], [
             E.element("div", [.class("sheet")], [
                 image(item.imageURL, width: 300, height: 300, alt: item.shownTitle, lazy: false, context: context),
-                heading(item),
+                heading(item, context: context),
                 E.element("dl", [], rows.flatMap { name, value in
                     [E.element("dt", [], [.text(context.strings.field(name))]), E.element("dd", [], value)]
                 }),
@@ -146,19 +149,26 @@ extension Pages {
         let words = context.language.linked
         var parts: [HTML] = [E.element("h3", [], [.text(label)])]
         if let item = entry?.item, case .rickAndMortyLocation(let location) = item.detail {
-            parts.append(E.element("p", [.class("place-name")], [E.element("a", [Attribute.localHref(itemPath(item))], [.text(item.shownTitle)])]))
+            parts.append(E.element("p", [.class("place-name")], [
+                E.element("a", [Attribute.localHref(itemPath(item)), context.contentLanguage(item.source)], [.text(item.shownTitle)]),
+            ]))
             let residents = words.residentCount(Localized.number(location.residents.count, language: context.language))
-            let facts = [location.typeAndDimension, residents].filter { !$0.isEmpty }
-            parts.append(E.element("p", [.class("status")], [.text(facts.joined(separator: " · "))]))
+            var facts: [HTML] = []
+            if !location.typeAndDimension.isEmpty {
+                facts += [context.contentText(location.typeAndDimension, of: item.source), .text(" · ")]
+            }
+            parts.append(E.element("p", [.class("status")], facts + [.text(residents)]))
         } else if let entry {
             // Linked but not stored, and it could not be fetched: the link still leads to its page.
             parts.append(E.element("p", [.class("place-name")], [
-                E.element("a", [Attribute.localHref(itemPath(source: character.source, itemID: entry.link.itemID))], [.text(place.name)]),
+                E.element("a", [Attribute.localHref(itemPath(source: character.source, itemID: entry.link.itemID)),
+                                context.contentLanguage(character.source)], [.text(place.name)]),
             ]))
             parts.append(E.element("p", [.class("status")], [.text(words.notSaved)]))
         } else {
             let known = !place.name.isEmpty && place.name.lowercased() != "unknown"
-            parts.append(E.element("p", [.class("place-name")], [.text(known ? place.name : words.unknown)]))
+            parts.append(E.element("p", [.class("place-name"), known ? context.contentLanguage(character.source) : nil],
+                                   [.text(known ? place.name : words.unknown)]))
         }
         return E.element("div", [.class("place")], parts)
     }
@@ -182,7 +192,7 @@ extension Pages {
     private static func episodeLine(_ item: CatalogItem, _ episode: RickAndMortyEpisode, context: ViewContext) -> [HTML] {
         var parts: [HTML] = []
         if !episode.code.isEmpty { parts += [E.element("span", [.class("code")], [.text(episode.code)]), .text(" · ")] }
-        parts.append(E.element("span", [.class("name")], [.text(item.shownTitle)]))
+        parts.append(E.element("span", [.class("name"), context.contentLanguage(item.source)], [.text(item.shownTitle)]))
         if !episode.airDate.isEmpty { parts += [.text(" · "), airDate(episode, context: context)] }
         return parts
     }
@@ -203,7 +213,7 @@ extension Pages {
         var rows: [HTML] = []
         if !episode.code.isEmpty { rows += [E.element("dt", [], [.text(words.episode)]), E.element("dd", [], [.text(episode.code)])] }
         if !episode.airDate.isEmpty { rows += [E.element("dt", [], [.text(words.aired)]), E.element("dd", [], [airDate(episode, context: context)])] }
-        return [heading(item), E.element("dl", [], rows)]
+        return [heading(item, context: context), E.element("dl", [], rows)]
             + linkedCharacters(item, linked, role: .character, heading: words.characters, context: context)
     }
 
@@ -211,14 +221,18 @@ extension Pages {
     private static func location(_ item: CatalogItem, _ location: RickAndMortyLocation, linked: LinkedItems,
                                  context: ViewContext) -> [HTML] {
         let words = context.language.linked
-        let known = { (text: String, unknown: String) in text.isEmpty || text.lowercased() == "unknown" ? unknown : text }
-        let rows: [(String, String)] = [
+        // The upstream's words in its language; what Kiosk says of an unknown one in the page's.
+        let known = { (text: String, unknown: String) -> HTML in
+            text.isEmpty || text.lowercased() == "unknown" ? .text(unknown)
+                : context.contentText(text, of: item.source)
+        }
+        let rows: [(String, HTML)] = [
             (context.strings.field("Type"), known(location.type, words.unknown)),
             (words.dimension, known(location.dimension, words.unknownDimension)),
-            (words.residents, Localized.number(location.residents.count, language: context.language)),
+            (words.residents, .text(Localized.number(location.residents.count, language: context.language))),
         ]
-        return [heading(item), E.element("dl", [], rows.flatMap { name, value in
-            [E.element("dt", [], [.text(name)]), E.element("dd", [], [.text(value)])]
+        return [heading(item, context: context), E.element("dl", [], rows.flatMap { name, value in
+            [E.element("dt", [], [.text(name)]), E.element("dd", [], [value])]
         })] + linkedCharacters(item, linked, role: .resident, heading: words.residents, context: context)
     }
 
@@ -273,8 +287,8 @@ extension Pages {
     private static func dog(_ item: CatalogItem, _ dog: Dog, context: ViewContext) -> [HTML] {
         [
             image(dog.image ?? item.imageURL, width: 300, height: 300, alt: item.shownTitle, lazy: false, context: context),
-            heading(item),
-            E.element("p", [.class("abstract")], [.text(dog.description)]),
+            heading(item, context: context),
+            E.element("p", [.class("abstract"), context.contentLanguage(item.source)], [.text(dog.description)]),
             E.element("p", [.class("status")], [.text(context.strings.almostYears(dog.age))]),
         ]
     }

@@ -78,7 +78,8 @@ extension Pages {
                         E.element("span", [.class("subtitle")], [.text(words.changeCounts(change.added, change.updated))]),
                     ]),
                     E.element("ul", [.class("changed-items")], change.latest.map { item in
-                        E.element("li", [], [E.element("a", [Attribute.localHref(itemPath(item))], [.text(item.shownTitle)])])
+                        E.element("li", [], [E.element("a", [Attribute.localHref(itemPath(item)), context.contentLanguage(item.source)],
+                                                 [.text(item.shownTitle)])])
                     }),
                 ])
             }),

@@ -250,7 +250,7 @@ extension Pages {
                                     Attribute.localPath("data-move", move)], [
                 E.element("span", [.class("grip"), .attribute("aria-hidden", "true")], ["⠿"]),
                 image(item.imageURL, width: 80, height: 80, alt: "", context: context),
-                E.element("span", [.class("title")], [.text(item.shownTitle)]),
+                E.element("span", [.class("title"), context.contentLanguage(item.source)], [.text(item.shownTitle)]),
                 E.element("span", [.class("actions")], buttons),
             ])
         }

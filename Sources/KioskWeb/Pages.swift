@@ -249,20 +249,24 @@ package enum Pages {
                          items.enumerated().map { index, item in
             let presentation = context.presentation(item.source)
             let described = subtitle(item, context: context)
-            let subtitle = showSource ? "\(context.sourceName(item.source)) · \(described)" : described
+            // A subtitle Kiosk did not say again in the page's language (a byline) is the upstream's, in its language.
+            let describedHTML: HTML = described == item.subtitle && !described.isEmpty
+                ? context.contentText(described, of: item.source) : .text(described)
+            let subtitle: [HTML] = showSource ? [.text("\(context.sourceName(item.source)) · "), describedHTML] : [describedHTML]
             var title: [HTML] = [.text(item.shownTitle)]
             if case .rickAndMorty(let character) = item.detail {
                 // The status is also in the subtitle as words; the dot is a glance aid only.
                 title.insert(E.element("span", [.class("dot \(statusClass(character.status))"), .attribute("aria-hidden", "true")], []),
                              at: 0)
             }
-            var text: [HTML] = [E.element("span", [.class("title")], title)]
-            if !subtitle.isEmpty { text.append(E.element("span", [.class("subtitle")], [.text(subtitle)])) }
+            let lang = context.contentLanguage(item.source)
+            var text: [HTML] = [E.element("span", [.class("title"), lang], title)]
+            if showSource || !described.isEmpty { text.append(E.element("span", [.class("subtitle")], subtitle)) }
             if presentation.showsSummary, !item.summary.isEmpty {
-                text.append(E.element("span", [.class("summary")], [.text(item.summary)]))
+                text.append(E.element("span", [.class("summary"), lang], [.text(item.summary)]))
             }
             if case .dog(let dog) = item.detail {
-                text.append(E.element("span", [.class("summary")], [.text(dog.description)]))
+                text.append(E.element("span", [.class("summary"), lang], [.text(dog.description)]))
             }
             return E.element("li", [.attribute("data-id", item.itemID)], [
                 E.element("a", [Attribute.localHref(itemPath(item))], [

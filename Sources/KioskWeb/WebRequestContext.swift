@@ -62,6 +62,18 @@ package struct ViewContext: Sendable {
 
     /// The catalog's name in the page's language.
     package func sourceName(_ source: SourceID) -> String { presentation(source).name(language: language.rawValue) }
+
+    /// `lang` for an element holding the upstream's own text of `source` (titles, abstracts, descriptions), when it is
+    /// not the page's language; nil when it is.
+    func contentLanguage(_ source: SourceID) -> Attribute? {
+        let code = presentation(source).contentLanguage
+        return code == language.rawValue ? nil : .attribute("lang", code)
+    }
+
+    /// `text`, the upstream's own words of `source`, in a span saying its language when that is not the page's.
+    func contentText(_ text: String, of source: SourceID) -> HTML {
+        contentLanguage(source).map { HTML.element("span", [$0], [.text(text)]) } ?? .text(text)
+    }
 }
 
 /// What the views know of the configured catalogs: each one's presentation and traits, in tab order.

@@ -161,6 +161,29 @@ struct ReaderLanguageTests {
         }
     }
 
+    @Test("On a Spanish page the catalogs' own English text (titles, abstracts, bylines, names) is marked lang=en; Kiosk's words and an English page are not")
+    func catalogTextMarkedEnglish() async throws {
+        try await withWeb { _, client in
+            let spanish: HTTPFields = [.acceptLanguage: "es"]
+            // Given the NYT list and Rick's sheet, in Spanish
+            let list = try await client.get("/nyt", headers: spanish).body
+            let rick = try await client.get("/rickandmorty/1", headers: spanish).body
+            // Then each row's title and summary say they are English
+            let row = try #require(list.components(separatedBy: "<li data-id=").dropFirst().first)
+            #expect(row.contains(#"<span class="title" lang="en">"#), "\(row)")
+            #expect(row.contains(#"<span class="summary" lang="en">"#), "\(row)")
+            // And the item's heading, its places' names and its episodes' names do too
+            #expect(rick.contains(#"<h1 lang="en">Rick Sanchez</h1>"#), "\(rick)")
+            #expect(rick.contains(#"<span class="name" lang="en">"#), "\(rick)")
+            // And Kiosk's own words around them carry none: the page is Spanish, its status words too
+            #expect(rick.contains("<html lang=\"es\"") && rick.contains("</span>Vivo</dd>"), "\(rick)")
+            // And an English page marks nothing: its language is the page's
+            let english = try await client.get("/rickandmorty/1").body
+            #expect(english.components(separatedBy: #" lang="en""#).count - 1 == 1, "only <html> says it: \(english)")
+            #expect(english.contains("<h1>Rick Sanchez</h1>") && english.contains("Planet · Dimension C-137 · "), "\(english)")
+        }
+    }
+
     @Test("A character's status and gender signs are hidden from screen readers, which read the words beside them")
     func signsHidden() async throws {
         try await withWeb { _, client in
