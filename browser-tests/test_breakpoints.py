@@ -66,6 +66,13 @@ def test_a_response_edited_in_the_tree_shows_in_the_page_that_waited(fresh_serve
     Select(browser.find_element(By.CSS_SELECTOR, "select[aria-label='Type of $.info.count']")).select_by_value("n")
     body = browser.execute_script("return document.querySelector('textarea[name=body]').value")
     assert '"name": "Tree Rick"' in body and '"count": 826' in body
+    # A member holding an object or array has its × before the subtree, so Tab reaches it after the key, not after
+    # every field inside.
+    order = browser.execute_script("""
+        const key = [...document.querySelectorAll('input.key')].find(k => k.value === 'info');
+        const li = key.closest('li'), remove = li.querySelector(':scope > button');
+        return [...li.children].map(c => c === key ? 'key' : c === remove ? 'remove' : c.tagName.toLowerCase());""")
+    assert order == ["key", "remove", "details"], order
     # A key removed hands the focus to the next key's ×, or after the last to the Add of its object.
     browser.find_element(By.CSS_SELECTOR, "button[aria-label='Add to $']").click()
     browser.switch_to.active_element.send_keys("spare")

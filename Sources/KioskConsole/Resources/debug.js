@@ -441,17 +441,20 @@
           // A key just added is focused with its name selected: typing replaces it.
           if (item.fresh) { delete item.fresh; key.dataset.focus = "select"; }
           key.addEventListener("input", () => { item.k = key.value; sync(); });
-          li.append(key, ": ", nodeView(item.v, `${path}.${item.k}`, depth + 1, next => { item.v = next; }));
+          li.append(key, ": ");
         } else {
-          li.append(make("span", { className: "key", textContent: `[${index}] ` }),
-                    nodeView(item, `${path}[${index}]`, depth + 1, next => { node.items[index] = next; }));
+          li.append(make("span", { className: "key", textContent: `[${index}] ` }));
         }
+        const value = node.t === "o" ? nodeView(item.v, `${path}.${item.k}`, depth + 1, next => { item.v = next; })
+          : nodeView(item, `${path}[${index}]`, depth + 1, next => { node.items[index] = next; });
         const remove = button(node.t === "o" ? say("removeKey", { key: item.k, path }) : say("removeItem", { index, path }), "×", () => {
           // The focus goes to the next member's ×, or to the Add of this object or array after its last.
           node.items.splice(index, 1); node.removedAt = index; sync(); draw();
         });
         if (node.removedAt === index) remove.dataset.focus = "";
-        li.append(" ", remove);
+        // A member's × comes before an object or array it holds, so the keyboard reaches it without going through
+        // the whole subtree; after a value on one line, at its end.
+        if (value.tagName === "DETAILS") li.append(remove, " ", value); else li.append(value, " ", remove);
         list.append(li);
       });
       const add = make("li");
