@@ -24,8 +24,24 @@ public struct KioskConfiguration: Sendable {
     public var explicitlyConfigured: Set<SourceID>
 
     /// The database file's name: `kiosk.sqlite` for real upstreams. Data from the embedded demo
-    /// upstream goes to `kiosk-demo.sqlite`, so demo and real items, favorites and edits never mix.
+    /// upstream goes to `kiosk-demo.sqlite`, so demo and real items, favorites and edits never mix
+    /// (`useStore(live:)` chooses).
     public var databaseName = "kiosk.sqlite"
+
+    /// The name the debugger's files (request log, mocks, rules, breakpoints, proxy cache) start with: `kiosk`, or
+    /// `kiosk-demo` for any run on the demo upstream; nil takes the database's name.
+    public var companionPrefix: String?
+
+    /// Chooses the files for a run with `live` set: every catalog on its real upstream, `kiosk.sqlite`; none given a
+    /// base URL, `kiosk-demo.sqlite`; some given one (Rick and Morty's real API needs no key), a store of that mix,
+    /// `kiosk-demo-with-rickandmorty.sqlite`, so a catalog's demo items and its real ones never share a file (the same
+    /// ids would pass one for the other). The debugger's files follow demo or real, whatever the mix.
+    public mutating func useStore(live: Bool) {
+        guard usesDemoUpstream(live: live) else { return }
+        let real = SourceID.allCases.filter(explicitlyConfigured.contains).map(\.rawValue)
+        databaseName = real.isEmpty ? "kiosk-demo.sqlite" : "kiosk-demo-with-\(real.joined(separator: "-")).sqlite"
+        companionPrefix = "kiosk-demo"
+    }
 
     /// The database file inside the data directory.
     public var databaseURL: URL { dataDirectory.appendingPathComponent(databaseName) }
@@ -48,7 +64,8 @@ public struct KioskConfiguration: Sendable {
 
     /// A file in the data directory named after the database: `kiosk` + `suffix` for `kiosk.sqlite`.
     private func besideDatabase(_ suffix: String) -> URL {
-        let base = databaseName.hasSuffix(".sqlite") ? String(databaseName.dropLast(".sqlite".count)) : databaseName
+        let base = companionPrefix
+            ?? (databaseName.hasSuffix(".sqlite") ? String(databaseName.dropLast(".sqlite".count)) : databaseName)
         return dataDirectory.appendingPathComponent(base + suffix)
     }
 

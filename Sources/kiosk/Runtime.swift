@@ -55,7 +55,7 @@ struct Runtime {
     /// The configuration for these options, with the database file chosen for demo or real data.
     static func configuration(_ options: GlobalOptions) throws -> KioskConfiguration {
         var configuration = try KioskConfiguration.load(dataDirectory: options.dataDir)
-        if configuration.usesDemoUpstream(live: options.live) { configuration.databaseName = "kiosk-demo.sqlite" }
+        configuration.useStore(live: options.live)
         return configuration
     }
 

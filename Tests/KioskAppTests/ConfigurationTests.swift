@@ -34,6 +34,31 @@ struct ConfigurationTests {
         #expect(configuration.explicitlyConfigured == [.rickandmorty])
     }
 
+    @Test("A catalog given its real base URL while the others stay on the demo stores into a file of that mix, never the demo's; the debugger's files stay the demo's")
+    func mixedStore() throws {
+        let home = ["HOME": "/home/u", "XDG_CONFIG_HOME": "/nonexistent", "XDG_DATA_HOME": "/data"]
+        // Given Rick and Morty's real API (no key needed) and the other catalogs on the demo
+        var mixed = try KioskConfiguration.load(environment: home.merging(["KIOSK_RICKANDMORTY_BASE_URL": "http://127.0.0.1:9999/api"]) { $1 })
+        mixed.useStore(live: false)
+        // Then its items go to a store of their own mix, not kiosk-demo.sqlite, where the demo's character 1 is
+        #expect(mixed.databaseURL.lastPathComponent == "kiosk-demo-with-rickandmorty.sqlite")
+        // And the request log, rules and mocks are the demo's as before
+        #expect(mixed.requestLogURL.lastPathComponent == "kiosk-demo-log.sqlite")
+        #expect(mixed.rewriteRulesURL.lastPathComponent == "kiosk-demo-rules.json")
+        // And two real catalogs name both, in the catalogs' order
+        var two = try KioskConfiguration.load(environment: home.merging(["KIOSK_DOGS_URL": "http://127.0.0.1:1/dogs.json",
+                                                                          "KIOSK_NYT_BASE_URL": "http://127.0.0.1:1/svc"]) { $1 })
+        two.useStore(live: false)
+        #expect(two.databaseURL.lastPathComponent == "kiosk-demo-with-nyt-dogs.sqlite")
+        // And none given, or --live, keep the two stores they always had
+        var demo = try KioskConfiguration.load(environment: home)
+        demo.useStore(live: false)
+        #expect(demo.databaseURL.lastPathComponent == "kiosk-demo.sqlite" && demo.requestLogURL.lastPathComponent == "kiosk-demo-log.sqlite")
+        var live = try KioskConfiguration.load(environment: home.merging(["KIOSK_RICKANDMORTY_BASE_URL": "http://127.0.0.1:9999/api"]) { $1 })
+        live.useStore(live: true)
+        #expect(live.databaseURL.lastPathComponent == "kiosk.sqlite" && live.requestLogURL.lastPathComponent == "kiosk-log.sqlite")
+    }
+
     @Test("A key holding a space, a line break or a control character is refused, naming the variable and not the key",
           arguments: ["KIOSK_TEST_SECRET_123\nX", "KIOSK_TEST_SECRET_123 &x=1", "KIOSK_TEST\tSECRET", "KIOSK_TEST_SECRET\u{7F}"])
     func keyWithControlCharacters(key: String) {
