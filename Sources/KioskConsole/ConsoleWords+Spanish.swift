@@ -103,7 +103,7 @@ extension ConsoleWords {
         sendEdited: "Enviar la solicitud editada",
         sendUnchanged: "Enviar sin cambios",
         abort: "Abortar",
-        statusMustBeNumber: "El estado debe ser un número del 100 al 599.",
+        statusMustBeNumber: "El estado debe ser un número del 200 al 599 (un 1xx no es una respuesta).",
         statusCarriesNoBody: { "Una respuesta \($0) no lleva cuerpo, así que la app nunca vería este\($0 == 304 ? " (se queda con la copia que tiene)" : ""): responde con 200 para enviarlo." },
         answerInsteadEditor: "Una respuesta con la que contestar en su lugar (JSON)",
         responseEditor: "Cuerpo de la respuesta (JSON, editable)",
@@ -164,7 +164,7 @@ extension ConsoleWords {
         editMockTitle: { "Regla de simulación n.º \($0)" },
         backToMocks: "‹ Reglas de simulación",
         mockAnswer: "La respuesta que da",
-        mockStatusHint: "De 100 a 599.",
+        mockStatusHint: "De 200 a 599.",
         mockHeadersHint: "«Nombre: valor» por línea, enviadas tal cual (la longitud y la delimitación del cuerpo son cosa del proxy).",
         mockBodyHint: "Se envía tal como se escribe, en UTF-8 (el JSON que llegó en una línea se queda en una línea).",
         mockBinaryBody: { "El cuerpo (\($0)) no es texto: se queda como está; el estado y las cabeceras se pueden cambiar." },
@@ -513,10 +513,14 @@ extension ConsoleWords {
             case .doesNothing: "La regla no hace nada: dale un estado, cabeceras, un JSON Patch, una latencia o un fallo."
             case .tooManyHeaders(let maximum): "La regla cambia más de \(maximum) cabeceras."
             case .headerValueTooLong(let name, let kilobytes): "El valor de la cabecera \(name) ocupa más de \(kilobytes) KB."
-            case .statusOutOfRange: "El estado debe ser un número del 100 al 599."
+            case .statusOutOfRange: "El estado debe ser un número del 200 al 599 (un 1xx no es una respuesta)."
             case .badHeaderName(let name): "«\(name)» no es un nombre de cabecera HTTP válido (token de RFC 9110)."
             case .badHeaderValue(let name):
                 "El valor de la cabecera \(name) no es un valor de campo HTTP válido (no se admiten CR, LF, NUL ni otros caracteres de control salvo el tabulador)."
+            case .transportHeader(let name):
+                "\(name) es del transporte: Kiosk escribe el encuadre (Content-Length, Transfer-Encoding) del cuerpo que recibe la app "
+                    + "y quita los campos de un solo salto (Connection, Keep-Alive, TE, Trailer, Upgrade, Proxy-*), así que una regla no puede "
+                    + "ponerlo ni quitarlo."
             case .latencyOutOfRange(let maximum): "La latencia debe ir de 0 a \(maximum) ms."
             case .failureWithAnswer: "Una regla que hace fallar la solicitud no tiene respuesta que reescribir: dale solo un fallo (y una latencia)."
             case .patchTooLong(let kilobytes): "El JSON Patch ocupa más de \(kilobytes) KB."

@@ -41,7 +41,7 @@ extension DebugController {
             func refused(_ sentence: String) -> Response {
                 Pages.response(DebugPages.mockForm(rule, form, error: sentence, context: context.view), status: .unprocessableContent)
             }
-            guard let status = Int(form.status.trimmingCharacters(in: .whitespaces)), (100...599).contains(status) else {
+            guard let status = Int(form.status.trimmingCharacters(in: .whitespaces)), HTTPSyntax.finalStatuses.contains(status) else {
                 return refused(w.ruleProblem(.statusOutOfRange))
             }
             let headers: [RequestRecord.HeaderField]

@@ -305,12 +305,12 @@ struct DebugController: Sendable {
                 if exchange.responseText?.contains("\n") == false, body.contains(UInt8(ascii: "\n")), let edited = try? OrderedJSON.parse(body) {
                     body = Data(edited.compactBytes)
                 }
-                guard let status = Int(form.status ?? ""), (100...599).contains(status) else {
+                guard let status = Int(form.status ?? ""), HTTPSyntax.finalStatuses.contains(status) else {
                     return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.statusMustBeNumber,
                                                                     draft: form, context: context), status: .unprocessableContent)
                 }
                 // A body given to a status that carries none would be dropped on the way, the edit taken and lost unsaid.
-                if status < 200 || status == 204 || status == 304, !typed.isEmpty,
+                if status == 204 || status == 304, !typed.isEmpty,
                    (form.body ?? "").replacingOccurrences(of: "\r\n", with: "\n")
                     != exchange.responseText.map(DebugPages.editable)?.replacingOccurrences(of: "\r\n", with: "\n") {
                     return Pages.response(DebugPages.pausedExchange(exchange, error: context.words.statusCarriesNoBody(status),

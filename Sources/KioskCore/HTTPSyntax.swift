@@ -4,6 +4,11 @@ import Foundation
 /// file, `kiosk mock add`): a CR or LF kept verbatim would split a header in two wherever the value is
 /// written back out, and a NUL or other control character has no business on the wire or on a screen.
 public enum HTTPSyntax {
+    /// The statuses an answer Kiosk makes or edits may carry (a mock, a rewrite rule, a paused answer's edit): final ones.
+    /// A 1xx is no answer (RFC 9110 §15.2): the app would wait on for one that never comes (a 101 switches to a protocol
+    /// nobody speaks), and the server's pipeline takes it for the end of the exchange.
+    public static let finalStatuses = 200...599
+
     /// Fields that describe one connection, not the message (RFC 9110 §7.6.1): a proxy removes them both ways, and a
     /// cache keeps none; `Connection` names more, and every `Proxy-*` field goes too (`isHopByHop`): `Proxy-Authorization`
     /// is the proxy's own credential, never the upstream's, and the others speak to or of a proxy on one hop.
@@ -28,6 +33,13 @@ public enum HTTPSyntax {
     }
 
     /// Whether `name` is one of `hopByHop` or any `Proxy-*` field, in any case.
+    /// Whether `name` is the transport's to write rather than an answer's to say: the framing (`Content-Length`,
+    /// `Transfer-Encoding`) Kiosk writes for the body the app gets, and the hop-by-hop fields it drops on the way. A rule
+    /// or edit setting one would be logged as what the app got while the app never saw it.
+    public static func isTransportField(_ name: String) -> Bool {
+        HTTPHeaderFields.sameName(name, "content-length") || isHopByHop(name)
+    }
+
     static func isHopByHop(_ name: String) -> Bool {
         let prefix = "proxy-".utf8
         let isProxyField = name.utf8.count >= prefix.count

@@ -617,11 +617,17 @@ public final class BreakpointTransport: HTTPTransport {
         edited.url = url
         if let method { edited.method = method }
         var fields = fields(headers, keeping: request.headers, shownAs: shown)
+        // The framing is the transport's to write, whatever was typed for it: a length kept from an old body, or typed
+        // over an unchanged one, would cut or pad it, or keep the upstream waiting for bytes that never come. An unchanged
+        // body goes with the framing the app sent it with.
+        fields.removeAll(named: "Content-Length")
+        fields.removeAll(named: "Transfer-Encoding")
         if let body {
-            // The new body's framing is the transport's to write: a length kept from the old one would cut or pad it.
-            fields.removeAll(named: "Content-Length")
-            fields.removeAll(named: "Transfer-Encoding")
             edited.body = body
+        } else {
+            for name in ["Content-Length", "Transfer-Encoding"] {
+                for value in request.headers.values(for: name) { fields.add(name: name, value: value) }
+            }
         }
         edited.headers = fields
         return edited

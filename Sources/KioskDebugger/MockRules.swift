@@ -60,7 +60,15 @@ extension MockRule {
 
     /// Why the rule cannot be kept, or nil: its URL pattern must be one (`URLPattern.problem`), its method an RFC 9110
     /// token (`*` is one) and its headers valid fields, since they are written back out verbatim in every answer it gives.
-    public var syntaxProblem: String? { URLPattern.problem(urlPattern)?.english ?? HTTPSyntax.problem(method: method, headers: headers) }
+    public var syntaxProblem: String? {
+        guard HTTPSyntax.finalStatuses.contains(status) else { return Self.statusProblem(status) }
+        return URLPattern.problem(urlPattern)?.english ?? HTTPSyntax.problem(method: method, headers: headers)
+    }
+
+    /// Why `status` cannot be a mock's answer.
+    public static func statusProblem(_ status: Int) -> String {
+        "A mock's status is a final one, from 200 to 599 (got \(status)\((100...199).contains(status) ? ", a 1xx is no answer" : ""))."
+    }
 }
 
 /// The mock rules, persisted as JSON in the data directory (so `kiosk mock add` in a terminal is seen by
@@ -155,12 +163,12 @@ public final class MockRules: Sendable {
     }
 
     /// Gives rule `id` another answer — `status`, `headers` and `body` — keeping what it matches, its state, hits and
-    /// origin; saves and returns it. Throws `notFound` for an unknown id, `invalidRequest` for a status outside 100–599 or
+    /// origin; saves and returns it. Throws `notFound` for an unknown id, `invalidRequest` for a status outside 200–599 or
     /// a field a rule cannot keep (`syntaxProblem`).
     @discardableResult
     public func update(id: Int, status: Int, headers: [RequestRecord.HeaderField], body: Data, unchangedFrom version: String? = nil)
         throws -> MockRule {
-        guard (100...599).contains(status) else { throw KioskError.invalidRequest("A mock's status is between 100 and 599 (got \(status)).") }
+        guard HTTPSyntax.finalStatuses.contains(status) else { throw KioskError.invalidRequest(MockRule.statusProblem(status)) }
         var changed: MockRule?
         let updated = try file.update { file throws(KioskError) -> MockRule in
             guard let index = file.rules.firstIndex(where: { $0.id == id }) else { throw KioskError.notFound("mock rule \(id)") }

@@ -192,7 +192,10 @@ public struct RewriteRule: Sendable, Hashable, Codable, Identifiable {
         if let long = actions.setHeaders.first(where: { $0.value.utf8.count > Self.maximumHeaderValueBytes }) {
             return .headerValueTooLong(String(long.name.prefix(60)), kilobytes: Self.maximumHeaderValueBytes / 1024)
         }
-        if let status = actions.status, !(100...599).contains(status) { return .statusOutOfRange }
+        if let status = actions.status, !HTTPSyntax.finalStatuses.contains(status) { return .statusOutOfRange }
+        if let name = (actions.setHeaders.map(\.name) + actions.removeHeaders).first(where: HTTPSyntax.isTransportField) {
+            return .transportHeader(String(name.prefix(60)))
+        }
         for header in actions.setHeaders {
             guard HTTPSyntax.isToken(header.name) else { return .badHeaderName(String(header.name.prefix(60))) }
             guard HTTPSyntax.isFieldValue(header.value) else { return .badHeaderValue(header.name) }
@@ -231,6 +234,8 @@ public enum RuleProblem: Sendable, Hashable {
     case statusOutOfRange
     case badHeaderName(String)
     case badHeaderValue(String)
+    /// A framing or hop-by-hop field (`Content-Length`, `Transfer-Encoding`, `Connection`...), as the rule named it.
+    case transportHeader(String)
     case latencyOutOfRange(maximum: Int)
     case failureWithAnswer
     case patchTooLong(kilobytes: Int)
@@ -250,10 +255,13 @@ public enum RuleProblem: Sendable, Hashable {
         case .doesNothing: "The rule does nothing: give it a status, headers, a JSON Patch, a latency or a failure."
         case .tooManyHeaders(let maximum): "The rule changes more than \(maximum) headers."
         case .headerValueTooLong(let name, let kilobytes): "The value of header \(name) is longer than \(kilobytes) KB."
-        case .statusOutOfRange: "The status must be a number from 100 to 599."
+        case .statusOutOfRange: "The status must be a number from 200 to 599 (a 1xx is no answer)."
         case .badHeaderName(let name): "“\(name)” is not a valid HTTP header name (RFC 9110 token)."
         case .badHeaderValue(let name):
             "The value of header \(name) is not a valid HTTP field value (CR, LF, NUL and other control characters but the tab are not allowed)."
+        case .transportHeader(let name):
+            "\(name) is the transport's: Kiosk writes the framing (Content-Length, Transfer-Encoding) for the body the app gets and "
+                + "drops hop-by-hop fields (Connection, Keep-Alive, TE, Trailer, Upgrade, Proxy-*), so a rule cannot set or remove it."
         case .latencyOutOfRange(let maximum): "The latency must be from 0 to \(maximum) ms."
         case .failureWithAnswer: "A rule that fails the request has no answer to rewrite: give it a failure (and a latency) only."
         case .patchTooLong(let kilobytes): "The JSON Patch is longer than \(kilobytes) KB."
@@ -460,12 +468,23 @@ struct CompiledRewriteRule: Sendable {
     let pattern: URLPattern?
     /// The parsed patch, or why the stored text is not one (a rules file edited by hand).
     let patch: Result<JSONPatch, JSONPatch.Error>?
+    /// Why the rule's answer cannot be written to an app (a rules file edited by hand: a 1xx status, a framing field),
+    /// so the rule is skipped saying so.
+    let unwritable: RuleProblem?
 
     init(_ rule: RewriteRule, ignoring names: Set<String>) {
         self.rule = rule
         method = rule.match.method == "*" ? nil : rule.match.method
         pattern = rule.match.urlPattern.map { URLPattern($0, ignoring: names) }
         patch = rule.actions.patch.map { text in Result { () throws(JSONPatch.Error) in try JSONPatch(parsing: text) } }
+        let actions = rule.actions
+        if let status = actions.status, !HTTPSyntax.finalStatuses.contains(status) {
+            unwritable = .statusOutOfRange
+        } else if let name = (actions.setHeaders.map(\.name) + actions.removeHeaders).first(where: HTTPSyntax.isTransportField) {
+            unwritable = .transportHeader(String(name.prefix(60)))
+        } else {
+            unwritable = nil
+        }
     }
 
     /// The touch a rule leaves on an exchange.
@@ -492,6 +511,7 @@ struct CompiledRewriteRule: Sendable {
         let actions = rule.actions
         var rewritten = response
         var done: [String] = []
+        if let unwritable { return .skipped(unwritable.english) }
         if let status = actions.status {
             rewritten.status = status
             done.append(status == response.status ? "status \(status) (unchanged)" : "status \(response.status) → \(status)")

@@ -41,7 +41,7 @@ struct MockCommand: AsyncParsableCommand {
         @OptionGroup var answer: MockAnswerOptions
 
         func validate() throws {
-            guard (100...599).contains(status) else { throw ValidationError("--status must be between 100 and 599.") }
+            guard HTTPSyntax.finalStatuses.contains(status) else { throw ValidationError(MockRule.statusProblem(status)) }
         }
 
         func run() async throws {
@@ -62,7 +62,7 @@ struct MockCommand: AsyncParsableCommand {
         @OptionGroup var answer: MockAnswerOptions
 
         func validate() throws {
-            if let status, !(100...599).contains(status) { throw ValidationError("--status must be between 100 and 599.") }
+            if let status, !HTTPSyntax.finalStatuses.contains(status) { throw ValidationError(MockRule.statusProblem(status)) }
             guard status != nil || !answer.headers.isEmpty || answer.body != nil || answer.bodyFile != nil else {
                 throw ValidationError("Say what to change: --status, --header, --body or --body-file.")
             }

@@ -285,6 +285,30 @@ struct BreakpointTests {
         #expect(sent.headers["Content-Length"] == nil && sent.headers["Content-Type"] == "application/json")
     }
 
+    @Test("A paused request's framing typed over its unchanged body is not sent: the body goes with the length the app gave it")
+    func typedFramingIgnored() async throws {
+        // Given a breakpoint on an app's POST of 13 bytes
+        let breakpoints = Breakpoints(fileURL: nil, clock: ManualClock(), redactor: redactor)
+        try breakpoints.set(BreakpointSetting(request: .pause), for: "app.test")
+        let upstream = echoUpstream()
+        let transport = BreakpointTransport(base: upstream, breakpoints: breakpoints, redactor: redactor)
+        let body = #"{"note":"hi"}"#
+        let request = HTTPRequest(method: "POST", url: URL(string: "http://app.test/notes")!,
+                                  headers: ["Content-Type": "application/json", "Content-Length": String(body.utf8.count)],
+                                  body: Data(body.utf8), endpoint: "app.test")
+        let sending = Task { try await transport.send(request) }
+        try await waitForPauses(breakpoints, 1)
+        // When it is sent with its body untouched, a length of 50 and a chunked coding typed in its fields
+        breakpoints.decide(try #require(breakpoints.paused.first).id, .continueWithRequest(
+            query: [], headers: [("Content-Type", "application/json"), ("Content-Length", "50"), ("Transfer-Encoding", "chunked")]))
+        _ = try await sending.value
+        // Then the upstream gets the body with the app's own length, and no coding the body does not have
+        let sent = try #require(upstream.requests.last)
+        #expect(sent.body == Data(body.utf8))
+        #expect(sent.headers.values(for: "Content-Length") == [String(body.utf8.count)], "\(sent.headers)")
+        #expect(sent.headers["Transfer-Encoding"] == nil)
+    }
+
     @Test("A paused answer's edited fields reach the app, a hidden cookie left as shown being the real one; a paused request's method and path are edited")
     func fieldsAndRequestLineEdited() async throws {
         // Given breakpoints on an app's requests and answers, whose upstream sets two cookies

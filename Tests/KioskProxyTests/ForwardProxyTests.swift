@@ -167,6 +167,41 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("No rule or mock may answer with a 1xx or set the framing: each is refused when made, and one in a rules file edited by hand is skipped, the app answered")
+    func noInterimAnswers() async throws {
+        try await withProxy { proxy, upstream in
+            // Given rules and mocks answering with a 1xx, a 101, or setting Content-Length / Transfer-Encoding
+            for status in [100, 101, 103] {
+                #expect(throws: KioskError.self) {
+                    try proxy.kiosk.debugger.rules.add(try RewriteRule(
+                        json: Data(#"{"match": {"urlPattern": "\#(upstream.url("/echo*"))"}, "actions": {"status": \#(status)}}"#.utf8), origin: "test"))
+                }
+                #expect(throws: KioskError.self) {
+                    try proxy.kiosk.debugger.mocks.add([MockRule(urlPattern: upstream.url("/echo*"), status: status, headers: [], body: Data())])
+                }
+            }
+            for name in ["Content-Length", "transfer-encoding", "Connection"] {
+                let refused = try RewriteRule(json: Data(#"{"match": {"urlPattern": "\#(upstream.url("/echo*"))"}, "actions": {"setHeaders": [{"name": "\#(name)", "value": "99"}]}}"#.utf8),
+                                              origin: "test")
+                #expect(refused.problem()?.contains("is the transport's") == true, "\(name): \(refused.problem() ?? "kept")")
+            }
+            #expect(try proxy.kiosk.debugger.rules.all().isEmpty && proxy.kiosk.debugger.mocks.all().isEmpty)
+            // When a rules file edited by hand holds a 103 for the app's URL
+            _ = try proxy.kiosk.debugger.rules.add(try RewriteRule(
+                json: Data(#"{"match": {"urlPattern": "\#(upstream.url("/echo*"))"}, "actions": {"status": 418}}"#.utf8), origin: "test"))
+            let file = try #require(proxy.kiosk.debugger.rules.fileURL)
+            let text = try String(contentsOf: file, encoding: .utf8)
+            #expect(text.contains("418"))
+            try Data(text.replacingOccurrences(of: "418", with: "103").utf8).write(to: file)
+            let answer = try await proxy.send(.GET, upstream.url("/echo?x=1"))
+            // Then the app gets the upstream's answer, the rule skipped saying why, and the proxy serves on
+            #expect(answer.status == .ok, "\(answer.status)")
+            let record = try #require(try await proxy.waitForRecord { $0.url.contains("/echo?x=1") })
+            #expect(record.touchedBy.contains { !$0.applied && $0.detail.contains("from 200 to 599") }, "\(record.touchedBy)")
+            #expect(try await proxy.send(.GET, upstream.url("/echo?x=2")).status == .ok)
+        }
+    }
+
     @Test("A mock rule matching a proxied URL answers it without the upstream, its Cache-Status saying so as the log does")
     func mocked() async throws {
         try await withProxy { proxy, upstream in

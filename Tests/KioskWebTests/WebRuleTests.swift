@@ -151,7 +151,7 @@ struct WebRuleTests {
             let cases: [([(String, String)], String)] = [
                 (form(name: "Broken <b>", patch: #"[{"op": "replace", "path": "/a"}]"#),
                  "Not saved: The JSON Patch is not valid: operation 1 (replace /a): “value” is missing"),
-                (form(status: "abc"), "Not saved: The status must be a number from 100 to 599."),
+                (form(status: "abc"), "Not saved: The status must be a number from 200 to 599 (a 1xx is no answer)."),
                 (form(endpoint: "", status: "503"), "Say which requests the rule is for"),
                 (form(status: "503", fail: "timeout"), "A rule that fails the request has no answer to rewrite"),
                 (form(latency: "fast"), "The latency must be a whole number of milliseconds."),
@@ -173,7 +173,7 @@ struct WebRuleTests {
             for (fields, reason) in [(form(endpoint: "", status: "503"), "Indica a qué solicitudes se aplica la regla"),
                                      (form(endpoint: "", status: "503").map { $0.0 == "url_pattern" ? ($0.0, "http://[::1") : $0 },
                                       "El patrón de URL no es una URL con host"),
-                                     (form(status: "abc"), "El estado debe ser un número del 100 al 599."),
+                                     (form(status: "abc"), "El estado debe ser un número del 200 al 599 (un 1xx no es una respuesta)."),
                                      (form(latency: "fast"), "La latencia debe ser un número entero de milisegundos."),
                                      (form(fail: "boom"), "El fallo debe ser uno de estos: timeout, offline, reset.")] {
                 let page = try await client.post("/debug/rules", form: fields, cookie: Self.token, headers: spanish)
