@@ -558,16 +558,18 @@ public struct Redactor: Sendable, Hashable {
     /// query included.
     private static let urlFields: Set<String> = ["location", "content-location", "referer", "refresh"]
 
-    /// The headers with secret values replaced.
+    /// The headers with secret values replaced, and a secret spelt in a field's name too (an upstream echoing the app's
+    /// token as `X-Echo-<token>`).
     public func redact(_ fields: HTTPHeaderFields) -> HTTPHeaderFields {
         HTTPHeaderFields(fields.map { field in
             let name = field.name.lowercased()
-            if namesSecretHeader(name) { return (name: field.name, value: Self.placeholder) }
+            let shownName = scrub(field.name)
+            if namesSecretHeader(name) { return (name: shownName, value: Self.placeholder) }
             // A redirect's, a representation's or the previous page's address carries its query's secrets (and its
             // password) as any URL does; so does each address a `Link` field lists (`<…?sig=…>; rel=next`).
-            if Self.urlFields.contains(name) { return (name: field.name, value: scrub(redactAddress(field.value))) }
-            if name == "link" { return (name: field.name, value: scrub(redactLinks(field.value))) }
-            return (name: field.name, value: scrub(field.value))
+            if Self.urlFields.contains(name) { return (name: shownName, value: scrub(redactAddress(field.value))) }
+            if name == "link" { return (name: shownName, value: scrub(redactLinks(field.value))) }
+            return (name: shownName, value: scrub(field.value))
         })
     }
 }

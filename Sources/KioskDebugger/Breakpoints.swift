@@ -639,13 +639,20 @@ public final class BreakpointTransport: HTTPTransport {
                        shownAs shown: HTTPHeaderFields) -> HTTPHeaderFields {
         var fields = HTTPHeaderFields()
         var seen: [String: Int] = [:]
+        // A name shown with a secret hidden in it (an upstream echoing a token in a field's name) is the original's own,
+        // as a hidden value is: `shown` is `original` redacted, field for field.
+        var named: [String: String] = [:]
+        for (shownField, originalField) in zip(shown, original) where shownField.name != originalField.name {
+            named[shownField.name.lowercased()] = originalField.name
+        }
         for header in edited ?? [] {
-            let key = header.name.lowercased()
+            let name = named[header.name.lowercased()] ?? header.name
+            let key = name.lowercased()
             let index = seen[key, default: 0]
             seen[key] = index + 1
-            let shownValues = shown.values(for: header.name), originalValues = original.values(for: header.name)
+            let shownValues = shown.values(for: header.name), originalValues = original.values(for: name)
             let kept = index < shownValues.count && index < originalValues.count && shownValues[index] == header.value
-            fields.add(name: header.name, value: kept ? originalValues[index] : header.value)
+            fields.add(name: name, value: kept ? originalValues[index] : header.value)
         }
         return fields
     }

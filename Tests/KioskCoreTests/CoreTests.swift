@@ -158,6 +158,19 @@ struct CoreTests {
         #expect(redactor.scrub("abc") == "abc")
     }
 
+    @Test("A secret spelt in a header's name (an upstream echoing a key or the app's token as a field name) is hidden in the name as in a value")
+    func secretInHeaderName() {
+        // Given a configured key and an app's token, and an answer whose field names carry them
+        let key = "66f45fc686d3ac15c35f90955b83e822", token = "AppTok_9f8e7d6c5b"
+        let redactor = Redactor.standard.hiding([key, token])
+        let fields: HTTPHeaderFields = ["X-\(key)": "yes", "X-Echo-\(token)": "1", "Content-Type": "application/json"]
+        // When they are redacted for the log
+        let shown = redactor.redact(fields)
+        // Then neither secret is left, in a name or a value, and the other fields are as they came, in order
+        #expect(shown.map(\.name) == ["X-\(Redactor.placeholder)", "X-Echo-\(Redactor.placeholder)", "Content-Type"])
+        #expect(shown.map(\.value) == ["yes", "1", "application/json"])
+    }
+
     @Test("A secret an upstream spells otherwise is still replaced: with JSON escapes (some characters or all, a surrogate pair near it), in capitals or small letters, in base64")
     func scrubsOtherSpellings() {
         // Given a redactor hiding an API key and a signature (a lowercase hex digest)
