@@ -88,8 +88,9 @@ public enum PeerScope: Sendable {
     /// This machine, local networks (`IPNetwork.localNetworks`) and the machine's own networks (its
     /// neighbours, whose addresses may be global: an IPv6 phone on the home Wi-Fi).
     case localNetworks(also: NeighbourNetworks)
-    /// Any peer (the user opted in).
-    case any
+    /// Any peer (the user opted in); `neighbours` are the machine's own networks, whose peers still count as neighbours
+    /// (a phone on the home Wi-Fi's global IPv6 /64 is not a stranger).
+    case any(neighbours: NeighbourNetworks = NeighbourNetworks([]))
 
     /// Whether `peer` is served. A request whose peer is unknown — its connection closed before it was read,
     /// or an in-process responder with no socket — is served only when any peer is.
@@ -111,7 +112,7 @@ public enum PeerScope: Sendable {
         switch self {
         case .loopback: return peer.isLoopbackPeer
         case .localNetworks(let also): return peer.isLoopbackPeer || peer.isLocalNetworkPeer || also.contains(peer)
-        case .any: return peer.isLoopbackPeer || peer.isLocalNetworkPeer
+        case .any(let neighbours): return peer.isLoopbackPeer || peer.isLocalNetworkPeer || neighbours.contains(peer)
         }
     }
 }

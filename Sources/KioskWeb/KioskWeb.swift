@@ -103,7 +103,8 @@ public struct WebConfiguration: Sendable {
     /// loopback, the machine's own names, and peers of local networks and of the machine's own networks.
     func listenerPolicy(machineNames: [String], machineNetworks: NeighbourNetworks) -> ListenerPolicy {
         let certificateNames = tls?.names.filter { IPAddress(literal: $0) == nil } ?? []
-        let peers: PeerScope = isLoopback ? .loopback : allowsGlobalPeers ? .any : .localNetworks(also: machineNetworks)
+        let peers: PeerScope = isLoopback ? .loopback : allowsGlobalPeers ? .any(neighbours: machineNetworks)
+            : .localNetworks(also: machineNetworks)
         return ListenerPolicy(names: allowedHosts + certificateNames + (isLoopback ? [] : machineNames), peers: peers,
                               hint: "If you reach Kiosk under this name on purpose, start it with --allowed-host NAME.")
     }
@@ -213,7 +214,7 @@ package func buildApplication(kiosk: Kiosk, configuration: WebConfiguration,
 /// (by default, the router alone, as HummingbirdTesting runs it in-process: loopback names, and any peer, since
 /// there is no socket to have one).
 package func buildRouter(kiosk: Kiosk, features: [any WebFeature], csrf: CSRFProtection = CSRFProtection(),
-                         pairing: PairingGate? = nil, listener: ListenerPolicy = ListenerPolicy(names: [], peers: .any)) -> WebRouter {
+                         pairing: PairingGate? = nil, listener: ListenerPolicy = ListenerPolicy(names: [], peers: .any())) -> WebRouter {
     let router = Router(context: WebRequestContext.self)
     router.add(middleware: CSRFMiddleware(protection: csrf))
     router.add(middleware: LanguageMiddleware())

@@ -120,7 +120,7 @@ package struct PairingGate: Sendable {
         switch method {
         case .get:
             if path.hasPrefix("/static/") { return !path.dropFirst("/static/".count).contains("/") }
-            return path == PairingController.path || path == WebManifest.path || path == ServiceWorker.path || path == "/favicon.ico"
+            return path == PairingController.path || path == WebManifest.path || path == ServiceWorker.path || path == Route.favicon.path
         case .post:
             return path == PairingController.path || path == "/language"
         default:

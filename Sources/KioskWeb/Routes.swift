@@ -22,6 +22,8 @@ enum Route: Sendable, Hashable {
     case pair
     case manifest
     case serviceWorker
+    /// `/favicon.ico`, which browsers ask for by themselves (a JSON answer viewed has no icon link): the app's icon.
+    case favicon
     case staticFile(String)
     /// A picture through Kiosk's image route.
     case image(URL)
@@ -60,6 +62,7 @@ enum Route: Sendable, Hashable {
         case .pair: "/pair"
         case .manifest: "/manifest.webmanifest"
         case .serviceWorker: "/sw.js"
+        case .favicon: "/favicon.ico"
         case .staticFile(let name): Self.staticPrefix + Self.segment(name)
         case .image(let url): Self.imagePath + "?url=" + QueryString.encode(url.absoluteString)
         case .apiList(let source): Self.apiPrefix + source.rawValue
@@ -94,7 +97,7 @@ enum Route: Sendable, Hashable {
     /// fall back from a constant segment to a parameter, so a constant `/dogs/...` would shadow the list and
     /// item routes; the handler reads the kind from the segments (`Route.write(source:second:third:)`).
     enum Kind: String, CaseIterable, Sendable {
-        case home, favorites, offline, settings, list, item, pair, manifest, serviceWorker, staticFile, image
+        case home, favorites, offline, settings, list, item, pair, manifest, serviceWorker, favicon, staticFile, image
         case apiList, apiItem, apiFavorites, apiConnectivity, apiDocument
         case language, favorite, userOrderWrite, reset, clearHistory
 
@@ -118,6 +121,7 @@ enum Route: Sendable, Hashable {
             case .pair: "/pair"
             case .manifest: "/manifest.webmanifest"
             case .serviceWorker: "/sw.js"
+            case .favicon: "/favicon.ico"
             case .staticFile: "/static/{file}"
             case .image: "/image"
             case .apiList: "/api/{source}"

@@ -44,6 +44,14 @@ package struct WebController: Sendable {
         router.get(Route.Kind.manifest.pattern) { request, context in
             try WebManifest.response(catalogs: context.catalogs, language: context.language, request: request)
         }
+        // The icon at the address browsers ask by themselves, which carries no fingerprint: sent to the one that does,
+        // for a day (a new icon, at a new address, is found the next day).
+        router.get(Route.Kind.favicon.pattern) { _, _ in
+            var response = Self.seeOther(StaticAssets.icon192.path)
+            response.status = .found
+            response.headers[.cacheControl] = "public, max-age=86400"
+            return response
+        }
         router.get(Route.Kind.staticFile.pattern) { request, context in
             try context.catalogs.assets.response(servedName: try context.parameters.require("file"), request: request)
         }
@@ -416,8 +424,9 @@ package struct WebController: Sendable {
         let form = try await CSRFProtection.verifiedForm(request).decode(LanguageForm.self)
         var response = Self.seeOther(Self.localReturnPath(form.returnPath) ?? Route.home.path)
         // Not HttpOnly, as it always was: it holds nothing secret.
+        // Secure over HTTPS (`--lan`) as every other cookie of Kiosk's: one sent in clear could be set by anyone on the network.
         response.setCookie(Cookie(name: Language.cookieName, value: form.language.rawValue, maxAge: 31_536_000, path: "/",
-                                  httpOnly: false, sameSite: .lax))
+                                  secure: secureCookies, httpOnly: false, sameSite: .lax))
         return response
     }
 }

@@ -65,12 +65,12 @@ struct ListenerPolicyTests {
     func unknownPeer() {
         #expect(ListenerPolicy.loopback().refusal(hosts: ["localhost"], peer: nil)?.status == 403)
         #expect(ListenerPolicy(names: [], peers: .localNetworks(also: NeighbourNetworks([]))).refusal(hosts: ["localhost"], peer: nil)?.status == 403)
-        #expect(ListenerPolicy(names: [], peers: .any).refusal(hosts: ["localhost"], peer: nil) == nil)
+        #expect(ListenerPolicy(names: [], peers: .any()).refusal(hosts: ["localhost"], peer: nil) == nil)
     }
 
     @Test("Configured names are exact, or a domain with its subdomains when written with a leading dot")
     func configuredNames() {
-        let policy = ListenerPolicy(names: ["Kiosk.Example.", ".lan.example"], peers: .any)
+        let policy = ListenerPolicy(names: ["Kiosk.Example.", ".lan.example"], peers: .any())
         #expect(policy.answers("kiosk.example"))
         #expect(!policy.answers("www.kiosk.example"))
         #expect(policy.answers("lan.example") && policy.answers("phone.lan.example") && policy.answers("a.b.lan.example"))
@@ -103,7 +103,7 @@ struct ListenerPolicyTests {
         let peer = try #require(IPAddress(literal: address))
         let policy = ListenerPolicy(names: [], peers: .localNetworks(also: NeighbourNetworks(own)))
         #expect((policy.refusal(hosts: ["localhost"], peer: peer) == nil) == served, "\(address)")
-        #expect(ListenerPolicy(names: [], peers: .any).refusal(hosts: ["localhost"], peer: peer) == nil)
+        #expect(ListenerPolicy(names: [], peers: .any()).refusal(hosts: ["localhost"], peer: peer) == nil)
     }
 }
 

@@ -157,6 +157,7 @@ struct PairingTests {
             let stylesheet = try await browser.get(StaticAssets.stylesheet.path, accept: "text/css")
             let icon = try await browser.get(StaticAssets.icon192.path, accept: "image/png")
             let worker = try await browser.get("/sw.js", accept: "*/*")
+            let favicon = try await browser.get("/favicon.ico", accept: "image/*")
             let language = try await browser.post("/language", form: [("lang", "es"), ("return", "/pair?next=%2Fdogs")])
             // Then each is answered as it is for anyone: the page and files, and no pairing refusal for the worker
             #expect(pair.status == .ok)
@@ -166,6 +167,8 @@ struct PairingTests {
             #expect(stylesheet.status == .ok)
             #expect(icon.status == .ok)
             #expect(worker.status != .unauthorized && worker.status != .seeOther)
+            // And the icon browsers ask for by themselves leads to the app's icon
+            #expect(favicon.status == .found && favicon.header("Location") == StaticAssets.icon192.path, "\(favicon.status)")
             // And the pairing page's language switch works before pairing
             #expect(language.status == .seeOther)
             #expect(language.header("Location") == "/pair?next=%2Fdogs")
@@ -356,7 +359,7 @@ struct PairingTests {
         // Given the keys wrong codes are counted under by a --lan listener whose machine has 2001:db8:1:2::/64,
         // and by one that serves every peer
         let lan = ClientAttempts(now: { Date() }, peers: .localNetworks(also: NeighbourNetworks([IPNetwork(IPAddress(literal: "2001:db8:1:2::")!, prefixLength: 64)!])))
-        let open = ClientAttempts(now: { Date() }, peers: .any)
+        let open = ClientAttempts(now: { Date() }, peers: .any())
         func key(_ attempts: ClientAttempts, _ address: String) -> String { attempts.client(IPAddress(literal: address)) }
         // Then phones of the home network's /64, of a ULA or link-local network, count apart
         #expect(key(lan, "2001:db8:1:2::10") != key(lan, "2001:db8:1:2:aaaa::99"))
@@ -365,6 +368,11 @@ struct PairingTests {
         // And a stranger's addresses of one /64 count as one, other /64s apart
         #expect(key(open, "2001:db8:9:2::10") == key(open, "2001:db8:9:2:aaaa::99"))
         #expect(key(open, "2001:db8:9:2::10") != key(open, "2001:db8:9:3::10"))
+        // And with every peer served, phones of the machine's own global /64 are still neighbours, one address each
+        let openOnLAN = ClientAttempts(now: { Date() },
+                                       peers: .any(neighbours: NeighbourNetworks([IPNetwork(IPAddress(literal: "2001:db8:1:2::")!, prefixLength: 64)!])))
+        #expect(key(openOnLAN, "2001:db8:1:2::2") != key(openOnLAN, "2001:db8:1:2::3"))
+        #expect(key(openOnLAN, "2001:db8:9:2::10") == key(openOnLAN, "2001:db8:9:2:aaaa::99"))
         // And an IPv4 peer of a dual-stack socket counts as itself, other IPv4 hosts apart
         #expect(key(lan, "::ffff:192.168.1.5") == key(lan, "192.168.1.5"))
         #expect(key(lan, "192.168.1.5") != key(lan, "192.168.1.6"))
@@ -549,15 +557,20 @@ struct PairingTests {
         }
     }
 
-    @Test("Under TLS the CSRF cookie is Secure")
+    @Test("Under TLS the CSRF cookie and the language's are Secure")
     func secureCSRFCookie() async throws {
         try await withPairing(csrf: CSRFProtection(secureCookies: true)) { _, client in
             // Given the protection an HTTPS listener uses
             // When a first page hands out the CSRF cookie
-            let page = try await Browser(client, address: "127.0.0.1").get("/")
+            let browser = Browser(client, address: "127.0.0.1")
+            let page = try await browser.get("/")
             // Then the browser is told to send it over HTTPS only
             let cookie = try #require(page.headers[values: .setCookie].first { $0.hasPrefix(CSRFProtection.cookieName) })
             #expect(cookie.contains("; Secure"))
+            // And so is the language chosen (one sent in clear, anyone on the network could set)
+            let chosen = try await browser.post("/language", form: [("lang", "es"), ("return", "/")])
+            let language = try #require(chosen.headers[values: .setCookie].first { $0.hasPrefix("kiosk_lang=es") }, "\(chosen.headers)")
+            #expect(language.contains("; Secure"), "\(language)")
         }
     }
 
