@@ -7,6 +7,7 @@ import json
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import DESKTOP, PHONE, axe_serious_violations, new_driver, page_ready, screenshot, severe_console_errors
 from screens import SCREEN_NAMES, VIEWS, resolve_screens
@@ -106,26 +107,51 @@ def test_a_phone_whose_browser_text_is_twice_its_size_neither_scrolls_sideways_n
             # too wide, and innerWidth with it)
             widths = driver.execute_script("return {page: document.documentElement.scrollWidth, screen: innerWidth}")
             assert widths["page"] <= PHONE[0] and widths["screen"] == PHONE[0], (path, widths)
-            # And no tab's name, nor a row's button, is cut or broken inside a word: each word of it is on one line
-            # whole (a name may wrap between its words: "Rick &" / "Morty")
-            broken = driver.execute_script("""
-                const cut = [];
-                for (const label of document.querySelectorAll('nav.tabs .short, ul.items.edit .actions button')) {
-                    if (label.scrollWidth > label.clientWidth + 1) cut.push(label.textContent + ' cut');
-                    const text = [...label.childNodes].find(node => node.nodeType === Node.TEXT_NODE && node.textContent.trim());
-                    if (!text) continue;
-                    for (const match of text.textContent.matchAll(/\\S+/g)) {
-                        const range = document.createRange();
-                        range.setStart(text, match.index);
-                        range.setEnd(text, match.index + match[0].length);
-                        const tops = new Set([...range.getClientRects()].map(rect => Math.round(rect.top)));
-                        if (tops.size > 1) cut.push(match[0] + ' broken');
-                    }
-                }
-                return cut;""")
-            assert broken == [], (path, broken)
+            # And no tab's name, nor a row's name or button, is cut or broken inside a word
+            assert driver.execute_script(BROKEN_WORDS) == [], (path, driver.execute_script(BROKEN_WORDS))
+        # And the top bar, three lines high at this size, scrolls away with the page rather than covering a third of it
+        assert driver.execute_script("return getComputedStyle(document.querySelector('header.top')).position") == "static"
     finally:
         driver.quit()
+
+
+def test_on_a_phone_in_spanish_the_dogs_editor_breaks_no_name_inside_a_word(fresh_server):
+    # Given a phone in Spanish at its usual text size, whose buttons ("Eliminar") are wider than English's
+    driver = new_driver(PHONE, language="es")
+    try:
+        driver.get(fresh_server.url("/dogs?edit=1"))
+        page_ready(driver)
+        # When the last dog (the demo's Charlie, the longest name) moves up into a middle row, which has both arrows and
+        # Eliminar beside its name
+        rows = lambda: driver.execute_script("return [...document.querySelectorAll('#results ul.items.edit > li')].map(li => li.dataset.id)")
+        last = rows()[-1]
+        driver.find_element(By.CSS_SELECTOR, f"#results ul.items.edit > li[data-id='{last}'] form.move[data-direction=up] button").click()
+        WebDriverWait(driver, 15).until(lambda d: rows()[-2] == last)
+        # Then each name and button keeps its words whole ("Charli / e" before)
+        assert driver.execute_script(BROKEN_WORDS) == []
+        # And the top bar stays on screen at this size
+        assert driver.execute_script("return getComputedStyle(document.querySelector('header.top')).position") == "sticky"
+    finally:
+        driver.quit()
+
+
+# The tab names, the editor's names and buttons that are cut or broken inside a word: each word of them must be on one
+# line whole (a name may wrap between its words: "Rick &" / "Morty").
+BROKEN_WORDS = """
+    const cut = [];
+    for (const label of document.querySelectorAll('nav.tabs .short, ul.items.edit .actions button, ul.items.edit .title')) {
+        if (label.scrollWidth > label.clientWidth + 1) cut.push(label.textContent + ' cut');
+        const text = [...label.childNodes].find(node => node.nodeType === Node.TEXT_NODE && node.textContent.trim());
+        if (!text) continue;
+        for (const match of text.textContent.matchAll(/\\S+/g)) {
+            const range = document.createRange();
+            range.setStart(text, match.index);
+            range.setEnd(text, match.index + match[0].length);
+            const tops = new Set([...range.getClientRects()].map(rect => Math.round(rect.top)));
+            if (tops.size > 1) cut.push(match[0] + ' broken');
+        }
+    }
+    return cut;"""
 
 
 @pytest.mark.parametrize("screen", SCREEN_NAMES)

@@ -100,7 +100,7 @@ enum PairingPages {
         let strings = context.language.pairing
         return Pages.layout(context, title: strings.title, current: nil, view: .pair, [
             E.element("h1", [], [.text(strings.title)]),
-            E.element("p", [], [.text(strings.notNeeded)]),
+            E.element("p", [], prose(strings.notNeeded)),
         ])
     }
 
@@ -111,11 +111,11 @@ enum PairingPages {
         let strings = context.language.pairing
         var content: [HTML] = [
             E.element("h1", [], [.text(strings.title)]),
-            E.element("p", [], [.text(strings.intro)]),
+            E.element("p", [], prose(strings.intro)),
         ]
         switch notice {
         case .error(let message):
-            content.append(E.element("p", [.class("banner error"), .attribute("role", "alert")], [.text(message)]))
+            content.append(E.element("p", [.class("banner error"), .attribute("role", "alert")], prose(message)))
         case .alreadyPaired:
             content.append(E.element("p", [.class("banner")], [.text(strings.alreadyPaired)]))
         case nil:
@@ -135,5 +135,21 @@ enum PairingPages {
         content.append(E.element("p", [.attribute("id", "code-hint"), .class("hint")], [.text(strings.codeHint)]))
         content.append(E.element("p", [], [.text(strings.fingerprintHint)]))
         return Pages.layout(context, title: strings.title, current: nil, view: .pair, content)
+    }
+
+    /// The commands the pages name, set as code on one line: a phone broke "kiosk serve --" / "lan" at its hyphen.
+    static let commands = ["kiosk serve --lan", "kiosk devices pair"]
+
+    /// `text` with each of `commands` in it as a `code.command` element.
+    static func prose(_ text: String) -> [HTML] {
+        var parts: [HTML] = []
+        var rest = Substring(text)
+        while let found = commands.compactMap({ rest.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) {
+            if found.lowerBound > rest.startIndex { parts.append(.text(String(rest[..<found.lowerBound]))) }
+            parts.append(E.element("code", [.class("command")], [.text(String(rest[found]))]))
+            rest = rest[found.upperBound...]
+        }
+        if !rest.isEmpty { parts.append(.text(String(rest))) }
+        return parts
     }
 }

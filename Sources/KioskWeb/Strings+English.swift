@@ -146,7 +146,7 @@ extension PairingStrings {
     /// The English words.
     static let english = PairingStrings(
         title: "Pair this device",
-        intro: "Kiosk is running on another computer of your network. To read it here, enter the pairing code that "
+        intro: "Kiosk answers the browsers of your network once they are paired. To read it here, enter the pairing code that "
             + "kiosk serve --lan shows in its terminal, or that kiosk devices pair shows there. You do this once per browser.",
         codeLabel: "Pairing code", codeHint: "8 digits, like 1234-5678", submit: "Pair",
         fingerprintHint: "Before you enter it, check that the certificate fingerprint your browser shows matches the one in "

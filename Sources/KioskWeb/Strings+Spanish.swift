@@ -204,7 +204,7 @@ extension PairingStrings {
     /// The Spanish words.
     static let spanish = PairingStrings(
         title: "Vincular este dispositivo",
-        intro: "Kiosk se está ejecutando en otro ordenador de tu red. Para leerlo aquí, escribe el código de vinculación "
+        intro: "Kiosk atiende a los navegadores de tu red una vez vinculados. Para leerlo aquí, escribe el código de vinculación "
             + "que muestra kiosk serve --lan en su terminal, o el que muestra allí kiosk devices pair. Solo hace falta una vez "
             + "por navegador.",
         codeLabel: "Código de vinculación", codeHint: "8 cifras, como 1234-5678", submit: "Vincular",
@@ -213,8 +213,8 @@ extension PairingStrings {
         wrongCode: "Ese no es el código de vinculación. Mira la terminal donde lo pediste.",
         burned: "Se han probado demasiados códigos incorrectos, así que ese código ya no sirve: ejecuta kiosk devices pair en el "
             + "ordenador donde se ejecuta Kiosk para obtener otro.",
-        noOpenCode: "No hay ningún código de vinculación abierto: un código sirve una vez, durante 10 minutos. Ejecuta kiosk "
-            + "devices pair en el ordenador donde se ejecuta Kiosk y escribe el código que muestra.",
+        noOpenCode: "No hay ningún código de vinculación abierto: un código sirve una vez, durante 10 minutos. Ejecuta "
+            + "kiosk devices pair en el ordenador donde se ejecuta Kiosk y escribe el código que muestra.",
         alreadyPaired: "Este navegador ya está vinculado: vincularlo de nuevo no sustituye nada y añade otro dispositivo.",
         notNeeded: "Este Kiosk solo responde a este ordenador, cuyos navegadores no necesitan vincularse. Para leerlo en un "
             + "teléfono u otro ordenador de la misma red, inícialo con kiosk serve --lan: muestra la dirección que hay que abrir "

@@ -30,7 +30,7 @@ enum WebManifest {
                             short_name: presentation.shortName(language: language.rawValue),
                             description: presentation.tagline(language: language.rawValue),
                             url: Route.list(source.id).path, icons: shortcutIcon)
-        } + [Shortcut(name: strings.favorites, short_name: strings.favorites, description: strings.noFavorites,
+        } + [Shortcut(name: strings.favorites, short_name: strings.favorites, description: language.home.favoritesTagline,
                       url: Route.favorites.path, icons: shortcutIcon)]
         let manifest = Manifest(
             id: Route.home.path, name: "Kiosk", short_name: "Kiosk", description: strings.tagline, lang: language.rawValue,

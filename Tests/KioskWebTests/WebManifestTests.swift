@@ -39,13 +39,17 @@ struct WebManifestTests {
         }
     }
 
-    @Test("The manifest follows the language: a Spanish browser gets Spanish shortcut names")
+    @Test("The manifest follows the language: a Spanish browser gets Spanish shortcut names; Favorites is described as Home does, not as an empty list")
     func spanishManifest() async throws {
         try await withWeb { _, client in
             let manifest = try await client.get("/manifest.webmanifest", headers: [.acceptLanguage: "es"]).json()
             let shortcuts = try #require(manifest["shortcuts"] as? [[String: Any]])
             #expect(shortcuts.last?["name"] as? String == "Favoritos")
+            #expect(shortcuts.last?["description"] as? String == "Lo que marcaste con una estrella, guardado para leer sin conexión.")
             #expect(manifest["lang"] as? String == "es")
+            let english = try await client.get("/manifest.webmanifest").json()
+            let favorites = try #require((english["shortcuts"] as? [[String: Any]])?.last)
+            #expect(favorites["description"] as? String == "What you starred, kept for reading offline.")
         }
     }
 
