@@ -272,6 +272,14 @@ def test_a_phone_on_the_network_pairs_over_https_and_is_stopped_by_a_revoke(lan_
         assert status == 200
         wait_for(driver, lambda d: "kiosk-pages" in d.execute_async_script(
             "const done = arguments[0]; caches.keys().then(done, () => done([]));"), 30, "the phone saved no page of Kiosk")
+        # And the offline page, which the worker could not save while it installed on the pairing page (its fetch was sent
+        # to /pair), is saved once Kiosk serves the paired phone a page: a page never saved shows it offline, not the
+        # browser's error.
+        wait_for(driver, lambda d: d.execute_async_script("""
+            const done = arguments[0];
+            caches.keys().then(keys => Promise.all(keys.filter(k => k.startsWith('kiosk-shell-')).map(k => caches.open(k)
+              .then(c => c.match('/offline'))))).then(found => done(found.some(Boolean)), () => done(false));"""),
+                 30, "the phone's worker never saved the offline page after pairing")
 
         # `kiosk devices list` shows the phone; revoking it while serve runs stops it at its next request.
         listed = _run(kiosk_bin, "devices", "list", "--json", "--data-dir", server.data_dir)

@@ -423,6 +423,38 @@ def test_after_a_switch_of_language_the_device_saves_its_pages_again_in_the_lang
         driver.quit()
 
 
+def test_with_kiosk_stopped_a_search_saved_in_the_language_before_is_not_mixed_into_a_page_of_the_new_one(start_server, tmp_path):
+    # Given a phone that searched "smith" in English (its results saved), then switched to Spanish on the list, whose
+    # pages the device saved again in Spanish (not that search)
+    server = start_server(str(tmp_path / "data"))
+    driver = new_driver(PHONE)
+    try:
+        open(driver, server.url("/"))
+        wait_until_saved_for_offline(driver)
+        open(driver, server.url("/rickandmorty?q=smith"))
+        open(driver, server.url("/rickandmorty"))
+        driver.find_element(By.CSS_SELECTOR, "form.lang button").click()
+        wait_for(driver, lambda d: d.execute_script("return document.documentElement.lang") == "es", 15, "no switch to Spanish")
+        wait_for(driver, lambda d: device_call(d, "setting", "savedLanguage", "") == "es", 90, "no saving in Spanish")
+        # When Kiosk stops and the same search is typed on the Spanish list
+        server.stop()
+        open(driver, server.url("/rickandmorty"))
+        wait_for(driver, lambda d: unreachable_banner(d), 10, "no unreachable banner")
+        driver.find_element(By.CSS_SELECTOR, "form.search input[name=q]").send_keys("smith")
+        # Then the rows shown are filtered, in Spanish, as for a search the device holds no copy of: the English copy's
+        # rows and words are not swapped into the Spanish page
+        def filtered(d):
+            rows = d.find_elements(By.CSS_SELECTOR, "#results ul.items > li")
+            shown = [row for row in rows if row.is_displayed()]
+            return rows and 0 < len(shown) < len(rows) and all("smith" in row.text.lower() for row in shown)
+        wait_for(driver, filtered, 10, "the rows shown were not filtered")
+        assert driver.execute_script("return document.documentElement.lang") == "es"
+        text = driver.find_element(By.ID, "main").text
+        assert "results for" not in text and "Alive" not in text, text[:400]
+    finally:
+        driver.quit()
+
+
 def test_the_offline_page_tells_saved_pages_of_one_title_apart_by_their_addresses(start_server, tmp_path):
     # Given a phone that read two pages of Rick and Morty's list (one title) and a character (a title of its own)
     server = start_server(str(tmp_path / "data"))

@@ -256,6 +256,41 @@ def test_a_star_set_online_shows_on_every_saved_page_holding_it_with_kiosk_stopp
     assert row_star.get_attribute("aria-pressed") == "true"
 
 
+def test_a_dog_deleted_and_an_item_starred_online_show_on_the_saved_lists_favorites_and_home_with_kiosk_stopped(saved_phone):
+    # Given a phone that saved the dogs list (not being edited: it holds no delete form), the favorites and Home
+    server, driver = saved_phone.server, saved_phone.driver
+    for path in ("/dogs", "/favorites", "/"):
+        open(driver, server.url(path))
+    # What the saved copy of `path` shows: its rows' ids and its links.
+    saved = lambda path: driver.execute_async_script("""
+        const [path, done] = arguments;
+        caches.open("kiosk-pages").then(c => c.match(new URL(path, location.origin).href)).then(r => r ? r.text() : "")
+          .then(html => { const doc = new DOMParser().parseFromString(html, "text/html");
+                          done({ rows: [...doc.querySelectorAll("#results li[data-id]")].map(li => li.dataset.id),
+                                 links: [...doc.querySelectorAll("#main a[href]")].map(a => a.getAttribute("href")) }); })
+          .catch(error => done({ rows: [], links: [], error: String(error) }));
+    """, path)
+    # When the first dog is deleted in the editor, and Beth (Rick and Morty's 4) is starred on her page, online
+    open(driver, server.url("/dogs?edit=1"))
+    first = dog_ids(driver)[0]
+    press_in_dog_row(driver, first, "delete")
+    wait_for(driver, lambda d: first not in [item["itemID"] for item in server.api("/api/dogs")["items"]], 10, "not deleted")
+    open(driver, server.url("/rickandmorty/4"))
+    driver.find_element(By.CSS_SELECTOR, "#main form.star button").click()
+    wait_for(driver, lambda d: [item["itemID"] for item in server.api("/api/favorites")["items"]] == ["4"], 10, "not starred")
+    # Then the saved copies that show them are saved again as Kiosk shows them now, though they hold no form of theirs
+    wait_for(driver, lambda d: saved("/dogs")["rows"] and first not in saved("/dogs")["rows"], 20,
+             "the saved dogs list still shows the deleted dog")
+    wait_for(driver, lambda d: "/rickandmorty/4" in saved("/favorites")["links"], 20, "the saved favorites lack Beth")
+    wait_for(driver, lambda d: "/rickandmorty/4" in saved("/")["links"], 20, "the saved Home lacks Beth")
+    # And with Kiosk stopped, the list reads without the dog and the favorites with Beth
+    server.stop()
+    open(driver, server.url("/dogs"))
+    assert first not in driver.execute_script("return [...document.querySelectorAll('#results li[data-id]')].map(li => li.dataset.id)")
+    open(driver, server.url("/favorites"))
+    assert driver.find_elements(By.CSS_SELECTOR, "#results a[href='/rickandmorty/4']")
+
+
 def test_a_reset_made_with_kiosk_stopped_says_it_waits_above_the_list(saved_phone):
     # Given a phone that saved the dogs editor for offline, then lost Kiosk
     server, driver = saved_phone.server, saved_phone.driver

@@ -178,6 +178,10 @@ struct ClientRoutes: Encodable, Sendable {
         /// action), `remove` (the item's row leaves the list), `move` (the row moves to the form's `to`), or
         /// `none`.
         let effect: String
+        /// The saved pages that show what it changes though they hold no form of it, by path (any query), `{source}`
+        /// standing for group 1: the favorites and Home for a star; a catalog's lists too for its rows (a list that is
+        /// not being edited holds no delete form, yet shows the row gone).
+        let shownOn: [String]
     }
 
     let home: String
@@ -208,14 +212,16 @@ struct ClientRoutes: Encodable, Sendable {
         direct = [Route.language.path, Route.clearHistory.path]
         let ordered = catalogs.filter { $0.ordering == .user }.map { NSRegularExpression.escapedPattern(for: $0.id.rawValue) }.sorted()
         let all = catalogs.map { NSRegularExpression.escapedPattern(for: $0.id.rawValue) }.sorted()
-        var writes = [Write(pattern: "^/favorites/(" + all.joined(separator: "|") + ")/([^/]+)$", effect: "star")]
+        let starShownOn = [Route.favorites.path, Route.home.path]
+        var writes = [Write(pattern: "^/favorites/(" + all.joined(separator: "|") + ")/([^/]+)$", effect: "star", shownOn: starShownOn)]
         if !ordered.isEmpty {
             let sources = "(" + ordered.joined(separator: "|") + ")"
+            let rowShownOn = ["/{source}"] + starShownOn
             writes += [
-                Write(pattern: "^/" + sources + "/([^/]+)/delete$", effect: "remove"),
-                Write(pattern: "^/" + sources + "/([^/]+)/move$", effect: "move"),
-                Write(pattern: "^/" + sources + "/([^/]+)/restore$", effect: "restore"),
-                Write(pattern: "^/" + sources + "/" + Route.resetSegment + "$", effect: "reset"),
+                Write(pattern: "^/" + sources + "/([^/]+)/delete$", effect: "remove", shownOn: rowShownOn),
+                Write(pattern: "^/" + sources + "/([^/]+)/move$", effect: "move", shownOn: rowShownOn),
+                Write(pattern: "^/" + sources + "/([^/]+)/restore$", effect: "restore", shownOn: rowShownOn),
+                Write(pattern: "^/" + sources + "/" + Route.resetSegment + "$", effect: "reset", shownOn: rowShownOn),
             ]
         }
         self.writes = writes

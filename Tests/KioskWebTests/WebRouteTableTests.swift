@@ -30,9 +30,9 @@ struct WebRouteTableTests {
             return "network only"
         }
         if (routes["direct"] as? [String])?.contains(path) == true { return "direct" }
-        for write in try #require(routes["writes"] as? [[String: String]]) {
-            let regex = try NSRegularExpression(pattern: try #require(write["pattern"]))
-            if regex.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)) != nil { return write["effect"] }
+        for write in try #require(routes["writes"] as? [[String: Any]]) {
+            let regex = try NSRegularExpression(pattern: try #require(write["pattern"] as? String))
+            if regex.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)) != nil { return write["effect"] as? String }
         }
         return nil
     }

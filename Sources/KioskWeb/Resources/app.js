@@ -78,7 +78,16 @@
         }
         throw failure;
       }
-      return new DOMParser().parseFromString(await response.text(), "text/html");
+      const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+      // A page in another language than this one is never mixed into it. A copy the device saved before the reader
+      // switched, shown while Kiosk is unreachable, counts as none (a search filters the rows shown, in this page's
+      // language); Kiosk's own answer (the language switched in another tab) is gone to whole.
+      if (doc.documentElement.lang && doc.documentElement.lang !== document.documentElement.lang) {
+        const failure = new Error(`${url} is in another language (${doc.documentElement.lang})`);
+        if (doc.body?.hasAttribute("data-saved-at")) failure.unreachable = true;
+        throw failure;
+      }
+      return doc;
     } finally {
       pending -= 1; markBusy();
     }

@@ -73,7 +73,9 @@ async function keepShellLanguage(response) {
   const language = response.headers.get("Content-Language");
   if (!response.ok || !language) return;
   const offline = await caches.match(routes.offline, { cacheName: shellCache });
-  if (!offline || offline.headers.get("Content-Language") === language) return;
+  // None saved yet is saved now: a phone's worker installs on the pairing page, before the device may read the offline
+  // page (its fetch was sent to /pair), and the first page Kiosk serves it after pairing is the time.
+  if (offline && offline.headers.get("Content-Language") === language) return;
   await saveShellDocuments();
 }
 
@@ -451,19 +453,24 @@ async function sendAll() {
   if (sent > 0) await notify({ type: "outbox", sent });
 }
 
-// Saved pages showing what a write Kiosk took has changed — every page holding that write's form: an item's star on
-// its page, its catalog's lists, the favorites and Home; a dog's row on each dogs list — saved again as Kiosk shows them
-// now, in the background: offline, they showed the item unstarred and the deleted dog back. Stops at the first page
-// Kiosk does not answer.
+// Saved pages showing what a write Kiosk took has changed — every page holding that write's form (an item's star on
+// its page, its catalog's lists; a dog's row on the dogs editor), and those the client table says show it without one
+// (the favorites and Home for a star; every list of the catalog for a row deleted, moved, restored or reset) — saved
+// again as Kiosk shows them now, in the background: offline, they showed the item unstarred or missing from the
+// favorites, and the deleted dog back. Stops at the first page Kiosk does not answer.
 let refreshing = Promise.resolve();
 async function refreshSavedPagesShowing(path) {
   const form = `action="${path}"`;
+  const written = queuedWrite(path);
+  const source = written?.regex.exec(path)?.[1] ?? "";
+  const showing = new Set((written?.shownOn ?? []).map(page => page.replace("{source}", source)));
   const pages = await caches.open(device.caches.pages);
   for (const entry of await device.entries("page")) {
-    const url = new URL(entry.url, self.location.origin).href;
+    const url = new URL(entry.url, self.location.origin);
     // Known by the forms noted when it was saved; a page saved by an older worker, which noted none, is read.
-    if (entry.actions ? !entry.actions.includes(path) : !(await (await pages.match(url))?.text() ?? "").includes(form)) continue;
-    await keepPage(url, await fetch(url, { credentials: "same-origin", cache: "no-store" }));
+    if (!showing.has(url.pathname)
+        && (entry.actions ? !entry.actions.includes(path) : !(await (await pages.match(url.href))?.text() ?? "").includes(form))) continue;
+    await keepPage(url.href, await fetch(url.href, { credentials: "same-origin", cache: "no-store" }));
   }
 }
 
