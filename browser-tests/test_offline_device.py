@@ -376,6 +376,13 @@ def test_a_page_made_from_an_answer_the_debugger_edited_is_shown_but_never_saved
         driver.quit()
 
 
+def switch_to_spanish_and_wait_for_saving(driver) -> None:
+    """Taps the header's language button of an English page and waits until the device saved its pages again in Spanish."""
+    driver.find_element(By.CSS_SELECTOR, "form.lang button").click()
+    wait_for(driver, lambda d: d.execute_script("return document.documentElement.lang") == "es", 15, "no switch to Spanish")
+    wait_for(driver, lambda d: device_call(d, "setting", "savedLanguage", "") == "es", 90, "no saving in Spanish")
+
+
 def test_after_a_switch_of_language_the_device_saves_its_pages_again_in_the_language_chosen(start_server, tmp_path):
     # Given a phone that saved Kiosk for offline in English
     server = start_server(str(tmp_path / "data"))
@@ -386,10 +393,8 @@ def test_after_a_switch_of_language_the_device_saves_its_pages_again_in_the_lang
         assert driver.execute_script("return document.documentElement.lang") == "en"
 
         # When the reader switches to Spanish (the header's button)
-        driver.find_element(By.CSS_SELECTOR, "form.lang button").click()
-        wait_for(driver, lambda d: d.execute_script("return document.documentElement.lang") == "es", 15, "no switch to Spanish")
         # Then the device saves its pages again, in Spanish, at once rather than at the next day's run
-        wait_for(driver, lambda d: device_call(d, "setting", "savedLanguage", "") == "es", 90, "no saving in Spanish")
+        switch_to_spanish_and_wait_for_saving(driver)
 
         # And, with the Kiosk server stopped, a catalog saved before reads in Spanish
         server.stop()
@@ -433,9 +438,7 @@ def test_with_kiosk_stopped_a_search_saved_in_the_language_before_is_not_mixed_i
         wait_until_saved_for_offline(driver)
         open(driver, server.url("/rickandmorty?q=smith"))
         open(driver, server.url("/rickandmorty"))
-        driver.find_element(By.CSS_SELECTOR, "form.lang button").click()
-        wait_for(driver, lambda d: d.execute_script("return document.documentElement.lang") == "es", 15, "no switch to Spanish")
-        wait_for(driver, lambda d: device_call(d, "setting", "savedLanguage", "") == "es", 90, "no saving in Spanish")
+        switch_to_spanish_and_wait_for_saving(driver)
         # When Kiosk stops and the same search is typed on the Spanish list
         server.stop()
         open(driver, server.url("/rickandmorty"))
