@@ -255,6 +255,11 @@ public final class CapturingTransport: HTTPTransport {
         timings.queued = (timings.queued ?? 0) + max(0, untilHead - timings.total)
         if headElapsed != nil { timings.download = (timings.download ?? 0) + max(0, total - untilHead) }
         timings.total = total
+        // A connection that could not be made (refused, unanswered, a handshake never answered, a name that does not
+        // resolve) spent its time connecting: no request was sent, so none of it was a wait for an answer (HAR's `wait`).
+        if response == nil, case .offline? = error as? KioskError {
+            timings.connect = max(0, total - (timings.queued ?? 0))
+        }
         let errorText: String? = error.map { error in
             redactor.scrub((error as? KioskError)?.description ?? String(describing: error))
         }

@@ -201,6 +201,22 @@ struct CapturingTransportTests {
         #expect(abs(record.timings.total - 2.02) < 0.001)
     }
 
+    @Test("A connection that could not be made is recorded as time spent connecting, not waiting for an answer never asked")
+    func refusedConnectionTimedAsConnect() throws {
+        // Given an exchange that failed after 40 ms because its upstream refused the connection
+        let capture = CapturingTransport(base: ScriptedTransport([]), redactor: redactor, sink: RecordSink().closure)
+        let request = HTTPRequest(url: URL(string: "http://127.0.0.1:9/")!, endpoint: "127.0.0.1:9")
+        let record = capture.record(request, startedAt: Date(), response: nil,
+                                    error: KioskError.offline(host: "127.0.0.1:9", reason: .refused), elapsed: .milliseconds(40), headElapsed: nil)
+        // Then the 40 ms are its connect phase, and HAR's wait has nothing
+        #expect(abs((record.timings.connect ?? 0) - 0.04) < 0.001, "\(record.timings)")
+        #expect(record.timings.firstByte == nil)
+        // And one that failed otherwise (an answer cut) keeps its time unassigned, as before
+        let cut = capture.record(request, startedAt: Date(), response: nil, error: KioskError.timeout(url: "http://127.0.0.1:9/", seconds: 15),
+                                 elapsed: .milliseconds(40), headElapsed: nil)
+        #expect(cut.timings.connect == nil)
+    }
+
     @Test("A 304 is recorded as a revalidation, a failure with its error and no status")
     func recordsRevalidationAndFailure() async throws {
         // Given an upstream that answers 304 and then refuses connections
