@@ -1244,10 +1244,14 @@ final class ProxyCachingTransport: HTTPTransport {
                 : ProxyCacheAnswer.networkCredentials + (digest.isEmpty ? "" : ":" + digest)
         }
 
-        /// The URL as a key: one spelling of one resource (RFC 9110 §4.2.3) — scheme and host lowercased, the scheme's
-        /// own port left out, no fragment — so that an archive's `HTTP://Host:80/a#top` and an app's `http://host/a`
-        /// are one entry. Most URLs are in that form already, and are taken as they are.
-        static func normalized(_ url: URL) -> String {
+        /// The URL as a key: one spelling of one resource (RFC 9110 §4.2.3, RFC 3986 §6.2.2.1) — scheme and host
+        /// lowercased, the scheme's own port left out, no fragment, percent-escapes in capitals — so that an archive's
+        /// `HTTP://Host:80/caf%c3%a9#top` and an app's `http://host/caf%C3%A9` are one entry. Most URLs are in that form
+        /// already, and are taken as they are.
+        static func normalized(_ url: URL) -> String { escapesInCapitals(withoutEscapeCase(url)) }
+
+        /// The URL with scheme, host, port and fragment as `normalized` says.
+        private static func withoutEscapeCase(_ url: URL) -> String {
             let text = url.absoluteString
             let authorityEnd = text.utf8.firstIndex(of: UInt8(ascii: "/")).flatMap { slash in
                 text.utf8[text.utf8.index(after: slash)...].dropFirst().firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }
@@ -1261,6 +1265,29 @@ final class ProxyCachingTransport: HTTPTransport {
             if components.port == (components.scheme == "https" ? 443 : 80) { components.port = nil }
             components.fragment = nil
             return components.string ?? text
+        }
+
+        /// `text` with the hex digits of its percent-escapes in capitals (`%c3%a9` → `%C3%A9`): the same octets; unchanged
+        /// when none is in small letters (most URLs have no escape at all, and are not copied).
+        static func escapesInCapitals(_ text: String) -> String {
+            guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
+            func isHex(_ byte: UInt8) -> Bool {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            }
+            var bytes = Array(text.utf8), changed = false, position = 0
+            while position + 2 < bytes.count {
+                guard bytes[position] == UInt8(ascii: "%"), isHex(bytes[position + 1]), isHex(bytes[position + 2]) else {
+                    position += 1
+                    continue
+                }
+                for digit in position + 1...position + 2 where bytes[digit] >= UInt8(ascii: "a") {
+                    bytes[digit] -= 0x20
+                    changed = true
+                }
+                position += 3
+            }
+            return changed ? String(decoding: bytes, as: UTF8.self) : text
         }
 
         /// The lowercased, sorted names an answer's `Vary` lists, comma-joined ("" for none).
