@@ -58,6 +58,15 @@ extension MockRule {
                                                          // Said anew by each answer the rule gives, never the logged one's.
                                                          "cache-status", "date", "age"]
 
+    /// Whether a rule made of a recorded answer to `method` keeps its field `field`: none of `droppedHeaderNames`, but a
+    /// HEAD's Content-Length when it is a length — the length of the body its GET gets (RFC 9110 §9.3.2: a HEAD's fields
+    /// are its GET's), which the rule, answering a HEAD with no body, cannot say otherwise.
+    public static func keepsRecorded(_ field: RequestRecord.HeaderField, method: String) -> Bool {
+        let name = field.name.lowercased()
+        guard droppedHeaderNames.contains(name) else { return true }
+        return name == "content-length" && method.uppercased() == "HEAD" && Int(field.value.trimmingCharacters(in: .whitespaces)) != nil
+    }
+
     /// Why the rule cannot be kept, or nil: its URL pattern must be one (`URLPattern.problem`), its method an RFC 9110
     /// token (`*` is one) and its headers valid fields, since they are written back out verbatim in every answer it gives.
     public var syntaxProblem: String? { URLPattern.problem(urlPattern)?.english ?? HTTPSyntax.problem(method: method, headers: headers) }
