@@ -36,6 +36,11 @@ public struct ProxyCacheImport: Sendable, Hashable {
     public var maxBytes: Int = 0
     /// Answers the cache holds already, as the proxy stored them (an export of this cache imported again).
     public var alreadyHeld: Int = 0
+    /// Entries left because the cache holds a newer answer to the same request (an earlier import's, or the proxy's own).
+    public var newerHeld: Int = 0
+    /// Answers stored whose text is in UTF-8, and labelled so, where their Content-Type named a charset that cannot hold it
+    /// or that Kiosk cannot write (`HAR.Import.Recorded.inUTF8Instead`).
+    public var inUTF8Instead: Int = 0
 }
 
 extension Kiosk {
@@ -147,7 +152,9 @@ extension Kiosk {
         let cache = try openedProxyCache() ?? ProxyCache.open(at: configuration.proxyCacheURL.path, maxBytes: configuration.proxyCache?.maxBytes)
         let now = now()
         var answers: [ProxyCacheAnswer] = []
-        var hidden = 0, notRead = 0, noStore = 0, notCacheable = 0, alreadyHeld = 0
+        // For each answer, whether its text is UTF-8 where its recorded label named another charset.
+        var inUTF8Instead: [Bool] = []
+        var hidden = 0, notRead = 0, noStore = 0, notCacheable = 0, alreadyHeld = 0, newerHeld = 0
         for (index, rule) in archive.rules.enumerated() {
             // The archive's address as recorded (`kiosk har import` writes a `*` in it as %2A, for its rules' patterns).
             guard let url = URL(string: rule.urlPattern.replacingOccurrences(of: "%2A", with: "*")) else { continue }
@@ -156,8 +163,6 @@ extension Kiosk {
             // A rule drops the answer's Date and Age (each replay says its own); a cache ages the answer by them.
             if let date = recorded.date { headers["Date"] = date }
             if let age = recorded.age { headers["Age"] = age }
-            // A HEAD's answer says the length of the body a GET would get, as the answer recorded it.
-            if rule.method == "HEAD", let length = recorded.headLength { headers["Content-Length"] = length }
             let response = HTTPResponse(status: rule.status, headers: headers, body: rule.body, url: url)
             // A URL whose secret a redacting export hid (`token=<redacted>`) is not the one any app asks.
             if url.absoluteString.contains("%3Credacted%3E") || url.absoluteString.contains(Redactor.placeholder) {
@@ -204,12 +209,18 @@ extension Kiosk {
                                                                 endpoint: "")).variant(for: vary) ?? ""
             // Made and answered when the archive says (its entry's start), else now.
             let time = recorded.startedAt.map { min($0, now) } ?? now
+            // An answer stored since (an import of a later archive, the proxy's own fetch) says more of now than this one.
+            if try cache.holdsNewer(method: rule.method, url: storedURL, credentials: credentials, variant: variant, than: time) {
+                newerHeld += 1
+                continue
+            }
             var answer = ProxyCacheAnswer(method: rule.method, url: storedURL,
                                           host: url.host(percentEncoded: false)?.lowercased() ?? "",
                                           credentials: credentials, vary: vary, variant: variant, status: rule.status, headers: headers,
                                           body: storedBody, requestTime: time, responseTime: time)
             answer.credentialFields = credentialFields
             answers.append(answer)
+            inUTF8Instead.append(recorded.inUTF8Instead)
         }
         // A hundred answers a transaction, as the proxy stores a burst: a large archive does not make one transaction
         // of its whole size, and a killed import leaves what it committed.
@@ -223,7 +234,8 @@ extension Kiosk {
         let forCredentials = zip(answers, ids).filter { $0.1 != nil && $0.0.credentials != ProxyCacheAnswer.importedCredentials }.count
         return ProxyCacheImport(stored: stored, entries: archive.entries, notRead: notRead, noStore: noStore, notCacheable: notCacheable,
                                 forCredentials: forCredentials, skippedDescription: archive.skippedDescription, hiddenCredentials: hidden,
-                                tooLarge: tooLarge, pushedOut: pushedOut, maxBytes: cache.maxBytes, alreadyHeld: alreadyHeld)
+                                tooLarge: tooLarge, pushedOut: pushedOut, maxBytes: cache.maxBytes, alreadyHeld: alreadyHeld,
+                                newerHeld: newerHeld, inUTF8Instead: zip(inUTF8Instead, ids).count(where: { $0.0 && $0.1 != nil }))
     }
 
     /// The proxy cache's answers as a HAR archive, of one host when given, redacted as every export is (credentials,

@@ -22,7 +22,7 @@ extension DebugController {
             guard !body.isTruncated else {
                 throw WebError.badRequest("Request #\(record.id)'s body was truncated at capture, so it cannot be replayed whole.")
             }
-            let headers = record.responseHeaders.filter { !MockRule.droppedHeaderNames.contains($0.name.lowercased()) }
+            let headers = record.responseHeaders.filter { MockRule.keepsRecorded($0, method: record.method) }
             let mocks = kiosk.debugger.mocks
             try mocks.add([mocks.redactingRecorded(MockRule(method: record.method, urlPattern: record.url, status: status, headers: headers,
                                                             body: body.data, origin: "from request #\(record.id)"))])

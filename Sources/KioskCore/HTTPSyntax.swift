@@ -227,6 +227,19 @@ public enum HTTPSyntax {
         return nil
     }
 
+    /// `value` (a field such as `text/html; charset=GBK`) with its parameter `name` set to `replacement`, the rest as
+    /// written; the parameter is added at the end when `value` has none of that name.
+    public static func replacingParameter(_ name: String, in value: String, with replacement: String) -> String {
+        var parts = value.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+        for index in parts.indices.dropFirst() {
+            let pair = parts[index].split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == name.lowercased() else { continue }
+            parts[index] = pair[0] + "=" + replacement
+            return parts.joined(separator: ";")
+        }
+        return value + "; " + name + "=" + replacement
+    }
+
     /// `tchar`: the bytes a token is made of.
     static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {

@@ -57,12 +57,15 @@ public struct BodyJSON: Encodable, Sendable {
     public let size: Int
     public let truncated: Bool
 
-    /// `body` as text when it is UTF-8, or in the legacy charset its `contentType` names (ISO-8859-1 read as Windows-1252,
-    /// Shift_JIS, as an older server answers `text/plain; charset=iso-8859-1`: `HAR.legacyEncodings`); else in base64.
+    /// `body` as text when it is UTF-8, or in the other charset its `contentType` names (ISO-8859-1 read as Windows-1252,
+    /// Shift_JIS, GBK, as an older server answers `text/plain; charset=iso-8859-1`: `HAR.encodings(ofCharset:)`) when
+    /// that text gives its bytes back; else in base64.
     public init(_ body: CapturedBody, contentType: String? = nil) {
-        // A cut made by the capture limit can split a multi-byte character: drop up to 3 bytes to read it.
-        let text = (0...(body.isTruncated ? 3 : 0)).lazy.compactMap { String(data: body.data.dropLast($0), encoding: .utf8) }.first
-            ?? HAR.legacyEncodings(mimeType: contentType).lazy.compactMap { String(data: body.data, encoding: $0) }.first
+        // A cut made by the capture limit can split a multi-byte character: drop up to 3 bytes to read it. Validated by the
+        // standard library, which keeps a leading BOM as U+FEFF where Foundation's UTF-8 decoding drops it: the text is
+        // the body's every byte, and an archive imported again answers with them.
+        let text = (0...(body.isTruncated ? 3 : 0)).lazy.compactMap { String(validating: body.data.dropLast($0), as: UTF8.self) }.first
+            ?? HAR.decoded(body.data, charset: HAR.charset(of: contentType))
         self.text = text
         base64 = text == nil ? body.data.base64EncodedString() : nil
         size = body.originalSize

@@ -101,9 +101,9 @@ extension HAR {
             public var identities: [RequestRecord.HeaderField] = []
             /// The request's fields that the answer's `Vary` names, as recorded.
             public var varied: [RequestRecord.HeaderField] = []
-            /// A HEAD's answer's `Content-Length`, as recorded: the length its GET's body has (a rule, whose body decides
-            /// its own length, keeps none).
-            public var headLength: String?
+            /// Whether the answer's text is replayed in UTF-8, and labelled so, where its Content-Type named a charset that
+            /// cannot hold it or that Kiosk cannot write.
+            public var inUTF8Instead = false
 
             /// Nothing recorded beyond the rule.
             public init(startedAt: Date? = nil, date: String? = nil, age: String? = nil, authorization: [String] = [], cookies: [String] = [],
@@ -119,6 +119,18 @@ extension HAR {
 
         /// How many entries gave no rule.
         public var skippedCount: Int { skipped.values.reduce(0, +) }
+
+        /// How many rules answer in UTF-8, labelled so, where their recorded Content-Type named another charset
+        /// (`Recorded.inUTF8Instead`).
+        public var inUTF8Instead: Int { recorded.filter(\.inUTF8Instead).count }
+
+        /// "2 answers' text is replayed in UTF-8, and labelled so: the charset their Content-Type named cannot hold it, or
+        /// Kiosk cannot write it." for `count` such answers; nil for none.
+        public static func inUTF8InsteadDescription(_ count: Int) -> String? {
+            guard count > 0 else { return nil }
+            return count == 1 ? "1 answer's text is replayed in UTF-8, and labelled so: the charset its Content-Type named cannot hold it, or Kiosk cannot write it."
+                : "\(count) answers' text is replayed in UTF-8, and labelled so: the charset their Content-Type named cannot hold it, or Kiosk cannot write it."
+        }
 
         /// "3 without a response, 21 failed (status 0 or -1), 1 data: URL": the skipped entries by reason,
         /// in `SkipReason` order; empty when none was skipped.
@@ -423,7 +435,7 @@ extension HAR {
                 throw ImportError("\(path).response.status (\(status)) is not an HTTP status (100 to 599).")
             }
             guard status >= 200 else { return .skipped(.interim) }
-            var (headers, contentEncoding) = try responseHeaders(response["headers"], path: path + ".response.headers")
+            var (headers, contentEncoding) = try responseHeaders(response["headers"], method: method, path: path + ".response.headers")
             // Each field as a line: `name: value` and its CRLF.
             guard headers.reduce(0, { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }) <= HAR.maximumHeaderSectionBytes else {
                 return .skipped(.headersTooLarge)
@@ -434,7 +446,7 @@ extension HAR {
             case let object as [String: Any]: content = object
             default: throw ImportError("\(path).response.content is not an object.")
             }
-            let mimeType: String
+            var mimeType: String
             switch content["mimeType"] {
             case nil: mimeType = ""
             case let text as String: mimeType = text
@@ -443,8 +455,22 @@ extension HAR {
             guard HTTPSyntax.isFieldValue(mimeType) else {
                 throw ImportError("\(path).response.content.mimeType \(HAR.invalidValue)")
             }
-            guard let body = try body(status: status, method: method, content: content, contentEncoding: contentEncoding,
-                                      path: path + ".response.content") else { return .skipped(.bodyNotRecorded) }
+            // The charset the answer will be replayed under: its recorded Content-Type's, else the one `mimeType` names.
+            let typeIndex = headers.lastIndex { $0.name.lowercased() == "content-type" }
+            let charset = HAR.charset(of: typeIndex.map { headers[$0].value }) ?? HAR.charset(of: mimeType)
+            guard let (body, inUTF8Instead) = try body(status: status, method: method, content: content, contentEncoding: contentEncoding,
+                                                       charset: charset, path: path + ".response.content") else {
+                return .skipped(.bodyNotRecorded)
+            }
+            // Text its label cannot hold, or a label Kiosk cannot write, is replayed as UTF-8: said so by the answer, which
+            // must not name one charset and hold another's bytes (the app would read mojibake).
+            if inUTF8Instead {
+                if let typeIndex, HAR.charset(of: headers[typeIndex].value) != nil {
+                    headers[typeIndex].value = HTTPSyntax.replacingParameter("charset", in: headers[typeIndex].value, with: "utf-8")
+                } else if typeIndex == nil {
+                    mimeType = HTTPSyntax.replacingParameter("charset", in: mimeType, with: "utf-8")
+                }
+            }
             // Kiosk's own mark of a body cut by its capture limit.
             if response["_kioskTruncated"] as? Bool == true { return .skipped(.bodyNotRecorded) }
             if let coding = Self.stillCoded(body, contentEncoding: contentEncoding, content: content,
@@ -458,8 +484,10 @@ extension HAR {
                 headers.append(RequestRecord.HeaderField(name: "Content-Type", value: mimeType))
             }
             // A recorded URL is one address: a `*` in it (`/users/*`, `?fields=*`) is that character, not a rule's wildcard.
+            var recorded = Self.recorded(entry, request: request, response: response)
+            recorded.inUTF8Instead = inUTF8Instead
             return .rule(MockRule(method: method, urlPattern: url.replacingOccurrences(of: "*", with: "%2A"), status: status, headers: headers,
-                                  body: body, origin: origin), Self.recorded(entry, request: request, response: response))
+                                  body: body, origin: origin), recorded)
         }
 
         /// What a cache needs of the entry beyond the rule (see `Import.Recorded`); fields of the wrong shape are left out.
@@ -486,9 +514,6 @@ extension HAR {
                       let value = field["value"] as? String else { return nil }
                 return RequestRecord.HeaderField(name: name, value: value)
             }
-            if (request["method"] as? String)?.uppercased() == "HEAD" {
-                recorded.headLength = fields(response, "content-length").first { Int($0.trimmingCharacters(in: .whitespaces)) != nil }
-            }
             return recorded
         }
 
@@ -514,11 +539,12 @@ extension HAR {
             return writtenByKiosk ? coding : nil
         }
 
-        /// The body a rule answers with, or nil when the archive did not keep it. `path` is the content's.
-        private mutating func body(status: Int, method: String, content: [String: Any], contentEncoding: String?,
-                                   path: String) throws -> Data? {
+        /// The body a rule answers with, or nil when the archive did not keep it; with whether its text was written in
+        /// UTF-8 where `charset` (the label it is replayed under) names another. `path` is the content's.
+        private mutating func body(status: Int, method: String, content: [String: Any], contentEncoding: String?, charset: String?,
+                                   path: String) throws -> (bytes: Data, inUTF8Instead: Bool)? {
             // These answers have no body whatever the archive holds (a browser fills a 304's from its cache).
-            if [204, 205, 304].contains(status) || method.uppercased() == "HEAD" { return Data() }
+            if [204, 205, 304].contains(status) || method.uppercased() == "HEAD" { return (Data(), false) }
             // A null text is none, as some writers put it for a body they did not keep.
             if let value = content["text"], !(value is NSNull) {
                 guard let text = value as? String else { throw ImportError("\(path).text is not a string.") }
@@ -527,31 +553,33 @@ extension HAR {
                     guard let decoded = Data(base64Encoded: String(text.unicodeScalars.filter { !$0.properties.isWhitespace })) else {
                         throw ImportError("\(path).text is marked base64 but is not.")
                     }
-                    return decoded
+                    return (decoded, false)
                 }
-                if isPolly, let bytes = HAR.pollyBytes(text, content: content, isEncoded: contentEncoding != nil) { return bytes }
+                if isPolly, let bytes = HAR.pollyBytes(text, content: content, isEncoded: contentEncoding != nil) { return (bytes, false) }
+                let size = HAR.integer(content["size"])
                 // The text is the body decoded by its charset: encoded back by it, the app gets the bytes it was sent.
                 // (Unless the size the archive gives is its UTF-8's and not those bytes': Kiosk's own export of an answer that
                 // was UTF-8 under a Latin-1 label, which it read as UTF-8.)
-                if let bytes = HAR.legacyEncodings(mimeType: content["mimeType"] as? String).lazy.compactMap({ text.data(using: $0) }).first,
-                   !(HAR.integer(content["size"]) == text.utf8.count && bytes.count != text.utf8.count) {
-                    return bytes
-                }
+                let labelled = HAR.encoded(text, charset: charset)
+                if let bytes = labelled, !(size == text.utf8.count && bytes.count != text.utf8.count) { return (bytes, false) }
                 // Bytes read as Latin-1, one character each (mitmproxy writes so a body whose type names no charset: an
                 // image it does not find mostly binary, a text/plain): as many characters as `size` says bytes, where
                 // UTF-8 would make more. Encoded as UTF-8, a PNG would grow and break.
-                if let size = HAR.integer(content["size"]), size > 0, text.utf8.count != size, text.unicodeScalars.count == size,
+                if let size, size > 0, text.utf8.count != size, text.unicodeScalars.count == size,
                    text.unicodeScalars.allSatisfy({ $0.value <= 0xFF }) {
-                    return Data(text.unicodeScalars.map { UInt8($0.value) })
+                    return (Data(text.unicodeScalars.map { UInt8($0.value) }), false)
                 }
-                return Data(text.utf8)
+                // Else UTF-8's: under a label that cannot hold the text, or one Kiosk cannot write (ASCII is the same bytes in any
+                // label a server sends; UTF-16's is written above), the answer says UTF-8 instead.
+                let inUTF8Instead = labelled == nil && !(charset.map(HAR.isUTF8) ?? true) && !text.unicodeScalars.allSatisfy(\.isASCII)
+                return (Data(text.utf8), inUTF8Instead)
             }
             if let value = content["_file"] {
                 guard let name = value as? String else { throw ImportError("\(path)._file is not a string.") }
-                return try bodyFile(name, path: path + "._file")
+                return (try bodyFile(name, path: path + "._file"), false)
             }
             // Nothing kept: fine for a redirect (its Location is what counts) or a body known to be empty.
-            if (300...399).contains(status) || HAR.integer(content["size"]) == 0 { return Data() }
+            if (300...399).contains(status) || HAR.integer(content["size"]) == 0 { return (Data(), false) }
             return nil
         }
 
@@ -585,11 +613,13 @@ extension HAR {
     private static let invalidValue = "is not a valid HTTP field value (CR, LF, NUL and other control characters "
         + "but the tab are not allowed)."
 
-    /// The fields of a HAR `headers` array at `path` that a rule keeps, each checked against RFC 9110, and the
+    /// The fields of a HAR `headers` array at `path` that a rule answering `method` keeps (`MockRule.keepsRecorded`), each
+    /// checked against RFC 9110, and the
     /// response's Content-Encoding. Entries that are not name/value pairs of strings are skipped; dropped
     /// fields (cookies, hop-by-hop, HTTP/2 pseudo-headers such as `:status`) need only a valid name, since
     /// their values are never written out (Firebug joins two Set-Cookie values with a line feed).
-    private static func responseHeaders(_ value: Any?, path: String) throws -> (fields: [RequestRecord.HeaderField], contentEncoding: String?) {
+    private static func responseHeaders(_ value: Any?, method: String, path: String) throws
+        -> (fields: [RequestRecord.HeaderField], contentEncoding: String?) {
         guard let value else { return ([], nil) }
         guard let entries = value as? [Any] else { throw ImportError("\(path) is not an array.") }
         var fields: [RequestRecord.HeaderField] = []
@@ -604,9 +634,10 @@ extension HAR {
             }
             let lowercased = name.lowercased()
             if lowercased == "content-encoding" { contentEncoding = contentEncoding.map { $0 + ", " + value } ?? value }
-            if isPseudo || MockRule.droppedHeaderNames.contains(lowercased) { continue }
+            let field = RequestRecord.HeaderField(name: name, value: value)
+            if isPseudo || !MockRule.keepsRecorded(field, method: method) { continue }
             guard HTTPSyntax.isFieldValue(value) else { throw ImportError("\(path)[\(position)].value \(invalidValue)") }
-            fields.append(RequestRecord.HeaderField(name: name, value: value))
+            fields.append(field)
         }
         return (fields, contentEncoding)
     }
@@ -713,26 +744,6 @@ extension HAR {
             throw ImportError("Cannot read it: \(KioskError.fileReason(error, path: path)).")
         }
         return data
-    }
-
-    /// The encodings a MIME type's charset names, other than UTF-8, in the order to try them (none: UTF-8, which is also
-    /// what a HAR's text is when no charset is named). A Latin-1 label is read as Windows-1252 first, as browsers read it
-    /// (WHATWG's Encoding Standard), so that a `€` or a `’` a server sent under it has its byte; Latin-1 then, for the C1
-    /// controls Windows-1252 leaves out. Then the legacy charsets servers still send that Foundation reads here.
-    static func legacyEncodings(mimeType: String?) -> [String.Encoding] {
-        guard let mimeType else { return [] }
-        let charset = HTTPSyntax.parameter("charset", in: mimeType)?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
-        switch charset {
-        case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "iso_8859-1", "cp819":
-            return [.windowsCP1252, .isoLatin1]
-        case "windows-1252", "cp1252", "x-cp1252": return [.windowsCP1252, .isoLatin1]
-        case "shift_jis", "shift-jis", "sjis", "x-sjis", "ms_kanji", "csshiftjis", "windows-31j", "ms932", "cp932": return [.shiftJIS]
-        case "iso-2022-jp", "csiso2022jp": return [.iso2022JP]
-        case "iso-8859-2", "iso8859-2", "latin2", "l2": return [.isoLatin2]
-        case "windows-1250", "cp1250": return [.windowsCP1250]
-        case "windows-1251", "cp1251": return [.windowsCP1251]
-        default: return []
-        }
     }
 
     /// "Too large: 1024 MiB (1073741824 bytes); an import reads at most 256 MiB."

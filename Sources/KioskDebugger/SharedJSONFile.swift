@@ -1,3 +1,6 @@
+// The C library's `stat` is declared, for this module, by CoreFoundation's module (HARCharsets.swift imports it for
+// its table of charsets), which MemberImportVisibility then wants imported where `stat`'s fields are read.
+import CoreFoundation
 import Foundation
 import KioskCore
 import Synchronization

@@ -52,6 +52,11 @@ struct URLPattern: Sendable, Hashable {
         prefix = String(literal.prefix { $0 != "?" && $0 != "#" })
     }
 
+    /// The normalised URL an exact pattern matches alone; nil for a wildcard pattern.
+    var exactURL: String? {
+        if case .exact(let url) = form { url } else { nil }
+    }
+
     /// Whether a request whose URL is `url` (as sent, not normalised) may match: false rules it out cheaply.
     func mayMatch(_ url: String) -> Bool { url.hasPrefix(prefix) }
 

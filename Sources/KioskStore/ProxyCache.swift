@@ -537,6 +537,19 @@ public final class ProxyCache: Sendable, StoreFile {
         }
     }
 
+    /// Whether the cache holds an answer to `method` and `url` for the variant `variant` whose response came after `time`:
+    /// stored under `credentials`, or, for an archive's answer (`importedCredentials`), one the proxy stored for an app that
+    /// sent none, which such a request is given first. An import leaves such an answer, as within one archive the newest wins.
+    public func holdsNewer(method: String, url: String, credentials: String, variant: String, than time: Date) throws -> Bool {
+        let own = credentials == ProxyCacheAnswer.importedCredentials ? "" : credentials
+        return try read("look up the proxy cache") { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM cacheEntry WHERE method = ? AND url = ? AND variant = ? AND credentials IN (?, ?)
+                               AND responseTime > ?)
+                """, arguments: [method, url, variant, credentials, own, time]) ?? false
+        }
+    }
+
     /// How many of the entries `ids` name are no longer stored (pushed out by the bound, removed).
     public func missing(ids: [Int64]) throws -> Int {
         let unique = Array(Set(ids))

@@ -52,6 +52,7 @@ struct HARCommand: AsyncParsableCommand {
             } else {
                 text += "."
             }
+            if let note = HAR.Import.inUTF8InsteadDescription(result.inUTF8Instead) { text += " " + note }
             return count > 0 ? text + " `kiosk mock list` shows them." : text
         }
     }

@@ -641,6 +641,7 @@ extension ProxyCacheCommand {
                     notes.append("\(result.tooLarge) each larger than a tenth of the cache (\(Render.bytes(result.maxBytes)), its --cache-size)")
                 }
                 if result.alreadyHeld > 0 { notes.append("\(result.alreadyHeld) the cache holds already, as the proxy stored them") }
+                if result.newerHeld > 0 { notes.append("\(result.newerHeld) older than the answer stored for the same request, which stays") }
                 if result.hiddenCredentials > 0 {
                     notes.append("\(result.hiddenCredentials) made with credentials the archive hides (whose answers they were cannot be told)")
                 }
@@ -650,7 +651,8 @@ extension ProxyCacheCommand {
                              + (result.forCredentials > 0 ? " \(result.forCredentials) of them answer only a request sending the credentials "
                                 + "(Authorization, Cookie) recorded with them." : "")
                              + (result.pushedOut > 0 ? " \(result.pushedOut) of them no longer fit: the cache keeps \(Render.bytes(result.maxBytes)) "
-                                + "(the proxy's --cache-size), the least recently used going first." : ""))
+                                + "(the proxy's --cache-size), the least recently used going first." : "")
+                             + (HAR.Import.inUTF8InsteadDescription(result.inUTF8Instead).map { " " + $0 } ?? ""))
             }
         }
     }

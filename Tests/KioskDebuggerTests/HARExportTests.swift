@@ -330,6 +330,42 @@ struct HARExportTests {
         #expect(imported.rules.first?.body == bytes)
     }
 
+    @Test("A UTF-8 body starting with a byte order mark keeps it in the export and the JSON (U+FEFF first), and an import of the export gives every byte back")
+    func byteOrderMarkKept() throws {
+        // Given an answer whose UTF-8 text starts with a BOM, as Windows tools write it
+        let bytes = Data([0xEF, 0xBB, 0xBF] + Array("hello".utf8))
+        let record = Self.record(1, "https://example.test/bom", status: 200, type: "text/plain; charset=utf-8", body: bytes,
+                                 timings: RequestTimings(total: 0.01))
+        // When it is exported, and read as the JSON API and `kiosk log show --json` read it
+        let archive = try HAR.export([record])
+        let (_, entries) = try Self.entries(archive)
+        let content = try #require((entries.first?["response"] as? [String: Any])?["content"] as? [String: Any])
+        // Then both hold the mark as the text's first character (in the archive's bytes: JSONSerialization, reading it here,
+        // drops a string's leading BOM), the size counting its three bytes
+        #expect(archive.range(of: Data(#""text" : "\#u{FEFF}hello""#.utf8)) != nil && content["size"] as? Int == 8, "\(content)")
+        #expect(RequestJSON(record).responseBody?.text == "\u{FEFF}hello")
+        // And the export imported again answers with the very bytes
+        #expect(try HARImportTests.importing(archive).rules.first?.body == bytes)
+    }
+
+    @Test("A body in a multi-byte or Greek charset its Content-Type names (GBK, ISO-8859-7) is text in the export, and an import of the export gives the same bytes",
+          arguments: [("text/html; charset=GBK", [0xD6, 0xD0, 0xCE, 0xC4, 0xCD, 0xF8, 0xD2, 0xB3], "中文网页"),
+                      ("text/plain; charset=iso-8859-7", [0xC5, 0xEB, 0xEB, 0xE7, 0xED, 0xE9, 0xEA, 0xDC], "Ελληνικά")] as [(String, [UInt8], String)])
+    func charsetText(contentType: String, bytes: [UInt8], text: String) throws {
+        // Given an answer sent in the charset its Content-Type names
+        let record = Self.record(1, "https://example.test/cs", status: 200, type: contentType, body: Data(bytes), timings: RequestTimings(total: 0.01))
+        // When it is exported
+        let archive = try HAR.export([record])
+        let (_, entries) = try Self.entries(archive)
+        let content = try #require((entries.first?["response"] as? [String: Any])?["content"] as? [String: Any])
+        // Then it is its text, not base64
+        #expect(content["text"] as? String == text && content["encoding"] == nil, "\(content)")
+        // And the export imported again answers with the bytes it was sent in, under the same label
+        let rule = try #require(try HARImportTests.importing(archive).rules.first)
+        #expect(rule.body == Data(bytes))
+        #expect(rule.headers.first { $0.name == "Content-Type" }?.value == contentType)
+    }
+
     @Test("A brotli body that would decode past 64 MB (a bomb: 80 MB of zeros in 132 bytes) is not decoded, and brotli decodes here")
     func brotliBomb() throws {
         // Given the system's brotli decoder (Debian's libbrotli1, which curl needs, is on every machine Kiosk is tested on)

@@ -88,6 +88,26 @@ struct HARImportTests {
         #expect(result.rules.first?.body == Data(bytes))
     }
 
+    @Test("Text under a charset its Content-Type field names (as Chrome records it: the MIME type without one) is replayed in that charset's bytes; text the label cannot hold, or under a label Kiosk cannot write, in UTF-8, the field saying utf-8",
+          arguments: [("text/html; charset=GBK", "中文网页", [0xD6, 0xD0, 0xCE, 0xC4, 0xCD, 0xF8, 0xD2, 0xB3], "text/html; charset=GBK"),
+                      ("text/html; charset=iso-8859-7", "Ελληνικά", [0xC5, 0xEB, 0xEB, 0xE7, 0xED, 0xE9, 0xEA, 0xDC], "text/html; charset=iso-8859-7"),
+                      ("text/html; charset=iso-8859-7", "中文", [0xE4, 0xB8, 0xAD, 0xE6, 0x96, 0x87], "text/html; charset=utf-8"),
+                      ("text/html; charset=x-user-defined", "café", [0x63, 0x61, 0x66, 0xC3, 0xA9], "text/html; charset=utf-8")]
+            as [(String, String, [UInt8], String)])
+    func charsetOfTheField(contentType: String, text: String, bytes: [UInt8], replayedType: String) throws {
+        // Given an answer recorded as text, its Content-Type field naming a charset its MIME type leaves out
+        let response = #"{"status": 200, "headers": [{"name": "content-type", "value": "\#(contentType)"}], "#
+            + #""content": {"mimeType": "text/html", "text": "\#(text)"}}"#
+        // When it is imported as a mock rule
+        let result = try Self.importing(Self.archive([Self.entry("https://example.test/t", response: response)]))
+        // Then the rule answers with the bytes its field's charset makes of the text, or UTF-8's under a field that says so
+        let rule = try #require(result.rules.first)
+        #expect(rule.body == Data(bytes))
+        #expect(rule.headers == [.init(name: "content-type", value: replayedType)])
+        // And the import counts the answers it relabelled
+        #expect(result.inUTF8Instead == (replayedType == contentType ? 0 : 1))
+    }
+
     @Test("A recorded URL's fragment, which no request carries, is left out: the rule answers the URL, and keeps no token written there")
     func fragmentLeftOut() throws {
         // Given an OAuth redirect recorded with its token in the fragment, as a browser records it

@@ -30,6 +30,46 @@ struct MockRulesTests {
         #expect(read.hits == 2)
     }
 
+    @Test("Among hundreds of rules the first enabled one in the file's order answers, whether exact, a wildcard after its host or one anywhere, for its method; another process's change is matched at once")
+    func firstRuleInOrder() throws {
+        // Given a rules file of hundreds of rules for other hosts, then rules of every kind for one URL, in an order mixing them
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kiosk-mocks-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("mocks.json")
+        let rules = MockRules(fileURL: file, redactor: .standard)
+        let others = (0..<300).map { MockRule(urlPattern: "https://other-\($0).test/items/7", body: Data("other".utf8)) }
+        let added = try rules.add(others + [
+            MockRule(method: "POST", urlPattern: "https://api.test/items/*", body: Data("post".utf8)),
+            MockRule(urlPattern: "*/items/7*", body: Data("anywhere".utf8)),
+            MockRule(urlPattern: "https://*.test/items/*", body: Data("host wildcard".utf8)),
+            MockRule(urlPattern: "https://api.test/items/*", body: Data("after the host".utf8)),
+            MockRule(urlPattern: "https://api.test/items/7?b=2&a=1", body: Data("exact".utf8)),
+        ]).suffix(5).map(\.id)
+        func answer(_ url: String, method: String = "GET") -> String? {
+            rules.match(HTTPRequest(method: method, url: URL(string: url)!, endpoint: "api.test")).map { String(decoding: $0.body, as: UTF8.self) }
+        }
+        let url = "https://api.test/items/7?a=1&b=2&apikey=real"
+
+        // When one request is matched as rules ahead of the others are switched off, one from another process
+        var answers = [answer(url)]
+        try rules.setEnabled(false, id: added[1])
+        answers.append(answer(url))
+        try rules.setEnabled(false, id: added[2])
+        answers.append(answer(url))
+        try MockRules(fileURL: file, redactor: .standard).setEnabled(false, id: added[3])
+        answers.append(answer(url))
+
+        // Then each time the first enabled rule in order answers, the exact URL matched whatever its query's order and keys
+        #expect(answers == ["anywhere", "host wildcard", "after the host", "exact"])
+        // And a rule for another method answers that method alone, and a URL no rule names gets none
+        #expect(answer(url, method: "POST") == "post" && answer("https://api.test/items/8") == nil && answer("https://none.test/") == nil)
+        #expect(answer("https://other-299.test/items/7") == "other")
+        // And every answer counted its rule's hit, as the file says
+        rules.saveHits(force: true)
+        let hits = try MockRules(fileURL: file, redactor: .standard).all().suffix(5).map(\.hits)
+        #expect(hits == [1, 1, 1, 1, 1])
+    }
+
     @Test("A status outside 100-599, a header that is no field, or an unknown id changes nothing and says why",
           arguments: [(99, "X-Fine", 1), (600, "X-Fine", 1), (200, "Bad Name", 1), (200, "X-Fine", 99)])
     func updateRefused(status: Int, header: String, idOffset: Int) throws {

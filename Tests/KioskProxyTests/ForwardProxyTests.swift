@@ -218,6 +218,26 @@ struct ForwardProxyTests {
         }
     }
 
+    @Test("An archive's HEAD answer imported as a mock rule replays the Content-Length it recorded, with no body (RFC 9110 §9.3.2: a HEAD's fields are its GET's)")
+    func mockedHeadKeepsItsLength() async throws {
+        try await withProxy { proxy, upstream in
+            // Given an archive whose HEAD answer recorded a 78,258-byte length, imported as mock rules
+            let folder = TemporaryDirectory.url("kiosk-head-mock")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("head.har")
+            try Data(#"{"log": {"entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "request": {"method": "HEAD", "url": "\#(upstream.url("/hd"))", "headers": []}, "response": {"status": 200, "headers": [{"name": "Content-Length", "value": "78258"}, {"name": "Content-Type", "value": "image/png"}], "content": {"mimeType": "image/png", "size": 0, "text": ""}}}]}}"#.utf8)
+                .write(to: file)
+            #expect(try proxy.kiosk.debugger.importHAR(atPath: file.path).rules.count == 1)
+            // When the app asks for it
+            let head = try await proxy.send(.HEAD, upstream.url("/hd"))
+            // Then the mock says the recorded length, with no body, and the upstream is not asked
+            #expect(head.status == .ok && head.body.isEmpty)
+            #expect(head.header("Content-Length") == ["78258"], "\(head.header("Content-Length"))")
+            #expect(upstream.requests == 0)
+        }
+    }
+
     @Test("A rule failing a proxied URL with a reset resets the app's connection, plain and intercepted: curl sees the reset, the upstream nothing",
           arguments: [false, true])
     func ruleResets(intercepting: Bool) async throws {

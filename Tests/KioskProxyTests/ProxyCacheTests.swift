@@ -1028,6 +1028,99 @@ struct ProxyCacheTests {
         }
     }
 
+    @Test("An archive's text under a charset its Content-Type names (GBK, ISO-8859-7) replays offline in that charset's bytes; under a label Kiosk cannot write, in UTF-8, the field saying utf-8")
+    func importedCharsets() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching(ProxyCacheSettings(mode: .fallback, offline: true))) { proxy, upstream in
+            // Given entries as Chrome records them: the body decoded to text, the charset named by the Content-Type field, not
+            // the MIME type; and one whose MIME type alone names a label Kiosk cannot write
+            let started = Date.ISO8601FormatStyle().format(proxy.harness.now.date)
+            let entry = { (path: String, contentType: String?, mimeType: String, text: String) in
+                let field = contentType.map { #", {"name": "content-type", "value": "\#($0)"}"# } ?? ""
+                return #"{"startedDateTime": "\#(started)", "request": {"method": "GET", "url": "\#(upstream.url(path))", "headers": []}, "#
+                    + #""response": {"status": 200, "headers": [{"name": "Cache-Control", "value": "max-age=600"}\#(field)], "#
+                    + #""content": {"mimeType": "\#(mimeType)", "text": "\#(text)"}}}"#
+            }
+            let file = try archiveURL("charsets.har")
+            try Data((#"{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": ["#
+                      + [entry("/gbk", "text/html; charset=GBK", "text/html", "中文网页"),
+                         entry("/greek", "text/plain; charset=iso-8859-7", "text/plain", "Ελληνικά"),
+                         entry("/unknown", nil, "text/plain; charset=x-user-defined", "café")].joined(separator: ",")
+                      + "]}}").utf8).write(to: file)
+            // When it is imported into the cache, and each answer asked for offline
+            let imported = try proxy.kiosk.importIntoProxyCache(atPath: file.path)
+            #expect(imported.stored == 3 && imported.inUTF8Instead == 1, "\(imported)")
+            let gbk = try await proxy.send(.GET, upstream.url("/gbk"))
+            let greek = try await proxy.send(.GET, upstream.url("/greek"))
+            let unknown = try await proxy.send(.GET, upstream.url("/unknown"))
+            // Then each answer's bytes are those of the charset its Content-Type names
+            #expect(gbk.body == Data([0xD6, 0xD0, 0xCE, 0xC4, 0xCD, 0xF8, 0xD2, 0xB3]) && gbk.header("Content-Type") == ["text/html; charset=GBK"])
+            #expect(greek.body == Data([0xC5, 0xEB, 0xEB, 0xE7, 0xED, 0xE9, 0xEA, 0xDC])
+                    && greek.header("Content-Type") == ["text/plain; charset=iso-8859-7"])
+            #expect(unknown.body == Data("café".utf8) && unknown.header("Content-Type") == ["text/plain; charset=utf-8"],
+                    "\(unknown.header("Content-Type"))")
+            #expect(upstream.requests.isEmpty)
+        }
+    }
+
+    @Test("An answer starting with a UTF-8 byte order mark is exported by the cache with it, and imported again replays every byte")
+    func byteOrderMarkExportedAndBack() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("Cache-Control", "max-age=600"), ("Content-Type", "text/plain; charset=utf-8")], "\u{FEFF}hello") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // Given an answer whose text starts with a BOM, stored by the proxy
+            let bytes = Data([0xEF, 0xBB, 0xBF] + Array("hello".utf8))
+            #expect(try await proxy.send(.GET, upstream.url("/bom")).body == bytes)
+            try await Task.sleep(for: .milliseconds(100))
+            // When the cache is exported
+            let file = try archiveURL("bom.har")
+            try proxy.kiosk.proxyCacheArchive().whole().write(to: file)
+            // Then the archive's text starts with the mark (read as bytes: JSONSerialization drops a string's leading BOM)
+            #expect(try Data(contentsOf: file).range(of: Data(#""text" : "\#u{FEFF}hello""#.utf8)) != nil)
+            // And imported into the emptied cache, it replays offline byte for byte
+            try proxy.kiosk.clearProxyCache()
+            #expect(try proxy.kiosk.importIntoProxyCache(atPath: file.path).stored == 1)
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
+            #expect(try await proxy.send(.GET, upstream.url("/bom")).body == bytes)
+        }
+    }
+
+    @Test("An archive older than the answer stored for a request, imported or fetched by the proxy, leaves that answer, the entry counted as left; a newer one replaces it")
+    func olderArchiveLeavesNewerAnswer() async throws {
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { _ in (.ok, [("Cache-Control", "max-age=600")], "fetched") }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            let format = Date.ISO8601FormatStyle()
+            let archive = { (name: String, path: String, secondsAgo: Double, text: String, before: Date?) throws -> String in
+                let file = try archiveURL(name)
+                let started = format.format((before ?? proxy.harness.now.date).addingTimeInterval(-secondsAgo))
+                try Data((#"{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": [{"startedDateTime": "\#(started)", "#
+                          + #""request": {"method": "GET", "url": "\#(upstream.url(path))", "headers": []}, "response": {"status": 200, "#
+                          + #""headers": [{"name": "Cache-Control", "value": "max-age=600"}], "content": {"mimeType": "text/plain", "text": "\#(text)"}}}]}}"#).utf8)
+                    .write(to: file)
+                return file.path
+            }
+            // Given an answer imported from an archive of a minute ago, and one the proxy fetched itself
+            #expect(try proxy.kiosk.importIntoProxyCache(atPath: archive("newer.har", "/o", 60, "newer", nil)).stored == 1)
+            #expect(try await proxy.send(.GET, upstream.url("/f")).text == "fetched")
+            try await Task.sleep(for: .milliseconds(100))
+            let fetchedAt = try #require(try proxy.kiosk.proxyCacheEntries().first { $0.url.hasSuffix("/f") }).responseTime
+            // When archives recorded before each are imported
+            let older = try proxy.kiosk.importIntoProxyCache(atPath: archive("older.har", "/o", 86_400 * 365, "older", nil))
+            let beforeFetch = try proxy.kiosk.importIntoProxyCache(atPath: archive("before-fetch.har", "/f", 3600, "archived", fetchedAt))
+            // Then neither stores its answer, and each says why
+            #expect(older.stored == 0 && older.newerHeld == 1, "\(older)")
+            #expect(beforeFetch.stored == 0 && beforeFetch.newerHeld == 1, "\(beforeFetch)")
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
+            #expect(try await proxy.send(.GET, upstream.url("/o")).text == "newer")
+            #expect(try await proxy.send(.GET, upstream.url("/f")).text == "fetched")
+            // And an archive newer than the stored answer still replaces it
+            let newest = try proxy.kiosk.importIntoProxyCache(atPath: archive("newest.har", "/o", 0, "newest", nil))
+            #expect(newest.stored == 1 && newest.newerHeld == 0, "\(newest)")
+            #expect(try await proxy.send(.GET, upstream.url("/o")).text == "newest")
+        }
+    }
+
     @Test("An archive's answer recorded with an API key's header is that key's alone offline, as one the proxy stored for it would be")
     func importedAPIKeyIsAnIdentity() async throws {
         let upstream = try await ScriptedUpstream.start()
