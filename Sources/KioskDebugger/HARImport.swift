@@ -708,10 +708,10 @@ extension HAR {
                 let failure = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
                 throw ImportError("Cannot read it: \(KioskError.fileReason(failure, path: path)).")
             }
-            var info = stat()
-            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            let status = FileStatus(descriptor: descriptor)
+            guard status?.kind == .regular else {
                 close(descriptor)
-                throw ImportError((info.st_mode & S_IFMT) == S_IFDIR ? "It is a folder, not a body's file."
+                throw ImportError(status?.kind == .directory ? "It is a folder, not a body's file."
                                   : "It is not a regular file (a pipe, a device), not a body's file.")
             }
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
@@ -724,12 +724,10 @@ extension HAR {
             }
         }
         defer { if path != "-" { try? handle.close() } }
-        var info = stat()
-        let described = fstat(handle.fileDescriptor, &info) == 0
+        let status = FileStatus(descriptor: handle.fileDescriptor)
         // Opening a folder for reading works; reading it fails with words no user can act on.
-        if described, (info.st_mode & S_IFMT) == S_IFDIR { throw ImportError("It is a folder, not an archive: give the .har file in it.") }
-        let isRegularFile = described && (info.st_mode & S_IFMT) == S_IFREG
-        let knownSize = isRegularFile ? Int(info.st_size) : nil
+        if status?.kind == .directory { throw ImportError("It is a folder, not an archive: give the .har file in it.") }
+        let knownSize = status?.kind == .regular ? status.map { Int($0.size) } : nil
         if let knownSize, knownSize > limit { throw tooLarge(size: knownSize, limit: limit) }
         var data = Data()
         data.reserveCapacity(knownSize ?? 0)

@@ -1,6 +1,3 @@
-// The C library's `stat` is declared, for this module, by CoreFoundation's module (HARCharsets.swift imports it for
-// its table of charsets), which MemberImportVisibility then wants imported where `stat`'s fields are read.
-import CoreFoundation
 import Foundation
 import KioskCore
 import Synchronization
@@ -198,10 +195,9 @@ final class SharedJSONFile<Value: Codable & Sendable>: Sendable {
     /// attributes also look up the owner's and group's names).
     private func stamp() -> Stamp? {
         guard let path else { return nil }
-        var info = stat()
-        guard (folder >= 0 ? fstatat(folder, fileName, &info, 0) : stat(path, &info)) == 0 else { return nil }
-        return Stamp(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), seconds: Int(info.st_mtim.tv_sec),
-                     nanoseconds: Int(info.st_mtim.tv_nsec), size: Int64(info.st_size))
+        guard let status = FileStatus(folder: folder, name: fileName, path: path) else { return nil }
+        return Stamp(device: status.device, inode: status.inode, seconds: status.modifiedSeconds,
+                     nanoseconds: status.modifiedNanoseconds, size: status.size)
     }
 
     /// Reads the file again when its stamp `current` (nil: no file) is not the one last read or written. A stamp taken
