@@ -245,7 +245,10 @@ public struct ListenerPolicy: Sendable {
 
     /// The refusal for a request whose Host header values are `hosts` by the names alone (a listener whose peers are
     /// judged otherwise: `kiosk proxy`'s reverse listeners, on loopback only); nil when it is answered.
-    public func nameRefusal(hosts: [String]) -> ListenerRefusal? {
+    public func nameRefusal(hosts given: [String]) -> ListenerRefusal? {
+        // A field's value leaves out the whitespace around it (RFC 9110 §5.5): `Host: name:port ` names name:port.
+        let padded = { (value: String) in value.utf8.first.map(Self.isFieldWhitespace) == true || value.utf8.last.map(Self.isFieldWhitespace) == true }
+        let hosts = given.contains(where: padded) ? given.map { $0.trimmingCharacters(in: Self.fieldWhitespace) } : given
         if hosts.count == 1, answered.contains(hosts[0]) { return nil }
         guard hosts.count == 1, let host = Self.hostName(ofAuthority: hosts[0]) else {
             return ListenerRefusal(status: 400, message: hosts.isEmpty
@@ -262,6 +265,10 @@ public struct ListenerPolicy: Sendable {
         answered.insert(hosts[0])
         return nil
     }
+
+    /// The whitespace a field value may have around it (OWS: spaces and tabs).
+    private static let fieldWhitespace = CharacterSet(charactersIn: " \t")
+    private static func isFieldWhitespace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
 
     /// Whether the (normalised) host name is answered.
     public func answers(_ host: String) -> Bool {

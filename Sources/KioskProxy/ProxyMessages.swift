@@ -410,7 +410,7 @@ enum ProxyMessages {
         let scheme = base.scheme?.lowercased() ?? "http"
         guard let components = URLComponents(string: location.hasPrefix("//") ? scheme + ":" + location : location),
               components.scheme?.lowercased() == scheme,
-              components.host?.lowercased() == base.host(percentEncoded: true)?.lowercased(),
+              bareHost(components.host) == bareHost(base.host(percentEncoded: true)),
               (components.port ?? Self.defaultPort(scheme)) == (base.port ?? Self.defaultPort(scheme)),
               let rest = remainder(components)
         else { return location }
@@ -419,6 +419,14 @@ enum ProxyMessages {
 
     private static func defaultPort(_ scheme: String) -> Int { scheme == "https" ? 443 : 80 }
 
+    /// A host lowercased and without an IPv6 address's brackets, which one API gives and another does not (`[::1]`, `::1`).
+    private static func bareHost(_ host: String?) -> String? {
+        host.map { $0.hasPrefix("[") && $0.hasSuffix("]") ? String($0.dropFirst().dropLast()) : $0 }?.lowercased()
+    }
+
+    /// A host as a URL's authority writes it: an IPv6 address in brackets (`http://[::1]:8080`, never `http://::1:8080`).
+    private static func authorityHost(_ host: String) -> String { host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host }
+
     /// A reverse listener's request as its upstream should read it, the other way from `relocated`: an `Origin` naming the
     /// listener (`listener`, the address the app used) names the upstream's origin instead, and a `Referer` under the
     /// listener the same page under the upstream base — so an app that checks them (Django's and Rails' CSRF checks,
@@ -426,7 +434,7 @@ enum ProxyMessages {
     /// names it too. Any other origin (a page elsewhere) is left as it is, for the app to refuse as it would.
     static func unrelocate(_ fields: inout [(name: String, value: String)], upstream base: URL, listener: String) {
         let scheme = base.scheme?.lowercased() ?? "http"
-        var origin = scheme + "://" + (base.host(percentEncoded: true) ?? "")
+        var origin = scheme + "://" + authorityHost(base.host(percentEncoded: true) ?? "")
         if let port = base.port, port != defaultPort(scheme) { origin += ":\(port)" }
         let basePath = base.path(percentEncoded: true).hasSuffix("/") ? String(base.path(percentEncoded: true).dropLast())
             : base.path(percentEncoded: true)

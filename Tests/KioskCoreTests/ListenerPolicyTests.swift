@@ -80,6 +80,15 @@ struct ListenerPolicyTests {
         #expect(!ListenerPolicy.isValidName("192.168.1.4") && !ListenerPolicy.isValidName("kiosk.example:8080"))
     }
 
+    @Test("A Host with spaces or a tab around it names what is between them (a field's value leaves them out); one inside is no host")
+    func paddedHost() {
+        let policy = ListenerPolicy(names: [], peers: .any())
+        #expect(policy.nameRefusal(hosts: ["localhost:47201 "]) == nil)
+        #expect(policy.nameRefusal(hosts: ["\t127.0.0.1:8080\t"]) == nil)
+        #expect(policy.nameRefusal(hosts: [" evil.example "])?.status == 421)
+        #expect(policy.nameRefusal(hosts: ["local host"])?.status == 400)
+    }
+
     @Test("A loopback listener serves loopback peers only, however the socket writes them", arguments: [
         ("127.0.0.1", true), ("127.9.9.9", true), ("::1", true), ("::ffff:127.0.0.1", true), ("192.168.1.4", false),
         ("2002:7f00:1::1", false), ("::127.0.0.1", false),

@@ -26,6 +26,21 @@ struct ReverseRedirectTests {
         #expect(ProxyMessages.relocated(location, upstream: base, listener: "http://127.0.0.1:9000") == expected)
     }
 
+    @Test("An upstream at an IPv6 address: its whole URLs are said under the listener, and the app's Origin and Referer name it in brackets")
+    func ipv6Upstream() throws {
+        let base = try #require(URL(string: "http://[::1]:47105/app"))
+        let listener = "http://127.0.0.1:9000"
+        // Given its redirect and its Link, as the upstream writes them
+        #expect(ProxyMessages.relocated("http://[::1]:47105/app/a", upstream: base, listener: listener) == "http://127.0.0.1:9000/a")
+        #expect(ProxyMessages.relocatedLink("<http://[::1]:47105/app/b>; rel=next", upstream: base, listener: listener)
+                == "<http://127.0.0.1:9000/b>; rel=next")
+        // And the app's Origin and Referer, as its page at the listener sends them
+        var fields: [(name: String, value: String)] = [("Origin", listener), ("Referer", listener + "/page")]
+        ProxyMessages.unrelocate(&fields, upstream: base, listener: listener)
+        // Then the upstream reads its own origin, a URL (http://::1:47105 is none)
+        #expect(fields.map(\.value) == ["http://[::1]:47105", "http://[::1]:47105/app/page"])
+    }
+
     @Test("With the upstream at its root, every path is its own and a whole URL of it is said under the listener")
     func atRoot() throws {
         let base = try #require(URL(string: "http://up.test"))
