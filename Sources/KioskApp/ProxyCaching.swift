@@ -360,9 +360,9 @@ final class ProxyCachingTransport: HTTPTransport {
         var request = request
         // Not for an answer whose URL was changed since (an app reading back its write must get the write, however slow), nor
         // for a request that says it will not take a stored answer unconfirmed (`no-cache`, as a long poll asks): a slow
-        // upstream is waited for then, and only a failure has the stored answer stand in.
-        // Nor for a preflight, whose stored answer stands in only when the upstream cannot answer.
-        if let patience, case .found(let entry) = found, entry.changedAt == nil, standIn(.failed) != nil, !request.isCORSPreflight,
+        // upstream is waited for then, and only a failure has the stored answer stand in. A preflight is waited for as its
+        // request is: a browser holds the request behind it, which would fall back after the same time had its preflight.
+        if let patience, case .found(let entry) = found, entry.changedAt == nil, standIn(.failed) != nil,
            !Self.requestDirectives(asked.headers).noCache { request.timeout = patience }
         let sent = now()
         let response: HTTPResponse

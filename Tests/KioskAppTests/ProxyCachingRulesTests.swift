@@ -413,6 +413,30 @@ struct ProxyCachingRulesTests {
         #expect(upstream.requests.last?.url.path == "/b" && upstream.requests.last?.timeout == nil)
     }
 
+    @Test("A stored CORS preflight stands in for a slow upstream after --fallback-after, as its request's answer does, in either mode")
+    func slowPreflightFallsBack() async throws {
+        // Given a preflight stored in http mode, and an upstream that then times out (as the transport does past its patience)
+        let cache = try ProxyCache.open(at: TemporaryDirectory.url("kiosk-proxy-slow-preflight").appendingPathComponent("cache.sqlite").path,
+                                        maxBytes: 10_000_000)
+        let allowed: HTTPHeaderFields = ["Access-Control-Allow-Origin": "http://page.test", "Access-Control-Allow-Methods": "POST",
+                                         "Access-Control-Max-Age": "600"]
+        let upstream = ScriptedTransport([.respond(204, headers: allowed), .fail(.timeout(url: "http://api.test/items", seconds: 8)),
+                                          .respond(204, headers: allowed)])
+        var settings = ProxyCacheSettings()
+        settings.mode = .http
+        let transport = ProxyCachingTransport(base: upstream, cache: cache, settings: settings, patience: .seconds(8), now: { Date() }) { _ in }
+        let preflight = HTTPRequest(method: "OPTIONS", url: URL(string: "http://api.test/items")!,
+                                    headers: ["Origin": "http://page.test", "Access-Control-Request-Method": "POST"], endpoint: "api.test")
+        _ = try await transport.send(preflight)
+        cache.flush()
+        // When the browser sends it again
+        let answer = try await transport.send(preflight)
+        // Then the upstream had the patience a GET gets, and past it the stored preflight answered
+        #expect(upstream.requests.dropFirst().first?.timeout == .seconds(8))
+        #expect(answer.status == 204 && answer.headers["Access-Control-Allow-Origin"] == "http://page.test")
+        #expect(answer.cacheStatus?.decision == .fallback)
+    }
+
     @Test("A request that takes no stored answer unconfirmed (no-cache, as a long poll asks) gets the upstream's whole time; a failure still has the stored answer stand in")
     func noCacheRequestIsWaitedFor() async throws {
         // Given a stored answer for /poll, and an upstream that then fails
