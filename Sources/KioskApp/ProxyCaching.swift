@@ -227,12 +227,24 @@ final class ProxyCachingTransport: HTTPTransport {
             }
         }
         guard settings.mode == .http, !preflight, case .found(let entry) = found else {
+            // A browser with a warm cache of its own asks with its validators, and the upstream's 304 would leave this cache
+            // nothing to keep: offline, the app would have nothing, though it fetched the page through the proxy again and
+            // again. With nothing stored for it, they are left out upstream, as nginx's proxy_cache leaves them out on a
+            // miss: the whole answer is kept, and the app gets the 304 it asked for when its validator matches that answer.
+            var sent = request
+            let stored: Bool = if case .found = found { true } else { false }
+            let wholeAsked = !stored && request.method == "GET" && Self.isConditional(request.headers)
+            if wholeAsked {
+                sent.headers.removeAll(named: "If-None-Match")
+                sent.headers.removeAll(named: "If-Modified-Since")
+            }
             // fallback, or nothing stored: forward; in fallback any failure has the stored answer stand in, and a preflight's in
             // either mode (it is never given while the upstream answers).
-            return try await forward(request, key: key, cache: cache, found: found, reason: reason) { failure in
+            let response = try await forward(sent, asked: request, key: key, cache: cache, found: found, reason: reason) { failure in
                 // The mode's own word, whatever failed: the stored answer stood in because the mode says it does.
                 settings.mode == .fallback || preflight ? .fallback : nil
             }
+            return wholeAsked ? Self.notModified(response, asked: request.headers) ?? response : response
         }
         return try await answerByHTTP(request, key: key, cache: cache, entry: entry)
     }
@@ -1092,6 +1104,17 @@ final class ProxyCachingTransport: HTTPTransport {
             }
             return (star, tags)
         }
+    }
+
+    /// A whole answer, fetched without the app's validators, as the 304 the app's conditional request asked for when its
+    /// validator matches it (a held 200: one streamed to the app as it comes is given whole); nil otherwise.
+    static func notModified(_ response: HTTPResponse, asked: HTTPHeaderFields) -> HTTPResponse? {
+        guard response.status == 200, response.stream == nil, validatorMatches(asked, response.headers) else { return nil }
+        var answer = response
+        answer.status = 304
+        answer.body = Data()
+        for name in ["Content-Length", "Content-Type", "Content-Encoding", "Transfer-Encoding"] { answer.headers.removeAll(named: name) }
+        return answer
     }
 
     /// Whether the app's own conditional request is satisfied by the stored answer: If-None-Match naming its ETag

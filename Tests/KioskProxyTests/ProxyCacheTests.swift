@@ -319,18 +319,46 @@ struct ProxyCacheTests {
         }
     }
 
-    @Test("A 304 to a request that named no validator is the upstream's own answer, not a revalidation")
+    @Test("A 304 to a request that named no validator is the upstream's own answer, not a revalidation; one with cache off to the app's validator is")
     func unsolicitedNotModified() async throws {
         // Given an upstream that answers 304 to anything
         let upstream = try await ScriptedUpstream.start()
         upstream.answer { _ in (.notModified, [], "") }
         try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
-            // When an app asks without a validator, then with one
+            // When an app asks without a validator, then with one (which, nothing being stored, goes upstream without it)
             let plain = try await proxy.send(.GET, upstream.url("/odd"))
             let conditional = try await proxy.send(.GET, upstream.url("/odd"), headers: [("If-None-Match", #""v1""#)])
-            // Then the first is said to be the network's answer, the second a revalidation
+            // Then both are said to be the network's own answers
             #expect(plain.header("Cache-Status").first?.hasSuffix("detail=network") == true, "\(plain.header("Cache-Status"))")
-            #expect(conditional.header("Cache-Status").first?.hasSuffix("detail=revalidated") == true, "\(conditional.header("Cache-Status"))")
+            #expect(conditional.header("Cache-Status").first?.hasSuffix("detail=network") == true, "\(conditional.header("Cache-Status"))")
+            // And with the cache off, the app's validator goes upstream and its 304 is a revalidation
+            try proxy.kiosk.switchProxyCache(mode: .off, offline: false)
+            let passed = try await proxy.send(.GET, upstream.url("/odd"), headers: [("If-None-Match", #""v1""#)])
+            #expect(passed.header("Cache-Status").first?.hasSuffix("detail=revalidated") == true, "\(passed.header("Cache-Status"))")
+        }
+    }
+
+    @Test("A browser's conditional request with nothing stored goes upstream without its validators: the whole answer is kept (offline it answers), and the browser gets its 304")
+    func warmBrowserFillsTheCache() async throws {
+        // Given an upstream whose page has an ETag and must be revalidated, and a browser that has it in its own cache
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.headers["If-None-Match"].first == #""p1""# ? (.notModified, [("ETag", #""p1""#)], "")
+                : (.ok, [("ETag", #""p1""#), ("Cache-Control", "no-cache"), ("Content-Type", "text/html")], "<p>page</p>")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            // When the browser asks with its validator, the proxy holding nothing for the page
+            let revalidated = try await proxy.send(.GET, upstream.url("/page"), headers: [("If-None-Match", #""p1""#)])
+            // Then it gets its 304, and the upstream was asked for the whole page, which is kept
+            #expect(revalidated.status == .notModified && revalidated.body.isEmpty, "\(revalidated.status)")
+            #expect(upstream.requests.last?.headers["If-None-Match"].isEmpty == true)
+            // And a validator that does not match gets the whole page
+            let other = try await proxy.send(.GET, upstream.url("/page"), headers: [("If-None-Match", #""old""#)])
+            #expect(other.status == .ok && other.text == "<p>page</p>", "\(other.status)")
+            // And offline, the page is answered from what was kept
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
+            let offline = try await proxy.send(.GET, upstream.url("/page"))
+            #expect(offline.status == .ok && offline.text == "<p>page</p>", "\(offline.status) \(offline.text)")
         }
     }
 
