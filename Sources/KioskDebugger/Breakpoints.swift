@@ -199,7 +199,8 @@ public final class Breakpoints: Sendable {
 
     /// The switches of one endpoint, host or URL pattern, as set (all off when never set).
     public func setting(for endpoint: String) -> BreakpointSetting {
-        file.modify { $0.breakpoints[endpoint] } ?? BreakpointSetting()
+        let key = Self.key(endpoint)
+        return file.modify { $0.breakpoints[key] } ?? BreakpointSetting()
     }
 
     /// The switches that apply to `request`: those of the longest URL pattern its URL matches (a path of an app's host,
@@ -219,9 +220,18 @@ public final class Breakpoints: Sendable {
         } ?? BreakpointSetting()
     }
 
-    /// Whether a breakpoint's key is a URL pattern (`http://…`, `https://…`) rather than an endpoint or a host.
+    /// Whether a breakpoint's key is a URL pattern (`http://…`, `https://…`, or a WebSocket's `ws://…`, `wss://…`) rather
+    /// than an endpoint or a host.
     public static func isURLPattern(_ key: String) -> Bool {
-        key.hasPrefix("http://") || key.hasPrefix("https://")
+        key.hasPrefix("http://") || key.hasPrefix("https://") || key.hasPrefix("ws://") || key.hasPrefix("wss://")
+    }
+
+    /// A breakpoint's key as it is kept: a WebSocket's address (`wss://host/ws`, as the log lists its exchange) as the
+    /// http(s) one its handshake asks for, which is what a request is matched by.
+    public static func key(_ endpoint: String) -> String {
+        if endpoint.hasPrefix("ws://") { return "http://" + endpoint.dropFirst("ws://".count) }
+        if endpoint.hasPrefix("wss://") { return "https://" + endpoint.dropFirst("wss://".count) }
+        return endpoint
     }
 
     /// Whether `url` matches the URL pattern `pattern`: `*` any run of characters, the rest literally (scheme and host
@@ -243,7 +253,8 @@ public final class Breakpoints: Sendable {
 
     /// Sets an endpoint's switches and saves them.
     public func set(_ setting: BreakpointSetting, for endpoint: String) throws {
-        try file.update { $0.breakpoints[endpoint] = setting.isOff ? nil : setting }
+        let key = Self.key(endpoint)
+        try file.update { $0.breakpoints[key] = setting.isOff ? nil : setting }
     }
 
     // MARK: Pausing

@@ -94,7 +94,7 @@ extension BreakpointCommand {
         func run() async throws {
             try await reportingErrors {
                 let had = try await Runtime.offline(global) { kiosk in
-                    let had = try kiosk.debugger.breakpoints.settings()[endpoint]
+                    let had = try kiosk.debugger.breakpoints.settings()[Breakpoints.key(endpoint)]
                     if had != nil { try kiosk.debugger.breakpoints.set(BreakpointSetting(), for: endpoint) }
                     return had
                 }

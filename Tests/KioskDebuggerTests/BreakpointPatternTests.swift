@@ -28,6 +28,21 @@ struct BreakpointPatternTests {
         }
     }
 
+    @Test("A WebSocket's address as the log lists it (ws://, wss://) sets the switches of its handshake's http(s) URL")
+    func webSocketAddress() throws {
+        // Given a path breakpoint set on a WebSocket's wss: address, as the endpoints page and the CLI name it
+        let breakpoints = Breakpoints(fileURL: nil, redactor: .standard)
+        try breakpoints.set(Self.pause, for: "wss://localhost:18312/ws")
+        // Then its handshake (an https request) is held, and the address reads its switches back either way
+        #expect(breakpoints.setting(for: Self.request("https://localhost:18312/ws?room=1", endpoint: "localhost:18312")) == Self.pause)
+        #expect(breakpoints.setting(for: "wss://localhost:18312/ws") == Self.pause)
+        #expect(try breakpoints.settings().keys.sorted() == ["https://localhost:18312/ws"])
+        #expect(Breakpoints.isURLPattern("ws://127.0.0.1:18302/ws") && Breakpoints.key("ws://a.test/x") == "http://a.test/x")
+        // And turned off by the same address, nothing is left
+        try breakpoints.set(BreakpointSetting(), for: "wss://localhost:18312/ws")
+        #expect(try breakpoints.settings().isEmpty)
+    }
+
     @Test("A pattern's * matches any run; a ? in the pattern compares the query; the longest matching key wins, then the host's")
     func patterns() throws {
         // Given a host's breakpoint, a pattern under it and a longer one
