@@ -109,20 +109,26 @@ package struct ProxyGuide: Sendable {
                 say("Apps trust user CAs only when their network_security_config allows it for debug builds "
                     + "(<debug-overrides><trust-anchors><certificates src=\"user\"/>); browsers other than Chrome may not.",
                     "Las apps confían en CA de usuario solo si su network_security_config lo permite en compilaciones de depuración "
-                    + "(<debug-overrides><trust-anchors><certificates src=\"user\"/>); otros navegadores que Chrome quizá no."),
+                    + "(<debug-overrides><trust-anchors><certificates src=\"user\"/>); puede que los navegadores distintos de Chrome no."),
             ]),
             Section(title: "Firefox", steps: [
                 .group([say("Settings › Network Settings › Manual proxy configuration: HTTP proxy ",
                             "Ajustes › Configuración de red › Configuración manual del proxy: proxy HTTP "), code(proxy),
                         say(", also for HTTPS.", ", también para HTTPS.")]),
+                .group([say("For sites of this machine (localhost, 127.0.0.1), which Firefox sends past any proxy: about:config › ",
+                            "Para los sitios de esta máquina (localhost, 127.0.0.1), que Firefox no pasa por ningún proxy: about:config › "),
+                        code("network.proxy.allow_hijacking_localhost"), say(" = true.", " = true.")]),
                 .group([say("Settings › Privacy & Security › Certificates › View Certificates › Authorities › Import ",
                             "Ajustes › Privacidad y seguridad › Certificados › Ver certificados › Autoridades › Importar "),
                         link(downloads.pem, "the certificate", "el certificado"),
                         say(", trusting it to identify websites.", ", confiando en él para identificar sitios web.")]),
             ]),
             Section(title: "Chrome / Chromium", steps: [
-                .group([say("Start it with ", "Ábrelo con "), code("--proxy-server=\(proxyURL)"),
-                        say(" (or set the system's proxy).", " (o configura el proxy del sistema).")]),
+                .group([say("Start it with ", "Ábrelo con "), code("--proxy-server=\(proxyURL) --proxy-bypass-list='<-loopback>'"),
+                        say(" (the second sends sites of this machine, localhost and 127.0.0.1, through the proxy too: Chrome skips it for "
+                            + "them otherwise), or set the system's proxy.",
+                            " (la segunda pasa también por el proxy los sitios de esta máquina, localhost y 127.0.0.1, que Chrome si no "
+                            + "salta), o configura el proxy del sistema.")]),
                 .group([say("Linux: ", "Linux: "), code("certutil -d sql:$HOME/.pki/nssdb -A -t C,, -n kiosk -i \(caFile)"),
                         say("; macOS and Windows: add the certificate to the system's trusted roots.",
                             "; macOS y Windows: añade el certificado a las raíces de confianza del sistema.")]),

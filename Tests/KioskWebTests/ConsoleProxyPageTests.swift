@@ -105,7 +105,8 @@ struct ConsoleProxyPageTests {
             for platform in ["iPhone and iPad", "Android", "Firefox", "Chrome / Chromium", "curl and the shell"] {
                 #expect(page.body.contains("<h3>\(platform)</h3>"), "\(platform)")
             }
-            #expect(page.body.contains("<code>--proxy-server=http://127.0.0.1:8888</code>"))
+            #expect(page.body.contains("<code>--proxy-server=http://127.0.0.1:8888 --proxy-bypass-list=&#39;&lt;-loopback&gt;&#39;</code>"), "\(page.body)")
+            #expect(page.body.contains("<code>network.proxy.allow_hijacking_localhost</code>"))
             // And the JSON says the same
             let json = try await client.get(ConsoleRoute.apiProxy.path).json()
             #expect((json["counts"] as? [String: Any])?["requests"] as? Int == 42)
