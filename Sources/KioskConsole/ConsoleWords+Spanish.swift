@@ -552,6 +552,8 @@ extension ConsoleWords {
                     + ResendProblem.listed(secrets, query: "consulta", header: "cabecera", body: "cuerpo", none: "un secreto")
                     + " al registrarla y no lo conoce. Escríbelo en Editar y reenviar (o quítalo)."
             case .cannotSign(let reason): "Kiosk no puede firmar la solicitud: \(reason)"
+            case .webSocket(let id): "La solicitud n.º \(id) abrió un WebSocket, que no se vuelve a enviar: Repetir abriría uno sin nadie "
+                + "que hable en él. Ábrelo de nuevo desde la app."
             }
         },
         touchPhrase: spanishTouchPhrase,

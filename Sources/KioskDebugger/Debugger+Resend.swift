@@ -206,6 +206,9 @@ extension Debugger {
     /// sent: a field that cannot, a body cut at capture and not edited, another origin than its source's, a secret the
     /// log hides and nothing puts back, keys its source lacks.
     private func sendable(_ record: RequestRecord, as composed: ComposedRequest) throws(ResendProblem) -> HTTPRequest {
+        // A WebSocket's record is its handshake and the bytes that passed: sent again, it would be a handshake with no app
+        // to speak the protocol it opens (and its ws: address is no URL of an HTTP request).
+        if record.url.hasPrefix("ws://") || record.url.hasPrefix("wss://") { throw .webSocket(id: record.id) }
         var request = try httpRequest(composed, for: record)
         if let body = record.requestBody, body.isTruncated, composed.body == ComposedRequest(record).body {
             throw .truncatedBody(id: record.id)
@@ -358,6 +361,8 @@ public enum ResendProblem: Error, Sendable, Hashable, CustomStringConvertible {
     case hiddenSecrets(id: Int64, [HiddenSecret])
     /// Its source could not sign it (its keys are not configured): the reason, in English.
     case cannotSign(String)
+    /// The record is a WebSocket's, which is not sent again.
+    case webSocket(id: Int64)
 
     /// The problem in an English sentence.
     public var english: String {
@@ -380,6 +385,8 @@ public enum ResendProblem: Error, Sendable, Hashable, CustomStringConvertible {
             "Cannot send request #\(id) again as it was: Kiosk hid \(Self.listed(secrets, query: "query", header: "header", body: "body", none: "a secret")) "
                 + "when it logged it, and does not know it. Type it in Edit and resend (or remove it)."
         case .cannotSign(let reason): reason
+        case .webSocket(let id): "Request #\(id) opened a WebSocket, which is not sent again: Replay would open one with nobody to speak "
+            + "on it. Open it again from the app."
         }
     }
 

@@ -198,6 +198,10 @@ struct UpgradeTests {
             #expect(record.method == "GET")
             #expect(record.status == 101)
             #expect(record.url == "ws://127.0.0.1:\(upstream.port)/ws?room=1")
+            // And Replay says a WebSocket is not sent again, rather than that its address is no http(s) URL
+            await #expect { _ = try await proxy.kiosk.debugger.resend(record) } throws: { error in
+                "\(error)".contains("opened a WebSocket, which is not sent again")
+            }
             let touch = try #require(record.touchedBy.first)
             #expect(touch.kind == .tunnel)
             #expect(touch.detail.hasPrefix("websocket: ") && !touch.detail.contains("Kiosk stopped"), "\(touch.detail)")
