@@ -158,6 +158,10 @@ final class ProxyCachingTransport: HTTPTransport {
         if settings.offline {
             let found: ProxyCacheLookup? = if let key, let cache { try? await lookup(key, request, in: cache, using: true) } else { nil }
             guard case .found(let entry)? = found else {
+                if let key, let cache, let entry = await anonymousStandIn(for: key, request, in: cache) {
+                    return answer(from: entry, to: request, status: CacheStatus(.offline, forward: .varyMiss,
+                                                                                ttl: Self.remainingFreshness(of: entry, at: now(), shared: Self.isShared(request))))
+                }
                 // A GET of a URL only ever asked with HEAD: say so, rather than that it was never fetched.
                 if request.method == "GET", let key, let cache, case .found? = try? await lookup(method: "HEAD", key, in: cache, using: false) {
                     return Self.notStored(request, onlyHead: true)
@@ -387,7 +391,11 @@ final class ProxyCachingTransport: HTTPTransport {
         } catch let error as KioskError where Self.isMarkedFailure(error) {
             // An upstream that could not be trusted is not one that failed: the app is told why, never given what is stored
             // (but still told what the cache did, as for any failure).
-            guard case .found(let entry) = found, !Self.isDistrusted(error),
+            var standing: ProxyCacheEntry?
+            if case .found(let entry) = found { standing = entry } else if !Self.isDistrusted(error), standIn(.unreachable) != nil {
+                standing = await anonymousStandIn(for: key, asked, in: cache)
+            }
+            guard let entry = standing, !Self.isDistrusted(error),
                   let decision = standIn(error.isConnectivityFailure ? .unreachable : .failed) else {
                 // Nothing could stand in: the proxy's own 502 or 504 still says what the cache did.
                 var failure = CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
@@ -699,6 +707,16 @@ final class ProxyCachingTransport: HTTPTransport {
         // Not a `private` one to a client on another machine, to which the cache is shared: it was someone's own.
         if key.isShared, case .found(let entry) = imported, Self.control(of: entry.headers, shared: true).isPrivate { return .uriMiss }
         return imported
+    }
+
+    /// The answer stored for the request asked with no credentials, standing in for an identity with none of its own when
+    /// the upstream cannot answer (offline, or failing): what anyone gets, no identity's own — a page opened once before
+    /// its app set a cookie. Never given while the upstream answers (a signed-in app would get the signed-out page), nor a
+    /// `private` one to a client on another machine.
+    private func anonymousStandIn(for key: Key, _ request: HTTPRequest, in cache: ProxyCache) async -> ProxyCacheEntry? {
+        guard let anonymous = key.anonymous, case .found(let entry)? = try? await lookup(anonymous, request, in: cache, using: true),
+              !(key.isShared && Self.control(of: entry.headers, shared: true).isPrivate) else { return nil }
+        return entry
     }
 
     /// A stored answer as the app gets it: with its current `Age`, as a 304 when the app's own validator matches it,
@@ -1240,6 +1258,20 @@ final class ProxyCachingTransport: HTTPTransport {
                 if let field = headers.first(where: { HTTPHeaderFields.sameName($0.name, name) }) { names.append(field.name) }
             }
             return names
+        }
+
+        private init(url: String, host: String, credentials: String, headers: HTTPHeaderFields) {
+            self.url = url
+            self.host = host
+            self.credentials = credentials
+            self.headers = headers
+        }
+
+        /// The key of the same request asked with no credentials (by this machine, or by one on the network): what anyone
+        /// gets; nil for a request that sends none.
+        var anonymous: Key? {
+            let none = isShared ? ProxyCacheAnswer.networkCredentials : ""
+            return credentials == none ? nil : Key(url: url, host: host, credentials: none, headers: headers)
         }
 
         init(_ request: HTTPRequest) {

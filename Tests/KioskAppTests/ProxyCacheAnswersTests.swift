@@ -237,10 +237,10 @@ struct ProxyCacheAnswersTests {
 
     @Test("Offline, a client on another machine is not told that a local app's answer is stored for a URL: a plain miss")
     func offlineNetworkClientLearnsNothing() async throws {
-        // Given an answer stored for a local app's request
+        // Given an answer stored for a local app's request, with its session
         let upstream = ScriptedTransport([.respond(200, headers: ["Cache-Control": "max-age=600"], body: "local")])
         let (transport, cache) = try Self.transport(upstream, mode: .fallback, name: "kiosk-proxy-network-offline")
-        _ = try await transport.send(Self.request("a"))
+        _ = try await transport.send(Self.request("a", ["Cookie": "session=mine"]))
         cache.flush()
         let offline = ProxyCachingTransport(base: upstream, cache: cache, settings: ProxyCacheSettings(mode: .fallback, offline: true),
                                             now: { Date() }) { _ in }

@@ -204,6 +204,8 @@ struct ProxyCacheTests {
             let first = try await runCurl(["-sS", "-i", "-x", "http://127.0.0.1:\(proxy.port)", upstream.url("/items")])
             let firstText = String(decoding: first.output, as: UTF8.self)
             #expect(firstText.contains("Cache-Status: Kiosk;fwd=uri-miss;fwd-status=200;ttl=0;stored;detail=network"), "\(firstText)")
+            // (and another by an app with its session's cookie)
+            #expect(try await proxy.send(.GET, upstream.url("/mine"), headers: [("Cookie", "sid=old")]).status == .ok)
 
             // When the upstream goes away
             await upstream.stop()
@@ -220,9 +222,9 @@ struct ProxyCacheTests {
             #expect(never.status == .badGateway)
             #expect(never.text.contains("has no answer stored for ") && never.text.contains("refused the connection"), "\(never.text)")
             #expect(never.header("Cache-Status") == ["Kiosk;fwd=uri-miss;detail=network"])
-            // And the stored URL asked with another identity (a session's cookie renewed since) is a 502 saying answers are
-            // held for other credentials, not that none is (vary-miss, as offline says it)
-            let other = try await proxy.send(.GET, upstream.url("/items"), headers: [("Cookie", "sid=renewed")])
+            // And a URL stored for an identity, asked with another (a session's cookie renewed since), is a 502 saying answers
+            // are held for other credentials, not that none is (vary-miss, as offline says it)
+            let other = try await proxy.send(.GET, upstream.url("/mine"), headers: [("Cookie", "sid=renewed")])
             #expect(other.status == .badGateway)
             #expect(other.text.contains("holds answers for ") && other.text.contains("each for other credentials"), "\(other.text)")
             #expect(other.header("Cache-Status") == ["Kiosk;fwd=vary-miss;detail=network"])
@@ -335,6 +337,35 @@ struct ProxyCacheTests {
             try proxy.kiosk.switchProxyCache(mode: .off, offline: false)
             let passed = try await proxy.send(.GET, upstream.url("/odd"), headers: [("If-None-Match", #""v1""#)])
             #expect(passed.header("Cache-Status").first?.hasSuffix("detail=revalidated") == true, "\(passed.header("Cache-Status"))")
+        }
+    }
+
+    @Test("A page stored before its app set a cookie stands in for the app with the cookie when the upstream cannot answer, offline or failing; never while it answers")
+    func anonymousAnswerStandsIn() async throws {
+        // Given a page stored when the app had no cookie yet (its first visit), then an upstream that names who asks
+        let upstream = try await ScriptedUpstream.start()
+        upstream.answer { head in
+            head.headers["Cookie"].isEmpty ? (.ok, [("Content-Type", "text/html")], "<p>welcome</p>")
+                : (.ok, [("Content-Type", "text/html"), ("Cache-Control", "no-store")], "<p>hello, signed in</p>")
+        }
+        try await withProxy(to: upstream, stop: { await $0.stop() }, configure: caching()) { proxy, upstream in
+            let page = upstream.url("/")
+            #expect(try await proxy.send(.GET, page).text == "<p>welcome</p>")
+            // When the app, now with its session cookie, asks while the upstream answers
+            let signedIn = try await proxy.send(.GET, page, headers: [("Cookie", "sid=7f3a")])
+            // Then it gets the upstream's own page, not the stored one
+            #expect(signedIn.text == "<p>hello, signed in</p>")
+            // And offline, the stored page stands in for it, said to be another's key (vary-miss), rather than a 504
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: true)
+            let offline = try await proxy.send(.GET, page, headers: [("Cookie", "sid=7f3a")])
+            #expect(offline.status == .ok && offline.text == "<p>welcome</p>", "\(offline.status) \(offline.text)")
+            #expect(offline.header("Cache-Status").first?.contains("fwd=vary-miss") == true, "\(offline.header("Cache-Status"))")
+            // And with the upstream gone, in fallback, it stands in too
+            try proxy.kiosk.switchProxyCache(mode: .fallback, offline: false)
+            await upstream.stop()
+            let failing = try await proxy.send(.GET, page, headers: [("Cookie", "sid=7f3a")])
+            #expect(failing.status == .ok && failing.text == "<p>welcome</p>", "\(failing.status) \(failing.text)")
+            #expect(failing.header("Cache-Status").first?.contains("detail=fallback") == true, "\(failing.header("Cache-Status"))")
         }
     }
 
