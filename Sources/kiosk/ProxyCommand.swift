@@ -171,6 +171,12 @@ struct ProxyRunCommand: AsyncParsableCommand {
                                       + "which Kiosk would print; give the URL without them (the app's own Authorization field "
                                       + "reaches the upstream).")
             }
+            // Its own port on this machine: every request would come back to it.
+            let upstreamPort = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+            if port != 0, upstreamPort == port, IPAddress.isLoopback(host: url.host(percentEncoded: false) ?? "") {
+                throw ValidationError("--reverse \(text): the upstream is the listener itself (port \(port) on this machine), so every "
+                                      + "request would come back to it; give the app's own address before the @.")
+            }
             return (url, port)
         }
     }
@@ -249,9 +255,6 @@ struct ProxyRunCommand: AsyncParsableCommand {
             // which ask for none, stay on this machine (`localHost`).
             let shownLocalHost = localHost.contains(":") ? "[\(localHost)]" : localHost
             let consolePorts = ListenerPorts()
-            // A reverse listener forwards to its own upstream: a request the forward listener sends it goes on from there,
-            // no loop (a route to itself is one, which its own check sees: every port counts for it).
-            let reversePorts = ListenerPorts()
             // The console's few browser tabs need few connections; the files are the proxy's budget (its reserve covers these).
             // KIOSK_DEBUG_TOKEN locks this console as it locks serve's: on a shared machine the apps' traffic is no
             // one else's to read.
@@ -300,7 +303,9 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 fflush(nil)
             }
             let reverseServers: [any Service] = try reverseRoutes().map { route in
-                var reverse = ProxyConfiguration(host: localHost, port: route.port, ownPorts: { consolePorts.all.union(reversePorts.all) })
+                // Its own port (the loop guard's) and the forward listener's and console's are Kiosk itself; another reverse
+                // listener is an app's upstream like any other (a chain of them is followed; a cycle is caught by its Via).
+                var reverse = ProxyConfiguration(host: localHost, port: route.port, ownPorts: { consolePorts.all })
                 reverse.reverseTo = route.url
                 reverse.exchangesInFlight = kiosk.exchangesInFlight
                 reverse.holdSwitch = { await kiosk.holdSwitch($0) }
@@ -315,7 +320,6 @@ struct ProxyRunCommand: AsyncParsableCommand {
                 return ProxyServer(configuration: reverse, forward: { try await kiosk.forward($0) }, vet: { try await kiosk.vetProxied($0, forNetwork: $1) },
                                    onTunnel: { kiosk.recordTunnel($0) }, onCutShort: { kiosk.recordCutShort($0, error: $1, after: $2) },
                                    onBound: { bound in
-                    reversePorts.add(bound)
                     listeners.withLock { $0.append(ProxyOverview.Listener(kind: "reverse", address: "\(shownLocalHost):\(bound)",
                                                                            upstream: route.url.absoluteString)) }
                     Output.human("Reverse proxy on http://\(shownLocalHost):\(bound)/ → \(route.url.absoluteString)")

@@ -862,6 +862,32 @@ struct LogCLITests {
         #expect(curl.stdout == "200", "\(curl.stdout) \(curl.stderr)")
     }
 
+    @Test("A reverse listener in front of another of the same process goes on through it to the upstream (a chain, no loop); one in front of itself is refused at start")
+    func reverseChain() throws {
+        let cli = CLI()
+        // Given the demo upstream, a reverse listener in front of it on a known port, and another in front of that one
+        let upstream = try ChildProcess(CLI.executable, arguments: ["demo-upstream", "--port", "0"], stdout: .pipe, stderr: .null)
+        defer { upstream.signal(); upstream.waitUntilExit() }
+        let text = try upstream.printed(until: "Fault control on")
+        let base = try #require(text.firstMatch(of: /Demo upstream on (http:\/\/127\.0\.0\.1:\d+)/)?.1)
+        let (descriptor, inner) = try PortTakenTests.occupy()
+        close(descriptor)
+        let proxy = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0", "--reverse", "\(base)@\(inner)",
+                                                                 "--reverse", "http://localhost:\(inner)@0", "--data-dir", cli.dataDirectory.path],
+                                     stdout: .pipe, stderr: .null)
+        defer { proxy.signal(); _ = proxy.waitUntilExit() }
+        let said = try proxy.printed(until: "→ \(base)", "→ http://localhost:\(inner)")
+        let outer = try #require(said.firstMatch(of: /Reverse proxy on (http:\/\/127\.0\.0\.1:\d+)\/ → http:\/\/localhost/)?.1, "\(said)")
+        // When an app asks the outer listener for the dogs list
+        let curl = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"),
+                                        arguments: ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "\(outer)/dogs.json"])
+        // Then the upstream's answer comes back through both, not a 508
+        #expect(curl.stdout == "200", "\(curl.stdout) \(curl.stderr)")
+        // And a listener whose upstream is itself is refused before anything starts
+        let itself = try cli.run(["proxy", "--port", "0", "--console-port", "0", "--reverse", "http://127.0.0.1:47311@47311"])
+        #expect(itself.status == 2 && itself.stderr.contains("the upstream is the listener itself"), "\(itself.stderr)")
+    }
+
     /// Starts `kiosk proxy` on ports 0 with `arguments`, and what it printed up to the end of the line holding `marker`.
     private static func startedProxy(_ arguments: [String], printingUpTo marker: String) throws -> (process: ChildProcess, printed: String) {
         let process = try ChildProcess(CLI.executable, arguments: ["proxy", "--port", "0", "--console-port", "0"] + arguments,
@@ -902,7 +928,7 @@ struct LogCLITests {
 @Suite("A listener's port already taken")
 struct PortTakenTests {
     /// A socket listening on a free loopback port, as another program would; its port.
-    private static func occupy() throws -> (descriptor: Int32, port: Int) {
+    static func occupy() throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         try #require(descriptor >= 0)
         var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
