@@ -130,8 +130,23 @@ public struct HTTPRequest: Sendable, Hashable {
     }
     private var appURLRiding = Riding<URL>(value: nil)
 
-    /// What a rule or a breakpoint is matched against: `url`, then `appURL` when there is one.
-    public var matchedURLs: [URL] { appURL.map { [url, $0] } ?? [url] }
+    /// What a rule or a breakpoint is matched against: `url`, then `appURL` when there is one, under each name of this
+    /// machine's loopback as well (a listener answers to all: a mock written with 127.0.0.1 matches an app asking localhost).
+    public var matchedURLs: [URL] {
+        guard let appURL else { return [url] }
+        return [url, appURL] + Self.loopbackSpellings(of: appURL)
+    }
+
+    /// `url` under the other names of this machine's loopback (`127.0.0.1`, `localhost`); none for another host.
+    static func loopbackSpellings(of url: URL) -> [URL] {
+        guard let host = url.host(percentEncoded: false)?.lowercased(),
+              host == "localhost" || host == "::1" || IPAddress(literal: host)?.isLoopbackPeer == true,
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return [] }
+        return ["127.0.0.1", "localhost"].filter { $0 != host }.compactMap { name in
+            components.host = name
+            return components.url
+        }
+    }
 
     /// An app's host as the debugger names its endpoint: the host, lowercased (an IPv6 address bracketed), and the port
     /// unless it is the scheme's own.

@@ -494,10 +494,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             request = try ProxyMessages.request(head, url: url, body: sent && stream == nil ? body ?? Data() : nil,
                                                 via: via, forNetwork: remoteClient, reverse: reverseAddresses(head, context: context))
             request.bodyStream = stream
-            // The address the app asked a reverse listener for, which a rule or a breakpoint may name.
-            if head.uri.hasPrefix("/"), let reverse = reverseAddresses(head, context: context) {
-                request.appURL = URL(string: reverse.listener + head.uri)
-            }
+            request.appURL = appAddress(head, context: context)
             // What names the upload's URL when its app gives it up (its errors are the upstream request's failure).
             if stream != nil { upload?.url = request.url.redactedString }
         } catch {
@@ -794,8 +791,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         var asked = HTTPRequest(method: head.method.rawValue, url: url, headers: HTTPHeaderFields(sentFields),
                                 body: body.readableBytes == 0 ? nil : Data(body.readableBytesView), endpoint: HTTPRequest.endpoint(of: url),
                                 purpose: remoteClient ? .proxiedForNetwork : .proxied)
-        // The address the app asked a reverse listener for, which a breakpoint may name.
-        if head.uri.hasPrefix("/"), let reverse = reverseAddresses(head, context: context) { asked.appURL = URL(string: reverse.listener + head.uri) }
+        asked.appURL = appAddress(head, context: context)
         let request = asked
         let decided = context.eventLoop.makePromise(of: SwitchHold.self)
         decided.completeWithTask { await hold(request) }
@@ -986,6 +982,13 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// A reverse listener's upstream base and its own address as the app used it (its Host; without one, an HTTP/1.0
     /// app's, the listener's own address), between which redirects and origins are said both ways; nil on the forward
     /// listener.
+    /// The address the app asked a reverse listener for — its path under the name it used, or the whole URL it wrote — which
+    /// a rule, a mock or a breakpoint may name; nil off a reverse listener.
+    private func appAddress(_ head: HTTPRequestHead, context: ChannelHandlerContext) -> URL? {
+        guard let reverse = reverseAddresses(head, context: context) else { return nil }
+        return head.uri.hasPrefix("/") ? URL(string: reverse.listener + head.uri) : URL(string: head.uri)
+    }
+
     private func reverseAddresses(_ request: HTTPRequestHead, context: ChannelHandlerContext) -> (upstream: URL, listener: String)? {
         origin.flatMap { origin in
             origin.isReverse ? (request.headers.first(name: "Host") ?? context.channel.localAddress.map(Self.shown))

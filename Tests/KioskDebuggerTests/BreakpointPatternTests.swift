@@ -28,6 +28,20 @@ struct BreakpointPatternTests {
         }
     }
 
+    @Test("Through a reverse listener, a breakpoint written with one loopback name of it holds for an app asking by another")
+    func reverseListenerSpellings() throws {
+        // Given a breakpoint on a reverse listener's path, written with 127.0.0.1
+        let breakpoints = Breakpoints(fileURL: nil, redactor: .standard)
+        try breakpoints.set(Self.pause, for: "http://127.0.0.1:47201/items")
+        // When the app asks the listener by localhost (its request goes on to the upstream's URL)
+        var request = Self.request("http://127.0.0.1:47101/app/items?page=2", endpoint: "127.0.0.1:47101")
+        request.appURL = URL(string: "http://localhost:47201/items?page=2")
+        // Then the breakpoint holds, and one on another host does not
+        #expect(breakpoints.setting(for: request) == Self.pause)
+        request.appURL = URL(string: "http://app.test:47201/items")
+        #expect(breakpoints.setting(for: request).isOff)
+    }
+
     @Test("A WebSocket's address as the log lists it (ws://, wss://) sets the switches of its handshake's http(s) URL")
     func webSocketAddress() throws {
         // Given a path breakpoint set on a WebSocket's wss: address, as the endpoints page and the CLI name it
