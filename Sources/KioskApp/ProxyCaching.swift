@@ -100,7 +100,9 @@ final class ProxyCachingTransport: HTTPTransport {
     private let warn: @Sendable (String) -> Void
     /// The entries being revalidated behind a stale answer: one revalidation each at a time, however many requests
     /// get the stale answer meanwhile.
-    private let revalidating = Mutex<Set<Int64>>([])
+    private let revalidating = Mutex<Set<String>>([])
+    /// URLs (with their credentials) whose whole answer, fetched behind a 304, was not kept, and when (`fillBehind`).
+    private let unkept = Mutex<[String: Date]>([:])
     /// What tells an app's credentials (its secret fields, query items and password), to hide where its answer echoes them.
     private let redactor: Redactor
     /// Why the last answer that could not be stored was not, once one was not (said once through `warn`).
@@ -231,24 +233,20 @@ final class ProxyCachingTransport: HTTPTransport {
             }
         }
         guard settings.mode == .http, !preflight, case .found(let entry) = found else {
-            // A browser with a warm cache of its own asks with its validators, and the upstream's 304 would leave this cache
-            // nothing to keep: offline, the app would have nothing, though it fetched the page through the proxy again and
-            // again. With nothing stored for it, they are left out upstream, as nginx's proxy_cache leaves them out on a
-            // miss: the whole answer is kept, and the app gets the 304 it asked for when its validator matches that answer.
-            var sent = request
-            let stored: Bool = if case .found = found { true } else { false }
-            let wholeAsked = !stored && request.method == "GET" && Self.isConditional(request.headers)
-            if wholeAsked {
-                sent.headers.removeAll(named: "If-None-Match")
-                sent.headers.removeAll(named: "If-Modified-Since")
-            }
             // fallback, or nothing stored: forward; in fallback any failure has the stored answer stand in, and a preflight's in
             // either mode (it is never given while the upstream answers).
-            let response = try await forward(sent, asked: request, key: key, cache: cache, found: found, reason: reason) { failure in
+            let response = try await forward(request, key: key, cache: cache, found: found, reason: reason) { failure in
                 // The mode's own word, whatever failed: the stored answer stood in because the mode says it does.
                 settings.mode == .fallback || preflight ? .fallback : nil
             }
-            return wholeAsked ? Self.notModified(response, asked: request.headers) ?? response : response
+            // A browser with a warm cache of its own asks with its validators, and the upstream's 304 leaves this cache
+            // nothing to keep: offline, the app would have nothing, though it went through the proxy again and again. The app
+            // has its 304 at once; the whole answer is fetched behind it, to be kept.
+            if case .found = found {} else if request.method == "GET", response.status == 304, Self.isConditional(request.headers),
+                                              !response.isMocked, !response.isEdited {
+                fillBehind(request, answered: response, key: key, cache: cache, found: found, reason: reason)
+            }
+            return response
         }
         return try await answerByHTTP(request, key: key, cache: cache, entry: entry)
     }
@@ -374,6 +372,13 @@ final class ProxyCachingTransport: HTTPTransport {
                          reason forward: CacheStatus.Forward, standIn: (Failure) -> CacheDecision?) async throws -> HTTPResponse {
         let asked = asked ?? request
         var request = request
+        // What stands in for a failure: the answer stored for the request, else, for one with credentials none is stored
+        // for, the one stored without credentials (said as another key's: vary-miss).
+        func standingAnswer() async -> (ProxyCacheEntry, CacheStatus.Forward)? {
+            if case .found(let entry) = found { return (entry, forward) }
+            guard standIn(.unreachable) != nil, let entry = await anonymousStandIn(for: key, asked, in: cache) else { return nil }
+            return (entry, .varyMiss)
+        }
         // Not for an answer whose URL was changed since (an app reading back its write must get the write, however slow), nor
         // for a request that says it will not take a stored answer unconfirmed (`no-cache`, as a long poll asks): a slow
         // upstream is waited for then, and only a failure has the stored answer stand in. A preflight is waited for as its
@@ -391,11 +396,8 @@ final class ProxyCachingTransport: HTTPTransport {
         } catch let error as KioskError where Self.isMarkedFailure(error) {
             // An upstream that could not be trusted is not one that failed: the app is told why, never given what is stored
             // (but still told what the cache did, as for any failure).
-            var standing: ProxyCacheEntry?
-            if case .found(let entry) = found { standing = entry } else if !Self.isDistrusted(error), standIn(.unreachable) != nil {
-                standing = await anonymousStandIn(for: key, asked, in: cache)
-            }
-            guard let entry = standing, !Self.isDistrusted(error),
+            let standing = Self.isDistrusted(error) ? nil : await standingAnswer()
+            guard let (entry, forward) = standing,
                   let decision = standIn(error.isConnectivityFailure ? .unreachable : .failed) else {
                 // Nothing could stand in: the proxy's own 502 or 504 still says what the cache did.
                 var failure = CacheMarkedFailure(error, cacheStatus: CacheStatus(.network, forward: forward))
@@ -423,7 +425,7 @@ final class ProxyCachingTransport: HTTPTransport {
         }
         let received = now()
         var answered = response
-        if response.status >= 500, case .found(let entry) = found, let decision = standIn(.status(response.status)) {
+        if response.status >= 500, let decision = standIn(.status(response.status)), let (entry, forward) = await standingAnswer() {
             cache.noteUse(id: entry.id, at: now())
             return answer(from: entry, to: asked, status: CacheStatus(decision, forward: forward, forwardStatus: response.status,
                                                                       ttl: Self.remainingFreshness(of: entry, at: now(), shared: Self.isShared(asked))))
@@ -651,7 +653,41 @@ final class ProxyCachingTransport: HTTPTransport {
     /// at a time per entry, however many requests got it meanwhile. An answer streamed past the buffer, which no one
     /// reads, is closed; one streamed for being slow to end is read to its end, to be stored.
     private func renewBehind(_ request: HTTPRequest, key: Key, cache: ProxyCache, entry: ProxyCacheEntry, reason: CacheStatus.Forward) {
-        guard revalidating.withLock({ $0.insert(entry.id).inserted }) else { return }
+        sendBehind(request, key: key, cache: cache, found: .found(entry), reason: reason, claim: "entry \(entry.id)") { }
+    }
+
+    /// The whole answer an app's conditional request left this cache without (the upstream's 304 to the app's own
+    /// validators, nothing stored for it), fetched behind the 304 without them, as nginx's proxy_cache asks on a miss, for
+    /// the next request and offline. Not for what the cache may not keep (no-store either way, a range), nor again for a
+    /// while for a URL whose whole answer was not kept (too large, say): each of its reloads would fetch it again.
+    private func fillBehind(_ request: HTTPRequest, answered: HTTPResponse, key: Key, cache: ProxyCache, found: ProxyCacheLookup,
+                            reason: CacheStatus.Forward) {
+        let shared = Self.isShared(request)
+        guard !Self.requestDirectives(request.headers).noStore, !Self.control(of: answered.headers, shared: shared).noStore else { return }
+        let claim = "url \(key.credentials) \(key.url)"
+        let now = now()
+        guard unkept.withLock({ passed in
+            passed = passed.filter { now.timeIntervalSince($0.value) < Self.unkeptPause }
+            return passed[claim] == nil
+        }) else { return }
+        var asked = request
+        for name in ["If-None-Match", "If-Modified-Since", "If-Range", "Range"] { asked.headers.removeAll(named: name) }
+        let whole = asked
+        sendBehind(whole, key: key, cache: cache, found: found, reason: reason, claim: claim) { [self] in
+            cache.flush()
+            if case .found? = try? await lookup(key, whole, in: cache, using: false) { return }
+            unkept.withLock { $0[claim] = self.now() }
+        }
+    }
+
+    /// How long a URL whose whole answer was fetched behind a 304 and not kept is not fetched so again.
+    static let unkeptPause: TimeInterval = 600
+
+    /// `request` sent behind an answer already given, once at a time per `claim`, its answer read to its end for the cache
+    /// to store it (`forward`), then `done`.
+    private func sendBehind(_ request: HTTPRequest, key: Key, cache: ProxyCache, found: ProxyCacheLookup, reason: CacheStatus.Forward,
+                            claim: String, done: @escaping @Sendable () async -> Void) {
+        guard revalidating.withLock({ $0.insert(claim).inserted }) else { return }
         var unhurried = request
         unhurried.timeout = nil
         // Nothing of the app's wait is this exchange's: it was never held at a breakpoint.
@@ -660,7 +696,7 @@ final class ProxyCachingTransport: HTTPTransport {
         unhurried.appSide = nil
         // Logged as the exchange it is, with what the cache made of its answer.
         let logged = captureBehind(Behind { [self] request in
-            try await forward(request, key: key, cache: cache, found: .found(entry), reason: reason) { _ in nil }
+            try await forward(request, key: key, cache: cache, found: found, reason: reason) { _ in nil }
         })
         Task { [self] in
             let answer = try? await logged.send(unhurried)
@@ -674,7 +710,8 @@ final class ProxyCachingTransport: HTTPTransport {
             } else {
                 answer?.stream?.cancel()
             }
-            _ = revalidating.withLock { $0.remove(entry.id) }
+            await done()
+            _ = revalidating.withLock { $0.remove(claim) }
         }
     }
 
@@ -1122,17 +1159,6 @@ final class ProxyCachingTransport: HTTPTransport {
             }
             return (star, tags)
         }
-    }
-
-    /// A whole answer, fetched without the app's validators, as the 304 the app's conditional request asked for when its
-    /// validator matches it (a held 200: one streamed to the app as it comes is given whole); nil otherwise.
-    static func notModified(_ response: HTTPResponse, asked: HTTPHeaderFields) -> HTTPResponse? {
-        guard response.status == 200, response.stream == nil, validatorMatches(asked, response.headers) else { return nil }
-        var answer = response
-        answer.status = 304
-        answer.body = Data()
-        for name in ["Content-Length", "Content-Type", "Content-Encoding", "Transfer-Encoding"] { answer.headers.removeAll(named: name) }
-        return answer
     }
 
     /// Whether the app's own conditional request is satisfied by the stored answer: If-None-Match naming its ETag
