@@ -1192,7 +1192,7 @@ final class ProxyCachingTransport: HTTPTransport {
     /// Whether answers of `request`'s method and URL are held for other credentials or headers, as only this machine's own
     /// apps are told: a client on another machine would learn that someone's answer is there.
     private static func othersHeld(for request: HTTPRequest, in cache: ProxyCache?) -> Bool {
-        request.purpose != .proxiedForNetwork && ((try? cache?.holdsAnswers(method: request.method, url: request.url.absoluteString)) ?? false)
+        request.purpose != .proxiedForNetwork && ((try? cache?.holdsAnswers(method: request.method, url: Key.normalized(request.url))) ?? false)
     }
 
     /// Whether the proxy answers `error` with its own 502 or 504 marked with what the cache did: the upstream could not be
@@ -1242,9 +1242,10 @@ final class ProxyCachingTransport: HTTPTransport {
         return credentials.isEmpty ? nil : Redactor(queryItems: [], headers: []).hiding(credentials)
     }
 
-    /// `fields` with what `hider` hides hidden; nil when they hold none of it.
+    /// `fields` with what `hider` hides hidden, in a name too (an upstream echoing a token as a field's name); nil when they
+    /// hold none of it.
     private static func hidden(_ fields: HTTPHeaderFields, _ hider: Redactor) -> HTTPHeaderFields? {
-        let shown = HTTPHeaderFields(fields.map { (name: $0.name, value: hider.scrub($0.value)) })
+        let shown = HTTPHeaderFields(fields.map { (name: hider.scrub($0.name), value: hider.scrub($0.value)) })
         return shown == fields ? nil : shown
     }
 

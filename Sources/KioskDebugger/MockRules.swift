@@ -289,10 +289,11 @@ final class MockMatcher: Sendable {
     /// Whether no rule is enabled.
     let isEmpty: Bool
 
-    /// The enabled ones of `rules`; `names` are the query items matching ignores.
+    /// The enabled ones of `rules` that can answer (a file edited by hand may give one a 1xx status, which is no answer:
+    /// it is passed over, the request going on); `names` are the query items matching ignores.
     init(_ rules: [MockRule], ignoring names: Set<String>) {
         var exact: [String: [Candidate]] = [:], byOrigin: [String: [Candidate]] = [:], anywhere: [Candidate] = []
-        for (position, rule) in rules.enumerated() where rule.isEnabled {
+        for (position, rule) in rules.enumerated() where rule.isEnabled && HTTPSyntax.finalStatuses.contains(rule.status) {
             let candidate = Candidate(position: position, method: rule.method, pattern: URLPattern(rule.urlPattern, ignoring: names))
             if let url = candidate.pattern.exactURL {
                 exact[url, default: []].append(candidate)

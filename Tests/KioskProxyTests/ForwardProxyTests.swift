@@ -199,6 +199,13 @@ struct ForwardProxyTests {
             let record = try #require(try await proxy.waitForRecord { $0.url.contains("/echo?x=1") })
             #expect(record.touchedBy.contains { !$0.applied && $0.detail.contains("from 200 to 599") }, "\(record.touchedBy)")
             #expect(try await proxy.send(.GET, upstream.url("/echo?x=2")).status == .ok)
+            // And so is a mock a mocks file edited by hand gives a 101: the request goes on to the upstream
+            try proxy.kiosk.debugger.rules.remove(id: 1)
+            _ = try proxy.kiosk.debugger.mocks.add([MockRule(urlPattern: upstream.url("/echo*"), status: 418, headers: [], body: Data("m".utf8))])
+            let mocks = try #require(proxy.kiosk.debugger.mocks.fileURL)
+            let mocked = try String(contentsOf: mocks, encoding: .utf8)
+            try Data(mocked.replacingOccurrences(of: "418", with: "101").utf8).write(to: mocks)
+            #expect(try await proxy.send(.GET, upstream.url("/echo?x=3")).status == .ok)
         }
     }
 

@@ -1045,3 +1045,23 @@ private func holdAppExchange(_ harness: Harness, at phase: PausePhase, url: Stri
     for _ in 0..<2000 where breakpoints.paused.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
     return (held, try #require(breakpoints.paused.first))
 }
+
+@Suite("A paused exchange's edited fields")
+struct PausedFieldsTests {
+    @Test("A field whose name was shown with a secret hidden in it is taken back as shown; one typed so anew is refused as no header name")
+    func redactedNameKept() throws {
+        // Given an answer shown with a field named after the app's token, hidden
+        let shown = [RequestRecord.HeaderField(name: "X-Echo-\(Redactor.placeholder)", value: "1"),
+                     RequestRecord.HeaderField(name: "Content-Type", value: "application/json")]
+        // When its fields come back as shown, one value changed
+        let kept = DebugController.editedFields("X-Echo-\(Redactor.placeholder): 1\nContent-Type: text/plain", shown: shown, .english)
+        // Then they are taken, the hidden name as it was shown (the edit puts the real one back)
+        guard case .success(let fields) = kept else { Issue.record("refused: \(kept)"); return }
+        #expect(fields.map(\.name) == ["X-Echo-\(Redactor.placeholder)", "Content-Type"])
+        // And a name with the placeholder the page never showed is refused as no header name
+        guard case .failure = DebugController.editedFields("X-Other-\(Redactor.placeholder): 1", shown: shown, .english) else {
+            Issue.record("a made-up name was taken")
+            return
+        }
+    }
+}

@@ -71,7 +71,8 @@ async function saveShellDocuments() {
 // never saved, speaks the reader's language, as the pages saved do.
 async function keepShellLanguage(response) {
   const language = response.headers.get("Content-Language");
-  if (!response.ok || !language) return;
+  // (Not a page a device not paired yet was sent away from, to the pairing page: the offline page would be refused too.)
+  if (!response.ok || response.redirected || !language) return;
   const offline = await caches.match(routes.offline, { cacheName: shellCache });
   // None saved yet is saved now: a phone's worker installs on the pairing page, before the device may read the offline
   // page (its fetch was sent to /pair), and the first page Kiosk serves it after pairing is the time.
