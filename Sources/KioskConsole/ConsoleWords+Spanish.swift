@@ -609,6 +609,36 @@ private func spanishTouchPhrase(_ phrase: ExchangeTouch.Phrase) -> String {
     case .bodyCut(let received):
         "su cuerpo no llegó entero (\(received) byte\(received == 1 ? "" : "s")): la solicitud nunca se envió, y no se reenvía tal cual "
             + "(Editar y reenviar envía un cuerpo escrito entero)"
+    case let .ruleRewrote(edits, dropped):
+        (edits.isEmpty ? "coincidió; nada que cambiar" : edits.map(spanishRuleEdit).joined(separator: "; "))
+            + (dropped ? "; se quitaron los validadores de la solicitud para que llegara un cuerpo entero que parchear" : "")
+    case let .ruleFailed(failure, milliseconds):
+        "hizo fallar la solicitud (\(spanishFailure(failure))) sin enviarla" + (milliseconds > 0 ? " a los \(milliseconds) ms" : "")
+    case .ruleSkipped(let reason):
+        switch reason {
+        case .statusNotFinal: ConsoleWords.spanish.ruleProblem(.statusOutOfRange)
+        case .transportField(let name): ConsoleWords.spanish.ruleProblem(.transportHeader(name))
+        case .patchInvalid(let error): "su JSON Patch no es válido: \(error)"
+        case .streamed: "la respuesta se envía a la app según llega: su cuerpo no se puede parchear"
+        case .undecodable(let coding):
+            "el cuerpo está comprimido (\(coding)) de una forma que Kiosk no pudo descomprimir (dañado, una codificación que no conoce, "
+                + "o más de 64 MB descomprimido): no se puede parchear"
+        case .noBody: "la respuesta no tiene cuerpo que parchear"
+        case .notJSON(let reason): "el cuerpo no es JSON (\(reason))"
+        case .patchFailed(let error): "su JSON Patch no se pudo aplicar: \(error)"
+        }
+    }
+}
+
+/// One change a rule made to an answer, in Spanish: "estado 200 → 503", "quitó ETag".
+private func spanishRuleEdit(_ edit: ExchangeTouch.RuleEdit) -> String {
+    switch edit {
+    case let .status(from, to): from == to ? "estado \(to) (sin cambios)" : "estado \(from) → \(to)"
+    case .removed(let name): "quitó \(name)"
+    case .set(let names): "fijó " + names.joined(separator: ", ")
+    case let .patched(count, coding):
+        "parcheó el cuerpo (\(count) operaci\(count == 1 ? "ón" : "ones"))" + (coding.map { ", descomprimido de \($0)" } ?? "")
+    case .latency(let milliseconds): "+\(milliseconds) ms"
     }
 }
 
@@ -620,13 +650,15 @@ private func spanishRuleActions(_ actions: RewriteRule.Actions) -> String {
     if !actions.setHeaders.isEmpty { parts.append("fijar " + actions.setHeaders.map(\.name).joined(separator: ", ")) }
     if actions.patch != nil { parts.append("JSON Patch") }
     if let latency = actions.latencyMilliseconds, latency > 0 { parts.append("+\(latency) ms") }
-    if let failure = actions.failure {
-        let said = switch failure {
-        case .timeout: "agotar el tiempo"
-        case .offline: "no poder conectar (sin conexión)"
-        case .reset: "conexión restablecida"
-        }
-        parts.append("fallar: " + said)
-    }
+    if let failure = actions.failure { parts.append("fallar: " + spanishFailure(failure)) }
     return parts.isEmpty ? "nada" : parts.joined(separator: " · ")
+}
+
+/// How a rule fails a request, in Spanish (`RuleFailure.summary`).
+private func spanishFailure(_ failure: RuleFailure) -> String {
+    switch failure {
+    case .timeout: "agotar el tiempo"
+    case .offline: "no poder conectar (sin conexión)"
+    case .reset: "conexión restablecida"
+    }
 }

@@ -78,6 +78,13 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
         case appClosedFirst(milliseconds: Int?)
         /// The request's body ended after this many bytes, short of its end: the request was not sent.
         case bodyCut(received: Int)
+        /// A rule changed the answer by `edits`, in order (none: it matched and had nothing to change);
+        /// `validatorsDropped`: the request went without its validators, so a whole body came to patch.
+        case ruleRewrote([RuleEdit], validatorsDropped: Bool)
+        /// A rule failed the request with `failure`, without sending it, after this many milliseconds.
+        case ruleFailed(RuleFailure, afterMilliseconds: Int)
+        /// A rule matched and left the answer as it was, for this reason.
+        case ruleSkipped(RuleSkip)
 
         /// In English: what `detail` holds.
         public var english: String {
@@ -95,12 +102,104 @@ public struct ExchangeTouch: Sendable, Hashable, Codable {
             case .bodyCut(let received):
                 "its body did not come whole (\(received) byte\(received == 1 ? "" : "s") of it): the request was never sent, and "
                     + "is not sent again as it was (Edit and resend sends a body typed in full)"
+            case let .ruleRewrote(edits, dropped):
+                (edits.isEmpty ? "matched; nothing to change" : edits.map(\.english).joined(separator: "; "))
+                    + (dropped ? "; the request's validators were dropped so a whole body came to patch" : "")
+            case let .ruleFailed(failure, milliseconds):
+                "failed the request (\(failure.summary)) without sending it" + (milliseconds > 0 ? " after \(milliseconds) ms" : "")
+            case .ruleSkipped(let reason): reason.english
             }
         }
 
         func mapText(_ transform: (String) -> String) -> Phrase {
-            guard case .resent(let changes) = self else { return self }
-            return .resent(changes: changes.map { $0.mapText(transform) })
+            switch self {
+            case .resent(let changes): .resent(changes: changes.map { $0.mapText(transform) })
+            case let .ruleRewrote(edits, dropped): .ruleRewrote(edits.map { $0.mapText(transform) }, validatorsDropped: dropped)
+            case .ruleSkipped(let reason): .ruleSkipped(reason.mapText(transform))
+            default: self
+            }
+        }
+    }
+
+    /// One change a rule made to an answer.
+    public enum RuleEdit: Sendable, Hashable, Codable {
+        /// The status set (`from` and `to` equal: it was already that).
+        case status(from: Int, to: Int)
+        /// A header field removed.
+        case removed(String)
+        /// Header fields set, by the names the rule gave.
+        case set([String])
+        /// The body patched by this many operations; `decodedFrom`: its content coding, undone to patch it.
+        case patched(operations: Int, decodedFrom: String?)
+        /// Latency added.
+        case latency(milliseconds: Int)
+
+        /// In English: "status 200 → 503", "removed ETag".
+        public var english: String {
+            switch self {
+            case let .status(from, to): from == to ? "status \(to) (unchanged)" : "status \(from) → \(to)"
+            case .removed(let name): "removed \(name)"
+            case .set(let names): "set " + names.joined(separator: ", ")
+            case let .patched(count, coding):
+                "patched the body (\(count) operation\(count == 1 ? "" : "s"))" + (coding.map { ", decoded from \($0)" } ?? "")
+            case .latency(let milliseconds): "+\(milliseconds) ms"
+            }
+        }
+
+        func mapText(_ transform: (String) -> String) -> RuleEdit {
+            switch self {
+            case .removed(let name): .removed(transform(name))
+            case .set(let names): .set(names.map(transform))
+            default: self
+            }
+        }
+    }
+
+    /// Why a rule that matched left the answer as it was.
+    public enum RuleSkip: Sendable, Hashable, Codable {
+        /// Its status is no final one (a rules file edited by hand).
+        case statusNotFinal
+        /// It sets or removes this framing or hop-by-hop field (a rules file edited by hand).
+        case transportField(String)
+        /// Its JSON Patch cannot be read: the patch's error, in English.
+        case patchInvalid(String)
+        /// The answer went on to the app as it arrived: no whole body to patch.
+        case streamed
+        /// The body is compressed with this coding in a way Kiosk could not undo.
+        case undecodable(coding: String)
+        /// The answer has no body to patch.
+        case noBody
+        /// The body is not JSON: the parser's error, in English.
+        case notJSON(String)
+        /// The JSON Patch did not apply to the body: the patch's error, in English.
+        case patchFailed(String)
+
+        /// In English.
+        public var english: String {
+            switch self {
+            case .statusNotFinal: "The status must be a number from 200 to 599 (a 1xx is no answer)."
+            case .transportField(let name):
+                "\(name) is the transport's: Kiosk writes the framing (Content-Length, Transfer-Encoding) for the body the app gets and "
+                    + "drops hop-by-hop fields (Connection, Keep-Alive, TE, Trailer, Upgrade, Proxy-*), so a rule cannot set or remove it."
+            case .patchInvalid(let error): "its JSON Patch is not valid: \(error)"
+            case .streamed: "the answer is streamed to the app as it arrives: its body cannot be patched"
+            case .undecodable(let coding):
+                "the body is compressed (\(coding)) in a way Kiosk could not decode (corrupt, a coding it does not know, or more than 64 MB "
+                    + "decoded): it cannot be patched"
+            case .noBody: "the answer has no body to patch"
+            case .notJSON(let reason): "the body is not JSON (\(reason))"
+            case .patchFailed(let error): "its JSON Patch did not apply: \(error)"
+            }
+        }
+
+        func mapText(_ transform: (String) -> String) -> RuleSkip {
+            switch self {
+            case .transportField(let name): .transportField(transform(name))
+            case .patchInvalid(let error): .patchInvalid(transform(error))
+            case .notJSON(let reason): .notJSON(transform(reason))
+            case .patchFailed(let error): .patchFailed(transform(error))
+            default: self
+            }
         }
     }
 

@@ -1,27 +1,6 @@
 public import Foundation
 public import KioskCore
 
-/// The error a rewrite rule fails a request with, as Kiosk's transport would report the real thing.
-public enum RuleFailure: String, Sendable, Hashable, Codable, CaseIterable {
-    /// No complete answer in time (`KioskError.timeout`), after the request timeout as a real one; retried like one.
-    case timeout
-    /// The upstream cannot be reached: connection refused, no route (`KioskError.offline`); the app
-    /// shows its offline banner until a probe gets through.
-    case offline
-    /// The connection closed before the answer was complete (`KioskError.transport`); retried. A proxied app's
-    /// connection is reset (TCP RST).
-    case reset
-
-    /// What the choice does, for forms and help.
-    public var summary: String {
-        switch self {
-        case .timeout: "time out"
-        case .offline: "cannot connect (offline)"
-        case .reset: "connection reset"
-        }
-    }
-}
-
 /// A declarative rewrite rule of the network debugger: it matches requests by endpoint and/or URL and
 /// method, and changes their answers without pausing — status, headers, a JSON Patch on the body, added
 /// latency — or fails them with a chosen error. Rules are tried in the order of their list, after a mock
@@ -255,13 +234,11 @@ public enum RuleProblem: Sendable, Hashable {
         case .doesNothing: "The rule does nothing: give it a status, headers, a JSON Patch, a latency or a failure."
         case .tooManyHeaders(let maximum): "The rule changes more than \(maximum) headers."
         case .headerValueTooLong(let name, let kilobytes): "The value of header \(name) is longer than \(kilobytes) KB."
-        case .statusOutOfRange: "The status must be a number from 200 to 599 (a 1xx is no answer)."
+        case .statusOutOfRange: ExchangeTouch.RuleSkip.statusNotFinal.english
         case .badHeaderName(let name): "“\(name)” is not a valid HTTP header name (RFC 9110 token)."
         case .badHeaderValue(let name):
             "The value of header \(name) is not a valid HTTP field value (CR, LF, NUL and other control characters but the tab are not allowed)."
-        case .transportHeader(let name):
-            "\(name) is the transport's: Kiosk writes the framing (Content-Length, Transfer-Encoding) for the body the app gets and "
-                + "drops hop-by-hop fields (Connection, Keep-Alive, TE, Trailer, Upgrade, Proxy-*), so a rule cannot set or remove it."
+        case .transportHeader(let name): ExchangeTouch.RuleSkip.transportField(name).english
         case .latencyOutOfRange(let maximum): "The latency must be from 0 to \(maximum) ms."
         case .failureWithAnswer: "A rule that fails the request has no answer to rewrite: give it a failure (and a latency) only."
         case .patchTooLong(let kilobytes): "The JSON Patch is longer than \(kilobytes) KB."
@@ -470,7 +447,7 @@ struct CompiledRewriteRule: Sendable {
     let patch: Result<JSONPatch, JSONPatch.Error>?
     /// Why the rule's answer cannot be written to an app (a rules file edited by hand: a 1xx status, a framing field),
     /// so the rule is skipped saying so.
-    let unwritable: RuleProblem?
+    let unwritable: ExchangeTouch.RuleSkip?
 
     init(_ rule: RewriteRule, ignoring names: Set<String>) {
         self.rule = rule
@@ -479,19 +456,15 @@ struct CompiledRewriteRule: Sendable {
         patch = rule.actions.patch.map { text in Result { () throws(JSONPatch.Error) in try JSONPatch(parsing: text) } }
         let actions = rule.actions
         if let status = actions.status, !HTTPSyntax.finalStatuses.contains(status) {
-            unwritable = .statusOutOfRange
+            unwritable = .statusNotFinal
         } else if let name = (actions.setHeaders.map(\.name) + actions.removeHeaders).first(where: HTTPSyntax.isTransportField) {
-            unwritable = .transportHeader(String(name.prefix(60)))
+            unwritable = .transportField(String(name.prefix(60)))
         } else {
             unwritable = nil
         }
     }
 
     /// The touch a rule leaves on an exchange.
-    func touch(applied: Bool, _ detail: String) -> ExchangeTouch {
-        ExchangeTouch(kind: .rule, id: rule.id, name: rule.displayName, applied: applied, detail: detail)
-    }
-
     func touch(applied: Bool, _ phrase: ExchangeTouch.Phrase) -> ExchangeTouch {
         ExchangeTouch(kind: .rule, id: rule.id, name: rule.displayName, applied: applied, phrase: phrase)
     }
@@ -499,9 +472,9 @@ struct CompiledRewriteRule: Sendable {
     /// What applying the rule to an answer gives.
     enum Outcome {
         /// The rewritten answer and what was done.
-        case applied(HTTPResponse, String)
+        case applied(HTTPResponse, [ExchangeTouch.RuleEdit])
         /// The answer passes unchanged, for this reason.
-        case skipped(String)
+        case skipped(ExchangeTouch.RuleSkip)
     }
 
     /// The rule's actions (but the latency) applied to `response`, all or nothing: when its patch cannot
@@ -510,24 +483,24 @@ struct CompiledRewriteRule: Sendable {
     func rewrite(_ response: HTTPResponse) -> Outcome {
         let actions = rule.actions
         var rewritten = response
-        var done: [String] = []
-        if let unwritable { return .skipped(unwritable.english) }
+        var done: [ExchangeTouch.RuleEdit] = []
+        if let unwritable { return .skipped(unwritable) }
         if let status = actions.status {
             rewritten.status = status
-            done.append(status == response.status ? "status \(status) (unchanged)" : "status \(response.status) → \(status)")
+            done.append(.status(from: response.status, to: status))
         }
         for name in actions.removeHeaders where rewritten.headers[name] != nil {
             rewritten.headers[name] = nil
-            done.append("removed \(name)")
+            done.append(.removed(name))
         }
         for name in Set(actions.setHeaders.map { $0.name.lowercased() }) { rewritten.headers[name] = nil }
         for header in actions.setHeaders { rewritten.headers.add(name: header.name, value: header.value) }
-        if !actions.setHeaders.isEmpty { done.append("set " + actions.setHeaders.map(\.name).joined(separator: ", ")) }
+        if !actions.setHeaders.isEmpty { done.append(.set(actions.setHeaders.map(\.name))) }
         switch patch {
         case nil: break
-        case .failure(let error)?: return .skipped("its JSON Patch is not valid: \(error.description)")
+        case .failure(let error)?: return .skipped(.patchInvalid(error.description))
         case .success where response.stream != nil:
-            return .skipped("the answer is streamed to the app as it arrives: its body cannot be patched")
+            return .skipped(.streamed)
         case .success(let patch)?:
             // A coded answer (gzip, br: what a browser asks for) is patched as its content, and goes on uncoded.
             let coding = ContentCoding.single(response.headers.combined("Content-Encoding"))
@@ -535,27 +508,26 @@ struct CompiledRewriteRule: Sendable {
             // One that does not decode is not patched as if it were its content (a JSON body labelled gzip would go on
             // patched and still labelled so, which no client reads).
             if let coding, decoded == nil, !response.body.isEmpty {
-                return .skipped("the body is compressed (\(coding)) in a way Kiosk could not decode (corrupt, a coding it does not "
-                                + "know, or more than 64 MB decoded): it cannot be patched")
+                return .skipped(.undecodable(coding: coding))
             }
             let document: OrderedJSON
             do {
                 document = try OrderedJSON.parse(decoded ?? response.body)
             } catch {
                 let reason = (error as? OrderedJSON.ParseError)?.description ?? "not JSON"
-                return .skipped(response.body.isEmpty ? "the answer has no body to patch" : "the body is not JSON (\(reason))")
+                return .skipped(response.body.isEmpty ? .noBody : .notJSON(reason))
             }
             do {
                 rewritten.body = Data(try patch.apply(to: document).compactBytes)
             } catch {
-                return .skipped("its JSON Patch did not apply: \(error.description)")
+                return .skipped(.patchFailed(error.description))
             }
             if decoded != nil { rewritten.headers["Content-Encoding"] = nil }
             if rewritten.headers["Content-Length"] != nil { rewritten.headers["Content-Length"] = String(rewritten.body.count) }
             let count = patch.operations.count
-            done.append("patched the body (\(count) operation\(count == 1 ? "" : "s"))" + (decoded != nil ? ", decoded from \(coding ?? "")" : ""))
+            done.append(.patched(operations: count, decodedFrom: decoded != nil ? coding : nil))
         }
-        if let latency = actions.latencyMilliseconds, latency > 0 { done.append("+\(latency) ms") }
+        if let latency = actions.latencyMilliseconds, latency > 0 { done.append(.latency(milliseconds: latency)) }
         if rewritten.status != response.status || rewritten.body != response.body {
             rewritten.isEdited = true
             // The app is told what the log says of an answer a rule changed, as of one edited at a breakpoint or mocked —
@@ -571,7 +543,7 @@ struct CompiledRewriteRule: Sendable {
             edited.replaceKiosksMember(in: &rewritten.headers)
             rewritten.cacheStatus = edited
         }
-        return .applied(rewritten, done.isEmpty ? "matched; nothing to change" : done.joined(separator: "; "))
+        return .applied(rewritten, done)
     }
 
     /// The error the rule fails a request with.

@@ -42,8 +42,10 @@ public final class RewritingTransport: HTTPTransport {
             let acted = failing.rule.actions.failure == .timeout ? timeout : .zero
             try await wait(failing.latency + acted)
             rules.countHits([failing.rule.id])
-            request.note(failing.touch(applied: true, "failed the request (\(failing.rule.actions.failure?.summary ?? "")) "
-                                               + "without sending it" + Self.latencyNote(failing.rule, acted: acted)))
+            if let failure = failing.rule.actions.failure {
+                let milliseconds = (failing.rule.actions.latencyMilliseconds ?? 0) + Int(acted / .milliseconds(1))
+                request.note(failing.touch(applied: true, .ruleFailed(failure, afterMilliseconds: milliseconds)))
+            }
             // A proxied app's connection is reset as a real reset would: it sees the RST, not a proxy's 502.
             if failing.rule.actions.failure == .reset { request.appSide?.askReset() }
             throw error
@@ -69,14 +71,14 @@ public final class RewritingTransport: HTTPTransport {
         var applied: [Int] = []
         for rule in matched {
             switch rule.rewrite(answer) {
-            case .applied(let rewritten, let detail):
+            case .applied(let rewritten, let edits):
                 answer = rewritten
                 latency += rule.latency
                 applied.append(rule.rule.id)
                 let dropped = outgoing.headers != request.headers && rule.rule.actions.patch != nil
-                request.note(rule.touch(applied: true, detail + (dropped ? "; the request's validators were dropped so a whole body came to patch" : "")))
+                request.note(rule.touch(applied: true, .ruleRewrote(edits, validatorsDropped: dropped)))
             case .skipped(let reason):
-                request.note(rule.touch(applied: false, reason))
+                request.note(rule.touch(applied: false, .ruleSkipped(reason)))
             }
         }
         rules.countHits(applied)
@@ -94,11 +96,5 @@ public final class RewritingTransport: HTTPTransport {
     private func wait(_ latency: Duration) async throws {
         guard latency > .zero else { return }
         try await clock.sleep(for: latency)
-    }
-
-    private static func latencyNote(_ rule: RewriteRule, acted: Duration = .zero) -> String {
-        let milliseconds = (rule.actions.latencyMilliseconds ?? 0) + Int(acted / .milliseconds(1))
-        guard milliseconds > 0 else { return "" }
-        return " after \(milliseconds) ms"
     }
 }

@@ -1,8 +1,8 @@
 public import ArgumentParser
 import Foundation
 import KioskApp
-import KioskCore
-public import KioskDebugger
+public import KioskCore
+import KioskDebugger
 
 /// `kiosk rule`: the network debugger's rewrite rules, which change answers without pausing.
 struct RuleCommand: AsyncParsableCommand {

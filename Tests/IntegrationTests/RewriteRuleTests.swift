@@ -39,7 +39,8 @@ struct RewriteRuleTests {
             // (its decision is `edited`, as a breakpoint's edit is: what the app got is not what the upstream said)
             #expect(record.decision == .edited)
             #expect(record.touchedBy == [ExchangeTouch(kind: .rule, id: rule.id, name: "Rename", applied: true,
-                                                       detail: "patched the body (1 operation)")])
+                                                       phrase: .ruleRewrote([.patched(operations: 1, decodedFrom: nil)], validatorsDropped: false))])
+            #expect(record.touchedBy.map(\.detail) == ["patched the body (1 operation)"])
             #expect(String(decoding: try #require(full.responseBody).data, as: UTF8.self).contains(#""name":"Rule Rick""#))
             #expect(try h.kiosk.debugger.rules.rule(id: rule.id).hits == 1)
             // And the store kept nothing of it: with the rule off and the upstream gone, the page is not there

@@ -117,7 +117,9 @@ struct RewriteRulesTests {
         #expect(response.isEdited)
         #expect(response.cacheStatus?.headerValue == "Kiosk;fwd=miss;fwd-status=200;detail=edited", "\(response.cacheStatus?.headerValue ?? "-")")
         #expect(touches == [ExchangeTouch(kind: .rule, id: added.id, name: "Everything", applied: true,
-                                          detail: "status 200 → 503; removed ETag; set X-Kiosk-Test, Cache-Control; patched the body (1 operation)")])
+                                          phrase: .ruleRewrote([.status(from: 200, to: 503), .removed("ETag"), .set(["X-Kiosk-Test", "Cache-Control"]),
+                                                                .patched(operations: 1, decodedFrom: nil)], validatorsDropped: false))])
+        #expect(touches.map(\.detail) == ["status 200 → 503; removed ETag; set X-Kiosk-Test, Cache-Control; patched the body (1 operation)"])
         #expect(try rules.rule(id: added.id).hits == 1)
     }
 
@@ -243,7 +245,8 @@ struct RewriteRulesTests {
         #expect(throws: KioskError.transport(url: "https://example.test/a.png",
                                              message: "the connection closed before the response was complete")) { try result.get() }
         #expect(touches == [ExchangeTouch(kind: .rule, id: reset.id, name: "image → +2000 ms · fail: connection reset",
-                                          detail: "failed the request (connection reset) without sending it after 2000 ms")])
+                                          phrase: .ruleFailed(.reset, afterMilliseconds: 2000))])
+        #expect(touches.map(\.detail) == ["failed the request (connection reset) without sending it after 2000 ms"])
         // And nothing reached the upstream
         #expect(upstream.callCount == 0)
     }

@@ -13,7 +13,9 @@ struct RequestLogTouchTests {
     static let touches = [
         ExchangeTouch(kind: .mock, id: 2, name: "GET https://a.test/x", detail: "answered with status 200, without the upstream"),
         ExchangeTouch(kind: .rule, id: 5, name: "Rename", applied: false,
-                      detail: "its JSON Patch did not apply: operation 1 (test /a): the value at /a is 1, not 2"),
+                      phrase: .ruleSkipped(.patchFailed("operation 1 (test /a): the value at /a is 1, not 2"))),
+        ExchangeTouch(kind: .rule, id: 6, name: "Slow", phrase: .ruleRewrote([.status(from: 200, to: 503), .latency(milliseconds: 800)],
+                                                                         validatorsDropped: true)),
     ]
 
     @Test("a record's touches read back in order, in the list and in full, and survive reopening the file; untouched records read none")

@@ -72,6 +72,9 @@ struct WebRuleTests {
             let touched = try await client.get("/debug/requests/\(try await newestID(client))")
             #expect(touched.body.contains("Touched by") && touched.body.contains("href=\"/debug/rules/1\""))
             #expect(touched.body.contains("applied: status 200 (unchanged); patched the body (1 operation)"))
+            // And in Spanish it says so in Spanish
+            let spanish = try await client.get("/debug/requests/\(try await newestID(client))", headers: [.acceptLanguage: "es"])
+            #expect(spanish.body.contains("aplicada: estado 200 (sin cambios); parcheó el cuerpo (1 operación)"))
             // And the JSON record carries it too
             let json = try await client.get("/debug/api/requests/\(try await newestID(client))")
             #expect(json.body.contains("\"touchedBy\"") && json.body.contains("\"kind\" : \"rule\""))
