@@ -47,6 +47,13 @@ public struct SearchResult: Sendable, Hashable {
     /// How Kiosk's cache decided the answer, in RFC 9211 terms: the upstream page's decision, or a `hit`
     /// for the store's own search (which, after a failed upstream search, says why it went forward).
     public var cacheStatus: CacheStatus
+
+    /// Whether the page asked for is past the results' last: not the store's stand-in for a failed upstream search, whose
+    /// one page says nothing of the upstream's. A face says so as it says a list's page past its end.
+    public var isPastTheEnd: Bool {
+        guard error == nil, let totalPages else { return false }
+        return page > max(totalPages, 1)
+    }
 }
 
 extension CatalogService {
@@ -62,6 +69,10 @@ extension CatalogService {
         // rather than waiting for the same failure again.
         let linkedPolicy = result.error?.isConnectivityFailure == true ? .offline : policy
         result.linked = await linkedItems(of: result.item, page: linkedPage, policy: linkedPolicy)
+        // Read from the store for that failure, what it does not hold is missing for the same reason.
+        if linkedPolicy != policy, result.linked.error == nil, result.linked.entries.contains(where: { $0.item == nil }) {
+            result.linked.error = result.error
+        }
         return result
     }
 
@@ -69,8 +80,7 @@ extension CatalogService {
         let source = try source(sourceID)
         // A number written with leading zeros (`/rickandmorty/01`) is the item the upstream answers for it, stored and
         // starred under its own id: read as that one (it was fetched every time, and shown unstarred).
-        let id = source.canonicalItemID(itemID.trimmingCharacters(in: .whitespaces))
-        guard !id.isEmpty else { throw KioskError.invalidRequest("An item id is required") }
+        let id = try storedItemID(itemID, source: sourceID)
         // A dog deleted from the list is gone for the reader until the list is reset, its page and star too.
         if source.ordering == .user { try database.checkNotDeleted(sourceID, itemID: id) }
         let stored = try database.item(source: sourceID, itemID: id)
@@ -195,9 +205,17 @@ extension CatalogService {
 
     // MARK: Favorites
 
+    /// The id an item is stored and starred under, for an id as a person wrote it (" 01" is Rick and Morty's 1); throws
+    /// `invalidRequest` for an empty one.
+    public func storedItemID(_ written: String, source sourceID: SourceID) throws -> String {
+        let id = try source(sourceID).canonicalItemID(written.trimmingCharacters(in: .whitespaces))
+        guard !id.isEmpty else { throw KioskError.invalidRequest("An item id is required") }
+        return id
+    }
+
     /// Stars or unstars a stored item.
     public func setFavorite(_ isFavorite: Bool, source: SourceID, itemID: String) throws {
-        try database.setFavorite(isFavorite, source: source, itemID: try self.source(source).canonicalItemID(itemID))
+        try database.setFavorite(isFavorite, source: source, itemID: try storedItemID(itemID, source: source))
     }
 
     /// Stars `item` (as read from its source), storing it as well when the store does not hold it.

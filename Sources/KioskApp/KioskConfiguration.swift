@@ -235,11 +235,25 @@ public struct KioskConfiguration: Sendable {
         return value
     }
 
+    /// `text` as a base URL, when it is an http(s) URL with a host; else throws a sentence saying that `name` must be one.
+    private static func baseURL(_ text: String, _ name: String) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty else {
+            throw KioskError.invalidRequest("\(name) must be an http(s) URL, got \"\(text)\"")
+        }
+        return url
+    }
+
     mutating func apply(_ file: File) throws {
-        if let url = file.nytBaseURL { sources.nytBaseURL = url; explicitlyConfigured.insert(.nyt) }
-        if let url = file.marvelBaseURL { sources.marvelBaseURL = url; explicitlyConfigured.insert(.marvel) }
-        if let url = file.rickAndMortyBaseURL { sources.rickAndMortyBaseURL = url; explicitlyConfigured.insert(.rickandmorty) }
-        if let url = file.dogsURL { sources.dogsURL = url; explicitlyConfigured.insert(.dogs) }
+        // A base URL the environment would refuse is refused from the file too, before anything is opened or stored.
+        func url(_ url: URL?, _ name: String) throws -> URL? { try url.map { try Self.baseURL($0.absoluteString, "The config file's \(name)") } }
+        if let url = try url(file.nytBaseURL, "nytBaseURL") { sources.nytBaseURL = url; explicitlyConfigured.insert(.nyt) }
+        if let url = try url(file.marvelBaseURL, "marvelBaseURL") { sources.marvelBaseURL = url; explicitlyConfigured.insert(.marvel) }
+        if let url = try url(file.rickAndMortyBaseURL, "rickAndMortyBaseURL") {
+            sources.rickAndMortyBaseURL = url
+            explicitlyConfigured.insert(.rickandmorty)
+        }
+        if let url = try url(file.dogsURL, "dogsURL") { sources.dogsURL = url; explicitlyConfigured.insert(.dogs) }
         // Out-of-range numbers are refused, naming the setting, rather than trusted (a huge timeout would overflow, a
         // negative cache size would make every image save fail) or quietly changed.
         if let seconds = file.connectTimeoutSeconds {
@@ -276,11 +290,7 @@ public struct KioskConfiguration: Sendable {
     mutating func applyEnvironment(_ environment: [String: String]) throws {
         func url(_ name: String) throws -> URL? {
             guard let text = environment[name], !text.isEmpty else { return nil }
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                  scheme == "http" || scheme == "https", url.host != nil else {
-                throw KioskError.invalidRequest("\(name) must be an http(s) URL, got \"\(text)\"")
-            }
-            return url
+            return try Self.baseURL(text, name)
         }
         if let value = try url("KIOSK_NYT_BASE_URL") { sources.nytBaseURL = value; explicitlyConfigured.insert(.nyt) }
         if let value = try url("KIOSK_MARVEL_BASE_URL") { sources.marvelBaseURL = value; explicitlyConfigured.insert(.marvel) }

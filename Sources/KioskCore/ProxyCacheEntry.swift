@@ -10,6 +10,12 @@ public struct ProxyCacheEntry: Sendable, Hashable {
     public var url: String
     /// The URL's host, for listing and clearing by host.
     public var host: String
+    /// The URL's host with its port when it names one (`localhost:3000`), as `ProxyCacheHostStats.host` says it.
+    public var authority: String {
+        guard let mark = url.range(of: "://") else { return host }
+        let rest = url[mark.upperBound...]
+        return rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }.lowercased()
+    }
     /// The status the upstream sent.
     public var status: Int
     /// The header fields the upstream sent, in order (without hop-by-hop ones; a Set-Cookie only as one empty field

@@ -319,7 +319,9 @@ public final class Debugger: Sendable {
     /// http(s) scheme, a host, and `*` anywhere.
     public func acceptsBreakpoints(on endpoint: String) -> Bool {
         if Breakpoints.isURLPattern(endpoint) {
-            guard endpoint.count <= 2048, !endpoint.contains(where: { $0.isWhitespace }) else { return false }
+            // A control character (an escape pasted from a terminal) is in no URL: such a pattern would never match.
+            guard endpoint.count <= 2048, !endpoint.contains(where: { $0.isWhitespace }),
+                  !endpoint.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return false }
             let authority = endpoint.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" && $0 != "?" }
             return !authority.isEmpty
         }

@@ -232,10 +232,9 @@ package struct WebController: Sendable {
                 // An upstream that answers a search's page past its last with a 404 (Rick and Morty, Marvel).
                 throw Self.pastTheEnd(parameters, total: nil, name: context.view.sourceName(id))
             }
-            // A page past a search's last (the store's own search is one page) is one past its end, as a list's is — not
-            // the store's stand-in for a failed upstream search, whose one page says nothing of the upstream's.
-            if result.error == nil, let total = result.totalPages, parameters.page > max(total, 1) {
-                throw Self.pastTheEnd(parameters, total: total, name: context.view.sourceName(id))
+            // A page past a search's last (the store's own search is one page) is one past its end, as a list's is.
+            if result.isPastTheEnd {
+                throw Self.pastTheEnd(parameters, total: result.totalPages, name: context.view.sourceName(id))
             }
             if api { return try JSONResponse.ok(SearchJSON(result)).with(result.cacheStatus) }
             return Pages.response(Pages.search(parameters, result: result, filterValues: source.filterValues,

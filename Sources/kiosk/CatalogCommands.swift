@@ -89,6 +89,10 @@ struct SearchCommand: AsyncParsableCommand {
         try await Runtime.command(global) { runtime in
             let result = try await runtime.kiosk.catalog.search(source: source, text: text, page: page,
                                                                policy: offline ? .offline : .automatic)
+            if result.isPastTheEnd, let total = result.totalPages {
+                throw KioskError.notFound("there is no page \(page) of the results for “\(result.query)”; "
+                                          + (total <= 1 ? "they are one page" : "they are \(total) pages"))
+            }
             try Output.emit(SearchJSON(result), json: json) {
                 Render.search(result, source: source, carried: global.carried + (offline ? ["--offline"] : []))
             }
@@ -203,13 +207,17 @@ final class ProgressPrinter: Sendable {
         guard !quiet else { return }
         let total = max(progress.totalPages, progress.completedPages)
         if terminal {
-            let width = 30
+            let name = source.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
+            let counts = "\(progress.completedPages)/\(total) pages, \(progress.items) items"
+            // The line stays within the terminal's width (one that wrapped would leave a line behind at every redraw):
+            // the bar gives way first, down to 5 cells, then the counts are cut.
+            let columns = Output.width ?? 80
+            let width = min(30, max(5, columns - 1 - name.count - counts.count - 2))
             let filled = total == 0 ? 0 : width * progress.completedPages / total
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-            // The carriage return is the bar's own, to redraw its line: it is not text to escape.
-            print("\r", terminator: "")
-            Output.human("\(source.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(bar) "
-                         + "\(progress.completedPages)/\(total) pages, \(progress.items) items", terminator: "")
+            // The carriage return and the erase to the line's end are the bar's own, to redraw its line: not text to escape.
+            print("\r\u{1B}[K", terminator: "")
+            Output.human(Output.clip("\(name) \(bar) \(counts)", to: max(columns - 1, 1)), terminator: "")
             fflush(nil)
         }
         // Not on a terminal, standard output is for the result: the lines below, not each page's progress.

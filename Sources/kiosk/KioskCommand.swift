@@ -85,7 +85,11 @@ struct KioskCommand: AsyncParsableCommand {
         } catch {
             switch exitCode(for: error) {
             case .success:
-                exit(withError: error)
+                // Help and the version, checked as any output is: to a full disk they are a failure, not silence and 0.
+                let text = fullMessage(for: error)
+                if !text.isEmpty { print(text) }
+                checkStandardOutput()
+                Foundation.exit(ExitCode.success.rawValue)
             case .validationFailure:
                 let reason = negativeValueReason(message(for: error), arguments) ?? dashedArgumentReason(message(for: error), arguments)
                     ?? mistypedSubcommandReason(message(for: error), arguments) ?? message(for: error)

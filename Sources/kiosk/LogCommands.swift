@@ -142,8 +142,13 @@ struct LogCommand: AsyncParsableCommand {
     /// response), the request (method and URL) and, when any failed, why, in a column of its own. Fitted to
     /// `width` (a terminal's) by shortening the URLs first, the failures last; whole lines without a width.
     /// Cells are terminal-safe; with `colour`, statuses and failures are coloured.
-    static func table(_ records: [RequestRecord], width: Int?, colour: Bool) -> String {
-        let time = Date.FormatStyle(date: .omitted, time: .standard)
+    /// A record's time is its time of day when it is of `now`'s day, else with its date ("Dec 5, 4:52:11 AM"): the log
+    /// keeps a week.
+    static func table(_ records: [RequestRecord], width: Int?, colour: Bool, now: Date = Date()) -> String {
+        let today = Date.FormatStyle(date: .omitted, time: .standard)
+        let earlier = Date.FormatStyle(date: .abbreviated, time: .standard)
+        let calendar = Calendar.current
+        let time = { (date: Date) in calendar.isDate(date, inSameDayAs: now) ? date.formatted(today) : date.formatted(earlier) }
         let failures = records.contains { $0.error != nil }
         var headers = ["ID", "TIME", "STATUS", "CACHE", "TOOK", "REQUEST"]
         if failures { headers.append("FAILURE") }
@@ -156,7 +161,7 @@ struct LogCommand: AsyncParsableCommand {
             } else {
                 status = ("failed", .red)
             }
-            var cells = [String(record.id), record.startedAt.formatted(time), status.0, record.cacheStatus.label,
+            var cells = [String(record.id), time(record.startedAt), status.0, record.cacheStatus.label,
                          String(format: "%.0f ms", record.timings.total * 1000), "\(record.method) \(record.url)"]
             if failures { cells.append(record.error ?? "") }
             return (cells.map { Output.terminalSafe(Output.oneLine($0)) }, status.1)

@@ -26,7 +26,7 @@ struct MockCommand: AsyncParsableCommand {
                     Output.human(Output.table(["ID", "ON", "METHOD", "STATUS", "HITS", "BODY", "URL"], rules.map { rule in
                         [String(rule.id), rule.isEnabled ? "yes" : "no", rule.method, String(rule.status), String(rule.hits),
                          Render.bytes(rule.body.count), rule.urlPattern]
-                    }, maxWidths: [5, 3, 6, 6, 6, 8, 100]))
+                    }, maxWidths: [5, 3, 12, 6, 6, 10, 100]))
                 }
             }
         }

@@ -171,10 +171,15 @@ enum Output {
     }
 
     /// A plain table: columns padded to their widest cell, long cells cut with an ellipsis. Cells are
-    /// made one line and terminal-safe before they are measured, so escapes cannot break the columns.
+    /// made one line and terminal-safe before they are measured, so escapes cannot break the columns. An id, or a URL
+    /// where no terminal's width asks, is never cut: it is what a person or a script copies into the next command.
     static func table(_ headers: [String], _ rows: [[String]], maxWidths: [Int], width: Int? = Output.width) -> String {
+        let whole = headers.indices.filter { headers[$0] == "ID" || (width == nil && ["URL", "ENDPOINT"].contains(headers[$0])) }
         var clipped = rows.map { row in
-            row.enumerated().map { index, cell in clip(terminalSafe(oneLine(cell)), to: maxWidths[safe: index] ?? 40) }
+            row.enumerated().map { index, cell in
+                let safe = terminalSafe(oneLine(cell))
+                return whole.contains(index) ? safe : clip(safe, to: maxWidths[safe: index] ?? 40)
+            }
         }
         var widths = headers.map(TerminalColumns.of)
         for row in clipped { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], TerminalColumns.of(cell)) } }

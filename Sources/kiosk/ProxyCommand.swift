@@ -691,6 +691,7 @@ private struct ProxyCacheEntryJSON: Encodable {
     let id: Int64
     let method: String
     let url: String
+    /// The host, with its port when the URL names one (as `proxy cache stats` says it).
     let host: String
     let status: Int
     let size: Int
@@ -706,7 +707,7 @@ private struct ProxyCacheEntryJSON: Encodable {
         id = entry.id
         method = entry.method
         url = entry.url
-        host = entry.host
+        host = entry.authority
         status = entry.status
         size = entry.size
         hits = entry.hits

@@ -88,11 +88,13 @@ struct FavoriteCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await Runtime.command(global) { runtime in
-                guard try runtime.kiosk.catalog.favoriteIDs(source: item.source).contains(item.id) else {
-                    throw KioskError.notFound("\(item.source.rawValue) item \(item.id) is not a favorite")
+                // The id as `add` took it: " 1" and "01" are item 1.
+                let id = try runtime.kiosk.catalog.storedItemID(item.id, source: item.source)
+                guard try runtime.kiosk.catalog.favoriteIDs(source: item.source).contains(id) else {
+                    throw KioskError.notFound("\(item.source.rawValue) item \(id) is not a favorite")
                 }
-                try runtime.kiosk.catalog.setFavorite(false, source: item.source, itemID: item.id)
-                Output.human("Removed \(item.source.rawValue)/\(item.id) from favorites.")
+                try runtime.kiosk.catalog.setFavorite(false, source: item.source, itemID: id)
+                Output.human("Removed \(item.source.rawValue)/\(id) from favorites.")
             }
         }
     }

@@ -114,6 +114,27 @@ struct BadInputTests {
         // And a page past a location's residents is refused as a catalog's is, not its last page shown again
         let residents = try cli.run(["show", "rickandmorty", "location-3", "--page", "3"])
         #expect(residents.status == 2 && residents.stderr.contains("(35 in 2 pages)"), "\(residents.stderr)")
+        // And a page past a search's results is refused as /api refuses it (404), not printed as "0 results" with exit 0
+        #expect(try cli.run(["list", "nyt"]).status == 0)
+        let search = try cli.run(["search", "nyt", "the", "--page", "2"])
+        #expect(search.status == 2 && search.stdout.isEmpty, "\(search.stdout)")
+        #expect(search.stderr.contains("there is no page 2 of the results for “the”; they are one page."), "\(search.stderr)")
+    }
+
+    @Test("A base URL in the config file that is no http(s) URL with a host is refused, naming the setting, as the environment's is")
+    func configFileBaseURL() throws {
+        // Given config files whose dogs URL is another scheme, not a URL, or a scheme without a host
+        for url in ["ftp://x", "javascript:alert(1)"] {
+            let cli = CLI()
+            let file = cli.dataDirectory.deletingLastPathComponent().appendingPathComponent("config-\(UUID().uuidString).json")
+            try Data(#"{"dogsURL": "\#(url)"}"#.utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            // When a command is run with it
+            let result = try cli.run(["list", "dogs"], environment: ["KIOSK_CONFIG": file.path])
+            // Then it is refused before anything is fetched, in one line naming the setting
+            #expect(result.status == 2, "\(url): \(result.stderr)")
+            #expect(result.stderr.contains("The config file's dogsURL must be an http(s) URL"), "\(url): \(result.stderr)")
+        }
     }
 
     @Test("kiosk proxy refuses a host pattern that would match nothing, --ignore '*' beside --intercept, and an --upstream-ca that holds no certificate, naming each")

@@ -152,7 +152,8 @@ struct CLITests {
     }
 
     @Test("Output that cannot be written (a full disk: /dev/full) is an error line and exit 1, never a crash nor a silent 0",
-          arguments: [["list", "dogs"], ["list", "dogs", "--json"], ["har", "export", "-"], ["log", "--json"], ["proxy", "ca"], ["proxy", "ca", "--der"]])
+          arguments: [["list", "dogs"], ["list", "dogs", "--json"], ["har", "export", "-"], ["log", "--json"], ["proxy", "ca"], ["proxy", "ca", "--der"],
+                      ["--help"], ["--version"], ["list", "--help"]])
     func unwritableOutput(arguments: [String]) throws {
         let cli = CLI()
         // Given a stored page and a logged request
@@ -505,6 +506,38 @@ struct CLITests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any], "\(listed.stdout)")
         #expect(Set(object.keys) == ["items"])
         #expect(((object["items"] as? [[String: Any]])?.first?["itemID"] as? String) == "1")
+    }
+
+    @Test("A table piped on prints every id whole, as the next command takes it: a long dog's id from list reads with show and favorite")
+    func idsAreNeverCut() throws {
+        // Given a dogs list (mocked) holding a dog whose id is longer than any column's limit
+        let cli = CLI()
+        let body = #"[{"dogName": "Sir Barksalot the Third of Windsor", "description": "Long", "age": 3}]"#
+        let file = cli.dataDirectory.deletingLastPathComponent().appendingPathComponent("dogs-\(UUID().uuidString).json")
+        try Data(body.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try cli.run(["mock", "add", "--url", "http://demo.invalid/dogs.json", "--header", "Content-Type: application/json",
+                             "--body-file", file.path]).status == 0)
+        // When the list is printed to a pipe, and the id it shows is used
+        let listed = try cli.run(["list", "dogs"])
+        let id = "sir-barksalot-the-third-of-windsor"
+        // Then the id is whole, and show and favorite take it
+        #expect(listed.stdout.contains("  \(id)  "), "\(listed.stdout)")
+        #expect(try cli.run(["show", "dogs", id]).status == 0)
+        #expect(try cli.run(["favorite", "add", "dogs", id]).status == 0)
+        #expect(try cli.run(["favorite", "list"]).stdout.contains("  \(id)  "))
+    }
+
+    @Test("favorite remove takes an id as favorite add does: ' 01' is the character 1 starred as '01'")
+    func favoriteRemoveCanonicalID() throws {
+        // Given character 1 starred as "01"
+        let cli = CLI()
+        #expect(try cli.run(["favorite", "add", "rickandmorty", "01"]).status == 0)
+        // When it is removed as " 01"
+        let removed = try cli.run(["favorite", "remove", "rickandmorty", " 01"])
+        // Then it is removed, said under its own id, and no favorite is left
+        #expect(removed.status == 0 && removed.stdout == "Removed rickandmorty/1 from favorites.\n", "\(removed.stderr)")
+        #expect(try cli.run(["favorite", "list"]).stdout.contains("No favorites yet"))
     }
 
     @Test("Once a command has ended, the store's own file holds its data: a copy of that file alone, without its write-ahead log, has the favorite")
