@@ -68,6 +68,15 @@ def test_typing_two_characters_sends_no_search_and_hides_rows_that_do_not_match(
     assert shown and all("mo" in title.lower() for title in shown), f"rows shown for 'mo': {shown}"
     assert hidden and not any("mo" in title.lower() for title in hidden), f"rows hidden for 'mo': {hidden}"
     assert len(row_titles(browser)) == len(before), "the local filter removed rows instead of hiding them"
+    hint = browser.execute_script("return document.getElementById('js-hint')?.textContent || ''")
+    assert "No matches" not in hint, hint
+
+    # And two characters no row shows say there is no match, rather than leaving an empty list
+    field.clear()
+    type_slowly(field, "zq", pause=0.05)
+    wait_for(browser, lambda d: not row_titles(d, visible_only=True), 5, "rows still shown for 'zq'")
+    wait_for(browser, lambda d: "No matches." in d.execute_script(
+        "return document.getElementById('js-hint')?.textContent || ''"), 5, "no 'No matches.' for 'zq'")
 
 
 def test_pauses_shorter_than_a_second_still_send_one_marvel_search(server, phone_browser):

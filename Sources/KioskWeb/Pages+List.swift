@@ -92,7 +92,12 @@ struct ListParameters: Sendable {
                     let offered = source.filterValues[name] ?? []
                     throw Self.refusal(message) { strings in
                         .invalidFilterValue(name: strings.filterName(name), value: String(value.prefix(40)),
-                                            offered: offered.map { strings.filterValue(name, $0) })
+                                            // What the address takes, with the word the page's menu shows for it:
+                                            // "alive (Viva)", not the menu's word alone, which the address refuses.
+                                            offered: offered.map { value in
+                                                let label = strings.filterValue(name, value)
+                                                return label.lowercased() == value.lowercased() ? value : "\(value) (\(label))"
+                                            })
                     }
                 }
                 filters[name] = value
@@ -193,7 +198,9 @@ extension Pages {
         ]
         if let error = result.error {
             let offline = error.isConnectivityFailure
-            results.append(E.element("p", [.class(offline ? "banner offline" : "banner error"), .attribute("role", "status")], [
+            // Offline, the banner the page's script watches for connectivity's return, to search the upstream again.
+            let attributes: [Attribute] = [.class(offline ? "banner offline" : "banner error")] + (offline ? [.attribute("id", "offline-banner")] : [])
+            results.append(E.element("p", attributes + [.attribute("role", "status")], [
                 .text(offline ? strings.offlineSearching : strings.couldNotSearch(strings.upstreamProblem(error))),
             ]))
         }
@@ -282,8 +289,8 @@ extension Pages {
             Localized.ageSentence(words, since: fetched, now: update.asOf, language: context.language)
         }
         var status: [HTML] = sentence(strings.updated)
-        if update.isStale { status += [" ", E.element("span", [.class("stale")], [.text(strings.stale)])] }
-        if update.isRevalidating { status += [" ", E.element("span", [.class("refreshing")], [.text(strings.refreshing)])] }
+        if update.isStale { status += [" · ", E.element("span", [.class("stale")], [.text(strings.stale)])] }
+        if update.isRevalidating { status += [" · ", E.element("span", [.class("refreshing")], [.text(strings.refreshing)])] }
         status += [" · ", E.element("a", [.class("refresh"), Attribute.localHref(parameters.path(refresh: true))], [.text(strings.refresh)])]
         var parts = [E.element("p", [.class("status")], status)]
         if update.isOffline {

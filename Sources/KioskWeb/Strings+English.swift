@@ -66,6 +66,8 @@ extension Strings {
         offlineNotSaved: "The catalog can’t be reached right now, and Kiosk hasn’t saved this page yet.",
         timedOutNotSaved: "The catalog is taking too long to answer, and Kiosk hasn’t saved this page yet.",
         itemNotFound: "This catalog has nothing at this address: the item may have been removed, or the link is wrong.",
+        noSuchItemID: "No item of this catalog can have this address: the link is wrong.",
+        noLinkedPage: { "This item has no page \($0) of linked items." },
         formTokenStale: "The form's security token is missing or out of date. Reload the page and try again.",
         pageNotFound: "There is no page at this address.",
         noSuchCatalog: { "There is no catalog named “\($0)”." },

@@ -101,6 +101,8 @@ extension Strings {
         offlineNotSaved: "No se puede contactar con el catálogo ahora mismo y Kiosk aún no ha guardado esta página.",
         timedOutNotSaved: "El catálogo tarda demasiado en responder y Kiosk aún no ha guardado esta página.",
         itemNotFound: "Este catálogo no tiene nada en esta dirección: puede que el elemento se haya quitado o que el enlace esté mal.",
+        noSuchItemID: "Ningún elemento de este catálogo puede tener esta dirección: el enlace está mal.",
+        noLinkedPage: { "Este elemento no tiene página \($0) de elementos enlazados." },
         formTokenStale: "Falta el código de seguridad del formulario o está caducado. Vuelve a cargar la página e inténtalo de nuevo.",
         pageNotFound: "No hay ninguna página en esta dirección.",
         noSuchCatalog: { "No hay ningún catálogo llamado «\($0)»." },

@@ -96,6 +96,10 @@ final class Strings: Sendable {
     let timedOutNotSaved: String
     /// A page for an item, or an address, that is not there: what a person is told (the JSON keeps the detail).
     let itemNotFound: String
+    /// A 400 page for an id no item of the catalog can have (Marvel's are numbers).
+    let noSuchItemID: String
+    /// A 404 page for a page past an item's linked items (a location's residents): "This item has no page 3 of …".
+    let noLinkedPage: @Sendable (Int) -> String
     /// A form posted without its page's security token, or with an old one.
     let formTokenStale: String
     let pageNotFound: String
@@ -185,6 +189,8 @@ final class Strings: Sendable {
          offlineNotSaved: String,
          timedOutNotSaved: String,
          itemNotFound: String,
+         noSuchItemID: String,
+         noLinkedPage: @escaping @Sendable (Int) -> String,
          formTokenStale: String,
          pageNotFound: String,
          noSuchCatalog: @escaping @Sendable (String) -> String,
@@ -265,6 +271,8 @@ final class Strings: Sendable {
         self.offlineNotSaved = offlineNotSaved
         self.timedOutNotSaved = timedOutNotSaved
         self.itemNotFound = itemNotFound
+        self.noSuchItemID = noSuchItemID
+        self.noLinkedPage = noLinkedPage
         self.formTokenStale = formTokenStale
         self.pageNotFound = pageNotFound
         self.noSuchCatalog = noSuchCatalog
@@ -383,7 +391,7 @@ struct DeviceStrings: Sendable {
 /// Every word the scripts show, for one language, as JSON in `<body data-strings>`: a field each, built from the
 /// page's own typed strings, so a word missing in a language is a compile error here as it is in a page.
 struct ScriptStrings: Encodable, Sendable {
-    let imageUnavailable, loading, filtering, filteringUnreachable, loadFailed: String
+    let imageUnavailable, loading, filtering, filteringUnreachable, noMatches, loadFailed: String
     let unreachable, slow, holds, savedAgo, neverSaved, saving, persisted, notPersisted, cleared: String
     let pageOne, pageMany, pictureOne, pictureMany: String
     let pendingOne, pendingMany, pending, failedOne, failedMany, newVersion, reload, pendingRefused, resetPending: String
@@ -397,6 +405,7 @@ struct ScriptStrings: Encodable, Sendable {
         loading = page.loading
         filtering = page.filtering
         filteringUnreachable = page.filteringUnreachable
+        noMatches = page.noMatches
         loadFailed = page.loadFailed
         unreachable = device.unreachable
         slow = device.slow

@@ -323,8 +323,20 @@ package struct WebController: Sendable {
                                                   policy: query.refresh && !CSRFProtection.isFromAnotherSite(request) ? .force : .automatic,
                                                   linkedPage: query.page)
         } catch KioskError.invalidRequest(let message) {
-            // An id the catalog cannot have (Marvel's are numbers): to a person, nothing is at this address.
+            // An id the catalog cannot have (Marvel's are numbers): to a person, no item can be at this address.
             throw Self.noSuchItem(.badRequest(message))
+        } catch KioskError.notFound(let message) where query.page > 1 {
+            // The item is there; the page of its linked items is not: said so, with the way to its first page.
+            guard (try? await kiosk.catalog.item(source: source, itemID: itemID, policy: .offline)) != nil else {
+                throw KioskError.notFound(message)
+            }
+            var notFound = WebError(KioskError.notFound(message), retryPath: nil)
+            let page = query.page, first = Route.item(source, itemID).path
+            notFound.said = { $0.strings.noLinkedPage(page) }
+            notFound.extra = { (context: ViewContext) in
+                HTML.element("p", [], [HTML.element("a", [Attribute.localHref(first)], [.text(context.strings.goToFirstPage)])])
+            }
+            throw notFound
         }
         if api { return try JSONResponse.ok(ItemJSON(result)).with(result.cacheStatus) }
         // Best effort: a history that cannot be written (a full disk) must not keep the page from the reader.
@@ -368,10 +380,10 @@ package struct WebController: Sendable {
         return response
     }
 
-    /// `error` (a 400 for an id no item can have) said to a person as an address with nothing at it.
+    /// `error` (a 400 for an id no item can have) said to a person as an address no item can have.
     private static func noSuchItem(_ error: WebError) -> WebError {
         var error = error
-        error.said = { $0.strings.itemNotFound }
+        error.said = { $0.strings.noSuchItemID }
         return error
     }
 

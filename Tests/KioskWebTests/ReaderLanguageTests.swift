@@ -212,15 +212,15 @@ struct ReaderLanguageTests {
 
     @Test("A list address asking for what the list does not offer is a 400 said in the page's language, the JSON keeping the detail",
           arguments: [
-            ("/rickandmorty?status=zombie", "Estado no puede ser «zombie» aquí; elige entre: Vivo, Muerto, Desconocido.",
-             "Status can’t be “zombie” here; choose one of: Alive, Dead, Unknown.",
+            ("/rickandmorty?status=zombie", "Estado no puede ser «zombie» aquí; elige entre: alive (Vivo), dead (Muerto), unknown (Desconocido).",
+             "Status can’t be “zombie” here; choose one of: alive, dead, unknown.",
              "Invalid status \"zombie\" for Rick and Morty; valid values: alive, dead, unknown"),
             ("/rickandmorty?colour=red", "Esta lista no tiene ningún ajuste llamado «colour»",
              "This list has no setting called “colour”", "Unknown parameter \"colour\""),
             ("/rickandmorty?page=0", "Las páginas empiezan en la 1.", "Pages start at 1.", "Pages start at 1."),
             ("/rickandmorty?page=abc", "La página debe ser un número entero.", "The page must be a whole number.",
              "The page must be a whole number."),
-            ("/marvel/abc", "Este catálogo no tiene nada en esta dirección", "This catalog has nothing at this address",
+            ("/marvel/abc", "Ningún elemento de este catálogo puede tener esta dirección", "No item of this catalog can have this address",
              "Marvel character IDs are numbers"),
             ("/rickandmorty?q=" + String(repeating: "a", count: 201),
              "El texto de búsqueda puede tener como mucho 200 caracteres.", "Search text can be at most 200 characters long.",

@@ -68,6 +68,13 @@ struct WebRickAndMortyTests {
             // pages of links has no page 2 either
             let past = try await client.get("/rickandmorty/location-3?page=9")
             #expect(past.status == .notFound && past.body.contains("<h1>Not found</h1>"), "\(past.body)")
+            // (said as the page of links it is, the item being there, with the way to its first page; in Spanish too)
+            #expect(past.body.contains("This item has no page 9 of linked items.") && !past.body.contains("may have been removed"))
+            #expect(past.body.contains("href=\"/rickandmorty/location-3\""))
+            let pastInSpanish = try await client.get("/rickandmorty/location-3?page=9", headers: [.acceptLanguage: "es"])
+            #expect(pastInSpanish.body.contains("Este elemento no tiene página 9 de elementos enlazados."))
+            // (an item that is not there at all is still said to be missing)
+            #expect(try await client.get("/rickandmorty/99999?page=2").body.contains("may have been removed"))
             #expect(try await client.get("/api/rickandmorty/location-3?page=9").status == .notFound)
             #expect(try await client.get("/rickandmorty/1?page=5").status == .notFound)
         }

@@ -280,7 +280,7 @@ struct WebSafetyTests {
             let age = "<time class=\"ago\" datetime=\"\(fetched.ISO8601Format())\">3 d ago</time>"
             #expect(first.status == .ok)
             #expect(first.body.contains("data-revalidating=\"true\""))
-            #expect(first.body.contains("Updated \(age) <span class=\"stale\">stale</span> <span class=\"refreshing\">"))
+            #expect(first.body.contains("Updated \(age) · <span class=\"stale\">stale</span> · <span class=\"refreshing\">"))
             // And when the script asks for the final state, it is the saved page with the offline banner and its age
             let final = try await client.get("/rickandmorty", headers: [WebController.waitHeader: "1"])
             #expect(final.body.contains("Offline — showing saved data from \(age)"))
@@ -291,7 +291,7 @@ struct WebSafetyTests {
             #expect(page.body.contains("id=\"offline-banner\""))
             #expect(page.body.contains("Offline — showing saved data from \(age)"))
             #expect(page.body.contains("data-revalidating=\"false\""))
-            #expect(page.body.contains("Updated \(age) <span class=\"stale\">stale</span>"))
+            #expect(page.body.contains("Updated \(age) · <span class=\"stale\">stale</span>"))
             #expect(page.body.contains("Rick Sanchez"))
         }
     }

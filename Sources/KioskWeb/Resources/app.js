@@ -8,7 +8,7 @@
   // UI strings come localized from the server; English if the attribute is missing or broken.
   const strings = { imageUnavailable: "Image unavailable", loading: "Loading…",
     filtering: "Filtering the rows shown; type 3 or more characters to search", loadFailed: "Could not load.",
-    filteringUnreachable: "Kiosk is unreachable: filtering the rows shown; searching needs Kiosk.",
+    filteringUnreachable: "Kiosk is unreachable: filtering the rows shown; searching needs Kiosk.", noMatches: "No matches.",
     ago: "{age} ago", justNow: "just now" };
   try { Object.assign(strings, JSON.parse(document.body.dataset.strings || "{}")); } catch { /* keep English */ }
 
@@ -259,11 +259,15 @@
   }
   function applyLocalFilter() {
     const needle = localFilterText();
+    let shown = 0;
     for (const row of $$("#results ul.items > li")) {
       row.hidden = needle !== "" && !($(".title", row)?.textContent || "").toLocaleLowerCase().includes(needle);
       row.style.display = row.hidden ? "none" : ""; // the stylesheet's `ul.items li { display: flex }` outranks [hidden]
+      if (!row.hidden) shown += 1;
     }
-    hint(needle ? (searchUnreachable ? strings.filteringUnreachable : strings.filtering) : "");
+    // A filter that leaves no row says so, as a search that finds nothing does: an empty list reads as still loading.
+    const said = searchUnreachable ? strings.filteringUnreachable : strings.filtering;
+    hint(needle ? (shown ? said : `${said} ${strings.noMatches}`) : "");
   }
 
   // The list URL for the form's state: its action plus its non-empty fields (q only when asked).

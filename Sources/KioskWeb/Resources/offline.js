@@ -404,7 +404,9 @@
       await pool(lists, async url => {
         try {
           const doc = await fetchPage(url);
-          for (const link of $$("#results ul.items li > a[href]", doc)) {
+          // Its items, and the editor of a list the reader orders (the dogs): edits made offline go to the outbox, but
+          // only from an editor this device has saved.
+          for (const link of $$("#results ul.items li > a[href], main p.mode a[href]", doc)) {
             const href = link.getAttribute("href");
             if (href.startsWith("/") && !href.startsWith("//")) pages.add(href);
           }
