@@ -60,13 +60,18 @@ def test_a_mock_rule_is_edited_as_a_json_tree_on_a_phone_and_its_next_answer_is_
     server, phone = fresh_server, phone_browser
     # A mock rule of the dogs list, added from the command line while the server runs (a JSON array on one line).
     result = subprocess.run([kiosk_bin, "mock", "add", "--url", "*/dogs.json", "--header", "Content-Type: application/json",
-                             "--body", '[{"dogName":"Rex","description":"A loyal dog.","age":5}]', "--data-dir", server.data_dir],
+                             "--body", '[{"dogName":"Rex","description":"A loyal dog.\\nGood with kids.","age":5}]', "--data-dir", server.data_dir],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     # The rules page links the rule to its page, whose body is a tree.
     phone.get(server.url("/debug/mocks"))
     phone.find_element(By.CSS_SELECTOR, "#mock-1 a[href='/debug/mocks/1']").click()
     WebDriverWait(phone, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".json-editor"))
+    # (a string of two lines is a box of two lines, which keeps its line break; a text field would drop it)
+    description = phone.find_element(By.CSS_SELECTOR, "textarea[aria-label='Value of $[0].description']")
+    assert description.get_attribute("value") == "A loyal dog.\nGood with kids."
+    # (an object's toggle is named by its path for a screen reader, not "{3}" alone)
+    assert phone.execute_script("return document.querySelectorAll('.json-editor summary')[1].textContent") == "$[0] {3}"
     name = phone.find_element(By.CSS_SELECTOR, "input[aria-label='Value of $[0].dogName']")
     phone.execute_script("arguments[0].scrollIntoView({block: 'center'})", name)
     name.clear()
@@ -80,6 +85,7 @@ def test_a_mock_rule_is_edited_as_a_json_tree_on_a_phone_and_its_next_answer_is_
     listed = subprocess.run([kiosk_bin, "mock", "list", "--json", "--data-dir", server.data_dir],
                             capture_output=True, text=True, timeout=60)
     assert '\\"dogName\\":\\"Rexford\\"' in listed.stdout, listed.stdout
+    assert 'A loyal dog.\\\\nGood with kids.' in listed.stdout, listed.stdout
     # And the reader's next dogs list is the edit.
     phone.get(server.url("/dogs?refresh=1"))
     page_ready(phone)

@@ -405,7 +405,11 @@
       });
       span.append(kind);
       if (node.t === "s" || node.t === "n") {
-        const input = make("input", { type: "text", value: node.blank ? "" : node.v });
+        // A text field holds one line (the browser drops a line break from its value): a string with one is edited in
+        // a box of its lines, so what is sent keeps them.
+        const lines = node.t === "s" && !node.blank ? String(node.v).split(/\r\n|\r|\n/).length : 1;
+        const input = lines > 1 ? make("textarea", { rows: Math.min(lines, 8), value: node.v })
+          : make("input", { type: "text", value: node.blank ? "" : node.v });
         input.setAttribute("aria-label", say("valueOf", { path }));
         input.dataset.path = path;
         // A number field that holds no number keeps the form from being sent (`refuseInvalid`): what the app would get
@@ -431,7 +435,11 @@
     function nodeView(node, path, depth, replace) {
       if (node.t !== "o" && node.t !== "a") return scalarControls(node, path, replace);
       const details = make("details", { open: depth < 2 });
-      details.append(make("summary", { textContent: node.t === "o" ? `{${node.items.length}}` : `[${node.items.length}]` }));
+      // Named by its path, as the editor's other controls are: "{6}" alone, five times over, tells a screen reader nothing.
+      const summary = make("summary");
+      summary.append(make("span", { className: "visually-hidden", textContent: `${path} ` }),
+                     node.t === "o" ? `{${node.items.length}}` : `[${node.items.length}]`);
+      details.append(summary);
       const list = make("ul");
       node.items.forEach((item, index) => {
         const li = make("li");

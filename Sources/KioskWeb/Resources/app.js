@@ -113,9 +113,11 @@
   const hint = text => note("js-hint", $("form.search")?.nextElementSibling || $("#results"), text);
 
   // "The same control" in replaced DOM: a form's action and its button's label, or a link's href.
+  // A switch's two forms (a rule's /disable, then its /enable) are one control: the focus stays on it as it flips.
+  const sameSwitch = action => action?.replace(/\/(enable|disable)$/, "/switch");
   function keyOf(element) {
     const form = element?.closest?.("form");
-    if (form) return { action: form.getAttribute("action"), label: element.getAttribute("aria-label") };
+    if (form) return { action: sameSwitch(form.getAttribute("action")), label: element.getAttribute("aria-label") };
     if (element?.matches?.("a[href]")) return { href: element.getAttribute("href") };
     return null;
   }
@@ -123,7 +125,8 @@
     if (!key || !root) return null;
     if (key.href) return $$("a[href]", root).find(a => a.getAttribute("href") === key.href) || null;
     // Only a button shown: a dog moved to the top has its Move up hidden, and the focus goes to its Move down (same action).
-    const buttons = $$("form", root).filter(f => f.getAttribute("action") === key.action && !f.closest("[hidden]")).flatMap(f => $$("button", f));
+    const buttons = $$("form", root).filter(f => sameSwitch(f.getAttribute("action")) === key.action && !f.closest("[hidden]"))
+      .flatMap(f => $$("button", f));
     // The star's label flips between "Add" and "Remove": then any button of the same form will do.
     return buttons.find(b => b.getAttribute("aria-label") === key.label) || buttons[0] || null;
   }
